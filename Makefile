@@ -1,0 +1,17 @@
+.PHONY: setup demo test lint
+DEMO_CLAIM ?= The Eiffel Tower is located in Rome.
+
+setup:
+	./scripts/setup.sh
+
+# Command 1: set up and verify a claim offline with the embedded model and the built-in corpus.
+demo: setup
+	HF_HUB_OFFLINE=1 .venv/bin/factdebate verify "$(DEMO_CLAIM)"
+
+# Command 2: set up and run the tests (what CI runs).
+test: setup
+	./scripts/test.sh
+
+lint:
+	.venv/bin/ruff check src tests benchmarks
+	.venv/bin/mypy

@@ -1,0 +1,181 @@
+"""The Python API: ``verify(claim, **options)`` and its async twin, plus the builders the CLI, the service
+and the evaluation harness share."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from factdebate.config import Settings, load_settings
+from factdebate.errors import ConfigError, InputError
+from factdebate.llm import LLM, RetryPolicy, make_backend
+from factdebate.llm.base import Backend
+from factdebate.llm.cache import ResponseCache
+from factdebate.methods import Resources, get_method
+from factdebate.paths import data_dir
+from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
+from factdebate.scoring.relevance import TextEncoder
+from factdebate.tools.base import Tool
+from factdebate.types import Verdict
+
+# Flat keyword options accepted by verify() and the CLI, mapped onto the nested settings.
+OPTION_PATHS: dict[str, tuple[str, ...]] = {
+    "method": ("method",),
+    "llm": ("llm", "debater"),
+    "judge_llm": ("llm", "judge"),
+    "scorer_llm": ("llm", "scorer"),
+    "temperature": ("llm", "temperature"),
+    "cache": ("llm", "cache"),
+    "rounds": ("toolmad", "rounds"),
+    "k": ("toolmad", "k"),
+    "agents": ("toolmad", "agents"),
+    "faithfulness_threshold": ("toolmad", "faithfulness_threshold"),
+    "relevance_threshold": ("toolmad", "relevance_threshold"),
+    "threshold_on": ("toolmad", "threshold_on"),
+    "query_formulation": ("toolmad", "query_formulation"),
+    "scoring": ("toolmad", "scoring"),
+    "scoring_variant": ("toolmad", "scoring_variant"),
+    "search": ("retrieval", "search"),
+    "corpus": ("retrieval", "corpus"),
+    "milvus_uri": ("retrieval", "milvus_uri"),
+    "max_claim_chars": ("max_claim_chars",),
+    "concurrency": ("concurrency",),
+}
+
+
+def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in OPTION_PATHS:
+            raise ConfigError(f"unknown option '{key}'; known: {', '.join(sorted(OPTION_PATHS))}")
+        if value is None:
+            continue
+        target = overrides
+        path = OPTION_PATHS[key]
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = value
+    return overrides
+
+
+def settings_from(options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
+    return load_settings(config_file, options_to_overrides(options))
+
+
+def validate_claim(claim: str, settings: Settings) -> str:
+    text = (claim or "").strip()
+    if not text:
+        raise InputError("the claim is empty: give a sentence to check")
+    if len(text) > settings.max_claim_chars:
+        raise InputError(f"the claim is {len(text)} characters long; the limit is {settings.max_claim_chars} "
+                         "(set max_claim_chars to change it)")
+    return text
+
+
+def make_tool(kind: str, settings: Settings) -> Tool:
+    """``rag``: Milvus over the configured corpus; ``search``: the configured search engine."""
+    retrieval = settings.retrieval
+    if kind == "rag":
+        from factdebate.tools.rag import RagTool
+
+        return RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri)
+    if kind == "search":
+        if retrieval.search == "tavily":
+            from factdebate.tools.tavily import TavilyTool
+
+            return TavilyTool()
+        if retrieval.search == "wikipedia":
+            from factdebate.tools.wikipedia import WikipediaTool
+
+            return WikipediaTool(lang=retrieval.wikipedia_lang)
+        from factdebate.tools.lexical import LocalSearchTool
+
+        return LocalSearchTool(corpus=retrieval.corpus)
+    raise ConfigError(f"unknown tool '{kind}'; use rag, search or none")
+
+
+def default_encoder() -> TextEncoder:
+    from factdebate.embeddings import get_embedder
+
+    return get_embedder()
+
+
+def build_resources(settings: Settings, *, backends: dict[str, Backend] | None = None,
+                    tool_factory: Callable[[str], Tool] | None = None,
+                    encoder_factory: Callable[[], TextEncoder] | None = None,
+                    cache_path: Path | None = None) -> Resources:
+    """Models per role (roles naming the same model share one backend and its concurrency limit), tools
+    built on first use, the shared response cache. ``backends`` maps role -> backend to override."""
+    backends = dict(backends or {})
+    cache = None
+    if settings.llm.cache:
+        cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
+    by_spec: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
+    retry = RetryPolicy(attempts=max(1, settings.llm.retries))
+    llms: dict[str, LLM] = {}
+    for role in ("debater", "judge", "scorer"):
+        if role in backends:
+            backend = backends[role]
+            key = f"override:{id(backend)}"
+        else:
+            key = settings.llm_for(role)
+        if key not in by_spec:
+            backend = backends.get(role) or make_backend(key, timeout=settings.llm.timeout)
+            limit = settings.llm.concurrency or backend.max_parallel
+            by_spec[key] = (backend, asyncio.Semaphore(limit))
+        backend, semaphore = by_spec[key]
+        llms[role] = LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore)
+    return Resources(settings=settings, debater=llms["debater"], judge=llms["judge"], scorer=llms["scorer"],
+                     encoder_factory=encoder_factory or default_encoder,
+                     tool_factory=tool_factory or (lambda kind: make_tool(kind, settings)))
+
+
+def _prepare_tools(settings: Settings, resources: Resources) -> None:
+    """Build every tool the method will need before spending any LLM call, so a missing key or index is
+    reported at once."""
+    if settings.method == "tool-mad":
+        for kind in set(settings.toolmad.agents) - {"none"}:
+            resources.tool(kind)
+
+
+async def run_claim(claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict:
+    """Verify one claim with already-built resources (what batch runs and the service call)."""
+    claim = validate_claim(claim, settings)
+    method = get_method(settings.method)
+    await asyncio.to_thread(_prepare_tools, settings, resources)
+    recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
+    with recording(recorder):
+        recorder.emit("run_started", claim=claim, method=settings.method)
+        verdict = await method.run(claim, resources)
+        verdict.usage = recorder.total()
+        verdict.usage_by_role = recorder.usage_by_role
+        verdict.config = settings.model_dump(mode="json")
+        recorder.emit("run_finished", label=verdict.label, decided_by=verdict.decided_by,
+                      usage=verdict.usage.model_dump())
+    return verdict
+
+
+async def averify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
+                  on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
+                  **options: Any) -> Verdict:
+    """Check ``claim``; keyword options are the CLI's (``llm=``, ``rounds=``, ``search=``...)."""
+    settings = settings_from(options, config_file)
+    resources = build_resources(settings, backends=backends)
+    sinks: list[EventSink] = [on_event] if on_event else []
+    writer = JsonlTraceWriter(trace) if trace else None
+    if writer:
+        sinks.append(writer)
+    try:
+        return await run_claim(claim, settings, resources, sinks=sinks)
+    finally:
+        if writer:
+            writer.close()
+
+
+def verify(claim: str, **options: Any) -> Verdict:
+    """Synchronous :func:`averify`."""
+    return asyncio.run(averify(claim, **options))

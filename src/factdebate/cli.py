@@ -1,0 +1,203 @@
+"""Command line. Thin: parses flags into settings and calls the library. Results go to stdout; progress,
+logs and errors to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from factdebate.errors import FactDebateError, InputError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
+err = Console(stderr=True)
+
+Opt = typer.Option
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+@app.command()
+def verify(
+    claim: Annotated[str | None, typer.Argument(help="The claim to check.")] = None,
+    input: Annotated[Path | None, Opt("--input", "-i", help="JSONL of claims for a batch run.")] = None,
+    output: Annotated[Path | None, Opt("--output", "-o", help="JSONL results (batch; resumable).")] = None,
+    as_json: Annotated[bool, Opt("--json", help="Print the verdict as one JSON object.")] = False,
+    trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
+    config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
+    method: Annotated[str | None, Opt(help="Verification method (see `factdebate methods`).")] = None,
+    llm: Annotated[str | None, Opt(help="Debater model: openai:<model>, llama-cpp:<file>|builtin.")] = None,
+    judge_llm: Annotated[str | None, Opt(help="Judge model (default: the debater's).")] = None,
+    scorer_llm: Annotated[str | None, Opt(help="Scorer model (default: the debater's).")] = None,
+    search: Annotated[str | None, Opt(help="Search engine of the search agent: local, tavily, wikipedia.")] = None,
+    milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
+    corpus: Annotated[str | None, Opt(help="Indexed corpus to retrieve from (default builtin).")] = None,
+    agents: Annotated[str | None, Opt(help="Comma-separated tools of the debaters: rag,search,none.")] = None,
+    rounds: Annotated[int | None, Opt(help="Maximum debate rounds T.")] = None,
+    k: Annotated[int | None, Opt("-k", help="Documents per retrieval.")] = None,
+    faithfulness_threshold: Annotated[float | None, Opt(help="Consensus threshold (0.7).")] = None,
+    relevance_threshold: Annotated[float | None, Opt(help="Consensus threshold (0.8).")] = None,
+    threshold_on: Annotated[str | None, Opt(help="Test thresholds on this round's scores or the average.")] = None,
+    query_formulation: Annotated[bool | None, Opt("--query-formulation/--no-query-formulation")] = None,
+    scoring: Annotated[bool | None, Opt("--scoring/--no-scoring", help="Scoring feedback on/off.")] = None,
+    scoring_variant: Annotated[str | None, Opt(help="stability (paper) or consistency (draft).")] = None,
+    cache: Annotated[bool | None, Opt("--cache/--no-cache", help="Reuse cached LLM answers.")] = None,
+    concurrency: Annotated[int | None, Opt(help="Claims verified at once in a batch.")] = None,
+) -> None:
+    """Verify one claim, or a JSONL batch with --input/--output."""
+    from factdebate.api import build_resources, settings_from
+
+    options: dict[str, Any] = dict(
+        method=method, llm=llm, judge_llm=judge_llm, scorer_llm=scorer_llm, search=search,
+        milvus_uri=milvus_uri, corpus=corpus, agents=_split(agents), rounds=rounds, k=k,
+        faithfulness_threshold=faithfulness_threshold, relevance_threshold=relevance_threshold,
+        threshold_on=threshold_on, query_formulation=query_formulation, scoring=scoring,
+        scoring_variant=scoring_variant, cache=cache, concurrency=concurrency)
+    settings = settings_from(options, config)
+    if input is not None:
+        if claim is not None:
+            raise InputError("give either a claim or --input, not both")
+        if output is None:
+            raise InputError("--input needs --output (the results file, which also makes the run resumable)")
+        _batch(input, output, settings, trace)
+        return
+    if claim is None:
+        raise InputError("give a claim to check, e.g. factdebate verify \"The Eiffel Tower is in Rome.\"")
+    from factdebate.api import validate_claim
+
+    validate_claim(claim, settings)  # fail before loading anything heavy
+    resources = build_resources(settings)
+    verdict = asyncio.run(_verify_one(claim, settings, resources, trace))
+    if as_json:
+        sys.stdout.write(verdict.model_dump_json() + "\n")
+    else:
+        from factdebate.render import render_verdict
+
+        render_verdict(verdict, Console())
+
+
+async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None) -> Any:
+    from factdebate.api import run_claim
+    from factdebate.runtime import EventSink, JsonlTraceWriter
+
+    sinks: list[EventSink] = []
+    writer = JsonlTraceWriter(trace) if trace else None
+    if writer:
+        sinks.append(writer)
+    with err.status("starting…") as status:
+        sinks.append(lambda event: status.update(_describe(event)))
+        try:
+            return await run_claim(claim, settings, resources, sinks=sinks)
+        finally:
+            if writer:
+                writer.close()
+
+
+def _describe(event: dict[str, Any]) -> str:
+    kind = event.get("event")
+    where = f"round {event.get('round')}: {event.get('agent', '')}".strip()
+    if kind == "llm_call":
+        return f"{where} {event.get('role')} called the model ({event.get('prompt')})"
+    if kind == "tool_call":
+        return f"{where} searched [{event.get('query')}]"
+    if kind == "answer":
+        return f"{where} answered {event.get('label') or 'UNPARSED'}"
+    if kind == "score":
+        return f"{where} scored"
+    return str(kind)
+
+
+def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
+    from factdebate.api import build_resources
+    from factdebate.batch import read_claims, run_batch
+    from factdebate.runtime import EventSink, JsonlTraceWriter
+
+    items = read_claims(input)
+    resources = build_resources(settings)
+    writer = JsonlTraceWriter(trace) if trace else None
+    sinks: list[EventSink] = [writer] if writer else []
+    try:
+        stats = asyncio.run(run_batch(items, output, settings, resources, sinks=sinks))
+    finally:
+        if writer:
+            writer.close()
+    err.print(f"{stats.done} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
+    if stats.errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def index(
+    path: Annotated[Path, typer.Argument(help="JSONL, JSON, CSV or Parquet with id/title/text.")],
+    corpus: Annotated[str, Opt(help="Name of the corpus to add to.")] = "default",
+    milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
+    engines: Annotated[str, Opt(help="Comma-separated: rag,local.")] = "rag,local",
+) -> None:
+    """Index a document collection into the vector database and the full-text index (idempotent)."""
+    from factdebate.corpus.indexing import index_corpus
+    from factdebate.corpus.loading import load_documents
+
+    if not path.exists():
+        raise InputError(f"file not found: {path}")
+    stats = index_corpus(load_documents(path), corpus, milvus_uri=milvus_uri,
+                         engines=tuple(_split(engines) or ["rag", "local"]), progress=True)
+    err.print(f"indexed {stats.documents} documents as {stats.chunks} passages into corpus '{corpus}': "
+              f"{stats.added_dense} new in Milvus, {stats.added_lexical} in the full-text index, "
+              f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)")
+
+
+@app.command()
+def methods() -> None:
+    """List the verification methods."""
+    from factdebate.methods import DESCRIPTIONS
+
+    for name, description in sorted(DESCRIPTIONS.items()):
+        typer.echo(f"{name:12} {description}")
+
+
+@app.command()
+def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None:
+    """Say what is installed and configured: models, corpus indexes, API keys."""
+    from factdebate.api import settings_from
+    from factdebate.doctor import run_checks
+
+    settings = settings_from({}, config)
+    ok = True
+    for check in run_checks(settings):
+        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}[check.status]
+        Console().print(f"{mark:>18}  {check.name}: {check.detail}")
+        ok = ok and check.status != "fail"
+    if not ok:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except FactDebateError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

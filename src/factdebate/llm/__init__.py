@@ -1,0 +1,30 @@
+"""LLM backends behind one protocol, and the wrapper that adds retries, cache and accounting."""
+
+from __future__ import annotations
+
+from factdebate.errors import ConfigError
+from factdebate.llm.base import Backend, Completion, GenParams, Message
+from factdebate.llm.model import LLM, RetryPolicy
+
+__all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy", "make_backend"]
+
+
+def make_backend(spec: str, *, timeout: float = 120.0) -> Backend:
+    """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``."""
+    provider, _, target = spec.partition(":")
+    if not target:
+        raise ConfigError(f"model spec '{spec}' must look like provider:model "
+                          "(openai:gpt-4o-mini, llama-cpp:builtin, llama-cpp:/path/model.gguf)")
+    if provider == "openai":
+        from factdebate.llm.openai_compat import OpenAIBackend
+
+        return OpenAIBackend(target, timeout=timeout)
+    if provider in ("llama-cpp", "llamacpp", "llama_cpp"):
+        from factdebate.llm.llama_cpp import LlamaCppBackend
+
+        return LlamaCppBackend(target)
+    if provider == "scripted":
+        from factdebate.llm.scripted_library import scripted_backend
+
+        return scripted_backend(target)
+    raise ConfigError(f"unknown LLM provider '{provider}' in '{spec}'; use openai:, llama-cpp: or scripted:")

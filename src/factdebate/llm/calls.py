@@ -1,0 +1,33 @@
+"""Who is asking: role, agent, round and prompt of the LLM call in progress."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    role: str = ""
+    agent: str = ""
+    round: int = 0
+    prompt: str = ""
+    sample: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+_call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())
+
+
+def current_call() -> CallInfo:
+    return _call.get()
+
+
+def set_call(info: CallInfo) -> object:
+    return _call.set(info)
+
+
+def reset_call(token: object) -> None:
+    _call.reset(token)  # type: ignore[arg-type]

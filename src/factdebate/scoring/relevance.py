@@ -1,0 +1,40 @@
+"""Answer relevance: generate n questions the answer would reply to and average their cosine similarity
+to the claim. Unlike RAGAS we do not zero "noncommittal" answers: Tool-MAD's formula has no such factor,
+and NOT ENOUGH INFO is a legitimate verdict here."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from factdebate.llm.model import LLM
+from factdebate.parsing import parse_list
+from factdebate.prompts import render
+from factdebate.scoring import ScoreResult
+from factdebate.scoring.ask import ask_parsed
+
+
+class TextEncoder(Protocol):
+    async def aencode(self, texts: list[str]) -> np.ndarray: ...
+
+
+def mean_cosine(anchor: np.ndarray, others: np.ndarray) -> float:
+    anchor = anchor / (np.linalg.norm(anchor) or 1.0)
+    norms = np.linalg.norm(others, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return float(np.mean((others / norms) @ anchor))
+
+
+async def answer_relevance(llm: LLM, encoder: TextEncoder, claim: str, answer: str, *, n: int = 3,
+                           agent: str = "", round: int = 0) -> ScoreResult:
+    if not answer.strip():
+        return ScoreResult(None, "empty answer")
+    prompt = render("relevance_questions", answer=answer, n=n)
+    questions, _ = await ask_parsed(
+        llm, prompt, lambda t: parse_list(t, max_items=n) or None, "no numbered questions were found",
+        agent=agent, round=round, max_tokens=48 * n + 16)
+    if not questions:
+        return ScoreResult(None, "could not read any generated question")
+    vectors = await encoder.aencode([claim, *questions])
+    return ScoreResult(max(0.0, mean_cosine(vectors[0], vectors[1:])), None, {"questions": questions})

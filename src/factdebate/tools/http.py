@@ -1,0 +1,250 @@
+"""Shared HTTP plumbing for the web search tools: bounded retries, readable errors, trace events.
+
+Every remote tool goes through :func:`request_json` / :func:`request_text`, so rate limits, flaky
+upstreams and bad requests are handled the same way everywhere, and no error message can carry an
+API key (keys travel in headers or query parameters and are scrubbed before any text leaves here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import json as jsonlib
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from factdebate.errors import EndpointUnavailableError, FactDebateError
+from factdebate.runtime import emit
+from factdebate.types import Document
+
+# Indirection so tests can observe (and skip) the waits without patching asyncio globally.
+_sleep = asyncio.sleep
+
+# Parameter / header / body names whose values must never appear in a message.
+_SECRET_NAMES = frozenset({"api_key", "apikey", "key", "token", "access_token", "authorization",
+                           "x-api-key", "mailto", "email"})
+_EXCERPT_CHARS = 200
+
+Params = Mapping[str, str | int | float | bool | None]
+
+
+def public_url(url: str) -> str:
+    """The URL without query string, fragment or credentials: safe to show the user."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _secrets(params: Params | None, headers: Mapping[str, str] | None, body: Any) -> list[str]:
+    found: list[str] = []
+    for mapping in (params, headers, body if isinstance(body, Mapping) else None):
+        for name, value in (mapping or {}).items():
+            if str(name).lower() in _SECRET_NAMES and value not in (None, ""):
+                text = str(value)
+                found.append(text)
+                # "Bearer <key>": the bare key may be echoed back without the scheme.
+                if " " in text:
+                    found.append(text.split(" ", 1)[1])
+    # Longest first so a key that contains another secret is replaced whole.
+    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
+
+
+def _scrub(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def _excerpt(response: httpx.Response, secrets: Sequence[str]) -> str:
+    try:
+        body = " ".join(response.text.split())
+    except Exception:  # undecodable body: the status alone must still be reported
+        body = ""
+    if len(body) > _EXCERPT_CHARS:
+        body = body[:_EXCERPT_CHARS] + "…"
+    return _scrub(body, secrets)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date), if present and sane."""
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _backoff(attempt: int, base_delay: float, max_delay: float) -> float:
+    # "Equal jitter": at least half the exponential step, so clients that failed together spread out
+    # without any of them retrying immediately.
+    step = min(max_delay, base_delay * (2 ** (attempt - 1)))
+    return step / 2 + random.uniform(0, step / 2)
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 429) or status >= 500
+
+
+async def _send(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    params: Params | None,
+    json: Any,
+    headers: Mapping[str, str] | None,
+    attempts: int,
+    base_delay: float,
+    max_delay: float,
+    timeout: float | None,
+) -> httpx.Response:
+    shown = public_url(url)
+    secrets = _secrets(params, headers, json)
+    attempts = max(1, attempts)
+    clean_params = {k: v for k, v in (params or {}).items() if v is not None}
+    last_error = "no attempt made"
+    for attempt in range(1, attempts + 1):
+        wait: float | None = None
+        try:
+            response = await client.request(
+                method, url, params=clean_params or None, json=json, headers=dict(headers or {}),
+                timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+                follow_redirects=True,
+            )
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            last_error = _scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)
+        except httpx.TransportError as exc:
+            # Bad scheme, proxy misconfiguration...: retrying cannot help.
+            raise EndpointUnavailableError(
+                shown, attempt, _scrub(f"{type(exc).__name__}: {exc}", secrets)) from None
+        else:
+            status = response.status_code
+            if status < 400:
+                return response
+            if not _retryable_status(status):
+                excerpt = _excerpt(response, secrets)
+                raise FactDebateError(
+                    f"{method.upper()} {shown} was rejected with HTTP {status}"
+                    + (f": {excerpt}" if excerpt else "")
+                )
+            last_error = f"HTTP {status}"
+            if excerpt := _excerpt(response, secrets):
+                last_error += f": {excerpt}"
+            wait = _retry_after(response)
+        if attempt == attempts:
+            break
+        delay = min(max_delay, wait) if wait is not None else _backoff(attempt, base_delay, max_delay)
+        await _sleep(delay)
+    raise EndpointUnavailableError(shown, attempts, last_error)
+
+
+async def request_json(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    params: Params | None = None,
+    json: Any = None,
+    headers: Mapping[str, str] | None = None,
+    attempts: int = 4,
+    base_delay: float = 0.5,
+    max_delay: float = 20.0,
+    timeout: float | None = None,
+) -> Any:
+    """Send a request with retries and decode its JSON body.
+
+    Retries 408/429/5xx, timeouts and connection errors up to ``attempts`` times in total, waiting
+    ``Retry-After`` when the server gives one, else exponential backoff with jitter; every wait is capped at
+    ``max_delay``. Raises :class:`EndpointUnavailableError` once attempts run out and
+    :class:`FactDebateError` for any other 4xx or a body that is not JSON.
+    """
+    response = await _send(client, method, url, params=params, json=json, headers=headers,
+                           attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout)
+    try:
+        return response.json()
+    except (ValueError, UnicodeDecodeError) as exc:
+        secrets = _secrets(params, headers, json)
+        raise FactDebateError(
+            f"{public_url(url)} did not return JSON: {_excerpt(response, secrets) or type(exc).__name__}"
+        ) from None
+
+
+async def request_text(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    params: Params | None = None,
+    json: Any = None,
+    headers: Mapping[str, str] | None = None,
+    attempts: int = 4,
+    base_delay: float = 0.5,
+    max_delay: float = 20.0,
+    timeout: float | None = None,
+) -> str:
+    """Like :func:`request_json` but returns the body as text (for XML endpoints)."""
+    response = await _send(client, method, url, params=params, json=json, headers=headers,
+                           attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout)
+    return response.text
+
+
+@contextlib.asynccontextmanager
+async def client_scope(client: httpx.AsyncClient | None, timeout: float) -> AsyncIterator[httpx.AsyncClient]:
+    """Yield the caller's shared client, or a private one closed afterwards.
+
+    A private client per search (rather than one per tool) keeps tools usable from several event loops,
+    e.g. one ``asyncio.run`` per CLI call, since a pooled connection belongs to the loop that opened it.
+    """
+    if client is not None:
+        yield client
+        return
+    async with httpx.AsyncClient(timeout=timeout) as own:
+        yield own
+
+
+def emit_tool_call(tool: str, query: str, k: int, started: float, docs: list[Document] | None,
+                   error: BaseException | None = None) -> None:
+    """Trace one search; accounting (tool_calls) stays with the caller."""
+    data: dict[str, Any] = {"tool": tool, "query": query, "k": k,
+                            "results": len(docs) if docs is not None else 0,
+                            "seconds": round(time.perf_counter() - started, 4)}
+    if error is not None:
+        data["error"] = str(error)
+    emit("tool_call", **data)
+
+
+async def traced_search(tool: str, query: str, k: int,
+                        search: Callable[[], Awaitable[list[Document]]]) -> list[Document]:
+    """Run one search and emit its ``tool_call`` trace event, failed searches included."""
+    started = time.perf_counter()
+    try:
+        docs = await search()
+    except Exception as exc:
+        emit_tool_call(tool, query, k, started, None, exc)
+        raise
+    emit_tool_call(tool, query, k, started, docs)
+    return docs
+
+
+def dumps_compact(value: Any) -> str:
+    """Compact JSON for error excerpts of unexpected payloads."""
+    text = jsonlib.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "…"

@@ -1,0 +1,89 @@
+"""Scholarly search through OpenAlex works (https://docs.openalex.org)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+from factdebate.errors import FactDebateError
+from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
+from factdebate.types import Document
+
+OPENALEX_DEFAULT_URL = "https://api.openalex.org"
+OPENALEX_MAX_PER_PAGE = 200
+
+
+def rebuild_abstract(inverted: Any) -> str:
+    """Turn OpenAlex's ``abstract_inverted_index`` (word -> positions) back into running text.
+
+    OpenAlex ships abstracts inverted for licensing reasons; positions can have gaps, which are skipped.
+    """
+    if not isinstance(inverted, dict):
+        return ""
+    slots: dict[int, str] = {}
+    for word, positions in inverted.items():
+        for pos in positions if isinstance(positions, list) else []:
+            if isinstance(pos, int):
+                slots[pos] = str(word)
+    return " ".join(slots[pos] for pos in sorted(slots))
+
+
+class OpenAlexTool:
+    name = "openalex"
+
+    def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
+                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
+                 mailto: str | None = None) -> None:
+        # Both optional: OpenAlex is open; a mailto gets the faster "polite pool", a key the premium limits.
+        self._key = api_key or os.environ.get("OPENALEX_API_KEY") or None
+        self.mailto = mailto or os.environ.get("OPENALEX_MAILTO") or None
+        self.base_url = (base_url or OPENALEX_DEFAULT_URL).rstrip("/")
+        self.timeout = timeout
+        self.attempts = attempts
+        self.base_delay = base_delay
+        self._client = client
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAlexTool(base_url={self.base_url!r})"
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        return await traced_search(self.name, query, k, lambda: self._search(query, k))
+
+    async def _search(self, query: str, k: int) -> list[Document]:
+        if k <= 0 or not query.strip():
+            return []
+        params: dict[str, str | int | None] = {
+            "search": query,
+            "per-page": min(k, OPENALEX_MAX_PER_PAGE),
+            "filter": "has_abstract:true",
+            "mailto": self.mailto,
+            "api_key": self._key,
+        }
+        async with client_scope(self._client, self.timeout) as client:
+            payload = await request_json(
+                client, "GET", f"{self.base_url}/works", params=params,
+                attempts=self.attempts, base_delay=self.base_delay, timeout=self.timeout,
+            )
+        return parse_works(payload)[:k]
+
+
+def parse_works(payload: Any) -> list[Document]:
+    if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+        raise FactDebateError(f"unexpected OpenAlex response: {dumps_compact(payload)}")
+    docs: list[Document] = []
+    for work in payload["results"]:
+        if not isinstance(work, dict) or not work.get("id"):
+            continue
+        work_id = str(work["id"])
+        title = str(work.get("display_name") or work.get("title") or "")
+        abstract = rebuild_abstract(work.get("abstract_inverted_index"))
+        docs.append(Document(
+            id=work_id,
+            title=title,
+            text=abstract or title,
+            source=str(work.get("doi") or work_id),
+            score=float(work.get("relevance_score") or 0.0),
+        ))
+    return docs

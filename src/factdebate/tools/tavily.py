@@ -1,0 +1,76 @@
+"""Web search through the Tavily Search API (https://docs.tavily.com)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+from factdebate.errors import FactDebateError, MissingKeyError
+from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
+from factdebate.types import Document
+
+TAVILY_DEFAULT_URL = "https://api.tavily.com"
+# The API rejects max_results above this.
+TAVILY_MAX_RESULTS = 20
+
+
+class TavilyTool:
+    name = "tavily"
+
+    def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
+                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
+                 search_depth: str = "basic") -> None:
+        key = api_key or os.environ.get("TAVILY_API_KEY")
+        if not key:
+            # Fail when the tool is configured, not halfway through a debate.
+            raise MissingKeyError("TAVILY_API_KEY", "the tavily search tool")
+        self._key = key
+        self.base_url = (base_url or TAVILY_DEFAULT_URL).rstrip("/")
+        self.timeout = timeout
+        self.attempts = attempts
+        self.base_delay = base_delay
+        self.search_depth = search_depth
+        self._client = client
+
+    def __repr__(self) -> str:  # never show the key
+        return f"TavilyTool(base_url={self.base_url!r})"
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        return await traced_search(self.name, query, k, lambda: self._search(query, k))
+
+    async def _search(self, query: str, k: int) -> list[Document]:
+        if k <= 0 or not query.strip():
+            return []
+        body = {
+            "query": query,
+            "max_results": min(k, TAVILY_MAX_RESULTS),
+            "search_depth": self.search_depth,
+            "include_answer": False,
+        }
+        async with client_scope(self._client, self.timeout) as client:
+            payload = await request_json(
+                client, "POST", f"{self.base_url}/search", json=body,
+                headers={"Authorization": f"Bearer {self._key}"},
+                attempts=self.attempts, base_delay=self.base_delay, timeout=self.timeout,
+            )
+        return parse_results(payload)[:k]
+
+
+def parse_results(payload: Any) -> list[Document]:
+    if not isinstance(payload, dict) or not isinstance(payload.get("results", []), list):
+        raise FactDebateError(f"unexpected Tavily response: {dumps_compact(payload)}")
+    docs: list[Document] = []
+    for item in payload.get("results") or []:
+        if not isinstance(item, dict) or not item.get("url"):
+            continue
+        url = str(item["url"])
+        docs.append(Document(
+            id=url,
+            title=str(item.get("title") or url),
+            text=str(item.get("content") or ""),
+            source=url,
+            score=float(item.get("score") or 0.0),
+        ))
+    return docs

@@ -1,0 +1,53 @@
+"""Shared test fixtures. The whole suite refuses outbound network connections: only loopback is allowed
+(Milvus Lite, local servers), so a test that would reach the internet fails loudly instead of passing."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_local(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # unix socket
+        return True
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise OSError(f"network access blocked in tests: {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise OSError(f"network access blocked in tests: {address!r}")
+    return _real_connect_ex(self, address)
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own data directory unless it asks for another one."""
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+    for name in ("TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "FACTDEBATE_CONFIG"):
+        monkeypatch.delenv(name, raising=False)

@@ -1,0 +1,96 @@
+"""Test doubles: a scripted debate, a static tool and a bag-of-words encoder with hand-checkable cosines."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from factdebate.api import build_resources
+from factdebate.config import Settings, load_settings
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods import Resources
+from factdebate.types import Document
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class BagOfWordsEncoder:
+    """Each word hashes to one of 512 dimensions: identical word sets have cosine 1, disjoint ones 0."""
+
+    async def aencode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 512), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in set(_WORD.findall(text.lower())):
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % 512] = 1.0
+        return out
+
+
+class StaticTool:
+    def __init__(self, name: str, docs: list[Document] | None = None) -> None:
+        self.name = name
+        self.docs = docs if docs is not None else [
+            Document(id=f"{name}-1", title=f"{name} doc", text="Paris is the capital of France.",
+                     source=f"https://example.org/{name}")]
+        self.queries: list[str] = []
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        self.queries.append(query)
+        return self.docs[:k]
+
+
+Script = Callable[[CallInfo, list[Message], GenParams], str]
+
+
+def debate_script(labels: dict[tuple[str, int], str], *, supported: bool = True, relevant: bool = True,
+                  queries: dict[tuple[str, int], str] | None = None, judge: str = "Judge says.\nREFUTES",
+                  overrides: Callable[[CallInfo, list[Message]], str | None] | None = None) -> Script:
+    """Debater ``(agent, round)`` answers end with the given label text; scorers say every statement is
+    supported (or not) and generate questions equal to the claim (or unrelated ones)."""
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if overrides is not None:
+            custom = overrides(call, messages)
+            if custom is not None:
+                return custom
+        prompt = call.prompt.split(":")[0]
+        text = messages[0]["content"]
+        if prompt == "debate_answer":
+            return f"Reasoning of {call.agent} in round {call.round}.\n{labels[(call.agent, call.round)]}"
+        if prompt == "query_select":
+            chosen = (queries or {}).get((call.agent, call.round))
+            return f"[{chosen}]" if chosen else "[" + re.search(r"previous query: (.*)", text).group(1) + "]"  # type: ignore[union-attr]
+        if prompt == "judge":
+            return judge
+        if prompt == "label_reask":
+            return "still no idea"
+        if prompt == "faithfulness_statements":
+            return "1. First statement.\n2. Second statement."
+        if prompt == "faithfulness_verdicts":
+            word = "yes" if supported else "no"
+            return f"1: {word}\n2: {word}"
+        if prompt == "relevance_questions":
+            if not relevant:
+                return "1. unrelated banana question\n2. zebra\n3. quantum"
+            return "\n".join(f"{i}. {CLAIM}" for i in (1, 2, 3))
+        raise AssertionError(f"unexpected prompt {call.prompt}")
+
+    return respond
+
+
+CLAIM = "Paris is the capital of France"
+
+
+def make_resources(script: Script, *, tools: dict[str, Any] | None = None, latency: float = 0.0,
+                   **toolmad: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
+    settings: Settings = load_settings(overrides={"llm": {"cache": False}, "toolmad": toolmad}, environ={})
+    backend = ScriptedBackend(script, latency=latency)
+    tools = tools if tools is not None else {"rag": StaticTool("rag"), "search": StaticTool("local")}
+    resources = build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
+                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    return resources, backend, tools
