@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from factdebate.api import run_claim
-from factdebate.llm.calls import CallInfo
 from factdebate.llm.base import Message
+from factdebate.llm.calls import CallInfo
 from factdebate.types import Label
 from tests.helpers import CLAIM, StaticTool, debate_script, make_resources
 
@@ -33,7 +33,7 @@ async def test_consensus_in_round_one_ends_the_debate() -> None:
 
 async def test_same_labels_below_threshold_continue_to_the_judge() -> None:
     labels = {(a, r): S for a in ("rag", "search") for r in (1, 2, 3)}
-    resources, backend, _ = make_resources(debate_script(labels, supported=False))
+    resources, _backend, _ = make_resources(debate_script(labels, supported=False))
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert len(verdict.rounds) == 3 and verdict.decided_by == "judge"
     assert verdict.label is Label.REFUTES  # the judge's label, not the debaters'
@@ -89,7 +89,7 @@ async def test_query_formulation_off_always_uses_the_claim() -> None:
 
 async def test_agent_without_tool_has_no_query_no_evidence_and_needs_only_relevance() -> None:
     script = debate_script({("rag", 1): S, ("none", 1): S})
-    resources, backend, tools = make_resources(script, agents=["rag", "none"])
+    resources, backend, _tools = make_resources(script, agents=["rag", "none"])
     verdict = await run_claim(CLAIM, resources.settings, resources)
     none_turn = verdict.rounds[0].turns[1]
     assert none_turn.tool == "none" and none_turn.query is None and none_turn.evidence == []
@@ -197,7 +197,7 @@ async def test_consistency_variant_scores_similarity_and_feeds_the_judge() -> No
 async def test_tool_documents_reach_the_prompt_trimmed() -> None:
     long_doc = [StaticTool("rag").docs[0].model_copy(update={"text": "x" * 5000})]
     tools = {"rag": StaticTool("rag", long_doc), "search": StaticTool("local")}
-    resources, backend, _ = make_resources(debate_script({("rag", 1): S, ("search", 1): S}), tools=tools,
+    resources, _backend, _ = make_resources(debate_script({("rag", 1): S, ("search", 1): S}), tools=tools,
                                            max_doc_chars=200)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert len(verdict.rounds[0].turns[0].evidence[0].text) <= 201

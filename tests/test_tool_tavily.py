@@ -122,7 +122,7 @@ async def test_emits_tool_call_event_and_uses_shared_client(respx_mock: respx.Mo
             await tool.search(QUERY, 3)
         assert not client.is_closed  # a shared client belongs to the caller
     (event,) = events
-    assert event["event"] == "tool_call"
+    assert event["event"] == "web_search"
     assert (event["tool"], event["query"], event["k"], event["results"]) == ("tavily", QUERY, 3, 3)
     assert event["seconds"] >= 0
     assert KEY not in json.dumps(event)

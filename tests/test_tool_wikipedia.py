@@ -142,7 +142,7 @@ async def test_search_500_exhaustion(respx_mock: respx.MockRouter) -> None:
         await WikipediaTool(attempts=3, base_delay=0).search(QUERY, 3)
     assert route.call_count == 3
     assert SEARCH_URL in str(info.value) and "srsearch" not in str(info.value)
-    assert events[0]["event"] == "tool_call" and events[0]["results"] == 0 and "error" in events[0]
+    assert events[0]["event"] == "web_search" and events[0]["results"] == 0 and "error" in events[0]
 
 
 def test_helpers() -> None:

@@ -4,7 +4,6 @@ logs and errors to stderr."""
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -177,6 +176,10 @@ def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None
         ok = ok and check.status != "fail"
     if not ok:
         raise typer.Exit(1)
+
+
+# Commands contributed by other packages register here (one import line each).
+from factdebate import cli_extensions  # noqa: E402,F401
 
 
 def main() -> None:

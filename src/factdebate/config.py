@@ -38,7 +38,7 @@ class ToolMADSettings(_Strict):
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
     # round's score or the running average; we default to this round's and offer the average.
     threshold_on: Literal["round", "average"] = "round"
-    agents: list[AgentTool] = Field(default_factory=lambda: ["rag", "search"])
+    agents: list[AgentTool] = Field(default_factory=lambda: list[AgentTool](["rag", "search"]))
     query_formulation: bool = True
     scoring: bool = True  # off: consensus on labels alone, nothing scored, judge sees no scores
     scoring_variant: Literal["stability", "consistency"] = "stability"
@@ -48,7 +48,7 @@ class ToolMADSettings(_Strict):
 
     @field_validator("agents")
     @classmethod
-    def _two_or_three(cls, agents: list[str]) -> list[str]:
+    def _two_or_three(cls, agents: list[AgentTool]) -> list[AgentTool]:
         if len(agents) not in (2, 3):
             raise ValueError("Tool-MAD needs 2 or 3 agents")
         return agents
@@ -64,7 +64,7 @@ class RetrievalSettings(_Strict):
 class Settings(_Strict):
     method: str = "tool-mad"
     llm: LLMSettings = Field(default_factory=LLMSettings)
-    toolmad: ToolMADSettings = Field(default_factory=ToolMADSettings)
+    toolmad: ToolMADSettings = Field(default_factory=lambda: ToolMADSettings())
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs

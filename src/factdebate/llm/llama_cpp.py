@@ -8,7 +8,7 @@ import importlib.util
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from factdebate.errors import ConfigError, MissingDependencyError
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message
@@ -33,8 +33,8 @@ class LlamaCppBackend:
     endpoint = ""
     max_parallel = 1  # one context, one sequence at a time
 
-    _models: dict[tuple[str, int], Any] = {}
-    _load_lock = threading.Lock()
+    _models: ClassVar[dict[tuple[str, int], Any]] = {}  # one loaded model per file, shared by roles
+    _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
         if path == "builtin":

@@ -228,7 +228,7 @@ def emit_tool_call(tool: str, query: str, k: int, started: float, docs: list[Doc
                             "seconds": round(time.perf_counter() - started, 4)}
     if error is not None:
         data["error"] = str(error)
-    emit("tool_call", **data)
+    emit("web_search", **data)  # the method emits the agent-level "tool_call"
 
 
 async def traced_search(tool: str, query: str, k: int,
