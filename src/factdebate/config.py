@@ -31,10 +31,10 @@ class LLMSettings(_Strict):
 
 
 class ToolMADSettings(_Strict):
-    rounds: int = Field(3, ge=1, le=10)
-    k: int = Field(3, ge=1, le=20)
-    faithfulness_threshold: float = Field(0.7, ge=0, le=1)
-    relevance_threshold: float = Field(0.8, ge=0, le=1)
+    rounds: int = Field(default=3, ge=1, le=10)
+    k: int = Field(default=3, ge=1, le=20)
+    faithfulness_threshold: float = Field(default=0.7, ge=0, le=1)
+    relevance_threshold: float = Field(default=0.8, ge=0, le=1)
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
     # round's score or the running average; we default to this round's and offer the average.
     threshold_on: Literal["round", "average"] = "round"
@@ -42,9 +42,9 @@ class ToolMADSettings(_Strict):
     query_formulation: bool = True
     scoring: bool = True  # off: consensus on labels alone, nothing scored, judge sees no scores
     scoring_variant: Literal["stability", "consistency"] = "stability"
-    relevance_questions: int = Field(3, ge=1, le=10)
-    max_doc_chars: int = Field(1200, ge=100)
-    judge_evidence_chars: int = Field(300, ge=0)
+    relevance_questions: int = Field(default=3, ge=1, le=10)
+    max_doc_chars: int = Field(default=1200, ge=100)
+    judge_evidence_chars: int = Field(default=300, ge=0)
 
     @field_validator("agents")
     @classmethod
@@ -64,7 +64,7 @@ class RetrievalSettings(_Strict):
 class Settings(_Strict):
     method: str = "tool-mad"
     llm: LLMSettings = Field(default_factory=LLMSettings)
-    toolmad: ToolMADSettings = Field(default_factory=lambda: ToolMADSettings())
+    toolmad: ToolMADSettings = Field(default_factory=ToolMADSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
