@@ -1,8 +1,21 @@
-"""factdebate: check claims by letting LLM agents debate with evidence they retrieve themselves."""
+"""factdebate: check claims by letting LLM agents debate with evidence they retrieve themselves.
+
+``factdebate.verify(claim, **options)`` and ``await factdebate.averify(...)`` are the entry points; they are
+imported lazily so ``import factdebate`` stays light (no model, no connection)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Usage, Verdict
 
-__all__ = ["Document", "JudgeDecision", "Label", "Round", "Turn", "Usage", "Verdict"]
+__all__ = ["Document", "JudgeDecision", "Label", "Round", "Turn", "Usage", "Verdict", "averify", "verify"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("verify", "averify"):
+        from factdebate import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'factdebate' has no attribute {name!r}")
