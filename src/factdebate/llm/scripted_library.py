@@ -20,14 +20,15 @@ def _claim(messages: list[Message]) -> str:
 
 
 def protocol_responder(disagree: bool) -> object:
-    """Debaters agree on SUPPORTS (or, with ``disagree``, the search side says REFUTES until the judge
-    sides with the RAG agent); scorers return well-formed, fully supportive judgements."""
+    """Debaters agree on SUPPORTS (or, with ``disagree``, the search agent, or the second of two agents with
+    the same tool, says REFUTES and the judge sides with the first); scorers return well-formed, fully supportive judgements."""
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         claim = _claim(messages)
         prompt = call.prompt.split(":")[0]
         if prompt == "debate_answer":
-            label = "REFUTES" if disagree and call.agent.startswith("search") else "SUPPORTS"
+            second = call.agent.startswith("search") or call.agent.endswith("-2")
+            label = "REFUTES" if disagree and second else "SUPPORTS"
             return f"Document [1] states that {claim}.\nSo the evidence points one way.\n{label}"
         if prompt == "query_select":
             return f"[{claim} evidence round {call.round}]"

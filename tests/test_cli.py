@@ -1,0 +1,106 @@
+"""The command line as a user runs it: the installed console script in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+
+EXE = str(Path(sys.executable).with_name("factdebate"))
+NO_TOOLS = ["--llm", "scripted:agree", "--agents", "none,none", "--no-cache"]
+
+
+def run(*args: str, env: dict[str, str] | None = None, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([EXE, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+def assert_clean_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    for needle in needles:
+        assert needle in result.stderr, result.stderr
+
+
+def test_verify_json_prints_one_object_on_stdout() -> None:
+    result = run("verify", "Paris is the capital of France.", "--json", "--no-scoring", *NO_TOOLS)
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["label"] == "SUPPORTS" and verdict["decided_by"] == "consensus"
+    assert verdict["method"] == "tool-mad" and verdict["rounds"][0]["turns"][0]["tool"] == "none"
+    for key in ("claim", "rounds", "judge", "usage", "config"):
+        assert key in verdict
+    assert set(verdict["usage"]) >= {"llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds"}
+
+
+def test_verify_renders_the_debate_and_writes_a_trace(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    result = run("verify", "Paris is the capital of France.", "--llm", "scripted:disagree", "--agents",
+                 "none,none", "--no-cache", "--no-scoring", "--rounds", "2", "--trace", str(trace))
+    assert result.returncode == 0, result.stderr
+    assert "Round 1" in result.stdout and "Round 2" in result.stdout and "Verdict" in result.stdout
+    events = [json.loads(line)["event"] for line in trace.read_text().splitlines()]
+    assert {"llm_call", "round", "verdict", "run_finished"} <= set(events)
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (["verify", "   ", "--llm", "scripted:agree"], ["claim is empty"]),
+    (["verify", "x" * 3000, "--llm", "scripted:agree"], ["limit is 2000"]),
+    (["verify", "claim", "--method", "nope", "--llm", "scripted:agree"], ["unknown method 'nope'"]),
+    (["verify", "claim", "--agents", "rag,teleport", "--llm", "scripted:agree"], ["toolmad.agents"]),
+    (["verify", "claim", "--search", "bing", "--llm", "scripted:agree"], ["retrieval.search"]),
+    (["verify", "claim", "--llm", "openai:gpt-4o-mini"], ["OPENAI_API_KEY"]),
+    (["verify", "claim", "--agents", "none,search", "--search", "tavily", "--llm", "scripted:agree"],
+     ["TAVILY_API_KEY"]),
+    (["verify", "--input", "missing.jsonl", "--output", "out.jsonl"], ["input file not found"]),
+    (["verify"], ["give a claim"]),
+])
+def test_bad_input_gets_a_clear_message_and_no_traceback(args: list[str], needles: list[str]) -> None:
+    assert_clean_error(run(*args), *needles)
+
+
+def test_unreachable_endpoint_is_retried_then_named() -> None:
+    result = run("verify", "claim", "--llm", "openai:m", "--agents", "none,none", "--no-cache", "--no-scoring",
+                 env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "FACTDEBATE_LLM__RETRIES": "2"})
+    assert_clean_error(result, "127.0.0.1:9", "2 attempt")
+
+
+def test_openai_compatible_server_runs_a_debate() -> None:
+    with FakeOpenAI(reply="The documents agree.\nREFUTES") as server:
+        result = run("verify", "The moon is made of cheese.", "--json", "--llm", "openai:local-model",
+                     "--agents", "none,none", "--no-scoring", "--no-cache",
+                     env={"OPENAI_BASE_URL": server.base_url})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["label"] == "REFUTES"
+    assert server.requests[0]["body"]["model"] == "local-model"
+
+
+def test_batch_is_resumable_and_keeps_what_was_written(tmp_path: Path) -> None:
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim number {i}."}) for i in range(4)))
+    out = tmp_path / "results.jsonl"
+    # a previous run finished c0 and crashed while writing the next line
+    out.write_text(json.dumps({"id": "c0", "claim": "Claim number 0.", "label": "SUPPORTS"}) + "\n{\"id\": \"c1")
+    result = run("verify", "--input", str(claims), "--output", str(out), "--no-scoring", *NO_TOOLS)
+    assert result.returncode == 0, result.stderr
+    assert "3 verified, 1 already done" in result.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines() if line.startswith("{") and line.endswith("}")]
+    assert sorted(r["id"] for r in rows) == ["c0", "c1", "c2", "c3"]
+    again = run("verify", "--input", str(claims), "--output", str(out), "--no-scoring", *NO_TOOLS)
+    assert "0 verified, 4 already done" in again.stderr
+
+
+def test_methods_lists_tool_mad() -> None:
+    result = run("methods")
+    assert result.returncode == 0 and "tool-mad" in result.stdout
+
+
+def test_doctor_reports_without_crashing() -> None:
+    result = run("doctor")
+    assert "built-in model" in result.stdout and "embedding model" in result.stdout
