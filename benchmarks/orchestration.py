@@ -19,12 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.api import build_resources, run_claim  # noqa: E402
-from factdebate.config import load_settings  # noqa: E402
-from factdebate.llm.scripted import ScriptedBackend  # noqa: E402
-from factdebate.llm.scripted_library import protocol_responder  # noqa: E402
-from factdebate.types import Verdict  # noqa: E402
-from tests.helpers import BagOfWordsEncoder, StaticTool  # noqa: E402
+from factdebate.api import build_resources, run_claim
+from factdebate.config import load_settings
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import protocol_responder
+from factdebate.types import Verdict
+from tests.helpers import BagOfWordsEncoder, StaticTool
 
 CLAIM = "Paris is the capital of France"
 
@@ -45,7 +45,7 @@ def critical_path_calls(verdict: Verdict) -> int:
 
 async def debate(latency: float, parallel: int) -> tuple[float, Verdict]:
     settings = load_settings(overrides={"llm": {"cache": False}}, environ={})
-    backend = ScriptedBackend(protocol_responder(disagree=True), latency=latency,  # type: ignore[arg-type]
+    backend = ScriptedBackend(protocol_responder(disagree=True), latency=latency,
                               max_parallel=parallel)
     tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
     resources = build_resources(settings, backends={r: backend for r in ("debater", "judge", "scorer")},

@@ -8,7 +8,7 @@ import re
 from factdebate.errors import ConfigError
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted import Responder, ScriptedBackend
 
 _CLAIM = re.compile(r"^Claim: (.*)$", re.M)
 _STATEMENTS = re.compile(r"^\d+\. ", re.M)
@@ -19,9 +19,9 @@ def _claim(messages: list[Message]) -> str:
     return match.group(1).strip() if match else "the claim"
 
 
-def protocol_responder(disagree: bool) -> object:
-    """Debaters agree on SUPPORTS (or, with ``disagree``, the search agent, or the second of two agents with
-    the same tool, says REFUTES and the judge sides with the first); scorers return well-formed, fully supportive judgements."""
+def protocol_responder(disagree: bool) -> Responder:
+    """Debaters agree on SUPPORTS (with ``disagree``, the search agent, or the second of two agents with the
+    same tool, says REFUTES and the judge sides with the first); scorers give well-formed, supportive output."""
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         claim = _claim(messages)
@@ -60,5 +60,5 @@ def scripted_backend(target: str) -> ScriptedBackend:
         delay = float(latency) if latency else 0.0
     except ValueError as exc:
         raise ConfigError(f"bad latency in 'scripted:{target}'") from exc
-    return ScriptedBackend(protocol_responder(name == "disagree"), latency=delay,  # type: ignore[arg-type]
+    return ScriptedBackend(protocol_responder(name == "disagree"), latency=delay,
                            name=f"scripted:{target}")
