@@ -43,6 +43,14 @@ OPTION_PATHS: dict[str, tuple[str, ...]] = {
     "milvus_uri": ("retrieval", "milvus_uri"),
     "max_claim_chars": ("max_claim_chars",),
     "concurrency": ("concurrency",),
+    "react_max_steps": ("baselines", "react_max_steps"),
+    "mad_rounds": ("baselines", "mad_rounds"),
+    "madke_tools": ("baselines", "madke_tools"),
+    "vote_samples": ("baselines", "vote_samples"),
+    "vote_temperature": ("baselines", "vote_temperature"),
+    "medical_search": ("medical", "search"),
+    "medical_abstracts": ("medical", "abstracts"),
+    "medical_summarize": ("medical", "summarize"),
 }
 
 

@@ -179,7 +179,9 @@ def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None
 
 
 # Commands contributed by other packages register here (one import line each).
-from factdebate import cli_extensions  # noqa: E402,F401
+from factdebate.cli_extensions import register as _register  # noqa: E402
+
+_register(app)
 
 
 def main() -> None:

@@ -2,3 +2,15 @@
 Each block imports lazily inside its command so `factdebate --help` stays fast."""
 
 from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    from factdebate.server.commands import register_service
+
+    register_service(app)
+
+    from factdebate.eval.commands import register_eval
+
+    register_eval(app)

@@ -61,11 +61,33 @@ class RetrievalSettings(_Strict):
     wikipedia_lang: str = "en"
 
 
+class BaselineSettings(_Strict):
+    """The comparison methods of the Tool-MAD paper (docs/methods/<name>.md say what each value means)."""
+
+    react_max_steps: int = Field(default=5, ge=1, le=20)  # thought/action/observation steps before a forced answer
+    mad_rounds: int = Field(default=3, ge=1, le=10)  # MAD and MADKE debate rounds
+    madke_tools: list[Literal["rag", "search"]] = Field(
+        default_factory=lambda: list[Literal["rag", "search"]](["rag", "search"]))
+    # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
+    vote_samples: int | None = Field(default=None, ge=1, le=200)
+    vote_temperature: float = Field(default=0.7, ge=0, le=2)
+
+
+class MedicalSettings(_Strict):
+    """The paper's flexibility setting: the search agent reads scholarly abstracts, condensed by the model."""
+
+    search: Literal["default", "openalex", "pubmed"] = "default"  # default: retrieval.search unchanged
+    abstracts: int = Field(default=3, ge=1, le=10)
+    summarize: bool = True
+
+
 class Settings(_Strict):
     method: str = "tool-mad"
     llm: LLMSettings = Field(default_factory=LLMSettings)
     toolmad: ToolMADSettings = Field(default_factory=ToolMADSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    baselines: BaselineSettings = Field(default_factory=BaselineSettings)
+    medical: MedicalSettings = Field(default_factory=MedicalSettings)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
 

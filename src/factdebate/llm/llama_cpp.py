@@ -33,7 +33,10 @@ class LlamaCppBackend:
     endpoint = ""
     max_parallel = 1  # one context, one sequence at a time
 
-    _models: ClassVar[dict[tuple[str, int], Any]] = {}  # one loaded model per file, shared by roles
+    # One loaded model (and one lock: a llama context is not thread-safe) per file, shared by every
+    # backend instance that names it.
+    _models: ClassVar[dict[tuple[str, int], Any]] = {}
+    _locks: ClassVar[dict[tuple[str, int], threading.Lock]] = {}
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
@@ -52,7 +55,6 @@ class LlamaCppBackend:
         self.threads = threads or min(os.cpu_count() or 2, 8)
         self.seed = seed
         self.name = f"llama-cpp:{Path(path).name}"
-        self._call_lock = threading.Lock()
 
     def _model(self) -> Any:
         key = (self.path, self.n_ctx)
@@ -64,6 +66,7 @@ class LlamaCppBackend:
                     raise MissingDependencyError("llama-cpp-python", "local") from exc
                 self._models[key] = Llama(model_path=self.path, n_ctx=self.n_ctx, n_threads=self.threads,
                                           seed=self.seed, verbose=False)
+                self._locks[key] = threading.Lock()
             return self._models[key]
 
     def _complete_sync(self, messages: list[Message], params: GenParams) -> Completion:
@@ -73,7 +76,7 @@ class LlamaCppBackend:
             from llama_cpp import LlamaGrammar
 
             kwargs["grammar"] = LlamaGrammar.from_string(_choice_grammar(params.choices), verbose=False)
-        with self._call_lock:
+        with self._locks[(self.path, self.n_ctx)]:
             try:
                 out = llm.create_chat_completion(
                     messages=messages, temperature=params.temperature, max_tokens=params.max_tokens,

@@ -16,16 +16,18 @@ class ScriptedBackend:
     endpoint = ""
 
     def __init__(self, responder: Responder, latency: float = 0.0, name: str = "scripted",
-                 max_parallel: int = 1024) -> None:
+                 max_parallel: int = 1024, record: bool = True) -> None:
         self.responder = responder
         self.latency = latency
         self.name = name
         self.max_parallel = max_parallel
+        self.record = record  # tests inspect the calls; a long-running server must not keep them
         self.calls: list[tuple[CallInfo, list[Message]]] = []
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         info = current_call()
-        self.calls.append((info, messages))
+        if self.record:
+            self.calls.append((info, messages))
         if self.latency:
             await asyncio.sleep(self.latency)
         text = self.responder(info, messages, params)

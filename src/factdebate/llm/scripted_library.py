@@ -61,4 +61,4 @@ def scripted_backend(target: str) -> ScriptedBackend:
     except ValueError as exc:
         raise ConfigError(f"bad latency in 'scripted:{target}'") from exc
     return ScriptedBackend(protocol_responder(name == "disagree"), latency=delay,
-                           name=f"scripted:{target}")
+                           name=f"scripted:{target}", record=False)

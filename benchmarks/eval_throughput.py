@@ -1,0 +1,79 @@
+"""How close does ``factdebate eval`` get to perfect scaling with concurrency?
+
+Every LLM call takes a fixed latency L (scripted backend); tools and the encoder are instant. One claim is a
+Tool-MAD debate that agrees in round 1, so its ideal latency is its critical path: answer -> faithfulness
+statements -> verdicts = 3 sequential calls = 3L (answer relevance runs beside faithfulness). At concurrency
+C the ideal throughput is C / (3L) claims per second; efficiency = measured / ideal. The measured window runs
+from the start of the run to the last record written (results.jsonl is written and flushed as in a real
+run); writing the summary afterwards is timed separately.
+
+    .venv/bin/python benchmarks/eval_throughput.py [--latency 0.05] [--claims-per-worker 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.orchestration import critical_path_calls
+from factdebate.api import build_resources
+from factdebate.config import load_settings
+from factdebate.eval.runner import execute, make_plan
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import protocol_responder
+from factdebate.types import Verdict
+from tests.helpers import BagOfWordsEncoder, StaticTool
+
+
+async def run(concurrency: int, claims: int, latency: float, workdir: Path) -> tuple[float, float, int]:
+    data = workdir / f"claims-{concurrency}.jsonl"
+    data.write_text("".join(json.dumps({"id": f"c{i}", "claim": f"Claim number {i} is true.",
+                                        "label": "SUPPORTS"}) + "\n" for i in range(claims)))
+    settings = load_settings(overrides={"llm": {"cache": False}}, environ={})
+    backend = ScriptedBackend(protocol_responder(disagree=False), latency=latency)  # type: ignore[arg-type]
+    tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
+    resources = build_resources(settings, backends={r: backend for r in ("debater", "judge", "scorer")},
+                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    plan = make_plan(settings, f"claims:{data}", workdir / f"run-{concurrency}", limit=None, seed=0)
+    last = [0.0]
+    started = time.perf_counter()
+    summary = await execute(plan, resources, concurrency=concurrency, progress=False,
+                            on_record=lambda _: last.__setitem__(0, time.perf_counter()))
+    finished = time.perf_counter()
+    assert summary["metrics"]["n"] == claims and not summary["metrics"]["errored"], summary["metrics"]
+    return last[0] - started, finished - last[0], path_calls(plan.output)
+
+
+def path_calls(directory: Path) -> int:
+    first = json.loads((directory / "results.jsonl").read_text().splitlines()[0])
+    return critical_path_calls(Verdict.model_validate(first))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--claims-per-worker", type=int, default=8)
+    args = parser.parse_args()
+    efficiencies = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for concurrency in (1, 8, 32):
+            claims = concurrency * args.claims_per_worker
+            window, summary_s, path = asyncio.run(run(concurrency, claims, args.latency, Path(tmp)))
+            ideal = concurrency / (path * args.latency)
+            measured = claims / window
+            efficiencies[concurrency] = measured / ideal
+            print(f"c={concurrency:<3} claims={claims:<4} critical_path={path} calls x {args.latency}s  "
+                  f"measured={measured:7.2f} claims/s  ideal={ideal:7.2f} claims/s  "
+                  f"efficiency={measured / ideal:.3f}  (summary written in {summary_s:.3f}s)")
+    print(" ".join(f"efficiency_c{c}={e:.3f}" for c, e in efficiencies.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Evaluation harness: datasets with gold labels, the resumable runner, metrics and reports."""

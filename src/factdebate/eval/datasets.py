@@ -1,0 +1,145 @@
+"""Datasets for evaluation: samples with a gold label, the dataset's own label set, and how a method's
+verdict maps onto it.
+
+A dataset is named by a spec: a built-in name (``countries``, ``halueval-qa``...) or ``FORMAT:PATH`` for a
+local file in one of the benchmark formats (``fever:dev.jsonl``, ``averitec:dev.json``...). Every format is
+described by ``factdebate datasets``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from factdebate.errors import InputError
+from factdebate.types import Label
+
+AnswerFormat = Literal["label", "yesno", "choice"]
+FACT_LABELS = tuple(label.value for label in Label)
+BINARY_LABELS = (Label.SUPPORTS.value, Label.REFUTES.value)
+IDENTITY = {label.value: label.value for label in Label}
+
+
+@dataclass(frozen=True)
+class Sample:
+    id: str
+    claim: str  # the text the method checks (for ``choice``, the question)
+    gold: str  # in the dataset's own label set
+    options: dict[str, str] = field(default_factory=dict)  # ``choice`` only: letter -> option text
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Dataset:
+    """``labels`` is the dataset's label set (table order); ``label_map`` turns a verdict's label into that
+    set. A verdict label missing from the map (NOT ENOUGH INFO on a two-way dataset) is kept as it is and
+    can never match the gold label: it counts as wrong, as it should."""
+
+    kind: str
+    labels: tuple[str, ...]
+    samples: list[Sample]
+    answer_format: AnswerFormat = "label"
+    label_map: dict[str, str] = field(default_factory=lambda: dict(IDENTITY))
+    max_claim_chars: int = 2000  # longest claim the dataset needs (summarisation claims carry the article)
+    spec: str = ""
+    notes: str = ""
+
+    def predicted(self, verdict_label: str | None) -> str | None:
+        if verdict_label is None:
+            return None
+        return self.label_map.get(verdict_label, verdict_label)
+
+
+Loader = Callable[[Path], Dataset]
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    load: Loader
+    description: str
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    load: Callable[[], Dataset]
+    description: str
+
+
+FORMATS: dict[str, Format] = {}
+BUILTINS: dict[str, Builtin] = {}
+
+
+def file_format(name: str, description: str) -> Callable[[Loader], Loader]:
+    def wrap(load: Loader) -> Loader:
+        FORMATS[name] = Format(name, load, description)
+        return load
+
+    return wrap
+
+
+def builtin(name: str, description: str) -> Callable[[Callable[[], Dataset]], Callable[[], Dataset]]:
+    def wrap(load: Callable[[], Dataset]) -> Callable[[], Dataset]:
+        BUILTINS[name] = Builtin(name, load, description)
+        return load
+
+    return wrap
+
+
+def _register_all() -> None:
+    # Importing these modules fills FORMATS and BUILTINS; they import nothing heavy.
+    from factdebate.eval import builtin_data, loaders  # noqa: F401
+
+
+def load_dataset(spec: str) -> Dataset:
+    """``NAME`` (built in) or ``FORMAT:PATH``."""
+    _register_all()
+    name, sep, path = spec.partition(":")
+    if not sep:
+        if spec in BUILTINS:
+            dataset = BUILTINS[spec].load()
+        elif spec in FORMATS:
+            raise InputError(f"the '{spec}' format needs a file: --dataset {spec}:PATH")
+        else:
+            raise InputError(f"unknown dataset '{spec}'; built in: {', '.join(sorted(BUILTINS))}; "
+                             f"or FORMAT:PATH with a format among {', '.join(sorted(FORMATS))}")
+    else:
+        if name not in FORMATS:
+            raise InputError(f"unknown dataset format '{name}'; known: {', '.join(sorted(FORMATS))}")
+        file = Path(path).expanduser()
+        if not file.exists():
+            raise InputError(f"dataset file not found: {file}")
+        dataset = FORMATS[name].load(file)
+    dataset.spec = spec
+    check_ids(dataset)
+    if not dataset.samples:
+        raise InputError(f"dataset '{spec}' has no labelled samples")
+    return dataset
+
+
+def check_ids(dataset: Dataset) -> None:
+    seen: set[str] = set()
+    for sample in dataset.samples:
+        if sample.id in seen:
+            raise InputError(f"dataset '{dataset.spec}': duplicate sample id '{sample.id}'")
+        seen.add(sample.id)
+
+
+def select(samples: list[Sample], limit: int | None, seed: int) -> list[Sample]:
+    """A seeded shuffle, then the first ``limit``. The same seed always gives the same order, so a larger
+    limit extends a smaller run instead of drawing a different sample."""
+    order = list(samples)
+    random.Random(seed).shuffle(order)
+    return order if limit is None else order[:limit]
+
+
+def describe() -> list[tuple[str, str]]:
+    """(spec, description) for every built-in dataset and file format."""
+    _register_all()
+    rows = [(name, b.description) for name, b in sorted(BUILTINS.items())]
+    rows += [(f"{name}:PATH", f.description) for name, f in sorted(FORMATS.items())]
+    return rows

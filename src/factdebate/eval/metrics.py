@@ -1,0 +1,170 @@
+"""Metrics over one run: exact-match accuracy, per-class precision/recall/F1, macro-F1, a confusion matrix,
+seeded bootstrap confidence intervals and cost per claim.
+
+Every sample counts: an unparsed verdict or an errored run is a wrong answer (its predicted class is
+``UNPARSED`` / ``ERROR`` in the confusion matrix) and its id is listed. Nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+UNPARSED = "UNPARSED"
+ERROR = "ERROR"
+COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds")
+Status = Literal["ok", "unparsed", "error"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    id: str
+    gold: str
+    predicted: str | None  # in the dataset's label set (or a label outside it); None unless status is ok
+    status: Status
+    usage: dict[str, float] | None = None
+    group: str | None = None
+    decided_by: str | None = None
+    error: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The predicted class as the confusion matrix shows it."""
+        if self.status == "error":
+            return ERROR
+        return self.predicted if self.predicted is not None else UNPARSED
+
+    @property
+    def correct(self) -> bool:
+        return self.status == "ok" and self.predicted == self.gold
+
+
+def outcome_from_record(record: dict[str, Any]) -> Outcome:
+    if record.get("error"):
+        status: Status = "error"
+    else:
+        status = "ok" if record.get("predicted") is not None else "unparsed"
+    usage = record.get("usage") if isinstance(record.get("usage"), dict) and status != "error" else None
+    return Outcome(id=str(record["id"]), gold=str(record["gold"]),
+                   predicted=record.get("predicted") if status == "ok" else None, status=status, usage=usage,
+                   group=record.get("group"), decided_by=record.get("decided_by"),
+                   error=record.get("error"))
+
+
+def percentile_nearest_rank(values: list[float], q: float) -> float:
+    """The smallest value with at least ``q`` percent of the values at or below it (no interpolation, so
+    the figure is one that was actually observed)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return float(ordered[rank - 1])
+
+
+def per_class(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    gold = Counter(o.gold for o in outcomes)
+    predicted = Counter(o.shown for o in outcomes)
+    hits = Counter(o.gold for o in outcomes if o.correct)
+    table = {}
+    for label in labels:
+        precision = hits[label] / predicted[label] if predicted[label] else 0.0
+        recall = hits[label] / gold[label] if gold[label] else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        table[label] = {"precision": precision, "recall": recall, "f1": f1, "support": gold[label],
+                        "predicted": predicted[label]}
+    return table
+
+
+def macro_labels(outcomes: list[Outcome], labels: tuple[str, ...]) -> list[str]:
+    """The classes macro-F1 averages over: the dataset's labels that occur as gold or as a prediction in
+    this run (a class absent from both would add a meaningless 0)."""
+    seen = {o.gold for o in outcomes} | {o.shown for o in outcomes}
+    return [label for label in labels if label in seen]
+
+
+def macro_f1(outcomes: list[Outcome], labels: tuple[str, ...]) -> float:
+    table = per_class(outcomes, labels)
+    used = macro_labels(outcomes, labels)
+    return sum(table[label]["f1"] for label in used) / len(used) if used else 0.0
+
+
+def confusion(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, Any]:
+    """Rows: gold labels; columns: the dataset's labels, then any other prediction, UNPARSED and ERROR."""
+    rows = list(labels) + sorted({o.gold for o in outcomes} - set(labels))
+    extra = sorted({o.shown for o in outcomes} - set(labels) - {UNPARSED, ERROR})
+    columns = list(labels) + extra + [UNPARSED, ERROR]
+    counts = Counter((o.gold, o.shown) for o in outcomes)
+    return {"gold": rows, "predicted": columns, "matrix": [[counts[(g, p)] for p in columns] for g in rows]}
+
+
+def bootstrap(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int, resamples: int = 1000,
+              confidence: float = 0.95) -> dict[str, list[float]]:
+    """Percentile bootstrap over samples for accuracy and macro-F1; the same seed gives the same interval."""
+    n = len(outcomes)
+    if n == 0:
+        return {"accuracy": [math.nan, math.nan], "macro_f1": [math.nan, math.nan]}
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, n, size=(resamples, n))
+    correct = np.array([o.correct for o in outcomes], dtype=float)
+    accuracies = correct[index].mean(axis=1)
+    classes = list(labels)
+    k = len(classes)
+    gold = np.array([classes.index(o.gold) if o.gold in classes else k for o in outcomes])
+    pred = np.array([classes.index(o.shown) if o.shown in classes else k + 1 for o in outcomes])
+    f1s = np.empty(resamples)
+    for b in range(resamples):
+        g, p = gold[index[b]], pred[index[b]]
+        tp = np.bincount(g[g == p], minlength=k + 2)[:k]
+        support = np.bincount(g, minlength=k + 2)[:k]
+        predicted = np.bincount(p, minlength=k + 2)[:k]
+        precision = np.divide(tp, predicted, out=np.zeros(k), where=predicted > 0)
+        recall = np.divide(tp, support, out=np.zeros(k), where=support > 0)
+        denominator = precision + recall
+        f1 = np.divide(2 * precision * recall, denominator, out=np.zeros(k), where=denominator > 0)
+        used = (support > 0) | (predicted > 0)
+        f1s[b] = f1[used].mean() if used.any() else 0.0
+    tail = (1 - confidence) / 2 * 100
+    return {"accuracy": [float(np.percentile(accuracies, tail)), float(np.percentile(accuracies, 100 - tail))],
+            "macro_f1": [float(np.percentile(f1s, tail)), float(np.percentile(f1s, 100 - tail))]}
+
+
+def cost(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
+    """Mean, p95 and total of each usage field over the samples that finished (errored runs report none)."""
+    usages = [o.usage for o in outcomes if o.usage is not None]
+    out = {}
+    for name in COST_FIELDS:
+        values = [float(u.get(name, 0) or 0) for u in usages]
+        out[name] = {"mean": sum(values) / len(values) if values else math.nan,
+                     "p95": percentile_nearest_rank(values, 95), "total": sum(values)}
+    return out
+
+
+def compute(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int = 0,
+            resamples: int = 1000) -> dict[str, Any]:
+    n = len(outcomes)
+    correct = sum(o.correct for o in outcomes)
+    groups: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        if o.group is not None:
+            groups.setdefault(str(o.group), []).append(o)
+    return {
+        "n": n,
+        "correct": correct,
+        "accuracy": correct / n if n else math.nan,
+        "macro_f1": macro_f1(outcomes, labels),
+        "macro_f1_labels": macro_labels(outcomes, labels),
+        "ci": {"confidence": 0.95, "resamples": resamples, "seed": seed,
+               **bootstrap(outcomes, labels, seed=seed, resamples=resamples)},
+        "per_class": per_class(outcomes, labels),
+        "confusion": confusion(outcomes, labels),
+        "unparsed": sorted(o.id for o in outcomes if o.status == "unparsed"),
+        "errored": {o.id: o.error or "" for o in sorted(outcomes, key=lambda o: o.id) if o.status == "error"},
+        "decided_by": dict(Counter(o.decided_by or o.status for o in outcomes)),
+        "by_group": {g: {"n": len(v), "accuracy": sum(o.correct for o in v) / len(v)}
+                     for g, v in sorted(groups.items())},
+        "cost": cost(outcomes),
+    }

@@ -1,0 +1,176 @@
+"""``factdebate report DIR... --output OUT``: the runs side by side (report.md) and the paper's plots:
+accuracy by run with CIs, accuracy by number of rounds (Fig. 8), faithfulness / answer-relevance
+distributions with the thresholds (Fig. 3), mean scores of correct vs incorrect answers (Fig. 11), and cost
+per claim. Score plots read the Tool-MAD turns in results.jsonl; runs without scores are left out of them."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from factdebate.errors import InputError
+from factdebate.eval import plots
+from factdebate.eval.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
+
+
+@dataclass
+class RunData:
+    directory: Path
+    summary: dict[str, Any]
+    records: list[dict[str, Any]]
+
+    @property
+    def name(self) -> str:
+        return str(self.summary.get("name") or self.directory.name)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.summary.get("settings") or {})
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return dict(self.summary["metrics"])
+
+
+def load_run(directory: Path) -> RunData:
+    file = directory / SUMMARY_JSON
+    if not file.exists():
+        raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")
+    summary = json.loads(file.read_text(encoding="utf-8"))
+    records = list(latest_records(directory / RESULTS).values())
+    return RunData(directory, summary, records)
+
+
+def _table(runs: list[RunData]) -> list[str]:
+    lines = ["| run | method | dataset | n | accuracy [95% CI] | macro-F1 | unparsed | errored | "
+             "LLM calls/claim (p95) | tokens/claim | tool calls/claim | s/claim (p95) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        m, c = run.metrics, run.metrics["cost"]
+        lo, hi = m["ci"]["accuracy"]
+        tokens = c["prompt_tokens"]["mean"] + c["completion_tokens"]["mean"]
+        lines.append(
+            f"| {run.name} | {run.summary['method']} | {run.summary['dataset']} | {m['n']} | "
+            f"{fmt(m['accuracy'])} [{fmt(lo)}, {fmt(hi)}] | {fmt(m['macro_f1'])} | {len(m['unparsed'])} | "
+            f"{len(m['errored'])} | {fmt(c['llm_calls']['mean'], 1)} ({fmt(c['llm_calls']['p95'], 0)}) | "
+            f"{fmt(tokens, 0)} | {fmt(c['tool_calls']['mean'], 1)} | {fmt(c['seconds']['mean'], 1)} "
+            f"({fmt(c['seconds']['p95'], 1)}) |")
+    return lines
+
+
+def _differing(runs: list[RunData]) -> str:
+    """Which Tool-MAD settings differ between runs, to label the rounds plot's lines."""
+    keys = ["agents", "query_formulation", "scoring", "scoring_variant", "threshold_on"]
+    return ", ".join(k for k in keys if len({json.dumps(r.settings.get("toolmad", {}).get(k)) for r in runs}) > 1)
+
+
+def _rounds_series(runs: list[RunData]) -> tuple[dict[str, list[tuple[int, float]]], str, str] | None:
+    toolmad = [r for r in runs if r.summary["method"] == "tool-mad"]
+    if not toolmad:
+        return None
+    rounds = {r.settings["toolmad"]["rounds"] for r in toolmad}
+    if len(rounds) > 1:  # Fig. 8: one run per maximum number of rounds
+        varying = _differing(toolmad).split(", ") if _differing(toolmad) else []
+        series: dict[str, list[tuple[int, float]]] = {}
+        for r in toolmad:
+            label = r.summary["dataset"] + "".join(
+                f", {k}={json.dumps(r.settings['toolmad'].get(k))}" for k in varying)
+            series.setdefault(label, []).append((r.settings["toolmad"]["rounds"], r.metrics["accuracy"]))
+        return series, "Accuracy by maximum number of rounds T", "rounds T"
+    # One T only: accuracy of the claims grouped by the round in which their debate ended.
+    series = {}
+    for r in toolmad:
+        by_round: dict[int, list[bool]] = {}
+        for rec in r.records:
+            if not rec.get("error") and rec.get("rounds"):
+                by_round.setdefault(len(rec["rounds"]), []).append(bool(rec.get("correct")))
+        series[r.name] = [(k, sum(v) / len(v)) for k, v in sorted(by_round.items())]
+    return series, "Accuracy by the round the debate ended in", "rounds used"
+
+
+def _turn_correct(turn: dict[str, Any], record: dict[str, Any], label_map: dict[str, str]) -> bool | None:
+    if turn.get("label") is None:
+        return None
+    return label_map.get(turn["label"], turn["label"]) == record.get("gold")
+
+
+def _scores(runs: list[RunData]) -> tuple[list[float], list[float], dict[str, dict[str, float | None]]]:
+    faith: list[float] = []
+    relevance: list[float] = []
+    grouped: dict[str, dict[str, list[float]]] = {"correct": {}, "incorrect": {}}
+    for run in runs:
+        label_map = run.summary.get("label_map") or {}
+        for rec in run.records:
+            for rnd in rec.get("rounds") or []:
+                for turn in rnd.get("turns", []):
+                    if turn.get("faithfulness") is not None:
+                        faith.append(turn["faithfulness"])
+                    if turn.get("answer_relevance") is not None:
+                        relevance.append(turn["answer_relevance"])
+            final = (rec.get("rounds") or [{}])[-1].get("turns", [])
+            for turn in final:  # Fig. 11: the answers of the last round, right or wrong against gold
+                correct = _turn_correct(turn, rec, label_map)
+                if correct is None:
+                    continue
+                bucket = grouped["correct" if correct else "incorrect"]
+                for key, name in (("faithfulness", "faithfulness"), ("answer_relevance", "answer relevance")):
+                    if turn.get(key) is not None:
+                        bucket.setdefault(name, []).append(turn[key])
+    means = {group: {name: (mean(values) if values else None) for name, values in metrics.items()}
+             for group, metrics in grouped.items()}
+    return faith, relevance, means
+
+
+def build_report(directories: list[Path], output: Path) -> list[Path]:
+    if not directories:
+        raise InputError("give at least one run directory")
+    runs = [load_run(d) for d in directories]
+    output.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    notes: list[str] = []
+    names = [r.name for r in runs]
+    acc = [r.metrics["accuracy"] for r in runs]
+    ci = [(float(r.metrics["ci"]["accuracy"][0]), float(r.metrics["ci"]["accuracy"][1])) for r in runs]
+    written.append(plots.accuracy_by_run(names, acc, ci, output / "accuracy_by_run.png"))
+    rounds = _rounds_series(runs)
+    if rounds:
+        series, title, xlabel = rounds
+        written.append(plots.accuracy_by_rounds(series, output / "accuracy_by_rounds.png", title=title,
+                                                xlabel=xlabel))
+    else:
+        notes.append("No Tool-MAD run: no accuracy-by-rounds plot.")
+    faith, relevance, means = _scores(runs)
+    if faith or relevance:
+        toolmad: dict[str, Any] = next(
+            (r.settings.get("toolmad", {}) for r in runs if r.summary["method"] == "tool-mad"), {})
+        thresholds = (float(toolmad.get("faithfulness_threshold", 0.7)),
+                      float(toolmad.get("relevance_threshold", 0.8)))
+        written.append(plots.score_distributions(faith, relevance, thresholds, output / "score_distributions.png"))
+        written.append(plots.scores_by_correctness(means, output / "scores_correct_vs_incorrect.png"))
+    else:
+        notes.append("No scored answers (faithfulness / answer relevance) in these runs: no score plots.")
+    costs = [r.metrics["cost"] for r in runs]
+    calls = [(_num(c["llm_calls"]["mean"]), _num(c["llm_calls"]["p95"])) for c in costs]
+    tokens = [(_num(c["prompt_tokens"]["mean"] + c["completion_tokens"]["mean"]),
+               _num(c["prompt_tokens"]["p95"] + c["completion_tokens"]["p95"])) for c in costs]
+    written.append(plots.cost_per_claim(names, calls, tokens, output / "cost_per_claim.png"))
+    md = ["# Evaluation report", "", *_table(runs), "",
+          "Unparsed and errored samples count as wrong. Token p95 in the cost plot is the sum of the prompt and "
+          "completion p95s (an upper bound).", ""]
+    md += [f"- {n}" for n in notes]
+    if means.get("correct") or means.get("incorrect"):
+        md += ["", "Mean scores of last-round answers: " + "; ".join(
+            f"{group}: " + ", ".join(f"{k} {fmt(v)}" for k, v in vals.items()) for group, vals in means.items()
+            if vals)]
+    md += [""] + [f"![{p.stem}]({p.name})" for p in written]
+    report = output / "report.md"
+    report.write_text("\n".join(md) + "\n", encoding="utf-8")
+    return [report, *written]
+
+
+def _num(value: float) -> float:
+    return 0.0 if value is None or math.isnan(value) else float(value)

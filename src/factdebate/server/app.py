@@ -1,0 +1,123 @@
+"""The FastAPI application: ``create_app(...)`` wires configuration, middleware, the ``/v1`` routes, the
+web page and the offline API reference."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from factdebate import __version__
+from factdebate.server.config import ServiceConfig, load_service_config
+from factdebate.server.limits import BodyLimitMiddleware
+from factdebate.server.resources import Builder
+from factdebate.server.routes import router
+from factdebate.server.service import Service
+
+log = logging.getLogger("factdebate.server")
+STATIC = Path(__file__).parent / "static"
+# The page and the reference load only their own files; nothing from elsewhere, no inline script.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+
+DESCRIPTION = """Check claims by letting LLM agents debate with evidence they retrieve themselves.
+
+Every `/v1` route except `/v1/health` needs `Authorization: Bearer <key>`. `POST /v1/verify/stream` answers with
+Server-Sent Events: one event per step of the debate, then `result` (the verdict) or `error`."""
+
+
+def create_app(config: ServiceConfig | None = None, *, build: Builder | None = None, **fields: Any) -> FastAPI:
+    """``config`` (default: :func:`load_service_config`) with ``fields`` overriding it, e.g.
+    ``create_app(api_keys=["k"], defaults={"llm": "scripted:agree"}, db_path=tmp / "db.sqlite")``.
+    ``build`` replaces how resources are built from settings (tests inject scripted models and tools)."""
+    if config is None:
+        config = load_service_config(**fields)
+    elif fields:
+        config = ServiceConfig.model_validate({**config.model_dump(), **fields})
+    service = Service.build(config, build)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await service.runner.resume_all()
+        try:
+            yield
+        finally:
+            await service.runner.stop()
+            service.store.close()
+
+    app = FastAPI(title="factdebate", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None, openapi_url="/openapi.json")
+    app.state.service = service
+    app.include_router(router)
+    _pages(app)
+    _errors(app)
+    app.add_middleware(BodyLimitMiddleware,
+                       limit_for=lambda path: config.max_batch_bytes if path.startswith("/v1/batches")
+                       else config.max_body_bytes)
+    if config.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def _pages(app: FastAPI) -> None:
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> FileResponse:
+        return FileResponse(STATIC / "docs.html")
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error body is ``{"detail": "<a sentence for a person>"}``; validation errors add ``errors``."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": e.get("msg", "")}
+                  for e in exc.errors()]  # no "input": it would echo the request back
+        summary = "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors)
+        return JSONResponse({"detail": f"invalid request: {summary}", "errors": errors}, status_code=422)
+
+
+class SecurityHeaders:
+    """nosniff on the page's files, and a strict content security policy on its HTML. The API routes return
+    JSON or event streams only and skip this layer: it would sit on every chunk of every stream."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path", "").startswith("/v1/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.append((b"x-content-type-options", b"nosniff"))
+                if any(k == b"content-type" and v.startswith(b"text/html") for k, v in headers):
+                    headers += [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
+                                (b"referrer-policy", b"no-referrer")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

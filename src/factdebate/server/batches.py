@@ -1,0 +1,116 @@
+"""Batch jobs: parsing a JSONL upload, running its claims in the background with bounded concurrency, and
+resuming unfinished jobs when the service starts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from factdebate.api import run_claim, validate_claim
+from factdebate.batch import ClaimItem, claim_id
+from factdebate.config import Settings
+from factdebate.errors import FactDebateError, InputError
+from factdebate.methods import Resources
+from factdebate.server.batch_store import BatchStore
+from factdebate.server.options import public_verdict
+
+log = logging.getLogger("factdebate.server")
+
+
+def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimItem]:
+    """Rows are objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings; other
+    fields (e.g. a gold label) are carried into the results. Every problem is reported with its line."""
+    items: list[ClaimItem] = []
+    seen: set[str] = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"line {number}: not valid JSON ({exc.msg})") from exc
+        if isinstance(row, str):
+            row = {"claim": row}
+        claim = row.get("claim", row.get("text")) if isinstance(row, dict) else None
+        if not isinstance(claim, str):
+            raise InputError(f"line {number}: expected an object with a 'claim' string")
+        try:
+            claim = validate_claim(claim, settings)
+        except InputError as exc:
+            raise InputError(f"line {number}: {exc}") from exc
+        extra = {k: v for k, v in row.items() if k not in ("claim", "text", "id")}
+        item_id = str(row.get("id") or claim_id(claim))
+        if item_id in seen:
+            raise InputError(f"line {number}: duplicate id '{item_id}'")
+        seen.add(item_id)
+        items.append(ClaimItem(item_id, claim, extra))
+        if len(items) > max_claims:
+            raise InputError(f"too many claims: the limit is {max_claims} per batch")
+    if not items:
+        raise InputError("the batch holds no claims: send one JSON object per line with a 'claim' field")
+    return items
+
+
+class BatchRunner:
+    def __init__(self, store: BatchStore, resources_for: Callable[[Settings], Resources], concurrency: int) -> None:
+        self.store = store
+        self.resources_for = resources_for
+        self.concurrency = concurrency
+        self._slots = asyncio.Semaphore(concurrency)  # shared by all batches
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    async def submit(self, owner: str, settings: Settings, options: dict[str, Any], items: list[ClaimItem]) -> str:
+        batch_id = uuid.uuid4().hex
+        await asyncio.to_thread(self.store.create, batch_id, owner, settings.model_dump(mode="json"), options, items)
+        self.start(batch_id)
+        return batch_id
+
+    def start(self, batch_id: str) -> None:
+        if batch_id not in self._tasks:
+            task = asyncio.create_task(self._run(batch_id), name=f"batch-{batch_id}")
+            self._tasks[batch_id] = task
+            task.add_done_callback(lambda _: self._tasks.pop(batch_id, None))
+
+    async def resume_all(self) -> int:
+        """Called when the app starts: picks up every batch that was not finished."""
+        self._slots = asyncio.Semaphore(self.concurrency)  # fresh, in case the app runs on a new event loop
+        unfinished = await asyncio.to_thread(self.store.unfinished)
+        for batch_id in unfinished:
+            self.start(batch_id)
+        if unfinished:
+            log.info("resuming %d unfinished batch(es)", len(unfinished))
+        return len(unfinished)
+
+    async def stop(self) -> None:
+        """Cancel running work; claims without a result stay pending and are picked up on the next start."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _run(self, batch_id: str) -> None:
+        info = await asyncio.to_thread(self.store.get, batch_id)
+        if info is None:
+            return
+        settings = Settings.model_validate(info.settings)
+        resources = self.resources_for(settings)
+        pending = await asyncio.to_thread(self.store.pending, batch_id)
+        await asyncio.gather(*(self._one(batch_id, idx, item, settings, resources) for idx, item in pending))
+        await asyncio.to_thread(self.store.finish, batch_id)
+
+    async def _one(self, batch_id: str, idx: int, item: ClaimItem, settings: Settings, resources: Resources) -> None:
+        async with self._slots:
+            record: dict[str, Any] = {"id": item.id, **item.extra}
+            try:
+                verdict = await run_claim(item.claim, settings, resources)
+                record.update(public_verdict(verdict).model_dump(mode="json"))
+            except FactDebateError as exc:
+                record.update({"claim": item.claim, "error": str(exc)})
+            except Exception as exc:  # one failing claim is recorded; it must not stop the batch
+                log.exception("batch %s item %s failed", batch_id, item.id)
+                record.update({"claim": item.claim, "error": f"{type(exc).__name__}: {exc}"})
+            await asyncio.to_thread(self.store.record, batch_id, idx, record)

@@ -1,0 +1,80 @@
+"""``factdebate serve`` and ``factdebate mcp``. Heavy imports (FastAPI, uvicorn, the MCP SDK) happen inside
+the commands so the rest of the CLI starts fast and works without the ``serve`` extra."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factdebate.errors import ConfigError, MissingDependencyError
+
+Opt = typer.Option
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    host: Annotated[str, Opt(help="Address to bind; anything but loopback exposes the service.")] = "127.0.0.1",
+    port: Annotated[int, Opt(help="TCP port.")] = 8000,
+    config: Annotated[Path | None, Opt("--config", "-c", help="Verification settings YAML (as for verify).")] = None,
+    service_config: Annotated[Path | None, Opt(help="Service settings YAML: keys, limits, CORS, storage.")] = None,
+    db: Annotated[Path | None, Opt(help="SQLite file for batch jobs (default: in the data directory).")] = None,
+    no_auth: Annotated[bool, Opt("--no-auth", help="Serve without API keys (loopback only).")] = False,
+    log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
+) -> None:
+    """Run the HTTP API and the web page."""
+    try:
+        import uvicorn
+
+        from factdebate.server.app import create_app
+        from factdebate.server.config import load_service_config
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "fastapi", "serve") from exc
+    if no_auth and not _is_loopback(host):
+        raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
+    settings = load_service_config(service_config, config_file=config, db_path=db,
+                                   allow_anonymous=True if no_auth else None)
+    if not settings.api_keys and not settings.allow_anonymous:
+        raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
+                          "--service-config), or use --no-auth for a local trial")
+    app = create_app(settings)
+    _tune_gc()
+    typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)
+
+
+def _tune_gc() -> None:
+    """A long-lived server makes many short-lived objects per request: freezing what startup built keeps
+    full collections from rescanning it, and a larger first generation makes collections rarer (in the load
+    benchmark this cut the server's CPU time per debate by about a fifth)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
+def mcp(
+    config: Annotated[Path | None, Opt("--config", "-c", help="Verification settings YAML (as for verify).")] = None,
+) -> None:
+    """Serve verify_claim and search_evidence to a chatbot over MCP (stdio)."""
+    try:
+        from factdebate.server.mcp_server import run_stdio
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "mcp", "serve") from exc
+    run_stdio(config)
+
+
+def register_service(app: typer.Typer) -> None:
+    app.command()(serve)
+    app.command()(mcp)

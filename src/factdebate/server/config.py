@@ -1,0 +1,75 @@
+"""Settings of the service itself (keys, limits, storage), kept apart from the verification settings.
+
+They come from an optional YAML file (``--service-config`` or ``$FACTDEBATE_SERVICE_CONFIG``), then the
+environment, then explicit arguments. API keys may live in that file or in ``$FACTDEBATE_API_KEYS``
+(comma-separated); they are held as ``SecretStr`` so no repr or log line ever shows them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from factdebate.errors import ConfigError
+
+
+class ServiceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    api_keys: list[SecretStr] = Field(default_factory=list)
+    # Only for local experiments: serve without keys. Refused on a non-loopback address by `serve`.
+    allow_anonymous: bool = False
+    rate_limit_per_minute: float = Field(default=60, ge=0)  # 0: no limit
+    rate_burst: int | None = Field(default=None, ge=1)  # None: a minute's worth
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    max_batch_claims: int = Field(default=5000, ge=1)
+    max_active_runs: int = Field(default=512, ge=1)  # interactive debates at once, beyond that 503
+    batch_concurrency: int = Field(default=4, ge=1)  # batch claims verified at once, all batches together
+    cors_origins: list[str] = Field(default_factory=list)  # empty: no CORS headers at all
+    db_path: Path | None = None  # None: <data dir>/service.sqlite
+    resource_cache_size: int = Field(default=4, ge=1)
+    # Models a request may choose besides the configured ones; "*" allows any model spec.
+    allowed_llms: list[str] = Field(default_factory=list)
+    # Default verification options (the flat names of factdebate.api.OPTION_PATHS) on top of config_file.
+    defaults: dict[str, Any] = Field(default_factory=dict)
+    config_file: Path | None = None  # the verification settings YAML (same format as the CLI's --config)
+    stream_ping_seconds: float = Field(default=15.0, gt=0)
+    # How long a stream gathers the events that follow one another before writing them out together.
+    stream_flush_seconds: float = Field(default=0.01, ge=0, le=1)
+
+    def key_values(self) -> list[str]:
+        return [key.get_secret_value() for key in self.api_keys if key.get_secret_value()]
+
+
+def keys_from_env(environ: dict[str, str] | None = None) -> list[str]:
+    raw = (environ if environ is not None else os.environ).get("FACTDEBATE_API_KEYS", "")
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def load_service_config(path: str | Path | None = None, environ: dict[str, str] | None = None,
+                        **overrides: Any) -> ServiceConfig:
+    """File < environment (keys are added, not replaced) < keyword overrides (None values skipped)."""
+    environ = dict(os.environ) if environ is None else environ
+    data: dict[str, Any] = {}
+    path = path or environ.get("FACTDEBATE_SERVICE_CONFIG")
+    if path:
+        try:
+            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot read service config {path}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"service config {path} must hold a mapping")
+        data.update(loaded)
+    env_keys = keys_from_env(environ)
+    if env_keys:
+        data["api_keys"] = [*data.get("api_keys", []), *env_keys]
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return ServiceConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"invalid service config: {problems}") from exc

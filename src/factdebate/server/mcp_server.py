@@ -1,0 +1,99 @@
+"""MCP server over stdio: a chatbot calls ``verify_claim`` and ``search_evidence`` as tools.
+
+Run with ``factdebate mcp`` or ``python -m factdebate.server.mcp_server``. The models and the search
+settings are the operator's (``--config`` / environment, as for ``factdebate verify``); a tool call only
+picks among the options a request to the HTTP API may set. Nothing may be written to stdout but protocol
+messages, so logs go to stderr."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from factdebate.api import run_claim, validate_claim
+from factdebate.errors import FactDebateError
+from factdebate.server.options import SettingsResolver, VerifyOptions
+from factdebate.server.resources import ResourcePool
+from factdebate.types import Document, Verdict
+
+EXCERPT_CHARS = 400
+INSTRUCTIONS = ("Check factual claims. verify_claim runs a debate between retrieval agents and returns a label "
+                "(SUPPORTS, REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence "
+                "returns passages for a query without judging anything.")
+
+
+def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> dict[str, Any]:
+    text = doc.text if len(doc.text) <= chars else doc.text[:chars] + "…"
+    return {"title": doc.title, "source": doc.source, "text": text, "score": round(doc.score, 4)}
+
+
+def summarize(verdict: Verdict) -> dict[str, Any]:
+    """What a chatbot needs to answer with: label, how it was reached, the reasons and the evidence."""
+    rounds = []
+    for rnd in verdict.rounds:
+        rounds.append({"round": rnd.round, "turns": [
+            {"agent": t.agent, "tool": t.tool, "query": t.query, "label": t.label, "answer": t.response,
+             "faithfulness": t.faithfulness, "answer_relevance": t.answer_relevance,
+             "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
+    return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
+            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds,
+            "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
+
+
+def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None) -> MCPServer:
+    resolver = SettingsResolver({}, config_file, allowed_llms=[])
+    resources = pool or ResourcePool(size=4)
+    server: MCPServer = MCPServer(name="factdebate", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool(description="Verify a factual claim by a debate between agents that retrieve evidence. "
+                             "Returns the label (SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed "
+                             "or a judge decided, the reasons, and each round's queries and evidence.")
+    async def verify_claim(claim: str, method: str | None = None,
+                           agents: list[Literal["rag", "search", "none"]] | None = None,
+                           rounds: int | None = None, search: Literal["local", "tavily", "wikipedia"] | None = None,
+                           k: int | None = None) -> dict[str, Any]:
+        try:
+            options = VerifyOptions(method=method, agents=agents, rounds=rounds, search=search, k=k)
+            settings = resolver.resolve(options)
+            text = validate_claim(claim, settings)
+            verdict = await run_claim(text, settings, resources.get(settings))
+        except (FactDebateError, ValueError) as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize(verdict)
+
+    @server.tool(description="Search for evidence passages about a query. tool='search' uses the configured "
+                             "search engine, tool='rag' the vector database over the indexed corpus.")
+    async def search_evidence(query: str, k: int = 5,
+                              tool: Literal["search", "rag"] = "search") -> list[dict[str, Any]]:
+        if not query.strip():
+            raise ToolError("the query is empty")
+        if not 1 <= k <= 20:
+            raise ToolError("k must be between 1 and 20")
+        settings = resolver.base
+        try:
+            engine = await asyncio.to_thread(resources.tool, tool, settings)
+            documents = await engine.search(query.strip(), k)
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return [_doc(d, 2000) | {"id": d.id, "tool": engine.name} for d in documents]
+
+    return server
+
+
+def run_stdio(config_file: str | Path | None = None) -> None:
+    build_server(config_file).run("stdio")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m factdebate.server.mcp_server", description=__doc__)
+    parser.add_argument("--config", "-c", help="verification settings YAML")
+    run_stdio(parser.parse_args(argv).config)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Built resources, cached per distinct settings (bounded LRU).
+
+Models and tools are shared *across* cache entries: two settings that differ only in, say, the number of
+rounds use the same backend object (so an in-process model is loaded and locked once) and the same
+retrieval tool (so an index is opened once)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from factdebate.api import build_resources, make_tool
+from factdebate.config import Settings
+from factdebate.llm import make_backend
+from factdebate.llm.base import Backend
+from factdebate.methods import Resources
+from factdebate.tools.base import Tool
+
+Builder = Callable[[Settings], Resources]
+
+
+class ResourcePool:
+    def __init__(self, size: int = 4, build: Builder | None = None) -> None:
+        self.size = size
+        self._build = build or self._default_build
+        self._entries: OrderedDict[str, Resources] = OrderedDict()
+        self._backends: dict[tuple[str, float], Backend] = {}
+        self._tools: dict[tuple[str, str], Tool] = {}
+        self._lock = threading.Lock()  # only for quick bookkeeping; the event loop takes it
+        # Tools are built from worker threads (run_claim prepares them there) and may take a while to open
+        # an index, so they get their own lock rather than stalling the loop on the one above.
+        self._tool_lock = threading.Lock()
+
+    def get(self, settings: Settings) -> Resources:
+        key = settings.model_dump_json()
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        resources = self._build(settings)
+        with self._lock:
+            existing = self._entries.get(key)
+            if existing is not None:  # built twice by a race: keep the first, drop ours
+                return existing
+            self._entries[key] = resources
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return resources
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def backend(self, spec: str, timeout: float) -> Backend:
+        with self._lock:
+            if (spec, timeout) not in self._backends:
+                self._backends[(spec, timeout)] = make_backend(spec, timeout=timeout)
+            return self._backends[(spec, timeout)]
+
+    def tool(self, kind: str, settings: Settings) -> Tool:
+        key = (kind, settings.retrieval.model_dump_json())
+        with self._tool_lock:
+            if key not in self._tools:
+                self._tools[key] = make_tool(kind, settings)
+            return self._tools[key]
+
+    def _default_build(self, settings: Settings) -> Resources:
+        backends = {role: self.backend(settings.llm_for(role), settings.llm.timeout)
+                    for role in ("debater", "judge", "scorer")}
+        return build_resources(settings, backends=backends, tool_factory=lambda kind: self.tool(kind, settings))

@@ -1,0 +1,222 @@
+"""The versioned API: ``/v1/...``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ValidationError
+from starlette.background import BackgroundTask
+
+from factdebate import __version__
+from factdebate.api import run_claim, validate_claim
+from factdebate.config import Settings
+from factdebate.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
+from factdebate.methods import DESCRIPTIONS
+from factdebate.runtime import EventSink
+from factdebate.server.batches import parse_jsonl
+from factdebate.server.options import VerifyOptions, VerifyRequest, public_verdict
+from factdebate.server.service import CallerDep, Service, ServiceDep
+from factdebate.server.streaming import debate_events
+from factdebate.types import Verdict
+
+router = APIRouter(prefix="/v1")
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    uptime_seconds: float
+    active_runs: int
+    auth: str
+
+
+class MethodInfo(BaseModel):
+    name: str
+    description: str
+
+
+class Catalogue(BaseModel):
+    methods: list[MethodInfo]
+    tools: list[str]
+    search_engines: list[str]
+    llms: list[str]
+    any_llm: bool
+    defaults: dict[str, Any]
+
+
+class BatchStatus(BaseModel):
+    id: str
+    status: str
+    total: int
+    done: int
+    errors: int
+    created: float
+    finished: float | None
+    options: dict[str, Any]
+    results: list[dict[str, Any]] | None = None
+
+
+def _settings_for(service: Service, options: VerifyOptions) -> Settings:
+    try:
+        return service.resolver.resolve(options)
+    except ConfigError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _checked_claim(claim: str, settings: Settings) -> str:
+    try:
+        return validate_claim(claim, settings)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+class _RunSlot:
+    """Counts interactive debates against ``max_active_runs``; ``release`` may be called more than once."""
+
+    def __init__(self, service: Service) -> None:
+        if service.active_runs >= service.config.max_active_runs:
+            raise HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
+                                headers={"Retry-After": "1"})
+        service.active_runs += 1
+        self._service: Service | None = service
+
+    def release(self) -> None:
+        if self._service is not None:
+            self._service.active_runs -= 1
+            self._service = None
+
+
+def _http_error(exc: FactDebateError) -> HTTPException:
+    if isinstance(exc, InputError | ConfigError):
+        return HTTPException(422, str(exc))
+    if isinstance(exc, EndpointUnavailableError):
+        return HTTPException(502, str(exc))
+    return HTTPException(500, str(exc))
+
+
+@router.get("/health", tags=["service"], summary="Liveness; needs no key")
+async def health(service: ServiceDep) -> Health:
+    return Health(status="ok", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
+                  active_runs=service.active_runs, auth="required" if service.keys.required else "off")
+
+
+@router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")
+async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
+    base = service.resolver.base
+    cfg = base.toolmad
+    defaults = {"method": base.method, "llm": base.llm.debater, "agents": list(cfg.agents), "rounds": cfg.rounds,
+                "k": cfg.k, "search": base.retrieval.search, "corpus": base.retrieval.corpus,
+                "scoring": cfg.scoring, "scoring_variant": cfg.scoring_variant,
+                "query_formulation": cfg.query_formulation, "threshold_on": cfg.threshold_on,
+                "faithfulness_threshold": cfg.faithfulness_threshold,
+                "relevance_threshold": cfg.relevance_threshold, "max_claim_chars": base.max_claim_chars}
+    return Catalogue(methods=[MethodInfo(name=n, description=d) for n, d in sorted(DESCRIPTIONS.items())],
+                     tools=["rag", "search", "none"], search_engines=["local", "tavily", "wikipedia"],
+                     llms=service.resolver.llms, any_llm=service.resolver.any_llm, defaults=defaults)
+
+
+@router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
+async def verify(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> Verdict:
+    settings = _settings_for(service, body)
+    claim = _checked_claim(body.claim, settings)
+    slot = _RunSlot(service)
+    try:
+        return public_verdict(await run_claim(claim, settings, service.resources(settings)))
+    except FactDebateError as exc:
+        raise _http_error(exc) from exc
+    finally:
+        slot.release()
+
+
+@router.post("/verify/stream", tags=["verify"], summary="Verify one claim, streaming the debate as SSE",
+             response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "One SSE event per trace event (run_started, turn_started, "
+                                             "answer, score, round, verdict, ...), then `result` with the "
+                                             "verdict JSON, or `error`."}})
+async def verify_stream(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> StreamingResponse:
+    settings = _settings_for(service, body)
+    claim = _checked_claim(body.claim, settings)
+    slot = _RunSlot(service)  # held for the life of the stream
+
+    async def run(sinks: list[EventSink]) -> Verdict:
+        return public_verdict(await run_claim(claim, settings, service.resources(settings), sinks=sinks))
+
+    async def frames() -> AsyncIterator[str]:
+        try:
+            async for frame in debate_events(run, service.config.stream_ping_seconds,
+                                                service.config.stream_flush_seconds):
+                yield frame
+        finally:
+            slot.release()
+
+    # The background task also releases the slot when the client left before the stream even started.
+    return StreamingResponse(frames(), media_type="text/event-stream", background=BackgroundTask(slot.release),
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def batch_options(request: Request) -> VerifyOptions:
+    """Batch options arrive as query parameters (the body is the JSONL); lists are comma-separated."""
+    raw: dict[str, Any] = dict(request.query_params)
+    if "agents" in raw:
+        raw["agents"] = [part.strip() for part in raw["agents"].split(",") if part.strip()]
+    try:
+        return VerifyOptions.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise HTTPException(422, f"invalid options: {problems}") from exc
+
+
+@router.post("/batches", tags=["batches"], status_code=202, summary="Submit a JSONL batch of claims",
+             description="Body: one JSON object per line with `claim` (or `text`), optional `id` and any other "
+                         "fields (kept in the results, e.g. a gold label). Options go in the query string, "
+                         "e.g. `?rounds=2&agents=rag,search`.",
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/x-ndjson": {"schema": {"type": "string"}}}}})
+async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
+                       options: Annotated[VerifyOptions, Depends(batch_options)]) -> BatchStatus:
+    settings = _settings_for(service, options)
+    try:
+        text = (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(422, "the batch body must be UTF-8 text (JSON lines)") from exc
+    try:
+        items = parse_jsonl(text, settings, service.config.max_batch_claims)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    batch_id = await service.runner.submit(who, settings, options.chosen(), items)
+    return await _status(service, batch_id, who, with_results=False)
+
+
+async def _status(service: Service, batch_id: str, who: str, *, with_results: bool, offset: int = 0,
+                  limit: int = -1) -> BatchStatus:
+    info = await asyncio.to_thread(service.store.get, batch_id)
+    if info is None or info.owner != who:  # another key's batch is as good as absent
+        raise HTTPException(404, f"no batch '{batch_id}'")
+    results = await asyncio.to_thread(service.store.results, batch_id, offset, limit) if with_results else None
+    return BatchStatus(id=info.id, status=info.status, total=info.total, done=info.done, errors=info.errors,
+                       created=info.created, finished=info.finished, options=info.options, results=results)
+
+
+@router.get("/batches/{batch_id}", tags=["batches"], summary="Progress and results of a batch")
+async def get_batch(batch_id: str, service: ServiceDep, who: CallerDep,
+                    results: Annotated[bool, Query(description="Include finished results.")] = True,
+                    offset: Annotated[int, Query(ge=0)] = 0,
+                    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> BatchStatus:
+    return await _status(service, batch_id, who, with_results=results, offset=offset, limit=limit)
+
+
+@router.get("/batches/{batch_id}/results", tags=["batches"], summary="Finished results as JSONL",
+            response_class=StreamingResponse, responses={200: {"content": {"application/x-ndjson": {}}}})
+async def batch_results(batch_id: str, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    status = await _status(service, batch_id, who, with_results=True)
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in status.results or [])
+    return StreamingResponse(lines, media_type="application/x-ndjson",
+                             headers={"Content-Disposition": f'attachment; filename="batch-{batch_id}.jsonl"'})
+

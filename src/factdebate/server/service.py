@@ -1,0 +1,73 @@
+"""The service's state, one object per app: configuration, keys, limits, settings, resources and batches.
+Routes reach it through ``request.app.state.service``."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Header, HTTPException, Request
+
+from factdebate.config import Settings
+from factdebate.methods import Resources
+from factdebate.paths import data_dir
+from factdebate.server.batch_store import BatchStore
+from factdebate.server.batches import BatchRunner
+from factdebate.server.config import ServiceConfig
+from factdebate.server.options import SettingsResolver
+from factdebate.server.resources import Builder, ResourcePool
+from factdebate.server.security import KeyRing, RateLimiter
+
+
+@dataclass
+class Service:
+    config: ServiceConfig
+    keys: KeyRing
+    limiter: RateLimiter
+    resolver: SettingsResolver
+    pool: ResourcePool
+    store: BatchStore
+    runner: BatchRunner
+    active_runs: int = 0
+    started: float = field(default_factory=time.time)
+
+    @classmethod
+    def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
+        pool = ResourcePool(config.resource_cache_size, build)
+        store = BatchStore(config.db_path or data_dir() / "service.sqlite")
+        return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
+                   limiter=RateLimiter(config.rate_limit_per_minute, config.rate_burst),
+                   resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms),
+                   pool=pool, store=store, runner=BatchRunner(store, pool.get, config.batch_concurrency))
+
+    def resources(self, settings: Settings) -> Resources:
+        return self.pool.get(settings)
+
+
+# Dependencies are async on purpose: FastAPI runs plain `def` dependencies in a worker thread, a hop that
+# cost more than the whole check under load.
+async def get_service(request: Request) -> Service:
+    service: Service = request.app.state.service
+    return service
+
+
+ServiceDep = Annotated[Service, Depends(get_service)]
+
+
+async def caller(service: ServiceDep,
+                 authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> str:
+    """Authenticates the request and charges it to the caller's rate bucket; returns the caller's key id."""
+    who = service.keys.identify(authorization)
+    if who is None:
+        raise HTTPException(401, "missing or invalid API key: send 'Authorization: Bearer <key>'",
+                            headers={"WWW-Authenticate": "Bearer"})
+    wait = service.limiter.acquire(who)
+    if wait > 0:
+        raise HTTPException(429, f"rate limit exceeded: retry in {math.ceil(wait)} s",
+                            headers={"Retry-After": str(math.ceil(wait))})
+    return who
+
+
+CallerDep = Annotated[str, Depends(caller)]

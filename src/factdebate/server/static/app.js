@@ -1,0 +1,370 @@
+/* The page: API key, the claim form driving a streamed debate, recent checks, and the results viewer. */
+"use strict";
+
+(() => {
+  const { DebateView, agentNames, labelChip, el } = window.FactDebate;
+  const $ = id => document.getElementById(id);
+  const KEY_STORE = "factdebate.apiKey";
+  const HISTORY_STORE = "factdebate.history";
+  const HISTORY_MAX = 25;
+  let catalogue = null;
+  let running = null; // AbortController of the debate in progress
+
+  /* ---------- API key and server status ---------- */
+
+  const keyInput = $("api-key");
+  keyInput.value = localStorage.getItem(KEY_STORE) || "";
+  keyInput.addEventListener("change", () => {
+    localStorage.setItem(KEY_STORE, keyInput.value.trim());
+    loadCatalogue();
+  });
+  $("key-form").addEventListener("submit", e => { e.preventDefault(); keyInput.dispatchEvent(new Event("change")); });
+
+  function headers(extra) {
+    const h = Object.assign({}, extra || {});
+    const key = keyInput.value.trim();
+    if (key) h["Authorization"] = "Bearer " + key;
+    return h;
+  }
+
+  async function errorText(response) {
+    try {
+      const body = await response.json();
+      if (body && body.detail) return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
+    } catch (_) { /* not JSON */ }
+    return response.status + " " + response.statusText;
+  }
+
+  async function checkHealth() {
+    const dot = $("server-status");
+    try {
+      const r = await fetch("/v1/health");
+      const ok = r.ok;
+      dot.className = "dot " + (ok ? "up" : "down");
+      dot.title = ok ? "server is up" : "server answered " + r.status;
+    } catch (_) {
+      dot.className = "dot down";
+      dot.title = "server unreachable";
+    }
+  }
+
+  /* ---------- form choices ---------- */
+
+  function fillSelect(select, values, chosen, labels) {
+    select.replaceChildren();
+    values.forEach(v => {
+      const opt = el("option", "", labels ? labels[v] || v : v);
+      opt.value = v;
+      if (v === chosen) opt.selected = true;
+      select.append(opt);
+    });
+  }
+
+  async function loadCatalogue() {
+    const r = await fetch("/v1/methods", { headers: headers() });
+    if (!r.ok) {
+      showFormError(r.status === 401 ? "Enter a valid API key (top right) to use this server." : await errorText(r));
+      return;
+    }
+    hideFormError();
+    catalogue = await r.json();
+    const d = catalogue.defaults;
+    fillSelect($("method"), catalogue.methods.map(m => m.name), d.method);
+    $("method").title = (catalogue.methods.find(m => m.name === d.method) || {}).description || "";
+    const toolLabels = { rag: "RAG (vector database)", search: "Search engine", none: "No tool" };
+    fillSelect($("agent1"), catalogue.tools, d.agents[0], toolLabels);
+    fillSelect($("agent2"), catalogue.tools, d.agents[1] || d.agents[0], toolLabels);
+    fillSelect($("search"), catalogue.search_engines, d.search);
+    fillSelect($("llm"), catalogue.llms, d.llm);
+    $("llm-field").hidden = catalogue.llms.length < 2;
+    $("rounds").value = d.rounds;
+    $("k").value = d.k;
+    $("faith-th").value = d.faithfulness_threshold;
+    $("rel-th").value = d.relevance_threshold;
+    $("scoring").checked = d.scoring;
+    $("claim").maxLength = d.max_claim_chars;
+    updateCount();
+  }
+
+  function updateCount() {
+    const max = catalogue ? catalogue.defaults.max_claim_chars : null;
+    const n = $("claim").value.trim().length;
+    $("claim-count").textContent = max ? n + " / " + max + " characters" : "";
+  }
+  $("claim").addEventListener("input", updateCount);
+
+  function showFormError(msg) { const p = $("form-error"); p.textContent = msg; p.hidden = false; }
+  function hideFormError() { $("form-error").hidden = true; }
+
+  function requestBody() {
+    const body = { claim: $("claim").value.trim(), method: $("method").value,
+      agents: [$("agent1").value, $("agent2").value], search: $("search").value };
+    if (!$("llm-field").hidden) body.llm = $("llm").value;
+    const num = (id, key, parse) => { const v = $(id).value; if (v !== "") body[key] = parse(v); };
+    num("rounds", "rounds", parseInt);
+    num("k", "k", parseInt);
+    num("faith-th", "faithfulness_threshold", parseFloat);
+    num("rel-th", "relevance_threshold", parseFloat);
+    body.scoring = $("scoring").checked;
+    return body;
+  }
+
+  /* ---------- streaming a debate ---------- */
+
+  const live = new DebateView($("live"));
+
+  /* Reads an SSE response body (fetch, since EventSource cannot POST) and calls onEvent(name, data). */
+  async function readSSE(response, onEvent) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let name = "message";
+        const data = [];
+        frame.split("\n").forEach(line => {
+          if (line.startsWith(":")) return;
+          if (line.startsWith("event:")) name = line.slice(6).trim();
+          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+        });
+        if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+      }
+    }
+  }
+
+  function handleEvent(name, data, ctx) {
+    switch (name) {
+      case "turn_started": live.turnStarted(data); break;
+      case "answer": live.answer(data); break;
+      case "score": live.score(data); break;
+      case "round":
+        live.roundEnd(data);
+        if (!data.consensus && data.round >= ctx.rounds) live.judging();
+        break;
+      case "result":
+        ctx.verdict = data;
+        live.render(data);
+        break;
+      case "error":
+        ctx.failed = data.message;
+        live.error(data.message);
+        break;
+      default: break; // llm_call, tool_call, run_started... are in the raw trace, not drawn
+    }
+  }
+
+  $("claim-form").addEventListener("submit", async e => {
+    e.preventDefault();
+    if (running) return;
+    hideFormError();
+    const body = requestBody();
+    if (!body.claim) { showFormError("Type a claim to check."); return; }
+    const controller = new AbortController();
+    running = controller;
+    setBusy(true);
+    const thresholds = { faithfulness: body.faithfulness_threshold, relevance: body.relevance_threshold };
+    const agents = body.method === "tool-mad" ? agentNames(body.agents) : [];
+    live.start(body.claim, agents, body.scoring ? thresholds : { faithfulness: null, relevance: null });
+    const ctx = { rounds: body.rounds || 3, verdict: null, failed: null };
+    try {
+      const r = await fetch("/v1/verify/stream", { method: "POST", signal: controller.signal,
+        headers: headers({ "Content-Type": "application/json", "Accept": "text/event-stream" }),
+        body: JSON.stringify(body) });
+      if (!r.ok) {
+        const msg = await errorText(r);
+        live.clear();
+        showFormError(r.status === 401 ? "The server needs a valid API key (top right)." : msg);
+        return;
+      }
+      await readSSE(r, (name, data) => handleEvent(name, data, ctx));
+      if (ctx.verdict) remember(ctx.verdict);
+      else if (!ctx.failed) live.error("the stream ended before a verdict arrived");
+    } catch (err) {
+      if (err.name === "AbortError") live.error("stopped by you");
+      else live.error(String(err.message || err));
+    } finally {
+      running = null;
+      setBusy(false);
+    }
+  });
+
+  $("cancel").addEventListener("click", () => { if (running) running.abort(); });
+
+  function setBusy(busy) {
+    $("submit").disabled = busy;
+    $("submit").textContent = busy ? "Debating…" : "Verify claim";
+    $("cancel").hidden = !busy;
+  }
+
+  /* ---------- history ---------- */
+
+  function loadHistory() {
+    try { return JSON.parse(localStorage.getItem(HISTORY_STORE) || "[]"); } catch (_) { return []; }
+  }
+
+  function saveHistory(items) {
+    // Verdicts can be large: on a full quota, drop the oldest entries until it fits.
+    while (items.length) {
+      try { localStorage.setItem(HISTORY_STORE, JSON.stringify(items)); return; } catch (_) { items.pop(); }
+    }
+    localStorage.removeItem(HISTORY_STORE);
+  }
+
+  function remember(verdict) {
+    const items = loadHistory();
+    items.unshift({ at: Date.now(), claim: verdict.claim, label: verdict.label, decided_by: verdict.decided_by,
+      verdict: verdict });
+    saveHistory(items.slice(0, HISTORY_MAX));
+    drawHistory();
+  }
+
+  function drawHistory() {
+    const items = loadHistory();
+    const list = $("history");
+    list.replaceChildren();
+    $("history-empty").hidden = items.length > 0;
+    items.forEach(item => {
+      const li = el("li");
+      const btn = el("button", "history-item");
+      btn.type = "button";
+      btn.append(labelChip(item.label), el("span", "history-claim", item.claim));
+      btn.append(el("span", "history-meta", new Date(item.at).toLocaleString() + " · " + item.decided_by));
+      btn.addEventListener("click", () => {
+        $("claim").value = item.claim;
+        updateCount();
+        live.render(item.verdict);
+      });
+      li.append(btn);
+      list.append(li);
+    });
+  }
+
+  $("clear-history").addEventListener("click", () => { localStorage.removeItem(HISTORY_STORE); drawHistory(); });
+
+  /* ---------- results viewer ---------- */
+
+  const viewer = new DebateView($("results-debate"));
+  let rows = [];
+  let filter = "all";
+  const ALIASES = { "SUPPORTED": "SUPPORTS", "SUPPORT": "SUPPORTS", "TRUE": "SUPPORTS", "REFUTED": "REFUTES",
+    "REFUTE": "REFUTES", "FALSE": "REFUTES", "NEI": "NOT ENOUGH INFO", "NOT_ENOUGH_INFO": "NOT ENOUGH INFO",
+    "NOTENOUGHINFO": "NOT ENOUGH INFO" };
+
+  function normLabel(value) {
+    if (value === null || value === undefined) return null;
+    const up = String(value).trim().toUpperCase();
+    return ALIASES[up] || ALIASES[up.replace(/\s+/g, "_")] || up;
+  }
+
+  function goldOf(row) {
+    const gold = row.gold ?? row.label_gold ?? row.gold_label;
+    return gold === undefined ? null : normLabel(gold);
+  }
+
+  function outcome(row) {
+    if (row.error) return "error";
+    const gold = goldOf(row);
+    if (gold === null) return "unknown";
+    return normLabel(row.label) === gold ? "correct" : "wrong";
+  }
+
+  function parseJsonl(text) {
+    const out = [];
+    text.split(/\r?\n/).forEach((line, i) => {
+      if (!line.trim()) return;
+      try { out.push(JSON.parse(line)); } catch (_) { throw new Error("line " + (i + 1) + " is not valid JSON"); }
+    });
+    return out;
+  }
+
+  function showResults(parsed) {
+    $("results-error").hidden = true;
+    rows = parsed.filter(r => r && typeof r === "object");
+    $("results-panel").hidden = false;
+    viewer.clear();
+    const counts = { correct: 0, wrong: 0, error: 0, unknown: 0 };
+    rows.forEach(r => { counts[outcome(r)] += 1; });
+    const scored = counts.correct + counts.wrong;
+    const summary = $("results-summary");
+    summary.replaceChildren(el("strong", "", rows.length + " claims"));
+    if (scored) {
+      summary.append(el("span", "", " · accuracy " + (100 * counts.correct / scored).toFixed(1) + "% (" +
+        counts.correct + "/" + scored + ")"));
+    } else {
+      summary.append(el("span", "muted", " · no gold labels (gold / label_gold) to compare with"));
+    }
+    if (counts.error) summary.append(el("span", "", " · " + counts.error + " errors"));
+    drawRows();
+  }
+
+  function drawRows() {
+    const body = $("results-body");
+    body.replaceChildren();
+    const query = $("results-search").value.trim().toLowerCase();
+    rows.forEach((row, i) => {
+      const result = outcome(row);
+      if (filter !== "all" && result !== filter) return;
+      const claim = String(row.claim || "");
+      if (query && !claim.toLowerCase().includes(query)) return;
+      const tr = el("tr", "row-" + result);
+      tr.append(el("td", "muted", i + 1), el("td", "claim-cell", claim));
+      const gold = el("td");
+      if (goldOf(row)) gold.append(labelChip(goldOf(row)));
+      const pred = el("td");
+      if (row.error) pred.append(el("span", "label failed", "error")); else pred.append(labelChip(row.label));
+      const mark = { correct: "✓", wrong: "✗", error: "!", unknown: "" }[result];
+      tr.append(gold, pred, el("td", "muted", row.error ? row.error : row.decided_by || ""), el("td", "mark " + result, mark));
+      tr.addEventListener("click", () => {
+        body.querySelectorAll("tr.selected").forEach(t => t.classList.remove("selected"));
+        tr.classList.add("selected");
+        viewer.render(row);
+        $("results-debate").scrollIntoView({ behavior: "smooth", block: "start" });
+      });
+      body.append(tr);
+    });
+  }
+
+  $("results-file").addEventListener("change", async e => {
+    const file = e.target.files[0];
+    if (!file) return;
+    try { showResults(parseJsonl(await file.text())); } catch (err) { showResultsError(err.message); }
+  });
+
+  $("load-batch").addEventListener("click", async () => {
+    const id = $("batch-id").value.trim();
+    if (!/^[A-Za-z0-9_-]+$/.test(id)) { showResultsError("Enter a batch id."); return; }
+    const r = await fetch("/v1/batches/" + id + "/results", { headers: headers() });
+    if (!r.ok) { showResultsError(await errorText(r)); return; }
+    try { showResults(parseJsonl(await r.text())); } catch (err) { showResultsError(err.message); }
+  });
+
+  function showResultsError(msg) { const p = $("results-error"); p.textContent = msg; p.hidden = false; }
+
+  document.querySelectorAll(".chip-btn").forEach(btn => btn.addEventListener("click", () => {
+    document.querySelectorAll(".chip-btn").forEach(b => b.classList.toggle("active", b === btn));
+    filter = btn.dataset.filter;
+    drawRows();
+  }));
+  $("results-search").addEventListener("input", drawRows);
+
+  /* ---------- tabs ---------- */
+
+  document.querySelectorAll("button.tab").forEach(tab => tab.addEventListener("click", () => {
+    document.querySelectorAll("button.tab").forEach(t => {
+      const on = t === tab;
+      t.classList.toggle("active", on);
+      t.setAttribute("aria-selected", String(on));
+    });
+    document.querySelectorAll(".view").forEach(v => { v.hidden = v.id !== "view-" + tab.dataset.view; });
+  }));
+
+  checkHealth();
+  loadCatalogue();
+  drawHistory();
+})();

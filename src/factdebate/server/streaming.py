@@ -1,0 +1,129 @@
+"""Server-Sent Events for one debate: every trace event as it happens, then ``result`` (the verdict JSON)
+or ``error``, then the stream ends.
+
+Events are written in small bursts: after the first pending event the stream waits up to ``flush_seconds``
+for the events that follow it (the two agents of a round finish within moments of each other) and sends
+them in one chunk. Under load this divides the socket writes per debate several times over; the last
+frames go out at once, so a verdict is never delayed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from factdebate.errors import FactDebateError
+from factdebate.runtime import EventSink
+from factdebate.types import Verdict
+
+log = logging.getLogger("factdebate.server")
+
+RunFn = Callable[[list[EventSink]], Awaitable[Verdict]]
+_DONE: dict[str, Any] = {"event": "__done__"}
+_PING: dict[str, Any] = {"event": "__ping__"}
+
+
+def sse(event: str, data: Any) -> str:
+    """One SSE frame. JSON never holds a raw newline, so a single ``data:`` line is enough."""
+    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    return f"event: {event}\ndata: {payload}\n\n"
+
+
+def error_payload(exc: BaseException) -> dict[str, str]:
+    if isinstance(exc, FactDebateError):
+        return {"type": type(exc).__name__, "message": str(exc)}
+    # Unexpected failures keep their details in the server log, not in the client's stream.
+    return {"type": "internal", "message": "the verification failed unexpectedly; see the server log"}
+
+
+class _Relay:
+    """Collects one debate's events from its sinks and hands them to the stream in bursts."""
+
+    def __init__(self, ping_seconds: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.ping_seconds = ping_seconds
+        # One timer per stream for keep-alives rather than a timeout around every wait: far cheaper under load.
+        self.pinger = self.loop.call_later(ping_seconds, self.ping)
+        self.waiter: asyncio.Future[None] | None = None
+
+    def sink(self, event: dict[str, Any]) -> None:
+        try:
+            on_loop = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self.queue.put_nowait(event)
+        else:  # an event from a worker thread
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+
+    def ping(self) -> None:
+        self.queue.put_nowait(_PING)
+        self.pinger = self.loop.call_later(self.ping_seconds, self.ping)
+
+    def wake(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def finished(self, _: object) -> None:
+        self.queue.put_nowait(_DONE)
+        self.wake()  # the verdict goes out now, not at the end of a flush wait
+
+    async def linger(self, seconds: float) -> None:
+        """Wait ``seconds`` for the events that follow, or less if the debate ends meanwhile."""
+        self.waiter = self.loop.create_future()
+        timer = self.loop.call_later(seconds, self.wake)
+        try:
+            await self.waiter
+        finally:
+            timer.cancel()
+            self.waiter = None
+
+    def close(self) -> None:
+        self.pinger.cancel()
+
+
+async def debate_events(run: RunFn, ping_seconds: float = 15.0, flush_seconds: float = 0.01) -> AsyncIterator[str]:
+    """Runs the debate in a task and relays its events; the task is cancelled if the client goes away."""
+    relay = _Relay(ping_seconds)
+    task = asyncio.ensure_future(run([relay.sink]))
+    task.add_done_callback(relay.finished)
+    try:
+        while True:
+            frames = [_frame(await relay.queue.get())]
+            if flush_seconds > 0 and frames[0] is not None and not task.done():
+                await relay.linger(flush_seconds)
+            while not relay.queue.empty():
+                frames.append(_frame(relay.queue.get_nowait()))
+            text = "".join(f for f in frames if f)
+            if None in frames:
+                yield text + _final_frame(task)
+                return
+            if text:
+                yield text
+    finally:
+        relay.close()
+        if not task.done():
+            task.cancel()
+
+
+def _frame(event: dict[str, Any]) -> str | None:
+    """The SSE text of one queued item; None marks the end of the debate."""
+    if event is _DONE:
+        return None
+    if event is _PING:
+        return ": keep-alive\n\n"
+    return sse(str(event.get("event", "event")), event)
+
+
+def _final_frame(task: asyncio.Future[Verdict]) -> str:
+    if task.cancelled():
+        return sse("error", {"type": "cancelled", "message": "the verification was cancelled"})
+    exc = task.exception()
+    if exc is not None:
+        if not isinstance(exc, FactDebateError):
+            log.error("debate failed", exc_info=exc)
+        return sse("error", error_payload(exc))
+    return sse("result", task.result().model_dump_json())

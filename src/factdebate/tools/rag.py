@@ -1,0 +1,297 @@
+"""Dense retrieval with MiniLM vectors in Milvus (the ``rag`` tool).
+
+By default the vectors live in a Milvus Lite database at ``data_dir()/milvus.db`` (a folder); any
+``http://host:19530`` URI points the same code at a Milvus server. One collection per corpus
+(``factdebate_<corpus>``). Clients are opened once per URI and reused: opening Milvus Lite starts a
+local server, far too slow to do per query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from factdebate.embeddings import DIM, Embedder, get_embedder
+from factdebate.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
+from factdebate.paths import data_dir
+from factdebate.types import Document
+
+MAX_ID_BYTES = 512
+MAX_TITLE_BYTES = 2048
+MAX_TEXT_BYTES = 65_535  # the largest VARCHAR Milvus allows
+MAX_SOURCE_BYTES = 4096
+_OUTPUT_FIELDS = ["title", "text", "source"]
+
+_clients: dict[str, Any] = {}  # uri -> MilvusClient
+_loaded: set[tuple[str, str]] = set()  # (uri, collection) known to exist and be loaded
+_lock = threading.Lock()
+
+
+def default_milvus_uri() -> str:
+    return str(data_dir() / "milvus.db")
+
+
+def is_lite_uri(uri: str) -> bool:
+    return not uri.startswith(("http://", "https://", "tcp://", "unix:"))
+
+
+def collection_name(corpus: str) -> str:
+    return "factdebate_" + re.sub(r"[^A-Za-z0-9_]", "_", corpus)
+
+
+def _fit(value: str, limit: int) -> str:
+    """Cut to ``limit`` UTF-8 bytes without splitting a character (Milvus measures VARCHAR in bytes)."""
+    raw = value.encode("utf-8")
+    return value if len(raw) <= limit else raw[:limit].decode("utf-8", "ignore")
+
+
+def milvus_id(doc_id: str) -> str:
+    """The primary key stored for a passage id.
+
+    Ids too long for the key, or with control characters the filter syntax cannot express, become a
+    readable prefix plus a hash, so they stay unique and re-adding them is still recognised.
+    """
+    if len(doc_id.encode("utf-8")) <= MAX_ID_BYTES and not any(ord(c) < 32 for c in doc_id):
+        return doc_id
+    digest = hashlib.sha1(doc_id.encode("utf-8")).hexdigest()
+    prefix = "".join(c for c in doc_id if ord(c) >= 32)
+    return _fit(prefix, MAX_ID_BYTES - len(digest) - 1) + "~" + digest
+
+
+def _id_filter(ids: Sequence[str]) -> str:
+    # Milvus Lite has no filter templates; JSON string escapes are what its expression parser accepts.
+    return "id in [" + ",".join(json.dumps(i, ensure_ascii=False) for i in ids) + "]"
+
+
+def get_client(uri: str) -> Any:
+    """The shared client for ``uri``, opened on first use."""
+    with _lock:
+        if uri in _clients:
+            return _clients[uri]
+        try:
+            from pymilvus import MilvusClient
+        except ImportError as exc:
+            raise MissingDependencyError("pymilvus", "retrieval") from exc
+        if is_lite_uri(uri):
+            if not uri.endswith(".db"):
+                raise ConfigError(f"a Milvus Lite database path must end in .db (got {uri})")
+            Path(uri).parent.mkdir(parents=True, exist_ok=True)
+        with milvus_errors(uri, "opening"):
+            client = MilvusClient(uri)
+        _clients[uri] = client
+        return client
+
+
+@contextlib.contextmanager
+def milvus_errors(uri: str, action: str) -> Iterator[None]:
+    """Report Milvus failures as :class:`IndexError_` telling the user what to do about them."""
+    try:
+        yield
+    except FactDebateError:
+        raise
+    except Exception as exc:  # pymilvus and Milvus Lite raise many unrelated types
+        if is_lite_uri(uri):
+            raise IndexError_(
+                f"{action} the Milvus Lite database {uri} failed ({exc}); if no other factdebate process "
+                f"is using it, delete the folder {uri} and the index will be rebuilt from the corpus"
+            ) from exc
+        raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
+
+
+class MilvusStore:
+    """One corpus's passages and their vectors in one Milvus collection."""
+
+    def __init__(self, corpus: str = "builtin", uri: str | None = None, embedder: Embedder | None = None) -> None:
+        self.corpus = corpus
+        self.uri = uri or default_milvus_uri()
+        self.collection = collection_name(corpus)
+        self.embedder = embedder or get_embedder()
+
+    @property
+    def client(self) -> Any:
+        return get_client(self.uri)
+
+    def _errors(self, action: str) -> contextlib.AbstractContextManager[None]:
+        return milvus_errors(self.uri, action)
+
+    def exists(self) -> bool:
+        """Whether the collection exists; never creates a Lite database just to look."""
+        if is_lite_uri(self.uri) and not Path(self.uri).exists():
+            return False
+        with self._errors("reading"):
+            return bool(self.client.has_collection(self.collection))
+
+    def create(self) -> None:
+        """Create the collection with its vector index if it is missing (idempotent)."""
+        from pymilvus import DataType
+
+        client = self.client
+        with self._errors("creating a collection in"):
+            if client.has_collection(self.collection):
+                return
+            schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+            schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=MAX_ID_BYTES)
+            schema.add_field("vector", DataType.FLOAT_VECTOR, dim=DIM)
+            schema.add_field("title", DataType.VARCHAR, max_length=MAX_TITLE_BYTES)
+            schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES)
+            schema.add_field("source", DataType.VARCHAR, max_length=MAX_SOURCE_BYTES)
+            index_params = client.prepare_index_params()
+            index_params.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
+            client.create_collection(self.collection, schema=schema, index_params=index_params)
+
+    def _ready(self) -> Any:
+        """The client, after checking once per process that the collection exists and is loaded."""
+        client = self.client
+        key = (self.uri, self.collection)
+        if key in _loaded:
+            return client
+        with self._errors("loading"):
+            if not client.has_collection(self.collection):
+                raise IndexError_(
+                    f"no vector index for corpus '{self.corpus}' (collection {self.collection} in "
+                    f"{self.uri}): build it with `factdebate index PATH` (the builtin corpus is indexed "
+                    "automatically)"
+                )
+            client.load_collection(self.collection)
+        with _lock:
+            _loaded.add(key)
+        return client
+
+    def count(self) -> int:
+        client = self._ready()
+        with self._errors("counting rows in"):
+            rows = client.query(self.collection, filter="", output_fields=["count(*)"])
+        return int(rows[0]["count(*)"]) if rows else 0
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        client = self._ready()
+        with self._errors("reading"):
+            rows = client.query(self.collection, filter=_id_filter(ids), output_fields=["id"])
+        return {row["id"] for row in rows}
+
+    @staticmethod
+    def embedding_text(doc: Document) -> str:
+        # Later passages of an article rarely repeat its subject; the title puts it back in the vector.
+        if doc.title and not doc.text.lstrip().lower().startswith(doc.title.lower()):
+            return f"{doc.title}. {doc.text}"
+        return doc.text
+
+    def add(
+        self,
+        chunks: Sequence[Document],
+        batch_size: int = 64,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> int:
+        """Embed and insert the passages not stored yet; returns how many were new.
+
+        Existing ids are looked up before embedding, so re-running an interrupted build only pays for
+        what is missing. ``on_batch`` is told how many passages each batch covered (for progress bars).
+        """
+        self.create()
+        client = self._ready()
+        # Batches of similar length pad less: about twice the throughput of batching in corpus order.
+        ordered = sorted(chunks, key=lambda d: len(d.title) + len(d.text), reverse=True)
+        added = 0
+        for start in range(0, len(ordered), batch_size):
+            batch = ordered[start : start + batch_size]
+            keyed: dict[str, Document] = {}
+            for doc in batch:
+                keyed.setdefault(milvus_id(doc.id), doc)
+            present = self.existing_ids(list(keyed))
+            fresh = [(key, doc) for key, doc in keyed.items() if key not in present]
+            if fresh:
+                vectors = self.embedder.encode([self.embedding_text(d) for _, d in fresh], batch_size)
+                rows = [
+                    {
+                        "id": key,
+                        "vector": vector.tolist(),
+                        "title": _fit(doc.title, MAX_TITLE_BYTES),
+                        "text": _fit(doc.text, MAX_TEXT_BYTES),
+                        "source": _fit(doc.source, MAX_SOURCE_BYTES),
+                    }
+                    for (key, doc), vector in zip(fresh, vectors, strict=True)
+                ]
+                with self._errors("writing to"):
+                    # upsert, not insert: a Milvus server keeps duplicate keys if two builds race
+                    client.upsert(self.collection, rows)
+                added += len(rows)
+            if on_batch is not None:
+                on_batch(len(batch))
+        return added
+
+    def finalize(self, timeout: float = 300.0) -> None:
+        """Seal new rows and reload, so searches use the vector index instead of scanning raw rows
+        (about 600 ms → 10 ms a query on the 10k builtin corpus)."""
+        client = self._ready()
+        with self._errors("indexing"):
+            client.flush(self.collection)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                info = client.describe_index(self.collection, "vector") or {}
+                if info.get("pending_index_rows", 0) == 0 and info.get("state") != "InProgress":
+                    break
+                time.sleep(0.2)
+            client.release_collection(self.collection)
+            client.load_collection(self.collection)
+
+    def search_sync(self, query: str, k: int) -> list[Document]:
+        if not query.strip() or k <= 0:
+            return []
+        client = self._ready()
+        vector = self.embedder.encode([query])[0]
+        with self._errors("searching"):
+            hits = client.search(
+                self.collection,
+                data=[vector.tolist()],
+                limit=k,
+                output_fields=_OUTPUT_FIELDS,
+                search_params={"metric_type": "COSINE"},
+            )
+        results: list[Document] = []
+        for hit in hits[0] if hits else []:
+            entity = hit.get("entity", {})
+            results.append(
+                Document(
+                    id=str(hit["id"]),
+                    title=entity.get("title", ""),
+                    text=entity.get("text", ""),
+                    source=entity.get("source", ""),
+                    score=float(hit["distance"]),  # COSINE: the similarity itself, higher is closer
+                )
+            )
+        return results
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        return await asyncio.to_thread(self.search_sync, query, k)
+
+    def drop(self) -> None:
+        """Delete the collection (for a rebuild)."""
+        with _lock:
+            _loaded.discard((self.uri, self.collection))
+        if self.exists():
+            with self._errors("dropping a collection in"):
+                self.client.drop_collection(self.collection)
+
+
+class RagTool:
+    """Semantic evidence: passages whose MiniLM vectors are closest to the query's."""
+
+    name = "rag"
+
+    def __init__(
+        self, corpus: str = "builtin", milvus_uri: str | None = None, store: MilvusStore | None = None
+    ) -> None:
+        self.store = store or MilvusStore(corpus, milvus_uri)
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        return await self.store.search(query, k)

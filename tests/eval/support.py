@@ -1,0 +1,63 @@
+"""Shared doubles for the evaluation tests: resources over a scripted backend with any settings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from factdebate.api import build_resources
+from factdebate.config import load_settings
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods import Resources
+from tests.helpers import BagOfWordsEncoder, StaticTool
+
+Responder = Callable[[CallInfo, list[Message], GenParams], str]
+_CLAIM = re.compile(r"^Claim: (.*)$", re.M)
+
+
+def claim_of(messages: list[Message]) -> str:
+    match = _CLAIM.search(messages[0]["content"])
+    return match.group(1).strip() if match else ""
+
+
+def resources_for(responder: Responder, *, method: str = "tool-mad", tools: dict[str, Any] | None = None,
+                  latency: float = 0.0, **sections: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
+    """``sections`` are nested settings overrides, e.g. ``baselines={"mad_rounds": 2}``."""
+    settings = load_settings(overrides={"method": method, "llm": {"cache": False}, **sections}, environ={})
+    backend = ScriptedBackend(responder, latency=latency)
+    tools = tools if tools is not None else {"rag": StaticTool("rag"), "search": StaticTool("local")}
+    resources = build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
+                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    return resources, backend, tools
+
+
+def prompts(backend: ScriptedBackend) -> list[tuple[str, str, int]]:
+    return [(info.prompt, info.agent, info.round) for info, _ in backend.calls]
+
+
+def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+    """Answers every prompt of every method in its requested format: claims containing "Paris" or
+    "true" are SUPPORTS, others REFUTES. Scorers are fully supportive, so Tool-MAD agrees at once."""
+    text = messages[-1]["content"] if call.prompt.endswith("reask") else messages[0]["content"]
+    claim = claim_of(messages) or text
+    label = "SUPPORTS" if ("Paris" in claim or " true" in claim) else "REFUTES"
+    prompt = call.prompt.split(":")[0]
+    if prompt == "faithfulness_statements":
+        return "1. A statement about the claim."
+    if prompt == "faithfulness_verdicts":
+        return "1: yes"
+    if prompt == "relevance_questions":  # the answer's first line is the claim itself: relevance 1
+        answer = text.split("Answer:", 1)[-1].strip().splitlines()[0]
+        return "\n".join(f"{i}. {answer}" for i in (1, 2, 3))
+    if prompt == "query_select":
+        return f"[{claim}]"
+    if prompt == "react_step":
+        return f"Thought: I know it.\nAction: finish[{label}]"
+    if prompt == "mad_moderator":
+        return f"Preference: yes\nReason: clear.\n{label}"
+    if prompt == "medical_choice":
+        return "Option B fits best.\nB"
+    return f"{claim}\n{label}"

@@ -1,0 +1,41 @@
+"""The eval commands as a user runs them: the installed console script, a scripted model, no network."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXE = str(Path(sys.executable).with_name("factdebate"))
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([EXE, *args], capture_output=True, text=True, cwd=cwd, env=dict(os.environ),
+                          timeout=120)
+
+
+def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
+    listed = run("datasets", cwd=tmp_path)
+    assert listed.returncode == 0 and "countries" in listed.stdout and "averitec:PATH" in listed.stdout
+    common = ["--dataset", "countries", "--limit", "6", "--llm", "scripted:agree", "--no-cache"]
+    dry = run("eval", "--method", "mad", "--output", "out/mad", "--dry-run", *common, cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert "samples: 6 (6 still to run)" in dry.stdout and "LLM calls per sample: 3 to 10" in dry.stdout
+    assert not (tmp_path / "out" / "mad").exists()
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("grid: {method: [single, mad]}\n")
+    done = run("eval", "--grid", str(grid), "--output", "out", "--concurrency", "3", *common, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "mad" / "summary.json").read_text())
+    assert summary["metrics"]["n"] == 6 and summary["method"] == "mad"
+    again = run("eval", "--method", "mad", "--output", "out/mad", *common, cwd=tmp_path)  # resumes: no work
+    assert again.returncode == 0 and "accuracy" in again.stderr
+    assert len((tmp_path / "out" / "mad" / "results.jsonl").read_text().splitlines()) == 6
+    refused = run("eval", "--method", "cot", "--output", "out/mad", *common, cwd=tmp_path)
+    assert refused.returncode != 0 and "already holds a different run" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    report = run("report", "out/single", "out/mad", "--output", "rep", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert (tmp_path / "rep" / "report.md").exists() and (tmp_path / "rep" / "accuracy_by_run.png").exists()

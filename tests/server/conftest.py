@@ -1,0 +1,124 @@
+"""Fixtures for the service tests: an app factory with scripted models, static tools and a tiny encoder,
+and a real uvicorn server on a free loopback port."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+
+from factdebate.api import build_resources
+from factdebate.config import Settings
+from factdebate.llm import make_backend
+from factdebate.methods import Resources
+from factdebate.server.app import create_app
+from factdebate.types import Document
+from tests.helpers import BagOfWordsEncoder, StaticTool
+
+KEY = "test-key-0123456789"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+# No retrieval index, no embedding model, no cache: a debate costs only the scripted latency.
+PLAIN = {"llm": "scripted:disagree", "agents": ["none", "none"], "scoring": False, "cache": False}
+
+EVIDENCE = {
+    "rag": [Document(id="r1", title="Eiffel Tower", text="The tower was completed in 1889.",
+                     source="https://en.wikipedia.org/wiki/Eiffel_Tower")],
+    "search": [Document(id="s1", title="Paris landmarks", text="The Eiffel Tower opened in 1889.",
+                        source="https://example.org/paris")],
+}
+
+
+def offline_build(settings: Settings) -> Resources:
+    """Real scripted models; static tools and a bag-of-words encoder instead of indexes and MiniLM."""
+    backend = make_backend(settings.llm.debater)
+    tools = {kind: StaticTool(kind, docs) for kind, docs in EVIDENCE.items()}
+    return build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
+                           tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+
+
+AppFactory = Callable[..., FastAPI]
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> AppFactory:
+    def factory(**fields: Any) -> FastAPI:
+        fields.setdefault("api_keys", [KEY])
+        fields.setdefault("defaults", PLAIN)
+        fields.setdefault("db_path", tmp_path / "service.sqlite")
+        fields.setdefault("build", offline_build)
+        return create_app(**fields)
+
+    return factory
+
+
+def parse_sse(text: str) -> list[tuple[str, Any]]:
+    events: list[tuple[str, Any]] = []
+    for frame in text.split("\n\n"):
+        name, data = "message", []
+        for line in frame.splitlines():
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+        if data:
+            events.append((name, json.loads("\n".join(data))))
+    return events
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """uvicorn in a thread, on its own event loop, as `factdebate serve` runs it."""
+
+    def __init__(self, app: FastAPI) -> None:
+        import uvicorn
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+
+
+@pytest.fixture
+def live_server(make_app: AppFactory) -> Callable[..., LiveServer]:
+    def start(**fields: Any) -> LiveServer:
+        return LiveServer(make_app(**fields))
+
+    return start
+
+
+@pytest.fixture
+def wait_for() -> Callable[..., None]:
+    def wait(condition: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            time.sleep(0.02)
+
+    return wait
+

@@ -1,0 +1,100 @@
+"""End to end in a real browser: Debian's headless Chromium, driven by Playwright, against a live server."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.conftest import KEY, LiveServer
+
+CHROMIUM = os.environ.get("FACTDEBATE_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason=f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
+                                                       live_server: Callable[..., LiveServer]) -> None:
+    # Latency makes the debate last a moment, so the page has to draw turns before the verdict exists.
+    defaults = {"llm": "scripted:disagree@0.15", "agents": ["rag", "search"], "scoring": True, "cache": False,
+                "rounds": 2}
+    with live_server(defaults=defaults) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "/")
+        page.fill("#api-key", KEY)
+        page.press("#api-key", "Enter")
+        page.wait_for_function("document.querySelectorAll('#agent1 option').length === 3")
+        page.fill("#claim", "The Eiffel Tower was completed in 1889.")
+        page.click("#submit")
+
+        # Live: a column per agent fills in while the verdict is still pending.
+        page.wait_for_selector("#live .agent-col .turn .label")
+        assert page.locator("#live .verdict-box").is_hidden()
+        assert page.locator("#live .agent-col").count() == 2
+
+        page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=20_000)
+        assert page.inner_text("#live .verdict-label") == "SUPPORTS"
+        assert "judge" in page.inner_text("#live .verdict-how")
+        assert page.locator("#live .turn").count() == 4  # two agents, two rounds
+        link = page.locator("#live .doc-title[href]").first
+        assert link.get_attribute("href") == "https://en.wikipedia.org/wiki/Eiffel_Tower"
+        assert page.locator("#live .gauge-tick").count() >= 4  # scores drawn against the thresholds
+        assert "Round 2" in page.inner_text("#live .round-strip")
+
+        # The check is remembered, and the key survives a reload.
+        page.reload()
+        page.wait_for_selector("#history .history-item")
+        assert "Eiffel" in page.inner_text("#history")
+        assert page.input_value("#api-key") == KEY
+        assert errors == []
+
+
+def test_results_file_viewer_filters_and_opens_a_debate(browser: Any, live_server: Callable[..., LiveServer],
+                                                        tmp_path: Path) -> None:
+    def row(claim: str, label: str, gold: str) -> dict[str, Any]:
+        turn = {"agent": "rag", "tool": "rag", "query": claim, "evidence": [], "response": "Because.\n" + label,
+                "label": label, "faithfulness": 0.9, "answer_relevance": 0.85, "consistency": None,
+                "score_errors": []}
+        return {"claim": claim, "gold": gold, "label": label, "decided_by": "consensus", "method": "tool-mad",
+                "rounds": [{"round": 1, "turns": [turn, {**turn, "agent": "search", "tool": "local"}]}],
+                "config": {"toolmad": {"faithfulness_threshold": 0.7, "relevance_threshold": 0.8}}}
+
+    results = tmp_path / "results.jsonl"
+    rows = [row("Right one.", "SUPPORTS", "SUPPORTS"), row("Wrong one.", "REFUTES", "SUPPORTS"),
+            {"claim": "Broken one.", "error": "model unreachable"}]
+    results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with live_server() as server:
+        page = browser.new_page()
+        page.goto(server.url + "/")
+        page.click("button.tab[data-view=results]")
+        page.set_input_files("#results-file", str(results))
+        page.wait_for_selector("#results-body tr")
+        assert page.locator("#results-body tr").count() == 3
+        assert "accuracy 50.0%" in page.inner_text("#results-summary")
+        page.click(".chip-btn[data-filter=wrong]")
+        assert page.locator("#results-body tr").count() == 1
+        page.click("#results-body tr")
+        page.wait_for_selector("#results-debate .verdict-label")
+        assert page.inner_text("#results-debate .claim-text") == "Wrong one."
+        assert page.inner_text("#results-debate .verdict-label") == "REFUTES"
+        assert "Consensus" in page.inner_text("#results-debate .verdict-how")

@@ -1,0 +1,62 @@
+"""`factdebate serve` as an operator starts it: a real process, a real port, the page and the API."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.server.conftest import free_port
+
+EXE = str(Path(sys.executable).with_name("factdebate"))
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "FACTDEBATE_API_KEYS"}
+    return {**env, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree", **extra}
+
+
+def test_serve_refuses_to_start_without_keys(tmp_path: Path) -> None:
+    result = subprocess.run([EXE, "serve"], capture_output=True, text=True, env=_env(tmp_path), timeout=60)
+    assert result.returncode != 0 and "FACTDEBATE_API_KEYS" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_serve_refuses_no_auth_off_loopback(tmp_path: Path) -> None:
+    result = subprocess.run([EXE, "serve", "--no-auth", "--host", "0.0.0.0"], capture_output=True, text=True,
+                            env=_env(tmp_path), timeout=60)
+    assert result.returncode != 0 and "loopback" in result.stderr
+
+
+def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
+    port = free_port()
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("toolmad:\n  agents: [none, none]\n  scoring: false\nllm:\n  cache: false\n")
+    env = _env(tmp_path, FACTDEBATE_API_KEYS="alpha-secret-1,beta-secret-2")
+    process = subprocess.Popen([EXE, "serve", "--port", str(port), "--config", str(settings)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline and process.poll() is None, "server did not start"
+            time.sleep(0.1)
+        assert httpx.get(url + "/").status_code == 200
+        assert httpx.post(url + "/v1/verify", json={"claim": "a b"}).status_code == 401
+        verdict = httpx.post(url + "/v1/verify", json={"claim": "Water is wet."},
+                             headers={"Authorization": "Bearer beta-secret-2"}, timeout=30).json()
+        assert verdict["label"] == "SUPPORTS" and verdict["decided_by"] == "consensus"
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=20)
+    assert "secret" not in output  # keys never reach the log
+    assert "127.0.0.1" in output  # bound to loopback by default

@@ -1,0 +1,64 @@
+"""The SSE relay on its own: bursts, keep-alives, errors and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+from factdebate.runtime import EventSink
+from factdebate.server.streaming import debate_events
+from factdebate.types import Verdict
+from tests.server.conftest import parse_sse
+
+
+def _verdict() -> Verdict:
+    return Verdict(claim="c", method="test", label=None, decided_by="unparsed")
+
+
+async def test_events_close_together_share_one_chunk_and_the_result_is_not_delayed() -> None:
+    async def run(sinks: list[EventSink]) -> Verdict:
+        for name in ("a", "b"):
+            sinks[0]({"event": name})
+        await asyncio.sleep(0.05)
+        sinks[0]({"event": "c"})
+        return _verdict()
+
+    started = asyncio.get_running_loop().time()
+    chunks = [chunk async for chunk in debate_events(run, flush_seconds=5)]
+    assert asyncio.get_running_loop().time() - started < 1  # the end of the debate cut the 5 s wait short
+    assert [[name for name, _ in parse_sse(c)] for c in chunks] == [["a", "b", "c", "result"]]
+
+
+async def test_quiet_debates_get_keep_alive_comments() -> None:
+    async def run(sinks: list[EventSink]) -> Verdict:
+        await asyncio.sleep(0.12)
+        return _verdict()
+
+    text = "".join([chunk async for chunk in debate_events(run, ping_seconds=0.05, flush_seconds=0)])
+    assert text.count(": keep-alive") >= 1 and text.rstrip().split("\n")[-2] == "event: result"
+
+
+async def test_unexpected_failures_do_not_leak_details() -> None:
+    async def run(sinks: list[EventSink]) -> Verdict:
+        raise RuntimeError("password=hunter2 in some internal message")
+
+    text = "".join([chunk async for chunk in debate_events(run)])
+    (name, data), = parse_sse(text)
+    assert name == "error" and data["type"] == "internal" and "hunter2" not in text
+
+
+async def test_closing_the_stream_cancels_the_debate() -> None:
+    cancelled = asyncio.Event()
+
+    async def run(sinks: list[EventSink]) -> Verdict:
+        sinks[0]({"event": "turn_started"})
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return _verdict()
+
+    stream = debate_events(run, flush_seconds=0)
+    assert "turn_started" in await anext(stream)
+    await stream.aclose()  # what the server does when the client hangs up
+    await asyncio.wait_for(cancelled.wait(), 2)
