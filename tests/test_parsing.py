@@ -90,3 +90,12 @@ def test_parse_choice() -> None:
     assert parse_choice("reasoning\nAnswer: **B**", ["A", "B", "C", "D", "E"]) == "B"
     assert parse_choice("so the answer is maybe", ["yes", "no", "maybe"]) == "maybe"
     assert parse_choice("A or B", ["A", "B"]) is None
+
+
+@pytest.mark.parametrize("text", [
+    "The claim is supported by the document about the Eiffel Tower in Paris.",
+    "SUPPORTS if the evidence shows the claim is true,\nREFUTES if the evidence shows the claim is false,\n"
+    "NOT ENOUGH INFO if the evidence is missing, unclear or contradictory.",
+])
+def test_prose_using_a_label_word_is_not_a_verdict(text: str) -> None:
+    assert parse_label(text) is None

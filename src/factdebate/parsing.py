@@ -31,14 +31,26 @@ def _labels_in(line: str) -> set[Label]:
     return found
 
 
-def parse_label(text: str, *, lines_from_end: int = 3) -> Label | None:
-    """The verdict on the last line that names exactly one label, looking at most ``lines_from_end``
-    non-empty lines up from the end (the prompts ask for the label on the last line). A line naming two
-    different labels ("SUPPORTS or REFUTES") is ambiguous and skipped."""
+_WORDS = re.compile(r"[A-Za-z0-9']+")
+
+
+def _is_verdict_line(line: str, max_other_words: int) -> bool:
+    """A verdict line is mostly the label ("**REFUTES**", "Final answer: not enough info."). A sentence
+    that merely uses the word ("the claim is supported by document 2, which says...") is prose."""
+    rest = line
+    for pattern, _ in _LABEL_PATTERNS:
+        rest = pattern.sub(" ", rest)
+    return len(_WORDS.findall(rest)) <= max_other_words
+
+
+def parse_label(text: str, *, lines_from_end: int = 3, max_other_words: int = 5) -> Label | None:
+    """The verdict on the last verdict-like line naming exactly one label, looking at most
+    ``lines_from_end`` non-empty lines up from the end (the prompts ask for the label on the last line).
+    A line naming two different labels ("SUPPORTS or REFUTES") is ambiguous and skipped."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     for line in reversed(lines[-lines_from_end:]):
         labels = _labels_in(line)
-        if len(labels) == 1:
+        if len(labels) == 1 and _is_verdict_line(line, max_other_words):
             return labels.pop()
     return None
 

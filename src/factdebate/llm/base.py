@@ -18,9 +18,12 @@ class GenParams:
     # When set, the answer must be exactly one of these strings. Backends that support constrained
     # decoding (llama.cpp grammars) enforce it; the others ignore it and the caller parses the text.
     choices: tuple[str, ...] | None = None
+    # A GBNF grammar the answer must follow (llama.cpp only), e.g. a bracketed query on a re-ask.
+    grammar: str | None = None
 
     def key(self) -> dict[str, object]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "choices": self.choices}
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "choices": self.choices,
+                "grammar": self.grammar}
 
 
 @dataclass

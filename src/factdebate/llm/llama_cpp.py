@@ -72,10 +72,11 @@ class LlamaCppBackend:
     def _complete_sync(self, messages: list[Message], params: GenParams) -> Completion:
         llm = self._model()
         kwargs: dict[str, Any] = {}
-        if params.choices:
+        grammar = _choice_grammar(params.choices) if params.choices else params.grammar
+        if grammar:
             from llama_cpp import LlamaGrammar
 
-            kwargs["grammar"] = LlamaGrammar.from_string(_choice_grammar(params.choices), verbose=False)
+            kwargs["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
         with self._locks[(self.path, self.n_ctx)]:
             try:
                 out = llm.create_chat_completion(
@@ -88,7 +89,7 @@ class LlamaCppBackend:
         usage = out.get("usage") or {}
         return Completion(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
-                          constrained=bool(params.choices))
+                          constrained=bool(grammar))
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         return await asyncio.to_thread(self._complete_sync, messages, params)

@@ -68,29 +68,31 @@ class LLM:
         params = params or GenParams()
         who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample)
         key = cache_key(self.backend.name, params, messages, who) if self.cache else ""
-        started = time.perf_counter()
         cached = self.cache.get(key) if self.cache else None
-        attempts = 0
+        attempts, seconds = 0, 0.0
         if cached is not None:
             completion = cached
         else:
-            completion, attempts = await self._call_with_retries(messages, params, who)
+            completion, attempts, seconds = await self._call_with_retries(messages, params, who)
             if self.cache:
                 self.cache.put(key, completion)
-        seconds = time.perf_counter() - started
         self._account(who, completion, seconds, cached=cached is not None, attempts=attempts,
                       messages=messages)
         return completion
 
     async def _call_with_retries(
         self, messages: list[Message], params: GenParams, who: CallInfo
-    ) -> tuple[Completion, int]:
+    ) -> tuple[Completion, int, float]:
+        """Returns the completion, the attempts it took and the seconds the backend spent on it (time
+        queued behind the concurrency limit is not counted)."""
         last_error = ""
         for attempt in range(1, self.retry.attempts + 1):
             token = set_call(who)
             try:
                 async with self._semaphore:
-                    return await self.backend.complete(messages, params), attempt
+                    started = time.perf_counter()
+                    completion = await self.backend.complete(messages, params)
+                    return completion, attempt, time.perf_counter() - started
             except TransientLLMError as exc:
                 last_error = str(exc)
                 if attempt == self.retry.attempts:

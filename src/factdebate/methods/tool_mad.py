@@ -29,6 +29,8 @@ from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
 from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Verdict
 
+QUERY_GRAMMAR = 'root ::= "[" [^\\[\\]\\n]+ "]"\n'
+
 AGENT_DESCRIPTIONS = {
     "rag": "RAG agent (evidence from a vector database)",
     "search": "search agent (evidence from a search engine)",
@@ -120,7 +122,7 @@ class ToolMAD:
                         others=others)
         query, raw = await ask_parsed(resources.debater, prompt, parse_query,
                                       "the query was not inside square brackets", agent=agent.name, round=r,
-                                      max_tokens=48)
+                                      max_tokens=48, reask_grammar=QUERY_GRAMMAR)
         if query is None:
             emit("parse_failure", what="query", agent=agent.name, round=r, reply=raw[:200])
             return previous_query, False

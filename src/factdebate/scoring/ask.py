@@ -13,8 +13,10 @@ T = TypeVar("T")
 
 
 async def ask_parsed(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], problem: str, *,
-                     agent: str, round: int, max_tokens: int) -> tuple[T | None, str]:
-    """Returns the parsed value (``None`` after one failed re-ask) and the last raw reply."""
+                     agent: str, round: int, max_tokens: int,
+                     reask_grammar: str | None = None) -> tuple[T | None, str]:
+    """Returns the parsed value (``None`` after one failed re-ask) and the last raw reply. The re-ask can
+    be constrained by a grammar on backends that support one."""
     params = GenParams(temperature=0.0, max_tokens=max_tokens)
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
     reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
@@ -24,5 +26,6 @@ async def ask_parsed(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None],
     reask = render("reask_format", problem=problem)
     messages = [*messages, {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": reask.text}]
-    reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name + ":reask")
+    reask_params = GenParams(temperature=0.0, max_tokens=max_tokens, grammar=reask_grammar)
+    reply = await llm.complete(messages, reask_params, agent=agent, round=round, prompt=prompt.name + ":reask")
     return parse(reply.text), reply.text

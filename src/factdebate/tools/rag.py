@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import hashlib
 import json
 import re
@@ -84,6 +85,8 @@ def get_client(uri: str) -> Any:
             if not uri.endswith(".db"):
                 raise ConfigError(f"a Milvus Lite database path must end in .db (got {uri})")
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
+        # Milvus Lite logs a full traceback when it cannot open the folder; we report it once, clearly.
+        logging.getLogger("milvus_lite").setLevel(logging.CRITICAL)
         with milvus_errors(uri, "opening"):
             client = MilvusClient(uri)
         _clients[uri] = client
@@ -100,8 +103,10 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
     except Exception as exc:  # pymilvus and Milvus Lite raise many unrelated types
         if is_lite_uri(uri):
             raise IndexError_(
-                f"{action} the Milvus Lite database {uri} failed ({exc}); if no other factdebate process "
-                f"is using it, delete the folder {uri} and the index will be rebuilt from the corpus"
+                f"{action} the Milvus Lite database {uri} failed ({exc}). Milvus Lite serves one process "
+                f"at a time: if another factdebate process (a server, a batch run) is using it, stop it or "
+                f"point both at a Milvus server with --milvus-uri; otherwise the folder may be corrupt: "
+                f"delete {uri} and the index will be rebuilt from the corpus"
             ) from exc
         raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
 

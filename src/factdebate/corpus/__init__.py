@@ -1,0 +1,1 @@
+"""Loading, chunking and indexing document collections."""

@@ -1,0 +1,1 @@
+"""Retrieval tools behind one protocol (see base.py)."""
