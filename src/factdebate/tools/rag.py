@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import hashlib
 import json
+import logging
 import re
 import threading
 import time
