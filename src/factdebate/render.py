@@ -33,7 +33,8 @@ def _turn_panel(turn: Turn, f_threshold: float, r_threshold: float) -> Panel:
     for doc in turn.evidence:
         lines.append(Text.assemble(("  • ", "dim"), (doc.title, "bold"), (f"  {doc.source}", "dim")))
     lines.append(Text(turn.response.strip()))
-    scores = Text.assemble(("label ", "dim"), _label(turn.label), ("   faithfulness ", "dim"),
+    reasked = " (after a re-ask)" if turn.parse_retries else ""
+    scores = Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"), ("   faithfulness ", "dim"),
                            _score(turn.faithfulness, f_threshold), ("   relevance ", "dim"),
                            _score(turn.answer_relevance, r_threshold))
     if turn.consistency is not None:

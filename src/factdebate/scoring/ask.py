@@ -29,3 +29,15 @@ async def ask_parsed(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None],
     reask_params = GenParams(temperature=0.0, max_tokens=max_tokens, grammar=reask_grammar)
     reply = await llm.complete(messages, reask_params, agent=agent, round=round, prompt=prompt.name + ":reask")
     return parse(reply.text), reply.text
+
+
+def numbered_lines_grammar(count: int, item: str = '[^\\n]+') -> str:
+    """GBNF for exactly ``count`` lines "1. <item>" ... (used to constrain re-asks on llama.cpp)."""
+    lines = " \"\\n\" ".join(f'"{i}. " item' for i in range(1, count + 1))
+    return f"root ::= {lines}\nitem ::= {item}\n"
+
+
+def verdict_lines_grammar(count: int) -> str:
+    """GBNF for exactly ``count`` lines "1: yes" / "1: no"."""
+    lines = " \"\\n\" ".join(f'"{i}: " yn' for i in range(1, count + 1))
+    return f'root ::= {lines}\nyn ::= "yes" | "no"\n'

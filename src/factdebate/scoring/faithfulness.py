@@ -7,7 +7,7 @@ from factdebate.llm.model import LLM
 from factdebate.parsing import parse_list, parse_verdicts
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.ask import ask_parsed
+from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar, verdict_lines_grammar
 from factdebate.types import Document
 
 
@@ -20,7 +20,8 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
     prompt = render("faithfulness_statements", claim=claim, answer=answer)
     statements, _ = await ask_parsed(
         llm, prompt, lambda t: parse_list(t, max_items=max_statements) or None,
-        "no numbered statements were found", agent=agent, round=round, max_tokens=320)
+        "no numbered statements were found", agent=agent, round=round, max_tokens=320,
+        reask_grammar=numbered_lines_grammar(3))
     if not statements:
         return ScoreResult(None, "could not split the answer into statements")
     docs = [d.model_copy(update={"text": d.text[:max_doc_chars]}) for d in documents]
@@ -28,7 +29,7 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
     verdicts, _ = await ask_parsed(
         llm, prompt, lambda t: parse_verdicts(t, len(statements)),
         f"expected {len(statements)} lines like '1: yes' or '1: no'", agent=agent, round=round,
-        max_tokens=16 * len(statements) + 16)
+        max_tokens=16 * len(statements) + 16, reask_grammar=verdict_lines_grammar(len(statements)))
     if verdicts is None:
         return ScoreResult(None, "could not read a yes/no judgement for every statement",
                            {"statements": statements})

@@ -12,7 +12,7 @@ from factdebate.llm.model import LLM
 from factdebate.parsing import parse_list
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.ask import ask_parsed
+from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar
 
 
 class TextEncoder(Protocol):
@@ -33,7 +33,8 @@ async def answer_relevance(llm: LLM, encoder: TextEncoder, claim: str, answer: s
     prompt = render("relevance_questions", answer=answer, n=n)
     questions, _ = await ask_parsed(
         llm, prompt, lambda t: parse_list(t, max_items=n) or None, "no numbered questions were found",
-        agent=agent, round=round, max_tokens=48 * n + 16)
+        agent=agent, round=round, max_tokens=48 * n + 16,
+        reask_grammar=numbered_lines_grammar(n, '[^\\n?]+ "?"'))
     if not questions:
         return ScoreResult(None, "could not read any generated question")
     vectors = await encoder.aencode([claim, *questions])
