@@ -104,3 +104,33 @@ def test_methods_lists_tool_mad() -> None:
 def test_doctor_reports_without_crashing() -> None:
     result = run("doctor")
     assert "built-in model" in result.stdout and "embedding model" in result.stdout
+
+
+def test_index_then_verify_with_real_milvus_and_tantivy(tmp_path: Path) -> None:
+    docs = [
+        {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris."},
+        {"id": "colosseum", "title": "Colosseum", "text": "The Colosseum is an ancient amphitheatre in Rome."},
+        {"id": "fuji", "title": "Mount Fuji", "text": "Mount Fuji is the highest mountain in Japan."},
+        {"id": "nile", "title": "Nile", "text": "The Nile is a major river flowing north through Egypt."},
+    ]
+    corpus = tmp_path / "tiny.jsonl"
+    corpus.write_text("\n".join(json.dumps(d) for d in docs))
+    first = run("index", str(corpus), "--corpus", "tiny")
+    assert first.returncode == 0, first.stderr
+    assert "4 new in Milvus, 4 in the full-text index" in first.stderr
+    again = run("index", str(corpus), "--corpus", "tiny")
+    assert "0 new in Milvus, 0 in the full-text index" in again.stderr  # idempotent
+    result = run("verify", "The Eiffel Tower stands in Paris.", "--corpus", "tiny", "--llm", "scripted:agree",
+                 "--no-cache", "--json", "-k", "2")
+    assert result.returncode == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    rag, search = verdict["rounds"][0]["turns"]
+    assert (rag["tool"], search["tool"]) == ("rag", "local")
+    assert rag["evidence"][0]["title"] == "Eiffel Tower" and search["evidence"][0]["title"] == "Eiffel Tower"
+    assert len(rag["evidence"]) == 2 and rag["faithfulness"] == 1.0 and rag["answer_relevance"] > 0.8
+    assert verdict["decided_by"] == "consensus" and verdict["usage"]["tool_calls"] == 2
+
+
+def test_verify_on_an_unindexed_corpus_says_how_to_build_it() -> None:
+    result = run("verify", "claim", "--corpus", "nothing-here", "--llm", "scripted:agree")
+    assert_clean_error(result, "factdebate index")

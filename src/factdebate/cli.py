@@ -15,7 +15,7 @@ from factdebate.errors import FactDebateError, InputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # messages stay greppable: no hard wraps
 
 Opt = typer.Option
 

