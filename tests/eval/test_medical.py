@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
+import respx
+
 from factdebate.config import load_settings
 from factdebate.eval.medical import ScholarPipeline, parse_keywords
 from factdebate.eval.runner import execute, make_plan
 from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
+from factdebate.tools.openalex import OpenAlexTool
 from factdebate.types import Document
 from tests.eval.support import resources_for
 from tests.helpers import StaticTool
@@ -47,6 +51,24 @@ async def test_pipeline_falls_back_to_the_query_when_no_keywords() -> None:
     inner = StaticTool("pubmed", ABSTRACTS)
     docs = await ScholarPipeline(inner, resources.debater, summarize=False).search("aspirin stroke", k=3)
     assert inner.queries == ["aspirin stroke"] and docs[0].text == ABSTRACTS[0].text
+
+
+async def test_pipeline_over_the_real_openalex_client_on_a_recorded_response(
+        respx_mock: respx.MockRouter) -> None:
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "http" / "openalex_works.json"
+    route = respx_mock.get("https://api.openalex.org/works").mock(
+        return_value=httpx.Response(200, json=json.loads(fixture.read_text())))
+
+    def reply(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        return "vitamin C, common cold" if call.prompt == "medical_keywords" else "Short summary."
+
+    resources, _, _ = resources_for(reply)
+    docs = await ScholarPipeline(OpenAlexTool(base_delay=0), resources.debater).search("Does vitamin C help?", 5)
+    params = dict(route.calls.last.request.url.params)
+    assert params["search"] == "vitamin C common cold" and params["per-page"] == "3"
+    assert [d.title for d in docs] == ["Vitamin C for preventing and treating the common cold",
+                                       "Zinc lozenges and the duration of common cold symptoms"]
+    assert all(d.text == "Short summary." for d in docs)
 
 
 def medqa(tmp_path: Path) -> str:

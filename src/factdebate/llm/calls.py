@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,9 @@ class CallInfo:
     sample: str = ""
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        # Written out by hand: dataclasses.asdict deep-copies and was a hot spot under load.
+        return {"role": self.role, "agent": self.agent, "round": self.round, "prompt": self.prompt,
+                "sample": self.sample}
 
 
 _call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())

@@ -121,6 +121,8 @@ class LLM:
         usage.completion_tokens += completion.completion_tokens
         usage.seconds += seconds
         usage.cached_calls += int(cached)
+        if not run.sinks:
+            return  # nobody listens: skip hashing the prompt
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
         run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,
                  attempts=attempts, seconds=round(seconds, 4), prompt_tokens=completion.prompt_tokens,

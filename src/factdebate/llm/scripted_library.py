@@ -29,7 +29,7 @@ def protocol_responder(disagree: bool) -> Responder:
         if prompt == "debate_answer":
             second = call.agent.startswith("search") or call.agent.endswith("-2")
             label = "REFUTES" if disagree and second else "SUPPORTS"
-            return f"Document [1] states that {claim}.\nSo the evidence points one way.\n{label}"
+            return f"Document [1] states that {claim.rstrip('.')}.\nSo the evidence points one way.\n{label}"
         if prompt == "query_select":
             return f"[{claim} evidence round {call.round}]"
         if prompt == "judge":

@@ -23,6 +23,7 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        auto_reload=False,  # templates ship with the package; no per-render stat() of the file
     )
 
 
