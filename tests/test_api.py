@@ -50,5 +50,5 @@ def test_settings_precedence_file_then_env_then_overrides(tmp_path: Path) -> Non
     assert settings.toolmad.rounds == 4 and settings.toolmad.k == 7
     assert settings.llm_for("debater") == "openai:from-file"
     assert settings.llm_for("judge") == "openai:judge-from-env" and settings.llm_for("scorer") == "openai:from-file"
-    with pytest.raises(ConfigError, match="toolmad.nonsense"):
+    with pytest.raises(ConfigError, match=r"toolmad\.nonsense"):
         load_settings(overrides={"toolmad": {"nonsense": 1}}, environ={})

@@ -55,6 +55,15 @@ async def test_report_of_baselines_only_says_what_is_missing(tmp_path: Path) -> 
     assert "no accuracy-by-rounds plot" in text and "no score plots" in text
 
 
+async def test_runs_with_the_same_name_are_told_apart_by_dataset(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = await run(tmp_path / "a", "cot", "cot")
+    second = await run(tmp_path / "b", "cot", "cot")
+    build_report([first, second], tmp_path / "report")
+    assert (tmp_path / "report" / "report.md").read_text().count("| fever:claims.jsonl/cot | cot |") == 2
+
+
 def test_report_needs_finished_runs(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"summary\.json"):
         build_report([tmp_path], tmp_path / "out")

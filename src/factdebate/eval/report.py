@@ -129,6 +129,9 @@ def build_report(directories: list[Path], output: Path) -> list[Path]:
     if not directories:
         raise InputError("give at least one run directory")
     runs = [load_run(d) for d in directories]
+    if len({r.name for r in runs}) < len(runs):  # the same grid on two datasets: say which is which
+        for run in runs:
+            run.summary["name"] = f"{short_dataset(run.summary['dataset'])}/{run.name}"
     output.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     notes: list[str] = []
@@ -170,6 +173,12 @@ def build_report(directories: list[Path], output: Path) -> list[Path]:
     report = output / "report.md"
     report.write_text("\n".join(md) + "\n", encoding="utf-8")
     return [report, *written]
+
+
+def short_dataset(spec: str) -> str:
+    """``countries`` stays as it is; ``fever:/long/path/dev.jsonl`` becomes ``fever:dev.jsonl``."""
+    kind, sep, path = spec.partition(":")
+    return f"{kind}:{Path(path).name}" if sep else spec
 
 
 def _num(value: float) -> float:
