@@ -29,37 +29,44 @@ class ClaimItem:
     id: str
     claim: str
     extra: dict[str, Any]
+    line: int = 0  # where it came from, for error messages
 
 
 def claim_id(claim: str) -> str:
     return hashlib.sha256(claim.strip().encode()).hexdigest()[:16]
 
 
-def read_claims(path: str | Path) -> list[ClaimItem]:
-    """JSONL rows with ``claim`` (or ``text``) and an optional ``id``; other fields are carried along."""
-    file = Path(path)
-    if not file.exists():
-        raise InputError(f"input file not found: {file}")
+def parse_claim_lines(lines: Iterable[str], where: str = "line ") -> list[ClaimItem]:
+    """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings. Other
+    fields (a gold label, say) are carried along. Problems name ``<where><line number>``."""
     items: list[ClaimItem] = []
     seen: set[str] = set()
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{file}:{number}: not valid JSON ({exc.msg})") from exc
+            raise InputError(f"{where}{number}: not valid JSON ({exc.msg})") from exc
         if isinstance(row, str):
             row = {"claim": row}
-        if not isinstance(row, dict) or not isinstance(row.get("claim", row.get("text")), str):
-            raise InputError(f"{file}:{number}: expected an object with a 'claim' string")
-        claim = row.pop("claim", None) or row.pop("text")
-        item_id = str(row.pop("id", None) or claim_id(claim))
+        claim = row.get("claim", row.get("text")) if isinstance(row, dict) else None
+        if not isinstance(claim, str):
+            raise InputError(f"{where}{number}: expected an object with a 'claim' string")
+        extra = {k: v for k, v in row.items() if k not in ("claim", "text", "id")}
+        item_id = str(row.get("id") or claim_id(claim))
         if item_id in seen:
-            raise InputError(f"{file}:{number}: duplicate id '{item_id}'")
+            raise InputError(f"{where}{number}: duplicate id '{item_id}'")
         seen.add(item_id)
-        items.append(ClaimItem(item_id, claim, row))
+        items.append(ClaimItem(item_id, claim, extra, number))
     return items
+
+
+def read_claims(path: str | Path) -> list[ClaimItem]:
+    file = Path(path)
+    if not file.exists():
+        raise InputError(f"input file not found: {file}")
+    return parse_claim_lines(file.read_text(encoding="utf-8").splitlines(), where=f"{file}:")
 
 
 def finished_ids(path: str | Path) -> set[str]:

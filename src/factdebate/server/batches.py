@@ -4,14 +4,13 @@ resuming unfinished jobs when the service starts."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from factdebate.api import run_claim, validate_claim
-from factdebate.batch import ClaimItem, claim_id
+from factdebate.batch import ClaimItem, parse_claim_lines
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
 from factdebate.methods import Resources
@@ -22,34 +21,16 @@ log = logging.getLogger("factdebate.server")
 
 
 def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimItem]:
-    """Rows are objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings; other
-    fields (e.g. a gold label) are carried into the results. Every problem is reported with its line."""
-    items: list[ClaimItem] = []
-    seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    """The upload's claims (see :func:`factdebate.batch.parse_claim_lines`), each validated up front so a
+    bad row is reported with its line before any work starts."""
+    items = parse_claim_lines(text.splitlines())
+    if len(items) > max_claims:
+        raise InputError(f"too many claims: the limit is {max_claims} per batch")
+    for item in items:
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"line {number}: not valid JSON ({exc.msg})") from exc
-        if isinstance(row, str):
-            row = {"claim": row}
-        claim = row.get("claim", row.get("text")) if isinstance(row, dict) else None
-        if not isinstance(claim, str):
-            raise InputError(f"line {number}: expected an object with a 'claim' string")
-        try:
-            claim = validate_claim(claim, settings)
+            item.claim = validate_claim(item.claim, settings)
         except InputError as exc:
-            raise InputError(f"line {number}: {exc}") from exc
-        extra = {k: v for k, v in row.items() if k not in ("claim", "text", "id")}
-        item_id = str(row.get("id") or claim_id(claim))
-        if item_id in seen:
-            raise InputError(f"line {number}: duplicate id '{item_id}'")
-        seen.add(item_id)
-        items.append(ClaimItem(item_id, claim, extra))
-        if len(items) > max_claims:
-            raise InputError(f"too many claims: the limit is {max_claims} per batch")
+            raise InputError(f"line {item.line}: {exc}") from exc
     if not items:
         raise InputError("the batch holds no claims: send one JSON object per line with a 'claim' field")
     return items
