@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -77,6 +78,9 @@ def get_client(uri: str) -> Any:
     with _lock:
         if uri in _clients:
             return _clients[uri]
+        # gRPC logs keepalive renegotiation with Milvus Lite ("too_many_pings") as errors on stderr; the
+        # client reconnects by itself, so those lines are noise for a CLI user.
+        os.environ.setdefault("GRPC_VERBOSITY", "NONE")
         try:
             from pymilvus import MilvusClient
         except ImportError as exc:
