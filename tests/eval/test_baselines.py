@@ -77,6 +77,18 @@ async def test_react_invalid_action_is_reasked_and_counted() -> None:
                                                    "react_step:reask"]
 
 
+def test_echoed_answer_formats_are_not_decisions() -> None:
+    from factdebate.methods.mad import parse_moderation
+    from factdebate.methods.react import parse_action
+
+    echo = "Thought: <your reasoning>\nAction: search[<query>] or finish[<VERDICT>]"
+    assert parse_action(echo) is None
+    assert parse_action(echo + "\nThought: go\nAction: search[Paris]") == parse_action("Action: search[Paris]")
+    assert parse_action("Action: finish[REFUTES]").label is R  # type: ignore[union-attr]
+    assert parse_moderation("Preference: yes or no\nReason: one sentence") is None
+    assert parse_moderation("Preference: no\nReason: tie") is not None
+
+
 async def test_mad_moderator_preference_stops_the_debate() -> None:
     replies = {"mad_affirmative": "It is true.\nSUPPORTS", "mad_negative": "No, it is not.\nREFUTES",
                "mad_moderator": "Preference: yes\nReason: the negative side cites facts.\nREFUTES"}

@@ -20,7 +20,8 @@ from factdebate.runtime import emit
 from factdebate.scoring.ask import ask_parsed
 from factdebate.types import JudgeDecision, Label, Round, Turn, Verdict
 
-_PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b", re.I)
+# "Preference: yes or no" is the prompt's own answer format echoed back, not a decision.
+_PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?:yes|no)\b)", re.I)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from factdebate.scoring.ask import ask_parsed
 from factdebate.types import Document, Label, Round, Turn, Verdict
 
 _ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
+_PLACEHOLDER = re.compile(r"^<[^<>]*>$")
 _THOUGHT = re.compile(r"thought\s*:\s*(.*?)(?=\n\s*action\s*:|\Z)", re.I | re.S)
 AGENT = "react"
 OBSERVATION_CHARS = 500
@@ -40,17 +41,21 @@ class Action:
 
 
 def parse_action(text: str) -> Action | None:
-    """The first action of the reply; anything after a model-written "Observation:" is the model imagining
-    results and is ignored. ``finish`` must name a verdict, ``search`` a non-empty query."""
+    """The first valid action of the reply; anything after a model-written "Observation:" is the model
+    imagining results and is ignored. ``finish`` must name a verdict, ``search`` a real query: the
+    prompt's own placeholders (``search[<query>]``, ``finish[<VERDICT>]``), which small models echo back,
+    are not actions."""
     text = re.split(r"\n\s*observation\s*:", text, maxsplit=1, flags=re.I)[0]
-    match = _ACTION.search(text)
-    if match is None:
-        return None
-    kind, argument = match.group(1).lower(), match.group(2).strip().strip("\"'")
-    if kind == "finish":
+    for match in _ACTION.finditer(text):
+        kind, argument = match.group(1).lower(), match.group(2).strip().strip("\"'")
+        if not argument or _PLACEHOLDER.match(argument):
+            continue
+        if kind == "search":
+            return Action("search", argument)
         label = parse_label(argument)
-        return Action("finish", argument, label) if label is not None else None
-    return Action("search", argument) if argument else None
+        if label is not None:
+            return Action("finish", argument, label)
+    return None
 
 
 def thought_of(text: str) -> str:
