@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -74,16 +75,24 @@ def verify(
 
     validate_claim(claim, settings)  # fail before loading anything heavy
     resources = build_resources(settings)
-    verdict = asyncio.run(_verify_one(claim, settings, resources, trace))
+    live = None
+    if not as_json:
+        from factdebate.render import LiveDebate
+
+        cfg = settings.toolmad
+        live = LiveDebate(Console(), claim.strip(), scoring=cfg.scoring, f_threshold=cfg.faithfulness_threshold,
+                          r_threshold=cfg.relevance_threshold)
+    verdict = asyncio.run(_verify_one(claim, settings, resources, trace, live))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
         from factdebate.render import render_verdict
 
-        render_verdict(verdict, Console())
+        render_verdict(verdict, Console(), rounds=live is None or live.printed == 0)
 
 
-async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None) -> Any:
+async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
+                      live: Callable[[dict[str, Any]], None] | None) -> Any:
     from factdebate.api import run_claim
     from factdebate.runtime import EventSink, JsonlTraceWriter
 
@@ -91,6 +100,8 @@ async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | N
     writer = JsonlTraceWriter(trace) if trace else None
     if writer:
         sinks.append(writer)
+    if live:
+        sinks.append(live)
     with err.status("starting…") as status:
         sinks.append(lambda event: status.update(_describe(event)))
         try:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from factdebate.types import Label, Turn, Verdict
+from factdebate.types import Document, Label, Turn, Verdict
 
 LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
 
@@ -45,15 +47,58 @@ def _turn_panel(turn: Turn, f_threshold: float, r_threshold: float) -> Panel:
     return Panel(Group(*lines), title=f"{turn.agent} ({turn.tool})", title_align="left")
 
 
-def render_verdict(verdict: Verdict, console: Console) -> None:
+class LiveDebate:
+    """An event sink that prints each turn as soon as it is complete (answer, and scores when scoring is
+    on), so a user watches the debate unfold instead of waiting for the verdict."""
+
+    def __init__(self, console: Console, claim: str, *, scoring: bool, f_threshold: float = 0.7,
+                 r_threshold: float = 0.8) -> None:
+        self.console, self.claim, self.scoring = console, claim, scoring
+        self.thresholds = (f_threshold, r_threshold)
+        self.turns: dict[tuple[str, int], Turn] = {}
+        self.rounds_shown: set[int] = set()
+        self.printed = 0
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind, key = event.get("event"), (str(event.get("agent")), int(event.get("round") or 0))
+        if kind == "turn_started":
+            evidence = [Document(id=str(d.get("id")), title=str(d.get("title")), text="", source=str(d.get("source")))
+                        for d in event.get("evidence") or []]
+            self.turns[key] = Turn(agent=key[0], tool=str(event.get("tool", "")), query=event.get("query"),
+                                   query_changed=event.get("query_changed"), evidence=evidence)
+        elif kind == "answer" and key in self.turns:
+            turn = self.turns[key]
+            turn.response, turn.label = str(event.get("response", "")), event.get("label")
+            turn.parse_retries = int(event.get("parse_retries") or 0)
+            if not self.scoring:
+                self._show(key)
+        elif kind == "score" and key in self.turns:
+            turn = self.turns[key]
+            turn.faithfulness, turn.answer_relevance = event.get("faithfulness"), event.get("answer_relevance")
+            turn.consistency, turn.score_errors = event.get("consistency"), list(event.get("errors") or [])
+            self._show(key)
+
+    def _show(self, key: tuple[str, int]) -> None:
+        if not self.printed:
+            self.console.print(Text.assemble(("Claim: ", "bold"), self.claim))
+        if key[1] not in self.rounds_shown:
+            self.rounds_shown.add(key[1])
+            self.console.rule(f"Round {key[1]}")
+        self.console.print(_turn_panel(self.turns.pop(key), *self.thresholds))
+        self.printed += 1
+
+
+def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -> None:
+    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the judge and verdict."""
     cfg = verdict.config.get("toolmad", {})
     f_threshold = float(cfg.get("faithfulness_threshold", 0.7))
     r_threshold = float(cfg.get("relevance_threshold", 0.8))
-    console.print(Text.assemble(("Claim: ", "bold"), verdict.claim))
-    for rnd in verdict.rounds:
-        console.rule(f"Round {rnd.round}")
-        for turn in rnd.turns:
-            console.print(_turn_panel(turn, f_threshold, r_threshold))
+    if rounds:
+        console.print(Text.assemble(("Claim: ", "bold"), verdict.claim))
+        for rnd in verdict.rounds:
+            console.rule(f"Round {rnd.round}")
+            for turn in rnd.turns:
+                console.print(_turn_panel(turn, f_threshold, r_threshold))
     if verdict.judge is not None:
         console.rule("Judge")
         console.print(Panel(Text(verdict.judge.response.strip()), title="judge", title_align="left"))

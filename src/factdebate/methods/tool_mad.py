@@ -95,7 +95,7 @@ class ToolMAD:
             if query not in agent.searches:
                 agent.searches[query] = await search_tool(agent.tool, query, cfg.k, agent=agent.name, round=r)
             documents = trim(agent.searches[query], cfg.max_doc_chars)
-        emit("turn_started", agent=agent.name, round=r, query=query,
+        emit("turn_started", agent=agent.name, tool=agent.tool_name, round=r, query=query, query_changed=changed,
              evidence=[{"id": d.id, "title": d.title, "source": d.source} for d in documents])
         prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents)
         answer = await labelled_answer(resources.debater, prompt, agent=agent.name, round=r,
@@ -103,7 +103,8 @@ class ToolMAD:
         turn = Turn(agent=agent.name, tool=agent.tool_name, query=query, query_changed=changed,
                     evidence=documents, response=answer.response, label=answer.label,
                     parse_retries=answer.retries)
-        emit("answer", agent=agent.name, round=r, label=turn.label, response=turn.response)
+        emit("answer", agent=agent.name, round=r, label=turn.label, response=turn.response,
+             parse_retries=turn.parse_retries)
         if cfg.scoring:
             await self._score(turn, claim, r, resources)
         return turn
