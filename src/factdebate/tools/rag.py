@@ -110,7 +110,7 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
                 f"{action} the Milvus Lite database {uri} failed ({exc}). Milvus Lite serves one process "
                 f"at a time: if another factdebate process (a server, a batch run) is using it, stop it or "
                 f"point both at a Milvus server with --milvus-uri; otherwise the folder may be corrupt: "
-                f"delete {uri} and the index will be rebuilt from the corpus"
+                f"delete the folder {uri} and the index will be rebuilt from the corpus"
             ) from exc
         raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
 
