@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -27,12 +28,15 @@ class Resources:
     tool_factory: Callable[[str], Tool]
     _tools: dict[str, Tool] = field(default_factory=dict)
     _encoder: TextEncoder | None = None
+    # Concurrent claims of a batch prepare their tools in worker threads: build each tool once.
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def tool(self, kind: str) -> Tool:
         """``rag`` or ``search`` (the configured search engine)."""
-        if kind not in self._tools:
-            self._tools[kind] = self.tool_factory(kind)
-        return self._tools[kind]
+        with self._lock:
+            if kind not in self._tools:
+                self._tools[kind] = self.tool_factory(kind)
+            return self._tools[kind]
 
     @property
     def encoder(self) -> TextEncoder:
