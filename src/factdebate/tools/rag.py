@@ -115,6 +115,19 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
         raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
 
 
+def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 0.2) -> Any:
+    """Milvus Lite sometimes fails a read while a just-written segment is still being saved (seen as
+    "pickled (object) data" errors under load); the same read succeeds a moment later."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return read()
+        except Exception:
+            if attempt == attempts:
+                raise
+            time.sleep(delay * attempt)
+    return None  # unreachable: the loop returns or raises
+
+
 class MilvusStore:
     """One corpus's passages and their vectors in one Milvus collection."""
 
@@ -185,7 +198,8 @@ class MilvusStore:
             return set()
         client = self._ready()
         with self._errors("reading"):
-            rows = client.query(self.collection, filter=_id_filter(ids), output_fields=["id"])
+            rows = _read_with_retry(
+                lambda: client.query(self.collection, filter=_id_filter(ids), output_fields=["id"]))
         return {row["id"] for row in rows}
 
     @staticmethod
@@ -259,13 +273,13 @@ class MilvusStore:
         client = self._ready()
         vector = self.embedder.encode([query])[0]
         with self._errors("searching"):
-            hits = client.search(
+            hits = _read_with_retry(lambda: client.search(
                 self.collection,
                 data=[vector.tolist()],
                 limit=k,
                 output_fields=_OUTPUT_FIELDS,
                 search_params={"metric_type": "COSINE"},
-            )
+            ))
         results: list[Document] = []
         for hit in hits[0] if hits else []:
             entity = hit.get("entity", {})
