@@ -99,3 +99,7 @@ def test_parse_choice() -> None:
 ])
 def test_prose_using_a_label_word_is_not_a_verdict(text: str) -> None:
     assert parse_label(text) is None
+
+
+def test_echoed_instruction_line_is_not_a_verdict() -> None:
+    assert parse_label("Reasoning.\nNOT ENOUGH INFO if it cannot be decided.") is None

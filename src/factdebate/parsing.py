@@ -43,7 +43,7 @@ def _is_verdict_line(line: str, max_other_words: int) -> bool:
     return len(_WORDS.findall(rest)) <= max_other_words
 
 
-def parse_label(text: str, *, lines_from_end: int = 3, max_other_words: int = 5) -> Label | None:
+def parse_label(text: str, *, lines_from_end: int = 3, max_other_words: int = 4) -> Label | None:
     """The verdict on the last verdict-like line naming exactly one label, looking at most
     ``lines_from_end`` non-empty lines up from the end (the prompts ask for the label on the last line).
     A line naming two different labels ("SUPPORTS or REFUTES") is ambiguous and skipped."""

@@ -16,7 +16,7 @@ import numpy as np
 
 UNPARSED = "UNPARSED"
 ERROR = "ERROR"
-COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds")
+COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds", "cached_calls")
 Status = Literal["ok", "unparsed", "error"]
 
 

@@ -47,8 +47,8 @@ def load_run(directory: Path) -> RunData:
 
 def _table(runs: list[RunData]) -> list[str]:
     lines = ["| run | method | dataset | n | accuracy [95% CI] | macro-F1 | unparsed | errored | "
-             "LLM calls/claim (p95) | tokens/claim | tool calls/claim | s/claim (p95) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "LLM calls/claim (p95) | of which cached | tokens/claim | tool calls/claim | s/claim (p95) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         m, c = run.metrics, run.metrics["cost"]
         lo, hi = m["ci"]["accuracy"]
@@ -57,6 +57,7 @@ def _table(runs: list[RunData]) -> list[str]:
             f"| {run.name} | {run.summary['method']} | {run.summary['dataset']} | {m['n']} | "
             f"{fmt(m['accuracy'])} [{fmt(lo)}, {fmt(hi)}] | {fmt(m['macro_f1'])} | {len(m['unparsed'])} | "
             f"{len(m['errored'])} | {fmt(c['llm_calls']['mean'], 1)} ({fmt(c['llm_calls']['p95'], 0)}) | "
+            f"{fmt(c.get('cached_calls', {}).get('mean'), 1)} | "
             f"{fmt(tokens, 0)} | {fmt(c['tool_calls']['mean'], 1)} | {fmt(c['seconds']['mean'], 1)} "
             f"({fmt(c['seconds']['p95'], 1)}) |")
     return lines
@@ -162,8 +163,9 @@ def build_report(directories: list[Path], output: Path) -> list[Path]:
                _num(c["prompt_tokens"]["p95"] + c["completion_tokens"]["p95"])) for c in costs]
     written.append(plots.cost_per_claim(names, calls, tokens, output / "cost_per_claim.png"))
     md = ["# Evaluation report", "", *_table(runs), "",
-          "Unparsed and errored samples count as wrong. Token p95 in the cost plot is the sum of the prompt and "
-          "completion p95s (an upper bound).", ""]
+          "Unparsed and errored samples count as wrong. Cached calls were answered from the response cache "
+          "(no model time), so seconds per claim understate a fresh run when they are many. Token p95 in the "
+          "cost plot is the sum of the prompt and completion p95s (an upper bound).", ""]
     md += [f"- {n}" for n in notes]
     if means.get("correct") or means.get("incorrect"):
         md += ["", "Mean scores of last-round answers: " + "; ".join(
