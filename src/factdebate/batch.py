@@ -69,10 +69,11 @@ def read_claims(path: str | Path) -> list[ClaimItem]:
     return parse_claim_lines(file.read_text(encoding="utf-8").splitlines(), where=f"{file}:")
 
 
-def finished_ids(path: str | Path) -> set[str]:
-    """Ids whose latest record in ``path`` has no error. A torn last line (crash mid-write) is ignored."""
+def latest_records(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The last record per id in a results file; a torn last line (a crash mid-write) is ignored, so a
+    retried claim counts once, with its latest outcome."""
     file = Path(path)
-    status: dict[str, bool] = {}
+    records: dict[str, dict[str, Any]] = {}
     if file.exists():
         for line in file.read_text(encoding="utf-8").splitlines():
             try:
@@ -80,8 +81,13 @@ def finished_ids(path: str | Path) -> set[str]:
             except json.JSONDecodeError:
                 continue
             if isinstance(row, dict) and "id" in row:
-                status[str(row["id"])] = not row.get("error")
-    return {item_id for item_id, ok in status.items() if ok}
+                records[str(row["id"])] = row
+    return records
+
+
+def finished_ids(path: str | Path) -> set[str]:
+    """Ids whose latest record has no error (errored claims are retried on a re-run)."""
+    return {item_id for item_id, row in latest_records(path).items() if not row.get("error")}
 
 
 class ResultWriter:

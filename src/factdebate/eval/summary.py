@@ -8,27 +8,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from factdebate.batch import latest_records
 from factdebate.eval.metrics import compute, outcome_from_record
 
 RESULTS = "results.jsonl"
 RUN = "run.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
-
-
-def latest_records(path: Path) -> dict[str, dict[str, Any]]:
-    """The last record per sample id; a torn last line (a crash mid-write) is ignored. A retried sample is
-    therefore counted once, with its latest outcome."""
-    records: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and "id" in row:
-                records[str(row["id"])] = row
-    return records
 
 
 def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete: bool) -> dict[str, Any]:
