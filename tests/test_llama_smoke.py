@@ -40,3 +40,25 @@ async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None
     assert all(t.response for t in verdict.rounds[0].turns)
     assert verdict.usage.llm_calls >= 3 and verdict.usage.prompt_tokens > 0
     assert verdict.usage_by_role["debater"].llm_calls >= 2
+
+
+def test_builtin_runs_an_f16_copy_made_once_and_builtin_q4_the_shipped_file() -> None:
+    from factdebate.paths import data_dir
+
+    first = LlamaCppBackend("builtin")
+    copy = data_dir() / "models" / "SmolLM2-135M-Instruct.F16.gguf"
+    assert first.path == str(copy) and copy.stat().st_size > 2 * builtin_model_path().stat().st_size  # type: ignore[union-attr]
+    made = copy.stat().st_mtime_ns
+    assert LlamaCppBackend("builtin").path == str(copy) and copy.stat().st_mtime_ns == made  # reused
+    assert LlamaCppBackend("builtin-q4").path == str(builtin_model_path())
+    assert not list(copy.parent.glob("*.partial"))
+
+
+def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.errors import ConfigError
+
+    monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "1")
+    assert LlamaCppBackend("builtin-q4").threads == 1
+    monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "two")
+    with pytest.raises(ConfigError, match="FACTDEBATE_LLAMA_THREADS"):
+        LlamaCppBackend("builtin-q4")

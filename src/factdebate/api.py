@@ -83,9 +83,12 @@ def validate_claim(claim: str, settings: Settings) -> str:
     return text
 
 
-def make_tool(kind: str, settings: Settings) -> Tool:
-    """``rag``: Milvus over the configured corpus; ``search``: the configured search engine."""
+def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
+    """``rag``: Milvus over the configured corpus; ``search``: the configured search engine, or with
+    ``medical.search`` set, the scholarly pipeline (keywords -> abstracts -> summaries written by ``llm``)."""
     retrieval = settings.retrieval
+    if kind == "search" and settings.medical.search != "default":
+        return _scholar_tool(settings, llm)
     if kind == "rag":
         from factdebate.tools.rag import RagTool
 
@@ -103,6 +106,23 @@ def make_tool(kind: str, settings: Settings) -> Tool:
 
         return LocalSearchTool(corpus=retrieval.corpus)
     raise ConfigError(f"unknown tool '{kind}'; use rag, search or none")
+
+
+def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
+    from factdebate.eval.medical import ScholarPipeline
+
+    if llm is None:
+        raise ConfigError("medical.search needs the debater model to extract keywords and summarise abstracts")
+    inner: Tool
+    if settings.medical.search == "openalex":
+        from factdebate.tools.openalex import OpenAlexTool
+
+        inner = OpenAlexTool()
+    else:
+        from factdebate.tools.pubmed import PubMedTool
+
+        inner = PubMedTool()
+    return ScholarPipeline(inner, llm, abstracts=settings.medical.abstracts, summarize=settings.medical.summarize)
 
 
 def default_encoder() -> TextEncoder:
@@ -138,15 +158,22 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
         llms[role] = LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore)
     return Resources(settings=settings, debater=llms["debater"], judge=llms["judge"], scorer=llms["scorer"],
                      encoder_factory=encoder_factory or default_encoder,
-                     tool_factory=tool_factory or (lambda kind: make_tool(kind, settings)))
+                     tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, llms["debater"])))
+
+
+def tools_needed(settings: Settings) -> set[str]:
+    """The retrieval tools the configured method uses."""
+    agents = {str(kind) for kind in settings.toolmad.agents} - {"none"}
+    needed: dict[str, set[str]] = {"tool-mad": agents, "vote": agents, "react": {"rag"},
+                                   "madke": set(settings.baselines.madke_tools)}
+    return needed.get(settings.method, set())
 
 
 def _prepare_tools(settings: Settings, resources: Resources) -> None:
     """Build every tool the method will need before spending any LLM call, so a missing key or index is
     reported at once."""
-    if settings.method == "tool-mad":
-        for kind in set(settings.toolmad.agents) - {"none"}:
-            resources.tool(kind)
+    for kind in sorted(tools_needed(settings)):
+        resources.tool(kind)
 
 
 async def run_claim(claim: str, settings: Settings, resources: Resources, *,

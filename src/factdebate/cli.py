@@ -49,6 +49,7 @@ def verify(
     query_formulation: Annotated[bool | None, Opt("--query-formulation/--no-query-formulation")] = None,
     scoring: Annotated[bool | None, Opt("--scoring/--no-scoring", help="Scoring feedback on/off.")] = None,
     scoring_variant: Annotated[str | None, Opt(help="stability (paper) or consistency (draft).")] = None,
+    medical_search: Annotated[str | None, Opt(help="Search agent on scholarly abstracts: openalex, pubmed.")] = None,
     cache: Annotated[bool | None, Opt("--cache/--no-cache", help="Reuse cached LLM answers.")] = None,
     concurrency: Annotated[int | None, Opt(help="Claims verified at once in a batch.")] = None,
 ) -> None:
@@ -60,7 +61,7 @@ def verify(
         milvus_uri=milvus_uri, corpus=corpus, agents=_split(agents), rounds=rounds, k=k,
         faithfulness_threshold=faithfulness_threshold, relevance_threshold=relevance_threshold,
         threshold_on=threshold_on, query_formulation=query_formulation, scoring=scoring,
-        scoring_variant=scoring_variant, cache=cache, concurrency=concurrency)
+        scoring_variant=scoring_variant, medical_search=medical_search, cache=cache, concurrency=concurrency)
     settings = settings_from(options, config)
     if input is not None:
         if claim is not None:

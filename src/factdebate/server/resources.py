@@ -67,4 +67,13 @@ class ResourcePool:
     def _default_build(self, settings: Settings) -> Resources:
         backends = {role: self.backend(settings.llm_for(role), settings.llm.timeout)
                     for role in ("debater", "judge", "scorer")}
-        return build_resources(settings, backends=backends, tool_factory=lambda kind: self.tool(kind, settings))
+        resources: Resources | None = None
+
+        def tool(kind: str) -> Tool:
+            # The scholarly pipeline writes summaries with this request's debater, so it is not shared.
+            if kind == "search" and settings.medical.search != "default" and resources is not None:
+                return make_tool(kind, settings, resources.debater)
+            return self.tool(kind, settings)
+
+        resources = build_resources(settings, backends=backends, tool_factory=tool)
+        return resources
