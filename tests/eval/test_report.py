@@ -10,7 +10,7 @@ import pytest
 from factdebate.config import load_settings
 from factdebate.errors import InputError
 from factdebate.eval.grid import load_grid
-from factdebate.eval.report import build_report
+from factdebate.eval.report import build_report, load_run
 from factdebate.eval.runner import execute, make_plan
 from tests.eval.support import resources_for, truthful
 
@@ -62,6 +62,22 @@ async def test_runs_with_the_same_name_are_told_apart_by_dataset(tmp_path: Path)
     second = await run(tmp_path / "b", "cot", "cot")
     build_report([first, second], tmp_path / "report")
     assert (tmp_path / "report" / "report.md").read_text().count("| fever:claims.jsonl/cot | cot |") == 2
+
+
+async def test_a_smaller_limit_resummarises_the_first_samples_and_the_report_plots_only_those(
+        tmp_path: Path) -> None:
+    full = await run(tmp_path, "tm", "tool-mad", rounds=1)
+    settings = load_settings(overrides={"method": "tool-mad", "llm": {"cache": False}, "toolmad": {"rounds": 1}},
+                             environ={})
+    plan = make_plan(settings, claims(tmp_path), full, limit=4, seed=0)
+    resources, backend, _ = resources_for(truthful, method="tool-mad")
+    summary = await execute(plan, resources, progress=False)
+    assert not backend.calls  # nothing re-run: the first 4 were finished
+    assert summary["metrics"]["n"] == 4 and summary["ids"] == [s.id for s in plan.samples]
+    build_report([full], tmp_path / "report")
+    table = (tmp_path / "report" / "report.md").read_text()
+    assert "claims.jsonl | 4 | 0.750 [" in table
+    assert len(load_run(full).records) == 4 and len((full / "results.jsonl").read_text().splitlines()) == 6
 
 
 def test_report_needs_finished_runs(tmp_path: Path) -> None:

@@ -41,7 +41,10 @@ def load_run(directory: Path) -> RunData:
     if not file.exists():
         raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")
     summary = json.loads(file.read_text(encoding="utf-8"))
-    records = list(latest_records(directory / RESULTS).values())
+    latest = latest_records(directory / RESULTS)
+    # A run re-summarised with a smaller --limit keeps its other records: plot only the summarised samples.
+    ids = summary.get("ids")
+    records = [latest[i] for i in ids if i in latest] if ids is not None else list(latest.values())
     return RunData(directory, summary, records)
 
 

@@ -22,7 +22,7 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     records = latest_records(directory / RESULTS)
     outcomes = [outcome_from_record(records[i]) for i in ids if i in records]
     metrics = compute(outcomes, tuple(run["labels"]), seed=run["seed"])
-    summary = {**run, "complete": complete, "missing": len(ids) - len(outcomes),
+    summary = {**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
                "written": datetime.now(UTC).isoformat(timespec="seconds"), "metrics": metrics}
     (directory / SUMMARY_JSON).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n",
                                           encoding="utf-8")
