@@ -29,6 +29,15 @@ async def test_builtin_model_generates_and_respects_a_choice_grammar() -> None:
     assert constrained.text in LABEL_CHOICES
 
 
+async def test_react_step_grammar_yields_a_valid_action_on_the_real_model() -> None:
+    from factdebate.methods.react import STEP_GRAMMAR, parse_action
+
+    backend = LlamaCppBackend("builtin")
+    reply = await backend.complete([{"role": "user", "content": "Claim: Paris is in France. Thought, then Action."}],
+                                   GenParams(max_tokens=160, grammar=STEP_GRAMMAR))
+    assert parse_action(reply.text) is not None, reply.text
+
+
 async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None:
     settings = load_settings(overrides={"llm": {"debater": "llama-cpp:builtin", "cache": False},
                                         "toolmad": {"rounds": 1}}, environ={})

@@ -77,6 +77,21 @@ async def test_react_invalid_action_is_reasked_and_counted() -> None:
                                                    "react_step:reask"]
 
 
+async def test_react_reask_is_held_to_the_step_grammar() -> None:
+    from factdebate.methods.react import STEP_GRAMMAR
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt == "react_step:reask":
+            assert params.grammar == STEP_GRAMMAR
+            return "Thought: look.\nAction: finish[REFUTES]"
+        assert params.grammar is None
+        return "Thought: <your reasoning>\nAction: search[<query>] or finish[<VERDICT>]"
+
+    resources, _, _ = resources_for(respond, method="react")
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.label is R and verdict.unparsed_turns == 0
+
+
 def test_echoed_answer_formats_are_not_decisions() -> None:
     from factdebate.methods.mad import parse_moderation
     from factdebate.methods.react import parse_action

@@ -24,6 +24,15 @@ _PLACEHOLDER = re.compile(r"^<[^<>]*>$")
 _THOUGHT = re.compile(r"thought\s*:\s*(.*?)(?=\n\s*action\s*:|\Z)", re.I | re.S)
 AGENT = "react"
 OBSERVATION_CHARS = 500
+# The re-ask of a step without a valid action is held to the step format on backends with grammars
+# (llama.cpp): small models otherwise echo the prompt's placeholders forever and never search.
+STEP_GRAMMAR = (
+    'root ::= "Thought: " thought "\\nAction: " action\n'
+    'thought ::= [^\\n]{1,200}\n'
+    'action ::= "search[" query "]" | "finish[" label "]"\n'
+    'query ::= [^\\n<>\\[\\]]{2,100}\n'
+    'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
+)
 
 
 @dataclass
@@ -88,7 +97,7 @@ class ReAct:
             action, raw = await ask_parsed(resources.debater, prompt, parse_action,
                                            "the reply had no line like 'Action: search[...]' or "
                                            "'Action: finish[SUPPORTS]'", agent=AGENT, round=number,
-                                           max_tokens=160)
+                                           max_tokens=160, reask_grammar=STEP_GRAMMAR)
             turn = Turn(agent=AGENT, tool=tool.name, response=raw.strip())
             rounds.append(Round(round=number, turns=[turn]))
             if action is None:
