@@ -38,6 +38,16 @@ async def test_react_step_grammar_yields_a_valid_action_on_the_real_model() -> N
     assert parse_action(reply.text) is not None, reply.text
 
 
+async def test_moderation_grammar_yields_a_decision_on_the_real_model() -> None:
+    from factdebate.methods.mad import MODERATION_GRAMMAR, parse_moderation
+
+    backend = LlamaCppBackend("builtin")
+    reply = await backend.complete([{"role": "user", "content": "Side A: Paris is in France. Side B: it is not. "
+                                                                 "Is one side more convincing?"}],
+                                   GenParams(max_tokens=160, grammar=MODERATION_GRAMMAR))
+    assert parse_moderation(reply.text) is not None, reply.text
+
+
 async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None:
     settings = load_settings(overrides={"llm": {"debater": "llama-cpp:builtin", "cache": False},
                                         "toolmad": {"rounds": 1}}, environ={})

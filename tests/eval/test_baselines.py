@@ -92,6 +92,22 @@ async def test_react_reask_is_held_to_the_step_grammar() -> None:
     assert verdict.label is R and verdict.unparsed_turns == 0
 
 
+async def test_mad_moderator_reask_is_held_to_the_moderation_grammar() -> None:
+    from factdebate.methods.mad import MODERATION_GRAMMAR
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt == "mad_moderator:reask":
+            assert params.grammar == MODERATION_GRAMMAR
+            return "Preference: yes\nReason: the negative side is right.\nREFUTES"
+        if call.prompt == "mad_moderator":
+            return "Preference: yes or no\nReason: one sentence"
+        return "An argument.\nSUPPORTS"
+
+    resources, _, _ = resources_for(respond, method="mad")
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.label is R and verdict.decided_by == "consensus" and len(verdict.rounds) == 1
+
+
 def test_echoed_answer_formats_are_not_decisions() -> None:
     from factdebate.methods.mad import parse_moderation
     from factdebate.methods.react import parse_action

@@ -24,6 +24,15 @@ from factdebate.types import JudgeDecision, Label, Round, Turn, Verdict
 _PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?:yes|no)\b)", re.I)
 
 
+# The moderator's re-ask on backends with grammars (llama.cpp) is held to the answer format; small models
+# otherwise copy "Preference: yes or no" from the prompt and never decide.
+MODERATION_GRAMMAR = (
+    'root ::= "Preference: " ("no\\nReason: " reason | "yes\\nReason: " reason "\\n" label)\n'
+    'reason ::= [^\\n]{1,200}\n'
+    'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
+)
+
+
 @dataclass(frozen=True)
 class Moderation:
     preference: bool
@@ -76,7 +85,8 @@ class MAD:
                 resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                         negative=negative.response),
                 parse_moderation, "the reply needs a line 'Preference: yes' or 'Preference: no', and after "
-                "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160)
+                "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160,
+                reask_grammar=MODERATION_GRAMMAR)
             if moderation is None:
                 unparsed += 1
                 emit("parse_failure", what="moderation", agent="moderator", round=r, reply=raw[:200])
