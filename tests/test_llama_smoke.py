@@ -19,6 +19,17 @@ pytestmark = pytest.mark.skipif(
     reason="built-in model or llama-cpp-python not installed (run scripts/setup.sh)")
 
 
+@pytest.fixture(scope="module")
+def _models_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("llama-data"))
+
+
+@pytest.fixture(autouse=True)
+def _shared_data_dir(_models_dir: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One data directory for this module, so the built-in model's F16 copy (270 MB) is made once."""
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", _models_dir)
+
+
 async def test_builtin_model_generates_and_respects_a_choice_grammar() -> None:
     backend = LlamaCppBackend("builtin")
     free = await backend.complete([{"role": "user", "content": "Name the capital of France."}],
