@@ -92,3 +92,31 @@ def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "two")
     with pytest.raises(ConfigError, match="FACTDEBATE_LLAMA_THREADS"):
         LlamaCppBackend("builtin-q4")
+
+
+def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> None:
+    from llama_cpp import Llama
+
+    from factdebate.llm.llama_states import prefix_cached_llama
+
+    options = {"model_path": str(builtin_model_path()), "n_ctx": 2048, "verbose": False}
+    cached, plain = prefix_cached_llama(1 << 28, **options), Llama(**options)
+    restored: list[int] = []
+    original = cached.load_state
+    cached.load_state = lambda state: (restored.append(state.n_tokens), original(state))[1]
+
+    def conversation(llm: Llama) -> list[str]:
+        def ask(messages: list[dict[str, str]]) -> str:
+            out = llm.create_chat_completion(messages=messages, temperature=0, max_tokens=12)
+            return str(out["choices"][0]["message"]["content"])
+
+        first = [{"role": "user", "content": "Evidence: Lyon is a city in France. Is Lyon in France?"}]
+        second = [{"role": "user", "content": "Evidence: Porto is a city in Portugal. Is Porto in Spain?"}]
+        answers = [ask(first), ask(second)]
+        # The re-ask extends the first conversation while the context holds the second one.
+        answers.append(ask([*first, {"role": "assistant", "content": answers[0]},
+                            {"role": "user", "content": "One word: yes or no?"}]))
+        return answers
+
+    assert conversation(cached) == conversation(plain)
+    assert len(restored) == 1 and restored[0] > 20  # the first conversation's state was restored
