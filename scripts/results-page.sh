@@ -5,8 +5,8 @@
 #   scripts/results-page.sh run [LIMIT]   # default 50; resumable: re-run (or raise LIMIT) to go on
 #   scripts/results-page.sh report        # re-summarise on the common claims, write docs/results
 #
-# Each dataset runs in its own process with one llama.cpp thread: on 2 cores that gets about twice the work
-# of one process with two threads (benchmarks/embedded_model.py). Each process has its own data directory,
+# Each dataset runs in its own process with one llama.cpp thread, so both datasets advance together (for
+# prompt evaluation alone one 2-thread process is faster: benchmarks/embedded_model.py). Each process has its own data directory,
 # because Milvus Lite serves one process per database. LIMIT grows in steps of STEP claims for every
 # method in turn, so an interrupted run leaves all methods on nearly the same claims.
 # Environment: LLM (default llama-cpp:builtin), RUNS (default runs/results-page), STEP (default 5),
