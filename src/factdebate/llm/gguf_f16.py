@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from factdebate.errors import MissingDependencyError
+from factdebate.errors import ConfigError, MissingDependencyError
 
 
 def f16_copy(source: Path, folder: Path) -> Path:
@@ -32,7 +32,8 @@ def f16_copy(source: Path, folder: Path) -> Path:
     status = _quiet_quantize(llama_cpp, source, partial, params)
     if status != 0 or not partial.exists():
         partial.unlink(missing_ok=True)
-        raise RuntimeError(f"could not convert {source} to F16 (llama.cpp status {status})")
+        raise ConfigError(f"could not write the F16 copy of {source} in {folder} (llama.cpp status {status}); "
+                          "check free disk space there, or use llama-cpp:builtin-q4 to run the shipped file")
     partial.replace(target)
     return target
 
