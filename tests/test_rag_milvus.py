@@ -13,8 +13,9 @@ import pytest
 pytest.importorskip("pymilvus")
 pytest.importorskip("sentence_transformers")
 
-from factdebate.corpus import indexing
-from factdebate.corpus.indexing import corpus_status, ensure_builtin_indexed, index_corpus
+from factdebate.corpus import builtin_index
+from factdebate.corpus.builtin_index import ensure_builtin_indexed
+from factdebate.corpus.indexing import corpus_status, index_corpus
 from factdebate.errors import IndexError_
 from factdebate.paths import data_dir
 from factdebate.tools.base import Tool
@@ -117,7 +118,7 @@ def test_index_corpus_both_engines_then_status(tmp_path: Path) -> None:
 
 def test_ensure_builtin_indexed_builds_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real builtin corpus takes minutes to embed; a stand-in exercises the same path.
-    monkeypatch.setattr(indexing, "load_builtin_corpus", lambda: iter(DOCS))
+    monkeypatch.setattr(builtin_index, "load_builtin_corpus", lambda: iter(DOCS))
     stats = ensure_builtin_indexed(progress=False)
     assert stats is not None and stats.chunks == len(DOCS)
     assert ensure_builtin_indexed(progress=False) is None  # marker + existing indexes: nothing to do

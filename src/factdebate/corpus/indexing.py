@@ -1,47 +1,29 @@
 """Build the search indexes of a corpus: passages into tantivy (``local``) and Milvus (``rag``).
 
-Embedding is the slow part (about 26 passages/s on two CPU cores: some 6.5 minutes for the builtin
-corpus), so it runs once, shows progress, and persists. Both engines skip passages they already hold,
-so an interrupted build resumes where it stopped. A small marker file records finished builds, which
-lets :func:`ensure_builtin_indexed` answer "already done" without touching the embedding model.
+Embedding is the slow part, so it runs once, shows progress, and persists. Both engines skip passages
+they already hold, so an interrupted build resumes where it stopped. Finished builds are recorded in
+markers (:mod:`factdebate.corpus.markers`), cleared before an engine is written and set after it is
+complete, so a half-built index is never taken for a ready one.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
-
-from factdebate.corpus.builtin import BUILTIN_CORPUS, load_builtin_corpus
+from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk_document
-from factdebate.embeddings import Embedder
+from factdebate.corpus.markers import clear_marker, marker_key, read_markers, set_marker
+from factdebate.corpus.progress import stage_reporter
+from factdebate.embeddings import DEFAULT_ENCODER, Embedder
 from factdebate.errors import ConfigError
-from factdebate.paths import data_dir
 from factdebate.tools.lexical import LexicalIndex
 from factdebate.tools.rag import MilvusStore, default_milvus_uri
 from factdebate.types import Document
 
 ENGINES = ("rag", "local")
-_MARKER_FILE = "indexed.json"
-_marker_lock = threading.Lock()
 
 
 @dataclass
@@ -56,35 +38,6 @@ class IndexStats:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f} passages/s" if speed else "… passages/s", style="progress.data.speed")
-
-
-def _marker_key(engine: str, corpus: str, milvus_uri: str) -> str:
-    # Lexical indexes live in data_dir; a vector collection depends on which Milvus holds it.
-    return f"local:{corpus}" if engine == "local" else f"rag:{corpus}:{milvus_uri}"
-
-
-def _read_markers() -> dict[str, Any]:
-    try:
-        data = json.loads((data_dir() / _MARKER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_marker(key: str, record: dict[str, Any]) -> None:
-    with _marker_lock:
-        markers = _read_markers()
-        markers[key] = record
-        path = data_dir() / _MARKER_FILE
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(markers, indent=2, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)  # atomic: a crash never leaves a half-written marker
 
 
 def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[int, list[Document]]:
@@ -109,8 +62,14 @@ def index_corpus(
     overlap: int = DEFAULT_OVERLAP,
     rebuild: bool = False,
     embedder: Embedder | None = None,
+    encoder: str = DEFAULT_ENCODER,
+    marker_extra: dict[str, Any] | None = None,
 ) -> IndexStats:
-    """Chunk ``docs`` and add the passages to each engine; re-running adds only what is missing."""
+    """Chunk ``docs`` and add the passages to each engine; re-running adds only what is missing.
+
+    The full-text index goes first: it takes seconds, while embedding takes minutes. ``marker_extra`` is
+    stored in each engine's finished-build marker (the builtin corpus records its document limit there).
+    """
     engines = tuple(engines)
     unknown = sorted(set(engines) - set(ENGINES))
     if unknown:
@@ -119,41 +78,34 @@ def index_corpus(
     started = time.perf_counter()
     documents, chunks = _chunk_all(docs, max_words, overlap)
     added_dense = added_lexical = 0
-    console = Console(stderr=True)
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        _RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, disable=not progress) as bar:
+
+
+    with stage_reporter(progress) as report:
         if "local" in engines:
+            clear_marker(marker_key("local", corpus, uri))
             lexical = LexicalIndex(corpus)
             if rebuild:
                 lexical.drop()
-            task = bar.add_task(f"{corpus}: BM25 index", total=len(chunks))
+            report.stage(f"{corpus}: BM25 index", len(chunks))
             added_lexical = lexical.add(chunks)
-            bar.update(task, completed=len(chunks))
-            _write_marker(
-                _marker_key("local", corpus, uri),
-                {"documents": documents, "chunks": len(chunks), "entries": lexical.count(), "at": time.time()},
-            )
+            report.done()
+            set_marker(marker_key("local", corpus, uri), {
+                "documents": documents, "chunks": len(chunks), "entries": lexical.count(), "at": time.time(),
+                **(marker_extra or {})})
         if "rag" in engines:
-            store = MilvusStore(corpus, uri, embedder)
+            clear_marker(marker_key("rag", corpus, uri))
+            store = MilvusStore(corpus, uri, embedder, encoder=encoder)
             if rebuild:
                 store.drop()
-            task = bar.add_task(f"{corpus}: embeddings", total=len(chunks))
-            added_dense = store.add(chunks, batch_size, on_batch=lambda n: bar.advance(task, n))
+            report.stage(f"{corpus}: embeddings", len(chunks))
+            added_dense = store.add(chunks, batch_size, on_batch=report.advance)
+            report.done()
             if added_dense:
-                bar.console.print(f"[dim]{corpus}: building the vector index…[/dim]", highlight=False)
+                report.note(f"{corpus}: building the vector index…")
                 store.finalize()
-            _write_marker(
-                _marker_key("rag", corpus, uri),
-                {"documents": documents, "chunks": len(chunks), "entries": store.count(), "at": time.time()},
-            )
+            set_marker(marker_key("rag", corpus, uri), {
+                "documents": documents, "chunks": len(chunks), "entries": store.count(), "at": time.time(),
+                "encoder": store.embedder.kind, **(marker_extra or {})})
     seconds = time.perf_counter() - started
     return IndexStats(
         corpus=corpus,
@@ -166,53 +118,11 @@ def index_corpus(
     )
 
 
-def _is_indexed(engine: str, corpus: str, uri: str) -> bool:
-    """Cheap check: a finished-build marker plus the index actually being there."""
-    marker = _read_markers().get(_marker_key(engine, corpus, uri))
-    if not isinstance(marker, dict) or not marker.get("chunks"):
-        return False
-    if engine == "local":
-        index = LexicalIndex(corpus)
-        return index.exists() and index.count() >= int(marker["chunks"])
-    return MilvusStore(corpus, uri).exists()
-
-
-@contextlib.contextmanager
-def _build_lock(name: str) -> Iterator[None]:
-    """Serialise builds across processes (two servers starting at once would embed everything twice)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: the per-engine idempotence still prevents duplicates
-        yield
-        return
-    with (data_dir() / f".{name}.lock").open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def ensure_builtin_indexed(
-    milvus_uri: str | None = None, progress: bool = True, engines: Iterable[str] = ENGINES
-) -> IndexStats | None:
-    """Index the builtin Wikipedia corpus for the engines that lack it; ``None`` when nothing was needed."""
-    uri = milvus_uri or default_milvus_uri()
-    engines = tuple(engines)
-    if all(_is_indexed(e, BUILTIN_CORPUS, uri) for e in engines):
-        return None
-    with _build_lock(f"build-{BUILTIN_CORPUS}"):
-        missing = [e for e in engines if not _is_indexed(e, BUILTIN_CORPUS, uri)]  # another process may be done
-        if not missing:
-            return None
-        return index_corpus(load_builtin_corpus(), BUILTIN_CORPUS, milvus_uri=uri, engines=missing, progress=progress)
-
-
 def corpus_status(corpus: str = BUILTIN_CORPUS, milvus_uri: str | None = None) -> dict[str, Any]:
-    """What ``doctor`` shows: for each engine, whether the index exists and how many passages it holds;
-    ``ready`` when both engines hold passages."""
+    """What ``doctor`` shows: for each engine, whether the index exists, how many passages it holds and
+    its finished-build marker; ``ready`` when both engines hold passages and finished building."""
     uri = milvus_uri or default_milvus_uri()
-    markers = _read_markers()
+    markers = read_markers()
     lexical = LexicalIndex(corpus)
     local: dict[str, Any] = {"path": str(lexical.path), "exists": False, "entries": None, "error": None}
     try:
@@ -229,7 +139,7 @@ def corpus_status(corpus: str = BUILTIN_CORPUS, milvus_uri: str | None = None) -
             rag["entries"] = store.count()
     except Exception as exc:
         rag["error"] = str(exc)
-    local["marker"] = markers.get(_marker_key("local", corpus, uri))
-    rag["marker"] = markers.get(_marker_key("rag", corpus, uri))
-    ready = all(engine["exists"] and engine["entries"] for engine in (local, rag))
+    local["marker"] = markers.get(marker_key("local", corpus, uri))
+    rag["marker"] = markers.get(marker_key("rag", corpus, uri))
+    ready = all(engine["exists"] and engine["entries"] and engine["marker"] for engine in (local, rag))
     return {"corpus": corpus, "ready": ready, "local": local, "rag": rag}

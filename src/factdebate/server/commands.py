@@ -48,6 +48,9 @@ def serve(
         raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
                           "--service-config), or use --no-auth for a local trial")
     app = create_app(settings)
+    from factdebate.api import ensure_indexes
+
+    ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
     _tune_gc()
     typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)

@@ -86,6 +86,9 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
 
 
 def run_stdio(config_file: str | Path | None = None) -> None:
+    from factdebate.api import ensure_indexes, settings_from
+
+    ensure_indexes(settings_from({}, config_file))  # progress goes to stderr; stdout is the protocol's
     build_server(config_file).run("stdio")
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from factdebate.embeddings import DIM, Embedder, get_embedder
+from factdebate.embeddings import DEFAULT_ENCODER, DIM, Embedder, get_embedder
 from factdebate.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
 from factdebate.paths import data_dir
 from factdebate.types import Document
@@ -131,11 +131,12 @@ def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 
 class MilvusStore:
     """One corpus's passages and their vectors in one Milvus collection."""
 
-    def __init__(self, corpus: str = "builtin", uri: str | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(self, corpus: str = "builtin", uri: str | None = None, embedder: Embedder | None = None,
+                 encoder: str = DEFAULT_ENCODER) -> None:
         self.corpus = corpus
         self.uri = uri or default_milvus_uri()
         self.collection = collection_name(corpus)
-        self.embedder = embedder or get_embedder()
+        self.embedder = embedder or get_embedder(encoder)
 
     @property
     def client(self) -> Any:
@@ -183,9 +184,21 @@ class MilvusStore:
                     "automatically)"
                 )
             client.load_collection(self.collection)
+        self._check_encoder()
         with _lock:
             _loaded.add(key)
         return client
+
+    def _check_encoder(self) -> None:
+        """Vectors of one encoder searched with another's queries rank poorly without any error; refuse."""
+        from factdebate.corpus.markers import get_marker, marker_key
+
+        marker = get_marker(marker_key("rag", self.corpus, self.uri))
+        built_with = marker.get("encoder", "fp32") if marker else None  # older markers: the float model
+        if built_with is not None and built_with != self.embedder.kind:
+            raise IndexError_(
+                f"corpus '{self.corpus}' was indexed with the {built_with} encoder but retrieval.encoder is "
+                f"{self.embedder.kind}: set FACTDEBATE_RETRIEVAL__ENCODER={built_with}, or index it again")
 
     def count(self) -> int:
         client = self._ready()
@@ -312,9 +325,10 @@ class RagTool:
     name = "rag"
 
     def __init__(
-        self, corpus: str = "builtin", milvus_uri: str | None = None, store: MilvusStore | None = None
+        self, corpus: str = "builtin", milvus_uri: str | None = None, store: MilvusStore | None = None,
+        encoder: str = DEFAULT_ENCODER,
     ) -> None:
-        self.store = store or MilvusStore(corpus, milvus_uri)
+        self.store = store or MilvusStore(corpus, milvus_uri, encoder=encoder)
 
     async def search(self, query: str, k: int) -> list[Document]:
         return await self.store.search(query, k)

@@ -1,0 +1,102 @@
+"""Index the built-in corpus on first use.
+
+Every path that searches the builtin corpus (``verify``, batches, ``eval``, ``serve``, ``mcp``, the
+Python API) calls :func:`ensure_builtin_indexed` when it builds a retrieval tool, for the engines that
+tool needs. It is cheap when the indexes are there (a marker file and one existence check), builds what
+is missing otherwise, and holds a file lock so that two processes starting at once build it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from factdebate.corpus.builtin import BUILTIN_CORPUS, BUILTIN_DOC_COUNT, load_builtin_corpus
+from factdebate.corpus.indexing import ENGINES, IndexStats, index_corpus
+from factdebate.corpus.markers import get_marker, marker_key
+from factdebate.corpus.progress import stage_reporter
+from factdebate.embeddings import DEFAULT_ENCODER
+from factdebate.paths import data_dir
+from factdebate.tools.lexical import LexicalIndex
+from factdebate.tools.rag import MilvusStore, default_milvus_uri, is_lite_uri
+
+# Passages per second of the embedding stage on two CPU cores; only for the "about N minutes" line.
+_EXPECTED_RATE = 60.0
+
+
+def _same_build(marker: dict[str, Any], engine: str, limit: int | None, encoder: str) -> bool:
+    # Markers written before encoders were recorded came from the float model.
+    return marker.get("limit") == limit and (engine != "rag" or marker.get("encoder", "fp32") == encoder)
+
+
+def _is_indexed(engine: str, uri: str, limit: int | None, encoder: str) -> bool:
+    """A finished-build marker for the same document limit and encoder, and the index actually there."""
+    marker = get_marker(marker_key(engine, BUILTIN_CORPUS, uri))
+    if marker is None or not marker.get("chunks") or not _same_build(marker, engine, limit, encoder):
+        return False
+    if engine == "local":
+        index = LexicalIndex(BUILTIN_CORPUS)
+        return index.exists() and index.count() >= int(marker["chunks"])
+    if is_lite_uri(uri):
+        # The marker is written only after the build finished; opening Milvus Lite just to look would
+        # contend with the process that may be using it (Lite serves one process at a time).
+        return Path(uri).exists()
+    return MilvusStore(BUILTIN_CORPUS, uri).exists()
+
+
+def _built_otherwise(engine: str, uri: str, limit: int | None, encoder: str) -> bool:
+    marker = get_marker(marker_key(engine, BUILTIN_CORPUS, uri))
+    return marker is not None and not _same_build(marker, engine, limit, encoder)
+
+
+@contextlib.contextmanager
+def build_lock(name: str) -> Iterator[None]:
+    """Serialise builds across processes; the kernel drops the lock when a holder dies, even by kill -9."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the per-engine idempotence still prevents duplicate passages
+        yield
+        return
+    with (data_dir() / f".{name}.lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def ensure_builtin_indexed(
+    milvus_uri: str | None = None,
+    progress: bool = True,
+    engines: Iterable[str] = ENGINES,
+    limit: int | None = None,
+    encoder: str = DEFAULT_ENCODER,
+) -> IndexStats | None:
+    """Index the builtin Wikipedia corpus for the engines that lack it; ``None`` when nothing was needed.
+
+    ``limit`` keeps only the first N articles (``retrieval.builtin_docs``: for tests and quick trials).
+    The marker records it and the encoder, so switching either rebuilds rather than mixing vectors.
+    """
+    uri = milvus_uri or default_milvus_uri()
+    engines = tuple(engines)
+    if all(_is_indexed(e, uri, limit, encoder) for e in engines):
+        return None
+    with build_lock(f"build-{BUILTIN_CORPUS}"):
+        missing = [e for e in engines if not _is_indexed(e, uri, limit, encoder)]  # another process may be done
+        if not missing:
+            return None
+        rebuild = any(_built_otherwise(e, uri, limit, encoder) for e in missing)
+        docs = limit if limit is not None else BUILTIN_DOC_COUNT
+        with stage_reporter(progress) as report:
+            minutes = docs * 1.2 / _EXPECTED_RATE / 60 if "rag" in missing else 0.0
+            eta = f", about {max(1, round(minutes))} min" if minutes >= 0.5 else ""
+            report.note(f"indexing the built-in corpus ({docs:,} Wikipedia articles) for "
+                        f"{' and '.join(missing)} search: once per data folder{eta}")
+        corpus = load_builtin_corpus()
+        if limit is not None:
+            corpus = itertools.islice(corpus, limit)
+        return index_corpus(corpus, BUILTIN_CORPUS, milvus_uri=uri, engines=missing, progress=progress,
+                            rebuild=rebuild, encoder=encoder, marker_extra={"limit": limit})

@@ -1,0 +1,57 @@
+"""Finished-build markers: one JSON file in the data directory recording which indexes are complete.
+
+A marker is cleared *before* an engine is written and set only *after* it is complete, so an index whose
+build was interrupted (Ctrl-C, kill -9, a full disk) is never reported as ready: the next run finds no
+marker, resumes the build (both engines skip passages they already hold) and only then marks it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+from factdebate.paths import data_dir
+
+MARKER_FILE = "indexed.json"
+_lock = threading.Lock()
+
+
+def marker_key(engine: str, corpus: str, milvus_uri: str) -> str:
+    # Lexical indexes live in data_dir; a vector collection depends on which Milvus holds it.
+    return f"local:{corpus}" if engine == "local" else f"rag:{corpus}:{milvus_uri}"
+
+
+def read_markers() -> dict[str, Any]:
+    try:
+        data = json.loads((data_dir() / MARKER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def get_marker(key: str) -> dict[str, Any] | None:
+    marker = read_markers().get(key)
+    return marker if isinstance(marker, dict) else None
+
+
+def _write(markers: dict[str, Any]) -> None:
+    path = data_dir() / MARKER_FILE
+    tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(json.dumps(markers, indent=2, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)  # atomic: a crash never leaves a half-written marker file
+
+
+def set_marker(key: str, record: dict[str, Any]) -> None:
+    with _lock:
+        markers = read_markers()
+        markers[key] = record
+        _write(markers)
+
+
+def clear_marker(key: str) -> None:
+    with _lock:
+        markers = read_markers()
+        if markers.pop(key, None) is not None:
+            _write(markers)

@@ -1,0 +1,110 @@
+"""Progress for index builds: a live bar on a terminal, plain lines anywhere else.
+
+Logs, CI and service journals are not terminals; a redrawn bar there is either invisible until the end or
+a mess of control codes, so they get one line when a stage starts and one when it ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class StageReporter(Protocol):
+    def stage(self, description: str, total: int) -> None: ...
+    def advance(self, n: int) -> None: ...
+    def done(self) -> None: ...
+    def note(self, text: str) -> None: ...
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f} passages/s" if speed else "… passages/s", style="progress.data.speed")
+
+
+class _Bar:
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._task: object | None = None
+
+    def stage(self, description: str, total: int) -> None:
+        self._task = self._progress.add_task(description, total=total)
+
+    def advance(self, n: int) -> None:
+        if self._task is not None:
+            self._progress.advance(self._task, n)  # type: ignore[arg-type]
+
+    def done(self) -> None:
+        if self._task is not None:
+            task = self._progress.tasks[-1]
+            self._progress.update(self._task, completed=task.total)  # type: ignore[arg-type]
+
+    def note(self, text: str) -> None:
+        self._progress.console.print(f"[dim]{text}[/dim]", highlight=False)
+
+
+class _Lines:
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._description = ""
+        self._total = 0
+        self._started = 0.0
+
+    def stage(self, description: str, total: int) -> None:
+        self._description, self._total, self._started = description, total, time.perf_counter()
+        self._console.print(f"{description}: {total} passages…", highlight=False)
+
+    def advance(self, n: int) -> None:
+        pass
+
+    def done(self) -> None:
+        seconds = time.perf_counter() - self._started
+        self._console.print(f"{self._description}: done in {seconds:.1f}s", highlight=False)
+
+    def note(self, text: str) -> None:
+        self._console.print(text, highlight=False)
+
+
+class _Silent:
+    def stage(self, description: str, total: int) -> None:
+        pass
+
+    def advance(self, n: int) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+
+@contextmanager
+def stage_reporter(enabled: bool, console: Console | None = None) -> Iterator[StageReporter]:
+    if not enabled:
+        yield _Silent()
+        return
+    console = console or Console(stderr=True, soft_wrap=True)
+    if not console.is_terminal:
+        yield _Lines(console)
+        return
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
+               TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())
+    with Progress(*columns, console=console) as progress:
+        yield _Bar(progress)
