@@ -24,7 +24,7 @@ from factdebate.tools.lexical import LexicalIndex
 from factdebate.tools.rag import MilvusStore, default_milvus_uri, is_lite_uri
 
 # Passages per second of the embedding stage on two CPU cores; only for the "about N minutes" line.
-_EXPECTED_RATE = 60.0
+_EXPECTED_RATE = 50.0
 
 
 def _same_build(marker: dict[str, Any], engine: str, limit: int | None, encoder: str) -> bool:
