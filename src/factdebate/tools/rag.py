@@ -17,6 +17,7 @@ import os
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ _OUTPUT_FIELDS = ["title", "text", "source"]
 _clients: dict[str, Any] = {}  # uri -> MilvusClient
 _loaded: set[tuple[str, str]] = set()  # (uri, collection) known to exist and be loaded
 _lock = threading.Lock()
+_QUERY_CACHE_SIZE = 2048
+_query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (encoder, query) -> vector
 
 
 def default_milvus_uri() -> str:
@@ -280,11 +283,26 @@ class MilvusStore:
             client.release_collection(self.collection)
             client.load_collection(self.collection)
 
+    def _query_vector(self, query: str) -> Any:
+        """Debaters often search the same text (the claim, a repeated query): embed it once per process."""
+        key = (self.embedder.kind, query)
+        with _lock:
+            cached = _query_vectors.get(key)
+            if cached is not None:
+                _query_vectors.move_to_end(key)
+                return cached
+        vector = self.embedder.encode([query])[0]
+        with _lock:
+            _query_vectors[key] = vector
+            while len(_query_vectors) > _QUERY_CACHE_SIZE:
+                _query_vectors.popitem(last=False)
+        return vector
+
     def search_sync(self, query: str, k: int) -> list[Document]:
         if not query.strip() or k <= 0:
             return []
         client = self._ready()
-        vector = self.embedder.encode([query])[0]
+        vector = self._query_vector(query)
         with self._errors("searching"):
             hits = _read_with_retry(lambda: client.search(
                 self.collection,
