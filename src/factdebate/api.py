@@ -212,9 +212,9 @@ def ensure_indexes(settings: Settings, progress: bool = True) -> None:
 
 def _prepare_tools(settings: Settings, resources: Resources) -> None:
     """Build every tool the method will need before spending any LLM call, so a missing key or index is
-    reported at once; missing builtin indexes are built here, in one pass."""
-    ensure_indexes(settings)
-    for kind in sorted(tools_needed(settings)):
+    reported at once. Building a real retrieval tool indexes the builtin corpus if needed (make_tool); the
+    search tool goes first, because its index takes seconds where the vectors take minutes."""
+    for kind in sorted(tools_needed(settings), key=lambda kind: (kind == "rag", kind)):
         resources.tool(kind)
 
 

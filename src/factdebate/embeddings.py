@@ -20,6 +20,11 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 
 
+# Loading models imports torch/transformers lazily; two threads doing that at once (the scorer's float
+# model and the retrieval encoder) can see a half-initialised module and fail with an ImportError.
+MODEL_LOAD_LOCK = threading.RLock()
+
+
 class Embedder:
     """Normalized float32 sentence vectors; cosine similarity is then a plain dot product."""
 
@@ -35,7 +40,7 @@ class Embedder:
         self._encode_lock = threading.Lock()
 
     def _load(self) -> Any:
-        with self._load_lock:
+        with self._load_lock, MODEL_LOAD_LOCK:
             if self._model is not None:
                 return self._model
             # The weights are on disk; never let a missing file turn into a hub download attempt.

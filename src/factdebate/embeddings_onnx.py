@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.embeddings import Embedder, model_path
+from factdebate.embeddings import MODEL_LOAD_LOCK, Embedder, model_path
 from factdebate.errors import MissingDependencyError
 from factdebate.paths import data_dir
 
@@ -96,17 +96,18 @@ class OnnxInt8Embedder(Embedder):
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             try:
                 import onnxruntime as ort
-                from transformers import AutoTokenizer
             except ImportError as exc:
                 raise MissingDependencyError("onnxruntime", "retrieval") from exc
             path = onnx_model_path()
-            with _export_lock:
-                if not path.is_file():
-                    _export(path)
+            with MODEL_LOAD_LOCK:  # the export imports torch and transformers: one loader at a time
+                with _export_lock:
+                    if not path.is_file():
+                        _export(path)
+                tokenizer = _tokenizer()
             options = ort.SessionOptions()
             options.log_severity_level = 3  # its warnings about unused initialisers are noise here
             session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            self._model = (AutoTokenizer.from_pretrained(str(model_path())), session)
+            self._model = (tokenizer, session)
             return self._model
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
@@ -116,8 +117,20 @@ class OnnxInt8Embedder(Embedder):
         out: list[np.ndarray] = []
         with self._encode_lock:
             for start in range(0, len(texts), batch_size):
-                batch = tokenizer(texts[start : start + batch_size], padding=True, truncation=True,
-                                  max_length=MAX_TOKENS, return_tensors="np")
-                feed = {name: batch[name].astype(np.int64) for name in _INPUTS}
+                encoded = tokenizer.encode_batch(texts[start : start + batch_size])
+                feed = {"input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+                        "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+                        "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64)}
                 out.append(session.run(None, feed)[0])
         return np.asarray(np.vstack(out), dtype=np.float32)
+
+
+def _tokenizer() -> Any:
+    """The model's own fast tokenizer, straight from ``tokenizer.json`` (no transformers import at run
+    time), padded per batch and cut at the model's 256 tokens as sentence-transformers does."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+    return tokenizer
