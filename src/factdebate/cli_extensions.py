@@ -14,3 +14,11 @@ def register(app: typer.Typer) -> None:
     from factdebate.eval.commands import register_eval
 
     register_eval(app)
+
+    from factdebate.mcp_tools.commands import register_mcp_tools
+
+    register_mcp_tools(app)
+
+    from factdebate.memory.commands import register_memory
+
+    register_memory(app)

@@ -1,0 +1,17 @@
+"""``python -m factdebate.mcp_tools NAME [options]``: the same as ``factdebate mcp-tools``."""
+
+import sys
+
+import typer
+
+from factdebate.errors import FactDebateError
+from factdebate.mcp_tools.commands import mcp_tools
+
+if __name__ == "__main__":
+    app = typer.Typer(add_completion=False)
+    app.command()(mcp_tools)
+    try:
+        app(standalone_mode=False)
+    except FactDebateError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

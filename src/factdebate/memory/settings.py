@@ -1,0 +1,33 @@
+"""The evidence memory's settings. They live here until the MERMAID method takes them into its own section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from factdebate.paths import data_dir
+
+DEFAULT_FILE = "evidence_memory.sqlite"
+
+
+class MemorySettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # on: recall before the loop and store after the verdict; readonly: recall only; off: neither.
+    mode: Literal["on", "off", "readonly"] = "on"
+    path: Path | None = None  # None: evidence_memory.sqlite in the data directory
+    # One memory per corpus or project: evidence gathered over one corpus is not recalled for another.
+    namespace: str = Field(default="default", pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    ttl_days: float | None = Field(default=None, gt=0)  # None: evidence never expires
+    # Semantic recall adds records whose entity+evidence vector is close to a claim entity's vector, for
+    # entities spelled differently from the stored key ("JFK" vs "John F. Kennedy").
+    semantic: bool = True
+    semantic_threshold: float = Field(default=0.5, ge=0, le=1)
+    recall_limit: int = Field(default=8, ge=1, le=100)  # records per claim
+    per_entity_limit: int = Field(default=3, ge=1, le=50)  # records per recalled entity
+    max_evidence_chars: int = Field(default=2000, ge=100, le=20_000)
+
+    def resolved_path(self) -> Path:
+        return self.path if self.path is not None else data_dir() / DEFAULT_FILE

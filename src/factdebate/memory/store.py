@@ -1,0 +1,313 @@
+"""The persistent evidence memory: SQLite in WAL mode, keyed by (namespace, normalised entity).
+
+Every operation opens its own short-lived connection, so one store object is safe from any thread, from
+the tasks of a batch and from several processes at once: WAL lets readers run beside the one writer, writes
+take the lock up front (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it instead of failing.
+Vectors for semantic recall are computed before a write starts, so the lock is held for milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from factdebate.errors import InputError
+from factdebate.memory.guard import check_evidence, check_fields
+from factdebate.memory.normalize import normalize_entity
+from factdebate.memory.settings import MemorySettings
+from factdebate.types import Document
+
+Encode = Callable[[list[str]], np.ndarray]  # texts -> unit-length rows
+BUSY_TIMEOUT_S = 60.0
+_SEMANTIC_SCAN = 20_000  # newest records compared by vector per recall; older ones need an exact key match
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS evidence (
+    id INTEGER PRIMARY KEY,
+    namespace TEXT NOT NULL,
+    entity_key TEXT NOT NULL,
+    entity TEXT NOT NULL,
+    text TEXT NOT NULL,
+    source TEXT NOT NULL,
+    query TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    stored REAL NOT NULL,
+    expires REAL,
+    encoder TEXT,
+    vector BLOB,
+    digest TEXT NOT NULL,
+    UNIQUE (namespace, entity_key, digest)
+);
+CREATE INDEX IF NOT EXISTS evidence_key ON evidence (namespace, entity_key);
+CREATE INDEX IF NOT EXISTS evidence_stored ON evidence (namespace, stored);
+"""
+_COLUMNS = "id, namespace, entity_key, entity, text, source, query, tool, stored, expires"
+
+
+class Evidence(BaseModel):
+    """One piece of retrieved evidence as the trajectory used it. There is deliberately no label field."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    source: str = ""
+    query: str = ""
+    tool: str
+
+    @classmethod
+    def of(cls, item: Evidence | Document | dict[str, Any], *, query: str = "", tool: str = "") -> Evidence:
+        if isinstance(item, Evidence):
+            return item
+        if isinstance(item, Document):
+            return cls(text=item.text, source=item.source or item.title, query=query, tool=tool)
+        check_fields(item)  # before pydantic, so a label field gets the leak error, not a schema error
+        return cls.model_validate({"query": query, "tool": tool, **item})
+
+
+class MemoryHit(BaseModel):
+    """A recalled record; ``match`` says how it was found and ``score`` how closely (1.0 for exact keys)."""
+
+    id: int
+    entity: str  # the entity as the recalling claim named it
+    stored_entity: str
+    text: str
+    source: str
+    query: str
+    tool: str
+    stored: float
+    match: str  # exact | semantic
+    score: float
+
+
+class EvidenceMemory:
+    def __init__(self, path: str | Path, *, namespace: str = "default", ttl_days: float | None = None,
+                 readonly: bool = False, encode: Encode | None = None, encoder_name: str = "minilm-int8",
+                 semantic_threshold: float = 0.5, per_entity_limit: int = 3, recall_limit: int = 8,
+                 max_evidence_chars: int = 2000) -> None:
+        self.path = Path(path)
+        self.namespace = MemorySettings(namespace=namespace).namespace  # same validation as the settings
+        self.ttl = ttl_days * 86_400 if ttl_days else None
+        self.readonly = readonly
+        self._encode = encode
+        self.encoder_name = encoder_name
+        self.semantic_threshold = semantic_threshold
+        self.per_entity_limit = per_entity_limit
+        self.recall_limit = recall_limit
+        self.max_chars = max_evidence_chars
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")  # persistent: recorded in the file for every later opener
+            db.executescript(_SCHEMA)
+
+    # -- plumbing ------------------------------------------------------------------------------------
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with closing(sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)) as db:
+            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+            db.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a process crash
+            yield db
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def _vectors(self, texts: list[str]) -> np.ndarray | None:
+        if self._encode is None or not texts:
+            return None
+        return np.asarray(self._encode(texts), dtype=np.float32)
+
+    def _live(self) -> tuple[str, tuple[Any, ...]]:
+        return "namespace = ? AND (expires IS NULL OR expires > ?)", (self.namespace, time.time())
+
+    # -- the paper's two operations --------------------------------------------------------------------
+    def update(self, entities: str | Sequence[str],
+               evidence: Iterable[Evidence | Document | dict[str, Any]], *, query: str = "",
+               tool: str = "", ttl_days: float | None = None) -> int:
+        """Store ``evidence`` under each entity; returns how many records were new.
+
+        ``query``/``tool`` fill in items that do not carry their own. Storing the same text under the same
+        entity again refreshes its timestamp (and TTL) instead of duplicating it. Raises
+        :class:`MemoryLeakError` if any item is a label or a verdict; nothing is stored then.
+        A read-only memory stores nothing and returns 0.
+        """
+        names = [entities] if isinstance(entities, str) else list(entities)
+        keyed = {normalize_entity(n): n.strip() for n in names if normalize_entity(n)}
+        items = [Evidence.of(e, query=query, tool=tool) for e in evidence]
+        for item in items:
+            check_evidence(item.text, item.tool)
+            if not item.tool.strip():
+                raise InputError("each evidence item needs the tool that retrieved it")
+        items = [i.model_copy(update={"text": i.text.strip()[: self.max_chars]}) for i in items if i.text.strip()]
+        if self.readonly or not keyed or not items:
+            return 0
+        now = time.time()
+        ttl = ttl_days * 86_400 if ttl_days else self.ttl
+        expires = now + ttl if ttl else None
+        rows = [(key, name, item) for key, name in keyed.items() for item in items]
+        vectors = self._vectors([f"{name}: {item.text[:500]}" for _, name, item in rows])
+        added = 0
+        with self._write() as db:
+            for n, (key, name, item) in enumerate(rows):
+                digest = hashlib.sha256(item.text.encode("utf-8")).hexdigest()
+                blob = vectors[n].tobytes() if vectors is not None else None
+                found = db.execute("SELECT id FROM evidence WHERE namespace = ? AND entity_key = ? AND digest = ?",
+                                   (self.namespace, key, digest)).fetchone()
+                if found:
+                    db.execute("UPDATE evidence SET stored = ?, expires = ? WHERE id = ?", (now, expires, found[0]))
+                    continue
+                db.execute(
+                    "INSERT INTO evidence (namespace, entity_key, entity, text, source, query, tool, stored, "
+                    "expires, encoder, vector, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (self.namespace, key, name, item.text, item.source, item.query[:1000], item.tool, now,
+                     expires, self.encoder_name if blob is not None else None, blob, digest))
+                added += 1
+        return added
+
+    def recall(self, entities: Sequence[str], *, limit: int | None = None) -> list[MemoryHit]:
+        """Records for the claim's entities: exact key matches first, then (with an encoder) records whose
+        vector is within the threshold of an entity's, each with its score. Newest first per entity."""
+        limit = limit or self.recall_limit
+        names = {normalize_entity(n): n.strip() for n in entities if normalize_entity(n)}
+        where, args = self._live()
+        hits: list[MemoryHit] = []
+        seen: set[int] = set()
+        with self._connect() as db:
+            for key, name in names.items():
+                rows = db.execute(f"SELECT {_COLUMNS} FROM evidence WHERE {where} AND entity_key = ? "
+                                  "ORDER BY stored DESC, id DESC LIMIT ?", (*args, key, self.per_entity_limit))
+                for row in rows.fetchall():
+                    if row[0] not in seen:
+                        seen.add(row[0])
+                        hits.append(_hit(row, name, "exact", 1.0))
+            semantic = self._semantic(db, names, seen) if self._encode is not None and names else []
+        return (hits + semantic)[:limit]
+
+    def _semantic(self, db: sqlite3.Connection, names: dict[str, str], seen: set[int]) -> list[MemoryHit]:
+        where, args = self._live()
+        rows = db.execute(f"SELECT {_COLUMNS}, vector FROM evidence WHERE {where} AND encoder = ? "
+                          "ORDER BY stored DESC LIMIT ?", (*args, self.encoder_name, _SEMANTIC_SCAN)).fetchall()
+        rows = [r for r in rows if r[0] not in seen]
+        if not rows:
+            return []
+        matrix = np.stack([np.frombuffer(r[-1], dtype=np.float32) for r in rows])
+        queries = self._vectors(list(names.values()))
+        assert queries is not None
+        scores = queries @ matrix.T  # unit vectors: cosine similarity
+        best: dict[int, MemoryHit] = {}
+        for qi, name in enumerate(names.values()):
+            order = np.argsort(-scores[qi])[: self.per_entity_limit]
+            for ri in order:
+                score = float(scores[qi, ri])
+                row = rows[int(ri)]
+                if score >= self.semantic_threshold and (row[0] not in best or best[row[0]].score < score):
+                    best[row[0]] = _hit(row[:-1], name, "semantic", round(score, 4))
+        return sorted(best.values(), key=lambda h: -h.score)
+
+    async def arecall(self, entities: Sequence[str], *, limit: int | None = None) -> list[MemoryHit]:
+        return await asyncio.to_thread(self.recall, entities, limit=limit)
+
+    async def aupdate(self, entities: str | Sequence[str],
+                      evidence: Iterable[Evidence | Document | dict[str, Any]], **kwargs: Any) -> int:
+        return await asyncio.to_thread(self.update, entities, list(evidence), **kwargs)
+
+    # -- inspection and upkeep (the `factdebate memory` commands) -------------------------------------
+    def entities(self) -> list[dict[str, Any]]:
+        where, args = self._live()
+        with self._connect() as db:
+            rows = db.execute(f"SELECT entity_key, MIN(entity), COUNT(*), MAX(stored) FROM evidence WHERE {where} "
+                              "GROUP BY entity_key ORDER BY MAX(stored) DESC", args).fetchall()
+        return [{"key": r[0], "entity": r[1], "records": r[2], "stored": r[3]} for r in rows]
+
+    def show(self, entity: str) -> list[MemoryHit]:
+        where, args = self._live()
+        with self._connect() as db:
+            rows = db.execute(f"SELECT {_COLUMNS} FROM evidence WHERE {where} AND entity_key = ? "
+                              "ORDER BY stored DESC, id DESC", (*args, normalize_entity(entity))).fetchall()
+        return [_hit(r, entity, "exact", 1.0) for r in rows]
+
+    def search(self, text: str, k: int = 10) -> list[MemoryHit]:
+        """Records by meaning (with an encoder) or else by substring of entity or evidence."""
+        if self._encode is not None:
+            saved = self.per_entity_limit, self.semantic_threshold
+            self.per_entity_limit, self.semantic_threshold = k, 0.0
+            try:
+                with self._connect() as db:
+                    return self._semantic(db, {normalize_entity(text) or text: text}, set())[:k]
+            finally:
+                self.per_entity_limit, self.semantic_threshold = saved
+        where, args = self._live()
+        pattern = "%" + text.replace("%", "").replace("_", "") + "%"
+        with self._connect() as db:
+            rows = db.execute(f"SELECT {_COLUMNS} FROM evidence WHERE {where} AND (entity LIKE ? OR text LIKE ?) "
+                              "ORDER BY stored DESC LIMIT ?", (*args, pattern, pattern, k)).fetchall()
+        return [_hit(r, text, "substring", 1.0) for r in rows]
+
+    def clear(self, entity: str | None = None, *, expired_only: bool = False) -> int:
+        """Delete this namespace's records (one entity's, or only the expired ones); returns how many."""
+        sql, args = "DELETE FROM evidence WHERE namespace = ?", list[str | float]([self.namespace])
+        if entity is not None:
+            sql += " AND entity_key = ?"
+            args.append(normalize_entity(entity))
+        if expired_only:
+            sql += " AND expires IS NOT NULL AND expires <= ?"
+            args.append(time.time())
+        with self._write() as db:
+            return db.execute(sql, args).rowcount
+
+    def export(self) -> Iterator[dict[str, Any]]:
+        """Every live record of the namespace as a plain dict (no vectors), oldest first."""
+        where, args = self._live()
+        with self._connect() as db:
+            rows = db.execute(f"SELECT {_COLUMNS} FROM evidence WHERE {where} ORDER BY stored, id", args).fetchall()
+        names = _COLUMNS.split(", ")
+        for row in rows:
+            yield dict(zip(names, row, strict=True))
+
+    def namespaces(self) -> list[str]:
+        with self._connect() as db:
+            return [r[0] for r in db.execute("SELECT DISTINCT namespace FROM evidence ORDER BY 1").fetchall()]
+
+
+def _hit(row: Sequence[Any], entity: str, match: str, score: float) -> MemoryHit:
+    return MemoryHit(id=row[0], entity=entity, stored_entity=row[3], text=row[4], source=row[5], query=row[6],
+                     tool=row[7], stored=row[8], match=match, score=score)
+
+
+def minilm_encoder(kind: str = "int8") -> Encode:
+    """MiniLM (the retrieval encoder) loaded on first use."""
+    from factdebate.embeddings import get_embedder
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return get_embedder(kind).encode(texts)
+
+    return encode
+
+
+def open_memory(settings: MemorySettings | None = None, *, encode: Encode | None = None) -> EvidenceMemory | None:
+    """The memory the settings describe (``None`` when off); semantic recall uses MiniLM unless ``encode``."""
+    settings = settings or MemorySettings()
+    if settings.mode == "off":
+        return None
+    if encode is None and settings.semantic:
+        encode = minilm_encoder()
+    return EvidenceMemory(settings.resolved_path(), namespace=settings.namespace, ttl_days=settings.ttl_days,
+                          readonly=settings.mode == "readonly", encode=encode if settings.semantic else None,
+                          semantic_threshold=settings.semantic_threshold,
+                          per_entity_limit=settings.per_entity_limit, recall_limit=settings.recall_limit,
+                          max_evidence_chars=settings.max_evidence_chars)
