@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from factdebate.mcp_tools.scholar_server import build_scholar_server
@@ -35,7 +36,7 @@ def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(http, "_sleep", instant)
 
 
-def server() -> object:
+def server() -> MCPServer:
     return build_scholar_server(openalex=OpenAlexTool(api_key="oa-SECRET-KEY-1", base_delay=0),
                                 arxiv=ArxivTool(base_delay=0), pubmed=PubMedTool(base_delay=0))
 
@@ -43,7 +44,7 @@ def server() -> object:
 async def test_openalex_with_publication_date_filter(respx_mock: respx.MockRouter) -> None:
     route = respx_mock.get("https://api.openalex.org/works").mock(
         return_value=httpx.Response(200, text=text("openalex_works.json")))
-    result = await server().call_tool("search_scholar", {"query": "vitamin C common cold", "k": 2,  # type: ignore[attr-defined]
+    result = await server().call_tool("search_scholar", {"query": "vitamin C common cold", "k": 2,
                                                          "search_before": "2015-01-01"})
     params = route.calls.last.request.url.params
     assert params["filter"] == "has_abstract:true,to_publication_date:2014-12-31"
@@ -57,17 +58,18 @@ async def test_pubmed_with_date_range(respx_mock: respx.MockRouter) -> None:
     search = respx_mock.get(f"{EUTILS}/esearch.fcgi").mock(
         return_value=httpx.Response(200, text=text("pubmed_esearch.json")))
     respx_mock.get(f"{EUTILS}/efetch.fcgi").mock(return_value=httpx.Response(200, text=text("pubmed_efetch.xml")))
-    result = await server().call_tool("search_pubmed", {"query": "vitamin C common cold",  # type: ignore[attr-defined]
+    result = await server().call_tool("search_pubmed", {"query": "vitamin C common cold",
                                                         "search_before": "2016-07-01"})
     params = search.calls.last.request.url.params
     assert (params["datetype"], params["mindate"], params["maxdate"]) == ("pdat", "1800/01/01", "2016/06/30")
     data = result.structured_content
-    assert [r["source"] for r in data["results"]][0] == "https://pubmed.ncbi.nlm.nih.gov/23440782/"
+    assert [r["source"] for r in data["results"]] == ["https://pubmed.ncbi.nlm.nih.gov/23440782/",
+                                                      "https://pubmed.ncbi.nlm.nih.gov/29138001/"]
 
 
 async def test_arxiv_query_dates_and_parsing(respx_mock: respx.MockRouter) -> None:
     route = respx_mock.get(ARXIV_URL).mock(return_value=httpx.Response(200, text=text("arxiv_query.xml")))
-    result = await server().call_tool("search_arxiv", {"query": "transformer attention", "k": 2,  # type: ignore[attr-defined]
+    result = await server().call_tool("search_arxiv", {"query": "transformer attention", "k": 2,
                                                        "search_before": "2019-01-01"})
     query = route.calls.last.request.url.params["search_query"]
     assert query == "(all:transformer AND all:attention) AND submittedDate:[190001010000 TO 201901010000]"
@@ -97,7 +99,7 @@ def test_arxiv_error_entry_and_bad_xml() -> None:
 async def test_upstream_failure_is_a_clean_tool_error(respx_mock: respx.MockRouter) -> None:
     respx_mock.get("https://api.openalex.org/works").mock(return_value=httpx.Response(503, text="down"))
     with pytest.raises(ToolError) as caught:
-        await server().call_tool("search_scholar", {"query": "vitamin C"})  # type: ignore[attr-defined]
+        await server().call_tool("search_scholar", {"query": "vitamin C"})
     message = str(caught.value)
     assert "could not reach https://api.openalex.org/works" in message
     assert "oa-SECRET-KEY-1" not in message and "api_key" not in message

@@ -50,7 +50,8 @@ async def test_local_search_over_stdio_with_leakage_notes() -> None:
         dropped = payload(await session.call_tool("search_local", {"query": "Angkor Wat",
                                                                     "exclude_domains": ["wikipedia.org"]}))
         assert dropped["results"] == [] and "excluded domains removed" in dropped["notes"][0]
-        assert "less than or equal to 10" in error_text(await session.call_tool("search_local", {"query": "Angkor", "k": 50}))
+        too_many = error_text(await session.call_tool("search_local", {"query": "Angkor", "k": 50}))
+        assert "less than or equal to 10" in too_many
 
 
 async def test_unknown_engine_is_a_clear_startup_error(tmp_path: Path) -> None:

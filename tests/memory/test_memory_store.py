@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 import textwrap
 from pathlib import Path
 
