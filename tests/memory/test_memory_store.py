@@ -190,3 +190,12 @@ def test_concurrent_writers_threads_tasks_and_processes(tmp_path: Path) -> None:
     assert len({(r["entity_key"], r["text"]) for r in rows}) == len(rows)
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_search_ranks_by_meaning_without_the_threshold(tmp_path: Path) -> None:
+    memory = EvidenceMemory(tmp_path / "m.sqlite", encode=words_encode, semantic_threshold=0.99)
+    memory.update("Eiffel Tower", [EIFFEL])
+    memory.update("Honey", [Evidence(text="Honey keeps for millennia in sealed jars.", tool="search_web")])
+    hits = memory.search("sealed jars of honey", k=2)
+    assert [h.stored_entity for h in hits] == ["Honey", "Eiffel Tower"] and hits[0].score > hits[1].score
+    assert memory.semantic_threshold == 0.99

@@ -24,7 +24,7 @@ class MemorySettings(BaseModel):
     # Semantic recall adds records whose entity+evidence vector is close to a claim entity's vector, for
     # entities spelled differently from the stored key ("JFK" vs "John F. Kennedy").
     semantic: bool = True
-    semantic_threshold: float = Field(default=0.5, ge=0, le=1)
+    semantic_threshold: float = Field(default=0.45, ge=0, le=1)
     recall_limit: int = Field(default=8, ge=1, le=100)  # records per claim
     per_entity_limit: int = Field(default=3, ge=1, le=50)  # records per recalled entity
     max_evidence_chars: int = Field(default=2000, ge=100, le=20_000)

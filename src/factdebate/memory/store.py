@@ -91,7 +91,7 @@ class MemoryHit(BaseModel):
 class EvidenceMemory:
     def __init__(self, path: str | Path, *, namespace: str = "default", ttl_days: float | None = None,
                  readonly: bool = False, encode: Encode | None = None, encoder_name: str = "minilm-int8",
-                 semantic_threshold: float = 0.5, per_entity_limit: int = 3, recall_limit: int = 8,
+                 semantic_threshold: float = 0.45, per_entity_limit: int = 3, recall_limit: int = 8,
                  max_evidence_chars: int = 2000) -> None:
         self.path = Path(path)
         self.namespace = MemorySettings(namespace=namespace).namespace  # same validation as the settings
@@ -198,7 +198,10 @@ class EvidenceMemory:
             semantic = self._semantic(db, names, seen) if self._encode is not None and names else []
         return (hits + semantic)[:limit]
 
-    def _semantic(self, db: sqlite3.Connection, names: dict[str, str], seen: set[int]) -> list[MemoryHit]:
+    def _semantic(self, db: sqlite3.Connection, names: dict[str, str], seen: set[int], *,
+                  per_entity: int | None = None, threshold: float | None = None) -> list[MemoryHit]:
+        per_entity = per_entity or self.per_entity_limit
+        threshold = self.semantic_threshold if threshold is None else threshold
         where, args = self._live()
         rows = db.execute(f"SELECT {_COLUMNS}, vector FROM evidence WHERE {where} AND encoder = ? "
                           "ORDER BY stored DESC LIMIT ?", (*args, self.encoder_name, _SEMANTIC_SCAN)).fetchall()
@@ -211,11 +214,11 @@ class EvidenceMemory:
         scores = queries @ matrix.T  # unit vectors: cosine similarity
         best: dict[int, MemoryHit] = {}
         for qi, name in enumerate(names.values()):
-            order = np.argsort(-scores[qi])[: self.per_entity_limit]
+            order = np.argsort(-scores[qi])[:per_entity]
             for ri in order:
                 score = float(scores[qi, ri])
                 row = rows[int(ri)]
-                if score >= self.semantic_threshold and (row[0] not in best or best[row[0]].score < score):
+                if score >= threshold and (row[0] not in best or best[row[0]].score < score):
                     best[row[0]] = _hit(row[:-1], name, "semantic", round(score, 4))
         return sorted(best.values(), key=lambda h: -h.score)
 
@@ -244,13 +247,9 @@ class EvidenceMemory:
     def search(self, text: str, k: int = 10) -> list[MemoryHit]:
         """Records by meaning (with an encoder) or else by substring of entity or evidence."""
         if self._encode is not None:
-            saved = self.per_entity_limit, self.semantic_threshold
-            self.per_entity_limit, self.semantic_threshold = k, 0.0
-            try:
-                with self._connect() as db:
-                    return self._semantic(db, {normalize_entity(text) or text: text}, set())[:k]
-            finally:
-                self.per_entity_limit, self.semantic_threshold = saved
+            with self._connect() as db:
+                return self._semantic(db, {normalize_entity(text) or text: text}, set(), per_entity=k,
+                                      threshold=0.0)[:k]
         where, args = self._live()
         pattern = "%" + text.replace("%", "").replace("_", "") + "%"
         with self._connect() as db:
