@@ -19,7 +19,7 @@ from factdebate.types import Document
 Found = tuple[list[Document], list[str]]
 
 
-def drop_excluded(docs: list[Document], leak: Leakage, engine: str, notes: list[str]) -> list[Document]:
+def drop_excluded(docs: list[Document], leak: Leakage, notes: list[str]) -> list[Document]:
     """Post-filter on the result URL: works for any engine whose results carry one."""
     if not leak.domains:
         return docs
@@ -55,7 +55,7 @@ async def tavily(tool: TavilyTool, query: str, k: int, leak: Leakage) -> Found:
         if late:
             docs = [d for d in docs if d.id not in late]
             notes.append(f"{len(late)} result(s) dated on or after {leak.before} removed")
-    return drop_excluded(docs, leak, "Tavily", notes)[:k], notes
+    return drop_excluded(docs, leak, notes)[:k], notes
 
 
 async def local(tool: LocalSearchTool, query: str, k: int, leak: Leakage) -> Found:
@@ -65,7 +65,7 @@ async def local(tool: LocalSearchTool, query: str, k: int, leak: Leakage) -> Fou
                                  "has no dates"))
     # Fetch extra so that filtering by domain still leaves k results where the corpus has them.
     docs = await tool.search(query, k * 3 if leak.domains else k)
-    return drop_excluded(docs, leak, "local", notes)[:k], notes
+    return drop_excluded(docs, leak, notes)[:k], notes
 
 
 async def openalex(tool: OpenAlexTool, query: str, k: int, leak: Leakage) -> Found:
@@ -83,7 +83,7 @@ async def openalex(tool: OpenAlexTool, query: str, k: int, leak: Leakage) -> Fou
     async with client_scope(tool._client, tool.timeout) as client:
         payload = await request_json(client, "GET", f"{tool.base_url}/works", params=params,
                                      attempts=tool.attempts, base_delay=tool.base_delay, timeout=tool.timeout)
-    return drop_excluded(parse_works(payload), leak, "OpenAlex", notes)[:k], notes
+    return drop_excluded(parse_works(payload), leak, notes)[:k], notes
 
 
 async def pubmed(tool: PubMedTool, query: str, k: int, leak: Leakage) -> Found:
@@ -110,4 +110,4 @@ async def pubmed(tool: PubMedTool, query: str, k: int, leak: Leakage) -> Found:
     docs = [Document(id=p, title=articles[p][0], text=articles[p][1] or articles[p][0],
                      source=f"https://pubmed.ncbi.nlm.nih.gov/{p}/", score=1.0 / (rank + 1))
             for rank, p in enumerate(pmids) if p in articles]
-    return drop_excluded(docs, leak, "PubMed", notes), notes
+    return drop_excluded(docs, leak, notes), notes

@@ -75,11 +75,11 @@ class OfflineWikipedia:
             by_title.setdefault(doc.title, doc)
         return list(by_title.values())[:k], self._dense_note() + self._date_note(leak)
 
-    def _by_ids(self, title: str) -> list[Document]:
+    def _by_ids(self, doc_id: str) -> list[Document]:
         import tantivy
 
         index: Any = self.lexical._index()  # the shared, cached handle (opening one per call is slow)
-        ids = [f"{title}#{n}" for n in range(MAX_PASSAGES)]
+        ids = [f"{doc_id}#{n}" for n in range(MAX_PASSAGES)]
         query = tantivy.Query.term_set_query(index.schema, "id", ids)
         searcher = index.searcher()
         docs = []
@@ -90,24 +90,25 @@ class OfflineWikipedia:
         return sorted(docs, key=lambda d: int(d.id.rsplit("#", 1)[1]))
 
     async def _resolve(self, title: str) -> tuple[str, list[str]]:
-        """The stored title for ``title``: exact, else case-insensitive, else the best search hit."""
+        """The document id behind ``title``: exact title, else case-insensitive, else the best search hit."""
         hits = await self.lexical.search(title, 10)
-        for hit in hits:
-            if hit.title == title:
-                return title, []
-        for hit in hits:
-            if hit.title.casefold() == title.casefold():
-                return hit.title, []
+        for same in (lambda h: h.title == title, lambda h: h.title.casefold() == title.casefold()):
+            for hit in hits:
+                if same(hit):
+                    return hit.id.rsplit("#", 1)[0], []
         if not hits:
             raise InputError(f"no article matches '{title}' in the offline corpus '{self.corpus}'")
-        return hits[0].title, [f"no article is titled '{title}'; this is the closest match, '{hits[0].title}'"]
+        best = hits[0]
+        return best.id.rsplit("#", 1)[0], [f"no article is titled '{title}'; this is the closest match, '{best.title}'"]
 
     async def article(self, title: str, leak: Leakage) -> Article:
+        # Builtin passages are keyed by title ("<title>#<n>"), so try that first; other corpora key them by
+        # their own document id, which a search on the title finds.
         passages = await asyncio.to_thread(self._by_ids, title)
         notes: list[str] = []
         if not passages:
-            resolved, notes = await self._resolve(title)
-            passages = await asyncio.to_thread(self._by_ids, resolved)
+            doc_id, notes = await self._resolve(title)
+            passages = await asyncio.to_thread(self._by_ids, doc_id)
         if not passages:
             raise InputError(f"no article titled '{title}' in the offline corpus '{self.corpus}'")
         sections = [Section(n, f"Passage {n}", doc.text) for n, doc in enumerate(passages)]
