@@ -199,3 +199,18 @@ def test_search_ranks_by_meaning_without_the_threshold(tmp_path: Path) -> None:
     hits = memory.search("sealed jars of honey", k=2)
     assert [h.stored_entity for h in hits] == ["Honey", "Eiffel Tower"] and hits[0].score > hits[1].score
     assert memory.semantic_threshold == 0.99
+
+
+@pytest.mark.slow
+def test_semantic_recall_with_minilm(tmp_path: Path) -> None:
+    """The default encoder and threshold: another name for a stored entity is recalled, an unrelated one not."""
+    memory = open_memory(MemorySettings(path=tmp_path / "m.sqlite"))
+    assert memory is not None and memory.semantic_threshold == 0.45
+    memory.update("John F. Kennedy", [Evidence(
+        text="John Fitzgerald Kennedy was the 35th president of the United States from 1961 until 1963.",
+        tool="search_wikipedia")])
+    memory.update("Honey", [Evidence(text="Honey is a sweet substance made by honey bees.", tool="search_web")])
+    hits = memory.recall(["President Kennedy"])
+    assert [h.stored_entity for h in hits] == ["John F. Kennedy"] and hits[0].match == "semantic"
+    assert hits[0].score >= 0.45
+    assert memory.recall(["Tokyo"]) == []

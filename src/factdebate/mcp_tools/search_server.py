@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -20,8 +19,6 @@ from factdebate.mcp_tools.common import (
 from factdebate.mcp_tools.leakage import LeakagePolicy
 from factdebate.tools.lexical import LocalSearchTool
 from factdebate.tools.tavily import TavilyTool
-
-log = logging.getLogger("factdebate.mcp_tools")
 
 
 def build_search_server(*, local: LocalSearchTool | None = None, tavily: TavilyTool | None = None,
