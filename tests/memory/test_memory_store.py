@@ -54,6 +54,9 @@ def test_documents_and_dicts_are_accepted_with_query_and_tool(tmp_path: Path) ->
                           query="honey shelf life", tool="search_local")
     assert added == 2
     assert {h.tool for h in memory.recall(["Honey"])} == {"search_local"}
+    # A tool server's result dict goes in as it is; its title and score are not stored as evidence.
+    result = {"title": "Honey", "text": "Honey never spoils.", "source": "https://example.org/h", "score": 0.7}
+    assert memory.update("honey", [result], query="does honey spoil", tool="search_wikipedia") == 1
     with pytest.raises(Exception, match="tool"):
         memory.update("honey", [{"text": "no tool given", "source": "x"}])
 

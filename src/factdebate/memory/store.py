@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS evidence (
 CREATE INDEX IF NOT EXISTS evidence_key ON evidence (namespace, entity_key);
 CREATE INDEX IF NOT EXISTS evidence_stored ON evidence (namespace, stored);
 """
+_RESULT_ONLY = frozenset({"title", "score", "id", "match"})
 _COLUMNS = "id, namespace, entity_key, entity, text, source, query, tool, stored, expires"
 
 
@@ -70,7 +71,9 @@ class Evidence(BaseModel):
         if isinstance(item, Document):
             return cls(text=item.text, source=item.source or item.title, query=query, tool=tool)
         check_fields(item)  # before pydantic, so a label field gets the leak error, not a schema error
-        return cls.model_validate({"query": query, "tool": tool, **item})
+        # A result dict from the tool servers can be stored as it is: its ranking fields are not evidence.
+        fields = {k: v for k, v in item.items() if k not in _RESULT_ONLY}
+        return cls.model_validate({"query": query, "tool": tool, **fields})
 
 
 class MemoryHit(BaseModel):
