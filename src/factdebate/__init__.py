@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Usage, Verdict
+from factdebate.types import Document, JudgeDecision, Judgement, Label, Round, Step, Turn, Usage, Verdict
 
-__all__ = ["Document", "JudgeDecision", "Label", "Round", "Turn", "Usage", "Verdict", "averify", "verify"]
+__all__ = ["Document", "JudgeDecision", "Judgement", "Label", "Round", "Step", "Turn", "Usage", "Verdict", "averify",
+           "verify"]
 __version__ = "0.1.0"
 
 

@@ -14,60 +14,15 @@ from factdebate.errors import ConfigError, InputError
 from factdebate.llm import LLM, RetryPolicy, make_backend
 from factdebate.llm.base import Backend
 from factdebate.llm.cache import ResponseCache
-from factdebate.methods import Resources, get_method
+from factdebate.events import RunFinished, RunStarted
+from factdebate.options import options_to_overrides
 from factdebate.paths import data_dir
+from factdebate.plugins import get_method
+from factdebate.resources import Resources, Services
 from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
 from factdebate.scoring.relevance import TextEncoder
 from factdebate.tools.base import Tool
 from factdebate.types import Verdict
-
-# Flat keyword options accepted by verify() and the CLI, mapped onto the nested settings.
-OPTION_PATHS: dict[str, tuple[str, ...]] = {
-    "method": ("method",),
-    "llm": ("llm", "debater"),
-    "judge_llm": ("llm", "judge"),
-    "scorer_llm": ("llm", "scorer"),
-    "temperature": ("llm", "temperature"),
-    "cache": ("llm", "cache"),
-    "rounds": ("toolmad", "rounds"),
-    "k": ("toolmad", "k"),
-    "agents": ("toolmad", "agents"),
-    "faithfulness_threshold": ("toolmad", "faithfulness_threshold"),
-    "relevance_threshold": ("toolmad", "relevance_threshold"),
-    "threshold_on": ("toolmad", "threshold_on"),
-    "query_formulation": ("toolmad", "query_formulation"),
-    "scoring": ("toolmad", "scoring"),
-    "scoring_variant": ("toolmad", "scoring_variant"),
-    "search": ("retrieval", "search"),
-    "corpus": ("retrieval", "corpus"),
-    "milvus_uri": ("retrieval", "milvus_uri"),
-    "max_claim_chars": ("max_claim_chars",),
-    "concurrency": ("concurrency",),
-    "react_max_steps": ("baselines", "react_max_steps"),
-    "mad_rounds": ("baselines", "mad_rounds"),
-    "madke_tools": ("baselines", "madke_tools"),
-    "vote_samples": ("baselines", "vote_samples"),
-    "vote_temperature": ("baselines", "vote_temperature"),
-    "medical_search": ("medical", "search"),
-    "medical_abstracts": ("medical", "abstracts"),
-    "medical_summarize": ("medical", "summarize"),
-}
-
-
-def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
-    overrides: dict[str, Any] = {}
-    for key, value in options.items():
-        if key not in OPTION_PATHS:
-            raise ConfigError(f"unknown option '{key}'; known: {', '.join(sorted(OPTION_PATHS))}")
-        if value is None:
-            continue
-        target = overrides
-        path = OPTION_PATHS[key]
-        for part in path[:-1]:
-            target = target.setdefault(part, {})
-        target[path[-1]] = value
-    return overrides
-
 
 def settings_from(options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
     return load_settings(config_file, options_to_overrides(options))
@@ -149,39 +104,38 @@ def default_encoder() -> TextEncoder:
 def build_resources(settings: Settings, *, backends: dict[str, Backend] | None = None,
                     tool_factory: Callable[[str], Tool] | None = None,
                     encoder_factory: Callable[[], TextEncoder] | None = None,
-                    cache_path: Path | None = None) -> Resources:
-    """Models per role (roles naming the same model share one backend and its concurrency limit), tools
-    built on first use, the shared response cache. ``backends`` maps role -> backend to override."""
+                    cache_path: Path | None = None, services: Services | None = None) -> Resources:
+    """Models per role, built when a role is first asked for (roles naming the same model share one backend
+    and its concurrency limit), tools built on first use, the shared response cache. ``backends`` maps
+    role -> backend to override; a role without an override that uses the debater's model uses the
+    debater's override. ``services`` lets several resources share long-lived services (the server)."""
     backends = dict(backends or {})
     cache = None
     if settings.llm.cache:
         cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
-    by_spec: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
+    by_key: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
     retry = RetryPolicy(attempts=max(1, settings.llm.retries))
-    llms: dict[str, LLM] = {}
-    for role in ("debater", "judge", "scorer"):
-        if role in backends:
-            backend = backends[role]
-            key = f"override:{id(backend)}"
-        else:
-            key = settings.llm_for(role)
-        if key not in by_spec:
-            backend = backends.get(role) or make_backend(key, timeout=settings.llm.timeout)
-            limit = settings.llm.concurrency or backend.max_parallel
-            by_spec[key] = (backend, asyncio.Semaphore(limit))
-        backend, semaphore = by_spec[key]
-        llms[role] = LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore)
-    return Resources(settings=settings, debater=llms["debater"], judge=llms["judge"], scorer=llms["scorer"],
-                     encoder_factory=encoder_factory or default_encoder,
-                     tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, llms["debater"])))
+
+    def llm(role: str) -> LLM:
+        override = backends.get(role)
+        if override is None and settings.llm_for(role) == settings.llm_for("debater"):
+            override = backends.get("debater")
+        key = f"override:{id(override)}" if override is not None else settings.llm_for(role)
+        if key not in by_key:
+            backend = override or make_backend(key, timeout=settings.llm.timeout)
+            by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
+        backend, semaphore = by_key[key]
+        return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore)
+
+    resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
+                          tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
+                          services=services or Services())
+    return resources
 
 
 def tools_needed(settings: Settings) -> set[str]:
-    """The retrieval tools the configured method uses."""
-    agents = {str(kind) for kind in settings.toolmad.agents} - {"none"}
-    needed: dict[str, set[str]] = {"tool-mad": agents, "vote": agents, "react": {"rag"},
-                                   "madke": set(settings.baselines.madke_tools)}
-    return needed.get(settings.method, set())
+    """The retrieval tools the configured method uses (the method says)."""
+    return get_method(settings.method).tools(settings)
 
 
 def builtin_engines(settings: Settings) -> list[str]:
@@ -226,13 +180,13 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     await asyncio.to_thread(_prepare_tools, settings, resources)
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
-        recorder.emit("run_started", claim=claim, method=settings.method)
+        recorder.emit(RunStarted(claim=claim, method=settings.method))
         verdict = await method.run(claim, resources)
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
         verdict.config = settings.model_dump(mode="json")
-        recorder.emit("run_finished", label=verdict.label, decided_by=verdict.decided_by,
-                      usage=verdict.usage.model_dump())
+        recorder.emit(RunFinished(label=verdict.label, decided_by=verdict.decided_by,
+                                  usage=verdict.usage.model_dump()))
     return verdict
 
 
@@ -247,7 +201,8 @@ async def averify(claim: str, *, config_file: str | Path | None = None, trace: s
     if writer:
         sinks.append(writer)
     try:
-        return await run_claim(claim, settings, resources, sinks=sinks)
+        async with resources:
+            return await run_claim(claim, settings, resources, sinks=sinks)
     finally:
         if writer:
             writer.close()

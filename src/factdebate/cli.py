@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from factdebate.cli_options import with_option_flags
 from factdebate.errors import FactDebateError, InputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -26,6 +27,7 @@ def _split(value: str | None) -> list[str] | None:
 
 
 @app.command()
+@with_option_flags(skip=set())
 def verify(
     claim: Annotated[str | None, typer.Argument(help="The claim to check.")] = None,
     input: Annotated[Path | None, Opt("--input", "-i", help="JSONL of claims for a batch run.")] = None,
@@ -33,35 +35,13 @@ def verify(
     as_json: Annotated[bool, Opt("--json", help="Print the verdict as one JSON object.")] = False,
     trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
     config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
-    method: Annotated[str | None, Opt(help="Verification method (see `factdebate methods`).")] = None,
-    llm: Annotated[str | None, Opt(help="Debater model: openai:<model>, llama-cpp:<file>|builtin.")] = None,
-    judge_llm: Annotated[str | None, Opt(help="Judge model (default: the debater's).")] = None,
-    scorer_llm: Annotated[str | None, Opt(help="Scorer model (default: the debater's).")] = None,
-    search: Annotated[str | None, Opt(help="Search engine of the search agent: local, tavily, wikipedia.")] = None,
-    milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
-    corpus: Annotated[str | None, Opt(help="Indexed corpus to retrieve from (default builtin).")] = None,
-    agents: Annotated[str | None, Opt(help="Comma-separated tools of the debaters: rag,search,none.")] = None,
-    rounds: Annotated[int | None, Opt(help="Maximum debate rounds T.")] = None,
-    k: Annotated[int | None, Opt("-k", help="Documents per retrieval.")] = None,
-    faithfulness_threshold: Annotated[float | None, Opt(help="Consensus threshold (0.7).")] = None,
-    relevance_threshold: Annotated[float | None, Opt(help="Consensus threshold (0.8).")] = None,
-    threshold_on: Annotated[str | None, Opt(help="Test thresholds on this round's scores or the average.")] = None,
-    query_formulation: Annotated[bool | None, Opt("--query-formulation/--no-query-formulation")] = None,
-    scoring: Annotated[bool | None, Opt("--scoring/--no-scoring", help="Scoring feedback on/off.")] = None,
-    scoring_variant: Annotated[str | None, Opt(help="stability (paper) or consistency (draft).")] = None,
-    medical_search: Annotated[str | None, Opt(help="Search agent on scholarly abstracts: openalex, pubmed.")] = None,
-    cache: Annotated[bool | None, Opt("--cache/--no-cache", help="Reuse cached LLM answers.")] = None,
-    concurrency: Annotated[int | None, Opt(help="Claims verified at once in a batch.")] = None,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Verify one claim, or a JSONL batch with --input/--output."""
     from factdebate.api import build_resources, settings_from
+    from factdebate.render import thresholds
 
-    options: dict[str, Any] = dict(
-        method=method, llm=llm, judge_llm=judge_llm, scorer_llm=scorer_llm, search=search,
-        milvus_uri=milvus_uri, corpus=corpus, agents=_split(agents), rounds=rounds, k=k,
-        faithfulness_threshold=faithfulness_threshold, relevance_threshold=relevance_threshold,
-        threshold_on=threshold_on, query_formulation=query_formulation, scoring=scoring,
-        scoring_variant=scoring_variant, medical_search=medical_search, cache=cache, concurrency=concurrency)
     settings = settings_from(options, config)
     if input is not None:
         if claim is not None:
@@ -80,9 +60,7 @@ def verify(
     if not as_json:
         from factdebate.render import LiveDebate
 
-        cfg = settings.toolmad
-        live = LiveDebate(Console(), claim.strip(), scoring=cfg.scoring, f_threshold=cfg.faithfulness_threshold,
-                          r_threshold=cfg.relevance_threshold)
+        live = LiveDebate(Console(), claim.strip(), thresholds=thresholds(settings.model_dump(mode="json")))
     verdict = asyncio.run(_verify_one(claim, settings, resources, trace, live))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
@@ -121,6 +99,10 @@ def _describe(event: dict[str, Any]) -> str:
         return f"{where} searched [{event.get('query')}]"
     if kind == "answer":
         return f"{where} answered {event.get('label') or 'UNPARSED'}"
+    if kind == "step":
+        return f"{where} step {event.get('index')}: {event.get('tool') or 'no action'}"
+    if kind == "judgement":
+        return f"{where} decided {event.get('vote') or 'nothing'}"
     if kind == "score":
         return f"{where} scored"
     return str(kind)
@@ -198,10 +180,20 @@ def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Pat
 @app.command()
 def methods() -> None:
     """List the verification methods."""
-    from factdebate.methods import DESCRIPTIONS
+    from factdebate.plugins import descriptions
 
-    for name, description in sorted(DESCRIPTIONS.items()):
+    for name, description in descriptions().items():
         typer.echo(f"{name:12} {description}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of a verdict (the records of results files and the service's answers)."""
+    import json
+
+    from factdebate.schema import verdict_json_schema
+
+    typer.echo(json.dumps(verdict_json_schema(), indent=1))
 
 
 @app.command()

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from factdebate.config_legacy import upgrade_settings_data
 from factdebate.errors import ConfigError
-
-AgentTool = Literal["rag", "search", "none"]
+from factdebate.plugins import all_methods
 
 
 class _Strict(BaseModel):
@@ -21,37 +21,15 @@ class _Strict(BaseModel):
 
 class LLMSettings(_Strict):
     debater: str = "llama-cpp:builtin"
-    judge: str | None = None  # None: same as the debater
-    scorer: str | None = None
+    judge: str | None = None  # shorthand for roles.judge; None: same as the debater
+    scorer: str | None = None  # shorthand for roles.scorer
+    # Any role a method asks for (judge, scorer, moderator, judge-2...) -> model; unnamed roles use the debater.
+    roles: dict[str, str] = Field(default_factory=dict)
     temperature: float = 0.0
     concurrency: int | None = None  # None: what the backend says it can serve
     retries: int = 4
     timeout: float = 120.0
     cache: bool = True
-
-
-class ToolMADSettings(_Strict):
-    rounds: int = Field(default=3, ge=1, le=10)
-    k: int = Field(default=3, ge=1, le=20)
-    faithfulness_threshold: float = Field(default=0.7, ge=0, le=1)
-    relevance_threshold: float = Field(default=0.8, ge=0, le=1)
-    # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
-    # round's score or the running average; we default to this round's and offer the average.
-    threshold_on: Literal["round", "average"] = "round"
-    agents: list[AgentTool] = Field(default_factory=lambda: list[AgentTool](["rag", "search"]))
-    query_formulation: bool = True
-    scoring: bool = True  # off: consensus on labels alone, nothing scored, judge sees no scores
-    scoring_variant: Literal["stability", "consistency"] = "stability"
-    relevance_questions: int = Field(default=3, ge=1, le=10)
-    max_doc_chars: int = Field(default=1200, ge=100)
-    judge_evidence_chars: int = Field(default=300, ge=0)
-
-    @field_validator("agents")
-    @classmethod
-    def _two_or_three(cls, agents: list[AgentTool]) -> list[AgentTool]:
-        if len(agents) not in (2, 3):
-            raise ValueError("Tool-MAD needs 2 or 3 agents")
-        return agents
 
 
 class RetrievalSettings(_Strict):
@@ -65,18 +43,8 @@ class RetrievalSettings(_Strict):
     # Index and search only the first N articles of the builtin corpus: for tests and quick trials (the
     # verdicts then rest on a fraction of the evidence). None: all 10,033.
     builtin_docs: int | None = Field(default=None, ge=1)
-
-
-class BaselineSettings(_Strict):
-    """The comparison methods of the Tool-MAD paper (docs/methods/<name>.md say what each value means)."""
-
-    react_max_steps: int = Field(default=5, ge=1, le=20)  # thought/action/observation steps before a forced answer
-    mad_rounds: int = Field(default=3, ge=1, le=10)  # MAD and MADKE debate rounds
-    madke_tools: list[Literal["rag", "search"]] = Field(
-        default_factory=lambda: list[Literal["rag", "search"]](["rag", "search"]))
-    # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
-    vote_samples: int | None = Field(default=None, ge=1, le=200)
-    vote_temperature: float = Field(default=0.7, ge=0, le=2)
+    k: int = Field(default=3, ge=1, le=20)  # documents per retrieval, for every method
+    max_doc_chars: int = Field(default=1200, ge=100)  # each passage is cut to this length
 
 
 class MedicalSettings(_Strict):
@@ -90,20 +58,49 @@ class MedicalSettings(_Strict):
 class Settings(_Strict):
     method: str = "tool-mad"
     llm: LLMSettings = Field(default_factory=LLMSettings)
-    toolmad: ToolMADSettings = Field(default_factory=ToolMADSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
-    baselines: BaselineSettings = Field(default_factory=BaselineSettings)
+    # One section per registered method, validated by the method's own settings model (factdebate.plugins).
+    methods: dict[str, Any] = Field(default_factory=dict)
     medical: MedicalSettings = Field(default_factory=MedicalSettings)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
 
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        return upgrade_settings_data(data) if isinstance(data, dict) else data
+
+    @field_validator("methods")
+    @classmethod
+    def _validate_methods(cls, sections: dict[str, Any]) -> dict[str, Any]:
+        registered = all_methods()
+        given = dict(sections)
+        unknown = sorted(set(given) - set(registered))
+        if unknown:
+            raise ValueError(f"no method named {', '.join(unknown)}; methods: {', '.join(registered)}")
+        out: dict[str, Any] = {}
+        for name, method in registered.items():
+            value = given.get(name) or {}
+            out[name] = value if isinstance(value, method.Settings) else _section(name, method.Settings, value)
+        return out
+
     def llm_for(self, role: str) -> str:
-        chosen = {"judge": self.llm.judge, "scorer": self.llm.scorer}.get(role)
+        chosen = self.llm.roles.get(role) or {"judge": self.llm.judge, "scorer": self.llm.scorer}.get(role)
         return chosen or self.llm.debater
 
 
+def _section(name: str, model: type[BaseModel], value: Any) -> BaseModel:
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        problems = "; ".join(f"methods.{name}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+                             for err in exc.errors())
+        raise ValueError(problems) from None
+
+
 # Short environment names for the settings people change most; any other setting is reachable as
-# FACTDEBATE_<SECTION>__<FIELD>, e.g. FACTDEBATE_TOOLMAD__ROUNDS=2.
+# FACTDEBATE_<SECTION>__<FIELD>, e.g. FACTDEBATE_METHODS__TOOL_MAD__ROUNDS=2 (old names such as
+# FACTDEBATE_TOOLMAD__ROUNDS still work: see config_legacy.py).
 ENV_ALIASES = {
     "FACTDEBATE_LLM": ("llm", "debater"),
     "FACTDEBATE_JUDGE_LLM": ("llm", "judge"),
@@ -160,10 +157,11 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
     path = config_file or environ.get("FACTDEBATE_CONFIG")
     if path is None and Path("factdebate.yaml").exists():
         path = "factdebate.yaml"
+    # Each layer is upgraded from old names before merging, so precedence holds across old and new names.
     if path:
-        data = _merge(data, _from_file(Path(path)))
-    data = _merge(data, _from_env(environ))
-    data = _merge(data, _drop_none(overrides or {}))
+        data = _merge(data, upgrade_settings_data(_from_file(Path(path))))
+    data = _merge(data, upgrade_settings_data(_from_env(environ)))
+    data = _merge(data, upgrade_settings_data(_drop_none(overrides or {})))
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

@@ -1,8 +1,9 @@
-"""Per-run bookkeeping: usage by role and trace events.
+"""Per-run bookkeeping: usage by role, trace events and the spans they nest in.
 
 A :class:`RunRecorder` is installed in a context variable for the duration of one claim, so the LLM wrapper
 and the tools can account for work without every call site threading it through; concurrent claims in a
-batch each get their own recorder because asyncio tasks copy the context when they start.
+batch each get their own recorder because asyncio tasks copy the context when they start. The open span
+is a context variable too, so the agents of a round (gathered tasks) inherit the round's span.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ import contextlib
 import json
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TextIO
 
+from factdebate.events import BaseEvent, SpanBegin, SpanEnd, parse_event
 from factdebate.types import Usage
 
 EventSink = Callable[[dict[str, Any]], None]
+# (span id, parent span id) of the innermost open span; (None, None) at the top of a run.
+_span: ContextVar[tuple[str | None, str | None]] = ContextVar("factdebate_span", default=(None, None))
 
 
 class RunRecorder:
@@ -38,10 +43,18 @@ class RunRecorder:
         total.seconds = time.perf_counter() - self.started
         return total
 
-    def emit(self, event: str, **data: Any) -> None:
+    def emit(self, event: BaseEvent | str, **data: Any) -> None:
+        """Sends a typed event to the sinks as a JSON-ready dict. The ``(name, **fields)`` form is
+        validated against the event models, so an unknown kind or field fails here, not in a consumer."""
         if not self.sinks:
             return
-        record = {"event": event, "t": round(time.time(), 3), "run": self.run_id, **data}
+        if isinstance(event, str):
+            event = parse_event({"event": event, **data})
+        span_id, parent_id = _span.get()
+        update: dict[str, Any] = {"t": round(time.time(), 3), "run": self.run_id}
+        if event.span_id is None:
+            update.update(span_id=span_id, parent_id=parent_id)
+        record = event.model_copy(update=update).model_dump(mode="json")
         for sink in self.sinks:
             sink(record)
 
@@ -53,10 +66,24 @@ def current_run() -> RunRecorder | None:
     return _current.get()
 
 
-def emit(event: str, **data: Any) -> None:
+def emit(event: BaseEvent | str, **data: Any) -> None:
     run = _current.get()
     if run is not None:
         run.emit(event, **data)
+
+
+@contextlib.contextmanager
+def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
+    """Nest the events emitted inside (by this task and the tasks it starts) under a new span."""
+    parent, _ = _span.get()
+    span_id = uuid.uuid4().hex[:8]
+    emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
+    token = _span.set((span_id, parent))
+    try:
+        yield span_id
+    finally:
+        _span.reset(token)
+        emit(SpanEnd(name=name, kind=kind, span_id=span_id, parent_id=parent))
 
 
 @contextlib.contextmanager

@@ -1,15 +1,18 @@
-"""The JSON contract: documents, turns, rounds, verdicts and usage.
+"""The JSON contract: documents, turns, steps, rounds, judgements, verdicts and usage.
 
 Every method returns a :class:`Verdict`; the CLI, the service and the evaluation harness read and write
-exactly these models, so a results file written by one can be opened by the others.
+exactly these models, so a results file written by one can be opened by the others. The shape is versioned
+(``schema_version``); :mod:`factdebate.schema` reads older files and publishes the JSON Schema.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
+
+SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.schema
 
 
 class Label(StrEnum):
@@ -47,41 +50,83 @@ class Usage(BaseModel):
         self.cached_calls += other.cached_calls
 
 
+class Step(BaseModel):
+    """One thought → tool call → observation of a tool-using agent (ReAct, MERMAID's executor)."""
+
+    thought: str = ""
+    tool: str  # the tool's name, "finish" for the closing action, "" when the reply named no valid action
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    observation: str = ""
+    evidence: list[Document] = Field(default_factory=list)
+
+
 class Turn(BaseModel):
-    """One agent's contribution in one round."""
+    """One agent's contribution in one round. ``scores`` is open: Tool-MAD writes ``faithfulness`` and
+    ``answer_relevance`` (or ``consistency``); a value of ``None`` means "could not be scored" and
+    ``score_errors`` says why; a score that was never computed is absent."""
 
     agent: str
-    tool: str
+    role: str = "debater"
+    team: str | None = None  # DPD's affirmative/negative teams; None: no teams
+    tool: str = "none"
     query: str | None = None
     query_changed: bool | None = None
     evidence: list[Document] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)
     response: str = ""
-    label: Label | None = None  # None: the answer had no parseable label (never counted as consensus)
+    label: Label | None = None  # None: no parseable label (never counted as consensus)
     parse_retries: int = 0
-    faithfulness: float | None = None  # None: not computed or could not be scored
-    answer_relevance: float | None = None
-    consistency: float | None = None
+    scores: dict[str, float | None] = Field(default_factory=dict)
     score_errors: list[str] = Field(default_factory=list)
+
+    @property
+    def faithfulness(self) -> float | None:
+        return self.scores.get("faithfulness")
+
+    @property
+    def answer_relevance(self) -> float | None:
+        return self.scores.get("answer_relevance")
+
+    @property
+    def consistency(self) -> float | None:
+        return self.scores.get("consistency")
+
+
+class Judgement(BaseModel):
+    """A decision over others' answers: a final judge, one of a panel (DPD), or a per-round moderator (MAD).
+    ``vote`` is ``None`` when the judge abstained (``parsed`` true, e.g. a moderator with no preference) or
+    when its answer could not be read (``parsed`` false)."""
+
+    agent: str = "judge"
+    role: str = "judge"
+    response: str = ""
+    vote: Label | None = None
+    confidence: float | None = None
+    weight: float = 1.0
+    parsed: bool = True
+    parse_retries: int = 0
+
+
+JudgeDecision = Judgement  # the name before schema 2, kept for importers
 
 
 class Round(BaseModel):
     round: int
-    turns: list[Turn]
-
-
-class JudgeDecision(BaseModel):
-    response: str
-    label: Label | None
-    parse_retries: int = 0
+    turns: list[Turn] = Field(default_factory=list)
+    judges: list[Judgement] = Field(default_factory=list)  # per-round decisions (MAD's moderator)
 
 
 class Verdict(BaseModel):
+    schema_version: int = SCHEMA_VERSION
     claim: str
     method: str
     label: Label | None  # None only when even the final decision had no parseable label
-    decided_by: Literal["consensus", "judge", "single", "unparsed"]
+    # How the label was reached. Open: consensus, judge, single, vote, moderator, panel...; "unparsed"
+    # whenever ``label`` is None, for every method.
+    decided_by: str
     rounds: list[Round] = Field(default_factory=list)
-    judge: JudgeDecision | None = None
+    judges: list[Judgement] = Field(default_factory=list)  # the final decision-makers, if any
+    explanation: str = ""  # how the decision was reached when no judge wrote it (a vote tally, say)
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
@@ -89,10 +134,17 @@ class Verdict(BaseModel):
     error: str | None = None
 
     @property
+    def judge(self) -> Judgement | None:
+        """The last final judge (the only one for every method but a panel)."""
+        return self.judges[-1] if self.judges else None
+
+    @property
     def reasons(self) -> str:
-        """The text that justified the final label: the judge's answer or the last agreeing turn."""
-        if self.judge is not None:
-            return self.judge.response
-        if self.rounds:
+        """The text that justified the final label: the judge's answer, the explanation, or the last turn."""
+        if self.judges:
+            return self.judges[-1].response
+        if self.explanation:
+            return self.explanation
+        if self.rounds and self.rounds[-1].turns:
             return self.rounds[-1].turns[0].response
         return ""

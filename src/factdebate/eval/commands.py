@@ -9,15 +9,13 @@ from typing import Annotated, Any
 
 import typer
 
+from factdebate.cli_options import with_option_flags
 from factdebate.errors import InputError
 
 Opt = typer.Option
 
 
-def _split(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
+@with_option_flags(skip={"method", "concurrency"})
 def eval_command(
     method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default tool-mad.")] = None,
     dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in name or FORMAT:PATH "
@@ -30,28 +28,10 @@ def eval_command(
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
     config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
     trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
-    llm: Annotated[str | None, Opt(help="Debater model: openai:<model>, llama-cpp:<file>|builtin.")] = None,
-    judge_llm: Annotated[str | None, Opt(help="Judge model (default: the debater's).")] = None,
-    scorer_llm: Annotated[str | None, Opt(help="Scorer model (default: the debater's).")] = None,
-    search: Annotated[str | None, Opt(help="Search engine of the search agent: local, tavily, wikipedia.")] = None,
-    corpus: Annotated[str | None, Opt(help="Indexed corpus to retrieve from (default builtin).")] = None,
-    agents: Annotated[str | None, Opt(help="Comma-separated debater tools: rag,search,none.")] = None,
-    rounds: Annotated[int | None, Opt(help="Tool-MAD rounds T.")] = None,
-    k: Annotated[int | None, Opt("-k", help="Documents per retrieval.")] = None,
-    query_formulation: Annotated[bool | None, Opt("--query-formulation/--no-query-formulation")] = None,
-    scoring: Annotated[bool | None, Opt("--scoring/--no-scoring", help="Scoring feedback on/off.")] = None,
-    mad_rounds: Annotated[int | None, Opt(help="MAD / MADKE rounds.")] = None,
-    react_max_steps: Annotated[int | None, Opt(help="ReAct step cap.")] = None,
-    vote_samples: Annotated[int | None, Opt(help="Votes (default: Tool-MAD's LLM-call budget).")] = None,
-    medical_search: Annotated[str | None, Opt(help="Search agent on scholarly abstracts: openalex, pubmed.")] = None,
-    cache: Annotated[bool | None, Opt("--cache/--no-cache", help="Reuse cached LLM answers.")] = None,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Evaluate a method on a dataset: results.jsonl, summary.json and summary.md in --output (resumable)."""
-    options: dict[str, Any] = dict(
-        llm=llm, judge_llm=judge_llm, scorer_llm=scorer_llm, search=search, corpus=corpus, agents=_split(agents),
-        rounds=rounds, k=k, query_formulation=query_formulation, scoring=scoring, mad_rounds=mad_rounds,
-        react_max_steps=react_max_steps, vote_samples=vote_samples, medical_search=medical_search, cache=cache)
-    options = {key: value for key, value in options.items() if value is not None}
     if output is None:
         raise InputError("give --output DIR: the run directory (it also makes the run resumable)")
     if grid is not None:

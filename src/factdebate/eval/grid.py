@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from factdebate.api import OPTION_PATHS
+from factdebate.options import all_options
 from factdebate.errors import InputError
 
 KEYS = {"dataset", "limit", "seed", "method", "options", "grid", "runs"}
@@ -50,10 +50,11 @@ def _check_options(options: Any, where: str) -> dict[str, Any]:
         return {}
     if not isinstance(options, dict):
         raise InputError(f"grid file: {where} must be a mapping of options")
-    unknown = sorted(set(options) - set(OPTION_PATHS))
+    known = all_options()
+    unknown = sorted(set(options) - set(known))
     if unknown:
         raise InputError(f"grid file: unknown option(s) {', '.join(unknown)} in {where}; "
-                         f"known: {', '.join(sorted(OPTION_PATHS))}")
+                         f"known: {', '.join(sorted(known))}")
     return dict(options)
 
 

@@ -1,14 +1,13 @@
-"""Verification methods, registered by name. Importing this package registers the built-in ones."""
+"""Verification methods: one module each, registered by name (see :mod:`factdebate.plugins`).
+
+Every module of this package is imported when the registry is first read, so a built-in method registers
+itself by existing; a method from elsewhere registers with ``@register`` on import.
+"""
 
 from __future__ import annotations
 
-from factdebate.methods import cot as cot  # the baselines register themselves on import
-from factdebate.methods import mad as mad
-from factdebate.methods import madke as madke
-from factdebate.methods import react as react
-from factdebate.methods import single as single
-from factdebate.methods import tool_mad  # noqa: F401  (registers "tool-mad")
-from factdebate.methods import vote as vote
-from factdebate.methods.base import DESCRIPTIONS, METHODS, Method, Resources, get_method
+from factdebate.plugins import Method, MethodSettings, all_methods, descriptions, get_method, method_class, register
+from factdebate.resources import Resources
 
-__all__ = ["DESCRIPTIONS", "METHODS", "Method", "Resources", "get_method"]
+__all__ = ["Method", "MethodSettings", "Resources", "all_methods", "descriptions", "get_method", "method_class",
+           "register"]

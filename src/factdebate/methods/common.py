@@ -1,5 +1,5 @@
 """Pieces several methods share: a labelled answer with one constrained re-ask, evidence trimming,
-tool calls with accounting."""
+tool calls with accounting and a traced span."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.parsing import parse_label
 from factdebate.prompts import Prompt, render
-from factdebate.runtime import current_run, emit
+from factdebate.events import ParseProblem, ToolCall, doc_refs
+from factdebate.runtime import current_run, emit, span
 from factdebate.tools.base import Tool
 from factdebate.types import Document, Label
 
@@ -41,8 +42,8 @@ async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, m
     again = await llm.complete(messages, GenParams(temperature=0.0, max_tokens=12, choices=LABEL_CHOICES),
                                agent=agent, round=round, prompt=reask.name)
     label = parse_label(again.text)
-    emit("parse_failure" if label is None else "parse_recovered", what="label", agent=agent, round=round,
-         reply=reply.text[-200:], reask_reply=again.text[:100])
+    emit(ParseProblem(event="parse_failure" if label is None else "parse_recovered", what="label", agent=agent,
+                      round=round, reply=reply.text[-200:], reask_reply=again.text[:100]))
     return LabelledAnswer(reply.text, label, 1)
 
 
@@ -52,16 +53,17 @@ def trim(documents: list[Document], max_chars: int) -> list[Document]:
 
 
 async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round: int = 0) -> list[Document]:
+    """One accounted search; what the engine itself traces (``web_search``) nests in its span."""
     started = time.perf_counter()
-    documents = await tool.search(query, k)
-    run = current_run()
-    if run is not None:
-        usage = run.role_usage("tools")
-        usage.tool_calls += 1
-        usage.seconds += time.perf_counter() - started
-        run.emit("tool_call", tool=tool.name, agent=agent, round=round, query=query, k=k,
-                 results=[{"id": d.id, "title": d.title, "score": round_(d.score)} for d in documents],
-                 seconds=round_(time.perf_counter() - started))
+    with span(f"{tool.name}: {query[:60]}", "tool", agent=agent, round=round):
+        documents = await tool.search(query, k)
+        run = current_run()
+        if run is not None:
+            usage = run.role_usage("tools")
+            usage.tool_calls += 1
+            usage.seconds += time.perf_counter() - started
+            run.emit(ToolCall(tool=tool.name, agent=agent, round=round, query=query, k=k,
+                              results=doc_refs(documents), seconds=round_(time.perf_counter() - started)))
     return documents
 
 

@@ -3,14 +3,13 @@ the last line. One call, no evidence; a reply without a verdict is re-asked once
 
 from __future__ import annotations
 
-from factdebate.methods.base import Resources, register
-from factdebate.methods.single import one_answer
-from factdebate.types import Verdict
+from factdebate.methods.single import OneAnswer
+from factdebate.plugins import register
 
 
-@register("cot", "Zero-shot chain of thought: reason step by step, then a verdict (no evidence)")
-class ChainOfThought:
+@register
+class ChainOfThought(OneAnswer):
     name = "cot"
-
-    async def run(self, claim: str, resources: Resources) -> Verdict:
-        return await one_answer(self.name, "cot", claim, resources, max_tokens=512)
+    description = "Zero-shot chain of thought: reason step by step, then a verdict (no evidence)"
+    template = "cot"
+    max_tokens = 512

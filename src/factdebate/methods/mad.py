@@ -2,8 +2,9 @@
 
 Each round the affirmative side argues, the negative side challenges it, and a moderator says whether one
 side is clearly more convincing; if so the debate stops with the verdict that side supports. After
-``baselines.mad_rounds`` rounds without a preference, a judge reads the whole debate and decides. Choices
-are listed in docs/methods/mad.md.
+``methods.mad.rounds`` rounds without a preference, a judge reads the whole debate and decides. The sides
+are one-member teams; the moderator's decision each round is a round-level judgement. Choices are listed in
+docs/methods/mad.md.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from factdebate.methods.base import Resources, register
-from factdebate.methods.baseline_utils import finish
-from factdebate.methods.common import labelled_answer
+from pydantic import Field
+
+from factdebate.config import Settings
+from factdebate.events import ParseProblem
+from factdebate.methods.turns import answer_turn, end_round, finish, judge, judged
 from factdebate.parsing import parse_label
+from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
-from factdebate.runtime import emit
+from factdebate.resources import Resources
+from factdebate.runtime import emit, span
 from factdebate.scoring.ask import ask_parsed
-from factdebate.types import JudgeDecision, Label, Round, Turn, Verdict
+from factdebate.types import Judgement, Label, Round, Turn, Verdict
 
 # "Preference: yes or no" is the prompt's own answer format echoed back, not a decision.
 _PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?:yes|no)\b)", re.I)
@@ -51,60 +56,70 @@ def parse_moderation(text: str) -> Moderation | None:
     return Moderation(True, label) if label is not None else None
 
 
+class MADSettings(MethodSettings):
+    rounds: int = Field(default=3, ge=1, le=10, description="MAD debate rounds before the judge.")
+
+
 def history_text(rounds: list[Round]) -> str:
     parts: list[str] = []
     for rnd in rounds:
         parts.append(f"Round {rnd.round}:")
         for turn in rnd.turns:
-            if turn.agent != "moderator":
-                parts.append(f"- {turn.agent} side: " + " ".join(turn.response.split()))
+            parts.append(f"- {turn.agent} side: " + " ".join(turn.response.split()))
     return "\n".join(parts)
 
 
-@register("mad", "MAD (Liang et al.): affirmative vs negative debaters, a moderator each round with early "
-                 "stop, a judge at the end; no tools")
-class MAD:
+@register
+class MAD(Method[MADSettings]):
     name = "mad"
+    description = ("MAD (Liang et al.): affirmative vs negative debaters, a moderator each round with early "
+                   "stop, a judge at the end; no tools")
+    Settings = MADSettings
+    roles = ("debater", "judge")  # the judge's model also moderates
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        # Each answer and each moderation may be re-asked once; so may the judge's.
+        return 3, 6 * self.cfg(settings).rounds + 2
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         temperature = resources.settings.llm.temperature
         rounds: list[Round] = []
-        unparsed = 0
         negative_said = ""
-        for r in range(1, resources.settings.baselines.mad_rounds + 1):
-            # Sequential by design: each side answers the other's latest argument.
-            affirmative = await labelled_answer(
-                resources.debater, render("mad_affirmative", claim=claim, opponent=negative_said),
-                agent="affirmative", round=r, temperature=temperature)
-            negative = await labelled_answer(
-                resources.debater, render("mad_negative", claim=claim, opponent=affirmative.response),
-                agent="negative", round=r, temperature=temperature)
-            negative_said = negative.response
-            unparsed += (affirmative.label is None) + (negative.label is None)
-            moderation, raw = await ask_parsed(
-                resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
-                                        negative=negative.response),
-                parse_moderation, "the reply needs a line 'Preference: yes' or 'Preference: no', and after "
-                "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160,
-                reask_grammar=MODERATION_GRAMMAR)
-            if moderation is None:
-                unparsed += 1
-                emit("parse_failure", what="moderation", agent="moderator", round=r, reply=raw[:200])
-            turns = [
-                Turn(agent="affirmative", tool="none", response=affirmative.response, label=affirmative.label,
-                     parse_retries=affirmative.retries),
-                Turn(agent="negative", tool="none", response=negative.response, label=negative.label,
-                     parse_retries=negative.retries),
-                Turn(agent="moderator", tool="none", response=raw.strip(),
-                     label=moderation.label if moderation else None),
-            ]
-            rounds.append(Round(round=r, turns=turns))
-            preferred = moderation is not None and moderation.preference
-            emit("round", round=r, labels=[t.label for t in turns[:2]], moderator_preference=preferred)
-            if moderation is not None and moderation.preference:
-                return finish(claim, self.name, moderation.label, "consensus", rounds, unparsed_turns=unparsed)
+        total = self.cfg(resources.settings).rounds
+        for r in range(1, total + 1):
+            with span(f"round {r}", "round", round=r):
+                # Sequential by design: each side answers the other's latest argument.
+                affirmative = await answer_turn(
+                    resources.debater, render("mad_affirmative", claim=claim, opponent=negative_said),
+                    agent="affirmative", team="affirmative", round=r, temperature=temperature)
+                negative = await answer_turn(
+                    resources.debater, render("mad_negative", claim=claim, opponent=affirmative.response),
+                    agent="negative", team="negative", round=r, temperature=temperature)
+                negative_said = negative.response
+                moderation = await self._moderate(claim, r, affirmative, negative, resources)
+            rnd = Round(round=r, turns=[affirmative, negative], judges=[moderation])
+            rounds.append(rnd)
+            decided = moderation.parsed and moderation.vote is not None
+            end_round(rnd, consensus=decided, final=decided or r == total)
+            if decided:
+                return finish(claim, self.name, moderation.vote, "moderator", rounds)
         prompt = render("mad_judge", claim=claim, history=history_text(rounds))
-        answer = await labelled_answer(resources.judge, prompt, agent="judge", round=len(rounds) + 1,
-                                       temperature=temperature)
-        judge = JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries)
-        return finish(claim, self.name, answer.label, "judge", rounds, judge, unparsed_turns=unparsed)
+        decision = await judge(resources.judge, prompt, round=len(rounds) + 1, temperature=temperature)
+        return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
+
+    @staticmethod
+    async def _moderate(claim: str, r: int, affirmative: Turn, negative: Turn,
+                        resources: Resources) -> Judgement:
+        moderation, raw = await ask_parsed(
+            resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
+                                    negative=negative.response),
+            parse_moderation, "the reply needs a line 'Preference: yes' or 'Preference: no', and after "
+            "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160,
+            reask_grammar=MODERATION_GRAMMAR)
+        if moderation is None:
+            emit(ParseProblem(what="moderation", agent="moderator", round=r, reply=raw[:200]))
+        judgement = Judgement(agent="moderator", role="moderator", response=raw.strip(),
+                              vote=moderation.label if moderation and moderation.preference else None,
+                              parsed=moderation is not None)
+        judged(judgement, r)
+        return judgement

@@ -3,22 +3,35 @@ once, before the debate, with the claim as the query, and every debater reads th
 round.
 
 Two debaters answer independently in round 1 and see each other's previous answer afterwards; the debate
-stops when they agree, otherwise a judge decides after ``baselines.mad_rounds`` rounds. No query rewriting
+stops when they agree, otherwise a judge decides after ``methods.madke.rounds`` rounds. No query rewriting
 and no scoring: this is Tool-MAD's structure with its adaptive parts removed. See docs/methods/madke.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
-from factdebate.methods.base import Resources, register
-from factdebate.methods.baseline_utils import evidence_pool, finish
-from factdebate.methods.common import labelled_answer
+from pydantic import Field
+
+from factdebate.config import Settings
+from factdebate.events import EvidencePool, doc_refs
+from factdebate.methods.baseline_utils import evidence_pool
+from factdebate.methods.turns import answer_turn, end_round, finish, judge
+from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
-from factdebate.runtime import emit
-from factdebate.types import Document, JudgeDecision, Round, Turn, Verdict
+from factdebate.resources import Resources
+from factdebate.runtime import emit, span
+from factdebate.types import Document, Round, Turn, Verdict
 
 DEBATERS = ("debater-1", "debater-2")
+PoolTool = Literal["rag", "search"]
+
+
+class MADKESettings(MethodSettings):
+    rounds: int = Field(default=3, ge=1, le=10, description="MADKE debate rounds before the judge.")
+    tools: list[PoolTool] = Field(default_factory=lambda: list[PoolTool](["rag", "search"]),
+                                  description="Tools that fill the shared evidence pool: rag, search.")
 
 
 def _desc(name: str) -> str:
@@ -33,30 +46,41 @@ def history_text(rounds: list[Round]) -> str:
     return "\n".join(parts)
 
 
-@register("madke", "MADKE: two debaters share one evidence pool retrieved before the debate (never "
-                   "updated); consensus or a judge")
-class MADKE:
+@register
+class MADKE(Method[MADKESettings]):
     name = "madke"
+    description = ("MADKE: two debaters share one evidence pool retrieved before the debate (never updated); "
+                   "consensus or a judge")
+    Settings = MADKESettings
+    roles = ("debater", "judge")
+    option_aliases = {"rounds": ("mad_rounds",)}  # --mad-rounds used to set MAD's and MADKE's rounds
+
+    def tools(self, settings: Settings) -> set[str]:
+        return set(self.cfg(settings).tools)
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return len(DEBATERS), 2 * len(DEBATERS) * self.cfg(settings).rounds + 2
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        settings = resources.settings
-        pool = await evidence_pool(resources, list(settings.baselines.madke_tools), claim, agent="pool")
-        emit("evidence_pool", documents=[{"id": d.id, "title": d.title, "source": d.source} for d in pool])
+        settings, cfg = resources.settings, self.cfg(resources.settings)
+        pool = await evidence_pool(resources, list(cfg.tools), claim, agent="pool")
+        emit(EvidencePool(documents=doc_refs(pool)))
         rounds: list[Round] = []
-        for r in range(1, settings.baselines.mad_rounds + 1):
+        for r in range(1, cfg.rounds + 1):
             previous = rounds[-1].turns if rounds else None
-            turns = await asyncio.gather(*(self._turn(i, claim, pool, previous, r, resources)
-                                           for i in range(len(DEBATERS))))
+            with span(f"round {r}", "round", round=r):
+                turns = await asyncio.gather(*(self._turn(i, claim, pool, previous, r, resources)
+                                               for i in range(len(DEBATERS))))
             rounds.append(Round(round=r, turns=list(turns)))
             labels = {t.label for t in turns}
-            emit("round", round=r, labels=[t.label for t in turns])
-            if None not in labels and len(labels) == 1:
+            agreed = None not in labels and len(labels) == 1
+            end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
+            if agreed:
                 return finish(claim, self.name, turns[0].label, "consensus", rounds)
         prompt = render("madke_judge", claim=claim, documents=pool, history=history_text(rounds))
-        answer = await labelled_answer(resources.judge, prompt, agent="judge", round=len(rounds) + 1,
-                                       temperature=settings.llm.temperature)
-        judge = JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries)
-        return finish(claim, self.name, answer.label, "judge", rounds, judge)
+        decision = await judge(resources.judge, prompt, round=len(rounds) + 1,
+                               temperature=settings.llm.temperature)
+        return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
 
     async def _turn(self, index: int, claim: str, pool: list[Document], previous: list[Turn] | None, r: int,
                     resources: Resources) -> Turn:
@@ -64,9 +88,7 @@ class MADKE:
         others = [] if previous is None else [
             {"desc": _desc(t.agent), "response": t.response} for t in previous if t.agent != name]
         prompt = render("madke_answer", agent_desc=_desc(name), claim=claim, others=others, documents=pool)
-        answer = await labelled_answer(resources.debater, prompt, agent=name, round=r,
-                                       temperature=resources.settings.llm.temperature)
         # The pool is stored once, on the round-1 turns; later rounds read the same documents.
-        return Turn(agent=name, tool="pool", query=claim if r == 1 else None,
-                    evidence=pool if r == 1 else [], response=answer.response, label=answer.label,
-                    parse_retries=answer.retries)
+        return await answer_turn(resources.debater, prompt, agent=name, round=r, tool="pool",
+                                 query=claim if r == 1 else None, evidence=pool if r == 1 else [],
+                                 temperature=resources.settings.llm.temperature)

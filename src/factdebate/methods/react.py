@@ -1,8 +1,9 @@
 """``react``: one agent with the RAG tool in a thought → action → observation loop (Yao et al., 2023).
 
 Each step the model writes a thought and either ``search[query]`` or ``finish[VERDICT]``. The loop stops at
-``finish`` or after ``baselines.react_max_steps`` steps; then a forced final answer is asked from the whole
-transcript. Choices are listed in docs/methods/react.md.
+``finish`` or after ``methods.react.max_steps`` steps; then a forced final answer is asked from the whole
+transcript. The verdict holds one round with one turn whose ``steps`` are the loop. Choices are listed in
+docs/methods/react.md.
 """
 
 from __future__ import annotations
@@ -10,14 +11,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from factdebate.methods.base import Resources, register
-from factdebate.methods.baseline_utils import finish
+from pydantic import Field
+
+from factdebate.config import Settings
+from factdebate.events import ParseProblem, StepTaken, doc_refs
 from factdebate.methods.common import labelled_answer, search_tool, trim
+from factdebate.methods.turns import answered, end_round, finish, turn_started
 from factdebate.parsing import parse_label
+from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
-from factdebate.runtime import emit
+from factdebate.resources import Resources
+from factdebate.runtime import emit, span
 from factdebate.scoring.ask import ask_parsed
-from factdebate.types import Document, Label, Round, Turn, Verdict
+from factdebate.tools.base import Tool
+from factdebate.types import Document, Label, Round, Step, Turn, Verdict
 
 _ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
 _PLACEHOLDER = re.compile(r"^<[^<>]*>$")
@@ -35,11 +42,9 @@ STEP_GRAMMAR = (
 )
 
 
-@dataclass
-class Step:
-    thought: str
-    action: str
-    observation: str
+class ReActSettings(MethodSettings):
+    max_steps: int = Field(default=5, ge=1, le=20,
+                           description="Thought/action/observation steps before a forced answer.")
 
 
 @dataclass(frozen=True)
@@ -80,44 +85,85 @@ def observation(documents: list[Document]) -> str:
                     for i, d in enumerate(documents, start=1))
 
 
-@register("react", "Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, "
-                   "forced final answer")
-class ReAct:
+def action_text(step: Step) -> str:
+    """How the prompt shows a step's action."""
+    if step.tool == "finish":
+        return f"finish[{step.arguments.get('label', '')}]"
+    return f"search[{step.arguments.get('query', '')}]" if step.tool else "(none)"
+
+
+@register
+class ReAct(Method[ReActSettings]):
     name = "react"
+    description = "Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced final answer"
+    Settings = ReActSettings
+
+    def tools(self, settings: Settings) -> set[str]:
+        return {"rag"}
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return 1, 2 * self.cfg(settings).max_steps + 2  # every step and the forced answer may be re-asked
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings
         tool = resources.tool("rag")
-        max_steps = settings.baselines.react_max_steps
-        steps: list[Step] = []
-        rounds: list[Round] = []
+        max_steps = self.cfg(settings).max_steps
+        turn = Turn(agent=AGENT, tool=tool.name)
+        rnd = Round(round=1, turns=[turn])
         failures = 0  # steps whose reply had no valid action, even after the re-ask
-        for number in range(1, max_steps + 1):
-            prompt = render("react_step", claim=claim, steps=steps, remaining=max_steps - number + 1)
-            action, raw = await ask_parsed(resources.debater, prompt, parse_action,
-                                           "the reply had no line like 'Action: search[...]' or "
-                                           "'Action: finish[SUPPORTS]'", agent=AGENT, round=number,
-                                           max_tokens=160, reask_grammar=STEP_GRAMMAR)
-            turn = Turn(agent=AGENT, tool=tool.name, response=raw.strip())
-            rounds.append(Round(round=number, turns=[turn]))
-            if action is None:
-                failures += 1
-                emit("parse_failure", what="react_action", agent=AGENT, round=number, reply=raw[:200])
-                steps.append(Step(thought_of(raw), "(none)", "no valid action was given"))
-                continue
-            if action.kind == "finish":
-                turn.label = action.label
-                return finish(claim, self.name, action.label, "single", rounds, unparsed_turns=failures)
-            documents = trim(await search_tool(tool, action.argument, settings.toolmad.k, agent=AGENT,
-                                               round=number), settings.toolmad.max_doc_chars)
-            turn.query, turn.evidence = action.argument, documents
-            steps.append(Step(thought_of(raw), f"search[{action.argument}]", observation(documents)))
-        # Step cap reached without finish[...]: ask for the verdict from everything observed.
-        prompt = render("react_final", claim=claim, steps=steps)
-        answer = await labelled_answer(resources.debater, prompt, agent=AGENT, round=max_steps + 1,
-                                       temperature=settings.llm.temperature)
-        final = Turn(agent=AGENT, tool="none", response=answer.response, label=answer.label,
-                     parse_retries=answer.retries)
-        rounds.append(Round(round=max_steps + 1, turns=[final]))
-        return finish(claim, self.name, answer.label, "single", rounds,
-                      unparsed_turns=failures + (answer.label is None))
+        with span("round 1", "round", round=1):
+            turn_started(turn, 1)
+            for number in range(1, max_steps + 1):
+                prompt = render("react_step", claim=claim, steps=[_shown(s) for s in turn.steps],
+                                remaining=max_steps - number + 1)
+                action, raw = await ask_parsed(resources.debater, prompt, parse_action,
+                                               "the reply had no line like 'Action: search[...]' or "
+                                               "'Action: finish[SUPPORTS]'", agent=AGENT, round=number,
+                                               max_tokens=160, reask_grammar=STEP_GRAMMAR)
+                step = await self._act(action, raw, number, tool, resources)
+                failures += action is None
+                turn.steps.append(step)
+                emit(StepTaken(agent=AGENT, round=1, index=number, thought=step.thought, tool=step.tool,
+                               arguments=step.arguments, observation=step.observation[:300],
+                               evidence=doc_refs(step.evidence)))
+                if action is not None and action.kind == "finish":
+                    turn.response, turn.label = raw.strip(), action.label
+                    break
+            else:
+                # Step cap reached without finish[...]: ask for the verdict from everything observed.
+                prompt = render("react_final", claim=claim, steps=[_shown(s) for s in turn.steps])
+                answer = await labelled_answer(resources.debater, prompt, agent=AGENT, round=max_steps + 1,
+                                               temperature=settings.llm.temperature)
+                turn.response, turn.label, turn.parse_retries = answer.response, answer.label, answer.retries
+                failures += answer.label is None
+            turn.query = next((s.arguments.get("query") for s in turn.steps if s.tool == tool.name), None)
+            turn.evidence = [d for s in turn.steps for d in s.evidence]
+            answered(turn, 1)
+        end_round(rnd, consensus=False, final=True)
+        return finish(claim, self.name, turn.label, "single", [rnd], unparsed_turns=failures)
+
+    @staticmethod
+    async def _act(action: Action | None, raw: str, number: int, tool: Tool, resources: Resources) -> Step:
+        if action is None:
+            emit(ParseProblem(what="react_action", agent=AGENT, round=number, reply=raw[:200]))
+            return Step(thought=thought_of(raw), tool="", observation="no valid action was given")
+        if action.kind == "finish":
+            label = action.label.value if action.label else ""
+            return Step(thought=thought_of(raw), tool="finish", arguments={"label": label})
+        retrieval = resources.settings.retrieval
+        documents = trim(await search_tool(tool, action.argument, retrieval.k, agent=AGENT, round=number),
+                         retrieval.max_doc_chars)
+        return Step(thought=thought_of(raw), tool=tool.name, arguments={"query": action.argument},
+                    observation=observation(documents), evidence=documents)
+
+
+@dataclass
+class _Shown:
+    thought: str
+    action: str
+    observation: str
+
+
+def _shown(step: Step) -> _Shown:
+    """A step as the prompt template reads it."""
+    return _Shown(step.thought, action_text(step), step.observation)

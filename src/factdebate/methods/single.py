@@ -3,25 +3,36 @@ method should beat). Only when the reply names no verdict is the model re-asked 
 
 from __future__ import annotations
 
-from factdebate.methods.base import Resources, register
-from factdebate.methods.baseline_utils import finish
-from factdebate.methods.common import labelled_answer
+from factdebate.config import Settings
+from factdebate.methods.turns import answer_turn, end_round, finish
+from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
-from factdebate.types import Round, Turn, Verdict
+from factdebate.resources import Resources
+from factdebate.types import Round, Verdict
 
 
 async def one_answer(method: str, template: str, claim: str, resources: Resources, max_tokens: int) -> Verdict:
-    prompt = render(template, claim=claim)
-    answer = await labelled_answer(resources.debater, prompt, agent=method, round=1, max_tokens=max_tokens,
-                                   temperature=resources.settings.llm.temperature)
-    turn = Turn(agent=method, tool="none", response=answer.response, label=answer.label,
-                parse_retries=answer.retries)
-    return finish(claim, method, answer.label, "single", [Round(round=1, turns=[turn])])
+    turn = await answer_turn(resources.debater, render(template, claim=claim), agent=method, round=1,
+                             max_tokens=max_tokens, temperature=resources.settings.llm.temperature)
+    rnd = Round(round=1, turns=[turn])
+    end_round(rnd, consensus=False, final=True)
+    return finish(claim, method, turn.label, "single", [rnd])
 
 
-@register("single", "One plain call: the model answers with a verdict from its own knowledge")
-class Single:
-    name = "single"
+class OneAnswer(Method[MethodSettings]):
+    """One labelled answer (a second call only to re-ask for an unreadable label)."""
+
+    template = "single"
+    max_tokens = 48
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return 1, 2
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        return await one_answer(self.name, "single", claim, resources, max_tokens=48)
+        return await one_answer(self.name, self.template, claim, resources, max_tokens=self.max_tokens)
+
+
+@register
+class Single(OneAnswer):
+    name = "single"
+    description = "One plain call: the model answers with a verdict from its own knowledge"

@@ -15,27 +15,74 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from statistics import mean
+from typing import Literal
 
-from factdebate.config import ToolMADSettings
-from factdebate.methods.base import Resources, register
-from factdebate.methods.common import labelled_answer, search_tool, trim
+from pydantic import Field, field_validator
+
+from factdebate.config import Settings
+from factdebate.events import ParseProblem
+from factdebate.methods.common import search_tool, trim
+from factdebate.methods.tool_mad_history import format_history, score_summary
+from factdebate.methods.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.parsing import parse_query
+from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
-from factdebate.runtime import emit
+from factdebate.resources import Resources
+from factdebate.runtime import emit, span
 from factdebate.scoring.ask import ask_parsed
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
-from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Verdict
+from factdebate.types import Document, Judgement, Round, Turn, Verdict
 
 QUERY_GRAMMAR = 'root ::= "[" [^\\[\\]\\n]+ "]"\n'
+AgentTool = Literal["rag", "search", "none"]
 
 AGENT_DESCRIPTIONS = {
     "rag": "RAG agent (evidence from a vector database)",
     "search": "search agent (evidence from a search engine)",
     "none": "agent without tools (own knowledge only)",
 }
+
+
+class ToolMADSettings(MethodSettings):
+    rounds: int = Field(default=3, ge=1, le=10, description="Maximum debate rounds T.")
+    agents: list[AgentTool] = Field(default_factory=lambda: list[AgentTool](["rag", "search"]),
+                                    description="Tools of the debaters (2 or 3 of rag, search, none).")
+    faithfulness_threshold: float = Field(default=0.7, ge=0, le=1, description="Consensus threshold.")
+    relevance_threshold: float = Field(default=0.8, ge=0, le=1, description="Consensus threshold.")
+    # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
+    # round's score or the running average; we default to this round's and offer the average.
+    threshold_on: Literal["round", "average"] = Field(
+        default="round", description="Test thresholds on this round's scores or the running average.")
+    query_formulation: bool = Field(default=True, description="Agents rewrite their query each round.")
+    scoring: bool = Field(default=True, description="Scoring feedback on/off (off: consensus on labels).")
+    scoring_variant: Literal["stability", "consistency"] = Field(
+        default="stability", description="stability (paper) or consistency (draft).")
+    relevance_questions: int = Field(default=3, ge=1, le=10, description="Questions per relevance score.")
+    judge_evidence_chars: int = Field(default=300, ge=0, description="Evidence characters the judge reads.")
+
+    @field_validator("agents")
+    @classmethod
+    def _two_or_three(cls, agents: list[AgentTool]) -> list[AgentTool]:
+        if len(agents) not in (2, 3):
+            raise ValueError("Tool-MAD needs 2 or 3 agents")
+        return agents
+
+
+def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
+    """The most LLM calls one debate can make: per agent and round one answer, one query rewrite from
+    round 2 on (agents with a tool, query formulation on) and the scorer calls (two for faithfulness when
+    the agent has documents, one for answer relevance), plus the judge; with ``reasks`` every one of those
+    may be asked twice."""
+    total = 1  # judge
+    for kind in cfg.agents:
+        has_tool = kind != "none"
+        scoring = 1 + (2 if has_tool else 0) if cfg.scoring and cfg.scoring_variant == "stability" else 0
+        for r in range(1, cfg.rounds + 1):
+            total += 1 + scoring + (1 if r > 1 and has_tool and cfg.query_formulation else 0)
+    return total * (2 if reasks else 1)
 
 
 @dataclass
@@ -62,30 +109,45 @@ def build_agents(kinds: list[str], resources: Resources) -> list[Agent]:
     return agents
 
 
-@register("tool-mad", "Tool-MAD: two (or three) debaters with different retrieval tools, adaptive queries, "
-                      "stability-scored consensus, judge at round T")
-class ToolMAD:
+@register
+class ToolMAD(Method[ToolMADSettings]):
     name = "tool-mad"
+    description = ("Tool-MAD: two (or three) debaters with different retrieval tools, adaptive queries, "
+                   "stability-scored consensus, judge at round T")
+    Settings = ToolMADSettings
+    roles = ("debater", "judge", "scorer")
+    option_prefix = ""  # the default method keeps its short flags: --rounds, --agents...
+
+    def tools(self, settings: Settings) -> set[str]:
+        return {str(kind) for kind in self.cfg(settings).agents} - {"none"}
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        cfg = self.cfg(settings)
+        # Fewest: every agent answers once and agrees; an agent whose search found nothing is not
+        # checked for faithfulness, so only the relevance call is sure.
+        per_agent = 1 + (1 if cfg.scoring and cfg.scoring_variant == "stability" else 0)
+        return len(cfg.agents) * per_agent, debate_calls(cfg, reasks=True)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        cfg = resources.settings.toolmad
+        cfg = self.cfg(resources.settings)
         agents = build_agents(list(cfg.agents), resources)
         rounds: list[Round] = []
         for r in range(1, cfg.rounds + 1):
             previous = rounds[-1].turns if rounds else None
-            turns = await asyncio.gather(
-                *(self._turn(a, i, agents, claim, r, previous, resources) for i, a in enumerate(agents)))
+            with span(f"round {r}", "round", round=r):
+                turns = await asyncio.gather(
+                    *(self._turn(a, i, agents, claim, r, previous, resources) for i, a in enumerate(agents)))
             rounds.append(Round(round=r, turns=list(turns)))
             agreed = self._consensus(rounds, agents, cfg)
-            emit("round", round=r, labels=[t.label for t in turns], consensus=agreed)
+            end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
             if agreed:
-                return self._verdict(claim, turns[0].label, "consensus", rounds, None, resources)
-        judge = await self._judge(claim, agents, rounds, resources)
-        return self._verdict(claim, judge.label, "judge", rounds, judge, resources)
+                return finish(claim, self.name, turns[0].label, "consensus", rounds)
+        decision = await self._judge(claim, agents, rounds, resources)
+        return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
 
     async def _turn(self, agent: Agent, index: int, agents: list[Agent], claim: str, r: int,
                     previous: list[Turn] | None, resources: Resources) -> Turn:
-        cfg = resources.settings.toolmad
+        cfg, retrieval = self.cfg(resources.settings), resources.settings.retrieval
         others = [] if previous is None else [
             {"desc": agents[j].desc, "response": t.response} for j, t in enumerate(previous) if j != index]
         query, changed = await self._query(agent, claim, r, previous[index] if previous else None, others,
@@ -93,18 +155,13 @@ class ToolMAD:
         documents: list[Document] = []
         if agent.tool is not None and query is not None:
             if query not in agent.searches:
-                agent.searches[query] = await search_tool(agent.tool, query, cfg.k, agent=agent.name, round=r)
-            documents = trim(agent.searches[query], cfg.max_doc_chars)
-        emit("turn_started", agent=agent.name, tool=agent.tool_name, round=r, query=query, query_changed=changed,
-             evidence=[{"id": d.id, "title": d.title, "source": d.source} for d in documents])
+                agent.searches[query] = await search_tool(agent.tool, query, retrieval.k, agent=agent.name,
+                                                          round=r)
+            documents = trim(agent.searches[query], retrieval.max_doc_chars)
         prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents)
-        answer = await labelled_answer(resources.debater, prompt, agent=agent.name, round=r,
-                                       temperature=resources.settings.llm.temperature)
-        turn = Turn(agent=agent.name, tool=agent.tool_name, query=query, query_changed=changed,
-                    evidence=documents, response=answer.response, label=answer.label,
-                    parse_retries=answer.retries)
-        emit("answer", agent=agent.name, round=r, label=turn.label, response=turn.response,
-             parse_retries=turn.parse_retries)
+        turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
+                                 query=query, query_changed=changed, evidence=documents,
+                                 temperature=resources.settings.llm.temperature)
         if cfg.scoring:
             await self._score(turn, claim, r, resources)
         return turn
@@ -116,7 +173,7 @@ class ToolMAD:
         that the previous query is kept and the failure is traced."""
         if agent.tool is None:
             return None, None
-        if r == 1 or own_previous is None or not resources.settings.toolmad.query_formulation:
+        if r == 1 or own_previous is None or not self.cfg(resources.settings).query_formulation:
             return claim, False if r > 1 else None
         previous_query = own_previous.query or claim
         prompt = render("query_select", agent_desc=agent.desc, claim=claim, previous_query=previous_query,
@@ -125,30 +182,29 @@ class ToolMAD:
                                       "the query was not inside square brackets", agent=agent.name, round=r,
                                       max_tokens=48, reask_grammar=QUERY_GRAMMAR)
         if query is None:
-            emit("parse_failure", what="query", agent=agent.name, round=r, reply=raw[:200])
+            emit(ParseProblem(what="query", agent=agent.name, round=r, reply=raw[:200]))
             return previous_query, False
         return query, query.strip().lower() != previous_query.strip().lower()
 
     async def _score(self, turn: Turn, claim: str, r: int, resources: Resources) -> None:
-        cfg = resources.settings.toolmad
+        cfg, max_chars = self.cfg(resources.settings), resources.settings.retrieval.max_doc_chars
         if cfg.scoring_variant == "consistency":
-            result = await consistency(resources.encoder, turn.response, turn.evidence, cfg.max_doc_chars)
-            turn.consistency = result.value
+            result = await consistency(resources.encoder, turn.response, turn.evidence, max_chars)
+            turn.scores["consistency"] = result.value
             if result.error and turn.evidence:
                 turn.score_errors.append(f"consistency: {result.error}")
         else:
             faith, relevance = await asyncio.gather(
                 faithfulness(resources.scorer, claim, turn.response, turn.evidence, agent=turn.agent, round=r,
-                             max_doc_chars=cfg.max_doc_chars),
+                             max_doc_chars=max_chars),
                 answer_relevance(resources.scorer, resources.encoder, claim, turn.response,
                                  n=cfg.relevance_questions, agent=turn.agent, round=r))
-            turn.faithfulness, turn.answer_relevance = faith.value, relevance.value
+            turn.scores.update(faithfulness=faith.value, answer_relevance=relevance.value)
             if faith.error and turn.evidence:  # no evidence means "not applicable", not a failure
                 turn.score_errors.append(f"faithfulness: {faith.error}")
             if relevance.error:
                 turn.score_errors.append(f"answer_relevance: {relevance.error}")
-        emit("score", agent=turn.agent, round=r, faithfulness=turn.faithfulness,
-             answer_relevance=turn.answer_relevance, consistency=turn.consistency, errors=turn.score_errors)
+        scored(turn, r)
 
     def _consensus(self, rounds: list[Round], agents: list[Agent], cfg: ToolMADSettings) -> bool:
         turns = rounds[-1].turns
@@ -173,56 +229,14 @@ class ToolMAD:
         faith = [t.faithfulness for t in turns]
         return None not in faith and mean(v for v in faith if v is not None) >= cfg.faithfulness_threshold
 
-    async def _judge(self, claim: str, agents: list[Agent], rounds: list[Round],
-                     resources: Resources) -> JudgeDecision:
-        cfg = resources.settings.toolmad
+    async def _judge(self, claim: str, agents: list[Agent], rounds: list[Round], resources: Resources) -> Judgement:
+        cfg = self.cfg(resources.settings)
         scores = []
         if cfg.scoring:
             for i, agent in enumerate(agents):
-                scores.append({"desc": agent.desc, "text": _score_summary(i, rounds, cfg.scoring_variant)})
-        prompt = render("judge", claim=claim, history=format_history(rounds, agents, cfg.judge_evidence_chars),
-                        scores=scores, score_kind=cfg.scoring_variant if cfg.scoring else "none")
-        answer = await labelled_answer(resources.judge, prompt, agent="judge", round=len(rounds) + 1,
-                                       temperature=resources.settings.llm.temperature)
-        return JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries)
-
-    @staticmethod
-    def _verdict(claim: str, label: Label | None, decided_by: str, rounds: list[Round],
-                 judge: JudgeDecision | None, resources: Resources) -> Verdict:
-        verdict = Verdict(claim=claim, method="tool-mad", label=label, decided_by=decided_by,  # type: ignore[arg-type]
-                          rounds=rounds, judge=judge,
-                          unparsed_turns=sum(t.label is None for r in rounds for t in r.turns))
-        emit("verdict", label=label, decided_by=decided_by)
-        return verdict
-
-
-def _mean_or_none(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
-def _score_summary(index: int, rounds: list[Round], variant: str) -> str:
-    turns = [rnd.turns[index] for rnd in rounds]
-    if variant == "consistency":
-        return f"consistency {_fmt(_mean_or_none([t.consistency for t in turns]))}"
-    faith = _mean_or_none([t.faithfulness for t in turns])
-    relevance = _mean_or_none([t.answer_relevance for t in turns])
-    return f"faithfulness {_fmt(faith)}, answer relevance {_fmt(relevance)}"
-
-
-def format_history(rounds: list[Round], agents: list[Agent], evidence_chars: int) -> str:
-    """The debate as the judge reads it: per round and agent, the query, the evidence and the answer."""
-    parts: list[str] = []
-    for rnd in rounds:
-        parts.append(f"Round {rnd.round}:")
-        for agent, turn in zip(agents, rnd.turns, strict=True):
-            parts.append(f"- {agent.desc}" + (f", query [{turn.query}]" if turn.query else ""))
-            for doc in turn.evidence:
-                snippet = doc.text[:evidence_chars].replace("\n", " ")
-                parts.append(f"  evidence: {doc.title}" + (f": {snippet}" if snippet else ""))
-            parts.append("  answer: " + turn.response.strip().replace("\n", " "))
-    return "\n".join(parts)
+                scores.append({"desc": agent.desc, "text": score_summary(i, rounds, cfg.scoring_variant)})
+        history = format_history(rounds, [a.desc for a in agents], cfg.judge_evidence_chars)
+        prompt = render("judge", claim=claim, history=history, scores=scores,
+                        score_kind=cfg.scoring_variant if cfg.scoring else "none")
+        return await judge(resources.judge, prompt, round=len(rounds) + 1,
+                           temperature=resources.settings.llm.temperature)

@@ -2,7 +2,8 @@
 
 The voters take turns over Tool-MAD's agent kinds (rag, search, none), each reads the documents its tool
 found for the claim (one search per tool, shared by the voters of that kind) and answers alone, sampled at
-``baselines.vote_temperature``. The most frequent parsed label wins. See docs/methods/vote.md.
+``methods.vote.temperature``. The most frequent parsed label wins (``decided_by: vote``, the tally in the
+verdict's ``explanation``). See docs/methods/vote.md.
 """
 
 from __future__ import annotations
@@ -10,11 +11,28 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from factdebate.methods.base import Resources, register
-from factdebate.methods.baseline_utils import evidence_pool, finish, toolmad_max_calls
-from factdebate.methods.common import labelled_answer
+from pydantic import Field
+
+from factdebate.config import Settings
+from factdebate.methods.baseline_utils import evidence_pool
+from factdebate.methods.tool_mad import ToolMAD, debate_calls
+from factdebate.methods.turns import answer_turn, end_round, finish
+from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
-from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Verdict
+from factdebate.resources import Resources
+from factdebate.runtime import span
+from factdebate.types import Document, Label, Round, Turn, Verdict
+
+
+class VoteSettings(MethodSettings):
+    # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
+    samples: int | None = Field(default=None, ge=1, le=200,
+                                description="Votes (default: Tool-MAD's LLM-call budget).")
+    temperature: float = Field(default=0.7, ge=0, le=2, description="Sampling temperature of the voters.")
+
+
+def voters(settings: Settings, cfg: VoteSettings) -> int:
+    return cfg.samples or debate_calls(ToolMAD().cfg(settings), reasks=False)
 
 
 def majority(labels: list[Label | None]) -> tuple[Label | None, str]:
@@ -34,36 +52,45 @@ def majority(labels: list[Label | None]) -> tuple[Label | None, str]:
     return winner, tally
 
 
-@register("vote", "Majority vote of independent single-agent answers at Tool-MAD's LLM-call budget")
-class Vote:
+@register
+class Vote(Method[VoteSettings]):
     name = "vote"
+    description = "Majority vote of independent single-agent answers at Tool-MAD's LLM-call budget"
+    Settings = VoteSettings
+
+    def tools(self, settings: Settings) -> set[str]:
+        return ToolMAD().tools(settings)  # the voters take turns over Tool-MAD's agent kinds
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        n = voters(settings, self.cfg(settings))
+        return n, 2 * n
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings
-        n = settings.baselines.vote_samples or toolmad_max_calls(settings)
-        kinds = list(settings.toolmad.agents)
+        n = voters(settings, self.cfg(settings))
+        kinds = list(ToolMAD().cfg(settings).agents)
         evidence: dict[str, list[Document]] = {}
         for kind in dict.fromkeys(kinds):
             evidence[kind] = [] if kind == "none" else await evidence_pool(resources, [kind], claim, agent=kind)
-        voters = [(i + 1, kinds[i % len(kinds)]) for i in range(n)]
-        first_of_kind = {kind: next(number for number, k in voters if k == kind) for kind in set(kinds)
-                         if any(k == kind for _, k in voters)}
-        turns = await asyncio.gather(*(self._vote(number, kind, claim, evidence[kind], resources,
-                                                  keep_evidence=first_of_kind[kind] == number)
-                                       for number, kind in voters))
+        ballot = [(i + 1, kinds[i % len(kinds)]) for i in range(n)]
+        first_of_kind = {kind: next(number for number, k in ballot if k == kind) for kind in set(kinds)
+                         if any(k == kind for _, k in ballot)}
+        with span("round 1", "round", round=1):
+            turns = await asyncio.gather(*(self._vote(number, kind, claim, evidence[kind], resources,
+                                                      keep_evidence=first_of_kind[kind] == number)
+                                           for number, kind in ballot))
         label, tally = majority([t.label for t in turns])
-        judge = JudgeDecision(response=tally, label=label)
-        return finish(claim, self.name, label, "consensus", [Round(round=1, turns=list(turns))], judge)
+        rnd = Round(round=1, turns=list(turns))
+        end_round(rnd, consensus=False, final=True)
+        return finish(claim, self.name, label, "vote", [rnd], explanation=tally)
 
-    @staticmethod
-    async def _vote(number: int, kind: str, claim: str, documents: list[Document], resources: Resources, *,
-                    keep_evidence: bool) -> Turn:
+    async def _vote(self, number: int, kind: str, claim: str, documents: list[Document], resources: Resources,
+                    *, keep_evidence: bool) -> Turn:
         # The voter number is part of the prompt so that backends with a fixed sampling seed (llama.cpp)
         # and the response cache still give each voter its own answer.
         prompt = render("vote_answer", voter=number, claim=claim, documents=documents)
-        answer = await labelled_answer(resources.debater, prompt, agent=f"voter-{number}", round=1,
-                                       temperature=resources.settings.baselines.vote_temperature)
         # Voters of one kind read the same documents: they are stored once, on the first of them.
-        return Turn(agent=f"voter-{number}", tool=kind, query=claim if kind != "none" else None,
-                    evidence=documents if keep_evidence else [], response=answer.response, label=answer.label,
-                    parse_retries=answer.retries)
+        return await answer_turn(resources.debater, prompt, agent=f"voter-{number}", role="voter", round=1,
+                                 tool=kind, query=claim if kind != "none" else None,
+                                 evidence=documents if keep_evidence else [],
+                                 temperature=self.cfg(resources.settings).temperature)
