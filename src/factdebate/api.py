@@ -11,10 +11,10 @@ from typing import Any
 
 from factdebate.config import Settings, load_settings
 from factdebate.errors import ConfigError, InputError
+from factdebate.events import RunFinished, RunStarted
 from factdebate.llm import LLM, RetryPolicy, make_backend
 from factdebate.llm.base import Backend
 from factdebate.llm.cache import ResponseCache
-from factdebate.events import RunFinished, RunStarted
 from factdebate.options import options_to_overrides
 from factdebate.paths import data_dir
 from factdebate.plugins import get_method
@@ -23,6 +23,7 @@ from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recordi
 from factdebate.scoring.relevance import TextEncoder
 from factdebate.tools.base import Tool
 from factdebate.types import Verdict
+
 
 def settings_from(options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
     return load_settings(config_file, options_to_overrides(options))

@@ -4,7 +4,6 @@ without touching the CLI."""
 
 from __future__ import annotations
 
-import functools
 import inspect
 import typing
 from collections.abc import Callable
@@ -12,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from factdebate.options import Option, all_options
+from factdebate.options import Option, all_options, convert
 
 
 def _cli_type(option: Option) -> tuple[Any, str]:
@@ -41,32 +40,42 @@ def _parameter(option: Option) -> inspect.Parameter:
     panel = "Method options" if option.method else "Shared options"
     info = typer.Option(*decls, help=help_text, rich_help_panel=panel)
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                             annotation=Annotated[kind | None, info])  # type: ignore[valid-type]
+                             annotation=Annotated[kind | None, info])
 
 
-def convert(option: Option, value: Any) -> Any:
-    if value is not None and typing.get_origin(option.annotation) is list and isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
+class OptionCommand:
+    """A command whose flags are read from the option table each time the CLI is built (Typer reads
+    ``__signature__`` then), so a method registered after import still gets its flags. The wrapped
+    function's last parameter is ``options: dict``; it receives the options that were given."""
+
+    def __init__(self, func: Callable[..., None], skip: set[str]) -> None:
+        self.func, self.skip = func, skip
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__
+        self.own = [p for p in inspect.signature(func, eval_str=True).parameters.values() if p.name != "options"]
+
+    def table(self) -> dict[str, Option]:
+        return {name: opt for name, opt in all_options().items() if name not in self.skip}
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.Signature([*self.own, *(_parameter(opt) for opt in self.table().values())])
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+    def __call__(self, **kwargs: Any) -> None:
+        table = self.table()
+        options = {name: convert(table[name], kwargs.pop(name)) for name in list(kwargs) if name in table}
+        self.func(**kwargs, options={k: v for k, v in options.items() if v is not None})
 
 
 def with_option_flags(skip: set[str]) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Decorator for a command whose last parameter is ``options: dict``: the command gets one flag per
-    option (except ``skip``, which the command declares itself) and receives the given ones in ``options``."""
-    table = {name: opt for name, opt in all_options().items() if name not in skip}
+    """Decorator: the command gets one flag per option, except ``skip`` (which it declares itself)."""
 
     def wrap(func: Callable[..., None]) -> Callable[..., None]:
-        own = [p for p in inspect.signature(func, eval_str=True).parameters.values() if p.name != "options"]
-
-        @functools.wraps(func)
-        def command(**kwargs: Any) -> None:
-            options = {name: convert(table[name], kwargs.pop(name)) for name in list(kwargs) if name in table}
-            func(**kwargs, options={k: v for k, v in options.items() if v is not None})
-
-        parameters = [*own, *(_parameter(opt) for opt in table.values())]
-        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in parameters}
-        del command.__wrapped__  # type: ignore[attr-defined]  # Typer must read the new signature
-        return command
+        return OptionCommand(func, skip)
 
     return wrap

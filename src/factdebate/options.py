@@ -84,12 +84,12 @@ def method_options() -> list[Option]:
     (``mad_rounds``) sets both."""
     merged: dict[str, Option] = {}
     for name, method in all_methods().items():
-        for field_name, info in method.Settings.model_fields.items():
+        for field_name, info in method.settings_model.model_fields.items():
             path = ("methods", name, field_name)
             for flat in (method.prefix() + field_name, *method.option_aliases.get(field_name, ())):
                 if flat in merged:
                     known = merged[flat]
-                    merged[flat] = Option(flat, known.paths + (path,), known.annotation, known.help,
+                    merged[flat] = Option(flat, (*known.paths, path), known.annotation, known.help,
                                           known.field, known.public, known.method)
                 else:
                     merged[flat] = Option(flat, (path,), _bare(info.annotation), info.description or "", info,
@@ -122,3 +122,26 @@ def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
                 target = target.setdefault(part, {})
             target[path[-1]] = value
     return overrides
+
+
+def convert(option: Option, value: Any) -> Any:
+    """A list option given as text (a flag, a query parameter) is comma-separated."""
+    if value is not None and typing.get_origin(option.annotation) is list and isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+def option_schema(option: Option) -> dict[str, Any]:
+    """The JSON Schema of one option's value, constraints included (what the web form draws)."""
+    from pydantic import TypeAdapter
+
+    metadata = list(option.field.metadata) if option.field is not None else []
+    annotation: Any = typing.Annotated[option.annotation, *metadata] if metadata else option.annotation
+    return TypeAdapter(annotation).json_schema()
+
+
+def option_value(settings_data: dict[str, Any], option: Option) -> Any:
+    value: Any = settings_data
+    for part in option.paths[0]:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value

@@ -41,7 +41,7 @@ S = TypeVar("S", bound=MethodSettings)
 class Method(Generic[S]):
     name: ClassVar[str]
     description: ClassVar[str]
-    Settings: ClassVar[type[MethodSettings]] = MethodSettings
+    settings_model: ClassVar[type[MethodSettings]] = MethodSettings
     roles: ClassVar[tuple[str, ...]] = ("debater",)
     # Flat option names (CLI flags, API keywords) are "<prefix><field>"; None: "<name>_" with "_" for "-".
     option_prefix: ClassVar[str | None] = None
@@ -52,7 +52,7 @@ class Method(Generic[S]):
         """This method's validated section of ``settings``."""
         section = settings.methods.get(self.name)
         if section is None:  # registered after the settings were built (a test's method, say)
-            section = self.Settings()
+            section = self.settings_model()
         return section  # type: ignore[return-value]
 
     def tools(self, settings: Settings) -> set[str]:

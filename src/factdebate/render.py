@@ -1,4 +1,5 @@
-"""Terminal rendering of a verdict: rounds, queries, evidence, labels, scores, the decision."""
+"""Terminal rendering of any method's debate: rounds, turns (query, evidence, steps, label, scores),
+judgements, the decision. :class:`LiveDebate` draws the same panels from trace events as they arrive."""
 
 from __future__ import annotations
 
@@ -6,17 +7,30 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
-from factdebate.types import Document, Label, Turn, Verdict
+from factdebate.types import Document, Judgement, Label, Step, Turn, Verdict
 
 LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
+HOW = {"consensus": "consensus of the debaters", "judge": "the judge", "single": "a single answer",
+       "vote": "a majority vote", "moderator": "the moderator", "unparsed": "nothing readable"}
 
 
-def _label(label: Label | None) -> Text:
+def thresholds(config: dict[str, Any], method: str | None = None) -> dict[str, float]:
+    """Score thresholds of the method's settings (``<score>_threshold`` keys), for colouring scores."""
+    method = method or str(config.get("method", ""))
+    section = (config.get("methods") or {}).get(method) or config.get("toolmad") or {}
+    out = {key.removesuffix("_threshold"): float(value) for key, value in section.items()
+           if key.endswith("_threshold") and isinstance(value, int | float)}
+    if "relevance" in out:
+        out.setdefault("answer_relevance", out["relevance"])
+    return out
+
+
+def _label(label: Label | str | None) -> Text:
     if label is None:
         return Text("UNPARSED", style="bold magenta")
+    label = Label(label)
     return Text(label.value, style=LABEL_STYLE[label])
 
 
@@ -27,35 +41,52 @@ def _score(value: float | None, threshold: float | None = None) -> Text:
     return Text(f"{value:.2f}", style=style)
 
 
-def _turn_panel(turn: Turn, f_threshold: float, r_threshold: float) -> Panel:
-    lines: list[Text | Table] = []
+def _step_line(index: int, step: Step) -> Text:
+    action = step.tool or "no valid action"
+    if step.arguments:
+        action += "[" + ", ".join(str(v) for v in step.arguments.values()) + "]"
+    return Text.assemble((f"step {index} ", "dim"), (step.thought[:200] + " ", ""), (action, "cyan"),
+                         (f"  → {step.observation[:160]}" if step.observation else "", "dim"))
+
+
+def turn_panel(turn: Turn, limits: dict[str, float]) -> Panel:
+    lines: list[Text] = []
     if turn.query is not None:
         changed = "" if turn.query_changed is None else (" (new)" if turn.query_changed else " (kept)")
         lines.append(Text.assemble(("query ", "dim"), (f"[{turn.query}]", "cyan"), (changed, "dim")))
-    for doc in turn.evidence:
-        lines.append(Text.assemble(("  • ", "dim"), (doc.title, "bold"), (f"  {doc.source}", "dim")))
+    if not turn.steps:
+        for doc in turn.evidence:
+            lines.append(Text.assemble(("  • ", "dim"), (doc.title, "bold"), (f"  {doc.source}", "dim")))
+    lines.extend(_step_line(i, step) for i, step in enumerate(turn.steps, start=1))
     lines.append(Text(turn.response.strip()))
     reasked = " (after a re-ask)" if turn.parse_retries else ""
-    scores = Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"), ("   faithfulness ", "dim"),
-                           _score(turn.faithfulness, f_threshold), ("   relevance ", "dim"),
-                           _score(turn.answer_relevance, r_threshold))
-    if turn.consistency is not None:
-        scores.append_text(Text.assemble(("   consistency ", "dim"), _score(turn.consistency)))
+    scores = Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"))
+    for name, value in turn.scores.items():
+        scores.append_text(Text.assemble((f"   {name.replace('_', ' ')} ", "dim"), _score(value, limits.get(name))))
     lines.append(scores)
     for error in turn.score_errors:
         lines.append(Text(f"could not score: {error}", style="magenta"))
-    return Panel(Group(*lines), title=f"{turn.agent} ({turn.tool})", title_align="left")
+    team = f", team {turn.team}" if turn.team and turn.team != turn.agent else ""
+    return Panel(Group(*lines), title=f"{turn.agent} ({turn.tool}{team})", title_align="left")
+
+
+def judgement_panel(judgement: Judgement) -> Panel:
+    vote = _label(judgement.vote) if judgement.vote or not judgement.parsed else Text("no decision", style="dim")
+    extra = "" if judgement.confidence is None else f"   confidence {judgement.confidence:.2f}"
+    extra += "" if judgement.weight == 1.0 else f"   weight {judgement.weight:g}"
+    body = Group(Text(judgement.response.strip()), Text.assemble(("vote ", "dim"), vote, (extra, "dim")))
+    return Panel(body, title=f"{judgement.agent} ({judgement.role})", title_align="left")
 
 
 class LiveDebate:
-    """An event sink that prints each turn as soon as it is complete (answer, and scores when scoring is
-    on), so a user watches the debate unfold instead of waiting for the verdict."""
+    """An event sink that prints each turn once complete (after its scores, when it is scored; at the end
+    of its round otherwise), each judgement as it is made, for every method."""
 
-    def __init__(self, console: Console, claim: str, *, scoring: bool, f_threshold: float = 0.7,
-                 r_threshold: float = 0.8) -> None:
-        self.console, self.claim, self.scoring = console, claim, scoring
-        self.thresholds = (f_threshold, r_threshold)
+    def __init__(self, console: Console, claim: str, *, thresholds: dict[str, float] | None = None) -> None:
+        self.console, self.claim = console, claim
+        self.limits = thresholds or {}
         self.turns: dict[tuple[str, int], Turn] = {}
+        self.answered: list[tuple[str, int]] = []
         self.rounds_shown: set[int] = set()
         self.printed = 0
 
@@ -64,48 +95,68 @@ class LiveDebate:
         if kind == "turn_started":
             evidence = [Document(id=str(d.get("id")), title=str(d.get("title")), text="", source=str(d.get("source")))
                         for d in event.get("evidence") or []]
-            self.turns[key] = Turn(agent=key[0], tool=str(event.get("tool", "")), query=event.get("query"),
+            self.turns[key] = Turn(agent=key[0], role=event.get("role") or "debater", team=event.get("team"),
+                                   tool=str(event.get("tool", "")), query=event.get("query"),
                                    query_changed=event.get("query_changed"), evidence=evidence)
+        elif kind == "step" and key in self.turns:
+            self.turns[key].steps.append(Step(thought=event.get("thought") or "", tool=event.get("tool") or "",
+                                              arguments=event.get("arguments") or {},
+                                              observation=event.get("observation") or ""))
         elif kind == "answer" and key in self.turns:
             turn = self.turns[key]
             turn.response, turn.label = str(event.get("response", "")), event.get("label")
             turn.parse_retries = int(event.get("parse_retries") or 0)
-            if not self.scoring:
-                self._show(key)
+            self.answered.append(key)
         elif kind == "score" and key in self.turns:
             turn = self.turns[key]
-            turn.faithfulness, turn.answer_relevance = event.get("faithfulness"), event.get("answer_relevance")
-            turn.consistency, turn.score_errors = event.get("consistency"), list(event.get("errors") or [])
+            turn.scores, turn.score_errors = dict(event.get("scores") or {}), list(event.get("errors") or [])
             self._show(key)
+        elif kind in ("round", "judgement", "verdict"):
+            for pending in list(self.answered):
+                self._show(pending)
+            if kind == "judgement":
+                self._header(key[1])
+                self.console.print(judgement_panel(Judgement.model_validate(
+                    {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed")
+                     if event.get(k) is not None})))
+                self.printed += 1
 
-    def _show(self, key: tuple[str, int]) -> None:
+    def _header(self, round: int) -> None:
         if not self.printed:
             self.console.print(Text.assemble(("Claim: ", "bold"), self.claim))
-        if key[1] not in self.rounds_shown:
-            self.rounds_shown.add(key[1])
-            self.console.rule(f"Round {key[1]}")
-        self.console.print(_turn_panel(self.turns.pop(key), *self.thresholds))
+        if round not in self.rounds_shown:
+            self.rounds_shown.add(round)
+            self.console.rule(f"Round {round}")
+
+    def _show(self, key: tuple[str, int]) -> None:
+        if key not in self.turns:
+            return
+        self._header(key[1])
+        self.console.print(turn_panel(self.turns.pop(key), self.limits))
+        self.answered = [k for k in self.answered if k != key]
         self.printed += 1
 
 
 def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -> None:
-    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the judge and verdict."""
-    cfg = verdict.config.get("toolmad", {})
-    f_threshold = float(cfg.get("faithfulness_threshold", 0.7))
-    r_threshold = float(cfg.get("relevance_threshold", 0.8))
+    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the decision."""
+    limits = thresholds(verdict.config, verdict.method)
     if rounds:
         console.print(Text.assemble(("Claim: ", "bold"), verdict.claim))
         for rnd in verdict.rounds:
             console.rule(f"Round {rnd.round}")
             for turn in rnd.turns:
-                console.print(_turn_panel(turn, f_threshold, r_threshold))
-    if verdict.judge is not None:
-        console.rule("Judge")
-        console.print(Panel(Text(verdict.judge.response.strip()), title="judge", title_align="left"))
-    how = {"consensus": "consensus of the debaters", "judge": "the judge", "single": "a single answer"}
+                console.print(turn_panel(turn, limits))
+            for judgement in rnd.judges:
+                console.print(judgement_panel(judgement))
+        if verdict.judges:
+            console.rule("Judge" if len(verdict.judges) == 1 else "Judges")
+            for judgement in verdict.judges:
+                console.print(judgement_panel(judgement))
+    if verdict.explanation:
+        console.print(Text(verdict.explanation, style="dim"))
     usage = verdict.usage
     summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label),
-                            (f"  decided by {how.get(verdict.decided_by, verdict.decided_by)}", ""),
+                            (f"  decided by {HOW.get(verdict.decided_by, verdict.decided_by)}", ""),
                             (f" after {len(verdict.rounds)} round(s)" if verdict.rounds else "", ""))
     console.print(Panel(summary, border_style="bold"))
     console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "

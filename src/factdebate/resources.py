@@ -38,7 +38,7 @@ class Services:
                 if opener is not None:
                     await opener()
                 self._items[name] = item
-            return self._items[name]  # type: ignore[no-any-return]
+            return self._items[name]
 
     def __contains__(self, name: str) -> bool:
         return name in self._items

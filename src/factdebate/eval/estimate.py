@@ -1,8 +1,9 @@
 """``--dry-run``: how many samples, LLM calls and tokens a run would cost, before spending anything.
 
-Call counts come from each method's protocol (fewest when the debate stops at once, most when it runs to
-the judge, re-asks excluded). Tokens are a rough guess from prompt sizes (4 characters per token) unless
-the run directory already holds finished samples: then their measured means are used instead.
+Call counts come from each method's own ``call_bounds`` (fewest when the debate stops at once, most when
+it runs to the judge with every answer re-asked once). Tokens are a rough guess from prompt sizes (4
+characters per token) unless the run directory already holds finished samples: then their measured means
+are used instead.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from statistics import mean
 from factdebate.config import Settings
 from factdebate.eval.runner import Plan
 from factdebate.eval.summary import RESULTS, latest_records
-from factdebate.methods.baseline_utils import toolmad_max_calls
+from factdebate.plugins import get_method
 
 PROMPT_OVERHEAD_CHARS = 900  # instructions and the other side's previous answer, roughly
 COMPLETION_TOKENS = 150  # a few sentences and a verdict
@@ -38,7 +39,7 @@ class Estimate:
             lines.append(f"estimate for the rest: {self.calls_measured * self.todo:,.0f} LLM calls, "
                          f"{self.tokens_measured * self.todo:,.0f} tokens")
             return lines
-        lines.append(f"LLM calls per sample: {self.calls_min} to {self.calls_max} (re-asks not counted)")
+        lines.append(f"LLM calls per sample: {self.calls_min} to {self.calls_max} (re-asks included)")
         lines.append(f"estimate for the rest: {self.calls_min * self.todo:,} to {self.calls_max * self.todo:,} "
                      f"LLM calls, about {self.tokens_per_call * self.calls_min * self.todo:,.0f} to "
                      f"{self.tokens_per_call * self.calls_max * self.todo:,.0f} tokens (rough: 4 characters per "
@@ -47,22 +48,7 @@ class Estimate:
 
 
 def call_bounds(settings: Settings) -> tuple[int, int]:
-    b, t = settings.baselines, settings.toolmad
-    if settings.method in ("single", "cot"):
-        return 1, 1
-    if settings.method == "react":
-        return 1, b.react_max_steps + 1
-    if settings.method == "mad":
-        return 3, 3 * b.mad_rounds + 1
-    if settings.method == "madke":
-        return 2, 2 * b.mad_rounds + 1
-    if settings.method == "vote":
-        n = b.vote_samples or toolmad_max_calls(settings)
-        return n, n
-    if settings.method == "tool-mad":
-        one_round = settings.model_copy(update={"toolmad": t.model_copy(update={"rounds": 1})})
-        return toolmad_max_calls(one_round) - 1, toolmad_max_calls(settings)
-    return 1, 1  # a method this estimate does not know: at least one call
+    return get_method(settings.method).call_bounds(settings)
 
 
 def estimate(plan: Plan, done: set[str]) -> Estimate:
@@ -73,8 +59,8 @@ def estimate(plan: Plan, done: set[str]) -> Estimate:
         options = max((len(s.options) for s in plan.samples), default=1)
         low, high = low * options, high * options + 1
     claims = [len(s.claim) for s in plan.samples] or [0]
-    evidence = settings.toolmad.k * settings.toolmad.max_doc_chars if settings.method not in (
-        "single", "cot", "mad") else 0
+    retrieval = settings.retrieval
+    evidence = retrieval.k * retrieval.max_doc_chars if get_method(settings.method).tools(settings) else 0
     per_call = (PROMPT_OVERHEAD_CHARS + mean(claims) + evidence) / 4 + COMPLETION_TOKENS
     todo = sum(s.id not in done for s in plan.samples)
     result = Estimate(len(plan.samples), todo, low, high, per_call, 0)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from factdebate.events import ParseProblem, ToolCall, doc_refs
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.parsing import parse_label
 from factdebate.prompts import Prompt, render
-from factdebate.events import ParseProblem, ToolCall, doc_refs
 from factdebate.runtime import current_run, emit, span
 from factdebate.tools.base import Tool
 from factdebate.types import Document, Label

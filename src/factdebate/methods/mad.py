@@ -74,7 +74,7 @@ class MAD(Method[MADSettings]):
     name = "mad"
     description = ("MAD (Liang et al.): affirmative vs negative debaters, a moderator each round with early "
                    "stop, a judge at the end; no tools")
-    Settings = MADSettings
+    settings_model = MADSettings
     roles = ("debater", "judge")  # the judge's model also moderates
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:

@@ -10,7 +10,7 @@ and no scoring: this is Tool-MAD's structure with its adaptive parts removed. Se
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -49,11 +49,12 @@ def history_text(rounds: list[Round]) -> str:
 @register
 class MADKE(Method[MADKESettings]):
     name = "madke"
-    description = ("MADKE: two debaters share one evidence pool retrieved before the debate (never updated); "
-                   "consensus or a judge")
-    Settings = MADKESettings
+    description = ("MADKE: two debaters share one evidence pool retrieved before the debate (never "
+                   "updated); consensus or a judge")
+    settings_model = MADKESettings
     roles = ("debater", "judge")
-    option_aliases = {"rounds": ("mad_rounds",)}  # --mad-rounds used to set MAD's and MADKE's rounds
+    # --mad-rounds used to set the rounds of MAD and MADKE alike; it still does.
+    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"rounds": ("mad_rounds",)}
 
     def tools(self, settings: Settings) -> set[str]:
         return set(self.cfg(settings).tools)

@@ -95,8 +95,9 @@ def action_text(step: Step) -> str:
 @register
 class ReAct(Method[ReActSettings]):
     name = "react"
-    description = "Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced final answer"
-    Settings = ReActSettings
+    description = ("Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced "
+                   "final answer")
+    settings_model = ReActSettings
 
     def tools(self, settings: Settings) -> set[str]:
         return {"rag"}

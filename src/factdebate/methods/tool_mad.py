@@ -114,7 +114,7 @@ class ToolMAD(Method[ToolMADSettings]):
     name = "tool-mad"
     description = ("Tool-MAD: two (or three) debaters with different retrieval tools, adaptive queries, "
                    "stability-scored consensus, judge at round T")
-    Settings = ToolMADSettings
+    settings_model = ToolMADSettings
     roles = ("debater", "judge", "scorer")
     option_prefix = ""  # the default method keeps its short flags: --rounds, --agents...
 

@@ -56,7 +56,7 @@ def majority(labels: list[Label | None]) -> tuple[Label | None, str]:
 class Vote(Method[VoteSettings]):
     name = "vote"
     description = "Majority vote of independent single-agent answers at Tool-MAD's LLM-call budget"
-    Settings = VoteSettings
+    settings_model = VoteSettings
 
     def tools(self, settings: Settings) -> set[str]:
         return ToolMAD().tools(settings)  # the voters take turns over Tool-MAD's agent kinds

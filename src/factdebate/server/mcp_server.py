@@ -58,7 +58,8 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                            rounds: int | None = None, search: Literal["local", "tavily", "wikipedia"] | None = None,
                            k: int | None = None) -> dict[str, Any]:
         try:
-            options = VerifyOptions(method=method, agents=agents, rounds=rounds, search=search, k=k)
+            options = VerifyOptions.model_validate(
+                {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
             settings = resolver.resolve(options)
             text = validate_claim(claim, settings)
             verdict = await run_claim(text, settings, resources.get(settings))

@@ -7,42 +7,59 @@ length limit, the cache, batch concurrency) stay with the operator."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from factdebate.api import options_to_overrides, settings_from
+from factdebate.api import settings_from
 from factdebate.config import Settings
 from factdebate.errors import ConfigError
-from factdebate.methods import get_method
+from factdebate.options import Option, all_options, options_to_overrides
+from factdebate.plugins import get_method
 from factdebate.types import Verdict
 
+# What the service adds to an option's own constraints (a corpus name becomes part of a file path).
+SERVICE_FIELDS: dict[str, dict[str, Any]] = {
+    "corpus": {"pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+    "llm": {"description": "Debater model; only models the server offers."},
+}
 
-class VerifyOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    method: str | None = Field(default=None, description="Verification method (GET /v1/methods).")
-    llm: str | None = Field(default=None, description="Debater model; only models the server offers.")
-    judge_llm: str | None = None
-    scorer_llm: str | None = None
-    agents: list[Literal["rag", "search", "none"]] | None = Field(
-        default=None, description="Tools of the debaters, e.g. [\"rag\", \"search\"].")
-    search: Literal["local", "tavily", "wikipedia"] | None = Field(
-        default=None, description="Search engine used by the search agent.")
-    corpus: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
-                               description="Indexed corpus for retrieval.")
-    rounds: int | None = Field(default=None, ge=1, le=10)
-    k: int | None = Field(default=None, ge=1, le=20, description="Documents per retrieval.")
-    query_formulation: bool | None = None
-    scoring: bool | None = None
-    scoring_variant: Literal["stability", "consistency"] | None = None
-    threshold_on: Literal["round", "average"] | None = None
-    faithfulness_threshold: float | None = Field(default=None, ge=0, le=1)
-    relevance_threshold: float | None = Field(default=None, ge=0, le=1)
+def public_options() -> dict[str, Option]:
+    """The options a caller may choose: every method's, and the shared ones that do not spend or reach the
+    operator's resources."""
+    return {name: option for name, option in all_options().items() if option.public}
+
+
+def _field(option: Option) -> tuple[Any, Any]:
+    metadata = list(option.field.metadata) if option.field is not None else []
+    annotation = Annotated[option.annotation, *metadata] if metadata else option.annotation
+    extra = {"description": option.help, **SERVICE_FIELDS.get(option.name, {})}
+    return annotation | None, Field(default=None, **extra)
+
+
+class _OptionsBase(BaseModel):
+    # Methods registered after this model was built (plug-ins loaded later) still get their options
+    # through: extras are checked against the current option table, then validated by the settings.
+    model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="after")
+    def _known_extras(self) -> _OptionsBase:
+        unknown = sorted(set(self.model_extra or {}) - set(public_options()) - {"claim"})
+        if unknown:
+            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(public_options()))}")
+        return self
 
     def chosen(self) -> dict[str, Any]:
         """The options set on this request (never the claim of a VerifyRequest)."""
-        return self.model_dump(exclude_none=True, include=set(VerifyOptions.model_fields))
+        return {k: v for k, v in self.model_dump(exclude_none=True).items() if k != "claim"}
+
+
+if TYPE_CHECKING:
+    VerifyOptions = _OptionsBase
+else:  # one typed field per option known now, so the API reference documents them all
+    VerifyOptions = create_model("VerifyOptions", __base__=_OptionsBase,
+                                 **{name: _field(opt) for name, opt in public_options().items()})
 
 
 class VerifyRequest(VerifyOptions):
@@ -63,7 +80,8 @@ class SettingsResolver:
         self.base = settings_from(defaults, config_file)
         self._base_data = self.base.model_dump(mode="json")
         self.any_llm = "*" in allowed_llms
-        offered = [self.base.llm_for(role) for role in ("debater", "judge", "scorer")]
+        roles = {"debater", "judge", "scorer", *self.base.llm.roles}
+        offered = [self.base.llm_for(role) for role in sorted(roles)]
         self.llms = list(dict.fromkeys([*offered, *(m for m in allowed_llms if m != "*")]))
 
     def resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:

@@ -17,10 +17,11 @@ from factdebate import __version__
 from factdebate.api import run_claim, validate_claim
 from factdebate.config import Settings
 from factdebate.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
-from factdebate.methods import DESCRIPTIONS
+from factdebate.options import convert
 from factdebate.runtime import EventSink
 from factdebate.server.batches import parse_jsonl
-from factdebate.server.options import VerifyOptions, VerifyRequest, public_verdict
+from factdebate.server.catalogue import Catalogue, catalogue
+from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.streaming import debate_events
 from factdebate.types import Verdict
@@ -34,20 +35,6 @@ class Health(BaseModel):
     uptime_seconds: float
     active_runs: int
     auth: str
-
-
-class MethodInfo(BaseModel):
-    name: str
-    description: str
-
-
-class Catalogue(BaseModel):
-    methods: list[MethodInfo]
-    tools: list[str]
-    search_engines: list[str]
-    llms: list[str]
-    any_llm: bool
-    defaults: dict[str, Any]
 
 
 class BatchStatus(BaseModel):
@@ -108,17 +95,7 @@ async def health(service: ServiceDep) -> Health:
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")
 async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
-    base = service.resolver.base
-    cfg = base.toolmad
-    defaults = {"method": base.method, "llm": base.llm.debater, "agents": list(cfg.agents), "rounds": cfg.rounds,
-                "k": cfg.k, "search": base.retrieval.search, "corpus": base.retrieval.corpus,
-                "scoring": cfg.scoring, "scoring_variant": cfg.scoring_variant,
-                "query_formulation": cfg.query_formulation, "threshold_on": cfg.threshold_on,
-                "faithfulness_threshold": cfg.faithfulness_threshold,
-                "relevance_threshold": cfg.relevance_threshold, "max_claim_chars": base.max_claim_chars}
-    return Catalogue(methods=[MethodInfo(name=n, description=d) for n, d in sorted(DESCRIPTIONS.items())],
-                     tools=["rag", "search", "none"], search_engines=["local", "tavily", "wikipedia"],
-                     llms=service.resolver.llms, any_llm=service.resolver.any_llm, defaults=defaults)
+    return catalogue(service.resolver.base, service.resolver.llms, service.resolver.any_llm)
 
 
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
@@ -164,8 +141,9 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, _: CallerDep) 
 async def batch_options(request: Request) -> VerifyOptions:
     """Batch options arrive as query parameters (the body is the JSONL); lists are comma-separated."""
     raw: dict[str, Any] = dict(request.query_params)
-    if "agents" in raw:
-        raw["agents"] = [part.strip() for part in raw["agents"].split(",") if part.strip()]
+    for name, option in public_options().items():
+        if name in raw:
+            raw[name] = convert(option, raw[name])
     try:
         return VerifyOptions.model_validate(raw)
     except ValidationError as exc:

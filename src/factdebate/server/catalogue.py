@@ -1,0 +1,59 @@
+"""``GET /v1/methods``: what this server offers, derived from the method registry and the option table, so
+the web page draws each method's form from its settings model rather than from a hand-written list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from factdebate.config import Settings
+from factdebate.options import option_schema, option_value
+from factdebate.plugins import all_methods
+from factdebate.server.options import public_options
+
+
+class OptionInfo(BaseModel):
+    name: str
+    help: str
+    value_schema: dict[str, Any]  # JSON Schema of the value: type, bounds, choices
+    default: Any = None
+
+
+class MethodInfo(BaseModel):
+    name: str
+    description: str
+    roles: list[str] = []
+    tools: list[str] = []  # with the server's default settings
+    options: list[OptionInfo] = []
+
+
+class Catalogue(BaseModel):
+    methods: list[MethodInfo]
+    shared_options: list[OptionInfo]
+    tools: list[str]
+    search_engines: list[str]
+    llms: list[str]
+    any_llm: bool
+    defaults: dict[str, Any]
+
+
+def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
+    data = base.model_dump(mode="json")
+    options = public_options()
+    infos = {name: OptionInfo(name=name, help=opt.help, value_schema=option_schema(opt),
+                              default=option_value(data, opt)) for name, opt in options.items()}
+    methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),
+                          tools=sorted(cls().tools(base)),
+                          options=[infos[n] for n, opt in options.items() if _owned(opt.paths, name)])
+               for name, cls in all_methods().items()]
+    shared = [infos[n] for n, opt in options.items() if opt.method is None]
+    defaults = {name: info.default for name, info in infos.items()}
+    defaults["max_claim_chars"] = base.max_claim_chars
+    return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
+                     search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
+                     defaults=defaults)
+
+
+def _owned(paths: tuple[tuple[str, ...], ...], method: str) -> bool:
+    return any(path[:2] == ("methods", method) for path in paths)
