@@ -19,7 +19,7 @@ def test_verify_returns_a_verdict() -> None:
     verdict = factdebate.verify("Paris is the capital of France.", rounds=2, **OPTS)
     assert verdict.label is Label.SUPPORTS and verdict.decided_by == "judge" and len(verdict.rounds) == 2
     assert verdict.usage.llm_calls == 2 * 2 + 1  # 2 answers per round + the judge; no tools, no query calls
-    assert verdict.config["toolmad"]["rounds"] == 2
+    assert verdict.config["methods"]["tool-mad"]["rounds"] == 2 and verdict.schema_version == 2
 
 
 async def test_averify_streams_events_and_writes_a_trace(tmp_path: Path) -> None:
@@ -47,8 +47,9 @@ def test_settings_precedence_file_then_env_then_overrides(tmp_path: Path) -> Non
     config.write_text("toolmad:\n  rounds: 2\n  k: 5\nllm:\n  debater: openai:from-file\n")
     env = {"FACTDEBATE_TOOLMAD__ROUNDS": "4", "FACTDEBATE_JUDGE_LLM": "openai:judge-from-env"}
     settings = load_settings(config, {"toolmad": {"k": 7}}, environ=env)
-    assert settings.toolmad.rounds == 4 and settings.toolmad.k == 7
+    # The old names (toolmad.*) still load, into their new places.
+    assert settings.methods["tool-mad"].rounds == 4 and settings.retrieval.k == 7
     assert settings.llm_for("debater") == "openai:from-file"
     assert settings.llm_for("judge") == "openai:judge-from-env" and settings.llm_for("scorer") == "openai:from-file"
-    with pytest.raises(ConfigError, match=r"toolmad\.nonsense"):
+    with pytest.raises(ConfigError, match=r"methods\.tool-mad\.nonsense"):
         load_settings(overrides={"toolmad": {"nonsense": 1}}, environ={})

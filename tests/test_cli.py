@@ -34,7 +34,7 @@ def test_verify_json_prints_one_object_on_stdout() -> None:
     verdict = json.loads(result.stdout)
     assert verdict["label"] == "SUPPORTS" and verdict["decided_by"] == "consensus"
     assert verdict["method"] == "tool-mad" and verdict["rounds"][0]["turns"][0]["tool"] == "none"
-    for key in ("claim", "rounds", "judge", "usage", "config"):
+    for key in ("schema_version", "claim", "rounds", "judges", "usage", "config"):
         assert key in verdict
     assert set(verdict["usage"]) >= {"llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds"}
 
@@ -53,7 +53,7 @@ def test_verify_renders_the_debate_and_writes_a_trace(tmp_path: Path) -> None:
     (["verify", "   ", "--llm", "scripted:agree"], ["claim is empty"]),
     (["verify", "x" * 3000, "--llm", "scripted:agree"], ["limit is 2000"]),
     (["verify", "claim", "--method", "nope", "--llm", "scripted:agree"], ["unknown method 'nope'"]),
-    (["verify", "claim", "--agents", "rag,teleport", "--llm", "scripted:agree"], ["toolmad.agents"]),
+    (["verify", "claim", "--agents", "rag,teleport", "--llm", "scripted:agree"], ["methods.tool-mad.agents"]),
     (["verify", "claim", "--search", "bing", "--llm", "scripted:agree"], ["retrieval.search"]),
     (["verify", "claim", "--llm", "openai:gpt-4o-mini"], ["OPENAI_API_KEY"]),
     (["verify", "claim", "--agents", "none,search", "--search", "tavily", "--llm", "scripted:agree"],

@@ -123,7 +123,8 @@ async def test_unparsed_label_is_reasked_once_then_recorded_and_never_consensus(
     verdict = await run_claim(CLAIM, resources.settings, resources)
     turns = verdict.rounds[0].turns
     assert all(t.label is None and t.parse_retries == 1 for t in turns)
-    assert verdict.unparsed_turns == 2 and verdict.decided_by == "judge"
+    # An unreadable judge makes the verdict "unparsed", as in every other method.
+    assert verdict.unparsed_turns == 2 and verdict.decided_by == "unparsed"
     assert verdict.label is None and verdict.judge is not None and verdict.judge.label is None
     reasks = [call for call in backend.calls if call[0].prompt == "label_reask"]
     assert len(reasks) == 3 and reasks[0][1][1]["role"] == "assistant"

@@ -17,7 +17,7 @@ from factdebate.llm.base import Backend
 from factdebate.llm.cache import ResponseCache
 from factdebate.options import options_to_overrides
 from factdebate.paths import data_dir
-from factdebate.plugins import get_method
+from factdebate.plugins import get_method, method_class
 from factdebate.resources import Resources, Services
 from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
 from factdebate.scoring.relevance import TextEncoder
@@ -131,6 +131,8 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
     resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
                           tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
                           services=services or Services())
+    for role in ("debater", *method_class(settings.method).roles):  # a missing key or model fails now
+        resources.llm(role)
     return resources
 
 

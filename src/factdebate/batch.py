@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from factdebate.api import run_claim
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.runtime import EventSink
 
 

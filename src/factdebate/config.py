@@ -60,7 +60,7 @@ class Settings(_Strict):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     # One section per registered method, validated by the method's own settings model (factdebate.plugins).
-    methods: dict[str, Any] = Field(default_factory=dict)
+    methods: dict[str, Any] = Field(default_factory=dict, validate_default=True)
     medical: MedicalSettings = Field(default_factory=MedicalSettings)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
@@ -166,10 +166,13 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err) for err in exc.errors())
         raise ConfigError(f"invalid settings: {problems}") from exc
+
+
+def _problem(err: Any) -> str:
+    where, message = ".".join(str(p) for p in err["loc"]), str(err["msg"]).removeprefix("Value error, ")
+    return message if message.startswith(where + ".") else f"{where}: {message}"
 
 
 def _drop_none(data: dict[str, Any]) -> dict[str, Any]:

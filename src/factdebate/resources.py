@@ -63,8 +63,9 @@ class Resources:
     _llms: dict[str, LLM] = field(default_factory=dict)
     _tools: dict[str, Tool] = field(default_factory=dict)
     _encoder: TextEncoder | None = None
-    # Concurrent claims of a batch prepare their tools in worker threads: build each tool once.
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Concurrent claims of a batch prepare their tools in worker threads: build each tool once. Re-entrant:
+    # a tool's factory may ask for a model (the scholarly pipeline writes with the debater's).
+    _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def llm(self, role: str) -> LLM:
         """The model bound to ``role`` (``llm.roles``, else the debater's); usage is counted per role."""

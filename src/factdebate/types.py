@@ -106,6 +106,11 @@ class Judgement(BaseModel):
     parsed: bool = True
     parse_retries: int = 0
 
+    @property
+    def label(self) -> Label | None:
+        """The vote (the name of this field before schema 2)."""
+        return self.vote
+
 
 JudgeDecision = Judgement  # the name before schema 2, kept for importers
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from factdebate.api import run_claim
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.baseline_utils import toolmad_max_calls
+from factdebate.methods.tool_mad import ToolMAD, debate_calls
 from factdebate.methods.vote import majority
 from factdebate.types import Document, Label
 from tests.eval.support import prompts, resources_for, truthful
@@ -54,16 +54,21 @@ async def test_react_searches_then_finishes() -> None:
     assert tools["rag"].queries == ["capital of France"]  # the model's imagined observation is ignored
     step2 = backend.calls[1][1][0]["content"]
     assert "Observation: [1] France: Paris is the capital of France." in step2 and "fake" not in step2
-    assert [r.turns[0].query for r in verdict.rounds] == ["capital of France", None]
+    (turn,) = verdict.rounds[0].turns  # one agent, one turn: the loop is its steps
+    assert [(s.tool, s.arguments) for s in turn.steps] == [("rag", {"query": "capital of France"}),
+                                                           ("finish", {"label": "SUPPORTS"})]
+    assert turn.query == "capital of France" and turn.evidence == turn.steps[0].evidence
     assert verdict.usage.tool_calls == 1
 
 
 async def test_react_step_cap_forces_a_final_answer() -> None:
     replies = {"react_step": "Thought: more.\nAction: search[France]", "react_final": "It says so.\nREFUTES"}
-    resources, backend, tools = resources_for(script(replies), method="react", baselines={"react_max_steps": 3})
+    resources, backend, tools = resources_for(script(replies), method="react",
+                                              methods={"react": {"max_steps": 3}})
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert [p for p, _, _ in prompts(backend)] == ["react_step"] * 3 + ["react_final"]
-    assert tools["rag"].queries == ["France"] * 3 and verdict.label is R and len(verdict.rounds) == 4
+    assert tools["rag"].queries == ["France"] * 3 and verdict.label is R and len(verdict.rounds) == 1
+    assert len(verdict.rounds[0].turns[0].steps) == 3 and verdict.rounds[0].turns[0].response == "It says so.\nREFUTES"
 
 
 async def test_react_invalid_action_is_reasked_and_counted() -> None:
@@ -105,7 +110,7 @@ async def test_mad_moderator_reask_is_held_to_the_moderation_grammar() -> None:
 
     resources, _, _ = resources_for(respond, method="mad")
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert verdict.label is R and verdict.decided_by == "consensus" and len(verdict.rounds) == 1
+    assert verdict.label is R and verdict.decided_by == "moderator" and len(verdict.rounds) == 1
 
 
 def test_echoed_answer_formats_are_not_decisions() -> None:
@@ -125,11 +130,14 @@ async def test_mad_moderator_preference_stops_the_debate() -> None:
                "mad_moderator": "Preference: yes\nReason: the negative side cites facts.\nREFUTES"}
     resources, backend, _ = resources_for(script(replies), method="mad")
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert verdict.label is R and verdict.decided_by == "consensus" and len(verdict.rounds) == 1
+    assert verdict.label is R and verdict.decided_by == "moderator" and len(verdict.rounds) == 1
     assert prompts(backend) == [("mad_affirmative", "affirmative", 1), ("mad_negative", "negative", 1),
                                 ("mad_moderator", "moderator", 1)]
     assert "It is true." in backend.calls[1][1][0]["content"]  # the negative side answers the affirmative
-    assert [t.agent for t in verdict.rounds[0].turns] == ["affirmative", "negative", "moderator"]
+    assert [(t.agent, t.team) for t in verdict.rounds[0].turns] == [("affirmative", "affirmative"),
+                                                                    ("negative", "negative")]
+    (moderator,) = verdict.rounds[0].judges
+    assert moderator.role == "moderator" and moderator.vote is R and moderator.parsed
 
 
 async def test_mad_without_preference_runs_all_rounds_then_the_judge() -> None:
@@ -176,11 +184,11 @@ async def test_vote_matches_the_tool_mad_budget_and_takes_the_majority() -> None
 
     resources, backend, tools = resources_for(voter, method="vote")
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    budget = toolmad_max_calls(resources.settings)
+    budget = debate_calls(ToolMAD().cfg(resources.settings), reasks=False)
     assert budget == 29  # 2 agents x (4 + 5 + 5) + judge, with the default settings
     assert verdict.usage.llm_calls == budget and len({a for _, a, _ in prompts(backend)}) == budget
-    assert verdict.label is S and verdict.decided_by == "consensus"
-    assert verdict.judge is not None and "SUPPORTS 20, REFUTES 9" in verdict.judge.response
+    assert verdict.label is S and verdict.decided_by == "vote" and not verdict.judges
+    assert "SUPPORTS 20, REFUTES 9" in verdict.explanation and verdict.reasons == verdict.explanation
     assert tools["rag"].queries == [CLAIM] and tools["search"].queries == [CLAIM]
     assert [t.tool for t in verdict.rounds[0].turns[:3]] == ["rag", "search", "rag"]
 
@@ -190,7 +198,7 @@ async def test_vote_budget_equals_a_full_tool_mad_debate() -> None:
 
     resources, _, _ = resources_for(protocol_responder(disagree=True), method="tool-mad")  # type: ignore[arg-type]
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert verdict.decided_by == "judge" and verdict.usage.llm_calls == toolmad_max_calls(resources.settings)
+    assert verdict.decided_by == "judge" and verdict.usage.llm_calls == debate_calls(ToolMAD().cfg(resources.settings), reasks=False)
 
 
 def test_majority_tie_rule_is_explicit() -> None:

@@ -22,7 +22,7 @@ def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
     common = ["--dataset", "countries", "--limit", "6", "--llm", "scripted:agree", "--no-cache"]
     dry = run("eval", "--method", "mad", "--output", "out/mad", "--dry-run", *common, cwd=tmp_path)
     assert dry.returncode == 0, dry.stderr
-    assert "samples: 6 (6 still to run)" in dry.stdout and "LLM calls per sample: 3 to 10" in dry.stdout
+    assert "samples: 6 (6 still to run)" in dry.stdout and "LLM calls per sample: 3 to 20" in dry.stdout
     assert not (tmp_path / "out" / "mad").exists()
     grid = tmp_path / "grid.yaml"
     grid.write_text("grid: {method: [single, mad]}\n")

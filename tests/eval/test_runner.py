@@ -119,7 +119,7 @@ async def test_a_directory_keeps_one_experiment(tmp_path: Path) -> None:
     await execute(plan_for(tmp_path, limit=2), resources, progress=False)
     with pytest.raises(InputError, match="method"):
         await execute(plan_for(tmp_path, method="single", limit=2), resources, progress=False)
-    with pytest.raises(InputError, match=r"settings\.toolmad\.rounds: 3 -> 2"):
+    with pytest.raises(InputError, match=r"settings\.methods\.tool-mad\.rounds: 3 -> 2"):
         await execute(plan_for(tmp_path, limit=2, toolmad={"rounds": 2}), resources, progress=False)
     # a larger limit and another concurrency extend the same experiment
     summary = await execute(plan_for(tmp_path, limit=5, concurrency=9), resources, progress=False)
@@ -129,8 +129,9 @@ async def test_a_directory_keeps_one_experiment(tmp_path: Path) -> None:
 async def test_dry_run_estimates_then_measures(tmp_path: Path) -> None:
     plan = plan_for(tmp_path, method="tool-mad", limit=4)
     est = estimate(plan, set())
-    assert (est.samples, est.todo, est.calls_min, est.calls_max) == (4, 4, 8, 29)
-    assert "8 to 29 LLM calls" not in "\n".join(est.lines()) and "32 to 116 LLM calls" in "\n".join(est.lines())
+    # 2 agents that agree at once (an answer and a relevance score each) .. 29 calls, each re-asked once
+    assert (est.samples, est.todo, est.calls_min, est.calls_max) == (4, 4, 4, 58)
+    assert "4 to 58 LLM calls" not in "\n".join(est.lines()) and "16 to 232 LLM calls" in "\n".join(est.lines())
     resources, _, _ = resources_for(truthful, method="tool-mad")
     await execute(plan, resources, progress=False)
     est = estimate(plan_for(tmp_path, method="tool-mad", limit=6), finished_ids(plan.output / "results.jsonl"))

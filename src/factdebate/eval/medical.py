@@ -22,7 +22,7 @@ from factdebate.config import Settings
 from factdebate.eval.datasets import Sample
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.parsing import parse_choice
 from factdebate.prompts import render
 from factdebate.runtime import EventSink, RunRecorder, emit, recording

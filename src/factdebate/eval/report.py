@@ -14,7 +14,9 @@ from typing import Any
 
 from factdebate.errors import InputError
 from factdebate.eval import plots
+from factdebate.config_legacy import upgrade_settings_data
 from factdebate.eval.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
+from factdebate.schema import upgrade
 
 
 @dataclass
@@ -29,7 +31,12 @@ class RunData:
 
     @property
     def settings(self) -> dict[str, Any]:
-        return dict(self.summary.get("settings") or {})
+        """The run's settings with old names moved (runs written before the method plug-ins)."""
+        return upgrade_settings_data(dict(self.summary.get("settings") or {}))
+
+    @property
+    def toolmad(self) -> dict[str, Any]:
+        return dict((self.settings.get("methods") or {}).get("tool-mad") or {})
 
     @property
     def metrics(self) -> dict[str, Any]:
@@ -45,7 +52,7 @@ def load_run(directory: Path) -> RunData:
     # A run re-summarised with a smaller --limit keeps its other records: plot only the summarised samples.
     ids = summary.get("ids")
     records = [latest[i] for i in ids if i in latest] if ids is not None else list(latest.values())
-    return RunData(directory, summary, records)
+    return RunData(directory, summary, [upgrade(r) for r in records])
 
 
 def _table(runs: list[RunData]) -> list[str]:
@@ -69,21 +76,21 @@ def _table(runs: list[RunData]) -> list[str]:
 def _differing(runs: list[RunData]) -> str:
     """Which Tool-MAD settings differ between runs, to label the rounds plot's lines."""
     keys = ["agents", "query_formulation", "scoring", "scoring_variant", "threshold_on"]
-    return ", ".join(k for k in keys if len({json.dumps(r.settings.get("toolmad", {}).get(k)) for r in runs}) > 1)
+    return ", ".join(k for k in keys if len({json.dumps(r.toolmad.get(k)) for r in runs}) > 1)
 
 
 def _rounds_series(runs: list[RunData]) -> tuple[dict[str, list[tuple[int, float]]], str, str] | None:
     toolmad = [r for r in runs if r.summary["method"] == "tool-mad"]
     if not toolmad:
         return None
-    rounds = {r.settings["toolmad"]["rounds"] for r in toolmad}
+    rounds = {r.toolmad["rounds"] for r in toolmad}
     if len(rounds) > 1:  # Fig. 8: one run per maximum number of rounds
         varying = _differing(toolmad).split(", ") if _differing(toolmad) else []
         series: dict[str, list[tuple[int, float]]] = {}
         for r in toolmad:
             label = r.summary["dataset"] + "".join(
-                f", {k}={json.dumps(r.settings['toolmad'].get(k))}" for k in varying)
-            series.setdefault(label, []).append((r.settings["toolmad"]["rounds"], r.metrics["accuracy"]))
+                f", {k}={json.dumps(r.toolmad.get(k))}" for k in varying)
+            series.setdefault(label, []).append((r.toolmad["rounds"], r.metrics["accuracy"]))
         return series, "Accuracy by maximum number of rounds T", "rounds T"
     # One T only: accuracy of the claims grouped by the round in which their debate ended.
     series = {}
@@ -111,10 +118,11 @@ def _scores(runs: list[RunData]) -> tuple[list[float], list[float], dict[str, di
         for rec in run.records:
             for rnd in rec.get("rounds") or []:
                 for turn in rnd.get("turns", []):
-                    if turn.get("faithfulness") is not None:
-                        faith.append(turn["faithfulness"])
-                    if turn.get("answer_relevance") is not None:
-                        relevance.append(turn["answer_relevance"])
+                    scores = turn.get("scores") or {}
+                    if scores.get("faithfulness") is not None:
+                        faith.append(scores["faithfulness"])
+                    if scores.get("answer_relevance") is not None:
+                        relevance.append(scores["answer_relevance"])
             final = (rec.get("rounds") or [{}])[-1].get("turns", [])
             for turn in final:  # Fig. 11: the answers of the last round, right or wrong against gold
                 correct = _turn_correct(turn, rec, label_map)
@@ -122,8 +130,9 @@ def _scores(runs: list[RunData]) -> tuple[list[float], list[float], dict[str, di
                     continue
                 bucket = grouped["correct" if correct else "incorrect"]
                 for key, name in (("faithfulness", "faithfulness"), ("answer_relevance", "answer relevance")):
-                    if turn.get(key) is not None:
-                        bucket.setdefault(name, []).append(turn[key])
+                    value = (turn.get("scores") or {}).get(key)
+                    if value is not None:
+                        bucket.setdefault(name, []).append(value)
     means = {group: {name: (mean(values) if values else None) for name, values in metrics.items()}
              for group, metrics in grouped.items()}
     return faith, relevance, means
@@ -153,7 +162,7 @@ def build_report(directories: list[Path], output: Path) -> list[Path]:
     faith, relevance, means = _scores(runs)
     if faith or relevance:
         toolmad: dict[str, Any] = next(
-            (r.settings.get("toolmad", {}) for r in runs if r.summary["method"] == "tool-mad"), {})
+            (r.toolmad for r in runs if r.summary["method"] == "tool-mad"), {})
         thresholds = (float(toolmad.get("faithfulness_threshold", 0.7)),
                       float(toolmad.get("relevance_threshold", 0.8)))
         written.append(plots.score_distributions(faith, relevance, thresholds, output / "score_distributions.png"))

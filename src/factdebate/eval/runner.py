@@ -23,7 +23,7 @@ from factdebate.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.runtime import EventSink
 
 # Settings that change how fast a run goes, not what it computes: a resumed run may change them.
@@ -111,7 +111,11 @@ def check_resume(plan: Plan) -> None:
     now = plan.info()
     diffs = [f"{key}: {before.get(key)!r} -> {now[key]!r}" for key in ("method", "dataset", "seed")
              if before.get(key) != now[key]]
-    old, new = _stable(before.get("settings", {})), _stable(now["settings"])
+    # Settings written before the method plug-ins are read through their new names.
+    old_settings = before.get("settings") or {}
+    if "methods" not in old_settings:
+        old_settings = Settings.model_validate(old_settings).model_dump(mode="json")
+    old, new = _stable(old_settings), _stable(now["settings"])
     diffs += [f"settings.{d}" for d in _diff(old, new)]
     if diffs:
         raise InputError(f"{plan.output} already holds a different run ({'; '.join(diffs[:6])}); "

@@ -13,7 +13,7 @@ from factdebate.api import run_claim, validate_claim
 from factdebate.batch import ClaimItem, parse_claim_lines
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.options import public_verdict
 

@@ -14,7 +14,7 @@ from factdebate.api import build_resources, make_tool
 from factdebate.config import Settings
 from factdebate.llm import make_backend
 from factdebate.llm.base import Backend
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.tools.base import Tool
 
 Builder = Callable[[Settings], Resources]

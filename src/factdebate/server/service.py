@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Header, HTTPException, Request
 
 from factdebate.config import Settings
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.paths import data_dir
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
