@@ -14,7 +14,7 @@ from factdebate.config import Settings, load_settings
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods import Resources
+from factdebate.resources import Resources
 from factdebate.types import Document
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -86,11 +86,20 @@ def debate_script(labels: dict[tuple[str, int], str], *, supported: bool = True,
 CLAIM = "Paris is the capital of France"
 
 
-def make_resources(script: Script, *, tools: dict[str, Any] | None = None, latency: float = 0.0,
-                   **toolmad: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
-    settings: Settings = load_settings(overrides={"llm": {"cache": False}, "toolmad": toolmad}, environ={})
+def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, Any] | None = None,
+                  latency: float = 0.0, **sections: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
+    """The one test builder: every role on one scripted backend, static tools, the bag-of-words encoder.
+    ``sections`` are nested settings overrides, e.g. ``methods={"mad": {"rounds": 2}}``."""
+    settings: Settings = load_settings(overrides={"method": method, "llm": {"cache": False}, **sections},
+                                       environ={})
     backend = ScriptedBackend(script, latency=latency)
     tools = tools if tools is not None else {"rag": StaticTool("rag"), "search": StaticTool("local")}
-    resources = build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
-                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    resources = build_resources(settings, backends={"debater": backend}, tool_factory=lambda kind: tools[kind],
+                                encoder_factory=BagOfWordsEncoder)
     return resources, backend, tools
+
+
+def make_resources(script: Script, *, tools: dict[str, Any] | None = None, latency: float = 0.0,
+                   **toolmad: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
+    """Tool-MAD with ``toolmad`` settings (``rounds=1``, ``k=2``: old names are moved where they belong)."""
+    return resources_for(script, tools=tools, latency=latency, toolmad=toolmad)

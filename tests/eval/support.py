@@ -1,18 +1,17 @@
-"""Shared doubles for the evaluation tests: resources over a scripted backend with any settings."""
+"""Shared doubles for the evaluation tests: a responder that answers every prompt of every method. The
+resource builder is tests.helpers.resources_for (one builder for the whole suite)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
-from factdebate.api import build_resources
-from factdebate.config import load_settings
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods import Resources
-from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.helpers import resources_for
+
+__all__ = ["claim_of", "prompts", "resources_for", "truthful"]
 
 Responder = Callable[[CallInfo, list[Message], GenParams], str]
 _CLAIM = re.compile(r"^Claim: (.*)$", re.M)
@@ -21,17 +20,6 @@ _CLAIM = re.compile(r"^Claim: (.*)$", re.M)
 def claim_of(messages: list[Message]) -> str:
     match = _CLAIM.search(messages[0]["content"])
     return match.group(1).strip() if match else ""
-
-
-def resources_for(responder: Responder, *, method: str = "tool-mad", tools: dict[str, Any] | None = None,
-                  latency: float = 0.0, **sections: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
-    """``sections`` are nested settings overrides, e.g. ``baselines={"mad_rounds": 2}``."""
-    settings = load_settings(overrides={"method": method, "llm": {"cache": False}, **sections}, environ={})
-    backend = ScriptedBackend(responder, latency=latency)
-    tools = tools if tools is not None else {"rag": StaticTool("rag"), "search": StaticTool("local")}
-    resources = build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
-                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
-    return resources, backend, tools
 
 
 def prompts(backend: ScriptedBackend) -> list[tuple[str, str, int]]:

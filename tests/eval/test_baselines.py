@@ -198,7 +198,8 @@ async def test_vote_budget_equals_a_full_tool_mad_debate() -> None:
 
     resources, _, _ = resources_for(protocol_responder(disagree=True), method="tool-mad")  # type: ignore[arg-type]
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert verdict.decided_by == "judge" and verdict.usage.llm_calls == debate_calls(ToolMAD().cfg(resources.settings), reasks=False)
+    budget = debate_calls(ToolMAD().cfg(resources.settings), reasks=False)
+    assert verdict.decided_by == "judge" and verdict.usage.llm_calls == budget
 
 
 def test_majority_tie_rule_is_explicit() -> None:
