@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from factdebate.types import Document, JudgeDecision, Judgement, Label, Round, Step, Turn, Usage, Verdict
+from factdebate.version import __version__ as __version__
 
 __all__ = ["Document", "JudgeDecision", "Judgement", "Label", "Round", "Step", "Turn", "Usage", "Verdict", "averify",
            "verify"]
-__version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:

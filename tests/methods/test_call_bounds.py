@@ -48,7 +48,7 @@ async def test_the_upper_bound_is_reached_when_everything_is_reasked(method: str
 
 @pytest.mark.parametrize("method", BUILT_IN)
 async def test_the_lower_bound_holds_when_everyone_answers_at_once(method: str) -> None:
-    resources, backend, _ = resources_for(truthful, method=method, methods={"vote": {"samples": 5}})
+    resources, _, _ = resources_for(truthful, method=method, methods={"vote": {"samples": 5}})
     low, high = get_method(method).call_bounds(resources.settings)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert low <= verdict.usage.llm_calls <= high and verdict.label is not None

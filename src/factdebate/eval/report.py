@@ -12,9 +12,9 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from factdebate.config_legacy import upgrade_settings_data
 from factdebate.errors import InputError
 from factdebate.eval import plots
-from factdebate.config_legacy import upgrade_settings_data
 from factdebate.eval.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
 from factdebate.schema import upgrade
 

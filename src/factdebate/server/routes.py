@@ -13,7 +13,6 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 from starlette.background import BackgroundTask
 
-from factdebate import __version__
 from factdebate.api import run_claim, validate_claim
 from factdebate.config import Settings
 from factdebate.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
@@ -25,6 +24,7 @@ from factdebate.server.options import VerifyOptions, VerifyRequest, public_optio
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.streaming import debate_events
 from factdebate.types import Verdict
+from factdebate.version import __version__
 
 router = APIRouter(prefix="/v1")
 
