@@ -84,7 +84,8 @@ async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | N
     with err.status("starting…") as status:
         sinks.append(lambda event: status.update(_describe(event)))
         try:
-            return await run_claim(claim, settings, resources, sinks=sinks)
+            async with resources:
+                return await run_claim(claim, settings, resources, sinks=sinks)
         finally:
             if writer:
                 writer.close()
@@ -117,8 +118,12 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     resources = build_resources(settings)
     writer = JsonlTraceWriter(trace) if trace else None
     sinks: list[EventSink] = [writer] if writer else []
+    async def run_and_close() -> Any:
+        async with resources:  # services the batch opened close once, at the end
+            return await run_batch(items, output, settings, resources, sinks=sinks)
+
     try:
-        stats = asyncio.run(run_batch(items, output, settings, resources, sinks=sinks))
+        stats = asyncio.run(run_and_close())
     finally:
         if writer:
             writer.close()

@@ -171,6 +171,7 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     done = finished_ids(results)
     todo = [s for s in plan.samples if s.id not in done]
     ids = [s.id for s in plan.samples]
+    owned = resources is None  # resources built here are closed here (their services, MCP sessions...)
     if resources is None:
         resources = eval_resources(plan.settings)
     needed = sorted(tools_needed(plan.settings))
@@ -199,4 +200,6 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
             await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         await writer.aclose()
+        if owned:
+            await resources.aclose()
     return summarize(plan.output, plan.info(), ids, complete=True)

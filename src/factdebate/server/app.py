@@ -53,6 +53,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
             yield
         finally:
             await service.runner.stop()
+            await service.pool.services.aclose()
             service.store.close()
 
     app = FastAPI(title="factdebate", version=__version__, description=DESCRIPTION, lifespan=lifespan,

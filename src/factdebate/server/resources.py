@@ -14,7 +14,8 @@ from factdebate.api import build_resources, make_tool
 from factdebate.config import Settings
 from factdebate.llm import make_backend
 from factdebate.llm.base import Backend
-from factdebate.resources import Resources
+from factdebate.plugins import method_class
+from factdebate.resources import Resources, Services
 from factdebate.tools.base import Tool
 
 Builder = Callable[[Settings], Resources]
@@ -31,6 +32,8 @@ class ResourcePool:
         # Tools are built from worker threads (run_claim prepares them there) and may take a while to open
         # an index, so they get their own lock rather than stalling the loop on the one above.
         self._tool_lock = threading.Lock()
+        # Long-lived services (memory stores, MCP sessions) are shared by every entry and closed with the app.
+        self.services = Services()
 
     def get(self, settings: Settings) -> Resources:
         key = settings.model_dump_json()
@@ -65,8 +68,9 @@ class ResourcePool:
             return self._tools[key]
 
     def _default_build(self, settings: Settings) -> Resources:
-        backends = {role: self.backend(settings.llm_for(role), settings.llm.timeout)
-                    for role in ("debater", "judge", "scorer")}
+        # Every role the settings or the method name shares the pool's backend for its model.
+        roles = {"debater", "judge", "scorer", *settings.llm.roles, *method_class(settings.method).roles}
+        backends = {role: self.backend(settings.llm_for(role), settings.llm.timeout) for role in roles}
         resources: Resources | None = None
 
         def tool(kind: str) -> Tool:
@@ -75,5 +79,5 @@ class ResourcePool:
                 return make_tool(kind, settings, resources.debater)
             return self.tool(kind, settings)
 
-        resources = build_resources(settings, backends=backends, tool_factory=tool)
+        resources = build_resources(settings, backends=backends, tool_factory=tool, services=self.services)
         return resources
