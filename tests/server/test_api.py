@@ -24,6 +24,9 @@ def test_methods_lists_catalogue_and_defaults(make_app: AppFactory) -> None:
     assert body["llms"] == ["scripted:disagree"]
     assert body["defaults"]["agents"] == ["none", "none"]
     assert body["defaults"]["max_claim_chars"] == 2000
+    # each method's form comes from its settings model
+    (mad,) = [m for m in body["methods"] if m["name"] == "mad"]
+    assert [o["name"] for o in mad["options"]] == ["mad_rounds"] and mad["options"][0]["value_schema"]["maximum"] == 10
 
 
 def test_verify_returns_the_verdict_json(make_app: AppFactory) -> None:
@@ -52,7 +55,7 @@ def test_verify_with_tools_and_scores(make_app: AppFactory) -> None:
     assert response.status_code == 200, verdict
     turn = verdict["rounds"][0]["turns"][0]
     assert turn["evidence"][0]["source"].startswith("https://")
-    assert turn["faithfulness"] is not None and turn["answer_relevance"] is not None
+    assert turn["scores"]["faithfulness"] is not None and turn["scores"]["answer_relevance"] is not None
 
 
 def test_stream_sends_every_step_then_the_result(make_app: AppFactory) -> None:

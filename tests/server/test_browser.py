@@ -43,7 +43,8 @@ def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
         page.goto(server.url + "/")
         page.fill("#api-key", KEY)
         page.press("#api-key", "Enter")
-        page.wait_for_function("document.querySelectorAll('#agent1 option').length === 3")
+        # The method's options are drawn from the catalogue: Tool-MAD's agents are two selects of tools.
+        page.wait_for_function("document.querySelectorAll('#opt-agents-1 option').length === 3")
         page.fill("#claim", "The Eiffel Tower was completed in 1889.")
         page.click("#submit")
 
@@ -55,7 +56,8 @@ def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
         page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=20_000)
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
         assert "judge" in page.inner_text("#live .verdict-how")
-        assert page.locator("#live .turn").count() == 4  # two agents, two rounds
+        assert page.locator("#live .turn:not(.judgement)").count() == 4  # two agents, two rounds
+        assert page.locator("#live .turn.judgement").count() == 1  # and the judge's card
         link = page.locator("#live .doc-title[href]").first
         assert link.get_attribute("href") == "https://en.wikipedia.org/wiki/Eiffel_Tower"
         assert page.locator("#live .gauge-tick").count() >= 4  # scores drawn against the thresholds

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { DebateView, agentNames, labelChip, el } = window.FactDebate;
+  const { DebateView, OptionsForm, Replay, labelChip, el } = window.FactDebate;
   const $ = id => document.getElementById(id);
   const KEY_STORE = "factdebate.apiKey";
   const HISTORY_STORE = "factdebate.history";
@@ -70,21 +70,24 @@
     catalogue = await r.json();
     const d = catalogue.defaults;
     fillSelect($("method"), catalogue.methods.map(m => m.name), d.method);
-    $("method").title = (catalogue.methods.find(m => m.name === d.method) || {}).description || "";
-    const toolLabels = { rag: "RAG (vector database)", search: "Search engine", none: "No tool" };
-    fillSelect($("agent1"), catalogue.tools, d.agents[0], toolLabels);
-    fillSelect($("agent2"), catalogue.tools, d.agents[1] || d.agents[0], toolLabels);
     fillSelect($("search"), catalogue.search_engines, d.search);
     fillSelect($("llm"), catalogue.llms, d.llm);
     $("llm-field").hidden = catalogue.llms.length < 2;
-    $("rounds").value = d.rounds;
-    $("k").value = d.k;
-    $("faith-th").value = d.faithfulness_threshold;
-    $("rel-th").value = d.relevance_threshold;
-    $("scoring").checked = d.scoring;
+    form.load(catalogue);
+    showMethod();
     $("claim").maxLength = d.max_claim_chars;
     updateCount();
   }
+
+  // The method's own options are drawn from its settings model; method, search and model have their selects.
+  const form = new OptionsForm($("method-options"), $("shared-options"), ["method", "search", "llm"]);
+
+  function showMethod() {
+    const method = $("method").value;
+    $("method").title = (catalogue.methods.find(m => m.name === method) || {}).description || "";
+    form.show(method);
+  }
+  $("method").addEventListener("change", showMethod);
 
   function updateCount() {
     const max = catalogue ? catalogue.defaults.max_claim_chars : null;
@@ -97,15 +100,9 @@
   function hideFormError() { $("form-error").hidden = true; }
 
   function requestBody() {
-    const body = { claim: $("claim").value.trim(), method: $("method").value,
-      agents: [$("agent1").value, $("agent2").value], search: $("search").value };
+    const body = Object.assign({ claim: $("claim").value.trim(), method: $("method").value,
+      search: $("search").value }, form.read());
     if (!$("llm-field").hidden) body.llm = $("llm").value;
-    const num = (id, key, parse) => { const v = $(id).value; if (v !== "") body[key] = parse(v); };
-    num("rounds", "rounds", parseInt);
-    num("k", "k", parseInt);
-    num("faith-th", "faithfulness_threshold", parseFloat);
-    num("rel-th", "relevance_threshold", parseFloat);
-    body.scoring = $("scoring").checked;
     return body;
   }
 
@@ -139,14 +136,8 @@
   }
 
   function handleEvent(name, data, ctx) {
+    if (live.event(name, data)) return; // turns, steps, scores, judgements, rounds: any method
     switch (name) {
-      case "turn_started": live.turnStarted(data); break;
-      case "answer": live.answer(data); break;
-      case "score": live.score(data); break;
-      case "round":
-        live.roundEnd(data);
-        if (!data.consensus && data.round >= ctx.rounds) live.judging();
-        break;
       case "result":
         ctx.verdict = data;
         live.render(data);
@@ -168,10 +159,8 @@
     const controller = new AbortController();
     running = controller;
     setBusy(true);
-    const thresholds = { faithfulness: body.faithfulness_threshold, relevance: body.relevance_threshold };
-    const agents = body.method === "tool-mad" ? agentNames(body.agents) : [];
-    live.start(body.claim, agents, body.scoring ? thresholds : { faithfulness: null, relevance: null });
-    const ctx = { rounds: body.rounds || 3, verdict: null, failed: null };
+    live.start(body.claim, [], form.thresholds(body));
+    const ctx = { verdict: null, failed: null };
     try {
       const r = await fetch("/v1/verify/stream", { method: "POST", signal: controller.signal,
         headers: headers({ "Content-Type": "application/json", "Accept": "text/event-stream" }),
@@ -323,7 +312,7 @@
       tr.addEventListener("click", () => {
         body.querySelectorAll("tr.selected").forEach(t => t.classList.remove("selected"));
         tr.classList.add("selected");
-        viewer.render(row);
+        if (row.events) Replay.play(viewer, row.events); else viewer.render(row);
         $("results-debate").scrollIntoView({ behavior: "smooth", block: "start" });
       });
       body.append(tr);
@@ -333,8 +322,16 @@
   $("results-file").addEventListener("change", async e => {
     const file = e.target.files[0];
     if (!file) return;
-    try { showResults(parseJsonl(await file.text())); } catch (err) { showResultsError(err.message); }
+    try { openFile(await file.text()); } catch (err) { showResultsError(err.message); }
   });
+
+  /* A results file, one saved verdict (pretty-printed or not), or a trace: its runs become rows that are
+     replayed as they were drawn live. */
+  function openFile(text) {
+    let parsed;
+    try { parsed = [JSON.parse(text)]; } catch (_) { parsed = parseJsonl(text); }
+    showResults(Replay.isTrace(parsed) ? Replay.runs(parsed) : parsed);
+  }
 
   $("load-batch").addEventListener("click", async () => {
     const id = $("batch-id").value.trim();

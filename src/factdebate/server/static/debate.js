@@ -21,16 +21,9 @@ function safeUrl(source) {
   return typeof source === "string" && /^https?:\/\//i.test(source) ? source : null;
 }
 
-/* Tool-MAD names agents after their tool, numbering repeated tools: rag, search / none-1, none-2. */
-function agentNames(kinds) {
-  return kinds.map((kind, i) => {
-    const count = kinds.filter(k => k === kind).length;
-    if (count === 1) return kind;
-    return kind + "-" + kinds.slice(0, i + 1).filter(k => k === kind).length;
-  });
-}
-
 const AGENT_TITLES = { rag: "RAG agent", search: "Search agent", none: "Agent without tools" };
+const HOW = { consensus: "Consensus of the agents", judge: "Decided by the judge", single: "Single-agent answer",
+  vote: "Majority vote", moderator: "Decided by the moderator", unparsed: "No readable label" };
 
 class DebateView {
   constructor(host) {
@@ -73,13 +66,15 @@ class DebateView {
     this.spinner.hidden = !busy;
   }
 
-  column(agent) {
+  /* A column per agent (a judge or moderator gets one too); the team, if any, is named in its header. */
+  column(agent, team) {
     if (this.columns.has(agent)) return this.columns.get(agent);
     const col = el("section", "agent-col");
     const kind = agent.split("-")[0];
     const head = el("header", "agent-head");
     head.append(el("span", "agent-badge " + kind, kind), el("h3", "", AGENT_TITLES[kind] || agent));
-    if (agent !== kind) head.append(el("span", "muted", "#" + agent.split("-")[1]));
+    if (agent !== kind && AGENT_TITLES[kind]) head.append(el("span", "muted", "#" + agent.split("-")[1]));
+    if (team && team !== agent) head.append(el("span", "tag", "team " + team));
     const body = el("div", "agent-rounds");
     col.append(head, body);
     col.body = body;
@@ -89,7 +84,7 @@ class DebateView {
     return col;
   }
 
-  card(agent, round) {
+  card(agent, round, team) {
     const key = agent + "#" + round;
     if (this.cards.has(key)) return this.cards.get(key);
     const card = el("article", "turn pending");
@@ -99,17 +94,27 @@ class DebateView {
     top.append(card.labelSlot);
     card.querySlot = el("div", "query");
     card.evidenceSlot = el("div", "evidence");
+    card.stepSlot = el("ol", "steps");
     card.responseSlot = el("div", "response");
     card.responseSlot.append(el("span", "muted thinking", "thinking…"));
     card.scoreSlot = el("div", "scores");
-    card.append(top, card.querySlot, card.evidenceSlot, card.responseSlot, card.scoreSlot);
-    this.column(agent).body.append(card);
+    card.append(top, card.querySlot, card.evidenceSlot, card.stepSlot, card.responseSlot, card.scoreSlot);
+    this.column(agent, team).body.append(card);
     this.cards.set(key, card);
     return card;
   }
 
+  /* Feeds one trace event; true when it was one this view draws. */
+  event(name, ev) {
+    const handlers = { turn_started: "turnStarted", answer: "answer", score: "score", step: "step",
+      judgement: "judgement", round: "roundEnd" };
+    if (!handlers[name]) return false;
+    this[handlers[name]](ev);
+    return true;
+  }
+
   turnStarted(ev) {
-    const card = this.card(ev.agent, ev.round);
+    const card = this.card(ev.agent, ev.round, ev.team);
     card.querySlot.replaceChildren();
     if (ev.query) {
       card.querySlot.append(el("span", "kicker", "query"), el("span", "query-text", ev.query));
@@ -140,6 +145,31 @@ class DebateView {
     card.evidenceSlot.append(el("span", "kicker", "evidence"), list);
   }
 
+  step(ev) {
+    const card = this.card(ev.agent, ev.round);
+    const args = Object.values(ev.arguments || {}).join(", ");
+    const item = el("li", "step");
+    if (ev.thought) item.append(el("span", "", ev.thought + " "));
+    item.append(el("span", "query-text", (ev.tool || "no valid action") + (args ? "[" + args + "]" : "")));
+    if (ev.observation) item.append(el("span", "muted", " → " + ev.observation));
+    card.stepSlot.append(item);
+    this.status("Step " + (ev.index || card.stepSlot.childElementCount) + ": " + (ev.tool || "no action"), true);
+  }
+
+  judgement(ev) {
+    const card = this.card(ev.agent, ev.round);
+    card.classList.remove("pending");
+    card.classList.add("judgement");
+    card.responseSlot.replaceChildren(el("p", "", ev.response || ""));
+    const vote = ev.vote || (ev.parsed === false ? null : "no decision");
+    card.labelSlot.replaceChildren(vote === "no decision" ? el("span", "tag", vote) : labelChip(vote));
+    const extra = [];
+    if (ev.confidence !== null && ev.confidence !== undefined) extra.push("confidence " + Number(ev.confidence).toFixed(2));
+    if (ev.weight !== undefined && ev.weight !== 1) extra.push("weight " + ev.weight);
+    card.scoreSlot.replaceChildren(el("p", "muted", extra.join(" · ")));
+    this.status((ev.role || "judge") + " decided " + (ev.vote || "nothing"), true);
+  }
+
   answer(ev) {
     const card = this.card(ev.agent, ev.round);
     card.classList.remove("pending");
@@ -151,16 +181,9 @@ class DebateView {
   score(ev) {
     const card = this.card(ev.agent, ev.round);
     card.scoreSlot.replaceChildren();
-    const hasDocs = card.evidenceSlot.childElementCount > 0;
-    if (ev.consistency !== null && ev.consistency !== undefined) {
-      card.scoreSlot.append(gauge("consistency", ev.consistency, null));
-    }
-    if (hasDocs || ev.faithfulness !== null && ev.faithfulness !== undefined) {
-      card.scoreSlot.append(gauge("faithfulness", ev.faithfulness, this.thresholds.faithfulness));
-    }
-    if (ev.answer_relevance !== undefined) {
-      card.scoreSlot.append(gauge("relevance", ev.answer_relevance, this.thresholds.relevance));
-    }
+    Object.entries(ev.scores || {}).forEach(([name, value]) => {
+      card.scoreSlot.append(gauge(name.replace(/_/g, " "), value, this.thresholds[name] ?? null));
+    });
     (ev.errors || []).forEach(msg => card.scoreSlot.append(el("p", "score-error", msg)));
   }
 
@@ -173,11 +196,8 @@ class DebateView {
     }
     item.className = ev.consensus ? "agree" : "split";
     item.textContent = "Round " + ev.round + ": " + (ev.consensus ? "consensus" : "no consensus");
-    this.status(ev.consensus ? "Consensus reached." : "Round " + ev.round + " ended without consensus.", true);
-  }
-
-  judging() {
-    this.status("The judge is weighing the debate…", true);
+    this.status(ev.consensus ? "Decided." : ev.final ? "Weighing the debate…" :
+      "Round " + ev.round + " ended without consensus.", true);
   }
 
   verdict(v) {
@@ -188,19 +208,19 @@ class DebateView {
     const main = el("div", "verdict-main");
     main.append(el("span", "kicker", "verdict"), el("span", "verdict-label", v.label || "no label"));
     const rounds = (v.rounds || []).length;
-    let how = "";
-    if (v.decided_by === "consensus") how = "Consensus of the agents in round " + rounds;
-    else if (v.decided_by === "judge") how = "Decided by the judge after " + rounds + " round" + (rounds === 1 ? "" : "s") + " without consensus";
-    else if (v.decided_by === "single") how = "Single-agent answer";
-    else how = "No readable label";
+    let how = HOW[v.decided_by] || "Decided by " + v.decided_by;
+    if (v.decided_by === "consensus" || v.decided_by === "moderator") how += " in round " + rounds;
+    if (v.decided_by === "judge") how += " after " + rounds + " round" + (rounds === 1 ? "" : "s") + " without consensus";
     main.append(el("span", "verdict-how", how));
     box.append(main);
-    if (v.judge && v.judge.response) {
+    (v.judges || []).forEach(j => {
+      if (!j.response) return;
       const judge = el("details", "judge");
       judge.open = true;
-      judge.append(el("summary", "", "Judge's reasoning"), el("p", "", v.judge.response));
+      judge.append(el("summary", "", (j.agent || "judge") + "'s reasoning"), el("p", "", j.response));
       box.append(judge);
-    }
+    });
+    if (v.explanation) box.append(el("p", "muted", v.explanation));
     if (v.usage) {
       const u = v.usage;
       box.append(el("p", "usage muted", u.llm_calls + " model calls · " + u.tool_calls + " searches · " +
@@ -217,28 +237,30 @@ class DebateView {
     this.status("Stopped.", false);
   }
 
-  /* Re-draw a finished verdict (from the stream's result, the history or a results file). */
-  render(v) {
-    const cfg = (v.config && v.config.toolmad) || {};
-    const names = [];
-    (v.rounds || []).forEach(r => r.turns.forEach(t => { if (!names.includes(t.agent)) names.push(t.agent); }));
-    this.start(v.claim || "", names, { faithfulness: cfg.faithfulness_threshold ?? null,
-      relevance: cfg.relevance_threshold ?? null });
+  /* Re-draw a finished verdict (the stream's result, the history, a results file) through the same
+     event handlers as the live view; files of schema 1 are upgraded first. */
+  render(raw) {
+    const v = window.FactDebate.upgradeVerdict(raw);
+    const section = ((v.config || {}).methods || {})[v.method] || {};
+    const thresholds = {};
+    Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
+    if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
+    this.start(v.claim || "", [], thresholds);
     (v.rounds || []).forEach(r => {
-      r.turns.forEach(t => {
-        this.turnStarted({ agent: t.agent, round: r.round, query: t.query, query_changed: t.query_changed,
-          evidence: t.evidence || [] });
-        this.answer({ agent: t.agent, round: r.round, label: t.label, response: t.response });
-        if (t.faithfulness !== null || t.answer_relevance !== null || t.consistency !== null ||
-            (t.score_errors || []).length) {
-          this.score({ agent: t.agent, round: r.round, faithfulness: t.faithfulness,
-            answer_relevance: t.answer_relevance, consistency: t.consistency, errors: t.score_errors });
+      (r.turns || []).forEach(t => {
+        this.turnStarted({ ...t, round: r.round });
+        (t.steps || []).forEach((s, i) => this.step({ ...s, agent: t.agent, round: r.round, index: i + 1 }));
+        this.answer({ ...t, round: r.round });
+        if (Object.keys(t.scores || {}).length || (t.score_errors || []).length) {
+          this.score({ agent: t.agent, round: r.round, scores: t.scores, errors: t.score_errors });
         }
       });
-      const labels = new Set(r.turns.map(t => t.label));
-      const consensus = v.decided_by === "consensus" && r.round === v.rounds[v.rounds.length - 1].round;
-      this.roundEnd({ round: r.round, consensus: consensus, labels: [...labels] });
+      (r.judges || []).forEach(j => this.judgement({ ...j, round: r.round }));
+      const last = r.round === v.rounds[v.rounds.length - 1].round;
+      this.roundEnd({ round: r.round, consensus: last && ["consensus", "moderator"].includes(v.decided_by), final: last });
     });
+    const after = (v.rounds || []).length + 1;
+    (v.judges || []).forEach(j => this.judgement({ ...j, round: after }));
     if (v.error) this.error(v.error); else this.verdict(v);
   }
 }
@@ -268,4 +290,4 @@ function gauge(name, value, threshold) {
   return wrap;
 }
 
-window.FactDebate = { DebateView, agentNames, labelChip, el, LABEL_CLASS };
+window.FactDebate = { DebateView, labelChip, el, LABEL_CLASS };
