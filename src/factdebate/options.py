@@ -87,9 +87,10 @@ def method_options() -> list[Option]:
         for field_name, info in method.settings_model.model_fields.items():
             path = ("methods", name, field_name)
             for flat in (method.prefix() + field_name, *method.option_aliases.get(field_name, ())):
-                if flat in merged:
+                if flat in merged:  # an alias shared with another method's field: it sets both
                     known = merged[flat]
-                    merged[flat] = Option(flat, (*known.paths, path), known.annotation, known.help,
+                    merged[flat] = Option(flat, (*known.paths, path), known.annotation,
+                                          f"{known.help} (also sets methods.{name}.{field_name})",
                                           known.field, known.public, known.method)
                 else:
                     merged[flat] = Option(flat, (path,), _bare(info.annotation), info.description or "", info,

@@ -45,7 +45,7 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
                               default=option_value(data, opt)) for name, opt in options.items()}
     methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),
                           tools=sorted(cls().tools(base)),
-                          options=[infos[n] for n, opt in options.items() if _owned(opt.paths, name)])
+                          options=[infos[n] for n, opt in options.items() if opt.method == name])
                for name, cls in all_methods().items()]
     shared = [infos[n] for n, opt in options.items() if opt.method is None]
     defaults = {name: info.default for name, info in infos.items()}
@@ -54,6 +54,3 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
                      search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
                      defaults=defaults)
 
-
-def _owned(paths: tuple[tuple[str, ...], ...], method: str) -> bool:
-    return any(path[:2] == ("methods", method) for path in paths)
