@@ -93,8 +93,10 @@ def method_options() -> list[Option]:
                                           f"{known.help} (also sets methods.{name}.{field_name})",
                                           known.field, known.public, known.method)
                 else:
+                    # A field marked operator_only (a spending lever) is not offered to service callers.
+                    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
                     merged[flat] = Option(flat, (path,), _bare(info.annotation), info.description or "", info,
-                                          True, name)
+                                          not extra.get("operator_only"), name)
     return list(merged.values())
 
 

@@ -26,7 +26,7 @@ from factdebate.types import Document, Label, Round, Turn, Verdict
 
 class VoteSettings(MethodSettings):
     # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
-    samples: int | None = Field(default=None, ge=1, le=200,
+    samples: int | None = Field(default=None, ge=1, le=200, json_schema_extra={"operator_only": True},
                                 description="Votes (default: Tool-MAD's LLM-call budget).")
     temperature: float = Field(default=0.7, ge=0, le=2, description="Sampling temperature of the voters.")
 
