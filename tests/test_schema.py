@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -72,3 +73,20 @@ def test_current_records_pass_through_unchanged() -> None:
     record = {"schema_version": SCHEMA_VERSION, "claim": "c", "method": "cot", "label": None,
               "decided_by": "unparsed"}
     assert upgrade(record) is record
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "schema1_results.jsonl"  # written by the code before schema 2
+
+
+def test_a_results_file_of_schema_1_from_every_method_loads() -> None:
+    rows = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    assert {r["method"] for r in rows} == set(BUILT_IN) and all("schema_version" not in r for r in rows)
+    verdicts = {r["id"]: read_verdict(r) for r in rows}
+    for row in rows:
+        jsonschema.validate(upgrade(row) | {"config": {}}, verdict_json_schema())
+        assert verdicts[row["id"]].label == (Label(row["label"]) if row["label"] else None)
+    react = verdicts["react-disagree"]
+    assert len(react.rounds) == 1 and react.rounds[0].turns[0].steps
+    assert verdicts["mad-agree"].decided_by == "moderator" and verdicts["mad-agree"].rounds[0].judges
+    assert verdicts["vote-agree"].explanation.startswith("votes:") and not verdicts["vote-agree"].judges
+    assert verdicts["tool-mad-disagree"].judge is not None

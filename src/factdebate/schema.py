@@ -74,14 +74,25 @@ def _react(out: dict[str, Any]) -> None:
     turns = [t for rnd in rounds for t in rnd.get("turns") or []]
     if not turns:
         return
-    steps, final = [], turns[-1]
-    for turn in turns:
-        if turn.get("query"):
-            steps.append({"tool": turn.get("tool", ""), "arguments": {"query": turn["query"]},
-                          "thought": turn.get("response", ""), "evidence": turn.get("evidence") or []})
-    merged = {**final, "steps": steps, "evidence": [d for s in steps for d in s["evidence"]],
-              "query": steps[0]["arguments"]["query"] if steps else None}
+    final = turns[-1]
+    loop = turns[:-1] if final.get("tool") == "none" else turns  # tool "none": the forced final answer
+    steps = [_react_step(turn) for turn in loop]
+    searches = [s for s in steps if "query" in s["arguments"]]
+    merged = {**final, "tool": loop[0].get("tool", "none") if loop else final.get("tool", "none"),
+              "steps": steps, "evidence": [d for s in searches for d in s["evidence"]],
+              "query": searches[0]["arguments"]["query"] if searches else None}
     out["rounds"] = [{"round": 1, "turns": [merged]}]
+
+
+def _react_step(turn: dict[str, Any]) -> dict[str, Any]:
+    thought = str(turn.get("response", ""))
+    if turn.get("query"):
+        return {"tool": turn.get("tool", ""), "arguments": {"query": turn["query"]}, "thought": thought,
+                "evidence": turn.get("evidence") or []}
+    if turn.get("label"):
+        return {"tool": "finish", "arguments": {"label": turn["label"]}, "thought": thought, "evidence": []}
+    return {"tool": "", "arguments": {}, "thought": thought, "observation": "no valid action was given",
+            "evidence": []}
 
 
 def read_verdict(record: dict[str, Any]) -> Verdict:

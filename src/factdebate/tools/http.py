@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from factdebate.errors import EndpointUnavailableError, FactDebateError
+from factdebate.events import WebSearch
 from factdebate.runtime import emit
 from factdebate.types import Document
 
@@ -222,18 +223,16 @@ async def client_scope(client: httpx.AsyncClient | None, timeout: float) -> Asyn
 
 def emit_tool_call(tool: str, query: str, k: int, started: float, docs: list[Document] | None,
                    error: BaseException | None = None) -> None:
-    """Trace one search; accounting (tool_calls) stays with the caller."""
-    data: dict[str, Any] = {"tool": tool, "query": query, "k": k,
-                            "results": len(docs) if docs is not None else 0,
-                            "seconds": round(time.perf_counter() - started, 4)}
-    if error is not None:
-        data["error"] = str(error)
-    emit("web_search", **data)  # the method emits the agent-level "tool_call"
+    """Trace one request of the engine as ``web_search``; it nests in the agent-level ``tool_call`` span
+    that the method opens, which also does the accounting (tool_calls)."""
+    emit(WebSearch(tool=tool, query=query, k=k, results=len(docs) if docs is not None else 0,
+                   seconds=round(time.perf_counter() - started, 4),
+                   error=str(error) if error is not None else None))
 
 
 async def traced_search(tool: str, query: str, k: int,
                         search: Callable[[], Awaitable[list[Document]]]) -> list[Document]:
-    """Run one search and emit its ``tool_call`` trace event, failed searches included."""
+    """Run one search and emit its ``web_search`` trace event, failed searches included."""
     started = time.perf_counter()
     try:
         docs = await search()

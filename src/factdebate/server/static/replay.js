@@ -35,9 +35,12 @@
     }
     if (out.method === "react" && (out.rounds || []).length) {
       const turns = out.rounds.flatMap(r => r.turns || []);
-      const steps = turns.filter(t => t.query).map(t => ({ tool: t.tool, arguments: { query: t.query },
-        thought: t.response, evidence: t.evidence || [] }));
-      out.rounds = [{ round: 1, turns: [Object.assign({}, turns[turns.length - 1], { steps: steps })] }];
+      const final = turns[turns.length - 1];
+      const loop = final.tool === "none" ? turns.slice(0, -1) : turns; // "none": the forced final answer
+      const steps = loop.map(t => t.query ? { tool: t.tool, arguments: { query: t.query }, thought: t.response }
+        : t.label ? { tool: "finish", arguments: { label: t.label }, thought: t.response }
+        : { tool: "", arguments: {}, thought: t.response, observation: "no valid action was given" });
+      out.rounds = [{ round: 1, turns: [Object.assign({}, final, { steps: steps })] }];
     }
     out.schema_version = 2;
     return out;
