@@ -127,7 +127,8 @@ def test_index_then_verify_with_real_milvus_and_tantivy(tmp_path: Path) -> None:
     rag, search = verdict["rounds"][0]["turns"]
     assert (rag["tool"], search["tool"]) == ("rag", "local")
     assert rag["evidence"][0]["title"] == "Eiffel Tower" and search["evidence"][0]["title"] == "Eiffel Tower"
-    assert len(rag["evidence"]) == 2 and rag["scores"]["faithfulness"] == 1.0 and rag["scores"]["answer_relevance"] > 0.8
+    scores = rag["scores"]
+    assert len(rag["evidence"]) == 2 and scores["faithfulness"] == 1.0 and scores["answer_relevance"] > 0.8
     assert verdict["decided_by"] == "consensus" and verdict["usage"]["tool_calls"] == 2
 
 
