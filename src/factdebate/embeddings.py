@@ -7,6 +7,7 @@ RAG tool and the scorers through :func:`get_embedder`, so the process holds one 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import threading
 from pathlib import Path
@@ -106,9 +107,10 @@ def get_embedder(kind: str = "fp32") -> Embedder:
     with _default_lock:
         if kind not in _defaults:
             if kind == "int8":
-                from factdebate.embeddings_onnx import OnnxInt8Embedder
-
-                _defaults[kind] = OnnxInt8Embedder()
+                # By name: the ONNX embedder subclasses Embedder from this module (a static import back
+                # would be an import cycle), and onnxruntime loads only when it is chosen.
+                onnx = importlib.import_module("factdebate.embeddings_onnx")
+                _defaults[kind] = onnx.OnnxInt8Embedder()
             else:
                 _defaults[kind] = Embedder()
         return _defaults[kind]
