@@ -180,6 +180,26 @@ class ParseProblem(Where):
     what: str
     reply: str = ""
     reask_reply: str = ""
+    constrained: bool | None = None  # the re-ask was held to a format by the backend
+
+
+class ConstraintRejected(BaseEvent):
+    """A server refused a constrained-output request; the backend falls back to a weaker mode."""
+
+    event: Literal["constraint_rejected"] = "constraint_rejected"
+    model: str
+    mode: str
+    fallback: str | None = None
+    error: str = ""
+
+
+class ToolError(BaseEvent):
+    """A tool (an MCP server's, say) answered with an error, which the agent reads as an observation."""
+
+    event: Literal["tool_error"] = "tool_error"
+    tool: str
+    query: str = ""
+    error: str = ""
 
 
 class VerdictReached(BaseEvent):
@@ -190,7 +210,8 @@ class VerdictReached(BaseEvent):
 
 Event = Annotated[
     RunStarted | RunFinished | SpanBegin | SpanEnd | TurnStarted | Answer | StepTaken | Scored | JudgementMade
-    | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem | VerdictReached,
+    | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem | ConstraintRejected
+    | ToolError | VerdictReached,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
