@@ -2,15 +2,16 @@
 
 A method is one class, registered by name, that owns:
 
-- ``Settings``: its pydantic settings model, read from ``Settings.methods.<name>``; the CLI flags, the API
-  options, the service's request options and the web page's form are derived from it;
+- ``settings_model``: its pydantic settings model, read from ``Settings.methods.<name>``; the CLI flags,
+  the API options, the service's request options and the web page's form are derived from it;
 - ``roles``: the model roles it asks (each bound to a model in ``llm.roles``, falling back to the debater);
 - ``tools(settings)``: the retrieval tools it will use (built before any model call);
 - ``call_bounds(settings)``: the fewest and most LLM calls one claim can cost, re-asks included;
 - ``description`` and ``run()``.
 
-This module imports nothing of the package's own, so the settings can validate method sections without an
-import cycle; the built-in methods are found by importing every module of :mod:`factdebate.methods`.
+This module imports nothing of the package's own but its errors, so the settings can validate method
+sections without an import cycle; the built-in methods are found by importing every module of
+:mod:`factdebate.methods`.
 """
 
 from __future__ import annotations
