@@ -164,3 +164,27 @@ def test_operator_secrets_in_settings_are_not_echoed(make_app: AppFactory) -> No
         verdict = client.post("/v1/verify", json={"claim": "a b", "rounds": 1}, headers=AUTH).json()
     assert "secret" not in json.dumps(verdict)
     assert verdict["config"]["retrieval"]["milvus_uri"] == "(set by the operator)"
+
+
+class _Session:
+    closed = False
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_services_are_shared_by_all_settings_and_closed_with_the_app(make_app: AppFactory) -> None:
+    import asyncio
+
+    from factdebate.config import load_settings
+
+    app = make_app()
+    service = app.state.service
+    session = _Session()
+    with TestClient(app):
+        first = service.resources(load_settings(overrides={"method": "cot"}, environ={}))
+        second = service.resources(load_settings(overrides={"method": "mad"}, environ={}))
+        assert first is not second and first.services is second.services
+        assert asyncio.run(first.service("session", lambda: session)) is session
+        assert not session.closed
+    assert session.closed

@@ -42,6 +42,7 @@ class ResourcePool:
                 self._entries.move_to_end(key)
                 return self._entries[key]
         resources = self._build(settings)
+        resources.services = self.services  # whoever built them, every entry shares the app's services
         with self._lock:
             existing = self._entries.get(key)
             if existing is not None:  # built twice by a race: keep the first, drop ours
