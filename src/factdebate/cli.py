@@ -184,11 +184,16 @@ def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Pat
 
 @app.command()
 def methods() -> None:
-    """List the verification methods."""
+    """List the verification methods, with the flags of their own settings."""
+    from factdebate.options import all_options
     from factdebate.plugins import descriptions
 
+    options = all_options().values()
     for name, description in descriptions().items():
         typer.echo(f"{name:12} {description}")
+        flags = [f"--{o.name.replace('_', '-')}" for o in options if o.method == name]
+        if flags:
+            typer.echo(f"{'':12} options: {' '.join(flags)}")
 
 
 @app.command()

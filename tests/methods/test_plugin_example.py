@@ -84,6 +84,8 @@ def test_the_cli_has_its_flags_in_verify_and_eval(tmp_path: Path) -> None:
                               "--limit", "2", "--output", str(tmp_path / "run"), "--dry-run"])
     assert dry.exit_code == 0, dry.output
     assert "LLM calls per sample: 3 to 6" in dry.stdout
+    listing = runner.invoke(app, ["methods"])
+    assert "echo" in listing.stdout and "--echo-answers --echo-voice" in listing.stdout
 
 
 def test_the_service_offers_it() -> None:
