@@ -16,8 +16,10 @@ from factdebate.llm.base import Backend
 from factdebate.llm.cache import ResponseCache
 from factdebate.methods import Resources, get_method
 from factdebate.paths import data_dir
+from factdebate.redact import redact_value
 from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
 from factdebate.scoring.relevance import TextEncoder
+from factdebate.textsafe import unsafe_reason
 from factdebate.tools.base import Tool
 from factdebate.types import Verdict
 
@@ -74,13 +76,22 @@ def settings_from(options: dict[str, Any], config_file: str | Path | None = None
 
 
 def validate_claim(claim: str, settings: Settings) -> str:
-    text = (claim or "").strip()
+    if not isinstance(claim, str):
+        raise InputError(f"the claim must be text, not {type(claim).__name__}")
+    text = claim.strip()
     if not text:
         raise InputError("the claim is empty: give a sentence to check")
+    if reason := unsafe_reason(text):
+        raise InputError(f"the claim cannot be checked: {reason}")
     if len(text) > settings.max_claim_chars:
         raise InputError(f"the claim is {len(text)} characters long; the limit is {settings.max_claim_chars} "
                          "(set max_claim_chars to change it)")
     return text
+
+
+def public_config(settings: Settings) -> dict[str, Any]:
+    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials."""
+    return dict(redact_value(settings.model_dump(mode="json")))
 
 
 def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
@@ -230,7 +241,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict = await method.run(claim, resources)
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
-        verdict.config = settings.model_dump(mode="json")
+        verdict.config = public_config(settings)
         recorder.emit("run_finished", label=verdict.label, decided_by=verdict.decided_by,
                       usage=verdict.usage.model_dump())
     return verdict

@@ -66,6 +66,16 @@ class RetrievalSettings(_Strict):
     # verdicts then rest on a fraction of the evidence). None: all 10,033.
     builtin_docs: int | None = Field(default=None, ge=1)
 
+    @field_validator("corpus")
+    @classmethod
+    def _corpus_name(cls, corpus: str) -> str:
+        from factdebate.corpus.names import check_corpus_name
+
+        try:
+            return check_corpus_name(corpus)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
 
 class BaselineSettings(_Strict):
     """The comparison methods of the Tool-MAD paper (docs/methods/<name>.md say what each value means)."""
@@ -137,7 +147,12 @@ def _from_env(environ: dict[str, str]) -> dict[str, Any]:
             _set_path(data, ENV_ALIASES[name], value)
         elif name.startswith("FACTDEBATE_") and "__" in name:
             path = tuple(p.lower() for p in name.removeprefix("FACTDEBATE_").split("__"))
-            parsed = yaml.safe_load(value) if value else value  # "2" -> 2, "[rag, none]" -> list
+            try:
+                parsed = yaml.safe_load(value) if value else value  # "2" -> 2, "[rag, none]" -> list
+            except yaml.YAMLError as exc:
+                problem = str(getattr(exc, "problem", None) or "not valid YAML")
+                raise ConfigError(f"environment variable {name}={value[:60]!r} is not a valid value ({problem}); "
+                                  "give a plain value such as 2 or a YAML list such as [rag, search]") from None
             _set_path(data, path, parsed)
     return data
 

@@ -13,7 +13,9 @@ from factdebate.errors import EndpointUnavailableError, FactDebateError
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, reset_call, set_call
+from factdebate.redact import redact_text
 from factdebate.runtime import current_run
+from factdebate.textsafe import safe_text
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class LLM:
             completion = cached
         else:
             completion, attempts, seconds = await self._call_with_retries(messages, params, who)
+            completion.text = safe_text(completion.text)  # model replies enter the system here
             if self.cache:
                 self.cache.put(key, completion)
         self._account(who, completion, seconds, cached=cached is not None, attempts=attempts,
@@ -94,7 +97,7 @@ class LLM:
                     completion = await self.backend.complete(messages, params)
                     return completion, attempt, time.perf_counter() - started
             except TransientLLMError as exc:
-                last_error = str(exc)
+                last_error = redact_text(str(exc))
                 if attempt == self.retry.attempts:
                     break
                 delay = self.retry.delay(attempt, exc.retry_after)

@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from factdebate.errors import MissingDependencyError, MissingKeyError
+from factdebate.redact import redact_url
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, TransientLLMError
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -38,7 +39,8 @@ class OpenAIBackend:
             if self.endpoint == OPENAI_DEFAULT_URL:
                 raise MissingKeyError("OPENAI_API_KEY", f"the model openai:{model}")
             key = "not-needed"
-        self.name = f"openai:{model}@{self.endpoint}"
+        # The name shows in traces, errors and cache keys: never with the URL's credentials.
+        self.name = f"openai:{model}@{redact_url(self.endpoint)}"
         self.max_parallel = max_parallel
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
         self._client = openai.AsyncOpenAI(base_url=self.endpoint, api_key=key, timeout=timeout, max_retries=0)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from factdebate.api import options_to_overrides, settings_from
 from factdebate.config import Settings
+from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.errors import ConfigError
 from factdebate.methods import get_method
 from factdebate.types import Verdict
@@ -29,7 +30,7 @@ class VerifyOptions(BaseModel):
         default=None, description="Tools of the debaters, e.g. [\"rag\", \"search\"].")
     search: Literal["local", "tavily", "wikipedia"] | None = Field(
         default=None, description="Search engine used by the search agent.")
-    corpus: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+    corpus: str | None = Field(default=None, pattern=CORPUS_PATTERN,
                                description="Indexed corpus for retrieval.")
     rounds: int | None = Field(default=None, ge=1, le=10)
     k: int | None = Field(default=None, ge=1, le=20, description="Documents per retrieval.")

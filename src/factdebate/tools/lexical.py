@@ -90,6 +90,20 @@ class LexicalIndex:
     def count(self) -> int:
         return int(self._index().searcher().num_docs)
 
+    def check_writable(self) -> None:
+        """Take the index's writer lock and release it: fails now if another process holds it."""
+        index = self._index(create=True)
+        with self._write_lock:
+            try:
+                writer = index.writer(heap_size=15_000_000)
+            except Exception as exc:
+                raise IndexError_(
+                    f"cannot write the local search index at {self.path} ({exc}); "
+                    "is another factdebate process indexing it?"
+                ) from exc
+            writer.rollback()
+            writer.wait_merging_threads()  # drops the writer and its on-disk lock
+
     def add(self, chunks: Iterable[Document]) -> int:
         """Add passages whose id is not in the index yet; returns how many were new."""
         tantivy = _tantivy()
