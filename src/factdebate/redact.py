@@ -7,6 +7,7 @@ through :func:`redact_text`, so every user-facing error is covered at the source
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -57,3 +58,25 @@ def redact_value(value: Any) -> Any:
     if isinstance(value, list):
         return [redact_value(v) for v in value]
     return value
+
+
+class RedactingFilter(logging.Filter):
+    """Masks URL credentials in a log record's message and traceback before any handler formats it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "://" in message:
+            record.msg, record.args = redact_text(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+        elif record.exc_text:
+            record.exc_text = redact_text(record.exc_text)
+        return True
+
+
+def redact_logs(*names: str) -> None:
+    """Attach the filter to these loggers (once each); a filter applies to records logged on that logger."""
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+            logger.addFilter(RedactingFilter())
