@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
 
-from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.server.mcp_server import MAX_QUERY_CHARS, build_server  # noqa: E402
+from factdebate.server.mcp_server import MAX_QUERY_CHARS, build_server
 
 
 async def refused(tool: str, arguments: dict[str, Any]) -> str:

@@ -10,8 +10,8 @@ import os
 from typing import Any
 
 from factdebate.errors import MissingDependencyError, MissingKeyError
-from factdebate.redact import redact_url
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, TransientLLMError
+from factdebate.redact import redact_url
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 

@@ -20,7 +20,6 @@ from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
 
-
 AUTH_FAILURES_PER_MINUTE = 10
 
 
