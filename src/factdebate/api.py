@@ -168,7 +168,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
     if settings.llm.cache:
         cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
     by_spec: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
-    retry = RetryPolicy(attempts=max(1, settings.llm.retries))
+    retry = RetryPolicy(attempts=settings.llm.retries, budget=settings.llm.retry_budget)
     llms: dict[str, LLM] = {}
     for role in ("debater", "judge", "scorer"):
         if role in backends:

@@ -25,7 +25,8 @@ class LLMSettings(_Strict):
     scorer: str | None = None
     temperature: float = 0.0
     concurrency: int | None = None  # None: what the backend says it can serve
-    retries: int = 4
+    retries: int = Field(default=16, ge=1, le=100)  # most tries per call (first included)
+    retry_budget: float = Field(default=120.0, gt=0)  # seconds one call may spend on tries and waits
     timeout: float = 120.0
     cache: bool = True
 
