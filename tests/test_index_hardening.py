@@ -1,0 +1,71 @@
+"""Indexing: nothing is written when any engine cannot be, dropped duplicate ids are reported, and corpus
+names map injectively onto Milvus collections."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from factdebate.corpus.names import PATTERN, check_corpus_name, collection_name
+from factdebate.errors import ConfigError, IndexError_
+from factdebate.tools.lexical import LexicalIndex
+from factdebate.types import Document
+from tests.test_exit_codes import call
+
+DOCS = [Document(id="a", title="Paris", text="Paris is the capital of France."),
+        Document(id="b", title="Rome", text="Rome is the capital of Italy."),
+        Document(id="a", title="Paris again", text="A second document with the id of the first.")]
+
+
+def test_duplicate_ids_are_dropped_and_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(d.model_dump()) + "\n" for d in DOCS), encoding="utf-8")
+    code, err = call(capsys, "index", str(path), "--corpus", "dups", "--engines", "local")
+    assert code == 0, err
+    assert "indexed 2 documents" in err and "dropped 1 document(s) whose id was already used" in err
+    hits = LexicalIndex("dups").search_sync("Paris", 5)
+    assert [h.title for h in hits] == ["Paris"]  # the first one is kept
+
+
+@given(st.from_regex(PATTERN, fullmatch=True), st.from_regex(PATTERN, fullmatch=True))
+def test_distinct_corpus_names_get_distinct_collections(a: str, b: str) -> None:
+    if a != b:
+        assert collection_name(a) != collection_name(b)
+
+
+def test_names_that_sanitise_alike_stay_apart() -> None:
+    assert collection_name("builtin") == "factdebate_builtin"  # existing collections keep their name
+    names = {collection_name(n) for n in ("col-1", "col_1", "col.1", "col_1_" + "0" * 12)}
+    assert len(names) == 4
+
+
+@pytest.mark.parametrize("name", ["", "  ", "x" * 65, "a b", "-lead", "ünï"])
+def test_bad_corpus_names_are_refused(name: str) -> None:
+    with pytest.raises(ConfigError):
+        check_corpus_name(name)
+
+
+@pytest.mark.slow
+def test_a_locked_milvus_database_fails_before_anything_is_written(tmp_path: Path) -> None:
+    pytest.importorskip("pymilvus")
+    from factdebate.corpus.indexing import index_corpus
+
+    uri = str(tmp_path / "locked.db")
+    holder = subprocess.Popen(  # another process holds the Milvus Lite database
+        [sys.executable, "-c", "import sys, time\nfrom pymilvus import MilvusClient\n"
+         f"MilvusClient({uri!r}); print('ready', flush=True); time.sleep(120)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with pytest.raises(IndexError_, match="one process at a time"):
+            index_corpus(DOCS[:2], "locked", milvus_uri=uri, engines=("rag", "local"), progress=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not LexicalIndex("locked").exists()  # no half-built corpus: the full-text index was not written
