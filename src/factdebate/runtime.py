@@ -8,7 +8,6 @@ batch each get their own recorder because asyncio tasks copy the context when th
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +15,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TextIO
 
+from factdebate.textsafe import dumps_record
 from factdebate.types import Usage
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -76,7 +76,7 @@ class JsonlTraceWriter:
         self._lock = threading.Lock()
 
     def __call__(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        line = dumps_record(record)  # strict UTF-8 JSON whatever an event carries
         with self._lock:
             self._fh.write(line + "\n")
             self._fh.flush()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factdebate.api import build_resources, run_claim, tools_needed
+from factdebate.api import build_resources, public_config, run_claim, tools_needed
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
@@ -47,7 +47,7 @@ class Plan:
                 "seed": self.seed, "limit": self.limit,
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
-                "settings": self.settings.model_dump(mode="json")}
+                "settings": public_config(self.settings)}
 
 
 class EvalWriter(ResultWriter):
