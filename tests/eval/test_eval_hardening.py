@@ -76,3 +76,14 @@ def test_a_one_class_run_is_flagged_as_base_rate(tmp_path: Path, capsys: pytest.
     assert "100% of the predictions are SUPPORTS" in err and "majority class" in err
     markdown = (tmp_path / "r" / "summary.md").read_text()
     assert "100% of the predictions are SUPPORTS" in markdown and "scores 0.500" in markdown
+
+
+def test_eval_with_errored_samples_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(failures=[(400, None)] * 100) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code, err = call(capsys, "eval", "--dataset", f"fever:{fever_file(tmp_path)}", "--output",
+                         str(tmp_path / "r"), "--method", "single", "--llm", "openai:x", "--no-cache")
+    assert code == 1 and "6 errored" in err
