@@ -69,3 +69,26 @@ def test_a_locked_milvus_database_fails_before_anything_is_written(tmp_path: Pat
         holder.kill()
         holder.wait()
     assert not LexicalIndex("locked").exists()  # no half-built corpus: the full-text index was not written
+
+
+@pytest.mark.slow
+def test_dense_search_finds_a_passage_deep_in_a_huge_document_without_spaces(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers")
+    import random
+
+    from factdebate.corpus.indexing import index_corpus
+    from factdebate.tools.rag import MilvusStore
+
+    rng = random.Random(0)  # varied CJK text, no spaces: 30k characters, 90 KB of UTF-8
+    text = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(30_000))
+    probe = text[25_000:25_020]  # beyond the 64 KB a single passage could store
+    others = [Document(id=f"o{i}", title=t, text=x) for i, (t, x) in enumerate([
+        ("Bread", "Bread is baked from flour, water and yeast."),
+        ("Chess", "Chess is played on a board of sixty-four squares.")])]
+    uri = str(tmp_path / "m.db")
+    index_corpus([Document(id="huge", title="Text", text=text), *others], "huge", milvus_uri=uri,
+                 engines=("rag",), progress=False)
+    hits = MilvusStore("huge", uri).search_sync(probe, 3)
+    # Before passages were capped, the document was one passage: its vector saw only the opening and its
+    # stored text stopped at 64 KB, so the probe could not be found.
+    assert any(probe in hit.text for hit in hits), [h.id for h in hits]
