@@ -51,7 +51,7 @@ def test_batch_where_every_claim_succeeds_exits_0(tmp_path: Path, capsys: pytest
     (["verify", "claim", "--no-such-option"], "No such option"),
     (["verify", "claim", "--rounds", "abc"], "Invalid value for '--rounds'"),
     (["frobnicate"], "No such command"),
-    (["index"], "Missing argument"),
+    (["report", "--output", "x"], "Missing argument"),
     (["eval", "--dataset", "countries", "--output", "x", "--limit", "-1"], "--limit"),
     (["eval", "--dataset", "countries", "--output", "x", "--limit", "0"], "--limit"),
 ])
