@@ -1,19 +1,28 @@
 """A real HTTP server on loopback that speaks enough of the OpenAI chat API to test clients, with a
-programmable list of failures (status code, Retry-After) served before the successes."""
+programmable list of failures (status code, Retry-After) served before the successes. A failure whose
+status is ``GARBAGE`` answers 200 with a body that is not a chat completion; ``fault`` (request number ->
+failure or None) injects failures by rule, e.g. a 429 on every 5th call (benchmarks/faults.py)."""
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+GARBAGE = 0  # "status" of a 200 whose body is not a chat completion
+Failure = tuple[int, str | None]
+
 
 class FakeOpenAI:
-    def __init__(self, failures: list[tuple[int, str | None]] | None = None, reply: str = "SUPPORTS") -> None:
+    def __init__(self, failures: list[Failure] | None = None, reply: str = "SUPPORTS",
+                 fault: Callable[[int], Failure | None] | None = None) -> None:
         self.failures = list(failures or [])
         self.reply = reply
+        self.fault = fault
         self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -22,10 +31,23 @@ class FakeOpenAI:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                owner.requests.append({"path": self.path, "body": body,
-                                       "auth": self.headers.get("Authorization")})
-                if owner.failures:
-                    status, retry_after = owner.failures.pop(0)
+                with owner._lock:
+                    owner.requests.append({"path": self.path, "body": body,
+                                           "auth": self.headers.get("Authorization")})
+                    number = len(owner.requests)
+                    failure = owner.failures.pop(0) if owner.failures else None
+                if failure is None and owner.fault is not None:
+                    failure = owner.fault(number)
+                if failure is not None and failure[0] == GARBAGE:
+                    garbage = b"<html>upstream hiccup</html>"
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(garbage)))
+                    self.end_headers()
+                    self.wfile.write(garbage)
+                    return
+                if failure is not None:
+                    status, retry_after = failure
                     payload = json.dumps({"error": {"message": f"fake {status}", "type": "x"}}).encode()
                     self.send_response(status)
                     if retry_after is not None:

@@ -87,3 +87,15 @@ def test_sentence_split_keeps_closing_quotes() -> None:
 def test_bad_parameters_are_rejected(max_words: int, overlap: int) -> None:
     with pytest.raises(ValueError):
         chunk_text("some text here.", max_words=max_words, overlap=overlap)
+
+
+def test_text_without_spaces_is_cut_to_what_the_embedder_reads() -> None:
+    from factdebate.corpus.chunking import MAX_PIECES, pieces
+
+    blob = "東京は日本の首都であり、世界最大の都市圏を持つ。" * 2000  # 48k characters, not one space
+    passages = chunk_text(blob + " The Zorblax festival is held in March.")
+    assert len(passages) > 100 and all(pieces(p) <= MAX_PIECES for p in passages)
+    assert "Zorblax festival is held in March." in passages[-1]
+    prose = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. " * 12
+    assert chunk_text(prose) == chunk_text(prose, max_words=180)  # ordinary prose: word-based as before
+    assert all(pieces(p) < MAX_PIECES for p in chunk_text(prose))

@@ -15,7 +15,7 @@ from factdebate.llm.model import LLM, RetryPolicy
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.runtime import RunRecorder, recording
-from tests.fake_openai import FakeOpenAI
+from tests.fake_openai import GARBAGE, FakeOpenAI
 
 FAST = RetryPolicy(attempts=4, base_delay=0.01, max_delay=0.05, jitter=0.0)
 MSG = [{"role": "user", "content": "Is Paris in France?"}]
@@ -127,3 +127,27 @@ def test_unknown_provider_is_a_clear_error() -> None:
         make_backend("bard:x")
     with pytest.raises(FactDebateError, match="provider:model"):
         make_backend("gpt-4o")
+
+
+async def test_a_200_with_an_unusable_body_is_retried(sleeps: list[float]) -> None:
+    with FakeOpenAI([(GARBAGE, None), (GARBAGE, None)], reply="Fine.\nREFUTES") as server:
+        llm = LLM(OpenAIBackend("m", base_url=server.base_url, api_key="k"), "debater", retry=FAST)
+        completion = await llm.complete(MSG)
+    assert completion.text.endswith("REFUTES") and len(server.requests) == 3 and len(sleeps) == 2
+
+
+async def test_retry_after_is_honoured_beyond_the_backoff_cap(sleeps: list[float]) -> None:
+    with FakeOpenAI([(429, "3")]) as server:
+        llm = LLM(OpenAIBackend("m", base_url=server.base_url, api_key="k"), "debater", retry=FAST)
+        await llm.complete(MSG)
+    assert sleeps == [3.0]  # FAST caps backoff at 0.05 s; the server's word wins
+
+
+async def test_a_call_gives_up_when_its_time_budget_is_spent(sleeps: list[float]) -> None:
+    policy = RetryPolicy(attempts=50, budget=5.0, base_delay=0.01, jitter=0.0)
+    with FakeOpenAI([(503, "2")] * 50) as server:
+        llm = LLM(OpenAIBackend("m", base_url=server.base_url, api_key="k"), "debater", retry=policy)
+        with pytest.raises(EndpointUnavailableError, match="retry budget"):
+            await llm.complete(MSG)
+    # The waits are faked (no time passes), so the budget stops the third wait: 2 + 2 + 2 > 5.
+    assert sleeps == [2.0, 2.0] and len(server.requests) == 3

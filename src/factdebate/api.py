@@ -18,9 +18,11 @@ from factdebate.llm.cache import ResponseCache
 from factdebate.options import options_to_overrides
 from factdebate.paths import data_dir
 from factdebate.plugins import get_method, method_class
+from factdebate.redact import redact_value
 from factdebate.resources import Resources, Services
 from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
 from factdebate.scoring.relevance import TextEncoder
+from factdebate.textsafe import unsafe_reason
 from factdebate.tools.base import Tool
 from factdebate.types import Verdict
 
@@ -30,13 +32,22 @@ def settings_from(options: dict[str, Any], config_file: str | Path | None = None
 
 
 def validate_claim(claim: str, settings: Settings) -> str:
-    text = (claim or "").strip()
+    if not isinstance(claim, str):
+        raise InputError(f"the claim must be text, not {type(claim).__name__}")
+    text = claim.strip()
     if not text:
         raise InputError("the claim is empty: give a sentence to check")
+    if reason := unsafe_reason(text):
+        raise InputError(f"the claim cannot be checked: {reason}")
     if len(text) > settings.max_claim_chars:
         raise InputError(f"the claim is {len(text)} characters long; the limit is {settings.max_claim_chars} "
                          "(set max_claim_chars to change it)")
     return text
+
+
+def public_config(settings: Settings) -> dict[str, Any]:
+    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials."""
+    return dict(redact_value(settings.model_dump(mode="json")))
 
 
 def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
@@ -115,7 +126,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
     if settings.llm.cache:
         cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
     by_key: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
-    retry = RetryPolicy(attempts=max(1, settings.llm.retries))
+    retry = RetryPolicy(attempts=settings.llm.retries, budget=settings.llm.retry_budget)
 
     def llm(role: str) -> LLM:
         override = backends.get(role)

@@ -1,14 +1,14 @@
 """Batch verification: bounded concurrency, a progress bar, resumable JSONL output.
 
-Each finished claim is appended and flushed as one line, so a crash loses nothing already written; a re-run
-skips ids whose last record succeeded and retries the ones that errored."""
+A bad input line (not JSON, no claim, text that is not valid Unicode) becomes an error record for that
+line and the other lines still run. A re-run skips ids whose record succeeded and retries the ones that
+errored; it refuses to continue a results file written with other settings."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +17,18 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from factdebate.api import run_claim
+from factdebate.api import public_config, run_claim
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
+from factdebate.redact import redact_text
 from factdebate.resources import Resources
+from factdebate.results_file import ResultWriter, compact, finished_ids, latest_records
+from factdebate.resume import settings_changes
 from factdebate.runtime import EventSink
+from factdebate.textsafe import safe_text, unsafe_reason
+
+__all__ = ["BatchStats", "ClaimItem", "ResultWriter", "claim_id", "compact", "finished_ids", "latest_records",
+           "parse_claim_lines", "read_claims", "run_batch"]
 
 
 @dataclass
@@ -30,35 +37,53 @@ class ClaimItem:
     claim: str
     extra: dict[str, Any]
     line: int = 0  # where it came from, for error messages
+    error: str | None = None  # set when the line itself is unusable: it is recorded, never run
 
 
 def claim_id(claim: str) -> str:
-    return hashlib.sha256(claim.strip().encode()).hexdigest()[:16]
+    # surrogatepass: a claim with a lone surrogate still gets a stable id for its error record.
+    return hashlib.sha256(claim.strip().encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _parse_line(line: str, number: int, where: str) -> ClaimItem:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return ClaimItem(f"line-{number}", "", {}, number, f"{where}{number}: not valid JSON ({exc.msg})")
+    if isinstance(row, str):
+        row = {"claim": row}
+    if not isinstance(row, dict):
+        return ClaimItem(f"line-{number}", "", {}, number,
+                         f"{where}{number}: expected an object with a 'claim' string, got {type(row).__name__}")
+    claim = row.get("claim", row.get("text"))
+    raw_id = row.get("id")
+    item_id = safe_text(str(raw_id)) if raw_id not in (None, "") else None
+    extra = {k: v for k, v in row.items() if k not in ("claim", "text", "id")}
+    if not isinstance(claim, str):
+        return ClaimItem(item_id or f"line-{number}", "", extra, number,
+                         f"{where}{number}: expected an object with a 'claim' string")
+    item = ClaimItem(item_id or claim_id(claim), safe_text(claim), extra, number)
+    if reason := unsafe_reason(claim):
+        item.error = f"{where}{number}: the claim cannot be checked: {reason}"
+    return item
 
 
 def parse_claim_lines(lines: Iterable[str], where: str = "line ") -> list[ClaimItem]:
     """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings. Other
-    fields (a gold label, say) are carried along. Problems name ``<where><line number>``."""
+    fields (a gold label, say) are carried along. An unusable line becomes an item with ``error`` set
+    (id ``line-<n>`` when it has none); problems name ``<where><line number>``. Two lines with one id
+    would share one result, so that is refused for the whole file."""
     items: list[ClaimItem] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}{number}: not valid JSON ({exc.msg})") from exc
-        if isinstance(row, str):
-            row = {"claim": row}
-        claim = row.get("claim", row.get("text")) if isinstance(row, dict) else None
-        if not isinstance(claim, str):
-            raise InputError(f"{where}{number}: expected an object with a 'claim' string")
-        extra = {k: v for k, v in row.items() if k not in ("claim", "text", "id")}
-        item_id = str(row.get("id") or claim_id(claim))
-        if item_id in seen:
-            raise InputError(f"{where}{number}: duplicate id '{item_id}'")
-        seen.add(item_id)
-        items.append(ClaimItem(item_id, claim, extra, number))
+        item = _parse_line(line, number, where)
+        if item.id in seen:
+            raise InputError(f"{where}{number}: duplicate id '{item.id[:80]}' (first on line {seen[item.id]}); "
+                             "give every claim its own id")
+        seen[item.id] = number
+        items.append(item)
     return items
 
 
@@ -66,55 +91,31 @@ def read_claims(path: str | Path) -> list[ClaimItem]:
     file = Path(path)
     if not file.exists():
         raise InputError(f"input file not found: {file}")
-    return parse_claim_lines(file.read_text(encoding="utf-8").splitlines(), where=f"{file}:")
+    if file.is_dir():
+        raise InputError(f"the input {file} is a directory: give a JSONL file with one claim per line")
+    raw = file.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise InputError(f"the input {file} is binary, not JSON lines: give a UTF-8 text file with one claim "
+                         "per line")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the input {file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                         "save it as UTF-8") from None
+    return parse_claim_lines(text.splitlines(), where=f"{file}:")
 
 
-def latest_records(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The last record per id in a results file; a torn last line (a crash mid-write) is ignored, so a
-    retried claim counts once, with its latest outcome."""
-    file = Path(path)
-    records: dict[str, dict[str, Any]] = {}
-    if file.exists():
-        for line in file.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict) and "id" in row:
-                records[str(row["id"])] = row
-    return records
-
-
-def finished_ids(path: str | Path) -> set[str]:
-    """Ids whose latest record has no error (errored claims are retried on a re-run)."""
-    return {item_id for item_id, row in latest_records(path).items() if not row.get("error")}
-
-
-class ResultWriter:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._repair_torn_tail()
-        self._fh = self.path.open("a", encoding="utf-8")
-        self._lock = asyncio.Lock()
-
-    def _repair_torn_tail(self) -> None:
-        # A crash can leave a last line without its newline; start the next record on a fresh line.
-        if self.path.exists() and self.path.stat().st_size:
-            with self.path.open("rb") as fh:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    with self.path.open("a", encoding="utf-8") as out:
-                        out.write("\n")
-
-    async def write(self, record: dict[str, Any]) -> None:
-        async with self._lock:
-            self._fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
+def check_batch_resume(output: str | Path, settings: Settings) -> None:
+    """Refuse to continue a results file whose records were made with other settings."""
+    now = public_config(settings)
+    for record in latest_records(output).values():
+        before = record.get("config")
+        if isinstance(before, dict):
+            changes = settings_changes(before, now)
+            if changes:
+                raise InputError(f"{output} holds results made with other settings ({'; '.join(changes[:6])}); "
+                                 "use another --output file or delete this one")
+            return
 
 
 @dataclass
@@ -130,11 +131,13 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
                     progress: bool = True,
                     on_result: Callable[[dict[str, Any]], None] | None = None) -> BatchStats:
     items = list(items)
+    check_batch_resume(output, settings)
+    writer = ResultWriter(output)  # opens (and compacts) before anything is read back
     done_before = finished_ids(output)
     todo = [item for item in items if item.id not in done_before]
-    writer = ResultWriter(output)
     semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
     stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
+    config = public_config(settings)
     bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("{task.fields[status]}"), disable=not progress, transient=False,
                    console=Console(stderr=True))
@@ -144,13 +147,16 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
         async with semaphore:
             record: dict[str, Any] = {"id": item.id, **item.extra}
             try:
+                if item.error:
+                    raise InputError(item.error)
                 verdict = await run_claim(item.claim, settings, resources, sinks=sinks)
                 record.update(verdict.model_dump(mode="json"))
             except FactDebateError as exc:
-                record.update({"claim": item.claim, "error": str(exc)})
-                stats.errors += 1
+                record.update({"claim": item.claim, "error": str(exc), "config": config})
             except Exception as exc:  # one bad claim must not sink the batch; the error is recorded
-                record.update({"claim": item.claim, "error": f"{type(exc).__name__}: {exc}"})
+                record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}"),
+                               "config": config})
+            if record.get("error"):
                 stats.errors += 1
             await writer.write(record)
             stats.done += 1

@@ -4,6 +4,7 @@ logs and errors to stderr."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +12,12 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
+from factdebate import exits
 from factdebate.cli_options import with_option_flags
 from factdebate.errors import FactDebateError, InputError
+from factdebate.redact import redact_text
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
@@ -114,6 +118,11 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     from factdebate.batch import read_claims, run_batch
     from factdebate.runtime import EventSink, JsonlTraceWriter
 
+    if output.exists() and input.resolve() == output.resolve():
+        raise InputError(f"--output {output} is the input file: results go to their own file, e.g. "
+                         f"{output.with_suffix('.results.jsonl')}")
+    if output.is_dir():
+        raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
     items = read_claims(input)
     resources = build_resources(settings)
     writer = JsonlTraceWriter(trace) if trace else None
@@ -129,7 +138,7 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
             writer.close()
     err.print(f"{stats.done} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
     if stats.errors:
-        raise typer.Exit(1)
+        raise typer.Exit(exits.SOME_FAILED)
 
 
 @app.command()
@@ -145,6 +154,7 @@ def index(
     """Index a document collection into the vector database and the full-text index (idempotent)."""
     from factdebate.corpus.indexing import index_corpus
     from factdebate.corpus.loading import load_documents
+    from factdebate.corpus.names import check_corpus_name
 
     chosen = tuple(_split(engines) or ["rag", "local"])
     if builtin:
@@ -156,6 +166,7 @@ def index(
         raise InputError("give a file to index (JSONL, JSON, CSV or Parquet), or --builtin")
     if not path.exists():
         raise InputError(f"file not found: {path}")
+    check_corpus_name(corpus)  # before reading a possibly large file
     from factdebate.api import settings_from
 
     encoder = settings_from({}, config).retrieval.encoder
@@ -163,7 +174,11 @@ def index(
                          encoder=encoder)
     err.print(f"indexed {stats.documents} documents as {stats.chunks} passages into corpus '{corpus}': "
               f"{stats.added_dense} new in Milvus, {stats.added_lexical} in the full-text index, "
-              f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)")
+              f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)", markup=False)
+    if stats.duplicate_ids:
+        err.print(f"dropped {stats.duplicate_ids} document(s) whose id was already used (the first one is kept): "
+                  + ", ".join(repr(i[:60]) for i in stats.duplicate_examples)
+                  + (" …" if stats.duplicate_ids > len(stats.duplicate_examples) else ""), markup=False)
 
 
 def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
@@ -228,24 +243,57 @@ from factdebate.cli_extensions import register as _register  # noqa: E402
 _register(app)
 
 
-def main() -> None:
+def _usage_error(exc: Exception) -> int | None:
+    """Click and Typer's bundled click raise unrelated exception classes; both carry ``exit_code`` and
+    ``format_message``. One line and a hint beat a traceback for a mistyped flag."""
+    import click
+
+    kinds: tuple[type[Exception], ...] = (click.ClickException,)
     try:
-        app(standalone_mode=False)
+        from typer.exceptions import TyperException
+
+        kinds += (TyperException,)
+    except ImportError:  # older Typer: it uses click itself
+        pass
+    if not isinstance(exc, kinds):
+        return None
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        exc.show()  # type: ignore[attr-defined]
+        return exits.USAGE
+    ctx = getattr(exc, "ctx", None)
+    err.print(f"[bold red]error:[/] {escape(exc.format_message())}")  # type: ignore[attr-defined]
+    if ctx is not None:
+        err.print(f"Try '{ctx.command_path} --help' for help.", markup=False)
+    code = getattr(exc, "exit_code", exits.USAGE)
+    return code if isinstance(code, int) else exits.USAGE
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line and return its exit code (see :mod:`factdebate.exits`)."""
+    try:
+        code = app(args=argv, prog_name="factdebate", standalone_mode=False)
+        return code if isinstance(code, int) else exits.OK
     except FactDebateError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
-        sys.exit(2)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return exits.code_for(exc)
     except KeyboardInterrupt:
         err.print("interrupted")
-        sys.exit(130)
+        return exits.INTERRUPTED
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
+        return int(exc.exit_code)
+    except Exception as exc:  # usage errors arrive here in non-standalone mode
+        code = _usage_error(exc)
+        if code is not None:
+            return code
+        if os.environ.get("FACTDEBATE_DEBUG"):
+            raise
+        err.print(f"[bold red]internal error:[/] {escape(redact_text(f'{type(exc).__name__}: {exc}'))}\n"
+                  "This is a bug: run again with FACTDEBATE_DEBUG=1 to see the traceback, and report it.")
+        return exits.SOME_FAILED
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+
+def main() -> None:
+    sys.exit(run())
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ class LLMSettings(_Strict):
     roles: dict[str, str] = Field(default_factory=dict)
     temperature: float = 0.0
     concurrency: int | None = None  # None: what the backend says it can serve
-    retries: int = 4
+    retries: int = Field(default=16, ge=1, le=100)  # most tries per call (first included)
+    retry_budget: float = Field(default=120.0, gt=0)  # seconds one call may spend on tries and waits
     timeout: float = 120.0
     cache: bool = True
 
@@ -45,6 +46,16 @@ class RetrievalSettings(_Strict):
     builtin_docs: int | None = Field(default=None, ge=1)
     k: int = Field(default=3, ge=1, le=20)  # documents per retrieval, for every method
     max_doc_chars: int = Field(default=1200, ge=100)  # each passage is cut to this length
+
+    @field_validator("corpus")
+    @classmethod
+    def _corpus_name(cls, corpus: str) -> str:
+        from factdebate.corpus.names import check_corpus_name
+
+        try:
+            return check_corpus_name(corpus)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class MedicalSettings(_Strict):
@@ -135,7 +146,12 @@ def _from_env(environ: dict[str, str]) -> dict[str, Any]:
             _set_path(data, ENV_ALIASES[name], value)
         elif name.startswith("FACTDEBATE_") and "__" in name:
             path = tuple(p.lower() for p in name.removeprefix("FACTDEBATE_").split("__"))
-            parsed = yaml.safe_load(value) if value else value  # "2" -> 2, "[rag, none]" -> list
+            try:
+                parsed = yaml.safe_load(value) if value else value  # "2" -> 2, "[rag, none]" -> list
+            except yaml.YAMLError as exc:
+                problem = str(getattr(exc, "problem", None) or "not valid YAML")
+                raise ConfigError(f"environment variable {name}={value[:60]!r} is not a valid value ({problem}); "
+                                  "give a plain value such as 2 or a YAML list such as [rag, search]") from None
             _set_path(data, path, parsed)
     return data
 

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from factdebate.redact import redact_text, redact_url
+
 
 class FactDebateError(Exception):
-    """Base class: the message is meant for the user as-is."""
+    """Base class: the message is meant for the user as-is. URLs in it lose their credentials here, so no
+    error can carry a password from an endpoint URL to a log, a record or an API caller."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(FactDebateError):
@@ -34,7 +40,7 @@ class EndpointUnavailableError(FactDebateError):
 
     def __init__(self, url: str, attempts: int, last_error: str) -> None:
         super().__init__(f"could not reach {url} after {attempts} attempt(s): {last_error}")
-        self.url = url
+        self.url = redact_url(url)
         self.attempts = attempts
 
 

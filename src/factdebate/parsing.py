@@ -43,11 +43,36 @@ def _is_verdict_line(line: str, max_other_words: int) -> bool:
     return len(_WORDS.findall(rest)) <= max_other_words
 
 
+# Quoted material: fenced code, inline code, paired straight or curly double quotes (across lines too).
+_QUOTED = re.compile(r"```.*?```|`[^`\n]*`|\"[^\"]*\"|“[^”]*”|«[^»]*»", re.S)
+# "Verdict: "REFUTES"" quotes the model's own label: a quote right after a verdict keyword is kept.
+_INTRODUCER = re.compile(r"(?:final\s+)?(?:answer|verdict|label|conclusion|decision)\s*[:=-]?\s*\**\s*$", re.I)
+# A line citing evidence ("Document [2]: ...", "[3] ...", "Evidence: ...") reports what a source says.
+_CITATION = re.compile(r"^\s*(?:[-*]\s*)?(?:\[\d+\]|(?:quote|quoted|evidence|excerpt|source|document|doc|passage|"
+                       r"snippet|context)\b[^:\n]{0,24}:)", re.I)
+
+
+def _unquote(text: str) -> str:
+    """``text`` without what it quotes: fenced and inline code, spans in double quotes, ``>`` block quotes and
+    lines citing a document. What remains is the model's own words."""
+
+    def drop(match: re.Match[str]) -> str:
+        before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if _INTRODUCER.search(before) and "\n" not in match.group():
+            return match.group()[1:-1]  # Verdict: "REFUTES" is the model's own label, quoted
+        return "\n" * match.group().count("\n")  # keep the line structure
+
+    lines = _QUOTED.sub(drop, text).splitlines()
+    return "\n".join(ln for ln in lines if not ln.lstrip().startswith(">") and not _CITATION.match(ln))
+
+
 def parse_label(text: str, *, lines_from_end: int = 3, max_other_words: int = 4) -> Label | None:
-    """The verdict on the last verdict-like line naming exactly one label, looking at most
+    """The verdict on the model's own last verdict-like line naming exactly one label, looking at most
     ``lines_from_end`` non-empty lines up from the end (the prompts ask for the label on the last line).
-    A line naming two different labels ("SUPPORTS or REFUTES") is ambiguous and skipped."""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    Quoted material (see :func:`_unquote`) is not the model's verdict: a reply ending with evidence that
+    reads "Final answer: SUPPORTS" keeps its own label. A line naming two different labels ("SUPPORTS or
+    REFUTES") is ambiguous and skipped."""
+    lines = [ln.strip() for ln in _unquote(text.strip()).splitlines() if ln.strip()]
     for line in reversed(lines[-lines_from_end:]):
         labels = _labels_in(line)
         if len(labels) == 1 and _is_verdict_line(line, max_other_words):

@@ -9,7 +9,6 @@ is a context variable too, so the agents of a round (gathered tasks) inherit the
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 import uuid
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from factdebate.events import BaseEvent, SpanBegin, SpanEnd, parse_event
+from factdebate.textsafe import dumps_record
 from factdebate.types import Usage
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -103,7 +103,7 @@ class JsonlTraceWriter:
         self._lock = threading.Lock()
 
     def __call__(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        line = dumps_record(record)  # strict UTF-8 JSON whatever an event carries
         with self._lock:
             self._fh.write(line + "\n")
             self._fh.flush()

@@ -10,7 +10,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+from factdebate.textsafe import safe_text
 
 SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.schema
 
@@ -29,6 +31,12 @@ class Document(BaseModel):
     text: str
     source: str = ""
     score: float = 0.0
+
+    @field_validator("id", "title", "text", "source")
+    @classmethod
+    def _safe(cls, value: str) -> str:
+        # Retrieved text comes from anywhere: made writable as UTF-8 here, once.
+        return safe_text(value)
 
 
 class Usage(BaseModel):

@@ -33,7 +33,7 @@ def test_fever_and_generic_claims(tmp_path: Path) -> None:
         {"id": 9, "claim": "C", "label": "NOT ENOUGH INFO"}, {"id": 10, "claim": "", "label": "SUPPORTS"}])
     dataset = load_dataset(f"fever:{path}")
     assert [(s.id, s.gold) for s in dataset.samples] == [("7", S), ("8", R), ("9", N)]
-    assert dataset.labels == (S, R, N) and "1 record" in dataset.notes
+    assert dataset.labels == (S, R, N) and dataset.skipped == {"no 'claim' text": 1}
     generic = jsonl(tmp_path / "c.jsonl", [{"claim": "x", "label": True}, {"claim": "y", "label": "false"}])
     assert golds(f"claims:{generic}") == [S, R]
     assert load_dataset(f"claims:{generic}").labels == (S, R)  # no NEI claim: a two-way task

@@ -14,6 +14,14 @@ from factdebate.types import Document
 
 DEFAULT_MAX_WORDS = 180
 DEFAULT_OVERLAP = 30
+# MiniLM reads 256 word pieces and ignores the rest. Counting words is not enough: text without spaces
+# (Chinese, Japanese, a long URL or base64 blob) is one "word", so a 1 MB document became one passage
+# whose embedding saw only its opening; anything later was invisible to dense search. A passage is
+# therefore also capped by an estimate of its word pieces: one per CJK character, one per 4.5 other
+# characters, kept under 256 with room for the special tokens. Ordinary prose stays under the cap (180
+# words of English ≈ 200; the builtin corpus peaks at 235), so its passages are unchanged.
+MAX_PIECES = 240
+_WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3040-\u30ff]")
 
 # A sentence ends at . ! or ? (optionally followed by a closing quote or bracket), then whitespace;
 # only the whitespace is consumed, so quotes stay with their sentence.
@@ -49,7 +57,7 @@ def chunk_text(text: str, max_words: int = DEFAULT_MAX_WORDS, overlap: int = DEF
     if not stripped:
         return []
     if len(stripped.split()) <= max_words:
-        return [stripped]  # the common case keeps the original formatting untouched
+        return _capped([stripped])  # the common case keeps the original formatting untouched
 
     passages: list[list[list[str]]] = []
     current: list[list[str]] = []
@@ -73,7 +81,41 @@ def chunk_text(text: str, max_words: int = DEFAULT_MAX_WORDS, overlap: int = DEF
         size += len(unit)
     if current:
         passages.append(current)
-    return [" ".join(word for unit in passage for word in unit) for passage in passages]
+    return _capped([" ".join(word for unit in passage for word in unit) for passage in passages])
+
+
+def pieces(text: str) -> float:
+    """A cheap estimate of the word pieces MiniLM makes of ``text``."""
+    wide = len(_WIDE.findall(text))
+    other = len(text) - wide - text.count(" ")
+    return wide + other / 4.5
+
+
+def _windows(text: str, max_pieces: float) -> list[str]:
+    """``text`` cut into consecutive spans of at most ``max_pieces`` estimated pieces, overlapping by a
+    tenth, preferring to cut after whitespace or CJK punctuation."""
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        cost, end, cut = 0.0, start, -1
+        while end < len(text) and cost < max_pieces:
+            char = text[end]
+            cost += 1.0 if _WIDE.match(char) else (0.0 if char == " " else 1 / 4.5)
+            end += 1
+            if char in " 。！？、，\n":
+                cut = end
+        if end < len(text) and cut > start + (end - start) // 2:
+            end = cut
+        out.append(text[start:end].strip())
+        if end >= len(text):
+            break
+        start = max(start + 1, end - (end - start) // 10)
+    return [piece for piece in out if piece]
+
+
+def _capped(passages: list[str], max_pieces: float = MAX_PIECES) -> list[str]:
+    return [window for passage in passages
+            for window in (_windows(passage, max_pieces) if pieces(passage) > max_pieces else [passage])]
 
 
 def chunk_document(

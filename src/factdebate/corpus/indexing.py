@@ -16,6 +16,7 @@ from typing import Any
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk_document
 from factdebate.corpus.markers import clear_marker, marker_key, read_markers, set_marker
+from factdebate.corpus.names import check_corpus_name
 from factdebate.corpus.progress import stage_reporter
 from factdebate.embeddings import DEFAULT_ENCODER, Embedder
 from factdebate.errors import ConfigError
@@ -35,19 +36,40 @@ class IndexStats:
     added_lexical: int
     seconds: float
     passages_per_second: float
+    duplicate_ids: int = 0  # documents dropped because an earlier one had the same id
+    duplicate_examples: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[int, list[Document]]:
-    """All passages in memory: the progress bar needs a total, and corpora here are modest."""
+def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[int, list[Document], list[str]]:
+    """All passages in memory (the progress bar needs a total, and corpora here are modest), and the ids of
+    documents dropped as duplicates. The first document with an id wins in both engines; before, each engine
+    kept whichever copy it met first, so the two could disagree."""
     count = 0
     chunks: list[Document] = []
+    seen: set[str] = set()
+    duplicates: list[str] = []
     for doc in docs:
+        if doc.id in seen:
+            duplicates.append(doc.id)
+            continue
+        seen.add(doc.id)
         count += 1
         chunks.extend(chunk_document(doc, max_words, overlap))
-    return count, chunks
+    return count, chunks, duplicates
+
+
+def check_writable(corpus: str, uri: str, engines: tuple[str, ...], embedder: Embedder | None = None,
+                   encoder: str = DEFAULT_ENCODER) -> None:
+    """Open every engine for writing before either is written, so a locked Milvus Lite database (another
+    process holds it) fails the command at once instead of after the full-text index was already built.
+    Milvus goes first: checking it creates nothing."""
+    if "rag" in engines:
+        MilvusStore(corpus, uri, embedder, encoder=encoder).check_writable()
+    if "local" in engines:
+        LexicalIndex(corpus).check_writable()
 
 
 def index_corpus(
@@ -74,9 +96,11 @@ def index_corpus(
     unknown = sorted(set(engines) - set(ENGINES))
     if unknown:
         raise ConfigError(f"unknown search engine(s) {', '.join(unknown)}; expected rag and/or local")
+    check_corpus_name(corpus)
     uri = milvus_uri or default_milvus_uri()
     started = time.perf_counter()
-    documents, chunks = _chunk_all(docs, max_words, overlap)
+    check_writable(corpus, uri, engines, embedder, encoder)
+    documents, chunks, duplicates = _chunk_all(docs, max_words, overlap)
     added_dense = added_lexical = 0
 
 
@@ -115,6 +139,8 @@ def index_corpus(
         added_lexical=added_lexical,
         seconds=round(seconds, 3),
         passages_per_second=round(len(chunks) / seconds, 2) if seconds > 0 else 0.0,
+        duplicate_ids=len(duplicates),
+        duplicate_examples=tuple(duplicates[:5]),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factdebate import exits
 from factdebate.cli_options import with_option_flags
 from factdebate.errors import InputError
 
@@ -21,10 +22,11 @@ def eval_command(
     dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in name or FORMAT:PATH "
                                                                "(see `factdebate datasets`).")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
-    limit: Annotated[int | None, Opt(help="Evaluate this many samples (after a seeded shuffle).")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="Evaluate this many samples (after a seeded shuffle).")] = None,
     seed: Annotated[int | None, Opt(help="Shuffle and bootstrap seed (default 0).")] = None,
     concurrency: Annotated[int | None, Opt(help="Samples evaluated at once.")] = None,
     dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
+    strict: Annotated[bool, Opt("--strict", help="Refuse a dataset file with records the loader must skip.")] = False,
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
     config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
     trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
@@ -46,23 +48,30 @@ def eval_command(
         runs = [(output, method or "tool-mad", options, output.name)]
     if not dataset:
         raise InputError("give --dataset (a built-in name or FORMAT:PATH; see `factdebate datasets`)")
+    errored = 0
     for directory, run_method, run_options, name in runs:
-        _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency, dry_run,
-                 config, trace)
+        errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
+                            dry_run, config, trace, strict)
+    if errored:
+        raise typer.Exit(exits.SOME_FAILED)
 
 
 def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, dataset: str, limit: int | None,
-             seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None) -> None:
+             seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
+             strict: bool = False) -> int:
+    """Runs (or estimates) one run; returns how many of its samples ended in error."""
     from factdebate.api import settings_from
     from factdebate.batch import finished_ids
     from factdebate.eval.runner import check_resume, make_plan
-    from factdebate.eval.summary import RESULTS
+    from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
 
     settings = settings_from({**options, "method": method}, config)
     get_method(settings.method)  # an unknown method fails before the dataset is read
-    plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options)
+    plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
+                     strict=strict)
     check_resume(plan)
+    typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
     if dry_run:
         from factdebate.eval.estimate import estimate
 
@@ -71,12 +80,15 @@ def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, d
                    f"{', '.join(plan.dataset.labels)})")
         for line in est.lines():
             typer.echo(f"  {line}")
-        return
+        return 0
     summary = asyncio.run(_execute(plan, concurrency, trace))
     m = summary["metrics"]
     lo, hi = m["ci"]["accuracy"]
-    typer.echo(f"{name}: accuracy {m['accuracy']:.3f} [{lo:.3f}, {hi:.3f}], macro-F1 {m['macro_f1']:.3f}, "
+    typer.echo(f"{name}: accuracy {fmt(m['accuracy'])} [{fmt(lo)}, {fmt(hi)}], macro-F1 {fmt(m['macro_f1'])}, "
                f"{len(m['unparsed'])} unparsed, {len(m['errored'])} errored -> {directory / 'summary.md'}", err=True)
+    if warning := base_rate_warning(m):
+        typer.echo(f"{name}: warning: {warning}", err=True)
+    return len(m["errored"])
 
 
 async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> dict[str, Any]:

@@ -47,6 +47,16 @@ class Dataset:
     max_claim_chars: int = 2000  # longest claim the dataset needs (summarisation claims carry the article)
     spec: str = ""
     notes: str = ""
+    skipped: dict[str, int] = field(default_factory=dict)  # records the loader could not use, by reason
+
+    def load_report(self) -> str:
+        """One line: what was loaded and what was skipped, with the reasons."""
+        line = f"loaded {len(self.samples)} sample(s) from {self.spec or self.kind}"
+        total = sum(self.skipped.values())
+        if total:
+            reasons = ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items(), key=lambda kv: -kv[1]))
+            line += f"; skipped {total} record(s): {reasons}"
+        return line
 
     def predicted(self, verdict_label: str | None) -> str | None:
         if verdict_label is None:
@@ -98,8 +108,8 @@ def _register_all() -> None:
         importlib.import_module(module)
 
 
-def load_dataset(spec: str) -> Dataset:
-    """``NAME`` (built in) or ``FORMAT:PATH``."""
+def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
+    """``NAME`` (built in) or ``FORMAT:PATH``. ``strict``: any skipped record is an error."""
     _register_all()
     name, sep, path = spec.partition(":")
     if not sep:
@@ -119,6 +129,8 @@ def load_dataset(spec: str) -> Dataset:
         dataset = FORMATS[name].load(file)
     dataset.spec = spec
     check_ids(dataset)
+    if strict and dataset.skipped:
+        raise InputError(f"--strict: {dataset.load_report()}; fix the file or drop --strict")
     if not dataset.samples:
         raise InputError(f"dataset '{spec}' has no labelled samples")
     return dataset

@@ -1,10 +1,13 @@
 """Loaders for the benchmark file formats, each mapping the dataset's labels onto SUPPORTS / REFUTES /
-NOT ENOUGH INFO or keeping the dataset's own label set. Records without a usable label are skipped and
-counted in ``Dataset.notes``, never guessed."""
+NOT ENOUGH INFO or keeping the dataset's own label set. Records without a usable label are skipped, never
+guessed, and every skip is counted with its reason in ``Dataset.skipped`` (``eval`` prints it, summary.json
+keeps it, ``--strict`` refuses it)."""
 
 from __future__ import annotations
 
+import gzip
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +18,42 @@ S, R, N = FACT_LABELS
 CONFLICTING = "CONFLICTING EVIDENCE/CHERRYPICKING"
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """A JSON array, a JSON object keyed by id (the key lands in ``_key``) or JSON lines."""
-    text = path.read_text(encoding="utf-8")
+def read_text(path: Path) -> str:
+    """The file's text; ``.gz`` files (or gzip content) are decompressed. Anything else that is not UTF-8
+    text is refused with a message saying so."""
+    if path.is_dir():
+        raise InputError(f"the dataset path {path} is a directory: give the dataset file inside it")
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputError(f"{path} looks gzipped but cannot be decompressed ({exc}); is it truncated?") from None
+    if b"\x00" in raw[:4096]:
+        raise InputError(f"{path} is binary, not JSON text: give the dataset as JSON or JSON lines "
+                         "(optionally gzipped)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                         "save it as UTF-8") from None
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def read_records(path: Path, skipped: Counter[str] | None = None) -> list[dict[str, Any]]:
+    """A JSON array, a JSON object keyed by id (the key lands in ``_key``) or JSON lines. Entries that are
+    not objects are counted in ``skipped`` by reason."""
+    skipped = Counter() if skipped is None else skipped
+    text = read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("["):
         data = _parse(text, path)
+        for row in data:
+            if not isinstance(row, dict):
+                skipped[f"array entry is {_kind(row)}, not an object"] += 1
         return [r for r in data if isinstance(r, dict)]
     if stripped.startswith("{") and "\n{" not in stripped.rstrip():
         data = _parse(text, path)
@@ -33,6 +66,8 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             row = _parse(line, path, number)
             if isinstance(row, dict):
                 records.append(row)
+            else:
+                skipped[f"line is {_kind(row)}, not an object"] += 1
     return records
 
 
@@ -46,24 +81,27 @@ def _parse(text: str, path: Path, line: int | None = None) -> Any:
 
 def _labelled(kind: str, path: Path, records: list[dict[str, Any]], mapping: dict[str, str],
               labels: tuple[str, ...], *, claim_key: str = "claim", id_keys: tuple[str, ...] = ("id",),
-              meta_keys: tuple[str, ...] = ()) -> Dataset:
+              meta_keys: tuple[str, ...] = (), skipped: Counter[str] | None = None) -> Dataset:
     samples: list[Sample] = []
-    skipped = 0
+    skipped = Counter() if skipped is None else skipped
     for index, row in enumerate(records):
         claim = row.get(claim_key)
         raw = row.get("label")
         gold = mapping.get(str(raw).strip().lower()) if raw is not None else None
-        if not isinstance(claim, str) or not claim.strip() or gold is None:
-            skipped += 1  # e.g. FEVEROUS's empty header line, an unlabelled test claim
+        # e.g. FEVEROUS's empty header line, an unlabelled test claim
+        if not isinstance(claim, str) or not claim.strip():
+            skipped[f"no '{claim_key}' text"] += 1
+            continue
+        if gold is None:
+            skipped["no label" if raw is None else f"unknown label {str(raw)[:40]!r}"] += 1
             continue
         sample_id = next((str(row[k]) for k in id_keys if row.get(k) not in (None, "")), str(index))
         meta = {k: row[k] for k in meta_keys if k in row}
         samples.append(Sample(sample_id, claim.strip(), gold, meta={"source_label": raw, **meta}))
-    notes = f"{skipped} record(s) without a claim or a known label were skipped" if skipped else ""
     if not samples and records:
         raise InputError(f"{path}: no record has a '{claim_key}' and a label this loader knows "
                          f"({', '.join(sorted(mapping))}) — is it the right format ({kind})?")
-    return Dataset(kind=kind, labels=labels, samples=samples, notes=notes)
+    return Dataset(kind=kind, labels=labels, samples=samples, skipped=dict(skipped))
 
 
 FEVER_MAP = {"supports": S, "refutes": R, "not enough info": N}
@@ -72,38 +110,43 @@ TRUE_FALSE = {"true": S, "false": R, "supports": S, "refutes": R}
 
 @file_format("fever", "FEVER JSONL (id, claim, label SUPPORTS/REFUTES/NOT ENOUGH INFO)")
 def load_fever(path: Path) -> Dataset:
-    return _labelled("fever", path, read_records(path), FEVER_MAP, FACT_LABELS)
+    skipped: Counter[str] = Counter()
+    return _labelled("fever", path, read_records(path, skipped), FEVER_MAP, FACT_LABELS, skipped=skipped)
 
 
 @file_format("feverous", "FEVEROUS JSONL, or FEVEROUS-S JSON array (ProgramFC); 3 or 2 labels, challenge kept")
 def load_feverous(path: Path) -> Dataset:
-    records = read_records(path)
+    skipped: Counter[str] = Counter()
+    records = read_records(path, skipped)
     for row in records:
         if row.get("challenge"):
             row["group"] = row["challenge"]
     return _two_way_if_no_nei(_labelled("feverous", path, records, FEVER_MAP, FACT_LABELS,
-                                        meta_keys=("challenge", "group")))
+                                        meta_keys=("challenge", "group"), skipped=skipped))
 
 
 @file_format("faviq", "FaVIQ JSON/JSONL (id, claim, label SUPPORTS/REFUTES)")
 def load_faviq(path: Path) -> Dataset:
-    return _labelled("faviq", path, read_records(path), FEVER_MAP, BINARY_LABELS)
+    skipped: Counter[str] = Counter()
+    return _labelled("faviq", path, read_records(path, skipped), FEVER_MAP, BINARY_LABELS, skipped=skipped)
 
 
 @file_format("averitec", "AVeriTeC JSON (claim, label; 4 labels: the 4th, Conflicting Evidence/Cherrypicking, "
                          "is kept and no 3-label method can predict it)")
 def load_averitec(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     mapping = {"supported": S, "refuted": R, "not enough evidence": N,
                "conflicting evidence/cherrypicking": CONFLICTING}
-    return _labelled("averitec", path, read_records(path), mapping, (*FACT_LABELS, CONFLICTING),
-                     meta_keys=("claim_date",))
+    return _labelled("averitec", path, read_records(path, skipped), mapping, (*FACT_LABELS, CONFLICTING),
+                     meta_keys=("claim_date",), skipped=skipped)
 
 
 @file_format("hover", "HoVer JSON (uid, claim, label SUPPORTED/NOT_SUPPORTED, num_hops); NOT_SUPPORTED -> REFUTES")
 def load_hover(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     mapping = {"supported": S, "not_supported": R}
-    dataset = _labelled("hover", path, read_records(path), mapping, BINARY_LABELS, id_keys=("uid", "id"),
-                        meta_keys=("num_hops",))
+    dataset = _labelled("hover", path, read_records(path, skipped), mapping, BINARY_LABELS,
+                        id_keys=("uid", "id"), meta_keys=("num_hops",), skipped=skipped)
     for sample in dataset.samples:
         if "num_hops" in sample.meta:
             sample.meta["group"] = f"{sample.meta['num_hops']} hops"
@@ -112,27 +155,37 @@ def load_hover(path: Path) -> Dataset:
 
 @file_format("scifact", "SciFact claims JSONL (label from evidence: SUPPORT / CONTRADICT, empty -> NOT ENOUGH INFO)")
 def load_scifact(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     records = []
-    for row in read_records(path):
+    for row in read_records(path, skipped):
         evidence = row.get("evidence")
         if not isinstance(evidence, dict):
-            continue  # the test split has no labels
+            skipped["no evidence labels (the test split is unlabelled)"] += 1
+            continue
         found = {str(e.get("label", "")).upper() for sets in evidence.values() for e in sets if isinstance(e, dict)}
         # A claim whose documents disagree (SUPPORT and CONTRADICT) has no single gold label: skipped.
         label = "NEI" if not found else (found.pop() if len(found) == 1 else None)
+        if label is None:
+            skipped["documents disagree (SUPPORT and CONTRADICT)"] += 1
+            continue
         records.append({**row, "label": label})
     mapping = {"support": S, "contradict": R, "nei": N}
     if not records:
         raise InputError(f"{path}: no labelled SciFact claims (the test split is unlabelled)")
-    return _labelled("scifact", path, records, mapping, FACT_LABELS)
+    return _labelled("scifact", path, records, mapping, FACT_LABELS, skipped=skipped)
 
 
 @file_format("pubmedqa", "PubMedQA JSON keyed by PMID (QUESTION, final_decision yes/no/maybe); yes/no/maybe answers")
 def load_pubmedqa(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     samples = []
-    for index, row in enumerate(read_records(path)):
+    for index, row in enumerate(read_records(path, skipped)):
         question, decision = row.get("QUESTION"), str(row.get("final_decision", "")).strip().lower()
-        if not isinstance(question, str) or decision not in ("yes", "no", "maybe"):
+        if not isinstance(question, str) or not question.strip():
+            skipped["no 'QUESTION' text"] += 1
+            continue
+        if decision not in ("yes", "no", "maybe"):
+            skipped[f"final_decision {decision[:40]!r} is not yes/no/maybe"] += 1
             continue
         # The yes/no/maybe question becomes a claim a verdict can answer: SUPPORTS = yes, REFUTES = no,
         # NOT ENOUGH INFO = maybe (the evidence is inconclusive).
@@ -140,57 +193,71 @@ def load_pubmedqa(path: Path) -> Dataset:
         samples.append(Sample(str(row.get("_key", index)), claim, decision,
                               meta={"question": question, "contexts": row.get("CONTEXTS", [])}))
     return Dataset(kind="pubmedqa", labels=("yes", "no", "maybe"), samples=samples, answer_format="yesno",
-                   label_map={S: "yes", R: "no", N: "maybe"})
+                   label_map={S: "yes", R: "no", N: "maybe"}, skipped=dict(skipped))
 
 
 @file_format("medqa", "MedQA JSONL (question, options A-E, answer_idx); multiple choice")
 def load_medqa(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     samples = []
     letters: set[str] = set()
-    for index, row in enumerate(read_records(path)):
+    for index, row in enumerate(read_records(path, skipped)):
         options, answer = row.get("options"), str(row.get("answer_idx", "")).strip().upper()
-        if not isinstance(options, dict) or answer not in options or not isinstance(row.get("question"), str):
+        if not isinstance(row.get("question"), str) or not row["question"].strip():
+            skipped["no 'question' text"] += 1
+            continue
+        if not isinstance(options, dict) or answer not in options:
+            skipped["no options, or answer_idx is not one of them"] += 1
             continue
         opts = {str(k).upper(): str(v) for k, v in sorted(options.items())}
         letters.update(opts)
         samples.append(Sample(str(row.get("id", index)), row["question"].strip(), answer, options=opts,
                               meta={"group": row["meta_info"]} if "meta_info" in row else {}))
     return Dataset(kind="medqa", labels=tuple(sorted(letters)), samples=samples, answer_format="choice",
-                   label_map={})
+                   label_map={}, skipped=dict(skipped))
 
 
 @file_format("factool-qa", "FacTool knowledge QA JSONL (claims[] with true/false labels) or flat claim/label")
 def load_factool(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
-    for index, row in enumerate(read_records(path)):
+    for index, row in enumerate(read_records(path, skipped)):
         if isinstance(row.get("claims"), list):
             for number, item in enumerate(row["claims"]):
-                if isinstance(item, dict):
+                if not isinstance(item, dict):
+                    skipped["claims[] entry is not an object"] += 1
+                else:
                     records.append({"id": f"{index}-{number}", "claim": item.get("claim"),
                                     "label": _boolean(item.get("label")), "prompt": row.get("prompt")})
         else:
             records.append({**row, "label": _boolean(row.get("label"))})
-    return _labelled("factool-qa", path, records, TRUE_FALSE, BINARY_LABELS)
+    return _labelled("factool-qa", path, records, TRUE_FALSE, BINARY_LABELS, skipped=skipped)
 
 
 @file_format("bingcheck", "BingCheck claim/label JSONL: supported/partially supported -> SUPPORTS, "
                           "not supported -> NOT ENOUGH INFO, refuted -> REFUTES (or binary true/false)")
 def load_bingcheck(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     mapping = {"supported": S, "partially supported": S, "not supported": N, "refuted": R, **TRUE_FALSE}
-    return _two_way_if_no_nei(_labelled("bingcheck", path, read_records(path), mapping, FACT_LABELS))
+    records = read_records(path, skipped)
+    return _two_way_if_no_nei(_labelled("bingcheck", path, records, mapping, FACT_LABELS, skipped=skipped))
 
 
 @file_format("factcheck-bench", "Factcheck-Bench claim factuality JSONL (true / false / not_enough_evidence)")
 def load_factcheck_bench(path: Path) -> Dataset:
+    skipped: Counter[str] = Counter()
     mapping = {**TRUE_FALSE, "not_enough_evidence": N}
-    records = [{**row, "label": _boolean(row.get("label"))} for row in read_records(path)]
-    return _two_way_if_no_nei(_labelled("factcheck-bench", path, records, mapping, FACT_LABELS))
+    records = [{**row, "label": _boolean(row.get("label"))} for row in read_records(path, skipped)]
+    return _two_way_if_no_nei(_labelled("factcheck-bench", path, records, mapping, FACT_LABELS,
+                                        skipped=skipped))
 
 
 @file_format("claims", "Generic JSONL/JSON: claim + label (SUPPORTS/REFUTES/NOT ENOUGH INFO or true/false)")
 def load_generic(path: Path) -> Dataset:
-    records = [{**row, "label": _boolean(row.get("label"))} for row in read_records(path)]
-    return _two_way_if_no_nei(_labelled("claims", path, records, {**FEVER_MAP, **TRUE_FALSE}, FACT_LABELS))
+    skipped: Counter[str] = Counter()
+    records = [{**row, "label": _boolean(row.get("label"))} for row in read_records(path, skipped)]
+    return _two_way_if_no_nei(_labelled("claims", path, records, {**FEVER_MAP, **TRUE_FALSE}, FACT_LABELS,
+                                        skipped=skipped))
 
 
 def _two_way_if_no_nei(dataset: Dataset) -> Dataset:

@@ -90,7 +90,7 @@ def _rounds_series(runs: list[RunData]) -> tuple[dict[str, list[tuple[int, float
         for r in toolmad:
             label = r.summary["dataset"] + "".join(
                 f", {k}={json.dumps(r.toolmad.get(k))}" for k in varying)
-            series.setdefault(label, []).append((r.toolmad["rounds"], r.metrics["accuracy"]))
+            series.setdefault(label, []).append((r.toolmad["rounds"], _nan(r.metrics["accuracy"])))
         return series, "Accuracy by maximum number of rounds T", "rounds T"
     # One T only: accuracy of the claims grouped by the round in which their debate ended.
     series = {}
@@ -149,8 +149,8 @@ def build_report(directories: list[Path], output: Path) -> list[Path]:
     written: list[Path] = []
     notes: list[str] = []
     names = [r.name for r in runs]
-    acc = [r.metrics["accuracy"] for r in runs]
-    ci = [(float(r.metrics["ci"]["accuracy"][0]), float(r.metrics["ci"]["accuracy"][1])) for r in runs]
+    acc = [_nan(r.metrics["accuracy"]) for r in runs]
+    ci = [(_nan(r.metrics["ci"]["accuracy"][0]), _nan(r.metrics["ci"]["accuracy"][1])) for r in runs]
     written.append(plots.accuracy_by_run(names, acc, ci, output / "accuracy_by_run.png"))
     rounds = _rounds_series(runs)
     if rounds:
@@ -195,5 +195,10 @@ def short_dataset(spec: str) -> str:
     return f"{kind}:{Path(path).name}" if sep else spec
 
 
-def _num(value: float) -> float:
+def _nan(value: float | None) -> float:
+    """summary.json writes a metric it could not compute as null; a plot shows it as a gap."""
+    return math.nan if value is None else float(value)
+
+
+def _num(value: float | None) -> float:
     return 0.0 if value is None or math.isnan(value) else float(value)

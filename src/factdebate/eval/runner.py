@@ -16,18 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factdebate.api import build_resources, run_claim, tools_needed
-from factdebate.batch import ResultWriter, finished_ids
+from factdebate.api import build_resources, public_config, run_claim, tools_needed
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.resources import Resources
+from factdebate.results_file import ResultWriter, finished_ids
+from factdebate.resume import settings_changes
 from factdebate.runtime import EventSink
-
-# Settings that change how fast a run goes, not what it computes: a resumed run may change them.
-VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache")}
+from factdebate.textsafe import dumps_record
 
 
 @dataclass
@@ -47,7 +46,8 @@ class Plan:
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
                 "seed": self.seed, "limit": self.limit,
                 "samples": len(self.samples), "options": self.options,
-                "settings": self.settings.model_dump(mode="json")}
+                "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
+                "settings": public_config(self.settings)}
 
 
 class EvalWriter(ResultWriter):
@@ -63,7 +63,7 @@ class EvalWriter(ResultWriter):
 
     async def write(self, record: dict[str, Any]) -> None:
         async with self._lock:
-            self._fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self._fh.write(dumps_record(record) + "\n")
             self._fh.flush()
             self._dirty = True
         if self._syncing is None or self._syncing.done():
@@ -82,23 +82,15 @@ class EvalWriter(ResultWriter):
 
 
 def make_plan(settings: Settings, dataset_spec: str, output: Path, *, limit: int | None, seed: int,
-              name: str | None = None, options: dict[str, Any] | None = None) -> Plan:
-    dataset = load_dataset(dataset_spec)
+              name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False) -> Plan:
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1 (got {limit}); leave it out to run every sample")
+    dataset = load_dataset(dataset_spec, strict=strict)
     if dataset.max_claim_chars > settings.max_claim_chars:
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
         settings = settings.model_copy(update={"max_claim_chars": dataset.max_claim_chars})
     samples = select(dataset.samples, limit, seed)
     return Plan(name or output.name, settings, dataset, samples, output, seed, limit, dict(options or {}))
-
-
-def _stable(settings: dict[str, Any]) -> dict[str, Any]:
-    out = json.loads(json.dumps(settings))
-    for path in VOLATILE:
-        target = out
-        for part in path[:-1]:
-            target = target.get(part, {})
-        target.pop(path[-1], None)
-    return out
 
 
 def check_resume(plan: Plan) -> None:
@@ -111,22 +103,10 @@ def check_resume(plan: Plan) -> None:
     now = plan.info()
     diffs = [f"{key}: {before.get(key)!r} -> {now[key]!r}" for key in ("method", "dataset", "seed")
              if before.get(key) != now[key]]
-    # Settings written before the method plug-ins are read through their new names.
-    old_settings = before.get("settings") or {}
-    if "methods" not in old_settings:
-        old_settings = Settings.model_validate(old_settings).model_dump(mode="json")
-    old, new = _stable(old_settings), _stable(now["settings"])
-    diffs += [f"settings.{d}" for d in _diff(old, new)]
+    diffs += settings_changes(before.get("settings", {}), now["settings"])
     if diffs:
         raise InputError(f"{plan.output} already holds a different run ({'; '.join(diffs[:6])}); "
                          "use another --output directory or delete this one")
-
-
-def _diff(old: Any, new: Any, prefix: str = "") -> list[str]:
-    if isinstance(old, dict) and isinstance(new, dict):
-        return [d for key in sorted(set(old) | set(new))
-                for d in _diff(old.get(key), new.get(key), f"{prefix}{key}.")]
-    return [] if old == new else [f"{prefix.rstrip('.')}: {old!r} -> {new!r}"]
 
 
 def eval_resources(settings: Settings) -> Resources:

@@ -8,13 +8,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from factdebate.batch import latest_records
-from factdebate.eval.metrics import compute, outcome_from_record
+from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
+from factdebate.results_file import latest_records
+from factdebate.textsafe import safe_value
 
 RESULTS = "results.jsonl"
 RUN = "run.json"
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
+# A run whose predictions are almost all one class measures the base rate, not the method.
+BASE_RATE_SHARE = 0.9
+BASE_RATE_MIN_PREDICTIONS = 5
 
 
 def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete: bool) -> dict[str, Any]:
@@ -22,12 +26,46 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     records = latest_records(directory / RESULTS)
     outcomes = [outcome_from_record(records[i]) for i in ids if i in records]
     metrics = compute(outcomes, tuple(run["labels"]), seed=run["seed"])
-    summary = {**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
-               "written": datetime.now(UTC).isoformat(timespec="seconds"), "metrics": metrics}
-    (directory / SUMMARY_JSON).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n",
-                                          encoding="utf-8")
+    metrics["base_rate"] = base_rate(metrics)
+    # Strict JSON: a metric with nothing to compute it from (no samples) is null, and the reason is noted.
+    nulls: dict[str, str] = {}
+    summary = safe_value({**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
+                          "written": datetime.now(UTC).isoformat(timespec="seconds"), "metrics": metrics}, nulls)
+    if nulls:
+        summary["null_reasons"] = nulls
+    (directory / SUMMARY_JSON).write_text(json.dumps(summary, indent=1, ensure_ascii=False, allow_nan=False)
+                                          + "\n", encoding="utf-8")
     (directory / SUMMARY_MD).write_text(markdown(summary), encoding="utf-8")
     return summary
+
+
+def base_rate(metrics: dict[str, Any]) -> dict[str, Any] | None:
+    """The most frequent prediction and its share of the parsed predictions, next to the accuracy of always
+    answering the most frequent gold label; None without predictions."""
+    conf = metrics["confusion"]
+    columns = [sum(row[i] for row in conf["matrix"]) for i in range(len(conf["predicted"]))]
+    predicted = {label: n for label, n in zip(conf["predicted"], columns, strict=True)
+                 if label not in (UNPARSED, ERROR) and n}
+    gold = {label: sum(row) for label, row in zip(conf["gold"], conf["matrix"], strict=True) if sum(row)}
+    if not predicted or not gold:
+        return None
+    top = max(predicted, key=lambda label: predicted[label])
+    majority = max(gold, key=lambda label: gold[label])
+    return {"top_prediction": top, "share": predicted[top] / sum(predicted.values()),
+            "predictions": sum(predicted.values()), "majority_class": majority,
+            "majority_class_accuracy": gold[majority] / sum(gold.values())}
+
+
+def base_rate_warning(metrics: dict[str, Any]) -> str | None:
+    """A sentence when more than 90% of the predictions are one class: the accuracy then mostly reflects
+    how often that class is the gold label."""
+    info = metrics.get("base_rate")
+    if not info or info["predictions"] < BASE_RATE_MIN_PREDICTIONS or info["share"] <= BASE_RATE_SHARE:
+        return None
+    return (f"{info['share']:.0%} of the predictions are {info['top_prediction']}: the accuracy "
+            f"({fmt(metrics.get('accuracy'))}) is close to the base rate, not evidence of skill; always answering "
+            f"the majority class ({info['majority_class']}) scores {fmt(info['majority_class_accuracy'])}. "
+            "The embedded model is a working pipeline; accuracy needs a served model (README).")
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -51,6 +89,14 @@ def markdown(summary: dict[str, Any]) -> str:
         f"95% CI [{fmt(flo)}, {fmt(fhi)}]",
         f"- unparsed (counted wrong): {len(m['unparsed'])}; errored (counted wrong): {len(m['errored'])}",
         f"- decided by: {', '.join(f'{k} {v}' for k, v in sorted(m['decided_by'].items()))}",
+    ]
+    if warning := base_rate_warning(m):
+        lines.append(f"- **warning**: {warning}")
+    skipped = summary.get("dataset_skipped") or {}
+    if skipped:
+        reasons = ", ".join(f"{n} {why}" for why, n in sorted(skipped.items(), key=lambda kv: -kv[1]))
+        lines.append(f"- dataset: {summary.get('dataset_loaded')} loaded, {sum(skipped.values())} skipped ({reasons})")
+    lines += [
         "",
         "| class | precision | recall | F1 | support | predicted |",
         "|---|---|---|---|---|---|",

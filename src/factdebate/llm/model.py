@@ -1,5 +1,5 @@
-"""One wrapper over any backend: bounded concurrency, capped retries with backoff and jitter, an on-disk
-cache, usage accounting per role and trace events."""
+"""One wrapper over any backend: bounded concurrency, retries with jittered backoff under a time budget per
+call, an on-disk cache, usage accounting per role and trace events."""
 
 from __future__ import annotations
 
@@ -13,21 +13,31 @@ from factdebate.errors import EndpointUnavailableError, FactDebateError
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, reset_call, set_call
+from factdebate.redact import redact_text
 from factdebate.runtime import current_run
+from factdebate.textsafe import safe_text
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    attempts: int = 4  # total tries, first one included
-    base_delay: float = 0.5
-    max_delay: float = 30.0
-    jitter: float = 0.25  # fraction of the delay added at random
+    """Transient failures (5xx, 429, timeouts, a 200 with an unusable body) are retried until the call has
+    spent ``budget`` seconds or made ``attempts`` tries. A claim makes dozens of calls, so a small attempt
+    count turns a few percent of faulty responses into many failed claims; a time budget rides them out
+    and still ends a call against a dead server (benchmarks/faults.py)."""
+
+    attempts: int = 16  # hard cap on tries, first one included
+    budget: float = 120.0  # seconds one call may spend on tries and waits together
+    base_delay: float = 0.25
+    max_delay: float = 10.0
+    jitter: float = 0.5  # the share of each backoff step drawn at random, so failed callers spread out
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
+        """The wait before try ``attempt + 1``: the server's ``Retry-After`` when it gives one (it knows
+        best), else exponential backoff with jitter."""
         if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_delay)
-        delay = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
-        return delay * (1 + random.uniform(0, self.jitter))
+            return retry_after
+        step = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
+        return step * (1 - self.jitter) + random.uniform(0, step * self.jitter)
 
 
 class LLM:
@@ -74,6 +84,7 @@ class LLM:
             completion = cached
         else:
             completion, attempts, seconds = await self._call_with_retries(messages, params, who)
+            completion.text = safe_text(completion.text)  # model replies enter the system here
             if self.cache:
                 self.cache.put(key, completion)
         self._account(who, completion, seconds, cached=cached is not None, attempts=attempts,
@@ -86,29 +97,37 @@ class LLM:
         """Returns the completion, the attempts it took and the seconds the backend spent on it (time
         queued behind the concurrency limit is not counted)."""
         last_error = ""
+        spent = 0.0  # seconds of tries and waits so far (time queued for the semaphore is not counted)
+        attempt = 0
         for attempt in range(1, self.retry.attempts + 1):
             token = set_call(who)
             try:
                 async with self._semaphore:
                     started = time.perf_counter()
-                    completion = await self.backend.complete(messages, params)
+                    try:
+                        completion = await self.backend.complete(messages, params)
+                    finally:
+                        spent += time.perf_counter() - started
                     return completion, attempt, time.perf_counter() - started
             except TransientLLMError as exc:
-                last_error = str(exc)
-                if attempt == self.retry.attempts:
+                last_error = redact_text(str(exc))
+                if attempt == self.retry.attempts or (exc.give_up_after and attempt >= exc.give_up_after):
                     break
                 delay = self.retry.delay(attempt, exc.retry_after)
+                if spent + delay > self.retry.budget:
+                    last_error += f" (the next try would pass the call's {self.retry.budget:g} s retry budget)"
+                    break
                 run = current_run()
                 if run:
                     run.emit("llm_retry", role=who.role, agent=who.agent, attempt=attempt,
                              error=last_error, delay=round(delay, 3))
                 await asyncio.sleep(delay)
+                spent += delay
             except FatalLLMError as exc:
                 raise FactDebateError(f"{self.backend.name}: {exc}") from exc
             finally:
                 reset_call(token)
-        raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, self.retry.attempts,
-                                       last_error)
+        raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, attempt, last_error)
 
     def _account(self, who: CallInfo, completion: Completion, seconds: float, *, cached: bool,
                  attempts: int, messages: list[Message]) -> None:

@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from factdebate.redact import redact_logs
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
@@ -45,6 +46,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     elif fields:
         config = ServiceConfig.model_validate({**config.model_dump(), **fields})
     service = Service.build(config, build)
+    redact_logs("factdebate", "factdebate.server", "uvicorn.error", "uvicorn.access")
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -91,6 +93,12 @@ def _errors(app: FastAPI) -> None:
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        # A bug must still answer in the API's shape, without its details (they go to the server log).
+        log.error("request failed", exc_info=exc)
+        return JSONResponse({"detail": "the request failed unexpectedly; see the server log"}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": e.get("msg", "")}
@@ -100,21 +108,24 @@ def _errors(app: FastAPI) -> None:
 
 
 class SecurityHeaders:
-    """nosniff on the page's files, and a strict content security policy on its HTML. The API routes return
-    JSON or event streams only and skip this layer: it would sit on every chunk of every stream."""
+    """nosniff on every response; ``Cache-Control: no-store`` on the API's (verdicts and batch results are
+    private to a key); a strict content security policy on the page's HTML."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path", "").startswith("/v1/"):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        api = scope.get("path", "").startswith("/v1/")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
+                headers = [(k, v) for k, v in message.get("headers", []) if not (api and k == b"cache-control")]
                 headers.append((b"x-content-type-options", b"nosniff"))
+                if api:
+                    headers.append((b"cache-control", b"no-store"))
                 if any(k == b"content-type" and v.startswith(b"text/html") for k, v in headers):
                     headers += [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
                                 (b"referrer-policy", b"no-referrer")]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.batch import ClaimItem
+from factdebate.textsafe import dumps_record
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batches (
@@ -88,7 +89,7 @@ class BatchStore:
             db.execute("INSERT INTO batches VALUES (?, ?, ?, NULL, 'running', ?, ?)",
                        (batch_id, owner, time.time(), json.dumps(settings), json.dumps(options)))
             db.executemany("INSERT INTO batch_items (batch_id, idx, item_id, claim, extra) VALUES (?, ?, ?, ?, ?)",
-                           [(batch_id, i, it.id, it.claim, json.dumps(it.extra, ensure_ascii=False))
+                           [(batch_id, i, it.id, it.claim, dumps_record(it.extra))
                             for i, it in enumerate(items)])
 
     def get(self, batch_id: str) -> BatchInfo | None:
@@ -121,7 +122,7 @@ class BatchStore:
         status = "error" if result.get("error") else "done"
         with self._tx() as db:
             db.execute("UPDATE batch_items SET status = ?, result = ? WHERE batch_id = ? AND idx = ?",
-                       (status, json.dumps(result, ensure_ascii=False, default=str), batch_id, idx))
+                       (status, dumps_record(result), batch_id, idx))
 
     def finish(self, batch_id: str) -> None:
         with self._tx() as db:

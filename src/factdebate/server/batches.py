@@ -13,6 +13,7 @@ from factdebate.api import run_claim, validate_claim
 from factdebate.batch import ClaimItem, parse_claim_lines
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
+from factdebate.redact import redact_text
 from factdebate.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.options import public_verdict
@@ -22,8 +23,12 @@ log = logging.getLogger("factdebate.server")
 
 def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimItem]:
     """The upload's claims (see :func:`factdebate.batch.parse_claim_lines`), each validated up front so a
-    bad row is reported with its line before any work starts."""
+    bad row is reported with its line before any work starts (an API caller gets a 422 at once, where the
+    CLI records the line as an error and runs the rest)."""
     items = parse_claim_lines(text.splitlines())
+    for item in items:
+        if item.error:
+            raise InputError(item.error)
     if len(items) > max_claims:
         raise InputError(f"too many claims: the limit is {max_claims} per batch")
     for item in items:
@@ -93,5 +98,5 @@ class BatchRunner:
                 record.update({"claim": item.claim, "error": str(exc)})
             except Exception as exc:  # one failing claim is recorded; it must not stop the batch
                 log.exception("batch %s item %s failed", batch_id, item.id)
-                record.update({"claim": item.claim, "error": f"{type(exc).__name__}: {exc}"})
+                record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}")})
             await asyncio.to_thread(self.store.record, batch_id, idx, record)

@@ -53,7 +53,7 @@ def serve(
     ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
     _tune_gc()
     typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
 
 
 def _tune_gc() -> None:

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from factdebate.api import run_claim, validate_claim
 from factdebate.errors import FactDebateError
@@ -22,6 +24,7 @@ from factdebate.server.resources import ResourcePool
 from factdebate.types import Document, Verdict
 
 EXCERPT_CHARS = 400
+MAX_QUERY_CHARS = 500
 INSTRUCTIONS = ("Check factual claims. verify_claim runs a debate between retrieval agents and returns a label "
                 "(SUPPORTS, REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence "
                 "returns passages for a query without judging anything.")
@@ -45,6 +48,35 @@ def summarize(verdict: Verdict) -> dict[str, Any]:
             "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
 
 
+def describe_errors(exc: ValidationError) -> str:
+    """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
+
+
+def _strict_arguments(server: MCPServer, name: str) -> None:
+    """Unknown arguments are refused (the SDK would drop them silently) and argument errors read as
+    ``field: problem`` (pydantic's own text carries documentation URLs and the input)."""
+    tool = server._tool_manager.get_tool(name)
+    if tool is None:  # pragma: no cover - registered just above
+        raise RuntimeError(f"tool {name} is not registered")
+    base: type[BaseModel] = tool.fn_metadata.arg_model
+
+    class Arguments(base):  # type: ignore[valid-type, misc]
+        model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+        @model_validator(mode="wrap")
+        @classmethod
+        def _plain_errors(cls, data: Any, handler: Any) -> Any:
+            try:
+                return handler(data)
+            except ValidationError as exc:
+                raise PydanticCustomError("invalid_arguments", describe_errors(exc).replace("{", "(")
+                                          .replace("}", ")")) from None
+
+    tool.fn_metadata.arg_model = Arguments
+    tool.parameters = Arguments.model_json_schema(by_alias=True)
+
+
 def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None) -> MCPServer:
     resolver = SettingsResolver({}, config_file, allowed_llms=[])
     resources = pool or ResourcePool(size=4)
@@ -63,7 +95,9 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
             settings = resolver.resolve(options)
             text = validate_claim(claim, settings)
             verdict = await run_claim(text, settings, resources.get(settings))
-        except (FactDebateError, ValueError) as exc:
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
             raise ToolError(str(exc)) from exc
         return summarize(verdict)
 
@@ -73,6 +107,8 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                               tool: Literal["search", "rag"] = "search") -> list[dict[str, Any]]:
         if not query.strip():
             raise ToolError("the query is empty")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ToolError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
         if not 1 <= k <= 20:
             raise ToolError("k must be between 1 and 20")
         settings = resolver.base
@@ -83,6 +119,8 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
             raise ToolError(str(exc)) from exc
         return [_doc(d, 2000) | {"id": d.id, "tool": engine.name} for d in documents]
 
+    for name in ("verify_claim", "search_evidence"):
+        _strict_arguments(server, name)
     return server
 
 

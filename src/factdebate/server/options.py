@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from factdebate.api import settings_from
 from factdebate.config import Settings
+from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.errors import ConfigError
 from factdebate.options import Option, all_options, options_to_overrides
 from factdebate.plugins import get_method
@@ -20,7 +21,7 @@ from factdebate.types import Verdict
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {
-    "corpus": {"pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+    "corpus": {"pattern": CORPUS_PATTERN},
     "llm": {"description": "Debater model; only models the server offers."},
 }
 

@@ -135,7 +135,7 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, _: CallerDep) 
 
     # The background task also releases the slot when the client left before the stream even started.
     return StreamingResponse(frames(), media_type="text/event-stream", background=BackgroundTask(slot.release),
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 async def batch_options(request: Request) -> VerifyOptions:
@@ -176,7 +176,8 @@ async def _status(service: Service, batch_id: str, who: str, *, with_results: bo
                   limit: int = -1) -> BatchStatus:
     info = await asyncio.to_thread(service.store.get, batch_id)
     if info is None or info.owner != who:  # another key's batch is as good as absent
-        raise HTTPException(404, f"no batch '{batch_id}'")
+        shown = batch_id if len(batch_id) <= 64 else batch_id[:64] + "…"  # never echo a huge id back
+        raise HTTPException(404, f"no batch '{shown}'")
     results = await asyncio.to_thread(service.store.results, batch_id, offset, limit) if with_results else None
     return BatchStatus(id=info.id, status=info.status, total=info.total, done=info.done, errors=info.errors,
                        created=info.created, finished=info.finished, options=info.options, results=results)

@@ -20,6 +20,8 @@ from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
 
+AUTH_FAILURES_PER_MINUTE = 10
+
 
 @dataclass
 class Service:
@@ -32,6 +34,9 @@ class Service:
     runner: BatchRunner
     active_runs: int = 0
     started: float = field(default_factory=time.time)
+    # Failed authentications per client address: guessing keys costs a 429 after a few tries, even when
+    # the per-key rate limit is off.
+    auth_failures: RateLimiter = field(default_factory=lambda: RateLimiter(AUTH_FAILURES_PER_MINUTE))
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
@@ -56,11 +61,16 @@ async def get_service(request: Request) -> Service:
 ServiceDep = Annotated[Service, Depends(get_service)]
 
 
-async def caller(service: ServiceDep,
+async def caller(service: ServiceDep, request: Request,
                  authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> str:
     """Authenticates the request and charges it to the caller's rate bucket; returns the caller's key id."""
     who = service.keys.identify(authorization)
     if who is None:
+        address = request.client.host if request.client else "unknown"
+        wait = service.auth_failures.acquire(f"auth-failed:{address}")
+        if wait > 0:
+            raise HTTPException(429, f"too many failed authentications: retry in {math.ceil(wait)} s",
+                                headers={"Retry-After": str(math.ceil(wait))})
         raise HTTPException(401, "missing or invalid API key: send 'Authorization: Bearer <key>'",
                             headers={"WWW-Authenticate": "Bearer"})
     wait = service.limiter.acquire(who)

@@ -8,6 +8,7 @@ words before parsing: claims contain quotes, colons and brackets that would othe
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
 import threading
@@ -89,6 +90,27 @@ class LexicalIndex:
 
     def count(self) -> int:
         return int(self._index().searcher().num_docs)
+
+    def check_writable(self) -> None:
+        """Fails now if the index could not be written: its folder is not writable, or another process
+        holds its writer lock. Creates nothing."""
+        if not self.exists():
+            parent = next((p for p in (self.path, *self.path.parents) if p.exists()), None)
+            if parent is None or not os.access(parent, os.W_OK | os.X_OK):
+                raise IndexError_(f"cannot create the local search index at {self.path}: "
+                                  f"{parent or self.path} is not writable")
+            return
+        index = self._index()
+        with self._write_lock:
+            try:
+                writer = index.writer(heap_size=15_000_000)
+            except Exception as exc:
+                raise IndexError_(
+                    f"cannot write the local search index at {self.path} ({exc}); "
+                    "is another factdebate process indexing it?"
+                ) from exc
+            writer.rollback()
+            writer.wait_merging_threads()  # drops the writer and its on-disk lock
 
     def add(self, chunks: Iterable[Document]) -> int:
         """Add passages whose id is not in the index yet; returns how many were new."""

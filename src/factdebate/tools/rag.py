@@ -14,7 +14,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -22,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from factdebate.corpus.names import collection_name
 from factdebate.embeddings import DEFAULT_ENCODER, DIM, Embedder, get_embedder
 from factdebate.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
 from factdebate.paths import data_dir
@@ -46,10 +46,6 @@ def default_milvus_uri() -> str:
 
 def is_lite_uri(uri: str) -> bool:
     return not uri.startswith(("http://", "https://", "tcp://", "unix:"))
-
-
-def collection_name(corpus: str) -> str:
-    return "factdebate_" + re.sub(r"[^A-Za-z0-9_]", "_", corpus)
 
 
 def _fit(value: str, limit: int) -> str:
@@ -154,6 +150,11 @@ class MilvusStore:
             return False
         with self._errors("reading"):
             return bool(self.client.has_collection(self.collection))
+
+    def check_writable(self) -> None:
+        """Open the database (a Milvus Lite folder another process holds fails here) without writing."""
+        with self._errors("opening"):
+            self.client.has_collection(self.collection)
 
     def create(self) -> None:
         """Create the collection with its vector index if it is missing (idempotent)."""
