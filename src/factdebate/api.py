@@ -198,7 +198,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict = await method.run(claim, resources)
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
-        verdict.config = settings.model_dump(mode="json")
+        verdict.config = public_config(settings)
         recorder.emit(RunFinished(label=verdict.label, decided_by=verdict.decided_by,
                                   usage=verdict.usage.model_dump()))
     return verdict
