@@ -6,6 +6,7 @@ failure or None) injects failures by rule, e.g. a 429 on every 5th call (benchma
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,6 +14,15 @@ from typing import Any
 
 GARBAGE = 0  # "status" of a 200 whose body is not a chat completion
 Failure = tuple[int, str | None]
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (a timeout or budget test) closes its socket mid-reply. That is not a
+        # server error, and its traceback would land in whichever test captures stderr next.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeOpenAI:
@@ -69,7 +79,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
