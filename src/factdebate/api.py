@@ -177,11 +177,13 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
         else:
             key = settings.llm_for(role)
         if key not in by_spec:
-            backend = backends.get(role) or make_backend(key, timeout=settings.llm.timeout)
+            backend = backends.get(role) or make_backend(key, timeout=settings.llm.timeout,
+                                                               constrain=settings.llm.constrain)
             limit = settings.llm.concurrency or backend.max_parallel
             by_spec[key] = (backend, asyncio.Semaphore(limit))
         backend, semaphore = by_spec[key]
-        llms[role] = LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore)
+        llms[role] = LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
+                         one_call_verdict=settings.llm.one_call_verdict)
     return Resources(settings=settings, debater=llms["debater"], judge=llms["judge"], scorer=llms["scorer"],
                      encoder_factory=encoder_factory or default_encoder,
                      tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, llms["debater"])))

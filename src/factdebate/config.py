@@ -29,6 +29,13 @@ class LLMSettings(_Strict):
     retry_budget: float = Field(default=120.0, gt=0)  # seconds one call may spend on tries and waits
     timeout: float = 120.0
     cache: bool = True
+    # How an OpenAI-compatible server is asked to constrain answers (labels, query formats, JSON):
+    # auto (ask the server what it is), grammar (llama.cpp server), guided (vLLM), json_schema
+    # (response_format: OpenAI, Ollama...), none. The in-process llama.cpp always uses grammars.
+    constrain: Literal["auto", "grammar", "guided", "json_schema", "none"] = "auto"
+    # On backends that constrain: reasoning and a final "Verdict:" line in one held generation, so the
+    # first answer always carries a label. Off: free answer, then a label re-ask when none is readable.
+    one_call_verdict: bool = True
 
 
 class ToolMADSettings(_Strict):

@@ -66,6 +66,9 @@ class Turn(BaseModel):
     response: str = ""
     label: Label | None = None  # None: the answer had no parseable label (never counted as consensus)
     parse_retries: int = 0
+    # The label came from an answer the backend held to a label format (grammar, schema or choices);
+    # None: unknown (files written before this field) or no label.
+    label_constrained: bool | None = None
     faithfulness: float | None = None  # None: not computed or could not be scored
     answer_relevance: float | None = None
     consistency: float | None = None
@@ -81,6 +84,7 @@ class JudgeDecision(BaseModel):
     response: str
     label: Label | None
     parse_retries: int = 0
+    label_constrained: bool | None = None  # as in Turn
 
 
 class Verdict(BaseModel):

@@ -17,7 +17,7 @@ from factdebate.methods.common import labelled_answer
 from factdebate.parsing import parse_label
 from factdebate.prompts import render
 from factdebate.runtime import emit
-from factdebate.scoring.ask import ask_parsed
+from factdebate.scoring.ask import ask_parsed_full
 from factdebate.types import JudgeDecision, Label, Round, Turn, Verdict
 
 # "Preference: yes or no" is the prompt's own answer format echoed back, not a decision.
@@ -31,6 +31,13 @@ MODERATION_GRAMMAR = (
     'reason ::= [^\\n]{1,200}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
+# The same format as JSON, for servers that take schemas but no grammars (the verdict is ignored after "no").
+MODERATION_JSON = ({
+    "type": "object",
+    "properties": {"preference": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"},
+                   "verdict": {"type": "string", "enum": [label.value for label in Label]}},
+    "required": ["preference", "reason", "verdict"], "additionalProperties": False,
+}, "Preference: {preference}\nReason: {reason}\n{verdict}")
 
 
 @dataclass(frozen=True)
@@ -81,22 +88,26 @@ class MAD:
                 agent="negative", round=r, temperature=temperature)
             negative_said = negative.response
             unparsed += (affirmative.label is None) + (negative.label is None)
-            moderation, raw = await ask_parsed(
+            moderated = await ask_parsed_full(
                 resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                         negative=negative.response),
                 parse_moderation, "the reply needs a line 'Preference: yes' or 'Preference: no', and after "
                 "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160,
-                reask_grammar=MODERATION_GRAMMAR)
+                reask_grammar=MODERATION_GRAMMAR, reask_json=MODERATION_JSON)
+            moderation, raw = moderated.value, moderated.raw
             if moderation is None:
                 unparsed += 1
                 emit("parse_failure", what="moderation", agent="moderator", round=r, reply=raw[:200])
             turns = [
                 Turn(agent="affirmative", tool="none", response=affirmative.response, label=affirmative.label,
-                     parse_retries=affirmative.retries),
+                     parse_retries=affirmative.retries,
+                     label_constrained=affirmative.constrained),
                 Turn(agent="negative", tool="none", response=negative.response, label=negative.label,
-                     parse_retries=negative.retries),
+                     parse_retries=negative.retries,
+                     label_constrained=negative.constrained),
                 Turn(agent="moderator", tool="none", response=raw.strip(),
-                     label=moderation.label if moderation else None),
+                     label=moderation.label if moderation else None,
+                     label_constrained=moderated.constrained if moderation and moderation.label else None),
             ]
             rounds.append(Round(round=r, turns=turns))
             preferred = moderation is not None and moderation.preference
@@ -106,5 +117,6 @@ class MAD:
         prompt = render("mad_judge", claim=claim, history=history_text(rounds))
         answer = await labelled_answer(resources.judge, prompt, agent="judge", round=len(rounds) + 1,
                                        temperature=temperature)
-        judge = JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries)
+        judge = JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries,
+                             label_constrained=answer.constrained)
         return finish(claim, self.name, answer.label, "judge", rounds, judge, unparsed_turns=unparsed)

@@ -55,7 +55,8 @@ class MADKE:
         prompt = render("madke_judge", claim=claim, documents=pool, history=history_text(rounds))
         answer = await labelled_answer(resources.judge, prompt, agent="judge", round=len(rounds) + 1,
                                        temperature=settings.llm.temperature)
-        judge = JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries)
+        judge = JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries,
+                             label_constrained=answer.constrained)
         return finish(claim, self.name, answer.label, "judge", rounds, judge)
 
     async def _turn(self, index: int, claim: str, pool: list[Document], previous: list[Turn] | None, r: int,
@@ -69,4 +70,4 @@ class MADKE:
         # The pool is stored once, on the round-1 turns; later rounds read the same documents.
         return Turn(agent=name, tool="pool", query=claim if r == 1 else None,
                     evidence=pool if r == 1 else [], response=answer.response, label=answer.label,
-                    parse_retries=answer.retries)
+                    parse_retries=answer.retries, label_constrained=answer.constrained)

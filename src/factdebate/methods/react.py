@@ -16,7 +16,7 @@ from factdebate.methods.common import labelled_answer, search_tool, trim
 from factdebate.parsing import parse_label
 from factdebate.prompts import render
 from factdebate.runtime import emit
-from factdebate.scoring.ask import ask_parsed
+from factdebate.scoring.ask import ask_parsed_full
 from factdebate.types import Document, Label, Round, Turn, Verdict
 
 _ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
@@ -33,6 +33,13 @@ STEP_GRAMMAR = (
     'query ::= [^\\n<>\\[\\]]{2,100}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
+# The same step as JSON for servers without grammars; parse_action still checks a finish names a verdict.
+STEP_JSON = ({
+    "type": "object",
+    "properties": {"thought": {"type": "string"}, "action": {"type": "string", "enum": ["search", "finish"]},
+                   "argument": {"type": "string"}},
+    "required": ["thought", "action", "argument"], "additionalProperties": False,
+}, "Thought: {thought}\nAction: {action}[{argument}]")
 
 
 @dataclass
@@ -94,10 +101,12 @@ class ReAct:
         failures = 0  # steps whose reply had no valid action, even after the re-ask
         for number in range(1, max_steps + 1):
             prompt = render("react_step", claim=claim, steps=steps, remaining=max_steps - number + 1)
-            action, raw = await ask_parsed(resources.debater, prompt, parse_action,
+            parsed = await ask_parsed_full(resources.debater, prompt, parse_action,
                                            "the reply had no line like 'Action: search[...]' or "
                                            "'Action: finish[SUPPORTS]'", agent=AGENT, round=number,
-                                           max_tokens=160, reask_grammar=STEP_GRAMMAR)
+                                           max_tokens=160, reask_grammar=STEP_GRAMMAR,
+                                           reask_json=STEP_JSON)
+            action, raw = parsed.value, parsed.raw
             turn = Turn(agent=AGENT, tool=tool.name, response=raw.strip())
             rounds.append(Round(round=number, turns=[turn]))
             if action is None:
@@ -106,7 +115,7 @@ class ReAct:
                 steps.append(Step(thought_of(raw), "(none)", "no valid action was given"))
                 continue
             if action.kind == "finish":
-                turn.label = action.label
+                turn.label, turn.label_constrained = action.label, parsed.constrained
                 return finish(claim, self.name, action.label, "single", rounds, unparsed_turns=failures)
             documents = trim(await search_tool(tool, action.argument, settings.toolmad.k, agent=AGENT,
                                                round=number), settings.toolmad.max_doc_chars)
@@ -117,7 +126,7 @@ class ReAct:
         answer = await labelled_answer(resources.debater, prompt, agent=AGENT, round=max_steps + 1,
                                        temperature=settings.llm.temperature)
         final = Turn(agent=AGENT, tool="none", response=answer.response, label=answer.label,
-                     parse_retries=answer.retries)
+                     parse_retries=answer.retries, label_constrained=answer.constrained)
         rounds.append(Round(round=max_steps + 1, turns=[final]))
         return finish(claim, self.name, answer.label, "single", rounds,
                       unparsed_turns=failures + (answer.label is None))

@@ -15,7 +15,7 @@ async def one_answer(method: str, template: str, claim: str, resources: Resource
     answer = await labelled_answer(resources.debater, prompt, agent=method, round=1, max_tokens=max_tokens,
                                    temperature=resources.settings.llm.temperature)
     turn = Turn(agent=method, tool="none", response=answer.response, label=answer.label,
-                parse_retries=answer.retries)
+                parse_retries=answer.retries, label_constrained=answer.constrained)
     return finish(claim, method, answer.label, "single", [Round(round=1, turns=[turn])])
 
 

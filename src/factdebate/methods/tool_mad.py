@@ -19,6 +19,7 @@ from statistics import mean
 from factdebate.config import ToolMADSettings
 from factdebate.methods.base import Resources, register
 from factdebate.methods.common import labelled_answer, search_tool, trim
+from factdebate.methods.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
 from factdebate.parsing import parse_query
 from factdebate.prompts import render
 from factdebate.runtime import emit
@@ -28,8 +29,6 @@ from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
 from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Verdict
-
-QUERY_GRAMMAR = 'root ::= "[" [^\\[\\]\\n]+ "]"\n'
 
 AGENT_DESCRIPTIONS = {
     "rag": "RAG agent (evidence from a vector database)",
@@ -102,7 +101,7 @@ class ToolMAD:
                                        temperature=resources.settings.llm.temperature)
         turn = Turn(agent=agent.name, tool=agent.tool_name, query=query, query_changed=changed,
                     evidence=documents, response=answer.response, label=answer.label,
-                    parse_retries=answer.retries)
+                    parse_retries=answer.retries, label_constrained=answer.constrained)
         emit("answer", agent=agent.name, round=r, label=turn.label, response=turn.response,
              parse_retries=turn.parse_retries)
         if cfg.scoring:
@@ -123,7 +122,8 @@ class ToolMAD:
                         others=others)
         query, raw = await ask_parsed(resources.debater, prompt, parse_query,
                                       "the query was not inside square brackets", agent=agent.name, round=r,
-                                      max_tokens=48, reask_grammar=QUERY_GRAMMAR)
+                                      max_tokens=48, reask_grammar=QUERY_GRAMMAR,
+                                      reask_json=(QUERY_SCHEMA, QUERY_TEMPLATE))
         if query is None:
             emit("parse_failure", what="query", agent=agent.name, round=r, reply=raw[:200])
             return previous_query, False
@@ -184,7 +184,8 @@ class ToolMAD:
                         scores=scores, score_kind=cfg.scoring_variant if cfg.scoring else "none")
         answer = await labelled_answer(resources.judge, prompt, agent="judge", round=len(rounds) + 1,
                                        temperature=resources.settings.llm.temperature)
-        return JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries)
+        return JudgeDecision(response=answer.response, label=answer.label, parse_retries=answer.retries,
+                             label_constrained=answer.constrained)
 
     @staticmethod
     def _verdict(claim: str, label: Label | None, decided_by: str, rounds: list[Round],

@@ -66,4 +66,4 @@ class Vote:
         # Voters of one kind read the same documents: they are stored once, on the first of them.
         return Turn(agent=f"voter-{number}", tool=kind, query=claim if kind != "none" else None,
                     evidence=documents if keep_evidence else [], response=answer.response, label=answer.label,
-                    parse_retries=answer.retries)
+                    parse_retries=answer.retries, label_constrained=answer.constrained)
