@@ -135,7 +135,7 @@ def _ensure_builtin(engine: str, settings: Settings) -> None:
 
 
 def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
-    from factdebate.eval.medical import ScholarPipeline
+    from factdebate.tools.scholar import ScholarPipeline
 
     if llm is None:
         raise ConfigError("medical.search needs the debater model to extract keywords and summarise abstracts")
