@@ -120,3 +120,27 @@ async def test_factdebate_mcp_search_feeds_a_retrieval_tool(tmp_path: Path) -> N
     finally:
         await search.aclose()
     assert len(documents) == 1 and documents[0].title == "Eiffel Tower" and "1889" in documents[0].text
+
+
+async def test_tool_mad_agent_searches_through_a_configured_mcp_server() -> None:
+    from factdebate.api import build_resources, run_claim
+    from factdebate.config import load_settings
+    from factdebate.llm.scripted import ScriptedBackend
+    from tests.helpers import BagOfWordsEncoder, debate_script
+
+    settings = load_settings(overrides={
+        "llm": {"cache": False}, "toolmad": {"agents": ["mcp:toy/lookup", "none"], "rounds": 1, "scoring": False},
+        "mcp_servers": {"toy": {"command": sys.executable, "args": [TOY]}}}, environ={})
+    script = debate_script({("mcp:toy/lookup", 1): "SUPPORTS", ("none", 1): "SUPPORTS"})
+    backend = ScriptedBackend(script)
+    resources = build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
+                                encoder_factory=BagOfWordsEncoder)
+    try:
+        verdict = await run_claim("Paris is the capital of France", settings, resources)
+    finally:
+        tool = resources.tool("mcp:toy/lookup")
+        assert isinstance(tool, ToolsetSearch)
+        await tool.aclose()
+    evidence = verdict.rounds[0].turns[0].evidence
+    assert verdict.label is not None and verdict.rounds[0].turns[0].tool == "toy/lookup"
+    assert [d.text for d in evidence] == ["Paris is the capital of France."]

@@ -11,8 +11,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from factdebate.errors import ConfigError
-
-AgentTool = Literal["rag", "search", "none"]
+from factdebate.tools.mcp_config import MCPServerConfig
+from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
 
 class _Strict(BaseModel):
@@ -46,7 +46,7 @@ class ToolMADSettings(_Strict):
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
     # round's score or the running average; we default to this round's and offer the average.
     threshold_on: Literal["round", "average"] = "round"
-    agents: list[AgentTool] = Field(default_factory=lambda: list[AgentTool](["rag", "search"]))
+    agents: list[AgentTool] = Field(default_factory=lambda: ["rag", "search"])
     query_formulation: bool = True
     scoring: bool = True  # off: consensus on labels alone, nothing scored, judge sees no scores
     scoring_variant: Literal["stability", "consistency"] = "stability"
@@ -63,7 +63,7 @@ class ToolMADSettings(_Strict):
 
 
 class RetrievalSettings(_Strict):
-    search: Literal["local", "tavily", "wikipedia"] = "local"
+    search: SearchEngine = "local"
     corpus: str = "builtin"
     milvus_uri: str | None = None  # None: a Milvus Lite file under the data directory
     wikipedia_lang: str = "en"
@@ -90,8 +90,7 @@ class BaselineSettings(_Strict):
 
     react_max_steps: int = Field(default=5, ge=1, le=20)  # thought/action/observation steps before a forced answer
     mad_rounds: int = Field(default=3, ge=1, le=10)  # MAD and MADKE debate rounds
-    madke_tools: list[Literal["rag", "search"]] = Field(
-        default_factory=lambda: list[Literal["rag", "search"]](["rag", "search"]))
+    madke_tools: list[RetrievalTool] = Field(default_factory=lambda: ["rag", "search"])
     # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
     vote_samples: int | None = Field(default=None, ge=1, le=200)
     vote_temperature: float = Field(default=0.7, ge=0, le=2)
@@ -112,6 +111,8 @@ class Settings(_Strict):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     baselines: BaselineSettings = Field(default_factory=BaselineSettings)
     medical: MedicalSettings = Field(default_factory=MedicalSettings)
+    # MCP servers whose tools agents may use as ``mcp:<server>/<tool>`` (see docs/configuration.md).
+    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
 

@@ -28,19 +28,16 @@ from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
+from factdebate.tools.registry import AGENT_TOOLS, agent_description
 from factdebate.types import Document, JudgeDecision, Label, Round, Turn, Verdict
 
-AGENT_DESCRIPTIONS = {
-    "rag": "RAG agent (evidence from a vector database)",
-    "search": "search agent (evidence from a search engine)",
-    "none": "agent without tools (own knowledge only)",
-}
+AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
 
 
 @dataclass
 class Agent:
     name: str
-    kind: str  # rag | search | none
+    kind: str  # rag | search | none | mcp:<server>/<tool> (tools/registry.py)
     tool: Tool | None
     desc: str
     searches: dict[str, list[Document]] = field(default_factory=dict)
@@ -54,7 +51,7 @@ def build_agents(kinds: list[str], resources: Resources) -> list[Agent]:
     agents: list[Agent] = []
     for index, kind in enumerate(kinds):
         name = kind if kinds.count(kind) == 1 else f"{kind}-{kinds[: index + 1].count(kind)}"
-        desc = AGENT_DESCRIPTIONS[kind]
+        desc = agent_description(kind)
         if kinds.count(kind) > 1:
             desc = f"{desc} #{kinds[: index + 1].count(kind)}"
         agents.append(Agent(name, kind, None if kind == "none" else resources.tool(kind), desc))

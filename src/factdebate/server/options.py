@@ -16,6 +16,7 @@ from factdebate.config import Settings
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.errors import ConfigError
 from factdebate.methods import get_method
+from factdebate.tools.registry import AgentTool, SearchEngine
 from factdebate.types import Verdict
 
 
@@ -26,9 +27,9 @@ class VerifyOptions(BaseModel):
     llm: str | None = Field(default=None, description="Debater model; only models the server offers.")
     judge_llm: str | None = None
     scorer_llm: str | None = None
-    agents: list[Literal["rag", "search", "none"]] | None = Field(
+    agents: list[AgentTool] | None = Field(
         default=None, description="Tools of the debaters, e.g. [\"rag\", \"search\"].")
-    search: Literal["local", "tavily", "wikipedia"] | None = Field(
+    search: SearchEngine | None = Field(
         default=None, description="Search engine used by the search agent.")
     corpus: str | None = Field(default=None, pattern=CORPUS_PATTERN,
                                description="Indexed corpus for retrieval.")

@@ -67,6 +67,10 @@ class ToolsetSearch:
         if not self._opened:
             await self.toolset.__aenter__()
             self._opened = True
+            # Pass k only to tools that take it: a strict server rejects unknown arguments.
+            listed = {t.name: t for t in await self.toolset.list_tools()}
+            if self.tool in listed and self.k_arg not in listed[self.tool].parameters.get("properties", {}):
+                self.k_arg = None
         arguments: dict[str, Any] = {self.query_arg: query}
         if self.k_arg:
             arguments[self.k_arg] = k
