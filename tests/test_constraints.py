@@ -58,7 +58,8 @@ async def test_reasoning_and_verdict_come_back_as_text_from_a_schema_only_server
 
 
 async def test_a_rejected_constraint_degrades_once_and_is_recorded() -> None:
-    with FakeOpenAI(failures=[(400, None)], reply="SUPPORTS") as server:
+    with FakeOpenAI(failures=[(400, None)], reply="SUPPORTS",
+                    error_message="response_format json_schema is not supported") as server:
         client = backend(server, "json_schema")
         first = await client.complete(USER, GenParams(choices=LABEL_CHOICES))
         await client.complete(USER, GenParams(choices=LABEL_CHOICES))

@@ -162,12 +162,9 @@ _CONSTRAINT_WORDS = ("response_format", "json_schema", "grammar", "guided", "sch
 
 
 def _rejects_constraint(exc: Exception) -> bool:
-    """A 400 or 422 refuses the request as sent; other errors count only when they name a constraint field
-    (llama-cpp-python answers an unknown ``response_format`` type with a 500 validation error)."""
-    message = str(exc)
-    if isinstance(exc, FatalLLMError) and ("HTTP 400 " in message or "HTTP 422 " in message):
-        return True
-    return any(word in message.lower() for word in _CONSTRAINT_WORDS)
+    """An error that names a constraint field: the request was refused for its constraint (llama-cpp-python
+    answers an unknown ``response_format`` type with a 500 naming it). Other 4xx stay errors."""
+    return any(word in str(exc).lower() for word in _CONSTRAINT_WORDS)
 
 
 def _checked(completion: Completion, req: Request) -> Completion:
