@@ -27,10 +27,11 @@ class _QuietServer(ThreadingHTTPServer):
 
 class FakeOpenAI:
     def __init__(self, failures: list[Failure] | None = None, reply: str = "SUPPORTS",
-                 fault: Callable[[int], Failure | None] | None = None) -> None:
+                 fault: Callable[[int], Failure | None] | None = None, error_message: str | None = None) -> None:
         self.failures = list(failures or [])
         self.reply = reply
         self.fault = fault
+        self.error_message = error_message  # what a failure says (default "fake <status>")
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         owner = self
@@ -58,7 +59,8 @@ class FakeOpenAI:
                     return
                 if failure is not None:
                     status, retry_after = failure
-                    payload = json.dumps({"error": {"message": f"fake {status}", "type": "x"}}).encode()
+                    payload = json.dumps({"error": {"message": owner.error_message or f"fake {status}",
+                                                   "type": "x"}}).encode()
                     self.send_response(status)
                     if retry_after is not None:
                         self.send_header("Retry-After", retry_after)

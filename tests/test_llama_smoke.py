@@ -120,3 +120,29 @@ def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> No
 
     assert conversation(cached) == conversation(plain)
     assert len(restored) == 1 and restored[0] > 20  # the first conversation's state was restored
+
+
+async def test_reasoning_and_verdict_come_in_one_held_generation() -> None:
+    from factdebate.llm.model import LLM
+    from factdebate.methods.common import labelled_answer
+    from factdebate.prompts import render
+
+    backend = LlamaCppBackend("builtin")
+    llm = LLM(backend, "debater")
+    prompt = render("debate_answer", agent_desc="agent without tools", claim="Paris is in Italy.", others=[],
+                    documents=[])
+    answer = await labelled_answer(llm, prompt, agent="a", round=1)
+    assert answer.label is not None and answer.retries == 0 and answer.constrained
+    assert answer.response.splitlines()[-1].startswith("Verdict: ")
+
+
+async def test_tools_hold_the_in_process_model_to_one_well_formed_call() -> None:
+    from factdebate.llm.base import ToolSchema
+
+    tool = ToolSchema("search", "Search an encyclopedia.",
+                      {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
+    reply = await LlamaCppBackend("builtin").complete(
+        [{"role": "user", "content": "Find out where Paris is. Call the search tool."}],
+        GenParams(max_tokens=64, tools=(tool,)))
+    assert len(reply.tool_calls) == 1 and reply.tool_calls[0].name == "search", reply.text
+    assert isinstance(reply.tool_calls[0].arguments.get("query"), str)

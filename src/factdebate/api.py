@@ -52,8 +52,11 @@ def public_config(settings: Settings) -> dict[str, Any]:
 
 def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
     """``rag``: Milvus over the configured corpus; ``search``: the configured search engine, or with
-    ``medical.search`` set, the scholarly pipeline (keywords -> abstracts -> summaries written by ``llm``)."""
+    ``medical.search`` set, the scholarly pipeline (keywords -> abstracts -> summaries written by ``llm``);
+    ``mcp:<server>/<tool>``: that tool of a configured MCP server, opened on first search."""
     retrieval = settings.retrieval
+    if kind.startswith("mcp:"):
+        return _mcp_tool(kind, settings)
     if kind == "search" and settings.medical.search != "default":
         return _scholar_tool(settings, llm)
     if kind == "rag":
@@ -88,6 +91,19 @@ def _ensure_builtin(engine: str, settings: Settings) -> None:
 
     ensure_builtin_indexed(retrieval.milvus_uri, engines=(engine,), limit=retrieval.builtin_docs,
                            encoder=retrieval.encoder)
+
+
+def _mcp_tool(kind: str, settings: Settings) -> Tool:
+    from factdebate.tools.mcp_client import MCPToolset
+    from factdebate.tools.registry import mcp_tool
+    from factdebate.tools.retrieval_toolset import ToolsetSearch
+
+    found = mcp_tool(kind)
+    if found is None or found[0] not in settings.mcp_servers:
+        known = ", ".join(settings.mcp_servers) or "none configured"
+        raise ConfigError(f"'{kind}' names no configured MCP server (mcp_servers: {known})")
+    server, tool = found
+    return ToolsetSearch(MCPToolset(server, settings.mcp_servers[server]), tool)
 
 
 def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
@@ -134,10 +150,12 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
             override = backends.get("debater")
         key = f"override:{id(override)}" if override is not None else settings.llm_for(role)
         if key not in by_key:
-            backend = override or make_backend(key, timeout=settings.llm.timeout)
+            backend = override or make_backend(key, timeout=settings.llm.timeout,
+                                                   constrain=settings.llm.constrain)
             by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
         backend, semaphore = by_key[key]
-        return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore)
+        return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
+                   one_call_verdict=settings.llm.one_call_verdict)
 
     resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
                           tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),

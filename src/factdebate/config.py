@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from factdebate.config_legacy import upgrade_settings_data
 from factdebate.errors import ConfigError
 from factdebate.plugins import all_methods
+from factdebate.tools.mcp_config import MCPServerConfig
+from factdebate.tools.registry import SearchEngine
 
 
 class _Strict(BaseModel):
@@ -31,10 +33,17 @@ class LLMSettings(_Strict):
     retry_budget: float = Field(default=120.0, gt=0)  # seconds one call may spend on tries and waits
     timeout: float = 120.0
     cache: bool = True
+    # How an OpenAI-compatible server is asked to constrain answers (labels, query formats, JSON):
+    # auto (ask the server what it is), grammar (llama.cpp server), guided (vLLM), json_schema
+    # (response_format: OpenAI, Ollama...), none. The in-process llama.cpp always uses grammars.
+    constrain: Literal["auto", "grammar", "guided", "json_schema", "none"] = "auto"
+    # On backends that constrain: reasoning and a final "Verdict:" line in one held generation, so the
+    # first answer always carries a label. Off: free answer, then a label re-ask when none is readable.
+    one_call_verdict: bool = True
 
 
 class RetrievalSettings(_Strict):
-    search: Literal["local", "tavily", "wikipedia"] = "local"
+    search: SearchEngine = "local"
     corpus: str = "builtin"
     milvus_uri: str | None = None  # None: a Milvus Lite file under the data directory
     wikipedia_lang: str = "en"
@@ -73,6 +82,8 @@ class Settings(_Strict):
     # One section per registered method, validated by the method's own settings model (factdebate.plugins).
     methods: dict[str, Any] = Field(default_factory=dict, validate_default=True)
     medical: MedicalSettings = Field(default_factory=MedicalSettings)
+    # MCP servers whose tools agents may use as ``mcp:<server>/<tool>`` (see docs/configuration.md).
+    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
 

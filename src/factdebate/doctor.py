@@ -54,6 +54,10 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("OPENAI_BASE_URL", "ok", base))
         checks.append(Check("OPENAI_API_KEY", "ok" if has_key or "OPENAI_BASE_URL" in os.environ else "fail",
                             "set" if has_key else "not set (needed for api.openai.com)"))
+        mode = settings.llm.constrain
+        checks.append(Check("constrained output", "ok" if mode != "none" else "warn",
+                            f"llm.constrain={mode}" + (" (detected from the server's model list on first use)"
+                                                       if mode == "auto" else "")))
     from factdebate.plugins import get_method
 
     retrieval_needed = bool(get_method(settings.method).tools(settings))

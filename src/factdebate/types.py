@@ -85,6 +85,9 @@ class Turn(BaseModel):
     label: Label | None = None  # None: no parseable label (never counted as consensus)
     parse_retries: int = 0
     scores: dict[str, float | None] = Field(default_factory=dict)
+    # The label came from an answer the backend held to a label format (grammar, schema or choices);
+    # None: unknown (files written before this field) or no label.
+    label_constrained: bool | None = None
     score_errors: list[str] = Field(default_factory=list)
 
     @property
@@ -113,6 +116,7 @@ class Judgement(BaseModel):
     weight: float = 1.0
     parsed: bool = True
     parse_retries: int = 0
+    label_constrained: bool | None = None  # as in Turn
 
     @property
     def label(self) -> Label | None:

@@ -9,7 +9,7 @@ from factdebate.llm.model import LLM, RetryPolicy
 __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy", "make_backend"]
 
 
-def make_backend(spec: str, *, timeout: float = 120.0) -> Backend:
+def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto") -> Backend:
     """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``."""
     provider, _, target = spec.partition(":")
     if not target:
@@ -18,7 +18,7 @@ def make_backend(spec: str, *, timeout: float = 120.0) -> Backend:
     if provider == "openai":
         from factdebate.llm.openai_compat import OpenAIBackend
 
-        return OpenAIBackend(target, timeout=timeout)
+        return OpenAIBackend(target, timeout=timeout, constrain=constrain)
     if provider in ("llama-cpp", "llamacpp", "llama_cpp"):
         from factdebate.llm.llama_cpp import LlamaCppBackend
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict, runtime_checkable
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 
 class Message(TypedDict):
@@ -12,18 +12,59 @@ class Message(TypedDict):
 
 
 @dataclass(frozen=True)
+class ToolSchema:
+    """A tool the model may call: ``parameters`` is the JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+@dataclass(frozen=True)
 class GenParams:
+    """Sampling settings and an optional constraint on the answer's shape.
+
+    Backends that can constrain decoding hold the answer to the constraint and say so in
+    ``Completion.constrained``; the others ignore it, and the caller parses the text tolerantly."""
+
     temperature: float = 0.0
     max_tokens: int = 512
-    # When set, the answer must be exactly one of these strings. Backends that support constrained
-    # decoding (llama.cpp grammars) enforce it; the others ignore it and the caller parses the text.
+    # The answer must be exactly one of these strings.
     choices: tuple[str, ...] | None = None
-    # A GBNF grammar the answer must follow (llama.cpp only), e.g. a bracketed query on a re-ask.
+    # A GBNF grammar the answer must follow, e.g. a bracketed query on a re-ask.
     grammar: str | None = None
+    # A JSON schema. Alone: the answer is a JSON document of that schema. With ``grammar`` and
+    # ``json_template``: the same text format spelled as JSON, for servers that take schemas but no
+    # grammars; the backend turns the JSON object back into text with ``json_template.format(**obj)``.
+    json_schema: dict[str, Any] | None = None
+    json_template: str | None = None
+    # Tools the model may call instead of answering (see ``Completion.tool_calls``).
+    tools: tuple[ToolSchema, ...] = ()
 
     def key(self) -> dict[str, object]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "choices": self.choices,
-                "grammar": self.grammar}
+        key: dict[str, object] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                                  "choices": self.choices, "grammar": self.grammar}
+        # Added only when set, so cache entries written before these fields existed still match.
+        if self.json_schema is not None:
+            key["json_schema"] = self.json_schema
+            key["json_template"] = self.json_template
+        if self.tools:
+            key["tools"] = [t.as_dict() for t in self.tools]
+        return key
+
+    @property
+    def has_constraint(self) -> bool:
+        return bool(self.choices or self.grammar or self.json_schema is not None)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    id: str = ""
 
 
 @dataclass
@@ -31,7 +72,9 @@ class Completion:
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # True when the backend held the answer to the request's constraint (grammar, schema or choices).
     constrained: bool = False
+    tool_calls: list[ToolCall] = field(default_factory=list)
     extra: dict[str, object] = field(default_factory=dict)
 
 

@@ -4,14 +4,17 @@ package: tiny, it proves the pipeline works offline, not that verdicts are accur
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
+import json
 import os
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
 from factdebate.errors import ConfigError, MissingDependencyError
-from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message
+from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
+from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
 from factdebate.llm.llama_states import prefix_cached_llama
 from factdebate.paths import data_dir
@@ -39,9 +42,42 @@ def _threads_from_env() -> int | None:
     return int(raw)
 
 
-def _choice_grammar(choices: tuple[str, ...]) -> str:
-    alternatives = " | ".join('"' + c.replace("\\", "\\\\").replace('"', '\\"') + '"' for c in choices)
-    return f"root ::= {alternatives}\n"
+def _grammar_text(params: GenParams) -> str | None:
+    """Every constraint as one GBNF grammar: choices, a grammar as given, a JSON schema (converted by
+    llama.cpp), or tools (one JSON tool call, since the in-process model has no native tool calling)."""
+    if params.choices:
+        return choice_grammar(params.choices)
+    if params.grammar:
+        return params.grammar
+    if params.json_schema is not None:
+        return _schema_grammar(json.dumps(params.json_schema, sort_keys=True))
+    if params.tools:
+        return _schema_grammar(json.dumps(tool_call_schema(params.tools), sort_keys=True))
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _schema_grammar(schema: str) -> str:
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return str(json_schema_to_gbnf(schema))
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(grammar: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(grammar, verbose=False)
+
+
+def _tool_calls(text: str, params: GenParams) -> list[ToolCall]:
+    if not params.tools or params.has_constraint:
+        return []
+    try:
+        data = json.loads(text)
+        return [ToolCall(name=str(data["name"]), arguments=dict(data["arguments"]))]
+    except (ValueError, KeyError, TypeError):
+        return []
 
 
 class LlamaCppBackend:
@@ -87,11 +123,9 @@ class LlamaCppBackend:
     def _complete_sync(self, messages: list[Message], params: GenParams) -> Completion:
         llm = self._model()
         kwargs: dict[str, Any] = {}
-        grammar = _choice_grammar(params.choices) if params.choices else params.grammar
+        grammar = _grammar_text(params)
         if grammar:
-            from llama_cpp import LlamaGrammar
-
-            kwargs["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
+            kwargs["grammar"] = _compiled(grammar)
         with self._locks[(self.path, self.n_ctx)]:
             try:
                 out = llm.create_chat_completion(
@@ -104,7 +138,7 @@ class LlamaCppBackend:
         usage = out.get("usage") or {}
         return Completion(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
-                          constrained=bool(grammar))
+                          constrained=bool(grammar), tool_calls=_tool_calls(text, params))
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         return await asyncio.to_thread(self._complete_sync, messages, params)

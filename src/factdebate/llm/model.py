@@ -52,9 +52,12 @@ class LLM:
         retry: RetryPolicy | None = None,
         cache: ResponseCache | None = None,
         semaphore: asyncio.Semaphore | None = None,
+        one_call_verdict: bool = True,
     ) -> None:
         self.backend = backend
         self.role = role
+        # Ask for reasoning and verdict in one constrained generation (settings.llm.one_call_verdict).
+        self.one_call_verdict = one_call_verdict
         self.retry = retry or RetryPolicy()
         self.cache = cache
         limit = concurrency or backend.max_parallel

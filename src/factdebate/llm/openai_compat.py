@@ -2,6 +2,10 @@
 
 ``OPENAI_BASE_URL`` picks the server and ``OPENAI_API_KEY`` the key. Local servers rarely check keys, so a
 missing key is only an error when the base URL is OpenAI's own.
+
+Constraints (labels, grammars, schemas) are sent the way the server understands them (``constrain``:
+see :mod:`factdebate.llm.constraints`). A server that rejects a constrained request is asked again with the
+next weaker form, down to none; the change is traced and the answer is then parsed tolerantly.
 """
 
 from __future__ import annotations
@@ -10,9 +14,18 @@ import json
 import os
 from typing import Any
 
-from factdebate.errors import MissingDependencyError, MissingKeyError
-from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, TransientLLMError
+from factdebate.errors import ConfigError, MissingDependencyError, MissingKeyError
+from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall, TransientLLMError
+from factdebate.llm.constraints import (
+    CONSTRAIN_MODES,
+    FALLBACK,
+    Request,
+    mode_from_owner,
+    openai_request,
+    render_json,
+)
 from factdebate.redact import redact_url
+from factdebate.runtime import emit
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up
@@ -28,11 +41,13 @@ def _retry_after(headers: Any) -> float | None:
 
 class OpenAIBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 120.0, max_parallel: int = 16) -> None:
+                 timeout: float = 120.0, max_parallel: int = 16, constrain: str = "auto") -> None:
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise MissingDependencyError("openai", "openai") from exc
+        if constrain not in CONSTRAIN_MODES:
+            raise ConfigError(f"llm.constrain must be one of {', '.join(CONSTRAIN_MODES)}, got '{constrain}'")
         self._openai = openai
         self.model = model
         self.endpoint = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL).rstrip("/")
@@ -45,17 +60,61 @@ class OpenAIBackend:
         self.name = f"openai:{model}@{redact_url(self.endpoint)}"
         self.max_parallel = max_parallel
         self._answered = False  # has the server ever answered (any HTTP status)?
+        # "auto" is resolved on the first constrained call; OpenAI's own API needs no probe.
+        self.constrain: str = "json_schema" if constrain == "auto" and self.endpoint == OPENAI_DEFAULT_URL \
+            else constrain
+        # Why the mode was lowered, if it was: shown by `factdebate doctor` and in traces.
+        self.constraint_notes: list[str] = []
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
         self._client = openai.AsyncOpenAI(base_url=self.endpoint, api_key=key, timeout=timeout, max_retries=0)
 
+    async def resolve_constrain(self) -> str:
+        """The server's kind from ``GET /models``; the standard ``response_format`` if that says nothing."""
+        if self.constrain == "auto":
+            mode = "json_schema"
+            try:
+                models = await self._client.models.list()
+                owners = {str(getattr(m, "owned_by", "") or "") for m in models.data}
+                if owners:
+                    mode = mode_from_owner(sorted(owners)[0])
+            except self._openai.OpenAIError:
+                pass  # no model list: keep the standard form
+            if self.constrain == "auto":  # a concurrent call may have resolved it meanwhile
+                self.constrain = mode
+        return self.constrain
+
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        mode = await self.resolve_constrain() if params.has_constraint else "none"
+        while True:
+            req = openai_request(params, mode)
+            try:
+                return await self._create(messages, params, req)
+            except (FatalLLMError, TransientLLMError) as exc:
+                if not (req.constrained and mode in FALLBACK and _rejects_constraint(exc)):
+                    raise
+                weaker = FALLBACK[mode]
+                note = (f"{redact_url(self.endpoint)} rejected a '{mode}' constraint ({exc}); "
+                        f"using '{weaker}' from now on")
+                self.constraint_notes.append(note)
+                emit("constraint_rejected", model=self.name, mode=mode, fallback=weaker, error=str(exc)[:300])
+                if self.constrain == mode:
+                    self.constrain = weaker
+                mode = weaker
+
+    async def _create(self, messages: list[Message], params: GenParams, req: Request) -> Completion:
         openai = self._openai
+        extra: dict[str, Any] = dict(req.kwargs)
+        if req.extra_body:
+            extra["extra_body"] = req.extra_body
+        if params.tools:
+            extra["tools"] = [{"type": "function", "function": t.as_dict()} for t in params.tools]
         try:
             response = await self._client.chat.completions.create(
                 model=self.model,
                 messages=messages,  # type: ignore[arg-type]
                 temperature=params.temperature,
                 max_tokens=params.max_tokens,
+                **extra,
             )
         except openai.RateLimitError as exc:
             self._answered = True
@@ -77,7 +136,10 @@ class OpenAIBackend:
             # try usually gets a real one.
             raise TransientLLMError(f"unusable response body: {type(exc).__name__}", None, self.endpoint) from exc
         self._answered = True
-        return _completion(response, self.endpoint)
+        completion = _completion(response, self.endpoint)
+        completion.constrained = req.constrained
+        completion.tool_calls = _tool_calls(response.choices[0].message)
+        return _checked(completion, req)
 
 
 def _completion(response: Any, endpoint: str) -> Completion:
@@ -94,3 +156,44 @@ def _completion(response: Any, endpoint: str) -> Completion:
     if text is not None and not isinstance(text, str):
         raise TransientLLMError("unusable response body: the message content is not text", None, endpoint)
     return Completion(text=text or "", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+
+_CONSTRAINT_WORDS = ("response_format", "json_schema", "grammar", "guided", "schema")
+
+
+def _rejects_constraint(exc: Exception) -> bool:
+    """An error that names a constraint field: the request was refused for its constraint (llama-cpp-python
+    answers an unknown ``response_format`` type with a 500 naming it). Other 4xx stay errors."""
+    return any(word in str(exc).lower() for word in _CONSTRAINT_WORDS)
+
+
+def _checked(completion: Completion, req: Request) -> Completion:
+    """A JSON answer is put back into the requested text form; an answer that breaks its constraint (a
+    server that ignored it) is reported as unconstrained, so nobody trusts it blindly."""
+    if not completion.constrained:
+        return completion
+    if req.template is not None:
+        rendered = render_json(completion.text, req.template)
+        if rendered is None:
+            completion.constrained = False
+        else:
+            completion.extra["json"] = completion.text
+            completion.text = rendered
+    if req.choices and completion.text.strip() not in req.choices:
+        completion.constrained = False
+    return completion
+
+
+def _tool_calls(message: Any) -> list[ToolCall]:
+    calls: list[ToolCall] = []
+    for call in (getattr(message, "tool_calls", None) or []):
+        function = getattr(call, "function", None)
+        if function is None:
+            continue
+        try:
+            arguments = json.loads(function.arguments or "{}")
+        except ValueError:
+            arguments = {"_unparsed": function.arguments}
+        calls.append(ToolCall(name=function.name, arguments=arguments if isinstance(arguments, dict) else
+                              {"value": arguments}, id=getattr(call, "id", "") or ""))
+    return calls

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from factdebate.events import ParseProblem, ToolCall, doc_refs
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
+from factdebate.methods.formats import verdict_params
 from factdebate.parsing import parse_label
 from factdebate.prompts import Prompt, render
 from factdebate.runtime import current_run, emit, span
@@ -23,19 +24,24 @@ class LabelledAnswer:
     response: str
     label: Label | None
     retries: int
+    # The label came from an answer the backend held to a label format (None: no label at all).
+    constrained: bool | None = None
 
 
 async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, max_tokens: int = 384,
-                          temperature: float = 0.0) -> LabelledAnswer:
-    """Ask for reasoning ending in a label. If no label can be read, re-ask once for the label alone
-    (constrained to the three labels where the backend supports it); if that fails too, the label is
-    ``None`` and the caller must treat the answer as unparsed."""
+                          temperature: float = 0.0, one_call: bool | None = None) -> LabelledAnswer:
+    """Ask for reasoning ending in a label. With ``one_call`` the answer is held, where the backend can,
+    to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
+    read, re-ask once for the label alone (constrained to the three labels where the backend supports
+    it); if that fails too, the label is ``None`` and the caller must treat the answer as unparsed."""
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    params = GenParams(temperature=temperature, max_tokens=max_tokens)
+    one_call = llm.one_call_verdict if one_call is None else one_call
+    params = verdict_params(temperature, max_tokens) if one_call else \
+        GenParams(temperature=temperature, max_tokens=max_tokens)
     reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
     label = parse_label(reply.text)
     if label is not None:
-        return LabelledAnswer(reply.text, label, 0)
+        return LabelledAnswer(reply.text, label, 0, reply.constrained)
     reask = render("label_reask")
     messages = [*messages, {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": reask.text}]
@@ -43,8 +49,9 @@ async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, m
                                agent=agent, round=round, prompt=reask.name)
     label = parse_label(again.text)
     emit(ParseProblem(event="parse_failure" if label is None else "parse_recovered", what="label", agent=agent,
-                      round=round, reply=reply.text[-200:], reask_reply=again.text[:100]))
-    return LabelledAnswer(reply.text, label, 1)
+                      round=round, reply=reply.text[-200:], reask_reply=again.text[:100],
+                      constrained=again.constrained))
+    return LabelledAnswer(reply.text, label, 1, again.constrained if label is not None else None)
 
 
 def trim(documents: list[Document], max_chars: int) -> list[Document]:

@@ -22,7 +22,7 @@ from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
 from factdebate.resources import Resources
 from factdebate.runtime import emit, span
-from factdebate.scoring.ask import ask_parsed
+from factdebate.scoring.ask import ask_parsed_full
 from factdebate.types import Judgement, Label, Round, Turn, Verdict
 
 # "Preference: yes or no" is the prompt's own answer format echoed back, not a decision.
@@ -36,6 +36,13 @@ MODERATION_GRAMMAR = (
     'reason ::= [^\\n]{1,200}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
+# The same format as JSON, for servers that take schemas but no grammars (the verdict is ignored after "no").
+MODERATION_JSON = ({
+    "type": "object",
+    "properties": {"preference": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"},
+                   "verdict": {"type": "string", "enum": [label.value for label in Label]}},
+    "required": ["preference", "reason", "verdict"], "additionalProperties": False,
+}, "Preference: {preference}\nReason: {reason}\n{verdict}")
 
 
 @dataclass(frozen=True)
@@ -110,16 +117,18 @@ class MAD(Method[MADSettings]):
     @staticmethod
     async def _moderate(claim: str, r: int, affirmative: Turn, negative: Turn,
                         resources: Resources) -> Judgement:
-        moderation, raw = await ask_parsed(
+        moderated = await ask_parsed_full(
             resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                     negative=negative.response),
             parse_moderation, "the reply needs a line 'Preference: yes' or 'Preference: no', and after "
             "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160,
-            reask_grammar=MODERATION_GRAMMAR)
+            reask_grammar=MODERATION_GRAMMAR, reask_json=MODERATION_JSON)
+        moderation, raw = moderated.value, moderated.raw
         if moderation is None:
             emit(ParseProblem(what="moderation", agent="moderator", round=r, reply=raw[:200]))
         judgement = Judgement(agent="moderator", role="moderator", response=raw.strip(),
                               vote=moderation.label if moderation and moderation.preference else None,
-                              parsed=moderation is not None)
+                              parsed=moderation is not None,
+                              label_constrained=moderated.constrained if moderation and moderation.label else None)
         judged(judgement, r)
         return judgement

@@ -10,7 +10,7 @@ and no scoring: this is Tool-MAD's structure with its adaptive parts removed. Se
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -22,16 +22,17 @@ from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
 from factdebate.resources import Resources
 from factdebate.runtime import emit, span
+from factdebate.tools.registry import RetrievalTool
 from factdebate.types import Document, Round, Turn, Verdict
 
 DEBATERS = ("debater-1", "debater-2")
-PoolTool = Literal["rag", "search"]
 
 
 class MADKESettings(MethodSettings):
     rounds: int = Field(default=3, ge=1, le=10, description="MADKE debate rounds before the judge.")
-    tools: list[PoolTool] = Field(default_factory=lambda: list[PoolTool](["rag", "search"]),
-                                  description="Tools that fill the shared evidence pool: rag, search.")
+    tools: list[RetrievalTool] = Field(default_factory=lambda: ["rag", "search"],
+                                       description="Tools that fill the shared evidence pool: rag, search, "
+                                                   "mcp:<server>/<tool>.")
 
 
 def _desc(name: str) -> str:

@@ -22,7 +22,7 @@ from factdebate.plugins import Method, MethodSettings, register
 from factdebate.prompts import render
 from factdebate.resources import Resources
 from factdebate.runtime import emit, span
-from factdebate.scoring.ask import ask_parsed
+from factdebate.scoring.ask import ask_parsed_full
 from factdebate.tools.base import Tool
 from factdebate.types import Document, Label, Round, Step, Turn, Verdict
 
@@ -40,6 +40,13 @@ STEP_GRAMMAR = (
     'query ::= [^\\n<>\\[\\]]{2,100}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
+# The same step as JSON for servers without grammars; parse_action still checks a finish names a verdict.
+STEP_JSON = ({
+    "type": "object",
+    "properties": {"thought": {"type": "string"}, "action": {"type": "string", "enum": ["search", "finish"]},
+                   "argument": {"type": "string"}},
+    "required": ["thought", "action", "argument"], "additionalProperties": False,
+}, "Thought: {thought}\nAction: {action}[{argument}]")
 
 
 class ReActSettings(MethodSettings):
@@ -117,10 +124,11 @@ class ReAct(Method[ReActSettings]):
             for number in range(1, max_steps + 1):
                 prompt = render("react_step", claim=claim, steps=[_shown(s) for s in turn.steps],
                                 remaining=max_steps - number + 1)
-                action, raw = await ask_parsed(resources.debater, prompt, parse_action,
+                parsed = await ask_parsed_full(resources.debater, prompt, parse_action,
                                                "the reply had no line like 'Action: search[...]' or "
                                                "'Action: finish[SUPPORTS]'", agent=AGENT, round=number,
-                                               max_tokens=160, reask_grammar=STEP_GRAMMAR)
+                                               max_tokens=160, reask_grammar=STEP_GRAMMAR, reask_json=STEP_JSON)
+                action, raw = parsed.value, parsed.raw
                 step = await self._act(action, raw, number, tool, resources)
                 failures += action is None
                 turn.steps.append(step)
@@ -128,7 +136,7 @@ class ReAct(Method[ReActSettings]):
                                arguments=step.arguments, observation=step.observation[:300],
                                evidence=doc_refs(step.evidence)))
                 if action is not None and action.kind == "finish":
-                    turn.response, turn.label = raw.strip(), action.label
+                    turn.response, turn.label, turn.label_constrained = raw.strip(), action.label, parsed.constrained
                     break
             else:
                 # Step cap reached without finish[...]: ask for the verdict from everything observed.
@@ -136,6 +144,7 @@ class ReAct(Method[ReActSettings]):
                 answer = await labelled_answer(resources.debater, prompt, agent=AGENT, round=max_steps + 1,
                                                temperature=settings.llm.temperature)
                 turn.response, turn.label, turn.parse_retries = answer.response, answer.label, answer.retries
+                turn.label_constrained = answer.constrained
                 failures += answer.label is None
             turn.query = next((s.arguments.get("query") for s in turn.steps if s.tool == tool.name), None)
             turn.evidence = [d for s in turn.steps for d in s.evidence]

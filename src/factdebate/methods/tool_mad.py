@@ -22,6 +22,7 @@ from pydantic import Field, field_validator
 from factdebate.config import Settings
 from factdebate.events import ParseProblem
 from factdebate.methods.common import search_tool, trim
+from factdebate.methods.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
 from factdebate.methods.tool_mad_history import format_history, score_summary
 from factdebate.methods.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.parsing import parse_query
@@ -34,22 +35,17 @@ from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
+from factdebate.tools.registry import AGENT_TOOLS, AgentTool, agent_description
 from factdebate.types import Document, Judgement, Round, Turn, Verdict
 
-QUERY_GRAMMAR = 'root ::= "[" [^\\[\\]\\n]+ "]"\n'
-AgentTool = Literal["rag", "search", "none"]
-
-AGENT_DESCRIPTIONS = {
-    "rag": "RAG agent (evidence from a vector database)",
-    "search": "search agent (evidence from a search engine)",
-    "none": "agent without tools (own knowledge only)",
-}
+AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
 
 
 class ToolMADSettings(MethodSettings):
     rounds: int = Field(default=3, ge=1, le=10, description="Maximum debate rounds T.")
-    agents: list[AgentTool] = Field(default_factory=lambda: list[AgentTool](["rag", "search"]),
-                                    description="Tools of the debaters (2 or 3 of rag, search, none).")
+    agents: list[AgentTool] = Field(default_factory=lambda: ["rag", "search"],
+                                    description="Tools of the debaters: 2 or 3 of rag, search, none, "
+                                                "mcp:<server>/<tool>.")
     faithfulness_threshold: float = Field(default=0.7, ge=0, le=1, description="Consensus threshold.")
     relevance_threshold: float = Field(default=0.8, ge=0, le=1, description="Consensus threshold.")
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
@@ -88,7 +84,7 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
 @dataclass
 class Agent:
     name: str
-    kind: str  # rag | search | none
+    kind: str  # rag | search | none | mcp:<server>/<tool> (tools/registry.py)
     tool: Tool | None
     desc: str
     searches: dict[str, list[Document]] = field(default_factory=dict)
@@ -102,7 +98,7 @@ def build_agents(kinds: list[str], resources: Resources) -> list[Agent]:
     agents: list[Agent] = []
     for index, kind in enumerate(kinds):
         name = kind if kinds.count(kind) == 1 else f"{kind}-{kinds[: index + 1].count(kind)}"
-        desc = AGENT_DESCRIPTIONS[kind]
+        desc = agent_description(kind)
         if kinds.count(kind) > 1:
             desc = f"{desc} #{kinds[: index + 1].count(kind)}"
         agents.append(Agent(name, kind, None if kind == "none" else resources.tool(kind), desc))
@@ -180,7 +176,8 @@ class ToolMAD(Method[ToolMADSettings]):
                         others=others)
         query, raw = await ask_parsed(resources.debater, prompt, parse_query,
                                       "the query was not inside square brackets", agent=agent.name, round=r,
-                                      max_tokens=48, reask_grammar=QUERY_GRAMMAR)
+                                      max_tokens=48, reask_grammar=QUERY_GRAMMAR,
+                                      reask_json=(QUERY_SCHEMA, QUERY_TEMPLATE))
         if query is None:
             emit(ParseProblem(what="query", agent=agent.name, round=r, reply=raw[:200]))
             return previous_query, False

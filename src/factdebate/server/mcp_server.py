@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -21,6 +21,7 @@ from factdebate.api import run_claim, validate_claim
 from factdebate.errors import FactDebateError
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
+from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 from factdebate.types import Document, Verdict
 
 EXCERPT_CHARS = 400
@@ -86,8 +87,8 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                              "Returns the label (SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed "
                              "or a judge decided, the reasons, and each round's queries and evidence.")
     async def verify_claim(claim: str, method: str | None = None,
-                           agents: list[Literal["rag", "search", "none"]] | None = None,
-                           rounds: int | None = None, search: Literal["local", "tavily", "wikipedia"] | None = None,
+                           agents: list[AgentTool] | None = None,
+                           rounds: int | None = None, search: SearchEngine | None = None,
                            k: int | None = None) -> dict[str, Any]:
         try:
             options = VerifyOptions.model_validate(
@@ -104,7 +105,7 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
     @server.tool(description="Search for evidence passages about a query. tool='search' uses the configured "
                              "search engine, tool='rag' the vector database over the indexed corpus.")
     async def search_evidence(query: str, k: int = 5,
-                              tool: Literal["search", "rag"] = "search") -> list[dict[str, Any]]:
+                              tool: RetrievalTool = "search") -> list[dict[str, Any]]:
         if not query.strip():
             raise ToolError("the query is empty")
         if len(query) > MAX_QUERY_CHARS:

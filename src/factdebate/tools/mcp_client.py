@@ -1,0 +1,113 @@
+"""An MCP server as a toolset, through the official ``mcp`` SDK (extra ``serve``).
+
+The SDK's transports are context managers that must be entered and left by the same task, while a
+debate calls tools from many tasks. So one background task owns the connection: it opens the transport
+and the session, signals that it is ready, and closes both when the toolset is closed. Calls from any
+task of the same event loop go through the session it holds. Each call has a timeout; a timeout, a
+transport failure and an error reported by the tool all come back as an error observation."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Self
+
+from factdebate.errors import FactDebateError, MissingDependencyError
+from factdebate.tools.mcp_config import MCPServerConfig
+from factdebate.tools.toolset import ToolResult, ToolSchema
+
+
+class MCPToolset:
+    def __init__(self, name: str, config: MCPServerConfig) -> None:
+        self.name = name
+        self.config = config
+        self._session: Any = None
+        self._runner: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._failure: BaseException | None = None
+        self._tools: list[ToolSchema] | None = None
+
+    async def __aenter__(self) -> Self:
+        if self._runner is not None:
+            return self
+        try:
+            import mcp  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise MissingDependencyError("mcp", "serve") from exc
+        self._ready, self._stop, self._failure = asyncio.Event(), asyncio.Event(), None
+        self._runner = asyncio.create_task(self._run(), name=f"mcp:{self.name}")
+        try:
+            await asyncio.wait_for(self._ready.wait(), self.config.connect_timeout)
+        except TimeoutError:
+            await self.__aexit__(None, None, None)
+            raise FactDebateError(f"MCP server '{self.name}' did not start within "
+                                  f"{self.config.connect_timeout:g} s") from None
+        if self._failure is not None:
+            failure = self._failure
+            await self.__aexit__(None, None, None)
+            raise FactDebateError(f"MCP server '{self.name}' could not be opened: {failure}") from failure
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        runner, self._runner = self._runner, None
+        if runner is None:
+            return
+        self._stop.set()
+        try:
+            await asyncio.wait_for(runner, 10)
+        except (TimeoutError, asyncio.CancelledError):
+            runner.cancel()
+            with contextlib.suppress(BaseException):
+                await runner
+        self._session = None
+
+    async def _run(self) -> None:
+        import mcp
+
+        try:
+            async with self._transport() as streams, mcp.ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                self._session = session
+                self._ready.set()
+                await self._stop.wait()
+        except Exception as exc:  # reported to the opener, or to later calls
+            self._failure = exc
+        finally:
+            self._session = None
+            self._ready.set()
+
+    def _transport(self) -> Any:
+        import mcp
+
+        if self.config.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return streamable_http_client(self.config.url)
+        params = mcp.StdioServerParameters(command=self.config.command or "", args=self.config.args,
+                                           env=self.config.env or None, cwd=self.config.cwd)
+        return mcp.stdio_client(params)
+
+    async def list_tools(self) -> list[ToolSchema]:
+        if self._tools is None:
+            session = self._open_session()
+            listed = await asyncio.wait_for(session.list_tools(), self.config.timeout)
+            self._tools = [ToolSchema(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools]
+        return self._tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            session = self._open_session()
+            result = await asyncio.wait_for(session.call_tool(name, arguments), self.config.timeout)
+        except TimeoutError:
+            return ToolResult(f"{self.name}/{name} timed out after {self.config.timeout:g} s", is_error=True)
+        except Exception as exc:  # transport or protocol failure: an observation, not a crash
+            return ToolResult(f"{self.name}/{name} failed: {exc}", is_error=True)
+        text = "\n".join(str(getattr(block, "text", "")) for block in result.content if hasattr(block, "text"))
+        return ToolResult(text, is_error=bool(result.is_error), data=result.structured_content)
+
+    def _open_session(self) -> Any:
+        if self._session is None:
+            reason = f": {self._failure}" if self._failure else ""
+            raise FactDebateError(f"MCP server '{self.name}' is not open{reason}")
+        return self._session

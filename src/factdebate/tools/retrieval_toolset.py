@@ -1,0 +1,100 @@
+"""Today's retrieval tools (``search(query, k)``) as one toolset, and the way back: any toolset tool
+that takes a query used as a retrieval tool, so Tool-MAD's agents can search through it."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Self
+
+from factdebate.runtime import emit
+from factdebate.tools.base import Tool
+from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset, documents_text
+from factdebate.types import Document
+
+SEARCH_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"query": {"type": "string", "description": "What to search for."},
+                   "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Passages to return."}},
+    "required": ["query"],
+}
+
+
+class RetrievalToolset:
+    """Each retrieval tool under its kind (``rag``, ``search``...), described for a model that picks one."""
+
+    def __init__(self, tools: dict[str, Tool], *, default_k: int = 3, name: str = "retrieval") -> None:
+        self.name = name
+        self.tools = tools
+        self.default_k = default_k
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def list_tools(self) -> list[ToolSchema]:
+        return [ToolSchema(kind, f"Search passages with the {tool.name} engine.", SEARCH_INPUT)
+                for kind, tool in self.tools.items()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        tool = self.tools.get(name)
+        query = str(arguments.get("query") or "").strip()
+        if tool is None:
+            return ToolResult(f"unknown tool '{name}'; available: {', '.join(self.tools)}", is_error=True)
+        if not query:
+            return ToolResult("the argument 'query' is required", is_error=True)
+        try:
+            documents = await tool.search(query, int(arguments.get("k") or self.default_k))
+        except Exception as exc:  # an observation for the agent, not a crash of the debate
+            return ToolResult(f"{name} failed: {exc}", is_error=True)
+        return ToolResult(documents_text(documents), documents=documents)
+
+
+class ToolsetSearch:
+    """A toolset's tool behind the ``search(query, k)`` protocol. The toolset is opened on first use and
+    stays open until :meth:`aclose`. An error result is traced and yields no documents."""
+
+    def __init__(self, toolset: Toolset, tool: str, *, query_arg: str = "query", k_arg: str | None = "k") -> None:
+        self.toolset = toolset
+        self.tool = tool
+        self.query_arg = query_arg
+        self.k_arg = k_arg
+        self.name = f"{toolset.name}/{tool}"
+        self._opened = False
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        if not self._opened:
+            await self.toolset.__aenter__()
+            self._opened = True
+            # Pass k only to tools that take it: a strict server rejects unknown arguments.
+            listed = {t.name: t for t in await self.toolset.list_tools()}
+            if self.tool in listed and self.k_arg not in listed[self.tool].parameters.get("properties", {}):
+                self.k_arg = None
+        arguments: dict[str, Any] = {self.query_arg: query}
+        if self.k_arg:
+            arguments[self.k_arg] = k
+        result = await self.toolset.call_tool(self.tool, arguments)
+        if result.is_error:
+            emit("tool_error", tool=self.name, query=query, error=result.text[:300])
+            return []
+        return (result.documents or as_documents(result, self.name))[:k]
+
+    async def aclose(self) -> None:
+        if self._opened:
+            self._opened = False
+            await self.toolset.__aexit__(None, None, None)
+
+
+def as_documents(result: ToolResult, source: str) -> list[Document]:
+    """Passages from a result: structured items with a title and a text (factdebate's own MCP server
+    returns those), otherwise the text as one passage."""
+    items = result.data.get("result", result.data) if isinstance(result.data, dict) else result.data
+    if isinstance(items, list) and items and all(isinstance(i, dict) and "text" in i for i in items):
+        return [Document(id=str(i.get("id") or f"{source}-{n}"), title=str(i.get("title") or source),
+                         text=str(i["text"]), source=str(i.get("source") or source),
+                         score=float(i.get("score") or 0.0)) for n, i in enumerate(items, start=1)]
+    if not result.text.strip():
+        return []
+    digest = hashlib.sha256(result.text.encode()).hexdigest()[:12]
+    return [Document(id=f"{source}:{digest}", title=source, text=result.text, source=source)]
