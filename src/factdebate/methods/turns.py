@@ -35,6 +35,7 @@ async def answer_turn(llm: LLM, prompt: Prompt, *, agent: str, round: int, role:
     answer = await labelled_answer(llm, prompt, agent=agent, round=round, max_tokens=max_tokens,
                                    temperature=temperature)
     turn.response, turn.label, turn.parse_retries = answer.response, answer.label, answer.retries
+    turn.label_constrained = answer.constrained
     answered(turn, round)
     return turn
 
@@ -55,7 +56,8 @@ async def judge(llm: LLM, prompt: Prompt, *, round: int, agent: str = "judge", r
     false (and the verdict built from it is ``unparsed``)."""
     answer = await labelled_answer(llm, prompt, agent=agent, round=round, temperature=temperature)
     judgement = Judgement(agent=agent, role=role, response=answer.response, vote=answer.label, weight=weight,
-                          parsed=answer.label is not None, parse_retries=answer.retries)
+                          parsed=answer.label is not None, parse_retries=answer.retries,
+                          label_constrained=answer.constrained)
     judged(judgement, round)
     return judgement
 
