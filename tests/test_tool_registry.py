@@ -14,9 +14,9 @@ def test_existing_configurations_still_load() -> None:
     settings = load_settings(overrides={"toolmad": {"agents": ["rag", "search", "none"]},
                                         "baselines": {"madke_tools": ["search"]},
                                         "retrieval": {"search": "wikipedia"}}, environ={})
-    assert settings.toolmad.agents == ["rag", "search", "none"] and settings.retrieval.search == "wikipedia"
+    assert settings.methods["tool-mad"].agents == ["rag", "search", "none"] and settings.retrieval.search == "wikipedia"
     env = load_settings(environ={"FACTDEBATE_TOOLMAD__AGENTS": "[rag, none]"})
-    assert env.toolmad.agents == ["rag", "none"]
+    assert env.methods["tool-mad"].agents == ["rag", "none"]
 
 
 @pytest.mark.parametrize(("section", "value", "needle"), [
@@ -33,7 +33,7 @@ def test_mcp_tools_and_registered_kinds_are_accepted() -> None:
     assert mcp_tool("mcp:wiki/search") == ("wiki", "search") and mcp_tool("mcp:wiki") is None
     assert "wiki" in agent_description("mcp:wiki/search")
     settings = load_settings(overrides={"toolmad": {"agents": ["mcp:wiki/search", "none"]}}, environ={})
-    assert settings.toolmad.agents[0] == "mcp:wiki/search"
+    assert settings.methods["tool-mad"].agents[0] == "mcp:wiki/search"
     register_agent_tool("archive", "agent with a newspaper archive")
     try:
         assert VerifyOptions(agents=["archive", "rag"]).agents == ["archive", "rag"]

@@ -44,7 +44,9 @@ def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
         page.fill("#api-key", KEY)
         page.press("#api-key", "Enter")
         # The method's options are drawn from the catalogue: Tool-MAD's agents are two selects of tools.
-        page.wait_for_function("document.querySelectorAll('#opt-agents-1 option').length === 3")
+        # A selector wait, not wait_for_function: the page's CSP forbids the eval that a string predicate needs.
+        page.wait_for_selector("#opt-agents-1 option:nth-child(3)", state="attached")
+        assert page.locator("#opt-agents-1 option").count() == 3
         page.fill("#claim", "The Eiffel Tower was completed in 1889.")
         page.click("#submit")
 

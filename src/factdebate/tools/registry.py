@@ -59,8 +59,14 @@ def check_search_engine(name: str) -> str:
     raise ValueError(f"unknown search engine '{name}'; use {', '.join(SEARCH_ENGINES)}")
 
 
+# "x-choices" lists the built-in values in the JSON schema so forms (the web page) can offer them as a
+# select; validation still accepts mcp:<server>/<tool> names, which no fixed list can hold.
 AgentTool = Annotated[str, AfterValidator(check_agent_tool),
-                      Field(description="rag, search, none or mcp:<server>/<tool>")]
+                      Field(description="rag, search, none or mcp:<server>/<tool>",
+                            json_schema_extra={"x-choices": list(AGENT_TOOLS)})]
 RetrievalTool = Annotated[str, AfterValidator(check_retrieval_tool),
-                          Field(description="rag, search or mcp:<server>/<tool>")]
-SearchEngine = Annotated[str, AfterValidator(check_search_engine), Field(description="local, tavily or wikipedia")]
+                          Field(description="rag, search or mcp:<server>/<tool>",
+                                json_schema_extra={"x-choices": [k for k in AGENT_TOOLS if k != "none"]})]
+SearchEngine = Annotated[str, AfterValidator(check_search_engine),
+                         Field(description="local, tavily or wikipedia",
+                               json_schema_extra={"x-choices": list(SEARCH_ENGINES)})]

@@ -27,18 +27,20 @@
     const label = el("label", "", title(option.name) + " ");
     label.title = option.help || "";
     let read;
-    if (schema.type === "array" && schema.items && schema.items.enum) {
+    const itemChoices = schema.items && (schema.items.enum || schema.items["x-choices"]);
+    const choices = schema.enum || schema["x-choices"];
+    if (schema.type === "array" && itemChoices) {
       const count = Math.max(1, (option.default || []).length);
       const picks = [];
       for (let i = 0; i < count; i++) {
-        const pick = select(schema.items.enum, (option.default || [])[i]);
+        const pick = select(itemChoices, (option.default || [])[i]);
         pick.id = "opt-" + option.name + "-" + (i + 1);
         picks.push(pick);
         label.append(pick);
       }
       read = () => picks.map(p => p.value);
-    } else if (schema.enum) {
-      const pick = select(schema.enum, option.default);
+    } else if (choices) {
+      const pick = select(choices, option.default);
       pick.id = "opt-" + option.name;
       label.append(pick);
       read = () => pick.value;
