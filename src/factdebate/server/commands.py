@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from factdebate.cli_options import with_option_flags
 from factdebate.errors import ConfigError, MissingDependencyError
 
 Opt = typer.Option
@@ -23,6 +24,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+@with_option_flags(skip={"concurrency"})
 def serve(
     host: Annotated[str, Opt(help="Address to bind; anything but loopback exposes the service.")] = "127.0.0.1",
     port: Annotated[int, Opt(help="TCP port.")] = 8000,
@@ -31,8 +33,11 @@ def serve(
     db: Annotated[Path | None, Opt(help="SQLite file for batch jobs (default: in the data directory).")] = None,
     no_auth: Annotated[bool, Opt("--no-auth", help="Serve without API keys (loopback only).")] = False,
     log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
+    *,
+    options: dict[str, Any],
 ) -> None:
-    """Run the HTTP API and the web page."""
+    """Run the HTTP API and the web page. The verification flags (the same as verify's) set the server's
+    defaults, on top of --config; a request may still choose among what the server offers."""
     try:
         import uvicorn
 
@@ -44,6 +49,8 @@ def serve(
         raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
     settings = load_service_config(service_config, config_file=config, db_path=db,
                                    allow_anonymous=True if no_auth else None)
+    if options:
+        settings = settings.model_copy(update={"defaults": {**settings.defaults, **options}})
     if not settings.api_keys and not settings.allow_anonymous:
         raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
                           "--service-config), or use --no-auth for a local trial")
