@@ -20,6 +20,18 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree", **extra}
 
 
+def _wait_until_up(url: str, process: subprocess.Popen[str], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(url + "/v1/health").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline and process.poll() is None, "server did not start"
+        time.sleep(0.1)
+
+
 def test_serve_refuses_to_start_without_keys(tmp_path: Path) -> None:
     result = subprocess.run([EXE, "serve"], capture_output=True, text=True, env=_env(tmp_path), timeout=60)
     assert result.returncode != 0 and "FACTDEBATE_API_KEYS" in result.stderr
@@ -41,15 +53,7 @@ def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/v1/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline and process.poll() is None, "server did not start"
-            time.sleep(0.1)
+        _wait_until_up(url, process)
         assert httpx.get(url + "/").status_code == 200
         assert httpx.post(url + "/v1/verify", json={"claim": "a b"}).status_code == 401
         verdict = httpx.post(url + "/v1/verify", json={"claim": "Water is wet."},
@@ -71,15 +75,7 @@ def test_serve_takes_the_verification_flags_of_verify(tmp_path: Path) -> None:
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/v1/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline and process.poll() is None, "server did not start"
-            time.sleep(0.1)
+        _wait_until_up(url, process)
         verdict = httpx.post(url + "/v1/verify", json={"claim": "Water is wet."}, timeout=30).json()
     finally:
         process.terminate()
