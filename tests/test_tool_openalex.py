@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -14,14 +12,11 @@ from factdebate.errors import EndpointUnavailableError, FactDebateError
 from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.openalex import OpenAlexTool, rebuild_abstract
+from tests.http_support import fixture
 
 FIXTURES = Path(__file__).parent / "fixtures" / "http"
 URL = "https://api.openalex.org/works"
 QUERY = "vitamin C common cold"
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)

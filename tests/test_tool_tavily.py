@@ -12,26 +12,14 @@ import respx
 
 from factdebate.errors import EndpointUnavailableError, FactDebateError, MissingKeyError
 from factdebate.runtime import RunRecorder, recording
-from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.tavily import TavilyTool
+from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "http"
 URL = "https://api.tavily.com/search"
 KEY = "tvly-test-KEY-abcdef123456"
 QUERY = "Is the Great Wall of China visible from space with the naked eye?"
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-
-
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def instant(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(http, "_sleep", instant)
 
 
 async def test_request_shape_and_mapping(respx_mock: respx.MockRouter) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +11,9 @@ import respx
 
 from factdebate.errors import EndpointUnavailableError, FactDebateError
 from factdebate.runtime import RunRecorder, recording
-from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.wikipedia import WikipediaTool, strip_html, summary_path
+from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "http"
 SEARCH_URL = "https://en.wikipedia.org/w/api.php"
@@ -25,18 +24,6 @@ SUMMARIES = {
     "Great_Wall_of_China": "wikipedia_summary_great_wall.json",
     "Yang_Liwei": "wikipedia_summary_yang_liwei.json",
 }
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-
-
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def instant(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(http, "_sleep", instant)
 
 
 def serve_summaries(request: httpx.Request) -> httpx.Response:

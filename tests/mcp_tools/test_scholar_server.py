@@ -13,10 +13,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from factdebate.mcp_tools.scholar_server import build_scholar_server
-from factdebate.tools import http
 from factdebate.tools.arxiv import ArxivTool, parse_feed, search_query
 from factdebate.tools.openalex import OpenAlexTool
 from factdebate.tools.pubmed import PubMedTool
+from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.mcp_tools.helpers import error_text, tool_server
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "http"
@@ -26,14 +26,6 @@ EUTILS = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 
 def text(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
-
-
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def instant(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(http, "_sleep", instant)
 
 
 def server() -> MCPServer:

@@ -14,21 +14,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from factdebate.mcp_tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy
 from factdebate.mcp_tools.search_server import build_search_server
-from factdebate.tools import http
 from factdebate.tools.tavily import TavilyTool
+from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.mcp_tools.helpers import error_text, payload, tool_server
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "http"
 TAVILY_URL = "https://api.tavily.com/search"
 KEY = "tvly-SECRET-0123456789"
-
-
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def instant(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(http, "_sleep", instant)
 
 
 def tavily_payload(dated: bool = False) -> dict[str, Any]:

@@ -3,7 +3,6 @@ reach into a subprocess). Every tool is called once; dated reads go through the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,23 +14,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from factdebate.mcp_tools.wiki_html import html_sections
 from factdebate.mcp_tools.wiki_online import OnlineWikipedia
 from factdebate.mcp_tools.wikipedia_server import build_wikipedia_server
-from factdebate.tools import http
+from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 from tests.memory.conftest import words_encode
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "http"
 API = "https://en.wikipedia.org/w/api.php"
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-
-
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def instant(delay: float) -> None:
-        return None
-
-    monkeypatch.setattr(http, "_sleep", instant)
 
 
 def answer(request: httpx.Request) -> httpx.Response:
