@@ -132,17 +132,20 @@ def default_encoder() -> TextEncoder:
 def build_resources(settings: Settings, *, backends: dict[str, Backend] | None = None,
                     tool_factory: Callable[[str], Tool] | None = None,
                     encoder_factory: Callable[[], TextEncoder] | None = None,
-                    cache_path: Path | None = None, services: Services | None = None) -> Resources:
+                    cache_path: Path | None = None, services: Services | None = None,
+                    endpoint: str | None = None) -> Resources:
     """Models per role, built when a role is first asked for (roles naming the same model share one backend
     and its concurrency limit), tools built on first use, the shared response cache. ``backends`` maps
     role -> backend to override; a role without an override that uses the debater's model uses the
-    debater's override. ``services`` lets several resources share long-lived services (the server)."""
+    debater's override. ``services`` lets several resources share long-lived services (the server).
+    ``endpoint``: the OpenAI-compatible server to use (default: the first of ``llm.base_urls``, if any)."""
     backends = dict(backends or {})
     cache = None
     if settings.llm.cache:
         cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
     by_key: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
     retry = RetryPolicy(attempts=settings.llm.retries, budget=settings.llm.retry_budget)
+    endpoint = endpoint or (settings.llm.base_urls[0] if settings.llm.base_urls else None)
 
     def llm(role: str) -> LLM:
         override = backends.get(role)
@@ -151,7 +154,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
         key = f"override:{id(override)}" if override is not None else settings.llm_for(role)
         if key not in by_key:
             backend = override or make_backend(key, timeout=settings.llm.timeout,
-                                                   constrain=settings.llm.constrain)
+                                                   constrain=settings.llm.constrain, base_url=endpoint)
             by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
         backend, semaphore = by_key[key]
         return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,

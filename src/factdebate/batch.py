@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -27,8 +27,8 @@ from factdebate.resume import settings_changes
 from factdebate.runtime import EventSink
 from factdebate.textsafe import safe_text, unsafe_reason
 
-__all__ = ["BatchStats", "ClaimItem", "ResultWriter", "claim_id", "compact", "finished_ids", "latest_records",
-           "parse_claim_lines", "read_claims", "run_batch"]
+__all__ = ["BatchStats", "ClaimExecutor", "ClaimItem", "ResultWriter", "claim_id", "claim_record", "compact",
+           "finished_ids", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]
 
 
 @dataclass
@@ -126,10 +126,40 @@ class BatchStats:
     errors: int
 
 
-async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Settings, resources: Resources,
+class ClaimExecutor(Protocol):
+    """Runs claims somewhere else (a Ray worker pool, factdebate.scale) and hands each record back to the
+    driver, which alone writes the results file."""
+
+    async def run_claims(self, items: list[ClaimItem], settings: Settings,
+                         handle: Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]) -> None: ...
+
+
+async def claim_record(item: ClaimItem, settings: Settings, resources: Resources,
+                       sinks: list[EventSink] | None = None) -> dict[str, Any]:
+    """One claim's results record: its verdict, or the error that stopped it (never raises)."""
+    record: dict[str, Any] = {"id": item.id, **item.extra}
+    try:
+        if item.error:
+            raise InputError(item.error)
+        verdict = await run_claim(item.claim, settings, resources, sinks=sinks)
+        record.update(verdict.model_dump(mode="json"))
+    except FactDebateError as exc:
+        record.update(error_record(item, str(exc), settings))
+    except Exception as exc:  # one bad claim must not sink the batch; the error is recorded
+        record.update(error_record(item, redact_text(f"{type(exc).__name__}: {exc}"), settings))
+    return record
+
+
+def error_record(item: ClaimItem, error: str, settings: Settings) -> dict[str, Any]:
+    return {"id": item.id, **item.extra, "claim": item.claim, "error": error, "config": public_config(settings)}
+
+
+async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Settings, resources: Resources | None,
                     *, concurrency: int | None = None, sinks: list[EventSink] | None = None,
                     progress: bool = True,
-                    on_result: Callable[[dict[str, Any]], None] | None = None) -> BatchStats:
+                    on_result: Callable[[dict[str, Any]], None] | None = None,
+                    executor: ClaimExecutor | None = None) -> BatchStats:
+    """Run the claims not yet finished in ``output``, here (``resources``) or on ``executor``."""
     items = list(items)
     check_batch_resume(output, settings)
     writer = ResultWriter(output)  # opens (and compacts) before anything is read back
@@ -137,36 +167,36 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
     todo = [item for item in items if item.id not in done_before]
     semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
     stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
-    config = public_config(settings)
     bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    TextColumn("{task.fields[status]}"), disable=not progress, transient=False,
                    console=Console(stderr=True))
     task = bar.add_task("claims", total=len(todo), status="")
 
+    async def finish(record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        for event in events:  # a remote worker's trace events, replayed here
+            for sink in sinks or []:
+                sink(event)
+        if record.get("error"):
+            stats.errors += 1
+        await writer.write(record)
+        stats.done += 1
+        if on_result:
+            on_result(record)
+        bar.update(task, advance=1, status=f"errors={stats.errors}")
+
     async def one(item: ClaimItem) -> None:
+        assert resources is not None
         async with semaphore:
-            record: dict[str, Any] = {"id": item.id, **item.extra}
-            try:
-                if item.error:
-                    raise InputError(item.error)
-                verdict = await run_claim(item.claim, settings, resources, sinks=sinks)
-                record.update(verdict.model_dump(mode="json"))
-            except FactDebateError as exc:
-                record.update({"claim": item.claim, "error": str(exc), "config": config})
-            except Exception as exc:  # one bad claim must not sink the batch; the error is recorded
-                record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}"),
-                               "config": config})
-            if record.get("error"):
-                stats.errors += 1
-            await writer.write(record)
-            stats.done += 1
-            if on_result:
-                on_result(record)
-            bar.update(task, advance=1, status=f"errors={stats.errors}")
+            await finish(await claim_record(item, settings, resources, sinks), [])
 
     try:
         with bar:
-            await asyncio.gather(*(one(item) for item in todo))
+            if executor is not None:
+                await executor.run_claims(todo, settings, finish)
+            else:
+                if resources is None:
+                    raise ValueError("run_batch needs resources or an executor")
+                await asyncio.gather(*(one(item) for item in todo))
     finally:
         writer.close()
     return stats

@@ -18,6 +18,7 @@ from factdebate import exits
 from factdebate.cli_options import with_option_flags
 from factdebate.errors import FactDebateError, InputError
 from factdebate.redact import redact_text
+from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
@@ -39,14 +40,18 @@ def verify(
     as_json: Annotated[bool, Opt("--json", help="Print the verdict as one JSON object.")] = False,
     trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
     config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
+    executor: ExecutorFlag = None,
+    ray_address: RayAddressFlag = None,
+    workers: WorkersFlag = None,
     *,
     options: dict[str, Any],
 ) -> None:
     """Verify one claim, or a JSONL batch with --input/--output."""
     from factdebate.api import build_resources, settings_from
     from factdebate.render import thresholds
+    from factdebate.scale.options import with_scale
 
-    settings = settings_from(options, config)
+    settings = with_scale(settings_from(options, config), executor, ray_address, workers)
     if input is not None:
         if claim is not None:
             raise InputError("give either a claim or --input, not both")
@@ -56,6 +61,8 @@ def verify(
         return
     if claim is None:
         raise InputError("give a claim to check, e.g. factdebate verify \"The Eiffel Tower is in Rome.\"")
+    if settings.scale.executor == "ray":
+        raise InputError("--executor ray runs batches: give --input FILE --output FILE")
     from factdebate.api import validate_claim
 
     validate_claim(claim, settings)  # fail before loading anything heavy
@@ -115,7 +122,7 @@ def _describe(event: dict[str, Any]) -> str:
 
 def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
     from factdebate.api import build_resources
-    from factdebate.batch import read_claims, run_batch
+    from factdebate.batch import check_batch_resume, read_claims, run_batch
     from factdebate.runtime import EventSink, JsonlTraceWriter
 
     if output.exists() and input.resolve() == output.resolve():
@@ -124,10 +131,17 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     if output.is_dir():
         raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
     items = read_claims(input)
-    resources = build_resources(settings)
     writer = JsonlTraceWriter(trace) if trace else None
     sinks: list[EventSink] = [writer] if writer else []
+
     async def run_and_close() -> Any:
+        if settings.scale.executor == "ray":
+            from factdebate.scale.pool import RayPool
+
+            check_batch_resume(output, settings)  # before starting any worker
+            async with RayPool(settings, trace=writer is not None) as pool:
+                return await run_batch(items, output, settings, None, sinks=sinks, executor=pool)
+        resources = build_resources(settings)
         async with resources:  # services the batch opened close once, at the end
             return await run_batch(items, output, settings, resources, sinks=sinks)
 

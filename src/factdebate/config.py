@@ -40,6 +40,9 @@ class LLMSettings(_Strict):
     # On backends that constrain: reasoning and a final "Verdict:" line in one held generation, so the
     # first answer always carries a label. Off: free answer, then a label re-ask when none is readable.
     one_call_verdict: bool = True
+    # Several OpenAI-compatible servers (vLLM replicas, say) serving the same model: Ray workers take one
+    # each, round-robin; the local executor uses the first. Empty: OPENAI_BASE_URL (one server or a gateway).
+    base_urls: list[str] = Field(default_factory=list)
 
 
 class RetrievalSettings(_Strict):
@@ -67,6 +70,19 @@ class RetrievalSettings(_Strict):
             raise ValueError(str(exc)) from None
 
 
+class ScaleSettings(_Strict):
+    """Where batch claims run (docs/scale.md): in this process, or sharded over a pool of Ray workers."""
+
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None  # auto, ray://host:port; None: start a local Ray instance
+    workers: int = Field(default=2, ge=1, le=1024)  # Ray actors, each with its own resources
+    worker_concurrency: int | None = Field(default=None, ge=1)  # claims at once per worker; None: concurrency
+    worker_cpus: float = Field(default=1.0, gt=0)  # Ray CPUs reserved per worker
+    # Milvus Lite serves one process: each Ray worker searches its own copy of the folder. Off: refuse to
+    # start when workers would share one Lite database (use a Milvus server URI instead).
+    lite_copy: bool = True
+
+
 class MedicalSettings(_Strict):
     """The paper's flexibility setting: the search agent reads scholarly abstracts, condensed by the model."""
 
@@ -86,6 +102,7 @@ class Settings(_Strict):
     mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
     max_claim_chars: int = 2000
     concurrency: int = 4  # claims verified at once in batch runs
+    scale: ScaleSettings = Field(default_factory=ScaleSettings)
 
     @model_validator(mode="before")
     @classmethod

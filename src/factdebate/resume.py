@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache"),
-            ("llm", "retry_budget")}
+            ("llm", "retry_budget"), ("llm", "base_urls"), ("scale",)}
 
 
 def stable(settings: dict[str, Any]) -> dict[str, Any]:

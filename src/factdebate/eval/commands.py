@@ -12,6 +12,7 @@ import typer
 from factdebate import exits
 from factdebate.cli_options import with_option_flags
 from factdebate.errors import InputError
+from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 
 Opt = typer.Option
 
@@ -30,6 +31,9 @@ def eval_command(
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
     config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
     trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
+    executor: ExecutorFlag = None,
+    ray_address: RayAddressFlag = None,
+    workers: WorkersFlag = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -51,22 +55,23 @@ def eval_command(
     errored = 0
     for directory, run_method, run_options, name in runs:
         errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
-                            dry_run, config, trace, strict)
+                            dry_run, config, trace, strict, scale=(executor, ray_address, workers))
     if errored:
         raise typer.Exit(exits.SOME_FAILED)
 
 
 def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, dataset: str, limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
-             strict: bool = False) -> int:
+             strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error."""
     from factdebate.api import settings_from
     from factdebate.batch import finished_ids
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
+    from factdebate.scale.options import with_scale
 
-    settings = settings_from({**options, "method": method}, config)
+    settings = with_scale(settings_from({**options, "method": method}, config), *scale)
     get_method(settings.method)  # an unknown method fails before the dataset is read
     plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
                      strict=strict)
@@ -98,6 +103,13 @@ async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> di
     writer = JsonlTraceWriter(trace) if trace else None
     sinks: list[EventSink] = [writer] if writer else []
     try:
+        if plan.settings.scale.executor == "ray":
+            from factdebate.eval.runner import check_resume
+            from factdebate.scale.pool import RayPool, slim_plan
+
+            check_resume(plan)  # before starting any worker
+            async with RayPool(plan.settings, trace=writer is not None, context=slim_plan(plan)) as pool:
+                return await execute(plan, concurrency=concurrency, sinks=sinks, executor=pool)
         return await execute(plan, concurrency=concurrency, sinks=sinks)
     finally:
         if writer:

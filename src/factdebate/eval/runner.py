@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from factdebate.api import build_resources, public_config, run_claim, tools_needed
 from factdebate.config import Settings
@@ -139,11 +139,25 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
     return record
 
 
+class SampleExecutor(Protocol):
+    """Evaluates samples somewhere else (a Ray worker pool, factdebate.scale); records come back here."""
+
+    async def run_samples(self, samples: list[Sample], plan: Plan,
+                          handle: Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]) -> None: ...
+
+
+def error_record(sample: Sample, error: str) -> dict[str, Any]:
+    """The record of a sample that could not be evaluated (counted wrong, retried on a re-run)."""
+    return {"id": sample.id, "gold": sample.gold, "group": sample.meta.get("group"), "claim": sample.claim,
+            "error": error, "predicted": None, "correct": False}
+
+
 async def execute(plan: Plan, resources: Resources | None = None, *, concurrency: int | None = None,
                   progress: bool = True, sinks: list[EventSink] | None = None,
-                  on_record: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                  on_record: Callable[[dict[str, Any]], None] | None = None,
+                  executor: SampleExecutor | None = None) -> dict[str, Any]:
     """Run what is left of the plan and write the summary. ``on_record`` sees each new record (tests use
-    it to interrupt a run part-way)."""
+    it to interrupt a run part-way). With ``executor``, samples run there and this process only writes."""
     check_resume(plan)
     plan.output.mkdir(parents=True, exist_ok=True)
     (plan.output / RUN).write_text(json.dumps(plan.info(), indent=1) + "\n", encoding="utf-8")
@@ -151,11 +165,12 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     done = finished_ids(results)
     todo = [s for s in plan.samples if s.id not in done]
     ids = [s.id for s in plan.samples]
-    owned = resources is None  # resources built here are closed here (their services, MCP sessions...)
-    if resources is None:
+    owned = resources is None and executor is None  # resources built here are closed here (MCP sessions...)
+    if resources is None and executor is None:
         resources = eval_resources(plan.settings)
     needed = sorted(tools_needed(plan.settings))
-    if todo and needed:  # build the tools first: a missing index or key fails before any model call
+    # Build the tools first: a missing index or key fails before any model call (remote workers do it at start).
+    if todo and needed and resources is not None:
         await asyncio.to_thread(lambda: [resources.tool(kind) for kind in needed])
     previous = latest_records(results)
     bar = Progress(len(plan.samples), [previous[i] for i in ids if i in previous and i in done],
@@ -165,21 +180,30 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     for sample in todo:
         queue.put_nowait(sample)
 
+    async def finish(record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        for event in events:  # a remote worker's trace events, replayed here
+            for sink in sinks or []:
+                sink(event)
+        await writer.write(record)
+        bar.add(record)
+        if on_record is not None:
+            on_record(record)
+
     async def worker() -> None:
+        assert resources is not None
         while not queue.empty():
             sample = queue.get_nowait()
-            record = await evaluate(sample, plan, resources, sinks)
-            await writer.write(record)
-            bar.add(record)
-            if on_record is not None:
-                on_record(record)
+            await finish(await evaluate(sample, plan, resources, sinks), [])
 
     try:
         with bar:
-            workers = max(1, min(concurrency or plan.settings.concurrency, len(todo) or 1))
-            await asyncio.gather(*(worker() for _ in range(workers)))
+            if executor is not None:
+                await executor.run_samples(todo, plan, finish)
+            else:
+                workers = max(1, min(concurrency or plan.settings.concurrency, len(todo) or 1))
+                await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         await writer.aclose()
-        if owned:
+        if owned and resources is not None:
             await resources.aclose()
     return summarize(plan.output, plan.info(), ids, complete=True)

@@ -9,8 +9,10 @@ from factdebate.llm.model import LLM, RetryPolicy
 __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy", "make_backend"]
 
 
-def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto") -> Backend:
-    """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``."""
+def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto",
+                 base_url: str | None = None) -> Backend:
+    """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``. ``base_url``
+    picks the OpenAI-compatible server (default: ``OPENAI_BASE_URL``)."""
     provider, _, target = spec.partition(":")
     if not target:
         raise ConfigError(f"model spec '{spec}' must look like provider:model "
@@ -18,7 +20,7 @@ def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto") 
     if provider == "openai":
         from factdebate.llm.openai_compat import OpenAIBackend
 
-        return OpenAIBackend(target, timeout=timeout, constrain=constrain)
+        return OpenAIBackend(target, base_url=base_url, timeout=timeout, constrain=constrain)
     if provider in ("llama-cpp", "llamacpp", "llama_cpp"):
         from factdebate.llm.llama_cpp import LlamaCppBackend
 

@@ -1,0 +1,198 @@
+"""The driver's side of a Ray run: a pool of :class:`~factdebate.scale.worker.ClaimWorker` actors, each
+fed by a few lanes that pull claims from one shared queue (so a slow worker takes fewer).
+
+Exactly once: only this process writes records, and a record is handed over only when a worker returned
+it. A worker that dies mid-claim never returns one: its claims in flight go to a fresh worker that
+replaces it, and are written once, when they finish there. A claim that kills workers repeatedly ends as
+an error record (retried by a re-run) instead of killing the whole pool."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from factdebate.api import builtin_engines, ensure_indexes
+from factdebate.config import Settings
+from factdebate.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.scale.worker import ClaimWorker, ResourceBuilder
+
+Handle = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]
+MAX_ATTEMPTS = 3  # workers a claim may take down before it is recorded as an error
+
+
+class WorkerStartError(FactDebateError):
+    """A worker could not build its resources (a missing index or key, a bad model spec...)."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise MissingDependencyError("ray", "ray") from exc
+    return ray
+
+
+class RayPool:
+    """``async with RayPool(settings) as pool``: joins ``scale.ray_address`` or starts a local Ray instance
+    (stopped again on exit), and starts ``scale.workers`` actors."""
+
+    def __init__(self, settings: Settings, *, builder: ResourceBuilder | None = None, trace: bool = False,
+                 context: Any = None) -> None:
+        self.settings = settings
+        self.scale = settings.scale
+        self.builder = builder
+        self.trace = trace
+        self.context = context
+        self.actors: list[Any] = []
+        self.generation: list[int] = []
+        self.restarts = 0  # workers replaced after dying
+        self._owns_ray = False
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    async def __aenter__(self) -> RayPool:
+        check_lite_sharing(self.settings, self.builder)
+        if self.builder is None and builtin_engines(self.settings):
+            await asyncio.to_thread(ensure_indexes, self.settings)  # once, here, before any worker copies it
+            _close_lite_clients()
+        ray = _ray()
+        if not ray.is_initialized():
+            self._init_ray(ray)  # on the main thread, where Ray installs its signal handlers
+        self._remote = ray.remote(ClaimWorker)
+        self.actors = [self._spawn(i) for i in range(self.scale.workers)]
+        self.generation = [0] * self.scale.workers
+        try:
+            await asyncio.gather(*(actor.pid.remote() for actor in self.actors))  # wait until built
+        except ray.exceptions.RayActorError as exc:
+            await self.aclose()
+            raise WorkerStartError(f"a Ray worker could not start: {_cause(exc)}") from None
+        return self
+
+    def _init_ray(self, ray: Any) -> None:
+        quiet: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+        if self.scale.ray_address:
+            ray.init(address=self.scale.ray_address, **quiet)
+            return
+        cpus = max(os.cpu_count() or 1, int(self.scale.workers * self.scale.worker_cpus + 0.999))
+        # Loopback only: a local instance is this machine's business. No dashboard: it takes seconds.
+        ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet)
+        self._owns_ray = True
+
+    def _spawn(self, index: int) -> Any:
+        data = self.settings.model_dump(mode="json")
+        # The settings travel whole; of the environment only the data directory does (indexes, cache), and
+        # only when it is set: a worker on another machine otherwise uses its own default.
+        env = {name: os.environ[name] for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
+        return self._remote.options(num_cpus=self.scale.worker_cpus, max_restarts=0, max_concurrency=1000,
+                                    runtime_env={"env_vars": env}).remote(
+            data, index, self.builder, self.context, self.trace)
+
+    async def aclose(self) -> None:
+        ray = _ray()
+        for actor in self.actors:
+            ray.kill(actor, no_restart=True)
+        self.actors = []
+        if self._owns_ray:
+            await asyncio.to_thread(ray.shutdown)
+            self._owns_ray = False
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def pids(self) -> list[int]:
+        return list(await asyncio.gather(*(actor.pid.remote() for actor in self.actors)))
+
+    # -- running ------------------------------------------------------------------------------------
+    async def run_claims(self, items: list[Any], settings: Settings, handle: Handle) -> None:
+        from factdebate.batch import error_record
+
+        await self._run("claim", items, handle, lambda item, why: error_record(item, why, settings))
+
+    async def run_samples(self, samples: list[Any], plan: Any, handle: Handle) -> None:
+        from factdebate.eval.runner import error_record
+
+        await self._run("sample", samples, handle, error_record)
+
+    async def _run(self, kind: str, payloads: list[Any], handle: Handle,
+                   lost: Callable[[Any, str], dict[str, Any]]) -> None:
+        queue = deque(payloads)
+        per_worker = self.scale.worker_concurrency or self.settings.concurrency
+
+        async def lane(slot: int) -> None:
+            while queue:
+                payload = queue.popleft()
+                try:
+                    record, events = await self._attempt(slot, kind, payload)
+                except WorkerLost as exc:
+                    record, events = lost(payload, str(exc)), []
+                await handle(record, events)
+
+        await asyncio.gather(*(lane(slot) for slot in range(len(self.actors)) for _ in range(per_worker)))
+
+    async def _attempt(self, slot: int, kind: str, payload: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        ray = _ray()
+        for _ in range(MAX_ATTEMPTS):
+            actor, generation = self.actors[slot], self.generation[slot]
+            try:
+                result: tuple[dict[str, Any], list[dict[str, Any]]] = await actor.run.remote(kind, payload)
+                return result
+            except ray.exceptions.RayActorError:
+                self._replace(slot, generation)
+        raise WorkerLost(f"Ray workers died {MAX_ATTEMPTS} times while running this claim; it was not "
+                         "recorded as done, so a re-run tries it again")
+
+    def _replace(self, slot: int, generation: int) -> None:
+        """Start a fresh worker in ``slot`` unless a lane that saw the same death already did."""
+        if self.generation[slot] != generation:
+            return
+        _ray().kill(self.actors[slot], no_restart=True)
+        self.actors[slot] = self._spawn(slot)
+        self.generation[slot] += 1
+        self.restarts += 1
+
+
+class WorkerLost(Exception):
+    pass
+
+
+def _cause(exc: BaseException) -> str:
+    """The worker's own error, not Ray's wrapping of it."""
+    text = str(exc)
+    for line in reversed(text.splitlines()):
+        if "Error" in line or "error" in line:
+            return line.strip()
+    return text.strip().splitlines()[-1] if text.strip() else type(exc).__name__
+
+
+def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> None:
+    """Milvus Lite serves one process: refuse a pool whose workers would open the same Lite database."""
+    from factdebate.api import tools_needed
+    from factdebate.tools.rag import default_milvus_uri, is_lite_uri
+
+    uri = settings.retrieval.milvus_uri or default_milvus_uri()
+    if (builder is None and "rag" in tools_needed(settings) and is_lite_uri(uri) and not settings.scale.lite_copy
+            and settings.scale.workers > 1):
+        raise ConfigError(f"{settings.scale.workers} Ray workers would open the Milvus Lite database {uri} "
+                          "together, and Milvus Lite serves one process at a time: point --milvus-uri at a "
+                          "Milvus server, or set scale.lite_copy (each worker searches its own copy)")
+
+
+def _close_lite_clients() -> None:
+    """Building the index here left Milvus Lite open; close it so the folder is complete before workers copy."""
+    from factdebate.tools import rag
+
+    with rag._lock:
+        for uri in [u for u in rag._clients if rag.is_lite_uri(u)]:
+            client = rag._clients.pop(uri)
+            rag._loaded.difference_update({key for key in rag._loaded if key[0] == uri})
+            close = getattr(client, "close", None)
+            if close is not None:
+                close()
+
+
+def slim_plan(plan: Any) -> Any:
+    """The plan without its samples (each worker gets the plan once; samples travel one by one)."""
+    return dataclasses.replace(plan, samples=[], dataset=dataclasses.replace(plan.dataset, samples=[]))

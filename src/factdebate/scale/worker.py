@@ -1,0 +1,67 @@
+"""The Ray actor: it builds its resources once (models, tools, the encoder) and runs claims or evaluation
+samples on its own event loop, many at a time. Imported in worker processes; Ray wraps it lazily."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from factdebate.api import build_resources, make_tool, tools_needed
+from factdebate.config import Settings
+from factdebate.resources import Resources
+from factdebate.tools.base import Tool
+
+ResourceBuilder = Callable[[Settings, "str | None"], Resources]
+
+
+def default_resources(settings: Settings, endpoint: str | None) -> Resources:
+    """The standard resources, except that a Milvus Lite database is searched in a private copy (Milvus
+    Lite serves one process; see scale/lite_copy.py). The driver has built the builtin indexes already."""
+    resources: Resources
+
+    def tool(kind: str) -> Tool:
+        uri = settings.retrieval.milvus_uri
+        if kind == "rag" and settings.scale.lite_copy:
+            from factdebate.scale.lite_copy import private_copy
+            from factdebate.tools.rag import RagTool, default_milvus_uri, is_lite_uri
+
+            source = uri or default_milvus_uri()
+            if is_lite_uri(source):
+                return RagTool(corpus=settings.retrieval.corpus, milvus_uri=private_copy(source),
+                               encoder=settings.retrieval.encoder)
+        return make_tool(kind, settings, resources.debater)
+
+    resources = build_resources(settings, endpoint=endpoint, tool_factory=tool)
+    return resources
+
+
+class ClaimWorker:
+    def __init__(self, settings_data: dict[str, Any], index: int, builder: ResourceBuilder | None,
+                 context: Any, trace: bool) -> None:
+        self.settings = Settings.model_validate(settings_data)
+        urls = self.settings.llm.base_urls
+        endpoint = urls[index % len(urls)] if urls else None
+        self.resources = (builder or default_resources)(self.settings, endpoint)
+        for kind in sorted(tools_needed(self.settings)):  # a missing index or key fails at start, not per claim
+            self.resources.tool(kind)
+        self.context = context
+        self.trace = trace
+
+    async def pid(self) -> int:
+        return os.getpid()
+
+    async def run(self, kind: str, payload: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """One claim (``claim``: a batch ClaimItem) or sample (``sample``: an eval Sample, with the plan as
+        context); returns its record and, when the driver writes a trace, the run's events."""
+        events: list[dict[str, Any]] = []
+        sinks = [events.append] if self.trace else []
+        if kind == "claim":
+            from factdebate.batch import claim_record
+
+            record = await claim_record(payload, self.settings, self.resources, sinks)
+        else:
+            from factdebate.eval.runner import evaluate
+
+            record = await evaluate(payload, self.context, self.resources, sinks)
+        return record, events
