@@ -141,6 +141,7 @@ def test_resume_rules_hold_across_executors(tmp_path: Path) -> None:
     assert not [r for r in rows if r.get("error")]
 
 
+@pytest.mark.slow
 def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The default path: the builtin corpus indexed once by the driver, each worker searching its own copy
     of the Milvus Lite folder and the shared tantivy index; scripted model."""

@@ -1,0 +1,101 @@
+"""One process against a pool of Ray workers on this machine: throughput of a batch run.
+
+Every LLM call is the scripted backend with a fixed latency (default 200 ms); tools are static and the
+encoder is the bag-of-words one, so what separates the two executors is orchestration CPU (one core for one
+process, one per worker) plus Ray's own overhead. Both runs keep the same number of claims in flight: the
+single process runs at concurrency C, each of the W Ray workers at C / W. The Ray instance is started before
+the clock starts (its start-up is printed apart).
+
+    .venv/bin/python benchmarks/scale.py [--claims 200] [--latency 0.2] [--workers 2] [--concurrency 64]
+
+Prints ``ray_vs_single=<ray claims/s ÷ single-process claims/s>`` as the last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from factdebate.batch import read_claims, run_batch
+from factdebate.config import Settings, load_settings
+from factdebate.scale.pool import RayPool
+from tests.scale.support import records, static_resources, write_claims
+
+
+def settings_for(latency: float, workers: int, concurrency: int, executor: str) -> Settings:
+    return load_settings(overrides={"llm": {"debater": f"scripted:agree@{latency}", "cache": False},
+                                    "concurrency": concurrency,
+                                    "scale": {"executor": executor, "workers": workers,
+                                              "worker_concurrency": max(1, concurrency // workers)}},
+                         environ={})
+
+
+async def single(claims: Path, output: Path, settings: Settings) -> float:
+    items = read_claims(claims)
+    started = time.perf_counter()
+    await run_batch(items, output, settings, static_resources(settings, None), progress=False)
+    return time.perf_counter() - started
+
+
+async def on_ray(claims: Path, output: Path, settings: Settings) -> tuple[float, float]:
+    items = read_claims(claims)
+    started = time.perf_counter()
+    async with RayPool(settings, builder=static_resources) as pool:
+        ready = time.perf_counter()
+        await run_batch(items, output, settings, None, progress=False, executor=pool)
+        return time.perf_counter() - ready, ready - started
+
+
+def per_claim(output: Path) -> dict[str, Any]:
+    rows = [r for r in records(output) if not r.get("error")]
+    return {"claims": len(rows), "calls": statistics.mean(r["usage"]["llm_calls"] for r in rows),
+            "tokens": statistics.mean(r["usage"]["prompt_tokens"] + r["usage"]["completion_tokens"] for r in rows)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--claims", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=64)
+    args = parser.parse_args()
+    import ray
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        claims = write_claims(work / "claims.jsonl", args.claims)
+        base = settings_for(args.latency, args.workers, args.concurrency, "local")
+        one_s = asyncio.run(single(claims, work / "single.jsonl", base))
+        started = time.perf_counter()
+        ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, configure_logging=False,
+                 _node_ip_address="127.0.0.1")
+        init_s = time.perf_counter() - started
+        try:
+            ray_s, pool_s = asyncio.run(on_ray(claims, work / "ray.jsonl",
+                                               settings_for(args.latency, args.workers, args.concurrency, "ray")))
+        finally:
+            ray.shutdown()
+        for name, out in (("single", work / "single.jsonl"), ("ray", work / "ray.jsonl")):
+            stats = per_claim(out)
+            assert stats["claims"] == args.claims, (name, stats)
+            print(f"{name}: {json.dumps(stats)}")
+        single_rate, ray_rate = args.claims / one_s, args.claims / ray_s
+        print(f"single process: {args.claims} claims in {one_s:.2f}s = {single_rate:.1f} claims/s "
+              f"(concurrency {args.concurrency})")
+        print(f"ray x{args.workers}: {args.claims} claims in {ray_s:.2f}s = {ray_rate:.1f} claims/s "
+              f"(concurrency {max(1, args.concurrency // args.workers)} per worker; Ray start {init_s:.1f}s, "
+              f"workers ready {pool_s:.1f}s, not counted)")
+        print(f"ray_vs_single={ray_rate / single_rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()
