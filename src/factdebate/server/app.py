@@ -57,6 +57,8 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
             await service.runner.stop()
             await service.pool.services.aclose()
             service.store.close()
+            if service.shared is not None:
+                service.shared.close()
 
     app = FastAPI(title="factdebate", version=__version__, description=DESCRIPTION, lifespan=lifespan,
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json")

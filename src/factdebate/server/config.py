@@ -31,6 +31,10 @@ class ServiceConfig(BaseModel):
     batch_concurrency: int = Field(default=4, ge=1)  # batch claims verified at once, all batches together
     cors_origins: list[str] = Field(default_factory=list)  # empty: no CORS headers at all
     db_path: Path | None = None  # None: <data dir>/service.sqlite
+    # Keep the rate limits and the cap on debates in progress in a database all the service's processes
+    # share (serve --workers N > 1 turns it on): state_db, or the batch store's file (docs/scale.md).
+    shared_state: bool = False
+    state_db: str | None = None  # sqlite:///PATH; None: db_path
     resource_cache_size: int = Field(default=4, ge=1)
     # Models a request may choose besides the configured ones; "*" allows any model spec.
     allowed_llms: list[str] = Field(default_factory=list)

@@ -67,15 +67,22 @@ class _RunSlot:
     """Counts interactive debates against ``max_active_runs``; ``release`` may be called more than once."""
 
     def __init__(self, service: Service) -> None:
+        busy = HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
+                             headers={"Retry-After": "1"})
         if service.active_runs >= service.config.max_active_runs:
-            raise HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
-                                headers={"Retry-After": "1"})
+            raise busy
+        # With shared state the cap holds across all the service's processes (serve --workers N).
+        self._lease = service.shared.acquire_slot(service.config.max_active_runs) if service.shared else None
+        if service.shared is not None and self._lease is None:
+            raise busy
         service.active_runs += 1
         self._service: Service | None = service
 
     def release(self) -> None:
         if self._service is not None:
             self._service.active_runs -= 1
+            if self._service.shared is not None and self._lease is not None:
+                self._service.shared.release_slot(self._lease)
             self._service = None
 
 
@@ -90,7 +97,8 @@ def _http_error(exc: FactDebateError) -> HTTPException:
 @router.get("/health", tags=["service"], summary="Liveness; needs no key")
 async def health(service: ServiceDep) -> Health:
     return Health(status="ok", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
-                  active_runs=service.active_runs, auth="required" if service.keys.required else "off")
+                  active_runs=service.shared.active() if service.shared else service.active_runs,
+                  auth="required" if service.keys.required else "off")
 
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")

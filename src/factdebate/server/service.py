@@ -19,6 +19,7 @@ from factdebate.server.config import ServiceConfig
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
+from factdebate.server.shared_state import SharedRateLimiter, SharedState, state_path
 
 AUTH_FAILURES_PER_MINUTE = 10
 
@@ -27,7 +28,7 @@ AUTH_FAILURES_PER_MINUTE = 10
 class Service:
     config: ServiceConfig
     keys: KeyRing
-    limiter: RateLimiter
+    limiter: RateLimiter | SharedRateLimiter
     resolver: SettingsResolver
     pool: ResourcePool
     store: BatchStore
@@ -36,14 +37,23 @@ class Service:
     started: float = field(default_factory=time.time)
     # Failed authentications per client address: guessing keys costs a 429 after a few tries, even when
     # the per-key rate limit is off.
-    auth_failures: RateLimiter = field(default_factory=lambda: RateLimiter(AUTH_FAILURES_PER_MINUTE))
+    auth_failures: RateLimiter | SharedRateLimiter = field(
+        default_factory=lambda: RateLimiter(AUTH_FAILURES_PER_MINUTE))
+    shared: SharedState | None = None  # limits and caps shared with the service's other processes
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
         pool = ResourcePool(config.resource_cache_size, build)
-        store = BatchStore(config.db_path or data_dir() / "service.sqlite")
+        db = config.db_path or data_dir() / "service.sqlite"
+        store = BatchStore(db)
+        shared = SharedState(state_path(config.state_db) if config.state_db else db) if config.shared_state else None
+        limiter: RateLimiter | SharedRateLimiter = RateLimiter(config.rate_limit_per_minute, config.rate_burst)
+        failures: RateLimiter | SharedRateLimiter = RateLimiter(AUTH_FAILURES_PER_MINUTE)
+        if shared is not None:
+            limiter = SharedRateLimiter(shared, config.rate_limit_per_minute, config.rate_burst, "key:")
+            failures = SharedRateLimiter(shared, AUTH_FAILURES_PER_MINUTE, None, "auth:")
         return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
-                   limiter=RateLimiter(config.rate_limit_per_minute, config.rate_burst),
+                   limiter=limiter, auth_failures=failures, shared=shared,
                    resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms),
                    pool=pool, store=store, runner=BatchRunner(store, pool.get, config.batch_concurrency))
 
