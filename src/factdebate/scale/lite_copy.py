@@ -13,8 +13,13 @@ import shutil
 import socket
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from factdebate.errors import IndexError_
+
+if TYPE_CHECKING:
+    from factdebate.config import Settings
+    from factdebate.tools.base import Tool
 
 _copies: dict[str, str] = {}
 
@@ -29,8 +34,11 @@ def private_copy(source: str) -> str:
             f"the Milvus Lite database {source} does not exist on Ray node {socket.gethostname()}: workers on "
             "other machines need the data directory at the same path, or a Milvus server (--milvus-uri "
             "http://host:19530)")
-    target_dir = Path(tempfile.mkdtemp(prefix=f"factdebate-lite-{os.getpid()}-"))
-    atexit.register(shutil.rmtree, target_dir, True)
+    root = Path(tempfile.gettempdir()) / "factdebate-lite"
+    root.mkdir(exist_ok=True)
+    _sweep(root)
+    target_dir = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=root))
+    atexit.register(shutil.rmtree, target_dir, True)  # a killed worker's copy goes in the next sweep
     target = target_dir / folder.name
     if folder.is_dir():
         shutil.copytree(folder, target)
@@ -38,3 +46,45 @@ def private_copy(source: str) -> str:
         shutil.copy2(folder, target)
     _copies[source] = str(target)
     return str(target)
+
+
+def _sweep(root: Path) -> None:
+    """Delete the copies of processes that are gone (Ray kills its workers without running atexit)."""
+    for folder in root.iterdir():
+        pid = folder.name.split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def copied_rag_tool(settings: Settings) -> Tool | None:
+    """The ``rag`` tool on this process's copy when the settings name a Milvus Lite database, else None."""
+    from factdebate.tools.rag import RagTool, default_milvus_uri, is_lite_uri
+
+    source = settings.retrieval.milvus_uri or default_milvus_uri()
+    if not is_lite_uri(source):
+        return None
+    return RagTool(corpus=settings.retrieval.corpus, milvus_uri=private_copy(source),
+                   encoder=settings.retrieval.encoder)
+
+
+def close_lite_clients() -> None:
+    """Building the index here left Milvus Lite open; close it so the folder is complete before workers copy."""
+    from factdebate.tools import rag
+
+    with rag._lock:
+        for uri in [u for u in rag._clients if rag.is_lite_uri(u)]:
+            client = rag._clients.pop(uri)
+            rag._loaded.difference_update({key for key in rag._loaded if key[0] == uri})
+            close = getattr(client, "close", None)
+            if close is not None:
+                close()

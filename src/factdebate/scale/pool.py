@@ -18,6 +18,7 @@ from typing import Any
 from factdebate.api import builtin_engines, ensure_indexes
 from factdebate.config import Settings
 from factdebate.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.scale.lite_copy import close_lite_clients
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
 
 Handle = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]
@@ -57,7 +58,7 @@ class RayPool:
         check_lite_sharing(self.settings, self.builder)
         if self.builder is None and builtin_engines(self.settings):
             await asyncio.to_thread(ensure_indexes, self.settings)  # once, here, before any worker copies it
-            _close_lite_clients()
+            close_lite_clients()
         ray = _ray()
         if not ray.is_initialized():
             self._init_ray(ray)  # on the main thread, where Ray installs its signal handlers
@@ -178,19 +179,6 @@ def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> N
         raise ConfigError(f"{settings.scale.workers} Ray workers would open the Milvus Lite database {uri} "
                           "together, and Milvus Lite serves one process at a time: point --milvus-uri at a "
                           "Milvus server, or set scale.lite_copy (each worker searches its own copy)")
-
-
-def _close_lite_clients() -> None:
-    """Building the index here left Milvus Lite open; close it so the folder is complete before workers copy."""
-    from factdebate.tools import rag
-
-    with rag._lock:
-        for uri in [u for u in rag._clients if rag.is_lite_uri(u)]:
-            client = rag._clients.pop(uri)
-            rag._loaded.difference_update({key for key in rag._loaded if key[0] == uri})
-            close = getattr(client, "close", None)
-            if close is not None:
-                close()
 
 
 def slim_plan(plan: Any) -> Any:

@@ -21,15 +21,12 @@ def default_resources(settings: Settings, endpoint: str | None) -> Resources:
     resources: Resources
 
     def tool(kind: str) -> Tool:
-        uri = settings.retrieval.milvus_uri
         if kind == "rag" and settings.scale.lite_copy:
-            from factdebate.scale.lite_copy import private_copy
-            from factdebate.tools.rag import RagTool, default_milvus_uri, is_lite_uri
+            from factdebate.scale.lite_copy import copied_rag_tool
 
-            source = uri or default_milvus_uri()
-            if is_lite_uri(source):
-                return RagTool(corpus=settings.retrieval.corpus, milvus_uri=private_copy(source),
-                               encoder=settings.retrieval.encoder)
+            copied = copied_rag_tool(settings)
+            if copied is not None:
+                return copied
         return make_tool(kind, settings, resources.debater)
 
     resources = build_resources(settings, endpoint=endpoint, tool_factory=tool)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +19,7 @@ from factdebate.redact import redact_text
 from factdebate.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.options import public_verdict
+from factdebate.server.shared_state import alive, worker_id
 
 log = logging.getLogger("factdebate.server")
 
@@ -41,6 +44,18 @@ def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimIte
     return items
 
 
+_RUNNERS: set[str] = set()  # the runners of this process that are running (an app may be started again)
+
+
+def _worker_alive(worker: str) -> bool:
+    """Whether the runner that took a claim still runs: in this process, one of _RUNNERS; elsewhere, its
+    process (``host:pid:n``)."""
+    host, pid, _ = [*worker.split(":"), "", ""][:3]
+    if host == socket.gethostname() and pid == str(os.getpid()):
+        return worker in _RUNNERS
+    return pid.isdigit() and alive(host, int(pid))
+
+
 class BatchRunner:
     def __init__(self, store: BatchStore, resources_for: Callable[[Settings], Resources], concurrency: int) -> None:
         self.store = store
@@ -48,6 +63,7 @@ class BatchRunner:
         self.concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)  # shared by all batches
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self.worker = f"{worker_id()}:{uuid.uuid4().hex[:8]}"  # marks the claims this runner takes
 
     async def submit(self, owner: str, settings: Settings, options: dict[str, Any], items: list[ClaimItem]) -> str:
         batch_id = uuid.uuid4().hex
@@ -62,8 +78,11 @@ class BatchRunner:
             task.add_done_callback(lambda _: self._tasks.pop(batch_id, None))
 
     async def resume_all(self) -> int:
-        """Called when the app starts: picks up every batch that was not finished."""
+        """Called when the app starts: picks up every batch that was not finished (claims that a dead process
+        had taken are pending again; claims another live process runs stay with it)."""
         self._slots = asyncio.Semaphore(self.concurrency)  # fresh, in case the app runs on a new event loop
+        _RUNNERS.add(self.worker)
+        await asyncio.to_thread(self.store.requeue_orphans, _worker_alive)
         unfinished = await asyncio.to_thread(self.store.unfinished)
         for batch_id in unfinished:
             self.start(batch_id)
@@ -77,6 +96,7 @@ class BatchRunner:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        _RUNNERS.discard(self.worker)
 
     async def _run(self, batch_id: str) -> None:
         info = await asyncio.to_thread(self.store.get, batch_id)
@@ -84,19 +104,34 @@ class BatchRunner:
             return
         settings = Settings.model_validate(info.settings)
         resources = self.resources_for(settings)
-        pending = await asyncio.to_thread(self.store.pending, batch_id)
-        await asyncio.gather(*(self._one(batch_id, idx, item, settings, resources) for idx, item in pending))
+        # Lanes take claims one at a time from the store, so processes sharing it never run a claim twice.
+        await asyncio.gather(*(self._lane(batch_id, settings, resources) for _ in range(self.concurrency)))
         await asyncio.to_thread(self.store.finish, batch_id)
 
+    async def _lane(self, batch_id: str, settings: Settings, resources: Resources) -> None:
+        while True:
+            async with self._slots:
+                taken = await asyncio.to_thread(self.store.take, batch_id, self.worker)
+                # Nothing pending: claims held by a process that died meanwhile are taken over, then done.
+                if taken is None and not await asyncio.to_thread(self.store.requeue_orphans, _worker_alive):
+                    return
+                if taken is None:
+                    continue
+                idx, item = taken
+                try:
+                    await self._one(batch_id, idx, item, settings, resources)
+                except asyncio.CancelledError:
+                    await asyncio.shield(asyncio.to_thread(self.store.give_back, batch_id, idx))
+                    raise
+
     async def _one(self, batch_id: str, idx: int, item: ClaimItem, settings: Settings, resources: Resources) -> None:
-        async with self._slots:
-            record: dict[str, Any] = {"id": item.id, **item.extra}
-            try:
-                verdict = await run_claim(item.claim, settings, resources)
-                record.update(public_verdict(verdict).model_dump(mode="json"))
-            except FactDebateError as exc:
-                record.update({"claim": item.claim, "error": str(exc)})
-            except Exception as exc:  # one failing claim is recorded; it must not stop the batch
-                log.exception("batch %s item %s failed", batch_id, item.id)
-                record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}")})
-            await asyncio.to_thread(self.store.record, batch_id, idx, record)
+        record: dict[str, Any] = {"id": item.id, **item.extra}
+        try:
+            verdict = await run_claim(item.claim, settings, resources)
+            record.update(public_verdict(verdict).model_dump(mode="json"))
+        except FactDebateError as exc:
+            record.update({"claim": item.claim, "error": str(exc)})
+        except Exception as exc:  # one failing claim is recorded; it must not stop the batch
+            log.exception("batch %s item %s failed", batch_id, item.id)
+            record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}")})
+        await asyncio.to_thread(self.store.record, batch_id, idx, record)

@@ -33,6 +33,8 @@ def serve(
     db: Annotated[Path | None, Opt(help="SQLite file for batch jobs (default: in the data directory).")] = None,
     no_auth: Annotated[bool, Opt("--no-auth", help="Serve without API keys (loopback only).")] = False,
     log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
+    workers: Annotated[int, Opt(min=1, help="Server processes; more than one share limits, caps and batches "
+                                "through SQLite (docs/scale.md).")] = 1,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -54,13 +56,38 @@ def serve(
     if not settings.api_keys and not settings.allow_anonymous:
         raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
                           "--service-config), or use --no-auth for a local trial")
+    if workers > 1:
+        settings = settings.model_copy(update={"shared_state": True})
     app = create_app(settings)
     from factdebate.api import ensure_indexes
 
     ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
+    typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)"
+               + (f" with {workers} worker processes" if workers > 1 else ""), err=True)
+    if workers > 1:
+        from factdebate.scale.lite_copy import close_lite_clients
+
+        close_lite_clients()  # the workers copy the Milvus Lite folder: this process lets go of it first
+        _serve_workers(settings, workers, host, port, log_level)
+        return
     _tune_gc()
-    typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
+
+
+def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level: str) -> None:
+    import os
+
+    import uvicorn
+
+    from factdebate.server.workers import CONFIG_ENV, write_worker_config
+
+    path = write_worker_config(settings)
+    os.environ[CONFIG_ENV] = str(path)
+    try:
+        uvicorn.run("factdebate.server.workers:app_from_env", factory=True, workers=workers, host=host, port=port,
+                    log_level=log_level, proxy_headers=False, server_header=False)
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _tune_gc() -> None:

@@ -22,8 +22,10 @@ Builder = Callable[[Settings], Resources]
 
 
 class ResourcePool:
-    def __init__(self, size: int = 4, build: Builder | None = None) -> None:
+    def __init__(self, size: int = 4, build: Builder | None = None, lite_copies: bool = False) -> None:
         self.size = size
+        # Several service processes (serve --workers N): each searches its own copy of a Milvus Lite folder.
+        self.lite_copies = lite_copies
         self._build = build or self._default_build
         self._entries: OrderedDict[str, Resources] = OrderedDict()
         self._backends: dict[tuple[str, float, str], Backend] = {}
@@ -66,7 +68,12 @@ class ResourcePool:
         key = (kind, settings.retrieval.model_dump_json())
         with self._tool_lock:
             if key not in self._tools:
-                self._tools[key] = make_tool(kind, settings)
+                copied = None
+                if kind == "rag" and self.lite_copies:
+                    from factdebate.scale.lite_copy import copied_rag_tool
+
+                    copied = copied_rag_tool(settings)
+                self._tools[key] = copied or make_tool(kind, settings)
             return self._tools[key]
 
     def _default_build(self, settings: Settings) -> Resources:

@@ -43,7 +43,7 @@ class Service:
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
-        pool = ResourcePool(config.resource_cache_size, build)
+        pool = ResourcePool(config.resource_cache_size, build, lite_copies=config.shared_state)
         db = config.db_path or data_dir() / "service.sqlite"
         store = BatchStore(db)
         shared = SharedState(state_path(config.state_db) if config.state_db else db) if config.shared_state else None
