@@ -1,0 +1,64 @@
+"""``factdebate serve --workers 2`` for real: two uvicorn processes behind one port share the cap on debates
+in progress and the batch store (the rate limit's sharing is tested process by process in
+test_shared_state.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+
+from tests.server.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> None:
+    port = free_port()
+    config = tmp_path / "service.yaml"
+    config.write_text("max_active_runs: 1\nrate_limit_per_minute: 0\n", encoding="utf-8")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "factdebate.cli", "serve", "--workers", "2", "--no-auth", "--port", str(port),
+         "--service-config", str(config), "--db", str(tmp_path / "service.sqlite"), "--log-level", "warning",
+         "--llm", "scripted:agree@1.0", "--agents", "none,none", "--no-scoring", "--no-cache"],
+        cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+
+        def verify(i: int) -> int:
+            return httpx.post(f"{url}/v1/verify", json={"claim": f"Claim {i} is true."}, timeout=30).status_code
+
+        with ThreadPoolExecutor(6) as pool:
+            codes = list(pool.map(verify, range(6)))
+        assert sorted(codes) == [200] + [503] * 5  # one debate at a time across both processes
+
+        lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(6))
+        created = httpx.post(f"{url}/v1/batches", content=lines, timeout=10).json()
+        deadline = time.monotonic() + 60
+        while (status := httpx.get(f"{url}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
+            assert time.monotonic() < deadline, status
+            time.sleep(0.3)
+        assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
+        assert (status["done"], status["errors"]) == (6, 0)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
