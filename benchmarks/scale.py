@@ -8,7 +8,8 @@ the clock starts (its start-up is printed apart).
 
     .venv/bin/python benchmarks/scale.py [--claims 200] [--latency 0.2] [--workers 2] [--concurrency 64]
 
-Prints ``ray_vs_single=<ray claims/s ÷ single-process claims/s>`` as the last line.
+Runs ``--repeats`` interleaved pairs (the machine's load changes between runs) and prints
+``ray_vs_single=<median of ray claims/s ÷ single-process claims/s>`` as the last line.
 """
 
 from __future__ import annotations
@@ -46,13 +47,20 @@ async def single(claims: Path, output: Path, settings: Settings) -> float:
     return time.perf_counter() - started
 
 
-async def on_ray(claims: Path, output: Path, settings: Settings) -> tuple[float, float]:
+async def compare(claims: Path, work: Path, base: Settings, settings: Settings,
+                  repeats: int) -> tuple[list[float], list[float], float]:
+    """``repeats`` pairs of runs, one process then Ray, on one pool of workers (started once)."""
     items = read_claims(claims)
+    singles, rays = [], []
     started = time.perf_counter()
     async with RayPool(settings, builder=static_resources) as pool:
-        ready = time.perf_counter()
-        await run_batch(items, output, settings, None, progress=False, executor=pool)
-        return time.perf_counter() - ready, ready - started
+        ready = time.perf_counter() - started
+        for repeat in range(repeats):
+            singles.append(await single(claims, work / f"single-{repeat}.jsonl", base))
+            began = time.perf_counter()
+            await run_batch(items, work / f"ray-{repeat}.jsonl", settings, None, progress=False, executor=pool)
+            rays.append(time.perf_counter() - began)
+    return singles, rays, ready
 
 
 def per_claim(output: Path) -> dict[str, Any]:
@@ -67,6 +75,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved pairs; the median ratio is printed")
     args = parser.parse_args()
     import ray
 
@@ -74,27 +83,29 @@ def main() -> None:
         work = Path(tmp)
         claims = write_claims(work / "claims.jsonl", args.claims)
         base = settings_for(args.latency, args.workers, args.concurrency, "local")
-        one_s = asyncio.run(single(claims, work / "single.jsonl", base))
         started = time.perf_counter()
         ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, configure_logging=False,
                  _node_ip_address="127.0.0.1")
         init_s = time.perf_counter() - started
         try:
-            ray_s, pool_s = asyncio.run(on_ray(claims, work / "ray.jsonl",
-                                               settings_for(args.latency, args.workers, args.concurrency, "ray")))
+            singles, rays, ready_s = asyncio.run(compare(
+                claims, work, base, settings_for(args.latency, args.workers, args.concurrency, "ray"), args.repeats))
         finally:
             ray.shutdown()
-        for name, out in (("single", work / "single.jsonl"), ("ray", work / "ray.jsonl")):
+        for name, out in (("single", work / "single-0.jsonl"), ("ray", work / "ray-0.jsonl")):
             stats = per_claim(out)
             assert stats["claims"] == args.claims, (name, stats)
             print(f"{name}: {json.dumps(stats)}")
-        single_rate, ray_rate = args.claims / one_s, args.claims / ray_s
-        print(f"single process: {args.claims} claims in {one_s:.2f}s = {single_rate:.1f} claims/s "
-              f"(concurrency {args.concurrency})")
-        print(f"ray x{args.workers}: {args.claims} claims in {ray_s:.2f}s = {ray_rate:.1f} claims/s "
-              f"(concurrency {max(1, args.concurrency // args.workers)} per worker; Ray start {init_s:.1f}s, "
-              f"workers ready {pool_s:.1f}s, not counted)")
-        print(f"ray_vs_single={ray_rate / single_rate:.2f}")
+        ratios = []
+        for one_s, ray_s in zip(singles, rays, strict=True):
+            ratios.append(one_s / ray_s)  # equal claims: the throughput ratio is the inverse time ratio
+            print(f"single process {args.claims / one_s:6.1f} claims/s (concurrency {args.concurrency})   "
+                  f"ray x{args.workers} {args.claims / ray_s:6.1f} claims/s "
+                  f"(concurrency {max(1, args.concurrency // args.workers)} per worker)   ratio {one_s / ray_s:.2f}")
+        ideal = args.concurrency / (3 * args.latency)  # the agreeing debate's critical path is 3 calls
+        print(f"ideal at this concurrency: {ideal:.1f} claims/s; Ray start {init_s:.1f}s, workers ready "
+              f"{ready_s:.1f}s (neither counted)")
+        print(f"ray_vs_single={statistics.median(ratios):.2f}")
 
 
 if __name__ == "__main__":
