@@ -16,7 +16,7 @@ import pytest
 from factdebate.batch import read_claims, run_batch
 from factdebate.config import Settings, load_settings
 from factdebate.eval.runner import execute, make_plan
-from factdebate.scale.pool import RayPool, slim_plan
+from factdebate.scale.pool import RayPool, WorkerStartError, slim_plan
 from tests.scale.support import records, static_resources, write_claims
 
 pytestmark = pytest.mark.usefixtures("ray_instance")
@@ -134,11 +134,33 @@ def test_resume_rules_hold_across_executors(tmp_path: Path) -> None:
     broken = records(output)[0] | {"error": "a transient failure"}
     with output.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(broken) + "\n")
-    stats, _ = asyncio.run(ray_batch(claims, output, settings))
+    events: list[dict[str, Any]] = []
+
+    async def go() -> Any:
+        async with RayPool(settings, builder=static_resources, trace=True) as pool:
+            return await run_batch(read_claims(claims), output, settings, None, progress=False, executor=pool,
+                                   sinks=[events.append])
+
+    stats = asyncio.run(go())
     assert (stats.skipped, stats.done) == (4, 6)
     rows = records(output)
     assert sorted(r["id"] for r in rows) == sorted(f"c{i}" for i in range(10))
     assert not [r for r in rows if r.get("error")]
+    # The workers' trace events reach the driver's sinks: one run per claim that ran.
+    assert sorted(e["claim"] for e in events if e["event"] == "run_started") == sorted(
+        f"Claim number {i} is true." for i in (0, *range(5, 10)))
+
+
+def test_a_worker_that_cannot_start_says_why() -> None:
+    settings = load_settings(overrides={"method": "single", "llm": {"debater": "openai:some-model"},
+                                        "scale": {"executor": "ray", "workers": 2}}, environ={})
+
+    async def go() -> None:
+        async with RayPool(settings):
+            pass
+
+    with pytest.raises(WorkerStartError, match="needs an API key: set the environment variable OPENAI_API_KEY"):
+        asyncio.run(go())
 
 
 @pytest.mark.slow

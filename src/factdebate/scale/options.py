@@ -24,6 +24,8 @@ WorkersFlag = Annotated[int | None, typer.Option(
 def with_scale(settings: Settings, executor: str | None, ray_address: str | None, workers: int | None) -> Settings:
     """``settings`` with the flags that were given applied (the settings file and environment otherwise)."""
     update: dict[str, Any] = {}
+    if ray_address is not None and executor is None:
+        executor = "ray"  # an address only means something to the Ray executor
     if executor is not None:
         if executor not in ("local", "ray"):
             raise ConfigError(f"--executor must be local or ray, not '{executor}'")

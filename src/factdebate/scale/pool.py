@@ -66,10 +66,12 @@ class RayPool:
         self.actors = [self._spawn(i) for i in range(self.scale.workers)]
         self.generation = [0] * self.scale.workers
         try:
-            await asyncio.gather(*(actor.pid.remote() for actor in self.actors))  # wait until built
+            problems = await asyncio.gather(*(actor.ready.remote() for actor in self.actors))  # wait until built
         except ray.exceptions.RayActorError as exc:
+            problems = [_cause(exc)]
+        if any(problems):
             await self.aclose()
-            raise WorkerStartError(f"a Ray worker could not start: {_cause(exc)}") from None
+            raise WorkerStartError(f"a Ray worker could not start: {next(p for p in problems if p)}")
         return self
 
     def _init_ray(self, ray: Any) -> None:

@@ -9,6 +9,8 @@ from typing import Any
 
 from factdebate.api import build_resources, make_tool, tools_needed
 from factdebate.config import Settings
+from factdebate.errors import FactDebateError
+from factdebate.redact import redact_text
 from factdebate.resources import Resources
 from factdebate.tools.base import Tool
 
@@ -36,14 +38,24 @@ def default_resources(settings: Settings, endpoint: str | None) -> Resources:
 class ClaimWorker:
     def __init__(self, settings_data: dict[str, Any], index: int, builder: ResourceBuilder | None,
                  context: Any, trace: bool) -> None:
+        self.context = context
+        self.trace = trace
+        self.start_error: str | None = None
         self.settings = Settings.model_validate(settings_data)
         urls = self.settings.llm.base_urls
         endpoint = urls[index % len(urls)] if urls else None
-        self.resources = (builder or default_resources)(self.settings, endpoint)
-        for kind in sorted(tools_needed(self.settings)):  # a missing index or key fails at start, not per claim
-            self.resources.tool(kind)
-        self.context = context
-        self.trace = trace
+        try:
+            self.resources = (builder or default_resources)(self.settings, endpoint)
+            for kind in sorted(tools_needed(self.settings)):  # a missing index or key fails now, not per claim
+                self.resources.tool(kind)
+        except FactDebateError as exc:  # kept as text: Ray cannot carry every exception class back
+            self.start_error = str(exc)
+        except Exception as exc:
+            self.start_error = redact_text(f"{type(exc).__name__}: {exc}")
+
+    async def ready(self) -> str | None:
+        """None once the resources are built, else why they could not be."""
+        return self.start_error
 
     async def pid(self) -> int:
         return os.getpid()
