@@ -62,16 +62,19 @@ class RayPool:
         ray = _ray()
         if not ray.is_initialized():
             self._init_ray(ray)  # on the main thread, where Ray installs its signal handlers
-        self._remote = ray.remote(ClaimWorker)
-        self.actors = [self._spawn(i) for i in range(self.scale.workers)]
-        self.generation = [0] * self.scale.workers
         try:
-            problems = await asyncio.gather(*(actor.ready.remote() for actor in self.actors))  # wait until built
-        except ray.exceptions.RayActorError as exc:
-            problems = [_cause(exc)]
-        if any(problems):
-            await self.aclose()
-            raise WorkerStartError(f"a Ray worker could not start: {next(p for p in problems if p)}")
+            self._remote = ray.remote(ClaimWorker)
+            self.actors = [self._spawn(i) for i in range(self.scale.workers)]
+            self.generation = [0] * self.scale.workers
+            try:
+                problems = await asyncio.gather(*(actor.ready.remote() for actor in self.actors))  # until built
+            except ray.exceptions.RayActorError as exc:
+                problems = [_cause(exc)]
+            if any(problems):
+                raise WorkerStartError(f"a Ray worker could not start: {next(p for p in problems if p)}")
+        except BaseException:
+            await self.aclose()  # and stop the Ray instance this pool started
+            raise
         return self
 
     def _init_ray(self, ray: Any) -> None:
@@ -86,8 +89,8 @@ class RayPool:
 
     def _spawn(self, index: int) -> Any:
         data = self.settings.model_dump(mode="json")
-        # The settings travel whole; of the environment only the data directory does (indexes, cache), and
-        # only when it is set: a worker on another machine otherwise uses its own default.
+        # The settings travel whole; of the environment only the data directory does (indexes, cache), when
+        # it is set here (on a cluster that path must then exist on every node).
         env = {name: os.environ[name] for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
         return self._remote.options(num_cpus=self.scale.worker_cpus, max_restarts=0, max_concurrency=1000,
                                     runtime_env={"env_vars": env}).remote(
@@ -129,7 +132,7 @@ class RayPool:
                 payload = queue.popleft()
                 try:
                     record, events = await self._attempt(slot, kind, payload)
-                except WorkerLost as exc:
+                except ClaimFailed as exc:
                     record, events = lost(payload, str(exc)), []
                 await handle(record, events)
 
@@ -144,7 +147,9 @@ class RayPool:
                 return result
             except ray.exceptions.RayActorError:
                 self._replace(slot, generation)
-        raise WorkerLost(f"Ray workers died {MAX_ATTEMPTS} times while running this claim; it was not "
+            except ray.exceptions.RayTaskError as exc:  # records carry their errors; this is the worker's own
+                raise ClaimFailed(f"the Ray worker failed: {_cause(exc)}") from None
+        raise ClaimFailed(f"Ray workers died {MAX_ATTEMPTS} times while running this claim; it was not "
                          "recorded as done, so a re-run tries it again")
 
     def _replace(self, slot: int, generation: int) -> None:
@@ -157,8 +162,8 @@ class RayPool:
         self.restarts += 1
 
 
-class WorkerLost(Exception):
-    pass
+class ClaimFailed(Exception):
+    """A claim that got no record from any worker: it is recorded as an error, to be retried by a re-run."""
 
 
 def _cause(exc: BaseException) -> str:

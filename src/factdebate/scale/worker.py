@@ -63,6 +63,8 @@ class ClaimWorker:
     async def run(self, kind: str, payload: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """One claim (``claim``: a batch ClaimItem) or sample (``sample``: an eval Sample, with the plan as
         context); returns its record and, when the driver writes a trace, the run's events."""
+        if self.start_error:  # a replacement worker that could not start
+            raise RuntimeError(self.start_error)
         events: list[dict[str, Any]] = []
         sinks = [events.append] if self.trace else []
         if kind == "claim":

@@ -31,9 +31,19 @@ def write_worker_config(config: ServiceConfig) -> Path:
 def app_from_env() -> FastAPI:
     """The app of one worker process (uvicorn's factory)."""
     from factdebate.server.app import create_app
-    from factdebate.server.commands import _tune_gc
 
     config = ServiceConfig.model_validate(json.loads(Path(os.environ[CONFIG_ENV]).read_text(encoding="utf-8")))
     app = create_app(config)
-    _tune_gc()
+    tune_gc()
     return app
+
+
+def tune_gc() -> None:
+    """A long-lived server makes many short-lived objects per request: freezing what startup built keeps
+    full collections from rescanning it, and a larger first generation makes collections rarer (in the load
+    benchmark this cut the server's CPU time per debate by about a fifth)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
