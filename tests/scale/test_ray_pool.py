@@ -179,3 +179,17 @@ def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pyt
     assert sorted(r["id"] for r in rows) == sorted(f"c{i}" for i in range(6))
     assert all(r["rounds"][0]["turns"][0]["evidence"] for r in rows)  # real passages came back
     assert {r["config"]["scale"]["executor"] for r in rows} == {"ray"}
+
+
+def test_cli_eval_on_ray(tmp_path: Path) -> None:
+    """`factdebate eval --executor ray`: the driver writes results and the summary with running accuracy."""
+    from factdebate.cli import run
+
+    data = write_claims(tmp_path / "data.jsonl", 6, label=True)
+    out = tmp_path / "run"
+    code = run(["eval", "-d", f"claims:{data}", "-o", str(out), "--llm", "scripted:agree", "--agents", "none,none",
+                "--no-scoring", "--no-cache", "--executor", "ray", "--workers", "2"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["metrics"]["n"] == 6 and summary["metrics"]["accuracy"] == 1.0
+    assert sorted(r["id"] for r in records(out / "results.jsonl")) == [f"c{i}" for i in range(6)]
