@@ -166,7 +166,7 @@ def test_a_worker_that_cannot_start_says_why() -> None:
 @pytest.mark.slow
 def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The default path: the builtin corpus indexed once by the driver, each worker searching its own copy
-    of the Milvus Lite folder and the shared tantivy index; scripted model."""
+    of the Milvus Lite folder and the shared tantivy index; scripted model. Then the same batch locally."""
     from factdebate.cli import run
 
     monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", "40")
@@ -179,6 +179,11 @@ def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pyt
     assert sorted(r["id"] for r in rows) == sorted(f"c{i}" for i in range(6))
     assert all(r["rounds"][0]["turns"][0]["evidence"] for r in rows)  # real passages came back
     assert {r["config"]["scale"]["executor"] for r in rows} == {"ray"}
+    # The workers' copies of the Milvus Lite folder find what the original finds: same records as a local run.
+    local = tmp_path / "local.jsonl"
+    assert run(["verify", "--input", str(claims), "--output", str(local), "--llm", "scripted:agree",
+                "--no-cache"]) == 0
+    assert {r["id"]: comparable(r) for r in records(local)} == {r["id"]: comparable(r) for r in rows}
 
 
 def test_cli_eval_on_ray(tmp_path: Path) -> None:
@@ -193,3 +198,28 @@ def test_cli_eval_on_ray(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["metrics"]["n"] == 6 and summary["metrics"]["accuracy"] == 1.0
     assert sorted(r["id"] for r in records(out / "results.jsonl")) == [f"c{i}" for i in range(6)]
+
+
+def test_llm_base_urls_are_spread_over_the_workers(tmp_path: Path) -> None:
+    """Two OpenAI-compatible servers in llm.base_urls: worker i sends to server i mod 2 (real HTTP)."""
+    from tests.fake_openai import FakeOpenAI
+
+    claims = write_claims(tmp_path / "claims.jsonl", 8)
+    output = tmp_path / "results.jsonl"
+    with FakeOpenAI(reply="The documents disagree.\nREFUTES") as one, \
+            FakeOpenAI(reply="The documents disagree.\nREFUTES") as two:
+        settings = load_settings(overrides={
+            "llm": {"debater": "openai:served-model", "cache": False, "constrain": "none",
+                    "base_urls": [one.base_url, two.base_url]},
+            "methods": {"tool-mad": {"agents": ["none", "none"], "scoring": False}},
+            "scale": {"executor": "ray", "workers": 2, "worker_concurrency": 2}}, environ={})
+
+        async def go() -> Any:
+            async with RayPool(settings) as pool:
+                return await run_batch(read_claims(claims), output, settings, None, progress=False, executor=pool)
+
+        stats = asyncio.run(go())
+    assert (stats.done, stats.errors) == (8, 0)
+    assert {r["label"] for r in records(output)} == {"REFUTES"}
+    assert one.requests and two.requests  # both servers served
+    assert {r["body"]["model"] for r in one.requests + two.requests} == {"served-model"}
