@@ -61,7 +61,7 @@ def verify(
         return
     if claim is None:
         raise InputError("give a claim to check, e.g. factdebate verify \"The Eiffel Tower is in Rome.\"")
-    if settings.scale.executor == "ray":
+    if executor == "ray" or ray_address:  # (a config file's scale.executor only concerns batches)
         raise InputError("--executor ray runs batches: give --input FILE --output FILE")
     from factdebate.api import validate_claim
 
