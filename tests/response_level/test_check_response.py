@@ -138,3 +138,13 @@ def test_list_parser() -> None:
     assert parse_string_list('["x"]', "claims") == (["x"], "")
     assert parse_string_list('{"claims": [1]}', "claims")[0] is None
     assert parse_string_list("none", "claims")[0] is None
+
+
+async def test_the_response_verdict_validates_against_its_published_schema() -> None:
+    import jsonschema
+
+    from factdebate.schema import response_verdict_json_schema
+
+    verdict, _, _ = await check(script(), method="cot")
+    jsonschema.validate(json.loads(verdict.model_dump_json()), response_verdict_json_schema())
+    assert verdict.schema_version == 2 and verdict.kind == "response"
