@@ -3,6 +3,7 @@ web page's end-to-end test and the load benchmarks. They follow the prompts' out
 
 from __future__ import annotations
 
+import json
 import re
 
 from factdebate.errors import ConfigError
@@ -36,6 +37,9 @@ def protocol_responder(disagree: bool) -> Responder:
             return "The RAG agent's answers were better supported by its documents.\nSUPPORTS"
         if prompt == "label_reask":
             return "SUPPORTS"
+        if prompt == "claims_extract":  # response-level checks: one claim per sentence
+            text = messages[0]["content"].split("Text:", 1)[-1].split("Reply with", 1)[0]
+            return json.dumps({"claims": [s.strip() + "." for s in text.strip().split(".") if s.strip()][:12]})
         if prompt == "faithfulness_statements":
             answer = messages[0]["content"].split("Answer:", 1)[-1].split("\n")[0].strip()
             return f"1. {answer}"
