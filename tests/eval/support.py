@@ -46,6 +46,12 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         return f"Thought: I know it.\nAction: finish[{label}]"
     if prompt == "mad_moderator":
         return f"Preference: yes\nReason: clear.\n{label}"
+    if prompt == "dpd_queries":
+        return '{"support": "%s", "refute": "%s"}' % (claim[:40], claim[:40])
+    if prompt == "dpd_judge":
+        vote = "affirmative" if label == "SUPPORTS" else "negative"
+        side = '{"evidence": 0.8, "logic": 0.8, "neutrality": 0.8, "persuasiveness": 0.8}'
+        return f'{{"reason": "clear", "affirmative": {side}, "negative": {side}, "vote": "{vote}", "confidence": 0.9}}'
     if prompt == "medical_choice":
         return "Option B fits best.\nB"
     return f"{claim}\n{label}"
