@@ -44,6 +44,7 @@ class Plan:
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
+                "unit": self.dataset.unit,
                 "seed": self.seed, "limit": self.limit,
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
@@ -125,6 +126,11 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
             fields = await run_choice(sample, plan.settings, resources, sinks)
             record.update(claim=sample.claim, method=plan.settings.method, **fields)
             predicted = fields["label"]
+        elif plan.dataset.unit == "response":
+            from factdebate.eval.response_eval import run_response_sample
+
+            fields, predicted = await run_response_sample(sample, plan.dataset, plan.settings, resources, sinks)
+            record.update(fields)
         else:
             verdict = await run_claim(sample.claim, plan.settings, resources, sinks=sinks)
             # The settings are in run.json once; each record keeps the rest of the verdict.
