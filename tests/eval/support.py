@@ -3,6 +3,7 @@ resource builder is tests.helpers.resources_for (one builder for the whole suite
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -47,7 +48,7 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
     if prompt == "mad_moderator":
         return f"Preference: yes\nReason: clear.\n{label}"
     if prompt == "dpd_queries":
-        return '{"support": "%s", "refute": "%s"}' % (claim[:40], claim[:40])
+        return json.dumps({"support": claim[:40], "refute": claim[:40]})
     if prompt == "dpd_judge":
         vote = "affirmative" if label == "SUPPORTS" else "negative"
         side = '{"evidence": 0.8, "logic": 0.8, "neutrality": 0.8, "persuasiveness": 0.8}'

@@ -267,7 +267,7 @@ class DPD(Method[DPDSettings]):
         turns: list[Turn] = []
         with span(side, "team", round=r, state=debate.states[side]):
             snippets: list[Document] = []
-            if cfg.gatherers:  # the given evidence reaches the team through its gatherer, too
+            if cfg.gatherers and debate.stores[side].documents:  # given evidence comes through the gatherer too
                 context = f"{debate.claim}\n{opponent.statement or POSITION[other(side)]}"
                 pick = await select_snippets(side, debate.stores[side], context, cfg.snippets, cfg.snippet_chars, r)
                 snippets = pick.evidence
