@@ -52,7 +52,7 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
     if prompt == "dpd_judge":
         vote = "affirmative" if label == "SUPPORTS" else "negative"
         side = '{"evidence": 0.8, "logic": 0.8, "neutrality": 0.8, "persuasiveness": 0.8}'
-        return f'{{"reason": "clear", "affirmative": {side}, "negative": {side}, "vote": "{vote}", "confidence": 0.9}}'
+        return f'{{"why": "clear", "affirmative": {side}, "negative": {side}, "vote": "{vote}", "confidence": 0.9}}'
     if prompt == "medical_choice":
         return "Option B fits best.\nB"
     return f"{claim}\n{label}"

@@ -24,7 +24,7 @@ REASKED = {
     "mad_moderator": "Preference: no\nReason: both sides are weak.",
     "dpd_queries": '{"support": "q1", "refute": "q2"}',
     # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.
-    "dpd_judge": '{"reason": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+    "dpd_judge": '{"why": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
                  '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
                  '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}',
 }

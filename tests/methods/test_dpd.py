@@ -24,8 +24,8 @@ Votes = Callable[[str, int], tuple[str, float] | str]
 
 def ballot(vote: str, confidence: float) -> str:
     side = {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, "persuasiveness": 0.5}
-    return json.dumps({"reason": "weighed both", "affirmative": side, "negative": side, "vote": vote,
-                       "confidence": confidence})
+    return json.dumps({"affirmative": side, "negative": side, "vote": vote, "confidence": confidence,
+                       "why": "weighed both"})
 
 
 def dpd_script(votes: Votes, seen: list[tuple[CallInfo, str]] | None = None) -> Any:
@@ -236,3 +236,12 @@ async def test_the_store_selects_the_snippets_nearest_the_context() -> None:
                      enumerate(["bananas are yellow", "paris capital france", "the moon orbits"])])
     picked = await store.select("capital of france paris", 2)
     assert picked[0].id == "1" and len(picked) == 2 and picked[0].score > picked[1].score == 0.0
+
+
+def test_a_ballot_cut_off_in_its_explanation_keeps_its_decision() -> None:
+    cut = ballot("negative", 0.7)
+    cut = cut[: cut.index('"why"')] + '"why": "the negative side cited'
+    read = read_ballot(cut)
+    assert read.vote == -1 and read.confidence == 0.7 and read.reason == "the negative side cited"
+    with pytest.raises(ValueError, match="malformed|not closed"):
+        read_ballot(cut[: cut.index('"vote"')])  # cut before the vote: not a ballot

@@ -79,7 +79,7 @@ def dpd_reply(prompt: str, call: CallInfo, claim: str, disagree: bool) -> str:
         against = disagree and call.agent == "logical"
         side = {"evidence": 0.8, "logic": 0.7, "neutrality": 0.9, "persuasiveness": 0.7}
         weak = {"evidence": 0.4, "logic": 0.5, "neutrality": 0.8, "persuasiveness": 0.4}
-        return json.dumps({"reason": "The better-supported side wins.", "affirmative": weak if against else side,
+        return json.dumps({"why": "The better-supported side wins.", "affirmative": weak if against else side,
                            "negative": side if against else weak,
                            "vote": "negative" if against else "affirmative", "confidence": 0.6 if against else 0.9})
     return f"{call.agent} (round {call.round}): the evidence bears on whether {claim.rstrip('.')}."

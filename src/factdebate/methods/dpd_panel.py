@@ -37,16 +37,21 @@ FOCUS = {
                   "loaded language",
 }
 
-_SIDE_SCHEMA = {"type": "object", "properties": {name: {"type": "number"} for name in DIMENSIONS.values()},
+# Scores and confidence are held to one decimal (an enum: strict structured-output servers refuse
+# minimum/maximum, and llama.cpp's schema grammars ignore them); the parser accepts any number in [0, 1].
+UNIT = {"type": "number", "enum": [round(i / 10, 1) for i in range(11)]}
+_SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIONS.values()},
                 "required": list(DIMENSIONS.values()), "additionalProperties": False}
-# No numeric bounds in the schema: strict structured-output servers refuse some keywords; the parser checks.
+# "why" comes last (llama.cpp orders properties by name, too): a reply cut short in it still has its
+# scores, vote and confidence, and ``read_ballot`` closes the cut string rather than losing them.
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"reason": {"type": "string"}, "affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
-                   "vote": {"type": "string", "enum": list(VOTES)}, "confidence": {"type": "number"}},
-    "required": ["reason", "affirmative", "negative", "vote", "confidence"],
+    "properties": {"affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
+                   "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT, "why": {"type": "string"}},
+    "required": ["affirmative", "negative", "vote", "confidence", "why"],
     "additionalProperties": False,
 }
+_CUT_WHY = re.compile(r'"why"\s*:\s*"(?:[^"\\]|\\.)*$')
 
 
 @dataclass(frozen=True)
@@ -72,11 +77,17 @@ def _unit(value: Any, what: str) -> float:
 def read_ballot(text: str) -> Ballot:
     """The judge's JSON object (fenced or surrounded by prose is fine). Raises :class:`BallotError` with the
     problem, which the re-ask quotes back to the judge."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    start = text.find("{")
+    if start < 0:
         raise BallotError("no JSON object was found")
+    body = text[start:].rstrip()
+    if _CUT_WHY.search(body):  # cut off inside the closing explanation: everything decisive is there
+        body += '"}'
+    end = body.rfind("}")
+    if end < 0:
+        raise BallotError("the JSON object is not closed")
     try:
-        data = json.loads(text[start:end + 1])
+        data = json.loads(body[:end + 1])
     except json.JSONDecodeError as exc:
         raise BallotError(f"the JSON object is malformed ({exc.msg})") from None
     if not isinstance(data, dict):
@@ -98,7 +109,8 @@ def read_ballot(text: str) -> Ballot:
             if name not in block:
                 raise BallotError(f"'{side}' lacks the score '{name}'")
             scores[f"{side}.{letter}"] = _unit(block[name], f"{side}.{name}")
-    return Ballot(number, _unit(data.get("confidence"), "confidence"), scores, str(data.get("reason", "")))
+    return Ballot(number, _unit(data.get("confidence"), "confidence"), scores,
+                  str(data.get("why", data.get("reason", ""))))
 
 
 def parse_ballot(text: str) -> Ballot | None:
