@@ -55,6 +55,9 @@ class RetrievalSettings(_Strict):
     builtin_docs: int | None = Field(default=None, ge=1)
     k: int = Field(default=3, ge=1, le=20)  # documents per retrieval, for every method
     max_doc_chars: int = Field(default=1200, ge=100)  # each passage is cut to this length
+    evidence: Literal["retrieved", "given", "both"] = Field(
+        default="retrieved", description="Evidence the agents get: retrieved by their tools, given with the "
+        "claim by the dataset (knowledge, contexts, abstracts, gold evidence), or both.")
 
     @field_validator("corpus")
     @classmethod

@@ -55,6 +55,7 @@ def shared_options() -> list[Option]:
         _shared("milvus_uri", ("retrieval", "milvus_uri"), RetrievalSettings,
                 "Milvus server URI (default: Milvus Lite file).", public=False),
         _shared("k", ("retrieval", "k"), RetrievalSettings, "Documents per retrieval."),
+        _shared("evidence", ("retrieval", "evidence"), RetrievalSettings, public=False),  # no route takes evidence
         _shared("max_doc_chars", ("retrieval", "max_doc_chars"), RetrievalSettings,
                 "Characters kept of each retrieved passage.", public=False),
         _shared("max_claim_chars", ("max_claim_chars",), help="Longest claim accepted.", public=False,

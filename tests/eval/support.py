@@ -55,4 +55,12 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         return f'{{"why": "clear", "affirmative": {side}, "negative": {side}, "vote": "{vote}", "confidence": 0.9}}'
     if prompt == "medical_choice":
         return "Option B fits best.\nB"
+    if prompt == "claims_extract":  # the text to split is the one claim
+        return json.dumps({"claims": [text.split("Text:\n", 1)[-1].split("\n\nReply with", 1)[0].strip()]})
+    if prompt == "factool_queries":
+        return json.dumps({"queries": [claim]})
+    if prompt == "factool_verify":
+        return json.dumps({"reasoning": "The evidence agrees.", "factual": label == "SUPPORTS"})
+    if prompt in ("halueval_fewshot", "selfcheck_consistency"):  # yes/no: "hallucinated?", "supported?"
+        return "Yes" if (label == "SUPPORTS") == (prompt == "selfcheck_consistency") else "No"
     return f"{claim}\n{label}"

@@ -32,9 +32,9 @@ def script(claims: list[str] | None = None, *, extractor: list[str] | None = Non
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         prompt = call.prompt
-        if prompt in ("claims_extract", "claims_reask"):
+        if prompt in ("claims_extract", "claims_extract:reask"):
             return replies.pop(0) if replies else json.dumps({"claims": claims or CLAIMS})
-        if prompt in ("subjective_filter", "subjective_reask"):
+        if prompt in ("subjective_filter", "subjective_filter:reask"):
             return filtered if filtered is not None else json.dumps({"sentences": ["Paris is in France."]})
         text = messages[0]["content"]
         if prompt in ("single", "cot", "label_reask"):
@@ -87,7 +87,7 @@ async def test_unparseable_extraction_is_reasked_then_recorded() -> None:
     assert verdict.extraction.parsed is False and verdict.extraction.claims == []
     assert verdict.extraction.raw == "still not JSON" and verdict.extraction.parse_retries == 1
     assert verdict.label is None and verdict.decided_by == "unparsed" and verdict.claims == []
-    assert [c.prompt for c, _ in backend.calls] == ["claims_extract", "claims_reask"]
+    assert [c.prompt for c, _ in backend.calls] == ["claims_extract", "claims_extract:reask"]
     failure = [e for e in events if e["event"] == "parse_failure"]
     assert failure and failure[0]["what"] == "claims"
 
@@ -138,3 +138,13 @@ def test_list_parser() -> None:
     assert parse_string_list('["x"]', "claims") == (["x"], "")
     assert parse_string_list('{"claims": [1]}', "claims")[0] is None
     assert parse_string_list("none", "claims")[0] is None
+
+
+async def test_the_response_verdict_validates_against_its_published_schema() -> None:
+    import jsonschema
+
+    from factdebate.schema import response_verdict_json_schema
+
+    verdict, _, _ = await check(script(), method="cot")
+    jsonschema.validate(json.loads(verdict.model_dump_json()), response_verdict_json_schema())
+    assert verdict.schema_version == 2 and verdict.kind == "response"

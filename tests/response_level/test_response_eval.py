@@ -37,7 +37,7 @@ def factool_file(tmp_path: Path) -> Path:
 
 def rome_is_false(call: CallInfo, messages: list[Message], params: GenParams) -> str:
     text = messages[0]["content"]
-    if call.prompt in ("claims_extract", "claims_reask"):
+    if call.prompt.split(":")[0] == "claims_extract":
         body = text.split("Text:", 1)[1].split("Reply with", 1)[0]
         return json.dumps({"claims": [s.strip() + "." for s in body.split(".") if s.strip()]})
     return "REFUTES" if "Rome" in text else "SUPPORTS"

@@ -50,6 +50,8 @@ class Dataset:
     skipped: dict[str, int] = field(default_factory=dict)  # records the loader could not use, by reason
     # "response": each sample is an LLM response checked claim by claim (factdebate.response_level)
     unit: Literal["claim", "response"] = "claim"
+    # What evidence each sample carries in ``meta["evidence"]`` (for ``--evidence given|both``); "": none
+    evidence: str = ""
 
     def load_report(self) -> str:
         """One line: what was loaded and what was skipped, with the reasons."""

@@ -28,6 +28,7 @@ from factdebate.results_file import ResultWriter, finished_ids
 from factdebate.resume import settings_changes
 from factdebate.runtime import EventSink
 from factdebate.textsafe import dumps_record
+from factdebate.tools.given import documents_from, given_evidence
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Plan:
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
                 "unit": self.dataset.unit,
+                "evidence": {"used": self.settings.retrieval.evidence, "provided": self.dataset.evidence or None},
                 "seed": self.seed, "limit": self.limit,
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
@@ -91,6 +93,9 @@ def make_plan(settings: Settings, dataset_spec: str, output: Path, *, limit: int
     if dataset.max_claim_chars > settings.max_claim_chars:
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
         settings = settings.model_copy(update={"max_claim_chars": dataset.max_claim_chars})
+    if settings.retrieval.evidence != "retrieved" and not dataset.evidence:
+        raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset_spec}' provides no evidence "
+                         "of its own; use --evidence retrieved")
     samples = select(dataset.samples, limit, seed)
     return Plan(name or output.name, settings, dataset, samples, output, seed, limit, dict(options or {}))
 
@@ -119,6 +124,15 @@ def eval_resources(settings: Settings) -> Resources:
 async def evaluate(sample: Sample, plan: Plan, resources: Resources,
                    sinks: list[EventSink] | None = None) -> dict[str, Any]:
     record: dict[str, Any] = {"id": sample.id, "gold": sample.gold, "group": sample.meta.get("group")}
+    # The sample's own evidence, served by the given-evidence tool (tools/given.py) while it is checked.
+    mode = plan.settings.retrieval.evidence
+    given = None if mode == "retrieved" else documents_from(sample.meta.get("evidence") or [], prefix=sample.id)
+    with given_evidence(given):
+        return await _evaluate(sample, plan, resources, sinks, record)
+
+
+async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: list[EventSink] | None,
+                    record: dict[str, Any]) -> dict[str, Any]:
     predicted: str | None = None
     try:
         own = await get_method(plan.settings.method).run_sample(sample, plan.dataset, plan.settings, resources, sinks)

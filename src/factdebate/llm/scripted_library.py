@@ -37,7 +37,7 @@ def protocol_responder(disagree: bool) -> Responder:
             return "The RAG agent's answers were better supported by its documents.\nSUPPORTS"
         if prompt == "label_reask":
             return "SUPPORTS"
-        if prompt in ("claims_extract", "claims_reask"):  # response-level checks: one claim per sentence
+        if prompt == "claims_extract":  # response-level checks: one claim per sentence
             text = messages[0]["content"].split("Text:", 1)[-1].split("Reply with", 1)[0]
             return json.dumps({"claims": [s.strip() + "." for s in text.strip().split(".") if s.strip()][:12]})
         if prompt == "faithfulness_statements":

@@ -56,8 +56,14 @@ def evidence_for_claims(provider: Provider) -> Iterator[None]:
 
 
 async def supplied_evidence(claim: str) -> list[Document]:
+    """The task's evidence for ``claim``; outside a task mode, the evidence that came with the claim
+    (``--evidence given|both`` in an evaluation, ``verify(..., given_evidence=...)``), if any."""
+    from factdebate.tools.given import current_evidence
+
     provider = _provider.get()
-    return await provider(claim) if provider is not None else []
+    if provider is not None:
+        return await provider(claim)
+    return list(current_evidence() or [])
 
 
 def fixed(documents: list[Document]) -> Provider:
@@ -119,7 +125,11 @@ class SentenceEvidence:
 
 
 def _without_search(settings: Settings, search: bool) -> Settings:
-    """With the dataset's evidence, the gatherers search nothing else unless ``task_search`` says so."""
+    """With the dataset's evidence, the gatherers search nothing else unless ``task_search`` says so. The
+    task hands the evidence to the teams itself, so it is not also pasted into the claim (what
+    ``retrieval.evidence`` does for methods without tools)."""
+    retrieval = settings.retrieval.model_copy(update={"evidence": "retrieved"})
+    settings = settings.model_copy(update={"retrieval": retrieval})
     if search:
         return settings
     methods = dict(settings.methods)

@@ -22,9 +22,11 @@ from factdebate.types import ClaimExtraction
 AGENT = "extractor"
 
 
-def list_schema(key: str, max_items: int) -> dict[str, Any]:
+def list_schema(key: str, min_items: int = 0) -> dict[str, Any]:
+    """No ``maxItems``: llama.cpp spells a bound as nested optional rules, which slowed extraction on the
+    embedded model several-fold; the item limit is applied to the parsed list instead."""
     return {"type": "object", "additionalProperties": False, "required": [key],
-            "properties": {key: {"type": "array", "maxItems": max_items,
+            "properties": {key: {"type": "array", "minItems": min_items,
                                  "items": {"type": "string", "minLength": 1}}}}
 
 
@@ -61,20 +63,21 @@ class ListReply:
 
 
 async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *, max_items: int,
-                       max_tokens: int, what: str, **variables: Any) -> ListReply:
+                       max_tokens: int, what: str, min_items: int = 0, agent: str = AGENT,
+                       **variables: Any) -> ListReply:
     """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read."""
     prompt = render(prompt_name, **variables)
-    params = GenParams(temperature=0.0, max_tokens=max_tokens, json_schema=list_schema(key, max_items))
+    params = GenParams(temperature=0.0, max_tokens=max_tokens, json_schema=list_schema(key, min_items))
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    reply = await llm.complete(messages, params, agent=AGENT, prompt=prompt.name)
+    reply = await llm.complete(messages, params, agent=agent, prompt=prompt.name)
     items, problem = parse_string_list(reply.text, key)
     if items is not None:
         return ListReply(items[:max_items], 0, reply.text)
     reask = render(reask_name, problem=problem, max_claims=max_items)
     messages = [*messages, {"role": "assistant", "content": reply.text}, {"role": "user", "content": reask.text}]
-    again = await llm.complete(messages, params, agent=AGENT, prompt=reask.name)
+    again = await llm.complete(messages, params, agent=agent, prompt=f"{prompt.name}:reask")
     items, _ = parse_string_list(again.text, key)
-    emit(ParseProblem(event="parse_failure" if items is None else "parse_recovered", what=what, agent=AGENT,
+    emit(ParseProblem(event="parse_failure" if items is None else "parse_recovered", what=what, agent=agent,
                       reply=reply.text[-200:], reask_reply=again.text[:200], constrained=again.constrained))
     return ListReply(None if items is None else items[:max_items], 1, again.text)
 
@@ -96,7 +99,9 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
         text, removed, retries = await remove_subjective(response, llm)
     if not text.strip():  # the filter kept nothing: there is no factual content to check
         return ClaimExtraction(claims=[], parse_retries=retries, subjective_removed=removed, checked_text=text)
-    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims,
+    # At least one claim where the backend holds the schema: small models otherwise answer an empty list
+    # for any text. A text with nothing checkable then yields a claim the method can call NOT ENOUGH INFO.
+    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims, min_items=1,
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
                                max_claims=max_claims)
     return ClaimExtraction(claims=reply.items or [], parsed=reply.items is not None,
