@@ -243,5 +243,5 @@ def test_a_ballot_cut_off_in_its_explanation_keeps_its_decision() -> None:
     cut = cut[: cut.index('"why"')] + '"why": "the negative side cited'
     read = read_ballot(cut)
     assert read.vote == -1 and read.confidence == 0.7 and read.reason == "the negative side cited"
-    with pytest.raises(ValueError, match="malformed|not closed"):
+    with pytest.raises(ValueError, match=r"malformed|not closed"):
         read_ballot(cut[: cut.index('"vote"')])  # cut before the vote: not a ballot
