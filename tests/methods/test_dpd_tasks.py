@@ -132,3 +132,20 @@ async def test_a_mode_without_its_field_is_a_clear_error() -> None:
     sample = Sample("q", "c", "SUPPORTS")
     with pytest.raises(InputError, match="needs the sample's knowledge"):
         await DPD().run_sample(sample, dataset("halueval-qa", sample), resources.settings, resources, None)
+
+
+async def test_evidence_given_with_a_claim_reaches_both_teams() -> None:
+    from factdebate.api import run_claim
+    from factdebate.tools.given import given_evidence
+    from factdebate.types import Document
+
+    seen: list[tuple[CallInfo, str]] = []
+    resources, _, _ = resources_for(script([], seen), method="dpd",
+                                    methods={"dpd": {**FAST, "tools": []}})
+    note = Document(id="note-1", title="Note", text="Hamlet was written by Shakespeare.", source="dataset")
+    with given_evidence([note]):
+        verdict = await run_claim("Shakespeare wrote Hamlet.", resources.settings, resources)
+    given = [[d.id for d in t.evidence] for t in verdict.rounds[0].turns if t.role == "gatherer"]
+    assert given == [["note-1"], ["note-1"]]
+    rebuttal = next(text for call, text in seen if call.prompt == "dpd_rebutter")
+    assert "Hamlet was written by Shakespeare." in rebuttal  # the selected snippet
