@@ -6,10 +6,13 @@ call (the gatherers' query call, the analyst's, at once), then per judged round 
 summarizer (its k samples at once) and the slowest judge. The same debate with a backend serving one call
 at a time shows what issuing the calls one by one would cost.
 
-    .venv/bin/python benchmarks/dpd.py [--latency 0.05] [--repeats 3] [--disagree]
+    .venv/bin/python benchmarks/dpd.py [--latency 0.05] [--repeats 3] [--disagree] [--speculate]
+                                       [--transition true-skeptic]
 
 With ``--disagree`` one judge dissents, the consensus stays under the threshold and the debate runs to its
-maximum rounds; without it the panel agrees and the debate stops at the minimum.
+maximum rounds; without it the panel agrees and the debate stops at the minimum. ``--speculate`` starts
+each round's teams while the previous round's judges deliberate (methods.dpd.speculate); the bound stays
+the plain protocol's critical path, so a ratio under 1 is what speculation saves.
 """
 
 from __future__ import annotations
@@ -49,8 +52,11 @@ def critical_path_calls(verdict: Verdict) -> int:
     return calls
 
 
-async def debate(latency: float, parallel: int, disagree: bool) -> tuple[float, Verdict]:
-    settings = load_settings(overrides={"method": "dpd", "llm": {"cache": False}}, environ={})
+async def debate(latency: float, parallel: int, disagree: bool, speculate: bool = False,
+                 transition: str = "true-skeptic") -> tuple[float, Verdict]:
+    dpd = {"speculate": speculate, "transition": transition}
+    settings = load_settings(overrides={"method": "dpd", "llm": {"cache": False}, "methods": {"dpd": dpd}},
+                             environ={})
     backend = ScriptedBackend(protocol_responder(disagree=disagree), latency=latency, max_parallel=parallel)
     tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
     resources = build_resources(settings, backends={"debater": backend}, tool_factory=lambda kind: tools[kind],
@@ -65,18 +71,22 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--disagree", action="store_true")
+    parser.add_argument("--speculate", action="store_true")
+    parser.add_argument("--transition", default="true-skeptic")
     args = parser.parse_args()
     concurrent, sequential = [], []
     verdict = None
     for _ in range(args.repeats):
-        seconds, verdict = asyncio.run(debate(args.latency, 1024, args.disagree))
+        seconds, verdict = asyncio.run(debate(args.latency, 1024, args.disagree, args.speculate, args.transition))
         concurrent.append(seconds)
-        sequential.append(asyncio.run(debate(args.latency, 1, args.disagree))[0])
+        sequential.append(asyncio.run(debate(args.latency, 1, args.disagree, args.speculate, args.transition))[0])
     assert verdict is not None
     path = critical_path_calls(verdict)
     bound = path * args.latency
     wall, seq = statistics.median(concurrent), statistics.median(sequential)
     judged = sum(1 for rnd in verdict.rounds if rnd.judges)
+    if args.speculate:
+        print(verdict.explanation.splitlines()[-1])
     print(f"judged_rounds={judged} label={verdict.label} consensus={verdict.consensus} "
           f"llm_calls={verdict.usage.llm_calls} critical_path_calls={path} latency={args.latency}s")
     print(f"concurrent_wall={wall:.3f}s bound={bound:.3f}s sequential_wall={seq:.3f}s "

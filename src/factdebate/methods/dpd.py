@@ -16,10 +16,9 @@ Protocol (every choice the paper leaves open is in docs/methods/dpd.md):
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import Field, field_validator, model_validator
+from typing import TYPE_CHECKING, Any
 
 from factdebate.config import Settings
 from factdebate.methods.common import trim
@@ -29,9 +28,10 @@ from factdebate.methods.dpd_panel import (
     PanelJudge,
     Tally,
     announce,
-    check_judge_names,
     run_panel,
 )
+from factdebate.methods.dpd_settings import DPDSettings, State, initial_state, next_state
+from factdebate.methods.dpd_speculate import Held
 from factdebate.methods.dpd_tasks import run_task, supplied_evidence, task_for
 from factdebate.methods.dpd_team import (
     POSITION,
@@ -45,7 +45,7 @@ from factdebate.methods.dpd_team import (
     summarize,
 )
 from factdebate.methods.turns import end_round, finish
-from factdebate.plugins import Method, MethodSettings, register
+from factdebate.plugins import Method, register
 from factdebate.prompts import Prompt, render
 from factdebate.resources import Resources
 from factdebate.runtime import span
@@ -55,77 +55,7 @@ if TYPE_CHECKING:
     from factdebate.eval.datasets import Dataset, Sample
     from factdebate.runtime import EventSink
 
-Transition = Literal["true-skeptic", "true-trust", "always-skeptic", "always-trust"]
-State = Literal["trust", "skeptic"]
-GatherTool = Literal["search", "rag"]
-GATHER_TOOLS: tuple[GatherTool, ...] = ("search", "rag")
-
-
-class DPDSettings(MethodSettings):
-    min_rounds: int = Field(default=2, ge=0, le=3, description="Rebuttal rounds after the opening before the "
-                            "judges' consensus may stop the debate.")
-    max_rounds: int = Field(default=3, ge=0, le=6, description="Most rebuttal rounds after the opening.")
-    consensus_threshold: float = Field(default=0.8, ge=0, le=1, description="Judges' consensus that stops "
-                                       "the debate (after the minimum rounds).")
-    transition: Transition = Field(default="true-skeptic", description="Team state strategy: true-skeptic "
-                                   "(paper's best), true-trust, always-skeptic, always-trust.")
-    judges: list[str] = Field(default_factory=lambda: ["factual", "logical", "rhetorical"],
-                              description="Referees by name; judge <name> uses model role judge-<name>.")
-    snippets: int = Field(default=10, ge=1, le=40, description="Snippets a gatherer selects per round.")
-    snippet_chars: int = Field(default=300, ge=50, le=2000, description="Characters kept of each snippet.")
-    pool_k: int = Field(default=5, ge=1, le=20, description="Documents per search of the gatherer's one "
-                        "search at the start.")
-    tools: list[GatherTool] = Field(default_factory=lambda: list(GATHER_TOOLS),
-                                                  description="Tools the gatherers search: search, rag.")
-    query_generation: bool = Field(default=True, description="Gatherers write their queries (off: the claim).")
-    summary_samples: int = Field(default=3, ge=1, le=10, description="Summarizer samples k; their agreement "
-                                 "is the team's confidence.")
-    summary_temperature: float = Field(default=0.7, ge=0, le=2, description="Sampling temperature of the "
-                                       "summarizer's samples.")
-    gatherers: bool = Field(default=True, description="Information gatherers on (off: ablation).")
-    analysts: bool = Field(default=True, description="Analyst on (off: ablation).")
-    summarizers: bool = Field(default=True, description="Summarizers on (off: ablation; the rebuttal is the "
-                              "team statement).")
-    tie_label: Literal["NOT ENOUGH INFO", "REFUTES"] = Field(
-        default="NOT ENOUGH INFO", description="Verdict when the final panel outcome is a tie.")
-    judge_evidence: int = Field(default=3, ge=0, le=10, description="Snippets per team the judges read.")
-    statement_tokens: int = Field(default=256, ge=32, le=2048, description="Longest role statement.")
-    judge_tokens: int = Field(default=320, ge=64, le=2048, description="Longest judge ballot.")
-    task: Literal["auto", "claim", "kbqa", "qa", "summarization", "dialogue"] = Field(
-        default="auto", description="Task mode in evaluations: auto (the dataset's own), claim, kbqa, qa, "
-        "summarization, dialogue.")
-    task_search: bool = Field(default=False, description="In task modes with the dataset's evidence, the "
-                              "gatherers also search their tools.")
-    evidence_sentences: int = Field(default=10, ge=1, le=50, description="Summarization: article sentences "
-                                    "closest to each claim that become its evidence.")
-
-    @field_validator("judges")
-    @classmethod
-    def _judge_names(cls, names: list[str]) -> list[str]:
-        return check_judge_names(names)
-
-    @model_validator(mode="after")
-    def _rounds(self) -> DPDSettings:
-        if self.min_rounds > self.max_rounds:
-            raise ValueError(f"min_rounds ({self.min_rounds}) exceeds max_rounds ({self.max_rounds})")
-        return self
-
-
-def initial_state(strategy: Transition) -> State:
-    return "skeptic" if strategy == "always-skeptic" else "trust"
-
-
-def next_state(strategy: Transition, outcome: str | None) -> State:
-    """S1/S2 for the next round from this round's panel outcome. "True" means the panel found the claim
-    factual (the affirmative won); a negative, tied or unreadable outcome is not True."""
-    judged_true = outcome == "affirmative"
-    if strategy == "always-skeptic":
-        return "skeptic"
-    if strategy == "always-trust":
-        return "trust"
-    if strategy == "true-skeptic":
-        return "skeptic" if judged_true else "trust"
-    return "trust" if judged_true else "skeptic"
+__all__ = ["DPD", "DPDSettings", "next_state"]
 
 
 @dataclass
@@ -133,6 +63,9 @@ class TeamSaid:
     statement: str = ""
     confidence: float | None = None
     evidence: list[Document] = field(default_factory=list)
+
+
+TeamsResult = tuple[list[Turn], dict[str, TeamSaid]]
 
 
 @dataclass
@@ -172,6 +105,8 @@ class DPD(Method[DPDSettings]):
         cfg = self.cfg(settings)
         low = setup_calls(cfg, reasks=False) + (1 + cfg.min_rounds) * round_calls(cfg, reasks=False)
         high = setup_calls(cfg, reasks=True) + (1 + cfg.max_rounds) * round_calls(cfg, reasks=True)
+        if cfg.speculate:  # each rebuttal round may also have been started once in vain
+            high += cfg.max_rounds * 2 * (1 + (cfg.summary_samples if cfg.summarizers else 0))
         return low, high
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
@@ -197,16 +132,28 @@ class DPD(Method[DPDSettings]):
         lines: list[str] = []
         verdict_judges: list[Judgement] = []
         tally: Tally | None = None
+        ahead: tuple[dict[str, State], Held[TeamsResult]] | None = None  # next round's teams, started early
+        known: str | None = None  # the latest panel outcome
+        kept = dropped = 0
         for r in range(1, last + 1):
             states = dict(debate.states)
-            with span(f"round {r}", "round", round=r, states=states):
-                said = await asyncio.gather(*(self._team(debate, side, r, resources) for side in SIDES))
-                turns = [t for team_turns, _ in said for t in team_turns]
-                debate.said = {side: team_said for side, (_, team_said) in zip(SIDES, said, strict=True)}
-                with span("judges", "panel", round=r):
-                    verdict_judges, tally = await run_panel(
-                        judges, lambda j: self._judge_prompt(debate, j), r,
-                        temperature=resources.settings.llm.temperature, max_tokens=cfg.judge_tokens)
+            if ahead is not None and ahead[0] == states:
+                turns, said = await ahead[1].keep()
+                kept += 1
+            else:
+                if ahead is not None:
+                    await ahead[1].drop()
+                    dropped += 1
+                turns, said = await self._teams(debate, r, states, resources)
+            ahead = None
+            debate.said = said
+            guess = self._guess(cfg, known) if cfg.speculate and r < last else None
+            if guess is not None:
+                ahead = (guess, Held(functools.partial(self._teams, debate, r + 1, guess, resources)))
+            with span("judges", "panel", round=r):
+                verdict_judges, tally = await run_panel(
+                    judges, lambda j: self._judge_prompt(debate, j), r,
+                    temperature=resources.settings.llm.temperature, max_tokens=cfg.judge_tokens)
             agreed = tally.consensus is not None and tally.consensus >= cfg.consensus_threshold
             stop = r == last or (agreed and r - 1 >= cfg.min_rounds)
             announce(tally, r, stop)
@@ -215,9 +162,15 @@ class DPD(Method[DPDSettings]):
             end_round(rnd, consensus=agreed, final=stop)
             lines.append(f"round {r} ({', '.join(f'{s} {states[s]}' for s in SIDES)}): {tally.describe()}")
             if stop:
+                if ahead is not None:
+                    await ahead[1].drop()
+                    dropped += 1
                 break
+            known = tally.outcome
             debate.states = {side: next_state(cfg.transition, tally.outcome) for side in SIDES}
         assert tally is not None  # at least the opening is judged
+        if cfg.speculate:
+            lines.append(f"speculative rounds: {kept} kept, {dropped} dropped")
         label = tally.label
         if label is Label.NOT_ENOUGH_INFO:
             label = Label(cfg.tie_label)
@@ -259,13 +212,28 @@ class DPD(Method[DPDSettings]):
             return await gather(side, debate.claim, resources, tools=list(cfg.tools), pool_k=cfg.pool_k,
                                 generate_queries=cfg.query_generation, store=debate.stores[side])
 
-    async def _team(self, debate: Debate, side: str, r: int, resources: Resources) -> tuple[list[Turn], TeamSaid]:
+    @staticmethod
+    def _guess(cfg: DPDSettings, known: str | None) -> dict[str, State] | None:
+        """The next round's states if the panel's latest outcome repeats; None: nothing to go on yet."""
+        if cfg.transition not in ("always-trust", "always-skeptic") and known is None:
+            return None
+        return {side: next_state(cfg.transition, known) for side in SIDES}
+
+    async def _teams(self, debate: Debate, r: int, states: dict[str, State], resources: Resources) -> TeamsResult:
+        """Both teams' round at once (each reads only the other's previous statement)."""
+        with span(f"round {r}", "round", round=r, states=states):
+            said = await asyncio.gather(*(self._team(debate, side, r, states[side], resources) for side in SIDES))
+        turns = [t for team_turns, _ in said for t in team_turns]
+        return turns, {side: team_said for side, (_, team_said) in zip(SIDES, said, strict=True)}
+
+    async def _team(self, debate: Debate, side: str, r: int, state: State,
+                    resources: Resources) -> tuple[list[Turn], TeamSaid]:
         """One team's round: select snippets, rebut, summarize (in that order: each needs the one before)."""
         cfg, temperature = debate.cfg, resources.settings.llm.temperature
         opponent, own = debate.said.get(other(side), TeamSaid()), debate.said.get(side, TeamSaid())
-        skeptic = debate.states[side] == "skeptic"
+        skeptic = state == "skeptic"
         turns: list[Turn] = []
-        with span(side, "team", round=r, state=debate.states[side]):
+        with span(side, "team", round=r, state=state):
             snippets: list[Document] = []
             if cfg.gatherers and debate.stores[side].documents:  # given evidence comes through the gatherer too
                 context = f"{debate.claim}\n{opponent.statement or POSITION[other(side)]}"
