@@ -35,7 +35,7 @@ class HaluEvalFewShot(Method[MethodSettings]):
         with span("round 1", "round", round=1):
             turn_started(turn, 1)
             answer = await ask_yes_no(resources.debater, render("halueval_fewshot", claim=claim), agent=AGENT,
-                                      temperature=resources.settings.llm.temperature)
+                                      temperature=resources.settings.llm.temperature, line="Hallucination")
             turn.response, turn.label, turn.parse_retries = answer.response, label_of(answer.answer), answer.retries
             answered(turn, 1)
         rnd = Round(round=1, turns=[turn])

@@ -22,11 +22,9 @@ from factdebate.types import ClaimExtraction
 AGENT = "extractor"
 
 
-def list_schema(key: str, min_items: int = 0) -> dict[str, Any]:
-    """No ``maxItems``: llama.cpp spells a bound as nested optional rules, which slowed extraction on the
-    embedded model several-fold; the item limit is applied to the parsed list instead."""
+def list_schema(key: str, max_items: int, min_items: int = 0) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "required": [key],
-            "properties": {key: {"type": "array", "minItems": min_items,
+            "properties": {key: {"type": "array", "minItems": min_items, "maxItems": max_items,
                                  "items": {"type": "string", "minLength": 1}}}}
 
 
@@ -67,7 +65,7 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
                        **variables: Any) -> ListReply:
     """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read."""
     prompt = render(prompt_name, **variables)
-    params = GenParams(temperature=0.0, max_tokens=max_tokens, json_schema=list_schema(key, min_items))
+    params = GenParams(temperature=0.0, max_tokens=max_tokens, json_schema=list_schema(key, max_items, min_items))
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
     reply = await llm.complete(messages, params, agent=agent, prompt=prompt.name)
     items, problem = parse_string_list(reply.text, key)
