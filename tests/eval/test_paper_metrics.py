@@ -53,3 +53,29 @@ async def test_a_dpd_run_writes_the_paper_figures(tmp_path: Path) -> None:
     assert paper["cost_per_claim"]["llm_calls"] == pytest.approx(len(backend.calls) / 4)
     assert json.loads((tmp_path / "summary.json").read_text())["metrics"]["paper"]["claims"] == 4
     assert "positive class SUPPORTS" in (tmp_path / "summary.md").read_text()
+
+
+async def test_a_response_run_reports_the_response_level_and_its_claims(tmp_path: Path) -> None:
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        text = messages[0]["content"]
+        if call.prompt == "claims_extract":
+            summary = text.split("Text:\n", 1)[1].split("\n", 1)[0]
+            return json.dumps({"claims": [s.strip() + "." for s in summary.split(".") if s.strip()]})
+        if call.prompt == "dpd_judge":
+            claim = text.split("Claim: ", 1)[1].split("\n", 1)[0]
+            return ballot("negative" if "Rome" in claim else "affirmative", 0.9)
+        return f"{call.agent} speaks."
+
+    article = "The bridge opened in 1932. It spans the harbour in Sydney."
+    samples = [Sample("s1", "c", "SUPPORTS", meta={"document": article, "summary": "The bridge opened in 1932."}),
+               Sample("s2", "c", "REFUTES", meta={"document": article,
+                                                  "summary": "The bridge opened in 1932. It is in Rome."})]
+    dataset = Dataset(kind="halueval-summarization", labels=BINARY_LABELS, samples=samples, spec="x")
+    resources, _, _ = resources_for(respond, method="dpd", methods={"dpd": {"min_rounds": 0, "max_rounds": 0}})
+    summary = await execute(Plan("t", resources.settings, dataset, samples, tmp_path, 0, None), resources,
+                            progress=False)
+    paper = summary["metrics"]["paper"]
+    assert paper["response_level"]["accuracy"] == 1.0 and paper["response_level"]["n"] == 2
+    assert paper["claim_level"] is None  # no claim has a gold label in HaluEval
+    assert paper["claims"] == 3 and paper["consensus_claims"] == 3
+    assert paper["judges_mean_consensus"] == pytest.approx(1.0)
