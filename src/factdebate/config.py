@@ -143,6 +143,8 @@ class Settings(_Strict):
 
     def llm_for(self, role: str) -> str:
         chosen = self.llm.roles.get(role) or {"judge": self.llm.judge, "scorer": self.llm.scorer}.get(role)
+        if not chosen and role.startswith("judge-"):  # one judge of a panel (DPD): the judge's model
+            return self.llm_for("judge")
         return chosen or self.llm.debater
 
 

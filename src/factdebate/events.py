@@ -111,6 +111,20 @@ class JudgementMade(Where):
     weight: float = 1.0
     parsed: bool = True
     response: str = ""
+    scores: dict[str, float] = Field(default_factory=dict)  # a panel judge's scores of each side
+
+
+class PanelDecided(BaseEvent):
+    """A judge panel's weighted tally (DPD): the totals per outcome, the winner and the consensus."""
+
+    event: Literal["panel"] = "panel"
+    round: int
+    totals: dict[str, float] = Field(default_factory=dict)  # affirmative, negative, tie
+    outcome: str | None = None  # affirmative | negative | tie; None: no judge could be read
+    consensus: float | None = None
+    judges: int = 0
+    unparsed: int = 0
+    stop: bool = False  # the debate ends with this decision
 
 
 class RoundEnded(BaseEvent):
@@ -234,8 +248,8 @@ class ResponseJudged(BaseEvent):
 
 Event = Annotated[
     RunStarted | RunFinished | SpanBegin | SpanEnd | TurnStarted | Answer | StepTaken | Scored | JudgementMade
-    | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem | ConstraintRejected
-    | ToolError | VerdictReached | ResponseStarted | ClaimsExtracted | ResponseJudged,
+    | PanelDecided | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem
+    | ConstraintRejected | ToolError | VerdictReached | ResponseStarted | ClaimsExtracted | ResponseJudged,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

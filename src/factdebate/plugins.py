@@ -26,7 +26,9 @@ from factdebate.errors import ConfigError
 
 if TYPE_CHECKING:
     from factdebate.config import Settings
+    from factdebate.eval.datasets import Dataset, Sample
     from factdebate.resources import Resources
+    from factdebate.runtime import EventSink
     from factdebate.types import Verdict
 
 
@@ -65,6 +67,12 @@ class Method(Generic[S]):
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         raise NotImplementedError
+
+    async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+                         sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None] | None:
+        """An evaluation sample run the method's own way (DPD's task modes): (record fields, prediction in
+        the dataset's label set). ``None``: the harness runs the sample the standard way."""
+        return None
 
     @classmethod
     def prefix(cls) -> str:

@@ -12,8 +12,11 @@ from rich.text import Text
 from factdebate.types import Document, Judgement, Label, Step, Turn, Verdict
 
 LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
+# Roles whose turns are statements rather than verdicts (DPD's team members): no label line for them.
+STATEMENT_ROLES = {"gatherer", "analyst", "rebutter", "summarizer"}
 HOW = {"consensus": "consensus of the debaters", "judge": "the judge", "single": "a single answer",
-       "vote": "a majority vote", "moderator": "the moderator", "unparsed": "nothing readable"}
+       "vote": "a majority vote", "moderator": "the moderator", "unparsed": "nothing readable",
+       "panel": "the judges' weighted vote"}
 
 
 def thresholds(config: dict[str, Any], method: str | None = None) -> dict[str, float]:
@@ -60,10 +63,12 @@ def turn_panel(turn: Turn, limits: dict[str, float]) -> Panel:
     lines.extend(_step_line(i, step) for i, step in enumerate(turn.steps, start=1))
     lines.append(Text(turn.response.strip()))
     reasked = " (after a re-ask)" if turn.parse_retries else ""
-    scores = Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"))
+    statement = turn.label is None and turn.role in STATEMENT_ROLES
+    scores = Text() if statement else Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"))
     for name, value in turn.scores.items():
         scores.append_text(Text.assemble((f"   {name.replace('_', ' ')} ", "dim"), _score(value, limits.get(name))))
-    lines.append(scores)
+    if scores.plain:
+        lines.append(scores)
     for error in turn.score_errors:
         lines.append(Text(f"could not score: {error}", style="magenta"))
     team = f", team {turn.team}" if turn.team and turn.team != turn.agent else ""
@@ -74,7 +79,12 @@ def judgement_panel(judgement: Judgement) -> Panel:
     vote = _label(judgement.vote) if judgement.vote or not judgement.parsed else Text("no decision", style="dim")
     extra = "" if judgement.confidence is None else f"   confidence {judgement.confidence:.2f}"
     extra += "" if judgement.weight == 1.0 else f"   weight {judgement.weight:g}"
-    body = Group(Text(judgement.response.strip()), Text.assemble(("vote ", "dim"), vote, (extra, "dim")))
+    parts = [Text(judgement.response.strip()), Text.assemble(("vote ", "dim"), vote, (extra, "dim"))]
+    for side in sorted({key.split(".", 1)[0] for key in judgement.scores}):
+        dims = "  ".join(f"{key.split('.', 1)[1]} {value:.2f}" for key, value in judgement.scores.items()
+                         if key.startswith(side + "."))
+        parts.append(Text(f"{side}: {dims}", style="dim"))
+    body = Group(*parts)
     return Panel(body, title=f"{judgement.agent} ({judgement.role})", title_align="left")
 
 
@@ -117,9 +127,17 @@ class LiveDebate:
             if kind == "judgement":
                 self._header(key[1])
                 self.console.print(judgement_panel(Judgement.model_validate(
-                    {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed")
-                     if event.get(k) is not None})))
+                    {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed",
+                                               "scores") if event.get(k) is not None})))
                 self.printed += 1
+        elif kind == "panel":
+            totals = event.get("totals") or {}
+            consensus = event.get("consensus")
+            self.console.print(Text(
+                f"panel: W_A {totals.get('affirmative', 0):.2f}, W_N {totals.get('negative', 0):.2f}, "
+                f"W_T {totals.get('tie', 0):.2f} -> {event.get('outcome') or 'no readable ballot'}"
+                + (f", consensus {consensus:.2f}" if consensus is not None else "")
+                + (" (stop)" if event.get("stop") else ""), style="bold"))
 
     def _header(self, round: int) -> None:
         if not self.printed:

@@ -117,6 +117,8 @@ class Judgement(BaseModel):
     parsed: bool = True
     parse_retries: int = 0
     label_constrained: bool | None = None  # as in Turn
+    # A panel judge's scores of each side, "<side>.<dimension>" in [0, 1] (DPD: affirmative.E ...).
+    scores: dict[str, float] = Field(default_factory=dict)
 
     @property
     def label(self) -> Label | None:
@@ -148,6 +150,8 @@ class Verdict(BaseModel):
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
     unparsed_turns: int = 0
+    # A judge panel's agreement with its final outcome (DPD's confidence-weighted consensus); None: no panel.
+    consensus: float | None = None
     error: str | None = None
 
     @property

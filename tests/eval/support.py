@@ -47,6 +47,12 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         return f"Thought: I know it.\nAction: finish[{label}]"
     if prompt == "mad_moderator":
         return f"Preference: yes\nReason: clear.\n{label}"
+    if prompt == "dpd_queries":
+        return json.dumps({"support": claim[:40], "refute": claim[:40]})
+    if prompt == "dpd_judge":
+        vote = "affirmative" if label == "SUPPORTS" else "negative"
+        side = '{"evidence": 0.8, "logic": 0.8, "neutrality": 0.8, "persuasiveness": 0.8}'
+        return f'{{"why": "clear", "affirmative": {side}, "negative": {side}, "vote": "{vote}", "confidence": 0.9}}'
     if prompt == "medical_choice":
         return "Option B fits best.\nB"
     if prompt == "claims_extract":  # the text to split is the one claim

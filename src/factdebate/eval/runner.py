@@ -22,6 +22,7 @@ from factdebate.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
+from factdebate.plugins import get_method
 from factdebate.resources import Resources
 from factdebate.results_file import ResultWriter, finished_ids
 from factdebate.resume import settings_changes
@@ -134,7 +135,11 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
                     record: dict[str, Any]) -> dict[str, Any]:
     predicted: str | None = None
     try:
-        if plan.dataset.answer_format == "choice":
+        own = await get_method(plan.settings.method).run_sample(sample, plan.dataset, plan.settings, resources, sinks)
+        if own is not None:  # the method's own task mode (DPD on HaluEval)
+            fields, predicted = own
+            record.update(fields)
+        elif plan.dataset.answer_format == "choice":
             from factdebate.eval.medical import run_choice
 
             fields = await run_choice(sample, plan.settings, resources, sinks)

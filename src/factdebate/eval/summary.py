@@ -33,6 +33,11 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
         metrics["level"] = "response"
         metrics["claim_level"] = claim_level_metrics([records[i] for i in ids if i in records],
                                                      tuple(run["labels"]), run["seed"])
+    from factdebate.eval.paper_metrics import paper_metrics
+    from factdebate.eval.response_eval import claim_outcomes
+
+    chosen = [records[i] for i in ids if i in records]
+    metrics["paper"] = paper_metrics(chosen, outcomes, claim_outcomes(chosen))
     # Strict JSON: a metric with nothing to compute it from (no samples) is null, and the reason is noted.
     nulls: dict[str, str] = {}
     summary = safe_value({**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
@@ -102,6 +107,8 @@ def markdown(summary: dict[str, Any]) -> str:
                      + ", ".join(f"{label} F1 {fmt(row['f1'])}" for label, row in claim["per_class"].items()) + ")")
     elif m.get("level") == "response":
         lines.append("- claim level: none (claims were extracted anew, so no claim has a gold label)")
+    if paper := m.get("paper"):
+        lines += paper_lines(paper)
     if warning := base_rate_warning(m):
         lines.append(f"- **warning**: {warning}")
     skipped = summary.get("dataset_skipped") or {}
@@ -135,3 +142,20 @@ def markdown(summary: dict[str, Any]) -> str:
     if m["errored"]:
         lines += ["", "Errored:"] + [f"- {i}: {msg}" for i, msg in m["errored"].items()]
     return "\n".join(lines) + "\n"
+
+
+def paper_lines(paper: dict[str, Any]) -> list[str]:
+    """Accuracy, P, R, F1 of the positive class per level; a panel's mean consensus; cost per claim."""
+    lines = []
+    for level in ("claim_level", "response_level"):
+        if row := paper.get(level):
+            lines.append(f"- {level.replace('_', ' ')}, positive class {paper['positive_class']} ({row['n']}): "
+                         f"Acc {fmt(row['accuracy'])}, P {fmt(row['precision'])}, R {fmt(row['recall'])}, "
+                         f"F1 {fmt(row['f1'])}")
+    if paper.get("judges_mean_consensus") is not None:
+        lines.append(f"- judges' mean consensus: {fmt(paper['judges_mean_consensus'])} "
+                     f"over {paper['consensus_claims']} claim(s)")
+    if cost := paper.get("cost_per_claim"):
+        lines.append(f"- per debated claim ({paper['claims']}): {fmt(cost['llm_calls'], 1)} LLM calls, "
+                     f"{fmt(cost['prompt_tokens'] + cost['completion_tokens'], 0)} tokens")
+    return lines

@@ -50,6 +50,8 @@ def protocol_responder(disagree: bool) -> Responder:
             answer = messages[0]["content"].split("Answer:", 1)[-1].strip().split("\n")[0]
             fact = answer.removeprefix("Document [1] states that ").rstrip(".")
             return "\n".join(f"{i}. Is it true that {fact}?" for i in (1, 2, 3))
+        if prompt.startswith("dpd_"):
+            return dpd_reply(prompt, call, claim, disagree)
         return "SUPPORTS"
 
     return respond
@@ -66,3 +68,18 @@ def scripted_backend(target: str) -> ScriptedBackend:
         raise ConfigError(f"bad latency in 'scripted:{target}'") from exc
     return ScriptedBackend(protocol_responder(name == "disagree"), latency=delay,
                            name=f"scripted:{target}", record=False)
+
+
+def dpd_reply(prompt: str, call: CallInfo, claim: str, disagree: bool) -> str:
+    """DPD's roles: queries as JSON, plain statements, and judges' ballots (with ``disagree`` the logical
+    judge votes for the negative side, less confidently than the other two vote for the affirmative)."""
+    if prompt == "dpd_queries":
+        return json.dumps({"support": claim[:80], "refute": f"{claim[:70]} false"})
+    if prompt == "dpd_judge":
+        against = disagree and call.agent == "logical"
+        side = {"evidence": 0.8, "logic": 0.7, "neutrality": 0.9, "persuasiveness": 0.7}
+        weak = {"evidence": 0.4, "logic": 0.5, "neutrality": 0.8, "persuasiveness": 0.4}
+        return json.dumps({"why": "The better-supported side wins.", "affirmative": weak if against else side,
+                           "negative": side if against else weak,
+                           "vote": "negative" if against else "affirmative", "confidence": 0.6 if against else 0.9})
+    return f"{call.agent} (round {call.round}): the evidence bears on whether {claim.rstrip('.')}."

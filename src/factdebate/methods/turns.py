@@ -47,7 +47,7 @@ def scored(turn: Turn, round: int) -> None:
 def judged(judgement: Judgement, round: int) -> None:
     emit(JudgementMade(agent=judgement.agent, round=round, role=judgement.role, vote=judgement.vote,
                        confidence=judgement.confidence, weight=judgement.weight, parsed=judgement.parsed,
-                       response=judgement.response))
+                       response=judgement.response, scores=judgement.scores))
 
 
 async def judge(llm: LLM, prompt: Prompt, *, round: int, agent: str = "judge", role: str = "judge",

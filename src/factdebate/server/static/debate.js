@@ -25,6 +25,10 @@ const AGENT_TITLES = { rag: "RAG agent", search: "Search agent", none: "Agent wi
 const HOW = { consensus: "Consensus of the agents", judge: "Decided by the judge", single: "Single-agent answer",
   vote: "Majority vote", moderator: "Decided by the moderator", unparsed: "No readable label" };
 
+/* Method-specific views (static/dpd.js) register here: { method, recognises(name, ev), attach(view) }. The
+   attached extension sees each event first and draws the ones it takes (returning true). */
+const VIEW_EXTENSIONS = [];
+
 class DebateView {
   constructor(host) {
     this.host = host;
@@ -37,6 +41,7 @@ class DebateView {
     this.cards = new Map();
     this.rounds = new Map();
     this.thresholds = { faithfulness: null, relevance: null };
+    this.extension = null;
   }
 
   /* claim: text; agents: expected agent names (columns appear in this order; others are added on sight). */
@@ -108,6 +113,11 @@ class DebateView {
   event(name, ev) {
     const handlers = { turn_started: "turnStarted", answer: "answer", score: "score", step: "step",
       judgement: "judgement", round: "roundEnd" };
+    if (!this.extension) {
+      const found = VIEW_EXTENSIONS.find(x => x.recognises(name, ev));
+      if (found) this.extension = found.attach(this);
+    }
+    if (this.extension && this.extension.event(name, ev)) return true;
     if (!handlers[name]) return false;
     this[handlers[name]](ev);
     return true;
@@ -246,6 +256,8 @@ class DebateView {
     Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
     if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
     this.start(v.claim || "", [], thresholds);
+    const own = VIEW_EXTENSIONS.find(x => x.method === v.method);
+    if (own) { this.extension = own.attach(this); this.extension.render(v); return; }
     (v.rounds || []).forEach(r => {
       (r.turns || []).forEach(t => {
         this.turnStarted({ ...t, round: r.round });
@@ -290,4 +302,4 @@ function gauge(name, value, threshold) {
   return wrap;
 }
 
-window.FactDebate = { DebateView, labelChip, el, LABEL_CLASS };
+window.FactDebate = { DebateView, labelChip, el, LABEL_CLASS, gauge, VIEW_EXTENSIONS };

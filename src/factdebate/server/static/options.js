@@ -64,6 +64,7 @@
       label.append(input);
       read = () => {
         if (input.value === "") return undefined;
+        if (schema.type === "array") return input.value.split(",").map(s => s.trim()).filter(Boolean);
         return schema.type === "integer" ? parseInt(input.value, 10)
           : schema.type === "number" ? parseFloat(input.value) : input.value;
       };

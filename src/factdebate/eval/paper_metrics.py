@@ -1,0 +1,59 @@
+"""The figures hallucination-detection papers report (DPD's Tables 2-3): accuracy, precision, recall and F1
+of one positive class — "factual" (SUPPORTS) — at the claim level and at the response level, plus a judge
+panel's mean consensus and the cost per debated claim.
+
+Accuracy counts every sample (unparsed and errored ones are wrong). Precision and recall are those of the
+positive class: an unparsed or errored prediction is not a positive prediction, so on a positive gold it is
+a miss (it lowers recall) and on a negative gold it changes neither figure — accuracy is where it shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factdebate.eval.metrics import COST_FIELDS, Outcome
+
+POSITIVE = "SUPPORTS"
+
+
+def positive_class(outcomes: list[Outcome], positive: str = POSITIVE) -> dict[str, Any] | None:
+    if not outcomes:
+        return None
+    tp = sum(o.gold == positive and o.status == "ok" and o.predicted == positive for o in outcomes)
+    fp = sum(o.gold != positive and o.status == "ok" and o.predicted == positive for o in outcomes)
+    fn = sum(o.gold == positive for o in outcomes) - tp
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    f1 = (2 * precision * recall / (precision + recall)
+          if precision is not None and recall is not None and precision + recall else None)
+    return {"n": len(outcomes), "accuracy": sum(o.correct for o in outcomes) / len(outcomes),
+            "precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn}
+
+
+def _claim_verdicts(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The per-claim verdicts inside one results record: the record itself, or a response's claims."""
+    if isinstance(record.get("claims"), list) and record.get("kind") == "response":
+        return [c["verdict"] for c in record["claims"] if isinstance(c, dict) and isinstance(c.get("verdict"), dict)]
+    return [record] if "rounds" in record else []
+
+
+def paper_metrics(records: list[dict[str, Any]], outcomes: list[Outcome], claim_outcomes: list[Outcome] | None
+                  ) -> dict[str, Any]:
+    """``outcomes``: one per sample; ``claim_outcomes``: one per gold-labelled claim of a response run."""
+    responses = any(r.get("kind") == "response" for r in records)
+    verdicts = [v for r in records if not r.get("error") for v in _claim_verdicts(r)]
+    consensus = [v["consensus"] for v in verdicts if isinstance(v.get("consensus"), int | float)]
+    claims = sum(len(r.get("claims") or []) if r.get("kind") == "response" else 1
+                 for r in records if not r.get("error"))
+    totals = {name: sum(float((r.get("usage") or {}).get(name, 0)) for r in records if not r.get("error"))
+              for name in COST_FIELDS}
+    return {
+        "positive_class": POSITIVE,
+        "response_level": positive_class(outcomes) if responses else None,
+        "claim_level": positive_class(claim_outcomes or []) if responses else positive_class(outcomes),
+        "judges_mean_consensus": sum(consensus) / len(consensus) if consensus else None,
+        "consensus_claims": len(consensus),
+        # Response runs include the claim extraction in the cost; seconds of overlapping claims add up.
+        "cost_per_claim": {name: value / claims for name, value in totals.items()} if claims else None,
+        "claims": claims,
+    }
