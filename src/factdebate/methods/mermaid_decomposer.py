@@ -18,7 +18,7 @@ from factdebate.prompts import render
 from factdebate.runtime import emit
 
 AGENT = "decomposer"
-MAX_TRIPLETS = 8
+MAX_TRIPLETS = 4  # small models otherwise repeat triplets until the token cap
 MAX_FIELD_CHARS = 200
 _FIELDS = ("subject", "relation", "object", "attributes")
 SCHEMA: dict[str, Any] = {

@@ -46,6 +46,7 @@ class DebateView {
     const wrap = el("div", "debate card");
     const head = el("div", "debate-head");
     const claimBox = el("blockquote", "claim-text", claim);
+    this.claimText = claim;
     this.statusLine = el("div", "status-line");
     this.spinner = el("span", "spinner");
     this.statusText = el("span", "", "starting…");
@@ -108,6 +109,8 @@ class DebateView {
   event(name, ev) {
     const handlers = { turn_started: "turnStarted", answer: "answer", score: "score", step: "step",
       judgement: "judgement", round: "roundEnd" };
+    const extra = (window.FactDebateExtras || {})[name]; // a method's own events (mermaid.js)
+    if (!handlers[name] && extra) { extra(this, ev); return true; }
     if (!handlers[name]) return false;
     this[handlers[name]](ev);
     return true;
@@ -246,6 +249,8 @@ class DebateView {
     Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
     if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
     this.start(v.claim || "", [], thresholds);
+    const redraw = (window.FactDebateExtras || {}).__verdict; // a method's own parts of a finished verdict
+    if (redraw) redraw(this, v);
     (v.rounds || []).forEach(r => {
       (r.turns || []).forEach(t => {
         this.turnStarted({ ...t, round: r.round });
