@@ -35,7 +35,7 @@ from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.methods.mermaid_memory import names_entity
 
-FACTCHECK_BENCH = Path(__file__).resolve().parents[2] / "shared/datasets/factcheck_bench/subtask4_claim_factuality.jsonl"
+FACTCHECK_BENCH = Path(__file__).resolve().parents[2] / "shared/datasets/factcheck_bench/fire_data.jsonl"
 _SPAN = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of|the|de|da|von|and|van)?\s*[A-Z][\w'’.-]*)*")
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _SKIP = {"The", "A", "An", "In", "On", "At", "It", "This", "That", "There", "He", "She", "They", "As", "By"}
