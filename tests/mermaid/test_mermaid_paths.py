@@ -5,6 +5,7 @@ tool, the w/o-decomposer ablation and the three-way option."""
 from __future__ import annotations
 
 from factdebate.api import run_claim
+from factdebate.plugins import get_method
 from factdebate.llm.calls import CallInfo
 from factdebate.types import Label
 from tests.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
@@ -174,3 +175,31 @@ async def test_three_way_answers() -> None:
 
     verdict, _, _, _ = await verify(binary, max_steps=1)
     assert verdict.label is None and verdict.decided_by == "unparsed"  # binary: NEI is not an answer
+
+
+async def test_call_bounds_hold_at_both_ends() -> None:
+    def reask_everything(call: CallInfo, text: str) -> str:
+        if not call.prompt.endswith(":reask"):
+            return "nope"
+        if call.prompt.startswith("mermaid_decompose"):
+            return decomposition("Paris", "France")
+        if call.prompt.startswith("mermaid_force"):
+            return answer("True")
+        return action("search_facts", "France")
+
+    verdict, backend, _, _ = await verify(reask_everything, max_steps=3)
+    low, high = get_method("mermaid").call_bounds(verdict_settings(max_steps=3))
+    assert len(backend.calls) == verdict.usage.llm_calls == high == 2 + 2 * 3 + 2
+    assert verdict.label == Label.SUPPORTS and verdict.unparsed_turns == 0
+
+    def at_once(call: CallInfo, text: str) -> str:
+        return decomposition("Paris", "France") if call.prompt == "mermaid_decompose" else answer("True")
+
+    verdict, backend, _, _ = await verify(at_once, max_steps=3)
+    assert len(backend.calls) == low == 2
+
+
+def verdict_settings(**mermaid):  # type: ignore[no-untyped-def]
+    from factdebate.config import load_settings
+
+    return load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
