@@ -69,3 +69,26 @@ def test_the_search_agent_is_built_with_the_controls(monkeypatch: pytest.MonkeyP
     tool = make_tool("search", settings)
     assert isinstance(tool, LeakageSearch) and tool.name == "tavily"
     assert str(tool.policy.before) == "2020-01-01" and tool.policy.fact_checkers
+
+
+async def test_an_mcp_search_agent_gets_the_date_where_its_tool_takes_one() -> None:
+    from factdebate.tools.retrieval_toolset import ToolsetSearch
+    from factdebate.tools.toolset import ToolSchema
+    from tests.mermaid.support import FactToolset
+
+    toolset = FactToolset({"tower": "The tower opened in 1889."})
+    dated = ToolsetSearch(toolset, "search_facts", search_before="2021-05-01")
+    with claim_date("2020-01-02"):
+        await dated.search("tower", 2)
+    assert toolset.calls[-1] == ("search_facts", {"query": "tower", "k": 2, "search_before": "2020-01-02"})
+
+    async def plain_tools() -> list[ToolSchema]:
+        return [ToolSchema("search_facts", "no dates", {"type": "object", "properties": {"query": {"type": "string"}}})]
+
+    toolset.list_tools = plain_tools  # type: ignore[method-assign]
+    undated = ToolsetSearch(toolset, "search_facts", search_before="2021-05-01")
+    events: list[dict] = []
+    with recording(RunRecorder([events.append])):
+        await undated.search("tower", 2)
+    assert toolset.calls[-1] == ("search_facts", {"query": "tower"})
+    assert "NOT applied" in events[0]["notes"][0] and events[0]["tool"] == "facts/search_facts"

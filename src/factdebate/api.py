@@ -113,7 +113,8 @@ def _mcp_tool(kind: str, settings: Settings) -> Tool:
         known = ", ".join(settings.mcp_servers) or "none configured"
         raise ConfigError(f"'{kind}' names no configured MCP server (mcp_servers: {known})")
     server, tool = found
-    return ToolsetSearch(MCPToolset(server, settings.mcp_servers[server]), tool)
+    return ToolsetSearch(MCPToolset(server, settings.mcp_servers[server]), tool,
+                         search_before=settings.retrieval.search_before)
 
 
 def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
