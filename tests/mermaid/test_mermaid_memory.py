@@ -76,7 +76,7 @@ async def test_readonly_recalls_and_never_writes(tmp_path: Path) -> None:
     path = tmp_path / "memory.sqlite"
     await run_all(["Paris is the capital of France"], path)
     before = list(EvidenceMemory(path, namespace="builtin").export())
-    verdicts, toolset, events, _ = await run_all(["Lyon is the capital of France", "Oslo is the capital of Norway"],
+    verdicts, _, events, _ = await run_all(["Lyon is the capital of France", "Oslo is the capital of Norway"],
                                                  path, memory="readonly")
     assert [v.usage.tool_calls for v in verdicts] == [0, 1]
     assert [e["skipped"] for e in events if e["event"] == "memory_write"] == ["read-only memory"] * 2

@@ -5,8 +5,8 @@ tool, the w/o-decomposer ablation and the three-way option."""
 from __future__ import annotations
 
 from factdebate.api import run_claim
-from factdebate.plugins import get_method
 from factdebate.llm.calls import CallInfo
+from factdebate.plugins import get_method
 from factdebate.types import Label
 from tests.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
 
