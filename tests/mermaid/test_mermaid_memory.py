@@ -105,3 +105,19 @@ def test_memory_carries_across_processes(tmp_path: Path) -> None:
     second = worker("Bergen is the capital of Norway")
     assert first == {"tool_calls": 1, "label": "SUPPORTS", "recalled": 0}
     assert second["tool_calls"] == 0 and second["label"] == "REFUTES" and second["recalled"] >= 1
+
+
+async def test_an_eval_passes_each_claims_date_to_the_tools(tmp_path: Path) -> None:
+    """AVeriTeC's claim_date (DD-MM-YYYY) reaches every call of a tool that takes search_before."""
+    from factdebate.eval.runner import execute, make_plan
+
+    rows = [{"claim": "Paris is the capital of France", "label": "Supported", "claim_date": "31-10-2020"},
+            {"claim": "Oslo is the capital of Norway", "label": "Refuted", "claim_date": "2-1-2019"}]
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    toolset = FactToolset(FACTS)
+    resources, _ = await mermaid_resources(capital_policy, toolset)
+    plan = make_plan(resources.settings, f"averitec:{path}", tmp_path / "run", limit=None, seed=0)
+    await execute(plan, resources, concurrency=1, progress=False)
+    dates = {call[1]["query"]: call[1].get("search_before") for call in toolset.calls}
+    assert dates == {"capital of France": "2020-10-31", "capital of Norway": "2019-01-02"}
