@@ -168,9 +168,13 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
         return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
                    one_call_verdict=settings.llm.one_call_verdict)
 
+    from factdebate.tools.given import with_given_evidence
+
+    tools = with_given_evidence(settings.retrieval.evidence,
+                                tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
+                                lambda: resources.encoder)
     resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
-                          tool_factory=tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
-                          services=services or Services())
+                          tool_factory=tools, services=services or Services())
     for role in ("debater", *method_class(settings.method).roles):  # a missing key or model fails now
         resources.llm(role)
     return resources
@@ -185,7 +189,7 @@ def builtin_engines(settings: Settings) -> list[str]:
     """The builtin-corpus indexes the configured method searches (none when another corpus is chosen)."""
     from factdebate.corpus.builtin import BUILTIN_CORPUS
 
-    if settings.retrieval.corpus != BUILTIN_CORPUS:
+    if settings.retrieval.corpus != BUILTIN_CORPUS or settings.retrieval.evidence == "given":
         return []
     kinds = tools_needed(settings)
     engines = []
@@ -215,6 +219,23 @@ def _prepare_tools(settings: Settings, resources: Resources) -> None:
         resources.tool(kind)
 
 
+async def _with_inline_evidence(claim: str, tools: set[str], settings: Settings, resources: Resources) -> str:
+    """Methods that search nothing read the evidence given with the claim in the claim itself (the ``k``
+    passages most similar to it); methods with tools get it from their tools (tools/given.py)."""
+    from factdebate.tools.given import current_evidence, evidence_block, top_k
+
+    evidence = current_evidence()
+    if settings.retrieval.evidence == "retrieved":
+        return claim
+    if evidence is None and settings.retrieval.evidence == "given":
+        raise InputError("evidence 'given': no evidence came with this claim; use it with eval on a dataset that "
+                         "provides evidence (factdebate datasets), or pass given_evidence= to verify()")
+    if tools or not evidence:
+        return claim
+    chosen = await top_k(claim, evidence, settings.retrieval.k, resources.encoder)
+    return claim + evidence_block(chosen, settings.retrieval.max_doc_chars)
+
+
 async def run_claim(claim: str, settings: Settings, resources: Resources, *,
                     sinks: list[EventSink] | None = None) -> Verdict:
     """Verify one claim with already-built resources (what batch runs and the service call)."""
@@ -224,7 +245,9 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
         recorder.emit(RunStarted(claim=claim, method=settings.method))
-        verdict = await method.run(claim, resources)
+        verdict = await method.run(await _with_inline_evidence(claim, method.tools(settings), settings, resources),
+                                   resources)
+        verdict.claim = claim
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
         verdict.config = public_config(settings)
@@ -235,8 +258,16 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
 
 async def averify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
                   on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                  **options: Any) -> Verdict:
-    """Check ``claim``; keyword options are the CLI's (``llm=``, ``rounds=``, ``search=``...)."""
+                  given_evidence: list[Any] | None = None, **options: Any) -> Verdict:
+    """Check ``claim``; keyword options are the CLI's (``llm=``, ``rounds=``, ``search=``...).
+    ``given_evidence`` (texts, or dicts with text/title/source) comes with the claim; agents read it
+    (``evidence="given"``, the default when it is passed, or ``"both"``)."""
+    from factdebate.tools.given import documents_from
+    from factdebate.tools.given import given_evidence as with_evidence
+
+    if given_evidence is not None:
+        options.setdefault("evidence", "given")
+
     settings = settings_from(options, config_file)
     resources = build_resources(settings, backends=backends)
     sinks: list[EventSink] = [on_event] if on_event else []
@@ -245,7 +276,8 @@ async def averify(claim: str, *, config_file: str | Path | None = None, trace: s
         sinks.append(writer)
     try:
         async with resources:
-            return await run_claim(claim, settings, resources, sinks=sinks)
+            with with_evidence(documents_from(given_evidence) if given_evidence is not None else None):
+                return await run_claim(claim, settings, resources, sinks=sinks)
     finally:
         if writer:
             writer.close()

@@ -212,13 +212,14 @@ def methods() -> None:
 
 
 @app.command()
-def schema() -> None:
+def schema(response: Annotated[bool, Opt("--response", help="The schema of check-response's verdict.")] = False
+           ) -> None:
     """Print the JSON Schema of a verdict (the records of results files and the service's answers)."""
     import json
 
-    from factdebate.schema import verdict_json_schema
+    from factdebate.schema import response_verdict_json_schema, verdict_json_schema
 
-    typer.echo(json.dumps(verdict_json_schema(), indent=1))
+    typer.echo(json.dumps(response_verdict_json_schema() if response else verdict_json_schema(), indent=1))
 
 
 @app.command()

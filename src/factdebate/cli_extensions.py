@@ -22,3 +22,7 @@ def register(app: typer.Typer) -> None:
     from factdebate.memory.commands import register_memory
 
     register_memory(app)
+
+    from factdebate.response_level.commands import register_check_response
+
+    register_check_response(app)

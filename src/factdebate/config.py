@@ -55,6 +55,9 @@ class RetrievalSettings(_Strict):
     builtin_docs: int | None = Field(default=None, ge=1)
     k: int = Field(default=3, ge=1, le=20)  # documents per retrieval, for every method
     max_doc_chars: int = Field(default=1200, ge=100)  # each passage is cut to this length
+    evidence: Literal["retrieved", "given", "both"] = Field(
+        default="retrieved", description="Evidence the agents get: retrieved by their tools, given with the "
+        "claim by the dataset (knowledge, contexts, abstracts, gold evidence), or both.")
     # Leakage controls for every search-like tool (MERMAID's MCP servers, Tool-MAD's search agent): evidence
     # from before this date only (YYYY-MM-DD or DD-MM-YYYY), where the engine can tell; a per-sample date
     # (AVeriTeC's claim_date) tightens it during an evaluation. See docs/methods/mermaid.md.
@@ -90,6 +93,19 @@ class MedicalSettings(_Strict):
     summarize: bool = True
 
 
+class ResponseSettings(_Strict):
+    """Response-level checking (``factdebate check-response``, response datasets in ``eval``)."""
+
+    max_claims: int = Field(default=12, ge=1, le=100, description="Most atomic claims taken from one response.")
+    drop_subjective: bool = Field(default=False, description="Remove opinions and other subjective content "
+                                  "before extracting claims (DPD's dialogue mode).")
+    claims: Literal["given", "extract"] = Field(default="given", description="On datasets that supply a "
+                                                "response's atomic claims: check those (given, as FIRE and "
+                                                "the papers do) or extract claims anew (extract).")
+    claim_concurrency: int = Field(default=4, ge=1, le=64, description="Claims of one response checked at once.")
+    max_response_chars: int = Field(default=20000, ge=100, description="Longest response accepted.")
+
+
 class Settings(_Strict):
     method: str = "tool-mad"
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -97,6 +113,7 @@ class Settings(_Strict):
     # One section per registered method, validated by the method's own settings model (factdebate.plugins).
     methods: dict[str, Any] = Field(default_factory=dict, validate_default=True)
     medical: MedicalSettings = Field(default_factory=MedicalSettings)
+    response: ResponseSettings = Field(default_factory=ResponseSettings)
     # MCP servers whose tools agents may use as ``mcp:<server>/<tool>`` (see docs/configuration.md).
     mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
     max_claim_chars: int = 2000

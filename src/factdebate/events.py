@@ -248,10 +248,35 @@ class VerdictReached(BaseEvent):
     decided_by: str
 
 
+class ResponseStarted(BaseEvent):
+    """A response-level check begins (``factdebate.response_level``); each claim is then its own run."""
+
+    event: Literal["response_started"] = "response_started"
+    response: str
+    question: str | None = None
+    method: str
+
+
+class ClaimsExtracted(BaseEvent):
+    event: Literal["claims_extracted"] = "claims_extracted"
+    claims: list[str]
+    source: str = "extracted"
+    parsed: bool = True
+    subjective_removed: bool | None = None
+
+
+class ResponseJudged(BaseEvent):
+    event: Literal["response_verdict"] = "response_verdict"
+    label: Label | None
+    decided_by: str
+    claim_labels: list[Label | None] = Field(default_factory=list)
+
+
 Event = Annotated[
     RunStarted | RunFinished | SpanBegin | SpanEnd | TurnStarted | Answer | StepTaken | Scored | JudgementMade
     | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem | ConstraintRejected
-    | ToolError | LeakageNote | Decomposed | MemoryRecalled | MemoryWritten | VerdictReached,
+    | ToolError | LeakageNote | Decomposed | MemoryRecalled | MemoryWritten | VerdictReached | ResponseStarted
+    | ClaimsExtracted | ResponseJudged,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

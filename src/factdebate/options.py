@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic.fields import FieldInfo
 
-from factdebate.config import LLMSettings, RetrievalSettings
+from factdebate.config import LLMSettings, ResponseSettings, RetrievalSettings
 from factdebate.errors import ConfigError
 from factdebate.plugins import all_methods
 
@@ -55,6 +55,7 @@ def shared_options() -> list[Option]:
         _shared("milvus_uri", ("retrieval", "milvus_uri"), RetrievalSettings,
                 "Milvus server URI (default: Milvus Lite file).", public=False),
         _shared("k", ("retrieval", "k"), RetrievalSettings, "Documents per retrieval."),
+        _shared("evidence", ("retrieval", "evidence"), RetrievalSettings, public=False),  # no route takes evidence
         _shared("max_doc_chars", ("retrieval", "max_doc_chars"), RetrievalSettings,
                 "Characters kept of each retrieved passage.", public=False),
         _shared("search_before", ("retrieval", "search_before"), RetrievalSettings,
@@ -71,6 +72,10 @@ def shared_options() -> list[Option]:
                 "pubmed.", public=False, annotation=Literal["default", "openalex", "pubmed"]),
         _shared("medical_abstracts", ("medical", "abstracts"), help="Abstracts per scholarly search.",
                 public=False, annotation=int),
+        _shared("max_claims", ("response", "max_claims"), ResponseSettings),
+        _shared("drop_subjective", ("response", "drop_subjective"), ResponseSettings),
+        _shared("response_claims", ("response", "claims"), ResponseSettings),
+        _shared("claim_concurrency", ("response", "claim_concurrency"), ResponseSettings, public=False),
         _shared("medical_summarize", ("medical", "summarize"), help="Summarise each abstract.", public=False,
                 annotation=bool),
     ]

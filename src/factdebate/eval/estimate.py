@@ -58,6 +58,12 @@ def estimate(plan: Plan, done: set[str]) -> Estimate:
     if plan.dataset.answer_format == "choice":
         options = max((len(s.options) for s in plan.samples), default=1)
         low, high = low * options, high * options + 1
+    if plan.dataset.unit == "response":  # every claim of a response is one run of the method
+        given = settings.response.claims == "given"
+        counts = [len(s.meta.get("claims") or []) if given else settings.response.max_claims for s in plan.samples]
+        per_response = max(counts, default=1) or 1
+        extraction = (0, 0) if given else (1, 2 + 2 * settings.response.drop_subjective)
+        low, high = min(counts, default=1) * low + extraction[0], per_response * high + extraction[1]
     claims = [len(s.claim) for s in plan.samples] or [0]
     retrieval = settings.retrieval
     evidence = retrieval.k * retrieval.max_doc_chars if get_method(settings.method).tools(settings) else 0

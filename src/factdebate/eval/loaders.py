@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -121,8 +122,28 @@ def load_feverous(path: Path) -> Dataset:
     for row in records:
         if row.get("challenge"):
             row["group"] = row["challenge"]
-    return _two_way_if_no_nei(_labelled("feverous", path, records, FEVER_MAP, FACT_LABELS,
-                                        meta_keys=("challenge", "group"), skipped=skipped))
+        if isinstance(row.get("evidence"), str):  # FEVEROUS-S: "title<TAB>sentence" lines, text included
+            row["evidence"] = feverous_sentences(row["evidence"])
+        else:  # the original format names evidence cells by id, without their text
+            row.pop("evidence", None)
+    dataset = _two_way_if_no_nei(_labelled("feverous", path, records, FEVER_MAP, FACT_LABELS,
+                                           meta_keys=("challenge", "group", "evidence"), skipped=skipped))
+    if any(s.meta.get("evidence") for s in dataset.samples):
+        dataset.evidence = "gold evidence sentences (FEVEROUS-S)"
+    return dataset
+
+
+_WIKI_LINK = re.compile(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]")
+
+
+def feverous_sentences(text: str) -> list[dict[str, str]]:
+    """FEVEROUS-S evidence lines -> passages, wiki links reduced to their shown text."""
+    passages = []
+    for line in text.splitlines():
+        title, sep, sentence = line.partition("\t")
+        if sep and sentence.strip():
+            passages.append({"title": title.strip(), "text": _WIKI_LINK.sub(r"\1", sentence).strip()})
+    return passages
 
 
 @file_format("faviq", "FaVIQ JSON/JSONL (id, claim, label SUPPORTS/REFUTES)")
@@ -172,7 +193,24 @@ def load_scifact(path: Path) -> Dataset:
     mapping = {"support": S, "contradict": R, "nei": N}
     if not records:
         raise InputError(f"{path}: no labelled SciFact claims (the test split is unlabelled)")
-    return _labelled("scifact", path, records, mapping, FACT_LABELS, skipped=skipped)
+    abstracts = _scifact_corpus(path.parent / "corpus.jsonl")
+    for row in records:
+        cited = [str(d) for d in row.get("cited_doc_ids") or []]
+        row["evidence"] = [abstracts[d] for d in cited if d in abstracts]
+    dataset = _labelled("scifact", path, records, mapping, FACT_LABELS, meta_keys=("evidence",), skipped=skipped)
+    if abstracts:
+        dataset.evidence = "abstracts of the cited documents (corpus.jsonl beside the claims file)"
+    return dataset
+
+
+def _scifact_corpus(path: Path) -> dict[str, dict[str, str]]:
+    """SciFact's corpus.jsonl (doc_id, title, abstract sentences), when it lies beside the claims file."""
+    if not path.is_file():
+        return {}
+    return {str(row["doc_id"]): {"id": f"scifact-{row['doc_id']}", "title": str(row.get("title", "")),
+                                 "text": " ".join(str(s).strip() for s in row.get("abstract") or []),
+                                 "source": f"scifact:{row['doc_id']}"}
+            for row in read_records(path) if "doc_id" in row}
 
 
 @file_format("scifact-sr", "SciFact claims with complete evidence only (SUPPORT / CONTRADICT; NEI claims "
@@ -202,10 +240,15 @@ def load_pubmedqa(path: Path) -> Dataset:
         # The yes/no/maybe question becomes a claim a verdict can answer: SUPPORTS = yes, REFUTES = no,
         # NOT ENOUGH INFO = maybe (the evidence is inconclusive).
         claim = f'The answer to the biomedical research question "{question.strip()}" is yes.'
+        contexts = [c for c in row.get("CONTEXTS") or [] if isinstance(c, str)]
+        sections: list[Any] = row["LABELS"] if isinstance(row.get("LABELS"), list) else []
+        evidence = [{"title": str(sections[i]) if i < len(sections) else "context", "text": text}
+                    for i, text in enumerate(contexts)]
         samples.append(Sample(str(row.get("_key", index)), claim, decision,
-                              meta={"question": question, "contexts": row.get("CONTEXTS", [])}))
+                              meta={"question": question, "contexts": contexts, "evidence": evidence}))
     return Dataset(kind="pubmedqa", labels=("yes", "no", "maybe"), samples=samples, answer_format="yesno",
-                   label_map={S: "yes", R: "no", N: "maybe"}, skipped=dict(skipped))
+                   label_map={S: "yes", R: "no", N: "maybe"}, skipped=dict(skipped),
+                   evidence="the abstract's CONTEXTS")
 
 
 @file_format("medqa", "MedQA JSONL (question, options A-E, answer_idx); multiple choice")

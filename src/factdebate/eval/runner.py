@@ -28,6 +28,7 @@ from factdebate.results_file import ResultWriter, finished_ids
 from factdebate.resume import settings_changes
 from factdebate.runtime import EventSink
 from factdebate.textsafe import dumps_record
+from factdebate.tools.given import documents_from, given_evidence
 
 
 @dataclass
@@ -45,6 +46,8 @@ class Plan:
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
+                "unit": self.dataset.unit,
+                "evidence": {"used": self.settings.retrieval.evidence, "provided": self.dataset.evidence or None},
                 "seed": self.seed, "limit": self.limit,
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
@@ -90,6 +93,9 @@ def make_plan(settings: Settings, dataset_spec: str, output: Path, *, limit: int
     if dataset.max_claim_chars > settings.max_claim_chars:
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
         settings = settings.model_copy(update={"max_claim_chars": dataset.max_claim_chars})
+    if settings.retrieval.evidence != "retrieved" and not dataset.evidence:
+        raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset_spec}' provides no evidence "
+                         "of its own; use --evidence retrieved")
     samples = select(dataset.samples, limit, seed)
     return Plan(name or output.name, settings, dataset, samples, output, seed, limit, dict(options or {}))
 
@@ -118,6 +124,15 @@ def eval_resources(settings: Settings) -> Resources:
 async def evaluate(sample: Sample, plan: Plan, resources: Resources,
                    sinks: list[EventSink] | None = None) -> dict[str, Any]:
     record: dict[str, Any] = {"id": sample.id, "gold": sample.gold, "group": sample.meta.get("group")}
+    # The sample's own evidence, served by the given-evidence tool (tools/given.py) while it is checked.
+    mode = plan.settings.retrieval.evidence
+    given = None if mode == "retrieved" else documents_from(sample.meta.get("evidence") or [], prefix=sample.id)
+    with given_evidence(given):
+        return await _evaluate(sample, plan, resources, sinks, record)
+
+
+async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: list[EventSink] | None,
+                    record: dict[str, Any]) -> dict[str, Any]:
     predicted: str | None = None
     try:
         if plan.dataset.answer_format == "choice":
@@ -126,6 +141,11 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
             fields = await run_choice(sample, plan.settings, resources, sinks)
             record.update(claim=sample.claim, method=plan.settings.method, **fields)
             predicted = fields["label"]
+        elif plan.dataset.unit == "response":
+            from factdebate.eval.response_eval import run_response_sample
+
+            fields, predicted = await run_response_sample(sample, plan.dataset, plan.settings, resources, sinks)
+            record.update(fields)
         else:
             with claim_date(sample.meta.get("claim_date")):  # a dataset's claim date cuts search results
                 verdict = await run_claim(sample.claim, plan.settings, resources, sinks=sinks)

@@ -27,6 +27,12 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     outcomes = [outcome_from_record(records[i]) for i in ids if i in records]
     metrics = compute(outcomes, tuple(run["labels"]), seed=run["seed"])
     metrics["base_rate"] = base_rate(metrics)
+    if run.get("unit") == "response":
+        from factdebate.eval.response_eval import claim_level_metrics
+
+        metrics["level"] = "response"
+        metrics["claim_level"] = claim_level_metrics([records[i] for i in ids if i in records],
+                                                     tuple(run["labels"]), run["seed"])
     # Strict JSON: a metric with nothing to compute it from (no samples) is null, and the reason is noted.
     nulls: dict[str, str] = {}
     summary = safe_value({**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
@@ -90,6 +96,12 @@ def markdown(summary: dict[str, Any]) -> str:
         f"- unparsed (counted wrong): {len(m['unparsed'])}; errored (counted wrong): {len(m['errored'])}",
         f"- decided by: {', '.join(f'{k} {v}' for k, v in sorted(m['decided_by'].items()))}",
     ]
+    if claim := m.get("claim_level"):
+        lines.append(f"- claim level ({claim['n']} claims with a gold label): accuracy **{fmt(claim['accuracy'])}**, "
+                     f"macro-F1 **{fmt(claim['macro_f1'])}** ("
+                     + ", ".join(f"{label} F1 {fmt(row['f1'])}" for label, row in claim["per_class"].items()) + ")")
+    elif m.get("level") == "response":
+        lines.append("- claim level: none (claims were extracted anew, so no claim has a gold label)")
     if warning := base_rate_warning(m):
         lines.append(f"- **warning**: {warning}")
     skipped = summary.get("dataset_skipped") or {}

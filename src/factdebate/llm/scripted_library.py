@@ -37,6 +37,9 @@ def protocol_responder(disagree: bool) -> Responder:
             return "The RAG agent's answers were better supported by its documents.\nSUPPORTS"
         if prompt == "label_reask":
             return "SUPPORTS"
+        if prompt == "claims_extract":  # response-level checks: one claim per sentence
+            text = messages[0]["content"].split("Text:", 1)[-1].split("Reply with", 1)[0]
+            return json.dumps({"claims": [s.strip() + "." for s in text.strip().split(".") if s.strip()][:12]})
         if prompt == "faithfulness_statements":
             answer = messages[0]["content"].split("Answer:", 1)[-1].split("\n")[0].strip()
             return f"1. {answer}"

@@ -21,6 +21,7 @@ from factdebate.redact import redact_logs
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
+from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
 from factdebate.server.service import Service
 from factdebate.version import __version__
@@ -62,6 +63,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.state.service = service
     app.include_router(router)
+    app.include_router(response_router)
     _pages(app)
     _errors(app)
     app.add_middleware(BodyLimitMiddleware,

@@ -22,13 +22,14 @@ from factdebate.errors import FactDebateError
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
 from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
-from factdebate.types import Document, Verdict
+from factdebate.types import Document, ResponseVerdict, Verdict
 
 EXCERPT_CHARS = 400
 MAX_QUERY_CHARS = 500
 INSTRUCTIONS = ("Check factual claims. verify_claim runs a debate between retrieval agents and returns a label "
                 "(SUPPORTS, REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence "
-                "returns passages for a query without judging anything.")
+                "returns passages for a query without judging anything; check_response checks a long answer claim by "
+                "claim.")
 
 
 def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> dict[str, Any]:
@@ -46,6 +47,15 @@ def summarize(verdict: Verdict) -> dict[str, Any]:
              "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
     return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
             "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds,
+            "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
+
+
+def summarize_response(verdict: ResponseVerdict) -> dict[str, Any]:
+    claims = [{"claim": c.claim, "label": c.label, "error": c.error,
+               "decided_by": c.verdict.decided_by if c.verdict else None,
+               "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
+    return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
+            "method": verdict.method, "claims_extracted": verdict.extraction.parsed, "claims": claims,
             "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
 
 
@@ -120,7 +130,24 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
             raise ToolError(str(exc)) from exc
         return [_doc(d, 2000) | {"id": d.id, "tool": engine.name} for d in documents]
 
-    for name in ("verify_claim", "search_evidence"):
+    @server.tool(description="Check a long answer (an LLM's response) claim by claim: it is split into atomic "
+                             "claims, each is verified, and the answer is false if any claim is false. Returns "
+                             "the answer's label and each claim's own label and reasons.")
+    async def check_response(response: str, question: str | None = None, method: str | None = None,
+                             k: int | None = None) -> dict[str, Any]:
+        from factdebate.response_level.check import run_response, validate_response
+
+        try:
+            settings = resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k}))
+            text = validate_response(response, settings)
+            verdict = await run_response(text, settings, resources.get(settings), question=question)
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize_response(verdict)
+
+    for name in ("verify_claim", "search_evidence", "check_response"):
         _strict_arguments(server, name)
     return server
 

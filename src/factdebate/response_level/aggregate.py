@@ -1,0 +1,28 @@
+"""The response's label from its claims' labels: one false claim makes the response false."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from factdebate.types import Label
+
+
+def response_label(labels: Sequence[Label | None], *, extracted: bool = True) -> tuple[Label | None, str]:
+    """(label, decided_by). Order matters: a REFUTES decides even when other claims have no label, because
+    nothing they could be changes the outcome; otherwise an unlabelled claim might be the false one, so the
+    response stays unlabelled (``unparsed``) rather than being called true."""
+    if not extracted:
+        return None, "unparsed"
+    if not labels:
+        return Label.NOT_ENOUGH_INFO, "no-claims"
+    if any(label == Label.REFUTES for label in labels):
+        return Label.REFUTES, "any-false"
+    if any(label is None for label in labels):
+        return None, "unparsed"
+    if all(label == Label.SUPPORTS for label in labels):
+        return Label.SUPPORTS, "all-true"
+    return Label.NOT_ENOUGH_INFO, "unverified"
+
+
+def factual(label: Label | None) -> bool | None:
+    return {Label.SUPPORTS: True, Label.REFUTES: False}.get(label) if label is not None else None

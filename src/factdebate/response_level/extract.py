@@ -1,0 +1,118 @@
+"""Splitting a response into atomic claims, with an optional pre-step that removes subjective content.
+
+Both steps ask for one JSON object, held to its schema where the backend can constrain output. A reply that
+cannot be read is re-asked once with the problem named; if the re-ask fails too, the failure is recorded
+(``parsed`` false, the reply kept) and no claim is made up. A failed subjective filter falls back to the
+whole response, which is the input itself and not an invention, and says so (``subjective_removed`` false).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from factdebate.events import ParseProblem
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.model import LLM
+from factdebate.prompts import render
+from factdebate.runtime import emit
+from factdebate.types import ClaimExtraction
+
+AGENT = "extractor"
+
+
+def list_schema(key: str, min_items: int = 0) -> dict[str, Any]:
+    """No ``maxItems``: llama.cpp spells a bound as nested optional rules, which slowed extraction on the
+    embedded model several-fold; the item limit is applied to the parsed list instead."""
+    return {"type": "object", "additionalProperties": False, "required": [key],
+            "properties": {key: {"type": "array", "minItems": min_items,
+                                 "items": {"type": "string", "minLength": 1}}}}
+
+
+def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
+    """``{"<key>": [...]}`` (or a bare JSON list) somewhere in ``text`` -> (strings, "") or (None, problem).
+    Only JSON is read: never ``eval``."""
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return None, "no JSON object in the reply"
+    end = max(text.rfind("}"), text.rfind("]"))
+    try:
+        value = json.loads(text[start:end + 1])
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    if isinstance(value, dict):
+        if key not in value:
+            return None, f'the object has no "{key}" list'
+        value = value[key]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return None, f'"{key}" must be a list of strings'
+    seen: dict[str, None] = {}
+    for item in value:
+        cleaned = " ".join(item.split())
+        if cleaned and cleaned.lower() not in (s.lower() for s in seen):
+            seen[cleaned] = None
+    return list(seen), ""
+
+
+@dataclass
+class ListReply:
+    items: list[str] | None
+    retries: int
+    raw: str
+
+
+async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *, max_items: int,
+                       max_tokens: int, what: str, min_items: int = 0, agent: str = AGENT,
+                       **variables: Any) -> ListReply:
+    """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read."""
+    prompt = render(prompt_name, **variables)
+    params = GenParams(temperature=0.0, max_tokens=max_tokens, json_schema=list_schema(key, min_items))
+    messages: list[Message] = [{"role": "user", "content": prompt.text}]
+    reply = await llm.complete(messages, params, agent=agent, prompt=prompt.name)
+    items, problem = parse_string_list(reply.text, key)
+    if items is not None:
+        return ListReply(items[:max_items], 0, reply.text)
+    reask = render(reask_name, problem=problem, max_claims=max_items)
+    messages = [*messages, {"role": "assistant", "content": reply.text}, {"role": "user", "content": reask.text}]
+    again = await llm.complete(messages, params, agent=agent, prompt=f"{prompt.name}:reask")
+    items, _ = parse_string_list(again.text, key)
+    emit(ParseProblem(event="parse_failure" if items is None else "parse_recovered", what=what, agent=agent,
+                      reply=reply.text[-200:], reask_reply=again.text[:200], constrained=again.constrained))
+    return ListReply(None if items is None else items[:max_items], 1, again.text)
+
+
+async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
+    """(text to extract claims from, whether the filter's output was read, re-asks)."""
+    reply = await ask_for_list(llm, "subjective_filter", "subjective_reask", "sentences", max_items=60,
+                               max_tokens=1024, what="subjective_filter", text=text)
+    if reply.items is None:
+        return text, False, reply.retries
+    return " ".join(reply.items), True, reply.retries
+
+
+async def aextract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
+                          drop_subjective: bool = False) -> ClaimExtraction:
+    """The atomic claims of ``response`` (see the module docstring for failures)."""
+    text, removed, retries = response, None, 0
+    if drop_subjective:
+        text, removed, retries = await remove_subjective(response, llm)
+    if not text.strip():  # the filter kept nothing: there is no factual content to check
+        return ClaimExtraction(claims=[], parse_retries=retries, subjective_removed=removed, checked_text=text)
+    # At least one claim where the backend holds the schema: small models otherwise answer an empty list
+    # for any text. A text with nothing checkable then yields a claim the method can call NOT ENOUGH INFO.
+    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims, min_items=1,
+                               max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
+                               max_claims=max_claims)
+    return ClaimExtraction(claims=reply.items or [], parsed=reply.items is not None,
+                           parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
+                           subjective_removed=removed, checked_text=text if drop_subjective else None)
+
+
+def extract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
+                   drop_subjective: bool = False) -> ClaimExtraction:
+    """Synchronous :func:`aextract_claims` (for scripts; inside an event loop use the async one)."""
+    import asyncio
+
+    return asyncio.run(aextract_claims(response, question=question, llm=llm, max_claims=max_claims,
+                                       drop_subjective=drop_subjective))

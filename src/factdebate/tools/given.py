@@ -1,0 +1,105 @@
+"""Dataset-provided evidence as a retrieval tool (``retrieval.evidence``: given, retrieved, both).
+
+Benchmarks such as HaluEval (knowledge, dialogue history, the article), PubMedQA (CONTEXTS), SciFact
+(abstracts) and FEVEROUS (gold evidence sentences) ship each sample's own evidence. The evaluation runner
+puts it in a context variable for the sample being checked (asyncio tasks copy it, so concurrent samples
+never see each other's); the given-evidence tool serves it to any agent that searches: every passage when
+there are at most ``k``, else the ``k`` most similar to the query by the embedding model. With ``both`` the
+given passages come first, then the engine's results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+
+from factdebate.scoring.relevance import TextEncoder
+from factdebate.tools.base import Tool
+from factdebate.types import Document
+
+_given: ContextVar[list[Document] | None] = ContextVar("factdebate_given_evidence", default=None)
+
+
+def current_evidence() -> list[Document] | None:
+    """The evidence that came with the claim being checked; None when none was given."""
+    return _given.get()
+
+
+@contextlib.contextmanager
+def given_evidence(documents: Sequence[Document] | None) -> Iterator[None]:
+    token = _given.set(list(documents) if documents is not None else None)
+    try:
+        yield
+    finally:
+        _given.reset(token)
+
+
+def documents_from(items: Sequence[Any], *, prefix: str = "given") -> list[Document]:
+    """Evidence as loaders store it (dicts with text/title/source, or plain strings) -> documents."""
+    docs = []
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, Document):
+            docs.append(item)
+        elif isinstance(item, str) and item.strip():
+            docs.append(Document(id=f"{prefix}-{number}", title=f"given evidence {number}", text=item.strip(),
+                                 source="dataset"))
+        elif isinstance(item, dict) and str(item.get("text", "")).strip():
+            docs.append(Document(id=str(item.get("id") or f"{prefix}-{number}"),
+                                 title=str(item.get("title") or f"given evidence {number}"),
+                                 text=str(item["text"]).strip(), source=str(item.get("source") or "dataset")))
+    return docs
+
+
+async def top_k(query: str, documents: list[Document], k: int, encoder: TextEncoder) -> list[Document]:
+    """All of them when they fit; else the ``k`` most similar to ``query`` (cosine), best first, each
+    document's ``score`` set to its similarity."""
+    if len(documents) <= k:
+        return list(documents)
+    vectors = await encoder.aencode([query, *(d.text for d in documents)])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit = vectors / norms
+    scores = unit[1:] @ unit[0]
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [documents[i].model_copy(update={"score": float(scores[i])}) for i in order]
+
+
+class GivenEvidenceTool:
+    """``inner`` None: the sample's evidence only (``given``); else the evidence, then ``inner``'s results
+    (``both``). Without evidence for this claim, ``given`` finds nothing and ``both`` is ``inner`` alone."""
+
+    def __init__(self, kind: str, encoder: Callable[[], TextEncoder], inner: Tool | None = None) -> None:
+        self.kind = kind
+        self.inner = inner
+        self._encoder = encoder
+        self.name = "given" if inner is None else f"given+{inner.name}"
+
+    async def search(self, query: str, k: int) -> list[Document]:
+        evidence = current_evidence() or []
+        found = await top_k(query, evidence, k, self._encoder()) if evidence else []
+        if self.inner is not None:
+            seen = {d.text for d in found}
+            found += [d for d in await self.inner.search(query, k) if d.text not in seen]
+        return found
+
+
+def with_given_evidence(mode: str, factory: Callable[[str], Tool],
+                        encoder: Callable[[], TextEncoder]) -> Callable[[str], Tool]:
+    """The tool factory for ``retrieval.evidence``: unchanged for ``retrieved``; for ``given`` no engine is
+    built at all (no index, no key needed); for ``both`` the engine is built and searched after."""
+    if mode == "retrieved":
+        return factory
+    if mode == "given":
+        return lambda kind: GivenEvidenceTool(kind, encoder)
+    return lambda kind: GivenEvidenceTool(kind, encoder, factory(kind))
+
+
+def evidence_block(documents: Sequence[Document], max_chars: int) -> str:
+    """The evidence as text appended to the claim for methods that search nothing (single, cot, vote,
+    mad): those agents read it in the claim itself."""
+    lines = [f"[{i}] {d.title}: {d.text[:max_chars]}" for i, d in enumerate(documents, start=1)]
+    return "\n\nEvidence provided with the claim:\n" + "\n".join(lines)
