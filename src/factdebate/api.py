@@ -65,19 +65,29 @@ def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
         _ensure_builtin("rag", settings)
         return RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri, encoder=retrieval.encoder)
     if kind == "search":
-        if retrieval.search == "tavily":
-            from factdebate.tools.tavily import TavilyTool
+        from factdebate.tools.leakage_search import LeakageSearch
 
-            return TavilyTool()
-        if retrieval.search == "wikipedia":
-            from factdebate.tools.wikipedia import WikipediaTool
-
-            return WikipediaTool(lang=retrieval.wikipedia_lang)
-        from factdebate.tools.lexical import LocalSearchTool
-
-        _ensure_builtin("local", settings)
-        return LocalSearchTool(corpus=retrieval.corpus)
+        # Leakage controls (configured and per-claim dates, excluded domains) apply where the engine can.
+        return LeakageSearch(_search_engine(settings), before=retrieval.search_before,
+                             domains=tuple(retrieval.exclude_domains),
+                             fact_checkers=retrieval.exclude_fact_checkers)
     raise ConfigError(f"unknown tool '{kind}'; use rag, search or none")
+
+
+def _search_engine(settings: Settings) -> Tool:
+    retrieval = settings.retrieval
+    if retrieval.search == "tavily":
+        from factdebate.tools.tavily import TavilyTool
+
+        return TavilyTool()
+    if retrieval.search == "wikipedia":
+        from factdebate.tools.wikipedia import WikipediaTool
+
+        return WikipediaTool(lang=retrieval.wikipedia_lang)
+    from factdebate.tools.lexical import LocalSearchTool
+
+    _ensure_builtin("local", settings)
+    return LocalSearchTool(corpus=retrieval.corpus)
 
 
 def _ensure_builtin(engine: str, settings: Settings) -> None:
@@ -103,7 +113,8 @@ def _mcp_tool(kind: str, settings: Settings) -> Tool:
         known = ", ".join(settings.mcp_servers) or "none configured"
         raise ConfigError(f"'{kind}' names no configured MCP server (mcp_servers: {known})")
     server, tool = found
-    return ToolsetSearch(MCPToolset(server, settings.mcp_servers[server]), tool)
+    return ToolsetSearch(MCPToolset(server, settings.mcp_servers[server]), tool,
+                         search_before=settings.retrieval.search_before)
 
 
 def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:

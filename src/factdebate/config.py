@@ -61,6 +61,21 @@ class RetrievalSettings(_Strict):
     evidence: Literal["retrieved", "given", "both"] = Field(
         default="retrieved", description="Evidence the agents get: retrieved by their tools, given with the "
         "claim by the dataset (knowledge, contexts, abstracts, gold evidence), or both.")
+    # Leakage controls for every search-like tool (MERMAID's MCP servers, Tool-MAD's search agent): evidence
+    # from before this date only (YYYY-MM-DD or DD-MM-YYYY), where the engine can tell; a per-sample date
+    # (AVeriTeC's claim_date) tightens it during an evaluation. See docs/methods/mermaid.md.
+    search_before: str | None = Field(default=None, description="Evidence before this date only, where the "
+                                      "engine can tell (YYYY-MM-DD).")
+    exclude_domains: list[str] = Field(default_factory=list, description="Domains whose results are dropped.")
+    exclude_fact_checkers: bool = Field(default=False, description="Also drop the built-in list of "
+                                        "fact-checking sites.")
+
+    @field_validator("search_before")
+    @classmethod
+    def _day(cls, value: str | None) -> str | None:
+        from factdebate.claim_context import iso_day
+
+        return iso_day(value)
 
     @field_validator("corpus")
     @classmethod

@@ -216,6 +216,46 @@ class ToolError(BaseEvent):
     error: str = ""
 
 
+class LeakageNote(BaseEvent):
+    """What a search-like tool did (or could not do) with the leakage controls for one call."""
+
+    event: Literal["leakage"] = "leakage"
+    tool: str
+    query: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+
+class Decomposed(Where):
+    """MERMAID's decomposer: triplets and topic of the claim, the entities that key the memory; ``parsed``
+    false when no readable decomposition came back (the executor then works from the raw claim)."""
+
+    event: Literal["decomposition"] = "decomposition"
+    triplets: list[dict[str, str]] = Field(default_factory=list)
+    topic: str = ""
+    entities: list[str] = Field(default_factory=list)
+    parsed: bool = True
+    skipped: bool = False  # the "w/o decomposer" ablation
+
+
+class MemoryRecalled(Where):
+    """Evidence recalled from the memory for the claim's entities, before the executor's loop."""
+
+    event: Literal["memory_recall"] = "memory_recall"
+    entities: list[str] = Field(default_factory=list)
+    hits: list[dict[str, Any]] = Field(default_factory=list)  # entity, stored_entity, match, score, tool, text
+    mode: str = "on"
+
+
+class MemoryWritten(Where):
+    """Evidence the trajectory used, stored under the entities it names, after the verdict."""
+
+    event: Literal["memory_write"] = "memory_write"
+    entities: list[str] = Field(default_factory=list)
+    records: list[dict[str, Any]] = Field(default_factory=list)  # entity, tool, query, source, text
+    added: int = 0  # new records (the rest refreshed ones already stored)
+    skipped: str = ""  # why nothing was written (readonly, no entities...)
+
+
 class VerdictReached(BaseEvent):
     event: Literal["verdict"] = "verdict"
     label: Label | None
@@ -249,7 +289,8 @@ class ResponseJudged(BaseEvent):
 Event = Annotated[
     RunStarted | RunFinished | SpanBegin | SpanEnd | TurnStarted | Answer | StepTaken | Scored | JudgementMade
     | PanelDecided | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem
-    | ConstraintRejected | ToolError | VerdictReached | ResponseStarted | ClaimsExtracted | ResponseJudged,
+    | ConstraintRejected | ToolError | LeakageNote | Decomposed | MemoryRecalled | MemoryWritten | VerdictReached
+    | ResponseStarted | ClaimsExtracted | ResponseJudged,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

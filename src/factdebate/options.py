@@ -58,6 +58,12 @@ def shared_options() -> list[Option]:
         _shared("evidence", ("retrieval", "evidence"), RetrievalSettings, public=False),  # no route takes evidence
         _shared("max_doc_chars", ("retrieval", "max_doc_chars"), RetrievalSettings,
                 "Characters kept of each retrieved passage.", public=False),
+        _shared("search_before", ("retrieval", "search_before"), RetrievalSettings,
+                "Leakage control: evidence before this date only (YYYY-MM-DD), where the engine can tell."),
+        _shared("exclude_domains", ("retrieval", "exclude_domains"), RetrievalSettings,
+                "Leakage control: domains whose search results are dropped."),
+        _shared("exclude_fact_checkers", ("retrieval", "exclude_fact_checkers"), RetrievalSettings,
+                "Leakage control: drop the built-in list of fact-checking sites."),
         _shared("max_claim_chars", ("max_claim_chars",), help="Longest claim accepted.", public=False,
                 annotation=int),
         _shared("concurrency", ("concurrency",), help="Claims verified at once in a batch.", public=False,

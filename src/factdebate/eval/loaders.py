@@ -213,6 +213,18 @@ def _scifact_corpus(path: Path) -> dict[str, dict[str, str]]:
             for row in read_records(path) if "doc_id" in row}
 
 
+@file_format("scifact-sr", "SciFact claims with complete evidence only (SUPPORT / CONTRADICT; NEI claims "
+                           "skipped), the two-way task of FOLK and MERMAID")
+def load_scifact_sr(path: Path) -> Dataset:
+    dataset = load_scifact(path)
+    dropped = sum(s.gold == N for s in dataset.samples)
+    dataset.samples = [s for s in dataset.samples if s.gold != N]
+    if dropped:
+        dataset.skipped["no evidence (NOT ENOUGH INFO), left out of the two-way task"] = dropped
+    dataset.kind, dataset.labels = "scifact-sr", BINARY_LABELS
+    return dataset
+
+
 @file_format("pubmedqa", "PubMedQA JSON keyed by PMID (QUESTION, final_decision yes/no/maybe); yes/no/maybe answers")
 def load_pubmedqa(path: Path) -> Dataset:
     skipped: Counter[str] = Counter()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from factdebate.api import build_resources, public_config, run_claim, tools_needed
+from factdebate.claim_context import claim_date
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
@@ -151,7 +152,8 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
             fields, predicted = await run_response_sample(sample, plan.dataset, plan.settings, resources, sinks)
             record.update(fields)
         else:
-            verdict = await run_claim(sample.claim, plan.settings, resources, sinks=sinks)
+            with claim_date(sample.meta.get("claim_date")):  # a dataset's claim date cuts search results
+                verdict = await run_claim(sample.claim, plan.settings, resources, sinks=sinks)
             # The settings are in run.json once; each record keeps the rest of the verdict.
             record.update(verdict.model_dump(mode="json", exclude={"config"}))
             predicted = plan.dataset.predicted(verdict.label.value if verdict.label else None)

@@ -46,6 +46,8 @@ def protocol_responder(disagree: bool) -> Responder:
         if prompt == "faithfulness_verdicts":
             count = len(_STATEMENTS.findall(messages[0]["content"].split("Statements:", 1)[-1]))
             return "\n".join(f"{i}: yes" for i in range(1, count + 1))
+        if prompt.startswith("mermaid_"):
+            return _mermaid(prompt, claim, messages[0]["content"])
         if prompt == "relevance_questions":
             answer = messages[0]["content"].split("Answer:", 1)[-1].strip().split("\n")[0]
             fact = answer.removeprefix("Document [1] states that ").rstrip(".")
@@ -55,6 +57,25 @@ def protocol_responder(disagree: bool) -> Responder:
         return "SUPPORTS"
 
     return respond
+
+
+_VERB = re.compile(r"\s(is|was|are|were|has|had)\s", re.I)
+_TOOL = re.compile(r"^- (search_\w+):", re.M)
+
+
+def _mermaid(prompt: str, claim: str, text: str) -> str:
+    """MERMAID: a decomposition split at the first verb, one search with the first search tool listed,
+    then "True"."""
+    if prompt == "mermaid_decompose":
+        parts = _VERB.split(claim.rstrip("."), maxsplit=1)
+        subject, verb, obj = (parts[0], parts[1], parts[2]) if len(parts) == 3 else (claim, "states", "")
+        return json.dumps({"triplets": [{"subject": subject, "relation": verb, "object": obj, "attributes": ""}],
+                           "topic": "General"})
+    tool = _TOOL.search(text)
+    if prompt == "mermaid_step" and "(none yet)" in text and tool:
+        return json.dumps({"thought": "Look for evidence first.",
+                           "action": {"name": tool.group(1), "reason": "no evidence yet", "input": {"query": claim}}})
+    return json.dumps({"thought": "The evidence found agrees with the claim.", "answer": "True"})
 
 
 def scripted_backend(target: str) -> ScriptedBackend:

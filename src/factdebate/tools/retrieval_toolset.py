@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Self
 
+from factdebate.claim_context import search_before as claim_search_before
 from factdebate.runtime import emit
 from factdebate.tools.base import Tool
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset, documents_text
@@ -55,11 +56,14 @@ class ToolsetSearch:
     """A toolset's tool behind the ``search(query, k)`` protocol. The toolset is opened on first use and
     stays open until :meth:`aclose`. An error result is traced and yields no documents."""
 
-    def __init__(self, toolset: Toolset, tool: str, *, query_arg: str = "query", k_arg: str | None = "k") -> None:
+    def __init__(self, toolset: Toolset, tool: str, *, query_arg: str = "query", k_arg: str | None = "k",
+                 search_before: str | None = None) -> None:
         self.toolset = toolset
         self.tool = tool
         self.query_arg = query_arg
         self.k_arg = k_arg
+        self.search_before = search_before  # the configured leakage cut-off (a claim's date may tighten it)
+        self._dated = False  # the tool takes search_before
         self.name = f"{toolset.name}/{tool}"
         self._opened = False
 
@@ -69,11 +73,20 @@ class ToolsetSearch:
             self._opened = True
             # Pass k only to tools that take it: a strict server rejects unknown arguments.
             listed = {t.name: t for t in await self.toolset.list_tools()}
-            if self.tool in listed and self.k_arg not in listed[self.tool].parameters.get("properties", {}):
+            properties = listed[self.tool].parameters.get("properties", {}) if self.tool in listed else {}
+            if self.tool in listed and self.k_arg not in properties:
                 self.k_arg = None
+            self._dated = "search_before" in properties
         arguments: dict[str, Any] = {self.query_arg: query}
         if self.k_arg:
             arguments[self.k_arg] = k
+        before = claim_search_before(self.search_before)
+        if before:
+            if self._dated:
+                arguments["search_before"] = before
+            else:  # a third-party tool without a date argument: said, not silently ignored
+                emit("leakage", tool=self.name, query=query[:200],
+                     notes=[f"search_before={before} was NOT applied: {self.name} takes no date"])
         result = await self.toolset.call_tool(self.tool, arguments)
         if result.is_error:
             emit("tool_error", tool=self.name, query=query, error=result.text[:300])

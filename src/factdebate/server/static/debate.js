@@ -51,6 +51,7 @@ class DebateView {
     const wrap = el("div", "debate card");
     const head = el("div", "debate-head");
     const claimBox = el("blockquote", "claim-text", claim);
+    this.claimText = claim;
     this.statusLine = el("div", "status-line");
     this.spinner = el("span", "spinner");
     this.statusText = el("span", "", "starting…");
@@ -118,6 +119,8 @@ class DebateView {
       if (found) this.extension = found.attach(this);
     }
     if (this.extension && this.extension.event(name, ev)) return true;
+    const extra = (window.FactDebateExtras || {})[name]; // a method's own events (mermaid.js)
+    if (!handlers[name] && extra) { extra(this, ev); return true; }
     if (!handlers[name]) return false;
     this[handlers[name]](ev);
     return true;
@@ -258,6 +261,8 @@ class DebateView {
     this.start(v.claim || "", [], thresholds);
     const own = VIEW_EXTENSIONS.find(x => x.method === v.method);
     if (own) { this.extension = own.attach(this); this.extension.render(v); return; }
+    const redraw = (window.FactDebateExtras || {}).__verdict; // a method's own parts of a finished verdict
+    if (redraw) redraw(this, v);
     (v.rounds || []).forEach(r => {
       (r.turns || []).forEach(t => {
         this.turnStarted({ ...t, round: r.round });

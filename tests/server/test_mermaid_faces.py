@@ -1,0 +1,44 @@
+"""method=mermaid through the Python API and the MCP server's verify_claim (a subprocess that starts the
+real MCP search server in turn), over a three-document corpus and the scripted model."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from factdebate.api import averify
+from tests.server.test_mcp import _payload, mini_corpus  # noqa: F401  (the fixture)
+
+mcp = pytest.importorskip("mcp")
+
+ENV = {"FACTDEBATE_LLM": "scripted:agree", "FACTDEBATE_RETRIEVAL__CORPUS": "mini", "FACTDEBATE_LLM__CACHE": "false",
+       "FACTDEBATE_METHODS__MERMAID__SERVERS": "[search]", "FACTDEBATE_METHODS__MERMAID__MEMORY_SEMANTIC": "false"}
+
+
+async def test_python_api(mini_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    events: list[dict] = []
+    verdict = await averify("The Eiffel Tower was completed in 1889.", method="mermaid", memory="readonly",
+                            on_event=events.append)
+    assert verdict.method == "mermaid" and verdict.label is not None
+    step = verdict.rounds[0].turns[0].steps[0]
+    assert step.tool == "search_local" and step.evidence[0].title == "Eiffel Tower"
+    assert [e["skipped"] for e in events if e["event"] == "memory_write"] == ["read-only memory"]
+    assert verdict.config["methods"]["mermaid"]["memory"] == "readonly"
+
+
+async def test_mcp_verify_claim(mini_corpus: Path) -> None:  # noqa: F811
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(mini_corpus), **ENV}
+    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
+    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+        await session.initialize()
+        verdict = _payload(await session.call_tool("verify_claim", {
+            "claim": "The Eiffel Tower was completed in 1889.", "method": "mermaid"}))
+    assert verdict["method"] == "mermaid" and verdict["label"] == "SUPPORTS"
+    executor = verdict["rounds"][0]["turns"][0]
+    assert executor["agent"] == "executor" and executor["evidence"][0]["title"] == "Eiffel Tower"
+    assert verdict["usage"]["tool_calls"] == 1 and verdict["reasons"]
