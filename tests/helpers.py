@@ -101,5 +101,7 @@ def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, 
 
 def make_resources(script: Script, *, tools: dict[str, Any] | None = None, latency: float = 0.0,
                    **toolmad: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
-    """Tool-MAD with ``toolmad`` settings (``rounds=1``, ``k=2``: old names are moved where they belong)."""
-    return resources_for(script, tools=tools, latency=latency, toolmad=toolmad)
+    """Tool-MAD with ``toolmad`` settings (``rounds=1``, ``k=2``: old names are moved where they belong).
+    Speculation is off unless asked for: these tests count the calls and searches each round makes, and
+    a speculative round makes some that are then discarded (tests/methods/test_speculation.py)."""
+    return resources_for(script, tools=tools, latency=latency, toolmad={"speculate": False, **toolmad})

@@ -13,6 +13,7 @@ Choices where the paper is silent (also in docs/methods/tool-mad.md):
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from statistics import mean
 from typing import Literal
@@ -23,6 +24,7 @@ from factdebate.config import Settings
 from factdebate.events import ParseProblem
 from factdebate.methods.common import search_tool, trim
 from factdebate.methods.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.methods.speculation import RoundWork
 from factdebate.methods.tool_mad_history import format_history, score_summary
 from factdebate.methods.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.parsing import parse_query
@@ -58,6 +60,10 @@ class ToolMADSettings(MethodSettings):
         default="stability", description="stability (paper) or consistency (draft).")
     relevance_questions: int = Field(default=3, ge=1, le=10, description="Questions per relevance score.")
     judge_evidence_chars: int = Field(default=300, ge=0, description="Evidence characters the judge reads.")
+    speculate: bool | None = Field(
+        default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
+                                  "discarded calls). Unset: on when the debater's backend serves calls in "
+                                  "parallel (served models), off for the in-process llama.cpp model.")
 
     @field_validator("agents")
     @classmethod
@@ -79,6 +85,15 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
         for r in range(1, cfg.rounds + 1):
             total += 1 + scoring + (1 if r > 1 and has_tool and cfg.query_formulation else 0)
     return total * (2 if reasks else 1)
+
+
+def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
+    """``speculate`` unset: on when the debater's backend serves several calls at once (a served model),
+    off when it serves one at a time (the in-process llama.cpp model), where the speculative round's calls
+    would queue in front of the scoring calls the verdict waits for (docs/methods/tool-mad.md)."""
+    if cfg.speculate is not None:
+        return cfg.speculate
+    return cfg.rounds > 1 and (resources.settings.llm.concurrency or resources.debater.backend.max_parallel) > 1
 
 
 @dataclass
@@ -127,22 +142,60 @@ class ToolMAD(Method[ToolMADSettings]):
     async def run(self, claim: str, resources: Resources) -> Verdict:
         cfg = self.cfg(resources.settings)
         agents = build_agents(list(cfg.agents), resources)
+        ahead_of_time = speculates(cfg, resources)
         rounds: list[Round] = []
-        for r in range(1, cfg.rounds + 1):
-            previous = rounds[-1].turns if rounds else None
-            with span(f"round {r}", "round", round=r):
-                turns = await asyncio.gather(
-                    *(self._turn(a, i, agents, claim, r, previous, resources) for i, a in enumerate(agents)))
-            rounds.append(Round(round=r, turns=list(turns)))
-            agreed = self._consensus(rounds, agents, cfg)
-            end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
-            if agreed:
-                return finish(claim, self.name, turns[0].label, "consensus", rounds)
+        work = RoundWork[list[Turn], list[Turn]].start(
+            lambda early: self._round(agents, claim, 1, None, resources, early))
+        ahead: RoundWork[list[Turn], list[Turn]] | None = None  # round r+1 started while round r is scored
+        try:
+            for r in range(1, cfg.rounds + 1):
+                if ahead_of_time and r < cfg.rounds:
+                    answers = await work.answers()
+                    if answers is not None:
+                        ahead = work.start(self._next_round(agents, claim, r + 1, answers, resources),
+                                           speculative=True)
+                turns = await work.task
+                rounds.append(Round(round=r, turns=turns))
+                agreed = self._consensus(rounds, agents, cfg)
+                end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
+                if agreed:
+                    return finish(claim, self.name, turns[0].label, "consensus", rounds)
+                if r < cfg.rounds:
+                    if ahead is not None:
+                        work, ahead = ahead.commit(), None
+                    else:
+                        work = work.start(self._next_round(agents, claim, r + 1, turns, resources))
+        finally:
+            if not work.task.done():  # cancelled or failed while waiting for its answers
+                work.task.cancel()
+            if ahead is not None:
+                await ahead.discard()
         decision = await self._judge(claim, agents, rounds, resources)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
 
+    def _next_round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn],
+                    resources: Resources) -> Callable[[asyncio.Future[list[Turn]]], Awaitable[list[Turn]]]:
+        return lambda early: self._round(agents, claim, r, previous, resources, early)
+
+    async def _round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn] | None,
+                     resources: Resources, answered: asyncio.Future[list[Turn]] | None = None) -> list[Turn]:
+        """All agents' turns of round ``r``; ``answered`` gets the answers as soon as all exist (the next
+        round needs nothing else), before they are scored."""
+        answers: dict[int, Turn] = {}
+
+        def on_answer(index: int, turn: Turn) -> None:
+            answers[index] = turn
+            if answered is not None and len(answers) == len(agents) and not answered.done():
+                answered.set_result([answers[i] for i in range(len(agents))])
+
+        with span(f"round {r}", "round", round=r):
+            return list(await asyncio.gather(
+                *(self._turn(a, i, agents, claim, r, previous, resources, on_answer)
+                  for i, a in enumerate(agents))))
+
     async def _turn(self, agent: Agent, index: int, agents: list[Agent], claim: str, r: int,
-                    previous: list[Turn] | None, resources: Resources) -> Turn:
+                    previous: list[Turn] | None, resources: Resources,
+                    on_answer: Callable[[int, Turn], None] | None = None) -> Turn:
         cfg, retrieval = self.cfg(resources.settings), resources.settings.retrieval
         others = [] if previous is None else [
             {"desc": agents[j].desc, "response": t.response} for j, t in enumerate(previous) if j != index]
@@ -158,6 +211,8 @@ class ToolMAD(Method[ToolMADSettings]):
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)
+        if on_answer is not None:
+            on_answer(index, turn)
         if cfg.scoring:
             await self._score(turn, claim, r, resources)
         return turn
