@@ -5,6 +5,10 @@ the longest chain of calls that must happen one after another (per round: the sl
 answer -> faithfulness statements -> verdicts; then the judge) times L. The same debate is then run with a
 backend that serves one call at a time, which is what issuing the calls one by one costs.
 
+Speculative rounds (``methods.tool-mad.speculate``) start round r+1 while round r is scored; their bound
+is the same chain with that overlap (:func:`speculative_path_calls`, docs/methods/tool-mad.md). The last
+line compares a speculative and a non-speculative run of the same judge-path debate.
+
     .venv/bin/python benchmarks/orchestration.py [--latency 0.05] [--repeats 3]
 """
 
@@ -43,8 +47,35 @@ def critical_path_calls(verdict: Verdict) -> int:
     return calls
 
 
-async def debate(latency: float, parallel: int) -> tuple[float, Verdict]:
-    settings = load_settings(overrides={"llm": {"cache": False}}, environ={})
+def _chains(verdict: Verdict) -> list[tuple[int, int]]:
+    """Per round: (calls until every answer exists, calls until every answer is also scored)."""
+    out = []
+    for rnd in verdict.rounds:
+        answers, scored = [], []
+        for turn in rnd.turns:
+            answer = 1 + (1 if rnd.round > 1 and turn.query is not None else 0) + turn.parse_retries
+            score = 2 if turn.faithfulness is not None else (1 if turn.answer_relevance is not None else 0)
+            answers.append(answer)
+            scored.append(answer + score)
+        out.append((max(answers), max(scored)))
+    return out
+
+
+def speculative_path_calls(verdict: Verdict) -> int:
+    """The critical path with speculation, in calls: round r+1 starts once round r's answers exist and
+    round r-1 is decided (one round ahead at most); round r is decided once it is scored and round r-1
+    is decided; the judge follows the last decision."""
+    decided_before, start, decided = 0, 0, 0
+    for answers, scored in _chains(verdict):
+        decided = max(start + scored, decided_before)
+        start, decided_before = max(start + answers, decided_before), decided
+    judge = 1 + verdict.judge.parse_retries if verdict.judge is not None else 0
+    return decided + judge
+
+
+async def debate(latency: float, parallel: int, speculate: bool = False) -> tuple[float, Verdict]:
+    settings = load_settings(overrides={"llm": {"cache": False},
+                                        "methods": {"tool-mad": {"speculate": speculate}}}, environ={})
     backend = ScriptedBackend(protocol_responder(disagree=True), latency=latency,
                               max_parallel=parallel)
     tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
@@ -60,13 +91,16 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    concurrent, sequential = [], []
-    verdict = None
+    concurrent, sequential, speculative = [], [], []
+    verdict = fast = None
     for _ in range(args.repeats):
         seconds, verdict = asyncio.run(debate(args.latency, parallel=1024))
         concurrent.append(seconds)
         sequential.append(asyncio.run(debate(args.latency, parallel=1))[0])
-    assert verdict is not None
+        seconds, fast = asyncio.run(debate(args.latency, parallel=1024, speculate=True))
+        speculative.append(seconds)
+    assert verdict is not None and fast is not None
+    assert fast.label == verdict.label and len(fast.rounds) == len(verdict.rounds)
     path = critical_path_calls(verdict)
     bound = path * args.latency
     wall, seq = statistics.median(concurrent), statistics.median(sequential)
@@ -74,6 +108,11 @@ def main() -> None:
           f"critical_path_calls={path} latency={args.latency}s")
     print(f"concurrent_wall={wall:.3f}s bound={bound:.3f}s sequential_wall={seq:.3f}s")
     print(f"ratio_to_bound={wall / bound:.3f} speedup_vs_sequential={seq / wall:.2f}")
+    spec_path, spec_wall = speculative_path_calls(fast), statistics.median(speculative)
+    print(f"speculative_wall={spec_wall:.3f}s speculative_bound={spec_path * args.latency:.3f}s "
+          f"speculative_path_calls={spec_path} speculative_calls={fast.usage.speculative_calls}")
+    print(f"speculative_ratio_to_bound={spec_wall / (spec_path * args.latency):.3f} "
+          f"speculative_speedup={wall / spec_wall:.2f}")
 
 
 if __name__ == "__main__":
