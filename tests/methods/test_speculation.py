@@ -98,10 +98,47 @@ def test_legacy_and_current_names_and_the_default() -> None:
     assert ToolMAD().cfg(current).speculate is True
 
     def auto(backend_parallel: int, concurrency: int | None = None) -> bool:
-        resources, backend, _ = resources_for(debate_script({}), llm={"cache": False, "concurrency": concurrency})
+        resources, backend, _ = resources_for(debate_script({}), llm={"cache": False, "concurrency": concurrency},
+                                              methods={"tool-mad": {"speculate": None}})
         backend.max_parallel = backend_parallel
         return speculates(ToolMAD().cfg(resources.settings), resources)
 
     assert auto(16)  # a served model
     assert not auto(1)  # the in-process llama.cpp model serves one call at a time
     assert not auto(16, concurrency=1)
+
+
+def mad_script(decided_round: int | None) -> Any:
+    """The moderator prefers a side from ``decided_round`` on (None: never; the judge decides)."""
+
+    def respond(call: CallInfo, messages: list[Message], params: Any) -> str:
+        prompt = call.prompt.split(":")[0]
+        if prompt == "mad_moderator":
+            if decided_round is not None and call.round >= decided_round:
+                return "Preference: yes\nReason: the affirmative side cites its sources.\nSUPPORTS"
+            return "Preference: no\nReason: both sides are thin."
+        if prompt == "mad_judge":
+            return "On balance the negative side wins.\nREFUTES"
+        side = "affirmative" if prompt == "mad_affirmative" else "negative"
+        return f"The {side} argument of round {call.round}.\n{S if side == 'affirmative' else R}"
+
+    return respond
+
+
+@pytest.mark.parametrize("decided_round", [1, 2, 3, None], ids=["round1", "round2", "round3", "judge"])
+async def test_mad_speculation_changes_nothing_visible(decided_round: int | None) -> None:
+    outcomes = []
+    for speculate in (False, True):
+        resources, _, _ = resources_for(mad_script(decided_round), method="mad", latency=0.01,
+                                        methods={"mad": {"speculate": speculate}})
+        events: list[dict] = []
+        verdict = await run_claim(CLAIM, resources.settings, resources, sinks=[events.append])
+        data = verdict.model_dump(mode="json", exclude={"usage", "usage_by_role"})
+        data["config"]["methods"]["mad"].pop("speculate")
+        outcomes.append((data, stable(events), verdict.usage))
+    (plain, plain_events, plain_usage), (fast, fast_events, fast_usage) = outcomes
+    assert fast == plain and fast_events == plain_events
+    assert fast_usage.llm_calls == plain_usage.llm_calls
+    assert plain["decided_by"] == ("judge" if decided_round is None else "moderator")
+    # a round that ends the debate early had the next round's affirmative answer started, then discarded
+    assert (fast_usage.speculative_calls > 0) == (decided_round in (1, 2))

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from factdebate.config import Settings
 from factdebate.runtime import SpeculativeRecorder, current_run, recording
 
 T = TypeVar("T")
@@ -61,3 +62,50 @@ class RoundWork(Generic[T, E]):
         await asyncio.gather(self.task, return_exceptions=True)
         if self.recorder is not None:
             self.recorder.discard()
+
+
+async def play_rounds(total: int, play: Callable[[int, E | None, asyncio.Future[E]], Awaitable[T]],
+                      settle: Callable[[int, T], bool], *, speculate: bool) -> bool:
+    """Play rounds ``1..total`` in order; returns whether ``settle`` stopped the debate early.
+
+    ``play(r, early_of_previous, early)`` runs round ``r``; it gets what round ``r-1`` put in its ``early``
+    future (``None`` for round 1) and must fill its own as soon as round ``r+1`` could start. ``settle(r,
+    result)`` sees each round's result, in order, and says whether the debate stops there. With
+    ``speculate``, round ``r+1`` starts as soon as round ``r``'s early part exists (one round ahead at
+    most); it is committed if round ``r`` does not stop the debate and discarded otherwise. Without, round
+    ``r+1`` starts after round ``r`` is settled. Either way ``play`` and ``settle`` see the same inputs,
+    so the outcome is the same; only the time differs."""
+    def start(r: int, previous: E | None, speculative: bool = False) -> RoundWork[T, E]:
+        return RoundWork.start(lambda early: play(r, previous, early), speculative=speculative)
+
+    work = start(1, None)
+    ahead: RoundWork[T, E] | None = None
+    try:
+        for r in range(1, total + 1):
+            if speculate and r < total:
+                early = await work.answers()
+                if early is not None:
+                    ahead = start(r + 1, early, speculative=True)
+            result = await work.task
+            if settle(r, result):
+                return True
+            if r < total:
+                if ahead is not None:
+                    work, ahead = ahead.commit(), None
+                else:
+                    work = start(r + 1, work.early.result() if work.early.done() else None)
+        return False
+    finally:
+        if not work.task.done():  # cancelled, or failed while waiting for the early part
+            work.task.cancel()
+        if ahead is not None:
+            await ahead.discard()
+
+
+def speculation_wanted(setting: bool | None, rounds: int, settings: Settings, backend_parallel: int) -> bool:
+    """A method's ``speculate`` setting; unset: on when the debater's backend serves several calls at once
+    (a served model), off when it serves one at a time (the in-process llama.cpp model), where the
+    speculative calls would queue in front of the ones the verdict waits for (docs/methods/tool-mad.md)."""
+    if setting is not None:
+        return setting
+    return rounds > 1 and (settings.llm.concurrency or backend_parallel) > 1

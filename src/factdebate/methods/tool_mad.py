@@ -13,7 +13,7 @@ Choices where the paper is silent (also in docs/methods/tool-mad.md):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
 from typing import Literal
@@ -24,7 +24,7 @@ from factdebate.config import Settings
 from factdebate.events import ParseProblem
 from factdebate.methods.common import search_tool, trim
 from factdebate.methods.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
-from factdebate.methods.speculation import RoundWork
+from factdebate.methods.speculation import play_rounds, speculation_wanted
 from factdebate.methods.tool_mad_history import format_history, score_summary
 from factdebate.methods.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.parsing import parse_query
@@ -88,12 +88,8 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
 
 
 def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
-    """``speculate`` unset: on when the debater's backend serves several calls at once (a served model),
-    off when it serves one at a time (the in-process llama.cpp model), where the speculative round's calls
-    would queue in front of the scoring calls the verdict waits for (docs/methods/tool-mad.md)."""
-    if cfg.speculate is not None:
-        return cfg.speculate
-    return cfg.rounds > 1 and (resources.settings.llm.concurrency or resources.debater.backend.max_parallel) > 1
+    return speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
+                              resources.debater.backend.max_parallel)
 
 
 @dataclass
@@ -142,40 +138,23 @@ class ToolMAD(Method[ToolMADSettings]):
     async def run(self, claim: str, resources: Resources) -> Verdict:
         cfg = self.cfg(resources.settings)
         agents = build_agents(list(cfg.agents), resources)
-        ahead_of_time = speculates(cfg, resources)
         rounds: list[Round] = []
-        work = RoundWork[list[Turn], list[Turn]].start(
-            lambda early: self._round(agents, claim, 1, None, resources, early))
-        ahead: RoundWork[list[Turn], list[Turn]] | None = None  # round r+1 started while round r is scored
-        try:
-            for r in range(1, cfg.rounds + 1):
-                if ahead_of_time and r < cfg.rounds:
-                    answers = await work.answers()
-                    if answers is not None:
-                        ahead = work.start(self._next_round(agents, claim, r + 1, answers, resources),
-                                           speculative=True)
-                turns = await work.task
-                rounds.append(Round(round=r, turns=turns))
-                agreed = self._consensus(rounds, agents, cfg)
-                end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
-                if agreed:
-                    return finish(claim, self.name, turns[0].label, "consensus", rounds)
-                if r < cfg.rounds:
-                    if ahead is not None:
-                        work, ahead = ahead.commit(), None
-                    else:
-                        work = work.start(self._next_round(agents, claim, r + 1, turns, resources))
-        finally:
-            if not work.task.done():  # cancelled or failed while waiting for its answers
-                work.task.cancel()
-            if ahead is not None:
-                await ahead.discard()
+
+        async def play(r: int, previous: list[Turn] | None, answered: asyncio.Future[list[Turn]]) -> list[Turn]:
+            return await self._round(agents, claim, r, previous, resources, answered)
+
+        def settle(r: int, turns: list[Turn]) -> bool:
+            rounds.append(Round(round=r, turns=turns))
+            agreed = self._consensus(rounds, agents, cfg)
+            end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
+            return agreed
+
+        # Round r+1 needs round r's answers only, never its scores (Algorithm 1), so it may start while
+        # round r is scored: speculation (docs/methods/tool-mad.md).
+        if await play_rounds(cfg.rounds, play, settle, speculate=speculates(cfg, resources)):
+            return finish(claim, self.name, rounds[-1].turns[0].label, "consensus", rounds)
         decision = await self._judge(claim, agents, rounds, resources)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
-
-    def _next_round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn],
-                    resources: Resources) -> Callable[[asyncio.Future[list[Turn]]], Awaitable[list[Turn]]]:
-        return lambda early: self._round(agents, claim, r, previous, resources, early)
 
     async def _round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn] | None,
                      resources: Resources, answered: asyncio.Future[list[Turn]] | None = None) -> list[Turn]:
