@@ -49,28 +49,20 @@ def critical_path_calls(verdict: Verdict) -> int:
     return calls
 
 
-def _chains(verdict: Verdict) -> list[tuple[int, int]]:
-    """Per round: (calls until every answer exists, calls until every answer is also scored)."""
-    out = []
+def speculative_path_calls(verdict: Verdict) -> int:
+    """The critical path with speculation, in calls. Round r+1 starts once every answer of round r exists
+    and round r-1 is decided (one round ahead at most); each of its answers is scored once it exists and
+    round r is decided (a speculative round is not scored); round r is decided once all its scores exist
+    and round r-1 is decided; the judge follows the last decision."""
+    start = decided_before = decided = 0
     for rnd in verdict.rounds:
-        answers, scored = [], []
+        answered, decided = start, decided_before
         for turn in rnd.turns:
             answer = 1 + (1 if rnd.round > 1 and turn.query is not None else 0) + turn.parse_retries
             score = 2 if turn.faithfulness is not None else (1 if turn.answer_relevance is not None else 0)
-            answers.append(answer)
-            scored.append(answer + score)
-        out.append((max(answers), max(scored)))
-    return out
-
-
-def speculative_path_calls(verdict: Verdict) -> int:
-    """The critical path with speculation, in calls: round r+1 starts once round r's answers exist and
-    round r-1 is decided (one round ahead at most); round r is decided once it is scored and round r-1
-    is decided; the judge follows the last decision."""
-    decided_before, start, decided = 0, 0, 0
-    for answers, scored in _chains(verdict):
-        decided = max(start + scored, decided_before)
-        start, decided_before = max(start + answers, decided_before), decided
+            answered = max(answered, start + answer)
+            decided = max(decided, max(start + answer, decided_before) + score)
+        start, decided_before = max(answered, decided_before), decided
     judge = 1 + verdict.judge.parse_retries if verdict.judge is not None else 0
     return decided + judge
 
@@ -109,7 +101,7 @@ async def mad_debate(latency: float, speculate: bool) -> tuple[float, Verdict]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.05)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     concurrent, sequential, speculative = [], [], []
     verdict = fast = None
@@ -133,8 +125,11 @@ def main() -> None:
           f"speculative_path_calls={spec_path} speculative_calls={fast.usage.speculative_calls}")
     # MAD: per round affirmative -> negative -> moderator; speculation overlaps the moderator of round r
     # with round r+1's affirmative, so the judge path's chain drops from 3T + 1 calls to 2T + 2.
-    mad_plain = statistics.median(asyncio.run(mad_debate(args.latency, False))[0] for _ in range(args.repeats))
-    mad_fast = statistics.median(asyncio.run(mad_debate(args.latency, True))[0] for _ in range(args.repeats))
+    mad_walls: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.repeats):  # interleaved, so both modes see the same load
+        for speculate in (False, True):
+            mad_walls[speculate].append(asyncio.run(mad_debate(args.latency, speculate))[0])
+    mad_plain, mad_fast = statistics.median(mad_walls[False]), statistics.median(mad_walls[True])
     print(f"mad_wall={mad_plain:.3f}s mad_speculative_wall={mad_fast:.3f}s mad_speculative_speedup="
           f"{mad_plain / mad_fast:.2f}")
     print(f"speculative_ratio_to_bound={spec_wall / (spec_path * args.latency):.3f} "

@@ -98,12 +98,14 @@ class MAD(Method[MADSettings]):
         cfg = self.cfg(resources.settings)
         rounds: list[Round] = []
 
-        async def play(r: int, negative_said: str | None, said: asyncio.Future[str]) -> Round:
+        async def play(r: int, negative_said: str | None, said: asyncio.Future[str],
+                       confirmed: asyncio.Event) -> Round:
             with span(f"round {r}", "round", round=r):
                 # Sequential by design: each side answers the other's latest argument.
                 affirmative = await answer_turn(
                     resources.debater, render("mad_affirmative", claim=claim, opponent=negative_said or ""),
                     agent="affirmative", team="affirmative", round=r, temperature=temperature)
+                await confirmed.wait()  # a speculative round goes no further than its first answer
                 negative = await answer_turn(
                     resources.debater, render("mad_negative", claim=claim, opponent=affirmative.response),
                     agent="negative", team="negative", round=r, temperature=temperature)

@@ -26,22 +26,28 @@ E = TypeVar("E")
 class RoundWork(Generic[T, E]):
     task: asyncio.Task[T]
     early: asyncio.Future[E]  # what the next round needs, set by the work before it ends
+    # Set once the round is known to be needed (at once for a round that is not speculative): the work
+    # waits for it before its costly rest (Tool-MAD's scoring), so a discarded round costs little.
+    confirmed: asyncio.Event
     recorder: SpeculativeRecorder | None = None
 
     @classmethod
-    def start(cls, work: Callable[[asyncio.Future[E]], Awaitable[T]], *,
+    def start(cls, work: Callable[[asyncio.Future[E], asyncio.Event], Awaitable[T]], *,
               speculative: bool = False) -> RoundWork[T, E]:
         early: asyncio.Future[E] = asyncio.get_running_loop().create_future()
+        confirmed = asyncio.Event()
         parent = current_run()
         recorder = SpeculativeRecorder(parent) if speculative and parent is not None else None
+        if not speculative:
+            confirmed.set()
 
         async def run() -> T:
             if recorder is None:
-                return await work(early)
+                return await work(early, confirmed)
             with recording(recorder):  # the task's own context: the caller's recorder is untouched
-                return await work(early)
+                return await work(early, confirmed)
 
-        return cls(asyncio.create_task(run()), early, recorder)
+        return cls(asyncio.create_task(run()), early, confirmed, recorder)
 
     async def answers(self) -> E | None:
         """The early result, or ``None`` when the work ended without setting it (it failed: awaiting
@@ -53,6 +59,7 @@ class RoundWork(Generic[T, E]):
     def commit(self) -> RoundWork[T, E]:
         if self.recorder is not None:
             self.recorder.commit()
+        self.confirmed.set()
         return self
 
     async def discard(self) -> None:
@@ -64,19 +71,24 @@ class RoundWork(Generic[T, E]):
             self.recorder.discard()
 
 
-async def play_rounds(total: int, play: Callable[[int, E | None, asyncio.Future[E]], Awaitable[T]],
-                      settle: Callable[[int, T], bool], *, speculate: bool) -> bool:
+Play = Callable[[int, E | None, asyncio.Future[E], asyncio.Event], Awaitable[T]]
+
+
+async def play_rounds(total: int, play: Play[E, T], settle: Callable[[int, T], bool], *,
+                      speculate: bool) -> bool:
     """Play rounds ``1..total`` in order; returns whether ``settle`` stopped the debate early.
 
-    ``play(r, early_of_previous, early)`` runs round ``r``; it gets what round ``r-1`` put in its ``early``
-    future (``None`` for round 1) and must fill its own as soon as round ``r+1`` could start. ``settle(r,
+    ``play(r, early_of_previous, early, confirmed)`` runs round ``r``; it gets what round ``r-1`` put in
+    its ``early`` future (``None`` for round 1), must fill its own as soon as round ``r+1`` could start,
+    and should wait for ``confirmed`` before work that only this round's own decision needs. ``settle(r,
     result)`` sees each round's result, in order, and says whether the debate stops there. With
     ``speculate``, round ``r+1`` starts as soon as round ``r``'s early part exists (one round ahead at
     most); it is committed if round ``r`` does not stop the debate and discarded otherwise. Without, round
     ``r+1`` starts after round ``r`` is settled. Either way ``play`` and ``settle`` see the same inputs,
     so the outcome is the same; only the time differs."""
     def start(r: int, previous: E | None, speculative: bool = False) -> RoundWork[T, E]:
-        return RoundWork.start(lambda early: play(r, previous, early), speculative=speculative)
+        return RoundWork.start(lambda early, confirmed: play(r, previous, early, confirmed),
+                               speculative=speculative)
 
     work = start(1, None)
     ahead: RoundWork[T, E] | None = None

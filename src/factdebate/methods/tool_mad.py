@@ -140,8 +140,9 @@ class ToolMAD(Method[ToolMADSettings]):
         agents = build_agents(list(cfg.agents), resources)
         rounds: list[Round] = []
 
-        async def play(r: int, previous: list[Turn] | None, answered: asyncio.Future[list[Turn]]) -> list[Turn]:
-            return await self._round(agents, claim, r, previous, resources, answered)
+        async def play(r: int, previous: list[Turn] | None, answered: asyncio.Future[list[Turn]],
+                       confirmed: asyncio.Event) -> list[Turn]:
+            return await self._round(agents, claim, r, previous, resources, answered, confirmed)
 
         def settle(r: int, turns: list[Turn]) -> bool:
             rounds.append(Round(round=r, turns=turns))
@@ -149,17 +150,19 @@ class ToolMAD(Method[ToolMADSettings]):
             end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
             return agreed
 
-        # Round r+1 needs round r's answers only, never its scores (Algorithm 1), so it may start while
-        # round r is scored: speculation (docs/methods/tool-mad.md).
+        # Round r+1 needs round r's answers only, never its scores (Algorithm 1), so its queries, searches
+        # and answers may run while round r is scored; it is scored once round r did not end the debate
+        # (speculation: docs/methods/tool-mad.md).
         if await play_rounds(cfg.rounds, play, settle, speculate=speculates(cfg, resources)):
             return finish(claim, self.name, rounds[-1].turns[0].label, "consensus", rounds)
         decision = await self._judge(claim, agents, rounds, resources)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
 
     async def _round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn] | None,
-                     resources: Resources, answered: asyncio.Future[list[Turn]] | None = None) -> list[Turn]:
+                     resources: Resources, answered: asyncio.Future[list[Turn]] | None = None,
+                     confirmed: asyncio.Event | None = None) -> list[Turn]:
         """All agents' turns of round ``r``; ``answered`` gets the answers as soon as all exist (the next
-        round needs nothing else), before they are scored."""
+        round needs nothing else); scoring waits for ``confirmed`` (the round is needed)."""
         answers: dict[int, Turn] = {}
 
         def on_answer(index: int, turn: Turn) -> None:
@@ -169,12 +172,13 @@ class ToolMAD(Method[ToolMADSettings]):
 
         with span(f"round {r}", "round", round=r):
             return list(await asyncio.gather(
-                *(self._turn(a, i, agents, claim, r, previous, resources, on_answer)
+                *(self._turn(a, i, agents, claim, r, previous, resources, on_answer, confirmed)
                   for i, a in enumerate(agents))))
 
     async def _turn(self, agent: Agent, index: int, agents: list[Agent], claim: str, r: int,
                     previous: list[Turn] | None, resources: Resources,
-                    on_answer: Callable[[int, Turn], None] | None = None) -> Turn:
+                    on_answer: Callable[[int, Turn], None] | None = None,
+                    confirmed: asyncio.Event | None = None) -> Turn:
         cfg, retrieval = self.cfg(resources.settings), resources.settings.retrieval
         others = [] if previous is None else [
             {"desc": agents[j].desc, "response": t.response} for j, t in enumerate(previous) if j != index]
@@ -193,6 +197,8 @@ class ToolMAD(Method[ToolMADSettings]):
         if on_answer is not None:
             on_answer(index, turn)
         if cfg.scoring:
+            if confirmed is not None:
+                await confirmed.wait()
             await self._score(turn, claim, r, resources)
         return turn
 
