@@ -69,7 +69,8 @@ class MADSettings(MethodSettings):
     rounds: int = Field(default=3, ge=1, le=10, description="MAD debate rounds before the judge.")
     speculate: bool | None = Field(
         default=None, description="Start round r+1's affirmative while round r is moderated (same verdicts, "
-                                  "less time). Unset: on for served models, off for the in-process one.")
+                                  "less time). Unset: on for served models, off for the in-process one.",
+        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
 
 
 def history_text(rounds: list[Round]) -> str:

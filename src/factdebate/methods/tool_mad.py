@@ -63,7 +63,8 @@ class ToolMADSettings(MethodSettings):
     speculate: bool | None = Field(
         default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
                                   "discarded calls). Unset: on when the debater's backend serves calls in "
-                                  "parallel (served models), off for the in-process llama.cpp model.")
+                                  "parallel (served models), off for the in-process llama.cpp model.",
+        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
 
     @field_validator("agents")
     @classmethod
