@@ -90,8 +90,13 @@ def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, 
                   latency: float = 0.0, **sections: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
     """The one test builder: every role on one scripted backend, static tools, the bag-of-words encoder.
     ``sections`` are nested settings overrides, e.g. ``methods={"mad": {"rounds": 2}}``."""
-    settings: Settings = load_settings(overrides={"method": method, "llm": {"cache": False}, **sections},
-                                       environ={})
+    # Speculative rounds are off unless a test asks for them: tests count the calls and searches each round
+    # makes, and a speculative round makes some that are then discarded (tests/methods/test_speculation.py).
+    methods = {name: {"speculate": False} for name in ("tool-mad", "mad")}
+    for name, values in (sections.pop("methods", None) or {}).items():
+        methods[name] = {**methods.get(name, {}), **values}
+    settings: Settings = load_settings(
+        overrides={"method": method, "llm": {"cache": False}, "methods": methods, **sections}, environ={})
     backend = ScriptedBackend(script, latency=latency)
     tools = tools if tools is not None else {"rag": StaticTool("rag"), "search": StaticTool("local")}
     resources = build_resources(settings, backends={"debater": backend}, tool_factory=lambda kind: tools[kind],

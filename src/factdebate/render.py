@@ -180,6 +180,9 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
     console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "
                        f"{usage.completion_tokens} completion tokens, {usage.tool_calls} tool calls, "
                        f"{usage.seconds:.1f}s", style="dim"))
+    if usage.speculative_calls:
+        console.print(Text(f"+ {usage.speculative_calls} LLM calls of speculative work that was discarded "
+                           f"({usage.speculative_tokens} tokens)", style="dim"))
     if verdict.unparsed_turns:
         console.print(Text(f"{verdict.unparsed_turns} answer(s) had no readable label and were not counted "
                            "as agreement", style="magenta"))

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from factdebate.events import BaseEvent, SpanBegin, SpanEnd, parse_event
 from factdebate.textsafe import dumps_record
@@ -32,6 +32,7 @@ class RunRecorder:
         self.sinks = list(sinks or [])
         self.run_id = run_id
         self.started = time.perf_counter()
+        self.cancelled_calls: dict[str, int] = {}
 
     def role_usage(self, role: str) -> Usage:
         return self.usage_by_role.setdefault(role, Usage())
@@ -43,18 +44,30 @@ class RunRecorder:
         total.seconds = time.perf_counter() - self.started
         return total
 
+    def call_cancelled(self, role: str) -> None:
+        """An LLM call was cancelled while the backend had it (its tokens are unknown)."""
+        self.cancelled_calls[role] = self.cancelled_calls.get(role, 0) + 1
+
+    def listening(self) -> bool:
+        return bool(self.sinks)
+
     def emit(self, event: BaseEvent | str, **data: Any) -> None:
         """Sends a typed event to the sinks as a JSON-ready dict. The ``(name, **fields)`` form is
         validated against the event models, so an unknown kind or field fails here, not in a consumer."""
-        if not self.sinks:
+        if not self.listening():
             return
+        self.deliver(self.record(event, **data))
+
+    def record(self, event: BaseEvent | str, **data: Any) -> dict[str, Any]:
         if isinstance(event, str):
             event = parse_event({"event": event, **data})
         span_id, parent_id = _span.get()
         update: dict[str, Any] = {"t": round(time.time(), 3), "run": self.run_id}
         if event.span_id is None:
             update.update(span_id=span_id, parent_id=parent_id)
-        record = event.model_copy(update=update).model_dump(mode="json")
+        return event.model_copy(update=update).model_dump(mode="json")
+
+    def deliver(self, record: dict[str, Any]) -> None:
         for sink in self.sinks:
             sink(record)
 
@@ -110,3 +123,59 @@ class JsonlTraceWriter:
 
     def close(self) -> None:
         self._fh.close()
+
+
+
+class SpeculativeRecorder(RunRecorder):
+    """The recorder of work started before it is known to be needed (Tool-MAD's speculative round).
+
+    While pending, its events are held back and its usage is kept apart, so the trace shows nothing of it.
+    :meth:`commit` hands the held events to the parent, in order and with the time they happened, and from
+    then on forwards events and usage live. :meth:`discard` drops the events and books the LLM calls made,
+    and those cancelled in flight, as the parent's ``speculative_calls`` (per role), never as ``llm_calls``."""
+
+    def __init__(self, parent: RunRecorder) -> None:
+        super().__init__(run_id=parent.run_id)
+        self.parent = parent
+        self.started = parent.started
+        self.state: Literal["pending", "committed", "discarded"] = "pending"
+        self.held: list[dict[str, Any]] = []
+
+    def role_usage(self, role: str) -> Usage:
+        return self.parent.role_usage(role) if self.state == "committed" else super().role_usage(role)
+
+    def call_cancelled(self, role: str) -> None:
+        if self.state == "committed":
+            self.parent.call_cancelled(role)
+        else:
+            super().call_cancelled(role)
+
+    def listening(self) -> bool:
+        return self.state != "discarded" and self.parent.listening()
+
+    def deliver(self, record: dict[str, Any]) -> None:
+        if self.state == "pending":
+            self.held.append(record)
+        elif self.state == "committed":
+            self.parent.deliver(record)
+
+    def commit(self) -> None:
+        if self.state != "pending":
+            return
+        for role, usage in self.usage_by_role.items():
+            self.parent.role_usage(role).add(usage)
+        for role, count in self.cancelled_calls.items():
+            self.parent.cancelled_calls[role] = self.parent.cancelled_calls.get(role, 0) + count
+        self.state = "committed"
+        held, self.held = self.held, []
+        for record in held:
+            self.parent.deliver(record)
+
+    def discard(self) -> None:
+        if self.state != "pending":
+            return
+        self.state, self.held = "discarded", []
+        for role in set(self.usage_by_role) | set(self.cancelled_calls):
+            usage, booked = self.usage_by_role.get(role, Usage()), self.parent.role_usage(role)
+            booked.speculative_calls += usage.llm_calls + self.cancelled_calls.get(role, 0)
+            booked.speculative_tokens += usage.prompt_tokens + usage.completion_tokens

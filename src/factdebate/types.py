@@ -48,6 +48,9 @@ class Usage(BaseModel):
     tool_calls: int = 0
     seconds: float = 0.0
     cached_calls: int = 0
+    # Calls of speculative work that was discarded (Tool-MAD's speculative rounds): not in llm_calls.
+    speculative_calls: int = 0
+    speculative_tokens: int = 0
 
     def add(self, other: Usage) -> None:
         self.llm_calls += other.llm_calls
@@ -56,6 +59,8 @@ class Usage(BaseModel):
         self.tool_calls += other.tool_calls
         self.seconds += other.seconds
         self.cached_calls += other.cached_calls
+        self.speculative_calls += other.speculative_calls
+        self.speculative_tokens += other.speculative_tokens
 
 
 class Step(BaseModel):

@@ -16,7 +16,8 @@ import numpy as np
 
 UNPARSED = "UNPARSED"
 ERROR = "ERROR"
-COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds", "cached_calls")
+COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds", "cached_calls",
+               "speculative_calls")  # speculative: calls of discarded speculative rounds, not in llm_calls
 Status = Literal["ok", "unparsed", "error"]
 
 

@@ -109,6 +109,11 @@ class LLM:
                     started = time.perf_counter()
                     try:
                         completion = await self.backend.complete(messages, params)
+                    except asyncio.CancelledError:
+                        run = current_run()
+                        if run is not None:
+                            run.call_cancelled(who.role)
+                        raise
                     finally:
                         spent += time.perf_counter() - started
                     return completion, attempt, time.perf_counter() - started
@@ -143,7 +148,7 @@ class LLM:
         usage.completion_tokens += completion.completion_tokens
         usage.seconds += seconds
         usage.cached_calls += int(cached)
-        if not run.sinks:
+        if not run.listening():
             return  # nobody listens: skip hashing the prompt
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
         run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,

@@ -9,6 +9,7 @@ docs/methods/mad.md.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from pydantic import Field
 
 from factdebate.config import Settings
 from factdebate.events import ParseProblem
+from factdebate.methods.speculation import play_rounds, speculation_wanted
 from factdebate.methods.turns import answer_turn, end_round, finish, judge, judged
 from factdebate.parsing import parse_label
 from factdebate.plugins import Method, MethodSettings, register
@@ -65,6 +67,10 @@ def parse_moderation(text: str) -> Moderation | None:
 
 class MADSettings(MethodSettings):
     rounds: int = Field(default=3, ge=1, le=10, description="MAD debate rounds before the judge.")
+    speculate: bool | None = Field(
+        default=None, description="Start round r+1's affirmative while round r is moderated (same verdicts, "
+                                  "less time). Unset: on for served models, off for the in-process one.",
+        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
 
 
 def history_text(rounds: list[Round]) -> str:
@@ -90,26 +96,35 @@ class MAD(Method[MADSettings]):
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         temperature = resources.settings.llm.temperature
+        cfg = self.cfg(resources.settings)
         rounds: list[Round] = []
-        negative_said = ""
-        total = self.cfg(resources.settings).rounds
-        for r in range(1, total + 1):
+
+        async def play(r: int, negative_said: str | None, said: asyncio.Future[str],
+                       confirmed: asyncio.Event) -> Round:
             with span(f"round {r}", "round", round=r):
                 # Sequential by design: each side answers the other's latest argument.
                 affirmative = await answer_turn(
-                    resources.debater, render("mad_affirmative", claim=claim, opponent=negative_said),
+                    resources.debater, render("mad_affirmative", claim=claim, opponent=negative_said or ""),
                     agent="affirmative", team="affirmative", round=r, temperature=temperature)
+                await confirmed.wait()  # a speculative round goes no further than its first answer
                 negative = await answer_turn(
                     resources.debater, render("mad_negative", claim=claim, opponent=affirmative.response),
                     agent="negative", team="negative", round=r, temperature=temperature)
-                negative_said = negative.response
+                said.set_result(negative.response)  # all the next round needs: it may start now
                 moderation = await self._moderate(claim, r, affirmative, negative, resources)
-            rnd = Round(round=r, turns=[affirmative, negative], judges=[moderation])
+            return Round(round=r, turns=[affirmative, negative], judges=[moderation])
+
+        def settle(r: int, rnd: Round) -> bool:
             rounds.append(rnd)
+            moderation = rnd.judges[0]
             decided = moderation.parsed and moderation.vote is not None
-            end_round(rnd, consensus=decided, final=decided or r == total)
-            if decided:
-                return finish(claim, self.name, moderation.vote, "moderator", rounds)
+            end_round(rnd, consensus=decided, final=decided or r == cfg.rounds)
+            return decided
+
+        speculate = speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
+                                       resources.debater.backend.max_parallel)
+        if await play_rounds(cfg.rounds, play, settle, speculate=speculate):
+            return finish(claim, self.name, rounds[-1].judges[0].vote, "moderator", rounds)
         prompt = render("mad_judge", claim=claim, history=history_text(rounds))
         decision = await judge(resources.judge, prompt, round=len(rounds) + 1, temperature=temperature)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])

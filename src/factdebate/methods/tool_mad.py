@@ -13,6 +13,7 @@ Choices where the paper is silent (also in docs/methods/tool-mad.md):
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
 from typing import Literal
@@ -23,6 +24,7 @@ from factdebate.config import Settings
 from factdebate.events import ParseProblem
 from factdebate.methods.common import search_tool, trim
 from factdebate.methods.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.methods.speculation import play_rounds, speculation_wanted
 from factdebate.methods.tool_mad_history import format_history, score_summary
 from factdebate.methods.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.parsing import parse_query
@@ -58,6 +60,11 @@ class ToolMADSettings(MethodSettings):
         default="stability", description="stability (paper) or consistency (draft).")
     relevance_questions: int = Field(default=3, ge=1, le=10, description="Questions per relevance score.")
     judge_evidence_chars: int = Field(default=300, ge=0, description="Evidence characters the judge reads.")
+    speculate: bool | None = Field(
+        default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
+                                  "discarded calls). Unset: on when the debater's backend serves calls in "
+                                  "parallel (served models), off for the in-process llama.cpp model.",
+        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
 
     @field_validator("agents")
     @classmethod
@@ -79,6 +86,11 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
         for r in range(1, cfg.rounds + 1):
             total += 1 + scoring + (1 if r > 1 and has_tool and cfg.query_formulation else 0)
     return total * (2 if reasks else 1)
+
+
+def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
+    return speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
+                              resources.debater.backend.max_parallel)
 
 
 @dataclass
@@ -128,21 +140,46 @@ class ToolMAD(Method[ToolMADSettings]):
         cfg = self.cfg(resources.settings)
         agents = build_agents(list(cfg.agents), resources)
         rounds: list[Round] = []
-        for r in range(1, cfg.rounds + 1):
-            previous = rounds[-1].turns if rounds else None
-            with span(f"round {r}", "round", round=r):
-                turns = await asyncio.gather(
-                    *(self._turn(a, i, agents, claim, r, previous, resources) for i, a in enumerate(agents)))
-            rounds.append(Round(round=r, turns=list(turns)))
+
+        async def play(r: int, previous: list[Turn] | None, answered: asyncio.Future[list[Turn]],
+                       confirmed: asyncio.Event) -> list[Turn]:
+            return await self._round(agents, claim, r, previous, resources, answered, confirmed)
+
+        def settle(r: int, turns: list[Turn]) -> bool:
+            rounds.append(Round(round=r, turns=turns))
             agreed = self._consensus(rounds, agents, cfg)
             end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
-            if agreed:
-                return finish(claim, self.name, turns[0].label, "consensus", rounds)
+            return agreed
+
+        # Round r+1 needs round r's answers only, never its scores (Algorithm 1), so its queries, searches
+        # and answers may run while round r is scored; it is scored once round r did not end the debate
+        # (speculation: docs/methods/tool-mad.md).
+        if await play_rounds(cfg.rounds, play, settle, speculate=speculates(cfg, resources)):
+            return finish(claim, self.name, rounds[-1].turns[0].label, "consensus", rounds)
         decision = await self._judge(claim, agents, rounds, resources)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
 
+    async def _round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn] | None,
+                     resources: Resources, answered: asyncio.Future[list[Turn]] | None = None,
+                     confirmed: asyncio.Event | None = None) -> list[Turn]:
+        """All agents' turns of round ``r``; ``answered`` gets the answers as soon as all exist (the next
+        round needs nothing else); scoring waits for ``confirmed`` (the round is needed)."""
+        answers: dict[int, Turn] = {}
+
+        def on_answer(index: int, turn: Turn) -> None:
+            answers[index] = turn
+            if answered is not None and len(answers) == len(agents) and not answered.done():
+                answered.set_result([answers[i] for i in range(len(agents))])
+
+        with span(f"round {r}", "round", round=r):
+            return list(await asyncio.gather(
+                *(self._turn(a, i, agents, claim, r, previous, resources, on_answer, confirmed)
+                  for i, a in enumerate(agents))))
+
     async def _turn(self, agent: Agent, index: int, agents: list[Agent], claim: str, r: int,
-                    previous: list[Turn] | None, resources: Resources) -> Turn:
+                    previous: list[Turn] | None, resources: Resources,
+                    on_answer: Callable[[int, Turn], None] | None = None,
+                    confirmed: asyncio.Event | None = None) -> Turn:
         cfg, retrieval = self.cfg(resources.settings), resources.settings.retrieval
         others = [] if previous is None else [
             {"desc": agents[j].desc, "response": t.response} for j, t in enumerate(previous) if j != index]
@@ -158,7 +195,11 @@ class ToolMAD(Method[ToolMADSettings]):
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)
+        if on_answer is not None:
+            on_answer(index, turn)
         if cfg.scoring:
+            if confirmed is not None:
+                await confirmed.wait()
             await self._score(turn, claim, r, resources)
         return turn
 

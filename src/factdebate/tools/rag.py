@@ -18,6 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from factdebate.corpus.names import collection_name
 from factdebate.embeddings import DEFAULT_ENCODER, DIM, Embedder, get_embedder
 from factdebate.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
 from factdebate.paths import data_dir
+from factdebate.tools.milvus_lite_direct import DirectSearch
 from factdebate.types import Document
 
 MAX_ID_BYTES = 512
@@ -38,6 +40,7 @@ _loaded: set[tuple[str, str]] = set()  # (uri, collection) known to exist and be
 _lock = threading.Lock()
 _QUERY_CACHE_SIZE = 2048
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (encoder, query) -> vector
+_direct_searches: dict[tuple[str, str], DirectSearch] = {}  # (uri, collection) -> in-process search
 
 
 def default_milvus_uri() -> str:
@@ -236,37 +239,58 @@ class MilvusStore:
 
         Existing ids are looked up before embedding, so re-running an interrupted build only pays for
         what is missing. ``on_batch`` is told how many passages each batch covered (for progress bars).
+        Writing a batch (and looking up the next batch's ids) runs in a second thread while the next
+        batch is embedded: the encoder releases the GIL, so the writes hide behind it.
         """
         self.create()
         client = self._ready()
         # Batches of similar length pad less: about twice the throughput of batching in corpus order.
         ordered = sorted(chunks, key=lambda d: len(d.title) + len(d.text), reverse=True)
+        batches = [ordered[start : start + batch_size] for start in range(0, len(ordered), batch_size)]
         added = 0
-        for start in range(0, len(ordered), batch_size):
-            batch = ordered[start : start + batch_size]
+
+        scheduled: set[str] = set()  # keys of this call's earlier batches (their write may be in flight)
+
+        def fresh_of(batch: list[Document]) -> list[tuple[str, Document]]:
             keyed: dict[str, Document] = {}
             for doc in batch:
-                keyed.setdefault(milvus_id(doc.id), doc)
+                key = milvus_id(doc.id)
+                if key not in scheduled:  # an earlier batch's copy wins, as when its write was done
+                    keyed.setdefault(key, doc)
             present = self.existing_ids(list(keyed))
             fresh = [(key, doc) for key, doc in keyed.items() if key not in present]
-            if fresh:
-                vectors = self.embedder.encode([self.embedding_text(d) for _, d in fresh], batch_size)
-                rows = [
-                    {
-                        "id": key,
-                        "vector": vector.tolist(),
-                        "title": _fit(doc.title, MAX_TITLE_BYTES),
-                        "text": _fit(doc.text, MAX_TEXT_BYTES),
-                        "source": _fit(doc.source, MAX_SOURCE_BYTES),
-                    }
-                    for (key, doc), vector in zip(fresh, vectors, strict=True)
-                ]
-                with self._errors("writing to"):
-                    # upsert, not insert: a Milvus server keeps duplicate keys if two builds race
-                    client.upsert(self.collection, rows)
-                added += len(rows)
-            if on_batch is not None:
-                on_batch(len(batch))
+            scheduled.update(keyed)
+            return fresh
+
+        def write(fresh: list[tuple[str, Document]], vectors: Any) -> None:
+            rows = [
+                {
+                    "id": key,
+                    "vector": vector.tolist(),
+                    "title": _fit(doc.title, MAX_TITLE_BYTES),
+                    "text": _fit(doc.text, MAX_TEXT_BYTES),
+                    "source": _fit(doc.source, MAX_SOURCE_BYTES),
+                }
+                for (key, doc), vector in zip(fresh, vectors, strict=True)
+            ]
+            with self._errors("writing to"):
+                # upsert, not insert: a Milvus server keeps duplicate keys if two builds race
+                client.upsert(self.collection, rows)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="milvus-write") as writer:
+            pending: Future[None] | None = None
+            for batch in batches:
+                fresh = fresh_of(batch)
+                if fresh:
+                    vectors = self.embedder.encode([self.embedding_text(d) for _, d in fresh], batch_size)
+                    if pending is not None:
+                        pending.result()  # one write at a time, in order; its error surfaces here
+                    pending = writer.submit(write, fresh, vectors)
+                    added += len(fresh)
+                if on_batch is not None:
+                    on_batch(len(batch))
+            if pending is not None:
+                pending.result()
         return added
 
     def finalize(self, timeout: float = 300.0) -> None:
@@ -299,21 +323,39 @@ class MilvusStore:
                 _query_vectors.popitem(last=False)
         return vector
 
+    def _direct(self) -> DirectSearch | None:
+        """The in-process search of a Milvus Lite collection (tools/milvus_lite_direct.py)."""
+        if not is_lite_uri(self.uri):
+            return None
+        key = (self.uri, self.collection)
+        with _lock:
+            if key not in _direct_searches:
+                _direct_searches[key] = DirectSearch(self.uri, self.collection)
+            return _direct_searches[key]
+
     def search_sync(self, query: str, k: int) -> list[Document]:
         if not query.strip() or k <= 0:
             return []
         client = self._ready()
         vector = self._query_vector(query)
+        direct = self._direct()
         with self._errors("searching"):
-            hits = _read_with_retry(lambda: client.search(
-                self.collection,
-                data=[vector.tolist()],
-                limit=k,
-                output_fields=_OUTPUT_FIELDS,
-                search_params={"metric_type": "COSINE"},
-            ))
+            found = direct.search(vector, k, _OUTPUT_FIELDS) if direct is not None else None
+            if found is None:
+                hits = _read_with_retry(lambda: client.search(
+                    self.collection,
+                    data=[vector.tolist()],
+                    limit=k,
+                    output_fields=_OUTPUT_FIELDS,
+                    search_params={"metric_type": "COSINE"},
+                ))
+                found = hits[0] if hits else []
+        return self.documents(found)
+
+    @staticmethod
+    def documents(hits: list[dict[str, Any]]) -> list[Document]:
         results: list[Document] = []
-        for hit in hits[0] if hits else []:
+        for hit in hits:
             entity = hit.get("entity", {})
             results.append(
                 Document(
