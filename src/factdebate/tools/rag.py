@@ -130,6 +130,23 @@ def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 
     return None  # unreachable: the loop returns or raises
 
 
+# Milvus Lite can read an index sidecar while its background writer is still finishing it; numpy then
+# reports a truncated or "pickled" file. Seen only under heavy load, and a second load succeeds.
+_TRANSIENT_LOAD_ERRORS = ("pickled", "No data left in file")
+
+
+def load_collection(client: Any, collection: str, attempts: int = 5) -> None:
+    for attempt in range(1, attempts + 1):
+        try:
+            client.load_collection(collection)
+            return
+        except Exception as exc:
+            if attempt == attempts or not any(m in str(exc) for m in _TRANSIENT_LOAD_ERRORS):
+                raise
+            logging.getLogger(__name__).warning("Milvus Lite load of %s failed (%s); retrying", collection, exc)
+            time.sleep(0.2 * attempt)
+
+
 class MilvusStore:
     """One corpus's passages and their vectors in one Milvus collection."""
 
@@ -190,7 +207,7 @@ class MilvusStore:
                     f"{self.uri}): build it with `factdebate index PATH` (the builtin corpus is indexed "
                     "automatically)"
                 )
-            client.load_collection(self.collection)
+            load_collection(client, self.collection)
         self._check_encoder()
         with _lock:
             _loaded.add(key)
@@ -306,7 +323,7 @@ class MilvusStore:
                     break
                 time.sleep(0.2)
             client.release_collection(self.collection)
-            client.load_collection(self.collection)
+            load_collection(client, self.collection)
 
     def _query_vector(self, query: str) -> Any:
         """Debaters often search the same text (the claim, a repeated query): embed it once per process."""
