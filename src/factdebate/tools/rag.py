@@ -93,6 +93,11 @@ def get_client(uri: str) -> Any:
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
         # Milvus Lite logs a full traceback when it cannot open the folder; we report it once, clearly.
         logging.getLogger("milvus_lite").setLevel(logging.CRITICAL)
+        if is_lite_uri(uri):
+            # Milvus Lite serves pymilvus from a gRPC server in this process; an RPC it does not implement
+            # (AllocTimestamp, asked while waiting for an index) is answered as an error the client handles,
+            # but grpc's server logs a traceback for it first.
+            logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
         with milvus_errors(uri, "opening"):
             client = MilvusClient(uri)
         _clients[uri] = client
