@@ -99,7 +99,7 @@ def get_client(uri: str) -> Any:
             # but grpc's server logs a traceback for it first.
             logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
         with milvus_errors(uri, "opening"):
-            client = MilvusClient(uri)
+            client = MilvusClient(uri, grpc_options=LITE_GRPC_OPTIONS) if is_lite_uri(uri) else MilvusClient(uri)
         _clients[uri] = client
         return client
 
@@ -134,6 +134,11 @@ def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 
             time.sleep(delay * attempt)
     return None  # unreachable: the loop returns or raises
 
+
+# pymilvus pings every 10 s, even when idle; Milvus Lite's in-process gRPC server keeps grpc's default
+# policy (one ping per 5 min without data) and answers an idle client's pings with GOAWAY "too_many_pings",
+# after which a reconnect can fail. Keepalive is pointless on an in-process loopback server: turn it off.
+LITE_GRPC_OPTIONS = {"grpc.keepalive_time_ms": 2**31 - 1, "grpc.keepalive_permit_without_calls": False}
 
 # Milvus Lite can read an index sidecar while its background writer is still finishing it; numpy then
 # reports a truncated or "pickled" file. Seen only under heavy load, and a second load succeeds.
