@@ -22,7 +22,7 @@ from factdebate.redact import redact_value
 from factdebate.resources import Resources, Services
 from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
 from factdebate.scoring.relevance import TextEncoder
-from factdebate.textsafe import unsafe_reason
+from factdebate.textsafe import checked_input
 from factdebate.tools.base import Tool
 from factdebate.types import Verdict
 
@@ -32,17 +32,8 @@ def settings_from(options: dict[str, Any], config_file: str | Path | None = None
 
 
 def validate_claim(claim: str, settings: Settings) -> str:
-    if not isinstance(claim, str):
-        raise InputError(f"the claim must be text, not {type(claim).__name__}")
-    text = claim.strip()
-    if not text:
-        raise InputError("the claim is empty: give a sentence to check")
-    if reason := unsafe_reason(text):
-        raise InputError(f"the claim cannot be checked: {reason}")
-    if len(text) > settings.max_claim_chars:
-        raise InputError(f"the claim is {len(text)} characters long; the limit is {settings.max_claim_chars} "
-                         "(set max_claim_chars to change it)")
-    return text
+    return checked_input(claim, what="claim", empty="give a sentence to check", limit=settings.max_claim_chars,
+                         setting="max_claim_chars")
 
 
 def public_config(settings: Settings) -> dict[str, Any]:

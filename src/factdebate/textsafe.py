@@ -12,6 +12,8 @@ import math
 import re
 from typing import Any
 
+from factdebate.errors import InputError
+
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # C0 controls except tab, newline and carriage return, and DEL: they end up in terminals and filter syntax.
@@ -27,6 +29,21 @@ def unsafe_reason(text: str) -> str | None:
         return (f"it holds a control character (U+{ord(match.group()):04X} at character {match.start()}); "
                 "is it binary data?")
     return None
+
+
+def checked_input(value: object, *, what: str, empty: str, limit: int, setting: str) -> str:
+    """``value`` stripped, or an ``InputError`` naming the problem: not text, empty, unsafe, too long."""
+    if not isinstance(value, str):
+        raise InputError(f"the {what} must be text, not {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise InputError(f"the {what} is empty: {empty}")
+    if reason := unsafe_reason(text):
+        raise InputError(f"the {what} cannot be checked: {reason}")
+    if len(text) > limit:
+        raise InputError(f"the {what} is {len(text)} characters long; the limit is {limit} "
+                         f"(set {setting} to change it)")
+    return text
 
 
 def safe_text(text: str) -> str:

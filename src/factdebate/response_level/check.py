@@ -16,30 +16,20 @@ from typing import Any
 
 from factdebate.api import build_resources, public_config, run_claim, settings_from
 from factdebate.config import Settings
-from factdebate.errors import FactDebateError, InputError
+from factdebate.errors import FactDebateError
 from factdebate.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.llm.base import Backend
 from factdebate.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording, span
-from factdebate.textsafe import unsafe_reason
+from factdebate.textsafe import checked_input
 from factdebate.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
 
 
 def validate_response(response: str, settings: Settings) -> str:
-    if not isinstance(response, str):
-        raise InputError(f"the response must be text, not {type(response).__name__}")
-    text = response.strip()
-    if not text:
-        raise InputError("the response is empty: give the text to check")
-    if reason := unsafe_reason(text):
-        raise InputError(f"the response cannot be checked: {reason}")
-    limit = settings.response.max_response_chars
-    if len(text) > limit:
-        raise InputError(f"the response is {len(text)} characters long; the limit is {limit} "
-                         "(set response.max_response_chars to change it)")
-    return text
+    return checked_input(response, what="response", empty="give the text to check",
+                         limit=settings.response.max_response_chars, setting="response.max_response_chars")
 
 
 async def _check_claim(index: int, claim: str, settings: Settings, resources: Resources,
