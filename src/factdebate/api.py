@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +264,15 @@ async def averify(claim: str, *, config_file: str | Path | None = None, trace: s
         options.setdefault("evidence", "given")
 
     settings = settings_from(options, config_file)
+    async with session(settings, backends, on_event, trace) as (resources, sinks):
+        with with_evidence(documents_from(given_evidence) if given_evidence is not None else None):
+            return await run_claim(claim, settings, resources, sinks=sinks)
+
+
+@asynccontextmanager
+async def session(settings: Settings, backends: dict[str, Backend] | None, on_event: EventSink | None,
+                  trace: str | Path | None) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
+    """The resources of one API call, open, with its event sinks (the caller's and a JSONL trace file)."""
     resources = build_resources(settings, backends=backends)
     sinks: list[EventSink] = [on_event] if on_event else []
     writer = JsonlTraceWriter(trace) if trace else None
@@ -270,8 +280,7 @@ async def averify(claim: str, *, config_file: str | Path | None = None, trace: s
         sinks.append(writer)
     try:
         async with resources:
-            with with_evidence(documents_from(given_evidence) if given_evidence is not None else None):
-                return await run_claim(claim, settings, resources, sinks=sinks)
+            yield resources, sinks
     finally:
         if writer:
             writer.close()

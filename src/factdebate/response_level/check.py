@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from factdebate.api import build_resources, public_config, run_claim, settings_from
+from factdebate.api import public_config, run_claim, session, settings_from
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError
 from factdebate.events import ClaimsExtracted, ResponseJudged, ResponseStarted
@@ -22,7 +22,7 @@ from factdebate.llm.base import Backend
 from factdebate.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
-from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording, span
+from factdebate.runtime import EventSink, RunRecorder, recording, span
 from factdebate.textsafe import checked_input
 from factdebate.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
 
@@ -98,17 +98,8 @@ async def acheck_response(response: str, *, question: str | None = None, method:
         options["method"] = method
     settings = settings_from(options, config_file)
     validate_response(response, settings)  # before anything heavy is built
-    resources = build_resources(settings, backends=backends)
-    sinks: list[EventSink] = [on_event] if on_event else []
-    writer = JsonlTraceWriter(trace) if trace else None
-    if writer:
-        sinks.append(writer)
-    try:
-        async with resources:
-            return await run_response(response, settings, resources, question=question, sinks=sinks)
-    finally:
-        if writer:
-            writer.close()
+    async with session(settings, backends, on_event, trace) as (resources, sinks):
+        return await run_response(response, settings, resources, question=question, sinks=sinks)
 
 
 def check_response(response: str, **options: Any) -> ResponseVerdict:
