@@ -12,7 +12,7 @@ demo:
 
 # Command 2: set up and run the tests (what CI runs).
 test: setup
-	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium; the browser test will be skipped" >&2
+	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql; the browser and PostgreSQL tests will be skipped" >&2
 	./scripts/test.sh
 
 lint:

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# System packages the test suite uses beyond Python: Debian's Chromium for the web page test (Playwright
-# drives it; `playwright install` is never used). Idempotent: does nothing when Chromium is present.
+# System packages the test suite uses beyond Python, from Debian: Chromium for the web page test
+# (Playwright drives it; `playwright install` is never used) and PostgreSQL for the state-database tests
+# (scripts/postgres-for-tests.sh starts a throwaway cluster). Idempotent: installs only what is missing.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+if [ ${#missing[@]} = 0 ]; then
   exit 0
 fi
 SUDO=""
@@ -11,5 +15,5 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
-/usr/bin/chromium --version >&2
+$SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+echo "installed: ${missing[*]}" >&2

@@ -5,9 +5,21 @@ cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
+# The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,
+# started here (outside the network namespace below, which its socket still reaches) and removed at exit.
+if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then
+  pg_dir=$(mktemp -d -u /tmp/factdebate-pg.XXXXXX)
+  if url=$(scripts/postgres-for-tests.sh start "$pg_dir"); then
+    export FACTDEBATE_TEST_POSTGRES=$url
+    trap 'scripts/postgres-for-tests.sh stop "$pg_dir"' EXIT
+  else
+    echo "warning: could not start PostgreSQL; its tests will be skipped" >&2
+  fi
+fi
 # The suite itself forbids non-loopback sockets (tests/conftest.py); `unshare -n` adds a kernel-level
 # guarantee where the machine allows it — loopback must be up for Milvus Lite and the local servers.
 if command -v unshare >/dev/null && unshare -rn true 2>/dev/null; then
-  exec unshare -rn sh -c 'ip link set lo up 2>/dev/null; exec .venv/bin/python -m pytest -q "$@"' sh "$@"
+  unshare -rn sh -c 'ip link set lo up 2>/dev/null; exec .venv/bin/python -m pytest -q "$@"' sh "$@"
+else
+  .venv/bin/python -m pytest -q "$@"
 fi
-exec .venv/bin/python -m pytest -q "$@"

@@ -36,6 +36,8 @@ def redact_url(url: str) -> str:
             pairs = parse_qsl(query, keep_blank_values=True)
             if any(_secret(k) for k, _ in pairs):
                 query = urlencode([(k, MASK if _secret(k) else v) for k, v in pairs], safe="*")
+        if netloc == parts.netloc and query == parts.query:
+            return url  # nothing secret; urlunsplit would also turn sqlite:///path into sqlite:/path
         return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
     except ValueError:  # not parseable as a URL (a bad port, say): hide everything after the scheme
         scheme = url.split("://", 1)[0]

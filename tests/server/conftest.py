@@ -21,6 +21,7 @@ from factdebate.methods import Resources
 from factdebate.server.app import create_app
 from factdebate.types import Document
 from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.server.postgres import postgres_server, postgres_url, state_target  # noqa: F401 - fixtures
 
 KEY = "test-key-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -24,22 +24,10 @@ def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> N
     port = free_port()
     config = tmp_path / "service.yaml"
     config.write_text("max_active_runs: 1\nrate_limit_per_minute: 0\n", encoding="utf-8")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "factdebate.cli", "serve", "--workers", "2", "--no-auth", "--port", str(port),
-         "--service-config", str(config), "--db", str(tmp_path / "service.sqlite"), "--log-level", "warning",
-         "--llm", "scripted:agree@1.0", "--agents", "none,none", "--no-scoring", "--no-cache"],
-        cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    server = _serve(port, config, tmp_path / "data", "--workers", "2", "--db", str(tmp_path / "service.sqlite"))
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.2)
+        _wait_until_up(url, server)
 
         def verify(i: int) -> int:
             return httpx.post(f"{url}/v1/verify", json={"claim": f"Claim {i} is true."}, timeout=30).status_code
@@ -57,8 +45,69 @@ def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> N
         assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
         assert (status["done"], status["errors"]) == (6, 0)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        _stop(server)
+
+
+def test_replicas_share_the_cap_and_the_batches_through_postgresql(tmp_path: Path, postgres_url: str) -> None:
+    """Two `factdebate serve` processes on their own ports, as replicas on two machines behind a load
+    balancer would run, with one PostgreSQL database between them."""
+    config = tmp_path / "service.yaml"
+    config.write_text("max_active_runs: 1\nrate_limit_per_minute: 0\n", encoding="utf-8")
+    ports = [free_port(), free_port()]
+    servers = [_serve(port, config, tmp_path / f"replica{i}", "--state-db", postgres_url)
+               for i, port in enumerate(ports)]
+    urls = [f"http://127.0.0.1:{port}" for port in ports]
+    try:
+        for url, server in zip(urls, servers, strict=True):
+            _wait_until_up(url, server)
+
+        def verify(i: int) -> int:
+            url = urls[i % 2]
+            return httpx.post(f"{url}/v1/verify", json={"claim": f"Claim {i} is true."}, timeout=30).status_code
+
+        with ThreadPoolExecutor(6) as pool:
+            codes = list(pool.map(verify, range(6)))
+        assert sorted(codes) == [200] + [503] * 5  # one debate at a time across both replicas
+
+        lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(4))
+        created = httpx.post(f"{urls[0]}/v1/batches", content=lines, timeout=10).json()
+        deadline = time.monotonic() + 60
+        while (status := httpx.get(f"{urls[1]}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
+            assert time.monotonic() < deadline, status  # the other replica reads the same store
+            time.sleep(0.3)
+        assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(4)]
+        assert not (tmp_path / "replica0" / "service.sqlite").exists()  # nothing went to a local file
+    finally:
+        for server in servers:
+            _stop(server)
+
+
+def _serve(port: int, config: Path, data: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "factdebate.cli", "serve", "--no-auth", "--port", str(port), "--service-config",
+         str(config), "--log-level", "warning", "--llm", "scripted:agree@1.0", "--agents", "none,none",
+         "--no-scoring", "--no-cache", *extra],
+        cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        env={**os.environ, "FACTDEBATE_DATA_DIR": str(data)})
+
+
+def _wait_until_up(url: str, server: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while True:
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None:
+            raise AssertionError(f"the server exited: {server.stderr.read() if server.stderr else ''}")
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.2)
+
+
+def _stop(server: subprocess.Popen[str]) -> None:
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)

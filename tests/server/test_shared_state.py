@@ -1,5 +1,6 @@
-"""State that must hold across the service's processes (serve --workers N): the rate limit, the cap on
-debates in progress and the batch store, each exercised by real separate processes on one SQLite file."""
+"""State that must hold across the service's processes (serve --workers N, or replicas on several
+machines): the rate limit, the cap on debates in progress and the batch store, each exercised by real
+separate processes on one SQLite file and on one real PostgreSQL database (``state_target``)."""
 
 from __future__ import annotations
 
@@ -23,30 +24,30 @@ def python(code: str, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def test_rate_limit_holds_across_processes(tmp_path: Path) -> None:
-    db = tmp_path / "state.sqlite"
+def test_rate_limit_holds_across_processes(state_target: str) -> None:
+    db = state_target
     code = """
         import sys
         from factdebate.server.shared_state import SharedRateLimiter, SharedState
         limiter = SharedRateLimiter(SharedState(sys.argv[1]), per_minute=0.001, burst=5, prefix="key:")
         print(sum(limiter.acquire("k") == 0 for _ in range(8)))
     """
-    procs = [python(code, str(db)) for _ in range(3)]
+    procs = [python(code, db) for _ in range(3)]
     allowed = [int(p.communicate(timeout=60)[0]) for p in procs]
     assert sum(allowed) == 5  # one bucket of 5 for the key, whichever process answers
     assert SharedRateLimiter(SharedState(db), per_minute=0.001, burst=5, prefix="key:").acquire("k") > 0
     assert SharedRateLimiter(SharedState(db), per_minute=0.001, burst=5, prefix="key:").acquire("other") == 0
 
 
-def test_debate_cap_holds_across_processes_and_frees_a_dead_holder(tmp_path: Path) -> None:
-    db = tmp_path / "state.sqlite"
+def test_debate_cap_holds_across_processes_and_frees_a_dead_holder(state_target: str) -> None:
+    db = state_target
     holder = python("""
         import sys, time
         from factdebate.server.shared_state import SharedState
         state = SharedState(sys.argv[1])
         print(state.acquire_slot(2) is not None and state.acquire_slot(2) is not None, flush=True)
         time.sleep(60)
-    """, str(db))
+    """, db)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
     state = SharedState(db)
     assert state.acquire_slot(2) is None and state.active() == 2  # the other process holds both
@@ -59,7 +60,7 @@ def test_debate_cap_holds_across_processes_and_frees_a_dead_holder(tmp_path: Pat
     assert state.active() == 1
 
 
-def _store_batch(db: Path, count: int) -> BatchStore:
+def _store_batch(db: str, count: int) -> BatchStore:
     store = BatchStore(db)
     settings = batch_settings(0.1)
     store.create("b1", "owner", settings.model_dump(mode="json"), {},
@@ -67,13 +68,13 @@ def _store_batch(db: Path, count: int) -> BatchStore:
     return store
 
 
-def _run(db: Path) -> subprocess.Popen[str]:
+def _run(db: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "tests.server.shared_runner", str(db), "b1"], cwd=ROOT,
                             text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def test_two_processes_share_a_batch_and_run_each_claim_once(tmp_path: Path) -> None:
-    db = tmp_path / "service.sqlite"
+def test_two_processes_share_a_batch_and_run_each_claim_once(state_target: str) -> None:
+    db = state_target
     store = _store_batch(db, 16)
     procs = [_run(db), _run(db)]
     outputs = [p.communicate(timeout=120) for p in procs]
@@ -85,8 +86,8 @@ def test_two_processes_share_a_batch_and_run_each_claim_once(tmp_path: Path) -> 
     assert info is not None and (info.status, info.done, info.errors, info.total) == ("done", 16, 0, 16)
 
 
-def test_claims_of_a_killed_process_are_run_by_another(tmp_path: Path) -> None:
-    db = tmp_path / "service.sqlite"
+def test_claims_of_a_killed_process_are_run_by_another(state_target: str) -> None:
+    db = state_target
     store = _store_batch(db, 8)
     first = _run(db)
     assert first.stdout is not None

@@ -3,6 +3,7 @@ web page and the offline API reference."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -51,10 +52,13 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(service.beat)
+        heartbeat = asyncio.create_task(service.heartbeat(), name="state-heartbeat")
         await service.runner.resume_all()
         try:
             yield
         finally:
+            heartbeat.cancel()
             await service.runner.stop()
             await service.pool.services.aclose()
             service.store.close()

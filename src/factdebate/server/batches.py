@@ -19,7 +19,8 @@ from factdebate.redact import redact_text
 from factdebate.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.options import public_verdict
-from factdebate.server.shared_state import alive, worker_id
+from factdebate.server.shared_state import worker_id
+from factdebate.server.state_db import process_alive
 
 log = logging.getLogger("factdebate.server")
 
@@ -47,13 +48,13 @@ def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimIte
 _RUNNERS: set[str] = set()  # the runners of this process that are running (an app may be started again)
 
 
-def _worker_alive(worker: str) -> bool:
-    """Whether the runner that took a claim still runs: in this process, one of _RUNNERS; elsewhere, its
-    process (``host:pid:n``)."""
+def _worker_alive(worker: str, fresh: set[str]) -> bool:
+    """Whether the runner that took a claim (``host:pid:n``) still runs: in this process, one of _RUNNERS;
+    elsewhere on this machine, its process; on another machine, a process that beat within the lease."""
     host, pid, _ = [*worker.split(":"), "", ""][:3]
     if host == socket.gethostname() and pid == str(os.getpid()):
         return worker in _RUNNERS
-    return pid.isdigit() and alive(host, int(pid))
+    return pid.isdigit() and process_alive(host, int(pid), fresh)
 
 
 class BatchRunner:

@@ -35,6 +35,9 @@ def serve(
     log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
     workers: Annotated[int, Opt(min=1, help="Server processes; more than one share limits, caps and batches "
                                 "through SQLite (docs/scale.md).")] = 1,
+    state_db: Annotated[str | None, Opt(help="Database shared by replicas: sqlite:///PATH (one machine) or "
+                                        "postgresql://user@host:5432/db (several; password via PGPASSWORD). "
+                                        "Also $FACTDEBATE_STATE_DB.")] = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -49,7 +52,7 @@ def serve(
         raise MissingDependencyError(exc.name or "fastapi", "serve") from exc
     if no_auth and not _is_loopback(host):
         raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
-    settings = load_service_config(service_config, config_file=config, db_path=db,
+    settings = load_service_config(service_config, config_file=config, db_path=db, state_db=state_db,
                                    allow_anonymous=True if no_auth else None)
     if options:
         settings = settings.model_copy(update={"defaults": {**settings.defaults, **options}})
@@ -63,7 +66,8 @@ def serve(
 
     ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
     typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)"
-               + (f" with {workers} worker processes" if workers > 1 else ""), err=True)
+               + (f" with {workers} worker processes" if workers > 1 else "")
+               + f"; state in {app.state.service.store.location}", err=True)
     if workers > 1:
         from factdebate.scale.lite_copy import close_lite_clients
 

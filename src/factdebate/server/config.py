@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from factdebate.errors import ConfigError
+from factdebate.server.state_db import is_server_url, unsupported
 
 
 class ServiceConfig(BaseModel):
@@ -34,7 +35,10 @@ class ServiceConfig(BaseModel):
     # Keep the rate limits and the cap on debates in progress in a database all the service's processes
     # share (serve --workers N > 1 turns it on): state_db, or the batch store's file (docs/scale.md).
     shared_state: bool = False
-    state_db: str | None = None  # sqlite:///PATH; None: db_path
+    # sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: batches,
+    # limits and caps on a PostgreSQL server, for replicas on several machines (shared_state implied);
+    # None: db_path. Also FACTDEBATE_STATE_DB; a password is best left to PGPASSWORD or ~/.pgpass.
+    state_db: str | None = None
     resource_cache_size: int = Field(default=4, ge=1)
     # Models a request may choose besides the configured ones; "*" allows any model spec.
     allowed_llms: list[str] = Field(default_factory=list)
@@ -44,6 +48,18 @@ class ServiceConfig(BaseModel):
     stream_ping_seconds: float = Field(default=15.0, gt=0)
     # How long a stream gathers the events that follow one another before writing them out together.
     stream_flush_seconds: float = Field(default=0.01, ge=0, le=1)
+
+    @field_validator("state_db")
+    @classmethod
+    def _known_scheme(cls, value: str | None) -> str | None:
+        problem = unsupported(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @property
+    def uses_state_server(self) -> bool:
+        return is_server_url(self.state_db)
 
     def key_values(self) -> list[str]:
         return [key.get_secret_value() for key in self.api_keys if key.get_secret_value()]
@@ -68,6 +84,8 @@ def load_service_config(path: str | Path | None = None, environ: dict[str, str] 
         if not isinstance(loaded, dict):
             raise ConfigError(f"service config {path} must hold a mapping")
         data.update(loaded)
+    if environ.get("FACTDEBATE_STATE_DB"):
+        data["state_db"] = environ["FACTDEBATE_STATE_DB"]
     env_keys = keys_from_env(environ)
     if env_keys:
         data["api_keys"] = [*data.get("api_keys", []), *env_keys]

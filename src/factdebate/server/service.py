@@ -3,6 +3,8 @@ Routes reach it through ``request.app.state.service``."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -19,9 +21,11 @@ from factdebate.server.config import ServiceConfig
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
-from factdebate.server.shared_state import SharedRateLimiter, SharedState, state_path
+from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
+from factdebate.server.state_db import HEARTBEAT_SECONDS
 
 AUTH_FAILURES_PER_MINUTE = 10
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -44,9 +48,14 @@ class Service:
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
         pool = ResourcePool(config.resource_cache_size, build, lite_copies=config.shared_state)
-        db = config.db_path or data_dir() / "service.sqlite"
-        store = BatchStore(db)
-        shared = SharedState(state_path(config.state_db) if config.state_db else db) if config.shared_state else None
+        # A database server holds everything (replicas on several machines); otherwise the batch store's
+        # SQLite file, with the shared limits in it or in the state_db file.
+        store = BatchStore(config.state_db if config.state_db and config.uses_state_server else
+                           (config.db_path or data_dir() / "service.sqlite"))
+        shared = None
+        if config.shared_state or config.uses_state_server:
+            on_server_or_store = config.state_db is None or config.uses_state_server
+            shared = SharedState(store.db if on_server_or_store else str(config.state_db))
         limiter: RateLimiter | SharedRateLimiter = RateLimiter(config.rate_limit_per_minute, config.rate_burst)
         failures: RateLimiter | SharedRateLimiter = RateLimiter(AUTH_FAILURES_PER_MINUTE)
         if shared is not None:
@@ -59,6 +68,21 @@ class Service:
 
     def resources(self, settings: Settings) -> Resources:
         return self.pool.get(settings)
+
+    def beat(self) -> None:
+        """Tell the service's other processes that this one is alive (they free a silent one's claims and
+        debate slots after the lease)."""
+        self.store.beat(worker_id())
+        if self.shared is not None and self.shared.db is not self.store.db:
+            self.shared.beat()
+
+    async def heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await asyncio.to_thread(self.beat)
+            except Exception:  # a database hiccup must not end the heartbeat; the next beat tries again
+                log.warning("heartbeat to the state database failed", exc_info=True)
 
 
 # Dependencies are async on purpose: FastAPI runs plain `def` dependencies in a worker thread, a hop that

@@ -1,127 +1,101 @@
-"""Service state that must hold across processes (``serve --workers N``, or replicas behind a load balancer
-on one machine): the per-key rate limit and the cap on debates in progress, kept in SQLite in WAL mode next
-to the batch store. Each check is one short ``BEGIN IMMEDIATE`` transaction, so processes never interleave
-a read and its write.
+"""Service state that must hold across processes (``serve --workers N``, or replicas behind a load
+balancer): the per-key rate limit and the cap on debates in progress, kept in the state database
+(:mod:`factdebate.server.state_db`: SQLite in WAL mode next to the batch store on one machine, a
+PostgreSQL server for several). Each check is one short serialized transaction, so processes never
+interleave a read and its write.
 
-A debate slot is a row naming its process; a process that dies holding slots leaves rows behind, which the
-next check on the same host removes (the process is gone). Rows from other hosts expire after
-``SLOT_TTL_SECONDS``, the longest a debate may hold a slot unnoticed."""
+A debate slot is a row naming its process. A process that dies holding slots leaves rows behind: the next
+check removes them, at once for a process of the same machine (it is gone), and after
+``PROCESS_LEASE_SECONDS`` without a heartbeat for a process of another machine. ``SLOT_TTL_SECONDS`` is a
+last backstop, the longest a debate may hold a slot."""
 
 from __future__ import annotations
 
 import math
 import os
 import socket
-import sqlite3
-import threading
 import time
 import uuid
 from pathlib import Path
 
-from factdebate.errors import ConfigError
+from factdebate.server.state_db import (
+    HEARTBEAT_SCHEMA,
+    Cursor,
+    StateDatabase,
+    beat,
+    fresh_processes,
+    open_state_db,
+    process_alive,
+)
 
 SLOT_TTL_SECONDS = 6 * 3600
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens REAL NOT NULL, updated REAL NOT NULL);
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL,
+                                         updated DOUBLE PRECISION NOT NULL);
 CREATE TABLE IF NOT EXISTS run_slots (id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,
-                                      started REAL NOT NULL);
+                                      started DOUBLE PRECISION NOT NULL);
+{HEARTBEAT_SCHEMA};
 """
-
-
-def state_path(url: str) -> Path:
-    """``sqlite:///abs/path.sqlite`` (or a plain path) -> the file. Other schemes are not supported yet."""
-    if url.startswith("sqlite:///"):
-        return Path(url.removeprefix("sqlite://"))
-    if "://" in url:
-        raise ConfigError(f"state_db {url.split('://')[0]}:// is not supported: give sqlite:///PATH (one machine; "
-                          "see docs/scale.md for replicas on several machines)")
-    return Path(url)
 
 
 def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def alive(host: str, pid: int) -> bool:
-    """Whether a process of this host still runs; a process on another host is presumed alive."""
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class SharedState:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # timeout: how long a check waits for another process's transaction (each lasts microseconds).
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._lock = threading.Lock()
+    def __init__(self, target: str | Path | StateDatabase) -> None:
+        self.db = target if not isinstance(target, str | Path) else open_state_db(target)
+        self.db.script(_SCHEMA)
 
-    def _immediate(self) -> sqlite3.Connection:
-        self._db.execute("BEGIN IMMEDIATE")  # the write lock first: read-modify-write without a race
-        return self._db
+    def beat(self) -> None:
+        beat(self.db, worker_id())
 
     # -- rate limit ---------------------------------------------------------------------------------
     def take_token(self, client: str, rate: float, capacity: float, now: float | None = None) -> float:
         """0 when ``client`` may go now, else seconds to wait (a token bucket of ``capacity`` filling at
         ``rate`` per second)."""
         now = time.time() if now is None else now
-        with self._lock:
-            db = self._immediate()
-            try:
-                row = db.execute("SELECT tokens, updated FROM rate_buckets WHERE client = ?", (client,)).fetchone()
-                tokens = capacity if row is None else min(capacity, row[0] + max(0.0, now - row[1]) * rate)
-                wait = 0.0 if tokens >= 1 else (1 - tokens) / rate
-                if wait == 0.0:
-                    tokens -= 1
-                db.execute("INSERT OR REPLACE INTO rate_buckets VALUES (?, ?, ?)", (client, tokens, now))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        return wait
+
+        def take(db: Cursor) -> float:
+            row = db.execute("SELECT tokens, updated FROM rate_buckets WHERE client = ?", (client,)).fetchone()
+            tokens = capacity if row is None else min(capacity, row[0] + max(0.0, now - row[1]) * rate)
+            wait = 0.0 if tokens >= 1 else (1 - tokens) / rate
+            if wait == 0.0:
+                tokens -= 1
+            db.execute("INSERT INTO rate_buckets (client, tokens, updated) VALUES (?, ?, ?) ON CONFLICT (client) "
+                       "DO UPDATE SET tokens = excluded.tokens, updated = excluded.updated", (client, tokens, now))
+            return wait
+
+        return self.db.write("rate", take)
 
     # -- debates in progress --------------------------------------------------------------------------
     def acquire_slot(self, limit: int) -> str | None:
         """A slot id while fewer than ``limit`` debates run across all processes, else None."""
         host, pid = socket.gethostname(), os.getpid()
-        with self._lock:
-            db = self._immediate()
-            try:
-                rows = db.execute("SELECT id, host, pid, started FROM run_slots").fetchall()
-                stale = [r[0] for r in rows if not alive(r[1], r[2]) or r[3] < time.time() - SLOT_TTL_SECONDS]
-                db.executemany("DELETE FROM run_slots WHERE id = ?", [(s,) for s in stale])
-                slot = None
-                if len(rows) - len(stale) < limit:
-                    slot = uuid.uuid4().hex
-                    db.execute("INSERT INTO run_slots VALUES (?, ?, ?, ?)", (slot, host, pid, time.time()))
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        return slot
+
+        def acquire(db: Cursor) -> str | None:
+            now = time.time()
+            fresh = fresh_processes(db, now)
+            rows = db.execute("SELECT id, host, pid, started FROM run_slots").fetchall()
+            stale = [r[0] for r in rows if not process_alive(r[1], r[2], fresh) or r[3] < now - SLOT_TTL_SECONDS]
+            db.executemany("DELETE FROM run_slots WHERE id = ?", [(s,) for s in stale])
+            if len(rows) - len(stale) >= limit:
+                return None
+            slot = uuid.uuid4().hex
+            db.execute("INSERT INTO run_slots (id, host, pid, started) VALUES (?, ?, ?, ?)", (slot, host, pid, now))
+            return slot
+
+        return self.db.write("slots", acquire)
 
     def release_slot(self, slot: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM run_slots WHERE id = ?", (slot,))
+        self.db.write("slots", lambda db: db.execute("DELETE FROM run_slots WHERE id = ?", (slot,)))
 
     def active(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM run_slots").fetchone()[0])
+        return int(self.db.read(lambda db: db.execute("SELECT COUNT(*) FROM run_slots").fetchone()[0]))
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.db.close()
 
 
 class SharedRateLimiter:
