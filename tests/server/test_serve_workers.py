@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.server.conftest import free_port
 
@@ -51,8 +52,11 @@ def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> N
 def test_replicas_share_the_cap_and_the_batches_through_postgresql(tmp_path: Path, postgres_url: str) -> None:
     """Two `factdebate serve` processes on their own ports, as replicas on two machines behind a load
     balancer would run, with one PostgreSQL database between them."""
+    psycopg = pytest.importorskip("psycopg")
     config = tmp_path / "service.yaml"
-    config.write_text("max_active_runs: 1\nrate_limit_per_minute: 0\n", encoding="utf-8")
+    # One claim at a time per replica, and a quick look for others' batches: both replicas take part.
+    config.write_text("max_active_runs: 1\nrate_limit_per_minute: 0\nbatch_concurrency: 1\n"
+                      "batch_join_seconds: 0.3\n", encoding="utf-8")
     ports = [free_port(), free_port()]
     servers = [_serve(port, config, tmp_path / f"replica{i}", "--state-db", postgres_url)
                for i, port in enumerate(ports)]
@@ -69,14 +73,17 @@ def test_replicas_share_the_cap_and_the_batches_through_postgresql(tmp_path: Pat
             codes = list(pool.map(verify, range(6)))
         assert sorted(codes) == [200] + [503] * 5  # one debate at a time across both replicas
 
-        lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(4))
+        lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(6))
         created = httpx.post(f"{urls[0]}/v1/batches", content=lines, timeout=10).json()
         deadline = time.monotonic() + 60
         while (status := httpx.get(f"{urls[1]}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
             assert time.monotonic() < deadline, status  # the other replica reads the same store
             time.sleep(0.3)
-        assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(4)]
+        assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
         assert not (tmp_path / "replica0" / "service.sqlite").exists()  # nothing went to a local file
+        with psycopg.connect(postgres_url) as db:  # which process ran each claim
+            runners = {row[0].split(":")[1] for row in db.execute("SELECT worker FROM batch_items").fetchall()}
+        assert runners == {str(server.pid) for server in servers}  # the replica that was not asked joined
     finally:
         for server in servers:
             _stop(server)

@@ -170,6 +170,13 @@ class BatchStore:
             "SELECT id FROM batches WHERE status != 'done' ORDER BY created").fetchall())
         return [row[0] for row in rows]
 
+    def joinable(self) -> list[str]:
+        """Unfinished batches with claims no process has taken yet."""
+        rows = self.db.read(lambda db: db.execute(
+            "SELECT id FROM batches WHERE status != 'done' AND EXISTS (SELECT 1 FROM batch_items WHERE "
+            "batch_id = batches.id AND status = 'pending') ORDER BY created").fetchall())
+        return [row[0] for row in rows]
+
     def close(self) -> None:
         self.db.close()
 

@@ -58,12 +58,17 @@ def _worker_alive(worker: str, fresh: set[str]) -> bool:
 
 
 class BatchRunner:
-    def __init__(self, store: BatchStore, resources_for: Callable[[Settings], Resources], concurrency: int) -> None:
+    def __init__(self, store: BatchStore, resources_for: Callable[[Settings], Resources], concurrency: int,
+                 join_seconds: float = 0) -> None:
         self.store = store
         self.resources_for = resources_for
         self.concurrency = concurrency
+        # > 0: every so often, join the batches other processes run (claims are taken one by one, so any
+        # number of processes can share a batch) and take over the claims of processes that are gone.
+        self.join_seconds = join_seconds
         self._slots = asyncio.Semaphore(concurrency)  # shared by all batches
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._watch: asyncio.Task[None] | None = None
         self.worker = f"{worker_id()}:{uuid.uuid4().hex[:8]}"  # marks the claims this runner takes
 
     async def submit(self, owner: str, settings: Settings, options: dict[str, Any], items: list[ClaimItem]) -> str:
@@ -89,11 +94,26 @@ class BatchRunner:
             self.start(batch_id)
         if unfinished:
             log.info("resuming %d unfinished batch(es)", len(unfinished))
+        if self.join_seconds > 0 and self._watch is None:
+            self._watch = asyncio.create_task(self._join_others(), name="batch-join")
         return len(unfinished)
+
+    async def _join_others(self) -> None:
+        while True:
+            await asyncio.sleep(self.join_seconds)
+            try:
+                await asyncio.to_thread(self.store.requeue_orphans, _worker_alive)
+                for batch_id in await asyncio.to_thread(self.store.joinable):
+                    self.start(batch_id)
+            except Exception:  # a database hiccup: the next round tries again
+                log.warning("looking for batches to join failed", exc_info=True)
 
     async def stop(self) -> None:
         """Cancel running work; claims without a result stay pending and are picked up on the next start."""
         tasks = list(self._tasks.values())
+        if self._watch is not None:
+            tasks.append(self._watch)
+            self._watch = None
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -30,6 +30,8 @@ class ServiceConfig(BaseModel):
     max_batch_claims: int = Field(default=5000, ge=1)
     max_active_runs: int = Field(default=512, ge=1)  # interactive debates at once, beyond that 503
     batch_concurrency: int = Field(default=4, ge=1)  # batch claims verified at once, all batches together
+    # With shared state: how often a process looks for batches the others run, to share their claims.
+    batch_join_seconds: float = Field(default=5.0, gt=0)
     cors_origins: list[str] = Field(default_factory=list)  # empty: no CORS headers at all
     db_path: Path | None = None  # None: <data dir>/service.sqlite
     # Keep the rate limits and the cap on debates in progress in a database all the service's processes

@@ -61,10 +61,12 @@ class Service:
         if shared is not None:
             limiter = SharedRateLimiter(shared, config.rate_limit_per_minute, config.rate_burst, "key:")
             failures = SharedRateLimiter(shared, AUTH_FAILURES_PER_MINUTE, None, "auth:")
+        # Processes sharing the store also share the batches they run (one process alone has nothing to join).
+        runner = BatchRunner(store, pool.get, config.batch_concurrency, config.batch_join_seconds if shared else 0)
         return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
                    limiter=limiter, auth_failures=failures, shared=shared,
                    resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms),
-                   pool=pool, store=store, runner=BatchRunner(store, pool.get, config.batch_concurrency))
+                   pool=pool, store=store, runner=runner)
 
     def resources(self, settings: Settings) -> Resources:
         return self.pool.get(settings)
