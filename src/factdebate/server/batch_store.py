@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS batch_items (
     worker TEXT,
     PRIMARY KEY (batch_id, idx)
 );
-CREATE INDEX IF NOT EXISTS batch_items_status ON batch_items (batch_id, status);
+-- (batch_id, status, idx): the next pending claim is the index's first entry, however long the batch
+CREATE INDEX IF NOT EXISTS batch_items_queue ON batch_items (batch_id, status, idx);
 {HEARTBEAT_SCHEMA};
 """
 
