@@ -77,6 +77,7 @@
     showMethod();
     $("claim").maxLength = d.max_claim_chars;
     updateCount();
+    document.dispatchEvent(new CustomEvent("factdebate:catalogue", { detail: catalogue })); // response.js
   }
 
   // The method's own options are drawn from its settings model; method, search and model have their selects.
@@ -152,7 +153,7 @@
 
   $("claim-form").addEventListener("submit", async e => {
     e.preventDefault();
-    if (running) return;
+    if (running || e.currentTarget.dataset.mode === "response") return; // a whole response: static/response.js
     hideFormError();
     const body = requestBody();
     if (!body.claim) { showFormError("Type a claim to check."); return; }
@@ -360,6 +361,10 @@
     });
     document.querySelectorAll(".view").forEach(v => { v.hidden = v.id !== "view-" + tab.dataset.view; });
   }));
+
+  // What the response view (static/response.js) shares with the claim form.
+  window.FactDebate.page = { headers, errorText, readSSE, requestBody, showFormError, hideFormError,
+    thresholds: values => form.thresholds(values) };
 
   checkHealth();
   loadCatalogue();
