@@ -28,10 +28,13 @@ SHOT = os.environ.get("FACTDEBATE_RESPONSE_SHOT", "/tmp/factdebate-response-page
 
 def refuting_backend(latency: float) -> ScriptedBackend:
     """The scripted protocol (one claim per sentence, debaters agree), except that debaters refute a claim
-    about Berlin and the model fails for good on a claim about Atlantis (that claim's check errors)."""
+    about Berlin, the model fails for good on a claim about Atlantis (that claim's check errors), and the
+    extractor fails on an answer about the Kraken (the whole check fails)."""
     agree = protocol_responder(disagree=False)
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("claims_extract") and "Kraken" in messages[0]["content"]:
+            raise FatalLLMError("the scripted extractor is down")
         found = _CLAIM.search(messages[0]["content"]) if call.prompt.split(":")[0] == "debate_answer" else None
         claim = found.group(1) if found else ""
         if "Atlantis" in claim:
@@ -81,6 +84,7 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
         assert page.locator("#response-live .response-verdict").is_hidden()
         assert page.locator("#response-live .claim-item.state-pending").count() >= 1
         assert page.get_attribute("#response-live .response-status", "aria-live") == "polite"
+        page.screenshot(path=SHOT.replace(".png", "-live.png"))
 
         # A claim opened while it runs is drawn live, then gets its verdict.
         page.click("#response-live .claim-item:nth-child(1) .claim-button")
@@ -155,6 +159,14 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.locator("#response-live .claim-item").count() == 2
         assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
 
+        # The whole check fails on the server: its message, and the last check's claims are replaced.
+        page.fill("#response-text", "The Kraken lives in the sea.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-problem:not([hidden])")
+        assert page.inner_text("#response-live .response-problem") == \
+            "The check failed: scripted:refuting: the scripted extractor is down"
+        assert page.inner_text("#response-live .response-status") == "Stopped."
+
         # A stream that ends after the first claim's verdict: that verdict stays, the rest say so.
         def cut_after_first_verdict(route: Any) -> None:
             real = route.fetch()
@@ -165,7 +177,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         page.route("**/v1/check-response/stream", cut_after_first_verdict)
         page.fill("#response-text", ANSWER)
         page.click("#submit")
-        page.wait_for_selector("#response-live .response-problem:not([hidden])")
+        page.wait_for_selector("#response-live .response-problem:has-text('stream ended')")
         assert "stream ended before the response's verdict" in page.inner_text("#response-live .response-problem")
         assert "checked so far are kept" in page.inner_text("#response-live .response-problem")
         states = page.locator("#response-live .claim-state").all_inner_texts()
@@ -174,4 +186,29 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.locator("#response-live .response-verdict").is_hidden()
         assert page.inner_text("#response-live .response-status") == "Stopped."
         assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
+        assert errors == []
+
+
+def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
+                                                     live_server: Callable[..., LiveServer]) -> None:
+    # DPD with scripted:disagree: two judges vote affirmative at 0.9, one negative at 0.6 -> consensus 0.75.
+    defaults = {"llm": "scripted:disagree", "method": "dpd", "dpd_min_rounds": 0, "dpd_max_rounds": 1,
+                "dpd_tools": ["search"], "cache": False}
+    with live_server(defaults=defaults) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "/#response")
+        page.fill("#api-key", KEY)
+        page.press("#api-key", "Enter")
+        page.wait_for_selector("#method option[value=dpd]", state="attached")
+        assert page.locator("#response-text").is_visible()  # /#response opens the response form
+        page.fill("#response-text", "Paris is the capital of France. The Louvre is a museum in Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+        assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
+        metas = page.locator("#response-live .claim-meta").all_inner_texts()
+        assert metas == ["panel · confidence 0.75"] * 2, metas
+        claim_item(page, 2).locator(".claim-button").click()
+        assert page.locator("#response-debate .dpd-team").count() == 2  # DPD's own view draws the claim
         assert errors == []
