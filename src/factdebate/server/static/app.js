@@ -188,7 +188,8 @@
 
   function setBusy(busy) {
     $("submit").disabled = busy;
-    $("submit").textContent = busy ? "Debating…" : "Verify claim";
+    $("submit").textContent = busy ? "Debating…" : $("claim-form").dataset.mode === "response" ? "Check response"
+      : "Verify claim"; // the tab may have changed to "Check a response" (static/response.js) meanwhile
     $("cancel").hidden = !busy;
   }
 

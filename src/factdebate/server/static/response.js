@@ -67,8 +67,10 @@
       }
     }
 
-    settle(check) {
+    settle(check, config) {
       this.verdict = check.verdict || null;
+      // A claim's verdict leaves its settings to the response's record; the debate view reads thresholds there.
+      if (this.verdict && !Object.keys(this.verdict.config || {}).length) this.verdict.config = config || {};
       this.error = check.error || null;
       this.label = check.label ?? null;
       if (this.verdict) {
@@ -322,7 +324,7 @@
       (verdict.claims || []).forEach(check => {
         const claim = this.claims[check.index];
         if (!claim) return;
-        claim.settle(check);
+        claim.settle(check, verdict.config);
         if (this.selected === claim) this.open(claim);
       });
       this.drawAnswer();
@@ -391,7 +393,7 @@
     $("claim").required = !response; // a hidden required field would block the form
     $("live").hidden = response;
     $("response-live").hidden = !response || !$("response-live").childElementCount;
-    $("submit").textContent = response ? "Check response" : "Verify claim";
+    if (!$("submit").disabled) $("submit").textContent = response ? "Check response" : "Verify claim";
     page.hideFormError();
     if (response) updateCount(); else $("claim").dispatchEvent(new Event("input"));
   }
@@ -418,7 +420,8 @@
     $("submit").disabled = busy;
     $("submit").textContent = busy ? "Checking…" : "Check response";
     $("cancel").hidden = !busy;
-    document.querySelectorAll("button.tab[data-view=check]").forEach(t => { t.disabled = busy; });
+    // The claim form's tab waits; the results viewer and back stay open while the check runs.
+    document.querySelector("button.tab[data-view=check]:not([data-mode])").disabled = busy;
   }
 
   formNode.addEventListener("submit", async e => {
