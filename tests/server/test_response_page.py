@@ -133,7 +133,7 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
 
 def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa: F811
                                                           live_server: Callable[..., LiveServer]) -> None:
-    with serve(live_server, latency=0.2) as server:
+    with serve(live_server, latency=0.4) as server:
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -186,6 +186,16 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.locator("#response-live .response-verdict").is_hidden()
         assert page.inner_text("#response-live .response-status") == "Stopped."
         assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
+
+        # Stop while the claims run: the list stays, nothing is marked as checked that was not.
+        page.unroute("**/v1/check-response/stream")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .claim-item.state-running")
+        page.click("#cancel")
+        page.wait_for_selector("#response-live .response-problem:has-text('Stopped by you')")
+        assert page.locator("#response-live .claim-item").count() == 4
+        assert page.locator("#response-live .claim-item.state-stopped").count() >= 2
+        assert page.is_hidden("#cancel") and page.is_enabled("#submit")
         assert errors == []
 
 
