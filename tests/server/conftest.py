@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from factdebate.api import build_resources
 from factdebate.config import Settings
 from factdebate.llm import make_backend
+from factdebate.llm.base import Backend
 from factdebate.methods import Resources
 from factdebate.server.app import create_app
 from factdebate.types import Document
@@ -36,9 +37,10 @@ EVIDENCE = {
 }
 
 
-def offline_build(settings: Settings) -> Resources:
-    """Real scripted models; static tools and a bag-of-words encoder instead of indexes and MiniLM."""
-    backend = make_backend(settings.llm.debater)
+def offline_build(settings: Settings, backend: Backend | None = None) -> Resources:
+    """Real scripted models; static tools and a bag-of-words encoder instead of indexes and MiniLM.
+    ``backend``: one for every role instead of the settings' model (a test's own scripted behaviour)."""
+    backend = backend or make_backend(settings.llm.debater)
     tools = {kind: StaticTool(kind, docs) for kind, docs in EVIDENCE.items()}
     return build_resources(settings, backends={"debater": backend, "judge": backend, "scorer": backend},
                            tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)

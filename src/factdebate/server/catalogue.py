@@ -50,6 +50,7 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
     shared = [infos[n] for n, opt in options.items() if opt.method is None]
     defaults = {name: info.default for name, info in infos.items()}
     defaults["max_claim_chars"] = base.max_claim_chars
+    defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
                      search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
                      defaults=defaults)

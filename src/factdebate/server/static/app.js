@@ -77,6 +77,7 @@
     showMethod();
     $("claim").maxLength = d.max_claim_chars;
     updateCount();
+    document.dispatchEvent(new CustomEvent("factdebate:catalogue", { detail: catalogue })); // response.js
   }
 
   // The method's own options are drawn from its settings model; method, search and model have their selects.
@@ -152,7 +153,7 @@
 
   $("claim-form").addEventListener("submit", async e => {
     e.preventDefault();
-    if (running) return;
+    if (running || e.currentTarget.dataset.mode === "response") return; // a whole response: static/response.js
     hideFormError();
     const body = requestBody();
     if (!body.claim) { showFormError("Type a claim to check."); return; }
@@ -187,7 +188,8 @@
 
   function setBusy(busy) {
     $("submit").disabled = busy;
-    $("submit").textContent = busy ? "Debating…" : "Verify claim";
+    $("submit").textContent = busy ? "Debating…" : $("claim-form").dataset.mode === "response" ? "Check response"
+      : "Verify claim"; // the tab may have changed to "Check a response" (static/response.js) meanwhile
     $("cancel").hidden = !busy;
   }
 
@@ -360,6 +362,10 @@
     });
     document.querySelectorAll(".view").forEach(v => { v.hidden = v.id !== "view-" + tab.dataset.view; });
   }));
+
+  // What the response view (static/response.js) shares with the claim form.
+  window.FactDebate.page = { headers, errorText, readSSE, requestBody, showFormError, hideFormError,
+    thresholds: values => form.thresholds(values) };
 
   checkHealth();
   loadCatalogue();

@@ -1,0 +1,224 @@
+"""'Check a response' on the web page, in a real browser against a live server: the claims are listed as
+soon as the server has extracted them, each gets its verdict (or its error) while the others still run, a
+claim opens its own debate, and the response's label, counts and marked answer arrive at the end. Bad input
+and a broken stream leave a clear message and keep what was already shown."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from factdebate.llm.base import FatalLLMError, GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import protocol_responder
+from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
+from tests.server.test_browser import browser, pytestmark  # noqa: F401  (fixture and Chromium skip)
+
+ANSWER = ("Paris is the capital of France. The Eiffel Tower is in Berlin. The Louvre is a museum in Paris. "
+          "Atlantis was a city on an island.")
+CLAIMS = ["Paris is the capital of France.", "The Eiffel Tower is in Berlin.", "The Louvre is a museum in Paris.",
+          "Atlantis was a city on an island."]
+_CLAIM = re.compile(r"^Claim: (.*)$", re.M)
+SHOT = os.environ.get("FACTDEBATE_RESPONSE_SHOT", "/tmp/factdebate-response-page.png")
+
+
+def refuting_backend(latency: float) -> ScriptedBackend:
+    """The scripted protocol (one claim per sentence, debaters agree), except that debaters refute a claim
+    about Berlin, the model fails for good on a claim about Atlantis (that claim's check errors), and the
+    extractor fails on an answer about the Kraken (the whole check fails)."""
+    agree = protocol_responder(disagree=False)
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("claims_extract") and "Kraken" in messages[0]["content"]:
+            raise FatalLLMError("the scripted extractor is down")
+        found = _CLAIM.search(messages[0]["content"]) if call.prompt.split(":")[0] == "debate_answer" else None
+        claim = found.group(1) if found else ""
+        if "Atlantis" in claim:
+            raise FatalLLMError("the scripted model will not discuss Atlantis")
+        if "Berlin" in claim:
+            return f"Document [1] says the tower is in Paris, not as the claim says: {claim}\nREFUTES"
+        return agree(call, messages, params)
+
+    return ScriptedBackend(respond, latency=latency, name="scripted:refuting", record=False)
+
+
+def serve(live_server: Callable[..., LiveServer], latency: float) -> LiveServer:
+    # Two claims at a time, so the later ones are seen waiting while the first are checked.
+    return live_server(defaults={**PLAIN, "claim_concurrency": 2},
+                       build=partial(offline_build, backend=refuting_backend(latency)))
+
+
+def open_response_form(page: Any, server: LiveServer) -> None:
+    page.goto(server.url + "/")
+    page.fill("#api-key", KEY)
+    page.press("#api-key", "Enter")
+    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+    page.click("button.tab[data-mode=response]")
+    assert page.locator("#claim").is_hidden() and page.locator("#response-text").is_visible()
+
+
+def claim_item(page: Any, number: int) -> Any:
+    return page.locator("#response-live .claim-item").nth(number - 1)
+
+
+def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
+                                              live_server: Callable[..., LiveServer]) -> None:
+    with serve(live_server, latency=0.8) as server:
+        page = browser.new_page(viewport={"width": 1360, "height": 1100})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        open_response_form(page, server)
+        assert page.inner_text("#submit") == "Check response"
+        page.fill("#response-text", ANSWER)
+        page.fill("#response-question", "Tell me about Paris.")
+        assert page.inner_text("#claim-count") == f"{len(ANSWER)} / 20000 characters"
+        page.click("#submit")
+
+        # The claims are listed before any verdict; the later ones wait for a free slot.
+        page.wait_for_selector("#response-live .claim-item")
+        assert page.locator("#response-live .claim-words").all_inner_texts() == CLAIMS
+        assert page.locator("#response-live .response-verdict").is_hidden()
+        assert page.locator("#response-live .claim-item.state-pending").count() >= 1
+        assert page.get_attribute("#response-live .response-status", "aria-live") == "polite"
+        page.screenshot(path=SHOT.replace(".png", "-live.png"))
+
+        # A claim opened while it runs is drawn live, then gets its verdict.
+        page.click("#response-live .claim-item:nth-child(1) .claim-button")
+        assert page.get_attribute("#response-live .claim-item:nth-child(1) .claim-button", "aria-pressed") == "true"
+        page.wait_for_selector("#response-debate .agent-col .turn")
+        assert page.inner_text("#response-debate .claim-text") == CLAIMS[0]
+        page.wait_for_selector("#response-debate .verdict-box:not([hidden]) .verdict-label")
+        assert page.inner_text("#response-debate .verdict-label") == "SUPPORTS"
+
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+        assert page.inner_text("#response-live .response-verdict .verdict-label") == "REFUTES"
+        assert "at least one claim is false" in page.inner_text("#response-live .verdict-how")
+        counts = page.inner_text("#response-live .response-counts")
+        assert counts == "4 claims: 2 supported · 1 refuted · 1 failed"
+        assert [claim_item(page, n).locator(".claim-state").inner_text() for n in (1, 2, 3)] == \
+            ["SUPPORTS", "REFUTES", "SUPPORTS"]
+        failed = claim_item(page, 4)
+        assert "state-error" in (failed.get_attribute("class") or "")
+        assert "will not discuss Atlantis" in failed.locator(".claim-meta").inner_text()
+        assert page.inner_text("#response-live .response-status") == "Done."
+
+        # Every claim is marked in the answer by its verdict (the scripted extractor keeps the sentences).
+        answer = page.locator("#response-live .answer-text")
+        assert answer.inner_text().replace("1", "").replace("2", "").replace("3", "").replace("4", "") == ANSWER
+        assert answer.locator("mark.claim-span.supports").count() == 2
+        assert answer.locator("mark.claim-span.refutes").inner_text() == CLAIMS[1]
+        assert answer.locator("mark.claim-span.error").inner_text() == CLAIMS[3]
+
+        # Keyboard: Tab to the refuted claim and open it with Enter.
+        claim_item(page, 1).locator(".claim-button").focus()
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        assert page.inner_text("#response-debate .claim-text") == CLAIMS[1]
+        assert page.inner_text("#response-debate .verdict-label") == "REFUTES"
+        answer.locator("mark.claim-span.error").click()
+        assert "will not discuss Atlantis" in page.inner_text("#response-debate .verdict-box.failed")
+        claim_item(page, 2).locator(".claim-button").click()
+        page.screenshot(path=SHOT, full_page=True)
+
+        # Back to a single claim: the claim form and its view return.
+        page.click("button.tab[data-view=check]:not([data-mode])")
+        assert page.locator("#claim").is_visible() and page.locator("#response-live").is_hidden()
+        assert page.inner_text("#submit") == "Verify claim"
+        assert errors == []
+
+
+def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa: F811
+                                                          live_server: Callable[..., LiveServer]) -> None:
+    with serve(live_server, latency=0.4) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        open_response_form(page, server)
+
+        page.click("#submit")
+        assert page.inner_text("#form-error") == "Paste the answer to check."
+
+        page.fill("#response-text", "Paris is the capital of France. The Louvre is a museum in Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+        assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
+
+        # Too long: the server's own message, the text left as it was, the last check still shown.
+        long_text = "The Louvre is a museum in Paris. " * 700
+        page.fill("#response-text", long_text)
+        assert "over" in (page.get_attribute("#claim-count", "class") or "")
+        page.click("#submit")
+        page.wait_for_selector("#form-error:not([hidden])")
+        message = page.inner_text("#form-error")
+        assert "too long" in message or "the limit is 20000" in message, message
+        assert page.input_value("#response-text") == long_text
+        assert page.locator("#response-live .claim-item").count() == 2
+        assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
+
+        # The whole check fails on the server: its message, and the last check's claims are replaced.
+        page.fill("#response-text", "The Kraken lives in the sea.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-problem:not([hidden])")
+        assert page.inner_text("#response-live .response-problem") == \
+            "The check failed: scripted:refuting: the scripted extractor is down"
+        assert page.inner_text("#response-live .response-status") == "Stopped."
+
+        # A stream that ends after the first claim's verdict: that verdict stays, the rest say so.
+        def cut_after_first_verdict(route: Any) -> None:
+            real = route.fetch()
+            body = real.text()
+            end = body.index("\n\n", body.index("event: run_finished")) + 2
+            route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body=body[:end])
+
+        page.route("**/v1/check-response/stream", cut_after_first_verdict)
+        page.fill("#response-text", ANSWER)
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-problem:has-text('stream ended')")
+        assert "stream ended before the response's verdict" in page.inner_text("#response-live .response-problem")
+        assert "checked so far are kept" in page.inner_text("#response-live .response-problem")
+        states = page.locator("#response-live .claim-state").all_inner_texts()
+        assert len(states) == 4 and states.count("not finished") == 3, states  # claim 1 or 2 finished first
+        assert {s for s in states if s != "not finished"} <= {"SUPPORTS", "REFUTES"}, states
+        assert page.locator("#response-live .response-verdict").is_hidden()
+        assert page.inner_text("#response-live .response-status") == "Stopped."
+        assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
+
+        # Stop while the claims run: the list stays, nothing is marked as checked that was not.
+        page.unroute("**/v1/check-response/stream")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .claim-item.state-running")
+        page.click("#cancel")
+        page.wait_for_selector("#response-live .response-problem:has-text('Stopped by you')")
+        assert page.locator("#response-live .claim-item").count() == 4
+        assert page.locator("#response-live .claim-item.state-stopped").count() >= 2
+        assert page.is_hidden("#cancel") and page.is_enabled("#submit")
+        assert errors == []
+
+
+def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
+                                                     live_server: Callable[..., LiveServer]) -> None:
+    # DPD with scripted:disagree: two judges vote affirmative at 0.9, one negative at 0.6 -> consensus 0.75.
+    defaults = {"llm": "scripted:disagree", "method": "dpd", "dpd_min_rounds": 0, "dpd_max_rounds": 1,
+                "dpd_tools": ["search"], "cache": False}
+    with live_server(defaults=defaults) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.url + "/#response")
+        page.fill("#api-key", KEY)
+        page.press("#api-key", "Enter")
+        page.wait_for_selector("#method option[value=dpd]", state="attached")
+        assert page.locator("#response-text").is_visible()  # /#response opens the response form
+        page.fill("#response-text", "Paris is the capital of France. The Louvre is a museum in Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+        assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
+        metas = page.locator("#response-live .claim-meta").all_inner_texts()
+        assert metas == ["panel · confidence 0.75"] * 2, metas
+        claim_item(page, 2).locator(".claim-button").click()
+        assert page.locator("#response-debate .dpd-team").count() == 2  # DPD's own view draws the claim
+        assert errors == []
