@@ -181,18 +181,14 @@ def tools_needed(settings: Settings) -> set[str]:
 
 
 def builtin_engines(settings: Settings) -> list[str]:
-    """The builtin-corpus indexes the configured method searches (none when another corpus is chosen)."""
+    """The builtin-corpus indexes the configured method opens (the method says; none when another corpus
+    is chosen), the local one first: seconds, where the embeddings take minutes."""
     from factdebate.corpus.builtin import BUILTIN_CORPUS
 
-    if settings.retrieval.corpus != BUILTIN_CORPUS or settings.retrieval.evidence == "given":
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
         return []
-    kinds = tools_needed(settings)
-    engines = []
-    if "search" in kinds and settings.retrieval.search == "local" and settings.medical.search == "default":
-        engines.append("local")  # first: seconds, where the embeddings take minutes
-    if "rag" in kinds:
-        engines.append("rag")
-    return engines
+    wanted = get_method(settings.method).indexes(settings)
+    return [engine for engine in ("local", "rag") if engine in wanted]
 
 
 def ensure_indexes(settings: Settings, progress: bool = True) -> None:

@@ -121,6 +121,14 @@ class Mermaid(Method[MermaidSettings]):
     roles = ("debater",)
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",)}
 
+    def indexes(self, settings: Settings) -> set[str]:
+        """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the
+        search server's local engine is BM25 (a user's server under the same name replaces ours)."""
+        cfg = self.cfg(settings)
+        started = {name for name in cfg.servers if name not in settings.mcp_servers}
+        wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()
+        return wanted | ({"local"} if "search" in started else set())
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         decomposer = 2 if cfg.decomposer else 0
