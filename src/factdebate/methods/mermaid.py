@@ -140,6 +140,11 @@ class Mermaid(Method[MermaidSettings]):
         three_way = cfg.labels == "three-way"
         llm = resources.debater
         with span("claim", "claim", method=self.name):
+            # The tool servers first: a claim they cannot serve fails before any model call.
+            toolbox = await resources.service(toolbox_key(settings, cfg),
+                                              lambda: build_toolbox(settings, list(cfg.servers),
+                                                                    wikipedia_online=cfg.wikipedia_online))
+            await toolbox.ready()
             if cfg.decomposer:
                 decomposition = await decompose(llm, claim)
             else:
@@ -151,9 +156,6 @@ class Mermaid(Method[MermaidSettings]):
             if memory is not None:
                 emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
                                     mode=cfg.memory))
-            toolbox = await resources.service(toolbox_key(settings, cfg),
-                                              lambda: build_toolbox(settings, list(cfg.servers),
-                                                                    wikipedia_online=cfg.wikipedia_online))
             context = _Context(claim, decomposition.background(), recall_text(hits), three_way, cfg, toolbox,
                                settings.retrieval.search_before)
             turn = Turn(agent=AGENT, role="executor", tool="mcp", evidence=recall_documents(hits))
