@@ -21,7 +21,7 @@ from factdebate.paths import data_dir
 from factdebate.plugins import get_method, method_class
 from factdebate.redact import redact_value
 from factdebate.resources import Resources, Services
-from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
+from factdebate.runtime import EventSink, RunRecorder, recording, trace_file
 from factdebate.scoring.relevance import TextEncoder
 from factdebate.textsafe import checked_input
 from factdebate.tools.base import Tool
@@ -270,16 +270,9 @@ async def session(settings: Settings, backends: dict[str, Backend] | None, on_ev
                   trace: str | Path | None) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
     """The resources of one API call, open, with its event sinks (the caller's and a JSONL trace file)."""
     resources = build_resources(settings, backends=backends)
-    sinks: list[EventSink] = [on_event] if on_event else []
-    writer = JsonlTraceWriter(trace) if trace else None
-    if writer:
-        sinks.append(writer)
-    try:
+    with trace_file(trace) as traced:
         async with resources:
-            yield resources, sinks
-    finally:
-        if writer:
-            writer.close()
+            yield resources, [*([on_event] if on_event else []), *traced]
 
 
 def verify(claim: str, **options: Any) -> Verdict:
