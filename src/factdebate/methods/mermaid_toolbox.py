@@ -129,7 +129,7 @@ class Toolbox:
         except BaseException:
             await stack.aclose()
             raise
-        self._stack = stack
+        self._stack, self.routes = stack, {}
         counts: dict[str, int] = {}
         for _, tools in listed:
             for tool in tools:
