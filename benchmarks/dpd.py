@@ -21,19 +21,15 @@ import argparse
 import asyncio
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.api import build_resources, run_claim
+from benchmarks.scripted_claim import timed_claim
 from factdebate.config import load_settings
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.types import Verdict
-from tests.helpers import BagOfWordsEncoder, StaticTool
-
-CLAIM = "Paris is the capital of France"
 
 
 def critical_path_calls(verdict: Verdict) -> int:
@@ -58,12 +54,7 @@ async def debate(latency: float, parallel: int, disagree: bool, speculate: bool 
     settings = load_settings(overrides={"method": "dpd", "llm": {"cache": False}, "methods": {"dpd": dpd}},
                              environ={})
     backend = ScriptedBackend(protocol_responder(disagree=disagree), latency=latency, max_parallel=parallel)
-    tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
-    resources = build_resources(settings, backends={"debater": backend}, tool_factory=lambda kind: tools[kind],
-                                encoder_factory=BagOfWordsEncoder)
-    started = time.perf_counter()
-    verdict = await run_claim(CLAIM, settings, resources)
-    return time.perf_counter() - started, verdict
+    return await timed_claim(settings, backend, ("debater",))
 
 
 def main() -> None:

@@ -23,13 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.orchestration import critical_path_calls
-from factdebate.api import build_resources
+from benchmarks.scripted_claim import scripted_resources
 from factdebate.config import load_settings
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.types import Verdict
-from tests.helpers import BagOfWordsEncoder, StaticTool
 
 
 async def run(concurrency: int, claims: int, latency: float, workdir: Path) -> tuple[float, float, int]:
@@ -38,9 +37,7 @@ async def run(concurrency: int, claims: int, latency: float, workdir: Path) -> t
                                         "label": "SUPPORTS"}) + "\n" for i in range(claims)))
     settings = load_settings(overrides={"llm": {"cache": False}}, environ={})
     backend = ScriptedBackend(protocol_responder(disagree=False), latency=latency)  # type: ignore[arg-type]
-    tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
-    resources = build_resources(settings, backends={r: backend for r in ("debater", "judge", "scorer")},
-                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    resources = scripted_resources(settings, backend)
     plan = make_plan(settings, f"claims:{data}", workdir / f"run-{concurrency}", limit=None, seed=0)
     last = [0.0]
     started = time.perf_counter()

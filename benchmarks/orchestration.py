@@ -18,21 +18,17 @@ import argparse
 import asyncio
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.api import build_resources, run_claim
+from benchmarks.scripted_claim import timed_claim
 from factdebate.config import load_settings
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.types import Verdict
-from tests.helpers import BagOfWordsEncoder, StaticTool
-
-CLAIM = "Paris is the capital of France"
 
 
 def critical_path_calls(verdict: Verdict) -> int:
@@ -72,12 +68,7 @@ async def debate(latency: float, parallel: int, speculate: bool = False) -> tupl
                                         "methods": {"tool-mad": {"speculate": speculate}}}, environ={})
     backend = ScriptedBackend(protocol_responder(disagree=True), latency=latency,
                               max_parallel=parallel)
-    tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
-    resources = build_resources(settings, backends={r: backend for r in ("debater", "judge", "scorer")},
-                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
-    started = time.perf_counter()
-    verdict = await run_claim(CLAIM, settings, resources)
-    return time.perf_counter() - started, verdict
+    return await timed_claim(settings, backend)
 
 
 def mad_responder(call: CallInfo, messages: list[Message], params: GenParams) -> str:
@@ -91,11 +82,7 @@ def mad_responder(call: CallInfo, messages: list[Message], params: GenParams) ->
 async def mad_debate(latency: float, speculate: bool) -> tuple[float, Verdict]:
     settings = load_settings(overrides={"method": "mad", "llm": {"cache": False},
                                         "methods": {"mad": {"speculate": speculate}}}, environ={})
-    backend = ScriptedBackend(mad_responder, latency=latency)
-    resources = build_resources(settings, backends={r: backend for r in ("debater", "judge")})
-    started = time.perf_counter()
-    verdict = await run_claim(CLAIM, settings, resources)
-    return time.perf_counter() - started, verdict
+    return await timed_claim(settings, ScriptedBackend(mad_responder, latency=latency), ("debater", "judge"))
 
 
 def main() -> None:

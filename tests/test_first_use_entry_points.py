@@ -35,6 +35,15 @@ def both_built(data: Path) -> None:
     ({"corpus": "mine"}, []),
     ({"method": "cot"}, []),
     ({"method": "react"}, ["rag"]),
+    ({"agents": ["none", "none"]}, []),
+    ({"evidence": "given"}, []),
+    ({"method": "wecheck"}, ["local"]),
+    # MERMAID searches through the tool servers it starts: offline Wikipedia fuses BM25 and dense rankings.
+    ({"method": "mermaid"}, ["local", "rag"]),
+    ({"method": "mermaid", "evidence": "given"}, ["local", "rag"]),  # its servers still search
+    ({"method": "mermaid", "mermaid_servers": ["search"]}, ["local"]),
+    ({"method": "mermaid", "mermaid_wikipedia_online": True}, ["local"]),
+    ({"method": "mermaid", "mermaid_servers": ["scholar"]}, []),
 ])
 def test_the_engines_built_are_the_ones_the_method_searches(options: dict[str, Any], engines: list[str]) -> None:
     assert builtin_engines(settings_from(options)) == engines
@@ -60,6 +69,26 @@ def test_eval(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]["n"] == 2
     both_built(data)
+
+
+@pytest.mark.parametrize(("method", "local"), [
+    (["--method", "cot"], False),
+    (["--method", "tool-mad", "--agents", "none,none"], False),
+    (["--method", "mermaid", "--mermaid-servers", "search"], True),
+])
+def test_eval_of_a_method_without_rag_opens_no_milvus(tmp_path: Path, method: list[str], local: bool) -> None:
+    """Tool-MAD's run above builds both; these search no dense index, so no Milvus file is even created."""
+    data = tmp_path / "data"
+    result = subprocess.run([EXE, "eval", "--dataset", "countries", "--limit", "1", "--llm", "scripted:agree",
+                             *method, "--output", str(tmp_path / "run")], capture_output=True, text=True,
+                            env=fresh_env(data), timeout=600)
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert metrics["n"] == 1 and metrics["errored"] == {}
+    assert not (data / "milvus.db").exists()
+    built = markers(data) if (data / "indexed.json").exists() else {}
+    assert not any(key.startswith("rag:") for key in built)
+    assert ("local:builtin" in built) == local
 
 
 def test_python_api(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811

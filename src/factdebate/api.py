@@ -21,7 +21,7 @@ from factdebate.paths import data_dir
 from factdebate.plugins import get_method, method_class
 from factdebate.redact import redact_value
 from factdebate.resources import Resources, Services
-from factdebate.runtime import EventSink, JsonlTraceWriter, RunRecorder, recording
+from factdebate.runtime import EventSink, RunRecorder, recording, trace_file
 from factdebate.scoring.relevance import TextEncoder
 from factdebate.textsafe import checked_input
 from factdebate.tools.base import Tool
@@ -181,18 +181,14 @@ def tools_needed(settings: Settings) -> set[str]:
 
 
 def builtin_engines(settings: Settings) -> list[str]:
-    """The builtin-corpus indexes the configured method searches (none when another corpus is chosen)."""
+    """The builtin-corpus indexes the configured method opens (the method says; none when another corpus
+    is chosen), the local one first: seconds, where the embeddings take minutes."""
     from factdebate.corpus.builtin import BUILTIN_CORPUS
 
-    if settings.retrieval.corpus != BUILTIN_CORPUS or settings.retrieval.evidence == "given":
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
         return []
-    kinds = tools_needed(settings)
-    engines = []
-    if "search" in kinds and settings.retrieval.search == "local" and settings.medical.search == "default":
-        engines.append("local")  # first: seconds, where the embeddings take minutes
-    if "rag" in kinds:
-        engines.append("rag")
-    return engines
+    wanted = get_method(settings.method).indexes(settings)
+    return [engine for engine in ("local", "rag") if engine in wanted]
 
 
 def ensure_indexes(settings: Settings, progress: bool = True) -> None:
@@ -274,16 +270,9 @@ async def session(settings: Settings, backends: dict[str, Backend] | None, on_ev
                   trace: str | Path | None) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
     """The resources of one API call, open, with its event sinks (the caller's and a JSONL trace file)."""
     resources = build_resources(settings, backends=backends)
-    sinks: list[EventSink] = [on_event] if on_event else []
-    writer = JsonlTraceWriter(trace) if trace else None
-    if writer:
-        sinks.append(writer)
-    try:
+    with trace_file(trace) as traced:
         async with resources:
-            yield resources, sinks
-    finally:
-        if writer:
-            writer.close()
+            yield resources, [*([on_event] if on_event else []), *traced]
 
 
 def verify(claim: str, **options: Any) -> Verdict:

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from factdebate import exits
-from factdebate.cli_options import with_option_flags
+from factdebate.cli_options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.errors import FactDebateError, InputError
 from factdebate.redact import redact_text
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
@@ -37,9 +37,9 @@ def verify(
     claim: Annotated[str | None, typer.Argument(help="The claim to check.")] = None,
     input: Annotated[Path | None, Opt("--input", "-i", help="JSONL of claims for a batch run.")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="JSONL results (batch; resumable).")] = None,
-    as_json: Annotated[bool, Opt("--json", help="Print the verdict as one JSON object.")] = False,
-    trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
-    config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
+    as_json: JsonFlag = False,
+    trace: TraceFlag = None,
+    config: ConfigFlag = None,
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
@@ -84,22 +84,13 @@ def verify(
 async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
                       live: Callable[[dict[str, Any]], None] | None) -> Any:
     from factdebate.api import run_claim
-    from factdebate.runtime import EventSink, JsonlTraceWriter
+    from factdebate.runtime import trace_file
 
-    sinks: list[EventSink] = []
-    writer = JsonlTraceWriter(trace) if trace else None
-    if writer:
-        sinks.append(writer)
-    if live:
-        sinks.append(live)
-    with err.status("starting…") as status:
+    with trace_file(trace) as sinks, err.status("starting…") as status:
+        sinks += [live] if live else []
         sinks.append(lambda event: status.update(_describe(event)))
-        try:
-            async with resources:
-                return await run_claim(claim, settings, resources, sinks=sinks)
-        finally:
-            if writer:
-                writer.close()
+        async with resources:
+            return await run_claim(claim, settings, resources, sinks=sinks)
 
 
 def _describe(event: dict[str, Any]) -> str:
@@ -123,7 +114,7 @@ def _describe(event: dict[str, Any]) -> str:
 def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
     from factdebate.api import build_resources
     from factdebate.batch import check_batch_resume, read_claims, run_batch
-    from factdebate.runtime import EventSink, JsonlTraceWriter
+    from factdebate.runtime import trace_file
 
     if output.exists() and input.resolve() == output.resolve():
         raise InputError(f"--output {output} is the input file: results go to their own file, e.g. "
@@ -131,25 +122,20 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     if output.is_dir():
         raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
     items = read_claims(input)
-    writer = JsonlTraceWriter(trace) if trace else None
-    sinks: list[EventSink] = [writer] if writer else []
 
-    async def run_and_close() -> Any:
+    async def run_and_close(sinks: list[Any]) -> Any:
         if settings.scale.executor == "ray":
             from factdebate.scale.pool import RayPool
 
             check_batch_resume(output, settings)  # before starting any worker
-            async with RayPool(settings, trace=writer is not None) as pool:
+            async with RayPool(settings, trace=bool(sinks)) as pool:
                 return await run_batch(items, output, settings, None, sinks=sinks, executor=pool)
         resources = build_resources(settings)
         async with resources:  # services the batch opened close once, at the end
             return await run_batch(items, output, settings, resources, sinks=sinks)
 
-    try:
-        stats = asyncio.run(run_and_close())
-    finally:
-        if writer:
-            writer.close()
+    with trace_file(trace) as sinks:
+        stats = asyncio.run(run_and_close(sinks))
     err.print(f"{stats.done} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
     if stats.errors:
         raise typer.Exit(exits.SOME_FAILED)
@@ -163,7 +149,7 @@ def index(
     engines: Annotated[str, Opt(help="Comma-separated: rag,local.")] = "rag,local",
     builtin: Annotated[bool, Opt("--builtin", help="Build the built-in Wikipedia corpus's indexes now "
                                  "(otherwise built on first use).")] = False,
-    config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
+    config: ConfigFlag = None,
 ) -> None:
     """Index a document collection into the vector database and the full-text index (idempotent)."""
     from factdebate.corpus.indexing import index_corpus

@@ -7,11 +7,17 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from factdebate.options import Option, all_options, convert
+
+# Flags that several commands declare alike.
+ConfigFlag = Annotated[Path | None, typer.Option("--config", "-c", help="YAML settings file.")]
+TraceFlag = Annotated[Path | None, typer.Option(help="Append JSONL trace events to this file.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one JSON object.")]
 
 
 def _cli_type(option: Option) -> tuple[Any, str]:

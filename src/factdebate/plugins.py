@@ -6,6 +6,8 @@ A method is one class, registered by name, that owns:
   the API options, the service's request options and the web page's form are derived from it;
 - ``roles``: the model roles it asks (each bound to a model in ``llm.roles``, falling back to the debater);
 - ``tools(settings)``: the retrieval tools it will use (built before any model call);
+- ``indexes(settings)``: the builtin-corpus indexes (``local``, ``rag``) it opens, through its tools or
+  otherwise (MERMAID's tool servers): what ``serve``, ``mcp`` and worker pools build before the first claim;
 - ``call_bounds(settings)``: the fewest and most LLM calls one claim can cost, re-asks included;
 - ``description`` and ``run()``.
 
@@ -60,6 +62,17 @@ class Method(Generic[S]):
 
     def tools(self, settings: Settings) -> set[str]:
         return set()
+
+    def indexes(self, settings: Settings) -> set[str]:
+        """The builtin-corpus indexes this method opens: by default those its tools search (none when the
+        dataset's evidence replaces them; ``search`` uses ``local`` only on the local engine)."""
+        if settings.retrieval.evidence == "given":
+            return set()
+        kinds = self.tools(settings)
+        wanted = {"rag"} & kinds
+        if "search" in kinds and settings.retrieval.search == "local" and settings.medical.search == "default":
+            wanted.add("local")
+        return wanted
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         """(fewest, most) LLM calls for one claim, re-asks included in the most."""

@@ -125,6 +125,18 @@ class JsonlTraceWriter:
         self._fh.close()
 
 
+@contextlib.contextmanager
+def trace_file(path: str | Path | None) -> Iterator[list[EventSink]]:
+    """A command's ``--trace``: a JSONL writer for ``path`` as a list of sinks (empty without a path),
+    closed on the way out."""
+    writer = JsonlTraceWriter(path) if path else None
+    try:
+        yield [writer] if writer else []
+    finally:
+        if writer:
+            writer.close()
+
+
 
 class SpeculativeRecorder(RunRecorder):
     """The recorder of work started before it is known to be needed (Tool-MAD's speculative round).

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from factdebate import exits
-from factdebate.cli_options import with_option_flags
+from factdebate.cli_options import ConfigFlag, TraceFlag, with_option_flags
 from factdebate.errors import InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 
@@ -29,8 +29,8 @@ def eval_command(
     dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
     strict: Annotated[bool, Opt("--strict", help="Refuse a dataset file with records the loader must skip.")] = False,
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
-    config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
-    trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
+    config: ConfigFlag = None,
+    trace: TraceFlag = None,
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
@@ -98,22 +98,17 @@ def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, d
 
 async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> dict[str, Any]:
     from factdebate.eval.runner import execute
-    from factdebate.runtime import EventSink, JsonlTraceWriter
+    from factdebate.runtime import trace_file
 
-    writer = JsonlTraceWriter(trace) if trace else None
-    sinks: list[EventSink] = [writer] if writer else []
-    try:
+    with trace_file(trace) as sinks:
         if plan.settings.scale.executor == "ray":
             from factdebate.eval.runner import check_resume
             from factdebate.scale.pool import RayPool, slim_plan
 
             check_resume(plan)  # before starting any worker
-            async with RayPool(plan.settings, trace=writer is not None, context=slim_plan(plan)) as pool:
+            async with RayPool(plan.settings, trace=bool(sinks), context=slim_plan(plan)) as pool:
                 return await execute(plan, concurrency=concurrency, sinks=sinks, executor=pool)
         return await execute(plan, concurrency=concurrency, sinks=sinks)
-    finally:
-        if writer:
-            writer.close()
 
 
 def report_command(

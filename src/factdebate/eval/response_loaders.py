@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample, file_format
 from factdebate.eval.loaders import read_records, read_text
 
 S, R = BINARY_LABELS
+Labelled = tuple[str, list[tuple[str, str | None]]]  # a response's gold label, its claims with theirs
 FIRE_BINARY = {"true": S, "false": R, "supported": S, "partially supported": S, "refuted": R}
 
 
@@ -49,39 +50,44 @@ def _sample(sample_id: str, response: Any, question: Any, gold: str, claims: Seq
     return Sample(sample_id, str(response).strip(), gold, meta=meta)
 
 
-@file_format("factool-qa-responses", "FacTool knowledge QA JSONL, response level (response, claims[] with "
-                                     "true/false; the response label is false if any claim is)")
-def load_factool_responses(path: Path) -> Dataset:
+def _load_rows(kind: str, path: Path, labelled: Callable[[dict[str, Any], Counter[str]], Labelled | None]
+               ) -> Dataset:
+    """One sample per JSONL row with a response text, labelled by ``labelled`` (None: skipped, counted)."""
     skipped: Counter[str] = Counter()
     samples = []
     for index, row in enumerate(read_records(path, skipped)):
         if not isinstance(row.get("response"), str) or not row["response"].strip():
             skipped["no 'response' text"] += 1
             continue
-        items = [c for c in row.get("claims") or [] if isinstance(c, dict) and isinstance(c.get("claim"), str)]
-        claims = [(c["claim"], _binary(c.get("label"))) for c in items]
+        found = labelled(row, skipped)
+        if found is not None:
+            samples.append(_sample(str(index), row["response"], row.get("prompt"), *found))
+    return _dataset(kind, path, samples, skipped)
+
+
+@file_format("factool-qa-responses", "FacTool knowledge QA JSONL, response level (response, claims[] with "
+                                     "true/false; the response label is false if any claim is)")
+def load_factool_responses(path: Path) -> Dataset:
+    def labelled(row: dict[str, Any], skipped: Counter[str]) -> Labelled | None:
         gold = _binary(row.get("label"))
         if gold is None:
             skipped["no response label"] += 1
-            continue
-        samples.append(_sample(str(index), row["response"], row.get("prompt"), gold, claims))
-    return _dataset("factool-qa-responses", path, samples, skipped)
+            return None
+        items = [c for c in row.get("claims") or [] if isinstance(c, dict) and isinstance(c.get("claim"), str)]
+        return gold, [(c["claim"], _binary(c.get("label"))) for c in items]
+
+    return _load_rows("factool-qa-responses", path, labelled)
 
 
 @file_format("factcheck-bench-responses", "Factcheck-GPT benchmark JSONL (factcheck-GPT-benchmark.jsonl), "
                                           "response level: response_factuality True/False (NA skipped), "
                                           "per-claim labels True/False")
 def load_factcheck_bench_responses(path: Path) -> Dataset:
-    skipped: Counter[str] = Counter()
-    samples = []
-    for index, row in enumerate(read_records(path, skipped)):
+    def labelled(row: dict[str, Any], skipped: Counter[str]) -> Labelled | None:
         gold = _binary(str(row.get("response_factuality")))
-        if not isinstance(row.get("response"), str) or not row["response"].strip():
-            skipped["no 'response' text"] += 1
-            continue
         if gold is None:
             skipped[f"response_factuality {str(row.get('response_factuality'))[:20]!r} is not True/False"] += 1
-            continue
+            return None
         claims: list[tuple[str, str | None]] = []
         sentences: dict[str, Any] = row["sentences"] if isinstance(row.get("sentences"), dict) else {}
         for sentence in sentences.values():
@@ -91,8 +97,9 @@ def load_factcheck_bench_responses(path: Path) -> Dataset:
                 if isinstance(text, str) and text.strip():
                     # "unknown" (not enough evidence) has no binary label: checked, not scored at claim level
                     claims.append((text, _binary(str(labels[number])) if number < len(labels) else None))
-        samples.append(_sample(str(index), row["response"], row.get("prompt"), gold, claims))
-    return _dataset("factcheck-bench-responses", path, samples, skipped)
+        return gold, claims
+
+    return _load_rows("factcheck-bench-responses", path, labelled)
 
 
 @file_format("bingcheck-responses", "BingCheck (Self-Checker) per-response JSON, a file or a directory of them: "

@@ -63,3 +63,8 @@ def clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 def doc_result(doc: Document, chars: int = 1500, **extra: Any) -> dict[str, Any]:
     return {"title": doc.title, "text": clip(doc.text, chars), "source": doc.source,
             "score": round(doc.score, 4), **extra}
+
+
+def search_reply(docs: list[Document], notes: list[str], chars: int = 1500) -> dict[str, Any]:
+    """What every search tool answers: the passages, and notes on the controls it could not apply."""
+    return {"results": [doc_result(d, chars) for d in docs], "notes": notes}

@@ -7,7 +7,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from factdebate.mcp_tools import engines
-from factdebate.mcp_tools.common import ExcludeDomains, K, Query, SearchBefore, doc_result, tool_errors
+from factdebate.mcp_tools.common import ExcludeDomains, K, Query, SearchBefore, search_reply, tool_errors
 from factdebate.mcp_tools.leakage import LeakagePolicy, not_applied
 from factdebate.tools.arxiv import ArxivTool
 from factdebate.tools.openalex import OpenAlexTool
@@ -28,7 +28,7 @@ def build_scholar_server(*, openalex: OpenAlexTool | None = None, arxiv: ArxivTo
     async def search_scholar(query: Query, k: K = 5, search_before: SearchBefore = None,
                              exclude_domains: ExcludeDomains = None) -> dict[str, Any]:
         docs, notes = await engines.openalex(oa, query.strip(), k, policy.for_call(search_before, exclude_domains))
-        return {"results": [doc_result(d) for d in docs], "notes": notes}
+        return search_reply(docs, notes)
 
     @server.tool(description="Search arXiv preprints (physics, mathematics, computer science, quantitative "
                              "biology...); returns titles, abstracts and arXiv links.")
@@ -39,12 +39,12 @@ def build_scholar_server(*, openalex: OpenAlexTool | None = None, arxiv: ArxivTo
         notes = [f"search_before applied by arXiv (submitted before {leak.before})"] if leak.before else []
         if leak.domains:
             notes.append(not_applied("exclude_domains", "arXiv", "results all come from arxiv.org"))
-        return {"results": [doc_result(d) for d in docs], "notes": notes}
+        return search_reply(docs, notes)
 
     @server.tool(description="Search PubMed for biomedical articles; returns titles, abstracts and PubMed links.")
     @tool_errors
     async def search_pubmed(query: Query, k: K = 5, search_before: SearchBefore = None) -> dict[str, Any]:
         docs, notes = await engines.pubmed(pm, query.strip(), k, policy.for_call(search_before))
-        return {"results": [doc_result(d) for d in docs], "notes": notes}
+        return search_reply(docs, notes)
 
     return server

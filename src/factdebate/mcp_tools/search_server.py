@@ -13,7 +13,7 @@ from factdebate.mcp_tools.common import (
     K,
     Query,
     SearchBefore,
-    doc_result,
+    search_reply,
     tool_errors,
 )
 from factdebate.mcp_tools.leakage import LeakagePolicy
@@ -39,7 +39,7 @@ def build_search_server(*, local: LocalSearchTool | None = None, tavily: TavilyT
                              exclude_fact_checkers: ExcludeFactCheckers = False) -> dict[str, Any]:
             leak = policy.for_call(search_before, exclude_domains, exclude_fact_checkers)
             docs, notes = await engines.tavily(web, query.strip(), k, leak)
-            return {"results": [doc_result(d) for d in docs], "notes": notes}
+            return search_reply(docs, notes)
 
     if local is not None:
         corpus = local
@@ -52,6 +52,6 @@ def build_search_server(*, local: LocalSearchTool | None = None, tavily: TavilyT
                                exclude_fact_checkers: ExcludeFactCheckers = False) -> dict[str, Any]:
             leak = policy.for_call(search_before, exclude_domains, exclude_fact_checkers)
             docs, notes = await engines.local(corpus, query.strip(), k, leak)
-            return {"results": [doc_result(d) for d in docs], "notes": notes}
+            return search_reply(docs, notes)
 
     return server

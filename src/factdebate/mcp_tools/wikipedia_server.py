@@ -11,7 +11,17 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from factdebate.errors import InputError
-from factdebate.mcp_tools.common import MAX_K, K, Query, SearchBefore, Title, clip, doc_result, tool_errors
+from factdebate.mcp_tools.common import (
+    MAX_K,
+    K,
+    Query,
+    SearchBefore,
+    Title,
+    clip,
+    doc_result,
+    search_reply,
+    tool_errors,
+)
 from factdebate.mcp_tools.extractive import Encode, arank_sentences, default_encode
 from factdebate.mcp_tools.leakage import LeakagePolicy
 from factdebate.mcp_tools.wiki_backend import Article, Section, WikiBackend
@@ -76,7 +86,7 @@ def build_wikipedia_server(backend: WikiBackend, policy: LeakagePolicy | None = 
     @tool_errors
     async def search_wikipedia(query: Query, k: K = 5, search_before: SearchBefore = None) -> dict[str, Any]:
         docs, notes = await backend.search(query.strip(), k, policy.for_call(search_before))
-        return {"results": [doc_result(d, 600) for d in docs], "notes": notes}
+        return search_reply(docs, notes, 600)
 
     @server.tool(description="The lead (opening summary) of a Wikipedia article. A title that does not exist "
                              "exactly is resolved to the closest match, and the result says so.")

@@ -121,6 +121,14 @@ class Mermaid(Method[MermaidSettings]):
     roles = ("debater",)
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",)}
 
+    def indexes(self, settings: Settings) -> set[str]:
+        """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the
+        search server's local engine is BM25 (a user's server under the same name replaces ours)."""
+        cfg = self.cfg(settings)
+        started = {name for name in cfg.servers if name not in settings.mcp_servers}
+        wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()
+        return wanted | ({"local"} if "search" in started else set())
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         decomposer = 2 if cfg.decomposer else 0
@@ -132,6 +140,11 @@ class Mermaid(Method[MermaidSettings]):
         three_way = cfg.labels == "three-way"
         llm = resources.debater
         with span("claim", "claim", method=self.name):
+            # The tool servers first: a claim they cannot serve fails before any model call.
+            toolbox = await resources.service(toolbox_key(settings, cfg),
+                                              lambda: build_toolbox(settings, list(cfg.servers),
+                                                                    wikipedia_online=cfg.wikipedia_online))
+            await toolbox.ready()
             if cfg.decomposer:
                 decomposition = await decompose(llm, claim)
             else:
@@ -143,9 +156,6 @@ class Mermaid(Method[MermaidSettings]):
             if memory is not None:
                 emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
                                     mode=cfg.memory))
-            toolbox = await resources.service(toolbox_key(settings, cfg),
-                                              lambda: build_toolbox(settings, list(cfg.servers),
-                                                                    wikipedia_online=cfg.wikipedia_online))
             context = _Context(claim, decomposition.background(), recall_text(hits), three_way, cfg, toolbox,
                                settings.retrieval.search_before)
             turn = Turn(agent=AGENT, role="executor", tool="mcp", evidence=recall_documents(hits))

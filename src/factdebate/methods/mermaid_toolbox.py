@@ -9,15 +9,19 @@ is added to each call of a tool that takes ``search_before``."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from factdebate.config import Settings
 from factdebate.errors import ConfigError
+from factdebate.methods.mermaid_start import StartPolicy, StartRecord, ToolboxUnavailable, ToolServerError
 from factdebate.paths import data_dir
 from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
@@ -77,23 +81,55 @@ class Routed:
 
 class Toolbox:
     """Toolsets opened together; each tool is offered under its own name, or ``server.tool`` where two
-    servers offer the same name. A service on Resources (opened once per batch or server)."""
+    servers offer the same name. A service on Resources (opened once per batch or server); a failed start
+    is recorded and retried only as ``policy`` allows (mermaid_start.py)."""
 
-    def __init__(self, toolsets: list[Toolset]) -> None:
+    def __init__(self, toolsets: list[Toolset], policy: StartPolicy | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.toolsets = toolsets
         self.routes: dict[str, Routed] = {}
+        self.starts = StartRecord(policy, clock)
         self._stack: contextlib.AsyncExitStack | None = None
+        self._lock = asyncio.Lock()
 
     async def aopen(self) -> None:
+        """The first start, when the service is first asked for. A failure is recorded, not raised: the
+        service registry keeps only what opened, so raising would start the servers again for every claim."""
+        with contextlib.suppress(ToolboxUnavailable):
+            await self.ready()
+
+    async def ready(self) -> None:
+        """Open, or :class:`ToolboxUnavailable` with the recorded failure (naming the server and the cause)
+        until the policy allows another start; concurrent claims wait for one start."""
+        if self._stack is not None:
+            return
+        async with self._lock:
+            if self._stack is not None:
+                return
+            if not self.starts.may_try():
+                raise self.starts.error()
+            self.starts.started()
+            try:
+                await self._start()
+            except ToolServerError as exc:
+                self.starts.failed(exc)
+                raise self.starts.error() from exc
+            self.starts.succeeded()
+
+    async def _start(self) -> None:
         stack = contextlib.AsyncExitStack()
+        listed = []
         try:
             for toolset in self.toolsets:
-                await stack.enter_async_context(toolset)
-            listed = [(toolset, await toolset.list_tools()) for toolset in self.toolsets]
+                try:
+                    await stack.enter_async_context(toolset)
+                    listed.append((toolset, await toolset.list_tools()))
+                except Exception as exc:
+                    raise ToolServerError(toolset.name, exc) from exc
         except BaseException:
             await stack.aclose()
             raise
-        self._stack = stack
+        self._stack, self.routes = stack, {}
         counts: dict[str, int] = {}
         for _, tools in listed:
             for tool in tools:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from factdebate.cli_options import with_option_flags
+from factdebate.cli_options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.errors import InputError
 from factdebate.types import ResponseVerdict
 
@@ -70,9 +70,9 @@ def register_check_response(app: typer.Typer) -> None:
         text: Annotated[str | None, typer.Argument(help="The response to check ('-': read stdin).")] = None,
         file: Annotated[Path | None, Opt("--file", "-f", help="Read the response from this file.")] = None,
         question: Annotated[str | None, Opt("--question", "-q", help="The question it answers.")] = None,
-        as_json: Annotated[bool, Opt("--json", help="Print the verdict as one JSON object.")] = False,
-        trace: Annotated[Path | None, Opt(help="Append JSONL trace events to this file.")] = None,
-        config: Annotated[Path | None, Opt("--config", "-c", help="YAML settings file.")] = None,
+        as_json: JsonFlag = False,
+        trace: TraceFlag = None,
+        config: ConfigFlag = None,
         *,
         options: dict[str, Any],
     ) -> None:
@@ -80,28 +80,22 @@ def register_check_response(app: typer.Typer) -> None:
         any claim is false."""
         from factdebate.api import build_resources, settings_from
         from factdebate.response_level.check import run_response, validate_response
-        from factdebate.runtime import EventSink, JsonlTraceWriter
+        from factdebate.runtime import EventSink, trace_file
 
         response = read_response(text, file)
         settings = settings_from(options, config)
         validate_response(response, settings)
         resources = build_resources(settings)
         err = Console(stderr=True, soft_wrap=True)
-        writer = JsonlTraceWriter(trace) if trace else None
 
-        async def go() -> ResponseVerdict:
+        async def go(traced: list[EventSink]) -> ResponseVerdict:
             with err.status("extracting claims…") as status:
-                sinks: list[EventSink] = [lambda event: status.update(_progress(event))]
-                if writer:
-                    sinks.append(writer)
+                sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
                 async with resources:
                     return await run_response(response, settings, resources, question=question, sinks=sinks)
 
-        try:
-            verdict = asyncio.run(go())
-        finally:
-            if writer:
-                writer.close()
+        with trace_file(trace) as traced:
+            verdict = asyncio.run(go(traced))
         if as_json:
             sys.stdout.write(verdict.model_dump_json() + "\n")
         else:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from factdebate.errors import IndexError_
+from factdebate.processes import pid_alive
 
 if TYPE_CHECKING:
     from factdebate.config import Settings
@@ -52,18 +53,8 @@ def _sweep(root: Path) -> None:
     """Delete the copies of processes that are gone (Ray kills its workers without running atexit)."""
     for folder in root.iterdir():
         pid = folder.name.split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def copied_rag_tool(settings: Settings) -> Tool | None:

@@ -3,13 +3,11 @@ streamed as SSE (the response's events, then every claim's run nested in its ``s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import StreamingResponse
 from pydantic import Field
-from starlette.background import BackgroundTask
 
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
@@ -18,7 +16,6 @@ from factdebate.runtime import EventSink
 from factdebate.server.options import VerifyOptions
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.server.streaming import debate_events
 from factdebate.types import ResponseVerdict
 
 router = APIRouter(prefix="/v1")
@@ -71,13 +68,4 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, _: C
         return _public(await run_response(text, settings, service.resources(settings), question=body.question,
                                           sinks=sinks))
 
-    async def frames() -> AsyncIterator[str]:
-        try:
-            async for frame in debate_events(run, service.config.stream_ping_seconds,  # type: ignore[arg-type]
-                                             service.config.stream_flush_seconds):
-                yield frame
-        finally:
-            slot.release()
-
-    return StreamingResponse(frames(), media_type="text/event-stream", background=BackgroundTask(slot.release),
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return slot.stream(service, run)  # type: ignore[arg-type]

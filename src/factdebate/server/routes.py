@@ -22,7 +22,7 @@ from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.server.streaming import debate_events
+from factdebate.server.streaming import RunFn, debate_events
 from factdebate.types import Verdict
 from factdebate.version import __version__
 
@@ -85,6 +85,21 @@ class _RunSlot:
                 self._service.shared.release_slot(self._lease)
             self._service = None
 
+    def stream(self, service: Service, run: RunFn) -> StreamingResponse:
+        """The run's events as Server-Sent Events, holding this slot for the life of the stream."""
+
+        async def frames() -> AsyncIterator[str]:
+            try:
+                async for frame in debate_events(run, service.config.stream_ping_seconds,
+                                                 service.config.stream_flush_seconds):
+                    yield frame
+            finally:
+                self.release()
+
+        # The background task also releases the slot when the client left before the stream even started.
+        return StreamingResponse(frames(), media_type="text/event-stream", background=BackgroundTask(self.release),
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
 
 def _http_error(exc: FactDebateError) -> HTTPException:
     if isinstance(exc, InputError | ConfigError):
@@ -133,17 +148,7 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, _: CallerDep) 
     async def run(sinks: list[EventSink]) -> Verdict:
         return public_verdict(await run_claim(claim, settings, service.resources(settings), sinks=sinks))
 
-    async def frames() -> AsyncIterator[str]:
-        try:
-            async for frame in debate_events(run, service.config.stream_ping_seconds,
-                                                service.config.stream_flush_seconds):
-                yield frame
-        finally:
-            slot.release()
-
-    # The background task also releases the slot when the client left before the stream even started.
-    return StreamingResponse(frames(), media_type="text/event-stream", background=BackgroundTask(slot.release),
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return slot.stream(service, run)
 
 
 async def batch_options(request: Request) -> VerifyOptions:

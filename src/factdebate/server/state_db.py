@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from factdebate.errors import ConfigError, EndpointUnavailableError, MissingDependencyError
+from factdebate.processes import pid_alive
 from factdebate.redact import redact_url
 
 T = TypeVar("T")
@@ -272,10 +273,4 @@ def process_alive(host: str, pid: int, fresh: set[str]) -> bool:
     """On this machine: whether the process runs. On another: whether it beat within the lease."""
     if host != socket.gethostname():
         return f"{host}:{pid}" in fresh
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)

@@ -102,15 +102,17 @@ class LexicalIndex:
             return
         index = self._index()
         with self._write_lock:
-            try:
-                writer = index.writer(heap_size=15_000_000)
-            except Exception as exc:
-                raise IndexError_(
-                    f"cannot write the local search index at {self.path} ({exc}); "
-                    "is another factdebate process indexing it?"
-                ) from exc
+            writer = self._writer(index, heap_size=15_000_000)
             writer.rollback()
             writer.wait_merging_threads()  # drops the writer and its on-disk lock
+
+    def _writer(self, index: Any, heap_size: int) -> Any:
+        """Tantivy's writer (one per index at a time, across processes: it holds a lock file)."""
+        try:
+            return index.writer(heap_size=heap_size)
+        except Exception as exc:
+            raise IndexError_(f"cannot write the local search index at {self.path} ({exc}); "
+                              "is another factdebate process indexing it?") from exc
 
     def add(self, chunks: Iterable[Document]) -> int:
         """Add passages whose id is not in the index yet; returns how many were new."""
@@ -119,13 +121,7 @@ class LexicalIndex:
         with self._write_lock:
             searcher = index.searcher()
             seen: set[str] = set()
-            try:
-                writer = index.writer(heap_size=64_000_000)
-            except Exception as exc:
-                raise IndexError_(
-                    f"cannot write the local search index at {self.path} ({exc}); "
-                    "is another factdebate process indexing it?"
-                ) from exc
+            writer = self._writer(index, heap_size=64_000_000)
             added = 0
             try:
                 for chunk in chunks:

@@ -46,7 +46,10 @@ class MCPToolset:
         if self._failure is not None:
             failure = self._failure
             await self.__aexit__(None, None, None)
-            raise FactDebateError(f"MCP server '{self.name}' could not be opened: {failure}") from failure
+            cause = causes(failure)
+            if self.config.url is None and "Connection closed" in cause:
+                cause += " (the server process ended before the MCP handshake; its own messages went to stderr)"
+            raise FactDebateError(f"MCP server '{self.name}' could not be opened: {cause}") from failure
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -111,3 +114,12 @@ class MCPToolset:
             reason = f": {self._failure}" if self._failure else ""
             raise FactDebateError(f"MCP server '{self.name}' is not open{reason}")
         return self._session
+
+
+def causes(exc: BaseException) -> str:
+    """What went wrong, without the task groups the SDK wraps it in (a server that exits before the
+    handshake is "McpError: Connection closed" two groups down)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(causes(inner) for inner in exc.exceptions)
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
