@@ -39,3 +39,15 @@ def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
     report = run("report", "out/single", "out/mad", "--output", "rep", cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert (tmp_path / "rep" / "report.md").exists() and (tmp_path / "rep" / "accuracy_by_run.png").exists()
+
+
+def test_eval_takes_the_method_from_the_config_file_unless_a_flag_names_one(tmp_path: Path) -> None:
+    config = tmp_path / "factdebate.yaml"
+    config.write_text("method: mad\n", encoding="utf-8")
+    common = ["--dataset", "countries", "--limit", "2", "--llm", "scripted:agree", "--no-cache", "--dry-run",
+              "--config", str(config)]
+    from_file = run("eval", "--output", "out/a", *common, cwd=tmp_path)
+    assert from_file.returncode == 0, from_file.stderr
+    assert "a: mad on " in from_file.stdout
+    from_flag = run("eval", "--method", "cot", "--output", "out/b", *common, cwd=tmp_path)
+    assert from_flag.returncode == 0 and "b: cot on " in from_flag.stdout

@@ -19,7 +19,8 @@ Opt = typer.Option
 
 @with_option_flags(skip={"method", "concurrency"})
 def eval_command(
-    method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default tool-mad.")] = None,
+    method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default: the config's (--config, "
+                                      "FACTDEBATE_METHOD), else tool-mad.")] = None,
     dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in name or FORMAT:PATH "
                                                                "(see `factdebate datasets`).")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
@@ -49,7 +50,7 @@ def eval_command(
         limit = limit if limit is not None else spec.limit
         seed = seed if seed is not None else spec.seed
     else:
-        runs = [(output, method or "tool-mad", options, output.name)]
+        runs = [(output, method, options, output.name)]  # None: the method the settings name
     if not dataset:
         raise InputError("give --dataset (a built-in name or FORMAT:PATH; see `factdebate datasets`)")
     errored = 0
@@ -60,7 +61,7 @@ def eval_command(
         raise typer.Exit(exits.SOME_FAILED)
 
 
-def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, dataset: str, limit: int | None,
+def _run_one(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str, limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error."""
@@ -71,7 +72,7 @@ def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, d
     from factdebate.methods import get_method
     from factdebate.scale.options import with_scale
 
-    settings = with_scale(settings_from({**options, "method": method}, config), *scale)
+    settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
     get_method(settings.method)  # an unknown method fails before the dataset is read
     plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
                      strict=strict)
@@ -81,7 +82,7 @@ def _run_one(directory: Path, method: str, options: dict[str, Any], name: str, d
         from factdebate.eval.estimate import estimate
 
         est = estimate(plan, finished_ids(directory / RESULTS))
-        typer.echo(f"{name}: {method} on {plan.dataset.spec} ({plan.dataset.answer_format}, labels "
+        typer.echo(f"{name}: {settings.method} on {plan.dataset.spec} ({plan.dataset.answer_format}, labels "
                    f"{', '.join(plan.dataset.labels)})")
         for line in est.lines():
             typer.echo(f"  {line}")
