@@ -12,6 +12,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -29,20 +30,8 @@ def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> N
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(url, server)
-
-        def verify(i: int) -> int:
-            return httpx.post(f"{url}/v1/verify", json={"claim": f"Claim {i} is true."}, timeout=30).status_code
-
-        with ThreadPoolExecutor(6) as pool:
-            codes = list(pool.map(verify, range(6)))
-        assert sorted(codes) == [200] + [503] * 5  # one debate at a time across both processes
-
-        lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(6))
-        created = httpx.post(f"{url}/v1/batches", content=lines, timeout=10).json()
-        deadline = time.monotonic() + 60
-        while (status := httpx.get(f"{url}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
-            assert time.monotonic() < deadline, status
-            time.sleep(0.3)
+        assert sorted(_verify_at_once([url], 6)) == [200] + [503] * 5  # one debate at a time across both processes
+        status = _run_batch(url, url, 6)
         assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
         assert (status["done"], status["errors"]) == (6, 0)
     finally:
@@ -65,20 +54,8 @@ def test_replicas_share_the_cap_and_the_batches_through_postgresql(tmp_path: Pat
         for url, server in zip(urls, servers, strict=True):
             _wait_until_up(url, server)
 
-        def verify(i: int) -> int:
-            url = urls[i % 2]
-            return httpx.post(f"{url}/v1/verify", json={"claim": f"Claim {i} is true."}, timeout=30).status_code
-
-        with ThreadPoolExecutor(6) as pool:
-            codes = list(pool.map(verify, range(6)))
-        assert sorted(codes) == [200] + [503] * 5  # one debate at a time across both replicas
-
-        lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(6))
-        created = httpx.post(f"{urls[0]}/v1/batches", content=lines, timeout=10).json()
-        deadline = time.monotonic() + 60
-        while (status := httpx.get(f"{urls[1]}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
-            assert time.monotonic() < deadline, status  # the other replica reads the same store
-            time.sleep(0.3)
+        assert sorted(_verify_at_once(urls, 6)) == [200] + [503] * 5  # one debate at a time across both replicas
+        status = _run_batch(urls[0], urls[1], 6)  # sent to one replica, followed on the other
         assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
         assert not (tmp_path / "replica0" / "service.sqlite").exists()  # nothing went to a local file
         with psycopg.connect(postgres_url) as db:  # which process ran each claim
@@ -87,6 +64,28 @@ def test_replicas_share_the_cap_and_the_batches_through_postgresql(tmp_path: Pat
     finally:
         for server in servers:
             _stop(server)
+
+
+def _verify_at_once(urls: list[str], count: int) -> list[int]:
+    """``count`` debates started together, spread over ``urls``; their status codes."""
+    def verify(i: int) -> int:
+        return httpx.post(f"{urls[i % len(urls)]}/v1/verify", json={"claim": f"Claim {i} is true."},
+                          timeout=30).status_code
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(verify, range(count)))
+
+
+def _run_batch(submit_url: str, poll_url: str, count: int) -> dict[str, Any]:
+    """A batch of ``count`` claims sent to one server and followed on another until done; its status."""
+    lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(count))
+    created = httpx.post(f"{submit_url}/v1/batches", content=lines, timeout=10).json()
+    deadline = time.monotonic() + 60
+    while (status := httpx.get(f"{poll_url}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
+        assert time.monotonic() < deadline, status
+        time.sleep(0.3)
+    result: dict[str, Any] = status
+    return result
 
 
 def _serve(port: int, config: Path, data: Path, *extra: str) -> subprocess.Popen[str]:
