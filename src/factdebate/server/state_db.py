@@ -15,7 +15,6 @@ taken stays marked as running by a live process until that process exits, and is
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import sqlite3
@@ -249,10 +248,6 @@ class PostgresStateDatabase:
 
 
 # -- liveness ------------------------------------------------------------------------------------------
-def process_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
 def beat(db: StateDatabase, process: str, now: float | None = None) -> None:
     """Record that ``process`` (``host:pid``) is alive."""
     now = time.time() if now is None else now
