@@ -45,7 +45,8 @@ def eval_command(
         from factdebate.eval.grid import load_grid
 
         spec = load_grid(grid)
-        runs = [(output / run.name, run.method, {**run.options, **options}, run.name) for run in spec.runs]
+        runs: list[tuple[Path, str | None, dict[str, Any], str]] = [
+            (output / run.name, run.method, {**run.options, **options}, run.name) for run in spec.runs]
         dataset = dataset or spec.dataset
         limit = limit if limit is not None else spec.limit
         seed = seed if seed is not None else spec.seed
