@@ -265,6 +265,7 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         assert page.inner_text("#response-debate .claim-text") == CLAIMS[1]
         assert page.inner_text("#response-debate .verdict-label") == "REFUTES"
         assert page.inner_text("#response-live .response-status") == "Done."
+        page.screenshot(path=SHOT.replace(".png", "-history.png"), full_page=True)
 
         # The results viewer opens a saved response verdict (what /v1/check-response and --json give).
         saved = httpx.post(server.url + "/v1/check-response", headers=AUTH, timeout=60,
@@ -316,6 +317,7 @@ def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
         assert "A claim is being checked" in page.inner_text("#claim-form .run-elsewhere")
         assert "busy" in (page.get_attribute("button.tab[data-view=check]:not([data-mode])", "class") or "")
         assert page.is_disabled("#submit") and page.inner_text("#submit") == "Check response"
+        page.screenshot(path=SHOT.replace(".png", "-elsewhere.png"), full_page=True)
 
         # Back in the claim tab, Stop is there again; away from it the debate runs to its verdict.
         page.click("button.tab[data-view=check]:not([data-mode])")

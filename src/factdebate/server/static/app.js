@@ -232,7 +232,7 @@
       const response = item.kind === "response";
       btn.append(labelChip(item.label), el("span", "history-claim", item.claim));
       btn.append(el("span", "history-meta", new Date(item.at).toLocaleString() + " · " + (response ?
-        "response, " + ((item.verdict || {}).claims || []).length + " claims · " : "") + item.decided_by));
+        ((item.verdict || {}).claims || []).length + " claims · " : "") + item.decided_by));
       if (response) btn.prepend(el("span", "history-kind", "response"));
       btn.addEventListener("click", () => {
         if (response) {
