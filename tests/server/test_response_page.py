@@ -288,6 +288,19 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         assert page.inner_text("#results-response-debate .verdict-label") == "SUPPORTS"
         page.screenshot(path=SHOT.replace(".png", "-viewer.png"), full_page=True)
 
+        # Rows of a response-level run (one response per line) are listed by their answer and open the same way.
+        rows = tmp_path / "responses.jsonl"
+        rows.write_text("\n".join(json.dumps({**saved.json(), "gold": gold}) for gold in ("REFUTES", "SUPPORTS")))
+        page.set_input_files("#results-file", str(rows))
+        page.wait_for_selector("#results-panel:not([hidden]) #results-body tr")
+        assert page.locator("#results-body tr").count() == 2
+        assert "accuracy 50.0%" in page.inner_text("#results-summary")
+        assert page.is_hidden("#results-response")
+        assert page.locator("#results-body .claim-cell").nth(0).inner_text() == ANSWER
+        page.click("#results-body tr:nth-child(2)")
+        page.wait_for_selector("#results-response:not([hidden]) .response-verdict .verdict-label")
+        assert page.inner_text("#results-response .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+
         # A JSON file that is neither kind of verdict: a clear message, the response still shown.
         other = tmp_path / "other.json"
         other.write_text(json.dumps({"hello": "world"}))
