@@ -5,17 +5,21 @@ and a broken stream leave a clear message and keep what was already shown."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
+
+import httpx
 
 from factdebate.llm.base import FatalLLMError, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
-from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
+from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
 from tests.server.test_browser import browser, pytestmark  # noqa: F401  (fixture and Chromium skip)
 
 ANSWER = ("Paris is the capital of France. The Eiffel Tower is in Berlin. The Louvre is a museum in Paris. "
@@ -221,4 +225,128 @@ def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
         assert metas == ["panel · confidence 0.75"] * 2, metas
         claim_item(page, 2).locator(".claim-button").click()
         assert page.locator("#response-debate .dpd-team").count() == 2  # DPD's own view draws the claim
+        assert errors == []
+
+
+def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_viewer(
+        browser: Any, live_server: Callable[..., LiveServer], tmp_path: Path) -> None:  # noqa: F811
+    with serve(live_server, latency=0.05) as server:
+        page = browser.new_page(viewport={"width": 1360, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        open_response_form(page, server)
+        page.fill("#response-text", ANSWER)
+        page.fill("#response-question", "Tell me about Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+
+        # Recent checks: marked as a response, with its label and the start of the answer; kept over a reload.
+        item = page.locator("#history .history-item[data-kind=response]")
+        assert item.count() == 1
+        assert item.locator(".history-kind").inner_text().lower() == "response"
+        assert item.locator(".label").inner_text() == "REFUTES"
+        assert item.locator(".history-claim").inner_text().startswith("Paris is the capital of France.")
+        assert "4 claims" in item.locator(".history-meta").inner_text()
+        page.reload()
+        page.wait_for_selector("#history .history-item[data-kind=response]")
+        assert page.locator("#claim").is_visible()  # the reload opens the claim form
+
+        # A click reopens it in response mode: the answer back in the form, each claim as it finished.
+        page.click("#history .history-item[data-kind=response]")
+        assert page.locator("#response-text").is_visible() and page.input_value("#response-text") == ANSWER
+        assert page.input_value("#response-question") == "Tell me about Paris."
+        assert page.get_attribute("button.tab[data-mode=response]", "aria-selected") == "true"
+        assert page.inner_text("#response-live .response-verdict .verdict-label") == "REFUTES"
+        assert page.inner_text("#response-live .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+        states = page.locator("#response-live .claim-state").all_inner_texts()
+        assert states == ["SUPPORTS", "REFUTES", "SUPPORTS", "error"], states
+        assert page.locator("#response-live mark.claim-span.refutes").inner_text() == CLAIMS[1]
+        claim_item(page, 2).locator(".claim-button").click()
+        assert page.inner_text("#response-debate .claim-text") == CLAIMS[1]
+        assert page.inner_text("#response-debate .verdict-label") == "REFUTES"
+        assert page.inner_text("#response-live .response-status") == "Done."
+        page.screenshot(path=SHOT.replace(".png", "-history.png"), full_page=True)
+
+        # The results viewer opens a saved response verdict (what /v1/check-response and --json give).
+        saved = httpx.post(server.url + "/v1/check-response", headers=AUTH, timeout=60,
+                           json={"response": ANSWER, "question": "Tell me about Paris."})
+        assert saved.status_code == 200 and saved.json()["kind"] == "response"
+        verdict_file = tmp_path / "response.json"
+        verdict_file.write_text(json.dumps(saved.json(), indent=2))
+        page.click("button.tab[data-view=results]")
+        page.set_input_files("#results-file", str(verdict_file))
+        page.wait_for_selector("#results-response .response-verdict:not([hidden]) .verdict-label")
+        assert page.locator("#results-panel").is_hidden()
+        assert page.inner_text("#results-response .response-verdict .verdict-label") == "REFUTES"
+        assert "at least one claim is false" in page.inner_text("#results-response .verdict-how")
+        assert page.inner_text("#results-response .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+        assert page.locator("#results-response .claim-words").all_inner_texts() == CLAIMS
+        assert page.locator("#results-response mark.claim-span.supports").count() == 2
+        assert page.locator("#results-response mark.claim-span.refutes").inner_text() == CLAIMS[1]
+        page.locator("#results-response .claim-item").nth(0).locator(".claim-button").click()
+        assert page.inner_text("#results-response-debate .claim-text") == CLAIMS[0]
+        assert page.inner_text("#results-response-debate .verdict-label") == "SUPPORTS"
+        page.screenshot(path=SHOT.replace(".png", "-viewer.png"), full_page=True)
+
+        # Rows of a response-level run (one response per line) are listed by their answer and open the same way.
+        rows = tmp_path / "responses.jsonl"
+        rows.write_text("\n".join(json.dumps({**saved.json(), "gold": gold}) for gold in ("REFUTES", "SUPPORTS")))
+        page.set_input_files("#results-file", str(rows))
+        page.wait_for_selector("#results-panel:not([hidden]) #results-body tr")
+        assert page.locator("#results-body tr").count() == 2
+        assert "accuracy 50.0%" in page.inner_text("#results-summary")
+        assert page.is_hidden("#results-response")
+        assert page.locator("#results-body .claim-cell").nth(0).inner_text() == ANSWER
+        page.click("#results-body tr:nth-child(2)")
+        page.wait_for_selector("#results-response:not([hidden]) .response-verdict .verdict-label")
+        assert page.inner_text("#results-response .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+
+        # A JSON file that is neither kind of verdict: a clear message, the response still shown.
+        other = tmp_path / "other.json"
+        other.write_text(json.dumps({"hello": "world"}))
+        page.set_input_files("#results-file", str(other))
+        page.wait_for_selector("#results-error:not([hidden])")
+        assert "neither a claim's verdict" in page.inner_text("#results-error")
+        assert "response's verdict" in page.inner_text("#results-error")
+        assert page.inner_text("#results-response .response-verdict .verdict-label") == "REFUTES"
+        assert errors == []
+
+
+def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
+                                                live_server: Callable[..., LiveServer]) -> None:
+    with serve(live_server, latency=0.5) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        open_response_form(page, server)
+        page.click("button.tab[data-view=check]:not([data-mode])")
+        page.fill("#claim", CLAIMS[0])
+        page.click("#submit")
+        page.wait_for_selector("#live .spinner:visible")
+
+        # In the response tab the claim's run is not this mode's: no Stop, a note, the claim tab marked busy.
+        page.click("button.tab[data-mode=response]")
+        assert page.is_hidden("#cancel")
+        assert "A claim is being checked" in page.inner_text("#claim-form .run-elsewhere")
+        assert "busy" in (page.get_attribute("button.tab[data-view=check]:not([data-mode])", "class") or "")
+        assert page.is_disabled("#submit") and page.inner_text("#submit") == "Check response"
+        page.screenshot(path=SHOT.replace(".png", "-elsewhere.png"), full_page=True)
+
+        # Back in the claim tab, Stop is there again; away from it the debate runs to its verdict.
+        page.click("button.tab[data-view=check]:not([data-mode])")
+        assert page.is_visible("#cancel") and page.inner_text("#submit") == "Debating…"
+        assert page.is_hidden("#claim-form .run-elsewhere")
+        page.click("button.tab[data-mode=response]")
+        page.wait_for_selector("#claim-form .run-elsewhere", state="hidden", timeout=30_000)
+        assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
+        assert "busy" not in (page.get_attribute("button.tab[data-view=check]:not([data-mode])", "class") or "")
+        page.click("button.tab[data-view=check]:not([data-mode])")
+        assert page.inner_text("#live .verdict-label") == "SUPPORTS"  # not stopped
+
+        # Stop still stops the run of the mode it is shown in.
+        page.click("#submit")
+        page.wait_for_selector("#live .spinner:visible")
+        page.click("#cancel")
+        page.wait_for_selector("#live .verdict-box.failed")
+        assert "stopped by you" in page.inner_text("#live .verdict-box.failed")
         assert errors == []

@@ -184,9 +184,11 @@
     }
   });
 
-  $("cancel").addEventListener("click", () => { if (running) running.abort(); });
+  // Stop acts on the visible mode's run only (a response's check: static/response.js).
+  $("cancel").addEventListener("click", () => { if (running && $("claim-form").dataset.mode !== "response") running.abort(); });
 
   function setBusy(busy) {
+    $("claim-form").dataset.busy = busy ? "claim" : ""; // read by static/response.js when the mode changes
     $("submit").disabled = busy;
     $("submit").textContent = busy ? "Debating…" : $("claim-form").dataset.mode === "response" ? "Check response"
       : "Verify claim"; // the tab may have changed to "Check a response" (static/response.js) meanwhile
@@ -209,8 +211,10 @@
 
   function remember(verdict) {
     const items = loadHistory();
-    items.unshift({ at: Date.now(), claim: verdict.claim, label: verdict.label, decided_by: verdict.decided_by,
-      verdict: verdict });
+    const response = verdict.kind === "response"; // a whole answer's check (static/response.js)
+    items.unshift({ at: Date.now(), kind: response ? "response" : "claim",
+      claim: response ? String(verdict.response || "").slice(0, 300) : verdict.claim, label: verdict.label,
+      decided_by: verdict.decided_by, verdict: verdict });
     saveHistory(items.slice(0, HISTORY_MAX));
     drawHistory();
   }
@@ -224,9 +228,17 @@
       const li = el("li");
       const btn = el("button", "history-item");
       btn.type = "button";
+      btn.dataset.kind = item.kind || "claim";
+      const response = item.kind === "response";
       btn.append(labelChip(item.label), el("span", "history-claim", item.claim));
-      btn.append(el("span", "history-meta", new Date(item.at).toLocaleString() + " · " + item.decided_by));
+      btn.append(el("span", "history-meta", new Date(item.at).toLocaleString() + " · " + (response ?
+        ((item.verdict || {}).claims || []).length + " claims · " : "") + item.decided_by));
+      if (response) btn.prepend(el("span", "history-kind", "response"));
       btn.addEventListener("click", () => {
+        if (response) {
+          document.dispatchEvent(new CustomEvent("factdebate:open-response", { detail: item.verdict }));
+          return;
+        }
         $("claim").value = item.claim;
         updateCount();
         live.render(item.verdict);
@@ -278,6 +290,7 @@
     $("results-error").hidden = true;
     rows = parsed.filter(r => r && typeof r === "object");
     $("results-panel").hidden = false;
+    $("results-response").hidden = true;
     viewer.clear();
     const counts = { correct: 0, wrong: 0, error: 0, unknown: 0 };
     rows.forEach(r => { counts[outcome(r)] += 1; });
@@ -301,7 +314,7 @@
     rows.forEach((row, i) => {
       const result = outcome(row);
       if (filter !== "all" && result !== filter) return;
-      const claim = String(row.claim || "");
+      const claim = String(row.claim || row.response || ""); // a response's row: its answer
       if (query && !claim.toLowerCase().includes(query)) return;
       const tr = el("tr", "row-" + result);
       tr.append(el("td", "muted", i + 1), el("td", "claim-cell", claim));
@@ -314,6 +327,8 @@
       tr.addEventListener("click", () => {
         body.querySelectorAll("tr.selected").forEach(t => t.classList.remove("selected"));
         tr.classList.add("selected");
+        if (row.kind === "response") { viewer.clear(); openResponse(row); return; }
+        $("results-response").hidden = true;
         if (row.events) Replay.play(viewer, row.events); else viewer.render(row);
         $("results-debate").scrollIntoView({ behavior: "smooth", block: "start" });
       });
@@ -332,7 +347,25 @@
   function openFile(text) {
     let parsed;
     try { parsed = [JSON.parse(text)]; } catch (_) { parsed = parseJsonl(text); }
-    showResults(Replay.isTrace(parsed) ? Replay.runs(parsed) : parsed);
+    if (Replay.isTrace(parsed)) parsed = Replay.runs(parsed);
+    const isResponse = r => r && typeof r === "object" && r.kind === "response";
+    if (!parsed.some(r => isResponse(r) || (r && typeof r === "object" && typeof r.claim === "string"))) {
+      throw new Error("This file is neither a claim's verdict (factdebate verify --json), a response's verdict " +
+        "(factdebate check-response --json), results rows (JSONL) nor a trace: nothing in it names a claim.");
+    }
+    if (parsed.length === 1 && isResponse(parsed[0])) {
+      $("results-panel").hidden = true;
+      $("results-error").hidden = true;
+      openResponse(parsed[0]);
+      return;
+    }
+    showResults(parsed);
+  }
+
+  /* A response's verdict is drawn by the response view (static/response.js), below the results. */
+  function openResponse(verdict) {
+    $("results-response").hidden = false;
+    window.FactDebate.showSavedResponse(verdict, $("results-response"));
   }
 
   $("load-batch").addEventListener("click", async () => {
@@ -364,7 +397,7 @@
   }));
 
   // What the response view (static/response.js) shares with the claim form.
-  window.FactDebate.page = { headers, errorText, readSSE, requestBody, showFormError, hideFormError,
+  window.FactDebate.page = { headers, errorText, readSSE, requestBody, showFormError, hideFormError, remember,
     thresholds: values => form.thresholds(values) };
 
   checkHealth();

@@ -26,7 +26,7 @@
   /* ---------- one claim of the response ---------- */
 
   class ClaimRow {
-    constructor(index, text, onOpen) {
+    constructor(index, text, onOpen, debateId) {
       this.index = index;
       this.text = text;
       this.events = []; // [name, event] of this claim's run, replayed when the claim is opened
@@ -41,7 +41,7 @@
       this.button = el("button", "claim-button");
       this.button.type = "button";
       this.button.setAttribute("aria-pressed", "false");
-      this.button.setAttribute("aria-controls", "response-debate");
+      this.button.setAttribute("aria-controls", debateId);
       this.stateSlot = el("span", "claim-state");
       this.metaSlot = el("span", "claim-meta muted");
       this.button.append(el("span", "claim-num", index + 1), el("span", "claim-words", text), this.stateSlot,
@@ -112,8 +112,9 @@
   /* ---------- one response check, drawn into #response-live ---------- */
 
   class ResponseView {
-    constructor(host) {
+    constructor(host, debateId) {
       this.host = host;
+      this.debateId = debateId || "response-debate"; // one id per view: the results viewer has its own
     }
 
     start(text, question, thresholds) {
@@ -160,7 +161,7 @@
       card.append(body);
 
       this.debateHost = el("div", "debate-host");
-      this.debateHost.id = "response-debate";
+      this.debateHost.id = this.debateId;
       this.debate = new DebateView(this.debateHost);
       this.host.append(card, this.debateHost);
       this.drawAnswer();
@@ -209,7 +210,7 @@
 
     setClaims(texts, parsed) {
       this.list.replaceChildren();
-      this.claims = texts.map((text, i) => new ClaimRow(i, text, c => this.open(c)));
+      this.claims = texts.map((text, i) => new ClaimRow(i, text, c => this.open(c), this.debateId));
       this.claims.forEach(c => this.list.append(c.node));
       this.listHint.textContent = !parsed ? "The model's list of claims could not be read, even after one re-ask: " +
         "nothing was checked." : texts.length ? "Select a claim to follow its debate." : "No claim was found.";
@@ -352,6 +353,17 @@
       }
     }
 
+    /* A finished check drawn at once from its saved verdict (Recent checks, the results viewer): the claims
+       and their verdicts as they were when the check ended. */
+    show(v) {
+      this.start(String(v.response || ""), v.question || "", {});
+      const extraction = v.extraction || {};
+      const texts = (extraction.claims || []).length ? extraction.claims : (v.claims || []).map(c => c.claim);
+      this.setClaims(texts, extraction.parsed !== false);
+      this.finish(v);
+      if (v.error) this.problem("The check failed: " + v.error);
+    }
+
     /* The stream ended early: what was checked stays shown, the rest is marked as not finished. */
     stopped(message) {
       this.claims.forEach(c => { if (!c.finished) { c.state = "stopped"; c.draw(); } });
@@ -384,6 +396,30 @@
   const view = new ResponseView($("response-live"));
   const claimLabel = document.querySelector("label[for=claim]");
 
+  /* Stop acts on the run of the visible mode only: the other mode's run goes on, its tab is marked busy and
+     the form says where it is (app.js and setBusy below set data-busy to the mode whose run is going on). */
+  const claimTab = document.querySelector("button.tab[data-view=check]:not([data-mode])");
+  const responseTab = document.querySelector("button.tab[data-mode=response]");
+  const elsewhere = el("p", "run-elsewhere muted");
+  elsewhere.setAttribute("role", "status");
+  elsewhere.hidden = true;
+  $("form-error").before(elsewhere);
+
+  function syncBusy() {
+    const busy = formNode.dataset.busy || "";
+    const mode = formNode.dataset.mode || "claim";
+    $("cancel").hidden = busy !== mode;
+    claimTab.classList.toggle("busy", busy === "claim");
+    responseTab.classList.toggle("busy", busy === "response");
+    elsewhere.hidden = !busy || busy === mode;
+    elsewhere.textContent = busy === "claim" ? "A claim is being checked under “Check a claim”: open that tab to " +
+      "follow or stop it. You can check a response once it ends." : busy === "response" ? "A response is " +
+      "being checked under “Check a response”: open that tab to follow or stop it." : "";
+    if (busy && busy !== mode) $("submit").textContent = mode === "response" ? "Check response" : "Verify claim";
+    if (busy === "claim" && mode === "claim") $("submit").textContent = "Debating…";
+  }
+  new MutationObserver(syncBusy).observe(formNode, { attributes: true, attributeFilter: ["data-busy"] });
+
   function setMode(mode) {
     const response = mode === "response";
     formNode.dataset.mode = mode;
@@ -396,14 +432,26 @@
     if (!$("submit").disabled) $("submit").textContent = response ? "Check response" : "Verify claim";
     page.hideFormError();
     if (response) updateCount(); else $("claim").dispatchEvent(new Event("input"));
+    syncBusy();
   }
 
   document.querySelectorAll("button.tab").forEach(tab => tab.addEventListener("click", () => {
     if (tab.dataset.view === "check") setMode(tab.dataset.mode || "claim");
   }));
-  // A past claim opened from the history is drawn in the claim view.
-  $("history").addEventListener("click", () => {
-    if (formNode.dataset.mode === "response") document.querySelector("button.tab[data-view=check]:not([data-mode])").click();
+  // A past claim opened from the history is drawn in the claim view; a past response (app.js sends
+  // factdebate:open-response) in this one, with its answer back in the form.
+  $("history").addEventListener("click", e => {
+    const item = e.target.closest(".history-item");
+    if (item && item.dataset.kind !== "response" && formNode.dataset.mode === "response") claimTab.click();
+  });
+  document.addEventListener("factdebate:open-response", e => {
+    if (running) { page.showFormError("A response is being checked: stop it or let it end to open a past one."); return; }
+    if (formNode.dataset.mode !== "response") responseTab.click();
+    const v = e.detail || {};
+    $("response-text").value = String(v.response || "");
+    $("response-question").value = v.question || "";
+    updateCount();
+    view.show(v);
   });
 
   function updateCount() {
@@ -417,6 +465,7 @@
   document.addEventListener("factdebate:catalogue", e => { maxChars = e.detail.defaults.max_response_chars; updateCount(); });
 
   function setBusy(busy) {
+    formNode.dataset.busy = busy ? "response" : "";
     $("submit").disabled = busy;
     $("submit").textContent = busy ? "Checking…" : "Check response";
     $("cancel").hidden = !busy;
@@ -455,6 +504,7 @@
       started = true;
       await page.readSSE(r, (name, data) => {
         if (name === "result" || name === "error") ended = true;
+        if (name === "result") page.remember(data); // before the view adds each claim's settings to it
         view.event(name, data);
       });
       if (!ended) view.stopped("The stream ended before the response's verdict arrived.");
@@ -467,9 +517,15 @@
     }
   });
 
-  $("cancel").addEventListener("click", () => { if (running) running.abort(); });
+  $("cancel").addEventListener("click", () => { if (running && formNode.dataset.mode === "response") running.abort(); });
 
   if (location.hash === "#response") document.querySelector("button.tab[data-mode=response]").click();
 
+  // The results viewer (app.js) opens a saved response verdict (check-response --json) here.
+  const saved = new WeakMap();
+  window.FactDebate.showSavedResponse = (verdict, host) => {
+    if (!saved.has(host)) saved.set(host, new ResponseView(host, host.id + "-debate"));
+    saved.get(host).show(verdict);
+  };
   window.FactDebate.ResponseView = ResponseView;
 })();
