@@ -20,6 +20,22 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
 
 
+def watched_page(browser: Any, **options: Any) -> tuple[Any, list[str]]:
+    """A new page (``options``: Playwright's, e.g. ``viewport``) and the script errors it raises (every page
+    test asserts there were none)."""
+    page = browser.new_page(**options)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+def sign_in(page: Any, url: str, path: str = "/") -> None:
+    """Open the page at ``path`` and enter the test key, as a user does first."""
+    page.goto(url + path)
+    page.fill("#api-key", KEY)
+    page.press("#api-key", "Enter")
+
+
 @pytest.fixture
 def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
@@ -37,12 +53,8 @@ def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
     defaults = {"llm": "scripted:disagree@0.15", "agents": ["rag", "search"], "scoring": True, "cache": False,
                 "rounds": 2}
     with live_server(defaults=defaults) as server:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
-        page.fill("#api-key", KEY)
-        page.press("#api-key", "Enter")
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
         # The method's options are drawn from the catalogue: Tool-MAD's agents are two selects of tools.
         # A selector wait, not wait_for_function: the page's CSP forbids the eval that a string predicate needs.
         page.wait_for_selector("#opt-agents-1 option:nth-child(3)", state="attached")

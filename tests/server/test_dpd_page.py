@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tests.server.conftest import KEY, LiveServer
-from tests.server.test_browser import browser, pytestmark  # noqa: F401  (fixture and Chromium skip)
+from tests.server.conftest import LiveServer
+from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
 
 def test_dpd_teams_and_judges_panel_are_drawn_live(browser: Any,  # noqa: F811
@@ -18,12 +18,8 @@ def test_dpd_teams_and_judges_panel_are_drawn_live(browser: Any,  # noqa: F811
     defaults = {"llm": "scripted:disagree@0.2", "method": "dpd", "dpd_min_rounds": 0, "dpd_max_rounds": 1,
                 "dpd_tools": ["search"], "cache": False}
     with live_server(defaults=defaults) as server:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
-        page.fill("#api-key", KEY)
-        page.press("#api-key", "Enter")
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
         page.wait_for_selector("#method option[value=dpd]", state="attached")
         page.fill("#claim", "The Eiffel Tower was completed in 1889.")
         page.click("#submit")

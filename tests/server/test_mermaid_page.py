@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import KEY, LiveServer
-from tests.server.test_browser import browser  # noqa: F401  (the fixture)
+from tests.server.conftest import LiveServer
+from tests.server.test_browser import browser, sign_in, watched_page  # noqa: F401  (the fixture)
 
 pytest.importorskip("mcp")
 pytest.importorskip("tantivy")
@@ -30,12 +30,8 @@ def test_mermaid_is_drawn_live(browser: Any, live_server: Callable[..., LiveServ
     defaults = {"llm": "scripted:agree@0.1", "method": "mermaid", "mermaid_servers": ["search"],
                 "memory_path": str(tmp_path / "memory.sqlite"), "mermaid_memory_semantic": False, "cache": False}
     with live_server(defaults=defaults) as server:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/")
-        page.fill("#api-key", KEY)
-        page.press("#api-key", "Enter")
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
         check(page, "Angkor Wat is a temple complex in Cambodia.")
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
         triplets = page.inner_text("#live .mermaid-panel table.triplets")

@@ -19,8 +19,8 @@ from factdebate.llm.base import FatalLLMError, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
-from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
-from tests.server.test_browser import browser, pytestmark  # noqa: F401  (fixture and Chromium skip)
+from tests.server.conftest import AUTH, PLAIN, LiveServer, offline_build
+from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
 ANSWER = ("Paris is the capital of France. The Eiffel Tower is in Berlin. The Louvre is a museum in Paris. "
           "Atlantis was a city on an island.")
@@ -57,9 +57,7 @@ def serve(live_server: Callable[..., LiveServer], latency: float) -> LiveServer:
 
 
 def open_response_form(page: Any, server: LiveServer) -> None:
-    page.goto(server.url + "/")
-    page.fill("#api-key", KEY)
-    page.press("#api-key", "Enter")
+    sign_in(page, server.url)
     page.wait_for_selector("#method option[value=tool-mad]", state="attached")
     page.click("button.tab[data-mode=response]")
     assert page.locator("#claim").is_hidden() and page.locator("#response-text").is_visible()
@@ -72,9 +70,7 @@ def claim_item(page: Any, number: int) -> Any:
 def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
                                               live_server: Callable[..., LiveServer]) -> None:
     with serve(live_server, latency=0.8) as server:
-        page = browser.new_page(viewport={"width": 1360, "height": 1100})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = watched_page(browser, viewport={"width": 1360, "height": 1100})
         open_response_form(page, server)
         assert page.inner_text("#submit") == "Check response"
         page.fill("#response-text", ANSWER)
@@ -138,9 +134,7 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
 def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa: F811
                                                           live_server: Callable[..., LiveServer]) -> None:
     with serve(live_server, latency=0.4) as server:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = watched_page(browser)
         open_response_form(page, server)
 
         page.click("#submit")
@@ -209,12 +203,8 @@ def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
     defaults = {"llm": "scripted:disagree", "method": "dpd", "dpd_min_rounds": 0, "dpd_max_rounds": 1,
                 "dpd_tools": ["search"], "cache": False}
     with live_server(defaults=defaults) as server:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.url + "/#response")
-        page.fill("#api-key", KEY)
-        page.press("#api-key", "Enter")
+        page, errors = watched_page(browser)
+        sign_in(page, server.url, "/#response")
         page.wait_for_selector("#method option[value=dpd]", state="attached")
         assert page.locator("#response-text").is_visible()  # /#response opens the response form
         page.fill("#response-text", "Paris is the capital of France. The Louvre is a museum in Paris.")
@@ -231,9 +221,7 @@ def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
 def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_viewer(
         browser: Any, live_server: Callable[..., LiveServer], tmp_path: Path) -> None:  # noqa: F811
     with serve(live_server, latency=0.05) as server:
-        page = browser.new_page(viewport={"width": 1360, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = watched_page(browser, viewport={"width": 1360, "height": 1000})
         open_response_form(page, server)
         page.fill("#response-text", ANSWER)
         page.fill("#response-question", "Tell me about Paris.")
@@ -315,9 +303,7 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
 def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
                                                 live_server: Callable[..., LiveServer]) -> None:
     with serve(live_server, latency=0.5) as server:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page, errors = watched_page(browser)
         open_response_form(page, server)
         page.click("button.tab[data-view=check]:not([data-mode])")
         page.fill("#claim", CLAIMS[0])
