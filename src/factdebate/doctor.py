@@ -76,7 +76,31 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("TAVILY_API_KEY", "ok" if has else "fail", "set" if has else "not set"))
     else:
         checks.append(Check("search engine", "ok", search))
+    checks.extend(_state_checks())
     return checks
+
+
+def _state_checks() -> list[Check]:
+    """The service's shared state when a database server is named (FACTDEBATE_STATE_DB or the service
+    settings): the driver installed and the server reachable, tried once."""
+    from factdebate.errors import FactDebateError
+    from factdebate.server.config import load_service_config
+    from factdebate.server.state_db import PostgresStateDatabase
+
+    try:
+        config = load_service_config()
+    except FactDebateError as exc:
+        return [Check("service settings", "fail", str(exc))]
+    if not config.state_db or not config.uses_state_server:
+        return []
+    if importlib.util.find_spec("psycopg") is None:
+        return [_package("psycopg", "postgres", True)]
+    try:
+        db = PostgresStateDatabase(config.state_db, tries=1)
+    except FactDebateError as exc:
+        return [Check("service state database", "fail", str(exc))]
+    db.close()
+    return [Check("service state database", "ok", f"reachable: {db.location}")]
 
 
 def _index_checks(settings: Settings) -> list[Check]:

@@ -3,8 +3,12 @@ connection), and the heartbeats that free the claims and debate slots of a proce
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +115,19 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def test_doctor_checks_the_state_database_server(postgres_url: str) -> None:
+    exe = str(Path(sys.executable).with_name("factdebate"))
+
+    def doctor(url: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "FACTDEBATE_STATE_DB": url, "COLUMNS": "300"}
+        return subprocess.run([exe, "doctor"], capture_output=True, text=True, env=env, timeout=120)
+
+    reachable = doctor(postgres_url)
+    assert reachable.returncode == 0, reachable.stdout + reachable.stderr
+    assert "service state database: reachable: postgresql://" in reachable.stdout
+    unreachable = doctor(f"postgresql://factdebate:hunter2@127.0.0.1:{_closed_port()}/state")
+    assert unreachable.returncode == 1
+    assert "service state database: could not reach the state database" in unreachable.stdout
+    assert "hunter2" not in unreachable.stdout
