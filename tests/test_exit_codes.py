@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.cli import run
+from factdebate.cli.main import run
 from tests.fake_openai import FakeOpenAI
 
 NO_TOOLS = ["--llm", "scripted:agree", "--agents", "none,none", "--no-cache", "--no-scoring"]

@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from factdebate.api import builtin_engines, settings_from
+from factdebate.run.build import builtin_engines
+from factdebate.settings.load import settings_from
 from tests.test_first_run import DOCS, EXE, fresh_env, markers, onnx_model  # noqa: F401  (fixture)
 
 pytest.importorskip("sentence_transformers")

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import respx
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
 from factdebate.tools import http
 from factdebate.tools.http import public_url, request_json, request_text
 

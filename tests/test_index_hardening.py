@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from factdebate.corpus.names import PATTERN, check_corpus_name, collection_name
-from factdebate.errors import ConfigError, IndexError_
-from factdebate.tools.lexical import LexicalIndex
-from factdebate.types import Document
+from factdebate.core.errors import ConfigError, IndexError_
+from factdebate.corpus.lexical import LexicalIndex
+from factdebate.core.types import Document
 from tests.test_exit_codes import call
 
 DOCS = [Document(id="a", title="Paris", text="Paris is the capital of France."),
@@ -77,7 +77,7 @@ def test_dense_search_finds_a_passage_deep_in_a_huge_document_without_spaces(tmp
     import random
 
     from factdebate.corpus.indexing import index_corpus
-    from factdebate.tools.rag import MilvusStore
+    from factdebate.corpus.milvus import MilvusStore
 
     rng = random.Random(0)  # varied CJK text, no spaces: 30k characters, 90 KB of UTF-8
     text = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(30_000))

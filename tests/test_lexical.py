@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.errors import IndexError_
-from factdebate.paths import data_dir
+from factdebate.core.errors import IndexError_
+from factdebate.util.paths import data_dir
 from factdebate.tools.base import Tool
-from factdebate.tools.lexical import LexicalIndex, LocalSearchTool, query_words
-from factdebate.types import Document
+from factdebate.corpus.lexical import LexicalIndex, query_words
+from factdebate.tools.local_search import LocalSearchTool
+from factdebate.core.types import Document
 
 DOCS = [
     Document(id="paris#0", title="Paris", text="Paris is the capital and largest city of France.", source="s1"),

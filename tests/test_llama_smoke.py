@@ -7,11 +7,12 @@ import importlib.util
 
 import pytest
 
-from factdebate.api import build_resources, run_claim
-from factdebate.config import load_settings
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from factdebate.llm.base import GenParams
 from factdebate.llm.llama_cpp import LlamaCppBackend, builtin_model_path
-from factdebate.methods.common import LABEL_CHOICES
+from factdebate.methods.kit.common import LABEL_CHOICES
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 pytestmark = pytest.mark.skipif(
@@ -41,7 +42,7 @@ async def test_builtin_model_generates_and_respects_a_choice_grammar() -> None:
 
 
 async def test_react_step_grammar_yields_a_valid_action_on_the_real_model() -> None:
-    from factdebate.methods.react import STEP_GRAMMAR, parse_action
+    from factdebate.methods.baselines.react import STEP_GRAMMAR, parse_action
 
     backend = LlamaCppBackend("builtin")
     reply = await backend.complete([{"role": "user", "content": "Claim: Paris is in France. Thought, then Action."}],
@@ -50,7 +51,7 @@ async def test_react_step_grammar_yields_a_valid_action_on_the_real_model() -> N
 
 
 async def test_moderation_grammar_yields_a_decision_on_the_real_model() -> None:
-    from factdebate.methods.mad import MODERATION_GRAMMAR, parse_moderation
+    from factdebate.methods.baselines.mad import MODERATION_GRAMMAR, parse_moderation
 
     backend = LlamaCppBackend("builtin")
     reply = await backend.complete([{"role": "user", "content": "Side A: Paris is in France. Side B: it is not. "
@@ -73,7 +74,7 @@ async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None
 
 
 def test_builtin_runs_an_f16_copy_made_once_and_builtin_q4_the_shipped_file() -> None:
-    from factdebate.paths import data_dir
+    from factdebate.util.paths import data_dir
 
     first = LlamaCppBackend("builtin")
     copy = data_dir() / "models" / "SmolLM2-135M-Instruct.F16.gguf"
@@ -85,7 +86,7 @@ def test_builtin_runs_an_f16_copy_made_once_and_builtin_q4_the_shipped_file() ->
 
 
 def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from factdebate.errors import ConfigError
+    from factdebate.core.errors import ConfigError
 
     monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "1")
     assert LlamaCppBackend("builtin-q4").threads == 1
@@ -124,7 +125,7 @@ def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> No
 
 async def test_reasoning_and_verdict_come_in_one_held_generation() -> None:
     from factdebate.llm.model import LLM
-    from factdebate.methods.common import labelled_answer
+    from factdebate.methods.kit.common import labelled_answer
     from factdebate.prompts import render
 
     backend = LlamaCppBackend("builtin")

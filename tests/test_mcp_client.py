@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from factdebate.errors import FactDebateError
+from factdebate.core.errors import FactDebateError
 from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.retrieval_toolset import ToolsetSearch
@@ -98,7 +98,7 @@ async def test_factdebate_mcp_search_feeds_a_retrieval_tool(tmp_path: Path) -> N
     """factdebate's own MCP server, started from config as a user would, searched through the adapter
     that Tool-MAD's agents use."""
     indexing = pytest.importorskip("factdebate.corpus.indexing")
-    from factdebate.types import Document
+    from factdebate.core.types import Document
 
     data = tmp_path / "data"
     env = {"FACTDEBATE_DATA_DIR": str(data), "FACTDEBATE_SEARCH": "local", "FACTDEBATE_RETRIEVAL__CORPUS": "mini",
@@ -123,8 +123,9 @@ async def test_factdebate_mcp_search_feeds_a_retrieval_tool(tmp_path: Path) -> N
 
 
 async def test_tool_mad_agent_searches_through_a_configured_mcp_server() -> None:
-    from factdebate.api import build_resources, run_claim
-    from factdebate.config import load_settings
+    from factdebate.run.build import build_resources
+    from factdebate.run.claim import run_claim
+    from factdebate.settings.load import load_settings
     from factdebate.llm.scripted import ScriptedBackend
     from tests.helpers import BagOfWordsEncoder, debate_script
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.tools import rag
+from factdebate.corpus import milvus as rag
 
 
 class FlakyClient:

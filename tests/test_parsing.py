@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from factdebate.parsing import parse_choice, parse_label, parse_list, parse_query, parse_verdicts
-from factdebate.types import Label
+from factdebate.core.parsing import parse_choice, parse_label, parse_list, parse_query, parse_verdicts
+from factdebate.core.types import Label
 
 prose = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd", "Zs"),
                                        whitelist_characters=".,;'"), max_size=200).filter(

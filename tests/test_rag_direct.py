@@ -14,9 +14,9 @@ pytest.importorskip("milvus_lite")
 
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.corpus.indexing import index_corpus
-from factdebate.tools import rag
-from factdebate.tools.rag import MilvusStore
-from factdebate.types import Document
+from factdebate.corpus import milvus as rag
+from factdebate.corpus.milvus import MilvusStore
+from factdebate.core.types import Document
 
 pytestmark = pytest.mark.slow
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.cli import run
-from factdebate.errors import EndpointUnavailableError, FactDebateError
-from factdebate.tools.rag import milvus_errors
+from factdebate.cli.main import run
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.corpus.milvus import milvus_errors
 from tests.test_exit_codes import NO_TOOLS, call
 
 MILVUS = "http://alice:hunter2@127.0.0.1:9/db?token=sekret"

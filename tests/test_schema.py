@@ -11,9 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from factdebate.api import run_claim
-from factdebate.schema import read_verdict, upgrade, verdict_json_schema
-from factdebate.types import SCHEMA_VERSION, Label
+from factdebate.run.claim import run_claim
+from factdebate.core.schema import read_verdict, upgrade, verdict_json_schema
+from factdebate.core.types import SCHEMA_VERSION, Label
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 from tests.methods.test_call_bounds import BUILT_IN, reask_everything
@@ -30,7 +30,7 @@ async def test_every_method_output_validates_against_the_schema(method: str, scr
 
 
 def test_the_schema_command_prints_it() -> None:
-    out = subprocess.run([sys.executable, "-m", "factdebate.cli", "schema"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "factdebate.cli.main", "schema"], capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out) == verdict_json_schema()
 

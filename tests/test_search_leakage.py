@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.api import make_tool
-from factdebate.claim_context import claim_date, iso_day, search_before
-from factdebate.config import load_settings
-from factdebate.errors import ConfigError
-from factdebate.runtime import RunRecorder, recording
+from factdebate.run.build import make_tool
+from factdebate.core.claim_context import claim_date, iso_day, search_before
+from factdebate.settings.load import load_settings
+from factdebate.core.errors import ConfigError
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools.leakage_search import LeakageSearch
-from factdebate.types import Document
+from factdebate.core.types import Document
 from tests.helpers import StaticTool
 
 DOCS = [Document(id="1", title="Snopes", text="Rated false.", source="https://www.snopes.com/fact-check/x"),

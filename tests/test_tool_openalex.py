@@ -8,7 +8,7 @@ import httpx
 import pytest
 import respx
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
 from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.openalex import OpenAlexTool, rebuild_abstract

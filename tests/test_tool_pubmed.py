@@ -10,8 +10,8 @@ import httpx
 import pytest
 import respx
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError
-from factdebate.runtime import RunRecorder, recording
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.pubmed import PubMedTool, parse_efetch

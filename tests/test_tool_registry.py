@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.config import load_settings
-from factdebate.errors import ConfigError
+from factdebate.settings.load import load_settings
+from factdebate.core.errors import ConfigError
 from factdebate.server.options import VerifyOptions
 from factdebate.tools.registry import AGENT_TOOLS, agent_description, mcp_tool, register_agent_tool
 
@@ -44,7 +44,7 @@ def test_mcp_tools_and_registered_kinds_are_accepted() -> None:
 
 
 def test_an_mcp_tool_of_an_unconfigured_server_is_a_config_error() -> None:
-    from factdebate.api import make_tool
+    from factdebate.run.build import make_tool
 
     settings = load_settings(overrides={"toolmad": {"agents": ["mcp:wiki/search", "none"]}}, environ={})
     with pytest.raises(ConfigError, match="no configured MCP server"):

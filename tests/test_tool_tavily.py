@@ -10,8 +10,8 @@ import httpx
 import pytest
 import respx
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError, MissingKeyError
-from factdebate.runtime import RunRecorder, recording
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError, MissingKeyError
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools.base import Tool
 from factdebate.tools.tavily import TavilyTool
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)

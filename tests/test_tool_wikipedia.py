@@ -9,8 +9,8 @@ import httpx
 import pytest
 import respx
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError
-from factdebate.runtime import RunRecorder, recording
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools.base import Tool
 from factdebate.tools.wikipedia import WikipediaTool, strip_html, summary_path
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from factdebate.runtime import RunRecorder, recording
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools.base import Tool
 from factdebate.tools.retrieval_toolset import SEARCH_INPUT, RetrievalToolset, ToolsetSearch, as_documents
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
-from factdebate.types import Document
+from factdebate.core.types import Document
 from tests.helpers import StaticTool
 
 

@@ -3,12 +3,12 @@ sees, when it stops, and how a failed parse ends (never with a made-up label).""
 
 from __future__ import annotations
 
-from factdebate.api import run_claim
+from factdebate.run.claim import run_claim
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.tool_mad import ToolMAD, debate_calls
-from factdebate.methods.vote import majority
-from factdebate.types import Document, Label
+from factdebate.methods.toolmad.method import ToolMAD, debate_calls
+from factdebate.methods.baselines.vote import majority
+from factdebate.core.types import Document, Label
 from tests.eval.support import prompts, resources_for, truthful
 from tests.helpers import StaticTool
 
@@ -83,7 +83,7 @@ async def test_react_invalid_action_is_reasked_and_counted() -> None:
 
 
 async def test_react_reask_is_held_to_the_step_grammar() -> None:
-    from factdebate.methods.react import STEP_GRAMMAR
+    from factdebate.methods.baselines.react import STEP_GRAMMAR
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt == "react_step:reask":
@@ -98,7 +98,7 @@ async def test_react_reask_is_held_to_the_step_grammar() -> None:
 
 
 async def test_mad_moderator_reask_is_held_to_the_moderation_grammar() -> None:
-    from factdebate.methods.mad import MODERATION_GRAMMAR
+    from factdebate.methods.baselines.mad import MODERATION_GRAMMAR
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt == "mad_moderator:reask":
@@ -114,8 +114,8 @@ async def test_mad_moderator_reask_is_held_to_the_moderation_grammar() -> None:
 
 
 def test_echoed_answer_formats_are_not_decisions() -> None:
-    from factdebate.methods.mad import parse_moderation
-    from factdebate.methods.react import parse_action
+    from factdebate.methods.baselines.mad import parse_moderation
+    from factdebate.methods.baselines.react import parse_action
 
     echo = "Thought: <your reasoning>\nAction: search[<query>] or finish[<VERDICT>]"
     assert parse_action(echo) is None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.eval.countries import _world, generate, mentions
 from factdebate.eval.datasets import describe, load_dataset, select
 

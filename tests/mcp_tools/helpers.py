@@ -16,7 +16,7 @@ import mcp
 async def tool_server(*args: str, env: dict[str, str] | None = None) -> AsyncIterator[mcp.ClientSession]:
     """``factdebate mcp-tools ARGS`` over stdio, through the real CLI entry point."""
     environment = {**os.environ, **(env or {})}
-    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.cli", "mcp-tools", *args],
+    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.cli.main", "mcp-tools", *args],
                                        env=environment)
     async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()

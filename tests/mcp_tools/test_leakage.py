@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from factdebate.errors import InputError
-from factdebate.mcp_tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy, parse_day
+from factdebate.core.errors import InputError
+from factdebate.tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy, parse_day
 
 
 def test_domains_match_subdomains_and_path_prefixes() -> None:

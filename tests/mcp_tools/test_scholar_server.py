@@ -12,7 +12,7 @@ import respx
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.mcp_tools.scholar_server import build_scholar_server
+from factdebate.toolservers.scholar_server import build_scholar_server
 from factdebate.tools.arxiv import ArxivTool, parse_feed, search_query
 from factdebate.tools.openalex import OpenAlexTool
 from factdebate.tools.pubmed import PubMedTool

@@ -12,8 +12,8 @@ import pytest
 import respx
 from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.mcp_tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy
-from factdebate.mcp_tools.search_server import build_search_server
+from factdebate.tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy
+from factdebate.toolservers.search_server import build_search_server
 from factdebate.tools.tavily import TavilyTool
 from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.mcp_tools.helpers import error_text, payload, tool_server
@@ -50,7 +50,7 @@ async def test_unknown_engine_is_a_clear_startup_error(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "factdebate.cli", "mcp-tools", "search", "--engines", "bing"],
+    done = subprocess.run([sys.executable, "-m", "factdebate.cli.main", "mcp-tools", "search", "--engines", "bing"],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert done.returncode != 0 and "unknown engine" in done.stderr and "Traceback" not in done.stderr
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.errors import IndexError_
-from factdebate.mcp_tools.wiki_offline import OfflineWikipedia
-from factdebate.mcp_tools.wikipedia_server import build_wikipedia_server
-from factdebate.types import Document
+from factdebate.core.errors import IndexError_
+from factdebate.toolservers.wiki_offline import OfflineWikipedia
+from factdebate.toolservers.wikipedia_server import build_wikipedia_server
+from factdebate.core.types import Document
 from tests.mcp_tools.helpers import payload, tool_server
 from tests.memory.conftest import words_encode
 

@@ -11,9 +11,9 @@ import pytest
 import respx
 from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.mcp_tools.wiki_html import html_sections
-from factdebate.mcp_tools.wiki_online import OnlineWikipedia
-from factdebate.mcp_tools.wikipedia_server import build_wikipedia_server
+from factdebate.toolservers.wiki_html import html_sections
+from factdebate.toolservers.wiki_online import OnlineWikipedia
+from factdebate.toolservers.wikipedia_server import build_wikipedia_server
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 from tests.memory.conftest import words_encode
 

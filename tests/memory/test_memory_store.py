@@ -15,7 +15,7 @@ import pytest
 
 from factdebate.memory import Evidence, EvidenceMemory, MemoryLeakError, MemorySettings, normalize_entity, open_memory
 from factdebate.memory import store as store_module
-from factdebate.types import Document
+from factdebate.core.types import Document
 from tests.memory.conftest import words_encode
 
 EIFFEL = Evidence(text="The Eiffel Tower was completed in 1889 for the World's Fair.",

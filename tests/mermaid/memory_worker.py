@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from factdebate.api import run_claim
+from factdebate.run.claim import run_claim
 from tests.mermaid.policy import capital_policy
 from tests.mermaid.support import FactToolset, mermaid_resources
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.api import build_resources, run_claim
-from factdebate.config import load_settings
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from factdebate.llm.llama_cpp import builtin_model_path
 
 # The first call converts the model for this test's data directory; on a loaded 2-core machine the whole run

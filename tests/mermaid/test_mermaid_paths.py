@@ -4,10 +4,10 @@ tool, the w/o-decomposer ablation and the three-way option."""
 
 from __future__ import annotations
 
-from factdebate.api import run_claim
+from factdebate.run.claim import run_claim
 from factdebate.llm.calls import CallInfo
-from factdebate.plugins import get_method
-from factdebate.types import Label
+from factdebate.methods.base import get_method
+from factdebate.core.types import Label
 from tests.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
 
 CLAIM = "Paris is the capital of France"
@@ -200,6 +200,6 @@ async def test_call_bounds_hold_at_both_ends() -> None:
 
 
 def verdict_settings(**mermaid):  # type: ignore[no-untyped-def]
-    from factdebate.config import load_settings
+    from factdebate.settings.load import load_settings
 
     return load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})

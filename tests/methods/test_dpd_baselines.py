@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from factdebate.api import run_claim
+from factdebate.run.claim import run_claim
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.types import Document, Label
+from factdebate.core.types import Document, Label
 from tests.helpers import CLAIM, StaticTool, resources_for
 
 Reply = Callable[[CallInfo, list[Message], GenParams], str]

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.runner import Plan, evaluate
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.dpd import DPD
-from factdebate.methods.dpd_tasks import task_for
+from factdebate.methods.dpd.method import DPD
+from factdebate.methods.dpd.tasks import task_for
 from factdebate.response_level import run_response
-from factdebate.types import Label
+from factdebate.core.types import Label
 from tests.helpers import resources_for
 from tests.methods.test_dpd import ballot
 
@@ -135,9 +135,9 @@ async def test_a_mode_without_its_field_is_a_clear_error() -> None:
 
 
 async def test_evidence_given_with_a_claim_reaches_both_teams() -> None:
-    from factdebate.api import run_claim
+    from factdebate.run.claim import run_claim
     from factdebate.tools.given import given_evidence
-    from factdebate.types import Document
+    from factdebate.core.types import Document
 
     seen: list[tuple[CallInfo, str]] = []
     resources, _, _ = resources_for(script([], seen), method="dpd",

@@ -14,13 +14,14 @@ from pydantic import Field
 from typer.testing import CliRunner
 
 import factdebate
-from factdebate.config import Settings, load_settings
-from factdebate.methods.turns import answer_turn, end_round, finish
-from factdebate.options import all_options
-from factdebate.plugins import Method, MethodSettings, register, unregister
+from factdebate.settings.model import Settings
+from factdebate.settings.load import load_settings
+from factdebate.methods.kit.turns import answer_turn, end_round, finish
+from factdebate.settings.options import all_options
+from factdebate.methods.base import Method, MethodSettings, register, unregister
 from factdebate.prompts import render
-from factdebate.resources import Resources
-from factdebate.types import Round, Verdict
+from factdebate.run.resources import Resources
+from factdebate.core.types import Round, Verdict
 
 
 class EchoSettings(MethodSettings):
@@ -58,7 +59,7 @@ def test_settings_and_flat_options_come_from_the_model(tmp_path: Path) -> None:
     assert load_settings(config, environ={}).methods["echo"].answers == 3
     assert load_settings(environ={"FACTDEBATE_METHODS__ECHO__VOICE": "loud"}).methods["echo"].voice == "loud"
     assert {"echo_answers", "echo_voice"} <= set(all_options())
-    with pytest.raises(factdebate.errors.ConfigError, match=r"methods\.echo\.answers"):
+    with pytest.raises(factdebate.core.errors.ConfigError, match=r"methods\.echo\.answers"):
         load_settings(overrides={"methods": {"echo": {"answers": 9}}}, environ={})
 
 
@@ -73,7 +74,7 @@ def test_the_api_runs_it_with_its_options() -> None:
 
 
 def test_the_cli_has_its_flags_in_verify_and_eval(tmp_path: Path) -> None:
-    from factdebate.cli import app
+    from factdebate.cli.main import app
 
     runner = CliRunner()
     result = runner.invoke(app, ["verify", "Paris is the capital of France.", "--method", "echo", "--echo-answers",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.config import load_settings
+from factdebate.settings.load import load_settings
 from factdebate.eval.datasets import load_dataset
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.base import GenParams, Message

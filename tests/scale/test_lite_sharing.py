@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.config import load_settings
-from factdebate.errors import ConfigError, IndexError_
+from factdebate.settings.load import load_settings
+from factdebate.core.errors import ConfigError, IndexError_
 from factdebate.scale.lite_copy import private_copy
 from factdebate.scale.pool import check_lite_sharing
 

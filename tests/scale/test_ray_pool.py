@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from factdebate.batch import read_claims, run_batch
-from factdebate.config import Settings, load_settings
+from factdebate.run.batch import read_claims, run_batch
+from factdebate.settings.model import Settings
+from factdebate.settings.load import load_settings
 from factdebate.eval.runner import execute, make_plan
 from factdebate.scale.pool import RayPool, WorkerStartError, slim_plan
 from tests.scale.support import records, static_resources, write_claims
@@ -167,7 +168,7 @@ def test_a_worker_that_cannot_start_says_why() -> None:
 def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The default path: the builtin corpus indexed once by the driver, each worker searching its own copy
     of the Milvus Lite folder and the shared tantivy index; scripted model. Then the same batch locally."""
-    from factdebate.cli import run
+    from factdebate.cli.main import run
 
     monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", "40")
     claims = write_claims(tmp_path / "claims.jsonl", 6)
@@ -188,7 +189,7 @@ def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pyt
 
 def test_cli_eval_on_ray(tmp_path: Path) -> None:
     """`factdebate eval --executor ray`: the driver writes results and the summary with running accuracy."""
-    from factdebate.cli import run
+    from factdebate.cli.main import run
 
     data = write_claims(tmp_path / "data.jsonl", 6, label=True)
     out = tmp_path / "run"

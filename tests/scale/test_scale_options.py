@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate import exits
-from factdebate.cli import run
-from factdebate.config import load_settings
-from factdebate.errors import ConfigError, InputError
-from factdebate.resume import settings_changes
+from factdebate.cli import exits
+from factdebate.cli.main import run
+from factdebate.settings.load import load_settings
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.run.resume import settings_changes
 from factdebate.scale.options import with_scale
 
 

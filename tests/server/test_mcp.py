@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 mcp = pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
 

@@ -1,5 +1,5 @@
 """The page's reading of saved runs, run under Node (skipped without it): a schema-1 verdict is upgraded
-as factdebate.schema does it, and a trace splits into runs that the page replays."""
+as factdebate.core.schema does it, and a trace splits into runs that the page replays."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.schema import upgrade
+from factdebate.core.schema import upgrade
 
 STATIC = Path(__file__).parents[2] / "src" / "factdebate" / "server" / "static"
 NODE = shutil.which("node")

@@ -90,7 +90,7 @@ def _run_batch(submit_url: str, poll_url: str, count: int) -> dict[str, Any]:
 
 def _serve(port: int, config: Path, data: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "factdebate.cli", "serve", "--no-auth", "--port", str(port), "--service-config",
+        [sys.executable, "-m", "factdebate.cli.main", "serve", "--no-auth", "--port", str(port), "--service-config",
          str(config), "--log-level", "warning", "--llm", "scripted:agree@1.0", "--agents", "none,none",
          "--no-scoring", "--no-cache", *extra],
         cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,

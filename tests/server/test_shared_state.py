@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from factdebate.batch import ClaimItem
+from factdebate.run.batch import ClaimItem
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.shared_state import SharedRateLimiter, SharedState
 from tests.server.shared_runner import batch_settings

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.config import Settings
+from factdebate.settings.model import Settings
 from factdebate.eval.datasets import Dataset, Sample
 from factdebate.eval.metrics import Outcome, compute
-from factdebate.resources import Resources
-from factdebate.runtime import EventSink
+from factdebate.run.resources import Resources
+from factdebate.core.runtime import EventSink
 
 
 async def run_response_sample(sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,

@@ -16,19 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from factdebate.api import build_resources, public_config, run_claim, tools_needed
-from factdebate.claim_context import claim_date
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError, InputError
+from factdebate.run.build import build_resources, tools_needed
+from factdebate.run.claim import public_config, run_claim
+from factdebate.core.claim_context import claim_date
+from factdebate.settings.model import Settings
+from factdebate.core.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
-from factdebate.plugins import get_method
-from factdebate.resources import Resources
-from factdebate.results_file import ResultWriter, finished_ids
-from factdebate.resume import settings_changes
-from factdebate.runtime import EventSink
-from factdebate.textsafe import dumps_record
+from factdebate.methods.base import get_method
+from factdebate.run.resources import Resources
+from factdebate.run.results_file import ResultWriter, finished_ids
+from factdebate.run.resume import settings_changes
+from factdebate.core.runtime import EventSink
+from factdebate.util.textsafe import dumps_record
 from factdebate.tools.given import documents_from, given_evidence
 
 

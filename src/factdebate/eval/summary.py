@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
-from factdebate.results_file import latest_records
-from factdebate.textsafe import safe_value
+from factdebate.run.results_file import latest_records
+from factdebate.util.textsafe import safe_value
 
 RESULTS = "results.jsonl"
 RUN = "run.json"

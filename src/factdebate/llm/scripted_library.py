@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from factdebate.errors import ConfigError
+from factdebate.core.errors import ConfigError
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import Responder, ScriptedBackend

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.memory.guard import check_evidence, check_fields
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 Encode = Callable[[list[str]], np.ndarray]  # texts -> unit-length rows
 BUSY_TIMEOUT_S = 60.0
@@ -293,7 +293,7 @@ def _hit(row: Sequence[Any], entity: str, match: str, score: float) -> MemoryHit
 
 def minilm_encoder(kind: str = "int8") -> Encode:
     """MiniLM (the retrieval encoder) loaded on first use."""
-    from factdebate.embeddings import get_embedder
+    from factdebate.embeddings.minilm import get_embedder
 
     def encode(texts: list[str]) -> np.ndarray:
         return get_embedder(kind).encode(texts)

@@ -1,7 +1,7 @@
 """Checking a whole response: extract its atomic claims, verify each with the configured method (any
 registered plug-in), and call the response false as soon as one claim is false.
 
-Each claim is verified by :func:`factdebate.api.run_claim`, so it is one run of the trace with its own
+Each claim is verified by :func:`factdebate.run.claim.run_claim`, so it is one run of the trace with its own
 verdict and usage, nested in a ``subclaim`` span of the response's run; the response's run holds the
 extraction (``claims_extracted``) and the final ``response_verdict``.
 """
@@ -14,17 +14,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from factdebate.api import public_config, run_claim, session, settings_from
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError
-from factdebate.events import ClaimsExtracted, ResponseJudged, ResponseStarted
+from factdebate.run.claim import public_config, run_claim, session
+from factdebate.settings.load import settings_from
+from factdebate.settings.model import Settings
+from factdebate.core.errors import FactDebateError
+from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.llm.base import Backend
-from factdebate.resources import Resources
+from factdebate.run.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
-from factdebate.runtime import EventSink, RunRecorder, recording, span
-from factdebate.textsafe import checked_input
-from factdebate.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
+from factdebate.core.runtime import EventSink, RunRecorder, recording, span
+from factdebate.util.textsafe import checked_input
+from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
 
 
 def validate_response(response: str, settings: Settings) -> str:

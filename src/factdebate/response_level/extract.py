@@ -12,12 +12,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.events import ParseProblem
+from factdebate.core.events import ParseProblem
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.runtime import emit
-from factdebate.types import ClaimExtraction
+from factdebate.core.runtime import emit
+from factdebate.core.types import ClaimExtraction
 
 AGENT = "extractor"
 

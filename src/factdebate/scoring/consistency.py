@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from factdebate.scoring import ScoreResult
 from factdebate.scoring.relevance import TextEncoder, mean_cosine
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 
 async def consistency(encoder: TextEncoder, answer: str, documents: list[Document],

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from factdebate.llm.model import LLM
-from factdebate.parsing import parse_list
+from factdebate.core.parsing import parse_list
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
 from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar

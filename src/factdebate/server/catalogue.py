@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.config import Settings
-from factdebate.options import option_schema, option_value
-from factdebate.plugins import all_methods
+from factdebate.settings.model import Settings
+from factdebate.settings.options import option_schema, option_value
+from factdebate.methods.base import all_methods
 from factdebate.server.options import public_options
 
 

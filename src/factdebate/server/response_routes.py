@@ -9,14 +9,14 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import StreamingResponse
 from pydantic import Field
 
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError, InputError
+from factdebate.settings.model import Settings
+from factdebate.core.errors import FactDebateError, InputError
 from factdebate.response_level.check import run_response, validate_response
-from factdebate.runtime import EventSink
+from factdebate.core.runtime import EventSink
 from factdebate.server.options import VerifyOptions
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.types import ResponseVerdict
+from factdebate.core.types import ResponseVerdict
 
 router = APIRouter(prefix="/v1")
 _TEXT_FIELDS = {"response", "question"}

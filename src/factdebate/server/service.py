@@ -12,9 +12,9 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.config import Settings
-from factdebate.paths import data_dir
-from factdebate.resources import Resources
+from factdebate.settings.model import Settings
+from factdebate.util.paths import data_dir
+from factdebate.run.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
 from factdebate.server.config import ServiceConfig

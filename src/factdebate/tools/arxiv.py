@@ -13,9 +13,9 @@ from datetime import date
 
 import httpx
 
-from factdebate.errors import FactDebateError
+from factdebate.core.errors import FactDebateError
 from factdebate.tools.http import client_scope, request_text, traced_search
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 ARXIV_DEFAULT_URL = "https://export.arxiv.org/api/query"
 ARXIV_MAX_RESULTS = 50

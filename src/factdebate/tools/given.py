@@ -19,7 +19,7 @@ import numpy as np
 
 from factdebate.scoring.relevance import TextEncoder
 from factdebate.tools.base import Tool
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 _given: ContextVar[list[Document] | None] = ContextVar("factdebate_given_evidence", default=None)
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 
-from factdebate.errors import FactDebateError
+from factdebate.core.errors import FactDebateError
 from factdebate.tools.http import client_scope, dumps_compact, request_json, request_text, traced_search
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 EUTILS_DEFAULT_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 PUBMED_MAX_RESULTS = 200  # keeps the EFetch id list (a GET query string) comfortably short

@@ -10,10 +10,10 @@ import re
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.runtime import emit
+from factdebate.core.runtime import emit
 from factdebate.scoring.ask import ask_parsed
 from factdebate.tools.base import Tool
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 
 def parse_keywords(text: str) -> str | None:

@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 
-from factdebate.errors import FactDebateError, MissingKeyError
+from factdebate.core.errors import FactDebateError, MissingKeyError
 from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 TAVILY_DEFAULT_URL = "https://api.tavily.com"
 # The API rejects max_results above this.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, Self, runtime_checkable
 
 from factdebate.llm.base import ToolSchema
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 __all__ = ["ToolResult", "ToolSchema", "Toolset", "documents_text"]
 
