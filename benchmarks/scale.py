@@ -27,9 +27,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from factdebate.run.batch import read_claims, run_batch
-from factdebate.settings.model import Settings
-from factdebate.settings.load import load_settings
 from factdebate.scale.pool import RayPool
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
 from tests.scale.support import records, static_resources, write_claims
 
 

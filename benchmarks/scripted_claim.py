@@ -6,12 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+from factdebate.core.types import Verdict
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.model import Settings
-from factdebate.llm.scripted import ScriptedBackend
-from factdebate.run.resources import Resources
-from factdebate.core.types import Verdict
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 CLAIM = "Paris is the capital of France"

@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from factdebate.core.types import Verdict
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
-from factdebate.core.types import Verdict
 
 CLAIMS = [
     "Paris is the capital of France.",

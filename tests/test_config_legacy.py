@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.settings.load import settings_from
-from factdebate.settings.load import load_settings
 from factdebate.core.errors import ConfigError
+from factdebate.settings.load import load_settings, settings_from
 
 
 def test_an_old_config_file_loads_into_the_new_places(tmp_path: Path) -> None:

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.core.parsing import parse_label
+from factdebate.core.types import Label
 from factdebate.llm.base import Completion, GenParams, Message, ToolSchema
 from factdebate.llm.cache import ResponseCache
 from factdebate.llm.constraints import choice_grammar, mode_from_owner, openai_request, render_json
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.methods.kit.common import LABEL_CHOICES
 from factdebate.methods.kit.formats import VERDICT_GRAMMAR, verdict_params
-from factdebate.core.parsing import parse_label
-from factdebate.core.types import Label
 from tests.fake_openai import FakeOpenAI
 
 USER: list[Message] = [{"role": "user", "content": "Is Paris in France?"}]

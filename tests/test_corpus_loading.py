@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.corpus.loading import load_documents
 from factdebate.core.errors import FactDebateError, InputError
+from factdebate.corpus.loading import load_documents
 
 ROWS = [
     {"id": "d1", "title": "Paris", "text": "Paris is the capital of France.", "source": "https://e/paris"},

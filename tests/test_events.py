@@ -10,10 +10,10 @@ import pytest
 from pydantic import ValidationError
 from rich.console import Console
 
-from factdebate.run.claim import run_claim
-from factdebate.core.events import Answer, parse_event
 from factdebate.cli.render import LiveDebate
+from factdebate.core.events import Answer, parse_event
 from factdebate.core.runtime import RunRecorder, emit, recording, span
+from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 from tests.methods.test_call_bounds import BUILT_IN, reask_everything

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from factdebate.api import averify
-from factdebate.settings.load import load_settings
 from factdebate.core.errors import InputError
+from factdebate.core.types import Document
 from factdebate.eval.datasets import load_dataset
 from factdebate.eval.runner import execute, make_plan
+from factdebate.settings.load import load_settings
 from factdebate.tools.given import GivenEvidenceTool, given_evidence, top_k
-from factdebate.core.types import Document
 from tests.eval.support import truthful
 from tests.helpers import BagOfWordsEncoder, StaticTool, resources_for
 

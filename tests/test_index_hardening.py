@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from factdebate.corpus.names import PATTERN, check_corpus_name, collection_name
 from factdebate.core.errors import ConfigError, IndexError_
-from factdebate.corpus.lexical import LexicalIndex
 from factdebate.core.types import Document
+from factdebate.corpus.lexical import LexicalIndex
+from factdebate.corpus.names import PATTERN, check_corpus_name, collection_name
 from tests.test_exit_codes import call
 
 DOCS = [Document(id="a", title="Paris", text="Paris is the capital of France."),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from factdebate.core.errors import IndexError_
-from factdebate.util.paths import data_dir
-from factdebate.tools.base import Tool
-from factdebate.corpus.lexical import LexicalIndex, query_words
-from factdebate.tools.local_search import LocalSearchTool
 from factdebate.core.types import Document
+from factdebate.corpus.lexical import LexicalIndex, query_words
+from factdebate.tools.base import Tool
+from factdebate.tools.local_search import LocalSearchTool
+from factdebate.util.paths import data_dir
 
 DOCS = [
     Document(id="paris#0", title="Paris", text="Paris is the capital and largest city of France.", source="s1"),

@@ -19,14 +19,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from factdebate.run.build import build_resources
-from factdebate.run.claim import run_claim
-from factdebate.settings.load import load_settings
+from factdebate.core.types import Label, Verdict
 from factdebate.llm.base import GenParams
 from factdebate.llm.llama_cpp import builtin_model_path
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.methods.kit.common import LABEL_CHOICES
-from factdebate.core.types import Label, Verdict
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 pytestmark = [

@@ -7,12 +7,12 @@ import importlib.util
 
 import pytest
 
-from factdebate.run.build import build_resources
-from factdebate.run.claim import run_claim
-from factdebate.settings.load import load_settings
 from factdebate.llm.base import GenParams
 from factdebate.llm.llama_cpp import LlamaCppBackend, builtin_model_path
 from factdebate.methods.kit.common import LABEL_CHOICES
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 pytestmark = pytest.mark.skipif(

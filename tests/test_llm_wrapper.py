@@ -8,13 +8,13 @@ import asyncio
 import pytest
 
 from factdebate.core.errors import EndpointUnavailableError, FactDebateError, MissingKeyError
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.llm import make_backend
 from factdebate.llm.base import GenParams
 from factdebate.llm.cache import ResponseCache
 from factdebate.llm.model import LLM, RetryPolicy
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.core.runtime import RunRecorder, recording
 from tests.fake_openai import GARBAGE, FakeOpenAI
 
 FAST = RetryPolicy(attempts=4, base_delay=0.01, max_delay=0.05, jitter=0.0)

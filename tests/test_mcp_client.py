@@ -123,10 +123,10 @@ async def test_factdebate_mcp_search_feeds_a_retrieval_tool(tmp_path: Path) -> N
 
 
 async def test_tool_mad_agent_searches_through_a_configured_mcp_server() -> None:
+    from factdebate.llm.scripted import ScriptedBackend
     from factdebate.run.build import build_resources
     from factdebate.run.claim import run_claim
     from factdebate.settings.load import load_settings
-    from factdebate.llm.scripted import ScriptedBackend
     from tests.helpers import BagOfWordsEncoder, debate_script
 
     settings = load_settings(overrides={

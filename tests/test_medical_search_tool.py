@@ -11,11 +11,11 @@ import pytest
 import respx
 
 from factdebate.api import averify
-from factdebate.run.build import make_tool
-from factdebate.settings.load import load_settings
 from factdebate.core.errors import ConfigError
 from factdebate.eval.medical import ScholarPipeline
 from factdebate.llm.scripted_library import scripted_backend
+from factdebate.run.build import make_tool
+from factdebate.settings.load import load_settings
 from factdebate.tools.openalex import OpenAlexTool
 from factdebate.tools.pubmed import PubMedTool
 

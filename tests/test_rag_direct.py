@@ -12,11 +12,11 @@ import pytest
 pytest.importorskip("pymilvus")
 pytest.importorskip("milvus_lite")
 
+from factdebate.core.types import Document
+from factdebate.corpus import milvus as rag
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.corpus.indexing import index_corpus
-from factdebate.corpus import milvus as rag
 from factdebate.corpus.milvus import MilvusStore
-from factdebate.core.types import Document
 
 pytestmark = pytest.mark.slow
 

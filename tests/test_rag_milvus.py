@@ -13,15 +13,15 @@ import pytest
 pytest.importorskip("pymilvus")
 pytest.importorskip("sentence_transformers")
 
+from factdebate.core.errors import IndexError_
+from factdebate.core.types import Document
 from factdebate.corpus import builtin_index
 from factdebate.corpus.builtin_index import ensure_builtin_indexed
 from factdebate.corpus.indexing import corpus_status, index_corpus
-from factdebate.core.errors import IndexError_
-from factdebate.util.paths import data_dir
-from factdebate.tools.base import Tool
 from factdebate.corpus.milvus import MilvusStore, get_client, milvus_id
+from factdebate.tools.base import Tool
 from factdebate.tools.rag import RagTool
-from factdebate.core.types import Document
+from factdebate.util.paths import data_dir
 
 pytestmark = pytest.mark.slow
 

@@ -3,10 +3,10 @@ lifecycle on Resources."""
 
 from __future__ import annotations
 
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods.resources import Services
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
-from factdebate.llm.scripted import ScriptedBackend
-from factdebate.run.resources import Services
 from tests.helpers import BagOfWordsEncoder
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from factdebate.run.claim import run_claim
 from factdebate.core.schema import read_verdict, upgrade, verdict_json_schema
 from factdebate.core.types import SCHEMA_VERSION, Label
+from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 from tests.methods.test_call_bounds import BUILT_IN, reask_everything

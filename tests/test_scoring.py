@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from factdebate.core.types import Document
 from factdebate.llm.model import LLM
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance, mean_cosine
-from factdebate.core.types import Document
 from tests.helpers import BagOfWordsEncoder
 
 DOCS = [Document(id="1", title="Paris", text="Paris is the capital and largest city of France.")]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from factdebate.run.claim import run_claim
+from factdebate.core.types import Label
 from factdebate.llm.base import Message
 from factdebate.llm.calls import CallInfo
-from factdebate.core.types import Label
+from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, StaticTool, debate_script, make_resources
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.settings.load import load_settings
 from factdebate.core.errors import ConfigError
 from factdebate.server.options import VerifyOptions
+from factdebate.settings.load import load_settings
 from factdebate.tools.registry import AGENT_TOOLS, agent_description, mcp_tool, register_agent_tool
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, Self
 
 from factdebate.core.runtime import RunRecorder, recording
+from factdebate.core.types import Document
 from factdebate.tools.base import Tool
 from factdebate.tools.retrieval_toolset import SEARCH_INPUT, RetrievalToolset, ToolsetSearch, as_documents
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
-from factdebate.core.types import Document
 from tests.helpers import StaticTool
 
 

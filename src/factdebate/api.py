@@ -12,9 +12,10 @@ from factdebate.core.runtime import EventSink
 from factdebate.core.types import Verdict
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
+from factdebate.run.response import acheck_response, check_response
 from factdebate.settings.load import settings_from
 
-__all__ = ["averify", "session", "verify"]
+__all__ = ["acheck_response", "averify", "check_response", "session", "verify"]
 
 
 async def averify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,

@@ -3,12 +3,12 @@ sees, when it stops, and how a failed parse ends (never with a made-up label).""
 
 from __future__ import annotations
 
-from factdebate.run.claim import run_claim
+from factdebate.core.types import Document, Label
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.toolmad.method import ToolMAD, debate_calls
 from factdebate.methods.baselines.vote import majority
-from factdebate.core.types import Document, Label
+from factdebate.methods.toolmad.method import ToolMAD, debate_calls
+from factdebate.run.claim import run_claim
 from tests.eval.support import prompts, resources_for, truthful
 from tests.helpers import StaticTool
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import httpx
 import respx
 
-from factdebate.settings.load import load_settings
+from factdebate.core.types import Document
 from factdebate.eval.medical import ScholarPipeline, parse_keywords
 from factdebate.eval.runner import execute, make_plan
 from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
+from factdebate.settings.load import load_settings
 from factdebate.tools.openalex import OpenAlexTool
-from factdebate.core.types import Document
 from tests.eval.support import resources_for
 from tests.helpers import StaticTool
 

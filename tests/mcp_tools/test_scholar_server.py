@@ -12,10 +12,10 @@ import respx
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.toolservers.scholar_server import build_scholar_server
 from factdebate.tools.arxiv import ArxivTool, parse_feed, search_query
 from factdebate.tools.openalex import OpenAlexTool
 from factdebate.tools.pubmed import PubMedTool
+from factdebate.toolservers.scholar_server import build_scholar_server
 from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.mcp_tools.helpers import error_text, tool_server
 

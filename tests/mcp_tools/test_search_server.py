@@ -13,8 +13,8 @@ import respx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from factdebate.tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy
-from factdebate.toolservers.search_server import build_search_server
 from factdebate.tools.tavily import TavilyTool
+from factdebate.toolservers.search_server import build_search_server
 from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.mcp_tools.helpers import error_text, payload, tool_server
 

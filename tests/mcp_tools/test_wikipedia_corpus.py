@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from factdebate.core.errors import IndexError_
+from factdebate.core.types import Document
 from factdebate.toolservers.wiki_offline import OfflineWikipedia
 from factdebate.toolservers.wikipedia_server import build_wikipedia_server
-from factdebate.core.types import Document
 from tests.mcp_tools.helpers import payload, tool_server
 from tests.memory.conftest import words_encode
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.core.types import Document
 from factdebate.memory import Evidence, EvidenceMemory, MemoryLeakError, MemorySettings, normalize_entity, open_memory
 from factdebate.memory import store as store_module
-from factdebate.core.types import Document
 from tests.memory.conftest import words_encode
 
 EIFFEL = Evidence(text="The Eiffel Tower was completed in 1889 for the World's Fair.",

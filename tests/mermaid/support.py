@@ -12,7 +12,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.mermaid.method import MermaidSettings, toolbox_key
 from factdebate.methods.mermaid.toolbox import Toolbox
-from factdebate.run.resources import Resources
+from factdebate.methods.resources import Resources
 from factdebate.tools.toolset import ToolResult, ToolSchema
 from tests.helpers import resources_for
 

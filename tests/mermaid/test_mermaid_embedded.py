@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.llm.llama_cpp import builtin_model_path
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
-from factdebate.llm.llama_cpp import builtin_model_path
 
 # The first call converts the model for this test's data directory; on a loaded 2-core machine the whole run
 # can pass the suite's 300 s default.

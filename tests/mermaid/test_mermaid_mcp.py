@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.run.build import build_resources
-from factdebate.run.claim import run_claim
 from factdebate.core.claim_context import claim_date
-from factdebate.settings.load import load_settings
+from factdebate.core.types import Label
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.core.types import Label
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from tests.helpers import BagOfWordsEncoder
 from tests.mermaid.support import answer, decomposition, script
 

@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from factdebate.run.claim import run_claim
-from factdebate.memory import EvidenceMemory
 from factdebate.core.types import Label
+from factdebate.memory import EvidenceMemory
+from factdebate.run.claim import run_claim
 from tests.mermaid.memory_worker import FACTS
 from tests.mermaid.policy import capital_policy
 from tests.mermaid.support import FactToolset, mermaid_resources

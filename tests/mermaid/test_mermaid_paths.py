@@ -4,10 +4,10 @@ tool, the w/o-decomposer ablation and the three-way option."""
 
 from __future__ import annotations
 
-from factdebate.run.claim import run_claim
+from factdebate.core.types import Label
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.base import get_method
-from factdebate.core.types import Label
+from factdebate.run.claim import run_claim
 from tests.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
 
 CLAIM = "Paris is the capital of France"

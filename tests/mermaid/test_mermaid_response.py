@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from factdebate.response_level.check import run_response
 from factdebate.core.types import Label
+from factdebate.run.response import run_response
 from tests.mermaid.memory_worker import FACTS
 from tests.mermaid.policy import capital_policy
 from tests.mermaid.support import FactToolset, mermaid_resources

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from factdebate.run.claim import run_claim
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.base import all_methods, get_method
+from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from factdebate.run.claim import run_claim
-from factdebate.settings.load import load_settings
+from factdebate.core.types import Document, Judgement, Label
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.dpd.method import DPD, next_state
 from factdebate.methods.dpd.panel import read_ballot, tally
 from factdebate.methods.dpd.team import DebateStore, agreement
-from factdebate.core.types import Document, Judgement, Label
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from tests.helpers import CLAIM, BagOfWordsEncoder, resources_for
 
 Votes = Callable[[str, int], tuple[str, float] | str]

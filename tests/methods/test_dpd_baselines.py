@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from factdebate.run.claim import run_claim
+from factdebate.core.types import Document, Label
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.core.types import Document, Label
+from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, StaticTool, resources_for
 
 Reply = Callable[[CallInfo, list[Message], GenParams], str]

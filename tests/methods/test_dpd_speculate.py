@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.run.claim import run_claim
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.dpd.method import DPD
+from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, resources_for
 from tests.methods.test_dpd import Votes, dpd_script, states_by_round, unanimous
 

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from factdebate.core.errors import InputError
+from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.runner import Plan, evaluate
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.dpd.method import DPD
 from factdebate.methods.dpd.tasks import task_for
-from factdebate.response_level import run_response
-from factdebate.core.types import Label
+from factdebate.run.response import RUNNER, run_response
 from tests.helpers import resources_for
 from tests.methods.test_dpd import ballot
 
@@ -78,7 +78,7 @@ async def test_summarization_takes_the_ten_sentences_closest_to_each_claim() -> 
                     meta={"document": document, "summary": "The bridge opened in 1932 in Rome."})
     resources, _, _ = resources_for(script(claims, seen), method="dpd", methods={"dpd": FAST})
     fields, predicted = await DPD().run_sample(sample, dataset("halueval-summarization", sample),  # type: ignore[misc]
-                                               resources.settings, resources, None)
+                                               resources.settings, resources, None, RUNNER)
     assert fields["dpd_task"] == "summarization" and fields["extraction"]["claims"] == claims
     first = fields["claims"][0]["verdict"]
     given = setup_evidence(first)[0]
@@ -98,7 +98,7 @@ async def test_dialogue_drops_subjective_content_and_uses_history_and_knowledge(
     resources, _, _ = resources_for(script(["Jaws came out in 1975."], seen, filtered=["It came out in 1975."]),
                                     method="dpd", methods={"dpd": FAST})
     fields, predicted = await DPD().run_sample(sample, dataset("halueval-dialogue", sample),  # type: ignore[misc]
-                                               resources.settings, resources, None)
+                                               resources.settings, resources, None, RUNNER)
     assert fields["extraction"]["subjective_removed"] is True
     assert fields["extraction"]["checked_text"] == "It came out in 1975."
     assert setup_evidence(fields["claims"][0]["verdict"])[0] == ["dlg-1:history", "dlg-1:knowledge"]
@@ -131,13 +131,13 @@ async def test_a_mode_without_its_field_is_a_clear_error() -> None:
     resources, _, _ = resources_for(script([], []), method="dpd", methods={"dpd": FAST})
     sample = Sample("q", "c", "SUPPORTS")
     with pytest.raises(InputError, match="needs the sample's knowledge"):
-        await DPD().run_sample(sample, dataset("halueval-qa", sample), resources.settings, resources, None)
+        await DPD().run_sample(sample, dataset("halueval-qa", sample), resources.settings, resources, None, RUNNER)
 
 
 async def test_evidence_given_with_a_claim_reaches_both_teams() -> None:
+    from factdebate.core.types import Document
     from factdebate.run.claim import run_claim
     from factdebate.tools.given import given_evidence
-    from factdebate.core.types import Document
 
     seen: list[tuple[CallInfo, str]] = []
     resources, _, _ = resources_for(script([], seen), method="dpd",

@@ -14,14 +14,14 @@ from pydantic import Field
 from typer.testing import CliRunner
 
 import factdebate
-from factdebate.settings.model import Settings
-from factdebate.settings.load import load_settings
-from factdebate.methods.kit.turns import answer_turn, end_round, finish
-from factdebate.settings.options import all_options
-from factdebate.methods.base import Method, MethodSettings, register, unregister
-from factdebate.prompts import render
-from factdebate.run.resources import Resources
 from factdebate.core.types import Round, Verdict
+from factdebate.methods.base import Method, MethodSettings, register, unregister
+from factdebate.methods.kit.turns import answer_turn, end_round, finish
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
+from factdebate.settings.options import all_options
 
 
 class EchoSettings(MethodSettings):

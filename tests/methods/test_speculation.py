@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from factdebate.run.claim import run_claim
-from factdebate.settings.load import load_settings
+from factdebate.core.types import Verdict
 from factdebate.llm.base import Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.toolmad.method import ToolMAD, speculates
-from factdebate.core.types import Verdict
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from tests.helpers import CLAIM, debate_script, resources_for
 
 S, R = "SUPPORTS", "REFUTES"

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from factdebate.settings.load import load_settings
 from factdebate.eval.datasets import load_dataset
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
+from factdebate.settings.load import load_settings
 from tests.helpers import resources_for
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"

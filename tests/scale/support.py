@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
-from factdebate.run.resources import Resources
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from factdebate.run.batch import read_claims, run_batch
-from factdebate.settings.model import Settings
-from factdebate.settings.load import load_settings
 from factdebate.eval.runner import execute, make_plan
+from factdebate.run.batch import read_claims, run_batch
 from factdebate.scale.pool import RayPool, WorkerStartError, slim_plan
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
 from tests.scale.support import records, static_resources, write_claims
 
 pytestmark = pytest.mark.usefixtures("ray_instance")

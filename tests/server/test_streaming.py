@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from factdebate.core.runtime import EventSink
-from factdebate.server.streaming import debate_events
 from factdebate.core.types import Verdict
+from factdebate.server.streaming import debate_events
 from tests.server.conftest import parse_sse
 
 

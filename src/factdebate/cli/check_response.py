@@ -78,10 +78,10 @@ def register_check_response(app: typer.Typer) -> None:
     ) -> None:
         """Split a long answer into atomic claims, check each with --method, and call the answer false if
         any claim is false."""
-        from factdebate.run.build import build_resources
-        from factdebate.settings.load import settings_from
-        from factdebate.response_level.check import run_response, validate_response
         from factdebate.core.runtime import EventSink, trace_file
+        from factdebate.run.build import build_resources
+        from factdebate.run.response import run_response, validate_response
+        from factdebate.settings.load import settings_from
 
         response = read_response(text, file)
         settings = settings_from(options, config)

@@ -66,12 +66,12 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error."""
-    from factdebate.settings.load import settings_from
-    from factdebate.run.batch import finished_ids
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
+    from factdebate.run.batch import finished_ids
     from factdebate.scale.options import with_scale
+    from factdebate.settings.load import settings_from
 
     settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
     get_method(settings.method)  # an unknown method fails before the dataset is read
@@ -99,8 +99,8 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
 
 
 async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> dict[str, Any]:
-    from factdebate.eval.runner import execute
     from factdebate.core.runtime import trace_file
+    from factdebate.eval.runner import execute
 
     with trace_file(trace) as sinks:
         if plan.settings.scale.executor == "ray":

@@ -15,7 +15,7 @@ def register(app: typer.Typer) -> None:
 
     register_eval(app)
 
-    from factdebate.cli.mcp_tools import register_mcp_tools
+    from factdebate.toolservers.command import register_mcp_tools
 
     register_mcp_tools(app)
 

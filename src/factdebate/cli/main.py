@@ -17,8 +17,8 @@ from rich.markup import escape
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.util.redact import redact_text
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
+from factdebate.util.redact import redact_text
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
@@ -47,10 +47,10 @@ def verify(
     options: dict[str, Any],
 ) -> None:
     """Verify one claim, or a JSONL batch with --input/--output."""
-    from factdebate.run.build import build_resources
-    from factdebate.settings.load import settings_from
     from factdebate.cli.render import thresholds
+    from factdebate.run.build import build_resources
     from factdebate.scale.options import with_scale
+    from factdebate.settings.load import settings_from
 
     settings = with_scale(settings_from(options, config), executor, ray_address, workers)
     if input is not None:
@@ -84,8 +84,8 @@ def verify(
 
 async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
                       live: Callable[[dict[str, Any]], None] | None) -> Any:
-    from factdebate.run.claim import run_claim
     from factdebate.core.runtime import trace_file
+    from factdebate.run.claim import run_claim
 
     with trace_file(trace) as sinks, err.status("starting…") as status:
         sinks += [live] if live else []
@@ -113,9 +113,9 @@ def _describe(event: dict[str, Any]) -> str:
 
 
 def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
-    from factdebate.run.build import build_resources
-    from factdebate.run.batch import check_batch_resume, read_claims, run_batch
     from factdebate.core.runtime import trace_file
+    from factdebate.run.batch import check_batch_resume, read_claims, run_batch
+    from factdebate.run.build import build_resources
 
     if output.exists() and input.resolve() == output.resolve():
         raise InputError(f"--output {output} is the input file: results go to their own file, e.g. "
@@ -183,8 +183,8 @@ def index(
 
 
 def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
-    from factdebate.settings.load import settings_from
     from factdebate.corpus.builtin_index import ensure_builtin_indexed
+    from factdebate.settings.load import settings_from
 
     retrieval = settings_from({"milvus_uri": milvus_uri}, config).retrieval
     order = tuple(e for e in ("local", "rag") if e in engines) + tuple(e for e in engines if e not in ("local", "rag"))
@@ -201,8 +201,8 @@ def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Pat
 @app.command()
 def methods() -> None:
     """List the verification methods, with the flags of their own settings."""
-    from factdebate.settings.options import all_options
     from factdebate.methods.base import descriptions
+    from factdebate.settings.options import all_options
 
     options = all_options().values()
     for name, description in descriptions().items():
@@ -226,8 +226,8 @@ def schema(response: Annotated[bool, Opt("--response", help="The schema of check
 @app.command()
 def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None:
     """Say what is installed and configured: models, corpus indexes, API keys."""
-    from factdebate.settings.load import settings_from
     from factdebate.cli.doctor import run_checks
+    from factdebate.settings.load import settings_from
 
     settings = settings_from({}, config)
     ok = True

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
-from factdebate.util.textsafe import dumps_record
+from factdebate.core.textsafe import dumps_record
 from factdebate.core.types import Usage
 
 EventSink = Callable[[dict[str, Any]], None]

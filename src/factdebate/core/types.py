@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from factdebate.util.textsafe import safe_text
+from factdebate.core.textsafe import safe_text
 
 SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.core.schema
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import IndexError_, MissingDependencyError
-from factdebate.util.paths import data_dir
 from factdebate.core.types import Document
+from factdebate.util.paths import data_dir
 
 _WORD = re.compile(r"\w+")
 _indexes: dict[str, Any] = {}  # resolved path -> tantivy.Index, shared by every tool instance

@@ -22,12 +22,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
+from factdebate.core.types import Document
+from factdebate.corpus.milvus_lite_direct import DirectSearch
 from factdebate.corpus.names import collection_name
 from factdebate.embeddings.minilm import DEFAULT_ENCODER, DIM, Embedder, get_embedder
-from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
 from factdebate.util.paths import data_dir
-from factdebate.corpus.milvus_lite_direct import DirectSearch
-from factdebate.core.types import Document
 
 MAX_ID_BYTES = 512
 MAX_TITLE_BYTES = 2048

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.embeddings.minilm import MODEL_LOAD_LOCK, Embedder, model_path
 from factdebate.core.errors import MissingDependencyError
+from factdebate.embeddings.minilm import MODEL_LOAD_LOCK, Embedder, model_path
 from factdebate.util.paths import data_dir
 
 ONNX_FILE = "all-MiniLM-L6-v2.int8.onnx"

@@ -15,16 +15,16 @@ import time
 import uuid
 from typing import Any
 
+from factdebate.core.parsing import parse_choice
+from factdebate.core.runtime import EventSink, RunRecorder, recording
+from factdebate.core.types import Label, Usage, Verdict
+from factdebate.eval.datasets import Sample
+from factdebate.llm.ask import ask_parsed
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
 from factdebate.run.claim import run_claim
 from factdebate.settings.model import Settings
-from factdebate.eval.datasets import Sample
-from factdebate.core.parsing import parse_choice
-from factdebate.prompts import render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import EventSink, RunRecorder, recording
-from factdebate.scoring.ask import ask_parsed
 from factdebate.tools.scholar import ScholarPipeline, parse_keywords
-from factdebate.core.types import Label, Usage, Verdict
 
 __all__ = ["ScholarPipeline", "option_claim", "parse_keywords", "run_choice"]
 

@@ -10,12 +10,12 @@ import time
 from dataclasses import dataclass
 
 from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.runtime import current_run
+from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, reset_call, set_call
 from factdebate.util.redact import redact_text
-from factdebate.core.runtime import current_run
-from factdebate.util.textsafe import safe_text
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from factdebate.core.errors import ConfigError, MissingDependencyError, MissingKeyError
+from factdebate.core.runtime import emit
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall, TransientLLMError
 from factdebate.llm.constraints import (
     CONSTRAIN_MODES,
@@ -25,7 +26,6 @@ from factdebate.llm.constraints import (
     render_json,
 )
 from factdebate.util.redact import redact_url
-from factdebate.core.runtime import emit
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up

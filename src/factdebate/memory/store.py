@@ -21,10 +21,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from factdebate.core.errors import InputError
+from factdebate.core.types import Document
 from factdebate.memory.guard import check_evidence, check_fields
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
-from factdebate.core.types import Document
 
 Encode = Callable[[list[str]], np.ndarray]  # texts -> unit-length rows
 BUSY_TIMEOUT_S = 60.0

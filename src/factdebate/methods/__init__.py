@@ -6,8 +6,16 @@ itself by existing; a method from elsewhere registers with ``@register`` on impo
 
 from __future__ import annotations
 
-from factdebate.methods.base import Method, MethodSettings, all_methods, descriptions, get_method, method_class, register
-from factdebate.run.resources import Resources
+from factdebate.methods.base import (
+           Method,
+           MethodSettings,
+           all_methods,
+           descriptions,
+           get_method,
+           method_class,
+           register,
+)
+from factdebate.methods.resources import Resources
 
 __all__ = ["Method", "MethodSettings", "Resources", "all_methods", "descriptions", "get_method", "method_class",
            "register"]

@@ -20,18 +20,30 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from factdebate.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
-    from factdebate.eval.datasets import Dataset, Sample
-    from factdebate.run.resources import Resources
     from factdebate.core.runtime import EventSink
-    from factdebate.core.types import Verdict
+    from factdebate.core.types import ResponseVerdict, Verdict
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.methods.resources import Resources
+    from factdebate.settings.model import Settings
+
+
+class ClaimRunner(Protocol):
+    """The run layer's entry points, handed to a method that runs evaluation samples its own way (DPD's task
+    modes check claims and whole responses). Methods sit below the run layer: they are given these rather
+    than importing them."""
+
+    async def claim(self, claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict: ...
+
+    async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       sinks: list[EventSink] | None = None) -> ResponseVerdict: ...
 
 
 class MethodSettings(BaseModel):
@@ -82,7 +94,8 @@ class Method(Generic[S]):
         raise NotImplementedError
 
     async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
-                         sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None] | None:
+                         sinks: list[EventSink] | None,
+                         runner: ClaimRunner) -> tuple[dict[str, Any], str | None] | None:
         """An evaluation sample run the method's own way (DPD's task modes): (record fields, prediction in
         the dataset's label set). ``None``: the harness runs the sample the standard way."""
         return None

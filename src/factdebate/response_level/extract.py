@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from factdebate.core.events import ParseProblem
+from factdebate.core.runtime import emit
+from factdebate.core.types import ClaimExtraction
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.core.runtime import emit
-from factdebate.core.types import ClaimExtraction
 
 AGENT = "extractor"
 

@@ -17,15 +17,15 @@ from typing import Any, Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from factdebate.run.claim import public_config, run_claim
-from factdebate.settings.model import Settings
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.util.redact import redact_text
-from factdebate.run.resources import Resources
+from factdebate.core.runtime import EventSink
+from factdebate.core.textsafe import safe_text, unsafe_reason
+from factdebate.methods.resources import Resources
+from factdebate.run.claim import public_config, run_claim
 from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
 from factdebate.run.resume import settings_changes
-from factdebate.core.runtime import EventSink
-from factdebate.util.textsafe import safe_text, unsafe_reason
+from factdebate.settings.model import Settings
+from factdebate.util.redact import redact_text
 
 __all__ = ["BatchStats", "ClaimExecutor", "ClaimItem", "ResultWriter", "claim_id", "claim_record", "compact",
            "finished_ids", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]

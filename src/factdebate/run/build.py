@@ -9,12 +9,12 @@ from pathlib import Path
 
 from factdebate.core.errors import ConfigError
 from factdebate.corpus.builtin import BUILTIN_CORPUS
+from factdebate.embeddings import TextEncoder
 from factdebate.llm import LLM, RetryPolicy, make_backend
 from factdebate.llm.base import Backend
 from factdebate.llm.cache import ResponseCache
 from factdebate.methods.base import get_method, method_class
-from factdebate.run.resources import Resources, Services
-from factdebate.scoring.relevance import TextEncoder
+from factdebate.methods.resources import Resources, Services
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.util.paths import data_dir
@@ -62,7 +62,6 @@ def _search_engine(settings: Settings) -> Tool:
 
 def _ensure_builtin(engine: str, settings: Settings) -> None:
     """The builtin corpus is indexed on first use, by whichever entry point gets there first."""
-    from factdebate.corpus.builtin import BUILTIN_CORPUS
 
     retrieval = settings.retrieval
     if retrieval.corpus != BUILTIN_CORPUS:
@@ -161,7 +160,6 @@ def tools_needed(settings: Settings) -> set[str]:
 def builtin_engines(settings: Settings) -> list[str]:
     """The builtin-corpus indexes the configured method opens (the method says; none when another corpus
     is chosen), the local one first: seconds, where the embeddings take minutes."""
-    from factdebate.corpus.builtin import BUILTIN_CORPUS
 
     if settings.retrieval.corpus != BUILTIN_CORPUS:
         return []

@@ -13,14 +13,14 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.events import RunFinished, RunStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, trace_file
+from factdebate.core.textsafe import checked_input
 from factdebate.core.types import Verdict
 from factdebate.llm.base import Backend
 from factdebate.methods.base import get_method
+from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
-from factdebate.run.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.util.redact import redact_value
-from factdebate.util.textsafe import checked_input
 
 
 def validate_claim(claim: str, settings: Settings) -> str:

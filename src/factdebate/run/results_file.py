@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
-from factdebate.util.textsafe import dumps_record
+from factdebate.core.textsafe import dumps_record
 
 
 def _read_lines(file: Path) -> list[str]:

@@ -15,11 +15,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from factdebate.run.build import builtin_engines, ensure_indexes
-from factdebate.settings.model import Settings
 from factdebate.core.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.run.build import builtin_engines, ensure_indexes
 from factdebate.scale.lite_copy import close_lite_clients
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
+from factdebate.settings.model import Settings
 
 Handle = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]
 MAX_ATTEMPTS = 3  # workers a claim may take down before it is recorded as an error
@@ -177,8 +177,8 @@ def _cause(exc: BaseException) -> str:
 
 def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> None:
     """Milvus Lite serves one process: refuse a pool whose workers would open the same Lite database."""
-    from factdebate.run.build import tools_needed
     from factdebate.corpus.milvus import default_milvus_uri, is_lite_uri
+    from factdebate.run.build import tools_needed
 
     uri = settings.retrieval.milvus_uri or default_milvus_uri()
     if (builder is None and "rag" in tools_needed(settings) and is_lite_uri(uri) and not settings.scale.lite_copy

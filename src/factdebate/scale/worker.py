@@ -7,12 +7,12 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from factdebate.core.errors import FactDebateError
+from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, make_tool, tools_needed
 from factdebate.settings.model import Settings
-from factdebate.core.errors import FactDebateError
-from factdebate.util.redact import redact_text
-from factdebate.run.resources import Resources
 from factdebate.tools.base import Tool
+from factdebate.util.redact import redact_text
 
 ResourceBuilder = Callable[[Settings, "str | None"], Resources]
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from factdebate.llm.model import LLM
 from factdebate.core.parsing import parse_list, parse_verdicts
+from factdebate.core.types import Document
+from factdebate.llm.ask import ask_parsed, numbered_lines_grammar, verdict_lines_grammar
+from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar, verdict_lines_grammar
-from factdebate.core.types import Document
 
 
 async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Document], *, agent: str = "",

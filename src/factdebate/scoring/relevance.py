@@ -4,19 +4,14 @@ and NOT ENOUGH INFO is a legitimate verdict here."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 
-from factdebate.llm.model import LLM
 from factdebate.core.parsing import parse_list
+from factdebate.embeddings import TextEncoder
+from factdebate.llm.ask import ask_parsed, numbered_lines_grammar
+from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar
-
-
-class TextEncoder(Protocol):
-    async def aencode(self, texts: list[str]) -> np.ndarray: ...
 
 
 def mean_cosine(anchor: np.ndarray, others: np.ndarray) -> float:

@@ -11,16 +11,16 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from factdebate.run.claim import run_claim, validate_claim
-from factdebate.run.batch import ClaimItem, parse_claim_lines
-from factdebate.settings.model import Settings
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.util.redact import redact_text
-from factdebate.run.resources import Resources
+from factdebate.methods.resources import Resources
+from factdebate.run.batch import ClaimItem, parse_claim_lines
+from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.options import public_verdict
 from factdebate.server.shared_state import worker_id
 from factdebate.server.state_db import process_alive
+from factdebate.settings.model import Settings
+from factdebate.util.redact import redact_text
 
 log = logging.getLogger("factdebate.server")
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.settings.model import Settings
-from factdebate.settings.options import option_schema, option_value
 from factdebate.methods.base import all_methods
 from factdebate.server.options import public_options
+from factdebate.settings.model import Settings
+from factdebate.settings.options import option_schema, option_value
 
 
 class OptionInfo(BaseModel):

@@ -17,12 +17,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.run.claim import run_claim, validate_claim
 from factdebate.core.errors import FactDebateError
+from factdebate.core.types import Document, ResponseVerdict, Verdict
+from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
 from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
-from factdebate.core.types import Document, ResponseVerdict, Verdict
 
 EXCERPT_CHARS = 400
 MAX_QUERY_CHARS = 500
@@ -135,7 +135,7 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                              "the answer's label and each claim's own label and reasons.")
     async def check_response(response: str, question: str | None = None, method: str | None = None,
                              k: int | None = None) -> dict[str, Any]:
-        from factdebate.response_level.check import run_response, validate_response
+        from factdebate.run.response import run_response, validate_response
 
         try:
             settings = resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k}))

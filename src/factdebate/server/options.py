@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+from factdebate.core.errors import ConfigError
+from factdebate.core.types import Verdict
+from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
+from factdebate.methods.base import get_method
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
-from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
-from factdebate.core.errors import ConfigError
 from factdebate.settings.options import Option, all_options, options_to_overrides
-from factdebate.methods.base import get_method
-from factdebate.core.types import Verdict
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {

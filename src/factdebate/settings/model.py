@@ -3,16 +3,13 @@ keyword arguments. Secrets (API keys) are read from the environment only, never 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.core.errors import ConfigError
 from factdebate.methods.base import all_methods
+from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.registry import SearchEngine
 

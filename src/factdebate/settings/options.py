@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic.fields import FieldInfo
 
-from factdebate.settings.model import LLMSettings, ResponseSettings, RetrievalSettings
 from factdebate.core.errors import ConfigError
 from factdebate.methods.base import all_methods
+from factdebate.settings.model import LLMSettings, ResponseSettings, RetrievalSettings
 
 Path = tuple[str, ...]
 

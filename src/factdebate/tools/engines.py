@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from factdebate.tools.leakage import Leakage, not_applied
+from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, request_json, request_text
+from factdebate.tools.leakage import Leakage, not_applied
 from factdebate.tools.local_search import LocalSearchTool
 from factdebate.tools.openalex import OPENALEX_MAX_PER_PAGE, OpenAlexTool, parse_works
 from factdebate.tools.pubmed import PUBMED_MAX_RESULTS, PubMedTool, parse_efetch, parse_esearch
 from factdebate.tools.tavily import TAVILY_MAX_RESULTS, TavilyTool, parse_results
-from factdebate.core.types import Document
 
 Found = tuple[list[Document], list[str]]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from factdebate.core.claim_context import search_before
 from factdebate.core.events import LeakageNote
-from factdebate.tools.leakage import Leakage, LeakagePolicy, not_applied, parse_day
 from factdebate.core.runtime import emit
-from factdebate.tools.base import Tool
 from factdebate.core.types import Document
+from factdebate.tools.base import Tool
+from factdebate.tools.leakage import Leakage, LeakagePolicy, not_applied, parse_day
 
 
 class LeakageSearch:

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 
 from factdebate.core.errors import FactDebateError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
 from factdebate.core.types import Document
+from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
 
 OPENALEX_DEFAULT_URL = "https://api.openalex.org"
 OPENALEX_MAX_PER_PAGE = 200

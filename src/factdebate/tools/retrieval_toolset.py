@@ -8,9 +8,9 @@ from typing import Any, Self
 
 from factdebate.core.claim_context import search_before as claim_search_before
 from factdebate.core.runtime import emit
+from factdebate.core.types import Document
 from factdebate.tools.base import Tool
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset, documents_text
-from factdebate.core.types import Document
 
 SEARCH_INPUT: dict[str, Any] = {
     "type": "object",

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import re
 
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document
+from factdebate.llm.ask import ask_parsed
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.core.runtime import emit
-from factdebate.scoring.ask import ask_parsed
 from factdebate.tools.base import Tool
-from factdebate.core.types import Document
 
 
 def parse_keywords(text: str) -> str | None:

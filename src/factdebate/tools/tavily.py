@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 
 from factdebate.core.errors import FactDebateError, MissingKeyError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
 from factdebate.core.types import Document
+from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
 
 TAVILY_DEFAULT_URL = "https://api.tavily.com"
 # The API rejects max_results above this.

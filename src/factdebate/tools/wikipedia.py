@@ -17,9 +17,9 @@ from urllib.parse import quote
 import httpx
 
 from factdebate.core.errors import FactDebateError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
 from factdebate.core.types import Document
 from factdebate.core.version import __version__
+from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
 
 # Wikimedia's User-Agent policy asks for a tool name and version plus contact details; deployments should
 # pass ``user_agent=`` (or set FACTDEBATE_USER_AGENT) with their own URL or e-mail address.

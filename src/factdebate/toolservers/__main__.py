@@ -5,7 +5,7 @@ import sys
 import typer
 
 from factdebate.core.errors import FactDebateError
-from factdebate.cli.mcp_tools import mcp_tools
+from factdebate.toolservers.command import mcp_tools
 
 if __name__ == "__main__":
     app = typer.Typer(add_completion=False)

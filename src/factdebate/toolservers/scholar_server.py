@@ -7,11 +7,11 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from factdebate.tools import engines
-from factdebate.toolservers.common import ExcludeDomains, K, Query, SearchBefore, search_reply, tool_errors
-from factdebate.tools.leakage import LeakagePolicy, not_applied
 from factdebate.tools.arxiv import ArxivTool
+from factdebate.tools.leakage import LeakagePolicy, not_applied
 from factdebate.tools.openalex import OpenAlexTool
 from factdebate.tools.pubmed import PubMedTool
+from factdebate.toolservers.common import ExcludeDomains, K, Query, SearchBefore, search_reply, tool_errors
 
 
 def build_scholar_server(*, openalex: OpenAlexTool | None = None, arxiv: ArxivTool | None = None,

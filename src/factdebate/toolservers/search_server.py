@@ -7,6 +7,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from factdebate.tools import engines
+from factdebate.tools.leakage import LeakagePolicy
+from factdebate.tools.local_search import LocalSearchTool
+from factdebate.tools.tavily import TavilyTool
 from factdebate.toolservers.common import (
     ExcludeDomains,
     ExcludeFactCheckers,
@@ -16,9 +19,6 @@ from factdebate.toolservers.common import (
     search_reply,
     tool_errors,
 )
-from factdebate.tools.leakage import LeakagePolicy
-from factdebate.tools.local_search import LocalSearchTool
-from factdebate.tools.tavily import TavilyTool
 
 
 def build_search_server(*, local: LocalSearchTool | None = None, tavily: TavilyTool | None = None,

@@ -45,8 +45,8 @@ def build(name: str, *, policy: LeakagePolicy, online: bool = False, engines: li
             from factdebate.toolservers.wiki_online import OnlineWikipedia
 
             return build_wikipedia_server(OnlineWikipedia(lang=retrieval.wikipedia_lang), policy)
-        from factdebate.toolservers.wiki_offline import OfflineWikipedia
         from factdebate.corpus.milvus import MilvusStore
+        from factdebate.toolservers.wiki_offline import OfflineWikipedia
 
         wanted = engines or ["local", "rag"]
         if unknown := set(wanted) - {"local", "rag"}:
@@ -58,9 +58,9 @@ def build(name: str, *, policy: LeakagePolicy, online: bool = False, engines: li
                  if "rag" in wanted else None)
         return build_wikipedia_server(OfflineWikipedia(retrieval.corpus, dense=dense), policy)
     if name == "search":
-        from factdebate.toolservers.search_server import build_search_server
         from factdebate.tools.local_search import LocalSearchTool
         from factdebate.tools.tavily import TavilyTool
+        from factdebate.toolservers.search_server import build_search_server
 
         wanted = engines or (["local", "tavily"] if os.environ.get("TAVILY_API_KEY") else ["local"])
         if unknown := set(wanted) - {"local", "tavily"}:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from factdebate.tools.leakage import Leakage
 from factdebate.core.types import Document
+from factdebate.tools.leakage import Leakage
 
 
 @dataclass

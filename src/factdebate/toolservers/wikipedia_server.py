@@ -11,6 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from factdebate.core.errors import InputError
+from factdebate.tools.leakage import LeakagePolicy
 from factdebate.toolservers.common import (
     MAX_K,
     K,
@@ -23,7 +24,6 @@ from factdebate.toolservers.common import (
     tool_errors,
 )
 from factdebate.toolservers.extractive import Encode, arank_sentences, default_encode
-from factdebate.tools.leakage import LeakagePolicy
 from factdebate.toolservers.wiki_backend import Article, Section, WikiBackend
 
 Count = Annotated[int, Field(ge=1, le=MAX_K, description="How many sentences or facts.")]

@@ -3,8 +3,8 @@ the last line. One call, no evidence; a reply without a verdict is re-asked once
 
 from __future__ import annotations
 
-from factdebate.methods.baselines.single import OneAnswer
 from factdebate.methods.base import register
+from factdebate.methods.baselines.single import OneAnswer
 
 
 @register

@@ -14,23 +14,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from factdebate.settings.model import Settings
 from factdebate.core.events import ParseProblem
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.llm.base import GenParams, Message
+from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.run.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
-from factdebate.core.runtime import emit, span
 from factdebate.tools.registry import RetrievalTool
-from factdebate.core.types import Document, Label, Round, Turn, Verdict
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 VERIFY_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["reasoning", "factual"],

@@ -6,14 +6,18 @@ See docs/methods/halueval-fewshot.md."""
 
 from __future__ import annotations
 
-from factdebate.settings.model import Settings
-from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
-from factdebate.methods.kit.yesno import ask_yes_no
-from factdebate.methods.base import Method, MethodSettings, register
-from factdebate.prompts import render
-from factdebate.run.resources import Resources
+from typing import TYPE_CHECKING
+
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
+from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
+from factdebate.methods.kit.yesno import ask_yes_no
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 AGENT = "detector"
 

@@ -12,20 +12,20 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from factdebate.settings.model import Settings
 from factdebate.core.events import ParseProblem
+from factdebate.core.parsing import parse_label
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
+from factdebate.llm.ask import ask_parsed_full
+from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
-from factdebate.core.parsing import parse_label
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import emit, span
-from factdebate.scoring.ask import ask_parsed_full
-from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
 
 # "Preference: yes or no" is the prompt's own answer format echoed back, not a decision.
 _PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?:yes|no)\b)", re.I)
@@ -38,6 +38,9 @@ MODERATION_GRAMMAR = (
     'reason ::= [^\\n]{1,200}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 # The same format as JSON, for servers that take schemas but no grammars (the verdict is ignored after "no").
 MODERATION_JSON = ({
     "type": "object",

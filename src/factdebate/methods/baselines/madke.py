@@ -10,20 +10,22 @@ and no scoring: this is Tool-MAD's structure with its adaptive parts removed. Se
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
 
-from factdebate.settings.model import Settings
 from factdebate.core.events import EvidencePool, doc_refs
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Round, Turn, Verdict
+from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import emit, span
 from factdebate.tools.registry import RetrievalTool
-from factdebate.core.types import Document, Round, Turn, Verdict
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 DEBATERS = ("debater-1", "debater-2")
 

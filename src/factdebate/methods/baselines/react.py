@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from factdebate.settings.model import Settings
 from factdebate.core.events import ParseProblem, StepTaken, doc_refs
+from factdebate.core.parsing import parse_label
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
+from factdebate.llm.ask import ask_parsed_full
+from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
-from factdebate.core.parsing import parse_label
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import emit, span
-from factdebate.scoring.ask import ask_parsed_full
 from factdebate.tools.base import Tool
-from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 
 _ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
 _PLACEHOLDER = re.compile(r"^<[^<>]*>$")
@@ -40,6 +40,9 @@ STEP_GRAMMAR = (
     'query ::= [^\\n<>\\[\\]]{2,100}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 # The same step as JSON for servers without grammars; parse_action still checks a finish names a verdict.
 STEP_JSON = ({
     "type": "object",

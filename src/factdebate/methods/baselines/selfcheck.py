@@ -13,18 +13,18 @@ and FacTool papers. Two documented readings are settings (docs/methods/selfcheck
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from factdebate.settings.model import Settings
-from factdebate.llm.base import GenParams
-from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
-from factdebate.methods.kit.yesno import ask_yes_no
-from factdebate.methods.base import Method, MethodSettings, register
-from factdebate.prompts import render
-from factdebate.run.resources import Resources
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
+from factdebate.llm.base import GenParams
+from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
+from factdebate.methods.kit.yesno import ask_yes_no
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
 
 # Worked examples for ``shots`` (written for this project): a true, a false and an undecidable claim.
 EXAMPLES = (
@@ -35,6 +35,9 @@ EXAMPLES = (
     ("The composer of the first opera ever staged in Lima kept a diary.",
      "I know nothing reliable about this person or a diary, so I cannot tell.", "NOT ENOUGH INFO"),
 )
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 
 class SelfCheckSettings(MethodSettings):

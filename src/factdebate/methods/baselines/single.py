@@ -3,12 +3,16 @@ method should beat). Only when the reply names no verdict is the model re-asked 
 
 from __future__ import annotations
 
-from factdebate.settings.model import Settings
-from factdebate.methods.kit.turns import answer_turn, end_round, finish
-from factdebate.methods.base import Method, MethodSettings, register
-from factdebate.prompts import render
-from factdebate.run.resources import Resources
+from typing import TYPE_CHECKING
+
 from factdebate.core.types import Round, Verdict
+from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.kit.turns import answer_turn, end_round, finish
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 
 async def one_answer(method: str, template: str, claim: str, resources: Resources, max_tokens: int) -> Verdict:

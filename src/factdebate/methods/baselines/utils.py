@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from factdebate.methods.kit.common import search_tool, trim
-from factdebate.run.resources import Resources
 from factdebate.core.types import Document
+from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.resources import Resources
 
 
 async def evidence_pool(resources: Resources, kinds: list[str], query: str, *, agent: str,

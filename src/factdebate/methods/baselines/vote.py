@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from factdebate.settings.model import Settings
-from factdebate.methods.baselines.utils import evidence_pool
-from factdebate.methods.toolmad.method import ToolMAD, debate_calls
-from factdebate.methods.kit.turns import answer_turn, end_round, finish
-from factdebate.methods.base import Method, MethodSettings, register
-from factdebate.prompts import render
-from factdebate.run.resources import Resources
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
+from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.baselines.utils import evidence_pool
+from factdebate.methods.kit.turns import answer_turn, end_round, finish
+from factdebate.methods.resources import Resources
+from factdebate.methods.toolmad.method import ToolMAD, debate_calls
+from factdebate.prompts import render
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 
 class VoteSettings(MethodSettings):

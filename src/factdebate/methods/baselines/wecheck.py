@@ -10,17 +10,21 @@ not WeCheck's. No LLM call is made."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
-from factdebate.settings.model import Settings
+from factdebate.core.runtime import span
+from factdebate.core.types import Label, Round, Turn, Verdict
+from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, scored, turn_started
-from factdebate.methods.base import Method, MethodSettings, register
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import span
+from factdebate.methods.resources import Resources
 from factdebate.tools.registry import RetrievalTool
-from factdebate.core.types import Label, Round, Turn, Verdict
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 AGENT = "scorer"
 SCORE = "entailment_stand_in"

@@ -20,8 +20,9 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from factdebate.settings.model import Settings
-from factdebate.methods.kit.common import trim
+from factdebate.core.runtime import span
+from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
+from factdebate.methods.base import Method, register
 from factdebate.methods.dpd.panel import (
     FOCUS,
     SIDES,
@@ -44,16 +45,16 @@ from factdebate.methods.dpd.team import (
     statement,
     summarize,
 )
+from factdebate.methods.kit.common import trim
 from factdebate.methods.kit.turns import end_round, finish
-from factdebate.methods.base import Method, register
+from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import span
-from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
 
 if TYPE_CHECKING:
-    from factdebate.eval.datasets import Dataset, Sample
     from factdebate.core.runtime import EventSink
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.methods.base import ClaimRunner
+    from factdebate.settings.model import Settings
 
 __all__ = ["DPD", "DPDSettings", "next_state"]
 
@@ -113,11 +114,12 @@ class DPD(Method[DPDSettings]):
         return await self.debate(claim, resources, await supplied_evidence(claim))
 
     async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
-                         sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None] | None:
+                         sinks: list[EventSink] | None,
+                         runner: ClaimRunner) -> tuple[dict[str, Any], str | None] | None:
         task = task_for(self.cfg(settings).task, dataset)
         if task is None:
             return None
-        return await run_task(task, sample, dataset, settings, resources, sinks)
+        return await run_task(task, sample, dataset, settings, resources, sinks, runner)
 
     async def debate(self, claim: str, resources: Resources, given: list[Document] | None = None) -> Verdict:
         """One claim; ``given`` is evidence the task supplies (a dataset's knowledge, a document's closest

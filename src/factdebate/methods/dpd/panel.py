@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from factdebate.core.events import PanelDecided, ParseProblem
+from factdebate.core.runtime import emit
+from factdebate.core.types import Judgement, Label
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.turns import judged
 from factdebate.prompts import Prompt, render
-from factdebate.core.runtime import emit
-from factdebate.core.types import Judgement, Label
 
 SIDES = ("affirmative", "negative")
 DIMENSIONS = {"E": "evidence", "C": "logic", "N": "neutrality", "P": "persuasiveness"}

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from factdebate.methods.dpd.panel import check_judge_names
 from factdebate.methods.base import MethodSettings
+from factdebate.methods.dpd.panel import check_judge_names
 
 Transition = Literal["true-skeptic", "true-trust", "always-skeptic", "always-trust"]
 State = Literal["trust", "skeptic"]

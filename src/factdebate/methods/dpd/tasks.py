@@ -24,17 +24,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from factdebate.corpus.chunking import split_sentences
 from factdebate.core.errors import InputError
-from factdebate.methods.dpd.team import cosine_rows
 from factdebate.core.types import Document
+from factdebate.corpus.chunking import split_sentences
+from factdebate.methods.dpd.team import cosine_rows
 
 if TYPE_CHECKING:  # the harness and the API import the methods package: no cycle at import time
-    from factdebate.settings.model import Settings
-    from factdebate.eval.datasets import Dataset, Sample
-    from factdebate.run.resources import Resources
     from factdebate.core.runtime import EventSink
-    from factdebate.scoring.relevance import TextEncoder
+    from factdebate.embeddings import TextEncoder
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.methods.base import ClaimRunner
+    from factdebate.methods.resources import Resources
+    from factdebate.settings.model import Settings
 
 Provider = Callable[[str], Awaitable[list[Document]]]
 TASKS = ("claim", "kbqa", "qa", "summarization", "dialogue")
@@ -143,16 +144,13 @@ def with_settings(resources: Resources, settings: Settings) -> Resources:
 
 
 async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
-                   sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None]:
-    from factdebate.run.claim import run_claim
-    from factdebate.response_level.check import run_response
-
+                   sinks: list[EventSink] | None, runner: ClaimRunner) -> tuple[dict[str, Any], str | None]:
     cfg = settings.methods["dpd"]
     claim_settings = _without_search(settings, cfg.task_search)
     if task in ("claim", "qa"):
         evidence = qa_evidence(sample) if task == "qa" else []
         with evidence_for_claims(fixed(evidence)):
-            verdict = await run_claim(sample.claim, claim_settings, with_settings(resources, claim_settings),
+            verdict = await runner.claim(sample.claim, claim_settings, with_settings(resources, claim_settings),
                                       sinks=sinks)
         fields = verdict.model_dump(mode="json", exclude={"config"})
         fields["dpd_task"] = task
@@ -175,7 +173,7 @@ async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settin
     else:
         raise InputError(f"unknown DPD task '{task}'; use one of {', '.join(TASKS)}")
     with evidence_for_claims(provider):
-        checked = await run_response(text, claim_settings, with_settings(resources, claim_settings),
+        checked = await runner.response(text, claim_settings, with_settings(resources, claim_settings),
                                      question=question, sinks=sinks)
     fields = checked.model_dump(mode="json", exclude={"config"})
     fields.update(claim=sample.claim, dpd_task=task)

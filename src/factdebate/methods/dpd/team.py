@@ -12,16 +12,16 @@ from typing import Any
 import numpy as np
 
 from factdebate.core.events import ParseProblem
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document, Turn
+from factdebate.embeddings import TextEncoder
+from factdebate.llm.ask import ask_parsed_full
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, scored, turn_started
+from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import emit
-from factdebate.scoring.ask import ask_parsed_full
-from factdebate.scoring.relevance import TextEncoder
-from factdebate.core.types import Document, Turn
 
 STANCE = {"affirmative": "Your team holds that the claim is factual.",
           "negative": "Your team holds that the claim contains a hallucination: it is false or unsupported."}

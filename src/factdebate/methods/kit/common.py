@@ -7,14 +7,14 @@ import time
 from dataclasses import dataclass
 
 from factdebate.core.events import ParseProblem, ToolCall, doc_refs
+from factdebate.core.parsing import parse_label
+from factdebate.core.runtime import current_run, emit, span
+from factdebate.core.types import Document, Label
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.formats import verdict_params
-from factdebate.core.parsing import parse_label
 from factdebate.prompts import Prompt, render
-from factdebate.core.runtime import current_run, emit, span
 from factdebate.tools.base import Tool
-from factdebate.core.types import Document, Label
 
 LABEL_CHOICES = tuple(label.value for label in Label)
 

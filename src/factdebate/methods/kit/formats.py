@@ -3,8 +3,8 @@ say the same, a schema and a template turning that object back into the text the
 
 from __future__ import annotations
 
-from factdebate.llm.base import GenParams
 from factdebate.core.types import Label
+from factdebate.llm.base import GenParams
 
 _LABELS = " | ".join(f'"{label.value}"' for label in Label)
 # Reasoning is at most five sentences on one line, then the verdict line. Sentences, not a character

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from factdebate.settings.model import Settings
 from factdebate.core.runtime import SpeculativeRecorder, current_run, recording
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 T = TypeVar("T")
 E = TypeVar("E")

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.events import Answer, JudgementMade, RoundEnded, Scored, TurnStarted, VerdictReached, doc_refs
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import labelled_answer
 from factdebate.prompts import Prompt
-from factdebate.core.runtime import emit
-from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
 
 
 def turn_started(turn: Turn, round: int) -> None:

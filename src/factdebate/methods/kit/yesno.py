@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from factdebate.core.events import ParseProblem
+from factdebate.core.parsing import parse_choice
+from factdebate.core.runtime import emit
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
-from factdebate.core.parsing import parse_choice
 from factdebate.prompts import Prompt, render
-from factdebate.core.runtime import emit
 
 YES_NO = ("Yes", "No")
 

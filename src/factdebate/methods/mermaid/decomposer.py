@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factdebate.core.events import Decomposed, ParseProblem
+from factdebate.core.runtime import emit
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.prompts import render
-from factdebate.core.runtime import emit
 
 AGENT = "decomposer"
 MAX_TRIPLETS = 4  # small models otherwise repeat triplets until the token cap

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from factdebate.core.types import Label
 from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.methods.mermaid.toolbox import model_input_schema
 from factdebate.tools.toolset import ToolSchema
-from factdebate.core.types import Label
 
 NEI = "NOT ENOUGH INFO"
 _ANSWERS = {"true": Label.SUPPORTS, "false": Label.REFUTES, "supports": Label.SUPPORTS,

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from factdebate.core.types import Document
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
 from factdebate.memory.store import Evidence, EvidenceMemory, MemoryHit, open_memory
-from factdebate.run.resources import Resources
-from factdebate.core.types import Document
+from factdebate.methods.resources import Resources
 
 RECALL_CHARS = 600  # of each recalled record, in the executor's prompt
 

@@ -14,12 +14,11 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from factdebate.core.claim_context import search_before
-from factdebate.settings.model import Settings
 from factdebate.core.events import (
     Decomposed,
     MemoryRecalled,
@@ -30,9 +29,13 @@ from factdebate.core.events import (
     ToolError,
     doc_refs,
 )
+from factdebate.core.runtime import current_run, emit, span
+from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import MemorySettings
+from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
 from factdebate.methods.mermaid.executor import StepReply, answer_schema, answers_text, parse_step, step_schema
 from factdebate.methods.mermaid.memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
@@ -45,13 +48,12 @@ from factdebate.methods.mermaid.toolbox import (
     input_hint,
     result_documents,
 )
-from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import current_run, emit, span
 from factdebate.tools.toolset import ToolResult
-from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 AGENT = "executor"
 ServerName = Literal["wikipedia", "search", "scholar"]

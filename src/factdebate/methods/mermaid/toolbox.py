@@ -17,16 +17,18 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from factdebate.settings.model import Settings
 from factdebate.core.errors import ConfigError
+from factdebate.core.types import Document
 from factdebate.methods.mermaid.start import StartPolicy, StartRecord, ToolboxUnavailable, ToolServerError
-from factdebate.util.paths import data_dir
 from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
-from factdebate.core.types import Document
+from factdebate.util.paths import data_dir
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 SHIPPED = ("wikipedia", "search", "scholar")
 _PASSED_PREFIXES = ("FACTDEBATE_", "HF_", "TRANSFORMERS_", "SENTENCE_TRANSFORMERS_", "XDG_")

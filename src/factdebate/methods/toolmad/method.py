@@ -16,29 +16,31 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
-from factdebate.settings.model import Settings
 from factdebate.core.events import ParseProblem
+from factdebate.core.parsing import parse_query
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
+from factdebate.llm.ask import ask_parsed
+from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
-from factdebate.methods.toolmad.history import format_history, score_summary
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
-from factdebate.core.parsing import parse_query
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.resources import Resources
+from factdebate.methods.toolmad.history import format_history, score_summary
 from factdebate.prompts import render
-from factdebate.run.resources import Resources
-from factdebate.core.runtime import emit, span
-from factdebate.scoring.ask import ask_parsed
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
 from factdebate.tools.registry import AGENT_TOOLS, AgentTool, agent_description
-from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
 

@@ -14,18 +14,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.errors import FactDebateError
+from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
+from factdebate.core.runtime import EventSink, RunRecorder, recording, span
+from factdebate.core.textsafe import checked_input
+from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
+from factdebate.llm.base import Backend
+from factdebate.methods.resources import Resources
+from factdebate.response_level.aggregate import factual, response_label
+from factdebate.response_level.extract import aextract_claims
 from factdebate.run.claim import public_config, run_claim, session
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
-from factdebate.core.errors import FactDebateError
-from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
-from factdebate.llm.base import Backend
-from factdebate.run.resources import Resources
-from factdebate.response_level.aggregate import factual, response_label
-from factdebate.response_level.extract import aextract_claims
-from factdebate.core.runtime import EventSink, RunRecorder, recording, span
-from factdebate.util.textsafe import checked_input
-from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
 
 
 def validate_response(response: str, settings: Settings) -> str:
@@ -106,3 +106,18 @@ async def acheck_response(response: str, *, question: str | None = None, method:
 def check_response(response: str, **options: Any) -> ResponseVerdict:
     """Synchronous :func:`acheck_response`."""
     return asyncio.run(acheck_response(response, **options))
+
+
+class Runner:
+    """The run layer as a :class:`factdebate.methods.base.ClaimRunner` (what ``eval`` hands to methods)."""
+
+    async def claim(self, claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict:
+        return await run_claim(claim, settings, resources, sinks=sinks)
+
+    async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       sinks: list[EventSink] | None = None) -> ResponseVerdict:
+        return await run_response(response, settings, resources, question=question, sinks=sinks)
+
+
+RUNNER = Runner()

@@ -1,4 +1,5 @@
-"""``factdebate mcp-tools wikipedia|search|scholar``: run one of factdebate's MCP tool servers over stdio.
+"""``factdebate mcp-tools wikipedia|search|scholar`` (and ``python -m factdebate.toolservers``): run one of
+factdebate's MCP tool servers over stdio. The tool servers own this command; the CLI only registers it.
 
 Only protocol messages may go to stdout, so index building and logs report on stderr."""
 

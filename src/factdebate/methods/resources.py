@@ -12,12 +12,14 @@ import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from factdebate.settings.model import Settings
+from factdebate.embeddings import TextEncoder
 from factdebate.llm.model import LLM
-from factdebate.scoring.relevance import TextEncoder
 from factdebate.tools.base import Tool
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 T = TypeVar("T")
 
