@@ -94,7 +94,7 @@ async def test_off_neither_recalls_nor_writes(tmp_path: Path) -> None:
 
 def test_memory_carries_across_processes(tmp_path: Path) -> None:
     path = str(tmp_path / "memory.sqlite")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 
     def worker(claim: str) -> dict:
         out = subprocess.run([sys.executable, "-m", "tests.mermaid.memory_worker", path, claim], cwd=ROOT, env=env,

@@ -1,11 +1,2 @@
-"""The command line: every command, thin (parse flags, build settings, call the run layer).
-
-``main`` is the console script's entry point; it imports the commands only when called."""
-
-from __future__ import annotations
-
-
-def main() -> None:
-    from factdebate.cli.main import main as run
-
-    run()
+"""The command line: every command, thin (parse flags, build settings, call the run layer). The console
+script is ``factdebate.cli.main:main``."""
