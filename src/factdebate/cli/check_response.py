@@ -14,6 +14,7 @@ from rich.table import Table
 
 from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import input_file
 from factdebate.core.types import ResponseVerdict
 
 Opt = typer.Option
@@ -24,8 +25,7 @@ def read_response(text: str | None, file: Path | None) -> str:
     if text is not None and file is not None:
         raise InputError("give the response as an argument or with --file, not both")
     if file is not None:
-        if not file.is_file():
-            raise InputError(f"--file {file}: no such file")
+        input_file(file, "--file")
         try:
             return file.read_text(encoding="utf-8")
         except UnicodeDecodeError:

@@ -4,6 +4,7 @@ logs and errors to stderr."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import sys
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from rich.markup import escape
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.pathcheck import input_file
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 from factdebate.util.redact import redact_text
 
@@ -60,6 +62,9 @@ def verify(
             raise InputError("--input needs --output (the results file, which also makes the run resumable)")
         _batch(input, output, settings, trace)
         return
+    if output is not None:  # without --input it used to be ignored: the user expected a file that never came
+        raise InputError(f"--output {output} is the results file of a batch: give --input FILE too, or, for one "
+                         f"claim, drop --output and redirect the verdict: --json > {output}")
     if claim is None:
         raise InputError("give a claim to check, e.g. factdebate verify \"The Eiffel Tower is in Rome.\"")
     if executor == "ray" or ray_address:  # (a config file's scale.executor only concerns batches)
@@ -165,14 +170,18 @@ def index(
         return
     if path is None:
         raise InputError("give a file to index (JSONL, JSON, CSV or Parquet), or --builtin")
-    if not path.exists():
-        raise InputError(f"file not found: {path}")
+    input_file(path)
     check_corpus_name(corpus)  # before reading a possibly large file
     from factdebate.settings.load import settings_from
 
     encoder = settings_from({}, config).retrieval.encoder
-    stats = index_corpus(load_documents(path), corpus, milvus_uri=milvus_uri, engines=chosen, progress=True,
-                         encoder=encoder)
+    docs = load_documents(path)
+    first = next(docs, None)
+    if first is None:  # say so, rather than "indexed 0 documents" and exit 0 (and no empty index is made)
+        err.print(f"nothing was indexed: {path} holds no documents", markup=False)
+        raise typer.Exit(exits.SOME_FAILED)
+    stats = index_corpus(itertools.chain([first], docs), corpus, milvus_uri=milvus_uri, engines=chosen,
+                         progress=True, encoder=encoder)
     err.print(f"indexed {stats.documents} documents as {stats.chunks} passages into corpus '{corpus}': "
               f"{stats.added_dense} new in Milvus, {stats.added_lexical} in the full-text index, "
               f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)", markup=False)

@@ -10,13 +10,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from factdebate.cli import exits
 from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import input_flag, output_flag
 
 if TYPE_CHECKING:
     from factdebate.memory.store import EvidenceMemory, MemoryHit
 
 Opt = typer.Option
-PathOpt = Annotated[Path | None, Opt("--memory-path", help="Memory database (default: in the data directory).")]
+PathOpt = Annotated[Path | None, Opt("--memory-path", help="Memory database (default: in the data directory).",
+                                     callback=input_flag("--memory-path"))]
 NamespaceOpt = Annotated[str, Opt("--namespace", "-n", help="Memory namespace (one per corpus or project).")]
 
 memory_app = typer.Typer(help="Inspect the evidence memory (MERMAID's cross-claim evidence store).",
@@ -94,15 +97,32 @@ def clear(memory_path: PathOpt = None, namespace: NamespaceOpt = "default",
           yes: Annotated[bool, Opt("--yes", "-y", help="Do not ask.")] = False) -> None:
     """Delete records of a namespace (all, one entity's, or the expired ones)."""
     what = f"entity '{entity}'" if entity else "all records"
-    if not (yes or expired) and not typer.confirm(f"delete {what} in namespace '{namespace}'?"):
-        raise typer.Exit(1)
+    if not (yes or expired):
+        _confirm(f"delete {what} in namespace '{namespace}'?")
     removed = _open(memory_path, namespace).clear(entity, expired_only=expired)
     typer.echo(f"removed {removed} record(s)", err=True)
 
 
+def _confirm(question: str) -> None:
+    """Ask on stderr (stdout stays data). A "no" or a missing answer exits 2 with one line, so a script that
+    forgot --yes cannot mistake "nothing was deleted" for success; Ctrl-C is an interruption (exit 130)."""
+    try:
+        agreed = typer.confirm(question, err=True)
+    except typer.Abort as exc:  # end of input and Ctrl-C both arrive as Abort
+        typer.echo("", err=True)  # end the prompt's line
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            typer.echo("interrupted: nothing cleared", err=True)
+            raise typer.Exit(exits.INTERRUPTED) from None
+        raise InputError("nothing cleared: no answer (end of input); give --yes to clear without asking") from None
+    if not agreed:
+        typer.echo("nothing cleared (answered no)", err=True)
+        raise typer.Exit(exits.USAGE)
+
+
 @memory_app.command("export")
 def export(memory_path: PathOpt = None, namespace: NamespaceOpt = "default",
-           output: Annotated[Path | None, Opt("--output", "-o", help="JSONL file (default: stdout).")] = None) -> None:
+           output: Annotated[Path | None, Opt("--output", "-o", help="JSONL file (default: stdout).",
+                                              callback=output_flag("--output", "memory.jsonl"))] = None) -> None:
     """Write every live record of a namespace as JSON lines."""
     records = _open(memory_path, namespace).export()
     out = output.open("w", encoding="utf-8") if output else sys.stdout

@@ -12,11 +12,14 @@ from typing import Annotated, Any
 
 import typer
 
+from factdebate.core.pathcheck import output_flag
 from factdebate.settings.options import Option, all_options, convert
 
 # Flags that several commands declare alike.
 ConfigFlag = Annotated[Path | None, typer.Option("--config", "-c", help="YAML settings file.")]
-TraceFlag = Annotated[Path | None, typer.Option(help="Append JSONL trace events to this file.")]
+# The trace is opened once the run starts: its path is checked while the flags are parsed.
+TraceFlag = Annotated[Path | None, typer.Option(help="Append JSONL trace events to this file.",
+                                                callback=output_flag("--trace", "trace.jsonl"))]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one JSON object.")]
 
 

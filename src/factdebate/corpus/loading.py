@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from factdebate.core.errors import InputError, MissingDependencyError
+from factdebate.core.pathcheck import input_file
 from factdebate.core.types import Document
 
 ID_FIELDS = ("id", "_id", "doc_id", "docid")
@@ -152,9 +153,7 @@ def _parquet(path: Path) -> Iterator[Document]:
 
 def load_documents(path: str | Path, fmt: str | None = None) -> Iterator[Document]:
     """Stream the documents of one file; ``fmt`` overrides the format guessed from the suffix."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
+    path = input_file(path)
     if fmt is None:
         fmt = detect_format(path)
     elif fmt not in FORMATS:
