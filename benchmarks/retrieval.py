@@ -39,7 +39,7 @@ from factdebate.corpus import milvus as rag
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.corpus.chunking import chunk_documents
 from factdebate.corpus.indexing import index_corpus
-from factdebate.embeddings.minilm import get_embedder
+from factdebate.embeddings import get_embedder
 from factdebate.tools.base import Tool
 from factdebate.tools.local_search import LocalSearchTool
 

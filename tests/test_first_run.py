@@ -45,7 +45,7 @@ def onnx_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     first test pays for the export."""
     folder = tmp_path_factory.mktemp("models-data")
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(folder)}
-    code = "from factdebate.embeddings.minilm import get_embedder; get_embedder('int8').encode(['warm'])"
+    code = "from factdebate.embeddings import get_embedder; get_embedder('int8').encode(['warm'])"
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
     return folder / "models" / "all-MiniLM-L6-v2.int8.onnx"
 

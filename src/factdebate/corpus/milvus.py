@@ -26,7 +26,8 @@ from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, Mi
 from factdebate.core.types import Document
 from factdebate.corpus.milvus_lite_direct import DirectSearch
 from factdebate.corpus.names import collection_name
-from factdebate.embeddings.minilm import DEFAULT_ENCODER, DIM, Embedder, get_embedder
+from factdebate.embeddings import get_embedder
+from factdebate.embeddings.minilm import DEFAULT_ENCODER, DIM, Embedder
 from factdebate.util.paths import data_dir
 
 MAX_ID_BYTES = 512

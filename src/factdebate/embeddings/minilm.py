@@ -7,7 +7,6 @@ RAG tool and the scorers through :func:`get_embedder`, so the process holds one 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import os
 import threading
 from pathlib import Path
@@ -96,26 +95,6 @@ def model_path() -> Path:
 # "fp32": the same model in float32 on torch (the reference; what the scorers use).
 ENCODERS = ("int8", "fp32")
 DEFAULT_ENCODER = "int8"
-_defaults: dict[str, Embedder] = {}
-_default_lock = threading.Lock()
-
-
-def get_embedder(kind: str = "fp32") -> Embedder:
-    """The process-wide embedder of a kind (its model still loads only on the first encode)."""
-    if kind not in ENCODERS:
-        raise ConfigError(f"unknown encoder '{kind}'; use one of: {', '.join(ENCODERS)}")
-    with _default_lock:
-        if kind not in _defaults:
-            if kind == "int8":
-                # By name: the ONNX embedder subclasses Embedder from this module (a static import back
-                # would be an import cycle), and onnxruntime loads only when it is chosen.
-                onnx = importlib.import_module("factdebate.embeddings.onnx")
-                _defaults[kind] = onnx.OnnxInt8Embedder()
-            else:
-                _defaults[kind] = Embedder()
-        return _defaults[kind]
-
-
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
     """Cosine similarity of two vectors; 0.0 when either is all zeros rather than NaN."""
     a = np.asarray(a, dtype=np.float32).ravel()

@@ -293,7 +293,7 @@ def _hit(row: Sequence[Any], entity: str, match: str, score: float) -> MemoryHit
 
 def minilm_encoder(kind: str = "int8") -> Encode:
     """MiniLM (the retrieval encoder) loaded on first use."""
-    from factdebate.embeddings.minilm import get_embedder
+    from factdebate.embeddings import get_embedder
 
     def encode(texts: list[str]) -> np.ndarray:
         return get_embedder(kind).encode(texts)

@@ -104,7 +104,7 @@ def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
 
 
 def default_encoder() -> TextEncoder:
-    from factdebate.embeddings.minilm import get_embedder
+    from factdebate.embeddings import get_embedder
 
     return get_embedder()
 

@@ -21,7 +21,7 @@ MAX_SENTENCES = 400  # longer articles: only the first this many sentences are r
 
 
 def default_encode() -> Encode:
-    from factdebate.embeddings.minilm import get_embedder
+    from factdebate.embeddings import get_embedder
 
     return get_embedder("int8").encode
 
