@@ -92,7 +92,7 @@ def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, 
     """The one test builder: every role on one scripted backend, static tools, the bag-of-words encoder.
     ``sections`` are nested settings overrides, e.g. ``methods={"mad": {"rounds": 2}}``."""
     # Speculative rounds are off unless a test asks for them: tests count the calls and searches each round
-    # makes, and a speculative round makes some that are then discarded (tests/methods/test_speculation.py).
+    # makes, and a speculative round makes some that are then discarded (tests/methods/kit/test_speculation.py).
     methods = {name: {"speculate": False} for name in ("tool-mad", "mad")}
     for name, values in (sections.pop("methods", None) or {}).items():
         methods[name] = {**methods.get(name, {}), **values}

@@ -30,7 +30,7 @@ REASKED = {
                  '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
                  '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}',
 }
-# The DPD paper's baselines (wecheck makes no LLM call: tests/methods/test_dpd_baselines.py).
+# The DPD paper's baselines (wecheck makes no LLM call: tests/methods/baselines/test_dpd_baselines.py).
 BUILT_IN += ["halueval-fewshot", "selfcheck", "factool"]
 REASKED.update({
     "halueval_fewshot": "Yes",

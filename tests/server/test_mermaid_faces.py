@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from factdebate.api import averify
-from tests.server.test_mcp import _payload, mini_corpus  # noqa: F401  (the fixture)
+from tests.server.test_mcp_server_process import _payload, mini_corpus  # noqa: F401  (the fixture)
 
 mcp = pytest.importorskip("mcp")
 

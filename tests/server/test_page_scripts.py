@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from factdebate.core.schema import upgrade
+from tests.paths import ROOT
 
-STATIC = Path(__file__).parents[2] / "src" / "factdebate" / "server" / "static"
+STATIC = ROOT / "src" / "factdebate" / "server" / "static"
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")
 

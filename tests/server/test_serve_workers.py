@@ -17,9 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.paths import ROOT
 from tests.server.conftest import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = ROOT
 
 
 def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> None:
