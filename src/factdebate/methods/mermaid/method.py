@@ -23,20 +23,20 @@ from factdebate.core.events import (
     Decomposed,
     MemoryRecalled,
     MemoryWritten,
-    ParseProblem,
     StepTaken,
-    ToolCall,
     ToolError,
     doc_refs,
 )
-from factdebate.core.runtime import current_run, emit, span
+from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.ask import ask
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import MemorySettings
 from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
-from factdebate.methods.mermaid.decomposer import Decomposition, decompose
+from factdebate.methods.mermaid.decomposer import REASK, Decomposition, decompose
 from factdebate.methods.mermaid.executor import StepReply, answer_schema, answers_text, parse_step, step_schema
 from factdebate.methods.mermaid.memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
 from factdebate.methods.mermaid.toolbox import (
@@ -226,15 +226,9 @@ class Mermaid(Method[MermaidSettings]):
             result = await ctx.toolbox.call(reply.tool, arguments, k=k,
                                             search_before=search_before(ctx.before))
             docs = result_documents(result, reply.tool, query)
-            seconds = time.perf_counter() - started
-            run = current_run()
-            if run is not None and route is not None:  # a call that reached a server (the paper's count)
-                usage = run.role_usage("tools")
-                usage.tool_calls += 1
-                usage.seconds += seconds
-                run.emit(ToolCall(tool=reply.tool, agent=AGENT, round=number, query=query, k=k,
-                                  results=doc_refs(docs), seconds=round(seconds, 4),
-                                  error=result.text[:300] if result.is_error else None))
+            if route is not None:  # a call that reached a server (the paper's count)
+                book_tool_call(reply.tool, query, k, docs, time.perf_counter() - started, agent=AGENT,
+                               round=number, error=result.text[:300] if result.is_error else None)
             if result.is_error:
                 emit(ToolError(tool=reply.tool, query=query, error=result.text[:300]))
         shown = {key: value for key, value in arguments.items() if key not in MANAGED_ARGS}
@@ -292,25 +286,16 @@ def _observation(result: ToolResult, docs: list[Document], chars: int) -> str:
 
 async def _ask(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
                answer_only: bool) -> tuple[StepReply | None, str, int]:
-    """One step (or the forced answer), re-asked once when unreadable; the failure is recorded."""
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    params = GenParams(temperature=0.0, max_tokens=300, json_schema=schema)
-    first = await llm.complete(messages, params, agent=AGENT, round=number, prompt=prompt.name)
-    reply = parse_step(first.text, three_way, answer_only=answer_only)
-    if reply is not None:
-        return reply, first.text, 0
+    """One step (or the forced answer), re-asked once when unreadable (``llm.ask`` records the failure).
+    An unreadable step keeps the first reply as its text."""
     problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
                if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
                "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)
-    reask = render("mermaid_reask", problem=problem)
-    again = await llm.complete([*messages, {"role": "assistant", "content": first.text},
-                                {"role": "user", "content": reask.text}], params,
-                               agent=AGENT, round=number, prompt=f"{prompt.name}:reask")
-    reply = parse_step(again.text, three_way, answer_only=answer_only)
-    emit(ParseProblem(event="parse_failure" if reply is None else "parse_recovered",
-                      what="mermaid_answer" if answer_only else "mermaid_step", agent=AGENT, round=number,
-                      reply=first.text[:200], reask_reply=again.text[:200], constrained=again.constrained))
-    return reply, again.text if reply is not None else first.text, 1
+    asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only),
+                      what="mermaid_answer" if answer_only else "mermaid_step",
+                      params=GenParams(temperature=0.0, max_tokens=300, json_schema=schema), problem=problem,
+                      reask=REASK, agent=AGENT, round=number)
+    return asked.value, asked.raw if asked.value is not None else asked.first, asked.retries
 
 
 __all__ = ["SHIPPED", "Label", "Mermaid", "MermaidSettings"]
