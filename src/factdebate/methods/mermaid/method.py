@@ -29,15 +29,13 @@ from factdebate.core.events import (
 )
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
-from factdebate.llm.ask import ask
-from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import MemorySettings
 from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
-from factdebate.methods.mermaid.decomposer import REASK, Decomposition, decompose
-from factdebate.methods.mermaid.executor import StepReply, answer_schema, answers_text, parse_step, step_schema
+from factdebate.methods.mermaid.decomposer import Decomposition, decompose
+from factdebate.methods.mermaid.executor import AGENT, StepReply, answer_schema, answers_text, ask_step, step_schema
 from factdebate.methods.mermaid.memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
 from factdebate.methods.mermaid.toolbox import (
     MANAGED_ARGS,
@@ -55,7 +53,6 @@ from factdebate.tools.toolset import ToolResult
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
-AGENT = "executor"
 ServerName = Literal["wikipedia", "search", "scholar"]
 _NAMESPACE_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
 
@@ -188,7 +185,7 @@ class Mermaid(Method[MermaidSettings]):
         for number in range(1, ctx.cfg.max_steps + 1):
             prompt = ctx.prompt("mermaid_step", turn.steps, remaining=ctx.cfg.max_steps - number + 1)
             schema = step_schema(ctx.toolbox.schemas, ctx.three_way)
-            reply, raw, retries = await _ask(llm, prompt, schema, ctx.three_way, number, answer_only=False)
+            reply, raw, retries = await ask_step(llm, prompt, schema, ctx.three_way, number, answer_only=False)
             turn.parse_retries += retries
             if reply is None:
                 failures += 1
@@ -209,8 +206,8 @@ class Mermaid(Method[MermaidSettings]):
                 return used, failures, False
         # Budget spent without an answer: ForceAnswer from the whole history.
         prompt = ctx.prompt("mermaid_force", turn.steps)
-        reply, raw, retries = await _ask(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
-                                         ctx.cfg.max_steps + 1, answer_only=True)
+        reply, raw, retries = await ask_step(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
+                                             ctx.cfg.max_steps + 1, answer_only=True)
         turn.parse_retries += retries
         turn.response, turn.label = raw.strip(), reply.label if reply is not None else None
         return used, failures + (reply is None), True
@@ -282,20 +279,6 @@ def _observation(result: ToolResult, docs: list[Document], chars: int) -> str:
     if notes:
         text += "\nnotes: " + "; ".join(str(n) for n in notes)[:300]
     return text[: chars + 300]
-
-
-async def _ask(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
-               answer_only: bool) -> tuple[StepReply | None, str, int]:
-    """One step (or the forced answer), re-asked once when unreadable (``llm.ask`` records the failure).
-    An unreadable step keeps the first reply as its text."""
-    problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
-               if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
-               "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)
-    asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only),
-                      what="mermaid_answer" if answer_only else "mermaid_step",
-                      params=GenParams(temperature=0.0, max_tokens=300, json_schema=schema), problem=problem,
-                      reask=REASK, agent=AGENT, round=number)
-    return asked.value, asked.raw if asked.value is not None else asked.first, asked.retries
 
 
 __all__ = ["SHIPPED", "Label", "Mermaid", "MermaidSettings"]
