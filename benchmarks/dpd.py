@@ -79,7 +79,8 @@ def main() -> None:
     if args.speculate:
         print(verdict.explanation.splitlines()[-1])
     print(f"judged_rounds={judged} label={verdict.label} consensus={verdict.consensus} "
-          f"llm_calls={verdict.usage.llm_calls} critical_path_calls={path} latency={args.latency}s")
+          f"llm_calls={verdict.usage.llm_calls} speculative_calls={verdict.usage.speculative_calls} "
+          f"critical_path_calls={path} latency={args.latency}s")
     print(f"concurrent_wall={wall:.3f}s bound={bound:.3f}s sequential_wall={seq:.3f}s "
           f"speedup_vs_sequential={seq / wall:.2f}")
     print("by role (calls, prompt tokens, completion tokens per claim; scripted tokens are words):")

@@ -187,14 +187,21 @@ class LLMRetry(Where):
 
 
 class ParseProblem(Where):
-    """A reply that had to be re-asked: ``parse_recovered`` if the re-ask was readable, else
-    ``parse_failure`` (the value is recorded as unparsed)."""
+    """The record of a reply that could not be read and was re-asked once (``llm.ask.ask`` is the only
+    place that makes one): ``parse_recovered`` if the re-ask was readable, else ``parse_failure`` (the
+    caller records the value as unparsed; nothing is filled in for it)."""
 
     event: Literal["parse_failure", "parse_recovered"] = "parse_failure"
-    what: str
-    reply: str = ""
-    reask_reply: str = ""
+    what: str  # what was asked for: label, yes_no, query, ballot, claims...
+    prompt: str = ""  # the template of the first ask
+    problem: str = ""  # why the first reply could not be read (what the re-ask told the model)
+    reply: str = ""  # the first reply, clipped
+    reask_reply: str = ""  # the re-ask's reply, clipped
     constrained: bool | None = None  # the re-ask was held to a format by the backend
+
+    @property
+    def recovered(self) -> bool:
+        return self.event == "parse_recovered"
 
 
 class ConstraintRejected(BaseEvent):

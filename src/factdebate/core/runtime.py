@@ -139,7 +139,7 @@ def trace_file(path: str | Path | None) -> Iterator[list[EventSink]]:
 
 
 class SpeculativeRecorder(RunRecorder):
-    """The recorder of work started before it is known to be needed (Tool-MAD's speculative round).
+    """The recorder of work started before it is known to be needed (every method's: methods/kit/speculation.py).
 
     While pending, its events are held back and its usage is kept apart, so the trace shows nothing of it.
     :meth:`commit` hands the held events to the parent, in order and with the time they happened, and from

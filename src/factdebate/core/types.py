@@ -48,7 +48,7 @@ class Usage(BaseModel):
     tool_calls: int = 0
     seconds: float = 0.0
     cached_calls: int = 0
-    # Calls of speculative work that was discarded (Tool-MAD's speculative rounds): not in llm_calls.
+    # Calls of speculative work that was discarded, any method's (methods/kit/speculation.py): not in llm_calls.
     speculative_calls: int = 0
     speculative_tokens: int = 0
 

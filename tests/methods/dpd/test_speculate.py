@@ -1,6 +1,7 @@
 """Speculative team rounds: the next round's teams start while the judges deliberate; a kept round is the
 round the plain protocol would have run (same states, same statements, same trace), a dropped one leaves no
-trace and its spent calls stay counted."""
+trace and its calls are counted apart, as ``speculative_calls`` (the rule Tool-MAD and MAD follow too:
+``llm_calls`` is what the plain protocol spends)."""
 
 from __future__ import annotations
 
@@ -33,17 +34,22 @@ async def test_a_round_whose_guess_holds_is_the_plain_protocols_round() -> None:
     assert fast.label == plain.label and len(fast.rounds) == len(plain.rounds) == 4
     assert [[t.response for t in r.turns] for r in fast.rounds] == [[t.response for t in r.turns] for r in plain.rounds]
     assert fast.usage.llm_calls == plain.usage.llm_calls  # nothing was spent in vain
+    assert fast.usage.speculative_calls == fast.usage.speculative_tokens == 0
     assert sorted(shown(fast_events)) == sorted(shown(plain_events))
 
 
-async def test_a_round_started_before_the_panel_stops_leaves_no_trace() -> None:
-    verdict, events, _ = await run(unanimous(), transition="always-trust", min_rounds=0, max_rounds=2, speculate=True)
+async def test_a_round_started_before_the_panel_stops_leaves_no_trace_and_is_counted_apart() -> None:
+    plain, _, _ = await run(unanimous(), transition="always-trust", min_rounds=0, max_rounds=2)
+    verdict, events, seen = await run(unanimous(), transition="always-trust", min_rounds=0, max_rounds=2,
+                                      speculate=True)
     assert "speculative rounds: 0 kept, 1 dropped" in verdict.explanation
     assert [r.round for r in verdict.rounds] == [0, 1]
     assert all(e.get("round") in (0, 1, None) for e in events if e["event"] in ("turn_started", "answer", "panel"))
     low, high = DPD().call_bounds(resources_for(unanimous(), method="dpd", methods={"dpd": {
         "min_rounds": 0, "max_rounds": 2, "speculate": True}})[0].settings)
-    assert low <= verdict.usage.llm_calls <= high
+    assert low <= verdict.usage.llm_calls <= high and verdict.usage.llm_calls == plain.usage.llm_calls
+    assert verdict.usage.speculative_calls > 0 and verdict.usage.speculative_tokens > 0
+    assert len(seen) <= verdict.usage.llm_calls + verdict.usage.speculative_calls
 
 
 async def test_a_wrong_state_guess_is_dropped_and_the_round_rerun() -> None:
@@ -57,4 +63,7 @@ async def test_a_wrong_state_guess_is_dropped_and_the_round_rerun() -> None:
     assert kept == [[t.response for t in r.turns] for r in plain.rounds]
     assert states_by_round(plain_seen, "affirmative") == ["trust", "skeptic", "trust", "trust"]
     assert fast.explanation.splitlines()[:4] == plain.explanation.splitlines()[:4]
-    assert fast.usage.llm_calls >= plain.usage.llm_calls and len(fast_seen) >= len(plain_seen)
+    assert fast.usage.llm_calls == plain.usage.llm_calls == len(plain_seen)
+    assert fast.usage.speculative_calls > 0 and len(fast_seen) > len(plain_seen)
+    by_role = fast.usage_by_role
+    assert sum(u.speculative_calls for u in by_role.values()) == fast.usage.speculative_calls

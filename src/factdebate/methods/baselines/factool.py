@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from factdebate.core.events import ParseProblem
-from factdebate.core.runtime import emit, span
+from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.ask import Reask, Unreadable, ask
+from factdebate.llm.base import GenParams
 from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
@@ -58,6 +58,14 @@ def parse_verification(text: str) -> tuple[bool | None, str, str]:
     if not isinstance(value, dict) or not isinstance(value.get("factual"), bool):
         return None, "", '"factual" must be true or false'
     return value["factual"], str(value.get("reasoning", "")), ""
+
+
+def read_verification(text: str) -> tuple[bool, str]:
+    """(factual, reasoning), or :class:`Unreadable` with the problem the re-ask names."""
+    factual, reasoning, problem = parse_verification(text)
+    if factual is None:
+        raise Unreadable(problem)
+    return factual, reasoning
 
 
 @register
@@ -118,19 +126,9 @@ class FacTool(Method[FacToolSettings]):
     @staticmethod
     async def _verify(claim: str, evidence: list[Document], agent: str,
                       resources: Resources) -> tuple[bool | None, str, int, str]:
-        prompt = render("factool_verify", claim=claim, documents=evidence)
-        params = GenParams(temperature=0.0, max_tokens=256, json_schema=VERIFY_SCHEMA)
-        messages: list[Message] = [{"role": "user", "content": prompt.text}]
-        reply = await resources.debater.complete(messages, params, agent=agent, round=1, prompt=prompt.name)
-        factual, reasoning, problem = parse_verification(reply.text)
-        if factual is not None:
-            return factual, reasoning, 0, reply.text
-        reask = render("factool_verify_reask", problem=problem)
-        messages = [*messages, {"role": "assistant", "content": reply.text}, {"role": "user", "content": reask.text}]
-        again = await resources.debater.complete(messages, params, agent=agent, round=1,
-                                                prompt=f"{prompt.name}:reask")
-        factual, reasoning, _ = parse_verification(again.text)
-        emit(ParseProblem(event="parse_failure" if factual is None else "parse_recovered", what="factool_verdict",
-                          agent=agent, round=1, reply=reply.text[-200:], reask_reply=again.text[:200],
-                          constrained=again.constrained))
-        return factual, reasoning, 1, again.text
+        asked = await ask(resources.debater, render("factool_verify", claim=claim, documents=evidence),
+                          read_verification, what="factool_verdict",
+                          params=GenParams(temperature=0.0, max_tokens=256, json_schema=VERIFY_SCHEMA),
+                          reask=Reask(template="factool_verify_reask"), agent=agent, round=1)
+        factual, reasoning = asked.value if asked.value is not None else (None, "")
+        return factual, reasoning, asked.retries, asked.raw

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from factdebate.core.events import ParseProblem
 from factdebate.core.parsing import parse_label
-from factdebate.core.runtime import emit, span
+from factdebate.core.runtime import span
 from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
-from factdebate.llm.ask import ask_parsed_full
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams
 from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
@@ -135,15 +135,14 @@ class MAD(Method[MADSettings]):
     @staticmethod
     async def _moderate(claim: str, r: int, affirmative: Turn, negative: Turn,
                         resources: Resources) -> Judgement:
-        moderated = await ask_parsed_full(
+        moderated = await ask(
             resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                     negative=negative.response),
-            parse_moderation, "the reply needs a line 'Preference: yes' or 'Preference: no', and after "
-            "'yes' a final line with the verdict", agent="moderator", round=r, max_tokens=160,
-            reask_grammar=MODERATION_GRAMMAR, reask_json=MODERATION_JSON)
+            parse_moderation, what="moderation", params=GenParams(temperature=0.0, max_tokens=160),
+            problem="the reply needs a line 'Preference: yes' or 'Preference: no', and after 'yes' a final "
+            "line with the verdict", reask=format_reask(160, MODERATION_GRAMMAR, MODERATION_JSON),
+            agent="moderator", round=r)
         moderation, raw = moderated.value, moderated.raw
-        if moderation is None:
-            emit(ParseProblem(what="moderation", agent="moderator", round=r, reply=raw[:200]))
         judgement = Judgement(agent="moderator", role="moderator", response=raw.strip(),
                               vote=moderation.label if moderation and moderation.preference else None,
                               parsed=moderation is not None,

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from factdebate.core.events import ParseProblem, StepTaken, doc_refs
+from factdebate.core.events import StepTaken, doc_refs
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
-from factdebate.llm.ask import ask_parsed_full
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams
 from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
@@ -127,10 +128,11 @@ class ReAct(Method[ReActSettings]):
             for number in range(1, max_steps + 1):
                 prompt = render("react_step", claim=claim, steps=[_shown(s) for s in turn.steps],
                                 remaining=max_steps - number + 1)
-                parsed = await ask_parsed_full(resources.debater, prompt, parse_action,
-                                               "the reply had no line like 'Action: search[...]' or "
-                                               "'Action: finish[SUPPORTS]'", agent=AGENT, round=number,
-                                               max_tokens=160, reask_grammar=STEP_GRAMMAR, reask_json=STEP_JSON)
+                parsed = await ask(resources.debater, prompt, parse_action, what="react_action",
+                                   params=GenParams(temperature=0.0, max_tokens=160),
+                                   problem="the reply had no line like 'Action: search[...]' or "
+                                   "'Action: finish[SUPPORTS]'", reask=format_reask(160, STEP_GRAMMAR, STEP_JSON),
+                                   agent=AGENT, round=number)
                 action, raw = parsed.value, parsed.raw
                 step = await self._act(action, raw, number, tool, resources)
                 failures += action is None
@@ -157,8 +159,7 @@ class ReAct(Method[ReActSettings]):
 
     @staticmethod
     async def _act(action: Action | None, raw: str, number: int, tool: Tool, resources: Resources) -> Step:
-        if action is None:
-            emit(ParseProblem(what="react_action", agent=AGENT, round=number, reply=raw[:200]))
+        if action is None:  # recorded by ``llm.ask``
             return Step(thought=thought_of(raw), tool="", observation="no valid action was given")
         if action.kind == "finish":
             label = action.label.value if action.label else ""

@@ -32,7 +32,6 @@ from factdebate.methods.dpd.panel import (
     run_panel,
 )
 from factdebate.methods.dpd.settings import DPDSettings, State, initial_state, next_state
-from factdebate.methods.dpd.speculate import Held
 from factdebate.methods.dpd.tasks import run_task, supplied_evidence, task_for
 from factdebate.methods.dpd.team import (
     POSITION,
@@ -46,6 +45,7 @@ from factdebate.methods.dpd.team import (
     summarize,
 )
 from factdebate.methods.kit.common import trim
+from factdebate.methods.kit.speculation import Ahead, run_ahead
 from factdebate.methods.kit.turns import end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
@@ -106,8 +106,6 @@ class DPD(Method[DPDSettings]):
         cfg = self.cfg(settings)
         low = setup_calls(cfg, reasks=False) + (1 + cfg.min_rounds) * round_calls(cfg, reasks=False)
         high = setup_calls(cfg, reasks=True) + (1 + cfg.max_rounds) * round_calls(cfg, reasks=True)
-        if cfg.speculate:  # each rebuttal round may also have been started once in vain
-            high += cfg.max_rounds * 2 * (1 + (cfg.summary_samples if cfg.summarizers else 0))
         return low, high
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
@@ -134,7 +132,7 @@ class DPD(Method[DPDSettings]):
         lines: list[str] = []
         verdict_judges: list[Judgement] = []
         tally: Tally | None = None
-        ahead: tuple[dict[str, State], Held[TeamsResult]] | None = None  # next round's teams, started early
+        ahead: tuple[dict[str, State], Ahead[TeamsResult]] | None = None  # next round's teams, started early
         known: str | None = None  # the latest panel outcome
         kept = dropped = 0
         for r in range(1, last + 1):
@@ -144,14 +142,14 @@ class DPD(Method[DPDSettings]):
                 kept += 1
             else:
                 if ahead is not None:
-                    await ahead[1].drop()
+                    await ahead[1].discard()
                     dropped += 1
                 turns, said = await self._teams(debate, r, states, resources)
             ahead = None
             debate.said = said
             guess = self._guess(cfg, known) if cfg.speculate and r < last else None
             if guess is not None:
-                ahead = (guess, Held(functools.partial(self._teams, debate, r + 1, guess, resources)))
+                ahead = (guess, run_ahead(functools.partial(self._teams, debate, r + 1, guess, resources)))
             with span("judges", "panel", round=r):
                 verdict_judges, tally = await run_panel(
                     judges, lambda j: self._judge_prompt(debate, j), r,
@@ -165,7 +163,7 @@ class DPD(Method[DPDSettings]):
             lines.append(f"round {r} ({', '.join(f'{s} {states[s]}' for s in SIDES)}): {tally.describe()}")
             if stop:
                 if ahead is not None:
-                    await ahead[1].drop()
+                    await ahead[1].discard()
                     dropped += 1
                 break
             known = tally.outcome

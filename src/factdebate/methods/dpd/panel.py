@@ -14,13 +14,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.core.events import PanelDecided, ParseProblem
+from factdebate.core.events import PanelDecided
 from factdebate.core.runtime import emit
 from factdebate.core.types import Judgement, Label
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.ask import Unreadable, ask
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.turns import judged
-from factdebate.prompts import Prompt, render
+from factdebate.prompts import Prompt
 
 SIDES = ("affirmative", "negative")
 DIMENSIONS = {"E": "evidence", "C": "logic", "N": "neutrality", "P": "persuasiveness"}
@@ -62,8 +63,8 @@ class Ballot:
     reason: str
 
 
-class BallotError(ValueError):
-    pass
+class BallotError(Unreadable):
+    """What is wrong with a ballot; the re-ask quotes it back to the judge."""
 
 
 def _unit(value: Any, what: str) -> float:
@@ -111,13 +112,6 @@ def read_ballot(text: str) -> Ballot:
             scores[f"{side}.{letter}"] = _unit(block[name], f"{side}.{name}")
     return Ballot(number, _unit(data.get("confidence"), "confidence"), scores,
                   str(data.get("why", data.get("reason", ""))))
-
-
-def parse_ballot(text: str) -> Ballot | None:
-    try:
-        return read_ballot(text)
-    except BallotError:
-        return None
 
 
 def vote_name(vote: int) -> str:
@@ -180,22 +174,9 @@ async def ask_judge(llm: LLM, prompt: Prompt, name: str, round: int, *, temperat
                     max_tokens: int) -> Judgement:
     """One ballot under the JSON schema constraint; an unreadable one is re-asked once with its problem,
     then recorded as unparsed (``parsed`` false, no vote): nothing is filled in for it."""
-    params = GenParams(temperature=temperature, max_tokens=max_tokens, json_schema=JUDGE_SCHEMA)
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    reply = await llm.complete(messages, params, agent=name, round=round, prompt=prompt.name)
-    try:
-        ballot: Ballot | None = read_ballot(reply.text)
-        return judgement_from(name, ballot, reply.text, 0, reply.constrained)
-    except BallotError as exc:
-        problem = str(exc)
-    reask = render("reask_format", problem=problem)
-    messages = [*messages, {"role": "assistant", "content": reply.text}, {"role": "user", "content": reask.text}]
-    again = await llm.complete(messages, params, agent=name, round=round, prompt=prompt.name + ":reask")
-    ballot = parse_ballot(again.text)
-    emit(ParseProblem(event="parse_failure" if ballot is None else "parse_recovered", what="ballot", agent=name,
-                      round=round, reply=reply.text[-200:], reask_reply=again.text[:200],
-                      constrained=again.constrained))
-    return judgement_from(name, ballot, again.text, 1, again.constrained)
+    asked = await ask(llm, prompt, read_ballot, what="ballot", agent=name, round=round,
+                      params=GenParams(temperature=temperature, max_tokens=max_tokens, json_schema=JUDGE_SCHEMA))
+    return judgement_from(name, asked.value, asked.raw, asked.retries, asked.constrained)
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.core.events import ParseProblem
-from factdebate.core.runtime import emit
 from factdebate.core.types import Document, Turn
 from factdebate.embeddings import TextEncoder
-from factdebate.llm.ask import ask_parsed_full
+from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
@@ -96,14 +94,13 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
     agent = f"{side}-gatherer"
     queries = (claim, claim)
     if generate_queries:
-        asked = await ask_parsed_full(
+        asked = await ask(
             resources.llm("gatherer"), render("dpd_queries", side=side, stance=STANCE[side], claim=claim),
-            parse_queries, 'the answer must be a JSON object {"support": "...", "refute": "..."}', agent=agent,
-            round=0, max_tokens=96, reask_grammar=QUERY_GRAMMAR,
-            reask_json=(QUERY_SCHEMA, '{{"support": "{support}", "refute": "{refute}"}}'))
-        if asked.value is None:  # the claim is a fair query; the failure is traced and counted
-            emit(ParseProblem(what="query", agent=agent, round=0, reply=asked.raw[:200]))
-        else:
+            parse_queries, what="query", params=GenParams(temperature=0.0, max_tokens=96),
+            problem='the answer must be a JSON object {"support": "...", "refute": "..."}',
+            reask=format_reask(96, QUERY_GRAMMAR, (QUERY_SCHEMA, '{{"support": "{support}", "refute": "{refute}"}}')),
+            agent=agent)
+        if asked.value is not None:  # else the claim is a fair query (the failure is recorded)
             queries = asked.value
     unique = list(dict.fromkeys(q for q in queries))
     retrieval = resources.settings.retrieval

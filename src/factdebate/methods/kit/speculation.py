@@ -1,11 +1,16 @@
-"""Work started before it is known to be needed: a debate round that may be run ahead of time.
+"""Work started before it is known to be needed, and how it is counted: the one speculation mechanism.
 
-A :class:`RoundWork` is one round's task plus a future that the round fills as soon as the part the next
-round depends on exists (Tool-MAD: the answers, before they are scored). Started ``speculative``, the task
-runs under a :class:`~factdebate.core.runtime.SpeculativeRecorder`: its trace events are held back and its usage
-kept apart until :meth:`RoundWork.commit` (the round is needed after all: events and usage are released as
-if the round had started then) or :meth:`RoundWork.discard` (cancelled; its LLM calls are counted as
-``usage.speculative_calls`` and nothing of it reaches the trace).
+An :class:`Ahead` is a task started ``speculative`` under a :class:`~factdebate.core.runtime.SpeculativeRecorder`:
+its trace events are held back and its usage kept apart until :meth:`Ahead.commit` (the work is needed
+after all: events and usage are released as if it had run in the open) or :meth:`Ahead.discard` (cancelled;
+nothing of it reaches the trace). The accounting rule, the same for every method: ``usage.llm_calls``
+counts the calls whose answers a verdict used; the calls of discarded work, those cancelled in flight
+included, are ``usage.speculative_calls`` and their tokens ``usage.speculative_tokens``, per role; tool
+calls of discarded work are not counted (docs/architecture.md, "Speculation: one rule").
+
+A :class:`RoundWork` is one debate round run that way, plus a future that the round fills as soon as the
+part the next round depends on exists (Tool-MAD: the answers, before they are scored), driven by
+:func:`play_rounds` (Tool-MAD, MAD). DPD starts its next round's teams with :func:`run_ahead`.
 """
 
 from __future__ import annotations
@@ -24,45 +29,33 @@ T = TypeVar("T")
 E = TypeVar("E")
 
 
+def _spawn(work: Callable[[], Awaitable[T]], speculative: bool) -> tuple[asyncio.Task[T],
+                                                                       SpeculativeRecorder | None]:
+    parent = current_run()
+    recorder = SpeculativeRecorder(parent) if speculative and parent is not None else None
+
+    async def run() -> T:
+        if recorder is None:
+            return await work()
+        with recording(recorder):  # the task's own context: the caller's recorder is untouched
+            return await work()
+
+    return asyncio.create_task(run()), recorder
+
+
 @dataclass
-class RoundWork(Generic[T, E]):
+class Ahead(Generic[T]):
     task: asyncio.Task[T]
-    early: asyncio.Future[E]  # what the next round needs, set by the work before it ends
-    # Set once the round is known to be needed (at once for a round that is not speculative): the work
-    # waits for it before its costly rest (Tool-MAD's scoring), so a discarded round costs little.
-    confirmed: asyncio.Event
-    recorder: SpeculativeRecorder | None = None
+    recorder: SpeculativeRecorder | None  # None: not speculative, or no run to account to
 
-    @classmethod
-    def start(cls, work: Callable[[asyncio.Future[E], asyncio.Event], Awaitable[T]], *,
-              speculative: bool = False) -> RoundWork[T, E]:
-        early: asyncio.Future[E] = asyncio.get_running_loop().create_future()
-        confirmed = asyncio.Event()
-        parent = current_run()
-        recorder = SpeculativeRecorder(parent) if speculative and parent is not None else None
-        if not speculative:
-            confirmed.set()
-
-        async def run() -> T:
-            if recorder is None:
-                return await work(early, confirmed)
-            with recording(recorder):  # the task's own context: the caller's recorder is untouched
-                return await work(early, confirmed)
-
-        return cls(asyncio.create_task(run()), early, confirmed, recorder)
-
-    async def answers(self) -> E | None:
-        """The early result, or ``None`` when the work ended without setting it (it failed: awaiting
-        ``task`` raises the error, which a speculative round must only do once committed)."""
-        pending: set[asyncio.Future[object]] = {self.early, self.task}  # type: ignore[arg-type]
-        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-        return self.early.result() if self.early.done() and not self.early.cancelled() else None
-
-    def commit(self) -> RoundWork[T, E]:
+    def commit(self) -> None:
         if self.recorder is not None:
             self.recorder.commit()
-        self.confirmed.set()
-        return self
+
+    async def keep(self) -> T:
+        """The work is needed: commit it and wait for its result."""
+        self.commit()
+        return await self.task
 
     async def discard(self) -> None:
         """Cancel the work and wait until it has stopped, so calls cut off in flight are counted too; its
@@ -71,6 +64,40 @@ class RoundWork(Generic[T, E]):
         await asyncio.gather(self.task, return_exceptions=True)
         if self.recorder is not None:
             self.recorder.discard()
+
+
+def run_ahead(work: Callable[[], Awaitable[T]]) -> Ahead[T]:
+    """Run ``work`` now, speculatively: it counts only once committed."""
+    return Ahead(*_spawn(work, True))
+
+
+@dataclass
+class RoundWork(Ahead[T], Generic[T, E]):
+    early: asyncio.Future[E]  # what the next round needs, set by the work before it ends
+    # Set once the round is known to be needed (at once for a round that is not speculative): the work
+    # waits for it before its costly rest (Tool-MAD's scoring), so a discarded round costs little.
+    confirmed: asyncio.Event
+
+    @classmethod
+    def start(cls, work: Callable[[asyncio.Future[E], asyncio.Event], Awaitable[T]], *,
+              speculative: bool = False) -> RoundWork[T, E]:
+        early: asyncio.Future[E] = asyncio.get_running_loop().create_future()
+        confirmed = asyncio.Event()
+        if not speculative:
+            confirmed.set()
+        task, recorder = _spawn(lambda: work(early, confirmed), speculative)
+        return cls(task, recorder, early, confirmed)
+
+    async def answers(self) -> E | None:
+        """The early result, or ``None`` when the work ended without setting it (it failed: awaiting
+        ``task`` raises the error, which a speculative round must only do once committed)."""
+        pending: set[asyncio.Future[object]] = {self.early, self.task}  # type: ignore[arg-type]
+        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        return self.early.result() if self.early.done() and not self.early.cancelled() else None
+
+    def commit(self) -> None:
+        super().commit()
+        self.confirmed.set()
 
 
 Play = Callable[[int, E | None, asyncio.Future[E], asyncio.Event], Awaitable[T]]
@@ -105,7 +132,8 @@ async def play_rounds(total: int, play: Play[E, T], settle: Callable[[int, T], b
                 return True
             if r < total:
                 if ahead is not None:
-                    work, ahead = ahead.commit(), None
+                    ahead.commit()
+                    work, ahead = ahead, None
                 else:
                     work = start(r + 1, work.early.result() if work.early.done() else None)
         return False

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from factdebate.core.events import ParseProblem
 from factdebate.core.parsing import parse_choice
-from factdebate.core.runtime import emit
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.ask import Reask, ask
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
-from factdebate.prompts import Prompt, render
+from factdebate.prompts import Prompt
 
 YES_NO = ("Yes", "No")
+REASK = Reask(template="yes_no_reask", params=GenParams(temperature=0.0, max_tokens=4, choices=YES_NO))
 
 
 def held_params(line: str, temperature: float, max_tokens: int) -> GenParams:
@@ -39,23 +39,12 @@ async def ask_yes_no(llm: LLM, prompt: Prompt, *, agent: str, round: int = 1, te
                      max_tokens: int = 256, line: str | None = None) -> YesNo:
     """``line``: the answer is reasoning then ``<line>: Yes|No``, held to that form where the backend can
     (``llm.one_call_verdict``); without it the question wants a bare Yes or No, held to the two words."""
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
     if not llm.one_call_verdict:
         params = GenParams(temperature=temperature, max_tokens=max_tokens)
     elif line:
         params = held_params(line, temperature, max_tokens)
     else:
         params = GenParams(temperature=temperature, max_tokens=4, choices=YES_NO)
-    reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
-    choice = parse_choice(reply.text, list(YES_NO))
-    if choice is not None:
-        return YesNo(choice == "Yes", reply.text, 0)
-    reask = render("yes_no_reask")
-    messages = [*messages, {"role": "assistant", "content": reply.text}, {"role": "user", "content": reask.text}]
-    again = await llm.complete(messages, GenParams(temperature=0.0, max_tokens=4, choices=YES_NO),
-                               agent=agent, round=round, prompt=f"{prompt.name}:reask")
-    choice = parse_choice(again.text, list(YES_NO))
-    emit(ParseProblem(event="parse_failure" if choice is None else "parse_recovered", what="yes_no", agent=agent,
-                      round=round, reply=reply.text[-200:], reask_reply=again.text[:100],
-                      constrained=again.constrained))
-    return YesNo(None if choice is None else choice == "Yes", reply.text, 1)
+    asked = await ask(llm, prompt, lambda text: parse_choice(text, list(YES_NO)), what="yes_no", params=params,
+                      reask=REASK, agent=agent, round=round)
+    return YesNo(None if asked.value is None else asked.value == "Yes", asked.first, asked.retries)

@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.core.events import Decomposed, ParseProblem
+from factdebate.core.events import Decomposed
 from factdebate.core.runtime import emit
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.ask import Reask, ask
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.prompts import render
@@ -20,6 +21,7 @@ from factdebate.prompts import render
 AGENT = "decomposer"
 MAX_TRIPLETS = 4  # small models otherwise repeat triplets until the token cap
 MAX_FIELD_CHARS = 200
+REASK = Reask(template="mermaid_reask")  # MERMAID's re-ask, for the executor's steps too
 _FIELDS = ("subject", "relation", "object", "attributes")
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -93,25 +95,14 @@ def _text(value: Any) -> str:
 
 
 async def decompose(llm: LLM, claim: str) -> Decomposition:
-    prompt = render("mermaid_decompose", claim=claim)
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    params = GenParams(temperature=0.0, max_tokens=400, json_schema=SCHEMA)
-    reply = await llm.complete(messages, params, agent=AGENT, round=0, prompt=prompt.name)
-    found = parse_decomposition(reply.text)
+    asked = await ask(llm, render("mermaid_decompose", claim=claim), parse_decomposition, what="decomposition",
+                      params=GenParams(temperature=0.0, max_tokens=400, json_schema=SCHEMA),
+                      problem="it was not a JSON object with a non-empty \"triplets\" list and a \"topic\"",
+                      reask=REASK, agent=AGENT)
+    found = asked.value
     if found is None:
-        reask = render("mermaid_reask", problem="it was not a JSON object with a non-empty \"triplets\" list "
-                                                "and a \"topic\"")
-        again = await llm.complete([*messages, {"role": "assistant", "content": reply.text},
-                                    {"role": "user", "content": reask.text}], params,
-                                   agent=AGENT, round=0, prompt=f"{prompt.name}:reask")
-        found = parse_decomposition(again.text)
-        emit(ParseProblem(event="parse_failure" if found is None else "parse_recovered", what="decomposition",
-                          agent=AGENT, reply=reply.text[:200], reask_reply=again.text[:200],
-                          constrained=again.constrained))
-        if found is None:
-            decomposition = Decomposition(parsed=False, raw=again.text, retries=1)
-            emit(Decomposed(agent=AGENT, parsed=False))
-            return decomposition
-        found.retries = 1
+        emit(Decomposed(agent=AGENT, parsed=False))
+        return Decomposition(parsed=False, raw=asked.raw, retries=asked.retries)
+    found.retries = asked.retries
     emit(Decomposed(agent=AGENT, triplets=found.triplets, topic=found.topic, entities=found.entities))
     return found

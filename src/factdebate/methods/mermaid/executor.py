@@ -1,6 +1,7 @@
 """MERMAID's executor step: one JSON object, a thought plus either an action (``{"name", "reason",
 "input"}``, the input following the tool's schema) or an answer. True/False map to SUPPORTS/REFUTES; the
-three-way option adds "NOT ENOUGH INFO" for datasets with that label (binary is the paper's)."""
+three-way option adds "NOT ENOUGH INFO" for datasets with that label (binary is the paper's). :func:`ask_step`
+asks for one through ``llm.ask`` (one re-ask with MERMAID's template)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factdebate.core.types import Label
+from factdebate.llm.ask import ask
+from factdebate.llm.base import GenParams
+from factdebate.llm.model import LLM
+from factdebate.methods.mermaid.decomposer import REASK
 from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.methods.mermaid.toolbox import model_input_schema
+from factdebate.prompts import Prompt
 from factdebate.tools.toolset import ToolSchema
+
+AGENT = "executor"
 
 NEI = "NOT ENOUGH INFO"
 _ANSWERS = {"true": Label.SUPPORTS, "false": Label.REFUTES, "supports": Label.SUPPORTS,
@@ -97,3 +105,17 @@ def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
 
 def answer_schema(three_way: bool) -> dict[str, Any]:
     return step_schema([], three_way)
+
+
+async def ask_step(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
+                   answer_only: bool) -> tuple[StepReply | None, str, int]:
+    """One step (or the forced answer), re-asked once when unreadable (``llm.ask`` records the failure).
+    An unreadable step keeps the first reply as its text."""
+    problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
+               if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
+               "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)
+    asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only),
+                      what="mermaid_answer" if answer_only else "mermaid_step",
+                      params=GenParams(temperature=0.0, max_tokens=300, json_schema=schema), problem=problem,
+                      reask=REASK, agent=AGENT, round=number)
+    return asked.value, asked.raw if asked.value is not None else asked.first, asked.retries

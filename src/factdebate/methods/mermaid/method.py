@@ -23,21 +23,19 @@ from factdebate.core.events import (
     Decomposed,
     MemoryRecalled,
     MemoryWritten,
-    ParseProblem,
     StepTaken,
-    ToolCall,
     ToolError,
     doc_refs,
 )
-from factdebate.core.runtime import current_run, emit, span
+from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
-from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import MemorySettings
 from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
-from factdebate.methods.mermaid.executor import StepReply, answer_schema, answers_text, parse_step, step_schema
+from factdebate.methods.mermaid.executor import AGENT, StepReply, answer_schema, answers_text, ask_step, step_schema
 from factdebate.methods.mermaid.memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
 from factdebate.methods.mermaid.toolbox import (
     MANAGED_ARGS,
@@ -55,7 +53,6 @@ from factdebate.tools.toolset import ToolResult
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
-AGENT = "executor"
 ServerName = Literal["wikipedia", "search", "scholar"]
 _NAMESPACE_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
 
@@ -188,7 +185,7 @@ class Mermaid(Method[MermaidSettings]):
         for number in range(1, ctx.cfg.max_steps + 1):
             prompt = ctx.prompt("mermaid_step", turn.steps, remaining=ctx.cfg.max_steps - number + 1)
             schema = step_schema(ctx.toolbox.schemas, ctx.three_way)
-            reply, raw, retries = await _ask(llm, prompt, schema, ctx.three_way, number, answer_only=False)
+            reply, raw, retries = await ask_step(llm, prompt, schema, ctx.three_way, number, answer_only=False)
             turn.parse_retries += retries
             if reply is None:
                 failures += 1
@@ -209,8 +206,8 @@ class Mermaid(Method[MermaidSettings]):
                 return used, failures, False
         # Budget spent without an answer: ForceAnswer from the whole history.
         prompt = ctx.prompt("mermaid_force", turn.steps)
-        reply, raw, retries = await _ask(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
-                                         ctx.cfg.max_steps + 1, answer_only=True)
+        reply, raw, retries = await ask_step(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
+                                             ctx.cfg.max_steps + 1, answer_only=True)
         turn.parse_retries += retries
         turn.response, turn.label = raw.strip(), reply.label if reply is not None else None
         return used, failures + (reply is None), True
@@ -226,15 +223,9 @@ class Mermaid(Method[MermaidSettings]):
             result = await ctx.toolbox.call(reply.tool, arguments, k=k,
                                             search_before=search_before(ctx.before))
             docs = result_documents(result, reply.tool, query)
-            seconds = time.perf_counter() - started
-            run = current_run()
-            if run is not None and route is not None:  # a call that reached a server (the paper's count)
-                usage = run.role_usage("tools")
-                usage.tool_calls += 1
-                usage.seconds += seconds
-                run.emit(ToolCall(tool=reply.tool, agent=AGENT, round=number, query=query, k=k,
-                                  results=doc_refs(docs), seconds=round(seconds, 4),
-                                  error=result.text[:300] if result.is_error else None))
+            if route is not None:  # a call that reached a server (the paper's count)
+                book_tool_call(reply.tool, query, k, docs, time.perf_counter() - started, agent=AGENT,
+                               round=number, error=result.text[:300] if result.is_error else None)
             if result.is_error:
                 emit(ToolError(tool=reply.tool, query=query, error=result.text[:300]))
         shown = {key: value for key, value in arguments.items() if key not in MANAGED_ARGS}
@@ -288,29 +279,6 @@ def _observation(result: ToolResult, docs: list[Document], chars: int) -> str:
     if notes:
         text += "\nnotes: " + "; ".join(str(n) for n in notes)[:300]
     return text[: chars + 300]
-
-
-async def _ask(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
-               answer_only: bool) -> tuple[StepReply | None, str, int]:
-    """One step (or the forced answer), re-asked once when unreadable; the failure is recorded."""
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    params = GenParams(temperature=0.0, max_tokens=300, json_schema=schema)
-    first = await llm.complete(messages, params, agent=AGENT, round=number, prompt=prompt.name)
-    reply = parse_step(first.text, three_way, answer_only=answer_only)
-    if reply is not None:
-        return reply, first.text, 0
-    problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
-               if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
-               "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)
-    reask = render("mermaid_reask", problem=problem)
-    again = await llm.complete([*messages, {"role": "assistant", "content": first.text},
-                                {"role": "user", "content": reask.text}], params,
-                               agent=AGENT, round=number, prompt=f"{prompt.name}:reask")
-    reply = parse_step(again.text, three_way, answer_only=answer_only)
-    emit(ParseProblem(event="parse_failure" if reply is None else "parse_recovered",
-                      what="mermaid_answer" if answer_only else "mermaid_step", agent=AGENT, round=number,
-                      reply=first.text[:200], reask_reply=again.text[:200], constrained=again.constrained))
-    return reply, again.text if reply is not None else first.text, 1
 
 
 __all__ = ["SHIPPED", "Label", "Mermaid", "MermaidSettings"]

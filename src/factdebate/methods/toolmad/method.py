@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
-from factdebate.core.events import ParseProblem
 from factdebate.core.parsing import parse_query
-from factdebate.core.runtime import emit, span
+from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
-from factdebate.llm.ask import ask_parsed
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams
 from factdebate.methods.base import Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
@@ -217,12 +217,12 @@ class ToolMAD(Method[ToolMADSettings]):
         previous_query = own_previous.query or claim
         prompt = render("query_select", agent_desc=agent.desc, claim=claim, previous_query=previous_query,
                         others=others)
-        query, raw = await ask_parsed(resources.debater, prompt, parse_query,
-                                      "the query was not inside square brackets", agent=agent.name, round=r,
-                                      max_tokens=48, reask_grammar=QUERY_GRAMMAR,
-                                      reask_json=(QUERY_SCHEMA, QUERY_TEMPLATE))
+        query = (await ask(resources.debater, prompt, parse_query, what="query",
+                           params=GenParams(temperature=0.0, max_tokens=48),
+                           problem="the query was not inside square brackets",
+                           reask=format_reask(48, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
+                           agent=agent.name, round=r)).value
         if query is None:
-            emit(ParseProblem(what="query", agent=agent.name, round=r, reply=raw[:200]))
             return previous_query, False
         return query, query.strip().lower() != previous_query.strip().lower()
 
