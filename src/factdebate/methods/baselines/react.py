@@ -19,7 +19,7 @@ from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.ask import ask_parsed_full
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
@@ -108,6 +108,7 @@ class ReAct(Method[ReActSettings]):
     description = ("Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced "
                    "final answer")
     settings_model = ReActSettings
+    call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
 
     def tools(self, settings: Settings) -> set[str]:
         return {"rag"}
