@@ -56,6 +56,15 @@ def test_only_its_folder_names_it() -> None:
     assert (ROOT / "docs" / "methods" / "parrot.md").is_file()
 
 
+def test_the_page_names_no_method() -> None:
+    """Views are picked by the name the catalogue serves (``Method.view``); only the upgrade of schema-1
+    verdicts (replay.js, as core/schema.py) knows old methods' shapes by name."""
+    static = ROOT / "src" / "factdebate" / "server" / "static"
+    named = {path.name for path in static.glob("*.js")
+             if re.search(r"method\s*[!=]==\s*[\"']", path.read_text(encoding="utf-8"))}
+    assert named == {"replay.js"}
+
+
 def test_the_folder_is_found_but_the_example_is_not_listed() -> None:
     assert "parrot" not in all_methods()
     assert "factdebate.methods.parrot.method" in sys.modules  # discovery walks a new folder like any other
