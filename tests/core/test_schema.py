@@ -15,11 +15,11 @@ from factdebate.core.types import SCHEMA_VERSION, Label
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
-from tests.methods.test_call_bounds import BUILT_IN, reask_everything
+from tests.methods.test_call_bounds import probed, reask_everything
 from tests.paths import FIXTURES
 
 
-@pytest.mark.parametrize("method", BUILT_IN)
+@pytest.mark.parametrize("method", probed())
 @pytest.mark.parametrize("script", [truthful, reask_everything])
 async def test_every_method_output_validates_against_the_schema(method: str, script: object) -> None:
     resources, _, _ = resources_for(script, method=method, methods={"vote": {"samples": 3}})  # type: ignore[arg-type]

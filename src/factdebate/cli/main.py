@@ -222,13 +222,24 @@ def methods() -> None:
 
 
 @app.command()
-def schema(response: Annotated[bool, Opt("--response", help="The schema of check-response's verdict.")] = False
-           ) -> None:
-    """Print the JSON Schema of a verdict (the records of results files and the service's answers)."""
+def schema(response: Annotated[bool, Opt("--response", help="The schema of check-response's verdict.")] = False,
+           events: Annotated[bool, Opt("--events", help="The schema of one trace line: every event kind, each "
+                                                        "method's own included.")] = False) -> None:
+    """Print the JSON Schema of a verdict (the records of results files and the service's answers), or of a
+    trace line."""
     import json
 
     from factdebate.core.schema import response_verdict_json_schema, verdict_json_schema
 
+    if response and events:
+        raise InputError("give --response or --events, not both")
+    if events:
+        from factdebate.core.events import event_json_schema
+        from factdebate.methods.base import all_methods
+
+        all_methods()  # the registered methods' own event kinds
+        typer.echo(json.dumps(event_json_schema(), indent=1))
+        return
     typer.echo(json.dumps(response_verdict_json_schema() if response else verdict_json_schema(), indent=1))
 
 

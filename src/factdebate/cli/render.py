@@ -9,6 +9,7 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
+from factdebate.core.events import summary
 from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict
 
 LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
@@ -130,14 +131,8 @@ class LiveDebate:
                     {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed",
                                                "scores") if event.get(k) is not None})))
                 self.printed += 1
-        elif kind == "panel":
-            totals = event.get("totals") or {}
-            consensus = event.get("consensus")
-            self.console.print(Text(
-                f"panel: W_A {totals.get('affirmative', 0):.2f}, W_N {totals.get('negative', 0):.2f}, "
-                f"W_T {totals.get('tie', 0):.2f} -> {event.get('outcome') or 'no readable ballot'}"
-                + (f", consensus {consensus:.2f}" if consensus is not None else "")
-                + (" (stop)" if event.get("stop") else ""), style="bold"))
+        elif (line := summary(event)) is not None:  # a method's own event (DPD's panel tally)
+            self.console.print(Text(line, style="bold"))
 
     def _header(self, round: int) -> None:
         if not self.printed:

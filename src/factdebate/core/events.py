@@ -1,5 +1,9 @@
 """Trace events: one pydantic model per kind, a discriminated union on ``event``.
 
+The kinds every method shares are here; a method's own kinds (MERMAID's decomposition, DPD's panel) live
+in its folder and are registered with the method (``Method.events``), so :func:`parse_event` and
+:func:`event_json_schema` know them without this module knowing the methods.
+
 Every event carries ``span_id`` (the innermost open span: a round, a team, a judge panel, a sub-claim, a
 tool call) and ``parent_id`` (that span's parent), so a consumer can nest events without replaying the
 span bookkeeping. ``t`` and ``run`` are filled in by the recorder. docs/trace.md documents the format.
@@ -7,7 +11,9 @@ span bookkeeping. ``t`` and ``run`` are filled in by the recorder. docs/trace.md
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from functools import cache
+from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -29,6 +35,10 @@ class BaseEvent(BaseModel):
     run: str = ""
     span_id: str | None = None
     parent_id: str | None = None
+
+    def summary(self) -> str | None:
+        """One line for the terminal's live view, for a kind it has no panel of its own for (DPD's tally)."""
+        return None
 
 
 class Where(BaseEvent):
@@ -114,18 +124,6 @@ class JudgementMade(Where):
     scores: dict[str, float] = Field(default_factory=dict)  # a panel judge's scores of each side
 
 
-class PanelDecided(BaseEvent):
-    """A judge panel's weighted tally (DPD): the totals per outcome, the winner and the consensus."""
-
-    event: Literal["panel"] = "panel"
-    round: int
-    totals: dict[str, float] = Field(default_factory=dict)  # affirmative, negative, tie
-    outcome: str | None = None  # affirmative | negative | tie; None: no judge could be read
-    consensus: float | None = None
-    judges: int = 0
-    unparsed: int = 0
-    stop: bool = False  # the debate ends with this decision
-
 
 class RoundEnded(BaseEvent):
     event: Literal["round"] = "round"
@@ -134,10 +132,6 @@ class RoundEnded(BaseEvent):
     consensus: bool = False
     final: bool = False  # no further round follows (the judge or the verdict comes next)
 
-
-class EvidencePool(BaseEvent):
-    event: Literal["evidence_pool"] = "evidence_pool"
-    documents: list[DocRef] = Field(default_factory=list)
 
 
 class ToolCall(Where):
@@ -232,36 +226,6 @@ class LeakageNote(BaseEvent):
     notes: list[str] = Field(default_factory=list)
 
 
-class Decomposed(Where):
-    """MERMAID's decomposer: triplets and topic of the claim, the entities that key the memory; ``parsed``
-    false when no readable decomposition came back (the executor then works from the raw claim)."""
-
-    event: Literal["decomposition"] = "decomposition"
-    triplets: list[dict[str, str]] = Field(default_factory=list)
-    topic: str = ""
-    entities: list[str] = Field(default_factory=list)
-    parsed: bool = True
-    skipped: bool = False  # the "w/o decomposer" ablation
-
-
-class MemoryRecalled(Where):
-    """Evidence recalled from the memory for the claim's entities, before the executor's loop."""
-
-    event: Literal["memory_recall"] = "memory_recall"
-    entities: list[str] = Field(default_factory=list)
-    hits: list[dict[str, Any]] = Field(default_factory=list)  # entity, stored_entity, match, score, tool, text
-    mode: str = "on"
-
-
-class MemoryWritten(Where):
-    """Evidence the trajectory used, stored under the entities it names, after the verdict."""
-
-    event: Literal["memory_write"] = "memory_write"
-    entities: list[str] = Field(default_factory=list)
-    records: list[dict[str, Any]] = Field(default_factory=list)  # entity, tool, query, source, text
-    added: int = 0  # new records (the rest refreshed ones already stored)
-    skipped: str = ""  # why nothing was written (readonly, no entities...)
-
 
 class VerdictReached(BaseEvent):
     event: Literal["verdict"] = "verdict"
@@ -293,19 +257,82 @@ class ResponseJudged(BaseEvent):
     claim_labels: list[Label | None] = Field(default_factory=list)
 
 
-Event = Annotated[
-    RunStarted | RunFinished | SpanBegin | SpanEnd | TurnStarted | Answer | StepTaken | Scored | JudgementMade
-    | PanelDecided | RoundEnded | EvidencePool | ToolCall | WebSearch | LLMCall | LLMRetry | ParseProblem
-    | ConstraintRejected | ToolError | LeakageNote | Decomposed | MemoryRecalled | MemoryWritten | VerdictReached
-    | ResponseStarted | ClaimsExtracted | ResponseJudged,
-    Field(discriminator="event"),
-]
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+_BUILT_IN: tuple[type[BaseEvent], ...] = (
+    RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
+    ToolCall, WebSearch, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, ToolError, LeakageNote, VerdictReached,
+    ResponseStarted, ClaimsExtracted, ResponseJudged,
+)
+# Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
+_KINDS: dict[str, type[BaseEvent]] = {}
+_finders: list[Callable[[], object]] = []
 
 
-def parse_event(record: dict[str, Any]) -> Event:
+def kinds_of(model: type[BaseEvent]) -> tuple[str, ...]:
+    """The ``event`` values a model stands for (its ``Literal``; ``ParseProblem`` has two)."""
+    return tuple(str(k) for k in get_args(model.model_fields["event"].annotation))
+
+
+def register_event(model: type[BaseEvent]) -> None:
+    """Make ``model``'s kind known to :func:`parse_event` and the events' JSON Schema. A kind belongs to one
+    model: registering another model under a known kind is a programming error."""
+    kinds = kinds_of(model)
+    if not kinds:
+        raise TypeError(f"{model.__name__} needs an 'event' field typed as a Literal of its kind")
+    for kind in kinds:
+        if _KINDS.get(kind, model) is not model:
+            raise TypeError(f"event kind '{kind}' is already {_KINDS[kind].__name__}'s")
+    for kind in kinds:
+        _KINDS[kind] = model
+    _adapter.cache_clear()
+
+
+def unregister_event(model: type[BaseEvent]) -> None:
+    for kind in kinds_of(model):
+        if _KINDS.get(kind) is model:
+            del _KINDS[kind]
+    _adapter.cache_clear()
+
+
+def add_event_finder(finder: Callable[[], object]) -> None:
+    """Called once when a record of an unknown kind is parsed, before it is rejected: the method registry
+    installs its discovery here, so a trace reads back whichever method wrote it."""
+    _finders.append(finder)
+
+
+def event_models() -> list[type[BaseEvent]]:
+    return list(dict.fromkeys(_KINDS.values()))
+
+
+@cache
+def _adapter() -> TypeAdapter[Any]:
+    union: Any = Annotated[Union[tuple(event_models())], Field(discriminator="event")]  # noqa: UP007
+    return TypeAdapter(union)
+
+
+def parse_event(record: dict[str, Any]) -> BaseEvent:
     """A trace line back into its model (raises ``pydantic.ValidationError`` on an unknown kind)."""
-    return EVENT_ADAPTER.validate_python(record)
+    if record.get("event") not in _KINDS:
+        while _finders:
+            _finders.pop()()
+    event: BaseEvent = _adapter().validate_python(record)
+    return event
+
+
+def event_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one trace line: every built-in kind and every registered method's own."""
+    return _adapter().json_schema()
+
+
+def summary(record: dict[str, Any]) -> str | None:
+    """The one line a terminal prints for an event it draws no panel for (``BaseEvent.summary``)."""
+    model = _KINDS.get(str(record.get("event")))
+    if model is None or model.summary is BaseEvent.summary:
+        return None
+    return model.model_validate(record).summary()
+
+
+for _model in _BUILT_IN:
+    register_event(_model)
 
 
 def doc_refs(documents: list[Any]) -> list[DocRef]:

@@ -9,27 +9,44 @@ A method is one class, registered by name, that owns:
 - ``indexes(settings)``: the builtin-corpus indexes (``local``, ``rag``) it opens, through its tools or
   otherwise (MERMAID's tool servers): what ``serve``, ``mcp`` and worker pools build before the first claim;
 - ``call_bounds(settings)``: the fewest and most LLM calls one claim can cost, re-asks included;
-- ``description`` and ``run()``.
+- ``description`` and ``run()``;
 
-This module imports nothing of the package's own but its errors, so the settings can validate method
-sections without an import cycle; the built-in methods are found by importing every module of
-:mod:`factdebate.methods`.
+and what the rest of the package learns from it when it registers, so that a new method is one folder
+(``methods/<family>/``: the method, its ``prompts/*.j2``, and these declarations; see docs/architecture.md):
+
+- ``events``: its own trace event models (``core.events`` parses them and puts them in the events' schema);
+- ``scripted_replies``: what ``--llm scripted:agree|disagree`` answers to its own prompts;
+- ``view``: the web page's view that draws it (served in the catalogue);
+- ``call_probe``: how a scripted run reaches its ``call_bounds`` (tests/methods/test_call_bounds.py).
+
+This module imports only the package's lowest layers (errors, event models, the scripted backend's
+registry), so the settings can validate method sections without an import cycle; the built-in methods are
+found by importing every module of :mod:`factdebate.methods`.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from factdebate.core import events
 from factdebate.core.errors import ConfigError
+from factdebate.llm import scripted_library
+from factdebate.prompts import add_template_dir
 
 if TYPE_CHECKING:
+    from factdebate.core.events import BaseEvent
     from factdebate.core.runtime import EventSink
     from factdebate.core.types import ResponseVerdict, Verdict
     from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.llm.scripted_library import ScriptedReply
     from factdebate.methods.resources import Resources
     from factdebate.settings.model import Settings
 
@@ -55,6 +72,21 @@ class MethodSettings(BaseModel):
 S = TypeVar("S", bound=MethodSettings)
 
 
+@dataclass(frozen=True)
+class CallProbe:
+    """How a scripted run costs exactly a method's most calls: every first reply is unreadable (empty, or
+    ``unreadable[prompt]`` where an empty one would take another path), every re-ask is readable
+    (``reasks[prompt]``; the shared prompts' are the test's), the labels of ``dissenters`` are re-asked as
+    REFUTES (the others as SUPPORTS) so the debaters never agree, under ``settings`` (this method's section).
+    ``elsewhere``: the generic run does not fit this method; the test that checks its bounds instead."""
+
+    reasks: Mapping[str, str] = field(default_factory=dict)
+    unreadable: Mapping[str, str] = field(default_factory=dict)
+    dissenters: tuple[str, ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    elsewhere: str = ""
+
+
 class Method(Generic[S]):
     name: ClassVar[str]
     description: ClassVar[str]
@@ -64,6 +96,14 @@ class Method(Generic[S]):
     option_prefix: ClassVar[str | None] = None
     # Extra flat names for a field, kept for old flags and configs: {"field": ("old_name", ...)}.
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # The web page's view ("debate": the generic columns of turns; "dpd", "mermaid": their own scripts).
+    view: ClassVar[str] = "debate"
+    # Its own trace event kinds, beyond the shared ones of core/events.py.
+    events: ClassVar[tuple[type[BaseEvent], ...]] = ()
+    # The scripted backend's replies to its own prompts, by prompt name (re-asks included).
+    scripted_replies: ClassVar[Mapping[str, ScriptedReply]] = {}
+    # Required of every method: tests/methods/test_call_bounds.py checks its call_bounds with it.
+    call_probe: ClassVar[CallProbe | None] = None
 
     def cfg(self, settings: Settings) -> S:
         """This method's validated section of ``settings``."""
@@ -112,17 +152,32 @@ M = TypeVar("M", bound=type[Method[Any]])
 
 
 def register(cls: M) -> M:
-    """Class decorator: ``@register`` on a :class:`Method` subclass with ``name`` and ``description``."""
+    """Class decorator: ``@register`` on a :class:`Method` subclass with ``name`` and ``description``. Its
+    prompts folder, event models and scripted replies become known with it."""
     if not getattr(cls, "name", "") or not getattr(cls, "description", ""):
         raise TypeError(f"{cls.__name__} needs a name and a description to be registered")
     if "_" in cls.name:  # "_" is how environment variables spell "-" (FACTDEBATE_METHODS__TOOL_MAD__...)
         raise TypeError(f"method name '{cls.name}': use '-' rather than '_'")
+    source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if source:  # a method from outside methods/ brings the prompts folder beside its module
+        add_template_dir(Path(source).parent / "prompts")
+    for model in cls.events:
+        events.register_event(model)
+    scripted_library.add_replies(cls.scripted_replies)
     METHODS[cls.name] = cls
     return cls
 
 
 def unregister(name: str) -> None:
-    METHODS.pop(name, None)
+    cls = METHODS.pop(name, None)
+    if cls is None:
+        return
+    others = list(METHODS.values())
+    for model in cls.events:
+        if not any(model in other.events for other in others):
+            events.unregister_event(model)
+    shared = {prompt for other in others for prompt in other.scripted_replies}
+    scripted_library.remove_replies([prompt for prompt in cls.scripted_replies if prompt not in shared])
 
 
 def _discover() -> None:
@@ -135,6 +190,9 @@ def _discover() -> None:
     package = importlib.import_module("factdebate.methods")
     for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
         importlib.import_module(info.name)
+
+
+events.add_event_finder(_discover)  # a trace line of a method's own kind reads back before anything asked
 
 
 def all_methods() -> dict[str, type[Method[Any]]]:

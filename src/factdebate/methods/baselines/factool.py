@@ -22,7 +22,7 @@ from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.llm.ask import Reask, Unreadable, ask
 from factdebate.llm.base import GenParams
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
@@ -73,6 +73,10 @@ class FacTool(Method[FacToolSettings]):
     name = "factool"
     description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
     settings_model = FacToolSettings
+    call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
+        "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
+        "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
+        "factool_verify": json.dumps({"reasoning": "r", "factual": False})})
 
     def tools(self, settings: Settings) -> set[str]:
         return {self.cfg(settings).tool}

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
@@ -30,6 +30,7 @@ def label_of(hallucinated: bool | None) -> Label | None:
 class HaluEvalFewShot(Method[MethodSettings]):
     name = "halueval-fewshot"
     description = "HaluEval's few-shot prompting baseline: three examples, then 'does it hallucinate? yes/no'"
+    call_probe = CallProbe(reasks={"halueval_fewshot": "Yes"})
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 1, 2

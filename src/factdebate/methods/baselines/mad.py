@@ -21,7 +21,7 @@ from factdebate.core.runtime import span
 from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
 from factdebate.methods.resources import Resources
@@ -92,6 +92,8 @@ class MAD(Method[MADSettings]):
                    "stop, a judge at the end; no tools")
     settings_model = MADSettings
     roles = ("debater", "judge")  # the judge's model also moderates
+    call_probe = CallProbe(reasks={"mad_moderator": "Preference: no\nReason: both sides are weak."},
+                           dissenters=("negative",))
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         # Each answer and each moderation may be re-asked once; so may the judge's.

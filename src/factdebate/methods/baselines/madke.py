@@ -10,14 +10,14 @@ and no scoring: this is Tool-MAD's structure with its adaptive parts removed. Se
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
-from factdebate.core.events import EvidencePool, doc_refs
+from factdebate.core.events import BaseEvent, DocRef, doc_refs
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Round, Turn, Verdict
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
@@ -28,6 +28,13 @@ if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
 DEBATERS = ("debater-1", "debater-2")
+
+
+class EvidencePool(BaseEvent):
+    """The pool every debater reads, retrieved once before the debate (MADKE's own event)."""
+
+    event: Literal["evidence_pool"] = "evidence_pool"
+    documents: list[DocRef] = Field(default_factory=list)
 
 
 class MADKESettings(MethodSettings):
@@ -58,6 +65,8 @@ class MADKE(Method[MADKESettings]):
     roles = ("debater", "judge")
     # --mad-rounds used to set the rounds of MAD and MADKE alike; it still does.
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"rounds": ("mad_rounds",)}
+    events = (EvidencePool,)
+    call_probe = CallProbe(dissenters=("debater-2",))
 
     def tools(self, settings: Settings) -> set[str]:
         return set(self.cfg(settings).tools)

@@ -20,7 +20,7 @@ from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
@@ -109,6 +109,7 @@ class ReAct(Method[ReActSettings]):
     description = ("Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced "
                    "final answer")
     settings_model = ReActSettings
+    call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
 
     def tools(self, settings: Settings) -> set[str]:
         return {"rag"}

@@ -20,7 +20,7 @@ from pydantic import Field
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.llm.base import GenParams
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
@@ -54,6 +54,7 @@ class SelfCheck(Method[SelfCheckSettings]):
     name = "selfcheck"
     description = "Self-check: a verdict from the model's own knowledge, or sample consistency (SelfCheckGPT)"
     settings_model = SelfCheckSettings
+    call_probe = CallProbe()
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         n = self.cfg(settings).samples

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.types import Round, Verdict
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -28,6 +28,7 @@ class OneAnswer(Method[MethodSettings]):
 
     template = "single"
     max_tokens = 48
+    call_probe = CallProbe()
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 1, 2

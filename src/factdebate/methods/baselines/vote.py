@@ -16,7 +16,7 @@ from pydantic import Field
 
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
@@ -60,6 +60,7 @@ class Vote(Method[VoteSettings]):
     name = "vote"
     description = "Majority vote of independent single-agent answers at Tool-MAD's LLM-call budget"
     settings_model = VoteSettings
+    call_probe = CallProbe(settings={"samples": 5})
 
     def tools(self, settings: Settings) -> set[str]:
         return ToolMAD().tools(settings)  # the voters take turns over Tool-MAD's agent kinds

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, scored, turn_started
 from factdebate.methods.resources import Resources
@@ -42,6 +42,7 @@ class WeCheck(Method[WeCheckSettings]):
     description = "WeCheck stand-in (no LLM): max embedding similarity of claim and evidence >= 0.5 -> SUPPORTS"
     settings_model = WeCheckSettings
     roles = ()
+    call_probe = CallProbe()  # no LLM call at all: bounds (0, 0)
 
     def tools(self, settings: Settings) -> set[str]:
         return {self.cfg(settings).tool}

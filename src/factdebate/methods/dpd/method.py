@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
-from factdebate.methods.base import Method, register
+from factdebate.methods.base import CallProbe, Method, register
+from factdebate.methods.dpd.events import PanelDecided
 from factdebate.methods.dpd.panel import (
     FOCUS,
     SIDES,
@@ -31,6 +32,7 @@ from factdebate.methods.dpd.panel import (
     announce,
     run_panel,
 )
+from factdebate.methods.dpd.scripted import REPLIES
 from factdebate.methods.dpd.settings import DPDSettings, State, initial_state, next_state
 from factdebate.methods.dpd.tasks import run_task, supplied_evidence, task_for
 from factdebate.methods.dpd.team import (
@@ -97,6 +99,15 @@ class DPD(Method[DPDSettings]):
                    "summarizer, a shared analyst, a panel of confidence-weighted judges")
     settings_model = DPDSettings
     roles = ("debater", "gatherer", "analyst", "rebutter", "summarizer", "judge")
+    view = "dpd"
+    events = (PanelDecided,)
+    scripted_replies = REPLIES
+    # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.
+    call_probe = CallProbe(reasks={
+        "dpd_queries": '{"support": "q1", "refute": "q2"}',
+        "dpd_judge": '{"why": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+                     '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+                     '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}'})
 
     def tools(self, settings: Settings) -> set[str]:
         cfg = self.cfg(settings)

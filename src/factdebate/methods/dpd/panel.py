@@ -14,12 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.core.events import PanelDecided
 from factdebate.core.runtime import emit
 from factdebate.core.types import Judgement, Label
 from factdebate.llm.ask import Unreadable, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
+from factdebate.methods.dpd.events import PanelDecided
 from factdebate.methods.kit.turns import judged
 from factdebate.prompts import Prompt
 

@@ -10,11 +10,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.core.events import Decomposed
 from factdebate.core.runtime import emit
 from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
+from factdebate.methods.mermaid.events import Decomposed
 from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.prompts import render
 

@@ -20,9 +20,6 @@ from pydantic import Field
 
 from factdebate.core.claim_context import search_before
 from factdebate.core.events import (
-    Decomposed,
-    MemoryRecalled,
-    MemoryWritten,
     StepTaken,
     ToolError,
     doc_refs,
@@ -31,12 +28,21 @@ from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import MemorySettings
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
-from factdebate.methods.mermaid.executor import AGENT, StepReply, answer_schema, answers_text, ask_step, step_schema
+from factdebate.methods.mermaid.events import EVENTS, Decomposed, MemoryRecalled, MemoryWritten
+from factdebate.methods.mermaid.executor import (
+    AGENT,
+    StepReply,
+    answer_schema,
+    answers_text,
+    ask_step,
+    step_schema,
+)
 from factdebate.methods.mermaid.memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
+from factdebate.methods.mermaid.scripted import REPLIES
 from factdebate.methods.mermaid.toolbox import (
     MANAGED_ARGS,
     SHIPPED,
@@ -119,6 +125,11 @@ class Mermaid(Method[MermaidSettings]):
     settings_model = MermaidSettings
     roles = ("debater",)
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",)}
+    view = "mermaid"
+    events = EVENTS
+    scripted_replies = REPLIES
+    # Its readable replies name a tool of the toolset, so the check needs the test's own toolset.
+    call_probe = CallProbe(elsewhere="tests/mermaid/test_mermaid_paths.py::test_call_bounds_hold_at_both_ends")
 
     def indexes(self, settings: Settings) -> set[str]:
         """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the

@@ -25,13 +25,14 @@ from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
-from factdebate.methods.base import Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad.history import format_history, score_summary
+from factdebate.methods.toolmad.scripted import REPLIES
 from factdebate.prompts import render
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
@@ -127,6 +128,10 @@ class ToolMAD(Method[ToolMADSettings]):
     settings_model = ToolMADSettings
     roles = ("debater", "judge", "scorer")
     option_prefix = ""  # the default method keeps its short flags: --rounds, --agents...
+    scripted_replies = REPLIES
+    # An empty first answer would not be scored at all: "Hmm." is unreadable and still scored.
+    call_probe = CallProbe(reasks={"query_select": "[another query]"}, unreadable={"debate_answer": "Hmm."},
+                           dissenters=("search",))
 
     def tools(self, settings: Settings) -> set[str]:
         return {str(kind) for kind in self.cfg(settings).agents} - {"none"}
