@@ -14,7 +14,7 @@ which are deleted): about 7 ms of a 10k-passage search whose vector index lookup
 - and if this Milvus Lite is not laid out as expected (another version), the gRPC client, for good.
 
 Scores are rounded to float32 as the gRPC reply carries them, so every path returns the same documents
-with the same scores (tests/test_rag_direct.py compares them with the client's).
+with the same scores (tests/corpus/test_milvus_lite_direct.py compares them with the client's).
 """
 
 from __future__ import annotations

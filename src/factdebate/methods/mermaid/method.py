@@ -129,7 +129,7 @@ class Mermaid(Method[MermaidSettings]):
     events = EVENTS
     scripted_replies = REPLIES
     # Its readable replies name a tool of the toolset, so the check needs the test's own toolset.
-    call_probe = CallProbe(elsewhere="tests/mermaid/test_mermaid_paths.py::test_call_bounds_hold_at_both_ends")
+    call_probe = CallProbe(elsewhere="tests/methods/mermaid/test_method.py::test_call_bounds_hold_at_both_ends")
 
     def indexes(self, settings: Settings) -> set[str]:
         """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the
