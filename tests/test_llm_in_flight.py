@@ -59,8 +59,8 @@ async def test_when_timeouts_exhaust_the_retries_the_error_names_the_settings(mo
 def test_the_default_limit_suits_a_local_server_and_a_hosted_api() -> None:
     for local in ("http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "http://[::1]:8000/v1"):
         assert default_limit(local) == 1, local
-    assert default_limit("https://api.openai.com/v1") == 16
-    assert default_limit("http://gpu-box.internal:8000/v1") == 16
+    assert default_limit("https://api.openai.com/v1") == 64
+    assert default_limit("http://gpu-box.internal:8000/v1") == 64
 
 
 def test_the_limit_is_a_flag_and_a_speed_only_setting() -> None:

@@ -31,7 +31,7 @@ class LLMSettings(_Strict):
     concurrency: int | None = None  # None: what the backend says it can serve
     # Requests in flight to one model server (base URL) at once, all roles, agents and claims of the
     # process together; the rest wait their turn, which counts against no timeout. None: 1 for a server on
-    # this machine (a local server may serve one at a time), 16 for any other (llm/in_flight.py).
+    # this machine (a local server may serve one at a time), 64 for any other (llm/in_flight.py).
     max_in_flight: int | None = Field(default=None, ge=1, le=1024)
     retries: int = Field(default=16, ge=1, le=100)  # most tries per call (first included)
     # Seconds one call's retries may spend: the waits and the tries after the first (the first try is

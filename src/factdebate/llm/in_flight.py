@@ -9,7 +9,10 @@ they all meet at the same server. Each event loop has its own (a semaphore belon
 and the service run one).
 
 ``llm.max_in_flight`` sets it; unset, it is 1 for a server on this machine (loopback), which any local
-server survives, and 16 for any other (a hosted API, a vLLM box), the client's former per-model limit."""
+server survives, and 64 for any other (a hosted API, a vLLM box: they serve many at once, and a hosted
+API says when to slow down with a 429). Each model's ``llm.concurrency`` (16 by default for HTTP, per set
+of resources) still applies under it, so a CLI run against a remote server is as before; the service,
+whose resource sets used to add up without bound, now stays within 64 per server."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from contextlib import AbstractAsyncContextManager
 from urllib.parse import urlsplit
 
 LOCAL_LIMIT = 1
-REMOTE_LIMIT = 16
+REMOTE_LIMIT = 64
 
 _slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary())
