@@ -161,7 +161,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
             by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
         backend, semaphore = by_key[key]
         return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
-                   one_call_verdict=settings.llm.one_call_verdict)
+                   one_call_verdict=settings.llm.one_call_verdict, max_in_flight=settings.llm.max_in_flight)
 
     from factdebate.tools.given import with_given_evidence
 
@@ -202,10 +202,12 @@ def ensure_indexes(settings: Settings, progress: bool = True) -> None:
                                limit=settings.retrieval.builtin_docs, encoder=settings.retrieval.encoder)
 
 
-def _prepare_tools(settings: Settings, resources: Resources) -> None:
-    """Build every tool the method will need before spending any LLM call, so a missing key or index is
-    reported at once. Building a real retrieval tool indexes the builtin corpus if needed (make_tool); the
-    search tool goes first, because its index takes seconds where the vectors take minutes."""
+def prepare(settings: Settings, resources: Resources) -> None:
+    """Everything the method needs before spending any LLM call, so a missing key or index is reported at
+    once: the method's own checks (Method.check), then every tool it names. Building a real retrieval tool
+    indexes the builtin corpus if needed (make_tool); the search tool goes first, because its index takes
+    seconds where the vectors take minutes. Batches and evaluations call it once before their first claim."""
+    get_method(settings.method).check(settings)
     for kind in sorted(tools_needed(settings), key=lambda kind: (kind == "rag", kind)):
         resources.tool(kind)
 
@@ -232,7 +234,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     """Verify one claim with already-built resources (what batch runs and the service call)."""
     claim = validate_claim(claim, settings)
     method = get_method(settings.method)
-    await asyncio.to_thread(_prepare_tools, settings, resources)
+    await asyncio.to_thread(prepare, settings, resources)
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
         recorder.emit(RunStarted(claim=claim, method=settings.method))

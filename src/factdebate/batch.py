@@ -17,9 +17,10 @@ from typing import Any, Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from factdebate.api import public_config, run_claim
+from factdebate.api import prepare, public_config, run_claim
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
+from factdebate.plugins import get_method
 from factdebate.redact import redact_text
 from factdebate.resources import Resources
 from factdebate.results_file import ResultWriter, compact, finished_ids, latest_records
@@ -162,9 +163,16 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
     """Run the claims not yet finished in ``output``, here (``resources``) or on ``executor``."""
     items = list(items)
     check_batch_resume(output, settings)
+    get_method(settings.method).check(settings)  # a usage error stops the batch before any claim
     writer = ResultWriter(output)  # opens (and compacts) before anything is read back
     done_before = finished_ids(output)
     todo = [item for item in items if item.id not in done_before]
+    if todo and resources is not None and executor is None:
+        try:  # the tools too (a missing index or key), as eval does; remote workers build theirs at start
+            await asyncio.to_thread(prepare, settings, resources)
+        except BaseException:
+            writer.close()
+            raise
     semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
     stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
     bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -74,6 +74,10 @@ class Method(Generic[S]):
             wanted.add("local")
         return wanted
 
+    def check(self, settings: Settings) -> None:
+        """Raise the usage error (ConfigError, IndexError_...) that ``settings`` are sure to meet, before any
+        model call: every command runs this before the first claim (the tools it names are built then too)."""
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         """(fewest, most) LLM calls for one claim, re-asks included in the most."""
         return 1, 1

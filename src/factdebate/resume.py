@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache"),
-            ("llm", "retry_budget"), ("llm", "base_urls"), ("scale",)}
+            ("llm", "retry_budget"), ("llm", "base_urls"), ("llm", "max_in_flight"), ("scale",)}
 
 
 def stable(settings: dict[str, Any]) -> dict[str, Any]:

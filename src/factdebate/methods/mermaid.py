@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -20,6 +20,7 @@ from pydantic import Field
 
 from factdebate.claim_context import search_before
 from factdebate.config import Settings
+from factdebate.errors import ConfigError, IndexError_
 from factdebate.events import (
     Decomposed,
     MemoryRecalled,
@@ -36,6 +37,7 @@ from factdebate.memory.settings import MemorySettings
 from factdebate.methods.mermaid_decomposer import Decomposition, decompose
 from factdebate.methods.mermaid_executor import StepReply, answer_schema, answers_text, parse_step, step_schema
 from factdebate.methods.mermaid_memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
+from factdebate.methods.mermaid_start import ToolCallsFailed
 from factdebate.methods.mermaid_toolbox import (
     MANAGED_ARGS,
     SHIPPED,
@@ -129,6 +131,28 @@ class Mermaid(Method[MermaidSettings]):
         wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()
         return wanted | ({"local"} if "search" in started else set())
 
+    def check(self, settings: Settings) -> None:
+        """Settings that leave the executor nothing to search are usage errors before any model call: no
+        tool server at all, or a corpus with no local index that the shipped servers would search (the
+        builtin corpus is indexed when its server starts)."""
+        from factdebate.corpus.builtin import BUILTIN_CORPUS
+        from factdebate.tools.lexical import LexicalIndex
+
+        cfg = self.cfg(settings)
+        started = [name for name in cfg.servers if name not in settings.mcp_servers]
+        if not started and not settings.mcp_servers:
+            raise ConfigError("MERMAID has no tool servers: methods.mermaid.servers (--mermaid-servers) is empty "
+                              f"and no mcp_servers are configured; name one or more of {', '.join(SHIPPED)}")
+        searching = [name for name in started if name == "search" or (name == "wikipedia" and
+                                                                      not cfg.wikipedia_online)]
+        corpus = settings.retrieval.corpus
+        if searching and corpus != BUILTIN_CORPUS:
+            index = LexicalIndex(corpus)
+            if not index.exists():
+                raise IndexError_(f"no local search index for corpus '{corpus}' at {index.path}, which MERMAID's "
+                                  f"{' and '.join(searching)} tool server(s) would search: build it with "
+                                  f"`factdebate index PATH --corpus {corpus}`, or choose another --corpus")
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         decomposer = 2 if cfg.decomposer else 0
@@ -164,6 +188,9 @@ class Mermaid(Method[MermaidSettings]):
                                                    else decomposition.raw)])
             turn_started(turn, 1)
             used, failures, forced = await self._loop(context, llm, turn, settings.retrieval.k)
+            if context.calls and len(context.failed) == context.calls:
+                # Every call that reached a server failed: a verdict now would rest on error messages alone.
+                raise ToolCallsFailed(context.failed)
             answered(turn, 1)
             end_round(rnd, consensus=False, final=True)
             if memory is not None:
@@ -235,6 +262,10 @@ class Mermaid(Method[MermaidSettings]):
                                   error=result.text[:300] if result.is_error else None))
             if result.is_error:
                 emit(ToolError(tool=reply.tool, query=query, error=result.text[:300]))
+            if route is not None:
+                ctx.calls += 1
+                if result.is_error:
+                    ctx.failed.append((route.toolset.name, " ".join(result.text.split())[:300]))
         shown = {key: value for key, value in arguments.items() if key not in MANAGED_ARGS}
         step = Step(thought=reply.thought, tool=reply.tool, arguments=shown,
                     observation=_observation(result, docs, ctx.cfg.observation_chars), evidence=docs)
@@ -250,6 +281,8 @@ class _Context:
     cfg: MermaidSettings
     toolbox: Toolbox
     before: str | None = None
+    calls: int = 0  # tool calls that reached a server
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (server, error) of those that failed
 
     def prompt(self, name: str, steps: list[Step], remaining: int = 0) -> Prompt:
         tools = [_Tool(s.name, " ".join(s.description.split())[:300], input_hint(s)) for s in self.toolbox.schemas]

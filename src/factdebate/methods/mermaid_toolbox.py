@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sys
 import time
@@ -28,6 +29,7 @@ from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
 from factdebate.types import Document
 
+log = logging.getLogger("factdebate.methods.mermaid")
 SHIPPED = ("wikipedia", "search", "scholar")
 _PASSED_PREFIXES = ("FACTDEBATE_", "HF_", "TRANSFORMERS_", "SENTENCE_TRANSFORMERS_", "XDG_")
 _PASSED_KEYS = ("TAVILY_API_KEY", "OPENALEX_API_KEY", "OPENALEX_MAILTO", "NCBI_API_KEY", "PYTHONPATH",
@@ -82,7 +84,8 @@ class Routed:
 class Toolbox:
     """Toolsets opened together; each tool is offered under its own name, or ``server.tool`` where two
     servers offer the same name. A service on Resources (opened once per batch or server); a failed start
-    is recorded and retried only as ``policy`` allows (mermaid_start.py)."""
+    is recorded and retried only as ``policy`` allows, and a server that died or hangs is started again
+    under the same policy (mermaid_start.py)."""
 
     def __init__(self, toolsets: list[Toolset], policy: StartPolicy | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -91,6 +94,11 @@ class Toolbox:
         self.starts = StartRecord(policy, clock)
         self._stack: contextlib.AsyncExitStack | None = None
         self._lock = asyncio.Lock()
+        # Restarts of servers that died after a good start, per toolset: their records, locks and how
+        # many times each was started again (so concurrent calls that saw one death restart it once).
+        self._restarts: dict[int, StartRecord] = {}
+        self._restart_locks: dict[int, asyncio.Lock] = {}
+        self._generations: dict[int, int] = {}
 
     async def aopen(self) -> None:
         """The first start, when the service is first asked for. A failure is recorded, not raised: the
@@ -126,6 +134,10 @@ class Toolbox:
                     listed.append((toolset, await toolset.list_tools()))
                 except Exception as exc:
                     raise ToolServerError(toolset.name, exc) from exc
+            if not any(tools for _, tools in listed):  # the executor would have nothing to gather evidence with
+                names = "', '".join(t.name for t in self.toolsets) or "none"
+                raise ToolServerError(names, ValueError(f"tool server '{names}' offers no tools: MERMAID's "
+                                                        "executor would have nothing to gather evidence with"))
         except BaseException:
             await stack.aclose()
             raise
@@ -139,6 +151,30 @@ class Toolbox:
                 shown = tool.name if counts[tool.name] == 1 else f"{toolset.name}.{tool.name}"
                 self.routes[shown] = Routed(toolset, tool.name,
                                             ToolSchema(shown, tool.description, tool.parameters))
+
+    async def _restart(self, toolset: Toolset, generation: int, fault: str) -> str | None:
+        """Start a server that died or hangs again: ``None`` once it is open, else why it is not (its own
+        start record decides when a failed restart may be tried again). Concurrent calls that saw the same
+        death restart it once."""
+        key = id(toolset)
+        async with self._restart_locks.setdefault(key, asyncio.Lock()):
+            if self._generations.get(key, 0) != generation:
+                return None  # another call started it again meanwhile
+            record = self._restarts.setdefault(key, StartRecord(self.starts.policy, self.starts.clock))
+            if not record.may_try():
+                return str(record.error())
+            log.warning("MERMAID's tools: server '%s' is gone (%s); starting it again", toolset.name, fault)
+            record.started()
+            try:
+                with contextlib.suppress(Exception):
+                    await toolset.__aexit__(None, None, None)
+                await toolset.__aenter__()
+            except Exception as exc:
+                record.failed(ToolServerError(toolset.name, exc))
+                return str(record.error())
+            record.succeeded()
+            self._generations[key] = generation + 1
+            return None
 
     async def aclose(self) -> None:
         stack, self._stack = self._stack, None
@@ -162,7 +198,18 @@ class Toolbox:
             args["k"] = k
         if search_before and "search_before" in properties:
             args["search_before"] = search_before
-        return await route.toolset.call_tool(route.name, args)
+        toolset = route.toolset
+        generation = self._generations.get(id(toolset), 0)
+        result = await toolset.call_tool(route.name, args)
+        if result.fault is None:
+            return result
+        problem = await self._restart(toolset, generation, result.fault)
+        if problem is not None:
+            return ToolResult(f"{result.text} ({problem})", is_error=True, fault=result.fault,
+                              timed_out=result.timed_out)
+        # A call that met a dead server is tried once on the new one; one that hung it is not (it may hang
+        # the new one too, and each try costs the whole timeout).
+        return result if result.timed_out else await toolset.call_tool(route.name, args)
 
 
 def build_toolbox(settings: Settings, servers: list[str], *, wikipedia_online: bool = False,
