@@ -7,7 +7,7 @@ length limit, the cache, batch concurrency) stay with the operator."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -17,7 +17,7 @@ from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.errors import ConfigError
 from factdebate.options import Option, all_options, options_to_overrides
 from factdebate.plugins import get_method
-from factdebate.types import Verdict
+from factdebate.types import ResponseVerdict, Verdict
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {
@@ -103,9 +103,31 @@ class SettingsResolver:
         return settings
 
 
-def public_verdict(verdict: Verdict) -> Verdict:
-    """The verdict as callers see it: the Milvus URI of the operator may carry credentials, so it is hidden."""
-    retrieval = verdict.config.get("retrieval")
-    if isinstance(retrieval, dict) and retrieval.get("milvus_uri"):
-        verdict.config = {**verdict.config, "retrieval": {**retrieval, "milvus_uri": "(set by the operator)"}}
+def caller_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings a caller sees on a verdict: only the values a caller may choose (the public options),
+    nested as in the settings. Operator-only settings (MCP servers with their environment and arguments,
+    endpoints, the Milvus URI, limits, the cache...) are left out entirely rather than masked, so no
+    setting added later can leak by default."""
+    out: dict[str, Any] = {}
+    for option in public_options().values():
+        for path in option.paths:
+            value: Any = config
+            for part in path:
+                value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is _MISSING:
+                continue
+            target = out
+            for part in path[:-1]:
+                target = target.setdefault(part, {})
+            target[path[-1]] = value
+    return out
+
+
+_MISSING = object()
+V = TypeVar("V", Verdict, ResponseVerdict)
+
+
+def public_verdict(verdict: V) -> V:
+    """The verdict as callers see it: its settings reduced to :func:`caller_config`."""
+    verdict.config = caller_config(verdict.config)
     return verdict

@@ -13,7 +13,7 @@ from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
 from factdebate.response_level.check import run_response, validate_response
 from factdebate.runtime import EventSink
-from factdebate.server.options import VerifyOptions
+from factdebate.server.options import VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.types import ResponseVerdict
@@ -38,20 +38,12 @@ def _checked(body: ResponseRequest, service: Service) -> tuple[Settings, str]:
         raise HTTPException(422, str(exc)) from exc
 
 
-def _public(verdict: ResponseVerdict) -> ResponseVerdict:
-    """As ``public_verdict``: the operator's Milvus URI may carry credentials."""
-    retrieval = verdict.config.get("retrieval")
-    if isinstance(retrieval, dict) and retrieval.get("milvus_uri"):
-        verdict.config = {**verdict.config, "retrieval": {**retrieval, "milvus_uri": "(set by the operator)"}}
-    return verdict
-
-
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
 async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> ResponseVerdict:
     settings, text = _checked(body, service)
     slot = _RunSlot(service)
     try:
-        return _public(await run_response(text, settings, service.resources(settings), question=body.question))
+        return public_verdict(await run_response(text, settings, service.resources(settings), question=body.question))
     except FactDebateError as exc:
         raise _http_error(exc) from exc
     finally:
@@ -65,7 +57,7 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, _: C
     slot = _RunSlot(service)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
-        return _public(await run_response(text, settings, service.resources(settings), question=body.question,
+        return public_verdict(await run_response(text, settings, service.resources(settings), question=body.question,
                                           sinks=sinks))
 
     return slot.stream(service, run)  # type: ignore[arg-type]
