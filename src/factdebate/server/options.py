@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
 from factdebate.api import settings_from
 from factdebate.config import Settings
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
-from factdebate.errors import ConfigError
+from factdebate.errors import ConfigError, InputError
 from factdebate.options import Option, all_options, options_to_overrides
 from factdebate.plugins import get_method
+from factdebate.textsafe import checked_values
 from factdebate.types import ResponseVerdict, Verdict
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
@@ -39,10 +41,30 @@ def _field(option: Option) -> tuple[Any, Any]:
     return annotation | None, Field(default=None, **extra)
 
 
+# The texts of a request that have their own check and limit (validate_claim, validate_response...).
+REQUEST_TEXTS = frozenset({"claim", "response", "question"})
+MAX_OPTION_CHARS = 500  # longest text in an option's value: model specs, names, dates, domains
+
+
 class _OptionsBase(BaseModel):
     # Methods registered after this model was built (plug-ins loaded later) still get their options
     # through: extras are checked against the current option table, then validated by the settings.
     model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean_texts(cls, data: Any) -> Any:
+        """Every text in an option is clean and short before anything reads it: a lone surrogate in a
+        method name or a domain used to fail only when a reply or a stream tried to encode it."""
+        if isinstance(data, dict):
+            for name, value in data.items():
+                if name not in REQUEST_TEXTS:
+                    try:
+                        checked_values(value, what=f"option '{name}'", limit=MAX_OPTION_CHARS)
+                    except InputError as exc:
+                        raise PydanticCustomError("unsafe_text", str(exc).replace("{", "(").replace("}", ")")) \
+                            from None
+        return data
 
     @model_validator(mode="after")
     def _known_extras(self) -> _OptionsBase:

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from factdebate.config import Settings
 from factdebate.errors import FactDebateError, InputError
-from factdebate.response_level.check import run_response, validate_response
+from factdebate.response_level.check import run_response, validate_question, validate_response
 from factdebate.runtime import EventSink
 from factdebate.server.options import VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
@@ -30,20 +30,21 @@ class ResponseRequest(VerifyOptions):
         return {k: v for k, v in super().chosen().items() if k not in _TEXT_FIELDS}
 
 
-def _checked(body: ResponseRequest, service: Service) -> tuple[Settings, str]:
+def _checked(body: ResponseRequest, service: Service) -> tuple[Settings, str, str | None]:
+    """Settings, response and question, each checked before a debate slot is taken."""
     settings = _settings_for(service, body)
     try:
-        return settings, validate_response(body.response, settings)
+        return settings, validate_response(body.response, settings), validate_question(body.question, settings)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
 
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
 async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> ResponseVerdict:
-    settings, text = _checked(body, service)
+    settings, text, question = _checked(body, service)
     slot = _RunSlot(service)
     try:
-        return public_verdict(await run_response(text, settings, service.resources(settings), question=body.question))
+        return public_verdict(await run_response(text, settings, service.resources(settings), question=question))
     except FactDebateError as exc:
         raise _http_error(exc) from exc
     finally:
@@ -53,11 +54,11 @@ async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDe
 @router.post("/check-response/stream", tags=["verify"], response_class=StreamingResponse,
              summary="Check a long answer claim by claim, streaming the events as SSE")
 async def check_response_stream(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> StreamingResponse:
-    settings, text = _checked(body, service)
+    settings, text, question = _checked(body, service)
     slot = _RunSlot(service)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
-        return public_verdict(await run_response(text, settings, service.resources(settings), question=body.question,
+        return public_verdict(await run_response(text, settings, service.resources(settings), question=question,
                                           sinks=sinks))
 
     return slot.stream(service, run)  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from factdebate.errors import FactDebateError
@@ -107,6 +107,19 @@ async def debate_events(run: RunFn, ping_seconds: float = 15.0, flush_seconds: f
         relay.close()
         if not task.done():
             task.cancel()
+
+
+async def debate_stream(run: RunFn, ping_seconds: float = 15.0,
+                        flush_seconds: float = 0.01) -> AsyncGenerator[bytes, None]:
+    """:func:`debate_events` as the bytes a response writes. Whatever happens, the stream ends with
+    ``result`` or ``error``: text no UTF-8 socket can carry (a lone surrogate) is replaced rather than
+    left to fail the write, and a fault in making a frame becomes an ``error`` event."""
+    try:
+        async for text in debate_events(run, ping_seconds, flush_seconds):
+            yield text.encode("utf-8", "replace")
+    except Exception as exc:  # the caller learns the run failed; the details go to the server log
+        log.error("debate stream failed", exc_info=exc)
+        yield sse("error", error_payload(exc)).encode("utf-8", "replace")
 
 
 def _frame(event: dict[str, Any]) -> str | None:
