@@ -18,6 +18,7 @@ from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.errors import ConfigError, InputError
 from factdebate.options import Option, all_options, options_to_overrides
 from factdebate.plugins import get_method
+from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.textsafe import checked_values
 from factdebate.types import ResponseVerdict, Verdict
 
@@ -99,8 +100,10 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 class SettingsResolver:
     """Reads the operator's settings once and applies each request's options on top of them."""
 
-    def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str]) -> None:
+    def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str],
+                 caps: SpendingCaps | None = None) -> None:
         self.base = settings_from(defaults, config_file)
+        self.caps = caps  # None: no spending caps (the MCP server: its tools take only bounded options)
         self._base_data = self.base.model_dump(mode="json")
         self.any_llm = "*" in allowed_llms
         roles = {"debater", "judge", "scorer", *self.base.llm.roles}
@@ -122,6 +125,8 @@ class SettingsResolver:
         except ValueError as exc:
             raise ConfigError(f"invalid options: {exc}") from exc
         get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream
+        if self.caps is not None:
+            check_caps(chosen, settings, self.caps)
         return settings
 
 

@@ -77,13 +77,18 @@ class _RunSlot:
             raise busy
         service.active_runs += 1
         self._service: Service | None = service
+        self.on_release: list[Callable[[], None]] = []  # what else ends with the run (a rate-limit refund)
 
     def release(self) -> None:
         if self._service is not None:
-            self._service.active_runs -= 1
-            if self._service.shared is not None and self._lease is not None:
-                self._service.shared.release_slot(self._lease)
-            self._service = None
+            service, self._service = self._service, None
+            try:
+                for done in self.on_release:
+                    done()
+            finally:
+                service.active_runs -= 1
+                if service.shared is not None and self._lease is not None:
+                    service.shared.release_slot(self._lease)
 
     def stream(self, service: Service, run: RunFn) -> StreamingResponse:
         """The run's events as Server-Sent Events, holding this slot for the life of the stream."""
@@ -129,7 +134,8 @@ async def health(service: ServiceDep) -> Health:
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")
 async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
-    return catalogue(service.resolver.base, service.resolver.llms, service.resolver.any_llm)
+    return catalogue(service.resolver.base, service.resolver.llms, service.resolver.any_llm,
+                     service.config.caps)
 
 
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
