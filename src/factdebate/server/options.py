@@ -17,7 +17,7 @@ from factdebate.config import Settings
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.errors import ConfigError, InputError
 from factdebate.options import Option, all_options, options_to_overrides
-from factdebate.plugins import get_method
+from factdebate.plugins import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.textsafe import checked_values
 from factdebate.types import ResponseVerdict, Verdict
@@ -136,21 +136,30 @@ def caller_config(config: dict[str, Any]) -> dict[str, Any]:
     endpoints, the Milvus URI, limits, the cache...) are left out entirely rather than masked, so no
     setting added later can leak by default."""
     out: dict[str, Any] = {}
-    for option in public_options().values():
-        for path in option.paths:
-            value: Any = config
-            for part in path:
-                value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
-            if value is _MISSING:
-                continue
-            target = out
-            for part in path[:-1]:
-                target = target.setdefault(part, {})
-            target[path[-1]] = value
+    for path in _public_paths():
+        value: Any = config
+        for part in path:
+            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+        if value is _MISSING:
+            continue
+        target = out
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = value
     return out
 
 
 _MISSING = object()
+_PATHS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+
+
+def _public_paths() -> list[tuple[str, ...]]:
+    """Where the public options live in the settings, worked out once per set of registered methods (the
+    option table is rebuilt on every call, too slow for every verdict of a loaded server)."""
+    key = tuple(METHODS)  # the registry itself: all_methods() sorts a copy on every call
+    if key not in _PATHS:
+        _PATHS[key] = [path for option in public_options().values() for path in option.paths]
+    return _PATHS[key]
 V = TypeVar("V", Verdict, ResponseVerdict)
 
 
