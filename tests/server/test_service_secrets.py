@@ -93,3 +93,16 @@ def test_secret_looking_arguments_are_masked(args: list[str], shown: list[str]) 
     from factdebate.redact import redact_args
 
     assert redact_args(args) == shown
+
+
+def test_a_results_file_from_before_masking_still_resumes(tmp_path: Path, secret_config: Path) -> None:
+    """Records written before secrets were masked hold them in the clear: resuming compares the masked
+    forms, so the run goes on and no message repeats the secret."""
+    from factdebate.batch import check_batch_resume
+    from factdebate.config import load_settings
+
+    settings = load_settings(secret_config, environ={})
+    out = tmp_path / "old.jsonl"
+    record = {"id": "1", "claim": "c", "label": "SUPPORTS", "config": settings.model_dump(mode="json")}
+    out.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    check_batch_resume(out, settings)  # no "other settings" refusal
