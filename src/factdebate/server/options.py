@@ -160,6 +160,8 @@ def _public_paths() -> list[tuple[str, ...]]:
     if key not in _PATHS:
         _PATHS[key] = [path for option in public_options().values() for path in option.paths]
     return _PATHS[key]
+
+
 V = TypeVar("V", Verdict, ResponseVerdict)
 
 
