@@ -19,7 +19,7 @@ from factdebate.llm.cache import ResponseCache
 from factdebate.options import options_to_overrides
 from factdebate.paths import data_dir
 from factdebate.plugins import get_method, method_class
-from factdebate.redact import redact_value
+from factdebate.redact import redact_settings
 from factdebate.resources import Resources, Services
 from factdebate.runtime import EventSink, RunRecorder, recording, trace_file
 from factdebate.scoring.relevance import TextEncoder
@@ -38,8 +38,10 @@ def validate_claim(claim: str, settings: Settings) -> str:
 
 
 def public_config(settings: Settings) -> dict[str, Any]:
-    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials."""
-    return dict(redact_value(settings.model_dump(mode="json")))
+    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials, MCP servers
+    without their environment values and secret arguments. The service shows callers less still
+    (``server.options.caller_config``)."""
+    return redact_settings(settings.model_dump(mode="json"))
 
 
 def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:

@@ -126,6 +126,8 @@ class ResponseSettings(_Strict):
                                                 "the papers do) or extract claims anew (extract).")
     claim_concurrency: int = Field(default=4, ge=1, le=64, description="Claims of one response checked at once.")
     max_response_chars: int = Field(default=20000, ge=100, description="Longest response accepted.")
+    max_question_chars: int = Field(default=2000, ge=10, description="Longest question (the one the response "
+                                    "answers) accepted.")
 
 
 class Settings(_Strict):

@@ -7,6 +7,8 @@ import contextlib
 import json
 from typing import Any
 
+from factdebate.redact import redact_settings
+
 VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache"),
             ("llm", "retry_budget"), ("llm", "base_urls"), ("llm", "max_in_flight"), ("scale",)}
 
@@ -32,10 +34,12 @@ def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
 
 def settings_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """What changed between two settings dumps, ignoring the volatile settings. A dump written before the
-    method plug-ins (``toolmad``, ``baselines``) is read through the new names first."""
+    method plug-ins (``toolmad``, ``baselines``) is read through the new names first. Secret values (an MCP
+    server's ``env``, a key in its ``args``) are not settings of the experiment: they may change."""
     if "methods" not in before and ("toolmad" in before or "baselines" in before):
         from factdebate.config import Settings
 
         with contextlib.suppress(ValueError):  # unreadable: every difference is reported as it stands
             before = Settings.model_validate(before).model_dump(mode="json")
-    return [f"settings.{d}" for d in differences(stable(before), stable(now))]
+    # Both masked: a file written before secrets were masked resumes, and no message repeats a secret.
+    return [f"settings.{d}" for d in differences(stable(redact_settings(before)), stable(redact_settings(now)))]

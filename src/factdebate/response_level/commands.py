@@ -79,12 +79,13 @@ def register_check_response(app: typer.Typer) -> None:
         """Split a long answer into atomic claims, check each with --method, and call the answer false if
         any claim is false."""
         from factdebate.api import build_resources, settings_from
-        from factdebate.response_level.check import run_response, validate_response
+        from factdebate.response_level.check import run_response, validate_question, validate_response
         from factdebate.runtime import EventSink, trace_file
 
         response = read_response(text, file)
         settings = settings_from(options, config)
         validate_response(response, settings)
+        question = validate_question(question, settings)
         resources = build_resources(settings)
         err = Console(stderr=True, soft_wrap=True)
 

@@ -25,6 +25,7 @@ from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
 from factdebate.server.service import Service
+from factdebate.textsafe import safe_value
 from factdebate.version import __version__
 
 log = logging.getLogger("factdebate.server")
@@ -99,7 +100,8 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        # safe_value: a detail that quotes the request can never make the answer itself unencodable.
+        return JSONResponse(safe_value({"detail": exc.detail}), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -112,7 +114,7 @@ def _errors(app: FastAPI) -> None:
         errors = [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": e.get("msg", "")}
                   for e in exc.errors()]  # no "input": it would echo the request back
         summary = "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors)
-        return JSONResponse({"detail": f"invalid request: {summary}", "errors": errors}, status_code=422)
+        return JSONResponse(safe_value({"detail": f"invalid request: {summary}", "errors": errors}), status_code=422)
 
 
 class SecurityHeaders:

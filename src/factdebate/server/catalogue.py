@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from factdebate.config import Settings
 from factdebate.options import option_schema, option_value
 from factdebate.plugins import all_methods
+from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
 
 
@@ -36,9 +37,10 @@ class Catalogue(BaseModel):
     llms: list[str]
     any_llm: bool
     defaults: dict[str, Any]
+    caps: dict[str, int] = {}  # the most a request may ask for (server/caps.py); over a cap is a 422
 
 
-def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
+def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:
     data = base.model_dump(mode="json")
     options = public_options()
     infos = {name: OptionInfo(name=name, help=opt.help, value_schema=option_schema(opt),
@@ -53,5 +55,5 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
     defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
                      search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
-                     defaults=defaults)
+                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump())
 
