@@ -30,8 +30,8 @@ class ResponseRequest(VerifyOptions):
         return {k: v for k, v in super().chosen().items() if k not in _TEXT_FIELDS}
 
 
-def _checked(body: ResponseRequest, service: Service) -> tuple[Settings, str]:
-    settings = _settings_for(service, body)
+def _checked(body: ResponseRequest, service: Service, caller: str) -> tuple[Settings, str]:
+    settings = _settings_for(service, body, caller)
     try:
         return settings, validate_response(body.response, settings)
     except InputError as exc:
@@ -47,8 +47,8 @@ def _public(verdict: ResponseVerdict) -> ResponseVerdict:
 
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
-async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> ResponseVerdict:
-    settings, text = _checked(body, service)
+async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> ResponseVerdict:
+    settings, text = _checked(body, service, who)
     slot = _RunSlot(service)
     try:
         return _public(await run_response(text, settings, service.resources(settings), question=body.question))
@@ -60,8 +60,8 @@ async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDe
 
 @router.post("/check-response/stream", tags=["verify"], response_class=StreamingResponse,
              summary="Check a long answer claim by claim, streaming the events as SSE")
-async def check_response_stream(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> StreamingResponse:
-    settings, text = _checked(body, service)
+async def check_response_stream(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    settings, text = _checked(body, service, who)
     slot = _RunSlot(service)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
