@@ -174,6 +174,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                           tool_factory=tools, services=services or Services())
     for role in ("debater", *method_class(settings.method).roles):  # a missing key or model fails now
         resources.llm(role)
+    get_method(settings.method).preflight(settings)  # so does what would fail every claim (a bad file)
     return resources
 
 

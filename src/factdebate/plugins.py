@@ -9,6 +9,9 @@ A method is one class, registered by name, that owns:
 - ``indexes(settings)``: the builtin-corpus indexes (``local``, ``rag``) it opens, through its tools or
   otherwise (MERMAID's tool servers): what ``serve``, ``mcp`` and worker pools build before the first claim;
 - ``call_bounds(settings)``: the fewest and most LLM calls one claim can cost, re-asks included;
+- ``preflight(settings)``: what would fail every claim, checked before any (a missing or locked file);
+- ``for_caller(settings, caller)``: the settings for one caller of the service (state kept across claims,
+  such as MERMAID's evidence memory, is narrowed to that caller);
 - ``description`` and ``run()``.
 
 This module imports nothing of the package's own but its errors, so the settings can validate method
@@ -81,6 +84,16 @@ class Method(Generic[S]):
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         """(fewest, most) LLM calls for one claim, re-asks included in the most."""
         return 1, 1
+
+    def preflight(self, settings: Settings) -> None:
+        """Raise a usage error (InputError, ConfigError) for what would fail every claim and needs no model
+        call to find out; run when resources are built, before any claim. Nothing by default."""
+
+    def for_caller(self, settings: Settings, caller: str) -> Settings:
+        """The settings one caller of the service runs with (``caller`` is the id of its API key, never the
+        key). A method that keeps state across claims narrows it to the caller here, so one caller's claims
+        cannot reach another's verdicts. Unchanged by default."""
+        return settings
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         raise NotImplementedError

@@ -33,10 +33,19 @@ from factdebate.events import (
 )
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
-from factdebate.memory.settings import MemorySettings
+from factdebate.memory.settings import NAMESPACE_PATTERN, MemorySettings, default_namespace, scoped_namespace
+from factdebate.memory.store import EvidenceMemory
 from factdebate.methods.mermaid_decomposer import Decomposition, decompose
 from factdebate.methods.mermaid_executor import StepReply, answer_schema, answers_text, parse_step, step_schema
-from factdebate.methods.mermaid_memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
+from factdebate.methods.mermaid_memory import (
+    Used,
+    checked_memory,
+    hit_record,
+    memory_for,
+    recall_documents,
+    recall_text,
+    write_used,
+)
 from factdebate.methods.mermaid_start import ToolCallsFailed
 from factdebate.methods.mermaid_toolbox import (
     MANAGED_ARGS,
@@ -46,6 +55,7 @@ from factdebate.methods.mermaid_toolbox import (
     coerce_input,
     input_hint,
     result_documents,
+    result_passages,
 )
 from factdebate.methods.turns import answered, end_round, finish, turn_started
 from factdebate.plugins import Method, MethodSettings, register
@@ -57,7 +67,10 @@ from factdebate.types import Document, Label, Round, Step, Turn, Verdict
 
 AGENT = "executor"
 ServerName = Literal["wikipedia", "search", "scholar"]
-_NAMESPACE_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
+# The memory's settings are the operator's: a caller of the service who could switch it on, choose its file,
+# namespace or TTL could write into, or read from, what other callers' verdicts recall.
+_OPERATOR: dict[str, Any] = {"operator_only": True}
+PREFLIGHT_WAIT_S = 2.0  # longest wait for a locked memory file while resources are built
 
 
 class MermaidSettings(MethodSettings):
@@ -73,16 +86,20 @@ class MermaidSettings(MethodSettings):
     wikipedia_online: bool = Field(default=False, description="Wikipedia tools on the live MediaWiki API "
                                    "instead of the indexed corpus.", json_schema_extra={"operator_only": True})
     memory: Literal["on", "off", "readonly"] = Field(
-        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.")
+        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
+        json_schema_extra=_OPERATOR)
     memory_path: str | None = Field(default=None, description="Memory database (default: "
-                                    "evidence_memory.sqlite in the data directory).",
-                                    json_schema_extra={"operator_only": True})
-    memory_namespace: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,64}$",
-                                         description="Memory namespace (default: the corpus name).")
+                                    "evidence_memory.sqlite in the data directory).", json_schema_extra=_OPERATOR)
+    memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN, json_schema_extra=_OPERATOR,
+                                         description="Memory namespace (default: the corpus name; the "
+                                                     "service adds each API key's id).")
     memory_semantic: bool = Field(default=True, description="Also recall records close in meaning "
                                   "(MiniLM, threshold 0.45), not only exact entity keys.")
     memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
-                                          "this many days (default: never).")
+                                          "this many days (default: never).", json_schema_extra=_OPERATOR)
+    memory_busy_timeout_s: float = Field(default=30.0, gt=0, le=600, json_schema_extra=_OPERATOR,
+                                         description="Seconds to wait for a memory file another process "
+                                                     "holds locked before giving up on it.")
     observation_chars: int = Field(default=1200, ge=200, le=8000,
                                    description="Characters of each tool observation shown to the executor.")
 
@@ -106,12 +123,13 @@ def toolbox_key(settings: Settings, cfg: MermaidSettings) -> str:
                                           settings.retrieval.corpus])
 
 
-def memory_settings(settings: Settings, cfg: MermaidSettings) -> MemorySettings:
-    namespace = cfg.memory_namespace or "".join(c if c in _NAMESPACE_OK else "_" for c in
-                                                settings.retrieval.corpus)[:64] or "default"
+def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> MemorySettings:
+    """The memory MERMAID uses with ``settings``; the ``factdebate memory`` commands read the same one."""
+    cfg = cfg or Mermaid().cfg(settings)
+    namespace = cfg.memory_namespace or default_namespace(settings.retrieval.corpus)
     path = Path(cfg.memory_path) if cfg.memory_path else None
     return MemorySettings(mode=cfg.memory, path=path, namespace=namespace, ttl_days=cfg.memory_ttl_days,
-                          semantic=cfg.memory_semantic)
+                          semantic=cfg.memory_semantic, busy_timeout_s=cfg.memory_busy_timeout_s)
 
 
 @register
@@ -158,6 +176,24 @@ class Mermaid(Method[MermaidSettings]):
         decomposer = 2 if cfg.decomposer else 0
         return (2 if cfg.decomposer else 1), decomposer + 2 * cfg.max_steps + 2
 
+    def preflight(self, settings: Settings) -> None:
+        """The memory file opens (readonly: exists, is read-only), is a memory, and is not locked. The wait
+        for a lock is short here: resources may be built on the service's event loop, and a writer holds the
+        lock for milliseconds; the first claim checks again with the full wait, off the loop."""
+        memory = memory_settings(settings)
+        if memory.mode != "off":
+            wait = min(memory.busy_timeout_s, PREFLIGHT_WAIT_S)
+            checked_memory(memory.model_copy(update={"semantic": False, "busy_timeout_s": wait}))
+
+    def for_caller(self, settings: Settings, caller: str) -> Settings:
+        """Each caller of the service recalls only what its own claims stored: a namespace per API key id."""
+        cfg = self.cfg(settings)
+        if cfg.memory == "off":
+            return settings
+        namespace = scoped_namespace(memory_settings(settings, cfg).namespace, caller)
+        methods = {**settings.methods, self.name: cfg.model_copy(update={"memory_namespace": namespace})}
+        return settings.model_copy(update={"methods": methods})
+
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings
         cfg = self.cfg(settings)
@@ -169,13 +205,13 @@ class Mermaid(Method[MermaidSettings]):
                                               lambda: build_toolbox(settings, list(cfg.servers),
                                                                     wikipedia_online=cfg.wikipedia_online))
             await toolbox.ready()
+            memory = await memory_for(resources, memory_settings(settings, cfg))  # so is a bad memory file
             if cfg.decomposer:
                 decomposition = await decompose(llm, claim)
             else:
                 decomposition = Decomposition(parsed=False)
                 emit(Decomposed(agent="decomposer", parsed=False, skipped=True))
             entities = decomposition.entities
-            memory = await memory_for(resources, memory_settings(settings, cfg))
             hits = await memory.arecall(entities) if memory is not None and entities else []
             if memory is not None:
                 emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
@@ -193,17 +229,12 @@ class Mermaid(Method[MermaidSettings]):
                 raise ToolCallsFailed(context.failed)
             answered(turn, 1)
             end_round(rnd, consensus=False, final=True)
-            if memory is not None:
-                if cfg.memory == "readonly" or not entities:
-                    emit(MemoryWritten(agent=AGENT, entities=entities,
-                                       skipped="read-only memory" if cfg.memory == "readonly"
-                                       else "no entities to key on"))
-                else:
-                    added, records = await write_used(memory, used, entities)
-                    emit(MemoryWritten(agent=AGENT, entities=entities, records=records, added=added))
+            warnings = await _remember(memory, cfg, used, entities)
             failures += int(cfg.decomposer and not decomposition.parsed)
-            return finish(claim, self.name, turn.label, "forced" if forced else "executor", [rnd],
-                          unparsed_turns=failures)
+            verdict = finish(claim, self.name, turn.label, "forced" if forced else "executor", [rnd],
+                             unparsed_turns=failures)
+            verdict.warnings += warnings
+            return verdict
 
     async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
         """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
@@ -269,7 +300,23 @@ class Mermaid(Method[MermaidSettings]):
         shown = {key: value for key, value in arguments.items() if key not in MANAGED_ARGS}
         step = Step(thought=reply.thought, tool=reply.tool, arguments=shown,
                     observation=_observation(result, docs, ctx.cfg.observation_chars), evidence=docs)
-        return step, [Used(d, reply.tool, query) for d in docs]
+        # The memory keeps retrieved passages only, not a result's plain text or notes (they can echo the model).
+        return step, [Used(d, reply.tool) for d in result_passages(result, reply.tool) or []]
+
+
+async def _remember(memory: EvidenceMemory | None, cfg: MermaidSettings, used: list[Used],
+                    entities: list[str]) -> list[str]:
+    """The write after the verdict; what it could not do comes back as warnings for the verdict."""
+    if memory is None:
+        return []
+    if cfg.memory == "readonly" or not entities:
+        emit(MemoryWritten(agent=AGENT, entities=entities,
+                           skipped="read-only memory" if cfg.memory == "readonly" else "no entities to key on"))
+        return []
+    written = await write_used(memory, used, entities)
+    emit(MemoryWritten(agent=AGENT, entities=entities, records=written.records, added=written.added,
+                       not_stored=written.not_stored, error=written.error))
+    return written.warnings()
 
 
 @dataclass

@@ -259,30 +259,42 @@ def coerce_input(schema: ToolSchema, value: Any) -> dict[str, Any]:
 
 
 def result_documents(result: ToolResult, tool: str, query: str) -> list[Document]:
-    """Passages a result holds: search results (``results``/``related``), a page's summary, text, facts or
-    section summary; otherwise the text itself. Errors hold none."""
+    """What the executor is shown of a result: its passages, or else the result's text itself. Errors hold
+    none."""
+    if result.is_error:
+        return []
+    passages = result_passages(result, tool)
+    if passages is not None:
+        return passages
+    text = result.text.strip()
+    return [_doc(tool, text, f"mcp:{tool}")] if text else []
+
+
+def result_passages(result: ToolResult, tool: str) -> list[Document] | None:
+    """The retrieved passages a result holds: search results (``results``/``related``), a page's summary,
+    text or facts, or the documents of an in-process toolset; ``None`` when it has no such fields (plain
+    text, a page's headings). Only these are evidence the memory may keep: a result's ``notes``, its other
+    fields and plain text (which can echo what the model asked for) are not."""
     if result.is_error:
         return []
     if result.documents:
         return result.documents
     data = result.data if isinstance(result.data, dict) else _json(result.text)
+    if not isinstance(data, dict):
+        return None
     docs: list[Document] = []
-    if isinstance(data, dict):
-        for key in ("results", "related"):
-            for item in data.get(key) or []:
-                if isinstance(item, dict) and str(item.get("text") or "").strip():
-                    docs.append(_doc(str(item.get("title") or tool), str(item["text"]),
-                                     str(item.get("source") or ""), float(item.get("score") or 0.0)))
-        title, source = str(data.get("title") or ""), str(data.get("source") or "")
-        for key in ("summary", "text"):
-            if isinstance(data.get(key), str) and data[key].strip():
-                docs.append(_doc(title or tool, data[key], source))
-        if isinstance(data.get("facts"), list) and data["facts"]:
-            docs.append(_doc(title or tool, " ".join(str(f) for f in data["facts"]), source))
-        if docs or any(key in data for key in ("results", "related")):
-            return docs
-    text = result.text.strip()
-    return [_doc(tool, text, f"mcp:{tool}")] if text else []
+    for key in ("results", "related"):
+        for item in data.get(key) or []:
+            if isinstance(item, dict) and str(item.get("text") or "").strip():
+                docs.append(_doc(str(item.get("title") or tool), str(item["text"]),
+                                 str(item.get("source") or ""), float(item.get("score") or 0.0)))
+    title, source = str(data.get("title") or ""), str(data.get("source") or "")
+    for key in ("summary", "text"):
+        if isinstance(data.get(key), str) and data[key].strip():
+            docs.append(_doc(title or tool, data[key], source))
+    if isinstance(data.get("facts"), list) and data["facts"]:
+        docs.append(_doc(title or tool, " ".join(str(f) for f in data["facts"]), source))
+    return docs if docs or any(key in data for key in ("results", "related")) else None
 
 
 def _doc(title: str, text: str, source: str, score: float = 0.0) -> Document:

@@ -110,7 +110,13 @@ class SettingsResolver:
         offered = [self.base.llm_for(role) for role in sorted(roles)]
         self.llms = list(dict.fromkeys([*offered, *(m for m in allowed_llms if m != "*")]))
 
-    def resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:
+    def resolve(self, options: VerifyOptions | dict[str, Any], caller: str | None = None) -> Settings:
+        """The request's settings; with ``caller`` (an API key's id), narrowed to that caller by the method
+        (MERMAID: its own evidence-memory namespace)."""
+        settings = self._resolve(options)
+        return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
+
+    def _resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:
         chosen = options.chosen() if isinstance(options, VerifyOptions) else dict(options)
         if not chosen:
             return self.base

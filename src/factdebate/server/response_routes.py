@@ -32,9 +32,9 @@ class ResponseRequest(VerifyOptions):
         return {k: v for k, v in super().chosen().items() if k not in _TEXT_FIELDS}
 
 
-def _checked(body: ResponseRequest, service: Service) -> tuple[Settings, str, str | None]:
+def _checked(body: ResponseRequest, service: Service, caller: str) -> tuple[Settings, str, str | None]:
     """Settings, response and question, each checked before a debate slot is taken."""
-    settings = _settings_for(service, body)
+    settings = _settings_for(service, body, caller)
     try:
         return settings, validate_response(body.response, settings), validate_question(body.question, settings)
     except InputError as exc:
@@ -75,7 +75,7 @@ def _charged_slot(service: Service, who: str, settings: Settings) -> tuple[_RunS
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
 async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> ResponseVerdict:
-    settings, text, question = _checked(body, service)
+    settings, text, question = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
     try:
         return public_verdict(await run_response(text, settings, service.resources(settings), question=question,
@@ -89,7 +89,7 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
 @router.post("/check-response/stream", tags=["verify"], response_class=StreamingResponse,
              summary="Check a long answer claim by claim, streaming the events as SSE")
 async def check_response_stream(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
-    settings, text, question = _checked(body, service)
+    settings, text, question = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:

@@ -49,9 +49,10 @@ class BatchStatus(BaseModel):
     results: list[dict[str, Any]] | None = None
 
 
-def _settings_for(service: Service, options: VerifyOptions) -> Settings:
+def _settings_for(service: Service, options: VerifyOptions, caller: str) -> Settings:
+    """The request's settings for this caller (whose own evidence memory MERMAID uses)."""
     try:
-        return service.resolver.resolve(options)
+        return service.resolver.resolve(options, caller)
     except ConfigError as exc:
         raise HTTPException(422, str(exc)) from exc
 
@@ -139,8 +140,8 @@ async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
 
 
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
-async def verify(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> Verdict:
-    settings = _settings_for(service, body)
+async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> Verdict:
+    settings = _settings_for(service, body, who)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)
     try:
@@ -157,8 +158,8 @@ async def verify(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> Verd
                               "description": "One SSE event per trace event (run_started, turn_started, "
                                              "answer, score, round, verdict, ...), then `result` with the "
                                              "verdict JSON, or `error`."}})
-async def verify_stream(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> StreamingResponse:
-    settings = _settings_for(service, body)
+async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    settings = _settings_for(service, body, who)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)  # held for the life of the stream
 
@@ -189,7 +190,7 @@ async def batch_options(request: Request) -> VerifyOptions:
                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
 async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
                        options: Annotated[VerifyOptions, Depends(batch_options)]) -> BatchStatus:
-    settings = _settings_for(service, options)
+    settings = _settings_for(service, options, who)
     try:
         text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:
