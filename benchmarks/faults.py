@@ -69,8 +69,11 @@ async def run(claims: int, voters: int, overrides: dict[str, Any], seed: int) ->
     out = Path(tempfile.mkdtemp(prefix="faults-")) / "results.jsonl"
     events: list[dict[str, Any]] = []
     with FakeOpenAI(reply="The evidence agrees.\nSUPPORTS", fault=mix) as server:
+        # The fake server answers many requests at once: 16 in flight (the per-model limit of before), not
+        # the one-at-a-time default for a loopback URL (llm/in_flight.py).
         settings: Settings = settings_from({"method": "vote", "vote_samples": voters, "llm": "openai:fault",
-                                            "agents": ["none", "none"], "cache": False, "concurrency": 8})
+                                            "agents": ["none", "none"], "cache": False, "concurrency": 8,
+                                            "llm_max_in_flight": 16})
         if overrides:
             data = settings.model_dump()
             data["llm"].update(overrides)

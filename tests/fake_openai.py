@@ -1,13 +1,18 @@
 """A real HTTP server on loopback that speaks enough of the OpenAI chat API to test clients, with a
 programmable list of failures (status code, Retry-After) served before the successes. A failure whose
 status is ``GARBAGE`` answers 200 with a body that is not a chat completion; ``fault`` (request number ->
-failure or None) injects failures by rule, e.g. a 429 on every 5th call (benchmarks/faults.py)."""
+failure or None) injects failures by rule, e.g. a 429 on every 5th call (benchmarks/faults.py).
+
+``one_at_a_time`` serves like a one-slot local server (llama-cpp-python's, Ollama's or llama.cpp's with
+one slot): requests wait in line, each taking ``delay`` seconds (or ``delays``, one per request, then
+``delay``); ``peak`` is the most requests the server held at once, waiting ones included."""
 
 from __future__ import annotations
 
 import json
 import sys
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,8 +32,15 @@ class _QuietServer(ThreadingHTTPServer):
 
 class FakeOpenAI:
     def __init__(self, failures: list[Failure] | None = None, reply: str = "SUPPORTS",
-                 fault: Callable[[int], Failure | None] | None = None, error_message: str | None = None) -> None:
+                 fault: Callable[[int], Failure | None] | None = None, error_message: str | None = None,
+                 *, one_at_a_time: bool = False, delay: float = 0.0, delays: list[float] | None = None) -> None:
         self.failures = list(failures or [])
+        self.one_at_a_time = one_at_a_time
+        self.delay = delay
+        self.delays = list(delays or [])
+        self.held = 0  # requests the server holds now, served or waiting
+        self.peak = 0
+        self._slot = threading.Lock()
         self.reply = reply
         self.fault = fault
         self.error_message = error_message  # what a failure says (default "fake <status>")
@@ -41,6 +53,23 @@ class FakeOpenAI:
                 pass
 
             def do_POST(self) -> None:
+                with owner._lock:
+                    owner.held += 1
+                    owner.peak = max(owner.peak, owner.held)
+                    delay = owner.delays.pop(0) if owner.delays else owner.delay
+                try:
+                    if owner.one_at_a_time:
+                        with owner._slot:
+                            time.sleep(delay)
+                            self.serve()
+                    else:
+                        time.sleep(delay)
+                        self.serve()
+                finally:
+                    with owner._lock:
+                        owner.held -= 1
+
+            def serve(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 with owner._lock:
                     owner.requests.append({"path": self.path, "body": body,

@@ -17,7 +17,7 @@ def _fill(path: Path) -> None:
     memory = EvidenceMemory(path, namespace="demo")
     memory.update(["Eiffel Tower", "Paris"], [Evidence(text="The Eiffel Tower was completed in 1889.",
                                                        source="https://en.wikipedia.org/wiki/Eiffel_Tower",
-                                                       query="eiffel tower built", tool="search_wikipedia")])
+                                                       tool="search_wikipedia")])
     memory.update("Honey", [Evidence(text="Honey keeps for millennia.", tool="search_web", source="s")])
 
 
@@ -41,7 +41,8 @@ def test_memory_commands(tmp_path: Path) -> None:
     exported = runner.invoke(app, ["memory", "export", *common, "-o", str(out)])
     assert exported.exit_code == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(records) == 3 and {"text", "source", "query", "tool", "stored"} <= set(records[0])
+    assert len(records) == 3 and {"text", "source", "tool", "stored"} <= set(records[0])
+    assert not any("query" in r for r in records)
     assert not any("label" in r or "verdict" in r for r in records)
 
     cleared = runner.invoke(app, ["memory", "clear", *common, "--entity", "Honey", "--yes"])

@@ -19,8 +19,7 @@ from factdebate.memory import store as store_module
 from tests.memory.conftest import words_encode
 
 EIFFEL = Evidence(text="The Eiffel Tower was completed in 1889 for the World's Fair.",
-                  source="https://en.wikipedia.org/wiki/Eiffel_Tower", query="Eiffel Tower completion",
-                  tool="search_wikipedia")
+                  source="https://en.wikipedia.org/wiki/Eiffel_Tower", tool="search_wikipedia")
 
 
 def test_entity_keys_ignore_case_articles_and_punctuation() -> None:
@@ -39,7 +38,7 @@ def test_second_claim_recalls_what_the_first_stored(tmp_path: Path) -> None:
     hits = memory.recall(["the eiffel tower", "1889"])
     assert len(hits) == 1
     hit = hits[0]
-    assert (hit.text, hit.source, hit.query, hit.tool) == (EIFFEL.text, EIFFEL.source, EIFFEL.query, EIFFEL.tool)
+    assert (hit.text, hit.source, hit.tool) == (EIFFEL.text, EIFFEL.source, EIFFEL.tool)
     assert hit.match == "exact" and hit.score == 1.0 and hit.stored_entity == "Eiffel Tower"
     assert hit.stored > 0
     # Storing the same evidence again refreshes it rather than duplicating it.
@@ -47,18 +46,20 @@ def test_second_claim_recalls_what_the_first_stored(tmp_path: Path) -> None:
     assert len(memory.show("Eiffel Tower")) == 1
 
 
-def test_documents_and_dicts_are_accepted_with_query_and_tool(tmp_path: Path) -> None:
+def test_documents_and_dicts_are_accepted_with_their_tool(tmp_path: Path) -> None:
     memory = EvidenceMemory(tmp_path / "m.sqlite")
     doc = Document(id="d", title="Honey", text="Honey in sealed jars keeps for millennia.", source="wiki/Honey")
-    added = memory.update("honey", [doc, {"text": "Honey is made by bees.", "source": "s2"}],
-                          query="honey shelf life", tool="search_local")
+    added = memory.update("honey", [doc, {"text": "Honey is made by bees.", "source": "s2"}], tool="search_local")
     assert added == 2
     assert {h.tool for h in memory.recall(["Honey"])} == {"search_local"}
     # A tool server's result dict goes in as it is; its title and score are not stored as evidence.
     result = {"title": "Honey", "text": "Honey never spoils.", "source": "https://example.org/h", "score": 0.7}
-    assert memory.update("honey", [result], query="does honey spoil", tool="search_wikipedia") == 1
+    assert memory.update("honey", [result], tool="search_wikipedia") == 1
     with pytest.raises(Exception, match="tool"):
         memory.update("honey", [{"text": "no tool given", "source": "x"}])
+    # What the model searched for is not evidence: the memory has no place for it.
+    with pytest.raises(ValueError, match="query"):
+        memory.update("honey", [{"text": "Honey is sweet.", "tool": "search_web", "query": "is honey sweet"}])
 
 
 @pytest.mark.parametrize("item", [

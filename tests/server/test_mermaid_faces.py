@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from factdebate.api import averify
+from factdebate.memory import EvidenceMemory
+from factdebate.util.paths import data_dir
 from tests.server.test_mcp_server_process import _payload, mini_corpus  # noqa: F401  (the fixture)
 
 mcp = pytest.importorskip("mcp")
@@ -22,6 +24,7 @@ async def test_python_api(mini_corpus: Path, monkeypatch: pytest.MonkeyPatch) ->
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
     events: list[dict] = []
+    EvidenceMemory(data_dir() / "evidence_memory.sqlite")  # readonly reads an existing memory, creates none
     verdict = await averify("The Eiffel Tower was completed in 1889.", method="mermaid", memory="readonly",
                             on_event=events.append)
     assert verdict.method == "mermaid" and verdict.label is not None

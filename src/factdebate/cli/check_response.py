@@ -80,12 +80,13 @@ def register_check_response(app: typer.Typer) -> None:
         any claim is false."""
         from factdebate.core.runtime import EventSink, trace_file
         from factdebate.run.build import build_resources
-        from factdebate.run.response import run_response, validate_response
+        from factdebate.run.response import run_response, validate_question, validate_response
         from factdebate.settings.load import settings_from
 
         response = read_response(text, file)
         settings = settings_from(options, config)
         validate_response(response, settings)
+        question = validate_question(question, settings)
         resources = build_resources(settings)
         err = Console(stderr=True, soft_wrap=True)
 

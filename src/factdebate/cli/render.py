@@ -181,3 +181,5 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
     if verdict.unparsed_turns:
         console.print(Text(f"{verdict.unparsed_turns} answer(s) had no readable label and were not counted "
                            "as agreement", style="magenta"))
+    for warning in verdict.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"))

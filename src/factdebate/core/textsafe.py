@@ -46,6 +46,24 @@ def checked_input(value: object, *, what: str, empty: str, limit: int, setting: 
     return text
 
 
+def checked_values(value: object, *, what: str, limit: int) -> None:
+    """An ``InputError`` when any text in ``value`` (a string, or strings in lists and mappings) is unsafe
+    or longer than ``limit``: the check for the short texts of a request (option values, names) that are
+    not claims but reach prompts, filters, records and error messages all the same."""
+    if isinstance(value, str):
+        if reason := unsafe_reason(value):
+            raise InputError(f"the {what} cannot be used: {reason}")
+        if len(value) > limit:
+            raise InputError(f"the {what} is {len(value)} characters long; the limit is {limit}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            checked_values(item, what=what, limit=limit)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            checked_values(key, what=what, limit=limit)
+            checked_values(item, what=what, limit=limit)
+
+
 def safe_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD and control characters (but tab and newlines)
     dropped: what documents and model replies become before anything else reads them."""

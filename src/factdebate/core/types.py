@@ -158,6 +158,8 @@ class Verdict(BaseModel):
     # A judge panel's agreement with its final outcome (DPD's confidence-weighted consensus); None: no panel.
     consensus: float | None = None
     error: str | None = None
+    # What went wrong around a verdict that still stands (MERMAID: an evidence-memory write that failed).
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def judge(self) -> Judgement | None:

@@ -189,6 +189,7 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     """Run what is left of the plan and write the summary. ``on_record`` sees each new record (tests use
     it to interrupt a run part-way). With ``executor``, samples run there and this process only writes."""
     check_resume(plan)
+    get_method(plan.settings.method).check(plan.settings)  # a usage error stops the run before any sample
     plan.output.mkdir(parents=True, exist_ok=True)
     (plan.output / RUN).write_text(json.dumps(plan.info(), indent=1) + "\n", encoding="utf-8")
     results = plan.output / RESULTS

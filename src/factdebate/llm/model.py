@@ -15,15 +15,18 @@ from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, reset_call, set_call
+from factdebate.llm.in_flight import limit_for, slot
 from factdebate.util.redact import redact_text
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Transient failures (5xx, 429, timeouts, a 200 with an unusable body) are retried until the call has
-    spent ``budget`` seconds or made ``attempts`` tries. A claim makes dozens of calls, so a small attempt
-    count turns a few percent of faulty responses into many failed claims; a time budget rides them out
-    and still ends a call against a dead server (benchmarks/faults.py)."""
+    """Transient failures (5xx, 429, timeouts, a 200 with an unusable body) are retried until the retries
+    have spent ``budget`` seconds or the call has made ``attempts`` tries. The budget counts the waits and
+    the tries after the first: the first try is bounded by the request timeout alone, so a call whose first
+    try timed out is tried again even when the timeout is as long as the budget. A claim makes dozens of
+    calls, so a small attempt count turns a few percent of faulty responses into many failed claims; a time
+    budget rides them out and still ends a call against a dead server (benchmarks/faults.py)."""
 
     attempts: int = 16  # hard cap on tries, first one included
     budget: float = 120.0  # seconds one call may spend on tries and waits together
@@ -53,6 +56,7 @@ class LLM:
         cache: ResponseCache | None = None,
         semaphore: asyncio.Semaphore | None = None,
         one_call_verdict: bool = True,
+        max_in_flight: int | None = None,
     ) -> None:
         self.backend = backend
         self.role = role
@@ -63,6 +67,8 @@ class LLM:
         limit = concurrency or backend.max_parallel
         # Roles that share one backend should share its semaphore; the factory passes it in.
         self._semaphore = semaphore or asyncio.Semaphore(limit)
+        # Requests in flight to the backend's server, shared by every wrapper of the process (in_flight.py).
+        self.max_in_flight = limit_for(backend.endpoint, max_in_flight)
 
     @property
     def name(self) -> str:
@@ -98,14 +104,16 @@ class LLM:
         self, messages: list[Message], params: GenParams, who: CallInfo
     ) -> tuple[Completion, int, float]:
         """Returns the completion, the attempts it took and the seconds the backend spent on it (time
-        queued behind the concurrency limit is not counted)."""
+        queued behind the concurrency limits is not counted)."""
         last_error = ""
-        spent = 0.0  # seconds of tries and waits so far (time queued for the semaphore is not counted)
+        timed_out = False
+        # Seconds of retries so far: waits and the tries after the first (time queued for a slot is not counted).
+        spent = 0.0
         attempt = 0
         for attempt in range(1, self.retry.attempts + 1):
             token = set_call(who)
             try:
-                async with self._semaphore:
+                async with self._semaphore, slot(self.backend.endpoint, self.max_in_flight):
                     started = time.perf_counter()
                     try:
                         completion = await self.backend.complete(messages, params)
@@ -115,10 +123,11 @@ class LLM:
                             run.call_cancelled(who.role)
                         raise
                     finally:
-                        spent += time.perf_counter() - started
+                        if attempt > 1:
+                            spent += time.perf_counter() - started
                     return completion, attempt, time.perf_counter() - started
             except TransientLLMError as exc:
-                last_error = redact_text(str(exc))
+                last_error, timed_out = redact_text(str(exc)), exc.timed_out
                 if attempt == self.retry.attempts or (exc.give_up_after and attempt >= exc.give_up_after):
                     break
                 delay = self.retry.delay(attempt, exc.retry_after)
@@ -135,7 +144,18 @@ class LLM:
                 raise FactDebateError(f"{self.backend.name}: {exc}") from exc
             finally:
                 reset_call(token)
+        if timed_out:
+            last_error += self._slow_server_hint()
         raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, attempt, last_error)
+
+    def _slow_server_hint(self) -> str:
+        """What to change when the server kept timing out: a slow server wants a longer timeout, one that
+        serves fewer requests at once than were sent wants fewer in flight."""
+        shown = f"{self.max_in_flight} at a time" if self.max_in_flight else "no limit"
+        lower = ("" if self.max_in_flight == 1 else
+                 ", or lower llm.max_in_flight (--llm-max-in-flight) if it serves fewer at once")
+        return (f"; the server was sent requests {shown} (llm.max_in_flight, --llm-max-in-flight) and did not "
+                f"answer in time: raise llm.timeout (FACTDEBATE_LLM__TIMEOUT){lower}")
 
     def _account(self, who: CallInfo, completion: Completion, seconds: float, *, cached: bool,
                  attempts: int, messages: list[Message]) -> None:

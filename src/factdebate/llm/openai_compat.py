@@ -59,6 +59,7 @@ class OpenAIBackend:
         # The name shows in traces, errors and cache keys: never with the URL's credentials.
         self.name = f"openai:{model}@{redact_url(self.endpoint)}"
         self.max_parallel = max_parallel
+        self.timeout = timeout  # seconds per request, once it is sent (llm/in_flight.py: not while it waits)
         self._answered = False  # has the server ever answered (any HTTP status)?
         # "auto" is resolved on the first constrained call; OpenAI's own API needs no probe.
         self.constrain: str = "json_schema" if constrain == "auto" and self.endpoint == OPENAI_DEFAULT_URL \
@@ -129,8 +130,11 @@ class OpenAIBackend:
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             # Until the server has answered once, a refused connection is likely a wrong URL: a few tries,
             # not the whole time budget.
-            raise TransientLLMError(f"{type(exc).__name__}: {exc}", None, self.endpoint,
-                                    give_up_after=None if self._answered else UNREACHED_TRIES) from exc
+            timed_out = isinstance(exc, openai.APITimeoutError)
+            text = f"no answer within {self.timeout:g} s" if timed_out else str(exc)
+            raise TransientLLMError(f"{type(exc).__name__}: {text}", None, self.endpoint,
+                                    give_up_after=None if self._answered else UNREACHED_TRIES,
+                                    timed_out=timed_out) from exc
         except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
             # A 200 whose body is not a chat completion (a proxy's error page, a truncated body): the next
             # try usually gets a real one.

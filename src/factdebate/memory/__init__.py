@@ -3,7 +3,7 @@
 from factdebate.memory.guard import MemoryLeakError
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
-from factdebate.memory.store import Evidence, EvidenceMemory, MemoryHit, open_memory
+from factdebate.memory.store import Evidence, EvidenceMemory, MemoryFileError, MemoryHit, open_memory
 
-__all__ = ["Evidence", "EvidenceMemory", "MemoryHit", "MemoryLeakError", "MemorySettings", "normalize_entity",
-           "open_memory"]
+__all__ = ["Evidence", "EvidenceMemory", "MemoryFileError", "MemoryHit", "MemoryLeakError", "MemorySettings",
+           "normalize_entity", "open_memory"]

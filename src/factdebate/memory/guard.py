@@ -36,20 +36,31 @@ def check_fields(item: Mapping[str, Any]) -> None:
         raise MemoryLeakError(f"evidence memory stores evidence only; refusing the field(s) {', '.join(found)}")
 
 
-def check_evidence(text: str, tool: str) -> None:
-    """Raise :class:`MemoryLeakError` when ``text`` is (or announces) a label, or ``tool`` is not retrieval."""
+def leak_reason(text: str, tool: str) -> str | None:
+    """Why ``text`` (from ``tool``) must not be stored: it is or announces a label, or ``tool`` is not
+    retrieval. ``None`` when it is evidence."""
     if tool.strip().lower() in NON_EVIDENCE_TOOLS:
-        raise MemoryLeakError(f"'{tool}' is not a retrieval tool: its output is an answer, not evidence")
+        return f"'{tool}' is not a retrieval tool: its output is an answer, not evidence"
     bare = " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
     if bare in _LABEL_TEXTS:
-        raise MemoryLeakError(f"the evidence text is a bare label ({text.strip()[:40]!r}); labels are never stored")
+        return f"the evidence text is a bare label ({text.strip()[:40]!r}); labels are never stored"
     if _VERDICT_LINE.match(text):
-        raise MemoryLeakError("the evidence text states an answer, verdict or label; only evidence is stored")
+        return "the evidence text states an answer, verdict or label; only evidence is stored"
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
             parsed = json.loads(stripped)
         except ValueError:
-            return
+            return None
         if isinstance(parsed, dict):
-            check_fields(parsed)
+            found = sorted(ANSWER_FIELDS & {str(k).lower() for k in parsed})
+            if found:
+                return f"evidence memory stores evidence only; refusing the field(s) {', '.join(found)}"
+    return None
+
+
+def check_evidence(text: str, tool: str) -> None:
+    """Raise :class:`MemoryLeakError` when ``text`` is (or announces) a label, or ``tool`` is not retrieval."""
+    reason = leak_reason(text, tool)
+    if reason is not None:
+        raise MemoryLeakError(reason)

@@ -10,6 +10,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from factdebate.util.paths import data_dir
 
 DEFAULT_FILE = "evidence_memory.sqlite"
+NAMESPACE_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+_NAMESPACE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")
+
+
+def default_namespace(corpus: str) -> str:
+    """The namespace when none is set: the corpus name, so evidence gathered over one corpus is not recalled
+    for another. MERMAID and the ``factdebate memory`` commands both take it from here."""
+    return "".join(c if c in _NAMESPACE_CHARS else "_" for c in corpus)[:64] or "default"
+
+
+def scoped_namespace(namespace: str, scope: str) -> str:
+    """``namespace`` narrowed to one scope (the service: one API key's id), within the 64-character limit."""
+    suffix = ":" + default_namespace(scope)[:40]
+    return namespace[: 64 - len(suffix)] + suffix
 
 
 class MemorySettings(BaseModel):
@@ -19,7 +33,7 @@ class MemorySettings(BaseModel):
     mode: Literal["on", "off", "readonly"] = "on"
     path: Path | None = None  # None: evidence_memory.sqlite in the data directory
     # One memory per corpus or project: evidence gathered over one corpus is not recalled for another.
-    namespace: str = Field(default="default", pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    namespace: str = Field(default="default", pattern=NAMESPACE_PATTERN)
     ttl_days: float | None = Field(default=None, gt=0)  # None: evidence never expires
     # Semantic recall adds records whose entity+evidence vector is close to a claim entity's vector, for
     # entities spelled differently from the stored key ("JFK" vs "John F. Kennedy").
@@ -28,6 +42,8 @@ class MemorySettings(BaseModel):
     recall_limit: int = Field(default=8, ge=1, le=100)  # records per claim
     per_entity_limit: int = Field(default=3, ge=1, le=50)  # records per recalled entity
     max_evidence_chars: int = Field(default=2000, ge=100, le=20_000)
+    # How long an operation waits for a lock another connection holds before the file counts as locked.
+    busy_timeout_s: float = Field(default=30.0, gt=0, le=600)
 
     def resolved_path(self) -> Path:
         return self.path if self.path is not None else data_dir() / DEFAULT_FILE

@@ -4,12 +4,18 @@ Every operation opens its own short-lived connection, so one store object is saf
 the tasks of a batch and from several processes at once: WAL lets readers run beside the one writer, writes
 take the lock up front (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it instead of failing.
 Vectors for semantic recall are computed before a write starts, so the lock is held for milliseconds.
+
+A read-only memory opens the file read-only (``mode=ro``; ``immutable=1`` when its folder cannot be written,
+as on a read-only file system) and never creates it. Every SQLite failure (locked, full disk, not a database,
+read-only file system) becomes one :class:`MemoryFileError` that names the file and what to do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,10 +30,10 @@ from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.memory.guard import check_evidence, check_fields
 from factdebate.memory.normalize import normalize_entity
-from factdebate.memory.settings import MemorySettings
+from factdebate.memory.settings import DEFAULT_FILE, MemorySettings
 
 Encode = Callable[[list[str]], np.ndarray]  # texts -> unit-length rows
-BUSY_TIMEOUT_S = 60.0
+BUSY_TIMEOUT_S = MemorySettings.model_fields["busy_timeout_s"].default
 _SEMANTIC_SCAN = 20_000  # newest records compared by vector per recall; older ones need an exact key match
 
 _SCHEMA = """
@@ -51,29 +57,34 @@ CREATE INDEX IF NOT EXISTS evidence_key ON evidence (namespace, entity_key);
 CREATE INDEX IF NOT EXISTS evidence_stored ON evidence (namespace, stored);
 """
 _RESULT_ONLY = frozenset({"title", "score", "id", "match"})
-_COLUMNS = "id, namespace, entity_key, entity, text, source, query, tool, stored, expires"
+# The table keeps a ``query`` column (files written before it was dropped hold queries), never read back.
+_COLUMNS = "id, namespace, entity_key, entity, text, source, tool, stored, expires"
+
+
+class MemoryFileError(InputError):
+    """The memory database cannot be used: missing (read-only), not a database, locked, full, read-only."""
 
 
 class Evidence(BaseModel):
-    """One piece of retrieved evidence as the trajectory used it. There is deliberately no label field."""
+    """One retrieved passage as the trajectory used it: its text, where it came from and the tool that found
+    it. There is deliberately no label field, and no query: what the model asked for is not evidence."""
 
     model_config = ConfigDict(extra="forbid")
 
     text: str
     source: str = ""
-    query: str = ""
     tool: str
 
     @classmethod
-    def of(cls, item: Evidence | Document | dict[str, Any], *, query: str = "", tool: str = "") -> Evidence:
+    def of(cls, item: Evidence | Document | dict[str, Any], *, tool: str = "") -> Evidence:
         if isinstance(item, Evidence):
             return item
         if isinstance(item, Document):
-            return cls(text=item.text, source=item.source or item.title, query=query, tool=tool)
+            return cls(text=item.text, source=item.source or item.title, tool=tool)
         check_fields(item)  # before pydantic, so a label field gets the leak error, not a schema error
         # A result dict from the tool servers can be stored as it is: its ranking fields are not evidence.
         fields = {k: v for k, v in item.items() if k not in _RESULT_ONLY}
-        return cls.model_validate({"query": query, "tool": tool, **fields})
+        return cls.model_validate({"tool": tool, **fields})
 
 
 class MemoryHit(BaseModel):
@@ -84,7 +95,6 @@ class MemoryHit(BaseModel):
     stored_entity: str
     text: str
     source: str
-    query: str
     tool: str
     stored: float
     match: str  # exact | semantic
@@ -95,7 +105,7 @@ class EvidenceMemory:
     def __init__(self, path: str | Path, *, namespace: str = "default", ttl_days: float | None = None,
                  readonly: bool = False, encode: Encode | None = None, encoder_name: str = "minilm-int8",
                  semantic_threshold: float = 0.45, per_entity_limit: int = 3, recall_limit: int = 8,
-                 max_evidence_chars: int = 2000) -> None:
+                 max_evidence_chars: int = 2000, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path)
         self.namespace = MemorySettings(namespace=namespace).namespace  # same validation as the settings
         self.ttl = ttl_days * 86_400 if ttl_days else None
@@ -106,18 +116,49 @@ class EvidenceMemory:
         self.per_entity_limit = per_entity_limit
         self.recall_limit = recall_limit
         self.max_chars = max_evidence_chars
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.busy_timeout = busy_timeout_s
+        if self.path.is_dir():
+            raise MemoryFileError(f"the evidence memory {self.path} is a directory: give a file, e.g. "
+                                  f"{self.path / DEFAULT_FILE}")
+        if readonly:
+            # Read-only never creates: a mistyped path must not become an empty memory that recalls nothing.
+            if not self.path.exists():
+                raise MemoryFileError(f"no evidence memory at {self.path}: memory 'readonly' reads an existing "
+                                      "file and creates none (check --memory-path)")
+            self.target = _uri(self.path, "mode=ro" + ("" if _dir_writable(self.path.parent) else "&immutable=1"))
+            self.check()
+            return
+        self.target = _uri(self.path, "mode=rwc")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MemoryFileError(f"cannot create the folder of the evidence memory {self.path}: "
+                                  f"{exc.strerror or exc}") from exc
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")  # persistent: recorded in the file for every later opener
             db.executescript(_SCHEMA)
 
+    def check(self) -> None:
+        """Raise :class:`MemoryFileError` unless the memory can be read, and written unless read-only (the
+        write lock is taken and given back): what runs before a claim spends any model call."""
+        with self._connect() as db:
+            if not self.readonly:
+                db.execute("BEGIN IMMEDIATE")
+            db.execute("SELECT id FROM evidence LIMIT 1").fetchall()
+            if not self.readonly:
+                db.execute("ROLLBACK")
+
     # -- plumbing ------------------------------------------------------------------------------------
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None)) as db:
-            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-            db.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a process crash
-            yield db
+        try:
+            with closing(sqlite3.connect(self.target, uri=True, timeout=self.busy_timeout,
+                                         isolation_level=None)) as db:
+                db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+                db.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across a process crash
+                yield db
+        except sqlite3.Error as exc:
+            raise MemoryFileError(_problem(exc, self.path, self.busy_timeout)) from exc
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -126,7 +167,9 @@ class EvidenceMemory:
             try:
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 
@@ -140,18 +183,18 @@ class EvidenceMemory:
 
     # -- the paper's two operations --------------------------------------------------------------------
     def update(self, entities: str | Sequence[str],
-               evidence: Iterable[Evidence | Document | dict[str, Any]], *, query: str = "",
+               evidence: Iterable[Evidence | Document | dict[str, Any]], *,
                tool: str = "", ttl_days: float | None = None) -> int:
         """Store ``evidence`` under each entity; returns how many records were new.
 
-        ``query``/``tool`` fill in items that do not carry their own. Storing the same text under the same
+        ``tool`` fills in items that do not carry their own. Storing the same text under the same
         entity again refreshes its timestamp (and TTL) instead of duplicating it. Raises
         :class:`MemoryLeakError` if any item is a label or a verdict; nothing is stored then.
-        A read-only memory stores nothing and returns 0.
+        A read-only memory stores nothing and returns 0. A failed write raises :class:`MemoryFileError`.
         """
         names = [entities] if isinstance(entities, str) else list(entities)
         keyed = {normalize_entity(n): n.strip() for n in names if normalize_entity(n)}
-        items = [Evidence.of(e, query=query, tool=tool) for e in evidence]
+        items = [Evidence.of(e, tool=tool) for e in evidence]
         for item in items:
             check_evidence(item.text, item.tool)
             if not item.tool.strip():
@@ -176,8 +219,8 @@ class EvidenceMemory:
                     continue
                 db.execute(
                     "INSERT INTO evidence (namespace, entity_key, entity, text, source, query, tool, stored, "
-                    "expires, encoder, vector, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (self.namespace, key, name, item.text, item.source, item.query[:1000], item.tool, now,
+                    "expires, encoder, vector, digest) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?)",
+                    (self.namespace, key, name, item.text, item.source, item.tool, now,
                      expires, self.encoder_name if blob is not None else None, blob, digest))
                 added += 1
         return added
@@ -287,8 +330,37 @@ class EvidenceMemory:
 
 
 def _hit(row: Sequence[Any], entity: str, match: str, score: float) -> MemoryHit:
-    return MemoryHit(id=row[0], entity=entity, stored_entity=row[3], text=row[4], source=row[5], query=row[6],
-                     tool=row[7], stored=row[8], match=match, score=score)
+    return MemoryHit(id=row[0], entity=entity, stored_entity=row[3], text=row[4], source=row[5], tool=row[6],
+                     stored=row[7], match=match, score=score)
+
+
+def _uri(path: Path, params: str) -> str:
+    return f"{path.resolve().as_uri()}?{params}"
+
+
+def _dir_writable(directory: Path) -> bool:
+    """Whether SQLite could make its -wal and -shm files next to the database."""
+    return os.access(directory, os.W_OK)
+
+
+def _problem(exc: sqlite3.Error, path: Path, waited: float) -> str:
+    """SQLite's error as one line that names the file and says what to do."""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return (f"the evidence memory {path} is locked by another process (waited {waited:g} s); retry when it "
+                "is done, or wait longer with memory_busy_timeout_s")
+    if "full" in low:
+        return f"the disk holding the evidence memory {path} is full ({text})"
+    if "readonly" in low or "read-only" in low:
+        return (f"the evidence memory {path} cannot be written ({text}); on a read-only file system use "
+                "memory 'readonly'")
+    if "not a database" in low or "malformed" in low or "no such table" in low:
+        return (f"{path} is not an evidence memory ({text}): give another --memory-path, or move the file away "
+                "to start an empty memory")
+    if "unable to open" in low:
+        return f"cannot open the evidence memory {path} ({text})"
+    return f"the evidence memory {path} failed: {text}"
 
 
 def minilm_encoder(kind: str = "int8") -> Encode:
@@ -312,4 +384,4 @@ def open_memory(settings: MemorySettings | None = None, *, encode: Encode | None
                           readonly=settings.mode == "readonly", encode=encode if settings.semantic else None,
                           semantic_threshold=settings.semantic_threshold,
                           per_entity_limit=settings.per_entity_limit, recall_limit=settings.recall_limit,
-                          max_evidence_chars=settings.max_evidence_chars)
+                          max_evidence_chars=settings.max_evidence_chars, busy_timeout_s=settings.busy_timeout_s)

@@ -9,6 +9,10 @@ A method is one class, registered by name, that owns:
 - ``indexes(settings)``: the builtin-corpus indexes (``local``, ``rag``) it opens, through its tools or
   otherwise (MERMAID's tool servers): what ``serve``, ``mcp`` and worker pools build before the first claim;
 - ``call_bounds(settings)``: the fewest and most LLM calls one claim can cost, re-asks included;
+- ``check(settings)`` and ``preflight(settings)``: usage errors and what would fail every claim (a missing
+  or locked file), raised before any model call;
+- ``for_caller(settings, caller)``: the settings for one caller of the service (state kept across claims,
+  such as MERMAID's evidence memory, is narrowed to that caller);
 - ``description`` and ``run()``;
 
 and what the rest of the package learns from it when it registers, so that a new method is one folder
@@ -129,6 +133,20 @@ class Method(Generic[S]):
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         """(fewest, most) LLM calls for one claim, re-asks included in the most."""
         return 1, 1
+
+    def check(self, settings: Settings) -> None:
+        """Raise the usage error (ConfigError, IndexError_...) that ``settings`` are sure to meet, before any
+        model call: every command runs this before the first claim (the tools it names are built then too)."""
+
+    def preflight(self, settings: Settings) -> None:
+        """Raise a usage error (InputError, ConfigError) for what would fail every claim and needs no model
+        call to find out; run when resources are built, before any claim. Nothing by default."""
+
+    def for_caller(self, settings: Settings, caller: str) -> Settings:
+        """The settings one caller of the service runs with (``caller`` is the id of its API key, never the
+        key). A method that keeps state across claims narrows it to the caller here, so one caller's claims
+        cannot reach another's verdicts. Unchanged by default."""
+        return settings
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         raise NotImplementedError

@@ -20,8 +20,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import safe_text, unsafe_reason
+from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
-from factdebate.run.claim import public_config, run_claim
+from factdebate.run.claim import prepare, public_config, run_claim
 from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
@@ -162,9 +163,16 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
     """Run the claims not yet finished in ``output``, here (``resources``) or on ``executor``."""
     items = list(items)
     check_batch_resume(output, settings)
+    get_method(settings.method).check(settings)  # a usage error stops the batch before any claim
     writer = ResultWriter(output)  # opens (and compacts) before anything is read back
     done_before = finished_ids(output)
     todo = [item for item in items if item.id not in done_before]
+    if todo and resources is not None and executor is None:
+        try:  # the tools too (a missing index or key), as eval does; remote workers build theirs at start
+            await asyncio.to_thread(prepare, settings, resources)
+        except BaseException:
+            writer.close()
+            raise
     semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
     stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
     bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -138,7 +138,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
             by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
         backend, semaphore = by_key[key]
         return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
-                   one_call_verdict=settings.llm.one_call_verdict)
+                   one_call_verdict=settings.llm.one_call_verdict, max_in_flight=settings.llm.max_in_flight)
 
     from factdebate.tools.given import with_given_evidence
 
@@ -149,6 +149,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                           tool_factory=tools, services=services or Services())
     for role in ("debater", *method_class(settings.method).roles):  # a missing key or model fails now
         resources.llm(role)
+    get_method(settings.method).preflight(settings)  # so does what would fail every claim (a bad file)
     return resources
 
 

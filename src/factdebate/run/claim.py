@@ -20,7 +20,7 @@ from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
-from factdebate.util.redact import redact_value
+from factdebate.util.redact import redact_settings
 
 
 def validate_claim(claim: str, settings: Settings) -> str:
@@ -29,14 +29,18 @@ def validate_claim(claim: str, settings: Settings) -> str:
 
 
 def public_config(settings: Settings) -> dict[str, Any]:
-    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials."""
-    return dict(redact_value(settings.model_dump(mode="json")))
+    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials, MCP servers
+    without their environment values and secret arguments. The service shows callers less still
+    (``server.options.caller_config``)."""
+    return redact_settings(settings.model_dump(mode="json"))
 
 
-def _prepare_tools(settings: Settings, resources: Resources) -> None:
-    """Build every tool the method will need before spending any LLM call, so a missing key or index is
-    reported at once. Building a real retrieval tool indexes the builtin corpus if needed (make_tool); the
-    search tool goes first, because its index takes seconds where the vectors take minutes."""
+def prepare(settings: Settings, resources: Resources) -> None:
+    """Everything the method needs before spending any LLM call, so a missing key or index is reported at
+    once: the method's own checks (Method.check), then every tool it names. Building a real retrieval tool
+    indexes the builtin corpus if needed (make_tool); the search tool goes first, because its index takes
+    seconds where the vectors take minutes. Batches and evaluations call it once before their first claim."""
+    get_method(settings.method).check(settings)
     for kind in sorted(tools_needed(settings), key=lambda kind: (kind == "rag", kind)):
         resources.tool(kind)
 
@@ -63,7 +67,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     """Verify one claim with already-built resources (what batch runs and the service call)."""
     claim = validate_claim(claim, settings)
     method = get_method(settings.method)
-    await asyncio.to_thread(_prepare_tools, settings, resources)
+    await asyncio.to_thread(prepare, settings, resources)
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
         recorder.emit(RunStarted(claim=claim, method=settings.method))

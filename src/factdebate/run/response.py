@@ -33,6 +33,15 @@ def validate_response(response: str, settings: Settings) -> str:
                          limit=settings.response.max_response_chars, setting="response.max_response_chars")
 
 
+def validate_question(question: str | None, settings: Settings) -> str | None:
+    """The question a response answers goes into the extraction prompt: it is checked as the response is
+    (clean text, bounded length); a missing or blank question is no question."""
+    if question is None or (isinstance(question, str) and not question.strip()):
+        return None
+    return checked_input(question, what="question", empty="", limit=settings.response.max_question_chars,
+                         setting="response.max_question_chars")
+
+
 async def _check_claim(index: int, claim: str, settings: Settings, resources: Resources,
                        sinks: list[EventSink] | None, gate: asyncio.Semaphore, gold: str | None) -> ClaimCheck:
     async with gate:
@@ -65,6 +74,7 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
     ``given_claims``: a dataset's own atomic claims, checked instead of extracting them (``gold_labels``,
     aligned with them, are copied into the result for claim-level metrics)."""
     text = validate_response(response, settings)
+    question = validate_question(question, settings)
     cfg = settings.response
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
@@ -99,6 +109,7 @@ async def acheck_response(response: str, *, question: str | None = None, method:
         options["method"] = method
     settings = settings_from(options, config_file)
     validate_response(response, settings)  # before anything heavy is built
+    validate_question(question, settings)
     async with session(settings, backends, on_event, trace) as (resources, sinks):
         return await run_response(response, settings, resources, question=question, sinks=sinks)
 

@@ -7,8 +7,10 @@ import contextlib
 import json
 from typing import Any
 
+from factdebate.util.redact import redact_settings
+
 VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache"),
-            ("llm", "retry_budget"), ("llm", "base_urls"), ("scale",)}
+            ("llm", "retry_budget"), ("llm", "base_urls"), ("llm", "max_in_flight"), ("scale",)}
 
 
 def stable(settings: dict[str, Any]) -> dict[str, Any]:
@@ -32,10 +34,12 @@ def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
 
 def settings_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """What changed between two settings dumps, ignoring the volatile settings. A dump written before the
-    method plug-ins (``toolmad``, ``baselines``) is read through the new names first."""
+    method plug-ins (``toolmad``, ``baselines``) is read through the new names first. Secret values (an MCP
+    server's ``env``, a key in its ``args``) are not settings of the experiment: they may change."""
     if "methods" not in before and ("toolmad" in before or "baselines" in before):
         from factdebate.settings.model import Settings
 
         with contextlib.suppress(ValueError):  # unreadable: every difference is reported as it stands
             before = Settings.model_validate(before).model_dump(mode="json")
-    return [f"settings.{d}" for d in differences(stable(before), stable(now))]
+    # Both masked: a file written before secrets were masked resumes, and no message repeats a secret.
+    return [f"settings.{d}" for d in differences(stable(redact_settings(before)), stable(redact_settings(now)))]

@@ -18,6 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from factdebate.core.textsafe import safe_value
 from factdebate.core.version import __version__
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.limits import BodyLimitMiddleware
@@ -99,7 +100,8 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        # safe_value: a detail that quotes the request can never make the answer itself unencodable.
+        return JSONResponse(safe_value({"detail": exc.detail}), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -112,7 +114,7 @@ def _errors(app: FastAPI) -> None:
         errors = [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": e.get("msg", "")}
                   for e in exc.errors()]  # no "input": it would echo the request back
         summary = "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors)
-        return JSONResponse({"detail": f"invalid request: {summary}", "errors": errors}, status_code=422)
+        return JSONResponse(safe_value({"detail": f"invalid request: {summary}", "errors": errors}), status_code=422)
 
 
 class SecurityHeaders:

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from factdebate.methods.base import all_methods
+from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
 from factdebate.settings.model import Settings
 from factdebate.settings.options import option_schema, option_value
@@ -38,9 +39,10 @@ class Catalogue(BaseModel):
     llms: list[str]
     any_llm: bool
     defaults: dict[str, Any]
+    caps: dict[str, int] = {}  # the most a request may ask for (server/caps.py); over a cap is a 422
 
 
-def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
+def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:
     data = base.model_dump(mode="json")
     options = public_options()
     infos = {name: OptionInfo(name=name, help=opt.help, value_schema=option_schema(opt),
@@ -55,5 +57,5 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool) -> Catalogue:
     defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
                      search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
-                     defaults=defaults)
+                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump())
 

@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from factdebate.core.errors import ConfigError
+from factdebate.server.caps import SpendingCaps
 from factdebate.server.state_db import is_server_url, unsupported
 
 
@@ -29,6 +30,8 @@ class ServiceConfig(BaseModel):
     max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     max_batch_claims: int = Field(default=5000, ge=1)
     max_active_runs: int = Field(default=512, ge=1)  # interactive debates at once, beyond that 503
+    # The most model calls one request may ask for: rounds, steps, samples, judges, claims (server/caps.py).
+    caps: SpendingCaps = Field(default_factory=SpendingCaps)
     batch_concurrency: int = Field(default=4, ge=1)  # batch claims verified at once, all batches together
     # With shared state: how often a process looks for batches the others run, to share their claims.
     batch_join_seconds: float = Field(default=5.0, gt=0)

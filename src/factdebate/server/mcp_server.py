@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from factdebate.core.errors import FactDebateError
+from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.options import SettingsResolver, VerifyOptions
@@ -118,6 +119,8 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                               tool: RetrievalTool = "search") -> list[dict[str, Any]]:
         if not query.strip():
             raise ToolError("the query is empty")
+        if reason := unsafe_reason(query):
+            raise ToolError(f"the query cannot be used: {reason}")
         if len(query) > MAX_QUERY_CHARS:
             raise ToolError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
         if not 1 <= k <= 20:
@@ -135,12 +138,13 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                              "the answer's label and each claim's own label and reasons.")
     async def check_response(response: str, question: str | None = None, method: str | None = None,
                              k: int | None = None) -> dict[str, Any]:
-        from factdebate.run.response import run_response, validate_response
+        from factdebate.run.response import run_response, validate_question, validate_response
 
         try:
             settings = resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k}))
             text = validate_response(response, settings)
-            verdict = await run_response(text, settings, resources.get(settings), question=question)
+            asked = validate_question(question, settings)
+            verdict = await run_response(text, settings, resources.get(settings), question=asked)
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:

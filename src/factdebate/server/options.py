@@ -7,14 +7,17 @@ length limit, the cache, batch concurrency) stay with the operator."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
-from factdebate.core.errors import ConfigError
-from factdebate.core.types import Verdict
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.core.textsafe import checked_values
+from factdebate.core.types import ResponseVerdict, Verdict
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
-from factdebate.methods.base import get_method
+from factdebate.methods.base import METHODS, get_method
+from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option, all_options, options_to_overrides
@@ -39,10 +42,30 @@ def _field(option: Option) -> tuple[Any, Any]:
     return annotation | None, Field(default=None, **extra)
 
 
+# The texts of a request that have their own check and limit (validate_claim, validate_response...).
+REQUEST_TEXTS = frozenset({"claim", "response", "question"})
+MAX_OPTION_CHARS = 500  # longest text in an option's value: model specs, names, dates, domains
+
+
 class _OptionsBase(BaseModel):
     # Methods registered after this model was built (plug-ins loaded later) still get their options
     # through: extras are checked against the current option table, then validated by the settings.
     model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean_texts(cls, data: Any) -> Any:
+        """Every text in an option is clean and short before anything reads it: a lone surrogate in a
+        method name or a domain used to fail only when a reply or a stream tried to encode it."""
+        if isinstance(data, dict):
+            for name, value in data.items():
+                if name not in REQUEST_TEXTS:
+                    try:
+                        checked_values(value, what=f"option '{name}'", limit=MAX_OPTION_CHARS)
+                    except InputError as exc:
+                        raise PydanticCustomError("unsafe_text", str(exc).replace("{", "(").replace("}", ")")) \
+                            from None
+        return data
 
     @model_validator(mode="after")
     def _known_extras(self) -> _OptionsBase:
@@ -77,15 +100,23 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 class SettingsResolver:
     """Reads the operator's settings once and applies each request's options on top of them."""
 
-    def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str]) -> None:
+    def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str],
+                 caps: SpendingCaps | None = None) -> None:
         self.base = settings_from(defaults, config_file)
+        self.caps = caps  # None: no spending caps (the MCP server: its tools take only bounded options)
         self._base_data = self.base.model_dump(mode="json")
         self.any_llm = "*" in allowed_llms
         roles = {"debater", "judge", "scorer", *self.base.llm.roles}
         offered = [self.base.llm_for(role) for role in sorted(roles)]
         self.llms = list(dict.fromkeys([*offered, *(m for m in allowed_llms if m != "*")]))
 
-    def resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:
+    def resolve(self, options: VerifyOptions | dict[str, Any], caller: str | None = None) -> Settings:
+        """The request's settings; with ``caller`` (an API key's id), narrowed to that caller by the method
+        (MERMAID: its own evidence-memory namespace)."""
+        settings = self._resolve(options)
+        return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
+
+    def _resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:
         chosen = options.chosen() if isinstance(options, VerifyOptions) else dict(options)
         if not chosen:
             return self.base
@@ -100,12 +131,47 @@ class SettingsResolver:
         except ValueError as exc:
             raise ConfigError(f"invalid options: {exc}") from exc
         get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream
+        if self.caps is not None:
+            check_caps(chosen, settings, self.caps)
         return settings
 
 
-def public_verdict(verdict: Verdict) -> Verdict:
-    """The verdict as callers see it: the Milvus URI of the operator may carry credentials, so it is hidden."""
-    retrieval = verdict.config.get("retrieval")
-    if isinstance(retrieval, dict) and retrieval.get("milvus_uri"):
-        verdict.config = {**verdict.config, "retrieval": {**retrieval, "milvus_uri": "(set by the operator)"}}
+def caller_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings a caller sees on a verdict: only the values a caller may choose (the public options),
+    nested as in the settings. Operator-only settings (MCP servers with their environment and arguments,
+    endpoints, the Milvus URI, limits, the cache...) are left out entirely rather than masked, so no
+    setting added later can leak by default."""
+    out: dict[str, Any] = {}
+    for path in _public_paths():
+        value: Any = config
+        for part in path:
+            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+        if value is _MISSING:
+            continue
+        target = out
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = value
+    return out
+
+
+_MISSING = object()
+_PATHS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+
+
+def _public_paths() -> list[tuple[str, ...]]:
+    """Where the public options live in the settings, worked out once per set of registered methods (the
+    option table is rebuilt on every call, too slow for every verdict of a loaded server)."""
+    key = tuple(METHODS)  # the registry itself: all_methods() sorts a copy on every call
+    if key not in _PATHS:
+        _PATHS[key] = [path for option in public_options().values() for path in option.paths]
+    return _PATHS[key]
+
+
+V = TypeVar("V", Verdict, ResponseVerdict)
+
+
+def public_verdict(verdict: V) -> V:
+    """The verdict as callers see it: its settings reduced to :func:`caller_config`."""
+    verdict.config = caller_config(verdict.config)
     return verdict

@@ -12,10 +12,12 @@ from pydantic import Field
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import ResponseVerdict
-from factdebate.run.response import run_response, validate_response
-from factdebate.server.options import VerifyOptions
+from factdebate.run.response import run_response, validate_question, validate_response
+from factdebate.server.options import VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
+from factdebate.server.security import RateLimiter
 from factdebate.server.service import CallerDep, Service, ServiceDep
+from factdebate.server.shared_state import SharedRateLimiter
 from factdebate.settings.model import Settings
 
 router = APIRouter(prefix="/v1")
@@ -30,28 +32,54 @@ class ResponseRequest(VerifyOptions):
         return {k: v for k, v in super().chosen().items() if k not in _TEXT_FIELDS}
 
 
-def _checked(body: ResponseRequest, service: Service) -> tuple[Settings, str]:
-    settings = _settings_for(service, body)
+def _checked(body: ResponseRequest, service: Service, caller: str) -> tuple[Settings, str, str | None]:
+    """Settings, response and question, each checked before a debate slot is taken."""
+    settings = _settings_for(service, body, caller)
     try:
-        return settings, validate_response(body.response, settings)
+        return settings, validate_response(body.response, settings), validate_question(body.question, settings)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
 
 
-def _public(verdict: ResponseVerdict) -> ResponseVerdict:
-    """As ``public_verdict``: the operator's Milvus URI may carry credentials."""
-    retrieval = verdict.config.get("retrieval")
-    if isinstance(retrieval, dict) and retrieval.get("milvus_uri"):
-        verdict.config = {**verdict.config, "retrieval": {**retrieval, "milvus_uri": "(set by the operator)"}}
-    return verdict
+class ClaimCharge:
+    """A response check costs one rate-limit token per claim it checks (the request's own token counts as
+    the first). The claims are known only after extraction, so the most the check may cost is taken before
+    it starts (parallel checks cannot each start on one token) and what it did not check is given back."""
+
+    def __init__(self, limiter: RateLimiter | SharedRateLimiter, who: str, most: int) -> None:
+        self.limiter, self.who, self.most = limiter, who, max(1, most)
+        self.claims: int | None = None
+        self.settled = False
+        limiter.charge(who, self.most - 1)
+
+    def sink(self, event: dict[str, Any]) -> None:
+        if self.claims is None and event.get("event") == "claims_extracted":
+            self.claims = len(event.get("claims") or [])
+
+    def settle(self) -> None:
+        if not self.settled:
+            self.settled = True
+            self.limiter.charge(self.who, -(self.most - max(1, self.claims or 0)))
+
+
+def _charged_slot(service: Service, who: str, settings: Settings) -> tuple[_RunSlot, ClaimCharge]:
+    slot = _RunSlot(service)  # a 503 here costs the caller only the request's token
+    try:
+        charge = ClaimCharge(service.limiter, who, settings.response.max_claims)
+    except BaseException:
+        slot.release()
+        raise
+    slot.on_release.append(charge.settle)
+    return slot, charge
 
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
-async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> ResponseVerdict:
-    settings, text = _checked(body, service)
-    slot = _RunSlot(service)
+async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> ResponseVerdict:
+    settings, text, question = _checked(body, service, who)
+    slot, charge = _charged_slot(service, who, settings)
     try:
-        return _public(await run_response(text, settings, service.resources(settings), question=body.question))
+        return public_verdict(await run_response(text, settings, service.resources(settings), question=question,
+                                                 sinks=[charge.sink]))
     except FactDebateError as exc:
         raise _http_error(exc) from exc
     finally:
@@ -60,12 +88,12 @@ async def check_response(body: ResponseRequest, service: ServiceDep, _: CallerDe
 
 @router.post("/check-response/stream", tags=["verify"], response_class=StreamingResponse,
              summary="Check a long answer claim by claim, streaming the events as SSE")
-async def check_response_stream(body: ResponseRequest, service: ServiceDep, _: CallerDep) -> StreamingResponse:
-    settings, text = _checked(body, service)
-    slot = _RunSlot(service)
+async def check_response_stream(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    settings, text, question = _checked(body, service, who)
+    slot, charge = _charged_slot(service, who, settings)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
-        return _public(await run_response(text, settings, service.resources(settings), question=body.question,
-                                          sinks=sinks))
+        return public_verdict(await run_response(text, settings, service.resources(settings), question=question,
+                                                 sinks=[charge.sink, *sinks]))
 
     return slot.stream(service, run)  # type: ignore[arg-type]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
-from starlette.background import BackgroundTask
+from starlette.types import Receive, Scope, Send
 
 from factdebate.core.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
@@ -22,7 +22,7 @@ from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.server.streaming import RunFn, debate_events
+from factdebate.server.streaming import RunFn, debate_stream
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 
@@ -49,9 +49,10 @@ class BatchStatus(BaseModel):
     results: list[dict[str, Any]] | None = None
 
 
-def _settings_for(service: Service, options: VerifyOptions) -> Settings:
+def _settings_for(service: Service, options: VerifyOptions, caller: str) -> Settings:
+    """The request's settings for this caller (whose own evidence memory MERMAID uses)."""
     try:
-        return service.resolver.resolve(options)
+        return service.resolver.resolve(options, caller)
     except ConfigError as exc:
         raise HTTPException(422, str(exc)) from exc
 
@@ -77,28 +78,44 @@ class _RunSlot:
             raise busy
         service.active_runs += 1
         self._service: Service | None = service
+        self.on_release: list[Callable[[], None]] = []  # what else ends with the run (a rate-limit refund)
 
     def release(self) -> None:
         if self._service is not None:
-            self._service.active_runs -= 1
-            if self._service.shared is not None and self._lease is not None:
-                self._service.shared.release_slot(self._lease)
-            self._service = None
+            service, self._service = self._service, None
+            try:
+                for done in self.on_release:
+                    done()
+            finally:
+                service.active_runs -= 1
+                if service.shared is not None and self._lease is not None:
+                    service.shared.release_slot(self._lease)
 
     def stream(self, service: Service, run: RunFn) -> StreamingResponse:
         """The run's events as Server-Sent Events, holding this slot for the life of the stream."""
+        return _SlotStream(debate_stream(run, service.config.stream_ping_seconds,
+                                         service.config.stream_flush_seconds), self.release)
 
-        async def frames() -> AsyncIterator[str]:
+
+class _SlotStream(StreamingResponse):
+    """An SSE response that gives its debate slot back when it ends, however it ends: finished, the client
+    gone (even before the first frame), or a write that failed. Ending the frames also cancels the debate,
+    so an abandoned stream spends no more model calls."""
+
+    def __init__(self, frames: AsyncGenerator[bytes, None], release: Callable[[], None]) -> None:
+        super().__init__(frames, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self._frames = frames
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
             try:
-                async for frame in debate_events(run, service.config.stream_ping_seconds,
-                                                 service.config.stream_flush_seconds):
-                    yield frame
+                await self._frames.aclose()
             finally:
-                self.release()
-
-        # The background task also releases the slot when the client left before the stream even started.
-        return StreamingResponse(frames(), media_type="text/event-stream", background=BackgroundTask(self.release),
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+                self._release()
 
 
 def _http_error(exc: FactDebateError) -> HTTPException:
@@ -118,12 +135,13 @@ async def health(service: ServiceDep) -> Health:
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")
 async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
-    return catalogue(service.resolver.base, service.resolver.llms, service.resolver.any_llm)
+    return catalogue(service.resolver.base, service.resolver.llms, service.resolver.any_llm,
+                     service.config.caps)
 
 
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
-async def verify(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> Verdict:
-    settings = _settings_for(service, body)
+async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> Verdict:
+    settings = _settings_for(service, body, who)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)
     try:
@@ -140,8 +158,8 @@ async def verify(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> Verd
                               "description": "One SSE event per trace event (run_started, turn_started, "
                                              "answer, score, round, verdict, ...), then `result` with the "
                                              "verdict JSON, or `error`."}})
-async def verify_stream(body: VerifyRequest, service: ServiceDep, _: CallerDep) -> StreamingResponse:
-    settings = _settings_for(service, body)
+async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    settings = _settings_for(service, body, who)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)  # held for the life of the stream
 
@@ -172,7 +190,7 @@ async def batch_options(request: Request) -> VerifyOptions:
                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
 async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
                        options: Annotated[VerifyOptions, Depends(batch_options)]) -> BatchStatus:
-    settings = _settings_for(service, options)
+    settings = _settings_for(service, options, who)
     try:
         text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -76,3 +76,13 @@ class RateLimiter:
             bucket.tokens -= 1
             return 0.0
         return (1 - bucket.tokens) / self.rate
+
+    def charge(self, client: str, tokens: float, now: float | None = None) -> None:
+        """Take ``tokens`` more from ``client`` (negative: give them back), never refusing: for a request whose
+        cost is known only as it runs. The bucket may go below zero; the client then waits until it refills."""
+        if self.rate <= 0 or not tokens:
+            return
+        now = time.monotonic() if now is None else now
+        bucket = self._buckets.setdefault(client, _Bucket(self.capacity, now))
+        bucket.tokens = min(self.capacity, bucket.tokens + (now - bucket.updated) * self.rate - tokens)
+        bucket.updated = now

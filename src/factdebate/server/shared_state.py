@@ -69,6 +69,20 @@ class SharedState:
 
         return self.db.write("rate", take)
 
+    def charge_tokens(self, client: str, tokens: float, rate: float, capacity: float,
+                      now: float | None = None) -> None:
+        """Take ``tokens`` more (negative: give back) without refusing; the bucket may go below zero."""
+        now = time.time() if now is None else now
+
+        def charge(db: Cursor) -> None:
+            row = db.execute("SELECT tokens, updated FROM rate_buckets WHERE client = ?", (client,)).fetchone()
+            held = capacity if row is None else row[0] + max(0.0, now - row[1]) * rate
+            db.execute("INSERT INTO rate_buckets (client, tokens, updated) VALUES (?, ?, ?) ON CONFLICT (client) "
+                       "DO UPDATE SET tokens = excluded.tokens, updated = excluded.updated",
+                       (client, min(capacity, held - tokens), now))
+
+        self.db.write("rate", charge)
+
     # -- debates in progress --------------------------------------------------------------------------
     def acquire_slot(self, limit: int) -> str | None:
         """A slot id while fewer than ``limit`` debates run across all processes, else None."""
@@ -111,3 +125,7 @@ class SharedRateLimiter:
         if self.rate <= 0:
             return 0.0
         return self.state.take_token(self.prefix + client, self.rate, self.capacity, now)
+
+    def charge(self, client: str, tokens: float, now: float | None = None) -> None:
+        if self.rate > 0 and tokens:
+            self.state.charge_tokens(self.prefix + client, tokens, self.rate, self.capacity, now)

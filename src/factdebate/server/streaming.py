@@ -9,9 +9,10 @@ frames go out at once, so a verdict is never delayed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from factdebate.core.errors import FactDebateError
@@ -85,7 +86,8 @@ class _Relay:
         self.pinger.cancel()
 
 
-async def debate_events(run: RunFn, ping_seconds: float = 15.0, flush_seconds: float = 0.01) -> AsyncIterator[str]:
+async def debate_events(run: RunFn, ping_seconds: float = 15.0,
+                        flush_seconds: float = 0.01) -> AsyncGenerator[str, None]:
     """Runs the debate in a task and relays its events; the task is cancelled if the client goes away."""
     relay = _Relay(ping_seconds)
     task = asyncio.ensure_future(run([relay.sink]))
@@ -107,6 +109,22 @@ async def debate_events(run: RunFn, ping_seconds: float = 15.0, flush_seconds: f
         relay.close()
         if not task.done():
             task.cancel()
+
+
+async def debate_stream(run: RunFn, ping_seconds: float = 15.0,
+                        flush_seconds: float = 0.01) -> AsyncGenerator[bytes, None]:
+    """:func:`debate_events` as the bytes a response writes. Whatever happens, the stream ends with
+    ``result`` or ``error``: text no UTF-8 socket can carry (a lone surrogate) is replaced rather than
+    left to fail the write, and a fault in making a frame becomes an ``error`` event."""
+    try:
+        # aclosing: when the response closes this stream, the events' generator is closed at once too,
+        # which cancels the debate (not whenever the generator is collected).
+        async with contextlib.aclosing(debate_events(run, ping_seconds, flush_seconds)) as events:
+            async for text in events:
+                yield text.encode("utf-8", "replace")
+    except Exception as exc:  # the caller learns the run failed; the details go to the server log
+        log.error("debate stream failed", exc_info=exc)
+        yield sse("error", error_payload(exc)).encode("utf-8", "replace")
 
 
 def _frame(event: dict[str, Any]) -> str | None:

@@ -26,9 +26,15 @@ class LLMSettings(_Strict):
     roles: dict[str, str] = Field(default_factory=dict)
     temperature: float = 0.0
     concurrency: int | None = None  # None: what the backend says it can serve
+    # Requests in flight to one model server (base URL) at once, all roles, agents and claims of the
+    # process together; the rest wait their turn, which counts against no timeout. None: 1 for a server on
+    # this machine (a local server may serve one at a time), 64 for any other (llm/in_flight.py).
+    max_in_flight: int | None = Field(default=None, ge=1, le=1024)
     retries: int = Field(default=16, ge=1, le=100)  # most tries per call (first included)
-    retry_budget: float = Field(default=120.0, gt=0)  # seconds one call may spend on tries and waits
-    timeout: float = 120.0
+    # Seconds one call's retries may spend: the waits and the tries after the first (the first try is
+    # bounded by ``timeout`` alone, so a timed-out call is still tried again).
+    retry_budget: float = Field(default=120.0, gt=0)
+    timeout: float = 120.0  # seconds per try
     cache: bool = True
     # How an OpenAI-compatible server is asked to constrain answers (labels, query formats, JSON):
     # auto (ask the server what it is), grammar (llama.cpp server), guided (vLLM), json_schema
@@ -117,6 +123,8 @@ class ResponseSettings(_Strict):
                                                 "the papers do) or extract claims anew (extract).")
     claim_concurrency: int = Field(default=4, ge=1, le=64, description="Claims of one response checked at once.")
     max_response_chars: int = Field(default=20000, ge=100, description="Longest response accepted.")
+    max_question_chars: int = Field(default=2000, ge=10, description="Longest question (the one the response "
+                                    "answers) accepted.")
 
 
 class Settings(_Strict):

@@ -48,6 +48,8 @@ def shared_options() -> list[Option]:
         _shared("scorer_llm", ("llm", "scorer"), LLMSettings, "Scorer model (default: the debater's)."),
         _shared("temperature", ("llm", "temperature"), LLMSettings, "Sampling temperature.", public=False),
         _shared("cache", ("llm", "cache"), LLMSettings, "Reuse cached LLM answers.", public=False),
+        _shared("llm_max_in_flight", ("llm", "max_in_flight"), LLMSettings, "Most requests in flight to one "
+                "model server at once (default: 1 on this machine, 64 elsewhere).", public=False),
         _shared("search", ("retrieval", "search"), RetrievalSettings,
                 "Search engine of the search agent: local, tavily, wikipedia."),
         _shared("corpus", ("retrieval", "corpus"), RetrievalSettings,

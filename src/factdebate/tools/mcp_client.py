@@ -4,7 +4,11 @@ The SDK's transports are context managers that must be entered and left by the s
 debate calls tools from many tasks. So one background task owns the connection: it opens the transport
 and the session, signals that it is ready, and closes both when the toolset is closed. Calls from any
 task of the same event loop go through the session it holds. Each call has a timeout; a timeout, a
-transport failure and an error reported by the tool all come back as an error observation."""
+transport failure and an error reported by the tool all come back as an error observation.
+
+A result also says when the server itself is gone rather than the call (``ToolResult.fault``): the
+connection closed (the process died), or a call timed out and the server then did not answer a ping
+either (it hangs). Whoever owns the toolset may then close it and open it again (MERMAID's toolbox does)."""
 
 from __future__ import annotations
 
@@ -15,6 +19,9 @@ from typing import Any, Self
 from factdebate.core.errors import FactDebateError, MissingDependencyError
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema
+
+CONNECTION_CLOSED = -32000  # the MCP SDK's error code for a transport that ended (mcp.types.CONNECTION_CLOSED)
+PING_SECONDS = 5.0  # after a timed-out call, how long a live server has to answer a ping
 
 
 class MCPToolset:
@@ -101,19 +108,46 @@ class MCPToolset:
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         try:
             session = self._open_session()
+        except FactDebateError as exc:
+            return ToolResult(f"{self.name}/{name} failed: {exc}", is_error=True, fault=str(exc))
+        try:
             result = await asyncio.wait_for(session.call_tool(name, arguments), self.config.timeout)
         except TimeoutError:
-            return ToolResult(f"{self.name}/{name} timed out after {self.config.timeout:g} s", is_error=True)
+            text = f"{self.name}/{name} timed out after {self.config.timeout:g} s"
+            return ToolResult(text, is_error=True, fault=await self._hangs(session), timed_out=True)
         except Exception as exc:  # transport or protocol failure: an observation, not a crash
-            return ToolResult(f"{self.name}/{name} failed: {exc}", is_error=True)
+            text = f"{self.name}/{name} failed: {exc}"
+            return ToolResult(text, is_error=True, fault=_fault(exc))
         text = "\n".join(str(getattr(block, "text", "")) for block in result.content if hasattr(block, "text"))
         return ToolResult(text, is_error=bool(result.is_error), data=result.structured_content)
+
+    async def _hangs(self, session: Any) -> str | None:
+        """After a timed-out call: why the server is to be replaced (it answers no ping), or ``None`` when it
+        is alive and only that call was slow."""
+        wait = min(PING_SECONDS, self.config.timeout)
+        try:
+            await asyncio.wait_for(session.send_ping(), wait)
+        except TimeoutError:
+            return f"a call timed out after {self.config.timeout:g} s and a ping got no answer within {wait:g} s"
+        except Exception as exc:
+            return _fault(exc) or f"a ping failed: {exc}"
+        return None
 
     def _open_session(self) -> Any:
         if self._session is None:
             reason = f": {self._failure}" if self._failure else ""
             raise FactDebateError(f"MCP server '{self.name}' is not open{reason}")
         return self._session
+
+
+def _fault(exc: Exception) -> str | None:
+    """Why a failed call means the server is gone, or ``None`` for an error a live server answered with (an
+    unknown tool, bad arguments)."""
+    error = getattr(exc, "error", None)
+    code = getattr(error, "code", None)
+    if code is None:  # not an answer over MCP: the transport itself failed
+        return f"the connection failed: {causes(exc)}"
+    return f"the connection closed: {exc}" if code == CONNECTION_CLOSED else None
 
 
 def causes(exc: BaseException) -> str:

@@ -22,6 +22,10 @@ class ToolResult:
     is_error: bool = False
     documents: list[Document] = field(default_factory=list)  # passages, when the tool retrieves
     data: Any = None  # structured content, when the tool returns some
+    # Set when the server itself failed (its process died, it hangs), not only this call: why. The
+    # toolset's owner may restart it (MERMAID's toolbox does, within its start budget).
+    fault: str | None = None
+    timed_out: bool = False  # the call got no answer in time
 
 
 @runtime_checkable

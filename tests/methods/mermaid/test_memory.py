@@ -11,6 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from factdebate.cli.main import app
 from factdebate.core.types import Label
 from factdebate.memory import EvidenceMemory
 from factdebate.run.claim import run_claim
@@ -47,7 +50,7 @@ async def test_second_claim_about_the_same_entity_needs_no_search(tmp_path: Path
     assert "Evidence remembered" in second_steps and "search_facts" in second_steps
     assert verdicts[1].rounds[0].turns[0].evidence[0].id.startswith("memory:")
     stored = EvidenceMemory(path, namespace="builtin").show("France")
-    assert stored and stored[0].tool == "search_facts" and stored[0].query == "capital of France"
+    assert stored and stored[0].tool == "search_facts" and stored[0].source == "https://facts.example/france"
 
 
 async def test_only_evidence_naming_an_entity_is_stored(tmp_path: Path) -> None:
@@ -122,3 +125,20 @@ async def test_an_eval_passes_each_claims_date_to_the_tools(tmp_path: Path) -> N
     await execute(plan, resources, concurrency=1, progress=False)
     dates = {call[1]["query"]: call[1].get("search_before") for call in toolset.calls}
     assert dates == {"capital of France": "2020-10-31", "capital of Norway": "2019-01-02"}
+
+
+async def test_memory_commands_see_what_the_method_stored_without_namespace_flags() -> None:
+    """The method and `factdebate memory` share one default namespace (the corpus name) and one default
+    file: clearing before an evaluation clears what the method stored."""
+    toolset = FactToolset(FACTS)
+    resources, _ = await mermaid_resources(capital_policy, toolset, memory="on", memory_semantic=False)
+    async with resources:
+        await run_claim("Paris is the capital of France", resources.settings, resources)
+    runner = CliRunner()
+    listed = runner.invoke(app, ["memory", "ls", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert {row["entity"] for row in json.loads(listed.stdout)} == {"Paris", "France"}
+    assert "namespace 'builtin'" in listed.stderr
+    cleared = runner.invoke(app, ["memory", "clear", "--yes"])
+    assert cleared.exit_code == 0 and "removed 2 record(s)" in cleared.stderr, cleared.output
+    assert json.loads(runner.invoke(app, ["memory", "ls", "--json"]).stdout) == []

@@ -125,15 +125,20 @@ async def test_unknown_and_failing_tools_are_observations() -> None:
         if call.round == 2:
             assert "unknown tool 'google_it'" in text and "search_facts" in text
             return action("explode", "Paris")
-        assert "error: the archive is closed" in text
+        if call.round == 3:
+            assert "error: the archive is closed" in text
+            return action("search_facts", "capital of France")
         return answer("True")
 
+    # One call of the two that reached a server brought evidence: the claim keeps its verdict (had both
+    # failed, it would be an error: tests/methods/mermaid/test_faults.py).
     verdict, _, toolset, events = await verify(replies)
     assert verdict.label == Label.SUPPORTS
     steps = verdict.rounds[0].turns[0].steps
     assert steps[0].observation.startswith("error: unknown tool") and steps[0].evidence == []
-    assert toolset.calls == [("explode", {"query": "Paris", "k": 3})]
-    assert verdict.usage.tool_calls == 1  # the unknown name never reached a server
+    assert toolset.calls == [("explode", {"query": "Paris", "k": 3}),
+                             ("search_facts", {"query": "capital of France", "k": 3})]
+    assert verdict.usage.tool_calls == 2  # the unknown name never reached a server
     assert [e["tool"] for e in events if e["event"] == "tool_error"] == ["google_it", "explode"]
 
 

@@ -53,7 +53,8 @@ class DPDSettings(MethodSettings):
     evidence_sentences: int = Field(default=10, ge=1, le=50, description="Summarization: article sentences "
                                     "closest to each claim that become its evidence.")
     speculate: bool = Field(default=False, description="Start the next round's teams while the judges "
-                            "deliberate (kept if the state guess holds and the debate goes on).")
+                            "deliberate (kept if the state guess holds and the debate goes on).",
+                            json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
 
     @field_validator("judges")
     @classmethod

@@ -27,7 +27,7 @@ class MemoryRecalled(Where):
 
     event: Literal["memory_recall"] = "memory_recall"
     entities: list[str] = Field(default_factory=list)
-    hits: list[dict[str, Any]] = Field(default_factory=list)  # entity, stored_entity, match, score, tool, text
+    hits: list[dict[str, Any]] = Field(default_factory=list)  # entity, stored_entity, match, score, tool, source, text
     mode: str = "on"
 
 
@@ -36,9 +36,13 @@ class MemoryWritten(Where):
 
     event: Literal["memory_write"] = "memory_write"
     entities: list[str] = Field(default_factory=list)
-    records: list[dict[str, Any]] = Field(default_factory=list)  # entity, tool, query, source, text
+    records: list[dict[str, Any]] = Field(default_factory=list)  # entity, tool, source, text
     added: int = 0  # new records (the rest refreshed ones already stored)
     skipped: str = ""  # why nothing was written (readonly, no entities...)
+    # Passages the leak guard would not store (they read as an answer or a label): entity, tool, source, text,
+    # reason.
+    not_stored: list[dict[str, Any]] = Field(default_factory=list)
+    error: str = ""  # why the write failed (locked, disk full...); the verdict stands and carries a warning
 
 
 EVENTS = (Decomposed, MemoryRecalled, MemoryWritten)

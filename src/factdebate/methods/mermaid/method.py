@@ -12,22 +12,20 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from factdebate.core.claim_context import search_before
-from factdebate.core.events import (
-    StepTaken,
-    ToolError,
-    doc_refs,
-)
+from factdebate.core.errors import ConfigError, IndexError_
+from factdebate.core.events import StepTaken, ToolError, doc_refs
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.model import LLM
-from factdebate.memory.settings import MemorySettings
+from factdebate.memory.settings import NAMESPACE_PATTERN, MemorySettings, default_namespace, scoped_namespace
+from factdebate.memory.store import EvidenceMemory
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
@@ -41,8 +39,17 @@ from factdebate.methods.mermaid.executor import (
     ask_step,
     step_schema,
 )
-from factdebate.methods.mermaid.memory import Used, hit_record, memory_for, recall_documents, recall_text, write_used
+from factdebate.methods.mermaid.memory import (
+    Used,
+    checked_memory,
+    hit_record,
+    memory_for,
+    recall_documents,
+    recall_text,
+    write_used,
+)
 from factdebate.methods.mermaid.scripted import REPLIES
+from factdebate.methods.mermaid.start import ToolCallsFailed
 from factdebate.methods.mermaid.toolbox import (
     MANAGED_ARGS,
     SHIPPED,
@@ -51,6 +58,7 @@ from factdebate.methods.mermaid.toolbox import (
     coerce_input,
     input_hint,
     result_documents,
+    result_passages,
 )
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
@@ -60,7 +68,10 @@ if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
 ServerName = Literal["wikipedia", "search", "scholar"]
-_NAMESPACE_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
+# The memory's settings are the operator's: a caller of the service who could switch it on, choose its file,
+# namespace or TTL could write into, or read from, what other callers' verdicts recall.
+_OPERATOR: dict[str, Any] = {"operator_only": True}
+PREFLIGHT_WAIT_S = 2.0  # longest wait for a locked memory file while resources are built
 
 
 class MermaidSettings(MethodSettings):
@@ -76,16 +87,20 @@ class MermaidSettings(MethodSettings):
     wikipedia_online: bool = Field(default=False, description="Wikipedia tools on the live MediaWiki API "
                                    "instead of the indexed corpus.", json_schema_extra={"operator_only": True})
     memory: Literal["on", "off", "readonly"] = Field(
-        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.")
+        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
+        json_schema_extra=_OPERATOR)
     memory_path: str | None = Field(default=None, description="Memory database (default: "
-                                    "evidence_memory.sqlite in the data directory).",
-                                    json_schema_extra={"operator_only": True})
-    memory_namespace: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:-]{1,64}$",
-                                         description="Memory namespace (default: the corpus name).")
+                                    "evidence_memory.sqlite in the data directory).", json_schema_extra=_OPERATOR)
+    memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN, json_schema_extra=_OPERATOR,
+                                         description="Memory namespace (default: the corpus name; the "
+                                                     "service adds each API key's id).")
     memory_semantic: bool = Field(default=True, description="Also recall records close in meaning "
                                   "(MiniLM, threshold 0.45), not only exact entity keys.")
     memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
-                                          "this many days (default: never).")
+                                          "this many days (default: never).", json_schema_extra=_OPERATOR)
+    memory_busy_timeout_s: float = Field(default=30.0, gt=0, le=600, json_schema_extra=_OPERATOR,
+                                         description="Seconds to wait for a memory file another process "
+                                                     "holds locked before giving up on it.")
     observation_chars: int = Field(default=1200, ge=200, le=8000,
                                    description="Characters of each tool observation shown to the executor.")
 
@@ -109,12 +124,13 @@ def toolbox_key(settings: Settings, cfg: MermaidSettings) -> str:
                                           settings.retrieval.corpus])
 
 
-def memory_settings(settings: Settings, cfg: MermaidSettings) -> MemorySettings:
-    namespace = cfg.memory_namespace or "".join(c if c in _NAMESPACE_OK else "_" for c in
-                                                settings.retrieval.corpus)[:64] or "default"
+def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> MemorySettings:
+    """The memory MERMAID uses with ``settings``; the ``factdebate memory`` commands read the same one."""
+    cfg = cfg or Mermaid().cfg(settings)
+    namespace = cfg.memory_namespace or default_namespace(settings.retrieval.corpus)
     path = Path(cfg.memory_path) if cfg.memory_path else None
     return MemorySettings(mode=cfg.memory, path=path, namespace=namespace, ttl_days=cfg.memory_ttl_days,
-                          semantic=cfg.memory_semantic)
+                          semantic=cfg.memory_semantic, busy_timeout_s=cfg.memory_busy_timeout_s)
 
 
 @register
@@ -139,10 +155,50 @@ class Mermaid(Method[MermaidSettings]):
         wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()
         return wanted | ({"local"} if "search" in started else set())
 
+    def check(self, settings: Settings) -> None:
+        """Settings that leave the executor nothing to search are usage errors before any model call: no
+        tool server at all, or a corpus with no local index that the shipped servers would search (the
+        builtin corpus is indexed when its server starts)."""
+        from factdebate.corpus.builtin import BUILTIN_CORPUS
+        from factdebate.corpus.lexical import LexicalIndex
+
+        cfg = self.cfg(settings)
+        started = [name for name in cfg.servers if name not in settings.mcp_servers]
+        if not started and not settings.mcp_servers:
+            raise ConfigError("MERMAID has no tool servers: methods.mermaid.servers (--mermaid-servers) is empty "
+                              f"and no mcp_servers are configured; name one or more of {', '.join(SHIPPED)}")
+        searching = [name for name in started if name == "search" or (name == "wikipedia" and
+                                                                      not cfg.wikipedia_online)]
+        corpus = settings.retrieval.corpus
+        if searching and corpus != BUILTIN_CORPUS:
+            index = LexicalIndex(corpus)
+            if not index.exists():
+                raise IndexError_(f"no local search index for corpus '{corpus}' at {index.path}, which MERMAID's "
+                                  f"{' and '.join(searching)} tool server(s) would search: build it with "
+                                  f"`factdebate index PATH --corpus {corpus}`, or choose another --corpus")
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         decomposer = 2 if cfg.decomposer else 0
         return (2 if cfg.decomposer else 1), decomposer + 2 * cfg.max_steps + 2
+
+    def preflight(self, settings: Settings) -> None:
+        """The memory file opens (readonly: exists, is read-only), is a memory, and is not locked. The wait
+        for a lock is short here: resources may be built on the service's event loop, and a writer holds the
+        lock for milliseconds; the first claim checks again with the full wait, off the loop."""
+        memory = memory_settings(settings)
+        if memory.mode != "off":
+            wait = min(memory.busy_timeout_s, PREFLIGHT_WAIT_S)
+            checked_memory(memory.model_copy(update={"semantic": False, "busy_timeout_s": wait}))
+
+    def for_caller(self, settings: Settings, caller: str) -> Settings:
+        """Each caller of the service recalls only what its own claims stored: a namespace per API key id."""
+        cfg = self.cfg(settings)
+        if cfg.memory == "off":
+            return settings
+        namespace = scoped_namespace(memory_settings(settings, cfg).namespace, caller)
+        methods = {**settings.methods, self.name: cfg.model_copy(update={"memory_namespace": namespace})}
+        return settings.model_copy(update={"methods": methods})
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings
@@ -155,13 +211,13 @@ class Mermaid(Method[MermaidSettings]):
                                               lambda: build_toolbox(settings, list(cfg.servers),
                                                                     wikipedia_online=cfg.wikipedia_online))
             await toolbox.ready()
+            memory = await memory_for(resources, memory_settings(settings, cfg))  # so is a bad memory file
             if cfg.decomposer:
                 decomposition = await decompose(llm, claim)
             else:
                 decomposition = Decomposition(parsed=False)
                 emit(Decomposed(agent="decomposer", parsed=False, skipped=True))
             entities = decomposition.entities
-            memory = await memory_for(resources, memory_settings(settings, cfg))
             hits = await memory.arecall(entities) if memory is not None and entities else []
             if memory is not None:
                 emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
@@ -174,19 +230,17 @@ class Mermaid(Method[MermaidSettings]):
                                                    else decomposition.raw)])
             turn_started(turn, 1)
             used, failures, forced = await self._loop(context, llm, turn, settings.retrieval.k)
+            if context.calls and len(context.failed) == context.calls:
+                # Every call that reached a server failed: a verdict now would rest on error messages alone.
+                raise ToolCallsFailed(context.failed)
             answered(turn, 1)
             end_round(rnd, consensus=False, final=True)
-            if memory is not None:
-                if cfg.memory == "readonly" or not entities:
-                    emit(MemoryWritten(agent=AGENT, entities=entities,
-                                       skipped="read-only memory" if cfg.memory == "readonly"
-                                       else "no entities to key on"))
-                else:
-                    added, records = await write_used(memory, used, entities)
-                    emit(MemoryWritten(agent=AGENT, entities=entities, records=records, added=added))
+            warnings = await _remember(memory, cfg, used, entities)
             failures += int(cfg.decomposer and not decomposition.parsed)
-            return finish(claim, self.name, turn.label, "forced" if forced else "executor", [rnd],
-                          unparsed_turns=failures)
+            verdict = finish(claim, self.name, turn.label, "forced" if forced else "executor", [rnd],
+                             unparsed_turns=failures)
+            verdict.warnings += warnings
+            return verdict
 
     async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
         """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
@@ -239,10 +293,30 @@ class Mermaid(Method[MermaidSettings]):
                                round=number, error=result.text[:300] if result.is_error else None)
             if result.is_error:
                 emit(ToolError(tool=reply.tool, query=query, error=result.text[:300]))
+            if route is not None:
+                ctx.calls += 1
+                if result.is_error:
+                    ctx.failed.append((route.toolset.name, " ".join(result.text.split())[:300]))
         shown = {key: value for key, value in arguments.items() if key not in MANAGED_ARGS}
         step = Step(thought=reply.thought, tool=reply.tool, arguments=shown,
                     observation=_observation(result, docs, ctx.cfg.observation_chars), evidence=docs)
-        return step, [Used(d, reply.tool, query) for d in docs]
+        # The memory keeps retrieved passages only, not a result's plain text or notes (they can echo the model).
+        return step, [Used(d, reply.tool) for d in result_passages(result, reply.tool) or []]
+
+
+async def _remember(memory: EvidenceMemory | None, cfg: MermaidSettings, used: list[Used],
+                    entities: list[str]) -> list[str]:
+    """The write after the verdict; what it could not do comes back as warnings for the verdict."""
+    if memory is None:
+        return []
+    if cfg.memory == "readonly" or not entities:
+        emit(MemoryWritten(agent=AGENT, entities=entities,
+                           skipped="read-only memory" if cfg.memory == "readonly" else "no entities to key on"))
+        return []
+    written = await write_used(memory, used, entities)
+    emit(MemoryWritten(agent=AGENT, entities=entities, records=written.records, added=written.added,
+                       not_stored=written.not_stored, error=written.error))
+    return written.warnings()
 
 
 @dataclass
@@ -254,6 +328,8 @@ class _Context:
     cfg: MermaidSettings
     toolbox: Toolbox
     before: str | None = None
+    calls: int = 0  # tool calls that reached a server
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (server, error) of those that failed
 
     def prompt(self, name: str, steps: list[Step], remaining: int = 0) -> Prompt:
         tools = [_Tool(s.name, " ".join(s.description.split())[:300], input_hint(s)) for s in self.toolbox.schemas]

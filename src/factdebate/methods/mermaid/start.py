@@ -1,11 +1,16 @@
-"""What happens when MERMAID's tool servers fail to start.
+"""What happens when MERMAID's tool servers fail to start, die or hang.
 
 The toolbox is one service for a whole run (a batch, an eval run, a server process). A failed start is
 recorded once and reported to every claim it affects, as an error naming the server and the cause; the
 claims in between fail at once instead of starting the servers again. The start is tried again at most
-``attempts`` times in all, each only after ``wait`` seconds (doubling) since the last failure, so a cause
+``attempts`` times in a row, each only after ``wait`` seconds (doubling) since the last failure, so a cause
 that goes away (a server still indexing, a network blip) heals without a restart, and one that stays costs
-a bounded number of starts.
+a bounded number of starts. A server that died or hangs after a good start is started again under the same
+rule (its own record: one server's trouble does not hold back another's restart); a start that succeeds
+clears the count.
+
+A claim whose every tool call failed is an error (:class:`ToolCallsFailed`), never a verdict resting on
+error messages; a claim where some calls brought evidence keeps its verdict.
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ class StartRecord:
         log.warning("MERMAID's tools: start %d of %d failed: %s", self.attempts, self.policy.attempts, failure)
 
     def succeeded(self) -> None:
-        self.failure = None
+        self.failure, self.attempts = None, 0
 
     def error(self) -> ToolboxUnavailable:
         nxt = self._next_try()
@@ -77,3 +82,17 @@ class StartRecord:
                 else "no more tries in this run: fix the cause and start again")
         return ToolboxUnavailable(f"MERMAID's tools are unavailable: {self.failure} "
                                   f"(start {self.attempts} of {self.policy.attempts} failed; {when})")
+
+
+class ToolCallsFailed(FactDebateError):
+    """A claim whose every tool call failed: its verdict would rest on error messages alone."""
+
+    def __init__(self, failures: list[tuple[str, str]]) -> None:
+        causes: dict[str, list[str]] = {}
+        for server, text in failures:
+            shown = causes.setdefault(server, [])
+            if text not in shown:
+                shown.append(text)
+        named = "; ".join(f"server '{server}': {' | '.join(texts[:2])}" for server, texts in causes.items())
+        super().__init__(f"MERMAID's {len(failures)} tool call(s) all failed, so the claim has no evidence to be "
+                         f"judged on: {named}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sys
 import time
@@ -30,6 +31,7 @@ from factdebate.util.paths import data_dir
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
+log = logging.getLogger("factdebate.methods.mermaid.method")
 SHIPPED = ("wikipedia", "search", "scholar")
 _PASSED_PREFIXES = ("FACTDEBATE_", "HF_", "TRANSFORMERS_", "SENTENCE_TRANSFORMERS_", "XDG_")
 _PASSED_KEYS = ("TAVILY_API_KEY", "OPENALEX_API_KEY", "OPENALEX_MAILTO", "NCBI_API_KEY", "PYTHONPATH",
@@ -84,7 +86,8 @@ class Routed:
 class Toolbox:
     """Toolsets opened together; each tool is offered under its own name, or ``server.tool`` where two
     servers offer the same name. A service on Resources (opened once per batch or server); a failed start
-    is recorded and retried only as ``policy`` allows (mermaid_start.py)."""
+    is recorded and retried only as ``policy`` allows, and a server that died or hangs is started again
+    under the same policy (mermaid_start.py)."""
 
     def __init__(self, toolsets: list[Toolset], policy: StartPolicy | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -93,6 +96,11 @@ class Toolbox:
         self.starts = StartRecord(policy, clock)
         self._stack: contextlib.AsyncExitStack | None = None
         self._lock = asyncio.Lock()
+        # Restarts of servers that died after a good start, per toolset: their records, locks and how
+        # many times each was started again (so concurrent calls that saw one death restart it once).
+        self._restarts: dict[int, StartRecord] = {}
+        self._restart_locks: dict[int, asyncio.Lock] = {}
+        self._generations: dict[int, int] = {}
 
     async def aopen(self) -> None:
         """The first start, when the service is first asked for. A failure is recorded, not raised: the
@@ -128,6 +136,10 @@ class Toolbox:
                     listed.append((toolset, await toolset.list_tools()))
                 except Exception as exc:
                     raise ToolServerError(toolset.name, exc) from exc
+            if not any(tools for _, tools in listed):  # the executor would have nothing to gather evidence with
+                names = "', '".join(t.name for t in self.toolsets) or "none"
+                raise ToolServerError(names, ValueError(f"tool server '{names}' offers no tools: MERMAID's "
+                                                        "executor would have nothing to gather evidence with"))
         except BaseException:
             await stack.aclose()
             raise
@@ -141,6 +153,30 @@ class Toolbox:
                 shown = tool.name if counts[tool.name] == 1 else f"{toolset.name}.{tool.name}"
                 self.routes[shown] = Routed(toolset, tool.name,
                                             ToolSchema(shown, tool.description, tool.parameters))
+
+    async def _restart(self, toolset: Toolset, generation: int, fault: str) -> str | None:
+        """Start a server that died or hangs again: ``None`` once it is open, else why it is not (its own
+        start record decides when a failed restart may be tried again). Concurrent calls that saw the same
+        death restart it once."""
+        key = id(toolset)
+        async with self._restart_locks.setdefault(key, asyncio.Lock()):
+            if self._generations.get(key, 0) != generation:
+                return None  # another call started it again meanwhile
+            record = self._restarts.setdefault(key, StartRecord(self.starts.policy, self.starts.clock))
+            if not record.may_try():
+                return str(record.error())
+            log.warning("MERMAID's tools: server '%s' is gone (%s); starting it again", toolset.name, fault)
+            record.started()
+            try:
+                with contextlib.suppress(Exception):
+                    await toolset.__aexit__(None, None, None)
+                await toolset.__aenter__()
+            except Exception as exc:
+                record.failed(ToolServerError(toolset.name, exc))
+                return str(record.error())
+            record.succeeded()
+            self._generations[key] = generation + 1
+            return None
 
     async def aclose(self) -> None:
         stack, self._stack = self._stack, None
@@ -164,7 +200,18 @@ class Toolbox:
             args["k"] = k
         if search_before and "search_before" in properties:
             args["search_before"] = search_before
-        return await route.toolset.call_tool(route.name, args)
+        toolset = route.toolset
+        generation = self._generations.get(id(toolset), 0)
+        result = await toolset.call_tool(route.name, args)
+        if result.fault is None:
+            return result
+        problem = await self._restart(toolset, generation, result.fault)
+        if problem is not None:
+            return ToolResult(f"{result.text} ({problem})", is_error=True, fault=result.fault,
+                              timed_out=result.timed_out)
+        # A call that met a dead server is tried once on the new one; one that hung it is not (it may hang
+        # the new one too, and each try costs the whole timeout).
+        return result if result.timed_out else await toolset.call_tool(route.name, args)
 
 
 def build_toolbox(settings: Settings, servers: list[str], *, wikipedia_online: bool = False,
@@ -214,30 +261,42 @@ def coerce_input(schema: ToolSchema, value: Any) -> dict[str, Any]:
 
 
 def result_documents(result: ToolResult, tool: str, query: str) -> list[Document]:
-    """Passages a result holds: search results (``results``/``related``), a page's summary, text, facts or
-    section summary; otherwise the text itself. Errors hold none."""
+    """What the executor is shown of a result: its passages, or else the result's text itself. Errors hold
+    none."""
+    if result.is_error:
+        return []
+    passages = result_passages(result, tool)
+    if passages is not None:
+        return passages
+    text = result.text.strip()
+    return [_doc(tool, text, f"mcp:{tool}")] if text else []
+
+
+def result_passages(result: ToolResult, tool: str) -> list[Document] | None:
+    """The retrieved passages a result holds: search results (``results``/``related``), a page's summary,
+    text or facts, or the documents of an in-process toolset; ``None`` when it has no such fields (plain
+    text, a page's headings). Only these are evidence the memory may keep: a result's ``notes``, its other
+    fields and plain text (which can echo what the model asked for) are not."""
     if result.is_error:
         return []
     if result.documents:
         return result.documents
     data = result.data if isinstance(result.data, dict) else _json(result.text)
+    if not isinstance(data, dict):
+        return None
     docs: list[Document] = []
-    if isinstance(data, dict):
-        for key in ("results", "related"):
-            for item in data.get(key) or []:
-                if isinstance(item, dict) and str(item.get("text") or "").strip():
-                    docs.append(_doc(str(item.get("title") or tool), str(item["text"]),
-                                     str(item.get("source") or ""), float(item.get("score") or 0.0)))
-        title, source = str(data.get("title") or ""), str(data.get("source") or "")
-        for key in ("summary", "text"):
-            if isinstance(data.get(key), str) and data[key].strip():
-                docs.append(_doc(title or tool, data[key], source))
-        if isinstance(data.get("facts"), list) and data["facts"]:
-            docs.append(_doc(title or tool, " ".join(str(f) for f in data["facts"]), source))
-        if docs or any(key in data for key in ("results", "related")):
-            return docs
-    text = result.text.strip()
-    return [_doc(tool, text, f"mcp:{tool}")] if text else []
+    for key in ("results", "related"):
+        for item in data.get(key) or []:
+            if isinstance(item, dict) and str(item.get("text") or "").strip():
+                docs.append(_doc(str(item.get("title") or tool), str(item["text"]),
+                                 str(item.get("source") or ""), float(item.get("score") or 0.0)))
+    title, source = str(data.get("title") or ""), str(data.get("source") or "")
+    for key in ("summary", "text"):
+        if isinstance(data.get(key), str) and data[key].strip():
+            docs.append(_doc(title or tool, data[key], source))
+    if isinstance(data.get("facts"), list) and data["facts"]:
+        docs.append(_doc(title or tool, " ".join(str(f) for f in data["facts"]), source))
+    return docs if docs or any(key in data for key in ("results", "related")) else None
 
 
 def _doc(title: str, text: str, source: str, score: float = 0.0) -> Document:

@@ -56,7 +56,7 @@
       const item = el("li");
       const how = r.match && r.match !== "exact" ? " (" + r.match + " " + Number(r.score).toFixed(2) + ")" : "";
       item.append(el("span", "doc-title", (r.stored_entity || r.entity || "") + how),
-        el("span", "doc-source", " " + (r.tool || "") + (r.query ? ": " + r.query : "")));
+        el("span", "doc-source", " " + (r.tool || "") + (r.source ? ": " + r.source : "")));
       if (r.text) item.append(el("p", "muted", r.text));
       list.append(item);
     });
@@ -72,6 +72,9 @@
   function write(view, ev) {
     const part = slot(view, "write", "memory written");
     if (ev.skipped) { part.append(el("p", "muted", "nothing written: " + ev.skipped)); return; }
+    if (ev.error) part.append(el("p", "muted", "not written: " + ev.error));
+    if ((ev.not_stored || []).length) part.append(el("p", "muted", ev.not_stored.length + " passage(s) not stored: "
+      + ev.not_stored[0].reason));
     part.append(el("p", "muted", (ev.added || 0) + " new record(s)"));
     records(part, ev.records || [], "no used evidence named the claim's entities");
   }
