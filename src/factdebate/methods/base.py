@@ -149,7 +149,7 @@ class Method(Generic[S]):
         return settings
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: every registered method defines run()
 
     async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
                          sinks: list[EventSink] | None,

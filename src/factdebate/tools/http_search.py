@@ -35,4 +35,4 @@ class HttpSearchTool:
         return (await self._fetch(query, k))[:k]
 
     async def _fetch(self, query: str, k: int) -> list[Document]:
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: each client writes its request
