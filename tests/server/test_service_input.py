@@ -106,7 +106,7 @@ def test_cli_question_is_checked_before_any_model_call(capsys: pytest.CaptureFix
 
 
 def test_python_api_refuses_a_bad_question() -> None:
-    from factdebate.response_level import check_response
+    from factdebate.api import check_response
 
     with pytest.raises(InputError, match="question"):
         check_response(TEXT, question="x\ud800", llm="scripted:agree", method="single", cache=False)
