@@ -18,3 +18,4 @@ test: setup
 lint:
 	.venv/bin/ruff check src tests benchmarks
 	.venv/bin/mypy
+	.venv/bin/lint-imports

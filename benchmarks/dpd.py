@@ -26,10 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scripted_claim import timed_claim
-from factdebate.config import load_settings
+from factdebate.core.types import Verdict
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
-from factdebate.types import Verdict
+from factdebate.settings.load import load_settings
 
 
 def critical_path_calls(verdict: Verdict) -> int:
@@ -79,7 +79,8 @@ def main() -> None:
     if args.speculate:
         print(verdict.explanation.splitlines()[-1])
     print(f"judged_rounds={judged} label={verdict.label} consensus={verdict.consensus} "
-          f"llm_calls={verdict.usage.llm_calls} critical_path_calls={path} latency={args.latency}s")
+          f"llm_calls={verdict.usage.llm_calls} speculative_calls={verdict.usage.speculative_calls} "
+          f"critical_path_calls={path} latency={args.latency}s")
     print(f"concurrent_wall={wall:.3f}s bound={bound:.3f}s sequential_wall={seq:.3f}s "
           f"speedup_vs_sequential={seq / wall:.2f}")
     print("by role (calls, prompt tokens, completion tokens per claim; scripted tokens are words):")

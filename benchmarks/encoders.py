@@ -17,9 +17,10 @@ import numpy as np
 
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk_document
-from factdebate.embeddings import Embedder, get_embedder
+from factdebate.corpus.milvus import MilvusStore
+from factdebate.embeddings import get_embedder
+from factdebate.embeddings.minilm import Embedder
 from factdebate.eval.countries import generate
-from factdebate.tools.rag import MilvusStore
 
 HELD_OUT = 200
 

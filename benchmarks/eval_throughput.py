@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.orchestration import critical_path_calls
 from benchmarks.scripted_claim import scripted_resources
-from factdebate.config import load_settings
+from factdebate.core.types import Verdict
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
-from factdebate.types import Verdict
+from factdebate.settings.load import load_settings
 
 
 async def run(concurrency: int, claims: int, latency: float, workdir: Path) -> tuple[float, float, int]:

@@ -27,10 +27,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.api import build_resources, settings_from
-from factdebate.batch import ClaimItem, run_batch
-from factdebate.config import Settings
 from factdebate.llm.openai_compat import OpenAIBackend
+from factdebate.run.batch import ClaimItem, run_batch
+from factdebate.run.build import build_resources
+from factdebate.settings.load import settings_from
+from factdebate.settings.model import Settings
 from tests.fake_openai import GARBAGE, Failure, FakeOpenAI
 
 

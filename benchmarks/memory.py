@@ -27,13 +27,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from factdebate.api import build_resources, run_claim
-from factdebate.config import load_settings
 from factdebate.eval.datasets import Sample, load_dataset
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods.mermaid_memory import names_entity
+from factdebate.methods.mermaid.memory import names_entity
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 
 FACTCHECK_BENCH = Path(__file__).resolve().parents[2] / "shared/datasets/factcheck_bench/fire_data.jsonl"
 _SPAN = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of|the|de|da|von|and|van)?\s*[A-Z][\w'’.-]*)*")

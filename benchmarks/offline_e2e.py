@@ -12,7 +12,9 @@ import asyncio
 import statistics
 import time
 
-from factdebate.api import build_resources, run_claim, settings_from
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import settings_from
 
 CLAIMS = [
     "The Eiffel Tower is located in Rome.",

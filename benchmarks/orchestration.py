@@ -23,12 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scripted_claim import timed_claim
-from factdebate.config import load_settings
+from factdebate.core.types import Verdict
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
-from factdebate.types import Verdict
+from factdebate.settings.load import load_settings
 
 
 def critical_path_calls(verdict: Verdict) -> int:

@@ -34,14 +34,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from factdebate.core.types import Document
+from factdebate.corpus import milvus as rag
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.corpus.chunking import chunk_documents
 from factdebate.corpus.indexing import index_corpus
 from factdebate.embeddings import get_embedder
-from factdebate.tools import rag
 from factdebate.tools.base import Tool
-from factdebate.tools.lexical import LocalSearchTool
-from factdebate.types import Document
+from factdebate.tools.local_search import LocalSearchTool
 
 
 def percentile(values: list[float], q: float) -> float:

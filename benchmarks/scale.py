@@ -26,9 +26,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.batch import read_claims, run_batch
-from factdebate.config import Settings, load_settings
+from factdebate.run.batch import read_claims, run_batch
 from factdebate.scale.pool import RayPool
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
 from tests.scale.support import records, static_resources, write_claims
 
 

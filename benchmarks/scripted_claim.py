@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from factdebate.api import build_resources, run_claim
-from factdebate.config import Settings
+from factdebate.core.types import Verdict
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.resources import Resources
-from factdebate.types import Verdict
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.model import Settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 CLAIM = "Paris is the capital of France"

@@ -48,7 +48,7 @@ def start_server(port: int, args: argparse.Namespace, workdir: Path) -> subproce
     (workdir / "service.yaml").write_text(json.dumps(service))
     env = {**os.environ, "FACTDEBATE_API_KEYS": KEY, "FACTDEBATE_DATA_DIR": str(workdir),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    command = [sys.executable, "-m", "factdebate.cli", "serve", "--port", str(port), "--log-level", "warning",
+    command = [sys.executable, "-m", "factdebate.cli.main", "serve", "--port", str(port), "--log-level", "warning",
                "--config", str(workdir / "settings.yaml"), "--service-config", str(workdir / "service.yaml")]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -153,7 +153,9 @@ async def core_baseline(args: argparse.Namespace) -> None:
     """The same debates through the library alone, without HTTP: the part of the ratio that is not the
     service's (the Python work of the debates themselves)."""
     os.environ["FACTDEBATE_DATA_DIR"] = tempfile.mkdtemp(prefix="fd-bench-core-")
-    from factdebate.api import build_resources, run_claim, settings_from
+    from factdebate.run.build import build_resources
+    from factdebate.run.claim import run_claim
+    from factdebate.settings.load import settings_from
 
     settings = settings_from({"llm": f"scripted:disagree@{args.latency}", "agents": ["none", "none"],
                               "rounds": args.rounds, "scoring": args.scoring, "cache": False})

@@ -17,9 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from factdebate.api import build_resources, run_claim
-from factdebate.config import load_settings
-from factdebate.types import Verdict
+from factdebate.core.types import Verdict
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 
 CLAIMS = [
     "Paris is the capital of France.",

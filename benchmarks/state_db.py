@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from factdebate.batch import ClaimItem
+from factdebate.run.batch import ClaimItem
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.shared_state import SharedState
 

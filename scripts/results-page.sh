@@ -46,7 +46,7 @@ common_n() {  # claims finished by every method of one dataset
   .venv/bin/python - "$RUNS/$1" "${METHODS[@]}" <<'PY'
 import sys
 from pathlib import Path
-from factdebate.batch import finished_ids
+from factdebate.run.batch import finished_ids
 root = Path(sys.argv[1])
 print(min(len(finished_ids(root / m / "results.jsonl")) for m in sys.argv[2:]))
 PY

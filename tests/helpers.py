@@ -9,13 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.api import build_resources
-from factdebate.config import Settings, load_settings
+from factdebate.core.types import Document
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.resources import Resources
-from factdebate.types import Document
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -91,7 +92,7 @@ def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, 
     """The one test builder: every role on one scripted backend, static tools, the bag-of-words encoder.
     ``sections`` are nested settings overrides, e.g. ``methods={"mad": {"rounds": 2}}``."""
     # Speculative rounds are off unless a test asks for them: tests count the calls and searches each round
-    # makes, and a speculative round makes some that are then discarded (tests/methods/test_speculation.py).
+    # makes, and a speculative round makes some that are then discarded (tests/methods/kit/test_speculation.py).
     methods = {name: {"speculate": False} for name in ("tool-mad", "mad")}
     for name, values in (sections.pop("methods", None) or {}).items():
         methods[name] = {**methods.get(name, {}), **values}

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.types import Document, JudgeDecision, Judgement, Label, Round, Step, Turn, Usage, Verdict
-from factdebate.version import __version__ as __version__
+from factdebate.core.types import Document, JudgeDecision, Judgement, Label, Round, Step, Turn, Usage, Verdict
+from factdebate.core.version import __version__ as __version__
 
 __all__ = ["Document", "JudgeDecision", "Judgement", "Label", "Round", "Step", "Turn", "Usage", "Verdict", "averify",
            "verify"]

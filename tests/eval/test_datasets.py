@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.eval.countries import _world, generate, mentions
 from factdebate.eval.datasets import describe, load_dataset, select
+from tests.paths import SHARED as SHARED_DIR
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+SHARED = SHARED_DIR / "datasets"
 
 
 def jsonl(path: Path, rows: list[Any]) -> str:

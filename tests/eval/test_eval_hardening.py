@@ -10,7 +10,7 @@ import pytest
 
 from factdebate.eval.datasets import load_dataset
 from factdebate.eval.summary import summarize
-from tests.test_exit_codes import call
+from tests.cli.test_exits import call
 
 SCRIPTED = ["--llm", "scripted:agree", "--agents", "none,none", "--no-cache", "--no-scoring"]
 

@@ -9,16 +9,17 @@ from pathlib import Path
 import httpx
 import respx
 
-from factdebate.config import load_settings
+from factdebate.core.types import Document
 from factdebate.eval.medical import ScholarPipeline, parse_keywords
 from factdebate.eval.runner import execute, make_plan
 from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
+from factdebate.settings.load import load_settings
 from factdebate.tools.openalex import OpenAlexTool
-from factdebate.types import Document
 from tests.eval.support import resources_for
 from tests.helpers import StaticTool
+from tests.paths import FIXTURES
 
 ABSTRACTS = [Document(id=f"W{i}", title=f"Paper {i}", text=f"Long abstract {i}. " * 40) for i in range(5)]
 
@@ -55,7 +56,7 @@ async def test_pipeline_falls_back_to_the_query_when_no_keywords() -> None:
 
 async def test_pipeline_over_the_real_openalex_client_on_a_recorded_response(
         respx_mock: respx.MockRouter) -> None:
-    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "http" / "openalex_works.json"
+    fixture = FIXTURES / "http" / "openalex_works.json"
     route = respx_mock.get("https://api.openalex.org/works").mock(
         return_value=httpx.Response(200, json=json.loads(fixture.read_text())))
 

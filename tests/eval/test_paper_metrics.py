@@ -15,7 +15,7 @@ from factdebate.eval.runner import Plan, execute
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from tests.helpers import resources_for
-from tests.methods.test_dpd import ballot
+from tests.methods.dpd.test_method import ballot
 
 
 def test_positive_class_counts_unparsed_as_a_miss_and_wrong() -> None:

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from factdebate.batch import finished_ids
-from factdebate.config import load_settings
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.eval.estimate import estimate
 from factdebate.eval.runner import execute, make_plan
 from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
+from factdebate.run.batch import finished_ids
+from factdebate.settings.load import load_settings
 from tests.eval.support import claim_of, resources_for, truthful
 
 

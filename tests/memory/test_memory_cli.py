@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from factdebate.cli import app
+from factdebate.cli.main import app
 from factdebate.memory import Evidence, EvidenceMemory
 
 runner = CliRunner()

@@ -1,69 +1,93 @@
 """Each method's ``call_bounds`` (what ``--dry-run`` prints) holds against scripted runs: a run where every
 first reply is unreadable and every re-ask readable, with the debaters never agreeing, costs exactly the
-upper bound; a run where everyone answers well at once costs at least the lower bound."""
+upper bound; a run where everyone answers well at once costs at least the lower bound.
+
+What such a run answers is each method's own declaration (``Method.call_probe``), so this file names no
+method: a new one is checked as soon as it registers."""
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
 import pytest
 
-from factdebate.api import run_claim
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.plugins import all_methods, get_method
+from factdebate.methods.base import CallProbe, all_methods, get_method
+from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 
-BUILT_IN = ["cot", "dpd", "mad", "madke", "react", "single", "tool-mad", "vote"]
-# Readable second answers, by prompt; first answers are unreadable by every parser.
-REASKED = {
-    "query_select": "[another query]",
+# Readable re-asks of the shared prompts (Tool-MAD's scoring); a method's own are in its probe.
+SHARED = {
     "faithfulness_statements": "1. One.\n2. Two.\n3. Three.",
     "faithfulness_verdicts": "1: yes\n2: yes\n3: yes",
     "relevance_questions": "1. q\n2. q\n3. q",
-    "react_step": "Thought: look again.\nAction: search[capital]",
-    "mad_moderator": "Preference: no\nReason: both sides are weak.",
-    "dpd_queries": '{"support": "q1", "refute": "q2"}',
-    # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.
-    "dpd_judge": '{"why": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
-                 '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
-                 '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}',
 }
-# The DPD paper's baselines (wecheck makes no LLM call: tests/methods/test_dpd_baselines.py).
-BUILT_IN += ["halueval-fewshot", "selfcheck", "factool"]
-REASKED.update({
-    "halueval_fewshot": "Yes",
-    "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),  # factool's max_claims
-    "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
-    "factool_verify": json.dumps({"reasoning": "r", "factual": False}),
-})
-DISSENTERS = ("search", "debater-2", "negative")
+
+
+def probes() -> dict[str, CallProbe]:
+    """Every registered method's probe (a method without one fails test_every_method_declares_its_probe)."""
+    return {name: cls.call_probe for name, cls in all_methods().items() if cls.call_probe is not None}
+
+
+def probed() -> list[str]:
+    """The methods the generic run fits (the others name the test that checks their bounds)."""
+    return [name for name, probe in probes().items() if not probe.elsewhere]
+
+
+def _merged(part: str) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for name, probe in probes().items():
+        for prompt, reply in getattr(probe, part).items():
+            assert merged.setdefault(prompt, reply) == reply, f"{name} answers {prompt} unlike another method"
+    return merged
+
+
+def probe_settings(method: str) -> dict[str, dict[str, Any]]:
+    """Nested ``methods`` overrides of resources_for for ``method``'s probe run."""
+    return {method: dict(probes()[method].settings)}
 
 
 def reask_everything(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+    """Any method's probe run: first replies unreadable, re-asks readable, dissenters never agreeing."""
     if call.prompt == "label_reask":  # debaters split, so the debate always runs to its judge
-        return "REFUTES" if call.agent in DISSENTERS else "SUPPORTS"
+        dissent = any(call.agent in probe.dissenters for probe in probes().values())
+        return "REFUTES" if dissent else "SUPPORTS"
     if call.prompt.endswith(":reask"):
-        return REASKED[call.prompt.removesuffix(":reask")]
-    return "Hmm." if call.prompt == "debate_answer" else ""  # an empty answer would not be scored at all
+        return {**SHARED, **_merged("reasks")}[call.prompt.removesuffix(":reask")]
+    return _merged("unreadable").get(call.prompt, "")
 
 
-def test_every_built_in_method_declares_its_bounds() -> None:
-    assert set(BUILT_IN) <= set(all_methods())
+def test_every_method_declares_its_probe() -> None:
+    methods = all_methods()
+    assert not [name for name, cls in methods.items() if cls.call_probe is None]
+    assert {"dpd", "tool-mad", "vote", "factool"} <= set(probed())  # the registry was read
+    for name, probe in probes().items():
+        if probe.elsewhere:  # "tests/<file>.py::<test>": that test exists
+            path, _, test = probe.elsewhere.partition("::")
+            assert f"def {test}(" in open(path, encoding="utf-8").read(), name
 
 
-@pytest.mark.parametrize("method", BUILT_IN)
-async def test_the_upper_bound_is_reached_when_everything_is_reasked(method: str) -> None:
-    resources, backend, _ = resources_for(reask_everything, method=method, methods={"vote": {"samples": 5}})
+async def upper_bound_is_reached(method: str) -> None:
+    resources, backend, _ = resources_for(reask_everything, method=method, methods=probe_settings(method))
     low, high = get_method(method).call_bounds(resources.settings)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert verdict.usage.llm_calls == len(backend.calls) == high and low <= high
 
 
-@pytest.mark.parametrize("method", BUILT_IN)
-async def test_the_lower_bound_holds_when_everyone_answers_at_once(method: str) -> None:
-    resources, _, _ = resources_for(truthful, method=method, methods={"vote": {"samples": 5}})
+async def lower_bound_holds(method: str) -> None:
+    resources, _, _ = resources_for(truthful, method=method, methods=probe_settings(method))
     low, high = get_method(method).call_bounds(resources.settings)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert low <= verdict.usage.llm_calls <= high and verdict.label is not None
+
+
+@pytest.mark.parametrize("method", probed())
+async def test_the_upper_bound_is_reached_when_everything_is_reasked(method: str) -> None:
+    await upper_bound_is_reached(method)
+
+
+@pytest.mark.parametrize("method", probed())
+async def test_the_lower_bound_holds_when_everyone_answers_at_once(method: str) -> None:
+    await lower_bound_holds(method)

@@ -1,100 +1,175 @@
-"""Adding a method touches its own module and nothing else: this file registers a small method and finds it
-in the settings, the flat options of the API, the CLI flags of ``verify`` and ``eval --dry-run``, the
-service's request options and catalogue, the JSON Schema check and the live trace."""
+"""A new method is one folder: ``src/factdebate/methods/parrot/`` (its settings, its prompt file, its own
+trace event, its scripted replies, its page view and its call probe) plus ``docs/methods/parrot.md``, and
+no other file of ``src/`` names it. Registered, it is found in the settings, the flat options of the API,
+the CLI flags of ``verify`` and ``eval --dry-run``, the service's request options and catalogue, the JSON
+Schemas of a verdict and of a trace line, the trace, the terminal, the scripted backend and the call
+bounds check. The example ships unregistered, so users' method lists stay real: this file registers it."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
 
+import jsonschema
 import pytest
-from pydantic import Field
+from pydantic import ValidationError
+from rich.console import Console
 from typer.testing import CliRunner
 
 import factdebate
-from factdebate.config import Settings, load_settings
-from factdebate.methods.turns import answer_turn, end_round, finish
-from factdebate.options import all_options
-from factdebate.plugins import Method, MethodSettings, register, unregister
-from factdebate.prompts import render
-from factdebate.resources import Resources
-from factdebate.types import Round, Verdict
+from factdebate.cli.render import LiveDebate
+from factdebate.core.errors import ConfigError
+from factdebate.core.events import parse_event
+from factdebate.core.schema import verdict_json_schema
+from factdebate.llm import make_backend
+from factdebate.llm.base import GenParams
+from factdebate.llm.calls import CallInfo, reset_call, set_call
+from factdebate.methods.base import all_methods, register, unregister
+from factdebate.methods.parrot.method import Parrot, ParrotTally
+from factdebate.prompts import render, template_path
+from factdebate.settings.load import load_settings
+from factdebate.settings.options import all_options
+from tests.methods.test_call_bounds import lower_bound_holds, upper_bound_is_reached
+
+ROOT = Path(__file__).parents[2]
+FOLDER = ROOT / "src" / "factdebate" / "methods" / "parrot"
+CLAIM = "Paris is the capital of France."
 
 
-class EchoSettings(MethodSettings):
-    answers: int = Field(default=1, ge=1, le=5, description="Independent answers; the last one counts.")
-    voice: Literal["plain", "loud"] = Field(default="plain", description="How the example speaks.")
-
-
-class Echo(Method[EchoSettings]):
-    name = "echo"
-    description = "Example plug-in: the single prompt asked N times"
-    settings_model = EchoSettings
-
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
-        return self.cfg(settings).answers, 2 * self.cfg(settings).answers
-
-    async def run(self, claim: str, resources: Resources) -> Verdict:
-        cfg = self.cfg(resources.settings)
-        turns = [await answer_turn(resources.debater, render("single", claim=claim), agent=f"echo-{i}",
-                                   role=cfg.voice, round=1) for i in range(1, cfg.answers + 1)]
-        rnd = Round(round=1, turns=turns)
-        end_round(rnd, consensus=False, final=True)
-        return finish(claim, self.name, turns[-1].label, "echo", [rnd])
-
-
-@pytest.fixture(autouse=True)
-def echo() -> Iterator[None]:
-    register(Echo)
+@pytest.fixture
+def parrot() -> Iterator[None]:
+    register(Parrot)
     yield
-    unregister("echo")
+    unregister("parrot")
 
 
-def test_settings_and_flat_options_come_from_the_model(tmp_path: Path) -> None:
+def test_only_its_folder_names_it() -> None:
+    mentions = {path.relative_to(ROOT).as_posix() for path in (ROOT / "src").rglob("*")
+                if path.is_file() and "__pycache__" not in path.parts
+                and re.search(rb"parrot", path.read_bytes(), re.I)}
+    assert mentions and all(m.startswith("src/factdebate/methods/parrot/") for m in mentions), mentions
+    assert {"src/factdebate/methods/parrot/method.py", "src/factdebate/methods/parrot/prompts/parrot.j2"} <= mentions
+    assert (ROOT / "docs" / "methods" / "parrot.md").is_file()
+
+
+def test_the_page_names_no_method() -> None:
+    """Views are picked by the name the catalogue serves (``Method.view``); only the upgrade of schema-1
+    verdicts (replay.js, as core/schema.py) knows old methods' shapes by name."""
+    static = ROOT / "src" / "factdebate" / "server" / "static"
+    named = {path.name for path in static.glob("*.js")
+             if re.search(r"method\s*[!=]==\s*[\"']", path.read_text(encoding="utf-8"))}
+    assert named == {"replay.js"}
+
+
+def test_the_folder_is_found_but_the_example_is_not_listed() -> None:
+    assert "parrot" not in all_methods()
+    assert "factdebate.methods.parrot.method" in sys.modules  # discovery walks a new folder like any other
+    assert template_path("parrot").parent == FOLDER / "prompts"  # and its prompts are found by name
+    assert "This is answer 2 of 3" in render("parrot", claim=CLAIM, voice="plain", attempt=2, answers=3).text
+
+
+@pytest.mark.usefixtures("parrot")
+def test_settings_and_flat_options_come_from_its_model(tmp_path: Path) -> None:
     config = tmp_path / "fd.yaml"
-    config.write_text("methods:\n  echo:\n    answers: 3\n")
-    assert load_settings(config, environ={}).methods["echo"].answers == 3
-    assert load_settings(environ={"FACTDEBATE_METHODS__ECHO__VOICE": "loud"}).methods["echo"].voice == "loud"
-    assert {"echo_answers", "echo_voice"} <= set(all_options())
-    with pytest.raises(factdebate.errors.ConfigError, match=r"methods\.echo\.answers"):
-        load_settings(overrides={"methods": {"echo": {"answers": 9}}}, environ={})
+    config.write_text("methods:\n  parrot:\n    answers: 3\n")
+    assert load_settings(config, environ={}).methods["parrot"].answers == 3
+    assert load_settings(environ={"FACTDEBATE_METHODS__PARROT__VOICE": "loud"}).methods["parrot"].voice == "loud"
+    assert {"parrot_answers", "parrot_voice"} <= set(all_options())
+    with pytest.raises(ConfigError, match=r"methods\.parrot\.answers"):
+        load_settings(overrides={"methods": {"parrot": {"answers": 9}}}, environ={})
 
 
-def test_the_api_runs_it_with_its_options() -> None:
+@pytest.mark.usefixtures("parrot")
+def test_the_api_runs_it_and_the_trace_carries_its_own_event() -> None:
     events: list[dict[str, object]] = []
-    verdict = factdebate.verify("Paris is the capital of France.", method="echo", echo_answers=2,
-                                echo_voice="loud", llm="scripted:agree", cache=False, on_event=events.append)
-    assert verdict.method == "echo" and verdict.decided_by == "echo" and verdict.usage.llm_calls == 2
+    verdict = factdebate.verify(CLAIM, method="parrot", parrot_answers=2, parrot_voice="loud", llm="scripted:agree",
+                                cache=False, on_event=events.append)
+    assert verdict.method == "parrot" and verdict.decided_by == "parrot" and verdict.usage.llm_calls == 2
     assert [t.role for t in verdict.rounds[0].turns] == ["loud", "loud"]
-    assert verdict.config["methods"]["echo"] == {"answers": 2, "voice": "loud"}
+    assert verdict.config["methods"]["parrot"] == {"answers": 2, "voice": "loud"}
+    assert [e["prompt"] for e in events if e["event"] == "llm_call"] == ["parrot", "parrot"]
     assert [e["event"] for e in events].count("answer") == 2  # streamed by the shared helpers
+    (tally,) = [e for e in events if e["event"] == "parrot_tally"]
+    assert tally["labels"] == ["SUPPORTS", "SUPPORTS"] and tally["agreed"] is True
+    assert isinstance(parse_event(tally), ParrotTally)
+    jsonschema.validate(json.loads(verdict.model_dump_json()), verdict_json_schema())
 
 
+@pytest.mark.usefixtures("parrot")
+async def test_the_scripted_backend_answers_its_prompt_with_its_own_reply() -> None:
+    prompt = render("parrot", claim=CLAIM, voice="plain", attempt=2, answers=2)
+    for behaviour, label in (("agree", "SUPPORTS"), ("disagree", "REFUTES")):
+        token = set_call(CallInfo(agent="parrot-2", prompt="parrot"))
+        try:
+            reply = await make_backend(f"scripted:{behaviour}").complete(
+                [{"role": "user", "content": prompt.text}], GenParams())
+        finally:
+            reset_call(token)
+        assert reply.text == f"I have heard that Paris is the capital of France.\n{label}"
+    verdict = await factdebate.averify(CLAIM, method="parrot", parrot_answers=2, llm="scripted:disagree",
+                                       cache=False)
+    assert verdict.label is not None and verdict.label.value == "REFUTES"  # the last answer counts
+
+
+@pytest.mark.usefixtures("parrot")
 def test_the_cli_has_its_flags_in_verify_and_eval(tmp_path: Path) -> None:
-    from factdebate.cli import app
+    from factdebate.cli.main import app
 
     runner = CliRunner()
-    result = runner.invoke(app, ["verify", "Paris is the capital of France.", "--method", "echo", "--echo-answers",
-                                 "2", "--llm", "scripted:agree", "--no-cache", "--json"])
+    result = runner.invoke(app, ["verify", CLAIM, "--method", "parrot", "--parrot-answers", "2", "--llm",
+                                 "scripted:agree", "--no-cache", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["usage"]["llm_calls"] == 2
-    dry = runner.invoke(app, ["eval", "--method", "echo", "--echo-answers", "3", "--dataset", "countries",
+    dry = runner.invoke(app, ["eval", "--method", "parrot", "--parrot-answers", "3", "--dataset", "countries",
                               "--limit", "2", "--output", str(tmp_path / "run"), "--dry-run"])
     assert dry.exit_code == 0, dry.output
     assert "LLM calls per sample: 3 to 6" in dry.stdout
     listing = runner.invoke(app, ["methods"])
-    assert "echo" in listing.stdout and "--echo-answers --echo-voice" in listing.stdout
+    assert "EXAMPLE" in listing.stdout and "--parrot-answers --parrot-voice" in listing.stdout
+    schema = json.loads(runner.invoke(app, ["schema", "--events"]).stdout)
+    assert "parrot_tally" in schema["discriminator"]["mapping"]
 
 
-def test_the_service_offers_it() -> None:
+@pytest.mark.usefixtures("parrot")
+def test_the_service_offers_it_with_its_view() -> None:
     from factdebate.server.catalogue import catalogue
     from factdebate.server.options import VerifyOptions
 
-    options = VerifyOptions.model_validate({"method": "echo", "echo_answers": 2})
-    assert options.chosen() == {"method": "echo", "echo_answers": 2}
+    options = VerifyOptions.model_validate({"method": "parrot", "parrot_answers": 2})
+    assert options.chosen() == {"method": "parrot", "parrot_answers": 2}
     info = catalogue(load_settings(environ={}), ["scripted:agree"], False)
-    (echo,) = [m for m in info.methods if m.name == "echo"]
-    assert [o.name for o in echo.options] == ["echo_answers", "echo_voice"]
-    assert echo.options[0].value_schema["maximum"] == 5 and echo.options[1].value_schema["enum"] == ["plain", "loud"]
+    (parrot,) = [m for m in info.methods if m.name == "parrot"]
+    assert [o.name for o in parrot.options] == ["parrot_answers", "parrot_voice"]
+    assert parrot.options[0].value_schema["maximum"] == 5 and parrot.options[1].value_schema["enum"] == ["plain",
+                                                                                                          "loud"]
+    assert parrot.view == "debate"
+    assert {m.name: m.view for m in info.methods if m.view != "debate"} == {"dpd": "dpd", "mermaid": "mermaid"}
+
+
+@pytest.mark.usefixtures("parrot")
+def test_the_terminal_prints_its_event() -> None:
+    out = io.StringIO()
+    factdebate.verify(CLAIM, method="parrot", parrot_answers=2, llm="scripted:disagree", cache=False,
+                      on_event=LiveDebate(Console(file=out, width=120), CLAIM))
+    assert "parrot: SUPPORTS, REFUTES (split)" in out.getvalue()
+
+
+@pytest.mark.usefixtures("parrot")
+async def test_its_call_bounds_hold_by_its_own_probe() -> None:
+    await upper_bound_is_reached("parrot")
+    await lower_bound_holds("parrot")
+
+
+def test_unregistering_forgets_it_everywhere(parrot: None) -> None:
+    unregister("parrot")
+    from factdebate.llm.scripted_library import REPLIES
+
+    assert "parrot" not in all_methods() and "parrot" not in REPLIES and "parrot_answers" not in all_options()
+    with pytest.raises(ValidationError):
+        parse_event({"event": "parrot_tally", "labels": []})
+    with pytest.raises(ConfigError, match="parrot"):
+        load_settings(overrides={"methods": {"parrot": {"answers": 2}}}, environ={})

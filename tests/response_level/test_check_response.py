@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from factdebate.events import parse_event
+from factdebate.core.events import parse_event
+from factdebate.core.types import Label
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted_library import protocol_responder
-from factdebate.response_level import response_label, run_response
+from factdebate.response_level import response_label
 from factdebate.response_level.extract import parse_string_list
-from factdebate.types import Label
+from factdebate.run.response import run_response
 from tests.helpers import resources_for
 
 RESPONSE = ("Paris is the capital of France. The Eiffel Tower is in Rome. "
@@ -143,7 +144,7 @@ def test_list_parser() -> None:
 async def test_the_response_verdict_validates_against_its_published_schema() -> None:
     import jsonschema
 
-    from factdebate.schema import response_verdict_json_schema
+    from factdebate.core.schema import response_verdict_json_schema
 
     verdict, _, _ = await check(script(), method="cot")
     jsonschema.validate(json.loads(verdict.model_dump_json()), response_verdict_json_schema())

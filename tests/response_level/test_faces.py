@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.cli.test_main import assert_clean_error, run
 from tests.server.conftest import AUTH, AppFactory, parse_sse
-from tests.test_cli import assert_clean_error, run
 
 TEXT = "Paris is the capital of France. The Eiffel Tower is in Paris."
 PLAIN = ["--llm", "scripted:agree", "--method", "single", "--no-cache"]
@@ -38,7 +38,7 @@ def test_cli_reads_a_file_and_stdin_and_renders_a_table(tmp_path: Path) -> None:
     assert "Eiffel Tower" in shown.stdout and "SUPPORTS" in shown.stdout and "all-true" in shown.stdout
     import subprocess
 
-    from tests.test_cli import EXE
+    from tests.cli.test_main import EXE
 
     piped = subprocess.run([EXE, "check-response", "-", "--json", *PLAIN], input=TEXT, capture_output=True,
                            text=True, timeout=120, env=dict(os.environ))

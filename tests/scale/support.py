@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from factdebate.api import build_resources
-from factdebate.config import Settings
-from factdebate.resources import Resources
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources
+from factdebate.settings.model import Settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 

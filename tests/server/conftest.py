@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from factdebate.api import build_resources
-from factdebate.config import Settings
+from factdebate.core.types import Document
 from factdebate.llm import make_backend
 from factdebate.llm.base import Backend
 from factdebate.methods import Resources
+from factdebate.run.build import build_resources
 from factdebate.server.app import create_app
-from factdebate.types import Document
+from factdebate.settings.model import Settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.server.postgres import postgres_server, postgres_url, state_target  # noqa: F401 - fixtures
 

@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
+
+ROOT = ROOT
 SCRIPT = ROOT / "scripts" / "postgres-for-tests.sh"
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from factdebate.api import build_resources, settings_from
-from factdebate.config import Settings
-from factdebate.resources import Resources
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
+from factdebate.settings.load import settings_from
+from factdebate.settings.model import Settings
 
 
 class Reporting(BatchRunner):

@@ -6,7 +6,7 @@ import json
 
 from fastapi.testclient import TestClient
 
-from factdebate.errors import FactDebateError
+from factdebate.core.errors import FactDebateError
 from factdebate.server.app import create_app
 from tests.server.conftest import AUTH, KEY, PLAIN, AppFactory, offline_build, parse_sse
 
@@ -176,7 +176,7 @@ class _Session:
 def test_services_are_shared_by_all_settings_and_closed_with_the_app(make_app: AppFactory) -> None:
     import asyncio
 
-    from factdebate.config import load_settings
+    from factdebate.settings.load import load_settings
 
     app = make_app()
     service = app.state.service

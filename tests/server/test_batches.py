@@ -8,12 +8,12 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from factdebate.api import build_resources
-from factdebate.config import Settings
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.methods import Resources
+from factdebate.run.build import build_resources
 from factdebate.server.batch_store import BatchStore
+from factdebate.settings.model import Settings
 from tests.server.conftest import AUTH, AppFactory
 
 CLAIMS = "\n".join([

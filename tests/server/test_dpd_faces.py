@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import factdebate
-from factdebate.cli import app
+from factdebate.cli.main import app
 from tests.server.conftest import AUTH, AppFactory, parse_sse
 
 QUICK = {"dpd_min_rounds": 0, "dpd_max_rounds": 0, "dpd_tools": [], "cache": False}

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.cli import run
-from factdebate.redact import redact_text
+from factdebate.cli.main import run
+from factdebate.util.redact import redact_text
 from tests.server.conftest import AUTH, PLAIN, AppFactory, free_port, parse_sse
 
 SURROGATE_JSON = '{"claim": "Paris \\ud800 x"}'  # valid JSON holding a lone surrogate

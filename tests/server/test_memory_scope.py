@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.config import Settings
 from factdebate.methods import Resources
-from factdebate.methods.mermaid_toolbox import Toolbox
+from factdebate.methods.mermaid.toolbox import Toolbox
 from factdebate.server.security import key_id
-from tests.mermaid.memory_worker import FACTS
-from tests.mermaid.policy import capital_policy
-from tests.mermaid.support import FactToolset, script
+from factdebate.settings.model import Settings
+from tests.methods.mermaid.memory_worker import FACTS
+from tests.methods.mermaid.policy import capital_policy
+from tests.methods.mermaid.support import FactToolset, script
 from tests.server.conftest import AppFactory, offline_build, parse_sse
 
 KEY_A, KEY_B = "key-of-caller-a-0123456789", "key-of-caller-b-9876543210"
@@ -32,7 +32,7 @@ def mermaid_app(make_app: AppFactory, tmp_path: Path, monkeypatch: pytest.Monkey
     from factdebate.llm.scripted import ScriptedBackend
 
     toolset = FactToolset(FACTS)
-    monkeypatch.setattr("factdebate.methods.mermaid.build_toolbox", lambda *a, **k: Toolbox([toolset]))
+    monkeypatch.setattr("factdebate.methods.mermaid.method.build_toolbox", lambda *a, **k: Toolbox([toolset]))
     backend = ScriptedBackend(script(capital_policy))
 
     def build(settings: Settings) -> Resources:

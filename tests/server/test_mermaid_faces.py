@@ -11,8 +11,8 @@ import pytest
 
 from factdebate.api import averify
 from factdebate.memory import EvidenceMemory
-from factdebate.paths import data_dir
-from tests.server.test_mcp import _payload, mini_corpus  # noqa: F401  (the fixture)
+from factdebate.util.paths import data_dir
+from tests.server.test_mcp_server_process import _payload, mini_corpus  # noqa: F401  (the fixture)
 
 mcp = pytest.importorskip("mcp")
 

@@ -1,19 +1,19 @@
 """The page's reading of saved runs, run under Node (skipped without it): a schema-1 verdict is upgraded
-as factdebate.schema does it, and a trace splits into runs that the page replays."""
+as factdebate.core.schema does it, and a trace splits into runs that the page replays."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from factdebate.schema import upgrade
+from factdebate.core.schema import upgrade
+from tests.paths import ROOT
 
-STATIC = Path(__file__).parents[2] / "src" / "factdebate" / "server" / "static"
+STATIC = ROOT / "src" / "factdebate" / "server" / "static"
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")
 

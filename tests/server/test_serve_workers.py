@@ -17,9 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.paths import ROOT
 from tests.server.conftest import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = ROOT
 
 
 def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> None:
@@ -90,7 +91,7 @@ def _run_batch(submit_url: str, poll_url: str, count: int) -> dict[str, Any]:
 
 def _serve(port: int, config: Path, data: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "factdebate.cli", "serve", "--no-auth", "--port", str(port), "--service-config",
+        [sys.executable, "-m", "factdebate.cli.main", "serve", "--no-auth", "--port", str(port), "--service-config",
          str(config), "--log-level", "warning", "--llm", "scripted:agree@1.0", "--agents", "none,none",
          "--no-scoring", "--no-cache", *extra],
         cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,

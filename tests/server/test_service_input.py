@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.api import build_resources
-from factdebate.config import Settings
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
+from factdebate.core.runtime import EventSink
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.resources import Resources
-from factdebate.runtime import EventSink
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources
+from factdebate.settings.model import Settings
+from tests.cli.test_exits import call
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.server.conftest import AUTH, AppFactory, parse_sse
-from tests.test_exit_codes import call
 
 TEXT = "Paris is the capital of France."
 JSON = {**AUTH, "Content-Type": "application/json"}
@@ -106,7 +106,7 @@ def test_cli_question_is_checked_before_any_model_call(capsys: pytest.CaptureFix
 
 
 def test_python_api_refuses_a_bad_question() -> None:
-    from factdebate.response_level import check_response
+    from factdebate.api import check_response
 
     with pytest.raises(InputError, match="question"):
         check_response(TEXT, question="x\ud800", llm="scripted:agree", method="single", cache=False)

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from factdebate.cli import run
+from factdebate.cli.main import run
+from tests.cli.test_exits import NO_TOOLS
 from tests.server.conftest import AUTH, AppFactory
-from tests.test_exit_codes import NO_TOOLS
 
 ENV_SECRET = "ghp_envSecretValue123"
 ARG_SECRET = "argSecretValue456"
@@ -90,7 +90,7 @@ def test_cli_verdict_results_file_and_trace_mask_secrets(tmp_path: Path, secret_
     (["--url", "https://u:p@h/x"], ["--url", "https://***@h/x"]),
 ])
 def test_secret_looking_arguments_are_masked(args: list[str], shown: list[str]) -> None:
-    from factdebate.redact import redact_args
+    from factdebate.util.redact import redact_args
 
     assert redact_args(args) == shown
 
@@ -98,8 +98,8 @@ def test_secret_looking_arguments_are_masked(args: list[str], shown: list[str]) 
 def test_a_results_file_from_before_masking_still_resumes(tmp_path: Path, secret_config: Path) -> None:
     """Records written before secrets were masked hold them in the clear: resuming compares the masked
     forms, so the run goes on and no message repeats the secret."""
-    from factdebate.batch import check_batch_resume
-    from factdebate.config import load_settings
+    from factdebate.run.batch import check_batch_resume
+    from factdebate.settings.load import load_settings
 
     settings = load_settings(secret_config, environ={})
     out = tmp_path / "old.jsonl"

@@ -9,14 +9,14 @@ import signal
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-from factdebate.batch import ClaimItem
+from factdebate.run.batch import ClaimItem
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.shared_state import SharedRateLimiter, SharedState
+from tests.paths import ROOT
 from tests.server.shared_runner import batch_settings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = ROOT
 
 
 def python(code: str, *args: str) -> subprocess.Popen[str]:

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.config import Settings, load_settings
-from factdebate.options import all_options, options_to_overrides
-from factdebate.plugins import get_method
+from factdebate.methods.base import get_method
 from factdebate.server.caps import LEVERS, SpendingCaps
 from factdebate.server.options import public_options
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
+from factdebate.settings.options import all_options, options_to_overrides
 from tests.server.conftest import AUTH, AppFactory
 
 FOUR_CLAIMS = "Paris is in France. Rome is in Italy. Berlin is in Germany. Madrid is in Spain."

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.batch import ClaimItem
-from factdebate.errors import ConfigError, EndpointUnavailableError
+from factdebate.core.errors import ConfigError, EndpointUnavailableError
+from factdebate.run.batch import ClaimItem
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import _worker_alive
 from factdebate.server.config import load_service_config

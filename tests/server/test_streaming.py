@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from factdebate.runtime import EventSink
+from factdebate.core.runtime import EventSink
+from factdebate.core.types import Verdict
 from factdebate.server.streaming import debate_events
-from factdebate.types import Verdict
 from tests.server.conftest import parse_sse
 
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
-from factdebate.errors import ConfigError, InputError
-from factdebate.types import Document
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.core.types import Document
 
 BUILTIN_CORPUS = "builtin"
 BUILTIN_DOC_COUNT = 10_033

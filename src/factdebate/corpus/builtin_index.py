@@ -16,12 +16,12 @@ from typing import Any
 
 from factdebate.corpus.builtin import BUILTIN_CORPUS, BUILTIN_DOC_COUNT, load_builtin_corpus
 from factdebate.corpus.indexing import ENGINES, IndexStats, index_corpus
+from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.markers import get_marker, marker_key
+from factdebate.corpus.milvus import MilvusStore, default_milvus_uri, is_lite_uri
 from factdebate.corpus.progress import stage_reporter
-from factdebate.embeddings import DEFAULT_ENCODER
-from factdebate.paths import data_dir
-from factdebate.tools.lexical import LexicalIndex
-from factdebate.tools.rag import MilvusStore, default_milvus_uri, is_lite_uri
+from factdebate.embeddings.minilm import DEFAULT_ENCODER
+from factdebate.util.paths import data_dir
 
 # Passages per second of the embedding stage on two CPU cores; only for the "about N minutes" line.
 _EXPECTED_RATE = 50.0

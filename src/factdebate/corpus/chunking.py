@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 DEFAULT_MAX_WORDS = 180
 DEFAULT_OVERLAP = 30

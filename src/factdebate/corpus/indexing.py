@@ -13,16 +13,16 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from factdebate.core.errors import ConfigError
+from factdebate.core.types import Document
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk_document
+from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.markers import clear_marker, marker_key, read_markers, set_marker
+from factdebate.corpus.milvus import MilvusStore, default_milvus_uri
 from factdebate.corpus.names import check_corpus_name
 from factdebate.corpus.progress import stage_reporter
-from factdebate.embeddings import DEFAULT_ENCODER, Embedder
-from factdebate.errors import ConfigError
-from factdebate.tools.lexical import LexicalIndex
-from factdebate.tools.rag import MilvusStore, default_milvus_uri
-from factdebate.types import Document
+from factdebate.embeddings.minilm import DEFAULT_ENCODER, Embedder
 
 ENGINES = ("rag", "local")
 

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from factdebate.errors import InputError, MissingDependencyError
-from factdebate.pathcheck import input_file
-from factdebate.types import Document
+from factdebate.core.errors import InputError, MissingDependencyError
+from factdebate.core.pathcheck import input_file
+from factdebate.core.types import Document
 
 ID_FIELDS = ("id", "_id", "doc_id", "docid")
 TITLE_FIELDS = ("title", "name")

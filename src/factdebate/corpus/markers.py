@@ -12,7 +12,7 @@ import os
 import threading
 from typing import Any
 
-from factdebate.paths import data_dir
+from factdebate.util.paths import data_dir
 
 MARKER_FILE = "indexed.json"
 _lock = threading.Lock()

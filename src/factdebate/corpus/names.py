@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from factdebate.errors import ConfigError
+from factdebate.core.errors import ConfigError
 
 MAX_CHARS = 64
 PATTERN = rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_CHARS - 1}}}$"

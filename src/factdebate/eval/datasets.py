@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from factdebate.errors import InputError
-from factdebate.types import Label
+from factdebate.core.errors import InputError
+from factdebate.core.types import Label
 
 AnswerFormat = Literal["label", "yesno", "choice"]
 FACT_LABELS = tuple(label.value for label in Label)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import mean
 
-from factdebate.config import Settings
 from factdebate.eval.runner import Plan
 from factdebate.eval.summary import RESULTS, latest_records
-from factdebate.plugins import get_method
+from factdebate.methods.base import get_method
+from factdebate.settings.model import Settings
 
 PROMPT_OVERHEAD_CHARS = 900  # instructions and the other side's previous answer, roughly
 COMPLETION_TOKENS = 150  # a few sentences and a verdict

@@ -24,8 +24,8 @@ from typing import Any
 
 import yaml
 
-from factdebate.errors import InputError
-from factdebate.options import all_options
+from factdebate.core.errors import InputError
+from factdebate.settings.options import all_options
 
 KEYS = {"dataset", "limit", "seed", "method", "options", "grid", "runs"}
 

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample, file_format
 
 S, R, N = FACT_LABELS

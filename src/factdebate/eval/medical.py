@@ -15,16 +15,17 @@ import time
 import uuid
 from typing import Any
 
-from factdebate.api import run_claim
-from factdebate.config import Settings
+from factdebate.core.parsing import parse_choice
+from factdebate.core.runtime import EventSink, RunRecorder, recording
+from factdebate.core.types import Label, Usage, Verdict
 from factdebate.eval.datasets import Sample
-from factdebate.parsing import parse_choice
+from factdebate.llm.ask import ask
+from factdebate.llm.base import GenParams
+from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.resources import Resources
-from factdebate.runtime import EventSink, RunRecorder, recording
-from factdebate.scoring.ask import ask_parsed
+from factdebate.run.claim import run_claim
+from factdebate.settings.model import Settings
 from factdebate.tools.scholar import ScholarPipeline, parse_keywords
-from factdebate.types import Label, Usage, Verdict
 
 __all__ = ["ScholarPipeline", "option_claim", "parse_keywords", "run_choice"]
 
@@ -58,9 +59,11 @@ async def run_choice(sample: Sample, settings: Settings, resources: Resources,
                             verdicts=[{"letter": letter, "label": v.label.value if v.label else "no verdict",
                                        "reasons": " ".join(v.reasons.split())[:600]}
                                       for letter, v in zip(letters, verdicts, strict=True)])
-            label, pick_text = await ask_parsed(resources.judge, prompt, lambda t: parse_choice(t, letters),
-                                                f"the reply must end with one letter among {', '.join(letters)}",
-                                                agent="chooser", round=0, max_tokens=256)
+            picked = await ask(resources.judge, prompt, lambda t: parse_choice(t, letters), what="choice",
+                               params=GenParams(temperature=0.0, max_tokens=256),
+                               problem=f"the reply must end with one letter among {', '.join(letters)}",
+                               agent="chooser")
+            label, pick_text = picked.value, picked.raw
         usage.add(recorder.total())
         decided_by = "judge" if label is not None else "unparsed"
     usage.seconds = time.perf_counter() - started  # wall time: the options ran concurrently

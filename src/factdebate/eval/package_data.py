@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 
 
 def package_dir(package: str, pip_spec: str) -> Path:

@@ -12,11 +12,11 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from factdebate.config_legacy import upgrade_settings_data
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
+from factdebate.core.schema import upgrade
 from factdebate.eval import plots
 from factdebate.eval.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
-from factdebate.schema import upgrade
+from factdebate.settings.legacy import upgrade_settings_data
 
 
 @dataclass

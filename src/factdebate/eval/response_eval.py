@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.config import Settings
+from factdebate.core.runtime import EventSink
 from factdebate.eval.datasets import Dataset, Sample
 from factdebate.eval.metrics import Outcome, compute
-from factdebate.resources import Resources
-from factdebate.runtime import EventSink
+from factdebate.methods.resources import Resources
+from factdebate.settings.model import Settings
 
 
 async def run_response_sample(sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
                               sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None]:
     """(record fields, predicted label in the dataset's label set)."""
-    from factdebate.response_level.check import run_response
+    from factdebate.run.response import run_response
 
     given = sample.meta.get("claims") if settings.response.claims == "given" else None
     verdict = await run_response(sample.claim, settings, resources, question=sample.meta.get("question"),

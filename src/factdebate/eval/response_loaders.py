@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample, file_format
 from factdebate.eval.loaders import read_records, read_text
 

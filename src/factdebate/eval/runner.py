@@ -16,19 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from factdebate.api import build_resources, public_config, run_claim, tools_needed
-from factdebate.claim_context import claim_date
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError, InputError
+from factdebate.core.claim_context import claim_date
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.runtime import EventSink
+from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
-from factdebate.plugins import get_method
-from factdebate.resources import Resources
-from factdebate.results_file import ResultWriter, finished_ids
-from factdebate.resume import settings_changes
-from factdebate.runtime import EventSink
-from factdebate.textsafe import dumps_record
+from factdebate.methods.base import get_method
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources, tools_needed
+from factdebate.run.claim import public_config, run_claim
+from factdebate.run.response import RUNNER
+from factdebate.run.results_file import ResultWriter, finished_ids
+from factdebate.run.resume import settings_changes
+from factdebate.settings.model import Settings
 from factdebate.tools.given import documents_from, given_evidence
 
 
@@ -136,7 +138,8 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
                     record: dict[str, Any]) -> dict[str, Any]:
     predicted: str | None = None
     try:
-        own = await get_method(plan.settings.method).run_sample(sample, plan.dataset, plan.settings, resources, sinks)
+        own = await get_method(plan.settings.method).run_sample(sample, plan.dataset, plan.settings, resources, sinks,
+                                                                   RUNNER)
         if own is not None:  # the method's own task mode (DPD on HaluEval)
             fields, predicted = own
             record.update(fields)

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.textsafe import safe_value
 from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
-from factdebate.results_file import latest_records
-from factdebate.textsafe import safe_value
+from factdebate.run.results_file import latest_records
 
 RESULTS = "results.jsonl"
 RUN = "run.json"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from factdebate.errors import ConfigError
+from factdebate.core.errors import ConfigError
 from factdebate.llm.base import Backend, Completion, GenParams, Message
 from factdebate.llm.model import LLM, RetryPolicy
 

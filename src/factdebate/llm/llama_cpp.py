@@ -12,12 +12,12 @@ import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
-from factdebate.errors import ConfigError, MissingDependencyError
+from factdebate.core.errors import ConfigError, MissingDependencyError
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
 from factdebate.llm.llama_states import prefix_cached_llama
-from factdebate.paths import data_dir
+from factdebate.util.paths import data_dir
 
 BUILTIN_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # KV states kept for prefix reuse: about 23 MB per 1,000 tokens for the built-in model, so ~40 prompts.

@@ -9,14 +9,14 @@ import random
 import time
 from dataclasses import dataclass
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.runtime import current_run
+from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, reset_call, set_call
 from factdebate.llm.in_flight import limit_for, slot
-from factdebate.redact import redact_text
-from factdebate.runtime import current_run
-from factdebate.textsafe import safe_text
+from factdebate.util.redact import redact_text
 
 
 @dataclass(frozen=True)

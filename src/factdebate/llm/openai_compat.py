@@ -14,7 +14,8 @@ import json
 import os
 from typing import Any
 
-from factdebate.errors import ConfigError, MissingDependencyError, MissingKeyError
+from factdebate.core.errors import ConfigError, MissingDependencyError, MissingKeyError
+from factdebate.core.runtime import emit
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall, TransientLLMError
 from factdebate.llm.constraints import (
     CONSTRAIN_MODES,
@@ -24,8 +25,7 @@ from factdebate.llm.constraints import (
     openai_request,
     render_json,
 )
-from factdebate.redact import redact_url
-from factdebate.runtime import emit
+from factdebate.util.redact import redact_url
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up

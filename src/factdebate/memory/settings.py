@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factdebate.paths import data_dir
+from factdebate.util.paths import data_dir
 
 DEFAULT_FILE = "evidence_memory.sqlite"
 NAMESPACE_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"

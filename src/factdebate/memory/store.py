@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from factdebate.errors import InputError
+from factdebate.core.errors import InputError
+from factdebate.core.types import Document
 from factdebate.memory.guard import check_evidence, check_fields
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import DEFAULT_FILE, MemorySettings
-from factdebate.types import Document
 
 Encode = Callable[[list[str]], np.ndarray]  # texts -> unit-length rows
 BUSY_TIMEOUT_S = MemorySettings.model_fields["busy_timeout_s"].default

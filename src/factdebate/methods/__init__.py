@@ -1,4 +1,6 @@
-"""Verification methods: one module each, registered by name (see :mod:`factdebate.plugins`).
+"""Verification methods: a folder per family (the method, its prompts, its events, its scripted replies),
+each method registered by name (see :mod:`factdebate.methods.base`; docs/architecture.md, "Adding a
+method: one folder").
 
 Every module of this package is imported when the registry is first read, so a built-in method registers
 itself by existing; a method from elsewhere registers with ``@register`` on import.
@@ -6,8 +8,17 @@ itself by existing; a method from elsewhere registers with ``@register`` on impo
 
 from __future__ import annotations
 
-from factdebate.plugins import Method, MethodSettings, all_methods, descriptions, get_method, method_class, register
-from factdebate.resources import Resources
+from factdebate.methods.base import (
+           CallProbe,
+           Method,
+           MethodSettings,
+           all_methods,
+           descriptions,
+           get_method,
+           method_class,
+           register,
+)
+from factdebate.methods.resources import Resources
 
-__all__ = ["Method", "MethodSettings", "Resources", "all_methods", "descriptions", "get_method", "method_class",
-           "register"]
+__all__ = ["CallProbe", "Method", "MethodSettings", "Resources", "all_methods", "descriptions", "get_method",
+           "method_class", "register"]

@@ -1,5 +1,9 @@
 """Prompt templates, one Jinja2 file per prompt, rendered with StrictUndefined so a missing input fails
-loudly. Each rendering carries the template name and a short hash for traces."""
+loudly. Each rendering carries the template name and a short hash for traces.
+
+Shared prompts (re-asks, scoring, claim extraction) live beside this module; a method family keeps its own
+in ``methods/<family>/prompts/``, and a method registered from elsewhere adds its folder with
+:func:`add_template_dir` (``methods.base.register`` does it). Template names are unique across folders."""
 
 from __future__ import annotations
 
@@ -12,12 +16,27 @@ from typing import Any
 import jinja2
 
 _DIR = Path(__file__).parent
+# Found by path, not by import: the prompts sit below the methods in the layers.
+_FAMILIES = _DIR.parent / "methods"
+_EXTRA: list[Path] = []
+
+
+def template_dirs() -> list[Path]:
+    return [_DIR, *sorted(_FAMILIES.glob("*/prompts")), *_EXTRA]
+
+
+def add_template_dir(path: Path) -> None:
+    """Make the templates in ``path`` renderable by name (a plug-in method's own prompts)."""
+    path = path.resolve()
+    if path.is_dir() and path not in _EXTRA and path not in template_dirs():
+        _EXTRA.append(path)
+        _env.cache_clear()
 
 
 @cache
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(_DIR)),
+        loader=jinja2.FileSystemLoader([str(p) for p in template_dirs()]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
         trim_blocks=True,
@@ -42,5 +61,12 @@ def render(name: str, **variables: Any) -> Prompt:
     return Prompt(name=name, text=text)
 
 
+def template_path(name: str) -> Path:
+    for folder in template_dirs():
+        if (folder / f"{name}.j2").is_file():
+            return folder / f"{name}.j2"
+    raise FileNotFoundError(f"no prompt template '{name}' in {', '.join(str(p) for p in template_dirs())}")
+
+
 def template_hash(name: str) -> str:
-    return hashlib.sha256((_DIR / f"{name}.j2").read_bytes()).hexdigest()[:12]
+    return hashlib.sha256(template_path(name).read_bytes()).hexdigest()[:12]

@@ -1,11 +1,9 @@
-"""Response-level checking: a long answer is split into atomic claims, each claim is verified with any
-registered method, and the response is false as soon as one claim is false (docs/methods/response-level.md).
-"""
+"""Response-level parts that methods share: splitting a long answer into atomic claims and the rule that
+makes the response false as soon as one claim is false (docs/methods/response-level.md). Running a response
+through a method is the run layer's :mod:`factdebate.run.response`."""
 
+from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict
 from factdebate.response_level.aggregate import response_label
-from factdebate.response_level.check import acheck_response, check_response, run_response, validate_response
 from factdebate.response_level.extract import aextract_claims, extract_claims
-from factdebate.types import ClaimCheck, ClaimExtraction, ResponseVerdict
 
-__all__ = ["ClaimCheck", "ClaimExtraction", "ResponseVerdict", "acheck_response", "aextract_claims",
-           "check_response", "extract_claims", "response_label", "run_response", "validate_response"]
+__all__ = ["ClaimCheck", "ClaimExtraction", "ResponseVerdict", "aextract_claims", "extract_claims", "response_label"]

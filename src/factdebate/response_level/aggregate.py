@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from factdebate.types import Label
+from factdebate.core.types import Label
 
 
 def response_label(labels: Sequence[Label | None], *, extracted: bool = True) -> tuple[Label | None, str]:

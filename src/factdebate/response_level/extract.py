@@ -12,12 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.events import ParseProblem
-from factdebate.llm.base import GenParams, Message
+from factdebate.core.types import ClaimExtraction
+from factdebate.llm.ask import Reask, Unreadable, ask
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.runtime import emit
-from factdebate.types import ClaimExtraction
 
 AGENT = "extractor"
 
@@ -64,20 +63,18 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
                        max_tokens: int, what: str, min_items: int = 0, agent: str = AGENT,
                        **variables: Any) -> ListReply:
     """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read."""
-    prompt = render(prompt_name, **variables)
-    params = GenParams(temperature=0.0, max_tokens=max_tokens, json_schema=list_schema(key, max_items, min_items))
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    reply = await llm.complete(messages, params, agent=agent, prompt=prompt.name)
-    items, problem = parse_string_list(reply.text, key)
-    if items is not None:
-        return ListReply(items[:max_items], 0, reply.text)
-    reask = render(reask_name, problem=problem, max_claims=max_items)
-    messages = [*messages, {"role": "assistant", "content": reply.text}, {"role": "user", "content": reask.text}]
-    again = await llm.complete(messages, params, agent=agent, prompt=f"{prompt.name}:reask")
-    items, _ = parse_string_list(again.text, key)
-    emit(ParseProblem(event="parse_failure" if items is None else "parse_recovered", what=what, agent=agent,
-                      reply=reply.text[-200:], reask_reply=again.text[:200], constrained=again.constrained))
-    return ListReply(None if items is None else items[:max_items], 1, again.text)
+
+    def read(text: str) -> list[str]:
+        items, problem = parse_string_list(text, key)
+        if items is None:
+            raise Unreadable(problem)
+        return items[:max_items]
+
+    asked = await ask(llm, render(prompt_name, **variables), read, what=what, agent=agent,
+                      params=GenParams(temperature=0.0, max_tokens=max_tokens,
+                                       json_schema=list_schema(key, max_items, min_items)),
+                      reask=Reask(template=reask_name, variables={"max_claims": max_items}))
+    return ListReply(asked.value, asked.retries, asked.raw)
 
 
 async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:

@@ -15,11 +15,11 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from factdebate.errors import IndexError_
-from factdebate.processes import pid_alive
+from factdebate.core.errors import IndexError_
+from factdebate.util.processes import pid_alive
 
 if TYPE_CHECKING:
-    from factdebate.config import Settings
+    from factdebate.settings.model import Settings
     from factdebate.tools.base import Tool
 
 _copies: dict[str, str] = {}
@@ -59,7 +59,8 @@ def _sweep(root: Path) -> None:
 
 def copied_rag_tool(settings: Settings) -> Tool | None:
     """The ``rag`` tool on this process's copy when the settings name a Milvus Lite database, else None."""
-    from factdebate.tools.rag import RagTool, default_milvus_uri, is_lite_uri
+    from factdebate.corpus.milvus import default_milvus_uri, is_lite_uri
+    from factdebate.tools.rag import RagTool
 
     source = settings.retrieval.milvus_uri or default_milvus_uri()
     if not is_lite_uri(source):
@@ -70,7 +71,7 @@ def copied_rag_tool(settings: Settings) -> Tool | None:
 
 def close_lite_clients() -> None:
     """Building the index here left Milvus Lite open; close it so the folder is complete before workers copy."""
-    from factdebate.tools import rag
+    from factdebate.corpus import milvus as rag
 
     with rag._lock:
         for uri in [u for u in rag._clients if rag.is_lite_uri(u)]:

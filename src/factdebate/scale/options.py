@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from factdebate.errors import ConfigError
+from factdebate.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from factdebate.config import Settings
+    from factdebate.settings.model import Settings
 
 ExecutorFlag = Annotated[str | None, typer.Option(
     "--executor", help="Where batch claims run: local (this process) or ray (a pool of Ray workers).",

@@ -15,11 +15,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from factdebate.api import builtin_engines, ensure_indexes
-from factdebate.config import Settings
-from factdebate.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.core.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.run.build import builtin_engines, ensure_indexes
 from factdebate.scale.lite_copy import close_lite_clients
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
+from factdebate.settings.model import Settings
 
 Handle = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]
 MAX_ATTEMPTS = 3  # workers a claim may take down before it is recorded as an error
@@ -113,7 +113,7 @@ class RayPool:
 
     # -- running ------------------------------------------------------------------------------------
     async def run_claims(self, items: list[Any], settings: Settings, handle: Handle) -> None:
-        from factdebate.batch import error_record
+        from factdebate.run.batch import error_record
 
         await self._run("claim", items, handle, lambda item, why: error_record(item, why, settings))
 
@@ -177,8 +177,8 @@ def _cause(exc: BaseException) -> str:
 
 def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> None:
     """Milvus Lite serves one process: refuse a pool whose workers would open the same Lite database."""
-    from factdebate.api import tools_needed
-    from factdebate.tools.rag import default_milvus_uri, is_lite_uri
+    from factdebate.corpus.milvus import default_milvus_uri, is_lite_uri
+    from factdebate.run.build import tools_needed
 
     uri = settings.retrieval.milvus_uri or default_milvus_uri()
     if (builder is None and "rag" in tools_needed(settings) and is_lite_uri(uri) and not settings.scale.lite_copy

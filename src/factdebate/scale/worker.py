@@ -7,12 +7,12 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from factdebate.api import build_resources, make_tool, tools_needed
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError
-from factdebate.redact import redact_text
-from factdebate.resources import Resources
+from factdebate.core.errors import FactDebateError
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources, make_tool, tools_needed
+from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
+from factdebate.util.redact import redact_text
 
 ResourceBuilder = Callable[[Settings, "str | None"], Resources]
 
@@ -68,7 +68,7 @@ class ClaimWorker:
         events: list[dict[str, Any]] = []
         sinks = [events.append] if self.trace else []
         if kind == "claim":
-            from factdebate.batch import claim_record
+            from factdebate.run.batch import claim_record
 
             record = await claim_record(payload, self.settings, self.resources, sinks)
         else:

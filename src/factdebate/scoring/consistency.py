@@ -4,9 +4,10 @@ averaged over the turn's documents."""
 
 from __future__ import annotations
 
+from factdebate.core.types import Document
+from factdebate.embeddings import TextEncoder
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.relevance import TextEncoder, mean_cosine
-from factdebate.types import Document
+from factdebate.scoring.relevance import mean_cosine
 
 
 async def consistency(encoder: TextEncoder, answer: str, documents: list[Document],

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from factdebate.core.parsing import parse_list, parse_verdicts
+from factdebate.core.types import Document
+from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar, verdict_lines_grammar
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
-from factdebate.parsing import parse_list, parse_verdicts
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar, verdict_lines_grammar
-from factdebate.types import Document
 
 
 async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Document], *, agent: str = "",
@@ -18,18 +19,20 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
     if not answer.strip():
         return ScoreResult(None, "empty answer")
     prompt = render("faithfulness_statements", claim=claim, answer=answer)
-    statements, _ = await ask_parsed(
-        llm, prompt, lambda t: parse_list(t, max_items=max_statements) or None,
-        "no numbered statements were found", agent=agent, round=round, max_tokens=320,
-        reask_grammar=numbered_lines_grammar(3))
+    statements = (await ask(
+        llm, prompt, lambda t: parse_list(t, max_items=max_statements) or None, what="statements",
+        params=GenParams(temperature=0.0, max_tokens=320), problem="no numbered statements were found",
+        reask=format_reask(320, numbered_lines_grammar(3)), agent=agent, round=round)).value
     if not statements:
         return ScoreResult(None, "could not split the answer into statements")
     docs = [d.model_copy(update={"text": d.text[:max_doc_chars]}) for d in documents]
     prompt = render("faithfulness_verdicts", documents=docs, statements=statements)
-    verdicts, _ = await ask_parsed(
-        llm, prompt, lambda t: parse_verdicts(t, len(statements)),
-        f"expected {len(statements)} lines like '1: yes' or '1: no'", agent=agent, round=round,
-        max_tokens=16 * len(statements) + 16, reask_grammar=verdict_lines_grammar(len(statements)))
+    max_tokens = 16 * len(statements) + 16
+    verdicts = (await ask(
+        llm, prompt, lambda t: parse_verdicts(t, len(statements)), what="statement_verdicts",
+        params=GenParams(temperature=0.0, max_tokens=max_tokens),
+        problem=f"expected {len(statements)} lines like '1: yes' or '1: no'",
+        reask=format_reask(max_tokens, verdict_lines_grammar(len(statements))), agent=agent, round=round)).value
     if verdicts is None:
         return ScoreResult(None, "could not read a yes/no judgement for every statement",
                            {"statements": statements})

@@ -4,19 +4,15 @@ and NOT ENOUGH INFO is a legitimate verdict here."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 
+from factdebate.core.parsing import parse_list
+from factdebate.embeddings import TextEncoder
+from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar
+from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
-from factdebate.parsing import parse_list
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
-from factdebate.scoring.ask import ask_parsed, numbered_lines_grammar
-
-
-class TextEncoder(Protocol):
-    async def aencode(self, texts: list[str]) -> np.ndarray: ...
 
 
 def mean_cosine(anchor: np.ndarray, others: np.ndarray) -> float:
@@ -31,10 +27,12 @@ async def answer_relevance(llm: LLM, encoder: TextEncoder, claim: str, answer: s
     if not answer.strip():
         return ScoreResult(None, "empty answer")
     prompt = render("relevance_questions", answer=answer, n=n)
-    questions, _ = await ask_parsed(
-        llm, prompt, lambda t: parse_list(t, max_items=n) or None, "no numbered questions were found",
-        agent=agent, round=round, max_tokens=48 * n + 16,
-        reask_grammar=numbered_lines_grammar(n, '[^\\n?]+ "?"'))
+    max_tokens = 48 * n + 16
+    questions = (await ask(
+        llm, prompt, lambda t: parse_list(t, max_items=n) or None, what="questions",
+        params=GenParams(temperature=0.0, max_tokens=max_tokens), problem="no numbered questions were found",
+        reask=format_reask(max_tokens, numbered_lines_grammar(n, '[^\\n?]+ "?"')), agent=agent,
+        round=round)).value
     if not questions:
         return ScoreResult(None, "could not read any generated question")
     vectors = await encoder.aencode([claim, *questions])

@@ -18,15 +18,15 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.redact import redact_logs
+from factdebate.core.textsafe import safe_value
+from factdebate.core.version import __version__
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
 from factdebate.server.service import Service
-from factdebate.textsafe import safe_value
-from factdebate.version import __version__
+from factdebate.util.redact import redact_logs
 
 log = logging.getLogger("factdebate.server")
 STATIC = Path(__file__).parent / "static"

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.batch import ClaimItem
+from factdebate.core.textsafe import dumps_record
+from factdebate.run.batch import ClaimItem
 from factdebate.server.state_db import HEARTBEAT_SCHEMA, Cursor, StateDatabase, beat, fresh_processes, open_state_db
-from factdebate.textsafe import dumps_record
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS batches (

@@ -11,22 +11,22 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from factdebate.api import run_claim, validate_claim
-from factdebate.batch import ClaimItem, parse_claim_lines
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError, InputError
-from factdebate.redact import redact_text
-from factdebate.resources import Resources
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.methods.resources import Resources
+from factdebate.run.batch import ClaimItem, parse_claim_lines
+from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.options import public_verdict
 from factdebate.server.shared_state import worker_id
 from factdebate.server.state_db import process_alive
+from factdebate.settings.model import Settings
+from factdebate.util.redact import redact_text
 
 log = logging.getLogger("factdebate.server")
 
 
 def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimItem]:
-    """The upload's claims (see :func:`factdebate.batch.parse_claim_lines`), each validated up front so a
+    """The upload's claims (see :func:`factdebate.run.batch.parse_claim_lines`), each validated up front so a
     bad row is reported with its line before any work starts (an API caller gets a 422 at once, where the
     CLI records the line as an error and runs the rest)."""
     items = parse_claim_lines(text.splitlines())

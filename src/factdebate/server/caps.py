@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factdebate.config import Settings
-from factdebate.errors import ConfigError
-from factdebate.plugins import get_method
+from factdebate.core.errors import ConfigError
+from factdebate.methods.base import get_method
+from factdebate.settings.model import Settings
 
 
 class SpendingCaps(BaseModel):

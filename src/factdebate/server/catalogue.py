@@ -1,5 +1,6 @@
 """``GET /v1/methods``: what this server offers, derived from the method registry and the option table, so
-the web page draws each method's form from its settings model rather than from a hand-written list."""
+the web page draws each method's form from its settings model rather than from a hand-written list, and
+picks each method's view by the name the method declares rather than by the method's own name."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.config import Settings
-from factdebate.options import option_schema, option_value
-from factdebate.plugins import all_methods
+from factdebate.methods.base import all_methods
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
+from factdebate.settings.model import Settings
+from factdebate.settings.options import option_schema, option_value
 
 
 class OptionInfo(BaseModel):
@@ -27,6 +28,7 @@ class MethodInfo(BaseModel):
     roles: list[str] = []
     tools: list[str] = []  # with the server's default settings
     options: list[OptionInfo] = []
+    view: str = "debate"  # the page's view that draws it (static/debate.js, or a method's own script)
 
 
 class Catalogue(BaseModel):
@@ -47,7 +49,7 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
                               default=option_value(data, opt)) for name, opt in options.items()}
     methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),
                           tools=sorted(cls().tools(base)),
-                          options=[infos[n] for n, opt in options.items() if opt.method == name])
+                          options=[infos[n] for n, opt in options.items() if opt.method == name], view=cls.view)
                for name, cls in all_methods().items()]
     shared = [infos[n] for n, opt in options.items() if opt.method is None]
     defaults = {name: info.default for name, info in infos.items()}

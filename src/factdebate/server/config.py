@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from factdebate.errors import ConfigError
+from factdebate.core.errors import ConfigError
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state_db import is_server_url, unsupported
 
@@ -47,7 +47,7 @@ class ServiceConfig(BaseModel):
     resource_cache_size: int = Field(default=4, ge=1)
     # Models a request may choose besides the configured ones; "*" allows any model spec.
     allowed_llms: list[str] = Field(default_factory=list)
-    # Default verification options (the flat names of factdebate.options) on top of config_file.
+    # Default verification options (the flat names of factdebate.settings.options) on top of config_file.
     defaults: dict[str, Any] = Field(default_factory=dict)
     config_file: Path | None = None  # the verification settings YAML (same format as the CLI's --config)
     stream_ping_seconds: float = Field(default=15.0, gt=0)

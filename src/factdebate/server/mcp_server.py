@@ -17,13 +17,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.api import run_claim, validate_claim
-from factdebate.errors import FactDebateError
+from factdebate.core.errors import FactDebateError
+from factdebate.core.textsafe import unsafe_reason
+from factdebate.core.types import Document, ResponseVerdict, Verdict
+from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
-from factdebate.textsafe import unsafe_reason
 from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
-from factdebate.types import Document, ResponseVerdict, Verdict
 
 EXCERPT_CHARS = 400
 MAX_QUERY_CHARS = 500
@@ -138,7 +138,7 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                              "the answer's label and each claim's own label and reasons.")
     async def check_response(response: str, question: str | None = None, method: str | None = None,
                              k: int | None = None) -> dict[str, Any]:
-        from factdebate.response_level.check import run_response, validate_question, validate_response
+        from factdebate.run.response import run_response, validate_question, validate_response
 
         try:
             settings = resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k}))
@@ -157,7 +157,8 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
 
 
 def run_stdio(config_file: str | Path | None = None) -> None:
-    from factdebate.api import ensure_indexes, settings_from
+    from factdebate.run.build import ensure_indexes
+    from factdebate.settings.load import settings_from
 
     ensure_indexes(settings_from({}, config_file))  # progress goes to stderr; stdout is the protocol's
     build_server(config_file).run("stdio")

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.api import settings_from
-from factdebate.config import Settings
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.core.textsafe import checked_values
+from factdebate.core.types import ResponseVerdict, Verdict
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
-from factdebate.errors import ConfigError, InputError
-from factdebate.options import Option, all_options, options_to_overrides
-from factdebate.plugins import METHODS, get_method
+from factdebate.methods.base import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
-from factdebate.textsafe import checked_values
-from factdebate.types import ResponseVerdict, Verdict
+from factdebate.settings.load import settings_from
+from factdebate.settings.model import Settings
+from factdebate.settings.options import Option, all_options, options_to_overrides
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {

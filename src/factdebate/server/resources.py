@@ -10,12 +10,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from factdebate.api import build_resources, make_tool
-from factdebate.config import Settings
 from factdebate.llm import make_backend
 from factdebate.llm.base import Backend
-from factdebate.plugins import method_class
-from factdebate.resources import Resources, Services
+from factdebate.methods.base import method_class
+from factdebate.methods.resources import Resources, Services
+from factdebate.run.build import build_resources, make_tool
+from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 
 Builder = Callable[[Settings], Resources]

@@ -9,16 +9,16 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import StreamingResponse
 from pydantic import Field
 
-from factdebate.config import Settings
-from factdebate.errors import FactDebateError, InputError
-from factdebate.response_level.check import run_response, validate_question, validate_response
-from factdebate.runtime import EventSink
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.runtime import EventSink
+from factdebate.core.types import ResponseVerdict
+from factdebate.run.response import run_response, validate_question, validate_response
 from factdebate.server.options import VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.shared_state import SharedRateLimiter
-from factdebate.types import ResponseVerdict
+from factdebate.settings.model import Settings
 
 router = APIRouter(prefix="/v1")
 _TEXT_FIELDS = {"response", "question"}

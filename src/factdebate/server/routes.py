@@ -13,18 +13,18 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 from starlette.types import Receive, Scope, Send
 
-from factdebate.api import run_claim, validate_claim
-from factdebate.config import Settings
-from factdebate.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
-from factdebate.options import convert
-from factdebate.runtime import EventSink
+from factdebate.core.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
+from factdebate.core.runtime import EventSink
+from factdebate.core.types import Verdict
+from factdebate.core.version import __version__
+from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.streaming import RunFn, debate_stream
-from factdebate.types import Verdict
-from factdebate.version import __version__
+from factdebate.settings.model import Settings
+from factdebate.settings.options import convert
 
 router = APIRouter(prefix="/v1")
 

@@ -12,9 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.config import Settings
-from factdebate.paths import data_dir
-from factdebate.resources import Resources
+from factdebate.methods.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
 from factdebate.server.config import ServiceConfig
@@ -23,6 +21,8 @@ from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
 from factdebate.server.state_db import HEARTBEAT_SECONDS
+from factdebate.settings.model import Settings
+from factdebate.util.paths import data_dir
 
 AUTH_FAILURES_PER_MINUTE = 10
 log = logging.getLogger(__name__)

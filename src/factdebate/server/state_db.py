@@ -25,9 +25,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from factdebate.errors import ConfigError, EndpointUnavailableError, MissingDependencyError
-from factdebate.processes import pid_alive
-from factdebate.redact import redact_url
+from factdebate.core.errors import ConfigError, EndpointUnavailableError, MissingDependencyError
+from factdebate.util.processes import pid_alive
+from factdebate.util.redact import redact_url
 
 T = TypeVar("T")
 

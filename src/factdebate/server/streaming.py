@@ -15,9 +15,9 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from factdebate.errors import FactDebateError
-from factdebate.runtime import EventSink
-from factdebate.types import Verdict
+from factdebate.core.errors import FactDebateError
+from factdebate.core.runtime import EventSink
+from factdebate.core.types import Verdict
 
 log = logging.getLogger("factdebate.server")
 

@@ -13,9 +13,10 @@ from datetime import date
 
 import httpx
 
-from factdebate.errors import FactDebateError
+from factdebate.core.errors import FactDebateError
+from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, request_text, traced_search
-from factdebate.types import Document
+from factdebate.tools.http_search import HttpSearchTool
 
 ARXIV_DEFAULT_URL = "https://export.arxiv.org/api/query"
 ARXIV_MAX_RESULTS = 50
@@ -68,24 +69,21 @@ def parse_feed(xml_text: str) -> list[Document]:
     return docs
 
 
-class ArxivTool:
+class ArxivTool(HttpSearchTool):
     name = "arxiv"
+    default_url = ARXIV_DEFAULT_URL
 
     def __init__(self, *, base_url: str | None = None, timeout: float = 30.0,
                  client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 1.0) -> None:
-        self.base_url = base_url or ARXIV_DEFAULT_URL
-        self.timeout = timeout
-        self.attempts = attempts
-        self.base_delay = base_delay
-        self._client = client
+        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts, base_delay=base_delay)
 
     async def search(self, query: str, k: int) -> list[Document]:
         return await self.search_filtered(query, k)
 
     async def search_filtered(self, query: str, k: int, before: date | None = None) -> list[Document]:
-        return await traced_search(self.name, query, k, lambda: self._search(query, k, before))
+        return await traced_search(self.name, query, k, lambda: self._search_before(query, k, before))
 
-    async def _search(self, query: str, k: int, before: date | None) -> list[Document]:
+    async def _search_before(self, query: str, k: int, before: date | None) -> list[Document]:
         if k <= 0 or not _terms(query):
             return []
         async with client_scope(self._client, self.timeout) as client:

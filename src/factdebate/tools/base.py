@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from factdebate.types import Document
+from factdebate.core.types import Document
 
 
 @runtime_checkable

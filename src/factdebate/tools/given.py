@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.scoring.relevance import TextEncoder
+from factdebate.core.types import Document
+from factdebate.embeddings import TextEncoder
 from factdebate.tools.base import Tool
-from factdebate.types import Document
 
 _given: ContextVar[list[Document] | None] = ContextVar("factdebate_given_evidence", default=None)
 

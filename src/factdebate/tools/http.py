@@ -20,10 +20,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from factdebate.errors import EndpointUnavailableError, FactDebateError
-from factdebate.events import WebSearch
-from factdebate.runtime import emit
-from factdebate.types import Document
+from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.events import WebSearch
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document
 
 # Indirection so tests can observe (and skip) the waits without patching asyncio globally.
 _sleep = asyncio.sleep

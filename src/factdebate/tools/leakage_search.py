@@ -7,12 +7,12 @@ Wikipedia) — the trace says so with a ``leakage`` event instead of silently ig
 
 from __future__ import annotations
 
-from factdebate.claim_context import search_before
-from factdebate.events import LeakageNote
-from factdebate.mcp_tools.leakage import Leakage, LeakagePolicy, not_applied, parse_day
-from factdebate.runtime import emit
+from factdebate.core.claim_context import search_before
+from factdebate.core.events import LeakageNote
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document
 from factdebate.tools.base import Tool
-from factdebate.types import Document
+from factdebate.tools.leakage import Leakage, LeakagePolicy, not_applied, parse_day
 
 
 class LeakageSearch:
@@ -33,8 +33,8 @@ class LeakageSearch:
         return docs
 
     async def _search(self, query: str, k: int, leak: Leakage) -> tuple[list[Document], list[str]]:
-        from factdebate.mcp_tools import engines
-        from factdebate.tools.lexical import LocalSearchTool
+        from factdebate.tools import engines
+        from factdebate.tools.local_search import LocalSearchTool
         from factdebate.tools.tavily import TavilyTool
 
         if isinstance(self.tool, TavilyTool):

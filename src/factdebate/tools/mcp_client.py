@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 from typing import Any, Self
 
-from factdebate.errors import FactDebateError, MissingDependencyError
+from factdebate.core.errors import FactDebateError, MissingDependencyError
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema
 

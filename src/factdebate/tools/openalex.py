@@ -7,9 +7,10 @@ from typing import Any
 
 import httpx
 
-from factdebate.errors import FactDebateError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
-from factdebate.types import Document
+from factdebate.core.errors import FactDebateError
+from factdebate.core.types import Document
+from factdebate.tools.http import client_scope, dumps_compact, request_json
+from factdebate.tools.http_search import HttpSearchTool
 
 OPENALEX_DEFAULT_URL = "https://api.openalex.org"
 OPENALEX_MAX_PER_PAGE = 200
@@ -30,30 +31,19 @@ def rebuild_abstract(inverted: Any) -> str:
     return " ".join(slots[pos] for pos in sorted(slots))
 
 
-class OpenAlexTool:
+class OpenAlexTool(HttpSearchTool):
     name = "openalex"
+    default_url = OPENALEX_DEFAULT_URL
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
                  client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
                  mailto: str | None = None) -> None:
         # Both optional: OpenAlex is open; a mailto gets the faster "polite pool", a key the premium limits.
-        self._key = api_key or os.environ.get("OPENALEX_API_KEY") or None
+        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts,
+                         base_delay=base_delay, api_key=api_key or os.environ.get("OPENALEX_API_KEY"))
         self.mailto = mailto or os.environ.get("OPENALEX_MAILTO") or None
-        self.base_url = (base_url or OPENALEX_DEFAULT_URL).rstrip("/")
-        self.timeout = timeout
-        self.attempts = attempts
-        self.base_delay = base_delay
-        self._client = client
 
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAlexTool(base_url={self.base_url!r})"
-
-    async def search(self, query: str, k: int) -> list[Document]:
-        return await traced_search(self.name, query, k, lambda: self._search(query, k))
-
-    async def _search(self, query: str, k: int) -> list[Document]:
-        if k <= 0 or not query.strip():
-            return []
+    async def _fetch(self, query: str, k: int) -> list[Document]:
         params: dict[str, str | int | None] = {
             "search": query,
             "per-page": min(k, OPENALEX_MAX_PER_PAGE),

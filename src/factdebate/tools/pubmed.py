@@ -11,9 +11,10 @@ from typing import Any
 
 import httpx
 
-from factdebate.errors import FactDebateError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, request_text, traced_search
-from factdebate.types import Document
+from factdebate.core.errors import FactDebateError
+from factdebate.core.types import Document
+from factdebate.tools.http import client_scope, dumps_compact, request_json, request_text
+from factdebate.tools.http_search import HttpSearchTool
 
 EUTILS_DEFAULT_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 PUBMED_MAX_RESULTS = 200  # keeps the EFetch id list (a GET query string) comfortably short
@@ -59,28 +60,17 @@ def parse_esearch(payload: Any) -> list[str]:
     return [str(pmid) for pmid in result.get("idlist") or []]
 
 
-class PubMedTool:
+class PubMedTool(HttpSearchTool):
     name = "pubmed"
+    default_url = EUTILS_DEFAULT_URL
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
                  client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5) -> None:
         # Optional: a key raises NCBI's limit from 3 to 10 requests per second.
-        self._key = api_key or os.environ.get("NCBI_API_KEY") or None
-        self.base_url = (base_url or EUTILS_DEFAULT_URL).rstrip("/")
-        self.timeout = timeout
-        self.attempts = attempts
-        self.base_delay = base_delay
-        self._client = client
+        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts,
+                         base_delay=base_delay, api_key=api_key or os.environ.get("NCBI_API_KEY"))
 
-    def __repr__(self) -> str:  # never show the key
-        return f"PubMedTool(base_url={self.base_url!r})"
-
-    async def search(self, query: str, k: int) -> list[Document]:
-        return await traced_search(self.name, query, k, lambda: self._search(query, k))
-
-    async def _search(self, query: str, k: int) -> list[Document]:
-        if k <= 0 or not query.strip():
-            return []
+    async def _fetch(self, query: str, k: int) -> list[Document]:
         async with client_scope(self._client, self.timeout) as client:
             payload = await request_json(
                 client, "GET", f"{self.base_url}/esearch.fcgi",

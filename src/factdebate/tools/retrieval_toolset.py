@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Self
 
-from factdebate.claim_context import search_before as claim_search_before
-from factdebate.runtime import emit
+from factdebate.core.claim_context import search_before as claim_search_before
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document
 from factdebate.tools.base import Tool
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset, documents_text
-from factdebate.types import Document
 
 SEARCH_INPUT: dict[str, Any] = {
     "type": "object",

@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncio
 import re
 
+from factdebate.core.types import Document
+from factdebate.llm.ask import ask
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.runtime import emit
-from factdebate.scoring.ask import ask_parsed
 from factdebate.tools.base import Tool
-from factdebate.types import Document
 
 
 def parse_keywords(text: str) -> str | None:
@@ -40,11 +39,9 @@ class ScholarPipeline:
         self.name = f"{inner.name}+summary" if summarize else inner.name
 
     async def search(self, query: str, k: int) -> list[Document]:
-        keywords, raw = await ask_parsed(self.llm, render("medical_keywords", query=query), parse_keywords,
-                                         "no comma-separated keywords were found", agent="scholar", round=0,
-                                         max_tokens=48)
-        if keywords is None:
-            emit("parse_failure", what="keywords", agent="scholar", reply=raw[:200])
+        keywords = (await ask(self.llm, render("medical_keywords", query=query), parse_keywords, what="keywords",
+                              params=GenParams(temperature=0.0, max_tokens=48),
+                              problem="no comma-separated keywords were found", agent="scholar")).value
         documents = await self.inner.search(keywords or query, self.abstracts)
         if not self.summarize:
             return documents

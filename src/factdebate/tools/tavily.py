@@ -7,17 +7,19 @@ from typing import Any
 
 import httpx
 
-from factdebate.errors import FactDebateError, MissingKeyError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
-from factdebate.types import Document
+from factdebate.core.errors import FactDebateError, MissingKeyError
+from factdebate.core.types import Document
+from factdebate.tools.http import client_scope, dumps_compact, request_json
+from factdebate.tools.http_search import HttpSearchTool
 
 TAVILY_DEFAULT_URL = "https://api.tavily.com"
 # The API rejects max_results above this.
 TAVILY_MAX_RESULTS = 20
 
 
-class TavilyTool:
+class TavilyTool(HttpSearchTool):
     name = "tavily"
+    default_url = TAVILY_DEFAULT_URL
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
                  client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
@@ -26,23 +28,11 @@ class TavilyTool:
         if not key:
             # Fail when the tool is configured, not halfway through a debate.
             raise MissingKeyError("TAVILY_API_KEY", "the tavily search tool")
-        self._key = key
-        self.base_url = (base_url or TAVILY_DEFAULT_URL).rstrip("/")
-        self.timeout = timeout
-        self.attempts = attempts
-        self.base_delay = base_delay
+        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts,
+                         base_delay=base_delay, api_key=key)
         self.search_depth = search_depth
-        self._client = client
 
-    def __repr__(self) -> str:  # never show the key
-        return f"TavilyTool(base_url={self.base_url!r})"
-
-    async def search(self, query: str, k: int) -> list[Document]:
-        return await traced_search(self.name, query, k, lambda: self._search(query, k))
-
-    async def _search(self, query: str, k: int) -> list[Document]:
-        if k <= 0 or not query.strip():
-            return []
+    async def _fetch(self, query: str, k: int) -> list[Document]:
         body = {
             "query": query,
             "max_results": min(k, TAVILY_MAX_RESULTS),
@@ -55,7 +45,7 @@ class TavilyTool:
                 headers={"Authorization": f"Bearer {self._key}"},
                 attempts=self.attempts, base_delay=self.base_delay, timeout=self.timeout,
             )
-        return parse_results(payload)[:k]
+        return parse_results(payload)
 
 
 def parse_results(payload: Any) -> list[Document]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self, runtime_checkable
 
+from factdebate.core.types import Document
 from factdebate.llm.base import ToolSchema
-from factdebate.types import Document
 
 __all__ = ["ToolResult", "ToolSchema", "Toolset", "documents_text"]
 

@@ -16,10 +16,11 @@ from urllib.parse import quote
 
 import httpx
 
-from factdebate.errors import FactDebateError
-from factdebate.tools.http import client_scope, dumps_compact, request_json, traced_search
-from factdebate.types import Document
-from factdebate.version import __version__
+from factdebate.core.errors import FactDebateError
+from factdebate.core.types import Document
+from factdebate.core.version import __version__
+from factdebate.tools.http import client_scope, dumps_compact, request_json
+from factdebate.tools.http_search import HttpSearchTool
 
 # Wikimedia's User-Agent policy asks for a tool name and version plus contact details; deployments should
 # pass ``user_agent=`` (or set FACTDEBATE_USER_AGENT) with their own URL or e-mail address.
@@ -38,29 +39,21 @@ def summary_path(title: str) -> str:
     return quote(title.replace(" ", "_"), safe="")
 
 
-class WikipediaTool:
+class WikipediaTool(HttpSearchTool):
     name = "wikipedia"
 
     def __init__(self, lang: str = "en", *, base_url: str | None = None, timeout: float = 20.0,
                  client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
                  user_agent: str | None = None, max_parallel: int = 8) -> None:
+        super().__init__(base_url=base_url or f"https://{lang}.wikipedia.org", timeout=timeout, client=client,
+                         attempts=attempts, base_delay=base_delay)
         self.lang = lang
-        self.base_url = (base_url or f"https://{lang}.wikipedia.org").rstrip("/")
-        self.timeout = timeout
-        self.attempts = attempts
-        self.base_delay = base_delay
         agent = user_agent or os.environ.get("FACTDEBATE_USER_AGENT") or DEFAULT_USER_AGENT
         self.headers = {"User-Agent": agent, "Accept": "application/json"}
         # Wikimedia asks API clients to keep concurrency modest.
         self.max_parallel = max(1, max_parallel)
-        self._client = client
 
-    async def search(self, query: str, k: int) -> list[Document]:
-        return await traced_search(self.name, query, k, lambda: self._search(query, k))
-
-    async def _search(self, query: str, k: int) -> list[Document]:
-        if k <= 0 or not query.strip():
-            return []
+    async def _fetch(self, query: str, k: int) -> list[Document]:
         params: dict[str, str | int] = {
             "action": "query",
             "list": "search",

@@ -68,6 +68,7 @@
     }
     hideFormError();
     catalogue = await r.json();
+    window.FactDebate.learnViews(catalogue.methods);
     const d = catalogue.defaults;
     fillSelect($("method"), catalogue.methods.map(m => m.name), d.method);
     fillSelect($("search"), catalogue.search_engines, d.search);

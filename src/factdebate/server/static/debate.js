@@ -25,9 +25,15 @@ const AGENT_TITLES = { rag: "RAG agent", search: "Search agent", none: "Agent wi
 const HOW = { consensus: "Consensus of the agents", judge: "Decided by the judge", single: "Single-agent answer",
   vote: "Majority vote", moderator: "Decided by the moderator", unparsed: "No readable label" };
 
-/* Method-specific views (static/dpd.js) register here: { method, recognises(name, ev), attach(view) }. The
+/* Method-specific views (static/dpd.js) register here: { view, recognises(name, ev), attach(view) }. The
    attached extension sees each event first and draws the ones it takes (returning true). */
 const VIEW_EXTENSIONS = [];
+
+/* Which view draws a method, as each method declares it (GET /v1/methods, `view`); the page names no
+   method. Until the catalogue is loaded every method gets the generic view. */
+const METHOD_VIEWS = {};
+function viewOf(method) { return METHOD_VIEWS[method] || "debate"; }
+function learnViews(methods) { (methods || []).forEach(m => { METHOD_VIEWS[m.name] = m.view || "debate"; }); }
 
 class DebateView {
   constructor(host) {
@@ -259,7 +265,7 @@ class DebateView {
     Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
     if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
     this.start(v.claim || "", [], thresholds);
-    const own = VIEW_EXTENSIONS.find(x => x.method === v.method);
+    const own = VIEW_EXTENSIONS.find(x => x.view === viewOf(v.method));
     if (own) { this.extension = own.attach(this); this.extension.render(v); return; }
     const redraw = (window.FactDebateExtras || {}).__verdict; // a method's own parts of a finished verdict
     if (redraw) redraw(this, v);
@@ -307,4 +313,4 @@ function gauge(name, value, threshold) {
   return wrap;
 }
 
-window.FactDebate = { DebateView, labelChip, el, LABEL_CLASS, gauge, VIEW_EXTENSIONS };
+window.FactDebate = { DebateView, labelChip, el, LABEL_CLASS, gauge, VIEW_EXTENSIONS, viewOf, learnViews };

@@ -6,7 +6,7 @@
 "use strict";
 
 (function () {
-  const { el, gauge, VIEW_EXTENSIONS } = window.FactDebate;
+  const { el, gauge, VIEW_EXTENSIONS, viewOf } = window.FactDebate;
   const ROLES = new Set(["gatherer", "analyst", "rebutter", "summarizer"]);
   const SIDES = { affirmative: "Affirmative team — the claim is factual",
     negative: "Negative team — the claim is hallucinated" };
@@ -201,9 +201,9 @@
   }
 
   VIEW_EXTENSIONS.push({
-    method: "dpd",
+    view: "dpd",
     recognises: (name, ev) => (name === "turn_started" && ROLES.has(ev.role)) || name === "panel" ||
-      (name === "run_started" && ev.method === "dpd"),
+      (name === "run_started" && viewOf(ev.method) === "dpd"),
     attach: view => new DPDView(view),
   });
   window.FactDebate.dpdTally = tally;

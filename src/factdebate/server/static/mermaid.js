@@ -4,7 +4,7 @@
 "use strict";
 
 (function () {
-  const { el } = window.FactDebate;
+  const { el, viewOf } = window.FactDebate;
 
   function panel(view) {
     if (view.mermaidPanel && view.mermaidPanel.isConnected) return view.mermaidPanel;
@@ -81,7 +81,7 @@
 
   /* A finished verdict: the decomposer's turn holds the decomposition as JSON. */
   function fromVerdict(view, v) {
-    if (v.method !== "mermaid") return;
+    if (viewOf(v.method) !== "mermaid") return;
     // The live stream's memory panels are not in the verdict: keep them when the result redraws the view.
     const saved = view.mermaidClaim === v.claim ? (view.mermaidParts || {}) : {};
     view.mermaidParts = {};

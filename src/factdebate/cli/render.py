@@ -1,0 +1,185 @@
+"""Terminal rendering of any method's debate: rounds, turns (query, evidence, steps, label, scores),
+judgements, the decision. :class:`LiveDebate` draws the same panels from trace events as they arrive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.text import Text
+
+from factdebate.core.events import summary
+from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict
+
+LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
+# Roles whose turns are statements rather than verdicts (DPD's team members): no label line for them.
+STATEMENT_ROLES = {"gatherer", "analyst", "rebutter", "summarizer"}
+HOW = {"consensus": "consensus of the debaters", "judge": "the judge", "single": "a single answer",
+       "vote": "a majority vote", "moderator": "the moderator", "unparsed": "nothing readable",
+       "panel": "the judges' weighted vote"}
+
+
+def thresholds(config: dict[str, Any], method: str | None = None) -> dict[str, float]:
+    """Score thresholds of the method's settings (``<score>_threshold`` keys), for colouring scores."""
+    method = method or str(config.get("method", ""))
+    section = (config.get("methods") or {}).get(method) or config.get("toolmad") or {}
+    out = {key.removesuffix("_threshold"): float(value) for key, value in section.items()
+           if key.endswith("_threshold") and isinstance(value, int | float)}
+    if "relevance" in out:
+        out.setdefault("answer_relevance", out["relevance"])
+    return out
+
+
+def _label(label: Label | str | None) -> Text:
+    if label is None:
+        return Text("UNPARSED", style="bold magenta")
+    label = Label(label)
+    return Text(label.value, style=LABEL_STYLE[label])
+
+
+def _score(value: float | None, threshold: float | None = None) -> Text:
+    if value is None:
+        return Text("n/a", style="dim")
+    style = "" if threshold is None else ("green" if value >= threshold else "red")
+    return Text(f"{value:.2f}", style=style)
+
+
+def _step_line(index: int, step: Step) -> Text:
+    action = step.tool or "no valid action"
+    if step.arguments:
+        action += "[" + ", ".join(str(v) for v in step.arguments.values()) + "]"
+    return Text.assemble((f"step {index} ", "dim"), (step.thought[:200] + " ", ""), (action, "cyan"),
+                         (f"  → {step.observation[:160]}" if step.observation else "", "dim"))
+
+
+def turn_panel(turn: Turn, limits: dict[str, float]) -> Panel:
+    lines: list[Text] = []
+    if turn.query is not None:
+        changed = "" if turn.query_changed is None else (" (new)" if turn.query_changed else " (kept)")
+        lines.append(Text.assemble(("query ", "dim"), (f"[{turn.query}]", "cyan"), (changed, "dim")))
+    if not turn.steps:
+        for doc in turn.evidence:
+            lines.append(Text.assemble(("  • ", "dim"), (doc.title, "bold"), (f"  {doc.source}", "dim")))
+    lines.extend(_step_line(i, step) for i, step in enumerate(turn.steps, start=1))
+    lines.append(Text(turn.response.strip()))
+    reasked = " (after a re-ask)" if turn.parse_retries else ""
+    statement = turn.label is None and turn.role in STATEMENT_ROLES
+    scores = Text() if statement else Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"))
+    for name, value in turn.scores.items():
+        scores.append_text(Text.assemble((f"   {name.replace('_', ' ')} ", "dim"), _score(value, limits.get(name))))
+    if scores.plain:
+        lines.append(scores)
+    for error in turn.score_errors:
+        lines.append(Text(f"could not score: {error}", style="magenta"))
+    team = f", team {turn.team}" if turn.team and turn.team != turn.agent else ""
+    return Panel(Group(*lines), title=f"{turn.agent} ({turn.tool}{team})", title_align="left")
+
+
+def judgement_panel(judgement: Judgement) -> Panel:
+    vote = _label(judgement.vote) if judgement.vote or not judgement.parsed else Text("no decision", style="dim")
+    extra = "" if judgement.confidence is None else f"   confidence {judgement.confidence:.2f}"
+    extra += "" if judgement.weight == 1.0 else f"   weight {judgement.weight:g}"
+    parts = [Text(judgement.response.strip()), Text.assemble(("vote ", "dim"), vote, (extra, "dim"))]
+    for side in sorted({key.split(".", 1)[0] for key in judgement.scores}):
+        dims = "  ".join(f"{key.split('.', 1)[1]} {value:.2f}" for key, value in judgement.scores.items()
+                         if key.startswith(side + "."))
+        parts.append(Text(f"{side}: {dims}", style="dim"))
+    body = Group(*parts)
+    return Panel(body, title=f"{judgement.agent} ({judgement.role})", title_align="left")
+
+
+class LiveDebate:
+    """An event sink that prints each turn once complete (after its scores, when it is scored; at the end
+    of its round otherwise), each judgement as it is made, for every method."""
+
+    def __init__(self, console: Console, claim: str, *, thresholds: dict[str, float] | None = None) -> None:
+        self.console, self.claim = console, claim
+        self.limits = thresholds or {}
+        self.turns: dict[tuple[str, int], Turn] = {}
+        self.answered: list[tuple[str, int]] = []
+        self.rounds_shown: set[int] = set()
+        self.printed = 0
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind, key = event.get("event"), (str(event.get("agent")), int(event.get("round") or 0))
+        if kind == "turn_started":
+            evidence = [Document(id=str(d.get("id")), title=str(d.get("title")), text="", source=str(d.get("source")))
+                        for d in event.get("evidence") or []]
+            self.turns[key] = Turn(agent=key[0], role=event.get("role") or "debater", team=event.get("team"),
+                                   tool=str(event.get("tool", "")), query=event.get("query"),
+                                   query_changed=event.get("query_changed"), evidence=evidence)
+        elif kind == "step" and key in self.turns:
+            self.turns[key].steps.append(Step(thought=event.get("thought") or "", tool=event.get("tool") or "",
+                                              arguments=event.get("arguments") or {},
+                                              observation=event.get("observation") or ""))
+        elif kind == "answer" and key in self.turns:
+            turn = self.turns[key]
+            turn.response, turn.label = str(event.get("response", "")), event.get("label")
+            turn.parse_retries = int(event.get("parse_retries") or 0)
+            self.answered.append(key)
+        elif kind == "score" and key in self.turns:
+            turn = self.turns[key]
+            turn.scores, turn.score_errors = dict(event.get("scores") or {}), list(event.get("errors") or [])
+            self._show(key)
+        elif kind in ("round", "judgement", "verdict"):
+            for pending in list(self.answered):
+                self._show(pending)
+            if kind == "judgement":
+                self._header(key[1])
+                self.console.print(judgement_panel(Judgement.model_validate(
+                    {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed",
+                                               "scores") if event.get(k) is not None})))
+                self.printed += 1
+        elif (line := summary(event)) is not None:  # a method's own event (DPD's panel tally)
+            self.console.print(Text(line, style="bold"))
+
+    def _header(self, round: int) -> None:
+        if not self.printed:
+            self.console.print(Text.assemble(("Claim: ", "bold"), self.claim))
+        if round not in self.rounds_shown:
+            self.rounds_shown.add(round)
+            self.console.rule(f"Round {round}")
+
+    def _show(self, key: tuple[str, int]) -> None:
+        if key not in self.turns:
+            return
+        self._header(key[1])
+        self.console.print(turn_panel(self.turns.pop(key), self.limits))
+        self.answered = [k for k in self.answered if k != key]
+        self.printed += 1
+
+
+def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -> None:
+    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the decision."""
+    limits = thresholds(verdict.config, verdict.method)
+    if rounds:
+        console.print(Text.assemble(("Claim: ", "bold"), verdict.claim))
+        for rnd in verdict.rounds:
+            console.rule(f"Round {rnd.round}")
+            for turn in rnd.turns:
+                console.print(turn_panel(turn, limits))
+            for judgement in rnd.judges:
+                console.print(judgement_panel(judgement))
+        if verdict.judges:
+            console.rule("Judge" if len(verdict.judges) == 1 else "Judges")
+            for judgement in verdict.judges:
+                console.print(judgement_panel(judgement))
+    if verdict.explanation:
+        console.print(Text(verdict.explanation, style="dim"))
+    usage = verdict.usage
+    summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label),
+                            (f"  decided by {HOW.get(verdict.decided_by, verdict.decided_by)}", ""),
+                            (f" after {len(verdict.rounds)} round(s)" if verdict.rounds else "", ""))
+    console.print(Panel(summary, border_style="bold"))
+    console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "
+                       f"{usage.completion_tokens} completion tokens, {usage.tool_calls} tool calls, "
+                       f"{usage.seconds:.1f}s", style="dim"))
+    if usage.speculative_calls:
+        console.print(Text(f"+ {usage.speculative_calls} LLM calls of speculative work that was discarded "
+                           f"({usage.speculative_tokens} tokens)", style="dim"))
+    if verdict.unparsed_turns:
+        console.print(Text(f"{verdict.unparsed_turns} answer(s) had no readable label and were not counted "
+                           "as agreement", style="magenta"))
+    for warning in verdict.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"))

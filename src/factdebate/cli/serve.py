@@ -1,0 +1,139 @@
+"""``factdebate serve`` and ``factdebate mcp``. Heavy imports (FastAPI, uvicorn, the MCP SDK) happen inside
+the commands so the rest of the CLI starts fast and works without the ``serve`` extra."""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import socket
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factdebate.cli.options import with_option_flags
+from factdebate.core.errors import ConfigError, MissingDependencyError
+
+Opt = typer.Option
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Bind every address ``host`` resolves to, as uvicorn will, and let go at once. uvicorn reports a busy
+    port with its own log lines and exit 3, and only after the indexes were checked; this
+    says it in one line, exit 2, before anything loads. A port taken between this test and uvicorn's own bind
+    still fails uvicorn's way."""
+    if not 0 <= port <= 65535:  # getaddrinfo would wrap it round rather than refuse it
+        raise ConfigError(f"--port {port} is not a TCP port (0 to 65535)")
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        addresses = {(info[0], info[4]) for info in socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                                                        flags=socket.AI_PASSIVE)}
+        for family, address in addresses:
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: TIME_WAIT is no obstacle
+                if family == socket.AF_INET6:
+                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                probe.bind(address)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(f"cannot serve on {where}: the address is already in use (another server is "
+                              "listening there); stop it or choose another --port") from None
+        raise ConfigError(f"cannot serve on {where}: {exc.strerror or exc}") from None
+
+
+@with_option_flags(skip={"concurrency"})
+def serve(
+    host: Annotated[str, Opt(help="Address to bind; anything but loopback exposes the service.")] = "127.0.0.1",
+    port: Annotated[int, Opt(help="TCP port.")] = 8000,
+    config: Annotated[Path | None, Opt("--config", "-c", help="Verification settings YAML (as for verify).")] = None,
+    service_config: Annotated[Path | None, Opt(help="Service settings YAML: keys, limits, CORS, storage.")] = None,
+    db: Annotated[Path | None, Opt(help="SQLite file for batch jobs (default: in the data directory).")] = None,
+    no_auth: Annotated[bool, Opt("--no-auth", help="Serve without API keys (loopback only).")] = False,
+    log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
+    workers: Annotated[int, Opt(min=1, help="Server processes; more than one share limits, caps and batches "
+                                "through SQLite (docs/scale.md).")] = 1,
+    state_db: Annotated[str | None, Opt(help="Database shared by replicas: sqlite:///PATH (one machine) or "
+                                        "postgresql://user@host:5432/db (several; password via PGPASSWORD). "
+                                        "Also $FACTDEBATE_STATE_DB.")] = None,
+    *,
+    options: dict[str, Any],
+) -> None:
+    """Run the HTTP API and the web page. The verification flags (the same as verify's) set the server's
+    defaults, on top of --config; a request may still choose among what the server offers."""
+    try:
+        import uvicorn
+
+        from factdebate.server.app import create_app
+        from factdebate.server.config import load_service_config
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "fastapi", "serve") from exc
+    if no_auth and not _is_loopback(host):
+        raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
+    settings = load_service_config(service_config, config_file=config, db_path=db, state_db=state_db,
+                                   allow_anonymous=True if no_auth else None)
+    if options:
+        settings = settings.model_copy(update={"defaults": {**settings.defaults, **options}})
+    if not settings.api_keys and not settings.allow_anonymous:
+        raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
+                          "--service-config), or use --no-auth for a local trial")
+    check_port_free(host, port)  # before start-up work, for one process or --workers N alike
+    if workers > 1:
+        settings = settings.model_copy(update={"shared_state": True})
+    app = create_app(settings)
+    from factdebate.run.build import ensure_indexes
+
+    ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
+    typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)"
+               + (f" with {workers} worker processes" if workers > 1 else "")
+               + f"; state in {app.state.service.store.location}", err=True)
+    if workers > 1:
+        from factdebate.scale.lite_copy import close_lite_clients
+
+        close_lite_clients()  # the workers copy the Milvus Lite folder: this process lets go of it first
+        _serve_workers(settings, workers, host, port, log_level)
+        return
+    from factdebate.server.workers import tune_gc
+
+    tune_gc()
+    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
+
+
+def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level: str) -> None:
+    import os
+
+    import uvicorn
+
+    from factdebate.server.workers import CONFIG_ENV, write_worker_config
+
+    path = write_worker_config(settings)
+    os.environ[CONFIG_ENV] = str(path)
+    try:
+        uvicorn.run("factdebate.server.workers:app_from_env", factory=True, workers=workers, host=host, port=port,
+                    log_level=log_level, proxy_headers=False, server_header=False)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def mcp(
+    config: Annotated[Path | None, Opt("--config", "-c", help="Verification settings YAML (as for verify).")] = None,
+) -> None:
+    """Serve verify_claim and search_evidence to a chatbot over MCP (stdio)."""
+    try:
+        from factdebate.server.mcp_server import run_stdio
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "mcp", "serve") from exc
+    run_stdio(config)
+
+
+def register_service(app: typer.Typer) -> None:
+    app.command()(serve)
+    app.command()(mcp)

@@ -1,0 +1,339 @@
+"""Trace events: one pydantic model per kind, a discriminated union on ``event``.
+
+The kinds every method shares are here; a method's own kinds (MERMAID's decomposition, DPD's panel) live
+in its folder and are registered with the method (``Method.events``), so :func:`parse_event` and
+:func:`event_json_schema` know them without this module knowing the methods.
+
+Every event carries ``span_id`` (the innermost open span: a round, a team, a judge panel, a sub-claim, a
+tool call) and ``parent_id`` (that span's parent), so a consumer can nest events without replaying the
+span bookkeeping. ``t`` and ``run`` are filled in by the recorder. docs/trace.md documents the format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Annotated, Any, Literal, Union, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from factdebate.core.types import Label
+
+
+class DocRef(BaseModel):
+    id: str
+    title: str = ""
+    source: str = ""
+    text: str = ""  # empty in live events (kept short); full text lives in the verdict
+    score: float | None = None
+
+
+class BaseEvent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    t: float = 0.0
+    run: str = ""
+    span_id: str | None = None
+    parent_id: str | None = None
+
+    def summary(self) -> str | None:
+        """One line for the terminal's live view, for a kind it has no panel of its own for (DPD's tally)."""
+        return None
+
+
+class Where(BaseEvent):
+    """Events about one agent's work in one round."""
+
+    agent: str = ""
+    round: int = 0
+
+
+class RunStarted(BaseEvent):
+    event: Literal["run_started"] = "run_started"
+    claim: str
+    method: str
+
+
+class RunFinished(BaseEvent):
+    event: Literal["run_finished"] = "run_finished"
+    label: Label | None
+    decided_by: str
+    usage: dict[str, Any] = Field(default_factory=dict)
+
+
+class SpanBegin(BaseEvent):
+    """Opens ``span_id``: ``kind`` says what nests inside (round, team, panel, subclaim, tool...)."""
+
+    event: Literal["span_begin"] = "span_begin"
+    name: str
+    kind: str
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+class SpanEnd(BaseEvent):
+    event: Literal["span_end"] = "span_end"
+    name: str
+    kind: str
+
+
+class TurnStarted(Where):
+    event: Literal["turn_started"] = "turn_started"
+    role: str = "debater"
+    team: str | None = None
+    tool: str = "none"
+    query: str | None = None
+    query_changed: bool | None = None
+    evidence: list[DocRef] = Field(default_factory=list)
+
+
+class Answer(Where):
+    event: Literal["answer"] = "answer"
+    role: str = "debater"
+    team: str | None = None
+    label: Label | None = None
+    response: str = ""
+    parse_retries: int = 0
+
+
+class StepTaken(Where):
+    """One thought → tool → observation step of a tool-using agent."""
+
+    event: Literal["step"] = "step"
+    index: int
+    thought: str = ""
+    tool: str = ""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    observation: str = ""
+    evidence: list[DocRef] = Field(default_factory=list)
+
+
+class Scored(Where):
+    event: Literal["score"] = "score"
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    errors: list[str] = Field(default_factory=list)
+
+
+class JudgementMade(Where):
+    event: Literal["judgement"] = "judgement"
+    role: str = "judge"
+    vote: Label | None = None
+    confidence: float | None = None
+    weight: float = 1.0
+    parsed: bool = True
+    response: str = ""
+    scores: dict[str, float] = Field(default_factory=dict)  # a panel judge's scores of each side
+
+
+
+class RoundEnded(BaseEvent):
+    event: Literal["round"] = "round"
+    round: int
+    labels: list[Label | None] = Field(default_factory=list)
+    consensus: bool = False
+    final: bool = False  # no further round follows (the judge or the verdict comes next)
+
+
+
+class ToolCall(Where):
+    """An agent-level tool call (accounted in ``usage.tool_calls``)."""
+
+    event: Literal["tool_call"] = "tool_call"
+    tool: str
+    query: str = ""
+    k: int = 0
+    results: list[DocRef] = Field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+
+
+class WebSearch(BaseEvent):
+    """One request of an online search engine, nested in the agent's ``tool_call`` span."""
+
+    event: Literal["web_search"] = "web_search"
+    tool: str
+    query: str
+    k: int
+    results: int
+    seconds: float
+    error: str | None = None
+
+
+class LLMCall(Where):
+    event: Literal["llm_call"] = "llm_call"
+    model: str
+    role: str
+    prompt: str = ""
+    sample: str = ""
+    prompt_hash: str = ""
+    cached: bool = False
+    attempts: int = 0
+    seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LLMRetry(Where):
+    event: Literal["llm_retry"] = "llm_retry"
+    role: str
+    attempt: int
+    error: str
+    delay: float
+
+
+class ParseProblem(Where):
+    """The record of a reply that could not be read and was re-asked once (``llm.ask.ask`` is the only
+    place that makes one): ``parse_recovered`` if the re-ask was readable, else ``parse_failure`` (the
+    caller records the value as unparsed; nothing is filled in for it)."""
+
+    event: Literal["parse_failure", "parse_recovered"] = "parse_failure"
+    what: str  # what was asked for: label, yes_no, query, ballot, claims...
+    prompt: str = ""  # the template of the first ask
+    problem: str = ""  # why the first reply could not be read (what the re-ask told the model)
+    reply: str = ""  # the first reply, clipped
+    reask_reply: str = ""  # the re-ask's reply, clipped
+    constrained: bool | None = None  # the re-ask was held to a format by the backend
+
+    @property
+    def recovered(self) -> bool:
+        return self.event == "parse_recovered"
+
+
+class ConstraintRejected(BaseEvent):
+    """A server refused a constrained-output request; the backend falls back to a weaker mode."""
+
+    event: Literal["constraint_rejected"] = "constraint_rejected"
+    model: str
+    mode: str
+    fallback: str | None = None
+    error: str = ""
+
+
+class ToolError(BaseEvent):
+    """A tool (an MCP server's, say) answered with an error, which the agent reads as an observation."""
+
+    event: Literal["tool_error"] = "tool_error"
+    tool: str
+    query: str = ""
+    error: str = ""
+
+
+class LeakageNote(BaseEvent):
+    """What a search-like tool did (or could not do) with the leakage controls for one call."""
+
+    event: Literal["leakage"] = "leakage"
+    tool: str
+    query: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+
+
+class VerdictReached(BaseEvent):
+    event: Literal["verdict"] = "verdict"
+    label: Label | None
+    decided_by: str
+
+
+class ResponseStarted(BaseEvent):
+    """A response-level check begins (``factdebate.response_level``); each claim is then its own run."""
+
+    event: Literal["response_started"] = "response_started"
+    response: str
+    question: str | None = None
+    method: str
+
+
+class ClaimsExtracted(BaseEvent):
+    event: Literal["claims_extracted"] = "claims_extracted"
+    claims: list[str]
+    source: str = "extracted"
+    parsed: bool = True
+    subjective_removed: bool | None = None
+
+
+class ResponseJudged(BaseEvent):
+    event: Literal["response_verdict"] = "response_verdict"
+    label: Label | None
+    decided_by: str
+    claim_labels: list[Label | None] = Field(default_factory=list)
+
+
+_BUILT_IN: tuple[type[BaseEvent], ...] = (
+    RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
+    ToolCall, WebSearch, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, ToolError, LeakageNote, VerdictReached,
+    ResponseStarted, ClaimsExtracted, ResponseJudged,
+)
+# Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
+_KINDS: dict[str, type[BaseEvent]] = {}
+_finders: list[Callable[[], object]] = []
+
+
+def kinds_of(model: type[BaseEvent]) -> tuple[str, ...]:
+    """The ``event`` values a model stands for (its ``Literal``; ``ParseProblem`` has two)."""
+    return tuple(str(k) for k in get_args(model.model_fields["event"].annotation))
+
+
+def register_event(model: type[BaseEvent]) -> None:
+    """Make ``model``'s kind known to :func:`parse_event` and the events' JSON Schema. A kind belongs to one
+    model: registering another model under a known kind is a programming error."""
+    kinds = kinds_of(model)
+    if not kinds:
+        raise TypeError(f"{model.__name__} needs an 'event' field typed as a Literal of its kind")
+    for kind in kinds:
+        if _KINDS.get(kind, model) is not model:
+            raise TypeError(f"event kind '{kind}' is already {_KINDS[kind].__name__}'s")
+    for kind in kinds:
+        _KINDS[kind] = model
+    _adapter.cache_clear()
+
+
+def unregister_event(model: type[BaseEvent]) -> None:
+    for kind in kinds_of(model):
+        if _KINDS.get(kind) is model:
+            del _KINDS[kind]
+    _adapter.cache_clear()
+
+
+def add_event_finder(finder: Callable[[], object]) -> None:
+    """Called once when a record of an unknown kind is parsed, before it is rejected: the method registry
+    installs its discovery here, so a trace reads back whichever method wrote it."""
+    _finders.append(finder)
+
+
+def event_models() -> list[type[BaseEvent]]:
+    return list(dict.fromkeys(_KINDS.values()))
+
+
+@cache
+def _adapter() -> TypeAdapter[Any]:
+    union: Any = Annotated[Union[tuple(event_models())], Field(discriminator="event")]  # noqa: UP007
+    return TypeAdapter(union)
+
+
+def parse_event(record: dict[str, Any]) -> BaseEvent:
+    """A trace line back into its model (raises ``pydantic.ValidationError`` on an unknown kind)."""
+    if record.get("event") not in _KINDS:
+        while _finders:
+            _finders.pop()()
+    event: BaseEvent = _adapter().validate_python(record)
+    return event
+
+
+def event_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one trace line: every built-in kind and every registered method's own."""
+    return _adapter().json_schema()
+
+
+def summary(record: dict[str, Any]) -> str | None:
+    """The one line a terminal prints for an event it draws no panel for (``BaseEvent.summary``)."""
+    model = _KINDS.get(str(record.get("event")))
+    if model is None or model.summary is BaseEvent.summary:
+        return None
+    return model.model_validate(record).summary()
+
+
+for _model in _BUILT_IN:
+    register_event(_model)
+
+
+def doc_refs(documents: list[Any]) -> list[DocRef]:
+    return [DocRef(id=d.id, title=d.title, source=d.source, score=round(d.score, 4)) for d in documents]

@@ -1,0 +1,62 @@
+"""The check every command runs on a path it was given, before anything heavy loads or any model is called.
+
+Without it each mistake surfaced late and as Python's own error: ``IsADirectoryError`` when a trace or an
+export was opened after the run, sqlite's "unable to open database file" for a directory given as a
+database. The CLI prints those as internal errors ("This is a bug"); a wrong path is the user's to fix, so
+it is an :class:`InputError` (one line, exit 2) naming the flag and the path. Nothing here creates a file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from factdebate.core.errors import InputError
+
+
+def _named(path: Path, flag: str) -> str:
+    return f"{flag} {path}" if flag else str(path)
+
+
+def input_file(path: str | Path, flag: str = "") -> Path:
+    """``path`` as a file to read: it exists and is not a directory."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{_named(path, flag)} is a directory: give a file")
+    if not path.exists():
+        raise InputError(f"{_named(path, flag)}: no such file")
+    return path
+
+
+def output_file(path: str | Path, flag: str = "", example: str = "out.jsonl") -> Path:
+    """``path`` as a file to write or append to: not a directory, in a folder that exists and may be written."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{_named(path, flag)} is a directory: give a file name, e.g. {path / example}")
+    folder = path.parent
+    if not folder.exists():
+        raise InputError(f"{_named(path, flag)}: no such folder {folder} (create it first)")
+    if not folder.is_dir():
+        raise InputError(f"{_named(path, flag)}: {folder} is not a folder")
+    if not os.access(path if path.exists() else folder, os.W_OK):
+        raise InputError(f"{_named(path, flag)}: not writable")
+    return path
+
+
+def input_flag(flag: str) -> Callable[[Path | None], Path | None]:
+    """A Typer ``callback`` that runs :func:`input_file` on an optional flag's value while flags are parsed."""
+
+    def check(value: Path | None) -> Path | None:
+        return None if value is None else input_file(value, flag)
+
+    return check
+
+
+def output_flag(flag: str, example: str) -> Callable[[Path | None], Path | None]:
+    """A Typer ``callback`` that runs :func:`output_file` on an optional flag's value while flags are parsed."""
+
+    def check(value: Path | None) -> Path | None:
+        return None if value is None else output_file(value, flag, example)
+
+    return check

@@ -1,0 +1,193 @@
+"""Per-run bookkeeping: usage by role, trace events and the spans they nest in.
+
+A :class:`RunRecorder` is installed in a context variable for the duration of one claim, so the LLM wrapper
+and the tools can account for work without every call site threading it through; concurrent claims in a
+batch each get their own recorder because asyncio tasks copy the context when they start. The open span
+is a context variable too, so the agents of a round (gathered tasks) inherit the round's span.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
+from factdebate.core.textsafe import dumps_record
+from factdebate.core.types import Usage
+
+EventSink = Callable[[dict[str, Any]], None]
+# (span id, parent span id) of the innermost open span; (None, None) at the top of a run.
+_span: ContextVar[tuple[str | None, str | None]] = ContextVar("factdebate_span", default=(None, None))
+
+
+class RunRecorder:
+    def __init__(self, sinks: list[EventSink] | None = None, run_id: str = "") -> None:
+        self.usage_by_role: dict[str, Usage] = {}
+        self.sinks = list(sinks or [])
+        self.run_id = run_id
+        self.started = time.perf_counter()
+        self.cancelled_calls: dict[str, int] = {}
+
+    def role_usage(self, role: str) -> Usage:
+        return self.usage_by_role.setdefault(role, Usage())
+
+    def total(self) -> Usage:
+        total = Usage()
+        for usage in self.usage_by_role.values():
+            total.add(usage)
+        total.seconds = time.perf_counter() - self.started
+        return total
+
+    def call_cancelled(self, role: str) -> None:
+        """An LLM call was cancelled while the backend had it (its tokens are unknown)."""
+        self.cancelled_calls[role] = self.cancelled_calls.get(role, 0) + 1
+
+    def listening(self) -> bool:
+        return bool(self.sinks)
+
+    def emit(self, event: BaseEvent | str, **data: Any) -> None:
+        """Sends a typed event to the sinks as a JSON-ready dict. The ``(name, **fields)`` form is
+        validated against the event models, so an unknown kind or field fails here, not in a consumer."""
+        if not self.listening():
+            return
+        self.deliver(self.record(event, **data))
+
+    def record(self, event: BaseEvent | str, **data: Any) -> dict[str, Any]:
+        if isinstance(event, str):
+            event = parse_event({"event": event, **data})
+        span_id, parent_id = _span.get()
+        update: dict[str, Any] = {"t": round(time.time(), 3), "run": self.run_id}
+        if event.span_id is None:
+            update.update(span_id=span_id, parent_id=parent_id)
+        return event.model_copy(update=update).model_dump(mode="json")
+
+    def deliver(self, record: dict[str, Any]) -> None:
+        for sink in self.sinks:
+            sink(record)
+
+
+_current: ContextVar[RunRecorder | None] = ContextVar("factdebate_run", default=None)
+
+
+def current_run() -> RunRecorder | None:
+    return _current.get()
+
+
+def emit(event: BaseEvent | str, **data: Any) -> None:
+    run = _current.get()
+    if run is not None:
+        run.emit(event, **data)
+
+
+@contextlib.contextmanager
+def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
+    """Nest the events emitted inside (by this task and the tasks it starts) under a new span."""
+    parent, _ = _span.get()
+    span_id = uuid.uuid4().hex[:8]
+    emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
+    token = _span.set((span_id, parent))
+    try:
+        yield span_id
+    finally:
+        _span.reset(token)
+        emit(SpanEnd(name=name, kind=kind, span_id=span_id, parent_id=parent))
+
+
+@contextlib.contextmanager
+def recording(recorder: RunRecorder) -> Iterator[RunRecorder]:
+    token = _current.set(recorder)
+    try:
+        yield recorder
+    finally:
+        _current.reset(token)
+
+
+class JsonlTraceWriter:
+    """Appends events to a JSONL file; safe to share between concurrent runs."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._fh: TextIO = Path(path).open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        line = dumps_record(record)  # strict UTF-8 JSON whatever an event carries
+        with self._lock:
+            self._fh.write(line + "\n")
+            self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+@contextlib.contextmanager
+def trace_file(path: str | Path | None) -> Iterator[list[EventSink]]:
+    """A command's ``--trace``: a JSONL writer for ``path`` as a list of sinks (empty without a path),
+    closed on the way out."""
+    writer = JsonlTraceWriter(path) if path else None
+    try:
+        yield [writer] if writer else []
+    finally:
+        if writer:
+            writer.close()
+
+
+
+class SpeculativeRecorder(RunRecorder):
+    """The recorder of work started before it is known to be needed (every method's: methods/kit/speculation.py).
+
+    While pending, its events are held back and its usage is kept apart, so the trace shows nothing of it.
+    :meth:`commit` hands the held events to the parent, in order and with the time they happened, and from
+    then on forwards events and usage live. :meth:`discard` drops the events and books the LLM calls made,
+    and those cancelled in flight, as the parent's ``speculative_calls`` (per role), never as ``llm_calls``."""
+
+    def __init__(self, parent: RunRecorder) -> None:
+        super().__init__(run_id=parent.run_id)
+        self.parent = parent
+        self.started = parent.started
+        self.state: Literal["pending", "committed", "discarded"] = "pending"
+        self.held: list[dict[str, Any]] = []
+
+    def role_usage(self, role: str) -> Usage:
+        return self.parent.role_usage(role) if self.state == "committed" else super().role_usage(role)
+
+    def call_cancelled(self, role: str) -> None:
+        if self.state == "committed":
+            self.parent.call_cancelled(role)
+        else:
+            super().call_cancelled(role)
+
+    def listening(self) -> bool:
+        return self.state != "discarded" and self.parent.listening()
+
+    def deliver(self, record: dict[str, Any]) -> None:
+        if self.state == "pending":
+            self.held.append(record)
+        elif self.state == "committed":
+            self.parent.deliver(record)
+
+    def commit(self) -> None:
+        if self.state != "pending":
+            return
+        for role, usage in self.usage_by_role.items():
+            self.parent.role_usage(role).add(usage)
+        for role, count in self.cancelled_calls.items():
+            self.parent.cancelled_calls[role] = self.parent.cancelled_calls.get(role, 0) + count
+        self.state = "committed"
+        held, self.held = self.held, []
+        for record in held:
+            self.parent.deliver(record)
+
+    def discard(self) -> None:
+        if self.state != "pending":
+            return
+        self.state, self.held = "discarded", []
+        for role in set(self.usage_by_role) | set(self.cancelled_calls):
+            usage, booked = self.usage_by_role.get(role, Usage()), self.parent.role_usage(role)
+            booked.speculative_calls += usage.llm_calls + self.cancelled_calls.get(role, 0)
+            booked.speculative_tokens += usage.prompt_tokens + usage.completion_tokens

@@ -1,0 +1,92 @@
+"""Text and JSON made safe once, at the edges where they enter or leave the system.
+
+Python strings may hold lone surrogates (valid JSON such as ``"\\ud800"``, or undecodable command-line
+bytes) that no UTF-8 file, socket or database can encode; floats may be NaN or infinite, which strict JSON
+cannot hold. Claims, documents and model replies pass :func:`safe_text` where they come in; every record
+written out passes :func:`dumps_record`, so one odd value can never crash a run."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from factdebate.core.errors import InputError
+
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# C0 controls except tab, newline and carriage return, and DEL: they end up in terminals and filter syntax.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def unsafe_reason(text: str) -> str | None:
+    """Why ``text`` is not clean text (lone surrogates or control characters), or None when it is."""
+    if match := _SURROGATE.search(text):
+        return (f"it holds bytes that are not valid text (a lone surrogate U+{ord(match.group()):04X} at "
+                f"character {match.start()}); save the input as UTF-8")
+    if match := _CONTROL.search(text):
+        return (f"it holds a control character (U+{ord(match.group()):04X} at character {match.start()}); "
+                "is it binary data?")
+    return None
+
+
+def checked_input(value: object, *, what: str, empty: str, limit: int, setting: str) -> str:
+    """``value`` stripped, or an ``InputError`` naming the problem: not text, empty, unsafe, too long."""
+    if not isinstance(value, str):
+        raise InputError(f"the {what} must be text, not {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise InputError(f"the {what} is empty: {empty}")
+    if reason := unsafe_reason(text):
+        raise InputError(f"the {what} cannot be checked: {reason}")
+    if len(text) > limit:
+        raise InputError(f"the {what} is {len(text)} characters long; the limit is {limit} "
+                         f"(set {setting} to change it)")
+    return text
+
+
+def checked_values(value: object, *, what: str, limit: int) -> None:
+    """An ``InputError`` when any text in ``value`` (a string, or strings in lists and mappings) is unsafe
+    or longer than ``limit``: the check for the short texts of a request (option values, names) that are
+    not claims but reach prompts, filters, records and error messages all the same."""
+    if isinstance(value, str):
+        if reason := unsafe_reason(value):
+            raise InputError(f"the {what} cannot be used: {reason}")
+        if len(value) > limit:
+            raise InputError(f"the {what} is {len(value)} characters long; the limit is {limit}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            checked_values(item, what=what, limit=limit)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            checked_values(key, what=what, limit=limit)
+            checked_values(item, what=what, limit=limit)
+
+
+def safe_text(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD and control characters (but tab and newlines)
+    dropped: what documents and model replies become before anything else reads them."""
+    return _CONTROL.sub("", _SURROGATE.sub(REPLACEMENT, text))
+
+
+def safe_value(value: Any, nulls: dict[str, str] | None = None, path: str = "") -> Any:
+    """A JSON-ready copy of ``value``: strings made safe, NaN and infinities turned into None (their path
+    and the reason noted in ``nulls`` when given)."""
+    if isinstance(value, str):
+        return safe_text(value) if (_SURROGATE.search(value) or _CONTROL.search(value)) else value
+    if isinstance(value, float) and not math.isfinite(value):
+        if nulls is not None:
+            nulls[path] = "not a number (nothing to compute it from)" if math.isnan(value) else "infinite"
+        return None
+    if isinstance(value, dict):
+        return {safe_text(str(k)): safe_value(v, nulls, f"{path}.{k}" if path else str(k))
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe_value(v, nulls, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def dumps_record(record: Any, **kwargs: Any) -> str:
+    """Strict JSON (no NaN) that always encodes as UTF-8."""
+    return json.dumps(safe_value(record), ensure_ascii=False, allow_nan=False, default=str, **kwargs)

@@ -1,0 +1,228 @@
+"""The JSON contract: documents, turns, steps, rounds, judgements, verdicts and usage.
+
+Every method returns a :class:`Verdict`; the CLI, the service and the evaluation harness read and write
+exactly these models, so a results file written by one can be opened by the others. The shape is versioned
+(``schema_version``); :mod:`factdebate.core.schema` reads older files and publishes the JSON Schema.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from factdebate.core.textsafe import safe_text
+
+SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.core.schema
+
+
+class Label(StrEnum):
+    SUPPORTS = "SUPPORTS"
+    REFUTES = "REFUTES"
+    NOT_ENOUGH_INFO = "NOT ENOUGH INFO"
+
+
+class Document(BaseModel):
+    """One retrieved passage. ``score`` is the engine's own relevance score (higher is better)."""
+
+    id: str
+    title: str
+    text: str
+    source: str = ""
+    score: float = 0.0
+
+    @field_validator("id", "title", "text", "source")
+    @classmethod
+    def _safe(cls, value: str) -> str:
+        # Retrieved text comes from anywhere: made writable as UTF-8 here, once.
+        return safe_text(value)
+
+
+class Usage(BaseModel):
+    """Cost of a run; sums across roles and sub-agents."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tool_calls: int = 0
+    seconds: float = 0.0
+    cached_calls: int = 0
+    # Calls of speculative work that was discarded, any method's (methods/kit/speculation.py): not in llm_calls.
+    speculative_calls: int = 0
+    speculative_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.llm_calls += other.llm_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.tool_calls += other.tool_calls
+        self.seconds += other.seconds
+        self.cached_calls += other.cached_calls
+        self.speculative_calls += other.speculative_calls
+        self.speculative_tokens += other.speculative_tokens
+
+
+class Step(BaseModel):
+    """One thought → tool call → observation of a tool-using agent (ReAct, MERMAID's executor)."""
+
+    thought: str = ""
+    tool: str  # the tool's name, "finish" for the closing action, "" when the reply named no valid action
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    observation: str = ""
+    evidence: list[Document] = Field(default_factory=list)
+
+
+class Turn(BaseModel):
+    """One agent's contribution in one round. ``scores`` is open: Tool-MAD writes ``faithfulness`` and
+    ``answer_relevance`` (or ``consistency``); a value of ``None`` means "could not be scored" and
+    ``score_errors`` says why; a score that was never computed is absent."""
+
+    agent: str
+    role: str = "debater"
+    team: str | None = None  # DPD's affirmative/negative teams; None: no teams
+    tool: str = "none"
+    query: str | None = None
+    query_changed: bool | None = None
+    evidence: list[Document] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)
+    response: str = ""
+    label: Label | None = None  # None: no parseable label (never counted as consensus)
+    parse_retries: int = 0
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    # The label came from an answer the backend held to a label format (grammar, schema or choices);
+    # None: unknown (files written before this field) or no label.
+    label_constrained: bool | None = None
+    score_errors: list[str] = Field(default_factory=list)
+
+    @property
+    def faithfulness(self) -> float | None:
+        return self.scores.get("faithfulness")
+
+    @property
+    def answer_relevance(self) -> float | None:
+        return self.scores.get("answer_relevance")
+
+    @property
+    def consistency(self) -> float | None:
+        return self.scores.get("consistency")
+
+
+class Judgement(BaseModel):
+    """A decision over others' answers: a final judge, one of a panel (DPD), or a per-round moderator (MAD).
+    ``vote`` is ``None`` when the judge abstained (``parsed`` true, e.g. a moderator with no preference) or
+    when its answer could not be read (``parsed`` false)."""
+
+    agent: str = "judge"
+    role: str = "judge"
+    response: str = ""
+    vote: Label | None = None
+    confidence: float | None = None
+    weight: float = 1.0
+    parsed: bool = True
+    parse_retries: int = 0
+    label_constrained: bool | None = None  # as in Turn
+    # A panel judge's scores of each side, "<side>.<dimension>" in [0, 1] (DPD: affirmative.E ...).
+    scores: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def label(self) -> Label | None:
+        """The vote (the name of this field before schema 2)."""
+        return self.vote
+
+
+JudgeDecision = Judgement  # the name before schema 2, kept for importers
+
+
+class Round(BaseModel):
+    round: int
+    turns: list[Turn] = Field(default_factory=list)
+    judges: list[Judgement] = Field(default_factory=list)  # per-round decisions (MAD's moderator)
+
+
+class Verdict(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    claim: str
+    method: str
+    label: Label | None  # None only when even the final decision had no parseable label
+    # How the label was reached. Open: consensus, judge, single, vote, moderator, panel...; "unparsed"
+    # whenever ``label`` is None, for every method.
+    decided_by: str
+    rounds: list[Round] = Field(default_factory=list)
+    judges: list[Judgement] = Field(default_factory=list)  # the final decision-makers, if any
+    explanation: str = ""  # how the decision was reached when no judge wrote it (a vote tally, say)
+    usage: Usage = Field(default_factory=Usage)
+    usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)
+    unparsed_turns: int = 0
+    # A judge panel's agreement with its final outcome (DPD's confidence-weighted consensus); None: no panel.
+    consensus: float | None = None
+    error: str | None = None
+    # What went wrong around a verdict that still stands (MERMAID: an evidence-memory write that failed).
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def judge(self) -> Judgement | None:
+        """The last final judge (the only one for every method but a panel)."""
+        return self.judges[-1] if self.judges else None
+
+    @property
+    def reasons(self) -> str:
+        """The text that justified the final label: the judge's answer, the explanation, or the last turn."""
+        if self.judges:
+            return self.judges[-1].response
+        if self.explanation:
+            return self.explanation
+        if self.rounds and self.rounds[-1].turns:
+            return self.rounds[-1].turns[0].response
+        return ""
+
+
+class ClaimExtraction(BaseModel):
+    """The atomic claims a response was split into (``factdebate.response_level``). ``parsed`` false: the
+    extractor's reply could not be read even after one re-ask; ``claims`` is then empty and ``raw`` keeps
+    the last reply, so the failure is visible rather than replaced by invented claims."""
+
+    claims: list[str] = Field(default_factory=list)
+    source: str = "extracted"  # "extracted" by the model, or "given" (a dataset's own atomic claims)
+    parsed: bool = True
+    parse_retries: int = 0
+    raw: str = ""
+    # The pre-step that removes subjective content (DPD's dialogue mode): None when it did not run; True
+    # when its output was read and ``checked_text`` is what claims were taken from; False when it could not
+    # be read and the whole response was used instead.
+    subjective_removed: bool | None = None
+    checked_text: str | None = None
+
+
+class ClaimCheck(BaseModel):
+    """One atomic claim of a response and its own verdict (``None`` when checking it raised an error)."""
+
+    index: int
+    claim: str
+    label: Label | None = None
+    verdict: Verdict | None = None
+    gold: str | None = None  # a dataset's label for this claim, when it has one
+    error: str | None = None
+
+
+class ResponseVerdict(BaseModel):
+    """The verdict on a whole response: false (REFUTES) as soon as one claim is false, true (SUPPORTS) when
+    every claim is supported. ``decided_by``: ``any-false``, ``all-true``, ``unverified`` (no claim false,
+    some NOT ENOUGH INFO), ``no-claims`` (nothing checkable: NOT ENOUGH INFO) or ``unparsed`` (no label:
+    the claims could not be extracted, or a claim without a label might be the false one)."""
+
+    schema_version: int = SCHEMA_VERSION
+    kind: str = "response"
+    response: str
+    question: str | None = None
+    method: str
+    label: Label | None
+    factual: bool | None = None  # True: SUPPORTS, False: REFUTES, None: neither
+    decided_by: str
+    extraction: ClaimExtraction = Field(default_factory=ClaimExtraction)
+    claims: list[ClaimCheck] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None

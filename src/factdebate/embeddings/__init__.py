@@ -1,0 +1,40 @@
+"""Sentence embeddings: MiniLM (``minilm``, float weights on torch) and its int8 twin on ONNX Runtime
+(``onnx``); :class:`TextEncoder` is what the rest of the package asks of either, :func:`get_embedder` the
+process-wide one of a kind (onnxruntime is imported only when the int8 kind is chosen)."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from factdebate.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from factdebate.embeddings.minilm import Embedder
+
+
+class TextEncoder(Protocol):
+    async def aencode(self, texts: list[str]) -> np.ndarray: ...
+
+
+_defaults: dict[str, Embedder] = {}
+_default_lock = threading.Lock()
+
+
+def get_embedder(kind: str = "fp32") -> Embedder:
+    """The process-wide embedder of a kind (its model still loads only on the first encode)."""
+    from factdebate.embeddings.minilm import ENCODERS, Embedder
+
+    if kind not in ENCODERS:
+        raise ConfigError(f"unknown encoder '{kind}'; use one of: {', '.join(ENCODERS)}")
+    with _default_lock:
+        if kind not in _defaults:
+            if kind == "int8":
+                from factdebate.embeddings.onnx import OnnxInt8Embedder
+
+                _defaults[kind] = OnnxInt8Embedder()
+            else:
+                _defaults[kind] = Embedder()
+        return _defaults[kind]

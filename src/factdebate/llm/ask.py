@@ -1,0 +1,116 @@
+"""The one way to ask a model for something a parser must read: ask, parse, and re-ask once with the
+problem if the reply cannot be read.
+
+Every caller keeps its own parser, prompt, constraint (grammar, JSON schema, choices) and re-ask
+template; what they share is here: the conversation of the re-ask, its prompt name in usage and trace
+(``<prompt>:reask`` unless named), and the record of the problem. A reply that stays unreadable is
+``value=None`` plus a :class:`~factdebate.core.events.ParseProblem` (``parse_failure``), never a default:
+the caller records it as unparsed. A re-ask that worked is a ``parse_recovered``. Both are traced as they
+are recorded, by this module and nowhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from factdebate.core.events import ParseProblem
+from factdebate.core.runtime import emit
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.model import LLM
+from factdebate.prompts import Prompt, render
+
+T = TypeVar("T")
+CLIP = 200  # characters kept from each end of a reply in the record
+
+
+class Unreadable(ValueError):
+    """Raised by a parser that can say what is wrong with a reply; the re-ask quotes ``problem``."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Reask:
+    """How an unreadable reply is asked again: ``template`` is rendered with ``problem`` and ``variables``;
+    ``params`` holds the answer to a format (None: the first ask's parameters); ``name`` is the call's
+    prompt name in usage, trace and cache keys (None: ``<first prompt>:reask``)."""
+
+    template: str = "reask_format"
+    params: GenParams | None = None
+    name: str | None = None
+    variables: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[T]):
+    value: T | None  # None: not readable even after the re-ask (``problem`` says why)
+    raw: str  # the last reply
+    constrained: bool  # the last reply was held to the format by the backend
+    first: str = ""  # the first reply (the same as ``raw`` when it was readable)
+    problem: ParseProblem | None = None  # set when the first reply could not be read
+
+    @property
+    def retries(self) -> int:
+        return 0 if self.problem is None else 1
+
+
+def format_reask(max_tokens: int, grammar: str | None = None,
+                 json: tuple[dict[str, Any], str] | None = None) -> Reask:
+    """The shared re-ask (``reask_format``) held to ``grammar`` on backends with grammars, or to ``json``
+    (a schema and the template that turns it into the same text) on servers that take schemas only."""
+    schema, template = json if json and grammar else (None, None)
+    return Reask(params=GenParams(temperature=0.0, max_tokens=max_tokens, grammar=grammar, json_schema=schema,
+                                  json_template=template))
+
+
+def clip(text: str, keep: int = CLIP) -> str:
+    """The start and the end of a reply: JSON goes wrong at its start, a missing label at the end."""
+    return text if len(text) <= 2 * keep + 3 else f"{text[:keep]} … {text[-keep:]}"
+
+
+def _read(parse: Callable[[str], T | None], text: str, problem: str) -> tuple[T | None, str]:
+    try:
+        value = parse(text)
+    except Unreadable as exc:
+        return None, exc.problem
+    return value, "" if value is not None else problem
+
+
+async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, what: str, params: GenParams,
+              problem: str = "the reply was not in the requested format", reask: Reask | None = None,
+              agent: str = "", round: int = 0) -> Parsed[T]:
+    """Ask ``prompt``; if ``parse`` cannot read the reply (it returns ``None``, or raises
+    :class:`Unreadable` naming the problem), re-ask once in the same conversation and record the
+    problem as ``what`` (see the module docstring). Two calls at most."""
+    reask = reask or Reask()
+    messages: list[Message] = [{"role": "user", "content": prompt.text}]
+    reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
+    value, why = _read(parse, reply.text, problem)
+    if value is not None:
+        return Parsed(value, reply.text, reply.constrained, reply.text)
+    again_prompt = render(reask.template, problem=why, **reask.variables)
+    messages = [*messages, {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": again_prompt.text}]
+    again = await llm.complete(messages, reask.params or params, agent=agent, round=round,
+                               prompt=reask.name or f"{prompt.name}:reask")
+    value, _ = _read(parse, again.text, problem)
+    record = ParseProblem(event="parse_failure" if value is None else "parse_recovered", what=what, agent=agent,
+                          round=round, prompt=prompt.name, problem=why, reply=clip(reply.text),
+                          reask_reply=clip(again.text), constrained=again.constrained)
+    emit(record)
+    return Parsed(value, again.text, again.constrained, reply.text, record)
+
+
+def numbered_lines_grammar(count: int, item: str = '[^\\n]+') -> str:
+    """GBNF for exactly ``count`` lines "1. <item>" ... (used to constrain re-asks on llama.cpp)."""
+    lines = " \"\\n\" ".join(f'"{i}. " item' for i in range(1, count + 1))
+    return f"root ::= {lines}\nitem ::= {item}\n"
+
+
+def verdict_lines_grammar(count: int) -> str:
+    """GBNF for exactly ``count`` lines "1: yes" / "1: no"."""
+    lines = " \"\\n\" ".join(f'"{i}: " yn' for i in range(1, count + 1))
+    return f'root ::= {lines}\nyn ::= "yes" | "no"\n'

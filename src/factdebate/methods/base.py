@@ -1,0 +1,234 @@
+"""The registry of verification methods and what a method declares about itself.
+
+A method is one class, registered by name, that owns:
+
+- ``settings_model``: its pydantic settings model, read from ``Settings.methods.<name>``; the CLI flags,
+  the API options, the service's request options and the web page's form are derived from it;
+- ``roles``: the model roles it asks (each bound to a model in ``llm.roles``, falling back to the debater);
+- ``tools(settings)``: the retrieval tools it will use (built before any model call);
+- ``indexes(settings)``: the builtin-corpus indexes (``local``, ``rag``) it opens, through its tools or
+  otherwise (MERMAID's tool servers): what ``serve``, ``mcp`` and worker pools build before the first claim;
+- ``call_bounds(settings)``: the fewest and most LLM calls one claim can cost, re-asks included;
+- ``check(settings)`` and ``preflight(settings)``: usage errors and what would fail every claim (a missing
+  or locked file), raised before any model call;
+- ``for_caller(settings, caller)``: the settings for one caller of the service (state kept across claims,
+  such as MERMAID's evidence memory, is narrowed to that caller);
+- ``description`` and ``run()``;
+
+and what the rest of the package learns from it when it registers, so that a new method is one folder
+(``methods/<family>/``: the method, its ``prompts/*.j2``, and these declarations; see docs/architecture.md):
+
+- ``events``: its own trace event models (``core.events`` parses them and puts them in the events' schema);
+- ``scripted_replies``: what ``--llm scripted:agree|disagree`` answers to its own prompts;
+- ``view``: the web page's view that draws it (served in the catalogue);
+- ``call_probe``: how a scripted run reaches its ``call_bounds`` (tests/methods/test_call_bounds.py).
+
+This module imports only the package's lowest layers (errors, event models, the scripted backend's
+registry), so the settings can validate method sections without an import cycle; the built-in methods are
+found by importing every module of :mod:`factdebate.methods`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from factdebate.core import events
+from factdebate.core.errors import ConfigError
+from factdebate.llm import scripted_library
+from factdebate.prompts import add_template_dir
+
+if TYPE_CHECKING:
+    from factdebate.core.events import BaseEvent
+    from factdebate.core.runtime import EventSink
+    from factdebate.core.types import ResponseVerdict, Verdict
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.llm.scripted_library import ScriptedReply
+    from factdebate.methods.resources import Resources
+    from factdebate.settings.model import Settings
+
+
+class ClaimRunner(Protocol):
+    """The run layer's entry points, handed to a method that runs evaluation samples its own way (DPD's task
+    modes check claims and whole responses). Methods sit below the run layer: they are given these rather
+    than importing them."""
+
+    async def claim(self, claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict: ...
+
+    async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       sinks: list[EventSink] | None = None) -> ResponseVerdict: ...
+
+
+class MethodSettings(BaseModel):
+    """Base of every method's settings model: unknown keys are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+S = TypeVar("S", bound=MethodSettings)
+
+
+@dataclass(frozen=True)
+class CallProbe:
+    """How a scripted run costs exactly a method's most calls: every first reply is unreadable (empty, or
+    ``unreadable[prompt]`` where an empty one would take another path), every re-ask is readable
+    (``reasks[prompt]``; the shared prompts' are the test's), the labels of ``dissenters`` are re-asked as
+    REFUTES (the others as SUPPORTS) so the debaters never agree, under ``settings`` (this method's section).
+    ``elsewhere``: the generic run does not fit this method; the test that checks its bounds instead."""
+
+    reasks: Mapping[str, str] = field(default_factory=dict)
+    unreadable: Mapping[str, str] = field(default_factory=dict)
+    dissenters: tuple[str, ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    elsewhere: str = ""
+
+
+class Method(Generic[S]):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    settings_model: ClassVar[type[MethodSettings]] = MethodSettings
+    roles: ClassVar[tuple[str, ...]] = ("debater",)
+    # Flat option names (CLI flags, API keywords) are "<prefix><field>"; None: "<name>_" with "_" for "-".
+    option_prefix: ClassVar[str | None] = None
+    # Extra flat names for a field, kept for old flags and configs: {"field": ("old_name", ...)}.
+    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # The web page's view ("debate": the generic columns of turns; "dpd", "mermaid": their own scripts).
+    view: ClassVar[str] = "debate"
+    # Its own trace event kinds, beyond the shared ones of core/events.py.
+    events: ClassVar[tuple[type[BaseEvent], ...]] = ()
+    # The scripted backend's replies to its own prompts, by prompt name (re-asks included).
+    scripted_replies: ClassVar[Mapping[str, ScriptedReply]] = {}
+    # Required of every method: tests/methods/test_call_bounds.py checks its call_bounds with it.
+    call_probe: ClassVar[CallProbe | None] = None
+
+    def cfg(self, settings: Settings) -> S:
+        """This method's validated section of ``settings``."""
+        section = settings.methods.get(self.name)
+        if section is None:  # registered after the settings were built (a test's method, say)
+            section = self.settings_model()
+        return section  # type: ignore[return-value]
+
+    def tools(self, settings: Settings) -> set[str]:
+        return set()
+
+    def indexes(self, settings: Settings) -> set[str]:
+        """The builtin-corpus indexes this method opens: by default those its tools search (none when the
+        dataset's evidence replaces them; ``search`` uses ``local`` only on the local engine)."""
+        if settings.retrieval.evidence == "given":
+            return set()
+        kinds = self.tools(settings)
+        wanted = {"rag"} & kinds
+        if "search" in kinds and settings.retrieval.search == "local" and settings.medical.search == "default":
+            wanted.add("local")
+        return wanted
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        """(fewest, most) LLM calls for one claim, re-asks included in the most."""
+        return 1, 1
+
+    def check(self, settings: Settings) -> None:
+        """Raise the usage error (ConfigError, IndexError_...) that ``settings`` are sure to meet, before any
+        model call: every command runs this before the first claim (the tools it names are built then too)."""
+
+    def preflight(self, settings: Settings) -> None:
+        """Raise a usage error (InputError, ConfigError) for what would fail every claim and needs no model
+        call to find out; run when resources are built, before any claim. Nothing by default."""
+
+    def for_caller(self, settings: Settings, caller: str) -> Settings:
+        """The settings one caller of the service runs with (``caller`` is the id of its API key, never the
+        key). A method that keeps state across claims narrows it to the caller here, so one caller's claims
+        cannot reach another's verdicts. Unchanged by default."""
+        return settings
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        raise NotImplementedError  # abstract: every registered method defines run()
+
+    async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+                         sinks: list[EventSink] | None,
+                         runner: ClaimRunner) -> tuple[dict[str, Any], str | None] | None:
+        """An evaluation sample run the method's own way (DPD's task modes): (record fields, prediction in
+        the dataset's label set). ``None``: the harness runs the sample the standard way."""
+        return None
+
+    @classmethod
+    def prefix(cls) -> str:
+        return cls.name.replace("-", "_") + "_" if cls.option_prefix is None else cls.option_prefix
+
+
+METHODS: dict[str, type[Method[Any]]] = {}
+_discovered = False
+
+M = TypeVar("M", bound=type[Method[Any]])
+
+
+def register(cls: M) -> M:
+    """Class decorator: ``@register`` on a :class:`Method` subclass with ``name`` and ``description``. Its
+    prompts folder, event models and scripted replies become known with it."""
+    if not getattr(cls, "name", "") or not getattr(cls, "description", ""):
+        raise TypeError(f"{cls.__name__} needs a name and a description to be registered")
+    if "_" in cls.name:  # "_" is how environment variables spell "-" (FACTDEBATE_METHODS__TOOL_MAD__...)
+        raise TypeError(f"method name '{cls.name}': use '-' rather than '_'")
+    source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if source:  # a method from outside methods/ brings the prompts folder beside its module
+        add_template_dir(Path(source).parent / "prompts")
+    for model in cls.events:
+        events.register_event(model)
+    scripted_library.add_replies(cls.scripted_replies)
+    METHODS[cls.name] = cls
+    return cls
+
+
+def unregister(name: str) -> None:
+    cls = METHODS.pop(name, None)
+    if cls is None:
+        return
+    others = list(METHODS.values())
+    for model in cls.events:
+        if not any(model in other.events for other in others):
+            events.unregister_event(model)
+    shared = {prompt for other in others for prompt in other.scripted_replies}
+    scripted_library.remove_replies([prompt for prompt in cls.scripted_replies if prompt not in shared])
+
+
+def _discover() -> None:
+    """Import every module under :mod:`factdebate.methods` once (family folders included); each built-in
+    registers itself."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    package = importlib.import_module("factdebate.methods")
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+        importlib.import_module(info.name)
+
+
+events.add_event_finder(_discover)  # a trace line of a method's own kind reads back before anything asked
+
+
+def all_methods() -> dict[str, type[Method[Any]]]:
+    _discover()
+    return dict(sorted(METHODS.items()))
+
+
+def method_class(name: str) -> type[Method[Any]]:
+    methods = all_methods()
+    if name not in methods:
+        raise ConfigError(f"unknown method '{name}'; available: {', '.join(methods)}")
+    return methods[name]
+
+
+def get_method(name: str) -> Method[Any]:
+    return method_class(name)()
+
+
+def descriptions() -> dict[str, str]:
+    return {name: cls.description for name, cls in all_methods().items()}
+

@@ -1,0 +1,138 @@
+"""``factool``: FacTool's knowledge-QA pipeline in one pass (Chern et al., 2023), a DPD baseline.
+
+1. claim extraction: the input is split into atomic claims (``factdebate.response_level``; ``decompose``
+   off checks the input as one claim);
+2. query generation: ``queries`` search queries per claim (JSON);
+3. evidence collection: each query searched once with ``tool`` (``retrieval.k`` results);
+4. verification: one JSON verdict per claim, ``{"reasoning", "factual": true|false}``.
+The input is REFUTES if any claim is false, SUPPORTS if all are true (``response_level.aggregate``).
+Unreadable JSON is re-asked once, then recorded: a claim without a verdict leaves the input unparsed unless
+another claim is false; unreadable queries fall back to the claim itself as the query (recorded).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from factdebate.core.runtime import span
+from factdebate.core.types import Document, Label, Round, Turn, Verdict
+from factdebate.llm.ask import Reask, Unreadable, ask
+from factdebate.llm.base import GenParams
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+from factdebate.response_level.aggregate import response_label
+from factdebate.response_level.extract import aextract_claims, ask_for_list
+from factdebate.tools.registry import RetrievalTool
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+VERIFY_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "required": ["reasoning", "factual"],
+    "properties": {"reasoning": {"type": "string"}, "factual": {"type": "boolean"}}}
+
+
+class FacToolSettings(MethodSettings):
+    decompose: bool = Field(default=True, description="Split the input into atomic claims first.")
+    max_claims: int = Field(default=5, ge=1, le=20, description="Most atomic claims checked.")
+    queries: int = Field(default=2, ge=1, le=5, description="Search queries per claim.")
+    tool: RetrievalTool = Field(default="search", description="Evidence source: search, rag, mcp:<server>/<tool>.")
+
+
+def parse_verification(text: str) -> tuple[bool | None, str, str]:
+    """(factual, reasoning, problem) from ``{"reasoning": ..., "factual": true|false}`` in ``text``."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        return None, "", "no JSON object in the reply"
+    try:
+        value = json.loads(text[start:end + 1])
+    except json.JSONDecodeError as exc:
+        return None, "", f"not valid JSON ({exc.msg})"
+    if not isinstance(value, dict) or not isinstance(value.get("factual"), bool):
+        return None, "", '"factual" must be true or false'
+    return value["factual"], str(value.get("reasoning", "")), ""
+
+
+def read_verification(text: str) -> tuple[bool, str]:
+    """(factual, reasoning), or :class:`Unreadable` with the problem the re-ask names."""
+    factual, reasoning, problem = parse_verification(text)
+    if factual is None:
+        raise Unreadable(problem)
+    return factual, reasoning
+
+
+@register
+class FacTool(Method[FacToolSettings]):
+    name = "factool"
+    description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
+    settings_model = FacToolSettings
+    call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
+        "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
+        "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
+        "factool_verify": json.dumps({"reasoning": "r", "factual": False})})
+
+    def tools(self, settings: Settings) -> set[str]:
+        return {self.cfg(settings).tool}
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        cfg = self.cfg(settings)
+        extraction = 2 if cfg.decompose else 0
+        return (1 if cfg.decompose else 0) + 2, extraction + cfg.max_claims * 4
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        cfg = self.cfg(resources.settings)
+        claims, note = [claim], ""
+        if cfg.decompose:
+            with span("claims", "extraction"):
+                extraction = await aextract_claims(claim, llm=resources.llm("extractor"), max_claims=cfg.max_claims)
+            if extraction.parsed and extraction.claims:
+                claims = extraction.claims
+            else:  # the input itself is checked: nothing is made up in its place
+                note = "claim extraction could not be read; the input was checked as one claim. "
+        with span("round 1", "round", round=1):
+            turns = await asyncio.gather(*(self._check(i, text, cfg, resources) for i, text in enumerate(claims, 1)))
+        label, rule = response_label([t.label for t in turns])
+        rnd = Round(round=1, turns=list(turns))
+        end_round(rnd, consensus=False, final=True)
+        explanation = note + f"{len(turns)} claim(s): " + ", ".join(
+            f"{t.agent} {t.label.value if t.label else 'unparsed'}" for t in turns) + f" ({rule})"
+        return finish(claim, self.name, label, rule, [rnd], explanation=explanation)
+
+    async def _check(self, number: int, claim: str, cfg: FacToolSettings, resources: Resources) -> Turn:
+        agent = f"claim-{number}"
+        reply = await ask_for_list(resources.debater, "factool_queries", "factool_queries_reask", "queries",
+                                   max_items=cfg.queries, max_tokens=120, what="queries", agent=agent, claim=claim,
+                                   n=cfg.queries)
+        queries = reply.items or [claim]
+        tool = resources.tool(cfg.tool)
+        retrieval = resources.settings.retrieval
+        found = await asyncio.gather(*(search_tool(tool, q, retrieval.k, agent=agent, round=1) for q in queries))
+        evidence: list[Document] = []
+        for doc in trim([d for docs in found for d in docs], retrieval.max_doc_chars):
+            if doc.id not in {e.id for e in evidence}:
+                evidence.append(doc)
+        turn = Turn(agent=agent, role="verifier", tool=tool.name, query=" | ".join(queries), evidence=evidence)
+        turn_started(turn, 1)
+        factual, reasoning, retries, raw = await self._verify(claim, evidence, agent, resources)
+        turn.response = reasoning or raw
+        turn.label = None if factual is None else (Label.SUPPORTS if factual else Label.REFUTES)
+        turn.parse_retries = retries + reply.retries
+        answered(turn, 1)
+        return turn
+
+    @staticmethod
+    async def _verify(claim: str, evidence: list[Document], agent: str,
+                      resources: Resources) -> tuple[bool | None, str, int, str]:
+        asked = await ask(resources.debater, render("factool_verify", claim=claim, documents=evidence),
+                          read_verification, what="factool_verdict",
+                          params=GenParams(temperature=0.0, max_tokens=256, json_schema=VERIFY_SCHEMA),
+                          reask=Reask(template="factool_verify_reask"), agent=agent, round=1)
+        factual, reasoning = asked.value if asked.value is not None else (None, "")
+        return factual, reasoning, asked.retries, asked.raw

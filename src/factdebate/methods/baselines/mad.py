@@ -1,0 +1,153 @@
+"""``mad``: multi-agent debate after Liang et al. (EMNLP 2024), "tit for tat" without tools.
+
+Each round the affirmative side argues, the negative side challenges it, and a moderator says whether one
+side is clearly more convincing; if so the debate stops with the verdict that side supports. After
+``methods.mad.rounds`` rounds without a preference, a judge reads the whole debate and decides. The sides
+are one-member teams; the moderator's decision each round is a round-level judgement. Choices are listed in
+docs/methods/mad.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from factdebate.core.parsing import parse_label
+from factdebate.core.runtime import span
+from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
+from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+
+# "Preference: yes or no" is the prompt's own answer format echoed back, not a decision.
+_PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?:yes|no)\b)", re.I)
+
+
+# The moderator's re-ask on backends with grammars (llama.cpp) is held to the answer format; small models
+# otherwise copy "Preference: yes or no" from the prompt and never decide.
+MODERATION_GRAMMAR = (
+    'root ::= "Preference: " ("no\\nReason: " reason | "yes\\nReason: " reason "\\n" label)\n'
+    'reason ::= [^\\n]{1,200}\n'
+    'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
+)
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+# The same format as JSON, for servers that take schemas but no grammars (the verdict is ignored after "no").
+MODERATION_JSON = ({
+    "type": "object",
+    "properties": {"preference": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"},
+                   "verdict": {"type": "string", "enum": [label.value for label in Label]}},
+    "required": ["preference", "reason", "verdict"], "additionalProperties": False,
+}, "Preference: {preference}\nReason: {reason}\n{verdict}")
+
+
+@dataclass(frozen=True)
+class Moderation:
+    preference: bool
+    label: Label | None
+
+
+def parse_moderation(text: str) -> Moderation | None:
+    """``Preference: yes`` with a verdict on a later line, or ``Preference: no``. A "yes" without a readable
+    verdict is not a usable decision, so it is reported as unparsed (and re-asked)."""
+    match = _PREFERENCE.search(text)
+    if match is None:
+        return None
+    if match.group(1).lower() == "no":
+        return Moderation(False, None)
+    label = parse_label(text[match.end():])
+    return Moderation(True, label) if label is not None else None
+
+
+class MADSettings(MethodSettings):
+    rounds: int = Field(default=3, ge=1, le=10, description="MAD debate rounds before the judge.")
+    speculate: bool | None = Field(
+        default=None, description="Start round r+1's affirmative while round r is moderated (same verdicts, "
+                                  "less time). Unset: on for served models, off for the in-process one.",
+        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
+
+
+def history_text(rounds: list[Round]) -> str:
+    parts: list[str] = []
+    for rnd in rounds:
+        parts.append(f"Round {rnd.round}:")
+        for turn in rnd.turns:
+            parts.append(f"- {turn.agent} side: " + " ".join(turn.response.split()))
+    return "\n".join(parts)
+
+
+@register
+class MAD(Method[MADSettings]):
+    name = "mad"
+    description = ("MAD (Liang et al.): affirmative vs negative debaters, a moderator each round with early "
+                   "stop, a judge at the end; no tools")
+    settings_model = MADSettings
+    roles = ("debater", "judge")  # the judge's model also moderates
+    call_probe = CallProbe(reasks={"mad_moderator": "Preference: no\nReason: both sides are weak."},
+                           dissenters=("negative",))
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        # Each answer and each moderation may be re-asked once; so may the judge's.
+        return 3, 6 * self.cfg(settings).rounds + 2
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        temperature = resources.settings.llm.temperature
+        cfg = self.cfg(resources.settings)
+        rounds: list[Round] = []
+
+        async def play(r: int, negative_said: str | None, said: asyncio.Future[str],
+                       confirmed: asyncio.Event) -> Round:
+            with span(f"round {r}", "round", round=r):
+                # Sequential by design: each side answers the other's latest argument.
+                affirmative = await answer_turn(
+                    resources.debater, render("mad_affirmative", claim=claim, opponent=negative_said or ""),
+                    agent="affirmative", team="affirmative", round=r, temperature=temperature)
+                await confirmed.wait()  # a speculative round goes no further than its first answer
+                negative = await answer_turn(
+                    resources.debater, render("mad_negative", claim=claim, opponent=affirmative.response),
+                    agent="negative", team="negative", round=r, temperature=temperature)
+                said.set_result(negative.response)  # all the next round needs: it may start now
+                moderation = await self._moderate(claim, r, affirmative, negative, resources)
+            return Round(round=r, turns=[affirmative, negative], judges=[moderation])
+
+        def settle(r: int, rnd: Round) -> bool:
+            rounds.append(rnd)
+            moderation = rnd.judges[0]
+            decided = moderation.parsed and moderation.vote is not None
+            end_round(rnd, consensus=decided, final=decided or r == cfg.rounds)
+            return decided
+
+        speculate = speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
+                                       resources.debater.backend.max_parallel)
+        if await play_rounds(cfg.rounds, play, settle, speculate=speculate):
+            return finish(claim, self.name, rounds[-1].judges[0].vote, "moderator", rounds)
+        prompt = render("mad_judge", claim=claim, history=history_text(rounds))
+        decision = await judge(resources.judge, prompt, round=len(rounds) + 1, temperature=temperature)
+        return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
+
+    @staticmethod
+    async def _moderate(claim: str, r: int, affirmative: Turn, negative: Turn,
+                        resources: Resources) -> Judgement:
+        moderated = await ask(
+            resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
+                                    negative=negative.response),
+            parse_moderation, what="moderation", params=GenParams(temperature=0.0, max_tokens=160),
+            problem="the reply needs a line 'Preference: yes' or 'Preference: no', and after 'yes' a final "
+            "line with the verdict", reask=format_reask(160, MODERATION_GRAMMAR, MODERATION_JSON),
+            agent="moderator", round=r)
+        moderation, raw = moderated.value, moderated.raw
+        judgement = Judgement(agent="moderator", role="moderator", response=raw.strip(),
+                              vote=moderation.label if moderation and moderation.preference else None,
+                              parsed=moderation is not None,
+                              label_constrained=moderated.constrained if moderation and moderation.label else None)
+        judged(judgement, r)
+        return judgement

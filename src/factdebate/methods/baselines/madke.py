@@ -1,0 +1,107 @@
+"""``madke``: knowledge-enhanced debate after Wang et al. (MADKE, Neurocomputing 2025): evidence is retrieved
+once, before the debate, with the claim as the query, and every debater reads that same fixed pool in every
+round.
+
+Two debaters answer independently in round 1 and see each other's previous answer afterwards; the debate
+stops when they agree, otherwise a judge decides after ``methods.madke.rounds`` rounds. No query rewriting
+and no scoring: this is Tool-MAD's structure with its adaptive parts removed. See docs/methods/madke.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from pydantic import Field
+
+from factdebate.core.events import BaseEvent, DocRef, doc_refs
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Round, Turn, Verdict
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines.utils import evidence_pool
+from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+from factdebate.tools.registry import RetrievalTool
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+DEBATERS = ("debater-1", "debater-2")
+
+
+class EvidencePool(BaseEvent):
+    """The pool every debater reads, retrieved once before the debate (MADKE's own event)."""
+
+    event: Literal["evidence_pool"] = "evidence_pool"
+    documents: list[DocRef] = Field(default_factory=list)
+
+
+class MADKESettings(MethodSettings):
+    rounds: int = Field(default=3, ge=1, le=10, description="MADKE debate rounds before the judge.")
+    tools: list[RetrievalTool] = Field(default_factory=lambda: ["rag", "search"],
+                                       description="Tools that fill the shared evidence pool: rag, search, "
+                                                   "mcp:<server>/<tool>.")
+
+
+def _desc(name: str) -> str:
+    return f"debater #{name.rsplit('-', 1)[-1]}"
+
+
+def history_text(rounds: list[Round]) -> str:
+    parts: list[str] = []
+    for rnd in rounds:
+        parts.append(f"Round {rnd.round}:")
+        parts.extend(f"- {_desc(t.agent)}: " + " ".join(t.response.split()) for t in rnd.turns)
+    return "\n".join(parts)
+
+
+@register
+class MADKE(Method[MADKESettings]):
+    name = "madke"
+    description = ("MADKE: two debaters share one evidence pool retrieved before the debate (never "
+                   "updated); consensus or a judge")
+    settings_model = MADKESettings
+    roles = ("debater", "judge")
+    # --mad-rounds used to set the rounds of MAD and MADKE alike; it still does.
+    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"rounds": ("mad_rounds",)}
+    events = (EvidencePool,)
+    call_probe = CallProbe(dissenters=("debater-2",))
+
+    def tools(self, settings: Settings) -> set[str]:
+        return set(self.cfg(settings).tools)
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return len(DEBATERS), 2 * len(DEBATERS) * self.cfg(settings).rounds + 2
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        settings, cfg = resources.settings, self.cfg(resources.settings)
+        pool = await evidence_pool(resources, list(cfg.tools), claim, agent="pool")
+        emit(EvidencePool(documents=doc_refs(pool)))
+        rounds: list[Round] = []
+        for r in range(1, cfg.rounds + 1):
+            previous = rounds[-1].turns if rounds else None
+            with span(f"round {r}", "round", round=r):
+                turns = await asyncio.gather(*(self._turn(i, claim, pool, previous, r, resources)
+                                               for i in range(len(DEBATERS))))
+            rounds.append(Round(round=r, turns=list(turns)))
+            labels = {t.label for t in turns}
+            agreed = None not in labels and len(labels) == 1
+            end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
+            if agreed:
+                return finish(claim, self.name, turns[0].label, "consensus", rounds)
+        prompt = render("madke_judge", claim=claim, documents=pool, history=history_text(rounds))
+        decision = await judge(resources.judge, prompt, round=len(rounds) + 1,
+                               temperature=settings.llm.temperature)
+        return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
+
+    async def _turn(self, index: int, claim: str, pool: list[Document], previous: list[Turn] | None, r: int,
+                    resources: Resources) -> Turn:
+        name = DEBATERS[index]
+        others = [] if previous is None else [
+            {"desc": _desc(t.agent), "response": t.response} for t in previous if t.agent != name]
+        prompt = render("madke_answer", agent_desc=_desc(name), claim=claim, others=others, documents=pool)
+        # The pool is stored once, on the round-1 turns; later rounds read the same documents.
+        return await answer_turn(resources.debater, prompt, agent=name, round=r, tool="pool",
+                                 query=claim if r == 1 else None, evidence=pool if r == 1 else [],
+                                 temperature=resources.settings.llm.temperature)

@@ -1,0 +1,184 @@
+"""``react``: one agent with the RAG tool in a thought → action → observation loop (Yao et al., 2023).
+
+Each step the model writes a thought and either ``search[query]`` or ``finish[VERDICT]``. The loop stops at
+``finish`` or after ``methods.react.max_steps`` steps; then a forced final answer is asked from the whole
+transcript. The verdict holds one round with one turn whose ``steps`` are the loop. Choices are listed in
+docs/methods/react.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from factdebate.core.events import StepTaken, doc_refs
+from factdebate.core.parsing import parse_label
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.common import labelled_answer, search_tool, trim
+from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+from factdebate.tools.base import Tool
+
+_ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
+_PLACEHOLDER = re.compile(r"^<[^<>]*>$")
+_THOUGHT = re.compile(r"thought\s*:\s*(.*?)(?=\n\s*action\s*:|\Z)", re.I | re.S)
+AGENT = "react"
+OBSERVATION_CHARS = 500
+# The re-ask of a step without a valid action is held to the step format on backends with grammars
+# (llama.cpp): small models otherwise echo the prompt's placeholders forever and never search.
+STEP_GRAMMAR = (
+    'root ::= "Thought: " thought "\\nAction: " action\n'
+    'thought ::= [^\\n]{1,200}\n'
+    'action ::= "search[" query "]" | "finish[" label "]"\n'
+    'query ::= [^\\n<>\\[\\]]{2,100}\n'
+    'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
+)
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+# The same step as JSON for servers without grammars; parse_action still checks a finish names a verdict.
+STEP_JSON = ({
+    "type": "object",
+    "properties": {"thought": {"type": "string"}, "action": {"type": "string", "enum": ["search", "finish"]},
+                   "argument": {"type": "string"}},
+    "required": ["thought", "action", "argument"], "additionalProperties": False,
+}, "Thought: {thought}\nAction: {action}[{argument}]")
+
+
+class ReActSettings(MethodSettings):
+    max_steps: int = Field(default=5, ge=1, le=20,
+                           description="Thought/action/observation steps before a forced answer.")
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str  # search | finish
+    argument: str
+    label: Label | None = None
+
+
+def parse_action(text: str) -> Action | None:
+    """The first valid action of the reply; anything after a model-written "Observation:" is the model
+    imagining results and is ignored. ``finish`` must name a verdict, ``search`` a real query: the
+    prompt's own placeholders (``search[<query>]``, ``finish[<VERDICT>]``), which small models echo back,
+    are not actions."""
+    text = re.split(r"\n\s*observation\s*:", text, maxsplit=1, flags=re.I)[0]
+    for match in _ACTION.finditer(text):
+        kind, argument = match.group(1).lower(), match.group(2).strip().strip("\"'")
+        if not argument or _PLACEHOLDER.match(argument):
+            continue
+        if kind == "search":
+            return Action("search", argument)
+        label = parse_label(argument)
+        if label is not None:
+            return Action("finish", argument, label)
+    return None
+
+
+def thought_of(text: str) -> str:
+    match = _THOUGHT.search(text)
+    return " ".join((match.group(1) if match else text.split("Action")[0]).split())[:600]
+
+
+def observation(documents: list[Document]) -> str:
+    if not documents:
+        return "nothing found"
+    # The transcript grows every step: each passage is cut short here (the turn keeps the longer text).
+    return " ".join(f"[{i}] {d.title}: {' '.join(d.text.split())[:OBSERVATION_CHARS]}"
+                    for i, d in enumerate(documents, start=1))
+
+
+def action_text(step: Step) -> str:
+    """How the prompt shows a step's action."""
+    if step.tool == "finish":
+        return f"finish[{step.arguments.get('label', '')}]"
+    return f"search[{step.arguments.get('query', '')}]" if step.tool else "(none)"
+
+
+@register
+class ReAct(Method[ReActSettings]):
+    name = "react"
+    description = ("Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced "
+                   "final answer")
+    settings_model = ReActSettings
+    call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
+
+    def tools(self, settings: Settings) -> set[str]:
+        return {"rag"}
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return 1, 2 * self.cfg(settings).max_steps + 2  # every step and the forced answer may be re-asked
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        settings = resources.settings
+        tool = resources.tool("rag")
+        max_steps = self.cfg(settings).max_steps
+        turn = Turn(agent=AGENT, tool=tool.name)
+        rnd = Round(round=1, turns=[turn])
+        failures = 0  # steps whose reply had no valid action, even after the re-ask
+        with span("round 1", "round", round=1):
+            turn_started(turn, 1)
+            for number in range(1, max_steps + 1):
+                prompt = render("react_step", claim=claim, steps=[_shown(s) for s in turn.steps],
+                                remaining=max_steps - number + 1)
+                parsed = await ask(resources.debater, prompt, parse_action, what="react_action",
+                                   params=GenParams(temperature=0.0, max_tokens=160),
+                                   problem="the reply had no line like 'Action: search[...]' or "
+                                   "'Action: finish[SUPPORTS]'", reask=format_reask(160, STEP_GRAMMAR, STEP_JSON),
+                                   agent=AGENT, round=number)
+                action, raw = parsed.value, parsed.raw
+                step = await self._act(action, raw, number, tool, resources)
+                failures += action is None
+                turn.steps.append(step)
+                emit(StepTaken(agent=AGENT, round=1, index=number, thought=step.thought, tool=step.tool,
+                               arguments=step.arguments, observation=step.observation[:300],
+                               evidence=doc_refs(step.evidence)))
+                if action is not None and action.kind == "finish":
+                    turn.response, turn.label, turn.label_constrained = raw.strip(), action.label, parsed.constrained
+                    break
+            else:
+                # Step cap reached without finish[...]: ask for the verdict from everything observed.
+                prompt = render("react_final", claim=claim, steps=[_shown(s) for s in turn.steps])
+                answer = await labelled_answer(resources.debater, prompt, agent=AGENT, round=max_steps + 1,
+                                               temperature=settings.llm.temperature)
+                turn.response, turn.label, turn.parse_retries = answer.response, answer.label, answer.retries
+                turn.label_constrained = answer.constrained
+                failures += answer.label is None
+            turn.query = next((s.arguments.get("query") for s in turn.steps if s.tool == tool.name), None)
+            turn.evidence = [d for s in turn.steps for d in s.evidence]
+            answered(turn, 1)
+        end_round(rnd, consensus=False, final=True)
+        return finish(claim, self.name, turn.label, "single", [rnd], unparsed_turns=failures)
+
+    @staticmethod
+    async def _act(action: Action | None, raw: str, number: int, tool: Tool, resources: Resources) -> Step:
+        if action is None:  # recorded by ``llm.ask``
+            return Step(thought=thought_of(raw), tool="", observation="no valid action was given")
+        if action.kind == "finish":
+            label = action.label.value if action.label else ""
+            return Step(thought=thought_of(raw), tool="finish", arguments={"label": label})
+        retrieval = resources.settings.retrieval
+        documents = trim(await search_tool(tool, action.argument, retrieval.k, agent=AGENT, round=number),
+                         retrieval.max_doc_chars)
+        return Step(thought=thought_of(raw), tool=tool.name, arguments={"query": action.argument},
+                    observation=observation(documents), evidence=documents)
+
+
+@dataclass
+class _Shown:
+    thought: str
+    action: str
+    observation: str
+
+
+def _shown(step: Step) -> _Shown:
+    """A step as the prompt template reads it."""
+    return _Shown(step.thought, action_text(step), step.observation)

@@ -1,0 +1,117 @@
+"""``selfcheck``: the model checks the claim against its own knowledge, the "Self-Check" rows of the DPD
+and FacTool papers. Two documented readings are settings (docs/methods/selfcheck.md):
+
+- ``samples`` = 0: one reasoned verdict from the model's own knowledge (with ``shots`` = 3, after three
+  worked examples);
+- ``samples`` = N > 0: sample consistency, after SelfCheckGPT's prompt variant: N passages about the claim's
+  subject are sampled at ``temperature``, each is asked whether it supports the claim (Yes/No), and the
+  share of No answers is the inconsistency score; above ``threshold`` the claim is REFUTES, else SUPPORTS.
+  Unreadable Yes/No answers are left out of the share and counted; with none readable the verdict is
+  unparsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from factdebate.core.runtime import span
+from factdebate.core.types import Label, Round, Turn, Verdict
+from factdebate.llm.base import GenParams
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
+from factdebate.methods.kit.yesno import ask_yes_no
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+
+# Worked examples for ``shots`` (written for this project): a true, a false and an undecidable claim.
+EXAMPLES = (
+    ("Mount Everest is the highest mountain above sea level.",
+     "Everest's summit, at about 8,849 metres, is higher than any other peak.", "SUPPORTS"),
+    ("The Amazon River flows into the Pacific Ocean.",
+     "The Amazon empties into the Atlantic Ocean on Brazil's north coast, not the Pacific.", "REFUTES"),
+    ("The composer of the first opera ever staged in Lima kept a diary.",
+     "I know nothing reliable about this person or a diary, so I cannot tell.", "NOT ENOUGH INFO"),
+)
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+
+class SelfCheckSettings(MethodSettings):
+    samples: int = Field(default=0, ge=0, le=20, description="Sampled passages for sample consistency "
+                         "(0: one verdict from the model's own knowledge).")
+    shots: int = Field(default=0, ge=0, le=3, description="Worked examples before the claim, 0 to 3 (samples = 0).")
+    temperature: float = Field(default=1.0, ge=0, le=2, description="Sampling temperature of the passages.")
+    threshold: float = Field(default=0.5, ge=0, le=1, description="Inconsistency (share of No) above which "
+                             "the claim is REFUTES.")
+
+
+@register
+class SelfCheck(Method[SelfCheckSettings]):
+    name = "selfcheck"
+    description = "Self-check: a verdict from the model's own knowledge, or sample consistency (SelfCheckGPT)"
+    settings_model = SelfCheckSettings
+    call_probe = CallProbe()
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        n = self.cfg(settings).samples
+        return (1, 2) if n == 0 else (2 * n, 3 * n)
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        cfg = self.cfg(resources.settings)
+        if cfg.samples == 0:
+            with span("round 1", "round", round=1):
+                turn = await answer_turn(resources.debater, render("selfcheck", claim=claim,
+                                                                             examples=EXAMPLES[:cfg.shots]),
+                                         agent="self-check", round=1, temperature=resources.settings.llm.temperature)
+            rnd = Round(round=1, turns=[turn])
+            end_round(rnd, consensus=False, final=True)
+            return finish(claim, self.name, turn.label, "single", [rnd])
+        with span("round 1", "round", round=1):
+            samples = await asyncio.gather(*(self._sample(i, claim, cfg, resources) for i in range(1, cfg.samples + 1)))
+        first = Round(round=1, turns=list(samples))
+        end_round(first, consensus=False)
+        with span("round 2", "round", round=2):
+            checks = await asyncio.gather(*(self._check(turn, claim, resources) for turn in samples))
+        second = Round(round=2, turns=list(checks))
+        answers = [t.label for t in checks]
+        readable = [a for a in answers if a is not None]
+        label: Label | None = None
+        if readable:
+            score = sum(a == Label.REFUTES for a in readable) / len(readable)
+            label = Label.REFUTES if score > cfg.threshold else Label.SUPPORTS
+            note = (f"inconsistency {score:.2f} ({sum(a == Label.REFUTES for a in readable)} of {len(readable)} "
+                    f"passages do not support the claim); threshold {cfg.threshold}")
+        else:
+            note = "no passage's Yes/No answer could be read"
+        if len(readable) < len(answers):
+            note += f"; {len(answers) - len(readable)} unreadable answer(s) left out"
+        end_round(second, consensus=False, final=True)
+        # Sampled passages carry no label by design: only unreadable Yes/No answers count as unparsed.
+        return finish(claim, self.name, label, "consistency", [first, second], explanation=note,
+                      unparsed_turns=len(answers) - len(readable))
+
+    async def _sample(self, number: int, claim: str, cfg: SelfCheckSettings, resources: Resources) -> Turn:
+        # The draft number is in the prompt so that the cache and fixed-seed backends give distinct samples.
+        prompt = render("selfcheck_sample", claim=claim, sample=number)
+        turn = Turn(agent=f"sample-{number}", role="sampler")
+        turn_started(turn, 1)
+        reply = await resources.debater.complete([{"role": "user", "content": prompt.text}],
+                                                 GenParams(temperature=cfg.temperature, max_tokens=200),
+                                                 agent=turn.agent, round=1, prompt=prompt.name)
+        turn.response = reply.text.strip()
+        answered(turn, 1)
+        return turn
+
+    async def _check(self, sample: Turn, claim: str, resources: Resources) -> Turn:
+        turn = Turn(agent=f"check-{sample.agent.removeprefix('sample-')}", role="consistency")
+        turn_started(turn, 2)
+        answer = await ask_yes_no(resources.debater, render("selfcheck_consistency", passage=sample.response,
+                                                            claim=claim), agent=turn.agent, round=2, max_tokens=8)
+        turn.response, turn.parse_retries = answer.response, answer.retries
+        turn.label = None if answer.answer is None else (Label.SUPPORTS if answer.answer else Label.REFUTES)
+        answered(turn, 2)
+        return turn

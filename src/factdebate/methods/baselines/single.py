@@ -1,0 +1,43 @@
+"""``single``: one plain question to the model, no reasoning asked for, no evidence (the floor every other
+method should beat). Only when the reply names no verdict is the model re-asked once for the label alone."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from factdebate.core.types import Round, Verdict
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.turns import answer_turn, end_round, finish
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+
+async def one_answer(method: str, template: str, claim: str, resources: Resources, max_tokens: int) -> Verdict:
+    turn = await answer_turn(resources.debater, render(template, claim=claim), agent=method, round=1,
+                             max_tokens=max_tokens, temperature=resources.settings.llm.temperature)
+    rnd = Round(round=1, turns=[turn])
+    end_round(rnd, consensus=False, final=True)
+    return finish(claim, method, turn.label, "single", [rnd])
+
+
+class OneAnswer(Method[MethodSettings]):
+    """One labelled answer (a second call only to re-ask for an unreadable label)."""
+
+    template = "single"
+    max_tokens = 48
+    call_probe = CallProbe()
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return 1, 2
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        return await one_answer(self.name, self.template, claim, resources, max_tokens=self.max_tokens)
+
+
+@register
+class Single(OneAnswer):
+    name = "single"
+    description = "One plain call: the model answers with a verdict from its own knowledge"

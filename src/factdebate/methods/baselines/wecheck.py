@@ -1,0 +1,80 @@
+"""``wecheck``: a STAND-IN for WeCheck (Wu et al., 2022), the DPD paper's non-LLM baseline.
+
+WeCheck is a trained factual-consistency model scoring (premise = evidence, hypothesis = claim); a score
+of 0.5 or more means factual. No NLI or factual-consistency model ships offline (docs/offline), so this
+method scores with the best offline scorer the project has: the sentence-embedding model (MiniLM) that the
+consistency score already uses. The score is the highest cosine similarity between the claim and one
+retrieved passage, and the claim is SUPPORTS when it reaches ``threshold`` (0.5), else REFUTES. Similarity
+is not entailment (a negated claim is as similar as the original), so read its results as a stand-in's,
+not WeCheck's. No LLM call is made."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import Field
+
+from factdebate.core.runtime import span
+from factdebate.core.types import Label, Round, Turn, Verdict
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.turns import answered, end_round, finish, scored, turn_started
+from factdebate.methods.resources import Resources
+from factdebate.tools.registry import RetrievalTool
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+AGENT = "scorer"
+SCORE = "entailment_stand_in"
+
+
+class WeCheckSettings(MethodSettings):
+    threshold: float = Field(default=0.5, ge=-1, le=1, description="Similarity at or above which the claim is "
+                             "SUPPORTS (WeCheck's 0.5).")
+    tool: RetrievalTool = Field(default="search", description="Evidence source: search, rag, mcp:<server>/<tool>.")
+
+
+@register
+class WeCheck(Method[WeCheckSettings]):
+    name = "wecheck"
+    description = "WeCheck stand-in (no LLM): max embedding similarity of claim and evidence >= 0.5 -> SUPPORTS"
+    settings_model = WeCheckSettings
+    roles = ()
+    call_probe = CallProbe()  # no LLM call at all: bounds (0, 0)
+
+    def tools(self, settings: Settings) -> set[str]:
+        return {self.cfg(settings).tool}
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        return 0, 0
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        cfg = self.cfg(resources.settings)
+        retrieval = resources.settings.retrieval
+        tool = resources.tool(cfg.tool)
+        turn = Turn(agent=AGENT, role="scorer", tool=tool.name, query=claim)
+        with span("round 1", "round", round=1):
+            turn.evidence = trim(await search_tool(tool, claim, retrieval.k, agent=AGENT, round=1),
+                                 retrieval.max_doc_chars)
+            turn_started(turn, 1)
+            if turn.evidence:
+                vectors = await resources.encoder.aencode([claim, *(f"{d.title}. {d.text}" for d in turn.evidence)])
+                norms = np.linalg.norm(vectors, axis=1)
+                norms[norms == 0] = 1.0
+                best = float(max((vectors[1:] @ vectors[0]) / (norms[1:] * norms[0])))
+                turn.scores[SCORE] = round(best, 4)
+                turn.label = Label.SUPPORTS if best >= cfg.threshold else Label.REFUTES
+                turn.response = f"highest similarity to the evidence {best:.3f} (threshold {cfg.threshold})"
+            else:
+                # Nothing to score against: no factual-consistency judgement is possible.
+                turn.scores[SCORE] = None
+                turn.score_errors.append("no evidence retrieved")
+                turn.label = Label.NOT_ENOUGH_INFO
+                turn.response = "no evidence was retrieved, so there is nothing to score the claim against"
+            scored(turn, 1)
+            answered(turn, 1)
+        rnd = Round(round=1, turns=[turn])
+        end_round(rnd, consensus=False, final=True)
+        return finish(claim, self.name, turn.label, "threshold", [rnd], explanation=turn.response)

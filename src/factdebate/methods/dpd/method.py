@@ -1,0 +1,279 @@
+"""``dpd``: Dual-Position Debate (He & Le, ICIC 2025) — an affirmative and a negative team, each with an
+information gatherer, a rebutter and a summarizer, one analyst shared by both, and a panel of referees whose
+confidence-weighted votes decide the debate and say when it may stop.
+
+Protocol (every choice the paper leaves open is in docs/methods/dpd.md):
+- round 0 (setup): both gatherers search once (a query for their side, one against the other side, on
+  every configured tool) while the analyst examines the claim; nothing is judged yet;
+- round 1 (opening) and each rebuttal round after it: per team, the gatherer selects the stored snippets
+  closest to the context, the rebutter attacks the opponent's last statement (in the opening, the
+  opponent's position), the summarizer samples k statements; both teams at once, then every judge at once;
+- after ``min_rounds`` rebuttal rounds the debate stops as soon as the panel's consensus reaches
+  ``consensus_threshold``, or after ``max_rounds`` rebuttal rounds; the last panel's outcome is the verdict;
+- between rounds each team moves to S1 (trust) or S2 (skeptic) by the transition strategy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from factdebate.core.runtime import span
+from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
+from factdebate.methods.base import CallProbe, Method, register
+from factdebate.methods.dpd.events import PanelDecided
+from factdebate.methods.dpd.panel import (
+    FOCUS,
+    SIDES,
+    PanelJudge,
+    Tally,
+    announce,
+    run_panel,
+)
+from factdebate.methods.dpd.scripted import REPLIES
+from factdebate.methods.dpd.settings import DPDSettings, State, initial_state, next_state
+from factdebate.methods.dpd.tasks import run_task, supplied_evidence, task_for
+from factdebate.methods.dpd.team import (
+    POSITION,
+    STANCE,
+    DebateStore,
+    gather,
+    given_turn,
+    other,
+    select_snippets,
+    statement,
+    summarize,
+)
+from factdebate.methods.kit.common import trim
+from factdebate.methods.kit.speculation import Ahead, run_ahead
+from factdebate.methods.kit.turns import end_round, finish
+from factdebate.methods.resources import Resources
+from factdebate.prompts import Prompt, render
+
+if TYPE_CHECKING:
+    from factdebate.core.runtime import EventSink
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.methods.base import ClaimRunner
+    from factdebate.settings.model import Settings
+
+__all__ = ["DPD", "DPDSettings", "next_state"]
+
+
+@dataclass
+class TeamSaid:
+    statement: str = ""
+    confidence: float | None = None
+    evidence: list[Document] = field(default_factory=list)
+
+
+TeamsResult = tuple[list[Turn], dict[str, TeamSaid]]
+
+
+@dataclass
+class Debate:
+    claim: str
+    cfg: DPDSettings
+    stores: dict[str, DebateStore]
+    given: list[Document] = field(default_factory=list)  # evidence the task supplies (both teams share it)
+    findings: str = ""
+    said: dict[str, TeamSaid] = field(default_factory=dict)
+    states: dict[str, State] = field(default_factory=dict)
+
+
+def round_calls(cfg: DPDSettings, *, reasks: bool) -> int:
+    per_team = 1 + (cfg.summary_samples if cfg.summarizers else 0)
+    return 2 * per_team + len(cfg.judges) * (2 if reasks else 1)
+
+
+def setup_calls(cfg: DPDSettings, *, reasks: bool) -> int:
+    queries = 2 * (2 if reasks else 1) if cfg.gatherers and cfg.query_generation and cfg.tools else 0
+    return queries + (1 if cfg.analysts else 0)
+
+
+@register
+class DPD(Method[DPDSettings]):
+    name = "dpd"
+    description = ("DPD (dual-position debate): affirmative and negative teams of gatherer, rebutter and "
+                   "summarizer, a shared analyst, a panel of confidence-weighted judges")
+    settings_model = DPDSettings
+    roles = ("debater", "gatherer", "analyst", "rebutter", "summarizer", "judge")
+    view = "dpd"
+    events = (PanelDecided,)
+    scripted_replies = REPLIES
+    # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.
+    call_probe = CallProbe(reasks={
+        "dpd_queries": '{"support": "q1", "refute": "q2"}',
+        "dpd_judge": '{"why": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+                     '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
+                     '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}'})
+
+    def tools(self, settings: Settings) -> set[str]:
+        cfg = self.cfg(settings)
+        return set(cfg.tools) if cfg.gatherers else set()
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        cfg = self.cfg(settings)
+        low = setup_calls(cfg, reasks=False) + (1 + cfg.min_rounds) * round_calls(cfg, reasks=False)
+        high = setup_calls(cfg, reasks=True) + (1 + cfg.max_rounds) * round_calls(cfg, reasks=True)
+        return low, high
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        return await self.debate(claim, resources, await supplied_evidence(claim))
+
+    async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+                         sinks: list[EventSink] | None,
+                         runner: ClaimRunner) -> tuple[dict[str, Any], str | None] | None:
+        task = task_for(self.cfg(settings).task, dataset)
+        if task is None:
+            return None
+        return await run_task(task, sample, dataset, settings, resources, sinks, runner)
+
+    async def debate(self, claim: str, resources: Resources, given: list[Document] | None = None) -> Verdict:
+        """One claim; ``given`` is evidence the task supplies (a dataset's knowledge, a document's closest
+        sentences), added to both teams' stores before the gatherers' own search."""
+        cfg = self.cfg(resources.settings)
+        debate = Debate(claim, cfg, {side: DebateStore(resources.encoder) for side in SIDES}, list(given or []),
+                        states={side: initial_state(cfg.transition) for side in SIDES})
+        rounds = [await self._setup(debate, resources)]
+        judges = [PanelJudge(name, FOCUS.get(name, f"the debate as the {name} judge"), resources.llm(f"judge-{name}"))
+                  for name in cfg.judges]
+        last = 1 + cfg.max_rounds
+        lines: list[str] = []
+        verdict_judges: list[Judgement] = []
+        tally: Tally | None = None
+        ahead: tuple[dict[str, State], Ahead[TeamsResult]] | None = None  # next round's teams, started early
+        known: str | None = None  # the latest panel outcome
+        kept = dropped = 0
+        for r in range(1, last + 1):
+            states = dict(debate.states)
+            if ahead is not None and ahead[0] == states:
+                turns, said = await ahead[1].keep()
+                kept += 1
+            else:
+                if ahead is not None:
+                    await ahead[1].discard()
+                    dropped += 1
+                turns, said = await self._teams(debate, r, states, resources)
+            ahead = None
+            debate.said = said
+            guess = self._guess(cfg, known) if cfg.speculate and r < last else None
+            if guess is not None:
+                ahead = (guess, run_ahead(functools.partial(self._teams, debate, r + 1, guess, resources)))
+            with span("judges", "panel", round=r):
+                verdict_judges, tally = await run_panel(
+                    judges, lambda j: self._judge_prompt(debate, j), r,
+                    temperature=resources.settings.llm.temperature, max_tokens=cfg.judge_tokens)
+            agreed = tally.consensus is not None and tally.consensus >= cfg.consensus_threshold
+            stop = r == last or (agreed and r - 1 >= cfg.min_rounds)
+            announce(tally, r, stop)
+            rnd = Round(round=r, turns=turns, judges=verdict_judges)
+            rounds.append(rnd)
+            end_round(rnd, consensus=agreed, final=stop)
+            lines.append(f"round {r} ({', '.join(f'{s} {states[s]}' for s in SIDES)}): {tally.describe()}")
+            if stop:
+                if ahead is not None:
+                    await ahead[1].discard()
+                    dropped += 1
+                break
+            known = tally.outcome
+            debate.states = {side: next_state(cfg.transition, tally.outcome) for side in SIDES}
+        assert tally is not None  # at least the opening is judged
+        if cfg.speculate:
+            lines.append(f"speculative rounds: {kept} kept, {dropped} dropped")
+        label = tally.label
+        if label is Label.NOT_ENOUGH_INFO:
+            label = Label(cfg.tie_label)
+        unparsed = sum(not j.parsed for rnd in rounds for j in rnd.judges)
+        verdict = finish(claim, self.name, label, "panel", rounds, verdict_judges, explanation="\n".join(lines),
+                         unparsed_turns=unparsed)
+        verdict.consensus = tally.consensus
+        return verdict
+
+    async def _setup(self, debate: Debate, resources: Resources) -> Round:
+        """Round 0: the gatherers' one search (both teams at once) and the analyst, concurrently."""
+        cfg = debate.cfg
+        temperature = resources.settings.llm.temperature
+        with span("setup", "round", round=0):
+            for side in SIDES:
+                await debate.stores[side].add(debate.given)
+            jobs = []
+            if cfg.gatherers and cfg.tools:
+                for side in SIDES:
+                    jobs.append(self._gather(debate, side, resources))
+            elif cfg.gatherers and debate.given:
+                for side in SIDES:
+                    jobs.append(given_turn(side, debate.given))
+            if cfg.analysts:
+                jobs.append(statement(resources.llm("analyst"), render("dpd_analyst", claim=debate.claim),
+                                      agent="analyst", role="analyst", team=None, round=0,
+                                      temperature=temperature, max_tokens=cfg.statement_tokens))
+            turns = list(await asyncio.gather(*jobs))
+        if cfg.analysts:
+            debate.findings = turns[-1].response
+        rnd = Round(round=0, turns=turns)
+        end_round(rnd, consensus=False)
+        return rnd
+
+    @staticmethod
+    async def _gather(debate: Debate, side: str, resources: Resources) -> Turn:
+        cfg = debate.cfg
+        with span(side, "team", round=0):
+            return await gather(side, debate.claim, resources, tools=list(cfg.tools), pool_k=cfg.pool_k,
+                                generate_queries=cfg.query_generation, store=debate.stores[side])
+
+    @staticmethod
+    def _guess(cfg: DPDSettings, known: str | None) -> dict[str, State] | None:
+        """The next round's states if the panel's latest outcome repeats; None: nothing to go on yet."""
+        if cfg.transition not in ("always-trust", "always-skeptic") and known is None:
+            return None
+        return {side: next_state(cfg.transition, known) for side in SIDES}
+
+    async def _teams(self, debate: Debate, r: int, states: dict[str, State], resources: Resources) -> TeamsResult:
+        """Both teams' round at once (each reads only the other's previous statement)."""
+        with span(f"round {r}", "round", round=r, states=states):
+            said = await asyncio.gather(*(self._team(debate, side, r, states[side], resources) for side in SIDES))
+        turns = [t for team_turns, _ in said for t in team_turns]
+        return turns, {side: team_said for side, (_, team_said) in zip(SIDES, said, strict=True)}
+
+    async def _team(self, debate: Debate, side: str, r: int, state: State,
+                    resources: Resources) -> tuple[list[Turn], TeamSaid]:
+        """One team's round: select snippets, rebut, summarize (in that order: each needs the one before)."""
+        cfg, temperature = debate.cfg, resources.settings.llm.temperature
+        opponent, own = debate.said.get(other(side), TeamSaid()), debate.said.get(side, TeamSaid())
+        skeptic = state == "skeptic"
+        turns: list[Turn] = []
+        with span(side, "team", round=r, state=state):
+            snippets: list[Document] = []
+            if cfg.gatherers and debate.stores[side].documents:  # given evidence comes through the gatherer too
+                context = f"{debate.claim}\n{opponent.statement or POSITION[other(side)]}"
+                pick = await select_snippets(side, debate.stores[side], context, cfg.snippets, cfg.snippet_chars, r)
+                snippets = pick.evidence
+                turns.append(pick)
+            common = dict(side=side, stance=STANCE[side], skeptic=skeptic, claim=debate.claim,
+                          findings=debate.findings, snippets=snippets)
+            rebuttal = await statement(
+                resources.llm("rebutter"),
+                render("dpd_rebutter", **common, other=other(side), other_stance=POSITION[other(side)],
+                       opponent=opponent.statement, opponent_confidence=opponent.confidence),
+                agent=f"{side}-rebutter", role="rebutter", team=side, round=r, temperature=temperature,
+                max_tokens=cfg.statement_tokens)
+            turns.append(rebuttal)
+            said = TeamSaid(rebuttal.response, None, snippets[:cfg.judge_evidence])
+            if cfg.summarizers:
+                summary = await summarize(
+                    resources.llm("summarizer"), resources.encoder,
+                    {**common, "rebuttal": rebuttal.response, "previous": own.statement}, side=side, round=r,
+                    k=cfg.summary_samples, temperature=cfg.summary_temperature, max_tokens=cfg.statement_tokens,
+                    evidence=snippets)
+                turns.append(summary)
+                said = TeamSaid(summary.response, summary.scores.get("confidence"), snippets[:cfg.judge_evidence])
+        return turns, said
+
+    @staticmethod
+    def _judge_prompt(debate: Debate, judge: PanelJudge) -> Prompt:
+        teams = [{"side": side, "statement": debate.said[side].statement, "confidence": debate.said[side].confidence,
+                  "evidence": trim(debate.said[side].evidence, 200)} for side in SIDES]
+        return render("dpd_judge", judge=judge.name, focus=judge.focus, claim=debate.claim, findings=debate.findings,
+                      teams=teams)

@@ -1,0 +1,225 @@
+"""DPD's referees: each judge scores both sides on four dimensions, votes and states a confidence; the
+panel's outcome is the confidence-weighted vote of Section 3.3, with its consensus.
+
+The tally follows the paper's formulas; where they are read literally they never let the negative side win
+(W_N is a sum of negative numbers, so it is never the largest), so W_N is compared by its magnitude. A tie
+vote carries W_j = 0·C_j = 0, as written. Ties of the maximum are a tie outcome. See docs/methods/dpd.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from factdebate.core.runtime import emit
+from factdebate.core.types import Judgement, Label
+from factdebate.llm.ask import Unreadable, ask
+from factdebate.llm.base import GenParams
+from factdebate.llm.model import LLM
+from factdebate.methods.dpd.events import PanelDecided
+from factdebate.methods.kit.turns import judged
+from factdebate.prompts import Prompt
+
+SIDES = ("affirmative", "negative")
+DIMENSIONS = {"E": "evidence", "C": "logic", "N": "neutrality", "P": "persuasiveness"}
+VOTES = {"affirmative": 1, "negative": -1, "tie": 0}
+# A judge's vote is stored as the label it stands for: a tie vote as NOT ENOUGH INFO.
+OUTCOME_LABEL = {"affirmative": Label.SUPPORTS, "negative": Label.REFUTES, "tie": Label.NOT_ENOUGH_INFO}
+LABEL_VOTE = {Label.SUPPORTS: 1, Label.REFUTES: -1, Label.NOT_ENOUGH_INFO: 0}
+# What each built-in judge attends to; a judge named otherwise in the settings gets a generic brief.
+FOCUS = {
+    "factual": "whether the evidence each side cites is authentic, authoritative and really says what is "
+               "claimed",
+    "logical": "whether each side's reasoning follows from its evidence without gaps or contradictions",
+    "rhetorical": "how clear, neutral and persuasive each side's argument is, discounting emotional or "
+                  "loaded language",
+}
+
+# Scores and confidence are held to one decimal (an enum: strict structured-output servers refuse
+# minimum/maximum, and llama.cpp's schema grammars ignore them); the parser accepts any number in [0, 1].
+UNIT = {"type": "number", "enum": [round(i / 10, 1) for i in range(11)]}
+_SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIONS.values()},
+                "required": list(DIMENSIONS.values()), "additionalProperties": False}
+# "why" comes last (llama.cpp orders properties by name, too): a reply cut short in it still has its
+# scores, vote and confidence, and ``read_ballot`` closes the cut string rather than losing them.
+JUDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
+                   "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT, "why": {"type": "string"}},
+    "required": ["affirmative", "negative", "vote", "confidence", "why"],
+    "additionalProperties": False,
+}
+_CUT_WHY = re.compile(r'"why"\s*:\s*"(?:[^"\\]|\\.)*$')
+
+
+@dataclass(frozen=True)
+class Ballot:
+    vote: int  # +1 affirmative, -1 negative, 0 tie
+    confidence: float
+    scores: dict[str, float]  # "affirmative.E" ...
+    reason: str
+
+
+class BallotError(Unreadable):
+    """What is wrong with a ballot; the re-ask quotes it back to the judge."""
+
+
+def _unit(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BallotError(f"{what} must be a number between 0 and 1")
+    if not 0.0 <= float(value) <= 1.0:
+        raise BallotError(f"{what} is {value}; it must be between 0 and 1")
+    return float(value)
+
+
+def read_ballot(text: str) -> Ballot:
+    """The judge's JSON object (fenced or surrounded by prose is fine). Raises :class:`BallotError` with the
+    problem, which the re-ask quotes back to the judge."""
+    start = text.find("{")
+    if start < 0:
+        raise BallotError("no JSON object was found")
+    body = text[start:].rstrip()
+    if _CUT_WHY.search(body):  # cut off inside the closing explanation: everything decisive is there
+        body += '"}'
+    end = body.rfind("}")
+    if end < 0:
+        raise BallotError("the JSON object is not closed")
+    try:
+        data = json.loads(body[:end + 1])
+    except json.JSONDecodeError as exc:
+        raise BallotError(f"the JSON object is malformed ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise BallotError("the answer must be one JSON object")
+    vote = data.get("vote")
+    key = str(vote).strip().lower() if vote is not None else ""
+    if isinstance(vote, int | float) and not isinstance(vote, bool) and vote in (1, -1, 0):
+        number = int(vote)
+    elif key in VOTES:
+        number = VOTES[key]
+    else:
+        raise BallotError("vote must be one of affirmative, negative, tie")
+    scores: dict[str, float] = {}
+    for side in SIDES:
+        block = data.get(side)
+        if not isinstance(block, dict):
+            raise BallotError(f"'{side}' must be an object with {', '.join(DIMENSIONS.values())}")
+        for letter, name in DIMENSIONS.items():
+            if name not in block:
+                raise BallotError(f"'{side}' lacks the score '{name}'")
+            scores[f"{side}.{letter}"] = _unit(block[name], f"{side}.{name}")
+    return Ballot(number, _unit(data.get("confidence"), "confidence"), scores,
+                  str(data.get("why", data.get("reason", ""))))
+
+
+def vote_name(vote: int) -> str:
+    return {1: "affirmative", -1: "negative", 0: "tie"}[vote]
+
+
+@dataclass(frozen=True)
+class Tally:
+    totals: dict[str, float]  # W_A (≥ 0), W_N (≤ 0, as the paper writes it), W_T (always 0)
+    outcome: str | None  # affirmative | negative | tie; None: no judge could be read
+    consensus: float | None
+    parsed: int
+    unparsed: int
+
+    @property
+    def label(self) -> Label | None:
+        return OUTCOME_LABEL[self.outcome] if self.outcome else None
+
+    def describe(self) -> str:
+        t = self.totals
+        if self.outcome is None:
+            return f"no judge's ballot could be read ({self.unparsed} unparsed)"
+        text = (f"W_A={t['affirmative']:.3f}, W_N={t['negative']:.3f} (|W_N|={abs(t['negative']):.3f}), "
+                f"W_T={t['tie']:.3f} -> {self.outcome}; consensus {self.consensus:.3f}")
+        return text + (f"; {self.unparsed} judge(s) unparsed, left out" if self.unparsed else "")
+
+
+def tally(judgements: list[Judgement]) -> Tally:
+    """argmax{W_A, |W_N|, W_T} over the parsed ballots; a shared maximum is a tie. Consensus is
+    Σ C_j·I(V_j = winning vote) / Σ C_j (0 when every confidence is 0)."""
+    ballots = [(LABEL_VOTE[j.vote], j.confidence or 0.0) for j in judgements if j.parsed and j.vote is not None]
+    unparsed = sum(not j.parsed or j.vote is None for j in judgements)
+    w_a = sum(v * c for v, c in ballots if v == 1)
+    w_n = sum(v * c for v, c in ballots if v == -1)
+    w_t = sum(v * c for v, c in ballots if v == 0)  # 0 by construction: the paper's W_T
+    totals = {"affirmative": w_a, "negative": w_n, "tie": w_t}
+    if not ballots:
+        return Tally(totals, None, None, 0, unparsed)
+    compared = {"affirmative": w_a, "negative": abs(w_n), "tie": w_t}
+    best = max(compared.values())
+    leaders = [name for name, value in compared.items() if value == best]
+    outcome = leaders[0] if len(leaders) == 1 else "tie"
+    winning = VOTES[outcome]
+    total_confidence = sum(c for _, c in ballots)
+    agreeing = sum(c for v, c in ballots if v == winning)
+    consensus = agreeing / total_confidence if total_confidence > 0 else 0.0
+    return Tally(totals, outcome, consensus, len(ballots), unparsed)
+
+
+def judgement_from(name: str, ballot: Ballot | None, raw: str, retries: int, constrained: bool) -> Judgement:
+    if ballot is None:
+        return Judgement(agent=name, role="judge", response=raw.strip(), vote=None, confidence=None, weight=0.0,
+                         parsed=False, parse_retries=retries)
+    return Judgement(agent=name, role="judge", response=raw.strip(), vote=OUTCOME_LABEL[vote_name(ballot.vote)],
+                     confidence=ballot.confidence, weight=ballot.vote * ballot.confidence, parsed=True,
+                     parse_retries=retries, label_constrained=constrained, scores=ballot.scores)
+
+
+async def ask_judge(llm: LLM, prompt: Prompt, name: str, round: int, *, temperature: float,
+                    max_tokens: int) -> Judgement:
+    """One ballot under the JSON schema constraint; an unreadable one is re-asked once with its problem,
+    then recorded as unparsed (``parsed`` false, no vote): nothing is filled in for it."""
+    asked = await ask(llm, prompt, read_ballot, what="ballot", agent=name, round=round,
+                      params=GenParams(temperature=temperature, max_tokens=max_tokens, json_schema=JUDGE_SCHEMA))
+    return judgement_from(name, asked.value, asked.raw, asked.retries, asked.constrained)
+
+
+@dataclass(frozen=True)
+class PanelJudge:
+    name: str
+    focus: str
+    llm: LLM
+
+
+async def run_panel(judges: list[PanelJudge], render_for: Any, round: int, *, temperature: float,
+                    max_tokens: int) -> tuple[list[Judgement], Tally]:
+    """Every judge at once (they are independent), each traced as it lands; then the tally."""
+
+    async def one(judge: PanelJudge) -> Judgement:
+        judgement = await ask_judge(judge.llm, render_for(judge), judge.name, round, temperature=temperature,
+                                    max_tokens=max_tokens)
+        judged(judgement, round)
+        return judgement
+
+    judgements = list(await asyncio.gather(*(one(j) for j in judges)))
+    return judgements, tally(judgements)
+
+
+def announce(tally_: Tally, round: int, stop: bool) -> None:
+    emit(PanelDecided(round=round, totals={k: round_(v) for k, v in tally_.totals.items()},
+                      outcome=tally_.outcome, consensus=None if tally_.consensus is None else round_(tally_.consensus),
+                      judges=tally_.parsed + tally_.unparsed, unparsed=tally_.unparsed, stop=stop))
+
+
+def round_(value: float) -> float:
+    return round(value, 4)
+
+
+_SLUG = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+
+
+def check_judge_names(names: list[str]) -> list[str]:
+    if not names:
+        raise ValueError("the panel needs at least one judge")
+    for name in names:
+        if not _SLUG.match(name):
+            raise ValueError(f"judge name '{name}': use lowercase letters, digits and '-' (it names a model "
+                             "role, judge-<name>)")
+    if len(set(names)) != len(names):
+        raise ValueError("judge names must differ")
+    return names

@@ -1,0 +1,180 @@
+"""DPD's task modes (Section 4.1): how a dataset's sample becomes the claims DPD debates, and which evidence
+the teams get from the dataset itself.
+
+- ``kbqa``: the response is split into atomic claims by the shared response-level module, each claim is
+  debated with the gatherers' own search, and one false claim makes the response false;
+- ``qa`` (HaluEval QA): question and answer joined into one claim; the sample's knowledge is the evidence;
+- ``summarization``: claims are extracted from the summary; for each claim the article's sentences are
+  embedded one by one and the ``evidence_sentences`` (10) closest become its evidence;
+- ``dialogue``: subjective content is removed before claims are extracted from the reply; the dialogue
+  history and the sample's knowledge are the evidence.
+
+The evidence reaches the debate through a context variable read by :meth:`DPD.run`, so each claim is still
+one ordinary ``run_claim`` (its own trace run, usage and verdict) and the shared response module is used
+unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from factdebate.core.errors import InputError
+from factdebate.core.types import Document
+from factdebate.corpus.chunking import split_sentences
+from factdebate.methods.dpd.team import cosine_rows
+
+if TYPE_CHECKING:  # the harness and the API import the methods package: no cycle at import time
+    from factdebate.core.runtime import EventSink
+    from factdebate.embeddings import TextEncoder
+    from factdebate.eval.datasets import Dataset, Sample
+    from factdebate.methods.base import ClaimRunner
+    from factdebate.methods.resources import Resources
+    from factdebate.settings.model import Settings
+
+Provider = Callable[[str], Awaitable[list[Document]]]
+TASKS = ("claim", "kbqa", "qa", "summarization", "dialogue")
+# The mode each dataset picks by default. Response datasets (FacTool-QA responses) take the harness's
+# response path, which with ``--method dpd`` is exactly KB-QA; claim datasets debate the claim as it is.
+BY_DATASET = {"halueval-qa": "qa", "halueval-summarization": "summarization", "halueval-dialogue": "dialogue"}
+
+_provider: ContextVar[Provider | None] = ContextVar("dpd_evidence", default=None)
+
+
+@contextmanager
+def evidence_for_claims(provider: Provider) -> Iterator[None]:
+    """Inside, every DPD debate asks ``provider(claim)`` for the evidence the task supplies."""
+    token = _provider.set(provider)
+    try:
+        yield
+    finally:
+        _provider.reset(token)
+
+
+async def supplied_evidence(claim: str) -> list[Document]:
+    """The task's evidence for ``claim``; outside a task mode, the evidence that came with the claim
+    (``--evidence given|both`` in an evaluation, ``verify(..., given_evidence=...)``), if any."""
+    from factdebate.tools.given import current_evidence
+
+    provider = _provider.get()
+    if provider is not None:
+        return await provider(claim)
+    return list(current_evidence() or [])
+
+
+def fixed(documents: list[Document]) -> Provider:
+    async def provide(claim: str) -> list[Document]:
+        return documents
+
+    return provide
+
+
+def task_for(setting: str, dataset: Dataset) -> str | None:
+    """The mode for this dataset: the setting, or with ``auto`` the dataset's own (None: standard path)."""
+    if setting == "auto":
+        return BY_DATASET.get(dataset.kind)
+    return None if setting == "claim" else setting
+
+
+def _field(sample: Sample, name: str, task: str) -> str:
+    value = sample.meta.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"DPD's {task} mode needs the sample's {name}; sample {sample.id} has none "
+                         "(use --dpd-task claim to debate the sample's claim as it is)")
+    return value.strip()
+
+
+def doc(id: str, title: str, text: str) -> Document:
+    return Document(id=id, title=title, text=text, source="dataset")
+
+
+def qa_evidence(sample: Sample) -> list[Document]:
+    return [doc(f"{sample.id}:knowledge", "Knowledge given with the question", _field(sample, "knowledge", "qa"))]
+
+
+def dialogue_evidence(sample: Sample) -> list[Document]:
+    documents = [doc(f"{sample.id}:history", "Dialogue history", _field(sample, "history", "dialogue"))]
+    knowledge = sample.meta.get("knowledge")
+    if isinstance(knowledge, str) and knowledge.strip():
+        documents.append(doc(f"{sample.id}:knowledge", "External knowledge", knowledge.strip()))
+    return documents
+
+
+class SentenceEvidence:
+    """The article's sentences, embedded once each; per claim the ``n`` closest are its evidence."""
+
+    def __init__(self, sample_id: str, document: str, encoder: TextEncoder, n: int) -> None:
+        self.sentences = split_sentences(" ".join(document.split()))
+        self.sample_id, self.encoder, self.n = sample_id, encoder, n
+        self._vectors: np.ndarray | None = None
+
+    async def __call__(self, claim: str) -> list[Document]:
+        if not self.sentences:
+            return []
+        if self._vectors is None:
+            self._vectors = np.asarray(await self.encoder.aencode(self.sentences))
+        query = np.asarray(await self.encoder.aencode([claim]))[0]
+        sims = cosine_rows(self._vectors, query)
+        order = np.argsort(-sims, kind="stable")[: self.n]
+        return [Document(id=f"{self.sample_id}:s{i + 1}", title=f"Article sentence {i + 1}", text=self.sentences[i],
+                         source="dataset", score=float(sims[i])) for i in order]
+
+
+def _without_search(settings: Settings, search: bool) -> Settings:
+    """With the dataset's evidence, the gatherers search nothing else unless ``task_search`` says so. The
+    task hands the evidence to the teams itself, so it is not also pasted into the claim (what
+    ``retrieval.evidence`` does for methods without tools)."""
+    retrieval = settings.retrieval.model_copy(update={"evidence": "retrieved"})
+    settings = settings.model_copy(update={"retrieval": retrieval})
+    if search:
+        return settings
+    methods = dict(settings.methods)
+    methods["dpd"] = methods["dpd"].model_copy(update={"tools": []})
+    return settings.model_copy(update={"methods": methods})
+
+
+def with_settings(resources: Resources, settings: Settings) -> Resources:
+    """The same models, tools and services under other settings (methods read ``resources.settings``)."""
+    return resources if settings is resources.settings else dataclasses.replace(resources, settings=settings)
+
+
+async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+                   sinks: list[EventSink] | None, runner: ClaimRunner) -> tuple[dict[str, Any], str | None]:
+    cfg = settings.methods["dpd"]
+    claim_settings = _without_search(settings, cfg.task_search)
+    if task in ("claim", "qa"):
+        evidence = qa_evidence(sample) if task == "qa" else []
+        with evidence_for_claims(fixed(evidence)):
+            verdict = await runner.claim(sample.claim, claim_settings, with_settings(resources, claim_settings),
+                                      sinks=sinks)
+        fields = verdict.model_dump(mode="json", exclude={"config"})
+        fields["dpd_task"] = task
+        return fields, dataset.predicted(verdict.label.value if verdict.label else None)
+    question: str | None = None
+    provider: Provider
+    if task == "kbqa":
+        text = str(sample.meta.get("response") or sample.claim)
+        question = sample.meta.get("question") or sample.meta.get("prompt")
+        provider, claim_settings = fixed([]), settings  # the gatherers' own search is the evidence
+    elif task == "summarization":
+        text = _field(sample, "summary", task)
+        provider = SentenceEvidence(sample.id, _field(sample, "document", task), resources.encoder,
+                                    cfg.evidence_sentences)
+    elif task == "dialogue":
+        text = _field(sample, "response", task)
+        provider = fixed(dialogue_evidence(sample))
+        response = claim_settings.response.model_copy(update={"drop_subjective": True})
+        claim_settings = claim_settings.model_copy(update={"response": response})
+    else:
+        raise InputError(f"unknown DPD task '{task}'; use one of {', '.join(TASKS)}")
+    with evidence_for_claims(provider):
+        checked = await runner.response(text, claim_settings, with_settings(resources, claim_settings),
+                                     question=question, sinks=sinks)
+    fields = checked.model_dump(mode="json", exclude={"config"})
+    fields.update(claim=sample.claim, dpd_task=task)
+    return fields, dataset.predicted(checked.label.value if checked.label else None)

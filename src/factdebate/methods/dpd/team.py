@@ -1,0 +1,191 @@
+"""DPD's team members: the information gatherer (one search at the start, then per-round selection from the
+debate's stored documents by embedding similarity), the shared analyst, the rebutter and the summarizer
+(k samples whose agreement is the team's confidence)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from factdebate.core.types import Document, Turn
+from factdebate.embeddings import TextEncoder
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.model import LLM
+from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.turns import answered, scored, turn_started
+from factdebate.methods.resources import Resources
+from factdebate.prompts import Prompt, render
+
+STANCE = {"affirmative": "Your team holds that the claim is factual.",
+          "negative": "Your team holds that the claim contains a hallucination: it is false or unsupported."}
+POSITION = {"affirmative": "the claim is factual.", "negative": "the claim is hallucinated (false or unsupported)."}
+QUERY_SCHEMA = {"type": "object", "properties": {"support": {"type": "string"}, "refute": {"type": "string"}},
+                "required": ["support", "refute"], "additionalProperties": False}
+QUERY_GRAMMAR = ('root ::= "{\\"support\\": \\"" q "\\", \\"refute\\": \\"" q "\\"}"\n'
+                 'q ::= [^"\\\\\\n]{1,120}\n')
+
+
+def other(side: str) -> str:
+    return "negative" if side == "affirmative" else "affirmative"
+
+
+def parse_queries(text: str) -> tuple[str, str] | None:
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(text[start:end + 1])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    support, refute = str(data.get("support") or "").strip(), str(data.get("refute") or "").strip()
+    return (support, refute) if support and refute else None
+
+
+@dataclass
+class DebateStore:
+    """The documents one team gathered for this debate, embedded once; each round picks the snippets
+    closest to the current context (the paper's per-debate document records)."""
+
+    encoder: TextEncoder
+    documents: list[Document] = field(default_factory=list)
+    _vectors: np.ndarray | None = None
+
+    async def add(self, documents: list[Document]) -> None:
+        seen = {d.id for d in self.documents}
+        fresh = []
+        for d in documents:
+            if d.id not in seen and d.text.strip():
+                seen.add(d.id)
+                fresh.append(d)
+        if not fresh:
+            return
+        vectors = await self.encoder.aencode([f"{d.title}. {d.text}" for d in fresh])
+        self.documents.extend(fresh)
+        self._vectors = vectors if self._vectors is None else np.vstack([self._vectors, vectors])
+
+    async def select(self, context: str, n: int) -> list[Document]:
+        """The ``n`` documents most similar to ``context`` (cosine), best first, scored by that cosine."""
+        if self._vectors is None or not self.documents:
+            return []
+        query = (await self.encoder.aencode([context]))[0]
+        sims = cosine_rows(self._vectors, query)
+        order = np.argsort(-sims, kind="stable")[:n]
+        return [self.documents[i].model_copy(update={"score": float(sims[i])}) for i in order]
+
+
+def cosine_rows(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0] = 1.0
+    return np.asarray((matrix @ vector) / (norms * (np.linalg.norm(vector) or 1.0)))
+
+
+async def gather(side: str, claim: str, resources: Resources, *, tools: list[str], pool_k: int,
+                 generate_queries: bool, store: DebateStore) -> Turn:
+    """The gatherer's one search, at the start: a query for its own view and one against the opponent's
+    (written by the model, or the claim itself with query generation off), on every tool, all at once.
+    Everything found goes into the debate's store."""
+    agent = f"{side}-gatherer"
+    queries = (claim, claim)
+    if generate_queries:
+        asked = await ask(
+            resources.llm("gatherer"), render("dpd_queries", side=side, stance=STANCE[side], claim=claim),
+            parse_queries, what="query", params=GenParams(temperature=0.0, max_tokens=96),
+            problem='the answer must be a JSON object {"support": "...", "refute": "..."}',
+            reask=format_reask(96, QUERY_GRAMMAR, (QUERY_SCHEMA, '{{"support": "{support}", "refute": "{refute}"}}')),
+            agent=agent)
+        if asked.value is not None:  # else the claim is a fair query (the failure is recorded)
+            queries = asked.value
+    unique = list(dict.fromkeys(q for q in queries))
+    retrieval = resources.settings.retrieval
+    found = await asyncio.gather(*(search_tool(resources.tool(kind), query, pool_k, agent=agent, round=0)
+                                   for kind in tools for query in unique))
+    documents = trim([d for batch in found for d in batch], retrieval.max_doc_chars)
+    await store.add(documents)
+    turn = Turn(agent=agent, role="gatherer", team=side, tool="+".join(tools) or "none", query=" | ".join(unique),
+                evidence=store.documents)
+    turn.response = f"stored {len(store.documents)} document(s) from {len(found)} search(es)"
+    turn_started(turn, 0)
+    answered(turn, 0)
+    return turn
+
+
+async def given_turn(side: str, documents: list[Document]) -> Turn:
+    """The gatherer's setup turn when the task supplies the evidence and nothing is searched."""
+    turn = Turn(agent=f"{side}-gatherer", role="gatherer", team=side, tool="given", evidence=list(documents),
+                response=f"stored {len(documents)} document(s) the task supplies")
+    turn_started(turn, 0)
+    answered(turn, 0)
+    return turn
+
+
+async def select_snippets(side: str, store: DebateStore, context: str, n: int, chars: int, round: int) -> Turn:
+    """The gatherer's per-round move: no model call, only the store's nearest snippets to the context."""
+    snippets = trim(await store.select(context, n), chars)
+    turn = Turn(agent=f"{side}-gatherer", role="gatherer", team=side, tool="store", evidence=snippets,
+                response=f"selected {len(snippets)} of {len(store.documents)} stored snippet(s)")
+    turn_started(turn, round)
+    answered(turn, round)
+    return turn
+
+
+async def statement(llm: LLM, prompt: Prompt, *, agent: str, role: str, team: str | None, round: int,
+                    temperature: float, max_tokens: int, evidence: list[Document] | None = None,
+                    sample: str = "") -> Turn:
+    """A free-text statement (analyst, rebutter, summarizer): any text is usable, so nothing is re-asked."""
+    turn = Turn(agent=agent, role=role, team=team, evidence=list(evidence or []))
+    if not sample:
+        turn_started(turn, round)
+    messages: list[Message] = [{"role": "user", "content": prompt.text}]
+    reply = await llm.complete(messages, GenParams(temperature=temperature, max_tokens=max_tokens), agent=agent,
+                               round=round, prompt=prompt.name, sample=sample)
+    turn.response = reply.text.strip()
+    if not sample:
+        answered(turn, round)
+    return turn
+
+
+async def summarize(llm: LLM, encoder: TextEncoder, variables: dict[str, Any], *, side: str, round: int, k: int,
+                    temperature: float, max_tokens: int, evidence: list[Document]) -> Turn:
+    """k samples at once; the statement is the sample closest to the others (the medoid) and the team's
+    confidence is the samples' mean pairwise cosine similarity (None with one sample: nothing to compare)."""
+    agent = f"{side}-summarizer"
+    prompt = render("dpd_summarizer", **variables)
+    turn = Turn(agent=agent, role="summarizer", team=side, evidence=evidence)
+    turn_started(turn, round)
+    samples = await asyncio.gather(*(statement(llm, prompt, agent=agent, role="summarizer", team=side,
+                                               round=round, temperature=temperature, max_tokens=max_tokens,
+                                               sample=str(i + 1)) for i in range(k)))
+    texts = [s.response for s in samples]
+    chosen, confidence = 0, None
+    if k > 1:
+        chosen, confidence = await agreement(encoder, texts)
+    turn.response = texts[chosen]
+    answered(turn, round)
+    turn.scores["confidence"] = confidence
+    if confidence is None:
+        turn.score_errors.append("confidence: one sample, no agreement to measure")
+    scored(turn, round)
+    return turn
+
+
+async def agreement(encoder: TextEncoder, texts: list[str]) -> tuple[int, float]:
+    """(index of the medoid, mean pairwise cosine clipped to [0, 1]); an empty sample agrees with nothing."""
+    vectors = np.asarray(await encoder.aencode([t or " " for t in texts]), dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit = vectors / norms
+    sims = np.clip(unit @ unit.T, 0.0, 1.0)
+    for i, text in enumerate(texts):
+        if not text.strip():
+            sims[i, :] = sims[:, i] = 0.0
+    n = len(texts)
+    off_diagonal = sims.sum(axis=1) - np.diag(sims)
+    mean_pairwise = float(off_diagonal.sum() / (n * (n - 1)))
+    return int(np.argmax(off_diagonal)), round(mean_pairwise, 4)

@@ -1,0 +1,80 @@
+"""Pieces several methods share: a labelled answer with one constrained re-ask, evidence trimming,
+and tool calls with their accounting (:func:`book_tool_call`, the only place that counts them)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from factdebate.core.events import ToolCall, doc_refs
+from factdebate.core.parsing import parse_label
+from factdebate.core.runtime import current_run, span
+from factdebate.core.types import Document, Label
+from factdebate.llm.ask import Reask, ask
+from factdebate.llm.base import GenParams
+from factdebate.llm.model import LLM
+from factdebate.methods.kit.formats import verdict_params
+from factdebate.prompts import Prompt
+from factdebate.tools.base import Tool
+
+LABEL_CHOICES = tuple(label.value for label in Label)
+# The label alone, held to the three labels where the backend can (its own prompt name in usage).
+LABEL_REASK = Reask(template="label_reask", name="label_reask",
+                    params=GenParams(temperature=0.0, max_tokens=12, choices=LABEL_CHOICES))
+
+
+@dataclass
+class LabelledAnswer:
+    response: str
+    label: Label | None
+    retries: int
+    # The label came from an answer the backend held to a label format (None: no label at all).
+    constrained: bool | None = None
+
+
+async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, max_tokens: int = 384,
+                          temperature: float = 0.0, one_call: bool | None = None) -> LabelledAnswer:
+    """Ask for reasoning ending in a label. With ``one_call`` the answer is held, where the backend can,
+    to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
+    read, re-ask once for the label alone (constrained to the three labels where the backend supports
+    it); if that fails too, the label is ``None`` and the caller must treat the answer as unparsed."""
+    one_call = llm.one_call_verdict if one_call is None else one_call
+    params = verdict_params(temperature, max_tokens) if one_call else \
+        GenParams(temperature=temperature, max_tokens=max_tokens)
+    asked = await ask(llm, prompt, parse_label, what="label", params=params, reask=LABEL_REASK, agent=agent,
+                      round=round)
+    return LabelledAnswer(asked.first, asked.value, asked.retries,
+                          asked.constrained if asked.value is not None else None)
+
+
+def trim(documents: list[Document], max_chars: int) -> list[Document]:
+    return [d if len(d.text) <= max_chars else d.model_copy(update={"text": d.text[:max_chars] + "…"})
+            for d in documents]
+
+
+async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round: int = 0) -> list[Document]:
+    """One accounted search; what the engine itself traces (``web_search``) nests in its span."""
+    started = time.perf_counter()
+    with span(f"{tool.name}: {query[:60]}", "tool", agent=agent, round=round):
+        documents = await tool.search(query, k)
+        book_tool_call(tool.name, query, k, documents, time.perf_counter() - started, agent=agent, round=round)
+    return documents
+
+
+def book_tool_call(tool: str, query: str, k: int, documents: list[Document], seconds: float, *, agent: str,
+                   round: int, error: str | None = None) -> None:
+    """The one place an agent's tool call is counted: ``tool_calls`` and ``seconds`` of the ``tools`` role,
+    and its ``tool_call`` event (call it inside the call's ``tool`` span). Work that speculation discards
+    never reaches the run's usage, so its tool calls are not counted (docs/architecture.md)."""
+    run = current_run()
+    if run is None:
+        return
+    usage = run.role_usage("tools")
+    usage.tool_calls += 1
+    usage.seconds += seconds
+    run.emit(ToolCall(tool=tool, agent=agent, round=round, query=query, k=k, results=doc_refs(documents),
+                      seconds=round_(seconds), error=error))
+
+
+def round_(value: float, digits: int = 4) -> float:
+    return round(value, digits)

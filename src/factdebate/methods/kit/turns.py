@@ -1,0 +1,81 @@
+"""The generic moves of any method, each traced the same way so every method streams live (terminal, JSONL
+trace, web page) without a line of its own: an agent's turn, its scores, a judgement, the end of a round,
+and :func:`finish`, the one way a verdict is made."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from factdebate.core.events import Answer, JudgementMade, RoundEnded, Scored, TurnStarted, VerdictReached, doc_refs
+from factdebate.core.runtime import emit
+from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
+from factdebate.llm.model import LLM
+from factdebate.methods.kit.common import labelled_answer
+from factdebate.prompts import Prompt
+
+
+def turn_started(turn: Turn, round: int) -> None:
+    emit(TurnStarted(agent=turn.agent, round=round, role=turn.role, team=turn.team, tool=turn.tool,
+                     query=turn.query, query_changed=turn.query_changed, evidence=doc_refs(turn.evidence)))
+
+
+def answered(turn: Turn, round: int) -> None:
+    emit(Answer(agent=turn.agent, round=round, role=turn.role, team=turn.team, label=turn.label,
+                response=turn.response, parse_retries=turn.parse_retries))
+
+
+async def answer_turn(llm: LLM, prompt: Prompt, *, agent: str, round: int, role: str = "debater",
+                      team: str | None = None, tool: str = "none", query: str | None = None,
+                      query_changed: bool | None = None, evidence: Sequence[Document] = (),
+                      temperature: float = 0.0, max_tokens: int = 384) -> Turn:
+    """One labelled answer as a traced turn (``turn_started``, then ``answer``)."""
+    turn = Turn(agent=agent, role=role, team=team, tool=tool, query=query, query_changed=query_changed,
+                evidence=list(evidence))
+    turn_started(turn, round)
+    answer = await labelled_answer(llm, prompt, agent=agent, round=round, max_tokens=max_tokens,
+                                   temperature=temperature)
+    turn.response, turn.label, turn.parse_retries = answer.response, answer.label, answer.retries
+    turn.label_constrained = answer.constrained
+    answered(turn, round)
+    return turn
+
+
+def scored(turn: Turn, round: int) -> None:
+    emit(Scored(agent=turn.agent, round=round, scores=turn.scores, errors=turn.score_errors))
+
+
+def judged(judgement: Judgement, round: int) -> None:
+    emit(JudgementMade(agent=judgement.agent, round=round, role=judgement.role, vote=judgement.vote,
+                       confidence=judgement.confidence, weight=judgement.weight, parsed=judgement.parsed,
+                       response=judgement.response, scores=judgement.scores))
+
+
+async def judge(llm: LLM, prompt: Prompt, *, round: int, agent: str = "judge", role: str = "judge",
+                weight: float = 1.0, temperature: float = 0.0) -> Judgement:
+    """A labelled decision over the debate, traced as a ``judgement``; an unreadable label is ``parsed``
+    false (and the verdict built from it is ``unparsed``)."""
+    answer = await labelled_answer(llm, prompt, agent=agent, round=round, temperature=temperature)
+    judgement = Judgement(agent=agent, role=role, response=answer.response, vote=answer.label, weight=weight,
+                          parsed=answer.label is not None, parse_retries=answer.retries,
+                          label_constrained=answer.constrained)
+    judged(judgement, round)
+    return judgement
+
+
+def end_round(rnd: Round, *, consensus: bool, final: bool = False) -> None:
+    emit(RoundEnded(round=rnd.round, labels=[t.label for t in rnd.turns], consensus=consensus, final=final))
+
+
+def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds: list[Round],
+           judges: Sequence[Judgement] = (), *, explanation: str = "", unparsed_turns: int | None = None) -> Verdict:
+    """The verdict of every method. A verdict without a label is always ``decided_by="unparsed"``: nothing
+    here picks a label for it. ``unparsed_turns`` defaults to the turns without a label plus the per-round
+    judgements that could not be read."""
+    if unparsed_turns is None:
+        unparsed_turns = sum(t.label is None for r in rounds for t in r.turns)
+        unparsed_turns += sum(not j.parsed for r in rounds for j in r.judges)
+    verdict = Verdict(claim=claim, method=method, label=label,
+                      decided_by=decided_by if label is not None else "unparsed", rounds=rounds,
+                      judges=list(judges), explanation=explanation, unparsed_turns=unparsed_turns)
+    emit(VerdictReached(label=label, decided_by=verdict.decided_by))
+    return verdict

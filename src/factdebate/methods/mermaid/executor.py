@@ -1,0 +1,121 @@
+"""MERMAID's executor step: one JSON object, a thought plus either an action (``{"name", "reason",
+"input"}``, the input following the tool's schema) or an answer. True/False map to SUPPORTS/REFUTES; the
+three-way option adds "NOT ENOUGH INFO" for datasets with that label (binary is the paper's). :func:`ask_step`
+asks for one through ``llm.ask`` (one re-ask with MERMAID's template)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from factdebate.core.types import Label
+from factdebate.llm.ask import ask
+from factdebate.llm.base import GenParams
+from factdebate.llm.model import LLM
+from factdebate.methods.mermaid.decomposer import REASK
+from factdebate.methods.mermaid.json_reply import first_object
+from factdebate.methods.mermaid.toolbox import model_input_schema
+from factdebate.prompts import Prompt
+from factdebate.tools.toolset import ToolSchema
+
+AGENT = "executor"
+
+NEI = "NOT ENOUGH INFO"
+_ANSWERS = {"true": Label.SUPPORTS, "false": Label.REFUTES, "supports": Label.SUPPORTS,
+            "supported": Label.SUPPORTS, "refutes": Label.REFUTES, "refuted": Label.REFUTES}
+_NEI = {"not enough info", "not enough information", "nei", "not enough evidence"}
+
+
+def answers(three_way: bool) -> list[str]:
+    return ["True", "False", NEI] if three_way else ["True", "False"]
+
+
+def answers_text(three_way: bool) -> str:
+    return " or ".join(f'"{a}"' for a in answers(three_way))
+
+
+def parse_answer(value: Any, three_way: bool) -> Label | None:
+    if isinstance(value, bool):
+        return Label.SUPPORTS if value else Label.REFUTES
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.strip().strip(".").lower().split())
+    if text in _ANSWERS:
+        return _ANSWERS[text]
+    if three_way and text in _NEI:
+        return Label.NOT_ENOUGH_INFO
+    return None
+
+
+@dataclass
+class StepReply:
+    thought: str
+    label: Label | None = None  # an answer
+    tool: str = ""  # an action
+    reason: str = ""
+    input: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_answer(self) -> bool:
+        return self.label is not None
+
+
+def parse_step(text: str, three_way: bool, *, answer_only: bool = False) -> StepReply | None:
+    """The step the reply holds, or ``None`` when it holds no readable one (then it is re-asked)."""
+    data = first_object(text)
+    if data is None:
+        return None
+    thought = " ".join(str(data.get("thought") or "").split())[:1000]
+    if data.get("answer") is not None:
+        label = parse_answer(data["answer"], three_way)
+        return StepReply(thought, label=label) if label is not None else None
+    action = data.get("action")
+    if isinstance(action, str):  # {"action": "name", "input": ...}: the same step, flatter
+        action = {"name": action, "input": data.get("input"), "reason": data.get("reason", "")}
+    if not isinstance(action, dict) or not isinstance(action.get("name"), str) or not action["name"].strip():
+        return None
+    name = action["name"].strip()
+    if name.lower() in ("answer", "finish", "final_answer"):  # the paper's special Answer action
+        label = parse_answer(action.get("input"), three_way)
+        return StepReply(thought, label=label) if label is not None else None
+    if answer_only:
+        return None
+    return StepReply(thought, tool=name, reason=" ".join(str(action.get("reason") or "").split())[:300],
+                     input=action.get("input"))
+
+
+def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
+    """The reply held to: an answer, or an action naming one of the tools with that tool's required
+    arguments (where the backend can constrain; otherwise the reply is parsed tolerantly)."""
+    answer = {"type": "object", "properties": {"thought": {"type": "string"},
+                                               "answer": {"type": "string", "enum": answers(three_way)}},
+              "required": ["thought", "answer"], "additionalProperties": False}
+    variants: list[dict[str, Any]] = [answer]
+    for tool in tools:
+        variants.append({"type": "object", "properties": {
+            "thought": {"type": "string"},
+            "action": {"type": "object", "properties": {"name": {"type": "string", "enum": [tool.name]},
+                                                        "reason": {"type": "string"},
+                                                        "input": model_input_schema(tool)},
+                       "required": ["name", "reason", "input"], "additionalProperties": False}},
+            "required": ["thought", "action"], "additionalProperties": False})
+    return {"anyOf": variants} if len(variants) > 1 else answer
+
+
+def answer_schema(three_way: bool) -> dict[str, Any]:
+    return step_schema([], three_way)
+
+
+async def ask_step(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
+                   answer_only: bool) -> tuple[StepReply | None, str, int]:
+    """One step (or the forced answer), re-asked once when unreadable (``llm.ask`` records the failure).
+    An unreadable step keeps the first reply as its text."""
+    problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
+               if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
+               "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)
+    asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only),
+                      what="mermaid_answer" if answer_only else "mermaid_step",
+                      params=GenParams(temperature=0.0, max_tokens=300, json_schema=schema), problem=problem,
+                      reask=REASK, agent=AGENT, round=number)
+    return asked.value, asked.raw if asked.value is not None else asked.first, asked.retries

@@ -1,0 +1,371 @@
+"""``mermaid``: MERMAID (Cao et al.), Algorithm 1. A decomposer turns the claim into triplets and a topic;
+an executor runs a ReAct loop over MCP tool servers (factdebate's own, started as subprocesses, plus any the
+user names under ``mcp_servers``) with evidence recalled from a persistent memory by the decomposer's
+entities; after the verdict the evidence the trajectory used is written back under those entities.
+
+The verdict holds one round: the executor's turn (its ``steps`` are the loop; its ``evidence`` the recalled
+records then each step's passages) and the decomposer's turn (its ``response`` is the decomposition as JSON).
+Events: ``decomposition``, ``memory_recall``, a ``step`` per step, ``memory_write``, all in one ``claim``
+span. Choices where the paper is silent are listed in docs/methods/mermaid.md."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from factdebate.core.claim_context import search_before
+from factdebate.core.errors import ConfigError, IndexError_
+from factdebate.core.events import StepTaken, ToolError, doc_refs
+from factdebate.core.runtime import emit, span
+from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
+from factdebate.llm.model import LLM
+from factdebate.memory.settings import NAMESPACE_PATTERN, MemorySettings, default_namespace, scoped_namespace
+from factdebate.memory.store import EvidenceMemory
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.common import book_tool_call
+from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
+from factdebate.methods.mermaid.decomposer import Decomposition, decompose
+from factdebate.methods.mermaid.events import EVENTS, Decomposed, MemoryRecalled, MemoryWritten
+from factdebate.methods.mermaid.executor import (
+    AGENT,
+    StepReply,
+    answer_schema,
+    answers_text,
+    ask_step,
+    step_schema,
+)
+from factdebate.methods.mermaid.memory import (
+    Used,
+    checked_memory,
+    hit_record,
+    memory_for,
+    recall_documents,
+    recall_text,
+    write_used,
+)
+from factdebate.methods.mermaid.scripted import REPLIES
+from factdebate.methods.mermaid.start import ToolCallsFailed
+from factdebate.methods.mermaid.toolbox import (
+    MANAGED_ARGS,
+    SHIPPED,
+    Toolbox,
+    build_toolbox,
+    coerce_input,
+    input_hint,
+    result_documents,
+    result_passages,
+)
+from factdebate.methods.resources import Resources
+from factdebate.prompts import Prompt, render
+from factdebate.tools.toolset import ToolResult
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+ServerName = Literal["wikipedia", "search", "scholar"]
+# The memory's settings are the operator's: a caller of the service who could switch it on, choose its file,
+# namespace or TTL could write into, or read from, what other callers' verdicts recall.
+_OPERATOR: dict[str, Any] = {"operator_only": True}
+PREFLIGHT_WAIT_S = 2.0  # longest wait for a locked memory file while resources are built
+
+
+class MermaidSettings(MethodSettings):
+    max_steps: int = Field(default=5, ge=1, le=20, description="T_max: executor steps before a forced answer.")
+    decomposer: bool = Field(default=True, description="Decompose the claim first (off: the paper's "
+                             "'w/o decomposer' ablation, the executor alone).")
+    labels: Literal["binary", "three-way"] = Field(
+        default="binary", description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")
+    servers: list[ServerName] = Field(
+        default_factory=lambda: list[ServerName](["wikipedia", "search"]),
+        description="factdebate's MCP tool servers to start (any server under mcp_servers joins too).",
+        json_schema_extra={"operator_only": True})
+    wikipedia_online: bool = Field(default=False, description="Wikipedia tools on the live MediaWiki API "
+                                   "instead of the indexed corpus.", json_schema_extra={"operator_only": True})
+    memory: Literal["on", "off", "readonly"] = Field(
+        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
+        json_schema_extra=_OPERATOR)
+    memory_path: str | None = Field(default=None, description="Memory database (default: "
+                                    "evidence_memory.sqlite in the data directory).", json_schema_extra=_OPERATOR)
+    memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN, json_schema_extra=_OPERATOR,
+                                         description="Memory namespace (default: the corpus name; the "
+                                                     "service adds each API key's id).")
+    memory_semantic: bool = Field(default=True, description="Also recall records close in meaning "
+                                  "(MiniLM, threshold 0.45), not only exact entity keys.")
+    memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
+                                          "this many days (default: never).", json_schema_extra=_OPERATOR)
+    memory_busy_timeout_s: float = Field(default=30.0, gt=0, le=600, json_schema_extra=_OPERATOR,
+                                         description="Seconds to wait for a memory file another process "
+                                                     "holds locked before giving up on it.")
+    observation_chars: int = Field(default=1200, ge=200, le=8000,
+                                   description="Characters of each tool observation shown to the executor.")
+
+
+@dataclass
+class _Shown:
+    thought: str
+    action: str
+    observation: str
+
+
+@dataclass
+class _Tool:
+    name: str
+    description: str
+    input: str
+
+
+def toolbox_key(settings: Settings, cfg: MermaidSettings) -> str:
+    return "mermaid-tools:" + json.dumps([cfg.servers, cfg.wikipedia_online, sorted(settings.mcp_servers),
+                                          settings.retrieval.corpus])
+
+
+def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> MemorySettings:
+    """The memory MERMAID uses with ``settings``; the ``factdebate memory`` commands read the same one."""
+    cfg = cfg or Mermaid().cfg(settings)
+    namespace = cfg.memory_namespace or default_namespace(settings.retrieval.corpus)
+    path = Path(cfg.memory_path) if cfg.memory_path else None
+    return MemorySettings(mode=cfg.memory, path=path, namespace=namespace, ttl_days=cfg.memory_ttl_days,
+                          semantic=cfg.memory_semantic, busy_timeout_s=cfg.memory_busy_timeout_s)
+
+
+@register
+class Mermaid(Method[MermaidSettings]):
+    name = "mermaid"
+    description = ("MERMAID: claim decomposer, ReAct executor over MCP tool servers, persistent evidence memory "
+                   "reused across claims")
+    settings_model = MermaidSettings
+    roles = ("debater",)
+    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",)}
+    view = "mermaid"
+    events = EVENTS
+    scripted_replies = REPLIES
+    # Its readable replies name a tool of the toolset, so the check needs the test's own toolset.
+    call_probe = CallProbe(elsewhere="tests/methods/mermaid/test_method.py::test_call_bounds_hold_at_both_ends")
+
+    def indexes(self, settings: Settings) -> set[str]:
+        """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the
+        search server's local engine is BM25 (a user's server under the same name replaces ours)."""
+        cfg = self.cfg(settings)
+        started = {name for name in cfg.servers if name not in settings.mcp_servers}
+        wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()
+        return wanted | ({"local"} if "search" in started else set())
+
+    def check(self, settings: Settings) -> None:
+        """Settings that leave the executor nothing to search are usage errors before any model call: no
+        tool server at all, or a corpus with no local index that the shipped servers would search (the
+        builtin corpus is indexed when its server starts)."""
+        from factdebate.corpus.builtin import BUILTIN_CORPUS
+        from factdebate.corpus.lexical import LexicalIndex
+
+        cfg = self.cfg(settings)
+        started = [name for name in cfg.servers if name not in settings.mcp_servers]
+        if not started and not settings.mcp_servers:
+            raise ConfigError("MERMAID has no tool servers: methods.mermaid.servers (--mermaid-servers) is empty "
+                              f"and no mcp_servers are configured; name one or more of {', '.join(SHIPPED)}")
+        searching = [name for name in started if name == "search" or (name == "wikipedia" and
+                                                                      not cfg.wikipedia_online)]
+        corpus = settings.retrieval.corpus
+        if searching and corpus != BUILTIN_CORPUS:
+            index = LexicalIndex(corpus)
+            if not index.exists():
+                raise IndexError_(f"no local search index for corpus '{corpus}' at {index.path}, which MERMAID's "
+                                  f"{' and '.join(searching)} tool server(s) would search: build it with "
+                                  f"`factdebate index PATH --corpus {corpus}`, or choose another --corpus")
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        cfg = self.cfg(settings)
+        decomposer = 2 if cfg.decomposer else 0
+        return (2 if cfg.decomposer else 1), decomposer + 2 * cfg.max_steps + 2
+
+    def preflight(self, settings: Settings) -> None:
+        """The memory file opens (readonly: exists, is read-only), is a memory, and is not locked. The wait
+        for a lock is short here: resources may be built on the service's event loop, and a writer holds the
+        lock for milliseconds; the first claim checks again with the full wait, off the loop."""
+        memory = memory_settings(settings)
+        if memory.mode != "off":
+            wait = min(memory.busy_timeout_s, PREFLIGHT_WAIT_S)
+            checked_memory(memory.model_copy(update={"semantic": False, "busy_timeout_s": wait}))
+
+    def for_caller(self, settings: Settings, caller: str) -> Settings:
+        """Each caller of the service recalls only what its own claims stored: a namespace per API key id."""
+        cfg = self.cfg(settings)
+        if cfg.memory == "off":
+            return settings
+        namespace = scoped_namespace(memory_settings(settings, cfg).namespace, caller)
+        methods = {**settings.methods, self.name: cfg.model_copy(update={"memory_namespace": namespace})}
+        return settings.model_copy(update={"methods": methods})
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        settings = resources.settings
+        cfg = self.cfg(settings)
+        three_way = cfg.labels == "three-way"
+        llm = resources.debater
+        with span("claim", "claim", method=self.name):
+            # The tool servers first: a claim they cannot serve fails before any model call.
+            toolbox = await resources.service(toolbox_key(settings, cfg),
+                                              lambda: build_toolbox(settings, list(cfg.servers),
+                                                                    wikipedia_online=cfg.wikipedia_online))
+            await toolbox.ready()
+            memory = await memory_for(resources, memory_settings(settings, cfg))  # so is a bad memory file
+            if cfg.decomposer:
+                decomposition = await decompose(llm, claim)
+            else:
+                decomposition = Decomposition(parsed=False)
+                emit(Decomposed(agent="decomposer", parsed=False, skipped=True))
+            entities = decomposition.entities
+            hits = await memory.arecall(entities) if memory is not None and entities else []
+            if memory is not None:
+                emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
+                                    mode=cfg.memory))
+            context = _Context(claim, decomposition.background(), recall_text(hits), three_way, cfg, toolbox,
+                               settings.retrieval.search_before)
+            turn = Turn(agent=AGENT, role="executor", tool="mcp", evidence=recall_documents(hits))
+            rnd = Round(round=1, turns=[turn, Turn(agent="decomposer", role="decomposer",
+                                                   response=decomposition.as_json() if decomposition.parsed
+                                                   else decomposition.raw)])
+            turn_started(turn, 1)
+            used, failures, forced = await self._loop(context, llm, turn, settings.retrieval.k)
+            if context.calls and len(context.failed) == context.calls:
+                # Every call that reached a server failed: a verdict now would rest on error messages alone.
+                raise ToolCallsFailed(context.failed)
+            answered(turn, 1)
+            end_round(rnd, consensus=False, final=True)
+            warnings = await _remember(memory, cfg, used, entities)
+            failures += int(cfg.decomposer and not decomposition.parsed)
+            verdict = finish(claim, self.name, turn.label, "forced" if forced else "executor", [rnd],
+                             unparsed_turns=failures)
+            verdict.warnings += warnings
+            return verdict
+
+    async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
+        """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
+        answer was forced."""
+        used: list[Used] = []
+        failures = 0
+        for number in range(1, ctx.cfg.max_steps + 1):
+            prompt = ctx.prompt("mermaid_step", turn.steps, remaining=ctx.cfg.max_steps - number + 1)
+            schema = step_schema(ctx.toolbox.schemas, ctx.three_way)
+            reply, raw, retries = await ask_step(llm, prompt, schema, ctx.three_way, number, answer_only=False)
+            turn.parse_retries += retries
+            if reply is None:
+                failures += 1
+                step = Step(thought="", tool="", observation="no valid step was given")
+            elif reply.is_answer:
+                step = Step(thought=reply.thought, tool="answer", arguments={"answer": reply.label.value
+                                                                             if reply.label else ""})
+            else:
+                step, docs = await self._act(ctx, reply, number, k)
+                used += docs
+            turn.steps.append(step)
+            emit(StepTaken(agent=AGENT, round=1, index=number, thought=step.thought, tool=step.tool,
+                           arguments=step.arguments, observation=step.observation[:400],
+                           evidence=doc_refs(step.evidence)))
+            turn.evidence += step.evidence
+            if reply is not None and reply.is_answer:
+                turn.response, turn.label = raw.strip(), reply.label
+                return used, failures, False
+        # Budget spent without an answer: ForceAnswer from the whole history.
+        prompt = ctx.prompt("mermaid_force", turn.steps)
+        reply, raw, retries = await ask_step(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
+                                             ctx.cfg.max_steps + 1, answer_only=True)
+        turn.parse_retries += retries
+        turn.response, turn.label = raw.strip(), reply.label if reply is not None else None
+        return used, failures + (reply is None), True
+
+    async def _act(self, ctx: _Context, reply: StepReply, number: int, k: int) -> tuple[Step, list[Used]]:
+        """One tool call; its errors and unknown tool names come back as the observation."""
+        route = ctx.toolbox.routes.get(reply.tool)
+        arguments = coerce_input(route.schema, reply.input) if route else \
+            (reply.input if isinstance(reply.input, dict) else {"input": reply.input})
+        started = time.perf_counter()
+        query = _query_of(arguments)
+        with span(f"{reply.tool}: {query[:60]}", "tool", agent=AGENT, round=number):
+            result = await ctx.toolbox.call(reply.tool, arguments, k=k,
+                                            search_before=search_before(ctx.before))
+            docs = result_documents(result, reply.tool, query)
+            if route is not None:  # a call that reached a server (the paper's count)
+                book_tool_call(reply.tool, query, k, docs, time.perf_counter() - started, agent=AGENT,
+                               round=number, error=result.text[:300] if result.is_error else None)
+            if result.is_error:
+                emit(ToolError(tool=reply.tool, query=query, error=result.text[:300]))
+            if route is not None:
+                ctx.calls += 1
+                if result.is_error:
+                    ctx.failed.append((route.toolset.name, " ".join(result.text.split())[:300]))
+        shown = {key: value for key, value in arguments.items() if key not in MANAGED_ARGS}
+        step = Step(thought=reply.thought, tool=reply.tool, arguments=shown,
+                    observation=_observation(result, docs, ctx.cfg.observation_chars), evidence=docs)
+        # The memory keeps retrieved passages only, not a result's plain text or notes (they can echo the model).
+        return step, [Used(d, reply.tool) for d in result_passages(result, reply.tool) or []]
+
+
+async def _remember(memory: EvidenceMemory | None, cfg: MermaidSettings, used: list[Used],
+                    entities: list[str]) -> list[str]:
+    """The write after the verdict; what it could not do comes back as warnings for the verdict."""
+    if memory is None:
+        return []
+    if cfg.memory == "readonly" or not entities:
+        emit(MemoryWritten(agent=AGENT, entities=entities,
+                           skipped="read-only memory" if cfg.memory == "readonly" else "no entities to key on"))
+        return []
+    written = await write_used(memory, used, entities)
+    emit(MemoryWritten(agent=AGENT, entities=entities, records=written.records, added=written.added,
+                       not_stored=written.not_stored, error=written.error))
+    return written.warnings()
+
+
+@dataclass
+class _Context:
+    claim: str
+    background: str
+    memory: str
+    three_way: bool
+    cfg: MermaidSettings
+    toolbox: Toolbox
+    before: str | None = None
+    calls: int = 0  # tool calls that reached a server
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (server, error) of those that failed
+
+    def prompt(self, name: str, steps: list[Step], remaining: int = 0) -> Prompt:
+        tools = [_Tool(s.name, " ".join(s.description.split())[:300], input_hint(s)) for s in self.toolbox.schemas]
+        return render(name, claim=self.claim, background=self.background, memory=self.memory,
+                      steps=[_shown(s) for s in steps], tools=tools, remaining=remaining,
+                      answers=answers_text(self.three_way))
+
+
+def _shown(step: Step) -> _Shown:
+    if step.tool == "answer":
+        action = f"answer {step.arguments.get('answer', '')}"
+    elif step.tool:
+        action = f"{step.tool} {json.dumps(step.arguments, ensure_ascii=False)}"
+    else:
+        action = "(none)"
+    return _Shown(step.thought, action, step.observation)
+
+
+def _query_of(arguments: dict[str, Any]) -> str:
+    for key in ("query", "title", "q", "input"):
+        if isinstance(arguments.get(key), str):
+            return str(arguments[key])
+    return json.dumps(arguments, ensure_ascii=False)[:300]
+
+
+def _observation(result: ToolResult, docs: list[Document], chars: int) -> str:
+    if result.is_error:
+        return f"error: {result.text.strip()[:chars]}"
+    if not docs:
+        return result.text.strip()[:chars] or "nothing found"
+    per = max(150, chars // len(docs))
+    text = "\n".join(f"[{n}] {d.title}: {' '.join(d.text.split())[:per]}" for n, d in enumerate(docs, start=1))
+    notes = result.data.get("notes") if isinstance(result.data, dict) else None
+    if notes:
+        text += "\nnotes: " + "; ".join(str(n) for n in notes)[:300]
+    return text[: chars + 300]
+
+
+__all__ = ["SHIPPED", "Label", "Mermaid", "MermaidSettings"]

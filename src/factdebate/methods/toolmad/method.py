@@ -1,0 +1,287 @@
+"""Tool-MAD (Algorithm 1 of the journal paper): debaters with different retrieval tools, a fresh query
+every round, every answer scored, early stop on a stable consensus, a judge at round T.
+
+Choices where the paper is silent (also in docs/methods/tool-mad.md):
+- round 1 queries are the claim itself (Algorithm 1: ``Query(A, c)`` sees nothing else), so no LLM call;
+- with 3 agents, each sees the previous answers of both others; consensus needs all three to agree;
+- the threshold test uses this round's scores by default (``threshold_on: average`` uses running means);
+- an agent without a tool has no documents, so faithfulness does not apply to it and only its answer
+  relevance is tested; an answer whose score could not be computed never passes the test;
+- an unchanged query reuses the documents already retrieved for it instead of searching again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from statistics import mean
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field, field_validator
+
+from factdebate.core.parsing import parse_query
+from factdebate.core.runtime import span
+from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
+from factdebate.llm.ask import ask, format_reask
+from factdebate.llm.base import GenParams
+from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
+from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
+from factdebate.methods.resources import Resources
+from factdebate.methods.toolmad.history import format_history, score_summary
+from factdebate.methods.toolmad.scripted import REPLIES
+from factdebate.prompts import render
+from factdebate.scoring.consistency import consistency
+from factdebate.scoring.faithfulness import faithfulness
+from factdebate.scoring.relevance import answer_relevance
+from factdebate.tools.base import Tool
+from factdebate.tools.registry import AGENT_TOOLS, AgentTool, agent_description
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
+
+
+class ToolMADSettings(MethodSettings):
+    rounds: int = Field(default=3, ge=1, le=10, description="Maximum debate rounds T.")
+    agents: list[AgentTool] = Field(default_factory=lambda: ["rag", "search"],
+                                    description="Tools of the debaters: 2 or 3 of rag, search, none, "
+                                                "mcp:<server>/<tool>.")
+    faithfulness_threshold: float = Field(default=0.7, ge=0, le=1, description="Consensus threshold.")
+    relevance_threshold: float = Field(default=0.8, ge=0, le=1, description="Consensus threshold.")
+    # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
+    # round's score or the running average; we default to this round's and offer the average.
+    threshold_on: Literal["round", "average"] = Field(
+        default="round", description="Test thresholds on this round's scores or the running average.")
+    query_formulation: bool = Field(default=True, description="Agents rewrite their query each round.")
+    scoring: bool = Field(default=True, description="Scoring feedback on/off (off: consensus on labels).")
+    scoring_variant: Literal["stability", "consistency"] = Field(
+        default="stability", description="stability (paper) or consistency (draft).")
+    relevance_questions: int = Field(default=3, ge=1, le=10, description="Questions per relevance score.")
+    judge_evidence_chars: int = Field(default=300, ge=0, description="Evidence characters the judge reads.")
+    speculate: bool | None = Field(
+        default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
+                                  "discarded calls). Unset: on when the debater's backend serves calls in "
+                                  "parallel (served models), off for the in-process llama.cpp model.",
+        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
+
+    @field_validator("agents")
+    @classmethod
+    def _two_or_three(cls, agents: list[AgentTool]) -> list[AgentTool]:
+        if len(agents) not in (2, 3):
+            raise ValueError("Tool-MAD needs 2 or 3 agents")
+        return agents
+
+
+def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
+    """The most LLM calls one debate can make: per agent and round one answer, one query rewrite from
+    round 2 on (agents with a tool, query formulation on) and the scorer calls (two for faithfulness when
+    the agent has documents, one for answer relevance), plus the judge; with ``reasks`` every one of those
+    may be asked twice."""
+    total = 1  # judge
+    for kind in cfg.agents:
+        has_tool = kind != "none"
+        scoring = 1 + (2 if has_tool else 0) if cfg.scoring and cfg.scoring_variant == "stability" else 0
+        for r in range(1, cfg.rounds + 1):
+            total += 1 + scoring + (1 if r > 1 and has_tool and cfg.query_formulation else 0)
+    return total * (2 if reasks else 1)
+
+
+def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
+    return speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
+                              resources.debater.backend.max_parallel)
+
+
+@dataclass
+class Agent:
+    name: str
+    kind: str  # rag | search | none | mcp:<server>/<tool> (tools/registry.py)
+    tool: Tool | None
+    desc: str
+    searches: dict[str, list[Document]] = field(default_factory=dict)
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool.name if self.tool else "none"
+
+
+def build_agents(kinds: list[str], resources: Resources) -> list[Agent]:
+    agents: list[Agent] = []
+    for index, kind in enumerate(kinds):
+        name = kind if kinds.count(kind) == 1 else f"{kind}-{kinds[: index + 1].count(kind)}"
+        desc = agent_description(kind)
+        if kinds.count(kind) > 1:
+            desc = f"{desc} #{kinds[: index + 1].count(kind)}"
+        agents.append(Agent(name, kind, None if kind == "none" else resources.tool(kind), desc))
+    return agents
+
+
+@register
+class ToolMAD(Method[ToolMADSettings]):
+    name = "tool-mad"
+    description = ("Tool-MAD: two (or three) debaters with different retrieval tools, adaptive queries, "
+                   "stability-scored consensus, judge at round T")
+    settings_model = ToolMADSettings
+    roles = ("debater", "judge", "scorer")
+    option_prefix = ""  # the default method keeps its short flags: --rounds, --agents...
+    scripted_replies = REPLIES
+    # An empty first answer would not be scored at all: "Hmm." is unreadable and still scored.
+    call_probe = CallProbe(reasks={"query_select": "[another query]"}, unreadable={"debate_answer": "Hmm."},
+                           dissenters=("search",))
+
+    def tools(self, settings: Settings) -> set[str]:
+        return {str(kind) for kind in self.cfg(settings).agents} - {"none"}
+
+    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+        cfg = self.cfg(settings)
+        # Fewest: every agent answers once and agrees; an agent whose search found nothing is not
+        # checked for faithfulness, so only the relevance call is sure.
+        per_agent = 1 + (1 if cfg.scoring and cfg.scoring_variant == "stability" else 0)
+        return len(cfg.agents) * per_agent, debate_calls(cfg, reasks=True)
+
+    async def run(self, claim: str, resources: Resources) -> Verdict:
+        cfg = self.cfg(resources.settings)
+        agents = build_agents(list(cfg.agents), resources)
+        rounds: list[Round] = []
+
+        async def play(r: int, previous: list[Turn] | None, answered: asyncio.Future[list[Turn]],
+                       confirmed: asyncio.Event) -> list[Turn]:
+            return await self._round(agents, claim, r, previous, resources, answered, confirmed)
+
+        def settle(r: int, turns: list[Turn]) -> bool:
+            rounds.append(Round(round=r, turns=turns))
+            agreed = self._consensus(rounds, agents, cfg)
+            end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
+            return agreed
+
+        # Round r+1 needs round r's answers only, never its scores (Algorithm 1), so its queries, searches
+        # and answers may run while round r is scored; it is scored once round r did not end the debate
+        # (speculation: docs/methods/tool-mad.md).
+        if await play_rounds(cfg.rounds, play, settle, speculate=speculates(cfg, resources)):
+            return finish(claim, self.name, rounds[-1].turns[0].label, "consensus", rounds)
+        decision = await self._judge(claim, agents, rounds, resources)
+        return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
+
+    async def _round(self, agents: list[Agent], claim: str, r: int, previous: list[Turn] | None,
+                     resources: Resources, answered: asyncio.Future[list[Turn]] | None = None,
+                     confirmed: asyncio.Event | None = None) -> list[Turn]:
+        """All agents' turns of round ``r``; ``answered`` gets the answers as soon as all exist (the next
+        round needs nothing else); scoring waits for ``confirmed`` (the round is needed)."""
+        answers: dict[int, Turn] = {}
+
+        def on_answer(index: int, turn: Turn) -> None:
+            answers[index] = turn
+            if answered is not None and len(answers) == len(agents) and not answered.done():
+                answered.set_result([answers[i] for i in range(len(agents))])
+
+        with span(f"round {r}", "round", round=r):
+            return list(await asyncio.gather(
+                *(self._turn(a, i, agents, claim, r, previous, resources, on_answer, confirmed)
+                  for i, a in enumerate(agents))))
+
+    async def _turn(self, agent: Agent, index: int, agents: list[Agent], claim: str, r: int,
+                    previous: list[Turn] | None, resources: Resources,
+                    on_answer: Callable[[int, Turn], None] | None = None,
+                    confirmed: asyncio.Event | None = None) -> Turn:
+        cfg, retrieval = self.cfg(resources.settings), resources.settings.retrieval
+        others = [] if previous is None else [
+            {"desc": agents[j].desc, "response": t.response} for j, t in enumerate(previous) if j != index]
+        query, changed = await self._query(agent, claim, r, previous[index] if previous else None, others,
+                                           resources)
+        documents: list[Document] = []
+        if agent.tool is not None and query is not None:
+            if query not in agent.searches:
+                agent.searches[query] = await search_tool(agent.tool, query, retrieval.k, agent=agent.name,
+                                                          round=r)
+            documents = trim(agent.searches[query], retrieval.max_doc_chars)
+        prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents)
+        turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
+                                 query=query, query_changed=changed, evidence=documents,
+                                 temperature=resources.settings.llm.temperature)
+        if on_answer is not None:
+            on_answer(index, turn)
+        if cfg.scoring:
+            if confirmed is not None:
+                await confirmed.wait()
+            await self._score(turn, claim, r, resources)
+        return turn
+
+    async def _query(self, agent: Agent, claim: str, r: int, own_previous: Turn | None,
+                     others: list[dict[str, str]], resources: Resources) -> tuple[str | None, bool | None]:
+        """Round 1 (and query formulation off): the claim. Later rounds: the agent keeps or rewrites its
+        query after reading the others' answers. A reply without a bracketed query is re-asked once; after
+        that the previous query is kept and the failure is traced."""
+        if agent.tool is None:
+            return None, None
+        if r == 1 or own_previous is None or not self.cfg(resources.settings).query_formulation:
+            return claim, False if r > 1 else None
+        previous_query = own_previous.query or claim
+        prompt = render("query_select", agent_desc=agent.desc, claim=claim, previous_query=previous_query,
+                        others=others)
+        query = (await ask(resources.debater, prompt, parse_query, what="query",
+                           params=GenParams(temperature=0.0, max_tokens=48),
+                           problem="the query was not inside square brackets",
+                           reask=format_reask(48, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
+                           agent=agent.name, round=r)).value
+        if query is None:
+            return previous_query, False
+        return query, query.strip().lower() != previous_query.strip().lower()
+
+    async def _score(self, turn: Turn, claim: str, r: int, resources: Resources) -> None:
+        cfg, max_chars = self.cfg(resources.settings), resources.settings.retrieval.max_doc_chars
+        if cfg.scoring_variant == "consistency":
+            result = await consistency(resources.encoder, turn.response, turn.evidence, max_chars)
+            turn.scores["consistency"] = result.value
+            if result.error and turn.evidence:
+                turn.score_errors.append(f"consistency: {result.error}")
+        else:
+            faith, relevance = await asyncio.gather(
+                faithfulness(resources.scorer, claim, turn.response, turn.evidence, agent=turn.agent, round=r,
+                             max_doc_chars=max_chars),
+                answer_relevance(resources.scorer, resources.encoder, claim, turn.response,
+                                 n=cfg.relevance_questions, agent=turn.agent, round=r))
+            turn.scores.update(faithfulness=faith.value, answer_relevance=relevance.value)
+            if faith.error and turn.evidence:  # no evidence means "not applicable", not a failure
+                turn.score_errors.append(f"faithfulness: {faith.error}")
+            if relevance.error:
+                turn.score_errors.append(f"answer_relevance: {relevance.error}")
+        scored(turn, r)
+
+    def _consensus(self, rounds: list[Round], agents: list[Agent], cfg: ToolMADSettings) -> bool:
+        turns = rounds[-1].turns
+        labels = {t.label for t in turns}
+        if None in labels or len(labels) != 1:
+            return False
+        if not cfg.scoring or cfg.scoring_variant == "consistency":
+            return True  # the draft's consistency score only informs the judge
+        return all(self._stable(i, agent, rounds, cfg) for i, agent in enumerate(agents))
+
+    @staticmethod
+    def _stable(index: int, agent: Agent, rounds: list[Round], cfg: ToolMADSettings) -> bool:
+        history = rounds if cfg.threshold_on == "average" else rounds[-1:]
+        turns = [rnd.turns[index] for rnd in history]
+        if any(t.score_errors for t in turns):
+            return False
+        relevance = [t.answer_relevance for t in turns]
+        if None in relevance or mean(v for v in relevance if v is not None) < cfg.relevance_threshold:
+            return False
+        if agent.tool is None:
+            return True
+        faith = [t.faithfulness for t in turns]
+        return None not in faith and mean(v for v in faith if v is not None) >= cfg.faithfulness_threshold
+
+    async def _judge(self, claim: str, agents: list[Agent], rounds: list[Round], resources: Resources) -> Judgement:
+        cfg = self.cfg(resources.settings)
+        scores = []
+        if cfg.scoring:
+            for i, agent in enumerate(agents):
+                scores.append({"desc": agent.desc, "text": score_summary(i, rounds, cfg.scoring_variant)})
+        history = format_history(rounds, [a.desc for a in agents], cfg.judge_evidence_chars)
+        prompt = render("judge", claim=claim, history=history, scores=scores,
+                        score_kind=cfg.scoring_variant if cfg.scoring else "none")
+        return await judge(resources.judge, prompt, round=len(rounds) + 1,
+                           temperature=resources.settings.llm.temperature)

@@ -1,0 +1,210 @@
+"""Batch verification: bounded concurrency, a progress bar, resumable JSONL output.
+
+A bad input line (not JSON, no claim, text that is not valid Unicode) becomes an error record for that
+line and the other lines still run. A re-run skips ids whose record succeeded and retries the ones that
+errored; it refuses to continue a results file written with other settings."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.runtime import EventSink
+from factdebate.core.textsafe import safe_text, unsafe_reason
+from factdebate.methods.base import get_method
+from factdebate.methods.resources import Resources
+from factdebate.run.claim import prepare, public_config, run_claim
+from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
+from factdebate.run.resume import settings_changes
+from factdebate.settings.model import Settings
+from factdebate.util.redact import redact_text
+
+__all__ = ["BatchStats", "ClaimExecutor", "ClaimItem", "ResultWriter", "claim_id", "claim_record", "compact",
+           "finished_ids", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]
+
+
+@dataclass
+class ClaimItem:
+    id: str
+    claim: str
+    extra: dict[str, Any]
+    line: int = 0  # where it came from, for error messages
+    error: str | None = None  # set when the line itself is unusable: it is recorded, never run
+
+
+def claim_id(claim: str) -> str:
+    # surrogatepass: a claim with a lone surrogate still gets a stable id for its error record.
+    return hashlib.sha256(claim.strip().encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _parse_line(line: str, number: int, where: str) -> ClaimItem:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return ClaimItem(f"line-{number}", "", {}, number, f"{where}{number}: not valid JSON ({exc.msg})")
+    if isinstance(row, str):
+        row = {"claim": row}
+    if not isinstance(row, dict):
+        return ClaimItem(f"line-{number}", "", {}, number,
+                         f"{where}{number}: expected an object with a 'claim' string, got {type(row).__name__}")
+    claim = row.get("claim", row.get("text"))
+    raw_id = row.get("id")
+    item_id = safe_text(str(raw_id)) if raw_id not in (None, "") else None
+    extra = {k: v for k, v in row.items() if k not in ("claim", "text", "id")}
+    if not isinstance(claim, str):
+        return ClaimItem(item_id or f"line-{number}", "", extra, number,
+                         f"{where}{number}: expected an object with a 'claim' string")
+    item = ClaimItem(item_id or claim_id(claim), safe_text(claim), extra, number)
+    if reason := unsafe_reason(claim):
+        item.error = f"{where}{number}: the claim cannot be checked: {reason}"
+    return item
+
+
+def parse_claim_lines(lines: Iterable[str], where: str = "line ") -> list[ClaimItem]:
+    """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings. Other
+    fields (a gold label, say) are carried along. An unusable line becomes an item with ``error`` set
+    (id ``line-<n>`` when it has none); problems name ``<where><line number>``. Two lines with one id
+    would share one result, so that is refused for the whole file."""
+    items: list[ClaimItem] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        item = _parse_line(line, number, where)
+        if item.id in seen:
+            raise InputError(f"{where}{number}: duplicate id '{item.id[:80]}' (first on line {seen[item.id]}); "
+                             "give every claim its own id")
+        seen[item.id] = number
+        items.append(item)
+    return items
+
+
+def read_claims(path: str | Path) -> list[ClaimItem]:
+    file = Path(path)
+    if not file.exists():
+        raise InputError(f"input file not found: {file}")
+    if file.is_dir():
+        raise InputError(f"the input {file} is a directory: give a JSONL file with one claim per line")
+    raw = file.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise InputError(f"the input {file} is binary, not JSON lines: give a UTF-8 text file with one claim "
+                         "per line")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the input {file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                         "save it as UTF-8") from None
+    return parse_claim_lines(text.splitlines(), where=f"{file}:")
+
+
+def check_batch_resume(output: str | Path, settings: Settings) -> None:
+    """Refuse to continue a results file whose records were made with other settings."""
+    now = public_config(settings)
+    for record in latest_records(output).values():
+        before = record.get("config")
+        if isinstance(before, dict):
+            changes = settings_changes(before, now)
+            if changes:
+                raise InputError(f"{output} holds results made with other settings ({'; '.join(changes[:6])}); "
+                                 "use another --output file or delete this one")
+            return
+
+
+@dataclass
+class BatchStats:
+    total: int
+    skipped: int
+    done: int
+    errors: int
+
+
+class ClaimExecutor(Protocol):
+    """Runs claims somewhere else (a Ray worker pool, factdebate.scale) and hands each record back to the
+    driver, which alone writes the results file."""
+
+    async def run_claims(self, items: list[ClaimItem], settings: Settings,
+                         handle: Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]) -> None: ...
+
+
+async def claim_record(item: ClaimItem, settings: Settings, resources: Resources,
+                       sinks: list[EventSink] | None = None) -> dict[str, Any]:
+    """One claim's results record: its verdict, or the error that stopped it (never raises)."""
+    record: dict[str, Any] = {"id": item.id, **item.extra}
+    try:
+        if item.error:
+            raise InputError(item.error)
+        verdict = await run_claim(item.claim, settings, resources, sinks=sinks)
+        record.update(verdict.model_dump(mode="json"))
+    except FactDebateError as exc:
+        record.update(error_record(item, str(exc), settings))
+    except Exception as exc:  # one bad claim must not sink the batch; the error is recorded
+        record.update(error_record(item, redact_text(f"{type(exc).__name__}: {exc}"), settings))
+    return record
+
+
+def error_record(item: ClaimItem, error: str, settings: Settings) -> dict[str, Any]:
+    return {"id": item.id, **item.extra, "claim": item.claim, "error": error, "config": public_config(settings)}
+
+
+async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Settings, resources: Resources | None,
+                    *, concurrency: int | None = None, sinks: list[EventSink] | None = None,
+                    progress: bool = True,
+                    on_result: Callable[[dict[str, Any]], None] | None = None,
+                    executor: ClaimExecutor | None = None) -> BatchStats:
+    """Run the claims not yet finished in ``output``, here (``resources``) or on ``executor``."""
+    items = list(items)
+    check_batch_resume(output, settings)
+    get_method(settings.method).check(settings)  # a usage error stops the batch before any claim
+    writer = ResultWriter(output)  # opens (and compacts) before anything is read back
+    done_before = finished_ids(output)
+    todo = [item for item in items if item.id not in done_before]
+    if todo and resources is not None and executor is None:
+        try:  # the tools too (a missing index or key), as eval does; remote workers build theirs at start
+            await asyncio.to_thread(prepare, settings, resources)
+        except BaseException:
+            writer.close()
+            raise
+    semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
+    stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
+    bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.fields[status]}"), disable=not progress, transient=False,
+                   console=Console(stderr=True))
+    task = bar.add_task("claims", total=len(todo), status="")
+
+    async def finish(record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        for event in events:  # a remote worker's trace events, replayed here
+            for sink in sinks or []:
+                sink(event)
+        if record.get("error"):
+            stats.errors += 1
+        await writer.write(record)
+        stats.done += 1
+        if on_result:
+            on_result(record)
+        bar.update(task, advance=1, status=f"errors={stats.errors}")
+
+    async def one(item: ClaimItem) -> None:
+        assert resources is not None
+        async with semaphore:
+            await finish(await claim_record(item, settings, resources, sinks), [])
+
+    try:
+        with bar:
+            if executor is not None:
+                await executor.run_claims(todo, settings, finish)
+            else:
+                if resources is None:
+                    raise ValueError("run_batch needs resources or an executor")
+                await asyncio.gather(*(one(item) for item in todo))
+    finally:
+        writer.close()
+    return stats

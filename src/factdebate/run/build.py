@@ -1,0 +1,179 @@
+"""The factory of one run's parts: tools by kind, models by role (sharing backends and their concurrency
+limit), the text encoder, and the builtin indexes a method opens."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from factdebate.core.errors import ConfigError
+from factdebate.corpus.builtin import BUILTIN_CORPUS
+from factdebate.embeddings import TextEncoder
+from factdebate.llm import LLM, RetryPolicy, make_backend
+from factdebate.llm.base import Backend
+from factdebate.llm.cache import ResponseCache
+from factdebate.methods.base import get_method, method_class
+from factdebate.methods.resources import Resources, Services
+from factdebate.settings.model import Settings
+from factdebate.tools.base import Tool
+from factdebate.util.paths import data_dir
+
+
+def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
+    """``rag``: Milvus over the configured corpus; ``search``: the configured search engine, or with
+    ``medical.search`` set, the scholarly pipeline (keywords -> abstracts -> summaries written by ``llm``);
+    ``mcp:<server>/<tool>``: that tool of a configured MCP server, opened on first search."""
+    retrieval = settings.retrieval
+    if kind.startswith("mcp:"):
+        return _mcp_tool(kind, settings)
+    if kind == "search" and settings.medical.search != "default":
+        return _scholar_tool(settings, llm)
+    if kind == "rag":
+        from factdebate.tools.rag import RagTool
+
+        _ensure_builtin("rag", settings)
+        return RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri, encoder=retrieval.encoder)
+    if kind == "search":
+        from factdebate.tools.leakage_search import LeakageSearch
+
+        # Leakage controls (configured and per-claim dates, excluded domains) apply where the engine can.
+        return LeakageSearch(_search_engine(settings), before=retrieval.search_before,
+                             domains=tuple(retrieval.exclude_domains),
+                             fact_checkers=retrieval.exclude_fact_checkers)
+    raise ConfigError(f"unknown tool '{kind}'; use rag, search or none")
+
+
+def _search_engine(settings: Settings) -> Tool:
+    retrieval = settings.retrieval
+    if retrieval.search == "tavily":
+        from factdebate.tools.tavily import TavilyTool
+
+        return TavilyTool()
+    if retrieval.search == "wikipedia":
+        from factdebate.tools.wikipedia import WikipediaTool
+
+        return WikipediaTool(lang=retrieval.wikipedia_lang)
+    from factdebate.tools.local_search import LocalSearchTool
+
+    _ensure_builtin("local", settings)
+    return LocalSearchTool(corpus=retrieval.corpus)
+
+
+def _ensure_builtin(engine: str, settings: Settings) -> None:
+    """The builtin corpus is indexed on first use, by whichever entry point gets there first."""
+
+    retrieval = settings.retrieval
+    if retrieval.corpus != BUILTIN_CORPUS:
+        return
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
+
+    ensure_builtin_indexed(retrieval.milvus_uri, engines=(engine,), limit=retrieval.builtin_docs,
+                           encoder=retrieval.encoder)
+
+
+def _mcp_tool(kind: str, settings: Settings) -> Tool:
+    from factdebate.tools.mcp_client import MCPToolset
+    from factdebate.tools.registry import mcp_tool
+    from factdebate.tools.retrieval_toolset import ToolsetSearch
+
+    found = mcp_tool(kind)
+    if found is None or found[0] not in settings.mcp_servers:
+        known = ", ".join(settings.mcp_servers) or "none configured"
+        raise ConfigError(f"'{kind}' names no configured MCP server (mcp_servers: {known})")
+    server, tool = found
+    return ToolsetSearch(MCPToolset(server, settings.mcp_servers[server]), tool,
+                         search_before=settings.retrieval.search_before)
+
+
+def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
+    from factdebate.tools.scholar import ScholarPipeline
+
+    if llm is None:
+        raise ConfigError("medical.search needs the debater model to extract keywords and summarise abstracts")
+    inner: Tool
+    if settings.medical.search == "openalex":
+        from factdebate.tools.openalex import OpenAlexTool
+
+        inner = OpenAlexTool()
+    else:
+        from factdebate.tools.pubmed import PubMedTool
+
+        inner = PubMedTool()
+    return ScholarPipeline(inner, llm, abstracts=settings.medical.abstracts, summarize=settings.medical.summarize)
+
+
+def default_encoder() -> TextEncoder:
+    from factdebate.embeddings import get_embedder
+
+    return get_embedder()
+
+
+def build_resources(settings: Settings, *, backends: dict[str, Backend] | None = None,
+                    tool_factory: Callable[[str], Tool] | None = None,
+                    encoder_factory: Callable[[], TextEncoder] | None = None,
+                    cache_path: Path | None = None, services: Services | None = None,
+                    endpoint: str | None = None) -> Resources:
+    """Models per role, built when a role is first asked for (roles naming the same model share one backend
+    and its concurrency limit), tools built on first use, the shared response cache. ``backends`` maps
+    role -> backend to override; a role without an override that uses the debater's model uses the
+    debater's override. ``services`` lets several resources share long-lived services (the server).
+    ``endpoint``: the OpenAI-compatible server to use (default: the first of ``llm.base_urls``, if any)."""
+    backends = dict(backends or {})
+    cache = None
+    if settings.llm.cache:
+        cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
+    by_key: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
+    retry = RetryPolicy(attempts=settings.llm.retries, budget=settings.llm.retry_budget)
+    endpoint = endpoint or (settings.llm.base_urls[0] if settings.llm.base_urls else None)
+
+    def llm(role: str) -> LLM:
+        override = backends.get(role)
+        if override is None and settings.llm_for(role) == settings.llm_for("debater"):
+            override = backends.get("debater")
+        key = f"override:{id(override)}" if override is not None else settings.llm_for(role)
+        if key not in by_key:
+            backend = override or make_backend(key, timeout=settings.llm.timeout,
+                                                   constrain=settings.llm.constrain, base_url=endpoint)
+            by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
+        backend, semaphore = by_key[key]
+        return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
+                   one_call_verdict=settings.llm.one_call_verdict, max_in_flight=settings.llm.max_in_flight)
+
+    from factdebate.tools.given import with_given_evidence
+
+    tools = with_given_evidence(settings.retrieval.evidence,
+                                tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
+                                lambda: resources.encoder)
+    resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
+                          tool_factory=tools, services=services or Services())
+    for role in ("debater", *method_class(settings.method).roles):  # a missing key or model fails now
+        resources.llm(role)
+    get_method(settings.method).preflight(settings)  # so does what would fail every claim (a bad file)
+    return resources
+
+
+def tools_needed(settings: Settings) -> set[str]:
+    """The retrieval tools the configured method uses (the method says)."""
+    return get_method(settings.method).tools(settings)
+
+
+def builtin_engines(settings: Settings) -> list[str]:
+    """The builtin-corpus indexes the configured method opens (the method says; none when another corpus
+    is chosen), the local one first: seconds, where the embeddings take minutes."""
+
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
+        return []
+    wanted = get_method(settings.method).indexes(settings)
+    return [engine for engine in ("local", "rag") if engine in wanted]
+
+
+def ensure_indexes(settings: Settings, progress: bool = True) -> None:
+    """Index the builtin corpus for the configured method if it is not yet (what serve and mcp call at
+    start-up, so the first request does not wait minutes)."""
+    engines = builtin_engines(settings)
+    if engines:
+        from factdebate.corpus.builtin_index import ensure_builtin_indexed
+
+        ensure_builtin_indexed(settings.retrieval.milvus_uri, progress=progress, engines=engines,
+                               limit=settings.retrieval.builtin_docs, encoder=settings.retrieval.encoder)

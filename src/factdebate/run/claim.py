@@ -1,0 +1,92 @@
+"""One claim, start to finish: checked input, the method's tools built before any model call, the
+method run inside a recorder, and the verdict stamped with usage and the public settings."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.errors import InputError
+from factdebate.core.events import RunFinished, RunStarted
+from factdebate.core.runtime import EventSink, RunRecorder, recording, trace_file
+from factdebate.core.textsafe import checked_input
+from factdebate.core.types import Verdict
+from factdebate.llm.base import Backend
+from factdebate.methods.base import get_method
+from factdebate.methods.resources import Resources
+from factdebate.run.build import build_resources, tools_needed
+from factdebate.settings.model import Settings
+from factdebate.util.redact import redact_settings
+
+
+def validate_claim(claim: str, settings: Settings) -> str:
+    return checked_input(claim, what="claim", empty="give a sentence to check", limit=settings.max_claim_chars,
+                         setting="max_claim_chars")
+
+
+def public_config(settings: Settings) -> dict[str, Any]:
+    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials, MCP servers
+    without their environment values and secret arguments. The service shows callers less still
+    (``server.options.caller_config``)."""
+    return redact_settings(settings.model_dump(mode="json"))
+
+
+def prepare(settings: Settings, resources: Resources) -> None:
+    """Everything the method needs before spending any LLM call, so a missing key or index is reported at
+    once: the method's own checks (Method.check), then every tool it names. Building a real retrieval tool
+    indexes the builtin corpus if needed (make_tool); the search tool goes first, because its index takes
+    seconds where the vectors take minutes. Batches and evaluations call it once before their first claim."""
+    get_method(settings.method).check(settings)
+    for kind in sorted(tools_needed(settings), key=lambda kind: (kind == "rag", kind)):
+        resources.tool(kind)
+
+
+async def _with_inline_evidence(claim: str, tools: set[str], settings: Settings, resources: Resources) -> str:
+    """Methods that search nothing read the evidence given with the claim in the claim itself (the ``k``
+    passages most similar to it); methods with tools get it from their tools (tools/given.py)."""
+    from factdebate.tools.given import current_evidence, evidence_block, top_k
+
+    evidence = current_evidence()
+    if settings.retrieval.evidence == "retrieved":
+        return claim
+    if evidence is None and settings.retrieval.evidence == "given":
+        raise InputError("evidence 'given': no evidence came with this claim; use it with eval on a dataset that "
+                         "provides evidence (factdebate datasets), or pass given_evidence= to verify()")
+    if tools or not evidence:
+        return claim
+    chosen = await top_k(claim, evidence, settings.retrieval.k, resources.encoder)
+    return claim + evidence_block(chosen, settings.retrieval.max_doc_chars)
+
+
+async def run_claim(claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict:
+    """Verify one claim with already-built resources (what batch runs and the service call)."""
+    claim = validate_claim(claim, settings)
+    method = get_method(settings.method)
+    await asyncio.to_thread(prepare, settings, resources)
+    recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
+    with recording(recorder):
+        recorder.emit(RunStarted(claim=claim, method=settings.method))
+        verdict = await method.run(await _with_inline_evidence(claim, method.tools(settings), settings, resources),
+                                   resources)
+        verdict.claim = claim
+        verdict.usage = recorder.total()
+        verdict.usage_by_role = recorder.usage_by_role
+        verdict.config = public_config(settings)
+        recorder.emit(RunFinished(label=verdict.label, decided_by=verdict.decided_by,
+                                  usage=verdict.usage.model_dump()))
+    return verdict
+
+
+@asynccontextmanager
+async def session(settings: Settings, backends: dict[str, Backend] | None, on_event: EventSink | None,
+                  trace: str | Path | None) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
+    """The resources of one API call, open, with its event sinks (the caller's and a JSONL trace file)."""
+    resources = build_resources(settings, backends=backends)
+    with trace_file(trace) as traced:
+        async with resources:
+            yield resources, [*([on_event] if on_event else []), *traced]

@@ -1,0 +1,134 @@
+"""Checking a whole response: extract its atomic claims, verify each with the configured method (any
+registered plug-in), and call the response false as soon as one claim is false.
+
+Each claim is verified by :func:`factdebate.run.claim.run_claim`, so it is one run of the trace with its own
+verdict and usage, nested in a ``subclaim`` span of the response's run; the response's run holds the
+extraction (``claims_extracted``) and the final ``response_verdict``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.errors import FactDebateError
+from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
+from factdebate.core.runtime import EventSink, RunRecorder, recording, span
+from factdebate.core.textsafe import checked_input
+from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
+from factdebate.llm.base import Backend
+from factdebate.methods.resources import Resources
+from factdebate.response_level.aggregate import factual, response_label
+from factdebate.response_level.extract import aextract_claims
+from factdebate.run.claim import public_config, run_claim, session
+from factdebate.settings.load import settings_from
+from factdebate.settings.model import Settings
+
+
+def validate_response(response: str, settings: Settings) -> str:
+    return checked_input(response, what="response", empty="give the text to check",
+                         limit=settings.response.max_response_chars, setting="response.max_response_chars")
+
+
+def validate_question(question: str | None, settings: Settings) -> str | None:
+    """The question a response answers goes into the extraction prompt: it is checked as the response is
+    (clean text, bounded length); a missing or blank question is no question."""
+    if question is None or (isinstance(question, str) and not question.strip()):
+        return None
+    return checked_input(question, what="question", empty="", limit=settings.response.max_question_chars,
+                         setting="response.max_question_chars")
+
+
+async def _check_claim(index: int, claim: str, settings: Settings, resources: Resources,
+                       sinks: list[EventSink] | None, gate: asyncio.Semaphore, gold: str | None) -> ClaimCheck:
+    async with gate:
+        with span(f"claim {index + 1}", "subclaim", index=index, claim=claim[:300]):
+            try:
+                verdict = await run_claim(claim, settings, resources, sinks=sinks)
+            except FactDebateError as exc:
+                return ClaimCheck(index=index, claim=claim, gold=gold, error=str(exc))
+    verdict.config = {}  # the response's record holds the settings once
+    return ClaimCheck(index=index, claim=claim, label=verdict.label, verdict=verdict, gold=gold)
+
+
+def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage]]:
+    """Extraction usage plus every claim's; seconds are the response's wall time (claims overlap)."""
+    by_role: dict[str, Usage] = {role: u.model_copy() for role, u in recorder.usage_by_role.items()}
+    for verdict in verdicts:
+        for role, usage in verdict.usage_by_role.items():
+            by_role.setdefault(role, Usage()).add(usage)
+    total = Usage()
+    for usage in by_role.values():
+        total.add(usage)
+    total.seconds = recorder.total().seconds
+    return total, by_role
+
+
+async def run_response(response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       given_claims: Sequence[str] | None = None, gold_labels: Sequence[str | None] | None = None,
+                       sinks: list[EventSink] | None = None) -> ResponseVerdict:
+    """Check ``response`` with already-built resources (what the CLI, the service and ``eval`` call).
+    ``given_claims``: a dataset's own atomic claims, checked instead of extracting them (``gold_labels``,
+    aligned with them, are copied into the result for claim-level metrics)."""
+    text = validate_response(response, settings)
+    question = validate_question(question, settings)
+    cfg = settings.response
+    recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
+    with recording(recorder):
+        recorder.emit(ResponseStarted(response=text, question=question, method=settings.method))
+        if given_claims is not None:
+            extraction = ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given")
+        else:
+            with span("claims", "extraction"):
+                extraction = await aextract_claims(text, question=question, llm=resources.llm("extractor"),
+                                                   max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective)
+        recorder.emit(ClaimsExtracted(claims=extraction.claims, source=extraction.source, parsed=extraction.parsed,
+                                      subjective_removed=extraction.subjective_removed))
+        golds = list(gold_labels) if gold_labels is not None and given_claims is not None else []
+        gate = asyncio.Semaphore(cfg.claim_concurrency)
+        checks = await asyncio.gather(*(
+            _check_claim(i, claim, settings, resources, sinks, gate, golds[i] if i < len(golds) else None)
+            for i, claim in enumerate(extraction.claims)))
+        label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed)
+        recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))
+        usage, by_role = _total(recorder, [c.verdict for c in checks if c.verdict is not None])
+    return ResponseVerdict(response=text, question=question, method=settings.method, label=label,
+                           factual=factual(label), decided_by=decided_by, extraction=extraction, claims=list(checks),
+                           usage=usage, usage_by_role=by_role, config=public_config(settings))
+
+
+async def acheck_response(response: str, *, question: str | None = None, method: str | None = None,
+                          config_file: str | Path | None = None, trace: str | Path | None = None,
+                          on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
+                          **options: Any) -> ResponseVerdict:
+    """Check a long answer claim by claim; keyword options are the CLI's (``llm=``, ``rounds=``...)."""
+    if method is not None:
+        options["method"] = method
+    settings = settings_from(options, config_file)
+    validate_response(response, settings)  # before anything heavy is built
+    validate_question(question, settings)
+    async with session(settings, backends, on_event, trace) as (resources, sinks):
+        return await run_response(response, settings, resources, question=question, sinks=sinks)
+
+
+def check_response(response: str, **options: Any) -> ResponseVerdict:
+    """Synchronous :func:`acheck_response`."""
+    return asyncio.run(acheck_response(response, **options))
+
+
+class Runner:
+    """The run layer as a :class:`factdebate.methods.base.ClaimRunner` (what ``eval`` hands to methods)."""
+
+    async def claim(self, claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict:
+        return await run_claim(claim, settings, resources, sinks=sinks)
+
+    async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       sinks: list[EventSink] | None = None) -> ResponseVerdict:
+        return await run_response(response, settings, resources, question=question, sinks=sinks)
+
+
+RUNNER = Runner()

@@ -1,0 +1,99 @@
+"""Resumable JSONL results files (batch runs and evaluation runs).
+
+Each finished claim is appended and flushed as one line, so a crash loses nothing already written. The
+file keeps exactly one final record per id: when a run opens it, a line torn by a kill mid-write is
+dropped and older records of an id are removed; when the run closes, the records of ids retried in this
+run replace their earlier ones. Anyone counting lines counts claims."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.errors import InputError
+from factdebate.core.textsafe import dumps_record
+
+
+def _read_lines(file: Path) -> list[str]:
+    try:
+        return file.read_bytes().decode("utf-8", "replace").splitlines()
+    except IsADirectoryError:
+        raise InputError(f"the results path {file} is a directory: give a file name, "
+                         f"e.g. {file}/results.jsonl") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the results file {file}: {exc.strerror or exc}") from exc
+
+
+def _records(lines: list[str]) -> tuple[dict[str, dict[str, Any]], int]:
+    """The last record per id (in order of first appearance) and how many lines were not records."""
+    records: dict[str, dict[str, Any]] = {}
+    broken = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            broken += 1  # a line torn by a kill mid-write
+            continue
+        if isinstance(row, dict) and "id" in row:
+            records[str(row["id"])] = row
+        else:
+            broken += 1
+    return records, broken
+
+
+def latest_records(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The last record per id in a results file; torn or foreign lines are ignored."""
+    file = Path(path)
+    return _records(_read_lines(file))[0] if file.exists() else {}
+
+
+def finished_ids(path: str | Path) -> set[str]:
+    """Ids whose latest record has no error (errored claims are retried on a re-run)."""
+    return {item_id for item_id, row in latest_records(path).items() if not row.get("error")}
+
+
+def compact(path: str | Path) -> int:
+    """Rewrite ``path`` (atomically) with one record per id and no torn lines; returns the lines removed."""
+    file = Path(path)
+    if not file.exists():
+        return 0
+    lines = [line for line in _read_lines(file) if line.strip()]
+    records, broken = _records(lines)
+    removed = len(lines) - len(records)
+    if removed == 0 and broken == 0:
+        return 0
+    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        for record in records.values():
+            out.write(dumps_record(record) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, file)
+    return removed
+
+
+class ResultWriter:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise InputError(f"the output {self.path} is a directory: give a file name, "
+                             f"e.g. {self.path / 'results.jsonl'}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        compact(self.path)
+        self._fh = self.path.open("a", encoding="utf-8")
+        self._lock = asyncio.Lock()
+
+    async def write(self, record: dict[str, Any]) -> None:
+        async with self._lock:
+            self._fh.write(dumps_record(record) + "\n")
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+        compact(self.path)  # a retried id's new record replaces its old one

@@ -1,0 +1,45 @@
+"""Resuming a run is only honest with the settings it started with: otherwise one results file would mix
+two experiments. Settings that change how fast a run goes, not what it computes, may change."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from factdebate.util.redact import redact_settings
+
+VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache"),
+            ("llm", "retry_budget"), ("llm", "base_urls"), ("llm", "max_in_flight"), ("scale",)}
+
+
+def stable(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` without the volatile ones."""
+    out = json.loads(json.dumps(settings))
+    for path in VOLATILE:
+        target = out
+        for part in path[:-1]:
+            target = target.get(part, {})
+        target.pop(path[-1], None)
+    return out
+
+
+def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """``path: old -> new`` for every leaf that differs."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [d for key in sorted(set(old) | set(new))
+                for d in differences(old.get(key), new.get(key), f"{prefix}{key}.")]
+    return [] if old == new else [f"{prefix.rstrip('.')}: {old!r} -> {new!r}"]
+
+
+def settings_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """What changed between two settings dumps, ignoring the volatile settings. A dump written before the
+    method plug-ins (``toolmad``, ``baselines``) is read through the new names first. Secret values (an MCP
+    server's ``env``, a key in its ``args``) are not settings of the experiment: they may change."""
+    if "methods" not in before and ("toolmad" in before or "baselines" in before):
+        from factdebate.settings.model import Settings
+
+        with contextlib.suppress(ValueError):  # unreadable: every difference is reported as it stands
+            before = Settings.model_validate(before).model_dump(mode="json")
+    # Both masked: a file written before secrets were masked resumes, and no message repeats a secret.
+    return [f"settings.{d}" for d in differences(stable(redact_settings(before)), stable(redact_settings(now)))]

@@ -1,0 +1,17 @@
+"""``python -m factdebate.toolservers NAME [options]``: the same as ``factdebate mcp-tools``."""
+
+import sys
+
+import typer
+
+from factdebate.core.errors import FactDebateError
+from factdebate.toolservers.command import mcp_tools
+
+if __name__ == "__main__":
+    app = typer.Typer(add_completion=False)
+    app.command()(mcp_tools)
+    try:
+        app(standalone_mode=False)
+    except FactDebateError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,118 @@
+"""The front door: the README's first command on a machine that never saw factdebate.
+
+``make demo`` runs the Makefile's ``demo`` recipe after setup. These tests run that recipe's verify command
+through the installed console script against an empty data folder, with the scripted model and the builtin
+corpus cut to a few dozen articles (``FACTDEBATE_RETRIEVAL__BUILTIN_DOCS``, a documented setting). The
+indexes must be built on the way, and the verdict printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+pytest.importorskip("sentence_transformers")
+pytest.importorskip("onnxruntime")
+
+ROOT = ROOT
+EXE = str(Path(sys.executable).with_name("factdebate"))
+DOCS = 40
+
+
+def demo_command() -> tuple[str, str]:
+    """The ``demo`` recipe's command line and the claim it checks, read from the Makefile."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    claim = re.search(r"^DEMO_CLAIM \?= (.+)$", makefile, re.M)
+    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert claim and recipe, "the Makefile lost its demo target"
+    lines = [line.strip() for line in recipe.group(1).splitlines() if "factdebate" in line]
+    assert len(lines) == 1, lines
+    return lines[0], claim.group(1).strip()
+
+
+@pytest.fixture(scope="session")
+def onnx_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The int8 encoder exported once for the session; each test's data folder gets a copy, so only the
+    first test pays for the export."""
+    folder = tmp_path_factory.mktemp("models-data")
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(folder)}
+    code = "from factdebate.embeddings import get_embedder; get_embedder('int8').encode(['warm'])"
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
+    return folder / "models" / "all-MiniLM-L6-v2.int8.onnx"
+
+
+def fresh_env(data: Path, onnx_model: Path | None = None, **extra: str) -> dict[str, str]:
+    if onnx_model is not None:
+        (data / "models").mkdir(parents=True, exist_ok=True)
+        shutil.copy(onnx_model, data / "models" / onnx_model.name)
+    return {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": str(DOCS),
+            "HF_HUB_OFFLINE": "1", **extra}
+
+
+def markers(data: Path) -> dict[str, dict[str, object]]:
+    return json.loads((data / "indexed.json").read_text(encoding="utf-8"))
+
+
+def test_make_demo_command_indexes_the_builtin_corpus_then_prints_a_verdict(tmp_path: Path) -> None:
+    command, claim = demo_command()
+    command = command.replace("$(DEMO_CLAIM)", claim).replace(".venv/bin/factdebate", EXE)
+    data = tmp_path / "empty-data"
+    assert not data.exists()
+    # Only the model is swapped: the scripted one, through the documented FACTDEBATE_LLM variable.
+    env = fresh_env(data, FACTDEBATE_LLM="scripted:agree")
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, timeout=600,
+                            cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "indexing the built-in corpus" in result.stderr
+    assert re.search(r"Verdict: (SUPPORTS|REFUTES|NOT ENOUGH INFO)", result.stdout), result.stdout
+    built = markers(data)
+    assert built["local:builtin"]["entries"] == DOCS and built["local:builtin"]["limit"] == DOCS
+    rag = built[f"rag:builtin:{data / 'milvus.db'}"]
+    assert rag["entries"] == DOCS and rag["encoder"] == "int8"
+    assert (data / "tantivy" / "builtin" / "meta.json").is_file()
+
+
+def test_two_processes_starting_at_once_build_the_index_once(tmp_path: Path, onnx_model: Path) -> None:
+    data = tmp_path / "data"
+    env = fresh_env(data, onnx_model)
+    procs = [subprocess.Popen([EXE, "index", "--builtin"], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env=env) for _ in range(2)]
+    outputs = [proc.communicate(timeout=600) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], outputs
+    errs = [err for _, err in outputs]
+    assert sum("indexed the built-in corpus:" in err for err in errs) == 1, errs
+    assert sum("already indexed" in err for err in errs) == 1, errs
+    assert markers(data)["local:builtin"]["entries"] == DOCS
+
+
+def test_a_build_killed_mid_way_is_finished_on_the_next_run(tmp_path: Path, onnx_model: Path) -> None:
+    data = tmp_path / "data"
+    env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400")
+    proc = subprocess.Popen([EXE, "index", "--builtin"], stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # kill -9 once the embeddings are being written
+        if "embeddings:" in line:
+            break
+    time.sleep(3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    rag_key = f"rag:builtin:{data / 'milvus.db'}"
+    assert rag_key not in markers(data), "an interrupted build must not be marked finished"
+    done = subprocess.run([EXE, "index", "--builtin"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "indexed the built-in corpus" in done.stderr
+    finished = markers(data)[rag_key]
+    assert finished["entries"] == finished["chunks"] and int(str(finished["documents"])) == 400
+    again = subprocess.run([EXE, "index", "--builtin"], capture_output=True, text=True, env=env, timeout=300)
+    assert "already indexed" in again.stderr

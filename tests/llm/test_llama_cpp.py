@@ -1,0 +1,149 @@
+"""One smoke test of the real llama.cpp backend on the shipped SmolLM2 model (skipped only when the model
+package or llama-cpp-python is not installed, which scripts/setup.sh always installs)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from factdebate.llm.base import GenParams
+from factdebate.llm.llama_cpp import LlamaCppBackend, builtin_model_path
+from factdebate.methods.kit.common import LABEL_CHOICES
+from factdebate.run.build import build_resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
+from tests.helpers import BagOfWordsEncoder, StaticTool
+
+pytestmark = pytest.mark.skipif(
+    builtin_model_path() is None or importlib.util.find_spec("llama_cpp") is None,
+    reason="built-in model or llama-cpp-python not installed (run scripts/setup.sh)")
+
+
+@pytest.fixture(scope="module")
+def _models_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("llama-data"))
+
+
+@pytest.fixture(autouse=True)
+def _shared_data_dir(_models_dir: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One data directory for this module, so the built-in model's F16 copy (270 MB) is made once."""
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", _models_dir)
+
+
+async def test_builtin_model_generates_and_respects_a_choice_grammar() -> None:
+    backend = LlamaCppBackend("builtin")
+    free = await backend.complete([{"role": "user", "content": "Name the capital of France."}],
+                                  GenParams(max_tokens=16))
+    assert free.text.strip() and free.prompt_tokens > 0 and free.completion_tokens > 0
+    constrained = await backend.complete([{"role": "user", "content": "Is Paris in France? Answer."}],
+                                         GenParams(max_tokens=8, choices=LABEL_CHOICES))
+    assert constrained.text in LABEL_CHOICES
+
+
+async def test_react_step_grammar_yields_a_valid_action_on_the_real_model() -> None:
+    from factdebate.methods.baselines.react import STEP_GRAMMAR, parse_action
+
+    backend = LlamaCppBackend("builtin")
+    reply = await backend.complete([{"role": "user", "content": "Claim: Paris is in France. Thought, then Action."}],
+                                   GenParams(max_tokens=160, grammar=STEP_GRAMMAR))
+    assert parse_action(reply.text) is not None, reply.text
+
+
+async def test_moderation_grammar_yields_a_decision_on_the_real_model() -> None:
+    from factdebate.methods.baselines.mad import MODERATION_GRAMMAR, parse_moderation
+
+    backend = LlamaCppBackend("builtin")
+    reply = await backend.complete([{"role": "user", "content": "Side A: Paris is in France. Side B: it is not. "
+                                                                 "Is one side more convincing?"}],
+                                   GenParams(max_tokens=160, grammar=MODERATION_GRAMMAR))
+    assert parse_moderation(reply.text) is not None, reply.text
+
+
+async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None:
+    settings = load_settings(overrides={"llm": {"debater": "llama-cpp:builtin", "cache": False},
+                                        "toolmad": {"rounds": 1}}, environ={})
+    tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
+    resources = build_resources(settings, tool_factory=lambda kind: tools[kind],
+                                encoder_factory=BagOfWordsEncoder)
+    verdict = await run_claim("Paris is the capital of France.", settings, resources)
+    assert len(verdict.rounds) == 1 and verdict.decided_by in ("consensus", "judge")
+    assert all(t.response for t in verdict.rounds[0].turns)
+    assert verdict.usage.llm_calls >= 3 and verdict.usage.prompt_tokens > 0
+    assert verdict.usage_by_role["debater"].llm_calls >= 2
+
+
+def test_builtin_runs_an_f16_copy_made_once_and_builtin_q4_the_shipped_file() -> None:
+    from factdebate.util.paths import data_dir
+
+    first = LlamaCppBackend("builtin")
+    copy = data_dir() / "models" / "SmolLM2-135M-Instruct.F16.gguf"
+    assert first.path == str(copy) and copy.stat().st_size > 2 * builtin_model_path().stat().st_size  # type: ignore[union-attr]
+    made = copy.stat().st_mtime_ns
+    assert LlamaCppBackend("builtin").path == str(copy) and copy.stat().st_mtime_ns == made  # reused
+    assert LlamaCppBackend("builtin-q4").path == str(builtin_model_path())
+    assert not list(copy.parent.glob("*.partial"))
+
+
+def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.core.errors import ConfigError
+
+    monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "1")
+    assert LlamaCppBackend("builtin-q4").threads == 1
+    monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "two")
+    with pytest.raises(ConfigError, match="FACTDEBATE_LLAMA_THREADS"):
+        LlamaCppBackend("builtin-q4")
+
+
+def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> None:
+    from llama_cpp import Llama
+
+    from factdebate.llm.llama_states import prefix_cached_llama
+
+    options = {"model_path": str(builtin_model_path()), "n_ctx": 2048, "verbose": False}
+    cached, plain = prefix_cached_llama(1 << 28, **options), Llama(**options)
+    restored: list[int] = []
+    original = cached.load_state
+    cached.load_state = lambda state: (restored.append(state.n_tokens), original(state))[1]
+
+    def conversation(llm: Llama) -> list[str]:
+        def ask(messages: list[dict[str, str]]) -> str:
+            out = llm.create_chat_completion(messages=messages, temperature=0, max_tokens=12)
+            return str(out["choices"][0]["message"]["content"])
+
+        first = [{"role": "user", "content": "Evidence: Lyon is a city in France. Is Lyon in France?"}]
+        second = [{"role": "user", "content": "Evidence: Porto is a city in Portugal. Is Porto in Spain?"}]
+        answers = [ask(first), ask(second)]
+        # The re-ask extends the first conversation while the context holds the second one.
+        answers.append(ask([*first, {"role": "assistant", "content": answers[0]},
+                            {"role": "user", "content": "One word: yes or no?"}]))
+        return answers
+
+    assert conversation(cached) == conversation(plain)
+    assert len(restored) == 1 and restored[0] > 20  # the first conversation's state was restored
+
+
+async def test_reasoning_and_verdict_come_in_one_held_generation() -> None:
+    from factdebate.llm.model import LLM
+    from factdebate.methods.kit.common import labelled_answer
+    from factdebate.prompts import render
+
+    backend = LlamaCppBackend("builtin")
+    llm = LLM(backend, "debater")
+    prompt = render("debate_answer", agent_desc="agent without tools", claim="Paris is in Italy.", others=[],
+                    documents=[])
+    answer = await labelled_answer(llm, prompt, agent="a", round=1)
+    assert answer.label is not None and answer.retries == 0 and answer.constrained
+    assert answer.response.splitlines()[-1].startswith("Verdict: ")
+
+
+async def test_tools_hold_the_in_process_model_to_one_well_formed_call() -> None:
+    from factdebate.llm.base import ToolSchema
+
+    tool = ToolSchema("search", "Search an encyclopedia.",
+                      {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
+    reply = await LlamaCppBackend("builtin").complete(
+        [{"role": "user", "content": "Find out where Paris is. Call the search tool."}],
+        GenParams(max_tokens=64, tools=(tool,)))
+    assert len(reply.tool_calls) == 1 and reply.tool_calls[0].name == "search", reply.text
+    assert isinstance(reply.tool_calls[0].arguments.get("query"), str)

@@ -1,0 +1,204 @@
+"""Every path of Tool-MAD's Algorithm 1, driven by a scripted backend."""
+
+from __future__ import annotations
+
+from factdebate.core.types import Label
+from factdebate.llm.base import Message
+from factdebate.llm.calls import CallInfo
+from factdebate.run.claim import run_claim
+from tests.helpers import CLAIM, StaticTool, debate_script, make_resources
+
+S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
+
+
+def prompts(backend) -> list[tuple[str, str, int]]:
+    return [(info.prompt, info.agent, info.round) for info, _ in backend.calls]
+
+
+async def test_consensus_in_round_one_ends_the_debate() -> None:
+    script = debate_script({("rag", 1): S, ("search", 1): f"**{S}**"})
+    resources, backend, tools = make_resources(script)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.label is Label.SUPPORTS and verdict.decided_by == "consensus"
+    assert len(verdict.rounds) == 1 and verdict.judge is None
+    turn = verdict.rounds[0].turns[0]
+    assert turn.query == CLAIM  # round 1 queries with the claim alone, no LLM call for it
+    assert turn.faithfulness == 1.0 and turn.answer_relevance is not None and turn.answer_relevance > 0.99
+    assert tools["rag"].queries == [CLAIM] and tools["search"].queries == [CLAIM]
+    names = [p for p, _, _ in prompts(backend)]
+    assert "query_select" not in names and "judge" not in names
+    # per agent: answer, statements, verdicts, questions
+    assert verdict.usage.llm_calls == 8 and verdict.usage.tool_calls == 2
+
+
+async def test_same_labels_below_threshold_continue_to_the_judge() -> None:
+    labels = {(a, r): S for a in ("rag", "search") for r in (1, 2, 3)}
+    resources, _backend, _ = make_resources(debate_script(labels, supported=False))
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert len(verdict.rounds) == 3 and verdict.decided_by == "judge"
+    assert verdict.label is Label.REFUTES  # the judge's label, not the debaters'
+    assert all(t.faithfulness == 0.0 for r in verdict.rounds for t in r.turns)
+
+
+async def test_low_relevance_also_blocks_consensus() -> None:
+    labels = {(a, r): S for a in ("rag", "search") for r in (1, 2)}
+    resources, _, _ = make_resources(debate_script(labels, relevant=False), rounds=2)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.decided_by == "judge" and len(verdict.rounds) == 2
+    assert all(t.answer_relevance is not None and t.answer_relevance < 0.8
+               for r in verdict.rounds for t in r.turns)
+
+
+async def test_disagreement_goes_to_the_judge_at_round_t_with_history_and_scores() -> None:
+    labels = {("rag", r): S for r in (1, 2, 3)} | {("search", r): R for r in (1, 2, 3)}
+    resources, backend, _ = make_resources(debate_script(labels, judge="Search is better.\nNOT ENOUGH INFO"))
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.decided_by == "judge" and verdict.label is Label.NOT_ENOUGH_INFO
+    assert verdict.judge is not None and verdict.judge.label is Label.NOT_ENOUGH_INFO
+    judge_prompt = next(m for info, m in backend.calls if info.prompt == "judge")[0]["content"]
+    assert "Round 3:" in judge_prompt and "faithfulness 1.00, answer relevance 1.00" in judge_prompt
+    assert "Reasoning of search in round 2" in judge_prompt and "rag doc" in judge_prompt
+    # rounds 2 and 3: each agent re-formulates its query after reading the opponent's previous answer
+    query_calls = [(a, r) for p, a, r in prompts(backend) if p == "query_select"]
+    assert sorted(query_calls) == [("rag", 2), ("rag", 3), ("search", 2), ("search", 3)]
+    rag_round2 = next(m for info, m in backend.calls
+                      if info.prompt == "debate_answer" and info.agent == "rag" and info.round == 2)
+    assert "Reasoning of search in round 1" in rag_round2[0]["content"]
+
+
+async def test_query_kept_reuses_documents_and_changed_query_searches_again() -> None:
+    labels = {("rag", r): S for r in (1, 2)} | {("search", r): R for r in (1, 2)}
+    script = debate_script(labels, queries={("rag", 2): "capital city of France"})
+    resources, _, tools = make_resources(script, rounds=2)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    rag2, search2 = verdict.rounds[1].turns
+    assert rag2.query == "capital city of France" and rag2.query_changed is True
+    assert search2.query == CLAIM and search2.query_changed is False
+    assert tools["rag"].queries == [CLAIM, "capital city of France"]
+    assert tools["search"].queries == [CLAIM]  # the kept query did not search twice
+    assert search2.evidence == verdict.rounds[0].turns[1].evidence
+
+
+async def test_query_formulation_off_always_uses_the_claim() -> None:
+    labels = {("rag", r): S for r in (1, 2)} | {("search", r): R for r in (1, 2)}
+    resources, backend, _ = make_resources(debate_script(labels), rounds=2, query_formulation=False)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert all(t.query == CLAIM for r in verdict.rounds for t in r.turns)
+    assert "query_select" not in [p for p, _, _ in prompts(backend)]
+
+
+async def test_agent_without_tool_has_no_query_no_evidence_and_needs_only_relevance() -> None:
+    script = debate_script({("rag", 1): S, ("none", 1): S})
+    resources, backend, _tools = make_resources(script, agents=["rag", "none"])
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    none_turn = verdict.rounds[0].turns[1]
+    assert none_turn.tool == "none" and none_turn.query is None and none_turn.evidence == []
+    assert none_turn.faithfulness is None and none_turn.score_errors == []
+    assert verdict.decided_by == "consensus"
+    prompt = next(m for info, m in backend.calls if info.prompt == "debate_answer" and info.agent == "none")
+    assert "You have no documents" in prompt[0]["content"]
+
+
+async def test_three_agents_see_both_others_and_must_all_agree() -> None:
+    labels = {("rag", 1): S, ("search", 1): S, ("none", 1): R, ("rag", 2): S, ("search", 2): S,
+              ("none", 2): S}
+    resources, backend, _ = make_resources(debate_script(labels), agents=["rag", "search", "none"], rounds=2)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert len(verdict.rounds) == 2 and verdict.decided_by == "consensus"
+    prompt = next(m for info, m in backend.calls
+                  if info.prompt == "debate_answer" and info.agent == "none" and info.round == 2)[0]["content"]
+    assert "Reasoning of rag in round 1" in prompt and "Reasoning of search in round 1" in prompt
+
+
+async def test_same_tool_twice_gets_distinct_agent_names() -> None:
+    labels = {("rag-1", 1): S, ("rag-2", 1): S}
+    resources, _, _ = make_resources(debate_script(labels), agents=["rag", "rag"])
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert [t.agent for t in verdict.rounds[0].turns] == ["rag-1", "rag-2"]
+
+
+async def test_unparsed_label_is_reasked_once_then_recorded_and_never_consensus() -> None:
+    labels = {(a, r): "I am not sure what to say." for a in ("rag", "search") for r in (1,)}
+    resources, backend, _ = make_resources(debate_script(labels, judge="hmm"), rounds=1)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    turns = verdict.rounds[0].turns
+    assert all(t.label is None and t.parse_retries == 1 for t in turns)
+    # An unreadable judge makes the verdict "unparsed", as in every other method.
+    assert verdict.unparsed_turns == 2 and verdict.decided_by == "unparsed"
+    assert verdict.label is None and verdict.judge is not None and verdict.judge.label is None
+    reasks = [call for call in backend.calls if call[0].prompt == "label_reask"]
+    assert len(reasks) == 3 and reasks[0][1][1]["role"] == "assistant"
+
+
+async def test_unparsed_label_recovered_by_reask() -> None:
+    def override(call: CallInfo, messages: list[Message]) -> str | None:
+        return "SUPPORTS" if call.prompt == "label_reask" else None
+
+    labels = {("rag", 1): "no label here", ("search", 1): S}
+    resources, _, _ = make_resources(debate_script(labels, overrides=override))
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.rounds[0].turns[0].label is Label.SUPPORTS
+    assert verdict.rounds[0].turns[0].parse_retries == 1 and verdict.decided_by == "consensus"
+
+
+async def test_unscorable_answer_never_passes_thresholds() -> None:
+    def override(call: CallInfo, messages: list[Message]) -> str | None:
+        return "I cannot do that" if call.prompt.startswith("faithfulness_verdicts") else None
+
+    labels = {(a, 1): S for a in ("rag", "search")}
+    resources, _, _ = make_resources(debate_script(labels, overrides=override), rounds=1)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    turn = verdict.rounds[0].turns[0]
+    assert turn.faithfulness is None and any("faithfulness" in e for e in turn.score_errors)
+    assert verdict.decided_by == "judge"
+
+
+async def test_scoring_off_agrees_on_labels_alone_and_judge_sees_no_scores() -> None:
+    labels = {("rag", 1): S, ("search", 1): S}
+    resources, backend, _ = make_resources(debate_script(labels, supported=False), scoring=False)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.decided_by == "consensus"
+    assert {p for p, _, _ in prompts(backend)} == {"debate_answer"}
+
+
+async def test_threshold_on_average_uses_running_means() -> None:
+    # Round 1 unsupported (0.0), round 2 supported (1.0): average 0.5 < 0.7 blocks; "round" lets it pass.
+    def make(mode: str):
+        state = {"round": 0}
+
+        def override(call: CallInfo, messages: list[Message]) -> str | None:
+            if call.prompt.startswith("faithfulness_verdicts"):
+                word = "no" if call.round == 1 else "yes"
+                return f"1: {word}\n2: {word}"
+            return None
+
+        labels = {(a, r): S for a in ("rag", "search") for r in (1, 2)}
+        del state
+        return make_resources(debate_script(labels, overrides=override), rounds=2, threshold_on=mode)
+
+    by_round, _, _ = make("round")
+    verdict = await run_claim(CLAIM, by_round.settings, by_round)
+    assert verdict.decided_by == "consensus" and len(verdict.rounds) == 2
+    by_average, _, _ = make("average")
+    verdict = await run_claim(CLAIM, by_average.settings, by_average)
+    assert verdict.decided_by == "judge"
+
+
+async def test_consistency_variant_scores_similarity_and_feeds_the_judge() -> None:
+    labels = {("rag", 1): S, ("search", 1): R}
+    resources, backend, _ = make_resources(debate_script(labels), rounds=1, scoring_variant="consistency")
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    turn = verdict.rounds[0].turns[0]
+    assert turn.consistency is not None and turn.faithfulness is None
+    judge_prompt = next(m for info, m in backend.calls if info.prompt == "judge")[0]["content"]
+    assert "consistency" in judge_prompt
+    assert not any(info.prompt.startswith("faithfulness") for info, _ in backend.calls)
+
+
+async def test_tool_documents_reach_the_prompt_trimmed() -> None:
+    long_doc = [StaticTool("rag").docs[0].model_copy(update={"text": "x" * 5000})]
+    tools = {"rag": StaticTool("rag", long_doc), "search": StaticTool("local")}
+    resources, _backend, _ = make_resources(debate_script({("rag", 1): S, ("search", 1): S}), tools=tools,
+                                           max_doc_chars=200)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert len(verdict.rounds[0].turns[0].evidence[0].text) <= 201

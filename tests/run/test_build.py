@@ -1,0 +1,145 @@
+"""Every entry point that searches the builtin corpus builds its missing indexes first: batch runs,
+``eval``, ``serve``, ``mcp`` and the Python API, each against an empty data folder (the builtin corpus
+cut to a few dozen articles, the scripted model)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from factdebate.run.build import builtin_engines
+from factdebate.settings.load import settings_from
+from tests.corpus.test_builtin_index import DOCS, EXE, fresh_env, markers, onnx_model  # noqa: F401  (fixture)
+
+pytest.importorskip("sentence_transformers")
+
+
+def both_built(data: Path) -> None:
+    built = markers(data)
+    assert built["local:builtin"]["entries"] == DOCS
+    assert built[f"rag:builtin:{data / 'milvus.db'}"]["entries"] == DOCS
+
+
+@pytest.mark.parametrize(("options", "engines"), [
+    ({}, ["local", "rag"]),
+    ({"agents": ["rag", "none"]}, ["rag"]),
+    ({"agents": ["search", "none"]}, ["local"]),
+    ({"search": "wikipedia"}, ["rag"]),
+    ({"corpus": "mine"}, []),
+    ({"method": "cot"}, []),
+    ({"method": "react"}, ["rag"]),
+    ({"agents": ["none", "none"]}, []),
+    ({"evidence": "given"}, []),
+    ({"method": "wecheck"}, ["local"]),
+    # MERMAID searches through the tool servers it starts: offline Wikipedia fuses BM25 and dense rankings.
+    ({"method": "mermaid"}, ["local", "rag"]),
+    ({"method": "mermaid", "evidence": "given"}, ["local", "rag"]),  # its servers still search
+    ({"method": "mermaid", "mermaid_servers": ["search"]}, ["local"]),
+    ({"method": "mermaid", "mermaid_wikipedia_online": True}, ["local"]),
+    ({"method": "mermaid", "mermaid_servers": ["scholar"]}, []),
+])
+def test_the_engines_built_are_the_ones_the_method_searches(options: dict[str, Any], engines: list[str]) -> None:
+    assert builtin_engines(settings_from(options)) == engines
+
+
+def test_batch_run(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    data = tmp_path / "data"
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text('{"id": "a", "claim": "Paris is in France."}\n{"id": "b", "claim": "Rome is in Peru."}\n')
+    out = tmp_path / "out.jsonl"
+    result = subprocess.run([EXE, "verify", "--input", str(claims), "--output", str(out), "--llm", "scripted:agree"],
+                            capture_output=True, text=True, env=fresh_env(data, onnx_model), timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert len(out.read_text().splitlines()) == 2
+    both_built(data)
+
+
+def test_eval(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    data = tmp_path / "data"
+    result = subprocess.run([EXE, "eval", "--dataset", "countries", "--limit", "2", "--llm", "scripted:agree",
+                             "--output", str(tmp_path / "run")], capture_output=True, text=True,
+                            env=fresh_env(data, onnx_model), timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]["n"] == 2
+    both_built(data)
+
+
+@pytest.mark.parametrize(("method", "local"), [
+    (["--method", "cot"], False),
+    (["--method", "tool-mad", "--agents", "none,none"], False),
+    (["--method", "mermaid", "--mermaid-servers", "search"], True),
+])
+def test_eval_of_a_method_without_rag_opens_no_milvus(tmp_path: Path, method: list[str], local: bool) -> None:
+    """Tool-MAD's run above builds both; these search no dense index, so no Milvus file is even created."""
+    data = tmp_path / "data"
+    result = subprocess.run([EXE, "eval", "--dataset", "countries", "--limit", "1", "--llm", "scripted:agree",
+                             *method, "--output", str(tmp_path / "run")], capture_output=True, text=True,
+                            env=fresh_env(data), timeout=600)
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert metrics["n"] == 1 and metrics["errored"] == {}
+    assert not (data / "milvus.db").exists()
+    built = markers(data) if (data / "indexed.json").exists() else {}
+    assert not any(key.startswith("rag:") for key in built)
+    assert ("local:builtin" in built) == local
+
+
+def test_python_api(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    data = tmp_path / "data"
+    code = ("import factdebate as fd; v = fd.verify('The Eiffel Tower is located in Rome.', llm='scripted:agree');"
+            "print(v.label)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=fresh_env(data, onnx_model), timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+    both_built(data)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_builds_before_it_listens(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    data = tmp_path / "data"
+    port = _free_port()
+    env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
+    proc = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(port), "--db", str(tmp_path / "b.sqlite")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+                time.sleep(0.5)
+        both_built(data)  # already there when the first request is answered
+        verdict = httpx.post(f"http://127.0.0.1:{port}/v1/verify", json={"claim": "Paris is in France."},
+                             timeout=120).json()
+        assert verdict["label"] == "SUPPORTS"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    mcp = pytest.importorskip("mcp")
+    data = tmp_path / "data"
+    env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
+    params = mcp.StdioServerParameters(command=EXE, args=["mcp"], env=env)
+    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("search_evidence", {"query": "Alhambra palace", "k": 2})
+        assert not result.is_error, result.content
+    both_built(data)

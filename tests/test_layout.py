@@ -1,0 +1,19 @@
+"""The tests mirror the package: every folder of tests names a package of src/factdebate (the golden
+check, which spans them all, aside), so a module's tests are found by its path."""
+
+from __future__ import annotations
+
+from tests.paths import ROOT, TESTS
+
+SRC = ROOT / "src" / "factdebate"
+ACROSS_PACKAGES = {"golden", "fixtures"}
+
+
+def test_every_test_folder_mirrors_a_package() -> None:
+    folders = {p.parent.relative_to(TESTS) for p in TESTS.rglob("test_*.py")} - {TESTS.relative_to(TESTS)}
+    stray = sorted(str(f) for f in folders if f.parts[0] not in ACROSS_PACKAGES and not (SRC / f).is_dir())
+    assert stray == []
+
+
+def test_the_package_root_holds_only_the_public_api() -> None:
+    assert sorted(p.name for p in SRC.glob("*.py")) == ["__init__.py", "api.py"]
