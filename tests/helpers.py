@@ -105,7 +105,12 @@ def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, 
     return resources, backend, tools
 
 
+RETRIEVAL_KEYS = ("k", "max_doc_chars")  # shared by every method that retrieves: settings.retrieval
+
+
 def make_resources(script: Script, *, tools: dict[str, Any] | None = None, latency: float = 0.0,
-                   **toolmad: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
-    """Tool-MAD with ``toolmad`` settings (``rounds=1``, ``k=2``: old names are moved where they belong)."""
-    return resources_for(script, tools=tools, latency=latency, toolmad=toolmad)
+                   **values: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
+    """Tool-MAD with ``values``: ``methods.tool-mad`` fields (``rounds=1``), or ``k``/``max_doc_chars``
+    (``retrieval``)."""
+    retrieval = {key: values.pop(key) for key in RETRIEVAL_KEYS if key in values}
+    return resources_for(script, tools=tools, latency=latency, methods={"tool-mad": values}, retrieval=retrieval)

@@ -44,12 +44,11 @@ def test_bad_options_and_claims_are_clear_errors() -> None:
 
 def test_settings_precedence_file_then_env_then_overrides(tmp_path: Path) -> None:
     config = tmp_path / "fd.yaml"
-    config.write_text("toolmad:\n  rounds: 2\n  k: 5\nllm:\n  debater: openai:from-file\n")
-    env = {"FACTDEBATE_TOOLMAD__ROUNDS": "4", "FACTDEBATE_JUDGE_LLM": "openai:judge-from-env"}
-    settings = load_settings(config, {"toolmad": {"k": 7}}, environ=env)
-    # The old names (toolmad.*) still load, into their new places.
+    config.write_text("methods:\n  tool-mad:\n    rounds: 2\nretrieval:\n  k: 5\nllm:\n  debater: openai:from-file\n")
+    env = {"FACTDEBATE_METHODS__TOOL_MAD__ROUNDS": "4", "FACTDEBATE_JUDGE_LLM": "openai:judge-from-env"}
+    settings = load_settings(config, {"retrieval": {"k": 7}}, environ=env)
     assert settings.methods["tool-mad"].rounds == 4 and settings.retrieval.k == 7
     assert settings.llm_for("debater") == "openai:from-file"
     assert settings.llm_for("judge") == "openai:judge-from-env" and settings.llm_for("scorer") == "openai:from-file"
     with pytest.raises(ConfigError, match=r"methods\.tool-mad\.nonsense"):
-        load_settings(overrides={"toolmad": {"nonsense": 1}}, environ={})
+        load_settings(overrides={"methods": {"tool-mad": {"nonsense": 1}}}, environ={})

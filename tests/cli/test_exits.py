@@ -105,9 +105,9 @@ def test_gzipped_dataset_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_invalid_yaml_in_an_environment_variable_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("FACTDEBATE_TOOLMAD__ROUNDS", "[")
+    monkeypatch.setenv("FACTDEBATE_METHODS__TOOL_MAD__ROUNDS", "[")
     code, err = call(capsys, "verify", "claim", *NO_TOOLS)
-    assert code == 2 and "FACTDEBATE_TOOLMAD__ROUNDS" in err
+    assert code == 2 and "FACTDEBATE_METHODS__TOOL_MAD__ROUNDS" in err
 
 
 @pytest.mark.parametrize("name", ["x" * 300, "   ", "a b"])

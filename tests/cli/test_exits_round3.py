@@ -110,7 +110,7 @@ def test_serve_on_a_busy_port_is_one_line_and_exit_2(workers: str, tmp_path: Pat
 
     started: list[Any] = []
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: started.append(kwargs))
-    monkeypatch.setenv("FACTDEBATE_TOOLMAD__AGENTS", "[none, none]")  # no builtin index to build at start-up
+    monkeypatch.setenv("FACTDEBATE_METHODS__TOOL_MAD__AGENTS", "[none, none]")  # no builtin index to build at start-up
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -149,7 +149,7 @@ def test_serve_on_a_port_out_of_range_is_refused_before_start_up(tmp_path: Path,
 
     started: list[Any] = []
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: started.append(kwargs))
-    monkeypatch.setenv("FACTDEBATE_TOOLMAD__AGENTS", "[none, none]")
+    monkeypatch.setenv("FACTDEBATE_METHODS__TOOL_MAD__AGENTS", "[none, none]")
     code, err = call(capsys, "serve", "--no-auth", "--port", "70000", "--db", str(tmp_path / "db.sqlite"))
     assert code == 2 and "--port 70000 is not a TCP port" in err, err
     assert started == []

@@ -25,7 +25,7 @@ def claims(tmp_path: Path) -> str:
 
 
 async def run(tmp_path: Path, name: str, method: str, **toolmad: object) -> Path:
-    settings = load_settings(overrides={"method": method, "llm": {"cache": False}, "toolmad": toolmad},
+    settings = load_settings(overrides={"method": method, "llm": {"cache": False}, "methods": {"tool-mad": toolmad}},
                              environ={})
     plan = make_plan(settings, claims(tmp_path), tmp_path / name, limit=None, seed=0)
     resources, _, _ = resources_for(truthful, method=method)
@@ -67,7 +67,8 @@ async def test_runs_with_the_same_name_are_told_apart_by_dataset(tmp_path: Path)
 async def test_a_smaller_limit_resummarises_the_first_samples_and_the_report_plots_only_those(
         tmp_path: Path) -> None:
     full = await run(tmp_path, "tm", "tool-mad", rounds=1)
-    settings = load_settings(overrides={"method": "tool-mad", "llm": {"cache": False}, "toolmad": {"rounds": 1}},
+    settings = load_settings(overrides={"method": "tool-mad", "llm": {"cache": False},
+                                        "methods": {"tool-mad": {"rounds": 1}}},
                              environ={})
     plan = make_plan(settings, claims(tmp_path), full, limit=4, seed=0)
     resources, backend, _ = resources_for(truthful, method="tool-mad")

@@ -120,7 +120,7 @@ async def test_a_directory_keeps_one_experiment(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="method"):
         await execute(plan_for(tmp_path, method="single", limit=2), resources, progress=False)
     with pytest.raises(InputError, match=r"settings\.methods\.tool-mad\.rounds: 3 -> 2"):
-        await execute(plan_for(tmp_path, limit=2, toolmad={"rounds": 2}), resources, progress=False)
+        await execute(plan_for(tmp_path, limit=2, methods={"tool-mad": {"rounds": 2}}), resources, progress=False)
     # a larger limit and another concurrency extend the same experiment
     summary = await execute(plan_for(tmp_path, limit=5, concurrency=9), resources, progress=False)
     assert summary["metrics"]["n"] == 5

@@ -62,7 +62,7 @@ async def test_moderation_grammar_yields_a_decision_on_the_real_model() -> None:
 
 async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None:
     settings = load_settings(overrides={"llm": {"debater": "llama-cpp:builtin", "cache": False},
-                                        "toolmad": {"rounds": 1}}, environ={})
+                                        "methods": {"tool-mad": {"rounds": 1}}}, environ={})
     tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
     resources = build_resources(settings, tool_factory=lambda kind: tools[kind],
                                 encoder_factory=BagOfWordsEncoder)

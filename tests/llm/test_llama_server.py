@@ -120,7 +120,7 @@ async def test_tool_mad_with_tools_and_query_rewrites_labels_every_turn(server_u
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", server_url)
     settings = load_settings(overrides={"llm": {"debater": f"openai:{MODEL}", "cache": False},
-                                        "toolmad": {"rounds": 2, "scoring": False}}, environ={})
+                                        "methods": {"tool-mad": {"rounds": 2, "scoring": False}}}, environ={})
     tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
     resources = build_resources(settings, tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
     verdict = await run_claim("Paris is the capital of France.", settings, resources)

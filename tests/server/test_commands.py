@@ -47,7 +47,7 @@ def test_serve_refuses_no_auth_off_loopback(tmp_path: Path) -> None:
 def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
     port = free_port()
     settings = tmp_path / "settings.yaml"
-    settings.write_text("toolmad:\n  agents: [none, none]\n  scoring: false\nllm:\n  cache: false\n")
+    settings.write_text("methods:\n  tool-mad:\n    agents: [none, none]\n    scoring: false\nllm:\n  cache: false\n")
     env = _env(tmp_path, FACTDEBATE_API_KEYS="alpha-secret-1,beta-secret-2")
     process = subprocess.Popen([EXE, "serve", "--port", str(port), "--config", str(settings)], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -46,7 +46,7 @@ def _payload(result: Any) -> Any:
 async def test_verify_claim_and_search_evidence_over_stdio(mini_corpus: Path) -> None:
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(mini_corpus), "FACTDEBATE_LLM": "scripted:agree",
            "FACTDEBATE_SEARCH": "local", "FACTDEBATE_RETRIEVAL__CORPUS": "mini",
-           "FACTDEBATE_TOOLMAD__SCORING": "false", "FACTDEBATE_LLM__CACHE": "false"}
+           "FACTDEBATE_METHODS__TOOL_MAD__SCORING": "false", "FACTDEBATE_LLM__CACHE": "false"}
     params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
     async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()

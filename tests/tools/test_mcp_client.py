@@ -130,7 +130,8 @@ async def test_tool_mad_agent_searches_through_a_configured_mcp_server() -> None
     from tests.helpers import BagOfWordsEncoder, debate_script
 
     settings = load_settings(overrides={
-        "llm": {"cache": False}, "toolmad": {"agents": ["mcp:toy/lookup", "none"], "rounds": 1, "scoring": False},
+        "llm": {"cache": False},
+        "methods": {"tool-mad": {"agents": ["mcp:toy/lookup", "none"], "rounds": 1, "scoring": False}},
         "mcp_servers": {"toy": {"command": sys.executable, "args": [TOY]}}}, environ={})
     script = debate_script({("mcp:toy/lookup", 1): "SUPPORTS", ("none", 1): "SUPPORTS"})
     backend = ScriptedBackend(script)

@@ -10,18 +10,19 @@ from factdebate.settings.load import load_settings
 from factdebate.tools.registry import AGENT_TOOLS, agent_description, mcp_tool, register_agent_tool
 
 
-def test_existing_configurations_still_load() -> None:
-    settings = load_settings(overrides={"toolmad": {"agents": ["rag", "search", "none"]},
-                                        "baselines": {"madke_tools": ["search"]},
+def test_tools_load_from_overrides_and_the_environment() -> None:
+    settings = load_settings(overrides={"methods": {"tool-mad": {"agents": ["rag", "search", "none"]},
+                                                    "madke": {"tools": ["search"]}},
                                         "retrieval": {"search": "wikipedia"}}, environ={})
     assert settings.methods["tool-mad"].agents == ["rag", "search", "none"] and settings.retrieval.search == "wikipedia"
-    env = load_settings(environ={"FACTDEBATE_TOOLMAD__AGENTS": "[rag, none]"})
+    assert settings.methods["madke"].tools == ["search"]
+    env = load_settings(environ={"FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[rag, none]"})
     assert env.methods["tool-mad"].agents == ["rag", "none"]
 
 
 @pytest.mark.parametrize(("section", "value", "needle"), [
-    ({"toolmad": {"agents": ["rag", "google"]}}, "google", "unknown tool 'google'"),
-    ({"baselines": {"madke_tools": ["none"]}}, "none", "'none' is not a retrieval tool"),
+    ({"methods": {"tool-mad": {"agents": ["rag", "google"]}}}, "google", "unknown tool 'google'"),
+    ({"methods": {"madke": {"tools": ["none"]}}}, "none", "'none' is not a retrieval tool"),
     ({"retrieval": {"search": "bing"}}, "bing", "unknown search engine 'bing'"),
 ])
 def test_unknown_names_fail_with_the_known_ones(section: dict[str, object], value: str, needle: str) -> None:
@@ -32,7 +33,7 @@ def test_unknown_names_fail_with_the_known_ones(section: dict[str, object], valu
 def test_mcp_tools_and_registered_kinds_are_accepted() -> None:
     assert mcp_tool("mcp:wiki/search") == ("wiki", "search") and mcp_tool("mcp:wiki") is None
     assert "wiki" in agent_description("mcp:wiki/search")
-    settings = load_settings(overrides={"toolmad": {"agents": ["mcp:wiki/search", "none"]}}, environ={})
+    settings = load_settings(overrides={"methods": {"tool-mad": {"agents": ["mcp:wiki/search", "none"]}}}, environ={})
     assert settings.methods["tool-mad"].agents[0] == "mcp:wiki/search"
     register_agent_tool("archive", "agent with a newspaper archive")
     try:
@@ -46,6 +47,6 @@ def test_mcp_tools_and_registered_kinds_are_accepted() -> None:
 def test_an_mcp_tool_of_an_unconfigured_server_is_a_config_error() -> None:
     from factdebate.run.build import make_tool
 
-    settings = load_settings(overrides={"toolmad": {"agents": ["mcp:wiki/search", "none"]}}, environ={})
+    settings = load_settings(overrides={"methods": {"tool-mad": {"agents": ["mcp:wiki/search", "none"]}}}, environ={})
     with pytest.raises(ConfigError, match="no configured MCP server"):
         make_tool("mcp:wiki/search", settings)

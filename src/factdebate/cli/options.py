@@ -41,8 +41,8 @@ def _parameter(option: Option) -> inspect.Parameter:
     kind, note = _cli_type(option)
     flag = "--" + option.name.replace("_", "-")
     decls = [f"{flag}/--no-{flag[2:]}"] if kind is bool else [flag]
-    if option.name == "k":
-        decls.append("-k")
+    if option.short:
+        decls.append(option.short)
     help_text = option.help + (f" ({note})" if note else "")
     if option.method:
         help_text += f" [{option.method}]"

@@ -27,23 +27,29 @@ def scoped_namespace(namespace: str, scope: str) -> str:
 
 
 class MemorySettings(BaseModel):
+    """The evidence memory one run uses; MERMAID fills it from its own ``memory*`` settings."""
+
     model_config = ConfigDict(extra="forbid")
 
-    # on: recall before the loop and store after the verdict; readonly: recall only; off: neither.
-    mode: Literal["on", "off", "readonly"] = "on"
-    path: Path | None = None  # None: evidence_memory.sqlite in the data directory
-    # One memory per corpus or project: evidence gathered over one corpus is not recalled for another.
-    namespace: str = Field(default="default", pattern=NAMESPACE_PATTERN)
-    ttl_days: float | None = Field(default=None, gt=0)  # None: evidence never expires
-    # Semantic recall adds records whose entity+evidence vector is close to a claim entity's vector, for
-    # entities spelled differently from the stored key ("JFK" vs "John F. Kennedy").
-    semantic: bool = True
-    semantic_threshold: float = Field(default=0.45, ge=0, le=1)
-    recall_limit: int = Field(default=8, ge=1, le=100)  # records per claim
-    per_entity_limit: int = Field(default=3, ge=1, le=50)  # records per recalled entity
-    max_evidence_chars: int = Field(default=2000, ge=100, le=20_000)
-    # How long an operation waits for a lock another connection holds before the file counts as locked.
-    busy_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    mode: Literal["on", "off", "readonly"] = Field(default="on", description="on: recall before the loop and "
+                                                   "store after the verdict; readonly: recall only; off: neither.")
+    path: Path | None = Field(default=None, description="Memory database (default: evidence_memory.sqlite in "
+                              "the data directory).")
+    namespace: str = Field(default="default", pattern=NAMESPACE_PATTERN, description="One memory per corpus or "
+                           "project: evidence stored under one namespace is not recalled under another.")
+    ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after this many days "
+                                   "(default: never).")
+    semantic: bool = Field(default=True, description="Also recall records whose entity and evidence are close in "
+                           "meaning to a claim's entity, for entities spelled differently from the stored key "
+                           "(\"JFK\" vs \"John F. Kennedy\").")
+    semantic_threshold: float = Field(default=0.45, ge=0, le=1, description="Similarity from which a record is "
+                                      "recalled by meaning.")
+    recall_limit: int = Field(default=8, ge=1, le=100, description="Records recalled per claim.")
+    per_entity_limit: int = Field(default=3, ge=1, le=50, description="Records recalled per entity.")
+    max_evidence_chars: int = Field(default=2000, ge=100, le=20_000, description="Characters kept of each "
+                                    "stored passage.")
+    busy_timeout_s: float = Field(default=30.0, gt=0, le=600, description="Seconds an operation waits for a lock "
+                                  "another connection holds before the file counts as locked.")
 
     def resolved_path(self) -> Path:
         return self.path if self.path is not None else data_dir() / DEFAULT_FILE

@@ -3,7 +3,9 @@
 A method is one class, registered by name, that owns:
 
 - ``settings_model``: its pydantic settings model, read from ``Settings.methods.<name>``; the CLI flags,
-  the API options, the service's request options and the web page's form are derived from it;
+  the API options, the service's request options and the web page's form are derived from it (each field's
+  description is its help; ``offered(operator_only=True)`` from core/fields.py keeps it from callers of
+  the service);
 - ``roles``: the model roles it asks (each bound to a model in ``llm.roles``, falling back to the debater);
 - ``tools(settings)``: the retrieval tools it will use (built before any model call);
 - ``indexes(settings)``: the builtin-corpus indexes (``local``, ``rag``) it opens, through its tools or

@@ -1,24 +1,32 @@
-"""The executor flags that ``verify`` and ``eval`` share, and how they land in ``settings.scale``."""
+"""The executor flags that ``verify`` and ``eval`` share, and how they land in ``settings.scale``.
+
+They are not flat options (the API and the service run no batches on Ray): each is drawn from the
+``ScaleSettings`` field that names a ``flag`` in its metadata, with the field's description as its help
+and its lower bound as the flag's minimum."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
+from annotated_types import Ge
 
 from factdebate.core.errors import ConfigError
+from factdebate.core.fields import exposure
+from factdebate.settings.model import ScaleSettings, Settings
 
-if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
 
-ExecutorFlag = Annotated[str | None, typer.Option(
-    "--executor", help="Where batch claims run: local (this process) or ray (a pool of Ray workers).",
-    rich_help_panel="Scale-out")]
-RayAddressFlag = Annotated[str | None, typer.Option(
-    "--ray-address", help="Ray cluster to join: auto, or ray://host:port (default: start a local instance).",
-    rich_help_panel="Scale-out")]
-WorkersFlag = Annotated[int | None, typer.Option(
-    "--workers", min=1, help="Ray workers (actors), each with its own models and tools.", rich_help_panel="Scale-out")]
+def _flag(name: str, kind: type) -> Any:
+    info = ScaleSettings.model_fields[name]
+    least = next((m.ge for m in info.metadata if isinstance(m, Ge) and isinstance(m.ge, int)), None)
+    return Annotated[kind | None, typer.Option(exposure(info)["flag"], help=info.description, min=least,
+                                               rich_help_panel="Scale-out")]
+
+
+# Choices are checked by with_scale (so the message names the flag); the types are what Typer parses.
+ExecutorFlag = _flag("executor", str)
+RayAddressFlag = _flag("ray_address", str)
+WorkersFlag = _flag("workers", int)
 
 
 def with_scale(settings: Settings, executor: str | None, ray_address: str | None, workers: int | None) -> Settings:

@@ -1,8 +1,10 @@
 """Settings of the service itself (keys, limits, storage), kept apart from the verification settings.
 
 They come from an optional YAML file (``--service-config`` or ``$FACTDEBATE_SERVICE_CONFIG``), then the
-environment, then explicit arguments. API keys may live in that file or in ``$FACTDEBATE_API_KEYS``
-(comma-separated); they are held as ``SecretStr`` so no repr or log line ever shows them."""
+environment, then explicit arguments, put together by pydantic-settings (see settings/sources.py). Only the
+fields that name a variable read the environment (``FACTDEBATE_STATE_DB``); API keys may live in the file or
+in ``$FACTDEBATE_API_KEYS`` (comma-separated, added to the file's). Keys are held as ``SecretStr`` so no
+repr or log line ever shows them."""
 
 from __future__ import annotations
 
@@ -10,49 +12,61 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDict
 
 from factdebate.core.errors import ConfigError
+from factdebate.core.fields import offered
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state_db import is_server_url, unsupported
+from factdebate.settings.sources import Layer, NamedEnv, YamlFile
 
 
 class ServiceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    api_keys: list[SecretStr] = Field(default_factory=list)
-    # Only for local experiments: serve without keys. Refused on a non-loopback address by `serve`.
-    allow_anonymous: bool = False
-    rate_limit_per_minute: float = Field(default=60, ge=0)  # 0: no limit
-    rate_burst: int | None = Field(default=None, ge=1)  # None: a minute's worth
-    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
-    max_batch_claims: int = Field(default=5000, ge=1)
-    max_active_runs: int = Field(default=512, ge=1)  # interactive debates at once, beyond that 503
-    # The most model calls one request may ask for: rounds, steps, samples, judges, claims (server/caps.py).
-    caps: SpendingCaps = Field(default_factory=SpendingCaps)
-    batch_concurrency: int = Field(default=4, ge=1)  # batch claims verified at once, all batches together
-    # With shared state: how often a process looks for batches the others run, to share their claims.
-    batch_join_seconds: float = Field(default=5.0, gt=0)
-    cors_origins: list[str] = Field(default_factory=list)  # empty: no CORS headers at all
-    db_path: Path | None = None  # None: <data dir>/service.sqlite
-    # Keep the rate limits and the cap on debates in progress in a database all the service's processes
-    # share (serve --workers N > 1 turns it on): state_db, or the batch store's file (docs/scale.md).
-    shared_state: bool = False
-    # sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: batches,
-    # limits and caps on a PostgreSQL server, for replicas on several machines (shared_state implied);
-    # None: db_path. Also FACTDEBATE_STATE_DB; a password is best left to PGPASSWORD or ~/.pgpass.
-    state_db: str | None = None
-    resource_cache_size: int = Field(default=4, ge=1)
-    # Models a request may choose besides the configured ones; "*" allows any model spec.
-    allowed_llms: list[str] = Field(default_factory=list)
-    # Default verification options (the flat names of factdebate.settings.options) on top of config_file.
-    defaults: dict[str, Any] = Field(default_factory=dict)
-    config_file: Path | None = None  # the verification settings YAML (same format as the CLI's --config)
-    stream_ping_seconds: float = Field(default=15.0, gt=0)
-    # How long a stream gathers the events that follow one another before writing them out together.
-    stream_flush_seconds: float = Field(default=0.01, ge=0, le=1)
+    api_keys: list[SecretStr] = Field(default_factory=list, description="Keys callers present; "
+                                      "FACTDEBATE_API_KEYS (comma-separated) adds more.")
+    allow_anonymous: bool = Field(default=False, description="Serve without keys, for local experiments only "
+                                  "(`serve` refuses it on a non-loopback address).")
+    rate_limit_per_minute: float = Field(default=60, ge=0, description="Requests per minute per key "
+                                         "(0: no limit).")
+    rate_burst: int | None = Field(default=None, ge=1, description="Requests a key may make at once (default: a "
+                                   "minute's worth).")
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Largest request body.")
+    max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Largest batch upload.")
+    max_batch_claims: int = Field(default=5000, ge=1, description="Most claims in one batch.")
+    max_active_runs: int = Field(default=512, ge=1, description="Interactive debates at once; beyond that, 503.")
+    caps: SpendingCaps = Field(default_factory=SpendingCaps, description="The most model calls one request may "
+                               "ask for: rounds, steps, samples, judges, claims (server/caps.py).")
+    batch_concurrency: int = Field(default=4, ge=1, description="Batch claims verified at once, all batches "
+                                   "together.")
+    batch_join_seconds: float = Field(default=5.0, gt=0, description="With shared state: how often a process "
+                                      "looks for batches the others run, to share their claims.")
+    cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call from a browser "
+                                    "(empty: no CORS headers at all).")
+    db_path: Path | None = Field(default=None, description="The service's database (default: <data "
+                                 "dir>/service.sqlite).")
+    shared_state: bool = Field(default=False, description="Keep the rate limits and the cap on debates in "
+                               "progress in a database all the service's processes share (serve --workers N > 1 "
+                               "turns it on): state_db, or the batch store's file (docs/scale.md).")
+    state_db: str | None = Field(
+        default=None, json_schema_extra=offered(env="FACTDEBATE_STATE_DB"),
+        description="sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: "
+        "batches, limits and caps on a PostgreSQL server, for replicas on several machines (shared_state "
+        "implied); default: db_path. A password is best left to PGPASSWORD or ~/.pgpass.")
+    resource_cache_size: int = Field(default=4, ge=1, description="Sets of built models and tools kept, one per "
+                                     "distinct settings of recent requests.")
+    allowed_llms: list[str] = Field(default_factory=list, description="Models a request may choose besides the "
+                                    "configured ones; \"*\" allows any model spec.")
+    defaults: dict[str, Any] = Field(default_factory=dict, description="Default verification options (the flat "
+                                     "option names) on top of config_file.")
+    config_file: Path | None = Field(default=None, description="The verification settings YAML (the format of "
+                                     "the CLI's --config).")
+    stream_ping_seconds: float = Field(default=15.0, gt=0, description="Seconds of silence after which a stream "
+                                       "sends a keep-alive ping.")
+    stream_flush_seconds: float = Field(default=0.01, ge=0, le=1, description="How long a stream gathers the "
+                                        "events that follow one another before writing them out together.")
 
     @field_validator("state_db")
     @classmethod
@@ -75,28 +89,29 @@ def keys_from_env(environ: dict[str, str] | None = None) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
+class _Loaded(ServiceConfig, BaseSettings):
+    """:class:`ServiceConfig` as pydantic-settings builds it; :func:`load_service_config` hands out a copy."""
+
+    model_config = SettingsConfigDict(extra="forbid", validate_default=False)
+
+
 def load_service_config(path: str | Path | None = None, environ: dict[str, str] | None = None,
                         **overrides: Any) -> ServiceConfig:
     """File < environment (keys are added, not replaced) < keyword overrides (None values skipped)."""
     environ = dict(os.environ) if environ is None else environ
-    data: dict[str, Any] = {}
     path = path or environ.get("FACTDEBATE_SERVICE_CONFIG")
-    if path:
-        try:
-            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError(f"cannot read service config {path}: {exc}") from exc
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"service config {path} must hold a mapping")
-        data.update(loaded)
-    if environ.get("FACTDEBATE_STATE_DB"):
-        data["state_db"] = environ["FACTDEBATE_STATE_DB"]
     env_keys = keys_from_env(environ)
-    if env_keys:
-        data["api_keys"] = [*data.get("api_keys", []), *env_keys]
-    data.update({k: v for k, v in overrides.items() if v is not None})
+
+    def with_env_keys(data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "api_keys": [*data.get("api_keys", []), *env_keys]} if env_keys else data
+
+    sources = (InitSettingsSource(_Loaded, {k: v for k, v in overrides.items() if v is not None}),
+               NamedEnv(_Loaded, environ), Layer(YamlFile(_Loaded, path, "service config"), with_env_keys))
     try:
-        return ServiceConfig.model_validate(data)
+        # pydantic-settings' own argument for sources built per call (the mypy plugin knows only the fields)
+        loaded = _Loaded(_build_sources=(sources, {}))  # type: ignore[call-arg]
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"invalid service config: {problems}") from exc
+    return ServiceConfig.model_construct(loaded.model_fields_set, **{name: getattr(loaded, name)
+                                                                     for name in ServiceConfig.model_fields})

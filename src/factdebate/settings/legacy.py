@@ -1,12 +1,13 @@
-"""Settings written before the method plug-ins still load: old section and key names are moved to their
-new places before validation (a file, the environment and flags alike).
+"""Users' settings written before the method plug-ins still load: old section and key names are moved to
+their new places before validation, in each layer on its own (a file, the environment, flags), so that
+the layers keep their order across old and new names. The package itself and its tests use the current
+names only; tests/settings/test_legacy.py is the one test of this upgrade.
 
 - ``toolmad.<key>`` -> ``methods.tool-mad.<key>``, except ``k`` and ``max_doc_chars`` -> ``retrieval``
   (every method that retrieves shares them);
 - ``baselines.react_max_steps`` -> ``methods.react.max_steps``; ``baselines.mad_rounds`` -> the ``rounds``
   of both ``mad`` and ``madke`` (it used to set both); ``baselines.madke_tools`` -> ``methods.madke.tools``;
-  ``baselines.vote_samples`` / ``vote_temperature`` -> ``methods.vote.samples`` / ``temperature``;
-- ``methods.tool_mad`` (environment variables cannot spell "-") -> ``methods.tool-mad``.
+  ``baselines.vote_samples`` / ``vote_temperature`` -> ``methods.vote.samples`` / ``temperature``.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ BASELINE_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
 
 def upgrade_settings_data(data: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``data`` with old names moved; values already under a new name win over old ones."""
-    if not any(key in data for key in ("toolmad", "baselines", "methods")):
+    if not any(key in data for key in ("toolmad", "baselines")):
         return data
     out = copy.deepcopy(data)
-    methods = {str(key).replace("_", "-"): value for key, value in (out.pop("methods", None) or {}).items()}
+    methods = dict(out.pop("methods", None) or {})
     moved: dict[str, dict[str, Any]] = {}
     toolmad = out.pop("toolmad", None)
     if isinstance(toolmad, dict):

@@ -1,5 +1,7 @@
-"""One settings model. Precedence: defaults < YAML file < environment (FACTDEBATE_*) < CLI flags / API
-keyword arguments. Secrets (API keys) are read from the environment only, never from the YAML file."""
+"""One settings model: every setting is a ``Field`` whose description is its help text and whose metadata
+(:mod:`factdebate.core.fields`) says how it is offered: flat option, operator only, short environment name.
+Where the values come from is settings/load.py. Secrets (API keys) are read from the environment only,
+never from the YAML file."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from factdebate.core.errors import ConfigError
+from factdebate.core.fields import offered
 from factdebate.methods.base import all_methods
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
@@ -19,59 +22,80 @@ class _Strict(BaseModel):
 
 
 class LLMSettings(_Strict):
-    debater: str = "llama-cpp:builtin"
-    judge: str | None = None  # shorthand for roles.judge; None: same as the debater
-    scorer: str | None = None  # shorthand for roles.scorer
-    # Any role a method asks for (judge, scorer, moderator, judge-2...) -> model; unnamed roles use the debater.
-    roles: dict[str, str] = Field(default_factory=dict)
-    temperature: float = 0.0
-    concurrency: int | None = None  # None: what the backend says it can serve
-    # Requests in flight to one model server (base URL) at once, all roles, agents and claims of the
-    # process together; the rest wait their turn, which counts against no timeout. None: 1 for a server on
-    # this machine (a local server may serve one at a time), 64 for any other (llm/in_flight.py).
-    max_in_flight: int | None = Field(default=None, ge=1, le=1024)
-    retries: int = Field(default=16, ge=1, le=100)  # most tries per call (first included)
-    # Seconds one call's retries may spend: the waits and the tries after the first (the first try is
-    # bounded by ``timeout`` alone, so a timed-out call is still tried again).
-    retry_budget: float = Field(default=120.0, gt=0)
-    timeout: float = 120.0  # seconds per try
-    cache: bool = True
-    # How an OpenAI-compatible server is asked to constrain answers (labels, query formats, JSON):
-    # auto (ask the server what it is), grammar (llama.cpp server), guided (vLLM), json_schema
-    # (response_format: OpenAI, Ollama...), none. The in-process llama.cpp always uses grammars.
-    constrain: Literal["auto", "grammar", "guided", "json_schema", "none"] = "auto"
-    # On backends that constrain: reasoning and a final "Verdict:" line in one held generation, so the
-    # first answer always carries a label. Off: free answer, then a label re-ask when none is readable.
-    one_call_verdict: bool = True
-    # Several OpenAI-compatible servers (vLLM replicas, say) serving the same model: Ray workers take one
-    # each, round-robin; the local executor uses the first. Empty: OPENAI_BASE_URL (one server or a gateway).
-    base_urls: list[str] = Field(default_factory=list)
+    """Which model plays each role, and how calls to it are made."""
+
+    debater: str = Field(default="llama-cpp:builtin", description="Debater model: openai:<model>, "
+                         "llama-cpp:<file>|builtin (every role without its own).",
+                         json_schema_extra=offered("llm", env="FACTDEBATE_LLM"))
+    judge: str | None = Field(default=None, description="Judge model, short for roles.judge (default: the "
+                              "debater's).", json_schema_extra=offered("judge_llm", env="FACTDEBATE_JUDGE_LLM"))
+    scorer: str | None = Field(default=None, description="Scorer model, short for roles.scorer (default: the "
+                               "debater's).", json_schema_extra=offered("scorer_llm", env="FACTDEBATE_SCORER_LLM"))
+    roles: dict[str, str] = Field(default_factory=dict, description="Model of any role a method asks for (judge, "
+                                  "scorer, moderator, judge-2...); a role without one uses the debater's.")
+    temperature: float = Field(default=0.0, description="Sampling temperature.",
+                               json_schema_extra=offered("temperature", operator_only=True))
+    concurrency: int | None = Field(default=None, description="Calls to one model at once (default: what its "
+                                    "backend says it can serve).")
+    max_in_flight: int | None = Field(
+        default=None, ge=1, le=1024, json_schema_extra=offered("llm_max_in_flight", operator_only=True),
+        description="Most requests in flight to one model server at once, all roles, agents and claims of the "
+        "process together; the rest wait their turn, outside any timeout (default: 1 on this machine, 64 "
+        "elsewhere).")
+    retries: int = Field(default=16, ge=1, le=100, description="Most tries per call, the first included.")
+    retry_budget: float = Field(default=120.0, gt=0, description="Seconds one call's retries may spend: the "
+                                "waits and the tries after the first (the first try is bounded by timeout "
+                                "alone, so a timed-out call is still tried again).")
+    timeout: float = Field(default=120.0, description="Seconds per try.")
+    cache: bool = Field(default=True, description="Reuse cached LLM answers.",
+                        json_schema_extra=offered("cache", operator_only=True))
+    constrain: Literal["auto", "grammar", "guided", "json_schema", "none"] = Field(
+        default="auto", description="How an OpenAI-compatible server is asked to constrain answers (labels, "
+        "query formats, JSON): auto (ask the server what it is), grammar (llama.cpp server), guided (vLLM), "
+        "json_schema (OpenAI, Ollama...), none. The in-process llama.cpp always uses grammars.")
+    one_call_verdict: bool = Field(default=True, description="On backends that constrain: reasoning and a final "
+                                   "'Verdict:' line in one held generation, so the first answer always carries "
+                                   "a label (off: a free answer, then a label re-ask when none is readable).")
+    base_urls: list[str] = Field(default_factory=list, description="OpenAI-compatible servers of the same model "
+                                 "(vLLM replicas): Ray workers take one each, round-robin; the local executor "
+                                 "uses the first (empty: OPENAI_BASE_URL, one server or a gateway).")
 
 
 class RetrievalSettings(_Strict):
-    search: SearchEngine = "local"
-    corpus: str = "builtin"
-    milvus_uri: str | None = None  # None: a Milvus Lite file under the data directory
-    wikipedia_lang: str = "en"
-    # Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 on torch. An index must be
-    # searched with the encoder that built it; the builtin corpus is re-indexed when this changes.
-    encoder: Literal["int8", "fp32"] = "int8"
-    # Index and search only the first N articles of the builtin corpus: for tests and quick trials (the
-    # verdicts then rest on a fraction of the evidence). None: all 10,033.
-    builtin_docs: int | None = Field(default=None, ge=1)
-    k: int = Field(default=3, ge=1, le=20)  # documents per retrieval, for every method
-    max_doc_chars: int = Field(default=1200, ge=100)  # each passage is cut to this length
+    """Where evidence comes from, for every method that retrieves."""
+
+    search: SearchEngine = Field(default="local", description="Search engine of the search agent: local, "
+                                 "tavily, wikipedia.", json_schema_extra=offered("search", env="FACTDEBATE_SEARCH"))
+    corpus: str = Field(default="builtin", description="Indexed corpus to retrieve from (default builtin).",
+                        json_schema_extra=offered("corpus"))
+    milvus_uri: str | None = Field(default=None, description="Milvus server URI (default: a Milvus Lite file "
+                                   "under the data directory).",
+                                   json_schema_extra=offered("milvus_uri", operator_only=True,
+                                                             env="FACTDEBATE_MILVUS_URI"))
+    wikipedia_lang: str = Field(default="en", description="Language edition of the online Wikipedia.")
+    encoder: Literal["int8", "fp32"] = Field(
+        default="int8", description="Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 "
+        "on torch. An index is searched with the encoder that built it: the builtin corpus is re-indexed when "
+        "this changes.")
+    builtin_docs: int | None = Field(default=None, ge=1, description="Index and search only the first N "
+                                     "articles of the builtin corpus, for tests and quick trials (the verdicts "
+                                     "then rest on part of the evidence; default: all 10,033).")
+    k: int = Field(default=3, ge=1, le=20, description="Documents per retrieval, for every method.",
+                   json_schema_extra=offered("k", short="-k"))
+    max_doc_chars: int = Field(default=1200, ge=100, description="Characters kept of each retrieved passage.",
+                               json_schema_extra=offered("max_doc_chars", operator_only=True))
     evidence: Literal["retrieved", "given", "both"] = Field(
         default="retrieved", description="Evidence the agents get: retrieved by their tools, given with the "
-        "claim by the dataset (knowledge, contexts, abstracts, gold evidence), or both.")
-    # Leakage controls for every search-like tool (MERMAID's MCP servers, Tool-MAD's search agent): evidence
-    # from before this date only (YYYY-MM-DD or DD-MM-YYYY), where the engine can tell; a per-sample date
-    # (AVeriTeC's claim_date) tightens it during an evaluation. See docs/methods/mermaid.md.
-    search_before: str | None = Field(default=None, description="Evidence before this date only, where the "
-                                      "engine can tell (YYYY-MM-DD).")
-    exclude_domains: list[str] = Field(default_factory=list, description="Domains whose results are dropped.")
-    exclude_fact_checkers: bool = Field(default=False, description="Also drop the built-in list of "
-                                        "fact-checking sites.")
+        "claim by the dataset (knowledge, contexts, abstracts, gold evidence), or both.",
+        json_schema_extra=offered("evidence", operator_only=True))  # no route of the service takes it
+    search_before: str | None = Field(
+        default=None, json_schema_extra=offered("search_before"),
+        description="Leakage control: evidence before this date only (YYYY-MM-DD), where the engine can tell; "
+        "in an evaluation a sample's own date (AVeriTeC's claim_date) tightens it.")
+    exclude_domains: list[str] = Field(default_factory=list, description="Leakage control: domains whose search "
+                                       "results are dropped.", json_schema_extra=offered("exclude_domains"))
+    exclude_fact_checkers: bool = Field(default=False, description="Leakage control: drop the built-in list of "
+                                        "fact-checking sites.", json_schema_extra=offered("exclude_fact_checkers"))
 
     @field_validator("search_before")
     @classmethod
@@ -94,57 +118,76 @@ class RetrievalSettings(_Strict):
 class ScaleSettings(_Strict):
     """Where batch claims run (docs/scale.md): in this process, or sharded over a pool of Ray workers."""
 
-    executor: Literal["local", "ray"] = "local"
-    ray_address: str | None = None  # auto, ray://host:port; None: start a local Ray instance
-    workers: int = Field(default=2, ge=1, le=1024)  # Ray actors, each with its own resources
-    worker_concurrency: int | None = Field(default=None, ge=1)  # claims at once per worker; None: concurrency
-    worker_cpus: float = Field(default=1.0, gt=0)  # Ray CPUs reserved per worker
-    # Milvus Lite serves one process: each Ray worker searches its own copy of the folder. Off: refuse to
-    # start when workers would share one Lite database (use a Milvus server URI instead).
-    lite_copy: bool = True
+    executor: Literal["local", "ray"] = Field(default="local", description="Where batch claims run: local (this "
+                                              "process) or ray (a pool of Ray workers).",
+                                              json_schema_extra=offered(flag="--executor"))
+    ray_address: str | None = Field(default=None, description="Ray cluster to join: auto, or ray://host:port "
+                                    "(default: start a local instance).",
+                                    json_schema_extra=offered(flag="--ray-address"))
+    workers: int = Field(default=2, ge=1, le=1024, description="Ray workers (actors), each with its own models "
+                         "and tools.", json_schema_extra=offered(flag="--workers"))
+    worker_concurrency: int | None = Field(default=None, ge=1, description="Claims at once per Ray worker "
+                                           "(default: concurrency).")
+    worker_cpus: float = Field(default=1.0, gt=0, description="Ray CPUs reserved per worker.")
+    lite_copy: bool = Field(default=True, description="Each Ray worker searches its own copy of a Milvus Lite "
+                            "folder (Lite serves one process); off: refuse to start workers that would share "
+                            "one Lite database (use a Milvus server URI instead).")
 
 
 class MedicalSettings(_Strict):
     """The paper's flexibility setting: the search agent reads scholarly abstracts, condensed by the model."""
 
-    search: Literal["default", "openalex", "pubmed"] = "default"  # default: retrieval.search unchanged
-    abstracts: int = Field(default=3, ge=1, le=10)
-    summarize: bool = True
+    search: Literal["default", "openalex", "pubmed"] = Field(
+        default="default", description="Search agent on scholarly abstracts: openalex, pubmed (default: "
+        "retrieval.search unchanged).", json_schema_extra=offered("medical_search", operator_only=True))
+    abstracts: int = Field(default=3, ge=1, le=10, description="Abstracts per scholarly search.",
+                           json_schema_extra=offered("medical_abstracts", operator_only=True))
+    summarize: bool = Field(default=True, description="Summarise each abstract.",
+                            json_schema_extra=offered("medical_summarize", operator_only=True))
 
 
 class ResponseSettings(_Strict):
     """Response-level checking (``factdebate check-response``, response datasets in ``eval``)."""
 
-    max_claims: int = Field(default=12, ge=1, le=100, description="Most atomic claims taken from one response.")
+    max_claims: int = Field(default=12, ge=1, le=100, description="Most atomic claims taken from one response.",
+                            json_schema_extra=offered("max_claims"))
     drop_subjective: bool = Field(default=False, description="Remove opinions and other subjective content "
-                                  "before extracting claims (DPD's dialogue mode).")
+                                  "before extracting claims (DPD's dialogue mode).",
+                                  json_schema_extra=offered("drop_subjective"))
     claims: Literal["given", "extract"] = Field(default="given", description="On datasets that supply a "
                                                 "response's atomic claims: check those (given, as FIRE and "
-                                                "the papers do) or extract claims anew (extract).")
-    claim_concurrency: int = Field(default=4, ge=1, le=64, description="Claims of one response checked at once.")
+                                                "the papers do) or extract claims anew (extract).",
+                                                json_schema_extra=offered("response_claims"))
+    claim_concurrency: int = Field(default=4, ge=1, le=64, description="Claims of one response checked at once.",
+                                   json_schema_extra=offered("claim_concurrency", operator_only=True))
     max_response_chars: int = Field(default=20000, ge=100, description="Longest response accepted.")
     max_question_chars: int = Field(default=2000, ge=10, description="Longest question (the one the response "
                                     "answers) accepted.")
 
 
 class Settings(_Strict):
-    method: str = "tool-mad"
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
-    # One section per registered method, validated by the method's own settings model (factdebate.methods.base).
-    methods: dict[str, Any] = Field(default_factory=dict, validate_default=True)
-    medical: MedicalSettings = Field(default_factory=MedicalSettings)
-    response: ResponseSettings = Field(default_factory=ResponseSettings)
-    # MCP servers whose tools agents may use as ``mcp:<server>/<tool>`` (see docs/configuration.md).
-    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
-    max_claim_chars: int = 2000
-    concurrency: int = 4  # claims verified at once in batch runs
-    scale: ScaleSettings = Field(default_factory=ScaleSettings)
+    """Every verification setting: defaults < YAML file < environment < flags (settings/load.py)."""
+
+    method: str = Field(default="tool-mad", description="Verification method (see `factdebate methods`).",
+                        json_schema_extra=offered("method", env="FACTDEBATE_METHOD"))
+    llm: LLMSettings = Field(default_factory=LLMSettings, description=LLMSettings.__doc__)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description=RetrievalSettings.__doc__)
+    methods: dict[str, Any] = Field(default_factory=dict, validate_default=True, description="One section per "
+                                    "registered method, validated by the method's own settings model.")
+    medical: MedicalSettings = Field(default_factory=MedicalSettings, description=MedicalSettings.__doc__)
+    response: ResponseSettings = Field(default_factory=ResponseSettings, description="Response-level checking.")
+    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict, description="MCP servers whose tools "
+                                                    "agents may use as mcp:<server>/<tool>.")
+    max_claim_chars: int = Field(default=2000, description="Longest claim accepted.",
+                                 json_schema_extra=offered("max_claim_chars", operator_only=True))
+    concurrency: int = Field(default=4, description="Claims verified at once in a batch.",
+                             json_schema_extra=offered("concurrency", operator_only=True))
+    scale: ScaleSettings = Field(default_factory=ScaleSettings, description=ScaleSettings.__doc__)
 
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
-        return upgrade_settings_data(data) if isinstance(data, dict) else data
+        return normalised(data) if isinstance(data, dict) else data
 
     @field_validator("methods")
     @classmethod
@@ -166,6 +209,15 @@ class Settings(_Strict):
         if not chosen and role.startswith("judge-"):  # one judge of a panel (DPD): the judge's model
             return self.llm_for("judge")
         return chosen or self.llm.debater
+
+
+def normalised(data: dict[str, Any]) -> dict[str, Any]:
+    """One layer of settings data with method sections named as registered (``tool_mad``, the only spelling
+    an environment variable has, is ``tool-mad``) and old names upgraded (settings/legacy.py)."""
+    methods = data.get("methods")
+    if isinstance(methods, dict) and any("_" in str(key) for key in methods):
+        data = {**data, "methods": {str(key).replace("_", "-"): value for key, value in methods.items()}}
+    return upgrade_settings_data(data)
 
 
 def _section(name: str, model: type[BaseModel], value: Any) -> BaseModel:

@@ -1,22 +1,26 @@
 """Flat options (``verify(rounds=2)``, ``--rounds 2``, ``?rounds=2``) and where each lands in the settings.
 
-The shared options are listed here once; every method's options are derived from its settings model
-(``<prefix><field>``, see :class:`factdebate.methods.base.Method`), so the CLI's ``verify`` and ``eval``, the
-Python API, the service's request model and the web page's form all offer exactly the same set.
+The table is read off the settings models' fields (:mod:`factdebate.core.fields`): a shared setting is an
+option when its ``Field`` names one (``offered("judge_llm")``), every method's fields are options as
+``<prefix><field>`` (see :class:`factdebate.methods.base.Method`). Name, help (the field's description),
+type and constraints, and whether callers of the service may set it all come from the field, so the CLI's
+``verify`` and ``eval``, the Python API, the service's request model and the web page's form offer exactly
+the same set, and a new setting is one ``Field``.
 """
 
 from __future__ import annotations
 
 import types
 import typing
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
 from pydantic.fields import FieldInfo
 
 from factdebate.core.errors import ConfigError
+from factdebate.core.fields import exposure, walk
 from factdebate.methods.base import all_methods
-from factdebate.settings.model import LLMSettings, ResponseSettings, RetrievalSettings
+from factdebate.settings.model import Settings
 
 Path = tuple[str, ...]
 
@@ -30,57 +34,19 @@ class Option:
     field: FieldInfo | None = None  # the model field (constraints for the service's request model)
     public: bool = True  # open to callers of the service (False: the operator's alone)
     method: str | None = None  # the method that owns it; None: shared
+    short: str | None = None  # a one-letter flag besides --<name>
 
 
-def _shared(name: str, path: Path, model: type | None = None, help: str = "", *, public: bool = True,
-            annotation: Any = None) -> Option:
-    info = model.model_fields[path[-1]] if model is not None else None  # type: ignore[attr-defined]
-    return Option(name, (path,), annotation if annotation is not None else _bare(info.annotation if info else str),
-                  help or (info.description if info and info.description else ""), info, public)
+def _option(name: str, path: Path, info: FieldInfo, method: str | None = None) -> Option:
+    said = exposure(info)
+    return Option(name, (path,), _bare(info.annotation), info.description or "", info,
+                  not said.get("operator_only"), method, said.get("short"))
 
 
 def shared_options() -> list[Option]:
-    return [
-        _shared("method", ("method",), help="Verification method (see `factdebate methods`).", annotation=str),
-        _shared("llm", ("llm", "debater"), LLMSettings,
-                "Debater model: openai:<model>, llama-cpp:<file>|builtin (every role without its own)."),
-        _shared("judge_llm", ("llm", "judge"), LLMSettings, "Judge model (default: the debater's)."),
-        _shared("scorer_llm", ("llm", "scorer"), LLMSettings, "Scorer model (default: the debater's)."),
-        _shared("temperature", ("llm", "temperature"), LLMSettings, "Sampling temperature.", public=False),
-        _shared("cache", ("llm", "cache"), LLMSettings, "Reuse cached LLM answers.", public=False),
-        _shared("llm_max_in_flight", ("llm", "max_in_flight"), LLMSettings, "Most requests in flight to one "
-                "model server at once (default: 1 on this machine, 64 elsewhere).", public=False),
-        _shared("search", ("retrieval", "search"), RetrievalSettings,
-                "Search engine of the search agent: local, tavily, wikipedia."),
-        _shared("corpus", ("retrieval", "corpus"), RetrievalSettings,
-                "Indexed corpus to retrieve from (default builtin)."),
-        _shared("milvus_uri", ("retrieval", "milvus_uri"), RetrievalSettings,
-                "Milvus server URI (default: Milvus Lite file).", public=False),
-        _shared("k", ("retrieval", "k"), RetrievalSettings, "Documents per retrieval."),
-        _shared("evidence", ("retrieval", "evidence"), RetrievalSettings, public=False),  # no route takes evidence
-        _shared("max_doc_chars", ("retrieval", "max_doc_chars"), RetrievalSettings,
-                "Characters kept of each retrieved passage.", public=False),
-        _shared("search_before", ("retrieval", "search_before"), RetrievalSettings,
-                "Leakage control: evidence before this date only (YYYY-MM-DD), where the engine can tell."),
-        _shared("exclude_domains", ("retrieval", "exclude_domains"), RetrievalSettings,
-                "Leakage control: domains whose search results are dropped."),
-        _shared("exclude_fact_checkers", ("retrieval", "exclude_fact_checkers"), RetrievalSettings,
-                "Leakage control: drop the built-in list of fact-checking sites."),
-        _shared("max_claim_chars", ("max_claim_chars",), help="Longest claim accepted.", public=False,
-                annotation=int),
-        _shared("concurrency", ("concurrency",), help="Claims verified at once in a batch.", public=False,
-                annotation=int),
-        _shared("medical_search", ("medical", "search"), help="Search agent on scholarly abstracts: openalex, "
-                "pubmed.", public=False, annotation=Literal["default", "openalex", "pubmed"]),
-        _shared("medical_abstracts", ("medical", "abstracts"), help="Abstracts per scholarly search.",
-                public=False, annotation=int),
-        _shared("max_claims", ("response", "max_claims"), ResponseSettings),
-        _shared("drop_subjective", ("response", "drop_subjective"), ResponseSettings),
-        _shared("response_claims", ("response", "claims"), ResponseSettings),
-        _shared("claim_concurrency", ("response", "claim_concurrency"), ResponseSettings, public=False),
-        _shared("medical_summarize", ("medical", "summarize"), help="Summarise each abstract.", public=False,
-                annotation=bool),
-    ]
+    """The settings that name a flat option, wherever they live in :class:`Settings`."""
+    return [_option(option, path, info) for path, info in walk(Settings)
+            if (option := exposure(info).get("option"))]
 
 
 def _bare(annotation: Any) -> Any:
@@ -102,14 +68,10 @@ def method_options() -> list[Option]:
             for flat in (method.prefix() + field_name, *method.option_aliases.get(field_name, ())):
                 if flat in merged:  # an alias shared with another method's field: it sets both
                     known = merged[flat]
-                    merged[flat] = Option(flat, (*known.paths, path), known.annotation,
-                                          f"{known.help} (also sets methods.{name}.{field_name})",
-                                          known.field, known.public, known.method)
-                else:
-                    # A field marked operator_only (a spending lever) is not offered to service callers.
-                    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-                    merged[flat] = Option(flat, (path,), _bare(info.annotation), info.description or "", info,
-                                          not extra.get("operator_only"), name)
+                    merged[flat] = replace(known, paths=(*known.paths, path),
+                                           help=f"{known.help} (also sets methods.{name}.{field_name})")
+                else:  # a field marked operator_only (a spending lever) is not offered to service callers
+                    merged[flat] = _option(flat, path, info, name)
     return list(merged.values())
 
 

@@ -11,13 +11,14 @@ class MCPServerConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    timeout: float = Field(default=30.0, gt=0)  # seconds per tool call
-    connect_timeout: float = Field(default=60.0, gt=0)  # seconds to start and initialise the session
+    command: str | None = Field(default=None, description="Program that starts a stdio server.")
+    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    env: dict[str, str] = Field(default_factory=dict, description="Variables added to the safe default "
+                                "environment it starts with.")
+    cwd: str | None = Field(default=None, description="Folder it starts in.")
+    url: str | None = Field(default=None, description="Address of a streamable-HTTP server.")
+    timeout: float = Field(default=30.0, gt=0, description="Seconds per tool call.")
+    connect_timeout: float = Field(default=60.0, gt=0, description="Seconds to start and initialise the session.")
 
     @model_validator(mode="after")
     def _one_transport(self) -> MCPServerConfig:

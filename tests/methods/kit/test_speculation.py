@@ -91,9 +91,9 @@ async def test_an_error_in_a_discarded_round_does_not_surface() -> None:
     assert verdict.usage.speculative_calls == 2  # the two query rewrites made before the failure
 
 
-def test_legacy_and_current_names_and_the_default() -> None:
-    legacy = load_settings(overrides={"toolmad": {"speculate": False}}, environ={})
-    assert ToolMAD().cfg(legacy).speculate is False
+def test_the_setting_from_overrides_the_environment_and_the_default() -> None:
+    given = load_settings(overrides={"methods": {"tool-mad": {"speculate": False}}}, environ={})
+    assert ToolMAD().cfg(given).speculate is False
     current = load_settings(environ={"FACTDEBATE_METHODS__TOOL_MAD__SPECULATE": "true"})
     assert ToolMAD().cfg(current).speculate is True
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import span
 from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
@@ -73,7 +74,7 @@ class MADSettings(MethodSettings):
     speculate: bool | None = Field(
         default=None, description="Start round r+1's affirmative while round r is moderated (same verdicts, "
                                   "less time). Unset: on for served models, off for the in-process one.",
-        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
+        json_schema_extra=offered(operator_only=True))  # discarded calls cost: the operator's choice
 
 
 def history_text(rounds: list[Round]) -> str:

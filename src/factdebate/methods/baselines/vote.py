@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 class VoteSettings(MethodSettings):
     # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
-    samples: int | None = Field(default=None, ge=1, le=200, json_schema_extra={"operator_only": True},
+    samples: int | None = Field(default=None, ge=1, le=200, json_schema_extra=offered(operator_only=True),
                                 description="Votes (default: Tool-MAD's LLM-call budget).")
     temperature: float = Field(default=0.7, ge=0, le=2, description="Sampling temperature of the voters.")
 

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from factdebate.core.fields import offered
 from factdebate.methods.base import MethodSettings
 from factdebate.methods.dpd.panel import check_judge_names
 
@@ -54,7 +55,7 @@ class DPDSettings(MethodSettings):
                                     "closest to each claim that become its evidence.")
     speculate: bool = Field(default=False, description="Start the next round's teams while the judges "
                             "deliberate (kept if the state guess holds and the debate goes on).",
-                            json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
+                            json_schema_extra=offered(operator_only=True))  # discarded calls: the operator's cost
 
     @field_validator("judges")
     @classmethod

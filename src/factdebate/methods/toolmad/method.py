@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
+from factdebate.core.fields import offered
 from factdebate.core.parsing import parse_query
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
@@ -67,7 +68,7 @@ class ToolMADSettings(MethodSettings):
         default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
                                   "discarded calls). Unset: on when the debater's backend serves calls in "
                                   "parallel (served models), off for the in-process llama.cpp model.",
-        json_schema_extra={"operator_only": True})  # discarded calls cost: the operator's choice
+        json_schema_extra=offered(operator_only=True))  # discarded calls cost: the operator's choice
 
     @field_validator("agents")
     @classmethod

@@ -1,0 +1,67 @@
+"""How a setting is offered beyond the settings file, said once on its pydantic ``Field``.
+
+Every setting is a ``Field`` whose ``description`` is its help text wherever it shows (flags, the API
+reference, the web form). Its ``json_schema_extra``, written with :func:`offered` and read with
+:func:`exposure`, says the rest:
+
+- ``option``: its flat name: the ``--flag`` of ``verify``/``eval``/``serve``/``check-response``, the Python
+  API's keyword, the service's request field and the web form's control. A method's fields are options
+  without saying so (``<prefix><field>``, see :class:`factdebate.methods.base.Method`);
+- ``operator_only``: the command line and the Python API may set it, callers of the service may not (it
+  spends or reaches the operator's resources);
+- ``env``: a short environment variable besides ``FACTDEBATE_<SECTION>__<FIELD>`` (``FACTDEBATE_LLM``);
+- ``short``: a one-letter flag besides the long one (``-k``);
+- ``flag``: a command-line flag of its own for a setting that is not a flat option (scale's ``--workers``).
+
+It lives in the lowest layer so that the settings of every layer (memory, methods, the service) describe
+themselves the same way and the option table can read them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TypedDict
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import JsonDict, JsonValue
+
+
+class Exposure(TypedDict, total=False):
+    option: str
+    operator_only: bool
+    env: str
+    short: str
+    flag: str
+
+
+def offered(option: str | None = None, *, operator_only: bool = False, env: str | None = None,
+            short: str | None = None, flag: str | None = None, **extra: JsonValue) -> JsonDict:
+    """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys (MERMAID's ``memory``)."""
+    out: JsonDict = {key: value for key, value in (("option", option), ("env", env), ("short", short),
+                                                   ("flag", flag)) if value}
+    if operator_only:
+        out["operator_only"] = True
+    return {**out, **extra}
+
+
+def exposure(info: FieldInfo) -> Exposure:
+    """What :func:`offered` put on a field (nothing for a field that says nothing)."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    found = Exposure()
+    for key in ("option", "env", "short", "flag"):
+        value = extra.get(key)
+        if isinstance(value, str):
+            found[key] = value
+    if extra.get("operator_only") is True:
+        found["operator_only"] = True
+    return found
+
+
+def walk(model: type[BaseModel], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], FieldInfo]]:
+    """Every field of ``model`` and of its sections (fields whose type is a model), in declaration order,
+    each with its path (``("llm", "debater")``)."""
+    for name, info in model.model_fields.items():
+        yield (*path, name), info
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
+            yield from walk(info.annotation, (*path, name))

@@ -1,0 +1,137 @@
+"""The pydantic-settings sources both loaders use (verification settings, service settings), and what each
+adds to the library's own:
+
+- :class:`YamlFile`: the library's YAML source, except that a file that was named but is missing,
+  unreadable or not a mapping is a ``ConfigError`` naming the file (the library skips a missing file).
+- :class:`FactdebateEnv`: the library's environment source (``FACTDEBATE_`` prefix, ``__`` nesting, any
+  case) plus what it cannot express: values in YAML (``[rag, search]``, where the library wants JSON), one
+  bad value a one-line ``ConfigError`` naming the variable; the short names the fields declare
+  (``FACTDEBATE_LLM`` is ``llm.debater``, where the library would read it as the whole ``llm`` section);
+  ``FACTDEBATE_<X>__...`` for an ``X`` that is no field kept rather than dropped (old names for the
+  upgrade, typos for validation to refuse, as before); an explicit mapping in place of ``os.environ``.
+- :class:`NamedEnv`: only the fields whose metadata names a variable (the service's ``state_db``).
+- :class:`Layer`: one source's data prepared on its own (old names upgraded), so that the layers keep
+  their order across old and new names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from pydantic.fields import FieldInfo
+from pydantic_settings import EnvSettingsSource, PydanticBaseSettingsSource, YamlConfigSettingsSource
+from pydantic_settings.sources.utils import parse_env_vars
+
+from factdebate.core.errors import ConfigError
+from factdebate.core.fields import exposure, walk
+
+if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings
+
+Data = dict[str, Any]
+
+
+class YamlFile(YamlConfigSettingsSource):
+    def __init__(self, settings_cls: type[BaseSettings], path: str | Path | None, what: str) -> None:
+        self.what = what
+        super().__init__(settings_cls, yaml_file=Path(path) if path else None)
+
+    @staticmethod
+    def _existing_files(files: Any) -> list[Any]:
+        return [files] if files else []  # named: it must be there (the library skips a missing file)
+
+    def _read_file(self, file_path: Any) -> Data:
+        try:
+            loaded = super()._read_file(file_path)
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"cannot read {self.what} {file_path}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{self.what} {file_path} must hold a mapping of settings")
+        return loaded
+
+
+def env_aliases(model: type[BaseSettings], prefix: str) -> dict[str, tuple[str, ...]]:
+    """Short environment names -> settings paths, as the fields declare them (``offered(env=...)``)."""
+    return {env: path for path, info in walk(model) if (env := exposure(info).get("env", "")).startswith(prefix)}
+
+
+def _yaml(name: str, value: str) -> Any:
+    try:
+        return yaml.safe_load(value) if value else value  # "2" -> 2, "[rag, none]" -> a list
+    except yaml.YAMLError as exc:
+        problem = str(getattr(exc, "problem", None) or "not valid YAML")
+        raise ConfigError(f"environment variable {name}={value[:60]!r} is not a valid value ({problem}); "
+                          "give a plain value such as 2 or a YAML list such as [rag, search]") from None
+
+
+def _set(target: Data, path: tuple[str, ...], value: Any, *, keep: bool = False) -> None:
+    for part in path[:-1]:
+        nested = target.get(part)
+        target = target.setdefault(part, {}) if not isinstance(nested, dict) else nested
+    if not (keep and path[-1] in target):
+        target[path[-1]] = value
+
+
+class FactdebateEnv(EnvSettingsSource):
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        prefix = str(settings_cls.model_config.get("env_prefix", ""))
+        self.environ = dict(environ)
+        self.aliases = {name.lower(): path for name, path in env_aliases(settings_cls, prefix).items()}
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        # As the library reads os.environ; the short names are set apart (see __call__).
+        kept = {name: value for name, value in self.environ.items() if name.lower() not in self.aliases}
+        return parse_env_vars(kept, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+    def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
+        return _yaml((self.env_prefix + field_name).upper(), value) if isinstance(value, str) else value
+
+    def __call__(self) -> Data:
+        prefix, nested = self.env_prefix.lower(), str(self.env_nested_delimiter)
+        named = {name: value for name, value in self.environ.items()
+                 if name.lower().startswith(prefix) and nested in name}
+        for name, value in named.items():
+            _yaml(name, value)  # every nested value is YAML: a bad one is named before anything else
+        data = super().__call__()
+        fields = set(self.settings_cls.model_fields)
+        for name, value in named.items():
+            head, *rest = name.lower().removeprefix(prefix).split(nested)
+            if head not in fields:  # an old name or a typo: the upgrade moves it, validation refuses it
+                _set(data, (head, *rest), _yaml(name, value))
+        for name, value in self.environ.items():
+            path = self.aliases.get(name.lower())
+            if path is not None:  # the full name wins when both are set
+                _set(data, path, value, keep=True)
+        return data
+
+
+class NamedEnv(EnvSettingsSource):
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self.environ = dict(environ)
+        super().__init__(settings_cls, env_prefix="", env_ignore_empty=True)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {name.lower(): value for name, value in self.environ.items() if value}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        name = exposure(field).get("env")
+        return (self.env_vars.get(name.lower()) if name else None), field_name, False
+
+    def explode_env_vars(self, field_name: str, field: FieldInfo, env_vars: Mapping[str, str | None]) -> Data:
+        return {}  # no nesting: a section comes from the file alone
+
+
+class Layer(PydanticBaseSettingsSource):
+    def __init__(self, source: PydanticBaseSettingsSource, prepare: Callable[[Data], Data]) -> None:
+        super().__init__(source.settings_cls)
+        self.source, self.prepare = source, prepare
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # the wrapped source reads the fields
+
+    def __call__(self) -> Data:
+        return self.prepare(self.source())

@@ -1,0 +1,129 @@
+"""The flat option table is read off the settings' fields: a shared setting is an option when its Field
+names one, a method's fields always are; name, help, type, constraints and who may set it come from the
+field, so no option is listed twice and none can drift from its setting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import Field
+from typer.testing import CliRunner
+
+from factdebate.cli.main import app
+from factdebate.core.fields import exposure, offered, walk
+from factdebate.memory.settings import MemorySettings
+from factdebate.methods.base import Method, MethodSettings, register, unregister
+from factdebate.methods.mermaid.method import MEMORY_FIELDS, MermaidSettings, memory_settings
+from factdebate.server.options import public_options
+from factdebate.settings.load import load_settings, settings_from
+from factdebate.settings.model import ScaleSettings, Settings
+from factdebate.settings.options import all_options, option_schema
+
+# What callers of the service may not set: they spend or reach the operator's resources. The service's
+# hardening rests on this set, so a change to it is a deliberate change here too.
+OPERATOR_ONLY = {
+    "cache", "claim_concurrency", "concurrency", "dpd_speculate", "evidence", "llm_max_in_flight", "mad_speculate",
+    "max_claim_chars", "max_doc_chars", "medical_abstracts", "medical_search", "medical_summarize", "memory",
+    "memory_path", "mermaid_memory", "mermaid_memory_busy_timeout_s", "mermaid_memory_namespace",
+    "mermaid_memory_path", "mermaid_memory_ttl_days", "mermaid_servers", "mermaid_wikipedia_online", "milvus_uri",
+    "speculate", "temperature", "vote_samples"}
+
+
+def test_who_may_set_each_option_is_unchanged() -> None:
+    table = all_options()
+    assert {name for name, option in table.items() if not option.public} == OPERATOR_ONLY
+    assert set(public_options()) == set(table) - OPERATOR_ONLY
+
+
+def test_every_shared_option_is_its_field() -> None:
+    named = {exposure(info)["option"]: (path, info) for path, info in walk(Settings) if "option" in exposure(info)}
+    shared = {name: option for name, option in all_options().items() if option.method is None}
+    assert set(shared) == set(named)
+    for name, option in shared.items():
+        path, info = named[name]
+        assert option.paths == (path,) and option.field is info and option.help == info.description
+        assert option.public is not exposure(info).get("operator_only", False)
+        value = sample(name, option.annotation, at(Settings(), path))
+        assert at(settings_from({name: value}), path) == value, name
+    assert all_options()["k"].short == "-k" and option_schema(all_options()["k"])["maximum"] == 20
+
+
+TEXTS = {"method": "mad", "llm": "openai:a", "judge_llm": "openai:b", "scorer_llm": "openai:c", "search": "wikipedia",
+         "corpus": "mine", "milvus_uri": "http://milvus:19530", "search_before": "2024-01-02"}
+
+
+def at(settings: Settings, path: tuple[str, ...]) -> Any:
+    value: Any = settings.model_dump()
+    for part in path:
+        value = value[part]
+    return value
+
+
+def sample(name: str, annotation: Any, default: Any) -> Any:
+    """A valid value of the option that differs from its default."""
+    if annotation is bool:
+        return not default
+    samples: dict[Any, Any] = {**TEXTS, "max_doc_chars": 700, int: 7, float: 0.5, list[str]: ["example.com"]}
+    chosen = samples.get(name, samples.get(annotation))
+    return chosen if chosen is not None else annotation.__args__[-1]  # a Literal: its last choice
+
+
+class _Echo(MethodSettings):
+    loudness: int = Field(default=1, ge=1, le=3, description="How loud the echo is.")
+    budget: int = Field(default=2, ge=1, description="Calls it may spend.",
+                        json_schema_extra=offered(operator_only=True))
+
+
+class _EchoMethod(Method[_Echo]):
+    name = "echo-test"
+    description = "A method that exists for one test"
+    settings_model = _Echo
+
+
+@pytest.fixture
+def echo() -> Iterator[None]:
+    register(_EchoMethod)
+    yield
+    unregister("echo-test")
+
+
+def test_a_new_setting_is_one_field(echo: None) -> None:
+    table = all_options()
+    loud, budget = table["echo_test_loudness"], table["echo_test_budget"]
+    assert (loud.help, loud.public, option_schema(loud)["maximum"]) == ("How loud the echo is.", True, 3)
+    assert budget.public is False and "echo_test_budget" not in public_options()
+    assert settings_from({"echo_test_loudness": 3}).methods["echo-test"].loudness == 3
+    assert load_settings(environ={"FACTDEBATE_METHODS__ECHO_TEST__BUDGET": "5"}).methods["echo-test"].budget == 5
+    shown = CliRunner().invoke(app, ["verify", "--help"], env={"COLUMNS": "250"}).output
+    assert "--echo-test-loudness" in shown and "How loud the echo is." in shown
+
+
+def test_scale_flags_are_drawn_from_their_fields() -> None:
+    shown = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "250"}).output
+    for name, info in ScaleSettings.model_fields.items():
+        flag = exposure(info).get("flag")
+        assert (flag is not None) == (name in ("executor", "ray_address", "workers"))
+        if flag:
+            assert flag in shown and str(info.description) in shown
+    assert "x>=1" in shown  # --workers keeps its field's lower bound
+
+
+@pytest.mark.parametrize("name", sorted(MEMORY_FIELDS))
+def test_each_mermaid_memory_setting_reaches_the_memory(name: str) -> None:
+    field = MEMORY_FIELDS[name]
+    values: dict[str, Any] = {"memory": "readonly", "memory_path": "/tmp/elsewhere.sqlite", "memory_namespace": "ns",
+                              "memory_semantic": False, "memory_ttl_days": 3.0, "memory_busy_timeout_s": 7.0}
+    settings = load_settings(overrides={"methods": {"mermaid": {name: values[name]}}}, environ={})
+    chosen = memory_settings(settings)
+    assert str(getattr(chosen, field)) == str(values[name])
+    assert set(MEMORY_FIELDS.values()) <= set(MemorySettings.model_fields)
+    assert set(MEMORY_FIELDS) == {n for n in MermaidSettings.model_fields if n.startswith("memory")}
+
+
+def test_an_unset_memory_takes_the_memory_defaults() -> None:
+    chosen = memory_settings(load_settings(overrides={"retrieval": {"corpus": "my-notes"}}, environ={}))
+    expected: dict[str, Any] = {
+        "mode": "on", "path": None, "namespace": "my-notes", "ttl_days": None, "semantic": True, "busy_timeout_s": 30.0}
+    assert {key: getattr(chosen, key) for key in expected} == expected
