@@ -13,9 +13,7 @@ from typer.testing import CliRunner
 
 from factdebate.cli.main import app
 from factdebate.core.fields import exposure, offered, walk
-from factdebate.memory.settings import MemorySettings
 from factdebate.methods.base import Method, MethodSettings, register, unregister
-from factdebate.methods.mermaid.method import MEMORY_FIELDS, MermaidSettings, memory_settings
 from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings, settings_from
 from factdebate.settings.model import ScaleSettings, Settings
@@ -108,22 +106,3 @@ def test_scale_flags_are_drawn_from_their_fields() -> None:
         if flag:
             assert flag in shown and str(info.description) in shown
     assert "x>=1" in shown  # --workers keeps its field's lower bound
-
-
-@pytest.mark.parametrize("name", sorted(MEMORY_FIELDS))
-def test_each_mermaid_memory_setting_reaches_the_memory(name: str) -> None:
-    field = MEMORY_FIELDS[name]
-    values: dict[str, Any] = {"memory": "readonly", "memory_path": "/tmp/elsewhere.sqlite", "memory_namespace": "ns",
-                              "memory_semantic": False, "memory_ttl_days": 3.0, "memory_busy_timeout_s": 7.0}
-    settings = load_settings(overrides={"methods": {"mermaid": {name: values[name]}}}, environ={})
-    chosen = memory_settings(settings)
-    assert str(getattr(chosen, field)) == str(values[name])
-    assert set(MEMORY_FIELDS.values()) <= set(MemorySettings.model_fields)
-    assert set(MEMORY_FIELDS) == {n for n in MermaidSettings.model_fields if n.startswith("memory")}
-
-
-def test_an_unset_memory_takes_the_memory_defaults() -> None:
-    chosen = memory_settings(load_settings(overrides={"retrieval": {"corpus": "my-notes"}}, environ={}))
-    expected: dict[str, Any] = {
-        "mode": "on", "path": None, "namespace": "my-notes", "ttl_days": None, "semantic": True, "busy_timeout_s": 30.0}
-    assert {key: getattr(chosen, key) for key in expected} == expected

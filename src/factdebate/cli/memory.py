@@ -37,7 +37,7 @@ memory_app = typer.Typer(help="Inspect the evidence memory (MERMAID's cross-clai
 def _settings(path: Path | None, namespace: str | None, config: Path | None) -> MemorySettings:
     """MERMAID's memory with these settings (one default for the method and the commands), flags on top."""
     from factdebate.memory.settings import MemorySettings
-    from factdebate.methods.mermaid.method import memory_settings
+    from factdebate.methods.mermaid.settings import memory_settings
     from factdebate.settings.load import settings_from
 
     chosen = memory_settings(settings_from({}, config))

@@ -13,21 +13,17 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
-
-from pydantic import Field
-from pydantic.json_schema import JsonDict
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from factdebate.core.claim_context import search_before
 from factdebate.core.errors import ConfigError, IndexError_
 from factdebate.core.events import StepTaken, ToolError, doc_refs
-from factdebate.core.fields import offered
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.model import LLM
-from factdebate.memory.settings import NAMESPACE_PATTERN, MemorySettings, default_namespace, scoped_namespace
+from factdebate.memory.settings import scoped_namespace
 from factdebate.memory.store import EvidenceMemory
-from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, register
 from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
@@ -50,6 +46,7 @@ from factdebate.methods.mermaid.memory import (
     write_used,
 )
 from factdebate.methods.mermaid.scripted import REPLIES
+from factdebate.methods.mermaid.settings import MermaidSettings, memory_settings
 from factdebate.methods.mermaid.start import ToolCallsFailed
 from factdebate.methods.mermaid.toolbox import (
     MANAGED_ARGS,
@@ -68,54 +65,7 @@ from factdebate.tools.toolset import ToolResult
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
-ServerName = Literal["wikipedia", "search", "scholar"]
 PREFLIGHT_WAIT_S = 2.0  # longest wait for a locked memory file while resources are built
-
-
-def _memory(field: str, *, operator_only: bool = True) -> JsonDict:
-    """A setting that fills ``field`` of the run's MemorySettings (see :func:`memory_settings`). The memory's
-    settings are the operator's: a caller of the service who could switch it on, choose its file, namespace
-    or TTL could write into, or read from, what other callers' verdicts recall."""
-    return offered(operator_only=operator_only, memory=field)
-
-
-class MermaidSettings(MethodSettings):
-    max_steps: int = Field(default=5, ge=1, le=20, description="T_max: executor steps before a forced answer.")
-    decomposer: bool = Field(default=True, description="Decompose the claim first (off: the paper's "
-                             "'w/o decomposer' ablation, the executor alone).")
-    labels: Literal["binary", "three-way"] = Field(
-        default="binary", description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")
-    servers: list[ServerName] = Field(
-        default_factory=lambda: list[ServerName](["wikipedia", "search"]),
-        description="factdebate's MCP tool servers to start (any server under mcp_servers joins too).",
-        json_schema_extra=offered(operator_only=True))
-    wikipedia_online: bool = Field(default=False, description="Wikipedia tools on the live MediaWiki API "
-                                   "instead of the indexed corpus.", json_schema_extra=offered(operator_only=True))
-    memory: Literal["on", "off", "readonly"] = Field(
-        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
-        json_schema_extra=_memory("mode"))
-    memory_path: str | None = Field(default=None, description="Memory database (default: evidence_memory.sqlite "
-                                    "in the data directory).", json_schema_extra=_memory("path"))
-    memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN,
-                                         json_schema_extra=_memory("namespace"),
-                                         description="Memory namespace (default: the corpus name; the "
-                                                     "service adds each API key's id).")
-    memory_semantic: bool = Field(default=True, description="Also recall records close in meaning "
-                                  "(MiniLM, threshold 0.45), not only exact entity keys.",
-                                  json_schema_extra=_memory("semantic", operator_only=False))
-    memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
-                                          "this many days (default: never).", json_schema_extra=_memory("ttl_days"))
-    memory_busy_timeout_s: float = Field(default=30.0, gt=0, le=600, json_schema_extra=_memory("busy_timeout_s"),
-                                         description="Seconds to wait for a memory file another process "
-                                                     "holds locked before giving up on it.")
-    observation_chars: int = Field(default=1200, ge=200, le=8000,
-                                   description="Characters of each tool observation shown to the executor.")
-
-
-# MermaidSettings field -> the MemorySettings field it fills, read off the fields' metadata.
-MEMORY_FIELDS: dict[str, str] = {
-    name: str(info.json_schema_extra["memory"]) for name, info in MermaidSettings.model_fields.items()
-    if isinstance(info.json_schema_extra, dict) and "memory" in info.json_schema_extra}
 
 
 @dataclass
@@ -135,18 +85,6 @@ class _Tool:
 def toolbox_key(settings: Settings, cfg: MermaidSettings) -> str:
     return "mermaid-tools:" + json.dumps([cfg.servers, cfg.wikipedia_online, sorted(settings.mcp_servers),
                                           settings.retrieval.corpus])
-
-
-def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> MemorySettings:
-    """The memory MERMAID uses with ``settings``; the ``factdebate memory`` commands read the same one."""
-    cfg = cfg or Mermaid().cfg(settings)
-    chosen: dict[str, Any] = {}
-    for name, target in MEMORY_FIELDS.items():
-        value = getattr(cfg, name)
-        if value is not None and value != "":  # unset: the memory's own default
-            chosen[target] = value
-    chosen.setdefault("namespace", default_namespace(settings.retrieval.corpus))
-    return MemorySettings.model_validate(chosen)
 
 
 @register

@@ -1,0 +1,77 @@
+"""MERMAID's settings (``methods.mermaid.*``, flags ``--mermaid-<name>``) and the evidence memory they
+describe: each ``memory*`` field names the ``MemorySettings`` field it fills (``memory=`` in its metadata),
+so :func:`memory_settings` needs no list of its own."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+from pydantic.json_schema import JsonDict
+
+from factdebate.core.fields import offered
+from factdebate.memory.settings import NAMESPACE_PATTERN, MemorySettings, default_namespace
+from factdebate.methods.base import MethodSettings
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+ServerName = Literal["wikipedia", "search", "scholar"]
+
+
+def _memory(field: str, *, operator_only: bool = True) -> JsonDict:
+    """A setting that fills ``field`` of the run's MemorySettings (see :func:`memory_settings`). The memory's
+    settings are the operator's: a caller of the service who could switch it on, choose its file, namespace
+    or TTL could write into, or read from, what other callers' verdicts recall."""
+    return offered(operator_only=operator_only, memory=field)
+
+
+class MermaidSettings(MethodSettings):
+    max_steps: int = Field(default=5, ge=1, le=20, description="T_max: executor steps before a forced answer.")
+    decomposer: bool = Field(default=True, description="Decompose the claim first (off: the paper's "
+                             "'w/o decomposer' ablation, the executor alone).")
+    labels: Literal["binary", "three-way"] = Field(
+        default="binary", description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")
+    servers: list[ServerName] = Field(
+        default_factory=lambda: list[ServerName](["wikipedia", "search"]),
+        description="factdebate's MCP tool servers to start (any server under mcp_servers joins too).",
+        json_schema_extra=offered(operator_only=True))
+    wikipedia_online: bool = Field(default=False, description="Wikipedia tools on the live MediaWiki API "
+                                   "instead of the indexed corpus.", json_schema_extra=offered(operator_only=True))
+    memory: Literal["on", "off", "readonly"] = Field(
+        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
+        json_schema_extra=_memory("mode"))
+    memory_path: str | None = Field(default=None, description="Memory database (default: evidence_memory.sqlite "
+                                    "in the data directory).", json_schema_extra=_memory("path"))
+    memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN,
+                                         json_schema_extra=_memory("namespace"),
+                                         description="Memory namespace (default: the corpus name; the "
+                                                     "service adds each API key's id).")
+    memory_semantic: bool = Field(default=True, description="Also recall records close in meaning "
+                                  "(MiniLM, threshold 0.45), not only exact entity keys.",
+                                  json_schema_extra=_memory("semantic", operator_only=False))
+    memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
+                                          "this many days (default: never).", json_schema_extra=_memory("ttl_days"))
+    memory_busy_timeout_s: float = Field(default=30.0, gt=0, le=600, json_schema_extra=_memory("busy_timeout_s"),
+                                         description="Seconds to wait for a memory file another process "
+                                                     "holds locked before giving up on it.")
+    observation_chars: int = Field(default=1200, ge=200, le=8000,
+                                   description="Characters of each tool observation shown to the executor.")
+
+
+# MermaidSettings field -> the MemorySettings field it fills, read off the fields' metadata.
+MEMORY_FIELDS: dict[str, str] = {
+    name: str(info.json_schema_extra["memory"]) for name, info in MermaidSettings.model_fields.items()
+    if isinstance(info.json_schema_extra, dict) and "memory" in info.json_schema_extra}
+
+
+def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> MemorySettings:
+    """The memory MERMAID uses with ``settings``; the ``factdebate memory`` commands read the same one."""
+    cfg = cfg or settings.methods.get("mermaid") or MermaidSettings()
+    chosen: dict[str, Any] = {}
+    for name, target in MEMORY_FIELDS.items():
+        value = getattr(cfg, name)
+        if value is not None and value != "":  # unset: the memory's own default
+            chosen[target] = value
+    chosen.setdefault("namespace", default_namespace(settings.retrieval.corpus))
+    return MemorySettings.model_validate(chosen)

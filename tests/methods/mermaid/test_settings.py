@@ -1,0 +1,31 @@
+"""MERMAID's ``memory*`` settings reach the evidence memory through their metadata (each names the
+``MemorySettings`` field it fills), and what is unset takes the memory's own default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from factdebate.memory.settings import MemorySettings
+from factdebate.methods.mermaid.settings import MEMORY_FIELDS, MermaidSettings, memory_settings
+from factdebate.settings.load import load_settings
+
+
+@pytest.mark.parametrize("name", sorted(MEMORY_FIELDS))
+def test_each_mermaid_memory_setting_reaches_the_memory(name: str) -> None:
+    field = MEMORY_FIELDS[name]
+    values: dict[str, Any] = {"memory": "readonly", "memory_path": "/tmp/elsewhere.sqlite", "memory_namespace": "ns",
+                              "memory_semantic": False, "memory_ttl_days": 3.0, "memory_busy_timeout_s": 7.0}
+    settings = load_settings(overrides={"methods": {"mermaid": {name: values[name]}}}, environ={})
+    chosen = memory_settings(settings)
+    assert str(getattr(chosen, field)) == str(values[name])
+    assert set(MEMORY_FIELDS.values()) <= set(MemorySettings.model_fields)
+    assert set(MEMORY_FIELDS) == {n for n in MermaidSettings.model_fields if n.startswith("memory")}
+
+
+def test_an_unset_memory_takes_the_memory_defaults() -> None:
+    chosen = memory_settings(load_settings(overrides={"retrieval": {"corpus": "my-notes"}}, environ={}))
+    expected: dict[str, Any] = {
+        "mode": "on", "path": None, "namespace": "my-notes", "ttl_days": None, "semantic": True, "busy_timeout_s": 30.0}
+    assert {key: getattr(chosen, key) for key in expected} == expected
