@@ -183,3 +183,5 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
                            "as agreement", style="magenta"))
     for warning in verdict.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
+    for deviation in verdict.deviations:
+        console.print(Text(f"differs from the paper: {deviation.line()}", style="cyan"))

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_text
 
 SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.core.schema
@@ -160,6 +161,8 @@ class Verdict(BaseModel):
     error: str | None = None
     # What went wrong around a verdict that still stands (MERMAID: an evidence-memory write that failed).
     warnings: list[str] = Field(default_factory=list)
+    # Where the settings this verdict ran with differ from the method's paper (Method.paper_deviations).
+    deviations: list[Deviation] = Field(default_factory=list)
 
     @property
     def judge(self) -> Judgement | None:

@@ -54,7 +54,9 @@ class Plan:
                 "seed": self.seed, "limit": self.limit,
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
-                "settings": public_config(self.settings)}
+                "settings": public_config(self.settings),
+                "deviations": [d.model_dump() for d in
+                               get_method(self.settings.method).paper_deviations(self.settings)]}
 
 
 class EvalWriter(ResultWriter):
@@ -157,8 +159,8 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
         else:
             with claim_date(sample.meta.get("claim_date")):  # a dataset's claim date cuts search results
                 verdict = await run_claim(sample.claim, plan.settings, resources, sinks=sinks)
-            # The settings are in run.json once; each record keeps the rest of the verdict.
-            record.update(verdict.model_dump(mode="json", exclude={"config"}))
+            # The settings and their deviations are in run.json once; each record keeps the rest of the verdict.
+            record.update(verdict.model_dump(mode="json", exclude={"config", "deviations"}))
             predicted = plan.dataset.predicted(verdict.label.value if verdict.label else None)
     except FactDebateError as exc:
         record.update(claim=sample.claim, error=str(exc))

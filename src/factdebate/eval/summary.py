@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_value
 from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
 from factdebate.run.results_file import latest_records
@@ -111,6 +112,7 @@ def markdown(summary: dict[str, Any]) -> str:
         lines += paper_lines(paper)
     if warning := base_rate_warning(m):
         lines.append(f"- **warning**: {warning}")
+    lines += deviation_lines(summary.get("deviations") or [])
     skipped = summary.get("dataset_skipped") or {}
     if skipped:
         reasons = ", ".join(f"{n} {why}" for why, n in sorted(skipped.items(), key=lambda kv: -kv[1]))
@@ -142,6 +144,13 @@ def markdown(summary: dict[str, Any]) -> str:
     if m["errored"]:
         lines += ["", "Errored:"] + [f"- {i}: {msg}" for i, msg in m["errored"].items()]
     return "\n".join(lines) + "\n"
+
+
+def deviation_lines(deviations: list[dict[str, Any]]) -> list[str]:
+    """Where this run departed from the method's paper (run.json's ``deviations``), one line each."""
+    if not deviations:
+        return []
+    return ["- differs from the paper:"] + [f"  - {Deviation.model_validate(d).line()}" for d in deviations]
 
 
 def paper_lines(paper: dict[str, Any]) -> list[str]:

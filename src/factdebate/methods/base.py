@@ -15,6 +15,8 @@ A method is one class, registered by name, that owns:
   or locked file), raised before any model call;
 - ``for_caller(settings, caller)``: the settings for one caller of the service (state kept across claims,
   such as MERMAID's evidence memory, is narrowed to that caller);
+- ``paper_deviations(settings)``: where those settings make a run differ from the method's paper (stamped
+  on every verdict, written into an evaluation's run.json and summary, printed by the terminal);
 - ``description`` and ``run()``;
 
 and what the rest of the package learns from it when it registers, so that a new method is one folder
@@ -48,6 +50,7 @@ from factdebate.llm import scripted_library
 from factdebate.prompts import add_template_dir
 
 if TYPE_CHECKING:
+    from factdebate.core.deviations import Deviation
     from factdebate.core.events import BaseEvent
     from factdebate.core.runtime import EventSink
     from factdebate.core.types import ResponseVerdict, Verdict
@@ -149,6 +152,11 @@ class Method(Generic[S]):
         key). A method that keeps state across claims narrows it to the caller here, so one caller's claims
         cannot reach another's verdicts. Unchanged by default."""
         return settings
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        """Where a run with ``settings`` departs from the method's paper (defaults included: a default that
+        differs from the paper is listed too). None by default: a method with no paper, or none found."""
+        return []
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         raise NotImplementedError  # abstract: every registered method defines run()

@@ -77,6 +77,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
         verdict.config = public_config(settings)
+        verdict.deviations = method.paper_deviations(settings)
         recorder.emit(RunFinished(label=verdict.label, decided_by=verdict.decided_by,
                                   usage=verdict.usage.model_dump()))
     return verdict
