@@ -155,7 +155,9 @@ def fetch_corpus(key: str, params: dict[str, str | None], *, limit_files: int | 
                          "move or delete that folder first")
     records: dict[str, dict[str, Any]] = {f["path"]: f for f in manifest.get("files", [])}
     try:
-        commit = source.get("commit") or resolve_commit(entry.repo, entry.repo_type, entry.revision)
+        # First, also when the manifest pins the commit: it fails at once without the Hub, while the tree
+        # listing retries for half a minute
+        commit = resolve_commit(entry.repo, entry.repo_type, source.get("commit") or entry.revision)
         listing = _listing(entry, commit, remote_folder)
     except HubUnreachable as exc:
         if records and all((folder / r["file"]).is_file() for r in records.values()):

@@ -115,14 +115,18 @@ def _register_all() -> None:
         importlib.import_module(module)
 
 
+def _hub() -> Any:
+    """The datasets fetched from the Hub; by name, like the loaders, since that module builds on this one."""
+    return importlib.import_module("factdebate.eval.hub_datasets")
+
+
 def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
     """``NAME`` (built in, or fetched from the Hub: :mod:`factdebate.eval.hub_datasets`) or ``FORMAT:PATH``.
     ``strict``: any skipped record is an error."""
     _register_all()
     name, sep, path = spec.partition(":")
     if not sep:
-        from factdebate.eval import hub_datasets
-
+        hub_datasets = _hub()
         if spec in BUILTINS:
             dataset = BUILTINS[spec].load()
         elif spec in hub_datasets.fetchable():
@@ -167,8 +171,7 @@ def select(samples: list[Sample], limit: int | None, seed: int) -> list[Sample]:
 
 def describe() -> list[tuple[str, str]]:
     """(spec, description) for every built-in dataset, dataset fetched from the Hub and file format."""
-    from factdebate.eval import hub_datasets
-
+    hub_datasets = _hub()
     _register_all()
     rows = [(name, b.description) for name, b in sorted(BUILTINS.items())]
     for name, entry in sorted(hub_datasets.fetchable().items()):
