@@ -15,6 +15,7 @@ any network call, and a file is only ever fetched again from the commit it was f
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -52,7 +53,9 @@ def fetch(file: RemoteFile, *, local_dir: Path | None = None, force: bool = Fals
     head = remote.head(file)
     if notify:
         notify(f"fetching {file} ({_size(head.size)}) from {remote.endpoint()}")
+    started = time.perf_counter()
     path = remote.download(file, head.commit, local_dir=local_dir, force=force)
+    seconds = time.perf_counter() - started
     actual = sha256_file(path)
     if file.sha256:
         expected, against, ok = file.sha256, file.checksum_from, actual == file.sha256.lower()
@@ -67,7 +70,10 @@ def fetch(file: RemoteFile, *, local_dir: Path | None = None, force: bool = Fals
         remote.remove(path)
         raise ChecksumMismatch(f"{file}: the downloaded bytes do not match the checksum from the {against} "
                                f"(expected {expected}, got sha256 {actual}); the download was deleted")
-    return Fetched(path=path, sha256=actual, size=path.stat().st_size, commit=head.commit, checked_against=against)
+    size = path.stat().st_size
+    if notify:
+        notify(f"  {_size(size)} in {seconds:.1f} s, checked against the {against}: sha256 {actual[:16]}…")
+    return Fetched(path=path, sha256=actual, size=size, commit=head.commit, checked_against=against)
 
 
 def lock_key(file: RemoteFile) -> str:
