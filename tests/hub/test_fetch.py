@@ -50,6 +50,13 @@ def test_a_file_kept_in_git_is_checked_by_its_git_sha1(hub: HubServer) -> None:
     assert readme.checked_against == "Hub (git sha1)" and readme.path.read_bytes() == b"# claims\n"
 
 
+def test_a_model_repository_is_addressed_without_the_datasets_prefix(hub: HubServer) -> None:
+    hub.add("org/shared-task", {"data/dev.json": b"[]"}, repo_type="model")  # as AVeriTeC keeps its data
+    got = obtain(RemoteFile("org/shared-task", "data/dev.json", repo_type="model"))
+    assert got.path.read_bytes() == b"[]" and "models--org--shared-task" in str(got.path)
+    assert ("HEAD", "/org/shared-task/resolve/main/data/dev.json") in [(m, p) for m, p, _ in hub.requests]
+
+
 def test_a_recorded_checksum_that_does_not_match_leaves_nothing_behind(hub: HubServer) -> None:
     wrong = RemoteFile("org/claims", "data/dev.jsonl", sha256="0" * 64)
     with pytest.raises(ChecksumMismatch, match=r"checksum from the registry \(expected 0{64}, got sha256 ") as err:
