@@ -40,11 +40,14 @@ class Fetched:
 def _size(size: int | None) -> str:
     if size is None:
         return "size unknown"
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000  # type: ignore[assignment]
-    return ""
+    if size < 1000:
+        return f"{size} B"
+    value, unit = size / 1000, "KB"
+    for bigger in ("MB", "GB"):
+        if value < 1000:
+            break
+        value, unit = value / 1000, bigger
+    return f"{value:.1f} {unit}"
 
 
 def fetch(file: RemoteFile, *, local_dir: Path | None = None, force: bool = False,
