@@ -1,5 +1,5 @@
-"""CLI commands of the evaluation harness: ``eval``, ``report`` and ``datasets`` (``methods`` lives in the
-main CLI). Heavy imports happen inside the commands so ``factdebate --help`` stays fast."""
+"""CLI commands of the evaluation harness: ``eval`` and ``report`` (``datasets`` is cli/datasets.py,
+``methods`` lives in the main CLI). Heavy imports happen inside the commands so ``factdebate --help`` stays fast."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ Opt = typer.Option
 def eval_command(
     method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default: the config's (--config, "
                                       "FACTDEBATE_METHOD), else tool-mad.")] = None,
-    dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in name or FORMAT:PATH "
-                                                               "(see `factdebate datasets`).")] = None,
+    dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in or Hub name, or "
+                                                               "FORMAT:PATH (see `factdebate datasets`).")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
     limit: Annotated[int | None, Opt(min=1, help="Evaluate this many samples (after a seeded shuffle).")] = None,
     seed: Annotated[int | None, Opt(help="Shuffle and bootstrap seed (default 0).")] = None,
@@ -53,7 +53,7 @@ def eval_command(
     else:
         runs = [(output, method, options, output.name)]  # None: the method the settings name
     if not dataset:
-        raise InputError("give --dataset (a built-in name or FORMAT:PATH; see `factdebate datasets`)")
+        raise InputError("give --dataset (a built-in or Hub name, or FORMAT:PATH; see `factdebate datasets`)")
     errored = 0
     for directory, run_method, run_options, name in runs:
         errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
@@ -125,15 +125,9 @@ def report_command(
         typer.echo(str(path))
 
 
-def datasets_command() -> None:
-    """List the built-in datasets and the file formats --dataset accepts."""
-    from factdebate.eval.datasets import describe
-
-    for spec, description in describe():
-        typer.echo(f"{spec:24} {description}")
-
-
 def register_eval(app: typer.Typer) -> None:
+    from factdebate.cli.datasets import app as datasets_app
+
     app.command("eval")(eval_command)
     app.command("report")(report_command)
-    app.command("datasets")(datasets_command)
+    app.add_typer(datasets_app, name="datasets")

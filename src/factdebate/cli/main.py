@@ -18,7 +18,6 @@ from rich.markup import escape
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.core.pathcheck import input_file
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 from factdebate.util.redact import redact_text
 
@@ -149,8 +148,11 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
 
 @app.command()
 def index(
-    path: Annotated[Path | None, typer.Argument(help="JSONL, JSON, CSV or Parquet with id/title/text.")] = None,
-    corpus: Annotated[str, Opt(help="Name of the corpus to add to.")] = "default",
+    path: Annotated[str | None, typer.Argument(help="A JSONL, JSON, CSV or Parquet file with id/title/text, a "
+                                                    "folder of them, or a corpus fetched by `factdebate corpus "
+                                                    "fetch` (e.g. wikipedia-en).")] = None,
+    corpus: Annotated[str | None, Opt(help="Name of the corpus to add to (default: the fetched corpus's "
+                                           "name, else 'default').")] = None,
     milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
     engines: Annotated[str, Opt(help="Comma-separated: rag,local.")] = "rag,local",
     builtin: Annotated[bool, Opt("--builtin", help="Build the built-in Wikipedia corpus's indexes now "
@@ -159,8 +161,8 @@ def index(
 ) -> None:
     """Index a document collection into the vector database and the full-text index (idempotent)."""
     from factdebate.corpus.indexing import index_corpus
-    from factdebate.corpus.loading import load_documents
     from factdebate.corpus.names import check_corpus_name
+    from factdebate.corpus.sources import load_sources, resolve_source
 
     chosen = tuple(_split(engines) or ["rag", "local"])
     if builtin:
@@ -169,13 +171,14 @@ def index(
         _index_builtin(chosen, milvus_uri, config)
         return
     if path is None:
-        raise InputError("give a file to index (JSONL, JSON, CSV or Parquet), or --builtin")
-    input_file(path)
-    check_corpus_name(corpus)  # before reading a possibly large file
+        raise InputError("give a file or folder to index (JSONL, JSON, CSV or Parquet), a fetched corpus, or "
+                         "--builtin")
+    files, fetched = resolve_source(path)
+    corpus = check_corpus_name(corpus or fetched or "default")  # before reading a possibly large file
     from factdebate.settings.load import settings_from
 
     encoder = settings_from({}, config).retrieval.encoder
-    docs = load_documents(path)
+    docs = load_sources(files)
     first = next(docs, None)
     if first is None:  # say so, rather than "indexed 0 documents" and exit 0 (and no empty index is made)
         err.print(f"nothing was indexed: {path} holds no documents", markup=False)

@@ -1,9 +1,10 @@
 """Datasets for evaluation: samples with a gold label, the dataset's own label set, and how a method's
 verdict maps onto it.
 
-A dataset is named by a spec: a built-in name (``countries``, ``halueval-qa``...) or ``FORMAT:PATH`` for a
-local file in one of the benchmark formats (``fever:dev.jsonl``, ``averitec:dev.json``...). Every format is
-described by ``factdebate datasets``.
+A dataset is named by a spec: a built-in name (``countries``, ``halueval-qa``...), the name of a public
+dataset fetched from the Hugging Face Hub (``fever``, ``averitec``...: :mod:`factdebate.eval.hub_datasets`),
+or ``FORMAT:PATH`` for a local file in one of the benchmark formats (``fever:dev.jsonl``...). Every one of
+them is described by ``factdebate datasets``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class Dataset:
     unit: Literal["claim", "response"] = "claim"
     # What evidence each sample carries in ``meta["evidence"]`` (for ``--evidence given|both``); "": none
     evidence: str = ""
+    # Where a dataset fetched by name came from: repo, revision, commit, split, file -> sha256 (provenance)
+    origin: dict[str, Any] = field(default_factory=dict)
 
     def load_report(self) -> str:
         """One line: what was loaded and what was skipped, with the reasons."""
@@ -112,17 +115,27 @@ def _register_all() -> None:
         importlib.import_module(module)
 
 
+def _hub() -> Any:
+    """The datasets fetched from the Hub; by name, like the loaders, since that module builds on this one."""
+    return importlib.import_module("factdebate.eval.hub_datasets")
+
+
 def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
-    """``NAME`` (built in) or ``FORMAT:PATH``. ``strict``: any skipped record is an error."""
+    """``NAME`` (built in, or fetched from the Hub: :mod:`factdebate.eval.hub_datasets`) or ``FORMAT:PATH``.
+    ``strict``: any skipped record is an error."""
     _register_all()
     name, sep, path = spec.partition(":")
     if not sep:
+        hub_datasets = _hub()
         if spec in BUILTINS:
             dataset = BUILTINS[spec].load()
+        elif spec in hub_datasets.fetchable():
+            dataset = hub_datasets.load(spec)
         elif spec in FORMATS:
             raise InputError(f"the '{spec}' format needs a file: --dataset {spec}:PATH")
         else:
             raise InputError(f"unknown dataset '{spec}'; built in: {', '.join(sorted(BUILTINS))}; "
+                             f"fetched from the Hugging Face Hub: {', '.join(sorted(hub_datasets.fetchable()))}; "
                              f"or FORMAT:PATH with a format among {', '.join(sorted(FORMATS))}")
     else:
         if name not in FORMATS:
@@ -157,8 +170,12 @@ def select(samples: list[Sample], limit: int | None, seed: int) -> list[Sample]:
 
 
 def describe() -> list[tuple[str, str]]:
-    """(spec, description) for every built-in dataset and file format."""
+    """(spec, description) for every built-in dataset, dataset fetched from the Hub and file format."""
+    hub_datasets = _hub()
     _register_all()
     rows = [(name, b.description) for name, b in sorted(BUILTINS.items())]
+    for name, entry in sorted(hub_datasets.fetchable().items()):
+        state = "cached here" if hub_datasets.cached(entry) else "downloaded on first use"
+        rows.append((name, f"{entry.description} [Hub: {entry.repo}, {entry.split}; {state}]"))
     rows += [(f"{name}:PATH", f.description) for name, f in sorted(FORMATS.items())]
     return rows

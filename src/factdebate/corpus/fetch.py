@@ -1,0 +1,207 @@
+"""``factdebate corpus fetch``: a public corpus from the Hugging Face Hub into ``<data>/corpora/<name>/``,
+as Parquet files with id / title / text columns and a ``manifest.json``, ready for ``factdebate index NAME``.
+
+Each file is checked against the sha256 the Hub's tree listing records for it (its LFS oid) before it is
+moved into the folder; JSON-lines corpora are turned into Parquet on arrival. The manifest is rewritten
+after every file, so a stopped fetch resumes: files already there whose sha256 still matches the
+manifest are skipped, and the rest are fetched from the commit the first run resolved.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from string import Formatter
+from typing import Any
+
+from factdebate.core.errors import InputError, MissingDependencyError
+from factdebate.corpus.names import check_corpus_name
+from factdebate.corpus.sources import MANIFEST, corpora_dir
+from factdebate.hub import registry
+from factdebate.hub.checksum import sha256_file
+from factdebate.hub.errors import HubError, HubUnreachable
+from factdebate.hub.fetch import fetch
+from factdebate.hub.registry import HubCorpus
+from factdebate.hub.remote import Listed, RemoteFile, list_folder, resolve_commit
+
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class FetchReport:
+    name: str
+    folder: Path
+    fetched: int  # files downloaded now
+    skipped: int  # files already there and verified
+    files: int  # files in the folder now
+    rows: int  # rows in those files
+    available: int | None  # files of the whole corpus at that commit (None: the Hub was not reached)
+
+
+def _params(entry: HubCorpus, given: dict[str, str | None]) -> dict[str, str]:
+    wanted = {field for template in (entry.name, entry.folder)
+              for _, field, _, _ in Formatter().parse(template) if field}
+    extra = sorted(key for key, value in given.items() if value is not None and key not in wanted)
+    if extra:
+        raise InputError(f"corpus '{entry.key}' takes no --{', --'.join(extra)}")
+    values = {**entry.defaults, **{k: v for k, v in given.items() if v is not None}}
+    missing = sorted(wanted - set(values))
+    if missing:
+        raise InputError(f"corpus '{entry.key}' needs --{', --'.join(missing)}")
+    return values
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / MANIFEST
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path} is unreadable ({exc}): delete it to fetch the corpus again") from None
+
+
+def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    tmp = folder / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / MANIFEST)
+
+
+def _rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return int(pq.ParquetFile(path).metadata.num_rows)
+
+
+def _jsonl_to_parquet(source: Path, target: Path) -> int:
+    """JSON lines to Parquet with id / title / text / source columns (the loader's field spellings)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from factdebate.corpus.loading import load_documents
+
+    schema = pa.schema([(name, pa.string()) for name in ("id", "title", "text", "source")])
+    tmp = target.with_name(f".{target.name}.tmp")
+    rows = 0
+    with pq.ParquetWriter(tmp, schema) as writer:
+        batch: list[dict[str, str]] = []
+        for doc in load_documents(source, fmt="jsonl"):
+            batch.append(doc.model_dump(include={"id", "title", "text", "source"}))
+            if len(batch) == 10_000:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                rows, batch = rows + len(batch), []
+        if batch:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            rows += len(batch)
+    os.replace(tmp, target)
+    return rows
+
+
+def _local_name(entry: HubCorpus, remote_path: str) -> str:
+    name = PurePosixPath(remote_path).name
+    return str(PurePosixPath(name).with_suffix(".parquet")) if entry.convert == "jsonl" else name
+
+
+def _verified(record: dict[str, Any] | None, listed: Listed, path: Path) -> bool:
+    if not record or not path.is_file():
+        return False
+    if listed.sha256 and record.get("source_sha256") != listed.sha256:
+        return False
+    return sha256_file(path) == record.get("sha256")
+
+
+def _store(entry: HubCorpus, downloaded: Path, target: Path) -> int:
+    if entry.convert == "jsonl":
+        rows = _jsonl_to_parquet(downloaded, target)
+        downloaded.unlink()
+        return rows
+    os.replace(downloaded, target)
+    return _rows(target)
+
+
+def _listing(entry: HubCorpus, commit: str, folder: str) -> list[Listed]:
+    listed = [f for f in list_folder(entry.repo, entry.repo_type, commit, folder)
+              if fnmatch.fnmatch(PurePosixPath(f.path).name, entry.pattern)]
+    if not listed:
+        raise InputError(f"no file matching {entry.pattern} in {folder}/ of {entry.repo}@{commit[:12]}: is the "
+                         "language or date right? (the dump's folders are named DATE.LANG)")
+    return sorted(listed, key=lambda f: f.path)
+
+
+def fetch_corpus(key: str, params: dict[str, str | None], *, limit_files: int | None = None,
+                 notify: Notify | None = None) -> FetchReport:
+    corpora = registry.corpora()
+    if key not in corpora:
+        raise InputError(f"unknown corpus '{key}'; fetchable: {', '.join(sorted(corpora))}")
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError("pyarrow", "retrieval") from exc
+    entry = corpora[key]
+    values = _params(entry, params)
+    name = check_corpus_name(entry.name.format(**values))
+    folder = corpora_dir() / name
+    remote_folder = entry.folder.format(**values)
+    manifest = read_manifest(folder)
+    source = manifest.get("source", {})
+    if source and (source.get("repo"), source.get("folder")) != (entry.repo, remote_folder):
+        raise InputError(f"{folder} holds {source.get('folder')} of {source.get('repo')}, not {remote_folder}: "
+                         "move or delete that folder first")
+    records: dict[str, dict[str, Any]] = {f["path"]: f for f in manifest.get("files", [])}
+    try:
+        # First, also when the manifest pins the commit: it fails at once without the Hub, while the tree
+        # listing retries for half a minute
+        commit = resolve_commit(entry.repo, entry.repo_type, source.get("commit") or entry.revision)
+        listing = _listing(entry, commit, remote_folder)
+    except HubUnreachable as exc:
+        if records and all((folder / r["file"]).is_file() for r in records.values()):
+            if notify:
+                notify(f"{exc}; {folder} keeps the {len(records)} file(s) fetched earlier")
+            return FetchReport(name, folder, 0, 0, len(records), sum(r["rows"] for r in records.values()), None)
+        raise InputError(f"corpus '{name}': {exc}. To index files of your own instead: factdebate index PATH") from None
+    chosen = listing[:limit_files] if limit_files else listing
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = {"name": name, "description": entry.description,
+                "source": {"repo": entry.repo, "repo_type": entry.repo_type, "revision": entry.revision,
+                           "commit": commit, "folder": remote_folder, "pattern": entry.pattern, "params": values},
+                "available_files": len(listing)}
+    staging = folder / ".partial"  # huggingface_hub writes here; only verified files leave it
+    fetched = skipped = 0
+    try:
+        for number, listed in enumerate(chosen, start=1):
+            target = folder / _local_name(entry, listed.path)
+            if _verified(records.get(listed.path), listed, target):
+                skipped += 1
+                continue
+            say = (lambda line, n=number: notify(f"[{n}/{len(chosen)}] {line}")) if notify else None
+            file = RemoteFile(entry.repo, listed.path, repo_type=entry.repo_type, revision=commit,
+                              sha256=listed.sha256, checksum_from="Hub's file listing")
+            try:
+                got = fetch(file, local_dir=staging, notify=say)
+            except HubError as exc:
+                raise InputError(f"corpus '{name}': {exc}. The files fetched so far are kept; run the same "
+                                 "command again to resume") from None
+            rows = _store(entry, got.path, target)
+            records[listed.path] = {"path": listed.path, "file": target.name, "source_sha256": got.sha256,
+                                    "sha256": sha256_file(target) if entry.convert else got.sha256,
+                                    "size": target.stat().st_size, "rows": rows}
+            fetched += 1
+            _save(folder, manifest, records)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    _save(folder, manifest, records)
+    return FetchReport(name, folder, fetched, skipped, len(records), sum(r["rows"] for r in records.values()),
+                       len(listing))
+
+
+def _save(folder: Path, manifest: dict[str, Any], records: dict[str, dict[str, Any]]) -> None:
+    files = sorted(records.values(), key=lambda r: r["path"])
+    _write_manifest(folder, {**manifest, "files": files, "rows": sum(r["rows"] for r in files),
+                             "complete": len(files) >= manifest["available_files"],
+                             "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})

@@ -1,0 +1,24 @@
+"""What can go wrong while fetching from the Hub, each a usage error (exit 2: nothing was run).
+
+Callers add what the user was trying to get and the way around it (``--dataset fever:PATH``); the
+messages here say what happened to the file."""
+
+from __future__ import annotations
+
+from factdebate.core.errors import InputError
+
+
+class HubError(InputError):
+    """A file could not be had from the Hub."""
+
+
+class HubUnreachable(HubError):
+    """No answer from the Hub (network down, wrong ``HF_ENDPOINT``, offline mode) and no verified copy here."""
+
+
+class HubNotFound(HubError):
+    """The Hub answered that the repository, revision or file does not exist (or is private)."""
+
+
+class ChecksumMismatch(HubError):
+    """The downloaded bytes are not the ones recorded: the copy was removed and nothing was used."""

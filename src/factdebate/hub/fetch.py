@@ -1,0 +1,116 @@
+"""Download a file from the Hub and check its bytes before anything uses them.
+
+What a file is checked against, in this order:
+
+1. a sha256 recorded with the request (``RemoteFile.sha256``: the registry's, or the LFS sha256 of a
+   tree listing);
+2. otherwise the Hub's own hash of the file: for an LFS file the Hub sends its sha256 as the ETag
+   (``X-Linked-Etag``), for a small file kept in git its git blob sha1, and both are recomputed here;
+3. otherwise (an endpoint that sends neither) nothing: the first download is trusted as it is.
+
+A file that fails its check is deleted at once, so no later run can take it for a good copy.
+:func:`obtain` adds the lock file (:mod:`factdebate.hub.lock`): a verified copy on disk is used without
+any network call, and a file is only ever fetched again from the commit it was first fetched from.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from factdebate.hub import lock, remote
+from factdebate.hub.checksum import GIT_SHA1, SHA256, git_blob_sha1, sha256_file
+from factdebate.hub.errors import ChecksumMismatch
+from factdebate.hub.remote import RemoteFile
+
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Fetched:
+    path: Path
+    sha256: str
+    size: int
+    commit: str
+    checked_against: str  # "registry", "lock", "Hub" (its LFS sha256), "Hub (git sha1)", "first download"
+
+
+def _size(size: int | None) -> str:
+    if size is None:
+        return "size unknown"
+    if size < 1000:
+        return f"{size} B"
+    value, unit = size / 1000, "KB"
+    for bigger in ("MB", "GB"):
+        if value < 1000:
+            break
+        value, unit = value / 1000, bigger
+    return f"{value:.1f} {unit}"
+
+
+def fetch(file: RemoteFile, *, local_dir: Path | None = None, force: bool = False,
+          notify: Notify | None = None) -> Fetched:
+    """Download ``file`` (into the cache, or ``local_dir``) and verify it; raises ChecksumMismatch."""
+    head = remote.head(file)
+    if notify:
+        notify(f"fetching {file} ({_size(head.size)}) from {remote.endpoint()}")
+    started = time.perf_counter()
+    path = remote.download(file, head.commit, local_dir=local_dir, force=force)
+    seconds = time.perf_counter() - started
+    actual = sha256_file(path)
+    if file.sha256:
+        expected, against, ok = file.sha256, file.checksum_from, actual == file.sha256.lower()
+    elif head.etag and SHA256.match(head.etag):
+        expected, against, ok = head.etag, "Hub", actual == head.etag
+    elif head.etag and GIT_SHA1.match(head.etag):
+        expected, against = head.etag, "Hub (git sha1)"
+        ok = git_blob_sha1(path) == head.etag
+    else:
+        expected, against, ok = actual, "first download", True
+    if not ok:
+        remote.remove(path)
+        raise ChecksumMismatch(f"{file}: the downloaded bytes do not match the checksum from the {against} "
+                               f"(expected {expected}, got sha256 {actual}); the download was deleted")
+    size = path.stat().st_size
+    if notify:
+        notify(f"  {_size(size)} in {seconds:.1f} s, checked against the {against}: sha256 {actual[:16]}…")
+    return Fetched(path=path, sha256=actual, size=size, commit=head.commit, checked_against=against)
+
+
+def lock_key(file: RemoteFile) -> str:
+    return lock.key(file.repo_type, file.repo_id, file.revision, file.path)
+
+
+def _locked(file: RemoteFile) -> lock.Locked | None:
+    locked = lock.get(lock_key(file))
+    if locked is not None and file.sha256 and locked.sha256 != file.sha256.lower():
+        return None  # the registry now records another file: fetch that one afresh
+    return locked
+
+
+def obtain(file: RemoteFile, *, notify: Notify | None = None) -> Fetched:
+    """A verified local copy of ``file``: from disk without a network call when the lock file knows it and
+    the bytes still match, else downloaded (from the locked commit, if any) and checked."""
+    locked = _locked(file)
+    force = False
+    if locked is not None:
+        path = remote.cached(file, locked.commit)
+        if path is not None:
+            if sha256_file(path) == locked.sha256:
+                return Fetched(path, locked.sha256, path.stat().st_size, locked.commit, "lock")
+            force = True  # the cached copy changed on disk: replace it, then check it against the lock
+        file = replace(file, revision=locked.commit, sha256=locked.sha256,
+                       checksum_from=f"lock file {lock.lock_path()}")
+    fetched = fetch(file, force=force, notify=notify)
+    if locked is None:
+        lock.record(lock_key(file), lock.Locked(commit=fetched.commit, sha256=fetched.sha256, size=fetched.size,
+                                                checked_against=fetched.checked_against))
+    return fetched
+
+
+def is_cached(file: RemoteFile) -> bool:
+    """Whether a copy fetched earlier is on disk (not re-hashed: for listings)."""
+    locked = _locked(file)
+    return locked is not None and remote.cached(file, locked.commit) is not None
