@@ -51,3 +51,15 @@ def test_eval_takes_the_method_from_the_config_file_unless_a_flag_names_one(tmp_
     assert "a: mad on " in from_file.stdout
     from_flag = run("eval", "--method", "cot", "--output", "out/b", *common, cwd=tmp_path)
     assert from_flag.returncode == 0 and "b: cot on " in from_flag.stdout
+
+
+def test_eval_says_before_running_when_the_agents_tools_read_the_same_corpus(tmp_path: Path) -> None:
+    args = [EXE, "eval", "--method", "tool-mad", "--dataset", "countries", "--limit", "2", "--llm", "scripted:agree",
+            "--output", "out", "--dry-run"]
+    plain = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ), timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    said = [line for line in plain.stderr.splitlines() if "tools not heterogeneous" in line]
+    assert len(said) == 1 and "the rag and search tools both read the 'builtin' corpus" in said[0]
+    keyed = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path,
+                           env={**os.environ, "TAVILY_API_KEY": "tvly-test"}, timeout=120)
+    assert keyed.returncode == 0 and "tools not heterogeneous" not in keyed.stderr  # Tavily: the paper's tools

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,21 @@ async def test_a_response_run_reports_the_response_level_and_its_claims(tmp_path
     assert paper["claim_level"] is None  # no claim has a gold label in HaluEval
     assert paper["claims"] == 3 and paper["consensus_claims"] == 3
     assert paper["judges_mean_consensus"] == pytest.approx(1.0)
+
+
+def test_panel_agreement_counts_readable_votes_of_panels_only() -> None:
+    from factdebate.eval.paper_metrics import panel_agreement
+
+    def verdict(*votes: str | None) -> dict[str, Any]:
+        return {"judges": [{"agent": f"j{i}", "vote": v, "parsed": v is not None} for i, v in enumerate(votes)]}
+
+    assert panel_agreement([verdict("SUPPORTS")]) is None  # one judge is no panel
+    assert panel_agreement([verdict("SUPPORTS", None)]) is None  # an unreadable ballot is no vote
+    same = panel_agreement([verdict("SUPPORTS", "SUPPORTS"), verdict("REFUTES", "REFUTES", None)])
+    assert same is not None and same["pairwise"] == 1.0 and same["unanimous"] == 1.0 and same["claims"] == 2
+    assert same["fleiss_kappa"] == pytest.approx(1.0) and same["pairs"] == {"j0/j1": 1.0}
+    one_kind = panel_agreement([verdict("SUPPORTS", "SUPPORTS")])
+    assert one_kind is not None and one_kind["fleiss_kappa"] is None  # undefined when every vote is the same
+    split = panel_agreement([verdict("SUPPORTS", "REFUTES"), verdict("SUPPORTS", "SUPPORTS")])
+    assert split is not None and split["pairwise"] == 0.5 and split["fleiss_kappa"] == pytest.approx(
+        (0.5 - (0.75 ** 2 + 0.25 ** 2)) / (1 - (0.75 ** 2 + 0.25 ** 2)))

@@ -131,7 +131,7 @@ async def test_reasoning_and_verdict_come_in_one_held_generation() -> None:
     backend = LlamaCppBackend("builtin")
     llm = LLM(backend, "debater")
     prompt = render("debate_answer", agent_desc="agent without tools", claim="Paris is in Italy.", others=[],
-                    documents=[])
+                    documents=[], answer_sentences=None)
     answer = await labelled_answer(llm, prompt, agent="a", round=1)
     assert answer.label is not None and answer.retries == 0 and answer.constrained
     assert answer.response.splitlines()[-1].startswith("Verdict: ")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pydantic import BaseModel
 
 from factdebate.core.fields import walk
@@ -22,3 +23,15 @@ def test_every_setting_has_a_description() -> None:
                    for path, info in walk(model) if not (info.description or "").strip()]
     assert undescribed == []
     assert len([1 for model in models.values() for _ in walk(model)]) > 150  # the walk reaches the sections
+
+
+def test_the_search_engine_defaults_to_tavily_when_its_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.settings.load import load_settings
+
+    assert load_settings(environ={}).retrieval.search == "local"  # no key: BM25 over the indexed corpus
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    assert load_settings(environ={}).retrieval.search == "tavily"
+    # An explicit choice always wins, from a flag, the environment or the file.
+    assert load_settings(overrides={"retrieval": {"search": "local"}}, environ={}).retrieval.search == "local"
+    assert load_settings(environ={"FACTDEBATE_SEARCH": "wikipedia"}).retrieval.search == "wikipedia"
+    assert load_settings(overrides={"retrieval": {"search": "auto"}}, environ={}).retrieval.search == "tavily"

@@ -7,7 +7,7 @@ import pytest
 from factdebate.core.errors import ConfigError
 from factdebate.server.options import VerifyOptions
 from factdebate.settings.load import load_settings
-from factdebate.tools.registry import AGENT_TOOLS, agent_description, mcp_tool, register_agent_tool
+from factdebate.tools.registry import AGENT_TOOLS, agent_description, evidence_source, mcp_tool, register_agent_tool
 
 
 def test_tools_load_from_overrides_and_the_environment() -> None:
@@ -50,3 +50,12 @@ def test_an_mcp_tool_of_an_unconfigured_server_is_a_config_error() -> None:
     settings = load_settings(overrides={"methods": {"tool-mad": {"agents": ["mcp:wiki/search", "none"]}}}, environ={})
     with pytest.raises(ConfigError, match="no configured MCP server"):
         make_tool("mcp:wiki/search", settings)
+
+
+def test_what_each_tool_reads() -> None:
+    local = {"engine": "local", "corpus": "builtin"}
+    assert evidence_source("rag", **local) == evidence_source("search", **local) == "corpus:builtin"
+    assert evidence_source("search", engine="tavily", corpus="builtin") == "tavily"
+    assert evidence_source("search", engine="local", corpus="builtin", scholarly="openalex") == "openalex"
+    assert evidence_source("none", **local) is None
+    assert evidence_source("mcp:wiki/search", **local) == "mcp:wiki/search"

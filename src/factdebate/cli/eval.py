@@ -66,6 +66,7 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error."""
+    from factdebate.core.deviations import Deviation
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
@@ -79,6 +80,10 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
                      strict=strict)
     check_resume(plan)
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
+    info = plan.info()
+    for deviation in info["deviations"]:
+        if deviation["key"] == "tools_homogeneous":  # the papers' premise is gone: say so before the run
+            typer.echo(f"{name}: {Deviation.model_validate(deviation).line()}", err=True)
     if dry_run:
         from factdebate.eval.estimate import estimate
 

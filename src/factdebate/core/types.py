@@ -163,6 +163,9 @@ class Verdict(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     # Where the settings this verdict ran with differ from the method's paper (Method.paper_deviations).
     deviations: list[Deviation] = Field(default_factory=list)
+    # Whether the tools the method's paper pits against each other read different evidence (Tool-MAD's RAG
+    # and search agents, DPD's gatherers' tools); False when two read the same corpus; None: nothing to compare.
+    tools_heterogeneous: bool | None = None
 
     @property
     def judge(self) -> Judgement | None:

@@ -1,6 +1,6 @@
 """The figures hallucination-detection papers report (DPD's Tables 2-3): accuracy, precision, recall and F1
 of one positive class — "factual" (SUPPORTS) — at the claim level and at the response level, plus a judge
-panel's mean consensus and the cost per debated claim.
+panel's mean consensus, how often its referees agree, and the cost per debated claim.
 
 Accuracy counts every sample (unparsed and errored ones are wrong). Precision and recall are those of the
 positive class: an unparsed or errored prediction is not a positive prediction, so on a positive gold it is
@@ -9,6 +9,8 @@ a miss (it lowers recall) and on a negative gold it changes neither figure — a
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import combinations
 from typing import Any
 
 from factdebate.eval.metrics import COST_FIELDS, Outcome
@@ -37,6 +39,39 @@ def _claim_verdicts(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [record] if "rounds" in record else []
 
 
+def _final_votes(verdict: dict[str, Any]) -> dict[str, str]:
+    """The readable votes of a verdict's final judges, by judge (unreadable ballots have none)."""
+    return {str(j.get("agent")): str(j["vote"]) for j in verdict.get("judges") or []
+            if isinstance(j, dict) and j.get("parsed", True) and j.get("vote") is not None}
+
+
+def panel_agreement(verdicts: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How much a judge panel's referees agree over a run, from the final panel of every claim with at least
+    two readable votes: the share of agreeing referee pairs (``pairwise``, Fleiss' P-bar), Fleiss' kappa
+    (agreement beyond what the run's vote frequencies give by chance; None when every vote was the same,
+    where kappa is undefined), the share of unanimous panels, and the agreement of each pair of referees.
+    None when no claim had two readable votes (a single judge, Tool-MAD's, is no panel)."""
+    panels = [votes for votes in map(_final_votes, verdicts) if len(votes) >= 2]
+    if not panels:
+        return None
+    shares: list[float] = []
+    counts: Counter[str] = Counter()
+    pairs: dict[str, list[bool]] = {}
+    for votes in panels:
+        tally = Counter(votes.values())
+        n = len(votes)
+        shares.append(sum(c * (c - 1) for c in tally.values()) / (n * (n - 1)))
+        counts.update(tally)
+        for a, b in combinations(sorted(votes), 2):
+            pairs.setdefault(f"{a}/{b}", []).append(votes[a] == votes[b])
+    observed = sum(shares) / len(shares)
+    chance = sum((c / sum(counts.values())) ** 2 for c in counts.values())
+    return {"claims": len(panels), "pairwise": observed,
+            "fleiss_kappa": (observed - chance) / (1 - chance) if chance < 1 else None,
+            "unanimous": sum(share == 1 for share in shares) / len(shares),
+            "pairs": {pair: sum(same) / len(same) for pair, same in sorted(pairs.items())}}
+
+
 def paper_metrics(records: list[dict[str, Any]], outcomes: list[Outcome], claim_outcomes: list[Outcome] | None
                   ) -> dict[str, Any]:
     """``outcomes``: one per sample; ``claim_outcomes``: one per gold-labelled claim of a response run."""
@@ -53,6 +88,7 @@ def paper_metrics(records: list[dict[str, Any]], outcomes: list[Outcome], claim_
         "claim_level": positive_class(claim_outcomes or []) if responses else positive_class(outcomes),
         "judges_mean_consensus": sum(consensus) / len(consensus) if consensus else None,
         "consensus_claims": len(consensus),
+        "judges_agreement": panel_agreement(verdicts),
         # Response runs include the claim extraction in the cost; seconds of overlapping claims add up.
         "cost_per_claim": {name: value / claims for name, value in totals.items()} if claims else None,
         "claims": claims,

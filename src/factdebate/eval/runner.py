@@ -46,6 +46,10 @@ class Plan:
     options: dict[str, Any] = field(default_factory=dict)
 
     def info(self) -> dict[str, Any]:
+        method = get_method(self.settings.method)
+        # Deviations and tool heterogeneity of the settings the samples run with (DPD's HaluEval modes
+        # debate the dataset's own evidence and search nothing).
+        effective = method.sample_settings(self.settings, self.dataset)
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
@@ -55,8 +59,8 @@ class Plan:
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
                 "settings": public_config(self.settings),
-                "deviations": [d.model_dump() for d in
-                               get_method(self.settings.method).paper_deviations(self.settings)]}
+                "deviations": [d.model_dump() for d in method.paper_deviations(effective)],
+                "tools_heterogeneous": method.tools_heterogeneous(effective)}
 
 
 class EvalWriter(ResultWriter):

@@ -112,6 +112,9 @@ def markdown(summary: dict[str, Any]) -> str:
         lines += paper_lines(paper)
     if warning := base_rate_warning(m):
         lines.append(f"- **warning**: {warning}")
+    if summary.get("tools_heterogeneous") is not None:
+        lines.append("- tools heterogeneous: " + ("yes" if summary["tools_heterogeneous"] else
+                                                  "**no** (tools_heterogeneous: false; see below)"))
     lines += deviation_lines(summary.get("deviations") or [])
     skipped = summary.get("dataset_skipped") or {}
     if skipped:
@@ -164,6 +167,11 @@ def paper_lines(paper: dict[str, Any]) -> list[str]:
     if paper.get("judges_mean_consensus") is not None:
         lines.append(f"- judges' mean consensus: {fmt(paper['judges_mean_consensus'])} "
                      f"over {paper['consensus_claims']} claim(s)")
+    if agreement := paper.get("judges_agreement"):
+        pairs = ", ".join(f"{pair} {fmt(share)}" for pair, share in agreement["pairs"].items())
+        lines.append(f"- referees' agreement over {agreement['claims']} claim(s): pairwise "
+                     f"{fmt(agreement['pairwise'])}, Fleiss' kappa {fmt(agreement['fleiss_kappa'])}, "
+                     f"unanimous {fmt(agreement['unanimous'])} ({pairs})")
     if cost := paper.get("cost_per_claim"):
         lines.append(f"- per debated claim ({paper['claims']}): {fmt(cost['llm_calls'], 1)} LLM calls, "
                      f"{fmt(cost['prompt_tokens'] + cost['completion_tokens'], 0)} tokens")

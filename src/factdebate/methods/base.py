@@ -17,6 +17,12 @@ A method is one class, registered by name, that owns:
   such as MERMAID's evidence memory, is narrowed to that caller);
 - ``paper_deviations(settings)``: where those settings make a run differ from the method's paper (stamped
   on every verdict, written into an evaluation's run.json and summary, printed by the terminal);
+- ``tools_heterogeneous(settings)``: whether the tools the paper means to differ read different evidence
+  (stamped on every verdict and an evaluation's run.json; None for a method that pits no tools);
+- ``sample_settings(settings, dataset)``: the settings its evaluation samples on ``dataset`` run with, when
+  its own task modes change them (what run.json's deviations are computed from);
+- ``role_models(settings)``: models its own settings bind to roles (DPD's ``judge_llms``), below
+  ``llm.roles``;
 - ``description`` and ``run()``;
 
 and what the rest of the package learns from it when it registers, so that a new method is one folder
@@ -69,7 +75,7 @@ class ClaimRunner(Protocol):
                     sinks: list[EventSink] | None = None) -> Verdict: ...
 
     async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
-                       sinks: list[EventSink] | None = None) -> ResponseVerdict: ...
+                       sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict: ...
 
 
 class MethodSettings(BaseModel):
@@ -157,6 +163,21 @@ class Method(Generic[S]):
         """Where a run with ``settings`` departs from the method's paper (defaults included: a default that
         differs from the paper is listed too). None by default: a method with no paper, or none found."""
         return []
+
+    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+        """Whether the tools this method's paper pits against each other read different evidence (False:
+        two of them read the same corpus); None when the method pits no tools against each other."""
+        return None
+
+    def sample_settings(self, settings: Settings, dataset: Dataset) -> Settings:
+        """The settings this method's evaluation samples of ``dataset`` run with: ``settings`` unless its
+        own task modes (``run_sample``) change them."""
+        return settings
+
+    def role_models(self, settings: Settings) -> dict[str, str]:
+        """Models this method's own settings bind to roles (``Settings.llm_for`` reads them after
+        ``llm.roles``). None by default."""
+        return {}
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         raise NotImplementedError  # abstract: every registered method defines run()

@@ -87,8 +87,10 @@ async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
 
 
 async def aextract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
-                          drop_subjective: bool = False) -> ClaimExtraction:
-    """The atomic claims of ``response`` (see the module docstring for failures)."""
+                          drop_subjective: bool = False, context: str | None = None) -> ClaimExtraction:
+    """The atomic claims of ``response`` (see the module docstring for failures). ``context``: what the
+    response continues (a dialogue's history), shown to the extractor so that a reply's pronouns become
+    names in its claims; no claim is taken from it."""
     text, removed, retries = response, None, 0
     if drop_subjective:
         text, removed, retries = await remove_subjective(response, llm)
@@ -98,16 +100,16 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     # for any text. A text with nothing checkable then yields a claim the method can call NOT ENOUGH INFO.
     reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims, min_items=1,
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
-                               max_claims=max_claims)
+                               context=context, max_claims=max_claims)
     return ClaimExtraction(claims=reply.items or [], parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None)
 
 
 def extract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
-                   drop_subjective: bool = False) -> ClaimExtraction:
+                   drop_subjective: bool = False, context: str | None = None) -> ClaimExtraction:
     """Synchronous :func:`aextract_claims` (for scripts; inside an event loop use the async one)."""
     import asyncio
 
     return asyncio.run(aextract_claims(response, question=question, llm=llm, max_claims=max_claims,
-                                       drop_subjective=drop_subjective))
+                                       drop_subjective=drop_subjective, context=context))

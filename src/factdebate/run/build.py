@@ -147,9 +147,11 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                                 lambda: resources.encoder)
     resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
                           tool_factory=tools, services=services or Services())
-    for role in ("debater", *method_class(settings.method).roles):  # a missing key or model fails now
+    method = get_method(settings.method)
+    # A missing key or model fails now, a model bound by the method's own settings (DPD's judge_llms) too.
+    for role in ("debater", *method_class(settings.method).roles, *method.role_models(settings)):
         resources.llm(role)
-    get_method(settings.method).preflight(settings)  # so does what would fail every claim (a bad file)
+    method.preflight(settings)  # so does what would fail every claim (a bad file)
     return resources
 
 

@@ -78,6 +78,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict.usage_by_role = recorder.usage_by_role
         verdict.config = public_config(settings)
         verdict.deviations = method.paper_deviations(settings)
+        verdict.tools_heterogeneous = method.tools_heterogeneous(settings)
         recorder.emit(RunFinished(label=verdict.label, decided_by=verdict.decided_by,
                                   usage=verdict.usage.model_dump()))
     return verdict

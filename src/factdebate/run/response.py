@@ -69,12 +69,18 @@ def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, d
 
 async def run_response(response: str, settings: Settings, resources: Resources, *, question: str | None = None,
                        given_claims: Sequence[str] | None = None, gold_labels: Sequence[str | None] | None = None,
-                       sinks: list[EventSink] | None = None) -> ResponseVerdict:
+                       sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict:
     """Check ``response`` with already-built resources (what the CLI, the service and ``eval`` call).
     ``given_claims``: a dataset's own atomic claims, checked instead of extracting them (``gold_labels``,
-    aligned with them, are copied into the result for claim-level metrics)."""
+    aligned with them, are copied into the result for claim-level metrics). ``context``: what the response
+    continues (a dialogue's history), read by the claim extractor only."""
     text = validate_response(response, settings)
     question = validate_question(question, settings)
+    if context is not None and context.strip():  # checked as the response is; a blank context is none
+        context = checked_input(context, what="context", empty="", limit=settings.response.max_response_chars,
+                                setting="response.max_response_chars")
+    else:
+        context = None
     cfg = settings.response
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
@@ -84,7 +90,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
         else:
             with span("claims", "extraction"):
                 extraction = await aextract_claims(text, question=question, llm=resources.llm("extractor"),
-                                                   max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective)
+                                                   max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective,
+                                                   context=context)
         recorder.emit(ClaimsExtracted(claims=extraction.claims, source=extraction.source, parsed=extraction.parsed,
                                       subjective_removed=extraction.subjective_removed))
         golds = list(gold_labels) if gold_labels is not None and given_claims is not None else []
@@ -127,8 +134,8 @@ class Runner:
         return await run_claim(claim, settings, resources, sinks=sinks)
 
     async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
-                       sinks: list[EventSink] | None = None) -> ResponseVerdict:
-        return await run_response(response, settings, resources, question=question, sinks=sinks)
+                       sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict:
+        return await run_response(response, settings, resources, question=question, sinks=sinks, context=context)
 
 
 RUNNER = Runner()

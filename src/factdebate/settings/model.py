@@ -14,7 +14,7 @@ from factdebate.core.fields import offered
 from factdebate.methods.base import all_methods
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
-from factdebate.tools.registry import SearchEngine
+from factdebate.tools.registry import SearchEngine, auto_search_engine
 
 
 class _Strict(BaseModel):
@@ -64,8 +64,10 @@ class LLMSettings(_Strict):
 class RetrievalSettings(_Strict):
     """Where evidence comes from, for every method that retrieves."""
 
-    search: SearchEngine = Field(default="local", description="Search engine of the search agent: local, "
-                                 "tavily, wikipedia.", json_schema_extra=offered("search", env="FACTDEBATE_SEARCH"))
+    search: SearchEngine = Field(default="auto", validate_default=True,
+                                 description="Search engine of the search agent: auto (tavily when TAVILY_API_KEY "
+                                 "is set, else local), local, tavily, wikipedia.",
+                                 json_schema_extra=offered("search", env="FACTDEBATE_SEARCH"))
     corpus: str = Field(default="builtin", description="Indexed corpus to retrieve from (default builtin).",
                         json_schema_extra=offered("corpus"))
     milvus_uri: str | None = Field(default=None, description="Milvus server URI (default: a Milvus Lite file "
@@ -96,6 +98,13 @@ class RetrievalSettings(_Strict):
                                        "results are dropped.", json_schema_extra=offered("exclude_domains"))
     exclude_fact_checkers: bool = Field(default=False, description="Leakage control: drop the built-in list of "
                                         "fact-checking sites.", json_schema_extra=offered("exclude_fact_checkers"))
+
+    @field_validator("search")
+    @classmethod
+    def _resolve_auto(cls, engine: str) -> str:
+        # Resolved where the settings are read (the operator's environment, for the service), so a verdict's
+        # settings and a run's run.json name the engine that actually searched.
+        return auto_search_engine() if engine == "auto" else engine
 
     @field_validator("search_before")
     @classmethod
@@ -205,10 +214,18 @@ class Settings(_Strict):
         return out
 
     def llm_for(self, role: str) -> str:
-        chosen = self.llm.roles.get(role) or {"judge": self.llm.judge, "scorer": self.llm.scorer}.get(role)
+        """The model of ``role``: ``llm.roles``, then the method's own bindings (DPD's ``judge_llms``), then
+        ``llm.judge``/``llm.scorer``, then (a panel judge) the judge's, then the debater's."""
+        chosen = (self.llm.roles.get(role) or self._method_roles().get(role)
+                  or {"judge": self.llm.judge, "scorer": self.llm.scorer}.get(role))
         if not chosen and role.startswith("judge-"):  # one judge of a panel (DPD): the judge's model
             return self.llm_for("judge")
         return chosen or self.llm.debater
+
+
+    def _method_roles(self) -> dict[str, str]:
+        methods = all_methods()
+        return methods[self.method]().role_models(self) if self.method in methods else {}
 
 
 def normalised(data: dict[str, Any]) -> dict[str, Any]:

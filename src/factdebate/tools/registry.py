@@ -6,6 +6,7 @@ MCP server configured under ``mcp_servers``, used as a retrieval tool (its query
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Annotated
 
@@ -17,6 +18,7 @@ AGENT_TOOLS: dict[str, str] = {
     "none": "agent without tools (own knowledge only)",
 }
 SEARCH_ENGINES: dict[str, str] = {
+    "auto": "tavily when TAVILY_API_KEY is set, else local",
     "local": "BM25 over the indexed corpus (offline)",
     "tavily": "Tavily web search (TAVILY_API_KEY)",
     "wikipedia": "Wikipedia's search API",
@@ -53,6 +55,27 @@ def check_retrieval_tool(kind: str) -> str:
     return check_agent_tool(kind)
 
 
+def auto_search_engine() -> str:
+    """What ``auto`` stands for here and now: the papers' search agent reads the live web (Tavily), which
+    needs a key; without one, BM25 over the indexed corpus, the RAG agent's corpus too."""
+    return "tavily" if os.environ.get("TAVILY_API_KEY") else "local"
+
+
+def evidence_source(kind: str, *, engine: str, corpus: str, scholarly: str = "default") -> str | None:
+    """What a tool of ``kind`` reads, so that two tools can be compared: ``corpus:<name>`` for the RAG tool
+    and for local BM25 search (the same documents, indexed twice), else the engine or the tool itself;
+    None for an agent without a tool. ``engine`` is ``retrieval.search``, ``scholarly`` ``medical.search``."""
+    if kind == "none":
+        return None
+    if kind == "rag":
+        return f"corpus:{corpus}"
+    if kind == "search":
+        if scholarly != "default":
+            return scholarly
+        return f"corpus:{corpus}" if engine == "local" else engine
+    return kind  # an MCP tool: its own source
+
+
 def check_search_engine(name: str) -> str:
     if name in SEARCH_ENGINES:
         return name
@@ -68,5 +91,5 @@ RetrievalTool = Annotated[str, AfterValidator(check_retrieval_tool),
                           Field(description="rag, search or mcp:<server>/<tool>",
                                 json_schema_extra={"x-choices": [k for k in AGENT_TOOLS if k != "none"]})]
 SearchEngine = Annotated[str, AfterValidator(check_search_engine),
-                         Field(description="local, tavily or wikipedia",
+                         Field(description="auto, local, tavily or wikipedia",
                                json_schema_extra={"x-choices": list(SEARCH_ENGINES)})]

@@ -149,3 +149,18 @@ async def test_evidence_given_with_a_claim_reaches_both_teams() -> None:
     assert given == [["note-1"], ["note-1"]]
     rebuttal = next(text for call, text in seen if call.prompt == "dpd_rebutter")
     assert "Hamlet was written by Shakespeare." in rebuttal  # the selected snippet
+
+
+async def test_the_claim_extractor_reads_the_dialogue_history_of_a_halueval_sample() -> None:
+    from factdebate.eval.builtin_data import halueval_dialogue
+
+    data = halueval_dialogue()
+    sample = next(s for s in data.samples if str(s.meta.get("knowledge") or "").strip())
+    seen: list[tuple[CallInfo, str]] = []
+    resources, _, _ = resources_for(script(["A claim."], seen, filtered=[sample.meta["response"]]), method="dpd",
+                                    methods={"dpd": FAST})
+    await DPD().run_sample(sample, data, resources.settings, resources, None, RUNNER)
+    extractor = next(text for call, text in seen if call.prompt == "claims_extract")
+    assert sample.meta["history"] in extractor and sample.meta["response"] in extractor
+    assert sample.meta["knowledge"].strip() in extractor
+    assert "take no claims from the exchange itself" in extractor

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.fields import offered
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import span
@@ -23,6 +24,7 @@ from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
 from factdebate.methods.resources import Resources
@@ -99,6 +101,9 @@ class MAD(Method[MADSettings]):
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         # Each answer and each moderation may be re-asked once; so may the judge's.
         return 3, 6 * self.cfg(settings).rounds + 2
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return toolmad_backbone(settings)  # the Tool-MAD paper ran MAD on its backbones
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         temperature = resources.settings.llm.temperature

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.events import BaseEvent, DocRef, doc_refs
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
+from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -73,6 +75,9 @@ class MADKE(Method[MADKESettings]):
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return len(DEBATERS), 2 * len(DEBATERS) * self.cfg(settings).rounds + 2
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return toolmad_backbone(settings)  # the Tool-MAD paper ran MADKE on its backbones
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings, cfg = resources.settings, self.cfg(resources.settings)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.events import StepTaken, doc_refs
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import emit, span
@@ -22,6 +23,7 @@ from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
+from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -116,6 +118,10 @@ class ReAct(Method[ReActSettings]):
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 1, 2 * self.cfg(settings).max_steps + 2  # every step and the forced answer may be re-asked
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        # The Tool-MAD paper's single agent: its backbones, the RAG module with three documents per query.
+        return toolmad_backbone(settings, ("debater",)) + top_k(settings)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings

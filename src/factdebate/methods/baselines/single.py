@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.types import Round, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -32,6 +34,10 @@ class OneAnswer(Method[MethodSettings]):
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 1, 2
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        # The Tool-MAD paper's rows for the model alone and for zero-shot CoT ran on its backbones.
+        return toolmad_backbone(settings, ("debater",))
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         return await one_answer(self.name, self.template, claim, resources, max_tokens=self.max_tokens)

@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
+from factdebate.methods.kit.paper_setup import toolmad_backbone
+from factdebate.methods.kit.sources import homogeneous_deviation
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad.method import ToolMAD, debate_calls
@@ -69,6 +72,23 @@ class Vote(Method[VoteSettings]):
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         n = voters(settings, self.cfg(settings))
         return n, 2 * n
+
+    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+        return ToolMAD().tools_heterogeneous(settings)  # the voters read what Tool-MAD's agents read
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        """Against the Tool-MAD debate it is measured with: the same backbones and evidence, and (Debate or
+        Vote) the same LLM-call budget."""
+        kinds = [str(kind) for kind in ToolMAD().cfg(settings).agents]
+        found = toolmad_backbone(settings, ("debater",))
+        found += homogeneous_deviation(kinds, settings, paper="the voters read what Tool-MAD's agents read: a RAG "
+                                       "index and the live web (Tavily)")
+        budget = debate_calls(ToolMAD().cfg(settings), reasks=False)
+        samples = self.cfg(settings).samples
+        if samples is not None and samples != budget:
+            found.append(Deviation(key="budget", paper=f"as many votes as Tool-MAD's LLM calls ({budget} here)",
+                                   here=f"{samples} votes", restore="leave methods.vote.samples unset"))
+        return found
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings

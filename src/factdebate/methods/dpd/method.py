@@ -20,9 +20,12 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from factdebate.core.deviations import Deviation
+from factdebate.core.errors import ConfigError
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, register
+from factdebate.methods.dpd import paper
 from factdebate.methods.dpd.events import PanelDecided
 from factdebate.methods.dpd.panel import (
     FOCUS,
@@ -34,7 +37,7 @@ from factdebate.methods.dpd.panel import (
 )
 from factdebate.methods.dpd.scripted import REPLIES
 from factdebate.methods.dpd.settings import DPDSettings, State, initial_state, next_state
-from factdebate.methods.dpd.tasks import run_task, supplied_evidence, task_for
+from factdebate.methods.dpd.tasks import run_task, supplied_evidence, task_for, task_settings
 from factdebate.methods.dpd.team import (
     POSITION,
     STANCE,
@@ -47,6 +50,7 @@ from factdebate.methods.dpd.team import (
     summarize,
 )
 from factdebate.methods.kit.common import trim
+from factdebate.methods.kit.sources import heterogeneous
 from factdebate.methods.kit.speculation import Ahead, run_ahead
 from factdebate.methods.kit.turns import end_round, finish
 from factdebate.methods.resources import Resources
@@ -113,6 +117,29 @@ class DPD(Method[DPDSettings]):
         cfg = self.cfg(settings)
         return set(cfg.tools) if cfg.gatherers else set()
 
+    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+        cfg = self.cfg(settings)
+        return heterogeneous(list(cfg.tools), settings) if cfg.gatherers else None
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return paper.deviations(self.cfg(settings), settings)
+
+    def role_models(self, settings: Settings) -> dict[str, str]:
+        cfg = self.cfg(settings)
+        return dict(zip(cfg.judge_roles().values(), cfg.judge_llms, strict=False))
+
+    def check(self, settings: Settings) -> None:
+        cfg = self.cfg(settings)
+        for (name, role), model in zip(cfg.judge_roles().items(), cfg.judge_llms, strict=False):
+            bound = settings.llm.roles.get(role)
+            if bound and bound != model:
+                raise ConfigError(f"judge '{name}': llm.roles gives {role} the model '{bound}' but judge_llms gives "
+                                  f"'{model}'; set it in one place")
+
+    def sample_settings(self, settings: Settings, dataset: Dataset) -> Settings:
+        task = task_for(self.cfg(settings).task, dataset)
+        return settings if task is None else task_settings(task, settings)
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         low = setup_calls(cfg, reasks=False) + (1 + cfg.min_rounds) * round_calls(cfg, reasks=False)
@@ -137,8 +164,8 @@ class DPD(Method[DPDSettings]):
         debate = Debate(claim, cfg, {side: DebateStore(resources.encoder) for side in SIDES}, list(given or []),
                         states={side: initial_state(cfg.transition) for side in SIDES})
         rounds = [await self._setup(debate, resources)]
-        judges = [PanelJudge(name, FOCUS.get(name, f"the debate as the {name} judge"), resources.llm(f"judge-{name}"))
-                  for name in cfg.judges]
+        judges = [PanelJudge(name, FOCUS.get(name, f"the debate as the {name} judge"), resources.llm(role))
+                  for name, role in cfg.judge_roles().items()]
         last = 1 + cfg.max_rounds
         lines: list[str] = []
         verdict_judges: list[Judgement] = []

@@ -26,6 +26,10 @@ class DPDSettings(MethodSettings):
                                    "(paper's best), true-trust, always-skeptic, always-trust.")
     judges: list[str] = Field(default_factory=lambda: ["factual", "logical", "rhetorical"],
                               description="Referees by name; judge <name> uses model role judge-<name>.")
+    judge_llms: list[str] = Field(
+        default_factory=list, json_schema_extra=offered(operator_only=True),  # models: the operator's to choose
+        description="One model per referee, in the order of judges (judge <name> asks role judge-<name>); "
+        "empty: llm.roles, else the judge's model for every referee.")
     snippets: int = Field(default=10, ge=1, le=40, description="Snippets a gatherer selects per round.")
     snippet_chars: int = Field(default=300, ge=50, le=2000, description="Characters kept of each snippet.")
     pool_k: int = Field(default=5, ge=1, le=20, description="Documents per search of the gatherer's one "
@@ -66,7 +70,14 @@ class DPDSettings(MethodSettings):
     def _rounds(self) -> DPDSettings:
         if self.min_rounds > self.max_rounds:
             raise ValueError(f"min_rounds ({self.min_rounds}) exceeds max_rounds ({self.max_rounds})")
+        if self.judge_llms and len(self.judge_llms) != len(self.judges):
+            raise ValueError(f"judge_llms names {len(self.judge_llms)} model(s) for {len(self.judges)} judge(s) "
+                             f"({', '.join(self.judges)}): give one per judge, in that order")
         return self
+
+    def judge_roles(self) -> dict[str, str]:
+        """Each referee's model role (``judge-<name>``), by referee."""
+        return {name: f"judge-{name}" for name in self.judges}
 
 
 def initial_state(strategy: Transition) -> State:

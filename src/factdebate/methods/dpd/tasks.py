@@ -6,8 +6,8 @@ the teams get from the dataset itself.
 - ``qa`` (HaluEval QA): question and answer joined into one claim; the sample's knowledge is the evidence;
 - ``summarization``: claims are extracted from the summary; for each claim the article's sentences are
   embedded one by one and the ``evidence_sentences`` (10) closest become its evidence;
-- ``dialogue``: subjective content is removed before claims are extracted from the reply; the dialogue
-  history and the sample's knowledge are the evidence.
+- ``dialogue``: subjective content is removed before claims are extracted from the reply; the extractor
+  reads the dialogue history and the sample's knowledge beside the reply, and both are the evidence.
 
 The evidence reaches the debate through a context variable read by :meth:`DPD.run`, so each claim is still
 one ordinary ``run_claim`` (its own trace run, usage and verdict) and the shared response module is used
@@ -97,6 +97,16 @@ def qa_evidence(sample: Sample) -> list[Document]:
     return [doc(f"{sample.id}:knowledge", "Knowledge given with the question", _field(sample, "knowledge", "qa"))]
 
 
+def dialogue_context(sample: Sample) -> str:
+    """What the claim extractor reads beside the reply (Section 4.1: the dialogue history and the external
+    knowledge), so that "he" and "that film" become names a debate can check."""
+    parts = [f"Dialogue history:\n{_field(sample, 'history', 'dialogue')}"]
+    knowledge = sample.meta.get("knowledge")
+    if isinstance(knowledge, str) and knowledge.strip():
+        parts.append(f"Knowledge:\n{knowledge.strip()}")
+    return "\n\n".join(parts)
+
+
 def dialogue_evidence(sample: Sample) -> list[Document]:
     documents = [doc(f"{sample.id}:history", "Dialogue history", _field(sample, "history", "dialogue"))]
     knowledge = sample.meta.get("knowledge")
@@ -138,6 +148,19 @@ def _without_search(settings: Settings, search: bool) -> Settings:
     return settings.model_copy(update={"methods": methods})
 
 
+def task_settings(task: str, settings: Settings) -> Settings:
+    """The settings a task mode's claims are debated with: KB-QA's as they are (the gatherers' own search is
+    its evidence); the other modes' without search unless ``task_search`` (the dataset's evidence), and
+    dialogue with subjective content removed before claims are extracted."""
+    if task == "kbqa":
+        return settings
+    settings = _without_search(settings, settings.methods["dpd"].task_search)
+    if task == "dialogue":
+        response = settings.response.model_copy(update={"drop_subjective": True})
+        settings = settings.model_copy(update={"response": response})
+    return settings
+
+
 def with_settings(resources: Resources, settings: Settings) -> Resources:
     """The same models, tools and services under other settings (methods read ``resources.settings``)."""
     return resources if settings is resources.settings else dataclasses.replace(resources, settings=settings)
@@ -146,7 +169,7 @@ def with_settings(resources: Resources, settings: Settings) -> Resources:
 async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
                    sinks: list[EventSink] | None, runner: ClaimRunner) -> tuple[dict[str, Any], str | None]:
     cfg = settings.methods["dpd"]
-    claim_settings = _without_search(settings, cfg.task_search)
+    claim_settings = task_settings(task, settings)
     if task in ("claim", "qa"):
         evidence = qa_evidence(sample) if task == "qa" else []
         with evidence_for_claims(fixed(evidence)):
@@ -156,11 +179,12 @@ async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settin
         fields["dpd_task"] = task
         return fields, dataset.predicted(verdict.label.value if verdict.label else None)
     question: str | None = None
+    context: str | None = None
     provider: Provider
     if task == "kbqa":
         text = str(sample.meta.get("response") or sample.claim)
         question = sample.meta.get("question") or sample.meta.get("prompt")
-        provider, claim_settings = fixed([]), settings  # the gatherers' own search is the evidence
+        provider = fixed([])  # the gatherers' own search is the evidence
     elif task == "summarization":
         text = _field(sample, "summary", task)
         provider = SentenceEvidence(sample.id, _field(sample, "document", task), resources.encoder,
@@ -168,13 +192,12 @@ async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settin
     elif task == "dialogue":
         text = _field(sample, "response", task)
         provider = fixed(dialogue_evidence(sample))
-        response = claim_settings.response.model_copy(update={"drop_subjective": True})
-        claim_settings = claim_settings.model_copy(update={"response": response})
+        context = dialogue_context(sample)
     else:
         raise InputError(f"unknown DPD task '{task}'; use one of {', '.join(TASKS)}")
     with evidence_for_claims(provider):
         checked = await runner.response(text, claim_settings, with_settings(resources, claim_settings),
-                                     question=question, sinks=sinks)
+                                        question=question, sinks=sinks, context=context)
     fields = checked.model_dump(mode="json", exclude={"config"})
     fields.update(claim=sample.claim, dpd_task=task)
     return fields, dataset.predicted(checked.label.value if checked.label else None)

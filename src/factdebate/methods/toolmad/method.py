@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.fields import offered
 from factdebate.core.parsing import parse_query
 from factdebate.core.runtime import span
@@ -29,9 +30,11 @@ from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.methods.kit.sources import heterogeneous
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.methods.resources import Resources
+from factdebate.methods.toolmad import paper
 from factdebate.methods.toolmad.history import format_history, score_summary
 from factdebate.methods.toolmad.scripted import REPLIES
 from factdebate.prompts import render
@@ -64,6 +67,11 @@ class ToolMADSettings(MethodSettings):
         default="stability", description="stability (paper) or consistency (draft).")
     relevance_questions: int = Field(default=3, ge=1, le=10, description="Questions per relevance score.")
     judge_evidence_chars: int = Field(default=300, ge=0, description="Evidence characters the judge reads.")
+    # The paper's debate prompt (Fig. 5) asks for an explanation, then the label, with no length limit. A
+    # cap also coarsens faithfulness: three statements can only score 0, 1/3, 2/3 or 1.
+    answer_sentences: int | None = Field(
+        default=None, ge=1, le=20, description="Most sentences of reasoning a debater writes (unset: no "
+        "limit, as in the paper).")
     speculate: bool | None = Field(
         default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
                                   "discarded calls). Unset: on when the debater's backend serves calls in "
@@ -137,6 +145,12 @@ class ToolMAD(Method[ToolMADSettings]):
     def tools(self, settings: Settings) -> set[str]:
         return {str(kind) for kind in self.cfg(settings).agents} - {"none"}
 
+    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+        return heterogeneous([str(kind) for kind in self.cfg(settings).agents], settings)
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return paper.deviations(self.cfg(settings), settings)
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         # Fewest: every agent answers once and agrees; an agent whose search found nothing is not
@@ -199,7 +213,8 @@ class ToolMAD(Method[ToolMADSettings]):
                 agent.searches[query] = await search_tool(agent.tool, query, retrieval.k, agent=agent.name,
                                                           round=r)
             documents = trim(agent.searches[query], retrieval.max_doc_chars)
-        prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents)
+        prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents,
+                        answer_sentences=cfg.answer_sentences)
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)

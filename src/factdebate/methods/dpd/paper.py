@@ -1,0 +1,75 @@
+"""Where DPD's settings depart from the paper (Sections 3 and 4.1): gatherers that search the web (Google)
+and a RAG knowledge base, referees that are independent LLMs, a minimum of two rounds, the True -> Skeptic
+transition, 10 snippets of evidence, summarizers that scale attention by confidence, ChatGPT throughout.
+
+Module ablations (Table 6) and other transitions (Table 4) are the paper's too, but not its main setting.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from factdebate.core.deviations import Deviation
+from factdebate.methods.kit.paper_setup import backbone
+from factdebate.methods.kit.sources import homogeneous_deviation
+
+if TYPE_CHECKING:
+    from factdebate.methods.dpd.settings import DPDSettings
+    from factdebate.settings.model import Settings
+
+# "We instruct ChatGPT to perform claim extraction, generate queries, and conduct multi-agent debate
+# verification" (Section 4.1), version not given: any GPT-3.5/GPT-4 model counts.
+CHATGPT = ("gpt-3.5", "gpt-4", "chatgpt")
+DEBATE_ROLES = ("debater", "gatherer", "analyst", "rebutter", "summarizer")
+MIN_ROUNDS, TRANSITION, SNIPPETS = 2, "true-skeptic", 10
+
+
+def deviations(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
+    found = backbone(settings, DEBATE_ROLES, names=CHATGPT, restore="--llm openai:<a ChatGPT model>",
+                     paper="ChatGPT for claim extraction, queries and the debate (Section 4.1)")
+    found += _referees(cfg, settings)
+    if cfg.gatherers and cfg.tools:
+        found += homogeneous_deviation(list(cfg.tools), settings, paper="the gatherers search the web (Google "
+                                       "Search API) and a RAG knowledge base")
+        if "search" in cfg.tools and settings.retrieval.search != "local" and settings.medical.search == "default":
+            found.append(Deviation(key="search_engine", paper="the gatherers search with the Google Search API",
+                                   here=f"the gatherers search with {settings.retrieval.search}"))
+    if cfg.min_rounds != MIN_ROUNDS:
+        found.append(Deviation(key="min_rounds", paper=f"at least {MIN_ROUNDS} rounds (Section 4.1)",
+                               here=f"at least {cfg.min_rounds}", restore=f"--dpd-min-rounds {MIN_ROUNDS}"))
+    if cfg.transition != TRANSITION:
+        found.append(Deviation(key="transition", paper="True -> Skeptic (other strategies: Table 4)",
+                               here=cfg.transition, restore=f"--dpd-transition {TRANSITION}"))
+    if cfg.snippets != SNIPPETS:
+        found.append(Deviation(key="snippets", paper=f"{SNIPPETS} snippets of evidence",
+                               here=f"{cfg.snippets} snippets", restore=f"--dpd-snippets {SNIPPETS}"))
+    if cfg.gatherers and cfg.tools and not cfg.query_generation:
+        found.append(Deviation(key="query_generation", paper="the gatherers search for what supports their side "
+                               "and what refutes the other", here="the gatherers search with the claim",
+                               restore="--dpd-query-generation"))
+    off = [name for name in ("gatherers", "analysts", "summarizers") if not getattr(cfg, name)]
+    if off:
+        found.append(Deviation(key="modules", paper="information gatherers, analysts and summarizers",
+                               here=f"without {', '.join(off)} (the paper's ablation, Table 6)",
+                               restore=" ".join(f"--dpd-{name}" for name in off)))
+    if cfg.summarizers:
+        found.append(Deviation(
+            key="summarizer_uncertainty", paper="summarizers scale the model's attention weights by each agent's "
+            "confidence", here="a team's confidence is the agreement of k sampled statements, stated to the "
+            "rebutters and judges (a black-box model has no attention to scale)"))
+    return found
+
+
+def _referees(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
+    """The paper's referees are "multiple independent LLMs"; one model shared by several is a deviation."""
+    models = {name: settings.llm_for(role) for name, role in cfg.judge_roles().items()}
+    if len(set(models.values())) == len(models):
+        return []
+    shared = [model for model in dict.fromkeys(models.values()) if list(models.values()).count(model) > 1]
+    names = [name for name, model in models.items() if model in shared]
+    return [Deviation(
+        key="judges_one_model", paper="the referees are independent LLMs",
+        here=f"referees {', '.join(names)} are one model ({', '.join(shared)}) at temperature "
+             f"{settings.llm.temperature}, differing only in one sentence of focus",
+        restore="--dpd-judge-llms " + ",".join(f"MODEL_{i + 1}" for i in range(len(models)))
+                + " (or llm.roles judge-<name>)")]

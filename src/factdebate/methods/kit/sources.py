@@ -1,0 +1,55 @@
+"""Whether a method's tools read different evidence, the premise of Tool-MAD (a RAG agent and a web-search
+agent) and of DPD's gatherers (a search engine and a knowledge base).
+
+With the local search engine the "search" tool runs BM25 over the very corpus the RAG tool embeds, so the
+two tools see the same documents and the debate loses what the papers built it on. A verdict records it
+(``tools_heterogeneous``) and the methods list it among their paper deviations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from factdebate.core.deviations import Deviation
+from factdebate.tools.registry import evidence_source
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+RESTORE = "set TAVILY_API_KEY (the default search engine, auto, then picks Tavily) or pass --search tavily"
+
+
+def sources(kinds: Iterable[str], settings: Settings) -> list[str]:
+    """What each tool of ``kinds`` reads (tools that read nothing left out), in order."""
+    retrieval = settings.retrieval
+    found = (evidence_source(kind, engine=retrieval.search, corpus=retrieval.corpus,
+                             scholarly=settings.medical.search) for kind in kinds)
+    return [source for source in found if source is not None]
+
+
+def heterogeneous(kinds: Iterable[str], settings: Settings) -> bool | None:
+    """True when every tool reads its own source, False when two read the same one, None when fewer than
+    two tools read anything (nothing to compare)."""
+    read = sources(kinds, settings)
+    if len(read) < 2:
+        return None
+    return len(set(read)) == len(read)
+
+
+def homogeneous_deviation(kinds: Iterable[str], settings: Settings, *, paper: str) -> list[Deviation]:
+    """The ``tools_homogeneous`` deviation when two of ``kinds`` read the same source, else nothing."""
+    tools = [kind for kind in kinds if kind != "none"]
+    pairs = list(zip(tools, sources(tools, settings), strict=True))
+    read = [source for _, source in pairs]
+    shared = next((source for source in read if read.count(source) > 1), None)
+    if shared is None:
+        return []
+    sharing = [kind for kind, source in pairs if source == shared]
+    restore = RESTORE if "search" in sharing and settings.retrieval.search == "local" else ""
+    names = ", ".join(sharing[:-1]) + f" and {sharing[-1]}"
+    read_by = "both read" if len(sharing) == 2 else "all read"
+    shared = f"the '{shared.split(':', 1)[1]}' corpus" if shared.startswith("corpus:") else shared
+    return [Deviation(key="tools_homogeneous", paper=paper,
+                      here=f"tools not heterogeneous (tools_heterogeneous: false): the {names} tools {read_by} "
+                           f"{shared}, so they see the same evidence", restore=restore)]

@@ -1,0 +1,73 @@
+"""Where Tool-MAD's settings depart from the journal paper's main experiment (Algorithm 1, Sections III-IV):
+a RAG agent and a Tavily search agent, T = 3 rounds, three documents per query, thresholds 0.7 and 0.8,
+query formulation and stability scoring on, a judge that reads the debate with its evidence.
+
+The ablations (agent combinations of Table VI, query formulation and scoring feedback off) and the draft's
+consistency score are the paper's too, but not its main setting: a run with them lists them here, so its
+figures are compared with the right table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from factdebate.core.deviations import Deviation
+from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
+from factdebate.methods.kit.sources import homogeneous_deviation
+
+if TYPE_CHECKING:
+    from factdebate.methods.toolmad.method import ToolMADSettings
+    from factdebate.settings.model import Settings
+
+AGENTS = ["rag", "search"]
+ROUNDS = 3
+FAITHFULNESS, RELEVANCE = 0.7, 0.8
+TOOLS_PAPER = "a RAG agent over a Wikipedia vector index and a search agent on the live web (Tavily)"
+
+
+def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
+    found = toolmad_backbone(settings)
+    tools = [str(kind) for kind in cfg.agents]
+    found += homogeneous_deviation(tools, settings, paper=TOOLS_PAPER)
+    if "search" in tools and settings.retrieval.search == "wikipedia" and settings.medical.search == "default":
+        found.append(Deviation(key="search_engine", paper="the search agent searches the web with Tavily",
+                               here="the search agent uses Wikipedia's search API", restore="--search tavily"))
+    if tools != AGENTS:
+        found.append(Deviation(key="agents", paper="RAG + SEARCH (other pairs are Table VI's ablations)",
+                               here=f"agents {' + '.join(tools)}", restore="--agents rag,search"))
+    if cfg.rounds != ROUNDS:
+        found.append(Deviation(key="rounds", paper=f"T = {ROUNDS}", here=f"T = {cfg.rounds}",
+                               restore=f"--rounds {ROUNDS}"))
+    found += top_k(settings)
+    if (cfg.faithfulness_threshold, cfg.relevance_threshold) != (FAITHFULNESS, RELEVANCE):
+        found.append(Deviation(
+            key="thresholds", paper=f"faithfulness >= {FAITHFULNESS}, answer relevance >= {RELEVANCE}",
+            here=f"faithfulness >= {cfg.faithfulness_threshold}, answer relevance >= {cfg.relevance_threshold}",
+            restore=f"--faithfulness-threshold {FAITHFULNESS} --relevance-threshold {RELEVANCE}"))
+    found += _ablations(cfg)
+    if cfg.answer_sentences is not None:
+        found.append(Deviation(
+            key="answer_cap", paper="debaters explain, then give the label, with no length limit (Fig. 5)",
+            here=f"debaters write at most {cfg.answer_sentences} sentence(s), which also coarsens faithfulness "
+                 "(a share of few statements)", restore="leave methods.tool-mad.answer_sentences unset"))
+    if cfg.judge_evidence_chars < settings.retrieval.max_doc_chars:
+        found.append(Deviation(
+            key="judge_evidence", paper="the judge reads the debate history with each round's retrieved evidence",
+            here=f"the judge reads the first {cfg.judge_evidence_chars} characters of each document",
+            restore=f"--judge-evidence-chars {settings.retrieval.max_doc_chars}"))
+    return found
+
+
+def _ablations(cfg: ToolMADSettings) -> list[Deviation]:
+    found = []
+    if not cfg.query_formulation:
+        found.append(Deviation(key="query_formulation", paper="agents rewrite their query every round",
+                               here="every round searches with the claim (the paper's ablation, Fig. 9)",
+                               restore="--query-formulation"))
+    if not cfg.scoring:
+        found.append(Deviation(key="scoring", paper="stability scores decide the early stop and inform the judge",
+                               here="no scores (the paper's ablation, Fig. 10)", restore="--scoring"))
+    elif cfg.scoring_variant != "stability":
+        found.append(Deviation(key="scoring_variant", paper="faithfulness and answer relevance (stability score)",
+                               here="the earlier draft's consistency score", restore="--scoring-variant stability"))
+    return found

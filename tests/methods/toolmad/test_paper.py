@@ -1,0 +1,97 @@
+"""Where Tool-MAD's settings depart from the paper: the heterogeneous tools (Tavily by default when its key
+is set, a recorded Tavily response here), the answer length, the ablations; each listed on the verdict."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from rich.console import Console
+
+from factdebate.cli.render import render_verdict
+from factdebate.core.deviations import keys
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods.base import get_method
+from factdebate.run.build import build_resources, make_tool
+from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
+from tests.helpers import CLAIM, BagOfWordsEncoder, StaticTool, debate_script, make_resources
+from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
+
+TAVILY = "https://api.tavily.com/search"
+AGREE = {("rag", 1): "SUPPORTS", ("search", 1): "SUPPORTS"}
+# The paper's main setting: its backbone, its tools (Tavily), T = 3, k = 3, the judge reads whole documents.
+PAPER = {"llm": {"debater": "openai:gpt-4o-mini"}, "retrieval": {"search": "tavily"},
+         "methods": {"tool-mad": {"judge_evidence_chars": 1200}}}
+
+
+def settings(**sections: Any) -> Settings:
+    return load_settings(overrides=sections, environ={})
+
+
+def deviations(**sections: Any) -> list[str]:
+    return keys(get_method("tool-mad").paper_deviations(settings(**{**PAPER, **sections})))
+
+
+async def test_with_a_tavily_key_the_search_agent_reads_the_web_by_default(respx_mock: respx.MockRouter,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    route = respx_mock.post(TAVILY).mock(return_value=httpx.Response(200, json=fixture("tavily_search.json")))
+    chosen = load_settings(overrides={"llm": {"cache": False}, "methods": {"tool-mad": {"speculate": False}}},
+                           environ={})  # nothing says which engine
+    rag = StaticTool("rag")
+    resources = build_resources(chosen, backends={"debater": ScriptedBackend(debate_script(AGREE))},
+                                tool_factory=lambda kind: rag if kind == "rag" else make_tool(kind, chosen),
+                                encoder_factory=BagOfWordsEncoder)
+    verdict = await run_claim(CLAIM, chosen, resources)
+    assert route.called and verdict.rounds[0].turns[1].tool == "tavily"
+    assert verdict.rounds[0].turns[1].evidence[0].source == "https://www.nasa.gov/image-article/great-wall/"
+    assert verdict.tools_heterogeneous is True and "tools_homogeneous" not in keys(verdict.deviations)
+    assert verdict.config["retrieval"]["search"] == "tavily"  # the engine that searched, not "auto"
+
+
+async def test_without_the_key_both_agents_read_the_corpus_and_the_terminal_says_so() -> None:
+    resources, _, _ = make_resources(debate_script(AGREE))
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.tools_heterogeneous is False and "tools_homogeneous" in keys(verdict.deviations)
+    out = StringIO()
+    render_verdict(verdict, Console(file=out, width=400), rounds=False)
+    lines = [line for line in out.getvalue().splitlines() if "tools not heterogeneous" in line]
+    assert len(lines) == 1 and "the rag and search tools both read the 'builtin' corpus" in lines[0]
+    assert "set TAVILY_API_KEY" in lines[0]
+
+
+def test_an_agent_without_a_tool_leaves_nothing_to_compare() -> None:
+    local = settings(methods={"tool-mad": {"agents": ["rag", "none"]}})
+    assert get_method("tool-mad").tools_heterogeneous(local) is None
+
+
+def test_the_papers_setting_departs_from_nothing_and_each_change_is_named() -> None:
+    assert deviations() == []
+    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone"]
+    assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous"]
+    assert deviations(retrieval={"search": "wikipedia"}) == ["search_engine"]
+    assert deviations(retrieval={"search": "tavily", "k": 5}) == ["top_k"]
+    changed = {"agents": ["rag", "rag"], "rounds": 2, "faithfulness_threshold": 0.5, "query_formulation": False,
+               "scoring": False, "answer_sentences": 3, "judge_evidence_chars": 300}
+    assert deviations(methods={"tool-mad": changed}) == [
+        "tools_homogeneous", "agents", "rounds", "thresholds", "query_formulation", "scoring", "answer_cap",
+        "judge_evidence"]
+    assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "scoring_variant": "consistency"}}) == [
+        "scoring_variant"]
+
+
+async def test_answers_have_no_length_cap_unless_one_is_set() -> None:
+    resources, backend, _ = make_resources(debate_script(AGREE))
+    await run_claim(CLAIM, resources.settings, resources)
+    asked = [m[0]["content"] for info, m in backend.calls if info.prompt == "debate_answer"]
+    assert asked and not any("sentence" in text.split("\n", 1)[0] for text in asked)
+    capped, backend, _ = make_resources(debate_script(AGREE), answer_sentences=2)
+    verdict = await run_claim(CLAIM, capped.settings, capped)
+    asked = [m[0]["content"] for info, m in backend.calls if info.prompt == "debate_answer"]
+    assert asked and all("in at most 2 sentences" in text for text in asked)
+    assert "answer_cap" in keys(verdict.deviations)
