@@ -159,12 +159,16 @@ class FakeOpenAI:
                     return
                 content = owner.reply(body) if callable(owner.reply) else owner.reply
                 usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+                finish = "stop"
                 if owner.reasoning.match(str(body.get("model", ""))):
-                    usage.update(completion_tokens=3 + REASONING_TOKENS, total_tokens=14 + REASONING_TOKENS,
-                                 completion_tokens_details={"reasoning_tokens": REASONING_TOKENS})
+                    # An empty reply stands for reasoning that used the whole cap, as OpenAI reports it.
+                    thought = REASONING_TOKENS if content else int(body.get("max_completion_tokens", 0))
+                    finish = "stop" if content else "length"
+                    usage.update(completion_tokens=(3 if content else 0) + thought, total_tokens=14 + thought,
+                                 completion_tokens_details={"reasoning_tokens": thought})
                 self.send_json(200, {
                     "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
+                    "choices": [{"index": 0, "finish_reason": finish,
                                  "message": {"role": "assistant", "content": content}}],
                     "usage": usage,
                 })

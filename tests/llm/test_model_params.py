@@ -84,6 +84,16 @@ async def test_other_models_are_sent_what_the_call_asks_for_and_other_400s_stay_
     assert sent(server) == [{"temperature": 0.3, "max_tokens": 20}] * 2
 
 
+async def test_reasoning_that_eats_the_whole_cap_says_once_which_setting_to_raise(
+        caplog: pytest.LogCaptureFixture) -> None:
+    with FakeOpenAI(reply="") as server:
+        model = llm(server, "gpt-5-nano", reasoning_tokens=100)
+        replies = [await model.complete(USER, GenParams(temperature=1.0, max_tokens=20)) for _ in range(2)]
+    assert [(r.text, r.reasoning_tokens) for r in replies] == [("", 120)] * 2
+    said = [r.getMessage() for r in caplog.records if "raise llm.reasoning_tokens" in r.getMessage()]
+    assert len(said) == 1 and "120 of it reasoning" in said[0]
+
+
 def test_a_model_refusing_both_token_fields_is_an_error_not_a_loop() -> None:
     params = ModelParams("local-model")
     asked = params.arguments(GenParams(max_tokens=10), 100)
