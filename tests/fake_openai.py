@@ -5,11 +5,18 @@ failure or None) injects failures by rule, e.g. a 429 on every 5th call (benchma
 
 ``one_at_a_time`` serves like a one-slot local server (llama-cpp-python's, Ollama's or llama.cpp's with
 one slot): requests wait in line, each taking ``delay`` seconds (or ``delays``, one per request, then
-``delay``); ``peak`` is the most requests the server held at once, waiting ones included."""
+``delay``); ``peak`` is the most requests the server held at once, waiting ones included.
+
+A model named like OpenAI's reasoning models (``o1``, ``o3-mini``, ``o4-mini``, ``gpt-5``, ``gpt-5-mini``...,
+or as ``reasoning`` says) is answered as OpenAI answers it: HTTP 400 with ``code: unsupported_parameter``
+for ``max_tokens`` and ``code: unsupported_value`` for a ``temperature`` other than 1, and usage that
+counts reasoning tokens.
+``reply`` may be a function of the request body: :func:`from_schema` answers any ``response_format``."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -19,6 +26,52 @@ from typing import Any
 
 GARBAGE = 0  # "status" of a 200 whose body is not a chat completion
 Failure = tuple[int, str | None]
+Reply = str | Callable[[dict[str, Any]], str]
+REASONING_MODEL = re.compile(r"^(o[1-9]|gpt-5)")
+REASONING_TOKENS = 64  # what the fake's reasoning models report having spent thinking, per reply
+
+
+def openai_refusal(body: dict[str, Any], reasoning: re.Pattern[str] = REASONING_MODEL) -> dict[str, Any] | None:
+    """The error OpenAI answers a reasoning model's request with, if any (its wording, type, param, code)."""
+    if not reasoning.match(str(body.get("model", ""))):
+        return None
+    if "max_tokens" in body:
+        return {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                           "'max_completion_tokens' instead.", "type": "invalid_request_error",
+                "param": "max_tokens", "code": "unsupported_parameter"}
+    if "temperature" in body and body["temperature"] != 1:
+        return {"message": f"Unsupported value: 'temperature' does not support {json.dumps(body['temperature'])} "
+                           "with this model. Only the default (1) value is supported.",
+                "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}
+    return None
+
+
+def instance(schema: dict[str, Any]) -> Any:
+    """A small value that satisfies ``schema``: the first variant, the first allowed string, the largest
+    allowed number, a word for free text."""
+    if "anyOf" in schema:
+        return instance(schema["anyOf"][0])
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        numbers = [v for v in schema["enum"] if isinstance(v, int | float)]
+        return max(numbers) if numbers else schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        return {key: instance(value) for key, value in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [instance(schema.get("items", {"type": "string"}))] * max(1, schema.get("minItems", 1))
+    return {"number": 0.5, "integer": 1, "boolean": True}.get(str(kind), "Paris")
+
+
+def from_schema(text: str) -> Callable[[dict[str, Any]], str]:
+    """Replies to constrained requests with a value of their schema, to the others with ``text``."""
+
+    def reply(body: dict[str, Any]) -> str:
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema")
+        return json.dumps(instance(schema)) if schema else text
+
+    return reply
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -31,9 +84,10 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, failures: list[Failure] | None = None, reply: str = "SUPPORTS",
+    def __init__(self, failures: list[Failure] | None = None, reply: Reply = "SUPPORTS",
                  fault: Callable[[int], Failure | None] | None = None, error_message: str | None = None,
-                 *, one_at_a_time: bool = False, delay: float = 0.0, delays: list[float] | None = None) -> None:
+                 *, one_at_a_time: bool = False, delay: float = 0.0, delays: list[float] | None = None,
+                 reasoning: str = REASONING_MODEL.pattern) -> None:
         self.failures = list(failures or [])
         self.one_at_a_time = one_at_a_time
         self.delay = delay
@@ -42,6 +96,7 @@ class FakeOpenAI:
         self.peak = 0
         self._slot = threading.Lock()
         self.reply = reply
+        self.reasoning = re.compile(reasoning)  # model names answered as OpenAI's reasoning models
         self.fault = fault
         self.error_message = error_message  # what a failure says (default "fake <status>")
         self.requests: list[dict[str, Any]] = []
@@ -78,6 +133,10 @@ class FakeOpenAI:
                     failure = owner.failures.pop(0) if owner.failures else None
                 if failure is None and owner.fault is not None:
                     failure = owner.fault(number)
+                refusal = openai_refusal(body, owner.reasoning) if failure is None else None
+                if refusal is not None:
+                    self.send_json(400, {"error": refusal})
+                    return
                 if failure is not None and failure[0] == GARBAGE:
                     garbage = b"<html>upstream hiccup</html>"
                     self.send_response(200)
@@ -98,13 +157,25 @@ class FakeOpenAI:
                     self.end_headers()
                     self.wfile.write(payload)
                     return
-                payload = json.dumps({
+                content = owner.reply(body) if callable(owner.reply) else owner.reply
+                usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+                finish = "stop"
+                if owner.reasoning.match(str(body.get("model", ""))):
+                    # An empty reply stands for reasoning that used the whole cap, as OpenAI reports it.
+                    thought = REASONING_TOKENS if content else int(body.get("max_completion_tokens", 0))
+                    finish = "stop" if content else "length"
+                    usage.update(completion_tokens=(3 if content else 0) + thought, total_tokens=14 + thought,
+                                 completion_tokens_details={"reasoning_tokens": thought})
+                self.send_json(200, {
                     "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": owner.reply}}],
-                    "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
-                }).encode()
-                self.send_response(200)
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": usage,
+                })
+
+            def send_json(self, status: int, data: dict[str, Any]) -> None:
+                payload = json.dumps(data).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

@@ -118,10 +118,11 @@ def test_cache_keeps_the_constrained_flag_and_upgrades_old_files(tmp_path: Path)
     old.commit()
     old.close()
     cache = ResponseCache(path)
-    cache.put("new", Completion(text="REFUTES", constrained=True))
+    cache.put("new", Completion(text="REFUTES", constrained=True, completion_tokens=70, reasoning_tokens=64))
     old_entry, new_entry = cache.get("old"), cache.get("new")
     assert old_entry is not None and old_entry.text == "SUPPORTS" and not old_entry.constrained
-    assert new_entry is not None and new_entry.constrained
+    assert old_entry.reasoning_tokens == 0
+    assert new_entry is not None and new_entry.constrained and new_entry.reasoning_tokens == 64
     cache.close()
 
 

@@ -60,6 +60,20 @@ async def test_moderation_grammar_yields_a_decision_on_the_real_model() -> None:
     assert parse_moderation(reply.text) is not None, reply.text
 
 
+async def test_a_schema_held_reply_thinks_before_it_acts_on_the_real_model() -> None:
+    """The grammar keeps the schema's key order: MERMAID's step writes its thought before its action."""
+    from factdebate.methods.mermaid.executor import step_schema
+    from factdebate.tools.toolset import ToolSchema
+
+    search = ToolSchema("search", "Search the web.", {"type": "object", "properties": {"query": {"type": "string"}},
+                                                      "required": ["query"]})
+    reply = await LlamaCppBackend("builtin").complete(
+        [{"role": "user", "content": "Claim: Paris is in France. Reply with a JSON step."}],
+        GenParams(max_tokens=120, json_schema=step_schema([search], three_way=False)))
+    keys = [key for key in ('"thought"', '"action"', '"answer"', '"name"', '"reason"', '"input"') if key in reply.text]
+    assert keys[0] == '"thought"' and sorted(keys, key=reply.text.index) == keys, reply.text
+
+
 async def test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model() -> None:
     settings = load_settings(overrides={"llm": {"debater": "llama-cpp:builtin", "cache": False},
                                         "methods": {"tool-mad": {"rounds": 1}}}, environ={})

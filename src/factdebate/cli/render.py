@@ -172,8 +172,9 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
                             (f"  decided by {HOW.get(verdict.decided_by, verdict.decided_by)}", ""),
                             (f" after {len(verdict.rounds)} round(s)" if verdict.rounds else "", ""))
     console.print(Panel(summary, border_style="bold"))
+    reasoning = f" ({usage.reasoning_tokens} of them reasoning)" if usage.reasoning_tokens else ""
     console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "
-                       f"{usage.completion_tokens} completion tokens, {usage.tool_calls} tool calls, "
+                       f"{usage.completion_tokens} completion tokens{reasoning}, {usage.tool_calls} tool calls, "
                        f"{usage.seconds:.1f}s", style="dim"))
     if usage.speculative_calls:
         console.print(Text(f"+ {usage.speculative_calls} LLM calls of speculative work that was discarded "

@@ -170,6 +170,7 @@ class LLMCall(Where):
     seconds: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0  # of the completion tokens, the hidden reasoning of a reasoning model
 
 
 class LLMRetry(Where):
@@ -206,6 +207,17 @@ class ConstraintRejected(BaseEvent):
     mode: str
     fallback: str | None = None
     error: str = ""
+
+
+class LLMParamsAdjusted(BaseEvent):
+    """A model is sent a parameter otherwise than the call asked: renamed (``max_tokens`` as OpenAI's
+    reasoning models want it) or dropped (a ``temperature`` the model refuses). Once per run and model."""
+
+    event: Literal["llm_params_adjusted"] = "llm_params_adjusted"
+    model: str
+    param: str
+    change: str  # "renamed to max_completion_tokens", "dropped"
+    reason: str = ""  # the server's refusal, or why it was known beforehand
 
 
 class ToolError(BaseEvent):
@@ -259,8 +271,8 @@ class ResponseJudged(BaseEvent):
 
 _BUILT_IN: tuple[type[BaseEvent], ...] = (
     RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
-    ToolCall, WebSearch, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, ToolError, LeakageNote, VerdictReached,
-    ResponseStarted, ClaimsExtracted, ResponseJudged,
+    ToolCall, WebSearch, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, LLMParamsAdjusted, ToolError,
+    LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
 )
 # Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
 _KINDS: dict[str, type[BaseEvent]] = {}

@@ -52,6 +52,8 @@ class Usage(BaseModel):
     # Calls of speculative work that was discarded, any method's (methods/kit/speculation.py): not in llm_calls.
     speculative_calls: int = 0
     speculative_tokens: int = 0
+    # Of completion_tokens, those a reasoning model spent thinking before it answered (OpenAI's o-series, GPT-5).
+    reasoning_tokens: int = 0
 
     def add(self, other: Usage) -> None:
         self.llm_calls += other.llm_calls
@@ -62,6 +64,7 @@ class Usage(BaseModel):
         self.cached_calls += other.cached_calls
         self.speculative_calls += other.speculative_calls
         self.speculative_tokens += other.speculative_tokens
+        self.reasoning_tokens += other.reasoning_tokens
 
 
 class Step(BaseModel):

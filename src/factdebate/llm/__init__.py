@@ -10,17 +10,20 @@ __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy"
 
 
 def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto",
-                 base_url: str | None = None) -> Backend:
+                 base_url: str | None = None, reasoning_tokens: int | None = None) -> Backend:
     """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``. ``base_url``
-    picks the OpenAI-compatible server (default: ``OPENAI_BASE_URL``)."""
+    picks the OpenAI-compatible server (default: ``OPENAI_BASE_URL``); ``reasoning_tokens`` is the room a
+    reasoning model gets for its hidden reasoning (default: the backend's)."""
     provider, _, target = spec.partition(":")
     if not target:
         raise ConfigError(f"model spec '{spec}' must look like provider:model "
                           "(openai:gpt-4o-mini, llama-cpp:builtin, llama-cpp:/path/model.gguf)")
     if provider == "openai":
+        from factdebate.llm.model_params import REASONING_TOKENS
         from factdebate.llm.openai_compat import OpenAIBackend
 
-        return OpenAIBackend(target, base_url=base_url, timeout=timeout, constrain=constrain)
+        return OpenAIBackend(target, base_url=base_url, timeout=timeout, constrain=constrain,
+                             reasoning_tokens=REASONING_TOKENS if reasoning_tokens is None else reasoning_tokens)
     if provider in ("llama-cpp", "llamacpp", "llama_cpp"):
         from factdebate.llm.llama_cpp import LlamaCppBackend
 

@@ -72,6 +72,7 @@ class Completion:
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0  # of completion_tokens: a reasoning model's hidden reasoning
     # True when the backend held the answer to the request's constraint (grammar, schema or choices).
     constrained: bool = False
     tool_calls: list[ToolCall] = field(default_factory=list)

@@ -30,29 +30,33 @@ class ResponseCache:
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
             " prompt_tokens INTEGER, completion_tokens INTEGER)"
         )
-        # Added later: whether the answer was constrained (verdicts record it). Older files gain the column.
+        # Added later: whether the answer was constrained (verdicts record it) and a reasoning model's hidden
+        # reasoning tokens (usage counts them). Older files gain the columns.
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
         if "constrained" not in columns:
             self._db.execute("ALTER TABLE responses ADD COLUMN constrained INTEGER DEFAULT 0")
+        if "reasoning_tokens" not in columns:
+            self._db.execute("ALTER TABLE responses ADD COLUMN reasoning_tokens INTEGER DEFAULT 0")
         self._lock = threading.Lock()
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, constrained FROM responses WHERE key = ?", (key,)
+                "SELECT text, prompt_tokens, completion_tokens, constrained, reasoning_tokens FROM responses"
+                " WHERE key = ?", (key,)
             ).fetchone()
         if row is None:
             return None
         return Completion(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0,
-                          constrained=bool(row[3]))
+                          constrained=bool(row[3]), reasoning_tokens=row[4] or 0)
 
     def put(self, key: str, completion: Completion) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, text, prompt_tokens, completion_tokens, constrained)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO responses (key, text, prompt_tokens, completion_tokens, constrained,"
+                " reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?)",
                 (key, completion.text, completion.prompt_tokens, completion.completion_tokens,
-                 int(completion.constrained)),
+                 int(completion.constrained), completion.reasoning_tokens),
             )
 
     def close(self) -> None:

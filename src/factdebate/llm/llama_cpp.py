@@ -44,15 +44,19 @@ def _threads_from_env() -> int | None:
 
 def _grammar_text(params: GenParams) -> str | None:
     """Every constraint as one GBNF grammar: choices, a grammar as given, a JSON schema (converted by
-    llama.cpp), or tools (one JSON tool call, since the in-process model has no native tool calling)."""
+    llama.cpp), or tools (one JSON tool call, since the in-process model has no native tool calling).
+
+    The schema keeps its declared key order: the grammar writes properties in that order, so a reply
+    reasons before it decides (``thought`` before ``action``, a ballot's scores before its vote). Sorted
+    keys would make the model commit to its verdict first and explain it afterwards."""
     if params.choices:
         return choice_grammar(params.choices)
     if params.grammar:
         return params.grammar
     if params.json_schema is not None:
-        return _schema_grammar(json.dumps(params.json_schema, sort_keys=True))
+        return _schema_grammar(json.dumps(params.json_schema))
     if params.tools:
-        return _schema_grammar(json.dumps(tool_call_schema(params.tools), sort_keys=True))
+        return _schema_grammar(json.dumps(tool_call_schema(params.tools)))
     return None
 
 

@@ -166,6 +166,7 @@ class LLM:
         usage.llm_calls += 1
         usage.prompt_tokens += completion.prompt_tokens
         usage.completion_tokens += completion.completion_tokens
+        usage.reasoning_tokens += completion.reasoning_tokens
         usage.seconds += seconds
         usage.cached_calls += int(cached)
         if not run.listening():
@@ -173,4 +174,5 @@ class LLM:
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
         run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,
                  attempts=attempts, seconds=round(seconds, 4), prompt_tokens=completion.prompt_tokens,
-                 completion_tokens=completion.completion_tokens, **who.as_dict())
+                 completion_tokens=completion.completion_tokens, reasoning_tokens=completion.reasoning_tokens,
+                 **who.as_dict())

@@ -6,6 +6,10 @@ missing key is only an error when the base URL is OpenAI's own.
 Constraints (labels, grammars, schemas) are sent the way the server understands them (``constrain``:
 see :mod:`factdebate.llm.constraints`). A server that rejects a constrained request is asked again with the
 next weaker form, down to none; the change is traced and the answer is then parsed tolerantly.
+
+The length cap and the temperature are sent as the model takes them (:mod:`factdebate.llm.model_params`):
+``max_completion_tokens`` for OpenAI's reasoning models, with room for their hidden reasoning, and no
+parameter a 400 said the model refuses.
 """
 
 from __future__ import annotations
@@ -25,10 +29,20 @@ from factdebate.llm.constraints import (
     openai_request,
     render_json,
 )
+from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
 from factdebate.util.redact import redact_url
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up
+
+
+class RefusedParameter(FatalLLMError):
+    """A 400 naming one parameter the model does not take (``code``: unsupported_parameter/_value)."""
+
+    def __init__(self, message: str, reason: str, param: str | None, code: str | None,
+                 sent: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.reason, self.param, self.code, self.sent = reason, param, code, sent
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -41,7 +55,8 @@ def _retry_after(headers: Any) -> float | None:
 
 class OpenAIBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 120.0, max_parallel: int = 16, constrain: str = "auto") -> None:
+                 timeout: float = 120.0, max_parallel: int = 16, constrain: str = "auto",
+                 reasoning_tokens: int = REASONING_TOKENS) -> None:
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -66,6 +81,9 @@ class OpenAIBackend:
             else constrain
         # Why the mode was lowered, if it was: shown by `factdebate doctor` and in traces.
         self.constraint_notes: list[str] = []
+        # What this model takes (token field, refused parameters), shared by the process's backends of it.
+        self.params: ModelParams = model_params(self.endpoint, model)
+        self.reasoning_tokens = reasoning_tokens
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
         self._client = openai.AsyncOpenAI(base_url=self.endpoint, api_key=key, timeout=timeout, max_retries=0)
 
@@ -85,12 +103,21 @@ class OpenAIBackend:
         return self.constrain
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        try:
+            return await self._complete(messages, params)
+        finally:
+            self.params.report(self.name)  # what the model is sent otherwise than asked: traced, logged once
+
+    async def _complete(self, messages: list[Message], params: GenParams) -> Completion:
         mode = await self.resolve_constrain() if params.has_constraint else "none"
         while True:
             req = openai_request(params, mode)
             try:
                 return await self._create(messages, params, req)
             except (FatalLLMError, TransientLLMError) as exc:
+                if isinstance(exc, RefusedParameter) and self.params.learn(exc.param, exc.code, exc.reason,
+                                                                             exc.sent):
+                    continue  # the same request again, without what the model refused
                 if not (req.constrained and mode in FALLBACK and _rejects_constraint(exc)):
                     raise
                 weaker = FALLBACK[mode]
@@ -109,18 +136,22 @@ class OpenAIBackend:
             extra["extra_body"] = req.extra_body
         if params.tools:
             extra["tools"] = [{"type": "function", "function": t.as_dict()} for t in params.tools]
+        sent = self.params.arguments(params, self.reasoning_tokens)
         try:
             response = await self._client.chat.completions.create(
                 model=self.model,
                 messages=messages,  # type: ignore[arg-type]
-                temperature=params.temperature,
-                max_tokens=params.max_tokens,
+                **sent,
                 **extra,
             )
         except openai.RateLimitError as exc:
             self._answered = True
             raise TransientLLMError(f"429 rate limited: {exc.message}", _retry_after(exc.response.headers),
                                     self.endpoint) from exc
+        except openai.BadRequestError as exc:
+            self._answered = True
+            raise RefusedParameter(f"HTTP 400 from {self.endpoint}: {exc.message}", _error_message(exc)[:300],
+                                   exc.param, exc.code, sent) from exc
         except openai.APIStatusError as exc:
             self._answered = True
             if exc.status_code >= 500 or exc.status_code in (408, 409):
@@ -141,6 +172,8 @@ class OpenAIBackend:
             raise TransientLLMError(f"unusable response body: {type(exc).__name__}", None, self.endpoint) from exc
         self._answered = True
         completion = _completion(response, self.endpoint)
+        if not completion.text and completion.reasoning_tokens and _finish_reason(response) == "length":
+            self.params.budget_spent(self.name, completion.reasoning_tokens)
         completion.constrained = req.constrained
         completion.tool_calls = _tool_calls(response.choices[0].message)
         return _checked(completion, req)
@@ -159,7 +192,31 @@ def _completion(response: Any, endpoint: str) -> Completion:
                                 endpoint) from exc
     if text is not None and not isinstance(text, str):
         raise TransientLLMError("unusable response body: the message content is not text", None, endpoint)
-    return Completion(text=text or "", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    return Completion(text=text or "", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                      reasoning_tokens=_reasoning_tokens(usage))
+
+
+def _error_message(exc: Any) -> str:
+    """The ``error.message`` of an API error's body (the SDK's ``message`` prefixes the status and body)."""
+    body = getattr(exc, "body", None)
+    message = body.get("message") if isinstance(body, dict) else None
+    return str(message or exc.message)
+
+
+def _reasoning_tokens(usage: Any) -> int:
+    """``usage.completion_tokens_details.reasoning_tokens`` (reasoning models; absent elsewhere)."""
+    details = getattr(usage, "completion_tokens_details", None)
+    try:
+        return int(getattr(details, "reasoning_tokens", None) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _finish_reason(response: Any) -> str:
+    try:
+        return str(response.choices[0].finish_reason or "")
+    except (AttributeError, IndexError):
+        return ""
 
 
 _CONSTRAINT_WORDS = ("response_format", "json_schema", "grammar", "guided", "schema")

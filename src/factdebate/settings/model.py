@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
+from factdebate.llm.model_params import REASONING_TOKENS
 from factdebate.methods.base import all_methods
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
@@ -47,6 +48,11 @@ class LLMSettings(_Strict):
                                 "waits and the tries after the first (the first try is bounded by timeout "
                                 "alone, so a timed-out call is still tried again).")
     timeout: float = Field(default=120.0, description="Seconds per try.")
+    reasoning_tokens: int = Field(
+        default=REASONING_TOKENS, ge=0, le=100_000, json_schema_extra=offered(operator_only=True),
+        description="Completion tokens a reasoning model (OpenAI's o-series, GPT-5) may spend thinking, on top "
+        "of what each call allows its visible answer: they are sent together as max_completion_tokens. A cap, "
+        "not a spend; too low and the model returns empty answers.")
     cache: bool = Field(default=True, description="Reuse cached LLM answers.",
                         json_schema_extra=offered("cache", operator_only=True))
     constrain: Literal["auto", "grammar", "guided", "json_schema", "none"] = Field(

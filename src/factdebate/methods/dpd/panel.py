@@ -43,13 +43,13 @@ FOCUS = {
 UNIT = {"type": "number", "enum": [round(i / 10, 1) for i in range(11)]}
 _SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIONS.values()},
                 "required": list(DIMENSIONS.values()), "additionalProperties": False}
-# "why" comes last (llama.cpp orders properties by name, too): a reply cut short in it still has its
-# scores, vote and confidence, and ``read_ballot`` closes the cut string rather than losing them.
+# The judge reasons before it decides: "why" first, then the scores, the vote and the confidence in that
+# vote (the paper's order). Backends keep this order (llm/llama_cpp.py no longer sorts the keys).
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
-                   "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT, "why": {"type": "string"}},
-    "required": ["affirmative", "negative", "vote", "confidence", "why"],
+    "properties": {"why": {"type": "string"}, "affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
+                   "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT},
+    "required": ["why", "affirmative", "negative", "vote", "confidence"],
     "additionalProperties": False,
 }
 _CUT_WHY = re.compile(r'"why"\s*:\s*"(?:[^"\\]|\\.)*$')
@@ -82,7 +82,7 @@ def read_ballot(text: str) -> Ballot:
     if start < 0:
         raise BallotError("no JSON object was found")
     body = text[start:].rstrip()
-    if _CUT_WHY.search(body):  # cut off inside the closing explanation: everything decisive is there
+    if _CUT_WHY.search(body):  # an unconstrained reply that put its explanation last and was cut off in it
         body += '"}'
     end = body.rfind("}")
     if end < 0:
