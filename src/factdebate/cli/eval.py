@@ -69,7 +69,7 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
-    from factdebate.run.batch import finished_ids
+    from factdebate.run.batch import finished_ids, in_order_note
     from factdebate.scale.options import with_scale
     from factdebate.settings.load import settings_from
 
@@ -88,6 +88,10 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
         for line in est.lines():
             typer.echo(f"  {line}")
         return 0
+    asked = concurrency if concurrency is not None else (
+        settings.concurrency if "concurrency" in settings.model_fields_set else None)
+    if note := in_order_note(settings, asked):
+        typer.echo(f"{name}: {note}", err=True)
     summary = asyncio.run(_execute(plan, concurrency, trace))
     m = summary["metrics"]
     lo, hi = m["ci"]["accuracy"]
@@ -105,10 +109,12 @@ async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> di
     with trace_file(trace) as sinks:
         if plan.settings.scale.executor == "ray":
             from factdebate.eval.runner import check_resume
+            from factdebate.methods.resources import RunScope
             from factdebate.scale.pool import RayPool, slim_plan
 
             check_resume(plan)  # before starting any worker
-            async with RayPool(plan.settings, trace=bool(sinks), context=slim_plan(plan)) as pool:
+            async with RayPool(plan.settings, trace=bool(sinks), context=slim_plan(plan),
+                               run=RunScope(plan.output)) as pool:
                 return await execute(plan, concurrency=concurrency, sinks=sinks, executor=pool)
         return await execute(plan, concurrency=concurrency, sinks=sinks)
 
