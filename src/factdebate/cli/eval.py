@@ -79,6 +79,10 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
                      strict=strict)
     check_resume(plan)
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
+    asked = concurrency if concurrency is not None else (
+        settings.concurrency if "concurrency" in settings.model_fields_set else None)
+    if note := in_order_note(settings, asked):
+        typer.echo(f"{name}: {note}", err=True)
     if dry_run:
         from factdebate.eval.estimate import estimate
 
@@ -88,10 +92,6 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
         for line in est.lines():
             typer.echo(f"  {line}")
         return 0
-    asked = concurrency if concurrency is not None else (
-        settings.concurrency if "concurrency" in settings.model_fields_set else None)
-    if note := in_order_note(settings, asked):
-        typer.echo(f"{name}: {note}", err=True)
     summary = asyncio.run(_execute(plan, concurrency, trace))
     m = summary["metrics"]
     lo, hi = m["ci"]["accuracy"]

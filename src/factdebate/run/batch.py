@@ -236,4 +236,4 @@ def in_order_note(settings: Settings, asked: int | None) -> str | None:
     reason = get_method(settings.method).in_order(settings)
     if reason is None or asked is None or asked <= 1:
         return None
-    return f"{settings.method}: claims run one at a time, not {asked} at once: {reason}"
+    return f"{settings.method}: claims run one at a time in the run's order, not {asked} at once: {reason}"

@@ -54,11 +54,13 @@ def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
 def _toolset(settings: Settings, cfg: MermaidSettings) -> Deviation:
     """Always a deviation: Google Search and Google Scholar have no stand-in here, only substitutes."""
     parts = []
-    if "wikipedia" in cfg.servers:
+    if "wikipedia" not in cfg.servers:
+        parts.append("no Wikipedia tools")
+    else:
         parts.append("Wikipedia from the live API" if cfg.wikipedia_online else
                      "Wikipedia tools over the indexed corpus, offline")
-    if "search" in cfg.servers:
-        parts.append("web search on Tavily when TAVILY_API_KEY is set, BM25 over the corpus otherwise")
+    parts.append("web search on Tavily when TAVILY_API_KEY is set, BM25 over the corpus otherwise"
+                 if "search" in cfg.servers else "no web search")
     parts.append("OpenAlex, arXiv and PubMed for scholarly search" if "scholar" in cfg.servers else
                  "no scholarly search")
     if settings.mcp_servers:

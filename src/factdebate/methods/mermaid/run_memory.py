@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from factdebate.methods.resources import RunScope
     from factdebate.settings.model import Settings
 
-IN_ORDER = ("its evidence memory is on: each claim recalls what the claims before it stored, so they run one "
-            "at a time in the run's order (--memory readonly or off lets them run at once)")
+IN_ORDER = ("its evidence memory is on, and each claim recalls what the claims before it stored (--memory "
+            "readonly or off lets them run at once)")
 
 
 def check_memory_choice(cfg: MermaidSettings) -> None:
