@@ -144,3 +144,17 @@ async def test_contradicting_memory_choices_are_usage_errors(tmp_path: Path) -> 
         await evaluate(tmp_path, "x", memory_from=str(tmp_path / "m.sqlite"), memory_path=str(tmp_path / "n.sqlite"))
     with pytest.raises(ConfigError, match="--memory-from PATH"):
         await evaluate(tmp_path, "y", memory="readonly")
+
+
+async def test_a_responses_claims_are_checked_in_order_in_a_run(tmp_path: Path) -> None:
+    from factdebate.core.claim_context import claim_position
+    from factdebate.run.response import run_response
+
+    toolset = FactToolset(FACTS)
+    resources, _ = await mermaid_resources(capital_policy, toolset, memory="on", run=RunScope(tmp_path / "run"))
+    async with resources:
+        with claim_position(0):
+            checked = await run_response(" ".join(CLAIMS[:4]), resources.settings, resources,
+                                         given_claims=CLAIMS[:4])
+    # In order, each country is searched once; the second claim about it recalls the first one's evidence.
+    assert [c.verdict.usage.tool_calls for c in checked.claims if c.verdict] == [1, 0, 1, 0]
