@@ -41,6 +41,9 @@ _SPAN = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of|the|de|da|von|and|van)?\s*[A-Z]
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _SKIP = {"The", "A", "An", "In", "On", "At", "It", "This", "That", "There", "He", "She", "They", "As", "By"}
 _EVIDENCE = re.compile(r"\[M?\d+\][^\n]*")
+# A recalled record's line opens with the entity it is stored under and where it came from: the policy reads
+# only the passage after that, or every record stored under the subject would count as naming it.
+_RECALLED = re.compile(r"^\[M\d+\] .*? \(from .*?via [^)]*\): ")
 
 
 def subject_object(claim: str) -> tuple[str, str]:
@@ -66,7 +69,8 @@ def policy(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         return json.dumps({"triplets": [{"subject": subject, "relation": "relates to", "object": obj,
                                          "attributes": ""}], "topic": "General"})
     seen = text.split("\nTools:", 1)[0]
-    naming = [line for line in _EVIDENCE.findall(seen) if names_entity(line, subject)]
+    passages = [_RECALLED.sub("", line) for line in _EVIDENCE.findall(seen)]
+    naming = [line for line in passages if names_entity(line, subject)]
     if naming or call.prompt.startswith("mermaid_force"):
         found = bool(obj) and any(names_entity(line, obj) or obj.replace(",", "") in line.replace(",", "")
                                   for line in naming)
@@ -77,11 +81,12 @@ def policy(call: CallInfo, messages: list[Message], params: GenParams) -> str:
                        "action": {"name": "search_local", "reason": "no evidence yet", "input": {"query": query}}})
 
 
-async def run(samples: list[Sample], memory: str, *, llm: str | None, steps: int, store: Path) -> dict[str, Any]:
+async def run(samples: list[Sample], memory: str, *, llm: str | None, steps: int, store: Path,
+              semantic: bool = False) -> dict[str, Any]:
     settings = load_settings(overrides={
         "method": "mermaid", "llm": {"debater": llm or "scripted:agree", "cache": False},
         "methods": {"mermaid": {"servers": ["search"], "memory": memory, "memory_path": str(store),
-                                "max_steps": steps}}})
+                                "max_steps": steps, "memory_semantic": semantic}}})
     backends = None if llm else {"debater": ScriptedBackend(policy, name="scripted:memory-policy", record=False)}
     resources = build_resources(settings, backends=backends)
     calls = correct = unparsed = 0
@@ -96,13 +101,13 @@ async def run(samples: list[Sample], memory: str, *, llm: str | None, steps: int
             "seconds": time.perf_counter() - started}
 
 
-async def compare(name: str, samples: list[Sample], *, llm: str | None, steps: int) -> None:
+async def compare(name: str, samples: list[Sample], *, llm: str | None, steps: int, semantic: bool = False) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         off = await run(samples, "off", llm=llm, steps=steps, store=Path(tmp) / "off.sqlite")
-        on = await run(samples, "on", llm=llm, steps=steps, store=Path(tmp) / "on.sqlite")
+        on = await run(samples, "on", llm=llm, steps=steps, store=Path(tmp) / "on.sqlite", semantic=semantic)
     reduction = (off["calls"] - on["calls"]) / off["calls"] if off["calls"] else 0.0
     who = llm or "scripted-policy"
-    print(f"dataset={name} policy={who} claims={len(samples)} max_steps={steps} "
+    print(f"dataset={name} policy={who} claims={len(samples)} max_steps={steps} semantic={semantic} "
           f"tool_calls_off={off['calls']} tool_calls_on={on['calls']} reduction={reduction:.1%} "
           f"accuracy_off={off['accuracy']:.3f} accuracy_on={on['accuracy']:.3f} "
           f"unparsed_off={off['unparsed']} unparsed_on={on['unparsed']} "
@@ -118,6 +123,8 @@ async def main() -> None:
     parser.add_argument("--steps", type=int, default=5, help="T_max for the scripted policy.")
     parser.add_argument("--model-claims", type=int, default=0, help="Also run the embedded model on N claims.")
     parser.add_argument("--model-steps", type=int, default=2)
+    parser.add_argument("--semantic", action="store_true", help="Memory on with semantic recall (ours) rather "
+                        "than the paper's keyword recall.")
     args = parser.parse_args()
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         if name == "countries":
@@ -126,7 +133,7 @@ async def main() -> None:
             samples = load_dataset(f"factcheck-bench:{args.factcheck_bench}").samples[: args.factcheck_limit]
         else:
             raise SystemExit(f"unknown dataset {name}: use countries, factcheck-bench")
-        await compare(name, samples, llm=None, steps=args.steps)
+        await compare(name, samples, llm=None, steps=args.steps, semantic=args.semantic)
         if args.model_claims:
             await compare(name, samples[: args.model_claims], llm="llama-cpp:builtin", steps=args.model_steps)
 

@@ -13,7 +13,7 @@ from factdebate.core.types import Document
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods.resources import Resources
+from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
@@ -88,9 +88,11 @@ CLAIM = "Paris is the capital of France"
 
 
 def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, Any] | None = None,
-                  latency: float = 0.0, **sections: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
+                  latency: float = 0.0, run: RunScope | None = None,
+                  **sections: Any) -> tuple[Resources, ScriptedBackend, dict[str, Any]]:
     """The one test builder: every role on one scripted backend, static tools, the bag-of-words encoder.
-    ``sections`` are nested settings overrides, e.g. ``methods={"mad": {"rounds": 2}}``."""
+    ``sections`` are nested settings overrides, e.g. ``methods={"mad": {"rounds": 2}}``; ``run``: the
+    evaluation or batch they serve."""
     # Speculative rounds are off unless a test asks for them: tests count the calls and searches each round
     # makes, and a speculative round makes some that are then discarded (tests/methods/kit/test_speculation.py).
     methods = {name: {"speculate": False} for name in ("tool-mad", "mad")}
@@ -101,7 +103,7 @@ def resources_for(script: Script, *, method: str = "tool-mad", tools: dict[str, 
     backend = ScriptedBackend(script, latency=latency)
     tools = tools if tools is not None else {"rag": StaticTool("rag"), "search": StaticTool("local")}
     resources = build_resources(settings, backends={"debater": backend}, tool_factory=lambda kind: tools[kind],
-                                encoder_factory=BagOfWordsEncoder)
+                                encoder_factory=BagOfWordsEncoder, run=run)
     return resources, backend, tools
 
 

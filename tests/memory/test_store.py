@@ -218,3 +218,29 @@ def test_semantic_recall_with_minilm(tmp_path: Path) -> None:
     assert [h.stored_entity for h in hits] == ["John F. Kennedy"] and hits[0].match == "semantic"
     assert hits[0].score >= 0.45
     assert memory.recall(["Tokyo"]) == []
+
+
+def test_a_runs_recall_sees_only_what_the_claims_before_it_stored(tmp_path: Path) -> None:
+    memory = EvidenceMemory(tmp_path / "m.sqlite")
+    seeded = Evidence(text="Paris has been the capital since 987.", tool="search_wikipedia")
+    memory.update("Paris", [seeded])  # no position: what the memory started with, seen by every claim
+    memory.update("Paris", [EIFFEL], position=2000)
+    later = Evidence(text="Paris hosted the 2024 Olympics.", tool="search_wikipedia")
+    memory.update("Paris", [later], position=5000)
+    assert [h.text for h in memory.recall(["Paris"], before=2000)] == [seeded.text]
+    assert [h.text for h in memory.recall(["Paris"], before=3000)] == [EIFFEL.text, seeded.text]
+    assert [h.text for h in memory.recall(["Paris"], before=9000)] == [later.text, EIFFEL.text, seeded.text]
+    # Claim 0 run again (a retry) stores the Eiffel passage too: it now counts from the earliest position.
+    memory.update("Paris", [EIFFEL], position=0)
+    assert [h.text for h in memory.recall(["Paris"], before=1000)] == [EIFFEL.text, seeded.text]
+    assert len(memory.recall(["Paris"])) == 3  # single claims see everything, newest first
+
+
+def test_a_memory_from_before_run_positions_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(store_module._SCHEMA.replace("    position INTEGER,\n", ""))
+    assert "position" not in {r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(evidence)")}
+    memory = EvidenceMemory(path)
+    assert memory.update("Paris", [EIFFEL], position=0) == 1
+    assert len(memory.recall(["Paris"], before=1000)) == 1

@@ -24,9 +24,9 @@ from factdebate.settings.options import all_options, option_schema
 OPERATOR_ONLY = {
     "cache", "claim_concurrency", "concurrency", "dpd_speculate", "evidence", "llm_max_in_flight", "mad_speculate",
     "max_claim_chars", "max_doc_chars", "medical_abstracts", "medical_search", "medical_summarize", "memory",
-    "memory_path", "mermaid_memory", "mermaid_memory_busy_timeout_s", "mermaid_memory_namespace",
-    "mermaid_memory_path", "mermaid_memory_ttl_days", "mermaid_servers", "mermaid_wikipedia_online", "milvus_uri",
-    "speculate", "temperature", "vote_samples", "dpd_judge_llms"}
+    "memory_from", "memory_path", "mermaid_memory", "mermaid_memory_from", "mermaid_memory_busy_timeout_s",
+    "mermaid_memory_namespace", "mermaid_memory_path", "mermaid_memory_ttl_days", "mermaid_servers",
+    "mermaid_wikipedia_online", "milvus_uri", "speculate", "temperature", "vote_samples", "dpd_judge_llms"}
 
 
 def test_who_may_set_each_option_is_unchanged() -> None:

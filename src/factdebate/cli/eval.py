@@ -70,7 +70,7 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
-    from factdebate.run.batch import finished_ids
+    from factdebate.run.batch import finished_ids, in_order_note
     from factdebate.scale.options import with_scale
     from factdebate.settings.load import settings_from
 
@@ -84,6 +84,10 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
     for deviation in info["deviations"]:
         if deviation["key"] == "tools_homogeneous":  # the papers' premise is gone: say so before the run
             typer.echo(f"{name}: {Deviation.model_validate(deviation).line()}", err=True)
+    asked = concurrency if concurrency is not None else (
+        settings.concurrency if "concurrency" in settings.model_fields_set else None)
+    if note := in_order_note(settings, asked):
+        typer.echo(f"{name}: {note}", err=True)
     if dry_run:
         from factdebate.eval.estimate import estimate
 
@@ -110,10 +114,12 @@ async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> di
     with trace_file(trace) as sinks:
         if plan.settings.scale.executor == "ray":
             from factdebate.eval.runner import check_resume
+            from factdebate.methods.resources import RunScope
             from factdebate.scale.pool import RayPool, slim_plan
 
             check_resume(plan)  # before starting any worker
-            async with RayPool(plan.settings, trace=bool(sinks), context=slim_plan(plan)) as pool:
+            async with RayPool(plan.settings, trace=bool(sinks), context=slim_plan(plan),
+                               run=RunScope(plan.output)) as pool:
                 return await execute(plan, concurrency=concurrency, sinks=sinks, executor=pool)
         return await execute(plan, concurrency=concurrency, sinks=sinks)
 

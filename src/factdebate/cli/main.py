@@ -118,7 +118,8 @@ def _describe(event: dict[str, Any]) -> str:
 
 def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
     from factdebate.core.runtime import trace_file
-    from factdebate.run.batch import check_batch_resume, read_claims, run_batch
+    from factdebate.methods.resources import RunScope
+    from factdebate.run.batch import check_batch_resume, in_order_note, read_claims, run_batch
     from factdebate.run.build import build_resources
 
     if output.exists() and input.resolve() == output.resolve():
@@ -127,15 +128,19 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     if output.is_dir():
         raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
     items = read_claims(input)
+    scope = RunScope.of_results(output)  # the batch's own state (MERMAID's memory) sits beside its results
+    if note := in_order_note(settings, settings.concurrency if "concurrency" in settings.model_fields_set else None):
+        err.print(escape(note))
 
     async def run_and_close(sinks: list[Any]) -> Any:
         if settings.scale.executor == "ray":
             from factdebate.scale.pool import RayPool
 
             check_batch_resume(output, settings)  # before starting any worker
-            async with RayPool(settings, trace=bool(sinks)) as pool:
+            async with RayPool(settings, trace=bool(sinks), run=scope) as pool:
                 return await run_batch(items, output, settings, None, sinks=sinks, executor=pool)
-        resources = build_resources(settings)
+        check_batch_resume(output, settings)  # before the batch's state is started
+        resources = build_resources(settings, run=scope)
         async with resources:  # services the batch opened close once, at the end
             return await run_batch(items, output, settings, resources, sinks=sinks)
 

@@ -1,5 +1,8 @@
-"""What one claim of a batch carries beside its text: today, the date a dataset gives it (AVeriTeC's
-``claim_date``), which every search-like tool reads as a leakage cut-off for that claim alone."""
+"""What one claim of a batch carries beside its text: the date a dataset gives it (AVeriTeC's
+``claim_date``), which every search-like tool reads as a leakage cut-off for that claim alone, and its place
+in the run's order, which a method that keeps state across the claims of a run (MERMAID's run memory) reads
+so that a claim sees what the claims before it left, and nothing of those after it, even when it is run
+again on a resume."""
 
 from __future__ import annotations
 
@@ -10,6 +13,9 @@ from contextvars import ContextVar
 from datetime import date
 
 _CLAIM_DATE: ContextVar[str | None] = ContextVar("factdebate_claim_date", default=None)
+_POSITION: ContextVar[int | None] = ContextVar("factdebate_claim_position", default=None)
+# Room between two samples for the claims of one response (response.max_claims is at most 100).
+PER_SAMPLE = 1000
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
 
 
@@ -41,3 +47,34 @@ def search_before(configured: str | None) -> str | None:
     """The earlier of the configured cut-off and the current claim's date."""
     days = [d for d in (configured, _CLAIM_DATE.get()) if d]
     return min(days) if days else None
+
+
+@contextmanager
+def claim_position(index: int) -> Iterator[None]:
+    """Within the block, the claim is the ``index``-th (from 0) of its run's order (an evaluation's sample
+    order, a batch's input order)."""
+    token = _POSITION.set(index * PER_SAMPLE)
+    try:
+        yield
+    finally:
+        _POSITION.reset(token)
+
+
+@contextmanager
+def sub_claim(index: int) -> Iterator[None]:
+    """Within the block, the ``index``-th claim of the current sample (a response's atomic claims), after
+    the samples before it and the sample's earlier claims. Nothing changes outside a run."""
+    base = _POSITION.get()
+    if base is None:
+        yield
+        return
+    token = _POSITION.set(base + min(index, PER_SAMPLE - 1))
+    try:
+        yield
+    finally:
+        _POSITION.reset(token)
+
+
+def current_position() -> int | None:
+    """The current claim's place in its run's order (smaller: earlier); ``None`` outside a run."""
+    return _POSITION.get()

@@ -1,9 +1,11 @@
 """``factdebate eval``: one method on one dataset, concurrently, resumably.
 
-A run directory holds ``run.json`` (what was asked: method, dataset, seed, settings), ``results.jsonl`` (one
-record per sample: the verdict, the gold label, the prediction in the dataset's label set) and, at the end,
-``summary.json`` / ``summary.md``. Every finished sample is flushed as one line, so an interrupted run
-loses nothing; re-running the same command skips finished samples and retries errored ones.
+A run directory holds ``run.json`` (what was asked: method, dataset, seed, settings, and the state the method
+keeps for the run: MERMAID's own memory), ``results.jsonl`` (one record per sample: the verdict, the gold
+label, the prediction in the dataset's label set) and, at the end, ``summary.json`` / ``summary.md``. Every
+finished sample is flushed as one line, so an interrupted run loses nothing; re-running the same command skips
+finished samples and retries errored ones. A method whose claims read what earlier ones left
+(``Method.in_order``) gets its samples one at a time, in the plan's order.
 """
 
 from __future__ import annotations
@@ -16,16 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from factdebate.core.claim_context import claim_date
-from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.claim_context import claim_date, claim_position
+from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.methods.base import get_method
-from factdebate.methods.resources import Resources
-from factdebate.run.build import build_resources, tools_needed
+from factdebate.methods.resources import Resources, RunScope
+from factdebate.run.build import build_resources, start_run, tools_needed
 from factdebate.run.claim import public_config, run_claim
 from factdebate.run.response import RUNNER
 from factdebate.run.results_file import ResultWriter, finished_ids
@@ -44,6 +46,7 @@ class Plan:
     seed: int
     limit: int | None
     options: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)  # what the method keeps for this run (Method.start_run)
 
     def info(self) -> dict[str, Any]:
         method = get_method(self.settings.method)
@@ -60,7 +63,8 @@ class Plan:
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
                 "settings": public_config(self.settings),
                 "deviations": [d.model_dump() for d in method.paper_deviations(effective)],
-                "tools_heterogeneous": method.tools_heterogeneous(effective)}
+                "tools_heterogeneous": method.tools_heterogeneous(effective),
+                **({"run_state": self.state} if self.state else {})}
 
 
 class EvalWriter(ResultWriter):
@@ -125,9 +129,9 @@ def check_resume(plan: Plan) -> None:
                          "use another --output directory or delete this one")
 
 
-def eval_resources(settings: Settings) -> Resources:
+def eval_resources(settings: Settings, run: RunScope | None = None) -> Resources:
     """The standard resources; ``medical.search`` (the scholarly search agent) is honoured by make_tool."""
-    return build_resources(settings)
+    return build_resources(settings, run=run)
 
 
 async def evaluate(sample: Sample, plan: Plan, resources: Resources,
@@ -195,16 +199,24 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     """Run what is left of the plan and write the summary. ``on_record`` sees each new record (tests use
     it to interrupt a run part-way). With ``executor``, samples run there and this process only writes."""
     check_resume(plan)
-    get_method(plan.settings.method).check(plan.settings)  # a usage error stops the run before any sample
+    method = get_method(plan.settings.method)
+    method.check(plan.settings)  # a usage error stops the run before any sample
+    in_order = method.in_order(plan.settings)
+    if in_order and executor is not None:
+        raise ConfigError(f"{plan.settings.method} cannot spread its samples over workers: {in_order}")
     plan.output.mkdir(parents=True, exist_ok=True)
+    scope = RunScope(plan.output)
+    owned = resources is None and executor is None  # resources built here are closed here (MCP sessions...)
+    if resources is None and executor is None:
+        resources = eval_resources(plan.settings, scope)
+    # The method's state for this run (MERMAID: its own memory), before any sample; workers open the same.
+    plan.state = start_run(resources, scope) if resources is not None else method.start_run(plan.settings, scope)
     (plan.output / RUN).write_text(json.dumps(plan.info(), indent=1) + "\n", encoding="utf-8")
     results = plan.output / RESULTS
     done = finished_ids(results)
     todo = [s for s in plan.samples if s.id not in done]
     ids = [s.id for s in plan.samples]
-    owned = resources is None and executor is None  # resources built here are closed here (MCP sessions...)
-    if resources is None and executor is None:
-        resources = eval_resources(plan.settings)
+    position = {sample_id: n for n, sample_id in enumerate(ids)}
     needed = sorted(tools_needed(plan.settings))
     # Build the tools first: a missing index or key fails before any model call (remote workers do it at start).
     if todo and needed and resources is not None:
@@ -230,14 +242,16 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
         assert resources is not None
         while not queue.empty():
             sample = queue.get_nowait()
-            await finish(await evaluate(sample, plan, resources, sinks), [])
+            with claim_position(position[sample.id]):
+                record = await evaluate(sample, plan, resources, sinks)
+            await finish(record, [])
 
     try:
         with bar:
             if executor is not None:
                 await executor.run_samples(todo, plan, finish)
             else:
-                workers = max(1, min(concurrency or plan.settings.concurrency, len(todo) or 1))
+                workers = 1 if in_order else max(1, min(concurrency or plan.settings.concurrency, len(todo) or 1))
                 await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         await writer.aclose()

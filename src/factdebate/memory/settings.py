@@ -39,9 +39,10 @@ class MemorySettings(BaseModel):
                            "project: evidence stored under one namespace is not recalled under another.")
     ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after this many days "
                                    "(default: never).")
-    semantic: bool = Field(default=True, description="Also recall records whose entity and evidence are close in "
-                           "meaning to a claim's entity, for entities spelled differently from the stored key "
-                           "(\"JFK\" vs \"John F. Kennedy\").")
+    semantic: bool = Field(default=False, title="Semantic recall",
+                           description="Also recall records whose entity and evidence are close in meaning to a "
+                           "claim's entity, for entities spelled differently from the stored key (\"JFK\" vs "
+                           "\"John F. Kennedy\"). Off: exact keys only, the paper's keyword recall.")
     semantic_threshold: float = Field(default=0.45, ge=0, le=1, description="Similarity from which a record is "
                                       "recalled by meaning.")
     recall_limit: int = Field(default=8, ge=1, le=100, description="Records recalled per claim.")

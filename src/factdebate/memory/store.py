@@ -1,5 +1,10 @@
 """The persistent evidence memory: SQLite in WAL mode, keyed by (namespace, normalised entity).
 
+A record written by a run's own memory carries the ``position`` of the claim that first stored it in the
+run's order; a claim of that run recalls only records from before its own position (and records without
+one: those the memory was seeded with), so what it sees does not depend on what ran after it, on a resume
+or a retry included. Single claims write and read without positions.
+
 Every operation opens its own short-lived connection, so one store object is safe from any thread, from
 the tasks of a batch and from several processes at once: WAL lets readers run beside the one writer, writes
 take the lock up front (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it instead of failing.
@@ -51,8 +56,10 @@ CREATE TABLE IF NOT EXISTS evidence (
     encoder TEXT,
     vector BLOB,
     digest TEXT NOT NULL,
+    position INTEGER,
     UNIQUE (namespace, entity_key, digest)
 );
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS evidence_key ON evidence (namespace, entity_key);
 CREATE INDEX IF NOT EXISTS evidence_stored ON evidence (namespace, stored);
 """
@@ -137,6 +144,8 @@ class EvidenceMemory:
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")  # persistent: recorded in the file for every later opener
             db.executescript(_SCHEMA)
+            if "position" not in {row[1] for row in db.execute("PRAGMA table_info(evidence)")}:
+                db.execute("ALTER TABLE evidence ADD COLUMN position INTEGER")  # a file from before positions
 
     def check(self) -> None:
         """Raise :class:`MemoryFileError` unless the memory can be read, and written unless read-only (the
@@ -178,17 +187,22 @@ class EvidenceMemory:
             return None
         return np.asarray(self._encode(texts), dtype=np.float32)
 
-    def _live(self) -> tuple[str, tuple[Any, ...]]:
-        return "namespace = ? AND (expires IS NULL OR expires > ?)", (self.namespace, time.time())
+    def _live(self, before: int | None = None) -> tuple[str, tuple[Any, ...]]:
+        where, args = "namespace = ? AND (expires IS NULL OR expires > ?)", (self.namespace, time.time())
+        if before is None:
+            return where, args
+        return where + " AND (position IS NULL OR position < ?)", (*args, before)
 
     # -- the paper's two operations --------------------------------------------------------------------
     def update(self, entities: str | Sequence[str],
                evidence: Iterable[Evidence | Document | dict[str, Any]], *,
-               tool: str = "", ttl_days: float | None = None) -> int:
+               tool: str = "", ttl_days: float | None = None, position: int | None = None) -> int:
         """Store ``evidence`` under each entity; returns how many records were new.
 
         ``tool`` fills in items that do not carry their own. Storing the same text under the same
-        entity again refreshes its timestamp (and TTL) instead of duplicating it. Raises
+        entity again refreshes its timestamp (and TTL) instead of duplicating it. ``position``: the storing
+        claim's place in its run's order; storing a record again keeps its earliest position and leaves
+        its timestamp alone, so a run's recall depends on positions only. Raises
         :class:`MemoryLeakError` if any item is a label or a verdict; nothing is stored then.
         A read-only memory stores nothing and returns 0. A failed write raises :class:`MemoryFileError`.
         """
@@ -214,43 +228,52 @@ class EvidenceMemory:
                 blob = vectors[n].tobytes() if vectors is not None else None
                 found = db.execute("SELECT id FROM evidence WHERE namespace = ? AND entity_key = ? AND digest = ?",
                                    (self.namespace, key, digest)).fetchone()
+                if found and position is not None:
+                    db.execute("UPDATE evidence SET position = MIN(position, ?) WHERE id = ?", (position, found[0]))
+                    continue
                 if found:
                     db.execute("UPDATE evidence SET stored = ?, expires = ? WHERE id = ?", (now, expires, found[0]))
                     continue
                 db.execute(
                     "INSERT INTO evidence (namespace, entity_key, entity, text, source, query, tool, stored, "
-                    "expires, encoder, vector, digest) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?)",
+                    "expires, encoder, vector, digest, position) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?)",
                     (self.namespace, key, name, item.text, item.source, item.tool, now,
-                     expires, self.encoder_name if blob is not None else None, blob, digest))
+                     expires, self.encoder_name if blob is not None else None, blob, digest, position))
                 added += 1
         return added
 
-    def recall(self, entities: Sequence[str], *, limit: int | None = None) -> list[MemoryHit]:
+    def recall(self, entities: Sequence[str], *, limit: int | None = None,
+               before: int | None = None) -> list[MemoryHit]:
         """Records for the claim's entities: exact key matches first, then (with an encoder) records whose
-        vector is within the threshold of an entity's, each with its score. Newest first per entity."""
+        vector is within the threshold of an entity's, each with its score. Newest first per entity.
+        ``before``: the recalling claim's position in its run; only records stored before it (or with no
+        position) are seen, the latest position first."""
         limit = limit or self.recall_limit
         names = {normalize_entity(n): n.strip() for n in entities if normalize_entity(n)}
-        where, args = self._live()
+        where, args = self._live(before)
+        order = _order(before)
         hits: list[MemoryHit] = []
         seen: set[int] = set()
         with self._connect() as db:
             for key, name in names.items():
                 rows = db.execute(f"SELECT {_COLUMNS} FROM evidence WHERE {where} AND entity_key = ? "
-                                  "ORDER BY stored DESC, id DESC LIMIT ?", (*args, key, self.per_entity_limit))
+                                  f"ORDER BY {order} LIMIT ?", (*args, key, self.per_entity_limit))
                 for row in rows.fetchall():
                     if row[0] not in seen:
                         seen.add(row[0])
                         hits.append(_hit(row, name, "exact", 1.0))
-            semantic = self._semantic(db, names, seen) if self._encode is not None and names else []
+            semantic = self._semantic(db, names, seen, before=before) if self._encode is not None and names else []
         return (hits + semantic)[:limit]
 
     def _semantic(self, db: sqlite3.Connection, names: dict[str, str], seen: set[int], *,
-                  per_entity: int | None = None, threshold: float | None = None) -> list[MemoryHit]:
+                  per_entity: int | None = None, threshold: float | None = None,
+                  before: int | None = None) -> list[MemoryHit]:
         per_entity = per_entity or self.per_entity_limit
         threshold = self.semantic_threshold if threshold is None else threshold
-        where, args = self._live()
+        where, args = self._live(before)
         rows = db.execute(f"SELECT {_COLUMNS}, vector FROM evidence WHERE {where} AND encoder = ? "
-                          "ORDER BY stored DESC LIMIT ?", (*args, self.encoder_name, _SEMANTIC_SCAN)).fetchall()
+                          f"ORDER BY {_order(before)} LIMIT ?",
+                          (*args, self.encoder_name, _SEMANTIC_SCAN)).fetchall()
         rows = [r for r in rows if r[0] not in seen]
         if not rows:
             return []
@@ -268,8 +291,9 @@ class EvidenceMemory:
                     best[row[0]] = _hit(row[:-1], name, "semantic", round(score, 4))
         return sorted(best.values(), key=lambda h: -h.score)
 
-    async def arecall(self, entities: Sequence[str], *, limit: int | None = None) -> list[MemoryHit]:
-        return await asyncio.to_thread(self.recall, entities, limit=limit)
+    async def arecall(self, entities: Sequence[str], *, limit: int | None = None,
+                      before: int | None = None) -> list[MemoryHit]:
+        return await asyncio.to_thread(self.recall, entities, limit=limit, before=before)
 
     async def aupdate(self, entities: str | Sequence[str],
                       evidence: Iterable[Evidence | Document | dict[str, Any]], **kwargs: Any) -> int:
@@ -327,6 +351,14 @@ class EvidenceMemory:
     def namespaces(self) -> list[str]:
         with self._connect() as db:
             return [r[0] for r in db.execute("SELECT DISTINCT namespace FROM evidence ORDER BY 1").fetchall()]
+
+
+def _order(before: int | None) -> str:
+    """Newest first: by time for single claims; in a run, by the storing claim's position, then the records
+    the memory was seeded with (no position), so the order is the run's and not the clock's."""
+    if before is None:
+        return "stored DESC, id DESC"
+    return "position IS NULL, position DESC, stored DESC, id DESC"
 
 
 def _hit(row: Sequence[Any], entity: str, match: str, score: float) -> MemoryHit:

@@ -15,6 +15,9 @@ A method is one class, registered by name, that owns:
   or locked file), raised before any model call;
 - ``for_caller(settings, caller)``: the settings for one caller of the service (state kept across claims,
   such as MERMAID's evidence memory, is narrowed to that caller);
+- ``start_run(settings, run)`` and ``in_order(settings)``: state kept across the claims of one evaluation or
+  batch, prepared in the run's folder (MERMAID: a memory of the run's own), and whether its claims must
+  therefore run one at a time in the run's order;
 - ``paper_deviations(settings)``: where those settings make a run differ from the method's paper (stamped
   on every verdict, written into an evaluation's run.json and summary, printed by the terminal);
 - ``tools_heterogeneous(settings)``: whether the tools the paper means to differ read different evidence
@@ -62,7 +65,7 @@ if TYPE_CHECKING:
     from factdebate.core.types import ResponseVerdict, Verdict
     from factdebate.eval.datasets import Dataset, Sample
     from factdebate.llm.scripted_library import ScriptedReply
-    from factdebate.methods.resources import Resources
+    from factdebate.methods.resources import Resources, RunScope
     from factdebate.settings.model import Settings
 
 
@@ -158,6 +161,18 @@ class Method(Generic[S]):
         key). A method that keeps state across claims narrows it to the caller here, so one caller's claims
         cannot reach another's verdicts. Unchanged by default."""
         return settings
+
+    def start_run(self, settings: Settings, run: RunScope) -> dict[str, Any]:
+        """Prepare the state this method keeps across the claims of one run (an evaluation or a batch) in
+        ``run``'s folder, and check it, before the first claim and any model call; the same call on a resume
+        finds that state and keeps it. Returns what the run's record (run.json) should say about it; for
+        runs, it takes the place of :meth:`preflight`. Nothing by default."""
+        return {}
+
+    def in_order(self, settings: Settings) -> str | None:
+        """Why the claims of one run must go one at a time, in the run's order (a claim reads what the ones
+        before it left), or ``None`` when they may run at once. ``None`` by default."""
+        return None
 
     def paper_deviations(self, settings: Settings) -> list[Deviation]:
         """Where a run with ``settings`` departs from the method's paper (defaults included: a default that

@@ -12,6 +12,7 @@ import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from factdebate.embeddings import TextEncoder
@@ -55,6 +56,24 @@ class Services:
                     await result
 
 
+@dataclass(frozen=True)
+class RunScope:
+    """The run a claim belongs to (an evaluation or a batch) and where a method may keep state of that run
+    alone: files named ``<prefix><name>`` in ``folder``, beside the run's results. An evaluation's files go
+    in its run directory (no prefix); a batch's beside its results file (``<results stem>.``)."""
+
+    folder: Path
+    prefix: str = ""
+
+    @classmethod
+    def of_results(cls, results: Path) -> RunScope:
+        """A batch's scope: files beside its results file, named after it."""
+        return cls(results.parent, f"{results.stem}.")
+
+    def file(self, name: str) -> Path:
+        return self.folder / f"{self.prefix}{name}"
+
+
 @dataclass
 class Resources:
     settings: Settings
@@ -62,6 +81,10 @@ class Resources:
     encoder_factory: Callable[[], TextEncoder]
     tool_factory: Callable[[str], Tool]
     services: Services = field(default_factory=Services)
+    # The evaluation or batch these resources serve (None: single claims, the service), and what the method
+    # said about its state for that run when it was started (Method.start_run; None: not started yet).
+    run: RunScope | None = None
+    run_state: dict[str, Any] | None = None
     _llms: dict[str, LLM] = field(default_factory=dict)
     _tools: dict[str, Tool] = field(default_factory=dict)
     _encoder: TextEncoder | None = None

@@ -2,7 +2,9 @@
 
 A bad input line (not JSON, no claim, text that is not valid Unicode) becomes an error record for that
 line and the other lines still run. A re-run skips ids whose record succeeded and retries the ones that
-errored; it refuses to continue a results file written with other settings."""
+errored; it refuses to continue a results file written with other settings. A method whose claims read
+what earlier ones left (``Method.in_order``: MERMAID with its memory on) gets them one at a time, in the
+input's order, with state of the batch's own beside the results file (``RunScope.of_results``)."""
 
 from __future__ import annotations
 
@@ -17,11 +19,13 @@ from typing import Any, Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.claim_context import claim_position
+from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import safe_text, unsafe_reason
 from factdebate.methods.base import get_method
-from factdebate.methods.resources import Resources
+from factdebate.methods.resources import Resources, RunScope
+from factdebate.run.build import start_run
 from factdebate.run.claim import prepare, public_config, run_claim
 from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
 from factdebate.run.resume import settings_changes
@@ -29,7 +33,7 @@ from factdebate.settings.model import Settings
 from factdebate.util.redact import redact_text
 
 __all__ = ["BatchStats", "ClaimExecutor", "ClaimItem", "ResultWriter", "claim_id", "claim_record", "compact",
-           "finished_ids", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]
+           "finished_ids", "in_order_note", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]
 
 
 @dataclass
@@ -163,7 +167,16 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
     """Run the claims not yet finished in ``output``, here (``resources``) or on ``executor``."""
     items = list(items)
     check_batch_resume(output, settings)
-    get_method(settings.method).check(settings)  # a usage error stops the batch before any claim
+    method = get_method(settings.method)
+    method.check(settings)  # a usage error stops the batch before any claim
+    in_order = method.in_order(settings)
+    if in_order and executor is not None:
+        raise ConfigError(f"{settings.method} cannot spread its claims over workers: {in_order}")
+    scope = RunScope.of_results(Path(output))
+    if resources is not None:  # the method's state for this batch (MERMAID: its own memory), before any claim
+        start_run(resources, scope)
+    elif executor is not None:
+        method.start_run(settings, scope)
     writer = ResultWriter(output)  # opens (and compacts) before anything is read back
     done_before = finished_ids(output)
     todo = [item for item in items if item.id not in done_before]
@@ -192,19 +205,35 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
             on_result(record)
         bar.update(task, advance=1, status=f"errors={stats.errors}")
 
+    position = {item.id: n for n, item in enumerate(items)}
+
     async def one(item: ClaimItem) -> None:
         assert resources is not None
         async with semaphore:
-            await finish(await claim_record(item, settings, resources, sinks), [])
+            with claim_position(position[item.id]):
+                record = await claim_record(item, settings, resources, sinks)
+            await finish(record, [])
 
     try:
         with bar:
             if executor is not None:
                 await executor.run_claims(todo, settings, finish)
+            elif resources is None:
+                raise ValueError("run_batch needs resources or an executor")
+            elif in_order:
+                for item in todo:
+                    await one(item)
             else:
-                if resources is None:
-                    raise ValueError("run_batch needs resources or an executor")
                 await asyncio.gather(*(one(item) for item in todo))
     finally:
         writer.close()
     return stats
+
+
+def in_order_note(settings: Settings, asked: int | None) -> str | None:
+    """The line to print when the user asked for ``asked`` claims at once and the method runs them one at a
+    time (None: nothing to say)."""
+    reason = get_method(settings.method).in_order(settings)
+    if reason is None or asked is None or asked <= 1:
+        return None
+    return f"{settings.method}: claims run one at a time in the run's order, not {asked} at once: {reason}"

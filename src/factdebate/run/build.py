@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from factdebate.core.errors import ConfigError
 from factdebate.corpus.builtin import BUILTIN_CORPUS
@@ -14,7 +15,7 @@ from factdebate.llm import LLM, RetryPolicy, make_backend
 from factdebate.llm.base import Backend
 from factdebate.llm.cache import ResponseCache
 from factdebate.methods.base import get_method, method_class
-from factdebate.methods.resources import Resources, Services
+from factdebate.methods.resources import Resources, RunScope, Services
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.util.paths import data_dir
@@ -113,12 +114,14 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                     tool_factory: Callable[[str], Tool] | None = None,
                     encoder_factory: Callable[[], TextEncoder] | None = None,
                     cache_path: Path | None = None, services: Services | None = None,
-                    endpoint: str | None = None) -> Resources:
+                    endpoint: str | None = None, run: RunScope | None = None) -> Resources:
     """Models per role, built when a role is first asked for (roles naming the same model share one backend
     and its concurrency limit), tools built on first use, the shared response cache. ``backends`` maps
     role -> backend to override; a role without an override that uses the debater's model uses the
     debater's override. ``services`` lets several resources share long-lived services (the server).
-    ``endpoint``: the OpenAI-compatible server to use (default: the first of ``llm.base_urls``, if any)."""
+    ``endpoint``: the OpenAI-compatible server to use (default: the first of ``llm.base_urls``, if any).
+    ``run``: the evaluation or batch they serve; the method's state for that run is started (and checked)
+    here, in place of the preflight of single claims."""
     backends = dict(backends or {})
     cache = None
     if settings.llm.cache:
@@ -146,13 +149,27 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                                 tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
                                 lambda: resources.encoder)
     resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
-                          tool_factory=tools, services=services or Services())
+                          tool_factory=tools, services=services or Services(), run=run)
     method = get_method(settings.method)
     # A missing key or model fails now, a model bound by the method's own settings (DPD's judge_llms) too.
     for role in ("debater", *method_class(settings.method).roles, *method.role_models(settings)):
         resources.llm(role)
-    method.preflight(settings)  # so does what would fail every claim (a bad file)
+    if run is None:
+        method.preflight(settings)  # so does what would fail every claim (a bad file)
+    else:
+        start_run(resources)
     return resources
+
+
+def start_run(resources: Resources, run: RunScope | None = None) -> dict[str, Any]:
+    """The method's state for the run ``resources`` serve (``run``, when given, is that run: resources built
+    for another run, or none, are moved to it), started once per run: what the run's record says about it."""
+    if run is not None and resources.run != run:
+        resources.run, resources.run_state = run, None
+    if resources.run_state is None:
+        resources.run_state = (get_method(resources.settings.method).start_run(resources.settings, resources.run)
+                               if resources.run is not None else {})
+    return resources.run_state
 
 
 def tools_needed(settings: Settings) -> set[str]:

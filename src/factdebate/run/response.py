@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.claim_context import current_position, sub_claim
 from factdebate.core.errors import FactDebateError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import checked_input
 from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
 from factdebate.llm.base import Backend
+from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
@@ -45,7 +47,7 @@ def validate_question(question: str | None, settings: Settings) -> str | None:
 async def _check_claim(index: int, claim: str, settings: Settings, resources: Resources,
                        sinks: list[EventSink] | None, gate: asyncio.Semaphore, gold: str | None) -> ClaimCheck:
     async with gate:
-        with span(f"claim {index + 1}", "subclaim", index=index, claim=claim[:300]):
+        with sub_claim(index), span(f"claim {index + 1}", "subclaim", index=index, claim=claim[:300]):
             try:
                 verdict = await run_claim(claim, settings, resources, sinks=sinks)
             except FactDebateError as exc:
@@ -96,9 +98,13 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
                                       subjective_removed=extraction.subjective_removed))
         golds = list(gold_labels) if gold_labels is not None and given_claims is not None else []
         gate = asyncio.Semaphore(cfg.claim_concurrency)
-        checks = await asyncio.gather(*(
-            _check_claim(i, claim, settings, resources, sinks, gate, golds[i] if i < len(golds) else None)
-            for i, claim in enumerate(extraction.claims)))
+        work = [_check_claim(i, claim, settings, resources, sinks, gate, golds[i] if i < len(golds) else None)
+                for i, claim in enumerate(extraction.claims)]
+        if current_position() is not None and get_method(settings.method).in_order(settings):
+            # In an evaluation, a method whose claims read what earlier ones left checks them in order.
+            checks = [await check for check in work]
+        else:
+            checks = list(await asyncio.gather(*work))
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed)
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))
         usage, by_role = _total(recorder, [c.verdict for c in checks if c.verdict is not None])

@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from factdebate.core.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.methods.base import get_method
+from factdebate.methods.resources import RunScope
 from factdebate.run.build import builtin_engines, ensure_indexes
 from factdebate.scale.lite_copy import close_lite_clients
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
@@ -39,11 +41,13 @@ def _ray() -> Any:
 
 class RayPool:
     """``async with RayPool(settings) as pool``: joins ``scale.ray_address`` or starts a local Ray instance
-    (stopped again on exit), and starts ``scale.workers`` actors."""
+    (stopped again on exit), and starts ``scale.workers`` actors. ``run``: the evaluation or batch they serve
+    (the method's state for it, such as MERMAID's run memory, lives in its folder)."""
 
     def __init__(self, settings: Settings, *, builder: ResourceBuilder | None = None, trace: bool = False,
-                 context: Any = None) -> None:
+                 context: Any = None, run: RunScope | None = None) -> None:
         self.settings = settings
+        self.run = run
         self.scale = settings.scale
         self.builder = builder
         self.trace = trace
@@ -56,6 +60,7 @@ class RayPool:
     # -- lifecycle -----------------------------------------------------------------------------------
     async def __aenter__(self) -> RayPool:
         check_lite_sharing(self.settings, self.builder)
+        check_order(self.settings)
         if self.builder is None and builtin_engines(self.settings):
             await asyncio.to_thread(ensure_indexes, self.settings)  # once, here, before any worker copies it
             close_lite_clients()
@@ -94,7 +99,7 @@ class RayPool:
         env = {name: os.environ[name] for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
         return self._remote.options(num_cpus=self.scale.worker_cpus, max_restarts=0, max_concurrency=1000,
                                     runtime_env={"env_vars": env}).remote(
-            data, index, self.builder, self.context, self.trace)
+            data, index, self.builder, self.context, self.trace, self.run)
 
     async def aclose(self) -> None:
         ray = _ray()
@@ -186,6 +191,15 @@ def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> N
         raise ConfigError(f"{settings.scale.workers} Ray workers would open the Milvus Lite database {uri} "
                           "together, and Milvus Lite serves one process at a time: point --milvus-uri at a "
                           "Milvus server, or set scale.lite_copy (each worker searches its own copy)")
+
+
+def check_order(settings: Settings) -> None:
+    """A method whose claims must run one at a time in order gains nothing from a pool: refused before any
+    worker starts."""
+    reason = get_method(settings.method).in_order(settings)
+    if reason:
+        raise ConfigError(f"{settings.method} cannot spread its claims over Ray workers: {reason}; use the local "
+                          "executor")
 
 
 def slim_plan(plan: Any) -> Any:

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from factdebate.core.errors import FactDebateError
-from factdebate.methods.resources import Resources
-from factdebate.run.build import build_resources, make_tool, tools_needed
+from factdebate.methods.resources import Resources, RunScope
+from factdebate.run.build import build_resources, make_tool, start_run, tools_needed
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.util.redact import redact_text
@@ -17,7 +17,7 @@ from factdebate.util.redact import redact_text
 ResourceBuilder = Callable[[Settings, "str | None"], Resources]
 
 
-def default_resources(settings: Settings, endpoint: str | None) -> Resources:
+def default_resources(settings: Settings, endpoint: str | None, run: RunScope | None = None) -> Resources:
     """The standard resources, except that a Milvus Lite database is searched in a private copy (Milvus
     Lite serves one process; see scale/lite_copy.py). The driver has built the builtin indexes already."""
     resources: Resources
@@ -31,13 +31,13 @@ def default_resources(settings: Settings, endpoint: str | None) -> Resources:
                 return copied
         return make_tool(kind, settings, resources.debater)
 
-    resources = build_resources(settings, endpoint=endpoint, tool_factory=tool)
+    resources = build_resources(settings, endpoint=endpoint, tool_factory=tool, run=run)
     return resources
 
 
 class ClaimWorker:
     def __init__(self, settings_data: dict[str, Any], index: int, builder: ResourceBuilder | None,
-                 context: Any, trace: bool) -> None:
+                 context: Any, trace: bool, run: RunScope | None = None) -> None:
         self.context = context
         self.trace = trace
         self.start_error: str | None = None
@@ -45,7 +45,11 @@ class ClaimWorker:
         urls = self.settings.llm.base_urls
         endpoint = urls[index % len(urls)] if urls else None
         try:
-            self.resources = (builder or default_resources)(self.settings, endpoint)
+            if builder is None:
+                self.resources = default_resources(self.settings, endpoint, run)
+            else:
+                self.resources = builder(self.settings, endpoint)
+                start_run(self.resources, run)
             for kind in sorted(tools_needed(self.settings)):  # a missing index or key fails now, not per claim
                 self.resources.tool(kind)
         except FactDebateError as exc:  # kept as text: Ray cannot carry every exception class back

@@ -12,7 +12,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.mermaid.method import MermaidSettings, toolbox_key
 from factdebate.methods.mermaid.toolbox import Toolbox
-from factdebate.methods.resources import Resources
+from factdebate.methods.resources import Resources, RunScope
 from factdebate.tools.toolset import ToolResult, ToolSchema
 from tests.helpers import resources_for
 
@@ -76,12 +76,12 @@ def answer(value: str, thought: str = "the evidence settles it") -> str:
 
 
 async def mermaid_resources(replies: Replies, toolset: Any, *, memory_path: Path | None = None,
-                            **mermaid: Any) -> tuple[Resources, Any]:
+                            run: RunScope | None = None, **mermaid: Any) -> tuple[Resources, Any]:
     section: dict[str, Any] = {"memory": "off", **mermaid}
     if memory_path is not None:
         section.update(memory=mermaid.get("memory", "on"), memory_path=str(memory_path), memory_semantic=False)
     resources, backend, _ = resources_for(script(replies), method="mermaid", tools={},
-                                          methods={"mermaid": section})
+                                          methods={"mermaid": section}, run=run)
     cfg = resources.settings.methods["mermaid"]
     assert isinstance(cfg, MermaidSettings)
     await resources.services.get(toolbox_key(resources.settings, cfg), lambda: Toolbox([toolset]))

@@ -15,14 +15,18 @@ from typer.testing import CliRunner
 
 from factdebate.cli.main import app
 from factdebate.core.types import Label
-from factdebate.memory import EvidenceMemory
+from factdebate.llm.calls import CallInfo
+from factdebate.memory import Evidence, EvidenceMemory, open_memory
+from factdebate.methods.mermaid.settings import MermaidSettings, memory_settings
 from factdebate.run.claim import run_claim
+from factdebate.settings.load import load_settings
 from tests.methods.mermaid.memory_worker import FACTS
 from tests.methods.mermaid.policy import capital_policy
-from tests.methods.mermaid.support import FactToolset, mermaid_resources
+from tests.methods.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
 from tests.paths import ROOT
 
 ROOT = ROOT
+TOWER = {"eiffel": "The Eiffel Tower was completed in 1889 and stood 300 metres tall."}
 
 
 async def run_all(claims: list[str], path: Path, **mermaid):  # type: ignore[no-untyped-def]
@@ -142,3 +146,37 @@ async def test_memory_commands_see_what_the_method_stored_without_namespace_flag
     cleared = runner.invoke(app, ["memory", "clear", "--yes"])
     assert cleared.exit_code == 0 and "removed 2 record(s)" in cleared.stderr, cleared.output
     assert json.loads(runner.invoke(app, ["memory", "ls", "--json"]).stdout) == []
+
+
+async def test_a_claim_with_a_long_subject_stores_its_evidence_under_its_entities(tmp_path: Path) -> None:
+    """The paper keys what the trajectory retrieved by the claim's entities (Update(M, E_c, ΔM)), whether or
+    not a passage spells them out: a long subject used to store nothing."""
+    subject = "The wrought-iron lattice tower built for the 1889 World's Fair"
+    obj = "the tallest structure in Paris until 1930"
+
+    def replies(call: CallInfo, text: str) -> str:
+        if call.prompt == "mermaid_decompose":
+            return decomposition(subject, obj)
+        return action("search_facts", "eiffel tower") if "(none yet)" in text else answer("True")
+
+    path = tmp_path / "memory.sqlite"
+    resources, _ = await mermaid_resources(replies, FactToolset(TOWER), memory_path=path)
+    async with resources:
+        verdict = await run_claim(f"{subject} was {obj}.", resources.settings, resources)
+    assert verdict.usage.tool_calls == 1
+    memory = EvidenceMemory(path, namespace="builtin")
+    assert {row["entity"] for row in memory.entities()} == {subject, obj}
+    assert [hit.source for hit in memory.show(obj)] == ["https://facts.example/eiffel"]
+    assert "completed in 1889" in memory.show(subject)[0].text
+
+
+def test_recall_is_the_papers_keyword_recall_unless_semantic_recall_is_asked(tmp_path: Path) -> None:
+    assert MermaidSettings.model_fields["memory_semantic"].title == "Semantic recall"
+    chosen = memory_settings(load_settings(environ={})).model_copy(update={"path": tmp_path / "m.sqlite"})
+    memory = open_memory(chosen)
+    assert memory is not None and chosen.semantic is False
+    memory.update("John F. Kennedy", [Evidence(text="Kennedy was the 35th president.", tool="search_facts")])
+    assert memory.recall(["JFK"]) == []  # no encoder: keys only
+    assert [hit.stored_entity for hit in memory.recall(["john f. kennedy"])] == ["John F. Kennedy"]
+    asked = load_settings(overrides={"methods": {"mermaid": {"memory_semantic": True}}}, environ={})
+    assert memory_settings(asked).semantic is True

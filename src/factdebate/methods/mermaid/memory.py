@@ -1,12 +1,14 @@
 """MERMAID's evidence memory as the method uses it: recall by the decomposer's entities before the loop,
 update after the verdict with the evidence the trajectory used.
 
-"Used" (the paper: valid evidence gathered in the ReAct cycle) is, here: each retrieved passage (a search
-result, a page's summary, text or facts) from a tool call that succeeded, stored with its source under the
-claim entities that it names. A tool's notes, plain-text results, error observations, unknown tools, the
-model's queries, the answer and the forced answer are never stored, and nothing carries the verdict or a gold
-label: a passage that reads as one is skipped and recorded. The memory is written after the verdict is
-reached, so a failed write (a full disk, a lock) is a warning on the verdict, never a lost verdict."""
+"Used" (the paper: valid evidence gathered in the ReAct cycle, ``Evidence(H_1:t)``, stored by
+``Update(M, E_c, ΔM)``) is, here: each retrieved passage (a search result, a page's summary, text or facts)
+from a tool call that succeeded, stored with its source under every entity of the claim, as the paper keys
+it (whether or not the passage spells the entity out: a long subject rarely appears verbatim). A tool's
+notes, plain-text results, error observations, unknown tools, the model's queries, the answer and the forced
+answer are never stored, and nothing carries the verdict or a gold label: a passage that reads as one is
+skipped and recorded. The memory is written after the verdict is reached, so a failed write (a full disk, a
+lock) is a warning on the verdict, never a lost verdict."""
 
 from __future__ import annotations
 
@@ -96,15 +98,17 @@ def hit_record(hit: MemoryHit) -> dict[str, Any]:
 
 
 def names_entity(text: str, entity: str) -> bool:
-    """Whether ``text`` mentions ``entity`` (both normalised the memory's way, on word boundaries)."""
+    """Whether ``text`` mentions ``entity`` (both normalised the memory's way, on word boundaries): what
+    benchmarks/memory.py's scripted policy reads evidence with; the memory itself stores by the claim's
+    entities."""
     key = normalize_entity(entity)
     return bool(key) and f" {key} " in f" {normalize_entity(text)} "
 
 
 def evidence_by_entity(used: list[Used], entities: list[str]) -> tuple[dict[str, list[Evidence]],
                                                                         list[dict[str, Any]]]:
-    """Each used passage under the entities it names (a passage that names none is not stored), and the
-    passages the leak guard refused, each with its entity, source and reason."""
+    """Each used passage under every entity of the claim, and the passages the leak guard refused, each
+    with its entity, source and reason."""
     out: dict[str, list[Evidence]] = {}
     refused: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
@@ -117,7 +121,7 @@ def evidence_by_entity(used: list[Used], entities: list[str]) -> tuple[dict[str,
         source = item.document.source or title
         reason = leak_reason(text, item.tool) or leak_reason(stored, item.tool)
         for entity in entities:
-            if names_entity(f"{title} {text}", entity) and (entity, text) not in seen:
+            if (entity, text) not in seen:
                 seen.add((entity, text))
                 if reason is not None:
                     refused.append({"entity": entity, "tool": item.tool, "source": source, "text": text[:300],
@@ -127,13 +131,15 @@ def evidence_by_entity(used: list[Used], entities: list[str]) -> tuple[dict[str,
     return out, refused
 
 
-async def write_used(memory: EvidenceMemory, used: list[Used], entities: list[str]) -> Written:
-    """Store the used passages; never raises for the memory's own faults (the verdict is already reached)."""
+async def write_used(memory: EvidenceMemory, used: list[Used], entities: list[str],
+                     position: int | None = None) -> Written:
+    """Store the used passages (at ``position`` in a run's memory); never raises for the memory's own faults
+    (the verdict is already reached)."""
     by_entity, refused = evidence_by_entity(used, entities)
     written = Written(not_stored=refused)
     try:
         for entity, items in by_entity.items():
-            written.added += await memory.aupdate(entity, items)
+            written.added += await memory.aupdate(entity, items, position=position)
             written.records += [{"entity": entity, "tool": e.tool, "source": e.source, "text": e.text[:300]}
                                 for e in items]
     except (FactDebateError, OSError) as exc:

@@ -1,7 +1,8 @@
 """``mermaid``: MERMAID (Cao et al.), Algorithm 1. A decomposer turns the claim into triplets and a topic;
 an executor runs a ReAct loop over MCP tool servers (factdebate's own, started as subprocesses, plus any the
 user names under ``mcp_servers``) with evidence recalled from a persistent memory by the decomposer's
-entities; after the verdict the evidence the trajectory used is written back under those entities.
+entities; after the verdict the evidence the trajectory used is written back under those entities. An
+evaluation or a batch keeps a memory of its own and runs its claims in order (run_memory.py).
 
 The verdict holds one round: the executor's turn (its ``steps`` are the loop; its ``evidence`` the recalled
 records then each step's passages) and the decomposer's turn (its ``response`` is the decomposition as JSON).
@@ -15,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from factdebate.core.claim_context import search_before
+from factdebate.core.claim_context import current_position, search_before
 from factdebate.core.errors import ConfigError, IndexError_
 from factdebate.core.events import StepTaken, ToolError, doc_refs
 from factdebate.core.runtime import emit, span
@@ -27,6 +28,7 @@ from factdebate.methods.base import CallProbe, Method, register
 from factdebate.methods.kit.common import book_tool_call
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
+from factdebate.methods.mermaid.deviations import deviations
 from factdebate.methods.mermaid.events import EVENTS, Decomposed, MemoryRecalled, MemoryWritten
 from factdebate.methods.mermaid.executor import (
     AGENT,
@@ -45,8 +47,9 @@ from factdebate.methods.mermaid.memory import (
     recall_text,
     write_used,
 )
+from factdebate.methods.mermaid.run_memory import IN_ORDER, check_memory_choice, start
 from factdebate.methods.mermaid.scripted import REPLIES
-from factdebate.methods.mermaid.settings import MermaidSettings, memory_settings
+from factdebate.methods.mermaid.settings import MermaidSettings, memory_settings, run_owned
 from factdebate.methods.mermaid.start import ToolCallsFailed
 from factdebate.methods.mermaid.toolbox import (
     MANAGED_ARGS,
@@ -58,11 +61,12 @@ from factdebate.methods.mermaid.toolbox import (
     result_documents,
     result_passages,
 )
-from factdebate.methods.resources import Resources
+from factdebate.methods.resources import Resources, RunScope
 from factdebate.prompts import Prompt, render
 from factdebate.tools.toolset import ToolResult
 
 if TYPE_CHECKING:
+    from factdebate.core.deviations import Deviation
     from factdebate.settings.model import Settings
 
 PREFLIGHT_WAIT_S = 2.0  # longest wait for a locked memory file while resources are built
@@ -94,7 +98,8 @@ class Mermaid(Method[MermaidSettings]):
                    "reused across claims")
     settings_model = MermaidSettings
     roles = ("debater",)
-    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",)}
+    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",),
+                                                            "memory_from": ("memory_from",)}
     view = "mermaid"
     events = EVENTS
     scripted_replies = REPLIES
@@ -117,6 +122,7 @@ class Mermaid(Method[MermaidSettings]):
         from factdebate.corpus.lexical import LexicalIndex
 
         cfg = self.cfg(settings)
+        check_memory_choice(cfg)
         started = [name for name in cfg.servers if name not in settings.mcp_servers]
         if not started and not settings.mcp_servers:
             raise ConfigError("MERMAID has no tool servers: methods.mermaid.servers (--mermaid-servers) is empty "
@@ -140,10 +146,27 @@ class Mermaid(Method[MermaidSettings]):
         """The memory file opens (readonly: exists, is read-only), is a memory, and is not locked. The wait
         for a lock is short here: resources may be built on the service's event loop, and a writer holds the
         lock for milliseconds; the first claim checks again with the full wait, off the loop."""
-        memory = memory_settings(settings)
+        cfg = self.cfg(settings)
+        if cfg.memory_from and cfg.memory != "off":
+            raise ConfigError("--memory-from seeds the memory of an evaluation or a batch (eval, verify --input); "
+                              "one claim reads the memory --memory-path names (--memory readonly leaves it as it is)")
+        memory = memory_settings(settings, cfg)
         if memory.mode != "off":
             wait = min(memory.busy_timeout_s, PREFLIGHT_WAIT_S)
             checked_memory(memory.model_copy(update={"semantic": False, "busy_timeout_s": wait}))
+
+    def start_run(self, settings: Settings, run: RunScope) -> dict[str, Any]:
+        """The run's own memory (seeded from ``memory_from``), or the shared file ``memory_path`` names,
+        prepared and checked before the first claim (run_memory.py)."""
+        cfg = self.cfg(settings)
+        check_memory_choice(cfg)
+        return start(settings, cfg, run)
+
+    def in_order(self, settings: Settings) -> str | None:
+        return IN_ORDER if self.cfg(settings).memory == "on" else None
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return deviations(settings, self.cfg(settings))
 
     def for_caller(self, settings: Settings, caller: str) -> Settings:
         """Each caller of the service recalls only what its own claims stored: a namespace per API key id."""
@@ -165,14 +188,16 @@ class Mermaid(Method[MermaidSettings]):
                                               lambda: build_toolbox(settings, list(cfg.servers),
                                                                     wikipedia_online=cfg.wikipedia_online))
             await toolbox.ready()
-            memory = await memory_for(resources, memory_settings(settings, cfg))  # so is a bad memory file
+            memory = await memory_for(resources, memory_settings(settings, cfg, resources.run))  # so is a bad file
+            # In a run's own memory, the claim sees what the claims before it in the run's order stored.
+            position = current_position() if run_owned(cfg, resources.run) else None
             if cfg.decomposer:
                 decomposition = await decompose(llm, claim)
             else:
                 decomposition = Decomposition(parsed=False)
                 emit(Decomposed(agent="decomposer", parsed=False, skipped=True))
             entities = decomposition.entities
-            hits = await memory.arecall(entities) if memory is not None and entities else []
+            hits = await memory.arecall(entities, before=position) if memory is not None and entities else []
             if memory is not None:
                 emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
                                     mode=cfg.memory))
@@ -189,7 +214,7 @@ class Mermaid(Method[MermaidSettings]):
                 raise ToolCallsFailed(context.failed)
             answered(turn, 1)
             end_round(rnd, consensus=False, final=True)
-            warnings = await _remember(memory, cfg, used, entities)
+            warnings = await _remember(memory, cfg, used, entities, position)
             failures += int(cfg.decomposer and not decomposition.parsed)
             verdict = finish(claim, self.name, turn.label, "forced" if forced else "executor", [rnd],
                              unparsed_turns=failures)
@@ -259,7 +284,7 @@ class Mermaid(Method[MermaidSettings]):
 
 
 async def _remember(memory: EvidenceMemory | None, cfg: MermaidSettings, used: list[Used],
-                    entities: list[str]) -> list[str]:
+                    entities: list[str], position: int | None) -> list[str]:
     """The write after the verdict; what it could not do comes back as warnings for the verdict."""
     if memory is None:
         return []
@@ -267,7 +292,7 @@ async def _remember(memory: EvidenceMemory | None, cfg: MermaidSettings, used: l
         emit(MemoryWritten(agent=AGENT, entities=entities,
                            skipped="read-only memory" if cfg.memory == "readonly" else "no entities to key on"))
         return []
-    written = await write_used(memory, used, entities)
+    written = await write_used(memory, used, entities, position)
     emit(MemoryWritten(agent=AGENT, entities=entities, records=written.records, added=written.added,
                        not_stored=written.not_stored, error=written.error))
     return written.warnings()

@@ -1,9 +1,14 @@
 """MERMAID's settings (``methods.mermaid.*``, flags ``--mermaid-<name>``) and the evidence memory they
 describe: each ``memory*`` field names the ``MemorySettings`` field it fills (``memory=`` in its metadata),
-so :func:`memory_settings` needs no list of its own."""
+so :func:`memory_settings` needs no list of its own.
+
+Which memory file a claim uses: the one ``memory_path`` names, shared with whatever else names it; else, in
+an evaluation or a batch, the run's own (``evidence_memory.sqlite`` in the run's folder, seeded from
+``memory_from`` when given); else, for single claims and the service, the data directory's."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -14,7 +19,10 @@ from factdebate.memory.settings import NAMESPACE_PATTERN, MemorySettings, defaul
 from factdebate.methods.base import MethodSettings
 
 if TYPE_CHECKING:
+    from factdebate.methods.resources import RunScope
     from factdebate.settings.model import Settings
+
+RUN_MEMORY = "evidence_memory.sqlite"  # a run's own memory, in its folder
 
 ServerName = Literal["wikipedia", "search", "scholar"]
 
@@ -41,14 +49,23 @@ class MermaidSettings(MethodSettings):
     memory: Literal["on", "off", "readonly"] = Field(
         default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
         json_schema_extra=_memory("mode"))
-    memory_path: str | None = Field(default=None, description="Memory database (default: evidence_memory.sqlite "
-                                    "in the data directory).", json_schema_extra=_memory("path"))
+    memory_path: str | None = Field(default=None, json_schema_extra=_memory("path"),
+                                    description="A memory database shared by every run and claim that names it, "
+                                                "read and written as it stands (default: an evaluation or batch "
+                                                "keeps a memory of its own in its folder; single claims and the "
+                                                "service use evidence_memory.sqlite in the data directory).")
+    memory_from: str | None = Field(default=None, json_schema_extra=offered(operator_only=True),
+                                    description="An evaluation's or batch's memory starts as a copy of this "
+                                                "memory file (never written; its path and a SHA-256 of its "
+                                                "records go into run.json). Default: the run starts empty.")
     memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN,
                                          json_schema_extra=_memory("namespace"),
                                          description="Memory namespace (default: the corpus name; the "
                                                      "service adds each API key's id).")
-    memory_semantic: bool = Field(default=True, description="Also recall records close in meaning "
-                                  "(MiniLM, threshold 0.45), not only exact entity keys.",
+    memory_semantic: bool = Field(default=False, title="Semantic recall",
+                                  description="Also recall records whose entity is close in meaning to a claim's "
+                                              "(MiniLM, cosine from 0.45), not only those stored under its exact "
+                                              "(normalised) entity keys, which is the paper's keyword recall.",
                                   json_schema_extra=_memory("semantic", operator_only=False))
     memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
                                           "this many days (default: never).", json_schema_extra=_memory("ttl_days"))
@@ -65,8 +82,10 @@ MEMORY_FIELDS: dict[str, str] = {
     if isinstance(info.json_schema_extra, dict) and "memory" in info.json_schema_extra}
 
 
-def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> MemorySettings:
-    """The memory MERMAID uses with ``settings``; the ``factdebate memory`` commands read the same one."""
+def memory_settings(settings: Settings, cfg: MermaidSettings | None = None,
+                    run: RunScope | None = None) -> MemorySettings:
+    """The memory MERMAID uses with ``settings`` (in ``run``: an evaluation or a batch); the ``factdebate
+    memory`` commands read the same one."""
     cfg = cfg or settings.methods.get("mermaid") or MermaidSettings()
     chosen: dict[str, Any] = {}
     for name, target in MEMORY_FIELDS.items():
@@ -74,4 +93,16 @@ def memory_settings(settings: Settings, cfg: MermaidSettings | None = None) -> M
         if value is not None and value != "":  # unset: the memory's own default
             chosen[target] = value
     chosen.setdefault("namespace", default_namespace(settings.retrieval.corpus))
+    if run_owned(cfg, run):
+        assert run is not None
+        chosen["path"] = run.file(RUN_MEMORY)
     return MemorySettings.model_validate(chosen)
+
+
+def run_owned(cfg: MermaidSettings, run: RunScope | None) -> bool:
+    """Whether the memory is the run's own: in a run, with no shared file named."""
+    return run is not None and cfg.memory != "off" and not cfg.memory_path
+
+
+def memory_from(cfg: MermaidSettings) -> Path | None:
+    return Path(cfg.memory_from).expanduser() if cfg.memory_from else None

@@ -1,0 +1,71 @@
+"""Where MERMAID's settings make a run differ from the paper (Cao et al., Algorithm 1, Section 3.4, Table 5),
+one :class:`Deviation` each; docs/methods/mermaid.md lists them beside the choices the paper leaves open."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from factdebate.core.deviations import Deviation
+from factdebate.methods.mermaid.settings import MermaidSettings
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+PAPER_MAX_STEPS = 5
+
+
+def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
+    found: list[Deviation] = []
+    if cfg.memory == "off":
+        found.append(Deviation(key="memory_off", paper="an evidence memory recalled before and updated after each "
+                               "claim (no memory only in the tool-call comparison, Figure 3)",
+                               here="no evidence memory", restore="--memory on"))
+    elif cfg.memory == "readonly":
+        found.append(Deviation(key="memory_readonly", paper="the memory is updated after each claim (a fixed memory "
+                               "only in the proxy-memory analysis)", here="the memory is only read",
+                               restore="--memory on"))
+    if cfg.memory != "off":
+        if cfg.memory_semantic:
+            found.append(Deviation(key="semantic_recall", paper="recall by string matching of the claim's entities",
+                                   here="records close in meaning are recalled too (MiniLM, cosine >= 0.45)",
+                                   restore="--no-mermaid-memory-semantic"))
+        if cfg.memory_path:
+            found.append(Deviation(key="memory_shared", paper="a memory built over one sequence of claims",
+                                   here=f"the memory file {cfg.memory_path}, read and written by every run and "
+                                        "claim that names it", restore="leave out --memory-path"))
+        if cfg.memory_from:
+            found.append(Deviation(key="memory_seeded", paper="a memory that starts empty",
+                                   here=f"the memory starts as a copy of {cfg.memory_from}",
+                                   restore="leave out --memory-from"))
+    if not cfg.decomposer:
+        found.append(Deviation(key="no_decomposer", paper="a decomposer turns the claim into triplets and a topic "
+                               "('w/o decomposer' is an ablation)", here="the executor alone",
+                               restore="--mermaid-decomposer"))
+    if cfg.labels != "binary":
+        found.append(Deviation(key="three_way_labels", paper="True or False", here="True, False or NOT ENOUGH INFO",
+                               restore="--mermaid-labels binary"))
+    if cfg.max_steps != PAPER_MAX_STEPS:
+        found.append(Deviation(key="max_steps", paper=f"T_max = {PAPER_MAX_STEPS}", here=f"T_max = {cfg.max_steps}",
+                               restore=f"--mermaid-max-steps {PAPER_MAX_STEPS}"))
+    found.append(_toolset(settings, cfg))
+    return found
+
+
+def _toolset(settings: Settings, cfg: MermaidSettings) -> Deviation:
+    """Always a deviation: Google Search and Google Scholar have no stand-in here, only substitutes."""
+    parts = []
+    if "wikipedia" not in cfg.servers:
+        parts.append("no Wikipedia tools")
+    else:
+        parts.append("Wikipedia from the live API" if cfg.wikipedia_online else
+                     "Wikipedia tools over the indexed corpus, offline")
+    parts.append("web search on Tavily when TAVILY_API_KEY is set, BM25 over the corpus otherwise"
+                 if "search" in cfg.servers else "no web search")
+    parts.append("OpenAlex, arXiv and PubMed for scholarly search" if "scholar" in cfg.servers else
+                 "no scholarly search")
+    if settings.mcp_servers:
+        parts.append(f"your servers {', '.join(sorted(settings.mcp_servers))}")
+    return Deviation(key="toolset", paper="MCP servers for Wikipedia (online), Google Search, Google Scholar, "
+                     "arXiv and PubMed", here="; ".join(parts),
+                     restore="--mermaid-servers wikipedia,search,scholar --mermaid-wikipedia-online with "
+                             "TAVILY_API_KEY set (the closest: Tavily and OpenAlex stand in for Google)")

@@ -1,0 +1,45 @@
+"""MERMAID's paper deviations: what each setting that departs from the paper reports, and that the defaults
+report only the toolset (Google Search and Google Scholar have no stand-in here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from factdebate.core.deviations import keys
+from factdebate.methods.base import get_method
+from factdebate.settings.load import load_settings
+
+
+def deviation_keys(**mermaid: Any) -> list[str]:
+    settings = load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
+    return keys(get_method("mermaid").paper_deviations(settings))
+
+
+def test_the_defaults_are_the_papers_but_for_the_toolset() -> None:
+    assert deviation_keys() == ["toolset"]
+    settings = load_settings(overrides={"method": "mermaid"}, environ={})
+    [toolset] = get_method("mermaid").paper_deviations(settings)
+    assert "Wikipedia tools over the indexed corpus, offline" in toolset.here and "no scholarly search" in toolset.here
+
+
+@pytest.mark.parametrize("mermaid, key", [
+    ({"memory_semantic": True}, "semantic_recall"),
+    ({"memory": "off"}, "memory_off"),
+    ({"memory": "readonly"}, "memory_readonly"),
+    ({"memory_path": "/tmp/shared.sqlite"}, "memory_shared"),
+    ({"memory_from": "/tmp/earlier.sqlite"}, "memory_seeded"),
+    ({"decomposer": False}, "no_decomposer"),
+    ({"labels": "three-way"}, "three_way_labels"),
+    ({"max_steps": 3}, "max_steps"),
+])
+def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], key: str) -> None:
+    assert deviation_keys(**mermaid) == [key, "toolset"]
+    settings = load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
+    found = get_method("mermaid").paper_deviations(settings)[0]
+    assert found.paper and found.here and found.restore
+
+
+def test_with_the_memory_off_its_other_settings_are_not_deviations() -> None:
+    assert deviation_keys(memory="off", memory_semantic=True, memory_path="/tmp/x.sqlite") == ["memory_off", "toolset"]
