@@ -114,3 +114,30 @@ def test_results_file_viewer_filters_and_opens_a_debate(browser: Any, live_serve
         assert page.inner_text("#results-debate .claim-text") == "Wrong one."
         assert page.inner_text("#results-debate .verdict-label") == "REFUTES"
         assert "Consensus" in page.inner_text("#results-debate .verdict-how")
+
+
+def test_the_form_labels_each_option_and_keeps_the_rest_under_more_options(
+        browser: Any, live_server: Callable[..., LiveServer]) -> None:
+    with live_server() as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=dpd]", state="attached")
+        page.select_option("#method", "dpd")
+        main = page.locator("#method-options .option-label").all_inner_texts()
+        assert main == ["Fewest rebuttal rounds", "Most rebuttal rounds", "Consensus to stop", "Team states",
+                        "Referees"]
+        help_id = page.get_attribute("#opt-dpd_min_rounds", "aria-describedby")
+        assert "before the judges' consensus may stop" in page.inner_text(f"#{help_id}")
+        assert page.locator("#more-options").is_hidden()  # folded until asked for
+        page.click("#more summary")
+        legends = page.locator("#more-options legend").all_inner_texts()
+        assert [g.lower() for g in legends[:3]] == ["agents and roles", "referees", "evidence"]
+        assert "Snippet length" in page.inner_text("#more-options fieldset[data-group=length]")
+        # Every control once: no setting is offered under two names (MERMAID's memory was).
+        for method in ("dpd", "mermaid", "tool-mad"):
+            page.select_option("#method", method)
+            names = page.eval_on_selector_all("#claim-form .option", "nodes => nodes.map(n => n.dataset.option)")
+            labels = page.locator("#claim-form .option-label").all_inner_texts()
+            assert len(names) == len(set(names)) and len(labels) == len(set(labels)), (method, labels)
+            assert not any("_" in label for label in labels), labels  # titles, not field names
+        assert errors == []

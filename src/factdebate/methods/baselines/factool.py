@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.llm.ask import Reask, Unreadable, ask
@@ -40,10 +41,18 @@ VERIFY_SCHEMA: dict[str, Any] = {
 
 
 class FacToolSettings(MethodSettings):
-    decompose: bool = Field(default=True, description="Split the input into atomic claims first.")
-    max_claims: int = Field(default=5, ge=1, le=20, description="Most atomic claims checked.")
-    queries: int = Field(default=2, ge=1, le=5, description="Search queries per claim.")
-    tool: RetrievalTool = Field(default="search", description="Evidence source: search, rag, mcp:<server>/<tool>.")
+    decompose: bool = Field(
+        title="Split into claims", default=True, json_schema_extra=offered(group="agents", main=True),
+        description="Split the input into atomic claims first.")
+    max_claims: int = Field(
+        title="Most claims", default=5, ge=1, le=20, json_schema_extra=offered(group="rounds", main=True),
+        description="Most atomic claims checked.")
+    queries: int = Field(
+        title="Queries per claim", default=2, ge=1, le=5, json_schema_extra=offered(group="evidence", main=True),
+        description="Search queries per claim.")
+    tool: RetrievalTool = Field(
+        title="Evidence source", default="search", json_schema_extra=offered(group="evidence", main=True),
+        description="Where evidence comes from: search, rag, mcp:<server>/<tool>.")
 
 
 def parse_verification(text: str) -> tuple[bool | None, str, str]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.llm.base import GenParams
@@ -41,12 +42,18 @@ if TYPE_CHECKING:
 
 
 class SelfCheckSettings(MethodSettings):
-    samples: int = Field(default=0, ge=0, le=20, description="Sampled passages for sample consistency "
-                         "(0: one verdict from the model's own knowledge).")
-    shots: int = Field(default=0, ge=0, le=3, description="Worked examples before the claim, 0 to 3 (samples = 0).")
-    temperature: float = Field(default=1.0, ge=0, le=2, description="Sampling temperature of the passages.")
-    threshold: float = Field(default=0.5, ge=0, le=1, description="Inconsistency (share of No) above which "
-                             "the claim is REFUTES.")
+    samples: int = Field(
+        title="Sampled passages", default=0, ge=0, le=20, json_schema_extra=offered(group="scoring", main=True),
+        description="Passages sampled to test consistency (0: one verdict from the model's own knowledge).")
+    shots: int = Field(
+        title="Worked examples", default=0, ge=0, le=3, json_schema_extra=offered(group="agents"),
+        description="Examples shown before the claim, 0 to 3 (samples = 0).")
+    temperature: float = Field(
+        title="Sampling temperature", default=1.0, ge=0, le=2, json_schema_extra=offered(group="scoring"),
+        description="How varied the sampled passages are.")
+    threshold: float = Field(
+        title="Inconsistency threshold", default=0.5, ge=0, le=1, json_schema_extra=offered(group="labels", main=True),
+        description="Inconsistency (share of No) above which the claim is REFUTES.")
 
 
 @register

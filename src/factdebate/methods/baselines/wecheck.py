@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
@@ -31,9 +32,12 @@ SCORE = "entailment_stand_in"
 
 
 class WeCheckSettings(MethodSettings):
-    threshold: float = Field(default=0.5, ge=-1, le=1, description="Similarity at or above which the claim is "
-                             "SUPPORTS (WeCheck's 0.5).")
-    tool: RetrievalTool = Field(default="search", description="Evidence source: search, rag, mcp:<server>/<tool>.")
+    threshold: float = Field(
+        title="Similarity threshold", default=0.5, ge=-1, le=1, json_schema_extra=offered(group="labels", main=True),
+        description="Similarity at or above which the claim is SUPPORTS (WeCheck's 0.5).")
+    tool: RetrievalTool = Field(
+        title="Evidence source", default="search", json_schema_extra=offered(group="evidence", main=True),
+        description="Where evidence comes from: search, rag, mcp:<server>/<tool>.")
 
 
 @register

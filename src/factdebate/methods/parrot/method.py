@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from factdebate.core.events import BaseEvent
+from factdebate.core.fields import offered
 from factdebate.core.runtime import emit
 from factdebate.core.types import Label, Round, Verdict
 from factdebate.llm.scripted_library import Asked, ScriptedReply
@@ -24,8 +25,12 @@ if TYPE_CHECKING:
 
 
 class ParrotSettings(MethodSettings):
-    answers: int = Field(default=1, ge=1, le=5, description="Independent answers; the last one counts.")
-    voice: Literal["plain", "loud"] = Field(default="plain", description="How the parrot speaks.")
+    answers: int = Field(
+        title="Number of answers", default=1, ge=1, le=5, json_schema_extra=offered(group="rounds", main=True),
+        description="Independent answers; the last one counts.")
+    voice: Literal["plain", "loud"] = Field(
+        title="Speaking voice", default="plain", json_schema_extra=offered(group="agents", main=True),
+        description="How the parrot speaks.")
 
 
 class ParrotTally(BaseEvent):

@@ -82,7 +82,7 @@
   }
 
   // The method's own options are drawn from its settings model; method, search and model have their selects.
-  const form = new OptionsForm($("method-options"), $("shared-options"), ["method", "search", "llm"]);
+  const form = new OptionsForm($("method-options"), $("more-options"), ["method", "search", "llm"]);
 
   function showMethod() {
     const method = $("method").value;
