@@ -147,8 +147,9 @@ def test_the_service_offers_it_with_its_view() -> None:
     assert [o.name for o in parrot.options] == ["parrot_answers", "parrot_voice"]
     assert parrot.options[0].value_schema["maximum"] == 5 and parrot.options[1].value_schema["enum"] == ["plain",
                                                                                                           "loud"]
-    assert parrot.view == "debate"
-    assert {m.name: m.view for m in info.methods if m.view != "debate"} == {"dpd": "dpd", "mermaid": "mermaid"}
+    assert parrot.view.layout == "debate"
+    assert {m.name: m.view.layout for m in info.methods if m.view.layout != "debate"} == {"dpd": "teams",
+                                                                                          "mermaid": "timeline"}
 
 
 @pytest.mark.usefixtures("parrot")

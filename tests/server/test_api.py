@@ -188,3 +188,18 @@ def test_services_are_shared_by_all_settings_and_closed_with_the_app(make_app: A
         assert asyncio.run(first.service("session", lambda: session)) is session
         assert not session.closed
     assert session.closed
+
+
+def test_views_need_no_key_and_old_verdicts_are_upgraded_by_the_server(make_app: AppFactory) -> None:
+    old = {"claim": "c", "method": "vote", "label": "SUPPORTS", "decided_by": "consensus", "rounds": [],
+           "judge": {"response": "votes: SUPPORTS 3", "label": "SUPPORTS"}}
+    with TestClient(make_app()) as client:
+        views = client.get("/v1/views").json()
+        refused = client.post("/v1/verdicts/upgrade", json={"records": [old]})
+        upgraded = client.post("/v1/verdicts/upgrade", json={"records": [old]}, headers=AUTH).json()["records"]
+    assert views["methods"]["dpd"]["layout"] == "teams" and views["methods"]["tool-mad"]["layout"] == "debate"
+    assert views["methods"]["dpd"]["ballot"]["C"] == "Logical consistency"
+    assert views["label_aliases"]["NEI"] == "NOT ENOUGH INFO"
+    assert refused.status_code == 401
+    assert upgraded == [{**{k: v for k, v in old.items() if k != "judge"}, "judges": [], "decided_by": "vote",
+                         "explanation": "votes: SUPPORTS 3", "schema_version": 2}]

@@ -11,7 +11,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from factdebate.core.fields import GROUPS
+from factdebate.core.types import LABEL_ALIASES
 from factdebate.methods.base import all_methods
+from factdebate.methods.view import MethodView
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
 from factdebate.settings.model import Settings
@@ -34,7 +36,7 @@ class MethodInfo(BaseModel):
     roles: list[str] = []
     tools: list[str] = []  # with the server's default settings
     options: list[OptionInfo] = []
-    view: str = "debate"  # the page's view that draws it (static/debate.js, or a method's own script)
+    view: MethodView = MethodView()  # how its verdict is drawn, as the method declares it (methods/view.py)
 
 
 class Catalogue(BaseModel):
@@ -47,6 +49,18 @@ class Catalogue(BaseModel):
     defaults: dict[str, Any]
     caps: dict[str, int] = {}  # the most a request may ask for (server/caps.py); over a cap is a 422
     groups: dict[str, str] = {}  # what options act on: key -> title, in the order the form shows them
+
+
+class PageViews(BaseModel):
+    """What the page needs to draw any verdict, with or without a key (the results viewer reads files)."""
+
+    methods: dict[str, MethodView]
+    label_aliases: dict[str, str]  # other spellings of the labels, for a results file's gold column
+
+
+def page_views() -> PageViews:
+    return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
+                     label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()})
 
 
 def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:

@@ -27,6 +27,7 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import declare_view
 from factdebate.prompts import render
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
@@ -82,6 +83,8 @@ class FacTool(Method[FacToolSettings]):
     name = "factool"
     description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
     settings_model = FacToolSettings
+    view = declare_view(decisions={"any-false": "one false claim", "all-true": "every claim supported",
+                                   "unverified": "claims left unverified", "no-claims": "no claim to check"})
     call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
         "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),

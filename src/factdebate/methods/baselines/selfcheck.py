@@ -25,6 +25,7 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import declare_view
 from factdebate.prompts import render
 
 # Worked examples for ``shots`` (written for this project): a true, a false and an undecidable claim.
@@ -61,6 +62,7 @@ class SelfCheck(Method[SelfCheckSettings]):
     name = "selfcheck"
     description = "Self-check: a verdict from the model's own knowledge, or sample consistency (SelfCheckGPT)"
     settings_model = SelfCheckSettings
+    view = declare_view(decisions={"consistency": "the consistency of sampled passages"})
     call_probe = CallProbe()
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, scored, turn_started
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import declare_view
 from factdebate.tools.registry import RetrievalTool
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class WeCheck(Method[WeCheckSettings]):
     name = "wecheck"
     description = "WeCheck stand-in (no LLM): max embedding similarity of claim and evidence >= 0.5 -> SUPPORTS"
     settings_model = WeCheckSettings
+    view = declare_view(decisions={"threshold": "the similarity threshold"})
     roles = ()
     call_probe = CallProbe()  # no LLM call at all: bounds (0, 0)
 

@@ -18,6 +18,7 @@ from factdebate.llm.scripted_library import Asked, ScriptedReply
 from factdebate.methods.base import CallProbe, Method, MethodSettings
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import MethodView
 from factdebate.prompts import render
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class Parrot(Method[ParrotSettings]):
     name = "parrot"
     description = "EXAMPLE (docs/methods/parrot.md): one prompt asked N times; the last answer counts"
     settings_model = ParrotSettings
-    view = "debate"
+    view = MethodView()  # the generic columns of turns (the default, said here as an example)
     events = (ParrotTally,)
     scripted_replies = REPLIES
     call_probe = CallProbe()  # its only re-ask is the shared label re-ask
