@@ -1,3 +1,4 @@
+// @ts-check
 /* A small offline API reference drawn from the OpenAPI schema (no CDN, so it works without internet). */
 "use strict";
 
