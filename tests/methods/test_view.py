@@ -51,7 +51,7 @@ def test_dpd_and_mermaid_declare_their_parts() -> None:
 def test_neither_the_terminal_nor_the_page_names_a_method() -> None:
     # The names that are not also ordinary words ("vote", "single"), quoted as a method would be.
     names = [name for name in all_methods() if name not in {"vote", "single", "react", "cot", "mad"}]
-    drawn = [ROOT / "src/factdebate/cli/render.py"]
+    drawn = [ROOT / "src/factdebate/cli/render.py", *(ROOT / "src/factdebate/server/static").rglob("*.js")]
     for path in drawn:
         text = path.read_text(encoding="utf-8").lower()
         named = [n for n in names if re.search(rf"[\"'`]{re.escape(n)}[\"'`]", text)]

@@ -100,8 +100,8 @@ def test_results_file_viewer_filters_and_opens_a_debate(browser: Any, live_serve
             {"claim": "Broken one.", "error": "model unreachable"}]
     results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     with live_server() as server:
-        page = browser.new_page()
-        page.goto(server.url + "/")
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)  # the rows are of schema 1: the server upgrades them for the page
         page.click("button.tab[data-view=results]")
         page.set_input_files("#results-file", str(results))
         page.wait_for_selector("#results-body tr")
@@ -113,7 +113,9 @@ def test_results_file_viewer_filters_and_opens_a_debate(browser: Any, live_serve
         page.wait_for_selector("#results-debate .verdict-label")
         assert page.inner_text("#results-debate .claim-text") == "Wrong one."
         assert page.inner_text("#results-debate .verdict-label") == "REFUTES"
-        assert "Consensus" in page.inner_text("#results-debate .verdict-how")
+        assert "consensus of the agents in round 1" in page.inner_text("#results-debate .verdict-how")
+        assert page.locator("#results-debate .gauge").count() == 4  # the old score fields, upgraded
+        assert errors == []
 
 
 def test_the_form_labels_each_option_and_keeps_the_rest_under_more_options(

@@ -33,6 +33,8 @@ class TeamsLayout {
     this.referees.append(el("h3", "team-head", "Referees"));
     this.root.append(this.shared, teams, this.referees);
     shell.body.append(this.root);
+    /** @type {Map<string, string>} each side's state per round (live only: a saved verdict has none) */
+    this.states = new Map();
     this.reset();
   }
 
@@ -78,6 +80,7 @@ class TeamsLayout {
       (this.teams[side] || this.shared).append(box);
       this.roundBoxes.set(key, box);
     }
+    if (state) this.states.set(key, state);
     if (state && !box.stateTag) {
       box.stateTag = el("span", "tag team-state " + state, state);
       box.head.append(box.stateTag);
@@ -107,7 +110,12 @@ class TeamsLayout {
   turnStarted(ev) {
     const card = this.card(ev);
     card.evidenceSlot.replaceChildren();
-    if ((ev.evidence || []).length) card.evidenceSlot.append(evidenceList(ev.evidence));
+    const docs = ev.evidence || [];
+    if (docs.length) { // folded: each role of a round sees the same snippets
+      const fold = el("details", "snippets");
+      fold.append(el("summary", "", docs.length + " snippet" + (docs.length === 1 ? "" : "s")), evidenceList(docs));
+      card.evidenceSlot.append(fold);
+    }
     this.shell.status((ev.round ? "Round " + ev.round + ": " : "Setup: ") + ev.agent + " is working…", true);
   }
 
@@ -199,6 +207,10 @@ class TeamsLayout {
     this.reset();
     const rounds = v.rounds || [];
     rounds.forEach((/** @type {any} */ r, /** @type {number} */ i) => {
+      Object.keys(this.view.sides).forEach(side => { // the states seen live, in their round's place
+        const state = this.states.get(side + "#" + r.round);
+        if (state) this.roundBox(side, r.round, state);
+      });
       (r.turns || []).forEach((/** @type {any} */ t) => {
         const ev = { ...t, round: r.round };
         this.turnStarted(ev);
