@@ -143,3 +143,34 @@ def test_the_form_labels_each_option_and_keeps_the_rest_under_more_options(
             assert len(names) == len(set(names)) and len(labels) == len(set(labels)), (method, labels)
             assert not any("_" in label for label in labels), labels  # titles, not field names
         assert errors == []
+
+
+def test_one_claim_is_compared_across_methods(browser: Any, live_server: Callable[..., LiveServer]) -> None:
+    defaults = {"llm": "scripted:agree", "agents": ["none", "none"], "dpd_min_rounds": 0, "dpd_max_rounds": 0,
+                "dpd_gatherers": False, "cache": False}
+    with live_server(defaults=defaults) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#compare-methods input[value=dpd]", state="attached")
+        page.click("button.tab[data-mode=compare]")
+        assert page.locator("#method").is_hidden() and page.inner_text("#submit") == "Compare methods"
+        for box in page.locator("#compare-methods input").all():
+            box.set_checked(box.get_attribute("value") in ("tool-mad", "dpd", "cot"))
+        page.fill("#claim", "The Eiffel Tower is in Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#compare-grid .compare-card:not(.pending)")
+        page.wait_for_selector("#submit:not([disabled])", timeout=60_000)  # every method has answered
+        cards = page.locator("#compare-grid .compare-card")
+        assert [c.get_attribute("data-method") for c in cards.all()] == ["cot", "dpd", "tool-mad"]
+        for card in cards.all():
+            text = card.inner_text()
+            assert "SUPPORTS" in text and "model calls" in text and "tokens" in text and "seconds" in text, text
+        page.click("#compare-grid .compare-card[data-method=dpd]")
+        assert page.locator("#compare-view .ballot").count() == 3  # DPD opens its own view
+        page.click("#compare-grid .compare-card[data-method=tool-mad]")
+        assert page.locator("#compare-view .agent-col").count() >= 2
+        page.reload()  # kept with the recent checks, and opened again from there
+        page.click("#history .history-item[data-kind=compare]")
+        page.wait_for_selector("#compare-grid .compare-card[data-method=dpd]")
+        assert page.locator("#compare-grid .compare-card").count() == 3 and page.locator("#claim").input_value()
+        assert errors == []

@@ -214,7 +214,7 @@ def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
         metas = page.locator("#response-live .claim-meta").all_inner_texts()
         assert metas == ["panel · confidence 0.75"] * 2, metas
         claim_item(page, 2).locator(".claim-button").click()
-        assert page.locator("#response-debate .dpd-team").count() == 2  # DPD's own view draws the claim
+        assert page.locator("#response-debate .team").count() == 2  # DPD's own view draws the claim
         assert errors == []
 
 
