@@ -14,14 +14,15 @@ onSubmit("claim", async signal => {
   /** @type {Record<string, any>} */
   const body = { claim: input("claim").value.trim(), ...requestBody() };
   if (!body.claim) { showError("Type a claim to check."); return; }
+  live.start(body.claim, body.method, thresholds(body)); // the last verdict goes at once
   let response;
   try {
     response = await stream("/v1/verify/stream", body, signal);
   } catch (err) {
+    live.clear();
     showError(String(/** @type {Error} */ (err).message || err));
     return;
   }
-  live.start(body.claim, body.method, thresholds(body));
   /** @type {any} */
   let verdict = null;
   let failed = false;
