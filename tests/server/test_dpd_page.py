@@ -44,7 +44,8 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         assert ballots.count() == 6  # three referees, two judged rounds
         first = ballots.first
         assert first.get_attribute("data-referee") == "factual"
-        assert "votes affirmative" in first.inner_text().lower() and "confidence 0.90 · weight 0.90" in first.inner_text()
+        said = first.inner_text()
+        assert "votes affirmative" in said.lower() and "confidence 0.90 · weight 0.90" in said
         rows = first.locator("tr").all_inner_texts()
         assert [r.split()[0] for r in rows[1:]] == ["E", "C", "N", "P"]
         assert "Evidence credibility" in rows[1] and "0.80" in rows[1] and "Language neutrality" in rows[3]

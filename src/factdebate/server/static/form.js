@@ -69,7 +69,7 @@ export function hideError() { byId("form-error").hidden = true; }
 export function requestBody() {
   /** @type {Record<string, any>} */
   const body = { method: methodSelect.value, search: /** @type {HTMLSelectElement} */ (byId("search")).value,
-    ...options.read() };
+    ...options.read(page.get().mode === "compare") };
   if (!byId("llm-field").hidden) body.llm = /** @type {HTMLSelectElement} */ (byId("llm")).value;
   return body;
 }

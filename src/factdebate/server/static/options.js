@@ -96,6 +96,7 @@ export class OptionsForm {
   show(method) {
     const info = (this.catalogue.methods || []).find(m => m.name === method) || { options: [] };
     const own = info.options.map(field);
+    own.forEach(f => f.node.classList.add("own")); // the method's own: not sent when methods are compared
     const shared = this.shared;
     this.fields = [...own, ...shared];
     this.mainHost.replaceChildren(...own.filter(f => f.option.main).map(f => f.node));
@@ -115,9 +116,11 @@ export class OptionsForm {
     });
   }
 
-  read() {
+  /** @param {boolean} [sharedOnly] only the settings every method shares (a comparison runs each at its defaults) */
+  read(sharedOnly) {
+    /** @type {Record<string, any>} */
     const out = {};
-    this.fields.forEach(f => {
+    (sharedOnly ? this.shared : this.fields).forEach(f => {
       const value = f.read();
       if (value !== undefined) out[f.option.name] = value;
     });

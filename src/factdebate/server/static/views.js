@@ -71,9 +71,9 @@ export function describe(view, v) {
  * @param {any[]} records
  */
 export async function upgraded(records) {
-  if (!records.some(r => r && typeof r === "object" && !r.events && (r.schema_version || 1) < 2 && r.claim !== undefined)) {
-    return records;
-  }
+  /** @param {any} r a claim's verdict written before schema 2: rounds and a decision, no version */
+  const old = r => r && typeof r === "object" && !("schema_version" in r) && Array.isArray(r.rounds) && "decided_by" in r;
+  if (!records.some(old)) return records;
   const r = await fetch("/v1/verdicts/upgrade", { method: "POST", body: JSON.stringify({ records }),
     headers: headers({ "Content-Type": "application/json" }) });
   if (!r.ok) throw new Error("This file was written by an older factdebate; the server reads it for the page: " +
