@@ -14,6 +14,7 @@ from factdebate.core.fields import GROUPS
 from factdebate.core.types import LABEL_ALIASES
 from factdebate.methods.base import all_methods
 from factdebate.methods.view import MethodView
+from factdebate.response_level.aggregate import RULES
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
 from factdebate.settings.model import Settings
@@ -56,11 +57,13 @@ class PageViews(BaseModel):
 
     methods: dict[str, MethodView]
     label_aliases: dict[str, str]  # other spellings of the labels, for a results file's gold column
+    response_rules: dict[str, str]  # how a response's decided_by reads (response_level/aggregate.py)
 
 
 def page_views() -> PageViews:
     return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
-                     label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()})
+                     label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()},
+                     response_rules=RULES)
 
 
 def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:

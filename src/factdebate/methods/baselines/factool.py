@@ -29,7 +29,7 @@ from factdebate.methods.kit.turns import answered, end_round, finish, turn_start
 from factdebate.methods.resources import Resources
 from factdebate.methods.view import declare_view
 from factdebate.prompts import render
-from factdebate.response_level.aggregate import response_label
+from factdebate.response_level.aggregate import RULES, response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
 from factdebate.tools.registry import RetrievalTool
 
@@ -83,8 +83,7 @@ class FacTool(Method[FacToolSettings]):
     name = "factool"
     description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
     settings_model = FacToolSettings
-    view = declare_view(decisions={"any-false": "one false claim", "all-true": "every claim supported",
-                                   "unverified": "claims left unverified", "no-claims": "no claim to check"})
+    view = declare_view(decisions=RULES)  # its verdict is decided as a response's is
     call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
         "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),

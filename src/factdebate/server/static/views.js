@@ -23,6 +23,8 @@ const layouts = new Map();
 let methods = {};
 /** @type {Record<string, string>} */
 let aliases = {};
+/** @type {Record<string, string>} */
+let rules = {};
 
 /** The one way a layout makes itself known. @param {string} name @param {LayoutFactory} factory */
 export function registerMethodView(name, factory) { layouts.set(name, factory); }
@@ -40,7 +42,11 @@ export async function loadViews() {
   const body = await r.json();
   methods = body.methods || {};
   aliases = body.label_aliases || {};
+  rules = body.response_rules || {};
 }
+
+/** How a response's label was reached (its rule, in response_level's words). @param {string} rule */
+export function responseRule(rule) { return rules[rule] || rule; }
 
 /** A label however a file spells it ("TRUE", "nei"), or the text as it is. @param {unknown} value */
 export function normLabel(value) {

@@ -4,17 +4,10 @@
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
 import { LABEL_CLASS, el, usageText } from "../dom.js";
 import { VerdictView } from "../verdict-view.js";
+import { responseRule } from "../views.js";
 import { ClaimRow, STATE_TEXT } from "./claim-row.js";
 import { locate } from "./locate.js";
 
-/** How a response's label was reached (response_level's rules). */
-const HOW = {
-  "any-false": "at least one claim is false",
-  "all-true": "every claim is supported",
-  "unverified": "no claim is false, but not every claim could be verified",
-  "no-claims": "no checkable claim was found in the answer",
-  "unparsed": "no label: a claim without one might be the false one, or the claims could not be read",
-};
 
 export class ResponseView {
   constructor(host, debateId) {
@@ -243,7 +236,7 @@ export class ResponseView {
     box.className = "response-verdict verdict-box " + (LABEL_CLASS[v.label] || "unparsed");
     const main = el("div", "verdict-main");
     main.append(el("span", "kicker", "the response"), el("span", "verdict-label", v.label || "no label"),
-      el("span", "verdict-how", HOW[v.decided_by] || v.decided_by));
+      el("span", "verdict-how", responseRule(v.decided_by)));
     const n = this.counts();
     /** @type {Array<[number, string]>} */
     const all = [[n.SUPPORTS, "supported"], [n.REFUTES, "refuted"], [n["NOT ENOUGH INFO"], "not enough info"],
