@@ -50,4 +50,11 @@ def test_mermaid_is_drawn_live(browser: Any, live_server: Callable[..., LiveServ
         check(page, "Angkor Wat was built in the 12th century.")
         recalled = page.inner_text("#live [data-part=memory_recall]")
         assert "Angkor Wat" in recalled and "search_local" in recalled
+
+        # From Recent checks, the saved verdict alone: the decomposition read from the decomposer's turn.
+        page.reload()
+        page.locator("#history .history-item").nth(1).click()
+        assert "Angkor Wat" in page.inner_text("#live [data-part=decomposition] table")
+        assert page.locator("#live .timeline .timeline-step").count() >= 2
+        assert "temple complex" in page.inner_text("#live .claim-text")
         assert errors == []
