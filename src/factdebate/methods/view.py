@@ -15,7 +15,7 @@ terminal and the page fill them (:func:`describe` here), so the wording lives he
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -81,10 +81,9 @@ class MethodView(BaseModel):
         return found is not None and found.statement
 
 
-def declare_view(**declared: object) -> MethodView:
-    """A method's view: ``decisions`` are added to the shared ones rather than replacing them."""
-    decisions = {**DECISIONS, **dict(declared.pop("decisions", {}) or {})}  # type: ignore[call-overload]
-    return MethodView.model_validate({**declared, "decisions": decisions})
+def declare_view(*, decisions: dict[str, str] | None = None, **declared: Any) -> MethodView:
+    """A method's view: its ``decisions`` are added to the shared ones rather than replacing them."""
+    return MethodView.model_validate({**declared, "decisions": {**DECISIONS, **(decisions or {})}})
 
 
 _PLACEHOLDER = re.compile(r"\{(round|rounds|steps|consensus)\}")

@@ -5,6 +5,10 @@
    come first; the rest, and the shared ones, sit under "More options", one section per group. */
 import { el } from "./dom.js";
 
+/** @typedef {import("./state.js").OptionInfo} OptionInfo */
+/** @typedef {{option: OptionInfo, node: HTMLElement, read: () => any}} Field */
+
+/** @param {string[]} values @param {unknown} chosen */
 function select(values, chosen) {
   const node = el("select");
   values.forEach(v => {
@@ -17,6 +21,8 @@ function select(values, chosen) {
 }
 
 /* The control(s) of one option and how to read them: read() gives the value, or undefined when empty. */
+/** @param {OptionInfo} option @param {string} id
+ * @returns {{nodes: HTMLElement[], read: () => any, check?: boolean}} */
 function control(option, id) {
   const schema = option.value_schema || {};
   const itemChoices = schema.items && (schema.items.enum || schema.items["x-choices"]);
@@ -60,6 +66,7 @@ function control(option, id) {
 }
 
 /* One option: its label (the field's title), its control(s) and a one-line help (the description). */
+/** @param {OptionInfo} option @returns {Field} */
 function field(option) {
   const id = "opt-" + option.name;
   const made = control(option, id);
@@ -79,20 +86,26 @@ function field(option) {
 /* Draws the chosen method's options (its main ones first, the rest and the shared ones by group under
    "More options"); read() collects the chosen values. */
 export class OptionsForm {
+  /** @param {HTMLElement} mainHost @param {HTMLElement} moreHost @param {string[]} [skip] names drawn elsewhere */
   constructor(mainHost, moreHost, skip) {
     this.mainHost = mainHost;
     this.moreHost = moreHost;
     this.skip = new Set(skip || []);
+    /** @type {Field[]} */
     this.fields = [];
-    this.shared = []; // drawn once: what was chosen stays chosen when the method changes
+    /** @type {Field[]} drawn once: what was chosen stays chosen when the method changes */
+    this.shared = [];
+    /** @type {{methods: import("./state.js").MethodInfo[], shared_options: OptionInfo[], groups: Record<string, string>}} */
     this.catalogue = { methods: [], shared_options: [], groups: {} };
   }
 
+  /** @param {import("./state.js").Catalogue} catalogue */
   load(catalogue) {
     this.catalogue = catalogue;
     this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name)).map(field);
   }
 
+  /** @param {string} method */
   show(method) {
     const info = (this.catalogue.methods || []).find(m => m.name === method) || { options: [] };
     const own = info.options.map(field);
@@ -100,11 +113,12 @@ export class OptionsForm {
     const shared = this.shared;
     this.fields = [...own, ...shared];
     this.mainHost.replaceChildren(...own.filter(f => f.option.main).map(f => f.node));
+    /** @type {Map<string, Field[]>} */
     const groups = new Map(Object.keys(this.catalogue.groups || {}).map(key => [key, []]));
     [...own.filter(f => !f.option.main), ...shared].forEach(f => {
-      const key = groups.has(f.option.group) ? f.option.group : "";
-      if (!groups.has(key)) groups.set(key, []);
-      groups.get(key).push(f);
+      const key = f.option.group && groups.has(f.option.group) ? f.option.group : ""; // "": no known group
+      const members = groups.get(key) || [];
+      groups.set(key, [...members, f]);
     });
     this.moreHost.replaceChildren();
     groups.forEach((members, key) => {

@@ -68,7 +68,7 @@ export function describe(view, v) {
   const values = { round: String(rounds ? v.rounds[rounds - 1].round : 0),
     rounds: rounds + " round" + (rounds === 1 ? "" : "s"), steps: steps + " step" + (steps === 1 ? "" : "s"),
     consensus: v.consensus === null || v.consensus === undefined ? "n/a" : Number(v.consensus).toFixed(2) };
-  return template.replace(/\{(round|rounds|steps|consensus)\}/g, (_, key) => values[key]);
+  return template.replace(/\{(round|rounds|steps|consensus)\}/g, (/** @type {string} */ _, /** @type {string} */ key) => values[key]);
 }
 
 /**

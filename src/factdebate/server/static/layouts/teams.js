@@ -35,16 +35,18 @@ class TeamsLayout {
     shell.body.append(this.root);
     /** @type {Map<string, string>} each side's state per round (live only: a saved verdict has none) */
     this.states = new Map();
-    this.reset();
-  }
-
-  reset() {
     /** @type {Map<string, RoleCard>} */
     this.cards = new Map();
     /** @type {Map<string, RoundBox>} */
     this.roundBoxes = new Map();
     /** @type {Map<number, PanelBox>} */
     this.panels = new Map();
+  }
+
+  reset() {
+    this.cards.clear();
+    this.roundBoxes.clear();
+    this.panels.clear();
   }
 
   /** @param {string} name @param {any} ev */

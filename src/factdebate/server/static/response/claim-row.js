@@ -3,18 +3,27 @@
    judge's, or a panel's consensus), read from the claim's own events; a button that opens its debate. */
 import { LABEL_CLASS, el, labelChip } from "../dom.js";
 
+/** @typedef {"pending" | "running" | "done" | "error" | "stopped"} ClaimState */
+/** @type {Record<string, string>} what a claim not yet done shows */
 export const STATE_TEXT = { pending: "waiting", running: "checking…", error: "error", stopped: "not finished" };
 
 export class ClaimRow {
+  /** @param {number} index @param {string} text @param {(claim: ClaimRow) => void} onOpen @param {string} debateId */
   constructor(index, text, onOpen, debateId) {
     this.index = index;
     this.text = text;
-    this.events = []; // [name, event] of this claim's run, replayed when the claim is opened
+    /** @type {Array<[string, any]>} [name, event] of this claim's run, replayed when the claim is opened */
+    this.events = [];
+    /** @type {ClaimState} */
     this.state = "pending";
+    /** @type {string | null} */
     this.label = null;
     this.decidedBy = "";
+    /** @type {number | null} */
     this.confidence = null;
-    this.verdict = null; // the full verdict, once the result has arrived
+    /** @type {any} the full verdict, once the result has arrived */
+    this.verdict = null;
+    /** @type {string | null} */
     this.error = null;
     this.rounds = 0;
     this.method = ""; // the method checking it, known from its run's start: its view draws the debate
@@ -36,6 +45,7 @@ export class ClaimRow {
 
   /* Reads what the list shows from the claim's own events: confidence (a judge's, or a DPD panel's
      consensus) and the verdict. */
+  /** @param {string} name @param {any} ev */
   note(name, ev) {
     if (name === "run_started") this.method = ev.method;
     if (name === "judgement" && ev.confidence !== null && ev.confidence !== undefined) this.confidence = ev.confidence;
@@ -49,6 +59,7 @@ export class ClaimRow {
     }
   }
 
+  /** Its result in the response's verdict. @param {any} check @param {any} config the response's settings */
   settle(check, config) {
     this.verdict = check.verdict || null;
     // A claim's verdict leaves its settings to the response's record; the debate view reads thresholds there.
@@ -66,6 +77,7 @@ export class ClaimRow {
     this.draw();
   }
 
+  /** @param {string} message */
   fail(message) {
     this.error = message;
     this.state = "error";
@@ -74,7 +86,7 @@ export class ClaimRow {
 
   draw() {
     this.node.className = "claim-item state-" + this.state + (this.state === "done" ?
-      " " + (LABEL_CLASS[this.label] || "unparsed") : "");
+      " " + (LABEL_CLASS[this.label || ""] || "unparsed") : "");
     this.stateSlot.replaceChildren();
     if (this.state === "done") this.stateSlot.append(labelChip(this.label));
     else {

@@ -3,6 +3,8 @@
 
 /* Where `claim` appears in `text`, case and spacing aside (a final full stop optional), not overlapping
    `taken`; null if it is not there word for word. */
+/** @param {string} text @param {string} claim @param {Array<{start: number, end: number}>} taken
+ * @returns {{start: number, end: number} | null} */
 export function locate(text, claim, taken) {
   const words = claim.trim().replace(/[.!?]+$/, "").split(/\s+/).filter(Boolean);
   if (!words.length) return null;

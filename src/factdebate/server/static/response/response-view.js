@@ -10,17 +10,45 @@ import { locate } from "./locate.js";
 
 
 export class ResponseView {
+  /** @param {HTMLElement} host @param {string} [debateId] the id of the host of a claim's debate */
   constructor(host, debateId) {
     this.host = host;
     this.debateId = debateId || "response-debate"; // one id per view: the results viewer has its own
+    // What start() draws anew for each check; empty until then.
+    this.text = "";
+    /** @type {Record<string, number>} */
+    this.thresholds = {};
+    /** @type {ClaimRow[]} */
+    this.claims = [];
+    /** @type {Map<string, ClaimRow>} subclaim span id -> claim */
+    this.bySpan = new Map();
+    /** @type {Map<string, ClaimRow>} a claim's run id -> claim */
+    this.byRun = new Map();
+    /** @type {ClaimRow | null} */
+    this.selected = null;
+    /** @type {any} the response's verdict, once it has arrived */
+    this.result = null;
+    /** @type {any} */
+    this.judged = null;
+    this.verdictBox = el("div");
+    this.spinner = el("span");
+    this.statusText = el("span");
+    this.problemBox = el("p");
+    this.listHint = el("p");
+    this.list = el("ol");
+    this.answerBox = el("div");
+    this.answerNote = el("p");
+    this.debateHost = el("div");
+    this.debate = new VerdictView(this.debateHost);
   }
 
+  /** @param {string} text @param {string} question @param {Record<string, number>} thresholds */
   start(text, question, thresholds) {
     this.text = text;
     this.thresholds = thresholds;
     this.claims = [];
-    this.bySpan = new Map(); // subclaim span id -> claim
-    this.byRun = new Map(); // a claim's run id -> claim
+    this.bySpan = new Map();
+    this.byRun = new Map();
     this.selected = null;
     this.result = null;
     this.judged = null;
@@ -65,17 +93,20 @@ export class ResponseView {
     this.drawAnswer();
   }
 
+  /** @param {string} text @param {boolean} busy */
   status(text, busy) {
     this.statusText.textContent = text;
     this.spinner.hidden = !busy;
   }
 
+  /** @param {string} message */
   problem(message) {
     this.problemBox.textContent = message;
     this.problemBox.hidden = false;
   }
 
   /* One SSE event of the stream. */
+  /** @param {string} name @param {any} ev */
   event(name, ev) {
     const claim = ev && ev.run ? this.byRun.get(ev.run) : undefined;
     if (claim) return this.claimEvent(claim, name, ev);
@@ -106,6 +137,7 @@ export class ResponseView {
     return true;
   }
 
+  /** @param {string[]} texts @param {boolean} parsed */
   setClaims(texts, parsed) {
     this.list.replaceChildren();
     this.claims = texts.map((text, i) => new ClaimRow(i, text, c => this.open(c), this.debateId));
@@ -116,6 +148,7 @@ export class ResponseView {
     this.drawAnswer();
   }
 
+  /** @param {any} ev */
   claimStarted(ev) {
     const index = (ev.attributes || {}).index;
     const claim = this.claims[index];
@@ -126,6 +159,7 @@ export class ResponseView {
     if (this.selected === claim) this.debate.status("Checking this claim…", true);
   }
 
+  /** @param {ClaimRow} claim @param {string} name @param {any} ev */
   claimEvent(claim, name, ev) {
     claim.events.push([name, ev]);
     claim.note(name, ev);
@@ -135,6 +169,7 @@ export class ResponseView {
   }
 
   /* Draws one of a claim's events on the debate view, as the results tab replays a trace. */
+  /** @param {ClaimRow} claim @param {string} name @param {any} ev */
   feed(claim, name, ev) {
     if (this.debate.event(name, ev)) return;
     if (name === "run_finished") {
@@ -142,6 +177,7 @@ export class ResponseView {
     }
   }
 
+  /** @param {ClaimRow} claim */
   open(claim) {
     this.selected = claim;
     this.claims.forEach(c => c.button.setAttribute("aria-pressed", String(c === claim)));
@@ -161,11 +197,12 @@ export class ResponseView {
   }
 
   counts() {
+    /** @type {Record<string, number>} */
     const n = { SUPPORTS: 0, REFUTES: 0, "NOT ENOUGH INFO": 0, none: 0, error: 0, open: 0 };
     this.claims.forEach(c => {
       if (c.state === "error") n.error += 1;
       else if (c.state !== "done") n.open += 1;
-      else if (n[c.label] !== undefined) n[c.label] += 1;
+      else if (c.label && n[c.label] !== undefined) n[c.label] += 1;
       else n.none += 1;
     });
     return n;
@@ -185,6 +222,7 @@ export class ResponseView {
   /* The answer with each claim marked where its words appear in it (claims carry no character offsets:
      the extractor rewrites them to stand alone, so a claim that was reworded is listed only). */
   drawAnswer() {
+    /** @type {Array<{start: number, end: number, claim: ClaimRow}>} */
     const found = [];
     let missing = 0;
     this.claims.forEach(c => {
@@ -196,7 +234,7 @@ export class ResponseView {
     let at = 0;
     found.forEach(({ start, end, claim }) => {
       if (start > at) this.answerBox.append(document.createTextNode(this.text.slice(at, start)));
-      const kind = claim.state === "done" ? LABEL_CLASS[claim.label] || "unparsed" : claim.state;
+      const kind = claim.state === "done" ? LABEL_CLASS[claim.label || ""] || "unparsed" : claim.state;
       const mark = el("mark", "claim-span " + kind, this.text.slice(start, end));
       mark.title = "Claim " + (claim.index + 1) + ": " + (claim.state === "done" ? claim.label || "no label" :
         STATE_TEXT[claim.state]);
@@ -212,6 +250,7 @@ export class ResponseView {
       "listed but not marked in it.";
   }
 
+  /** @param {any} verdict */
   finish(verdict) {
     this.result = verdict;
     const extraction = verdict.extraction || {};
@@ -219,7 +258,7 @@ export class ResponseView {
     if (extraction.parsed === false) {
       this.problem("The model's list of claims could not be read, even after one re-ask, so nothing was checked.");
     }
-    (verdict.claims || []).forEach(check => {
+    (verdict.claims || []).forEach((/** @type {any} */ check) => {
       const claim = this.claims[check.index];
       if (!claim) return;
       claim.settle(check, verdict.config);
@@ -230,6 +269,7 @@ export class ResponseView {
     this.status("Done.", false);
   }
 
+  /** @param {any} v */
   showVerdict(v) {
     const box = this.verdictBox;
     box.hidden = false;
@@ -250,16 +290,18 @@ export class ResponseView {
 
   /* A finished check drawn at once from its saved verdict (Recent checks, the results viewer): the claims
      and their verdicts as they were when the check ended. */
+  /** @param {any} v */
   show(v) {
     this.start(String(v.response || ""), v.question || "", {});
     const extraction = v.extraction || {};
-    const texts = (extraction.claims || []).length ? extraction.claims : (v.claims || []).map(c => c.claim);
+    const texts = (extraction.claims || []).length ? extraction.claims : (v.claims || []).map((/** @type {any} */ c) => c.claim);
     this.setClaims(texts, extraction.parsed !== false);
     this.finish(v);
     if (v.error) this.problem("The check failed: " + v.error);
   }
 
   /* The stream ended early: what was checked stays shown, the rest is marked as not finished. */
+  /** @param {string} message */
   stopped(message) {
     this.claims.forEach(c => { if (!c.finished) { c.state = "stopped"; c.draw(); } });
     this.drawAnswer();
