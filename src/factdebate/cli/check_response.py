@@ -59,8 +59,8 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
         console.print(table)
     label = verdict.label.value if verdict.label else "UNPARSED"
     meaning = {True: "factual", False: "not factual", None: "undecided"}[verdict.factual]
-    how = RULES.get(verdict.decided_by, verdict.decided_by)
-    console.print(f"Response: [bold]{label}[/] ({meaning}: {how}); "
+    how = f"{verdict.decided_by}: {RULES[verdict.decided_by]}" if verdict.decided_by in RULES else verdict.decided_by
+    console.print(f"Response: [bold]{label}[/] ({meaning}; {how}); "
                   f"{verdict.usage.llm_calls} LLM calls, {verdict.usage.tool_calls} tool calls, "
                   f"{verdict.usage.seconds:.1f} s")
 
