@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# System packages the test suite uses beyond Python, from Debian: Chromium for the web page test
+# System packages the test suite uses beyond Python, from Debian: Node.js and npm for the type check of the
+# web page's scripts, Chromium for the web page test
 # (Playwright drives it; `playwright install` is never used) and PostgreSQL for the state-database tests
 # (scripts/postgres-for-tests.sh starts a throwaway cluster). Idempotent: installs only what is missing.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
+command -v npm >/dev/null || missing+=(nodejs npm)  # tsc checks the web page's scripts (scripts/test.sh)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} = 0 ]; then
   exit 0

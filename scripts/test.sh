@@ -6,6 +6,10 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layers contract in pyproject.toml (docs/architecture.md)
+# The web page's scripts: // @ts-check JSDoc types, checked by the TypeScript pinned in package-lock.json
+# (nothing is built: the page is served as it is).
+npm ci --no-audit --no-fund --silent
+npx --no-install tsc --noEmit -p tsconfig.json
 # The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,
 # started here (outside the network namespace below, which its socket still reaches) and removed at exit.
 if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then

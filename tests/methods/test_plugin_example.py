@@ -58,12 +58,12 @@ def test_only_its_folder_names_it() -> None:
 
 
 def test_the_page_names_no_method() -> None:
-    """Views are picked by the name the catalogue serves (``Method.view``); only the upgrade of schema-1
-    verdicts (replay.js, as core/schema.py) knows old methods' shapes by name."""
+    """Layouts are picked by the view each method declares (``Method.view``, served by GET /v1/views); the
+    upgrade of schema-1 verdicts, which knows old methods' shapes by name, is the server's (core/schema.py)."""
     static = ROOT / "src" / "factdebate" / "server" / "static"
-    named = {path.name for path in static.glob("*.js")
+    named = {path.name for path in static.rglob("*.js")
              if re.search(r"method\s*[!=]==\s*[\"']", path.read_text(encoding="utf-8"))}
-    assert named == {"replay.js"}
+    assert named == set()
 
 
 def test_the_folder_is_found_but_the_example_is_not_listed() -> None:
@@ -147,8 +147,9 @@ def test_the_service_offers_it_with_its_view() -> None:
     assert [o.name for o in parrot.options] == ["parrot_answers", "parrot_voice"]
     assert parrot.options[0].value_schema["maximum"] == 5 and parrot.options[1].value_schema["enum"] == ["plain",
                                                                                                           "loud"]
-    assert parrot.view == "debate"
-    assert {m.name: m.view for m in info.methods if m.view != "debate"} == {"dpd": "dpd", "mermaid": "mermaid"}
+    assert parrot.view.layout == "debate"
+    assert {m.name: m.view.layout for m in info.methods if m.view.layout != "debate"} == {"dpd": "teams",
+                                                                                          "mermaid": "timeline"}
 
 
 @pytest.mark.usefixtures("parrot")

@@ -120,15 +120,18 @@ def test_operator_only_options_are_refused(make_app: AppFactory) -> None:
 def test_page_docs_and_schema_are_served(make_app: AppFactory) -> None:
     with TestClient(make_app()) as client:
         page = client.get("/")
-        script = client.get("/static/app.js")
+        script = client.get("/static/api.js")
+        layout = client.get("/static/layouts/teams.js")  # modules in subfolders are served too
         docs = client.get("/docs")
         schema = client.get("/openapi.json").json()
     assert page.status_code == 200 and "factdebate" in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert script.status_code == 200 and "readSSE" in script.text
+    assert "javascript" in script.headers["content-type"]  # what the browser needs to run it as a module
+    assert layout.status_code == 200 and "registerMethodView" in layout.text
     assert docs.status_code == 200 and "docs.js" in docs.text
     assert {"/v1/verify", "/v1/verify/stream", "/v1/batches", "/v1/batches/{batch_id}", "/v1/health",
-            "/v1/methods"} <= set(schema["paths"])
+            "/v1/methods", "/v1/views", "/v1/verdicts/upgrade"} <= set(schema["paths"])
 
 
 def test_cors_is_off_unless_configured(make_app: AppFactory) -> None:
@@ -188,3 +191,18 @@ def test_services_are_shared_by_all_settings_and_closed_with_the_app(make_app: A
         assert asyncio.run(first.service("session", lambda: session)) is session
         assert not session.closed
     assert session.closed
+
+
+def test_views_need_no_key_and_old_verdicts_are_upgraded_by_the_server(make_app: AppFactory) -> None:
+    old = {"claim": "c", "method": "vote", "label": "SUPPORTS", "decided_by": "consensus", "rounds": [],
+           "judge": {"response": "votes: SUPPORTS 3", "label": "SUPPORTS"}}
+    with TestClient(make_app()) as client:
+        views = client.get("/v1/views").json()
+        refused = client.post("/v1/verdicts/upgrade", json={"records": [old]})
+        upgraded = client.post("/v1/verdicts/upgrade", json={"records": [old]}, headers=AUTH).json()["records"]
+    assert views["methods"]["dpd"]["layout"] == "teams" and views["methods"]["tool-mad"]["layout"] == "debate"
+    assert views["methods"]["dpd"]["ballot"]["C"] == "Logical consistency"
+    assert views["label_aliases"]["NEI"] == "NOT ENOUGH INFO"
+    assert refused.status_code == 401
+    assert upgraded == [{**{k: v for k, v in old.items() if k != "judge"}, "judges": [], "decided_by": "vote",
+                         "explanation": "votes: SUPPORTS 3", "schema_version": 2}]

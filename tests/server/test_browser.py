@@ -100,8 +100,8 @@ def test_results_file_viewer_filters_and_opens_a_debate(browser: Any, live_serve
             {"claim": "Broken one.", "error": "model unreachable"}]
     results.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     with live_server() as server:
-        page = browser.new_page()
-        page.goto(server.url + "/")
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)  # the rows are of schema 1: the server upgrades them for the page
         page.click("button.tab[data-view=results]")
         page.set_input_files("#results-file", str(results))
         page.wait_for_selector("#results-body tr")
@@ -113,4 +113,64 @@ def test_results_file_viewer_filters_and_opens_a_debate(browser: Any, live_serve
         page.wait_for_selector("#results-debate .verdict-label")
         assert page.inner_text("#results-debate .claim-text") == "Wrong one."
         assert page.inner_text("#results-debate .verdict-label") == "REFUTES"
-        assert "Consensus" in page.inner_text("#results-debate .verdict-how")
+        assert "consensus of the agents in round 1" in page.inner_text("#results-debate .verdict-how")
+        assert page.locator("#results-debate .gauge").count() == 4  # the old score fields, upgraded
+        assert errors == []
+
+
+def test_the_form_labels_each_option_and_keeps_the_rest_under_more_options(
+        browser: Any, live_server: Callable[..., LiveServer]) -> None:
+    with live_server() as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=dpd]", state="attached")
+        page.select_option("#method", "dpd")
+        main = page.locator("#method-options .option-label").all_inner_texts()
+        assert main == ["Fewest rebuttal rounds", "Most rebuttal rounds", "Consensus to stop", "Team states",
+                        "Referees"]
+        help_id = page.get_attribute("#opt-dpd_min_rounds", "aria-describedby")
+        assert "before the judges' consensus may stop" in page.inner_text(f"#{help_id}")
+        assert page.locator("#more-options").is_hidden()  # folded until asked for
+        page.click("#more summary")
+        legends = page.locator("#more-options legend").all_inner_texts()
+        assert [g.lower() for g in legends[:3]] == ["agents and roles", "referees", "evidence"]
+        assert "Snippet length" in page.inner_text("#more-options fieldset[data-group=length]")
+        # Every control once: no setting is offered under two names (MERMAID's memory was).
+        for method in ("dpd", "mermaid", "tool-mad"):
+            page.select_option("#method", method)
+            names = page.eval_on_selector_all("#claim-form .option", "nodes => nodes.map(n => n.dataset.option)")
+            labels = page.locator("#claim-form .option-label").all_inner_texts()
+            assert len(names) == len(set(names)) and len(labels) == len(set(labels)), (method, labels)
+            assert not any("_" in label for label in labels), labels  # titles, not field names
+        assert errors == []
+
+
+def test_one_claim_is_compared_across_methods(browser: Any, live_server: Callable[..., LiveServer]) -> None:
+    defaults = {"llm": "scripted:agree", "agents": ["none", "none"], "dpd_min_rounds": 0, "dpd_max_rounds": 0,
+                "dpd_gatherers": False, "cache": False}
+    with live_server(defaults=defaults) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#compare-methods input[value=dpd]", state="attached")
+        page.click("button.tab[data-mode=compare]")
+        assert page.locator("#method").is_hidden() and page.inner_text("#submit") == "Compare methods"
+        for box in page.locator("#compare-methods input").all():
+            box.set_checked(box.get_attribute("value") in ("tool-mad", "dpd", "cot"))
+        page.fill("#claim", "The Eiffel Tower is in Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#compare-grid .compare-card:not(.pending)")
+        page.wait_for_selector("#submit:not([disabled])", timeout=60_000)  # every method has answered
+        cards = page.locator("#compare-grid .compare-card")
+        assert [c.get_attribute("data-method") for c in cards.all()] == ["cot", "dpd", "tool-mad"]
+        for card in cards.all():
+            text = card.inner_text()
+            assert "SUPPORTS" in text and "model calls" in text and "tokens" in text and "seconds" in text, text
+        page.click("#compare-grid .compare-card[data-method=dpd]")
+        assert page.locator("#compare-view .ballot").count() == 3  # DPD opens its own view
+        page.click("#compare-grid .compare-card[data-method=tool-mad]")
+        assert page.locator("#compare-view .agent-col").count() >= 2
+        page.reload()  # kept with the recent checks, and opened again from there
+        page.click("#history .history-item[data-kind=compare]")
+        page.wait_for_selector("#compare-grid .compare-card[data-method=dpd]")
+        assert page.locator("#compare-grid .compare-card").count() == 3 and page.locator("#claim").input_value()
+        assert errors == []

@@ -1,6 +1,7 @@
 """MERMAID on the web page, in a real browser against a live server whose method starts a real MCP search
-server: the decomposition table, the executor's steps, and what the memory recalled and wrote, drawn live
-and kept when the verdict arrives; a second claim about the same entity shows the recalled record."""
+server: the decomposition table and what the memory recalled, then the executor's steps as a timeline
+(thought, action, observation), then what the memory wrote, drawn live and kept when the verdict arrives,
+with no rounds named; a second claim about the same entity shows the recalled record."""
 
 from __future__ import annotations
 
@@ -34,15 +35,26 @@ def test_mermaid_is_drawn_live(browser: Any, live_server: Callable[..., LiveServ
         sign_in(page, server.url)
         check(page, "Angkor Wat is a temple complex in Cambodia.")
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
-        triplets = page.inner_text("#live .mermaid-panel table.triplets")
-        assert "Angkor Wat" in triplets and "subject" in triplets
-        assert "nothing remembered" in page.inner_text("#live [data-part=recall]")
-        written = page.inner_text("#live [data-part=write]")
-        assert "new record" in written and "search_local" in written
-        steps = page.inner_text("#live .agent-col")
-        assert "search_local" in steps and "Look for evidence first" in steps
+        triplets = page.inner_text("#live .parts.before [data-part=decomposition] table")
+        assert "Angkor Wat" in triplets and "subject" in triplets.lower()
+        assert "Nothing remembered" in page.inner_text("#live .parts.before [data-part=memory_recall]")
+        written = page.inner_text("#live .parts.after [data-part=memory_write]")
+        assert "New records: 1" in written and "search_local" in written
+        first = page.locator("#live .timeline .timeline-step").first
+        assert "Look for evidence first" in first.locator(".step-thought").inner_text()
+        assert "search_local" in first.locator(".step-action").inner_text()
+        assert first.locator(".step-observation").count() == 1
+        assert "Round" not in page.inner_text("#live .debate")  # one trajectory: no rounds, no consensus
+        assert "executor's answer after 2 steps" in page.inner_text("#live .verdict-how")
 
         check(page, "Angkor Wat was built in the 12th century.")
-        recalled = page.inner_text("#live [data-part=recall]")
+        recalled = page.inner_text("#live [data-part=memory_recall]")
         assert "Angkor Wat" in recalled and "search_local" in recalled
+
+        # From Recent checks, the saved verdict alone: the decomposition read from the decomposer's turn.
+        page.reload()
+        page.locator("#history .history-item").nth(1).click()
+        assert "Angkor Wat" in page.inner_text("#live [data-part=decomposition] table")
+        assert page.locator("#live .timeline .timeline-step").count() >= 2
+        assert "temple complex" in page.inner_text("#live .claim-text")
         assert errors == []

@@ -214,7 +214,7 @@ def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
         metas = page.locator("#response-live .claim-meta").all_inner_texts()
         assert metas == ["panel · confidence 0.75"] * 2, metas
         claim_item(page, 2).locator(".claim-button").click()
-        assert page.locator("#response-debate .dpd-team").count() == 2  # DPD's own view draws the claim
+        assert page.locator("#response-debate .team").count() == 2  # DPD's own view draws the claim
         assert errors == []
 
 
@@ -302,7 +302,9 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
 
 def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
                                                 live_server: Callable[..., LiveServer]) -> None:
-    with serve(live_server, latency=0.5) as server:
+    # Slow enough that the claim is still being checked after two tab switches and a screenshot (the page
+    # now shows a claim's view as soon as it is sent, before the server answers).
+    with serve(live_server, latency=1.5) as server:
         page, errors = watched_page(browser)
         open_response_form(page, server)
         page.click("button.tab[data-view=check]:not([data-mode])")

@@ -5,14 +5,14 @@ field, so no option is listed twice and none can drift from its setting."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import Field
 from typer.testing import CliRunner
 
 from factdebate.cli.main import app
-from factdebate.core.fields import exposure, offered, walk
+from factdebate.core.fields import GROUPS, exposure, offered, walk
 from factdebate.methods.base import Method, MethodSettings, register, unregister
 from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings, settings_from
@@ -106,3 +106,47 @@ def test_scale_flags_are_drawn_from_their_fields() -> None:
         if flag:
             assert flag in shown and str(info.description) in shown
     assert "x>=1" in shown  # --workers keeps its field's lower bound
+
+
+def test_every_option_has_a_title_of_its_own() -> None:
+    """The form's label and the flag's help start from the field's title (pydantic never makes one up), not
+    from its name; its group is one the form knows."""
+    for name, option in all_options().items():
+        assert option.title and option.field is not None and option.field.title == option.title, name
+        assert option.group is None or option.group in GROUPS, name
+    mains = {m: [o.name for o in all_options().values() if o.method == m and o.main] for m in ("dpd", "mermaid")}
+    assert mains["dpd"] == ["dpd_min_rounds", "dpd_max_rounds", "dpd_consensus_threshold", "dpd_transition",
+                            "dpd_judges"]
+    with pytest.raises(ValueError, match="unknown settings group"):
+        offered(group="nowhere")
+
+
+class _Aliased(MethodSettings):
+    volume: int = Field(default=1, ge=1, le=3, title="Volume", description="How loud it is.")
+
+
+class _AliasedMethod(Method[_Aliased]):
+    name = "alias-test"
+    description = "A method whose field keeps an older flat name"
+    settings_model = _Aliased
+    option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"volume": ("loudness",)}
+
+
+def test_an_older_name_still_works_but_is_offered_once() -> None:
+    """MERMAID's form showed both "Mermaid memory" and "Memory": an alias became a second control."""
+    from factdebate.server.catalogue import catalogue
+    from factdebate.server.options import VerifyOptions
+
+    register(_AliasedMethod)
+    try:
+        assert all_options()["loudness"].alias_of == "alias_test_volume"
+        info = catalogue(load_settings(environ={}), ["scripted:agree"], False)
+        (method,) = [m for m in info.methods if m.name == "alias-test"]
+        assert [(o.name, o.title, o.help) for o in method.options] == [("alias_test_volume", "Volume",
+                                                                         "How loud it is.")]
+        assert VerifyOptions.model_validate({"loudness": 2}).chosen() == {"loudness": 2}
+        assert settings_from({"loudness": 2}).methods["alias-test"].volume == 2
+        shown = CliRunner().invoke(app, ["verify", "--help"], env={"COLUMNS": "250"}).output
+        assert "--alias-test-volume" in shown and "Volume: How loud it is." in shown and "--loudness" not in shown
+    finally:
+        unregister("alias-test")

@@ -16,6 +16,7 @@ from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import input_file
 from factdebate.core.types import ResponseVerdict
+from factdebate.response_level.aggregate import RULES
 
 Opt = typer.Option
 
@@ -58,7 +59,8 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
         console.print(table)
     label = verdict.label.value if verdict.label else "UNPARSED"
     meaning = {True: "factual", False: "not factual", None: "undecided"}[verdict.factual]
-    console.print(f"Response: [bold]{label}[/] ({meaning}; {verdict.decided_by}); "
+    how = f"{verdict.decided_by}: {RULES[verdict.decided_by]}" if verdict.decided_by in RULES else verdict.decided_by
+    console.print(f"Response: [bold]{label}[/] ({meaning}; {how}); "
                   f"{verdict.usage.llm_calls} LLM calls, {verdict.usage.tool_calls} tool calls, "
                   f"{verdict.usage.seconds:.1f} s")
 

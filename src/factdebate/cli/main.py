@@ -48,7 +48,7 @@ def verify(
     options: dict[str, Any],
 ) -> None:
     """Verify one claim, or a JSONL batch with --input/--output."""
-    from factdebate.cli.render import thresholds
+    from factdebate.cli.render import thresholds, view_of
     from factdebate.run.build import build_resources
     from factdebate.scale.options import with_scale
     from factdebate.settings.load import settings_from
@@ -76,7 +76,8 @@ def verify(
     if not as_json:
         from factdebate.cli.render import LiveDebate
 
-        live = LiveDebate(Console(), claim.strip(), thresholds=thresholds(settings.model_dump(mode="json")))
+        live = LiveDebate(Console(), claim.strip(), thresholds=thresholds(settings.model_dump(mode="json")),
+                          view=view_of(settings.method))
     verdict = asyncio.run(_verify_one(claim, settings, resources, trace, live))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")

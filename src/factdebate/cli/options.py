@@ -1,6 +1,6 @@
 """Command-line flags derived from the option table: ``verify`` and ``eval`` get the same flags, one per
 shared option and one per field of every method's settings model, so a new method's settings become flags
-without touching the CLI."""
+without touching the CLI. Each flag's help is its field's title and description, as in the web form."""
 
 from __future__ import annotations
 
@@ -43,11 +43,12 @@ def _parameter(option: Option) -> inspect.Parameter:
     decls = [f"{flag}/--no-{flag[2:]}"] if kind is bool else [flag]
     if option.short:
         decls.append(option.short)
-    help_text = option.help + (f" ({note})" if note else "")
+    help_text = (f"{option.title}: " if option.title else "") + option.help + (f" ({note})" if note else "")
     if option.method:
         help_text += f" [{option.method}]"
     panel = "Method options" if option.method else "Shared options"
-    info = typer.Option(*decls, help=help_text, rich_help_panel=panel)
+    # An older name of another option still works, but --help lists each setting once.
+    info = typer.Option(*decls, help=help_text, rich_help_panel=panel, hidden=option.alias_of is not None)
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                              annotation=Annotated[kind | None, info])
 

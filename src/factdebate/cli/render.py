@@ -1,5 +1,8 @@
 """Terminal rendering of any method's debate: rounds, turns (query, evidence, steps, label, scores),
-judgements, the decision. :class:`LiveDebate` draws the same panels from trace events as they arrive."""
+judgements, the decision. :class:`LiveDebate` draws the same panels from trace events as they arrive. What
+differs between methods (roles whose turns are statements, how a decision is worded, what a referee's
+scores are called, whether there are rounds to name) comes from the method's view (methods/view.py): this
+module names no method."""
 
 from __future__ import annotations
 
@@ -11,13 +14,17 @@ from rich.text import Text
 
 from factdebate.core.events import summary
 from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict
+from factdebate.methods.base import all_methods
+from factdebate.methods.view import MethodView, describe
 
 LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
-# Roles whose turns are statements rather than verdicts (DPD's team members): no label line for them.
-STATEMENT_ROLES = {"gatherer", "analyst", "rebutter", "summarizer"}
-HOW = {"consensus": "consensus of the debaters", "judge": "the judge", "single": "a single answer",
-       "vote": "a majority vote", "moderator": "the moderator", "unparsed": "nothing readable",
-       "panel": "the judges' weighted vote"}
+GENERIC = MethodView()
+
+
+def view_of(method: str | None) -> MethodView:
+    """The view the method declares; the generic one for a method this install does not know."""
+    cls = all_methods().get(method or "")
+    return cls.view if cls is not None else GENERIC
 
 
 def thresholds(config: dict[str, Any], method: str | None = None) -> dict[str, float]:
@@ -53,7 +60,7 @@ def _step_line(index: int, step: Step) -> Text:
                          (f"  → {step.observation[:160]}" if step.observation else "", "dim"))
 
 
-def turn_panel(turn: Turn, limits: dict[str, float]) -> Panel:
+def turn_panel(turn: Turn, limits: dict[str, float], view: MethodView = GENERIC) -> Panel:
     lines: list[Text] = []
     if turn.query is not None:
         changed = "" if turn.query_changed is None else (" (new)" if turn.query_changed else " (kept)")
@@ -64,7 +71,7 @@ def turn_panel(turn: Turn, limits: dict[str, float]) -> Panel:
     lines.extend(_step_line(i, step) for i, step in enumerate(turn.steps, start=1))
     lines.append(Text(turn.response.strip()))
     reasked = " (after a re-ask)" if turn.parse_retries else ""
-    statement = turn.label is None and turn.role in STATEMENT_ROLES
+    statement = turn.label is None and view.statement(turn.role)
     scores = Text() if statement else Text.assemble(("label ", "dim"), _label(turn.label), (reasked, "dim"))
     for name, value in turn.scores.items():
         scores.append_text(Text.assemble((f"   {name.replace('_', ' ')} ", "dim"), _score(value, limits.get(name))))
@@ -76,14 +83,14 @@ def turn_panel(turn: Turn, limits: dict[str, float]) -> Panel:
     return Panel(Group(*lines), title=f"{turn.agent} ({turn.tool}{team})", title_align="left")
 
 
-def judgement_panel(judgement: Judgement) -> Panel:
+def judgement_panel(judgement: Judgement, view: MethodView = GENERIC) -> Panel:
     vote = _label(judgement.vote) if judgement.vote or not judgement.parsed else Text("no decision", style="dim")
     extra = "" if judgement.confidence is None else f"   confidence {judgement.confidence:.2f}"
     extra += "" if judgement.weight == 1.0 else f"   weight {judgement.weight:g}"
     parts = [Text(judgement.response.strip()), Text.assemble(("vote ", "dim"), vote, (extra, "dim"))]
     for side in sorted({key.split(".", 1)[0] for key in judgement.scores}):
-        dims = "  ".join(f"{key.split('.', 1)[1]} {value:.2f}" for key, value in judgement.scores.items()
-                         if key.startswith(side + "."))
+        dims = "  ".join(f"{view.ballot.get(key.split('.', 1)[1], key.split('.', 1)[1])} {value:.2f}"
+                         for key, value in judgement.scores.items() if key.startswith(side + "."))
         parts.append(Text(f"{side}: {dims}", style="dim"))
     body = Group(*parts)
     return Panel(body, title=f"{judgement.agent} ({judgement.role})", title_align="left")
@@ -93,8 +100,9 @@ class LiveDebate:
     """An event sink that prints each turn once complete (after its scores, when it is scored; at the end
     of its round otherwise), each judgement as it is made, for every method."""
 
-    def __init__(self, console: Console, claim: str, *, thresholds: dict[str, float] | None = None) -> None:
-        self.console, self.claim = console, claim
+    def __init__(self, console: Console, claim: str, *, thresholds: dict[str, float] | None = None,
+                 view: MethodView = GENERIC) -> None:
+        self.console, self.claim, self.view = console, claim, view
         self.limits = thresholds or {}
         self.turns: dict[tuple[str, int], Turn] = {}
         self.answered: list[tuple[str, int]] = []
@@ -129,7 +137,7 @@ class LiveDebate:
                 self._header(key[1])
                 self.console.print(judgement_panel(Judgement.model_validate(
                     {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed",
-                                               "scores") if event.get(k) is not None})))
+                                               "scores") if event.get(k) is not None}), self.view))
                 self.printed += 1
         elif (line := summary(event)) is not None:  # a method's own event (DPD's panel tally)
             self.console.print(Text(line, style="bold"))
@@ -137,7 +145,7 @@ class LiveDebate:
     def _header(self, round: int) -> None:
         if not self.printed:
             self.console.print(Text.assemble(("Claim: ", "bold"), self.claim))
-        if round not in self.rounds_shown:
+        if round not in self.rounds_shown and self.view.rounds:
             self.rounds_shown.add(round)
             self.console.rule(f"Round {round}")
 
@@ -145,7 +153,7 @@ class LiveDebate:
         if key not in self.turns:
             return
         self._header(key[1])
-        self.console.print(turn_panel(self.turns.pop(key), self.limits))
+        self.console.print(turn_panel(self.turns.pop(key), self.limits, self.view))
         self.answered = [k for k in self.answered if k != key]
         self.printed += 1
 
@@ -153,24 +161,24 @@ class LiveDebate:
 def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -> None:
     """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the decision."""
     limits = thresholds(verdict.config, verdict.method)
+    view = view_of(verdict.method)
     if rounds:
         console.print(Text.assemble(("Claim: ", "bold"), verdict.claim))
         for rnd in verdict.rounds:
-            console.rule(f"Round {rnd.round}")
+            if view.rounds:
+                console.rule(f"Round {rnd.round}")
             for turn in rnd.turns:
-                console.print(turn_panel(turn, limits))
+                console.print(turn_panel(turn, limits, view))
             for judgement in rnd.judges:
-                console.print(judgement_panel(judgement))
+                console.print(judgement_panel(judgement, view))
         if verdict.judges:
             console.rule("Judge" if len(verdict.judges) == 1 else "Judges")
             for judgement in verdict.judges:
-                console.print(judgement_panel(judgement))
+                console.print(judgement_panel(judgement, view))
     if verdict.explanation:
         console.print(Text(verdict.explanation, style="dim"))
     usage = verdict.usage
-    summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label),
-                            (f"  decided by {HOW.get(verdict.decided_by, verdict.decided_by)}", ""),
-                            (f" after {len(verdict.rounds)} round(s)" if verdict.rounds else "", ""))
+    summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label), f"  decided by {describe(view, verdict)}")
     console.print(Panel(summary, border_style="bold"))
     reasoning = f" ({usage.reasoning_tokens} of them reasoning)" if usage.reasoning_tokens else ""
     console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "

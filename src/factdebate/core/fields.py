@@ -1,8 +1,8 @@
 """How a setting is offered beyond the settings file, said once on its pydantic ``Field``.
 
-Every setting is a ``Field`` whose ``description`` is its help text wherever it shows (flags, the API
-reference, the web form). Its ``json_schema_extra``, written with :func:`offered` and read with
-:func:`exposure`, says the rest:
+Every setting is a ``Field`` whose ``title`` is its short human name and whose ``description`` is its help
+text wherever it shows (flags, the API reference, the web form). Its ``json_schema_extra``, written with
+:func:`offered` and read with :func:`exposure`, says the rest:
 
 - ``option``: its flat name: the ``--flag`` of ``verify``/``eval``/``serve``/``check-response``, the Python
   API's keyword, the service's request field and the web form's control. A method's fields are options
@@ -11,7 +11,9 @@ reference, the web form). Its ``json_schema_extra``, written with :func:`offered
   spends or reaches the operator's resources);
 - ``env``: a short environment variable besides ``FACTDEBATE_<SECTION>__<FIELD>`` (``FACTDEBATE_LLM``);
 - ``short``: a one-letter flag besides the long one (``-k``);
-- ``flag``: a command-line flag of its own for a setting that is not a flat option (scale's ``--workers``).
+- ``flag``: a command-line flag of its own for a setting that is not a flat option (scale's ``--workers``);
+- ``group``: what the setting acts on (a key of :data:`GROUPS`): the web form's section under "More options";
+- ``main``: one of the few settings that change a method's behaviour most, shown first in the form.
 
 It lives in the lowest layer so that the settings of every layer (memory, methods, the service) describe
 themselves the same way and the option table can read them all.
@@ -26,6 +28,23 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonDict, JsonValue
 
+# What a setting may act on, in the order the web form shows its sections (key -> the section's title).
+GROUPS: dict[str, str] = {
+    "rounds": "Rounds and stopping",
+    "agents": "Agents and roles",
+    "scoring": "Scoring",
+    "referees": "Referees",
+    "evidence": "Evidence",
+    "memory": "Memory",
+    "labels": "Labels",
+    "length": "Lengths",
+    "tasks": "Evaluation tasks",
+    "models": "Models",
+    "leakage": "Leakage control",
+    "response": "Checking a response",
+    "limits": "Limits",
+}
+
 
 class Exposure(TypedDict, total=False):
     option: str
@@ -33,15 +52,22 @@ class Exposure(TypedDict, total=False):
     env: str
     short: str
     flag: str
+    group: str
+    main: bool
 
 
 def offered(option: str | None = None, *, operator_only: bool = False, env: str | None = None,
-            short: str | None = None, flag: str | None = None, **extra: JsonValue) -> JsonDict:
+            short: str | None = None, flag: str | None = None, group: str | None = None, main: bool = False,
+            **extra: JsonValue) -> JsonDict:
     """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys (MERMAID's ``memory``)."""
+    if group is not None and group not in GROUPS:
+        raise ValueError(f"unknown settings group '{group}'; known: {', '.join(GROUPS)}")
     out: JsonDict = {key: value for key, value in (("option", option), ("env", env), ("short", short),
-                                                   ("flag", flag)) if value}
+                                                   ("flag", flag), ("group", group)) if value}
     if operator_only:
         out["operator_only"] = True
+    if main:
+        out["main"] = True
     return {**out, **extra}
 
 
@@ -49,12 +75,13 @@ def exposure(info: FieldInfo) -> Exposure:
     """What :func:`offered` put on a field (nothing for a field that says nothing)."""
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     found = Exposure()
-    for key in ("option", "env", "short", "flag"):
+    for key in ("option", "env", "short", "flag", "group"):
         value = extra.get(key)
         if isinstance(value, str):
             found[key] = value
-    if extra.get("operator_only") is True:
-        found["operator_only"] = True
+    for flag in ("operator_only", "main"):
+        if extra.get(flag) is True:
+            found[flag] = True
     return found
 
 

@@ -24,6 +24,23 @@ class Label(StrEnum):
     NOT_ENOUGH_INFO = "NOT ENOUGH INFO"
 
 
+# Other spellings of the labels in files written elsewhere (a dataset's gold labels, another tool's results),
+# upper case, spaces as "_"; the web page's results viewer reads them from the service (GET /v1/views).
+LABEL_ALIASES: dict[str, Label] = {
+    "SUPPORTED": Label.SUPPORTS, "SUPPORT": Label.SUPPORTS, "TRUE": Label.SUPPORTS,
+    "REFUTED": Label.REFUTES, "REFUTE": Label.REFUTES, "FALSE": Label.REFUTES,
+    "NEI": Label.NOT_ENOUGH_INFO, "NOT_ENOUGH_INFO": Label.NOT_ENOUGH_INFO, "NOTENOUGHINFO": Label.NOT_ENOUGH_INFO,
+}
+
+
+def read_label(value: object) -> Label | None:
+    """A label however another file spells it; None for anything else."""
+    if value is None:
+        return None
+    text = "_".join(str(value).strip().upper().split())
+    return LABEL_ALIASES.get(text) or next((label for label in Label if "_".join(label.split()) == text), None)
+
+
 class Document(BaseModel):
     """One retrieved passage. ``score`` is the engine's own relevance score (higher is better)."""
 

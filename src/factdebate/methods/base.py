@@ -33,7 +33,8 @@ and what the rest of the package learns from it when it registers, so that a new
 
 - ``events``: its own trace event models (``core.events`` parses them and puts them in the events' schema);
 - ``scripted_replies``: what ``--llm scripted:agree|disagree`` answers to its own prompts;
-- ``view``: the web page's view that draws it (served in the catalogue);
+- ``view``: how its verdict is drawn (:class:`factdebate.methods.view.MethodView`: the page's layout, its
+  roles, its decision wording, its panels), served in the catalogue and read by the terminal;
 - ``call_probe``: how a scripted run reaches its ``call_bounds`` (tests/methods/test_call_bounds.py).
 
 This module imports only the package's lowest layers (errors, event models, the scripted backend's
@@ -56,6 +57,7 @@ from pydantic import BaseModel, ConfigDict
 from factdebate.core import events
 from factdebate.core.errors import ConfigError
 from factdebate.llm import scripted_library
+from factdebate.methods.view import MethodView
 from factdebate.prompts import add_template_dir
 
 if TYPE_CHECKING:
@@ -114,8 +116,8 @@ class Method(Generic[S]):
     option_prefix: ClassVar[str | None] = None
     # Extra flat names for a field, kept for old flags and configs: {"field": ("old_name", ...)}.
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
-    # The web page's view ("debate": the generic columns of turns; "dpd", "mermaid": their own scripts).
-    view: ClassVar[str] = "debate"
+    # How its verdict is drawn (methods/view.py): the generic columns of turns unless it says otherwise.
+    view: ClassVar[MethodView] = MethodView()
     # Its own trace event kinds, beyond the shared ones of core/events.py.
     events: ClassVar[tuple[type[BaseEvent], ...]] = ()
     # The scripted backend's replies to its own prompts, by prompt name (re-asks included).

@@ -6,6 +6,15 @@ from collections.abc import Sequence
 
 from factdebate.core.types import Label
 
+# How each rule (a response verdict's ``decided_by``) reads, for the terminal and the web page (GET /v1/views).
+RULES: dict[str, str] = {
+    "any-false": "at least one claim is false",
+    "all-true": "every claim is supported",
+    "unverified": "no claim is false, but not every claim could be verified",
+    "no-claims": "no checkable claim was found in the answer",
+    "unparsed": "no label: a claim without one might be the false one, or the claims could not be read",
+}
+
 
 def response_label(labels: Sequence[Label | None], *, extracted: bool = True) -> tuple[Label | None, str]:
     """(label, decided_by). Order matters: a REFUTES decides even when other claims have no label, because

@@ -26,6 +26,7 @@ from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
 from factdebate.server.service import Service
+from factdebate.server.view_routes import router as view_router
 from factdebate.util.redact import redact_logs
 
 log = logging.getLogger("factdebate.server")
@@ -71,10 +72,12 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.state.service = service
     app.include_router(router)
     app.include_router(response_router)
+    app.include_router(view_router)
     _pages(app)
     _errors(app)
+    large = ("/v1/batches", "/v1/verdicts/")  # uploads: batches, and results files to upgrade
     app.add_middleware(BodyLimitMiddleware,
-                       limit_for=lambda path: config.max_batch_bytes if path.startswith("/v1/batches")
+                       limit_for=lambda path: config.max_batch_bytes if path.startswith(large)
                        else config.max_body_bytes)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],

@@ -1,6 +1,8 @@
 """``GET /v1/methods``: what this server offers, derived from the method registry and the option table, so
 the web page draws each method's form from its settings model rather than from a hand-written list, and
-picks each method's view by the name the method declares rather than by the method's own name."""
+picks each method's view by the name the method declares rather than by the method's own name. Each option
+comes with its field's title and description, the group it acts on and whether it is one of the method's main
+settings; an older alias of an option is accepted by the service but not offered as a second control."""
 
 from __future__ import annotations
 
@@ -8,7 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from factdebate.core.fields import GROUPS
+from factdebate.core.types import LABEL_ALIASES
 from factdebate.methods.base import all_methods
+from factdebate.methods.view import MethodView
+from factdebate.response_level.aggregate import RULES
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
 from factdebate.settings.model import Settings
@@ -17,9 +23,12 @@ from factdebate.settings.options import option_schema, option_value
 
 class OptionInfo(BaseModel):
     name: str
-    help: str
+    title: str  # the field's title: the form's label
+    help: str  # the field's description: the form's help line
     value_schema: dict[str, Any]  # JSON Schema of the value: type, bounds, choices
     default: Any = None
+    group: str | None = None  # a key of Catalogue.groups: its section under "More options"
+    main: bool = False  # shown first, outside "More options"
 
 
 class MethodInfo(BaseModel):
@@ -28,7 +37,7 @@ class MethodInfo(BaseModel):
     roles: list[str] = []
     tools: list[str] = []  # with the server's default settings
     options: list[OptionInfo] = []
-    view: str = "debate"  # the page's view that draws it (static/debate.js, or a method's own script)
+    view: MethodView = MethodView()  # how its verdict is drawn, as the method declares it (methods/view.py)
 
 
 class Catalogue(BaseModel):
@@ -40,13 +49,29 @@ class Catalogue(BaseModel):
     any_llm: bool
     defaults: dict[str, Any]
     caps: dict[str, int] = {}  # the most a request may ask for (server/caps.py); over a cap is a 422
+    groups: dict[str, str] = {}  # what options act on: key -> title, in the order the form shows them
+
+
+class PageViews(BaseModel):
+    """What the page needs to draw any verdict, with or without a key (the results viewer reads files)."""
+
+    methods: dict[str, MethodView]
+    label_aliases: dict[str, str]  # other spellings of the labels, for a results file's gold column
+    response_rules: dict[str, str]  # how a response's decided_by reads (response_level/aggregate.py)
+
+
+def page_views() -> PageViews:
+    return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
+                     label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()},
+                     response_rules=RULES)
 
 
 def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:
     data = base.model_dump(mode="json")
-    options = public_options()
-    infos = {name: OptionInfo(name=name, help=opt.help, value_schema=option_schema(opt),
-                              default=option_value(data, opt)) for name, opt in options.items()}
+    options = {name: opt for name, opt in public_options().items() if opt.alias_of is None}
+    infos = {name: OptionInfo(name=name, title=opt.title or name, help=opt.help, value_schema=option_schema(opt),
+                              default=option_value(data, opt), group=opt.group, main=opt.main)
+             for name, opt in options.items()}
     methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),
                           tools=sorted(cls().tools(base)),
                           options=[infos[n] for n, opt in options.items() if opt.method == name], view=cls.view)
@@ -57,5 +82,5 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
     defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
                      search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
-                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump())
+                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump(), groups=GROUPS)
 

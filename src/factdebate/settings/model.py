@@ -25,36 +25,45 @@ class _Strict(BaseModel):
 class LLMSettings(_Strict):
     """Which model plays each role, and how calls to it are made."""
 
-    debater: str = Field(default="llama-cpp:builtin", description="Debater model: openai:<model>, "
-                         "llama-cpp:<file>|builtin (every role without its own).",
-                         json_schema_extra=offered("llm", env="FACTDEBATE_LLM"))
-    judge: str | None = Field(default=None, description="Judge model, short for roles.judge (default: the "
-                              "debater's).", json_schema_extra=offered("judge_llm", env="FACTDEBATE_JUDGE_LLM"))
-    scorer: str | None = Field(default=None, description="Scorer model, short for roles.scorer (default: the "
-                               "debater's).", json_schema_extra=offered("scorer_llm", env="FACTDEBATE_SCORER_LLM"))
+    debater: str = Field(
+        title="Debater model", default="llama-cpp:builtin",
+        json_schema_extra=offered("llm", env="FACTDEBATE_LLM", group="models"),
+        description="openai:<model>, llama-cpp:<file>|builtin; every role without a model of its own uses it.")
+    judge: str | None = Field(
+        title="Judge model", default=None,
+        json_schema_extra=offered("judge_llm", env="FACTDEBATE_JUDGE_LLM", group="models"),
+        description="Short for roles.judge (default: the debater's).")
+    scorer: str | None = Field(
+        title="Scorer model", default=None,
+        json_schema_extra=offered("scorer_llm", env="FACTDEBATE_SCORER_LLM", group="models"),
+        description="Short for roles.scorer (default: the debater's).")
     roles: dict[str, str] = Field(default_factory=dict, description="Model of any role a method asks for (judge, "
                                   "scorer, moderator, judge-2...); a role without one uses the debater's.")
-    temperature: float = Field(default=0.0, description="Sampling temperature.",
-                               json_schema_extra=offered("temperature", operator_only=True))
+    temperature: float = Field(
+        title="Sampling temperature", default=0.0,
+        json_schema_extra=offered("temperature", operator_only=True, group="models"),
+        description="Randomness of every model call (0: the likeliest answer).")
     concurrency: int | None = Field(default=None, description="Calls to one model at once (default: what its "
                                     "backend says it can serve).")
     max_in_flight: int | None = Field(
-        default=None, ge=1, le=1024, json_schema_extra=offered("llm_max_in_flight", operator_only=True),
+        title="Requests in flight", default=None, ge=1, le=1024,
+        json_schema_extra=offered("llm_max_in_flight", operator_only=True, group="limits"),
         description="Most requests in flight to one model server at once, all roles, agents and claims of the "
-        "process together; the rest wait their turn, outside any timeout (default: 1 on this machine, 64 "
-        "elsewhere).")
+                    "process together; the rest wait their turn, outside any timeout (default: 1 on this machine, "
+                    "64 elsewhere).")
     retries: int = Field(default=16, ge=1, le=100, description="Most tries per call, the first included.")
     retry_budget: float = Field(default=120.0, gt=0, description="Seconds one call's retries may spend: the "
                                 "waits and the tries after the first (the first try is bounded by timeout "
                                 "alone, so a timed-out call is still tried again).")
     timeout: float = Field(default=120.0, description="Seconds per try.")
     reasoning_tokens: int = Field(
-        default=REASONING_TOKENS, ge=0, le=100_000, json_schema_extra=offered(operator_only=True),
+        title="Reasoning budget", default=REASONING_TOKENS, ge=0, le=100_000,
+        json_schema_extra=offered(operator_only=True, group="models"),
         description="Completion tokens a reasoning model (OpenAI's o-series, GPT-5) may spend thinking, on top "
         "of what each call allows its visible answer: they are sent together as max_completion_tokens. A cap, "
         "not a spend; too low and the model returns empty answers.")
-    cache: bool = Field(default=True, description="Reuse cached LLM answers.",
-                        json_schema_extra=offered("cache", operator_only=True))
+    cache: bool = Field(title="Cache answers", default=True, description="Reuse cached LLM answers.",
+                        json_schema_extra=offered("cache", operator_only=True, group="models"))
     constrain: Literal["auto", "grammar", "guided", "json_schema", "none"] = Field(
         default="auto", description="How an OpenAI-compatible server is asked to constrain answers (labels, "
         "query formats, JSON): auto (ask the server what it is), grammar (llama.cpp server), guided (vLLM), "
@@ -70,16 +79,18 @@ class LLMSettings(_Strict):
 class RetrievalSettings(_Strict):
     """Where evidence comes from, for every method that retrieves."""
 
-    search: SearchEngine = Field(default="auto", validate_default=True,
-                                 description="Search engine of the search agent: auto (tavily when TAVILY_API_KEY "
-                                 "is set, else local), local, tavily, wikipedia.",
-                                 json_schema_extra=offered("search", env="FACTDEBATE_SEARCH"))
-    corpus: str = Field(default="builtin", description="Indexed corpus to retrieve from (default builtin).",
-                        json_schema_extra=offered("corpus"))
-    milvus_uri: str | None = Field(default=None, description="Milvus server URI (default: a Milvus Lite file "
-                                   "under the data directory).",
-                                   json_schema_extra=offered("milvus_uri", operator_only=True,
-                                                             env="FACTDEBATE_MILVUS_URI"))
+    search: SearchEngine = Field(
+        title="Search engine", default="auto", validate_default=True,
+        json_schema_extra=offered("search", env="FACTDEBATE_SEARCH", group="evidence"),
+        description="What the search agent searches: auto (tavily when TAVILY_API_KEY is set, else local), local, "
+                    "tavily, wikipedia.")
+    corpus: str = Field(
+        title="Search corpus", default="builtin", json_schema_extra=offered("corpus", group="evidence"),
+        description="Indexed corpus to retrieve from (default builtin).")
+    milvus_uri: str | None = Field(
+        title="Milvus server", default=None,
+        json_schema_extra=offered("milvus_uri", operator_only=True, env="FACTDEBATE_MILVUS_URI", group="evidence"),
+        description="URI of a Milvus server (default: a Milvus Lite file under the data directory).")
     wikipedia_lang: str = Field(default="en", description="Language edition of the online Wikipedia.")
     encoder: Literal["int8", "fp32"] = Field(
         default="int8", description="Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 "
@@ -88,22 +99,30 @@ class RetrievalSettings(_Strict):
     builtin_docs: int | None = Field(default=None, ge=1, description="Index and search only the first N "
                                      "articles of the builtin corpus, for tests and quick trials (the verdicts "
                                      "then rest on part of the evidence; default: all 10,033).")
-    k: int = Field(default=3, ge=1, le=20, description="Documents per retrieval, for every method.",
-                   json_schema_extra=offered("k", short="-k"))
-    max_doc_chars: int = Field(default=1200, ge=100, description="Characters kept of each retrieved passage.",
-                               json_schema_extra=offered("max_doc_chars", operator_only=True))
+    k: int = Field(
+        title="Documents per retrieval", default=3, ge=1, le=20,
+        json_schema_extra=offered("k", short="-k", group="evidence"),
+        description="Passages each search returns, for every method.")
+    max_doc_chars: int = Field(
+        title="Passage length", default=1200, ge=100,
+        json_schema_extra=offered("max_doc_chars", operator_only=True, group="length"),
+        description="Characters kept of each retrieved passage.")
     evidence: Literal["retrieved", "given", "both"] = Field(
-        default="retrieved", description="Evidence the agents get: retrieved by their tools, given with the "
-        "claim by the dataset (knowledge, contexts, abstracts, gold evidence), or both.",
-        json_schema_extra=offered("evidence", operator_only=True))  # no route of the service takes it
+        title="Evidence source", default="retrieved",
+        json_schema_extra=offered("evidence", operator_only=True, group="evidence"),
+        description="Evidence the agents get: retrieved by their tools, given with the claim by the dataset "
+                    "(knowledge, contexts, abstracts, gold evidence), or both.")  # no route of the service takes it
     search_before: str | None = Field(
-        default=None, json_schema_extra=offered("search_before"),
+        title="Evidence before", default=None, json_schema_extra=offered("search_before", group="leakage"),
         description="Leakage control: evidence before this date only (YYYY-MM-DD), where the engine can tell; "
         "in an evaluation a sample's own date (AVeriTeC's claim_date) tightens it.")
-    exclude_domains: list[str] = Field(default_factory=list, description="Leakage control: domains whose search "
-                                       "results are dropped.", json_schema_extra=offered("exclude_domains"))
-    exclude_fact_checkers: bool = Field(default=False, description="Leakage control: drop the built-in list of "
-                                        "fact-checking sites.", json_schema_extra=offered("exclude_fact_checkers"))
+    exclude_domains: list[str] = Field(
+        title="Excluded domains", default_factory=list, json_schema_extra=offered("exclude_domains", group="leakage"),
+        description="Leakage control: domains whose search results are dropped.")
+    exclude_fact_checkers: bool = Field(
+        title="Exclude fact-checkers", default=False,
+        json_schema_extra=offered("exclude_fact_checkers", group="leakage"),
+        description="Leakage control: drop the built-in list of fact-checking sites.")
 
     @field_validator("search")
     @classmethod
@@ -153,28 +172,34 @@ class MedicalSettings(_Strict):
     """The paper's flexibility setting: the search agent reads scholarly abstracts, condensed by the model."""
 
     search: Literal["default", "openalex", "pubmed"] = Field(
-        default="default", description="Search agent on scholarly abstracts: openalex, pubmed (default: "
-        "retrieval.search unchanged).", json_schema_extra=offered("medical_search", operator_only=True))
-    abstracts: int = Field(default=3, ge=1, le=10, description="Abstracts per scholarly search.",
-                           json_schema_extra=offered("medical_abstracts", operator_only=True))
-    summarize: bool = Field(default=True, description="Summarise each abstract.",
-                            json_schema_extra=offered("medical_summarize", operator_only=True))
+        title="Scholarly search", default="default",
+        json_schema_extra=offered("medical_search", operator_only=True, group="evidence"),
+        description="Search agent on scholarly abstracts: openalex, pubmed (default: retrieval.search unchanged).")
+    abstracts: int = Field(
+        title="Abstracts per search", default=3, ge=1, le=10,
+        json_schema_extra=offered("medical_abstracts", operator_only=True, group="evidence"),
+        description="Abstracts per scholarly search.")
+    summarize: bool = Field(title="Summarise abstracts", default=True, description="Summarise each abstract.",
+                            json_schema_extra=offered("medical_summarize", operator_only=True, group="evidence"))
 
 
 class ResponseSettings(_Strict):
     """Response-level checking (``factdebate check-response``, response datasets in ``eval``)."""
 
-    max_claims: int = Field(default=12, ge=1, le=100, description="Most atomic claims taken from one response.",
-                            json_schema_extra=offered("max_claims"))
-    drop_subjective: bool = Field(default=False, description="Remove opinions and other subjective content "
-                                  "before extracting claims (DPD's dialogue mode).",
-                                  json_schema_extra=offered("drop_subjective"))
-    claims: Literal["given", "extract"] = Field(default="given", description="On datasets that supply a "
-                                                "response's atomic claims: check those (given, as FIRE and "
-                                                "the papers do) or extract claims anew (extract).",
-                                                json_schema_extra=offered("response_claims"))
-    claim_concurrency: int = Field(default=4, ge=1, le=64, description="Claims of one response checked at once.",
-                                   json_schema_extra=offered("claim_concurrency", operator_only=True))
+    max_claims: int = Field(
+        title="Most claims", default=12, ge=1, le=100, json_schema_extra=offered("max_claims", group="response"),
+        description="Most atomic claims taken from one response.")
+    drop_subjective: bool = Field(
+        title="Drop opinions", default=False, json_schema_extra=offered("drop_subjective", group="response"),
+        description="Remove opinions and other subjective content before extracting claims (DPD's dialogue mode).")
+    claims: Literal["given", "extract"] = Field(
+        title="Claims to check", default="given", json_schema_extra=offered("response_claims", group="response"),
+        description="On datasets that supply a response's atomic claims: check those (given, as FIRE and the papers "
+                    "do) or extract claims anew (extract).")
+    claim_concurrency: int = Field(
+        title="Claims at once", default=4, ge=1, le=64,
+        json_schema_extra=offered("claim_concurrency", operator_only=True, group="limits"),
+        description="Claims of one response checked at once.")
     max_response_chars: int = Field(default=20000, ge=100, description="Longest response accepted.")
     max_question_chars: int = Field(default=2000, ge=10, description="Longest question (the one the response "
                                     "answers) accepted.")
@@ -183,8 +208,9 @@ class ResponseSettings(_Strict):
 class Settings(_Strict):
     """Every verification setting: defaults < YAML file < environment < flags (settings/load.py)."""
 
-    method: str = Field(default="tool-mad", description="Verification method (see `factdebate methods`).",
-                        json_schema_extra=offered("method", env="FACTDEBATE_METHOD"))
+    method: str = Field(
+        title="Verification method", default="tool-mad", json_schema_extra=offered("method", env="FACTDEBATE_METHOD"),
+        description="Verification method (see `factdebate methods`).")
     llm: LLMSettings = Field(default_factory=LLMSettings, description=LLMSettings.__doc__)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description=RetrievalSettings.__doc__)
     methods: dict[str, Any] = Field(default_factory=dict, validate_default=True, description="One section per "
@@ -193,10 +219,10 @@ class Settings(_Strict):
     response: ResponseSettings = Field(default_factory=ResponseSettings, description="Response-level checking.")
     mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict, description="MCP servers whose tools "
                                                     "agents may use as mcp:<server>/<tool>.")
-    max_claim_chars: int = Field(default=2000, description="Longest claim accepted.",
-                                 json_schema_extra=offered("max_claim_chars", operator_only=True))
-    concurrency: int = Field(default=4, description="Claims verified at once in a batch.",
-                             json_schema_extra=offered("concurrency", operator_only=True))
+    max_claim_chars: int = Field(title="Longest claim", default=2000, description="Characters a claim may have.",
+                                 json_schema_extra=offered("max_claim_chars", operator_only=True, group="limits"))
+    concurrency: int = Field(title="Claims at once", default=4, description="Claims verified at once in a batch.",
+                             json_schema_extra=offered("concurrency", operator_only=True, group="limits"))
     scale: ScaleSettings = Field(default_factory=ScaleSettings, description=ScaleSettings.__doc__)
 
     @model_validator(mode="before")

@@ -2,8 +2,9 @@
 
 The table is read off the settings models' fields (:mod:`factdebate.core.fields`): a shared setting is an
 option when its ``Field`` names one (``offered("judge_llm")``), every method's fields are options as
-``<prefix><field>`` (see :class:`factdebate.methods.base.Method`). Name, help (the field's description),
-type and constraints, and whether callers of the service may set it all come from the field, so the CLI's
+``<prefix><field>`` (see :class:`factdebate.methods.base.Method`). Name, title and help (the field's title
+and description), its group and importance, type and constraints, and whether callers of the service may set
+it all come from the field, so the CLI's
 ``verify`` and ``eval``, the Python API, the service's request model and the web page's form offer exactly
 the same set, and a new setting is one ``Field``.
 """
@@ -35,12 +36,17 @@ class Option:
     public: bool = True  # open to callers of the service (False: the operator's alone)
     method: str | None = None  # the method that owns it; None: shared
     short: str | None = None  # a one-letter flag besides --<name>
+    title: str = ""  # the field's title: the form's label, the start of the flag's help
+    group: str | None = None  # what it acts on (core.fields.GROUPS): its section of the form
+    main: bool = False  # among the few settings that change the method most: shown first
+    alias_of: str | None = None  # an older name of another option: accepted, but not offered twice
 
 
 def _option(name: str, path: Path, info: FieldInfo, method: str | None = None) -> Option:
     said = exposure(info)
     return Option(name, (path,), _bare(info.annotation), info.description or "", info,
-                  not said.get("operator_only"), method, said.get("short"))
+                  not said.get("operator_only"), method, said.get("short"), info.title or "",
+                  said.get("group"), bool(said.get("main")))
 
 
 def shared_options() -> list[Option]:
@@ -65,13 +71,14 @@ def method_options() -> list[Option]:
     for name, method in all_methods().items():
         for field_name, info in method.settings_model.model_fields.items():
             path = ("methods", name, field_name)
-            for flat in (method.prefix() + field_name, *method.option_aliases.get(field_name, ())):
+            own = method.prefix() + field_name
+            for flat in (own, *method.option_aliases.get(field_name, ())):
                 if flat in merged:  # an alias shared with another method's field: it sets both
                     known = merged[flat]
                     merged[flat] = replace(known, paths=(*known.paths, path),
                                            help=f"{known.help} (also sets methods.{name}.{field_name})")
                 else:  # a field marked operator_only (a spending lever) is not offered to service callers
-                    merged[flat] = _option(flat, path, info, name)
+                    merged[flat] = replace(_option(flat, path, info, name), alias_of=None if flat == own else own)
     return list(merged.values())
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.llm.ask import Reask, Unreadable, ask
@@ -26,8 +27,9 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import declare_view
 from factdebate.prompts import render
-from factdebate.response_level.aggregate import response_label
+from factdebate.response_level.aggregate import RULES, response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
 from factdebate.tools.registry import RetrievalTool
 
@@ -40,10 +42,18 @@ VERIFY_SCHEMA: dict[str, Any] = {
 
 
 class FacToolSettings(MethodSettings):
-    decompose: bool = Field(default=True, description="Split the input into atomic claims first.")
-    max_claims: int = Field(default=5, ge=1, le=20, description="Most atomic claims checked.")
-    queries: int = Field(default=2, ge=1, le=5, description="Search queries per claim.")
-    tool: RetrievalTool = Field(default="search", description="Evidence source: search, rag, mcp:<server>/<tool>.")
+    decompose: bool = Field(
+        title="Split into claims", default=True, json_schema_extra=offered(group="agents", main=True),
+        description="Split the input into atomic claims first.")
+    max_claims: int = Field(
+        title="Most claims", default=5, ge=1, le=20, json_schema_extra=offered(group="rounds", main=True),
+        description="Most atomic claims checked.")
+    queries: int = Field(
+        title="Queries per claim", default=2, ge=1, le=5, json_schema_extra=offered(group="evidence", main=True),
+        description="Search queries per claim.")
+    tool: RetrievalTool = Field(
+        title="Evidence source", default="search", json_schema_extra=offered(group="evidence", main=True),
+        description="Where evidence comes from: search, rag, mcp:<server>/<tool>.")
 
 
 def parse_verification(text: str) -> tuple[bool | None, str, str]:
@@ -73,6 +83,7 @@ class FacTool(Method[FacToolSettings]):
     name = "factool"
     description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
     settings_model = FacToolSettings
+    view = declare_view(decisions=RULES)  # its verdict is decided as a response's is
     call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
         "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),

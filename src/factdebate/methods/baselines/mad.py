@@ -72,11 +72,13 @@ def parse_moderation(text: str) -> Moderation | None:
 
 
 class MADSettings(MethodSettings):
-    rounds: int = Field(default=3, ge=1, le=10, description="MAD debate rounds before the judge.")
+    rounds: int = Field(
+        title="Debate rounds", default=3, ge=1, le=10, json_schema_extra=offered(group="rounds", main=True),
+        description="MAD debate rounds before the judge.")
     speculate: bool | None = Field(
-        default=None, description="Start round r+1's affirmative while round r is moderated (same verdicts, "
-                                  "less time). Unset: on for served models, off for the in-process one.",
-        json_schema_extra=offered(operator_only=True))  # discarded calls cost: the operator's choice
+        title="Start rounds ahead", default=None, json_schema_extra=offered(operator_only=True, group="rounds"),
+        description="Start round r+1's affirmative while round r is moderated (same verdicts, less time). Unset: on "
+                    "for served models, off for the in-process one.")  # discarded calls cost: the operator's choice
 
 
 def history_text(rounds: list[Round]) -> str:

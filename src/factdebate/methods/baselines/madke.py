@@ -16,6 +16,7 @@ from pydantic import Field
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.events import BaseEvent, DocRef, doc_refs
+from factdebate.core.fields import offered
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
@@ -40,10 +41,13 @@ class EvidencePool(BaseEvent):
 
 
 class MADKESettings(MethodSettings):
-    rounds: int = Field(default=3, ge=1, le=10, description="MADKE debate rounds before the judge.")
-    tools: list[RetrievalTool] = Field(default_factory=lambda: ["rag", "search"],
-                                       description="Tools that fill the shared evidence pool: rag, search, "
-                                                   "mcp:<server>/<tool>.")
+    rounds: int = Field(
+        title="Debate rounds", default=3, ge=1, le=10, json_schema_extra=offered(group="rounds", main=True),
+        description="MADKE debate rounds before the judge.")
+    tools: list[RetrievalTool] = Field(
+        title="Evidence tools", default_factory=lambda: ["rag", "search"],
+        json_schema_extra=offered(group="evidence", main=True),
+        description="Tools that fill the shared evidence pool: rag, search, mcp:<server>/<tool>.")
 
 
 def _desc(name: str) -> str:

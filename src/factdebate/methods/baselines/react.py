@@ -16,6 +16,7 @@ from pydantic import Field
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.events import StepTaken, doc_refs
+from factdebate.core.fields import offered
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
@@ -56,8 +57,9 @@ STEP_JSON = ({
 
 
 class ReActSettings(MethodSettings):
-    max_steps: int = Field(default=5, ge=1, le=20,
-                           description="Thought/action/observation steps before a forced answer.")
+    max_steps: int = Field(
+        title="Most steps", default=5, ge=1, le=20, json_schema_extra=offered(group="rounds", main=True),
+        description="Thought/action/observation steps before a forced answer.")
 
 
 @dataclass(frozen=True)

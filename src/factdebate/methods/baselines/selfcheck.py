@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.llm.base import GenParams
@@ -24,6 +25,7 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import declare_view
 from factdebate.prompts import render
 
 # Worked examples for ``shots`` (written for this project): a true, a false and an undecidable claim.
@@ -41,12 +43,18 @@ if TYPE_CHECKING:
 
 
 class SelfCheckSettings(MethodSettings):
-    samples: int = Field(default=0, ge=0, le=20, description="Sampled passages for sample consistency "
-                         "(0: one verdict from the model's own knowledge).")
-    shots: int = Field(default=0, ge=0, le=3, description="Worked examples before the claim, 0 to 3 (samples = 0).")
-    temperature: float = Field(default=1.0, ge=0, le=2, description="Sampling temperature of the passages.")
-    threshold: float = Field(default=0.5, ge=0, le=1, description="Inconsistency (share of No) above which "
-                             "the claim is REFUTES.")
+    samples: int = Field(
+        title="Sampled passages", default=0, ge=0, le=20, json_schema_extra=offered(group="scoring", main=True),
+        description="Passages sampled to test consistency (0: one verdict from the model's own knowledge).")
+    shots: int = Field(
+        title="Worked examples", default=0, ge=0, le=3, json_schema_extra=offered(group="agents"),
+        description="Examples shown before the claim, 0 to 3 (samples = 0).")
+    temperature: float = Field(
+        title="Sampling temperature", default=1.0, ge=0, le=2, json_schema_extra=offered(group="scoring"),
+        description="How varied the sampled passages are.")
+    threshold: float = Field(
+        title="Inconsistency threshold", default=0.5, ge=0, le=1, json_schema_extra=offered(group="labels", main=True),
+        description="Inconsistency (share of No) above which the claim is REFUTES.")
 
 
 @register
@@ -54,6 +62,7 @@ class SelfCheck(Method[SelfCheckSettings]):
     name = "selfcheck"
     description = "Self-check: a verdict from the model's own knowledge, or sample consistency (SelfCheckGPT)"
     settings_model = SelfCheckSettings
+    view = declare_view(decisions={"consistency": "the consistency of sampled passages"})
     call_probe = CallProbe()
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:

@@ -33,9 +33,13 @@ if TYPE_CHECKING:
 
 class VoteSettings(MethodSettings):
     # None: as many answers as the most LLM calls one Tool-MAD debate with the current settings can make.
-    samples: int | None = Field(default=None, ge=1, le=200, json_schema_extra=offered(operator_only=True),
-                                description="Votes (default: Tool-MAD's LLM-call budget).")
-    temperature: float = Field(default=0.7, ge=0, le=2, description="Sampling temperature of the voters.")
+    samples: int | None = Field(
+        title="Votes", default=None, ge=1, le=200,
+        json_schema_extra=offered(operator_only=True, group="rounds", main=True),
+        description="Independent answers that vote (default: Tool-MAD's LLM-call budget).")
+    temperature: float = Field(
+        title="Voters' temperature", default=0.7, ge=0, le=2, json_schema_extra=offered(group="agents", main=True),
+        description="Sampling temperature of the voters.")
 
 
 def voters(settings: Settings, cfg: VoteSettings) -> int:

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field
 
+from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, scored, turn_started
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import declare_view
 from factdebate.tools.registry import RetrievalTool
 
 if TYPE_CHECKING:
@@ -31,9 +33,12 @@ SCORE = "entailment_stand_in"
 
 
 class WeCheckSettings(MethodSettings):
-    threshold: float = Field(default=0.5, ge=-1, le=1, description="Similarity at or above which the claim is "
-                             "SUPPORTS (WeCheck's 0.5).")
-    tool: RetrievalTool = Field(default="search", description="Evidence source: search, rag, mcp:<server>/<tool>.")
+    threshold: float = Field(
+        title="Similarity threshold", default=0.5, ge=-1, le=1, json_schema_extra=offered(group="labels", main=True),
+        description="Similarity at or above which the claim is SUPPORTS (WeCheck's 0.5).")
+    tool: RetrievalTool = Field(
+        title="Evidence source", default="search", json_schema_extra=offered(group="evidence", main=True),
+        description="Where evidence comes from: search, rag, mcp:<server>/<tool>.")
 
 
 @register
@@ -41,6 +46,7 @@ class WeCheck(Method[WeCheckSettings]):
     name = "wecheck"
     description = "WeCheck stand-in (no LLM): max embedding similarity of claim and evidence >= 0.5 -> SUPPORTS"
     settings_model = WeCheckSettings
+    view = declare_view(decisions={"threshold": "the similarity threshold"})
     roles = ()
     call_probe = CallProbe()  # no LLM call at all: bounds (0, 0)
 

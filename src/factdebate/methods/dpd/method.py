@@ -49,6 +49,7 @@ from factdebate.methods.dpd.team import (
     statement,
     summarize,
 )
+from factdebate.methods.dpd.view import VIEW
 from factdebate.methods.kit.common import trim
 from factdebate.methods.kit.sources import heterogeneous
 from factdebate.methods.kit.speculation import Ahead, run_ahead
@@ -103,7 +104,7 @@ class DPD(Method[DPDSettings]):
                    "summarizer, a shared analyst, a panel of confidence-weighted judges")
     settings_model = DPDSettings
     roles = ("debater", "gatherer", "analyst", "rebutter", "summarizer", "judge")
-    view = "dpd"
+    view = VIEW
     events = (PanelDecided,)
     scripted_replies = REPLIES
     # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.

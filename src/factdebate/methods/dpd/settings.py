@@ -17,49 +17,83 @@ GATHER_TOOLS: tuple[GatherTool, ...] = ("search", "rag")
 
 
 class DPDSettings(MethodSettings):
-    min_rounds: int = Field(default=2, ge=0, le=3, description="Rebuttal rounds after the opening before the "
-                            "judges' consensus may stop the debate.")
-    max_rounds: int = Field(default=3, ge=0, le=6, description="Most rebuttal rounds after the opening.")
-    consensus_threshold: float = Field(default=0.8, ge=0, le=1, description="Judges' consensus that stops "
-                                       "the debate (after the minimum rounds).")
-    transition: Transition = Field(default="true-skeptic", description="Team state strategy: true-skeptic "
-                                   "(paper's best), true-trust, always-skeptic, always-trust.")
-    judges: list[str] = Field(default_factory=lambda: ["factual", "logical", "rhetorical"],
-                              description="Referees by name; judge <name> uses model role judge-<name>.")
+    min_rounds: int = Field(
+        title="Fewest rebuttal rounds", default=2, ge=0, le=3, json_schema_extra=offered(group="rounds", main=True),
+        description="Rebuttal rounds after the opening before the judges' consensus may stop the debate.")
+    max_rounds: int = Field(
+        title="Most rebuttal rounds", default=3, ge=0, le=6, json_schema_extra=offered(group="rounds", main=True),
+        description="Rebuttal rounds after the opening at most.")
+    consensus_threshold: float = Field(
+        title="Consensus to stop", default=0.8, ge=0, le=1, json_schema_extra=offered(group="rounds", main=True),
+        description="Judges' consensus that stops the debate (after the minimum rounds).")
+    transition: Transition = Field(
+        title="Team states", default="true-skeptic", json_schema_extra=offered(group="agents", main=True),
+        description="Team state strategy: true-skeptic (paper's best), true-trust, always-skeptic, always-trust.")
+    judges: list[str] = Field(
+        title="Referees", default_factory=lambda: ["factual", "logical", "rhetorical"],
+        json_schema_extra=offered(group="referees", main=True),
+        description="The judges by name; judge <name> uses model role judge-<name>.")
     judge_llms: list[str] = Field(
-        default_factory=list, json_schema_extra=offered(operator_only=True),  # models: the operator's to choose
+        title="Referee models", default_factory=list,
+        json_schema_extra=offered(operator_only=True, group="referees"),  # models: the operator's to choose
         description="One model per referee, in the order of judges (judge <name> asks role judge-<name>); "
         "empty: llm.roles, else the judge's model for every referee.")
-    snippets: int = Field(default=10, ge=1, le=40, description="Snippets a gatherer selects per round.")
-    snippet_chars: int = Field(default=300, ge=50, le=2000, description="Characters kept of each snippet.")
-    pool_k: int = Field(default=5, ge=1, le=20, description="Documents per search of the gatherer's one "
-                        "search at the start.")
-    tools: list[GatherTool] = Field(default_factory=lambda: list(GATHER_TOOLS),
-                                                  description="Tools the gatherers search: search, rag.")
-    query_generation: bool = Field(default=True, description="Gatherers write their queries (off: the claim).")
-    summary_samples: int = Field(default=3, ge=1, le=10, description="Summarizer samples k; their agreement "
-                                 "is the team's confidence.")
-    summary_temperature: float = Field(default=0.7, ge=0, le=2, description="Sampling temperature of the "
-                                       "summarizer's samples.")
-    gatherers: bool = Field(default=True, description="Information gatherers on (off: ablation).")
-    analysts: bool = Field(default=True, description="Analyst on (off: ablation).")
-    summarizers: bool = Field(default=True, description="Summarizers on (off: ablation; the rebuttal is the "
-                              "team statement).")
+    snippets: int = Field(
+        title="Snippets per round", default=10, ge=1, le=40, json_schema_extra=offered(group="evidence"),
+        description="Snippets a gatherer selects per round.")
+    snippet_chars: int = Field(
+        title="Snippet length", default=300, ge=50, le=2000, json_schema_extra=offered(group="length"),
+        description="Characters kept of each snippet.")
+    pool_k: int = Field(
+        title="Documents per gatherer search", default=5, ge=1, le=20, json_schema_extra=offered(group="evidence"),
+        description="What each of the gatherer's searches at the start returns.")
+    tools: list[GatherTool] = Field(
+        title="Gatherers' tools", default_factory=lambda: list(GATHER_TOOLS),
+        json_schema_extra=offered(group="evidence"), description="Tools the gatherers search: search, rag.")
+    query_generation: bool = Field(
+        title="Gatherers write queries", default=True, json_schema_extra=offered(group="evidence"),
+        description="Gatherers write their queries (off: the claim).")
+    summary_samples: int = Field(
+        title="Summarizer samples", default=3, ge=1, le=10, json_schema_extra=offered(group="agents"),
+        description="k statements sampled per summary; their agreement is the team's confidence.")
+    summary_temperature: float = Field(
+        title="Summarizer temperature", default=0.7, ge=0, le=2, json_schema_extra=offered(group="agents"),
+        description="Sampling temperature of the summarizer's samples.")
+    gatherers: bool = Field(
+        title="Information gatherers", default=True, json_schema_extra=offered(group="agents"),
+        description="Gatherers search and pick snippets (off: ablation).")
+    analysts: bool = Field(
+        title="Analyst", default=True, json_schema_extra=offered(group="agents"),
+        description="A shared analyst examines the claim first (off: ablation).")
+    summarizers: bool = Field(
+        title="Team summaries", default=True, json_schema_extra=offered(group="agents"),
+        description="Each team's statement is summarized with a confidence (off: ablation; the rebuttal is the "
+                    "statement).")
     tie_label: Literal["NOT ENOUGH INFO", "REFUTES"] = Field(
-        default="NOT ENOUGH INFO", description="Verdict when the final panel outcome is a tie.")
-    judge_evidence: int = Field(default=3, ge=0, le=10, description="Snippets per team the judges read.")
-    statement_tokens: int = Field(default=256, ge=32, le=2048, description="Longest role statement.")
-    judge_tokens: int = Field(default=320, ge=64, le=2048, description="Longest judge ballot.")
+        title="Verdict on a tie", default="NOT ENOUGH INFO", json_schema_extra=offered(group="labels"),
+        description="Verdict when the final panel outcome is a tie.")
+    judge_evidence: int = Field(
+        title="Snippets for the referees", default=3, ge=0, le=10, json_schema_extra=offered(group="referees"),
+        description="Snippets per team the judges read.")
+    statement_tokens: int = Field(
+        title="Statement length", default=256, ge=32, le=2048, json_schema_extra=offered(group="length"),
+        description="Longest role statement.")
+    judge_tokens: int = Field(
+        title="Ballot length", default=320, ge=64, le=2048, json_schema_extra=offered(group="length"),
+        description="Longest judge ballot.")
     task: Literal["auto", "claim", "kbqa", "qa", "summarization", "dialogue"] = Field(
-        default="auto", description="Task mode in evaluations: auto (the dataset's own), claim, kbqa, qa, "
-        "summarization, dialogue.")
-    task_search: bool = Field(default=False, description="In task modes with the dataset's evidence, the "
-                              "gatherers also search their tools.")
-    evidence_sentences: int = Field(default=10, ge=1, le=50, description="Summarization: article sentences "
-                                    "closest to each claim that become its evidence.")
-    speculate: bool = Field(default=False, description="Start the next round's teams while the judges "
-                            "deliberate (kept if the state guess holds and the debate goes on).",
-                            json_schema_extra=offered(operator_only=True))  # discarded calls: the operator's cost
+        title="Task mode", default="auto", json_schema_extra=offered(group="tasks"),
+        description="In evaluations: auto (the dataset's own), claim, kbqa, qa, summarization, dialogue.")
+    task_search: bool = Field(
+        title="Search in task modes", default=False, json_schema_extra=offered(group="tasks"),
+        description="In task modes with the dataset's evidence, the gatherers also search their tools.")
+    evidence_sentences: int = Field(
+        title="Article sentences as evidence", default=10, ge=1, le=50, json_schema_extra=offered(group="tasks"),
+        description="Summarization: article sentences closest to each claim that become its evidence.")
+    speculate: bool = Field(
+        title="Start rounds ahead", default=False, json_schema_extra=offered(operator_only=True, group="rounds"),
+        description="Start the next round's teams while the judges deliberate (kept if the state guess holds and "
+                    "the debate goes on).")  # discarded calls: the operator's cost
 
     @field_validator("judges")
     @classmethod

@@ -1,11 +1,13 @@
 """MERMAID's own trace events, registered with the method (``Mermaid.events``): what the decomposer found,
-what the evidence memory recalled before the executor's loop and what it stored after the verdict."""
+what the evidence memory recalled before the executor's loop and what it stored after the verdict. Each
+carries a ``note``, one sentence on why it holds nothing or what went wrong, which the terminal and the
+page (the parts of ``Mermaid.view``) show as they are."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from factdebate.core.events import Where
 
@@ -20,6 +22,15 @@ class Decomposed(Where):
     entities: list[str] = Field(default_factory=list)
     parsed: bool = True
     skipped: bool = False  # the "w/o decomposer" ablation
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _note(self) -> Decomposed:
+        if not self.note and self.skipped:
+            self.note = "Decomposer off (the paper's 'w/o decomposer' ablation): the executor works from the claim."
+        elif not self.note and not self.parsed:
+            self.note = "No readable decomposition: the executor works from the claim."
+        return self
 
 
 class MemoryRecalled(Where):
@@ -29,6 +40,13 @@ class MemoryRecalled(Where):
     entities: list[str] = Field(default_factory=list)
     hits: list[dict[str, Any]] = Field(default_factory=list)  # entity, stored_entity, match, score, tool, source, text
     mode: str = "on"
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _note(self) -> MemoryRecalled:
+        if not self.note and not self.hits:
+            self.note = f"Nothing remembered for {', '.join(self.entities) or 'this claim'} (memory {self.mode})."
+        return self
 
 
 class MemoryWritten(Where):
@@ -43,6 +61,23 @@ class MemoryWritten(Where):
     # reason.
     not_stored: list[dict[str, Any]] = Field(default_factory=list)
     error: str = ""  # why the write failed (locked, disk full...); the verdict stands and carries a warning
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _note(self) -> MemoryWritten:
+        if self.note:
+            return self
+        held = f" {len(self.not_stored)} passage(s) not stored: {self.not_stored[0].get('reason', '')}." \
+            if self.not_stored else ""
+        if self.skipped:
+            self.note = f"Nothing written: {self.skipped}."
+        elif self.error:
+            self.note = f"Not written: {self.error}.{held}"
+        elif not self.records:
+            self.note = f"No evidence the executor used named the claim's entities.{held}"
+        elif held:
+            self.note = held.strip()
+        return self
 
 
 EVENTS = (Decomposed, MemoryRecalled, MemoryWritten)

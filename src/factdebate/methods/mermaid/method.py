@@ -61,6 +61,7 @@ from factdebate.methods.mermaid.toolbox import (
     result_documents,
     result_passages,
 )
+from factdebate.methods.mermaid.view import VIEW
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.prompts import Prompt, render
 from factdebate.tools.toolset import ToolResult
@@ -100,7 +101,7 @@ class Mermaid(Method[MermaidSettings]):
     roles = ("debater",)
     option_aliases: ClassVar[dict[str, tuple[str, ...]]] = {"memory": ("memory",), "memory_path": ("memory_path",),
                                                             "memory_from": ("memory_from",)}
-    view = "mermaid"
+    view = VIEW
     events = EVENTS
     scripted_replies = REPLIES
     # Its readable replies name a tool of the toolset, so the check needs the test's own toolset.

@@ -27,53 +27,60 @@ RUN_MEMORY = "evidence_memory.sqlite"  # a run's own memory, in its folder
 ServerName = Literal["wikipedia", "search", "scholar"]
 
 
-def _memory(field: str, *, operator_only: bool = True) -> JsonDict:
+def _memory(field: str, *, operator_only: bool = True, main: bool = False) -> JsonDict:
     """A setting that fills ``field`` of the run's MemorySettings (see :func:`memory_settings`). The memory's
     settings are the operator's: a caller of the service who could switch it on, choose its file, namespace
     or TTL could write into, or read from, what other callers' verdicts recall."""
-    return offered(operator_only=operator_only, memory=field)
+    return offered(operator_only=operator_only, group="memory", main=main, memory=field)
 
 
 class MermaidSettings(MethodSettings):
-    max_steps: int = Field(default=5, ge=1, le=20, description="T_max: executor steps before a forced answer.")
-    decomposer: bool = Field(default=True, description="Decompose the claim first (off: the paper's "
-                             "'w/o decomposer' ablation, the executor alone).")
+    max_steps: int = Field(
+        title="Executor steps", default=5, ge=1, le=20, json_schema_extra=offered(group="rounds", main=True),
+        description="T_max: executor steps before a forced answer.")
+    decomposer: bool = Field(
+        title="Decompose the claim", default=True, json_schema_extra=offered(group="agents", main=True),
+        description="Triplets and a topic first (off: the paper's 'w/o decomposer' ablation, the executor alone).")
     labels: Literal["binary", "three-way"] = Field(
-        default="binary", description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")
+        title="Label set", default="binary", json_schema_extra=offered(group="labels", main=True),
+        description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")
     servers: list[ServerName] = Field(
-        default_factory=lambda: list[ServerName](["wikipedia", "search"]),
+        title="Tool servers", default_factory=lambda: list[ServerName](["wikipedia", "search"]),
         description="factdebate's MCP tool servers to start (any server under mcp_servers joins too).",
-        json_schema_extra=offered(operator_only=True))
-    wikipedia_online: bool = Field(default=False, description="Wikipedia tools on the live MediaWiki API "
-                                   "instead of the indexed corpus.", json_schema_extra=offered(operator_only=True))
+        json_schema_extra=offered(operator_only=True, group="evidence"))
+    wikipedia_online: bool = Field(
+        title="Live Wikipedia", default=False, json_schema_extra=offered(operator_only=True, group="evidence"),
+        description="Wikipedia tools on the live MediaWiki API instead of the indexed corpus.")
     memory: Literal["on", "off", "readonly"] = Field(
-        default="on", description="Evidence memory: on (recall and store), readonly (recall only), off.",
-        json_schema_extra=_memory("mode"))
-    memory_path: str | None = Field(default=None, json_schema_extra=_memory("path"),
-                                    description="A memory database shared by every run and claim that names it, "
-                                                "read and written as it stands (default: an evaluation or batch "
-                                                "keeps a memory of its own in its folder; single claims and the "
-                                                "service use evidence_memory.sqlite in the data directory).")
-    memory_from: str | None = Field(default=None, json_schema_extra=offered(operator_only=True),
-                                    description="An evaluation's or batch's memory starts as a copy of this "
-                                                "memory file (never written; its path and a SHA-256 of its "
-                                                "records go into run.json). Default: the run starts empty.")
-    memory_namespace: str | None = Field(default=None, pattern=NAMESPACE_PATTERN,
+        title="Evidence memory", default="on", json_schema_extra=_memory("mode", main=True),
+        description="Recall and store evidence (on), recall only (readonly), or neither (off).")
+    memory_path: str | None = Field(
+        title="Memory file", default=None, json_schema_extra=_memory("path"),
+        description="A memory database shared by every run and claim that names it, read and written as it stands "
+                    "(default: an evaluation or batch keeps a memory of its own in its folder; single claims and "
+                    "the service use evidence_memory.sqlite in the data directory).")
+    memory_from: str | None = Field(
+        title="Start memory from", default=None, json_schema_extra=offered(operator_only=True, group="memory"),
+        description="An evaluation's or batch's memory starts as a copy of this memory file (never written; its "
+                    "path and a SHA-256 of its records go into run.json). Default: the run starts empty.")
+    memory_namespace: str | None = Field(title="Memory namespace", default=None, pattern=NAMESPACE_PATTERN,
                                          json_schema_extra=_memory("namespace"),
-                                         description="Memory namespace (default: the corpus name; the "
+                                         description="Where records are kept apart (default: the corpus name; the "
                                                      "service adds each API key's id).")
-    memory_semantic: bool = Field(default=False, title="Semantic recall",
-                                  description="Also recall records whose entity is close in meaning to a claim's "
-                                              "(MiniLM, cosine from 0.45), not only those stored under its exact "
-                                              "(normalised) entity keys, which is the paper's keyword recall.",
-                                  json_schema_extra=_memory("semantic", operator_only=False))
-    memory_ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after "
-                                          "this many days (default: never).", json_schema_extra=_memory("ttl_days"))
-    memory_busy_timeout_s: float = Field(default=30.0, gt=0, le=600, json_schema_extra=_memory("busy_timeout_s"),
-                                         description="Seconds to wait for a memory file another process "
-                                                     "holds locked before giving up on it.")
-    observation_chars: int = Field(default=1200, ge=200, le=8000,
-                                   description="Characters of each tool observation shown to the executor.")
+    memory_semantic: bool = Field(
+        title="Semantic recall", default=False,
+        json_schema_extra=_memory("semantic", operator_only=False, main=True),
+        description="Also recall records whose entity is close in meaning to a claim's (MiniLM, cosine from 0.45), "
+                    "not only those under its exact (normalised) entity keys, which is the paper's keyword recall.")
+    memory_ttl_days: float | None = Field(
+        title="Memory lifetime", default=None, gt=0, json_schema_extra=_memory("ttl_days"),
+        description="Stored evidence expires after this many days (default: never).")
+    memory_busy_timeout_s: float = Field(
+        title="Memory lock wait", default=30.0, gt=0, le=600, json_schema_extra=_memory("busy_timeout_s"),
+        description="Seconds to wait for a memory file another process holds locked before giving up on it.")
+    observation_chars: int = Field(
+        title="Observation length", default=1200, ge=200, le=8000, json_schema_extra=offered(group="length"),
+        description="Characters of each tool observation shown to the executor.")
 
 
 # MermaidSettings field -> the MemorySettings field it fills, read off the fields' metadata.

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from factdebate.core.events import BaseEvent
+from factdebate.core.fields import offered
 from factdebate.core.runtime import emit
 from factdebate.core.types import Label, Round, Verdict
 from factdebate.llm.scripted_library import Asked, ScriptedReply
 from factdebate.methods.base import CallProbe, Method, MethodSettings
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
+from factdebate.methods.view import MethodView
 from factdebate.prompts import render
 
 if TYPE_CHECKING:
@@ -24,8 +26,12 @@ if TYPE_CHECKING:
 
 
 class ParrotSettings(MethodSettings):
-    answers: int = Field(default=1, ge=1, le=5, description="Independent answers; the last one counts.")
-    voice: Literal["plain", "loud"] = Field(default="plain", description="How the parrot speaks.")
+    answers: int = Field(
+        title="Number of answers", default=1, ge=1, le=5, json_schema_extra=offered(group="rounds", main=True),
+        description="Independent answers; the last one counts.")
+    voice: Literal["plain", "loud"] = Field(
+        title="Speaking voice", default="plain", json_schema_extra=offered(group="agents", main=True),
+        description="How the parrot speaks.")
 
 
 class ParrotTally(BaseEvent):
@@ -53,7 +59,7 @@ class Parrot(Method[ParrotSettings]):
     name = "parrot"
     description = "EXAMPLE (docs/methods/parrot.md): one prompt asked N times; the last answer counts"
     settings_model = ParrotSettings
-    view = "debate"
+    view = MethodView()  # the generic columns of turns (the default, said here as an example)
     events = (ParrotTally,)
     scripted_replies = REPLIES
     call_probe = CallProbe()  # its only re-ask is the shared label re-ask

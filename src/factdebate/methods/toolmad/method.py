@@ -51,32 +51,49 @@ AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the de
 
 
 class ToolMADSettings(MethodSettings):
-    rounds: int = Field(default=3, ge=1, le=10, description="Maximum debate rounds T.")
-    agents: list[AgentTool] = Field(default_factory=lambda: ["rag", "search"],
-                                    description="Tools of the debaters: 2 or 3 of rag, search, none, "
-                                                "mcp:<server>/<tool>.")
-    faithfulness_threshold: float = Field(default=0.7, ge=0, le=1, description="Consensus threshold.")
-    relevance_threshold: float = Field(default=0.8, ge=0, le=1, description="Consensus threshold.")
+    rounds: int = Field(
+        title="Debate rounds", default=3, ge=1, le=10, json_schema_extra=offered(group="rounds", main=True),
+        description="Maximum debate rounds T.")
+    agents: list[AgentTool] = Field(
+        title="Agents' tools", default_factory=lambda: ["rag", "search"],
+        json_schema_extra=offered(group="agents", main=True),
+        description="Tools of the debaters: 2 or 3 of rag, search, none, mcp:<server>/<tool>.")
+    faithfulness_threshold: float = Field(
+        title="Faithfulness threshold", default=0.7, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),
+        description="Faithfulness each agreeing answer needs for a consensus.")
+    relevance_threshold: float = Field(
+        title="Relevance threshold", default=0.8, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),
+        description="Answer relevance each agreeing answer needs for a consensus.")
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
     # round's score or the running average; we default to this round's and offer the average.
     threshold_on: Literal["round", "average"] = Field(
-        default="round", description="Test thresholds on this round's scores or the running average.")
-    query_formulation: bool = Field(default=True, description="Agents rewrite their query each round.")
-    scoring: bool = Field(default=True, description="Scoring feedback on/off (off: consensus on labels).")
+        title="Thresholds apply to", default="round", json_schema_extra=offered(group="scoring"),
+        description="Test thresholds on this round's scores or the running average.")
+    query_formulation: bool = Field(
+        title="Rewrite queries", default=True, json_schema_extra=offered(group="evidence"),
+        description="Agents rewrite their query each round.")
+    scoring: bool = Field(
+        title="Score the answers", default=True, json_schema_extra=offered(group="scoring", main=True),
+        description="Scoring feedback on/off (off: consensus on labels).")
     scoring_variant: Literal["stability", "consistency"] = Field(
-        default="stability", description="stability (paper) or consistency (draft).")
-    relevance_questions: int = Field(default=3, ge=1, le=10, description="Questions per relevance score.")
-    judge_evidence_chars: int = Field(default=300, ge=0, description="Evidence characters the judge reads.")
+        title="Scoring variant", default="stability", json_schema_extra=offered(group="scoring"),
+        description="stability (paper) or consistency (draft).")
+    relevance_questions: int = Field(
+        title="Relevance questions", default=3, ge=1, le=10, json_schema_extra=offered(group="scoring"),
+        description="Questions per relevance score.")
+    judge_evidence_chars: int = Field(
+        title="Evidence the judge reads", default=300, ge=0, json_schema_extra=offered(group="length"),
+        description="Evidence characters the judge reads.")
     # The paper's debate prompt (Fig. 5) asks for an explanation, then the label, with no length limit. A
     # cap also coarsens faithfulness: three statements can only score 0, 1/3, 2/3 or 1.
     answer_sentences: int | None = Field(
-        default=None, ge=1, le=20, description="Most sentences of reasoning a debater writes (unset: no "
-        "limit, as in the paper).")
+        title="Answer length cap", default=None, ge=1, le=20, json_schema_extra=offered(group="length"),
+        description="Most sentences of reasoning a debater writes (unset: no limit, as in the paper).")
     speculate: bool | None = Field(
-        default=None, description="Start round r+1 while round r is scored (same verdicts, less time, some "
-                                  "discarded calls). Unset: on when the debater's backend serves calls in "
-                                  "parallel (served models), off for the in-process llama.cpp model.",
-        json_schema_extra=offered(operator_only=True))  # discarded calls cost: the operator's choice
+        title="Start rounds ahead", default=None, json_schema_extra=offered(operator_only=True, group="rounds"),
+        description="Start round r+1 while round r is scored (same verdicts, less time, some discarded calls). "
+                    "Unset: on when the debater's backend serves calls in parallel (served models), off for the "
+                    "in-process llama.cpp model.")  # discarded calls cost: the operator's choice
 
     @field_validator("agents")
     @classmethod

@@ -1,33 +1,30 @@
+// @ts-check
 /* A small offline API reference drawn from the OpenAPI schema (no CDN, so it works without internet). */
-"use strict";
+import { el } from "./dom.js";
 
 (async () => {
-  const el = (tag, cls, text) => {
-    const n = document.createElement(tag);
-    if (cls) n.className = cls;
-    if (text !== undefined && text !== null) n.textContent = String(text);
-    return n;
-  };
   const spec = await (await fetch("/openapi.json")).json();
-  const refName = ref => ref.split("/").pop();
+  /** @param {string} ref */
+  const refName = ref => ref.split("/").pop() || ref;
 
+  /** A JSON Schema as a short type name. @param {any} schema @returns {string} */
   function typeOf(schema) {
     if (!schema) return "";
     if (schema.$ref) return refName(schema.$ref);
-    if (schema.anyOf) return schema.anyOf.map(typeOf).filter(t => t !== "null").join(" | ") + " (optional)";
-    if (schema.enum) return schema.enum.map(v => JSON.stringify(v)).join(" | ");
+    if (schema.anyOf) return schema.anyOf.map(typeOf).filter((/** @type {string} */ t) => t !== "null").join(" | ") + " (optional)";
+    if (schema.enum) return schema.enum.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(" | ");
     if (schema.const !== undefined) return JSON.stringify(schema.const);
     if (schema.type === "array") return typeOf(schema.items) + "[]";
     return schema.type || "any";
   }
 
-  const intro = document.getElementById("intro");
+  const intro = /** @type {HTMLElement} */ (document.getElementById("intro"));
   intro.append(el("h2", "", spec.info.title + " " + spec.info.version));
-  (spec.info.description || "").split("\n\n").forEach(p => intro.append(el("p", "", p)));
+  (spec.info.description || "").split("\n\n").forEach((/** @type {string} */ p) => intro.append(el("p", "", p)));
 
-  const host = document.getElementById("endpoints");
+  const host = /** @type {HTMLElement} */ (document.getElementById("endpoints"));
   Object.entries(spec.paths).forEach(([path, ops]) => {
-    Object.entries(ops).forEach(([method, op]) => {
+    Object.entries(/** @type {Record<string, any>} */ (ops)).forEach(([method, op]) => {
       const card = el("details", "card endpoint");
       const head = el("summary");
       head.append(el("span", "verb " + method, method.toUpperCase()), el("code", "path", path),
@@ -37,19 +34,19 @@
       if ((op.parameters || []).length) {
         card.append(el("h3", "", "Parameters"));
         const ul = el("ul");
-        op.parameters.forEach(p => ul.append(el("li", "", p.name + " (" + p.in + ", " + typeOf(p.schema) + ")" +
+        op.parameters.forEach((/** @type {any} */ p) => ul.append(el("li", "", p.name + " (" + p.in + ", " + typeOf(p.schema) + ")" +
           (p.required ? ", required" : "") + (p.description ? ": " + p.description : ""))));
         card.append(ul);
       }
       const body = op.requestBody && op.requestBody.content;
       if (body) {
         card.append(el("h3", "", "Request body"));
-        Object.entries(body).forEach(([type, c]) => card.append(el("p", "", type + ": " + typeOf(c.schema))));
+        Object.entries(/** @type {Record<string, any>} */ (body)).forEach(([type, c]) => card.append(el("p", "", type + ": " + typeOf(c.schema))));
       }
       card.append(el("h3", "", "Responses"));
       const ul = el("ul");
-      Object.entries(op.responses || {}).forEach(([code, r]) => {
-        const types = Object.entries(r.content || {}).map(([t, c]) => t + (c.schema ? " " + typeOf(c.schema) : ""));
+      Object.entries(/** @type {Record<string, any>} */ (op.responses || {})).forEach(([code, r]) => {
+        const types = Object.entries(/** @type {Record<string, any>} */ (r.content || {})).map(([t, c]) => t + (c.schema ? " " + typeOf(c.schema) : ""));
         ul.append(el("li", "", code + " " + (r.description || "") + (types.length ? " — " + types.join(", ") : "")));
       });
       card.append(ul);
@@ -57,7 +54,7 @@
     });
   });
 
-  const schemas = document.getElementById("schemas");
+  const schemas = /** @type {HTMLElement} */ (document.getElementById("schemas"));
   Object.entries((spec.components || {}).schemas || {}).forEach(([name, schema]) => {
     const card = el("details", "card endpoint");
     card.append(el("summary", "", name));

@@ -1,120 +1,156 @@
-/* The claim form's method options, drawn from the catalogue (GET /v1/methods): each method lists its
-   options with a JSON Schema of the value, so a new method's settings appear here without a line of HTML. */
-"use strict";
+// @ts-check
+/* The claim form's options, drawn from the catalogue (GET /v1/methods): each option comes with its field's
+   title (the label), description (the help line), group and importance, and a JSON Schema of its value, so
+   a new setting appears here, labelled and in its place, without a line of HTML. The method's main options
+   come first; the rest, and the shared ones, sit under "More options", one section per group. */
+import { el } from "./dom.js";
 
-(() => {
-  const { el } = window.FactDebate;
+/** @typedef {import("./state.js").OptionInfo} OptionInfo */
+/** @typedef {{option: OptionInfo, node: HTMLElement, read: () => any}} Field */
 
-  function title(name) {
-    const text = name.replace(/_/g, " ");
-    return text.charAt(0).toUpperCase() + text.slice(1);
-  }
+/** @param {string[]} values @param {unknown} chosen */
+function select(values, chosen) {
+  const node = el("select");
+  values.forEach(v => {
+    const opt = el("option", "", v);
+    opt.value = v;
+    if (v === chosen) opt.selected = true;
+    node.append(opt);
+  });
+  return node;
+}
 
-  function select(values, chosen) {
-    const node = el("select");
-    values.forEach(v => {
-      const opt = el("option", "", v);
-      opt.value = v;
-      if (v === chosen) opt.selected = true;
-      node.append(opt);
+/* The control(s) of one option and how to read them: read() gives the value, or undefined when empty. */
+/** @param {OptionInfo} option @param {string} id
+ * @returns {{nodes: HTMLElement[], read: () => any, check?: boolean}} */
+function control(option, id) {
+  const schema = option.value_schema || {};
+  const itemChoices = schema.items && (schema.items.enum || schema.items["x-choices"]);
+  const choices = schema.enum || schema["x-choices"];
+  if (schema.type === "array" && itemChoices) {
+    const count = Math.max(1, (option.default || []).length);
+    const picks = Array.from({ length: count }, (_, i) => {
+      const pick = select(itemChoices, (option.default || [])[i]);
+      pick.id = id + "-" + (i + 1);
+      return pick;
     });
-    return node;
+    return { nodes: picks, read: () => picks.map(p => p.value) };
+  }
+  if (choices) {
+    const pick = select(choices, option.default);
+    pick.id = id;
+    return { nodes: [pick], read: () => pick.value };
+  }
+  if (schema.type === "boolean") {
+    const box = el("input");
+    box.type = "checkbox";
+    box.id = id;
+    box.checked = Boolean(option.default);
+    return { nodes: [box], read: () => box.checked, check: true };
+  }
+  const input = el("input");
+  input.id = id;
+  const numeric = schema.type === "integer" || schema.type === "number";
+  input.type = numeric ? "number" : "text";
+  if (schema.minimum !== undefined) input.min = schema.minimum;
+  if (schema.maximum !== undefined) input.max = schema.maximum;
+  if (schema.type === "number") input.step = "any";
+  if (option.default !== null && option.default !== undefined) input.value = option.default;
+  const read = () => {
+    if (input.value === "") return undefined;
+    if (schema.type === "array") return input.value.split(",").map(s => s.trim()).filter(Boolean);
+    return schema.type === "integer" ? parseInt(input.value, 10)
+      : schema.type === "number" ? parseFloat(input.value) : input.value;
+  };
+  return { nodes: [input], read };
+}
+
+/* One option: its label (the field's title), its control(s) and a one-line help (the description). */
+/** @param {OptionInfo} option @returns {Field} */
+function field(option) {
+  const id = "opt-" + option.name;
+  const made = control(option, id);
+  const wrap = el("div", "option" + (made.check ? " check" : ""));
+  wrap.dataset.option = option.name;
+  const label = el("label", "option-label", option.title || option.name);
+  label.htmlFor = made.nodes[0].id;
+  const help = el("p", "option-help", option.help || "");
+  help.id = id + "-help";
+  made.nodes.forEach(node => node.setAttribute("aria-describedby", help.id));
+  const controls = el("div", "option-controls");
+  controls.append(...made.nodes);
+  if (made.check) wrap.append(controls, label, help); else wrap.append(label, controls, help);
+  return { option, node: wrap, read: made.read };
+}
+
+/* Draws the chosen method's options (its main ones first, the rest and the shared ones by group under
+   "More options"); read() collects the chosen values. */
+export class OptionsForm {
+  /** @param {HTMLElement} mainHost @param {HTMLElement} moreHost @param {string[]} [skip] names drawn elsewhere */
+  constructor(mainHost, moreHost, skip) {
+    this.mainHost = mainHost;
+    this.moreHost = moreHost;
+    this.skip = new Set(skip || []);
+    /** @type {Field[]} */
+    this.fields = [];
+    /** @type {Field[]} drawn once: what was chosen stays chosen when the method changes */
+    this.shared = [];
+    /** @type {{methods: import("./state.js").MethodInfo[], shared_options: OptionInfo[], groups: Record<string, string>}} */
+    this.catalogue = { methods: [], shared_options: [], groups: {} };
   }
 
-  /* One option as form controls; returns { node, read } where read() gives the value or undefined. */
-  function field(option, host) {
-    const schema = option.value_schema || {};
-    const label = el("label", "", title(option.name) + " ");
-    label.title = option.help || "";
-    let read;
-    const itemChoices = schema.items && (schema.items.enum || schema.items["x-choices"]);
-    const choices = schema.enum || schema["x-choices"];
-    if (schema.type === "array" && itemChoices) {
-      const count = Math.max(1, (option.default || []).length);
-      const picks = [];
-      for (let i = 0; i < count; i++) {
-        const pick = select(itemChoices, (option.default || [])[i]);
-        pick.id = "opt-" + option.name + "-" + (i + 1);
-        picks.push(pick);
-        label.append(pick);
-      }
-      read = () => picks.map(p => p.value);
-    } else if (choices) {
-      const pick = select(choices, option.default);
-      pick.id = "opt-" + option.name;
-      label.append(pick);
-      read = () => pick.value;
-    } else if (schema.type === "boolean") {
-      const box = el("input");
-      box.type = "checkbox";
-      box.id = "opt-" + option.name;
-      box.checked = Boolean(option.default);
-      label.className = "check";
-      label.prepend(box);
-      read = () => box.checked;
-    } else {
-      const input = el("input");
-      input.id = "opt-" + option.name;
-      const numeric = schema.type === "integer" || schema.type === "number";
-      input.type = numeric ? "number" : "text";
-      if (schema.minimum !== undefined) input.min = schema.minimum;
-      if (schema.maximum !== undefined) input.max = schema.maximum;
-      if (schema.type === "number") input.step = "any";
-      if (option.default !== null && option.default !== undefined) input.value = option.default;
-      label.append(input);
-      read = () => {
-        if (input.value === "") return undefined;
-        if (schema.type === "array") return input.value.split(",").map(s => s.trim()).filter(Boolean);
-        return schema.type === "integer" ? parseInt(input.value, 10)
-          : schema.type === "number" ? parseFloat(input.value) : input.value;
-      };
-    }
-    host.append(label);
-    return { option, read };
+  /** @param {import("./state.js").Catalogue} catalogue */
+  load(catalogue) {
+    this.catalogue = catalogue;
+    this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name)).map(field);
   }
 
-  /* Draws the options of `method` (and the shared ones once); read() collects the chosen values. */
-  class OptionsForm {
-    constructor(methodHost, sharedHost, skip) {
-      this.methodHost = methodHost;
-      this.sharedHost = sharedHost;
-      this.skip = new Set(skip || []);
-      this.fields = [];
-      this.shared = [];
-    }
-
-    load(catalogue) {
-      this.catalogue = catalogue;
-      this.sharedHost.replaceChildren();
-      this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name))
-        .map(o => field(o, this.sharedHost));
-    }
-
-    show(method) {
-      this.methodHost.replaceChildren();
-      const info = (this.catalogue.methods || []).find(m => m.name === method) || { options: [] };
-      this.fields = info.options.map(o => field(o, this.methodHost));
-    }
-
-    read() {
-      const out = {};
-      [...this.shared, ...this.fields].forEach(f => {
-        const value = f.read();
-        if (value !== undefined) out[f.option.name] = value;
-      });
-      return out;
-    }
-
-    /* Score thresholds of the chosen options ("faithfulness_threshold" -> faithfulness), for the gauges. */
-    thresholds(values) {
-      const out = {};
-      Object.entries(values).forEach(([name, value]) => {
-        if (name.endsWith("_threshold")) out[name.slice(0, -"_threshold".length)] = value;
-      });
-      if (out.relevance !== undefined) out.answer_relevance = out.relevance;
-      return out;
-    }
+  /** @param {string} method */
+  show(method) {
+    const info = (this.catalogue.methods || []).find(m => m.name === method) || { options: [] };
+    const own = info.options.map(field);
+    own.forEach(f => f.node.classList.add("own")); // the method's own: not sent when methods are compared
+    const shared = this.shared;
+    this.fields = [...own, ...shared];
+    this.mainHost.replaceChildren(...own.filter(f => f.option.main).map(f => f.node));
+    /** @type {Map<string, Field[]>} */
+    const groups = new Map(Object.keys(this.catalogue.groups || {}).map(key => [key, []]));
+    [...own.filter(f => !f.option.main), ...shared].forEach(f => {
+      const key = f.option.group && groups.has(f.option.group) ? f.option.group : ""; // "": no known group
+      const members = groups.get(key) || [];
+      groups.set(key, [...members, f]);
+    });
+    this.moreHost.replaceChildren();
+    groups.forEach((members, key) => {
+      if (!members.length) return;
+      const set = el("fieldset", "option-group");
+      set.dataset.group = key || "other";
+      set.append(el("legend", "", (this.catalogue.groups || {})[key] || "Other"), ...members.map(f => f.node));
+      this.moreHost.append(set);
+    });
   }
 
-  window.FactDebate.OptionsForm = OptionsForm;
-})();
+  /** @param {boolean} [sharedOnly] only the settings every method shares (a comparison runs each at its defaults) */
+  read(sharedOnly) {
+    /** @type {Record<string, any>} */
+    const out = {};
+    (sharedOnly ? this.shared : this.fields).forEach(f => {
+      const value = f.read();
+      if (value !== undefined) out[f.option.name] = value;
+    });
+    return out;
+  }
+
+  /* Score thresholds of the chosen options ("faithfulness_threshold" -> faithfulness), for the gauges. */
+  /** @param {Record<string, any>} values @returns {Record<string, number>} */
+  thresholds(values) {
+    /** @type {Record<string, number>} */
+    const out = {};
+    Object.entries(values).forEach(([name, value]) => {
+      if (name.endsWith("_threshold")) out[name.slice(0, -"_threshold".length)] = value;
+    });
+    if (out.relevance !== undefined) out.answer_relevance = out.relevance;
+    return out;
+  }
+}
+

@@ -1,0 +1,127 @@
+"""Regenerates the screenshots of docs/service.md: each method's view on the web page, the form and the
+comparison, taken with Playwright and Debian's Chromium against a real ``factdebate serve --no-auth`` run
+with the scripted model (offline, no key, a fresh data folder with a small part of the built-in corpus).
+
+    .venv/bin/python scripts/screenshots.py            # writes docs/images/page-*.png
+    .venv/bin/python scripts/screenshots.py --out DIR
+
+Each picture is the part of the page it shows (the form, one verdict's view, the comparison), at one pixel
+per CSS pixel, so the files stay small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("FACTDEBATE_CHROMIUM", "/usr/bin/chromium")
+CLAIM = "The Eiffel Tower is in Paris."
+# Short debates: one rebuttal round for DPD, few passages, so each view fits a screen.
+SERVE_FLAGS = ["--llm", "scripted:agree", "--no-cache", "-k", "2", "--dpd-min-rounds", "0", "--dpd-max-rounds", "1",
+               "--dpd-snippets", "3", "--dpd-tools", "search", "--mermaid-servers", "search", "--rounds", "2"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def served(data_dir: Path) -> Iterator[str]:
+    """``factdebate serve --no-auth`` on a free loopback port, until the block ends."""
+    port = free_port()
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data_dir), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "40",
+           "HF_HUB_OFFLINE": "1"}
+    command = [str(Path(sys.executable).with_name("factdebate")), "serve", "--no-auth", "--port", str(port),
+               "--log-level", "warning", *SERVE_FLAGS]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 600  # the first start indexes the corpus part
+        while True:
+            if server.poll() is not None:
+                raise SystemExit(f"factdebate serve exited {server.returncode}: {server.stderr.read()[-2000:]}")
+            try:
+                with urllib.request.urlopen(url + "/v1/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("factdebate serve did not answer within 10 minutes") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def verify(page: Any, method: str) -> None:
+    page.click("button.tab[data-view=check]:not([data-mode])")  # "Check a claim"
+    page.select_option("#method", method)
+    page.fill("#claim", CLAIM)
+    page.click("#submit")
+    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=180_000)
+
+
+def take(url: str, out: Path) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
+        page.goto(url + "/")
+        page.wait_for_selector("#method option[value=dpd]", state="attached")
+        # The bar at the top stays put while the page scrolls; it would cover the parts taken below it.
+        page.evaluate("() => { document.querySelector('.topbar').style.position = 'static'; }")
+
+        def shot(selector: str, name: str) -> None:
+            path = out / f"page-{name}.png"
+            page.locator(selector).screenshot(path=str(path))
+            written.append(path)
+
+        page.select_option("#method", "dpd")
+        page.click("#more summary")
+        shot("#claim-form", "form")
+        page.click("#more summary")
+        for method, name in (("tool-mad", "tool-mad"), ("dpd", "dpd"), ("mermaid", "mermaid")):
+            verify(page, method)
+            page.evaluate("() => document.querySelectorAll('#live details.snippets, #live .doc-text')"
+                          ".forEach(d => d.open = false)")
+            shot("#live", name)
+        page.click("button.tab[data-mode=compare]")
+        page.fill("#claim", CLAIM)
+        page.click("#submit")
+        page.wait_for_selector("#submit:not([disabled])", timeout=300_000)
+        page.click("#compare-grid .compare-card[data-method=dpd]")
+        shot("#compare-grid", "compare")
+        browser.close()
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
+    with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data, served(Path(data)) as url:
+        for path in take(url, args.out):
+            print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  {path.stat().st_size // 1024} KiB")
+
+
+if __name__ == "__main__":
+    main()

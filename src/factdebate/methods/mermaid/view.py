@@ -1,0 +1,25 @@
+"""How a MERMAID verdict is drawn (``Mermaid.view``): the decomposition and what the evidence memory
+recalled, then the executor's steps as one timeline (thought, action, observation), then what the memory
+stored. One trajectory, no rounds: the page names none."""
+
+from __future__ import annotations
+
+from factdebate.methods.view import PartView, RoleView, declare_view
+
+VIEW = declare_view(
+    layout="timeline",
+    rounds=False,
+    roles={"decomposer": RoleView(title="Decomposer", statement=True, part="decomposition"),
+           "executor": RoleView(title="Executor")},
+    decisions={"executor": "the executor's answer after {steps}",
+               "forced": "the executor's forced answer after {steps} (it ran out of steps)"},
+    parts=[
+        PartView(event="decomposition", title="Decomposition", rows="triplets",
+                 columns=["subject", "relation", "object", "attributes"],
+                 lines={"topic": "Topic", "entities": "Memory keys"}),
+        PartView(event="memory_recall", title="Memory recalled", rows="hits",
+                 columns=["stored_entity", "tool", "source", "text"]),
+        PartView(event="memory_write", title="Memory written", rows="records",
+                 columns=["entity", "tool", "source", "text"], lines={"added": "New records"}),
+    ],
+)

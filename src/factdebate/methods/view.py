@@ -1,0 +1,101 @@
+"""How a method's verdict is drawn, declared by the method itself (``Method.view``) and served in the
+service's catalogue, so that neither the terminal (cli/render.py) nor the web page names a method.
+
+A view says which of the page's layouts draws the method (``debate``: a column per agent, a card per round;
+``teams``: two sides of role statements and a referees' ballot table per round; ``timeline``: the method's
+own parts, then one agent's steps in order), and the words that layout needs: what each role is called and
+whether its turns are statements rather than answers, how each way of deciding (``Verdict.decided_by``) is
+worded, the sides, the dimensions a referee scores, and the parts drawn from the method's own events.
+
+Decision wordings are templates: ``{round}`` is the last round's number, ``{rounds}`` the number of rounds
+("2 rounds"), ``{steps}`` the steps taken ("3 steps"), ``{consensus}`` the panel's consensus (0.75). Both the
+terminal and the page fill them (:func:`describe` here), so the wording lives here and in the methods only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from factdebate.core.types import Verdict
+
+Layout = Literal["debate", "teams", "timeline"]
+
+# How the shared ways of deciding read; a method adds its own (DPD's "panel") or rewords one.
+DECISIONS: dict[str, str] = {
+    "consensus": "consensus of the agents in round {round}",
+    "judge": "the judge, after {rounds} without consensus",
+    "moderator": "the moderator in round {round}",
+    "single": "a single answer",
+    "vote": "a majority vote",
+    "unparsed": "nothing readable: no label",
+}
+# What an agent named after its tool is called ("rag", "search-2", "none").
+AGENTS: dict[str, str] = {"rag": "RAG agent", "search": "Search agent", "none": "Agent without tools"}
+
+
+class RoleView(BaseModel):
+    title: str
+    statement: bool = Field(default=False, description="Its turns are statements, not answers with a label of "
+                            "their own (DPD's team members): no label is shown for them.")
+    part: str | None = Field(default=None, description="Its turn's response is the JSON of this part's event "
+                             "(MERMAID's decomposer): a saved verdict draws it as that part.")
+
+
+class PartView(BaseModel):
+    """A part the timeline layout draws from one of the method's own trace events, above the steps."""
+
+    event: str  # the event kind it is drawn from
+    title: str
+    rows: str | None = Field(default=None, description="The event's field holding a list of objects, drawn "
+                             "as a table.")
+    columns: list[str] = Field(default_factory=list, description="The columns of that table (object keys).")
+    lines: dict[str, str] = Field(default_factory=dict, description="Fields drawn one per line, field -> "
+                                  "label, when present.")
+    note: str = Field(default="note", description="The event's field holding a sentence that says why the part "
+                      "is empty or what went wrong.")
+
+
+class MethodView(BaseModel):
+    layout: Layout = "debate"
+    roles: dict[str, RoleView] = Field(default_factory=dict)
+    agents: dict[str, str] = Field(default_factory=lambda: dict(AGENTS))
+    decisions: dict[str, str] = Field(default_factory=lambda: dict(DECISIONS))
+    sides: dict[str, str] = Field(default_factory=dict, description="Team -> title (teams layout).")
+    ballot: dict[str, str] = Field(default_factory=dict, description="Dimension a referee scores each side on: "
+                                   "key in Judgement.scores ('<side>.<key>') -> its name.")
+    votes: dict[str, str] = Field(default_factory=dict, description="A referee's vote (a label) -> the side it "
+                                  "stands for.")
+    parts: list[PartView] = Field(default_factory=list)
+    rounds: bool = Field(default=True, description="Its verdicts have rounds worth naming (MERMAID's one "
+                         "trajectory does not).")
+
+    def role(self, name: str) -> RoleView | None:
+        return self.roles.get(name)
+
+    def statement(self, role: str) -> bool:
+        found = self.roles.get(role)
+        return found is not None and found.statement
+
+
+def declare_view(*, decisions: dict[str, str] | None = None, **declared: Any) -> MethodView:
+    """A method's view: its ``decisions`` are added to the shared ones rather than replacing them."""
+    return MethodView.model_validate({**declared, "decisions": {**DECISIONS, **(decisions or {})}})
+
+
+_PLACEHOLDER = re.compile(r"\{(round|rounds|steps|consensus)\}")
+
+
+def describe(view_: MethodView, verdict: Verdict) -> str:
+    """How the verdict was reached, in the method's words ("the judge, after 2 rounds without consensus")."""
+    template = view_.decisions.get(verdict.decided_by, verdict.decided_by)
+    rounds = len(verdict.rounds)
+    steps = sum(len(t.steps) for r in verdict.rounds for t in r.turns)
+    values = {"round": str(verdict.rounds[-1].round if verdict.rounds else 0),
+              "rounds": f"{rounds} round{'' if rounds == 1 else 's'}",
+              "steps": f"{steps} step{'' if steps == 1 else 's'}",
+              "consensus": "n/a" if verdict.consensus is None else f"{verdict.consensus:.2f}"}
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)

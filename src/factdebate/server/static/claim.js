@@ -1,0 +1,49 @@
+// @ts-check
+/* "Check a claim": the claim is streamed through POST /v1/verify/stream and drawn live by its method's view;
+   the verdict is kept in Recent checks, from where it is drawn again. */
+import { readSSE, stream } from "./api.js";
+import { byId, input } from "./dom.js";
+import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
+import * as history from "./history.js";
+import * as page from "./state.js";
+import { VerdictView } from "./verdict-view.js";
+
+const live = new VerdictView(byId("live"));
+
+onSubmit("claim", async signal => {
+  /** @type {Record<string, any>} */
+  const body = { claim: input("claim").value.trim(), ...requestBody() };
+  if (!body.claim) { showError("Type a claim to check."); return; }
+  live.start(body.claim, body.method, thresholds(body)); // the last verdict goes at once
+  let response;
+  try {
+    response = await stream("/v1/verify/stream", body, signal);
+  } catch (err) {
+    live.clear();
+    showError(String(/** @type {Error} */ (err).message || err));
+    return;
+  }
+  /** @type {any} */
+  let verdict = null;
+  let failed = false;
+  try {
+    await readSSE(response, (name, data) => {
+      if (live.event(name, data)) return; // turns, steps, scores, judgements, a method's own parts
+      if (name === "result") { verdict = data; live.render(data); }
+      if (name === "error") { failed = true; live.error(data.message); }
+    });
+    if (verdict) history.remember({ kind: "claim", claim: verdict.claim, label: verdict.label,
+      decided_by: verdict.decided_by, verdict });
+    else if (!failed) live.error("the stream ended before a verdict arrived");
+  } catch (err) {
+    const error = /** @type {Error} */ (err);
+    live.error(error.name === "AbortError" ? "stopped by you" : String(error.message || error));
+  }
+});
+
+history.onOpen("claim", item => {
+  page.set({ mode: "claim" });
+  input("claim").value = item.claim;
+  count();
+  live.render(item.verdict);
+});

@@ -1,0 +1,79 @@
+// @ts-check
+/* Small DOM helpers every part of the page shares. All text goes through textContent: nothing from the
+   server or a file is ever parsed as HTML. */
+
+/** @typedef {{llm_calls: number, tool_calls: number, prompt_tokens: number, completion_tokens: number, seconds: number}} Usage */
+
+/** @type {Record<string, string>} label -> its CSS class */
+export const LABEL_CLASS = { "SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "nei" };
+
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [cls]
+ * @param {unknown} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+/** @param {string | null | undefined} label */
+export function labelChip(label) {
+  return el("span", "label " + (LABEL_CLASS[label || ""] || "unparsed"), label || "no label");
+}
+
+/** @param {unknown} source @returns {string | null} an http(s) link, or null */
+export function safeUrl(source) {
+  return typeof source === "string" && /^https?:\/\//i.test(source) ? source : null;
+}
+
+/** @param {number | null | undefined} value */
+export const fixed = value => (value === null || value === undefined ? "n/a" : Number(value).toFixed(2));
+
+/** @param {Usage} u */
+export function usageText(u) {
+  return u.llm_calls + " model calls · " + u.tool_calls + " searches · " + (u.prompt_tokens + u.completion_tokens) +
+    " tokens · " + Number(u.seconds || 0).toFixed(1) + " s";
+}
+
+/**
+ * A score as a bar, with a tick at its threshold when there is one.
+ * @param {string} name @param {number | null | undefined} value @param {number | null | undefined} threshold
+ */
+export function gauge(name, value, threshold) {
+  const wrap = el("div", "gauge");
+  const head = el("div", "gauge-head");
+  const limit = threshold === null || threshold === undefined ? null : threshold;
+  head.append(el("span", "", name), el("span", "gauge-value", fixed(value) + (limit !== null ? " / " + limit : "")));
+  const bar = el("div", "gauge-bar");
+  const fill = el("div", "gauge-fill");
+  if (value !== null && value !== undefined) {
+    fill.style.width = Math.max(0, Math.min(1, value)) * 100 + "%";
+    if (limit !== null) fill.classList.add(value >= limit ? "ok" : "low");
+  } else {
+    wrap.classList.add("na");
+  }
+  bar.append(fill);
+  if (limit !== null) {
+    const tick = el("div", "gauge-tick");
+    tick.style.left = limit * 100 + "%";
+    tick.title = "threshold " + limit;
+    bar.append(tick);
+  }
+  wrap.append(head, bar);
+  return wrap;
+}
+
+/** @param {string} id */
+export function byId(id) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error("the page lacks #" + id);
+  return node;
+}
+
+/** @param {string} id */
+export const input = id => /** @type {HTMLInputElement} */ (byId(id));

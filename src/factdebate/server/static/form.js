@@ -1,0 +1,130 @@
+// @ts-check
+/* The check form, shared by the three modes (a claim, a comparison of methods, a whole response): the
+   method and search selects, the options drawn from the catalogue, the counter, errors, and one run at a
+   time. It reads the page state (state.js) and draws what the mode and the run in progress call for. */
+import { byId, el, input } from "./dom.js";
+import { OptionsForm } from "./options.js";
+import * as page from "./state.js";
+
+/** @typedef {import("./state.js").Mode} Mode */
+const form = /** @type {HTMLFormElement} */ (byId("claim-form"));
+const methodSelect = /** @type {HTMLSelectElement} */ (byId("method"));
+const options = new OptionsForm(byId("method-options"), byId("more-options"), ["method", "search", "llm"]);
+const LABELS = { claim: ["Verify claim", "Debating…"], response: ["Check response", "Checking…"],
+  compare: ["Compare methods", "Comparing…"] };
+const TABS = { claim: "Check a claim", response: "Check a response", compare: "Compare methods" };
+/** @type {Partial<Record<Mode, (signal: AbortSignal) => Promise<void>>>} */
+const handlers = {};
+/** @type {AbortController | null} */
+let running = null;
+
+/** @param {HTMLSelectElement} select @param {string[]} values @param {string} chosen */
+function fill(select, values, chosen) {
+  select.replaceChildren(...values.map(v => {
+    const opt = el("option", "", v);
+    opt.value = v;
+    opt.selected = v === chosen;
+    return opt;
+  }));
+}
+
+/** @param {import("./state.js").Catalogue} catalogue */
+function load(catalogue) {
+  const d = catalogue.defaults;
+  fill(methodSelect, catalogue.methods.map(m => m.name), d.method);
+  fill(/** @type {HTMLSelectElement} */ (byId("search")), catalogue.search_engines, d.search);
+  fill(/** @type {HTMLSelectElement} */ (byId("llm")), catalogue.llms, d.llm);
+  byId("llm-field").hidden = catalogue.llms.length < 2;
+  options.load(catalogue);
+  showMethod();
+  input("claim").maxLength = d.max_claim_chars;
+  count();
+}
+
+function showMethod() {
+  const info = (page.get().catalogue?.methods || []).find(m => m.name === methodSelect.value);
+  methodSelect.title = info ? info.description : "";
+  options.show(methodSelect.value);
+}
+methodSelect.addEventListener("change", showMethod);
+
+/** The characters typed against the limit of the visible mode's text. */
+export function count() {
+  const d = page.get().catalogue?.defaults || {};
+  const response = page.get().mode === "response";
+  const n = input(response ? "response-text" : "claim").value.trim().length;
+  const max = response ? d.max_response_chars : d.max_claim_chars;
+  const shown = byId("claim-count");
+  shown.textContent = max ? n + " / " + max + " characters" : n + " characters";
+  shown.classList.toggle("over", Boolean(max) && n > max);
+}
+input("claim").addEventListener("input", count);
+input("response-text").addEventListener("input", count);
+
+/** @param {string} message */
+export function showError(message) { const p = byId("form-error"); p.textContent = message; p.hidden = false; }
+export function hideError() { byId("form-error").hidden = true; }
+
+/** What the form asks for: method, search engine, model and the options (the claim and texts are the mode's). */
+export function requestBody() {
+  /** @type {Record<string, any>} */
+  const body = { method: methodSelect.value, search: /** @type {HTMLSelectElement} */ (byId("search")).value,
+    ...options.read(page.get().mode === "compare") };
+  if (!byId("llm-field").hidden) body.llm = /** @type {HTMLSelectElement} */ (byId("llm")).value;
+  return body;
+}
+
+/** @param {Record<string, any>} values */
+export const thresholds = values => options.thresholds(values);
+
+/** What the visible mode runs when the form is sent. @param {Mode} mode @param {(signal: AbortSignal) => Promise<void>} run */
+export function onSubmit(mode, run) { handlers[mode] = run; }
+
+form.addEventListener("submit", async e => {
+  e.preventDefault();
+  const mode = page.get().mode;
+  const run = handlers[mode];
+  if (page.get().busy || !run) return;
+  hideError();
+  running = new AbortController();
+  page.set({ busy: mode });
+  try { await run(running.signal); } finally { running = null; page.set({ busy: null }); }
+});
+byId("cancel").addEventListener("click", () => { if (running && page.get().busy === page.get().mode) running.abort(); });
+
+/** Draws the form for the mode and the run in progress (one at a time; Stop acts on the visible mode's). */
+function draw() {
+  const { mode, busy } = page.get();
+  const response = mode === "response";
+  form.dataset.mode = mode;
+  byId("response-fields").hidden = !response;
+  byId("compare-fields").hidden = mode !== "compare";
+  input("claim").hidden = response;
+  byId("claim-label").hidden = response;
+  input("claim").required = !response; // a hidden required field would block the form
+  byId("method-row").hidden = mode === "compare";
+  byId("method-options").hidden = mode === "compare";
+  byId("live").hidden = mode !== "claim";
+  byId("compare-live").hidden = mode !== "compare";
+  byId("response-live").hidden = !response || !byId("response-live").childElementCount;
+  const submit = /** @type {HTMLButtonElement} */ (byId("submit"));
+  submit.disabled = busy !== null;
+  submit.textContent = LABELS[mode][busy === mode ? 1 : 0];
+  byId("cancel").hidden = busy !== mode;
+  const elsewhere = byId("run-elsewhere");
+  elsewhere.hidden = busy === null || busy === mode;
+  elsewhere.textContent = busy && busy !== mode ? (busy === "claim" ? "A claim is being checked" : busy === "response" ?
+    "A response is being checked" : "Methods are being compared") + " under “" + TABS[busy] + "”: open that tab to " +
+    "follow or stop it. You can start another check once it ends." : "";
+  document.querySelectorAll("button.tab[data-view=check]").forEach(tab => {
+    const tabMode = /** @type {HTMLElement} */ (tab).dataset.mode || "claim";
+    tab.classList.toggle("busy", busy === tabMode && mode !== tabMode);
+  });
+  count();
+}
+
+page.subscribe((state, changed) => {
+  if ("catalogue" in changed && state.catalogue) load(state.catalogue);
+  if ("mode" in changed || "busy" in changed) draw();
+});
+draw();

@@ -1,0 +1,62 @@
+// @ts-check
+/* Recent checks: the last verdicts (a claim's, a whole response's, a comparison's), kept in the browser. */
+import { byId, el, labelChip } from "./dom.js";
+
+const STORE = "factdebate.history";
+const MAX = 25;
+/** @typedef {{at: number, kind: "claim" | "response" | "compare", claim: string, label: string | null,
+ *   decided_by: string, verdict?: any, verdicts?: any[]}} Item */
+/** @type {Record<string, (item: Item) => void>} what opens an item of each kind */
+const openers = {};
+
+/** @returns {Item[]} */
+function load() {
+  try { return JSON.parse(localStorage.getItem(STORE) || "[]"); } catch (_) { return []; }
+}
+
+/** Verdicts can be large: on a full quota, drop the oldest entries until it fits. @param {Item[]} items */
+function save(items) {
+  while (items.length) {
+    try { localStorage.setItem(STORE, JSON.stringify(items)); return; } catch (_) { items.pop(); }
+  }
+  localStorage.removeItem(STORE);
+}
+
+/** @param {"claim" | "response" | "compare"} kind @param {(item: Item) => void} open */
+export function onOpen(kind, open) { openers[kind] = open; }
+
+/** @param {Omit<Item, "at">} entry */
+export function remember(entry) {
+  save([{ at: Date.now(), ...entry }, ...load()].slice(0, MAX));
+  draw();
+}
+
+/** @param {Item} item */
+function meta(item) {
+  const when = new Date(item.at).toLocaleString();
+  if (item.kind === "response") return when + " · " + ((item.verdict || {}).claims || []).length + " claims · " + item.decided_by;
+  if (item.kind === "compare") return when + " · " + (item.verdicts || []).map(v => v.method).join(", ");
+  return when + " · " + item.decided_by;
+}
+
+export function draw() {
+  const items = load();
+  const list = byId("history");
+  list.replaceChildren();
+  byId("history-empty").hidden = items.length > 0;
+  items.forEach(item => {
+    const btn = el("button", "history-item");
+    btn.type = "button";
+    btn.dataset.kind = item.kind || "claim";
+    if (item.kind !== "claim") btn.append(el("span", "history-kind", item.kind === "compare" ? "compared" : "response"));
+    if (item.kind === "compare") (item.verdicts || []).forEach(v => btn.append(labelChip(v.label)));
+    else btn.append(labelChip(item.label));
+    btn.append(el("span", "history-claim", item.claim), el("span", "history-meta", meta(item)));
+    btn.addEventListener("click", () => (openers[item.kind || "claim"] || (() => undefined))(item));
+    const li = el("li");
+    li.append(btn);
+    list.append(li);
+  });
+}
+
+byId("clear-history").addEventListener("click", () => { localStorage.removeItem(STORE); draw(); });

@@ -1,0 +1,203 @@
+// @ts-check
+/* The generic layout: a column per agent (a judge or moderator gets one too), a card per round with its
+   query, evidence, steps, answer, label and score gauges, and a strip of the rounds. Draws any method that
+   records turns, steps and judgements (methods/kit/turns.py). */
+import { el, gauge, labelChip, safeUrl } from "../dom.js";
+import { registerMethodView } from "../views.js";
+
+/** @typedef {HTMLElement & {labelSlot: HTMLElement, querySlot: HTMLElement, evidenceSlot: HTMLElement,
+ *   stepSlot: HTMLElement, responseSlot: HTMLElement, scoreSlot: HTMLElement}} Card */
+
+/** A list of retrieved passages, each title linking to its source. @param {any[]} docs */
+export function evidenceList(docs) {
+  const list = el("ol", "docs");
+  docs.forEach(doc => {
+    const item = el("li");
+    const url = safeUrl(doc.source);
+    const title = url ? el("a", "doc-title", doc.title || url) : el("span", "doc-title", doc.title || doc.id);
+    if (url && title instanceof HTMLAnchorElement) { title.href = url; title.target = "_blank"; title.rel = "noopener noreferrer"; }
+    item.append(title);
+    if (!url && doc.source) item.append(el("span", "doc-source", doc.source));
+    if (doc.text) {
+      const more = el("details", "doc-text");
+      more.append(el("summary", "", "passage"), el("p", "", doc.text));
+      item.append(more);
+    }
+    list.append(item);
+  });
+  return list;
+}
+
+/** One step of a tool-using agent: thought, action, observation. @param {any} ev */
+export function stepText(ev) {
+  const args = Object.values(ev.arguments || {}).join(", ");
+  return (ev.tool || "no valid action") + (args ? "[" + args + "]" : "");
+}
+
+class DebateLayout {
+  /** @param {import("../verdict-view.js").VerdictView} shell @param {import("../views.js").MethodView} view */
+  constructor(shell, view) {
+    this.shell = shell;
+    this.view = view;
+    this.roundStrip = el("ol", "round-strip");
+    this.roundStrip.hidden = !view.rounds;
+    this.grid = el("div", "columns");
+    shell.body.append(this.roundStrip, this.grid);
+    /** @type {Map<string, HTMLElement & {body: HTMLElement}>} */
+    this.columns = new Map();
+    /** @type {Map<string, Card>} */
+    this.cards = new Map();
+    /** @type {Map<number, HTMLElement>} */
+    this.rounds = new Map();
+  }
+
+  /** @param {string} name @param {any} ev */
+  event(name, ev) {
+    /** @type {Record<string, (ev: any) => void>} */
+    const handlers = { turn_started: e => this.turnStarted(e), answer: e => this.answer(e), score: e => this.score(e),
+      step: e => this.step(e), judgement: e => this.judgement(e), round: e => this.roundEnd(e) };
+    if (!handlers[name]) return false;
+    handlers[name](ev);
+    return true;
+  }
+
+  /** @param {string} agent @param {string} [team] */
+  column(agent, team) {
+    const known = this.columns.get(agent);
+    if (known) return known;
+    const col = /** @type {HTMLElement & {body: HTMLElement}} */ (el("section", "agent-col"));
+    const kind = agent.split("-")[0];
+    const head = el("header", "agent-head");
+    const titles = this.view.agents;
+    head.append(el("span", "agent-badge " + kind, kind), el("h3", "", titles[kind] || agent));
+    if (agent !== kind && titles[kind]) head.append(el("span", "muted", "#" + agent.split("-")[1]));
+    if (team && team !== agent) head.append(el("span", "tag", "team " + team));
+    col.body = el("div", "agent-rounds");
+    col.append(head, col.body);
+    this.grid.append(col);
+    this.grid.style.setProperty("--cols", String(this.columns.size + 1));
+    this.columns.set(agent, col);
+    return col;
+  }
+
+  /** @param {string} agent @param {number} round @param {string} [team] @returns {Card} */
+  card(agent, round, team) {
+    const key = agent + "#" + round;
+    const known = this.cards.get(key);
+    if (known) return known;
+    const card = /** @type {Card} */ (el("article", "turn pending"));
+    const top = el("div", "turn-top");
+    top.append(el("span", "round-tag", this.view.rounds ? "Round " + round : ""));
+    card.labelSlot = el("span", "label-slot");
+    top.append(card.labelSlot);
+    card.querySlot = el("div", "query");
+    card.evidenceSlot = el("div", "evidence");
+    card.stepSlot = el("ol", "steps");
+    card.responseSlot = el("div", "response");
+    card.responseSlot.append(el("span", "muted thinking", "thinking…"));
+    card.scoreSlot = el("div", "scores");
+    card.append(top, card.querySlot, card.evidenceSlot, card.stepSlot, card.responseSlot, card.scoreSlot);
+    this.column(agent, team).body.append(card);
+    this.cards.set(key, card);
+    return card;
+  }
+
+  /** @param {any} ev */
+  turnStarted(ev) {
+    const card = this.card(ev.agent, ev.round, ev.team);
+    card.querySlot.replaceChildren();
+    if (ev.query) {
+      card.querySlot.append(el("span", "kicker", "query"), el("span", "query-text", ev.query));
+      if (ev.query_changed) card.querySlot.append(el("span", "tag", "new"));
+    }
+    card.evidenceSlot.replaceChildren();
+    if ((ev.evidence || []).length) card.evidenceSlot.append(el("span", "kicker", "evidence"), evidenceList(ev.evidence));
+    this.shell.status("Round " + ev.round + ": " + ev.agent + " is answering…", true);
+  }
+
+  /** @param {any} ev */
+  step(ev) {
+    const card = this.card(ev.agent, ev.round);
+    const item = el("li", "step");
+    if (ev.thought) item.append(el("span", "", ev.thought + " "));
+    item.append(el("span", "query-text", stepText(ev)));
+    if (ev.observation) item.append(el("span", "muted", " → " + ev.observation));
+    card.stepSlot.append(item);
+    this.shell.status("Step " + (ev.index || card.stepSlot.childElementCount) + ": " + (ev.tool || "no action"), true);
+  }
+
+  /** @param {any} ev */
+  judgement(ev) {
+    const card = this.card(ev.agent, ev.round);
+    card.classList.remove("pending");
+    card.classList.add("judgement");
+    card.responseSlot.replaceChildren(el("p", "", ev.response || ""));
+    const vote = ev.vote || (ev.parsed === false ? null : "no decision");
+    card.labelSlot.replaceChildren(vote === "no decision" ? el("span", "tag", vote) : labelChip(vote));
+    const extra = [];
+    if (ev.confidence !== null && ev.confidence !== undefined) extra.push("confidence " + Number(ev.confidence).toFixed(2));
+    if (ev.weight !== undefined && ev.weight !== 1) extra.push("weight " + ev.weight);
+    card.scoreSlot.replaceChildren(el("p", "muted", extra.join(" · ")));
+    this.shell.status((ev.role || "judge") + " decided " + (ev.vote || "nothing"), true);
+  }
+
+  /** @param {any} ev */
+  answer(ev) {
+    const card = this.card(ev.agent, ev.round);
+    card.classList.remove("pending");
+    card.responseSlot.replaceChildren(el("p", "", ev.response || ""));
+    if (!this.view.roles[ev.role]?.statement) card.labelSlot.replaceChildren(labelChip(ev.label));
+    this.shell.status("Round " + ev.round + ": " + ev.agent + " answered " + (ev.label || "without a label"), true);
+  }
+
+  /** @param {any} ev */
+  score(ev) {
+    const card = this.card(ev.agent, ev.round);
+    card.scoreSlot.replaceChildren();
+    Object.entries(ev.scores || {}).forEach(([name, value]) => {
+      card.scoreSlot.append(gauge(name.replace(/_/g, " "), value, this.shell.thresholds[name] ?? null));
+    });
+    (ev.errors || []).forEach((/** @type {string} */ msg) => card.scoreSlot.append(el("p", "score-error", msg)));
+  }
+
+  /** @param {any} ev */
+  roundEnd(ev) {
+    let item = this.rounds.get(ev.round);
+    if (!item) {
+      item = el("li");
+      this.rounds.set(ev.round, item);
+      this.roundStrip.append(item);
+    }
+    item.className = ev.consensus ? "agree" : "split";
+    item.textContent = "Round " + ev.round + ": " + (ev.consensus ? "consensus" : "no consensus");
+    this.shell.status(ev.consensus ? "Decided." : ev.final ? "Weighing the debate…" :
+      "Round " + ev.round + " ended without consensus.", true);
+  }
+
+  /** A finished verdict, through the same handlers as the live events. @param {any} v */
+  render(v) {
+    this.grid.replaceChildren();
+    this.roundStrip.replaceChildren();
+    this.columns.clear();
+    this.cards.clear();
+    this.rounds.clear();
+    const rounds = v.rounds || [];
+    rounds.forEach((/** @type {any} */ r, /** @type {number} */ i) => {
+      (r.turns || []).forEach((/** @type {any} */ t) => {
+        this.turnStarted({ ...t, round: r.round });
+        (t.steps || []).forEach((/** @type {any} */ s, /** @type {number} */ n) =>
+          this.step({ ...s, agent: t.agent, round: r.round, index: n + 1 }));
+        this.answer({ ...t, round: r.round });
+        if (Object.keys(t.scores || {}).length || (t.score_errors || []).length) {
+          this.score({ agent: t.agent, round: r.round, scores: t.scores, errors: t.score_errors });
+        }
+      });
+      (r.judges || []).forEach((/** @type {any} */ j) => this.judgement({ ...j, round: r.round }));
+      const last = i === rounds.length - 1;
+      this.roundEnd({ round: r.round, consensus: last && ["consensus", "moderator"].includes(v.decided_by), final: last });
+    });
+    (v.judges || []).forEach((/** @type {any} */ j) => this.judgement({ ...j, round: rounds.length + 1 }));
+  }
+}
+
+registerMethodView("debate", (shell, view) => new DebateLayout(shell, view));

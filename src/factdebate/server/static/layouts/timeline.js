@@ -1,0 +1,123 @@
+// @ts-check
+/* One agent's trajectory: the parts the method declares (drawn from its own events: MERMAID's
+   decomposition and recalled memory), then the agent's steps in order as a timeline (thought, action,
+   observation), its answer, then the parts that came after the steps (what the memory stored). No rounds. */
+import { el, labelChip } from "../dom.js";
+import { registerMethodView } from "../views.js";
+import { evidenceList, stepText } from "./debate.js";
+
+class TimelineLayout {
+  /** @param {import("../verdict-view.js").VerdictView} shell @param {import("../views.js").MethodView} view */
+  constructor(shell, view) {
+    this.shell = shell;
+    this.view = view;
+    this.before = el("div", "parts before");
+    this.steps = el("ol", "timeline");
+    this.answerBox = el("div", "timeline-answer");
+    this.evidence = el("div", "timeline-evidence");
+    this.after = el("div", "parts after");
+    const trail = el("section", "card trajectory");
+    trail.append(el("span", "kicker", "steps"), this.steps, this.answerBox, this.evidence);
+    shell.body.append(this.before, trail, this.after);
+    /** @type {Map<string, HTMLElement>} */
+    this.parts = new Map();
+  }
+
+  /** @param {string} name @param {any} ev */
+  event(name, ev) {
+    const part = this.view.parts.find(p => p.event === name);
+    if (part) { this.part(part, ev); return true; }
+    const role = this.view.roles[ev.role || ""];
+    if ((name === "turn_started" || name === "answer") && role?.part) return true; // drawn as its part
+    if (name === "step") { this.step(ev); return true; }
+    if (name === "turn_started") { this.shell.status(ev.agent + " is working…", true); return true; }
+    if (name === "answer") { this.answer(ev); return true; }
+    return name === "round" || name === "score";
+  }
+
+  /** A declared part from its event: a table of rows, lines of fields, and its note. @param {import("../views.js").PartView} part @param {any} ev */
+  part(part, ev) {
+    let box = this.parts.get(part.event);
+    if (!box) {
+      box = el("section", "card part");
+      box.dataset.part = part.event;
+      (this.steps.childElementCount ? this.after : this.before).append(box);
+      this.parts.set(part.event, box);
+    }
+    box.replaceChildren(el("span", "kicker", part.title));
+    const rows = part.rows ? ev[part.rows] || [] : [];
+    if (rows.length) {
+      const table = el("table", "part-table");
+      const head = el("tr");
+      part.columns.forEach(c => head.append(el("th", "", c.replace(/_/g, " "))));
+      table.append(head);
+      rows.forEach((/** @type {any} */ row) => {
+        const tr = el("tr");
+        part.columns.forEach(c => tr.append(el("td", "", row[c] === undefined || row[c] === null ? "" : String(row[c]))));
+        table.append(tr);
+      });
+      box.append(table);
+    }
+    Object.entries(part.lines).forEach(([field, label]) => {
+      const value = ev[field];
+      if (value === undefined || value === null || value === "" || (Array.isArray(value) && !value.length)) return;
+      box.append(el("p", "part-line", label + ": " + (Array.isArray(value) ? value.join(", ") : value)));
+    });
+    if (ev[part.note]) box.append(el("p", "muted part-note", ev[part.note]));
+    this.shell.status(part.title, true);
+  }
+
+  /** @param {any} ev */
+  step(ev) {
+    const item = el("li", "timeline-step" + (ev.tool ? "" : " invalid"));
+    const n = ev.index || this.steps.childElementCount + 1;
+    item.append(el("span", "step-no", n));
+    const body = el("div", "step-body");
+    if (ev.thought) body.append(el("p", "step-thought", ev.thought));
+    const action = el("p", "step-action");
+    action.append(el("span", "kicker", "action"), el("code", "", stepText(ev)));
+    body.append(action);
+    if (ev.observation) {
+      const seen = el("details", "step-observation");
+      seen.open = ev.observation.length < 240;
+      seen.append(el("summary", "", "observation"), el("p", "", ev.observation));
+      body.append(seen);
+    }
+    item.append(body);
+    this.steps.append(item);
+    this.shell.status("Step " + n + ": " + (ev.tool || "no valid action"), true);
+  }
+
+  /** @param {any} ev */
+  answer(ev) {
+    this.answerBox.replaceChildren(el("span", "kicker", "answer"), labelChip(ev.label), el("p", "", ev.response || ""));
+  }
+
+  /** A finished verdict: its steps and answer; parts drawn live (recalled memory) are kept. @param {any} v */
+  render(v) {
+    const turns = (v.rounds || []).flatMap((/** @type {any} */ r) => r.turns || []);
+    turns.forEach((/** @type {any} */ t) => {
+      const role = this.view.roles[t.role || ""];
+      const part = role?.part ? this.view.parts.find(p => p.event === role.part) : undefined;
+      if (part && !this.parts.has(part.event)) {
+        let parsed = null;
+        try { parsed = JSON.parse(t.response || ""); } catch (_) { parsed = null; }
+        this.part(part, parsed && typeof parsed === "object" ? parsed : { [part.note]: (t.response || "").trim() ?
+          "No readable " + part.title.toLowerCase() + "." : "Not made for this claim." });
+      }
+    });
+    const agent = turns.find((/** @type {any} */ t) => (t.steps || []).length) || turns.find((/** @type {any} */ t) => !this.view.roles[t.role || ""]?.part);
+    if (!agent) return;
+    this.steps.replaceChildren();
+    (agent.steps || []).forEach((/** @type {any} */ s, /** @type {number} */ i) => this.step({ ...s, index: i + 1 }));
+    this.answer(agent);
+    this.evidence.replaceChildren();
+    if ((agent.evidence || []).length) {
+      const more = el("details", "");
+      more.append(el("summary", "", (agent.evidence.length) + " passages the agent read"), evidenceList(agent.evidence));
+      this.evidence.append(more);
+    }
+  }
+}
+
+registerMethodView("timeline", (shell, view) => new TimelineLayout(shell, view));

@@ -1,0 +1,70 @@
+// @ts-check
+/* The page's entry: the API key and the server's status, the catalogue, the tabs. Each part of the page is
+   a module of its own that registers what it draws (layouts, modes, Recent checks); this one starts them. */
+import { errorText, headers } from "./api.js";
+import "./claim.js";
+import "./compare.js";
+import { byId, input } from "./dom.js";
+import { hideError, showError } from "./form.js";
+import * as history from "./history.js";
+import "./layouts/debate.js";
+import "./layouts/teams.js";
+import "./layouts/timeline.js";
+import "./response/response-form.js";
+import "./results.js";
+import * as page from "./state.js";
+import { loadViews } from "./views.js";
+
+const key = input("api-key");
+key.value = page.get().key;
+key.addEventListener("change", () => { page.set({ key: key.value.trim() }); loadCatalogue(); });
+byId("key-form").addEventListener("submit", e => { e.preventDefault(); key.dispatchEvent(new Event("change")); });
+
+async function checkHealth() {
+  const dot = byId("server-status");
+  try {
+    const r = await fetch("/v1/health");
+    dot.className = "dot " + (r.ok ? "up" : "down");
+    dot.title = r.ok ? "server is up" : "server answered " + r.status;
+  } catch (_) {
+    dot.className = "dot down";
+    dot.title = "server unreachable";
+  }
+}
+
+async function loadCatalogue() {
+  const r = await fetch("/v1/methods", { headers: headers() });
+  if (!r.ok) {
+    showError(r.status === 401 ? "Enter a valid API key (top right) to use this server." : await errorText(r));
+    return;
+  }
+  hideError();
+  page.set({ catalogue: await r.json() });
+}
+
+/* Tabs: the three modes of the check form, and the results viewer. */
+document.querySelectorAll("button.tab").forEach(tab => tab.addEventListener("click", () => {
+  const { view, mode } = /** @type {HTMLElement} */ (tab).dataset;
+  document.querySelectorAll("button.tab").forEach(t => {
+    t.classList.toggle("active", t === tab);
+    t.setAttribute("aria-selected", String(t === tab));
+  });
+  document.querySelectorAll(".view").forEach(v => { /** @type {HTMLElement} */ (v).hidden = v.id !== "view-" + view; });
+  if (view === "check") { hideError(); page.set({ mode: /** @type {import("./state.js").Mode} */ (mode || "claim") }); }
+}));
+page.subscribe((state, changed) => { // a mode chosen elsewhere (Recent checks) selects its tab
+  if (!("mode" in changed)) return;
+  document.querySelectorAll("button.tab[data-view=check]").forEach(t => {
+    const on = (/** @type {HTMLElement} */ (t).dataset.mode || "claim") === state.mode;
+    t.classList.toggle("active", on);
+    t.setAttribute("aria-selected", String(on));
+  });
+  document.querySelectorAll(".view").forEach(v => { /** @type {HTMLElement} */ (v).hidden = v.id !== "view-check"; });
+});
+
+checkHealth();
+history.draw();
+await loadViews(); // before the catalogue: the compare picks and every drawing read the methods' views
+loadCatalogue();
+if (location.hash === "#response") /** @type {HTMLElement} */ (document.querySelector("button.tab[data-mode=response]")).click();
+if (location.hash === "#compare") /** @type {HTMLElement} */ (document.querySelector("button.tab[data-mode=compare]")).click();

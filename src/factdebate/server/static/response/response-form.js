@@ -1,0 +1,63 @@
+// @ts-check
+/* "Check a response": the answer (and the question it answers) is streamed through
+   POST /v1/check-response/stream and drawn by a ResponseView; the check is kept in Recent checks, and a saved
+   response verdict (Recent checks, the results viewer) is drawn the same way. */
+import { readSSE, stream } from "../api.js";
+import { byId, input } from "../dom.js";
+import { count, onSubmit, requestBody, showError, thresholds } from "../form.js";
+import * as history from "../history.js";
+import * as page from "../state.js";
+import { ResponseView } from "./response-view.js";
+
+const view = new ResponseView(byId("response-live"));
+
+onSubmit("response", async signal => {
+  const text = input("response-text").value.trim();
+  if (!text) { showError("Paste the answer to check."); return; }
+  const question = input("response-question").value.trim();
+  const body = { ...requestBody(), response: text, ...(question ? { question } : {}) };
+  let response;
+  try {
+    response = await stream("/v1/check-response/stream", body, signal);
+  } catch (err) {
+    // The answer stays in the box and the last check stays shown: nothing to redo but the fix.
+    showError(String(/** @type {Error} */ (err).message || err));
+    return;
+  }
+  view.start(text, question, thresholds(body));
+  let ended = false;
+  try {
+    await readSSE(response, (name, data) => {
+      if (name === "result" || name === "error") ended = true;
+      if (name === "result") { // kept before the view adds each claim's settings to it
+        history.remember({ kind: "response", claim: String(data.response || "").slice(0, 300), label: data.label,
+          decided_by: data.decided_by, verdict: data });
+      }
+      view.event(name, data);
+    });
+    if (!ended) view.stopped("The stream ended before the response's verdict arrived.");
+  } catch (err) {
+    const error = /** @type {Error} */ (err);
+    view.stopped(error.name === "AbortError" ? "Stopped by you." : "The connection broke: " + String(error.message || error) + ".");
+  }
+});
+
+history.onOpen("response", item => {
+  if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return; }
+  page.set({ mode: "response" });
+  const v = item.verdict || {};
+  input("response-text").value = String(v.response || "");
+  input("response-question").value = v.question || "";
+  count();
+  view.show(v);
+  byId("response-live").hidden = false;
+});
+
+/** @type {WeakMap<HTMLElement, ResponseView>} */
+const saved = new WeakMap();
+/** A saved response verdict drawn in `host` (the results viewer). @param {any} verdict @param {HTMLElement} host */
+export function showSavedResponse(verdict, host) {
+  const known = saved.get(host) || new ResponseView(host, host.id + "-debate");
+  saved.set(host, known);
+  known.show(verdict);
+}

@@ -1,0 +1,313 @@
+// @ts-check
+/* One response check, drawn into its host: the response's verdict and counts, the claims as they are
+   extracted and checked (each opening its own debate, drawn by its method's view), and the answer with each
+   claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
+import { LABEL_CLASS, el, usageText } from "../dom.js";
+import { VerdictView } from "../verdict-view.js";
+import { responseRule } from "../views.js";
+import { ClaimRow, STATE_TEXT } from "./claim-row.js";
+import { locate } from "./locate.js";
+
+
+export class ResponseView {
+  /** @param {HTMLElement} host @param {string} [debateId] the id of the host of a claim's debate */
+  constructor(host, debateId) {
+    this.host = host;
+    this.debateId = debateId || "response-debate"; // one id per view: the results viewer has its own
+    // What start() draws anew for each check; empty until then.
+    this.text = "";
+    /** @type {Record<string, number>} */
+    this.thresholds = {};
+    /** @type {ClaimRow[]} */
+    this.claims = [];
+    /** @type {Map<string, ClaimRow>} subclaim span id -> claim */
+    this.bySpan = new Map();
+    /** @type {Map<string, ClaimRow>} a claim's run id -> claim */
+    this.byRun = new Map();
+    /** @type {ClaimRow | null} */
+    this.selected = null;
+    /** @type {any} the response's verdict, once it has arrived */
+    this.result = null;
+    /** @type {any} */
+    this.judged = null;
+    this.verdictBox = el("div");
+    this.spinner = el("span");
+    this.statusText = el("span");
+    this.problemBox = el("p");
+    this.listHint = el("p");
+    this.list = el("ol");
+    this.answerBox = el("div");
+    this.answerNote = el("p");
+    this.debateHost = el("div");
+    this.debate = new VerdictView(this.debateHost);
+  }
+
+  /** @param {string} text @param {string} question @param {Record<string, number>} thresholds */
+  start(text, question, thresholds) {
+    this.text = text;
+    this.thresholds = thresholds;
+    this.claims = [];
+    this.bySpan = new Map();
+    this.byRun = new Map();
+    this.selected = null;
+    this.result = null;
+    this.judged = null;
+    this.host.replaceChildren();
+    this.host.hidden = false;
+
+    const card = el("div", "card response-card");
+    this.verdictBox = el("div", "response-verdict");
+    this.verdictBox.hidden = true;
+    const statusLine = el("div", "status-line");
+    this.spinner = el("span", "spinner");
+    this.statusText = el("span", "response-status", "sending…");
+    this.statusText.setAttribute("role", "status");
+    this.statusText.setAttribute("aria-live", "polite");
+    statusLine.append(this.spinner, this.statusText);
+    this.problemBox = el("p", "response-problem error");
+    this.problemBox.setAttribute("role", "alert");
+    this.problemBox.hidden = true;
+    if (question) card.append(el("p", "response-question muted", "Question: " + question));
+    card.append(this.verdictBox, statusLine, this.problemBox);
+
+    const body = el("div", "response-body");
+    const listCol = el("section", "response-claims");
+    listCol.setAttribute("aria-label", "claims");
+    listCol.append(el("h2", "", "Claims"));
+    this.listHint = el("p", "muted small", "Extracting the claims…");
+    this.list = el("ol", "claim-list");
+    listCol.append(this.listHint, this.list);
+    const answerCol = el("section", "response-answer");
+    answerCol.setAttribute("aria-label", "the answer");
+    answerCol.append(el("h2", "", "The answer"));
+    this.answerBox = el("div", "answer-text");
+    this.answerNote = el("p", "muted small");
+    answerCol.append(this.answerBox, this.answerNote);
+    body.append(listCol, answerCol);
+    card.append(body);
+
+    this.debateHost = el("div", "debate-host");
+    this.debateHost.id = this.debateId;
+    this.debate = new VerdictView(this.debateHost);
+    this.host.append(card, this.debateHost);
+    this.drawAnswer();
+  }
+
+  /** @param {string} text @param {boolean} busy */
+  status(text, busy) {
+    this.statusText.textContent = text;
+    this.spinner.hidden = !busy;
+  }
+
+  /** @param {string} message */
+  problem(message) {
+    this.problemBox.textContent = message;
+    this.problemBox.hidden = false;
+  }
+
+  /* One SSE event of the stream. */
+  /** @param {string} name @param {any} ev */
+  event(name, ev) {
+    const claim = ev && ev.run ? this.byRun.get(ev.run) : undefined;
+    if (claim) return this.claimEvent(claim, name, ev);
+    switch (name) {
+      case "span_begin":
+        if (ev.kind === "extraction") this.status("Extracting the claims…", true);
+        if (ev.kind === "subclaim") this.claimStarted(ev);
+        break;
+      case "claims_extracted": this.setClaims(ev.claims || [], ev.parsed !== false); break;
+      case "run_started": {
+        const owner = this.bySpan.get(ev.span_id);
+        if (owner) { this.byRun.set(ev.run, owner); this.claimEvent(owner, name, ev); }
+        break;
+      }
+      case "span_end":
+        if (ev.kind === "subclaim") {
+          const ended = this.bySpan.get(ev.span_id);
+          // A claim's span that closes without a verdict: checking it raised; the reason comes with the result.
+          if (ended && !ended.finished) ended.fail("checking this claim failed");
+          this.progress();
+        }
+        break;
+      case "response_verdict": this.judged = ev; break;
+      case "result": this.finish(ev); break;
+      case "error": this.stopped("The check failed: " + (ev.message || "unknown error")); break;
+      default: break; // llm_call, parse problems... are in the raw trace
+    }
+    return true;
+  }
+
+  /** @param {string[]} texts @param {boolean} parsed */
+  setClaims(texts, parsed) {
+    this.list.replaceChildren();
+    this.claims = texts.map((text, i) => new ClaimRow(i, text, c => this.open(c), this.debateId));
+    this.claims.forEach(c => this.list.append(c.node));
+    this.listHint.textContent = !parsed ? "The model's list of claims could not be read, even after one re-ask: " +
+      "nothing was checked." : texts.length ? "Select a claim to follow its debate." : "No claim was found.";
+    this.progress();
+    this.drawAnswer();
+  }
+
+  /** @param {any} ev */
+  claimStarted(ev) {
+    const index = (ev.attributes || {}).index;
+    const claim = this.claims[index];
+    if (!claim) return;
+    this.bySpan.set(ev.span_id, claim);
+    claim.state = "running";
+    claim.draw();
+    if (this.selected === claim) this.debate.status("Checking this claim…", true);
+  }
+
+  /** @param {ClaimRow} claim @param {string} name @param {any} ev */
+  claimEvent(claim, name, ev) {
+    claim.events.push([name, ev]);
+    claim.note(name, ev);
+    if (this.selected === claim) this.feed(claim, name, ev);
+    if (name === "run_finished") { this.progress(); this.drawAnswer(); }
+    return true;
+  }
+
+  /* Draws one of a claim's events on the debate view, as the results tab replays a trace. */
+  /** @param {ClaimRow} claim @param {string} name @param {any} ev */
+  feed(claim, name, ev) {
+    if (this.debate.event(name, ev)) return;
+    if (name === "run_finished") {
+      this.debate.finished(ev, claim.rounds);
+    }
+  }
+
+  /** @param {ClaimRow} claim */
+  open(claim) {
+    this.selected = claim;
+    this.claims.forEach(c => c.button.setAttribute("aria-pressed", String(c === claim)));
+    if (claim.verdict) {
+      this.debate.render(claim.verdict);
+    } else {
+      this.debate.start(claim.text, claim.method, this.thresholds);
+      const replay = claim.rounds;
+      claim.rounds = 0; // counted again while replaying, so the verdict line names the right round
+      claim.events.forEach(([name, ev]) => { if (name === "round") claim.rounds += 1; this.feed(claim, name, ev); });
+      claim.rounds = Math.max(claim.rounds, replay);
+      if (claim.error) this.debate.error(claim.error);
+      else if (claim.state === "pending") this.debate.status("Waiting for its turn (claims are checked a few at a time)…", false);
+      else if (claim.state === "stopped") this.debate.status("Not finished: the check stopped.", false);
+      else if (!claim.events.length) this.debate.status("Checking this claim…", true);
+    }
+  }
+
+  counts() {
+    /** @type {Record<string, number>} */
+    const n = { SUPPORTS: 0, REFUTES: 0, "NOT ENOUGH INFO": 0, none: 0, error: 0, open: 0 };
+    this.claims.forEach(c => {
+      if (c.state === "error") n.error += 1;
+      else if (c.state !== "done") n.open += 1;
+      else if (c.label && n[c.label] !== undefined) n[c.label] += 1;
+      else n.none += 1;
+    });
+    return n;
+  }
+
+  progress() {
+    if (this.result || !this.claims.length) {
+      if (!this.result && !this.claims.length) this.status("No claim to check.", true);
+      return;
+    }
+    const n = this.counts();
+    const total = this.claims.length;
+    this.status("Checking claims: " + (total - n.open) + " of " + total + " done" +
+      (n.REFUTES ? " (" + n.REFUTES + " false so far)" : "") + ".", n.open > 0);
+  }
+
+  /* The answer with each claim marked where its words appear in it (claims carry no character offsets:
+     the extractor rewrites them to stand alone, so a claim that was reworded is listed only). */
+  drawAnswer() {
+    /** @type {Array<{start: number, end: number, claim: ClaimRow}>} */
+    const found = [];
+    let missing = 0;
+    this.claims.forEach(c => {
+      const span = locate(this.text, c.text, found);
+      if (span) found.push({ ...span, claim: c }); else missing += 1;
+    });
+    found.sort((a, b) => a.start - b.start);
+    this.answerBox.replaceChildren();
+    let at = 0;
+    found.forEach(({ start, end, claim }) => {
+      if (start > at) this.answerBox.append(document.createTextNode(this.text.slice(at, start)));
+      const kind = claim.state === "done" ? LABEL_CLASS[claim.label || ""] || "unparsed" : claim.state;
+      const mark = el("mark", "claim-span " + kind, this.text.slice(start, end));
+      mark.title = "Claim " + (claim.index + 1) + ": " + (claim.state === "done" ? claim.label || "no label" :
+        STATE_TEXT[claim.state]);
+      mark.dataset.claim = String(claim.index + 1);
+      mark.addEventListener("click", () => this.open(claim));
+      this.answerBox.append(mark, el("sup", "claim-ref", claim.index + 1));
+      at = end;
+    });
+    if (at < this.text.length) this.answerBox.append(document.createTextNode(this.text.slice(at)));
+    this.answerNote.textContent = !this.claims.length ? "" : missing === 0 ?
+      "Green: supported · red: refuted · grey: not enough information, no label or not checked yet." :
+      missing + " of " + this.claims.length + " claims are worded differently from the answer, so they are " +
+      "listed but not marked in it.";
+  }
+
+  /** @param {any} verdict */
+  finish(verdict) {
+    this.result = verdict;
+    const extraction = verdict.extraction || {};
+    if (!this.claims.length && (extraction.claims || []).length) this.setClaims(extraction.claims, extraction.parsed !== false);
+    if (extraction.parsed === false) {
+      this.problem("The model's list of claims could not be read, even after one re-ask, so nothing was checked.");
+    }
+    (verdict.claims || []).forEach((/** @type {any} */ check) => {
+      const claim = this.claims[check.index];
+      if (!claim) return;
+      claim.settle(check, verdict.config);
+      if (this.selected === claim) this.open(claim);
+    });
+    this.drawAnswer();
+    this.showVerdict(verdict);
+    this.status("Done.", false);
+  }
+
+  /** @param {any} v */
+  showVerdict(v) {
+    const box = this.verdictBox;
+    box.hidden = false;
+    box.className = "response-verdict verdict-box " + (LABEL_CLASS[v.label] || "unparsed");
+    const main = el("div", "verdict-main");
+    main.append(el("span", "kicker", "the response"), el("span", "verdict-label", v.label || "no label"),
+      el("span", "verdict-how", responseRule(v.decided_by)));
+    const n = this.counts();
+    /** @type {Array<[number, string]>} */
+    const all = [[n.SUPPORTS, "supported"], [n.REFUTES, "refuted"], [n["NOT ENOUGH INFO"], "not enough info"],
+      [n.none, "no label"], [n.error, "failed"]];
+    const parts = all.filter(([count]) => count > 0);
+    const counts = el("p", "response-counts", this.claims.length + " claim" + (this.claims.length === 1 ? "" : "s") +
+      (parts.length ? ": " + parts.map(([count, what]) => count + " " + what).join(" · ") : ""));
+    box.replaceChildren(main, counts);
+    if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
+  }
+
+  /* A finished check drawn at once from its saved verdict (Recent checks, the results viewer): the claims
+     and their verdicts as they were when the check ended. */
+  /** @param {any} v */
+  show(v) {
+    this.start(String(v.response || ""), v.question || "", {});
+    const extraction = v.extraction || {};
+    const texts = (extraction.claims || []).length ? extraction.claims : (v.claims || []).map((/** @type {any} */ c) => c.claim);
+    this.setClaims(texts, extraction.parsed !== false);
+    this.finish(v);
+    if (v.error) this.problem("The check failed: " + v.error);
+  }
+
+  /* The stream ended early: what was checked stays shown, the rest is marked as not finished. */
+  /** @param {string} message */
+  stopped(message) {
+    this.claims.forEach(c => { if (!c.finished) { c.state = "stopped"; c.draw(); } });
+    this.drawAnswer();
+    this.problem(message + (this.claims.some(c => c.state === "done") ?
+      " The claims checked so far are kept below." : ""));
+    this.status("Stopped.", false);
+    if (this.selected && !this.selected.finished) this.open(this.selected);
+  }
+}

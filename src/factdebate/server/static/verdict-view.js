@@ -1,0 +1,119 @@
+// @ts-check
+/* One claim's verdict as it is reached: the claim, a status line, the verdict box, and below them the
+   method's layout (registered with registerMethodView, picked by the method's declared view). Fed live with
+   trace events, or at once from a finished verdict (`render`). */
+import { LABEL_CLASS, el, usageText } from "./dom.js";
+import { describe, layout, viewOf } from "./views.js";
+
+export class VerdictView {
+  /** @param {HTMLElement} host */
+  constructor(host) {
+    this.host = host;
+    /** @type {Record<string, number>} */
+    this.thresholds = {};
+    this.claimText = "";
+    this.view = viewOf(null);
+    /** @type {import("./views.js").Layout | null} */
+    this.layout = null;
+    this.verdictBox = el("div", "verdict-box");
+    this.body = el("div", "layout-body");
+    this.statusText = el("span", "", "");
+    this.spinner = el("span", "spinner");
+    this.clear();
+  }
+
+  clear() {
+    this.host.replaceChildren();
+    this.layout = null;
+  }
+
+  /**
+   * @param {string} claim @param {string | null | undefined} method whose view draws it
+   * @param {Record<string, number>} [thresholds] score thresholds, for the gauges
+   */
+  start(claim, method, thresholds) {
+    this.clear();
+    this.claimText = claim;
+    this.thresholds = thresholds || {};
+    this.view = viewOf(method);
+    const wrap = el("div", "debate card");
+    wrap.dataset.layout = this.view.layout;
+    const head = el("div", "debate-head");
+    const statusLine = el("div", "status-line");
+    this.spinner = el("span", "spinner");
+    this.statusText = el("span", "", "starting…");
+    statusLine.append(this.spinner, this.statusText);
+    head.append(el("blockquote", "claim-text", claim), statusLine);
+    this.verdictBox = el("div", "verdict-box");
+    this.verdictBox.hidden = true;
+    this.body = el("div", "layout-body");
+    wrap.append(head, this.verdictBox, this.body);
+    this.host.append(wrap);
+    const make = layout(this.view.layout);
+    this.layout = make ? make(this, this.view) : null;
+  }
+
+  /** @param {string} text @param {boolean} busy */
+  status(text, busy) {
+    this.statusText.textContent = text;
+    this.spinner.hidden = !busy;
+  }
+
+  /** One trace event; true when the layout drew it. @param {string} name @param {any} ev */
+  event(name, ev) {
+    return this.layout ? this.layout.event(name, ev) : false;
+  }
+
+  /** The verdict box: label, how it was reached in the method's words, reasons, usage. @param {any} v */
+  verdict(v) {
+    const box = this.verdictBox;
+    box.replaceChildren();
+    box.hidden = false;
+    box.className = "verdict-box " + (LABEL_CLASS[v.label] || "unparsed");
+    const main = el("div", "verdict-main");
+    main.append(el("span", "kicker", "verdict"), el("span", "verdict-label", v.label || "no label"),
+      el("span", "verdict-how", "Decided by " + describe(this.view, v)));
+    box.append(main);
+    if (!Object.keys(this.view.ballot).length) { // a panel's ballots are drawn by its layout, not as text
+      (v.judges || []).forEach((/** @type {any} */ j) => {
+        if (!j.response) return;
+        const judge = el("details", "judge");
+        judge.open = true;
+        judge.append(el("summary", "", (j.agent || "judge") + "'s reasoning"), el("p", "", j.response));
+        box.append(judge);
+      });
+    }
+    if (v.explanation) box.append(el("p", "muted explanation", v.explanation));
+    (v.warnings || []).forEach((/** @type {string} */ w) => box.append(el("p", "score-error", w)));
+    if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
+    this.status("Done.", false);
+  }
+
+  /** The end of a run seen in a trace: what its `run_finished` event says. @param {any} ev @param {number} rounds */
+  finished(ev, rounds) {
+    this.verdict({ label: ev.label, decided_by: ev.decided_by, usage: ev.usage,
+      rounds: Array.from({ length: rounds }, (_, i) => ({ round: i + 1 })) });
+  }
+
+  /** @param {string} message */
+  error(message) {
+    const box = this.verdictBox;
+    box.hidden = false;
+    box.className = "verdict-box failed";
+    box.replaceChildren(el("strong", "", "The verification failed: "), el("span", "", message));
+    this.status("Stopped.", false);
+  }
+
+  /** A finished verdict drawn at once (the stream's result, Recent checks, a results file). @param {any} v */
+  render(v) {
+    const section = ((v.config || {}).methods || {})[v.method] || {};
+    /** @type {Record<string, number>} */
+    const thresholds = {};
+    Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
+    if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
+    const keep = this.layout && this.claimText === v.claim && this.view === viewOf(v.method) ? this.layout : null;
+    if (!keep) this.start(v.claim || "", v.method, thresholds);
+    if (this.layout) this.layout.render(v);
+    if (v.error) this.error(v.error); else this.verdict(v);
+  }
+}

@@ -1,0 +1,88 @@
+// @ts-check
+/* Which layout draws a method's verdict, as the method declares it (GET /v1/views, from methods/view.py in
+   Python): the page names no method. Layouts register here; the words they need (roles, decision wording,
+   sides, ballot dimensions, parts) come with the method's view. */
+import { headers, keyedError } from "./api.js";
+
+/** @typedef {{title: string, statement?: boolean, part?: string | null}} RoleView */
+/** @typedef {{event: string, title: string, rows?: string | null, columns: string[], lines: Record<string, string>, note: string}} PartView */
+/** @typedef {{layout: string, roles: Record<string, RoleView>, agents: Record<string, string>,
+ *   decisions: Record<string, string>, sides: Record<string, string>, ballot: Record<string, string>,
+ *   votes: Record<string, string>, parts: PartView[], rounds: boolean}} MethodView */
+/** @typedef {import("./verdict-view.js").VerdictView} VerdictView */
+/** @typedef {{event(name: string, ev: any): boolean, render(verdict: any): void}} Layout */
+/** @typedef {(shell: VerdictView, view: MethodView) => Layout} LayoutFactory */
+
+/** @type {MethodView} what a method nobody declared (or none loaded yet) is drawn with */
+export const GENERIC = { layout: "debate", roles: {}, agents: {}, decisions: {}, sides: {}, ballot: {}, votes: {},
+  parts: [], rounds: true };
+
+/** @type {Map<string, LayoutFactory>} */
+const layouts = new Map();
+/** @type {Record<string, MethodView>} */
+let methods = {};
+/** @type {Record<string, string>} */
+let aliases = {};
+/** @type {Record<string, string>} */
+let rules = {};
+
+/** The one way a layout makes itself known. @param {string} name @param {LayoutFactory} factory */
+export function registerMethodView(name, factory) { layouts.set(name, factory); }
+
+/** @param {string} name */
+export function layout(name) { return layouts.get(name) || layouts.get("debate"); }
+
+/** @param {string | null | undefined} method @returns {MethodView} */
+export function viewOf(method) { return methods[method || ""] || GENERIC; }
+
+/** Loads every method's view and the labels' other spellings (needs no key). */
+export async function loadViews() {
+  const r = await fetch("/v1/views");
+  if (!r.ok) return;
+  const body = await r.json();
+  methods = body.methods || {};
+  aliases = body.label_aliases || {};
+  rules = body.response_rules || {};
+}
+
+/** How a response's label was reached (its rule, in response_level's words). @param {string} rule */
+export function responseRule(rule) { return rules[rule] || rule; }
+
+/** A label however a file spells it ("TRUE", "nei"), or the text as it is. @param {unknown} value */
+export function normLabel(value) {
+  if (value === null || value === undefined) return null;
+  const up = String(value).trim().toUpperCase();
+  return aliases[up.replace(/\s+/g, "_")] || up;
+}
+
+/**
+ * How the verdict was reached in its method's words: a template of methods/view.py, filled as there.
+ * @param {MethodView} view @param {any} v
+ */
+export function describe(view, v) {
+  const template = view.decisions[v.decided_by] || v.decided_by || "";
+  const rounds = (v.rounds || []).length;
+  const steps = (v.rounds || []).reduce((/** @type {number} */ n, /** @type {any} */ r) =>
+    n + (r.turns || []).reduce((/** @type {number} */ m, /** @type {any} */ t) => m + (t.steps || []).length, 0), 0);
+  /** @type {Record<string, string>} */
+  const values = { round: String(rounds ? v.rounds[rounds - 1].round : 0),
+    rounds: rounds + " round" + (rounds === 1 ? "" : "s"), steps: steps + " step" + (steps === 1 ? "" : "s"),
+    consensus: v.consensus === null || v.consensus === undefined ? "n/a" : Number(v.consensus).toFixed(2) };
+  return template.replace(/\{(round|rounds|steps|consensus)\}/g, (/** @type {string} */ _, /** @type {string} */ key) => values[key]);
+}
+
+/**
+ * Records of an older schema (no schema_version) brought to the current one by the server, which owns the
+ * upgrade (core/schema.py); the others are returned as they are.
+ * @param {any[]} records
+ */
+export async function upgraded(records) {
+  /** @param {any} r a claim's verdict written before schema 2: rounds and a decision, no version */
+  const old = r => r && typeof r === "object" && !("schema_version" in r) && Array.isArray(r.rounds) && "decided_by" in r;
+  if (!records.some(old)) return records;
+  const r = await fetch("/v1/verdicts/upgrade", { method: "POST", body: JSON.stringify({ records }),
+    headers: headers({ "Content-Type": "application/json" }) });
+  if (!r.ok) throw new Error("This file was written by an older factdebate; the server reads it for the page: " +
+    await keyedError(r));
+  return (await r.json()).records;
+}
