@@ -26,3 +26,7 @@ def register(app: typer.Typer) -> None:
     from factdebate.cli.check_response import register_check_response
 
     register_check_response(app)
+
+    from factdebate.cli.reproduce import register_reproduce
+
+    register_reproduce(app)

@@ -128,6 +128,9 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     if output.is_dir():
         raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
     items = read_claims(input)
+    from factdebate.run.provenance import write_batch_provenance
+
+    write_batch_provenance(output, settings, input, [item.id for item in items])  # what a rerun needs
 
     async def run_and_close(sinks: list[Any]) -> Any:
         if settings.scale.executor == "ray":

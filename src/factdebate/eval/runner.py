@@ -22,11 +22,13 @@ from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
+from factdebate.eval.provenance import run_provenance
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.run.claim import public_config, run_claim
+from factdebate.run.provenance import keep_history
 from factdebate.run.response import RUNNER
 from factdebate.run.results_file import ResultWriter, finished_ids
 from factdebate.run.resume import settings_changes
@@ -44,8 +46,12 @@ class Plan:
     seed: int
     limit: int | None
     options: dict[str, Any] = field(default_factory=dict)
+    split: str | None = None  # the dataset's split, where the caller knows it (reproduce's paper data)
+    provenance: dict[str, Any] | None = None  # computed once, on first use (eval/provenance.py)
 
     def info(self) -> dict[str, Any]:
+        if self.provenance is None:
+            self.provenance = run_provenance(self.settings, self.dataset, self.samples, self.split)
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
@@ -56,7 +62,8 @@ class Plan:
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
                 "settings": public_config(self.settings),
                 "deviations": [d.model_dump() for d in
-                               get_method(self.settings.method).paper_deviations(self.settings)]}
+                               get_method(self.settings.method).paper_deviations(self.settings)],
+                "provenance": self.provenance}
 
 
 class EvalWriter(ResultWriter):
@@ -90,19 +97,22 @@ class EvalWriter(ResultWriter):
         self.close()
 
 
-def make_plan(settings: Settings, dataset_spec: str, output: Path, *, limit: int | None, seed: int,
-              name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False) -> Plan:
+def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, limit: int | None, seed: int,
+              name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False,
+              samples: list[Sample] | None = None, split: str | None = None) -> Plan:
+    """``dataset_spec``: a spec to load, or a dataset already loaded. ``samples``: exactly these (a rerun's
+    or a paper's own draw) instead of the seeded shuffle."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1 (got {limit}); leave it out to run every sample")
-    dataset = load_dataset(dataset_spec, strict=strict)
+    dataset = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec, strict=strict)
     if dataset.max_claim_chars > settings.max_claim_chars:
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
         settings = settings.model_copy(update={"max_claim_chars": dataset.max_claim_chars})
     if settings.retrieval.evidence != "retrieved" and not dataset.evidence:
         raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset_spec}' provides no evidence "
                          "of its own; use --evidence retrieved")
-    samples = select(dataset.samples, limit, seed)
-    return Plan(name or output.name, settings, dataset, samples, output, seed, limit, dict(options or {}))
+    chosen = select(dataset.samples, limit, seed) if samples is None else samples
+    return Plan(name or output.name, settings, dataset, chosen, output, seed, limit, dict(options or {}), split)
 
 
 def check_resume(plan: Plan) -> None:
@@ -193,7 +203,11 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     check_resume(plan)
     get_method(plan.settings.method).check(plan.settings)  # a usage error stops the run before any sample
     plan.output.mkdir(parents=True, exist_ok=True)
-    (plan.output / RUN).write_text(json.dumps(plan.info(), indent=1) + "\n", encoding="utf-8")
+    info = plan.info()
+    if (plan.output / RUN).exists():  # resumed: keep what earlier processes ran with, where it differed
+        before = json.loads((plan.output / RUN).read_text(encoding="utf-8")).get("provenance")
+        plan.provenance = info["provenance"] = keep_history(before, info["provenance"])
+    (plan.output / RUN).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     results = plan.output / RESULTS
     done = finished_ids(results)
     todo = [s for s in plan.samples if s.id not in done]
@@ -239,4 +253,5 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
         await writer.aclose()
         if owned and resources is not None:
             await resources.aclose()
-    return summarize(plan.output, plan.info(), ids, complete=True)
+    # run.json keeps the provenance; the summary is about results (and stays comparable across machines).
+    return summarize(plan.output, {k: v for k, v in plan.info().items() if k != "provenance"}, ids, complete=True)
