@@ -39,7 +39,8 @@ def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, ca
     report = (out / "report.md").read_text()
     assert "A capable model is needed for the paper's numbers" in report
     assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVEROUS | accuracy | 31.0 |" in report
-    assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVER | accuracy | 66.5 | not run (skipped) |" in report
+    assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVER | accuracy | 66.5 | not run (skipped) |" \
+        in report
     assert "Tool-MAD (journal), Table III, row 'GPT-4o-mini + CoT(Zero-shot)', column 'FAVIQ', accuracy: 67" in report
     assert "## Not run" in report and "fever/cot (skipped): cannot load 'fever'" in report
     assert (out / "table3.png").exists() and (out / "feverous" / "cot" / "summary.json").exists()

@@ -42,9 +42,9 @@ def test_random_draw_group_and_label_filters() -> None:
     chosen, notes = draw(data, _spec(group="2 hops", labels=list(BINARY_LABELS)), seed=1, limit=None)
     assert sorted(s.id for s in chosen) == ["s0", "s1"]
     assert notes == ["2 samples available, the paper used 4"]
-    with pytest.raises(InputError, match="no sample of the group '4 hops'.*--data d=claims:PATH"):
+    with pytest.raises(InputError, match=r"no sample of the group '4 hops'.*--data d=claims:PATH"):
         draw(data, _spec(group="4 hops"), seed=0, limit=None)
-    with pytest.raises(InputError, match="checks responses here.*--data d="):
+    with pytest.raises(InputError, match=r"checks responses here.*--data d="):
         draw(data, _spec(unit="response"), seed=0, limit=None)
 
 
@@ -66,7 +66,8 @@ def test_tables_that_share_a_run_share_its_folder() -> None:
 
 def test_missing_datasets_are_skipped_with_the_reason_and_how_to_supply_them(tmp_path: Path) -> None:
     paper = get_paper("toolmad")
-    cells = plan_cells(Request(paper, [paper.table("table3")], tmp_path, rows={"cot"}, options={"llm": "scripted:agree"}))
+    request = Request(paper, [paper.table("table3")], tmp_path, rows={"cot"}, options={"llm": "scripted:agree"})
+    cells = plan_cells(request)
     assert [c.status for c in cells] == ["skipped"] * 4
     fever = cells[0]
     assert fever.loaded is None and "cannot load 'fever'" in fever.reason
@@ -93,5 +94,6 @@ def test_the_users_flags_go_over_the_papers_and_are_listed(tmp_path: Path) -> No
     assert faviq.overrides == ["rounds: 3 (paper) -> 2"]
     section = faviq.plan.settings.methods["tool-mad"]
     assert (section.rounds, section.faithfulness_threshold, section.relevance_threshold) == (2, 0.7, 0.8)
-    assert faviq.plan.settings.method == "tool-mad" and faviq.folder == (tmp_path / "out").resolve() / "faviq" / "tool-mad"
+    assert faviq.plan.settings.method == "tool-mad"
+    assert faviq.folder == (tmp_path / "out").resolve() / "faviq" / "tool-mad"
     assert faviq.plan.split == "dev (not named by the paper)"
