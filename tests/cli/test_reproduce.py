@@ -109,6 +109,22 @@ def test_from_reruns_an_eval_run_with_the_same_verdicts(tmp_path: Path, capsys: 
     assert code == 2 and "--output must be a new folder" in err
 
 
+def test_from_finds_a_relative_dataset_path_from_elsewhere(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    claims_file(work / "claims.jsonl")
+    monkeypatch.chdir(work)
+    code, _, err = call(capsys, "eval", "--method", "single", "--dataset", "claims:claims.jsonl", "--limit", "2",
+                        "-o", "first", *SCRIPTED)
+    assert code == 0, err
+    monkeypatch.chdir(elsewhere)
+    code, printed, err = call(capsys, "reproduce", "--from", str(work / "first"), "-o", "second")
+    assert code == 0, err
+    assert "the verdicts match for 2 of 2 sample(s)" in printed
+
+
 @pytest.mark.skipif(not (SHARED / "datasets" / "feverous").exists(), reason="the shared datasets are not here")
 def test_toolmad_on_the_shared_feverous_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     feverous = SHARED / "datasets" / "feverous" / "programfc_feverous_s_dev.json"

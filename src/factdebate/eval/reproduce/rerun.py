@@ -80,9 +80,14 @@ def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, optio
         raise ConfigError(f"{original}/{RUN}: its settings no longer validate: {exc.errors()[0]['msg']}") from exc
 
 
-def _dataset(spec: str, data: dict[str, str], labels: list[str]) -> Dataset:
-    name = spec.partition(":")[0]
-    dataset = load_dataset(data.get(name) or data.get(spec) or spec)
+def _dataset(spec: str, data: dict[str, str], labels: list[str], file: str | None) -> Dataset:
+    """The recorded dataset: ``--data`` if given; else its spec, or, when the spec's relative path does not
+    resolve from here, the absolute path recorded with it."""
+    name, sep, path = spec.partition(":")
+    source = data.get(name) or data.get(spec) or spec
+    if source == spec and sep and not Path(path).expanduser().exists() and file and Path(file).exists():
+        source = f"{name}:{file}"
+    dataset = load_dataset(source)
     if labels and set(labels) < set(dataset.labels):  # the paper's two-way task on a three-way file
         dataset.labels = tuple(labels)
     return dataset
@@ -100,7 +105,7 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
         raise InputError(f"{original} records no sample ids (a run from before provenance was recorded); "
                          "rerun it with `factdebate eval` and the same --seed and --limit")
     settings = rerun_settings(run["settings"], original, output, options)
-    dataset = _dataset(run["dataset"], data, list(run.get("labels") or []))
+    dataset = _dataset(run["dataset"], data, list(run.get("labels") or []), provenance.get("file"))
     by_id = {s.id: s for s in dataset.samples}
     missing = [i for i in ids if i not in by_id]
     if missing:
