@@ -30,3 +30,6 @@ def register(app: typer.Typer) -> None:
     from factdebate.cli.corpus import register_corpus
 
     register_corpus(app)
+    from factdebate.cli.reproduce import register_reproduce
+
+    register_reproduce(app)

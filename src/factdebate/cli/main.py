@@ -132,6 +132,9 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     scope = RunScope.of_results(output)  # the batch's own state (MERMAID's memory) sits beside its results
     if note := in_order_note(settings, settings.concurrency if "concurrency" in settings.model_fields_set else None):
         err.print(escape(note))
+    from factdebate.run.provenance import write_batch_provenance
+
+    write_batch_provenance(output, settings, input, [item.id for item in items])  # what a rerun needs
 
     async def run_and_close(sinks: list[Any]) -> Any:
         if settings.scale.executor == "ray":

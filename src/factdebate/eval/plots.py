@@ -95,3 +95,23 @@ def cost_per_claim(names: list[str], calls: list[tuple[float, float]], tokens: l
         ax.set_title(name)
         ax.legend(fontsize="small")
     return _save(fig, path)
+
+
+def paper_vs_ours(panels: list[tuple[str, list[str], list[float], list[tuple[float, float]], list[float]]],
+                  path: Path, *, title: str, ylabel: str) -> Path:
+    """A paper's table against ours, one panel per metric: (metric, labels, ours, ours' 95% intervals, the
+    paper's values). Ours are bars with error bars, the paper's values markers; NaN leaves a gap."""
+    width = max(5.0, 0.6 * max(len(p[1]) for p in panels) + 2.5)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.8), squeeze=False)
+    for ax, (metric, labels, ours, ci, paper) in zip(axes[:, 0], panels, strict=True):
+        xs = list(range(len(labels)))
+        lower = [max(0.0, v - lo) if v == v and lo == lo else 0.0 for v, (lo, _) in zip(ours, ci, strict=True)]
+        upper = [max(0.0, hi - v) if v == v and hi == hi else 0.0 for v, (_, hi) in zip(ours, ci, strict=True)]
+        ax.bar(xs, ours, yerr=[lower, upper], capsize=3, color="#4C72B0", label="ours (95% CI)")
+        ax.scatter(xs, paper, color="#C44E52", marker="D", zorder=3, label="paper")
+        ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize="small")
+        ax.set_ylabel(ylabel)
+        ax.set_title(metric, fontsize="medium")
+        ax.legend(fontsize="small")
+    fig.suptitle(title)
+    return _save(fig, path)

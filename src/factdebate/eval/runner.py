@@ -24,11 +24,13 @@ from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
+from factdebate.eval.provenance import run_provenance
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources, start_run, tools_needed
 from factdebate.run.claim import public_config, run_claim
+from factdebate.run.provenance import keep_history
 from factdebate.run.response import RUNNER
 from factdebate.run.results_file import ResultWriter, finished_ids
 from factdebate.run.resume import settings_changes
@@ -47,8 +49,12 @@ class Plan:
     limit: int | None
     options: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # what the method keeps for this run (Method.start_run)
+    split: str | None = None  # the dataset's split, where the caller knows it (reproduce's paper data)
+    provenance: dict[str, Any] | None = None  # computed once, on first use (eval/provenance.py)
 
     def info(self) -> dict[str, Any]:
+        if self.provenance is None:
+            self.provenance = run_provenance(self.settings, self.dataset, self.samples, self.split)
         method = get_method(self.settings.method)
         # Deviations and tool heterogeneity of the settings the samples run with (DPD's HaluEval modes
         # debate the dataset's own evidence and search nothing).
@@ -64,7 +70,8 @@ class Plan:
                 "settings": public_config(self.settings),
                 "deviations": [d.model_dump() for d in method.paper_deviations(effective)],
                 "tools_heterogeneous": method.tools_heterogeneous(effective),
-                **({"run_state": self.state} if self.state else {})}
+                **({"run_state": self.state} if self.state else {}),
+                "provenance": self.provenance}
 
 
 class EvalWriter(ResultWriter):
@@ -98,19 +105,22 @@ class EvalWriter(ResultWriter):
         self.close()
 
 
-def make_plan(settings: Settings, dataset_spec: str, output: Path, *, limit: int | None, seed: int,
-              name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False) -> Plan:
+def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, limit: int | None, seed: int,
+              name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False,
+              samples: list[Sample] | None = None, split: str | None = None) -> Plan:
+    """``dataset_spec``: a spec to load, or a dataset already loaded. ``samples``: exactly these (a rerun's
+    or a paper's own draw) instead of the seeded shuffle."""
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1 (got {limit}); leave it out to run every sample")
-    dataset = load_dataset(dataset_spec, strict=strict)
+    dataset = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec, strict=strict)
     if dataset.max_claim_chars > settings.max_claim_chars:
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
         settings = settings.model_copy(update={"max_claim_chars": dataset.max_claim_chars})
     if settings.retrieval.evidence != "retrieved" and not dataset.evidence:
         raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset_spec}' provides no evidence "
                          "of its own; use --evidence retrieved")
-    samples = select(dataset.samples, limit, seed)
-    return Plan(name or output.name, settings, dataset, samples, output, seed, limit, dict(options or {}))
+    chosen = select(dataset.samples, limit, seed) if samples is None else samples
+    return Plan(name or output.name, settings, dataset, chosen, output, seed, limit, dict(options or {}), split=split)
 
 
 def check_resume(plan: Plan) -> None:
@@ -211,7 +221,11 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
         resources = eval_resources(plan.settings, scope)
     # The method's state for this run (MERMAID: its own memory), before any sample; workers open the same.
     plan.state = start_run(resources, scope) if resources is not None else method.start_run(plan.settings, scope)
-    (plan.output / RUN).write_text(json.dumps(plan.info(), indent=1) + "\n", encoding="utf-8")
+    info = plan.info()
+    if (plan.output / RUN).exists():  # resumed: keep what earlier processes ran with, where it differed
+        before = json.loads((plan.output / RUN).read_text(encoding="utf-8")).get("provenance")
+        plan.provenance = info["provenance"] = keep_history(before, info["provenance"])
+    (plan.output / RUN).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     results = plan.output / RESULTS
     done = finished_ids(results)
     todo = [s for s in plan.samples if s.id not in done]
@@ -257,4 +271,5 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
         await writer.aclose()
         if owned and resources is not None:
             await resources.aclose()
-    return summarize(plan.output, plan.info(), ids, complete=True)
+    # run.json keeps the provenance; the summary is about results (and stays comparable across machines).
+    return summarize(plan.output, {k: v for k, v in plan.info().items() if k != "provenance"}, ids, complete=True)

@@ -1,0 +1,48 @@
+"""The provenance block of an evaluation's ``run.json``: the runtime (run/provenance.py) and the dataset as
+it was read, so ``factdebate reproduce --from RUN_DIR`` can run the same samples again and tell whether
+they are still the same.
+
+Two checksums: ``file_sha256`` is the file (or folder) a ``FORMAT:PATH`` spec names, as it lies on disk;
+``content_sha256`` is the samples the loader made of it (id, text, gold label, options, metadata), which
+also covers the built-in datasets that have no file of their own. ``samples_sha256`` is the same over the
+selected samples only: a rerun needs those unchanged, whatever else the file gained."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from factdebate.eval.datasets import Dataset, Sample
+from factdebate.run.provenance import runtime_record, sha256_path
+from factdebate.settings.model import Settings
+
+
+def content_sha256(samples: list[Sample]) -> str:
+    digest = hashlib.sha256()
+    for sample in samples:
+        row = {"id": sample.id, "claim": sample.claim, "gold": sample.gold, "options": sample.options,
+               "meta": sample.meta}
+        digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def dataset_file(spec: str) -> Path | None:
+    """The file or folder a ``FORMAT:PATH`` spec reads; None for a built-in name."""
+    _, sep, path = spec.partition(":")
+    file = Path(path).expanduser() if sep else None
+    return file if file is not None and file.exists() else None
+
+
+def dataset_record(dataset: Dataset, samples: list[Sample], split: str | None) -> dict[str, Any]:
+    file = dataset_file(dataset.spec)
+    return {"spec": dataset.spec, "kind": dataset.kind, "split": split,
+            "file": str(file.resolve()) if file else None, "file_sha256": sha256_path(file) if file else None,
+            "content_sha256": content_sha256(dataset.samples), "loaded": len(dataset.samples),
+            "sample_ids": [s.id for s in samples], "samples_sha256": content_sha256(samples)}
+
+
+def run_provenance(settings: Settings, dataset: Dataset, samples: list[Sample], split: str | None) -> dict[str, Any]:
+    return {**runtime_record(settings), "dataset": dataset_record(dataset, samples, split)}

@@ -1,0 +1,185 @@
+"""What a reproduction runs: one evaluation run (a "cell") per run and dataset the chosen tables need, each
+in its own folder ``OUT/<dataset>/<run>/`` of the ordinary eval harness, so it resumes like ``eval`` and
+two tables that need the same run (Table III and Table IV) share it.
+
+A cell whose dataset cannot be had (not built in, not downloadable, not given with ``--data``) is skipped
+with the reason and how to supply it; the other cells go on. The samples are drawn as the paper drew them
+(a seeded random draw, a balanced draw with the paper's per-label counts, or every sample), in a seeded
+order, so ``--limit N`` takes the first N of the paper's draw and a larger limit extends a smaller run."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
+from factdebate.eval.reproduce.spec import DatasetSpec, Paper, RunSpec, Table
+from factdebate.eval.runner import Plan, check_resume, make_plan
+
+RUN_DIR = "{run_dir}"
+
+
+@dataclass
+class Request:
+    """What the user asked for."""
+
+    paper: Paper
+    tables: list[Table]
+    output: Path
+    limit: int | None = None
+    seed: int = 0
+    data: dict[str, str] = field(default_factory=dict)  # dataset key (or bare name) -> FORMAT:PATH
+    options: dict[str, Any] = field(default_factory=dict)  # the user's flags, over the paper's settings
+    config: Path | None = None
+    rows: set[str] | None = None  # only these runs
+    paper_model: str | None = None
+
+
+@dataclass
+class Cell:
+    run: RunSpec
+    dataset: DatasetSpec
+    folder: Path
+    plan: Plan | None = None
+    status: str = "planned"  # planned, skipped, done, failed
+    reason: str = ""  # skipped or failed: why, and what to do about it
+    source: str = ""  # the dataset spec it loads (bare name, or --data's FORMAT:PATH)
+    loaded: int | None = None  # samples the dataset holds; None: it could not be loaded
+    notes: list[str] = field(default_factory=list)  # where the draw differs from the paper's
+    overrides: list[str] = field(default_factory=list)  # the user's flags that replaced a paper setting
+    errored: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.dataset.key}/{self.run.name}"
+
+    def record(self, root: Path) -> dict[str, Any]:
+        """The cell as reproduce.json lists it."""
+        return {"run": self.run.name, "method": self.run.method, "dataset": self.dataset.key,
+                "folder": self.folder.relative_to(root).as_posix(), "status": self.status, "reason": self.reason,
+                "spec": self.plan.dataset.spec if self.plan else None,
+                "samples": len(self.plan.samples) if self.plan else 0, "paper_n": self.dataset.n,
+                "notes": self.notes, "overrides": self.overrides, "errored": self.errored}
+
+
+def parse_data(values: list[str]) -> dict[str, str]:
+    """``--data KEY=FORMAT:PATH`` (repeatable) into {KEY: FORMAT:PATH}."""
+    out: dict[str, str] = {}
+    for value in values:
+        key, sep, spec = value.partition("=")
+        if not sep or not key.strip() or not spec.strip():
+            raise InputError(f"--data {value!r}: expected DATASET=FORMAT:PATH, e.g. --data fever=fever:dev.jsonl")
+        out[key.strip()] = spec.strip()
+    return out
+
+
+def pairs(request: Request) -> list[tuple[RunSpec, DatasetSpec]]:
+    """(run, dataset) of every cell the tables need, in table order, each once."""
+    seen: dict[tuple[str, str], tuple[RunSpec, DatasetSpec]] = {}
+    for table in request.tables:
+        for row in table.rows:
+            if request.rows is not None and row.run not in request.rows:
+                continue
+            for column in table.columns:
+                seen.setdefault((row.run, column), (request.paper.runs[row.run], request.paper.datasets[column]))
+    return list(seen.values())
+
+
+def draw(dataset: Dataset, spec: DatasetSpec, seed: int, limit: int | None) -> tuple[list[Sample], list[str]]:
+    """The paper's draw of ``spec.n`` samples in a seeded order, then the first ``limit``; notes say where
+    the dataset could not give what the paper drew."""
+    if spec.unit != dataset.unit:
+        raise InputError(f"the paper checks {spec.unit}s here, and {dataset.spec} holds {dataset.unit}s: "
+                         f"pass --data {spec.name}={spec.supply}")
+    samples = dataset.samples
+    if spec.group is not None:
+        samples = [s for s in samples if s.meta.get("group") == spec.group]
+        if not samples:
+            raise InputError(f"{dataset.spec} has no sample of the group '{spec.group}' (the paper's column "
+                             f"{spec.label}): pass --data {spec.name}={spec.supply}")
+    if spec.labels:
+        samples = [s for s in samples if s.gold in spec.labels]
+    order = select(samples, None, seed)
+    notes: list[str] = []
+    if spec.draw == "balanced":
+        left = dict(spec.quota)
+        chosen = []
+        for sample in order:
+            if left.get(sample.gold, 0) > 0:
+                chosen.append(sample)
+                left[sample.gold] -= 1
+        notes += [f"only {spec.quota[g] - k} of the paper's {spec.quota[g]} {g} samples" for g, k in left.items() if k]
+    else:
+        chosen = order if spec.draw == "all" else order[:spec.n]
+    if len(chosen) < spec.n and spec.draw != "balanced":
+        notes.append(f"{len(chosen)} samples available, the paper used {spec.n}")
+    if not chosen:
+        raise InputError(f"{dataset.spec} has no sample the paper's draw can take "
+                         f"(labels {', '.join(spec.quota or spec.labels)})")
+    if limit is not None and limit < len(chosen):
+        notes.append(f"--limit {limit}: {limit} of the paper's {spec.n} samples")
+        chosen = chosen[:limit]
+    return chosen, notes
+
+
+def cell_options(request: Request, run: RunSpec, dataset: DatasetSpec, folder: Path
+                 ) -> tuple[dict[str, Any], list[str]]:
+    """The run's flat options: the paper's (the dataset's, then the run's), then the user's flags over them;
+    and the paper settings the user's flags replaced."""
+    paper: dict[str, Any] = {"method": run.method}
+    for name, value in {**dataset.options, **run.options}.items():
+        paper[name] = value.replace(RUN_DIR, str(folder)) if isinstance(value, str) else value
+    overrides = [f"{name}: {paper[name]!r} (paper) -> {value!r}" for name, value in request.options.items()
+                 if name in paper and paper[name] != value]
+    return {**paper, **request.options}, overrides
+
+
+class _Datasets:
+    """Each dataset loaded once, or the reason it cannot be."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, Dataset | str] = {}
+
+    def get(self, spec: str) -> Dataset | str:
+        if spec not in self.cache:
+            try:
+                self.cache[spec] = load_dataset(spec)
+            except FactDebateError as exc:  # the first line, without eval's flags or every built-in name
+                reason = str(exc).splitlines()[0].split("; built in:")[0].split(": --dataset")[0]
+                self.cache[spec] = f"cannot load '{spec}': {reason}"
+        return self.cache[spec]
+
+
+def plan_cells(request: Request) -> list[Cell]:
+    """Every cell, planned or skipped with its reason. A cell folder that holds a different run is an error
+    for the whole command (nothing has run yet), as it is for ``eval``."""
+    from factdebate.settings.load import settings_from
+
+    datasets = _Datasets()
+    cells = []
+    root = request.output.resolve()
+    for run, spec in pairs(request):
+        cell = Cell(run, spec, root / spec.key / run.name)
+        cells.append(cell)
+        source = request.data.get(spec.key) or request.data.get(spec.name) or spec.name
+        loaded = datasets.get(source)
+        cell.source = source
+        if isinstance(loaded, str):
+            cell.status, cell.reason = "skipped", f"{loaded} — supply it: --data {spec.name}={spec.supply}"
+            continue
+        cell.loaded = len(loaded.samples)
+        options, cell.overrides = cell_options(request, run, spec, cell.folder)
+        settings = settings_from(options, request.config)  # a bad flag is a usage error for the whole command
+        try:
+            samples, cell.notes = draw(loaded, spec, request.seed, request.limit)
+            view = dataclasses.replace(loaded, labels=tuple(spec.labels)) if spec.labels else loaded
+            cell.plan = make_plan(settings, view, cell.folder, limit=request.limit, seed=request.seed,
+                                  name=cell.key, options=options, samples=samples, split=spec.split)
+        except InputError as exc:
+            cell.status, cell.reason = "skipped", str(exc)
+            continue
+        check_resume(cell.plan)
+    return cells

@@ -1,0 +1,139 @@
+"""Our side of each comparison: a paper's metric measured on one finished run folder, with a 95% bootstrap
+interval, computed the way the paper defines it.
+
+Accuracy and macro-F1 (and their intervals) are the run's own ``summary.json`` figures, so the report and
+``summary.md`` agree. The others are bootstrapped here over the same outcomes with the run's seed (1,000
+resamples, percentile interval). Unparsed and errored samples count as the metrics module counts them:
+wrong, never dropped. Tool calls are the paper's totals: our mean per claim times the paper's number of
+claims, so a ``--limit`` run compares with the full-size figure."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factdebate.eval.metrics import Outcome, macro_f1, outcome_from_record, per_class
+from factdebate.eval.paper_metrics import positive_class
+from factdebate.eval.response_eval import claim_outcomes
+from factdebate.eval.summary import RESULTS, SUMMARY_JSON
+from factdebate.run.results_file import latest_records
+
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class Context:
+    labels: tuple[str, ...]
+    paper_n: int
+
+
+Compute = Callable[[list[Outcome], Context], float | None]
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    level: str  # "sample": one outcome per sample; "claim": one per gold-labelled claim of a response
+    compute: Compute
+    summary_key: str | None = None  # taken from summary.json (value and interval) rather than recomputed
+
+
+@dataclass(frozen=True)
+class Measured:
+    value: float | None
+    ci: tuple[float, float] | None
+    n: int
+
+
+def _accuracy(outcomes: list[Outcome], _: Context) -> float | None:
+    return sum(o.correct for o in outcomes) / len(outcomes) if outcomes else None
+
+
+def _class_f1(label: str) -> Compute:
+    def compute(outcomes: list[Outcome], ctx: Context) -> float | None:
+        return per_class(outcomes, ctx.labels)[label]["f1"] if outcomes and label in ctx.labels else None
+
+    return compute
+
+
+def _positive(field: str) -> Compute:
+    """Precision, recall or F1 of the factual class, as DPD reports them (eval/paper_metrics.py)."""
+
+    def compute(outcomes: list[Outcome], _: Context) -> float | None:
+        row = positive_class(outcomes)
+        return None if row is None else row[field]
+
+    return compute
+
+
+def _tool_calls_total(outcomes: list[Outcome], ctx: Context) -> float | None:
+    calls = [float((o.usage or {}).get("tool_calls", 0) or 0) for o in outcomes if o.usage is not None]
+    return sum(calls) / len(calls) * ctx.paper_n if calls else None
+
+
+METRICS: dict[str, Metric] = {
+    "accuracy": Metric("accuracy", "sample", _accuracy, "accuracy"),
+    "macro_f1": Metric("macro-F1", "sample", lambda outcomes, ctx: macro_f1(outcomes, ctx.labels), "macro_f1"),
+    "f1_true": Metric("True F1", "sample", _class_f1("SUPPORTS")),
+    "f1_false": Metric("False F1", "sample", _class_f1("REFUTES")),
+    "precision": Metric("precision (factual class)", "sample", _positive("precision")),
+    "recall": Metric("recall (factual class)", "sample", _positive("recall")),
+    "f1": Metric("F1 (factual class)", "sample", _positive("f1")),
+    "claim_accuracy": Metric("claim-level accuracy", "claim", _accuracy),
+    "claim_precision": Metric("claim-level precision", "claim", _positive("precision")),
+    "claim_recall": Metric("claim-level recall", "claim", _positive("recall")),
+    "claim_f1": Metric("claim-level F1", "claim", _positive("f1")),
+    "response_accuracy": Metric("response-level accuracy", "sample", _accuracy),
+    "response_precision": Metric("response-level precision", "sample", _positive("precision")),
+    "response_recall": Metric("response-level recall", "sample", _positive("recall")),
+    "response_f1": Metric("response-level F1", "sample", _positive("f1")),
+    "tool_calls_total": Metric("tool calls (total over the paper's claims)", "sample", _tool_calls_total),
+}
+
+
+def bootstrap(outcomes: list[Outcome], compute: Compute, ctx: Context, seed: int) -> tuple[float, float] | None:
+    """95% percentile interval of ``compute`` over resampled outcomes; None when it cannot be computed."""
+    if not outcomes:
+        return None
+    index = np.random.default_rng(seed).integers(0, len(outcomes), size=(RESAMPLES, len(outcomes)))
+    values = [v for row in index if (v := compute([outcomes[i] for i in row], ctx)) is not None]
+    if not values:
+        return None
+    return float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))
+
+
+def _finite(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def measure_run(folder: Path, metrics: list[str], paper_n: int) -> dict[str, Measured] | None:
+    """The metrics over a run folder's summarised samples; None when the run has no summary yet."""
+    file = folder / SUMMARY_JSON
+    if not file.exists():
+        return None
+    summary = json.loads(file.read_text(encoding="utf-8"))
+    records = latest_records(folder / RESULTS)
+    chosen = [records[i] for i in summary.get("ids", []) if i in records]
+    levels = {"sample": [outcome_from_record(r) for r in chosen], "claim": claim_outcomes(chosen)}
+    ctx = Context(tuple(summary["labels"]), paper_n)
+    seed = int(summary.get("seed", 0))
+    out: dict[str, Measured] = {}
+    for name in metrics:
+        metric = METRICS[name]
+        outcomes = levels[metric.level]
+        if metric.summary_key:
+            m = summary["metrics"]
+            ci = m["ci"].get(metric.summary_key) or [None, None]
+            low, high = _finite(ci[0]), _finite(ci[1])
+            out[name] = Measured(_finite(m.get(metric.summary_key)),
+                                 (low, high) if low is not None and high is not None else None, len(outcomes))
+        else:
+            out[name] = Measured(metric.compute(outcomes, ctx), bootstrap(outcomes, metric.compute, ctx, seed),
+                                 len(outcomes))
+    return out

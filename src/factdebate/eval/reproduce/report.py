@@ -1,0 +1,204 @@
+"""The reproduction's report: ``report.md`` with, per table, every figure the paper reports next to ours
+(95% bootstrap interval), the difference, and whether the paper's figure lies inside our interval; a plot
+per table; the runs with the paper deviations in force and the settings the user changed; what was
+skipped and how to supply it. Everything is read back from the output folder (reproduce.json and each
+run's files), so the report can be rewritten at any time."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.deviations import Deviation
+from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
+from factdebate.eval.reproduce.spec import Paper, Table, get_paper
+from factdebate.eval.summary import RUN, SUMMARY_JSON
+
+REPORT = "report.md"
+TINY = ("llama-cpp:builtin", "scripted:")
+CAPABLE = ("**A capable model is needed for the paper's numbers.** The papers used GPT-4o-mini, GPT-4o, GPT-5-mini, "
+           "Llama-3.3-70B, Qwen-2.5 and ChatGPT; the embedded model is SmolLM2-135M, a 135-million-parameter model "
+           "that keeps the pipeline running offline and answers close to the base rate. Run with a served model "
+           "(`--llm openai:MODEL`, any OpenAI-compatible server) to compare with the paper.")
+
+
+@dataclass
+class Line:
+    """One paper figure and ours."""
+
+    label: str  # for the plot: row / column / metric
+    row: str
+    run: str
+    column: str
+    metric: str
+    paper: float | None
+    paper_ci: tuple[float, float] | None
+    model: str
+    cite: str
+    ours: Measured | None
+    status: str
+
+
+def _num(value: float | None, digits: int) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def _digits(table: Table, metric: str) -> int:
+    return 0 if metric == "tool_calls_total" else (1 if table.scale == 100 else 2)
+
+
+def _scaled(table: Table, metric: str, value: float | None) -> float | None:
+    return None if value is None or metric == "tool_calls_total" else value * table.scale
+
+
+def _ours(table: Table, line: Line) -> tuple[float | None, tuple[float, float] | None]:
+    if line.ours is None:
+        return None, None
+    if line.metric == "tool_calls_total":
+        return line.ours.value, line.ours.ci
+    ci = line.ours.ci
+    return _scaled(table, line.metric, line.ours.value), (ci[0] * table.scale, ci[1] * table.scale) if ci else None
+
+
+def table_lines(paper: Paper, table: Table, cells: dict[str, dict[str, Any]], root: Path, model: str) -> list[Line]:
+    lines = []
+    measured: dict[str, dict[str, Measured] | None] = {}
+    for row in table.rows:
+        found = paper.figures(row, model)
+        for column in table.columns:
+            cell = cells.get(f"{column}/{row.run}")
+            folder = root / cell["folder"] if cell else None
+            key = str(folder)
+            if folder is not None and key not in measured:
+                measured[key] = measure_run(folder, table.metrics, paper.datasets[column].n)
+            for metric in table.metrics:
+                figures = found[1] if found else None
+                value = figures.values.get(column, {}).get(metric) if figures else None
+                ours = (measured.get(key) or {}).get(metric) if folder is not None else None
+                lines.append(Line(
+                    label=f"{row.run} / {paper.datasets[column].label}",
+                    row=figures.label if figures else f"({row.run}: no figure for {paper.models[model]})",
+                    run=row.run, column=column, metric=metric, paper=value,
+                    paper_ci=figures.ci.get(column) if figures else None,
+                    model=found[0] if found else model,
+                    cite=paper.cite(table, figures, column, metric) if figures else "",
+                    ours=ours, status=cell["status"] if cell else "not selected"))
+    return lines
+
+
+def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
+    out = [f"## {table.caption}", ""]
+    if table.note:
+        out += [table.note, ""]
+    out += ["| paper row (backbone) | our run | column | metric | paper | ours [95% CI] | ours − paper | "
+            "paper inside our CI | n |", "|---|---|---|---|---|---|---|---|---|"]
+    for line in lines:
+        digits = _digits(table, line.metric)
+        value, ci = _ours(table, line)
+        paper_text = _num(line.paper, digits) + (
+            f" ({_num(line.paper_ci[0], digits)}, {_num(line.paper_ci[1], digits)})" if line.paper_ci else "")
+        if line.ours is None or value is None:
+            ours = f"not run ({line.status})" if line.ours is None else "n/a"
+            diff = inside = "n/a"
+        else:
+            ours = _num(value, digits) + (f" [{_num(ci[0], digits)}, {_num(ci[1], digits)}]" if ci else "")
+            diff = _num(value - line.paper, digits) if line.paper is not None else "n/a"
+            inside = "n/a" if ci is None or line.paper is None else ("yes" if ci[0] <= line.paper <= ci[1] else "no")
+        n = str(line.ours.n) if line.ours else "0"
+        out.append(f"| {line.row} ({paper.models.get(line.model, line.model)}) | {line.run} | "
+                   f"{paper.datasets[line.column].label} | {METRICS[line.metric].label} | {paper_text} | {ours} | "
+                   f"{diff} | {inside} | {n} |")
+    if table.excluded:
+        out += ["", "Rows of the paper not run here: " + "; ".join(f"{e.row} ({e.why})" for e in table.excluded) + "."]
+    return out
+
+
+def _plot(table: Table, lines: list[Line], path: Path) -> Path | None:
+    from factdebate.eval import plots
+
+    if not any(line.ours is not None for line in lines):
+        return None
+    nan = float("nan")
+    panels = []
+    for metric in table.metrics:
+        chosen = [line for line in lines if line.metric == metric]
+        ours = [_ours(table, line) for line in chosen]
+        panels.append((METRICS[metric].label, [line.label for line in chosen],
+                       [v if v is not None else nan for v, _ in ours], [ci or (nan, nan) for _, ci in ours],
+                       [line.paper if line.paper is not None else nan for line in chosen]))
+    return plots.paper_vs_ours(panels, path, title=table.caption, ylabel="%" if table.scale == 100 else "value")
+
+
+def _models(root: Path, cells: list[dict[str, Any]]) -> dict[str, str]:
+    models: dict[str, str] = {}
+    for cell in cells:
+        file = root / cell["folder"] / RUN
+        if cell["status"] == "done" and file.exists():
+            models.update((json.loads(file.read_text(encoding="utf-8")).get("provenance") or {}).get("models") or {})
+    return models
+
+
+def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
+    out = ["## Runs", "", "| run | dataset | method | status | samples (paper's n) | unparsed | errored | folder |",
+           "|---|---|---|---|---|---|---|---|"]
+    details: list[str] = []
+    for cell in cells:
+        summary_file = root / cell["folder"] / SUMMARY_JSON
+        unparsed = "n/a"
+        if summary_file.exists():
+            unparsed = str(len(json.loads(summary_file.read_text(encoding="utf-8"))["metrics"]["unparsed"]))
+        out.append(f"| {cell['run']} | {cell['dataset']} | {cell['method']} | {cell['status']} | {cell['samples']} "
+                   f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | `{cell['folder']}` |")
+        run_file = root / cell["folder"] / RUN
+        deviations = json.loads(run_file.read_text(encoding="utf-8")).get("deviations", []) if run_file.exists() else []
+        notes = [f"  - {n}" for n in cell["notes"]] + [f"  - your flag: {o}" for o in cell["overrides"]]
+        notes += [f"  - differs from the paper: {Deviation.model_validate(d).line()}" for d in deviations]
+        if cell["status"] == "done" and not deviations:
+            notes.append("  - no deviation from the paper listed by the method")
+        if notes:
+            details += [f"- **{cell['dataset']}/{cell['run']}**", *notes]
+    return [*out, "", "Per run: the draw, your flags that replaced a paper setting, and the deviations in force:",
+            "", *details]
+
+
+def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
+    """Write report.md and one plot per table into ``root``; returns the files written."""
+    paper = get_paper(manifest["paper"])
+    model = manifest.get("paper_model") or paper.model
+    cells = {f"{c['dataset']}/{c['run']}": c for c in manifest["cells"]}
+    models = _models(root, manifest["cells"])
+    tiny = any(m.startswith(TINY) for m in models.values())
+    md = [f"# Reproducing {paper.short}", "", f"*{paper.title}* (`{paper.seed_file}` in the seed papers)", "",
+          CAPABLE, ""]
+    if tiny:
+        md += ["**These runs used the embedded or scripted model**: their numbers show that the pipeline runs, "
+               "not how well the method checks facts.", ""]
+    md += [f"- our models by role: {', '.join(f'{r} `{m}`' for r, m in models.items()) or 'none ran'}",
+           f"- the paper's figures shown: {paper.models.get(model, model)} (`--paper-model` picks another of: "
+           f"{', '.join(paper.models)}); a baseline row the paper ran with one backbone shows that one",
+           f"- samples: the paper's draw, seed {manifest['seed']}"
+           + (f", first {manifest['limit']} of each (`--limit`)" if manifest.get("limit") else ""),
+           f"- setup: {paper.note}", ""]
+    written: list[Path] = []
+    for name in manifest["tables"]:
+        table = paper.table(name)
+        lines = table_lines(paper, table, cells, root, model)
+        md += [*_table_markdown(paper, table, lines), ""]
+        plot = _plot(table, lines, root / f"{table.name}.png")
+        if plot is not None:
+            written.append(plot)
+            md += [f"![{table.name}]({plot.name})", ""]
+        md += ["Citations:", ""] + [f"- {line.cite}: {line.paper:g}" for line in lines if line.cite and
+                                    line.paper is not None] + [""]
+    md += _runs_markdown(root, manifest["cells"])
+    skipped = [c for c in manifest["cells"] if c["status"] in ("skipped", "failed")]
+    if skipped:
+        md += ["", "## Not run", ""] + [f"- {c['dataset']}/{c['run']} ({c['status']}): {c['reason']}" for c in skipped]
+    if manifest.get("rerun"):
+        md += ["", "## Rerun of an earlier reproduction", "", *manifest["rerun"]]
+    path = root / REPORT
+    path.write_text("\n".join(md) + "\n", encoding="utf-8")
+    return [path, *written]

@@ -1,0 +1,194 @@
+"""``factdebate reproduce --from RUN_DIR``: run a finished run again from what its folder recorded (the
+settings, the dataset and its checksums, the seed, the sample ids) into a new folder, and say whether the
+verdicts match. A folder of ``reproduce`` reruns each of its runs and rewrites the paper report.
+
+Paths inside the original folder (a MERMAID run's own memory) are moved to the new one, so the rerun starts
+from nothing, as the original did. Flags given with ``--from`` change the recorded settings, and the
+comparison lists what they changed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.eval.datasets import Dataset, load_dataset
+from factdebate.eval.provenance import content_sha256
+from factdebate.eval.runner import Plan, execute, make_plan
+from factdebate.eval.summary import RESULTS, RUN, SUMMARY_JSON
+from factdebate.run.results_file import latest_records
+from factdebate.run.resume import differences
+from factdebate.settings.model import Settings
+from factdebate.settings.options import options_to_overrides
+from factdebate.util.redact import MASK
+
+RERUN_JSON = "rerun.json"
+RERUN_MD = "rerun.md"
+COMPARED = ("predicted", "label")  # per sample; a response's claims are compared too
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+
+
+def _replace(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {k: _replace(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace(v, old, new) for v in value]
+    return value
+
+
+def _masked(value: Any, where: str = "") -> list[str]:
+    if isinstance(value, str):
+        return [where.rstrip(".")] if MASK in value else []
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _masked(v, f"{where}{k}.")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _masked(v, f"{where}{i}.")]
+    return []
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, options: dict[str, Any]) -> Settings:
+    """The recorded settings, with paths inside the original folder moved to the new one and the user's
+    flags over them; the environment and config file are not read (the record is the configuration)."""
+    data = _merge(_replace(recorded, str(original.resolve()), str(output.resolve())), options_to_overrides(options))
+    hidden = _masked(data)
+    if hidden:
+        raise InputError(f"{original} recorded these settings masked (they held secrets): {', '.join(hidden)}; "
+                         "give them again as flags with --from")
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{original}/{RUN}: its settings no longer validate: {exc.errors()[0]['msg']}") from exc
+
+
+def _dataset(spec: str, data: dict[str, str], labels: list[str], file: str | None) -> Dataset:
+    """The recorded dataset: ``--data`` if given; else its spec, or, when the spec's relative path does not
+    resolve from here, the absolute path recorded with it."""
+    name, sep, path = spec.partition(":")
+    source = data.get(name) or data.get(spec) or spec
+    if source == spec and sep and not Path(path).expanduser().exists() and file and Path(file).exists():
+        source = f"{name}:{file}"
+    dataset = load_dataset(source)
+    if labels and set(labels) < set(dataset.labels):  # the paper's two-way task on a three-way file
+        dataset.labels = tuple(labels)
+    return dataset
+
+
+def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict[str, str]) -> Plan:
+    if output.resolve() == original.resolve():
+        raise InputError("--output must be a new folder: the rerun is compared with the original, not written over it")
+    run = _read(original / RUN)
+    provenance = (run.get("provenance") or {}).get("dataset") or {}
+    ids = provenance.get("sample_ids")
+    if ids is None and (original / SUMMARY_JSON).exists():
+        ids = _read(original / SUMMARY_JSON).get("ids")
+    if not ids:
+        raise InputError(f"{original} records no sample ids (a run from before provenance was recorded); "
+                         "rerun it with `factdebate eval` and the same --seed and --limit")
+    settings = rerun_settings(run["settings"], original, output, options)
+    dataset = _dataset(run["dataset"], data, list(run.get("labels") or []), provenance.get("file"))
+    by_id = {s.id: s for s in dataset.samples}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise InputError(f"{dataset.spec} lacks {len(missing)} sample(s) the run used (e.g. {missing[0]!r}): is it "
+                         f"the same dataset? Point to it with --data {run['dataset'].partition(':')[0]}=FORMAT:PATH")
+    samples = [by_id[i] for i in ids]
+    recorded = provenance.get("samples_sha256")
+    if recorded and content_sha256(samples) != recorded:
+        raise InputError(f"the samples of {dataset.spec} differ from those the run used (their checksum changed): "
+                         "the dataset file was changed; point to the original with --data NAME=FORMAT:PATH")
+    recorded_options = _replace(run.get("options") or {}, str(original.resolve()), str(output.resolve()))
+    return make_plan(settings, dataset, output, limit=run.get("limit"), seed=int(run["seed"]), name=run.get("name"),
+                     options={**recorded_options, **options}, samples=samples, split=provenance.get("split"))
+
+
+def _verdicts(record: dict[str, Any] | None) -> Any:
+    if record is None:
+        return None
+    claims = [(c.get("index"), c.get("predicted")) for c in record.get("claim_results") or []]
+    return ({k: record.get(k) for k in COMPARED}, claims, bool(record.get("error")))
+
+
+def compare(original: Path, new: Path, ids: list[str]) -> dict[str, Any]:
+    """Per sample, whether the rerun's verdict (label, prediction, each claim's prediction) is the original's."""
+    before, after = latest_records(original / RESULTS), latest_records(new / RESULTS)
+    differ = [{"id": i, "before": _verdicts(before.get(i)), "after": _verdicts(after.get(i))}
+              for i in ids if _verdicts(before.get(i)) != _verdicts(after.get(i))]
+    metrics = {}
+    if (original / SUMMARY_JSON).exists() and (new / SUMMARY_JSON).exists():
+        old_m, new_m = _read(original / SUMMARY_JSON)["metrics"], _read(new / SUMMARY_JSON)["metrics"]
+        metrics = {k: [old_m.get(k), new_m.get(k)] for k in ("accuracy", "macro_f1")}
+    run_before, run_after = _read(original / RUN), _read(new / RUN)
+    changed = differences(run_before.get("settings"), run_after.get("settings"))
+    data_before = (run_before.get("provenance") or {}).get("dataset") or {}
+    data_after = (run_after.get("provenance") or {}).get("dataset") or {}
+    return {"from": str(original.resolve()), "samples": len(ids), "matching": len(ids) - len(differ), "differ": differ,
+            "metrics": metrics, "settings_changed": changed,
+            "dataset_content_same": data_before.get("content_sha256") == data_after.get("content_sha256"),
+            "versions_changed": differences((run_before.get("provenance") or {}).get("versions"),
+                                            (run_after.get("provenance") or {}).get("versions"))}
+
+
+def comparison_lines(result: dict[str, Any]) -> list[str]:
+    same = result["matching"] == result["samples"]
+    lines = [f"- rerun of `{result['from']}`: the verdicts {'match' if same else 'DIFFER'} for "
+             f"{result['matching']} of {result['samples']} sample(s)"]
+    lines += [f"  - {d['id']}: {d['before']} -> {d['after']}" for d in result["differ"][:20]]
+    lines += [f"  - {name}: {old} -> {new}" for name, (old, new) in result["metrics"].items()]
+    lines += [f"  - setting changed: {c}" for c in result["settings_changed"]]
+    lines += [f"  - package version changed: {c}" for c in result["versions_changed"]]
+    if not result["dataset_content_same"]:
+        lines.append("  - the dataset's content changed outside the samples used (their checksum held)")
+    return lines
+
+
+def rerun_one(original: Path, output: Path, options: dict[str, Any], data: dict[str, str],
+              progress: bool = True) -> dict[str, Any]:
+    plan = rerun_plan(original, output, options, data)
+    asyncio.run(execute(plan, progress=progress))
+    result = compare(original, output, [s.id for s in plan.samples])
+    (output / RERUN_JSON).write_text(json.dumps(result, indent=1, default=str) + "\n", encoding="utf-8")
+    (output / RERUN_MD).write_text("\n".join(comparison_lines(result)) + "\n", encoding="utf-8")
+    return result
+
+
+def rerun_reproduction(original: Path, output: Path, options: dict[str, Any], data: dict[str, str],
+                       say: Callable[[str], None] = print, progress: bool = True) -> list[dict[str, Any]]:
+    """Every finished run of a reproduce folder again, then its report over the new folder."""
+    from factdebate.eval.reproduce.execute import MANIFEST, read_manifest
+    from factdebate.eval.reproduce.report import build_report
+
+    manifest = read_manifest(original)
+    results = []
+    for cell in manifest["cells"]:
+        if cell["status"] != "done":
+            continue
+        say(f"{cell['dataset']}/{cell['run']}: rerunning")
+        result = rerun_one(original / cell["folder"], output / cell["folder"], options, data, progress)
+        cell["errored"] = len(_read(output / cell["folder"] / SUMMARY_JSON)["metrics"]["errored"])
+        results.append(result)
+    manifest["from"] = str(original.resolve())
+    manifest["rerun"] = [line for result in results for line in comparison_lines(result)]
+    output.mkdir(parents=True, exist_ok=True)
+    (output / MANIFEST).write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")
+    build_report(output, manifest)
+    return results

@@ -1,0 +1,137 @@
+"""``factdebate reproduce`` through the CLI entry point in-process, on the scripted backend: the runs a paper
+needs, skipped ones said and explained, the report beside the paper's figures, resuming, ``--dry-run``, and
+``--from`` giving the same verdicts again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from factdebate.cli.main import run
+from tests.eval.reproduce.test_cells import claims_file
+from tests.paths import SHARED
+
+SCRIPTED = ["--llm", "scripted:agree", "--no-cache"]
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run(list(args))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out, captured.err
+    return code, captured.out, captured.err
+
+
+def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    data = ["--data", f"feverous=claims:{claims_file(tmp_path / 'feverous.jsonl')}",
+            "--data", f"faviq=claims:{claims_file(tmp_path / 'faviq.jsonl')}"]
+    out = tmp_path / "out"
+    args = ["reproduce", "toolmad", "--rows", "single,cot", "--limit", "2", "-o", str(out), *data, *SCRIPTED]
+    code, _, err = call(capsys, *args)
+    assert code == 0, err
+    assert "fever/single: skipped: cannot load 'fever'" in err and "--data fever=fever:PATH" in err
+    manifest = json.loads((out / "reproduce.json").read_text())
+    status = {f"{c['dataset']}/{c['run']}": c["status"] for c in manifest["cells"]}
+    assert status == {f"{d}/{r}": "done" if d in ("feverous", "faviq") else "skipped"
+                      for r in ("single", "cot") for d in ("fever", "feverous", "faviq", "averitec")}
+    report = (out / "report.md").read_text()
+    assert "A capable model is needed for the paper's numbers" in report
+    assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVEROUS | accuracy | 31.0 |" in report
+    assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVER | accuracy | 66.5 | not run (skipped) |" \
+        in report
+    assert "Tool-MAD (journal), Table III, row 'GPT-4o-mini + CoT(Zero-shot)', column 'FAVIQ', accuracy: 67" in report
+    assert "## Not run" in report and "fever/cot (skipped): cannot load 'fever'" in report
+    assert (out / "table3.png").exists() and (out / "feverous" / "cot" / "summary.json").exists()
+    results = (out / "faviq" / "cot" / "results.jsonl").read_bytes()
+    code, _, err = call(capsys, *args)  # a second invocation continues: nothing is left to run
+    assert code == 0 and (out / "faviq" / "cot" / "results.jsonl").read_bytes() == results
+
+    code, printed, err = call(capsys, "reproduce", "--from", str(out), "-o", str(tmp_path / "again"))
+    assert code == 0, err
+    assert printed.count("the verdicts match for 2 of 2 sample(s)") == 4
+    assert "Rerun of an earlier reproduction" in (tmp_path / "again" / "report.md").read_text()
+
+
+def test_nothing_available_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call(capsys, "reproduce", "toolmad", "-o", str(tmp_path / "out"), *SCRIPTED)
+    assert code == 2 and "nothing to run" in err and "--data DATASET=FORMAT:PATH" in err
+    code, _, err = call(capsys, "reproduce", "toolmad", "--table", "table9", "-o", str(tmp_path / "o"))
+    assert code == 2 and "has no table 'table9'" in err
+    code, _, err = call(capsys, "reproduce", "toolmad", "--data", "hover=hover:x.json", "-o", str(tmp_path / "o"))
+    assert code == 2 and "has no dataset hover" in err
+
+
+def test_dry_run_lists_datasets_and_estimates_and_writes_nothing(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    data = f"averitec=claims:{claims_file(tmp_path / 'a.jsonl', 10)}"
+    code, printed, err = call(capsys, "reproduce", "toolmad", "--dry-run", "--data", data, "-o", str(tmp_path / "out"),
+                              *SCRIPTED)
+    assert code == 0, err
+    assert "fever (FEVER; dev (not named by the paper); paper: 200, random draw): NOT AVAILABLE" in printed
+    assert "averitec (AVERITEC; dev (not named by the paper); paper: 200, random draw): available:" in printed
+    assert "averitec/tool-mad: tool-mad on claims:" in printed and "10 samples available, the paper used 200" in printed
+    assert "6 run(s) ready, 18 skipped; estimated" in printed and "tokens" in printed
+    assert not (tmp_path / "out").exists()
+
+
+def test_dpd_runs_on_the_builtin_halueval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    code, _, err = call(capsys, "reproduce", "dpd", "--table", "table4", "--rows", "dpd-given", "--limit", "1",
+                        "-o", str(out), *SCRIPTED)
+    assert code == 0, err
+    report = (out / "report.md").read_text()
+    assert "| True → Skeptic (ChatGPT) | dpd-given | HaluEval QA (80) | accuracy | 74.3 |" in report
+    assert "--limit 1: 1 of the paper's 80 samples" in report
+    run_json = json.loads((out / "halueval-qa-80" / "dpd-given" / "run.json").read_text())
+    assert run_json["settings"]["methods"]["dpd"]["min_rounds"] == 2 and run_json["provenance"]["dataset"]["split"]
+
+
+def test_from_reruns_an_eval_run_with_the_same_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = claims_file(tmp_path / "claims.jsonl")
+    first = tmp_path / "first"
+    code, _, err = call(capsys, "eval", "--method", "cot", "--dataset", f"claims:{data}", "--limit", "3",
+                        "-o", str(first), *SCRIPTED)
+    assert code == 0, err
+    code, printed, err = call(capsys, "reproduce", "--from", str(first), "-o", str(tmp_path / "second"))
+    assert code == 0, err
+    assert "the verdicts match for 3 of 3 sample(s)" in printed
+    rerun = json.loads((tmp_path / "second" / "rerun.json").read_text())
+    assert rerun["matching"] == rerun["samples"] == 3 and rerun["differ"] == [] and rerun["settings_changed"] == []
+    before = json.loads((first / "run.json").read_text())["provenance"]["dataset"]["sample_ids"]
+    assert json.loads((tmp_path / "second" / "run.json").read_text())["provenance"]["dataset"]["sample_ids"] == before
+
+    data.write_text(data.read_text().replace("Claim number", "Another claim"), encoding="utf-8")
+    code, _, err = call(capsys, "reproduce", "--from", str(first), "-o", str(tmp_path / "third"))
+    assert code == 2 and "their checksum changed" in err
+    code, _, err = call(capsys, "reproduce", "--from", str(first), "-o", str(first))
+    assert code == 2 and "--output must be a new folder" in err
+
+
+def test_from_finds_a_relative_dataset_path_from_elsewhere(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    claims_file(work / "claims.jsonl")
+    monkeypatch.chdir(work)
+    code, _, err = call(capsys, "eval", "--method", "single", "--dataset", "claims:claims.jsonl", "--limit", "2",
+                        "-o", "first", *SCRIPTED)
+    assert code == 0, err
+    monkeypatch.chdir(elsewhere)
+    code, printed, err = call(capsys, "reproduce", "--from", str(work / "first"), "-o", "second")
+    assert code == 0, err
+    assert "the verdicts match for 2 of 2 sample(s)" in printed
+
+
+@pytest.mark.skipif(not (SHARED / "datasets" / "feverous").exists(), reason="the shared datasets are not here")
+def test_toolmad_on_the_shared_feverous_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    feverous = SHARED / "datasets" / "feverous" / "programfc_feverous_s_dev.json"
+    code, _, err = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad", "--limit", "1",
+                        "--data", f"feverous=feverous:{feverous}", "--agents", "none,none", "--no-scoring",
+                        "-o", str(tmp_path / "out"), *SCRIPTED)
+    assert code == 0, err
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| GPT-4o-mini + Tool-MAD (GPT-4o-mini) | tool-mad | FEVEROUS | accuracy | 71.5 |" in report
+    assert "your flag: agents: ['rag', 'search'] (paper) -> ['none', 'none']" in report

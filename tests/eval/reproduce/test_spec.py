@@ -1,0 +1,88 @@
+"""The papers' data file: it loads and names only what exists, and every number in it is the seed paper's
+(each row's figures appear, in the paper's column order, on one line of the paper's text)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from factdebate.core.errors import InputError
+from factdebate.eval.reproduce.spec import Paper, get_paper, papers
+from tests.paths import SHARED
+
+SEEDS = SHARED / "seeds"
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _numbers(line: str) -> list[float]:
+    return [float(n) for n in _NUMBER.findall(line)]
+
+
+def _contains(line: list[float], wanted: list[float]) -> bool:
+    return any(line[i:i + len(wanted)] == wanted for i in range(len(line) - len(wanted) + 1))
+
+
+def _flat(values: dict[str, float], ci: tuple[float, float] | None, metrics: list[str]) -> list[float]:
+    return [values[m] for m in metrics if m in values] + (list(ci) if ci else [])
+
+
+def test_the_three_papers_load_with_their_main_tables() -> None:
+    loaded = papers()
+    assert set(loaded) == {"toolmad", "mermaid", "dpd"}
+    assert loaded["toolmad"].main == ["table3", "table4"] and loaded["dpd"].main == ["table2", "table3"]
+    assert "figure3" in loaded["mermaid"].main  # tool calls with and without memory
+    tool_mad = loaded["toolmad"].runs["tool-mad"].options
+    assert (tool_mad["rounds"], tool_mad["faithfulness_threshold"], tool_mad["relevance_threshold"], tool_mad["k"]) \
+        == (3, 0.7, 0.8, 3)
+    assert loaded["mermaid"].runs["mermaid"].options["mermaid_max_steps"] == 5
+
+
+@pytest.mark.parametrize("key", ["toolmad", "mermaid", "dpd"])
+def test_every_figure_is_transcribed_from_the_seed_paper(key: str) -> None:
+    paper: Paper = get_paper(key)
+    seed = SEEDS / paper.seed_file
+    if not seed.exists():
+        pytest.skip(f"{seed} is not here")
+    lines = [_numbers(line) for line in seed.read_text(encoding="utf-8").splitlines()]
+    checked = 0
+    for table in paper.tables:
+        for row in table.rows:
+            for model, figures in row.paper.items():
+                whole = [v for c in table.columns if c in figures.values
+                         for v in _flat(figures.values[c], figures.ci.get(c), table.metrics)]
+                if any(_contains(line, whole) for line in lines):  # the row as one line of the table
+                    checked += len(whole)
+                    continue
+                for column, values in figures.values.items():  # a table by dataset, or numbers in prose
+                    part = _flat(values, figures.ci.get(column), table.metrics)
+                    assert any(_contains(line, part) for line in lines), (key, table.name, row.run, model, column)
+                    checked += len(part)
+    assert checked > 20
+
+
+def test_mermaid_tool_calls_add_up_to_the_totals_the_text_gives() -> None:
+    figure = get_paper("mermaid").table("figure3")
+    totals = {row.run: sum(v["tool_calls_total"] for v in row.paper["gpt-5-mini"].values.values())
+              for row in figure.rows}
+    assert totals == {"mermaid-no-memory": 1840, "mermaid": 1533}
+
+
+def test_a_citation_names_paper_table_row_column_and_metric() -> None:
+    paper = get_paper("toolmad")
+    table = paper.table("table3")
+    row = next(r for r in table.rows if r.run == "tool-mad")
+    found = paper.figures(row, "gpt-4o-mini")
+    assert found is not None
+    assert paper.cite(table, found[1], "averitec", "accuracy") == \
+        "Tool-MAD (journal), Table III, row 'GPT-4o-mini + Tool-MAD', column 'AVERITEC', accuracy"
+    assert found[1].values["averitec"]["accuracy"] == 62.0
+    baseline = next(r for r in get_paper("mermaid").table("table1").rows if r.run == "factool")
+    assert get_paper("mermaid").figures(baseline, "gpt-5-mini") is not None  # its one backbone, GPT-4o
+
+
+def test_unknown_paper_or_table_is_one_clear_error() -> None:
+    with pytest.raises(InputError, match="papers: toolmad, mermaid, dpd"):
+        get_paper("madke")
+    with pytest.raises(InputError, match="tables: table3, table4"):
+        get_paper("toolmad").table("table9")
