@@ -68,3 +68,15 @@ def milvus_server_uri() -> Any:
         yield uri
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def onnx_model_file(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The int8 encoder's model, exported once for the session: a test that runs the real encoder in
+    several processes copies it into its data folder (``<data>/models/``) instead of exporting it again."""
+    pytest.importorskip("onnxruntime")
+    from factdebate.embeddings import onnx
+
+    target = tmp_path_factory.mktemp("onnx") / onnx.ONNX_FILE
+    onnx._export(target)
+    return target

@@ -1,0 +1,90 @@
+"""What ``factdebate index SOURCE`` reads: one place that turns SOURCE into a list of document files.
+
+SOURCE is, in this order: ``hf:owner/name`` (a Hugging Face Hub dataset, read directly), a file or a
+folder of files, or the bare name of a corpus downloaded into the data folder
+(``<data dir>/corpora/<name>/``, written by ``factdebate corpus fetch`` with its Parquet files). A folder
+contributes every JSONL, CSV, TSV and Parquet file under it (gzipped too), in name order; a plain
+``.json`` file is read only when named on its own, so a folder's ``manifest.json`` is never taken for
+documents. Both executors (one process, or Ray) read what this returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.corpus.loading import detect_format
+from factdebate.corpus.names import check_corpus_name
+from factdebate.util.paths import data_dir
+
+HUB_PREFIX = "hf:"
+CORPORA_FOLDER = "corpora"
+_FOLDER_FORMATS = ("jsonl", "csv", "tsv", "parquet")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    format: str  # one of corpus.loading.FORMATS
+
+
+@dataclass(frozen=True)
+class Source:
+    """The files of one SOURCE; ``name`` is the downloaded corpus's name when SOURCE named one (the index's
+    corpus name then defaults to it), else ``None``."""
+
+    given: str
+    files: tuple[SourceFile, ...]
+    name: str | None = None
+
+
+def corpora_dir() -> Path:
+    return data_dir() / CORPORA_FOLDER
+
+
+def resolve_source(source: str | Path) -> Source:
+    """The files behind SOURCE, or one clear error saying what SOURCE was taken for."""
+    given = str(source)
+    if given.startswith(HUB_PREFIX):
+        return _hub_source(given[len(HUB_PREFIX):])
+    path = Path(given)
+    if path.is_file():
+        return Source(given, (SourceFile(path, detect_format(path)),))
+    if path.is_dir():
+        return Source(given, _folder_files(path, given))
+    named = corpora_dir() / given
+    if _is_name(given) and named.is_dir():
+        return Source(given, _folder_files(named, f"the downloaded corpus '{given}' ({named})"), name=given)
+    raise InputError(f"{given}: no such file or folder, and no downloaded corpus of that name in {corpora_dir()} "
+                     "(give a JSONL, CSV or Parquet file, a folder of them, or a corpus name)")
+
+
+def _hub_source(repo: str) -> Source:
+    """A Hub dataset by repo id. Reading one straight from the Hub is not wired in yet: the download
+    function of ``factdebate corpus fetch`` will fill this in (it writes the same Parquet layout as a named
+    corpus, which the rest of indexing already reads)."""
+    raise ConfigError(f"hf:{repo}: reading a Hugging Face Hub dataset directly is not available yet; download it "
+                      "into the data folder first and index it by its corpus name")
+
+
+def _is_name(given: str) -> bool:
+    try:
+        check_corpus_name(given)
+    except ConfigError:
+        return False
+    return "/" not in given
+
+
+def _folder_files(folder: Path, what: str) -> tuple[SourceFile, ...]:
+    found: list[SourceFile] = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        try:
+            fmt = detect_format(path)
+        except InputError:
+            continue  # a README, a manifest, a checksum file: not documents
+        if fmt in _FOLDER_FORMATS:
+            found.append(SourceFile(path, fmt))
+    if not found:
+        raise InputError(f"{what} holds no JSONL, CSV, TSV or Parquet files")
+    return tuple(found)
