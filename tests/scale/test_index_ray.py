@@ -25,7 +25,7 @@ from tests.scale.support import hashing_embedder, records
 
 pytestmark = pytest.mark.usefixtures("ray_instance")
 
-WORDS = "river mountain castle harbour forest desert island bridge valley glacier".split()
+WORDS = ["river", "mountain", "castle", "harbour", "forest", "desert", "island", "bridge", "valley", "glacier"]
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +35,13 @@ def corpus_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import pyarrow.parquet as pq
 
     folder = tmp_path_factory.mktemp("source")
-    rows = [{"id": f"j{n}", "title": f"Place {n}",
-             "text": " ".join(f"The {WORDS[(n + i) % 10]} number {i} of place {n} is old." for i in range(3 + 9 * (n % 4)))}
+    rows = [{"id": f"j{n}", "title": f"Place {n}", "text": " ".join(
+        f"The {WORDS[(n + i) % 10]} number {i} of place {n} is old." for i in range(3 + 9 * (n % 4)))}
             for n in range(25)]
     (folder / "a.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     table = pa.table({"title": [f"Row {n}" for n in range(15)],
-                      "text": [f"Row {n} tells of the {WORDS[n % 10]} near town {n}." + (" A zeppelin." if n == 9 else "")
-                               for n in range(15)]})
+                      "text": [f"Row {n} tells of the {WORDS[n % 10]} near town {n}."
+                               + (" A zeppelin." if n == 9 else "") for n in range(15)]})
     pq.write_table(table, folder / "b.parquet", row_group_size=4)
     (folder / "manifest.json").write_text('{"not": "documents"}', encoding="utf-8")
     return folder
