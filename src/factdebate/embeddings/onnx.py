@@ -99,6 +99,12 @@ class OnnxInt8Embedder(Embedder):
     name = "all-MiniLM-L6-v2-int8"
     kind = "int8"
 
+    def __init__(self, threads: int | None = None) -> None:
+        super().__init__()
+        # ONNX Runtime sizes its thread pool to the machine's cores; several index workers on one machine
+        # would each take them all. A worker passes the CPUs it reserved.
+        self.threads = threads
+
     def _load(self) -> Any:
         with self._load_lock:
             if self._model is not None:
@@ -113,6 +119,8 @@ class OnnxInt8Embedder(Embedder):
                 tokenizer = _tokenizer()
             options = ort.SessionOptions()
             options.log_severity_level = 3  # its warnings about unused initialisers are noise here
+            if self.threads:
+                options.intra_op_num_threads = self.threads
             session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             self._model = (tokenizer, session)
             return self._model

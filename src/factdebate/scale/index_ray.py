@@ -214,6 +214,7 @@ def _run(ray: Any, todo: list[Shard], corpus: str, uri: str, engines: tuple[str,
         ShardIndexer, batch_size=1, compute=data.ActorPoolStrategy(size=scale.workers),
         fn_constructor_kwargs={"corpus": corpus, "milvus_uri": uri if "rag" in engines else None, "writers": writers,
                                "encoder": settings.retrieval.encoder, "gpus": scale.worker_gpus,
+                               "cpus": scale.worker_cpus,
                                "max_words": DEFAULT_MAX_WORDS, "overlap": DEFAULT_OVERLAP, "batch_size": 64,
                                "make_embedder": make_embedder},
         num_cpus=scale.worker_cpus, num_gpus=scale.worker_gpus or None, runtime_env={"env_vars": env})

@@ -49,12 +49,13 @@ class TimedEmbedder(Embedder):
             self.seconds += time.perf_counter() - started
 
 
-def worker_embedder(encoder: str, gpus: float) -> Embedder:
-    """The int8 model on ONNX Runtime (CPU), or the float model, on this worker's GPU when it has one."""
+def worker_embedder(encoder: str, gpus: float, cpus: float = 1.0) -> Embedder:
+    """The int8 model on ONNX Runtime, on as many threads as the worker reserved CPUs, or the float model,
+    on this worker's GPU when it has one (torch's threads follow the OMP_NUM_THREADS Ray sets)."""
     if encoder == "int8":
         from factdebate.embeddings.onnx import OnnxInt8Embedder
 
-        return OnnxInt8Embedder()
+        return OnnxInt8Embedder(threads=max(1, round(cpus)))
     device = None
     if gpus > 0:
         import torch
@@ -73,10 +74,11 @@ class LexicalWriter:
 
 class ShardIndexer:
     def __init__(self, corpus: str, milvus_uri: str | None, writers: list[Any], encoder: str, gpus: float,
-                 max_words: int, overlap: int, batch_size: int, make_embedder: EmbedderFactory | None) -> None:
+                 cpus: float, max_words: int, overlap: int, batch_size: int,
+                 make_embedder: EmbedderFactory | None) -> None:
         self.writers = writers
         self.max_words, self.overlap, self.batch_size = max_words, overlap, batch_size
-        self.embedder = TimedEmbedder(make_embedder() if make_embedder else worker_embedder(encoder, gpus))
+        self.embedder = TimedEmbedder(make_embedder() if make_embedder else worker_embedder(encoder, gpus, cpus))
         self.store = MilvusStore(corpus, milvus_uri, self.embedder) if milvus_uri else None
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
