@@ -71,13 +71,14 @@ class MilvusServer:
                                     "in the dev extra)") from exc
         binaries = _cached_binaries(milvus)
         problem = ""
-        for _attempt in range(2):
+        for attempt in range(2):
+            if attempt:
+                self.base = Path(tempfile.mkdtemp(prefix="factdebate-milvus-"))
             try:
                 return self._start_once(milvus, binaries)
             except MilvusUnavailable as exc:
                 problem = str(exc)
                 self.stop()
-                self.base = Path(tempfile.mkdtemp(prefix="factdebate-milvus-"))
         raise MilvusUnavailable(problem)
 
     def _start_once(self, milvus: Any, binaries: Path | None) -> str:
