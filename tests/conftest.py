@@ -51,3 +51,32 @@ def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     for name in ("TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "FACTDEBATE_CONFIG"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def milvus_server_uri() -> Any:
+    """A Milvus standalone server for the session (tests/milvus_server.py); the tests that need one are
+    skipped, with the reason, where it cannot start."""
+    from tests.milvus_server import MilvusServer, MilvusUnavailable
+
+    server = MilvusServer()
+    try:
+        uri = server.start()
+    except MilvusUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        yield uri
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def onnx_model_file(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The int8 encoder's model, exported once for the session: a test that runs the real encoder in
+    several processes copies it into its data folder (``<data>/models/``) instead of exporting it again."""
+    pytest.importorskip("onnxruntime")
+    from factdebate.embeddings import onnx
+
+    target = tmp_path_factory.mktemp("onnx") / onnx.ONNX_FILE
+    onnx._export(target)
+    return target

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from factdebate.core.types import Document
+from factdebate.embeddings.minilm import Embedder
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
@@ -29,6 +30,21 @@ class BagOfWordsEncoder:
         for row, text in enumerate(texts):
             for word in set(_WORD.findall(text.lower())):
                 out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % 512] = 1.0
+        return out
+
+
+class HashingEmbedder(Embedder):
+    """A stand-in for MiniLM where a test needs vectors, not the model: each word hashes to one of 384
+    dimensions, unit rows, so a passage's own words find it. Loads nothing; picklable for Ray workers."""
+
+    kind = "test-hash"
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in set(_WORD.findall(text.lower())):
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] = 1.0
+            out[row] /= max(float(np.linalg.norm(out[row])), 1e-9)
         return out
 
 

@@ -125,3 +125,20 @@ def test_json_lines_corpora_arrive_as_parquet_with_id_title_text(hub: HubServer)
     assert record["source_sha256"] == sha256(PUBMED["chunk/pubmed23n0001.jsonl"]) != record["sha256"]
     assert not list(folder.glob("*.jsonl"))
     assert fetch_corpus("pubmed", {}).skipped == 2
+
+
+def test_index_reads_a_hub_dataset_by_repo_id_through_the_same_verified_fetch(hub: HubServer) -> None:
+    from factdebate.corpus.sources import resolve_source
+
+    found = resolve_source("hf:wikimedia/wikipedia/20990101.xx")
+    folder = corpora_dir() / "hf-wikimedia-wikipedia-20990101-xx"
+    assert found.name == "hf-wikimedia-wikipedia-20990101-xx" and [f.path for f in found.files] == [
+        folder / "train-00000-of-00002.parquet", folder / "train-00001-of-00002.parquet"]
+    assert read_manifest(folder)["complete"] is True
+    downloads = hub.count("GET", "cdn:")
+    resolve_source("hf:wikimedia/wikipedia/20990101.xx")  # a second time: verified copies, nothing fetched
+    assert hub.count("GET", "cdn:") == downloads
+    with pytest.raises(InputError, match="no Parquet files in the top folder of wikimedia/wikipedia"):
+        resolve_source("hf:wikimedia/wikipedia")
+    with pytest.raises(InputError, match="give a Hub dataset as hf:OWNER/NAME"):
+        resolve_source("hf:wikipedia")

@@ -1,47 +1,64 @@
-"""What ``factdebate index SOURCE`` reads: a file, a folder, or a corpus fetched into the data folder."""
+"""What `factdebate index SOURCE` takes SOURCE for: a file, a folder of files, a downloaded corpus's name
+(the folder `corpus fetch` writes), or a Hub dataset (not read directly yet)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from factdebate.core.errors import InputError
-from factdebate.corpus.sources import corpora_dir, fetched_corpora, load_sources, resolve_source
+from factdebate.corpus.sources import corpora_dir, resolve_source
+from tests.cli.test_exits import call
 
 
-def docs(path: Path, *ids: str) -> Path:
-    path.write_text("".join(json.dumps({"id": i, "title": i, "text": f"text {i}"}) + "\n" for i in ids))
-    return path
+def test_a_file_is_itself(tmp_path: Path) -> None:
+    path = tmp_path / "docs.csv"
+    path.write_text("id,text\n1,hello\n", encoding="utf-8")
+    found = resolve_source(str(path))
+    assert [(f.path, f.format) for f in found.files] == [(path, "csv")] and found.name is None
 
 
-def test_a_file_a_folder_and_a_fetched_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    one = docs(tmp_path / "one.jsonl", "a")
-    assert resolve_source(str(one)) == ([one], None)
-    folder = tmp_path / "many"
-    folder.mkdir()
-    files = [docs(folder / "b.jsonl", "b"), docs(folder / "c.jsonl", "c")]
-    (folder / "notes.txt").write_text("not a document file")
-    (folder / "manifest.json").write_text("{}")
-    assert resolve_source(folder) == (files, None)
-    assert [d.id for d in load_sources(files)] == ["b", "c"]
-    fetched = corpora_dir() / "wiki-xx"
-    fetched.mkdir(parents=True)
-    (fetched / "manifest.json").write_text("{}")
-    shard = docs(fetched / "train-0.jsonl", "d")
-    monkeypatch.chdir(tmp_path)
-    assert resolve_source("wiki-xx") == ([shard], "wiki-xx") and fetched_corpora() == ["wiki-xx"]
-    (tmp_path / "wiki-xx").mkdir()  # a folder of that name where the command runs wins
-    with pytest.raises(InputError, match="wiki-xx: no JSONL, JSON, CSV or Parquet files in this folder"):
-        resolve_source("wiki-xx")
+def test_a_folder_gives_its_document_files_in_order_and_nothing_else(tmp_path: Path) -> None:
+    for name in ("b.parquet", "a.jsonl", "sub/c.tsv", "d.jsonl.gz", "manifest.json", "README.md", ".hidden.jsonl"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    found = resolve_source(tmp_path)
+    assert [f.path.relative_to(tmp_path).as_posix() for f in found.files] == [
+        "a.jsonl", "b.parquet", "d.jsonl.gz", "sub/c.tsv"]
+    assert [f.format for f in found.files] == ["jsonl", "parquet", "jsonl", "tsv"]
 
 
-def test_an_unknown_source_says_what_was_fetched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(InputError, match=r"wikipedia-en: no such file or folder, nor a fetched corpus \(fetched: "
-                                         r"none yet; e.g. `factdebate corpus fetch wikipedia --lang en`\)"):
-        resolve_source("wikipedia-en")
-    (corpora_dir() / "wikipedia-en").mkdir(parents=True)
-    with pytest.raises(InputError, match="holds no document files yet"):
-        resolve_source("wikipedia-en")
+def test_a_bare_name_is_a_corpus_downloaded_into_the_data_folder() -> None:
+    folder = corpora_dir() / "wikipedia-en"
+    folder.mkdir(parents=True)
+    (folder / "train-00000.parquet").write_bytes(b"")
+    (folder / "manifest.json").write_text("{}", encoding="utf-8")
+    found = resolve_source("wikipedia-en")
+    assert found.name == "wikipedia-en" and [f.path.name for f in found.files] == ["train-00000.parquet"]
+
+
+@pytest.mark.parametrize(("source", "error", "needle"), [
+    ("nowhere-at-all", InputError, "no downloaded corpus of that name"),
+    ("hf:wikipedia", InputError, "give a Hub dataset as hf:OWNER/NAME"),
+])
+def test_what_is_not_a_source_says_what_it_was_taken_for(source: str, error: type[Exception], needle: str) -> None:
+    with pytest.raises(error, match=needle):
+        resolve_source(source)
+
+
+def test_an_empty_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="holds no JSONL, CSV, TSV or Parquet files"):
+        resolve_source(tmp_path)
+
+
+def test_index_takes_a_downloaded_corpus_by_name_and_names_the_corpus_after_it(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    folder = corpora_dir() / "mini"
+    folder.mkdir(parents=True)
+    (folder / "part-0.jsonl").write_text('{"id": "a", "title": "Alps", "text": "The Alps are mountains."}\n',
+                                         encoding="utf-8")
+    (folder / "part-1.jsonl").write_text('{"id": "b", "title": "Rhine", "text": "The Rhine is a river."}\n',
+                                         encoding="utf-8")
+    code, err = call(capsys, "index", "mini", "--engines", "local")
+    assert code == 0 and "indexed 2 documents as 2 passages into corpus 'mini'" in err, err

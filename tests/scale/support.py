@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from factdebate.embeddings.minilm import Embedder
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
-from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.helpers import BagOfWordsEncoder, HashingEmbedder, StaticTool
 
 
 def static_resources(settings: Settings, endpoint: str | None) -> Resources:
@@ -27,3 +28,8 @@ def write_claims(path: Path, count: int, label: bool = False) -> Path:
 
 def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def hashing_embedder() -> Embedder:
+    """The index workers' encoder in the tests (by name, so Ray workers import it)."""
+    return HashingEmbedder()

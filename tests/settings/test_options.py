@@ -100,11 +100,16 @@ def test_a_new_setting_is_one_field(echo: None) -> None:
 
 def test_scale_flags_are_drawn_from_their_fields() -> None:
     shown = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "250"}).output
+    index_help = CliRunner().invoke(app, ["index", "--help"], env={"COLUMNS": "250"}).output
+    batch, index_only = ("executor", "ray_address", "workers"), ("worker_gpus", "shard_docs", "lexical_parts")
     for name, info in ScaleSettings.model_fields.items():
         flag = exposure(info).get("flag")
-        assert (flag is not None) == (name in ("executor", "ray_address", "workers"))
+        assert (flag is not None) == (name in batch + index_only)
         if flag:
-            assert flag in shown and str(info.description) in shown
+            assert flag in index_help and str(info.description) in index_help
+            assert (flag in shown) == (name in batch)
+            if name in batch:
+                assert str(info.description) in shown
     assert "x>=1" in shown  # --workers keeps its field's lower bound
 
 

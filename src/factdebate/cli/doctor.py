@@ -9,6 +9,7 @@ from typing import Literal
 
 from factdebate.settings.model import Settings
 from factdebate.util.paths import data_dir
+from factdebate.util.redact import redact_text
 
 
 @dataclass
@@ -103,7 +104,29 @@ def _state_checks() -> list[Check]:
     return [Check("service state database", "ok", f"reachable: {db.location}")]
 
 
+def _milvus_server_check(settings: Settings) -> list[Check]:
+    """A Milvus server named by the settings answers, and which version it is (nothing for Milvus Lite)."""
+    uri = settings.retrieval.milvus_uri
+    from factdebate.corpus.milvus import get_client, is_lite_uri
+
+    if not uri or is_lite_uri(uri):
+        return []
+    try:
+        version = get_client(uri).get_server_version()
+    except Exception as exc:  # doctor reports, it never crashes
+        return [Check("Milvus server", "fail", f"cannot reach {redact_text(uri)}: {str(exc).splitlines()[0][:300]}")]
+    return [Check("Milvus server", "ok", f"reachable, version {version}, at {redact_text(uri)} (shared by every "
+                  "process and machine pointed at it)")]
+
+
 def _index_checks(settings: Settings) -> list[Check]:
+    checks = _milvus_server_check(settings)
+    if any(check.status == "fail" for check in checks):
+        return checks  # the index checks would only repeat the connection error
+    return checks + _corpus_checks(settings)
+
+
+def _corpus_checks(settings: Settings) -> list[Check]:
     corpus = settings.retrieval.corpus
     try:
         from factdebate.corpus.indexing import corpus_status

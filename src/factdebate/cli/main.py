@@ -4,7 +4,6 @@ logs and errors to stderr."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 import sys
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from factdebate.cli import exits
+from factdebate.cli.index import register_index
 from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
@@ -155,68 +155,7 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
         raise typer.Exit(exits.SOME_FAILED)
 
 
-@app.command()
-def index(
-    path: Annotated[str | None, typer.Argument(help="A JSONL, JSON, CSV or Parquet file with id/title/text, a "
-                                                    "folder of them, or a corpus fetched by `factdebate corpus "
-                                                    "fetch` (e.g. wikipedia-en).")] = None,
-    corpus: Annotated[str | None, Opt(help="Name of the corpus to add to (default: the fetched corpus's "
-                                           "name, else 'default').")] = None,
-    milvus_uri: Annotated[str | None, Opt(help="Milvus server URI (default: Milvus Lite file).")] = None,
-    engines: Annotated[str, Opt(help="Comma-separated: rag,local.")] = "rag,local",
-    builtin: Annotated[bool, Opt("--builtin", help="Build the built-in Wikipedia corpus's indexes now "
-                                 "(otherwise built on first use).")] = False,
-    config: ConfigFlag = None,
-) -> None:
-    """Index a document collection into the vector database and the full-text index (idempotent)."""
-    from factdebate.corpus.indexing import index_corpus
-    from factdebate.corpus.names import check_corpus_name
-    from factdebate.corpus.sources import load_sources, resolve_source
-
-    chosen = tuple(_split(engines) or ["rag", "local"])
-    if builtin:
-        if path is not None:
-            raise InputError("give either a file to index or --builtin, not both")
-        _index_builtin(chosen, milvus_uri, config)
-        return
-    if path is None:
-        raise InputError("give a file or folder to index (JSONL, JSON, CSV or Parquet), a fetched corpus, or "
-                         "--builtin")
-    files, fetched = resolve_source(path)
-    corpus = check_corpus_name(corpus or fetched or "default")  # before reading a possibly large file
-    from factdebate.settings.load import settings_from
-
-    encoder = settings_from({}, config).retrieval.encoder
-    docs = load_sources(files)
-    first = next(docs, None)
-    if first is None:  # say so, rather than "indexed 0 documents" and exit 0 (and no empty index is made)
-        err.print(f"nothing was indexed: {path} holds no documents", markup=False)
-        raise typer.Exit(exits.SOME_FAILED)
-    stats = index_corpus(itertools.chain([first], docs), corpus, milvus_uri=milvus_uri, engines=chosen,
-                         progress=True, encoder=encoder)
-    err.print(f"indexed {stats.documents} documents as {stats.chunks} passages into corpus '{corpus}': "
-              f"{stats.added_dense} new in Milvus, {stats.added_lexical} in the full-text index, "
-              f"{stats.seconds:.1f}s ({stats.passages_per_second:.1f} passages/s)", markup=False)
-    if stats.duplicate_ids:
-        err.print(f"dropped {stats.duplicate_ids} document(s) whose id was already used (the first one is kept): "
-                  + ", ".join(repr(i[:60]) for i in stats.duplicate_examples)
-                  + (" …" if stats.duplicate_ids > len(stats.duplicate_examples) else ""), markup=False)
-
-
-def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
-    from factdebate.corpus.builtin_index import ensure_builtin_indexed
-    from factdebate.settings.load import settings_from
-
-    retrieval = settings_from({"milvus_uri": milvus_uri}, config).retrieval
-    order = tuple(e for e in ("local", "rag") if e in engines) + tuple(e for e in engines if e not in ("local", "rag"))
-    stats = ensure_builtin_indexed(retrieval.milvus_uri, engines=order, limit=retrieval.builtin_docs,
-                                   encoder=retrieval.encoder)
-    if stats is None:
-        err.print(f"the built-in corpus is already indexed for {', '.join(order)}")
-        return
-    err.print(f"indexed the built-in corpus: {stats.documents} articles as {stats.chunks} passages, "
-              f"{stats.added_lexical} new in the full-text index, {stats.added_dense} new in Milvus, "
-              f"{stats.seconds:.1f}s")
+register_index(app)  # in its own module: sources, executors and their flags
 
 
 @app.command()

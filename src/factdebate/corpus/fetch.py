@@ -12,7 +12,9 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import re
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -128,6 +130,9 @@ def _store(entry: HubCorpus, downloaded: Path, target: Path) -> int:
 def _listing(entry: HubCorpus, commit: str, folder: str) -> list[Listed]:
     listed = [f for f in list_folder(entry.repo, entry.repo_type, commit, folder)
               if fnmatch.fnmatch(PurePosixPath(f.path).name, entry.pattern)]
+    if not listed and entry.key.startswith("hf:"):
+        raise InputError(f"{entry.key}: no Parquet files in {folder or 'the top folder'} of {entry.repo}@"
+                         f"{commit[:12]}; name the folder that holds them: hf:{entry.repo}/FOLDER")
     if not listed:
         raise InputError(f"no file matching {entry.pattern} in {folder}/ of {entry.repo}@{commit[:12]}: is the "
                          "language or date right? (the dump's folders are named DATE.LANG)")
@@ -139,12 +144,30 @@ def fetch_corpus(key: str, params: dict[str, str | None], *, limit_files: int | 
     corpora = registry.corpora()
     if key not in corpora:
         raise InputError(f"unknown corpus '{key}'; fetchable: {', '.join(sorted(corpora))}")
+    entry = corpora[key]
+    return _fetch_entry(entry, _params(entry, params), limit_files=limit_files, notify=notify)
+
+
+def fetch_repo(repo: str, folder: str = "", *, notify: Notify | None = None) -> FetchReport:
+    """Any Hub dataset's Parquet files (``index hf:OWNER/NAME[/FOLDER]``), as the corpus ``hf-owner-name[-folder]``; the
+    files must have id/title/text columns (or the columns ``corpus.loading`` maps)."""
+    # The folder is part of the name: two folders of one repository are two corpora.
+    name = "hf-" + "-".join(part for part in re.split(r"[^A-Za-z0-9]+", f"{repo}/{folder}".lower()) if part)
+    entry = HubCorpus(key=f"hf:{repo}", description=f"Parquet files of the Hub dataset {repo}", name=name,
+                      repo=repo, repo_type="dataset", revision="main", folder=folder, pattern="*.parquet")
+    return _fetch_entry(entry, {}, notify=notify or _say)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int | None = None,
+                 notify: Notify | None = None) -> FetchReport:
     try:
         import pyarrow  # noqa: F401
     except ImportError as exc:
         raise MissingDependencyError("pyarrow", "retrieval") from exc
-    entry = corpora[key]
-    values = _params(entry, params)
     name = check_corpus_name(entry.name.format(**values))
     folder = corpora_dir() / name
     remote_folder = entry.folder.format(**values)

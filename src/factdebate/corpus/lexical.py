@@ -3,6 +3,10 @@
 The index lives on disk at ``data_dir()/tantivy/<corpus>`` and is opened once per process. Text goes
 through tantivy's English stemmer, so "painted" finds "painting". User queries are reduced to plain
 words before parsing: claims contain quotes, colons and brackets that would otherwise be query syntax.
+
+A large corpus may be split into parts (``corpus/lexical_parts.py``): passages are routed to a part by a
+hash of their id, each part has its own writer (tantivy allows one per index), and a search asks every
+part and merges their top hits by score. The class below serves both layouts, so no caller changes.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from factdebate.core.errors import IndexError_, MissingDependencyError
 from factdebate.core.types import Document
+from factdebate.corpus.lexical_parts import merge_hits, part_of, read_layout, write_layout
 from factdebate.util.paths import data_dir
 
 _WORD = re.compile(r"\w+")
@@ -63,7 +68,27 @@ class LexicalIndex:
         self._write_lock = threading.Lock()
 
     def exists(self) -> bool:
-        return (self.path / "meta.json").is_file()
+        return (self.path / "meta.json").is_file() or self.parts() is not None
+
+    def parts(self) -> list[LexicalIndex] | None:
+        """The parts of a partitioned index, or ``None`` for one index."""
+        count = read_layout(self.path)
+        if count is None:
+            return None
+        return [LexicalIndex(self.corpus, self.path / f"part-{n}") for n in range(count)]
+
+    def partition(self, parts: int) -> None:
+        """Lay the index out in ``parts`` parts (before anything is added); an index already laid out the
+        same way is left as it is, one laid out otherwise is refused."""
+        current = read_layout(self.path) or (1 if (self.path / "meta.json").is_file() else None)
+        if current is None:
+            if parts > 1:
+                write_layout(self.path, parts)
+            return
+        if current != parts:
+            raise IndexError_(f"the local search index of corpus '{self.corpus}' at {self.path} has {current} "
+                              f"part(s), not {parts}: index with --lexical-parts {current}, or delete the folder "
+                              "and index again")
 
     def _index(self, create: bool = False) -> Any:
         key = str(self.path.resolve())
@@ -89,11 +114,19 @@ class LexicalIndex:
             return index
 
     def count(self) -> int:
+        parts = self.parts()
+        if parts is not None:
+            return sum(part.count() for part in parts if part.exists())
         return int(self._index().searcher().num_docs)
 
     def check_writable(self) -> None:
         """Fails now if the index could not be written: its folder is not writable, or another process
         holds its writer lock. Creates nothing."""
+        parts = self.parts()
+        if parts is not None:
+            for part in parts:
+                part.check_writable()
+            return
         if not self.exists():
             parent = next((p for p in (self.path, *self.path.parents) if p.exists()), None)
             if parent is None or not os.access(parent, os.W_OK | os.X_OK):
@@ -116,6 +149,12 @@ class LexicalIndex:
 
     def add(self, chunks: Iterable[Document]) -> int:
         """Add passages whose id is not in the index yet; returns how many were new."""
+        parts = self.parts()
+        if parts is not None:
+            routed: list[list[Document]] = [[] for _ in parts]
+            for chunk in chunks:
+                routed[part_of(chunk.id, len(parts))].append(chunk)
+            return sum(part.add(batch) for part, batch in zip(parts, routed, strict=True) if batch)
         tantivy = _tantivy()
         index = self._index(create=True)
         with self._write_lock:
@@ -147,6 +186,9 @@ class LexicalIndex:
         words = query_words(query)
         if not words or k <= 0:
             return []
+        parts = self.parts()
+        if parts is not None:
+            return merge_hits([part.search_sync(query, k) for part in parts if part.exists()], k)
         index = self._index()
         try:
             parsed, _errors = index.parse_query_lenient(
@@ -158,23 +200,32 @@ class LexicalIndex:
         searcher = index.searcher()
         results: list[Document] = []
         for score, address in searcher.search(parsed, limit=k).hits:
-            stored = searcher.doc(address)
-            results.append(
-                Document(
-                    id=stored.get_first("id") or "",
-                    title=stored.get_first("title") or "",
-                    text=stored.get_first("text") or "",
-                    source=stored.get_first("source") or "",
-                    score=float(score),
-                )
-            )
+            results.append(_document(searcher.doc(address), float(score)))
         return results
+
+    def fetch(self, ids: list[str]) -> list[Document]:
+        """The passages with these ids that the index holds (in no particular order)."""
+        parts = self.parts()
+        if parts is not None:
+            return [doc for part in parts if part.exists() for doc in part.fetch(ids)]
+        tantivy = _tantivy()
+        index = self._index()
+        searcher = index.searcher()
+        query = tantivy.Query.term_set_query(index.schema, "id", ids)
+        return [_document(searcher.doc(address)) for _score, address in searcher.search(query, limit=len(ids)).hits]
 
     async def search(self, query: str, k: int) -> list[Document]:
         return await asyncio.to_thread(self.search_sync, query, k)
 
     def drop(self) -> None:
         """Delete the index from disk (for a rebuild)."""
+        root = str(self.path.resolve())
         with _cache_lock:
-            _indexes.pop(str(self.path.resolve()), None)
+            for key in [key for key in _indexes if key == root or key.startswith(root + os.sep)]:
+                _indexes.pop(key)
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _document(stored: Any, score: float = 0.0) -> Document:
+    return Document(id=stored.get_first("id") or "", title=stored.get_first("title") or "",
+                    text=stored.get_first("text") or "", source=stored.get_first("source") or "", score=score)

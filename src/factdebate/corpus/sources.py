@@ -1,76 +1,105 @@
-"""What ``factdebate index SOURCE`` reads: a file, a folder of files, or the name of a corpus fetched into
-the data folder (``factdebate corpus fetch``), whose files lie in ``<data>/corpora/<name>/``.
+"""What ``factdebate index SOURCE`` reads: one place that turns SOURCE into a list of document files.
 
-A path that exists wins over a corpus of the same name, so a local folder is never shadowed."""
+SOURCE is, in this order: ``hf:owner/name[/folder]`` (a Hugging Face Hub dataset's Parquet files, downloaded
+and verified into ``<data dir>/corpora/hf-owner-name[-folder]/`` first, as ``corpus fetch`` does), a file or a
+folder of files, or the bare name of a corpus downloaded into the data folder
+(``<data dir>/corpora/<name>/``, written by ``factdebate corpus fetch`` with its Parquet files). A folder
+contributes every JSONL, CSV, TSV and Parquet file under it (gzipped too), in name order; a plain
+``.json`` file is read only when named on its own, so a folder's ``manifest.json`` is never taken for
+documents. Both executors (one process, or Ray) read what this returns.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from factdebate.core.errors import ConfigError, InputError
-from factdebate.core.types import Document
-from factdebate.corpus.loading import detect_format, load_documents
+from factdebate.corpus.loading import detect_format
 from factdebate.corpus.names import check_corpus_name
 from factdebate.util.paths import data_dir
 
+HUB_PREFIX = "hf:"
+CORPORA_FOLDER = "corpora"
 MANIFEST = "manifest.json"  # a fetched corpus's record of its files (corpus/fetch.py), not a document file
+_FOLDER_FORMATS = ("jsonl", "csv", "tsv", "parquet")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    format: str  # one of corpus.loading.FORMATS
+
+
+@dataclass(frozen=True)
+class Source:
+    """The files of one SOURCE; ``name`` is the downloaded corpus's name when SOURCE named one (the index's
+    corpus name then defaults to it), else ``None``."""
+
+    given: str
+    files: tuple[SourceFile, ...]
+    name: str | None = None
 
 
 def corpora_dir() -> Path:
-    return data_dir() / "corpora"
+    return data_dir() / CORPORA_FOLDER
 
 
 def fetched_corpora() -> list[str]:
+    """The corpora ``corpus fetch`` (or an ``hf:`` source) downloaded into the data folder."""
     folder = corpora_dir()
     return sorted(p.name for p in folder.iterdir() if (p / MANIFEST).is_file()) if folder.is_dir() else []
 
 
-def files_in(folder: Path) -> list[Path]:
-    """The document files directly in ``folder``, in name order (hidden files and the manifest aside)."""
-    found = []
-    for path in sorted(folder.iterdir()):
-        if not path.is_file() or path.name.startswith(".") or path.name == MANIFEST:
-            continue
-        try:
-            detect_format(path)
-        except InputError:
-            continue
-        found.append(path)
-    return found
+def resolve_source(source: str | Path) -> Source:
+    """The files behind SOURCE, or one clear error saying what SOURCE was taken for."""
+    given = str(source)
+    if given.startswith(HUB_PREFIX):
+        return _hub_source(given[len(HUB_PREFIX):])
+    path = Path(given)
+    if path.is_file():
+        return Source(given, (SourceFile(path, detect_format(path)),))
+    if path.is_dir():
+        return Source(given, _folder_files(path, given))
+    named = corpora_dir() / given
+    if _is_name(given) and named.is_dir():
+        return Source(given, _folder_files(named, f"the downloaded corpus '{given}' ({named})"), name=given)
+    raise InputError(f"{given}: no such file or folder, and no downloaded corpus of that name in {corpora_dir()} "
+                     "(give a JSONL, CSV or Parquet file, a folder of them, or a corpus name)")
 
 
-def _is_name(text: str) -> bool:
+def _hub_source(spec: str) -> Source:
+    """A Hub dataset by repo id (``owner/name``, optionally ``/folder`` inside it): its Parquet files are
+    fetched and verified into the data folder like a ``corpus fetch`` (resumable, then read offline), and
+    indexed from there under the corpus name ``hf-owner-name[-folder]``."""
+    from factdebate.corpus.fetch import fetch_repo  # it imports this module: by name, at use
+
+    parts = spec.strip("/").split("/")
+    if len(parts) < 2 or not all(parts):
+        raise InputError(f"hf:{spec}: give a Hub dataset as hf:OWNER/NAME (optionally hf:OWNER/NAME/FOLDER)")
+    repo, folder = "/".join(parts[:2]), "/".join(parts[2:])
+    report = fetch_repo(repo, folder)
+    return Source(f"{HUB_PREFIX}{spec}", _folder_files(report.folder, f"hf:{spec} ({report.folder})"),
+                  name=report.name)
+
+
+def _is_name(given: str) -> bool:
     try:
-        check_corpus_name(text)
+        check_corpus_name(given)
     except ConfigError:
         return False
-    return True
+    return "/" not in given
 
 
-def resolve_source(source: str | Path) -> tuple[list[Path], str | None]:
-    """The files to index, and the fetched corpus's name when ``source`` named one (else None)."""
-    path = Path(source).expanduser()
-    name = str(source)
-    if not path.exists() and _is_name(name) and (corpora_dir() / name).is_dir():
-        path = corpora_dir() / name
-        files = files_in(path)
-        if not files:
-            raise InputError(f"the fetched corpus '{name}' ({path}) holds no document files yet: run "
-                             "`factdebate corpus fetch` again to finish it")
-        return files, name
-    if path.is_file():
-        return [path], None
-    if path.is_dir():
-        files = files_in(path)
-        if not files:
-            raise InputError(f"{path}: no JSONL, JSON, CSV or Parquet files in this folder")
-        return files, None
-    fetched = ", ".join(fetched_corpora()) or "none yet"
-    raise InputError(f"{source}: no such file or folder, nor a fetched corpus (fetched: {fetched}; e.g. "
-                     "`factdebate corpus fetch wikipedia --lang en`)")
-
-
-def load_sources(files: list[Path]) -> Iterator[Document]:
-    for file in files:
-        yield from load_documents(file)
+def _folder_files(folder: Path, what: str) -> tuple[SourceFile, ...]:
+    found: list[SourceFile] = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        try:
+            fmt = detect_format(path)
+        except InputError:
+            continue  # a README, a manifest, a checksum file: not documents
+        if fmt in _FOLDER_FORMATS:
+            found.append(SourceFile(path, fmt))
+    if not found:
+        raise InputError(f"{what} holds no JSONL, CSV, TSV or Parquet files")
+    return tuple(found)

@@ -82,12 +82,28 @@ def _export(target: Path) -> None:
         int8_file.unlink(missing_ok=True)
 
 
+def ensure_onnx_model() -> Path:
+    """The int8 model file, exported first if this data folder has none (a distributed index build does
+    this once on the driver, so its workers on the same machine find the file)."""
+    path = onnx_model_path()
+    with MODEL_LOAD_LOCK, _export_lock:  # the export imports torch and transformers: one loader at a time
+        if not path.is_file():
+            _export(path)
+    return path
+
+
 class OnnxInt8Embedder(Embedder):
     """Drop-in :class:`Embedder` on ONNX Runtime; vectors agree with the float model's to about 0.96
     cosine, and rankings to within the recall check in benchmarks/encoders.py."""
 
     name = "all-MiniLM-L6-v2-int8"
     kind = "int8"
+
+    def __init__(self, threads: int | None = None) -> None:
+        super().__init__()
+        # ONNX Runtime sizes its thread pool to the machine's cores; several index workers on one machine
+        # would each take them all. A worker passes the CPUs it reserved.
+        self.threads = threads
 
     def _load(self) -> Any:
         with self._load_lock:
@@ -98,14 +114,13 @@ class OnnxInt8Embedder(Embedder):
                 import onnxruntime as ort
             except ImportError as exc:
                 raise MissingDependencyError("onnxruntime", "retrieval") from exc
-            path = onnx_model_path()
-            with MODEL_LOAD_LOCK:  # the export imports torch and transformers: one loader at a time
-                with _export_lock:
-                    if not path.is_file():
-                        _export(path)
+            with MODEL_LOAD_LOCK:
+                path = ensure_onnx_model()
                 tokenizer = _tokenizer()
             options = ort.SessionOptions()
             options.log_severity_level = 3  # its warnings about unused initialisers are noise here
+            if self.threads:
+                options.intra_op_num_threads = self.threads
             session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             self._model = (tokenizer, session)
             return self._model

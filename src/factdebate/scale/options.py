@@ -27,11 +27,17 @@ def _flag(name: str, kind: type) -> Any:
 ExecutorFlag = _flag("executor", str)
 RayAddressFlag = _flag("ray_address", str)
 WorkersFlag = _flag("workers", int)
+# index builds only
+WorkerGpusFlag = _flag("worker_gpus", float)
+ShardDocsFlag = _flag("shard_docs", int)
+LexicalPartsFlag = _flag("lexical_parts", int)
 
 
-def with_scale(settings: Settings, executor: str | None, ray_address: str | None, workers: int | None) -> Settings:
-    """``settings`` with the flags that were given applied (the settings file and environment otherwise)."""
-    update: dict[str, Any] = {}
+def with_scale(settings: Settings, executor: str | None, ray_address: str | None, workers: int | None,
+               **index_flags: Any) -> Settings:
+    """``settings`` with the flags that were given applied (the settings file and environment otherwise);
+    ``index_flags`` are an index build's (``worker_gpus``, ``shard_docs``, ``lexical_parts``)."""
+    update: dict[str, Any] = {name: value for name, value in index_flags.items() if value is not None}
     if ray_address is not None and executor is None:
         executor = "ray"  # an address only means something to the Ray executor
     if executor is not None:

@@ -150,10 +150,10 @@ class RetrievalSettings(_Strict):
 
 
 class ScaleSettings(_Strict):
-    """Where batch claims run (docs/scale.md): in this process, or sharded over a pool of Ray workers."""
+    """Where batch claims and index builds run (docs/scale.md): in this process, or over a pool of Ray workers."""
 
-    executor: Literal["local", "ray"] = Field(default="local", description="Where batch claims run: local (this "
-                                              "process) or ray (a pool of Ray workers).",
+    executor: Literal["local", "ray"] = Field(default="local", description="Where batch claims and index builds run: "
+                                              "local (this process) or ray (a pool of Ray workers).",
                                               json_schema_extra=offered(flag="--executor"))
     ray_address: str | None = Field(default=None, description="Ray cluster to join: auto, or ray://host:port "
                                     "(default: start a local instance).",
@@ -166,6 +166,15 @@ class ScaleSettings(_Strict):
     lite_copy: bool = Field(default=True, description="Each Ray worker searches its own copy of a Milvus Lite "
                             "folder (Lite serves one process); off: refuse to start workers that would share "
                             "one Lite database (use a Milvus server URI instead).")
+    worker_gpus: float = Field(default=0.0, ge=0, description="GPUs reserved per Ray worker of an index build; "
+                               "a worker with one embeds with the float model on it (retrieval.encoder fp32).",
+                               json_schema_extra=offered(flag="--worker-gpus"))
+    shard_docs: int = Field(default=5000, ge=1, description="Documents per shard of an index build on Ray: the "
+                            "unit that is written and recorded as done (a stopped build redoes at most the "
+                            "shards in flight).", json_schema_extra=offered(flag="--shard-docs"))
+    lexical_parts: int = Field(default=1, ge=1, le=64, description="Parts of a new full-text index, which a build on "
+                               "Ray writes in parallel, one writer each (1: one index; more: searched together, "
+                               "their BM25 hits merged).", json_schema_extra=offered(flag="--lexical-parts"))
 
 
 class MedicalSettings(_Strict):

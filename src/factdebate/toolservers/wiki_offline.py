@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.types import Document
@@ -76,17 +75,7 @@ class OfflineWikipedia:
         return list(by_title.values())[:k], self._dense_note() + self._date_note(leak)
 
     def _by_ids(self, doc_id: str) -> list[Document]:
-        import tantivy
-
-        index: Any = self.lexical._index()  # the shared, cached handle (opening one per call is slow)
-        ids = [f"{doc_id}#{n}" for n in range(MAX_PASSAGES)]
-        query = tantivy.Query.term_set_query(index.schema, "id", ids)
-        searcher = index.searcher()
-        docs = []
-        for _score, address in searcher.search(query, limit=MAX_PASSAGES).hits:
-            stored = searcher.doc(address)
-            docs.append(Document(id=stored.get_first("id") or "", title=stored.get_first("title") or "",
-                                 text=stored.get_first("text") or "", source=stored.get_first("source") or ""))
+        docs = self.lexical.fetch([f"{doc_id}#{n}" for n in range(MAX_PASSAGES)])
         return sorted(docs, key=lambda d: int(d.id.rsplit("#", 1)[1]))
 
     async def _resolve(self, title: str) -> tuple[str, list[str]]:
