@@ -208,7 +208,7 @@ def test_search_ranks_by_meaning_without_the_threshold(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_semantic_recall_with_minilm(tmp_path: Path) -> None:
     """The default encoder and threshold: another name for a stored entity is recalled, an unrelated one not."""
-    memory = open_memory(MemorySettings(path=tmp_path / "m.sqlite"))
+    memory = open_memory(MemorySettings(path=tmp_path / "m.sqlite", semantic=True))  # keyword recall by default
     assert memory is not None and memory.semantic_threshold == 0.45
     memory.update("John F. Kennedy", [Evidence(
         text="John Fitzgerald Kennedy was the 35th president of the United States from 1961 until 1963.",
