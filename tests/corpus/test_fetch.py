@@ -15,7 +15,7 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.corpus.fetch import fetch_corpus, read_manifest
-from factdebate.corpus.sources import corpora_dir
+from factdebate.corpus.folders import corpora_dir
 from tests.hub_server import HubServer, go_online, sha256
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from factdebate.core.errors import InputError
-from factdebate.corpus.sources import corpora_dir, resolve_source
+from factdebate.corpus.folders import corpora_dir
+from factdebate.corpus.sources import resolve_source
 from tests.cli.test_exits import call
 
 

@@ -23,8 +23,8 @@ from string import Formatter
 from typing import Any
 
 from factdebate.core.errors import InputError, MissingDependencyError
+from factdebate.corpus.folders import MANIFEST, corpora_dir
 from factdebate.corpus.names import check_corpus_name
-from factdebate.corpus.sources import MANIFEST, corpora_dir
 from factdebate.hub import registry
 from factdebate.hub.checksum import sha256_file
 from factdebate.hub.errors import HubError, HubUnreachable

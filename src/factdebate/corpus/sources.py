@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factdebate.core.errors import ConfigError, InputError
+from factdebate.corpus.folders import MANIFEST, corpora_dir
 from factdebate.corpus.loading import detect_format
 from factdebate.corpus.names import check_corpus_name
-from factdebate.util.paths import data_dir
 
 HUB_PREFIX = "hf:"
-CORPORA_FOLDER = "corpora"
-MANIFEST = "manifest.json"  # a fetched corpus's record of its files (corpus/fetch.py), not a document file
 _FOLDER_FORMATS = ("jsonl", "csv", "tsv", "parquet")
 
 
@@ -39,10 +37,6 @@ class Source:
     given: str
     files: tuple[SourceFile, ...]
     name: str | None = None
-
-
-def corpora_dir() -> Path:
-    return data_dir() / CORPORA_FOLDER
 
 
 def fetched_corpora() -> list[str]:
@@ -72,7 +66,7 @@ def _hub_source(spec: str) -> Source:
     """A Hub dataset by repo id (``owner/name``, optionally ``/folder`` inside it): its Parquet files are
     fetched and verified into the data folder like a ``corpus fetch`` (resumable, then read offline), and
     indexed from there under the corpus name ``hf-owner-name[-folder]``."""
-    from factdebate.corpus.fetch import fetch_repo  # it imports this module: by name, at use
+    from factdebate.corpus.fetch import fetch_repo  # only when asked: it brings huggingface_hub
 
     parts = spec.strip("/").split("/")
     if len(parts) < 2 or not all(parts):

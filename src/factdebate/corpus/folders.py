@@ -1,0 +1,16 @@
+"""Where downloaded corpora live in the data folder: ``<data dir>/corpora/<name>/``, each with the
+``manifest.json`` that ``corpus fetch`` keeps. Its own module so that the fetcher and the source resolver
+(which calls the fetcher for ``hf:`` sources) share it without importing each other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from factdebate.util.paths import data_dir
+
+CORPORA_FOLDER = "corpora"
+MANIFEST = "manifest.json"  # a fetched corpus's record of its files (corpus/fetch.py), not a document file
+
+
+def corpora_dir() -> Path:
+    return data_dir() / CORPORA_FOLDER
