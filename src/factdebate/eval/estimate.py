@@ -51,22 +51,39 @@ def call_bounds(settings: Settings) -> tuple[int, int]:
     return get_method(settings.method).call_bounds(settings)
 
 
+def _response_bounds(plan: Plan, settings: Settings, low: int, high: int) -> tuple[int, int]:
+    """Calls for a sample whose claims are checked one by one: the claims the sample gives (with
+    ``response.claims=given``), or one extraction (re-asked at most once, subjective claims dropped at a
+    cost of two more) and 1 to ``response.max_claims`` claims (eval/response_eval.py)."""
+    most = settings.response.max_claims
+    extraction = (1, 2 + 2 * settings.response.drop_subjective)
+    bounds = []
+    for sample in plan.samples:
+        given = sample.meta.get("claims") if settings.response.claims == "given" else None
+        if given:
+            bounds.append((len(given) * low, len(given) * high))
+        else:
+            bounds.append((low + extraction[0], most * high + extraction[1]))
+    if not bounds:
+        return low, high
+    return min(b[0] for b in bounds), max(b[1] for b in bounds)
+
+
 def estimate(plan: Plan, done: set[str]) -> Estimate:
-    settings = plan.settings
+    method = get_method(plan.settings.method)
+    # What a sample costs under the method's own task modes for this dataset (DPD's summarization and
+    # dialogue modes extract the claims of a text and debate each one, without search).
+    settings = method.sample_settings(plan.settings, plan.dataset)
     low, high = call_bounds(settings)
     options = 1
     if plan.dataset.answer_format == "choice":
         options = max((len(s.options) for s in plan.samples), default=1)
         low, high = low * options, high * options + 1
-    if plan.dataset.unit == "response":  # every claim of a response is one run of the method
-        given = settings.response.claims == "given"
-        counts = [len(s.meta.get("claims") or []) if given else settings.response.max_claims for s in plan.samples]
-        per_response = max(counts, default=1) or 1
-        extraction = (0, 0) if given else (1, 2 + 2 * settings.response.drop_subjective)
-        low, high = min(counts, default=1) * low + extraction[0], per_response * high + extraction[1]
+    if method.sample_unit(settings, plan.dataset) == "response":  # every claim of a response is one run of the method
+        low, high = _response_bounds(plan, settings, low, high)
     claims = [len(s.claim) for s in plan.samples] or [0]
     retrieval = settings.retrieval
-    evidence = retrieval.k * retrieval.max_doc_chars if get_method(settings.method).tools(settings) else 0
+    evidence = retrieval.k * retrieval.max_doc_chars if method.tools(settings) else 0
     per_call = (PROMPT_OVERHEAD_CHARS + mean(claims) + evidence) / 4 + COMPLETION_TOKENS
     todo = sum(s.id not in done for s in plan.samples)
     result = Estimate(len(plan.samples), todo, low, high, per_call, 0)

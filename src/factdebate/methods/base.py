@@ -24,6 +24,9 @@ A method is one class, registered by name, that owns:
   (stamped on every verdict and an evaluation's run.json; None for a method that pits no tools);
 - ``sample_settings(settings, dataset)``: the settings its evaluation samples on ``dataset`` run with, when
   its own task modes change them (what run.json's deviations are computed from);
+- ``sample_unit(settings, dataset)``: whether one of its evaluation samples on ``dataset`` is one claim or a
+  text whose claims are extracted and checked one by one (DPD's summarization and dialogue modes), which is
+  what ``--dry-run`` multiplies ``call_bounds`` by;
 - ``role_models(settings)``: models its own settings bind to roles (DPD's ``judge_llms``), below
   ``llm.roles``;
 - ``description`` and ``run()``;
@@ -50,7 +53,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -190,6 +193,11 @@ class Method(Generic[S]):
         """The settings this method's evaluation samples of ``dataset`` run with: ``settings`` unless its
         own task modes (``run_sample``) change them."""
         return settings
+
+    def sample_unit(self, settings: Settings, dataset: Dataset) -> Literal["claim", "response"]:
+        """What one evaluation sample of ``dataset`` is to this method: the dataset's own unit unless its
+        task modes turn a sample into a text whose claims are extracted and checked one by one."""
+        return dataset.unit
 
     def role_models(self, settings: Settings) -> dict[str, str]:
         """Models this method's own settings bind to roles (``Settings.llm_for`` reads them after

@@ -13,6 +13,7 @@ import pytest
 from factdebate.core.errors import InputError
 from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
+from factdebate.eval.estimate import estimate
 from factdebate.eval.runner import Plan, evaluate
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
@@ -115,6 +116,24 @@ async def test_kbqa_extracts_claims_searches_and_one_false_claim_makes_the_respo
     assert verdict.label is Label.REFUTES and verdict.decided_by == "any-false"
     assert len(tools["rag"].queries) == 2 * 2 * 2  # per claim, both teams, both queries, on the RAG tool
     assert all(c.verdict is not None and c.verdict.consensus == 1.0 for c in verdict.claims)
+
+
+async def test_dry_run_counts_a_summary_as_its_claims_debates(tmp_path: Path) -> None:
+    """``--dry-run`` multiplies a debate's calls by the claims a summary yields (it once quoted one debate's
+    34-57 calls for a sample that took 171), and the calls a scripted sample takes fall inside its bounds."""
+    seen: list[tuple[CallInfo, str]] = []
+    claims = ["The bridge opened in 1932.", "The bridge is in Rome.", "It is made of steel."]
+    sample = Sample("sum-1", "(summary claim)", "REFUTES",
+                    meta={"document": "The bridge opened in 1932 in Sydney. It is a steel arch.",
+                          "summary": "The bridge opened in 1932 in Rome. It is made of steel."})
+    resources, _, _ = resources_for(script(claims, seen), method="dpd", methods={"dpd": FAST})
+    plan = Plan("t", resources.settings, dataset("halueval-summarization", sample), [sample], tmp_path, 0, None)
+    est = estimate(plan, set())
+    low, high = DPD().call_bounds(DPD().sample_settings(resources.settings, plan.dataset))
+    most = resources.settings.response.max_claims
+    assert (est.calls_min, est.calls_max) == (low + 1, most * high + 2)
+    await evaluate(sample, plan, resources)
+    assert est.calls_min <= len(seen) <= est.calls_max and len(seen) >= 3 * low + 1
 
 
 def test_each_dataset_picks_its_mode() -> None:

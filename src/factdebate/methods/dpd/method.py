@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.errors import ConfigError
@@ -37,7 +37,7 @@ from factdebate.methods.dpd.panel import (
 )
 from factdebate.methods.dpd.scripted import REPLIES
 from factdebate.methods.dpd.settings import DPDSettings, State, initial_state, next_state
-from factdebate.methods.dpd.tasks import run_task, supplied_evidence, task_for, task_settings
+from factdebate.methods.dpd.tasks import TASK_UNITS, run_task, supplied_evidence, task_for, task_settings
 from factdebate.methods.dpd.team import (
     POSITION,
     STANCE,
@@ -140,6 +140,10 @@ class DPD(Method[DPDSettings]):
     def sample_settings(self, settings: Settings, dataset: Dataset) -> Settings:
         task = task_for(self.cfg(settings).task, dataset)
         return settings if task is None else task_settings(task, settings)
+
+    def sample_unit(self, settings: Settings, dataset: Dataset) -> Literal["claim", "response"]:
+        task = task_for(self.cfg(settings).task, dataset)
+        return dataset.unit if task is None else TASK_UNITS[task]
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)

@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -39,6 +39,9 @@ if TYPE_CHECKING:  # the harness and the API import the methods package: no cycl
 
 Provider = Callable[[str], Awaitable[list[Document]]]
 TASKS = ("claim", "kbqa", "qa", "summarization", "dialogue")
+# Whether a mode debates the sample's claim itself or extracts claims from a text and debates each.
+TASK_UNITS: dict[str, Literal["claim", "response"]] = {
+    "claim": "claim", "qa": "claim", "kbqa": "response", "summarization": "response", "dialogue": "response"}
 # The mode each dataset picks by default. Response datasets (FacTool-QA responses) take the harness's
 # response path, which with ``--method dpd`` is exactly KB-QA; claim datasets debate the claim as it is.
 BY_DATASET = {"halueval-qa": "qa", "halueval-summarization": "summarization", "halueval-dialogue": "dialogue"}
