@@ -76,6 +76,13 @@ def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
         assert link.get_attribute("href") == "https://en.wikipedia.org/wiki/Eiffel_Tower"
         assert page.locator("#live .gauge-tick").count() >= 4  # scores drawn against the thresholds
         assert "Round 2" in page.inner_text("#live .round-strip")
+        # Where this run departs from the paper: closed, counted, one item per deviation the verdict carries.
+        notes = page.locator("#live .paper-notes")
+        assert notes.get_attribute("open") is None
+        keys = [item.get_attribute("data-key") for item in notes.locator("li").all()]
+        assert page.inner_text("#live .paper-notes summary") == f"Differs from the paper ({len(keys)})"
+        assert {"backbone", "tools_homogeneous", "rounds"} <= set(keys)  # the service's default is 2 rounds
+        assert notes.locator(".same-evidence").count() == 1  # both agents searched the local corpus
 
         # The check is remembered, and the key survives a reload.
         page.reload()

@@ -5,6 +5,35 @@
 import { LABEL_CLASS, el, usageText } from "./dom.js";
 import { describe, layout, viewOf } from "./views.js";
 
+/**
+ * Where the run that gave this verdict differs from the method's paper (the verdict's `deviations`, and
+ * `tools_heterogeneous: false` when both sides read the same evidence), closed by default: a reader
+ * comparing with the paper needs it, a chatbot user rarely does. Null when the run is the paper's.
+ * @param {any} v @returns {HTMLElement | null}
+ */
+function paperNotes(v) {
+  /** @type {{ key: string, paper: string, here: string, restore?: string }[]} */
+  const deviations = v.deviations || [];
+  const sameEvidence = v.tools_heterogeneous === false;
+  if (!deviations.length && !sameEvidence) return null;
+  const box = el("details", "paper-notes");
+  box.append(el("summary", "", `Differs from the paper (${deviations.length})`));
+  if (sameEvidence) {
+    box.append(el("p", "same-evidence", "Both sides read the same evidence, so the paper's premise that "
+      + "different tools bring different evidence does not hold in this run."));
+  }
+  const list = el("ul", "");
+  deviations.forEach(d => {
+    const item = el("li", "");
+    item.dataset.key = d.key;
+    item.append(el("span", "", d.here), el("span", "muted", ` (paper: ${d.paper})`));
+    if (d.restore) item.append(el("span", "restore", ` Paper's way: ${d.restore}`));
+    list.append(item);
+  });
+  box.append(list);
+  return box;
+}
+
 export class VerdictView {
   /** @param {HTMLElement} host */
   constructor(host) {
@@ -86,6 +115,8 @@ export class VerdictView {
     if (v.explanation) box.append(el("p", "muted explanation", v.explanation));
     (v.warnings || []).forEach((/** @type {string} */ w) => box.append(el("p", "score-error", w)));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
+    const paper = paperNotes(v);
+    if (paper) box.append(paper);
     this.status("Done.", false);
   }
 
