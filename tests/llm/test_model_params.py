@@ -150,3 +150,23 @@ def test_the_command_line_says_once_on_stderr_what_the_model_refused(tmp_path: P
     assert result.returncode == 0, result.stderr
     said = [line for line in result.stderr.splitlines() if "openai:gpt-5-mini" in line]
     assert len(said) == 2 and "'temperature' is left out" in said[1], result.stderr
+
+
+def test_an_evaluation_on_a_reasoning_model_reports_its_hidden_reasoning(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reasoning tokens are billed as completion tokens: the run's cost, summary and report say how many."""
+    out = tmp_path / "run"
+    with FakeOpenAI(reply=from_schema("The documents agree with the claim.")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code = run(["eval", "--method", "cot", "--dataset", "countries", "--limit", "2", "--llm",
+                    "openai:gpt-5-mini", "--no-cache", "-o", str(out)])
+    assert code == 0
+    calls = len([r for r in server.requests if "temperature" not in r["body"]])  # answered, not refused
+    cost = json.loads((out / "summary.json").read_text())["metrics"]["cost"]["reasoning_tokens"]
+    assert cost["total"] == calls * REASONING_TOKENS and calls >= 2
+    assert f"| reasoning_tokens | {calls * REASONING_TOKENS / 2:.1f} |" in (out / "summary.md").read_text()
+    assert code == run(["report", str(out), "-o", str(tmp_path / "report")])
+    lines = (tmp_path / "report" / "report.md").read_text().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("| run |"))
+    column = lines[head].split(" | ").index("tokens/claim (reasoning)")
+    assert lines[head + 2].split(" | ")[column].endswith(f" ({calls * REASONING_TOKENS / 2:.0f})")

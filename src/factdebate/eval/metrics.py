@@ -16,8 +16,10 @@ import numpy as np
 
 UNPARSED = "UNPARSED"
 ERROR = "ERROR"
-COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "tool_calls", "seconds", "cached_calls",
-               "speculative_calls")  # speculative: calls of discarded speculative rounds, not in llm_calls
+# speculative: calls of discarded speculative rounds, not in llm_calls; reasoning: of completion_tokens, a
+# reasoning model's hidden thinking (billed as completion, so a run on o-series or GPT-5 shows where it went)
+COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tool_calls", "seconds",
+               "cached_calls", "speculative_calls")
 Status = Literal["ok", "unparsed", "error"]
 
 

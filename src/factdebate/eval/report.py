@@ -57,18 +57,21 @@ def load_run(directory: Path) -> RunData:
 
 def _table(runs: list[RunData]) -> list[str]:
     lines = ["| run | method | dataset | n | accuracy [95% CI] | macro-F1 | unparsed | errored | "
-             "LLM calls/claim (p95) | of which cached | tokens/claim | tool calls/claim | s/claim (p95) |",
+             "LLM calls/claim (p95) | of which cached | tokens/claim (reasoning) | tool calls/claim | s/claim (p95) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         m, c = run.metrics, run.metrics["cost"]
         lo, hi = m["ci"]["accuracy"]
-        tokens = c["prompt_tokens"]["mean"] + c["completion_tokens"]["mean"]
+        tokens = fmt(c["prompt_tokens"]["mean"] + c["completion_tokens"]["mean"], 0)
+        reasoning = c.get("reasoning_tokens", {}).get("mean") or 0  # runs written before it was counted: none
+        if reasoning:
+            tokens += f" ({fmt(reasoning, 0)})"
         lines.append(
             f"| {run.name} | {run.summary['method']} | {run.summary['dataset']} | {m['n']} | "
             f"{fmt(m['accuracy'])} [{fmt(lo)}, {fmt(hi)}] | {fmt(m['macro_f1'])} | {len(m['unparsed'])} | "
             f"{len(m['errored'])} | {fmt(c['llm_calls']['mean'], 1)} ({fmt(c['llm_calls']['p95'], 0)}) | "
             f"{fmt(c.get('cached_calls', {}).get('mean'), 1)} | "
-            f"{fmt(tokens, 0)} | {fmt(c['tool_calls']['mean'], 1)} | {fmt(c['seconds']['mean'], 1)} "
+            f"{tokens} | {fmt(c['tool_calls']['mean'], 1)} | {fmt(c['seconds']['mean'], 1)} "
             f"({fmt(c['seconds']['p95'], 1)}) |")
     return lines
 

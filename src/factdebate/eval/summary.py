@@ -174,5 +174,7 @@ def paper_lines(paper: dict[str, Any]) -> list[str]:
                      f"unanimous {fmt(agreement['unanimous'])} ({pairs})")
     if cost := paper.get("cost_per_claim"):
         lines.append(f"- per debated claim ({paper['claims']}): {fmt(cost['llm_calls'], 1)} LLM calls, "
-                     f"{fmt(cost['prompt_tokens'] + cost['completion_tokens'], 0)} tokens")
+                     f"{fmt(cost['prompt_tokens'] + cost['completion_tokens'], 0)} tokens"
+                     + (f", of which {fmt(cost['reasoning_tokens'], 0)} hidden reasoning"
+                        if cost.get("reasoning_tokens") else ""))
     return lines
