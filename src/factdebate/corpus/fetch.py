@@ -10,11 +10,12 @@ manifest are skipped, and the rest are fetched from the commit the first run res
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
+import logging
 import os
 import re
 import shutil
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from factdebate.hub.registry import HubCorpus
 from factdebate.hub.remote import Listed, RemoteFile, list_folder, resolve_commit
 
 Notify = Callable[[str], None]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -155,15 +157,16 @@ def fetch_repo(repo: str, folder: str = "", *, notify: Notify | None = None) -> 
     name = "hf-" + "-".join(part for part in re.split(r"[^A-Za-z0-9]+", f"{repo}/{folder}".lower()) if part)
     entry = HubCorpus(key=f"hf:{repo}", description=f"Parquet files of the Hub dataset {repo}", name=name,
                       repo=repo, repo_type="dataset", revision="main", folder=folder, pattern="*.parquet")
-    return _fetch_entry(entry, {}, notify=notify or _say)
+    return _fetch_entry(entry, {}, notify=notify)
 
 
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+def _numbered(say: Notify, prefix: str, line: str) -> None:
+    say(f"{prefix} {line}")
 
 
 def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int | None = None,
                  notify: Notify | None = None) -> FetchReport:
+    say_to: Notify = notify or log.info  # a library logs; the command line passes its own line printer
     try:
         import pyarrow  # noqa: F401
     except ImportError as exc:
@@ -184,8 +187,7 @@ def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int |
         listing = _listing(entry, commit, remote_folder)
     except HubUnreachable as exc:
         if records and all((folder / r["file"]).is_file() for r in records.values()):
-            if notify:
-                notify(f"{exc}; {folder} keeps the {len(records)} file(s) fetched earlier")
+            say_to(f"{exc}; {folder} keeps the {len(records)} file(s) fetched earlier")
             return FetchReport(name, folder, 0, 0, len(records), sum(r["rows"] for r in records.values()), None)
         raise InputError(f"corpus '{name}': {exc}. To index files of your own instead: factdebate index PATH") from None
     chosen = listing[:limit_files] if limit_files else listing
@@ -202,7 +204,7 @@ def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int |
             if _verified(records.get(listed.path), listed, target):
                 skipped += 1
                 continue
-            say = (lambda line, n=number: notify(f"[{n}/{len(chosen)}] {line}")) if notify else None
+            say = functools.partial(_numbered, say_to, f"[{number}/{len(chosen)}]")
             file = RemoteFile(entry.repo, listed.path, repo_type=entry.repo_type, revision=commit,
                               sha256=listed.sha256, checksum_from="Hub's file listing")
             try:

@@ -11,6 +11,7 @@ documents. Both executors (one process, or Ray) read what this returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,11 +46,12 @@ def fetched_corpora() -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / MANIFEST).is_file()) if folder.is_dir() else []
 
 
-def resolve_source(source: str | Path) -> Source:
-    """The files behind SOURCE, or one clear error saying what SOURCE was taken for."""
+def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None = None) -> Source:
+    """The files behind SOURCE, or one clear error saying what SOURCE was taken for; ``notify`` hears the
+    progress of an ``hf:`` source's download."""
     given = str(source)
     if given.startswith(HUB_PREFIX):
-        return _hub_source(given[len(HUB_PREFIX):])
+        return _hub_source(given[len(HUB_PREFIX):], notify)
     path = Path(given)
     if path.is_file():
         return Source(given, (SourceFile(path, detect_format(path)),))
@@ -62,7 +64,7 @@ def resolve_source(source: str | Path) -> Source:
                      "(give a JSONL, CSV or Parquet file, a folder of them, or a corpus name)")
 
 
-def _hub_source(spec: str) -> Source:
+def _hub_source(spec: str, notify: Callable[[str], None] | None) -> Source:
     """A Hub dataset by repo id (``owner/name``, optionally ``/folder`` inside it): its Parquet files are
     fetched and verified into the data folder like a ``corpus fetch`` (resumable, then read offline), and
     indexed from there under the corpus name ``hf-owner-name[-folder]``."""
@@ -72,7 +74,7 @@ def _hub_source(spec: str) -> Source:
     if len(parts) < 2 or not all(parts):
         raise InputError(f"hf:{spec}: give a Hub dataset as hf:OWNER/NAME (optionally hf:OWNER/NAME/FOLDER)")
     repo, folder = "/".join(parts[:2]), "/".join(parts[2:])
-    report = fetch_repo(repo, folder)
+    report = fetch_repo(repo, folder, notify=notify)
     return Source(f"{HUB_PREFIX}{spec}", _folder_files(report.folder, f"hf:{spec} ({report.folder})"),
                   name=report.name)
 
