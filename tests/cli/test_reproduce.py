@@ -11,6 +11,7 @@ import pytest
 
 from factdebate.cli.main import run
 from tests.eval.reproduce.test_cells import claims_file
+from tests.methods.mermaid.test_run_memory_cli import command
 from tests.paths import SHARED
 
 SCRIPTED = ["--llm", "scripted:agree", "--no-cache"]
@@ -86,6 +87,27 @@ def test_dpd_runs_on_the_builtin_halueval(tmp_path: Path, capsys: pytest.Capture
     assert "--limit 1: 1 of the paper's 80 samples" in report
     run_json = json.loads((out / "halueval-qa-80" / "dpd-given" / "run.json").read_text())
     assert run_json["settings"]["methods"]["dpd"]["min_rounds"] == 2 and run_json["provenance"]["dataset"]["split"]
+
+
+def test_mermaid_runs_with_and_without_a_memory_of_each_runs_own(tmp_path: Path) -> None:
+    """Figure 3's pair on one dataset: the memory run keeps an empty memory in its own folder (not a file
+    named by --memory-path, which the first embedded run reported as a shared memory) and says so."""
+    out = tmp_path / "out"
+    data = f"factcheck-bench=claims:{claims_file(tmp_path / 'fcb.jsonl')}"
+    code, err = command("reproduce", "mermaid", "--table", "figure3", "--limit", "2", "--data", data,
+                        "--mermaid-servers", "search", "-o", str(out), *SCRIPTED)
+    assert code == 0, err
+    with_memory = json.loads((out / "factcheck-bench" / "mermaid" / "run.json").read_text())
+    assert with_memory["run_state"]["memory"]["scope"] == "run"
+    assert with_memory["settings"]["methods"]["mermaid"]["memory_path"] is None
+    assert (out / "factcheck-bench" / "mermaid" / "evidence_memory.sqlite").is_file()
+    keys = {d["key"] for d in with_memory["deviations"]}
+    assert "memory_shared" not in keys and "memory_off" not in keys
+    without = json.loads((out / "factcheck-bench" / "mermaid-no-memory" / "run.json").read_text())
+    assert "run_state" not in without and "memory_off" in {d["key"] for d in without["deviations"]}
+    report = (out / "report.md").read_text()
+    assert "| with memory (GPT-5-mini) | mermaid | FactCheck-Bench | tool calls" in report
+    assert "the memory file" not in report
 
 
 def test_from_reruns_an_eval_run_with_the_same_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

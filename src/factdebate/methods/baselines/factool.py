@@ -24,6 +24,7 @@ from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.llm.ask import Reask, Unreadable, ask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines.scripted import FACTOOL_REPLIES
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
@@ -84,6 +85,7 @@ class FacTool(Method[FacToolSettings]):
     description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
     settings_model = FacToolSettings
     view = declare_view(decisions=RULES)  # its verdict is decided as a response's is
+    scripted_replies = FACTOOL_REPLIES
     call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
         "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),

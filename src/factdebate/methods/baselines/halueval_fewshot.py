@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines.scripted import HALUEVAL_REPLIES
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
@@ -31,6 +32,7 @@ class HaluEvalFewShot(Method[MethodSettings]):
     name = "halueval-fewshot"
     description = "HaluEval's few-shot prompting baseline: three examples, then 'does it hallucinate? yes/no'"
     call_probe = CallProbe(reasks={"halueval_fewshot": "Yes"})
+    scripted_replies = HALUEVAL_REPLIES
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 1, 2

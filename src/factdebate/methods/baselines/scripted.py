@@ -1,0 +1,26 @@
+"""What ``--llm scripted:agree|disagree`` answers to the single-pass baselines' own prompts (FacTool's
+queries and verdicts, HaluEval's few-shot detector), in their output formats, so a scripted run of them
+reaches a label as the other baselines' do (before these, every such run was recorded unparsed). Both
+behaviours find the claim true: there is no debate in these methods for ``disagree`` to split."""
+
+from __future__ import annotations
+
+import json
+
+from factdebate.llm.scripted_library import Asked, ScriptedReply
+
+
+def _queries(asked: Asked) -> str:
+    return json.dumps({"queries": [asked.claim]})
+
+
+def _verify(asked: Asked) -> str:
+    return json.dumps({"reasoning": "The evidence agrees with the claim.", "factual": True})
+
+
+def _detector(asked: Asked) -> str:
+    return "The statement says nothing the source does not.\nHallucination: No"
+
+
+FACTOOL_REPLIES: dict[str, ScriptedReply] = {"factool_queries": _queries, "factool_verify": _verify}
+HALUEVAL_REPLIES: dict[str, ScriptedReply] = {"halueval_fewshot": _detector}
