@@ -105,6 +105,44 @@ async def test_cache_is_keyed_on_who_asks(tmp_path) -> None:
     assert (await other_model.complete(MSG, agent="rag", round=1)).text == "answer 4"
 
 
+async def test_identical_calls_in_flight_get_one_answer_and_a_replay_gets_it_too(tmp_path) -> None:
+    """A model that answers one prompt two ways (llama.cpp resuming a remembered prefix is not batch-
+    invariant) gave two concurrent claims' identical calls different answers, and a replay from the cache
+    the one stored last. Now the second waits for the first: one call, one answer, the cache holds it."""
+    counter = {"n": 0}
+
+    def respond(call, messages, params) -> str:
+        counter["n"] += 1
+        return f"answer {counter['n']}"
+
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    llm = LLM(ScriptedBackend(respond, latency=0.05), "debater", cache=cache)
+    recorder = RunRecorder()
+    with recording(recorder):
+        both = await asyncio.gather(*(llm.complete(MSG, agent="claim-2", round=1) for _ in range(3)))
+    assert [c.text for c in both] == ["answer 1"] * 3 and counter["n"] == 1
+    assert recorder.usage_by_role["debater"].cached_calls == 2  # answered without the model
+    assert (await llm.complete(MSG, agent="claim-2", round=1)).text == "answer 1"
+    # Without a cache every call asks the model (repeated samples are meant to differ then).
+    uncached = LLM(ScriptedBackend(respond, latency=0.05), "debater")
+    texts = {c.text for c in await asyncio.gather(*(uncached.complete(MSG) for _ in range(2)))}
+    assert len(texts) == 2
+
+
+async def test_a_failed_call_in_flight_leaves_the_waiting_one_to_ask_itself(tmp_path) -> None:
+    calls = {"n": 0}
+
+    def respond(call, messages, params) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise FactDebateError("the first call breaks")
+        return "answer"
+
+    llm = LLM(ScriptedBackend(respond, latency=0.05), "debater", cache=ResponseCache(tmp_path / "c.sqlite"))
+    first, second = await asyncio.gather(llm.complete(MSG), llm.complete(MSG), return_exceptions=True)
+    assert isinstance(first, FactDebateError) and getattr(second, "text", None) == "answer" and calls["n"] == 2
+
+
 async def test_concurrency_is_bounded() -> None:
     state = {"now": 0, "peak": 0}
 

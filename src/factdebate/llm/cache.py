@@ -1,8 +1,15 @@
 """On-disk response cache (SQLite). The key covers backend, model, parameters, messages *and* the caller's
-identity, so two debaters sending the same prompt in the same round still get independent answers."""
+identity, so two debaters sending the same prompt in the same round still get independent answers.
+
+A call whose key is already being asked waits for that answer instead of asking again (``in_flight``):
+the cache's promise is one answer per key, and a local model is not batch-invariant (llama.cpp, resuming a
+remembered prefix, can answer the same prompt at temperature 0 in two ways), so two identical calls of
+concurrent claims used to get different answers, and a replay from the cache gave whichever was stored
+last."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
@@ -38,6 +45,27 @@ class ResponseCache:
         if "reasoning_tokens" not in columns:
             self._db.execute("ALTER TABLE responses ADD COLUMN reasoning_tokens INTEGER DEFAULT 0")
         self._lock = threading.Lock()
+        # Calls being asked now, per event loop: the answer (None when the call failed) for those that wait.
+        self._flights: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Future[Completion | None]] = {}
+
+    def in_flight(self, key: str) -> asyncio.Future[Completion | None] | None:
+        """The answer-to-be of an identical call being asked now, if any."""
+        return self._flights.get((asyncio.get_running_loop(), key))
+
+    def take_off(self, key: str) -> asyncio.Future[Completion | None]:
+        """This call asks for ``key``; identical calls wait for it until :meth:`land`."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Completion | None] = loop.create_future()
+        self._flights[(loop, key)] = future
+        return future
+
+    def land(self, key: str, future: asyncio.Future[Completion | None], completion: Completion | None) -> None:
+        """The call for ``key`` ended: its answer (None: it failed, and each waiter asks for itself)."""
+        slot = (asyncio.get_running_loop(), key)
+        if self._flights.get(slot) is future:
+            del self._flights[slot]
+        if not future.done():
+            future.set_result(completion)
 
     def get(self, key: str) -> Completion | None:
         with self._lock:

@@ -4,6 +4,7 @@ call, an on-disk cache, usage accounting per role and trace events."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import random
 import time
@@ -88,14 +89,27 @@ class LLM:
         who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample)
         key = cache_key(self.backend.name, params, messages, who) if self.cache else ""
         cached = self.cache.get(key) if self.cache else None
+        if cached is None and self.cache and (flight := self.cache.in_flight(key)) is not None:
+            # The same call is being asked now: its answer, as the cache would give it once stored
+            # (shielded: this caller's cancellation must not cancel the answer the others wait for).
+            answer = await asyncio.shield(flight)
+            cached = copy.copy(answer) if answer is not None else None
         attempts, seconds = 0, 0.0
         if cached is not None:
             completion = cached
+        elif self.cache:
+            future = self.cache.take_off(key)
+            answer = None
+            try:
+                completion, attempts, seconds = await self._call_with_retries(messages, params, who)
+                completion.text = safe_text(completion.text)  # model replies enter the system here
+                self.cache.put(key, completion)
+                answer = copy.copy(completion)
+            finally:
+                self.cache.land(key, future, answer)
         else:
             completion, attempts, seconds = await self._call_with_retries(messages, params, who)
-            completion.text = safe_text(completion.text)  # model replies enter the system here
-            if self.cache:
-                self.cache.put(key, completion)
+            completion.text = safe_text(completion.text)
         self._account(who, completion, seconds, cached=cached is not None, attempts=attempts,
                       messages=messages)
         return completion
