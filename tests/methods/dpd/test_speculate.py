@@ -48,8 +48,13 @@ async def test_a_round_started_before_the_panel_stops_leaves_no_trace_and_is_cou
     low, high = DPD().call_bounds(resources_for(unanimous(), method="dpd", methods={"dpd": {
         "min_rounds": 0, "max_rounds": 2, "speculate": True}})[0].settings)
     assert low <= verdict.usage.llm_calls <= high and verdict.usage.llm_calls == plain.usage.llm_calls
-    assert verdict.usage.speculative_calls > 0 and verdict.usage.speculative_tokens > 0
+    assert verdict.usage.speculative_calls > 0
     assert len(seen) <= verdict.usage.llm_calls + verdict.usage.speculative_calls
+    # Tokens are counted for the speculative calls that finished before the panel stopped the round (the
+    # scripted model answers after its latency, so ``seen`` holds exactly the finished calls); how many
+    # finish is a race between the referees and the next round's teams, so either way is right.
+    finished = len(seen) - verdict.usage.llm_calls
+    assert (verdict.usage.speculative_tokens > 0) == (finished > 0)
 
 
 async def test_a_wrong_state_guess_is_dropped_and_the_round_rerun() -> None:
