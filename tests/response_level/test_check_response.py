@@ -149,3 +149,19 @@ async def test_the_response_verdict_validates_against_its_published_schema() -> 
     verdict, _, _ = await check(script(), method="cot")
     jsonschema.validate(json.loads(verdict.model_dump_json()), response_verdict_json_schema())
     assert verdict.schema_version == 2 and verdict.kind == "response"
+
+
+async def test_claims_that_name_nothing_of_the_text_are_dropped_and_listed() -> None:
+    """A small model copies the extraction prompt's worked example ("Mount Fuji ...") or invents: a claim
+    sharing no content word with the text (or the exchange it continues) is not checked, and is listed."""
+    echoed = [*CLAIMS, "Mount Fuji is the tallest mountain in Japan.", "I don't have many regrets."]
+    verdict, _, events = await check(script(echoed))
+    extraction = verdict.extraction
+    assert extraction.claims == CLAIMS and len(verdict.claims) == 2
+    assert extraction.ungrounded == ["Mount Fuji is the tallest mountain in Japan.", "I don't have many regrets."]
+    extracted = next(parse_event(e) for e in events if e["event"] == "claims_extracted")
+    assert extracted.ungrounded == extraction.ungrounded  # type: ignore[attr-defined]
+    # A name resolved from the exchange the text continues is the text's own.
+    verdict, _, _ = await check(script(["Gustave Eiffel designed the tower."]), response="He designed it.",
+                                context="[Human]: Who designed the Eiffel Tower? [Assistant]: Gustave Eiffel.")
+    assert verdict.extraction.claims == ["Gustave Eiffel designed the tower."] and not verdict.extraction.ungrounded

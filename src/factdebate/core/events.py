@@ -260,6 +260,7 @@ class ClaimsExtracted(BaseEvent):
     source: str = "extracted"
     parsed: bool = True
     subjective_removed: bool | None = None
+    ungrounded: list[str] = Field(default_factory=list)  # written by the extractor, named nothing of the text
 
 
 class ResponseJudged(BaseEvent):

@@ -219,6 +219,9 @@ class ClaimExtraction(BaseModel):
     # be read and the whole response was used instead.
     subjective_removed: bool | None = None
     checked_text: str | None = None
+    # Claims the extractor wrote that share no content word with the text, its question or its context (a
+    # small model copies the prompt's worked example, or invents): dropped, not checked, listed here.
+    ungrounded: list[str] = Field(default_factory=list)
 
 
 class ClaimCheck(BaseModel):

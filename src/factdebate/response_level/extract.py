@@ -9,6 +9,7 @@ whole response, which is the input itself and not an invention, and says so (``s
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,9 +102,36 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims, min_items=1,
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
                                context=context, max_claims=max_claims)
-    return ClaimExtraction(claims=reply.items or [], parsed=reply.items is not None,
+    claims, ungrounded = grounded(reply.items or [], " ".join(filter(None, (text, question, context))))
+    return ClaimExtraction(claims=claims, parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
-                           subjective_removed=removed, checked_text=text if drop_subjective else None)
+                           subjective_removed=removed, checked_text=text if drop_subjective else None,
+                           ungrounded=ungrounded)
+
+
+_WORD = re.compile(r"[^\W_]+")
+_COMMON = frozenset((
+    "about", "after", "also", "been", "before", "being", "between", "both", "could", "does", "from", "have",
+    "into", "just", "more", "most", "other", "over", "same", "some", "such", "than", "that", "their", "them",
+    "then", "there", "these", "they", "this", "those", "through", "very", "were", "what", "when", "where",
+    "which", "while", "will", "with", "would", "your"))
+
+
+def _content_words(text: str) -> set[str]:
+    """Words that carry content: numbers, and words of four letters or more that are not function words,
+    without a plural -s (so "snowplows" meets "snowplow")."""
+    words = (w.casefold() for w in _WORD.findall(text))
+    return {w.removesuffix("s") if len(w) > 4 else w for w in words
+            if w.isdigit() or (len(w) >= 4 and w not in _COMMON)}
+
+
+def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
+    """(claims that share a content word with ``source``, those that share none). A claim about the text
+    names something the text names; one that names nothing of it was not taken from it (a small model
+    copies the prompt's worked example, or invents)."""
+    known = _content_words(source)
+    kept = [c for c in claims if _content_words(c) & known or not _content_words(c)]
+    return kept, [c for c in claims if c not in kept]
 
 
 def extract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,

@@ -95,7 +95,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
                                                    max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective,
                                                    context=context)
         recorder.emit(ClaimsExtracted(claims=extraction.claims, source=extraction.source, parsed=extraction.parsed,
-                                      subjective_removed=extraction.subjective_removed))
+                                      subjective_removed=extraction.subjective_removed,
+                                      ungrounded=extraction.ungrounded))
         golds = list(gold_labels) if gold_labels is not None and given_claims is not None else []
         gate = asyncio.Semaphore(cfg.claim_concurrency)
         work = [_check_claim(i, claim, settings, resources, sinks, gate, golds[i] if i < len(golds) else None)
