@@ -77,6 +77,17 @@ def test_dry_run_lists_datasets_and_estimates_and_writes_nothing(tmp_path: Path,
     assert not (tmp_path / "out").exists()
 
 
+def test_datasets_picks_columns_of_the_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, printed, err = call(capsys, "reproduce", "dpd", "--table", "table3", "--rows", "dpd-given,factool-given",
+                              "--datasets", "halueval-dialogue", "--dry-run", "-o", str(tmp_path / "out"), *SCRIPTED)
+    assert code == 0, err
+    planned = [line.split(":")[0].strip() for line in printed.splitlines() if line.startswith("  halueval-dialogue/")]
+    assert planned == ["halueval-dialogue/factool-given", "halueval-dialogue/dpd-given"]
+    assert "2 run(s) ready, 0 skipped" in printed and "halueval-qa/" not in printed
+    code, _, err = call(capsys, "reproduce", "dpd", "--datasets", "fever", "-o", str(tmp_path / "o"), *SCRIPTED)
+    assert code == 2 and "--datasets: no dataset fever in table2, table3; its datasets: factool-qa," in err
+
+
 def test_dpd_runs_on_the_builtin_halueval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     code, _, err = call(capsys, "reproduce", "dpd", "--table", "table4", "--rows", "dpd-given", "--limit", "1",

@@ -29,6 +29,8 @@ def reproduce_command(
                                           "experiment; the names are in docs/reproduce.md).")] = None,
     rows: Annotated[str | None, Opt(help="Only these runs of the tables, comma-separated "
                                          "(e.g. tool-mad,madke).")] = None,
+    datasets: Annotated[str | None, Opt(help="Only these datasets of the tables, comma-separated (e.g. "
+                                             "halueval-dialogue; the names --dry-run lists).")] = None,
     paper_model: Annotated[str | None, Opt(help="Whose figures to show: one of the paper's backbones "
                                                 "(default: its main one).")] = None,
     data: Annotated[list[str] | None, Opt("--data", help="DATASET=FORMAT:PATH: where a paper dataset is, "
@@ -58,6 +60,7 @@ def reproduce_command(
     if paper is None:
         raise InputError("name a paper: factdebate reproduce toolmad|mermaid|dpd --output DIR (or --from RUN_DIR)")
     request = _request(paper, output, table, rows, paper_model, sources, limit, seed, options, config)
+    request.datasets = _chosen_datasets(request, datasets)
     from factdebate.eval.reproduce.cells import plan_cells
 
     cells = plan_cells(request)
@@ -90,6 +93,15 @@ def _request(paper: str, output: Path, table: str | None, rows: str | None, pape
         raise InputError(f"--data: {spec.short} has no dataset {', '.join(sorted(unknown_data))}; its datasets: "
                          f"{', '.join(spec.datasets)}")
     return Request(spec, tables, output, limit, seed, sources, options, config, chosen, paper_model)
+
+
+def _chosen_datasets(request: Any, datasets: str | None) -> set[str] | None:
+    chosen = set(_names(datasets)) or None
+    offered = {column for table in request.tables for column in table.columns}
+    if chosen is not None and (unknown := chosen - offered):
+        raise InputError(f"--datasets: no dataset {', '.join(sorted(unknown))} in "
+                         f"{', '.join(t.name for t in request.tables)}; its datasets: {', '.join(sorted(offered))}")
+    return chosen
 
 
 def _run(request: Any, cells: list[Any]) -> None:

@@ -36,6 +36,7 @@ class Request:
     config: Path | None = None
     rows: set[str] | None = None  # only these runs
     paper_model: str | None = None
+    datasets: set[str] | None = None  # only these datasets (the tables' column keys)
 
 
 @dataclass
@@ -84,6 +85,8 @@ def pairs(request: Request) -> list[tuple[RunSpec, DatasetSpec]]:
             if request.rows is not None and row.run not in request.rows:
                 continue
             for column in table.columns:
+                if request.datasets is not None and column not in request.datasets:
+                    continue
                 seen.setdefault((row.run, column), (request.paper.runs[row.run], request.paper.datasets[column]))
     return list(seen.values())
 

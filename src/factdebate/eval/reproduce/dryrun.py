@@ -42,7 +42,9 @@ def dry_run_lines(request: Request, cells: list[Cell]) -> list[str]:
             if request.rows is not None and row.run not in request.rows:
                 continue
             for column in table.columns:
-                cell = by_key[f"{column}/{row.run}"]
+                cell = by_key.get(f"{column}/{row.run}")
+                if cell is None:  # a dataset left out with --datasets
+                    continue
                 if cell.plan is None:
                     why = "dataset not available" if cell.loaded is None else cell.reason
                     lines.append(f"  {cell.key}: SKIPPED: {why}")

@@ -40,6 +40,7 @@ def manifest(request: Request, cells: list[Cell], settings: Settings) -> dict[st
     root = request.output.resolve()
     return {"paper": request.paper.key, "tables": [t.name for t in request.tables],
             "rows": sorted(request.rows) if request.rows is not None else None,
+            "datasets": sorted(request.datasets) if request.datasets is not None else None,
             "paper_model": request.paper_model or request.paper.model, "limit": request.limit,
             "seed": request.seed, "data": request.data, "options": request.options,
             "config": str(request.config) if request.config else None,
