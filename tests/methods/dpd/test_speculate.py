@@ -69,6 +69,9 @@ async def test_a_wrong_state_guess_is_dropped_and_the_round_rerun() -> None:
     assert states_by_round(plain_seen, "affirmative") == ["trust", "skeptic", "trust", "trust"]
     assert fast.explanation.splitlines()[:4] == plain.explanation.splitlines()[:4]
     assert fast.usage.llm_calls == plain.usage.llm_calls == len(plain_seen)
-    assert fast.usage.speculative_calls > 0 and len(fast_seen) > len(plain_seen)
+    # Calls of the dropped round that finished before the panel stopped it were seen and their tokens
+    # counted; how many finish is a race, so only the accounting is asserted.
+    assert fast.usage.speculative_calls > 0 and len(fast_seen) >= len(plain_seen)
+    assert (fast.usage.speculative_tokens > 0) == (len(fast_seen) > len(plain_seen))
     by_role = fast.usage_by_role
     assert sum(u.speculative_calls for u in by_role.values()) == fast.usage.speculative_calls

@@ -86,8 +86,11 @@ class FacTool(Method[FacToolSettings]):
     settings_model = FacToolSettings
     view = declare_view(decisions=RULES)  # its verdict is decided as a response's is
     scripted_replies = FACTOOL_REPLIES
-    call_probe = CallProbe(reasks={  # as many claims as max_claims allows, each then searched and verified
-        "claims_extract": json.dumps({"claims": [f"Claim {i}." for i in range(1, 6)]}),
+    # As many claims as max_claims allows, each then searched and verified; in words too short to name
+    # anything, so the extractor's grounding check (response_level.extract.grounded) keeps them whatever
+    # the claim under test is.
+    call_probe = CallProbe(reasks={
+        "claims_extract": json.dumps({"claims": ["It is so.", "It was so.", "He is.", "She was.", "It is not."]}),
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
         "factool_verify": json.dumps({"reasoning": "r", "factual": False})})
 
