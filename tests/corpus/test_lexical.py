@@ -97,3 +97,24 @@ def test_tool_protocol() -> None:
     tool = LocalSearchTool("tiny")
     assert isinstance(tool, Tool)
     assert tool.name == "local"
+
+
+def test_a_busy_writer_lock_is_waited_for_then_reported(index: LexicalIndex,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stopped build's writer may still be shutting down when the build is run again: its lock is waited
+    for; one held past the wait is another process indexing, reported in one line."""
+    import threading
+
+    import factdebate.corpus.lexical as lexical
+
+    monkeypatch.setattr(lexical, "WRITER_WAIT_S", 1.0)
+    holder = index._index().writer(heap_size=15_000_000)  # as a writer in another process would
+    with pytest.raises(IndexError_, match="is another factdebate process indexing it"):
+        index.add([Document(id="rome#0", title="Rome", text="Rome is the capital of Italy.")])
+
+    def release() -> None:
+        holder.rollback()
+        holder.wait_merging_threads()  # drops the writer and its lock
+
+    threading.Timer(0.3, release).start()
+    assert index.add([Document(id="rome#0", title="Rome", text="Rome is the capital of Italy.")]) == 1

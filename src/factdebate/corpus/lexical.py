@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from factdebate.corpus.lexical_parts import merge_hits, part_of, read_layout, wr
 from factdebate.util.paths import data_dir
 
 _WORD = re.compile(r"\w+")
+WRITER_WAIT_S = 20.0  # how long a busy writer lock is waited for before it is reported
 _indexes: dict[str, Any] = {}  # resolved path -> tantivy.Index, shared by every tool instance
 _cache_lock = threading.Lock()
 
@@ -140,12 +142,19 @@ class LexicalIndex:
             writer.wait_merging_threads()  # drops the writer and its on-disk lock
 
     def _writer(self, index: Any, heap_size: int) -> Any:
-        """Tantivy's writer (one per index at a time, across processes: it holds a lock file)."""
-        try:
-            return index.writer(heap_size=heap_size)
-        except Exception as exc:
-            raise IndexError_(f"cannot write the local search index at {self.path} ({exc}); "
-                              "is another factdebate process indexing it?") from exc
+        """Tantivy's writer (one per index at a time, across processes: it holds a lock file). A lock held
+        by a writer that is going away (a stopped build's worker still shutting down) is waited for, up to
+        ``WRITER_WAIT_S``; one held longer is another process indexing, and says so."""
+        deadline = time.monotonic() + WRITER_WAIT_S
+        while True:
+            try:
+                return index.writer(heap_size=heap_size)
+            except Exception as exc:
+                if "LockBusy" in str(exc) and time.monotonic() < deadline:
+                    time.sleep(0.5)
+                    continue
+                raise IndexError_(f"cannot write the local search index at {self.path} ({exc}); "
+                                  "is another factdebate process indexing it?") from exc
 
     def add(self, chunks: Iterable[Document]) -> int:
         """Add passages whose id is not in the index yet; returns how many were new."""
