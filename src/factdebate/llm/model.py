@@ -101,18 +101,22 @@ class LLM:
             future = self.cache.take_off(key)
             answer = None
             try:
-                completion, attempts, seconds = await self._call_with_retries(messages, params, who)
-                completion.text = safe_text(completion.text)  # model replies enter the system here
+                completion, attempts, seconds = await self._ask(messages, params, who)
                 self.cache.put(key, completion)
                 answer = copy.copy(completion)
             finally:
                 self.cache.land(key, future, answer)
         else:
-            completion, attempts, seconds = await self._call_with_retries(messages, params, who)
-            completion.text = safe_text(completion.text)
+            completion, attempts, seconds = await self._ask(messages, params, who)
         self._account(who, completion, seconds, cached=cached is not None, attempts=attempts,
                       messages=messages)
         return completion
+
+    async def _ask(self, messages: list[Message], params: GenParams,
+                   who: CallInfo) -> tuple[Completion, int, float]:
+        completion, attempts, seconds = await self._call_with_retries(messages, params, who)
+        completion.text = safe_text(completion.text)  # model replies enter the system here
+        return completion, attempts, seconds
 
     async def _call_with_retries(
         self, messages: list[Message], params: GenParams, who: CallInfo
