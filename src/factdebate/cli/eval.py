@@ -67,6 +67,7 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error."""
     from factdebate.core.deviations import Deviation
+    from factdebate.eval.reply_counts import lost_warning, short_text
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
@@ -102,7 +103,10 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
     lo, hi = m["ci"]["accuracy"]
     typer.echo(f"{name}: accuracy {fmt(m['accuracy'])} [{fmt(lo)}, {fmt(hi)}], macro-F1 {fmt(m['macro_f1'])}, "
                f"{len(m['unparsed'])} unparsed, {len(m['errored'])} errored -> {directory / 'summary.md'}", err=True)
+    typer.echo(f"{name}: {short_text(m.get('replies') or {})}", err=True)
     if warning := base_rate_warning(m):
+        typer.echo(f"{name}: warning: {warning}", err=True)
+    if warning := lost_warning(m.get("replies") or {}):
         typer.echo(f"{name}: warning: {warning}", err=True)
     return len(m["errored"])
 

@@ -193,6 +193,7 @@ class ParseProblem(Where):
     reply: str = ""  # the first reply, clipped
     reask_reply: str = ""  # the re-ask's reply, clipped
     constrained: bool | None = None  # the re-ask was held to a format by the backend
+    reask_problem: str = ""  # why the re-ask's reply could not be read either (empty: it was read)
 
     @property
     def recovered(self) -> bool:

@@ -19,7 +19,7 @@ from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
 from factdebate.core.textsafe import dumps_record
-from factdebate.core.types import Usage
+from factdebate.core.types import ReplyCounts, Usage, add_reply_counts
 
 EventSink = Callable[[dict[str, Any]], None]
 # (span id, parent span id) of the innermost open span; (None, None) at the top of a run.
@@ -33,6 +33,12 @@ class RunRecorder:
         self.run_id = run_id
         self.started = time.perf_counter()
         self.cancelled_calls: dict[str, int] = {}
+        self.parse_counts: dict[str, ReplyCounts] = {}
+
+    def count_reply(self, what: str, outcome: str) -> None:
+        """One reply of kind ``what`` was ``asked``, ``reasked``, ``recovered`` or ``lost`` (llm/ask.py)."""
+        counts = self.parse_counts.setdefault(what, ReplyCounts())
+        setattr(counts, outcome, getattr(counts, outcome) + 1)
 
     def role_usage(self, role: str) -> Usage:
         return self.usage_by_role.setdefault(role, Usage())
@@ -77,6 +83,13 @@ _current: ContextVar[RunRecorder | None] = ContextVar("factdebate_run", default=
 
 def current_run() -> RunRecorder | None:
     return _current.get()
+
+
+def count_reply(what: str, outcome: str) -> None:
+    """Counted whether or not anyone listens to the trace: the verdict carries the counts."""
+    run = _current.get()
+    if run is not None:
+        run.count_reply(what, outcome)
 
 
 def emit(event: BaseEvent | str, **data: Any) -> None:
@@ -162,6 +175,12 @@ class SpeculativeRecorder(RunRecorder):
         else:
             super().call_cancelled(role)
 
+    def count_reply(self, what: str, outcome: str) -> None:
+        if self.state == "committed":
+            self.parent.count_reply(what, outcome)
+        else:  # dropped with the work if it is discarded
+            super().count_reply(what, outcome)
+
     def listening(self) -> bool:
         return self.state != "discarded" and self.parent.listening()
 
@@ -178,6 +197,7 @@ class SpeculativeRecorder(RunRecorder):
             self.parent.role_usage(role).add(usage)
         for role, count in self.cancelled_calls.items():
             self.parent.cancelled_calls[role] = self.parent.cancelled_calls.get(role, 0) + count
+        add_reply_counts(self.parent.parse_counts, self.parse_counts)
         self.state = "committed"
         held, self.held = self.held, []
         for record in held:

@@ -84,6 +84,28 @@ class Usage(BaseModel):
         self.reasoning_tokens += other.reasoning_tokens
 
 
+class ReplyCounts(BaseModel):
+    """How the replies of one kind a parser reads (``what`` in ``llm.ask``: label, query, ballot...) went:
+    every first reply asked, those that could not be read and were asked again, and of those the ones the
+    re-ask recovered and the ones lost (recorded unparsed). Nothing here is hidden in a default."""
+
+    asked: int = 0
+    reasked: int = 0
+    recovered: int = 0
+    lost: int = 0
+
+    def add(self, other: ReplyCounts) -> None:
+        self.asked += other.asked
+        self.reasked += other.reasked
+        self.recovered += other.recovered
+        self.lost += other.lost
+
+
+def add_reply_counts(into: dict[str, ReplyCounts], counts: dict[str, ReplyCounts]) -> None:
+    for what, count in counts.items():
+        into.setdefault(what, ReplyCounts()).add(count)
+
+
 class Step(BaseModel):
     """One thought → tool call → observation of a tool-using agent (ReAct, MERMAID's executor)."""
 
@@ -176,6 +198,8 @@ class Verdict(BaseModel):
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
     unparsed_turns: int = 0
+    # Every reply a parser read, by what was asked: re-asked, recovered, lost (llm/ask.py).
+    parse_counts: dict[str, ReplyCounts] = Field(default_factory=dict)
     # A judge panel's agreement with its final outcome (DPD's confidence-weighted consensus); None: no panel.
     consensus: float | None = None
     error: str | None = None
@@ -253,5 +277,7 @@ class ResponseVerdict(BaseModel):
     claims: list[ClaimCheck] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    # The extraction's replies and every claim's, by what was asked (as in Verdict).
+    parse_counts: dict[str, ReplyCounts] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None

@@ -11,6 +11,7 @@ from typing import Any
 from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_value
 from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
+from factdebate.eval.reply_counts import counts_text, lost_warning, reply_counts
 from factdebate.run.results_file import latest_records
 
 RESULTS = "results.jsonl"
@@ -39,6 +40,7 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
 
     chosen = [records[i] for i in ids if i in records]
     metrics["paper"] = paper_metrics(chosen, outcomes, claim_outcomes(chosen))
+    metrics["replies"] = reply_counts(chosen)
     # Strict JSON: a metric with nothing to compute it from (no samples) is null, and the reason is noted.
     nulls: dict[str, str] = {}
     summary = safe_value({**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
@@ -100,6 +102,7 @@ def markdown(summary: dict[str, Any]) -> str:
         f"- macro-F1: **{fmt(m['macro_f1'])}** over {', '.join(m['macro_f1_labels'])}, "
         f"95% CI [{fmt(flo)}, {fmt(fhi)}]",
         f"- unparsed (counted wrong): {len(m['unparsed'])}; errored (counted wrong): {len(m['errored'])}",
+        f"- replies read, by what was asked: {counts_text(m.get('replies') or {})}",
         f"- decided by: {', '.join(f'{k} {v}' for k, v in sorted(m['decided_by'].items()))}",
     ]
     if claim := m.get("claim_level"):
@@ -111,6 +114,8 @@ def markdown(summary: dict[str, Any]) -> str:
     if paper := m.get("paper"):
         lines += paper_lines(paper)
     if warning := base_rate_warning(m):
+        lines.append(f"- **warning**: {warning}")
+    if warning := lost_warning(m.get("replies") or {}):
         lines.append(f"- **warning**: {warning}")
     if summary.get("tools_heterogeneous") is not None:
         lines.append("- tools heterogeneous: " + ("yes" if summary["tools_heterogeneous"] else

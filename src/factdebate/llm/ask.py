@@ -6,17 +6,23 @@ template; what they share is here: the conversation of the re-ask, its prompt na
 (``<prompt>:reask`` unless named), and the record of the problem. A reply that stays unreadable is
 ``value=None`` plus a :class:`~factdebate.core.events.ParseProblem` (``parse_failure``), never a default:
 the caller records it as unparsed. A re-ask that worked is a ``parse_recovered``. Both are traced as they
-are recorded, by this module and nowhere else."""
+are recorded, by this module and nowhere else, and every reply is counted in the run's ``parse_counts``
+(asked, re-asked, recovered, lost, by ``what``), which the verdict and an evaluation's summary carry.
+
+A reply is not read when it only copies the format it was given: the caller names the format's
+placeholders (``echoes``: MAD's "Reason: one sentence"), and a re-ask's reply that repeats the problem it
+was told ("the query was not inside square brackets") is no answer either. A reply cut at the token limit
+(``finish_reason: length``) is reported as such, not as whatever the parser missed in the cut text."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from factdebate.core.events import ParseProblem
-from factdebate.core.runtime import emit
-from factdebate.llm.base import GenParams, Message
+from factdebate.core.runtime import count_reply, emit
+from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.prompts import Prompt, render
 
@@ -71,35 +77,64 @@ def clip(text: str, keep: int = CLIP) -> str:
     return text if len(text) <= 2 * keep + 3 else f"{text[:keep]} … {text[-keep:]}"
 
 
-def _read(parse: Callable[[str], T | None], text: str, problem: str) -> tuple[T | None, str]:
+def _words(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
+def echoed(text: str, phrases: Sequence[str]) -> str | None:
+    """The first of ``phrases`` (a format's placeholders, a problem the model was told) that ``text``
+    repeats, compared word for word without case or punctuation; None if it repeats none."""
+    said = f" {_words(text)} "
+    return next((p for p in phrases if _words(p) and f" {_words(p)} " in said), None)
+
+
+def cut_off(reply: Completion, params: GenParams) -> bool:
+    """The reply stopped at the token limit (what a cached reply cannot say is read from its length)."""
+    return reply.finish_reason == "length" or (reply.completion_tokens >= params.max_tokens > 0)
+
+
+def _read(parse: Callable[[str], T | None], reply: Completion, params: GenParams, problem: str,
+          echoes: Sequence[str]) -> tuple[T | None, str]:
+    if (copied := echoed(reply.text, echoes)) is not None:
+        return None, f"it repeated '{copied}' from the instructions instead of answering"
     try:
-        value = parse(text)
+        value = parse(reply.text)
     except Unreadable as exc:
-        return None, exc.problem
-    return value, "" if value is not None else problem
+        value, problem = None, exc.problem
+    if value is not None:
+        return value, ""
+    if cut_off(reply, params):
+        return None, f"it was cut at the token limit ({params.max_tokens} tokens) before it was complete ({problem})"
+    return None, problem
 
 
 async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, what: str, params: GenParams,
               problem: str = "the reply was not in the requested format", reask: Reask | None = None,
-              agent: str = "", round: int = 0) -> Parsed[T]:
+              agent: str = "", round: int = 0, echoes: Sequence[str] = ()) -> Parsed[T]:
     """Ask ``prompt``; if ``parse`` cannot read the reply (it returns ``None``, or raises
-    :class:`Unreadable` naming the problem), re-ask once in the same conversation and record the
-    problem as ``what`` (see the module docstring). Two calls at most."""
+    :class:`Unreadable` naming the problem), or the reply repeats one of ``echoes`` (the format's
+    placeholders), re-ask once in the same conversation and record the problem as ``what`` (see the
+    module docstring). Two calls at most."""
     reask = reask or Reask()
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
+    count_reply(what, "asked")
     reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
-    value, why = _read(parse, reply.text, problem)
+    value, why = _read(parse, reply, params, problem, echoes)
     if value is not None:
         return Parsed(value, reply.text, reply.constrained, reply.text)
     again_prompt = render(reask.template, problem=why, **reask.variables)
     messages = [*messages, {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": again_prompt.text}]
-    again = await llm.complete(messages, reask.params or params, agent=agent, round=round,
+    count_reply(what, "reasked")
+    again_params = reask.params or params
+    again = await llm.complete(messages, again_params, agent=agent, round=round,
                                prompt=reask.name or f"{prompt.name}:reask")
-    value, _ = _read(parse, again.text, problem)
+    value, again_why = _read(parse, again, again_params, problem, (*echoes, problem, why))
+    count_reply(what, "lost" if value is None else "recovered")
     record = ParseProblem(event="parse_failure" if value is None else "parse_recovered", what=what, agent=agent,
                           round=round, prompt=prompt.name, problem=why, reply=clip(reply.text),
-                          reask_reply=clip(again.text), constrained=again.constrained)
+                          reask_reply=clip(again.text), constrained=again.constrained,
+                          reask_problem=again_why)
     emit(record)
     return Parsed(value, again.text, again.constrained, reply.text, record)
 

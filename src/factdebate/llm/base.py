@@ -76,6 +76,8 @@ class Completion:
     # True when the backend held the answer to the request's constraint (grammar, schema or choices).
     constrained: bool = False
     tool_calls: list[ToolCall] = field(default_factory=list)
+    # Why generation stopped, as the backend says it ("length": cut at the token limit); "": not known.
+    finish_reason: str = ""
     extra: dict[str, object] = field(default_factory=dict)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from factdebate.llm.base import GenParams, ToolSchema
+from factdebate.llm.json_reply import loads
 
 # How an OpenAI-compatible server is asked to constrain: ``grammar`` (llama.cpp servers: a GBNF ``grammar``
 # field), ``guided`` (vLLM: ``guided_choice``/``guided_grammar``/``guided_json``), ``json_schema``
@@ -44,7 +45,7 @@ def tool_call_schema(tools: tuple[ToolSchema, ...]) -> dict[str, Any]:
 def render_json(text: str, template: str) -> str | None:
     """The JSON object ``text`` put into ``template``; ``None`` if it is not such an object."""
     try:
-        data = json.loads(text)
+        data = loads(text)
         return template.format_map({k: str(v).strip() for k, v in data.items()})
     except (ValueError, AttributeError, KeyError, IndexError):
         return None

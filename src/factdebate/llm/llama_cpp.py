@@ -16,6 +16,7 @@ from factdebate.core.errors import ConfigError, MissingDependencyError
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
+from factdebate.llm.json_reply import loads
 from factdebate.llm.llama_states import prefix_cached_llama
 from factdebate.util.paths import data_dir
 
@@ -60,11 +61,18 @@ def _grammar_text(params: GenParams) -> str | None:
     return None
 
 
+# llama-cpp-python's converter lets a JSON string hold raw control characters (``char ::= [^"\\] | ...``),
+# which makes the model free to write a newline inside a string; the grammar given to the model excludes
+# them, as JSON itself does (the readers still accept them: llm/json_reply.py).
+_LOOSE_CHAR = '\nchar ::= [^"\\\\] '
+_STRICT_CHAR = '\nchar ::= [^"\\\\\\x7F\\x00-\\x1F] '
+
+
 @functools.lru_cache(maxsize=64)
 def _schema_grammar(schema: str) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    return str(json_schema_to_gbnf(schema))
+    return str(json_schema_to_gbnf(schema)).replace(_LOOSE_CHAR, _STRICT_CHAR)
 
 
 @functools.lru_cache(maxsize=64)
@@ -78,7 +86,7 @@ def _tool_calls(text: str, params: GenParams) -> list[ToolCall]:
     if not params.tools or params.has_constraint:
         return []
     try:
-        data = json.loads(text)
+        data = loads(text)
         return [ToolCall(name=str(data["name"]), arguments=dict(data["arguments"]))]
     except (ValueError, KeyError, TypeError):
         return []
@@ -142,7 +150,8 @@ class LlamaCppBackend:
         usage = out.get("usage") or {}
         return Completion(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
-                          constrained=bool(grammar), tool_calls=_tool_calls(text, params))
+                          constrained=bool(grammar), tool_calls=_tool_calls(text, params),
+                          finish_reason=str(out["choices"][0].get("finish_reason") or ""))
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         return await asyncio.to_thread(self._complete_sync, messages, params)

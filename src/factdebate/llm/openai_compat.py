@@ -29,6 +29,7 @@ from factdebate.llm.constraints import (
     openai_request,
     render_json,
 )
+from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
 from factdebate.util.redact import redact_url
 
@@ -193,7 +194,7 @@ def _completion(response: Any, endpoint: str) -> Completion:
     if text is not None and not isinstance(text, str):
         raise TransientLLMError("unusable response body: the message content is not text", None, endpoint)
     return Completion(text=text or "", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                      reasoning_tokens=_reasoning_tokens(usage))
+                      reasoning_tokens=_reasoning_tokens(usage), finish_reason=_finish_reason(response))
 
 
 def _error_message(exc: Any) -> str:
@@ -252,7 +253,7 @@ def _tool_calls(message: Any) -> list[ToolCall]:
         if function is None:
             continue
         try:
-            arguments = json.loads(function.arguments or "{}")
+            arguments = loads(function.arguments or "{}")
         except ValueError:
             arguments = {"_unparsed": function.arguments}
         calls.append(ToolCall(name=function.name, arguments=arguments if isinstance(arguments, dict) else

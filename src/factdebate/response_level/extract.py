@@ -16,6 +16,7 @@ from typing import Any
 from factdebate.core.types import ClaimExtraction
 from factdebate.llm.ask import Reask, Unreadable, ask
 from factdebate.llm.base import GenParams
+from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
 
@@ -31,12 +32,10 @@ def list_schema(key: str, max_items: int, min_items: int = 0) -> dict[str, Any]:
 def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
     """``{"<key>": [...]}`` (or a bare JSON list) somewhere in ``text`` -> (strings, "") or (None, problem).
     Only JSON is read: never ``eval``."""
-    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
-    if start < 0:
+    if "{" not in text and "[" not in text:
         return None, "no JSON object in the reply"
-    end = max(text.rfind("}"), text.rfind("]"))
     try:
-        value = json.loads(text[start:end + 1])
+        value = enclosed(text, "{[")
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON ({exc.msg})"
     if isinstance(value, dict):

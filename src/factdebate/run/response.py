@@ -19,7 +19,7 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import checked_input
-from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict
+from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict, add_reply_counts
 from factdebate.llm.base import Backend
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
@@ -109,9 +109,13 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed)
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))
         usage, by_role = _total(recorder, [c.verdict for c in checks if c.verdict is not None])
+        counts = {what: count.model_copy() for what, count in recorder.parse_counts.items()}
+        for check in checks:
+            if check.verdict is not None:
+                add_reply_counts(counts, check.verdict.parse_counts)
     return ResponseVerdict(response=text, question=question, method=settings.method, label=label,
                            factual=factual(label), decided_by=decided_by, extraction=extraction, claims=list(checks),
-                           usage=usage, usage_by_role=by_role, config=public_config(settings))
+                           usage=usage, usage_by_role=by_role, parse_counts=counts, config=public_config(settings))
 
 
 async def acheck_response(response: str, *, question: str | None = None, method: str | None = None,

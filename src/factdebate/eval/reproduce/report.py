@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.deviations import Deviation
+from factdebate.eval.reply_counts import lost_warning, short_text
 from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
 from factdebate.eval.reproduce.spec import Paper, Table, get_paper
 from factdebate.eval.summary import RUN, SUMMARY_JSON
@@ -142,16 +143,22 @@ def _models(root: Path, cells: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
-    out = ["## Runs", "", "| run | dataset | method | status | samples (paper's n) | unparsed | errored | folder |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = ["## Runs", "", "| run | dataset | method | status | samples (paper's n) | unparsed | errored | "
+           "replies re-asked/recovered/lost | folder |", "|---|---|---|---|---|---|---|---|---|"]
     details: list[str] = []
     for cell in cells:
         summary_file = root / cell["folder"] / SUMMARY_JSON
-        unparsed = "n/a"
+        unparsed, replies = "n/a", "n/a"
         if summary_file.exists():
-            unparsed = str(len(json.loads(summary_file.read_text(encoding="utf-8"))["metrics"]["unparsed"]))
+            metrics = json.loads(summary_file.read_text(encoding="utf-8"))["metrics"]
+            unparsed = str(len(metrics["unparsed"]))
+            counts = metrics.get("replies")
+            if counts is not None:  # summaries written before the counts have none
+                replies = short_text(counts).removeprefix("replies re-asked/recovered/lost: ")
+                if warning := lost_warning(counts):
+                    details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
         out.append(f"| {cell['run']} | {cell['dataset']} | {cell['method']} | {cell['status']} | {cell['samples']} "
-                   f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | `{cell['folder']}` |")
+                   f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | {replies} | `{cell['folder']}` |")
         run_file = root / cell["folder"] / RUN
         deviations = json.loads(run_file.read_text(encoding="utf-8")).get("deviations", []) if run_file.exists() else []
         notes = [f"  - {n}" for n in cell["notes"]] + [f"  - your flag: {o}" for o in cell["overrides"]]

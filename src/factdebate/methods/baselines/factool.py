@@ -23,6 +23,7 @@ from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.llm.ask import Reask, Unreadable, ask
 from factdebate.llm.base import GenParams
+from factdebate.llm.json_reply import enclosed
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.scripted import FACTOOL_REPLIES
 from factdebate.methods.kit.common import search_tool, trim
@@ -59,11 +60,10 @@ class FacToolSettings(MethodSettings):
 
 def parse_verification(text: str) -> tuple[bool | None, str, str]:
     """(factual, reasoning, problem) from ``{"reasoning": ..., "factual": true|false}`` in ``text``."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
+    if "{" not in text:
         return None, "", "no JSON object in the reply"
     try:
-        value = json.loads(text[start:end + 1])
+        value = enclosed(text)
     except json.JSONDecodeError as exc:
         return None, "", f"not valid JSON ({exc.msg})"
     if not isinstance(value, dict) or not isinstance(value.get("factual"), bool):

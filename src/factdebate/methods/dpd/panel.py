@@ -18,6 +18,7 @@ from factdebate.core.runtime import emit
 from factdebate.core.types import Judgement, Label
 from factdebate.llm.ask import Unreadable, ask
 from factdebate.llm.base import GenParams
+from factdebate.llm.json_reply import loads
 from factdebate.llm.model import LLM
 from factdebate.methods.dpd.events import PanelDecided
 from factdebate.methods.kit.turns import judged
@@ -88,7 +89,7 @@ def read_ballot(text: str) -> Ballot:
     if end < 0:
         raise BallotError("the JSON object is not closed")
     try:
-        data = json.loads(body[:end + 1])
+        data = loads(body[:end + 1])
     except json.JSONDecodeError as exc:
         raise BallotError(f"the JSON object is malformed ({exc.msg})") from None
     if not isinstance(data, dict):

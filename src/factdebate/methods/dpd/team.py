@@ -5,7 +5,6 @@ debate's stored documents by embedding similarity), the shared analyst, the rebu
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +14,7 @@ from factdebate.core.types import Document, Turn
 from factdebate.embeddings import TextEncoder
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams, Message
+from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, scored, turn_started
@@ -27,7 +27,7 @@ POSITION = {"affirmative": "the claim is factual.", "negative": "the claim is ha
 QUERY_SCHEMA = {"type": "object", "properties": {"support": {"type": "string"}, "refute": {"type": "string"}},
                 "required": ["support", "refute"], "additionalProperties": False}
 QUERY_GRAMMAR = ('root ::= "{\\"support\\": \\"" q "\\", \\"refute\\": \\"" q "\\"}"\n'
-                 'q ::= [^"\\\\\\n]{1,120}\n')
+                 'q ::= [^"\\\\\\x00-\\x1F]{1,120}\n')  # no control character: JSON forbids them in strings
 
 
 def other(side: str) -> str:
@@ -35,12 +35,9 @@ def other(side: str) -> str:
 
 
 def parse_queries(text: str) -> tuple[str, str] | None:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
     try:
-        data = json.loads(text[start:end + 1])
-    except json.JSONDecodeError:
+        data = enclosed(text)
+    except ValueError:
         return None
     if not isinstance(data, dict):
         return None

@@ -13,9 +13,9 @@ from typing import Any
 from factdebate.core.runtime import emit
 from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
+from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
 from factdebate.methods.mermaid.events import Decomposed
-from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.prompts import render
 
 AGENT = "decomposer"

@@ -11,9 +11,9 @@ from typing import Any
 from factdebate.core.types import Label
 from factdebate.llm.ask import ask
 from factdebate.llm.base import GenParams
+from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
 from factdebate.methods.mermaid.decomposer import REASK
-from factdebate.methods.mermaid.json_reply import first_object
 from factdebate.methods.mermaid.toolbox import model_input_schema
 from factdebate.prompts import Prompt
 from factdebate.tools.toolset import ToolSchema

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.types import Document
+from factdebate.llm.json_reply import loads
 from factdebate.methods.mermaid.start import StartPolicy, StartRecord, ToolboxUnavailable, ToolServerError
 from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
@@ -308,6 +309,6 @@ def _doc(title: str, text: str, source: str, score: float = 0.0) -> Document:
 
 def _json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError:
         return None
