@@ -16,6 +16,7 @@ import pytest
 from factdebate.core.errors import InputError
 from factdebate.corpus.fetch import fetch_corpus, read_manifest
 from factdebate.corpus.folders import corpora_dir
+from factdebate.corpus.hub_spec import hub_corpus_name
 from tests.hub_server import HubServer, go_online, sha256
 
 
@@ -131,8 +132,10 @@ def test_index_reads_a_hub_dataset_by_repo_id_through_the_same_verified_fetch(hu
     from factdebate.corpus.sources import resolve_source
 
     found = resolve_source("hf:wikimedia/wikipedia/20990101.xx")
-    folder = corpora_dir() / "hf-wikimedia-wikipedia-20990101-xx"
-    assert found.name == "hf-wikimedia-wikipedia-20990101-xx" and [f.path for f in found.files] == [
+    name = hub_corpus_name("wikimedia/wikipedia", "20990101.xx")
+    folder = corpora_dir() / name
+    assert name.startswith("hf-wikimedia-wikipedia-20990101-xx-") and found.name == name
+    assert [f.path for f in found.files] == [
         folder / "train-00000-of-00002.parquet", folder / "train-00001-of-00002.parquet"]
     assert read_manifest(folder)["complete"] is True
     downloads = hub.count("GET", "cdn:")

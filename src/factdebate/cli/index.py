@@ -70,7 +70,8 @@ def index(
         from factdebate.scale.index_ray import check_server
 
         check_server(chosen, milvus_uri)  # before reading anything
-    found = resolve_source(source, notify=lambda line: err.print(line, markup=False, highlight=False))
+    found = resolve_source(source, notify=lambda line: err.print(line, markup=False, highlight=False),
+                           corpus=corpus)  # an hf: source is fetched into the folder --corpus names
     name = corpus or found.name or "default"
     check_corpus_name(name)  # before reading a possibly large file
     if on_ray:

@@ -12,6 +12,7 @@ import typer
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag, with_option_flags
 from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import output_folder
 
 Opt = typer.Option
 
@@ -51,6 +52,7 @@ def reproduce_command(
 
     if output is None:
         raise InputError("give --output DIR: the reproduction's folder (it also makes it resumable)")
+    output_folder(output, "--output")  # a file there: one line now, not mkdir's error after the planning
     sources = parse_data(data or [])
     if from_run is not None:
         if paper is not None:

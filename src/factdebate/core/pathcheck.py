@@ -60,3 +60,17 @@ def output_flag(flag: str, example: str) -> Callable[[Path | None], Path | None]
         return None if value is None else output_file(value, flag, example)
 
     return check
+
+
+def output_folder(path: str | Path, flag: str = "") -> Path:
+    """``path`` as a folder to create or write into: not a file, and nothing on its way that is a file."""
+    path = Path(path)
+    for at in (path, *path.parents):
+        if at.exists():
+            if not at.is_dir():
+                where = "is a file" if at == path else f"cannot be made: {at} is a file"
+                raise InputError(f"{_named(path, flag)} {where}: give a folder")
+            if not os.access(at, os.W_OK):
+                raise InputError(f"{_named(path, flag)}: {at} is not writable")
+            return path
+    return path

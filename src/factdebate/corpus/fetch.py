@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import json
 import logging
 import os
-import re
 import shutil
 import time
 from collections.abc import Callable
@@ -24,7 +22,9 @@ from string import Formatter
 from typing import Any
 
 from factdebate.core.errors import InputError, MissingDependencyError
-from factdebate.corpus.folders import MANIFEST, corpora_dir
+from factdebate.corpus.fetch_manifest import read_manifest, write_manifest
+from factdebate.corpus.folders import corpora_dir
+from factdebate.corpus.hub_spec import hub_corpus_name
 from factdebate.corpus.names import check_corpus_name
 from factdebate.hub import registry
 from factdebate.hub.checksum import sha256_file
@@ -61,22 +61,6 @@ def _params(entry: HubCorpus, given: dict[str, str | None]) -> dict[str, str]:
     return values
 
 
-def read_manifest(folder: Path) -> dict[str, Any]:
-    path = folder / MANIFEST
-    try:
-        return dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path} is unreadable ({exc}): delete it to fetch the corpus again") from None
-
-
-def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    tmp = folder / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, folder / MANIFEST)
-
-
 def _rows(path: Path) -> int:
     import pyarrow.parquet as pq
 
@@ -93,16 +77,20 @@ def _jsonl_to_parquet(source: Path, target: Path) -> int:
     schema = pa.schema([(name, pa.string()) for name in ("id", "title", "text", "source")])
     tmp = target.with_name(f".{target.name}.tmp")
     rows = 0
-    with pq.ParquetWriter(tmp, schema) as writer:
-        batch: list[dict[str, str]] = []
-        for doc in load_documents(source, fmt="jsonl"):
-            batch.append(doc.model_dump(include={"id", "title", "text", "source"}))
-            if len(batch) == 10_000:
+    try:
+        with pq.ParquetWriter(tmp, schema) as writer:
+            batch: list[dict[str, str]] = []
+            for doc in load_documents(source, fmt="jsonl"):
+                batch.append(doc.model_dump(include={"id", "title", "text", "source"}))
+                if len(batch) == 10_000:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                    rows, batch = rows + len(batch), []
+            if batch:
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-                rows, batch = rows + len(batch), []
-        if batch:
-            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-            rows += len(batch)
+                rows += len(batch)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a bad line: no half-converted file left in the corpus folder
+        raise
     os.replace(tmp, target)
     return rows
 
@@ -120,13 +108,25 @@ def _verified(record: dict[str, Any] | None, listed: Listed, path: Path) -> bool
     return sha256_file(path) == record.get("sha256")
 
 
-def _store(entry: HubCorpus, downloaded: Path, target: Path) -> int:
+def _store(entry: HubCorpus, downloaded: Path, target: Path, name: str, remote_path: str) -> int:
+    """Move a verified download into the corpus folder and count its rows. A file that is not Parquet (its
+    checksum can match: the Hub holds it so) never enters the folder: it is deleted and the fetch stops, saying
+    which file, so that neither a rerun nor ``index`` trips over it."""
     if entry.convert == "jsonl":
         rows = _jsonl_to_parquet(downloaded, target)
         downloaded.unlink()
         return rows
+    import pyarrow as pa
+
+    try:
+        rows = _rows(downloaded)  # before the move: only readable files enter the folder
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        downloaded.unlink(missing_ok=True)
+        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        raise InputError(f"corpus '{name}': {remote_path} of {entry.repo} is not a readable Parquet file ({reason}); "
+                         "it was deleted, and the files fetched before it are kept") from None
     os.replace(downloaded, target)
-    return _rows(target)
+    return rows
 
 
 def _listing(entry: HubCorpus, commit: str, folder: str) -> list[Listed]:
@@ -150,14 +150,18 @@ def fetch_corpus(key: str, params: dict[str, str | None], *, limit_files: int | 
     return _fetch_entry(entry, _params(entry, params), limit_files=limit_files, notify=notify)
 
 
-def fetch_repo(repo: str, folder: str = "", *, notify: Notify | None = None) -> FetchReport:
-    """Any Hub dataset's Parquet files (``index hf:OWNER/NAME[/FOLDER]``), as the corpus ``hf-owner-name[-folder]``; the
-    files must have id/title/text columns (or the columns ``corpus.loading`` maps)."""
-    # The folder is part of the name: two folders of one repository are two corpora.
-    name = "hf-" + "-".join(part for part in re.split(r"[^A-Za-z0-9]+", f"{repo}/{folder}".lower()) if part)
+def fetch_repo(repo: str, folder: str = "", *, notify: Notify | None = None, name: str | None = None) -> FetchReport:
+    """Any Hub dataset's Parquet files (``index hf:OWNER/NAME[/FOLDER]``), as the corpus ``name`` (default
+    ``hf-owner-name[-folder]-<hash>``, one per repository and folder); the files must have id/title/text
+    columns (or the columns ``corpus.loading`` maps)."""
+    name = name or hub_corpus_name(repo, folder)
     entry = HubCorpus(key=f"hf:{repo}", description=f"Parquet files of the Hub dataset {repo}", name=name,
                       repo=repo, repo_type="dataset", revision="main", folder=folder, pattern="*.parquet")
     return _fetch_entry(entry, {}, notify=notify)
+
+
+def _what(folder: str | None, repo: str | None) -> str:
+    return f"{folder or 'the top folder'} of {repo}"
 
 
 def _numbered(say: Notify, prefix: str, line: str) -> None:
@@ -177,8 +181,9 @@ def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int |
     manifest = read_manifest(folder)
     source = manifest.get("source", {})
     if source and (source.get("repo"), source.get("folder")) != (entry.repo, remote_folder):
-        raise InputError(f"{folder} holds {source.get('folder')} of {source.get('repo')}, not {remote_folder}: "
-                         "move or delete that folder first")
+        raise InputError(f"{folder} holds {_what(source.get('folder'), source.get('repo'))}, not "
+                         f"{_what(remote_folder, entry.repo)}: move or delete that folder first, or name another "
+                         "(--corpus)")
     records: dict[str, dict[str, Any]] = {f["path"]: f for f in manifest.get("files", [])}
     try:
         # First, also when the manifest pins the commit: it fails at once without the Hub, while the tree
@@ -212,7 +217,7 @@ def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int |
             except HubError as exc:
                 raise InputError(f"corpus '{name}': {exc}. The files fetched so far are kept; run the same "
                                  "command again to resume") from None
-            rows = _store(entry, got.path, target)
+            rows = _store(entry, got.path, target, name, listed.path)
             records[listed.path] = {"path": listed.path, "file": target.name, "source_sha256": got.sha256,
                                     "sha256": sha256_file(target) if entry.convert else got.sha256,
                                     "size": target.stat().st_size, "rows": rows}
@@ -227,6 +232,6 @@ def _fetch_entry(entry: HubCorpus, values: dict[str, str], *, limit_files: int |
 
 def _save(folder: Path, manifest: dict[str, Any], records: dict[str, dict[str, Any]]) -> None:
     files = sorted(records.values(), key=lambda r: r["path"])
-    _write_manifest(folder, {**manifest, "files": files, "rows": sum(r["rows"] for r in files),
+    write_manifest(folder, {**manifest, "files": files, "rows": sum(r["rows"] for r in files),
                              "complete": len(files) >= manifest["available_files"],
                              "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})

@@ -1,9 +1,9 @@
 """What ``factdebate index SOURCE`` reads: one place that turns SOURCE into a list of document files.
 
 SOURCE is, in this order: ``hf:owner/name[/folder]`` (a Hugging Face Hub dataset's Parquet files, downloaded
-and verified into ``<data dir>/corpora/hf-owner-name[-folder]/`` first, as ``corpus fetch`` does), a file or a
-folder of files, or the bare name of a corpus downloaded into the data folder
-(``<data dir>/corpora/<name>/``, written by ``factdebate corpus fetch`` with its Parquet files). A folder
+and verified into ``<data dir>/corpora/hf-owner-name[-folder]-<hash>/``, or the folder ``--corpus`` names,
+first, as ``corpus fetch`` does), a file or a folder of files, or the bare name of a corpus downloaded into the
+data folder (``<data dir>/corpora/<name>/``, written by ``factdebate corpus fetch`` with its Parquet files). A folder
 contributes every JSONL, CSV, TSV and Parquet file under it (gzipped too), in name order; a plain
 ``.json`` file is read only when named on its own, so a folder's ``manifest.json`` is never taken for
 documents. Both executors (one process, or Ray) read what this returns.
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.corpus.folders import MANIFEST, corpora_dir
+from factdebate.corpus.hub_spec import parse_hub_spec
 from factdebate.corpus.loading import detect_format
 from factdebate.corpus.names import check_corpus_name
 
@@ -46,12 +47,13 @@ def fetched_corpora() -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / MANIFEST).is_file()) if folder.is_dir() else []
 
 
-def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None = None) -> Source:
+def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None = None,
+                   corpus: str | None = None) -> Source:
     """The files behind SOURCE, or one clear error saying what SOURCE was taken for; ``notify`` hears the
-    progress of an ``hf:`` source's download."""
+    progress of an ``hf:`` source's download, and ``corpus`` (``--corpus``) names the folder it goes to."""
     given = str(source)
     if given.startswith(HUB_PREFIX):
-        return _hub_source(given[len(HUB_PREFIX):], notify)
+        return _hub_source(given[len(HUB_PREFIX):], notify, corpus)
     path = Path(given)
     if path.is_file():
         return Source(given, (SourceFile(path, detect_format(path)),))
@@ -64,17 +66,14 @@ def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None =
                      "(give a JSONL, CSV or Parquet file, a folder of them, or a corpus name)")
 
 
-def _hub_source(spec: str, notify: Callable[[str], None] | None) -> Source:
+def _hub_source(spec: str, notify: Callable[[str], None] | None, corpus: str | None) -> Source:
     """A Hub dataset by repo id (``owner/name``, optionally ``/folder`` inside it): its Parquet files are
     fetched and verified into the data folder like a ``corpus fetch`` (resumable, then read offline), and
-    indexed from there under the corpus name ``hf-owner-name[-folder]``."""
+    indexed from there under ``corpus``, by default ``hf-owner-name[-folder]-<hash>`` (corpus/hub_spec.py)."""
     from factdebate.corpus.fetch import fetch_repo  # only when asked: it brings huggingface_hub
 
-    parts = spec.strip("/").split("/")
-    if len(parts) < 2 or not all(parts):
-        raise InputError(f"hf:{spec}: give a Hub dataset as hf:OWNER/NAME (optionally hf:OWNER/NAME/FOLDER)")
-    repo, folder = "/".join(parts[:2]), "/".join(parts[2:])
-    report = fetch_repo(repo, folder, notify=notify)
+    repo, folder = parse_hub_spec(spec)  # before any call to the Hub
+    report = fetch_repo(repo, folder, notify=notify, name=corpus)
     return Source(f"{HUB_PREFIX}{spec}", _folder_files(report.folder, f"hf:{spec} ({report.folder})"),
                   name=report.name)
 

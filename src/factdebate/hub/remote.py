@@ -83,6 +83,9 @@ def translated(what: str) -> Iterator[None]:
     where = endpoint()
     try:
         yield
+    except errors.HFValidationError as exc:  # an id the client refuses before asking (hf: specs are checked earlier)
+        raise HubNotFound(f"{what}: not a valid Hub repository id or path ({str(exc).splitlines()[0][:160]})") \
+            from None
     except errors.OfflineModeIsEnabled:
         raise HubUnreachable(f"{what}: offline mode is on (HF_HUB_OFFLINE) and there is no verified copy "
                              "here yet") from None

@@ -12,6 +12,7 @@ from typing import Any
 
 from factdebate.core.errors import FactDebateError
 from factdebate.eval.reproduce.cells import Cell, Request
+from factdebate.eval.reproduce.records import read_reproduce_record
 from factdebate.eval.runner import execute
 from factdebate.run.provenance import runtime_record
 from factdebate.settings.model import Settings
@@ -55,4 +56,5 @@ def write_manifest(request: Request, cells: list[Cell], settings: Settings) -> P
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
-    return dict(json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
+    """``reproduce.json``, checked: a damaged one is one line naming its first bad field (eval/reproduce/records.py)."""
+    return read_reproduce_record(folder / MANIFEST)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.eval.datasets import Dataset, load_dataset
 from factdebate.eval.provenance import content_sha256
+from factdebate.eval.reproduce.records import read_run_record
 from factdebate.eval.runner import Plan, execute, make_plan
 from factdebate.eval.summary import RESULTS, RUN, SUMMARY_JSON
 from factdebate.run.results_file import latest_records
@@ -96,7 +97,7 @@ def _dataset(spec: str, data: dict[str, str], labels: list[str], file: str | Non
 def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict[str, str]) -> Plan:
     if output.resolve() == original.resolve():
         raise InputError("--output must be a new folder: the rerun is compared with the original, not written over it")
-    run = _read(original / RUN)
+    run = read_run_record(original / RUN)  # a damaged run.json: one line naming the field
     provenance = (run.get("provenance") or {}).get("dataset") or {}
     ids = provenance.get("sample_ids")
     if ids is None and (original / SUMMARY_JSON).exists():
@@ -149,9 +150,10 @@ def compare(original: Path, new: Path, ids: list[str]) -> dict[str, Any]:
 
 
 def comparison_lines(result: dict[str, Any]) -> list[str]:
-    same = result["matching"] == result["samples"]
-    lines = [f"- rerun of `{result['from']}`: the verdicts {'match' if same else 'DIFFER'} for "
-             f"{result['matching']} of {result['samples']} sample(s)"]
+    differ = result["samples"] - result["matching"]  # the count the word names: matching ones, or differing ones
+    lines = [f"- rerun of `{result['from']}`: the verdicts "
+             + (f"match for {result['matching']}" if not differ else f"DIFFER for {differ}")
+             + f" of {result['samples']} sample(s)"]
     lines += [f"  - {d['id']}: {d['before']} -> {d['after']}" for d in result["differ"][:20]]
     lines += [f"  - {name}: {old} -> {new}" for name, (old, new) in result["metrics"].items()]
     lines += [f"  - setting changed: {c}" for c in result["settings_changed"]]
