@@ -142,7 +142,7 @@ def _rerun(original: Path, output: Path, options: dict[str, Any], sources: dict[
     if (original / MANIFEST).exists():
         results = rerun_reproduction(original, output, options, sources, say=say)
     elif (original / RUN).exists():
-        results = [rerun_one(original, output, options, sources)]
+        results = [rerun_one(original, output, options, sources, say=say)]
     else:
         raise InputError(f"{original} is not a run folder: it has neither {RUN} (eval) nor {MANIFEST} (reproduce)")
     for result in results:

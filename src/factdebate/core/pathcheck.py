@@ -62,6 +62,20 @@ def output_flag(flag: str, example: str) -> Callable[[Path | None], Path | None]
     return check
 
 
+def inside(folder: Path, relative: str, what: str) -> Path:
+    """``folder / relative`` for a path read from a file in ``folder`` (a manifest's entry): it must be
+    relative and stay inside ``folder`` once resolved, or a crafted file could make a command read or write
+    anywhere. ``what`` names the entry in the error."""
+    candidate = Path(relative)
+    if not relative or candidate.is_absolute() or candidate.drive:
+        raise InputError(f"{what}: '{relative}' must be a relative path inside {folder}")
+    try:
+        (folder / candidate).resolve().relative_to(folder.resolve())
+    except ValueError:
+        raise InputError(f"{what}: '{relative}' leads outside {folder}") from None
+    return folder / candidate
+
+
 def output_folder(path: str | Path, flag: str = "") -> Path:
     """``path`` as a folder to create or write into: not a file, and nothing on its way that is a file."""
     path = Path(path)

@@ -19,6 +19,7 @@ from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state_db import is_server_url, unsupported
+from factdebate.server.tool_allowlist import check_allow_entry
 from factdebate.settings.sources import Layer, NamedEnv, YamlFile
 
 
@@ -29,19 +30,25 @@ class ServiceConfig(BaseModel):
                                       "FACTDEBATE_API_KEYS (comma-separated) adds more.")
     allow_anonymous: bool = Field(default=False, description="Serve without keys, for local experiments only "
                                   "(`serve` refuses it on a non-loopback address).")
-    rate_limit_per_minute: float = Field(default=60, ge=0, description="Requests per minute per key "
+    rate_limit_per_minute: float = Field(default=60, ge=0, le=1_000_000, description="Requests per minute per key "
                                          "(0: no limit).")
-    rate_burst: int | None = Field(default=None, ge=1, description="Requests a key may make at once (default: a "
+    rate_burst: int | None = Field(default=None, ge=1, le=1_000_000,
+                                   description="Requests a key may make at once (default: a "
                                    "minute's worth).")
-    max_body_bytes: int = Field(default=64 * 1024, ge=1024, description="Largest request body.")
-    max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Largest batch upload.")
-    max_batch_claims: int = Field(default=5000, ge=1, description="Most claims in one batch.")
-    max_active_runs: int = Field(default=512, ge=1, description="Interactive debates at once; beyond that, 503.")
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=2**30, description="Largest request body.")
+    max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=2**30, description="Largest batch upload.")
+    max_batch_claims: int = Field(default=5000, ge=1, le=1_000_000, description="Most claims in one batch.")
+    max_pending_claims: int = Field(default=10_000, ge=1, le=10_000_000,
+                                    description="Most batch claims one key may have "
+                                    "waiting or running, all its batches together; an upload that would pass it "
+                                    "is refused (429) until some finish.")
+    max_active_runs: int = Field(default=512, ge=1, le=100_000,
+                                 description="Interactive debates at once; beyond that, 503.")
     caps: SpendingCaps = Field(default_factory=SpendingCaps, description="The most model calls one request may "
                                "ask for: rounds, steps, samples, judges, claims (server/caps.py).")
-    batch_concurrency: int = Field(default=4, ge=1, description="Batch claims verified at once, all batches "
+    batch_concurrency: int = Field(default=4, ge=1, le=1024, description="Batch claims verified at once, all batches "
                                    "together.")
-    batch_join_seconds: float = Field(default=5.0, gt=0, description="With shared state: how often a process "
+    batch_join_seconds: float = Field(default=5.0, gt=0, le=3600, description="With shared state: how often a process "
                                       "looks for batches the others run, to share their claims.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call from a browser "
                                     "(empty: no CORS headers at all).")
@@ -55,18 +62,28 @@ class ServiceConfig(BaseModel):
         description="sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: "
         "batches, limits and caps on a PostgreSQL server, for replicas on several machines (shared_state "
         "implied); default: db_path. A password is best left to PGPASSWORD or ~/.pgpass.")
-    resource_cache_size: int = Field(default=4, ge=1, description="Sets of built models and tools kept, one per "
+    resource_cache_size: int = Field(default=4, ge=1, le=1024,
+                                     description="Sets of built models and tools kept, one per "
                                      "distinct settings of recent requests.")
     allowed_llms: list[str] = Field(default_factory=list, description="Models a request may choose besides the "
                                     "configured ones; \"*\" allows any model spec.")
+    allowed_mcp_tools: list[str] = Field(default_factory=list, description="MCP tools a request may name as "
+                                         "agents or evidence tools (mcp:<server>/<tool>, or mcp:<server>/* for "
+                                         "all of a server's); empty: none. The configured defaults may use any.")
     defaults: dict[str, Any] = Field(default_factory=dict, description="Default verification options (the flat "
                                      "option names) on top of config_file.")
     config_file: Path | None = Field(default=None, description="The verification settings YAML (the format of "
                                      "the CLI's --config).")
-    stream_ping_seconds: float = Field(default=15.0, gt=0, description="Seconds of silence after which a stream "
+    stream_ping_seconds: float = Field(default=15.0, gt=0, le=3600,
+                                       description="Seconds of silence after which a stream "
                                        "sends a keep-alive ping.")
     stream_flush_seconds: float = Field(default=0.01, ge=0, le=1, description="How long a stream gathers the "
                                         "events that follow one another before writing them out together.")
+
+    @field_validator("allowed_mcp_tools")
+    @classmethod
+    def _allow_entries(cls, entries: list[str]) -> list[str]:
+        return [check_allow_entry(entry) for entry in entries]
 
     @field_validator("state_db")
     @classmethod

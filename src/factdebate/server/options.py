@@ -18,6 +18,7 @@ from factdebate.core.types import ResponseVerdict, Verdict
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.methods.base import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
+from factdebate.server.tool_allowlist import check_caller_tools
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option, all_options, options_to_overrides
@@ -101,8 +102,9 @@ class SettingsResolver:
     """Reads the operator's settings once and applies each request's options on top of them."""
 
     def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str],
-                 caps: SpendingCaps | None = None) -> None:
+                 caps: SpendingCaps | None = None, allowed_mcp_tools: list[str] | None = None) -> None:
         self.base = settings_from(defaults, config_file)
+        self.allowed_mcp_tools = list(allowed_mcp_tools or [])  # operator's allow-list; empty: no MCP tool
         self.caps = caps  # None: no spending caps (the MCP server: its tools take only bounded options)
         self._base_data = self.base.model_dump(mode="json")
         self.any_llm = "*" in allowed_llms
@@ -125,6 +127,7 @@ class SettingsResolver:
             if model is not None and not self.any_llm and model not in self.llms:
                 raise ConfigError(f"model '{model}' is not offered by this server; choose one of: "
                                   + ", ".join(self.llms))
+        check_caller_tools(chosen, self.allowed_mcp_tools)
         data = _merge(self._base_data, options_to_overrides(chosen))
         try:
             settings = Settings.model_validate(data)

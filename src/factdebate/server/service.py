@@ -65,7 +65,8 @@ class Service:
         runner = BatchRunner(store, pool.get, config.batch_concurrency, config.batch_join_seconds if shared else 0)
         return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
                    limiter=limiter, auth_failures=failures, shared=shared,
-                   resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms, config.caps),
+                   resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms, config.caps,
+                                                     config.allowed_mcp_tools),
                    pool=pool, store=store, runner=runner)
 
     def resources(self, settings: Settings) -> Resources:

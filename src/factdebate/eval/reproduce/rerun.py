@@ -2,9 +2,11 @@
 settings, the dataset and its checksums, the seed, the sample ids) into a new folder, and say whether the
 verdicts match. A folder of ``reproduce`` reruns each of its runs and rewrites the paper report.
 
-Paths inside the original folder (a MERMAID run's own memory) are moved to the new one, so the rerun starts
-from nothing, as the original did. Flags given with ``--from`` change the recorded settings, and the
-comparison lists what they changed."""
+The folder gives the method's settings only: commands, endpoints, limits and paths outside it come from the
+user's own environment and flags (recorded_settings.py: a run folder may come from anyone). Paths inside the
+original folder (a MERMAID run's own memory) are moved to the new one, so the rerun starts from nothing, as
+the original did. Flags given with ``--from`` change the recorded settings, and the comparison lists what
+they changed."""
 
 from __future__ import annotations
 
@@ -17,15 +19,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from factdebate.core.errors import ConfigError, InputError
+from factdebate.core.pathcheck import inside
 from factdebate.eval.datasets import Dataset, load_dataset
 from factdebate.eval.provenance import content_sha256
+from factdebate.eval.reproduce.recorded_settings import split_recorded
 from factdebate.eval.reproduce.records import read_run_record
 from factdebate.eval.runner import Plan, execute, make_plan
 from factdebate.eval.summary import RESULTS, RUN, SUMMARY_JSON
 from factdebate.run.results_file import latest_records
 from factdebate.run.resume import differences
+from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import all_options, options_to_overrides
 from factdebate.util.redact import MASK
 
 RERUN_JSON = "rerun.json"
@@ -38,16 +43,6 @@ def _read(path: Path) -> dict[str, Any]:
         return dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from exc
-
-
-def _replace(value: Any, old: str, new: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(old, new)
-    if isinstance(value, dict):
-        return {k: _replace(v, old, new) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace(v, old, new) for v in value]
-    return value
 
 
 def _masked(value: Any, where: str = "") -> list[str]:
@@ -67,16 +62,21 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, options: dict[str, Any]) -> Settings:
-    """The recorded settings, with paths inside the original folder moved to the new one and the user's
-    flags over them; the environment and config file are not read (the record is the configuration)."""
-    data = _merge(_replace(recorded, str(original.resolve()), str(output.resolve())), options_to_overrides(options))
+def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, options: dict[str, Any],
+                   environ: dict[str, str] | None = None) -> tuple[Settings, list[str]]:
+    """The recorded method settings, the operator's part (commands, endpoints, limits, paths outside the
+    folder) from the user's own environment and config file (recorded_settings.py), the user's flags over
+    both; and one line per recorded value not used."""
+    flags = options_to_overrides(options)
+    own = load_settings(None, flags, environ=environ).model_dump(mode="json")
+    kept, notes = split_recorded(recorded, own, original, output, flags)
+    data = _merge(kept, flags)
     hidden = _masked(data)
     if hidden:
         raise InputError(f"{original} recorded these settings masked (they held secrets): {', '.join(hidden)}; "
                          "give them again as flags with --from")
     try:
-        return Settings.model_validate(data)
+        return Settings.model_validate(data), notes
     except ValidationError as exc:
         raise ConfigError(f"{original}/{RUN}: its settings no longer validate: {exc.errors()[0]['msg']}") from exc
 
@@ -94,7 +94,9 @@ def _dataset(spec: str, data: dict[str, str], labels: list[str], file: str | Non
     return dataset
 
 
-def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict[str, str]) -> Plan:
+def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict[str, str],
+               environ: dict[str, str] | None = None) -> tuple[Plan, list[str]]:
+    """The plan of the rerun, and one line per recorded operator setting it does not use."""
     if output.resolve() == original.resolve():
         raise InputError("--output must be a new folder: the rerun is compared with the original, not written over it")
     run = read_run_record(original / RUN)  # a damaged run.json: one line naming the field
@@ -105,7 +107,12 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
     if not ids:
         raise InputError(f"{original} records no sample ids (a run from before provenance was recorded); "
                          "rerun it with `factdebate eval` and the same --seed and --limit")
-    settings = rerun_settings(run["settings"], original, output, options)
+    settings, notes = rerun_settings(run["settings"], original, output, options, environ)
+    recorded = provenance.get("samples_sha256")
+    if not recorded and ":" in str(run["dataset"]) and not data:
+        # A file the folder names is read only to be checked against the sum the folder recorded for it.
+        raise InputError(f"{original} records no checksum of its samples: give the dataset with --data "
+                         f"{str(run['dataset']).partition(':')[0]}=FORMAT:PATH")
     dataset = _dataset(run["dataset"], data, list(run.get("labels") or []), provenance.get("file"))
     by_id = {s.id: s for s in dataset.samples}
     missing = [i for i in ids if i not in by_id]
@@ -113,13 +120,15 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
         raise InputError(f"{dataset.spec} lacks {len(missing)} sample(s) the run used (e.g. {missing[0]!r}): is it "
                          f"the same dataset? Point to it with --data {run['dataset'].partition(':')[0]}=FORMAT:PATH")
     samples = [by_id[i] for i in ids]
-    recorded = provenance.get("samples_sha256")
     if recorded and content_sha256(samples) != recorded:
         raise InputError(f"the samples of {dataset.spec} differ from those the run used (their checksum changed): "
                          "the dataset file was changed; point to the original with --data NAME=FORMAT:PATH")
-    recorded_options = _replace(run.get("options") or {}, str(original.resolve()), str(output.resolve()))
-    return make_plan(settings, dataset, output, limit=run.get("limit"), seed=int(run["seed"]), name=run.get("name"),
+    # The recorded flags are kept for the record, less the operator's (they were not used).
+    operator = {name for name, option in all_options().items() if not option.public}
+    recorded_options = {k: v for k, v in (run.get("options") or {}).items() if k not in operator}
+    plan = make_plan(settings, dataset, output, limit=run.get("limit"), seed=int(run["seed"]), name=run.get("name"),
                      options={**recorded_options, **options}, samples=samples, split=provenance.get("split"))
+    return plan, notes
 
 
 def _verdicts(record: dict[str, Any] | None) -> Any:
@@ -158,16 +167,20 @@ def comparison_lines(result: dict[str, Any]) -> list[str]:
     lines += [f"  - {name}: {old} -> {new}" for name, (old, new) in result["metrics"].items()]
     lines += [f"  - setting changed: {c}" for c in result["settings_changed"]]
     lines += [f"  - package version changed: {c}" for c in result["versions_changed"]]
+    lines += [f"  - not taken from the folder: {note}" for note in result.get("not_taken", [])]
     if not result["dataset_content_same"]:
         lines.append("  - the dataset's content changed outside the samples used (their checksum held)")
     return lines
 
 
 def rerun_one(original: Path, output: Path, options: dict[str, Any], data: dict[str, str],
-              progress: bool = True) -> dict[str, Any]:
-    plan = rerun_plan(original, output, options, data)
+              progress: bool = True, say: Callable[[str], None] = print) -> dict[str, Any]:
+    plan, notes = rerun_plan(original, output, options, data)
+    for note in notes:  # before any work: the user sees what the folder asked for and was refused
+        say(note)
     asyncio.run(execute(plan, progress=progress))
     result = compare(original, output, [s.id for s in plan.samples])
+    result["not_taken"] = notes
     (output / RERUN_JSON).write_text(json.dumps(result, indent=1, default=str) + "\n", encoding="utf-8")
     (output / RERUN_MD).write_text("\n".join(comparison_lines(result)) + "\n", encoding="utf-8")
     return result
@@ -184,9 +197,13 @@ def rerun_reproduction(original: Path, output: Path, options: dict[str, Any], da
     for cell in manifest["cells"]:
         if cell["status"] != "done":
             continue
+        # A crafted manifest's folder must not lead the rerun to read or write outside the two folders.
+        folder = str(inside(original, str(cell["folder"]), f"{original / MANIFEST}: a run's folder")
+                     .relative_to(original))
+        inside(output, folder, f"{original / MANIFEST}: a run's folder")
         say(f"{cell['dataset']}/{cell['run']}: rerunning")
-        result = rerun_one(original / cell["folder"], output / cell["folder"], options, data, progress)
-        cell["errored"] = len(_read(output / cell["folder"] / SUMMARY_JSON)["metrics"]["errored"])
+        result = rerun_one(original / folder, output / folder, options, data, progress, say)
+        cell["errored"] = len(_read(output / folder / SUMMARY_JSON)["metrics"]["errored"])
         results.append(result)
     manifest["from"] = str(original.resolve())
     manifest["rerun"] = [line for result in results for line in comparison_lines(result)]

@@ -1,0 +1,148 @@
+"""What a rerun takes from a run folder's recorded settings, and what it never takes.
+
+A run folder is data someone may have sent you. Its ``run.json`` says which method ran with which settings,
+and a rerun repeats that; but the same record also names commands (an MCP server's ``command``), endpoints
+(``llm.base_urls``, a Milvus URI, a Ray address) and paths, and applying those whole would run the folder's
+command and send the user's API key to the folder's server. So the record gives the method's settings only;
+the operator's part comes from the user's own environment, config file and flags, as for ``factdebate eval``:
+
+- commands, endpoints and where work runs: :data:`OPERATOR_PATHS`;
+- the operator's limits (every option the service keeps from callers under "Limits");
+- paths: a recorded path inside the original folder moves to the new folder (a run's own memory); any other
+  path (a shared memory file, a memory to start from, a model file) is the user's to give again;
+- secrets were never recorded (they are masked).
+
+Where the record differs from what the rerun uses, :func:`split_recorded` says so in one line each, naming the
+setting and never a value that could hold a secret."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from factdebate.settings.options import all_options
+
+SettingPath = tuple[str, ...]
+
+# Always the user's: what starts processes, what receives the user's keys, where the work runs.
+OPERATOR_PATHS: tuple[SettingPath, ...] = (
+    ("mcp_servers",), ("llm", "base_urls"), ("retrieval", "milvus_uri"), ("scale",),
+    ("llm", "timeout"), ("llm", "retries"), ("llm", "retry_budget"), ("llm", "concurrency"),
+)
+# Settings that hold a file path.
+PATH_SETTINGS: tuple[SettingPath, ...] = (("methods", "mermaid", "memory_path"), ("methods", "mermaid", "memory_from"))
+_MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")
+
+
+def operator_paths() -> list[SettingPath]:
+    """:data:`OPERATOR_PATHS` and every operator-only limit any method declares."""
+    limits = [path for option in all_options().values() if not option.public and option.group == "limits"
+              for path in option.paths]
+    return list(dict.fromkeys([*OPERATOR_PATHS, *limits]))
+
+
+def _get(data: dict[str, Any], path: SettingPath) -> Any:
+    value: Any = data
+    for part in path:
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _pop(data: dict[str, Any], path: SettingPath) -> Any:
+    target: Any = data
+    for part in path[:-1]:
+        target = target.get(part) if isinstance(target, dict) else None
+    return target.pop(path[-1], None) if isinstance(target, dict) else None
+
+
+def _put(data: dict[str, Any], path: SettingPath, value: Any) -> None:
+    target = data
+    for part in path[:-1]:
+        target = target.setdefault(part, {})
+    target[path[-1]] = value
+
+
+def _inside(path: str, folder: Path) -> bool:
+    try:
+        Path(path).expanduser().resolve().relative_to(folder.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def _model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
+    """``(setting, spec)`` for every model spec that names a model file (``llama-cpp:/path.gguf``)."""
+    if isinstance(value, str):
+        provider, _, target = value.partition(":")
+        named_file = value.startswith(_MODEL_FILE_PROVIDERS) and target not in ("", "builtin")
+        return [(where.rstrip("."), value)] if named_file and provider else []
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _model_files(item, f"{where}{key}.")]
+    if isinstance(value, list):
+        return [found for i, item in enumerate(value) for found in _model_files(item, f"{where}{i}.")]
+    return []
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path, output: Path,
+                   flagged: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The recorded settings with the operator's part replaced by ``own`` (the user's settings as a dict),
+    and one line for each recorded value the rerun does not use (none for what the user's flags, nested in
+    ``flagged``, set: they chose it)."""
+    flagged = flagged or {}
+    data = json.loads(json.dumps(recorded, default=str))
+    notes: list[str] = []
+    for path in operator_paths():
+        theirs, mine = _pop(data, path), _get(own, path)
+        if mine is not None:
+            _put(data, path, mine)
+        if theirs not in (None, [], {}) and theirs != mine and _get(flagged, path) is None:
+            name = ".".join(path)
+            if path == ("mcp_servers",):
+                notes.append(f"the run folder names MCP server(s) {', '.join(sorted(theirs))}; this rerun starts "
+                             "only the servers of your own settings")
+            elif path[0] == "scale" or path[-1] in ("base_urls", "milvus_uri"):
+                notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun uses yours "
+                             f"({_shown(mine) if mine not in (None, []) else 'not set'})")
+            else:
+                notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun uses yours")
+    for path in PATH_SETTINGS:
+        theirs = _get(data, path)
+        if not isinstance(theirs, str) or not theirs:
+            continue
+        if _inside(theirs, original):  # the run's own file: the rerun's own file, in the new folder
+            relative = Path(theirs).expanduser().resolve().relative_to(original.resolve())
+            _put(data, path, str(output.resolve() / relative))
+            continue
+        _pop(data, path)
+        mine = _get(own, path)
+        if mine is not None:
+            _put(data, path, mine)
+        flag = "--" + path[-1].replace("_", "-")
+        notes.append(f"the run folder recorded {'.'.join(path)} = {theirs} (a path outside it, not taken from a "
+                     f"folder); give {flag} to use it")
+    for setting, spec in _model_files(data.get("llm") or {}, "llm.") + _model_files(data.get("methods") or {},
+                                                                                     "methods."):
+        replacement = (own.get("llm") or {}).get("debater", "llama-cpp:builtin")
+        _set_at(data, setting, replacement)
+        notes.append(f"the run folder recorded the model file {spec} for {setting} (a path, not taken from a "
+                     f"folder); this rerun uses {replacement}: give --llm to choose")
+    return data, notes
+
+
+def _set_at(data: dict[str, Any], setting: str, value: str) -> None:
+    """Set ``llm.roles.judge`` or ``methods.dpd.judge_llms.1`` (a list item) to ``value``."""
+    *parents, last = setting.split(".")
+    if last.isdigit():
+        items = _get(data, tuple(parents))
+        if isinstance(items, list):
+            items[int(last)] = value
+    else:
+        _put(data, (*parents, last), value)
