@@ -64,6 +64,30 @@ def checked_values(value: object, *, what: str, limit: int) -> None:
             checked_values(item, what=what, limit=limit)
 
 
+MAX_NESTING = 32  # levels of lists and objects one input value may have
+
+
+def nesting_depth(value: Any, stop: int = MAX_NESTING + 1) -> int:
+    """How deeply ``value`` nests lists, tuples and mappings (a scalar: 0), counted without recursion and
+    no further than ``stop``: input that nests hundreds of levels would make every recursive walk over it
+    (:func:`safe_value`, JSON encoders) fail with a RecursionError, so it is refused where it comes in."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest >= stop:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def safe_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD and control characters (but tab and newlines)
     dropped: what documents and model replies become before anything else reads them."""

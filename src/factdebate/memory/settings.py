@@ -37,7 +37,8 @@ class MemorySettings(BaseModel):
                               "the data directory).")
     namespace: str = Field(default="default", pattern=NAMESPACE_PATTERN, description="One memory per corpus or "
                            "project: evidence stored under one namespace is not recalled under another.")
-    ttl_days: float | None = Field(default=None, gt=0, description="Stored evidence expires after this many days "
+    ttl_days: float | None = Field(default=None, gt=0, le=36_500,
+                                   description="Stored evidence expires after this many days "
                                    "(default: never).")
     semantic: bool = Field(default=False, title="Semantic recall",
                            description="Also recall records whose entity and evidence are close in meaning to a "

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from factdebate.core.claim_context import claim_position
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
-from factdebate.core.textsafe import safe_text, unsafe_reason
+from factdebate.core.textsafe import MAX_NESTING, nesting_depth, safe_text, unsafe_reason
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import start_run
@@ -51,10 +51,16 @@ def claim_id(claim: str) -> str:
 
 
 def _parse_line(line: str, number: int, where: str) -> ClaimItem:
+    too_deep = (f"{where}{number}: the line nests lists or objects more than {MAX_NESTING} levels deep; "
+                "flatten it")
     try:
         row = json.loads(line)
     except json.JSONDecodeError as exc:
         return ClaimItem(f"line-{number}", "", {}, number, f"{where}{number}: not valid JSON ({exc.msg})")
+    except RecursionError:  # deeper than the JSON parser itself goes
+        return ClaimItem(f"line-{number}", "", {}, number, too_deep)
+    if nesting_depth(row) > MAX_NESTING:  # its fields are dropped: any record that kept them could not be written
+        return ClaimItem(f"line-{number}", "", {}, number, too_deep)
     if isinstance(row, str):
         row = {"claim": row}
     if not isinstance(row, dict):

@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS batch_items (
 );
 -- (batch_id, status, idx): the next pending claim is the index's first entry, however long the batch
 CREATE INDEX IF NOT EXISTS batch_items_queue ON batch_items (batch_id, status, idx);
+-- a key's unfinished batches, whose claims count against max_pending_claims
+CREATE INDEX IF NOT EXISTS batches_owner ON batches (owner, status);
 {HEARTBEAT_SCHEMA};
 """
 
@@ -76,8 +78,15 @@ class BatchStore:
         beat(self.db, process)
 
     def create(self, batch_id: str, owner: str, settings: dict[str, Any], options: dict[str, Any],
-               items: list[ClaimItem]) -> None:
+               items: list[ClaimItem], max_pending: int | None = None) -> None:
+        """Store a new batch; :class:`TooManyPending` instead when ``owner`` would then have more than
+        ``max_pending`` claims waiting or running (counted in the same write, so parallel uploads cannot
+        each pass the cap)."""
         def insert(db: Cursor) -> None:
+            if max_pending is not None:
+                pending = _pending_claims(db, owner)
+                if pending + len(items) > max_pending:
+                    raise TooManyPending(pending, len(items), max_pending)
             db.execute("INSERT INTO batches (id, owner, created, finished, status, settings, options) "
                        "VALUES (?, ?, ?, NULL, 'running', ?, ?)",
                        (batch_id, owner, time.time(), json.dumps(settings), json.dumps(options)))
@@ -85,6 +94,10 @@ class BatchStore:
                            [(batch_id, i, it.id, it.claim, dumps_record(it.extra)) for i, it in enumerate(items)])
 
         self.db.write("batches", insert)
+
+    def pending_claims(self, owner: str) -> int:
+        """Claims of ``owner``'s batches that are waiting or running."""
+        return self.db.read(lambda db: _pending_claims(db, owner))
 
     def get(self, batch_id: str) -> BatchInfo | None:
         def read(db: Cursor) -> tuple[Any, dict[str, int]]:
@@ -180,6 +193,21 @@ class BatchStore:
 
     def close(self) -> None:
         self.db.close()
+
+
+class TooManyPending(Exception):
+    """An upload that would leave its owner more claims waiting or running than the operator allows."""
+
+    def __init__(self, pending: int, adding: int, limit: int) -> None:
+        super().__init__(f"this key has {pending} batch claim(s) waiting or running; {adding} more would pass "
+                         f"the server's limit of {limit} (max_pending_claims): retry when some have finished")
+
+
+def _pending_claims(db: Cursor, owner: str) -> int:
+    row = db.execute("SELECT COUNT(*) FROM batch_items JOIN batches ON batches.id = batch_items.batch_id "
+                     "WHERE batches.owner = ? AND batches.status != 'done' "
+                     "AND batch_items.status IN ('pending', 'running')", (owner,)).fetchone()
+    return int(row[0])
 
 
 def _add_worker_column(db: Cursor) -> None:

@@ -71,9 +71,12 @@ class BatchRunner:
         self._watch: asyncio.Task[None] | None = None
         self.worker = f"{worker_id()}:{uuid.uuid4().hex[:8]}"  # marks the claims this runner takes
 
-    async def submit(self, owner: str, settings: Settings, options: dict[str, Any], items: list[ClaimItem]) -> str:
+    async def submit(self, owner: str, settings: Settings, options: dict[str, Any], items: list[ClaimItem],
+                     max_pending: int | None = None) -> str:
+        """Store and start a batch (``TooManyPending`` when ``owner`` would pass ``max_pending`` claims)."""
         batch_id = uuid.uuid4().hex
-        await asyncio.to_thread(self.store.create, batch_id, owner, settings.model_dump(mode="json"), options, items)
+        await asyncio.to_thread(self.store.create, batch_id, owner, settings.model_dump(mode="json"), options, items,
+                                max_pending)
         self.start(batch_id)
         return batch_id
 

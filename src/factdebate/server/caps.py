@@ -21,14 +21,16 @@ from factdebate.settings.model import Settings
 class SpendingCaps(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    max_claims: int = Field(default=12, ge=1, description="Claims checked per response; sub-claims of one "
+    max_claims: int = Field(default=12, ge=1, le=1000, description="Claims checked per response; sub-claims of one "
                             "FacTool claim.")
-    max_rounds: int = Field(default=5, ge=1, description="Debate rounds of any method.")
-    max_steps: int = Field(default=10, ge=1, description="Agent steps (ReAct, MERMAID).")
-    max_judges: int = Field(default=5, ge=1, description="Judges of DPD's panel.")
-    max_samples: int = Field(default=5, ge=1, description="Sampled answers (DPD summaries, SelfCheck, votes).")
-    max_tools: int = Field(default=3, ge=1, description="Tools searched per evidence gathering (one search each).")
-    max_calls_per_claim: int = Field(default=200, ge=1, description="LLM calls one claim may cost at worst, "
+    max_rounds: int = Field(default=5, ge=1, le=1000, description="Debate rounds of any method.")
+    max_steps: int = Field(default=10, ge=1, le=1000, description="Agent steps (ReAct, MERMAID).")
+    max_judges: int = Field(default=5, ge=1, le=1000, description="Judges of DPD's panel.")
+    max_samples: int = Field(default=5, ge=1, le=1000, description="Sampled answers (DPD summaries, SelfCheck, votes).")
+    max_tools: int = Field(default=3, ge=1, le=1000,
+                           description="Tools searched per evidence gathering (one search each).")
+    max_calls_per_claim: int = Field(default=200, ge=1, le=1_000_000,
+                                     description="LLM calls one claim may cost at worst, "
                                      "whatever the combination of options.")
 
 

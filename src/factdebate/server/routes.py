@@ -18,6 +18,7 @@ from factdebate.core.runtime import EventSink
 from factdebate.core.types import Verdict
 from factdebate.core.version import __version__
 from factdebate.run.claim import run_claim, validate_claim
+from factdebate.server.batch_store import TooManyPending
 from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
@@ -199,7 +200,14 @@ async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
         items = parse_jsonl(text, settings, service.config.max_batch_claims)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
-    batch_id = await service.runner.submit(who, settings, options.chosen(), items)
+    try:
+        batch_id = await service.runner.submit(who, settings, options.chosen(), items,
+                                               service.config.max_pending_claims)
+    except TooManyPending as exc:
+        raise HTTPException(429, str(exc)) from exc
+    # One rate-limit token per claim, as a response check pays (the request's own token was the first):
+    # the key then waits until its bucket refills, so uploads cannot queue claims faster than the rate.
+    service.limiter.charge(who, len(items) - 1)
     return await _status(service, batch_id, who, with_results=False)
 
 

@@ -40,10 +40,11 @@ class LLMSettings(_Strict):
     roles: dict[str, str] = Field(default_factory=dict, description="Model of any role a method asks for (judge, "
                                   "scorer, moderator, judge-2...); a role without one uses the debater's.")
     temperature: float = Field(
-        title="Sampling temperature", default=0.0,
+        title="Sampling temperature", default=0.0, ge=0, le=2,
         json_schema_extra=offered("temperature", operator_only=True, group="models"),
         description="Randomness of every model call (0: the likeliest answer).")
-    concurrency: int | None = Field(default=None, description="Calls to one model at once (default: what its "
+    concurrency: int | None = Field(default=None, ge=1, le=1024,
+                                    description="Calls to one model at once (default: what its "
                                     "backend says it can serve).")
     max_in_flight: int | None = Field(
         title="Requests in flight", default=None, ge=1, le=1024,
@@ -52,10 +53,10 @@ class LLMSettings(_Strict):
                     "process together; the rest wait their turn, outside any timeout (default: 1 on this machine, "
                     "64 elsewhere).")
     retries: int = Field(default=16, ge=1, le=100, description="Most tries per call, the first included.")
-    retry_budget: float = Field(default=120.0, gt=0, description="Seconds one call's retries may spend: the "
+    retry_budget: float = Field(default=120.0, gt=0, le=86_400, description="Seconds one call's retries may spend: the "
                                 "waits and the tries after the first (the first try is bounded by timeout "
                                 "alone, so a timed-out call is still tried again).")
-    timeout: float = Field(default=120.0, description="Seconds per try.")
+    timeout: float = Field(default=120.0, gt=0, le=86_400, description="Seconds per try.")
     reasoning_tokens: int = Field(
         title="Reasoning budget", default=REASONING_TOKENS, ge=0, le=100_000,
         json_schema_extra=offered(operator_only=True, group="models"),
@@ -96,7 +97,7 @@ class RetrievalSettings(_Strict):
         default="int8", description="Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 "
         "on torch. An index is searched with the encoder that built it: the builtin corpus is re-indexed when "
         "this changes.")
-    builtin_docs: int | None = Field(default=None, ge=1, description="Index and search only the first N "
+    builtin_docs: int | None = Field(default=None, ge=1, le=10_000_000, description="Index and search only the first N "
                                      "articles of the builtin corpus, for tests and quick trials (the verdicts "
                                      "then rest on part of the evidence; default: all 10,033).")
     k: int = Field(
@@ -104,7 +105,7 @@ class RetrievalSettings(_Strict):
         json_schema_extra=offered("k", short="-k", group="evidence"),
         description="Passages each search returns, for every method.")
     max_doc_chars: int = Field(
-        title="Passage length", default=1200, ge=100,
+        title="Passage length", default=1200, ge=100, le=100_000,
         json_schema_extra=offered("max_doc_chars", operator_only=True, group="length"),
         description="Characters kept of each retrieved passage.")
     evidence: Literal["retrieved", "given", "both"] = Field(
@@ -160,16 +161,17 @@ class ScaleSettings(_Strict):
                                     json_schema_extra=offered(flag="--ray-address"))
     workers: int = Field(default=2, ge=1, le=1024, description="Ray workers (actors), each with its own models "
                          "and tools.", json_schema_extra=offered(flag="--workers"))
-    worker_concurrency: int | None = Field(default=None, ge=1, description="Claims at once per Ray worker "
+    worker_concurrency: int | None = Field(default=None, ge=1, le=1024, description="Claims at once per Ray worker "
                                            "(default: concurrency).")
-    worker_cpus: float = Field(default=1.0, gt=0, description="Ray CPUs reserved per worker.")
+    worker_cpus: float = Field(default=1.0, gt=0, le=1024, description="Ray CPUs reserved per worker.")
     lite_copy: bool = Field(default=True, description="Each Ray worker searches its own copy of a Milvus Lite "
                             "folder (Lite serves one process); off: refuse to start workers that would share "
                             "one Lite database (use a Milvus server URI instead).")
-    worker_gpus: float = Field(default=0.0, ge=0, description="GPUs reserved per Ray worker of an index build; "
+    worker_gpus: float = Field(default=0.0, ge=0, le=64, description="GPUs reserved per Ray worker of an index build; "
                                "a worker with one embeds with the float model on it (retrieval.encoder fp32).",
                                json_schema_extra=offered(flag="--worker-gpus"))
-    shard_docs: int = Field(default=5000, ge=1, description="Documents per shard of an index build on Ray: the "
+    shard_docs: int = Field(default=5000, ge=1, le=10_000_000,
+                            description="Documents per shard of an index build on Ray: the "
                             "unit that is written and recorded as done (a stopped build redoes at most the "
                             "shards in flight).", json_schema_extra=offered(flag="--shard-docs"))
     lexical_parts: int = Field(default=1, ge=1, le=64, description="Parts of a new full-text index, which a build on "
@@ -209,8 +211,9 @@ class ResponseSettings(_Strict):
         title="Claims at once", default=4, ge=1, le=64,
         json_schema_extra=offered("claim_concurrency", operator_only=True, group="limits"),
         description="Claims of one response checked at once.")
-    max_response_chars: int = Field(default=20000, ge=100, description="Longest response accepted.")
-    max_question_chars: int = Field(default=2000, ge=10, description="Longest question (the one the response "
+    max_response_chars: int = Field(default=20000, ge=100, le=1_000_000, description="Longest response accepted.")
+    max_question_chars: int = Field(default=2000, ge=10, le=100_000,
+                                    description="Longest question (the one the response "
                                     "answers) accepted.")
 
 
@@ -228,9 +231,11 @@ class Settings(_Strict):
     response: ResponseSettings = Field(default_factory=ResponseSettings, description="Response-level checking.")
     mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict, description="MCP servers whose tools "
                                                     "agents may use as mcp:<server>/<tool>.")
-    max_claim_chars: int = Field(title="Longest claim", default=2000, description="Characters a claim may have.",
+    max_claim_chars: int = Field(title="Longest claim", default=2000, ge=1, le=1_000_000,
+                                 description="Characters a claim may have.",
                                  json_schema_extra=offered("max_claim_chars", operator_only=True, group="limits"))
-    concurrency: int = Field(title="Claims at once", default=4, description="Claims verified at once in a batch.",
+    concurrency: int = Field(title="Claims at once", default=4, ge=1, le=1024,
+                             description="Claims verified at once in a batch.",
                              json_schema_extra=offered("concurrency", operator_only=True, group="limits"))
     scale: ScaleSettings = Field(default_factory=ScaleSettings, description=ScaleSettings.__doc__)
 

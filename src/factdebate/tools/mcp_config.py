@@ -17,8 +17,9 @@ class MCPServerConfig(BaseModel):
                                 "environment it starts with.")
     cwd: str | None = Field(default=None, description="Folder it starts in.")
     url: str | None = Field(default=None, description="Address of a streamable-HTTP server.")
-    timeout: float = Field(default=30.0, gt=0, description="Seconds per tool call.")
-    connect_timeout: float = Field(default=60.0, gt=0, description="Seconds to start and initialise the session.")
+    timeout: float = Field(default=30.0, gt=0, le=86_400, description="Seconds per tool call.")
+    connect_timeout: float = Field(default=60.0, gt=0, le=86_400, description="Seconds to start and initialise "
+                                   "the session.")
 
     @model_validator(mode="after")
     def _one_transport(self) -> MCPServerConfig:

@@ -73,7 +73,7 @@ class MermaidSettings(MethodSettings):
         description="Also recall records whose entity is close in meaning to a claim's (MiniLM, cosine from 0.45), "
                     "not only those under its exact (normalised) entity keys, which is the paper's keyword recall.")
     memory_ttl_days: float | None = Field(
-        title="Memory lifetime", default=None, gt=0, json_schema_extra=_memory("ttl_days"),
+        title="Memory lifetime", default=None, gt=0, le=36_500, json_schema_extra=_memory("ttl_days"),
         description="Stored evidence expires after this many days (default: never).")
     memory_busy_timeout_s: float = Field(
         title="Memory lock wait", default=30.0, gt=0, le=600, json_schema_extra=_memory("busy_timeout_s"),

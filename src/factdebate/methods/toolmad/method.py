@@ -82,7 +82,7 @@ class ToolMADSettings(MethodSettings):
         title="Relevance questions", default=3, ge=1, le=10, json_schema_extra=offered(group="scoring"),
         description="Questions per relevance score.")
     judge_evidence_chars: int = Field(
-        title="Evidence the judge reads", default=300, ge=0, json_schema_extra=offered(group="length"),
+        title="Evidence the judge reads", default=300, ge=0, le=100_000, json_schema_extra=offered(group="length"),
         description="Evidence characters the judge reads.")
     # The paper's debate prompt (Fig. 5) asks for an explanation, then the label, with no length limit. A
     # cap also coarsens faithfulness: three statements can only score 0, 1/3, 2/3 or 1.
