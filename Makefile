@@ -1,8 +1,9 @@
-.PHONY: setup demo test lint
+.PHONY: setup demo test test-install lint
 DEMO_CLAIM ?= The Eiffel Tower is located in Rome.
 
+# The environment the tests need: what `make demo` installs plus the `dev` extra.
 setup:
-	./scripts/setup.sh
+	./scripts/setup.sh --dev
 
 # Command 1: set up and verify a claim offline with the embedded model and the built-in corpus
 # (whose search indexes setup builds while llama.cpp compiles; verify builds whatever is still missing).
@@ -14,6 +15,11 @@ demo:
 test: setup
 	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql; the browser and PostgreSQL tests will be skipped" >&2
 	./scripts/test.sh
+
+# The wheel on its own in a new environment, then `factdebate setup` and an offline verdict (a few minutes;
+# the extras' dependencies come from PyPI, so it is not part of `make test`, which runs without a network).
+test-install: setup
+	FACTDEBATE_TEST_INSTALL=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/install
 
 lint:
 	.venv/bin/ruff check src tests benchmarks

@@ -12,7 +12,8 @@ another empty data folder, with nothing else running. Prints one line::
     clone_to_verdict_s=… cold_setup_s=… cold_index_s=… claim_s=… warm_setup_s=… warm_claim_s=…
     warm_clone_to_verdict_s=…
 
-Run: ``python benchmarks/first_run.py`` (about 10 minutes on 2 cores; ``--skip-cold`` reuses a warm cache).
+Run: ``python benchmarks/first_run.py`` (about 10 minutes on 2 cores; ``--skip-cold`` reuses a warm cache;
+``--rev REV`` measures an earlier commit, e.g. to compare before and after a change to the setup).
 """
 
 from __future__ import annotations
@@ -46,13 +47,15 @@ def first(lines: list[tuple[float, str]], needle: str) -> float | None:
     return next((t for t, line in lines if needle in line), None)
 
 
-def one_pass(workdir: Path, pip_cache: Path, label: str) -> dict[str, float]:
+def one_pass(workdir: Path, pip_cache: Path, label: str, rev: str | None = None) -> dict[str, float]:
     clone = workdir / f"clone-{label}"
     data = workdir / f"data-{label}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FACTDEBATE_", "VIRTUAL_ENV"))}
     env.update(PIP_CACHE_DIR=str(pip_cache), FACTDEBATE_DATA_DIR=str(data))
     started = time.perf_counter()
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    if rev:
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", rev], check=True)
     clone_s = time.perf_counter() - started
     total, lines = timed_lines(["make", "demo"], clone, env)
     setup_done = first(lines, "setup done")
@@ -77,13 +80,14 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="where clones, caches and data go (default: a temp dir)")
     parser.add_argument("--skip-cold", action="store_true", help="only the warm pass, with the given --pip-cache")
     parser.add_argument("--pip-cache", type=Path, help="pip cache for --skip-cold (default: pip's own)")
+    parser.add_argument("--rev", help="the commit to clone and measure (default: the checkout's HEAD)")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="factdebate-first-run-"))
     workdir.mkdir(parents=True, exist_ok=True)
     pip_cache = workdir / "pip-cache"
     parts: list[str] = []
     if not args.skip_cold:
-        cold = one_pass(workdir, pip_cache, "cold")
+        cold = one_pass(workdir, pip_cache, "cold", args.rev)
         cold_index = index_alone(workdir / "clone-cold", workdir / "data-index-alone")
         parts += [f"clone_to_verdict_s={cold['clone_to_verdict_s']}", f"cold_setup_s={cold['setup_s']}",
                   f"cold_index_s={cold_index}", f"claim_s={cold['claim_s']}"]
@@ -92,7 +96,7 @@ def main() -> None:
     else:
         pip_cache = Path(subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True,
                                         text=True, check=True).stdout.strip())
-    warm = one_pass(workdir, pip_cache, "warm")
+    warm = one_pass(workdir, pip_cache, "warm", args.rev)
     parts += [f"warm_setup_s={warm['setup_s']}", f"warm_claim_s={warm['claim_s']}",
               f"warm_clone_to_verdict_s={warm['clone_to_verdict_s']}"]
     print(" ".join(parts))

