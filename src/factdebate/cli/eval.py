@@ -20,7 +20,8 @@ Opt = typer.Option
 @with_option_flags(skip={"method", "concurrency"})
 def eval_command(
     method: Annotated[str | None, Opt(help="Method (see `factdebate methods`); default: the config's (--config, "
-                                      "FACTDEBATE_METHOD), else tool-mad.")] = None,
+                                      "FACTDEBATE_METHOD), else tool-mad. Several, comma-separated: each on the "
+                                      "same draw in OUTPUT/<method>/, then compared (OUTPUT/compare.md).")] = None,
     dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in or Hub name, or "
                                                                "FORMAT:PATH (see `factdebate datasets`).")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
@@ -41,6 +42,12 @@ def eval_command(
     """Evaluate a method on a dataset: results.jsonl, summary.json and summary.md in --output (resumable)."""
     if output is None:
         raise InputError("give --output DIR: the run directory (it also makes the run resumable)")
+    if method is not None and "," in method:
+        if grid is not None:
+            raise InputError("give either --grid or several --method names, not both")
+        _several(method, dataset, output, options, limit, seed or 0, concurrency, dry_run, config, trace, strict,
+                 (executor, ray_address, workers))
+        return
     if grid is not None:
         from factdebate.eval.grid import load_grid
 
@@ -62,10 +69,40 @@ def eval_command(
         raise typer.Exit(exits.SOME_FAILED)
 
 
+def _several(methods_flag: str, dataset: str | None, output: Path, options: dict[str, Any], limit: int | None,
+             seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
+             strict: bool, scale: tuple[str | None, str | None, int | None]) -> None:
+    """Several methods on one seeded draw, each in OUTPUT/<method>/, then their comparison in OUTPUT."""
+    from factdebate.eval.datasets import load_dataset, select
+    from factdebate.eval.multi_method import parse_methods, route_options
+
+    methods = parse_methods(methods_flag)
+    if not dataset:
+        raise InputError("give --dataset (a built-in or Hub name, or FORMAT:PATH; see `factdebate datasets`)")
+    routed, shared = route_options(options, methods)
+    loaded = load_dataset(dataset, strict=strict)
+    drawn = (loaded, select(loaded.samples, limit, seed))  # one draw, the same samples for every method
+    typer.echo(f"{len(methods)} methods on the same {len(drawn[1])} samples (seed {seed}); shared options: "
+               + (", ".join(f"--{name.replace('_', '-')}" for name in shared) or "none given"), err=True)
+    errored = 0
+    for name in methods:
+        errored += _run_one(output / name, name, routed[name], name, dataset, limit, seed, concurrency, dry_run,
+                            config, trace, strict, scale=scale, drawn=drawn)
+    if not dry_run:
+        from factdebate.eval.compare import compare_runs
+
+        for path in compare_runs([output / name for name in methods], output, shared_options=shared):
+            typer.echo(str(path))
+    if errored:
+        raise typer.Exit(exits.SOME_FAILED)
+
+
 def _run_one(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str, limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
-             strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None)) -> int:
-    """Runs (or estimates) one run; returns how many of its samples ended in error."""
+             strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None),
+             drawn: tuple[Any, list[Any]] | None = None) -> int:
+    """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a dataset
+    already loaded and the samples drawn from it, shared with other runs."""
     from factdebate.core.deviations import Deviation
     from factdebate.eval.reply_counts import lost_warning, short_text
     from factdebate.eval.runner import check_resume, make_plan
@@ -77,8 +114,12 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
 
     settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
     get_method(settings.method)  # an unknown method fails before the dataset is read
-    plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
-                     strict=strict)
+    if drawn is None:
+        plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
+                         strict=strict)
+    else:
+        plan = make_plan(settings, drawn[0], directory, limit=limit, seed=seed, name=name, options=options,
+                         samples=drawn[1])
     check_resume(plan)
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
     info = plan.info()
@@ -145,4 +186,7 @@ def register_eval(app: typer.Typer) -> None:
 
     app.command("eval")(eval_command)
     app.command("report")(report_command)
+    from factdebate.cli.compare import compare_command
+
+    app.command("compare")(compare_command)
     app.add_typer(datasets_app, name="datasets")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from factdebate.core.claim_context import claim_date, claim_position
+from factdebate.core.claim_context import claim_date, claim_position, two_labels
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import dumps_record
@@ -26,6 +26,7 @@ from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
 from factdebate.eval.provenance import run_provenance
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
+from factdebate.llm.calls import evaluating
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources, start_run, tools_needed
@@ -117,7 +118,7 @@ def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, 
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
         settings = settings.model_copy(update={"max_claim_chars": dataset.max_claim_chars})
     if settings.retrieval.evidence != "retrieved" and not dataset.evidence:
-        raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset_spec}' provides no evidence "
+        raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset.spec}' provides no evidence "
                          "of its own; use --evidence retrieved")
     chosen = select(dataset.samples, limit, seed) if samples is None else samples
     return Plan(name or output.name, settings, dataset, chosen, output, seed, limit, dict(options or {}), split=split)
@@ -150,8 +151,20 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
     # The sample's own evidence, served by the given-evidence tool (tools/given.py) while it is checked.
     mode = plan.settings.retrieval.evidence
     given = None if mode == "retrieved" else documents_from(sample.meta.get("evidence") or [], prefix=sample.id)
-    with given_evidence(given):
-        return await _evaluate(sample, plan, resources, sinks, record)
+    # evaluating(): every llm_call of the trace names its sample.
+    with given_evidence(given), two_labels(plan.dataset.two_labels()), evaluating(sample.id):
+        record = await _evaluate(sample, plan, resources, sinks, record)
+    return outside_two_labels(record, plan.dataset)
+
+
+def outside_two_labels(record: dict[str, Any], dataset: Dataset) -> dict[str, Any]:
+    """A two-label dataset never gets a third label: a method that still answered one (a prompt that offers
+    NOT ENOUGH INFO) has its answer kept as ``outside_labels`` and no prediction, counted wrong and reported
+    in the summary, rather than a third class in the metrics or a guess at which of the two it meant."""
+    predicted = record.get("predicted")
+    if dataset.two_labels() and predicted is not None and predicted not in dataset.labels:
+        record["outside_labels"], record["predicted"], record["correct"] = predicted, None, False
+    return record
 
 
 async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: list[EventSink] | None,

@@ -1,0 +1,197 @@
+"""``factdebate compare RUN_DIR... -o OUT``: which method should I use? Runs on the same samples, compared
+with paired statistics and cost; written as compare.json (for machines), compare.md (for people) and plots.
+
+Every number is recomputed here over the compared samples (the runs' whole draw, or the intersection when
+asked), with one bootstrap seed, so all the runs' intervals are alike. Errored and unparsed samples count as
+wrong, as in every summary, and are listed per run. Nothing depends on the clock or on the machine: the same
+folders always give the same bytes (figures included, eval/compare_plots.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.textsafe import safe_value
+from factdebate.eval.compare_load import LoadedRun, common_samples, load_all
+from factdebate.eval.metrics import compute
+from factdebate.eval.paired import compare_pair
+from factdebate.eval.pricing import Price, dollars, run_models
+
+COMPARE_JSON = "compare.json"
+COMPARE_MD = "compare.md"
+COST_AXES = ("tokens", "calls", "seconds", "dollars")
+PER_CORRECT = ("llm_calls", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tool_calls", "seconds")
+
+
+def compare_runs(directories: list[Path], output: Path, *, intersection: bool = False, seed: int = 0,
+                 resamples: int = 1000, prices: dict[str, Price] | None = None, cost_axis: str | None = None,
+                 shared_options: list[str] | None = None) -> list[Path]:
+    """Write the comparison into ``output``; returns the files written."""
+    from factdebate.eval import compare_plots
+    from factdebate.eval.compare_md import markdown
+
+    runs = load_all(directories)
+    ids, note = common_samples(runs, intersection=intersection)
+    output.mkdir(parents=True, exist_ok=True)
+    data = build(runs, ids, output, note=note, seed=seed, resamples=resamples, prices=prices or {},
+                 cost_axis=cost_axis, shared_options=shared_options)
+    written = compare_plots.write_all(data, output)
+    data["plots"] = [p.name for p in written]
+    json_file, md_file = output / COMPARE_JSON, output / COMPARE_MD
+    json_file.write_text(json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    md_file.write_text(markdown(data), encoding="utf-8")
+    return [md_file, json_file, *written]
+
+
+def build(runs: list[LoadedRun], ids: list[str], output: Path, *, note: str | None, seed: int, resamples: int,
+          prices: dict[str, Price], cost_axis: str | None, shared_options: list[str] | None) -> dict[str, Any]:
+    labels = _labels(runs)
+    rows = [_run_row(run, ids, labels, output, seed, resamples, prices) for run in runs]
+    axis = cost_axis or ("dollars" if all(r["cost"]["dollars_per_claim"] is not None for r in rows) else "tokens")
+    for row in rows:
+        row["cost"]["axis_per_claim"] = _axis_value(row["cost"], axis)
+    pairs = [_pair_row(a, b, ids, seed, resamples) for a, b in combinations(runs, 2)]
+    first = runs[0].summary
+    nulls: dict[str, str] = {}
+    data = {
+        "dataset": first.get("dataset"), "labels": list(labels),
+        "samples": {"n": len(ids), "draw_sha256": runs[0].draw_sha256 if note is None else None,
+                    "intersection": note is not None and note.startswith("compared on the intersection"),
+                    "note": note},
+        "bootstrap": {"seed": seed, "resamples": resamples, "confidence": 0.95},
+        "settings": settings_comparison(runs, shared_options),
+        "runs": rows,
+        "pairs": pairs,
+        "pareto": {"cost_axis": axis, "front": pareto_front(rows)},
+        "prices": {model: [p.prompt, p.completion] for model, p in sorted((prices or {}).items())},
+        "disagreements": disagreements(runs, ids, output),
+    }
+    safe = safe_value(data, nulls)
+    if nulls:
+        safe["null_reasons"] = nulls
+    return dict(safe)
+
+
+def _labels(runs: list[LoadedRun]) -> tuple[str, ...]:
+    labels: list[str] = []
+    for run in runs:
+        labels += [label for label in run.summary.get("labels") or [] if label not in labels]
+    return tuple(labels)
+
+
+def _link(run: LoadedRun, output: Path) -> str:
+    """The run's folder as seen from the comparison's folder (the links in compare.md)."""
+    return Path(os.path.relpath(run.directory.resolve(), output.resolve())).as_posix()
+
+
+def _run_row(run: LoadedRun, ids: list[str], labels: tuple[str, ...], output: Path, seed: int, resamples: int,
+             prices: dict[str, Price]) -> dict[str, Any]:
+    outcomes = [run.outcomes[i] for i in ids if i in run.outcomes]
+    m = compute(outcomes, labels, seed=seed, resamples=resamples)
+    models = run_models(run.data.settings)
+    totals = m["cost"]
+    usage_n = sum(1 for o in outcomes if o.usage is not None)
+    cost: dict[str, Any] = {"claims_with_usage": usage_n, "per_claim": {k: v["mean"] for k, v in totals.items()},
+                            "p95": {k: v["p95"] for k, v in totals.items()},
+                            "total": {k: v["total"] for k, v in totals.items()},
+                            "per_correct": {k: (totals[k]["total"] / m["correct"] if m["correct"] else None)
+                                            for k in PER_CORRECT}}
+    spent, why = dollars(totals["prompt_tokens"]["total"], totals["completion_tokens"]["total"], models, prices)
+    cost["dollars"] = spent
+    cost["dollars_per_claim"] = spent / usage_n if spent is not None and usage_n else None
+    cost["dollars_per_correct"] = spent / m["correct"] if spent is not None and m["correct"] else None
+    cost["dollars_note"] = why
+    return {"name": run.name, "method": run.summary.get("method"), "directory": _link(run, output),
+            "models": models, "complete": run.summary.get("complete", True),
+            "missing": [i for i in ids if i not in run.outcomes],
+            "n": m["n"], "correct": m["correct"], "accuracy": m["accuracy"], "macro_f1": m["macro_f1"],
+            "macro_f1_labels": m["macro_f1_labels"],
+            "ci": {"accuracy": m["ci"]["accuracy"], "macro_f1": m["ci"]["macro_f1"]},
+            "per_class": m["per_class"], "confusion": m["confusion"],
+            "unparsed": m["unparsed"], "errored": m["errored"], "decided_by": dict(sorted(m["decided_by"].items())),
+            "deviations": [d.get("key") for d in run.summary.get("deviations") or []],
+            "cost": cost}
+
+
+def _axis_value(cost: dict[str, Any], axis: str) -> float | None:
+    per = cost["per_claim"]
+    if axis == "dollars":
+        return cost["dollars_per_claim"]
+    value = {"tokens": per["prompt_tokens"] + per["completion_tokens"], "calls": per["llm_calls"],
+             "seconds": per["seconds"]}[axis]
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def _pair_row(a: LoadedRun, b: LoadedRun, ids: list[str], seed: int, resamples: int) -> dict[str, Any]:
+    both = [i for i in ids if i in a.outcomes and i in b.outcomes]
+    oa, ob = [a.outcomes[i] for i in both], [b.outcomes[i] for i in both]
+    failed = sum(1 for x, y in zip(oa, ob, strict=True) if x.status != "ok" or y.status != "ok")
+    pair = compare_pair(a.name, b.name, [o.correct for o in oa], [o.correct for o in ob], [o.shown for o in oa],
+                        [o.shown for o in ob], failed, seed=seed, resamples=resamples)
+    return {"a": pair.a, "b": pair.b, "n": pair.n, "both_right": pair.both_right, "only_a": pair.only_a,
+            "only_b": pair.only_b, "both_wrong": pair.both_wrong, "difference": pair.difference,
+            "ci": list(pair.interval), "mcnemar_p": pair.mcnemar_p, "kappa": pair.kappa,
+            "failed_either": pair.failed_either}
+
+
+def pareto_front(rows: list[dict[str, Any]]) -> list[str]:
+    """The runs no other run beats on both cost (lower) and accuracy (higher); a run without a cost
+    figure on the chosen axis is left out."""
+    known = [r for r in rows if r["cost"]["axis_per_claim"] is not None and r["accuracy"] is not None]
+
+    def dominated(r: dict[str, Any]) -> bool:
+        cost, acc = r["cost"]["axis_per_claim"], r["accuracy"]
+        return any(s["cost"]["axis_per_claim"] <= cost and s["accuracy"] >= acc
+                   and (s["cost"]["axis_per_claim"] < cost or s["accuracy"] > acc) for s in known)
+
+    return [r["name"] for r in known if not dominated(r)]
+
+
+def disagreements(runs: list[LoadedRun], ids: list[str], output: Path) -> list[dict[str, Any]]:
+    """The samples on which the runs' answers differ (UNPARSED and ERROR are answers here), each with its
+    gold label, every run's answer and where its record lies (the record holds the whole debate)."""
+    rows = []
+    claims: dict[str, str] = {}
+    for run in reversed(runs):  # the first run's text wins; a run that errored early may lack it
+        claims.update({str(rec.get("id")): str(rec["claim"]) for rec in run.data.records if rec.get("claim")})
+    for sample_id in ids:
+        held = [r for r in runs if sample_id in r.outcomes]
+        if len(held) < 2 or len({r.outcomes[sample_id].shown for r in held}) < 2:
+            continue
+        first = held[0]
+        claim = claims.get(sample_id, "")
+        rows.append({"id": sample_id, "gold": first.outcomes[sample_id].gold, "claim": claim,
+                     "answers": {r.name: {"answer": r.outcomes[sample_id].shown,
+                                          "correct": r.outcomes[sample_id].correct,
+                                          "record": f"{_link(r, output)}/results.jsonl#L{r.lines.get(sample_id, 0)}"}
+                                 for r in held}})
+    return rows
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(_flat(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+def settings_comparison(runs: list[LoadedRun], shared_options: list[str] | None) -> dict[str, Any]:
+    """The settings outside the methods' own sections: which are the same in every run (the shared
+    options, model, corpus, search) and which differ, with each run's value."""
+    flats = [_flat({k: v for k, v in r.data.settings.items() if k not in ("methods", "method")}) for r in runs]
+    keys = sorted(set().union(*flats))
+    differ = {key: {r.name: f.get(key) for r, f in zip(runs, flats, strict=True)} for key in keys
+              if len({json.dumps(f.get(key), sort_keys=True) for f in flats}) > 1}
+    same = {key: flats[0].get(key) for key in keys if key not in differ}
+    evidence = {r.name: (r.summary.get("evidence") or {}).get("used") for r in runs}
+    return {"same": same, "differ": differ, "evidence": evidence,
+            **({"shared_options": shared_options} if shared_options is not None else {})}

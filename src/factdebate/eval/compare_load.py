@@ -1,0 +1,124 @@
+"""Run directories read back for ``factdebate compare``, and the check that they hold the same samples.
+
+A paired comparison is only meaningful on the same claims. Runs are the same draw when they list the same
+sample ids and their run.json records the same ``samples_sha256`` (the selected samples' content,
+eval/provenance.py). Anything else is refused in one line, unless the caller asks to compare on the
+samples all the runs share (``--intersection``), which the comparison then states.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.errors import InputError
+from factdebate.eval.metrics import Outcome, outcome_from_record
+from factdebate.eval.report import RunData, load_run
+from factdebate.eval.summary import RESULTS, RUN
+
+
+@dataclass
+class LoadedRun:
+    name: str
+    directory: Path
+    data: RunData
+    ids: list[str]  # the samples the run was asked to evaluate, in its draw's order
+    draw_sha256: str | None  # None: a run written before run.json kept it
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # id -> line of its record in results.jsonl (1-based)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.data.summary
+
+
+def record_lines(path: Path) -> dict[str, int]:
+    """The line of each id's last record (the one that counts, as in run/results_file.py)."""
+    lines: dict[str, int] = {}
+    if not path.exists():
+        return lines
+    for number, line in enumerate(path.read_bytes().decode("utf-8", "replace").splitlines(), start=1):
+        try:
+            row = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and "id" in row:
+            lines[str(row["id"])] = number
+    return lines
+
+
+def _draw_sha256(directory: Path) -> str | None:
+    file = directory / RUN
+    if not file.exists():
+        return None
+    dataset = ((json.loads(file.read_text(encoding="utf-8")).get("provenance") or {}).get("dataset") or {})
+    value = dataset.get("samples_sha256")
+    return str(value) if value else None
+
+
+def load(directory: Path) -> LoadedRun:
+    if not directory.is_dir():
+        raise InputError(f"{directory} is not a run directory (one with summary.json, written by `factdebate eval`)")
+    data = load_run(directory)
+    ids = [str(i) for i in data.summary.get("ids") or [r["id"] for r in data.records]]
+    run = LoadedRun(data.name, directory, data, ids, _draw_sha256(directory))
+    run.outcomes = {o.id: o for o in (outcome_from_record(r) for r in data.records)}
+    run.lines = record_lines(directory / RESULTS)
+    return run
+
+
+def load_all(directories: list[Path]) -> list[LoadedRun]:
+    if len(directories) < 2:
+        raise InputError("give at least two run directories to compare")
+    runs = [load(d) for d in directories]
+    names = [r.name for r in runs]
+    if len(set(names)) < len(names):  # the same method twice (two datasets, two models): name them by folder
+        for run in runs:
+            run.name = os.path.normpath(run.directory).replace(os.sep, "/")
+    if len({r.name for r in runs}) < len(runs):
+        raise InputError("the same run directory is given twice")
+    return runs
+
+
+def _short(sha: str | None) -> str:
+    return sha[:12] if sha else "unrecorded"
+
+
+def common_samples(runs: list[LoadedRun], *, intersection: bool) -> tuple[list[str], str | None]:
+    """The ids to compare on, in the first run's order, and a sentence when that is not every run's whole
+    draw (None when all the runs are the same draw)."""
+    id_sets = [set(r.ids) for r in runs]
+    shas = {r.draw_sha256 for r in runs}
+    same = all(s == id_sets[0] for s in id_sets) and len(shas - {None}) <= 1
+    note = None
+    if not same:
+        if not intersection:
+            described = "; ".join(f"{r.name}: {len(r.ids)} samples, sha256 {_short(r.draw_sha256)}" for r in runs)
+            shared = len(set.intersection(*id_sets))
+            raise InputError(f"these runs are not on the same samples ({described}); compare them on the "
+                             f"{shared} samples they share with --intersection, or run them on one draw")
+        common = set.intersection(*id_sets)
+        if not common:
+            raise InputError("these runs share no sample: there is nothing to compare")
+        ids = [i for i in runs[0].ids if i in common]
+        note = (f"compared on the intersection: the {len(ids)} samples all the runs share ("
+                + ", ".join(f"{r.name} drew {len(r.ids)}" for r in runs) + ")")
+    else:
+        ids = list(runs[0].ids)
+        if None in shas:
+            unknown = [r.name for r in runs if r.draw_sha256 is None]
+            note = f"same sample ids; the draw's sha256 is not recorded by {', '.join(unknown)}"
+    _check_gold(runs, ids)
+    return ids, note
+
+
+def _check_gold(runs: list[LoadedRun], ids: list[str]) -> None:
+    """Runs that agree on ids but not on a sample's gold label did not read the same data."""
+    for sample_id in ids:
+        golds = {r.outcomes[sample_id].gold for r in runs if sample_id in r.outcomes}
+        if len(golds) > 1:
+            raise InputError(f"sample {sample_id} has different gold labels in these runs ({', '.join(sorted(golds))}):"
+                             " they did not read the same data")

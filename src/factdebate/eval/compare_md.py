@@ -1,0 +1,173 @@
+"""compare.md: the comparison (eval/compare.py) as a person reads it, in the order of the questions asked
+when choosing a method: are the runs comparable, how accurate is each, is a difference real, what does each
+cost per correct verdict, and on which claims do they disagree."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from factdebate.eval.summary import fmt
+
+MAX_DISAGREEMENTS = 200  # compare.json keeps them all
+CLAIM_CHARS = 90
+
+
+def _ci(pair: list[float | None]) -> str:
+    return f"[{fmt(pair[0])}, {fmt(pair[1])}]"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _header(data: dict[str, Any]) -> list[str]:
+    s = data["samples"]
+    runs = data["runs"]
+    lines = [f"# Which method? {len(runs)} runs on {data['dataset']}", "",
+             f"- samples: **{s['n']}**, " + (f"the same draw in every run (sha256 {s['draw_sha256']})"
+                                              if s["draw_sha256"] else "the same sample ids in every run")]
+    if s["note"]:
+        lines.append(f"- **{s['note']}**")
+    b = data["bootstrap"]
+    lines.append(f"- intervals: 95% percentile bootstrap, {b['resamples']} resamples, seed {b['seed']}")
+    settings = data["settings"]
+    if "shared_options" in settings:
+        given = ", ".join(f"--{o.replace('_', '-')}" for o in settings["shared_options"]) or "none"
+        lines.append(f"- options given once and shared by every run: {given}; each method's own options went "
+                     "to that method only")
+    evidence = set(json.dumps(v) for v in settings["evidence"].values())
+    main = {k: v for k, v in settings["same"].items() if k.startswith(("llm.debater", "llm.judge", "llm.scorer",
+                                                                       "retrieval.evidence", "corpus", "search"))}
+    if main:
+        lines.append("- the same in every run: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in main.items())
+                     + (f" (and {len(settings['same']) - len(main)} more settings)" if len(settings["same"]) > len(main)
+                        else ""))
+    if len(evidence) > 1:
+        lines.append("- evidence used differs: " + ", ".join(f"{k} {v}" for k, v in settings["evidence"].items()))
+    if settings["differ"]:
+        lines.append("- settings that differ outside the methods' own: " + "; ".join(
+            f"{k}: " + ", ".join(f"{name} {json.dumps(v)}" for name, v in values.items())
+            for k, values in settings["differ"].items()))
+    else:
+        lines.append("- no setting outside the methods' own sections differs between the runs")
+    return lines
+
+
+def _accuracy(data: dict[str, Any]) -> list[str]:
+    lines = ["", "## Accuracy", "", "Unparsed answers and errors count as wrong; a method cannot look better by "
+             "failing more.", "",
+             "| run | method | n | correct | accuracy [95% CI] | macro-F1 [95% CI] | unparsed | errored | missing |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in data["runs"]:
+        lines.append(f"| {r['name']} | {r['method']} | {r['n']} | {r['correct']} | {fmt(r['accuracy'])} "
+                     f"{_ci(r['ci']['accuracy'])} | {fmt(r['macro_f1'])} {_ci(r['ci']['macro_f1'])} | "
+                     f"{len(r['unparsed'])} | {len(r['errored'])} | {len(r['missing'])} |")
+    lines += ["", "Per label (precision / recall / F1, support, predicted):", "",
+              "| run | " + " | ".join(data["labels"]) + " |", "|---|" + "---|" * len(data["labels"])]
+    for r in data["runs"]:
+        cells = [f"{fmt(c['precision'], 2)} / {fmt(c['recall'], 2)} / {fmt(c['f1'], 2)}, {c['support']}, "
+                 f"{c['predicted']}" for c in (r["per_class"][label] for label in data["labels"])]
+        lines.append(f"| {r['name']} | " + " | ".join(cells) + " |")
+    for r in data["runs"]:
+        conf = r["confusion"]
+        lines += ["", f"Confusion of {r['name']} (rows gold, columns answered):", "",
+                  "| gold \\ answered | " + " | ".join(conf["predicted"]) + " |",
+                  "|---|" + "---|" * len(conf["predicted"])]
+        lines += [f"| {g} | " + " | ".join(str(v) for v in row) + " |"
+                  for g, row in zip(conf["gold"], conf["matrix"], strict=True)]
+    return lines
+
+
+def _pairs(data: dict[str, Any]) -> list[str]:
+    lines = ["", "## Paired comparisons", "",
+             "On the samples both runs hold a record for (errors and unparsed answers counted wrong). "
+             "'A only' is how many A got right and B wrong. McNemar's exact test uses only those two counts; "
+             "Cohen's κ is agreement on the answer itself, UNPARSED and ERROR included.", "",
+             "| A | B | n | A only | B only | both right | both wrong | accuracy A − B [95% paired CI] | "
+             "McNemar exact p | Cohen's κ | failed in either |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for p in data["pairs"]:
+        lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {p['only_a']} | {p['only_b']} | {p['both_right']} | "
+                     f"{p['both_wrong']} | {fmt(p['difference'])} {_ci(p['ci'])} | {fmt(p['mcnemar_p'])} | "
+                     f"{fmt(p['kappa'])} | {p['failed_either']} |")
+    if "paired_differences.png" in data.get("plots", []):
+        lines += ["", "![paired differences](paired_differences.png)"]
+    return lines
+
+
+def _cost(data: dict[str, Any]) -> list[str]:
+    lines = ["", "## Cost", "",
+             "Per claim: the mean over the samples that finished (an errored sample reports no usage). Per correct "
+             "verdict: the run's total over its correct verdicts. Completion tokens include the reasoning tokens "
+             "shown apart. Seconds include waiting for a loaded machine; cached calls took no model time.", "",
+             "| run | LLM calls | prompt tokens | completion tokens (reasoning) | tool calls | seconds | cached calls "
+             "| LLM calls / correct | tokens / correct | seconds / correct | $ / claim | $ / correct |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in data["runs"]:
+        c, k = r["cost"]["per_claim"], r["cost"]["per_correct"]
+        tokens = None if k["prompt_tokens"] is None else k["prompt_tokens"] + k["completion_tokens"]
+        dollars = r["cost"]["dollars_per_claim"]
+        lines.append(
+            f"| {r['name']} | {fmt(c['llm_calls'], 1)} | {fmt(c['prompt_tokens'], 0)} | "
+            f"{fmt(c['completion_tokens'], 0)} ({fmt(c['reasoning_tokens'], 0)}) | {fmt(c['tool_calls'], 1)} | "
+            f"{fmt(c['seconds'], 1)} | {fmt(c['cached_calls'], 1)} | {fmt(k['llm_calls'], 1)} | {fmt(tokens, 0)} | "
+            f"{fmt(k['seconds'], 1)} | {fmt(dollars, 4) if dollars is not None else 'n/a'} | "
+            f"{fmt(r['cost']['dollars_per_correct'], 4)} |")
+    if data["prices"]:
+        lines.append("")
+        lines.append("Prices given (dollars per million prompt, completion tokens): " + ", ".join(
+            f"{m} {p[0]:g}, {p[1]:g}" for m, p in data["prices"].items()))
+        lines += [f"- {r['name']}: no dollars, {r['cost']['dollars_note']}" for r in data["runs"]
+                  if r["cost"]["dollars_note"]]
+    else:
+        lines += ["", "No dollars: no `--price MODEL=IN,OUT` was given (there is no built-in price table)."]
+    front = data["pareto"]["front"]
+    lines += ["", "## Cost versus accuracy", "",
+              f"Cost axis: {data['pareto']['cost_axis']} per claim. On the Pareto front (no other run is both "
+              f"cheaper and more accurate): **{', '.join(front) or 'none'}**."]
+    if "cost_vs_accuracy.png" in data.get("plots", []):
+        lines += ["", "![cost versus accuracy](cost_vs_accuracy.png)"]
+    return lines
+
+
+def _disagreements(data: dict[str, Any]) -> list[str]:
+    rows = data["disagreements"]
+    names = [r["name"] for r in data["runs"]]
+    lines = ["", "## Disagreements", "",
+             f"{len(rows)} sample(s) on which the answers differ. Each answer links to its record in the run's "
+             "results.jsonl, which holds the whole debate (open that file in the page's results viewer to "
+             "see it drawn; open two or more to see them paired).", ""]
+    if not rows:
+        return lines
+    lines += ["| id | gold | claim | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
+    for row in rows[:MAX_DISAGREEMENTS]:
+        claim = _cell(row["claim"])
+        claim = claim if len(claim) <= CLAIM_CHARS else claim[:CLAIM_CHARS - 1] + "…"
+        cells = []
+        for name in names:
+            answer = row["answers"].get(name)
+            cells.append("—" if answer is None else
+                         f"[{answer['answer']} {'✓' if answer['correct'] else '✗'}]({answer['record']})")
+        lines.append(f"| {_cell(row['id'])} | {row['gold']} | {claim} | " + " | ".join(cells) + " |")
+    if len(rows) > MAX_DISAGREEMENTS:
+        lines.append(f"\n{len(rows) - MAX_DISAGREEMENTS} more in compare.json.")
+    return lines
+
+
+def _failures(data: dict[str, Any]) -> list[str]:
+    lines = ["", "## Errors and unparsed answers, per run", ""]
+    for r in data["runs"]:
+        lines.append(f"- {r['name']}: {len(r['unparsed'])} unparsed"
+                     + (f" ({', '.join(r['unparsed'])})" if r["unparsed"] else "")
+                     + f", {len(r['errored'])} errored" + (", not run: " + ", ".join(r["missing"]) if r["missing"]
+                                                           else ""))
+        lines += [f"  - {sample}: {_cell(message)}" for sample, message in r["errored"].items()]
+    return lines
+
+
+def markdown(data: dict[str, Any]) -> str:
+    lines = [*_header(data), *_accuracy(data), *_pairs(data), *_cost(data), *_disagreements(data),
+             *_failures(data)]
+    return "\n".join(lines) + "\n"

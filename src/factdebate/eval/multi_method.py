@@ -1,0 +1,55 @@
+"""``factdebate eval --method a,b,c``: several methods on one seeded draw, so their results can be paired.
+
+Each method runs in ``OUT/<method>/`` exactly as a single-method evaluation would (resumable on its own).
+The flags given once are split here: an option that belongs to a method's settings goes to that method's
+run only (``--rounds`` to Tool-MAD, not to CoT, whose recorded settings then stay those of a plain CoT
+run); every other option is shared and reaches every run alike, which the comparison then states.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factdebate.core.errors import InputError
+from factdebate.methods.base import get_method
+from factdebate.settings.options import all_options
+
+
+def parse_methods(value: str) -> list[str]:
+    """``tool-mad,mermaid`` -> the method names, each checked, in the order given, without repeats."""
+    names = list(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
+    if not names:
+        raise InputError("--method: name at least one method (see `factdebate methods`)")
+    for name in names:
+        get_method(name)  # an unknown name fails here, before any dataset is read
+    return names
+
+
+def owners(option: str) -> set[str]:
+    """The methods whose settings an option sets; empty for a shared option."""
+    known = all_options().get(option)
+    if known is None:
+        return set()
+    return {path[1] for path in known.paths if len(path) > 2 and path[0] == "methods"}
+
+
+def route_options(options: dict[str, Any], methods: list[str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Each method's options (the shared ones plus its own) and the names of the shared ones. An option
+    that belongs to none of the methods named is refused rather than silently ignored."""
+    routed: dict[str, dict[str, Any]] = {method: {} for method in methods}
+    shared: list[str] = []
+    for name, value in options.items():
+        owned = owners(name)
+        if not owned:
+            shared.append(name)
+            for method in methods:
+                routed[method][name] = value
+            continue
+        targets = [method for method in methods if method in owned]
+        if not targets:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag} belongs to {', '.join(sorted(owned))}, which --method does not name "
+                             f"({', '.join(methods)})")
+        for method in targets:
+            routed[method][name] = value
+    return routed, sorted(shared)

@@ -1,0 +1,81 @@
+"""Dollars from token counts, only with prices the user gives (``--price MODEL=IN,OUT``, US dollars per
+million prompt and completion tokens). There is no built-in price table: prices change, differ by
+contract and would silently age in a release. Reasoning tokens are part of the completion tokens and are
+billed as such.
+
+A run's usage is summed over its roles, not kept per model, so a run whose roles used models with
+different prices cannot be priced exactly: it gets no dollar figure and the reason instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from factdebate.core.errors import InputError
+
+MILLION = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    prompt: float  # dollars per million prompt tokens
+    completion: float
+
+
+def parse_prices(values: list[str]) -> dict[str, Price]:
+    """``["openai:gpt-4o-mini=0.15,0.6"]`` -> {model: Price}; a malformed entry is a one-line error."""
+    prices: dict[str, Price] = {}
+    for value in values:
+        model, sep, numbers = value.rpartition("=")
+        parts = numbers.split(",")
+        try:
+            if not sep or not model.strip() or len(parts) != 2:
+                raise ValueError
+            price = Price(float(parts[0]), float(parts[1]))
+        except ValueError:
+            raise InputError(f"--price {value!r}: expected MODEL=IN,OUT (dollars per million prompt and "
+                             "completion tokens), e.g. openai:gpt-4o-mini=0.15,0.60") from None
+        if price.prompt < 0 or price.completion < 0:
+            raise InputError(f"--price {value!r}: prices cannot be negative")
+        prices[model.strip()] = price
+    return prices
+
+
+def price_of(model: str, prices: dict[str, Price]) -> Price | None:
+    """The price given for ``model`` by its full name (``openai:gpt-4o``) or by the name after its
+    provider (``gpt-4o``)."""
+    if model in prices:
+        return prices[model]
+    return prices.get(model.partition(":")[2]) if ":" in model else None
+
+
+def run_models(settings: dict[str, Any]) -> list[str]:
+    """Every model a run's settings bind to a role: the debater, judge and scorer, per-role bindings and
+    the method's own (DPD's judge panel: ``judge_llms``)."""
+    llm = settings.get("llm") or {}
+    models = {llm.get("debater"), llm.get("judge"), llm.get("scorer"), *(llm.get("roles") or {}).values()}
+    own = (settings.get("methods") or {}).get(settings.get("method") or "") or {}
+    for key, value in own.items():
+        if key.endswith("_llm") and isinstance(value, str):
+            models.add(value)
+        elif key.endswith("_llms") and isinstance(value, list):
+            models.update(v for v in value if isinstance(v, str))
+    return sorted(m for m in models if m)
+
+
+def dollars(prompt_tokens: float, completion_tokens: float, models: list[str],
+            prices: dict[str, Price]) -> tuple[float | None, str | None]:
+    """(dollars, None), or (None, why not) when a model has no price or the models' prices differ."""
+    if not prices:
+        return None, "no --price given"
+    found = {model: price_of(model, prices) for model in models}
+    missing = [model for model, price in found.items() if price is None]
+    if missing:
+        return None, f"no --price for {', '.join(missing)}"
+    distinct = set(found.values())
+    if len(distinct) != 1:
+        return None, (f"its roles used {', '.join(models)} at different prices, and usage is not kept per model")
+    price = distinct.pop()
+    assert price is not None
+    return (prompt_tokens * price.prompt + completion_tokens * price.completion) / MILLION, None
