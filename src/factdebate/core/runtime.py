@@ -34,11 +34,14 @@ class RunRecorder:
         self.started = time.perf_counter()
         self.cancelled_calls: dict[str, int] = {}
         self.parse_counts: dict[str, ReplyCounts] = {}
+        self.reasks: dict[tuple[str, int], int] = {}  # re-asks by (agent, round): a turn's parse_retries
 
-    def count_reply(self, what: str, outcome: str) -> None:
+    def count_reply(self, what: str, outcome: str, agent: str = "", round: int = 0) -> None:
         """One reply of kind ``what`` was ``asked``, ``reasked``, ``recovered`` or ``lost`` (llm/ask.py)."""
         counts = self.parse_counts.setdefault(what, ReplyCounts())
         setattr(counts, outcome, getattr(counts, outcome) + 1)
+        if outcome == "reasked":
+            self.reasks[(agent, round)] = self.reasks.get((agent, round), 0) + 1
 
     def role_usage(self, role: str) -> Usage:
         return self.usage_by_role.setdefault(role, Usage())
@@ -85,11 +88,11 @@ def current_run() -> RunRecorder | None:
     return _current.get()
 
 
-def count_reply(what: str, outcome: str) -> None:
+def count_reply(what: str, outcome: str, agent: str = "", round: int = 0) -> None:
     """Counted whether or not anyone listens to the trace: the verdict carries the counts."""
     run = _current.get()
     if run is not None:
-        run.count_reply(what, outcome)
+        run.count_reply(what, outcome, agent, round)
 
 
 def emit(event: BaseEvent | str, **data: Any) -> None:
@@ -175,11 +178,11 @@ class SpeculativeRecorder(RunRecorder):
         else:
             super().call_cancelled(role)
 
-    def count_reply(self, what: str, outcome: str) -> None:
+    def count_reply(self, what: str, outcome: str, agent: str = "", round: int = 0) -> None:
         if self.state == "committed":
-            self.parent.count_reply(what, outcome)
+            self.parent.count_reply(what, outcome, agent, round)
         else:  # dropped with the work if it is discarded
-            super().count_reply(what, outcome)
+            super().count_reply(what, outcome, agent, round)
 
     def listening(self) -> bool:
         return self.state != "discarded" and self.parent.listening()
@@ -198,6 +201,8 @@ class SpeculativeRecorder(RunRecorder):
         for role, count in self.cancelled_calls.items():
             self.parent.cancelled_calls[role] = self.parent.cancelled_calls.get(role, 0) + count
         add_reply_counts(self.parent.parse_counts, self.parse_counts)
+        for where, count in self.reasks.items():
+            self.parent.reasks[where] = self.parent.reasks.get(where, 0) + count
         self.state = "committed"
         held, self.held = self.held, []
         for record in held:

@@ -125,7 +125,7 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     again_prompt = render(reask.template, problem=why, **reask.variables)
     messages = [*messages, {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": again_prompt.text}]
-    count_reply(what, "reasked")
+    count_reply(what, "reasked", agent, round)
     again_params = reask.params or params
     again = await llm.complete(messages, again_params, agent=agent, round=round,
                                prompt=reask.name or f"{prompt.name}:reask")

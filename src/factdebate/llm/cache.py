@@ -21,7 +21,10 @@ from factdebate.llm.calls import CallInfo
 
 
 def cache_key(backend: str, params: GenParams, messages: list[Message], who: CallInfo) -> str:
-    payload = {"backend": backend, "params": params.key(), "messages": messages, "who": who.as_dict()}
+    # The evaluation sample a call serves is not part of what it asks: the same question, asked for another
+    # sample or outside an evaluation, gets the same answer.
+    asked = {k: v for k, v in who.as_dict().items() if k != "sample"}
+    payload = {"backend": backend, "params": params.key(), "messages": messages, "who": asked}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

@@ -1,7 +1,10 @@
-"""Who is asking: role, agent, round and prompt of the LLM call in progress."""
+"""Who is asking: role, agent, round and prompt of the LLM call in progress, and the evaluation sample it
+serves (set once per sample by ``eval``, so every ``llm_call`` of a run's trace names its sample)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -21,6 +24,21 @@ class CallInfo:
 
 
 _call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())
+_sample: ContextVar[str] = ContextVar("factdebate_sample", default="")
+
+
+def current_sample() -> str:
+    return _sample.get()
+
+
+@contextlib.contextmanager
+def evaluating(sample_id: str) -> Iterator[None]:
+    """The calls made inside (and by the tasks started inside) serve evaluation sample ``sample_id``."""
+    token = _sample.set(sample_id)
+    try:
+        yield
+    finally:
+        _sample.reset(token)
 
 
 def current_call() -> CallInfo:

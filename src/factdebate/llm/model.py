@@ -15,7 +15,7 @@ from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
-from factdebate.llm.calls import CallInfo, reset_call, set_call
+from factdebate.llm.calls import CallInfo, current_sample, reset_call, set_call
 from factdebate.llm.in_flight import limit_for, slot
 from factdebate.util.redact import redact_text
 
@@ -86,7 +86,7 @@ class LLM:
         sample: str = "",
     ) -> Completion:
         params = params or GenParams()
-        who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample)
+        who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample or current_sample())
         key = cache_key(self.backend.name, params, messages, who) if self.cache else ""
         cached = self.cache.get(key) if self.cache else None
         if cached is None and self.cache and (flight := self.cache.in_flight(key)) is not None:

@@ -108,6 +108,22 @@ def test_the_setting_from_overrides_the_environment_and_the_default() -> None:
     assert not auto(16, concurrency=1)
 
 
+def test_no_speculation_when_one_request_may_be_in_flight() -> None:
+    """A local server gets one request at a time (llm.max_in_flight): a guess would queue in front of the
+    calls the verdict waits for, and the server keeps working on a discarded one after it is cancelled."""
+
+    def auto(in_flight: int | None, setting: bool | None = None) -> bool:
+        resources, backend, _ = resources_for(debate_script({}), llm={"cache": False},
+                                              methods={"tool-mad": {"speculate": setting}})
+        backend.max_parallel = 16  # as an OpenAI-compatible backend says
+        resources.debater.max_in_flight = in_flight
+        return speculates(ToolMAD().cfg(resources.settings), resources)
+
+    assert auto(None) and auto(4)  # no endpoint limit, or several slots
+    assert not auto(1)  # a loopback server's default
+    assert auto(1, setting=True)  # the operator's explicit choice stands
+
+
 def mad_script(decided_round: int | None) -> Any:
     """The moderator prefers a side from ``decided_round`` on (None: never; the judge decides)."""
 

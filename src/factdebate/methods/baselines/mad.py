@@ -135,7 +135,7 @@ class MAD(Method[MADSettings]):
             return decided
 
         speculate = speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
-                                       resources.debater.backend.max_parallel)
+                                       resources.debater.backend.max_parallel, resources.debater.max_in_flight)
         if await play_rounds(cfg.rounds, play, settle, speculate=speculate):
             return finish(claim, self.name, rounds[-1].judges[0].vote, "moderator", rounds)
         prompt = render("mad_judge", claim=claim, history=history_text(rounds))

@@ -144,10 +144,16 @@ async def play_rounds(total: int, play: Play[E, T], settle: Callable[[int, T], b
             await ahead.discard()
 
 
-def speculation_wanted(setting: bool | None, rounds: int, settings: Settings, backend_parallel: int) -> bool:
-    """A method's ``speculate`` setting; unset: on when the debater's backend serves several calls at once
-    (a served model), off when it serves one at a time (the in-process llama.cpp model), where the
-    speculative calls would queue in front of the ones the verdict waits for (docs/methods/tool-mad.md)."""
+def speculation_wanted(setting: bool | None, rounds: int, settings: Settings, backend_parallel: int,
+                       in_flight: int | None = None) -> bool:
+    """A method's ``speculate`` setting; unset: on when the debater's model serves several calls at once
+    (a served model), off when it serves one at a time: the in-process llama.cpp model, or a server that
+    only ``in_flight`` (``llm.max_in_flight``: 1 by default for a server on this machine) requests may
+    reach at once. There the speculative calls would queue in front of the ones the verdict waits for,
+    and a discarded one that the server had started keeps it busy after it is cancelled
+    (docs/methods/tool-mad.md)."""
     if setting is not None:
         return setting
+    if in_flight is not None and in_flight <= 1:
+        return False
     return rounds > 1 and (settings.llm.concurrency or backend_parallel) > 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.events import Answer, JudgementMade, RoundEnded, Scored, TurnStarted, VerdictReached, doc_refs
-from factdebate.core.runtime import emit
+from factdebate.core.runtime import current_run, emit
 from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import labelled_answer
@@ -70,7 +70,12 @@ def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds
            judges: Sequence[Judgement] = (), *, explanation: str = "", unparsed_turns: int | None = None) -> Verdict:
     """The verdict of every method. A verdict without a label is always ``decided_by="unparsed"``: nothing
     here picks a label for it. ``unparsed_turns`` defaults to the turns without a label plus the per-round
-    judgements that could not be read."""
+    judgements that could not be read. A turn's (and a round's judgement's) ``parse_retries`` counts every
+    re-ask its agent needed in that round, not only its label's: a rewritten query, a score's verdicts."""
+    if (run := current_run()) is not None:  # every re-ask of the agent's round: query, scores, label...
+        for rnd in rounds:
+            for part in [*rnd.turns, *rnd.judges]:
+                part.parse_retries = max(part.parse_retries, run.reasks.get((part.agent, rnd.round), 0))
     if unparsed_turns is None:
         unparsed_turns = sum(t.label is None for r in rounds for t in r.turns)
         unparsed_turns += sum(not j.parsed for r in rounds for j in r.judges)

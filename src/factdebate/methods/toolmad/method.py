@@ -119,7 +119,7 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
 
 def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
     return speculation_wanted(cfg.speculate, cfg.rounds, resources.settings,
-                              resources.debater.backend.max_parallel)
+                              resources.debater.backend.max_parallel, resources.debater.max_in_flight)
 
 
 @dataclass
