@@ -48,7 +48,7 @@ def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
     port = free_port()
     settings = tmp_path / "settings.yaml"
     settings.write_text("methods:\n  tool-mad:\n    agents: [none, none]\n    scoring: false\nllm:\n  cache: false\n")
-    env = _env(tmp_path, FACTDEBATE_API_KEYS="alpha-secret-1,beta-secret-2")
+    env = _env(tmp_path, FACTDEBATE_API_KEYS="alpha-secret-0001,beta-secret-00002")
     process = subprocess.Popen([EXE, "serve", "--port", str(port), "--config", str(settings)], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -57,7 +57,7 @@ def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
         assert httpx.get(url + "/").status_code == 200
         assert httpx.post(url + "/v1/verify", json={"claim": "a b"}).status_code == 401
         verdict = httpx.post(url + "/v1/verify", json={"claim": "Water is wet."},
-                             headers={"Authorization": "Bearer beta-secret-2"}, timeout=30).json()
+                             headers={"Authorization": "Bearer beta-secret-00002"}, timeout=30).json()
         assert verdict["label"] == "SUPPORTS" and verdict["decided_by"] == "consensus"
     finally:
         process.terminate()

@@ -99,7 +99,7 @@ def test_serve_hides_the_server_header(monkeypatch: pytest.MonkeyPatch, tmp_path
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: seen.update(kwargs))
-    monkeypatch.setenv("FACTDEBATE_API_KEYS", "k-0123456789")
+    monkeypatch.setenv("FACTDEBATE_API_KEYS", "k-0123456789abcdef")
     monkeypatch.setenv("FACTDEBATE_METHODS__TOOL_MAD__AGENTS", "[none, none]")  # no builtin index to build at start-up
     assert run(["serve", "--db", str(tmp_path / "db.sqlite")]) == 0
     assert seen["server_header"] is False

@@ -16,6 +16,8 @@ from factdebate.core.errors import ConfigError, MissingDependencyError
 
 Opt = typer.Option
 
+MIN_KEY_CHARS = 16  # the shortest API key `serve` starts with
+
 
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
@@ -85,6 +87,11 @@ def serve(
     if not settings.api_keys and not settings.allow_anonymous:
         raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
                           "--service-config), or use --no-auth for a local trial")
+    short = sum(len(key) < MIN_KEY_CHARS for key in settings.key_values())
+    if short:  # a key of a few characters is guessed in a few requests; the key itself is never printed
+        raise ConfigError(f"{short} API key(s) are shorter than {MIN_KEY_CHARS} characters: use long random keys in "
+                          "FACTDEBATE_API_KEYS (or api_keys), e.g. python -c 'import secrets; "
+                          "print(secrets.token_urlsafe(24))'")
     check_port_free(host, port)  # before start-up work, for one process or --workers N alike
     if workers > 1:
         settings = settings.model_copy(update={"shared_state": True})

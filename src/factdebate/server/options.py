@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from factdebate.core.errors import ConfigError, InputError
@@ -19,7 +19,7 @@ from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.methods.base import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.tool_allowlist import check_caller_tools
-from factdebate.settings.load import settings_from
+from factdebate.settings.load import settings_from, validation_problems
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option, all_options, options_to_overrides
 
@@ -131,6 +131,8 @@ class SettingsResolver:
         data = _merge(self._base_data, options_to_overrides(chosen))
         try:
             settings = Settings.model_validate(data)
+        except ValidationError as exc:  # its str() would quote the operator's section the check failed on
+            raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
         except ValueError as exc:
             raise ConfigError(f"invalid options: {exc}") from exc
         get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream

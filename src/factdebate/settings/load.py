@@ -48,16 +48,21 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
         # pydantic-settings' own argument for sources built per call (the mypy plugin knows only the fields)
         loaded = _Loaded(_build_sources=(sources, {}))  # type: ignore[call-arg]
     except ValidationError as exc:
-        problems = "; ".join(_problem(err) for err in exc.errors())
-        raise ConfigError(f"invalid settings: {problems}") from exc
+        raise ConfigError(f"invalid settings: {validation_problems(exc)}") from exc
     except SettingsError as exc:
         raise ConfigError(f"invalid settings: {exc}") from exc
     return Settings.model_construct(loaded.model_fields_set, **{name: getattr(loaded, name)
                                                                 for name in Settings.model_fields})
 
 
+def validation_problems(exc: ValidationError) -> str:
+    """Each error's place and message, never its input: pydantic's own text repeats the value that failed,
+    which for a section-wide check is the whole section (an operator's settings, shown to an API caller)."""
+    return "; ".join(_problem(err) for err in exc.errors())
+
+
 def _problem(err: Any) -> str:
-    where, message = ".".join(str(p) for p in err["loc"]), str(err["msg"]).removeprefix("Value error, ")
+    where, message = ".".join(str(p) for p in err["loc"]), str(err["msg"]).replace("Value error, ", "")
     return message if message.startswith(where + ".") else f"{where}: {message}"
 
 
