@@ -1,0 +1,61 @@
+"""``eval --method a,b`` and ``compare`` as a user runs them: the installed console script, a scripted
+model, no network."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_eval import run
+
+COMMON = ["--dataset", "countries", "--limit", "4", "--llm", "scripted:agree", "--no-cache"]
+
+
+def test_several_methods_run_on_one_draw_and_are_compared(tmp_path: Path) -> None:
+    done = run("eval", "--method", "cot,mad", "--mad-rounds", "1", "-o", "out", *COMMON, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "2 methods on the same 4 samples (seed 0); shared options: --cache, --llm" in done.stderr
+    out = tmp_path / "out"
+    cot, mad = (json.loads((out / m / "run.json").read_text()) for m in ("cot", "mad"))
+    # The method's own option went to its run only; the shared ones to both.
+    assert mad["options"] == {"mad_rounds": 1, "llm": "scripted:agree", "cache": False}
+    assert cot["options"] == {"llm": "scripted:agree", "cache": False}
+    assert cot["provenance"]["dataset"]["samples_sha256"] == mad["provenance"]["dataset"]["samples_sha256"]
+    text = (out / "compare.md").read_text()
+    assert "the same draw in every run" in text and "| cot | mad | 4 |" in text
+    assert "options given once and shared by every run: --cache, --llm" in text
+    assert (out / "cost_vs_accuracy.png").exists() and (out / "paired_differences.svg").exists()
+    lines = (out / "mad" / "results.jsonl").read_text()
+    again = run("eval", "--method", "cot,mad", "--mad-rounds", "1", "-o", "out", *COMMON, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (out / "mad" / "results.jsonl").read_text() == lines  # resumed per method: nothing ran again
+
+
+def test_an_option_of_a_method_not_named_is_refused(tmp_path: Path) -> None:
+    refused = run("eval", "--method", "cot,mad", "--rounds", "2", "-o", "out", *COMMON, cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "--rounds belongs to tool-mad, which --method does not name (cot, mad)" in refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "out").exists()
+
+
+def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path) -> None:
+    assert run("eval", "--method", "cot,single", "-o", "out", *COMMON, cwd=tmp_path).returncode == 0
+    for target in ("c1", "c2"):
+        done = run("compare", "out/cot", "out/single", "-o", target, "--price", "scripted:agree=1,2", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    files = sorted(p.name for p in (tmp_path / "c1").iterdir())
+    assert files == ["compare.json", "compare.md", "cost_vs_accuracy.png", "cost_vs_accuracy.svg",
+                     "paired_differences.png", "paired_differences.svg"]
+    for name in files:  # two processes, the same bytes (figures included)
+        assert (tmp_path / "c1" / name).read_bytes() == (tmp_path / "c2" / name).read_bytes(), name
+    assert "Cost axis: dollars per claim" in (tmp_path / "c1" / "compare.md").read_text()
+    other = ["--dataset", "countries", "--limit", "3", "--llm", "scripted:agree", "--no-cache"]
+    assert run("eval", "--method", "single", "-o", "three", *other, cwd=tmp_path).returncode == 0
+    refused = run("compare", "out/cot", "three", "-o", "c3", cwd=tmp_path)
+    assert refused.returncode == 2 and "--intersection" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "c3").exists()
+    shared = run("compare", "out/cot", "three", "-o", "c3", "--intersection", cwd=tmp_path)
+    assert shared.returncode == 0, shared.stderr
+    assert "compared on the intersection: the 3 samples" in (tmp_path / "c3" / "compare.md").read_text()
+    bad = run("compare", "out/cot", "three", "-o", "c4", "--price", "nonsense", cwd=tmp_path)
+    assert bad.returncode == 2 and "expected MODEL=IN,OUT" in bad.stderr
