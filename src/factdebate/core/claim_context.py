@@ -2,7 +2,8 @@
 ``claim_date``), which every search-like tool reads as a leakage cut-off for that claim alone, and its place
 in the run's order, which a method that keeps state across the claims of a run (MERMAID's run memory) reads
 so that a claim sees what the claims before it left, and nothing of those after it, even when it is run
-again on a resume."""
+again on a resume; and whether the claim's task has two labels only (a binary dataset), so that a method or
+the response rule that would answer NOT ENOUGH INFO answers in the task's two labels instead."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from datetime import date
 
 _CLAIM_DATE: ContextVar[str | None] = ContextVar("factdebate_claim_date", default=None)
 _POSITION: ContextVar[int | None] = ContextVar("factdebate_claim_position", default=None)
+_TWO_LABELS: ContextVar[bool] = ContextVar("factdebate_two_labels", default=False)
 # Room between two samples for the claims of one response (response.max_claims is at most 100).
 PER_SAMPLE = 1000
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
@@ -78,3 +80,19 @@ def sub_claim(index: int) -> Iterator[None]:
 def current_position() -> int | None:
     """The current claim's place in its run's order (smaller: earlier); ``None`` outside a run."""
     return _POSITION.get()
+
+
+@contextmanager
+def two_labels(active: bool) -> Iterator[None]:
+    """Within the block (``active``), the claim belongs to a task with two labels, SUPPORTS and REFUTES: a
+    third answer would be wrong whatever the gold label is, so rules with a choice answer in two."""
+    token = _TWO_LABELS.set(active)
+    try:
+        yield
+    finally:
+        _TWO_LABELS.reset(token)
+
+
+def binary_task() -> bool:
+    """Whether the current claim's task has two labels only (False outside an evaluation)."""
+    return _TWO_LABELS.get()

@@ -65,6 +65,10 @@ class Dataset:
             line += f"; skipped {total} record(s): {reasons}"
         return line
 
+    def two_labels(self) -> bool:
+        """Whether the task is SUPPORTS or REFUTES only (the binary fact-checking and hallucination tasks)."""
+        return self.answer_format == "label" and set(self.labels) == set(BINARY_LABELS)
+
     def predicted(self, verdict_label: str | None) -> str | None:
         if verdict_label is None:
             return None

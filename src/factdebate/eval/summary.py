@@ -10,6 +10,7 @@ from typing import Any
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_value
+from factdebate.eval import two_labels
 from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
 from factdebate.eval.reply_counts import counts_text, lost_warning, reply_counts
 from factdebate.run.results_file import latest_records
@@ -41,6 +42,8 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     chosen = [records[i] for i in ids if i in records]
     metrics["paper"] = paper_metrics(chosen, outcomes, claim_outcomes(chosen))
     metrics["replies"] = reply_counts(chosen)
+    if set(run["labels"]) == {"SUPPORTS", "REFUTES"} and run.get("answer_format", "label") == "label":
+        metrics["two_labels"] = two_labels.counts(chosen)
     # Strict JSON: a metric with nothing to compute it from (no samples) is null, and the reason is noted.
     nulls: dict[str, str] = {}
     summary = safe_value({**run, "ids": ids, "complete": complete, "missing": len(ids) - len(outcomes),
@@ -113,6 +116,10 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append("- claim level: none (claims were extracted anew, so no claim has a gold label)")
     if paper := m.get("paper"):
         lines += paper_lines(paper)
+    if (binary := m.get("two_labels")) is not None:
+        tie = ((summary.get("settings") or {}).get("methods") or {}).get("dpd", {}).get("binary_tie") \
+            if summary.get("method") == "dpd" else None
+        lines.append(two_labels.line(binary, tie))
     if warning := base_rate_warning(m):
         lines.append(f"- **warning**: {warning}")
     if warning := lost_warning(m.get("replies") or {}):

@@ -11,19 +11,25 @@ RULES: dict[str, str] = {
     "any-false": "at least one claim is false",
     "all-true": "every claim is supported",
     "unverified": "no claim is false, but not every claim could be verified",
-    "no-claims": "no checkable claim was found in the answer",
+    "no-claims": "no checkable claim was found in the answer (in a two-label task: factual, as no claim is false)",
     "unparsed": "no label: a claim without one might be the false one, or the claims could not be read",
 }
 
 
-def response_label(labels: Sequence[Label | None], *, extracted: bool = True) -> tuple[Label | None, str]:
+def response_label(labels: Sequence[Label | None], *, extracted: bool = True,
+                   binary: bool = False) -> tuple[Label | None, str]:
     """(label, decided_by). Order matters: a REFUTES decides even when other claims have no label, because
     nothing they could be changes the outcome; otherwise an unlabelled claim might be the false one, so the
-    response stays unlabelled (``unparsed``) rather than being called true."""
+    response stays unlabelled (``unparsed``) rather than being called true.
+
+    An extraction that leaves no claim (``no-claims``) is NOT ENOUGH INFO, except in a two-label task
+    (``binary``), where it is SUPPORTS: the papers call a response non-factual when one of its claims is
+    found false (DPD, Section 4.1, KB-QA), and none is; a dialogue reply with only opinions (what DPD's
+    subjective filter removes) has nothing left that could be hallucinated."""
     if not extracted:
         return None, "unparsed"
     if not labels:
-        return Label.NOT_ENOUGH_INFO, "no-claims"
+        return (Label.SUPPORTS if binary else Label.NOT_ENOUGH_INFO), "no-claims"
     if any(label == Label.REFUTES for label in labels):
         return Label.REFUTES, "any-false"
     if any(label is None for label in labels):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.claim_context import current_position, sub_claim
+from factdebate.core.claim_context import binary_task, current_position, sub_claim
 from factdebate.core.errors import FactDebateError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
@@ -106,7 +106,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
             checks = [await check for check in work]
         else:
             checks = list(await asyncio.gather(*work))
-        label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed)
+        label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed,
+                                           binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))
         usage, by_role = _total(recorder, [c.verdict for c in checks if c.verdict is not None])
         counts = {what: count.model_copy() for what, count in recorder.parse_counts.items()}

@@ -26,7 +26,7 @@ from tests.helpers import CLAIM, BagOfWordsEncoder, StaticTool
 from tests.methods.dpd.test_method import ballot, dpd_script
 
 MODELS = ["openai:gpt-4o", "openai:gpt-4o-mini", "openai:gpt-3.5-turbo"]
-PAPER = {"llm": {"debater": "openai:gpt-4o-mini"}, "retrieval": {"search": "tavily"},
+PAPER = {"llm": {"debater": "openai:gpt-3.5-turbo"}, "retrieval": {"search": "tavily"},
          "methods": {"dpd": {"judge_llms": MODELS}}}
 
 
@@ -61,12 +61,37 @@ def test_one_model_for_every_referee_is_a_deviation() -> None:
 
 
 def test_the_papers_setting_and_each_departure() -> None:
-    assert deviations() == ["search_engine", "summarizer_uncertainty"]  # Tavily for Google; no attention to scale
-    assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "summarizer_uncertainty"]
+    # Tavily for Google; rounds counted after the opening; no attention to scale.
+    assert deviations() == ["search_engine", "min_rounds_counted", "summarizer_uncertainty"]
+    assert deviations(retrieval={"search": "local"}) == [
+        "tools_homogeneous", "search_engine", "min_rounds_counted", "summarizer_uncertainty"]
     assert deviations({"min_rounds": 1, "transition": "always-trust", "snippets": 5, "summarizers": False,
                        "query_generation": False}) == [
-        "search_engine", "min_rounds", "transition", "snippets", "query_generation", "modules"]
+        "search_engine", "min_rounds", "min_rounds_counted", "transition", "snippets", "query_generation", "modules"]
+    assert "min_rounds_counted" not in deviations({"min_rounds": 0})
     assert deviations(llm={"debater": "llama-cpp:builtin"})[0] == "backbone"
+
+
+def test_the_local_index_is_declared_when_the_gatherers_search_it_alone() -> None:
+    """The paper's FacTool runs search Google; ours with one tool (the paper run's dpd_tools = [search])
+    on the local BM25 index must say so, though no second tool makes them homogeneous."""
+    chosen = settings(**{**PAPER, "retrieval": {"search": "local"},
+                         "methods": {"dpd": {"judge_llms": MODELS, "tools": ["search"]}}})
+    found = {d.key: d for d in get_method("dpd").paper_deviations(chosen)}
+    assert "tools_homogeneous" not in found
+    assert "BM25 over the 'builtin' corpus" in found["search_engine"].here
+    assert "Google" in found["search_engine"].paper
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4o", "gpt-4.1", "gpt-4", "my-chatgpt-clone",
+                                   "gpt-3.5-turbo-instruct"])
+def test_only_the_chatgpt_models_by_name_count_as_the_papers_backbone(model: str) -> None:
+    assert "backbone" in deviations(llm={"debater": f"openai:{model}"})
+
+
+@pytest.mark.parametrize("model", ["gpt-3.5-turbo", "GPT-3.5-Turbo-0125", "gpt-3.5-turbo-16k"])
+def test_chatgpt_by_its_exact_names(model: str) -> None:
+    assert "backbone" not in deviations(llm={"debater": f"openai:{model}"})
 
 
 def test_heterogeneity_follows_the_gatherers_tools() -> None:

@@ -21,9 +21,14 @@ def deviations(method: str, **sections: Any) -> list[str]:
 
 @pytest.mark.parametrize("method", ["cot", "single", "mad", "madke", "react"])
 def test_each_baseline_ran_on_the_papers_backbones(method: str) -> None:
-    assert deviations(method) == []
-    assert deviations(method, llm={"debater": "openai:Llama-3.3-70B-Instruct-Turbo"}) == []
-    assert deviations(method, llm={"debater": "llama-cpp:builtin"}) == ["backbone"]
+    web = {"search": "tavily"}
+    assert deviations(method, retrieval=web) == []
+    assert deviations(method, retrieval=web, llm={"debater": "openai:Llama-3.3-70B-Instruct-Turbo"}) == []
+    assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin"}) == ["backbone"]
+
+
+def test_madkes_pool_on_the_local_index_is_declared() -> None:
+    assert deviations("madke", retrieval={"search": "local"}) == ["search_engine"]
 
 
 def test_a_judge_on_another_model_is_named() -> None:
@@ -40,6 +45,40 @@ def test_react_reads_three_documents_as_the_papers_rag_module() -> None:
 
 def test_vote_matches_tool_mads_budget_and_evidence() -> None:
     assert deviations("vote", retrieval={"search": "tavily"}) == []
-    assert deviations("vote", retrieval={"search": "local"}) == ["tools_homogeneous"]
+    assert deviations("vote", retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine"]
     assert deviations("vote", retrieval={"search": "tavily"}, methods={"vote": {"samples": 5}}) == ["budget"]
     assert deviations("vote", retrieval={"search": "tavily"}, methods={"vote": {"samples": 29}}) == []
+
+
+CHATGPT = "openai:gpt-3.5-turbo"
+
+
+def dpd_baseline(method: str, model: str = CHATGPT, **sections: Any) -> list[str]:
+    settings = load_settings(overrides={"method": method, "llm": {"debater": model}, **sections}, environ={})
+    return keys(get_method(method).paper_deviations(settings))
+
+
+@pytest.mark.parametrize("method", ["selfcheck", "halueval-fewshot", "factool"])
+def test_the_dpd_papers_baselines_ran_on_chatgpt_by_its_exact_name(method: str) -> None:
+    web = {"retrieval": {"search": "tavily"}}
+    assert "backbone" not in dpd_baseline(method, **web)
+    assert "backbone" in dpd_baseline(method, "openai:gpt-4o-mini", **web)
+    assert "backbone" in dpd_baseline(method, "openai:gpt-4.1", **web)
+
+
+def test_factool_declares_its_evidence_and_its_backbone() -> None:
+    # GPT-4o is MERMAID's FacTool backbone (Table 1), ChatGPT the DPD paper's.
+    assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"}) == ["search_engine"]
+    local = load_settings(overrides={"method": "factool", "llm": {"debater": CHATGPT},
+                                     "retrieval": {"search": "local"}}, environ={})
+    (found,) = get_method("factool").paper_deviations(local)
+    assert found.key == "search_engine" and "BM25" in found.here and "Google" in found.paper
+    assert dpd_baseline("factool", retrieval={"search": "local", "evidence": "given"}) == ["evidence_given"]
+    assert dpd_baseline("factool", retrieval={"search": "tavily"}, methods={"factool": {"tool": "rag"}}) == [
+        "evidence_source"]
+
+
+def test_wecheck_is_always_a_stand_in() -> None:
+    assert dpd_baseline("wecheck", retrieval={"search": "tavily"}) == ["stand_in", "search_engine"]
+    assert dpd_baseline("wecheck", retrieval={"search": "tavily"}, methods={"wecheck": {"threshold": 0.6}}) == [
+        "stand_in", "threshold", "search_engine"]

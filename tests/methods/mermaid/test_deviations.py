@@ -17,10 +17,11 @@ def deviation_keys(**mermaid: Any) -> list[str]:
     return keys(get_method("mermaid").paper_deviations(settings))
 
 
-def test_the_defaults_are_the_papers_but_for_the_toolset() -> None:
-    assert deviation_keys() == ["toolset"]
+def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -> None:
+    assert deviation_keys() == ["recall_caps", "toolset"]
     settings = load_settings(overrides={"method": "mermaid"}, environ={})
-    [toolset] = get_method("mermaid").paper_deviations(settings)
+    [caps, toolset] = get_method("mermaid").paper_deviations(settings)
+    assert "at most 3 records per entity and 8 per claim" in caps.here
     assert "Wikipedia tools over the indexed corpus, offline" in toolset.here and "no scholarly search" in toolset.here
 
 
@@ -35,7 +36,7 @@ def test_the_defaults_are_the_papers_but_for_the_toolset() -> None:
     ({"max_steps": 3}, "max_steps"),
 ])
 def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], key: str) -> None:
-    assert deviation_keys(**mermaid) == [key, "toolset"]
+    assert deviation_keys(**mermaid) == [key, *([] if mermaid.get("memory") == "off" else ["recall_caps"]), "toolset"]
     settings = load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
     found = get_method("mermaid").paper_deviations(settings)[0]
     assert found.paper and found.here and found.restore

@@ -25,6 +25,7 @@ from factdebate.llm.ask import Reask, Unreadable, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines import paper_rows
 from factdebate.methods.baselines.scripted import FACTOOL_REPLIES
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
@@ -36,6 +37,7 @@ from factdebate.response_level.extract import aextract_claims, ask_for_list
 from factdebate.tools.registry import RetrievalTool
 
 if TYPE_CHECKING:
+    from factdebate.core.deviations import Deviation
     from factdebate.settings.model import Settings
 
 VERIFY_SCHEMA: dict[str, Any] = {
@@ -96,6 +98,9 @@ class FacTool(Method[FacToolSettings]):
 
     def tools(self, settings: Settings) -> set[str]:
         return {self.cfg(settings).tool}
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return paper_rows.factool(self.cfg(settings).tool, settings)
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines import paper_rows
 from factdebate.methods.baselines.scripted import HALUEVAL_REPLIES
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
@@ -18,6 +19,7 @@ from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 
 if TYPE_CHECKING:
+    from factdebate.core.deviations import Deviation
     from factdebate.settings.model import Settings
 
 AGENT = "detector"
@@ -36,6 +38,9 @@ class HaluEvalFewShot(Method[MethodSettings]):
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 1, 2
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return paper_rows.halueval_fewshot(settings)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         turn = Turn(agent=AGENT, role="detector")

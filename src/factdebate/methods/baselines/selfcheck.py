@@ -22,6 +22,7 @@ from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines import paper_rows
 from factdebate.methods.kit.turns import answer_turn, answered, end_round, finish, turn_started
 from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
@@ -39,6 +40,7 @@ EXAMPLES = (
 )
 
 if TYPE_CHECKING:
+    from factdebate.core.deviations import Deviation
     from factdebate.settings.model import Settings
 
 
@@ -68,6 +70,9 @@ class SelfCheck(Method[SelfCheckSettings]):
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         n = self.cfg(settings).samples
         return (1, 2) if n == 0 else (2 * n, 3 * n)
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return paper_rows.chatgpt_only(settings)  # the DPD paper's Self-Check rows ran on ChatGPT
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         cfg = self.cfg(resources.settings)

@@ -21,7 +21,7 @@ from factdebate.core.types import Document, Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
 from factdebate.methods.kit.paper_setup import toolmad_backbone
-from factdebate.methods.kit.sources import homogeneous_deviation
+from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad.method import ToolMAD, debate_calls
@@ -87,6 +87,7 @@ class Vote(Method[VoteSettings]):
         found = toolmad_backbone(settings, ("debater",))
         found += homogeneous_deviation(kinds, settings, paper="the voters read what Tool-MAD's agents read: a RAG "
                                        "index and the live web (Tavily)")
+        found += search_engine_deviation(kinds, settings, paper_engine="tavily", who="the voters' searches")
         budget = debate_calls(ToolMAD().cfg(settings), reasks=False)
         samples = self.cfg(settings).samples
         if samples is not None and samples != budget:

@@ -19,6 +19,7 @@ from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.baselines import paper_rows
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.turns import answered, end_round, finish, scored, turn_started
 from factdebate.methods.resources import Resources
@@ -26,6 +27,7 @@ from factdebate.methods.view import declare_view
 from factdebate.tools.registry import RetrievalTool
 
 if TYPE_CHECKING:
+    from factdebate.core.deviations import Deviation
     from factdebate.settings.model import Settings
 
 AGENT = "scorer"
@@ -55,6 +57,10 @@ class WeCheck(Method[WeCheckSettings]):
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         return 0, 0
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        cfg = self.cfg(settings)
+        return paper_rows.wecheck(cfg.tool, settings, cfg.threshold)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         cfg = self.cfg(resources.settings)

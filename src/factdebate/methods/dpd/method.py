@@ -20,6 +20,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from factdebate.core.claim_context import binary_task
 from factdebate.core.deviations import Deviation
 from factdebate.core.errors import ConfigError
 from factdebate.core.runtime import span
@@ -145,6 +146,9 @@ class DPD(Method[DPDSettings]):
         task = task_for(self.cfg(settings).task, dataset)
         return dataset.unit if task is None else TASK_UNITS[task]
 
+    def most_rounds(self, settings: Settings) -> int | None:
+        return 1 + self.cfg(settings).max_rounds  # the opening, then the rebuttals
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         low = setup_calls(cfg, reasks=False) + (1 + cfg.min_rounds) * round_calls(cfg, reasks=False)
@@ -214,11 +218,12 @@ class DPD(Method[DPDSettings]):
         assert tally is not None  # at least the opening is judged
         if cfg.speculate:
             lines.append(f"speculative rounds: {kept} kept, {dropped} dropped")
-        label = tally.label
-        if label is Label.NOT_ENOUGH_INFO:
-            label = Label(cfg.tie_label)
+        label, decided_by = tally.label, "panel"
+        if label is Label.NOT_ENOUGH_INFO:  # a tie: a binary task gets one of its two labels
+            label, decided_by = Label(cfg.binary_tie if binary_task() else cfg.tie_label), "panel-tie"
+            lines.append(f"a tie, answered {label.value}")
         unparsed = sum(not j.parsed for rnd in rounds for j in rnd.judges)
-        verdict = finish(claim, self.name, label, "panel", rounds, verdict_judges, explanation="\n".join(lines),
+        verdict = finish(claim, self.name, label, decided_by, rounds, verdict_judges, explanation="\n".join(lines),
                          unparsed_turns=unparsed)
         verdict.consensus = tally.consensus
         return verdict

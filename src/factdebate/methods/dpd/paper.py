@@ -10,33 +10,38 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
-from factdebate.methods.kit.paper_setup import backbone
-from factdebate.methods.kit.sources import homogeneous_deviation
+from factdebate.methods.kit.paper_setup import chatgpt_backbone
+from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_deviation
 
 if TYPE_CHECKING:
     from factdebate.methods.dpd.settings import DPDSettings
     from factdebate.settings.model import Settings
 
 # "We instruct ChatGPT to perform claim extraction, generate queries, and conduct multi-agent debate
-# verification" (Section 4.1), version not given: any GPT-3.5/GPT-4 model counts.
-CHATGPT = ("gpt-3.5", "gpt-4", "chatgpt")
+# verification" (Section 4.1): gpt-3.5-turbo, by exact name (kit/paper_setup.py's CHATGPT).
 DEBATE_ROLES = ("debater", "gatherer", "analyst", "rebutter", "summarizer")
 MIN_ROUNDS, TRANSITION, SNIPPETS = 2, "true-skeptic", 10
 
 
 def deviations(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
-    found = backbone(settings, DEBATE_ROLES, names=CHATGPT, restore="--llm openai:<a ChatGPT model>",
-                     paper="ChatGPT for claim extraction, queries and the debate (Section 4.1)")
+    found = chatgpt_backbone(settings, DEBATE_ROLES, paper="ChatGPT (gpt-3.5-turbo) for claim extraction, queries "
+                             "and the debate (Section 4.1)")
     found += _referees(cfg, settings)
     if cfg.gatherers and cfg.tools:
         found += homogeneous_deviation(list(cfg.tools), settings, paper="the gatherers search the web (Google "
                                        "Search API) and a RAG knowledge base")
-        if "search" in cfg.tools and settings.retrieval.search != "local" and settings.medical.search == "default":
-            found.append(Deviation(key="search_engine", paper="the gatherers search with the Google Search API",
-                                   here=f"the gatherers search with {settings.retrieval.search}"))
+        # Every engine here differs from the paper's Google Search, the local BM25 index most of all.
+        found += search_engine_deviation(cfg.tools, settings, paper_engine="google", who="the gatherers' searches")
     if cfg.min_rounds != MIN_ROUNDS:
         found.append(Deviation(key="min_rounds", paper=f"at least {MIN_ROUNDS} rounds (Section 4.1)",
                                here=f"at least {cfg.min_rounds}", restore=f"--dpd-min-rounds {MIN_ROUNDS}"))
+    if cfg.min_rounds:
+        found.append(Deviation(
+            key="min_rounds_counted", paper="a minimum of two debate rounds, without saying whether the first "
+            "judged round counts (Fig. 2 varies it from 0 to 3 and finds 3 worse)",
+            here=f"the opening is judged, then at least {cfg.min_rounds} rebuttal round(s): at least "
+                 f"{cfg.min_rounds + 1} judged rounds before the consensus may stop the debate",
+            restore=f"--dpd-min-rounds {cfg.min_rounds - 1} ({cfg.min_rounds} judged rounds, the opening included)"))
     if cfg.transition != TRANSITION:
         found.append(Deviation(key="transition", paper="True -> Skeptic (other strategies: Table 4)",
                                here=cfg.transition, restore=f"--dpd-transition {TRANSITION}"))

@@ -71,7 +71,11 @@ class DPDSettings(MethodSettings):
                     "statement).")
     tie_label: Literal["NOT ENOUGH INFO", "REFUTES"] = Field(
         title="Verdict on a tie", default="NOT ENOUGH INFO", json_schema_extra=offered(group="labels"),
-        description="Verdict when the final panel outcome is a tie.")
+        description="Verdict when the final panel outcome is a tie, outside a two-label task.")
+    binary_tie: Literal["REFUTES", "SUPPORTS"] = Field(
+        title="Verdict on a tie, two labels", default="REFUTES", json_schema_extra=offered(group="labels"),
+        description="Verdict on a tie in a two-label task (a binary dataset): REFUTES, as a tie does not "
+                    "verify the claim as factual (docs/methods/dpd.md).")
     judge_evidence: int = Field(
         title="Snippets for the referees", default=3, ge=0, le=10, json_schema_extra=offered(group="referees"),
         description="Snippets per team the judges read.")

@@ -19,13 +19,27 @@ if TYPE_CHECKING:
 TOOLMAD_MODELS = ("gpt-4o-mini", "llama-3.3-70b")
 TOOLMAD_BACKBONE = "GPT-4o-mini or Llama-3.3-70B-Instruct for every agent (Table III)"
 TOOLMAD_K = 3  # "the top three most semantically relevant documents" per query, for RAG and search alike
+# "ChatGPT" in the DPD paper (and in the FacTool and HaluEval papers it compares with) is OpenAI's
+# gpt-3.5-turbo: these model names exactly, never a later GPT-4 family model that merely shares a prefix.
+CHATGPT = ("gpt-3.5-turbo", "gpt-3.5-turbo-0301", "gpt-3.5-turbo-0613", "gpt-3.5-turbo-1106",
+           "gpt-3.5-turbo-0125", "gpt-3.5-turbo-16k", "gpt-3.5-turbo-16k-0613")
+CHATGPT_PAPER = "ChatGPT (gpt-3.5-turbo)"
+
+
+def model_name(model: str) -> str:
+    """The model's own name, lower case: ``openai:gpt-3.5-turbo`` -> ``gpt-3.5-turbo``."""
+    return model.split(":", 1)[-1].strip().lower()
 
 
 def backbone(settings: Settings, roles: Iterable[str], *, names: tuple[str, ...], paper: str,
-             restore: str = "--llm openai:gpt-4o-mini") -> list[Deviation]:
-    """The ``backbone`` deviation when a role's model is none of the paper's (by name, case ignored)."""
+             restore: str = "--llm openai:gpt-4o-mini", exact: bool = False) -> list[Deviation]:
+    """The ``backbone`` deviation when a role's model is none of the paper's: by a part of its name (case
+    ignored), or with ``exact`` by its whole name after the provider (``openai:``)."""
     models = dict.fromkeys(settings.llm_for(role) for role in roles)
-    other = [model for model in models if not any(name in model.lower() for name in names)]
+    if exact:
+        other = [model for model in models if model_name(model) not in names]
+    else:
+        other = [model for model in models if not any(name in model.lower() for name in names)]
     if not other:
         return []
     here = ("the model is " if len(other) == 1 else "the models are ") + ", ".join(other)
@@ -34,6 +48,13 @@ def backbone(settings: Settings, roles: Iterable[str], *, names: tuple[str, ...]
 
 def toolmad_backbone(settings: Settings, roles: Iterable[str] = ("debater", "judge")) -> list[Deviation]:
     return backbone(settings, roles, names=TOOLMAD_MODELS, paper=TOOLMAD_BACKBONE)
+
+
+def chatgpt_backbone(settings: Settings, roles: Iterable[str], *, paper: str = CHATGPT_PAPER,
+                     also: tuple[str, ...] = ()) -> list[Deviation]:
+    """The ``backbone`` deviation unless every role runs one of the ChatGPT models (or ``also``), by exact name."""
+    return backbone(settings, roles, names=CHATGPT + also, paper=paper, exact=True,
+                    restore="--llm openai:gpt-3.5-turbo")
 
 
 def top_k(settings: Settings) -> list[Deviation]:

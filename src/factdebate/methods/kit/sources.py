@@ -53,3 +53,32 @@ def homogeneous_deviation(kinds: Iterable[str], settings: Settings, *, paper: st
     return [Deviation(key="tools_homogeneous", paper=paper,
                       here=f"tools not heterogeneous (tools_heterogeneous: false): the {names} tools {read_by} "
                            f"{shared}, so they see the same evidence", restore=restore)]
+
+
+ENGINE_NAMES = {"tavily": "Tavily (the live web)", "wikipedia": "Wikipedia's search API",
+                "google": "the Google Search API"}
+
+
+def engine_text(settings: Settings) -> str:
+    """What the ``search`` tool reads under ``settings``, in words."""
+    engine, scholarly = settings.retrieval.search, settings.medical.search
+    if scholarly != "default":
+        return f"{scholarly} (scholarly abstracts)"
+    if engine == "local":
+        return f"BM25 over the '{settings.retrieval.corpus}' corpus on this machine, not the web"
+    return ENGINE_NAMES.get(engine, engine)
+
+
+def search_engine_deviation(kinds: Iterable[str], settings: Settings, *, paper_engine: str, who: str,
+                            paper: str = "") -> list[Deviation]:
+    """The ``search_engine`` deviation when one of ``kinds`` is the ``search`` tool and it reads anything
+    but the paper's engine (``paper_engine``: ``google`` or ``tavily``); the scholarly search a paper's
+    medical runs use is its own setting, not listed here. ``who``: whose searches (a plural noun phrase,
+    "the gatherers' searches"), for the sentence."""
+    if "search" not in kinds or settings.medical.search != "default" or settings.retrieval.search == paper_engine:
+        return []
+    paper = paper or f"{who} go to {ENGINE_NAMES[paper_engine]}"
+    restore = "--search tavily (the live web; the closest to Google here)" if paper_engine == "google" else \
+        f"--search {paper_engine}" + (" with TAVILY_API_KEY set" if paper_engine == "tavily" else "")
+    return [Deviation(key="search_engine", paper=paper, here=f"{who} go to {engine_text(settings)}",
+                      restore=restore)]

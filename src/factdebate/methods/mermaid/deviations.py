@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
+from factdebate.memory.settings import MemorySettings
 from factdebate.methods.mermaid.settings import MermaidSettings
 
 if TYPE_CHECKING:
@@ -47,6 +48,12 @@ def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
     if cfg.max_steps != PAPER_MAX_STEPS:
         found.append(Deviation(key="max_steps", paper=f"T_max = {PAPER_MAX_STEPS}", here=f"T_max = {cfg.max_steps}",
                                restore=f"--mermaid-max-steps {PAPER_MAX_STEPS}"))
+    if cfg.memory != "off":
+        caps = MemorySettings()
+        found.append(Deviation(key="recall_caps", paper="every stored record whose entity matches the claim's is "
+                               "recalled (no limit given)",
+                               here=f"at most {caps.per_entity_limit} records per entity and {caps.recall_limit} "
+                                    "per claim, the most recent first"))
     found.append(_toolset(settings, cfg))
     return found
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
-from factdebate.methods.kit.sources import homogeneous_deviation
+from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_deviation
 
 if TYPE_CHECKING:
     from factdebate.methods.toolmad.method import ToolMADSettings
@@ -29,9 +29,7 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     found = toolmad_backbone(settings)
     tools = [str(kind) for kind in cfg.agents]
     found += homogeneous_deviation(tools, settings, paper=TOOLS_PAPER)
-    if "search" in tools and settings.retrieval.search == "wikipedia" and settings.medical.search == "default":
-        found.append(Deviation(key="search_engine", paper="the search agent searches the web with Tavily",
-                               here="the search agent uses Wikipedia's search API", restore="--search tavily"))
+    found += search_engine_deviation(tools, settings, paper_engine="tavily", who="the search agent's searches")
     if tools != AGENTS:
         found.append(Deviation(key="agents", paper="RAG + SEARCH (other pairs are Table VI's ablations)",
                                here=f"agents {' + '.join(tools)}", restore="--agents rag,search"))
@@ -45,6 +43,14 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
             here=f"faithfulness >= {cfg.faithfulness_threshold}, answer relevance >= {cfg.relevance_threshold}",
             restore=f"--faithfulness-threshold {FAITHFULNESS} --relevance-threshold {RELEVANCE}"))
     found += _ablations(cfg)
+    if cfg.scoring and cfg.scoring_variant == "stability":
+        found.append(Deviation(
+            key="threshold_comparison", paper="Algorithm 1 stops on agreement when the scores are above the "
+            "thresholds (S > St); the text calls a round inconclusive when a score falls below one",
+            here="a score equal to its threshold passes (>=), as the text reads"))
+    found.append(Deviation(
+        key="judge_explains", paper="the judge outputs the label (Fig. 6: SUPPORTS, REFUTES or NOT ENOUGH INFO)",
+        here="the judge explains in two or three sentences, then gives the label on the last line"))
     if cfg.answer_sentences is not None:
         found.append(Deviation(
             key="answer_cap", paper="debaters explain, then give the label, with no length limit (Fig. 5)",

@@ -1,0 +1,62 @@
+"""Where the baselines that the DPD and MERMAID papers' tables run depart from how those papers ran them.
+
+The DPD paper ran FacTool, Self-Check and HaluEval's few-shot prompt on ChatGPT (gpt-3.5-turbo), and
+WeCheck's trained model on FacTool's evidence; MERMAID's Table 1 ran FacTool on GPT-4o. FacTool searches
+Google (the Serper API) for each claim's queries. A run of these baselines lists here what it does instead,
+so that its row in a reproduced table says so (one source: ``Method.paper_deviations``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from factdebate.core.deviations import Deviation
+from factdebate.methods.kit.paper_setup import chatgpt_backbone
+from factdebate.methods.kit.sources import search_engine_deviation
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+FACTOOL_BACKBONE = "ChatGPT (gpt-3.5-turbo) in the DPD paper's tables, GPT-4o in MERMAID's Table 1"
+GOOGLE = "FacTool searches Google (the Serper API) with each claim's queries"
+
+
+def evidence(tool: str, settings: Settings, *, who: str) -> list[Deviation]:
+    """Where FacTool's evidence comes from here: the dataset's own, another tool, or another engine."""
+    if settings.retrieval.evidence != "retrieved":
+        return [Deviation(key="evidence_given", paper=GOOGLE,
+                          here=f"nothing is searched: the evidence is what the dataset gives with each sample "
+                               f"(--evidence {settings.retrieval.evidence}), as DPD is given it on HaluEval",
+                          restore="--evidence retrieved")]
+    if tool != "search":
+        return [Deviation(key="evidence_source", paper=GOOGLE, here=f"{who} go to the {tool} tool",
+                          restore="the search tool (the default)")]
+    return search_engine_deviation([tool], settings, paper_engine="google", who=who, paper=GOOGLE)
+
+
+def factool(tool: str, settings: Settings) -> list[Deviation]:
+    found = chatgpt_backbone(settings, ("extractor", "debater"), paper=FACTOOL_BACKBONE, also=("gpt-4o",))
+    return found + evidence(tool, settings, who="the claims' queries")
+
+
+def chatgpt_only(settings: Settings) -> list[Deviation]:
+    """Self-Check's rows (DPD Table 2): ChatGPT answering from its own knowledge."""
+    return chatgpt_backbone(settings, ("debater",))
+
+
+def halueval_fewshot(settings: Settings) -> list[Deviation]:
+    own = Deviation(key="prompt_own_words", paper="HaluEval's own instruction and worked examples",
+                    here="an instruction and three worked examples written for this project, with the same task "
+                         "and Yes/No answer")
+    return [*chatgpt_backbone(settings, ("debater",)), own]
+
+
+def wecheck(tool: str, settings: Settings, threshold: float) -> list[Deviation]:
+    found = [Deviation(key="stand_in", paper="WeCheck's trained factual-consistency model (premise: evidence, "
+                       "hypothesis: claim), factual at 0.5 or more",
+                       here="the highest MiniLM cosine similarity between the claim and one passage (no NLI model "
+                            "ships offline; similarity is not entailment)")]
+    if threshold != 0.5:
+        found.append(Deviation(key="threshold", paper="factual at a score of 0.5 or more",
+                               here=f"factual at {threshold} or more", restore="--wecheck-threshold 0.5"))
+    return found + evidence(tool, settings, who="the scorer's evidence searches")
