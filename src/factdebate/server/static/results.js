@@ -4,6 +4,7 @@
    sent to the server, which owns their upgrade. */
 import { errorText, headers } from "./api.js";
 import { byId, el, input, labelChip } from "./dom.js";
+import { pairedRun, showPaired } from "./paired.js";
 import { isTrace, play, runs } from "./replay.js";
 import { showSavedResponse } from "./response/response-form.js";
 import { VerdictView } from "./verdict-view.js";
@@ -117,10 +118,40 @@ async function openFile(text) {
   showResults(parsed);
 }
 
+/** Two or more results files: the paired view; an answer's button shows its file and its debate.
+ * @param {File[]} files */
+async function openFiles(files) {
+  const opened = [];
+  for (const file of files) {
+    let parsed;
+    try { parsed = parseJsonl(await file.text()); } catch (err) {
+      throw new Error(file.name + ": " + /** @type {Error} */ (err).message);
+    }
+    if (!parsed.some(r => r && typeof r === "object" && typeof r.claim === "string")) {
+      throw new Error(file.name + " holds no results rows (JSONL with a claim each): open results files to pair them.");
+    }
+    opened.push(pairedRun(file.name, await upgraded(parsed.filter(r => r && typeof r === "object")), normLabel));
+  }
+  byId("results-error").hidden = true;
+  byId("results-panel").hidden = true;
+  byId("results-response").hidden = true;
+  const host = byId("results-paired");
+  host.hidden = false;
+  showPaired(opened, host, (run, chosen) => {
+    showResults([...run.outcomes.values()].map(o => o.row));
+    if (chosen.row.events) play(viewer, chosen.row.events); else viewer.render(chosen.row);
+    byId("results-debate").scrollIntoView({ behavior: "smooth", block: "start" });
+  });
+}
+
 input("results-file").addEventListener("change", async () => {
-  const file = (input("results-file").files || [])[0];
-  if (!file) return;
-  try { await openFile(await file.text()); } catch (err) { showError(/** @type {Error} */ (err).message); }
+  const files = [...(input("results-file").files || [])];
+  if (!files.length) return;
+  try {
+    if (files.length > 1) { await openFiles(files); return; }
+    byId("results-paired").hidden = true;
+    await openFile(await files[0].text());
+  } catch (err) { showError(/** @type {Error} */ (err).message); }
 });
 
 byId("load-batch").addEventListener("click", async () => {
