@@ -98,7 +98,7 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
         assert page.inner_text("#response-live .response-verdict .verdict-label") == "REFUTES"
         assert "at least one claim is false" in page.inner_text("#response-live .verdict-how")
         counts = page.inner_text("#response-live .response-counts")
-        assert counts == "4 claims: 2 supported · 1 refuted · 1 failed"
+        assert counts == "2 of 4 claims supported · 1 refuted · 1 failed"
         assert [claim_item(page, n).locator(".claim-state").inner_text() for n in (1, 2, 3)] == \
             ["SUPPORTS", "REFUTES", "SUPPORTS"]
         failed = claim_item(page, 4)
@@ -163,7 +163,8 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         page.wait_for_selector("#response-live .response-problem:not([hidden])")
         assert page.inner_text("#response-live .response-problem") == \
             "The check failed: scripted:refuting: the scripted extractor is down"
-        assert page.inner_text("#response-live .response-status") == "Stopped."
+        assert page.inner_text("#response-live .response-status") == "Failed."  # the user stopped nothing
+        assert page.locator("#response-live .retry-slot button.retry").count() == 1
 
         # A stream that ends after the first claim's verdict: that verdict stays, the rest say so.
         def cut_after_first_verdict(route: Any) -> None:
@@ -182,7 +183,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert len(states) == 4 and states.count("not finished") == 3, states  # claim 1 or 2 finished first
         assert {s for s in states if s != "not finished"} <= {"SUPPORTS", "REFUTES"}, states
         assert page.locator("#response-live .response-verdict").is_hidden()
-        assert page.inner_text("#response-live .response-status") == "Stopped."
+        assert page.inner_text("#response-live .response-status") == "Failed."
         assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
 
         # Stop while the claims run: the list stays, nothing is marked as checked that was not.
@@ -191,6 +192,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         page.wait_for_selector("#response-live .claim-item.state-running")
         page.click("#cancel")
         page.wait_for_selector("#response-live .response-problem:has-text('Stopped by you')")
+        assert page.inner_text("#response-live .response-status") == "Stopped."
         assert page.locator("#response-live .claim-item").count() == 4
         assert page.locator("#response-live .claim-item.state-stopped").count() >= 2
         assert page.is_hidden("#cancel") and page.is_enabled("#submit")
@@ -245,7 +247,7 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         assert page.input_value("#response-question") == "Tell me about Paris."
         assert page.get_attribute("button.tab[data-mode=response]", "aria-selected") == "true"
         assert page.inner_text("#response-live .response-verdict .verdict-label") == "REFUTES"
-        assert page.inner_text("#response-live .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+        assert page.inner_text("#response-live .response-counts") == "2 of 4 claims supported · 1 refuted · 1 failed"
         states = page.locator("#response-live .claim-state").all_inner_texts()
         assert states == ["SUPPORTS", "REFUTES", "SUPPORTS", "error"], states
         assert page.locator("#response-live mark.claim-span.refutes").inner_text() == CLAIMS[1]
@@ -267,7 +269,7 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         assert page.locator("#results-panel").is_hidden()
         assert page.inner_text("#results-response .response-verdict .verdict-label") == "REFUTES"
         assert "at least one claim is false" in page.inner_text("#results-response .verdict-how")
-        assert page.inner_text("#results-response .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+        assert page.inner_text("#results-response .response-counts") == "2 of 4 claims supported · 1 refuted · 1 failed"
         assert page.locator("#results-response .claim-words").all_inner_texts() == CLAIMS
         assert page.locator("#results-response mark.claim-span.supports").count() == 2
         assert page.locator("#results-response mark.claim-span.refutes").inner_text() == CLAIMS[1]
@@ -287,7 +289,7 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         assert page.locator("#results-body .claim-cell").nth(0).inner_text() == ANSWER
         page.click("#results-body tr:nth-child(2)")
         page.wait_for_selector("#results-response:not([hidden]) .response-verdict .verdict-label")
-        assert page.inner_text("#results-response .response-counts") == "4 claims: 2 supported · 1 refuted · 1 failed"
+        assert page.inner_text("#results-response .response-counts") == "2 of 4 claims supported · 1 refuted · 1 failed"
 
         # A JSON file that is neither kind of verdict: a clear message, the response still shown.
         other = tmp_path / "other.json"

@@ -52,6 +52,7 @@ class RunStarted(BaseEvent):
     event: Literal["run_started"] = "run_started"
     claim: str
     method: str
+    most_rounds: int | None = None  # the most rounds this run can take (Method.most_rounds); None: not counted
 
 
 class RunFinished(BaseEvent):
@@ -173,6 +174,17 @@ class LLMCall(Where):
     reasoning_tokens: int = 0  # of the completion tokens, the hidden reasoning of a reasoning model
 
 
+class LLMStarted(Where):
+    """A model call sent (not answered from the cache); its ``llm_call`` follows when it ends, so a live view
+    can show what it is waiting for."""
+
+    event: Literal["llm_started"] = "llm_started"
+    model: str
+    role: str
+    prompt: str = ""
+    sample: str = ""
+
+
 class LLMRetry(Where):
     event: Literal["llm_retry"] = "llm_retry"
     role: str
@@ -273,7 +285,7 @@ class ResponseJudged(BaseEvent):
 
 _BUILT_IN: tuple[type[BaseEvent], ...] = (
     RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
-    ToolCall, WebSearch, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, LLMParamsAdjusted, ToolError,
+    ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, LLMParamsAdjusted, ToolError,
     LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
 )
 # Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).

@@ -114,6 +114,9 @@ class LLM:
 
     async def _ask(self, messages: list[Message], params: GenParams,
                    who: CallInfo) -> tuple[Completion, int, float]:
+        run = current_run()
+        if run is not None:  # a live view shows the call as waiting until its llm_call arrives
+            run.emit("llm_started", model=self.backend.name, **who.as_dict())
         completion, attempts, seconds = await self._call_with_retries(messages, params, who)
         completion.text = safe_text(completion.text)  # model replies enter the system here
         return completion, attempts, seconds

@@ -153,6 +153,11 @@ class Method(Generic[S]):
         """(fewest, most) LLM calls for one claim, re-asks included in the most."""
         return 1, 1
 
+    def most_rounds(self, settings: Settings) -> int | None:
+        """The most rounds one claim's run can take (its ``run_started`` event carries it, so a live view can
+        say "round 2 of 3"); None when the method has no rounds worth counting."""
+        return None
+
     def check(self, settings: Settings) -> None:
         """Raise the usage error (ConfigError, IndexError_...) that ``settings`` are sure to meet, before any
         model call: every command runs this before the first claim (the tools it names are built then too)."""

@@ -70,7 +70,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     await asyncio.to_thread(prepare, settings, resources)
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder):
-        recorder.emit(RunStarted(claim=claim, method=settings.method))
+        recorder.emit(RunStarted(claim=claim, method=settings.method, most_rounds=method.most_rounds(settings)))
         verdict = await method.run(await _with_inline_evidence(claim, method.tools(settings), settings, resources),
                                    resources)
         verdict.claim = claim

@@ -100,6 +100,9 @@ class MAD(Method[MADSettings]):
     call_probe = CallProbe(reasks={"mad_moderator": "Preference: no\nReason: both sides are weak."},
                            dissenters=("negative",))
 
+    def most_rounds(self, settings: Settings) -> int | None:
+        return self.cfg(settings).rounds
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         # Each answer and each moderation may be re-asked once; so may the judge's.
         return 3, 6 * self.cfg(settings).rounds + 2

@@ -168,6 +168,9 @@ class ToolMAD(Method[ToolMADSettings]):
     def paper_deviations(self, settings: Settings) -> list[Deviation]:
         return paper.deviations(self.cfg(settings), settings)
 
+    def most_rounds(self, settings: Settings) -> int | None:
+        return self.cfg(settings).rounds
+
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         # Fewest: every agent answers once and agrees; an agent whose search found nothing is not

@@ -14,13 +14,14 @@ onSubmit("claim", async signal => {
   /** @type {Record<string, any>} */
   const body = { claim: input("claim").value.trim(), ...requestBody() };
   if (!body.claim) { showError("Type a claim to check."); return; }
-  live.start(body.claim, body.method, thresholds(body)); // the last verdict goes at once
+  live.start(body.claim, body.method, thresholds(body), true); // the last verdict goes at once
   let response;
   try {
     response = await stream("/v1/verify/stream", body, signal);
   } catch (err) {
-    live.clear();
-    showError(String(/** @type {Error} */ (err).message || err));
+    const error = /** @type {Error} */ (err);
+    if (error.name === "AbortError") live.error("stopped before the server answered", { byUser: true });
+    else { live.clear(); showError(String(error.message || error)); }
     return;
   }
   /** @type {any} */
@@ -30,16 +31,20 @@ onSubmit("claim", async signal => {
     await readSSE(response, (name, data) => {
       if (live.event(name, data)) return; // turns, steps, scores, judgements, a method's own parts
       if (name === "result") { verdict = data; live.render(data); }
-      if (name === "error") { failed = true; live.error(data.message); }
+      if (name === "error") { failed = true; live.error(data.message, { retry }); }
     });
     if (verdict) history.remember({ kind: "claim", claim: verdict.claim, label: verdict.label,
       decided_by: verdict.decided_by, verdict });
-    else if (!failed) live.error("the stream ended before a verdict arrived");
+    else if (!failed) live.error("the stream ended before a verdict arrived", { retry });
   } catch (err) {
     const error = /** @type {Error} */ (err);
-    live.error(error.name === "AbortError" ? "stopped by you" : String(error.message || error));
+    if (error.name === "AbortError") live.error("stopped by you", { byUser: true, retry });
+    else live.error("the connection broke: " + String(error.message || error), { retry });
   }
 });
+
+/** The same check again, from the form as it stands (the claim is still in it). */
+function retry() { byId("submit").click(); }
 
 history.onOpen("claim", item => {
   page.set({ mode: "claim" });

@@ -58,6 +58,8 @@ class Entry {
 let entries = [];
 /** @type {Entry | null} */
 let shown = null;
+/** What a method's card says when the user stopped the comparison (its view then says "Stopped by you"). */
+const STOPPED = "stopped by you";
 
 /** @param {Entry} entry */
 function open(entry) {
@@ -66,7 +68,7 @@ function open(entry) {
   if (entry.verdict) { view.render(entry.verdict); return; }
   view.start(entry.claim, entry.method, {});
   entry.events.forEach(([name, ev]) => view.event(name, ev));
-  if (entry.error) view.error(entry.error); else view.status("Checking with " + entry.method + "…", true);
+  if (entry.error) view.error(entry.error, { byUser: entry.error === STOPPED }); else view.status("Checking with " + entry.method + "…", true);
 }
 
 /** @param {string} claim @param {string[]} methods @param {(entry: Entry) => void} [each] */
@@ -91,7 +93,7 @@ async function run(entry, body, signal) {
     if (!entry.verdict && !entry.error) { entry.error = "the stream ended before a verdict arrived"; entry.draw(); }
   } catch (err) {
     const error = /** @type {Error} */ (err);
-    entry.error = error.name === "AbortError" ? "stopped by you" : String(error.message || error);
+    entry.error = error.name === "AbortError" ? STOPPED : String(error.message || error);
     entry.draw();
   }
 }

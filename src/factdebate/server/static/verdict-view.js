@@ -3,6 +3,9 @@
    method's layout (registered with registerMethodView, picked by the method's declared view). Fed live with
    trace events, or at once from a finished verdict (`render`). */
 import { LABEL_CLASS, el, usageText } from "./dom.js";
+import { evidenceBlock } from "./evidence.js";
+import { RunProgress } from "./progress.js";
+import { verdictSentence } from "./why.js";
 import { describe, layout, viewOf } from "./views.js";
 
 /**
@@ -48,20 +51,31 @@ export class VerdictView {
     this.body = el("div", "layout-body");
     this.statusText = el("span", "", "");
     this.spinner = el("span", "spinner");
+    this.progress = new RunProgress();
+    /** @type {number | null} the most rounds the run can take, from its run_started */
+    this.mostRounds = null;
     this.clear();
   }
 
   clear() {
+    this.progress.stop();
     this.host.replaceChildren();
     this.layout = null;
+  }
+
+  /** "Round 2 of 3" when the run said how many it may take, else "Round 2". @param {number} round */
+  roundText(round) {
+    return "Round " + round + (this.mostRounds && round <= this.mostRounds ? " of " + this.mostRounds : "");
   }
 
   /**
    * @param {string} claim @param {string | null | undefined} method whose view draws it
    * @param {Record<string, number>} [thresholds] score thresholds, for the gauges
+   * @param {boolean} [running] a run follows live: its clock and model calls are shown
    */
-  start(claim, method, thresholds) {
+  start(claim, method, thresholds, running) {
     this.clear();
+    this.mostRounds = null;
     this.claimText = claim;
     this.thresholds = thresholds || {};
     this.view = viewOf(method);
@@ -72,7 +86,9 @@ export class VerdictView {
     this.spinner = el("span", "spinner");
     this.statusText = el("span", "", "starting…");
     statusLine.append(this.spinner, this.statusText);
-    head.append(el("blockquote", "claim-text", claim), statusLine);
+    this.progress = new RunProgress();
+    head.append(el("blockquote", "claim-text", claim), statusLine, this.progress.node);
+    if (running) this.progress.start(); else this.progress.node.hidden = true;
     this.verdictBox = el("div", "verdict-box");
     this.verdictBox.hidden = true;
     this.body = el("div", "layout-body");
@@ -90,6 +106,8 @@ export class VerdictView {
 
   /** One trace event; true when the layout drew it. @param {string} name @param {any} ev */
   event(name, ev) {
+    if (name === "run_started") this.mostRounds = ev.most_rounds ?? null;
+    if (this.progress.event(name, ev)) return true;
     return this.layout ? this.layout.event(name, ev) : false;
   }
 
@@ -103,6 +121,10 @@ export class VerdictView {
     main.append(el("span", "kicker", "verdict"), el("span", "verdict-label", v.label || "no label"),
       el("span", "verdict-how", "Decided by " + describe(this.view, v)));
     box.append(main);
+    const why = verdictSentence(v, this.thresholds, role => Boolean(this.view.roles[role]?.statement));
+    if (why) box.append(el("p", "verdict-why", why));
+    const evidence = evidenceBlock(v);
+    if (evidence) box.append(evidence);
     if (!Object.keys(this.view.ballot).length) { // a panel's ballots are drawn by its layout, not as text
       (v.judges || []).forEach((/** @type {any} */ j) => {
         if (!j.response) return;
@@ -112,12 +134,22 @@ export class VerdictView {
         box.append(judge);
       });
     }
-    if (v.explanation) box.append(el("p", "muted explanation", v.explanation));
+    if (v.explanation && why) { // the sentence says it; the method's own working stays one click away
+      const formula = el("details", "explanation");
+      formula.append(el("summary", "", "How it was computed"), el("pre", "", v.explanation));
+      box.append(formula);
+    } else if (v.explanation) box.append(el("p", "muted explanation", v.explanation));
     (v.warnings || []).forEach((/** @type {string} */ w) => box.append(el("p", "score-error", w)));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     const paper = paperNotes(v);
     if (paper) box.append(paper);
-    this.status("Done.", false);
+    this.finishClock("Done");
+  }
+
+  /** Stops the clock (its line keeps the time the run took) and says how the run ended. @param {string} how */
+  finishClock(how) {
+    this.progress.stop();
+    this.status(how + ".", false);
   }
 
   /** The end of a run seen in a trace: what its `run_finished` event says. @param {any} ev @param {number} rounds */
@@ -126,13 +158,25 @@ export class VerdictView {
       rounds: Array.from({ length: rounds }, (_, i) => ({ round: i + 1 })) });
   }
 
-  /** @param {string} message */
-  error(message) {
+  /**
+   * The run failed, or was stopped by the user (then it says so, and only then); `retry` adds a button that
+   * runs the same check again.
+   * @param {string} message @param {{byUser?: boolean, retry?: () => void}} [how]
+   */
+  error(message, how) {
     const box = this.verdictBox;
     box.hidden = false;
     box.className = "verdict-box failed";
-    box.replaceChildren(el("strong", "", "The verification failed: "), el("span", "", message));
-    this.status("Stopped.", false);
+    box.replaceChildren(el("strong", "", how?.byUser ? "Stopped: " : "The verification failed: "),
+      el("span", "", message));
+    const retry = how?.retry;
+    if (retry) {
+      const again = el("button", "secondary retry", "Retry");
+      again.type = "button";
+      again.addEventListener("click", () => retry());
+      box.append(again);
+    }
+    this.finishClock(how?.byUser ? "Stopped by you" : "Failed");
   }
 
   /** A finished verdict drawn at once (the stream's result, Recent checks, a results file). @param {any} v */

@@ -4,9 +4,13 @@
    records turns, steps and judgements (methods/kit/turns.py). */
 import { el, gauge, labelChip, safeUrl } from "../dom.js";
 import { registerMethodView } from "../views.js";
+import { roundSentence } from "../why.js";
 
 /** @typedef {HTMLElement & {labelSlot: HTMLElement, querySlot: HTMLElement, evidenceSlot: HTMLElement,
  *   stepSlot: HTMLElement, responseSlot: HTMLElement, scoreSlot: HTMLElement}} Card */
+
+/** The most agents drawn side by side as columns; more (a vote's many samples) wrap as a grid of cards. */
+export const MANY_AGENTS = 4;
 
 /** A list of retrieved passages, each title linking to its source. @param {any[]} docs */
 export function evidenceList(docs) {
@@ -49,6 +53,17 @@ class DebateLayout {
     this.cards = new Map();
     /** @type {Map<number, HTMLElement>} */
     this.rounds = new Map();
+    /** @type {Map<number, Map<string, import("../why.js").Answer>>} each round's answers, for its sentence */
+    this.answers = new Map();
+  }
+
+  /** @param {number} round @param {string} agent */
+  answerOf(round, agent) {
+    const byAgent = this.answers.get(round) || new Map();
+    this.answers.set(round, byAgent);
+    const known = byAgent.get(agent) || { agent, label: null, scores: {} };
+    byAgent.set(agent, known);
+    return known;
   }
 
   /** @param {string} name @param {any} ev */
@@ -75,7 +90,10 @@ class DebateLayout {
     col.body = el("div", "agent-rounds");
     col.append(head, col.body);
     this.grid.append(col);
-    this.grid.style.setProperty("--cols", String(this.columns.size + 1));
+    const count = this.columns.size + 1;
+    this.grid.style.setProperty("--cols", String(count));
+    // Past MANY_AGENTS a column each would be too narrow to read: the columns become a wrapping grid.
+    this.grid.classList.toggle("many", count > MANY_AGENTS);
     this.columns.set(agent, col);
     return col;
   }
@@ -112,7 +130,7 @@ class DebateLayout {
     }
     card.evidenceSlot.replaceChildren();
     if ((ev.evidence || []).length) card.evidenceSlot.append(el("span", "kicker", "evidence"), evidenceList(ev.evidence));
-    this.shell.status("Round " + ev.round + ": " + ev.agent + " is answering…", true);
+    this.shell.status(this.shell.roundText(ev.round) + ": " + ev.agent + " is answering…", true);
   }
 
   /** @param {any} ev */
@@ -146,14 +164,17 @@ class DebateLayout {
     const card = this.card(ev.agent, ev.round);
     card.classList.remove("pending");
     card.responseSlot.replaceChildren(el("p", "", ev.response || ""));
-    if (!this.view.roles[ev.role]?.statement) card.labelSlot.replaceChildren(labelChip(ev.label));
-    this.shell.status("Round " + ev.round + ": " + ev.agent + " answered " + (ev.label || "without a label"), true);
+    const statement = Boolean(this.view.roles[ev.role]?.statement);
+    if (!statement) card.labelSlot.replaceChildren(labelChip(ev.label));
+    Object.assign(this.answerOf(ev.round, ev.agent), { label: ev.label ?? null, statement });
+    this.shell.status(this.shell.roundText(ev.round) + ": " + ev.agent + " answered " + (ev.label || "without a label"), true);
   }
 
   /** @param {any} ev */
   score(ev) {
     const card = this.card(ev.agent, ev.round);
     card.scoreSlot.replaceChildren();
+    this.answerOf(ev.round, ev.agent).scores = { ...(ev.scores || {}) };
     Object.entries(ev.scores || {}).forEach(([name, value]) => {
       card.scoreSlot.append(gauge(name.replace(/_/g, " "), value, this.shell.thresholds[name] ?? null));
     });
@@ -168,10 +189,13 @@ class DebateLayout {
       this.rounds.set(ev.round, item);
       this.roundStrip.append(item);
     }
-    item.className = ev.consensus ? "agree" : "split";
-    item.textContent = "Round " + ev.round + ": " + (ev.consensus ? "consensus" : "no consensus");
+    const answers = [...(this.answers.get(ev.round) || new Map()).values()];
+    const lone = answers.filter(a => !a.statement).length < 2;
+    item.className = ev.consensus ? "agree" : lone ? "" : "split";
+    item.textContent = roundSentence({ round: this.shell.roundText(ev.round), consensus: Boolean(ev.consensus),
+      answers, thresholds: this.shell.thresholds });
     this.shell.status(ev.consensus ? "Decided." : ev.final ? "Weighing the debate…" :
-      "Round " + ev.round + " ended without consensus.", true);
+      this.shell.roundText(ev.round) + " ended without consensus.", true);
   }
 
   /** A finished verdict, through the same handlers as the live events. @param {any} v */
@@ -181,6 +205,7 @@ class DebateLayout {
     this.columns.clear();
     this.cards.clear();
     this.rounds.clear();
+    this.answers.clear();
     const rounds = v.rounds || [];
     rounds.forEach((/** @type {any} */ r, /** @type {number} */ i) => {
       (r.turns || []).forEach((/** @type {any} */ t) => {

@@ -118,7 +118,7 @@ class TeamsLayout {
       fold.append(el("summary", "", docs.length + " snippet" + (docs.length === 1 ? "" : "s")), evidenceList(docs));
       card.evidenceSlot.append(fold);
     }
-    this.shell.status((ev.round ? "Round " + ev.round + ": " : "Setup: ") + ev.agent + " is working…", true);
+    this.shell.status((ev.round ? this.shell.roundText(ev.round) + ": " : "Setup: ") + ev.agent + " is working…", true);
   }
 
   /** @param {any} ev */

@@ -2,6 +2,7 @@
 /* One claim of a response being checked: its live status, label, how it was decided and a confidence (a
    judge's, or a panel's consensus), read from the claim's own events; a button that opens its debate. */
 import { LABEL_CLASS, el, labelChip } from "../dom.js";
+import { evidenceBlock } from "../evidence.js";
 
 /** @typedef {"pending" | "running" | "done" | "error" | "stopped"} ClaimState */
 /** @type {Record<string, string>} what a claim not yet done shows */
@@ -37,7 +38,9 @@ export class ClaimRow {
     this.button.append(el("span", "claim-num", index + 1), el("span", "claim-words", text), this.stateSlot,
       this.metaSlot);
     this.button.addEventListener("click", () => onOpen(this));
-    this.node.append(this.button);
+    // The passages its verdict rests on, beside the button (links cannot sit inside one).
+    this.evidenceSlot = el("div", "claim-evidence");
+    this.node.append(this.button, this.evidenceSlot);
     this.draw();
   }
 
@@ -74,6 +77,14 @@ export class ClaimRow {
       else if (judged !== null && judged !== undefined) this.confidence = judged;
     }
     this.state = this.error ? "error" : "done";
+    this.evidenceSlot.replaceChildren();
+    const evidence = this.verdict ? evidenceBlock(this.verdict, true) : null;
+    if (evidence) {
+      const fold = el("details", "claim-evidence-fold");
+      fold.open = true;
+      fold.append(el("summary", "", "Evidence"), evidence);
+      this.evidenceSlot.append(fold);
+    }
     this.draw();
   }
 

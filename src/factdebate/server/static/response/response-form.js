@@ -10,6 +10,7 @@ import * as page from "../state.js";
 import { ResponseView } from "./response-view.js";
 
 const view = new ResponseView(byId("response-live"));
+view.onRetry = () => byId("submit").click(); // the answer is still in the form
 
 onSubmit("response", async signal => {
   const text = input("response-text").value.trim();
@@ -24,7 +25,7 @@ onSubmit("response", async signal => {
     showError(String(/** @type {Error} */ (err).message || err));
     return;
   }
-  view.start(text, question, thresholds(body));
+  view.start(text, question, thresholds(body), true);
   let ended = false;
   try {
     await readSSE(response, (name, data) => {
@@ -35,10 +36,11 @@ onSubmit("response", async signal => {
       }
       view.event(name, data);
     });
-    if (!ended) view.stopped("The stream ended before the response's verdict arrived.");
+    if (!ended) view.stopped("The stream ended before the response's verdict arrived.", false);
   } catch (err) {
     const error = /** @type {Error} */ (err);
-    view.stopped(error.name === "AbortError" ? "Stopped by you." : "The connection broke: " + String(error.message || error) + ".");
+    const byUser = error.name === "AbortError";
+    view.stopped(byUser ? "Stopped by you." : "The connection broke: " + String(error.message || error) + ".", byUser);
   }
 });
 

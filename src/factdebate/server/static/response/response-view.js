@@ -3,10 +3,19 @@
    extracted and checked (each opening its own debate, drawn by its method's view), and the answer with each
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
 import { LABEL_CLASS, el, usageText } from "../dom.js";
+import { RunProgress } from "../progress.js";
 import { VerdictView } from "../verdict-view.js";
 import { responseRule } from "../views.js";
 import { ClaimRow, STATE_TEXT } from "./claim-row.js";
-import { locate } from "./locate.js";
+import { align, locate } from "./locate.js";
+
+/** What a claim's mark shows, worst first: a sentence with several claims takes the colour of the first. */
+const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", "running", "pending"];
+
+/** @param {ClaimRow} claim */
+function spanKind(claim) {
+  return claim.state === "done" ? LABEL_CLASS[claim.label || ""] || "unparsed" : claim.state;
+}
 
 
 export class ResponseView {
@@ -34,16 +43,24 @@ export class ResponseView {
     this.spinner = el("span");
     this.statusText = el("span");
     this.problemBox = el("p");
+    this.retrySlot = el("div");
     this.listHint = el("p");
     this.list = el("ol");
     this.answerBox = el("div");
     this.answerNote = el("p");
     this.debateHost = el("div");
     this.debate = new VerdictView(this.debateHost);
+    this.clock = new RunProgress();
+    /** @type {(() => void) | null} runs the same check again (a Retry button after a failure) */
+    this.onRetry = null;
   }
 
-  /** @param {string} text @param {string} question @param {Record<string, number>} thresholds */
-  start(text, question, thresholds) {
+  /**
+   * @param {string} text @param {string} question @param {Record<string, number>} thresholds
+   * @param {boolean} [running] a check follows live: its clock and model calls are shown
+   */
+  start(text, question, thresholds, running) {
+    this.clock.stop();
     this.text = text;
     this.thresholds = thresholds;
     this.claims = [];
@@ -64,11 +81,14 @@ export class ResponseView {
     this.statusText.setAttribute("role", "status");
     this.statusText.setAttribute("aria-live", "polite");
     statusLine.append(this.spinner, this.statusText);
+    this.clock = new RunProgress();
+    if (running) this.clock.start(); else this.clock.node.hidden = true;
     this.problemBox = el("p", "response-problem error");
     this.problemBox.setAttribute("role", "alert");
     this.problemBox.hidden = true;
+    this.retrySlot = el("div", "retry-slot");
     if (question) card.append(el("p", "response-question muted", "Question: " + question));
-    card.append(this.verdictBox, statusLine, this.problemBox);
+    card.append(this.verdictBox, statusLine, this.clock.node, this.problemBox, this.retrySlot);
 
     const body = el("div", "response-body");
     const listCol = el("section", "response-claims");
@@ -108,6 +128,7 @@ export class ResponseView {
   /* One SSE event of the stream. */
   /** @param {string} name @param {any} ev */
   event(name, ev) {
+    this.clock.event(name, ev); // every model call of the check, its claims' included
     const claim = ev && ev.run ? this.byRun.get(ev.run) : undefined;
     if (claim) return this.claimEvent(claim, name, ev);
     switch (name) {
@@ -131,7 +152,7 @@ export class ResponseView {
         break;
       case "response_verdict": this.judged = ev; break;
       case "result": this.finish(ev); break;
-      case "error": this.stopped("The check failed: " + (ev.message || "unknown error")); break;
+      case "error": this.stopped("The check failed: " + (ev.message || "unknown error"), false); break;
       default: break; // llm_call, parse problems... are in the raw trace
     }
     return true;
@@ -219,35 +240,55 @@ export class ResponseView {
       (n.REFUTES ? " (" + n.REFUTES + " false so far)" : "") + ".", n.open > 0);
   }
 
-  /* The answer with each claim marked where its words appear in it (claims carry no character offsets:
-     the extractor rewrites them to stand alone, so a claim that was reworded is listed only). */
+  /* The answer with each claim marked where its words appear in it (claims carry no character offsets).
+     A claim the extractor reworded is marked at the sentence it shares most words with, dashed; a sentence
+     that holds several claims is marked once, coloured by the worst of them (a refuted one first). */
   drawAnswer() {
-    /** @type {Array<{start: number, end: number, claim: ClaimRow}>} */
+    /** @type {Array<{start: number, end: number, claims: ClaimRow[]}>} */
     const found = [];
+    /** @type {Set<ClaimRow>} */
+    const reworded = new Set();
+    /** @type {ClaimRow[]} */
+    const rest = [];
     let missing = 0;
     this.claims.forEach(c => {
       const span = locate(this.text, c.text, found);
-      if (span) found.push({ ...span, claim: c }); else missing += 1;
+      if (span) found.push({ ...span, claims: [c] }); else rest.push(c);
+    });
+    rest.forEach(c => {
+      const span = align(this.text, c.text, found);
+      if (!span) { missing += 1; return; }
+      reworded.add(c);
+      const shared = found.find(s => span.start < s.end && s.start < span.end);
+      if (shared) shared.claims.push(c); else found.push({ start: span.start, end: span.end, claims: [c] });
     });
     found.sort((a, b) => a.start - b.start);
     this.answerBox.replaceChildren();
     let at = 0;
-    found.forEach(({ start, end, claim }) => {
+    found.forEach(({ start, end, claims }) => {
       if (start > at) this.answerBox.append(document.createTextNode(this.text.slice(at, start)));
-      const kind = claim.state === "done" ? LABEL_CLASS[claim.label || ""] || "unparsed" : claim.state;
-      const mark = el("mark", "claim-span " + kind, this.text.slice(start, end));
-      mark.title = "Claim " + (claim.index + 1) + ": " + (claim.state === "done" ? claim.label || "no label" :
-        STATE_TEXT[claim.state]);
-      mark.dataset.claim = String(claim.index + 1);
-      mark.addEventListener("click", () => this.open(claim));
-      this.answerBox.append(mark, el("sup", "claim-ref", claim.index + 1));
-      at = end;
+      claims.sort((a, b) => SEVERITY.indexOf(spanKind(a)) - SEVERITY.indexOf(spanKind(b)));
+      const first = claims[0];
+      const mark = el("mark", "claim-span " + spanKind(first) + (claims.some(c => reworded.has(c)) ? " reworded" : ""),
+        this.text.slice(Math.max(start, at), end));
+      mark.title = claims.map(c => "Claim " + (c.index + 1) + (reworded.has(c) ? " (reworded: " + c.text + ")" : "") +
+        ": " + (c.state === "done" ? c.label || "no label" : STATE_TEXT[c.state])).join("\n");
+      mark.dataset.claim = claims.map(c => c.index + 1).join(" ");
+      mark.addEventListener("click", () => this.open(first));
+      this.answerBox.append(mark, el("sup", "claim-ref", claims.map(c => c.index + 1).join(",")));
+      at = Math.max(at, end);
     });
     if (at < this.text.length) this.answerBox.append(document.createTextNode(this.text.slice(at)));
-    this.answerNote.textContent = !this.claims.length ? "" : missing === 0 ?
-      "Green: supported · red: refuted · grey: not enough information, no label or not checked yet." :
-      missing + " of " + this.claims.length + " claims are worded differently from the answer, so they are " +
-      "listed but not marked in it.";
+    /** @type {string[]} */
+    const notes = [];
+    if (this.claims.length) notes.push("Green: supported · red: refuted · grey: not enough information, no label or " +
+      "not checked yet.");
+    if (reworded.size) notes.push("Dashed: " + reworded.size + " claim" + (reworded.size === 1 ? " the extractor " +
+      "reworded, marked at the sentence it came from" : "s the extractor reworded, marked at the sentences they " +
+      "came from") + ".");
+    if (missing) notes.push(missing + " of " + this.claims.length + " claims share too few words with any sentence " +
+      "of the answer to be marked in it; they are listed only.");
+    this.answerNote.textContent = notes.join(" ");
   }
 
   /** @param {any} verdict */
@@ -266,6 +307,7 @@ export class ResponseView {
     });
     this.drawAnswer();
     this.showVerdict(verdict);
+    this.clock.stop(); // its line keeps the time the check took
     this.status("Done.", false);
   }
 
@@ -282,8 +324,11 @@ export class ResponseView {
     const all = [[n.SUPPORTS, "supported"], [n.REFUTES, "refuted"], [n["NOT ENOUGH INFO"], "not enough info"],
       [n.none, "no label"], [n.error, "failed"]];
     const parts = all.filter(([count]) => count > 0);
-    const counts = el("p", "response-counts", this.claims.length + " claim" + (this.claims.length === 1 ? "" : "s") +
-      (parts.length ? ": " + parts.map(([count, what]) => count + " " + what).join(" · ") : ""));
+    // Led by how many hold up ("2 of 3 claims supported"), then the rest by kind.
+    const rest = parts.filter(([, what]) => what !== "supported");
+    const counts = el("p", "response-counts", n.SUPPORTS + " of " + this.claims.length + " claim" +
+      (this.claims.length === 1 ? "" : "s") + " supported" + (rest.length ? " · " +
+      rest.map(([count, what]) => count + " " + what).join(" · ") : ""));
     box.replaceChildren(main, counts);
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
   }
@@ -301,13 +346,21 @@ export class ResponseView {
   }
 
   /* The stream ended early: what was checked stays shown, the rest is marked as not finished. */
-  /** @param {string} message */
-  stopped(message) {
+  /** @param {string} message @param {boolean} byUser the user stopped it (only then does it say "Stopped") */
+  stopped(message, byUser) {
+    this.clock.stop();
     this.claims.forEach(c => { if (!c.finished) { c.state = "stopped"; c.draw(); } });
     this.drawAnswer();
     this.problem(message + (this.claims.some(c => c.state === "done") ?
       " The claims checked so far are kept below." : ""));
-    this.status("Stopped.", false);
+    this.status(byUser ? "Stopped." : "Failed.", false);
+    const retry = this.onRetry;
+    if (!byUser && retry) {
+      const again = el("button", "secondary retry", "Retry");
+      again.type = "button";
+      again.addEventListener("click", () => retry());
+      this.retrySlot.replaceChildren(again);
+    }
     if (this.selected && !this.selected.finished) this.open(this.selected);
   }
 }

@@ -1,0 +1,128 @@
+// @ts-check
+/* Why a verdict, or a round, came out as it did, in one sentence a reader can check against the debate
+   ("both said REFUTES, but answer relevance 0.62 was under 0.8"). Pure functions of a verdict's fields and
+   the score thresholds, so they are tested without a page (tests/server/test_page_scripts.py); the formula a
+   method writes (DPD's weighted totals, a vote's tally) stays available, folded, under the sentence. */
+
+/** @typedef {{agent: string, label: string | null, scores?: Record<string, number | null>, statement?: boolean}} Answer */
+
+/** @param {number} n @param {string} word @param {string} [plural] */
+export const plural = (n, word, plural) => n + " " + (n === 1 ? word : plural || word + "s");
+
+/** @param {string} name a score's key ("answer_relevance") */
+const scoreName = name => name.replace(/_/g, " ");
+
+/** "rag and search", "a, b and c". @param {string[]} items */
+export function listText(items) {
+  return items.length < 2 ? items.join("") : items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+}
+
+/** The scores of these answers that fell short of their thresholds, as phrases ("rag's faithfulness 0.40 was
+ * under 0.7"); a score that could not be computed counts as short.
+ * @param {Answer[]} answers @param {Record<string, number>} thresholds @returns {string[]} */
+export function shortfalls(answers, thresholds) {
+  /** @type {string[]} */
+  const out = [];
+  const many = answers.length > 1;
+  answers.forEach(a => Object.entries(a.scores || {}).forEach(([name, value]) => {
+    const limit = thresholds[name];
+    if (limit === undefined || limit === null) return;
+    const who = many ? a.agent + "'s " : "";
+    if (value === null || value === undefined) out.push(who + scoreName(name) + " could not be computed");
+    else if (value < limit) out.push(who + scoreName(name) + " " + Number(value).toFixed(2) + " was under " + limit);
+  }));
+  return out;
+}
+
+/** What the answers of one round said: "both said REFUTES", "all 3 said SUPPORTS", "rag said SUPPORTS,
+ * search REFUTES". @param {Answer[]} answers */
+export function saidText(answers) {
+  const labels = answers.map(a => a.label || "no label");
+  const same = labels.every(l => l === labels[0]);
+  if (answers.length === 1) return answers[0].agent + " said " + labels[0];
+  if (same) return (answers.length === 2 ? "both" : "all " + answers.length) + " said " + labels[0];
+  return answers.map((a, i) => a.agent + (i === 0 ? " said " : " ") + labels[i]).join(", ");
+}
+
+/**
+ * One round's outcome in a sentence, for the strip of rounds. A lone answer is not a "consensus" of
+ * anything: it is said as it is.
+ * @param {{round: string, consensus: boolean, answers: Answer[], thresholds: Record<string, number>}} r
+ *   `round`: the round's name ("Round 2 of 3")
+ */
+export function roundSentence(r) {
+  const answers = r.answers.filter(a => !a.statement);
+  if (!answers.length) return r.round + (r.consensus ? ": agreed" : ": no agreement");
+  if (answers.length === 1) return r.round + ": " + saidText(answers);
+  if (r.consensus) return r.round + ": " + saidText(answers) + ", agreed";
+  const labels = new Set(answers.map(a => a.label));
+  if (labels.size === 1 && !labels.has(null)) {
+    const short = shortfalls(answers, r.thresholds);
+    return r.round + ": " + saidText(answers) + ", but " + (short.length ? listText(short) :
+      "their scores did not hold them to it") + ", so no consensus";
+  }
+  return r.round + ": " + saidText(answers) + ", no consensus";
+}
+
+/** @param {any} turn @returns {Answer} */
+const answerOf = turn => ({ agent: turn.agent, label: turn.label ?? null, scores: turn.scores || {} });
+
+/**
+ * The verdict's reason in a sentence; null when its method's own wording says it all ("a single answer").
+ * @param {any} v a verdict @param {Record<string, number>} thresholds
+ * @param {(role: string) => boolean} [statement] whether a role's turns are statements without a label
+ * @returns {string | null}
+ */
+export function verdictSentence(v, thresholds, statement) {
+  const rounds = v.rounds || [];
+  const last = rounds.length ? rounds[rounds.length - 1] : null;
+  /** @type {Answer[]} */
+  const answers = last ? (last.turns || []).filter((/** @type {any} */ t) => !(statement && statement(t.role)))
+    .map(answerOf) : [];
+  const label = v.label || "no label";
+  switch (v.decided_by) {
+    case "consensus":
+      return "In " + (last ? "round " + last.round : "the last round") + " " + saidText(answers) +
+        (answers.some(a => Object.keys(a.scores || {}).length) ? " and every score passed its threshold." : ".");
+    case "judge": {
+      const agreed = answers.length > 1 && new Set(answers.map(a => a.label)).size === 1 && answers[0].label;
+      const short = shortfalls(answers, thresholds);
+      const why = agreed ? saidText(answers) + " in the last round, but " + (short.length ? listText(short) :
+        "their scores did not hold them to it") : "the agents did not agree within " + plural(rounds.length, "round") +
+        (answers.length ? " (last round: " + saidText(answers) + ")" : "");
+      return why.charAt(0).toUpperCase() + why.slice(1) + ", so the judge decided: " + label + ".";
+    }
+    case "vote": {
+      /** @type {Record<string, number>} */
+      const tally = {};
+      answers.forEach(a => { const k = a.label || "no label"; tally[k] = (tally[k] || 0) + 1; });
+      const others = Object.entries(tally).filter(([k]) => k !== label).sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => n + " " + k);
+      return (tally[label] || 0) + " of " + plural(answers.length, "voter") + " said " + label +
+        (others.length ? " (" + others.join(", ") + ")" : "") + ": the most frequent label wins.";
+    }
+    case "panel":
+    case "panel-tie": {
+      const judges = v.judges || [];
+      /** @type {Record<string, number>} */
+      const votes = {};
+      judges.forEach((/** @type {any} */ j) => { const k = j.vote || "no readable vote"; votes[k] = (votes[k] || 0) + 1; });
+      const shown = Object.entries(votes).sort((a, b) => b[1] - a[1]).map(([k, n]) => n + " " + k).join(", ");
+      const top = Object.entries(votes).sort((a, b) => b[1] - a[1])[0];
+      // The method's own lines say how the weighted totals came out ("... -> tie"): the last round's decides.
+      const lines = String(v.explanation || "").split("\n").filter(l => /^round \d/.test(l));
+      const tied = v.decided_by === "panel-tie" || (lines.length > 0 && /->\s*tie\b/.test(lines[lines.length - 1]));
+      const agreement = v.consensus === null || v.consensus === undefined ? "" :
+        " (agreement " + Number(v.consensus).toFixed(2) + ")";
+      const end = tied ? "; weighted by confidence that is a tie" + agreement + ", so the claim gets the tie label " +
+        label + "." : top && top[0] !== label ? "; weighted by confidence" + agreement + " the votes favour " + label +
+        "." : "; weighted by confidence" + agreement + ", " + label + " wins.";
+      return "The " + plural(judges.length, "referee") + " of " + (last ? "round " + last.round : "the last round") +
+        " voted " + (shown || "nothing readable") + end;
+    }
+    case "moderator":
+      return "The moderator of " + (last ? "round " + last.round : "the debate") + " preferred an answer: " + label + ".";
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,234 @@
+"""The web page explains what it shows and never waits in silence, in Debian's Chromium against a live
+server with a scripted model: many voters wrap as a grid, a phone-width window reaches every tab, a run shows
+its clock, its round out of the most it may take, its model calls and their retries, and offers Retry after a
+failure; a verdict says why in a sentence and quotes the passages it rests on; a claim the extractor
+reworded is still marked in the answer. Screenshots go to $FACTDEBATE_PAGE_SHOTS (default /tmp)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from factdebate.llm.base import GenParams, Message, TransientLLMError
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import protocol_responder
+from tests.server.conftest import PLAIN, LiveServer, offline_build
+from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
+
+SHOTS = Path(os.environ.get("FACTDEBATE_PAGE_SHOTS", "/tmp"))
+CLAIM = "The Eiffel Tower was completed in 1889."
+_CLAIM = re.compile(r"^Claim: (.*)$", re.M)
+# The rag and search agents read these (tests/server/conftest.py EVIDENCE).
+WIKIPEDIA = "https://en.wikipedia.org/wiki/Eiffel_Tower"
+
+
+def verify(page: Any, method: str, claim: str = CLAIM, timeout: float = 30_000) -> None:
+    page.wait_for_selector(f"#method option[value={method}]", state="attached")
+    page.select_option("#method", method)
+    page.fill("#claim", claim)
+    page.click("#submit")
+    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label, #live .verdict-box.failed",
+                           timeout=timeout)
+
+
+def no_sideways_scroll(page: Any) -> None:
+    width = page.evaluate("() => document.documentElement.clientWidth")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
+def test_many_voters_wrap_as_a_grid_of_readable_cards(browser: Any,  # noqa: F811
+                                                      live_server: Callable[..., LiveServer]) -> None:
+    # Tool-MAD's three scored rounds make 29 voters: the issue's case.
+    defaults = {"llm": "scripted:agree", "agents": ["rag", "search"], "scoring": True, "cache": False, "rounds": 3}
+    with live_server(defaults=defaults) as server:
+        page, errors = watched_page(browser, viewport={"width": 1280, "height": 900})
+        sign_in(page, server.url)
+        verify(page, "vote")
+        assert page.locator("#live .agent-col").count() == 29
+        assert "many" in (page.get_attribute("#live .columns", "class") or "")
+        widths = page.eval_on_selector_all("#live .agent-col", "cols => cols.map(c => c.getBoundingClientRect().width)")
+        assert min(widths) >= 180, widths  # was 29 columns of ~30 px, breaking words letter by letter
+        no_sideways_scroll(page)
+        assert page.inner_text("#live .verdict-why").startswith("29 of 29 voters said SUPPORTS")
+        page.locator("#live").screenshot(path=str(SHOTS / "page-vote-grid.png"))
+        assert errors == []
+
+
+def test_every_tab_fits_a_phone(browser: Any, live_server: Callable[..., LiveServer]) -> None:  # noqa: F811
+    with live_server(defaults={**PLAIN, "llm": "scripted:agree"}) as server:
+        page, errors = watched_page(browser, viewport={"width": 390, "height": 844})
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+        no_sideways_scroll(page)
+        tabs = page.locator(".tabs .tab")
+        assert tabs.count() == 5
+        for i in range(tabs.count()):
+            box = tabs.nth(i).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, (i, box)
+        page.click("button.tab[data-view=results]")
+        assert page.locator("#view-results").is_visible()
+        page.click("button.tab[data-view=check]:not([data-mode])")
+        verify(page, "tool-mad")
+        no_sideways_scroll(page)
+        page.screenshot(path=str(SHOTS / "page-phone.png"), full_page=True)
+        assert errors == []
+
+
+def test_a_run_shows_its_clock_rounds_and_model_calls(browser: Any,  # noqa: F811
+                                                      live_server: Callable[..., LiveServer]) -> None:
+    with live_server(defaults={**PLAIN, "llm": "scripted:disagree@0.6", "rounds": 2}) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+        page.fill("#claim", CLAIM)
+        page.click("#submit")
+        # A model call is named while it is waited for, the round with the most there may be.
+        page.wait_for_selector("#live .calls-line:has-text('waiting for')")
+        page.wait_for_selector("#live .status-line:has-text('Round 1 of 2')")
+        first = page.inner_text("#live .elapsed")
+        page.wait_for_selector("#live .calls-line:has-text('model calls done')")
+        # The clock ticks (polled from here: the page's CSP forbids the eval a string predicate needs).
+        deadline = time.monotonic() + 5
+        while page.inner_text("#live .elapsed") == first and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert page.inner_text("#live .elapsed") != first
+        page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=30_000)
+        calls = page.inner_text("#live .calls-line")
+        assert re.fullmatch(r"\d+ model calls done", calls), calls  # nothing left waiting
+        assert page.inner_text("#live .status-line") == "Done."
+        assert "Round 2 of 2" in page.inner_text("#live .round-strip")
+        assert errors == []
+
+
+class FlakyModel:
+    """The scripted protocol behind a switch: while ``down`` every call fails as a dead server's would
+    (the wrapper retries them, then gives up); once up again, it answers."""
+
+    def __init__(self) -> None:
+        self.down = threading.Event()
+        self.answer = protocol_responder(disagree=False)
+
+    def __call__(self, call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if self.down.is_set():
+            raise TransientLLMError("503 Service Unavailable", retry_after=0.2)
+        return self.answer(call, messages, params)
+
+
+def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F811
+                                                      live_server: Callable[..., LiveServer]) -> None:
+    model = FlakyModel()
+    backend = ScriptedBackend(model, name="scripted:flaky", record=False)
+    model.down.set()
+    with live_server(defaults=PLAIN, build=partial(offline_build, backend=backend)) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+        page.fill("#claim", CLAIM)
+        page.click("#submit")
+        page.wait_for_selector("#live .retry-line:not([hidden])")
+        retry = page.inner_text("#live .retry-line")
+        assert "did not answer" in retry and "503 Service Unavailable" in retry and "Try 2 in 0.2 s" in retry, retry
+        page.wait_for_selector("#live .verdict-box.failed", timeout=30_000)
+        assert page.inner_text("#live .status-line") == "Failed."  # the user stopped nothing
+        assert re.search(r"\d+ retries", page.inner_text("#live .calls-line"))
+        page.locator("#live").screenshot(path=str(SHOTS / "page-failed-retry.png"))
+        model.down.clear()
+        page.click("#live button.retry")
+        page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=30_000)
+        assert page.inner_text("#live .verdict-label") == "SUPPORTS"
+        # Stopped by the user: then, and only then, it says so.
+        model.down.set()
+        page.click("#submit")
+        page.wait_for_selector("#live .retry-line:not([hidden])")
+        page.click("#cancel")
+        page.wait_for_selector("#live .verdict-box.failed")
+        assert page.inner_text("#live .status-line") == "Stopped by you."
+        assert errors == []
+
+
+def test_the_verdict_says_why_and_quotes_its_evidence(browser: Any,  # noqa: F811
+                                                      live_server: Callable[..., LiveServer]) -> None:
+    # The agents agree, but an answer-relevance threshold no answer reaches keeps them from consensus.
+    defaults = {"llm": "scripted:agree", "agents": ["rag", "search"], "scoring": True, "cache": False, "rounds": 2,
+                "relevance_threshold": 0.999, "dpd_min_rounds": 0, "dpd_max_rounds": 0}
+    with live_server(defaults=defaults) as server:
+        page, errors = watched_page(browser, viewport={"width": 1280, "height": 1000})
+        sign_in(page, server.url)
+        verify(page, "tool-mad")
+        why = page.inner_text("#live .verdict-why")
+        assert why.startswith("Both said SUPPORTS in the last round, but "), why
+        assert "answer relevance" in why and "was under 0.999" in why, why
+        assert why.endswith("so the judge decided: SUPPORTS."), why
+        strip = page.locator("#live .round-strip li").all_inner_texts()
+        assert strip[-1].startswith("Round 2 of 2: both said SUPPORTS, but "), strip
+        assert strip[-1].endswith("so no consensus"), strip
+        # The passages it rests on, quoted with their sources, in the verdict box itself.
+        evidence = page.locator("#live .verdict-box .deciding-evidence")
+        assert "read by rag, search in round 2" in (evidence.locator(".kicker").text_content() or "")
+        assert evidence.locator("a[href]").first.get_attribute("href") == WIKIPEDIA
+        assert "completed in 1889" in evidence.locator(".passage-text").first.inner_text()
+        page.locator("#live .verdict-box").screenshot(path=str(SHOTS / "page-verdict-why.png"))
+
+        # DPD: the panel's vote in words, its weighted formula folded.
+        page.select_option("#method", "dpd")
+        page.click("#submit")
+        page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label, #live .verdict-box.failed",
+                               timeout=60_000)
+        assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live .verdict-box")
+        why = page.inner_text("#live .verdict-why")
+        assert why.startswith("The 3 referees of round 1 voted 3 SUPPORTS"), why
+        formula = page.locator("#live .verdict-box details.explanation")
+        assert formula.get_attribute("open") is None and "W_A" in (formula.locator("pre").text_content() or "")
+        assert errors == []
+
+
+def rewording_backend() -> ScriptedBackend:
+    """The scripted protocol with an extractor that rewrites "It stands in Berlin." to stand alone, and
+    debaters who refute the claim about Berlin."""
+    agree = protocol_responder(disagree=False)
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("claims_extract"):
+            return json.dumps({"claims": ["The Eiffel Tower is a landmark in Paris.",
+                                          "The Eiffel Tower stands in Berlin."]})
+        found = _CLAIM.search(messages[0]["content"]) if call.prompt.split(":")[0] == "debate_answer" else None
+        if found and "Berlin" in found.group(1):
+            return f"Document [1] puts the tower in Paris, not as claimed: {found.group(1)}\nREFUTES"
+        return agree(call, messages, params)
+
+    return ScriptedBackend(respond, name="scripted:rewording", record=False)
+
+
+def test_a_reworded_claim_is_marked_and_each_claim_shows_its_evidence(
+        browser: Any, live_server: Callable[..., LiveServer]) -> None:  # noqa: F811
+    answer = "The Eiffel Tower is a landmark in Paris. It stands in Berlin."
+    defaults = {**PLAIN, "agents": ["rag", "search"]}
+    with live_server(defaults=defaults, build=partial(offline_build, backend=rewording_backend())) as server:
+        page, errors = watched_page(browser, viewport={"width": 1360, "height": 1000})
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+        page.click("button.tab[data-mode=response]")
+        page.fill("#response-text", answer)
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+        assert page.inner_text("#response-live .response-counts") == "1 of 2 claims supported · 1 refuted"
+        # The refuted claim was reworded by the extractor: it is marked at the sentence it came from.
+        refuted = page.locator("#response-live mark.claim-span.refutes")
+        assert refuted.inner_text() == "It stands in Berlin."
+        assert "reworded" in (refuted.get_attribute("class") or "")
+        assert "The Eiffel Tower stands in Berlin." in (refuted.get_attribute("title") or "")
+        assert "Dashed: 1 claim the extractor reworded" in page.inner_text("#response-live .response-answer")
+        # Every claim row quotes the passages its verdict rests on, with their sources.
+        for row in page.locator("#response-live .claim-item").all():
+            assert row.locator(".claim-evidence .passage").count() >= 1
+            assert row.locator(".claim-evidence a[href]").first.get_attribute("href") == WIKIPEDIA
+        page.locator("#response-live .response-card").screenshot(path=str(SHOTS / "page-response-evidence.png"))
+        assert errors == []
