@@ -146,7 +146,8 @@ export function showPaired(runs, host, onOpen, intersection = false) {
   card.append(el("h2", "", "Paired comparison of " + runs.length + " files on " + ids.length + " samples"));
   if (!same) card.append(el("p", "muted", "Compared on the intersection: the " + ids.length + " samples all the files share."));
   card.append(el("p", "muted", "Unparsed answers and errors count as wrong. Intervals: 95% paired bootstrap, " +
-    "1000 resamples with this page's own seeded generator (`factdebate compare` uses numpy's: the last digit may differ)."));
+    "1000 resamples drawn by this page's own seeded generator (`factdebate compare` draws with numpy's, so its " +
+    "intervals can differ slightly)."));
   card.append(table(["file", "n", "correct", "accuracy", "unparsed", "errors"], runs.map(r => {
     const got = ids.map(id => /** @type {Outcome} */ (r.outcomes.get(id)));
     const right = got.filter(o => o.correct).length;

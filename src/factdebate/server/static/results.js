@@ -130,8 +130,16 @@ async function openFiles(files) {
     if (!parsed.some(r => r && typeof r === "object" && typeof r.claim === "string")) {
       throw new Error(file.name + " holds no results rows (JSONL with a claim each): open results files to pair them.");
     }
-    opened.push(pairedRun(file.name, await upgraded(parsed.filter(r => r && typeof r === "object")), normLabel));
+    const rows = await upgraded(parsed.filter(r => r && typeof r === "object"));
+    const methods = new Set(rows.map(/** @param {any} r */ r => r.method).filter(Boolean));  // an evaluation's file: its method names it
+    opened.push(pairedRun(methods.size === 1 ? String([...methods][0]) : file.name, rows, normLabel));
   }
+  const seen = new Map();
+  opened.forEach(run => {  // two files of one method (two models, say): told apart by their order
+    const n = (seen.get(run.name) || 0) + 1;
+    seen.set(run.name, n);
+    if (n > 1) run.name += " (" + n + ")";
+  });
   byId("results-error").hidden = true;
   byId("results-panel").hidden = true;
   byId("results-response").hidden = true;
