@@ -11,6 +11,9 @@ from factdebate.eval.summary import fmt
 
 MAX_DISAGREEMENTS = 200  # compare.json keeps them all
 CLAIM_CHARS = 90
+# What a reader asks first when told "the same settings": the models, the evidence, the corpus and search.
+MAIN_SETTINGS = ("llm.debater", "llm.judge", "llm.scorer", "llm.temperature", "retrieval.evidence",
+                 "retrieval.corpus", "retrieval.search", "retrieval.k")
 
 
 def _ci(pair: list[float | None]) -> str:
@@ -38,8 +41,7 @@ def _header(data: dict[str, Any]) -> list[str]:
         lines.append(f"- options given once and shared by every run: {given}; each method's own options went "
                      "to that method only")
     evidence = set(json.dumps(v) for v in settings["evidence"].values())
-    main = {k: v for k, v in settings["same"].items() if k.startswith(("llm.debater", "llm.judge", "llm.scorer",
-                                                                       "retrieval.evidence", "corpus", "search"))}
+    main = {k: v for k, v in settings["same"].items() if k in MAIN_SETTINGS}
     if main:
         lines.append("- the same in every run: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in main.items())
                      + (f" (and {len(settings['same']) - len(main)} more settings)" if len(settings["same"]) > len(main)

@@ -48,11 +48,12 @@ def cost_vs_accuracy(data: dict[str, Any], output: Path) -> list[Path]:
         ax.annotate(run["name"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small")
     points = sorted((r["cost"]["axis_per_claim"], r["accuracy"]) for r in placed if r["name"] in front)
     if len(points) > 1:
-        ax.step([p[0] for p in points], [p[1] for p in points], where="post", color="#C44E52", linestyle="--",
-                linewidth=1, label="Pareto front")
+        ax.plot([p[0] for p in points], [p[1] for p in points], color="#C44E52", linestyle="--", linewidth=1,
+                label="Pareto front")
         ax.legend(fontsize="small", loc="lower right")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlim(left=0)
+    widest = max((r["cost"]["axis_per_claim"] for r in placed), default=0.0)
+    ax.set_xlim(0, widest * 1.2 if widest > 0 else 1)  # room for the names of the costliest runs
     ax.set_xlabel(AXIS_LABEL[axis])
     ax.set_ylabel("accuracy (exact match)")
     ax.set_title("Cost vs accuracy, 95% bootstrap CI\nPareto front: " + (", ".join(front) or "none"),
