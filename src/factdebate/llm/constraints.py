@@ -65,8 +65,24 @@ class Request:
         return bool(self.kwargs or self.extra_body)
 
 
+# Bounds on a string's length keep a free-text field from eating the token budget where a grammar enforces
+# them (llama.cpp, vLLM); strict structured outputs (OpenAI's) refuse them, so they are left out there and
+# the token cap alone bounds the field.
+_LENGTH_KEYS = ("minLength", "maxLength")
+
+
+def without_lengths(schema: Any) -> Any:
+    """``schema`` without ``minLength``/``maxLength`` anywhere in it."""
+    if isinstance(schema, dict):
+        return {k: without_lengths(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
+    if isinstance(schema, list):
+        return [without_lengths(v) for v in schema]
+    return schema
+
+
 def _response_format(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": without_lengths(schema),
+                                                   "strict": True}}
 
 
 def openai_request(params: GenParams, mode: str) -> Request:

@@ -27,12 +27,15 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
         return ScoreResult(None, "could not split the answer into statements")
     docs = [d.model_copy(update={"text": d.text[:max_doc_chars]}) for d in documents]
     prompt = render("faithfulness_verdicts", documents=docs, statements=statements)
+    # The prompt asks for the verdict lines alone: held to them from the first ask where the backend has
+    # grammars ("1: yes" is about five tokens, so the cap leaves room), unconstrained elsewhere.
     max_tokens = 16 * len(statements) + 16
+    lines = verdict_lines_grammar(len(statements))
     verdicts = (await ask(
         llm, prompt, lambda t: parse_verdicts(t, len(statements)), what="statement_verdicts",
-        params=GenParams(temperature=0.0, max_tokens=max_tokens),
+        params=GenParams(temperature=0.0, max_tokens=max_tokens, grammar=lines),
         problem=f"expected {len(statements)} lines like '1: yes' or '1: no'",
-        reask=format_reask(max_tokens, verdict_lines_grammar(len(statements))), agent=agent, round=round)).value
+        reask=format_reask(max_tokens, lines), agent=agent, round=round)).value
     if verdicts is None:
         return ScoreResult(None, "could not read a yes/no judgement for every statement",
                            {"statements": statements})

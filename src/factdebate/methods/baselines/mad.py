@@ -51,6 +51,12 @@ MODERATION_JSON = ({
                    "verdict": {"type": "string", "enum": [label.value for label in Label]}},
     "required": ["preference", "reason", "verdict"], "additionalProperties": False,
 }, "Preference: {preference}\nReason: {reason}\n{verdict}")
+# The moderator's answer has the form the grammar holds it to, so its first ask is held to it too where the
+# backend can (reason first, then the verdict: the moderator still explains before it decides).
+MODERATION_PARAMS = GenParams(temperature=0.0, max_tokens=160, grammar=MODERATION_GRAMMAR,
+                              json_schema=MODERATION_JSON[0], json_template=MODERATION_JSON[1])
+# The format's placeholder: a reason that only says "one sentence" decides nothing.
+MODERATION_ECHOES = ("Reason: one sentence",)
 
 
 @dataclass(frozen=True)
@@ -151,7 +157,7 @@ class MAD(Method[MADSettings]):
         moderated = await ask(
             resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                     negative=negative.response),
-            parse_moderation, what="moderation", params=GenParams(temperature=0.0, max_tokens=160),
+            parse_moderation, what="moderation", params=MODERATION_PARAMS, echoes=MODERATION_ECHOES,
             problem="the reply needs a line 'Preference: yes' or 'Preference: no', and after 'yes' a final "
             "line with the verdict", reask=format_reask(160, MODERATION_GRAMMAR, MODERATION_JSON),
             agent="moderator", round=r)

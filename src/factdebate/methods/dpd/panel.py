@@ -45,10 +45,13 @@ UNIT = {"type": "number", "enum": [round(i / 10, 1) for i in range(11)]}
 _SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIONS.values()},
                 "required": list(DIMENSIONS.values()), "additionalProperties": False}
 # The judge reasons before it decides: "why" first, then the scores, the vote and the confidence in that
-# vote (the paper's order). Backends keep this order (llm/llama_cpp.py no longer sorts the keys).
+# vote (the paper's order). Backends keep this order (llm/llama_cpp.py no longer sorts the keys). "why" is
+# bounded (WHY_CHARS, about 80 tokens) where the backend enforces it, so the fields after it fit the ballot's
+# token budget instead of being cut off.
+WHY_CHARS = 300
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"why": {"type": "string"}, "affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
+    "properties": {"why": {"type": "string", "maxLength": WHY_CHARS}, "affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
                    "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT},
     "required": ["why", "affirmative", "negative", "vote", "confidence"],
     "additionalProperties": False,

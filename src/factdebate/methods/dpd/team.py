@@ -24,10 +24,16 @@ from factdebate.prompts import Prompt, render
 STANCE = {"affirmative": "Your team holds that the claim is factual.",
           "negative": "Your team holds that the claim contains a hallucination: it is false or unsupported."}
 POSITION = {"affirmative": "the claim is factual.", "negative": "the claim is hallucinated (false or unsupported)."}
-QUERY_SCHEMA = {"type": "object", "properties": {"support": {"type": "string"}, "refute": {"type": "string"}},
+# Each query is at most 100 characters, so the pair closes within QUERY_TOKENS.
+_QUERY = {"type": "string", "minLength": 1, "maxLength": 100}
+QUERY_SCHEMA = {"type": "object", "properties": {"support": _QUERY, "refute": _QUERY},
                 "required": ["support", "refute"], "additionalProperties": False}
+QUERY_TOKENS = 128
 QUERY_GRAMMAR = ('root ::= "{\\"support\\": \\"" q "\\", \\"refute\\": \\"" q "\\"}"\n'
-                 'q ::= [^"\\\\\\x00-\\x1F]{1,120}\n')  # no control character: JSON forbids them in strings
+                 'q ::= [^"\\\\\\x00-\\x1F]{1,100}\n')  # no control character: JSON forbids them in strings
+
+
+_QUERY_JSON = '{{"support": "{support}", "refute": "{refute}"}}'  # the schema's answer as the parser reads it
 
 
 def other(side: str) -> str:
@@ -93,9 +99,10 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
     if generate_queries:
         asked = await ask(
             resources.llm("gatherer"), render("dpd_queries", side=side, stance=STANCE[side], claim=claim),
-            parse_queries, what="query", params=GenParams(temperature=0.0, max_tokens=96),
-            problem='the answer must be a JSON object {"support": "...", "refute": "..."}',
-            reask=format_reask(96, QUERY_GRAMMAR, (QUERY_SCHEMA, '{{"support": "{support}", "refute": "{refute}"}}')),
+            parse_queries, what="query", problem='the answer must be a JSON object {"support": "...", "refute": "..."}',
+            # The prompt asks for this object alone: held to its schema from the first ask where the backend can.
+            params=GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, json_schema=QUERY_SCHEMA),
+            reask=format_reask(QUERY_TOKENS, QUERY_GRAMMAR, (QUERY_SCHEMA, _QUERY_JSON)),
             agent=agent)
         if asked.value is not None:  # else the claim is a fair query (the failure is recorded)
             queries = asked.value

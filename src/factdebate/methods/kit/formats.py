@@ -3,8 +3,19 @@ say the same, a schema and a template turning that object back into the text the
 
 from __future__ import annotations
 
+import re
+
+from factdebate.core.parsing import parse_query
 from factdebate.core.types import Label
+from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import GenParams
+
+_WORD = re.compile(r"\w+")
+_FUNCTION_WORDS = frozenset({
+    "the", "and", "for", "was", "were", "are", "not", "but", "with", "from", "that", "this", "into", "its", "his",
+    "her", "their", "has", "have", "had", "been", "who", "what", "which", "when", "where", "how", "why", "than",
+    "then", "also"
+})
 
 _LABELS = " | ".join(f'"{label.value}"' for label in Label)
 # Reasoning is at most five sentences on one line, then the verdict line. Sentences, not a character
@@ -32,7 +43,27 @@ def verdict_params(temperature: float, max_tokens: int) -> GenParams:
                      json_schema=VERDICT_SCHEMA, json_template=VERDICT_TEMPLATE)
 
 
-QUERY_GRAMMAR = 'root ::= "[" [^\\[\\]\\n]+ "]"\n'
-QUERY_SCHEMA = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"],
-                "additionalProperties": False}
+# A query is bounded (100 characters, about 30 tokens) so that it closes within QUERY_TOKENS.
+QUERY_GRAMMAR = 'root ::= "[" [^\\[\\]\\x00-\\x1F]{2,100} "]"\n'
+QUERY_SCHEMA = {"type": "object", "properties": {"query": {"type": "string", "minLength": 2, "maxLength": 100}},
+                "required": ["query"], "additionalProperties": False}
+QUERY_TOKENS = 64
 QUERY_TEMPLATE = "[{query}]"
+# The query_select prompt's own example: copied, it is no query about the claim.
+QUERY_ECHOES = ("capital of Australia",)
+
+
+def grounded_query(text: str, *sources: str) -> str:
+    """The bracketed query of ``text`` if it shares a content word (three letters or more, not a function
+    word) with ``sources`` (the claim, the previous query); a query that says nothing of them ("The answer
+    was not inside square brackets") is :class:`~factdebate.llm.ask.Unreadable`."""
+    query = parse_query(text)
+    if query is None:
+        raise Unreadable("the query was not inside square brackets")
+    if not _content(query) & set().union(*(_content(source) for source in sources)):
+        raise Unreadable("the query shares no word with the claim; search for what the claim says")
+    return query
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _FUNCTION_WORDS}

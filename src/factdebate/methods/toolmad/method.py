@@ -22,14 +22,20 @@ from pydantic import Field, field_validator
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.fields import offered
-from factdebate.core.parsing import parse_query
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import search_tool, trim
-from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.methods.kit.formats import (
+    QUERY_ECHOES,
+    QUERY_GRAMMAR,
+    QUERY_SCHEMA,
+    QUERY_TEMPLATE,
+    QUERY_TOKENS,
+    grounded_query,
+)
 from factdebate.methods.kit.sources import heterogeneous
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
@@ -258,11 +264,14 @@ class ToolMAD(Method[ToolMADSettings]):
         previous_query = own_previous.query or claim
         prompt = render("query_select", agent_desc=agent.desc, claim=claim, previous_query=previous_query,
                         others=others)
-        query = (await ask(resources.debater, prompt, parse_query, what="query",
-                           params=GenParams(temperature=0.0, max_tokens=48),
-                           problem="the query was not inside square brackets",
-                           reask=format_reask(48, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
-                           agent=agent.name, round=r)).value
+        # The prompt asks for the query alone, so the first ask is held to it where the backend can
+        # (a grammar, or a schema rendered back as "[query]"); the re-ask is the same form.
+        held = GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, grammar=QUERY_GRAMMAR, json_schema=QUERY_SCHEMA,
+                         json_template=QUERY_TEMPLATE)
+        query = (await ask(resources.debater, prompt, lambda text: grounded_query(text, claim, previous_query),
+                           what="query", params=held, problem="the query was not inside square brackets",
+                           reask=format_reask(QUERY_TOKENS, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
+                           agent=agent.name, round=r, echoes=QUERY_ECHOES)).value
         if query is None:
             return previous_query, False
         return query, query.strip().lower() != previous_query.strip().lower()

@@ -1,0 +1,97 @@
+"""Served open models (issue 30): where a backend enforces a format, the first ask of a call whose prompt
+asks for that format alone carries it (not only the re-ask); a reply that copies the format's placeholders
+or repeats the problem it was told is no answer; a reply cut at the token limit is reported as cut."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factdebate.core.runtime import RunRecorder, recording
+from factdebate.llm.ask import ask
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.constraints import openai_request
+from factdebate.llm.model import LLM
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods.baselines.mad import MODERATION_GRAMMAR
+from factdebate.methods.dpd.panel import JUDGE_SCHEMA
+from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.prompts import Prompt
+from factdebate.run.claim import run_claim
+from tests.eval.support import truthful
+from tests.helpers import CLAIM, resources_for
+
+Seen = list[tuple[CallInfo, GenParams]]
+
+
+def recording_script(answer: Any, seen: Seen) -> Any:
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        seen.append((call, params))
+        return str(answer(call, messages, params))
+
+    return respond
+
+
+async def test_the_mad_moderator_is_held_to_its_format_from_the_first_ask() -> None:
+    seen: Seen = []
+    resources, _, _ = resources_for(recording_script(truthful, seen), method="mad", methods={"mad": {"rounds": 1}})
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    first = [params for call, params in seen if call.prompt == "mad_moderator"]
+    assert first and all(p.grammar == MODERATION_GRAMMAR and p.json_template for p in first)
+    assert verdict.parse_counts["moderation"].reasked == 0
+
+
+async def test_a_moderator_that_copies_the_format_decides_nothing() -> None:
+    """The re-ask's answer "Reason: one sentence" is the template's placeholder: recorded unparsed."""
+
+    def copycat(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("mad_moderator"):
+            return "Preference: yes\nReason: one sentence\nSUPPORTS"
+        return truthful(call, messages, params)
+
+    resources, _, _ = resources_for(copycat, method="mad", methods={"mad": {"rounds": 1}})
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    moderation = verdict.rounds[0].judges[0]
+    assert not moderation.parsed and moderation.vote is None and verdict.decided_by != "moderator"
+    assert verdict.parse_counts["moderation"].model_dump() == {"asked": 1, "reasked": 1, "recovered": 0, "lost": 1}
+
+
+async def test_tool_mad_queries_are_held_to_brackets_from_the_first_ask_and_must_name_the_claim() -> None:
+    seen: Seen = []
+
+    def answer(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt == "query_select":
+            return "[capital of Australia]"  # the prompt's own example
+        if call.prompt == "query_select:reask":
+            return "[The answer was not inside square brackets.]"  # the problem, echoed
+        text = truthful(call, messages, params)
+        return text.replace("SUPPORTS", "REFUTES") if call.agent == "search" and call.round == 1 else text
+
+    resources, _, _ = resources_for(recording_script(answer, seen), methods={"tool-mad": {"rounds": 2,
+                                                                                           "scoring": False}})
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    first = [params for call, params in seen if call.prompt == "query_select"]
+    assert first and all(p.grammar == QUERY_GRAMMAR and p.json_schema == QUERY_SCHEMA and
+                         p.json_template == QUERY_TEMPLATE for p in first)
+    assert verdict.parse_counts["query"].lost == len(first)
+    # The previous query is kept, not the echo.
+    assert all(t.query == CLAIM for t in verdict.rounds[1].turns if t.tool != "none")
+
+
+async def test_a_reply_cut_at_the_token_limit_is_reported_as_cut() -> None:
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        return '{"why": "a long explanation that never ends'
+
+    llm = LLM(ScriptedBackend(respond), "judge")
+    with recording(RunRecorder()):
+        asked = await ask(llm, Prompt("ballot", "Vote."), lambda text: None, what="ballot",
+                          params=GenParams(max_tokens=5))
+    assert asked.problem is not None and "cut at the token limit (5 tokens)" in asked.problem.problem
+
+
+def test_string_bounds_reach_grammar_servers_and_are_left_out_of_strict_schemas() -> None:
+    params = GenParams(max_tokens=320, json_schema=JUDGE_SCHEMA)
+    grammar = openai_request(params, "grammar").kwargs["response_format"]["schema"]
+    assert grammar["properties"]["why"]["maxLength"] == 300
+    strict = openai_request(params, "json_schema").kwargs["response_format"]["json_schema"]["schema"]
+    assert "maxLength" not in strict["properties"]["why"]
