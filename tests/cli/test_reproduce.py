@@ -42,7 +42,7 @@ def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, ca
     assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVEROUS | accuracy | 31.0 |" in report
     assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVER | accuracy | 66.5 | not run (skipped) |" \
         in report
-    assert "Tool-MAD (journal), Table III, row 'GPT-4o-mini + CoT(Zero-shot)', column 'FAVIQ', accuracy: 67" in report
+    assert "Tool-MAD (journal), Table III, row 'GPT-4o-mini + CoT(Zero-shot)', column 'FAVIQ', accuracy: 67.0" in report
     assert "## Not run" in report and "fever/cot (skipped): cannot load 'fever'" in report
     assert (out / "table3.png").exists() and (out / "feverous" / "cot" / "summary.json").exists()
     results = (out / "faviq" / "cot" / "results.jsonl").read_bytes()
@@ -94,7 +94,7 @@ def test_dpd_runs_on_the_builtin_halueval(tmp_path: Path, capsys: pytest.Capture
                         "-o", str(out), *SCRIPTED)
     assert code == 0, err
     report = (out / "report.md").read_text()
-    assert "| True → Skeptic (ChatGPT) | dpd-given | HaluEval QA (80) | accuracy | 74.3 |" in report
+    assert "| True → Skeptic (ChatGPT) | dpd-given | HaluEval QA (80) | accuracy | 74.35 |" in report
     assert "--limit 1: 1 of the paper's 80 samples" in report
     run_json = json.loads((out / "halueval-qa-80" / "dpd-given" / "run.json").read_text())
     assert run_json["settings"]["methods"]["dpd"]["min_rounds"] == 2 and run_json["provenance"]["dataset"]["split"]

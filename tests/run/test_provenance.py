@@ -48,3 +48,11 @@ def test_history_keeps_each_earlier_runtime_once() -> None:
     assert merged["earlier"] == [first]
     assert keep_history(merged, {**second})["earlier"] == [first]
     assert keep_history(second, dict(second)) == second
+
+
+def test_models_by_role_name_dpds_referees_bound_by_its_own_flag() -> None:
+    referees = ["openai:gpt-3.5-turbo", "openai:gpt-4o", "openai:o3"]
+    settings = load_settings(overrides={"method": "dpd", "llm": {"debater": "openai:gpt-3.5-turbo"},
+                                        "methods": {"dpd": {"judge_llms": referees}}}, environ={})
+    models = models_by_role(settings)
+    assert [models[f"judge-{name}"] for name in ("factual", "logical", "rhetorical")] == referees

@@ -22,6 +22,7 @@ SUMMARY_MD = "summary.md"
 # A run whose predictions are almost all one class measures the base rate, not the method.
 BASE_RATE_SHARE = 0.9
 BASE_RATE_MIN_PREDICTIONS = 5
+EMBEDDED = ("llama-cpp:builtin", "scripted:")  # the models whose verdicts are near chance by design
 
 
 def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete: bool) -> dict[str, Any]:
@@ -30,6 +31,8 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     outcomes = [outcome_from_record(records[i]) for i in ids if i in records]
     metrics = compute(outcomes, tuple(run["labels"]), seed=run["seed"])
     metrics["base_rate"] = base_rate(metrics)
+    if metrics["base_rate"] is not None:
+        metrics["base_rate"]["embedded_model"] = embedded_model(run.get("settings") or {})
     if run.get("unit") == "response":
         from factdebate.eval.response_eval import claim_level_metrics
 
@@ -73,6 +76,15 @@ def base_rate(metrics: dict[str, Any]) -> dict[str, Any] | None:
             "majority_class_accuracy": gold[majority] / sum(gold.values())}
 
 
+def embedded_model(settings: dict[str, Any]) -> bool:
+    """Whether a model of the run (any role, DPD's referees included) is the embedded or a scripted one."""
+    llm = settings.get("llm") or {}
+    models = [llm.get("debater"), llm.get("judge"), llm.get("scorer"), *(llm.get("roles") or {}).values()]
+    models += [m for section in (settings.get("methods") or {}).values() if isinstance(section, dict)
+               for m in section.get("judge_llms") or []]
+    return any(isinstance(m, str) and m.startswith(EMBEDDED) for m in models)
+
+
 def base_rate_warning(metrics: dict[str, Any]) -> str | None:
     """A sentence when more than 90% of the predictions are one class: the accuracy then mostly reflects
     how often that class is the gold label."""
@@ -81,8 +93,9 @@ def base_rate_warning(metrics: dict[str, Any]) -> str | None:
         return None
     return (f"{info['share']:.0%} of the predictions are {info['top_prediction']}: the accuracy "
             f"({fmt(metrics.get('accuracy'))}) is close to the base rate, not evidence of skill; always answering "
-            f"the majority class ({info['majority_class']}) scores {fmt(info['majority_class_accuracy'])}. "
-            "The embedded model is a working pipeline; accuracy needs a served model (README).")
+            f"the majority class ({info['majority_class']}) scores {fmt(info['majority_class_accuracy'])}."
+            + (" The embedded model is a working pipeline; accuracy needs a served model (README)."
+               if info.get("embedded_model", True) else ""))
 
 
 def fmt(value: float | None, digits: int = 3) -> str:

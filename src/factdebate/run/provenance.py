@@ -66,8 +66,10 @@ def source_revision() -> dict[str, Any] | None:
 
 
 def models_by_role(settings: Settings) -> dict[str, str]:
-    """The model each role of the run's method uses (roles the settings bind explicitly included)."""
-    roles = list(get_method(settings.method).roles) + sorted(settings.llm.roles)
+    """The model each role of the run's method uses (roles the settings bind explicitly included, and those
+    the method's own settings bind: DPD's referees under ``--dpd-judge-llms``)."""
+    method = get_method(settings.method)
+    roles = list(method.roles) + sorted(settings.llm.roles) + list(method.role_models(settings))
     roles += [r for r, model in (("judge", settings.llm.judge), ("scorer", settings.llm.scorer)) if model]
     return {role: redact_text(settings.llm_for(role)) for role in dict.fromkeys(roles)}
 

@@ -86,3 +86,21 @@ def test_unknown_paper_or_table_is_one_clear_error() -> None:
         get_paper("madke")
     with pytest.raises(InputError, match="tables: table3, table4"):
         get_paper("toolmad").table("table9")
+
+
+@pytest.mark.parametrize("key", ["toolmad", "mermaid", "dpd"])
+def test_the_report_prints_each_paper_figure_as_the_paper_does(key: str) -> None:
+    """74.25 stays 74.25 (not 74.2), 62.0 stays 62.0, DPD's lone 65.0 stays 65.0: each figure, printed with
+    the report's decimals, is a number written in the seed paper."""
+    from factdebate.eval.reproduce.report import _digits, _num
+
+    paper = get_paper(key)
+    seed = SEEDS / paper.seed_file
+    if not seed.exists():
+        pytest.skip(f"{seed} is not here")
+    written = set(_NUMBER.findall(seed.read_text(encoding="utf-8")))
+    printed = [(table.name, row.run, column, metric,
+                _num(value, _digits(table, metric, row.run, column)))
+               for table in paper.tables for row in table.rows for figures in row.paper.values()
+               for column, values in figures.values.items() for metric, value in values.items()]
+    assert printed and [p for p in printed if p[-1] not in written] == []

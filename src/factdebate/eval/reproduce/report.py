@@ -16,10 +16,10 @@ from factdebate.core.deviations import Deviation
 from factdebate.eval.reply_counts import lost_warning, short_text
 from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
 from factdebate.eval.reproduce.spec import Paper, Table, get_paper
-from factdebate.eval.summary import RUN, SUMMARY_JSON
+from factdebate.eval.summary import EMBEDDED, RUN, SUMMARY_JSON
 
 REPORT = "report.md"
-TINY = ("llama-cpp:builtin", "scripted:")
+TINY = EMBEDDED  # the embedded model or a scripted one
 CAPABLE = ("**A capable model is needed for the paper's numbers.** The papers used GPT-4o-mini, GPT-4o, GPT-5-mini, "
            "Llama-3.3-70B, Qwen-2.5 and ChatGPT; the embedded model is SmolLM2-135M, a 135-million-parameter model "
            "that keeps the pipeline running offline and answers close to the base rate. Run with a served model "
@@ -47,8 +47,14 @@ def _num(value: float | None, digits: int) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-def _digits(table: Table, metric: str) -> int:
-    return 0 if metric == "tool_calls_total" else (1 if table.scale == 100 else 2)
+def _digits(table: Table, metric: str, run: str = "", column: str = "") -> int:
+    """The paper's own precision: DPD prints 74.25 where Tool-MAD prints 62.0 (and DPD 65.0 once), and ours
+    follows it."""
+    if metric == "tool_calls_total":
+        return 0
+    if (found := table.figure_digits.get(f"{run}/{column}/{metric}")) is not None:
+        return found
+    return table.digits if table.digits is not None else (1 if table.scale == 100 else 2)
 
 
 def _scaled(table: Table, metric: str, value: float | None) -> float | None:
@@ -97,7 +103,7 @@ def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
     out += ["| paper row (backbone) | our run | column | metric | paper | ours [95% CI] | ours − paper | "
             "paper inside our CI | n |", "|---|---|---|---|---|---|---|---|---|"]
     for line in lines:
-        digits = _digits(table, line.metric)
+        digits = _digits(table, line.metric, line.run, line.column)
         value, ci = _ours(table, line)
         paper_text = _num(line.paper, digits) + (
             f" ({_num(line.paper_ci[0], digits)}, {_num(line.paper_ci[1], digits)})" if line.paper_ci else "")
@@ -178,11 +184,10 @@ def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
     cells = {f"{c['dataset']}/{c['run']}": c for c in manifest["cells"]}
     models = _models(root, manifest["cells"])
     tiny = any(m.startswith(TINY) for m in models.values())
-    md = [f"# Reproducing {paper.short}", "", f"*{paper.title}* (`{paper.seed_file}` in the seed papers)", "",
-          CAPABLE, ""]
-    if tiny:
-        md += ["**These runs used the embedded or scripted model**: their numbers show that the pipeline runs, "
-               "not how well the method checks facts.", ""]
+    md = [f"# Reproducing {paper.short}", "", f"*{paper.title}* (`{paper.seed_file}` in the seed papers)", ""]
+    if tiny:  # said only where the embedded (or scripted) model ran: a served model's runs are not near chance
+        md += [CAPABLE, "", "**These runs used the embedded or scripted model**: their numbers show that the "
+               "pipeline runs, not how well the method checks facts.", ""]
     md += [f"- our models by role: {', '.join(f'{r} `{m}`' for r, m in models.items()) or 'none ran'}",
            f"- the paper's figures shown: {paper.models.get(model, model)} (`--paper-model` picks another of: "
            f"{', '.join(paper.models)}); a baseline row the paper ran with one backbone shows that one",
@@ -198,8 +203,9 @@ def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
         if plot is not None:
             written.append(plot)
             md += [f"![{table.name}]({plot.name})", ""]
-        md += ["Citations:", ""] + [f"- {line.cite}: {line.paper:g}" for line in lines if line.cite and
-                                    line.paper is not None] + [""]
+        md += ["Citations:", ""] + [
+            f"- {line.cite}: {_num(line.paper, _digits(table, line.metric, line.run, line.column))}"
+            for line in lines if line.cite and line.paper is not None] + [""]
     md += _runs_markdown(root, manifest["cells"])
     skipped = [c for c in manifest["cells"] if c["status"] in ("skipped", "failed")]
     if skipped:

@@ -73,6 +73,10 @@ class Table(_Strict):
     columns: list[str]
     metrics: list[str]
     scale: float = 1.0
+    digits: int | None = Field(default=None, ge=0, le=4, description="Decimals the paper prints its figures with "
+                               "(default: 1 for percentages, 2 for fractions; counts none).")
+    figure_digits: dict[str, int] = Field(default_factory=dict, description="Figures the paper prints with other "
+                                          "decimals than the table's, by 'run/column/metric'.")
     rows: list[TableRow]
     excluded: list[Excluded] = Field(default_factory=list)
     note: str = ""

@@ -1,0 +1,42 @@
+"""The report's header speaks of the embedded model only when it ran (issue 29, item 9), and a run's
+summary says "the embedded model is a working pipeline" only of the embedded model's runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from factdebate.eval.reproduce.report import build_report
+from factdebate.eval.summary import base_rate_warning, embedded_model
+
+
+def report_for(root: Path, model: str) -> str:
+    folder = root / "fever" / "tool-mad"
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps({"provenance": {"models": {"debater": model}}, "deviations": []}))
+    cell = {"dataset": "fever", "run": "tool-mad", "method": "tool-mad", "status": "done", "samples": 0,
+            "paper_n": 200, "errored": 0, "folder": "fever/tool-mad", "notes": [], "overrides": []}
+    build_report(root, {"paper": "toolmad", "tables": ["table4"], "cells": [cell], "seed": 0, "limit": 3})
+    return (root / "report.md").read_text()
+
+
+@pytest.mark.parametrize(("model", "embedded"), [("openai:gpt-4o-mini", False), ("llama-cpp:builtin", True),
+                                                 ("scripted:agree", True)])
+def test_the_header_names_the_embedded_model_only_when_it_ran(tmp_path: Path, model: str, embedded: bool) -> None:
+    report = report_for(tmp_path, model)
+    assert ("SmolLM2-135M" in report) is embedded
+    assert ("These runs used the embedded or scripted model" in report) is embedded
+    assert f"debater `{model}`" in report
+
+
+def test_the_base_rate_warning_blames_the_embedded_model_only_for_its_own_runs() -> None:
+    info = {"top_prediction": "SUPPORTS", "share": 1.0, "predictions": 10, "majority_class": "SUPPORTS",
+            "majority_class_accuracy": 0.5}
+    served = base_rate_warning({"accuracy": 0.5, "base_rate": {**info, "embedded_model": False}})
+    embedded = base_rate_warning({"accuracy": 0.5, "base_rate": {**info, "embedded_model": True}})
+    assert served and "embedded model" not in served and embedded and "embedded model" in embedded
+    assert embedded_model({"llm": {"debater": "openai:gpt-4o"},
+                           "methods": {"dpd": {"judge_llms": ["openai:a", "scripted:agree", "openai:b"]}}})
+    assert not embedded_model({"llm": {"debater": "openai:gpt-4o", "roles": {"judge": "openai:o3"}}})
