@@ -134,3 +134,61 @@ async def test_a_rejected_json_schema_falls_back_and_says_so(server_url: str) ->
                                    GenParams(max_tokens=8, choices=LABEL_CHOICES))
     assert backend.constrain == "none" and "rejected a 'json_schema' constraint" in backend.constraint_notes[0]
     assert not reply.constrained and reply.completion_tokens > 0
+
+
+# A JSON string holding a raw newline: what llama.cpp's JSON-schema grammars let a model write (their string
+# rule admits control characters). Each reader of model replies reads it, as it reads anything the
+# constraint allowed (llm/json_reply.py).
+NEWLINE_REPLIES = {
+    "mermaid step": '{"thought": "The claim names Paris.\nParis is in France.", "answer": "True"}',
+    "mermaid decomposition": '{"triplets": [{"subject": "Paris", "relation": "capital of", "object": "France",'
+                             ' "attributes": "city\nnation"}], "topic": "geography"}',
+    "dpd ballot": '{"why": "The affirmative cites an atlas.\nThe negative cites nothing.", "affirmative": '
+                  '{"evidence": 0.9, "logic": 0.8, "neutrality": 0.7, "persuasiveness": 0.8}, "negative": '
+                  '{"evidence": 0.2, "logic": 0.3, "neutrality": 0.6, "persuasiveness": 0.3}, "vote": '
+                  '"affirmative", "confidence": 0.8}',
+    "dpd queries": '{"support": "Paris capital\nFrance", "refute": "capital of France other city"}',
+    "claim extraction": '{"claims": ["Paris is the capital\nof France."]}',
+    "factool verdict": '{"reasoning": "The atlas says so.\nNothing disagrees.", "factual": true}',
+    "json template": '{"reasoning": "The atlas says so.\nNothing disagrees.", "verdict": "SUPPORTS"}',
+}
+
+
+def _read_reply(reader: str, text: str) -> object:
+    from factdebate.llm.constraints import render_json
+    from factdebate.methods.baselines.factool import read_verification
+    from factdebate.methods.dpd.panel import read_ballot
+    from factdebate.methods.dpd.team import parse_queries
+    from factdebate.methods.mermaid.decomposer import parse_decomposition
+    from factdebate.methods.mermaid.executor import parse_step
+    from factdebate.response_level.extract import parse_string_list
+
+    readers = {
+        "mermaid step": lambda: parse_step(text, False).label,  # type: ignore[union-attr]
+        "mermaid decomposition": lambda: parse_decomposition(text).triplets[0]["attributes"],  # type: ignore[union-attr]
+        "dpd ballot": lambda: read_ballot(text).vote,
+        "dpd queries": lambda: parse_queries(text),
+        "claim extraction": lambda: parse_string_list(text, "claims")[0],
+        "factool verdict": lambda: read_verification(text)[0],
+        "json template": lambda: render_json(text, "{reasoning}\nVerdict: {verdict}"),
+    }
+    return readers[reader]()
+
+
+@pytest.mark.parametrize("reader", list(NEWLINE_REPLIES))
+async def test_every_reader_reads_a_newline_inside_a_json_string_as_the_server_wrote_it(server_url: str,
+                                                                                         reader: str) -> None:
+    wanted = NEWLINE_REPLIES[reader]
+    with pytest.raises(json.JSONDecodeError, match="control character"):
+        json.loads(wanted)  # the strict reading every parser used before
+    backend = OpenAIBackend(MODEL, base_url=server_url)
+    # The server replays the reply: a grammar of that one string leaves the model no other token.
+    replayed = await backend.complete([{"role": "user", "content": "Answer in JSON."}],
+                                      GenParams(max_tokens=400, grammar=f"root ::= {json.dumps(wanted)}\n"))
+    assert replayed.constrained and replayed.text == wanted
+    value = _read_reply(reader, replayed.text)
+    assert value is not None and value != ([], "")
+    if reader in ("mermaid step", "factool verdict"):
+        assert value in (Label.SUPPORTS, True)
+    if reader == "dpd ballot":
+        assert value == 1
