@@ -77,6 +77,8 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
     from factdebate.eval.multi_method import parse_methods, route_options
 
     methods = parse_methods(methods_flag)
+    if len(methods) < 2:
+        raise InputError(f"--method {methods_flag}: name two or more methods to compare them, or one without a comma")
     if not dataset:
         raise InputError("give --dataset (a built-in or Hub name, or FORMAT:PATH; see `factdebate datasets`)")
     routed, shared = route_options(options, methods)
