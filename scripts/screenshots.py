@@ -27,6 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("FACTDEBATE_CHROMIUM", "/usr/bin/chromium")
 CLAIM = "The Eiffel Tower is in Paris."
+# A response to check: its second sentence needs its subject back, so the extractor rewords it.
+ANSWER = "The Eiffel Tower is in Paris. It was completed in 1889."
+PHONE = {"width": 390, "height": 844}
 # Short debates: one rebuttal round for DPD, few passages, so each view fits a screen.
 SERVE_FLAGS = ["--llm", "scripted:agree", "--no-cache", "-k", "2", "--dpd-min-rounds", "0", "--dpd-max-rounds", "1",
                "--dpd-snippets", "3", "--dpd-tools", "search", "--mermaid-servers", "search", "--rounds", "2"]
@@ -74,6 +77,14 @@ def verify(page: Any, method: str) -> None:
     page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=180_000)
 
 
+def check_response(page: Any) -> None:
+    page.click("button.tab[data-mode=response]")
+    page.select_option("#method", "tool-mad")
+    page.fill("#response-text", ANSWER)
+    page.click("#submit")
+    page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=300_000)
+
+
 def take(url: str, out: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
@@ -88,9 +99,9 @@ def take(url: str, out: Path) -> list[Path]:
         # The bar at the top stays put while the page scrolls; it would cover the parts taken below it.
         page.evaluate("() => { document.querySelector('.topbar').style.position = 'static'; }")
 
-        def shot(selector: str, name: str) -> None:
+        def shot(selector: str, name: str, on: Any = page) -> None:
             path = out / f"page-{name}.png"
-            page.locator(selector).screenshot(path=str(path))
+            on.locator(selector).screenshot(path=str(path))
             written.append(path)
 
         page.select_option("#method", "dpd")
@@ -108,6 +119,26 @@ def take(url: str, out: Path) -> list[Path]:
         page.wait_for_selector("#submit:not([disabled])", timeout=300_000)
         page.click("#compare-grid .compare-card[data-method=dpd]")
         shot("#compare-grid", "compare")
+        # Many voters: a grid of cards, not a column each.
+        verify(page, "vote")
+        shot("#live", "vote")
+        check_response(page)
+        shot("#response-live .response-card", "response")
+
+        # A phone's width: the tabs, then each mode.
+        phone = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        phone.goto(url + "/")
+        phone.wait_for_selector("#method option[value=dpd]", state="attached")
+        shot(".topbar", "phone-tabs", phone)
+        verify(phone, "tool-mad")
+        shot("#live", "phone-claim", phone)
+        phone.click("button.tab[data-mode=compare]")
+        phone.fill("#claim", CLAIM)
+        phone.click("#submit")
+        phone.wait_for_selector("#submit:not([disabled])", timeout=300_000)
+        shot("#compare-grid", "phone-compare", phone)
+        check_response(phone)
+        shot("#response-live .response-card", "phone-response", phone)
         browser.close()
     return written
 

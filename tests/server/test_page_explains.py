@@ -232,3 +232,49 @@ def test_a_reworded_claim_is_marked_and_each_claim_shows_its_evidence(
             assert row.locator(".claim-evidence a[href]").first.get_attribute("href") == WIKIPEDIA
         page.locator("#response-live .response-card").screenshot(path=str(SHOTS / "page-response-evidence.png"))
         assert errors == []
+
+
+def test_methods_agree_in_a_sentence_and_a_verdict_downloads(browser: Any,  # noqa: F811
+                                                             live_server: Callable[..., LiveServer]) -> None:
+    defaults = {"llm": "scripted:agree", "agents": ["none", "none"], "dpd_min_rounds": 0, "dpd_max_rounds": 0,
+                "dpd_gatherers": False, "cache": False}
+    with live_server(defaults=defaults) as server:
+        page, errors = watched_page(browser, accept_downloads=True)
+        sign_in(page, server.url)
+        page.wait_for_selector("#compare-methods input[value=dpd]", state="attached")
+        page.click("button.tab[data-mode=compare]")
+        for box in page.locator("#compare-methods input").all():
+            box.set_checked(box.get_attribute("value") in ("tool-mad", "dpd", "cot"))
+        page.fill("#claim", "The Eiffel Tower is in Paris.")
+        page.click("#submit")
+        page.wait_for_selector("#submit:not([disabled])", timeout=60_000)
+        assert page.inner_text(".compare-agreement") == "All 3 methods say SUPPORTS."
+        page.click("#compare-grid .compare-card[data-method=dpd]")
+        assert page.locator("#compare-grid .compare-open:visible").count() == 1  # the open card says so
+        assert page.locator("#compare-grid .compare-card[data-method=dpd] .compare-open").is_visible()
+        # The open verdict downloads as the JSON the results viewer reads.
+        with page.expect_download() as download:
+            page.click("#compare-view .verdict-box button.download")
+        saved = json.loads(Path(download.value.path()).read_text())
+        assert (saved["method"], saved["label"], saved["claim"]) == ("dpd", "SUPPORTS", "The Eiffel Tower is in Paris.")
+        assert download.value.suggested_filename == "factdebate-verdict-the-eiffel-tower-is-in-paris.json"
+        assert errors == []
+
+
+def test_the_form_names_methods_in_words_and_keyboard_users_get_a_skip_link(
+        browser: Any, live_server: Callable[..., LiveServer]) -> None:  # noqa: F811
+    with live_server(defaults={**PLAIN, "llm": "scripted:agree"}) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=dpd]", state="attached")
+        page.select_option("#method", "dpd")
+        assert page.inner_text("#method option[value=dpd]").startswith("dpd — ")
+        assert len(page.inner_text("#method-help")) > 40  # the description, shown rather than on hover only
+        icon = page.get_attribute("link[rel=icon]", "href")
+        assert page.request.get(server.url + icon).ok  # no favicon 404
+        page.goto(server.url + "/")
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.className") == "skip-link"
+        page.keyboard.press("Enter")
+        assert page.evaluate("() => location.hash") == "#claim-form"
+        assert errors == []

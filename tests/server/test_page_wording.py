@@ -32,6 +32,8 @@ def test_agreeing_agents_held_back_by_a_score_are_told_apart_from_a_split() -> N
     split = [turn("rag", "SUPPORTS"), turn("search", "REFUTES")]
     assert round_sentence(False, split) == "Round 2 of 3: rag said SUPPORTS, search REFUTES, no consensus"
     assert round_sentence(True, split[:1] * 2) == "Round 2 of 3: both said SUPPORTS, agreed"
+    # Agreeing answers without scores (a vote's) never sought consensus: nothing "failed".
+    assert round_sentence(False, [turn("v1", "SUPPORTS"), turn("v2", "SUPPORTS")]) == "Round 2 of 3: both said SUPPORTS"
     # A lone answer is no consensus of anything: it is said as it is.
     assert round_sentence(False, [turn("cot", "SUPPORTS")]) == "Round 2 of 3: cot said SUPPORTS"
 

@@ -214,7 +214,7 @@ def test_a_panel_method_shows_each_claims_confidence(browser: Any,  # noqa: F811
         page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
         assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
         metas = page.locator("#response-live .claim-meta").all_inner_texts()
-        assert metas == ["panel · confidence 0.75"] * 2, metas
+        assert metas == ["the referees' confidence-weighted vote · consensus 0.75"] * 2, metas  # words, not "panel"
         claim_item(page, 2).locator(".claim-button").click()
         assert page.locator("#response-debate .team").count() == 2  # DPD's own view draws the claim
         assert errors == []

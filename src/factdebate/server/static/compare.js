@@ -13,6 +13,26 @@ import { describe, viewOf } from "./views.js";
 const picker = byId("compare-methods");
 const grid = byId("compare-grid");
 const view = new VerdictView(byId("compare-view"));
+// How far the methods agree ("2 of 3 methods say REFUTES"), above their cards.
+const agreement = el("p", "compare-agreement");
+agreement.setAttribute("role", "status");
+grid.before(agreement);
+
+/** The methods' agreement in a sentence, from the verdicts that have arrived. @param {Entry[]} all */
+export function agreementText(all) {
+  /** @type {Record<string, number>} */
+  const labels = {};
+  all.forEach(e => { if (e.verdict) { const k = e.verdict.label || "no label"; labels[k] = (labels[k] || 0) + 1; } });
+  const ranked = Object.entries(labels).sort((a, b) => b[1] - a[1]);
+  if (!ranked.length) return "";
+  const open = all.filter(e => !e.verdict && !e.error).length;
+  const failed = all.filter(e => e.error).length;
+  const [top, n] = ranked[0];
+  const head = n === all.length ? "All " + n + " methods say " + top :
+    ranked.length > 1 && ranked[1][1] === n ? "The methods disagree: " + ranked.map(([k, c]) => c + " say " + k).join(", ") :
+    n + " of " + all.length + " methods say " + top;
+  return head + (open ? " (" + open + " still checking)" : "") + (failed ? " (" + failed + " failed)" : "") + ".";
+}
 
 /** One method's run in the comparison: its events (replayed when opened) and its verdict. */
 class Entry {
@@ -46,11 +66,13 @@ class Entry {
       fact("how", describe(viewOf(this.method), v));
       fact("model calls", u.llm_calls);
       fact("tokens", (u.prompt_tokens || 0) + (u.completion_tokens || 0));
-      fact("seconds", Number(u.seconds || 0).toFixed(1));
+      // Every call answered from the cache took no time worth a number: say so rather than "0.0".
+      fact("seconds", u.llm_calls > 0 && u.cached_calls === u.llm_calls ? "cached" : Number(u.seconds || 0).toFixed(1));
     } else if (this.error) {
       fact("error", this.error);
     }
-    this.node.replaceChildren(head, rows);
+    this.node.replaceChildren(head, rows, el("span", "compare-open", "shown below"));
+    agreement.textContent = agreementText(entries);
   }
 }
 
@@ -75,6 +97,7 @@ function open(entry) {
 function startGrid(claim, methods, each) {
   entries = methods.map(m => new Entry(m, claim, open));
   grid.replaceChildren(...entries.map(e => e.node));
+  agreement.textContent = "";
   entries.forEach(e => each && each(e));
   view.clear();
   shown = null;

@@ -36,8 +36,11 @@ export const fixed = value => (value === null || value === undefined ? "n/a" : N
 
 /** @param {Usage} u */
 export function usageText(u) {
-  return u.llm_calls + " model calls · " + u.tool_calls + " searches · " + (u.prompt_tokens + u.completion_tokens) +
-    " tokens · " + Number(u.seconds || 0).toFixed(1) + " s";
+  /** @param {number} n @param {string} one @param {string} many */
+  const count = (n, one, many) => (n || 0) + " " + (n === 1 ? one : many);
+  return count(u.llm_calls, "model call", "model calls") + " · " + count(u.tool_calls, "search", "searches") + " · " +
+    count((u.prompt_tokens || 0) + (u.completion_tokens || 0), "token", "tokens") + " · " +
+    Number(u.seconds || 0).toFixed(1) + " s";
 }
 
 /**
@@ -48,7 +51,9 @@ export function gauge(name, value, threshold) {
   const wrap = el("div", "gauge");
   const head = el("div", "gauge-head");
   const limit = threshold === null || threshold === undefined ? null : threshold;
-  head.append(el("span", "", name), el("span", "gauge-value", fixed(value) + (limit !== null ? " / " + limit : "")));
+  const missing = value === null || value === undefined;
+  head.append(el("span", "", name), el("span", "gauge-value", missing ? "could not be scored" :
+    fixed(value) + (limit !== null ? " / " + limit : "")));
   const bar = el("div", "gauge-bar");
   const fill = el("div", "gauge-fill");
   if (value !== null && value !== undefined) {
@@ -66,6 +71,33 @@ export function gauge(name, value, threshold) {
   }
   wrap.append(head, bar);
   return wrap;
+}
+
+/**
+ * A button that saves `data` as a JSON file (made in the browser: nothing is sent anywhere), the same JSON
+ * the results viewer and `factdebate verify --json` read.
+ * @param {string} filename @param {() => unknown} data
+ */
+export function downloadButton(filename, data) {
+  const button = el("button", "secondary download", "Download JSON");
+  button.type = "button";
+  button.addEventListener("click", () => {
+    const url = URL.createObjectURL(new Blob([JSON.stringify(data(), null, 2)], { type: "application/json" }));
+    const link = el("a");
+    link.href = url;
+    link.download = filename;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  return button;
+}
+
+/** A file name from a text: its first words, lower case. @param {string} text @param {string} kind */
+export function fileName(text, kind) {
+  const words = String(text || "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim().split(" ").slice(0, 6).join("-");
+  return "factdebate-" + kind + (words ? "-" + words : "") + ".json";
 }
 
 /** @param {string} id */

@@ -32,6 +32,12 @@ function fill(select, values, chosen) {
 function load(catalogue) {
   const d = catalogue.defaults;
   fill(methodSelect, catalogue.methods.map(m => m.name), d.method);
+  // Each method by its name and the start of its description, not its code name alone.
+  [...methodSelect.options].forEach(opt => {
+    const info = catalogue.methods.find(m => m.name === opt.value);
+    const gist = info ? info.description.split(/(?<=[.:;])\s/)[0].replace(/[.:;]$/, "") : "";
+    if (gist) opt.textContent = opt.value + " — " + (gist.length > 60 ? gist.slice(0, 57).replace(/\s+\S*$/, "") + "…" : gist);
+  });
   fill(/** @type {HTMLSelectElement} */ (byId("search")), catalogue.search_engines, d.search);
   fill(/** @type {HTMLSelectElement} */ (byId("llm")), catalogue.llms, d.llm);
   byId("llm-field").hidden = catalogue.llms.length < 2;
@@ -44,6 +50,7 @@ function load(catalogue) {
 function showMethod() {
   const info = (page.get().catalogue?.methods || []).find(m => m.name === methodSelect.value);
   methodSelect.title = info ? info.description : "";
+  byId("method-help").textContent = info ? info.description : ""; // shown, not only on hover
   options.show(methodSelect.value);
 }
 methodSelect.addEventListener("change", showMethod);
@@ -104,6 +111,7 @@ function draw() {
   input("claim").required = !response; // a hidden required field would block the form
   byId("method-row").hidden = mode === "compare";
   byId("method-options").hidden = mode === "compare";
+  byId("method-help").hidden = mode === "compare";
   byId("live").hidden = mode !== "claim";
   byId("compare-live").hidden = mode !== "compare";
   byId("response-live").hidden = !response || !byId("response-live").childElementCount;

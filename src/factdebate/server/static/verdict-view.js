@@ -2,7 +2,7 @@
 /* One claim's verdict as it is reached: the claim, a status line, the verdict box, and below them the
    method's layout (registered with registerMethodView, picked by the method's declared view). Fed live with
    trace events, or at once from a finished verdict (`render`). */
-import { LABEL_CLASS, el, usageText } from "./dom.js";
+import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "./dom.js";
 import { evidenceBlock } from "./evidence.js";
 import { RunProgress } from "./progress.js";
 import { verdictSentence } from "./why.js";
@@ -143,6 +143,7 @@ export class VerdictView {
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     const paper = paperNotes(v);
     if (paper) box.append(paper);
+    if (v.schema_version !== undefined) box.append(downloadButton(fileName(v.claim, "verdict"), () => v));
     this.finishClock("Done");
   }
 

@@ -57,6 +57,8 @@ export function roundSentence(r) {
   if (r.consensus) return r.round + ": " + saidText(answers) + ", agreed";
   const labels = new Set(answers.map(a => a.label));
   if (labels.size === 1 && !labels.has(null)) {
+    // Agreeing answers with no scores to fall short of: the method does not seek consensus (a vote).
+    if (!answers.some(a => Object.keys(a.scores || {}).length)) return r.round + ": " + saidText(answers);
     const short = shortfalls(answers, r.thresholds);
     return r.round + ": " + saidText(answers) + ", but " + (short.length ? listText(short) :
       "their scores did not hold them to it") + ", so no consensus";

@@ -3,6 +3,7 @@
    judge's, or a panel's consensus), read from the claim's own events; a button that opens its debate. */
 import { LABEL_CLASS, el, labelChip } from "../dom.js";
 import { evidenceBlock } from "../evidence.js";
+import { describe, viewOf } from "../views.js";
 
 /** @typedef {"pending" | "running" | "done" | "error" | "stopped"} ClaimState */
 /** @type {Record<string, string>} what a claim not yet done shows */
@@ -106,8 +107,14 @@ export class ClaimRow {
         STATE_TEXT[this.state]));
     }
     const meta = [];
-    if (this.state === "done" && this.decidedBy) meta.push(this.decidedBy);
-    if (this.state === "done" && this.confidence !== null) meta.push("confidence " + Number(this.confidence).toFixed(2));
+    if (this.state === "done" && this.decidedBy) { // in its method's words, not the code ("judge")
+      const v = this.verdict || { decided_by: this.decidedBy,
+        rounds: Array.from({ length: this.rounds }, (_, i) => ({ round: i + 1 })) };
+      meta.push(describe(viewOf(this.verdict?.method || this.method), v));
+    }
+    const confidence = this.confidence === null ? "" : Number(this.confidence).toFixed(2);
+    // A panel's wording already names its consensus: not twice.
+    if (this.state === "done" && confidence && !meta.some(m => m.includes(confidence))) meta.push("confidence " + confidence);
     if (this.error) meta.push(this.error);
     this.metaSlot.textContent = meta.join(" · ");
     this.metaSlot.hidden = !meta.length;

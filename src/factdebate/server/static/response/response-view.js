@@ -2,7 +2,7 @@
 /* One response check, drawn into its host: the response's verdict and counts, the claims as they are
    extracted and checked (each opening its own debate, drawn by its method's view), and the answer with each
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
-import { LABEL_CLASS, el, usageText } from "../dom.js";
+import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "../dom.js";
 import { RunProgress } from "../progress.js";
 import { VerdictView } from "../verdict-view.js";
 import { responseRule } from "../views.js";
@@ -331,6 +331,7 @@ export class ResponseView {
       rest.map(([count, what]) => count + " " + what).join(" · ") : ""));
     box.replaceChildren(main, counts);
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
+    box.append(downloadButton(fileName(v.response, "response"), () => v));
   }
 
   /* A finished check drawn at once from its saved verdict (Recent checks, the results viewer): the claims
