@@ -190,7 +190,7 @@ async def test_call_bounds_hold_at_both_ends() -> None:
             return decomposition("Paris", "France")
         if call.prompt.startswith("mermaid_force"):
             return answer("True")
-        return action("search_facts", "France")
+        return action("search_facts", f"France, step {call.round}")  # a repeated action would stop the loop
 
     verdict, backend, _, _ = await verify(reask_everything, max_steps=3)
     low, high = get_method("mermaid").call_bounds(verdict_settings(max_steps=3))
@@ -208,3 +208,33 @@ def verdict_settings(**mermaid):  # type: ignore[no-untyped-def]
     from factdebate.settings.load import load_settings
 
     return load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
+
+
+async def test_an_identical_repeated_action_stops_the_executor_and_asks_for_the_answer() -> None:
+    def replies(call: CallInfo, text: str) -> str:
+        if call.prompt == "mermaid_decompose":
+            return decomposition("Paris", "France")
+        if call.prompt == "mermaid_force":
+            return answer("True")
+        return action("search_facts", "capital of France")  # the same search every step
+
+    verdict, backend, toolset, _ = await verify(replies, max_steps=5)
+    assert verdict.label == Label.SUPPORTS and verdict.decided_by == "forced"
+    assert len(toolset.calls) == 1  # searched once: the repeat is not sent again
+    steps = verdict.rounds[0].turns[0].steps
+    assert len(steps) == 2 and steps[1].observation == "the same action as step 1: not repeated"
+    assert [c[0].prompt for c in backend.calls] == ["mermaid_decompose", "mermaid_step", "mermaid_step",
+                                                    "mermaid_force"]
+
+
+def test_tool_inputs_are_shown_with_their_purpose_and_an_example_not_their_type_alone() -> None:
+    from factdebate.methods.mermaid.toolbox import input_hint
+    from factdebate.tools.toolset import ToolSchema
+
+    schema = ToolSchema(name="search_wikipedia", description="Search.", parameters={
+        "type": "object", "required": ["query"],
+        "properties": {"query": {"type": "string", "description": "Words to search for."},
+                       "title": {"type": "string", "examples": ["Mount Everest"]}, "k": {"type": "integer"}}})
+    shown = input_hint(schema)
+    assert '"query": "string: Words to search for. (for example \\"Great Barrier Reef length\\")"' in shown
+    assert 'Mount Everest' in shown and '"k"' not in shown  # k is set by the method, not the model

@@ -224,9 +224,11 @@ class Mermaid(Method[MermaidSettings]):
 
     async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
         """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
-        answer was forced."""
+        answer was forced. An action identical to an earlier one (same tool, same input) would only find
+        the same thing again: the loop stops there and the answer is asked for from what was found."""
         used: list[Used] = []
         failures = 0
+        actions: dict[str, int] = {}  # each action taken, as (tool, input) JSON, and its step number
         for number in range(1, ctx.cfg.max_steps + 1):
             prompt = ctx.prompt("mermaid_step", turn.steps, remaining=ctx.cfg.max_steps - number + 1)
             schema = step_schema(ctx.toolbox.schemas, ctx.three_way)
@@ -238,7 +240,12 @@ class Mermaid(Method[MermaidSettings]):
             elif reply.is_answer:
                 step = Step(thought=reply.thought, tool="answer", arguments={"answer": reply.label.value
                                                                              if reply.label else ""})
+            elif (action := json.dumps([reply.tool, reply.input], sort_keys=True, default=str)) in actions:
+                step = Step(thought=reply.thought, tool=reply.tool,
+                            arguments=reply.input if isinstance(reply.input, dict) else {"input": reply.input},
+                            observation=f"the same action as step {actions[action]}: not repeated")
             else:
+                actions[action] = number
                 step, docs = await self._act(ctx, reply, number, k)
                 used += docs
             turn.steps.append(step)
@@ -249,6 +256,8 @@ class Mermaid(Method[MermaidSettings]):
             if reply is not None and reply.is_answer:
                 turn.response, turn.label = raw.strip(), reply.label
                 return used, failures, False
+            if step.observation.startswith("the same action as step"):
+                break
         # Budget spent without an answer: ForceAnswer from the whole history.
         prompt = ctx.prompt("mermaid_force", turn.steps)
         reply, raw, retries = await ask_step(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
