@@ -35,10 +35,11 @@ _PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?
 
 
 # The moderator's re-ask on backends with grammars (llama.cpp) is held to the answer format; small models
-# otherwise copy "Preference: yes or no" from the prompt and never decide.
+# otherwise copy "Preference: yes or no" from the prompt and never decide. The reason starts by naming a
+# side: held to its format, a small served model still copied the placeholder "Reason: one sentence".
 MODERATION_GRAMMAR = (
     'root ::= "Preference: " ("no\\nReason: " reason | "yes\\nReason: " reason "\\n" label)\n'
-    'reason ::= [^\\n]{1,200}\n'
+    'reason ::= ("The affirmative" | "The negative" | "Neither" | "Both") [^\\n]{1,180}\n'
     'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
 )
 
