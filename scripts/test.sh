@@ -21,6 +21,10 @@ if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then
     echo "warning: could not start PostgreSQL; its tests will be skipped" >&2
   fi
 fi
+# Most tests wait on subprocesses and sockets, not on the CPU, so the suite runs on several pytest-xdist
+# workers even on two cores; tests that share a server or a module's fixture keep to one worker
+# (tests/parallel.py). FACTDEBATE_TEST_WORKERS=0 runs it in one process; arguments after it still win.
+set -- -n "${FACTDEBATE_TEST_WORKERS:-3}" --dist loadgroup "$@"
 # The suite itself forbids non-loopback sockets (tests/conftest.py); `unshare -n` adds a kernel-level
 # guarantee where the machine allows it — loopback must be up for Milvus Lite and the local servers.
 if command -v unshare >/dev/null && unshare -rn true 2>/dev/null; then

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.parallel import build_once, run_folder, xdist_group_for
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -45,6 +47,15 @@ socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that share a server or a module-scoped fixture run in one worker (tests/parallel.py); a test's
+    own ``xdist_group`` mark wins."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (group := xdist_group_for(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test gets its own data directory unless it asks for another one."""
@@ -72,11 +83,10 @@ def milvus_server_uri() -> Any:
 
 @pytest.fixture(scope="session")
 def onnx_model_file(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The int8 encoder's model, exported once for the session: a test that runs the real encoder in
-    several processes copies it into its data folder (``<data>/models/``) instead of exporting it again."""
+    """The int8 encoder's model, exported once for the run (shared by the xdist workers): a test that runs
+    the real encoder in several processes copies it into its data folder (``<data>/models/``) instead of
+    exporting it again."""
     pytest.importorskip("onnxruntime")
     from factdebate.embeddings import onnx
 
-    target = tmp_path_factory.mktemp("onnx") / onnx.ONNX_FILE
-    onnx._export(target)
-    return target
+    return build_once(run_folder(tmp_path_factory) / "onnx" / onnx.ONNX_FILE, onnx._export)

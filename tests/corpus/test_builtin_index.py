@@ -8,6 +8,7 @@ indexes must be built on the way, and the verdict printed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -22,8 +23,10 @@ import pytest
 
 from tests.paths import ROOT
 
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("onnxruntime")
+# Installed or not, without importing them: importing torch here would cost every test run (and every
+# xdist worker) seconds at collection, while these tests run the models in subprocesses.
+if importlib.util.find_spec("sentence_transformers") is None or importlib.util.find_spec("onnxruntime") is None:
+    pytest.skip("needs sentence-transformers and onnxruntime (extra 'retrieval')", allow_module_level=True)
 
 ROOT = ROOT
 EXE = str(Path(sys.executable).with_name("factdebate"))
@@ -42,14 +45,10 @@ def demo_command() -> tuple[str, str]:
 
 
 @pytest.fixture(scope="session")
-def onnx_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The int8 encoder exported once for the session; each test's data folder gets a copy, so only the
-    first test pays for the export."""
-    folder = tmp_path_factory.mktemp("models-data")
-    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(folder)}
-    code = "from factdebate.embeddings import get_embedder; get_embedder('int8').encode(['warm'])"
-    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
-    return folder / "models" / "all-MiniLM-L6-v2.int8.onnx"
+def onnx_model(onnx_model_file: Path) -> Path:
+    """The int8 encoder exported once for the run (tests/conftest.py); each test's data folder gets a copy,
+    so only the first test pays for the export."""
+    return onnx_model_file
 
 
 def fresh_env(data: Path, onnx_model: Path | None = None, **extra: str) -> dict[str, str]:

@@ -4,6 +4,7 @@ cut to a few dozen articles, the scripted model)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 import subprocess
@@ -19,7 +20,8 @@ from factdebate.run.build import builtin_engines
 from factdebate.settings.load import settings_from
 from tests.corpus.test_builtin_index import DOCS, EXE, fresh_env, markers, onnx_model  # noqa: F401  (fixture)
 
-pytest.importorskip("sentence_transformers")
+if importlib.util.find_spec("sentence_transformers") is None:  # not imported: torch costs seconds at collection
+    pytest.skip("needs sentence-transformers (extra 'retrieval')", allow_module_level=True)
 
 
 def both_built(data: Path) -> None:

@@ -6,12 +6,14 @@ proof that dense retrieval works on a fresh machine.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pymilvus")
-pytest.importorskip("sentence_transformers")
+if importlib.util.find_spec("sentence_transformers") is None:  # imported when a test runs, not at collection
+    pytest.skip("needs sentence-transformers (extra 'retrieval')", allow_module_level=True)
 
 from factdebate.core.errors import IndexError_
 from factdebate.core.types import Document
