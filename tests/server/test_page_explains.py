@@ -53,6 +53,9 @@ def test_many_voters_wrap_as_a_grid_of_readable_cards(browser: Any,  # noqa: F81
         sign_in(page, server.url)
         verify(page, "vote")
         assert page.locator("#live .agent-col").count() == 29
+        # One order whoever answers first: voter-2 before voter-10.
+        heads = page.locator("#live .agent-col .agent-head h3").all_inner_texts()
+        assert heads == [f"voter-{n}" for n in range(1, 30)], heads
         assert "many" in (page.get_attribute("#live .columns", "class") or "")
         widths = page.eval_on_selector_all("#live .agent-col", "cols => cols.map(c => c.getBoundingClientRect().width)")
         assert min(widths) >= 180, widths  # was 29 columns of ~30 px, breaking words letter by letter
@@ -185,6 +188,7 @@ def test_the_verdict_says_why_and_quotes_its_evidence(browser: Any,  # noqa: F81
         assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live .verdict-box")
         why = page.inner_text("#live .verdict-why")
         assert why.startswith("The 3 referees of round 1 voted 3 SUPPORTS"), why
+        assert page.locator("#live .ballot details.ballot-why").count() == 3  # each referee's reasoning, folded
         formula = page.locator("#live .verdict-box details.explanation")
         assert formula.get_attribute("open") is None and "W_A" in (formula.locator("pre").text_content() or "")
         assert errors == []

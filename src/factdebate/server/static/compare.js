@@ -13,10 +13,9 @@ import { describe, viewOf } from "./views.js";
 const picker = byId("compare-methods");
 const grid = byId("compare-grid");
 const view = new VerdictView(byId("compare-view"));
-// How far the methods agree ("2 of 3 methods say REFUTES"), above their cards.
+// How far the methods agree ("2 of 3 methods say REFUTES"), the grid's first line, above the cards.
 const agreement = el("p", "compare-agreement");
 agreement.setAttribute("role", "status");
-grid.before(agreement);
 
 /** The methods' agreement in a sentence, from the verdicts that have arrived. @param {Entry[]} all */
 export function agreementText(all) {
@@ -96,8 +95,8 @@ function open(entry) {
 /** @param {string} claim @param {string[]} methods @param {(entry: Entry) => void} [each] */
 function startGrid(claim, methods, each) {
   entries = methods.map(m => new Entry(m, claim, open));
-  grid.replaceChildren(...entries.map(e => e.node));
   agreement.textContent = "";
+  grid.replaceChildren(agreement, ...entries.map(e => e.node));
   entries.forEach(e => each && each(e));
   view.clear();
   shown = null;

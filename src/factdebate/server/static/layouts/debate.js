@@ -76,8 +76,12 @@ class DebateLayout {
     return true;
   }
 
-  /** @param {string} agent @param {string} [team] */
-  column(agent, team) {
+  /**
+   * An agent's column, made on its first event. Columns keep one order whichever agent speaks first (rag
+   * before search, voter-2 before voter-10); a judge's comes after the agents'.
+   * @param {string} agent @param {string} [team] @param {boolean} [judge]
+   */
+  column(agent, team, judge) {
     const known = this.columns.get(agent);
     if (known) return known;
     const col = /** @type {HTMLElement & {body: HTMLElement}} */ (el("section", "agent-col"));
@@ -89,7 +93,10 @@ class DebateLayout {
     if (team && team !== agent) head.append(el("span", "tag", "team " + team));
     col.body = el("div", "agent-rounds");
     col.append(head, col.body);
-    this.grid.append(col);
+    if (judge) col.dataset.judge = "true";
+    const next = judge ? null : [...this.columns.entries()].find(([name, c]) => c.dataset.judge ||
+      name.localeCompare(agent, undefined, { numeric: true }) > 0);
+    if (next) this.grid.insertBefore(col, next[1]); else this.grid.append(col);
     const count = this.columns.size + 1;
     this.grid.style.setProperty("--cols", String(count));
     // Past MANY_AGENTS a column each would be too narrow to read: the columns become a wrapping grid.
@@ -146,6 +153,7 @@ class DebateLayout {
 
   /** @param {any} ev */
   judgement(ev) {
+    this.column(ev.agent, undefined, true);
     const card = this.card(ev.agent, ev.round);
     card.classList.remove("pending");
     card.classList.add("judgement");

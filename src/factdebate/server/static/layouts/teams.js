@@ -11,6 +11,19 @@ import { evidenceList } from "./debate.js";
 /** @typedef {HTMLElement & {head: HTMLElement, stateTag?: HTMLElement}} RoundBox */
 /** @typedef {HTMLElement & {ballots: HTMLElement, totals: HTMLElement}} PanelBox */
 
+/** A referee's reasoning, folded under its ballot (not on hover only): its "why" when the reply is a JSON
+ * ballot, else the reply as it is. @param {string} response */
+function reasoning(response) {
+  let text = response;
+  try {
+    const parsed = JSON.parse(response);
+    if (parsed && typeof parsed.why === "string" && parsed.why.trim()) text = parsed.why;
+  } catch (_) { /* a reply in words */ }
+  const fold = el("details", "ballot-why");
+  fold.append(el("summary", "", "Reasoning"), el("p", "", text));
+  return fold;
+}
+
 class TeamsLayout {
   /** @param {import("../verdict-view.js").VerdictView} shell @param {import("../views.js").MethodView} view */
   constructor(shell, view) {
@@ -177,7 +190,7 @@ class TeamsLayout {
       table.append(row);
     });
     card.append(head, facts, table);
-    if (ev.response) card.title = ev.response;
+    if (ev.response) card.append(reasoning(ev.response));
     this.panel(ev.round).ballots.append(card);
     this.shell.status(ev.agent + " referee " + (side ? "voted " + side : "gave no readable vote"), true);
   }
