@@ -33,3 +33,6 @@ def register(app: typer.Typer) -> None:
     from factdebate.cli.reproduce import register_reproduce
 
     register_reproduce(app)
+    from factdebate.cli.calibrate import register_calibrate
+
+    register_calibrate(app)

@@ -72,7 +72,7 @@ def test_an_agent_without_a_tool_leaves_nothing_to_compare() -> None:
 
 def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named() -> None:
     # Listed on every run: the judge explains before its label, and a score at its threshold passes.
-    always = ["threshold_comparison", "judge_explains"]
+    always = ["relevance_encoder", "threshold_comparison", "judge_explains"]
     assert deviations() == always
     assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", *always]
     assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", *always]
@@ -82,7 +82,7 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
                "scoring": False, "answer_sentences": 3, "judge_evidence_chars": 300}
     assert deviations(methods={"tool-mad": changed}) == [
         "tools_homogeneous", "agents", "rounds", "thresholds", "query_formulation", "scoring", "judge_explains",
-        "answer_cap", "judge_evidence"]
+        "answer_cap", "judge_evidence"]  # no scores, so no threshold or encoder to depart from
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "scoring_variant": "consistency"}}) == [
         "scoring_variant", "judge_explains"]
 
@@ -105,3 +105,13 @@ async def test_answers_have_no_length_cap_unless_one_is_set() -> None:
     asked = [m[0]["content"] for info, m in backend.calls if info.prompt == "debate_answer"]
     assert asked and all("in at most 2 sentences" in text for text in asked)
     assert "answer_cap" in keys(verdict.deviations)
+
+
+def test_a_calibrated_relevance_threshold_is_recorded_not_called_a_departure() -> None:
+    note = "all-MiniLM-L6-v2 (int8) on fever (50 answers): 80% of them score at least 0.771"
+    calibrated = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**{
+        **PAPER, "methods": {"tool-mad": {"judge_evidence_chars": 1200, "relevance_threshold": 0.771,
+                                          "relevance_calibration": note}}}))}
+    assert "thresholds" not in calibrated and note in calibrated["relevance_encoder"].here
+    plain = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**PAPER))}
+    assert plain["relevance_encoder"].restore.startswith("factdebate calibrate relevance --dataset")

@@ -70,6 +70,10 @@ class ToolMADSettings(MethodSettings):
     relevance_threshold: float = Field(
         title="Relevance threshold", default=0.8, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),
         description="Answer relevance each agreeing answer needs for a consensus.")
+    relevance_calibration: str = Field(
+        title="Relevance calibration", default="", json_schema_extra=offered(group="scoring"),
+        description="Where relevance_threshold was calibrated (what `factdebate calibrate relevance` prints), "
+                    "recorded in the run; empty: the paper's 0.8, set on another encoder.")
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
     # round's score or the running average; we default to this round's and offer the average.
     threshold_on: Literal["round", "average"] = Field(

@@ -1,0 +1,79 @@
+"""``factdebate calibrate relevance --dataset D``: the answer-relevance threshold for the encoder in use.
+
+Tool-MAD's 0.8 was read off the paper's own score distribution; our encoder scores lower. This measures our
+distribution on a dataset (scoring/calibrate.py) and prints the threshold at which the same share of
+answers passes, with the flags that run Tool-MAD with it and record where it came from."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factdebate.cli.options import ConfigFlag, with_option_flags
+from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import output_flag
+
+Opt = typer.Option
+calibrate_app = typer.Typer(help="Calibrate scores whose thresholds the papers set on their own models.",
+                            no_args_is_help=True)
+
+
+@calibrate_app.command("relevance")
+@with_option_flags(skip={"method", "concurrency"})
+def relevance_command(
+    dataset: Annotated[str, Opt("--dataset", "-d", help="Built-in or Hub name, or FORMAT:PATH (as for eval).")],
+    limit: Annotated[int, Opt(min=2, help="Claims answered and scored (after a seeded shuffle).")] = 50,
+    seed: Annotated[int, Opt(help="Shuffle seed.")] = 0,
+    pass_share: Annotated[float, Opt("--pass-share", min=0.01, max=0.99,
+                                     help="Share of answers the threshold lets pass (the paper: 'most'; "
+                                          "ours: 0.8).")] = 0.8,
+    concurrency: Annotated[int, Opt(min=1, help="Claims answered at once.")] = 4,
+    output: Annotated[Path | None, Opt("--output", "-o", help="Write the scores and the threshold as JSON.",
+                                       callback=output_flag("--output", "calibration.json"))] = None,
+    config: ConfigFlag = None,
+    *,
+    options: dict[str, Any],
+) -> None:
+    """Answer claims of a dataset as Tool-MAD's first round does (no documents), score each answer's
+    relevance with the encoder in use, and print the threshold that the --pass-share of them reach."""
+    from factdebate.eval.datasets import load_dataset, select
+    from factdebate.run.build import build_resources
+    from factdebate.scoring.calibrate import calibrate_relevance
+    from factdebate.settings.load import settings_from
+
+    settings = settings_from({**options, "method": "tool-mad"}, config)
+    loaded = load_dataset(dataset)
+    samples = select(loaded.samples, limit, seed)
+    if not samples:
+        raise InputError(f"dataset '{dataset}' has no samples to calibrate on")
+    resources = build_resources(settings)
+
+    async def go() -> Any:
+        try:
+            return await calibrate_relevance(samples, resources, dataset=loaded.spec or dataset,
+                                             pass_share=pass_share, concurrency=concurrency)
+        finally:
+            await resources.aclose()
+
+    result = asyncio.run(go())
+    if result.threshold is None:
+        raise InputError(f"no answer of {result.model} could be scored ({result.unscored} unscored): nothing "
+                         "to calibrate on; try a served model (--llm openai:MODEL)")
+    q = result.quantiles
+    typer.echo(f"{len(result.scores)} answers scored ({result.unscored} unscored) with {result.encoder}: "
+               f"mean {q['mean']:.3f}, median {q['median']:.3f}, p10 {q['p10']:.3f}, p90 {q['p90']:.3f}; "
+               f"{q['share_at_0.8']:.0%} reach the paper's 0.8")
+    typer.echo(f"threshold for {pass_share:.0%} to pass: {result.threshold:.3f}")
+    typer.echo(f"run with: --relevance-threshold {result.threshold:.3f} --relevance-calibration "
+               f"{json.dumps(result.note())}")
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(result.record(), indent=1) + "\n", encoding="utf-8")
+
+
+def register_calibrate(app: typer.Typer) -> None:
+    app.add_typer(calibrate_app, name="calibrate")
