@@ -24,7 +24,7 @@ from typing import Any
 
 from rich.console import Console
 
-from factdebate.core.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, InputError, MissingDependencyError
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP
 from factdebate.corpus.index_log import IndexLog, plan_fingerprint
 from factdebate.corpus.indexing import ENGINES
@@ -37,6 +37,8 @@ from factdebate.corpus.sources import Source
 from factdebate.scale.index_progress import BuildProgress
 from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardIndexer
 from factdebate.settings.model import Settings
+
+SHARD_RETRIES = 2  # restarts of a dead worker, and retries of its shard, before the build stops
 
 
 @dataclass
@@ -102,12 +104,19 @@ def index_on_ray(source: Source, corpus: str, settings: Settings, *, milvus_uri:
 
             ensure_onnx_model()  # once here, rather than by every worker on this machine at once
         with _ray_session(settings) as ray:
-            for row in _run(ray, todo, corpus, uri, engines, lexical_paths, settings, make_embedder):
-                log.record(row["shard"], row)
-                run_rows.append(row)
-                report.shard_done(row)
-                if on_shard is not None:
-                    on_shard(row)
+            try:
+                for row in _run(ray, todo, corpus, uri, engines, lexical_paths, settings, make_embedder):
+                    _raise_if_failed(row, len(log.done))
+                    log.record(row["shard"], row)
+                    run_rows.append(row)
+                    report.shard_done(row)
+                    if on_shard is not None:
+                        on_shard(row)
+            except WorkerFailed as exc:
+                left = [shard.key for shard in todo if shard.key not in log.done]
+                raise IndexError_(f"the build stopped: {exc}, on one of the {len(left)} unfinished shard(s) ("
+                                  f"{', '.join(left[:3])}{', …' if len(left) > 3 else ''}); the {len(log.done)} "
+                                  "finished shard(s) are recorded: run the same command again to go on") from None
     seconds = time.perf_counter() - started
     if all(shard.key in log.done for shard in shards):
         _finish(corpus, uri, engines, log, plan["encoder"], make_embedder)
@@ -217,7 +226,10 @@ def _run(ray: Any, todo: list[Shard], corpus: str, uri: str, engines: tuple[str,
                                "cpus": scale.worker_cpus,
                                "max_words": DEFAULT_MAX_WORDS, "overlap": DEFAULT_OVERLAP, "batch_size": 64,
                                "make_embedder": make_embedder},
-        num_cpus=scale.worker_cpus, num_gpus=scale.worker_gpus or None, runtime_env={"env_vars": env})
+        num_cpus=scale.worker_cpus, num_gpus=scale.worker_gpus or None, runtime_env={"env_vars": env},
+        # Ray Data restarts a dead actor and retries its task without limit: a shard that kills its worker
+        # (out of memory, a crash in a reader) would be tried forever. Bounded, the build stops and says so.
+        max_restarts=SHARD_RETRIES, max_task_retries=SHARD_RETRIES)
     iterator = rows.iter_rows()
     try:
         for row in iterator:
@@ -232,11 +244,31 @@ def _run(ray: Any, todo: list[Shard], corpus: str, uri: str, engines: tuple[str,
             ray.kill(writer)
 
 
+def _raise_if_failed(row: dict[str, Any], recorded: int) -> None:
+    """A shard's row that carries its error stops the build: a usage error (a bad line) as the one-process
+    build says it; anything else naming the shard. The shards recorded so far stay recorded (resumable)."""
+    error, kind = row.pop("error", ""), row.pop("error_kind", "")
+    if not error:
+        return
+    if kind == "usage":
+        raise InputError(error)
+    raise IndexError_(f"shard {row['shard']} failed on a Ray worker ({kind}: {error}); the {recorded} shard(s) "
+                      "finished are recorded: fix the cause and run the same command again to go on")
+
+
 def _worker_error(exc: Exception) -> Exception:
-    """A worker's own error (a bad row, an unreachable server), not Ray's wrapping of it."""
+    """A worker's own error (a bad row, an unreachable server), not Ray's wrapping of it; a worker that died
+    more than ``SHARD_RETRIES`` times, as one line (Ray's own text is a traceback)."""
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, FactDebateError):
             return cause
         cause = getattr(cause, "cause", None) or cause.__cause__
-    return exc
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    reason = (lines[-1] if lines else "")[:160]
+    return WorkerFailed(f"a Ray worker failed {SHARD_RETRIES + 1} time(s) ({type(exc).__name__}: {reason})")
+
+
+class WorkerFailed(IndexError_):
+    """Ray gave up on a worker (it died more than ``SHARD_RETRIES`` times); the driver adds which shards
+    were left."""

@@ -3,7 +3,8 @@ runs, its vectors written to the Milvus server, its passages handed to the full-
 
 ``ShardIndexer`` is the callable class Ray Data runs in a pool of actors (one encoder loaded per actor);
 it returns one row per shard: what was written and where the time went, which the driver records. A
-shard is reported only once both engines hold all its passages, so a row is the proof a shard is done.
+shard is reported only once both engines hold all its passages, so a row is the proof a shard is done; a
+shard that fails is a row with its ``error``, which the driver reports in one line before it stops.
 
 ``LexicalWriter`` owns one part of the full-text index: tantivy allows one writer per index, so every
 worker sends its passages to the part's writer actor, which adds and commits them (skipping ids it
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import chunk_document
 from factdebate.corpus.lexical import LexicalIndex
@@ -72,6 +74,13 @@ class LexicalWriter:
         return self.index.add(passages)
 
 
+def failed_row(key: str) -> dict[str, Any]:
+    """A failed shard's row: the columns of a finished one (Ray Data wants one schema), all zero."""
+    return {"shard": key, "documents": 0, "duplicates": 0, "passages": 0, "added_dense": 0, "added_lexical": 0,
+            "read_seconds": 0.0, "encode_seconds": 0.0, "dense_seconds": 0.0, "lexical_seconds": 0.0,
+            "seconds": 0.0, "worker": os.getpid(), "device": ""}
+
+
 class ShardIndexer:
     def __init__(self, corpus: str, milvus_uri: str | None, writers: list[Any], encoder: str, gpus: float,
                  cpus: float, max_words: int, overlap: int, batch_size: int,
@@ -82,8 +91,18 @@ class ShardIndexer:
         self.store = MilvusStore(corpus, milvus_uri, self.embedder) if milvus_uri else None
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
-        rows = [self.index_shard(Shard.from_dict(json.loads(str(spec)))) for spec in batch["shard"]]
+        rows = [self.attempt(Shard.from_dict(json.loads(str(spec)))) for spec in batch["shard"]]
         return {name: [row[name] for row in rows] for name in rows[0]} if rows else {}
+
+    def attempt(self, shard: Shard) -> dict[str, Any]:
+        """The shard's row; a shard that fails is a row with its error. Raised, the error would reach the driver
+        as Ray's traceback text only (the exception object is lost), and the driver could not say it in one line."""
+        try:
+            return {**self.index_shard(shard), "error": "", "error_kind": ""}
+        except Exception as exc:
+            lines = str(exc).strip().splitlines()
+            kind = "usage" if isinstance(exc, FactDebateError) else type(exc).__name__
+            return {**failed_row(shard.key), "error": lines[0] if lines else type(exc).__name__, "error_kind": kind}
 
     def index_shard(self, shard: Shard) -> dict[str, Any]:
         started = time.perf_counter()
