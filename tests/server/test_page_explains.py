@@ -282,3 +282,21 @@ def test_the_form_names_methods_in_words_and_keyboard_users_get_a_skip_link(
         page.keyboard.press("Enter")
         assert page.evaluate("() => location.hash") == "#claim-form"
         assert errors == []
+
+
+def test_a_server_without_keys_shows_no_key_box(browser: Any,  # noqa: F811
+                                                live_server: Callable[..., LiveServer]) -> None:
+    with live_server(api_keys=[], allow_anonymous=True, defaults={**PLAIN, "llm": "scripted:agree"}) as server:
+        page, errors = watched_page(browser)
+        page.goto(server.url + "/")
+        page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+        page.wait_for_selector("#key-form", state="hidden")
+        verify(page, "tool-mad")  # and a check runs without one
+        assert page.inner_text("#live .verdict-label") == "SUPPORTS"
+        assert errors == []
+    with live_server(defaults={**PLAIN, "llm": "scripted:agree"}) as server:  # with keys: the box is there
+        page, errors = watched_page(browser)
+        page.goto(server.url + "/")
+        page.wait_for_selector("#form-error:has-text('API key')")
+        assert page.locator("#api-key").is_visible()
+        assert errors == []

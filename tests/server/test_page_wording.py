@@ -76,3 +76,10 @@ def test_a_reworded_claim_is_aligned_to_its_sentence() -> None:
     assert locate_all(text, ["The Eiffel Tower is a landmark in Paris.", "The Eiffel Tower stands in Berlin.",
                              "Dogs bark at night.", "Cats sleep most of the day."]) == \
         [["exact"], ["It stands in Berlin!"], None, ["Cats sleep a lot."]]
+
+
+def test_an_answer_written_as_a_json_action_reads_as_words() -> None:
+    replies = ['{"thought": "The tower is in Paris.", "action": "finish", "answer": "SUPPORTS"}',
+               "Plain words.\nSUPPORTS", '{"tool": "search"}', "{not json"]
+    assert run_module("answer-text.js", "data.map(m.readable)", replies) == [
+        "SUPPORTS\nThe tower is in Paris.", "Plain words.\nSUPPORTS", '{"tool": "search"}', "{not json"]

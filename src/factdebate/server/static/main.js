@@ -32,6 +32,15 @@ async function checkHealth() {
   }
 }
 
+/* A server run without keys (`serve --no-auth`) answers the catalogue to anyone: then the key box has no
+   use and is not shown. */
+async function probeKeyless() {
+  try {
+    const r = await fetch("/v1/methods");
+    byId("key-form").hidden = r.ok;
+  } catch (_) { /* the status dot says the server is unreachable */ }
+}
+
 async function loadCatalogue() {
   const r = await fetch("/v1/methods", { headers: headers() });
   if (!r.ok) {
@@ -63,6 +72,7 @@ page.subscribe((state, changed) => { // a mode chosen elsewhere (Recent checks) 
 });
 
 checkHealth();
+probeKeyless();
 history.draw();
 await loadViews(); // before the catalogue: the compare picks and every drawing read the methods' views
 loadCatalogue();

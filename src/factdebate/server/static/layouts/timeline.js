@@ -3,6 +3,7 @@
    decomposition and recalled memory), then the agent's steps in order as a timeline (thought, action,
    observation), its answer, then the parts that came after the steps (what the memory stored). No rounds. */
 import { el, labelChip } from "../dom.js";
+import { readable } from "../answer-text.js";
 import { registerMethodView } from "../views.js";
 import { evidenceList, stepText } from "./debate.js";
 
@@ -78,9 +79,15 @@ class TimelineLayout {
     action.append(el("span", "kicker", "action"), el("code", "", stepText(ev)));
     body.append(action);
     if (ev.observation) {
+      // Folded, its start in the summary; an observation a step already made is named, not listed again.
+      const earlier = [...this.steps.querySelectorAll(".step-observation")].findIndex(d =>
+        /** @type {HTMLElement} */ (d).dataset.text === ev.observation);
       const seen = el("details", "step-observation");
-      seen.open = ev.observation.length < 240;
-      seen.append(el("summary", "", "observation"), el("p", "", ev.observation));
+      seen.dataset.text = ev.observation;
+      const gist = ev.observation.replace(/\s+/g, " ").slice(0, 90);
+      seen.append(el("summary", "", earlier >= 0 ? "observation: the same as step " + (earlier + 1) :
+        "observation: " + gist + (ev.observation.length > 90 ? "…" : "")));
+      if (earlier < 0) seen.append(el("p", "", ev.observation));
       body.append(seen);
     }
     item.append(body);
@@ -90,7 +97,7 @@ class TimelineLayout {
 
   /** @param {any} ev */
   answer(ev) {
-    this.answerBox.replaceChildren(el("span", "kicker", "answer"), labelChip(ev.label), el("p", "", ev.response || ""));
+    this.answerBox.replaceChildren(el("span", "kicker", "answer"), labelChip(ev.label), el("p", "", readable(ev.response)));
   }
 
   /** A finished verdict: its steps and answer; parts drawn live (recalled memory) are kept. @param {any} v */
