@@ -243,8 +243,9 @@ class ClaimExtraction(BaseModel):
     # be read and the whole response was used instead.
     subjective_removed: bool | None = None
     checked_text: str | None = None
-    # Claims the extractor wrote that share no content word with the text, its question or its context (a
-    # small model copies the prompt's worked example, or invents): dropped, not checked, listed here.
+    # Claims the extractor wrote that were not taken from the text, its question or its context: sharing no
+    # content word with them, naming a name or number they do not name (a small model copies the prompt's
+    # worked example, or invents), or written in the first person (an opinion): dropped, not checked.
     ungrounded: list[str] = Field(default_factory=list)
 
 

@@ -124,12 +124,35 @@ def _content_words(text: str) -> set[str]:
             if w.isdigit() or (len(w) >= 4 and w not in _COMMON)}
 
 
+_NAME = re.compile(r"\b(?:[A-Z][\w'-]*|\d[\d.,]*)")  # a capitalised word or a number, as a claim writes it
+# Capitalised at a sentence's start, these name nothing.
+_NOT_NAMES = frozenset(("a", "an", "and", "as", "at", "but", "by", "for", "he", "her", "his", "in", "it", "its",
+                        "of", "on", "or", "she", "the", "their", "there", "these", "they", "this", "to", "we"))
+_FIRST_PERSON = re.compile(r"\b(?:I|my|me|mine|myself)\b")
+
+
+def _names(text: str) -> set[str]:
+    """The names and numbers ``text`` writes, folded as the source's words are: "1,788" as "1788", "3.5" as
+    "3" and "5", "Fuji's" as "fuji"."""
+    names: set[str] = set()
+    for match in _NAME.finditer(text):
+        token = match.group(0).rstrip(".,").removesuffix("'s").casefold()
+        names.update(re.findall(r"\d+", token.replace(",", "")) if token[:1].isdigit() else _WORD.findall(token))
+    return names - _NOT_NAMES
+
+
 def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
-    """(claims that share a content word with ``source``, those that share none). A claim about the text
-    names something the text names; one that names nothing of it was not taken from it (a small model
-    copies the prompt's worked example, or invents)."""
+    """(claims taken from ``source``, the others). A claim about the text names something the text names;
+    every name and number in it must appear in the text (an invented "founded in 1788 by Captain James
+    Cook" does not), so the prompt's worked example ("Mount Fuji ...") is never kept for a text that does
+    not name it; and a claim in the first person ("I think it is the most beautiful ...") is the writer's
+    opinion, not a fact to check."""
     known = _content_words(source)
-    kept = [c for c in claims if _content_words(c) & known or not _content_words(c)]
+    source_names = {w.casefold() for w in _WORD.findall(source.replace(",", ""))}
+    kept = [c for c in claims
+            if (_content_words(c) & known or not _content_words(c))
+            and _names(c) <= source_names | {w.removesuffix("s") for w in source_names}
+            and not _FIRST_PERSON.search(c)]
     return kept, [c for c in claims if c not in kept]
 
 
