@@ -300,3 +300,32 @@ def test_a_server_without_keys_shows_no_key_box(browser: Any,  # noqa: F811
         page.wait_for_selector("#form-error:has-text('API key')")
         assert page.locator("#api-key").is_visible()
         assert errors == []
+
+
+def test_a_replayed_trace_counts_the_steps_it_drew(browser: Any, live_server: Callable[..., LiveServer],  # noqa: F811
+                                                    tmp_path: Path) -> None:
+    where = {"run": "r1", "agent": "executor", "round": 1}
+    observation = "[1] Eiffel Tower: The tower was completed in 1889."
+    events = [{"event": "run_started", "run": "r1", "claim": CLAIM, "method": "mermaid", "t": 1.0},
+              {"event": "turn_started", **where, "t": 1.1},
+              *({"event": "step", **where, "thought": "Look it up.", "tool": "search", "arguments": {"query": q},
+                 "observation": observation, "t": 1.2} for q in ("Eiffel Tower", "Eiffel Tower 1889")),
+              {"event": "answer", **where, "label": "SUPPORTS",
+               "response": '{"thought": "Both searches say 1889.", "answer": "SUPPORTS"}', "t": 1.3},
+              {"event": "run_finished", "run": "r1", "label": "SUPPORTS", "decided_by": "executor", "t": 1.4}]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    with live_server() as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.click("button.tab[data-view=results]")
+        page.set_input_files("#results-file", str(trace))
+        page.click("#results-body tr")
+        page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-label")
+        assert "the executor's answer after 2 steps" in page.inner_text("#results-debate .verdict-how")
+        # The answer in words, not its JSON; observations folded, the repeated one named.
+        assert page.inner_text("#results-debate .timeline-answer p") == "SUPPORTS\nBoth searches say 1889."
+        summaries = page.locator("#results-debate .step-observation summary").all_inner_texts()
+        assert summaries == ["observation: " + observation, "observation: the same as step 1"], summaries
+        assert page.locator("#results-debate .step-observation[open]").count() == 0
+        assert errors == []

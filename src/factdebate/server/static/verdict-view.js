@@ -54,6 +54,7 @@ export class VerdictView {
     this.progress = new RunProgress();
     /** @type {number | null} the most rounds the run can take, from its run_started */
     this.mostRounds = null;
+    this.steps = 0;
     this.clear();
   }
 
@@ -76,6 +77,7 @@ export class VerdictView {
   start(claim, method, thresholds, running) {
     this.clear();
     this.mostRounds = null;
+    this.steps = 0; // step events seen, for a run that ends without its full verdict (a trace's replay)
     this.claimText = claim;
     this.thresholds = thresholds || {};
     this.view = viewOf(method);
@@ -107,6 +109,7 @@ export class VerdictView {
   /** One trace event; true when the layout drew it. @param {string} name @param {any} ev */
   event(name, ev) {
     if (name === "run_started") this.mostRounds = ev.most_rounds ?? null;
+    if (name === "step") this.steps += 1;
     if (this.progress.event(name, ev)) return true;
     return this.layout ? this.layout.event(name, ev) : false;
   }
@@ -155,8 +158,11 @@ export class VerdictView {
 
   /** The end of a run seen in a trace: what its `run_finished` event says. @param {any} ev @param {number} rounds */
   finished(ev, rounds) {
+    // The steps drawn so far count in its wording ("after 2 steps"), as a saved verdict's would.
+    const steps = Array.from({ length: this.steps }, () => ({}));
     this.verdict({ label: ev.label, decided_by: ev.decided_by, usage: ev.usage,
-      rounds: Array.from({ length: rounds }, (_, i) => ({ round: i + 1 })) });
+      rounds: Array.from({ length: Math.max(rounds, steps.length ? 1 : 0) }, (_, i) => ({ round: i + 1,
+        turns: i === 0 && steps.length ? [{ steps }] : [] })) });
   }
 
   /**
