@@ -25,8 +25,13 @@ def eval_command(
     dataset: Annotated[str | None, Opt("--dataset", "-d", help="Built-in or Hub name, or "
                                                                "FORMAT:PATH (see `factdebate datasets`).")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
-    limit: Annotated[int | None, Opt(min=1, help="Evaluate this many samples (after a seeded shuffle).")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="Evaluate this many samples: the first after a seeded shuffle "
+                                     "(with --file-order, the file's first).")] = None,
     seed: Annotated[int | None, Opt(help="Shuffle and bootstrap seed (default 0).")] = None,
+    file_order: Annotated[bool, Opt("--file-order", help="Keep the dataset file's order: no shuffle, so --limit "
+                                    "takes the file's first samples (samples are otherwise shuffled with --seed). "
+                                    "The order a method that learns across claims saw in its paper (MERMAID's "
+                                    "memory).")] = False,
     concurrency: Annotated[int | None, Opt(help="Samples evaluated at once.")] = None,
     dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
     strict: Annotated[bool, Opt("--strict", help="Refuse a dataset file with records the loader must skip.")] = False,
@@ -42,11 +47,12 @@ def eval_command(
     """Evaluate a method on a dataset: results.jsonl, summary.json and summary.md in --output (resumable)."""
     if output is None:
         raise InputError("give --output DIR: the run directory (it also makes the run resumable)")
+    order = "file" if file_order else "shuffled"
     if method is not None and "," in method:
         if grid is not None:
             raise InputError("give either --grid or several --method names, not both")
         _several(method, dataset, output, options, limit, seed or 0, concurrency, dry_run, config, trace, strict,
-                 (executor, ray_address, workers))
+                 (executor, ray_address, workers), order)
         return
     if grid is not None:
         from factdebate.eval.grid import load_grid
@@ -64,15 +70,16 @@ def eval_command(
     errored = 0
     for directory, run_method, run_options, name in runs:
         errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
-                            dry_run, config, trace, strict, scale=(executor, ray_address, workers))
+                            dry_run, config, trace, strict, scale=(executor, ray_address, workers), order=order)
     if errored:
         raise typer.Exit(exits.SOME_FAILED)
 
 
 def _several(methods_flag: str, dataset: str | None, output: Path, options: dict[str, Any], limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
-             strict: bool, scale: tuple[str | None, str | None, int | None]) -> None:
-    """Several methods on one seeded draw, each in OUTPUT/<method>/, then their comparison in OUTPUT."""
+             strict: bool, scale: tuple[str | None, str | None, int | None], order: str = "shuffled") -> None:
+    """Several methods on one seeded draw (or the file's first samples), each in OUTPUT/<method>/, then their
+    comparison in OUTPUT."""
     from factdebate.eval.datasets import load_dataset, select
     from factdebate.eval.multi_method import parse_methods, route_options
 
@@ -83,17 +90,18 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
         raise InputError("give --dataset (a built-in or Hub name, or FORMAT:PATH; see `factdebate datasets`)")
     routed, shared = route_options(options, methods)
     loaded = load_dataset(dataset, strict=strict)
-    drawn = (loaded, select(loaded.samples, limit, seed))  # one draw, the same samples for every method
+    drawn = (loaded, select(loaded.samples, limit, seed, shuffle=order == "shuffled"))  # one draw for every method
     typer.echo(f"{len(methods)} methods on the same {len(drawn[1])} samples (seed {seed}); shared options: "
                + (", ".join(f"--{name.replace('_', '-')}" for name in shared) or "none given"), err=True)
     errored = 0
     for name in methods:
         errored += _run_one(output / name, name, routed[name], name, dataset, limit, seed, concurrency, dry_run,
-                            config, trace, strict, scale=scale, drawn=drawn)
+                            config, trace, strict, scale=scale, drawn=drawn, order=order)
     if not dry_run:
         from factdebate.eval.compare import compare_runs
 
-        for path in compare_runs([output / name for name in methods], output, shared_options=shared):
+        # The draw's seed is the bootstrap's too, as in each run's summary: the intervals match it.
+        for path in compare_runs([output / name for name in methods], output, seed=seed, shared_options=shared):
             typer.echo(str(path))
     if errored:
         raise typer.Exit(exits.SOME_FAILED)
@@ -102,7 +110,7 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
 def _run_one(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str, limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None),
-             drawn: tuple[Any, list[Any]] | None = None) -> int:
+             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled") -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a dataset
     already loaded and the samples drawn from it, shared with other runs."""
     from factdebate.core.deviations import Deviation
@@ -118,10 +126,10 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
     get_method(settings.method)  # an unknown method fails before the dataset is read
     if drawn is None:
         plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
-                         strict=strict)
+                         strict=strict, order=order)
     else:
         plan = make_plan(settings, drawn[0], directory, limit=limit, seed=seed, name=name, options=options,
-                         samples=drawn[1])
+                         samples=drawn[1], order=order)
     check_resume(plan)
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
     info = plan.info()
