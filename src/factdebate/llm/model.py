@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from factdebate.core.errors import EndpointUnavailableError, FactDebateError
 from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
+from factdebate.llm import hung_calls
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, current_sample, reset_call, set_call
@@ -70,6 +71,8 @@ class LLM:
         self._semaphore = semaphore or asyncio.Semaphore(limit)
         # Requests in flight to the backend's server, shared by every wrapper of the process (in_flight.py).
         self.max_in_flight = limit_for(backend.endpoint, max_in_flight)
+        # Give up early on a try that hangs while others wait for its in-flight slot (hung_calls.py).
+        self.cut_hung_calls = True
 
     @property
     def name(self) -> str:
@@ -131,13 +134,18 @@ class LLM:
         # Seconds of retries so far: waits and the tries after the first (time queued for a slot is not counted).
         spent = 0.0
         attempt = 0
+        given_up = 0  # tries given up early as hung while other calls waited (hung_calls.py)
+        limited = self.cut_hung_calls and self.max_in_flight is not None
+        state = hung_calls.endpoint(self.backend.endpoint) if limited else None
         for attempt in range(1, self.retry.attempts + 1):
             token = set_call(who)
             try:
-                async with self._semaphore, slot(self.backend.endpoint, self.max_in_flight):
+                in_flight = slot(self.backend.endpoint, self.max_in_flight)
+                async with self._semaphore, (hung_calls.queued(state, in_flight) if state else in_flight):
                     started = time.perf_counter()
                     try:
-                        completion = await self.backend.complete(messages, params)
+                        answer = self.backend.complete(messages, params)
+                        completion = await (hung_calls.watched(state, answer, given_up) if state else answer)
                     except asyncio.CancelledError:
                         run = current_run()
                         if run is not None:
@@ -149,6 +157,7 @@ class LLM:
                     return completion, attempt, time.perf_counter() - started
             except TransientLLMError as exc:
                 last_error, timed_out = redact_text(str(exc)), exc.timed_out
+                given_up += isinstance(exc, hung_calls.HungCall)
                 if attempt == self.retry.attempts or (exc.give_up_after and attempt >= exc.give_up_after):
                     break
                 delay = self.retry.delay(attempt, exc.retry_after)

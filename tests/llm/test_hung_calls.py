@@ -1,0 +1,76 @@
+"""A hung request must not hold the only in-flight slot of a loopback server for its whole timeout while
+other calls wait (issue 27, item 7): it is given up early and tried again, and the calls behind it go on.
+With nobody waiting, a slow answer keeps its whole timeout. The speed itself is measured in
+benchmarks/hung_calls.py; these tests check the behaviour with the patience shortened."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from factdebate.llm import hung_calls
+from factdebate.run.build import build_resources
+from factdebate.settings.load import load_settings
+from tests.fake_openai import FakeOpenAI
+
+MSG = [{"role": "user", "content": "Is Paris in France?"}]
+WARM = hung_calls.MIN_ANSWERS  # answers the endpoint gives before a try may be given up
+
+
+@pytest.fixture(autouse=True)
+def short_patience(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hung_calls, "MIN_PATIENCE", 0.5)
+    monkeypatch.setattr(hung_calls, "POLL", 0.05)
+
+
+def llm_for(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, timeout: float) -> object:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    settings = load_settings(overrides={"llm": {"debater": "openai:a", "cache": False, "constrain": "none",
+                                                "timeout": timeout}}, environ={})
+    return build_resources(settings).llm("debater")
+
+
+async def test_calls_waiting_behind_a_hung_request_go_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The request after the warm-up hangs for 6 s, past nothing but the 5 s timeout; four calls wait behind it.
+    with FakeOpenAI(reply="ok", delays=[0.0] * WARM + [6.0]) as server:
+        llm = llm_for(server, monkeypatch, timeout=5.0)
+        for i in range(WARM):
+            await llm.complete(MSG, agent=f"warm-{i}")  # type: ignore[attr-defined]
+        started = time.monotonic()
+        calls = [llm.complete(MSG, agent=f"a{i}") for i in range(5)]  # type: ignore[attr-defined]
+        answers = await asyncio.gather(*calls)
+        seconds = time.monotonic() - started
+    assert [a.text for a in answers] == ["ok"] * 5
+    assert seconds < 3.0, f"the calls behind the hung request waited {seconds:.1f} s"
+    assert server.peak >= 2  # requests went on while the given-up one still hung at the server
+
+
+async def test_a_slow_answer_with_nobody_waiting_keeps_its_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(reply="ok", delays=[0.0] * WARM + [1.5]) as server:
+        llm = llm_for(server, monkeypatch, timeout=5.0)
+        for i in range(WARM):
+            await llm.complete(MSG, agent=f"warm-{i}")  # type: ignore[attr-defined]
+        answer = await llm.complete(MSG, agent="slow")  # type: ignore[attr-defined]
+    assert answer.text == "ok" and len(server.requests) == WARM + 1  # not given up: nobody waited
+
+
+async def test_a_long_call_given_up_gets_more_patience_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every try of this call takes 1.2 s; others keep waiting. Patience 0.5 s, then 1 s, then 2 s: it finishes.
+    state = hung_calls.Endpoint()
+    state.recent.extend([0.01] * WARM)
+    state.waiting = 1
+
+    async def slow() -> str:
+        await asyncio.sleep(1.2)
+        return "done"
+
+    given_up = 0
+    while True:
+        try:
+            result = await hung_calls.watched(state, slow(), given_up)
+            break
+        except hung_calls.HungCall:
+            given_up += 1
+    assert result == "done" and given_up == 2
