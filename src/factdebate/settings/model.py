@@ -287,6 +287,7 @@ def _section(name: str, model: type[BaseModel], value: Any) -> BaseModel:
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        problems = "; ".join(f"methods.{name}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+        # A model-level check has no field: its place is the section itself (no trailing dot).
+        problems = "; ".join(f"{'.'.join(['methods', name, *(str(p) for p in err['loc'])])}: {err['msg']}"
                              for err in exc.errors())
         raise ValueError(problems) from None
