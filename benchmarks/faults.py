@@ -8,7 +8,8 @@ or never, and how many tries the calls needed.
 
     .venv/bin/python benchmarks/faults.py [--claims 40] [--voters 40] [--retries N] [--seed 0]
 
-``--retries 4`` (with ``--budget 1e9``) replays the attempt cap the project used before the time budget.
+``--retries 4`` (with ``--budget 86400``, the most llm.retry_budget allows) replays the attempt cap the
+project used before the time budget.
 """
 
 from __future__ import annotations
