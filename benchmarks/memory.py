@@ -14,7 +14,12 @@ The policy is scripted so that the memory's effect is measured apart from any mo
 into its first and last named spans (subject, object), searches for the subject until a passage names it,
 then answers True if a passage naming the subject also names the object, else False. With
 ``--model-claims N`` the embedded model (llama-cpp:builtin) runs the first N claims the same two ways.
-FactCheck-Bench is read at run time from the shared datasets folder (``--factcheck-bench PATH``)."""
+FactCheck-Bench is read at run time from the shared datasets folder (``--factcheck-bench PATH``).
+
+Claims are taken in the file's order by default, the first N of them, as the paper ran its claims in
+sequence (the memory's reuse depends on which claims come before which); ``--seed S`` draws them with
+eval's seeded shuffle instead (``factdebate eval --seed S``, without ``--file-order``), to see how much the
+reduction depends on the order."""
 
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from factdebate.eval.datasets import Sample, load_dataset
+from factdebate.eval.datasets import Sample, load_dataset, select
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
@@ -117,22 +122,28 @@ async def compare(name: str, samples: list[Sample], *, llm: str | None, steps: i
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", default="countries,factcheck-bench")
-    parser.add_argument("--countries", type=int, default=30, help="First N countries claims (in order).")
+    parser.add_argument("--countries", type=int, default=30, help="N countries claims (the first, or drawn).")
     parser.add_argument("--factcheck-bench", type=Path, default=FACTCHECK_BENCH)
-    parser.add_argument("--factcheck-limit", type=int, default=None, help="First N FactCheck-Bench claims.")
+    parser.add_argument("--factcheck-limit", type=int, default=None, help="N FactCheck-Bench claims.")
     parser.add_argument("--steps", type=int, default=5, help="T_max for the scripted policy.")
     parser.add_argument("--model-claims", type=int, default=0, help="Also run the embedded model on N claims.")
     parser.add_argument("--model-steps", type=int, default=2)
     parser.add_argument("--semantic", action="store_true", help="Memory on with semantic recall (ours) rather "
                         "than the paper's keyword recall.")
+    parser.add_argument("--seed", type=int, default=None, help="Draw the claims with eval's seeded shuffle "
+                        "(default: the file's order, the first N claims, as the paper ran them in sequence).")
     args = parser.parse_args()
+    shuffle = args.seed is not None
     for name in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         if name == "countries":
-            samples = load_dataset("countries").samples[: args.countries]
+            samples = select(load_dataset("countries").samples, args.countries, args.seed or 0, shuffle=shuffle)
         elif name == "factcheck-bench":
-            samples = load_dataset(f"factcheck-bench:{args.factcheck_bench}").samples[: args.factcheck_limit]
+            samples = select(load_dataset(f"factcheck-bench:{args.factcheck_bench}").samples, args.factcheck_limit,
+                             args.seed or 0, shuffle=shuffle)
         else:
             raise SystemExit(f"unknown dataset {name}: use countries, factcheck-bench")
+        print(f"{name}: {len(samples)} claims, " + (f"seeded shuffle (seed {args.seed})" if shuffle else
+                                                    "in the file's order"), flush=True)
         await compare(name, samples, llm=None, steps=args.steps, semantic=args.semantic)
         if args.model_claims:
             await compare(name, samples[: args.model_claims], llm="llama-cpp:builtin", steps=args.model_steps)

@@ -165,11 +165,13 @@ def check_ids(dataset: Dataset) -> None:
         seen.add(sample.id)
 
 
-def select(samples: list[Sample], limit: int | None, seed: int) -> list[Sample]:
-    """A seeded shuffle, then the first ``limit``. The same seed always gives the same order, so a larger
-    limit extends a smaller run instead of drawing a different sample."""
+def select(samples: list[Sample], limit: int | None, seed: int, *, shuffle: bool = True) -> list[Sample]:
+    """A seeded shuffle (or, with ``shuffle`` off, the file's own order), then the first ``limit``. The same
+    seed always gives the same order, so a larger limit extends a smaller run instead of drawing a different
+    sample."""
     order = list(samples)
-    random.Random(seed).shuffle(order)
+    if shuffle:
+        random.Random(seed).shuffle(order)
     return order if limit is None else order[:limit]
 
 

@@ -51,6 +51,7 @@ class Plan:
     options: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # what the method keeps for this run (Method.start_run)
     split: str | None = None  # the dataset's split, where the caller knows it (reproduce's paper data)
+    order: str = "shuffled"  # "file": the samples in the dataset file's order (no shuffle)
     provenance: dict[str, Any] | None = None  # computed once, on first use (eval/provenance.py)
 
     def info(self) -> dict[str, Any]:
@@ -65,7 +66,7 @@ class Plan:
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
                 "unit": self.dataset.unit,
                 "evidence": {"used": self.settings.retrieval.evidence, "provided": self.dataset.evidence or None},
-                "seed": self.seed, "limit": self.limit,
+                "seed": self.seed, "limit": self.limit, "order": self.order,
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
                 "settings": public_config(self.settings),
@@ -108,9 +109,12 @@ class EvalWriter(ResultWriter):
 
 def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, limit: int | None, seed: int,
               name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False,
-              samples: list[Sample] | None = None, split: str | None = None) -> Plan:
+              samples: list[Sample] | None = None, split: str | None = None, order: str = "shuffled") -> Plan:
     """``dataset_spec``: a spec to load, or a dataset already loaded. ``samples``: exactly these (a rerun's
-    or a paper's own draw) instead of the seeded shuffle."""
+    or a paper's own draw) instead of the seeded shuffle. ``order``: ``file`` keeps the file's order (no
+    shuffle: ``limit`` takes its first samples), the order a method that learns across claims saw."""
+    if order not in ("shuffled", "file"):
+        raise InputError(f"order must be 'shuffled' or 'file' (got {order!r})")
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1 (got {limit}); leave it out to run every sample")
     dataset = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec, strict=strict)
@@ -120,8 +124,9 @@ def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, 
     if settings.retrieval.evidence != "retrieved" and not dataset.evidence:
         raise InputError(f"--evidence {settings.retrieval.evidence}: dataset '{dataset.spec}' provides no evidence "
                          "of its own; use --evidence retrieved")
-    chosen = select(dataset.samples, limit, seed) if samples is None else samples
-    return Plan(name or output.name, settings, dataset, chosen, output, seed, limit, dict(options or {}), split=split)
+    chosen = select(dataset.samples, limit, seed, shuffle=order == "shuffled") if samples is None else samples
+    return Plan(name or output.name, settings, dataset, chosen, output, seed, limit, dict(options or {}), split=split,
+                order=order)
 
 
 def check_resume(plan: Plan) -> None:
@@ -134,6 +139,8 @@ def check_resume(plan: Plan) -> None:
     now = plan.info()
     diffs = [f"{key}: {before.get(key)!r} -> {now[key]!r}" for key in ("method", "dataset", "seed")
              if before.get(key) != now[key]]
+    if before.get("order", "shuffled") != now["order"]:  # runs written before the option were shuffled
+        diffs.append(f"order: {before.get('order', 'shuffled')!r} -> {now['order']!r}")
     diffs += settings_changes(before.get("settings", {}), now["settings"])
     if diffs:
         raise InputError(f"{plan.output} already holds a different run ({'; '.join(diffs[:6])}); "

@@ -92,8 +92,8 @@ def pairs(request: Request) -> list[tuple[RunSpec, DatasetSpec]]:
 
 
 def draw(dataset: Dataset, spec: DatasetSpec, seed: int, limit: int | None) -> tuple[list[Sample], list[str]]:
-    """The paper's draw of ``spec.n`` samples in a seeded order, then the first ``limit``; notes say where
-    the dataset could not give what the paper drew."""
+    """The paper's draw of ``spec.n`` samples in a seeded order (or the file's, ``order = "file"``), then
+    the first ``limit``; notes say where the dataset could not give what the paper drew."""
     if spec.unit != dataset.unit:
         raise InputError(f"the paper checks {spec.unit}s here, and {dataset.spec} holds {dataset.unit}s: "
                          f"pass --data {spec.name}={spec.supply}")
@@ -105,7 +105,7 @@ def draw(dataset: Dataset, spec: DatasetSpec, seed: int, limit: int | None) -> t
                              f"{spec.label}): pass --data {spec.name}={spec.supply}")
     if spec.labels:
         samples = [s for s in samples if s.gold in spec.labels]
-    order = select(samples, None, seed)
+    order = select(samples, None, seed, shuffle=spec.order == "shuffled")
     notes: list[str] = []
     if spec.draw == "balanced":
         left = dict(spec.quota)
@@ -180,7 +180,8 @@ def plan_cells(request: Request) -> list[Cell]:
             samples, cell.notes = draw(loaded, spec, request.seed, request.limit)
             view = dataclasses.replace(loaded, labels=tuple(spec.labels)) if spec.labels else loaded
             cell.plan = make_plan(settings, view, cell.folder, limit=request.limit, seed=request.seed,
-                                  name=cell.key, options=options, samples=samples, split=spec.split)
+                                  name=cell.key, options=options, samples=samples, split=spec.split,
+                                  order=spec.order)
         except InputError as exc:
             cell.status, cell.reason = "skipped", str(exc)
             continue

@@ -41,6 +41,13 @@ class Line:
     cite: str
     ours: Measured | None
     status: str
+    paper_n: int = 0  # the paper's number of samples in the column
+
+    @property
+    def partial(self) -> bool:
+        """A tool-call total measured on part of the paper's claims: "mean x n" stands for the paper's total
+        only over all of them in sequence (a part reuses less of the memory), so it is not scaled."""
+        return self.metric == "tool_calls_total" and self.ours is not None and self.ours.n < self.paper_n
 
 
 def _num(value: float | None, digits: int) -> str:
@@ -92,7 +99,7 @@ def table_lines(paper: Paper, table: Table, cells: dict[str, dict[str, Any]], ro
                     paper_ci=figures.ci.get(column) if figures else None,
                     model=found[0] if found else model,
                     cite=paper.cite(table, figures, column, metric) if figures else "",
-                    ours=ours, status=cell["status"] if cell else "not selected"))
+                    ours=ours, status=cell["status"] if cell else "not selected", paper_n=paper.datasets[column].n))
     return lines
 
 
@@ -109,6 +116,10 @@ def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
             f" ({_num(line.paper_ci[0], digits)}, {_num(line.paper_ci[1], digits)})" if line.paper_ci else "")
         if line.ours is None or value is None:
             ours = f"not run ({line.status})" if line.ours is None else "n/a"
+            diff = inside = "n/a"
+        elif line.partial:
+            ours = (f"partial: {value / line.paper_n:.2f} per claim over {line.ours.n} of {line.paper_n} claims "
+                    "(not scaled)")
             diff = inside = "n/a"
         else:
             ours = _num(value, digits) + (f" [{_num(ci[0], digits)}, {_num(ci[1], digits)}]" if ci else "")
@@ -132,7 +143,7 @@ def _plot(table: Table, lines: list[Line], path: Path) -> Path | None:
     panels = []
     for metric in table.metrics:
         chosen = [line for line in lines if line.metric == metric]
-        ours = [_ours(table, line) for line in chosen]
+        ours = [_ours(table, line) if not line.partial else (None, None) for line in chosen]
         panels.append((METRICS[metric].label, [line.label for line in chosen],
                        [v if v is not None else nan for v, _ in ours], [ci or (nan, nan) for _, ci in ours],
                        [line.paper if line.paper is not None else nan for line in chosen]))

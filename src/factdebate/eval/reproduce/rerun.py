@@ -127,7 +127,8 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
     operator = {name for name, option in all_options().items() if not option.public}
     recorded_options = {k: v for k, v in (run.get("options") or {}).items() if k not in operator}
     plan = make_plan(settings, dataset, output, limit=run.get("limit"), seed=int(run["seed"]), name=run.get("name"),
-                     options={**recorded_options, **options}, samples=samples, split=provenance.get("split"))
+                     options={**recorded_options, **options}, samples=samples, split=provenance.get("split"),
+                     order=run.get("order", "shuffled"))
     return plan, notes
 
 

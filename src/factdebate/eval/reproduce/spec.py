@@ -30,6 +30,9 @@ class DatasetSpec(_Strict):
     split: str
     n: int = Field(ge=1, description="The paper's sample size.")
     draw: Literal["random", "balanced", "all"] = "random"
+    order: Literal["shuffled", "file"] = Field(default="shuffled", description="file: the samples in the file's "
+                                               "order (a paper that ran them in sequence), so --limit takes "
+                                               "the first ones.")
     quota: dict[str, int] = Field(default_factory=dict, description="balanced: samples per gold label.")
     group: str | None = Field(default=None, description="Only samples of this group (HoVer's hop count).")
     labels: list[str] = Field(default_factory=list, description="Only samples with these gold labels.")
