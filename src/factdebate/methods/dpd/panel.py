@@ -51,8 +51,8 @@ _SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIO
 WHY_CHARS = 300
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"why": {"type": "string", "maxLength": WHY_CHARS}, "affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
-                   "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT},
+    "properties": {"why": {"type": "string", "maxLength": WHY_CHARS}, "affirmative": _SIDE_SCHEMA,
+                   "negative": _SIDE_SCHEMA, "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT},
     "required": ["why", "affirmative", "negative", "vote", "confidence"],
     "additionalProperties": False,
 }

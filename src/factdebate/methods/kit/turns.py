@@ -74,7 +74,8 @@ def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds
     re-ask its agent needed in that round, not only its label's: a rewritten query, a score's verdicts."""
     if (run := current_run()) is not None:  # every re-ask of the agent's round: query, scores, label...
         for rnd in rounds:
-            for part in [*rnd.turns, *rnd.judges]:
+            parts: list[Turn | Judgement] = [*rnd.turns, *rnd.judges]
+            for part in parts:
                 part.parse_retries = max(part.parse_retries, run.reasks.get((part.agent, rnd.round), 0))
     if unparsed_turns is None:
         unparsed_turns = sum(t.label is None for r in rounds for t in r.turns)
