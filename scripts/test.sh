@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_suite.py, which times pytest alone
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layers contract in pyproject.toml (docs/architecture.md)
@@ -10,6 +11,7 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # (nothing is built: the page is served as it is).
 npm ci --no-audit --no-fund --silent
 npx --no-install tsc --noEmit -p tsconfig.json
+fi
 # The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,
 # started here (outside the network namespace below, which its socket still reaches) and removed at exit.
 if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then

@@ -20,7 +20,8 @@ import pytest
 
 # Session fixtures that start a server or a cluster: every test that uses one runs in the same worker.
 SHARED_FIXTURES = {"milvus_server_uri": "milvus-server", "ray_instance": "ray"}
-_CHEAP_SCOPES = ("function", "session")  # session fixtures are per worker; the costly ones are listed above
+# Session fixtures are made once per worker (the costly ones are listed above); function ones once per test.
+_UNGROUPED_SCOPES = ("function", "session")
 
 
 def xdist_group_for(item: pytest.Item) -> str | None:
@@ -36,7 +37,7 @@ def xdist_group_for(item: pytest.Item) -> str | None:
         return None
     for name in names:
         defs = info.name2fixturedefs.get(name) or ()
-        if any(d.scope not in _CHEAP_SCOPES for d in defs):
+        if any(d.scope not in _UNGROUPED_SCOPES for d in defs):
             return item.nodeid.split("::")[0]
     return None
 
