@@ -123,3 +123,13 @@ def test_a_negative_timeout_from_the_environment_is_refused(tmp_path: Path, monk
     code = run(["verify", "Paris is in France.", "--llm", "scripted:agree", "--agents", "none,none", "--no-cache"])
     err = capsys.readouterr().err
     assert code == 2 and "llm.timeout" in err and "greater than 0" in err, err
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_eval_refuses_a_concurrency_below_one(value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    code = run(["eval", "--dataset", "countries", "--output", str(out), "--llm", "scripted:agree",
+                "--concurrency", value])
+    err = capsys.readouterr().err
+    assert code == 2 and "--concurrency" in err and "greater than or equal to 1" in err, err
+    assert not out.exists()

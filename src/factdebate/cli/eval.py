@@ -32,7 +32,7 @@ def eval_command(
                                     "takes the file's first samples (samples are otherwise shuffled with --seed). "
                                     "The order a method that learns across claims saw in its paper (MERMAID's "
                                     "memory).")] = False,
-    concurrency: Annotated[int | None, Opt(help="Samples evaluated at once.")] = None,
+    concurrency: Annotated[int | None, Opt(min=1, max=1024, help="Samples evaluated at once.")] = None,
     dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
     strict: Annotated[bool, Opt("--strict", help="Refuse a dataset file with records the loader must skip.")] = False,
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
