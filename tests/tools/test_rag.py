@@ -128,3 +128,15 @@ def test_ensure_builtin_indexed_builds_once(monkeypatch: pytest.MonkeyPatch) -> 
     local_only = ensure_builtin_indexed(progress=False, engines=("local",))
     assert local_only is None
     assert MilvusStore("builtin").search_sync("capital of Germany", 1)[0].id == "berlin#0"
+
+
+def test_the_rag_tool_is_opened_when_it_is_built_not_at_its_first_search(tmp_path: Path) -> None:
+    """A missing index (or a Milvus Lite folder another process holds) fails with the other tools, before
+    any model call (issue 30: a locked folder used to cost 3 model calls per sample first)."""
+    from factdebate.run.build import make_tool
+    from factdebate.settings.load import load_settings
+
+    settings = load_settings(overrides={"retrieval": {"corpus": "never-built", "milvus_uri": uri_in(tmp_path)}},
+                             environ={})
+    with pytest.raises(IndexError_, match="factdebate index"):
+        make_tool("rag", settings)

@@ -205,6 +205,12 @@ class MilvusStore:
             index_params.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
             client.create_collection(self.collection, schema=schema, index_params=index_params)
 
+    def open(self) -> None:
+        """Open the collection for searching now (its checks included), rather than at the first search: a
+        missing index, another encoder's vectors or a Milvus Lite folder another process holds then fail
+        before any model call."""
+        self._ready()
+
     def _ready(self) -> Any:
         """The client, after checking once per process that the collection exists and is loaded."""
         client = self.client

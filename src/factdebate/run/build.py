@@ -34,7 +34,9 @@ def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
         from factdebate.tools.rag import RagTool
 
         _ensure_builtin("rag", settings)
-        return RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri, encoder=retrieval.encoder)
+        tool = RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri, encoder=retrieval.encoder)
+        tool.store.open()  # opened with the other tools, before the first model call (not at the first search)
+        return tool
     if kind == "search":
         from factdebate.tools.leakage_search import LeakageSearch
 
