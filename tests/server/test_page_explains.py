@@ -334,3 +334,17 @@ def test_a_replayed_trace_counts_the_steps_it_drew(browser: Any, live_server: Ca
         assert summaries == ["observation: " + observation, "observation: the same as step 1"], summaries
         assert page.locator("#results-debate .step-observation[open]").count() == 0
         assert errors == []
+
+
+def test_tavily_is_offered_only_with_its_key(browser: Any, live_server: Callable[..., LiveServer],  # noqa: F811
+                                             monkeypatch: Any) -> None:
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    with live_server(defaults={**PLAIN, "llm": "scripted:agree"}) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#search option[value=local]", state="attached")
+        assert page.locator("#search option").all_inner_texts() == ["local", "wikipedia"]
+        monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")  # the catalogue is read per request
+        page.reload()
+        page.wait_for_selector("#search option[value=tavily]", state="attached")
+        assert errors == []

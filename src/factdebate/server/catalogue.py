@@ -6,6 +6,7 @@ settings; an older alias of an option is accepted by the service but not offered
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pydantic import BaseModel
@@ -66,6 +67,12 @@ def page_views() -> PageViews:
                      response_rules=RULES)
 
 
+def offered_engines() -> list[str]:
+    """The search engines a check can use here: Tavily only when this service has its key, so that nobody
+    picks it and learns only after submitting that it cannot run."""
+    return ["local", *(["tavily"] if os.environ.get("TAVILY_API_KEY") else []), "wikipedia"]
+
+
 def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:
     data = base.model_dump(mode="json")
     options = {name: opt for name, opt in public_options().items() if opt.alias_of is None}
@@ -81,6 +88,6 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
     defaults["max_claim_chars"] = base.max_claim_chars
     defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
-                     search_engines=["local", "tavily", "wikipedia"], llms=llms, any_llm=any_llm,
+                     search_engines=offered_engines(), llms=llms, any_llm=any_llm,
                      defaults=defaults, caps=(caps or SpendingCaps()).model_dump(), groups=GROUPS)
 
