@@ -40,9 +40,11 @@ def test_file_order_takes_the_first_claims_and_is_recorded(tmp_path: Path) -> No
         make_plan(settings, dataset(), tmp_path / "b", limit=3, seed=0, order="sorted")
 
 
-def test_eval_help_says_how_samples_are_ordered(capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_help_says_how_samples_are_ordered(capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # one help line per option: the words are not split by the box
     run(["eval", "--help"])
-    text = " ".join(capsys.readouterr().out.split())
+    text = " ".join(capsys.readouterr().out.replace("│", " ").split())
     assert "--file-order" in text and "seeded shuffle" in text and "file's first" in text
 
 
