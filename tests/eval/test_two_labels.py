@@ -69,5 +69,9 @@ def test_a_third_label_on_a_binary_dataset_is_kept_aside_and_counted_wrong() -> 
     binary = Dataset(kind="claims", labels=BINARY_LABELS, samples=[])
     record = outside_two_labels({"id": "x", "predicted": "NOT ENOUGH INFO", "correct": False}, binary)
     assert record == {"id": "x", "predicted": None, "outside_labels": "NOT ENOUGH INFO", "correct": False}
+    response = outside_two_labels({"id": "r", "predicted": "REFUTES", "claim_results": [
+        {"index": 0, "predicted": "NOT ENOUGH INFO"}, {"index": 1, "predicted": "REFUTES"}]}, binary)
+    assert response["claim_results"] == [{"index": 0, "predicted": None, "outside_labels": "NOT ENOUGH INFO"},
+                                         {"index": 1, "predicted": "REFUTES"}]
     three = Dataset(kind="claims", labels=FACT_LABELS, samples=[])
     assert outside_two_labels({"id": "x", "predicted": "NOT ENOUGH INFO"}, three)["predicted"] == "NOT ENOUGH INFO"

@@ -168,9 +168,14 @@ def outside_two_labels(record: dict[str, Any], dataset: Dataset) -> dict[str, An
     """A two-label dataset never gets a third label: a method that still answered one (a prompt that offers
     NOT ENOUGH INFO) has its answer kept as ``outside_labels`` and no prediction, counted wrong and reported
     in the summary, rather than a third class in the metrics or a guess at which of the two it meant."""
+    if not dataset.two_labels():
+        return record
     predicted = record.get("predicted")
-    if dataset.two_labels() and predicted is not None and predicted not in dataset.labels:
+    if predicted is not None and predicted not in dataset.labels:
         record["outside_labels"], record["predicted"], record["correct"] = predicted, None, False
+    for claim in record.get("claim_results") or []:  # a response's annotated claims (claim-level metrics)
+        if isinstance(claim, dict) and claim.get("predicted") not in (None, *dataset.labels):
+            claim["outside_labels"], claim["predicted"] = claim["predicted"], None
     return record
 
 
