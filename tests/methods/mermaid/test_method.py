@@ -227,7 +227,7 @@ async def test_an_identical_repeated_action_stops_the_executor_and_asks_for_the_
                                                     "mermaid_force"]
 
 
-def test_tool_inputs_are_shown_with_their_purpose_and_an_example_not_their_type_alone() -> None:
+def test_tool_inputs_are_shown_as_an_example_about_the_claim_with_their_purpose_not_their_type_alone() -> None:
     from factdebate.methods.mermaid.toolbox import input_hint
     from factdebate.tools.toolset import ToolSchema
 
@@ -235,6 +235,7 @@ def test_tool_inputs_are_shown_with_their_purpose_and_an_example_not_their_type_
         "type": "object", "required": ["query"],
         "properties": {"query": {"type": "string", "description": "Words to search for."},
                        "title": {"type": "string", "examples": ["Mount Everest"]}, "k": {"type": "integer"}}})
-    shown = input_hint(schema)
-    assert '"query": "string: Words to search for. (for example \\"Great Barrier Reef length\\")"' in shown
-    assert 'Mount Everest' in shown and '"k"' not in shown  # k is set by the method, not the model
+    shown = input_hint(schema, "Paris is the capital of France", "Paris")
+    assert shown.startswith('{"query": "Paris is the capital of France", "title": "Mount Everest"}')
+    assert "query: string, Words to search for" in shown and "title: string, optional" in shown
+    assert '"k"' not in shown and "k:" not in shown  # k is set by the method, not the model

@@ -203,7 +203,7 @@ class Mermaid(Method[MermaidSettings]):
                 emit(MemoryRecalled(agent=AGENT, entities=entities, hits=[hit_record(h) for h in hits],
                                     mode=cfg.memory))
             context = _Context(claim, decomposition.background(), recall_text(hits), three_way, cfg, toolbox,
-                               settings.retrieval.search_before)
+                               settings.retrieval.search_before, entities[0] if entities else "")
             turn = Turn(agent=AGENT, role="executor", tool="mcp", evidence=recall_documents(hits))
             rnd = Round(round=1, turns=[turn, Turn(agent="decomposer", role="decomposer",
                                                    response=decomposition.as_json() if decomposition.parsed
@@ -317,11 +317,13 @@ class _Context:
     cfg: MermaidSettings
     toolbox: Toolbox
     before: str | None = None
+    entity: str = ""  # the decomposition's first entity: the example title the tool inputs show
     calls: int = 0  # tool calls that reached a server
     failed: list[tuple[str, str]] = field(default_factory=list)  # (server, error) of those that failed
 
     def prompt(self, name: str, steps: list[Step], remaining: int = 0) -> Prompt:
-        tools = [_Tool(s.name, " ".join(s.description.split())[:300], input_hint(s)) for s in self.toolbox.schemas]
+        tools = [_Tool(s.name, " ".join(s.description.split())[:300], input_hint(s, self.claim, self.entity))
+                 for s in self.toolbox.schemas]
         return render(name, claim=self.claim, background=self.background, memory=self.memory,
                       steps=[_shown(s) for s in steps], tools=tools, remaining=remaining,
                       answers=answers_text(self.three_way))

@@ -228,32 +228,35 @@ def build_toolbox(settings: Settings, servers: list[str], *, wikipedia_online: b
     return Toolbox(toolsets)
 
 
-# An example value for the arguments tool servers commonly take, where the schema gives none. Types alone
-# ('{"query": "string"}') were copied as values: 14 of 15 actions of a small served model searched for
-# "string" (and found String theory).
-_EXAMPLES: dict[str, Any] = {"query": "Great Barrier Reef length", "title": "Great Barrier Reef",
-                             "section": "History", "focus": "its size", "k": 5, "count": 5}
+# Types alone ('{"query": "string"}') were copied as values: 14 of 15 actions of a small served model
+# searched for "string" (and found String theory). The input is shown as an example object whose values are
+# about the claim (a copied example then still searches the claim), then what each argument is for.
+_EXAMPLES: dict[str, Any] = {"section": "History", "focus": "the claim's point", "k": 5, "count": 5}
 
 
-def input_hint(schema: ToolSchema) -> str:
-    """A tool's arguments as the prompt shows them: each one the model sets, with its type (required ones
-    marked), what it is for (the schema's description) and an example value (the schema's own, else a
-    common one)."""
+def input_hint(schema: ToolSchema, claim: str = "", entity: str = "") -> str:
+    """A tool's arguments as the prompt shows them: an example input (the schema's own example values,
+    else the claim's words for a query and its first entity for a title), then each argument the model
+    sets with its type (required ones marked) and what it is for (the schema's description)."""
     properties = schema.parameters.get("properties", {})
     required = set(schema.parameters.get("required", []))
-    shown: dict[str, str] = {}
+    guesses = {**_EXAMPLES, "query": " ".join(claim.split())[:100] or "the claim's key words",
+               "title": entity or "the article's title"}
+    example: dict[str, Any] = {}
+    notes: list[str] = []
     for key, value in properties.items():
         if key in MANAGED_ARGS or not isinstance(value, dict):
             continue
-        text = f"{value.get('type', 'any')}{'' if key in required else ', optional'}"
-        if description := " ".join(str(value.get("description") or "").split())[:160]:
-            text += f": {description}"
         examples = value.get("examples")
-        example = examples[0] if isinstance(examples, list) and examples else _EXAMPLES.get(key)
-        if example is not None:
-            text += f" (for example {json.dumps(example)})"
-        shown[key] = text
-    return json.dumps(shown)
+        if isinstance(examples, list) and examples:
+            example[key] = examples[0]
+        elif key in required or key in guesses:
+            example[key] = guesses.get(key, value.get("type", "text"))
+        note = f"{key}: {value.get('type', 'any')}{'' if key in required else ', optional'}"
+        if description := " ".join(str(value.get("description") or "").split())[:160]:
+            note += f", {description.rstrip('.')}"
+        notes.append(note)
+    return json.dumps(example) + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def model_input_schema(schema: ToolSchema) -> dict[str, Any]:
