@@ -38,14 +38,17 @@ def cost_vs_accuracy(data: dict[str, Any], output: Path) -> list[Path]:
     front = data["pareto"]["front"]
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     placed = [r for r in data["runs"] if _finite(r["cost"]["axis_per_claim"]) and _finite(r["accuracy"])]
-    for run in placed:
+    order = sorted(range(len(placed)), key=lambda i: placed[i]["cost"]["axis_per_claim"])
+    for rank, run in enumerate(placed[i] for i in order):
         x, y = run["cost"]["axis_per_claim"], run["accuracy"]
         lo, hi = run["ci"]["accuracy"]
         on_front = run["name"] in front
         ax.errorbar([x], [y], yerr=[[max(0.0, y - (lo if lo is not None else y))],
                                     [max(0.0, (hi if hi is not None else y) - y)]],
                     fmt="o" if on_front else "s", color="#C44E52" if on_front else "#4C72B0", capsize=4)
-        ax.annotate(run["name"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small")
+        # Names above and below in turn, by cost: runs of about the same cost do not print over each other.
+        ax.annotate(run["name"], (x, y), textcoords="offset points", xytext=(6, 6 if rank % 2 == 0 else -14),
+                    fontsize="small")
     points = sorted((r["cost"]["axis_per_claim"], r["accuracy"]) for r in placed if r["name"] in front)
     if len(points) > 1:
         ax.plot([p[0] for p in points], [p[1] for p in points], color="#C44E52", linestyle="--", linewidth=1,
