@@ -94,6 +94,8 @@ async def main() -> None:
             rows.append({"question": item.get("prompt"), "annotated": [c["claim"] for c in item["claims"]],
                          "written": written, "before": one_word_rule(written, source),
                          "after": grounded(written, source)[0], "parsed": extraction.parsed})
+            print(f"{len(rows)}/{len(items)}: {len(written)} written, {len(rows[-1]['after'])} kept, "
+                  f"{len(rows[-1]['annotated'])} annotated", flush=True)
     result = {"llm": args.llm, "responses": len(rows), "seconds": round(time.perf_counter() - started, 1),
               "unreadable": sum(not r["parsed"] for r in rows),
               **{key: scores(rows, key) for key in ("written", "before", "after")}}
