@@ -10,10 +10,10 @@ import random
 import time
 from dataclasses import dataclass
 
+import factdebate.llm.hung_calls as hung_calls  # the module, not the package (whose __init__ imports this one)
 from factdebate.core.errors import EndpointUnavailableError, FactDebateError
 from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
-from factdebate.llm import hung_calls
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, current_sample, reset_call, set_call
