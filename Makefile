@@ -16,9 +16,9 @@ test: setup
 	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql; the browser and PostgreSQL tests will be skipped" >&2
 	./scripts/test.sh
 
-# The wheel on its own in a new environment, then `factdebate setup` and an offline verdict (long: a 2 GB
-# environment; the extras' dependencies come from PyPI, so it is not part of `make test`, which runs without
-# a network).
+# The wheel on its own in a new environment, then `factdebate setup` and an offline verdict (about 5 minutes
+# with a warm pip cache: a 2 GB environment; the extras' dependencies come from PyPI, so it is not part of
+# `make test`, which runs without a network).
 test-install: setup
 	FACTDEBATE_TEST_INSTALL=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/install
 
