@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
-# Session fixtures that start a server or a cluster: every test that uses one runs in the same worker.
-SHARED_FIXTURES = {"milvus_server_uri": "milvus-server", "ray_instance": "ray"}
+# Fixtures that start a server or a cluster: every test that uses one runs in the same worker. Ray and the
+# Milvus server share one group: two Ray instances starting at once on two loaded cores timed out waiting
+# for their GCS (seen in a 3-worker run), and tests/scale/test_index_ray.py needs both.
+SHARED_FIXTURES = {"milvus_server_uri": "servers", "ray_instance": "servers"}
 # Session fixtures are made once per worker (the costly ones are listed above); function ones once per test.
 _UNGROUPED_SCOPES = ("function", "session")
 
