@@ -103,22 +103,24 @@ def factool_replies(claims: list[str], verdicts: dict[str, Any]) -> dict[str, An
 
 
 async def test_factool_one_false_claim_refutes_and_searches_each_query() -> None:
-    replies = factool_replies(["Paris is a city.", "Paris is in Spain."],
-                              {"Paris is a city.": True, "Paris is in Spain.": False})
+    # Both claims name only what the checked text names (extraction keeps grounded claims only).
+    replies = factool_replies(["Paris is a city.", "Paris is in France."],
+                              {"Paris is a city.": True, "Paris is in France.": False})
     verdict, backend, tools = await run("factool", replies)
     assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
     turns = verdict.rounds[0].turns
     assert [t.label for t in turns] == [Label.SUPPORTS, Label.REFUTES] and turns[0].evidence
     assert sorted(tools["search"].queries) == sorted(["Paris is a city. one", "Paris is a city. two",
-                                                      "Paris is in Spain. one", "Paris is in Spain. two"])
+                                                      "Paris is in France. one", "Paris is in France. two"])
     assert [c.prompt for c, _ in backend.calls].count("factool_verify") == 2
 
 
 async def test_factool_unreadable_verdict_is_unparsed_unless_another_claim_is_false() -> None:
-    replies = factool_replies(["A.", "B."], {"A.": True, "B.": "no json"})
+    a, b = "Paris is a city.", "Paris is in France."
+    replies = factool_replies([a, b], {a: True, b: "no json"})
     verdict, _, _ = await run("factool", replies)
     assert verdict.label is None and verdict.decided_by == "unparsed" and verdict.unparsed_turns == 1
-    replies = factool_replies(["A.", "B."], {"A.": False, "B.": "no json"})
+    replies = factool_replies([a, b], {a: False, b: "no json"})
     verdict, _, _ = await run("factool", replies)
     assert verdict.label == Label.REFUTES
 
