@@ -11,7 +11,8 @@ from factdebate.core.errors import EndpointUnavailableError, FactDebateError, Mi
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.llm import make_backend
 from factdebate.llm.base import GenParams
-from factdebate.llm.cache import ResponseCache
+from factdebate.llm.cache import ResponseCache, cache_key
+from factdebate.llm.calls import CallInfo, evaluating
 from factdebate.llm.model import LLM, RetryPolicy
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.llm.scripted import ScriptedBackend
@@ -127,6 +128,28 @@ async def test_identical_calls_in_flight_get_one_answer_and_a_replay_gets_it_too
     uncached = LLM(ScriptedBackend(respond, latency=0.05), "debater")
     texts = {c.text for c in await asyncio.gather(*(uncached.complete(MSG) for _ in range(2)))}
     assert len(texts) == 2
+
+
+async def test_independent_draws_of_one_call_are_not_one_cached_answer(tmp_path) -> None:
+    """DPD's summarizer draws k statements from one prompt and keeps the medoid; with the cache on, the k
+    draws must reach the model k times (the evaluation sample, unlike the draw, is not part of the key)."""
+    counter = {"n": 0}
+
+    def respond(call, messages, params) -> str:
+        counter["n"] += 1
+        return f"answer {counter['n']}"
+
+    llm = LLM(ScriptedBackend(respond, latency=0.05), "debater", cache=ResponseCache(tmp_path / "c.sqlite"))
+    draws = await asyncio.gather(*(llm.complete(MSG, agent="summarizer", draw=str(i)) for i in (1, 2, 3)))
+    assert sorted(c.text for c in draws) == ["answer 1", "answer 2", "answer 3"] and counter["n"] == 3
+    # Asked again, each draw is its own stored answer; for another evaluation sample too.
+    with evaluating("claim-2"):
+        again = [(await llm.complete(MSG, agent="summarizer", draw=str(i))).text for i in (1, 2, 3)]
+    assert again == [c.text for c in draws] and counter["n"] == 3
+    who = CallInfo(agent="summarizer", sample="claim-2")
+    assert cache_key("b", GenParams(), MSG, who) == cache_key("b", GenParams(), MSG, CallInfo(agent="summarizer"))
+    assert cache_key("b", GenParams(), MSG, CallInfo(agent="summarizer", draw="1")) != cache_key(
+        "b", GenParams(), MSG, CallInfo(agent="summarizer"))
 
 
 async def test_a_failed_call_in_flight_leaves_the_waiting_one_to_ask_itself(tmp_path) -> None:

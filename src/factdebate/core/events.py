@@ -165,6 +165,7 @@ class LLMCall(Where):
     role: str
     prompt: str = ""
     sample: str = ""
+    draw: str = ""  # which of several independent draws of the same call (DPD's summaries), else ""
     prompt_hash: str = ""
     cached: bool = False
     attempts: int = 0
@@ -183,6 +184,7 @@ class LLMStarted(Where):
     role: str
     prompt: str = ""
     sample: str = ""
+    draw: str = ""
 
 
 class LLMRetry(Where):

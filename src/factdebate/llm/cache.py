@@ -22,8 +22,10 @@ from factdebate.llm.calls import CallInfo
 
 def cache_key(backend: str, params: GenParams, messages: list[Message], who: CallInfo) -> str:
     # The evaluation sample a call serves is not part of what it asks: the same question, asked for another
-    # sample or outside an evaluation, gets the same answer.
-    asked = {k: v for k, v in who.as_dict().items() if k != "sample"}
+    # sample or outside an evaluation, gets the same answer. Independent draws of one call (``draw``) are
+    # different questions: they get their own entries, or k draws would be one answer k times. An empty
+    # draw is left out so that the keys of every other call stay those already cached.
+    asked = {k: v for k, v in who.as_dict().items() if k != "sample" and (k != "draw" or v)}
     payload = {"backend": backend, "params": params.key(), "messages": messages, "who": asked}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 

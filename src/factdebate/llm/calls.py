@@ -15,12 +15,13 @@ class CallInfo:
     agent: str = ""
     round: int = 0
     prompt: str = ""
-    sample: str = ""
+    sample: str = ""  # the evaluation sample served: not part of what is asked (no cache key)
+    draw: str = ""  # which of several independent draws of one call (DPD's summaries): part of the cache key
 
     def as_dict(self) -> dict[str, object]:
         # Written out by hand: dataclasses.asdict deep-copies and was a hot spot under load.
         return {"role": self.role, "agent": self.agent, "round": self.round, "prompt": self.prompt,
-                "sample": self.sample}
+                "sample": self.sample, "draw": self.draw}
 
 
 _call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())

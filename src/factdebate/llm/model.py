@@ -87,9 +87,11 @@ class LLM:
         round: int = 0,
         prompt: str = "",
         sample: str = "",
+        draw: str = "",
     ) -> Completion:
         params = params or GenParams()
-        who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample or current_sample())
+        who = CallInfo(role=self.role, agent=agent, round=round, prompt=prompt, sample=sample or current_sample(),
+                       draw=draw)
         key = cache_key(self.backend.name, params, messages, who) if self.cache else ""
         cached = self.cache.get(key) if self.cache else None
         if cached is None and self.cache and (flight := self.cache.in_flight(key)) is not None:

@@ -141,16 +141,17 @@ async def select_snippets(side: str, store: DebateStore, context: str, n: int, c
 
 async def statement(llm: LLM, prompt: Prompt, *, agent: str, role: str, team: str | None, round: int,
                     temperature: float, max_tokens: int, evidence: list[Document] | None = None,
-                    sample: str = "") -> Turn:
-    """A free-text statement (analyst, rebutter, summarizer): any text is usable, so nothing is re-asked."""
+                    draw: str = "") -> Turn:
+    """A free-text statement (analyst, rebutter, summarizer): any text is usable, so nothing is re-asked.
+    ``draw`` numbers one of several independent draws of the statement (a summarizer's k samples)."""
     turn = Turn(agent=agent, role=role, team=team, evidence=list(evidence or []))
-    if not sample:
+    if not draw:
         turn_started(turn, round)
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
     reply = await llm.complete(messages, GenParams(temperature=temperature, max_tokens=max_tokens), agent=agent,
-                               round=round, prompt=prompt.name, sample=sample)
+                               round=round, prompt=prompt.name, draw=draw)
     turn.response = reply.text.strip()
-    if not sample:
+    if not draw:
         answered(turn, round)
     return turn
 
@@ -165,7 +166,7 @@ async def summarize(llm: LLM, encoder: TextEncoder, variables: dict[str, Any], *
     turn_started(turn, round)
     samples = await asyncio.gather(*(statement(llm, prompt, agent=agent, role="summarizer", team=side,
                                                round=round, temperature=temperature, max_tokens=max_tokens,
-                                               sample=str(i + 1)) for i in range(k)))
+                                               draw=str(i + 1)) for i in range(k)))
     texts = [s.response for s in samples]
     chosen, confidence = 0, None
     if k > 1:
