@@ -29,11 +29,13 @@ def settings_for(llm: str, **scale: Any) -> Settings:
 
 
 def comparable(record: dict[str, Any]) -> dict[str, Any]:
-    """A record without what may differ between executors: wall-clock seconds and the scale settings."""
+    """A record without what may differ between executors: wall-clock seconds, the scale settings, and the
+    speculative work started and dropped (how far a guessed round got before the real one ended is timing)."""
     out = dict(record)
     for usage in [out.get("usage"), *(out.get("usage_by_role") or {}).values()]:
         if isinstance(usage, dict):
-            usage.pop("seconds", None)
+            for timing in ("seconds", "speculative_calls", "speculative_tokens"):
+                usage.pop(timing, None)
     if isinstance(out.get("config"), dict):
         out["config"] = {k: v for k, v in out["config"].items() if k != "scale"}
     return out
