@@ -65,8 +65,9 @@ def _kill_index_workers(stop: threading.Event, kills: list[int]) -> None:
     while not stop.is_set():
         for entry in Path("/proc").iterdir():
             try:
-                if entry.name.isdigit() and b"ShardIndexer)).submit" in (entry / "cmdline").read_bytes() \
-                        and _ours(int(entry.name)):
+                # A killed worker stays listed until it is reaped (longer on a loaded machine): once is enough.
+                if entry.name.isdigit() and int(entry.name) not in kills \
+                        and b"ShardIndexer)).submit" in (entry / "cmdline").read_bytes() and _ours(int(entry.name)):
                     os.kill(int(entry.name), signal.SIGKILL)
                     kills.append(int(entry.name))
             except OSError:
