@@ -88,7 +88,10 @@ async def test_an_error_in_a_discarded_round_does_not_surface() -> None:
     resources, _, _ = resources_for(script, latency=0.01, methods={"tool-mad": {"speculate": True}})
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert verdict.decided_by == "consensus" and len(verdict.rounds) == 1
-    assert verdict.usage.speculative_calls == 2  # the two query rewrites made before the failure
+    # the two query rewrites come before the failure; whether the other agent's answer also finished
+    # before the failing one raised depends on scheduling, so it may add one
+    assert verdict.usage.speculative_calls in (2, 3)
+    assert verdict.error is None
 
 
 def test_the_setting_from_overrides_the_environment_and_the_default() -> None:
