@@ -141,7 +141,8 @@ def check_resume(plan: Plan) -> None:
              if before.get(key) != now[key]]
     if before.get("order", "shuffled") != now["order"]:  # runs written before the option were shuffled
         diffs.append(f"order: {before.get('order', 'shuffled')!r} -> {now['order']!r}")
-    diffs += settings_changes(before.get("settings", {}), now["settings"])
+    sections = get_method(plan.settings.method).settings_sections()
+    diffs += settings_changes(before.get("settings", {}), now["settings"], sections)
     if diffs:
         raise InputError(f"{plan.output} already holds a different run ({'; '.join(diffs[:6])}); "
                          "use another --output directory or delete this one")

@@ -135,6 +135,11 @@ class Method(Generic[S]):
             section = self.settings_model()
         return section  # type: ignore[return-value]
 
+    def settings_sections(self) -> tuple[str, ...]:
+        """The sections of ``settings.methods`` this method reads: its own, plus any other method's it
+        borrows. Resuming a run compares these only, so a field added to another method does not refuse it."""
+        return (self.name,)
+
     def tools(self, settings: Settings) -> set[str]:
         return set()
 

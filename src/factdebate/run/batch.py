@@ -122,7 +122,7 @@ def check_batch_resume(output: str | Path, settings: Settings) -> None:
     for record in latest_records(output).values():
         before = record.get("config")
         if isinstance(before, dict):
-            changes = settings_changes(before, now)
+            changes = settings_changes(before, now, get_method(settings.method).settings_sections())
             if changes:
                 raise InputError(f"{output} holds results made with other settings ({'; '.join(changes[:6])}); "
                                  "use another --output file or delete this one")

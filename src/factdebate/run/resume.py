@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from factdebate.util.redact import redact_settings
@@ -32,14 +33,26 @@ def differences(old: Any, new: Any, prefix: str = "") -> list[str]:
     return [] if old == new else [f"{prefix.rstrip('.')}: {old!r} -> {new!r}"]
 
 
-def settings_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+def only_sections(settings: dict[str, Any], sections: Iterable[str] | None) -> dict[str, Any]:
+    """``settings`` with only the named method sections under ``methods`` (all of them for ``None``)."""
+    if sections is None or not isinstance(settings.get("methods"), dict):
+        return settings
+    keep = set(sections)
+    return {**settings, "methods": {name: value for name, value in settings["methods"].items() if name in keep}}
+
+
+def settings_changes(before: dict[str, Any], now: dict[str, Any],
+                     sections: Iterable[str] | None = None) -> list[str]:
     """What changed between two settings dumps, ignoring the volatile settings. A dump written before the
     method plug-ins (``toolmad``, ``baselines``) is read through the new names first. Secret values (an MCP
-    server's ``env``, a key in its ``args``) are not settings of the experiment: they may change."""
+    server's ``env``, a key in its ``args``) are not settings of the experiment: they may change.
+    ``sections``: the method sections the run's method reads (Method.settings_sections); the others are
+    not compared, since a CoT run's results do not depend on a Tool-MAD field added since it started."""
     if "methods" not in before and ("toolmad" in before or "baselines" in before):
         from factdebate.settings.model import Settings
 
         with contextlib.suppress(ValueError):  # unreadable: every difference is reported as it stands
             before = Settings.model_validate(before).model_dump(mode="json")
     # Both masked: a file written before secrets were masked resumes, and no message repeats a secret.
+    before, now = only_sections(before, sections), only_sections(now, sections)
     return [f"settings.{d}" for d in differences(stable(redact_settings(before)), stable(redact_settings(now)))]

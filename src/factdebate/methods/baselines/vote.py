@@ -70,6 +70,9 @@ class Vote(Method[VoteSettings]):
     settings_model = VoteSettings
     call_probe = CallProbe(settings={"samples": 5})
 
+    def settings_sections(self) -> tuple[str, ...]:
+        return (self.name, ToolMAD.name)  # the voters' kinds and budget are Tool-MAD's
+
     def tools(self, settings: Settings) -> set[str]:
         return ToolMAD().tools(settings)  # the voters take turns over Tool-MAD's agent kinds
 
