@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from factdebate.core.textsafe import safe_value
 from factdebate.core.version import __version__
+from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
@@ -72,6 +73,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.state.service = service
     app.include_router(router)
     app.include_router(response_router)
+    app.include_router(check_router)
     app.include_router(view_router)
     _pages(app)
     _errors(app)

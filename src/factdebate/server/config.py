@@ -62,6 +62,12 @@ class ServiceConfig(BaseModel):
         description="sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: "
         "batches, limits and caps on a PostgreSQL server, for replicas on several machines (shared_state "
         "implied); default: db_path. A password is best left to PGPASSWORD or ~/.pgpass.")
+    kept_checks_per_key: int = Field(default=1000, ge=0, le=1_000_000,
+                                     description="Finished checks kept per key, so that a link (/?check=<id>, "
+                                     "GET /v1/checks/{id}) reopens one; the oldest go first; 0: none kept and no "
+                                     "links given.")
+    kept_checks_days: float = Field(default=30.0, gt=0, le=36_500, description="Days a finished check is kept for "
+                                    "its link; older ones are gone (404).")
     resource_cache_size: int = Field(default=4, ge=1, le=1024,
                                      description="Sets of built models and tools kept, one per "
                                      "distinct settings of recent requests.")

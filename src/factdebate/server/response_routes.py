@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import StreamingResponse
 from pydantic import Field
 
@@ -13,6 +13,7 @@ from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import ResponseVerdict
 from factdebate.run.response import run_response, validate_question, validate_response
+from factdebate.server.check_routes import CHECK_ID_HEADER, keep
 from factdebate.server.options import VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for
 from factdebate.server.security import RateLimiter
@@ -74,12 +75,17 @@ def _charged_slot(service: Service, who: str, settings: Settings) -> tuple[_RunS
 
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
-async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> ResponseVerdict:
+async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep,
+                         response: Response) -> ResponseVerdict:
     settings, text, question = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
     try:
-        return public_verdict(await run_response(text, settings, service.resources(settings), question=question,
-                                                 sinks=[charge.sink]))
+        verdict = public_verdict(await run_response(text, settings, service.resources(settings), question=question,
+                                                    sinks=[charge.sink]))
+        check_id = await keep(service, who, verdict)
+        if check_id is not None:
+            response.headers[CHECK_ID_HEADER] = check_id
+        return verdict
     except FactDebateError as exc:
         raise _http_error(exc) from exc
     finally:
@@ -93,7 +99,9 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, who:
     slot, charge = _charged_slot(service, who, settings)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
-        return public_verdict(await run_response(text, settings, service.resources(settings), question=question,
-                                                 sinks=[charge.sink, *sinks]))
+        verdict = public_verdict(await run_response(text, settings, service.resources(settings), question=question,
+                                                    sinks=[charge.sink, *sinks]))
+        await keep(service, who, verdict, sinks)  # its id goes out before the result
+        return verdict
 
     return slot.stream(service, run)  # type: ignore[arg-type]

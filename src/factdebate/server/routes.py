@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 from starlette.types import Receive, Scope, Send
@@ -21,6 +21,7 @@ from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.batch_store import TooManyPending
 from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
+from factdebate.server.check_routes import CHECK_ID_HEADER, keep
 from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.streaming import RunFn, debate_stream
@@ -141,12 +142,16 @@ async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
 
 
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
-async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> Verdict:
+async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, response: Response) -> Verdict:
     settings = _settings_for(service, body, who)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)
     try:
-        return public_verdict(await run_claim(claim, settings, service.resources(settings)))
+        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings)))
+        check_id = await keep(service, who, verdict)
+        if check_id is not None:
+            response.headers[CHECK_ID_HEADER] = check_id
+        return verdict
     except FactDebateError as exc:
         raise _http_error(exc) from exc
     finally:
@@ -165,7 +170,9 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep
     slot = _RunSlot(service)  # held for the life of the stream
 
     async def run(sinks: list[EventSink]) -> Verdict:
-        return public_verdict(await run_claim(claim, settings, service.resources(settings), sinks=sinks))
+        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings), sinks=sinks))
+        await keep(service, who, verdict, sinks)  # its id goes out before the result
+        return verdict
 
     return slot.stream(service, run)
 

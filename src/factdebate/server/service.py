@@ -15,6 +15,7 @@ from fastapi import Depends, Header, HTTPException, Request
 from factdebate.methods.resources import Resources
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
+from factdebate.server.check_store import CheckStore
 from factdebate.server.config import ServiceConfig
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
@@ -37,6 +38,7 @@ class Service:
     pool: ResourcePool
     store: BatchStore
     runner: BatchRunner
+    checks: CheckStore
     active_runs: int = 0
     started: float = field(default_factory=time.time)
     # Failed authentications per client address: guessing keys costs a 429 after a few tries, even when
@@ -67,7 +69,8 @@ class Service:
                    limiter=limiter, auth_failures=failures, shared=shared,
                    resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms, config.caps,
                                                      config.allowed_mcp_tools),
-                   pool=pool, store=store, runner=runner)
+                   pool=pool, store=store, runner=runner,
+                   checks=CheckStore(store.db, config.kept_checks_per_key, config.kept_checks_days * 86_400))
 
     def resources(self, settings: Settings) -> Resources:
         return self.pool.get(settings)
