@@ -12,6 +12,7 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.compare import compare_runs
+from factdebate.eval.metrics import macro_f1, outcome_from_record
 from factdebate.eval.pricing import parse_prices
 from factdebate.eval.summary import RESULTS, RUN, summarize
 
@@ -77,6 +78,18 @@ def test_every_statistic_matches_the_hand_computation(tmp_path: Path) -> None:
         dtype=float)
     resampled = delta[np.random.default_rng(0).integers(0, 10, size=(1000, 10))].mean(axis=1)
     assert pair["ci"] == [float(np.percentile(resampled, 2.5)), float(np.percentile(resampled, 97.5))]
+    # Macro-F1, A: SUPPORTS P 4/5 R 4/5 F1 4/5, REFUTES P 3/4 R 3/5 F1 2/3 -> 11/15; B: SUPPORTS P 2/4 R 2/5
+    # F1 4/9, REFUTES (s1 s2 s4 s5 s9, right s5 s9) P 2/5 R 2/5 F1 2/5 -> 19/45. The paired interval
+    # resamples the same claims for both, each resample's macro-F1 as metrics.macro_f1 defines it (checked
+    # here claim list by claim list).
+    assert pair["macro_f1_difference"] == pytest.approx(11 / 15 - 19 / 45)
+    outcomes = {name: [outcome_from_record(json.loads(line)) for line in (d / RESULTS).read_text().splitlines()]
+                for name, d in (("a", a), ("b", b))}
+    index = np.random.default_rng(0).integers(0, 10, size=(1000, 10))
+    f1_deltas = [macro_f1([outcomes["a"][i] for i in row], (S, R)) - macro_f1([outcomes["b"][i] for i in row], (S, R))
+                 for row in index]
+    assert pair["macro_f1_ci"] == pytest.approx([float(np.percentile(f1_deltas, 2.5)),
+                                                 float(np.percentile(f1_deltas, 97.5))])
     # Cost per correct verdict: A spent 10 x 2 calls on 7 correct; B 9 x 3 (the errored sample reports none)
     # on 4 correct.
     assert ra["cost"]["per_correct"]["llm_calls"] == pytest.approx(20 / 7)
@@ -94,6 +107,7 @@ def test_every_statistic_matches_the_hand_computation(tmp_path: Path) -> None:
                                                         "record": "../b/results.jsonl#L7"}
     text = (tmp_path / "out" / "compare.md").read_text()
     assert "| a | b | 10 | 4 | 1 | 3 | 2 | 0.300 [" in text and "| 0.375 | 0.167 | 2 |" in text
+    assert f"| {11 / 15 - 19 / 45:.3f} [" in text
     assert "[ERROR ✗](../b/results.jsonl#L7)" in text and "Claim s6 \\| with a bar" in text
     assert "b: no dollars, no --price for openai:m-b" in text
     assert "llm.debater" in text and "differ" in text  # the two runs used different models: said

@@ -18,7 +18,7 @@ from typing import Any
 
 from factdebate.core.textsafe import safe_value
 from factdebate.eval.compare_load import LoadedRun, common_samples, load_all
-from factdebate.eval.metrics import compute
+from factdebate.eval.metrics import compute, paired_macro_f1
 from factdebate.eval.paired import compare_pair
 from factdebate.eval.pricing import Price, dollars, run_models
 
@@ -55,7 +55,7 @@ def build(runs: list[LoadedRun], ids: list[str], output: Path, *, note: str | No
     axis = cost_axis or ("dollars" if all(r["cost"]["dollars_per_claim"] is not None for r in rows) else "tokens")
     for row in rows:
         row["cost"]["axis_per_claim"] = _axis_value(row["cost"], axis)
-    pairs = [_pair_row(a, b, ids, seed, resamples) for a, b in combinations(runs, 2)]
+    pairs = [_pair_row(a, b, ids, labels, seed, resamples) for a, b in combinations(runs, 2)]
     first = runs[0].summary
     nulls: dict[str, str] = {}
     data = {
@@ -127,16 +127,18 @@ def _axis_value(cost: dict[str, Any], axis: str) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _pair_row(a: LoadedRun, b: LoadedRun, ids: list[str], seed: int, resamples: int) -> dict[str, Any]:
+def _pair_row(a: LoadedRun, b: LoadedRun, ids: list[str], labels: tuple[str, ...], seed: int,
+              resamples: int) -> dict[str, Any]:
     both = [i for i in ids if i in a.outcomes and i in b.outcomes]
     oa, ob = [a.outcomes[i] for i in both], [b.outcomes[i] for i in both]
     failed = sum(1 for x, y in zip(oa, ob, strict=True) if x.status != "ok" or y.status != "ok")
     pair = compare_pair(a.name, b.name, [o.correct for o in oa], [o.correct for o in ob], [o.shown for o in oa],
                         [o.shown for o in ob], failed, seed=seed, resamples=resamples)
+    f1_difference, f1_interval = paired_macro_f1(oa, ob, labels, seed=seed, resamples=resamples)
     return {"a": pair.a, "b": pair.b, "n": pair.n, "both_right": pair.both_right, "only_a": pair.only_a,
             "only_b": pair.only_b, "both_wrong": pair.both_wrong, "difference": pair.difference,
-            "ci": list(pair.interval), "mcnemar_p": pair.mcnemar_p, "kappa": pair.kappa,
-            "failed_either": pair.failed_either}
+            "ci": list(pair.interval), "macro_f1_difference": f1_difference, "macro_f1_ci": list(f1_interval),
+            "mcnemar_p": pair.mcnemar_p, "kappa": pair.kappa, "failed_either": pair.failed_either}
 
 
 def pareto_front(rows: list[dict[str, Any]]) -> list[str]:

@@ -88,11 +88,12 @@ def _pairs(data: dict[str, Any]) -> list[str]:
              "'A only' is how many A got right and B wrong. McNemar's exact test uses only those two counts; "
              "Cohen's κ is agreement on the answer itself, UNPARSED and ERROR included.", "",
              "| A | B | n | A only | B only | both right | both wrong | accuracy A − B [95% paired CI] | "
-             "McNemar exact p | Cohen's κ | failed in either |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "macro-F1 A − B [95% paired CI] | McNemar exact p | Cohen's κ | failed in either |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in data["pairs"]:
         lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {p['only_a']} | {p['only_b']} | {p['both_right']} | "
-                     f"{p['both_wrong']} | {fmt(p['difference'])} {_ci(p['ci'])} | {fmt(p['mcnemar_p'])} | "
+                     f"{p['both_wrong']} | {fmt(p['difference'])} {_ci(p['ci'])} | "
+                     f"{fmt(p['macro_f1_difference'])} {_ci(p['macro_f1_ci'])} | {fmt(p['mcnemar_p'])} | "
                      f"{fmt(p['kappa'])} | {p['failed_either']} |")
     if "paired_differences.png" in data.get("plots", []):
         lines += ["", "![paired differences](paired_differences.png)"]

@@ -114,12 +114,21 @@ def bootstrap(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int, re
     index = rng.integers(0, n, size=(resamples, n))
     correct = np.array([o.correct for o in outcomes], dtype=float)
     accuracies = correct[index].mean(axis=1)
+    f1s = resampled_macro_f1(outcomes, labels, index)
+    tail = (1 - confidence) / 2 * 100
+    return {"accuracy": [float(np.percentile(accuracies, tail)), float(np.percentile(accuracies, 100 - tail))],
+            "macro_f1": [float(np.percentile(f1s, tail)), float(np.percentile(f1s, 100 - tail))]}
+
+
+def resampled_macro_f1(outcomes: list[Outcome], labels: tuple[str, ...], index: np.ndarray) -> np.ndarray:
+    """Macro-F1 of each resample (a row of ``index``: positions into ``outcomes``), as ``macro_f1``
+    computes it: over the labels seen as gold or prediction in that resample."""
     classes = list(labels)
     k = len(classes)
     gold = np.array([classes.index(o.gold) if o.gold in classes else k for o in outcomes])
     pred = np.array([classes.index(o.shown) if o.shown in classes else k + 1 for o in outcomes])
-    f1s = np.empty(resamples)
-    for b in range(resamples):
+    f1s = np.empty(len(index))
+    for b in range(len(index)):
         g, p = gold[index[b]], pred[index[b]]
         tp = np.bincount(g[g == p], minlength=k + 2)[:k]
         support = np.bincount(g, minlength=k + 2)[:k]
@@ -130,9 +139,24 @@ def bootstrap(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int, re
         f1 = np.divide(2 * precision * recall, denominator, out=np.zeros(k), where=denominator > 0)
         used = (support > 0) | (predicted > 0)
         f1s[b] = f1[used].mean() if used.any() else 0.0
+    return f1s
+
+
+def paired_macro_f1(a: list[Outcome], b: list[Outcome], labels: tuple[str, ...], *, seed: int,
+                    resamples: int = 1000, confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """macro-F1(A) - macro-F1(B) on the same claims, with a paired percentile bootstrap: each resample
+    draws claims (the same draw as ``paired.paired_bootstrap`` for this seed) and takes both runs'
+    outcomes of them. Macro-F1 is not a mean over claims, so the accuracy test does not carry over."""
+    if len(a) != len(b):
+        raise ValueError("a paired bootstrap needs both runs' outcomes of the same claims")
+    n = len(a)
+    if n == 0:
+        return math.nan, (math.nan, math.nan)
+    index = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    differences = resampled_macro_f1(a, labels, index) - resampled_macro_f1(b, labels, index)
     tail = (1 - confidence) / 2 * 100
-    return {"accuracy": [float(np.percentile(accuracies, tail)), float(np.percentile(accuracies, 100 - tail))],
-            "macro_f1": [float(np.percentile(f1s, tail)), float(np.percentile(f1s, 100 - tail))]}
+    return (macro_f1(a, labels) - macro_f1(b, labels),
+            (float(np.percentile(differences, tail)), float(np.percentile(differences, 100 - tail))))
 
 
 def cost(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
