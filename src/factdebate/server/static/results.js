@@ -1,33 +1,68 @@
 // @ts-check
 /* The results viewer: a results JSONL (verify --output, an evaluation, a batch), one saved verdict, or a
    trace (replayed as it was drawn live). Files are read in the browser; only rows of an older schema are
-   sent to the server, which owns their upgrade. */
+   sent to the server, which owns their upgrade. A file with gold labels is analysed as the evaluation
+   harness does (results-metrics.js): accuracy, a confusion matrix whose cells open their rows, per-label
+   precision, recall and F1, and the cost of each row. */
 import { errorText, headers } from "./api.js";
 import { byId, el, input, labelChip } from "./dom.js";
 import { pairedRun, showPaired } from "./paired.js";
 import { isTrace, play, runs } from "./replay.js";
 import { showSavedResponse } from "./response/response-form.js";
+import { ERROR, UNPARSED, callsOf, cost, metrics, rowOutcome, secondsOf, sortedBy, tokensOf } from "./results-metrics.js";
 import { VerdictView } from "./verdict-view.js";
-import { normLabel, upgraded } from "./views.js";
+import { describe, normLabel, upgraded, viewOf } from "./views.js";
+
+/** @typedef {import("./results-metrics.js").RowOutcome} RowOutcome */
+/** @typedef {{row: any, index: number, outcome: RowOutcome}} Item */
+/** @typedef {"ascending" | "descending"} Direction */
+/** @typedef {{key: string, title: string, numeric?: boolean, value: (item: Item) => string | number | null}} Column */
 
 const viewer = new VerdictView(byId("results-debate"));
-/** @type {any[]} */
-let rows = [];
+/** @type {Item[]} */
+let items = [];
 let filter = "all";
+/** @type {{gold: string, shown: string} | null} a confusion cell whose rows are shown */
+let cell = null;
+/** @type {{key: string, direction: Direction} | null} */
+let sort = null;
 
-/** @param {any} row */
-function goldOf(row) {
-  const gold = row.gold ?? row.label_gold ?? row.gold_label;
-  return gold === undefined ? null : normLabel(gold);
+const RESULT_ORDER = { correct: 0, wrong: 1, error: 2, unknown: 3 };
+const FILTER_WORDS = { correct: "Correct", wrong: "Wrong", error: "Errors" };
+
+/** @param {Item} item @returns {"correct" | "wrong" | "error" | "unknown"} */
+function result(item) {
+  const o = item.outcome;
+  if (o.status === "error") return "error";
+  if (o.gold === null) return "unknown";
+  return o.correct ? "correct" : "wrong";
 }
 
-/** @param {any} row @returns {"correct" | "wrong" | "error" | "unknown"} */
-function outcome(row) {
-  if (row.error) return "error";
-  const gold = goldOf(row);
-  if (gold === null) return "unknown";
-  return normLabel(row.label) === gold ? "correct" : "wrong";
+/** @param {any} row a response's row shows its answer */
+const claimOf = row => String(row.claim || row.response || "");
+
+/** How the verdict was reached, in its method's words (the error, for a row that failed). @param {any} row */
+function howOf(row) {
+  if (row.error) return String(row.error);
+  return row.decided_by ? describe(viewOf(row.method), row) : "";
 }
+
+/** @param {(u: import("./results-metrics.js").Usage) => number} pick @returns {(item: Item) => number | null} */
+const usageColumn = pick => item => (item.outcome.usage ? pick(item.outcome.usage) : null);
+
+/** @type {Column[]} */
+const COLUMNS = [
+  { key: "n", title: "#", numeric: true, value: item => item.index + 1 },
+  { key: "claim", title: "Claim", value: item => claimOf(item.row) },
+  { key: "gold", title: "Gold", value: item => item.outcome.gold },
+  { key: "verdict", title: "Verdict", value: item => item.outcome.shown },
+  { key: "how", title: "How", value: item => howOf(item.row) },
+  { key: "method", title: "Method", value: item => item.row.method ? String(item.row.method) : null },
+  { key: "calls", title: "Model calls", numeric: true, value: usageColumn(callsOf) },
+  { key: "tokens", title: "Tokens", numeric: true, value: usageColumn(tokensOf) },
+  { key: "seconds", title: "Seconds", numeric: true, value: usageColumn(secondsOf) },
+  { key: "result", title: "Result", value: item => RESULT_ORDER[result(item)] },
+];
 
 /** @param {string} text */
 function parseJsonl(text) {
@@ -43,51 +78,265 @@ function parseJsonl(text) {
 /** @param {string} message */
 function showError(message) { const p = byId("results-error"); p.textContent = message; p.hidden = false; }
 
+/** @param {number} value @param {number} [digits] */
+const num = (value, digits = 3) => (Number.isNaN(value) ? "n/a" : value.toFixed(digits));
+/** @param {number} n @param {string} one @param {string} [many] */
+const plural = (n, one, many = one + "s") => n + " " + (n === 1 ? one : many);
+/** The matrix's name for a failed prediction. @param {string} shown */
+const shownWord = shown => (shown === UNPARSED ? "unparsed" : shown === ERROR ? "error" : shown);
+
 /** @param {any[]} parsed */
 function showResults(parsed) {
   byId("results-error").hidden = true;
-  rows = parsed.filter(r => r && typeof r === "object");
+  items = parsed.filter(r => r && typeof r === "object").map((row, index) => ({ row, index, outcome: rowOutcome(row, normLabel) }));
+  cell = null;
+  sort = null;
   byId("results-panel").hidden = false;
   byId("results-response").hidden = true;
+  byId("results-opened").hidden = true;
   viewer.clear();
-  const counts = { correct: 0, wrong: 0, error: 0, unknown: 0 };
-  rows.forEach(r => { counts[outcome(r)] += 1; });
-  const scored = counts.correct + counts.wrong;
+  const outcomes = items.map(i => i.outcome);
+  const m = metrics(outcomes);
   const summary = byId("results-summary");
-  summary.replaceChildren(el("strong", "", rows.length + " claims"));
-  summary.append(scored ? el("span", "", " · accuracy " + (100 * counts.correct / scored).toFixed(1) + "% (" +
-    counts.correct + "/" + scored + ")") : el("span", "muted", " · no gold labels (gold / label_gold) to compare with"));
-  if (counts.error) summary.append(el("span", "", " · " + counts.error + " errors"));
+  summary.replaceChildren(el("strong", "", plural(items.length, "claim")));
+  if (m.n) {
+    summary.append(el("span", "", " · accuracy " + (100 * m.accuracy).toFixed(1) + "% (" + m.correct + "/" + m.n + ")"),
+      el("span", "", " · macro-F1 " + num(m.macroF1)));
+    if (m.n < items.length) summary.append(el("span", "muted", " · " + (items.length - m.n) + " without a gold label, not counted"));
+  } else summary.append(el("span", "muted", " · no gold labels (gold / label_gold) to compare with"));
+  const unparsed = outcomes.filter(o => o.status === "unparsed").length;
+  const errors = outcomes.filter(o => o.status === "error").length;
+  if (unparsed) summary.append(el("span", "", " · " + unparsed + " unparsed"));
+  if (errors) summary.append(el("span", "", " · " + plural(errors, "error")));
+  drawMetrics(m, cost(outcomes));
+  drawHead();
   drawRows();
 }
+
+/** The confusion matrix, the per-label table and the cost line.
+ * @param {import("./results-metrics.js").Metrics} m @param {ReturnType<typeof cost>} spent */
+function drawMetrics(m, spent) {
+  const host = byId("results-metrics");
+  host.replaceChildren();
+  if (m.n) {
+    const grid = el("div", "metric-tables");
+    grid.append(confusionTable(m), perLabelTable(m));
+    host.append(grid);
+  }
+  if (spent.finished) {
+    const c = spent.calls, t = spent.tokens, s = spent.seconds;
+    host.append(el("p", "cost-line muted", "Cost per finished claim (mean of " + spent.finished + "): " +
+      num(c.mean, 1) + " model calls, " + Math.round(t.mean) + " tokens, " + num(s.mean, 1) + " s · in all: " +
+      plural(c.total, "model call") + ", " + plural(t.total, "token") + ", " + num(s.total, 1) + " s." +
+      (spent.finished < items.length ? " Rows that failed report no cost." : "")));
+  }
+}
+
+/** Rows: gold labels; columns: the verdicts, then unparsed and error, so failing never hides. A cell's
+ * count shows its rows. @param {import("./results-metrics.js").Metrics} m */
+function confusionTable(m) {
+  const { gold, predicted, matrix } = m.confusion;
+  const t = el("table", "confusion");
+  t.id = "results-confusion";
+  t.createCaption().textContent = "Confusion matrix: gold label (rows) × verdict (columns)";
+  const head = el("tr");
+  head.append(el("th", "corner", "gold \\ verdict"));
+  predicted.forEach(p => {
+    const th = el("th", p === UNPARSED || p === ERROR ? "failed-col" : "", shownWord(p));
+    th.scope = "col";
+    head.append(th);
+  });
+  const thead = t.createTHead();
+  thead.append(head);
+  const body = t.createTBody();
+  gold.forEach((g, r) => {
+    const tr = el("tr");
+    const th = el("th", "", g);
+    th.scope = "row";
+    tr.append(th);
+    predicted.forEach((p, c) => {
+      const count = matrix[r][c];
+      const kind = p === g ? "hit" : p === UNPARSED || p === ERROR ? "failed" : "miss";
+      const td = el("td", kind + (count ? "" : " zero"));
+      td.dataset.gold = g;
+      td.dataset.verdict = shownWord(p);
+      if (count) {
+        const open = el("button", "cell-btn", count);
+        open.type = "button";
+        open.setAttribute("aria-label", plural(count, "row") + " with gold " + g + " and verdict " + shownWord(p) + ": show them");
+        open.addEventListener("click", () => { cell = { gold: g, shown: p }; drawRows(); });
+        td.append(open);
+      } else td.textContent = "0";
+      tr.append(td);
+    });
+    body.append(tr);
+  });
+  return t;
+}
+
+/** @param {import("./results-metrics.js").Metrics} m */
+function perLabelTable(m) {
+  const t = el("table", "per-label");
+  t.id = "results-per-label";
+  t.createCaption().textContent = "Per label (unparsed and errors count as wrong)";
+  const head = el("tr");
+  ["label", "precision", "recall", "F1", "gold", "predicted"].forEach(h => { const th = el("th", "", h); th.scope = "col"; head.append(th); });
+  t.createTHead().append(head);
+  const body = t.createTBody();
+  m.labels.forEach(label => {
+    const p = m.perClass[label];
+    const tr = el("tr");
+    tr.dataset.label = label;
+    const th = el("th", "");
+    th.scope = "row";
+    th.append(labelChip(label));
+    tr.append(th, el("td", "num", num(p.precision)), el("td", "num", num(p.recall)), el("td", "num", num(p.f1)),
+      el("td", "num", p.support), el("td", "num", p.predicted));
+    body.append(tr);
+  });
+  const foot = t.createTFoot();
+  const macro = el("tr");
+  const mth = el("th", "", "macro-F1");
+  mth.scope = "row";
+  macro.append(mth, el("td", "num macro-f1", num(m.macroF1)),
+    el("td", "muted", "mean F1 of the " + plural(m.labels.length, "label") + " seen as gold or verdict"));
+  /** @type {HTMLElement} */ (macro.lastElementChild).setAttribute("colspan", "4");
+  const acc = el("tr");
+  const ath = el("th", "", "accuracy");
+  ath.scope = "row";
+  acc.append(ath, el("td", "num accuracy", num(m.accuracy)), el("td", "muted", m.correct + " of " + m.n + " right"));
+  /** @type {HTMLElement} */ (acc.lastElementChild).setAttribute("colspan", "4");
+  foot.append(macro, acc);
+  return t;
+}
+
+/** Column headers are buttons: a click (or Enter / Space) sorts by the column, again reverses it. */
+function drawHead() {
+  const tr = el("tr");
+  COLUMNS.forEach(column => {
+    const th = el("th", column.numeric ? "num" : "");
+    th.scope = "col";
+    th.dataset.key = column.key;
+    if (sort && sort.key === column.key) th.setAttribute("aria-sort", sort.direction);
+    const button = el("button", "sort-btn", column.title);
+    button.type = "button";
+    button.append(el("span", "sort-mark", sort && sort.key === column.key ? (sort.direction === "ascending" ? " ▲" : " ▼") : ""));
+    /** @type {HTMLElement} */ (button.lastElementChild).setAttribute("aria-hidden", "true");
+    button.addEventListener("click", () => {
+      sort = { key: column.key, direction: sort && sort.key === column.key && sort.direction === "ascending" ? "descending" : "ascending" };
+      drawHead();
+      drawRows();
+      /** @type {HTMLElement | null} */ (byId("results-head").querySelector("th[data-key=" + column.key + "] button"))?.focus();
+    });
+    th.append(button);
+    tr.append(th);
+  });
+  byId("results-head").replaceChildren(tr);
+}
+
+/** @param {number | null} value @param {number} digits */
+const usageCell = (value, digits) => el("td", "num", value === null ? "—" : value.toFixed(digits));
 
 function drawRows() {
   const body = byId("results-body");
   body.replaceChildren();
   const query = input("results-search").value.trim().toLowerCase();
-  rows.forEach((row, i) => {
-    const result = outcome(row);
-    if (filter !== "all" && result !== filter) return;
-    const claim = String(row.claim || row.response || ""); // a response's row: its answer
-    if (query && !claim.toLowerCase().includes(query)) return;
-    const tr = el("tr", "row-" + result);
-    tr.append(el("td", "muted", i + 1), el("td", "claim-cell", claim));
-    const gold = el("td");
-    if (goldOf(row)) gold.append(labelChip(goldOf(row)));
-    const pred = el("td");
-    pred.append(row.error ? el("span", "label failed", "error") : labelChip(row.label));
-    const mark = { correct: "✓", wrong: "✗", error: "!", unknown: "" }[result];
-    tr.append(gold, pred, el("td", "muted", row.error ? row.error : row.decided_by || ""), el("td", "mark " + result, mark));
-    tr.addEventListener("click", () => {
-      body.querySelectorAll("tr.selected").forEach(t => t.classList.remove("selected"));
-      tr.classList.add("selected");
-      if (row.kind === "response") { viewer.clear(); openResponse(row); return; }
-      byId("results-response").hidden = true;
-      if (row.events) play(viewer, row.events); else viewer.render(row);
-      byId("results-debate").scrollIntoView({ behavior: "smooth", block: "start" });
-    });
-    body.append(tr);
+  let shown = items.filter(item => (filter === "all" || result(item) === filter) &&
+    (!cell || (item.outcome.gold === cell.gold && item.outcome.shown === cell.shown)) &&
+    (!query || claimOf(item.row).toLowerCase().includes(query)));
+  const column = sort && COLUMNS.find(c => c.key === /** @type {{key: string}} */ (sort).key);
+  if (sort && column) shown = sortedBy(shown, column.value, sort.direction);
+  shown.forEach(item => body.append(rowOf(item)));
+  drawCellChip();
+  const empty = byId("results-empty");
+  empty.hidden = shown.length > 0 || items.length === 0;
+  if (!empty.hidden) {
+    const why = [];
+    if (filter !== "all") why.push("the filter “" + FILTER_WORDS[/** @type {"correct" | "wrong" | "error"} */ (filter)] + "”");
+    if (cell) why.push("gold " + cell.gold + " × verdict " + shownWord(cell.shown));
+    if (query) why.push("claims containing “" + query + "”");
+    empty.replaceChildren(el("span", "", "No rows match " + why.join(" and ") + " (of " + plural(items.length, "row") + "). "));
+    const reset = el("button", "secondary", "Show all rows");
+    reset.type = "button";
+    reset.addEventListener("click", showAll);
+    empty.append(reset);
+  }
+}
+
+function showAll() {
+  cell = null;
+  input("results-search").value = "";
+  document.querySelectorAll(".chip-btn").forEach(b => b.classList.toggle("active", /** @type {HTMLElement} */ (b).dataset.filter === "all"));
+  filter = "all";
+  drawRows();
+}
+
+/** The confusion cell whose rows are shown, with a way back to all of them. */
+function drawCellChip() {
+  const chip = byId("results-cell");
+  chip.hidden = !cell;
+  chip.replaceChildren();
+  if (!cell) return;
+  const clear = el("button", "chip-btn active", "gold " + cell.gold + " × verdict " + shownWord(cell.shown) + " ✕");
+  clear.type = "button";
+  clear.setAttribute("aria-label", "Stop showing only gold " + cell.gold + " and verdict " + shownWord(cell.shown));
+  clear.addEventListener("click", () => { cell = null; drawRows(); });
+  chip.append(clear);
+}
+
+/** A row: reachable with Tab, opened by a click, Enter or Space. @param {Item} item */
+function rowOf(item) {
+  const { row, outcome } = item;
+  const kind = result(item);
+  const tr = el("tr", "row-" + kind);
+  tr.tabIndex = 0;
+  tr.dataset.index = String(item.index + 1);
+  tr.title = "Open this row's debate (Enter)";
+  const gold = el("td");
+  if (outcome.gold !== null) gold.append(labelChip(outcome.gold));
+  const pred = el("td");
+  pred.append(outcome.status === "error" ? el("span", "label failed", "error") : labelChip(outcome.status === "ok" ? outcome.shown : null));
+  const mark = { correct: "✓", wrong: "✗", error: "!", unknown: "" }[kind];
+  const u = outcome.usage;
+  tr.append(el("td", "num muted", item.index + 1), el("td", "claim-cell", claimOf(row)), gold, pred,
+    el("td", "muted", howOf(row)), el("td", "muted", row.method || ""),
+    usageCell(u && callsOf(u), 0), usageCell(u && tokensOf(u), 0), usageCell(u && secondsOf(u), 1),
+    el("td", "mark " + kind, mark));
+  tr.addEventListener("click", () => open(item, tr));
+  tr.addEventListener("keydown", e => {
+    if (e.target !== tr || (e.key !== "Enter" && e.key !== " ")) return;
+    e.preventDefault(); // Space would scroll the page
+    open(item, tr);
   });
+  return tr;
+}
+
+/** Draws a row's debate below the table and brings it into view, clear of the sticky header (html's
+ * scroll-padding-top, sticky.js); focus goes to its "back to the row" button. @param {Item} item @param {HTMLElement} tr */
+function open(item, tr) {
+  const body = byId("results-body");
+  body.querySelectorAll("tr.selected").forEach(t => { t.classList.remove("selected"); t.removeAttribute("aria-current"); });
+  tr.classList.add("selected");
+  tr.setAttribute("aria-current", "true");
+  const bar = byId("results-opened");
+  bar.hidden = false;
+  bar.replaceChildren(el("span", "muted", "Row " + (item.index + 1) + ": "), el("span", "opened-claim", claimOf(item.row)));
+  const back = el("button", "secondary", "Back to row " + (item.index + 1));
+  back.type = "button";
+  back.addEventListener("click", () => {
+    const again = /** @type {HTMLElement | null} */ (body.querySelector("tr[data-index='" + (item.index + 1) + "']"));
+    if (!again) return; // filtered away since
+    again.scrollIntoView({ block: "start" });
+    again.focus({ preventScroll: true });
+  });
+  bar.append(back);
+  if (item.row.kind === "response") { viewer.clear(); openResponse(item.row); }
+  else {
+    byId("results-response").hidden = true;
+    if (item.row.events) play(viewer, item.row.events); else viewer.render(item.row);
+  }
+  bar.scrollIntoView({ behavior: "smooth", block: "start" });
+  back.focus({ preventScroll: true });
 }
 
 /** A response's verdict is drawn by the response view, below the results. @param {any} verdict */

@@ -1,0 +1,89 @@
+"""The results viewer's figures (static/results-metrics.js), run under Node as the module the page imports
+(skipped without Node), against what the evaluation harness (eval/metrics.py) computes for the same records:
+accuracy, per-label precision/recall/F1, macro-F1, the confusion matrix with unparsed and errored runs in
+columns of their own, and the cost of the runs that finished."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from factdebate.eval.metrics import compute, outcome_from_record
+from tests.server.test_page_scripts import pytestmark, run_module  # noqa: F401
+
+S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
+LABELS = (S, R, N)
+# gold, predicted ("unparsed": no label read; "error": the run failed)
+CASES = [(S, S), (S, S), (S, R), (S, "unparsed"), (R, R), (R, S), (R, "error"), (N, S), (N, N), (S, "error"), (R, R)]
+
+
+def records() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i, (gold, answer) in enumerate(CASES):
+        record: dict[str, Any] = {"id": f"c{i}", "gold": gold, "claim": f"Claim {i}.", "method": "cot"}
+        if answer == "error":
+            record.update(error="model unreachable", predicted=None, usage={"llm_calls": 9, "seconds": 9.0})
+        else:
+            label = None if answer == "unparsed" else answer
+            record.update(predicted=label, label=label,
+                          usage={"llm_calls": 1 + i % 3, "prompt_tokens": 100 + i, "completion_tokens": 7 * i,
+                                 "seconds": 0.25 * i})
+        out.append(record)
+    return out
+
+
+def page_figures(rows: list[dict[str, Any]]) -> Any:
+    return run_module("results-metrics.js", "(() => { const o = data.map(r => m.rowOutcome(r)); "
+                      "return {metrics: m.metrics(o), cost: m.cost(o)}; })()", rows)
+
+
+def test_the_page_computes_what_the_harness_computes() -> None:
+    rows = records()
+    python = compute([outcome_from_record(r) for r in rows], LABELS, resamples=10)
+    page = page_figures(rows)
+    got = page["metrics"]
+    assert (got["n"], got["correct"]) == (python["n"], python["correct"]) == (11, 5)
+    assert got["accuracy"] == pytest.approx(python["accuracy"])
+    assert got["labels"] == python["macro_f1_labels"] == [S, R, N]
+    assert got["macroF1"] == pytest.approx(python["macro_f1"])
+    for label in LABELS:
+        for field in ("precision", "recall", "f1", "support", "predicted"):
+            assert got["perClass"][label][field] == pytest.approx(python["per_class"][label][field]), (label, field)
+    # Hand-worked for REFUTES: 2 right of 3 predicted, of 4 gold (one errored) -> P 2/3, R 1/2.
+    assert got["perClass"][R]["precision"] == pytest.approx(2 / 3) and got["perClass"][R]["recall"] == 0.5
+    # The matrix, cell by cell, named as the harness names its rows and columns; failures have their own.
+    confusion = python["confusion"]
+    assert got["confusion"]["predicted"] == [S, R, N, "UNPARSED", "ERROR"]
+    for g, line in zip(got["confusion"]["gold"], got["confusion"]["matrix"], strict=True):
+        for p, count in zip(got["confusion"]["predicted"], line, strict=True):
+            assert count == confusion["matrix"][confusion["gold"].index(g)][confusion["predicted"].index(p)], (g, p)
+    assert got["unparsed"] == len(python["unparsed"]) == 1 and got["errors"] == len(python["errored"]) == 2
+    # Cost: the mean over the runs that finished; errored runs report none.
+    cost = page["cost"]
+    assert cost["finished"] == 9
+    assert cost["calls"]["mean"] == pytest.approx(python["cost"]["llm_calls"]["mean"])
+    assert cost["calls"]["total"] == pytest.approx(python["cost"]["llm_calls"]["total"])
+    assert cost["seconds"]["mean"] == pytest.approx(python["cost"]["seconds"]["mean"])
+    tokens = python["cost"]["prompt_tokens"]["total"] + python["cost"]["completion_tokens"]["total"]
+    assert cost["tokens"]["total"] == pytest.approx(tokens)
+
+
+def test_rows_of_verify_output_are_read_through_the_label_aliases() -> None:
+    # No `predicted`: a verdict's `label` and the gold are both normalised; no label is unparsed.
+    rows = [{"claim": "A", "gold": "supports", "label": "SUPPORTS"}, {"claim": "B", "gold": "Refutes", "label": None},
+            {"claim": "C", "label": "REFUTES"}, {"claim": "D", "gold": "REFUTES", "error": "boom"}]
+    got = page_figures(rows)["metrics"]
+    assert (got["n"], got["correct"], got["unparsed"], got["errors"]) == (3, 1, 1, 1)  # C has no gold: not counted
+    assert got["confusion"] == {"gold": [S, R], "predicted": [S, R, "UNPARSED", "ERROR"],
+                                "matrix": [[1, 0, 0, 0], [0, 0, 1, 1]]}
+    # REFUTES is seen only as a gold label: F1 0, still in the macro average (as macro_labels does).
+    assert got["macroF1"] == pytest.approx(0.5)
+
+
+def test_sorting_puts_missing_values_last_either_way() -> None:
+    expression = ("['ascending', 'descending'].map(d => m.sortedBy(data, x => x.v, d).map(x => x.id))")
+    values = [{"id": "a", "v": 10}, {"id": "b", "v": None}, {"id": "c", "v": 2}, {"id": "d", "v": 10}]
+    assert run_module("results-metrics.js", expression, values) == [["c", "a", "d", "b"], ["a", "d", "c", "b"]]
+    text = [{"id": "a", "v": "claim 10"}, {"id": "b", "v": "Claim 9"}, {"id": "c", "v": ""}]
+    assert run_module("results-metrics.js", expression, text) == [["b", "a", "c"], ["a", "b", "c"]]
