@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from factdebate.core.runtime import RunRecorder, recording
-from factdebate.llm.ask import ask
+from factdebate.llm.ask import ask, echoed
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.constraints import openai_request
@@ -15,8 +15,8 @@ from factdebate.llm.model import LLM
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.methods.baselines.mad import MODERATION_GRAMMAR
 from factdebate.methods.dpd.panel import JUDGE_SCHEMA
-from factdebate.methods.kit.formats import QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
-from factdebate.prompts import Prompt
+from factdebate.methods.kit.formats import QUERY_ECHOES, QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
+from factdebate.prompts import Prompt, render
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
@@ -61,7 +61,7 @@ async def test_tool_mad_queries_are_held_to_brackets_from_the_first_ask_and_must
 
     def answer(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt == "query_select":
-            return "[capital of Australia]"  # the prompt's own example
+            return "[one search query of a few words]"  # the prompt's own wording
         if call.prompt == "query_select:reask":
             return "[The answer was not inside square brackets.]"  # the problem, echoed
         text = truthful(call, messages, params)
@@ -76,6 +76,19 @@ async def test_tool_mad_queries_are_held_to_brackets_from_the_first_ask_and_must
     assert verdict.parse_counts["query"].lost == len(first)
     # The previous query is kept, not the echo.
     assert all(t.query == CLAIM for t in verdict.rounds[1].turns if t.tool != "none")
+
+
+def test_the_query_prompt_offers_no_example_query_to_copy_and_its_wording_is_an_echo() -> None:
+    """SmolLM2 answered 8 of 12 rewrites with the prompt's example "[capital of Australia]": the prompt now
+    describes the form without a bracketed example, and copying its wording is caught as an echo."""
+    prompt = render("query_select", agent_desc="RAG agent", claim=CLAIM, previous_query=CLAIM,
+                    others=[{"desc": "search agent", "response": "It is true."}]).text
+    instruction = prompt.split("It is true.")[-1]
+    assert "[" not in instruction and "]" not in instruction
+    assert all(phrase in prompt for phrase in QUERY_ECHOES)  # the echoes are what the prompt says
+    copied = [echoed(f"[{phrase}]", QUERY_ECHOES) for phrase in QUERY_ECHOES]
+    assert copied == list(QUERY_ECHOES)
+    assert echoed(f"[{CLAIM}]", QUERY_ECHOES) is None
 
 
 async def test_a_reply_cut_at_the_token_limit_is_reported_as_cut() -> None:

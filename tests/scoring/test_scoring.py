@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import numpy as np
 import pytest
 
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import Document
 from factdebate.llm.model import LLM
+from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance, mean_cosine
+from tests.fake_openai import FakeOpenAI
 from tests.helpers import BagOfWordsEncoder
 
 DOCS = [Document(id="1", title="Paris", text="Paris is the capital and largest city of France.")]
@@ -89,3 +95,25 @@ async def test_consistency_is_mean_similarity_to_documents() -> None:
 
 def test_mean_cosine_handles_zero_vectors() -> None:
     assert mean_cosine(np.array([1.0, 0.0]), np.array([[0.0, 0.0], [1.0, 0.0]])) == pytest.approx(0.5)
+
+
+async def test_faithfulness_verdicts_reach_a_schema_only_server_as_a_json_schema_and_are_read() -> None:
+    """Ollama and OpenAI's strict mode take a JSON schema, not a grammar: the verdict lines go as their JSON
+    twin (one yes/no field per statement) and the object comes back as the "1: yes" lines."""
+
+    def reply(body: dict[str, Any]) -> str:
+        if "response_format" not in body:
+            return "1. Paris is the capital of France.\n2. Paris has 40 million people."
+        return json.dumps({"statement_1": "yes", "statement_2": "no"})
+
+    with FakeOpenAI(reply=reply) as server:
+        llm = LLM(OpenAIBackend("m", base_url=server.base_url, constrain="json_schema"), "scorer")
+        with recording(RunRecorder()) as recorder:
+            result = await faithfulness(llm, "Paris is the capital of France", "answer text", DOCS)
+    verdicts = server.requests[1]["body"]
+    assert verdicts["response_format"]["type"] == "json_schema" and "grammar" not in verdicts
+    schema = verdicts["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["statement_1", "statement_2"]
+    assert schema["properties"]["statement_2"]["enum"] == ["yes", "no"]
+    assert result.value == pytest.approx(1 / 2) and result.details["supported"] == [True, False]
+    assert recorder.parse_counts["statement_verdicts"].reasked == 0

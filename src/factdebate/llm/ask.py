@@ -149,3 +149,13 @@ def verdict_lines_grammar(count: int) -> str:
     """GBNF for exactly ``count`` lines "1: yes" / "1: no"."""
     lines = " \"\\n\" ".join(f'"{i}: " yn' for i in range(1, count + 1))
     return f'root ::= {lines}\nyn ::= "yes" | "no"\n'
+
+
+def verdict_lines_json(count: int) -> tuple[dict[str, Any], str]:
+    """The JSON twin of :func:`verdict_lines_grammar`, for servers that take schemas only: one "yes"/"no"
+    field per statement (named, as strict schemas want an object with fixed keys) and the template that
+    turns the object back into the "1: yes" lines the parser reads."""
+    keys = [f"statement_{i}" for i in range(1, count + 1)]
+    schema = {"type": "object", "properties": {key: {"type": "string", "enum": ["yes", "no"]} for key in keys},
+              "required": keys, "additionalProperties": False}
+    return schema, "\n".join(f"{i}: {{{key}}}" for i, key in enumerate(keys, 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from factdebate.core.parsing import parse_list, parse_verdicts
 from factdebate.core.types import Document
-from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar, verdict_lines_grammar
+from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar, verdict_lines_grammar, verdict_lines_json
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
@@ -27,15 +27,18 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
         return ScoreResult(None, "could not split the answer into statements")
     docs = [d.model_copy(update={"text": d.text[:max_doc_chars]}) for d in documents]
     prompt = render("faithfulness_verdicts", documents=docs, statements=statements)
-    # The prompt asks for the verdict lines alone: held to them from the first ask where the backend has
-    # grammars ("1: yes" is about five tokens, so the cap leaves room), unconstrained elsewhere.
+    # The prompt asks for the verdict lines alone: held to them from the first ask, by the grammar where the
+    # backend has grammars ("1: yes" is about five tokens) or by its JSON twin on schema-only servers
+    # ('"statement_1": "yes"' about eight), so the cap leaves room either way.
     max_tokens = 16 * len(statements) + 16
     lines = verdict_lines_grammar(len(statements))
+    schema, template = verdict_lines_json(len(statements))
     verdicts = (await ask(
         llm, prompt, lambda t: parse_verdicts(t, len(statements)), what="statement_verdicts",
-        params=GenParams(temperature=0.0, max_tokens=max_tokens, grammar=lines),
+        params=GenParams(temperature=0.0, max_tokens=max_tokens, grammar=lines, json_schema=schema,
+                         json_template=template),
         problem=f"expected {len(statements)} lines like '1: yes' or '1: no'",
-        reask=format_reask(max_tokens, lines), agent=agent, round=round)).value
+        reask=format_reask(max_tokens, lines, (schema, template)), agent=agent, round=round)).value
     if verdicts is None:
         return ScoreResult(None, "could not read a yes/no judgement for every statement",
                            {"statements": statements})
