@@ -173,9 +173,9 @@ def test_one_claim_is_compared_across_methods(browser: Any, live_server: Callabl
             text = card.inner_text()
             assert "SUPPORTS" in text and "model calls" in text and "tokens" in text and "seconds" in text, text
         page.click("#compare-grid .compare-card[data-method=dpd]")
-        assert page.locator("#compare-view .ballot").count() == 3  # DPD opens its own view
+        assert page.locator("#compare-view .compare-column.shown .ballot").count() == 3  # DPD opens its own view
         page.click("#compare-grid .compare-card[data-method=tool-mad]")
-        assert page.locator("#compare-view .agent-col").count() >= 2
+        assert page.locator("#compare-view .compare-column.shown .agent-col").count() >= 2
         page.reload()  # kept with the recent checks, and opened again from there
         page.click("#history .history-item[data-kind=compare]")
         page.wait_for_selector("#compare-grid .compare-card[data-method=dpd]")

@@ -263,7 +263,7 @@ def test_methods_agree_in_a_sentence_and_a_verdict_downloads(browser: Any,  # no
         assert page.locator("#compare-grid .compare-card[data-method=dpd] .compare-open").is_visible()
         # The open verdict downloads as the JSON the results viewer reads.
         with page.expect_download() as download:
-            page.click("#compare-view .verdict-box button.download")
+            page.click("#compare-view .compare-column.shown .verdict-box button.download")
         saved = json.loads(Path(download.value.path()).read_text())
         assert (saved["method"], saved["label"], saved["claim"]) == ("dpd", "SUPPORTS", "The Eiffel Tower is in Paris.")
         assert download.value.suggested_filename == "factdebate-verdict-the-eiffel-tower-is-in-paris.json"

@@ -34,7 +34,7 @@ onSubmit("claim", async signal => {
       if (name === "error") { failed = true; live.error(data.message, { retry }); }
     });
     if (verdict) history.remember({ kind: "claim", claim: verdict.claim, label: verdict.label,
-      decided_by: verdict.decided_by, verdict });
+      decided_by: verdict.decided_by, verdict, check_ids: live.checkId ? [live.checkId] : [] });
     else if (!failed) live.error("the stream ended before a verdict arrived", { retry });
   } catch (err) {
     const error = /** @type {Error} */ (err);
@@ -50,5 +50,5 @@ history.onOpen("claim", item => {
   page.set({ mode: "claim" });
   input("claim").value = item.claim;
   count();
-  live.render(item.verdict);
+  live.render(item.verdict, (item.check_ids || [])[0] || null);
 });

@@ -1,18 +1,28 @@
 // @ts-check
-/* "Compare methods": one claim through several methods at once, each streamed on its own. A card per method
-   shows its verdict as it arrives, with how it was reached, its model calls, tokens and seconds; a click
-   opens that method's own view below, live while it runs. The comparison is kept in Recent checks. */
+/* "Compare methods": one claim through several methods at once, each streamed on its own and each with its
+   own settings (compare-settings.js). A card per method shows its verdict as it arrives, with how it was
+   reached, its model calls, tokens and seconds. Below the cards every method has its own view, fed live: on
+   a wide screen they stand side by side, each scrolled on its own (layouts.css); on a narrow one the card
+   clicked last shows its view. The comparison is kept in Recent checks, and by the service: one link
+   reopens all its methods' checks. */
 import { readSSE, stream } from "./api.js";
-import { LABEL_CLASS, byId, el, input, labelChip } from "./dom.js";
+import { MethodSettings } from "./compare-settings.js";
+import { LABEL_CLASS, byId, downloadButton, el, fileName, input, labelChip } from "./dom.js";
 import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
+import { linkControl } from "./share.js";
 import * as page from "./state.js";
 import { VerdictView } from "./verdict-view.js";
 import { describe, viewOf } from "./views.js";
 
 const picker = byId("compare-methods");
+const settings = new MethodSettings(el("div", "compare-settings-list"));
+picker.after(settings.host);
 const grid = byId("compare-grid");
-const view = new VerdictView(byId("compare-view"));
+const columns = byId("compare-view");
+columns.classList.add("compare-columns");
+// The comparison as a whole: a file with every method's verdict, and a link that reopens them all.
+const actions = el("div", "compare-actions");
 // How far the methods agree ("2 of 3 methods say REFUTES"), the grid's first line, above the cards.
 const agreement = el("p", "compare-agreement");
 agreement.setAttribute("role", "status");
@@ -33,14 +43,12 @@ export function agreementText(all) {
   return head + (open ? " (" + open + " still checking)" : "") + (failed ? " (" + failed + " failed)" : "") + ".";
 }
 
-/** One method's run in the comparison: its events (replayed when opened) and its verdict. */
+/** One method's run in the comparison: its card, its own view (a column) and its verdict. */
 class Entry {
   /** @param {string} method @param {string} claim @param {(entry: Entry) => void} open */
   constructor(method, claim, open) {
     this.method = method;
     this.claim = claim;
-    /** @type {Array<[string, any]>} */
-    this.events = [];
     /** @type {any} */
     this.verdict = null;
     this.error = "";
@@ -48,8 +56,17 @@ class Entry {
     this.node.type = "button";
     this.node.dataset.method = method;
     this.node.addEventListener("click", () => open(this));
+    this.column = el("section", "compare-column");
+    this.column.dataset.method = method;
+    this.column.setAttribute("aria-label", method + "'s debate");
+    const viewHost = el("div");
+    this.column.append(el("h3", "compare-column-head", method), viewHost);
+    this.view = new VerdictView(viewHost);
     this.draw();
   }
+
+  /** The id the service keeps this method's check under (null: not kept, or not finished). */
+  get checkId() { return this.view.checkId; }
 
   draw() {
     const v = this.verdict;
@@ -66,7 +83,7 @@ class Entry {
       fact("model calls", u.llm_calls);
       fact("tokens", (u.prompt_tokens || 0) + (u.completion_tokens || 0));
       // Every call answered from the cache took no time worth a number: say so rather than "0.0".
-      fact("seconds", u.llm_calls > 0 && u.cached_calls === u.llm_calls ? "cached" : Number(u.seconds || 0).toFixed(1));
+      fact("seconds", cachedOnly(u) ? "cached" : Number(u.seconds || 0).toFixed(1));
     } else if (this.error) {
       fact("error", this.error);
     }
@@ -75,75 +92,107 @@ class Entry {
   }
 }
 
+/** Whether every model call of a run came from the cache. @param {any} usage */
+export function cachedOnly(usage) {
+  return usage.llm_calls > 0 && usage.cached_calls === usage.llm_calls;
+}
+
 /** @type {Entry[]} */
 let entries = [];
-/** @type {Entry | null} */
-let shown = null;
 /** What a method's card says when the user stopped the comparison (its view then says "Stopped by you"). */
 const STOPPED = "stopped by you";
 
-/** @param {Entry} entry */
+/** Marks the card whose view a narrow screen shows (a wide one shows them all). @param {Entry} entry */
 function open(entry) {
-  shown = entry;
-  grid.querySelectorAll(".compare-card").forEach(n => n.setAttribute("aria-pressed", String(n === entry.node)));
-  if (entry.verdict) { view.render(entry.verdict); return; }
-  view.start(entry.claim, entry.method, {});
-  entry.events.forEach(([name, ev]) => view.event(name, ev));
-  if (entry.error) view.error(entry.error, { byUser: entry.error === STOPPED }); else view.status("Checking with " + entry.method + "…", true);
+  entries.forEach(e => {
+    e.node.setAttribute("aria-pressed", String(e === entry));
+    e.column.classList.toggle("shown", e === entry);
+  });
 }
 
 /** @param {string} claim @param {string[]} methods @param {(entry: Entry) => void} [each] */
 function startGrid(claim, methods, each) {
   entries = methods.map(m => new Entry(m, claim, open));
   agreement.textContent = "";
-  grid.replaceChildren(agreement, ...entries.map(e => e.node));
+  actions.replaceChildren();
+  grid.replaceChildren(agreement, ...entries.map(e => e.node), actions);
+  columns.style.setProperty("--methods", String(entries.length));
+  columns.replaceChildren(...entries.map(e => e.column));
   entries.forEach(e => each && each(e));
-  view.clear();
-  shown = null;
+}
+
+/** The download and the link of the whole comparison, once its runs have ended. @param {string} claim */
+function finishGrid(claim) {
+  const done = entries.filter(e => e.verdict);
+  if (!done.length) return;
+  const verdicts = done.map(e => e.verdict);
+  actions.replaceChildren(downloadButton(fileName(claim, "comparison"),
+    () => ({ kind: "comparison", claim, methods: entries.map(e => e.method), verdicts })));
+  const ids = done.map(e => e.checkId).filter(id => id);
+  if (ids.length === done.length) actions.append(linkControl(/** @type {string[]} */ (ids)));
 }
 
 /** @param {Entry} entry @param {Record<string, any>} body @param {AbortSignal} signal */
 async function run(entry, body, signal) {
+  entry.view.start(entry.claim, entry.method, thresholds(body), true);
+  entry.view.status("Checking with " + entry.method + "…", true);
   try {
-    const response = await stream("/v1/verify/stream", { ...body, method: entry.method }, signal);
+    const response = await stream("/v1/verify/stream", body, signal);
     await readSSE(response, (name, data) => {
-      if (name === "result") { entry.verdict = data; entry.draw(); if (shown === entry) view.render(data); return; }
-      if (name === "error") { entry.error = data.message; entry.draw(); if (shown === entry) view.error(data.message); return; }
-      entry.events.push([name, data]);
-      if (shown === entry) view.event(name, data);
+      if (name === "result") { entry.verdict = data; entry.draw(); entry.view.render(data); return; }
+      if (name === "error") { entry.error = data.message; entry.draw(); entry.view.error(data.message); return; }
+      entry.view.event(name, data);
     });
-    if (!entry.verdict && !entry.error) { entry.error = "the stream ended before a verdict arrived"; entry.draw(); }
+    if (!entry.verdict && !entry.error) {
+      entry.error = "the stream ended before a verdict arrived";
+      entry.draw();
+      entry.view.error(entry.error);
+    }
   } catch (err) {
     const error = /** @type {Error} */ (err);
     entry.error = error.name === "AbortError" ? STOPPED : String(error.message || error);
     entry.draw();
+    entry.view.error(entry.error, { byUser: entry.error === STOPPED });
   }
+}
+
+/** The methods ticked in the picker, in its order. */
+function ticked() {
+  return [...picker.querySelectorAll("input:checked")].map(b => /** @type {HTMLInputElement} */ (b).value);
 }
 
 onSubmit("compare", async signal => {
   const claim = input("claim").value.trim();
-  const methods = [...picker.querySelectorAll("input:checked")].map(b => /** @type {HTMLInputElement} */ (b).value);
+  const methods = ticked();
   if (!claim) { showError("Type a claim to check."); return; }
   if (methods.length < 2) { showError("Tick at least two methods to compare."); return; }
   const { method: _, ...shared } = requestBody();
-  const body = { claim, ...shared };
   startGrid(claim, methods);
   open(entries[0]);
-  view.thresholds = thresholds(body);
-  await Promise.all(entries.map(e => run(e, body, signal)));
-  const done = entries.filter(e => e.verdict).map(e => e.verdict);
-  if (done.length) history.remember({ kind: "compare", claim, label: null, decided_by: "", verdicts: done });
+  // Each method gets the shared settings and its own (what was changed in its section).
+  await Promise.all(entries.map(e => run(e, { claim, ...shared, ...settings.read(e.method), method: e.method }, signal)));
+  finishGrid(claim);
+  const done = entries.filter(e => e.verdict);
+  if (done.length) {
+    history.remember({ kind: "compare", claim, label: null, decided_by: "", verdicts: done.map(e => e.verdict),
+      check_ids: done.every(e => e.checkId) ? done.map(e => /** @type {string} */ (e.checkId)) : [] });
+  }
 });
 
 history.onOpen("compare", item => {
   page.set({ mode: "compare" });
   input("claim").value = item.claim;
   count();
-  startGrid(item.claim, (item.verdicts || []).map(v => v.method), e => {
-    e.verdict = (item.verdicts || []).find(v => v.method === e.method);
+  const verdicts = item.verdicts || [];
+  const ids = item.check_ids || [];
+  startGrid(item.claim, verdicts.map(v => v.method), e => {
+    const at = verdicts.findIndex(v => v.method === e.method);
+    e.verdict = verdicts[at];
     e.draw();
+    e.view.render(e.verdict, ids.length === verdicts.length ? ids[at] : null);
   });
   open(entries[0]);
+  finishGrid(item.claim);
 });
 
 /** Ticked at first: the server's default method and the first of each other layout (any can be ticked).
@@ -161,14 +210,17 @@ function firstPicks(catalogue) {
 page.subscribe((state, changed) => {
   if (!("catalogue" in changed) || !state.catalogue) return;
   const picked = firstPicks(state.catalogue);
+  settings.load(state.catalogue.methods);
   picker.replaceChildren(...state.catalogue.methods.map(m => {
     const label = el("label", "compare-pick");
     const box = el("input");
     box.type = "checkbox";
     box.value = m.name;
     box.checked = picked.has(m.name);
+    box.addEventListener("change", () => settings.show(ticked()));
     label.title = m.description;
     label.append(box, el("span", "", m.name));
     return label;
   }));
+  settings.show(ticked());
 });

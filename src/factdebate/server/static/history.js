@@ -5,7 +5,7 @@ import { byId, el, labelChip } from "./dom.js";
 const STORE = "factdebate.history";
 const MAX = 25;
 /** @typedef {{at: number, kind: "claim" | "response" | "compare", claim: string, label: string | null,
- *   decided_by: string, verdict?: any, verdicts?: any[]}} Item */
+ *   decided_by: string, verdict?: any, verdicts?: any[], check_ids?: string[]}} Item */
 /** @type {Record<string, (item: Item) => void>} what opens an item of each kind */
 const openers = {};
 
@@ -24,6 +24,9 @@ function save(items) {
 
 /** @param {"claim" | "response" | "compare"} kind @param {(item: Item) => void} open */
 export function onOpen(kind, open) { openers[kind] = open; }
+
+/** Draws a check as its kind does (a Recent check, or one a link reopened). @param {Omit<Item, "at">} item */
+export function open(item) { (openers[item.kind || "claim"] || (() => undefined))(/** @type {Item} */ (item)); }
 
 /** @param {Omit<Item, "at">} entry */
 export function remember(entry) {
@@ -49,10 +52,17 @@ export function draw() {
     btn.type = "button";
     btn.dataset.kind = item.kind || "claim";
     if (item.kind !== "claim") btn.append(el("span", "history-kind", item.kind === "compare" ? "compared" : "response"));
-    if (item.kind === "compare") (item.verdicts || []).forEach(v => btn.append(labelChip(v.label)));
-    else btn.append(labelChip(item.label));
+    if (item.kind === "compare") {
+      const chips = el("span", "history-chips");
+      (item.verdicts || []).forEach(v => { // which method said what, not a row of bare labels
+        const chip = el("span", "history-method");
+        chip.append(el("span", "history-method-name", v.method), labelChip(v.label));
+        chips.append(chip);
+      });
+      btn.append(chips);
+    } else btn.append(labelChip(item.label));
     btn.append(el("span", "history-claim", item.claim), el("span", "history-meta", meta(item)));
-    btn.addEventListener("click", () => (openers[item.kind || "claim"] || (() => undefined))(item));
+    btn.addEventListener("click", () => open(item));
     const li = el("li");
     li.append(btn);
     list.append(li);

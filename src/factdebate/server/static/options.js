@@ -66,9 +66,9 @@ function control(option, id) {
 }
 
 /* One option: its label (the field's title), its control(s) and a one-line help (the description). */
-/** @param {OptionInfo} option @returns {Field} */
-function field(option) {
-  const id = "opt-" + option.name;
+/** @param {OptionInfo} option @param {string} [prefix] of its controls' ids (another form's fields differ) @returns {Field} */
+export function field(option, prefix) {
+  const id = (prefix || "opt-") + option.name;
   const made = control(option, id);
   const wrap = el("div", "option" + (made.check ? " check" : ""));
   wrap.dataset.option = option.name;
@@ -102,13 +102,13 @@ export class OptionsForm {
   /** @param {import("./state.js").Catalogue} catalogue */
   load(catalogue) {
     this.catalogue = catalogue;
-    this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name)).map(field);
+    this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name)).map(o => field(o));
   }
 
   /** @param {string} method */
   show(method) {
     const info = (this.catalogue.methods || []).find(m => m.name === method) || { options: [] };
-    const own = info.options.map(field);
+    const own = info.options.map(o => field(o));
     own.forEach(f => f.node.classList.add("own")); // the method's own: not sent when methods are compared
     const shared = this.shared;
     this.fields = [...own, ...shared];

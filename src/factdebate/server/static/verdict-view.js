@@ -5,6 +5,7 @@
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "./dom.js";
 import { evidenceBlock } from "./evidence.js";
 import { RunProgress } from "./progress.js";
+import { linkControl } from "./share.js";
 import { verdictSentence } from "./why.js";
 import { describe, layout, viewOf } from "./views.js";
 
@@ -55,6 +56,8 @@ export class VerdictView {
     /** @type {number | null} the most rounds the run can take, from its run_started */
     this.mostRounds = null;
     this.steps = 0;
+    /** @type {string | null} the id the service keeps this check under (its check_saved event), for a link */
+    this.checkId = null;
     this.clear();
   }
 
@@ -78,6 +81,7 @@ export class VerdictView {
     this.clear();
     this.mostRounds = null;
     this.steps = 0; // step events seen, for a run that ends without its full verdict (a trace's replay)
+    this.checkId = null;
     this.claimText = claim;
     this.thresholds = thresholds || {};
     this.view = viewOf(method);
@@ -110,6 +114,7 @@ export class VerdictView {
   event(name, ev) {
     if (name === "run_started") this.mostRounds = ev.most_rounds ?? null;
     if (name === "step") this.steps += 1;
+    if (name === "check_saved") { this.checkId = ev.id; return true; } // comes just before the verdict
     if (this.progress.event(name, ev)) return true;
     return this.layout ? this.layout.event(name, ev) : false;
   }
@@ -147,6 +152,7 @@ export class VerdictView {
     const paper = paperNotes(v);
     if (paper) box.append(paper);
     if (v.schema_version !== undefined) box.append(downloadButton(fileName(v.claim, "verdict"), () => v));
+    if (this.checkId) box.append(linkControl([this.checkId]));
     this.finishClock("Done");
   }
 
@@ -186,15 +192,20 @@ export class VerdictView {
     this.finishClock(how?.byUser ? "Stopped by you" : "Failed");
   }
 
-  /** A finished verdict drawn at once (the stream's result, Recent checks, a results file). @param {any} v */
-  render(v) {
+  /**
+   * A finished verdict drawn at once (the stream's result, Recent checks, a results file, a link).
+   * @param {any} v @param {string | null} [checkId] the service's id for it (undefined: the live run's, if any)
+   */
+  render(v, checkId) {
     const section = ((v.config || {}).methods || {})[v.method] || {};
     /** @type {Record<string, number>} */
     const thresholds = {};
     Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
     if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
     const keep = this.layout && this.claimText === v.claim && this.view === viewOf(v.method) ? this.layout : null;
+    const id = checkId !== undefined ? checkId : keep ? this.checkId : null;
     if (!keep) this.start(v.claim || "", v.method, thresholds);
+    this.checkId = id;
     if (this.layout) this.layout.render(v);
     if (v.error) this.error(v.error); else this.verdict(v);
   }

@@ -32,7 +32,7 @@ onSubmit("response", async signal => {
       if (name === "result" || name === "error") ended = true;
       if (name === "result") { // kept before the view adds each claim's settings to it
         history.remember({ kind: "response", claim: String(data.response || "").slice(0, 300), label: data.label,
-          decided_by: data.decided_by, verdict: data });
+          decided_by: data.decided_by, verdict: data, check_ids: view.checkId ? [view.checkId] : [] });
       }
       view.event(name, data);
     });
@@ -51,7 +51,7 @@ history.onOpen("response", item => {
   input("response-text").value = String(v.response || "");
   input("response-question").value = v.question || "";
   count();
-  view.show(v);
+  view.show(v, (item.check_ids || [])[0] || null);
   byId("response-live").hidden = false;
 });
 

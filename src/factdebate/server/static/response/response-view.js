@@ -4,6 +4,7 @@
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "../dom.js";
 import { RunProgress } from "../progress.js";
+import { linkControl } from "../share.js";
 import { VerdictView } from "../verdict-view.js";
 import { responseRule } from "../views.js";
 import { ClaimRow, STATE_TEXT } from "./claim-row.js";
@@ -23,6 +24,8 @@ export class ResponseView {
   constructor(host, debateId) {
     this.host = host;
     this.debateId = debateId || "response-debate"; // one id per view: the results viewer has its own
+    /** @type {string | null} the id the service keeps this check under, for a link */
+    this.checkId = null;
     // What start() draws anew for each check; empty until then.
     this.text = "";
     /** @type {Record<string, number>} */
@@ -61,6 +64,7 @@ export class ResponseView {
    */
   start(text, question, thresholds, running) {
     this.clock.stop();
+    this.checkId = null;
     this.text = text;
     this.thresholds = thresholds;
     this.claims = [];
@@ -151,6 +155,7 @@ export class ResponseView {
         }
         break;
       case "response_verdict": this.judged = ev; break;
+      case "check_saved": this.checkId = ev.id; break; // just before the result
       case "result": this.finish(ev); break;
       case "error": this.stopped("The check failed: " + (ev.message || "unknown error"), false); break;
       default: break; // llm_call, parse problems... are in the raw trace
@@ -332,13 +337,15 @@ export class ResponseView {
     box.replaceChildren(main, counts);
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     box.append(downloadButton(fileName(v.response, "response"), () => v));
+    if (this.checkId) box.append(linkControl([this.checkId]));
   }
 
   /* A finished check drawn at once from its saved verdict (Recent checks, the results viewer): the claims
      and their verdicts as they were when the check ended. */
-  /** @param {any} v */
-  show(v) {
+  /** @param {any} v @param {string | null} [checkId] the service's id for it, for a link */
+  show(v, checkId) {
     this.start(String(v.response || ""), v.question || "", {});
+    this.checkId = checkId || null;
     const extraction = v.extraction || {};
     const texts = (extraction.claims || []).length ? extraction.claims : (v.claims || []).map((/** @type {any} */ c) => c.claim);
     this.setClaims(texts, extraction.parsed !== false);

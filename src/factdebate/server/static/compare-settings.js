@@ -1,0 +1,60 @@
+// @ts-check
+/* Each compared method's own settings (Tool-MAD's rounds, DPD's most rounds, …): a folded section per ticked
+   method under the picks, drawn from the catalogue like the claim form's options. The shared settings
+   (search engine, model, "More options") still come from the form and go to every method alike. */
+import { el } from "./dom.js";
+import { field } from "./options.js";
+
+/** @typedef {import("./options.js").Field} Field */
+
+export class MethodSettings {
+  /** @param {HTMLElement} host */
+  constructor(host) {
+    this.host = host;
+    /** @type {Map<string, {node: HTMLElement, fields: Field[]}>} built once a method is ticked: kept when unticked */
+    this.built = new Map();
+    /** @type {import("./state.js").MethodInfo[]} */
+    this.methods = [];
+  }
+
+  /** @param {import("./state.js").MethodInfo[]} methods */
+  load(methods) {
+    this.methods = methods;
+    this.built.clear();
+    this.host.replaceChildren();
+  }
+
+  /** Shows the settings of the ticked methods, in the picker's order. @param {string[]} ticked */
+  show(ticked) {
+    this.host.replaceChildren(...ticked.map(name => this.section(name)).filter(s => s !== null)
+      .map(s => /** @type {{node: HTMLElement}} */ (s).node));
+  }
+
+  /** @param {string} name */
+  section(name) {
+    const known = this.built.get(name);
+    if (known) return known;
+    const info = this.methods.find(m => m.name === name);
+    if (!info || !info.options.length) return null;
+    // The method's main options first, as the claim form draws them.
+    const options = [...info.options.filter(o => o.main), ...info.options.filter(o => !o.main)];
+    const fields = options.map(o => field(o, "cmp-" + name + "-"));
+    const node = el("details", "compare-settings");
+    node.dataset.method = name;
+    node.append(el("summary", "", name + "'s settings"), ...fields.map(f => f.node));
+    const made = { node, fields };
+    this.built.set(name, made);
+    return made;
+  }
+
+  /** What the user changed for ``name``: only that is sent, the rest stays the server's default. @param {string} name */
+  read(name) {
+    /** @type {Record<string, any>} */
+    const out = {};
+    (this.section(name)?.fields || []).forEach(f => {
+      const value = f.read();
+      if (value !== undefined && JSON.stringify(value) !== JSON.stringify(f.option.default)) out[f.option.name] = value;
+    });
+    return out;
+  }
+}
