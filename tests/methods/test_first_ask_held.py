@@ -14,7 +14,7 @@ from factdebate.llm.constraints import openai_request
 from factdebate.llm.model import LLM
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.methods.baselines.mad import MODERATION_GRAMMAR
-from factdebate.methods.dpd.panel import JUDGE_SCHEMA
+from factdebate.methods.dpd.panel import WHY_CHARS, judge_schema
 from factdebate.methods.kit.formats import QUERY_ECHOES, QUERY_GRAMMAR, QUERY_SCHEMA, QUERY_TEMPLATE
 from factdebate.prompts import Prompt, render
 from factdebate.run.claim import run_claim
@@ -103,8 +103,8 @@ async def test_a_reply_cut_at_the_token_limit_is_reported_as_cut() -> None:
 
 
 def test_string_bounds_reach_grammar_servers_and_are_left_out_of_strict_schemas() -> None:
-    params = GenParams(max_tokens=320, json_schema=JUDGE_SCHEMA)
+    params = GenParams(max_tokens=480, json_schema=judge_schema(480))
     grammar = openai_request(params, "grammar").kwargs["response_format"]["schema"]
-    assert grammar["properties"]["why"]["maxLength"] == 300
+    assert grammar["properties"]["why"]["maxLength"] == WHY_CHARS
     strict = openai_request(params, "json_schema").kwargs["response_format"]["json_schema"]["schema"]
     assert "maxLength" not in strict["properties"]["why"]

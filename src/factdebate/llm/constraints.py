@@ -65,16 +65,19 @@ class Request:
         return bool(self.kwargs or self.extra_body)
 
 
-# Bounds on a string's length keep a free-text field from eating the token budget where a grammar enforces
-# them (llama.cpp, vLLM); strict structured outputs (OpenAI's) refuse them, so they are left out there and
-# the token cap alone bounds the field.
-_LENGTH_KEYS = ("minLength", "maxLength")
+# Bounds on a string (its length, and a pattern that bounds it: DPD's ballot reason) keep a free-text field
+# from eating the token budget where a grammar enforces them (llama.cpp, vLLM); strict structured outputs
+# (OpenAI's) refuse lengths and differ on patterns, so they are left out there and the token cap alone
+# bounds the field.
+_LENGTH_KEYS = ("minLength", "maxLength", "pattern")
 
 
 def without_lengths(schema: Any) -> Any:
-    """``schema`` without ``minLength``/``maxLength`` anywhere in it."""
+    """``schema`` without ``minLength``/``maxLength``/``pattern`` on any string in it (a property that
+    happens to be named so is kept)."""
     if isinstance(schema, dict):
-        return {k: without_lengths(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
+        string = schema.get("type") == "string"
+        return {k: without_lengths(v) for k, v in schema.items() if not (string and k in _LENGTH_KEYS)}
     if isinstance(schema, list):
         return [without_lengths(v) for v in schema]
     return schema

@@ -45,17 +45,50 @@ UNIT = {"type": "number", "enum": [round(i / 10, 1) for i in range(11)]}
 _SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIONS.values()},
                 "required": list(DIMENSIONS.values()), "additionalProperties": False}
 # The judge reasons before it decides: "why" first, then the scores, the vote and the confidence in that
-# vote (the paper's order). Backends keep this order (llm/llama_cpp.py no longer sorts the keys). "why" is
-# bounded (WHY_CHARS, about 80 tokens) where the backend enforces it, so the fields after it fit the ballot's
-# token budget instead of being cut off.
-WHY_CHARS = 300
-JUDGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"why": {"type": "string", "maxLength": WHY_CHARS}, "affirmative": _SIDE_SCHEMA,
-                   "negative": _SIDE_SCHEMA, "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT},
-    "required": ["why", "affirmative", "negative", "vote", "confidence"],
-    "additionalProperties": False,
-}
+# vote (the paper's order). Backends keep this order (llm/llama_cpp.py no longer sorts the keys).
+#
+# Where the backend enforces the schema, the whole ballot must close within its token budget, or the vote
+# after "why" is cut off (seen live: a "why" of single letters, about a token each, ran past 300 characters'
+# worth of tokens). So "why" is held to printable ASCII without quote or backslash (the pattern; llama.cpp's
+# converters read the pattern, not maxLength, when both are given), and a tokenizer writes such text in at
+# most one token per character (byte-level BPE: every byte is a token; SentencePiece: every ASCII character
+# is a piece). The longest ballot the schema admits is then at most as many tokens as it has characters:
+# BALLOT_FRAME (everything but "why", at its longest) plus "why"'s bound, which is cut to what the budget
+# leaves (judge_schema).
+WHY_CHARS = 200
+WHY_CHARACTERS = "[ !#-\\[\\]-~]"  # printable ASCII (0x20-0x7E) less '"' and '\\'
+
+
+def _longest_ballot(why_chars: int) -> str:
+    """The longest text a schema-held ballot can be: every score three characters ("0.5"), the longest vote,
+    and the one optional space llama.cpp's grammars allow after each piece of JSON structure."""
+    side = {name: 0.0 for name in DIMENSIONS.values()}
+    data = {"why": "x" * why_chars, "affirmative": side, "negative": side, "vote": max(VOTES, key=len),
+            "confidence": 0.0}
+    compact = json.dumps(data, separators=(",", ":"))
+    return compact + " " * sum(compact.count(c) for c in '{}[],:"')
+
+
+BALLOT_FRAME = len(_longest_ballot(0))
+MIN_WHY_CHARS = 40  # the least reasoning a ballot is given room for (the setting's floor keeps it)
+
+
+def why_chars(max_tokens: int) -> int:
+    """How long "why" may be so that a held ballot closes within ``max_tokens``."""
+    return max(0, min(WHY_CHARS, max_tokens - BALLOT_FRAME))
+
+
+def judge_schema(max_tokens: int) -> dict[str, Any]:
+    """The ballot's schema with "why" bounded to fit ``max_tokens`` (see above)."""
+    bound = why_chars(max_tokens)
+    why = {"type": "string", "maxLength": bound, "pattern": f"^{WHY_CHARACTERS}{{0,{bound}}}$"}
+    return {
+        "type": "object",
+        "properties": {"why": why, "affirmative": _SIDE_SCHEMA, "negative": _SIDE_SCHEMA,
+                       "vote": {"type": "string", "enum": list(VOTES)}, "confidence": UNIT},
+        "required": ["why", "affirmative", "negative", "vote", "confidence"],
+        "additionalProperties": False,
+    }
 _CUT_WHY = re.compile(r'"why"\s*:\s*"(?:[^"\\]|\\.)*$')
 
 
@@ -179,7 +212,8 @@ async def ask_judge(llm: LLM, prompt: Prompt, name: str, round: int, *, temperat
     """One ballot under the JSON schema constraint; an unreadable one is re-asked once with its problem,
     then recorded as unparsed (``parsed`` false, no vote): nothing is filled in for it."""
     asked = await ask(llm, prompt, read_ballot, what="ballot", agent=name, round=round,
-                      params=GenParams(temperature=temperature, max_tokens=max_tokens, json_schema=JUDGE_SCHEMA))
+                      params=GenParams(temperature=temperature, max_tokens=max_tokens,
+                                       json_schema=judge_schema(max_tokens)))
     return judgement_from(name, asked.value, asked.raw, asked.retries, asked.constrained)
 
 

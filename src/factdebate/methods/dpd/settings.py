@@ -82,9 +82,11 @@ class DPDSettings(MethodSettings):
     statement_tokens: int = Field(
         title="Statement length", default=256, ge=32, le=2048, json_schema_extra=offered(group="length"),
         description="Longest role statement.")
+    # The ballot's reason is bounded to what this leaves after the rest of the ballot (dpd/panel.py:
+    # judge_schema): 480 leaves its full 200 characters, the floor 320 leaves 54.
     judge_tokens: int = Field(
-        title="Ballot length", default=320, ge=64, le=2048, json_schema_extra=offered(group="length"),
-        description="Longest judge ballot.")
+        title="Ballot length", default=480, ge=320, le=2048, json_schema_extra=offered(group="length"),
+        description="Longest judge ballot (its reason gets what the scores and vote leave).")
     task: Literal["auto", "claim", "kbqa", "qa", "summarization", "dialogue"] = Field(
         title="Task mode", default="auto", json_schema_extra=offered(group="tasks"),
         description="In evaluations: auto (the dataset's own), claim, kbqa, qa, summarization, dialogue.")
