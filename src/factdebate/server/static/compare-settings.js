@@ -36,12 +36,18 @@ export class MethodSettings {
     if (known) return known;
     const info = this.methods.find(m => m.name === name);
     if (!info || !info.options.length) return null;
-    // The method's main options first, as the claim form draws them.
-    const options = [...info.options.filter(o => o.main), ...info.options.filter(o => !o.main)];
-    const fields = options.map(o => field(o, "cmp-" + name + "-"));
+    // The method's main options in view, the rest folded, as the claim form draws them.
+    const main = info.options.filter(o => o.main).map(o => field(o, "cmp-" + name + "-"));
+    const rest = info.options.filter(o => !o.main).map(o => field(o, "cmp-" + name + "-"));
+    const fields = [...main, ...rest];
     const node = el("details", "compare-settings");
     node.dataset.method = name;
-    node.append(el("summary", "", name + "'s settings"), ...fields.map(f => f.node));
+    node.append(el("summary", "", name + "'s settings"), ...main.map(f => f.node));
+    if (rest.length) {
+      const more = el("details", "compare-settings-more");
+      more.append(el("summary", "", "Other settings (" + rest.length + ")"), ...rest.map(f => f.node));
+      node.append(more);
+    }
     const made = { node, fields };
     this.built.set(name, made);
     return made;

@@ -185,6 +185,12 @@ history.onOpen("compare", item => {
   count();
   const verdicts = item.verdicts || [];
   const ids = item.check_ids || [];
+  const methods = new Set(verdicts.map(v => v.method));
+  picker.querySelectorAll("input").forEach(b => { // ticked as they were, to run the comparison again
+    const box = /** @type {HTMLInputElement} */ (b);
+    box.checked = methods.has(box.value);
+  });
+  settings.show(ticked());
   startGrid(item.claim, verdicts.map(v => v.method), e => {
     const at = verdicts.findIndex(v => v.method === e.method);
     e.verdict = verdicts[at];
