@@ -61,7 +61,9 @@ WHY_CHARACTERS = "[ !#-\\[\\]-~]"  # printable ASCII (0x20-0x7E) less '"' and '\
 
 def _longest_ballot(why_chars: int) -> str:
     """The longest text a schema-held ballot can be: every score three characters ("0.5"), the longest vote,
-    and the one optional space llama.cpp's grammars allow after each piece of JSON structure."""
+    and the one optional space llama-cpp-python's schema grammars (the embedded backend's and its server's)
+    allow after each piece of JSON structure. llama.cpp's own ``llama-server`` allows a newline and up to 20
+    spaces or tabs there instead, so on it the bound holds for a ballot that writes no such runs."""
     side = {name: 0.0 for name in DIMENSIONS.values()}
     data = {"why": "x" * why_chars, "affirmative": side, "negative": side, "vote": max(VOTES, key=len),
             "confidence": 0.0}
