@@ -7,6 +7,7 @@
    reopens all its methods' checks. */
 import { readSSE, stream } from "./api.js";
 import { MethodSettings } from "./compare-settings.js";
+import { agreementText, secondsText } from "./compare-words.js";
 import { LABEL_CLASS, byId, downloadButton, el, fileName, input, labelChip } from "./dom.js";
 import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
@@ -26,22 +27,6 @@ const actions = el("div", "compare-actions");
 // How far the methods agree ("2 of 3 methods say REFUTES"), the grid's first line, above the cards.
 const agreement = el("p", "compare-agreement");
 agreement.setAttribute("role", "status");
-
-/** The methods' agreement in a sentence, from the verdicts that have arrived. @param {Entry[]} all */
-export function agreementText(all) {
-  /** @type {Record<string, number>} */
-  const labels = {};
-  all.forEach(e => { if (e.verdict) { const k = e.verdict.label || "no label"; labels[k] = (labels[k] || 0) + 1; } });
-  const ranked = Object.entries(labels).sort((a, b) => b[1] - a[1]);
-  if (!ranked.length) return "";
-  const open = all.filter(e => !e.verdict && !e.error).length;
-  const failed = all.filter(e => e.error).length;
-  const [top, n] = ranked[0];
-  const head = n === all.length ? "All " + n + " methods say " + top :
-    ranked.length > 1 && ranked[1][1] === n ? "The methods disagree: " + ranked.map(([k, c]) => c + " say " + k).join(", ") :
-    n + " of " + all.length + " methods say " + top;
-  return head + (open ? " (" + open + " still checking)" : "") + (failed ? " (" + failed + " failed)" : "") + ".";
-}
 
 /** One method's run in the comparison: its card, its own view (a column) and its verdict. */
 class Entry {
@@ -82,19 +67,13 @@ class Entry {
       fact("how", describe(viewOf(this.method), v));
       fact("model calls", u.llm_calls);
       fact("tokens", (u.prompt_tokens || 0) + (u.completion_tokens || 0));
-      // Every call answered from the cache took no time worth a number: say so rather than "0.0".
-      fact("seconds", cachedOnly(u) ? "cached" : Number(u.seconds || 0).toFixed(1));
+      fact("seconds", secondsText(u));
     } else if (this.error) {
       fact("error", this.error);
     }
     this.node.replaceChildren(head, rows, el("span", "compare-open", "shown below"));
     agreement.textContent = agreementText(entries);
   }
-}
-
-/** Whether every model call of a run came from the cache. @param {any} usage */
-export function cachedOnly(usage) {
-  return usage.llm_calls > 0 && usage.cached_calls === usage.llm_calls;
 }
 
 /** @type {Entry[]} */
