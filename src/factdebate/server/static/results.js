@@ -120,7 +120,8 @@ function drawMetrics(m, spent) {
   host.replaceChildren();
   if (m.n) {
     const grid = el("div", "metric-tables");
-    grid.append(confusionTable(m), perLabelTable(m));
+    // Each table scrolls sideways on its own where the screen is narrower (a phone), never the page.
+    [confusionTable(m), perLabelTable(m)].forEach(t => { const box = el("div", "table-scroll"); box.append(t); grid.append(box); });
     host.append(grid);
   }
   if (spent.finished) {
