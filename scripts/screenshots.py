@@ -113,12 +113,28 @@ def take(url: str, out: Path) -> list[Path]:
             page.evaluate("() => document.querySelectorAll('#live details.snippets, #live .doc-text')"
                           ".forEach(d => d.open = false)")
             shot("#live", name)
+            if method == "tool-mad":  # the verdict box with its link to the kept check
+                shot("#live .verdict-box", "check-link")
         page.click("button.tab[data-mode=compare]")
         page.fill("#claim", CLAIM)
         page.click("#submit")
         page.wait_for_selector("#submit:not([disabled])", timeout=300_000)
         page.click("#compare-grid .compare-card[data-method=dpd]")
         shot("#compare-grid", "compare")
+        # A wide screen: the methods' views side by side, each with its own settings.
+        wide = browser.new_page(viewport={"width": 1600, "height": 1000}, device_scale_factor=1)
+        wide.goto(url + "/#compare")
+        wide.wait_for_selector("#compare-methods input[value=dpd]", state="attached")
+        for box in wide.locator("#compare-methods input").all():
+            box.set_checked(box.get_attribute("value") in ("tool-mad", "dpd"))
+        wide.click(".compare-settings[data-method=tool-mad] summary")
+        wide.fill("#cmp-tool-mad-rounds", "1")
+        wide.fill("#claim", CLAIM)
+        wide.click("#submit")
+        wide.wait_for_selector("#submit:not([disabled])", timeout=300_000)
+        wide.evaluate("() => document.querySelectorAll('#compare-live details.snippets, #compare-live .doc-text')"
+                      ".forEach(d => d.open = false)")
+        shot("#compare-live", "compare-wide", wide)
         # Many voters: a grid of cards, not a column each.
         verify(page, "vote")
         shot("#live", "vote")

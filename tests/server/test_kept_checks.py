@@ -82,3 +82,11 @@ def test_the_oldest_checks_of_a_key_go_first_and_old_ones_expire(tmp_path: Path)
     assert store.get(third, "a", now=1103) is None  # older than the age limit: gone even before a write
     store.save("a", "claim", {"n": 4}, now=1200)  # a write deletes every expired row
     assert store.count("a") == 1 and store.count("b") == 0
+
+
+def test_a_page_on_an_allowed_origin_can_read_the_id(make_app: AppFactory) -> None:
+    with TestClient(make_app(rate_limit_per_minute=0, cors_origins=["https://chat.example"])) as client:
+        answer = client.post("/v1/verify", json={"claim": "The sky is blue."},
+                             headers={**AUTH, "Origin": "https://chat.example"})
+    assert "x-check-id" in answer.headers["access-control-expose-headers"].lower()
+    assert len(answer.headers["X-Check-Id"]) == 32

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from factdebate.core.textsafe import safe_value
 from factdebate.core.version import __version__
+from factdebate.server.check_routes import CHECK_ID_HEADER
 from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.limits import BodyLimitMiddleware
@@ -83,7 +84,8 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                        else config.max_body_bytes)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"])
+                           allow_headers=["Authorization", "Content-Type"],
+                           expose_headers=[CHECK_ID_HEADER])  # a page elsewhere reads a kept check's id
     app.add_middleware(SecurityHeaders)
     return app
 
