@@ -27,7 +27,7 @@ if importlib.util.find_spec("sentence_transformers") is None:  # not imported: t
 def both_built(data: Path) -> None:
     built = markers(data)
     assert built["local:builtin"]["entries"] == DOCS
-    assert built[f"rag:builtin:{data / 'milvus.db'}"]["entries"] == DOCS
+    assert built["rag:builtin:<data>/milvus.db"]["entries"] == DOCS
 
 
 @pytest.mark.parametrize(("options", "engines"), [
@@ -144,4 +144,30 @@ async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F8
         await session.initialize()
         result = await session.call_tool("search_evidence", {"query": "Alhambra palace", "k": 2})
         assert not result.is_error, result.content
+    both_built(data)
+
+
+def test_serve_on_a_folder_already_indexed_prints_no_indexing_line(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    """The folder is indexed by the CLI under a relative name, then served under its absolute one: the
+    same index, so ``serve`` starts without announcing minutes of indexing (issue 31, item 12)."""
+    data = tmp_path / "data"
+    env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
+    built = subprocess.run([EXE, "index", "--builtin"], capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                           env={**env, "FACTDEBATE_DATA_DIR": "data"})
+    assert built.returncode == 0 and "indexing the built-in corpus" in built.stderr, built.stderr
+    serve = [EXE, "serve", "--no-auth", "--port", str(_free_port()), "--db", str(tmp_path / "b.sqlite")]
+    proc = subprocess.Popen(serve, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        before: list[str] = []
+        for line in proc.stdout:  # everything up to the line that says it listens
+            if line.startswith("factdebate serving on"):
+                break
+            before.append(line)
+        else:
+            pytest.fail("serve ended before it listened: " + "".join(before))
+        assert not any("indexing" in line for line in before), before
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
     both_built(data)

@@ -3,6 +3,10 @@
 A marker is cleared *before* an engine is written and set only *after* it is complete, so an index whose
 build was interrupted (Ctrl-C, kill -9, a full disk) is never reported as ready: the next run finds no
 marker, resumes the build (both engines skip passages they already hold) and only then marks it.
+
+A Milvus Lite file inside the data folder is keyed by its path *within* the folder: the same folder named
+``./data`` by one command and ``/srv/data`` by the next (or moved, or mounted elsewhere) is the same index,
+not a missing one that ``serve`` would announce minutes of indexing for.
 """
 
 from __future__ import annotations
@@ -10,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
+from factdebate.corpus.milvus import is_lite_uri
 from factdebate.util.paths import data_dir
 
 MARKER_FILE = "indexed.json"
@@ -20,7 +26,28 @@ _lock = threading.Lock()
 
 def marker_key(engine: str, corpus: str, milvus_uri: str) -> str:
     # Lexical indexes live in data_dir; a vector collection depends on which Milvus holds it.
-    return f"local:{corpus}" if engine == "local" else f"rag:{corpus}:{milvus_uri}"
+    return f"local:{corpus}" if engine == "local" else f"rag:{corpus}:{_where(milvus_uri)}"
+
+
+_IN_DATA = "<data>/"  # how a key names a Lite file inside the data folder
+
+
+def _where(milvus_uri: str) -> str:
+    """A server's URI as given; a Lite file by its path in the data folder, else by its absolute path."""
+    if not is_lite_uri(milvus_uri) or milvus_uri.startswith(_IN_DATA):
+        return milvus_uri
+    path = Path(milvus_uri).expanduser().resolve()
+    try:
+        return _IN_DATA + path.relative_to(data_dir().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _normalised(key: str) -> str:
+    # Markers written before keys were normalised hold the URI as it was spelled (absolute or relative).
+    engine, _, rest = key.partition(":")
+    corpus, sep, uri = rest.partition(":")
+    return marker_key(engine, corpus, uri) if engine == "rag" and sep else key
 
 
 def read_markers() -> dict[str, Any]:
@@ -28,7 +55,7 @@ def read_markers() -> dict[str, Any]:
         data = json.loads((data_dir() / MARKER_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return {_normalised(key): value for key, value in data.items()} if isinstance(data, dict) else {}
 
 
 def get_marker(key: str) -> dict[str, Any] | None:
