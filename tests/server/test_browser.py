@@ -145,8 +145,10 @@ def test_the_form_labels_each_option_and_keeps_the_rest_under_more_options(
         # Every control once: no setting is offered under two names (MERMAID's memory was).
         for method in ("dpd", "mermaid", "tool-mad"):
             page.select_option("#method", method)
-            names = page.eval_on_selector_all("#claim-form .option", "nodes => nodes.map(n => n.dataset.option)")
-            labels = page.locator("#claim-form .option-label").all_inner_texts()
+            # (the compare tab's per-method sections, hidden here, are forms of their own)
+            drawn = "#method-options .option, #more-options .option"
+            names = page.eval_on_selector_all(drawn, "nodes => nodes.map(n => n.dataset.option)")
+            labels = page.locator("#method-options .option-label, #more-options .option-label").all_inner_texts()
             assert len(names) == len(set(names)) and len(labels) == len(set(labels)), (method, labels)
             assert not any("_" in label for label in labels), labels  # titles, not field names
         assert errors == []
