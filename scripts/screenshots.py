@@ -113,6 +113,11 @@ def take(url: str, out: Path) -> list[Path]:
             page.evaluate("() => document.querySelectorAll('#live details.snippets, #live .doc-text')"
                           ".forEach(d => d.open = false)")
             shot("#live", name)
+            if method == "tool-mad":  # one turn's model call unfolded: its facts, its prompt by role, its reply
+                card = page.locator("#live .agent-col .turn").first
+                for fold in (".model-calls > summary", ".call-prompt > summary", ".call-reply > summary"):
+                    card.locator(fold).first.click()
+                shot("#live .agent-col .turn >> nth=0", "transcript")
             if method == "tool-mad":  # the verdict box with its link to the kept check
                 shot("#live .verdict-box", "check-link")
         page.click("button.tab[data-mode=compare]")

@@ -84,6 +84,24 @@ const num = (value, digits = 3) => (Number.isNaN(value) ? "n/a" : value.toFixed(
 const plural = (n, one, many = one + "s") => n + " " + (n === 1 ? one : many);
 /** The matrix's name for a failed prediction. @param {string} shown */
 const shownWord = shown => (shown === UNPARSED ? "unparsed" : shown === ERROR ? "error" : shown);
+/** @type {Record<string, string>} what a phone's narrow matrix shows instead */
+const SHORT = { "SUPPORTS": "SUP", "REFUTES": "REF", "NOT ENOUGH INFO": "NEI", [UNPARSED]: "unp.", [ERROR]: "err." };
+
+/** A label in the metric tables: in full, or shortened on a phone (app.css); read out in full either way.
+ * @template {HTMLElement} T @param {T} node @param {string} name a label, UNPARSED or ERROR @returns {T} */
+function named(node, name) {
+  const word = shownWord(name);
+  return twoWidths(node, word, SHORT[name] || word.slice(0, 4));
+}
+
+/** @template {HTMLElement} T @param {T} node @param {string} long @param {string} short @returns {T} */
+function twoWidths(node, long, short) {
+  const brief = el("span", "short", short);
+  brief.setAttribute("aria-hidden", "true");
+  brief.title = long;
+  node.replaceChildren(el("span", "long", long), brief);
+  return node;
+}
 
 /** @param {any[]} parsed */
 function showResults(parsed) {
@@ -143,7 +161,7 @@ function confusionTable(m) {
   const head = el("tr");
   head.append(el("th", "corner", "gold \\ verdict"));
   predicted.forEach(p => {
-    const th = el("th", p === UNPARSED || p === ERROR ? "failed-col" : "", shownWord(p));
+    const th = named(el("th", p === UNPARSED || p === ERROR ? "failed-col" : ""), p);
     th.scope = "col";
     head.append(th);
   });
@@ -152,7 +170,7 @@ function confusionTable(m) {
   const body = t.createTBody();
   gold.forEach((g, r) => {
     const tr = el("tr");
-    const th = el("th", "", g);
+    const th = named(el("th"), g);
     th.scope = "row";
     tr.append(th);
     predicted.forEach((p, c) => {
@@ -181,7 +199,11 @@ function perLabelTable(m) {
   t.id = "results-per-label";
   t.createCaption().textContent = "Per label (unparsed and errors count as wrong)";
   const head = el("tr");
-  ["label", "precision", "recall", "F1", "gold", "predicted"].forEach(h => { const th = el("th", "", h); th.scope = "col"; head.append(th); });
+  [["label", "label"], ["precision", "P"], ["recall", "R"], ["F1", "F1"], ["gold", "gold"], ["predicted", "pred."]].forEach(([long, short]) => {
+    const th = twoWidths(el("th"), long, short);
+    th.scope = "col";
+    head.append(th);
+  });
   t.createTHead().append(head);
   const body = t.createTBody();
   m.labels.forEach(label => {
@@ -190,7 +212,7 @@ function perLabelTable(m) {
     tr.dataset.label = label;
     const th = el("th", "");
     th.scope = "row";
-    th.append(labelChip(label));
+    th.append(named(labelChip(label), label));
     tr.append(th, el("td", "num", num(p.precision)), el("td", "num", num(p.recall)), el("td", "num", num(p.f1)),
       el("td", "num", p.support), el("td", "num", p.predicted));
     body.append(tr);
@@ -215,7 +237,7 @@ function perLabelTable(m) {
 function drawHead() {
   const tr = el("tr");
   COLUMNS.forEach(column => {
-    const th = el("th", column.numeric ? "num" : "");
+    const th = el("th", (column.numeric ? "num " : "") + "col-" + column.key);
     th.scope = "col";
     th.dataset.key = column.key;
     if (sort && sort.key === column.key) th.setAttribute("aria-sort", sort.direction);
@@ -300,7 +322,7 @@ function rowOf(item) {
   const mark = { correct: "✓", wrong: "✗", error: "!", unknown: "" }[kind];
   const u = outcome.usage;
   tr.append(el("td", "num muted", item.index + 1), el("td", "claim-cell", claimOf(row)), gold, pred,
-    el("td", "muted", howOf(row)), el("td", "muted", row.method || ""),
+    el("td", "muted col-how", howOf(row)), el("td", "muted", row.method || ""),
     usageCell(u && callsOf(u), 0), usageCell(u && tokensOf(u), 0), usageCell(u && secondsOf(u), 1),
     el("td", "mark " + kind, mark));
   tr.addEventListener("click", () => open(item, tr));

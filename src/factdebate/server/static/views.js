@@ -10,7 +10,10 @@ import { headers, keyedError } from "./api.js";
  *   decisions: Record<string, string>, sides: Record<string, string>, ballot: Record<string, string>,
  *   votes: Record<string, string>, parts: PartView[], rounds: boolean}} MethodView */
 /** @typedef {import("./verdict-view.js").VerdictView} VerdictView */
-/** @typedef {{event(name: string, ev: any): boolean, render(verdict: any): void}} Layout */
+/** A layout: draws events and verdicts; `callHost` says which of its nodes holds an agent's model calls in a
+ * round (calls.js), null where it draws none.
+ * @typedef {{event(name: string, ev: any): boolean, render(verdict: any): void,
+ *   callHost?: (ev: any) => HTMLElement | null}} Layout */
 /** @typedef {(shell: VerdictView, view: MethodView) => Layout} LayoutFactory */
 
 /** @type {MethodView} what a method nobody declared (or none loaded yet) is drawn with */
