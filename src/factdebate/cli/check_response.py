@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
+from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, TraceTextFlag, with_option_flags, with_trace_text
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import input_file
 from factdebate.core.types import ResponseVerdict
@@ -74,6 +74,7 @@ def register_check_response(app: typer.Typer) -> None:
         question: Annotated[str | None, Opt("--question", "-q", help="The question it answers.")] = None,
         as_json: JsonFlag = False,
         trace: TraceFlag = None,
+        trace_text: TraceTextFlag = False,
         config: ConfigFlag = None,
         *,
         options: dict[str, Any],
@@ -87,6 +88,7 @@ def register_check_response(app: typer.Typer) -> None:
 
         response = read_response(text, file)
         settings = settings_from(options, config)
+        transcript = with_trace_text(trace, trace_text)
         validate_response(response, settings)
         question = validate_question(question, settings)
         resources = build_resources(settings)
@@ -98,7 +100,7 @@ def register_check_response(app: typer.Typer) -> None:
                 async with resources:
                     return await run_response(response, settings, resources, question=question, sinks=sinks)
 
-        with trace_file(trace) as traced:
+        with trace_file(trace) as traced, transcript:
             verdict = asyncio.run(go(traced))
         if as_json:
             sys.stdout.write(verdict.model_dump_json() + "\n")

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from factdebate.cli import exits
 from factdebate.cli.index import register_index
-from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, with_option_flags
+from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, TraceTextFlag, with_option_flags, with_trace_text
 from factdebate.cli.setup import register_setup
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
@@ -41,6 +41,7 @@ def verify(
     output: Annotated[Path | None, Opt("--output", "-o", help="JSONL results (batch; resumable).")] = None,
     as_json: JsonFlag = False,
     trace: TraceFlag = None,
+    trace_text: TraceTextFlag = False,
     config: ConfigFlag = None,
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
@@ -55,12 +56,17 @@ def verify(
     from factdebate.settings.load import settings_from
 
     settings = with_scale(settings_from(options, config), executor, ray_address, workers)
+    text = with_trace_text(trace, trace_text)  # checked before anything heavy loads
     if input is not None:
         if claim is not None:
             raise InputError("give either a claim or --input, not both")
         if output is None:
             raise InputError("--input needs --output (the results file, which also makes the run resumable)")
-        _batch(input, output, settings, trace)
+        if trace_text and settings.scale.executor == "ray":  # its workers' calls would come without their text
+            raise InputError("--trace-text records the text of model calls run in this process: leave out "
+                             "--executor ray (or drop --trace-text)")
+        with text:
+            _batch(input, output, settings, trace)
         return
     if output is not None:  # without --input it used to be ignored: the user expected a file that never came
         raise InputError(f"--output {output} is the results file of a batch: give --input FILE too, or, for one "
@@ -79,7 +85,8 @@ def verify(
 
         live = LiveDebate(Console(), claim.strip(), thresholds=thresholds(settings.model_dump(mode="json")),
                           view=view_of(settings.method))
-    verdict = asyncio.run(_verify_one(claim, settings, resources, trace, live))
+    with text:
+        verdict = asyncio.run(_verify_one(claim, settings, resources, trace, live))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:

@@ -4,6 +4,7 @@ without touching the CLI. Each flag's help is its field's title and description,
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import typing
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_flag
 from factdebate.settings.options import Option, all_options, convert
 
@@ -21,6 +23,21 @@ ConfigFlag = Annotated[Path | None, typer.Option("--config", "-c", help="YAML se
 TraceFlag = Annotated[Path | None, typer.Option(help="Append JSONL trace events to this file.",
                                                 callback=output_flag("--trace", "trace.jsonl"))]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one JSON object.")]
+TraceTextFlag = Annotated[bool, typer.Option(
+    "--trace-text", help="With --trace: every llm_call line also carries the call's prompt messages and the "
+                         "model's reply, each text cut after 12000 characters (docs/trace.md).")]
+
+
+def with_trace_text(trace: Path | None, wanted: bool) -> contextlib.AbstractContextManager[None]:
+    """What ``--trace-text`` turns on around a run: the text of its model calls (llm/transcript.py). The text
+    goes to the trace, so the flag without ``--trace`` is a mistake, not a no-op."""
+    if not wanted:
+        return contextlib.nullcontext()
+    if trace is None:
+        raise InputError("--trace-text adds the text of model calls to the trace: give --trace FILE too")
+    from factdebate.llm.transcript import transcribing
+
+    return transcribing()
 
 
 def _cli_type(option: Option) -> tuple[Any, str]:

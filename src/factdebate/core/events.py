@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, TypeAdapter, model_serializer
 
 from factdebate.core.types import Label
 
@@ -159,6 +159,15 @@ class WebSearch(BaseEvent):
     error: str | None = None
 
 
+class TranscriptMessage(BaseModel):
+    """One message of a model call's prompt, as sent (its content clipped, llm/transcript.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str
+    content: str
+
+
 class LLMCall(Where):
     event: Literal["llm_call"] = "llm_call"
     model: str
@@ -173,6 +182,18 @@ class LLMCall(Where):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # of the completion tokens, the hidden reasoning of a reasoning model
+    # The call's text, only when the caller asked for a transcript (llm/transcript.py); each text clipped.
+    messages: list[TranscriptMessage] | None = None
+    reply: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _text_when_asked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Absent rather than null without a transcript: a trace line stays as it was before the fields existed.
+        data: dict[str, Any] = handler(self)
+        for name in ("messages", "reply"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
 
 class LLMStarted(Where):

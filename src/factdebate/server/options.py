@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.textsafe import checked_values
 from factdebate.core.types import ResponseVerdict, Verdict
 from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
+from factdebate.llm.transcript import DEFAULT_CHARS
 from factdebate.methods.base import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.tool_allowlist import check_caller_tools
@@ -76,8 +77,8 @@ class _OptionsBase(BaseModel):
         return self
 
     def chosen(self) -> dict[str, Any]:
-        """The options set on this request (never the claim of a VerifyRequest)."""
-        return {k: v for k, v in self.model_dump(exclude_none=True).items() if k != "claim"}
+        """The options set on this request (never the claim of a VerifyRequest, nor what the stream shows)."""
+        return {k: v for k, v in self.model_dump(exclude_none=True).items() if k not in _NOT_SETTINGS}
 
 
 if TYPE_CHECKING:
@@ -87,7 +88,27 @@ else:  # one typed field per option known now, so the API reference documents th
                                  **{name: _field(opt) for name, opt in public_options().items()})
 
 
-class VerifyRequest(VerifyOptions):
+class TranscriptChoice(BaseModel):
+    """What a check's stream shows besides its events: the text of each model call (llm/transcript.py). The
+    caller's own calls only (a stream carries its own run's events), so nothing of another caller's shows."""
+
+    transcript: StrictBool = Field(
+        default=False,
+        description="Streams only: every llm_call event also carries the call's prompt `messages` (role, content) "
+                    f"and the model's `reply`, each cut after {DEFAULT_CHARS} characters with a marker saying so. "
+                    "The endpoints that return only the verdict refuse it.")
+
+    def refuse_transcript(self, endpoint: str) -> None:
+        """A transcript asked of an endpoint that returns only the verdict would be dropped in silence."""
+        if self.transcript:
+            raise InputError(f"transcript: the text of model calls comes with {endpoint}/stream's events; {endpoint} "
+                             "returns only the verdict")
+
+
+_NOT_SETTINGS = frozenset({"claim", *TranscriptChoice.model_fields})
+
+
+class VerifyRequest(VerifyOptions, TranscriptChoice):
     claim: str = Field(description="The claim to check (one sentence or a short paragraph).")
 
 

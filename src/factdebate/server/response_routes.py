@@ -14,18 +14,19 @@ from factdebate.core.runtime import EventSink
 from factdebate.core.types import ResponseVerdict
 from factdebate.run.response import run_response, validate_question, validate_response
 from factdebate.server.check_routes import CHECK_ID_HEADER, keep
-from factdebate.server.options import VerifyOptions, public_verdict
-from factdebate.server.routes import _http_error, _RunSlot, _settings_for
+from factdebate.server.options import TranscriptChoice, VerifyOptions, public_verdict
+from factdebate.server.routes import _http_error, _RunSlot, _settings_for, refuse_transcript
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.shared_state import SharedRateLimiter
+from factdebate.server.streaming import transcribed
 from factdebate.settings.model import Settings
 
 router = APIRouter(prefix="/v1")
 _TEXT_FIELDS = {"response", "question"}
 
 
-class ResponseRequest(VerifyOptions):
+class ResponseRequest(VerifyOptions, TranscriptChoice):
     response: str = Field(description="The long answer to check, claim by claim.")
     question: str | None = Field(default=None, description="The question it answers (helps extraction).")
 
@@ -77,6 +78,7 @@ def _charged_slot(service: Service, who: str, settings: Settings) -> tuple[_RunS
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
 async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep,
                          response: Response) -> ResponseVerdict:
+    refuse_transcript(body, "/v1/check-response")
     settings, text, question = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
     try:
@@ -104,4 +106,4 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, who:
         await keep(service, who, verdict, sinks)  # its id goes out before the result
         return verdict
 
-    return slot.stream(service, run)  # type: ignore[arg-type]
+    return slot.stream(service, transcribed(run, body.transcript))  # type: ignore[arg-type]

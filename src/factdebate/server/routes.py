@@ -22,9 +22,15 @@ from factdebate.server.batch_store import TooManyPending
 from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.check_routes import CHECK_ID_HEADER, keep
-from factdebate.server.options import VerifyOptions, VerifyRequest, public_options, public_verdict
+from factdebate.server.options import (
+    TranscriptChoice,
+    VerifyOptions,
+    VerifyRequest,
+    public_options,
+    public_verdict,
+)
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.server.streaming import RunFn, debate_stream
+from factdebate.server.streaming import RunFn, debate_stream, transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 
@@ -120,6 +126,13 @@ class _SlotStream(StreamingResponse):
                 self._release()
 
 
+def refuse_transcript(body: TranscriptChoice, endpoint: str) -> None:
+    try:
+        body.refuse_transcript(endpoint)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
 def _http_error(exc: FactDebateError) -> HTTPException:
     if isinstance(exc, InputError | ConfigError):
         return HTTPException(422, str(exc))
@@ -143,6 +156,7 @@ async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
 
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
 async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, response: Response) -> Verdict:
+    refuse_transcript(body, "/v1/verify")
     settings = _settings_for(service, body, who)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)
@@ -174,7 +188,7 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep
         await keep(service, who, verdict, sinks)  # its id goes out before the result
         return verdict
 
-    return slot.stream(service, run)
+    return slot.stream(service, transcribed(run, body.transcript))
 
 
 async def batch_options(request: Request) -> VerifyOptions:

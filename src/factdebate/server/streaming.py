@@ -18,6 +18,7 @@ from typing import Any
 from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Verdict
+from factdebate.llm.transcript import transcribing
 
 log = logging.getLogger("factdebate.server")
 
@@ -84,6 +85,20 @@ class _Relay:
 
     def close(self) -> None:
         self.pinger.cancel()
+
+
+def transcribed(run: RunFn, wanted: bool) -> RunFn:
+    """``run`` with the text of its model calls in its ``llm_call`` events when the request asked for it
+    (``"transcript": true``; llm/transcript.py). Set inside the debate's own task, so no other stream's
+    calls are touched."""
+    if not wanted:
+        return run
+
+    async def with_text(sinks: list[EventSink]) -> Verdict:
+        with transcribing():
+            return await run(sinks)
+
+    return with_text
 
 
 async def debate_events(run: RunFn, ping_seconds: float = 15.0,

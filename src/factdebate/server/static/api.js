@@ -55,11 +55,12 @@ export async function readSSE(response, onEvent) {
 }
 
 /**
- * POSTs `body` to a streaming endpoint; the response, or throws an Error with the server's message.
+ * POSTs `body` to a streaming endpoint; the response, or throws an Error with the server's message. The page
+ * always asks for the transcript: each model call's prompt and reply, folded under its turn (calls.js).
  * @param {string} path @param {object} body @param {AbortSignal} signal
  */
 export async function stream(path, body, signal) {
-  const r = await fetch(path, { method: "POST", signal, body: JSON.stringify(body),
+  const r = await fetch(path, { method: "POST", signal, body: JSON.stringify({ ...body, transcript: true }),
     headers: headers({ "Content-Type": "application/json", "Accept": "text/event-stream" }) });
   if (!r.ok) throw new Error(await keyedError(r));
   return r;

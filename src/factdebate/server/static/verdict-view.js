@@ -2,6 +2,7 @@
 /* One claim's verdict as it is reached: the claim, a status line, the verdict box, and below them the
    method's layout (registered with registerMethodView, picked by the method's declared view). Fed live with
    trace events, or at once from a finished verdict (`render`). */
+import { CallLog } from "./calls.js";
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "./dom.js";
 import { evidenceBlock } from "./evidence.js";
 import { RunProgress } from "./progress.js";
@@ -53,6 +54,7 @@ export class VerdictView {
     this.statusText = el("span", "", "");
     this.spinner = el("span", "spinner");
     this.progress = new RunProgress();
+    this.calls = new CallLog(); // each model call, folded under the turn it served
     /** @type {number | null} the most rounds the run can take, from its run_started */
     this.mostRounds = null;
     this.steps = 0;
@@ -102,6 +104,15 @@ export class VerdictView {
     this.host.append(wrap);
     const make = layout(this.view.layout);
     this.layout = make ? make(this, this.view) : null;
+    this.calls = new CallLog();
+    this.body.append(this.calls.other);
+  }
+
+  /** Each model call's group where the layout holds it now (turns are drawn anew by a verdict). */
+  placeCalls() {
+    const layout = this.layout;
+    const host = layout ? layout.callHost : undefined;
+    this.calls.place(layout && host ? ev => host.call(layout, ev) : undefined);
   }
 
   /** @param {string} text @param {boolean} busy */
@@ -115,8 +126,10 @@ export class VerdictView {
     if (name === "run_started") this.mostRounds = ev.most_rounds ?? null;
     if (name === "step") this.steps += 1;
     if (name === "check_saved") { this.checkId = ev.id; return true; } // comes just before the verdict
-    if (this.progress.event(name, ev)) return true;
-    return this.layout ? this.layout.event(name, ev) : false;
+    if (name === "llm_call") this.calls.add(ev);
+    const drawn = this.progress.event(name, ev) || (this.layout ? this.layout.event(name, ev) : false);
+    if (this.calls.groups.size) this.placeCalls(); // a call's turn may be drawn after the call
+    return drawn;
   }
 
   /** The verdict box: label, how it was reached in the method's words, reasons, usage. @param {any} v */
@@ -207,6 +220,7 @@ export class VerdictView {
     if (!keep) this.start(v.claim || "", v.method, thresholds);
     this.checkId = id;
     if (this.layout) this.layout.render(v);
+    this.placeCalls(); // the turns drawn anew from the verdict keep the calls the stream showed
     if (v.error) this.error(v.error); else this.verdict(v);
   }
 }

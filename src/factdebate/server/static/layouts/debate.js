@@ -66,6 +66,9 @@ class DebateLayout {
     return known;
   }
 
+  /** The card of the turn a model call served: its agent's in its round (a judge's too). @param {any} ev */
+  callHost(ev) { return this.cards.get(ev.agent + "#" + ev.round) || null; }
+
   /** @param {string} name @param {any} ev */
   event(name, ev) {
     /** @type {Record<string, (ev: any) => void>} */

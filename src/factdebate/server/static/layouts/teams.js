@@ -54,12 +54,21 @@ class TeamsLayout {
     this.roundBoxes = new Map();
     /** @type {Map<number, PanelBox>} */
     this.panels = new Map();
+    /** @type {Map<string, HTMLElement>} each referee's ballot per round, for its model call */
+    this.ballots = new Map();
   }
 
   reset() {
     this.cards.clear();
+    this.ballots.clear();
     this.roundBoxes.clear();
     this.panels.clear();
+  }
+
+  /** A model call's turn: a role's statement, or a referee's ballot, in its round. @param {any} ev */
+  callHost(ev) {
+    const key = ev.agent + "#" + ev.round;
+    return this.cards.get(key) || this.ballots.get(key) || null;
   }
 
   /** @param {string} name @param {any} ev */
@@ -192,6 +201,7 @@ class TeamsLayout {
     card.append(head, facts, table);
     if (ev.response) card.append(reasoning(ev.response));
     this.panel(ev.round).ballots.append(card);
+    this.ballots.set(ev.agent + "#" + ev.round, card);
     this.shell.status(ev.agent + " referee " + (side ? "voted " + side : "gave no readable vote"), true);
   }
 

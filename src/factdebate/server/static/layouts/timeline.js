@@ -22,6 +22,20 @@ class TimelineLayout {
     shell.body.append(this.before, trail, this.after);
     /** @type {Map<string, HTMLElement>} */
     this.parts = new Map();
+    /** @type {Map<number, HTMLElement>} each step's body by its number, for the model call that chose it */
+    this.stepItems = new Map();
+  }
+
+  /**
+   * A model call's place: the agent's step it chose (its call's round is the step's number), or the part an
+   * agent of its own draws (MERMAID's decomposer).
+   * @param {any} ev
+   */
+  callHost(ev) {
+    const step = this.stepItems.get(Number(ev.round));
+    if (step && step.dataset.agent === ev.agent) return step;
+    const part = this.view.parts.find(p => p.event === this.view.roles[ev.agent || ""]?.part);
+    return (part && this.parts.get(part.event)) || null;
   }
 
   /** @param {string} name @param {any} ev */
@@ -72,8 +86,11 @@ class TimelineLayout {
   step(ev) {
     const item = el("li", "timeline-step" + (ev.tool ? "" : " invalid"));
     const n = ev.index || this.steps.childElementCount + 1;
+
     item.append(el("span", "step-no", n));
     const body = el("div", "step-body");
+    body.dataset.agent = ev.agent || ""; // its model call goes under it
+    this.stepItems.set(n, body);
     if (ev.thought) body.append(el("p", "step-thought", ev.thought));
     const action = el("p", "step-action");
     action.append(el("span", "kicker", "action"), el("code", "", stepText(ev)));
@@ -116,7 +133,9 @@ class TimelineLayout {
     const agent = turns.find((/** @type {any} */ t) => (t.steps || []).length) || turns.find((/** @type {any} */ t) => !this.view.roles[t.role || ""]?.part);
     if (!agent) return;
     this.steps.replaceChildren();
-    (agent.steps || []).forEach((/** @type {any} */ s, /** @type {number} */ i) => this.step({ ...s, index: i + 1 }));
+    this.stepItems.clear();
+    (agent.steps || []).forEach((/** @type {any} */ s, /** @type {number} */ i) =>
+      this.step({ ...s, agent: s.agent || agent.agent, index: i + 1 }));
     this.answer(agent);
     this.evidence.replaceChildren();
     if ((agent.evidence || []).length) {

@@ -208,6 +208,10 @@ export class ResponseView {
     this.selected = claim;
     this.claims.forEach(c => c.button.setAttribute("aria-pressed", String(c === claim)));
     if (claim.verdict) {
+      if (claim.events.length) { // the stream's events first, so each model call stays under its turn
+        this.debate.start(claim.verdict.claim || claim.text, claim.verdict.method || claim.method, this.thresholds);
+        claim.events.forEach(([name, ev]) => { if (name !== "run_finished") this.debate.event(name, ev); });
+      }
       this.debate.render(claim.verdict);
     } else {
       this.debate.start(claim.text, claim.method, this.thresholds);
