@@ -90,3 +90,10 @@ def test_a_page_on_an_allowed_origin_can_read_the_id(make_app: AppFactory) -> No
                              headers={**AUTH, "Origin": "https://chat.example"})
     assert "x-check-id" in answer.headers["access-control-expose-headers"].lower()
     assert len(answer.headers["X-Check-Id"]) == 32
+
+
+def test_without_keys_every_caller_of_the_server_reads_its_checks(make_app: AppFactory) -> None:
+    with TestClient(make_app(api_keys=[], allow_anonymous=True, rate_limit_per_minute=0)) as client:
+        answer = client.post("/v1/verify", json={"claim": "The sky is blue."})
+        kept = client.get(f"/v1/checks/{answer.headers['X-Check-Id']}")  # no key: --no-auth
+    assert kept.status_code == 200 and kept.json()["verdict"]["claim"] == "The sky is blue."

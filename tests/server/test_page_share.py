@@ -63,6 +63,32 @@ def test_a_checks_link_opens_it_in_a_fresh_browser(browser: Any, server: LiveSer
     assert errors == [] and fresh_errors == []
 
 
+def test_a_response_checks_link_opens_it_in_the_response_view(browser: Any,  # noqa: F811
+                                                              server: LiveServer) -> None:
+    page, errors = watched_page(browser)
+    sign_in(page, server.url)
+    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+    page.click("button.tab[data-mode=response]")
+    page.select_option("#method", "tool-mad")
+    page.fill("#response-text", "Paris is the capital of France. The Louvre is a museum in Paris.")
+    page.click("#submit")
+    page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+    href = page.get_attribute("#response-live .response-verdict .check-link a", "href") or ""
+    assert LINK.search(href), href
+
+    fresh, fresh_errors = watched_page(browser)
+    sign_in(fresh, server.url, href[href.index("/?"):])
+    fresh.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label")
+    assert fresh.get_attribute("button.tab[data-mode=response]", "aria-selected") == "true"
+    assert fresh.input_value("#response-text") == page.input_value("#response-text")
+    assert fresh.inner_text("#response-live .response-counts") == page.inner_text("#response-live .response-counts")
+    claims = fresh.locator("#response-live .claim-item").count()
+    assert claims == page.locator("#response-live .claim-item").count() >= 2
+    fresh.click("#response-live .claim-item:nth-child(1) .claim-button")  # each claim opens its debate
+    fresh.wait_for_selector("#response-debate .verdict-box:not([hidden]) .verdict-label")
+    assert errors == [] and fresh_errors == []
+
+
 def _boxes(page: Any) -> dict[str, Any]:
     return {m: page.locator(f"#compare-view .compare-column[data-method={m}]").bounding_box()
             for m in ("dpd", "tool-mad")}
