@@ -4,6 +4,7 @@ with the scripted model (offline, no key, a fresh data folder with a small part 
 
     .venv/bin/python scripts/screenshots.py            # writes docs/images/page-*.png
     .venv/bin/python scripts/screenshots.py --out DIR
+    .venv/bin/python scripts/screenshots.py --only results   # just the results viewer's two pictures
 
 Each picture is the part of the page it shows (the form, one verdict's view, the comparison), at one pixel
 per CSS pixel, so the files stay small.
@@ -30,6 +31,7 @@ CLAIM = "The Eiffel Tower is in Paris."
 # A response to check: its second sentence needs its subject back, so the extractor rewords it.
 ANSWER = "The Eiffel Tower is in Paris. It was completed in 1889."
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1200, "height": 900}
 # Short debates: one rebuttal round for DPD, few passages, so each view fits a screen.
 SERVE_FLAGS = ["--llm", "scripted:agree", "--no-cache", "-k", "2", "--dpd-min-rounds", "0", "--dpd-max-rounds", "1",
                "--dpd-snippets", "3", "--dpd-tools", "search", "--mermaid-servers", "search", "--rounds", "2"]
@@ -85,7 +87,10 @@ def check_response(page: Any) -> None:
     page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=300_000)
 
 
-def take(url: str, out: Path) -> list[Path]:
+GROUPS = ("modes", "results")
+
+
+def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -93,7 +98,11 @@ def take(url: str, out: Path) -> list[Path]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
+        if "modes" not in groups:  # --only results
+            written += take_results(browser, url, out)
+            browser.close()
+            return written
+        page = browser.new_page(viewport=DESKTOP, device_scale_factor=1)
         page.goto(url + "/")
         page.wait_for_selector("#method option[value=dpd]", state="attached")
         # The bar at the top stays put while the page scrolls; it would cover the parts taken below it.
@@ -160,18 +169,43 @@ def take(url: str, out: Path) -> list[Path]:
         shot("#compare-grid", "phone-compare", phone)
         check_response(phone)
         shot("#response-live .response-card", "phone-response", phone)
+        if "results" in groups:
+            written += take_results(browser, url, out)
         browser.close()
+    return written
+
+
+def take_results(browser: Any, url: str, out: Path) -> list[Path]:
+    """The results viewer on a scripted evaluation's records (the test suite's, tests/server/results_file.py):
+    its summary, confusion matrix, per-label figures and rows, at desktop and phone width."""
+    sys.path.insert(0, str(ROOT))
+    from tests.server.results_file import write_results
+
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="factdebate-results-") as folder:
+        results = write_results(Path(folder))
+        for viewport, name in ((DESKTOP, "results"), (PHONE, "phone-results")):
+            page = browser.new_page(viewport=viewport, device_scale_factor=1)
+            page.goto(url + "/")
+            page.click("button.tab[data-view=results]")
+            page.set_input_files("#results-file", str(results))
+            page.wait_for_selector("#results-body tr")
+            path = out / f"page-{name}.png"
+            page.locator("#results-panel > .card").screenshot(path=str(path))
+            written.append(path)
+            page.close()
     return written
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--only", choices=GROUPS, help="take only these pictures: the modes' or the results viewer's")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
     with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data, served(Path(data)) as url:
-        for path in take(url, args.out):
+        for path in take(url, args.out, (args.only,) if args.only else GROUPS):
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  {path.stat().st_size // 1024} KiB")
 
 

@@ -216,7 +216,8 @@ export class VerdictView {
     Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
     if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
     const keep = this.layout && this.claimText === v.claim && this.view === viewOf(v.method) ? this.layout : null;
-    const id = checkId !== undefined ? checkId : keep ? this.checkId : null;
+    // Not given: the live run's, whose check_saved came just before (even if the claim came back reworded).
+    const id = checkId !== undefined ? checkId : this.checkId;
     if (!keep) this.start(v.claim || "", v.method, thresholds);
     this.checkId = id;
     if (this.layout) this.layout.render(v);
