@@ -186,3 +186,10 @@ def test_rows_open_by_keyboard_clear_of_the_sticky_header(opened: tuple[Any, lis
     page.keyboard.press("Space")
     page.wait_for_selector('#results-body tr[data-index="4"][aria-current]')
     assert page.inner_text("#results-debate .claim-text") == "The Brandenburg Gate is in Berlin."
+    # The opened row stays marked through a sort; filtered away, "Back to row 4" shows every row again.
+    page.click('th[data-key="tokens"] button')
+    assert page.get_attribute("#results-body tr[aria-current]", "data-index") == "4"
+    page.click(".chip-btn[data-filter=error]")
+    page.click("#results-opened button")
+    assert page.locator("#results-body tr").count() == 14
+    assert page.evaluate("() => document.activeElement.dataset.index") == "4"

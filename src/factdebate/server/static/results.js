@@ -26,6 +26,7 @@ let filter = "all";
 let cell = null;
 /** @type {{key: string, direction: Direction} | null} */
 let sort = null;
+let openedIndex = -1; // the row whose debate is shown, kept marked through sorting and filtering
 
 const RESULT_ORDER = { correct: 0, wrong: 1, error: 2, unknown: 3 };
 const FILTER_WORDS = { correct: "Correct", wrong: "Wrong", error: "Errors" };
@@ -109,6 +110,7 @@ function showResults(parsed) {
   items = parsed.filter(r => r && typeof r === "object").map((row, index) => ({ row, index, outcome: rowOutcome(row, normLabel) }));
   cell = null;
   sort = null;
+  openedIndex = -1;
   byId("results-panel").hidden = false;
   byId("results-response").hidden = true;
   byId("results-opened").hidden = true;
@@ -315,6 +317,7 @@ function rowOf(item) {
   tr.tabIndex = 0;
   tr.dataset.index = String(item.index + 1);
   tr.title = "Open this row's debate (Enter)";
+  if (item.index === openedIndex) { tr.classList.add("selected"); tr.setAttribute("aria-current", "true"); }
   const gold = el("td");
   if (outcome.gold !== null) gold.append(labelChip(outcome.gold));
   const pred = el("td");
@@ -341,14 +344,17 @@ function open(item, tr) {
   body.querySelectorAll("tr.selected").forEach(t => { t.classList.remove("selected"); t.removeAttribute("aria-current"); });
   tr.classList.add("selected");
   tr.setAttribute("aria-current", "true");
+  openedIndex = item.index;
   const bar = byId("results-opened");
   bar.hidden = false;
   bar.replaceChildren(el("span", "muted", "Row " + (item.index + 1) + ": "), el("span", "opened-claim", claimOf(item.row)));
   const back = el("button", "secondary", "Back to row " + (item.index + 1));
   back.type = "button";
   back.addEventListener("click", () => {
-    const again = /** @type {HTMLElement | null} */ (body.querySelector("tr[data-index='" + (item.index + 1) + "']"));
-    if (!again) return; // filtered away since
+    const find = () => /** @type {HTMLElement | null} */ (body.querySelector("tr[data-index='" + (item.index + 1) + "']"));
+    if (!find()) showAll(); // filtered away since: every row again, this one among them
+    const again = find();
+    if (!again) return;
     again.scrollIntoView({ block: "start" });
     again.focus({ preventScroll: true });
   });
