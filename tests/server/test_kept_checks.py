@@ -4,8 +4,6 @@ unknown one; ids are validated; the operator's count and age limits hold."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi.testclient import TestClient
 
 from factdebate.server.check_store import CheckStore
@@ -67,8 +65,8 @@ def test_the_operator_can_keep_none(make_app: AppFactory) -> None:
         assert answer.status_code == 200 and "X-Check-Id" not in answer.headers
 
 
-def test_the_oldest_checks_of_a_key_go_first_and_old_ones_expire(tmp_path: Path) -> None:
-    store = CheckStore(open_state_db(tmp_path / "s.sqlite"), per_key=2, max_age_seconds=100)
+def test_the_oldest_checks_of_a_key_go_first_and_old_ones_expire(state_target: str) -> None:
+    store = CheckStore(open_state_db(state_target), per_key=2, max_age_seconds=100)
     first = store.save("a", "claim", {"n": 1}, now=1000)
     second = store.save("a", "claim", {"n": 2}, now=1001)
     others = store.save("b", "claim", {"n": 0}, now=1001)
@@ -82,6 +80,7 @@ def test_the_oldest_checks_of_a_key_go_first_and_old_ones_expire(tmp_path: Path)
     assert store.get(third, "a", now=1103) is None  # older than the age limit: gone even before a write
     store.save("a", "claim", {"n": 4}, now=1200)  # a write deletes every expired row
     assert store.count("a") == 1 and store.count("b") == 0
+    store.db.close()
 
 
 def test_a_page_on_an_allowed_origin_can_read_the_id(make_app: AppFactory) -> None:
