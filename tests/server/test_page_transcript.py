@@ -1,9 +1,9 @@
 """Each turn's model calls on the page, in Debian's Chromium against a live server with a scripted model: the
 page asks the stream for the transcript, and under every agent's answer card and every DPD ballot a folded
 "Model calls (N)" lists each call with its template, tokens, seconds and tries, its prompt's messages by role
-and the reply, which is the text the turn shows. A replayed trace that carries the text (``--trace-text``)
-shows it under MERMAID's steps and decomposition; one without says it was not recorded. One service for the
-module."""
+and the reply, which is the text the turn shows; a response's claim opened after its check shows them too. A
+replayed trace that carries the text (``--trace-text``) shows it under MERMAID's steps and decomposition; one
+without says it was not recorded. One service for the module."""
 
 from __future__ import annotations
 
@@ -81,6 +81,27 @@ def test_each_turn_folds_its_model_calls_with_their_prompt_and_reply(browser: An
         assert CLAIM in " ".join(call.locator(".call-message .call-text").all_inner_texts())
     statements = page.locator("#live .role-card .model-calls")
     assert statements.count() >= 2  # the rebutters' and summarizers' statements hold theirs too
+    assert errors == []
+
+
+def test_a_checked_claim_of_a_response_opens_with_its_calls(browser: Any, server: LiveServer) -> None:  # noqa: F811
+    page, errors = watched_page(browser, viewport={"width": 1280, "height": 1000})
+    sign_in(page, server.url)
+    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+    page.click("button.tab[data-mode=response]")
+    page.select_option("#method", "tool-mad")
+    page.fill("#response-text", "The Eiffel Tower is in Paris. The Louvre is a museum in Paris.")
+    page.click("#submit")
+    page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=60_000)
+    # Opened once its check is over: the stream's events are drawn again, the calls under their turns.
+    item = page.locator("#response-live .claim-item").last
+    claim = item.locator(".claim-words").inner_text()
+    item.locator(".claim-button").click()
+    page.wait_for_selector("#response-debate .verdict-box:not([hidden]) .verdict-label")
+    card = page.locator("#response-debate .agent-col .turn").first
+    (call,) = open_calls(card).all()
+    assert claim in " ".join(call.locator(".call-message .call-text").all_inner_texts())
+    assert call.locator(".call-reply .call-text").inner_text() == card.locator(".response p").inner_text()
     assert errors == []
 
 
