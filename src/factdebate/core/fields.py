@@ -13,7 +13,10 @@ text wherever it shows (flags, the API reference, the web form). Its ``json_sche
 - ``short``: a one-letter flag besides the long one (``-k``);
 - ``flag``: a command-line flag of its own for a setting that is not a flat option (scale's ``--workers``);
 - ``group``: what the setting acts on (a key of :data:`GROUPS`): the web form's section under "More options";
-- ``main``: one of the few settings that change a method's behaviour most, shown first in the form.
+- ``main``: one of the few settings that change a method's behaviour most, shown first in the form;
+- ``only``: where the setting matters at all, when that is not every check: ``response`` (checking a whole
+  response) or ``eval`` (the evaluation harness: a dataset's task, its two labels, its given claims). The
+  web form leaves it out of the modes where it would do nothing.
 
 It lives in the lowest layer so that the settings of every layer (memory, methods, the service) describe
 themselves the same way and the option table can read them all.
@@ -46,6 +49,10 @@ GROUPS: dict[str, str] = {
 }
 
 
+# Where a setting may matter (``only``): nowhere but in these.
+SCOPES = ("response", "eval")
+
+
 class Exposure(TypedDict, total=False):
     option: str
     operator_only: bool
@@ -54,16 +61,20 @@ class Exposure(TypedDict, total=False):
     flag: str
     group: str
     main: bool
+    only: str
 
 
 def offered(option: str | None = None, *, operator_only: bool = False, env: str | None = None,
             short: str | None = None, flag: str | None = None, group: str | None = None, main: bool = False,
-            **extra: JsonValue) -> JsonDict:
-    """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys (MERMAID's ``memory``)."""
+            only: str | None = None, **extra: JsonValue) -> JsonDict:
+    """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys (MERMAID's ``memory``)
+    and JSON Schema words the type cannot say (``maxItems`` where a validator gives the message)."""
     if group is not None and group not in GROUPS:
         raise ValueError(f"unknown settings group '{group}'; known: {', '.join(GROUPS)}")
+    if only is not None and only not in SCOPES:
+        raise ValueError(f"unknown scope '{only}'; known: {', '.join(SCOPES)}")
     out: JsonDict = {key: value for key, value in (("option", option), ("env", env), ("short", short),
-                                                   ("flag", flag), ("group", group)) if value}
+                                                   ("flag", flag), ("group", group), ("only", only)) if value}
     if operator_only:
         out["operator_only"] = True
     if main:
@@ -75,7 +86,7 @@ def exposure(info: FieldInfo) -> Exposure:
     """What :func:`offered` put on a field (nothing for a field that says nothing)."""
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     found = Exposure()
-    for key in ("option", "env", "short", "flag", "group"):
+    for key in ("option", "env", "short", "flag", "group", "only"):
         value = extra.get(key)
         if isinstance(value, str):
             found[key] = value

@@ -30,6 +30,7 @@ class OptionInfo(BaseModel):
     default: Any = None
     group: str | None = None  # a key of Catalogue.groups: its section under "More options"
     main: bool = False  # shown first, outside "More options"
+    only: str | None = None  # "response": the form shows it only to check a response; "eval": never (evaluations)
 
 
 class MethodInfo(BaseModel):
@@ -77,7 +78,8 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
     data = base.model_dump(mode="json")
     options = {name: opt for name, opt in public_options().items() if opt.alias_of is None}
     infos = {name: OptionInfo(name=name, title=opt.title or name, help=opt.help, value_schema=option_schema(opt),
-                              default=option_value(data, opt), group=opt.group, main=opt.main)
+                              default=option_value(data, opt), group=opt.group, main=opt.main,
+                              only=opt.only)
              for name, opt in options.items()}
     methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),
                           tools=sorted(cls().tools(base)),

@@ -198,13 +198,16 @@ class ResponseSettings(_Strict):
     """Response-level checking (``factdebate check-response``, response datasets in ``eval``)."""
 
     max_claims: int = Field(
-        title="Most claims", default=12, ge=1, le=100, json_schema_extra=offered("max_claims", group="response"),
+        title="Most claims", default=12, ge=1, le=100,
+        json_schema_extra=offered("max_claims", group="response", only="response"),
         description="Most atomic claims taken from one response.")
     drop_subjective: bool = Field(
-        title="Drop opinions", default=False, json_schema_extra=offered("drop_subjective", group="response"),
+        title="Drop opinions", default=False,
+        json_schema_extra=offered("drop_subjective", group="response", only="response"),
         description="Remove opinions and other subjective content before extracting claims (DPD's dialogue mode).")
     claims: Literal["given", "extract"] = Field(
-        title="Claims to check", default="given", json_schema_extra=offered("response_claims", group="response"),
+        title="Claims to check", default="given",
+        json_schema_extra=offered("response_claims", group="response", only="eval"),
         description="On datasets that supply a response's atomic claims: check those (given, as FIRE and the papers "
                     "do) or extract claims anew (extract).")
     claim_concurrency: int = Field(

@@ -40,13 +40,14 @@ class Option:
     group: str | None = None  # what it acts on (core.fields.GROUPS): its section of the form
     main: bool = False  # among the few settings that change the method most: shown first
     alias_of: str | None = None  # an older name of another option: accepted, but not offered twice
+    only: str | None = None  # "response" or "eval": the only checks it matters to (core.fields.SCOPES)
 
 
 def _option(name: str, path: Path, info: FieldInfo, method: str | None = None) -> Option:
     said = exposure(info)
     return Option(name, (path,), _bare(info.annotation), info.description or "", info,
                   not said.get("operator_only"), method, said.get("short"), info.title or "",
-                  said.get("group"), bool(said.get("main")))
+                  said.get("group"), bool(said.get("main")), only=said.get("only"))
 
 
 def shared_options() -> list[Option]:
@@ -122,7 +123,14 @@ def option_schema(option: Option) -> dict[str, Any]:
 
     metadata = list(option.field.metadata) if option.field is not None else []
     annotation: Any = typing.Annotated[option.annotation, *metadata] if metadata else option.annotation
-    return TypeAdapter(annotation).json_schema()
+    schema = TypeAdapter(annotation).json_schema()
+    extra = option.field.json_schema_extra if option.field is not None else None
+    if isinstance(extra, dict):  # bounds a validator enforces with its own message (Tool-MAD's 2 or 3 agents)
+        schema.update({word: extra[word] for word in _SCHEMA_WORDS if word in extra})
+    return schema
+
+
+_SCHEMA_WORDS = ("minItems", "maxItems")
 
 
 def option_value(settings_data: dict[str, Any], option: Option) -> Any:

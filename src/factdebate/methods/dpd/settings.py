@@ -73,7 +73,8 @@ class DPDSettings(MethodSettings):
         title="Verdict on a tie", default="NOT ENOUGH INFO", json_schema_extra=offered(group="labels"),
         description="Verdict when the final panel outcome is a tie, outside a two-label task.")
     binary_tie: Literal["REFUTES", "SUPPORTS"] = Field(
-        title="Verdict on a tie, two labels", default="REFUTES", json_schema_extra=offered(group="labels"),
+        title="Verdict on a tie, two labels", default="REFUTES",
+        json_schema_extra=offered(group="labels", only="eval"),  # two-label tasks exist only in evaluations
         description="Verdict on a tie in a two-label task (a binary dataset): REFUTES, as a tie does not "
                     "verify the claim as factual (docs/methods/dpd.md).")
     judge_evidence: int = Field(
@@ -88,13 +89,14 @@ class DPDSettings(MethodSettings):
         title="Ballot length", default=480, ge=320, le=2048, json_schema_extra=offered(group="length"),
         description="Longest judge ballot (its reason gets what the scores and vote leave).")
     task: Literal["auto", "claim", "kbqa", "qa", "summarization", "dialogue"] = Field(
-        title="Task mode", default="auto", json_schema_extra=offered(group="tasks"),
+        title="Task mode", default="auto", json_schema_extra=offered(group="tasks", only="eval"),
         description="In evaluations: auto (the dataset's own), claim, kbqa, qa, summarization, dialogue.")
     task_search: bool = Field(
-        title="Search in task modes", default=False, json_schema_extra=offered(group="tasks"),
+        title="Search in task modes", default=False, json_schema_extra=offered(group="tasks", only="eval"),
         description="In task modes with the dataset's evidence, the gatherers also search their tools.")
     evidence_sentences: int = Field(
-        title="Article sentences as evidence", default=10, ge=1, le=50, json_schema_extra=offered(group="tasks"),
+        title="Article sentences as evidence", default=10, ge=1, le=50,
+        json_schema_extra=offered(group="tasks", only="eval"),
         description="Summarization: article sentences closest to each claim that become its evidence.")
     speculate: bool = Field(
         title="Start rounds ahead", default=False, json_schema_extra=offered(operator_only=True, group="rounds"),

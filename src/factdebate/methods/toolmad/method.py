@@ -62,7 +62,7 @@ class ToolMADSettings(MethodSettings):
         description="Maximum debate rounds T.")
     agents: list[AgentTool] = Field(
         title="Agents' tools", default_factory=lambda: ["rag", "search"],
-        json_schema_extra=offered(group="agents", main=True),
+        json_schema_extra=offered(group="agents", main=True, minItems=2, maxItems=3),  # checked below, in words
         description="Tools of the debaters: 2 or 3 of rag, search, none, mcp:<server>/<tool>.")
     faithfulness_threshold: float = Field(
         title="Faithfulness threshold", default=0.7, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),

@@ -3,7 +3,7 @@
    method under the picks, drawn from the catalogue like the claim form's options. The shared settings
    (search engine, model, "More options") still come from the form and go to every method alike. */
 import { el } from "./dom.js";
-import { field } from "./options.js";
+import { field, onPage } from "./options.js";
 
 /** @typedef {import("./options.js").Field} Field */
 
@@ -37,8 +37,9 @@ export class MethodSettings {
     const info = this.methods.find(m => m.name === name);
     if (!info || !info.options.length) return null;
     // The method's main options in view, the rest folded, as the claim form draws them.
-    const main = info.options.filter(o => o.main).map(o => field(o, "cmp-" + name + "-"));
-    const rest = info.options.filter(o => !o.main).map(o => field(o, "cmp-" + name + "-"));
+    const offered = info.options.filter(onPage); // a dataset's task options: evaluations only
+    const main = offered.filter(o => o.main).map(o => field(o, "cmp-" + name + "-"));
+    const rest = offered.filter(o => !o.main).map(o => field(o, "cmp-" + name + "-"));
     const fields = [...main, ...rest];
     const node = el("details", "compare-settings");
     node.dataset.method = name;

@@ -31,7 +31,10 @@ function fill(select, values, chosen) {
 /** @param {import("./state.js").Catalogue} catalogue */
 function load(catalogue) {
   const d = catalogue.defaults;
-  fill(methodSelect, catalogue.methods.map(m => m.name), d.method);
+  // A catalogue loaded again (the key box fires "change" once more when it loses focus) keeps the method
+  // the user had picked meanwhile.
+  const picked = catalogue.methods.some(m => m.name === methodSelect.value) ? methodSelect.value : d.method;
+  fill(methodSelect, catalogue.methods.map(m => m.name), picked);
   // Each method by its name and the start of its description, not its code name alone.
   [...methodSelect.options].forEach(opt => {
     const info = catalogue.methods.find(m => m.name === opt.value);
@@ -104,6 +107,7 @@ function draw() {
   const { mode, busy } = page.get();
   const response = mode === "response";
   form.dataset.mode = mode;
+  options.setMode(mode);
   byId("response-fields").hidden = !response;
   byId("compare-fields").hidden = mode !== "compare";
   input("claim").hidden = response;

@@ -1,6 +1,7 @@
 // @ts-check
 /* Recent checks: the last verdicts (a claim's, a whole response's, a comparison's), kept in the browser. */
 import { byId, el, labelChip } from "./dom.js";
+import { describe, responseRule, viewOf } from "./views.js";
 
 const STORE = "factdebate.history";
 const MAX = 25;
@@ -37,9 +38,14 @@ export function remember(entry) {
 /** @param {Item} item */
 function meta(item) {
   const when = new Date(item.at).toLocaleString();
-  if (item.kind === "response") return when + " · " + ((item.verdict || {}).claims || []).length + " claims · " + item.decided_by;
+  if (item.kind === "response") {
+    const claims = ((item.verdict || {}).claims || []).length;
+    return when + " · " + claims + (claims === 1 ? " claim" : " claims") + " · " + responseRule(item.decided_by);
+  }
   if (item.kind === "compare") return when + " · " + (item.verdicts || []).map(v => v.method).join(", ");
-  return when + " · " + item.decided_by;
+  // How it was decided in the method's words ("the judge, after 3 rounds without consensus"), not its code.
+  const verdict = item.verdict || { decided_by: item.decided_by };
+  return when + " · " + (item.decided_by ? describe(viewOf(verdict.method || ""), verdict) : "");
 }
 
 export function draw() {

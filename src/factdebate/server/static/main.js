@@ -76,6 +76,7 @@ checkHealth();
 probeKeyless();
 history.draw();
 await loadViews(); // before the catalogue: the compare picks and every drawing read the methods' views
+history.draw(); // again: each check's "how" in its method's words, now that the views are known
 loadCatalogue();
 if (location.hash === "#response") /** @type {HTMLElement} */ (document.querySelector("button.tab[data-mode=response]")).click();
 if (location.hash === "#compare") /** @type {HTMLElement} */ (document.querySelector("button.tab[data-mode=compare]")).click();

@@ -20,6 +20,51 @@ function select(values, chosen) {
   return node;
 }
 
+/* A list of choices (Tool-MAD's agents): one select per item. Where the schema bounds the count (minItems,
+   maxItems), buttons add an item up to the most and take the last one away down to the fewest. */
+/** @param {OptionInfo} option @param {string} id @param {string[]} choices
+ * @returns {{nodes: HTMLElement[], read: () => any}} */
+function list(option, id, choices) {
+  const schema = option.value_schema || {};
+  const chosen = /** @type {string[]} */ (option.default || []);
+  const fewest = Math.max(1, schema.minItems || 1);
+  const most = Math.max(fewest, schema.maxItems || chosen.length || 1);
+  /** @param {number} i */
+  const pick = i => {
+    const node = select(choices, chosen[i] !== undefined ? chosen[i] : choices[0]);
+    node.id = id + "-" + (i + 1);
+    node.setAttribute("aria-label", (option.title || option.name) + ", " + (i + 1) + " of up to " + most);
+    return node;
+  };
+  const picks = Array.from({ length: Math.min(most, Math.max(fewest, chosen.length)) }, (_, i) => pick(i));
+  const add = /** @type {HTMLButtonElement} */ (el("button", "secondary list-add", "+ Add one"));
+  const drop = /** @type {HTMLButtonElement} */ (el("button", "secondary list-drop", "− Remove the last"));
+  add.type = drop.type = "button"; // not a submit
+  add.title = "Up to " + most;
+  const update = () => {
+    add.hidden = picks.length >= most;
+    drop.hidden = picks.length <= fewest;
+  };
+  add.addEventListener("click", () => {
+    const node = pick(picks.length);
+    const describedBy = picks[0].getAttribute("aria-describedby");
+    if (describedBy) node.setAttribute("aria-describedby", describedBy);
+    picks[picks.length - 1].after(node);
+    picks.push(node);
+    update();
+    node.focus();
+  });
+  drop.addEventListener("click", () => {
+    const last = picks.pop();
+    if (last) last.remove();
+    update();
+    (add.hidden ? drop : add).focus(); // the button just pressed may have gone
+  });
+  update();
+  const bounded = schema.maxItems !== undefined && most > fewest;
+  return { nodes: bounded ? [...picks, add, drop] : picks, read: () => picks.map(p => p.value) };
+}
+
 /* The control(s) of one option and how to read them: read() gives the value, or undefined when empty. */
 /** @param {OptionInfo} option @param {string} id
  * @returns {{nodes: HTMLElement[], read: () => any, check?: boolean}} */
@@ -28,13 +73,7 @@ function control(option, id) {
   const itemChoices = schema.items && (schema.items.enum || schema.items["x-choices"]);
   const choices = schema.enum || schema["x-choices"];
   if (schema.type === "array" && itemChoices) {
-    const count = Math.max(1, (option.default || []).length);
-    const picks = Array.from({ length: count }, (_, i) => {
-      const pick = select(itemChoices, (option.default || [])[i]);
-      pick.id = id + "-" + (i + 1);
-      return pick;
-    });
-    return { nodes: picks, read: () => picks.map(p => p.value) };
+    return list(option, id, itemChoices);
   }
   if (choices) {
     const pick = select(choices, option.default);
@@ -65,6 +104,10 @@ function control(option, id) {
   return { nodes: [input], read };
 }
 
+/* The page runs single checks, never an evaluation: a dataset's options ("eval") are not drawn. */
+/** @param {OptionInfo} option */
+export const onPage = option => option.only !== "eval";
+
 /* One option: its label (the field's title), its control(s) and a one-line help (the description). */
 /** @param {OptionInfo} option @param {string} [prefix] of its controls' ids (another form's fields differ) @returns {Field} */
 export function field(option, prefix) {
@@ -72,11 +115,12 @@ export function field(option, prefix) {
   const made = control(option, id);
   const wrap = el("div", "option" + (made.check ? " check" : ""));
   wrap.dataset.option = option.name;
+  if (option.only) wrap.dataset.only = option.only;
   const label = el("label", "option-label", option.title || option.name);
   label.htmlFor = made.nodes[0].id;
   const help = el("p", "option-help", option.help || "");
   help.id = id + "-help";
-  made.nodes.forEach(node => node.setAttribute("aria-describedby", help.id));
+  made.nodes.filter(node => node.tagName !== "BUTTON").forEach(node => node.setAttribute("aria-describedby", help.id));
   const controls = el("div", "option-controls");
   controls.append(...made.nodes);
   if (made.check) wrap.append(controls, label, help); else wrap.append(label, controls, help);
@@ -97,18 +141,20 @@ export class OptionsForm {
     this.shared = [];
     /** @type {{methods: import("./state.js").MethodInfo[], shared_options: OptionInfo[], groups: Record<string, string>}} */
     this.catalogue = { methods: [], shared_options: [], groups: {} };
+    /** @type {string} the page's mode: an option for one kind of check only ("response") shows in that one */
+    this.mode = "claim";
   }
 
   /** @param {import("./state.js").Catalogue} catalogue */
   load(catalogue) {
     this.catalogue = catalogue;
-    this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name)).map(o => field(o));
+    this.shared = (catalogue.shared_options || []).filter(o => !this.skip.has(o.name) && onPage(o)).map(o => field(o));
   }
 
   /** @param {string} method */
   show(method) {
     const info = (this.catalogue.methods || []).find(m => m.name === method) || { options: [] };
-    const own = info.options.map(o => field(o));
+    const own = info.options.filter(onPage).map(o => field(o));
     own.forEach(f => f.node.classList.add("own")); // the method's own: not sent when methods are compared
     const shared = this.shared;
     this.fields = [...own, ...shared];
@@ -128,6 +174,17 @@ export class OptionsForm {
       set.append(el("legend", "", (this.catalogue.groups || {})[key] || "Other"), ...members.map(f => f.node));
       this.moreHost.append(set);
     });
+    this.setMode(this.mode);
+  }
+
+  /* Shows the options that matter to the mode's checks; a section left empty is hidden with them. */
+  /** @param {string} mode */
+  setMode(mode) {
+    this.mode = mode;
+    this.fields.forEach(f => { f.node.hidden = Boolean(f.option.only) && f.option.only !== mode; });
+    this.moreHost.querySelectorAll("fieldset.option-group").forEach(set => {
+      /** @type {HTMLElement} */ (set).hidden = ![...set.querySelectorAll(".option")].some(n => !(/** @type {HTMLElement} */ (n).hidden));
+    });
   }
 
   /** @param {boolean} [sharedOnly] only the settings every method shares (a comparison runs each at its defaults) */
@@ -135,6 +192,7 @@ export class OptionsForm {
     /** @type {Record<string, any>} */
     const out = {};
     (sharedOnly ? this.shared : this.fields).forEach(f => {
+      if (f.node.hidden) return; // not for this mode's checks
       const value = f.read();
       if (value !== undefined) out[f.option.name] = value;
     });

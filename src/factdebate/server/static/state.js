@@ -4,7 +4,8 @@
    subscribe to its changes instead of leaving flags on DOM nodes for one another. */
 
 /** @typedef {"claim" | "response" | "compare"} Mode */
-/** @typedef {{name: string, title: string, help: string, value_schema: any, default: any, group?: string | null, main?: boolean}} OptionInfo */
+/** @typedef {{name: string, title: string, help: string, value_schema: any, default: any, group?: string | null, main?: boolean,
+ *   only?: string | null}} OptionInfo */
 /** @typedef {{name: string, description: string, roles: string[], options: OptionInfo[], view: any}} MethodInfo */
 /** @typedef {{methods: MethodInfo[], shared_options: OptionInfo[], search_engines: string[], llms: string[],
  *   defaults: Record<string, any>, groups: Record<string, string>}} Catalogue */

@@ -63,7 +63,9 @@ export function normLabel(value) {
  * @param {MethodView} view @param {any} v
  */
 export function describe(view, v) {
-  const template = view.decisions[v.decided_by] || v.decided_by || "";
+  // A code the method's view does not name: a response's rule (a results file of responses), else its words.
+  const code = String(v.decided_by || "");
+  const template = view.decisions[code] || rules[code] || code.replace(/[-_]+/g, " ");
   const rounds = (v.rounds || []).length;
   const steps = (v.rounds || []).reduce((/** @type {number} */ n, /** @type {any} */ r) =>
     n + (r.turns || []).reduce((/** @type {number} */ m, /** @type {any} */ t) => m + (t.steps || []).length, 0), 0);
