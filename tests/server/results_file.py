@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -40,15 +41,16 @@ def reply(call: CallInfo, messages: list[Message], params: GenParams) -> str:
     return f"Reasoning about the claim.\n{label}"
 
 
-def write_results(folder: Path) -> Path:
-    """Runs the evaluation into ``folder`` and returns its results.jsonl (the claims in file order)."""
+def write_results(folder: Path, answer: Callable[[CallInfo, list[Message], GenParams], str] = reply) -> Path:
+    """Runs the evaluation into ``folder`` and returns its results.jsonl (the claims in file order);
+    ``answer`` is the scripted model (another one makes a second run to compare with)."""
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "claims.jsonl"
     data.write_text("".join(json.dumps({"id": f"c{i + 1:02d}", "claim": claim, "label": gold}) + "\n"
                             for i, (claim, gold) in enumerate(CLAIMS)), encoding="utf-8")
     settings = load_settings(overrides={"method": "cot", "llm": {"cache": False}}, environ={})
     plan = make_plan(settings, f"fever:{data}", folder / "run", limit=None, seed=0, order="file")
-    resources, _, _ = resources_for(reply, method="cot")
+    resources, _, _ = resources_for(answer, method="cot")
     # In a thread of its own: the caller may be inside an event loop (pytest-asyncio's), where asyncio.run fails.
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, execute(plan, resources, concurrency=1, progress=False)).result()

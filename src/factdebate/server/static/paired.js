@@ -5,30 +5,23 @@
    accuracy difference with a seeded paired bootstrap. Then the samples on which the answers differ. Files
    that do not hold the same samples are compared only when asked, on the samples they share. */
 import { el, labelChip } from "./dom.js";
+import { rowOutcome } from "./results-metrics.js";
 
 /** @typedef {{answer: string, gold: string | null, correct: boolean, failed: boolean, claim: string, row: any}} Outcome */
 /** @typedef {{name: string, outcomes: Map<string, Outcome>}} PairedRun */
 
-/** @typedef {(value: unknown) => string | null} Normalise a label however a file spells it */
-
-/** @type {Normalise} */
-const upper = value => (value === null || value === undefined ? null : String(value).trim().toUpperCase());
-
-/** An eval record carries `predicted` (in the dataset's labels); other results rows carry `label`.
- * @param {any} row @param {Normalise} normLabel @returns {Outcome} */
+/** A row read as the results viewer reads it (results-metrics.js, the harness's conventions): its answer is
+ * the verdict, UNPARSED or ERROR. @param {any} row @param {import("./results-metrics.js").Normalise} [normLabel]
+ * @returns {Outcome} */
 function outcomeOf(row, normLabel) {
-  const goldRaw = row.gold ?? row.label_gold ?? row.gold_label;
-  const gold = goldRaw === undefined || goldRaw === null ? null : normLabel(goldRaw);
-  const label = "predicted" in row ? row.predicted : normLabel(row.label);
-  const answer = row.error ? "ERROR" : (label === null || label === undefined ? "UNPARSED" : String(label));
-  const failed = answer === "ERROR" || answer === "UNPARSED";
-  return { answer, gold, correct: !failed && gold !== null && answer === gold, failed,
+  const o = rowOutcome(row, normLabel);
+  return { answer: o.shown, gold: o.gold, correct: o.correct, failed: o.status !== "ok",
     claim: String(row.claim || row.response || ""), row };
 }
 
-/** @param {string} name @param {any[]} rows @param {Normalise} [normLabel] the page's (label aliases)
- * @returns {PairedRun} */
-export function pairedRun(name, rows, normLabel = upper) {
+/** @param {string} name @param {any[]} rows @param {import("./results-metrics.js").Normalise} [normLabel] the
+ * page's (label aliases) @returns {PairedRun} */
+export function pairedRun(name, rows, normLabel) {
   const outcomes = new Map();
   rows.forEach((row, i) => outcomes.set(String(row.id ?? i + 1), outcomeOf(row, normLabel)));
   return { name, outcomes };

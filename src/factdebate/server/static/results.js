@@ -5,7 +5,9 @@
    harness does (results-metrics.js): accuracy, a confusion matrix whose cells open their rows, per-label
    precision, recall and F1, and the cost of each row. */
 import { errorText, headers } from "./api.js";
+import { comparisonKind, showCompareJson } from "./compare-file.js";
 import { byId, el, input, labelChip } from "./dom.js";
+import * as history from "./history.js";
 import { pairedRun, showPaired } from "./paired.js";
 import { isTrace, play, runs } from "./replay.js";
 import { showSavedResponse } from "./response/response-form.js";
@@ -374,17 +376,42 @@ function openResponse(verdict) {
   showSavedResponse(verdict, byId("results-response"));
 }
 
-/** A results file, one saved verdict (pretty-printed or not), or a trace. @param {string} text */
+/** What the viewer opens, for the message on a file it cannot read. */
+const READS = "results rows (JSONL: verify --output, an evaluation's results.jsonl, a batch), a claim's verdict " +
+  "(verify --json), a response's verdict (check-response --json), a trace (--trace), a comparison " +
+  "(compare.json from factdebate compare, or the Compare tab's Download JSON)";
+
+/** A comparison: compare.json is drawn here; the Compare tab's download is drawn by the Compare tab, as it
+ * was when it ran. @param {"compare-json" | "comparison"} kind @param {any} data */
+async function openComparison(kind, data) {
+  byId("results-error").hidden = true;
+  byId("results-panel").hidden = true;
+  byId("results-response").hidden = true;
+  const host = byId("results-paired");
+  if (kind === "compare-json") { host.hidden = false; showCompareJson(data, host); return; }
+  const verdicts = data.verdicts.filter(/** @param {any} v */ v => v && typeof v === "object");
+  if (!verdicts.length || !verdicts.every(/** @param {any} v */ v => typeof v.method === "string" && typeof v.claim === "string")) {
+    throw new Error("This comparison holds no verdicts with a method and a claim each: it cannot be drawn.");
+  }
+  history.open({ kind: "compare", claim: String(data.claim ?? verdicts[0].claim), label: null, decided_by: "",
+    verdicts: await upgraded(verdicts) });
+}
+
+/** A results file, one saved verdict (pretty-printed or not), a trace, or a comparison. @param {string} text */
 async function openFile(text) {
   /** @type {any[]} */
   let parsed;
   try { parsed = [JSON.parse(text)]; } catch (_) { parsed = parseJsonl(text); }
+  const compared = parsed.length === 1 ? comparisonKind(parsed[0]) : null;
+  if (compared) { await openComparison(compared, parsed[0]); return; }
+  byId("results-paired").hidden = true;
   if (isTrace(parsed)) parsed = runs(parsed);
   /** @param {any} r */
   const isResponse = r => r && typeof r === "object" && r.kind === "response";
   if (!parsed.some(r => isResponse(r) || (r && typeof r === "object" && typeof r.claim === "string"))) {
-    throw new Error("This file is neither a claim's verdict (factdebate verify --json), a response's verdict " +
-      "(factdebate check-response --json), results rows (JSONL) nor a trace: nothing in it names a claim.");
+    const keys = parsed.length === 1 && parsed[0] && typeof parsed[0] === "object" && !Array.isArray(parsed[0])
+      ? " (its keys: " + Object.keys(parsed[0]).slice(0, 8).join(", ") + ")" : "";
+    throw new Error("The viewer does not know this file's shape" + keys + ": it opens " + READS + ".");
   }
   parsed = await upgraded(parsed);
   if (parsed.length === 1 && isResponse(parsed[0])) {
@@ -435,7 +462,6 @@ input("results-file").addEventListener("change", async () => {
   if (!files.length) return;
   try {
     if (files.length > 1) { await openFiles(files); return; }
-    byId("results-paired").hidden = true;
     await openFile(await files[0].text());
   } catch (err) { showError(/** @type {Error} */ (err).message); }
 });
