@@ -1,18 +1,22 @@
-"""The form's smaller promises, in Debian's Chromium against one live service with a scripted model (issue 31,
+"""The page's smaller promises, in Debian's Chromium against one live service with a scripted model (issue 31,
 item 11): Tool-MAD's help says "2 or 3 agents" and the form lets a third be added and taken away again, up
 to the most the catalogue gives; options that only an evaluation uses are not in the single-claim form, and
 those of a response check appear only under "Check a response"; Recent checks say how a verdict was reached
-in the method's words, not its code ("judge")."""
+in the method's words, not its code ("judge"); a score that could not be computed is an empty outlined bar;
+a replayed trace says why its verdict came out in words taken from the run's own answers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from factdebate.server.app import create_app
-from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
+from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build, parse_sse
 from tests.server.test_browser import ARGS, CHROMIUM, pytestmark, sign_in, watched_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
@@ -22,7 +26,7 @@ EVAL_ONLY = ("dpd_task", "dpd_task_search", "dpd_evidence_sentences", "dpd_binar
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path_factory.mktemp("db") / "service.sqlite",
-                     build=offline_build)
+                     build=offline_build, allowed_llms=["scripted:agree"])  # agreeing agents: a consensus
     with LiveServer(app) as live:
         yield live
 
@@ -109,3 +113,39 @@ def test_recent_checks_say_how_in_the_methods_words(page: Any) -> None:
     meta = page.locator("#history .history-item").first.inner_text()
     assert "the judge, after" in meta and " · judge" not in meta, meta
 
+
+
+def test_a_score_that_could_not_be_computed_is_an_empty_outlined_bar(page: Any) -> None:
+    page.select_option("#method", "tool-mad")
+    page.check("#opt-scoring")  # agents without tools have no documents: faithfulness cannot be computed
+    page.fill("#claim", CLAIM)
+    page.click("#submit")
+    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=60_000)
+    missing = page.locator("#live .gauge.na").first
+    assert missing.locator(".gauge-value").inner_text() == "could not be scored"
+    assert missing.locator(".gauge-fill").count() == 0  # was a full grey bar
+    look = missing.locator(".gauge-bar").evaluate(
+        "bar => [getComputedStyle(bar).backgroundColor, getComputedStyle(bar).boxShadow]")
+    assert look[0] == "rgba(0, 0, 0, 0)" and "inset" in look[1], look  # outlined, not filled
+    scored = page.locator("#live .gauge:not(.na) .gauge-fill").first  # a computed score still fills its share
+    assert scored.evaluate("fill => fill.style.width").endswith("%")
+
+
+def test_a_replayed_trace_says_why_in_the_runs_own_words(page: Any, server: LiveServer, tmp_path: Path) -> None:
+    """The trace is the run's events as the service streams them (the same records `verify --trace` writes)."""
+    body = {"claim": CLAIM, "method": "tool-mad", "agents": ["none", "none"], "llm": "scripted:agree"}
+    reply = httpx.post(server.url + "/v1/verify/stream", json=body, headers=AUTH, timeout=120)
+    events = [{**data, "event": name} for name, data in parse_sse(reply.text)
+              if name not in ("result", "check_saved", "error")]
+    finished = [e for e in events if e["event"] == "run_finished"]
+    assert finished and finished[0]["decided_by"] == "consensus", reply.text[-500:]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    page.click("button.tab[data-view=results]")
+    page.set_input_files("#results-file", str(trace))
+    page.click("#results-body tr >> nth=0")
+    page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-why", timeout=60_000)
+    why = page.inner_text("#results-debate .verdict-why")
+    # Was "In round 1 all 0 said undefined.": the replay's verdict had rounds without their answers.
+    label = finished[0]["label"]
+    assert why.startswith("In round 1 both said " + label), why

@@ -37,24 +37,25 @@ def gauge(value: float | None, threshold: float | None) -> dict[str, Any]:
     return built
 
 
-def parts(built: dict[str, Any]) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
-    """The gauge's value text, its fill and the bar's other children (the threshold tick)."""
-    head, bar = built["kids"]
-    fill, *rest = bar["kids"]
-    return head["kids"][1]["text"], fill, rest
+def bar(built: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """The gauge's value text and what its bar holds (a fill, a threshold tick)."""
+    head, drawn = built["kids"]
+    return head["kids"][1]["text"], drawn["kids"]
 
 
 def test_a_score_that_could_not_be_computed_is_an_empty_bar_that_says_so() -> None:
     missing = gauge(None, 0.7)
-    text, fill, rest = parts(missing)
-    assert "na" in missing["cls"].split()
+    text, inside = bar(missing)
+    assert "na" in missing["cls"].split()  # app.css: outlined, no background
     assert text == "could not be scored"
-    assert fill["width"] is None and fill["cls"] == "gauge-fill"  # nothing filled, no ok/low colour
-    assert [t["left"] for t in rest] == ["70%"]  # the threshold still shows where the bar would have to reach
+    # No fill at all (a fill without a width spans the bar: the full grey bar of the issue); the threshold
+    # still shows where the score would have had to reach.
+    assert [(part["cls"], part["left"]) for part in inside] == [("gauge-tick", "70%")]
     scored = gauge(0.42, 0.7)
-    text, fill, _ = parts(scored)
+    text, inside = bar(scored)
     assert "na" not in scored["cls"].split()
-    assert (text, fill["width"], fill["cls"]) == ("0.42 / 0.7", "42%", "gauge-fill low")
+    assert text == "0.42 / 0.7"
+    assert [(part["cls"], part["width"]) for part in inside] == [("gauge-fill low", "42%"), ("gauge-tick", None)]
 
 
 def test_usage_counts_agree_with_their_nouns() -> None:

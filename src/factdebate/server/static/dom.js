@@ -55,14 +55,14 @@ export function gauge(name, value, threshold) {
   head.append(el("span", "", name), el("span", "gauge-value", missing ? "could not be scored" :
     fixed(value) + (limit !== null ? " / " + limit : "")));
   const bar = el("div", "gauge-bar");
-  const fill = el("div", "gauge-fill");
   if (value !== null && value !== undefined) {
+    const fill = el("div", "gauge-fill");
     fill.style.width = Math.max(0, Math.min(1, value)) * 100 + "%";
     if (limit !== null) fill.classList.add(value >= limit ? "ok" : "low");
+    bar.append(fill);
   } else {
-    wrap.classList.add("na");
+    wrap.classList.add("na"); // an empty outlined bar: no fill at all (a fill without a width spans the bar)
   }
-  bar.append(fill);
   if (limit !== null) {
     const tick = el("div", "gauge-tick");
     tick.style.left = limit * 100 + "%";

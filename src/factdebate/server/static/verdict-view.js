@@ -58,6 +58,8 @@ export class VerdictView {
     /** @type {number | null} the most rounds the run can take, from its run_started */
     this.mostRounds = null;
     this.steps = 0;
+    /** @type {Map<number, Map<string, any>>} round -> agent -> its answer and scores, as the events said them */
+    this.seen = new Map();
     /** @type {string | null} the id the service keeps this check under (its check_saved event), for a link */
     this.checkId = null;
     this.clear();
@@ -83,6 +85,7 @@ export class VerdictView {
     this.clear();
     this.mostRounds = null;
     this.steps = 0; // step events seen, for a run that ends without its full verdict (a trace's replay)
+    this.seen = new Map(); // so are its answers and scores
     this.checkId = null;
     this.claimText = claim;
     this.thresholds = thresholds || {};
@@ -125,6 +128,8 @@ export class VerdictView {
   event(name, ev) {
     if (name === "run_started") this.mostRounds = ev.most_rounds ?? null;
     if (name === "step") this.steps += 1;
+    if (name === "answer") Object.assign(this.turnSeen(ev), { role: ev.role, label: ev.label ?? null });
+    if (name === "score") this.turnSeen(ev).scores = ev.scores || {};
     if (name === "check_saved") { this.checkId = ev.id; return true; } // comes just before the verdict
     if (name === "llm_call") this.calls.add(ev);
     const drawn = this.progress.event(name, ev) || (this.layout ? this.layout.event(name, ev) : false);
@@ -178,10 +183,28 @@ export class VerdictView {
   /** The end of a run seen in a trace: what its `run_finished` event says. @param {any} ev @param {number} rounds */
   finished(ev, rounds) {
     // The steps drawn so far count in its wording ("after 2 steps"), as a saved verdict's would.
+    // Its sentence ("In round 1 both said SUPPORTS") reads the answers and scores the events gave.
     const steps = Array.from({ length: this.steps }, () => ({}));
+    const count = Math.max(rounds, steps.length ? 1 : 0, ...this.seen.keys());
     this.verdict({ label: ev.label, decided_by: ev.decided_by, usage: ev.usage,
-      rounds: Array.from({ length: Math.max(rounds, steps.length ? 1 : 0) }, (_, i) => ({ round: i + 1,
-        turns: i === 0 && steps.length ? [{ steps }] : [] })) });
+      rounds: Array.from({ length: count }, (_, i) => {
+        const turns = [...(this.seen.get(i + 1) || new Map()).values()];
+        if (i === 0 && steps.length) {
+          if (turns.length) turns[0].steps = steps; else turns.push({ steps });
+        }
+        return { round: i + 1, turns };
+      }) });
+  }
+
+  /** The turn an answer or score event belongs to, made on first sight. @param {any} ev */
+  turnSeen(ev) {
+    const round = Number(ev.round) || 1;
+    const turns = this.seen.get(round) || new Map();
+    this.seen.set(round, turns);
+    const agent = String(ev.agent || "");
+    const turn = turns.get(agent) || { agent, label: null, scores: {} };
+    turns.set(agent, turn);
+    return turn;
   }
 
   /**
