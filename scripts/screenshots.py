@@ -4,10 +4,12 @@ with the scripted model (offline, no key, a fresh data folder with a small part 
 
     .venv/bin/python scripts/screenshots.py            # writes docs/images/page-*.png
     .venv/bin/python scripts/screenshots.py --out DIR
-    .venv/bin/python scripts/screenshots.py --only results   # just the results viewer's two pictures
+    .venv/bin/python scripts/screenshots.py --only results   # just the results viewer's and the replay's
 
 Each picture is the part of the page it shows (the form, one verdict's view, the comparison), at one pixel
-per CSS pixel, so the files stay small.
+per CSS pixel, so the files stay small. Every mode is taken at a desktop's width and at a phone's (390 px):
+a claim in each of the three layouts (debate, teams, timeline), a comparison, a response, the results
+viewer and a replayed trace.
 """
 
 from __future__ import annotations
@@ -43,12 +45,27 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def environment(data_dir: Path) -> dict[str, str]:
+    return {**os.environ, "FACTDEBATE_DATA_DIR": str(data_dir), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "40",
+            "HF_HUB_OFFLINE": "1"}
+
+
+def write_trace(data_dir: Path, path: Path) -> Path:
+    """A Tool-MAD run's trace with its calls' text, as ``factdebate verify --trace FILE --trace-text`` writes
+    it. Its agents search the full-text index only: the service holds the Milvus Lite file meanwhile."""
+    command = [str(Path(sys.executable).with_name("factdebate")), "verify", CLAIM, *SERVE_FLAGS,
+               "--agents", "search,none", "--search", "local", "--trace", str(path), "--trace-text"]
+    done = subprocess.run(command, env=environment(data_dir), capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"factdebate verify --trace exited {done.returncode}: {done.stderr[-2000:]}")
+    return path
+
+
 @contextmanager
 def served(data_dir: Path) -> Iterator[str]:
     """``factdebate serve --no-auth`` on a free loopback port, until the block ends."""
     port = free_port()
-    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data_dir), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "40",
-           "HF_HUB_OFFLINE": "1"}
+    env = environment(data_dir)
     command = [str(Path(sys.executable).with_name("factdebate")), "serve", "--no-auth", "--port", str(port),
                "--log-level", "warning", *SERVE_FLAGS]
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -90,7 +107,7 @@ def check_response(page: Any) -> None:
 GROUPS = ("modes", "results")
 
 
-def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS) -> list[Path]:
+def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS, trace: Path | None = None) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -99,7 +116,7 @@ def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS) -> list[Path]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
         if "modes" not in groups:  # --only results
-            written += take_results(browser, url, out)
+            written += take_results(browser, url, out, trace)
             browser.close()
             return written
         page = browser.new_page(viewport=DESKTOP, device_scale_factor=1)
@@ -169,15 +186,21 @@ def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS) -> list[Path]:
         shot("#compare-grid", "phone-compare", phone)
         check_response(phone)
         shot("#response-live .response-card", "phone-response", phone)
+        for method in ("dpd", "mermaid"):  # the other two layouts, teams and timeline
+            verify(phone, method)
+            phone.evaluate("() => document.querySelectorAll('#live details.snippets, #live .doc-text')"
+                           ".forEach(d => d.open = false)")
+            shot("#live", f"phone-{method}", phone)
         if "results" in groups:
-            written += take_results(browser, url, out)
+            written += take_results(browser, url, out, trace)
         browser.close()
     return written
 
 
-def take_results(browser: Any, url: str, out: Path) -> list[Path]:
+def take_results(browser: Any, url: str, out: Path, trace: Path | None = None) -> list[Path]:
     """The results viewer on a scripted evaluation's records (the test suite's, tests/server/results_file.py):
-    its summary, confusion matrix, per-label figures and rows, at desktop and phone width."""
+    its summary, confusion matrix, per-label figures and rows, at desktop and phone width; then ``trace``
+    opened there and its run replayed, at both widths."""
     sys.path.insert(0, str(ROOT))
     from tests.server.results_file import write_results
 
@@ -194,6 +217,20 @@ def take_results(browser: Any, url: str, out: Path) -> list[Path]:
             page.locator("#results-panel > .card").screenshot(path=str(path))
             written.append(path)
             page.close()
+    for viewport, name in ((DESKTOP, "replay"), (PHONE, "phone-replay")) if trace else ():
+        page = browser.new_page(viewport=viewport, device_scale_factor=1)
+        page.goto(url + "/")
+        page.evaluate("() => { document.querySelector('.topbar').style.position = 'static'; }")
+        page.click("button.tab[data-view=results]")
+        page.set_input_files("#results-file", str(trace))
+        page.click("#results-body tr >> nth=0")  # the trace's one run, replayed with its own pacing
+        page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-label", timeout=120_000)
+        page.evaluate("() => document.querySelectorAll('#results-debate details.snippets, #results-debate .doc-text')"
+                      ".forEach(d => d.open = false)")
+        path = out / f"page-{name}.png"
+        page.locator("#results-debate").screenshot(path=str(path))
+        written.append(path)
+        page.close()
     return written
 
 
@@ -205,7 +242,8 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
     with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data, served(Path(data)) as url:
-        for path in take(url, args.out, (args.only,) if args.only else GROUPS):
+        trace = write_trace(Path(data), Path(data) / "trace.jsonl")
+        for path in take(url, args.out, (args.only,) if args.only else GROUPS, trace):
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  {path.stat().st_size // 1024} KiB")
 
 
