@@ -296,7 +296,8 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         other.write_text(json.dumps({"hello": "world"}))
         page.set_input_files("#results-file", str(other))
         page.wait_for_selector("#results-error:not([hidden])")
-        assert "neither a claim's verdict" in page.inner_text("#results-error")
+        assert "does not know this file's shape (its keys: hello)" in page.inner_text("#results-error")
+        assert "claim's verdict" in page.inner_text("#results-error")
         assert "response's verdict" in page.inner_text("#results-error")
         assert page.inner_text("#results-response .response-verdict .verdict-label") == "REFUTES"
         assert errors == []
