@@ -7,9 +7,9 @@ with the scripted model (offline, no key, a fresh data folder with a small part 
     .venv/bin/python scripts/screenshots.py --only results   # just the results viewer's and the replay's
 
 Each picture is the part of the page it shows (the form, one verdict's view, the comparison), at one pixel
-per CSS pixel, so the files stay small. Every mode is taken at a desktop's width and at a phone's (390 px):
-a claim in each of the three layouts (debate, teams, timeline), a comparison, a response, the results
-viewer and a replayed trace.
+per CSS pixel and (with Pillow) in a 256-colour palette, so the files stay small. Every mode is taken at a
+desktop's width and at a phone's (390 px): a claim in each of the three layouts (debate, teams, timeline), a
+comparison, a response, the results viewer and a replayed trace.
 """
 
 from __future__ import annotations
@@ -234,6 +234,18 @@ def take_results(browser: Any, url: str, out: Path, trace: Path | None = None) -
     return written
 
 
+def palette(path: Path) -> None:
+    """The picture in 256 colours (a third of the size; flat page colours and text survive it), where Pillow is
+    installed; otherwise it stays as Chromium wrote it."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as shot:
+        small = shot.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    small.save(path, optimize=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
@@ -244,6 +256,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data, served(Path(data)) as url:
         trace = write_trace(Path(data), Path(data) / "trace.jsonl")
         for path in take(url, args.out, (args.only,) if args.only else GROUPS, trace):
+            palette(path)
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  {path.stat().st_size // 1024} KiB")
 
 
