@@ -32,6 +32,7 @@ ZERO_MEANS = {
     "memory.semantic_threshold": "recall any record by meaning",
     "service.rate_limit_per_minute": "no rate limit",
     "service.stream_flush_seconds": "write each event at once",
+    "service.kept_checks_per_key": "keep no finished check (no links given)",
     "methods.dpd.min_rounds": "the judges may stop after the opening",
     "methods.dpd.max_rounds": "the opening only",
     "methods.dpd.consensus_threshold": "any consensus stops the debate",
