@@ -119,8 +119,10 @@ async def test_a_directory_keeps_one_experiment(tmp_path: Path) -> None:
     await execute(plan_for(tmp_path, limit=2), resources, progress=False)
     with pytest.raises(InputError, match="method"):
         await execute(plan_for(tmp_path, method="single", limit=2), resources, progress=False)
-    with pytest.raises(InputError, match=r"settings\.methods\.tool-mad\.rounds: 3 -> 2"):
-        await execute(plan_for(tmp_path, limit=2, methods={"tool-mad": {"rounds": 2}}), resources, progress=False)
+    with pytest.raises(InputError, match=r"settings\.retrieval\.k: 3 -> 2"):
+        await execute(plan_for(tmp_path, limit=2, retrieval={"k": 2}), resources, progress=False)
+    # another method's section is not this run's: a CoT run resumes after a Tool-MAD change
+    await execute(plan_for(tmp_path, limit=2, methods={"tool-mad": {"rounds": 2}}), resources, progress=False)
     # a larger limit and another concurrency extend the same experiment
     summary = await execute(plan_for(tmp_path, limit=5, concurrency=9), resources, progress=False)
     assert summary["metrics"]["n"] == 5
