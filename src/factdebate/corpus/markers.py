@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from factdebate.corpus.milvus import is_lite_uri
+from factdebate.corpus.milvus_uri import is_lite_uri
 from factdebate.util.paths import data_dir
 
 MARKER_FILE = "indexed.json"

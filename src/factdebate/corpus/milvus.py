@@ -25,6 +25,7 @@ from typing import Any
 from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
 from factdebate.core.types import Document
 from factdebate.corpus.milvus_lite_direct import DirectSearch
+from factdebate.corpus.milvus_uri import is_lite_uri
 from factdebate.corpus.names import collection_name
 from factdebate.embeddings import get_embedder
 from factdebate.embeddings.minilm import DEFAULT_ENCODER, DIM, Embedder
@@ -46,10 +47,6 @@ _direct_searches: dict[tuple[str, str], DirectSearch] = {}  # (uri, collection) 
 
 def default_milvus_uri() -> str:
     return str(data_dir() / "milvus.db")
-
-
-def is_lite_uri(uri: str) -> bool:
-    return not uri.startswith(("http://", "https://", "tcp://", "unix:"))
 
 
 def _fit(value: str, limit: int) -> str:
