@@ -12,6 +12,7 @@ import "./layouts/teams.js";
 import "./layouts/timeline.js";
 import "./response/response-form.js";
 import "./results.js";
+import { fetchChecks, itemOf, requestedChecks } from "./share.js";
 import * as page from "./state.js";
 import "./sticky.js";
 import { loadViews } from "./views.js";
@@ -70,6 +71,25 @@ page.subscribe((state, changed) => { // a mode chosen elsewhere (Recent checks) 
     t.setAttribute("aria-selected", String(on));
   });
   document.querySelectorAll(".view").forEach(v => { /** @type {HTMLElement} */ (v).hidden = v.id !== "view-check"; });
+});
+
+/* A link to kept checks (/?check=<id>[,<id>…]) draws them once the catalogue is in (after a key, if the
+   server needs one), as Recent checks draws its items. */
+let linkOpened = false;
+async function openLinkedChecks() {
+  const { ids, problem } = requestedChecks();
+  if (problem) { showError(problem); return; }
+  if (!ids.length) return;
+  try {
+    history.open(itemOf(await fetchChecks(ids)));
+  } catch (err) {
+    showError(String(/** @type {Error} */ (err).message || err));
+  }
+}
+page.subscribe((state, changed) => {
+  if (!("catalogue" in changed) || !state.catalogue || linkOpened) return;
+  linkOpened = true;
+  openLinkedChecks();
 });
 
 checkHealth();
