@@ -81,7 +81,8 @@ async def test_mcp_check_response_tool(tmp_path: Path) -> None:
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree",
            "FACTDEBATE_METHOD": "single", "FACTDEBATE_LLM__CACHE": "false"}
     params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
-    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+    client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
+    async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()
         assert "check_response" in {tool.name for tool in (await session.list_tools()).tools}
         result = _payload(await session.call_tool("check_response", {"response": TEXT}))

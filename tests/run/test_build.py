@@ -140,7 +140,8 @@ async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F8
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
     params = mcp.StdioServerParameters(command=EXE, args=["mcp"], env=env)
-    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+    client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
+    async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()
         result = await session.call_tool("search_evidence", {"query": "Alhambra palace", "k": 2})
         assert not result.is_error, result.content

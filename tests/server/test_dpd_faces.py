@@ -63,7 +63,8 @@ async def test_mcp_verify_claim_with_dpd(tmp_path: Any) -> None:
            "FACTDEBATE_METHOD": "dpd", "FACTDEBATE_METHODS__DPD__TOOLS": "[]", "FACTDEBATE_LLM__CACHE": "false",
            "FACTDEBATE_METHODS__DPD__MIN_ROUNDS": "0", "FACTDEBATE_METHODS__DPD__MAX_ROUNDS": "0"}
     params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
-    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+    client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
+    async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()
         result = await session.call_tool("verify_claim", {"claim": "The Eiffel Tower is in Paris."})
         assert not result.is_error, result.content

@@ -48,7 +48,8 @@ async def test_verify_claim_and_search_evidence_over_stdio(mini_corpus: Path) ->
            "FACTDEBATE_SEARCH": "local", "FACTDEBATE_RETRIEVAL__CORPUS": "mini",
            "FACTDEBATE_METHODS__TOOL_MAD__SCORING": "false", "FACTDEBATE_LLM__CACHE": "false"}
     params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
-    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+    client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
+    async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()
         tools = {tool.name for tool in (await session.list_tools()).tools}
         assert {"verify_claim", "search_evidence"} <= tools

@@ -37,7 +37,8 @@ async def test_python_api(mini_corpus: Path, monkeypatch: pytest.MonkeyPatch) ->
 async def test_mcp_verify_claim(mini_corpus: Path) -> None:  # noqa: F811
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(mini_corpus), **ENV}
     params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
-    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+    client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
+    async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()
         verdict = _payload(await session.call_tool("verify_claim", {
             "claim": "The Eiffel Tower was completed in 1889.", "method": "mermaid"}))

@@ -18,7 +18,8 @@ async def tool_server(*args: str, env: dict[str, str] | None = None) -> AsyncIte
     environment = {**os.environ, **(env or {})}
     params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.cli.main", "mcp-tools", *args],
                                        env=environment)
-    async with mcp.stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+    client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
+    async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()
         yield session
 

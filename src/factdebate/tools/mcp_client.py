@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from typing import Any, Self
 
 from factdebate.core.errors import FactDebateError, MissingDependencyError
@@ -96,7 +97,9 @@ class MCPToolset:
             return streamable_http_client(self.config.url)
         params = mcp.StdioServerParameters(command=self.config.command or "", args=self.config.args,
                                            env=self.config.env or None, cwd=self.config.cwd)
-        return mcp.stdio_client(params)
+        # The process's own stderr, named now: mcp's default is whatever sys.stderr was when mcp was first
+        # imported, which may be a capture stream closed since (a notebook cell's, a test's capsys).
+        return mcp.stdio_client(params, errlog=sys.__stderr__ or sys.stderr)
 
     async def list_tools(self) -> list[ToolSchema]:
         if self._tools is None:
