@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -38,6 +39,13 @@ def sign_in(page: Any, url: str, path: str = "/") -> None:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
+    with launched_chromium() as browser:
+        yield browser
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Debian's headless Chromium under Playwright (skipped where Playwright is not installed)."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)

@@ -18,7 +18,7 @@ from factdebate.eval.metrics import compute, outcome_from_record
 from factdebate.server.app import create_app
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.results_file import write_results
-from tests.server.test_browser import ARGS, CHROMIUM, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import launched_chromium, pytestmark, sign_in, watched_page  # noqa: F401
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 WORD = {"UNPARSED": "unparsed", "ERROR": "error"}
@@ -39,13 +39,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    """One browser for the module's tests (test_browser's ``browser`` starts one per test)."""
+    with launched_chromium() as browser:
+        yield browser
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 
 from factdebate.server.app import create_app
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build, parse_sse
-from tests.server.test_browser import ARGS, CHROMIUM, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import launched_chromium, pytestmark, sign_in, watched_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 EVAL_ONLY = ("dpd_task", "dpd_task_search", "dpd_evidence_sentences", "dpd_binary_tie", "response_claims")
@@ -33,13 +33,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    """One browser for the module's tests (test_browser's ``browser`` starts one per test)."""
+    with launched_chromium() as browser:
+        yield browser
 
 
 @pytest.fixture
