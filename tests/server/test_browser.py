@@ -37,6 +37,15 @@ def sign_in(page: Any, url: str, path: str = "/") -> None:
     page.press("#api-key", "Enter")
 
 
+def replay_trace(page: Any, events: list[dict[str, Any]], trace: Path) -> None:
+    """Write ``events`` as a trace file, open it in the results viewer and its run's replay, as a user does."""
+    trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    page.click("button.tab[data-view=results]")
+    page.set_input_files("#results-file", str(trace))
+    page.click("#results-body tr >> nth=0")
+    page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-label", timeout=60_000)
+
+
 @pytest.fixture
 def browser() -> Iterator[Any]:
     with launched_chromium() as browser:

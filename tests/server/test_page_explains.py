@@ -21,7 +21,7 @@ from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import PLAIN, LiveServer, offline_build
-from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import browser, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
 
 SHOTS = Path(os.environ.get("FACTDEBATE_PAGE_SHOTS", "/tmp"))
 CLAIM = "The Eiffel Tower was completed in 1889."
@@ -319,14 +319,10 @@ def test_a_replayed_trace_counts_the_steps_it_drew(browser: Any, live_server: Ca
                "response": '{"thought": "Both searches say 1889.", "answer": "SUPPORTS"}', "t": 1.3},
               {"event": "run_finished", "run": "r1", "label": "SUPPORTS", "decided_by": "executor", "t": 1.4}]
     trace = tmp_path / "trace.jsonl"
-    trace.write_text("\n".join(json.dumps(e) for e in events) + "\n")
     with live_server() as server:
         page, errors = watched_page(browser)
         sign_in(page, server.url)
-        page.click("button.tab[data-view=results]")
-        page.set_input_files("#results-file", str(trace))
-        page.click("#results-body tr")
-        page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-label")
+        replay_trace(page, events, trace)
         assert "the executor's answer after 2 steps" in page.inner_text("#results-debate .verdict-how")
         # The answer in words, not its JSON; observations folded, the repeated one named.
         assert page.inner_text("#results-debate .timeline-answer p") == "SUPPORTS\nBoth searches say 1889."

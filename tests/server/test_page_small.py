@@ -7,7 +7,6 @@ a replayed trace says why its verdict came out in words taken from the run's own
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 
 from factdebate.server.app import create_app
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build, parse_sse
-from tests.server.test_browser import launched_chromium, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import launched_chromium, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 EVAL_ONLY = ("dpd_task", "dpd_task_search", "dpd_evidence_sentences", "dpd_binary_tie", "response_claims")
@@ -135,12 +134,7 @@ def test_a_replayed_trace_says_why_in_the_runs_own_words(page: Any, server: Live
               if name not in ("result", "check_saved", "error")]
     finished = [e for e in events if e["event"] == "run_finished"]
     assert finished and finished[0]["decided_by"] == "consensus", reply.text[-500:]
-    trace = tmp_path / "trace.jsonl"
-    trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    page.click("button.tab[data-view=results]")
-    page.set_input_files("#results-file", str(trace))
-    page.click("#results-body tr >> nth=0")
-    page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-why", timeout=60_000)
+    replay_trace(page, events, tmp_path / "trace.jsonl")
     why = page.inner_text("#results-debate .verdict-why")
     # Was "In round 1 all 0 said undefined.": the replay's verdict had rounds without their answers.
     label = finished[0]["label"]

@@ -7,7 +7,6 @@ without says it was not recorded. One service for the module."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 
 from factdebate.server.app import create_app
 from tests.server.conftest import KEY, LiveServer, offline_build
-from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import browser, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
 from tests.server.test_page_explains import SHOTS, verify
 
 DEFAULTS = {"llm": "scripted:agree", "agents": ["none", "none"], "scoring": False, "dpd_min_rounds": 0,
@@ -134,14 +133,9 @@ def test_a_replayed_trace_shows_the_text_it_carries(browser: Any, server: LiveSe
         {"event": "answer", **step, "role": "executor", "label": "SUPPORTS", "response": "It says 1889."},
         {"event": "run_finished", **run, "label": "SUPPORTS", "decided_by": "executor"},
     ]
-    trace = tmp_path / "trace.jsonl"
-    trace.write_text("".join(json.dumps(e) + "\n" for e in events))
     page, errors = watched_page(browser)
     sign_in(page, server.url)
-    page.click("button.tab[data-view=results]")
-    page.set_input_files("#results-file", str(trace))
-    page.click("#results-body tr")
-    page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-label")
+    replay_trace(page, events, tmp_path / "trace.jsonl")
     view = page.locator("#results-debate")
 
     decomposition = view.locator("[data-part=decomposition]")
