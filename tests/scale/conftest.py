@@ -1,6 +1,7 @@
-"""One local Ray instance for the module's tests (starting one takes seconds; tried again when Ray's fixed 30 s
-start-up wait runs out on a loaded machine): loopback only, no dashboard,
-two CPUs, one per worker. Pools see it running and leave it up; it stops after the last test."""
+"""One local Ray instance for the module's tests (starting one takes seconds): loopback only, no dashboard,
+two CPUs, one per worker, started the way the product starts one (`start_local_ray`: a longer GCS wait and a
+second try when a start-up wait runs out on a loaded machine, as CI's once did). Pools see it running and leave
+it up; it stops after the last test."""
 
 from __future__ import annotations
 
@@ -9,19 +10,13 @@ from typing import Any
 
 import pytest
 
+from factdebate.scale.ray_start import start_local_ray
+
 
 @pytest.fixture(scope="module")
 def ray_instance() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    for attempt in range(3):
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
-                     _node_ip_address="127.0.0.1")
-            break
-        except Exception as exc:  # Ray waits a fixed 30 s for its raylet: on two busy cores it may not come
-            ray.shutdown()
-            if "timed out during startup" not in str(exc) or attempt == 2:
-                raise
+    start_local_ray(ray, 2, attempts=3, log_to_driver=False, configure_logging=False)
     try:
         yield ray
     finally:

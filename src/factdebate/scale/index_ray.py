@@ -36,6 +36,7 @@ from factdebate.corpus.shards import Shard, plan_shards
 from factdebate.corpus.sources import Source
 from factdebate.scale.index_progress import BuildProgress
 from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardIndexer
+from factdebate.scale.ray_start import start_local_ray
 from factdebate.settings.model import Settings
 
 SHARD_RETRIES = 2  # restarts of a dead worker, and retries of its shard, before the build stops
@@ -190,7 +191,7 @@ class _ray_session:
                 ray.init(address=scale.ray_address, **quiet)
             else:
                 cpus = max(os.cpu_count() or 1, int(scale.workers * scale.worker_cpus + 0.999))
-                ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet)
+                start_local_ray(ray, cpus, **quiet)
                 self.owned = True
         import ray.data  # a subpackage: _run reads ray.data from the module this returns
 

@@ -20,6 +20,7 @@ from factdebate.methods.base import get_method
 from factdebate.methods.resources import RunScope
 from factdebate.run.build import builtin_engines, ensure_indexes
 from factdebate.scale.lite_copy import close_lite_clients
+from factdebate.scale.ray_start import start_local_ray
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
 from factdebate.settings.model import Settings
 
@@ -88,8 +89,7 @@ class RayPool:
             ray.init(address=self.scale.ray_address, **quiet)
             return
         cpus = max(os.cpu_count() or 1, int(self.scale.workers * self.scale.worker_cpus + 0.999))
-        # Loopback only: a local instance is this machine's business. No dashboard: it takes seconds.
-        ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **quiet)
+        start_local_ray(ray, cpus, **quiet)
         self._owns_ray = True
 
     def _spawn(self, index: int) -> Any:

@@ -1,0 +1,32 @@
+"""Starting a local Ray instance that survives a busy machine.
+
+Ray waits a fixed 30 s for its GCS server's port file and for the raylet to register. On two loaded cores
+(a CI run with the test suite in parallel, an index build beside a model) either wait can run out before the
+process is up, and `ray.init` raises although nothing is wrong. We give the GCS wait 120 s (unless the user set
+Ray's own variable) and try once more on either start-up timeout."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+GCS_WAIT_VARIABLE = "RAY_gcs_server_port_wait_time_s"
+_STARTUP_TIMEOUTS = ("timed out during startup", "timed out waiting for file")
+
+
+def is_startup_timeout(exc: BaseException) -> bool:
+    """Whether `ray.init` failed only because a Ray process was slow to come up."""
+    return any(words in str(exc).lower() for words in _STARTUP_TIMEOUTS)
+
+
+def start_local_ray(ray: Any, cpus: int, attempts: int = 2, **options: Any) -> None:
+    """A loopback-only instance with no dashboard (it takes seconds and serves nobody here)."""
+    os.environ.setdefault(GCS_WAIT_VARIABLE, "120")
+    for attempt in range(attempts):
+        try:
+            ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **options)
+            return
+        except Exception as exc:  # Ray raises a bare Exception for the raylet's wait, RuntimeError for the GCS's
+            ray.shutdown()  # the half-started processes, before the next try or the error
+            if not is_startup_timeout(exc) or attempt == attempts - 1:
+                raise
