@@ -96,3 +96,33 @@ async def test_a_concurrent_run_without_a_transcript_gets_none() -> None:
 def test_a_transcript_keeps_at_least_one_character() -> None:
     with pytest.raises(ValueError), transcribing(chars=0):
         pass
+
+
+def test_one_calls_texts_together_are_bounded_keeping_the_first_and_latest_messages() -> None:
+    """A tool-using agent's tenth step resends the nine before it: over the call's total, the reply, the first
+    message and the newest ones are kept and the ones just after the first are left out and counted."""
+    steps = [{"role": "system", "content": "s" * 300}] + [
+        {"role": "assistant" if i % 2 else "user", "content": str(i % 10) * 1000} for i in range(1, 11)]
+    text = call_text(steps, Completion(text="r" * 500), 1000, call_chars=3000)  # type: ignore[arg-type]
+    assert text["reply"] == "r" * 500
+    kept = [m["content"] for m in text["messages"]]
+    # 3000 - 500 (reply) - 300 (first) = 2200: the two newest whole, then 200 of the third newest.
+    assert kept[0] == "s" * 300 and kept[-2:] == ["9" * 1000, "0" * 1000]
+    assert kept[1] == "8" * 200 + "\n[… cut after 200 of 1000 characters]"
+    assert text["messages_cut"] == 10 - 3 and len(kept) == 4
+    assert sum(len(m.split("\n[…")[0]) for m in kept) + len(text["reply"]) <= 3000
+    # Under the total, nothing is left out and the field is absent.
+    assert "messages_cut" not in call_text(steps, Completion(text="ok"), 1000, call_chars=20_000)  # type: ignore[arg-type]
+
+
+async def test_a_call_over_its_total_says_so_in_its_event() -> None:
+    llm = LLM(ScriptedBackend(lambda call, messages, params: "done"), "debater")
+    many = [{"role": "user", "content": f"step {i} " + "x" * 400} for i in range(12)]
+    with transcribing(chars=500, call_chars=1500):
+        (event,) = await complete(llm, many)
+    assert event["messages_cut"] == 12 - len(event["messages"]) > 0
+    first, last = event["messages"][0]["content"], event["messages"][-1]["content"]
+    assert first.startswith("step 0 ") and last.startswith("step 11 ")
+    assert parse_event(event).model_dump(mode="json") == event
+    with pytest.raises(ValueError), transcribing(chars=500, call_chars=100):
+        pass

@@ -190,11 +190,13 @@ class LLMCall(Where):
     def _text_when_asked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Absent rather than null without a transcript: a trace line stays as it was before the fields existed.
         data: dict[str, Any] = handler(self)
-        for name in ("messages", "reply"):
+        for name in ("messages", "reply", "messages_cut"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data
 
+    # Messages left out to keep the call's texts under their total (llm/transcript.py): those just after the first.
+    messages_cut: int | None = None
 
 class LLMStarted(Where):
     """A model call sent (not answered from the cache); its ``llm_call`` follows when it ends, so a live view

@@ -18,7 +18,7 @@ from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, M
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, current_sample, reset_call, set_call
 from factdebate.llm.in_flight import limit_for, slot
-from factdebate.llm.transcript import call_text, transcript_chars
+from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
 from factdebate.util.redact import redact_text
 
 
@@ -207,7 +207,7 @@ class LLM:
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
         # The call's text when the caller asked for a transcript; a cached answer's text as much as a fresh one's.
         chars = transcript_chars()
-        text = call_text(messages, completion, chars) if chars else {}
+        text = call_text(messages, completion, chars, transcript_call_chars()) if chars else {}
         run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,
                  attempts=attempts, seconds=round(seconds, 4), prompt_tokens=completion.prompt_tokens,
                  completion_tokens=completion.completion_tokens, reasoning_tokens=completion.reasoning_tokens,

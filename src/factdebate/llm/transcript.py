@@ -4,7 +4,8 @@ Off by default: a trace is a compact record (a claim's prompts run to tens of ki
 holds thousands of claims). Inside :func:`transcribing` (the service's stream with ``"transcript": true``,
 ``factdebate verify --trace-text``) every ``llm_call`` event also carries ``messages`` (role and content, as
 sent) and ``reply`` (the model's text, then any tool calls it asked for). Each text is cut after ``chars``
-characters with a marker that says so, so one event stays bounded whatever a prompt quotes. A context
+characters with a marker that says so, and one call's texts together after ``call_chars`` (a tool-using
+agent's conversation grows a message per step), so one event stays bounded whatever a prompt quotes. A context
 variable, not a setting: it changes what the caller sees, never what is asked, so neither the cache key nor
 the golden records depend on it, and each request (each asyncio task tree) has its own.
 """
@@ -23,25 +24,38 @@ from factdebate.util.redact import redact_text
 # Longest text of one message or reply in a transcript: a long prompt quotes several passages, and the page
 # folds each text, so this keeps nearly every prompt whole while bounding a pathological one.
 DEFAULT_CHARS = 12_000
+# Most characters of one call's texts together (its messages and its reply): a ReAct agent's tenth step
+# resends the nine before it, so without a total one call could carry a hundred bounded texts.
+DEFAULT_CALL_CHARS = 48_000
+# A message cut to fewer characters than this to fit the total is left out instead: a stub says nothing.
+_SHORTEST_PART = 200
 
-_chars: ContextVar[int] = ContextVar("factdebate_transcript_chars", default=0)
+_bounds: ContextVar[tuple[int, int]] = ContextVar("factdebate_transcript_bounds", default=(0, 0))
 
 
 @contextlib.contextmanager
-def transcribing(chars: int = DEFAULT_CHARS) -> Iterator[None]:
-    """The model calls made inside (and by the tasks started inside) carry their text in ``llm_call``."""
+def transcribing(chars: int = DEFAULT_CHARS, call_chars: int = DEFAULT_CALL_CHARS) -> Iterator[None]:
+    """The model calls made inside (and by the tasks started inside) carry their text in ``llm_call``:
+    each text at most ``chars`` characters, one call's texts together at most ``call_chars``."""
     if chars < 1:
         raise ValueError("a transcript keeps at least 1 character of each text")
-    token = _chars.set(chars)
+    if call_chars < chars:
+        raise ValueError("a transcript keeps at least as many characters per call as per text")
+    token = _bounds.set((chars, call_chars))
     try:
         yield
     finally:
-        _chars.reset(token)
+        _bounds.reset(token)
 
 
 def transcript_chars() -> int:
     """The longest text kept per message or reply; 0 when no transcript was asked for."""
-    return _chars.get()
+    return _bounds.get()[0]
+
+
+def transcript_call_chars() -> int:
+    """The most characters kept of one call's texts together; 0 when no transcript was asked for."""
+    return _bounds.get()[1]
 
 
 def cut_marker(chars: int, total: int) -> str:
@@ -60,8 +74,31 @@ def reply_text(completion: Completion) -> str:
     return "\n".join([completion.text, *calls]) if calls else completion.text
 
 
-def call_text(messages: list[Message], completion: Completion, chars: int) -> dict[str, Any]:
-    """The ``messages`` and ``reply`` fields of one ``llm_call``. URLs are redacted as everywhere in a trace
-    (a passage may quote a link with a key in it); no API key is ever part of a message."""
-    return {"messages": [{"role": m["role"], "content": clip(redact_text(m["content"]), chars)} for m in messages],
-            "reply": clip(redact_text(reply_text(completion)), chars)}
+def call_text(messages: list[Message], completion: Completion, chars: int,
+              call_chars: int | None = None) -> dict[str, Any]:
+    """The ``messages`` and ``reply`` fields of one ``llm_call`` (and ``messages_cut`` when the call's total
+    left messages out). URLs are redacted as everywhere in a trace (a passage may quote a link with a key in
+    it); no API key is ever part of a message.
+
+    Over ``call_chars`` in all (the markers not counted), the reply is kept first (what the model made of it),
+    then the first message (the instructions) and the latest ones, newest first, each clipped to what is left;
+    the messages between them are left out and counted in ``messages_cut``. They always sit just after the
+    first message (all of them are left out when even the first found no room), so a reader knows where."""
+    reply = clip(redact_text(reply_text(completion)), chars)
+    texts = [redact_text(m["content"]) for m in messages]
+    kept = [min(len(t), chars) for t in texts]
+    budget = max(0, (call_chars or 0) - min(len(reply), chars))
+    if call_chars is None or sum(kept) <= budget:
+        return {"messages": [{"role": m["role"], "content": clip(t, chars)}
+                             for m, t in zip(messages, texts, strict=True)],
+                "reply": reply}
+    room: dict[int, int] = {}
+    for index in [0, *range(len(texts) - 1, 0, -1)]:  # the instructions, then the newest messages back
+        share = min(kept[index], budget)
+        if share < min(kept[index], _SHORTEST_PART):
+            break  # no room for a useful part of this one: it and the older ones are left out
+        room[index] = share
+        budget -= share
+    out = [{"role": m["role"], "content": clip(texts[i], room[i])} for i, m in enumerate(messages) if i in room]
+    cut = len(messages) - len(out)
+    return {"messages": out, "reply": reply, **({"messages_cut": cut} if cut else {})}

@@ -28,6 +28,12 @@ function folded(title, text, cls) {
   return fold;
 }
 
+/** Where a call's transcript left messages out, and why. @param {number} cut */
+function cutNote(cut) {
+  return el("p", "call-cut muted", plural(cut, "message", "messages") + " cut here: a transcript keeps a bounded " +
+    "amount of one call's text, so the first message and the latest ones are shown and the ones between are left out.");
+}
+
 /** One call: its facts, then its prompt (each message under its role) and its reply, folded. @param {any} ev */
 export function callItem(ev) {
   const item = el("li", "model-call");
@@ -43,14 +49,18 @@ export function callItem(ev) {
   }
   const prompt = el("details", "call-prompt");
   const chars = (messages || []).reduce((n, m) => n + String(m.content || "").length, 0);
+  // Messages the call's total bound left out (llm/transcript.py): always those just after the first.
+  const cut = Number(ev.messages_cut) || 0;
   prompt.append(el("summary", "", "Prompt (" + plural((messages || []).length, "message", "messages") + ", " +
-    plural(chars, "character", "characters") + ")"));
-  (messages || []).forEach(m => {
+    plural(chars, "character", "characters") + (cut ? "; " + cut + " more cut" : "") + ")"));
+  (messages || []).forEach((m, i) => {
     const message = el("div", "call-message");
     message.dataset.role = String(m.role || "");
     message.append(el("span", "call-role", m.role || "message"), el("pre", "call-text", m.content || ""));
     prompt.append(message);
+    if (i === 0 && cut) prompt.append(cutNote(cut));
   });
+  if (!(messages || []).length && cut) prompt.append(cutNote(cut));
   const reply = String(ev.reply ?? "");
   item.append(prompt, folded("Reply (" + plural(reply.length, "character", "characters") + ")", reply, "call-reply"));
   return item;
