@@ -141,10 +141,20 @@ class ToolCall(Where):
     event: Literal["tool_call"] = "tool_call"
     tool: str
     query: str = ""
+    # What the model wrote when the query was cleaned of numbering, quotes or a label (methods/kit/query_text.py).
+    query_written: str | None = None
     k: int = 0
     results: list[DocRef] = Field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _written_when_cleaned(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Absent rather than null when the query was searched as written: a trace line stays as it was.
+        data: dict[str, Any] = handler(self)
+        if data.get("query_written") is None:
+            data.pop("query_written", None)
+        return data
 
 
 class WebSearch(BaseEvent):
@@ -185,6 +195,8 @@ class LLMCall(Where):
     # The call's text, only when the caller asked for a transcript (llm/transcript.py); each text clipped.
     messages: list[TranscriptMessage] | None = None
     reply: str | None = None
+    # Messages left out to keep the call's texts under their total (llm/transcript.py): those just after the first.
+    messages_cut: int | None = None
 
     @model_serializer(mode="wrap")
     def _text_when_asked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -195,8 +207,6 @@ class LLMCall(Where):
                 data.pop(name, None)
         return data
 
-    # Messages left out to keep the call's texts under their total (llm/transcript.py): those just after the first.
-    messages_cut: int | None = None
 
 class LLMStarted(Where):
     """A model call sent (not answered from the cache); its ``llm_call`` follows when it ends, so a live view

@@ -28,6 +28,7 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines import paper_rows
 from factdebate.methods.baselines.scripted import FACTOOL_REPLIES
 from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.methods.view import declare_view
@@ -131,10 +132,17 @@ class FacTool(Method[FacToolSettings]):
         reply = await ask_for_list(resources.debater, "factool_queries", "factool_queries_reask", "queries",
                                    max_items=cfg.queries, max_tokens=120, what="queries", agent=agent, claim=claim,
                                    n=cfg.queries)
-        queries = reply.items or [claim]
+        # Each query cleaned of list numbering, quotes and a "query:" label; one left empty is dropped, as
+        # an empty item is, and with none left the claim is the query.
+        written: dict[str, str | None] = {}
+        for query in (clean_query(item) for item in reply.items or []):
+            if query.text and query.text not in written:
+                written[query.text] = query.written
+        queries = list(written) or [claim]
         tool = resources.tool(cfg.tool)
         retrieval = resources.settings.retrieval
-        found = await asyncio.gather(*(search_tool(tool, q, retrieval.k, agent=agent, round=1) for q in queries))
+        found = await asyncio.gather(*(search_tool(tool, q, retrieval.k, agent=agent, round=1,
+                                                   written=written.get(q)) for q in queries))
         evidence: list[Document] = []
         for doc in trim([d for docs in found for d in docs], retrieval.max_doc_chars):
             if doc.id not in {e.id for e in evidence}:

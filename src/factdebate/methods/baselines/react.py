@@ -25,6 +25,7 @@ from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
+from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -67,6 +68,7 @@ class Action:
     kind: str  # search | finish
     argument: str
     label: Label | None = None
+    written: str | None = None  # a search's query as the model wrote it, where cleaning changed it
 
 
 def parse_action(text: str) -> Action | None:
@@ -76,11 +78,15 @@ def parse_action(text: str) -> Action | None:
     are not actions."""
     text = re.split(r"\n\s*observation\s*:", text, maxsplit=1, flags=re.I)[0]
     for match in _ACTION.finditer(text):
-        kind, argument = match.group(1).lower(), match.group(2).strip().strip("\"'")
+        kind, written = match.group(1).lower(), match.group(2).strip()
+        argument = written.strip("\"'")
         if not argument or _PLACEHOLDER.match(argument):
             continue
         if kind == "search":
-            return Action("search", argument)
+            query = clean_query(written)  # "1. capital of France" searches "capital of France"
+            if query.text:  # one that cleaning empties is no query, as an empty one
+                return Action("search", query.text, written=query.written)
+            continue
         label = parse_label(argument)
         if label is not None:
             return Action("finish", argument, label)
@@ -174,8 +180,8 @@ class ReAct(Method[ReActSettings]):
             label = action.label.value if action.label else ""
             return Step(thought=thought_of(raw), tool="finish", arguments={"label": label})
         retrieval = resources.settings.retrieval
-        documents = trim(await search_tool(tool, action.argument, retrieval.k, agent=AGENT, round=number),
-                         retrieval.max_doc_chars)
+        documents = trim(await search_tool(tool, action.argument, retrieval.k, agent=AGENT, round=number,
+                                           written=action.written), retrieval.max_doc_chars)
         return Step(thought=thought_of(raw), tool=tool.name, arguments={"query": action.argument},
                     observation=observation(documents), evidence=documents)
 

@@ -17,6 +17,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.query_text import CleanQuery, clean_query
 from factdebate.methods.kit.turns import answered, scored, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
@@ -40,15 +41,17 @@ def other(side: str) -> str:
     return "negative" if side == "affirmative" else "affirmative"
 
 
-def parse_queries(text: str) -> tuple[str, str] | None:
+def parse_queries(text: str) -> tuple[CleanQuery, CleanQuery] | None:
+    """The two queries, each cleaned of list numbering, quotes and a "query:" label; ``None`` when either is
+    empty, before cleaning or after it."""
     try:
         data = enclosed(text)
     except ValueError:
         return None
     if not isinstance(data, dict):
         return None
-    support, refute = str(data.get("support") or "").strip(), str(data.get("refute") or "").strip()
-    return (support, refute) if support and refute else None
+    support, refute = (clean_query(str(data.get(key) or "")) for key in ("support", "refute"))
+    return (support, refute) if support.text and refute.text else None
 
 
 @dataclass
@@ -95,7 +98,7 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
     (written by the model, or the claim itself with query generation off), on every tool, all at once.
     Everything found goes into the debate's store."""
     agent = f"{side}-gatherer"
-    queries = (claim, claim)
+    queries = (CleanQuery(claim), CleanQuery(claim))
     if generate_queries:
         asked = await ask(
             resources.llm("gatherer"), render("dpd_queries", side=side, stance=STANCE[side], claim=claim),
@@ -106,9 +109,11 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
             agent=agent)
         if asked.value is not None:  # else the claim is a fair query (the failure is recorded)
             queries = asked.value
-    unique = list(dict.fromkeys(q for q in queries))
+    written = {q.text: q.written for q in reversed(queries)}  # the model's text of each distinct query
+    unique = list(dict.fromkeys(q.text for q in queries))
     retrieval = resources.settings.retrieval
-    found = await asyncio.gather(*(search_tool(resources.tool(kind), query, pool_k, agent=agent, round=0)
+    found = await asyncio.gather(*(search_tool(resources.tool(kind), query, pool_k, agent=agent, round=0,
+                                               written=written[query])
                                    for kind in tools for query in unique))
     documents = trim([d for batch in found for d in batch], retrieval.max_doc_chars)
     await store.add(documents)

@@ -52,17 +52,20 @@ def trim(documents: list[Document], max_chars: int) -> list[Document]:
             for d in documents]
 
 
-async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round: int = 0) -> list[Document]:
-    """One accounted search; what the engine itself traces (``web_search``) nests in its span."""
+async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round: int = 0,
+                      written: str | None = None) -> list[Document]:
+    """One accounted search; what the engine itself traces (``web_search``) nests in its span. ``written``:
+    the model's own text where ``query`` is its cleaned form (methods/kit/query_text.py)."""
     started = time.perf_counter()
     with span(f"{tool.name}: {query[:60]}", "tool", agent=agent, round=round):
         documents = await tool.search(query, k)
-        book_tool_call(tool.name, query, k, documents, time.perf_counter() - started, agent=agent, round=round)
+        book_tool_call(tool.name, query, k, documents, time.perf_counter() - started, agent=agent, round=round,
+                       written=written)
     return documents
 
 
 def book_tool_call(tool: str, query: str, k: int, documents: list[Document], seconds: float, *, agent: str,
-                   round: int, error: str | None = None) -> None:
+                   round: int, error: str | None = None, written: str | None = None) -> None:
     """The one place an agent's tool call is counted: ``tool_calls`` and ``seconds`` of the ``tools`` role,
     and its ``tool_call`` event (call it inside the call's ``tool`` span). Work that speculation discards
     never reaches the run's usage, so its tool calls are not counted (docs/architecture.md)."""
@@ -72,8 +75,8 @@ def book_tool_call(tool: str, query: str, k: int, documents: list[Document], sec
     usage = run.role_usage("tools")
     usage.tool_calls += 1
     usage.seconds += seconds
-    run.emit(ToolCall(tool=tool, agent=agent, round=round, query=query, k=k, results=doc_refs(documents),
-                      seconds=round_(seconds), error=error))
+    run.emit(ToolCall(tool=tool, agent=agent, round=round, query=query, query_written=written, k=k,
+                      results=doc_refs(documents), seconds=round_(seconds), error=error))
 
 
 def round_(value: float, digits: int = 4) -> float:

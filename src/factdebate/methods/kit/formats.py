@@ -9,6 +9,7 @@ from factdebate.core.parsing import parse_query
 from factdebate.core.types import Label
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import GenParams
+from factdebate.methods.kit.query_text import CleanQuery, clean_query
 
 _WORD = re.compile(r"\w+")
 _FUNCTION_WORDS = frozenset({
@@ -54,14 +55,16 @@ QUERY_TEMPLATE = "[{query}]"
 QUERY_ECHOES = ("search query of a few words", "an opening and a closing square bracket")
 
 
-def grounded_query(text: str, *sources: str) -> str:
-    """The bracketed query of ``text`` if it shares a content word (three letters or more, not a function
-    word) with ``sources`` (the claim, the previous query); a query that says nothing of them ("The answer
-    was not inside square brackets") is :class:`~factdebate.llm.ask.Unreadable`."""
-    query = parse_query(text)
-    if query is None:
+def grounded_query(text: str, *sources: str) -> CleanQuery:
+    """The bracketed query of ``text``, cleaned of list numbering, quotes and a "query:" label, if it shares
+    a content word (three letters or more, not a function word) with ``sources`` (the claim, the previous
+    query); a query that says nothing of them ("The answer was not inside square brackets") is
+    :class:`~factdebate.llm.ask.Unreadable`, and so is one that cleaning leaves empty, like an empty one."""
+    found = parse_query(text)
+    query = clean_query(found) if found is not None else None
+    if query is None or not query.text:
         raise Unreadable("the query was not inside square brackets")
-    if not _content(query) & set().union(*(_content(source) for source in sources)):
+    if not _content(query.text) & set().union(*(_content(source) for source in sources)):
         raise Unreadable("the query shares no word with the claim; search for what the claim says")
     return query
 

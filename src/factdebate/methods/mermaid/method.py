@@ -26,6 +26,7 @@ from factdebate.memory.settings import scoped_namespace
 from factdebate.memory.store import EvidenceMemory
 from factdebate.methods.base import CallProbe, Method, register
 from factdebate.methods.kit.common import book_tool_call
+from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
 from factdebate.methods.mermaid.deviations import deviations
@@ -269,8 +270,8 @@ class Mermaid(Method[MermaidSettings]):
     async def _act(self, ctx: _Context, reply: StepReply, number: int, k: int) -> tuple[Step, list[Used]]:
         """One tool call; its errors and unknown tool names come back as the observation."""
         route = ctx.toolbox.routes.get(reply.tool)
-        arguments = coerce_input(route.schema, reply.input) if route else \
-            (reply.input if isinstance(reply.input, dict) else {"input": reply.input})
+        arguments, written = _cleaned(coerce_input(route.schema, reply.input) if route else
+                                      (reply.input if isinstance(reply.input, dict) else {"input": reply.input}))
         started = time.perf_counter()
         query = _query_of(arguments)
         with span(f"{reply.tool}: {query[:60]}", "tool", agent=AGENT, round=number):
@@ -279,7 +280,7 @@ class Mermaid(Method[MermaidSettings]):
             docs = result_documents(result, reply.tool, query)
             if route is not None:  # a call that reached a server (the paper's count)
                 book_tool_call(reply.tool, query, k, docs, time.perf_counter() - started, agent=AGENT,
-                               round=number, error=result.text[:300] if result.is_error else None)
+                               round=number, error=result.text[:300] if result.is_error else None, written=written)
             if result.is_error:
                 emit(ToolError(tool=reply.tool, query=query, error=result.text[:300]))
             if route is not None:
@@ -337,6 +338,18 @@ def _shown(step: Step) -> _Shown:
     else:
         action = "(none)"
     return _Shown(step.thought, action, step.observation)
+
+
+def _cleaned(arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The arguments with their search query (``query`` or ``q``) cleaned of list numbering, quotes and a
+    "query:" label, and the model's text where that changed it. An emptied query goes to the tool empty,
+    as an empty one does (the in-process search answers it with an error observation)."""
+    for key in ("query", "q"):
+        value = arguments.get(key)
+        if isinstance(value, str):
+            query = clean_query(value)
+            return ({**arguments, key: query.text}, query.written) if query.written is not None else (arguments, None)
+    return arguments, None
 
 
 def _query_of(arguments: dict[str, Any]) -> str:

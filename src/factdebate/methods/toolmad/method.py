@@ -235,13 +235,13 @@ class ToolMAD(Method[ToolMADSettings]):
         cfg, retrieval = self.cfg(resources.settings), resources.settings.retrieval
         others = [] if previous is None else [
             {"desc": agents[j].desc, "response": t.response} for j, t in enumerate(previous) if j != index]
-        query, changed = await self._query(agent, claim, r, previous[index] if previous else None, others,
-                                           resources)
+        query, changed, written = await self._query(agent, claim, r, previous[index] if previous else None,
+                                                    others, resources)
         documents: list[Document] = []
         if agent.tool is not None and query is not None:
             if query not in agent.searches:
                 agent.searches[query] = await search_tool(agent.tool, query, retrieval.k, agent=agent.name,
-                                                          round=r)
+                                                          round=r, written=written)
             documents = trim(agent.searches[query], retrieval.max_doc_chars)
         prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents,
                         answer_sentences=cfg.answer_sentences)
@@ -257,14 +257,16 @@ class ToolMAD(Method[ToolMADSettings]):
         return turn
 
     async def _query(self, agent: Agent, claim: str, r: int, own_previous: Turn | None,
-                     others: list[dict[str, str]], resources: Resources) -> tuple[str | None, bool | None]:
+                     others: list[dict[str, str]],
+                     resources: Resources) -> tuple[str | None, bool | None, str | None]:
         """Round 1 (and query formulation off): the claim. Later rounds: the agent keeps or rewrites its
         query after reading the others' answers. A reply without a bracketed query is re-asked once; after
-        that the previous query is kept and the failure is traced."""
+        that the previous query is kept and the failure is traced. The third value is the model's own text
+        where the query was cleaned of numbering, quotes or a label (kit/query_text.py)."""
         if agent.tool is None:
-            return None, None
+            return None, None, None
         if r == 1 or own_previous is None or not self.cfg(resources.settings).query_formulation:
-            return claim, False if r > 1 else None
+            return claim, False if r > 1 else None, None
         previous_query = own_previous.query or claim
         prompt = render("query_select", agent_desc=agent.desc, claim=claim, previous_query=previous_query,
                         others=others)
@@ -277,8 +279,8 @@ class ToolMAD(Method[ToolMADSettings]):
                            reask=format_reask(QUERY_TOKENS, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
                            agent=agent.name, round=r, echoes=QUERY_ECHOES)).value
         if query is None:
-            return previous_query, False
-        return query, query.strip().lower() != previous_query.strip().lower()
+            return previous_query, False, None
+        return query.text, query.text.strip().lower() != previous_query.strip().lower(), query.written
 
     async def _score(self, turn: Turn, claim: str, r: int, resources: Resources) -> None:
         cfg, max_chars = self.cfg(resources.settings), resources.settings.retrieval.max_doc_chars

@@ -1,0 +1,51 @@
+"""The one cleaning every model-written search query gets before it reaches a tool.
+
+Small open models behind OpenAI-shaped servers (SmolLM2 on llama-cpp-python's server, issue 30) often
+write a query the way they write a list item: "1. capital of France", "- capital of France", the whole
+query in quotes, or "Query: capital of France". The search engine then looks for the numbering and the
+label too. Only that wrapping is taken off, nothing inside the query; the model's own text is kept as
+``written`` so the trace shows what was cleaned (``tool_call.query_written``) and nothing changes silently.
+A query that is empty once cleaned is no query: the callers treat it as they treat an empty one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# "1." / "1)" / "(1)" / "1:" or a bullet, followed by a space or nothing (so "3.14" and "1984 Olympics" stay).
+_NUMBERING = re.compile(r"^(?:\(\d{1,3}\)|\d{1,3}[.):]|[-*•·–—+])(?:\s+|$)|^\(\d{1,3}\)")
+# "Query:", "Search query:", "Query 2:", in any case, with markdown bold around the label.
+_LABEL = re.compile(r"^\**\s*(?:search\s+)?query(?:\s*\d{1,3})?\s*\**\s*:\s*\**\s*", re.I)
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`", "«": "»", "„": "“"}
+
+
+@dataclass(frozen=True)
+class CleanQuery:
+    """A query as searched (``text``) and, when cleaning changed it, what the model wrote (``written``)."""
+
+    text: str
+    written: str | None = None
+
+
+def clean_query(text: str) -> CleanQuery:
+    """``text`` without leading list numbering or a bullet, quotes around the whole of it and a leading
+    "query:" label, in any order and nesting ("1. Query: \\"x\\""); the inner text is kept as written."""
+    current = text.strip()
+    while True:
+        before = current
+        current = _NUMBERING.sub("", current, count=1).strip()
+        current = _LABEL.sub("", current, count=1).strip()
+        current = _unquoted(current).strip()
+        if current == before:
+            break
+    return CleanQuery(current, None if current == text.strip() else text)
+
+
+def _unquoted(text: str) -> str:
+    """The text inside one pair of quotes that wraps all of it ('"Hamlet" by "Shakespeare"' is not wrapped)."""
+    if len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
+        inner = text[1:-1]
+        if text[0] not in inner and text[-1] not in inner:
+            return inner
+    return text
