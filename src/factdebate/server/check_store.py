@@ -4,7 +4,11 @@ that asked for it: another key reads it as absent, as it does another key's batc
 
 How much is kept is the operator's choice, never the caller's: at most ``per_key`` checks per key (the
 oldest go first) and none older than ``max_age_seconds``. Both are applied on every write, and age also on
-every read, so an expired check is never served even when nothing has been written since."""
+every read, so an expired check is never served even when nothing has been written since.
+
+A streamed check also keeps its model calls (server/kept_calls.py), already bounded by the operator's byte
+limit, in a table of their own beside it: it goes with its check, and reading a check's verdict alone never
+reads them."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import json
 import re
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from factdebate.core.textsafe import dumps_record
@@ -31,7 +35,13 @@ CREATE TABLE IF NOT EXISTS checks (
 );
 -- a key's checks newest first: the per-key trim and nothing else reads them by owner
 CREATE INDEX IF NOT EXISTS checks_owner ON checks (owner, created);
-CREATE INDEX IF NOT EXISTS checks_created ON checks (created)
+CREATE INDEX IF NOT EXISTS checks_created ON checks (created);
+-- a check's model calls (a JSON list) and how many more it made than were kept
+CREATE TABLE IF NOT EXISTS check_calls (
+    id TEXT PRIMARY KEY,
+    calls TEXT NOT NULL,
+    cut INTEGER NOT NULL
+)
 """
 
 
@@ -41,6 +51,8 @@ class KeptCheck:
     kind: str  # claim | response
     created: float
     verdict: dict[str, Any]
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls_cut: int = 0  # calls the check made past the byte limit: not kept
 
 
 class CheckStore:
@@ -54,20 +66,30 @@ class CheckStore:
     def enabled(self) -> bool:
         return self.per_key > 0
 
-    def save(self, owner: str, kind: str, verdict: dict[str, Any], now: float | None = None) -> str | None:
-        """Keep ``verdict`` for ``owner``; its id, or None when the operator keeps no checks."""
+    def save(self, owner: str, kind: str, verdict: dict[str, Any], now: float | None = None,
+             calls: list[dict[str, Any]] | None = None, calls_cut: int = 0) -> str | None:
+        """Keep ``verdict`` (and the model ``calls`` that led to it, when a stream gathered them) for ``owner``;
+        its id, or None when the operator keeps no checks."""
         if not self.enabled:
             return None
         now = time.time() if now is None else now
         check_id = uuid.uuid4().hex
 
         def insert(db: Cursor) -> None:
-            db.execute("DELETE FROM checks WHERE created < ?", (now - self.max_age_seconds,))
+            expired = (now - self.max_age_seconds,)
+            db.execute("DELETE FROM check_calls WHERE id IN (SELECT id FROM checks WHERE created < ?)", expired)
+            db.execute("DELETE FROM checks WHERE created < ?", expired)
             db.execute("INSERT INTO checks (id, owner, created, kind, verdict) VALUES (?, ?, ?, ?, ?)",
                        (check_id, owner, now, kind, dumps_record(verdict)))
+            if calls is not None:
+                db.execute("INSERT INTO check_calls (id, calls, cut) VALUES (?, ?, ?)",
+                           (check_id, dumps_record(calls), calls_cut))
             # The key's newest per_key stay; ties in time are broken by id so the trim is deterministic.
-            db.execute("DELETE FROM checks WHERE owner = ? AND id NOT IN (SELECT id FROM checks WHERE owner = ? "
-                       "ORDER BY created DESC, id DESC LIMIT ?)", (owner, owner, self.per_key))
+            older = ("SELECT id FROM checks WHERE owner = ? AND id NOT IN (SELECT id FROM checks WHERE owner = ? "
+                     "ORDER BY created DESC, id DESC LIMIT ?)")
+            trim = (owner, owner, self.per_key)
+            db.execute(f"DELETE FROM check_calls WHERE id IN ({older})", trim)
+            db.execute(f"DELETE FROM checks WHERE id IN ({older})", trim)
 
         self.db.write("checks", insert)
         return check_id
@@ -78,11 +100,13 @@ class CheckStore:
             return None
         now = time.time() if now is None else now
         row = self.db.read(lambda db: db.execute(
-            "SELECT id, kind, created, verdict FROM checks WHERE id = ? AND owner = ? AND created >= ?",
+            "SELECT c.id, c.kind, c.created, c.verdict, k.calls, k.cut FROM checks c "
+            "LEFT JOIN check_calls k ON k.id = c.id WHERE c.id = ? AND c.owner = ? AND c.created >= ?",
             (check_id, owner, now - self.max_age_seconds)).fetchone())
         if row is None:
             return None
-        return KeptCheck(row[0], row[1], row[2], json.loads(row[3]))
+        return KeptCheck(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]) if row[4] else [],
+                         int(row[5] or 0))
 
     def count(self, owner: str) -> int:
         return int(self.db.read(lambda db: db.execute(

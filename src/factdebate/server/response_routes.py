@@ -13,7 +13,7 @@ from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import ResponseVerdict
 from factdebate.run.response import run_response, validate_question, validate_response
-from factdebate.server.check_routes import CHECK_ID_HEADER, keep
+from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for, refuse_transcript
 from factdebate.server.security import RateLimiter
@@ -101,9 +101,10 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, who:
     slot, charge = _charged_slot(service, who, settings)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
+        calls = call_keeper(service)  # the model calls, kept with the check for its link
         verdict = public_verdict(await run_response(text, settings, service.resources(settings), question=question,
-                                                    sinks=[charge.sink, *sinks]))
-        await keep(service, who, verdict, sinks)  # its id goes out before the result
+                                                    sinks=[charge.sink, *sinks, *([calls.sink] if calls else [])]))
+        await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 
     return slot.stream(service, transcribed(run, body.transcript))  # type: ignore[arg-type]

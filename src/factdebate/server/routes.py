@@ -21,7 +21,7 @@ from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.batch_store import TooManyPending
 from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
-from factdebate.server.check_routes import CHECK_ID_HEADER, keep
+from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.options import (
     TranscriptChoice,
     VerifyOptions,
@@ -184,8 +184,10 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep
     slot = _RunSlot(service)  # held for the life of the stream
 
     async def run(sinks: list[EventSink]) -> Verdict:
-        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings), sinks=sinks))
-        await keep(service, who, verdict, sinks)  # its id goes out before the result
+        calls = call_keeper(service)  # the model calls, kept with the check for its link
+        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                 sinks=[*sinks, calls.sink] if calls else sinks))
+        await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 
     return slot.stream(service, transcribed(run, body.transcript))

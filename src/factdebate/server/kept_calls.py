@@ -1,0 +1,64 @@
+"""The model calls of a streamed check, gathered as its stream sends them, to be kept with the check: a check
+reopened from its link (or from Recent checks) then shows each call under its turn as the live page did,
+not only the verdict.
+
+What is kept is what the stream sent, ``llm_call`` by ``llm_call`` (with its prompt and reply when the
+stream asked for the transcript): the transcript's texts are already redacted and clipped at the source
+(llm/transcript.py), and each event is redacted once more here, so a kept call never shows more than the
+live one did. A check's calls are bounded by the operator's ``kept_check_calls_bytes`` (their JSON, in UTF-8):
+the calls that fit are kept in the order they ended, and from the first that does not, the rest are only
+counted, so a reader is told how many are missing and that they are the last ones.
+
+In a response check each call of a claim's debate also carries ``claim``, the claim's index, which the
+stream says only through the claim's span and its run (``span_begin`` of kind ``subclaim``, then
+``run_started`` in that span): the page files each call under its claim as it did live."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from factdebate.core.textsafe import dumps_record
+from factdebate.util.redact import redact_value
+
+
+class CallKeeper:
+    """A sink for one check's stream that keeps its ``llm_call`` events, at most ``limit_bytes`` of them."""
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        self.calls: list[dict[str, Any]] = []
+        self.bytes = 0
+        self.cut = 0  # calls seen but not kept: over the bound
+        self._claim_of_span: dict[str, int] = {}
+        self._claim_of_run: dict[str, int] = {}
+        self._lock = threading.Lock()  # a method's calls may end on worker threads
+
+    def sink(self, event: dict[str, Any]) -> None:
+        name = event.get("event")
+        if name == "span_begin" and event.get("kind") == "subclaim":
+            index = (event.get("attributes") or {}).get("index")
+            if isinstance(index, int) and event.get("span_id"):
+                with self._lock:
+                    self._claim_of_span[str(event["span_id"])] = index
+        elif name == "run_started" and event.get("span_id") in self._claim_of_span:
+            with self._lock:
+                self._claim_of_run[str(event.get("run"))] = self._claim_of_span[str(event["span_id"])]
+        elif name == "llm_call":
+            self._add(event)
+
+    def _add(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            if self.cut:  # once one call did not fit, later ones are not kept either: the kept ones stay a prefix
+                self.cut += 1
+                return
+            call = redact_value(event)  # a copy: the stream's own event is left as it was sent
+            claim = self._claim_of_run.get(str(event.get("run")))
+            if claim is not None:
+                call["claim"] = claim
+            size = len(dumps_record(call).encode("utf-8")) + 1
+            if self.bytes + size > self.limit_bytes:
+                self.cut += 1
+                return
+            self.calls.append(call)
+            self.bytes += size
