@@ -5,6 +5,7 @@ import { readSSE, stream } from "./api.js";
 import { byId, input } from "./dom.js";
 import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
+import { keptCalls } from "./share.js";
 import * as page from "./state.js";
 import { VerdictView } from "./verdict-view.js";
 
@@ -50,5 +51,7 @@ history.onOpen("claim", item => {
   page.set({ mode: "claim" });
   input("claim").value = item.claim;
   count();
-  live.render(item.verdict, (item.check_ids || [])[0] || null);
+  const id = (item.check_ids || [])[0] || null;
+  live.render(item.verdict, id);
+  keptCalls(id).then(kept => live.keptCalls(kept)); // the model calls kept with it, drawn as they were live
 });

@@ -11,7 +11,7 @@ import { agreementText, secondsText } from "./compare-words.js";
 import { LABEL_CLASS, byId, downloadButton, el, fileName, input, labelChip } from "./dom.js";
 import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
-import { linkControl } from "./share.js";
+import { keptCalls, linkControl } from "./share.js";
 import * as page from "./state.js";
 import { VerdictView } from "./verdict-view.js";
 import { describe, viewOf } from "./views.js";
@@ -174,7 +174,9 @@ history.onOpen("compare", item => {
     const at = verdicts.findIndex(v => v.method === e.method);
     e.verdict = verdicts[at];
     e.draw();
-    e.view.render(e.verdict, ids.length === verdicts.length ? ids[at] : null);
+    const id = ids.length === verdicts.length ? ids[at] : null;
+    e.view.render(e.verdict, id);
+    keptCalls(id).then(kept => e.view.keptCalls(kept)); // each method's model calls, as they were live
   });
   open(entries[0]);
   finishGrid(item.claim);

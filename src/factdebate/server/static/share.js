@@ -2,7 +2,9 @@
 /* Links that reopen a check from the service (GET /v1/checks/{id}), not from one browser's Recent checks:
    the service keeps every finished check for the key that asked (for as long as its operator chose) and
    sends its id; the verdict box shows a link, /?check=<id>, or /?check=<id>,<id>,… for a comparison. Opened,
-   the page fetches the check(s) and draws them with the method's own view, as Recent checks does. */
+   the page fetches the check(s) and draws them with the method's own view, as Recent checks does. A streamed
+   check is kept with its model calls: however it is reopened (a link, Recent checks), they are fetched and
+   drawn under their turns as the live stream drew them (`keptCalls`). */
 import { errorText, headers } from "./api.js";
 import { el } from "./dom.js";
 
@@ -49,6 +51,10 @@ export function requestedChecks() {
   return { ids, problem: "" };
 }
 
+/** @typedef {{id: string, kind: string, created: number, verdict: any, calls?: any[], calls_cut?: number}} KeptCheck */
+/** @type {Map<string, KeptCheck>} the checks a link fetched, so drawing their calls asks the service nothing more */
+const fetched = new Map();
+
 /** The kept checks, in the link's order; throws an Error with the service's message. @param {string[]} ids */
 export async function fetchChecks(ids) {
   return Promise.all(ids.map(async id => {
@@ -57,8 +63,36 @@ export async function fetchChecks(ids) {
       throw new Error(r.status === 404 ? "This link's check is not kept by the service (unknown, expired, or " +
         "checked with another API key)." : await errorText(r));
     }
-    return r.json();
+    /** @type {KeptCheck} */
+    const kept = await r.json();
+    fetched.set(id, kept);
+    return kept;
   }));
+}
+
+/**
+ * The kept check with its model calls, for a check reopened by its id; null when the service no longer keeps it
+ * or cannot be asked (the verdict is drawn all the same, only its calls are missing).
+ * @param {string | null | undefined} id @returns {Promise<KeptCheck | null>}
+ */
+export async function keptCalls(id) {
+  if (!id || !CHECK_ID.test(id)) return null;
+  const known = fetched.get(id);
+  if (known) { fetched.delete(id); return known; } // drawn once; a later opening asks again
+  try {
+    const r = await fetch("/v1/checks/" + id, { headers: headers() });
+    return r.ok ? await r.json() : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** What a reopened check says of calls it made past the service's bound, or null when none were left out.
+ * @param {number} kept @param {number} cut */
+export function cutCallsText(kept, cut) {
+  if (!cut) return null;
+  return "Model calls: the first " + kept + " of " + (kept + cut) + " are shown. The service keeps a bounded " +
+    "amount of a check's calls, so the last " + (cut === 1 ? "one was" : cut + " were") + " not kept.";
 }
 
 /** A Recent-checks item for kept checks: one claim, one response, or several claims (a comparison).

@@ -6,7 +6,7 @@ import { CallLog } from "./calls.js";
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "./dom.js";
 import { evidenceBlock } from "./evidence.js";
 import { RunProgress } from "./progress.js";
-import { linkControl } from "./share.js";
+import { cutCallsText, linkControl } from "./share.js";
 import { verdictSentence } from "./why.js";
 import { describe, layout, viewOf } from "./views.js";
 
@@ -174,6 +174,21 @@ export class VerdictView {
     this.finishClock("Done");
   }
 
+  /**
+   * The model calls the service kept with this check (GET /v1/checks/{id}), drawn under their turns as the
+   * live stream drew them, and a line when the service left some out. Nothing when another check is shown by
+   * now, or this one's calls are there already (its live run's).
+   * @param {import("./share.js").KeptCheck | null} kept
+   */
+  keptCalls(kept) {
+    if (!kept || kept.id !== this.checkId || this.calls.groups.size) return;
+    const calls = kept.calls || [];
+    calls.forEach(ev => this.calls.add(ev));
+    this.placeCalls();
+    const cut = cutCallsText(calls.length, kept.calls_cut || 0);
+    if (cut) this.body.prepend(el("p", "kept-calls-cut muted", cut));
+  }
+
   /** Stops the clock (its line keeps the time the run took) and says how the run ended. @param {string} how */
   finishClock(how) {
     this.progress.stop();
@@ -238,9 +253,11 @@ export class VerdictView {
     const thresholds = {};
     Object.entries(section).forEach(([k, val]) => { if (k.endsWith("_threshold")) thresholds[k.slice(0, -10)] = val; });
     if (thresholds.relevance !== undefined) thresholds.answer_relevance = thresholds.relevance;
-    const keep = this.layout && this.claimText === v.claim && this.view === viewOf(v.method) ? this.layout : null;
     // Not given: the live run's, whose check_saved came just before (even if the claim came back reworded).
     const id = checkId !== undefined ? checkId : this.checkId;
+    // Another check of the same claim is drawn anew: the calls shown are the live run's, not that check's.
+    const same = this.claimText === v.claim && this.view === viewOf(v.method) && (checkId === undefined || id === this.checkId);
+    const keep = this.layout && same ? this.layout : null;
     if (!keep) this.start(v.claim || "", v.method, thresholds);
     this.checkId = id;
     if (this.layout) this.layout.render(v);

@@ -6,6 +6,7 @@ import { readSSE, stream } from "../api.js";
 import { byId, input } from "../dom.js";
 import { count, onSubmit, requestBody, showError, thresholds } from "../form.js";
 import * as history from "../history.js";
+import { keptCalls } from "../share.js";
 import * as page from "../state.js";
 import { ResponseView } from "./response-view.js";
 
@@ -51,8 +52,10 @@ history.onOpen("response", item => {
   input("response-text").value = String(v.response || "");
   input("response-question").value = v.question || "";
   count();
-  view.show(v, (item.check_ids || [])[0] || null);
+  const id = (item.check_ids || [])[0] || null;
+  view.show(v, id);
   byId("response-live").hidden = false;
+  keptCalls(id).then(kept => view.keptCalls(kept)); // each claim's model calls, drawn under its debate as live
 });
 
 /** @type {WeakMap<HTMLElement, ResponseView>} */

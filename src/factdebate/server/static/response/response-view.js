@@ -4,7 +4,7 @@
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "../dom.js";
 import { RunProgress } from "../progress.js";
-import { linkControl } from "../share.js";
+import { cutCallsText, linkControl } from "../share.js";
 import { VerdictView } from "../verdict-view.js";
 import { responseRule } from "../views.js";
 import { ClaimRow, STATE_TEXT } from "./claim-row.js";
@@ -355,6 +355,24 @@ export class ResponseView {
     this.setClaims(texts, extraction.parsed !== false);
     this.finish(v);
     if (v.error) this.problem("The check failed: " + v.error);
+  }
+
+  /**
+   * The model calls the service kept with this check (GET /v1/checks/{id}): each claim's are filed under it,
+   * as the stream's were, so opening a claim draws them under its debate's turns; a line says when the service
+   * left some out. Nothing when another check is shown by now or the claims have their live calls.
+   * @param {import("../share.js").KeptCheck | null} kept
+   */
+  keptCalls(kept) {
+    if (!kept || kept.id !== this.checkId || this.claims.some(c => c.events.length)) return;
+    const calls = kept.calls || [];
+    calls.forEach(ev => {
+      const claim = typeof ev.claim === "number" ? this.claims[ev.claim] : undefined;
+      if (claim) claim.events.push(["llm_call", ev]);
+    });
+    const cut = cutCallsText(calls.length, kept.calls_cut || 0);
+    if (cut) this.retrySlot.replaceChildren(el("p", "kept-calls-cut muted", cut));
+    if (this.selected) this.open(this.selected);
   }
 
   /* The stream ended early: what was checked stays shown, the rest is marked as not finished. */
