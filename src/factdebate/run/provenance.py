@@ -95,7 +95,15 @@ def runtime_record(settings: Settings) -> dict[str, Any]:
     return {"factdebate": __version__, "python": platform.python_version(),
             "platform": f"{platform.system()} {platform.machine()}", "versions": package_versions(),
             "source": source_revision(), "models": models_by_role(settings), "environment": environment(),
+            "config": config_record(settings),
             "command": redact_args([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else []}
+
+
+def config_record(settings: Settings) -> dict[str, Any] | None:
+    """The settings file the run read (its path, how it was chosen: named, environment or found in the current
+    folder, and its checksum), or None when it read none."""
+    config = settings.config_file
+    return config.record() if config is not None else None
 
 
 def sha256_file(path: Path) -> str:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDict, SettingsError
 
 from factdebate.core.errors import ConfigError
+from factdebate.settings.config_file import check_found, find_config
 from factdebate.settings.model import Settings, normalised
 from factdebate.settings.options import options_to_overrides
 from factdebate.settings.sources import FactdebateEnv, Layer, YamlFile, env_aliases
@@ -36,14 +37,16 @@ def settings_from(options: dict[str, Any], config_file: str | Path | None = None
 
 def load_settings(config_file: str | Path | None = None, overrides: dict[str, Any] | None = None,
                   environ: dict[str, str] | None = None) -> Settings:
-    """Build settings from file, environment and explicit overrides (nested dicts, None values skipped)."""
+    """Build settings from file, environment and explicit overrides (nested dicts, None values skipped). The
+    file: ``config_file``, else ``FACTDEBATE_CONFIG``, else ``factdebate.yaml`` in the current folder, which is
+    announced and trusted less (settings/config_file.py)."""
     environ = dict(os.environ) if environ is None else environ
-    path = config_file or environ.get("FACTDEBATE_CONFIG")
-    if path is None and Path("factdebate.yaml").exists():
-        path = "factdebate.yaml"
+    config = find_config(config_file, environ)
+    from_file = Layer(YamlFile(_Loaded, config.path if config else None, "config file"), normalised)
+    if config is not None:  # a file found in the current folder is checked before anything of it is used
+        check_found(config, from_file())
     sources = (Layer(InitSettingsSource(_Loaded, _drop_none(overrides or {})), normalised),
-               Layer(FactdebateEnv(_Loaded, environ), normalised),
-               Layer(YamlFile(_Loaded, path, "config file"), normalised))
+               Layer(FactdebateEnv(_Loaded, environ), normalised), from_file)
     try:
         # pydantic-settings' own argument for sources built per call (the mypy plugin knows only the fields)
         loaded = _Loaded(_build_sources=(sources, {}))  # type: ignore[call-arg]
@@ -51,8 +54,10 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
         raise ConfigError(f"invalid settings: {validation_problems(exc)}") from exc
     except SettingsError as exc:
         raise ConfigError(f"invalid settings: {exc}") from exc
-    return Settings.model_construct(loaded.model_fields_set, **{name: getattr(loaded, name)
-                                                                for name in Settings.model_fields})
+    settings = Settings.model_construct(loaded.model_fields_set, **{name: getattr(loaded, name)
+                                                                    for name in Settings.model_fields})
+    settings._config_file = config  # for the run's provenance (run/provenance.py)
+    return settings
 
 
 def validation_problems(exc: ValidationError) -> str:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
 from factdebate.llm.model_params import REASONING_TOKENS
 from factdebate.methods.base import all_methods
+from factdebate.settings.config_file import ConfigFile
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.registry import SearchEngine, auto_search_engine
@@ -241,7 +242,18 @@ class Settings(_Strict):
                              description="Claims verified at once in a batch.",
                              json_schema_extra=offered("concurrency", operator_only=True, group="limits"))
     scale: ScaleSettings = Field(default_factory=ScaleSettings, description=ScaleSettings.__doc__)
+    # The file these settings were read from and how it was chosen (settings/load.py): no setting, a record.
+    _config_file: ConfigFile | None = PrivateAttr(default=None)
 
+    @property
+    def config_file(self) -> ConfigFile | None:
+        return self._config_file
+
+    def __eq__(self, other: object) -> bool:
+        # The same settings read from two files (or none) are the same settings: the file is a record only.
+        if not isinstance(other, Settings):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:

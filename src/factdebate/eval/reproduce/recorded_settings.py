@@ -21,15 +21,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from factdebate.settings.operator_paths import OPERATOR_PATHS, SettingPath
 from factdebate.settings.options import all_options
 
-SettingPath = tuple[str, ...]
-
-# Always the user's: what starts processes, what receives the user's keys, where the work runs.
-OPERATOR_PATHS: tuple[SettingPath, ...] = (
-    ("mcp_servers",), ("llm", "base_urls"), ("retrieval", "milvus_uri"), ("scale",),
-    ("llm", "timeout"), ("llm", "retries"), ("llm", "retry_budget"), ("llm", "concurrency"),
-)
+# OPERATOR_PATHS (settings/operator_paths.py): always the user's; a factdebate.yaml found in the current
+# folder is held to the same rule for those of them that start programs or receive keys.
 # Settings that hold a file path.
 PATH_SETTINGS: tuple[SettingPath, ...] = (("methods", "mermaid", "memory_path"), ("methods", "mermaid", "memory_from"))
 _MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")

@@ -1,0 +1,64 @@
+"""Which settings file a run reads, and how far it is trusted.
+
+A file named with ``--config`` or ``FACTDEBATE_CONFIG`` is the user's choice and is read whole. With neither,
+``factdebate.yaml`` in the current folder is still read (a project's own settings, the convenience), but that
+folder may be one someone sent, or a cloned repository: so the file is announced on stderr, recorded in the
+run's provenance, and refused if it sets what starts a program or receives the user's keys
+(:data:`~factdebate.settings.operator_paths.COMMANDS_AND_ENDPOINTS`, the same rule as for a run folder's
+``run.json``, issue 27). Naming it with ``--config`` trusts it."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from factdebate.core.errors import ConfigError
+from factdebate.settings.operator_paths import COMMANDS_AND_ENDPOINTS, set_in
+
+FOUND_NAME = "factdebate.yaml"
+How = Literal["named", "environment", "found"]
+_announced: set[Path] = set()  # one line per file per process, however often settings are loaded
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    path: Path
+    how: How  # named (--config, an API's config_file), environment (FACTDEBATE_CONFIG), found (the current folder)
+
+    def record(self) -> dict[str, Any]:
+        """What a run's provenance says of it: the file, how it was chosen, and its checksum as read."""
+        try:
+            digest: str | None = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        return {"file": str(self.path.resolve()), "how": self.how, "sha256": digest}
+
+
+def find_config(config_file: str | Path | None, environ: dict[str, str]) -> ConfigFile | None:
+    """The file the settings come from: the one named, else ``FACTDEBATE_CONFIG``, else ``factdebate.yaml``
+    in the current folder if there is one."""
+    if config_file:
+        return ConfigFile(Path(config_file), "named")
+    if environ.get("FACTDEBATE_CONFIG"):
+        return ConfigFile(Path(environ["FACTDEBATE_CONFIG"]), "environment")
+    found = Path(FOUND_NAME)
+    return ConfigFile(found, "found") if found.is_file() else None
+
+
+def check_found(config: ConfigFile, data: dict[str, Any]) -> None:
+    """Refuse a file found in the current folder that sets commands or endpoints; say that it is read."""
+    if config.how != "found":
+        return
+    where = config.path.resolve()
+    refused = set_in(data, COMMANDS_AND_ENDPOINTS)
+    if refused:
+        raise ConfigError(f"{FOUND_NAME} in the current folder ({where}) sets {', '.join(refused)}, which start "
+                          "programs or receive your API keys, and a file found by chance is not trusted with them: "
+                          f"name it with --config {where} (or FACTDEBATE_CONFIG) if you trust it")
+    if where not in _announced:
+        _announced.add(where)
+        print(f"factdebate: reading settings from {where} (found in the current folder; --config names another)",
+              file=sys.stderr)
