@@ -105,8 +105,11 @@ async def test_tool_mad_counts_a_query_that_cleaning_empties_as_unreadable() -> 
 
 
 def test_mermaid_cleans_a_query_argument_and_leaves_titles_alone() -> None:
-    from factdebate.methods.mermaid.method import _cleaned
+    from factdebate.methods.mermaid.method import _cleaned, _same_action
 
     assert _cleaned({"query": "1. capital of France", "k": 3}) == ({"query": "capital of France", "k": 3},
                                                                    "1. capital of France")
     assert _cleaned({"title": "1. France"}) == ({"title": "1. France"}, None)
+    # The executor stops at a repeated action: a numbered copy of an earlier query is one.
+    assert _same_action({"query": "1. capital of France"}) == _same_action({"query": "capital of France"})
+    assert _same_action('"capital of France"') == _same_action("capital of France")

@@ -241,7 +241,8 @@ class Mermaid(Method[MermaidSettings]):
             elif reply.is_answer:
                 step = Step(thought=reply.thought, tool="answer", arguments={"answer": reply.label.value
                                                                              if reply.label else ""})
-            elif (action := json.dumps([reply.tool, reply.input], sort_keys=True, default=str)) in actions:
+            elif (action := json.dumps([reply.tool, _same_action(reply.input)], sort_keys=True,
+                                       default=str)) in actions:
                 step = Step(thought=reply.thought, tool=reply.tool,
                             arguments=reply.input if isinstance(reply.input, dict) else {"input": reply.input},
                             observation=f"the same action as step {actions[action]}: not repeated")
@@ -350,6 +351,14 @@ def _cleaned(arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
             query = clean_query(value)
             return ({**arguments, key: query.text}, query.written) if query.written is not None else (arguments, None)
     return arguments, None
+
+
+def _same_action(value: Any) -> Any:
+    """An action's input as compared with earlier ones: "1. capital of France" searches what "capital of
+    France" searched."""
+    if isinstance(value, str):
+        return clean_query(value).text
+    return _cleaned(value)[0] if isinstance(value, dict) else value
 
 
 def _query_of(arguments: dict[str, Any]) -> str:
