@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_eval import run
 
 COMMON = ["--dataset", "countries", "--limit", "4", "--llm", "scripted:agree", "--no-cache"]
@@ -59,3 +61,26 @@ def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path) ->
     assert "compared on the intersection: the 3 samples" in (tmp_path / "c3" / "compare.md").read_text()
     bad = run("compare", "out/cot", "three", "-o", "c4", "--price", "nonsense", cwd=tmp_path)
     assert bad.returncode == 2 and "expected MODEL=IN,OUT" in bad.stderr
+
+
+def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path) -> None:
+    """MAD's judge on another model than its debaters: each model priced with its own --price."""
+    two = ["--dataset", "countries", "--limit", "2", "--llm", "scripted:agree", "--judge-llm", "scripted:disagree",
+           "--no-cache"]
+    assert run("eval", "--method", "mad,cot", "--mad-rounds", "1", "-o", "out", *two, cwd=tmp_path).returncode == 0
+    done = run("compare", "out/mad", "out/cot", "-o", "c", "--price", "agree=1,2", "--price", "disagree=3,4",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "out" / "mad" / "results.jsonl").read_text().splitlines()]
+    used = {m: [sum(r["usage_by_model"][m][f] for r in rows) for f in ("prompt_tokens", "completion_tokens")]
+            for m in ("scripted:agree", "scripted:disagree")}
+    assert all(p > 0 for p, _ in used.values())  # both models were called
+    expected = (used["scripted:agree"][0] * 1 + used["scripted:agree"][1] * 2
+                + used["scripted:disagree"][0] * 3 + used["scripted:disagree"][1] * 4) / 1e6
+    mad = json.loads((tmp_path / "c" / "compare.json").read_text())["runs"][0]
+    assert mad["cost"]["dollars"] == pytest.approx(expected)
+    assert f"- mad: ${expected:.4f} in all: scripted:agree $" in (tmp_path / "c" / "compare.md").read_text()
+    one = run("compare", "out/mad", "out/cot", "-o", "c1", "--price", "agree=1,2", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    text = (tmp_path / "c1" / "compare.md").read_text()
+    assert "- mad: no dollars, no --price for scripted:disagree: " in text and "- cot: $" in text

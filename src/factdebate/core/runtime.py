@@ -1,4 +1,4 @@
-"""Per-run bookkeeping: usage by role, trace events and the spans they nest in.
+"""Per-run bookkeeping: usage by role and by model, trace events and the spans they nest in.
 
 A :class:`RunRecorder` is installed in a context variable for the duration of one claim, so the LLM wrapper
 and the tools can account for work without every call site threading it through; concurrent claims in a
@@ -19,7 +19,7 @@ from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
 from factdebate.core.textsafe import dumps_record
-from factdebate.core.types import ReplyCounts, Usage, add_reply_counts
+from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usage, add_reply_counts
 
 EventSink = Callable[[dict[str, Any]], None]
 # (span id, parent span id) of the innermost open span; (None, None) at the top of a run.
@@ -29,10 +29,12 @@ _span: ContextVar[tuple[str | None, str | None]] = ContextVar("factdebate_span",
 class RunRecorder:
     def __init__(self, sinks: list[EventSink] | None = None, run_id: str = "") -> None:
         self.usage_by_role: dict[str, Usage] = {}
+        self.usage_by_model: dict[str, ModelUsage] = {}  # the same calls by model, to price each at its rate
         self.sinks = list(sinks or [])
         self.run_id = run_id
         self.started = time.perf_counter()
         self.cancelled_calls: dict[str, int] = {}
+        self.cancelled_by_model: dict[str, int] = {}
         self.parse_counts: dict[str, ReplyCounts] = {}
         self.reasks: dict[tuple[str, int], int] = {}  # re-asks by (agent, round): a turn's parse_retries
 
@@ -46,6 +48,9 @@ class RunRecorder:
     def role_usage(self, role: str) -> Usage:
         return self.usage_by_role.setdefault(role, Usage())
 
+    def model_usage(self, model: str) -> ModelUsage:
+        return self.usage_by_model.setdefault(model, ModelUsage())
+
     def total(self) -> Usage:
         total = Usage()
         for usage in self.usage_by_role.values():
@@ -53,9 +58,11 @@ class RunRecorder:
         total.seconds = time.perf_counter() - self.started
         return total
 
-    def call_cancelled(self, role: str) -> None:
+    def call_cancelled(self, role: str, model: str = "") -> None:
         """An LLM call was cancelled while the backend had it (its tokens are unknown)."""
         self.cancelled_calls[role] = self.cancelled_calls.get(role, 0) + 1
+        if model:
+            self.cancelled_by_model[model] = self.cancelled_by_model.get(model, 0) + 1
 
     def listening(self) -> bool:
         return bool(self.sinks)
@@ -172,11 +179,14 @@ class SpeculativeRecorder(RunRecorder):
     def role_usage(self, role: str) -> Usage:
         return self.parent.role_usage(role) if self.state == "committed" else super().role_usage(role)
 
-    def call_cancelled(self, role: str) -> None:
+    def model_usage(self, model: str) -> ModelUsage:
+        return self.parent.model_usage(model) if self.state == "committed" else super().model_usage(model)
+
+    def call_cancelled(self, role: str, model: str = "") -> None:
         if self.state == "committed":
-            self.parent.call_cancelled(role)
+            self.parent.call_cancelled(role, model)
         else:
-            super().call_cancelled(role)
+            super().call_cancelled(role, model)
 
     def count_reply(self, what: str, outcome: str, agent: str = "", round: int = 0) -> None:
         if self.state == "committed":
@@ -198,8 +208,11 @@ class SpeculativeRecorder(RunRecorder):
             return
         for role, usage in self.usage_by_role.items():
             self.parent.role_usage(role).add(usage)
+        add_model_usage(self.parent.usage_by_model, self.usage_by_model)
         for role, count in self.cancelled_calls.items():
             self.parent.cancelled_calls[role] = self.parent.cancelled_calls.get(role, 0) + count
+        for model, count in self.cancelled_by_model.items():
+            self.parent.cancelled_by_model[model] = self.parent.cancelled_by_model.get(model, 0) + count
         add_reply_counts(self.parent.parse_counts, self.parse_counts)
         for where, count in self.reasks.items():
             self.parent.reasks[where] = self.parent.reasks.get(where, 0) + count
@@ -216,3 +229,8 @@ class SpeculativeRecorder(RunRecorder):
             usage, booked = self.usage_by_role.get(role, Usage()), self.parent.role_usage(role)
             booked.speculative_calls += usage.llm_calls + self.cancelled_calls.get(role, 0)
             booked.speculative_tokens += usage.prompt_tokens + usage.completion_tokens
+        # By model too, the tokens split into prompt and completion: they were paid for at those rates.
+        for model in set(self.usage_by_model) | set(self.cancelled_by_model):
+            wasted = self.usage_by_model.get(model, ModelUsage()).discarded()
+            wasted.speculative_calls += self.cancelled_by_model.get(model, 0)
+            self.parent.model_usage(model).add(wasted)

@@ -84,6 +84,38 @@ class Usage(BaseModel):
         self.reasoning_tokens += other.reasoning_tokens
 
 
+class ModelUsage(BaseModel):
+    """What one model was asked to do in a run, for pricing it at its own rate (``factdebate compare
+    --price``): a run whose roles use models at different prices cannot be priced from its totals. The
+    discarded speculative work's tokens are kept here split into prompt and completion, since they were
+    paid for at those rates; calls cancelled in flight count in ``speculative_calls`` with no tokens
+    (the server did not say how many it spent)."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0  # of completion_tokens
+    cached_calls: int = 0  # answered from the response cache (their tokens are those the answer first cost)
+    speculative_calls: int = 0
+    speculative_prompt_tokens: int = 0
+    speculative_completion_tokens: int = 0
+
+    def add(self, other: ModelUsage) -> None:
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def discarded(self) -> ModelUsage:
+        """This usage as the work of a discarded speculation: every call and token speculative."""
+        return ModelUsage(speculative_calls=self.llm_calls + self.speculative_calls,
+                          speculative_prompt_tokens=self.prompt_tokens + self.speculative_prompt_tokens,
+                          speculative_completion_tokens=self.completion_tokens + self.speculative_completion_tokens)
+
+
+def add_model_usage(into: dict[str, ModelUsage], usage: dict[str, ModelUsage]) -> None:
+    for model, used in usage.items():
+        into.setdefault(model, ModelUsage()).add(used)
+
+
 class ReplyCounts(BaseModel):
     """How the replies of one kind a parser reads (``what`` in ``llm.ask``: label, query, ballot...) went:
     every first reply asked, those that could not be read and were asked again, and of those the ones the
@@ -196,6 +228,8 @@ class Verdict(BaseModel):
     explanation: str = ""  # how the decision was reached when no judge wrote it (a vote tally, say)
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    # The same calls by the model that answered them (the settings' name for it: ``openai:gpt-4o-mini``).
+    usage_by_model: dict[str, ModelUsage] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
     unparsed_turns: int = 0
     # Every reply a parser read, by what was asked: re-asked, recovered, lost (llm/ask.py).
@@ -278,6 +312,8 @@ class ResponseVerdict(BaseModel):
     claims: list[ClaimCheck] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    # The same calls by the model that answered them (the settings' name for it: ``openai:gpt-4o-mini``).
+    usage_by_model: dict[str, ModelUsage] = Field(default_factory=dict)
     # The extraction's replies and every claim's, by what was asked (as in Verdict).
     parse_counts: dict[str, ReplyCounts] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)

@@ -20,7 +20,7 @@ from factdebate.core.textsafe import safe_value
 from factdebate.eval.compare_load import LoadedRun, common_samples, load_all
 from factdebate.eval.metrics import compute, paired_macro_f1
 from factdebate.eval.paired import compare_pair
-from factdebate.eval.pricing import Price, dollars, run_models
+from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
@@ -101,7 +101,16 @@ def _run_row(run: LoadedRun, ids: list[str], labels: tuple[str, ...], output: Pa
                             "total": {k: v["total"] for k, v in totals.items()},
                             "per_correct": {k: (totals[k]["total"] / m["correct"] if m["correct"] else None)
                                             for k in PER_CORRECT}}
-    spent, why = dollars(totals["prompt_tokens"]["total"], totals["completion_tokens"]["total"], models, prices)
+    with_usage = [o for o in outcomes if o.usage is not None]
+    if all(o.usage_by_model is not None for o in with_usage):
+        by_model = sum_by_model(o.usage_by_model or {} for o in with_usage)
+        spent, each, why = dollars_by_model(by_model, prices)
+        cost["by_model"] = {model: {**used, "dollars": each[model]} for model, used in by_model.items()}
+        cost["dollars_basis"] = "per model"
+    else:  # recorded before usage was kept per model: its totals, at one price or none
+        spent, why = dollars(totals["prompt_tokens"]["total"], totals["completion_tokens"]["total"], models, prices)
+        cost["by_model"] = None
+        cost["dollars_basis"] = "run totals"
     cost["dollars"] = spent
     cost["dollars_per_claim"] = spent / usage_n if spent is not None and usage_n else None
     cost["dollars_per_correct"] = spent / m["correct"] if spent is not None and m["correct"] else None

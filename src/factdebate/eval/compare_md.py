@@ -122,8 +122,12 @@ def _cost(data: dict[str, Any]) -> list[str]:
         lines.append("")
         lines.append("Prices given (dollars per million prompt, completion tokens): " + ", ".join(
             f"{m} {p[0]:g}, {p[1]:g}" for m, p in data["prices"].items()))
-        lines += [f"- {r['name']}: no dollars, {r['cost']['dollars_note']}" for r in data["runs"]
-                  if r["cost"]["dollars_note"]]
+        lines += ["", "Dollars count each model's prompt and completion tokens at that model's price, the tokens of "
+                  "discarded speculative work included (paid for, though no verdict used them), and cached answers "
+                  "at the tokens they first cost. Not counted: calls cancelled in flight (the server reports no "
+                  "tokens for them) and tool calls (search APIs have prices of their own).", ""]
+        for r in data["runs"]:
+            lines += _run_dollars(r)
     else:
         lines += ["", "No dollars: no `--price MODEL=IN,OUT` was given (there is no built-in price table)."]
     front = data["pareto"]["front"]
@@ -133,6 +137,26 @@ def _cost(data: dict[str, Any]) -> list[str]:
     if "cost_vs_accuracy.png" in data.get("plots", []):
         lines += ["", "![cost versus accuracy](cost_vs_accuracy.png)"]
     return lines
+
+
+def _run_dollars(run: dict[str, Any]) -> list[str]:
+    """One line per run: its dollars by model, or why it has none."""
+    cost = run["cost"]
+    by_model = cost.get("by_model")
+    if by_model is None:  # a run recorded before usage was kept per model
+        old = "recorded before usage was kept per model: priced from its totals, its speculative tokens left out"
+        return [f"- {run['name']}: " + (f"no dollars, {cost['dollars_note']} ({old})" if cost["dollars_note"]
+                                        else f"${fmt(cost['dollars'], 4)} in all ({old})")]
+    parts = []
+    for model, used in by_model.items():
+        spent = "no price" if used["dollars"] is None else f"${fmt(used['dollars'], 4)}"
+        extra = (f" + {used['speculative_prompt_tokens']} / {used['speculative_completion_tokens']} speculative"
+                 if used["speculative_calls"] else "")
+        parts.append(f"{model} {spent} ({used['prompt_tokens']} prompt / {used['completion_tokens']} completion "
+                     f"tokens{extra})")
+    head = (f"${fmt(cost['dollars'], 4)} in all" if cost["dollars"] is not None
+            else f"no dollars, {cost['dollars_note']}")
+    return [f"- {run['name']}: {head}" + (": " + "; ".join(parts) if parts else "")]
 
 
 def _disagreements(data: dict[str, Any]) -> list[str]:

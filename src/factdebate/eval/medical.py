@@ -17,7 +17,7 @@ from typing import Any
 
 from factdebate.core.parsing import parse_choice
 from factdebate.core.runtime import EventSink, RunRecorder, recording
-from factdebate.core.types import Label, ReplyCounts, Usage, Verdict, add_reply_counts
+from factdebate.core.types import Label, ModelUsage, ReplyCounts, Usage, Verdict, add_model_usage, add_reply_counts
 from factdebate.eval.datasets import Sample
 from factdebate.llm.ask import ask
 from factdebate.llm.base import GenParams
@@ -44,9 +44,10 @@ async def run_choice(sample: Sample, settings: Settings, resources: Resources,
     letters = list(sample.options)
     verdicts: list[Verdict] = list(await asyncio.gather(
         *(run_claim(option_claim(sample, letter), settings, resources, sinks=sinks) for letter in letters)))
-    usage, counts = Usage(), dict[str, ReplyCounts]()
+    usage, counts, by_model = Usage(), dict[str, ReplyCounts](), dict[str, ModelUsage]()
     for verdict in verdicts:
         usage.add(verdict.usage)
+        add_model_usage(by_model, verdict.usage_by_model)
         add_reply_counts(counts, verdict.parse_counts)
     supported = [letter for letter, v in zip(letters, verdicts, strict=True) if v.label is Label.SUPPORTS]
     pick_text = ""
@@ -66,10 +67,13 @@ async def run_choice(sample: Sample, settings: Settings, resources: Resources,
                                agent="chooser")
             label, pick_text = picked.value, picked.raw
         usage.add(recorder.total())
+        add_model_usage(by_model, recorder.usage_by_model)
         add_reply_counts(counts, recorder.parse_counts)
         decided_by = "judge" if label is not None else "unparsed"
     usage.seconds = time.perf_counter() - started  # wall time: the options ran concurrently
-    return {"label": label, "decided_by": decided_by, "usage": usage.model_dump(), "choice_reasons": pick_text,
+    return {"label": label, "decided_by": decided_by, "usage": usage.model_dump(),
+            "usage_by_model": {model: used.model_dump() for model, used in sorted(by_model.items())},
+            "choice_reasons": pick_text,
             "parse_counts": {what: count.model_dump() for what, count in counts.items()},
             "option_verdicts": {letter: v.model_dump(mode="json", exclude={"config"})
                                 for letter, v in zip(letters, verdicts, strict=True)}}

@@ -30,6 +30,8 @@ class Outcome:
     predicted: str | None  # in the dataset's label set (or a label outside it); None unless status is ok
     status: Status
     usage: dict[str, float] | None = None
+    # The same usage by model (core/types.py ModelUsage); None: a record written before it was kept.
+    usage_by_model: dict[str, dict[str, float]] | None = None
     group: str | None = None
     decided_by: str | None = None
     error: str | None = None
@@ -52,8 +54,10 @@ def outcome_from_record(record: dict[str, Any]) -> Outcome:
     else:
         status = "ok" if record.get("predicted") is not None else "unparsed"
     usage = record.get("usage") if isinstance(record.get("usage"), dict) and status != "error" else None
+    by_model = record.get("usage_by_model") if usage is not None else None
     return Outcome(id=str(record["id"]), gold=str(record["gold"]),
                    predicted=record.get("predicted") if status == "ok" else None, status=status, usage=usage,
+                   usage_by_model=by_model if isinstance(by_model, dict) else None,
                    group=record.get("group"), decided_by=record.get("decided_by"),
                    error=record.get("error"))
 

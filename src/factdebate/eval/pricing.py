@@ -3,12 +3,16 @@ million prompt and completion tokens). There is no built-in price table: prices 
 contract and would silently age in a release. Reasoning tokens are part of the completion tokens and are
 billed as such.
 
-A run's usage is summed over its roles, not kept per model, so a run whose roles used models with
-different prices cannot be priced exactly: it gets no dollar figure and the reason instead.
+A run records its usage per model (``usage_by_model`` in each results row), so each model is priced at
+its own rate, the tokens of discarded speculative work included: they were paid for although no verdict
+used them. A run recorded before that kept only totals over its roles: it is priced from those only when
+every model it used has the same price, and its speculative tokens (not split into prompt and completion)
+are left out; otherwise it gets no dollar figure and the reason instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,3 +83,40 @@ def dollars(prompt_tokens: float, completion_tokens: float, models: list[str],
     price = distinct.pop()
     assert price is not None
     return (prompt_tokens * price.prompt + completion_tokens * price.completion) / MILLION, None
+
+
+# The fields of a per-model usage that are billed, and at which of the two rates.
+PROMPT_FIELDS = ("prompt_tokens", "speculative_prompt_tokens")
+COMPLETION_FIELDS = ("completion_tokens", "speculative_completion_tokens")
+MODEL_FIELDS = ("llm_calls", *PROMPT_FIELDS, *COMPLETION_FIELDS, "reasoning_tokens", "cached_calls",
+                "speculative_calls")
+
+
+def sum_by_model(usages: Iterable[Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, int]]:
+    """Per-model usages (one per sample) summed, by model name in sorted order."""
+    totals: dict[str, dict[str, int]] = {}
+    for usage in usages:
+        for model, used in usage.items():
+            into = totals.setdefault(str(model), dict.fromkeys(MODEL_FIELDS, 0))
+            for name in MODEL_FIELDS:
+                into[name] += int(used.get(name, 0) or 0)
+    return dict(sorted(totals.items()))
+
+
+def dollars_by_model(by_model: dict[str, dict[str, int]], prices: dict[str, Price]
+                     ) -> tuple[float | None, dict[str, float | None], str | None]:
+    """(total dollars, each model's dollars, None), or (None, the priced models' dollars, why not) when a
+    model that was called has no price: no total rather than one that leaves a model out."""
+    each: dict[str, float | None] = {}
+    for model, used in by_model.items():
+        price = price_of(model, prices)
+        billed = sum(used[f] for f in (*PROMPT_FIELDS, *COMPLETION_FIELDS))
+        each[model] = (0.0 if not billed else None) if price is None else (
+            sum(used[f] for f in PROMPT_FIELDS) * price.prompt
+            + sum(used[f] for f in COMPLETION_FIELDS) * price.completion) / MILLION
+    if not prices:
+        return None, each, "no --price given"
+    missing = [model for model, spent in each.items() if spent is None]
+    if missing:
+        return None, each, f"no --price for {', '.join(missing)}"
+    return sum(v for v in each.values() if v is not None), each, None

@@ -60,9 +60,13 @@ class LLM:
         semaphore: asyncio.Semaphore | None = None,
         one_call_verdict: bool = True,
         max_in_flight: int | None = None,
+        model: str | None = None,
     ) -> None:
         self.backend = backend
         self.role = role
+        # The settings' name of the model (``openai:gpt-4o-mini``, what ``--price`` names), which the usage
+        # by model is kept under; the backend's name adds the endpoint.
+        self.model = model or backend.name
         # Ask for reasoning and verdict in one constrained generation (settings.llm.one_call_verdict).
         self.one_call_verdict = one_call_verdict
         self.retry = retry or RetryPolicy()
@@ -152,7 +156,7 @@ class LLM:
                     except asyncio.CancelledError:
                         run = current_run()
                         if run is not None:
-                            run.call_cancelled(who.role)
+                            run.call_cancelled(who.role, self.model)
                         raise
                     finally:
                         if attempt > 1:
@@ -202,6 +206,12 @@ class LLM:
         usage.reasoning_tokens += completion.reasoning_tokens
         usage.seconds += seconds
         usage.cached_calls += int(cached)
+        by_model = run.model_usage(self.model)
+        by_model.llm_calls += 1
+        by_model.prompt_tokens += completion.prompt_tokens
+        by_model.completion_tokens += completion.completion_tokens
+        by_model.reasoning_tokens += completion.reasoning_tokens
+        by_model.cached_calls += int(cached)
         if not run.listening():
             return  # nobody listens: skip hashing the prompt
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]

@@ -143,7 +143,8 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
             by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
         backend, semaphore = by_key[key]
         return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,
-                   one_call_verdict=settings.llm.one_call_verdict, max_in_flight=settings.llm.max_in_flight)
+                   one_call_verdict=settings.llm.one_call_verdict, max_in_flight=settings.llm.max_in_flight,
+                   model=settings.llm_for(role))
 
     from factdebate.tools.given import with_given_evidence
 

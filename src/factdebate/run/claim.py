@@ -76,6 +76,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict.claim = claim
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
+        verdict.usage_by_model = recorder.usage_by_model
         verdict.parse_counts = recorder.parse_counts
         verdict.config = public_config(settings)
         verdict.deviations = method.paper_deviations(settings)

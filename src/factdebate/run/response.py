@@ -19,7 +19,16 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import checked_input
-from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, Usage, Verdict, add_reply_counts
+from factdebate.core.types import (
+    ClaimCheck,
+    ClaimExtraction,
+    ModelUsage,
+    ResponseVerdict,
+    Usage,
+    Verdict,
+    add_model_usage,
+    add_reply_counts,
+)
 from factdebate.llm.base import Backend
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
@@ -56,17 +65,21 @@ async def _check_claim(index: int, claim: str, settings: Settings, resources: Re
     return ClaimCheck(index=index, claim=claim, label=verdict.label, verdict=verdict, gold=gold)
 
 
-def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage]]:
-    """Extraction usage plus every claim's; seconds are the response's wall time (claims overlap)."""
+def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage],
+                                                                       dict[str, ModelUsage]]:
+    """Extraction usage plus every claim's, by role and by model; seconds are the response's wall time
+    (claims overlap)."""
     by_role: dict[str, Usage] = {role: u.model_copy() for role, u in recorder.usage_by_role.items()}
+    by_model: dict[str, ModelUsage] = {model: u.model_copy() for model, u in recorder.usage_by_model.items()}
     for verdict in verdicts:
         for role, usage in verdict.usage_by_role.items():
             by_role.setdefault(role, Usage()).add(usage)
+        add_model_usage(by_model, verdict.usage_by_model)
     total = Usage()
     for usage in by_role.values():
         total.add(usage)
     total.seconds = recorder.total().seconds
-    return total, by_role
+    return total, by_role, by_model
 
 
 async def run_response(response: str, settings: Settings, resources: Resources, *, question: str | None = None,
@@ -109,14 +122,15 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))
-        usage, by_role = _total(recorder, [c.verdict for c in checks if c.verdict is not None])
+        usage, by_role, by_model = _total(recorder, [c.verdict for c in checks if c.verdict is not None])
         counts = {what: count.model_copy() for what, count in recorder.parse_counts.items()}
         for check in checks:
             if check.verdict is not None:
                 add_reply_counts(counts, check.verdict.parse_counts)
     return ResponseVerdict(response=text, question=question, method=settings.method, label=label,
                            factual=factual(label), decided_by=decided_by, extraction=extraction, claims=list(checks),
-                           usage=usage, usage_by_role=by_role, parse_counts=counts, config=public_config(settings))
+                           usage=usage, usage_by_role=by_role, usage_by_model=by_model,
+                           parse_counts=counts, config=public_config(settings))
 
 
 async def acheck_response(response: str, *, question: str | None = None, method: str | None = None,
