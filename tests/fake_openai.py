@@ -19,7 +19,6 @@ import json
 import re
 import sys
 import threading
-import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -95,6 +94,7 @@ class FakeOpenAI:
         self.held = 0  # requests the server holds now, served or waiting
         self.peak = 0
         self._slot = threading.Lock()
+        self._closing = threading.Event()  # set on exit: a request still held back is let go at once
         self.reply = reply
         self.reasoning = re.compile(reasoning)  # model names answered as OpenAI's reasoning models
         self.fault = fault
@@ -115,10 +115,10 @@ class FakeOpenAI:
                 try:
                     if owner.one_at_a_time:
                         with owner._slot:
-                            time.sleep(delay)
+                            owner._closing.wait(delay)
                             self.serve()
                     else:
-                        time.sleep(delay)
+                        owner._closing.wait(delay)
                         self.serve()
                 finally:
                     with owner._lock:
@@ -193,5 +193,6 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closing.set()
         self.server.shutdown()
         self.server.server_close()
