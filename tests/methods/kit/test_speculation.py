@@ -36,7 +36,7 @@ async def debate(consensus_round: int | None, speculate: bool, **options: Any) -
 
 
 def visible(verdict: Verdict) -> dict[str, Any]:
-    data = verdict.model_dump(mode="json", exclude={"usage", "usage_by_role"})
+    data = verdict.model_dump(mode="json", exclude={"usage", "usage_by_role", "usage_by_model"})
     data["config"]["methods"]["tool-mad"].pop("speculate")
     return data
 
@@ -60,6 +60,12 @@ async def test_speculation_changes_nothing_visible(consensus_round: int | None) 
     assert fast.usage.tool_calls == plain.usage.tool_calls
     for role, usage in plain.usage_by_role.items():
         assert fast.usage_by_role[role].llm_calls == usage.llm_calls
+    for model, used in plain.usage_by_model.items():  # by model too, the discarded work apart and priced
+        assert fast.usage_by_model[model].llm_calls == used.llm_calls
+    speculated = list(fast.usage_by_model.values())
+    assert sum(u.speculative_calls for u in speculated) == fast.usage.speculative_calls
+    assert sum(u.speculative_prompt_tokens + u.speculative_completion_tokens
+               for u in speculated) == fast.usage.speculative_tokens
     assert plain.usage.speculative_calls == 0
     if consensus_round in (1, 2):  # round r+1 was started, then discarded
         assert fast.usage.speculative_calls > 0 and fast.usage.speculative_tokens > 0
@@ -169,7 +175,7 @@ async def test_mad_speculation_changes_nothing_visible(decided_round: int | None
                                         methods={"mad": {"speculate": speculate}})
         events: list[dict] = []
         verdict = await run_claim(CLAIM, resources.settings, resources, sinks=[events.append])
-        data = verdict.model_dump(mode="json", exclude={"usage", "usage_by_role"})
+        data = verdict.model_dump(mode="json", exclude={"usage", "usage_by_role", "usage_by_model"})
         data["config"]["methods"]["mad"].pop("speculate")
         outcomes.append((data, stable(events), verdict.usage))
     (plain, plain_events, plain_usage), (fast, fast_events, fast_usage) = outcomes
