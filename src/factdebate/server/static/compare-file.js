@@ -1,7 +1,7 @@
 // @ts-check
 /* Comparison files in the results viewer. `factdebate compare` writes compare.json (eval/compare.py): its
    statistics were computed by the harness, so the page draws them as they are and computes nothing: each
-   run's accuracy and macro-F1 with their intervals and its cost, each pair's paired differences, McNemar's p
+   run's accuracy and macro-F1 with their intervals, its cost and its confusion matrix, each pair's paired differences, McNemar's p
    and Cohen's kappa, the cost/accuracy Pareto front, the settings that differ and the samples the runs
    disagree on. The Compare tab's own download ({"kind": "comparison"}) holds verdicts instead, which the
    Compare tab draws (results.js hands it over). The functions that read the figures use no DOM (Node tests
@@ -67,6 +67,58 @@ export function pairTable(data) {
       String(p.only_b), withInterval(p.difference, p.ci), withInterval(p.macro_f1_difference, p.macro_f1_ci),
       num(p.mcnemar_p), num(p.kappa)]),
   };
+}
+
+/** The answers a confusion matrix counts as failures, not labels. */
+const FAILED = new Set(["UNPARSED", "ERROR"]);
+
+/** One run's confusion matrix as compare.json holds it: gold labels (rows) by answers (columns, UNPARSED
+ * and ERROR last, so failing never hides). Each cell says whether it is a hit, a miss or a failure.
+ * @param {any} run a run of compare.json @returns {{heads: string[], rows: Array<{gold: string,
+ * cells: Array<{count: number, kind: "hit" | "miss" | "failed"}>}>} | null} null: the run holds none */
+export function confusionOf(run) {
+  const c = run && run.confusion;
+  if (!c || !Array.isArray(c.gold) || !Array.isArray(c.predicted) || !Array.isArray(c.matrix)) return null;
+  /** @type {string[]} */
+  const heads = c.predicted.map(String);
+  return {
+    heads,
+    rows: c.gold.map(/** @param {any} g @param {number} i */ (g, i) => ({
+      gold: String(g),
+      cells: heads.map((p, j) => ({ count: Number((c.matrix[i] || [])[j] || 0),
+        kind: /** @type {"hit" | "miss" | "failed"} */ (FAILED.has(p) ? "failed" : p === String(g) ? "hit" : "miss") })),
+    })),
+  };
+}
+
+/** Every run's confusion matrix, a small table each, side by side where they fit. @param {any} data */
+function confusionPart(data) {
+  const part = el("div", "metric-tables compare-file-confusions");
+  data.runs.forEach(/** @param {any} r @param {number} i */ (r, i) => {
+    const m = confusionOf(r);
+    if (!m) return;
+    const table = el("table", "confusion");
+    table.id = "compare-file-confusion-" + i;
+    table.dataset.run = String(r.name);
+    table.createCaption().textContent = String(r.name) + ": gold label (rows) × answer (columns)";
+    const head = el("tr");
+    head.append(el("th", "corner", "gold \\ answer"));
+    m.heads.forEach(p => { const th = el("th", FAILED.has(p) ? "failed-col" : "", p); th.scope = "col"; head.append(th); });
+    table.createTHead().append(head);
+    const body = table.createTBody();
+    m.rows.forEach(row => {
+      const tr = el("tr");
+      const th = el("th", "", row.gold);
+      th.scope = "row";
+      tr.append(th);
+      row.cells.forEach(c => tr.append(el("td", c.kind + (c.count ? "" : " zero"), String(c.count))));
+      body.append(tr);
+    });
+    const box = el("div", "table-scroll");
+    box.append(table);
+    part.append(box);
+  });
+  return part;
 }
 
 /** What the cost axis of the Pareto front measures, in words. @param {string} axis */
@@ -173,6 +225,7 @@ export function showCompareJson(data, host) {
     "unparsed answers and errors count as wrong; intervals are 95% bootstrap intervals (" + (boot.resamples ?? "?") +
     " resamples, seed " + (boot.seed ?? "?") + "), paired for the differences."));
   card.append(tableOf(runTable(data), "compare-file-runs", "Runs"));
+  card.append(el("h3", "", "Confusion matrices"), confusionPart(data));
   card.append(el("h3", "", "Pareto front"), el("p", "compare-file-pareto", paretoText(data)));
   card.append(el("h3", "", "Pairs"), tableOf(pairTable(data), "compare-file-pairs", "Paired differences, A − B"));
   card.append(el("h3", "", "Settings"), settingsPart(data));

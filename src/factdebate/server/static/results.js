@@ -427,13 +427,21 @@ async function openFile(text) {
  * @param {File[]} files */
 async function openFiles(files) {
   const opened = [];
+  const paired = "Two or more files open as one paired comparison of results files (one method each, the same samples): ";
   for (const file of files) {
+    const text = await file.text();
+    let whole = null;
+    try { whole = JSON.parse(text); } catch (_) { /* JSONL: read below */ }
+    if (comparisonKind(whole)) {  // a comparison already: it is drawn on its own, not paired with others
+      throw new Error(paired + file.name + " is a comparison itself (compare.json, or the Compare tab's download): " +
+        "open it alone to see it drawn.");
+    }
     let parsed;
-    try { parsed = parseJsonl(await file.text()); } catch (err) {
-      throw new Error(file.name + ": " + /** @type {Error} */ (err).message);
+    try { parsed = parseJsonl(text); } catch (err) {
+      throw new Error(paired + file.name + ": " + /** @type {Error} */ (err).message);
     }
     if (!parsed.some(r => r && typeof r === "object" && typeof r.claim === "string")) {
-      throw new Error(file.name + " holds no results rows (JSONL with a claim each): open results files to pair them.");
+      throw new Error(paired + file.name + " holds no results rows (JSONL with a claim each).");
     }
     const rows = await upgraded(parsed.filter(r => r && typeof r === "object"));
     const methods = new Set(rows.map(/** @param {any} r */ r => r.method).filter(Boolean));  // an evaluation's file: its method names it
