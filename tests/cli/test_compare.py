@@ -75,6 +75,8 @@ def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path) -> None:
     used = {m: [sum(r["usage_by_model"][m][f] for r in rows) for f in ("prompt_tokens", "completion_tokens")]
             for m in ("scripted:agree", "scripted:disagree")}
     assert all(p > 0 for p, _ in used.values())  # both models were called
+    by_model = json.loads((tmp_path / "out" / "mad" / "summary.json").read_text())["metrics"]["cost_by_model"]
+    assert {m: [u["prompt_tokens"], u["completion_tokens"]] for m, u in by_model.items()} == used  # the run's own
     expected = (used["scripted:agree"][0] * 1 + used["scripted:agree"][1] * 2
                 + used["scripted:disagree"][0] * 3 + used["scripted:disagree"][1] * 4) / 1e6
     mad = json.loads((tmp_path / "c" / "compare.json").read_text())["runs"][0]

@@ -11,7 +11,7 @@ from typing import Any
 from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_value
 from factdebate.eval import two_labels
-from factdebate.eval.metrics import ERROR, UNPARSED, compute, outcome_from_record
+from factdebate.eval.metrics import ERROR, UNPARSED, Outcome, compute, outcome_from_record
 from factdebate.eval.reply_counts import counts_text, lost_warning, reply_counts
 from factdebate.run.results_file import latest_records
 
@@ -45,6 +45,7 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     chosen = [records[i] for i in ids if i in records]
     metrics["paper"] = paper_metrics(chosen, outcomes, claim_outcomes(chosen))
     metrics["replies"] = reply_counts(chosen)
+    metrics["cost_by_model"] = cost_by_model(outcomes)
     if set(run["labels"]) == {"SUPPORTS", "REFUTES"} and run.get("answer_format", "label") == "label":
         metrics["two_labels"] = two_labels.counts(chosen)
     # Strict JSON: a metric with nothing to compute it from (no samples) is null, and the reason is noted.
@@ -57,6 +58,17 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
                                           + "\n", encoding="utf-8")
     (directory / SUMMARY_MD).write_text(markdown(summary), encoding="utf-8")
     return summary
+
+
+def cost_by_model(outcomes: list[Outcome]) -> dict[str, dict[str, int]] | None:
+    """The finished samples' usage summed by model (what ``compare --price`` prices); None when a record
+    predates usage by model (a resumed old run), rather than totals that leave samples out."""
+    finished = [o for o in outcomes if o.usage is not None]
+    if any(o.usage_by_model is None for o in finished):
+        return None
+    from factdebate.eval.pricing import sum_by_model
+
+    return sum_by_model(o.usage_by_model or {} for o in finished)
 
 
 def base_rate(metrics: dict[str, Any]) -> dict[str, Any] | None:
@@ -164,6 +176,14 @@ def markdown(summary: dict[str, Any]) -> str:
         digits = 2 if name == "seconds" else 1
         lines.append(f"| {name} | {fmt(row['mean'], digits)} | {fmt(row['p95'], digits)} | "
                      f"{fmt(row['total'], digits)} |")
+    if m.get("cost_by_model"):
+        lines += ["", "By model (totals over the finished samples; speculative: the discarded work's, paid for):", "",
+                  "| model | LLM calls | prompt tokens | completion tokens (reasoning) | cached calls "
+                  "| speculative calls | speculative prompt / completion tokens |", "|---|---|---|---|---|---|---|"]
+        lines += [f"| {model} | {u['llm_calls']} | {u['prompt_tokens']} | {u['completion_tokens']} "
+                  f"({u['reasoning_tokens']}) | {u['cached_calls']} | {u['speculative_calls']} | "
+                  f"{u['speculative_prompt_tokens']} / {u['speculative_completion_tokens']} |"
+                  for model, u in m["cost_by_model"].items()]
     if m["by_group"]:
         lines += ["", "| group | n | accuracy |", "|---|---|---|"]
         lines += [f"| {g} | {row['n']} | {fmt(row['accuracy'])} |" for g, row in m["by_group"].items()]
