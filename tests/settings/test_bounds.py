@@ -33,6 +33,7 @@ ZERO_MEANS = {
     "service.rate_limit_per_minute": "no rate limit",
     "service.stream_flush_seconds": "write each event at once",
     "service.kept_checks_per_key": "keep no finished check (no links given)",
+    "service.kept_check_calls_bytes": "keep no model calls with a finished check",
     "methods.dpd.min_rounds": "the judges may stop after the opening",
     "methods.dpd.max_rounds": "the opening only",
     "methods.dpd.consensus_threshold": "any consensus stops the debate",
