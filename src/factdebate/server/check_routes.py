@@ -1,8 +1,8 @@
 """``GET /v1/checks/{id}``: a finished check reopened from the service (the page's ``/?check=<id>`` links),
 and :func:`keep`, which the verify and check-response routes call when a check finishes to store it and
 tell the caller its id: the ``X-Check-Id`` header of a plain answer, a ``check_saved`` event before a
-stream's ``result``. A streamed check is kept with its model calls (server/kept_calls.py), which the same
-``GET`` answers beside the verdict."""
+stream's ``result``. A check, plain or streamed, is kept with its model calls (server/kept_calls.py), which
+the same ``GET`` answers beside the verdict."""
 
 from __future__ import annotations
 
@@ -30,16 +30,17 @@ class CheckRecord(BaseModel):
     kind: str
     created: float
     verdict: dict[str, Any]
-    calls: list[dict[str, Any]] = Field(default_factory=list, description="The check's llm_call events as its "
-                                        "stream sent them (with their text when it asked for the transcript; in a "
-                                        "response check each claim's also names its `claim` index); empty for a "
-                                        "check that was not streamed.")
+    calls: list[dict[str, Any]] = Field(default_factory=list, description="The check's llm_call events as a "
+                                        "stream sends them (with their text only when a stream asked for the "
+                                        "transcript, which a plain request cannot; in a response check each "
+                                        "claim's also names its `claim` index); empty when the operator keeps none.")
     calls_cut: int = Field(default=0, description="Calls the check made after the kept ones, left out because "
                            "they passed the operator's kept_check_calls_bytes.")
 
 
 def call_keeper(service: Service) -> CallKeeper | None:
-    """A sink to gather a streamed check's model calls, or None when nothing of them would be kept."""
+    """A sink to gather a check's model calls (plain or streamed), or None when nothing of them would be kept:
+    then a plain verify builds no events at all."""
     limit = service.config.kept_check_calls_bytes
     return CallKeeper(limit) if service.checks.enabled and limit > 0 else None
 
@@ -64,7 +65,7 @@ async def keep(service: Service, who: str, verdict: Verdict | ResponseVerdict,
 @router.get("/checks/{check_id}", tags=["verify"], summary="A finished check of this key, by the id it was given",
             description="Every finished verify or check-response (plain or streamed) is kept for a while, per key "
                         "(the operator's kept_checks_per_key and kept_checks_days), and answered here by its id, "
-                        "a streamed one with its model calls. Another key's check is as absent as an unknown one.")
+                        "with its model calls. Another key's check is as absent as an unknown one.")
 async def get_check(check_id: str, service: ServiceDep, who: CallerDep) -> CheckRecord:
     if not CHECK_ID.match(check_id):
         raise HTTPException(422, "a check id is 32 lower-case hex digits")

@@ -6,7 +6,7 @@ How much is kept is the operator's choice, never the caller's: at most ``per_key
 oldest go first) and none older than ``max_age_seconds``. Both are applied on every write, and age also on
 every read, so an expired check is never served even when nothing has been written since.
 
-A streamed check also keeps its model calls (server/kept_calls.py), already bounded by the operator's byte
+A check also keeps its model calls (server/kept_calls.py), already bounded by the operator's byte
 limit, in a table of their own beside it: it goes with its check, and reading a check's verdict alone never
 reads them."""
 
@@ -68,7 +68,7 @@ class CheckStore:
 
     def save(self, owner: str, kind: str, verdict: dict[str, Any], now: float | None = None,
              calls: list[dict[str, Any]] | None = None, calls_cut: int = 0) -> str | None:
-        """Keep ``verdict`` (and the model ``calls`` that led to it, when a stream gathered them) for ``owner``;
+        """Keep ``verdict`` (and the model ``calls`` that led to it, when they were gathered) for ``owner``;
         its id, or None when the operator keeps no checks."""
         if not self.enabled:
             return None

@@ -69,10 +69,10 @@ class ServiceConfig(BaseModel):
     kept_checks_days: float = Field(default=30.0, gt=0, le=36_500, description="Days a finished check is kept for "
                                     "its link; older ones are gone (404).")
     kept_check_calls_bytes: int = Field(default=1024 * 1024, ge=0, le=64 * 1024 * 1024,
-                                        description="Most bytes of a streamed check's model calls (their llm_call "
-                                        "events, with the text when the stream asked for its transcript) kept with "
-                                        "it, so that a reopened check shows them; calls past it are counted, not "
-                                        "kept; 0: none kept.")
+                                        description="Most bytes of a check's model calls, plain or streamed (their "
+                                        "llm_call events, with the text when a stream asked for its transcript) kept "
+                                        "with it, so that a reopened check shows them; calls past it are counted, not "
+                                        "kept; 0: none kept (and a plain verify builds no events).")
     resource_cache_size: int = Field(default=4, ge=1, le=1024,
                                      description="Sets of built models and tools kept, one per "
                                      "distinct settings of recent requests.")

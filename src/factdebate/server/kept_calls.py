@@ -1,9 +1,10 @@
-"""The model calls of a streamed check, gathered as its stream sends them, to be kept with the check: a check
+"""The model calls of a check, gathered as its stream sends them, to be kept with the check: a check
 reopened from its link (or from Recent checks) then shows each call under its turn as the live page did,
-not only the verdict.
+not only the verdict. A plain (not streamed) check gathers the same events, only nobody is sent them.
 
 What is kept is what the stream sent, ``llm_call`` by ``llm_call`` (with its prompt and reply when the
-stream asked for the transcript): the transcript's texts are already redacted and clipped at the source
+stream asked for the transcript; a plain check cannot ask for it, so its calls never carry text): the
+transcript's texts are already redacted and clipped at the source
 (llm/transcript.py), and each event is redacted once more here, so a kept call never shows more than the
 live one did. A check's calls are bounded by the operator's ``kept_check_calls_bytes`` (their JSON, in UTF-8):
 the calls that fit are kept in the order they ended, and from the first that does not, the rest are only
@@ -23,7 +24,7 @@ from factdebate.util.redact import redact_value
 
 
 class CallKeeper:
-    """A sink for one check's stream that keeps its ``llm_call`` events, at most ``limit_bytes`` of them."""
+    """A sink for one check's events (streamed or not) that keeps its ``llm_call`` ones, at most ``limit_bytes``."""
 
     def __init__(self, limit_bytes: int) -> None:
         self.limit_bytes = limit_bytes

@@ -82,9 +82,10 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
     settings, text, question = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
     try:
+        calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
         verdict = public_verdict(await run_response(text, settings, service.resources(settings), question=question,
-                                                    sinks=[charge.sink]))
-        check_id = await keep(service, who, verdict)
+                                                    sinks=[charge.sink, *([calls.sink] if calls else [])]))
+        check_id = await keep(service, who, verdict, calls=calls)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
         return verdict

@@ -161,8 +161,10 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)
     try:
-        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings)))
-        check_id = await keep(service, who, verdict)
+        calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
+        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                 sinks=[calls.sink] if calls else None))
+        check_id = await keep(service, who, verdict, calls=calls)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
         return verdict
