@@ -44,7 +44,10 @@ export function callItem(ev) {
   /** @type {{role: string, content: string}[] | undefined} */
   const messages = ev.messages;
   if (!Array.isArray(messages) && typeof ev.reply !== "string") {
-    item.append(el("p", "muted call-untold", "Its prompt and reply were not recorded (a trace has them with --trace-text)."));
+    // The same facts-only call comes from a trace without --trace-text and from a check the service kept
+    // from a plain request or a stream that did not ask for the transcript: the note names both ways to the text.
+    item.append(el("p", "muted call-untold", "Its prompt and reply were not recorded (a trace has them with " +
+      "--trace-text; a check, when it was streamed with \"transcript\": true, as this page does)."));
     return item;
   }
   const prompt = el("details", "call-prompt");
