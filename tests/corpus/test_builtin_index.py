@@ -95,15 +95,33 @@ def test_two_processes_starting_at_once_build_the_index_once(tmp_path: Path, onn
     assert markers(data)["local:builtin"]["entries"] == DOCS
 
 
+def vectors_written(data: Path) -> bool:
+    """Milvus Lite's write-ahead log holds some passages: each batch of embeddings grows it until the build
+    ends (then it is folded into the collection's data)."""
+    for log in data.glob("milvus.db/collections/*/wal/*"):
+        try:
+            if log.stat().st_size > 0:
+                return True
+        except OSError:  # folded away meanwhile: the build is ending
+            continue
+    return False
+
+
 def test_a_build_killed_mid_way_is_finished_on_the_next_run(tmp_path: Path, onnx_model: Path) -> None:
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400")
     proc = subprocess.Popen([EXE, "index", "--builtin"], stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stderr is not None
-    for line in proc.stderr:  # kill -9 once the embeddings are being written
+    for line in proc.stderr:
         if "embeddings:" in line:
             break
-    time.sleep(3)
+    # kill -9 once the first batch of vectors is written, with six batches to go (a fixed 3 s wait here left
+    # about 1 s to spare at load 6, where the embeddings took 3.8-4.1 s: a faster machine would finish first)
+    deadline = time.monotonic() + 300
+    while not vectors_written(data):
+        assert proc.poll() is None, "the build ended before a batch of vectors was seen in Milvus Lite's log"
+        assert time.monotonic() < deadline, "no batch of vectors was written in 300 s"
+        time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
     rag_key = "rag:builtin:<data>/milvus.db"  # the Lite file keyed by its place in the data folder
