@@ -40,8 +40,10 @@ async def test_many_concurrent_calls_to_a_one_slot_server_all_complete(monkeypat
 
 async def test_a_timed_out_try_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     # The first answer comes after the timeout, which is as long as the retry budget (120 s each by default).
-    with FakeOpenAI(reply="ok", delays=[1.5]) as server:
-        settings = settings_for(server, monkeypatch, timeout=0.5, retry_budget=0.5)
+    # The second try must answer within that timeout too: 0.5 s was too short for a loopback answer on a
+    # loaded machine (1 failure in 20 at load 16), so 2 s, the first answer held back twice as long.
+    with FakeOpenAI(reply="ok", delays=[4.0]) as server:
+        settings = settings_for(server, monkeypatch, timeout=2.0, retry_budget=2.0)
         completion = await build_resources(settings).llm("debater").complete(MSG)  # type: ignore[arg-type]
     assert completion.text == "ok" and len(server.requests) >= 1
 
