@@ -60,13 +60,14 @@ async def test_a_slow_answer_with_nobody_waiting_keeps_its_timeout(monkeypatch: 
 
 
 async def test_a_long_call_given_up_gets_more_patience_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every try of this call takes 1.2 s; others keep waiting. Patience 0.5 s, then 1 s, then 2 s: it finishes.
+    # Every try of this call takes 1.5 s; others keep waiting. Patience 0.5 s, then 1 s, then 2 s: it finishes.
+    # 1.5 s leaves 0.5 s each side of the last two patiences, so a loaded event loop cannot change the count.
     state = hung_calls.Endpoint()
     state.recent.extend([0.01] * WARM)
     state.waiting = 1
 
     async def slow() -> str:
-        await asyncio.sleep(1.2)
+        await asyncio.sleep(1.5)
         return "done"
 
     given_up = 0

@@ -27,9 +27,10 @@ def settings_for(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, **llm: obj
 
 
 async def test_many_concurrent_calls_to_a_one_slot_server_all_complete(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Each answer takes 0.3 s and the client waits 1 s for one: 8 calls queued at the server would time out.
+    # Each answer takes 0.3 s and the client waits 1.5 s for one: 8 calls queued at the server would time out
+    # (the last would wait 2.4 s), while one answer on a loaded machine keeps 1.2 s of room.
     with FakeOpenAI(reply="ok", one_at_a_time=True, delay=0.3) as server:
-        settings = settings_for(server, monkeypatch, timeout=1.0, retry_budget=1.0)
+        settings = settings_for(server, monkeypatch, timeout=1.5, retry_budget=1.5)
         # Two models, two roles each, and two sets of resources (as the service keeps per settings): one limit.
         first, second = build_resources(settings), build_resources(settings)  # type: ignore[arg-type]
         llms = [first.llm("debater"), first.llm("judge"), second.llm("debater"), second.llm("judge")]
