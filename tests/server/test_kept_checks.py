@@ -83,6 +83,18 @@ def test_the_oldest_checks_of_a_key_go_first_and_old_ones_expire(state_target: s
     store.db.close()
 
 
+def test_checks_saved_in_the_same_instant_are_trimmed_by_id_and_their_calls_go_with_them(state_target: str) -> None:
+    store = CheckStore(open_state_db(state_target), per_key=2, max_age_seconds=100)
+    ids = [store.save("a", "claim", {"n": n}, now=1000, calls=[{"n": n}]) for n in range(5)]
+    assert all(ids) and store.count("a") == 2
+    kept = {i for i in ids if store.get(i or "", "a", now=1000) is not None}
+    assert kept == set(sorted(i for i in ids if i)[-2:])  # the two largest ids of the same time stay
+    orphans = store.db.read(lambda db: db.execute(
+        "SELECT COUNT(*) FROM check_calls WHERE id NOT IN (SELECT id FROM checks)").fetchone()[0])
+    assert orphans == 0
+    store.db.close()
+
+
 def test_a_page_on_an_allowed_origin_can_read_the_id(make_app: AppFactory) -> None:
     with TestClient(make_app(rate_limit_per_minute=0, cors_origins=["https://chat.example"])) as client:
         answer = client.post("/v1/verify", json={"claim": "The sky is blue."},
