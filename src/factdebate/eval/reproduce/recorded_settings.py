@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from factdebate.settings.operator_paths import OPERATOR_PATHS, SettingPath
+from factdebate.settings.operator_paths import OPERATOR_PATHS, SettingPath, value_at
 from factdebate.settings.options import all_options
 
 # OPERATOR_PATHS (settings/operator_paths.py): always the user's; a factdebate.yaml found in the current
@@ -36,15 +36,6 @@ def operator_paths() -> list[SettingPath]:
     limits = [path for option in all_options().values() if not option.public and option.group == "limits"
               for path in option.paths]
     return list(dict.fromkeys([*OPERATOR_PATHS, *limits]))
-
-
-def _get(data: dict[str, Any], path: SettingPath) -> Any:
-    value: Any = data
-    for part in path:
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    return value
 
 
 def _pop(data: dict[str, Any], path: SettingPath) -> Any:
@@ -96,10 +87,10 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
     data = json.loads(json.dumps(recorded, default=str))
     notes: list[str] = []
     for path in operator_paths():
-        theirs, mine = _pop(data, path), _get(own, path)
+        theirs, mine = _pop(data, path), value_at(own, path)
         if mine is not None:
             _put(data, path, mine)
-        if theirs not in (None, [], {}) and theirs != mine and _get(flagged, path) is None:
+        if theirs not in (None, [], {}) and theirs != mine and value_at(flagged, path) is None:
             name = ".".join(path)
             if path == ("mcp_servers",):
                 notes.append(f"the run folder names MCP server(s) {', '.join(sorted(theirs))}; this rerun starts "
@@ -110,7 +101,7 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
             else:
                 notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun uses yours")
     for path in PATH_SETTINGS:
-        theirs = _get(data, path)
+        theirs = value_at(data, path)
         if not isinstance(theirs, str) or not theirs:
             continue
         if _inside(theirs, original):  # the run's own file: the rerun's own file, in the new folder
@@ -118,7 +109,7 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
             _put(data, path, str(output.resolve() / relative))
             continue
         _pop(data, path)
-        mine = _get(own, path)
+        mine = value_at(own, path)
         if mine is not None:
             _put(data, path, mine)
         flag = "--" + path[-1].replace("_", "-")
@@ -137,7 +128,7 @@ def _set_at(data: dict[str, Any], setting: str, value: str) -> None:
     """Set ``llm.roles.judge`` or ``methods.dpd.judge_llms.1`` (a list item) to ``value``."""
     *parents, last = setting.split(".")
     if last.isdigit():
-        items = _get(data, tuple(parents))
+        items = value_at(data, tuple(parents))
         if isinstance(items, list):
             items[int(last)] = value
     else:
