@@ -7,7 +7,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +125,12 @@ def wait_for() -> Callable[..., None]:
 
     return wait
 
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a module's page tests (test_browser's ``browser`` starts one per test)."""
+    from tests.server.test_browser import launched_chromium  # that module imports this one
+
+    with launched_chromium() as browser:
+        yield browser

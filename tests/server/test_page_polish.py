@@ -20,7 +20,7 @@ from factdebate.server.app import create_app
 from tests.cli.test_eval import run
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.results_file import N, R, S, write_results
-from tests.server.test_browser import launched_chromium, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
 from tests.server.test_page_scripts import run_module
 
 WIDTHS = [320, 390, 768, 1024, 1200, 1280, 1440, 1920]
@@ -59,13 +59,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def keyless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with _service(tmp_path_factory.mktemp("keyless"), api_keys=[], allow_anonymous=True) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """One browser for the module's tests (test_browser's ``browser`` starts one per test)."""
-    with launched_chromium() as browser:
-        yield browser
 
 
 BAR = """() => {

@@ -18,7 +18,7 @@ from factdebate.eval.metrics import compute, outcome_from_record
 from factdebate.server.app import create_app
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.results_file import write_results
-from tests.server.test_browser import launched_chromium, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 WORD = {"UNPARSED": "unparsed", "ERROR": "error"}
@@ -35,13 +35,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
                      build=offline_build)
     with LiveServer(app) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """One browser for the module's tests (test_browser's ``browser`` starts one per test)."""
-    with launched_chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 
 from factdebate.server.app import create_app
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build, parse_sse
-from tests.server.test_browser import launched_chromium, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 EVAL_ONLY = ("dpd_task", "dpd_task_search", "dpd_evidence_sentences", "dpd_binary_tie", "response_claims")
@@ -28,13 +28,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
                      build=offline_build, allowed_llms=["scripted:agree"])  # agreeing agents: a consensus
     with LiveServer(app) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """One browser for the module's tests (test_browser's ``browser`` starts one per test)."""
-    with launched_chromium() as browser:
-        yield browser
 
 
 @pytest.fixture
