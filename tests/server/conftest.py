@@ -106,6 +106,12 @@ class LiveServer:
         self.thread.join(timeout=15)
 
 
+def page_service(folder: Path, **fields: Any) -> LiveServer:
+    """A service for a page test module: the test key, no rate limit, offline resources, its state in ``folder``."""
+    return LiveServer(create_app(**{"api_keys": [KEY], "rate_limit_per_minute": 0, "build": offline_build,
+                                    "db_path": folder / "service.sqlite", **fields}))
+
+
 @pytest.fixture
 def live_server(make_app: AppFactory) -> Callable[..., LiveServer]:
     def start(**fields: Any) -> LiveServer:

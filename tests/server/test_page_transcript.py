@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.server.app import create_app
-from tests.server.conftest import KEY, LiveServer, offline_build
+from tests.server.conftest import LiveServer, page_service
 from tests.server.test_browser import browser, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
 from tests.server.test_page_explains import SHOTS, verify
 
@@ -27,9 +26,7 @@ FACTS = re.compile(r"^(\w+) · (\w+) · \d+ tokens? in · \d+ out · \d+\.\d s$"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    app = create_app(api_keys=[KEY], defaults=DEFAULTS, rate_limit_per_minute=0, build=offline_build,
-                     db_path=tmp_path_factory.mktemp("transcript") / "service.sqlite")
-    with LiveServer(app) as live:
+    with page_service(tmp_path_factory.mktemp("transcript"), defaults=DEFAULTS) as live:
         yield live
 
 
