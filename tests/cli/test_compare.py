@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.cli.main import run as cli_run
 from tests.cli.test_eval import run
 
 COMMON = ["--dataset", "countries", "--limit", "4", "--llm", "scripted:agree", "--no-cache"]
@@ -63,8 +64,10 @@ def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path) ->
     assert bad.returncode == 2 and "expected MODEL=IN,OUT" in bad.stderr
 
 
-def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path) -> None:
-    """MAD's judge on another model than its debaters: each model priced with its own --price."""
+def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """MAD's judge on another model than its debaters: each model priced with its own --price (the console
+    script for the run and the first comparison; the second, a message check, in process to save a start-up)."""
     two = ["--dataset", "countries", "--limit", "2", "--llm", "scripted:agree", "--judge-llm", "scripted:disagree",
            "--no-cache"]
     assert run("eval", "--method", "mad,cot", "--mad-rounds", "1", "-o", "out", *two, cwd=tmp_path).returncode == 0
@@ -82,7 +85,7 @@ def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path) -> None:
     mad = json.loads((tmp_path / "c" / "compare.json").read_text())["runs"][0]
     assert mad["cost"]["dollars"] == pytest.approx(expected)
     assert f"- mad: ${expected:.4f} in all: scripted:agree $" in (tmp_path / "c" / "compare.md").read_text()
-    one = run("compare", "out/mad", "out/cot", "-o", "c1", "--price", "agree=1,2", cwd=tmp_path)
-    assert one.returncode == 0, one.stderr
+    monkeypatch.chdir(tmp_path)
+    assert cli_run(["compare", "out/mad", "out/cot", "-o", "c1", "--price", "agree=1,2"]) == 0, capsys.readouterr().err
     text = (tmp_path / "c1" / "compare.md").read_text()
     assert "- mad: no dollars, no --price for scripted:disagree: " in text and "- cot: $" in text
