@@ -108,6 +108,8 @@ def vectors_written(data: Path) -> bool:
 
 
 def test_a_build_killed_mid_way_is_finished_on_the_next_run(tmp_path: Path, onnx_model: Path) -> None:
+    """Two real `index --builtin` processes over 400 documents (7 s alone): a killed build cannot share a
+    fixture's index, since what it guards is the half-written state only its own kill leaves."""
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400")
     proc = subprocess.Popen([EXE, "index", "--builtin"], stderr=subprocess.PIPE, text=True, env=env)
