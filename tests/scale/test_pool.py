@@ -32,9 +32,11 @@ def comparable(record: dict[str, Any]) -> dict[str, Any]:
     """A record without what may differ between executors: wall-clock seconds, the scale settings, and the
     speculative work started and dropped (how far a guessed round got before the real one ended is timing)."""
     out = dict(record)
-    for usage in [out.get("usage"), *(out.get("usage_by_role") or {}).values()]:
+    usages = [out.get("usage"), *(out.get("usage_by_role") or {}).values(), *(out.get("usage_by_model") or {}).values()]
+    for usage in usages:
         if isinstance(usage, dict):
-            for timing in ("seconds", "speculative_calls", "speculative_tokens"):
+            for timing in ("seconds", "speculative_calls", "speculative_tokens", "speculative_prompt_tokens",
+                           "speculative_completion_tokens"):
                 usage.pop(timing, None)
     if isinstance(out.get("config"), dict):
         out["config"] = {k: v for k, v in out["config"].items() if k != "scale"}
