@@ -221,6 +221,63 @@ class ResponseSettings(_Strict):
                                     "answers) accepted.")
 
 
+class GuardSettings(_Strict):
+    """The fact-checking guard in front of a chat model (``POST /v1/chat/completions``, ``factdebate.guard``):
+    the operator's defaults and the caps no request may pass (docs/guard.md)."""
+
+    upstream: str | None = Field(
+        title="Guard upstream", default=None,
+        json_schema_extra=offered(operator_only=True),
+        description="OpenAI-compatible base URL (ending in /v1) of the chat model the guard forwards to "
+                    "(unset: no /v1/chat/completions).")
+    upstream_key_env: str = Field(
+        title="Guard upstream key variable", default="FACTDEBATE_GUARD_UPSTREAM_KEY",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        json_schema_extra=offered(operator_only=True),
+        description="Environment variable holding the upstream's API key (unset: no key is sent).")
+    policy: Literal["annotate", "flag", "rewrite", "block"] = Field(
+        default="annotate", description="What a reply with refuted claims becomes by default: annotate (unchanged, "
+        "verdicts beside it), flag (a footnote list appended), rewrite (revised by the upstream), block (refused).")
+    deadline_s: float = Field(default=20.0, gt=0, le=3600, description="Seconds to decide a reply's claims by "
+                              "default; a claim not decided in time is unchecked.")
+    max_deadline_s: float = Field(default=120.0, gt=0, le=3600, description="Longest deadline a request may ask for.")
+    tier: Literal["fast", "standard", "deep"] = Field(
+        default="standard", description="Default tier: fast (one model call per claim), standard (one round of "
+        "the method), deep (the full method).")
+    max_tier: Literal["fast", "standard", "deep"] = Field(
+        default="deep", description="Highest tier a request may ask for or a claim may escalate to.")
+    on_unchecked: Literal["pass", "block"] = Field(
+        default="pass", description="A reply with unchecked claims: pass it on (said so) or block it.")
+    method: str = Field(default="tool-mad", description="Method of the standard and deep tiers by default.")
+    max_messages: int = Field(default=200, ge=1, le=10_000, description="Most messages in one chat request.")
+    max_message_chars: int = Field(default=100_000, ge=100, le=10_000_000,
+                                   description="Longest message in one chat request.")
+    max_evidence_items: int = Field(default=50, ge=0, le=500, description="Most evidence passages per request.")
+    max_evidence_chars: int = Field(default=200_000, ge=100, le=10_000_000,
+                                    description="Characters of evidence per request, all passages together.")
+    upstream_timeout_s: float = Field(default=120.0, gt=0, le=3600,
+                                      description="Seconds to wait for the upstream model's answer.")
+
+    @field_validator("upstream")
+    @classmethod
+    def _v1(cls, url: str | None) -> str | None:
+        if url is None or not url.strip():
+            return None
+        url = url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")) or not url.endswith("/v1"):
+            raise ValueError("guard.upstream must be an http(s) base URL ending in /v1")
+        return url
+
+    @model_validator(mode="after")
+    def _caps(self) -> GuardSettings:
+        order = ("fast", "standard", "deep")
+        if self.deadline_s > self.max_deadline_s:
+            raise ValueError("guard.deadline_s is above guard.max_deadline_s")
+        if order.index(self.tier) > order.index(self.max_tier):
+            raise ValueError("guard.tier is above guard.max_tier")
+        return self
+
+
 class Settings(_Strict):
     """Every verification setting: defaults < YAML file < environment < flags (settings/load.py)."""
 
@@ -242,6 +299,7 @@ class Settings(_Strict):
                              description="Claims verified at once in a batch.",
                              json_schema_extra=offered("concurrency", operator_only=True, group="limits"))
     scale: ScaleSettings = Field(default_factory=ScaleSettings, description=ScaleSettings.__doc__)
+    guard: GuardSettings = Field(default_factory=GuardSettings, description=GuardSettings.__doc__)
     # The file these settings were read from and how it was chosen (settings/load.py): no setting, a record.
     _config_file: ConfigFile | None = PrivateAttr(default=None)
 

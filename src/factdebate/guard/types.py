@@ -1,0 +1,199 @@
+"""The guard's contract: what a face (the ``/v1/chat/completions`` proxy, the Python API, the MCP tools) hands
+the checking module and what it gets back.
+
+A face turns its request into :class:`GuardOptions` (every field checked here, with the same bounds for
+every face), :func:`factdebate.guard.options.resolve_options` applies the operator's defaults and caps
+(``guard`` settings), and :func:`factdebate.guard.check.check_text` (or
+:class:`factdebate.guard.stream.StreamingCheck` while an answer is still arriving) returns a
+:class:`GuardResult`: each claim's place in the text, verdict, deciding tier, evidence and correction, and
+the text the client gets once the policy is applied. A claim that could not be decided is ``unchecked``,
+never supported; a text whose claims were not even extracted in time is ``degraded``. The entry points:
+
+- ``check_text(text, settings, resources, *, options, question=None, sinks=None, reviser=None) -> GuardResult``
+- ``StreamingCheck(...same...)``: ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready),
+  ``async finish() -> GuardResult``
+- ``evidence_from_messages(messages) -> list[GuardEvidence]`` (a conversation's ``role: "tool"`` messages)
+- ``resolve_options(options, settings) -> ResolvedGuardOptions``
+
+all importable from :mod:`factdebate.guard`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from factdebate.core.textsafe import unsafe_reason
+from factdebate.core.types import Label
+
+Policy = Literal["annotate", "flag", "rewrite", "block"]
+Tier = Literal["fast", "standard", "deep"]
+EvidenceMode = Literal["given", "both", "retrieved"]
+OnUnchecked = Literal["pass", "block"]
+ActionTaken = Literal["none", "annotated", "flagged", "rewritten", "blocked"]
+ClaimStatus = Literal["checked", "unchecked", "error"]
+
+TIERS: tuple[Tier, ...] = ("fast", "standard", "deep")  # cheapest first: a claim escalates along this order
+
+# Hard bounds of one evidence item, whatever the operator allows (guard.max_evidence_chars bounds the total).
+MAX_TITLE_CHARS = 300
+MAX_URL_CHARS = 2000
+MAX_EVIDENCE_TEXT_CHARS = 200_000
+MAX_EVIDENCE_ITEMS = 500
+CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+
+
+def _clean(value: str, what: str) -> str:
+    if reason := unsafe_reason(value):
+        raise ValueError(f"the {what} cannot be used: {reason}")
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GuardEvidence(_Strict):
+    """One passage the bot itself used (a retrieved chunk, a tool result, a document)."""
+
+    title: str = Field(default="", max_length=MAX_TITLE_CHARS, description="Where the passage comes from.")
+    text: str = Field(min_length=1, max_length=MAX_EVIDENCE_TEXT_CHARS, description="The passage itself.")
+    url: str | None = Field(default=None, max_length=MAX_URL_CHARS, description="Its address, if it has one.")
+
+    @field_validator("title", "text", "url")
+    @classmethod
+    def _safe(cls, value: str | None, info: object) -> str | None:
+        if value is None:
+            return None
+        name = getattr(info, "field_name", "field")
+        value = _clean(value, f"evidence {name}")
+        if name == "text" and not value.strip():
+            raise ValueError("the evidence text is empty")
+        return value
+
+
+class GuardOptions(_Strict):
+    """What a caller may choose per request (all optional: ``None`` takes the operator's default)."""
+
+    policy: Policy | None = Field(default=None, description="annotate (default), flag, rewrite or block.")
+    deadline_s: float | None = Field(default=None, gt=0, description="Seconds to decide every claim; lowers, "
+                                     "never raises, the operator's guard.max_deadline_s.")
+    tier: Tier | None = Field(default=None, description="fast (one call per claim), standard (one debate round) "
+                              "or deep (the full method); never above guard.max_tier.")
+    method: str | None = Field(default=None, max_length=64, description="The method of the standard and deep "
+                               "tiers (default guard.method).")
+    evidence: list[GuardEvidence] | None = Field(default=None, max_length=MAX_EVIDENCE_ITEMS,
+                                                 description="The bot's own passages, read before any retrieval.")
+    evidence_mode: EvidenceMode | None = Field(default=None, description="given (only the evidence sent), both "
+                                               "(it first, then retrieval; the default when evidence is sent) "
+                                               "or retrieved (ignore it).")
+    conversation_id: str | None = Field(default=None, pattern=CONVERSATION_ID_PATTERN,
+                                        description="Shares evidence memory and model cache between the checks "
+                                        "of one conversation (of one caller only).")
+    on_unchecked: OnUnchecked | None = Field(default=None, description="pass (default): a reply with unchecked "
+                                             "claims goes through, said so; block: it is refused.")
+
+    @field_validator("deadline_s")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("deadline_s must be a finite number of seconds")
+        return value
+
+    @field_validator("method")
+    @classmethod
+    def _method_text(cls, value: str | None) -> str | None:
+        return None if value is None else _clean(value, "method")
+
+
+class ResolvedGuardOptions(_Strict):
+    """:class:`GuardOptions` with the operator's defaults and caps applied: every field has its value."""
+
+    policy: Policy
+    deadline_s: float
+    tier: Tier
+    max_tier: Tier
+    method: str
+    evidence: list[GuardEvidence]
+    evidence_mode: EvidenceMode
+    conversation_id: str | None
+    on_unchecked: OnUnchecked
+
+
+class Span(_Strict):
+    """Character offsets into the checked text: ``text[start:end]`` is where the claim is said."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+class Correction(_Strict):
+    """One sentence that would make a refuted claim true, grounded in a quoted passage."""
+
+    text: str
+    quote_source: str  # the quote it rests on
+
+
+class ClaimEvidence(_Strict):
+    title: str
+    url: str | None = None
+    quote: str
+
+
+class GuardClaim(_Strict):
+    """One claim of the checked text. ``status``: checked (``label`` set by ``tier``), unchecked (no verdict
+    in time, or an unreadable one: ``reason`` says which; never a label) or error (``reason``)."""
+
+    index: int
+    claim: str
+    span: Span | None = None
+    span_note: str | None = None  # why span is None
+    label: Label | None = None
+    decided_by: str | None = None
+    tier: Tier | None = None  # the tier whose verdict this is
+    evidence: list[ClaimEvidence] = Field(default_factory=list)
+    correction: Correction | None = None
+    status: ClaimStatus = "unchecked"
+    reason: str | None = None
+
+
+class GuardUsage(_Strict):
+    model_calls: int = 0
+    tool_calls: int = 0
+    seconds: float = 0.0
+
+
+class SkippedSentence(_Strict):
+    """A sentence the check-worthiness step left out, and why: greeting, opinion, instruction, question..."""
+
+    span: Span
+    text: str
+    reason: str
+
+
+class GuardResult(_Strict):
+    """The check of one text. ``text`` is what the client gets after the policy (``original_text`` as it was
+    checked); ``passed_through`` names what was not checked at all (tool calls, non-text content)."""
+
+    label: Label | None = None
+    action_taken: ActionTaken = "none"
+    check_id: str | None = None
+    degraded: bool = False
+    degraded_reason: str | None = None
+    usage: GuardUsage = Field(default_factory=GuardUsage)
+    claims: list[GuardClaim] = Field(default_factory=list)
+    skipped: list[SkippedSentence] = Field(default_factory=list)
+    passed_through: list[str] = Field(default_factory=list)
+    policy: Policy = "annotate"
+    on_unchecked: OnUnchecked = "pass"
+    tier: Tier = "standard"
+    deadline_s: float = 0.0
+    original_text: str = ""
+    text: str = ""
+
+
+# Asked for ``rewrite``: the answer and its refuted claims (with evidence and corrections) -> a revised answer.
+Reviser = Callable[[str, list[GuardClaim]], Awaitable[str]]
