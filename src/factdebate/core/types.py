@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_text
@@ -283,11 +283,24 @@ class ClaimExtraction(BaseModel):
     ungrounded: list[str] = Field(default_factory=list)
 
 
+class Span(BaseModel):
+    """Character offsets into a checked text: ``text[start:end]`` is where a claim is said."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
 class ClaimCheck(BaseModel):
-    """One atomic claim of a response and its own verdict (``None`` when checking it raised an error)."""
+    """One atomic claim of a response and its own verdict (``None`` when checking it raised an error).
+    ``span``: where the response says it (``None`` with ``span_note`` when the extractor reworded it
+    beyond finding)."""
 
     index: int
     claim: str
+    span: Span | None = None
+    span_note: str | None = None
     label: Label | None = None
     verdict: Verdict | None = None
     gold: str | None = None  # a dataset's label for this claim, when it has one

@@ -1,17 +1,210 @@
 """Checking one whole text: the check-worthiness gate, claim extraction, each claim decided tier by tier
-within the deadline, spans, corrections, and the policy."""
+within the deadline, spans, corrections, and the policy.
+
+The deadline covers everything from the call on: extraction, every claim's tiers, corrections. A claim
+not decided when it ends is ``unchecked`` (its work is cancelled); a text whose claims were not extracted
+in time, or could not be read from the extractor's reply, is ``degraded`` and unchecked as a whole. What
+is unchecked is said in the result and handled by ``on_unchecked``; nothing is reported as supported
+that no tier supported.
+"""
 
 from __future__ import annotations
 
-from factdebate.core.runtime import EventSink
-from factdebate.guard.types import GuardOptions, GuardResult, Reviser
+import asyncio
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
+from factdebate.core.runtime import EventSink, RunRecorder, recording, span
+from factdebate.core.textsafe import unsafe_reason
+from factdebate.core.types import Label
+from factdebate.guard.conversation import Conversation, conversation
+from factdebate.guard.evidence import evidence_digest, passages
+from factdebate.guard.gate import Sentence, gate
+from factdebate.guard.options import resolve_options
+from factdebate.guard.policy import apply_policy
+from factdebate.guard.tiers import Context, Progress, decide
+from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, GuardUsage, Reviser, SkippedSentence
 from factdebate.methods.resources import Resources
+from factdebate.response_level.aggregate import response_label
+from factdebate.response_level.extract import aextract_claims
+from factdebate.response_level.spans import find_span
+from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
+
+
+class _Usage:
+    """A sink counting model and tool calls of everything the check runs, nested runs and cancelled claims
+    included (their events arrive as they happen)."""
+
+    def __init__(self) -> None:
+        self.model_calls = 0
+        self.tool_calls = 0
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        kind = record.get("event")
+        if kind == "llm_call":
+            self.model_calls += 1
+        elif kind == "tool_call":
+            self.tool_calls += 1
+
+
+def checked_text(text: object, settings: Settings) -> str:
+    """The reply as it is (spans index it), or an InputError: not text, unsafe, too long."""
+    if not isinstance(text, str):
+        raise InputError(f"the text to check must be text, not {type(text).__name__}")
+    if reason := unsafe_reason(text):
+        raise InputError(f"the text cannot be checked: {reason}")
+    if len(text) > settings.guard.max_message_chars:
+        raise InputError(f"the text is {len(text)} characters long; the limit is {settings.guard.max_message_chars} "
+                         "(guard.max_message_chars)")
+    return text
+
+
+class Check:
+    """The state one check shares between its parts (what :func:`check_text` and the streaming check use)."""
+
+    def __init__(self, settings: Settings, resources: Resources, options: GuardOptions, *, question: str | None,
+                 sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None) -> None:
+        self.options = resolve_options(options, settings)
+        self.settings = settings
+        self.question = validate_question(question, settings)
+        self.reviser = reviser
+        self.usage = _Usage()
+        self.sinks: list[EventSink] = [*(sinks or []), self.usage]
+        self.conversation: Conversation | None = conversation(caller, self.options.conversation_id)
+        docs = passages(self.options.evidence)
+        self.context = Context(settings=settings, resources=resources, options=self.options, passages=docs,
+                               sinks=self.sinks, scope=self.conversation.scope if self.conversation else None)
+        self.digest = evidence_digest(docs)
+        self.recorder = RunRecorder(self.sinks, run_id=uuid.uuid4().hex[:12])
+        self.started = time.perf_counter()
+        self.progress: list[Progress] = []
+        self.skipped: list[SkippedSentence] = []
+        self.degraded_reasons: list[str] = []
+        self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
+
+    def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
+        """The check-worthy ones of ``sentences``; the others are recorded as skipped."""
+        self.skipped += [SkippedSentence(span=s.span, text=s.text, reason=s.reason) for s in sentences if s.reason]
+        return [s for s in sentences if s.reason is None]
+
+    async def extract(self, text: str, context: str | None = None) -> list[str] | None:
+        """The claims of ``text`` (None, with the reason recorded, when the extractor's reply was unreadable
+        or the extractor failed)."""
+        with span("claims", "extraction"):
+            try:
+                extraction = await aextract_claims(text, question=self.question,
+                                                   llm=self.context.resources.llm("extractor"),
+                                                   max_claims=self.settings.response.max_claims, context=context)
+            except FactDebateError as exc:
+                self.degraded_reasons.append(f"the claims could not be extracted: {exc}")
+                return None
+        self.recorder.emit(ClaimsExtracted(claims=extraction.claims, parsed=extraction.parsed,
+                                           ungrounded=extraction.ungrounded))
+        if not extraction.parsed:
+            self.degraded_reasons.append("the claims could not be read from the extractor's reply")
+            return None
+        return extraction.claims
+
+    def add_claim(self, claim: str, text: str, after: int) -> Progress | None:
+        """A new claim (None when this check has it already), placed in ``text`` at or after ``after``."""
+        if any(" ".join(p.claim.claim.lower().split()) == " ".join(claim.lower().split()) for p in self.progress):
+            return None
+        place, note = find_span(claim, text, after=after)
+        progress = Progress(GuardClaim(index=len(self.progress), claim=claim, span=place, span_note=note))
+        self.progress.append(progress)
+        return progress
+
+    def _cache_key(self, claim: str) -> tuple[str, ...]:
+        o = self.options
+        return (" ".join(claim.lower().split()), o.method, o.tier, o.max_tier, o.evidence_mode, self.digest)
+
+    async def decide(self, progress: Progress) -> None:
+        """Decide one claim (from the conversation's verdicts when it was settled there before)."""
+        key = self._cache_key(progress.claim.claim)
+        known = self.conversation.recall(key) if self.conversation else None
+        if known is not None:
+            progress.claim = known.model_copy(update={"index": progress.claim.index, "span": progress.claim.span,
+                                                      "span_note": progress.claim.span_note})
+            progress.done = True
+            return
+        async with self.gate_semaphore:
+            with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
+                      claim=progress.claim.claim[:300]):
+                try:
+                    await decide(progress, self.context)
+                except FactDebateError as exc:
+                    progress.claim.status, progress.claim.reason = "error", str(exc)
+                    progress.done = True
+        final = progress.final(timed_out=False)
+        if self.conversation is not None and final.status == "checked":
+            self.conversation.keep(key, final)
+
+    def remaining(self, deadline: float) -> float:
+        return max(0.0, deadline - time.perf_counter())
+
+    async def result(self, text: str, *, degraded: bool) -> GuardResult:
+        """The check's result with the policy applied; every claim not done counts as timed out."""
+        claims = [p.final(timed_out=not p.done) for p in self.progress]
+        reason = "; ".join(self.degraded_reasons) or None
+        degraded = degraded or bool(self.degraded_reasons)
+        if degraded:
+            label: Label | None = None
+            decided_by = "degraded"
+        else:
+            label, decided_by = response_label([c.label if c.status == "checked" else None for c in claims])
+        self.recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in claims]))
+        o = self.options
+        result = GuardResult(
+            label=label, degraded=degraded, degraded_reason=reason,
+            usage=GuardUsage(model_calls=self.usage.model_calls, tool_calls=self.usage.tool_calls,
+                             seconds=round(time.perf_counter() - self.started, 3)),
+            claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start), policy=o.policy,
+            on_unchecked=o.on_unchecked, tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text)
+        return await apply_policy(result, self.reviser)
+
+
+async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:
+    """Wait for ``tasks`` at most ``timeout`` seconds; cancel the rest and wait for them to stop."""
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=timeout)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def check_text(text: str, settings: Settings, resources: Resources, *, options: GuardOptions,
                      question: str | None = None, sinks: list[EventSink] | None = None,
-                     reviser: Reviser | None = None) -> GuardResult:
-    """Check ``text`` (an assistant's reply) and apply the policy; never raises for a claim that could not be
-    decided (it is ``unchecked``), raises ``InputError`` for options or text out of bounds."""
-    raise NotImplementedError
+                     reviser: Reviser | None = None, caller: str | None = None) -> GuardResult:
+    """Check ``text`` (an assistant's reply) and apply the policy. ``caller``: who asks (the service: the API
+    key's id), so a conversation's shared state is never another caller's. Raises ``InputError`` for
+    options or text out of bounds; a claim that could not be decided is ``unchecked``, never an error."""
+    text = checked_text(text, settings)
+    check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller)
+    deadline = check.started + check.options.deadline_s
+    with recording(check.recorder):
+        check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
+        worthy = check.skip(gate(text))
+        claims: list[str] | None = []
+        if worthy:
+            extraction = asyncio.ensure_future(check.extract(" ".join(s.text for s in worthy)))
+            await settle([extraction], check.remaining(deadline))
+            if extraction.cancelled():
+                check.degraded_reasons.append(f"the claims were not extracted within the deadline "
+                                              f"({check.options.deadline_s:g} s)")
+                claims = None
+            else:
+                claims = extraction.result()
+        after = 0
+        for claim in claims or []:
+            progress = check.add_claim(claim, text, after)
+            if progress is not None and progress.claim.span is not None and progress.claim.span_note is None:
+                after = progress.claim.span.start
+        tasks = [asyncio.ensure_future(check.decide(p)) for p in check.progress]
+        await settle(tasks, check.remaining(deadline))
+        return await check.result(text, degraded=claims is None)

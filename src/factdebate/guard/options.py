@@ -28,7 +28,7 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
     if total > guard.max_evidence_chars:
         raise InputError(f"the evidence sent is {total} characters long; the limit is {guard.max_evidence_chars} "
                          "(guard.max_evidence_chars): send the passages that matter, they are ranked per claim")
-    method = options.method or guard.method
+    method = options.method or guard.method or settings.method
     from factdebate.methods.base import all_methods
 
     if method not in all_methods():

@@ -1,30 +1,121 @@
-"""Checking an answer while it is still arriving: each complete sentence is checked as soon as it is fed."""
+"""Checking an answer while it is still arriving.
+
+``feed`` takes each delta; every run of complete sentences (a sentence is complete once whitespace follows
+its end, or a line break) goes through the gate and, when check-worthy, to the extractor at once, with the
+answer so far as context, and its claims are decided while the rest of the answer streams. Claims are
+numbered in the answer's order (a run's claims wait for the previous run's to be numbered). ``verdicts``
+yields each claim when it is decided; ``finish`` (after the last delta) checks the rest and waits for
+everything within ``deadline_s``, counted from the answer's end: the client is reading until then.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import re
+import time
 from collections.abc import AsyncIterator
+from typing import Any
 
-from factdebate.core.runtime import EventSink
+from factdebate.core.events import ResponseStarted
+from factdebate.core.runtime import EventSink, recording
+from factdebate.guard.check import Check, checked_text, settle
+from factdebate.guard.gate import gate
+from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
+from factdebate.response_level.spans import _BOUNDARY
 from factdebate.settings.model import Settings
+
+_END = re.compile(_BOUNDARY.pattern)
 
 
 class StreamingCheck:
     """``feed`` each delta of the answer; ``verdicts()`` yields each claim's verdict when ready; ``finish()``
-    (after the last delta) waits within the deadline and applies the policy."""
+    (after the last delta) waits within the deadline and applies the policy. Built inside a running loop."""
 
     def __init__(self, settings: Settings, resources: Resources, *, options: GuardOptions,
                  question: str | None = None, sinks: list[EventSink] | None = None,
-                 reviser: Reviser | None = None) -> None:
-        raise NotImplementedError
+                 reviser: Reviser | None = None, caller: str | None = None) -> None:
+        self._check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser,
+                            caller=caller)
+        self._settings = settings
+        self._text = ""
+        self._cursor = 0  # the answer before this offset has been handed to the checks
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._extractions: list[asyncio.Task[Any]] = []
+        self._registered: asyncio.Event | None = None  # set when the previous run's claims are numbered
+        self._queue: asyncio.Queue[GuardClaim | None] = asyncio.Queue()
+        self._sent: set[int] = set()
+        self._finished = False
+        with recording(self._check.recorder):
+            self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
 
     def feed(self, delta: str) -> None:
-        raise NotImplementedError
+        """Add ``delta`` to the answer; complete sentences start being checked now."""
+        if self._finished:
+            raise RuntimeError("the answer was already finished")
+        self._text = checked_text(self._text + delta, self._settings)
+        ends = [m for m in _END.finditer(self._text, self._cursor)]
+        if ends:
+            self._dispatch(ends[-1].start(), ends[-1].end())
+
+    def _dispatch(self, end: int, resume: int) -> None:
+        start, self._cursor = self._cursor, resume
+        sentences = [s for s in gate(self._text[:end]) if s.start >= start]
+        worthy = self._check.skip(sentences)
+        if not worthy:
+            return
+        previous, mine = self._registered, asyncio.Event()
+        self._registered = mine
+        task = asyncio.create_task(self._run(" ".join(s.text for s in worthy), start, previous, mine),
+                                   context=self._context)
+        self._extractions.append(task)
+
+    async def _run(self, chunk: str, start: int, previous: asyncio.Event | None, mine: asyncio.Event) -> None:
+        try:
+            context = self._text[:start].strip() or None
+            claims = await self._check.extract(chunk, context=context)
+            if previous is not None:
+                await previous.wait()
+            fresh = [p for p in (self._check.add_claim(c, self._text, start) for c in claims or []) if p is not None]
+        finally:
+            mine.set()
+        for progress in fresh:
+            self._tasks.append(asyncio.create_task(self._decide(progress)))
+
+    async def _decide(self, progress: Progress) -> None:
+        await self._check.decide(progress)
+        self._send(progress.final(timed_out=False))
+
+    def _send(self, claim: GuardClaim) -> None:
+        if claim.index not in self._sent:
+            self._sent.add(claim.index)
+            self._queue.put_nowait(claim)
 
     async def verdicts(self) -> AsyncIterator[GuardClaim]:
-        raise NotImplementedError
-        yield  # pragma: no cover
+        """Each claim once, when it is decided (undecided ones as ``unchecked`` when the deadline ends)."""
+        while (claim := await self._queue.get()) is not None:
+            yield claim
 
     async def finish(self) -> GuardResult:
-        raise NotImplementedError
+        """Check the rest of the answer, wait for every claim within the deadline, apply the policy."""
+        self._finished = True
+        check = self._check
+        deadline = time.perf_counter() + check.options.deadline_s
+        check.recorder.emit(ResponseStarted(response=self._text, question=check.question,
+                                            method=check.options.method))
+        if self._cursor < len(self._text):
+            self._dispatch(len(self._text), len(self._text))
+        await settle(self._extractions, check.remaining(deadline))
+        late = sum(task.cancelled() for task in self._extractions)
+        if late:
+            check.degraded_reasons.append(f"{late} part(s) of the answer had their claims not extracted within the "
+                                          f"deadline ({check.options.deadline_s:g} s)")
+        await settle(self._tasks, check.remaining(deadline))
+        with recording(check.recorder):
+            result = await check.result(self._text, degraded=False)
+        for claim in result.claims:
+            self._send(claim)
+        self._queue.put_nowait(None)
+        return result

@@ -27,7 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Label
+from factdebate.core.types import Label, Span  # Span: the offsets /v1/check-response gives too
 
 Policy = Literal["annotate", "flag", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
@@ -121,13 +121,6 @@ class ResolvedGuardOptions(_Strict):
     evidence_mode: EvidenceMode
     conversation_id: str | None
     on_unchecked: OnUnchecked
-
-
-class Span(_Strict):
-    """Character offsets into the checked text: ``text[start:end]`` is where the claim is said."""
-
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
 
 
 class Correction(_Strict):

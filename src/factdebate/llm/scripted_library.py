@@ -70,6 +70,14 @@ def protocol_responder(disagree: bool) -> Responder:
         if prompt == "claims_extract":  # response-level checks: one claim per sentence
             text = messages[0]["content"].split("Text:", 1)[-1].split("Reply with", 1)[0]
             return json.dumps({"claims": [s.strip() + "." for s in text.strip().split(".") if s.strip()][:12]})
+        if prompt == "guard_fast":  # the guard's fast tier: what the first passage says settles it
+            first = re.search(r"^\[1\] [^:]*: (.*)$", messages[0]["content"], re.M)
+            label = "REFUTES" if disagree and first else "SUPPORTS" if first else "NOT ENOUGH INFO"
+            quote = first.group(1).split(". ")[0] if first else ""
+            return json.dumps({"label": label, "passage": 1 if first else 0, "quote": quote})
+        if prompt == "guard_correct":
+            quote = re.search(r'^Passage \(.*?\): "(.*)"$', messages[0]["content"], re.M)
+            return json.dumps({"sentence": quote.group(1) if quote else "No correction."})
         if prompt == "faithfulness_statements":
             answer = messages[0]["content"].split("Answer:", 1)[-1].split("\n")[0].strip()
             return f"1. {answer}"

@@ -34,6 +34,7 @@ from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
+from factdebate.response_level.spans import claim_spans
 from factdebate.run.claim import public_config, run_claim, session
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
@@ -119,6 +120,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
             checks = [await check for check in work]
         else:
             checks = list(await asyncio.gather(*work))
+        for check, (place, note) in zip(checks, claim_spans([c.claim for c in checks], text), strict=True):
+            check.span, check.span_note = place, note  # offsets into the response as returned (``response``)
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))

@@ -248,7 +248,8 @@ class GuardSettings(_Strict):
         default="deep", description="Highest tier a request may ask for or a claim may escalate to.")
     on_unchecked: Literal["pass", "block"] = Field(
         default="pass", description="A reply with unchecked claims: pass it on (said so) or block it.")
-    method: str = Field(default="tool-mad", description="Method of the standard and deep tiers by default.")
+    method: str | None = Field(default=None, description="Method of the standard and deep tiers by default "
+                               "(default: the configured method, tool-mad unless set).")
     max_messages: int = Field(default=200, ge=1, le=10_000, description="Most messages in one chat request.")
     max_message_chars: int = Field(default=100_000, ge=100, le=10_000_000,
                                    description="Longest message in one chat request.")

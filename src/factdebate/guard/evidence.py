@@ -1,0 +1,130 @@
+"""The bot's own evidence, and the settings and resources each tier runs with.
+
+Given evidence is split into passages (corpus/chunking.py: a long tool result or document becomes several
+passages, none cut off) and put in the given-evidence context (tools/given.py) for the claim being checked:
+the given-evidence tool ranks the passages for each query (the ``k`` most similar) and, with ``both``,
+searches the configured engine after them. A tier runs the requested method on resources derived from the
+caller's: the same models, services and engines, a tool factory that serves the given evidence in the
+request's ``evidence_mode``, and settings narrowed to the tier (``standard``: one round).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+from factdebate.core.types import Document
+from factdebate.corpus.chunking import chunk_text
+from factdebate.guard.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
+from factdebate.methods.base import get_method
+from factdebate.methods.resources import Resources
+from factdebate.settings.model import Settings
+from factdebate.tools.base import Tool
+from factdebate.tools.given import GivenEvidenceTool, with_given_evidence
+
+MAX_QUOTE_CHARS = 400
+_WORD = re.compile(r"[^\W_]+")
+_FUNCTION = frozenset(("the", "a", "an", "of", "in", "on", "at", "to", "is", "was", "are", "were", "and", "or",
+                       "for", "by", "with", "as", "it", "its", "that", "this", "from"))
+
+
+def passages(evidence: Sequence[GuardEvidence]) -> list[Document]:
+    """Each item as one passage or, when long, several (every word kept, in order), titled by its item."""
+    docs: list[Document] = []
+    for number, item in enumerate(evidence, start=1):
+        title = item.title.strip() or f"given evidence {number}"
+        pieces = chunk_text(item.text) or [item.text.strip()]
+        for part, text in enumerate(pieces, start=1):
+            docs.append(Document(id=f"given-{number}" + (f".{part}" if len(pieces) > 1 else ""), title=title,
+                                 text=text, source=item.url or "given"))
+    return docs
+
+
+def evidence_digest(docs: Sequence[Document]) -> str:
+    """A short fingerprint of the given passages (part of a conversation's verdict cache key)."""
+    digest = hashlib.sha256()
+    for doc in docs:
+        digest.update(f"{doc.title}\0{doc.text}\0{doc.source}\1".encode())
+    return digest.hexdigest()[:16]
+
+
+def _one_round(name: str, section: object) -> object:
+    """A method's settings with one round of debate (DPD: the opening and one rebuttal round at most)."""
+    fields = type(section).model_fields if hasattr(type(section), "model_fields") else {}
+    update: dict[str, int] = {}
+    if "rounds" in fields:
+        update["rounds"] = 1
+    if "max_rounds" in fields:
+        update["max_rounds"] = 1
+        update["min_rounds"] = min(int(getattr(section, "min_rounds", 0)), 1)
+    copy = getattr(section, "model_copy", None)
+    return copy(update=update) if copy is not None and update else section
+
+
+def tier_settings(settings: Settings, *, method: str, tier: Tier, mode: EvidenceMode,
+                  scope: str | None = None) -> Settings:
+    """The settings ``tier`` runs ``method`` with: the request's evidence mode; ``standard``: one round;
+    ``scope`` (a conversation of one caller): the method's per-caller state narrowed to it (MERMAID's
+    evidence memory namespace)."""
+    methods = dict(settings.methods)
+    if tier == "standard" and method in methods:
+        methods[method] = _one_round(method, methods[method])
+    derived = settings.model_copy(update={
+        "method": method, "methods": methods,
+        "retrieval": settings.retrieval.model_copy(update={"evidence": mode})})
+    return get_method(method).for_caller(derived, scope) if scope is not None else derived
+
+
+def tier_resources(resources: Resources, settings: Settings) -> Resources:
+    """``resources``' models, encoder and services with tools that serve the given evidence as ``settings``
+    say (``retrieval.evidence``). The engines themselves are the caller's (opened once)."""
+
+    def engine(kind: str) -> Tool:
+        tool = resources.tool(kind)
+        if isinstance(tool, GivenEvidenceTool):  # the caller's resources serve given evidence already
+            if tool.inner is not None:
+                return tool.inner
+            from factdebate.run.build import make_tool
+
+            return make_tool(kind, settings, resources.debater)
+        return tool
+
+    return Resources(settings=settings, llm_factory=resources.llm, encoder_factory=lambda: resources.encoder,
+                     tool_factory=with_given_evidence(settings.retrieval.evidence, engine, lambda: resources.encoder),
+                     services=resources.services, run=None)
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text) if w.casefold() not in _FUNCTION}
+
+
+def best_quote(claim: str, text: str) -> str:
+    """The sentence of ``text`` sharing most words with ``claim`` (its opening when none shares any)."""
+    from factdebate.response_level.spans import sentences
+
+    wanted = _words(claim)
+    pieces = [text[s:e] for s, e in sentences(text)] or [text]
+    best = max(pieces, key=lambda p: len(wanted & _words(p)))
+    if not wanted & _words(best):
+        best = pieces[0]
+    return best[:MAX_QUOTE_CHARS]
+
+
+def shares_words(a: str, b: str) -> bool:
+    return bool(_words(a) & _words(b))
+
+
+def claim_evidence(claim: str, docs: Sequence[Document], most: int = 3) -> list[ClaimEvidence]:
+    """Up to ``most`` distinct passages as evidence of ``claim``: title, address (when it is one), quote."""
+    out: list[ClaimEvidence] = []
+    seen: set[str] = set()
+    for doc in docs:
+        if doc.text in seen or not doc.text.strip():
+            continue
+        seen.add(doc.text)
+        url = doc.source if doc.source.startswith(("http://", "https://")) else None
+        out.append(ClaimEvidence(title=doc.title[:300], url=url, quote=best_quote(claim, doc.text)))
+        if len(out) == most:
+            break
+    return out

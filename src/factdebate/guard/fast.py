@@ -1,0 +1,90 @@
+"""The ``fast`` tier: one model call decides a claim over the given and retrieved passages.
+
+The reply is one JSON object (held to its schema where the backend constrains output): a label, the
+passage it rests on, and the deciding words copied from it. It is not re-asked (the tier is one call): a
+reply that cannot be read leaves the claim undecided at this tier, counted as a lost reply, and the claim
+goes up a tier or stays unchecked; it is never read as a label.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from factdebate.core.errors import FactDebateError
+from factdebate.core.runtime import count_reply
+from factdebate.core.types import Document, Label
+from factdebate.llm.base import GenParams
+from factdebate.llm.json_reply import enclosed
+from factdebate.methods.kit.common import book_tool_call, search_tool
+from factdebate.methods.resources import Resources
+from factdebate.prompts import render
+from factdebate.tools.given import current_evidence, top_k
+
+AGENT = "guard-fast"
+LABELS = [label.value for label in Label]
+SCHEMA = {"type": "object", "additionalProperties": False, "required": ["label", "passage", "quote"],
+          "properties": {"label": {"type": "string", "enum": LABELS},
+                         "passage": {"type": "integer", "minimum": 0, "maximum": 40},
+                         "quote": {"type": "string", "maxLength": 400}}}
+
+
+@dataclass
+class FastVerdict:
+    label: Label | None  # None: the reply could not be read
+    documents: list[Document]  # what the model read, the deciding passage first
+    quote: str = ""
+    problem: str = ""
+
+
+def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int, str, str]:
+    """(label, passage index or -1, quote, problem); label None when the reply is unreadable."""
+    try:
+        value = enclosed(text, "{")
+    except json.JSONDecodeError as exc:
+        return None, -1, "", f"not a JSON object ({exc.msg})"
+    if not isinstance(value, dict):
+        return None, -1, "", "not a JSON object"
+    label = str(value.get("label", "")).strip().upper()
+    if label not in LABELS:
+        return None, -1, "", f"no label among {', '.join(LABELS)}"
+    passage = value.get("passage")
+    index = passage - 1 if isinstance(passage, int) and 1 <= passage <= len(documents) else -1
+    quote = str(value.get("quote") or "").strip()
+    if index >= 0 and quote and " ".join(quote.lower().split()) not in " ".join(documents[index].text.lower().split()):
+        quote = ""  # a quote the passage does not hold is not evidence
+    return Label(label), index, quote, ""
+
+
+async def _gather(claim: str, resources: Resources, mode: str) -> list[Document]:
+    """The given passages most similar to the claim, then (unless ``given``) the search engine's results."""
+    k = resources.settings.retrieval.k
+    given = current_evidence() or []
+    docs = await top_k(claim, given, k, resources.encoder) if given and mode != "retrieved" else []
+    if mode != "given":
+        tool = resources.tool("search")
+        try:
+            found = await search_tool(tool, claim, k, agent=AGENT)
+        except FactDebateError as exc:  # a failed search leaves the given passages; the trace says why
+            book_tool_call(tool.name, claim, k, [], 0.0, agent=AGENT, round=0, error=str(exc))
+            found = []
+        seen = {d.text for d in docs}
+        docs += [d for d in found if d.text not in seen]
+    return docs
+
+
+async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdict:
+    documents = await _gather(claim, resources, mode)
+    max_chars = resources.settings.retrieval.max_doc_chars
+    shown = [d.model_copy(update={"text": d.text[:max_chars]}) for d in documents]
+    prompt = render("guard_fast", claim=claim, documents=shown)
+    count_reply("guard_fast", "asked")
+    reply = await resources.llm("debater").complete(
+        [{"role": "user", "content": prompt.text}], GenParams(temperature=0.0, max_tokens=300, json_schema=SCHEMA),
+        agent=AGENT, prompt=prompt.name)
+    label, index, quote, problem = read_reply(reply.text, shown)
+    if label is None:
+        count_reply("guard_fast", "lost")
+        return FastVerdict(None, shown, problem=problem)
+    ordered = [shown[index], *shown[:index], *shown[index + 1:]] if index >= 0 else shown
+    return FastVerdict(label, ordered, quote=quote)

@@ -1,0 +1,124 @@
+"""One claim decided tier by tier: ``fast`` (one call over the passages), ``standard`` (one round of the
+method), ``deep`` (the full method). A tier that cannot settle the claim (REFUTES, NOT ENOUGH INFO, no
+readable label) hands it to the next, up to the operator's ``guard.max_tier``; SUPPORTS settles it. A
+later tier's label replaces an earlier one; one without a label does not. ``Progress`` holds the best
+verdict so far, so a claim whose escalation the deadline cuts keeps the verdict a lower tier reached and
+says so, and a claim with none is ``unchecked``: never a label it did not get.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from factdebate.core.errors import FactDebateError
+from factdebate.core.runtime import EventSink, span
+from factdebate.core.types import Document, Label, Verdict
+from factdebate.guard.correct import correct
+from factdebate.guard.evidence import claim_evidence, tier_resources, tier_settings
+from factdebate.guard.fast import decide_fast
+from factdebate.guard.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
+from factdebate.methods.resources import Resources
+from factdebate.run.claim import run_claim
+from factdebate.settings.model import Settings
+from factdebate.tools.given import given_evidence
+
+UNREADABLE = "no tier's reply could be read"
+
+
+@dataclass
+class Progress:
+    """One claim's verdict so far (updated as each tier finishes)."""
+
+    claim: GuardClaim
+    tiers_tried: list[Tier] = field(default_factory=list)
+    done: bool = False
+
+    def final(self, timed_out: bool) -> GuardClaim:
+        """The claim as reported: checked when some tier gave it a label, else unchecked (or error)."""
+        out = self.claim.model_copy(deep=True)
+        if out.status == "error":
+            return out
+        if out.label is not None:
+            out.status = "checked"
+            if timed_out and not self.done:
+                out.reason = (f"decided by the {out.tier} tier; the deadline ended its check at a higher tier "
+                              "before that one decided")
+            return out
+        out.status = "unchecked"
+        if timed_out and not self.done:
+            out.reason = ("not decided within the deadline" if not self.tiers_tried
+                          else f"not decided within the deadline (tried: {', '.join(self.tiers_tried)})")
+        elif out.reason is None:
+            out.reason = UNREADABLE
+        return out
+
+
+@dataclass
+class Context:
+    settings: Settings
+    resources: Resources
+    options: ResolvedGuardOptions
+    passages: list[Document]
+    sinks: list[EventSink] | None
+    scope: str | None
+
+
+def _documents(verdict: Verdict) -> list[Document]:
+    """What the verdict's agents read, last round first (the evidence the decision rested on)."""
+    docs: list[Document] = []
+    for rnd in reversed(verdict.rounds):
+        for turn in rnd.turns:
+            docs += turn.evidence
+            for step in turn.steps:
+                docs += step.evidence
+    return docs
+
+
+async def _run_tier(claim: str, tier: Tier, ctx: Context) -> tuple[Label | None, str, list[ClaimEvidence], str]:
+    """(label or None, decided_by, evidence, problem) of one tier."""
+    mode = ctx.options.evidence_mode
+    settings = tier_settings(ctx.settings, method=ctx.options.method, tier=tier, mode=mode, scope=ctx.scope)
+    resources = tier_resources(ctx.resources, settings)
+    with given_evidence(ctx.passages if ctx.passages else None), span(f"tier {tier}", "guard_tier", tier=tier):
+        if tier == "fast":
+            fast = await decide_fast(claim, resources, mode)
+            evidence = claim_evidence(claim, fast.documents)
+            if fast.quote and evidence:
+                evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
+            return fast.label, "guard-fast", evidence, fast.problem
+        verdict = await run_claim(claim, settings, resources, sinks=ctx.sinks)
+    problem = "" if verdict.label is not None else f"the {ctx.options.method} verdict had no readable label"
+    return verdict.label, verdict.decided_by, claim_evidence(claim, _documents(verdict)), problem
+
+
+def tiers_for(options: ResolvedGuardOptions) -> Sequence[Tier]:
+    return TIERS[TIERS.index(options.tier):TIERS.index(options.max_tier) + 1]
+
+
+async def decide(progress: Progress, ctx: Context) -> None:
+    """Decide ``progress.claim`` in place; returns when settled or out of tiers (the caller's deadline
+    cancels it otherwise)."""
+    claim = progress.claim
+    for tier in tiers_for(ctx.options):
+        progress.tiers_tried.append(tier)
+        try:
+            label, decided_by, evidence, problem = await _run_tier(claim.claim, tier, ctx)
+        except FactDebateError as exc:
+            if claim.label is None:
+                claim.status, claim.reason = "error", str(exc)
+            break
+        if label is None:
+            if claim.label is None:
+                claim.reason = f"{tier} tier: {problem or 'no readable label'}"
+            continue
+        claim.label, claim.decided_by, claim.tier, claim.evidence = label, decided_by, tier, evidence
+        claim.status, claim.reason = "checked", None
+        if label == Label.SUPPORTS:
+            claim.correction = None
+            break
+        if label == Label.REFUTES and claim.correction is None and evidence:
+            claim.correction = await correct(claim.claim, evidence[0], ctx.resources.llm("debater"))
+        if label != Label.REFUTES:
+            claim.correction = None
+    progress.done = True

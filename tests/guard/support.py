@@ -1,0 +1,102 @@
+"""A scripted chatbot reply and checker models for the guard's tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from factdebate.core.types import Document
+from factdebate.guard import GuardOptions, GuardResult, check_text
+from factdebate.llm.base import Completion, GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+from tests.helpers import StaticTool, resources_for
+
+REPLY = ("Hi! Great question. Paris is the capital of France. The Eiffel Tower is in Rome. "
+         "I think Paris is lovely in spring. Visit the Louvre early to avoid queues. Would you like more?")
+CLAIMS = ["Paris is the capital of France.", "The Eiffel Tower is in Rome."]
+PARIS_DOC = Document(id="web-1", title="Eiffel Tower", text="The Eiffel Tower is a tower in Paris. It opened in 1889.",
+                     source="https://example.org/eiffel")
+
+
+def _claim_of(text: str) -> str:
+    found = re.search(r"^(?:Statement|Claim): (.*)$", text, re.M)
+    return found.group(1) if found else ""
+
+
+def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallInfo, str], str] | None = None,
+           claims: list[str] | None = None, correction: str = "The Eiffel Tower is in Paris.") -> Any:
+    """Extraction gives ``claims`` (default: the two facts of REPLY); the fast tier refutes claims naming
+    Rome, quoting the first passage, and supports the rest (``fast`` overrides: claim -> reply text); the
+    debate methods answer through ``debate`` (call, claim -> label) or support everything."""
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        prompt = call.prompt.split(":")[0]
+        text = messages[0]["content"]
+        if prompt == "claims_extract":
+            return json.dumps({"claims": claims if claims is not None else CLAIMS})
+        if prompt == "guard_fast":
+            claim = _claim_of(text)
+            if fast is not None:
+                return fast(claim)
+            first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
+            label = "REFUTES" if "Rome" in claim else "SUPPORTS"
+            return json.dumps({"label": label, "passage": 1, "quote": first.group(1).split(". ")[0] + "."
+                               if first else ""})
+        if prompt == "guard_correct":
+            return json.dumps({"sentence": correction})
+        claim = _claim_of(text)
+        label = debate(call, claim) if debate is not None else "SUPPORTS"
+        if prompt in ("single", "cot", "label_reask", "judge"):
+            return label
+        if prompt == "debate_answer":
+            return f"Document [1] says so.\n{label}"
+        if prompt == "query_select":
+            return f"[{claim}]"
+        if prompt == "faithfulness_statements":
+            return "1. A statement."
+        if prompt == "faithfulness_verdicts":
+            return "1: yes"
+        if prompt == "relevance_questions":
+            return "1. Is it true?\n2. Is it so?\n3. Is that right?"
+        raise AssertionError(f"unexpected prompt {call.prompt}")
+
+    return respond
+
+
+class SlowBackend(ScriptedBackend):
+    """Calls whose prompt text contains one of ``slow`` take ``seconds`` (the rest answer at once)."""
+
+    def __init__(self, responder: Any, slow: dict[str, float]) -> None:
+        super().__init__(responder)
+        self.slow = slow
+
+    async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        for marker, seconds in self.slow.items():
+            if marker in messages[0]["content"]:
+                await asyncio.sleep(seconds)
+        return await super().complete(messages, params)
+
+
+async def run_check(respond: Any, text: str = REPLY, *, method: str = "single", backend: ScriptedBackend | None = None,
+                    docs: list[Document] | None = None, guard: dict[str, Any] | None = None,
+                    events: list[dict[str, Any]] | None = None, **options: Any) -> tuple[GuardResult, Any]:
+    tools = {"rag": StaticTool("rag", docs or [PARIS_DOC]), "search": StaticTool("local", docs or [PARIS_DOC])}
+    resources, scripted, _ = resources_for(respond, method=method, tools=tools, guard=guard or {})
+    if backend is not None:
+        from factdebate.run.build import build_resources
+        from tests.helpers import BagOfWordsEncoder
+
+        resources = build_resources(resources.settings, backends={"debater": backend},
+                                    tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+        scripted = backend
+    reviser = options.pop("reviser", None)
+    caller = options.pop("caller", None)
+    async with resources:
+        result = await check_text(text, resources.settings, resources, options=GuardOptions(**options),
+                                  sinks=[events.append] if events is not None else None, reviser=reviser,
+                                  caller=caller)
+    return result, scripted

@@ -1,0 +1,113 @@
+"""check_text with scripted models: the gate, spans, tiers and escalation, the deadline, given evidence."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from factdebate.core.types import Label
+from factdebate.llm.calls import CallInfo
+from tests.guard.support import CLAIMS, REPLY, SlowBackend, run_check, script
+
+FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
+
+
+async def test_spans_slice_the_reply_to_each_claims_words_and_the_gate_says_what_it_left_out() -> None:
+    result, backend = await run_check(script(), tier="fast", guard=FAST_ONLY)
+    assert [c.claim for c in result.claims] == CLAIMS
+    for claim in result.claims:
+        assert claim.span is not None and claim.span_note is None
+        assert REPLY[claim.span.start:claim.span.end] == claim.claim
+    reasons = {s.text: s.reason for s in result.skipped}
+    assert reasons == {"Hi!": "greeting", "Great question.": "greeting",
+                       "I think Paris is lovely in spring.": "opinion",
+                       "Visit the Louvre early to avoid queues.": "instruction", "Would you like more?": "question"}
+    for skipped in result.skipped:
+        assert REPLY[skipped.span.start:skipped.span.end] == skipped.text
+    # Only the check-worthy sentences reach the extractor.
+    extract = next(m for info, m in backend.calls if info.prompt == "claims_extract")[0]["content"]
+    assert "Paris is the capital of France." in extract and "Hi!" not in extract and "lovely" not in extract
+    assert [c.label for c in result.claims] == [Label.SUPPORTS, Label.REFUTES]
+    assert all(c.tier == "fast" and c.status == "checked" for c in result.claims)
+    assert result.label == Label.REFUTES and result.text == REPLY and result.action_taken == "annotated"
+    assert result.usage.model_calls == len(backend.calls) and result.usage.tool_calls == 2
+
+
+async def test_a_reworded_claim_gets_its_sentence_and_an_invented_one_no_span() -> None:
+    claims = ["Rome is where the Eiffel Tower is.", "Paris and Rome are both large cities."]
+    result, _ = await run_check(script(claims=claims), tier="fast", guard=FAST_ONLY)
+    reworded, invented = result.claims
+    assert reworded.span is not None and reworded.span_note is not None and "approximate" in reworded.span_note
+    assert REPLY[reworded.span.start:reworded.span.end] == "The Eiffel Tower is in Rome."
+    assert invented.span is None and invented.span_note
+
+
+async def test_a_claim_not_decided_within_the_deadline_is_unchecked_never_supported() -> None:
+    respond = script()
+    backend = SlowBackend(respond, {"Statement: Paris is the capital": 30.0})
+    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.5, guard=FAST_ONLY)
+    slow, fast = result.claims
+    assert slow.status == "unchecked" and slow.label is None and "deadline" in (slow.reason or "")
+    assert fast.status == "checked" and fast.label == Label.REFUTES
+    assert result.label == Label.REFUTES  # one refuted claim decides, whatever the other is
+    assert result.usage.seconds < 5
+
+
+async def test_an_unchecked_claim_makes_the_reply_unlabelled_and_on_unchecked_block_refuses_it() -> None:
+    respond = script(claims=[CLAIMS[0]])
+    backend = SlowBackend(respond, {"Statement: Paris is the capital": 30.0})
+    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.3, on_unchecked="block",
+                                guard=FAST_ONLY)
+    assert result.claims[0].status == "unchecked" and result.label is None
+    assert result.action_taken == "blocked" and result.text.startswith("This answer was withheld")
+    assert result.on_unchecked == "block" and result.original_text == REPLY
+
+
+async def test_extraction_past_the_deadline_is_degraded_and_the_text_unchecked() -> None:
+    respond = script()
+    backend = SlowBackend(respond, {"Break the text below": 30.0})
+    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.3)
+    assert result.degraded and "not extracted within the deadline" in (result.degraded_reason or "")
+    assert result.claims == [] and result.label is None and result.text == REPLY
+    assert result.action_taken == "annotated"
+
+
+async def test_an_unreadable_fast_reply_is_unchecked_and_counted_never_a_label() -> None:
+    events: list[dict[str, Any]] = []
+    result, _ = await run_check(script(fast=lambda claim: "SUPPORTS, definitely"), tier="fast",
+                                guard=FAST_ONLY, events=events)
+    assert all(c.status == "unchecked" and c.label is None for c in result.claims)
+    assert all("fast tier" in (c.reason or "") for c in result.claims)
+    assert result.label is None
+
+
+async def test_unsettled_claims_go_up_a_tier_and_record_the_deciding_one() -> None:
+    runs: list[str] = []
+
+    def debate(call: CallInfo, claim: str) -> str:
+        runs.append(claim)
+        # The standard tier's run (the first for each claim) cannot tell; the deep one supports.
+        return "NOT ENOUGH INFO" if runs.count(claim) == 1 else "SUPPORTS"
+
+    fast = {CLAIMS[0]: json.dumps({"label": "SUPPORTS", "passage": 1, "quote": ""}),
+            CLAIMS[1]: json.dumps({"label": "NOT ENOUGH INFO", "passage": 0, "quote": ""})}
+    result, _ = await run_check(script(fast=fast.__getitem__, debate=debate), tier="fast", method="single")
+    settled, escalated = result.claims
+    assert (settled.tier, settled.label, settled.decided_by) == ("fast", Label.SUPPORTS, "guard-fast")
+    assert (escalated.tier, escalated.label) == ("deep", Label.SUPPORTS)
+    assert runs.count(CLAIMS[1]) == 2 and CLAIMS[0] not in runs
+
+
+async def test_escalation_stops_at_the_operators_max_tier() -> None:
+    result, _ = await run_check(script(debate=lambda call, claim: "NOT ENOUGH INFO"), tier="fast",
+                                method="single", guard={"tier": "fast", "max_tier": "standard"})
+    assert result.claims[1].tier == "standard" and result.claims[1].label == Label.NOT_ENOUGH_INFO
+
+
+async def test_a_lower_tiers_verdict_stands_when_the_deadline_cuts_the_higher_one() -> None:
+    respond = script()
+    backend = SlowBackend(respond, {"Claim: The Eiffel Tower is in Rome.": 30.0})
+    result, _ = await run_check(respond, backend=backend, tier="fast", method="single", deadline_s=0.5)
+    refuted = result.claims[1]
+    assert refuted.status == "checked" and refuted.label == Label.REFUTES and refuted.tier == "fast"
+    assert "deadline" in (refuted.reason or "")
