@@ -4,6 +4,7 @@ package or llama-cpp-python is not installed, which scripts/setup.sh always inst
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import pytest
 
@@ -107,6 +108,20 @@ def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "two")
     with pytest.raises(ConfigError, match="FACTDEBATE_LLAMA_THREADS"):
         LlamaCppBackend("builtin-q4")
+
+
+async def test_each_run_traces_the_thread_count_the_model_loaded_with() -> None:
+    from factdebate.core.runtime import RunRecorder, recording
+
+    backend = LlamaCppBackend("builtin-q4")
+    for _ in range(2):  # the model loads for the first run; the second is told too, once
+        events: list[dict[str, Any]] = []
+        with recording(RunRecorder(sinks=[events.append])):
+            for _ in range(2):
+                await backend.complete([{"role": "user", "content": "Hi"}], GenParams(max_tokens=1))
+        threads = [e for e in events if e["event"] == "llm_threads"]
+        assert len(threads) == 1 and threads[0]["threads"] >= 1
+        assert threads[0]["reason"]
 
 
 def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> None:

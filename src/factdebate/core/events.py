@@ -268,6 +268,16 @@ class LLMParamsAdjusted(BaseEvent):
     reason: str = ""  # the server's refusal, or why it was known beforehand
 
 
+class LLMThreads(BaseEvent):
+    """The CPU threads an in-process model runs with, and why (llm/llama_threads.py). Once per run and model;
+    the count was chosen when the model loaded, which may have been for an earlier run of the process."""
+
+    event: Literal["llm_threads"] = "llm_threads"
+    model: str
+    threads: int
+    reason: str = ""
+
+
 class ToolError(BaseEvent):
     """A tool (an MCP server's, say) answered with an error, which the agent reads as an observation."""
 
@@ -321,7 +331,7 @@ class ResponseJudged(BaseEvent):
 _BUILT_IN: tuple[type[BaseEvent], ...] = (
     RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
     ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, LLMParamsAdjusted, ToolError,
-    LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
+    LLMThreads, LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
 )
 # Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
 _KINDS: dict[str, type[BaseEvent]] = {}

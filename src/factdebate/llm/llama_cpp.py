@@ -7,19 +7,25 @@ import asyncio
 import functools
 import importlib.util
 import json
-import os
+import logging
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, ClassVar
 
 from factdebate.core.errors import ConfigError, MissingDependencyError
+from factdebate.core.runtime import RunRecorder, current_run
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
 from factdebate.llm.json_reply import loads
 from factdebate.llm.llama_states import prefix_cached_llama
+from factdebate.llm.llama_threads import ENV as THREADS_ENV
+from factdebate.llm.llama_threads import ThreadChoice, default_threads, threads_from_env
 from factdebate.util.data_packages import install_hint
 from factdebate.util.paths import data_dir
+
+log = logging.getLogger("factdebate.llm")
 
 BUILTIN_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # KV states kept for prefix reuse: about 23 MB per 1,000 tokens for the built-in model, so ~40 prompts.
@@ -32,16 +38,6 @@ def builtin_model_path() -> Path | None:
         return None
     path = Path(next(iter(spec.submodule_search_locations))) / BUILTIN_FILE
     return path if path.exists() else None
-
-
-def _threads_from_env() -> int | None:
-    """``FACTDEBATE_LLAMA_THREADS``: e.g. 1 per process when two evaluations share a 2-core machine."""
-    raw = os.environ.get("FACTDEBATE_LLAMA_THREADS", "").strip()
-    if not raw:
-        return None
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"FACTDEBATE_LLAMA_THREADS must be a positive integer, got '{raw}'")
-    return int(raw)
 
 
 def _grammar_text(params: GenParams) -> str | None:
@@ -101,6 +97,8 @@ class LlamaCppBackend:
     # backend instance that names it.
     _models: ClassVar[dict[tuple[str, int], Any]] = {}
     _locks: ClassVar[dict[tuple[str, int], threading.Lock]] = {}
+    _choices: ClassVar[dict[tuple[str, int], ThreadChoice]] = {}  # the thread count each model loaded with
+    _told: ClassVar[weakref.WeakKeyDictionary[RunRecorder, set[tuple[str, int]]]] = weakref.WeakKeyDictionary()
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
@@ -116,7 +114,9 @@ class LlamaCppBackend:
             raise ConfigError(f"model file not found: {path}")
         self.path = path
         self.n_ctx = n_ctx
-        self.threads = threads or _threads_from_env() or min(os.cpu_count() or 2, 8)
+        from_env = threads_from_env()  # checked here: a bad value is a usage error before any work
+        self.threads = threads or from_env  # None: chosen when the model loads (llm/llama_threads.py)
+        self._threads_reason = "given by the caller" if threads else f"set by {THREADS_ENV}"
         self.seed = seed
         self.name = f"llama-cpp:{Path(path).name}"
 
@@ -126,11 +126,29 @@ class LlamaCppBackend:
             if key not in self._models:
                 if importlib.util.find_spec("llama_cpp") is None:
                     raise MissingDependencyError("llama-cpp-python", "local")
+                choice = (ThreadChoice(self.threads, self._threads_reason) if self.threads
+                          else default_threads())
                 self._models[key] = prefix_cached_llama(
-                    STATE_CACHE_BYTES, model_path=self.path, n_ctx=self.n_ctx, n_threads=self.threads,
+                    STATE_CACHE_BYTES, model_path=self.path, n_ctx=self.n_ctx, n_threads=choice.threads,
                     seed=self.seed, flash_attn=True, verbose=False)
                 self._locks[key] = threading.Lock()
+                self._choices[key] = choice
+                log.info("%s: %d thread(s), %s", self.name, choice.threads, choice.reason)
             return self._models[key]
+
+    def _report(self) -> None:
+        """Trace the thread count the model runs with, once per run (a model loads once per process)."""
+        run = current_run()
+        key = (self.path, self.n_ctx)
+        if run is None or key not in self._choices:
+            return
+        with self._load_lock:
+            told = self._told.setdefault(run, set())
+            if key in told:
+                return
+            told.add(key)
+        choice = self._choices[key]
+        run.emit("llm_threads", model=self.name, threads=choice.threads, reason=choice.reason)
 
     def _complete_sync(self, messages: list[Message], params: GenParams) -> Completion:
         llm = self._model()
@@ -154,4 +172,7 @@ class LlamaCppBackend:
                           finish_reason=str(out["choices"][0].get("finish_reason") or ""))
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        if (self.path, self.n_ctx) not in self._models:
+            await asyncio.to_thread(self._model)
+        self._report()
         return await asyncio.to_thread(self._complete_sync, messages, params)

@@ -1,0 +1,130 @@
+"""How many threads the in-process llama.cpp model runs with.
+
+llama.cpp's worker threads spin while they wait for each other at each step of a token. When more threads
+are runnable than there are cores, a spinning thread holds the core that the thread it waits for needs, and
+every call slows down tenfold or more: on a 2-core machine with other processes busy, a one-call verdict
+took 73-272 s with two threads against 7.9 s with one (issue 41). One thread too few costs at most what that
+thread would have added (under 2x on two cores). So the default takes the cores this process may use and
+leaves out those other processes keep busy when the model loads; ``FACTDEBATE_LLAMA_THREADS`` overrides it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from factdebate.core.errors import ConfigError
+
+ENV = "FACTDEBATE_LLAMA_THREADS"
+# A 135M model gains nothing from more threads than this (the per-token work is too small to split further).
+MAX_THREADS = 8
+# Runnable-task samples taken at load: a steady neighbour shows in each, a short-lived command in few.
+SAMPLES = 5
+SAMPLE_GAP_S = 0.02
+
+
+@dataclass(frozen=True)
+class ThreadChoice:
+    threads: int
+    reason: str  # why this count, as the trace and the log say it
+
+
+def threads_for(cores: float, busy: float, cap: int = MAX_THREADS) -> int:
+    """Threads for a model given the cores this process may use and how many of them other processes keep
+    busy: the cores left free, rounded to the nearest, at least 1 and at most ``cap``."""
+    return max(1, min(cap, math.floor(cores - busy + 0.5)))
+
+
+def parse_cpu_max(text: str) -> float | None:
+    """A cgroup v2 ``cpu.max`` line (``"200000 100000"``: two CPUs' worth; ``"max 100000"``: no quota) as
+    CPUs, or None without a quota."""
+    parts = text.split()
+    if len(parts) != 2 or parts[0] == "max":
+        return None
+    try:
+        quota, period = int(parts[0]), int(parts[1])
+    except ValueError:
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def threads_from_env(environ: dict[str, str] | None = None) -> int | None:
+    """``FACTDEBATE_LLAMA_THREADS``, when set (a usage error when it is not a positive integer)."""
+    raw = (os.environ if environ is None else environ).get(ENV, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{ENV} must be a positive integer, got '{raw}'")
+    return int(raw)
+
+
+def usable_cores() -> float:
+    """The CPUs this process may run on (its affinity mask), capped by a container's CPU quota."""
+    cores: float = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota = parse_cpu_max(Path("/sys/fs/cgroup/cpu.max").read_text(encoding="ascii"))
+    except OSError:
+        quota = None
+    return min(cores, quota) if quota else cores
+
+
+def _own_running() -> int:
+    """This process's threads that are runnable now (the one reading, at least)."""
+    running = 0
+    for stat in Path("/proc/self/task").glob("*/stat"):
+        try:
+            state = stat.read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        running += state == "R"
+    return max(running, 1)
+
+
+def _others_running() -> float | None:
+    """Runnable threads of other processes now, from ``/proc/loadavg``'s fourth field; None off Linux."""
+    try:
+        running = int(Path("/proc/loadavg").read_text(encoding="ascii").split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return max(0, running - _own_running())
+
+
+def busy_cores(cores: float) -> tuple[float, str]:
+    """How many of this process's cores other processes keep busy, and how that was read.
+
+    The runnable-task count (the median of a few samples) says what runs now, where the load average would
+    still count a command that ended a minute ago (this process's own previous run, say). Counts cover
+    every CPU of the machine, so they are scaled to the share of it this process may use."""
+    samples = []
+    for n in range(SAMPLES):
+        found = _others_running()
+        if found is None:
+            break
+        samples.append(found)
+        if n < SAMPLES - 1:
+            time.sleep(SAMPLE_GAP_S)
+    if samples:
+        busy, how = statistics.median(samples), "runnable threads of other processes now"
+    elif hasattr(os, "getloadavg"):
+        busy, how = os.getloadavg()[0], "1-minute load average"
+    else:
+        return 0.0, "no load reading on this system"
+    machine = os.cpu_count() or cores
+    return busy * min(1.0, cores / machine), how
+
+
+def default_threads(environ: dict[str, str] | None = None) -> ThreadChoice:
+    """The thread count for a model loading now, with the reason recorded in the trace."""
+    given = threads_from_env(environ)
+    if given is not None:
+        return ThreadChoice(given, f"set by {ENV}")
+    cores = usable_cores()
+    busy, how = busy_cores(cores)
+    threads = threads_for(cores, busy)
+    return ThreadChoice(threads, f"{cores:g} usable cores, {busy:.1f} busy ({how}) when the model loaded; "
+                                 f"oversubscribed threads spin-wait, so the free cores, at least 1, at most "
+                                 f"{MAX_THREADS} ({ENV} overrides)")

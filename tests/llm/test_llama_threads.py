@@ -1,0 +1,65 @@
+"""The embedded model's default thread count: a pure function of the usable cores and how many of them
+other processes keep busy (no timing here; benchmarks/embedded_model.py measures what it buys)."""
+
+from __future__ import annotations
+
+import pytest
+
+from factdebate.core.errors import ConfigError
+from factdebate.llm import llama_threads
+from factdebate.llm.llama_threads import MAX_THREADS, default_threads, parse_cpu_max, threads_for
+
+
+@pytest.mark.parametrize(("cores", "busy", "threads"), [
+    (2, 0, 2),      # idle: every core
+    (2, 1, 1),      # one neighbour: the free core
+    (2, 2, 1),      # two neighbours: never below one
+    (2, 7, 1),
+    (4, 1.4, 3),    # rounded to the nearest free core
+    (4, 1.6, 2),
+    (16, 0, MAX_THREADS),  # a small model gains nothing past the cap
+    (1, 0, 1),
+    (1.5, 0, 2),    # a container's quota of 1.5 CPUs
+])
+def test_threads_are_the_free_cores_within_one_and_the_cap(cores: float, busy: float, threads: int) -> None:
+    assert threads_for(cores, busy) == threads
+
+
+def test_a_cgroup_quota_reads_as_cpus() -> None:
+    assert parse_cpu_max("200000 100000\n") == 2.0
+    assert parse_cpu_max("max 100000") is None
+    assert parse_cpu_max("garbage") is None
+
+
+def test_the_environment_overrides_the_measured_choice() -> None:
+    choice = default_threads({"FACTDEBATE_LLAMA_THREADS": "3"})
+    assert choice.threads == 3 and "FACTDEBATE_LLAMA_THREADS" in choice.reason
+    with pytest.raises(ConfigError, match="positive integer"):
+        default_threads({"FACTDEBATE_LLAMA_THREADS": "0"})
+
+
+def test_busy_neighbours_lower_the_default_and_the_reason_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llama_threads, "usable_cores", lambda: 2)
+    monkeypatch.setattr(llama_threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(llama_threads, "SAMPLE_GAP_S", 0)
+    readings = iter([2, 2, 9, 2, 0])  # a short-lived command in one sample, a gap in another: the median holds
+    monkeypatch.setattr(llama_threads, "_others_running", lambda: next(readings))
+    choice = default_threads({})
+    assert choice.threads == 1
+    assert "2 usable cores, 2.0 busy" in choice.reason and "FACTDEBATE_LLAMA_THREADS" in choice.reason
+    monkeypatch.setattr(llama_threads, "_others_running", lambda: 0)
+    assert default_threads({}).threads == 2
+
+
+def test_neighbours_on_a_larger_machine_count_for_this_process_s_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Restricted to 2 of 16 CPUs, 8 runnable threads elsewhere weigh as 1 on ours."""
+    monkeypatch.setattr(llama_threads.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(llama_threads, "SAMPLE_GAP_S", 0)
+    monkeypatch.setattr(llama_threads, "_others_running", lambda: 8)
+    assert llama_threads.busy_cores(2)[0] == 1.0
+
+
+def test_the_live_reading_is_sane() -> None:
+    cores = llama_threads.usable_cores()
+    busy, how = llama_threads.busy_cores(cores)
+    assert cores >= 1 and busy >= 0 and how
