@@ -26,6 +26,7 @@ HUGE = 10**15
 
 # Fields where 0 is a setting of its own, and what it means.
 ZERO_MEANS = {
+    "guard.max_evidence_items": "callers may send no evidence of their own",
     "llm.temperature": "greedy decoding",
     "llm.reasoning_tokens": "no thinking budget beyond the answer's",
     "scale.worker_gpus": "a worker without a GPU",

@@ -140,6 +140,10 @@ class Check:
                 except FactDebateError as exc:
                     progress.claim.status, progress.claim.reason = "error", str(exc)
                     progress.done = True
+                except Exception as exc:  # a fault in one claim's check is that claim's error, said as such
+                    progress.claim.status = "error"
+                    progress.claim.reason = f"the check failed: {type(exc).__name__}: {exc}"
+                    progress.done = True
         final = progress.final(timed_out=False)
         if self.conversation is not None and final.status == "checked":
             self.conversation.keep(key, final)

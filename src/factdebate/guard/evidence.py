@@ -13,6 +13,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
 
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import chunk_text
@@ -49,17 +52,19 @@ def evidence_digest(docs: Sequence[Document]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _one_round(name: str, section: object) -> object:
-    """A method's settings with one round of debate (DPD: the opening and one rebuttal round at most)."""
-    fields = type(section).model_fields if hasattr(type(section), "model_fields") else {}
+def _one_round(section: Any) -> Any:
+    """A method's settings with one round of debate (DPD: the opening and one rebuttal round at most);
+    a method without rounds (MERMAID's and ReAct's steps, one-call methods) runs as it is."""
+    if not isinstance(section, BaseModel):
+        return section
+    fields = type(section).model_fields
     update: dict[str, int] = {}
     if "rounds" in fields:
         update["rounds"] = 1
     if "max_rounds" in fields:
         update["max_rounds"] = 1
         update["min_rounds"] = min(int(getattr(section, "min_rounds", 0)), 1)
-    copy = getattr(section, "model_copy", None)
-    return copy(update=update) if copy is not None and update else section
+    return section.model_copy(update=update) if update else section
 
 
 def tier_settings(settings: Settings, *, method: str, tier: Tier, mode: EvidenceMode,
@@ -69,7 +74,7 @@ def tier_settings(settings: Settings, *, method: str, tier: Tier, mode: Evidence
     evidence memory namespace)."""
     methods = dict(settings.methods)
     if tier == "standard" and method in methods:
-        methods[method] = _one_round(method, methods[method])
+        methods[method] = _one_round(methods[method])
     derived = settings.model_copy(update={
         "method": method, "methods": methods,
         "retrieval": settings.retrieval.model_copy(update={"evidence": mode})})

@@ -51,8 +51,8 @@ def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int,
     passage = value.get("passage")
     index = passage - 1 if isinstance(passage, int) and 1 <= passage <= len(documents) else -1
     quote = str(value.get("quote") or "").strip()
-    if index >= 0 and quote and " ".join(quote.lower().split()) not in " ".join(documents[index].text.lower().split()):
-        quote = ""  # a quote the passage does not hold is not evidence
+    if index < 0 or " ".join(quote.lower().split()) not in " ".join(documents[index].text.lower().split()):
+        quote = ""  # a quote no named passage holds is not evidence
     return Label(label), index, quote, ""
 
 

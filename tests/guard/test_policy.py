@@ -1,0 +1,132 @@
+"""Policies, corrections, bounds, and what one conversation shares."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from pydantic import ValidationError
+
+from factdebate.core.errors import InputError
+from factdebate.guard import GuardClaim, GuardOptions, resolve_options
+from factdebate.settings.load import load_settings
+from tests.guard.support import CLAIMS, REPLY, run_check, script
+
+FAST = {"tier": "fast", "max_tier": "fast"}
+
+
+async def test_annotate_leaves_the_reply_and_a_refuted_claim_gets_a_grounded_correction() -> None:
+    result, _ = await run_check(script(), guard=FAST)
+    refuted = result.claims[1]
+    assert refuted.correction is not None and refuted.correction.text == "The Eiffel Tower is in Paris."
+    assert refuted.correction.quote_source == "The Eiffel Tower is a tower in Paris."
+    assert refuted.evidence[0].url == "https://example.org/eiffel"
+    assert result.claims[0].correction is None  # supported: nothing to correct
+    assert result.text == REPLY and result.action_taken == "annotated" and result.policy == "annotate"
+
+
+async def test_a_correction_sharing_nothing_with_the_quote_is_dropped() -> None:
+    result, _ = await run_check(script(correction="Bananas grow on plants."), guard=FAST)
+    assert result.claims[1].correction is None and result.claims[1].label == "REFUTES"
+
+
+async def test_flag_appends_the_refuted_and_unchecked_claims() -> None:
+    result, _ = await run_check(script(), guard=FAST, policy="flag")
+    assert result.action_taken == "flagged" and result.text.startswith(REPLY)
+    footnote = result.text[len(REPLY):]
+    assert CLAIMS[1] in footnote and "Correction: The Eiffel Tower is in Paris." in footnote
+    assert CLAIMS[0] not in footnote
+
+
+async def test_block_refuses_naming_what_was_refuted() -> None:
+    result, _ = await run_check(script(), guard=FAST, policy="block")
+    assert result.action_taken == "blocked" and CLAIMS[1] in result.text and "withheld" in result.text
+    assert result.original_text == REPLY
+
+
+async def test_block_passes_a_reply_with_nothing_refuted() -> None:
+    result, _ = await run_check(script(claims=[CLAIMS[0]]), guard=FAST, policy="block")
+    assert result.action_taken == "annotated" and result.text == REPLY
+
+
+async def test_rewrite_hands_the_refuted_claims_to_the_reviser() -> None:
+    seen: list[tuple[str, list[GuardClaim]]] = []
+
+    async def reviser(text: str, claims: list[GuardClaim]) -> str:
+        seen.append((text, claims))
+        return "Paris is the capital of France. The Eiffel Tower is in Paris."
+
+    result, _ = await run_check(script(), guard=FAST, policy="rewrite", reviser=reviser)
+    assert result.action_taken == "rewritten" and result.text.endswith("The Eiffel Tower is in Paris.")
+    assert result.original_text == REPLY
+    (text, claims), = seen
+    assert text == REPLY and [c.claim for c in claims] == [CLAIMS[1]] and claims[0].correction is not None
+
+
+async def test_rewrite_that_fails_flags_instead_and_says_why() -> None:
+    async def broken(text: str, claims: list[GuardClaim]) -> str:
+        raise ValueError("upstream said no")
+
+    result, _ = await run_check(script(), guard=FAST, policy="rewrite", reviser=broken)
+    assert result.action_taken == "flagged"
+    assert "could not be revised" in result.text and "upstream said no" in result.text
+
+
+def _settings(**guard: object) -> object:
+    return load_settings(overrides={"guard": guard}, environ={})
+
+
+def test_a_caller_may_lower_the_deadline_never_raise_it_past_the_cap() -> None:
+    settings = _settings(deadline_s=10, max_deadline_s=30)
+    assert resolve_options(GuardOptions(), settings).deadline_s == 10  # type: ignore[arg-type]
+    assert resolve_options(GuardOptions(deadline_s=2), settings).deadline_s == 2  # type: ignore[arg-type]
+    assert resolve_options(GuardOptions(deadline_s=500), settings).deadline_s == 30  # type: ignore[arg-type]
+
+
+def test_a_tier_above_the_operators_cap_is_refused() -> None:
+    settings = _settings(tier="fast", max_tier="standard")
+    with pytest.raises(InputError, match=r"guard\.max_tier"):
+        resolve_options(GuardOptions(tier="deep"), settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("options", [
+    {"deadline_s": 0}, {"deadline_s": -1}, {"deadline_s": math.inf}, {"deadline_s": math.nan}, {"tier": "ultra"},
+    {"policy": "ignore"}, {"evidence_mode": "all"}, {"on_unchecked": "maybe"}, {"conversation_id": "a b/c"},
+    {"conversation_id": "x" * 200}, {"upstream": "http://evil.example/v1"}, {"evidence": [{"text": ""}]},
+    {"evidence": [{"text": "ok", "extra": 1}]}, {"evidence": [{"text": "bad \x00 byte"}]},
+    {"evidence": [{"text": "x" * 300_000}]}, {"method": "a" * 100},
+])
+def test_every_option_is_checked(options: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        GuardOptions.model_validate(options)
+
+
+def test_evidence_beyond_the_operators_bounds_is_refused_not_cut() -> None:
+    settings = _settings(max_evidence_items=2, max_evidence_chars=1000)
+    with pytest.raises(InputError, match="max_evidence_items"):
+        resolve_options(GuardOptions(evidence=[{"text": "a"}] * 3), settings)  # type: ignore[arg-type, list-item]
+    with pytest.raises(InputError, match="max_evidence_chars"):
+        resolve_options(GuardOptions(evidence=[{"text": "a" * 1200}]), settings)  # type: ignore[arg-type, list-item]
+    with pytest.raises(InputError, match="needs evidence"):
+        resolve_options(GuardOptions(evidence_mode="given"), settings)  # type: ignore[arg-type]
+
+
+async def test_an_overlong_reply_is_refused() -> None:
+    with pytest.raises(InputError, match=r"guard\.max_message_chars"):
+        await run_check(script(), "x" * 200, guard={**FAST, "max_message_chars": 100})
+
+
+async def test_a_conversation_shares_verdicts_for_one_caller_only() -> None:
+    first, _backend = await run_check(script(), guard=FAST, conversation_id="conv-1", caller="key-a")
+    again, backend_again = await run_check(script(), guard=FAST, conversation_id="conv-1", caller="key-a")
+    assert [c.label for c in again.claims] == [c.label for c in first.claims]
+    assert not any(info.prompt == "guard_fast" for info, _ in backend_again.calls)  # settled before
+    _other, backend_other = await run_check(script(), guard=FAST, conversation_id="conv-1", caller="key-b")
+    assert sum(info.prompt == "guard_fast" for info, _ in backend_other.calls) == 2  # another key: nothing shared
+
+
+async def test_a_fast_reply_that_names_no_passage_keeps_no_quote() -> None:
+    fast = lambda claim: json.dumps({"label": "REFUTES", "passage": 7, "quote": "made up"})  # noqa: E731
+    result, _ = await run_check(script(fast=fast), guard=FAST)
+    assert result.claims[1].label == "REFUTES" and "made up" not in result.claims[1].evidence[0].quote

@@ -1,0 +1,57 @@
+"""Checking while the answer arrives: sentences are checked as they complete, verdicts come as ready."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from factdebate.guard import GuardClaim, GuardOptions, StreamingCheck
+from factdebate.llm.scripted import ScriptedBackend
+from tests.guard.support import PARIS_DOC, REPLY, script
+from tests.helpers import StaticTool, resources_for
+
+FAST = {"tier": "fast", "max_tier": "fast"}
+
+
+def _sentence_claims(call: Any, messages: Any, params: Any) -> str:
+    """The extractor returns each check-worthy sentence it is given as a claim."""
+    import json
+    import re
+
+    if call.prompt.startswith("claims_extract"):
+        text = messages[0]["content"].split("Text:\n", 1)[1].split("\n\nReply with", 1)[0]
+        return json.dumps({"claims": [s for s in re.split(r"(?<=\.) ", text.strip()) if s]})
+    return script()(call, messages, params)
+
+
+async def test_claims_are_checked_while_the_answer_streams_and_come_back_in_order() -> None:
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, backend, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
+    assert isinstance(backend, ScriptedBackend)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions())
+        got: list[GuardClaim] = []
+
+        async def collect() -> None:
+            async for claim in check.verdicts():
+                got.append(claim)
+
+        reader = asyncio.create_task(collect())
+        words = REPLY.split(" ")
+        for n, word in enumerate(words):
+            check.feed(word + (" " if n < len(words) - 1 else ""))
+            await asyncio.sleep(0)
+            if word == "France.":
+                await asyncio.sleep(0.05)
+                # The first fact is being checked before the rest of the answer has arrived.
+                assert any(info.prompt == "guard_fast" for info, _ in backend.calls)
+        result = await check.finish()
+        await reader
+    assert [c.claim for c in result.claims] == ["Paris is the capital of France.", "The Eiffel Tower is in Rome."]
+    assert [c.index for c in result.claims] == [0, 1]
+    for claim in result.claims:
+        assert claim.span is not None and REPLY[claim.span.start:claim.span.end] == claim.claim
+    assert sorted(c.index for c in got) == [0, 1], got
+    assert all(c.status == "checked" for c in got), got
+    assert {s.reason for s in result.skipped} == {"greeting", "opinion", "instruction", "question"}
+    assert result.original_text == REPLY
