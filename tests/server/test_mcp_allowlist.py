@@ -78,3 +78,20 @@ def test_allow_list_entries_are_checked() -> None:
     assert ServiceConfig(allowed_mcp_tools=["mcp:srv/*"]).allowed_mcp_tools == ["mcp:srv/*"]
     with pytest.raises(ValueError, match="mcp:<server>/<tool>"):
         ServiceConfig(allowed_mcp_tools=["secretsrv"])
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("search_evidence", {"query": "Paris", "tool": "mcp:secretsrv/lookup"}),
+    ("verify_claim", {"claim": "Paris is in France.", "agents": ["none", "mcp:secretsrv/lookup"]})])
+async def test_the_mcp_faces_tools_take_the_same_allow_list(operator_config: tuple[Path, Path], tool: str,
+                                                            arguments: dict[str, object]) -> None:
+    pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from factdebate.server.mcp_server import build_server
+
+    config, mark = operator_config
+    with pytest.raises(ToolError, match="not offered to callers") as info:
+        await build_server(config).call_tool(tool, arguments)
+    assert "internalwiki" not in str(info.value) and TOKEN not in str(info.value)
+    assert not mark.exists(), "factdebate mcp started the operator's MCP server for a caller"

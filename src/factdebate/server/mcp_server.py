@@ -127,6 +127,7 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
             raise ToolError("k must be between 1 and 20")
         settings = resolver.base
         try:
+            resolver.check_tools({"tool": tool})  # before anything starts: the same allow-list as verify_claim
             engine = await asyncio.to_thread(resources.tool, tool, settings)
             documents = await engine.search(query.strip(), k)
         except FactDebateError as exc:

@@ -139,6 +139,11 @@ class SettingsResolver:
         settings = self._resolve(options)
         return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
 
+    def check_tools(self, chosen: dict[str, Any]) -> None:
+        """The one check of which tools a caller may name, for every face (HTTP routes, batches, the MCP
+        server's tools, the guard): any MCP tool in ``chosen`` must be on the operator's allow-list."""
+        check_caller_tools(chosen, self.allowed_mcp_tools)
+
     def _resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:
         chosen = options.chosen() if isinstance(options, VerifyOptions) else dict(options)
         if not chosen:
@@ -148,7 +153,7 @@ class SettingsResolver:
             if model is not None and not self.any_llm and model not in self.llms:
                 raise ConfigError(f"model '{model}' is not offered by this server; choose one of: "
                                   + ", ".join(self.llms))
-        check_caller_tools(chosen, self.allowed_mcp_tools)
+        self.check_tools(chosen)
         data = _merge(self._base_data, options_to_overrides(chosen))
         try:
             settings = Settings.model_validate(data)

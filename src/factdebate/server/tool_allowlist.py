@@ -5,7 +5,9 @@ An ``mcp:<server>/<tool>`` agent runs a tool server the operator configured, wit
 tool's answers, and would make the service start servers for them. So every option value a caller sends is
 looked at for tool names (``agents``, ``madke_tools``, FacTool's and WeCheck's tools, and any
 option added later), and each must be on ``allowed_mcp_tools`` (empty by default: no MCP tool at all). The
-refusal never names a server the caller may not use."""
+refusal never names a server the caller may not use. Every face asks the same question through
+``SettingsResolver.check_tools`` (server/options.py): the HTTP routes and batches when their options are
+resolved, ``factdebate mcp``'s tools (``search_evidence``'s ``tool`` too), the guard."""
 
 from __future__ import annotations
 
