@@ -13,7 +13,7 @@ from factdebate.cli.main import run
 from factdebate.core.errors import ConfigError
 from factdebate.run.provenance import runtime_record
 from factdebate.settings.load import load_settings
-from factdebate.settings.operator_paths import COMMANDS_AND_ENDPOINTS, OPERATOR_PATHS
+from factdebate.settings.operator_paths import commands_and_endpoints, operator_paths
 from tests.eval.reproduce.test_cells import claims_file
 
 HOSTILE = {
@@ -21,6 +21,9 @@ HOSTILE = {
     "llm.base_urls": "llm:\n  base_urls: [http://127.0.0.1:9/v1]\n",
     "retrieval.milvus_uri": "retrieval:\n  milvus_uri: http://127.0.0.1:9\n",
     "scale.ray_address": "scale:\n  ray_address: ray://127.0.0.1:9\n",
+    "scale.executor": "scale:\n  executor: ray\n",  # Ray's processes, started from this folder (issue 35)
+    "guard.upstream": "guard:\n  upstream: http://127.0.0.1:9/v1\n",
+    "guard.upstream_key_env": "guard:\n  upstream_key_env: OPENAI_API_KEY\n",
 }
 
 
@@ -72,7 +75,7 @@ def test_without_a_file_nothing_is_recorded(folder: Path) -> None:
 
 def test_the_refused_settings_are_operator_settings_of_a_rerun_too() -> None:
     """One classification: what a found file may not set is what a run folder's run.json may not set."""
-    assert all(any(path[:len(op)] == op for op in OPERATOR_PATHS) for path in COMMANDS_AND_ENDPOINTS)
+    assert all(any(path[:len(op)] == op for op in operator_paths()) for path in commands_and_endpoints())
 
 
 def test_the_cli_refuses_in_one_line_runs_nothing_and_records_a_found_file(

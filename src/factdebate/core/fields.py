@@ -9,6 +9,11 @@ text wherever it shows (flags, the API reference, the web form). Its ``json_sche
   without saying so (``<prefix><field>``, see :class:`factdebate.methods.base.Method`);
 - ``operator_only``: the command line and the Python API may set it, callers of the service may not (it
   spends or reaches the operator's resources);
+- ``reaches``: what outside the settings the value names (a kind of :data:`REACHES`): an endpoint the claims
+  and keys are sent to, a command that is started, the executor work runs on, a key, a file path. Such a
+  setting is operator only, and it is never taken from a file the user did not choose (a ``factdebate.yaml``
+  found in the current folder, a run folder's ``run.json``): settings/operator_paths.py lists them from this
+  mark, so a new field of that kind is kept out by being declared, not by being remembered in a list;
 - ``env``: a short environment variable besides ``FACTDEBATE_<SECTION>__<FIELD>`` (``FACTDEBATE_LLM``);
 - ``short``: a one-letter flag besides the long one (``-k``);
 - ``flag``: a command-line flag of its own for a setting that is not a flat option (scale's ``--workers``);
@@ -51,6 +56,8 @@ GROUPS: dict[str, str] = {
 
 # Where a setting may matter (``only``): nowhere but in these.
 SCOPES = ("response", "eval")
+# What a setting's value may name outside the settings (``reaches``).
+REACHES = ("endpoint", "command", "executor", "key", "path")
 
 
 class Exposure(TypedDict, total=False):
@@ -62,20 +69,25 @@ class Exposure(TypedDict, total=False):
     group: str
     main: bool
     only: str
+    reaches: str
 
 
 def offered(option: str | None = None, *, operator_only: bool = False, env: str | None = None,
             short: str | None = None, flag: str | None = None, group: str | None = None, main: bool = False,
-            only: str | None = None, **extra: JsonValue) -> JsonDict:
+            only: str | None = None, reaches: str | None = None, **extra: JsonValue) -> JsonDict:
     """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys (MERMAID's ``memory``)
-    and JSON Schema words the type cannot say (``maxItems`` where a validator gives the message)."""
+    and JSON Schema words the type cannot say (``maxItems`` where a validator gives the message). A setting
+    that ``reaches`` outside is operator only."""
     if group is not None and group not in GROUPS:
         raise ValueError(f"unknown settings group '{group}'; known: {', '.join(GROUPS)}")
     if only is not None and only not in SCOPES:
         raise ValueError(f"unknown scope '{only}'; known: {', '.join(SCOPES)}")
+    if reaches is not None and reaches not in REACHES:
+        raise ValueError(f"unknown reach '{reaches}'; known: {', '.join(REACHES)}")
     out: JsonDict = {key: value for key, value in (("option", option), ("env", env), ("short", short),
-                                                   ("flag", flag), ("group", group), ("only", only)) if value}
-    if operator_only:
+                                                   ("flag", flag), ("group", group), ("only", only),
+                                                   ("reaches", reaches)) if value}
+    if operator_only or reaches:
         out["operator_only"] = True
     if main:
         out["main"] = True
@@ -86,7 +98,7 @@ def exposure(info: FieldInfo) -> Exposure:
     """What :func:`offered` put on a field (nothing for a field that says nothing)."""
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     found = Exposure()
-    for key in ("option", "env", "short", "flag", "group", "only"):
+    for key in ("option", "env", "short", "flag", "group", "only", "reaches"):
         value = extra.get(key)
         if isinstance(value, str):
             found[key] = value

@@ -4,7 +4,7 @@ A file named with ``--config`` or ``FACTDEBATE_CONFIG`` is the user's choice and
 ``factdebate.yaml`` in the current folder is still read (a project's own settings, the convenience), but that
 folder may be one someone sent, or a cloned repository: so the file is announced on stderr, recorded in the
 run's provenance, and refused if it sets what starts a program or receives the user's keys
-(:data:`~factdebate.settings.operator_paths.COMMANDS_AND_ENDPOINTS`, the same rule as for a run folder's
+(:func:`~factdebate.settings.operator_paths.commands_and_endpoints`, the same rule as for a run folder's
 ``run.json``, issue 27). Naming it with ``--config`` trusts it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factdebate.core.errors import ConfigError
-from factdebate.settings.operator_paths import COMMANDS_AND_ENDPOINTS, set_in
+from factdebate.settings.operator_paths import commands_and_endpoints, set_in
 
 FOUND_NAME = "factdebate.yaml"
 How = Literal["named", "environment", "found"]
@@ -53,7 +53,7 @@ def check_found(config: ConfigFile, data: dict[str, Any]) -> None:
     if config.how != "found":
         return
     where = config.path.resolve()
-    refused = set_in(data, COMMANDS_AND_ENDPOINTS)
+    refused = set_in(data, commands_and_endpoints())
     if refused:
         raise ConfigError(f"{FOUND_NAME} in the current folder ({where}) sets {', '.join(refused)}, which start "
                           "programs or receive your API keys, and a file found by chance is not trusted with them: "

@@ -5,6 +5,7 @@ never from the YAML file."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -17,6 +18,8 @@ from factdebate.settings.config_file import ConfigFile
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.registry import SearchEngine, auto_search_engine
+
+WIKIPEDIA_LANG = re.compile(r"[A-Za-z](?:[A-Za-z-]{0,10}[A-Za-z])?")
 
 
 class _Strict(BaseModel):
@@ -73,7 +76,8 @@ class LLMSettings(_Strict):
     one_call_verdict: bool = Field(default=True, description="On backends that constrain: reasoning and a final "
                                    "'Verdict:' line in one held generation, so the first answer always carries "
                                    "a label (off: a free answer, then a label re-ask when none is readable).")
-    base_urls: list[str] = Field(default_factory=list, description="OpenAI-compatible servers of the same model "
+    base_urls: list[str] = Field(default_factory=list, json_schema_extra=offered(reaches="endpoint"),
+                                 description="OpenAI-compatible servers of the same model "
                                  "(vLLM replicas): Ray workers take one each, round-robin; the local executor "
                                  "uses the first (empty: OPENAI_BASE_URL, one server or a gateway).")
 
@@ -91,9 +95,11 @@ class RetrievalSettings(_Strict):
         description="Indexed corpus to retrieve from (default builtin).")
     milvus_uri: str | None = Field(
         title="Milvus server", default=None,
-        json_schema_extra=offered("milvus_uri", operator_only=True, env="FACTDEBATE_MILVUS_URI", group="evidence"),
+        json_schema_extra=offered("milvus_uri", operator_only=True, env="FACTDEBATE_MILVUS_URI", group="evidence",
+                                  reaches="endpoint"),
         description="URI of a Milvus server (default: a Milvus Lite file under the data directory).")
-    wikipedia_lang: str = Field(default="en", description="Language edition of the online Wikipedia.")
+    wikipedia_lang: str = Field(default="en", description="Language edition of the online Wikipedia: its code "
+                                "(en, de, zh-yue), the first part of the host name queries go to.")
     encoder: Literal["int8", "fp32"] = Field(
         default="int8", description="Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 "
         "on torch. An index is searched with the encoder that built it: the builtin corpus is re-indexed when "
@@ -133,6 +139,16 @@ class RetrievalSettings(_Strict):
         # settings and a run's run.json name the engine that actually searched.
         return auto_search_engine() if engine == "auto" else engine
 
+    @field_validator("wikipedia_lang")
+    @classmethod
+    def _language_code(cls, lang: str) -> str:
+        # It becomes the host name's first part (https://{lang}.wikipedia.org): "127.0.0.1:8080/#" would send
+        # every query to that server instead.
+        if not WIKIPEDIA_LANG.fullmatch(lang):
+            raise ValueError("not a Wikipedia language code (letters and hyphens, at most 12 characters: en, de, "
+                             "zh-yue)")
+        return lang
+
     @field_validator("search_before")
     @classmethod
     def _day(cls, value: str | None) -> str | None:
@@ -156,10 +172,10 @@ class ScaleSettings(_Strict):
 
     executor: Literal["local", "ray"] = Field(default="local", description="Where batch claims and index builds run: "
                                               "local (this process) or ray (a pool of Ray workers).",
-                                              json_schema_extra=offered(flag="--executor"))
+                                              json_schema_extra=offered(flag="--executor", reaches="executor"))
     ray_address: str | None = Field(default=None, description="Ray cluster to join: auto, or ray://host:port "
                                     "(default: start a local instance).",
-                                    json_schema_extra=offered(flag="--ray-address"))
+                                    json_schema_extra=offered(flag="--ray-address", reaches="endpoint"))
     workers: int = Field(default=2, ge=1, le=1024, description="Ray workers (actors), each with its own models "
                          "and tools.", json_schema_extra=offered(flag="--workers"))
     worker_concurrency: int | None = Field(default=None, ge=1, le=1024, description="Claims at once per Ray worker "
@@ -227,13 +243,13 @@ class GuardSettings(_Strict):
 
     upstream: str | None = Field(
         title="Guard upstream", default=None,
-        json_schema_extra=offered(operator_only=True),
+        json_schema_extra=offered(operator_only=True, reaches="endpoint"),
         description="OpenAI-compatible base URL (ending in /v1) of the chat model the guard forwards to "
                     "(unset: no /v1/chat/completions).")
     upstream_key_env: str = Field(
         title="Guard upstream key variable", default="FACTDEBATE_GUARD_UPSTREAM_KEY",
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
-        json_schema_extra=offered(operator_only=True),
+        json_schema_extra=offered(operator_only=True, reaches="key"),
         description="Environment variable holding the upstream's API key (unset: no key is sent).")
     policy: Literal["annotate", "flag", "rewrite", "block"] = Field(
         default="annotate", description="What a reply with refuted claims becomes by default: annotate (unchanged, "
@@ -291,7 +307,8 @@ class Settings(_Strict):
                                     "registered method, validated by the method's own settings model.")
     medical: MedicalSettings = Field(default_factory=MedicalSettings, description=MedicalSettings.__doc__)
     response: ResponseSettings = Field(default_factory=ResponseSettings, description="Response-level checking.")
-    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict, description="MCP servers whose tools "
+    mcp_servers: dict[str, MCPServerConfig] = Field(default_factory=dict, json_schema_extra=offered(reaches="command"),
+                                                    description="MCP servers whose tools "
                                                     "agents may use as mcp:<server>/<tool>.")
     max_claim_chars: int = Field(title="Longest claim", default=2000, ge=1, le=1_000_000,
                                  description="Characters a claim may have.",

@@ -2,24 +2,59 @@
 have written: a run folder's ``run.json`` (eval/reproduce/recorded_settings.py, issue 27) and a
 ``factdebate.yaml`` that happens to lie in the current folder (settings/config_file.py). A folder someone
 sent you, or a cloned repository, is data: it may choose the method's settings, never a command to start
-or a server to send the user's keys and claims to."""
+or a server to send the user's keys and claims to.
+
+Which settings those are is read off the settings models, from the ``reaches`` mark each such field carries
+where it is declared (:mod:`factdebate.core.fields`), for the shared settings and every registered method's
+alike: a list kept by hand here missed ``guard.upstream`` and ``scale.executor`` (issue 35), and a test walks
+the models for fields that look like a URL, a command, a path or a key and are not marked."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 SettingPath = tuple[str, ...]
 
-# What starts a program, or receives the user's API keys and claims: MCP servers (a stdio server's command,
-# an HTTP server's address), OpenAI-compatible endpoints, a Milvus server, a Ray cluster to join.
-COMMANDS_AND_ENDPOINTS: tuple[SettingPath, ...] = (
-    ("mcp_servers",), ("llm", "base_urls"), ("retrieval", "milvus_uri"), ("scale", "ray_address"),
+# What starts a program, receives the user's API keys and claims, or chooses where work runs.
+STARTS_OR_SENDS = frozenset({"command", "endpoint", "executor", "key"})
+# Always the user's in a rerun besides those: where the work runs, and how long and how often calls are tried.
+RERUN_OWN: tuple[SettingPath, ...] = (
+    ("scale",), ("llm", "timeout"), ("llm", "retries"), ("llm", "retry_budget"), ("llm", "concurrency"),
 )
-# Always the user's in a rerun: the above, where the work runs, and how long and how often calls are tried.
-OPERATOR_PATHS: tuple[SettingPath, ...] = (
-    ("mcp_servers",), ("llm", "base_urls"), ("retrieval", "milvus_uri"), ("scale",),
-    ("llm", "timeout"), ("llm", "retries"), ("llm", "retry_budget"), ("llm", "concurrency"),
-)
+
+
+def marked(kinds: Iterable[str]) -> tuple[SettingPath, ...]:
+    """The settings marked as reaching one of ``kinds``: the shared ones, then each registered method's
+    (``("methods", "mermaid", "memory_path")``), in declaration order."""
+    from factdebate.core.fields import exposure, walk
+    from factdebate.methods.base import all_methods
+    from factdebate.settings.model import Settings
+
+    wanted = set(kinds)
+    fields = list(walk(Settings))
+    for name, method in all_methods().items():
+        fields += list(walk(method.settings_model, ("methods", name)))
+    return tuple(path for path, info in fields if exposure(info).get("reaches") in wanted)
+
+
+def commands_and_endpoints() -> tuple[SettingPath, ...]:
+    """What a ``factdebate.yaml`` found in the current folder may not set: commands, endpoints, keys and the
+    executor."""
+    return marked(STARTS_OR_SENDS)
+
+
+def path_settings() -> tuple[SettingPath, ...]:
+    """Settings that hold a file path (a rerun keeps one only if it lies inside the run's folder)."""
+    return marked({"path"})
+
+
+def operator_paths() -> tuple[SettingPath, ...]:
+    """Always the user's in a rerun: :func:`commands_and_endpoints` and :data:`RERUN_OWN`, each path once
+    (one inside a section already listed, ``scale.executor`` in ``scale``, is left to its section)."""
+    paths = [*commands_and_endpoints(), *RERUN_OWN]
+    return tuple(dict.fromkeys(path for path in paths
+                               if not any(path[:len(other)] == other and path != other for other in paths)))
 
 
 def value_at(data: dict[str, Any], path: SettingPath) -> Any:

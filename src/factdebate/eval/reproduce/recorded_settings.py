@@ -6,7 +6,7 @@ and a rerun repeats that; but the same record also names commands (an MCP server
 command and send the user's API key to the folder's server. So the record gives the method's settings only;
 the operator's part comes from the user's own environment, config file and flags, as for ``factdebate eval``:
 
-- commands, endpoints and where work runs: :data:`OPERATOR_PATHS`;
+- commands, endpoints and where work runs: :func:`~factdebate.settings.operator_paths.operator_paths`;
 - the operator's limits (every option the service keeps from callers under "Limits");
 - paths: a recorded path inside the original folder moves to the new folder (a run's own memory); any other
   path (a shared memory file, a memory to start from, a model file) is the user's to give again;
@@ -21,21 +21,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from factdebate.settings.operator_paths import OPERATOR_PATHS, SettingPath, value_at
+from factdebate.settings.operator_paths import SettingPath, path_settings, value_at
+from factdebate.settings.operator_paths import operator_paths as marked_operator_paths
 from factdebate.settings.options import all_options
 
-# OPERATOR_PATHS (settings/operator_paths.py): always the user's; a factdebate.yaml found in the current
-# folder is held to the same rule for those of them that start programs or receive keys.
-# Settings that hold a file path.
-PATH_SETTINGS: tuple[SettingPath, ...] = (("methods", "mermaid", "memory_path"), ("methods", "mermaid", "memory_from"))
+# operator_paths (settings/operator_paths.py): always the user's; a factdebate.yaml found in the current
+# folder is held to the same rule for those of them that start programs or receive keys. Settings that hold
+# a file path: path_settings, there too.
 _MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")
 
 
 def operator_paths() -> list[SettingPath]:
-    """:data:`OPERATOR_PATHS` and every operator-only limit any method declares."""
+    """The settings marked as reaching outside, and every operator-only limit any method declares."""
     limits = [path for option in all_options().values() if not option.public and option.group == "limits"
               for path in option.paths]
-    return list(dict.fromkeys([*OPERATOR_PATHS, *limits]))
+    return list(dict.fromkeys([*marked_operator_paths(), *limits]))
 
 
 def _pop(data: dict[str, Any], path: SettingPath) -> Any:
@@ -100,7 +100,7 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
                              f"({_shown(mine) if mine not in (None, []) else 'not set'})")
             else:
                 notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun uses yours")
-    for path in PATH_SETTINGS:
+    for path in path_settings():
         theirs = value_at(data, path)
         if not isinstance(theirs, str) or not theirs:
             continue

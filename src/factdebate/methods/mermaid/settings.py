@@ -27,11 +27,11 @@ RUN_MEMORY = "evidence_memory.sqlite"  # a run's own memory, in its folder
 ServerName = Literal["wikipedia", "search", "scholar"]
 
 
-def _memory(field: str, *, operator_only: bool = True, main: bool = False) -> JsonDict:
+def _memory(field: str, *, operator_only: bool = True, main: bool = False, reaches: str | None = None) -> JsonDict:
     """A setting that fills ``field`` of the run's MemorySettings (see :func:`memory_settings`). The memory's
     settings are the operator's: a caller of the service who could switch it on, choose its file, namespace
     or TTL could write into, or read from, what other callers' verdicts recall."""
-    return offered(operator_only=operator_only, group="memory", main=main, memory=field)
+    return offered(operator_only=operator_only, group="memory", main=main, reaches=reaches, memory=field)
 
 
 class MermaidSettings(MethodSettings):
@@ -55,12 +55,13 @@ class MermaidSettings(MethodSettings):
         title="Evidence memory", default="on", json_schema_extra=_memory("mode", main=True),
         description="Recall and store evidence (on), recall only (readonly), or neither (off).")
     memory_path: str | None = Field(
-        title="Memory file", default=None, json_schema_extra=_memory("path"),
+        title="Memory file", default=None, json_schema_extra=_memory("path", reaches="path"),
         description="A memory database shared by every run and claim that names it, read and written as it stands "
                     "(default: an evaluation or batch keeps a memory of its own in its folder; single claims and "
                     "the service use evidence_memory.sqlite in the data directory).")
     memory_from: str | None = Field(
-        title="Start memory from", default=None, json_schema_extra=offered(operator_only=True, group="memory"),
+        title="Start memory from", default=None,
+        json_schema_extra=offered(operator_only=True, group="memory", reaches="path"),
         description="An evaluation's or batch's memory starts as a copy of this memory file (never written; its "
                     "path and a SHA-256 of its records go into run.json). Default: the run starts empty.")
     memory_namespace: str | None = Field(title="Memory namespace", default=None, pattern=NAMESPACE_PATTERN,
