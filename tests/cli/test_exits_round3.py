@@ -39,13 +39,14 @@ def memory_file(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("answer", "needle"), [("n\n", "answered no"), ("", "--yes")])
-def test_memory_clear_declined_or_at_end_of_input_clears_nothing_and_exits_2(
-        answer: str, needle: str, memory_file: Path, monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(("answer", "code", "needle"), [("n\n", 0, "cancelled"), ("", 2, "--yes")])
+def test_memory_clear_declined_exits_0_and_at_end_of_input_exits_2_clearing_nothing(
+        answer: str, code: int, needle: str, memory_file: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
+    """"n" is a choice carried out; no answer at all is a script that forgot --yes."""
     monkeypatch.setattr(sys, "stdin", io.StringIO(answer))
-    code, err = call(capsys, "memory", "clear", "--memory-path", str(memory_file))
-    assert code == 2, err
+    found, err = call(capsys, "memory", "clear", "--memory-path", str(memory_file))
+    assert found == code, err
     assert "nothing cleared" in err and needle in err
     assert len(EvidenceMemory(memory_file).entities()) == 1  # the record is still there
 

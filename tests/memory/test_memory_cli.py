@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from factdebate.cli.main import app
 from factdebate.memory import Evidence, EvidenceMemory
+from factdebate.memory import store as memory_store
+from tests.memory.conftest import words_encode
 
 runner = CliRunner()
 
@@ -53,3 +56,26 @@ def test_memory_commands(tmp_path: Path) -> None:
 
     missing = runner.invoke(app, ["memory", "ls", "--memory-path", str(tmp_path / "none.sqlite")])
     assert missing.exit_code != 0
+
+
+def test_search_by_meaning_finds_records_stored_without_vectors_by_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A default run stores no vectors, and search is by meaning by default: an exact stored entity must still
+    be found, matched by text, and the command says why."""
+    path = tmp_path / "m.sqlite"
+    _fill(path)  # no encoder: no vectors, as a default MERMAID run writes
+    EvidenceMemory(path, namespace="demo", encode=words_encode).update(
+        "Big Ben", [Evidence(text="Big Ben is a bell in London.", tool="search_wikipedia", source="s")])
+    monkeypatch.setattr(memory_store, "minilm_encoder", lambda kind="int8": words_encode)
+    common = ["--memory-path", str(path), "--namespace", "demo"]
+
+    found = runner.invoke(app, ["memory", "search", "Eiffel Tower", *common, "--json"])
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.stdout)
+    by_text = {hit["stored_entity"] for hit in hits if hit["match"] == "substring"}
+    assert by_text == {"Eiffel Tower", "Paris"}  # both hold the text; found first
+    assert hits[-1]["stored_entity"] == "Big Ben" and hits[-1]["match"] == "semantic"  # the vector record
+    assert "3 record(s) here were stored without vectors" in found.stderr and "matched by text" in found.stderr
+
+    nothing = runner.invoke(app, ["memory", "search", "zebra", "--substring", *common])
+    assert nothing.exit_code == 0 and "nothing matches 'zebra'" in nothing.stderr

@@ -106,7 +106,13 @@ def search(text: str, memory_path: PathOpt = None, namespace: NamespaceOpt = Non
                                                                         "or by substring.")] = True,
            as_json: Annotated[bool, Opt("--json", help="JSON output.")] = False) -> None:
     """Find records by meaning (default) or by substring of entity or evidence."""
-    hits = _open(memory_path, namespace, config, semantic=semantic).search(text, k)
+    memory = _open(memory_path, namespace, config, semantic=semantic)
+    hits = memory.search(text, k)
+    if semantic and (plain := memory.without_vectors()):
+        typer.echo(f"{plain} record(s) here were stored without vectors (semantic recall was off, the default), "
+                   "so they are matched by text rather than meaning", err=True)
+    if not hits and not as_json:
+        typer.echo(f"nothing matches '{text}'", err=True)
     _echo_hits(hits, as_json)
 
 
@@ -125,8 +131,9 @@ def clear(memory_path: PathOpt = None, namespace: NamespaceOpt = None, config: C
 
 
 def _confirm(question: str) -> None:
-    """Ask on stderr (stdout stays data). A "no" or a missing answer exits 2 with one line, so a script that
-    forgot --yes cannot mistake "nothing was deleted" for success; Ctrl-C is an interruption (exit 130)."""
+    """Ask on stderr (stdout stays data). A "no" is the user's choice, carried out: exit 0. A missing answer
+    exits 2 with one line, so a script that forgot --yes cannot mistake "nothing was deleted" for success;
+    Ctrl-C is an interruption (exit 130)."""
     try:
         agreed = typer.confirm(question, err=True)
     except typer.Abort as exc:  # end of input and Ctrl-C both arrive as Abort
@@ -136,8 +143,8 @@ def _confirm(question: str) -> None:
             raise typer.Exit(exits.INTERRUPTED) from None
         raise InputError("nothing cleared: no answer (end of input); give --yes to clear without asking") from None
     if not agreed:
-        typer.echo("nothing cleared (answered no)", err=True)
-        raise typer.Exit(exits.USAGE)
+        typer.echo("cancelled: nothing cleared", err=True)
+        raise typer.Exit(exits.OK)
 
 
 @memory_app.command("export")

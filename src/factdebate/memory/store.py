@@ -315,17 +315,35 @@ class EvidenceMemory:
         return [_hit(r, entity, "exact", 1.0) for r in rows]
 
     def search(self, text: str, k: int = 10) -> list[MemoryHit]:
-        """Records by meaning (with an encoder) or else by substring of entity or evidence."""
-        if self._encode is not None:
-            with self._connect() as db:
-                return self._semantic(db, {normalize_entity(text) or text: text}, set(), per_entity=k,
-                                      threshold=0.0)[:k]
+        """Records by meaning (with an encoder) or else by substring of entity or evidence.
+
+        By meaning, records stored without this encoder's vectors (runs without semantic recall, the default,
+        store none) would never be found; they are matched by substring instead, ahead of the others."""
+        if self._encode is None:
+            return self._substring(text, k)
+        with self._connect() as db:
+            by_meaning = self._semantic(db, {normalize_entity(text) or text: text}, set(), per_entity=k,
+                                        threshold=0.0)
+        by_text = self._substring(text, k, without_vectors=True) if self.without_vectors() else []
+        return sorted([*by_text, *by_meaning], key=lambda h: -h.score)[:k]
+
+    def _substring(self, text: str, k: int, *, without_vectors: bool = False) -> list[MemoryHit]:
         where, args = self._live()
+        if without_vectors:
+            where, args = f"{where} AND (vector IS NULL OR encoder != ?)", (*args, self.encoder_name)
         pattern = "%" + text.replace("%", "").replace("_", "") + "%"
         with self._connect() as db:
             rows = db.execute(f"SELECT {_COLUMNS} FROM evidence WHERE {where} AND (entity LIKE ? OR text LIKE ?) "
                               "ORDER BY stored DESC LIMIT ?", (*args, pattern, pattern, k)).fetchall()
         return [_hit(r, text, "substring", 1.0) for r in rows]
+
+    def without_vectors(self) -> int:
+        """Live records that cannot be found by meaning: stored without this encoder's vectors."""
+        where, args = self._live()
+        with self._connect() as db:
+            row = db.execute(f"SELECT COUNT(*) FROM evidence WHERE {where} AND (vector IS NULL OR encoder != ?)",
+                             (*args, self.encoder_name)).fetchone()
+        return int(row[0])
 
     def clear(self, entity: str | None = None, *, expired_only: bool = False) -> int:
         """Delete this namespace's records (one entity's, or only the expired ones); returns how many."""
