@@ -49,7 +49,7 @@ def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallIn
         if prompt == "guard_correct":
             return json.dumps({"sentence": correction})
         claim = _claim_of(text)
-        label = debate(call, claim) if debate is not None else "SUPPORTS"
+        label = debate(call, claim) if debate is not None else "REFUTES" if "is in Rome" in text else "SUPPORTS"
         if prompt in ("single", "cot", "label_reask", "judge"):
             return label
         if prompt == "debate_answer":

@@ -22,7 +22,7 @@ def _tool_results(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 async def test_given_evidence_is_what_the_debaters_read(tier: str) -> None:
     events: list[dict[str, Any]] = []
     result, backend = await run_check(script(), method="tool-mad", tier=tier, evidence=[BOT_DOC],
-                                      evidence_mode="given", events=events)
+                                      evidence_mode="given", events=events, guard={"max_tier": tier})
     read = _tool_results(events)
     assert read and {d["id"] for d in read} == {"given-1"} and {d["title"] for d in read} == {"Bot's guide"}
     debater_prompts = [m[0]["content"] for info, m in backend.calls if info.prompt == "debate_answer"]

@@ -42,7 +42,7 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
                                 on_unchecked=options.on_unchecked or guard.on_unchecked)
 
 
-def _text_of(content: Any) -> str:
+def text_of(content: Any) -> str:
     """A message's text: a string, or the text parts of a list of content parts (others are not text)."""
     if isinstance(content, str):
         return content
@@ -59,7 +59,7 @@ def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "tool":
             continue
-        text = _text_of(message.get("content")).strip()
+        text = text_of(message.get("content")).strip()
         if not text:
             continue
         name = message.get("name") or message.get("tool_call_id")

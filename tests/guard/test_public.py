@@ -1,0 +1,66 @@
+"""The Python faces: factdebate.guard / aguard on a reply or a conversation, and check_response's new
+arguments (old behaviour without them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import factdebate as fd
+from factdebate.core.types import ResponseVerdict
+from factdebate.guard import GuardResult
+from factdebate.llm.scripted import ScriptedBackend
+from tests.guard.support import CLAIMS, REPLY, script
+
+OFFLINE = {"llm": "scripted:agree", "search": "local", "cache": False}
+
+
+def _backends() -> tuple[dict[str, Any], ScriptedBackend]:
+    backend = ScriptedBackend(script())
+    return {"debater": backend}, backend
+
+
+async def test_aguard_checks_a_conversation_with_its_tool_results_as_evidence() -> None:
+    backends, backend = _backends()
+    messages = [{"role": "user", "content": "Tell me about Paris."},
+                {"role": "tool", "name": "kb", "content": "The Eiffel Tower is on the Champ de Mars in Paris."},
+                {"role": "assistant", "content": REPLY, "tool_calls": [{"id": "t1"}]}]
+    result = await fd.aguard(messages, tier="fast", evidence_mode="given", backends=backends, method="single",
+                             **OFFLINE)
+    assert isinstance(result, GuardResult) and [c.claim for c in result.claims] == CLAIMS
+    assert result.passed_through == ["1 tool call(s) in the reply (not checked)"]
+    prompts = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+    assert prompts and all("Champ de Mars" in p for p in prompts)
+    extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "claims_extract")
+    assert "Tell me about Paris." in extract  # the user's message is the question
+
+
+def test_the_package_name_is_also_the_function() -> None:
+    import factdebate.guard
+
+    assert callable(factdebate.guard) and callable(fd.aguard)
+
+
+async def test_check_response_with_a_tier_is_the_guards_check() -> None:
+    backends, _ = _backends()
+    result = await fd.acheck_response(REPLY, tier="fast", deadline_s=30, backends=backends, method="single",
+                                      evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
+    assert isinstance(result, GuardResult) and result.claims[1].label == "REFUTES"
+    assert result.claims[1].span is not None
+
+
+async def test_check_response_without_the_new_arguments_is_as_before_with_spans() -> None:
+    backends, _ = _backends()
+    verdict = await fd.acheck_response(REPLY, backends=backends, method="single", **OFFLINE)
+    assert isinstance(verdict, ResponseVerdict) and [c.claim for c in verdict.claims] == CLAIMS
+    for check in verdict.claims:
+        assert check.span is not None and verdict.response[check.span.start:check.span.end] == check.claim
+
+
+async def test_check_response_with_evidence_lets_the_agents_read_it() -> None:
+    backends, backend = _backends()
+    verdict = await fd.acheck_response(REPLY, backends=backends, method="single", evidence_mode="given",
+                                       evidence=[{"title": "Guide", "text": "The tower is on the Champ de Mars."}],
+                                       **OFFLINE)
+    assert isinstance(verdict, ResponseVerdict)
+    prompts = [m[0]["content"] for info, m in backend.calls if info.prompt == "single"]
+    assert prompts and all("Champ de Mars" in p for p in prompts)
