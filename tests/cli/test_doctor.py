@@ -1,0 +1,40 @@
+"""`factdebate doctor`'s report: one aligned line a check, and a missing default model as a failure to fix."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from factdebate.cli import doctor
+from factdebate.llm import llama_cpp
+from factdebate.settings.load import load_settings
+
+
+def _plain(check: doctor.Check) -> str:
+    out = io.StringIO()
+    Console(file=out, width=300, color_system=None).print(check.line())
+    return out.getvalue().rstrip("\n")
+
+
+def test_the_status_column_lines_up_and_the_text_is_printed_as_written() -> None:
+    lines = [_plain(doctor.Check("a", status, "pip install 'factdebate[local]'")) for status in ("ok", "warn", "fail")]
+    assert [line.index("a:") for line in lines] == [6, 6, 6], lines
+    assert [line[:4] for line in lines] == ["  ok", "warn", "FAIL"]
+    assert all(line.endswith("'factdebate[local]'") for line in lines)  # not read as a markup tag
+
+
+def test_a_missing_default_model_is_a_failure_that_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llama_cpp, "builtin_model_path", lambda: None)
+    monkeypatch.setattr(doctor, "_index_checks", lambda settings: [])
+    monkeypatch.setattr(doctor, "_state_checks", lambda: [])
+
+    def model_check(settings: object) -> doctor.Check:
+        return next(c for c in doctor.run_checks(settings) if c.name.startswith("built-in model"))  # type: ignore[arg-type]
+
+    check = model_check(load_settings(environ={}))  # the default: every role on llama-cpp:builtin
+    assert check.status == "fail" and "run `factdebate setup`" in check.detail
+    served = load_settings(overrides={"llm": {"debater": "openai:gpt-4o-mini", "judge": "openai:gpt-4o-mini",
+                                              "scorer": "openai:gpt-4o-mini"}}, environ={})
+    assert model_check(served).status == "warn"  # not used: only worth knowing
