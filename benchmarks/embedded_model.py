@@ -1,6 +1,15 @@
 """Speed of the embedded model (SmolLM2-135M, llama.cpp) as factdebate runs it, in one run.
 
-Measures prompt evaluation (distinct ~900-token prompts, so no prefix reuse) and generation:
+``--threads`` (issue 41): the default thread count (llm/llama_threads.py) against every fixed count from 1 to
+the usable cores, on the same short calls (a ~250-token prompt and 16 generated tokens, distinct prompts so
+no prefix reuse), idle and while ``--busy K`` CPU burners this benchmark starts run beside it. Each count
+runs in a fresh process (the default is chosen when the model loads, so it sees the burners), interleaved
+over ``--repeat`` rounds, best time kept. Prints the load average each scenario started at, and a last line
+``busy=K default=T best=N:S ratio=R`` per scenario (default time / best time).
+
+    .venv/bin/python benchmarks/embedded_model.py --threads [--busy 0 2] [--repeat 2]
+
+Without ``--threads``, prompt evaluation (distinct ~900-token prompts) and generation:
   * ``builtin-q4`` (the shipped Q4_1 file) against ``builtin`` (its F16 copy, flash attention);
   * throughput of one process with all threads against two processes with one thread each (what the
     results page used on a 2-core machine).
@@ -66,11 +75,99 @@ def processes(model: str, prompts: int, count: int, threads: int) -> float:
     return sum(r["prompt_tokens"] for r in results) / span
 
 
+def short_prompt(i: int) -> str:
+    facts = " ".join(f"Town {i}-{j} lies in region {j % 7}." for j in range(22))
+    return f"{facts}\nClaim: Town {i}-3 lies in region 3. Say SUPPORTS or REFUTES, then why."
+
+
+async def timed_calls(calls: int) -> dict[str, float]:
+    """Seconds for ``calls`` short calls after a warm-up (model loading excluded), and the thread count."""
+    backend = LlamaCppBackend("builtin")
+    await backend.complete([{"role": "user", "content": "warm up"}], GenParams(max_tokens=1))
+    threads = LlamaCppBackend._choices[(backend.path, backend.n_ctx)].threads
+    print(json.dumps({"threads": threads}), flush=True)  # known even if the calls are stopped
+    start = time.perf_counter()
+    for i in range(calls):
+        await backend.complete([{"role": "user", "content": short_prompt(i)}], GenParams(max_tokens=16))
+    return {"seconds": time.perf_counter() - start, "threads": threads}
+
+
+def time_threads(threads: int | None, calls: int, limit: float) -> dict[str, float]:
+    """One fresh process running the calls with ``threads`` (None: the default); ``seconds`` is infinite
+    when it ran past ``limit``."""
+    env = {k: v for k, v in os.environ.items() if k != "FACTDEBATE_LLAMA_THREADS"}
+    if threads is not None:
+        env["FACTDEBATE_LLAMA_THREADS"] = str(threads)
+    code = ("import asyncio, json, sys; sys.path.insert(0, 'benchmarks'); from embedded_model import timed_calls; "
+            f"print(json.dumps(asyncio.run(timed_calls({calls}))))")
+    run = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True,
+                           cwd=Path(__file__).resolve().parents[1])
+    try:
+        out, _ = run.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        out, _ = run.communicate()
+    result: dict[str, float] = {"seconds": float("inf")}
+    for line in out.strip().splitlines():
+        result.update(json.loads(line))
+    return result
+
+
+def burners(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that keep a core busy each (what other users' work does to a shared machine)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def thread_scenarios(busy_counts: list[int], repeat: int, calls: int, limit: float) -> None:
+    from factdebate.llm.llama_threads import usable_cores
+
+    counts = list(range(1, int(usable_cores()) + 1))
+    summary = []
+    for busy in busy_counts:
+        hogs = burners(busy)
+        try:
+            time.sleep(2 if busy else 0)  # let them reach the run queue before the default reads it
+            load = os.getloadavg()
+            best: dict[str, float] = {}
+            chosen: set[int] = set()
+            for _ in range(repeat):
+                for threads in [None, *counts]:
+                    name = "default" if threads is None else str(threads)
+                    found = time_threads(threads, calls, limit)
+                    seconds = found["seconds"]
+                    if threads is None and "threads" in found:
+                        chosen.add(int(found["threads"]))
+                    best[name] = min(best.get(name, float("inf")), seconds)
+                    print(f"busy={busy} threads={name:7s} {seconds:7.2f} s load={os.getloadavg()[0]:.2f}"
+                          + (f" (chose {int(found['threads'])})" if threads is None and "threads" in found else "")
+                          + (f" (stopped at {limit:.0f} s)" if seconds == float("inf") else ""), flush=True)
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
+        fixed = {n: best[str(n)] for n in counts}
+        top = min(fixed, key=lambda n: fixed[n])
+        summary.append(f"busy={busy} load_at_start={load[0]:.2f},{load[1]:.2f},{load[2]:.2f} "
+                       f"default={best['default']:.2f}s(chose {sorted(chosen)}) best={top}:{fixed[top]:.2f}s "
+                       f"ratio={best['default'] / fixed[top]:.2f} "
+                       + " ".join(f"t{n}={fixed[n]:.2f}s" for n in counts))
+    for line in summary:
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--prompts", type=int, default=4)
+    parser.add_argument("--threads", action="store_true", help="compare the default thread count with 1..N")
+    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU burners beside each scenario")
+    parser.add_argument("--repeat", type=int, default=2, help="interleaved rounds; the best time is kept")
+    parser.add_argument("--calls", type=int, default=3, help="short calls timed per process")
+    parser.add_argument("--limit", type=float, default=120, help="seconds before a process is stopped")
     args = parser.parse_args()
     os.environ.setdefault("FACTDEBATE_DATA_DIR", tempfile.mkdtemp(prefix="factdebate-bench-"))
+    if args.threads:
+        thread_scenarios(args.busy, args.repeat, args.calls, args.limit)
+        return
     cores = os.cpu_count() or 1
     rows = {}
     for model in ("builtin-q4", "builtin"):
