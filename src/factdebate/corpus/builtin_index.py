@@ -23,9 +23,6 @@ from factdebate.corpus.progress import stage_reporter
 from factdebate.embeddings.minilm import DEFAULT_ENCODER
 from factdebate.util.paths import data_dir
 
-# Passages per second of the embedding stage on two CPU cores; only for the "about N minutes" line.
-_EXPECTED_RATE = 50.0
-
 
 def _same_build(marker: dict[str, Any], engine: str, limit: int | None, encoder: str) -> bool:
     # Markers written before encoders were recorded came from the float model.
@@ -91,10 +88,11 @@ def ensure_builtin_indexed(
         rebuild = any(_built_otherwise(e, uri, limit, encoder) for e in missing)
         docs = limit if limit is not None else BUILTIN_DOC_COUNT
         with stage_reporter(progress) as report:
-            minutes = docs * 1.2 / _EXPECTED_RATE / 60 if "rag" in missing else 0.0
-            eta = f", about {max(1, round(minutes))} min" if minutes >= 0.5 else ""
+            # No minutes promised up front: a fixed rate said "about 4 min" for a build that took 15 on a busy
+            # machine. The progress estimates the rest from the speed it measures.
+            slow = ", minutes for the vectors (time left from the measured speed)" if "rag" in missing else ""
             report.note(f"indexing the built-in corpus ({docs:,} Wikipedia articles) for "
-                        f"{' and '.join(missing)} search: once per data folder{eta}")
+                        f"{' and '.join(missing)} search: once per data folder{slow}")
         corpus = load_builtin_corpus()
         if limit is not None:
             corpus = itertools.islice(corpus, limit)

@@ -1,0 +1,43 @@
+"""Index progress off a terminal: a line every few seconds with the measured speed and the time left."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from factdebate.corpus.progress import LINE_EVERY_S, _Lines, duration, stage_reporter
+
+
+def test_a_build_off_a_terminal_logs_its_progress_and_the_time_left_at_the_measured_speed() -> None:
+    out = io.StringIO()
+    now = [0.0]
+    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    lines.stage("builtin: embeddings", 1000)
+    for _ in range(10):  # 10 passages/s, 100 passages a step, 10 s apart
+        now[0] += LINE_EVERY_S
+        lines.advance(100)
+    lines.done()
+    text = out.getvalue().splitlines()
+    assert text[0] == "builtin: embeddings: 1000 passages…"
+    assert text[1] == "builtin: embeddings: 100 of 1,000 passages (10%), 10.0/s, about 2 min left at this speed"
+    assert text[2].startswith("builtin: embeddings: 200 of 1,000 passages (20%)") and "about 80 s left" in text[2]
+    assert len(text) == 1 + 9 + 1  # the last batch is the "done" line, not a 100% one
+    assert text[-1] == "builtin: embeddings: done in 100.0s"
+
+
+def test_lines_come_no_more_often_than_the_interval() -> None:
+    out = io.StringIO()
+    now = [0.0]
+    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    lines.stage("s", 10_000)
+    for _ in range(100):
+        now[0] += LINE_EVERY_S / 10
+        lines.advance(1)
+    assert len(out.getvalue().splitlines()) == 1 + 10
+
+
+def test_a_pipe_gets_lines_and_durations_read_roughly() -> None:
+    with stage_reporter(True, Console(file=io.StringIO())) as report:
+        assert isinstance(report, _Lines)
+    assert duration(0.2) == "about 1 s" and duration(89) == "about 89 s" and duration(890) == "about 15 min"
