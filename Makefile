@@ -1,7 +1,7 @@
-.PHONY: setup demo test test-install lint
+.PHONY: setup demo test test-install lint lock
 DEMO_CLAIM ?= The Eiffel Tower is located in Rome.
 
-# The environment the tests need: what `make demo` installs plus the `dev` extra.
+# The environment the tests need (requirements/dev.txt): what `make demo` installs plus the `dev` extra.
 setup:
 	./scripts/setup.sh --dev
 
@@ -26,3 +26,8 @@ lint:
 	.venv/bin/ruff check src tests benchmarks
 	.venv/bin/mypy
 	.venv/bin/lint-imports
+
+# Refresh requirements/dev.txt and requirements/all.txt, the lock files setup installs, from pyproject.toml's
+# ranges (pins are kept unless a range moved; `scripts/lock.sh --upgrade` takes the newest releases).
+lock:
+	./scripts/lock.sh

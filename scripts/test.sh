@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# The tests run in the locked environment or not at all: a difference (an older .venv, a package installed by
+# hand) is named here, with the command that fixes it.
+.venv/bin/python scripts/check_env.py requirements/dev.txt
 if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_suite.py, which times pytest alone
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
