@@ -105,7 +105,11 @@ def register_check_response(app: typer.Typer) -> None:
         if as_json:
             sys.stdout.write(verdict.model_dump_json() + "\n")
         else:
+            from factdebate.cli.render import print_embedded_note
+
             render_response(verdict, Console())
+            print_embedded_note(settings, Console(soft_wrap=True),
+                                "this response's verdict tests the pipeline, not the response")
 
 
 def _progress(event: dict[str, Any]) -> str:

@@ -97,11 +97,9 @@ def verify(
 
 
 def _embedded_note(settings: Any) -> None:
-    from factdebate.cli.doctor import roles
-    from factdebate.cli.render import embedded_model_note
+    from factdebate.cli.render import print_embedded_note
 
-    if note := embedded_model_note([settings.llm_for(role) for role in roles(settings)]):
-        Console(soft_wrap=True).print(note, style="yellow", markup=False, highlight=False)
+    print_embedded_note(settings, Console(soft_wrap=True))
 
 
 async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
@@ -168,6 +166,9 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
     with trace_file(trace) as sinks:
         stats = asyncio.run(run_and_close(sinks))
     err.print(f"{stats.done} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
+    from factdebate.cli.render import print_embedded_note
+
+    print_embedded_note(settings, err, "these verdicts test the pipeline, not the claims")  # stdout is unused
     if stats.errors:
         raise typer.Exit(exits.SOME_FAILED)
 

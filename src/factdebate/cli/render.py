@@ -199,11 +199,20 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
 EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
 
 
-def embedded_model_note(models: list[str]) -> str | None:
+def embedded_model_note(models: list[str], what: str = "this verdict tests the pipeline, not the claim") -> str | None:
     """One line after a verdict that the embedded model decided (``models``: each role's model): it
-    answers near chance, so a newcomer should not take its label as a finding."""
+    answers near chance, so a newcomer should not take its label as a finding. ``what``: what the verdicts
+    in front of the user test (a batch's, a response's)."""
     if not any(model in EMBEDDED_MODELS for model in models):
         return None
-    return ("note: the embedded model (SmolLM2-135M) answers near chance, so this verdict tests the pipeline, not "
-            "the claim; for real verdicts use a served model: --llm openai:MODEL (any OpenAI-compatible server "
-            "via OPENAI_BASE_URL; README, \"Use\").")
+    return (f"note: the embedded model (SmolLM2-135M) answers near chance, so {what}; for real verdicts use a "
+            "served model: --llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; README, \"Use\").")
+
+
+def print_embedded_note(settings: Any, console: Console, what: str | None = None) -> None:
+    """The note above, for the models a run's settings give its roles; nothing for a served model."""
+    from factdebate.cli.doctor import roles
+
+    models = [settings.llm_for(role) for role in roles(settings)]
+    if note := embedded_model_note(models, what) if what else embedded_model_note(models):
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)  # one greppable line
