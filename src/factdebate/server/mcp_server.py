@@ -20,9 +20,12 @@ from pydantic_core import PydanticCustomError
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Document, ResponseVerdict, Verdict
+from factdebate.guard.types import EvidenceMode, GuardEvidence
 from factdebate.run.claim import run_claim, validate_claim
+from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
+from factdebate.tools.given import given_evidence
 from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
 EXCERPT_CHARS = 400
@@ -30,7 +33,8 @@ MAX_QUERY_CHARS = 500
 INSTRUCTIONS = ("Check factual claims. verify_claim runs a debate between retrieval agents and returns a label "
                 "(SUPPORTS, REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence "
                 "returns passages for a query without judging anything; check_response checks a long answer claim by "
-                "claim.")
+                "claim. verify_claim and check_response take the passages you already have as evidence "
+                "([{title, text, url}]), read before (evidence_mode both) or instead of (given) retrieval.")
 
 
 def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> dict[str, Any]:
@@ -53,6 +57,7 @@ def summarize(verdict: Verdict) -> dict[str, Any]:
 
 def summarize_response(verdict: ResponseVerdict) -> dict[str, Any]:
     claims = [{"claim": c.claim, "label": c.label, "error": c.error,
+               "span": c.span.model_dump() if c.span else None, "span_note": c.span_note,
                "decided_by": c.verdict.decided_by if c.verdict else None,
                "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
     return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
@@ -91,7 +96,7 @@ def _strict_arguments(server: MCPServer, name: str) -> None:
 
 def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None) -> MCPServer:
     resolver = SettingsResolver({}, config_file, allowed_llms=[])
-    resources = pool or ResourcePool(size=4)
+    resources = pool if pool is not None else ResourcePool(size=4)  # an empty pool is falsy (it has a length)
     server: MCPServer = MCPServer(name="factdebate", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(description="Verify a factual claim by a debate between agents that retrieve evidence. "
@@ -100,13 +105,16 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
     async def verify_claim(claim: str, method: str | None = None,
                            agents: list[AgentTool] | None = None,
                            rounds: int | None = None, search: SearchEngine | None = None,
-                           k: int | None = None) -> dict[str, Any]:
+                           k: int | None = None, evidence: list[GuardEvidence] | None = None,
+                           evidence_mode: EvidenceMode | None = None) -> dict[str, Any]:
         try:
             options = VerifyOptions.model_validate(
                 {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
-            settings = resolver.resolve(options)
+            settings, given = with_evidence(resolver.resolve(options),
+                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_claim(claim, settings)
-            verdict = await run_claim(text, settings, resources.get(settings))
+            with given_evidence(given):
+                verdict = await run_claim(text, settings, resources.get(settings))
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:
@@ -138,14 +146,17 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
                              "claims, each is verified, and the answer is false if any claim is false. Returns "
                              "the answer's label and each claim's own label and reasons.")
     async def check_response(response: str, question: str | None = None, method: str | None = None,
-                             k: int | None = None) -> dict[str, Any]:
+                             k: int | None = None, evidence: list[GuardEvidence] | None = None,
+                             evidence_mode: EvidenceMode | None = None) -> dict[str, Any]:
         from factdebate.run.response import run_response, validate_question, validate_response
 
         try:
-            settings = resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k}))
+            settings, given = with_evidence(resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k})),
+                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_response(response, settings)
             asked = validate_question(question, settings)
-            verdict = await run_response(text, settings, resources.get(settings), question=asked)
+            with given_evidence(given):
+                verdict = await run_response(text, settings, resources.get(settings), question=asked)
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:

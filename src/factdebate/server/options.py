@@ -19,6 +19,7 @@ from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.llm.transcript import DEFAULT_CHARS
 from factdebate.methods.base import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
+from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.tool_allowlist import check_caller_tools
 from factdebate.settings.load import settings_from, validation_problems
 from factdebate.settings.model import Settings
@@ -45,7 +46,7 @@ def _field(option: Option) -> tuple[Any, Any]:
 
 
 # The texts of a request that have their own check and limit (validate_claim, validate_response...).
-REQUEST_TEXTS = frozenset({"claim", "response", "question"})
+REQUEST_TEXTS = frozenset({"claim", "response", "question", "evidence"})
 MAX_OPTION_CHARS = 500  # longest text in an option's value: model specs, names, dates, domains
 
 
@@ -105,10 +106,10 @@ class TranscriptChoice(BaseModel):
                              "returns only the verdict")
 
 
-_NOT_SETTINGS = frozenset({"claim", *TranscriptChoice.model_fields})
+_NOT_SETTINGS = frozenset({"claim", *TranscriptChoice.model_fields, *EvidenceChoice.model_fields})
 
 
-class VerifyRequest(VerifyOptions, TranscriptChoice):
+class VerifyRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
     claim: str = Field(description="The claim to check (one sentence or a short paragraph).")
 
 

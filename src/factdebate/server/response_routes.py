@@ -11,9 +11,10 @@ from pydantic import Field
 
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.runtime import EventSink
-from factdebate.core.types import ResponseVerdict
+from factdebate.core.types import Document, ResponseVerdict
 from factdebate.run.response import run_response, validate_question, validate_response
 from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
+from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for, refuse_transcript
 from factdebate.server.security import RateLimiter
@@ -21,12 +22,13 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.shared_state import SharedRateLimiter
 from factdebate.server.streaming import transcribed
 from factdebate.settings.model import Settings
+from factdebate.tools.given import given_evidence
 
 router = APIRouter(prefix="/v1")
 _TEXT_FIELDS = {"response", "question"}
 
 
-class ResponseRequest(VerifyOptions, TranscriptChoice):
+class ResponseRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
     response: str = Field(description="The long answer to check, claim by claim.")
     question: str | None = Field(default=None, description="The question it answers (helps extraction).")
 
@@ -34,11 +36,13 @@ class ResponseRequest(VerifyOptions, TranscriptChoice):
         return {k: v for k, v in super().chosen().items() if k not in _TEXT_FIELDS}
 
 
-def _checked(body: ResponseRequest, service: Service, caller: str) -> tuple[Settings, str, str | None]:
-    """Settings, response and question, each checked before a debate slot is taken."""
-    settings = _settings_for(service, body, caller)
+def _checked(body: ResponseRequest, service: Service,
+             caller: str) -> tuple[Settings, str, str | None, list[Document] | None]:
+    """Settings, response, question and the caller's evidence, each checked before a debate slot is taken."""
+    settings, given = checked_evidence(_settings_for(service, body, caller), body)
     try:
-        return settings, validate_response(body.response, settings), validate_question(body.question, settings)
+        return (settings, validate_response(body.response, settings), validate_question(body.question, settings),
+                given)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
 
@@ -79,12 +83,14 @@ def _charged_slot(service: Service, who: str, settings: Settings) -> tuple[_RunS
 async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep,
                          response: Response) -> ResponseVerdict:
     refuse_transcript(body, "/v1/check-response")
-    settings, text, question = _checked(body, service, who)
+    settings, text, question, given = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
-        verdict = public_verdict(await run_response(text, settings, service.resources(settings), question=question,
-                                                    sinks=[charge.sink, *([calls.sink] if calls else [])]))
+        with given_evidence(given):
+            verdict = public_verdict(await run_response(text, settings, service.resources(settings),
+                                                        question=question,
+                                                        sinks=[charge.sink, *([calls.sink] if calls else [])]))
         check_id = await keep(service, who, verdict, calls=calls)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
@@ -98,13 +104,15 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
 @router.post("/check-response/stream", tags=["verify"], response_class=StreamingResponse,
              summary="Check a long answer claim by claim, streaming the events as SSE")
 async def check_response_stream(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
-    settings, text, question = _checked(body, service, who)
+    settings, text, question, given = _checked(body, service, who)
     slot, charge = _charged_slot(service, who, settings)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
-        verdict = public_verdict(await run_response(text, settings, service.resources(settings), question=question,
-                                                    sinks=[charge.sink, *sinks, *([calls.sink] if calls else [])]))
+        with given_evidence(given):
+            verdict = public_verdict(await run_response(
+                text, settings, service.resources(settings), question=question,
+                sinks=[charge.sink, *sinks, *([calls.sink] if calls else [])]))
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 

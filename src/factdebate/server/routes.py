@@ -22,6 +22,7 @@ from factdebate.server.batch_store import TooManyPending
 from factdebate.server.batches import parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
+from factdebate.server.evidence import checked_evidence
 from factdebate.server.options import (
     TranscriptChoice,
     VerifyOptions,
@@ -33,6 +34,7 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.streaming import RunFn, debate_stream, transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
+from factdebate.tools.given import given_evidence
 
 router = APIRouter(prefix="/v1")
 
@@ -157,13 +159,14 @@ async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
 async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, response: Response) -> Verdict:
     refuse_transcript(body, "/v1/verify")
-    settings = _settings_for(service, body, who)
+    settings, given = checked_evidence(_settings_for(service, body, who), body)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
-        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
-                                                 sinks=[calls.sink] if calls else None))
+        with given_evidence(given):
+            verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                     sinks=[calls.sink] if calls else None))
         check_id = await keep(service, who, verdict, calls=calls)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
@@ -181,14 +184,15 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
                                              "answer, score, round, verdict, ...), then `result` with the "
                                              "verdict JSON, or `error`."}})
 async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
-    settings = _settings_for(service, body, who)
+    settings, given = checked_evidence(_settings_for(service, body, who), body)
     claim = _checked_claim(body.claim, settings)
     slot = _RunSlot(service)  # held for the life of the stream
 
     async def run(sinks: list[EventSink]) -> Verdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
-        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
-                                                 sinks=[*sinks, calls.sink] if calls else sinks))
+        with given_evidence(given):
+            verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                     sinks=[*sinks, calls.sink] if calls else sinks))
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 
