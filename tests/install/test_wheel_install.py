@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,8 @@ def test_a_new_environment_with_only_the_wheel_gets_an_offline_verdict_after_fac
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
                    check=True)
     wheel = next(dist.glob("factdebate-*.whl"))
+    with zipfile.ZipFile(wheel) as built:  # the license the metadata declares travels with the code
+        assert "Apache License" in built.read("factdebate-0.1.0.dist-info/licenses/LICENSE").decode()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)  # from the base interpreter: empty
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FACTDEBATE_", "VIRTUAL_ENV", "PYTHON"))}
