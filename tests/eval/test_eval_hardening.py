@@ -87,3 +87,32 @@ def test_eval_with_errored_samples_exits_1(tmp_path: Path, capsys: pytest.Captur
         code, err = call(capsys, "eval", "--dataset", f"fever:{fever_file(tmp_path)}", "--output",
                          str(tmp_path / "r"), "--method", "single", "--llm", "openai:x", "--no-cache")
     assert code == 1 and "6 errored" in err
+
+
+COUNTRIES = ["--dataset", "countries", "--limit", "2", "--llm", "scripted:agree", "--no-cache"]
+
+
+def test_a_negative_seed_is_refused_before_any_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35, item 6: numpy refused ``--seed -1`` only in the summary, after every sample had run."""
+    code, err = call(capsys, "eval", "--method", "cot", "-o", str(tmp_path / "r"), "--seed", "-1", *COUNTRIES)
+    assert code == 2 and "--seed" in err and "greater than or equal to 0" in err
+    assert not (tmp_path / "r").exists()
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("seed: -1\nruns:\n  - name: one\n    method: cot\n")
+    code, err = call(capsys, "eval", "--grid", str(grid), "-o", str(tmp_path / "g"), *COUNTRIES)
+    assert code == 2 and "--seed must be 0 or more (got -1)" in err and not (tmp_path / "g").exists()
+
+
+def test_several_methods_check_the_output_and_every_setting_first(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35, items 6 and 7: ``-o FILE`` failed after the first method ran, and so did a setting of the
+    second method (``--mad-rounds 99``) after ``cot`` had run every sample."""
+    (tmp_path / "FILE").write_text("mine\n")
+    code, err = call(capsys, "eval", "--method", "cot,mad", "-o", str(tmp_path / "FILE"), *COUNTRIES)
+    assert code == 2 and [line for line in err.splitlines() if line.strip()] == [
+        f"error: --output {tmp_path / 'FILE'} is a file: give a folder"]
+    assert (tmp_path / "FILE").read_text() == "mine\n"
+    code, err = call(capsys, "eval", "--method", "cot,mad", "--mad-rounds", "99", "-o", str(tmp_path / "out"),
+                     *COUNTRIES)
+    assert code == 2 and "methods.mad.rounds" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()  # cot did not run

@@ -12,7 +12,7 @@ from factdebate.cli.main import run
 from factdebate.eval.datasets import Sample
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.scoring.calibrate import calibrate_relevance, threshold_for
+from factdebate.scoring.calibrate import calibrate_relevance, min_answers, threshold_for
 from tests.helpers import resources_for
 
 
@@ -44,12 +44,28 @@ async def test_calibration_answers_each_claim_then_scores_its_relevance() -> Non
 
 def test_the_command_prints_the_threshold_and_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "calibration.json"
-    code = run(["calibrate", "relevance", "--dataset", "countries", "--limit", "3", "--llm", "scripted:agree",
+    code = run(["calibrate", "relevance", "--dataset", "countries", "--limit", "5", "--llm", "scripted:agree",
                 "--no-cache", "-o", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "threshold for 80% to pass:" in captured.out and "--relevance-calibration" in captured.out
     record = json.loads(out.read_text())
-    assert record["pass_share"] == 0.8 and len(record["scores"]) + record["unscored"] == 3
+    assert record["pass_share"] == 0.8 and len(record["scores"]) + record["unscored"] == 5
     code = run(["calibrate", "relevance", "--dataset", "nope:/none", "--llm", "scripted:agree"])
     assert code == 2
+
+
+def test_too_few_claims_are_refused_before_any_model_call(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35, item 9: a one-claim dataset gave a "threshold", that one answer's score."""
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps({"id": "1", "claim": "Paris is in France.", "label": "SUPPORTS"}) + "\n")
+    out = tmp_path / "calibration.json"
+    code = run(["calibrate", "relevance", "--dataset", f"fever:{one}", "--llm", "scripted:agree", "--no-cache",
+                "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "calibrating on 1 claim(s)" in err and "needs at least 5 answers" in err and not out.exists()
+    code = run(["calibrate", "relevance", "--dataset", "countries", "--limit", "5", "--pass-share", "0.9",
+                "--llm", "scripted:agree", "--no-cache"])
+    assert code == 2 and "lets 90% pass needs at least 10 answers" in capsys.readouterr().err
+    assert [min_answers(share) for share in (0.5, 0.8, 0.9, 0.99, 0.01)] == [5, 5, 10, 100, 100]

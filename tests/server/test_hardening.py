@@ -103,3 +103,17 @@ def test_serve_hides_the_server_header(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv("FACTDEBATE_METHODS__TOOL_MAD__AGENTS", "[none, none]")  # no builtin index to build at start-up
     assert run(["serve", "--db", str(tmp_path / "db.sqlite")]) == 0
     assert seen["server_header"] is False
+
+
+def test_a_record_nested_900_levels_is_a_422_on_upgrade(make_app: AppFactory) -> None:
+    """Issue 35, item 4: an old verdict nested 900 levels deep was a 500 (RecursionError while copying it)."""
+    nested: Any = "deep"
+    for _ in range(898):
+        nested = [nested]
+    old = {"claim": "c", "method": "cot", "label": "SUPPORTS", "rounds": [{"turns": [{"response": nested}]}]}
+    with TestClient(make_app()) as client:
+        answers = [client.post("/v1/verdicts/upgrade", json={"records": [{"claim": "fine"}, record]}, headers=AUTH)
+                   for record in (old, {**old, "schema_version": 2})]
+    for answer in answers:
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["detail"].startswith("records.1: the record nests lists or objects more than 64 levels")

@@ -42,14 +42,17 @@ def relevance_command(
     relevance with the encoder in use, and print the threshold that the --pass-share of them reach."""
     from factdebate.eval.datasets import load_dataset, select
     from factdebate.run.build import build_resources
-    from factdebate.scoring.calibrate import calibrate_relevance
+    from factdebate.scoring.calibrate import calibrate_relevance, min_answers
     from factdebate.settings.load import settings_from
 
     settings = settings_from({**options, "method": "tool-mad"}, config)
     loaded = load_dataset(dataset)
     samples = select(loaded.samples, limit, seed)
-    if not samples:
-        raise InputError(f"dataset '{dataset}' has no samples to calibrate on")
+    needed = min_answers(pass_share)
+    if len(samples) < needed:  # before any model call
+        raise InputError(f"calibrating on {len(samples)} claim(s) of '{dataset}' is too few: a threshold that lets "
+                         f"{pass_share:.0%} pass needs at least {needed} answers (with fewer it is merely the lowest "
+                         "or highest answer's score); raise --limit or use a larger dataset")
     resources = build_resources(settings)
 
     async def go() -> Any:
@@ -63,6 +66,10 @@ def relevance_command(
     if result.threshold is None:
         raise InputError(f"no answer of {result.model} could be scored ({result.unscored} unscored): nothing "
                          "to calibrate on; try a served model (--llm openai:MODEL)")
+    if len(result.scores) < needed:
+        raise InputError(f"only {len(result.scores)} answer(s) of {result.model} could be scored ({result.unscored} "
+                         f"unscored): letting {pass_share:.0%} pass needs at least {needed}; raise --limit or try a "
+                         "served model (--llm openai:MODEL)")
     q = result.quantiles
     typer.echo(f"{len(result.scores)} answers scored ({result.unscored} unscored) with {result.encoder}: "
                f"mean {q['mean']:.3f}, median {q['median']:.3f}, p10 {q['p10']:.3f}, p90 {q['p90']:.3f}; "

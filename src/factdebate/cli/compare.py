@@ -24,12 +24,14 @@ def compare_command(
                                                              "front: tokens, calls, seconds or dollars (default: "
                                                              "dollars when every run has a price, else tokens).")]
     = None,
-    seed: Annotated[int, Opt(help="Bootstrap seed.")] = 0,
-    resamples: Annotated[int, Opt(min=100, help="Bootstrap resamples.")] = 1000,
+    seed: Annotated[int, Opt(min=0, help="Bootstrap seed.")] = 0,
+    resamples: Annotated[int, Opt(min=100, max=100_000, help="Bootstrap resamples.")] = 1000,
 ) -> None:
     """Which method should I use? Accuracy and macro-F1 with intervals, paired tests, cost per correct verdict."""
-    from factdebate.eval.compare import COST_AXES, compare_runs
+    from factdebate.eval.compare import COST_AXES, check_values, compare_runs
     from factdebate.eval.pricing import parse_prices
+
+    check_values(output, seed=seed, resamples=resamples)  # -o FILE: one line, before any run folder is read
 
     if cost_axis is not None and cost_axis not in COST_AXES:
         raise InputError(f"--cost-axis {cost_axis!r}: use one of {', '.join(COST_AXES)}")

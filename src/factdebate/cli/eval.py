@@ -27,7 +27,7 @@ def eval_command(
     output: Annotated[Path | None, Opt("--output", "-o", help="Run directory (grid: parent directory).")] = None,
     limit: Annotated[int | None, Opt(min=1, help="Evaluate this many samples: the first after a seeded shuffle "
                                      "(with --file-order, the file's first).")] = None,
-    seed: Annotated[int | None, Opt(help="Shuffle and bootstrap seed (default 0).")] = None,
+    seed: Annotated[int | None, Opt(min=0, help="Shuffle and bootstrap seed (default 0).")] = None,
     file_order: Annotated[bool, Opt("--file-order", help="Keep the dataset file's order: no shuffle, so --limit "
                                     "takes the file's first samples (samples are otherwise shuffled with --seed). "
                                     "The order a method that learns across claims saw in its paper (MERMAID's "
@@ -80,6 +80,7 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
              strict: bool, scale: tuple[str | None, str | None, int | None], order: str = "shuffled") -> None:
     """Several methods on one seeded draw (or the file's first samples), each in OUTPUT/<method>/, then their
     comparison in OUTPUT."""
+    from factdebate.core.pathcheck import output_folder
     from factdebate.eval.datasets import load_dataset, select
     from factdebate.eval.multi_method import parse_methods, route_options
 
@@ -88,15 +89,19 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
         raise InputError(f"--method {methods_flag}: name two or more methods to compare them, or one without a comma")
     if not dataset:
         raise InputError("give --dataset (a built-in or Hub name, or FORMAT:PATH; see `factdebate datasets`)")
+    output_folder(output, "--output")  # a file: one line now, not after the first method's run
     routed, shared = route_options(options, methods)
     loaded = load_dataset(dataset, strict=strict)
     drawn = (loaded, select(loaded.samples, limit, seed, shuffle=order == "shuffled"))  # one draw for every method
+    # Every method's settings, plan and resume check before the first one runs: a bad value for the last
+    # method must not come after the first has spent its model calls.
+    plans = [_prepare(output / name, name, routed[name], name, dataset, limit, seed, config, strict, scale=scale,
+                      drawn=drawn, order=order) for name in methods]
     typer.echo(f"{len(methods)} methods on the same {len(drawn[1])} samples (seed {seed}); shared options: "
                + (", ".join(f"--{name.replace('_', '-')}" for name in shared) or "none given"), err=True)
     errored = 0
-    for name in methods:
-        errored += _run_one(output / name, name, routed[name], name, dataset, limit, seed, concurrency, dry_run,
-                            config, trace, strict, scale=scale, drawn=drawn, order=order)
+    for plan in plans:
+        errored += _run_plan(plan, concurrency, dry_run, trace)
     if not dry_run:
         from factdebate.eval.compare import compare_runs
 
@@ -113,12 +118,19 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
              drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled") -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a dataset
     already loaded and the samples drawn from it, shared with other runs."""
-    from factdebate.core.deviations import Deviation
-    from factdebate.eval.reply_counts import lost_warning, short_text
+    plan = _prepare(directory, method, options, name, dataset, limit, seed, config, strict, scale=scale, drawn=drawn,
+                    order=order)
+    return _run_plan(plan, concurrency, dry_run, trace)
+
+
+def _prepare(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str,
+             limit: int | None, seed: int, config: Path | None, strict: bool = False,
+             scale: tuple[str | None, str | None, int | None] = (None, None, None),
+             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled") -> Any:
+    """One run's plan, with every check that needs no model call done: its settings, the method's own
+    check of them, and whether the run directory may be resumed."""
     from factdebate.eval.runner import check_resume, make_plan
-    from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
     from factdebate.methods import get_method
-    from factdebate.run.batch import finished_ids, in_order_note
     from factdebate.scale.options import with_scale
     from factdebate.settings.load import settings_from
 
@@ -130,7 +142,19 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
     else:
         plan = make_plan(settings, drawn[0], directory, limit=limit, seed=seed, name=name, options=options,
                          samples=drawn[1], order=order)
+    get_method(settings.method).check(settings)
     check_resume(plan)
+    return plan
+
+
+def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | None) -> int:
+    """Runs (or estimates) a prepared run; returns how many of its samples ended in error."""
+    from factdebate.core.deviations import Deviation
+    from factdebate.eval.reply_counts import lost_warning, short_text
+    from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
+    from factdebate.run.batch import finished_ids, in_order_note
+
+    name, settings, directory = plan.name, plan.settings, plan.output
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
     info = plan.info()
     for deviation in info["deviations"]:

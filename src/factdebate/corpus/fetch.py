@@ -13,10 +13,12 @@ import fnmatch
 import functools
 import logging
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from string import Formatter
 from typing import Any
@@ -58,7 +60,33 @@ def _params(entry: HubCorpus, given: dict[str, str | None]) -> dict[str, str]:
     missing = sorted(wanted - set(values))
     if missing:
         raise InputError(f"corpus '{entry.key}' needs --{', --'.join(missing)}")
+    for key, value in given.items():
+        if value is not None:
+            _check_param(key, value)
     return values
+
+
+# The values fill a folder name on the Hub ("{date}.{lang}"): unchecked, `--date ../../../x` sent `..%2F`
+# to the Hub's API. Each is held to the shape the Wikipedia dumps use, before any request.
+_PARAM_SHAPES = {"date": (re.compile(r"\d{8}"), "a dump date as YYYYMMDD, e.g. 20231101"),
+                 "lang": (re.compile(r"[A-Za-z][A-Za-z-]{0,11}"), "a Wikipedia language code: letters and hyphens, "
+                          "at most 12, e.g. en or zh-classical")}
+
+
+def _check_param(key: str, value: str) -> None:
+    shape = _PARAM_SHAPES.get(key)
+    if shape is None:
+        return
+    pattern, wanted = shape
+    shown = value if len(value) <= 40 and value.isprintable() else repr(value[:40])
+    valid = pattern.fullmatch(value) is not None
+    if valid and key == "date":
+        try:
+            datetime.strptime(value, "%Y%m%d")
+        except ValueError:
+            valid = False
+    if not valid:
+        raise InputError(f"--{key} {shown}: give {wanted}")
 
 
 def _rows(path: Path) -> int:

@@ -16,6 +16,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import output_folder
 from factdebate.core.textsafe import safe_value
 from factdebate.eval.compare_load import LoadedRun, common_samples, load_all
 from factdebate.eval.metrics import compute, paired_macro_f1
@@ -26,15 +28,20 @@ COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
 COST_AXES = ("tokens", "calls", "seconds", "dollars")
 PER_CORRECT = ("llm_calls", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tool_calls", "seconds")
+# Bootstrap resamples: fewer make the intervals noise; each one holds a copy of the samples' answers, so a
+# billion exhausts the memory. 100,000 already gives intervals stable to the third decimal.
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000
 
 
 def compare_runs(directories: list[Path], output: Path, *, intersection: bool = False, seed: int = 0,
                  resamples: int = 1000, prices: dict[str, Price] | None = None, cost_axis: str | None = None,
                  shared_options: list[str] | None = None) -> list[Path]:
-    """Write the comparison into ``output``; returns the files written."""
+    """Write the comparison into ``output``; returns the files written. Every value is checked, and every
+    run folder read, before ``output`` is created."""
     from factdebate.eval import compare_plots
     from factdebate.eval.compare_md import markdown
 
+    check_values(output, seed=seed, resamples=resamples)
     runs = load_all(directories)
     ids, note = common_samples(runs, intersection=intersection)
     output.mkdir(parents=True, exist_ok=True)
@@ -46,6 +53,16 @@ def compare_runs(directories: list[Path], output: Path, *, intersection: bool = 
     json_file.write_text(json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     md_file.write_text(markdown(data), encoding="utf-8")
     return [md_file, json_file, *written]
+
+
+def check_values(output: Path, *, seed: int, resamples: int) -> None:
+    """What the comparison is asked, checked before any work: numpy refuses a negative seed only once the
+    bootstrap starts, and ``output`` must be a folder (or a place one can be made)."""
+    if seed < 0:
+        raise InputError(f"--seed {seed}: the bootstrap seed must be 0 or more")
+    if not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
+        raise InputError(f"--resamples {resamples}: give {MIN_RESAMPLES} to {MAX_RESAMPLES:,}")
+    output_folder(output, "--output")
 
 
 def build(runs: list[LoadedRun], ids: list[str], output: Path, *, note: str | None, seed: int, resamples: int,

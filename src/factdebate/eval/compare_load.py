@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_bytes, read_run_json
 from factdebate.eval.metrics import Outcome, outcome_from_record
 from factdebate.eval.report import RunData, load_run
 from factdebate.eval.summary import RESULTS, RUN
@@ -35,15 +36,17 @@ class LoadedRun:
         return self.data.summary
 
 
-def record_lines(path: Path) -> dict[str, int]:
-    """The line of each id's last record (the one that counts, as in run/results_file.py)."""
+def record_lines(directory: Path) -> dict[str, int]:
+    """The line of each id's last record in the run's results.jsonl (the one that counts, as in
+    run/results_file.py)."""
     lines: dict[str, int] = {}
-    if not path.exists():
+    raw = read_run_bytes(directory, RESULTS, limit=MAX_RESULTS_BYTES)
+    if raw is None:
         return lines
-    for number, line in enumerate(path.read_bytes().decode("utf-8", "replace").splitlines(), start=1):
+    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
         try:
             row = json.loads(line) if line.strip() else None
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(row, dict) and "id" in row:
             lines[str(row["id"])] = number
@@ -51,11 +54,10 @@ def record_lines(path: Path) -> dict[str, int]:
 
 
 def _draw_sha256(directory: Path) -> str | None:
-    file = directory / RUN
-    if not file.exists():
-        return None
-    dataset = ((json.loads(file.read_text(encoding="utf-8")).get("provenance") or {}).get("dataset") or {})
-    value = dataset.get("samples_sha256")
+    run = read_run_json(directory, RUN, what="the record of an eval run (run.json)")
+    provenance = (run or {}).get("provenance")
+    dataset = provenance.get("dataset") if isinstance(provenance, dict) else None
+    value = dataset.get("samples_sha256") if isinstance(dataset, dict) else None
     return str(value) if value else None
 
 
@@ -66,13 +68,24 @@ def load(directory: Path) -> LoadedRun:
     ids = [str(i) for i in data.summary.get("ids") or [r["id"] for r in data.records]]
     run = LoadedRun(data.name, directory, data, ids, _draw_sha256(directory))
     run.outcomes = {o.id: o for o in (outcome_from_record(r) for r in data.records)}
-    run.lines = record_lines(directory / RESULTS)
+    run.lines = record_lines(directory)
     return run
+
+
+def _distinct(directories: list[Path]) -> None:
+    """One folder named twice (through a link, or as ``a`` and ``./a/``) would be compared with itself."""
+    seen: dict[Path, Path] = {}
+    for directory in directories:
+        real = directory.resolve()
+        if real in seen:
+            raise InputError(f"{seen[real]} and {directory} are the same run directory: give each run once")
+        seen[real] = directory
 
 
 def load_all(directories: list[Path]) -> list[LoadedRun]:
     if len(directories) < 2:
         raise InputError("give at least two run directories to compare")
+    _distinct(directories)
     runs = [load(d) for d in directories]
     names = [r.name for r in runs]
     if len(set(names)) < len(names):  # the same method twice (two datasets, two models): name them by folder

@@ -4,6 +4,7 @@ cost per correct verdict, and on which claims do they disagree."""
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
@@ -194,7 +195,22 @@ def _failures(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _escaped(value: Any) -> Any:
+    """``value`` with every text (keys included) HTML-escaped. Run names, claims, errors and settings come
+    from run folders anyone may write, and markdown renders raw HTML: ``<img src=x onerror=…>`` as a run's
+    name ran in the viewer of compare.md. Escaped, it reads as the text it is; the markdown of this module's
+    own lines is untouched."""
+    if isinstance(value, str):
+        return html.escape(value, quote=False)
+    if isinstance(value, dict):
+        return {_escaped(k) if isinstance(k, str) else k: _escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_escaped(v) for v in value]
+    return value
+
+
 def markdown(data: dict[str, Any]) -> str:
+    data = _escaped(data)
     lines = [*_header(data), *_accuracy(data), *_pairs(data), *_cost(data), *_disagreements(data),
              *_failures(data)]
     return "\n".join(lines) + "\n"

@@ -13,8 +13,10 @@ from statistics import mean
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
 from factdebate.core.schema import upgrade
 from factdebate.eval import plots
+from factdebate.eval.folder_records import check_summary
 from factdebate.eval.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
 from factdebate.settings.legacy import upgrade_settings_data
 
@@ -44,15 +46,27 @@ class RunData:
 
 
 def load_run(directory: Path) -> RunData:
-    file = directory / SUMMARY_JSON
-    if not file.exists():
+    """A run folder's summary and records, each file read only as a regular file inside the folder, of a
+    bounded size and depth (core/runfiles.py): a folder may come from anyone."""
+    summary = read_run_json(directory, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
+    if summary is None:
         raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")
-    summary = json.loads(file.read_text(encoding="utf-8"))
-    latest = latest_records(directory / RESULTS)
+    check_summary(directory / SUMMARY_JSON, summary)
+    results = run_file(directory, RESULTS, limit=MAX_RESULTS_BYTES)
+    latest = latest_records(results) if results is not None else {}
     # A run re-summarised with a smaller --limit keeps its other records: plot only the summarised samples.
     ids = summary.get("ids")
     records = [latest[i] for i in ids if i in latest] if ids is not None else list(latest.values())
-    return RunData(directory, summary, [upgrade(r) for r in records])
+    upgraded = []
+    for record in records:
+        try:
+            if "gold" not in record:
+                raise InputError("it has no gold label: it is not a record `factdebate eval` wrote")
+            upgraded.append(upgrade(record))
+        except InputError as exc:
+            raise InputError(f"{directory / RESULTS}: the record of sample {str(record.get('id'))[:64]!r}: {exc}") \
+                from None
+    return RunData(directory, summary, upgraded)
 
 
 def _table(runs: list[RunData]) -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from factdebate.core.claim_context import claim_date, claim_position, two_labels
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
+from factdebate.core.runfiles import read_run_json
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
@@ -37,6 +38,8 @@ from factdebate.run.results_file import ResultWriter, finished_ids
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
 from factdebate.tools.given import documents_from, given_evidence
+
+RUN_WHAT = "the record of an eval run (run.json)"
 
 
 @dataclass
@@ -117,6 +120,8 @@ def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, 
         raise InputError(f"order must be 'shuffled' or 'file' (got {order!r})")
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1 (got {limit}); leave it out to run every sample")
+    if seed < 0:  # the shuffle takes it, but the summary's bootstrap (numpy) refuses it after every sample ran
+        raise InputError(f"--seed must be 0 or more (got {seed})")
     dataset = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec, strict=strict)
     if dataset.max_claim_chars > settings.max_claim_chars:
         # Summarisation claims carry their article; raise the claim limit rather than reject every sample.
@@ -132,10 +137,9 @@ def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, 
 def check_resume(plan: Plan) -> None:
     """A directory keeps one experiment: resuming with another method, dataset, seed or settings would mix
     two experiments in one results file, so it is refused with the differences listed."""
-    file = plan.output / RUN
-    if not file.exists():
+    before = read_run_json(plan.output, RUN, what=RUN_WHAT)
+    if before is None:
         return
-    before = json.loads(file.read_text(encoding="utf-8"))
     now = plan.info()
     diffs = [f"{key}: {before.get(key)!r} -> {now[key]!r}" for key in ("method", "dataset", "seed")
              if before.get(key) != now[key]]
@@ -248,8 +252,9 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     # The method's state for this run (MERMAID: its own memory), before any sample; workers open the same.
     plan.state = start_run(resources, scope) if resources is not None else method.start_run(plan.settings, scope)
     info = plan.info()
-    if (plan.output / RUN).exists():  # resumed: keep what earlier processes ran with, where it differed
-        before = json.loads((plan.output / RUN).read_text(encoding="utf-8")).get("provenance")
+    earlier = read_run_json(plan.output, RUN, what=RUN_WHAT)
+    if earlier is not None:  # resumed: keep what earlier processes ran with, where it differed
+        before = earlier.get("provenance")
         plan.provenance = info["provenance"] = keep_history(before, info["provenance"])
     (plan.output / RUN).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     results = plan.output / RESULTS

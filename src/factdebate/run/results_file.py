@@ -36,7 +36,7 @@ def _records(lines: list[str]) -> tuple[dict[str, dict[str, Any]], int]:
             continue
         try:
             row = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested past what json can parse
             broken += 1  # a line torn by a kill mid-write
             continue
         if isinstance(row, dict) and "id" in row:

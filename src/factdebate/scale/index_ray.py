@@ -36,6 +36,7 @@ from factdebate.corpus.shards import Shard, plan_shards
 from factdebate.corpus.sources import Source
 from factdebate.scale.index_progress import BuildProgress
 from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardIndexer
+from factdebate.scale.ray_quiet import quiet_ray
 from factdebate.scale.ray_start import start_local_ray
 from factdebate.settings.model import Settings
 
@@ -104,7 +105,8 @@ def index_on_ray(source: Source, corpus: str, settings: Settings, *, milvus_uri:
             from factdebate.embeddings.onnx import ensure_onnx_model
 
             ensure_onnx_model()  # once here, rather than by every worker on this machine at once
-        with _ray_session(settings) as ray:
+        # Ray's own lines (loggers, a known warning, its C++ logs) go to a file beside the build's log.
+        with quiet_ray(log.path.with_suffix(".ray.log")), _ray_session(settings) as ray:
             try:
                 for row in _run(ray, todo, corpus, uri, engines, lexical_paths, settings, make_embedder):
                     _raise_if_failed(row, len(log.done))

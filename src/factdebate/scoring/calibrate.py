@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from factdebate.methods.resources import Resources
 
 DEFAULT_SHARE = 0.8
+MIN_ANSWERS = 5  # below this, one answer more or less moves the threshold anywhere
 
 
 @dataclass
@@ -48,6 +49,15 @@ class Calibration:
         """What ``--relevance-calibration`` records in the run."""
         return (f"{self.encoder} on {self.dataset} ({len(self.scores)} answers of {self.model}): "
                 f"{self.pass_share:.0%} of them score at least {self.threshold:.3f}")
+
+
+def min_answers(pass_share: float) -> int:
+    """The fewest scored answers a threshold for ``pass_share`` is read from: at least one answer on each
+    side of it (with 80% to pass, five answers, one of them below), and never fewer than
+    :data:`MIN_ANSWERS`. With fewer, the "threshold" is simply the lowest (or highest) answer's score: from
+    a one-claim dataset, that one answer's."""
+    below, above = 1 - pass_share, pass_share
+    return max(MIN_ANSWERS, math.ceil(round(1 / below, 9)), math.ceil(round(1 / above, 9)))
 
 
 def threshold_for(scores: list[float], pass_share: float) -> float:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
+from factdebate.core.errors import InputError
 from factdebate.core.schema import upgrade
 from factdebate.server.catalogue import PageViews, page_views
 from factdebate.server.service import CallerDep
@@ -34,4 +35,10 @@ async def views() -> PageViews:
 
 @router.post("/verdicts/upgrade", tags=["service"], summary="Saved verdicts of an older schema in the current one")
 async def upgrade_verdicts(body: UpgradeRequest, _: CallerDep) -> UpgradeResponse:
-    return UpgradeResponse(records=[upgrade(record) for record in body.records])
+    upgraded = []
+    for number, record in enumerate(body.records):
+        try:
+            upgraded.append(upgrade(record))
+        except InputError as exc:  # a record nested hundreds of levels deep: the caller's to fix
+            raise HTTPException(status_code=422, detail=f"records.{number}: {exc}") from None
+    return UpgradeResponse(records=upgraded)

@@ -9,7 +9,6 @@ claims, so a ``--limit`` run compares with the full-size figure."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
 from factdebate.eval.metrics import Outcome, macro_f1, outcome_from_record, per_class
 from factdebate.eval.paper_metrics import positive_class
 from factdebate.eval.response_eval import claim_outcomes
@@ -114,11 +114,11 @@ def _finite(value: Any) -> float | None:
 
 def measure_run(folder: Path, metrics: list[str], paper_n: int) -> dict[str, Measured] | None:
     """The metrics over a run folder's summarised samples; None when the run has no summary yet."""
-    file = folder / SUMMARY_JSON
-    if not file.exists():
+    summary = read_run_json(folder, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
+    if summary is None:
         return None
-    summary = json.loads(file.read_text(encoding="utf-8"))
-    records = latest_records(folder / RESULTS)
+    results = run_file(folder, RESULTS, limit=MAX_RESULTS_BYTES)
+    records = latest_records(results) if results is not None else {}
     chosen = [records[i] for i in summary.get("ids", []) if i in records]
     levels = {"sample": [outcome_from_record(r) for r in chosen], "claim": claim_outcomes(chosen)}
     ctx = Context(tuple(summary["labels"]), paper_n)

@@ -8,13 +8,14 @@ A cell's ``folder`` must also be a relative path that stays inside the reproduct
 
 from __future__ import annotations
 
-import json
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import read_run_json
+from factdebate.eval.folder_records import settings_shape_problem
 
 
 class _Record(BaseModel):
@@ -51,7 +52,7 @@ class ReproduceRecord(_Record):
     datasets: list[str] | None = None
     paper_model: str | None = None
     limit: int | None = None
-    seed: int
+    seed: int = Field(ge=0)  # numpy refuses a negative seed, after the run (bootstrap)
     data: dict[str, str] = {}
     options: dict[str, Any] = {}
     config: str | None = None
@@ -64,12 +65,20 @@ class RunRecord(_Record):
 
     settings: dict[str, Any]
     dataset: str
-    seed: int
+    seed: int = Field(ge=0)  # numpy refuses a negative seed, after the run (bootstrap)
     limit: int | None = None
     name: str | None = None
     labels: list[str] | None = None
     options: dict[str, Any] | None = None
     provenance: dict[str, Any] | None = None
+
+    @field_validator("settings")
+    @classmethod
+    def _sections(cls, settings: dict[str, Any]) -> dict[str, Any]:
+        """A section that is not an object (``llm`` as a list) is refused here, not met while merging."""
+        if problem := settings_shape_problem(settings):
+            raise ValueError(problem)
+        return settings
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -81,18 +90,11 @@ def _first_problem(exc: ValidationError) -> str:
 
 
 def read_record(path: Path, model: type[_Record], what: str) -> dict[str, Any]:
-    """``path`` read as ``model`` (JSON), as a plain dict; one InputError line if it is missing, not JSON
-    or not of that shape."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (is this {what}?)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path} is unreadable: {exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} is damaged: not JSON ({exc}); it is not {what} this version can read") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path} is damaged: a JSON {type(data).__name__}, not an object; it is not {what}")
+    """``path`` read as ``model`` (JSON), as a plain dict; one InputError line if it is missing, not JSON,
+    not a regular file inside its folder (core/runfiles.py) or not of that shape."""
+    data = read_run_json(path.parent, path.name, what=what)  # a regular file inside its folder, bounded
+    if data is None:
+        raise InputError(f"{path}: no such file (is this {what}?)")
     try:
         return model.model_validate(data).model_dump()
     except ValidationError as exc:

@@ -6,13 +6,13 @@ run's files), so the report can be rewritten at any time."""
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.deviations import Deviation
+from factdebate.core.runfiles import read_run_json
 from factdebate.eval.reply_counts import lost_warning, short_text
 from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
 from factdebate.eval.reproduce.spec import Paper, Table, get_paper
@@ -153,10 +153,16 @@ def _plot(table: Table, lines: list[Line], path: Path) -> Path | None:
 def _models(root: Path, cells: list[dict[str, Any]]) -> dict[str, str]:
     models: dict[str, str] = {}
     for cell in cells:
-        file = root / cell["folder"] / RUN
-        if cell["status"] == "done" and file.exists():
-            models.update((json.loads(file.read_text(encoding="utf-8")).get("provenance") or {}).get("models") or {})
+        run = _cell_json(root, cell, RUN) if cell["status"] == "done" else None
+        provenance = (run or {}).get("provenance")
+        found = provenance.get("models") if isinstance(provenance, dict) else None
+        models.update(found if isinstance(found, dict) else {})
     return models
+
+
+def _cell_json(root: Path, cell: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A cell's run.json or summary.json, read as a regular file inside the reproduction (core/runfiles.py)."""
+    return read_run_json(root, f"{cell['folder']}/{name}", what=f"the {name} of an eval run")
 
 
 def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
@@ -164,10 +170,10 @@ def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
            "replies re-asked/recovered/lost | folder |", "|---|---|---|---|---|---|---|---|---|"]
     details: list[str] = []
     for cell in cells:
-        summary_file = root / cell["folder"] / SUMMARY_JSON
+        summary = _cell_json(root, cell, SUMMARY_JSON)
         unparsed, replies = "n/a", "n/a"
-        if summary_file.exists():
-            metrics = json.loads(summary_file.read_text(encoding="utf-8"))["metrics"]
+        if summary is not None:
+            metrics = summary["metrics"]
             unparsed = str(len(metrics["unparsed"]))
             counts = metrics.get("replies")
             if counts is not None:  # summaries written before the counts have none
@@ -176,8 +182,7 @@ def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
                     details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
         out.append(f"| {cell['run']} | {cell['dataset']} | {cell['method']} | {cell['status']} | {cell['samples']} "
                    f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | {replies} | `{cell['folder']}` |")
-        run_file = root / cell["folder"] / RUN
-        deviations = json.loads(run_file.read_text(encoding="utf-8")).get("deviations", []) if run_file.exists() else []
+        deviations = (_cell_json(root, cell, RUN) or {}).get("deviations", [])
         notes = [f"  - {n}" for n in cell["notes"]] + [f"  - your flag: {o}" for o in cell["overrides"]]
         notes += [f"  - differs from the paper: {Deviation.model_validate(d).line()}" for d in deviations]
         if cell["status"] == "done" and not deviations:

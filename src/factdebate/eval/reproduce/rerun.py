@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.pathcheck import inside
+from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
 from factdebate.eval.datasets import Dataset, load_dataset
 from factdebate.eval.provenance import content_sha256
 from factdebate.eval.reproduce.recorded_settings import split_recorded
@@ -39,10 +40,25 @@ COMPARED = ("predicted", "label")  # per sample; a response's claims are compare
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        return dict(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from exc
+    """A run folder's JSON file, read as a regular file inside its folder (core/runfiles.py)."""
+    data = _read_if_there(path)
+    if data is None:
+        raise InputError(f"cannot read {path}: no such file")
+    return data
+
+
+def _read_if_there(path: Path) -> dict[str, Any] | None:
+    return read_run_json(path.parent, path.name, what=f"the {path.name} of an eval run")
+
+
+def _metrics(path: Path) -> dict[str, Any]:
+    metrics = _read(path).get("metrics")
+    return metrics if isinstance(metrics, dict) else {}
+
+
+def _results(folder: Path) -> dict[str, dict[str, Any]]:
+    file = run_file(folder, RESULTS, limit=MAX_RESULTS_BYTES)
+    return latest_records(file) if file is not None else {}
 
 
 def _masked(value: Any, where: str = "") -> list[str]:
@@ -100,10 +116,14 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
     if output.resolve() == original.resolve():
         raise InputError("--output must be a new folder: the rerun is compared with the original, not written over it")
     run = read_run_record(original / RUN)  # a damaged run.json: one line naming the field
-    provenance = (run.get("provenance") or {}).get("dataset") or {}
+    provenance = _provenance(run, "dataset")
     ids = provenance.get("sample_ids")
-    if ids is None and (original / SUMMARY_JSON).exists():
-        ids = _read(original / SUMMARY_JSON).get("ids")
+    summary = _read_if_there(original / SUMMARY_JSON)  # read now: a damaged one fails before the rerun
+    if ids is None and summary is not None:
+        ids = summary.get("ids")
+    run_file(original, RESULTS, limit=MAX_RESULTS_BYTES)  # likewise: a results.jsonl that is a link out or a FIFO
+    if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
+        raise InputError(f"{original} is damaged: its sample ids are not a list of strings")
     if not ids:
         raise InputError(f"{original} records no sample ids (a run from before provenance was recorded); "
                          "rerun it with `factdebate eval` and the same --seed and --limit")
@@ -141,22 +161,27 @@ def _verdicts(record: dict[str, Any] | None) -> Any:
 
 def compare(original: Path, new: Path, ids: list[str]) -> dict[str, Any]:
     """Per sample, whether the rerun's verdict (label, prediction, each claim's prediction) is the original's."""
-    before, after = latest_records(original / RESULTS), latest_records(new / RESULTS)
+    before, after = _results(original), _results(new)
     differ = [{"id": i, "before": _verdicts(before.get(i)), "after": _verdicts(after.get(i))}
               for i in ids if _verdicts(before.get(i)) != _verdicts(after.get(i))]
     metrics = {}
     if (original / SUMMARY_JSON).exists() and (new / SUMMARY_JSON).exists():
-        old_m, new_m = _read(original / SUMMARY_JSON)["metrics"], _read(new / SUMMARY_JSON)["metrics"]
+        old_m, new_m = _metrics(original / SUMMARY_JSON), _metrics(new / SUMMARY_JSON)
         metrics = {k: [old_m.get(k), new_m.get(k)] for k in ("accuracy", "macro_f1")}
     run_before, run_after = _read(original / RUN), _read(new / RUN)
     changed = differences(run_before.get("settings"), run_after.get("settings"))
-    data_before = (run_before.get("provenance") or {}).get("dataset") or {}
-    data_after = (run_after.get("provenance") or {}).get("dataset") or {}
+    data_before, data_after = _provenance(run_before, "dataset"), _provenance(run_after, "dataset")
     return {"from": str(original.resolve()), "samples": len(ids), "matching": len(ids) - len(differ), "differ": differ,
             "metrics": metrics, "settings_changed": changed,
             "dataset_content_same": data_before.get("content_sha256") == data_after.get("content_sha256"),
-            "versions_changed": differences((run_before.get("provenance") or {}).get("versions"),
-                                            (run_after.get("provenance") or {}).get("versions"))}
+            "versions_changed": differences(_provenance(run_before, "versions"), _provenance(run_after, "versions"))}
+
+
+def _provenance(run: dict[str, Any], key: str) -> dict[str, Any]:
+    """``run["provenance"][key]``, or nothing where a hand-edited run.json holds another shape."""
+    provenance = run.get("provenance")
+    value = provenance.get(key) if isinstance(provenance, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def comparison_lines(result: dict[str, Any]) -> list[str]:
@@ -204,7 +229,7 @@ def rerun_reproduction(original: Path, output: Path, options: dict[str, Any], da
         inside(output, folder, f"{original / MANIFEST}: a run's folder")
         say(f"{cell['dataset']}/{cell['run']}: rerunning")
         result = rerun_one(original / folder, output / folder, options, data, progress, say)
-        cell["errored"] = len(_read(output / folder / SUMMARY_JSON)["metrics"]["errored"])
+        cell["errored"] = len(_metrics(output / folder / SUMMARY_JSON).get("errored") or [])
         results.append(result)
     manifest["from"] = str(original.resolve())
     manifest["rerun"] = [line for result in results for line in comparison_lines(result)]

@@ -1,0 +1,115 @@
+"""Reading the files of a run folder (``run.json``, ``summary.json``, ``results.jsonl``, ``reproduce.json``)
+that someone else may have made.
+
+``compare`` and ``reproduce --from`` read folders people are sent. Opened as they stood, a ``summary.json``
+that was a link to ``/dev/zero`` filled the memory, a FIFO held the command for ever, and a link to a file
+elsewhere read that file. Every reader of a run folder's files goes through this module instead: the file
+must be a regular file, reached without leaving the folder, and no larger than a bound. A JSON file must
+also hold an object (not a list or a string) nested no deeper than :data:`MAX_DEPTH` levels, since every
+recursive walk over deeper data (copying an old verdict, flattening settings) fails with ``RecursionError``.
+Each refusal is one :class:`InputError` line naming the file: exit 2, before any work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.errors import InputError
+from factdebate.core.textsafe import nesting_depth
+
+MAX_JSON_BYTES = 64 * 2**20  # run.json, summary.json, reproduce.json: settings, ids and metrics
+MAX_RESULTS_BYTES = 4 * 2**30  # results.jsonl: one record per sample with its whole debate
+MAX_DEPTH = 64  # levels of lists and objects; a verdict with its steps and evidence nests about 10
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+_JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true/false value",
+               type(None): "null"}
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:.0f} MiB" if count >= 2**20 else f"{count} bytes"
+
+
+def run_file(folder: Path, name: str | Path, *, limit: int | None = None) -> Path | None:
+    """``folder / name`` once checked, or None when nothing is there. Refused: a link that leads outside
+    ``folder`` (or nowhere), anything that is not a regular file (a FIFO, a device, a folder), and a file
+    larger than ``limit`` bytes."""
+    path = folder / name
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(f"{path} is unreadable: {exc.strerror or exc}") from None
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise InputError(f"{path} is a link that leads nowhere: a run folder's files are plain files") from None
+    if not real.is_relative_to(folder.resolve()):
+        raise InputError(f"{path} is a link leading outside {folder}: a run folder's files are read only "
+                         "inside it")
+    info = real.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path} is not a regular file (a FIFO, a device or a folder): a run folder's files "
+                         "are plain files")
+    _check_size(path, info.st_size, limit)
+    return real
+
+
+def _check_size(shown: Path, size: int, limit: int | None) -> None:
+    if limit is not None and size > limit:
+        raise InputError(f"{shown} is {_size(size)}, more than the {_size(limit)} such a file may hold: it is "
+                         "not a file `factdebate eval` wrote")
+
+
+def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTES) -> bytes | None:
+    """The bytes of ``folder / name`` (checked by :func:`run_file`), at most ``limit`` of them; None when
+    nothing is there. The file is opened without blocking and checked again once open, so a file swapped
+    for a FIFO or a link between the check and the read is refused too."""
+    real = run_file(folder, name, limit=limit)
+    if real is None:
+        return None
+    shown = folder / name
+    try:
+        fd = os.open(real, _FLAGS)
+    except OSError as exc:
+        raise InputError(f"{shown} is unreadable: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{shown} is not a regular file: a run folder's files are plain files")
+        _check_size(shown, info.st_size, limit)
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{shown} grew past {_size(limit)} while it was read")
+    return data
+
+
+def read_run_json(folder: Path, name: str | Path, *, what: str, limit: int = MAX_JSON_BYTES) -> dict[str, Any] | None:
+    """``folder / name`` as a JSON object, or None when nothing is there; ``what`` says in the error what
+    the file should have been ("the record of an eval run (run.json)")."""
+    raw = read_run_bytes(folder, name, limit=limit)
+    if raw is None:
+        return None
+    shown = folder / name
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{shown} is unreadable: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise InputError(f"{shown} is damaged: it nests lists or objects more than {MAX_DEPTH} levels deep; "
+                         f"it is not {what}") from None
+    except ValueError as exc:
+        raise InputError(f"{shown} is damaged: not JSON ({exc}); it is not {what} this version can read") from None
+    if not isinstance(data, dict):
+        kind = _JSON_KINDS.get(type(data), type(data).__name__)
+        raise InputError(f"{shown} is damaged: it holds a JSON {kind}, not an object; it is not {what}")
+    if nesting_depth(data, MAX_DEPTH + 1) > MAX_DEPTH:
+        raise InputError(f"{shown} is damaged: it nests lists or objects more than {MAX_DEPTH} levels deep; "
+                         f"it is not {what}")
+    return data

@@ -1,0 +1,79 @@
+"""Keeping Ray's own lines off the terminal while an index build runs on it.
+
+A build on Ray that stopped on a bad line printed three to five lines of Ray before its one-line error: a
+note on token authentication (Ray's Python loggers, which print through Python's last-resort handler when
+no handler is set up), a deprecation warning for the two retry arguments the build passes (documented in
+docs/robustness.md), and a log line of Ray's C++ core worker about restartable actors, written straight to
+file descriptor 2. None of them is for the user. During the build Ray's Python loggers report errors only,
+that one warning is ignored, and what is written below Python to descriptor 2 (the C++ logs, and the Ray
+processes started meanwhile, which inherit it) goes to a log file instead; Python's own ``sys.stderr``
+(the build's progress, the error line) still reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+# Ray 2.60 deprecates the retry arguments passed as ray_remote_args; 2.64 drops them with no named parameter.
+_KNOWN_WARNING = r"`ray_remote_args` is deprecated"
+
+
+@contextlib.contextmanager
+def quiet_ray(native_log: Path) -> Iterator[None]:
+    """Ray's lines to ``native_log`` (appended) or nowhere, for the duration of the block."""
+    with contextlib.suppress(ImportError):  # first: importing Ray sets its loggers' levels and warning filters
+        import ray  # noqa: F401
+    logger = logging.getLogger("ray")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_KNOWN_WARNING)
+            with _native_stderr_to(native_log):
+                yield
+    finally:
+        logger.setLevel(level)
+
+
+def _terminal_stderr() -> bool:
+    """Whether Python's ``sys.stderr`` writes to descriptor 2 itself (not when a test captures it)."""
+    try:
+        return sys.stderr is not None and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _native_stderr_to(path: Path) -> Iterator[None]:
+    """Descriptor 2 to ``path``; ``sys.stderr`` meanwhile writes to a copy of the old descriptor 2."""
+    if not _terminal_stderr():
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError:  # nowhere to put them: Ray's lines stay on the terminal rather than stop the build
+        yield
+        return
+    python_stderr = sys.stderr
+    python_stderr.flush()
+    saved = os.dup(2)
+    sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1, encoding=python_stderr.encoding,
+                           errors=python_stderr.errors)
+    os.dup2(log, 2)
+    os.close(log)
+    try:
+        yield
+    finally:
+        replacement = sys.stderr
+        replacement.flush()
+        sys.stderr = python_stderr
+        os.dup2(saved, 2)
+        os.close(saved)
+        replacement.close()
