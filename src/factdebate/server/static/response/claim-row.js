@@ -29,6 +29,9 @@ export class ClaimRow {
     this.error = null;
     this.rounds = 0;
     this.method = ""; // the method checking it, known from its run's start: its view draws the debate
+    /** @type {{start: number, end: number} | null} where the service found it in the answer (null: not given) */
+    this.span = null;
+    this.spanApprox = false; // the span is the sentence a reworded claim came from
     this.node = el("li", "claim-item");
     this.button = el("button", "claim-button");
     this.button.type = "button";

@@ -249,9 +249,10 @@ export class ResponseView {
       (n.REFUTES ? " (" + n.REFUTES + " false so far)" : "") + ".", n.open > 0);
   }
 
-  /* The answer with each claim marked where its words appear in it (claims carry no character offsets).
-     A claim the extractor reworded is marked at the sentence it shares most words with, dashed; a sentence
-     that holds several claims is marked once, coloured by the worst of them (a refuted one first). */
+  /* The answer with each claim marked where the service says it is (its span, once the result has come),
+     else where its words appear in it. A claim the extractor reworded is marked at the sentence it shares
+     most words with, dashed; a sentence that holds several claims is marked once, coloured by the worst of
+     them (a refuted one first). */
   drawAnswer() {
     /** @type {Array<{start: number, end: number, claims: ClaimRow[]}>} */
     const found = [];
@@ -261,6 +262,13 @@ export class ResponseView {
     const rest = [];
     let missing = 0;
     this.claims.forEach(c => {
+      const given = c.span;
+      if (given) {
+        if (c.spanApprox) reworded.add(c);
+        const shared = found.find(s => given.start < s.end && s.start < given.end);
+        if (shared) shared.claims.push(c); else found.push({ start: given.start, end: given.end, claims: [c] });
+        return;
+      }
       const span = locate(this.text, c.text, found);
       if (span) found.push({ ...span, claims: [c] }); else rest.push(c);
     });
@@ -308,9 +316,15 @@ export class ResponseView {
     if (extraction.parsed === false) {
       this.problem("The model's list of claims could not be read, even after one re-ask, so nothing was checked.");
     }
+    // The service's spans are offsets into the response it checked (the text as sent, trimmed).
+    const shift = this.text.indexOf(verdict.response || "");
     (verdict.claims || []).forEach((/** @type {any} */ check) => {
       const claim = this.claims[check.index];
       if (!claim) return;
+      const span = check.span;
+      claim.span = span && shift >= 0 && span.end <= (verdict.response || "").length ?
+        { start: span.start + shift, end: span.end + shift } : null;
+      claim.spanApprox = Boolean(claim.span && check.span_note);
       claim.settle(check, verdict.config);
       if (this.selected === claim) this.open(claim);
     });
