@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from factdebate.cli import exits
-from factdebate.cli.options import ConfigFlag, TraceFlag, with_option_flags
+from factdebate.cli.options import ConfigFlag, TraceFlag, TraceTextFlag, with_option_flags, with_trace_text
 from factdebate.core.errors import InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 
@@ -38,6 +38,7 @@ def eval_command(
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
     config: ConfigFlag = None,
     trace: TraceFlag = None,
+    trace_text: TraceTextFlag = False,
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
@@ -47,6 +48,19 @@ def eval_command(
     """Evaluate a method on a dataset: results.jsonl, summary.json and summary.md in --output (resumable)."""
     if output is None:
         raise InputError("give --output DIR: the run directory (it also makes the run resumable)")
+    if trace_text and executor == "ray":  # its workers' calls would come without their text
+        raise InputError("--trace-text records the text of model calls run in this process: leave out "
+                         "--executor ray (or drop --trace-text)")
+    with with_trace_text(trace, trace_text):  # as verify's: the text of each model call in the trace
+        _evaluate(method, dataset, output, limit, seed, file_order, concurrency, dry_run, strict, grid, config,
+                  trace, (executor, ray_address, workers), options)
+
+
+def _evaluate(method: str | None, dataset: str | None, output: Path, limit: int | None, seed: int | None,
+              file_order: bool, concurrency: int | None, dry_run: bool, strict: bool, grid: Path | None,
+              config: Path | None, trace: Path | None, scale: tuple[str | None, str | None, int | None],
+              options: dict[str, Any]) -> None:
+    executor, ray_address, workers = scale
     order = "file" if file_order else "shuffled"
     if method is not None and "," in method:
         if grid is not None:
@@ -193,6 +207,11 @@ async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> di
     with trace_file(trace) as sinks:
         if plan.settings.scale.executor == "ray":
             from factdebate.eval.runner import check_resume
+            from factdebate.llm.transcript import transcript_chars
+
+            if transcript_chars():  # ray from the config file (the flag is refused up front)
+                raise InputError("--trace-text records the text of model calls run in this process: leave out "
+                                 "scale.executor ray (or drop --trace-text)")
             from factdebate.methods.resources import RunScope
             from factdebate.scale.pool import RayPool, slim_plan
 
