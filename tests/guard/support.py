@@ -95,8 +95,9 @@ async def run_check(respond: Any, text: str = REPLY, *, method: str = "single", 
         scripted = backend
     reviser = options.pop("reviser", None)
     caller = options.pop("caller", None)
+    question = options.pop("question", None)
     async with resources:
         result = await check_text(text, resources.settings, resources, options=GuardOptions(**options),
-                                  sinks=[events.append] if events is not None else None, reviser=reviser,
-                                  caller=caller)
+                                  question=question, sinks=[events.append] if events is not None else None,
+                                  reviser=reviser, caller=caller)
     return result, scripted

@@ -111,3 +111,47 @@ async def test_a_lower_tiers_verdict_stands_when_the_deadline_cuts_the_higher_on
     refuted = result.claims[1]
     assert refuted.status == "checked" and refuted.label == Label.REFUTES and refuted.tier == "fast"
     assert "deadline" in (refuted.reason or "")
+
+
+async def test_an_unreadable_extraction_is_degraded_not_a_verdict() -> None:
+    def respond(call: CallInfo, messages: Any, params: Any) -> str:
+        return "no JSON here" if call.prompt.startswith("claims_extract") else script()(call, messages, params)
+
+    result, _ = await run_check(respond, tier="fast", guard=FAST_ONLY, on_unchecked="block")
+    assert result.degraded and "could not be read" in (result.degraded_reason or "")
+    assert result.label is None and result.action_taken == "blocked" and "could not be checked" in result.text
+
+
+async def test_a_fault_in_one_claims_check_is_that_claims_error() -> None:
+    from tests.guard.support import PARIS_DOC
+
+    class Broken:
+        name = "broken"
+
+        async def search(self, query: str, k: int) -> list[Any]:
+            if "Rome" in query:
+                raise RuntimeError("index on fire")
+            return [PARIS_DOC]
+
+    from factdebate.guard import GuardOptions, check_text
+    from tests.helpers import BagOfWordsEncoder, resources_for
+
+    resources, _, _ = resources_for(script(), method="single", guard=FAST_ONLY)
+    from factdebate.run.build import build_resources
+
+    broken = Broken()
+    resources = build_resources(resources.settings, backends={"debater": resources.llm("debater").backend},
+                                tool_factory=lambda kind: broken, encoder_factory=BagOfWordsEncoder)
+    async with resources:
+        result = await check_text(REPLY, resources.settings, resources, options=GuardOptions())
+    fine, failed = result.claims
+    assert fine.status == "checked" and failed.status == "error" and failed.label is None
+    assert "index on fire" in (failed.reason or "")
+
+
+async def test_a_long_or_unclean_question_is_a_hint_never_a_refusal() -> None:
+    for question, hint in (("Tell me about Paris. " * 500, "Tell me about Paris."), ("bad \x00 question", None)):
+        result, backend = await run_check(script(), tier="fast", guard=FAST_ONLY, question=question)
+        assert result.claims and not result.degraded
+        extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "claims_extract")
+        assert ("The text answers this question" in extract) == (hint is not None)

@@ -64,6 +64,16 @@ def checked_text(text: object, settings: Settings) -> str:
     return text
 
 
+def guard_question(question: str | None, settings: Settings) -> str | None:
+    """The user's message the reply answers, as the extractor's hint: a chat message is often longer than
+    ``response.max_question_chars`` or holds text no prompt should carry, which must not refuse the check of
+    the reply; such a message gives its last ``max_question_chars`` clean characters, or no hint."""
+    if question is None or not question.strip() or unsafe_reason(question):
+        return None
+    limit = settings.response.max_question_chars
+    return validate_question(question if len(question.strip()) <= limit else question.strip()[-limit:], settings)
+
+
 class Check:
     """The state one check shares between its parts (what :func:`check_text` and the streaming check use)."""
 
@@ -71,7 +81,7 @@ class Check:
                  sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None) -> None:
         self.options = resolve_options(options, settings)
         self.settings = settings
-        self.question = validate_question(question, settings)
+        self.question = guard_question(question, settings)
         self.reviser = reviser
         self.usage = _Usage()
         self.sinks: list[EventSink] = [*(sinks or []), self.usage]

@@ -19,7 +19,7 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.tools.given import current_evidence, top_k
+from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
 
 AGENT = "guard-fast"
 LABELS = [label.value for label in Label]
@@ -62,11 +62,13 @@ async def _gather(claim: str, resources: Resources, mode: str) -> list[Document]
     given = current_evidence() or []
     docs = await top_k(claim, given, k, resources.encoder) if given and mode != "retrieved" else []
     if mode != "given":
-        tool = resources.tool("search")
         try:
+            tool = resources.tool("search")
+            if isinstance(tool, GivenEvidenceTool) and tool.inner is not None:
+                tool = tool.inner  # the given passages are ranked above already: the engine alone
             found = await search_tool(tool, claim, k, agent=AGENT)
         except FactDebateError as exc:  # a failed search leaves the given passages; the trace says why
-            book_tool_call(tool.name, claim, k, [], 0.0, agent=AGENT, round=0, error=str(exc))
+            book_tool_call("search", claim, k, [], 0.0, agent=AGENT, round=0, error=str(exc))
             found = []
         seen = {d.text for d in docs}
         docs += [d for d in found if d.text not in seen]

@@ -9,9 +9,11 @@ every face), :func:`factdebate.guard.options.resolve_options` applies the operat
 the text the client gets once the policy is applied. A claim that could not be decided is ``unchecked``,
 never supported; a text whose claims were not even extracted in time is ``degraded``. The entry points:
 
-- ``check_text(text, settings, resources, *, options, question=None, sinks=None, reviser=None) -> GuardResult``
-- ``StreamingCheck(...same...)``: ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready),
-  ``async finish() -> GuardResult``
+- ``check_text(text, settings, resources, *, options, question=None, sinks=None, reviser=None, caller=None)
+  -> GuardResult`` (``caller``: the API key's id, so that a conversation's shared state is that caller's only)
+- ``StreamingCheck(settings, resources, *, options, question=None, sinks=None, reviser=None, caller=None)``:
+  ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready), ``async finish() -> GuardResult``
+  (the deadline counts from ``finish``: the answer's end)
 - ``evidence_from_messages(messages) -> list[GuardEvidence]`` (a conversation's ``role: "tool"`` messages)
 - ``resolve_options(options, settings) -> ResolvedGuardOptions``
 
