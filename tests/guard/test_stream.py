@@ -55,3 +55,24 @@ async def test_claims_are_checked_while_the_answer_streams_and_come_back_in_orde
     assert all(c.status == "checked" for c in got), got
     assert {s.reason for s in result.skipped} == {"greeting", "opinion", "instruction", "question"}
     assert result.original_text == REPLY
+
+
+async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer_is_unchecked() -> None:
+    from factdebate.run.build import build_resources
+    from tests.guard.support import SlowBackend
+    from tests.helpers import BagOfWordsEncoder
+
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
+    backend = SlowBackend(_sentence_claims, {"Statement: The Eiffel Tower is in Rome.": 30.0})
+    resources = build_resources(resources.settings, backends={"debater": backend},
+                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions(deadline_s=0.5))
+        check.feed(REPLY)
+        result = await check.finish()
+        got = [claim async for claim in check.verdicts()]
+    assert [(c.claim, c.status) for c in result.claims] == [("Paris is the capital of France.", "checked"),
+                                                            ("The Eiffel Tower is in Rome.", "unchecked")]
+    assert result.claims[1].label is None and result.label is None
+    assert sorted((c.index, c.status) for c in got) == [(0, "checked"), (1, "unchecked")]
