@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import factdebate as fd
 from factdebate.core.types import ResponseVerdict
 from factdebate.guard import GuardResult
@@ -12,6 +14,7 @@ from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import CLAIMS, REPLY, script
 
 OFFLINE = {"llm": "scripted:agree", "search": "local", "cache": False}
+PASSAGE = {"title": "Guide", "text": "Paris is the capital of France. The Eiffel Tower is in Paris."}
 
 
 def _backends() -> tuple[dict[str, Any], ScriptedBackend]:
@@ -64,3 +67,15 @@ async def test_check_response_with_evidence_lets_the_agents_read_it() -> None:
     assert isinstance(verdict, ResponseVerdict)
     prompts = [m[0]["content"] for info, m in backend.calls if info.prompt == "single"]
     assert prompts and all("Champ de Mars" in p for p in prompts)
+
+
+async def test_the_named_scripted_behaviours_answer_the_guards_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FACTDEBATE_GUARD__TIER", "fast")  # the operator's settings, here from the environment
+    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_TIER", "fast")
+    agree = await fd.aguard(REPLY, tier="fast", deadline_s=30, method="single", evidence=[PASSAGE],
+                            evidence_mode="given", **{**OFFLINE, "llm": "scripted:agree"})
+    assert [c.label for c in agree.claims] and all(c.label == "SUPPORTS" for c in agree.claims)
+    disagree = await fd.aguard(REPLY, tier="fast", deadline_s=30, method="single", evidence=[PASSAGE],
+                               evidence_mode="given", **{**OFFLINE, "llm": "scripted:disagree"})
+    refuted = [c for c in disagree.claims if c.label == "REFUTES"]
+    assert refuted and all(c.correction is not None and c.correction.quote_source for c in refuted)
