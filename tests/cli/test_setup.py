@@ -3,11 +3,16 @@ verdict that the embedded model decided. The install into a new environment is t
 
 from __future__ import annotations
 
+import re
+import sys
+from pathlib import Path
+
 import pytest
 
 from factdebate.cli import doctor
 from factdebate.cli.main import _embedded_note
 from factdebate.cli.render import embedded_model_note
+from factdebate.cli.setup import pip_command
 from factdebate.settings.load import load_settings
 from factdebate.util import data_packages
 from factdebate.util.data_packages import PACKAGES, DataPackage
@@ -27,8 +32,18 @@ def test_setup_with_everything_installed_runs_no_pip_and_says_so() -> None:
     assert result.stdout == ""  # progress and hints go to stderr
 
 
+def test_setup_installs_each_pin_with_its_hash_and_the_current_folder_off_the_path(tmp_path: Path) -> None:
+    command = pip_command(list(PACKAGES), tmp_path, quiet=True)
+    assert command[:4] == [sys.executable, "-P", "-m", "pip"]  # -P: a pip/ folder where it runs is not pip
+    assert {"--no-deps", "--require-hashes", "-q"} <= set(command)
+    assert command[-2:] == ["-r", str(tmp_path / "requirements.txt")]
+    lines = (tmp_path / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == [f"{p.dist}=={p.version} --hash=sha256:{p.sha256}" for p in PACKAGES]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", p.sha256) for p in PACKAGES)
+
+
 def test_doctor_names_the_setup_command_for_a_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    absent = DataPackage("factdebate-absent-package", "1.0", "factdebate_absent_package", "nothing")
+    absent = DataPackage("factdebate-absent-package", "1.0", "factdebate_absent_package", "nothing", "0" * 64)
     monkeypatch.setattr(data_packages, "PACKAGES", (*PACKAGES, absent))
     check = doctor._data_package("absent", absent.module, needed=True)
     assert check.status == "fail"

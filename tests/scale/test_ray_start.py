@@ -9,6 +9,7 @@ import pytest
 
 from factdebate.scale import ray_start
 from factdebate.scale.ray_start import is_startup_timeout, start_local_ray
+from factdebate.util.child_python import ray_runtime_env
 
 
 class FlakyRay:
@@ -40,7 +41,7 @@ def test_a_gcs_timeout_is_tried_again_after_a_shutdown(monkeypatch: pytest.Monke
     start_local_ray(ray, 3, log_to_driver=False)
     assert len(ray.inits) == 2 and ray.shutdowns == 1
     assert ray.inits[-1] == {"num_cpus": 3, "include_dashboard": False, "_node_ip_address": "127.0.0.1",
-                             "log_to_driver": False}
+                             "runtime_env": ray_runtime_env(), "log_to_driver": False}
     assert os.environ[ray_start.GCS_WAIT_VARIABLE] == "120"
 
 

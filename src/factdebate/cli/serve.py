@@ -120,9 +120,13 @@ def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level:
     import uvicorn
 
     from factdebate.server.workers import CONFIG_ENV, write_worker_config
+    from factdebate.util.child_python import protect_spawned_children
 
     path = write_worker_config(settings)
     os.environ[CONFIG_ENV] = str(path)
+    # uvicorn starts its workers with multiprocessing's spawn (``python -c``), which would put the current
+    # folder first on their path: they inherit our environment, so it says not to.
+    protect_spawned_children()
     try:
         uvicorn.run("factdebate.server.workers:app_from_env", factory=True, workers=workers, host=host, port=port,
                     log_level=log_level, proxy_headers=False, server_header=False)

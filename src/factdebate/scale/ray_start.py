@@ -3,12 +3,18 @@
 Ray waits a fixed 30 s for its GCS server's port file and for the raylet to register. On two loaded cores
 (a CI run with the test suite in parallel, an index build beside a model) either wait can run out before the
 process is up, and `ray.init` raises although nothing is wrong. We give the GCS wait 120 s (unless the user set
-Ray's own variable) and try once more on either start-up timeout."""
+Ray's own variable) and try once more on either start-up timeout.
+
+Every Ray job of ours is started here (:func:`start_local_ray`, :func:`join_ray`) with a working directory
+of its own, an empty folder (util/child_python.py): otherwise Ray puts the driver's current folder first on
+every worker's import path, and a ``factdebate/`` package lying there would run in the workers."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
+
+from factdebate.util.child_python import ray_runtime_env
 
 GCS_WAIT_VARIABLE = "RAY_gcs_server_port_wait_time_s"
 _STARTUP_TIMEOUTS = ("timed out during startup", "timed out waiting for file")
@@ -24,9 +30,15 @@ def start_local_ray(ray: Any, cpus: int, attempts: int = 2, **options: Any) -> N
     os.environ.setdefault(GCS_WAIT_VARIABLE, "120")
     for attempt in range(attempts):
         try:
-            ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", **options)
+            ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
+                     runtime_env=ray_runtime_env(), **options)
             return
         except Exception as exc:  # Ray raises a bare Exception for the raylet's wait, RuntimeError for the GCS's
             ray.shutdown()  # the half-started processes, before the next try or the error
             if not is_startup_timeout(exc) or attempt == attempts - 1:
                 raise
+
+
+def join_ray(ray: Any, address: str, **options: Any) -> None:
+    """Join the cluster at ``address`` (``auto``, ``ray://host:port``), the job in its own empty folder."""
+    ray.init(address=address, runtime_env=ray_runtime_env(), **options)

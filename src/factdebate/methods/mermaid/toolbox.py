@@ -14,7 +14,6 @@ import contextlib
 import json
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from factdebate.methods.mermaid.start import StartPolicy, StartRecord, ToolboxUn
 from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
+from factdebate.util.child_python import python_command, python_env
 from factdebate.util.paths import data_dir
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def shipped_config(name: str, settings: Settings, *, online: bool = False) -> MC
     if name not in SHIPPED:
         raise ConfigError(f"unknown tool server '{name}': use {', '.join(SHIPPED)}")
     retrieval = settings.retrieval
-    args = ["-m", "factdebate.toolservers", name]
+    command, *args = python_command("-m", "factdebate.toolservers", name)  # never the current folder's package
     if name == "wikipedia":
         args.append("--online" if online else "--offline")
     if retrieval.search_before:
@@ -73,7 +73,7 @@ def shipped_config(name: str, settings: Settings, *, online: bool = False) -> MC
     if retrieval.exclude_fact_checkers:
         args.append("--exclude-fact-checkers")
     # Starting may build the builtin index (seconds for BM25, minutes for the vectors on a first run).
-    return MCPServerConfig(command=sys.executable, args=args, env=server_env(settings), connect_timeout=900,
+    return MCPServerConfig(command=command, args=args, env=python_env(server_env(settings)), connect_timeout=900,
                            timeout=120)
 
 
