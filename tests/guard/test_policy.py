@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -130,3 +131,24 @@ async def test_a_fast_reply_that_names_no_passage_keeps_no_quote() -> None:
     fast = lambda claim: json.dumps({"label": "REFUTES", "passage": 7, "quote": "made up"})  # noqa: E731
     result, _ = await run_check(script(fast=fast), guard=FAST)
     assert result.claims[1].label == "REFUTES" and "made up" not in result.claims[1].evidence[0].quote
+
+
+async def test_the_model_cache_is_shared_by_one_api_key_never_between_keys(tmp_path: Path) -> None:
+    from factdebate.guard import check_text
+    from factdebate.llm.scripted import ScriptedBackend
+    from factdebate.run.build import build_resources
+    from tests.guard.support import PARIS_DOC
+    from tests.helpers import BagOfWordsEncoder, StaticTool
+
+    settings = load_settings(overrides={"method": "single", "guard": FAST, "llm": {"cache": True}}, environ={})
+    backend = ScriptedBackend(script())
+    tool = StaticTool("local", [PARIS_DOC])
+    resources = build_resources(settings, backends={"debater": backend}, tool_factory=lambda kind: tool,
+                                encoder_factory=BagOfWordsEncoder, cache_path=tmp_path / "cache.sqlite")
+    asked = []
+    async with resources:
+        for caller in ("key-a", "key-a", "key-b"):
+            before = len(backend.calls)
+            await check_text(REPLY, settings, resources, options=GuardOptions(), caller=caller)
+            asked.append(len(backend.calls) - before)
+    assert asked[0] > 0 and asked[1] == 0 and asked[2] == asked[0]

@@ -11,6 +11,7 @@ that no tier supported.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import uuid
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from factdebate.guard.options import resolve_options
 from factdebate.guard.policy import apply_policy
 from factdebate.guard.tiers import Context, Progress, decide
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, GuardUsage, Reviser, SkippedSentence
+from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
@@ -90,6 +92,9 @@ class Check:
         self.context = Context(settings=settings, resources=resources, options=self.options, passages=docs,
                                sinks=self.sinks, scope=self.conversation.scope if self.conversation else None)
         self.digest = evidence_digest(docs)
+        # The model cache is shared within one conversation of one caller, and never between API keys.
+        self.cache_scope = (self.conversation.scope if self.conversation is not None
+                            else "caller-" + hashlib.sha256(caller.encode()).hexdigest()[:20] if caller else "")
         self.recorder = RunRecorder(self.sinks, run_id=uuid.uuid4().hex[:12])
         self.started = time.perf_counter()
         self.progress: list[Progress] = []
@@ -201,7 +206,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *, opt
     text = checked_text(text, settings)
     check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller)
     deadline = check.started + check.options.deadline_s
-    with recording(check.recorder):
+    with recording(check.recorder), cache_scope(check.cache_scope):
         check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
         worthy = check.skip(gate(text))
         claims: list[str] | None = []

@@ -23,6 +23,7 @@ from factdebate.guard.check import Check, checked_text, settle
 from factdebate.guard.gate import gate
 from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
+from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
 from factdebate.response_level.spans import _BOUNDARY
 from factdebate.settings.model import Settings
@@ -48,7 +49,7 @@ class StreamingCheck:
         self._queue: asyncio.Queue[GuardClaim | None] = asyncio.Queue()
         self._sent: set[int] = set()
         self._finished = False
-        with recording(self._check.recorder):
+        with recording(self._check.recorder), cache_scope(self._check.cache_scope):
             self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
 
     def feed(self, delta: str) -> None:

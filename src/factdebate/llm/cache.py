@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from factdebate.llm.base import Completion, GenParams, Message
-from factdebate.llm.calls import CallInfo
+from factdebate.llm.calls import CallInfo, current_cache_scope
 
 
 def cache_key(backend: str, params: GenParams, messages: list[Message], who: CallInfo) -> str:
@@ -26,7 +26,9 @@ def cache_key(backend: str, params: GenParams, messages: list[Message], who: Cal
     # different questions: they get their own entries, or k draws would be one answer k times. An empty
     # draw is left out so that the keys of every other call stay those already cached.
     asked = {k: v for k, v in who.as_dict().items() if k != "sample" and (k != "draw" or v)}
-    payload = {"backend": backend, "params": params.key(), "messages": messages, "who": asked}
+    payload: dict[str, object] = {"backend": backend, "params": params.key(), "messages": messages, "who": asked}
+    if scope := current_cache_scope():  # answers kept apart by scope (llm/calls.py); none: the keys as before
+        payload["scope"] = scope
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 

@@ -42,6 +42,24 @@ def evaluating(sample_id: str) -> Iterator[None]:
         _sample.reset(token)
 
 
+_cache_scope: ContextVar[str] = ContextVar("factdebate_cache_scope", default="")
+
+
+def current_cache_scope() -> str:
+    return _cache_scope.get()
+
+
+@contextlib.contextmanager
+def cache_scope(scope: str) -> Iterator[None]:
+    """Cached answers of the calls made inside are shared only with calls in the same ``scope`` (the guard:
+    one conversation of one API key); the empty scope is everyone's, as before."""
+    token = _cache_scope.set(scope)
+    try:
+        yield
+    finally:
+        _cache_scope.reset(token)
+
+
 def current_call() -> CallInfo:
     return _call.get()
 
