@@ -83,9 +83,11 @@ class SlowBackend(ScriptedBackend):
 
 async def run_check(respond: Any, text: str = REPLY, *, method: str = "single", backend: ScriptedBackend | None = None,
                     docs: list[Document] | None = None, guard: dict[str, Any] | None = None,
-                    events: list[dict[str, Any]] | None = None, **options: Any) -> tuple[GuardResult, Any]:
+                    events: list[dict[str, Any]] | None = None, response: dict[str, Any] | None = None,
+                    **options: Any) -> tuple[GuardResult, Any]:
     tools = {"rag": StaticTool("rag", docs or [PARIS_DOC]), "search": StaticTool("local", docs or [PARIS_DOC])}
-    resources, scripted, _ = resources_for(respond, method=method, tools=tools, guard=guard or {})
+    resources, scripted, _ = resources_for(respond, method=method, tools=tools, guard=guard or {},
+                                           response=response or {})
     if backend is not None:
         from factdebate.run.build import build_resources
         from tests.helpers import BagOfWordsEncoder

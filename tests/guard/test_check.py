@@ -155,3 +155,10 @@ async def test_a_long_or_unclean_question_is_a_hint_never_a_refusal() -> None:
         assert result.claims and not result.degraded
         extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "claims_extract")
         assert ("The text answers this question" in extract) == (hint is not None)
+
+
+async def test_claims_beyond_the_extraction_limit_are_said_not_checked() -> None:
+    result, _ = await run_check(script(), tier="fast", guard=FAST_ONLY, response={"max_claims": 2})
+    assert any("response.max_claims" in note for note in result.passed_through)
+    result, _ = await run_check(script(), tier="fast", guard=FAST_ONLY)
+    assert result.passed_through == []

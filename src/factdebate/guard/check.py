@@ -100,6 +100,7 @@ class Check:
         self.progress: list[Progress] = []
         self.skipped: list[SkippedSentence] = []
         self.degraded_reasons: list[str] = []
+        self.passed_through: list[str] = []
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
 
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
@@ -123,6 +124,10 @@ class Check:
         if not extraction.parsed:
             self.degraded_reasons.append("the claims could not be read from the extractor's reply")
             return None
+        most = self.settings.response.max_claims
+        if len(extraction.claims) >= most:
+            self.passed_through.append(f"at most {most} claims are taken from one text (response.max_claims): "
+                                       "statements beyond them were not checked")
         return extraction.claims
 
     def add_claim(self, claim: str, text: str, after: int) -> Progress | None:
@@ -182,7 +187,8 @@ class Check:
             label=label, degraded=degraded, degraded_reason=reason,
             usage=GuardUsage(model_calls=self.usage.model_calls, tool_calls=self.usage.tool_calls,
                              seconds=round(time.perf_counter() - self.started, 3)),
-            claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start), policy=o.policy,
+            claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
+            passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
             on_unchecked=o.on_unchecked, tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text)
         return await apply_policy(result, self.reviser)
 
