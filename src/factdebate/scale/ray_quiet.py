@@ -1,13 +1,13 @@
 """Keeping Ray's own lines off the terminal while an index build runs on it.
 
 A build on Ray that stopped on a bad line printed three to five lines of Ray before its one-line error: a
-note on token authentication (Ray's Python loggers, which print through Python's last-resort handler when
-no handler is set up), a deprecation warning for the two retry arguments the build passes (documented in
-docs/robustness.md), and a log line of Ray's C++ core worker about restartable actors, written straight to
-file descriptor 2. None of them is for the user. During the build Ray's Python loggers report errors only,
-that one warning is ignored, and what is written below Python to descriptor 2 (the C++ logs, and the Ray
-processes started meanwhile, which inherit it) goes to a log file instead; Python's own ``sys.stderr``
-(the build's progress, the error line) still reaches the terminal.
+note on token authentication (Ray's Python loggers), a deprecation warning for the two retry arguments the
+build passes (documented in docs/robustness.md), and a log line of Ray's C++ core worker about restartable
+actors, written straight to file descriptor 2; a build with fewer shards than workers added Ray Data's advice
+on the pool's size. None of them is for the user. During the build Ray's Python loggers report errors only,
+Ray's warnings (and that one, raised from our call) are ignored, and what is written below Python to
+descriptor 2 (the C++ logs, and the Ray processes started meanwhile, which inherit it) goes to a log file
+instead; Python's own ``sys.stderr`` (the build's progress, the error line) still reaches the terminal.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ def quiet_ray(native_log: Path) -> Iterator[None]:
     logger.setLevel(logging.ERROR)
     try:
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=_KNOWN_WARNING)
+            warnings.filterwarnings("ignore", message=_KNOWN_WARNING)  # raised from our call, so named by message
+            warnings.filterwarnings("ignore", module=r"ray(\.|$)")  # Ray Data's advice on pool sizes, and the like
             with _native_stderr_to(native_log):
                 yield
     finally:
