@@ -229,7 +229,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *, opt
         for claim in claims or []:
             progress = check.add_claim(claim, text, after)
             if progress is not None and progress.claim.span is not None and progress.claim.span_note is None:
-                after = progress.claim.span.start
+                after = progress.claim.span.start + 1
         tasks = [asyncio.ensure_future(check.decide(p)) for p in check.progress]
         await settle(tasks, check.remaining(deadline))
         return await check.result(text, degraded=claims is None)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -25,10 +24,8 @@ from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
-from factdebate.response_level.spans import _BOUNDARY
+from factdebate.response_level.spans import boundaries
 from factdebate.settings.model import Settings
-
-_END = re.compile(_BOUNDARY.pattern)
 
 
 class StreamingCheck:
@@ -57,7 +54,7 @@ class StreamingCheck:
         if self._finished:
             raise RuntimeError("the answer was already finished")
         self._text = checked_text(self._text + delta, self._settings)
-        ends = [m for m in _END.finditer(self._text, self._cursor)]
+        ends = boundaries(self._text, self._cursor)
         if ends:
             self._dispatch(ends[-1].start(), ends[-1].end())
 

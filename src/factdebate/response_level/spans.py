@@ -23,11 +23,30 @@ OVERLAP = 0.5  # share of the claim's content words a sentence must hold to be i
 NOT_FOUND = "the extractor reworded this claim beyond finding it in the text"
 
 
+# A full stop after these (or after one initial, "J.") is not a sentence's end.
+_ABBREVIATIONS = frozenset(("dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "mt.", "ft.", "jr.", "sr.", "vs.", "no.",
+                            "e.g.", "i.e.", "approx.", "ca.", "inc.", "ltd.", "co.", "u.s.", "u.k."))
+_LAST_WORD = re.compile(r"(\S+)$")
+
+
+def boundaries(text: str, pos: int = 0) -> list[re.Match[str]]:
+    """Where the sentences of ``text`` end, from ``pos`` on (each match is the gap after a sentence)."""
+    out = []
+    for match in _BOUNDARY.finditer(text, pos):
+        if "\n" not in match.group():
+            last = _LAST_WORD.search(text, 0, match.start())
+            word = last.group(1).lower() if last else ""
+            if word in _ABBREVIATIONS or re.fullmatch(r"[^\W\d_]\.", word):
+                continue
+        out.append(match)
+    return out
+
+
 def sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence or line of ``text``, without surrounding whitespace."""
     out = []
     start = 0
-    for match in [*_BOUNDARY.finditer(text), None]:
+    for match in [*boundaries(text), None]:
         end = match.start() if match is not None else len(text)
         if match is not None and match.group().startswith(("\"", "'", "\u201d", "\u2019", ")", "]")):
             end += len(match.group().rstrip())  # the closing quote belongs to the sentence
@@ -95,12 +114,12 @@ def find_span(claim: str, text: str, *, after: int = 0) -> tuple[Span | None, st
 
 
 def claim_spans(claims: list[str], text: str) -> list[tuple[Span | None, str | None]]:
-    """Each claim's place, in order: each search starts where the previous claim was found."""
+    """Each claim's place, in order: each search prefers a place after where the previous claim was found."""
     out = []
     after = 0
     for claim in claims:
         found, note = find_span(claim, text, after=after)
         if found is not None:
-            after = found.start
+            after = found.start + 1  # the next claim is said later (the same words again: the next time)
         out.append((found, note))
     return out

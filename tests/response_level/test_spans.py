@@ -1,0 +1,37 @@
+"""Where each claim is said: offsets that slice the text to the claim's words, the sentence a reworded claim
+came from, or no span and a reason, never a place that does not say it."""
+
+from __future__ import annotations
+
+from factdebate.response_level.spans import claim_spans, find_span, sentences
+
+TEXT = ("Dr. Smith was born in 1950.  The Eiffel   tower is in Rome. It costs 3.5 euros!\n"
+        "Paris is the capital of France. Paris is the capital of France.")
+
+
+def _slice(claim: str, after: int = 0) -> str | None:
+    span, _ = find_span(claim, TEXT, after=after)
+    return None if span is None else TEXT[span.start:span.end]
+
+
+def test_sentences_end_at_punctuation_and_line_breaks_not_at_abbreviations_or_decimals() -> None:
+    assert [TEXT[a:b] for a, b in sentences(TEXT)] == [
+        "Dr. Smith was born in 1950.", "The Eiffel   tower is in Rome.", "It costs 3.5 euros!",
+        "Paris is the capital of France.", "Paris is the capital of France."]
+
+
+def test_exact_then_case_and_spacing_aside_then_the_sentence_it_was_reworded_from() -> None:
+    assert _slice("Dr. Smith was born in 1950.") == "Dr. Smith was born in 1950."
+    assert _slice("The Eiffel Tower is in Rome") == "The Eiffel   tower is in Rome"
+    span, note = find_span("Rome is where the Eiffel Tower stands.", TEXT)
+    assert span is not None and TEXT[span.start:span.end] == "The Eiffel   tower is in Rome."
+    assert "approximate" in (note or "")
+    span, note = find_span("Berlin hosts the Olympics.", TEXT)
+    assert span is None and note
+
+
+def test_claims_in_order_take_the_next_occurrence() -> None:
+    claim = "Paris is the capital of France."
+    first, second = claim_spans([claim, claim], TEXT)
+    assert first[0] is not None and second[0] is not None and second[0].start > first[0].start
+    assert TEXT[second[0].start:second[0].end] == claim
