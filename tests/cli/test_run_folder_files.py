@@ -146,6 +146,7 @@ def test_mis_shaped_settings_and_negative_seeds_are_refused_before_any_work(copi
                                                      "--resamples", "1000000000")
     (tmp_path / "FILE").write_text("mine\n")
     assert "--output" in refused(capsys, "compare", str(cot), str(single), "-o", str(tmp_path / "FILE"))
+    assert "--output" in refused(capsys, "report", str(cot), str(single), "-o", str(tmp_path / "FILE"))
     assert (tmp_path / "FILE").read_text() == "mine\n"
     _edit(cot / "summary.json", lambda d: d["settings"].update(llm=["scripted:agree"]))  # type: ignore[attr-defined]
     assert "llm is a JSON list, not an object" in refused(capsys, "compare", str(cot), str(single), "-o", str(out))

@@ -111,6 +111,8 @@ def test_several_methods_check_the_output_and_every_setting_first(tmp_path: Path
     code, err = call(capsys, "eval", "--method", "cot,mad", "-o", str(tmp_path / "FILE"), *COUNTRIES)
     assert code == 2 and [line for line in err.splitlines() if line.strip()] == [
         f"error: --output {tmp_path / 'FILE'} is a file: give a folder"]
+    code, err = call(capsys, "eval", "--method", "cot", "-o", str(tmp_path / "FILE"), *COUNTRIES)
+    assert code == 2 and "is a file: give a folder" in err and len(err.strip().splitlines()) == 1, err
     assert (tmp_path / "FILE").read_text() == "mine\n"
     code, err = call(capsys, "eval", "--method", "cot,mad", "--mad-rounds", "99", "-o", str(tmp_path / "out"),
                      *COUNTRIES)

@@ -143,11 +143,13 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
              drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled") -> Any:
     """One run's plan, with every check that needs no model call done: its settings, the method's own
     check of them, and whether the run directory may be resumed."""
+    from factdebate.core.pathcheck import output_folder
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.methods import get_method
     from factdebate.scale.options import with_scale
     from factdebate.settings.load import settings_from
 
+    output_folder(directory, "--output")
     settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
     get_method(settings.method)  # an unknown method fails before the dataset is read
     if drawn is None:

@@ -13,6 +13,7 @@ from statistics import mean
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.core.pathcheck import output_folder
 from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
 from factdebate.core.schema import upgrade
 from factdebate.eval import plots
@@ -158,6 +159,7 @@ def _scores(runs: list[RunData]) -> tuple[list[float], list[float], dict[str, di
 def build_report(directories: list[Path], output: Path) -> list[Path]:
     if not directories:
         raise InputError("give at least one run directory")
+    output_folder(output, "--output")
     runs = [load_run(d) for d in directories]
     if len({r.name for r in runs}) < len(runs):  # the same grid on two datasets: say which is which
         for run in runs:
