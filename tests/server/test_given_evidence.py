@@ -118,3 +118,16 @@ async def test_mcp_tools_take_evidence() -> None:
     payload = result.structured_content if hasattr(result, "structured_content") else None
     text = json.dumps(payload if payload is not None else [c.model_dump() for c in result])  # type: ignore[union-attr]
     assert '"span"' in text
+
+
+def test_every_evidence_mode_searches_the_same_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    import factdebate.server.resources as module
+    from factdebate.settings.load import load_settings
+
+    made: list[str] = []
+    monkeypatch.setattr(module, "make_tool", lambda kind, settings: made.append(kind) or object())
+    pool = module.ResourcePool(4)
+    base = load_settings(environ={})
+    for mode in ("retrieved", "both", "given"):
+        pool.tool("search", base.model_copy(update={"retrieval": base.retrieval.model_copy(update={"evidence": mode})}))
+    assert made == ["search"]  # one engine (one open index) whatever the request's evidence mode

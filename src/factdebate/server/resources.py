@@ -67,7 +67,9 @@ class ResourcePool:
             return self._backends[key]
 
     def tool(self, kind: str, settings: Settings) -> Tool:
-        key = (kind, settings.retrieval.model_dump_json())
+        # Where the evidence comes from (the caller's own passages, per request) is not the engine's business:
+        # one engine serves every evidence mode, so an index is never opened twice.
+        key = (kind, settings.retrieval.model_dump_json(exclude={"evidence"}))
         with self._tool_lock:
             if key not in self._tools:
                 copied = None
