@@ -4,10 +4,12 @@
 the usable cores, on the same short calls (a ~250-token prompt and 16 generated tokens, distinct prompts so
 no prefix reuse), idle and while ``--busy K`` CPU burners this benchmark starts run beside it. Each count
 runs in a fresh process (the default is chosen when the model loads, so it sees the burners), interleaved
-over ``--repeat`` rounds, best time kept. Prints the load average each scenario started at, and a last line
-``busy=K default=T best=N:S ratio=R`` per scenario (default time / best time).
+over ``--repeat`` rounds, best time kept. ``--burner llama`` makes the busy processes other embedded-model
+processes on every core (the old default) instead of Python loops. Prints the load average each scenario
+started at, and a last line per scenario: ``busy=KxKIND load_at_start=… default=S(chose N) best=N:S
+ratio=R`` (default time / best time) and each count's time.
 
-    .venv/bin/python benchmarks/embedded_model.py --threads [--busy 0 2] [--repeat 2]
+    .venv/bin/python benchmarks/embedded_model.py --threads [--busy 0 2] [--burner spin|llama] [--repeat 2]
 
 Without ``--threads``, prompt evaluation (distinct ~900-token prompts) and generation:
   * ``builtin-q4`` (the shipped Q4_1 file) against ``builtin`` (its F16 copy, flash attention);
@@ -113,20 +115,38 @@ def time_threads(threads: int | None, calls: int, limit: float) -> dict[str, flo
     return result
 
 
-def burners(count: int) -> list[subprocess.Popen[bytes]]:
-    """``count`` processes that keep a core busy each (what other users' work does to a shared machine)."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+async def keep_generating() -> None:
+    """Another process on the embedded model with every core, as the old default ran it: its threads spin
+    at each step's barrier too, so two such processes on the same cores wait on each other's spinning."""
+    backend = LlamaCppBackend("builtin")
+    for i in range(10**9):
+        await backend.complete([{"role": "user", "content": short_prompt(1000 + i % 50)}], GenParams(max_tokens=64))
 
 
-def thread_scenarios(busy_counts: list[int], repeat: int, calls: int, limit: float) -> None:
+def burners(count: int, kind: str = "spin") -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that keep the machine busy (what other users' work does to a shared machine):
+    ``spin``, a Python loop on one core each; ``llama``, the embedded model generating with every core."""
+    if kind == "spin":
+        code = "while True: pass"
+        env = dict(os.environ)
+    else:
+        code = ("import asyncio, sys; sys.path.insert(0, 'benchmarks'); from embedded_model import keep_generating; "
+                "asyncio.run(keep_generating())")
+        env = dict(os.environ, FACTDEBATE_LLAMA_THREADS=str(int(os.cpu_count() or 1)))
+    return [subprocess.Popen([sys.executable, "-c", code], env=env, cwd=Path(__file__).resolve().parents[1])
+            for _ in range(count)]
+
+
+def thread_scenarios(busy_counts: list[int], repeat: int, calls: int, limit: float, kind: str = "spin") -> None:
     from factdebate.llm.llama_threads import usable_cores
 
     counts = list(range(1, int(usable_cores()) + 1))
     summary = []
     for busy in busy_counts:
-        hogs = burners(busy)
+        hogs = burners(busy, kind)
         try:
-            time.sleep(2 if busy else 0)  # let them reach the run queue before the default reads it
+            # let them reach the run queue (a llama burner loads its model first) before the default reads it
+            time.sleep((2 if kind == "spin" else 8) if busy else 0)
             load = os.getloadavg()
             best: dict[str, float] = {}
             chosen: set[int] = set()
@@ -138,7 +158,7 @@ def thread_scenarios(busy_counts: list[int], repeat: int, calls: int, limit: flo
                     if threads is None and "threads" in found:
                         chosen.add(int(found["threads"]))
                     best[name] = min(best.get(name, float("inf")), seconds)
-                    print(f"busy={busy} threads={name:7s} {seconds:7.2f} s load={os.getloadavg()[0]:.2f}"
+                    print(f"busy={busy}x{kind} threads={name:7s} {seconds:7.2f} s load={os.getloadavg()[0]:.2f}"
                           + (f" (chose {int(found['threads'])})" if threads is None and "threads" in found else "")
                           + (f" (stopped at {limit:.0f} s)" if seconds == float("inf") else ""), flush=True)
         finally:
@@ -147,7 +167,7 @@ def thread_scenarios(busy_counts: list[int], repeat: int, calls: int, limit: flo
                 hog.wait()
         fixed = {n: best[str(n)] for n in counts}
         top = min(fixed, key=lambda n: fixed[n])
-        summary.append(f"busy={busy} load_at_start={load[0]:.2f},{load[1]:.2f},{load[2]:.2f} "
+        summary.append(f"busy={busy}x{kind} load_at_start={load[0]:.2f},{load[1]:.2f},{load[2]:.2f} "
                        f"default={best['default']:.2f}s(chose {sorted(chosen)}) best={top}:{fixed[top]:.2f}s "
                        f"ratio={best['default'] / fixed[top]:.2f} "
                        + " ".join(f"t{n}={fixed[n]:.2f}s" for n in counts))
@@ -161,12 +181,14 @@ def main() -> None:
     parser.add_argument("--threads", action="store_true", help="compare the default thread count with 1..N")
     parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU burners beside each scenario")
     parser.add_argument("--repeat", type=int, default=2, help="interleaved rounds; the best time is kept")
+    parser.add_argument("--burner", choices=("spin", "llama"), default="spin",
+                        help="what the busy processes run: a Python loop, or the embedded model on every core")
     parser.add_argument("--calls", type=int, default=3, help="short calls timed per process")
     parser.add_argument("--limit", type=float, default=120, help="seconds before a process is stopped")
     args = parser.parse_args()
     os.environ.setdefault("FACTDEBATE_DATA_DIR", tempfile.mkdtemp(prefix="factdebate-bench-"))
     if args.threads:
-        thread_scenarios(args.busy, args.repeat, args.calls, args.limit)
+        thread_scenarios(args.busy, args.repeat, args.calls, args.limit, args.burner)
         return
     cores = os.cpu_count() or 1
     rows = {}
