@@ -5,7 +5,8 @@ A file named with ``--config`` or ``FACTDEBATE_CONFIG`` is the user's choice and
 folder may be one someone sent, or a cloned repository: so the file is announced on stderr, recorded in the
 run's provenance, and refused if it sets what starts a program or receives the user's keys
 (:func:`~factdebate.settings.operator_paths.commands_and_endpoints`, the same rule as for a run folder's
-``run.json``, issue 27). Naming it with ``--config`` trusts it."""
+``run.json``, issue 27; the caller looks those up, as they are read off the settings model, which imports this
+module). Naming it with ``--config`` trusts it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factdebate.core.errors import ConfigError
-from factdebate.settings.operator_paths import commands_and_endpoints, set_in
 
 FOUND_NAME = "factdebate.yaml"
 How = Literal["named", "environment", "found"]
@@ -48,12 +48,12 @@ def find_config(config_file: str | Path | None, environ: dict[str, str]) -> Conf
     return ConfigFile(found, "found") if found.is_file() else None
 
 
-def check_found(config: ConfigFile, data: dict[str, Any]) -> None:
-    """Refuse a file found in the current folder that sets commands or endpoints; say that it is read."""
+def check_found(config: ConfigFile, refused: list[str]) -> None:
+    """Refuse a file found in the current folder that sets commands or endpoints (``refused``: the dotted names
+    of those it sets); say that it is read."""
     if config.how != "found":
         return
     where = config.path.resolve()
-    refused = set_in(data, commands_and_endpoints())
     if refused:
         raise ConfigError(f"{FOUND_NAME} in the current folder ({where}) sets {', '.join(refused)}, which start "
                           "programs or receive your API keys, and a file found by chance is not trusted with them: "

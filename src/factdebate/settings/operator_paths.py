@@ -12,7 +12,12 @@ the models for fields that look like a URL, a command, a path or a key and are n
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
+
+from factdebate.core.fields import exposure, walk
+from factdebate.methods.base import all_methods
+from factdebate.settings.model import Settings
 
 SettingPath = tuple[str, ...]
 
@@ -27,15 +32,18 @@ RERUN_OWN: tuple[SettingPath, ...] = (
 def marked(kinds: Iterable[str]) -> tuple[SettingPath, ...]:
     """The settings marked as reaching one of ``kinds``: the shared ones, then each registered method's
     (``("methods", "mermaid", "memory_path")``), in declaration order."""
-    from factdebate.core.fields import exposure, walk
-    from factdebate.methods.base import all_methods
-    from factdebate.settings.model import Settings
-
     wanted = set(kinds)
+    return tuple(path for path, reach in _reaches(tuple(all_methods())) if reach in wanted)
+
+
+@cache
+def _reaches(names: tuple[str, ...]) -> tuple[tuple[SettingPath, str], ...]:
+    """Every marked setting with its mark, worked out once per set of registered methods (``names``: settings
+    are loaded often; a plug-in registered later makes a new set)."""
     fields = list(walk(Settings))
     for name, method in all_methods().items():
         fields += list(walk(method.settings_model, ("methods", name)))
-    return tuple(path for path, info in fields if exposure(info).get("reaches") in wanted)
+    return tuple((path, reach) for path, info in fields if (reach := exposure(info).get("reaches")))
 
 
 def commands_and_endpoints() -> tuple[SettingPath, ...]:
