@@ -113,9 +113,12 @@ def test_evidence_beyond_the_operators_bounds_is_refused_not_cut() -> None:
         resolve_options(GuardOptions(evidence_mode="given"), settings)  # type: ignore[arg-type]
 
 
-async def test_an_overlong_reply_is_refused() -> None:
-    with pytest.raises(InputError, match=r"guard\.max_message_chars"):
-        await run_check(script(), "x" * 200, guard={**FAST, "max_message_chars": 100})
+async def test_a_reply_too_long_or_unclean_is_degraded_not_checked_and_said() -> None:
+    for text, needle in (("x" * 200, "guard.max_message_chars"), ("bad \x00 reply", "control character")):
+        result, backend = await run_check(script(), text, guard={**FAST, "max_message_chars": 100},
+                                          on_unchecked="block")
+        assert result.degraded and needle in (result.degraded_reason or "") and backend.calls == []
+        assert result.action_taken == "blocked" and result.label is None
 
 
 async def test_a_conversation_shares_verdicts_for_one_caller_only() -> None:

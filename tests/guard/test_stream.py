@@ -76,3 +76,19 @@ async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer
                                                             ("The Eiffel Tower is in Rome.", "unchecked")]
     assert result.claims[1].label is None and result.label is None
     assert sorted((c.index, c.status) for c in got) == [(0, "checked"), (1, "unchecked")]
+
+
+async def test_an_answer_that_grows_past_the_limit_is_checked_up_to_it_and_said_degraded() -> None:
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools,
+                                    guard={**FAST, "max_message_chars": 100})
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions())
+        check.feed("Paris is the capital of France. ")
+        check.feed("x" * 200 + ". More text.")
+        result = await check.finish()
+        assert await check.finish() is result
+    assert [c.claim for c in result.claims] == ["Paris is the capital of France."]
+    assert result.claims[0].status == "checked"
+    assert result.degraded and "guard.max_message_chars" in (result.degraded_reason or "")
+    assert result.original_text.endswith("More text.")

@@ -54,16 +54,17 @@ class _Usage:
             self.tool_calls += 1
 
 
-def checked_text(text: object, settings: Settings) -> str:
-    """The reply as it is (spans index it), or an InputError: not text, unsafe, too long."""
+def uncheckable(text: object, settings: Settings) -> str | None:
+    """Why ``text`` (a model's reply) cannot be checked, or None. Not a refusal: the reply is the upstream
+    model's, not the caller's, so the check is degraded instead, said, and ``on_unchecked`` applies."""
     if not isinstance(text, str):
         raise InputError(f"the text to check must be text, not {type(text).__name__}")
     if reason := unsafe_reason(text):
-        raise InputError(f"the text cannot be checked: {reason}")
+        return f"the reply cannot be checked: {reason}"
     if len(text) > settings.guard.max_message_chars:
-        raise InputError(f"the text is {len(text)} characters long; the limit is {settings.guard.max_message_chars} "
-                         "(guard.max_message_chars)")
-    return text
+        return (f"the reply is {len(text)} characters long, over guard.max_message_chars "
+                f"({settings.guard.max_message_chars}): it was not checked")
+    return None
 
 
 def guard_question(question: str | None, settings: Settings) -> str | None:
@@ -208,11 +209,15 @@ async def check_text(text: str, settings: Settings, resources: Resources, *, opt
                      reviser: Reviser | None = None, caller: str | None = None) -> GuardResult:
     """Check ``text`` (an assistant's reply) and apply the policy. ``caller``: who asks (the service: the API
     key's id), so a conversation's shared state is never another caller's. Raises ``InputError`` for
-    options or text out of bounds; a claim that could not be decided is ``unchecked``, never an error."""
-    text = checked_text(text, settings)
+    options out of bounds; a reply that cannot be checked at all (too long, not clean text) is ``degraded``, and
+    a claim that could not be decided is ``unchecked``, never an error."""
+    problem = uncheckable(text, settings)
     check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller)
     deadline = check.started + check.options.deadline_s
     with recording(check.recorder), cache_scope(check.cache_scope):
+        if problem is not None:
+            check.degraded_reasons.append(problem)
+            return await check.result(text, degraded=True)
         check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
         worthy = check.skip(gate(text))
         claims: list[str] | None = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
-from factdebate.guard.check import Check, checked_text, settle
+from factdebate.guard.check import Check, settle, uncheckable
 from factdebate.guard.gate import gate
 from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
@@ -46,6 +46,8 @@ class StreamingCheck:
         self._queue: asyncio.Queue[GuardClaim | None] = asyncio.Queue()
         self._sent: set[int] = set()
         self._finished = False
+        self._stopped: str | None = None  # why the rest of the answer is not checked
+        self._result: GuardResult | None = None
         with recording(self._check.recorder), cache_scope(self._check.cache_scope):
             self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
 
@@ -53,7 +55,13 @@ class StreamingCheck:
         """Add ``delta`` to the answer; complete sentences start being checked now."""
         if self._finished:
             raise RuntimeError("the answer was already finished")
-        self._text = checked_text(self._text + delta, self._settings)
+        if not isinstance(delta, str):
+            raise TypeError(f"a delta is text, not {type(delta).__name__}")
+        self._text += delta
+        if self._stopped is None and (problem := uncheckable(self._text, self._settings)) is not None:
+            self._stopped = problem  # what came before is being checked; nothing after is
+        if self._stopped is not None:
+            return
         ends = boundaries(self._text, self._cursor)
         if ends:
             self._dispatch(ends[-1].start(), ends[-1].end())
@@ -98,12 +106,16 @@ class StreamingCheck:
 
     async def finish(self) -> GuardResult:
         """Check the rest of the answer, wait for every claim within the deadline, apply the policy."""
+        if self._result is not None:
+            return self._result
         self._finished = True
         check = self._check
         deadline = time.perf_counter() + check.options.deadline_s
         check.recorder.emit(ResponseStarted(response=self._text, question=check.question,
                                             method=check.options.method))
-        if self._cursor < len(self._text):
+        if self._stopped is not None:
+            check.degraded_reasons.append(f"{self._stopped} (from character {self._cursor} on)")
+        elif self._cursor < len(self._text):
             self._dispatch(len(self._text), len(self._text))
         await settle(self._extractions, check.remaining(deadline))
         late = sum(task.cancelled() for task in self._extractions)
@@ -116,4 +128,5 @@ class StreamingCheck:
         for claim in result.claims:
             self._send(claim)
         self._queue.put_nowait(None)
+        self._result = result
         return result
