@@ -92,3 +92,25 @@ async def test_an_answer_that_grows_past_the_limit_is_checked_up_to_it_and_said_
     assert result.claims[0].status == "checked"
     assert result.degraded and "guard.max_message_chars" in (result.degraded_reason or "")
     assert result.original_text.endswith("More text.")
+
+
+async def test_cancel_stops_every_check_in_progress() -> None:
+    from factdebate.run.build import build_resources
+    from tests.guard.support import SlowBackend
+    from tests.helpers import BagOfWordsEncoder
+
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
+    backend = SlowBackend(_sentence_claims, {"Statement:": 30.0})
+    resources = build_resources(resources.settings, backends={"debater": backend},
+                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions())
+        check.feed("Paris is the capital of France. The Eiffel Tower is in Rome. ")
+        await asyncio.sleep(0.1)
+        check.cancel()
+        await asyncio.sleep(0)
+        assert [claim async for claim in check.verdicts()] == []
+        tasks = [*check._extractions, *check._tasks]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert tasks and all(task.cancelled() or task.done() for task in tasks)

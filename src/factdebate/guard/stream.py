@@ -104,6 +104,13 @@ class StreamingCheck:
         while (claim := await self._queue.get()) is not None:
             yield claim
 
+    def cancel(self) -> None:
+        """Stop every check in progress (the client went away): nothing more is asked of any model."""
+        self._finished = True
+        for task in [*self._extractions, *self._tasks]:
+            task.cancel()
+        self._queue.put_nowait(None)
+
     async def finish(self) -> GuardResult:
         """Check the rest of the answer, wait for every claim within the deadline, apply the policy."""
         if self._result is not None:

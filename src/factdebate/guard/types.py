@@ -13,7 +13,7 @@ never supported; a text whose claims were not even extracted in time is ``degrad
   -> GuardResult`` (``caller``: the API key's id, so that a conversation's shared state is that caller's only)
 - ``StreamingCheck(settings, resources, *, options, question=None, sinks=None, reviser=None, caller=None)``:
   ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready), ``async finish() -> GuardResult``
-  (the deadline counts from ``finish``: the answer's end)
+  (the deadline counts from ``finish``: the answer's end), ``cancel()`` (the client went away)
 - ``evidence_from_messages(messages) -> list[GuardEvidence]`` (a conversation's ``role: "tool"`` messages)
 - ``resolve_options(options, settings) -> ResolvedGuardOptions``
 
