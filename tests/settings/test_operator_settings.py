@@ -177,5 +177,5 @@ def test_a_run_folder_cannot_send_queries_to_another_host(tmp_path: Path, capsys
     code = run(["reproduce", "--from", str(first), "-o", str(tmp_path / "again")])
     err = capsys.readouterr().err.strip()
     assert code == 2, err
-    assert "not a Wikipedia language code" in err and len(err.splitlines()) == 1, err
+    assert "retrieval.wikipedia_lang: not a Wikipedia language code" in err and len(err.splitlines()) == 1, err
     assert listener[1:] == [], "the rerun sent a query to the host the run folder named"

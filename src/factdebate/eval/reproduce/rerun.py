@@ -29,7 +29,7 @@ from factdebate.eval.runner import Plan, execute, make_plan
 from factdebate.eval.summary import RESULTS, RUN, SUMMARY_JSON
 from factdebate.run.results_file import latest_records
 from factdebate.run.resume import differences
-from factdebate.settings.load import load_settings
+from factdebate.settings.load import load_settings, validation_problems
 from factdebate.settings.model import Settings
 from factdebate.settings.options import all_options, options_to_overrides
 from factdebate.util.redact import MASK
@@ -94,7 +94,7 @@ def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, optio
     try:
         return Settings.model_validate(data), notes
     except ValidationError as exc:
-        raise ConfigError(f"{original}/{RUN}: its settings no longer validate: {exc.errors()[0]['msg']}") from exc
+        raise ConfigError(f"{original}/{RUN}: its settings no longer validate: {validation_problems(exc)}") from exc
 
 
 def _dataset(spec: str, data: dict[str, str], labels: list[str], file: str | None) -> Dataset:
