@@ -117,3 +117,17 @@ def test_a_record_nested_900_levels_is_a_422_on_upgrade(make_app: AppFactory) ->
     for answer in answers:
         assert answer.status_code == 422, answer.text
         assert answer.json()["detail"].startswith("records.1: the record nests lists or objects more than 64 levels")
+
+
+@pytest.mark.parametrize("record", [
+    {"claim": "c", "method": "cot", "schema_version": "two"},
+    {"claim": "c", "method": "cot", "rounds": "not a list of rounds"},
+    {"claim": "c", "method": "cot", "rounds": [{"turns": ["a string, not a turn"]}]},
+    {"claim": "c", "method": "mad", "rounds": [7]},
+])
+def test_a_record_of_the_wrong_shape_is_a_422_on_upgrade(make_app: AppFactory, record: dict[str, Any]) -> None:
+    """A field of the wrong shape at a normal depth was a 500 too (found beside issue 35, item 4)."""
+    with TestClient(make_app()) as client:
+        answer = client.post("/v1/verdicts/upgrade", json={"records": [record]}, headers=AUTH)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"].startswith("records.0: the record is not a verdict factdebate wrote"), answer.text

@@ -26,6 +26,16 @@ def upgrade(record: dict[str, Any]) -> dict[str, Any]:
     ``compare``); no verdict factdebate writes comes near that depth."""
     if nesting_depth(record, MAX_DEPTH + 1) > MAX_DEPTH:
         raise InputError(f"the record nests lists or objects more than {MAX_DEPTH} levels deep: it is not a verdict")
+    try:
+        return _upgraded(record)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        # A field of the wrong shape (a string where rounds or a version number belong) is the caller's
+        # record, not our fault: one line, not a 500 or a traceback.
+        raise InputError(f"the record is not a verdict factdebate wrote (a field has the wrong shape: "
+                         f"{type(exc).__name__})") from exc
+
+
+def _upgraded(record: dict[str, Any]) -> dict[str, Any]:
     if int(record.get("schema_version") or 1) >= SCHEMA_VERSION:
         return record
     out = copy.deepcopy(record)
