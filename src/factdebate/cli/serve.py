@@ -66,6 +66,9 @@ def serve(
     state_db: Annotated[str | None, Opt(help="Database shared by replicas: sqlite:///PATH (one machine) or "
                                         "postgresql://user@host:5432/db (several; password via PGPASSWORD). "
                                         "Also $FACTDEBATE_STATE_DB.")] = None,
+    guard_upstream: Annotated[str | None, Opt(help="OpenAI-compatible base URL (ending in /v1) of the chat model "
+                                              "POST /v1/chat/completions forwards to and fact-checks (guard.upstream; "
+                                              "its key: $FACTDEBATE_GUARD_UPSTREAM_KEY, docs/guard.md).")] = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -80,6 +83,11 @@ def serve(
         raise MissingDependencyError(exc.name or "fastapi", "serve") from exc
     if no_auth and not _is_loopback(host):
         raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
+    if guard_upstream is not None:
+        import os
+
+        # The flag outranks the file and the environment; through the environment it also reaches the workers.
+        os.environ["FACTDEBATE_GUARD__UPSTREAM"] = guard_upstream
     settings = load_service_config(service_config, config_file=config, db_path=db, state_db=state_db,
                                    allow_anonymous=True if no_auth else None)
     if options:

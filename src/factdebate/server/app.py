@@ -23,6 +23,8 @@ from factdebate.core.version import __version__
 from factdebate.server.check_routes import CHECK_ID_HEADER
 from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
+from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, close_upstreams
+from factdebate.server.guard_routes import router as guard_router
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
@@ -63,6 +65,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
             yield
         finally:
             heartbeat.cancel()
+            await close_upstreams(app.state)
             await service.runner.stop()
             await service.pool.services.aclose()
             service.store.close()
@@ -76,16 +79,19 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.include_router(response_router)
     app.include_router(check_router)
     app.include_router(view_router)
+    app.include_router(guard_router)
     _pages(app)
     _errors(app)
-    large = ("/v1/batches", "/v1/verdicts/")  # uploads: batches, and results files to upgrade
+    # uploads: batches, results files to upgrade, and chat conversations (bounded by the guard's own limits)
+    large = ("/v1/batches", "/v1/verdicts/", "/v1/chat/completions")
     app.add_middleware(BodyLimitMiddleware,
                        limit_for=lambda path: config.max_batch_bytes if path.startswith(large)
                        else config.max_body_bytes)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"],
-                           expose_headers=[CHECK_ID_HEADER])  # a page elsewhere reads a kept check's id
+                           # a page elsewhere reads a kept check's id
+                           expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER])
     app.add_middleware(SecurityHeaders)
     return app
 
