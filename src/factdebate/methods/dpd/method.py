@@ -110,7 +110,7 @@ class DPD(Method[DPDSettings]):
     scripted_replies = REPLIES
     # Confidence 0 everywhere: a tie with consensus 0, so the debate runs to its last round.
     call_probe = CallProbe(reasks={
-        "dpd_queries": '{"support": "q1", "refute": "q2"}',
+        "dpd_queries": '{"support": "capital of France", "refute": "Paris capital"}',
         "dpd_judge": '{"why": "even", "affirmative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
                      '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
                      '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}'})

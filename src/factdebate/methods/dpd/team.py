@@ -17,6 +17,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
+from factdebate.methods.kit.fields import check_field
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 from factdebate.methods.kit.turns import answered, scored, turn_started
 from factdebate.methods.resources import Resources
@@ -41,9 +42,10 @@ def other(side: str) -> str:
     return "negative" if side == "affirmative" else "affirmative"
 
 
-def parse_queries(text: str) -> tuple[CleanQuery, CleanQuery] | None:
+def parse_queries(text: str, claim: str = "") -> tuple[CleanQuery, CleanQuery] | None:
     """The two queries, each cleaned of list numbering, quotes and a "query:" label; ``None`` when either is
-    empty, before cleaning or after it."""
+    empty, before cleaning or after it. A query that copies the prompt's ``<query>``, is a bare label
+    ("true") or shares no word with ``claim`` is :class:`~factdebate.llm.ask.Unreadable` (kit/fields.py)."""
     try:
         data = enclosed(text)
     except ValueError:
@@ -51,7 +53,11 @@ def parse_queries(text: str) -> tuple[CleanQuery, CleanQuery] | None:
     if not isinstance(data, dict):
         return None
     support, refute = (clean_query(str(data.get(key) or "")) for key in ("support", "refute"))
-    return (support, refute) if support.text and refute.text else None
+    if not (support.text and refute.text):
+        return None
+    for key, query in (("support", support), ("refute", refute)):
+        check_field(query.text, "dpd_queries", key, query=True, sources=(claim,))
+    return support, refute
 
 
 @dataclass
@@ -102,7 +108,8 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
     if generate_queries:
         asked = await ask(
             resources.llm("gatherer"), render("dpd_queries", side=side, stance=STANCE[side], claim=claim),
-            parse_queries, what="query", problem='the answer must be a JSON object {"support": "...", "refute": "..."}',
+            lambda text: parse_queries(text, claim), what="query",
+            problem='the answer must be a JSON object {"support": "...", "refute": "..."}',
             # The prompt asks for this object alone: held to its schema from the first ask where the backend can.
             params=GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, json_schema=QUERY_SCHEMA),
             reask=format_reask(QUERY_TOKENS, QUERY_GRAMMAR, (QUERY_SCHEMA, _QUERY_JSON)),

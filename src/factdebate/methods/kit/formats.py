@@ -3,20 +3,12 @@ say the same, a schema and a template turning that object back into the text the
 
 from __future__ import annotations
 
-import re
-
 from factdebate.core.parsing import parse_query
 from factdebate.core.types import Label
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import GenParams
+from factdebate.methods.kit.fields import field_problem
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
-
-_WORD = re.compile(r"\w+")
-_FUNCTION_WORDS = frozenset({
-    "the", "and", "for", "was", "were", "are", "not", "but", "with", "from", "that", "this", "into", "its", "his",
-    "her", "their", "has", "have", "had", "been", "who", "what", "which", "when", "where", "how", "why", "than",
-    "then", "also"
-})
 
 _LABELS = " | ".join(f'"{label.value}"' for label in Label)
 # Reasoning is at most five sentences on one line, then the verdict line. Sentences, not a character
@@ -56,18 +48,15 @@ QUERY_ECHOES = ("search query of a few words", "an opening and a closing square 
 
 
 def grounded_query(text: str, *sources: str) -> CleanQuery:
-    """The bracketed query of ``text``, cleaned of list numbering, quotes and a "query:" label, if it shares
-    a content word (three letters or more, not a function word) with ``sources`` (the claim, the previous
-    query); a query that says nothing of them ("The answer was not inside square brackets") is
-    :class:`~factdebate.llm.ask.Unreadable`, and so is one that cleaning leaves empty, like an empty one."""
+    """The bracketed query of ``text``, cleaned of list numbering, quotes and a "query:" label, if it says
+    something (kit/fields.py): not a bare label ("[true]"), and sharing a content word with ``sources`` (the
+    claim, the previous query); a query that says nothing of them ("The answer was not inside square
+    brackets") is :class:`~factdebate.llm.ask.Unreadable`, and so is one that cleaning leaves empty."""
     found = parse_query(text)
     query = clean_query(found) if found is not None else None
     if query is None or not query.text:
         raise Unreadable("the query was not inside square brackets")
-    if not _content(query.text) & set().union(*(_content(source) for source in sources)):
-        raise Unreadable("the query shares no word with the claim; search for what the claim says")
+    problem = field_problem(query.text, "query", query=True, sources=sources)
+    if problem is not None:
+        raise Unreadable(problem.replace('its "query"', "the query"))
     return query
-
-
-def _content(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _FUNCTION_WORDS}
