@@ -22,9 +22,11 @@ _GREETING = re.compile(
     r"i hope (?:this|that) helps|hope (?:this|that) helps|let me know|feel free|have a (?:great|nice|good)|"
     r"here(?:'s| is| are) (?:a |an |the |some )?(?:summary|overview|answer|list|breakdown|quick)|"
     r"i'?d be happy|i'?m happy|i can help|as an ai)", re.I)
+# An imperative opening: the verb and then a space (so "Check-in opens at 3" is no instruction), not a noun
+# ("Use of force...").
 _INSTRUCTION = re.compile(
     r"^(?:please|try|click|open|run|install|make sure|remember|consider|check|see|visit|ask|contact|go to|use|"
-    r"add|remove|set|type|press|follow|keep|avoid|don'?t|do not|never|always|be sure|note:|tip:|step \d)\b", re.I)
+    r"add|remove|set|type|press|follow|keep|avoid|don'?t|do not|never|always|be sure|tip:)\s(?!of\b)", re.I)
 _OPINION = re.compile(
     r"\b(?:i think|i believe|i feel|in my (?:opinion|view|experience)|personally|i love|i like|i prefer|"
     r"i'?d (?:recommend|suggest|say)|i recommend|i suggest|i guess|it seems to me|imho)\b", re.I)
@@ -68,7 +70,9 @@ def reason_to_skip(sentence: str) -> str | None:
         return "greeting"
     if count < 3 and not re.search(r"\d", text):
         return "no content"
-    if _INSTRUCTION.match(text) and not re.match(r"^(?:never|always)\b.*\b(?:is|was|are|were)\b", text, re.I):
+    # An instruction that states a number ("Visit the Louvre, open since 1793") is checked for that number.
+    if (_INSTRUCTION.match(text) and not re.search(r"\d", text)
+            and not re.match(r"^(?:never|always)\b.*\b(?:is|was|are|were)\b", text, re.I)):
         return "instruction"
     if _PRAISE.search(text) and not re.search(r"\d", text) and short:
         return "opinion"
