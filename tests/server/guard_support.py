@@ -1,0 +1,100 @@
+"""A scripted OpenAI-compatible chat model for the guard's tests and benchmark: a small FastAPI app that
+answers ``POST /v1/chat/completions`` with a fixed answer, whole or streamed word by word, after a fixed
+latency, and records what it was sent (headers included)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from factdebate.guard.types import GuardClaim
+
+ANSWER = ("Hi! Great question. Paris is the capital of France. The Eiffel Tower is in Rome. "
+          "I think Paris is lovely in spring.")
+REVISED = "Paris is the capital of France. The Eiffel Tower is in Paris."
+REVISE_MARK = "A fact check of your last answer"
+
+
+@dataclass
+class Upstream:
+    """What the scripted model answers and what it saw."""
+
+    answer: str = ANSWER
+    latency: float = 0.0  # seconds before the first token (or the whole answer)
+    token_delay: float = 0.0  # seconds between streamed tokens
+    tool_calls: list[dict[str, Any]] | None = None
+    fail: tuple[int, dict[str, Any]] | None = None  # (status, body) to answer instead
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    revise: Callable[[list[dict[str, Any]]], str] = lambda messages: REVISED
+
+    def reply_for(self, body: dict[str, Any]) -> str:
+        last = body["messages"][-1]
+        if last.get("role") == "user" and REVISE_MARK in str(last.get("content")):
+            return self.revise(body["messages"])
+        return self.answer
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"\S+\s*", text) or [text]
+
+
+def upstream_app(upstream: Upstream) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions", response_model=None)
+    async def complete(request: Request) -> JSONResponse | StreamingResponse:
+        body = await request.json()
+        upstream.requests.append(body)
+        upstream.headers.append({k.lower(): v for k, v in request.headers.items()})
+        if upstream.fail is not None:
+            return JSONResponse(upstream.fail[1], status_code=upstream.fail[0])
+        text = upstream.reply_for(body)
+        revising = text is not upstream.answer
+        head = {"id": "chatcmpl-scripted", "created": int(time.time()), "model": body.get("model", "scripted")}
+        calls = None if revising else upstream.tool_calls
+        if upstream.latency:
+            await asyncio.sleep(upstream.latency)
+        if not body.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                message["tool_calls"] = calls
+            return JSONResponse({**head, "object": "chat.completion", "choices": [{
+                "index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": len(tokens(text)), "total_tokens": 20}})
+        return StreamingResponse(_chunks(upstream, head, text, calls), media_type="text/event-stream")
+
+    return app
+
+
+async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
+                  calls: list[dict[str, Any]] | None) -> AsyncIterator[bytes]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        data = {**head, "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(data)}\n\n".encode()
+
+    yield chunk({"role": "assistant", "content": ""})
+    for number, token in enumerate(tokens(text) if text else []):
+        if number and upstream.token_delay:
+            await asyncio.sleep(upstream.token_delay)
+        yield chunk({"content": token})
+    for index, call in enumerate(calls or []):
+        yield chunk({"tool_calls": [{"index": index, **call}]})
+    yield chunk({}, "tool_calls" if calls else "stop")
+    yield b"data: [DONE]\n\n"
+
+
+def words_of(claim: GuardClaim | dict[str, Any], answer: str) -> str:
+    """The slice of ``answer`` a claim's span names."""
+    span = claim.span if isinstance(claim, GuardClaim) else claim["span"]
+    start, end = (span.start, span.end) if not isinstance(span, dict) else (span["start"], span["end"])
+    return answer[start:end]
