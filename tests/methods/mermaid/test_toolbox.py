@@ -35,8 +35,8 @@ PLAN = [("search_wikipedia", {"query": "temple complex in Cambodia"}),
         ("summarize_article_section", {"title": "Angkor Wat", "section": "0"}),
         ("extract_key_facts", {"title": "Angkor Wat", "focus": "Cambodia"}),
         ("search_local", {"query": "Angkor Wat Cambodia"}),
-        ("lookup", {"query": "paris"}),
-        ("broken", {"query": "anything"})]
+        ("lookup", {"query": "Cambodia, then paris"}),  # a query must share a word with the claim
+        ("broken", {"query": "Angkor Wat"})]
 
 
 def replies(call: CallInfo, text: str) -> str:

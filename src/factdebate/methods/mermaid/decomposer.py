@@ -15,10 +15,12 @@ from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
+from factdebate.methods.kit.fields import check_field
 from factdebate.methods.mermaid.events import Decomposed
 from factdebate.prompts import render
 
 AGENT = "decomposer"
+PROMPT = "mermaid_decompose"
 MAX_TRIPLETS = 4  # small models otherwise repeat triplets until the token cap
 MAX_FIELD_CHARS = 200
 REASK = Reask(template="mermaid_reask")  # MERMAID's re-ask, for the executor's steps too
@@ -67,8 +69,10 @@ class Decomposition:
         return json.dumps({"triplets": self.triplets, "topic": self.topic}, ensure_ascii=False)
 
 
-def parse_decomposition(text: str) -> Decomposition | None:
-    """A decomposition with at least one triplet naming a subject or an object, else ``None``."""
+def parse_decomposition(text: str, claim: str = "") -> Decomposition | None:
+    """A decomposition with at least one triplet naming a subject or an object, else ``None``. A field that
+    copies the prompt's "..." (or says nothing), or a subject or object sharing no word with ``claim`` (they
+    key the evidence memory), is :class:`~factdebate.llm.ask.Unreadable` (methods/kit/fields.py)."""
     data = first_object(text)
     if data is None or not isinstance(data.get("triplets"), list):
         return None
@@ -78,11 +82,16 @@ def parse_decomposition(text: str) -> Decomposition | None:
             continue
         triplet = {name: _text(item.get(name)) for name in _FIELDS}
         if triplet["subject"] or triplet["object"]:
+            for name in ("subject", "relation", "object"):
+                if triplet[name]:
+                    check_field(triplet[name], PROMPT, name, sources=(claim,) if name != "relation" else ())
             triplets.append(triplet)
     if not triplets:
         return None
     topic = data.get("topic")
     topic_text = "; ".join(_text(t) for t in topic) if isinstance(topic, list) else _text(topic)
+    if topic_text:
+        check_field(topic_text, PROMPT, "topic")
     return Decomposition(triplets, topic_text, raw=text)
 
 
@@ -95,7 +104,8 @@ def _text(value: Any) -> str:
 
 
 async def decompose(llm: LLM, claim: str) -> Decomposition:
-    asked = await ask(llm, render("mermaid_decompose", claim=claim), parse_decomposition, what="decomposition",
+    asked = await ask(llm, render(PROMPT, claim=claim), lambda text: parse_decomposition(text, claim),
+                      what="decomposition",
                       params=GenParams(temperature=0.0, max_tokens=400, json_schema=SCHEMA),
                       problem="it was not a JSON object with a non-empty \"triplets\" list and a \"topic\"",
                       reask=REASK, agent=AGENT)

@@ -13,6 +13,7 @@ from factdebate.llm.ask import ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
+from factdebate.methods.kit.fields import check_field
 from factdebate.methods.mermaid.decomposer import REASK
 from factdebate.methods.mermaid.toolbox import model_input_schema
 from factdebate.prompts import Prompt
@@ -61,12 +62,18 @@ class StepReply:
         return self.label is not None
 
 
-def parse_step(text: str, three_way: bool, *, answer_only: bool = False) -> StepReply | None:
-    """The step the reply holds, or ``None`` when it holds no readable one (then it is re-asked)."""
+def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: str = "",
+               prompt: str = "mermaid_step") -> StepReply | None:
+    """The step the reply holds, or ``None`` when it holds no readable one (then it is re-asked). A thought
+    or reason that copies ``prompt``'s placeholder ("your reasoning"), or a search query that is a label,
+    a placeholder or shares no word with ``claim``, is :class:`~factdebate.llm.ask.Unreadable`
+    (methods/kit/fields.py); a thought left out is no copy."""
     data = first_object(text)
     if data is None:
         return None
     thought = " ".join(str(data.get("thought") or "").split())[:1000]
+    if thought:
+        check_field(thought, prompt, "thought")
     if data.get("answer") is not None:
         label = parse_answer(data["answer"], three_way)
         return StepReply(thought, label=label) if label is not None else None
@@ -81,8 +88,14 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False) -> Step
         return StepReply(thought, label=label) if label is not None else None
     if answer_only:
         return None
-    return StepReply(thought, tool=name, reason=" ".join(str(action.get("reason") or "").split())[:300],
-                     input=action.get("input"))
+    reason = " ".join(str(action.get("reason") or "").split())[:300]
+    if reason:
+        check_field(reason, prompt, "reason")
+    arguments = action.get("input")
+    query = arguments.get("query") if isinstance(arguments, dict) else arguments
+    if isinstance(query, str):
+        check_field(query, prompt, "query", query=True, sources=(claim,))
+    return StepReply(thought, tool=name, reason=reason, input=arguments)
 
 
 def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
@@ -108,13 +121,14 @@ def answer_schema(three_way: bool) -> dict[str, Any]:
 
 
 async def ask_step(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
-                   answer_only: bool) -> tuple[StepReply | None, str, int]:
+                   answer_only: bool, claim: str = "") -> tuple[StepReply | None, str, int]:
     """One step (or the forced answer), re-asked once when unreadable (``llm.ask`` records the failure).
     An unreadable step keeps the first reply as its text."""
     problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
                if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
                "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)
-    asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only),
+    asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only, claim=claim,
+                                                           prompt=prompt.name),
                       what="mermaid_answer" if answer_only else "mermaid_step",
                       params=GenParams(temperature=0.0, max_tokens=300, json_schema=schema), problem=problem,
                       reask=REASK, agent=AGENT, round=number)

@@ -233,7 +233,8 @@ class Mermaid(Method[MermaidSettings]):
         for number in range(1, ctx.cfg.max_steps + 1):
             prompt = ctx.prompt("mermaid_step", turn.steps, remaining=ctx.cfg.max_steps - number + 1)
             schema = step_schema(ctx.toolbox.schemas, ctx.three_way)
-            reply, raw, retries = await ask_step(llm, prompt, schema, ctx.three_way, number, answer_only=False)
+            reply, raw, retries = await ask_step(llm, prompt, schema, ctx.three_way, number, answer_only=False,
+                                                 claim=ctx.claim)
             turn.parse_retries += retries
             if reply is None:
                 failures += 1
@@ -263,7 +264,7 @@ class Mermaid(Method[MermaidSettings]):
         # Budget spent without an answer: ForceAnswer from the whole history.
         prompt = ctx.prompt("mermaid_force", turn.steps)
         reply, raw, retries = await ask_step(llm, prompt, answer_schema(ctx.three_way), ctx.three_way,
-                                             ctx.cfg.max_steps + 1, answer_only=True)
+                                             ctx.cfg.max_steps + 1, answer_only=True, claim=ctx.claim)
         turn.parse_retries += retries
         turn.response, turn.label = raw.strip(), reply.label if reply is not None else None
         return used, failures + (reply is None), True
