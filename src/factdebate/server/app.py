@@ -26,6 +26,7 @@ from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard_litellm import router as litellm_router
 from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, close_upstreams
 from factdebate.server.guard_routes import router as guard_router
+from factdebate.server.guard_text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
@@ -82,10 +83,11 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.include_router(view_router)
     app.include_router(guard_router)
     app.include_router(litellm_router)
+    app.include_router(guard_text_router)
     _pages(app)
     _errors(app)
     # uploads: batches, results files to upgrade, and chat conversations (bounded by the guard's own limits)
-    large = ("/v1/batches", "/v1/verdicts/", "/v1/chat/completions", "/beta/litellm_basic_guardrail_api")
+    large = ("/v1/batches", "/v1/verdicts/", "/v1/chat/completions", "/v1/guard/", "/beta/litellm_basic_guardrail_api")
     app.add_middleware(BodyLimitMiddleware,
                        limit_for=lambda path: config.max_batch_bytes if path.startswith(large)
                        else config.max_body_bytes)
