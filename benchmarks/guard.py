@@ -1,0 +1,232 @@
+"""The chat guard's latency, measured through HTTP as a client sees it (``POST /v1/chat/completions``).
+
+A scripted upstream model (tests/server/guard_support.py: a first-token latency, then one word per
+``--token-delay``) and scripted checker models answering each call after ``--latency`` seconds, both served
+by uvicorn in this process. It reports, as medians over ``--repeats`` alternating runs:
+
+- time to first token through the guard ÷ directly from the upstream (goal ≤ 1.05);
+- per tier (fast, standard, deep as the starting tier): seconds from the answer's last token to the chunk that
+  carries every verdict, against that tier's critical-path bound, the time the same check takes for the
+  answer's last sentence alone (``POST /v1/guard/check``: it cannot start before the last token, and nothing
+  can decide it faster than its own chain of calls); goal ≤ 1.2;
+- model calls per claim per tier (extraction and corrections included) and the share of claims each tier
+  settles (a refuted claim goes up a tier while one is left).
+
+``--llama`` repeats the time-to-first-token and fast-tier figures with llama-cpp-python's server on the shipped
+SmolLM2 as both the upstream and the checker (one model server doing both, so the seconds are indicative).
+
+    .venv/bin/python benchmarks/guard.py --repeats 7
+    .venv/bin/python benchmarks/guard.py --repeats 3 --llama
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ANSWER = ("Hello there! Paris is the capital of France. The Louvre is a museum in Paris. "
+          "The Eiffel Tower is in Rome. The Seine flows through Paris.")
+QUESTION = [{"role": "user", "content": "Tell me about Paris."}]
+TIERS = ("fast", "standard", "deep")
+_SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
+
+
+def responder() -> Any:
+    """tests/guard/support.py's checker (Rome is refuted at every tier, the rest supported), with claims that
+    are the sentences of the text given, so a streamed answer's parts yield their own claims."""
+    from tests.guard.support import script
+
+    inner = script()
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        if call.prompt.split(":")[0] == "claims_extract":
+            text = messages[0]["content"].split("\nText:\n", 1)[-1].rsplit("\n\nReply with", 1)[0]
+            return json.dumps({"claims": [s.strip() for s in _SENTENCE.findall(text) if "Hello" not in s]})
+        return inner(call, messages, params)
+
+    return respond
+
+
+def ttft(url: str, key: str, options: dict[str, Any] | None = None) -> float:
+    body: dict[str, Any] = {"model": "m", "messages": QUESTION, "stream": True}
+    if options is not None:
+        body["factdebate"] = options
+    started = time.perf_counter()
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=300,
+                      headers={"Authorization": f"Bearer {key}"}) as reply:
+        for line in reply.iter_lines():
+            if line.startswith("data: {") and '"content": "' in line.replace('":"', '": "') and '"content": ""' \
+                    not in line.replace('":"', '": "'):
+                return time.perf_counter() - started
+    raise RuntimeError("no token came")
+
+
+def streamed(url: str, key: str, options: dict[str, Any]) -> tuple[float, dict[str, Any], list[tuple[str, float]]]:
+    """(seconds from the last token to the verdicts' chunk, the factdebate object, each sentence with how many
+    seconds before the last token it was complete: followed by a space, or the answer's end for the last)."""
+    body = {"model": "m", "messages": QUESTION, "stream": True, "factdebate": options}
+    last, text, arrivals = 0.0, "", []
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=600,
+                      headers={"Authorization": f"Bearer {key}"}) as reply:
+        for line in reply.iter_lines():
+            if not line.startswith("data: {"):
+                continue
+            chunk = json.loads(line[6:])
+            if "factdebate" in chunk:
+                done = time.perf_counter() - last
+                ready = []
+                for match in _SENTENCE.finditer(text):
+                    end = match.end() + 1  # the space after it
+                    when = next((t for length, t in arrivals if length >= end), last)
+                    ready.append((match.group().strip(), last - when))
+                return done, chunk["factdebate"], ready
+            content = "".join((c.get("delta") or {}).get("content") or "" for c in chunk.get("choices") or [])
+            if content:
+                last = time.perf_counter()
+                text += content
+                arrivals.append((len(text), last))
+    raise RuntimeError(f"no verdicts came: {reply.status_code}")
+
+
+def alone(url: str, key: str, text: str, options: dict[str, Any]) -> float:
+    """Seconds the check of ``text`` alone takes, as the check itself counts them (``usage.seconds``: from its
+    start to its verdicts, without the request around it)."""
+    reply = httpx.post(f"{url}/v1/guard/check", json={"text": text, "question": QUESTION[0]["content"],
+                                                      "factdebate": options},
+                       headers={"Authorization": f"Bearer {key}"}, timeout=600)
+    reply.raise_for_status()
+    return float(reply.json()["usage"]["seconds"])
+
+
+def guard_app(work: Path, upstream_url: str, backend: Any, key: str) -> Any:
+    from factdebate.server.app import create_app
+    from tests.server.conftest import PLAIN, offline_build
+
+    os.environ["FACTDEBATE_GUARD__UPSTREAM"] = upstream_url
+    return create_app(api_keys=[key], defaults=PLAIN, db_path=work / "service.sqlite", rate_limit_per_minute=0,
+                      build=lambda settings: offline_build(settings, backend))
+
+
+def run_tiers(url: str, key: str, repeats: int, method: str) -> list[dict[str, Any]]:
+    """Each tier's figures. The bound: every sentence's check, run alone, starting when the sentence was
+    complete; the latest of those ends, counted from the last token (a sentence checked faster alone than the
+    stream gave it time is no bound; the last sentence always is)."""
+    rows = []
+    for tier in TIERS:
+        options = {"tier": tier, "method": method, "deadline_s": 120}
+        after, bound, calls, settled = [], [], [], Counter[str]()
+        claims = 0
+        for _ in range(repeats):
+            seconds, found, ready = streamed(url, key, options)
+            after.append(seconds)
+            bound.append(max(alone(url, key, sentence, options) - early for sentence, early in ready))
+            claims += len(found["claims"])
+            calls.append(found["usage"]["model_calls"] / max(1, len(found["claims"])))
+            settled.update(c["tier"] or c["status"] for c in found["claims"])
+        rows.append({"tier": tier, "after_last_token_s": statistics.median(after),
+                     "bound_s": statistics.median(bound),
+                     "ratio": statistics.median(a / b for a, b in zip(after, bound, strict=True)),
+                     "calls_per_claim": statistics.median(calls),
+                     "settled": {name: round(count / claims, 2) for name, count in sorted(settled.items())}})
+    return rows
+
+
+def scripted(args: argparse.Namespace, key: str, work: Path) -> None:
+    from factdebate.llm.scripted import ScriptedBackend
+    from tests.server.conftest import LiveServer
+    from tests.server.guard_support import Upstream, upstream_app
+
+    upstream = Upstream(answer=ANSWER, latency=args.first, token_delay=args.token_delay)
+    backend = ScriptedBackend(responder(), latency=args.latency, record=False)
+    with LiveServer(upstream_app(upstream)) as model, LiveServer(guard_app(work, f"{model.url}/v1", backend,
+                                                                           key)) as guard:
+        direct, through = [], []
+        for _ in range(args.repeats):
+            direct.append(ttft(model.url, key))
+            through.append(ttft(guard.url, key, {"tier": "fast", "method": args.method}))
+        print(f"scripted: ttft direct={statistics.median(direct):.4f}s guard={statistics.median(through):.4f}s "
+              f"ratio={statistics.median(through) / statistics.median(direct):.3f} "
+              f"(upstream first token {args.first}s, {args.token_delay}s a word; checker {args.latency}s a call)")
+        for row in run_tiers(guard.url, key, args.repeats, args.method):
+            print(f"scripted: tier={row['tier']} after_last_token={row['after_last_token_s']:.3f}s "
+                  f"bound={row['bound_s']:.3f}s ratio={row['ratio']:.3f} "
+                  f"calls_per_claim={row['calls_per_claim']:.2f} settled={row['settled']}")
+
+
+def llama(args: argparse.Namespace, key: str, work: Path) -> None:
+    from factdebate.llm.llama_cpp import builtin_model_path
+    from factdebate.llm.openai_compat import OpenAIBackend
+    from tests.server.conftest import LiveServer, free_port
+
+    port = free_port()
+    log = (work / "llama.log").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(builtin_model_path()),
+                                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--model_alias",
+                                "smollm2", "--seed", "0"], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{url}/v1/models", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"llama.cpp server did not start; see {log.name}")
+            time.sleep(0.5)
+        backend = OpenAIBackend("smollm2", base_url=f"{url}/v1")
+        with LiveServer(guard_app(work, f"{url}/v1", backend, key)) as guard:
+            direct, through, after, calls = [], [], [], []
+            for _ in range(args.repeats):
+                direct.append(ttft(url, key))
+                through.append(ttft(guard.url, key, {"tier": "fast", "method": args.method}))
+                seconds, found, _ = streamed(guard.url, key, {"tier": "fast", "method": args.method,
+                                                              "deadline_s": 120})
+                after.append(seconds)
+                calls.append(found["usage"]["model_calls"] / max(1, len(found["claims"])))
+            print(f"llama: ttft direct={statistics.median(direct):.3f}s guard={statistics.median(through):.3f}s "
+                  f"ratio={statistics.median(through) / statistics.median(direct):.3f} "
+                  f"after_last_token(fast)={statistics.median(after):.2f}s "
+                  f"calls_per_claim={statistics.median(calls):.2f} claims={len(found['claims'])}")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--latency", type=float, default=0.1, help="seconds per checker model call")
+    parser.add_argument("--first", type=float, default=0.3, help="upstream seconds before the first token")
+    parser.add_argument("--token-delay", type=float, default=0.02, help="upstream seconds between words")
+    parser.add_argument("--method", default="tool-mad", help="the standard and deep tiers' method")
+    parser.add_argument("--llama", action="store_true", help="also against llama.cpp's server (indicative)")
+    parser.add_argument("--no-scripted", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    key = "bench-key-0123456789"
+    work = Path(tempfile.mkdtemp(prefix="guard-bench-"))
+    if not args.no_scripted:
+        scripted(args, key, work)
+    if args.llama:
+        llama(args, key, work)
+
+
+if __name__ == "__main__":
+    main()
