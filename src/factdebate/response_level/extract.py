@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,13 +62,18 @@ class ListReply:
 
 async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *, max_items: int,
                        max_tokens: int, what: str, min_items: int = 0, agent: str = AGENT,
-                       **variables: Any) -> ListReply:
-    """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read."""
+                       check: Callable[[str], str | None] | None = None, **variables: Any) -> ListReply:
+    """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read.
+    ``check``: why an item says nothing (a copied placeholder, a label as a query), or None; an item it
+    refuses makes the reply unreadable, as a malformed list does."""
 
     def read(text: str) -> list[str]:
         items, problem = parse_string_list(text, key)
         if items is None:
             raise Unreadable(problem)
+        refused = next((why for why in map(check, items[:max_items]) if why is not None), None) if check else None
+        if refused is not None:
+            raise Unreadable(f"one of the {key} says nothing: {refused}")
         return items[:max_items]
 
     asked = await ask(llm, render(prompt_name, **variables), read, what=what, agent=agent,

@@ -36,8 +36,9 @@ def script(claims: list[str], seen: list[tuple[CallInfo, str]], *, filtered: lis
             return json.dumps({"claims": claims})
         if call.prompt == "subjective_filter":
             return json.dumps({"sentences": filtered or []})
-        if call.prompt == "dpd_queries":
-            return '{"support": "a", "refute": "b"}'
+        if call.prompt == "dpd_queries":  # two distinct queries, each in the claim's words
+            claim = text.split("Claim: ", 1)[1].split("\n", 1)[0]
+            return json.dumps({"support": claim, "refute": f"not {claim}"})
         if call.prompt == "dpd_judge":
             claim = text.split("Claim: ", 1)[1].split("\n", 1)[0]
             return ballot("negative" if "Rome" in claim else "affirmative", 0.8)

@@ -24,6 +24,7 @@ from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.fields import check_field
 from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
@@ -60,6 +61,9 @@ MODERATION_PARAMS = GenParams(temperature=0.0, max_tokens=160, grammar=MODERATIO
 MODERATION_ECHOES = ("Reason: one sentence",)
 
 
+_REASON = re.compile(r"reason\s*:[ \t]*([^\n]*)", re.I)
+
+
 @dataclass(frozen=True)
 class Moderation:
     preference: bool
@@ -72,6 +76,8 @@ def parse_moderation(text: str) -> Moderation | None:
     match = _PREFERENCE.search(text)
     if match is None:
         return None
+    if (reason := _REASON.search(text[match.end():])) is not None:  # a copied "one sentence" is no reason
+        check_field(reason.group(1), "mad_moderator", "reason")
     if match.group(1).lower() == "no":
         return Moderation(False, None)
     label = parse_label(text[match.end():])

@@ -24,6 +24,7 @@ from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
+from factdebate.methods.kit.fields import check_field
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
 from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
@@ -69,6 +70,20 @@ class Action:
     argument: str
     label: Label | None = None
     written: str | None = None  # a search's query as the model wrote it, where cleaning changed it
+
+
+def read_step(text: str, claim: str = "") -> Action | None:
+    """:func:`parse_action`, held to the rule every model-written field is (kit/fields.py): a thought that
+    copies "<your reasoning>" and a search for a label, a placeholder or words the claim does not contain
+    are :class:`~factdebate.llm.ask.Unreadable`."""
+    action = parse_action(text)
+    if action is None:
+        return None
+    if (thought := thought_of(text)) and _THOUGHT.search(text):
+        check_field(thought, "react_step", "thought")
+    if action.kind == "search":
+        check_field(action.argument, "react_step", "query", query=True, sources=(claim,))
+    return action
 
 
 def parse_action(text: str) -> Action | None:
@@ -143,7 +158,8 @@ class ReAct(Method[ReActSettings]):
             for number in range(1, max_steps + 1):
                 prompt = render("react_step", claim=claim, steps=[_shown(s) for s in turn.steps],
                                 remaining=max_steps - number + 1)
-                parsed = await ask(resources.debater, prompt, parse_action, what="react_action",
+                parsed = await ask(resources.debater, prompt, lambda text: read_step(text, claim),
+                                   what="react_action",
                                    params=GenParams(temperature=0.0, max_tokens=160),
                                    problem="the reply had no line like 'Action: search[...]' or "
                                    "'Action: finish[SUPPORTS]'", reask=format_reask(160, STEP_GRAMMAR, STEP_JSON),

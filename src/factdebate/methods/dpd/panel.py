@@ -21,6 +21,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model import LLM
 from factdebate.methods.dpd.events import PanelDecided
+from factdebate.methods.kit.fields import PLACEHOLDERS, field_problem
 from factdebate.methods.kit.turns import judged
 from factdebate.prompts import Prompt
 
@@ -149,8 +150,10 @@ def read_ballot(text: str) -> Ballot:
             if name not in block:
                 raise BallotError(f"'{side}' lacks the score '{name}'")
             scores[f"{side}.{letter}"] = _unit(block[name], f"{side}.{name}")
-    return Ballot(number, _unit(data.get("confidence"), "confidence"), scores,
-                  str(data.get("why", data.get("reason", ""))))
+    why = " ".join(str(data.get("why", data.get("reason", ""))).split())
+    if why and (problem := field_problem(why, "why", PLACEHOLDERS["dpd_judge"]["why"])) is not None:
+        raise BallotError(problem)  # a copied "<one short sentence>" explains nothing (kit/fields.py)
+    return Ballot(number, _unit(data.get("confidence"), "confidence"), scores, why)
 
 
 def vote_name(vote: int) -> str:

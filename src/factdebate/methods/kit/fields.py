@@ -51,8 +51,9 @@ PLACEHOLDERS: dict[str, dict[str, tuple[str, ...]]] = {
     "mermaid_step": {"thought": ("your reasoning",), "reason": ("why this tool",),
                      "query": ("the claim's key words", "the tool's arguments")},
     "mermaid_force": {"thought": ("your reasoning",)},
-    "factool_queries": {"query": ("first query", "second query")},
-    "factool_verify": {"reasoning": ("why, in one to three sentences",)},
+    "factool_queries": {"query": ("first query", "second query")},  # and its re-ask
+    "factool_verify": {"reasoning": ("why, in one to three sentences", "...")},  # "...": its re-ask's
+    "query_select": {"query": ("search query of a few words", "population of Norway")},  # and query_reask
     "react_step": {"thought": ("<your reasoning>", "your reasoning"), "query": ("<query>", "query")},
     "mad_moderator": {"reason": ("one sentence",)},
 }

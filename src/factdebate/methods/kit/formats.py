@@ -7,7 +7,7 @@ from factdebate.core.parsing import parse_query
 from factdebate.core.types import Label
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import GenParams
-from factdebate.methods.kit.fields import field_problem
+from factdebate.methods.kit.fields import PLACEHOLDERS, field_problem
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 
 _LABELS = " | ".join(f'"{label.value}"' for label in Label)
@@ -56,7 +56,7 @@ def grounded_query(text: str, *sources: str) -> CleanQuery:
     query = clean_query(found) if found is not None else None
     if query is None or not query.text:
         raise Unreadable("the query was not inside square brackets")
-    problem = field_problem(query.text, "query", query=True, sources=sources)
+    problem = field_problem(query.text, "query", PLACEHOLDERS["query_select"]["query"], query=True, sources=sources)
     if problem is not None:
         raise Unreadable(problem.replace('its "query"', "the query"))
     return query
