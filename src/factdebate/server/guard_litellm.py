@@ -27,6 +27,7 @@ from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest, check_messages
 from factdebate.server.guard_routes import (
     GUARD_CHECK_ID_HEADER,
+    chosen_method,
     keep_guard,
     openai_error,
     public_result,
@@ -75,7 +76,7 @@ async def litellm_guardrail(request: Request, service: ServiceDep,
     if from_tools:
         options = options.model_copy(update={"evidence": [*(options.evidence or []), *from_tools]})
     try:
-        settings = service.resolver.resolve({"method": options.method} if options.method else {}, who)
+        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
         if body.structured_messages:
             check_messages(ChatRequest(model=body.model or "-", messages=body.structured_messages), settings)
         for number, text in enumerate(texts, 1):

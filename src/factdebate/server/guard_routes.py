@@ -72,6 +72,13 @@ async def close_upstreams(state: State) -> None:
         await upstream.aclose()
 
 
+def chosen_method(options: GuardOptions, base: Settings) -> dict[str, Any]:
+    """The request's choice that counts against the spending caps: a tiers' method other than the operator's
+    ``guard.method`` (whose own bounds are the operator's to set), checked as a chosen ``method`` is on
+    ``/v1/check-response``. The operator's is not resolved again: a request's settings cost milliseconds."""
+    return {"method": options.method} if options.method and options.method != base.guard.method else {}
+
+
 @dataclass
 class Prepared:
     """A request that passed every check, and what its check needs."""
@@ -107,7 +114,7 @@ async def prepare(request: Request, service: Service, who: str) -> Prepared | JS
     options = guard_options(body)
     try:
         # The tiers' method counts against the spending caps as a chosen method does on /v1/check-response.
-        settings = service.resolver.resolve({"method": options.method} if options.method else {}, who)
+        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
         check_messages(body, settings)
         resolved = resolve_options(options, settings)
     except (ConfigError, InputError) as exc:

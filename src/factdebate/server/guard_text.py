@@ -13,7 +13,7 @@ from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.guard import GuardOptions, GuardResult, check_text, evidence_from_messages, resolve_options
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_request import ChatMessage, ChatRequest, check_messages
-from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, keep_guard, upstream_for
+from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, chosen_method, keep_guard, upstream_for
 from factdebate.server.response_routes import _charged_slot
 from factdebate.server.routes import _http_error
 from factdebate.server.service import CallerDep, ServiceDep
@@ -42,7 +42,7 @@ async def guard_check(body: TextCheck, request: Request, service: ServiceDep, wh
     if from_tools:
         options = options.model_copy(update={"evidence": [*(options.evidence or []), *from_tools]})
     try:
-        settings = service.resolver.resolve({"method": options.method} if options.method else {}, who)
+        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
         if body.messages:
             check_messages(ChatRequest(model="-", messages=body.messages), settings)
         resolved = resolve_options(options, settings)
