@@ -8,11 +8,19 @@ it wrote before a refactoring must come out unchanged after it (``test_golden.py
     FACTDEBATE_DATA_DIR=$(mktemp -d) python tests/golden/record.py OUT_DIR --expected  # rewrite expected.json
 
 ``expected.json`` keeps, per record, the label, who decided, the call count and a digest of the whole
-normalised record (the full files are 1.5 MB): record the full JSON before and after a change to see a diff.
+normalised record; ``records.json.gz`` keeps the normalised records themselves (1.5 MB of JSON, 0.1 MB
+compressed), so that a failing check prints the fields that changed (``diff``), not only the digests.
+``--expected`` rewrites both.
+
+A record holds what the method decided: labels, deciders, calls, the passages chosen and their order. It leaves
+out what a numeric kernel may move while every decision stays: evidence passages' retrieval scores (MiniLM
+similarities from ONNX Runtime's int8 kernels and Milvus's SIMD distances, which differ between CPUs and
+releases; BM25's) and embedding similarities beyond ``ROUNDED``'s decimals.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -24,6 +32,8 @@ from typing import Any
 METHODS = ("cot", "dpd", "factool", "halueval-fewshot", "mad", "madke", "mermaid", "react", "selfcheck", "single",
            "tool-mad", "vote", "wecheck")
 EVAL_METHODS = ("tool-mad", "mermaid", "dpd")
+EXPECTED = Path(__file__).with_name("expected.json")
+RECORDS = Path(__file__).with_name("records.json.gz")
 DOCS = "200"  # builtin articles indexed: enough for the five claims' countries, seconds to build
 # Values that change from run to run without the behaviour changing.
 VOLATILE = {"seconds", "elapsed", "elapsed_s", "duration", "duration_s", "latency_s", "started", "finished",
@@ -32,13 +42,20 @@ VOLATILE = {"seconds", "elapsed", "elapsed_s", "duration", "duration_s", "latenc
             "output", "output_dir", "run_dir", "path", "trace", "written"}
 
 
-def normalised(value: Any) -> Any:
+# Floats computed from embeddings, kept to this many decimals (any other float: 6). Tool-MAD's answer relevance
+# is a MiniLM similarity: on an AVX2 machine and on an AVX-512 one its sixth decimal differs.
+ROUNDED = {"answer_relevance": 2}
+
+
+def normalised(value: Any, key: str = "") -> Any:
+    """``value`` without what changes from run to run or from CPU to CPU (``key``: the field it is under)."""
     if isinstance(value, dict):
-        return {k: normalised(v) for k, v in sorted(value.items()) if k not in VOLATILE}
+        return {k: normalised(v, k) for k, v in sorted(value.items())
+                if k not in VOLATILE and not (key == "evidence" and k == "score")}
     if isinstance(value, list):
-        return [normalised(v) for v in value]
+        return [normalised(v, key) for v in value]
     if isinstance(value, float):
-        return round(value, 6)
+        return round(value, ROUNDED.get(key, 6))
     return value
 
 
@@ -94,6 +111,60 @@ def _brief(row: dict[str, Any]) -> dict[str, Any]:
             "llm_calls": usage.get("llm_calls"), "digest": _digest(row)}
 
 
+def records(out: Path) -> dict[str, Any]:
+    """What records.json.gz holds: per file, per record id, the normalised record (and the eval summary)."""
+    found: dict[str, Any] = {}
+    for path in sorted(out.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows = data["results"] if isinstance(data, dict) else data
+        entry: dict[str, Any] = {row["id"]: row for row in rows}
+        if isinstance(data, dict):
+            entry["summary"] = data["summary"]
+        found[path.stem] = entry
+    return found
+
+
+def write_records(out: Path, target: Path) -> None:
+    text = json.dumps(records(out), indent=0, sort_keys=True, ensure_ascii=False).encode()
+    with target.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as file:
+        file.write(text)  # mtime 0 and no file name: the same records give the same bytes
+
+
+def stored_records() -> dict[str, Any]:
+    return json.loads(gzip.decompress(RECORDS.read_bytes())) if RECORDS.exists() else {}
+
+
+def _leaves(value: Any, path: str, out: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            _leaves(v, f"{path}.{k}" if path else k, out)
+    elif isinstance(value, list) and value:
+        for i, v in enumerate(value):
+            _leaves(v, f"{path}[{i}]", out)
+    else:
+        out[path] = value
+    return out
+
+
+def _shown(value: Any, width: int = 70) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else f"{text[:width - 12]}…({len(text)} chars)"
+
+
+def diff(before: Any, after: Any, limit: int = 12) -> list[str]:
+    """The fields that differ between two normalised records, one line each (``path: before -> after``), the
+    first ``limit`` of them and a count of the rest. A passage list that gained, lost or reordered an item shows
+    as each position's change."""
+    old, new = _leaves(before, "", {}), _leaves(after, "", {})
+    missing = object()
+    paths = [p for p in {**old, **new} if old.get(p, missing) != new.get(p, missing)]
+    lines = [f"{p or '(record)'}: {_shown(old[p]) if p in old else '(none)'} -> "
+             f"{_shown(new[p]) if p in new else '(none)'}" for p in paths[:limit]]
+    if len(paths) > limit:
+        lines.append(f"… and {len(paths) - limit} more field(s)")
+    return lines
+
+
 def summary(out: Path) -> dict[str, Any]:
     """What expected.json holds: per file, per record id, a brief and a digest (and the eval summary's)."""
     found: dict[str, Any] = {}
@@ -107,8 +178,6 @@ def summary(out: Path) -> dict[str, Any]:
     return found
 
 
-EXPECTED = Path(__file__).with_name("expected.json")
-
 if __name__ == "__main__":
     if "FACTDEBATE_DATA_DIR" not in os.environ:
         sys.exit("set FACTDEBATE_DATA_DIR to a scratch folder: the record builds its own small index there")
@@ -116,3 +185,4 @@ if __name__ == "__main__":
     record(target)
     if "--expected" in sys.argv[2:]:
         EXPECTED.write_text(json.dumps(summary(target), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        write_records(target, RECORDS)
