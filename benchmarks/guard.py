@@ -43,6 +43,7 @@ ANSWER = ("Hello there! Paris is the capital of France. The Louvre is a museum i
 QUESTION = [{"role": "user", "content": "Tell me about Paris."}]
 TIERS = ("fast", "standard", "deep")
 _SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
+MAX_TOKENS = 64  # the real model's answers stay short (the scripted upstream ignores it)
 
 
 def responder() -> Any:
@@ -62,7 +63,7 @@ def responder() -> Any:
 
 
 def ttft(url: str, key: str, options: dict[str, Any] | None = None) -> float:
-    body: dict[str, Any] = {"model": "m", "messages": QUESTION, "stream": True}
+    body: dict[str, Any] = {"model": "m", "messages": QUESTION, "stream": True, "max_tokens": MAX_TOKENS}
     if options is not None:
         body["factdebate"] = options
     started = time.perf_counter()
@@ -75,10 +76,22 @@ def ttft(url: str, key: str, options: dict[str, Any] | None = None) -> float:
     raise RuntimeError("no token came")
 
 
+def ttfts(direct_url: str, guard_url: str, key: str, args: argparse.Namespace) -> tuple[list[float], list[float]]:
+    """Times to first token, direct and through the guard, taken in turns whose order alternates (a model
+    server that reuses the previous prompt's cache favours whichever goes second)."""
+    direct, through = [], []
+    for number in range(args.repeats):
+        pair = [lambda: direct.append(ttft(direct_url, key)),
+                lambda: through.append(ttft(guard_url, key, {"tier": "fast", "method": args.method}))]
+        for take in pair if number % 2 else reversed(pair):
+            take()
+    return direct, through
+
+
 def streamed(url: str, key: str, options: dict[str, Any]) -> tuple[float, dict[str, Any], list[tuple[str, float]]]:
     """(seconds from the last token to the verdicts' chunk, the factdebate object, each sentence with how many
     seconds before the last token it was complete: followed by a space, or the answer's end for the last)."""
-    body = {"model": "m", "messages": QUESTION, "stream": True, "factdebate": options}
+    body = {"model": "m", "messages": QUESTION, "stream": True, "max_tokens": MAX_TOKENS, "factdebate": options}
     last, text, arrivals = 0.0, "", []
     with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=600,
                       headers={"Authorization": f"Bearer {key}"}) as reply:
@@ -154,10 +167,7 @@ def scripted(args: argparse.Namespace, key: str, work: Path) -> None:
     backend = ScriptedBackend(responder(), latency=args.latency, record=False)
     with LiveServer(upstream_app(upstream)) as model, LiveServer(guard_app(work, f"{model.url}/v1", backend,
                                                                            key)) as guard:
-        direct, through = [], []
-        for _ in range(args.repeats):
-            direct.append(ttft(model.url, key))
-            through.append(ttft(guard.url, key, {"tier": "fast", "method": args.method}))
+        direct, through = ttfts(model.url, guard.url, key, args)
         print(f"scripted: ttft direct={statistics.median(direct):.4f}s guard={statistics.median(through):.4f}s "
               f"ratio={statistics.median(through) / statistics.median(direct):.3f} "
               f"(upstream first token {args.first}s, {args.token_delay}s a word; checker {args.latency}s a call)")
@@ -191,10 +201,9 @@ def llama(args: argparse.Namespace, key: str, work: Path) -> None:
             time.sleep(0.5)
         backend = OpenAIBackend("smollm2", base_url=f"{url}/v1")
         with LiveServer(guard_app(work, f"{url}/v1", backend, key)) as guard:
-            direct, through, after, calls = [], [], [], []
+            direct, through = ttfts(url, guard.url, key, args)
+            after, calls = [], []
             for _ in range(args.repeats):
-                direct.append(ttft(url, key))
-                through.append(ttft(guard.url, key, {"tier": "fast", "method": args.method}))
                 seconds, found, _ = streamed(guard.url, key, {"tier": "fast", "method": args.method,
                                                               "deadline_s": 120})
                 after.append(seconds)
