@@ -154,7 +154,8 @@ def test_tool_calls_pass_unchecked_and_tool_messages_are_evidence(guard: Guard) 
     call = {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
     server, _ = guard(Upstream(tool_calls=[call]), backend=backend)
     done = client(server).chat.completions.create(
-        model="scripted", extra_body={"factdebate": {**FAST, "evidence_mode": "given"}},
+        model="scripted", extra_body={"factdebate": {**FAST, "evidence_mode": "given", "evidence": [
+            {"title": "Guide", "text": "The Louvre and the Eiffel Tower are landmarks of Paris.", "url": None}]}},
         messages=[{"role": "user", "content": "Where is the tower?"},
                   {"role": "assistant", "content": None, "tool_calls": [call]},
                   {"role": "tool", "tool_call_id": "call_1", "content": "Atlas: the Eiffel Tower stands in Paris."}])
@@ -162,7 +163,9 @@ def test_tool_calls_pass_unchecked_and_tool_messages_are_evidence(guard: Guard) 
     found = done.model_extra["factdebate"]
     assert any("tool call" in item and "lookup" in item for item in found["passed_through"])
     fast = [m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_fast")]
-    assert fast and all("the Eiffel Tower stands in Paris" in prompt for prompt in fast)
+    # The bot's passages, sent and from its tool, are what the checker read (evidence_mode given: nothing else).
+    assert fast and all("the Eiffel Tower stands in Paris" in p and "landmarks of Paris" in p for p in fast)
+    assert not any("Paris landmarks" in p for p in fast)  # the service's own search tool was not used
 
 
 def test_errors_come_in_openais_shape(guard: Guard) -> None:
