@@ -168,6 +168,19 @@ def test_tool_calls_pass_unchecked_and_tool_messages_are_evidence(guard: Guard) 
     assert not any("Paris landmarks" in p for p in fast)  # the service's own search tool was not used
 
 
+def test_a_streamed_tool_call_passes_unchecked(guard: Guard) -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    server, _ = guard(Upstream(answer="", tool_calls=[call]))
+    chunks = list(client(server).chat.completions.create(
+        model="scripted", messages=[{"role": "user", "content": "Where is the tower?"}], stream=True,
+        extra_body={"factdebate": FAST}, extra_headers={"X-Factdebate-Verdicts": "each"}))
+    calls = [c.choices[0].delta.tool_calls for c in chunks if c.choices and c.choices[0].delta.tool_calls]
+    assert calls and calls[0][0].function.name == "lookup"  # type: ignore[union-attr]
+    found = chunks[-1].model_extra["factdebate"]
+    assert found["claims"] == [] and found["action_taken"] == "none"
+    assert any("lookup" in item for item in found["passed_through"])
+
+
 def test_errors_come_in_openais_shape(guard: Guard) -> None:
     server, upstream = guard(Upstream(fail=(429, {"error": {"message": "slow down", "type": "rate_limit",
                                                              "param": None, "code": "rate_limited"}})))

@@ -115,7 +115,7 @@ class Relay:
                     tasks.append(finishing)
                 elif kind == "finished":
                     finished: asyncio.Task[GuardResult] = item
-                    if self.each:
+                    if self.each and self.text.strip():  # (an answer without text had no check to wait for)
                         await tasks[1]  # the last verdicts are queued before the result goes out
                         while not self.queue.empty():
                             kind, claim = self.queue.get_nowait()
