@@ -247,6 +247,17 @@ class ParseProblem(Where):
         return self.event == "parse_recovered"
 
 
+class ReplyCut(Where):
+    """A reply that stopped at its token limit (``finish_reason: length``), free text or one a parser reads;
+    counted as ``cut`` under ``what`` in the run's reply counts (``llm.ask``)."""
+
+    event: Literal["reply_cut"] = "reply_cut"
+    what: str  # the kind of reply: label, query, ballot... or a free text's prompt (dpd_analyst)
+    prompt: str = ""
+    max_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class ConstraintRejected(BaseEvent):
     """A server refused a constrained-output request; the backend falls back to a weaker mode."""
 
@@ -330,8 +341,8 @@ class ResponseJudged(BaseEvent):
 
 _BUILT_IN: tuple[type[BaseEvent], ...] = (
     RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
-    ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ConstraintRejected, LLMParamsAdjusted, ToolError,
-    LLMThreads, LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
+    ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ReplyCut, ConstraintRejected, LLMParamsAdjusted,
+    ToolError, LLMThreads, LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
 )
 # Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
 _KINDS: dict[str, type[BaseEvent]] = {}

@@ -10,7 +10,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_text
@@ -125,12 +132,23 @@ class ReplyCounts(BaseModel):
     reasked: int = 0
     recovered: int = 0
     lost: int = 0
+    # Replies (first asks and re-asks, parsed or free text) that stopped at their token limit
+    # (``finish_reason: length``); left out of a dump while none did, so records without any stay as they were.
+    cut: int = 0
+
+    @model_serializer(mode="wrap")
+    def _cut_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("cut"):
+            data.pop("cut", None)
+        return data
 
     def add(self, other: ReplyCounts) -> None:
         self.asked += other.asked
         self.reasked += other.reasked
         self.recovered += other.recovered
         self.lost += other.lost
+        self.cut += other.cut
 
 
 def add_reply_counts(into: dict[str, ReplyCounts], counts: dict[str, ReplyCounts]) -> None:

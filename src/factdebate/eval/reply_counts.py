@@ -46,16 +46,21 @@ def lost_warning(counts: dict[str, dict[str, int]]) -> str | None:
 
 
 def counts_text(counts: dict[str, dict[str, int]]) -> str:
-    """``label 40 asked, 2 re-asked, 1 recovered, 1 lost; query ...`` (``none`` when no parser ran)."""
+    """``label 40 asked, 2 re-asked, 1 recovered, 1 lost; dpd_analyst 50 asked, ..., 18 cut at the token
+    limit; query ...`` (``none`` when no parser ran)."""
     if not counts:
         return "none read"
     return "; ".join(f"{what} {row['asked']} asked, {row['reasked']} re-asked, {row['recovered']} recovered, "
-                     f"{row['lost']} lost" for what, row in counts.items())
+                     f"{row['lost']} lost" + (f", {row['cut']} cut at the token limit" if row.get("cut") else "")
+                     for what, row in counts.items())
 
 
 def short_text(counts: dict[str, dict[str, int]]) -> str:
-    """The terminal's form: ``re-asked/recovered/lost label 2/1/1, query 0/0/0``."""
+    """The terminal's form: ``re-asked/recovered/lost label 2/1/1, query 0/0/0``, then, where replies
+    stopped at their token limit, ``; cut at the token limit: dpd_analyst 18/50`` (cut of asked)."""
     if not counts:
         return "replies: none read"
+    cut = [f"{what} {row['cut']}/{row['asked']}" for what, row in counts.items() if row.get("cut")]
     return "replies re-asked/recovered/lost: " + ", ".join(
-        f"{what} {row['reasked']}/{row['recovered']}/{row['lost']}" for what, row in counts.items())
+        f"{what} {row['reasked']}/{row['recovered']}/{row['lost']}" for what, row in counts.items()) + \
+        (f"; cut at the token limit: {', '.join(cut)}" if cut else "")

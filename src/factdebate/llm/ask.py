@@ -12,7 +12,11 @@ are recorded, by this module and nowhere else, and every reply is counted in the
 A reply is not read when it only copies the format it was given: the caller names the format's
 placeholders (``echoes``: MAD's "Reason: one sentence"), and a re-ask's reply that repeats the problem it
 was told ("the query was not inside square brackets") is no answer either. A reply cut at the token limit
-(``finish_reason: length``) is reported as such, not as whatever the parser missed in the cut text."""
+(``finish_reason: length``) is reported as such, not as whatever the parser missed in the cut text.
+
+Every reply cut at its token limit, read or not, is counted (``cut`` under its kind) and traced
+(``reply_cut``); free text, which no parser reads and nothing re-asks, is asked through :func:`say` so that
+its cut replies are counted the same way, under its prompt's name."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from factdebate.core.events import ParseProblem
+from factdebate.core.events import ParseProblem, ReplyCut
 from factdebate.core.runtime import count_reply, emit
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.model import LLM
@@ -93,6 +97,27 @@ def cut_off(reply: Completion, params: GenParams) -> bool:
     return reply.finish_reason == "length" or (reply.completion_tokens >= params.max_tokens > 0)
 
 
+def note_cut(what: str, reply: Completion, params: GenParams, *, agent: str = "", round: int = 0,
+             prompt: str = "") -> None:
+    """Count and trace ``reply`` under ``what`` if it stopped at the token limit."""
+    if cut_off(reply, params):
+        count_reply(what, "cut")
+        emit(ReplyCut(what=what, agent=agent, round=round, prompt=prompt, max_tokens=params.max_tokens,
+                      completion_tokens=reply.completion_tokens))
+
+
+async def say(llm: LLM, prompt: Prompt, params: GenParams, *, agent: str = "", round: int = 0, draw: str = "",
+              what: str | None = None) -> Completion:
+    """Free text: one call, any reply usable, nothing re-asked; counted as asked under ``what`` (the
+    prompt's name unless given), and as cut when it stopped at the token limit."""
+    what = what or prompt.name
+    count_reply(what, "asked")
+    reply = await llm.complete([{"role": "user", "content": prompt.text}], params, agent=agent, round=round,
+                               prompt=prompt.name, draw=draw)
+    note_cut(what, reply, params, agent=agent, round=round, prompt=prompt.name)
+    return reply
+
+
 def _read(parse: Callable[[str], T | None], reply: Completion, params: GenParams, problem: str,
           echoes: Sequence[str]) -> tuple[T | None, str]:
     if (copied := echoed(reply.text, echoes)) is not None:
@@ -119,6 +144,7 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
     count_reply(what, "asked")
     reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
+    note_cut(what, reply, params, agent=agent, round=round, prompt=prompt.name)
     value, why = _read(parse, reply, params, problem, echoes)
     if value is not None:
         return Parsed(value, reply.text, reply.constrained, reply.text)
@@ -129,6 +155,7 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     again_params = reask.params or params
     again = await llm.complete(messages, again_params, agent=agent, round=round,
                                prompt=reask.name or f"{prompt.name}:reask")
+    note_cut(what, again, again_params, agent=agent, round=round, prompt=reask.name or f"{prompt.name}:reask")
     value, again_why = _read(parse, again, again_params, problem, (*echoes, problem, why))
     count_reply(what, "lost" if value is None else "recovered")
     record = ParseProblem(event="parse_failure" if value is None else "parse_recovered", what=what, agent=agent,

@@ -20,6 +20,7 @@ from pydantic import Field
 from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
+from factdebate.llm.ask import say
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines import paper_rows
@@ -113,9 +114,8 @@ class SelfCheck(Method[SelfCheckSettings]):
         prompt = render("selfcheck_sample", claim=claim, sample=number)
         turn = Turn(agent=f"sample-{number}", role="sampler")
         turn_started(turn, 1)
-        reply = await resources.debater.complete([{"role": "user", "content": prompt.text}],
-                                                 GenParams(temperature=cfg.temperature, max_tokens=200),
-                                                 agent=turn.agent, round=1, prompt=prompt.name)
+        reply = await say(resources.debater, prompt, GenParams(temperature=cfg.temperature, max_tokens=200),
+                          agent=turn.agent, round=1)
         turn.response = reply.text.strip()
         answered(turn, 1)
         return turn

@@ -12,8 +12,8 @@ import numpy as np
 
 from factdebate.core.types import Document, Turn
 from factdebate.embeddings import TextEncoder
-from factdebate.llm.ask import ask, format_reask
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.ask import ask, format_reask, say
+from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
@@ -159,9 +159,8 @@ async def statement(llm: LLM, prompt: Prompt, *, agent: str, role: str, team: st
     turn = Turn(agent=agent, role=role, team=team, evidence=list(evidence or []))
     if not draw:
         turn_started(turn, round)
-    messages: list[Message] = [{"role": "user", "content": prompt.text}]
-    reply = await llm.complete(messages, GenParams(temperature=temperature, max_tokens=max_tokens), agent=agent,
-                               round=round, prompt=prompt.name, draw=draw)
+    reply = await say(llm, prompt, GenParams(temperature=temperature, max_tokens=max_tokens), agent=agent,
+                      round=round, draw=draw)
     turn.response = reply.text.strip()
     if not draw:
         answered(turn, round)
