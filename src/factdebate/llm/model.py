@@ -124,9 +124,6 @@ class LLM:
 
     async def _ask(self, messages: list[Message], params: GenParams,
                    who: CallInfo) -> tuple[Completion, int, float]:
-        run = current_run()
-        if run is not None:  # a live view shows the call as waiting until its llm_call arrives
-            run.emit("llm_started", model=self.backend.name, **who.as_dict())
         completion, attempts, seconds = await self._call_with_retries(messages, params, who)
         completion.text = safe_text(completion.text)  # model replies enter the system here
         return completion, attempts, seconds
@@ -149,6 +146,10 @@ class LLM:
             try:
                 in_flight = slot(self.backend.endpoint, self.max_in_flight)
                 async with self._semaphore, (hung_calls.queued(state, in_flight) if state else in_flight):
+                    if attempt == 1 and (run := current_run()) is not None:
+                        # Sent now, past the role's concurrency and the server's in-flight limit: a live
+                        # view shows the call as running until its llm_call arrives (a retry is llm_retry).
+                        run.emit("llm_started", model=self.backend.name, **who.as_dict())
                     started = time.perf_counter()
                     try:
                         answer = self.backend.complete(messages, params)
