@@ -59,7 +59,7 @@ def one_pass(workdir: Path, pip_cache: Path, label: str, rev: str | None = None)
     clone_s = time.perf_counter() - started
     total, lines = timed_lines(["make", "demo"], clone, env)
     setup_done = first(lines, "setup done: .venv/bin/factdebate")  # setup.sh's last line (`factdebate setup`,
-    # which it runs at step 3, ends with "setup done" too)
+    # which it runs at step 2, ends with "setup done" too)
     verdict = first(lines, "decided by")  # the final verdict box; each turn's answer has its own "Verdict:" line
     if verdict is None or setup_done is None:
         raise SystemExit(f"{label}: make demo printed no verdict")
