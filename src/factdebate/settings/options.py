@@ -138,3 +138,20 @@ def option_value(settings_data: dict[str, Any], option: Option) -> Any:
     for part in option.paths[0]:
         value = value.get(part) if isinstance(value, dict) else None
     return value
+
+
+def not_read_by(names: list[str], method: str) -> list[Option]:
+    """The options among ``names`` that belong to methods other than ``method`` (nor to a section it borrows,
+    as vote reads Tool-MAD's): set, they change nothing, which is worth a warning. An unknown method or name
+    is left to the settings' own errors."""
+    methods = all_methods()
+    if method not in methods:
+        return []
+    read = set(methods[method]().settings_sections())
+    table = all_options()
+    found = []
+    for name in names:
+        option = table.get(name)
+        if option is not None and option.method is not None and not {p[1] for p in option.paths} & read:
+            found.append(option)
+    return found

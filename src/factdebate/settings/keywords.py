@@ -1,0 +1,52 @@
+"""The shared options as typed keywords of the Python API (``fd.verify(claim, llm=..., k=5)``).
+
+The option table (:mod:`factdebate.settings.options`) is built at run time from the settings' fields, which a
+type checker cannot see; these TypedDicts spell the same names and types out so that a misspelt option or a
+wrong type fails ``mypy`` in the user's script. ``tests/test_api_types.py`` checks that they stay equal to the
+table. Each method's own options are not here: they go in ``method_options`` (a plug-in's are unknown here).
+``None`` is accepted everywhere and means "not given" (the config file's or the built-in default).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+# What one option may be set to: every option's value is one of these.
+OptionValue = str | int | float | bool | list[str] | None
+
+
+class SharedOptions(TypedDict, total=False):
+    """Options every check reads (``factdebate verify --help``, "Common options", has the long help)."""
+
+    method: str | None  # tool-mad (default), mermaid, dpd, cot, react, mad, madke, vote, single...
+    llm: str | None  # every role's model: "openai:<model>", "llama-cpp:builtin", "scripted:agree"
+    judge_llm: str | None
+    scorer_llm: str | None
+    temperature: float | None
+    llm_max_in_flight: int | None
+    cache: bool | None
+    search: str | None  # auto, local, tavily, wikipedia
+    corpus: str | None
+    milvus_uri: str | None
+    k: int | None  # passages per search
+    max_doc_chars: int | None
+    search_before: str | None  # YYYY-MM-DD
+    exclude_domains: list[str] | None
+    exclude_fact_checkers: bool | None
+    medical_search: Literal["default", "openalex", "pubmed"] | None
+    medical_abstracts: int | None
+    medical_summarize: bool | None
+    max_claims: int | None
+    drop_subjective: bool | None
+    response_claims: Literal["given", "extract"] | None
+    claim_concurrency: int | None
+    max_claim_chars: int | None
+    concurrency: int | None
+    rounds: int | None  # Tool-MAD's debate rounds (the default method's; other methods: method_options)
+
+
+class Options(SharedOptions, total=False):
+    """:class:`SharedOptions` plus where evidence comes from; check_response and guard name the passages
+    themselves ``evidence`` and this choice ``evidence_mode``."""
+
+    evidence: Literal["retrieved", "given", "both"] | None

@@ -1,0 +1,102 @@
+"""The Python API as a type checker sees it: a user's script checked with ``mypy --strict`` against the
+installed package (``py.typed``), and the typed keywords kept equal to the option table they spell out."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import typing
+import warnings
+from pathlib import Path
+
+import pytest
+
+import factdebate
+from factdebate.core.errors import ConfigError
+from factdebate.settings.keywords import Options
+from factdebate.settings.options import shared_options
+
+from .paths import ROOT
+
+GOOD = '''\
+import asyncio
+
+import factdebate as fd
+from factdebate import Label, Verdict
+
+
+async def both() -> Verdict:
+    return await fd.averify("Paris is in France.", llm="scripted:agree", on_event=lambda event: None)
+
+
+def main() -> None:
+    verdict = fd.verify("The Eiffel Tower is in Rome.", method="dpd", llm="scripted:agree", k=3, cache=False,
+                        evidence="both", exclude_domains=["example.org"], method_options={"dpd_max_rounds": 1})
+    label: Label | None = verdict.label
+    print(label, verdict.decided_by, asyncio.run(both()).label)
+    answer = fd.check_response("Paris is in France.", question="Where is Paris?", evidence=["Paris is in France."])
+    print(answer.label, [(claim.claim, claim.label) for claim in answer.claims])
+    guarded = fd.check_response("Paris is in Spain.", tier="fast", deadline_s=5.0)
+    print(guarded.text, guarded.action_taken)
+    print(fd.guard("Paris is in Spain.", policy="flag", evidence=[{"text": "Paris is in France."}]).claims)
+'''
+
+BAD = '''\
+import factdebate as fd
+
+print(fd.verify("x").labelz)
+fd.verify("x", roundz=2)
+fd.verify("x", k="3")
+fd.check_response("x").text
+'''
+
+
+def test_a_users_script_type_checks_with_mypy_strict(tmp_path: Path) -> None:
+    (tmp_path / "good.py").write_text(GOOD)
+    (tmp_path / "bad.py").write_text(BAD)
+    # A cache of its own: the package is checked under --strict's flags, unlike the repository's own mypy run,
+    # so a later run takes seconds instead of a minute.
+    cache = ROOT / ".mypy_cache" / "user-script"
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache),
+                             "--python-version", "3.11", "good.py", "bad.py"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=280)
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("good.py")], result.stdout
+    assert 'bad.py:3: error: "Verdict" has no attribute "labelz"' in result.stdout
+    assert 'bad.py:4: error: Unexpected keyword argument "roundz" for "verify"' in result.stdout
+    assert 'bad.py:5: error: Argument "k" to "verify" has incompatible type "str"' in result.stdout
+    # Without tier or deadline_s the answer is a ResponseVerdict, which has no guard text.
+    assert 'bad.py:6: error: "ResponseVerdict" has no attribute "text"' in result.stdout
+    assert (Path(factdebate.__file__).parent / "py.typed").is_file()
+
+
+def test_the_typed_keywords_are_the_option_table() -> None:
+    """A shared setting added to the settings model must be added to settings/keywords.py, with its type."""
+    hints = typing.get_type_hints(Options)
+    table = {option.name: option for option in shared_options()}
+    assert set(hints) == set(table) | {"rounds"}  # rounds: Tool-MAD's, the default method's
+    for name, option in table.items():
+        declared = [arg for arg in typing.get_args(hints[name]) if arg is not type(None)]
+        wanted = typing.get_args(option.annotation) if typing.get_origin(option.annotation) is typing.Literal \
+            else (option.annotation,)
+        if typing.get_origin(option.annotation) is typing.Literal:
+            assert typing.get_args(declared[0]) == wanted, name
+        else:
+            assert tuple(declared) == wanted, name
+
+
+def test_method_options_and_a_misplaced_option() -> None:
+    opts = {"llm": "scripted:agree", "cache": False}
+    verdict = factdebate.verify("Paris is in France.", method="mad", method_options={"mad_rounds": 1}, **opts)
+    assert verdict.config["methods"]["mad"]["rounds"] == 1
+    with pytest.raises(ConfigError, match="given twice"):
+        factdebate.verify("x", method_options={"k": 2}, k=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        factdebate.verify("Paris is in France.", method="single", rounds=2, **opts)
+    assert [str(w.message) for w in caught] == ["option 'rounds' is tool-mad's: method single ignores it"]
+
+
+def test_check_response_is_at_the_top_level() -> None:
+    answer = factdebate.check_response("Paris is in France.", method="single", llm="scripted:agree", cache=False)
+    assert answer.claims and answer.label is not None
