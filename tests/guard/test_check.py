@@ -36,7 +36,9 @@ async def test_spans_slice_the_reply_to_each_claims_words_and_the_gate_says_what
 async def test_a_reworded_claim_gets_its_sentence_and_an_invented_one_no_span() -> None:
     claims = ["Rome is where the Eiffel Tower is.", "Paris and Rome are both large cities."]
     result, _ = await run_check(script(claims=claims), tier="fast", guard=FAST_ONLY)
-    reworded, invented = result.claims
+    reworded, invented, *added = result.claims
+    # The sentence no extracted claim covers is checked as the reply writes it (issue 39, item 5).
+    assert [c.claim for c in added] == ["Paris is the capital of France."]
     assert reworded.span is not None and reworded.span_note is not None and "approximate" in reworded.span_note
     assert REPLY[reworded.span.start:reworded.span.end] == "The Eiffel Tower is in Rome."
     assert invented.span is None and invented.span_note
@@ -56,11 +58,12 @@ async def test_a_claim_not_decided_within_the_deadline_is_unchecked_never_suppor
 async def test_an_unchecked_claim_makes_the_reply_unlabelled_and_on_unchecked_block_refuses_it() -> None:
     respond = script(claims=[CLAIMS[0]])
     backend = SlowBackend(respond, {"Statement: Paris is the capital": 30.0})
-    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.3, on_unchecked="block",
+    text = REPLY.replace(" The Eiffel Tower is in Rome.", "")  # a reply whose one fact is the Paris claim
+    result, _ = await run_check(respond, text, backend=backend, tier="fast", deadline_s=0.3, on_unchecked="block",
                                 guard=FAST_ONLY)
     assert result.claims[0].status == "unchecked" and result.label is None
     assert result.action_taken == "blocked" and result.text.startswith("This answer was withheld")
-    assert result.on_unchecked == "block" and result.original_text == REPLY
+    assert result.on_unchecked == "block" and result.original_text == text
 
 
 async def test_extraction_past_the_deadline_is_degraded_and_the_text_unchecked() -> None:

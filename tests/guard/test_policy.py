@@ -47,8 +47,10 @@ async def test_block_refuses_naming_what_was_refuted() -> None:
 
 
 async def test_block_passes_a_reply_with_nothing_refuted() -> None:
-    result, _ = await run_check(script(claims=[CLAIMS[0]]), guard=FAST, policy="block")
-    assert result.action_taken == "annotated" and result.text == REPLY
+    # Nothing false in the reply itself: a sentence no claim covers is checked too (issue 39, item 5).
+    text = REPLY.replace(" The Eiffel Tower is in Rome.", "")
+    result, _ = await run_check(script(claims=[CLAIMS[0]]), text, guard=FAST, policy="block")
+    assert result.action_taken == "annotated" and result.text == text
 
 
 async def test_rewrite_hands_the_refuted_claims_to_the_reviser() -> None:

@@ -79,8 +79,16 @@ async def test_one_false_claim_makes_the_response_false(method: str) -> None:
 
 
 async def test_all_true_claims_make_the_response_true() -> None:
-    verdict, _, _ = await check(script(["Paris is the capital of France.", "Berlin is in Germany."]))
+    verdict, _, _ = await check(script(["Paris is the capital of France.", "Berlin is in Germany."]),
+                                response="Paris is the capital of France. Berlin is in Germany.")
     assert verdict.label == Label.SUPPORTS and verdict.factual is True and verdict.decided_by == "all-true"
+
+
+async def test_a_false_sentence_the_extractor_left_out_is_still_checked() -> None:
+    """The extractor wrote only the true claim: the text's uncovered sentence is checked as it stands."""
+    verdict, _, _ = await check(script(["Paris is the capital of France."]))
+    assert [c.claim for c in verdict.claims] == CLAIMS  # the opinion is no fact to add
+    assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
 
 
 async def test_unparseable_extraction_is_reasked_then_recorded() -> None:

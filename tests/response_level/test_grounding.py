@@ -1,10 +1,12 @@
-"""Claim extraction keeps only claims taken from the text (issue 30): every name and number a claim writes
-appears in the text, the prompt's worked example is never kept for a text that does not name it, and a
-claim in the first person is an opinion, not a fact to check."""
+"""Claim extraction keeps only claims taken from the text (issues 30 and 39): every name and number a claim
+writes appears in the text (numbers in words too; a sentence's first word is no name by position), the
+prompt's worked example is never kept for a text that does not name it, an opinion is no fact to check
+with or without "I", and the text's sentences that state what no kept claim covers are added."""
 
 from __future__ import annotations
 
 from factdebate.response_level.extract import grounded
+from factdebate.response_level.grounding import example_words, is_opinion, numbers, uncovered_sentences
 
 TEXT = ("The Brandenburg Gate stands in Berlin. It is 26 metres tall, 3.5 km from the Spree, and was finished "
         "in 1,791 days. I think it is the most beautiful building.")
@@ -23,3 +25,48 @@ def test_invented_names_numbers_the_prompt_example_and_opinions_are_dropped() ->
     assert grounded([invented, example, opinion], TEXT) == ([], [invented, example, opinion])
     # One shared word ("mountain") no longer keeps the example.
     assert grounded([example], "I really love mountains.") == ([], [example])
+
+
+# Issue 39, item 5: what the embedded and served SmolLM2 got wrong on a text about the Berlin TV Tower.
+TOWER = ("The Berlin TV Tower stands in Berlin. It was constructed between 1965 and 1969 and is 368 m tall. "
+         "Its sphere holds a restaurant that turns once every 30 minutes. Honestly, nothing compares to it at night. "
+         "Everyone should see it once.")
+
+
+def test_opinions_without_a_pronoun_are_not_facts() -> None:
+    opinions = ["Honestly, nothing compares to it at night.", "Everyone should see it once.",
+                "The Berlin TV Tower is a stunning sight.", "You should visit the Berlin TV Tower."]
+    assert grounded(opinions, TOWER) == ([], opinions)
+    assert not is_opinion("World War I ended in 1918.") and not is_opinion("The Great Wall of China is long.")
+
+
+def test_the_worked_examples_words_do_not_leak_into_claims() -> None:
+    leak = "The Berlin TV Tower last erupted in 1969."
+    assert grounded([leak], TOWER) == ([], [leak])
+    assert "erupt" in example_words()  # read from the prompt itself, so a new example is covered too
+
+
+def test_grounding_is_on_names_and_numbers_not_the_first_word() -> None:
+    faithful = ["Construction of the Berlin TV Tower began in 1965.", "Located in Berlin, the TV Tower is 368 m tall."]
+    assert grounded(faithful, TOWER) == (faithful, [])
+    invented = ["The tower is three hundred metres tall.", "The Berlin TV Tower was built in nineteen fifty.",
+                "The Berlin TV Tower stands in Hamburg."]
+    assert grounded(invented, TOWER) == ([], invented)
+    assert grounded(["The sphere turns once every thirty minutes."], TOWER)[0]  # 30 in words is the text's 30
+
+
+def test_numbers_in_words_are_read_as_numbers() -> None:
+    assert numbers("twenty-six metres, three hundred and five days, 1,791 steps, 3.5 km") == \
+        {"26", "305", "1791", "3", "5"}
+    assert numbers("one of the largest") == set()
+
+
+def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
+    kept = ["The Berlin TV Tower stands in Berlin."]
+    added = uncovered_sentences(TOWER, kept, 5)
+    assert added == ["The Berlin TV Tower was constructed between 1965 and 1969 and is 368 m tall.",
+                     "Its sphere holds a restaurant that turns once every 30 minutes."]
+    assert uncovered_sentences(TOWER, kept, 1) == added[:1]  # never past the claim limit
+    covering = [*kept, "The Berlin TV Tower was constructed between 1965 and 1969.", "The tower is 368 m tall.",
+                "Its sphere holds a restaurant that turns once every 30 minutes."]
+    assert uncovered_sentences(TOWER, covering, 5) == []

@@ -2,14 +2,16 @@
 
 Both steps ask for one JSON object, held to its schema where the backend can constrain output. A reply that
 cannot be read is re-asked once with the problem named; if the re-ask fails too, the failure is recorded
-(``parsed`` false, the reply kept) and no claim is made up. A failed subjective filter falls back to the
-whole response, which is the input itself and not an invention, and says so (``subjective_removed`` false).
+(``parsed`` false, the reply kept) and no claim is made up. The claims read are held to the text
+(``grounding.py``: names and numbers the text writes, no worked-example words, no opinions; the others go
+to ``ungrounded``), and the text's sentences that state a fact no kept claim covers are added as they stand.
+A failed subjective filter falls back to the whole response, which is the input itself and not an
+invention, and says so (``subjective_removed`` false).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +22,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
+from factdebate.response_level.grounding import content_words, grounded, uncovered_sentences
 
 AGENT = "extractor"
 
@@ -108,58 +111,17 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
                                context=context, max_claims=max_claims)
     claims, ungrounded = grounded(reply.items or [], " ".join(filter(None, (text, question, context))))
+    if reply.items is not None:  # the text's own sentences that state what no kept claim covers
+        claims += uncovered_sentences(text, claims, max_claims - len(claims))
     return ClaimExtraction(claims=claims, parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None,
                            ungrounded=ungrounded)
 
 
-_WORD = re.compile(r"[^\W_]+")
-_COMMON = frozenset((
-    "about", "after", "also", "been", "before", "being", "between", "both", "could", "does", "from", "have",
-    "into", "just", "more", "most", "other", "over", "same", "some", "such", "than", "that", "their", "them",
-    "then", "there", "these", "they", "this", "those", "through", "very", "were", "what", "when", "where",
-    "which", "while", "will", "with", "would", "your"))
-
-
 def _content_words(text: str) -> set[str]:
-    """Words that carry content: numbers, and words of four letters or more that are not function words,
-    without a plural -s (so "snowplows" meets "snowplow")."""
-    words = (w.casefold() for w in _WORD.findall(text))
-    return {w.removesuffix("s") if len(w) > 4 else w for w in words
-            if w.isdigit() or (len(w) >= 4 and w not in _COMMON)}
-
-
-_NAME = re.compile(r"\b(?:[A-Z][\w'-]*|\d[\d.,]*)")  # a capitalised word or a number, as a claim writes it
-# Capitalised at a sentence's start, these name nothing.
-_NOT_NAMES = frozenset(("a", "an", "and", "as", "at", "but", "by", "for", "he", "her", "his", "in", "it", "its",
-                        "of", "on", "or", "she", "the", "their", "there", "these", "they", "this", "to", "we"))
-_FIRST_PERSON = re.compile(r"\b(?:I|my|me|mine|myself)\b")
-
-
-def _names(text: str) -> set[str]:
-    """The names and numbers ``text`` writes, folded as the source's words are: "1,788" as "1788", "3.5" as
-    "3" and "5", "Fuji's" as "fuji"."""
-    names: set[str] = set()
-    for match in _NAME.finditer(text):
-        token = match.group(0).rstrip(".,").removesuffix("'s").casefold()
-        names.update(re.findall(r"\d+", token.replace(",", "")) if token[:1].isdigit() else _WORD.findall(token))
-    return names - _NOT_NAMES
-
-
-def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
-    """(claims taken from ``source``, the others). A claim about the text names something the text names;
-    every name and number in it must appear in the text (an invented "founded in 1788 by Captain James
-    Cook" does not), so the prompt's worked example ("Mount Fuji ...") is never kept for a text that does
-    not name it; and a claim in the first person ("I think it is the most beautiful ...") is the writer's
-    opinion, not a fact to check."""
-    known = _content_words(source)
-    source_names = {w.casefold() for w in _WORD.findall(source.replace(",", ""))}
-    kept = [c for c in claims
-            if (_content_words(c) & known or not _content_words(c))
-            and _names(c) <= source_names | {w.removesuffix("s") for w in source_names}
-            and not _FIRST_PERSON.search(c)]
-    return kept, [c for c in claims if c not in kept]
+    """Kept for the benchmarks that import it: :func:`factdebate.response_level.grounding.content_words`."""
+    return content_words(text)
 
 
 def extract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
