@@ -76,11 +76,12 @@ def ttft(url: str, key: str, options: dict[str, Any] | None = None) -> float:
     raise RuntimeError("no token came")
 
 
-def ttfts(direct_url: str, guard_url: str, key: str, args: argparse.Namespace) -> tuple[list[float], list[float]]:
+def ttfts(direct_url: str, guard_url: str, key: str, args: argparse.Namespace,
+          pairs: int | None = None) -> tuple[list[float], list[float]]:
     """Times to first token, direct and through the guard, taken in turns whose order alternates (a model
     server that reuses the previous prompt's cache favours whichever goes second)."""
     direct, through = [], []
-    for number in range(args.repeats):
+    for number in range(pairs or args.repeats):
         pair = [lambda: direct.append(ttft(direct_url, key)),
                 lambda: through.append(ttft(guard_url, key, {"tier": "fast", "method": args.method}))]
         for take in pair if number % 2 else reversed(pair):
@@ -201,17 +202,20 @@ def llama(args: argparse.Namespace, key: str, work: Path) -> None:
             time.sleep(0.5)
         backend = OpenAIBackend("smollm2", base_url=f"{url}/v1")
         with LiveServer(guard_app(work, f"{url}/v1", backend, key)) as guard:
-            direct, through = ttfts(url, guard.url, key, args)
-            after, calls = [], []
+            ttfts(url, guard.url, key, args, pairs=1)  # warm-up: the server's first prompt takes seconds more
+            direct, through = ttfts(url, guard.url, key, args, pairs=3 * args.repeats)
+            print("llama: ttft pairs (s):", " ".join(f"{d:.3f}/{t:.3f}" for d, t in zip(direct, through, strict=True)))
+            after, calls, settled = [], [], Counter[str]()
             for _ in range(args.repeats):
                 seconds, found, _ = streamed(guard.url, key, {"tier": "fast", "method": args.method,
                                                               "deadline_s": 120})
                 after.append(seconds)
                 calls.append(found["usage"]["model_calls"] / max(1, len(found["claims"])))
+                settled.update(c["tier"] or c["status"] for c in found["claims"])
             print(f"llama: ttft direct={statistics.median(direct):.3f}s guard={statistics.median(through):.3f}s "
                   f"ratio={statistics.median(through) / statistics.median(direct):.3f} "
                   f"after_last_token(fast)={statistics.median(after):.2f}s "
-                  f"calls_per_claim={statistics.median(calls):.2f} claims={len(found['claims'])}")
+                  f"calls_per_claim={statistics.median(calls):.2f} settled={dict(settled)}")
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -35,6 +35,7 @@ class Upstream:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     revise: Callable[[list[dict[str, Any]]], str] = lambda messages: REVISED
+    sent: int = 0  # stream chunks written so far
 
     def reply_for(self, body: dict[str, Any]) -> str:
         last = body["messages"][-1]
@@ -78,6 +79,7 @@ def upstream_app(upstream: Upstream) -> FastAPI:
 async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
                   calls: list[dict[str, Any]] | None) -> AsyncIterator[bytes]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        upstream.sent += 1
         data = {**head, "object": "chat.completion.chunk",
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         return f"data: {json.dumps(data)}\n\n".encode()

@@ -107,6 +107,20 @@ def test_the_sdk_streams_the_answer_then_the_verdicts_in_a_last_chunk(guard: Gua
     assert first_verdict < last_text
 
 
+def test_a_client_that_leaves_stops_the_upstream(guard: Guard) -> None:
+    import time
+
+    server, upstream = guard(Upstream(answer="Paris is in France. " * 150, token_delay=0.01))
+    with httpx.stream("POST", f"{server.url}/v1/chat/completions", headers=AUTH, timeout=30, json={
+            "model": "m", "stream": True, "messages": [{"role": "user", "content": "Hi"}],
+            "factdebate": FAST}) as reply:
+        for line in reply.iter_lines():
+            if '"content": "Paris' in line:
+                break
+    time.sleep(1.0)  # at a word per 10 ms the upstream would have written some 100 more chunks by now
+    assert upstream.sent < 40, upstream.sent  # of 453: the guard hung up on the upstream too
+
+
 def test_a_claim_not_decided_within_the_deadline_is_unchecked_never_supported(guard: Guard) -> None:
     backend = SlowBackend(script(claims=[PARIS, ROME]), {f"Claim: {PARIS}": 30.0, f"Statement: {PARIS}": 30.0})
     server, _ = guard(backend=backend)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from starlette.datastructures import Headers
@@ -48,24 +48,25 @@ def frame(data: dict[str, Any]) -> bytes:
 
 async def stream_reply(prepared: Prepared, service: Service, who: str, headers: Headers) -> Any:
     """The SSE answer, or the upstream's own error when it fails before its first chunk (nothing has been
-    sent then, so the caller gets the upstream's status)."""
-    events = prepared.upstream.stream(prepared.body.upstream_body())
-    try:
-        first = await anext(events)
-    except UpstreamError as exc:
-        prepared.charge.claims = 0
-        prepared.slot.release()
-        return upstream_error(exc)
-    except StopAsyncIteration:
-        prepared.charge.claims = 0
-        prepared.slot.release()
-        return upstream_error(UpstreamError(502, error_body("the upstream model's stream was empty")))
-    except BaseException:
-        prepared.slot.release()
-        raise
+    sent then, so the caller gets the upstream's status). One task does all the reading from the upstream,
+    from the request on: ending it closes the upstream's connection, so an abandoned stream stops the
+    upstream's writing too."""
     each = headers.get(VERDICTS_HEADER, "").strip().lower() == "each"
     relay = Relay(prepared, service, who, each)
-    return _SlotStream(relay.frames(first, events), prepared.slot.release)
+    reader = asyncio.create_task(relay.read(prepared.upstream.stream(prepared.body.upstream_body())))
+    try:
+        kind, item = await relay.queue.get()
+    except BaseException:
+        reader.cancel()
+        prepared.slot.release()
+        raise
+    if kind != "event":
+        reader.cancel()
+        prepared.charge.claims = 0
+        prepared.slot.release()
+        error = item if kind == "error" else UpstreamError(502, error_body("the upstream model's stream was empty"))
+        return upstream_error(error)
+    return _SlotStream(relay.frames(item, reader), prepared.slot.release)
 
 
 class Relay:
@@ -84,13 +85,14 @@ class Relay:
         self.choices = 1
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 
-    async def frames(self, first: SSEEvent, events: AsyncIterator[SSEEvent]) -> AsyncGenerator[bytes, None]:
+    async def frames(self, first: SSEEvent, reader: asyncio.Task[None]) -> AsyncGenerator[bytes, None]:
         prepared = self.prepared
         calls = call_keeper(self.service)
         check = StreamingCheck(prepared.settings, self.service.resources(prepared.settings), options=prepared.options,
                                question=prepared.question, sinks=[calls.sink] if calls else None,
                                reviser=reviser_for(prepared), caller=self.who)
-        tasks: list[asyncio.Task[Any]] = [asyncio.create_task(self._read(first, events))]
+        self.queue.put_nowait(("first", first))
+        tasks: list[asyncio.Task[Any]] = [reader]
         if self.each:
             tasks.append(asyncio.create_task(self._verdicts(check)))
         ping = self.service.config.stream_ping_seconds
@@ -101,13 +103,17 @@ class Relay:
                 except TimeoutError:
                     yield b": checking\n\n"
                     continue
+                if kind == "first":  # the event that came before the stream started goes out first
+                    for out in self._pass(item, check):
+                        yield out
+                    continue
                 if kind == "event":
                     for out in self._pass(item, check):
                         yield out
                 elif kind == "verdict":
                     yield frame({**self.head, "choices": [], "factdebate_claim": item})
                 elif kind == "error":
-                    yield frame(item)  # OpenAI clients raise on a chunk that is an error
+                    yield frame(item.body)  # OpenAI clients raise on a chunk that is an error
                     return
                 elif kind == "end":
                     finishing = asyncio.create_task(self._finish(check))
@@ -133,22 +139,24 @@ class Relay:
                     yield DONE
                     return
         finally:
+            check.cancel()  # a client gone (or an error) leaves nothing checking on; after finish() a no-op
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await events.aclose()  # type: ignore[attr-defined]
 
-    async def _read(self, first: SSEEvent, events: AsyncIterator[SSEEvent]) -> None:
+    async def read(self, events: AsyncGenerator[SSEEvent, None]) -> None:
+        """The upstream's events into the queue, then ``end``; ``error`` (an :class:`UpstreamError`) when it
+        fails. Cancelled, it closes the upstream's stream in this same task."""
         try:
-            event: SSEEvent | None = first
-            while event is not None:
+            async for event in events:
                 if event.data == "[DONE]":
                     break
                 await self.queue.put(("event", event))
-                event = await anext(events, None)
             await self.queue.put(("end", None))
         except UpstreamError as exc:
-            await self.queue.put(("error", exc.body))
+            await self.queue.put(("error", exc))
+        finally:
+            await events.aclose()
 
     async def _verdicts(self, check: StreamingCheck) -> None:
         async for claim in check.verdicts():
@@ -174,7 +182,7 @@ class Relay:
         if chunk is None:
             return [] if self.buffer or self.holding else [event.raw]
         if isinstance(chunk.get("error"), dict):
-            self.queue.put_nowait(("error", {"error": chunk["error"]}))
+            self.queue.put_nowait(("error", UpstreamError(502, {"error": chunk["error"]})))
             return []
         if not self.head:
             self.head = {key: chunk[key] for key in _HEAD if key in chunk}

@@ -8,9 +8,10 @@ as it came, in OpenAI's error shape; one that cannot be reached is a ``502`` in 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,7 +126,7 @@ class Upstream:
             raise UpstreamError(502, error_body("the upstream model's answer has no choices"))
         return data
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[SSEEvent]:
+    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
         request = self.client.build_request("POST", f"{self.base_url}/chat/completions",
@@ -134,14 +135,18 @@ class Upstream:
             response = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
+        finished = False
         try:
             if response.status_code >= 400:
                 raise _passed_on(response, await response.aread())
             async for event in sse_events(response.aiter_bytes()):
                 yield event
+            finished = True
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
         finally:
+            if not finished:
+                await _hang_up(response)
             await response.aclose()
 
     def reviser(self, body: dict[str, Any]) -> Any:
@@ -161,6 +166,16 @@ class Upstream:
             return content
 
         return revise
+
+
+async def _hang_up(response: httpx.Response) -> None:
+    """Close the connection of a stream left before its end, so that the upstream stops writing (and
+    spending). Closing the response alone left the connection open when a cancelled read had been under way
+    (seen with httpx 0.28 inside the service: the model went on writing the whole answer)."""
+    stream = response.extensions.get("network_stream")
+    if stream is not None:
+        with contextlib.suppress(Exception):  # already closed, or closing failed: nothing more to stop
+            await stream.aclose()
 
 
 def revise_instruction(refuted: list[GuardClaim]) -> str:
