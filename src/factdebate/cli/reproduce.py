@@ -63,6 +63,8 @@ def reproduce_command(
         raise InputError("name a paper: factdebate reproduce toolmad|mermaid|dpd --output DIR (or --from RUN_DIR)")
     request = _request(paper, output, table, rows, paper_model, sources, limit, seed, options, config)
     request.datasets = _chosen_datasets(request, datasets)
+    if not dry_run:
+        _check_keys(request)
     from factdebate.eval.reproduce.cells import plan_cells
 
     cells = plan_cells(request)
@@ -132,6 +134,19 @@ def _run(request: Any, cells: list[Any]) -> None:
         say(CAPABLE.replace("**", ""))  # only where the embedded (or a scripted) model ran
     if any(cell.status == "failed" or cell.errored for cell in cells):
         raise typer.Exit(exits.SOME_FAILED)
+
+
+def _check_keys(request: Any) -> None:
+    """A served model without its key would fail every run the same way, each after its own start-up: say it
+    once, before the datasets are read (exit 2). Building the backend opens no connection."""
+    from factdebate.llm import make_backend
+    from factdebate.settings.load import settings_from
+
+    settings = settings_from({**request.options, "method": request.paper.method}, request.config)
+    endpoint = settings.llm.base_urls[0] if settings.llm.base_urls else None
+    for spec in sorted({settings.llm_for(role) for role in ("debater", "judge", "scorer")}):
+        if spec.startswith("openai:"):
+            make_backend(spec, base_url=endpoint)
 
 
 def _rerun(original: Path, output: Path, options: dict[str, Any], sources: dict[str, str]) -> None:

@@ -1,0 +1,542 @@
+"""Every command line and Python block in README.md and docs/ is checked as written, so a line that stops
+working fails here, named by its file and line (tests/documented_lines.py says what counts as a line).
+
+Each line is looked up in RULES (shell) or PYTHON (Python blocks) by its text; a line with no rule fails, so a
+new documented line must be given one, and a rule whose line is gone fails too. The kinds:
+
+- ``Run``: run in-process through ``factdebate.cli.main.run`` on the scripted model (``FACTDEBATE_LLM``),
+  the built-in corpus cut to a few articles (``FACTDEBATE_RETRIEVAL__BUILTIN_DOCS``), network off
+  (tests/conftest.py) and ``HF_HUB_OFFLINE=1``. Each page runs in its own folder, in page order, so a line can
+  use what an earlier line of its page wrote. A line that needs the network expects its one-line message
+  and exit 2; a large draw is cut (``edit``) with the reason.
+- ``Parse``: servers, Ray clusters, remote Milvus, the embedded model and files only the reader has: the
+  command's own parser reads the options (``make_context``), nothing runs.
+- ``Make``, ``Pip``, ``Route``, ``Export``, ``Script``, ``Skip``: see tests/documented_lines.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import glob
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+import typer
+
+from tests.documented_lines import (
+    ROOT,
+    Export,
+    Make,
+    Parse,
+    Pip,
+    PyImports,
+    PyRun,
+    Route,
+    Rule,
+    Run,
+    Script,
+    Skip,
+    Snippet,
+    commands,
+    snippets,
+)
+
+CLAIM = "The Eiffel Tower is located in Rome."
+PLACEHOLDERS = ("...", "…")
+FEW = (("--limit 50", "--limit 2"), ("--limit 20", "--limit 2"), ("--limit 5 ", "--limit 2 "))
+FEW_WHY = "the same command on 2 samples: DPD takes about 2 s a claim even on the scripted model"
+SERVER = "a server that runs until stopped; tests/server/test_commands.py starts it"
+RAY = "starts or joins a Ray cluster; tests/scale/ run batches and indexing on Ray"
+REMOTE = "a Milvus server at a made-up host; tests/scale/ index and search on a real server"
+USER_FILE = "reads a file the reader downloads; tests/eval/ load that format from a fixture"
+EMBEDDED = "the embedded model: minutes per claim; tests/llm/ run it on one prompt"
+NEEDS_KEY = "needs OpenAI: exits 2 naming the variable"
+SYNOPSIS = "a synopsis (placeholders, [optional] parts)"
+
+RULES: dict[str, Rule] = {
+    # README.md
+    "make demo": Make("sets up .venv and runs the embedded model on a claim (minutes)"),
+    "make test": Make("the whole check this test is part of"),
+    f'factdebate verify "{CLAIM}"': Run(),
+    'factdebate verify "..." --json > verdict.json': Run(),
+    'factdebate verify "..." --method mermaid': Run(),
+    'factdebate check-response --question "..." "a long LLM answer"': Run(),
+    "factdebate serve --no-auth": Parse(SERVER),
+    "factdebate serve --guard-upstream https://api.openai.com/v1": Parse(SERVER),
+    'factdebate verify "..." --trace trace.jsonl': Run(),
+    'factdebate verify "..." --trace trace.jsonl --trace-text': Run(),
+    "factdebate verify --input claims.jsonl --output results.jsonl": Run(),
+    "factdebate verify --input claims.jsonl --output results.jsonl --executor ray --workers 2": Parse(RAY),
+    "factdebate eval --dataset halueval-qa --method dpd --evidence given --limit 20 -o runs/halueval-dpd":
+        Run(edit=FEW, why=FEW_WHY),
+    "factdebate eval --dataset fever --limit 50 -o runs/fever": Run(2, "offline mode is on (HF_HUB_OFFLINE)"),
+    "factdebate eval --method tool-mad,dpd,cot --dataset halueval-qa --evidence given --limit 50 -o runs/which":
+        Run(edit=FEW, why=FEW_WHY),
+    "factdebate reproduce dpd --llm openai:gpt-4o-mini -o runs/dpd": Run(2, "OPENAI_API_KEY", why=NEEDS_KEY),
+    "factdebate index my_docs.jsonl --corpus mydocs": Run(),
+    "factdebate corpus fetch wikipedia --lang en --limit-files 1 && factdebate index wikipedia-en":
+        Run(2, "offline mode is on (HF_HUB_OFFLINE)", why="fetches from the Hugging Face Hub"),
+    "factdebate index big/ --corpus big --executor ray --milvus-uri http://host:19530": Parse(RAY),
+    'factdebate verify "..." --corpus mydocs': Run(),
+    "factdebate doctor": Run(),
+    "factdebate setup": Parse("pip-installs the pinned packages and builds the full index: tests/cli/test_setup.py"),
+    "factdebate methods": Run(),
+    "factdebate schema": Run(),
+    "factdebate schema --events": Run(),
+    "export OPENAI_API_KEY=... TAVILY_API_KEY=...": Export(),
+    'factdebate verify "..." --llm openai:gpt-4o-mini':
+        Run(1, "could not reach https://api.openai.com/v1", why="with a key set it calls OpenAI: no network here"),
+    # docs/compare.md
+    "factdebate eval --method tool-mad,mermaid,dpd,cot --dataset halueval-qa --evidence given --limit 50 "
+    "-o runs/which": Run(edit=FEW, why=FEW_WHY),
+    "factdebate compare runs/which/tool-mad runs/which/dpd runs/which/cot -o runs/which-cmp": Run(),
+    "factdebate compare A B -o OUT --price openai:gpt-4o-mini=0.15,0.60 --cost-axis dollars": Parse(SYNOPSIS),
+    "factdebate compare A B -o OUT --intersection": Parse(SYNOPSIS),
+    "factdebate compare out/cot three -o c3": Parse("an example session's transcript; tests/cli/test_compare.py"),
+    "factdebate compare out/mad out/cot -o c --price agree=1,2 --price disagree=3,4":
+        Parse("an example of tests/cli/test_compare.py, which runs it"),
+    "factdebate eval --method tool-mad,mermaid,dpd,cot --dataset halueval-qa --evidence given --limit 5 "
+    "--no-cache -o emb": Parse("line 9 runs the same four methods (20 s); the page's record of one run"),
+    "factdebate eval --method cot --dataset halueval-qa --evidence given --limit 5 --no-cache -o emb/cot":
+        Run(edit=FEW, why=FEW_WHY),
+    "factdebate compare emb/tool-mad emb/mermaid emb/dpd emb/cot -o emb": Parse("compares line 143's runs"),
+    "OPENAI_BASE_URL=http://127.0.0.1:18440/v1 factdebate eval --method tool-mad,mermaid,dpd,cot --dataset "
+    "halueval-qa --evidence given --limit 5 --no-cache -o b-fake --llm openai:fake":
+        Parse("needs the page's fake model server on port 18440"),
+    # docs/configuration.md
+    "python -m venv env": Skip("a new environment: tests/install/test_wheel_install.py (make test-install)"),
+    "env/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu": Pip("the lock's torch"),
+    "env/bin/pip install 'factdebate-0.1.0-py3-none-any.whl[all]'": Pip("the wheel's version and extra"),
+    f'HF_HUB_OFFLINE=1 factdebate verify "{CLAIM}"': Run(),
+    "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python benchmarks/server_speed.py --llm openai:your-model":
+        Script("a benchmark against a model server"),
+    # docs/guard.md and docs/service.md
+    "export FACTDEBATE_API_KEYS=\"$(python -c 'import secrets; print(secrets.token_urlsafe(24))')\"": Export(),
+    "export FACTDEBATE_GUARD_UPSTREAM_KEY=sk-...": Export(),
+    "factdebate serve --guard-upstream https://api.openai.com/v1 --search wikipedia": Parse(SERVER),
+    "factdebate serve": Parse(SERVER),
+    "factdebate serve --config factdebate.yaml --service-config service.yaml --port 8080": Parse(SERVER),
+    "factdebate serve --workers 4": Parse(SERVER),
+    "curl -s localhost:8000/v1/verify -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' "
+    "-d '{\"claim\": \"The Eiffel Tower was completed in 1889.\", \"rounds\": 2}'": Route(SERVER),
+    "curl -si localhost:8000/v1/verify -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' "
+    "-d '{\"claim\": \"The Eiffel Tower was completed in 1889.\"}' | grep -i x-check-id": Route(SERVER),
+    'curl -s localhost:8000/v1/checks/<id> -H "Authorization: Bearer $KEY"': Route(SERVER),
+    "curl -s \"localhost:8000/v1/batches?rounds=2&agents=rag,search\" -H \"Authorization: Bearer $KEY\" "
+    "-H 'Content-Type: application/x-ndjson' --data-binary @claims.jsonl": Route(SERVER),
+    'curl -s localhost:8000/v1/batches/<id>?results=false -H "Authorization: Bearer $KEY"': Route(SERVER),
+    # docs/methods/
+    'factdebate verify --method cot "The Eiffel Tower is in Rome."': Run(),
+    'factdebate verify --method dpd "The Eiffel Tower is in Rome."': Run(),
+    'factdebate verify --method dpd --dpd-transition always-trust --dpd-min-rounds 1 "..."': Run(),
+    "factdebate eval --dataset factool-qa-responses:knowledge_qa.jsonl --method factool --search wikipedia "
+    "-o runs/factool": Parse(USER_FILE),
+    'factdebate verify "…" --method factool --factool-queries 3 --factool-tool rag': Run(),
+    "factdebate eval --dataset halueval-qa --method tool-mad --evidence given --limit 50 -o runs/halueval-given":
+        Run(edit=FEW, why=FEW_WHY),
+    "factdebate eval --dataset pubmedqa:ori_pqal.json --method cot --evidence both -o runs/pubmedqa-both":
+        Parse(USER_FILE),
+    'factdebate verify "…" --evidence retrieved': Run(),
+    "factdebate eval --dataset halueval-qa --method halueval-fewshot --limit 150 -o runs/halueval-fewshot":
+        Run(edit=(("--limit 150", "--limit 2"),), why="the same command on 2 samples"),
+    'factdebate verify --method mad "The Eiffel Tower is in Rome."': Run(),
+    'factdebate verify --method madke "The Eiffel Tower is in Rome."': Run(),
+    "factdebate mcp-tools wikipedia": Parse("an MCP server on stdio; tests/toolservers/ start it"),
+    "factdebate mcp-tools wikipedia --online": Parse("an MCP server on stdio; tests/toolservers/ start it"),
+    "factdebate mcp-tools search": Parse("an MCP server on stdio; tests/toolservers/ start it"),
+    "factdebate mcp-tools scholar": Parse("an MCP server on stdio; tests/toolservers/ start it"),
+    "python -m factdebate.toolservers NAME ...": Skip("a synopsis of the four lines above (NAME is one of them)"),
+    "factdebate memory ls [--json]": Parse(SYNOPSIS),
+    'factdebate memory show "Eiffel Tower"': Run(),
+    'factdebate memory search "iron tower" [-k 10] [--substring]': Parse(SYNOPSIS),
+    "factdebate memory clear [--entity E] [--expired] [--yes]": Parse(SYNOPSIS),
+    "factdebate memory export [-o records.jsonl]": Parse(SYNOPSIS),
+    'factdebate verify --method mermaid "Angkor Wat is in Cambodia."': Parse(
+        "README.md's `verify \"...\" --method mermaid` runs the same (MERMAID starts its tool servers: 10 s)"),
+    "factdebate eval --method mermaid --dataset countries -o runs/mermaid": Run(
+        edit=(("countries", "countries --limit 1"),), why="the same run on one of the dataset's claims"),
+    'factdebate verify --method mermaid --memory readonly --memory-path runs/mermaid/evidence_memory.sqlite "..."':
+        Run(),
+    "factdebate eval --method mermaid --dataset countries -o runs/again "
+    "--memory-from runs/mermaid/evidence_memory.sqlite": Run(
+        edit=(("countries", "countries --limit 1"),), why="the same run on one of the dataset's claims"),
+    "factdebate memory ls": Run(),
+    "factdebate memory ls --memory-path runs/mermaid/evidence_memory.sqlite": Run(),
+    "FACTDEBATE_DATA_DIR=... python benchmarks/memory.py --factcheck-bench PATH/fire_data.jsonl [--semantic]":
+        Script("a benchmark on a file the reader downloads"),
+    'factdebate verify --method react "The Eiffel Tower is in Rome."': Run(),
+    'factdebate check-response "The Eiffel Tower is in Paris. It was completed in 1889." --question "Tell me '
+    'about the Eiffel Tower." --method tool-mad': Run(),
+    "factdebate check-response --file answer.txt --method mad --mad-rounds 2 --json": Run(),
+    "cat answer.txt | factdebate check-response - --drop-subjective": Run(),
+    "factdebate eval -d factool-qa:fire_data.jsonl --method selfcheck -o runs/sc0": Parse(USER_FILE),
+    "factdebate eval -d factool-qa:fire_data.jsonl --method selfcheck --selfcheck-samples 3 -o runs/sc3":
+        Parse(USER_FILE),
+    "factdebate eval -d factool-qa:fire_data.jsonl --method selfcheck --selfcheck-shots 3 -o runs/sc3s":
+        Parse(USER_FILE),
+    'factdebate verify --method single "The Eiffel Tower is in Rome."': Run(),
+    'factdebate verify --method vote "The Eiffel Tower is in Rome."': Run(),
+    "factdebate eval --dataset factool-qa:fire_data.jsonl --method wecheck -o runs/wecheck": Parse(USER_FILE),
+    "factdebate eval --dataset halueval-qa --method wecheck --evidence given -o runs/wecheck-halueval": Parse(
+        "loads the WeCheck classifier (a real model, about 15 s) on the whole dataset; tests/methods/ run it"),
+    # docs/performance.md, docs/reproduce.md, docs/results/README.md, docs/scale.md
+    ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
+    ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
+    "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad --data fever=fever:data/fever/"
+    "paper_dev.jsonl --data feverous=feverous:../shared/datasets/feverous/programfc_feverous_s_dev.json --data "
+    "faviq=faviq:../shared/datasets/faviq/samples.json --data averitec=averitec:../shared/datasets/averitec/"
+    "dev.json": Run(2, why="the reader's dataset files and OpenAI: it says which is missing"),
+    "factdebate reproduce mermaid --llm openai:gpt-5-mini -o runs/mermaid --data factool-qa=factool-qa:../shared/"
+    "datasets/factool_qa/fire_data.jsonl --data bingcheck=bingcheck:../shared/datasets/bingcheck/fire_data.jsonl "
+    "--data factcheck-bench=factcheck-bench:../shared/datasets/factcheck_bench/fire_data.jsonl --data "
+    "scifact=scifact-sr:../shared/datasets/scifact/claims_dev.jsonl --data hover=hover:data/"
+    "hover_dev_release_v1.1.json": Run(2, why="the reader's dataset files and OpenAI: it says which is missing"),
+    "factdebate reproduce dpd -o runs/dpd --dry-run": Run(),
+    "factdebate reproduce dpd -o runs/dpd --limit 3": Parse(
+        "nine runs of DPD and its baselines (about a minute on the scripted model); tests/eval/reproduce/"),
+    "factdebate reproduce --from runs/dpd -o runs/dpd-again": Parse("reruns the line above's runs"),
+    "FACTDEBATE_DATA_DIR=... factdebate reproduce toolmad --llm llama-cpp:builtin --limit 3 --data feverous="
+    "feverous:../shared/datasets/feverous/programfc_feverous_s_dev.json -o runs/r-tm": Parse(EMBEDDED),
+    "FACTDEBATE_DATA_DIR=... factdebate reproduce toolmad --llm llama-cpp:builtin --limit 2 --data feverous="
+    "feverous:../shared/datasets/feverous/programfc_feverous_s_dev.json -o runs/toolmad-embedded": Parse(EMBEDDED),
+    "FACTDEBATE_DATA_DIR=runs/results-page/data-countries FACTDEBATE_LLAMA_THREADS=1 factdebate eval --method "
+    "tool-mad --dataset countries --limit 25 --seed 0 --concurrency 1 --llm llama-cpp:builtin --output "
+    "runs/results-page/countries/tool-mad": Parse(EMBEDDED),
+    "factdebate eval --grid docs/results/grids/ablation-rounds.yaml --dataset fever:dev.jsonl --llm "
+    "openai:gpt-4o-mini --limit 200 --concurrency 16 --output runs/rounds": Parse(USER_FILE),
+    "factdebate report runs/rounds/* --output runs/rounds-report": Parse("reports the line above's runs"),
+    "factdebate verify -i claims.jsonl -o results.jsonl --executor ray --workers 4": Parse(RAY),
+    "factdebate eval -d fever:dev.jsonl -o runs/fever --executor ray --ray-address auto": Parse(RAY),
+    "factdebate eval -d fever:dev.jsonl -o runs/fever --ray-address ray://head:10001 --workers 16": Parse(RAY),
+    "factdebate corpus fetch wikipedia --lang en": Run(2, "offline mode is on (HF_HUB_OFFLINE)"),
+    "factdebate corpus fetch wikipedia --lang de --date 20231101 --limit-files 2":
+        Run(2, "offline mode is on (HF_HUB_OFFLINE)"),
+    "factdebate corpus fetch pubmed": Run(2, "offline mode is on (HF_HUB_OFFLINE)"),
+    "factdebate index wikipedia-en": Run(2, "no downloaded corpus of that name",
+                                         why="indexes what the fetch above downloaded"),
+    "pip install 'factdebate[serve,postgres]'": Pip("the extras exist"),
+    "export PGPASSWORD=…": Export(),
+    "factdebate serve --host 0.0.0.0 --state-db postgresql://factdebate@db.internal:5432/factdebate":
+        Parse(SERVER),
+    ".venv/bin/python benchmarks/scale.py": Script("a benchmark that starts Ray"),
+    "factdebate index docs.jsonl --corpus mydocs --milvus-uri http://milvus.internal:19530": Run(
+        2, "opening the Milvus server at http://milvus.internal:19530 failed", why=REMOTE),
+    'factdebate verify "…" --corpus mydocs --milvus-uri http://milvus.internal:19530': Parse(REMOTE),
+    "FACTDEBATE_MILVUS_URI=http://milvus.internal:19530 factdebate serve --workers 4 --corpus mydocs":
+        Parse(SERVER),
+    "FACTDEBATE_MILVUS_URI=http://milvus.internal:19530 factdebate doctor": Parse(REMOTE),
+    "factdebate index wikipedia-en --executor ray --workers 16 --milvus-uri http://milvus.internal:19530":
+        Parse(RAY),
+    "factdebate index /data/pubmed/ --corpus pubmed --ray-address auto --milvus-uri http://milvus.internal:19530":
+        Parse(RAY),
+}
+
+PYTHON: dict[str, Rule] = {
+    "README.md: import factdebate as fd": PyRun(),
+    "docs/architecture.md: class EchoSettings(MethodSettings):                # methods.<name>.*, "
+    "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin.py builds one"),
+    "docs/guard.md: import factdebate as fd": PyRun(),
+    "docs/guard.md: from openai import OpenAI": PyImports(
+        "an OpenAI client of the running service: tests/server/test_guard_chat.py makes the same calls"),
+    "docs/guard.md: import os": Skip("NeMo Guardrails' action (nemoguardrails is not installable here): "
+                                     "its copy docs/guard/nemo/actions.py is tested against the guard"),
+    "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
+    "open_memory": PyImports("a method's use of the memory, between its steps"),
+    "docs/methods/response-level.md: import factdebate as fd": PyRun(),
+    "docs/methods/response-level.md: from factdebate.response_level import aextract_claims": PyImports(
+        "the lines a method runs, with its own resources"),
+}
+
+SNIPPETS = snippets()
+
+
+def rule_for(snippet: Snippet) -> Rule:
+    table = PYTHON if snippet.kind == "python" else RULES
+    rule = table.get(snippet.key)
+    if rule is None:
+        pytest.fail(f"{snippet.where}: no rule for this documented {snippet.kind} "
+                    f"{'block' if snippet.kind == 'python' else 'line'}:\n    {snippet.key}\nAdd it to "
+                    f"{'PYTHON' if snippet.kind == 'python' else 'RULES'} in tests/test_documented_lines.py "
+                    "(run it, or say why it is only parsed or skipped)", pytrace=False)
+    return rule
+
+
+def test_every_rule_has_its_line() -> None:
+    """A rule whose line left the docs is removed, so the table stays the docs' list."""
+    keys = {s.key for s in SNIPPETS}
+    assert not [k for k in (*RULES, *PYTHON) if k not in keys], "rules for lines no longer in the docs"
+
+
+# ---- the workspace
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory, onnx_model_file: Path) -> Path:
+    """The data folder all lines share (the built-in corpus cut to 30 articles, indexed by the first line
+    that searches it) and the files the lines name."""
+    base = tmp_path_factory.mktemp("documented")
+    (base / "data" / "models").mkdir(parents=True)
+    shutil.copy(onnx_model_file, base / "data" / "models" / onnx_model_file.name)
+    return base
+
+
+FILES = {
+    "claims.jsonl": "".join(json.dumps({"id": str(i), "claim": c}) + "\n" for i, c in enumerate(
+        ["The Eiffel Tower is in Paris.", "Honey never spoils."])),
+    "my_docs.jsonl": json.dumps({"id": "d1", "title": "Eiffel Tower",
+                                 "text": "The Eiffel Tower is a wrought-iron tower in Paris, built by 1889."}) + "\n",
+    "answer.txt": "The Eiffel Tower is in Paris. It was completed in 1889.\n",
+}
+FILES["docs.jsonl"] = FILES["my_docs.jsonl"]
+FILES["big/part-1.jsonl"] = FILES["my_docs.jsonl"]
+
+EXPORTED: dict[tuple[str, int], dict[str, str]] = {}  # by code block: an export holds to the block's end
+RAN: dict[str, str] = {}  # a Run line's text -> where it ran first: the same line elsewhere is not run again
+
+
+class _BuiltOnce:
+    """``factdebate.cli.main.app`` with its click command built once: Typer builds it on every call (0.7 s
+    here), which would be most of this module's time. ``run`` calls it the same way."""
+
+    def __init__(self, command: click.Command) -> None:
+        self.command = command
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.command.main(**kwargs)
+
+
+@pytest.fixture(scope="module")
+def cli_command() -> click.Command:
+    from factdebate.cli.main import app
+
+    return typer.main.get_command(app)
+
+
+@pytest.fixture
+def page(workspace: Path, snippet: Snippet, cli_command: click.Command, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The page's own folder as the current one, with the environment every line runs in."""
+    from factdebate.cli import main
+
+    monkeypatch.setattr(main, "app", _BuiltOnce(cli_command))
+    folder = workspace / "pages" / snippet.file.replace("/", "_")
+    if not folder.exists():
+        for name, text in FILES.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(folder)
+    env = {"FACTDEBATE_DATA_DIR": str(workspace / "data"), "FACTDEBATE_LLM": "scripted:agree",
+           "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "30", "HF_HUB_OFFLINE": "1", "COLUMNS": "120",
+           **EXPORTED.get((snippet.file, snippet.block), {})}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return folder
+
+
+@pytest.fixture
+def snippet(request: pytest.FixtureRequest) -> Snippet:
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.where for s in SNIPPETS], indirect=True)
+def test_documented(snippet: Snippet, page: Path, monkeypatch: pytest.MonkeyPatch,
+                    capsys: pytest.CaptureFixture[str]) -> None:
+    rule = rule_for(snippet)
+    check = CHECKS[type(rule)]
+    check(snippet, rule, page, monkeypatch, capsys)
+
+
+# ---- the checks
+
+
+def _apply_edits(line: str, rule: Run) -> str:
+    for old, new in rule.edit:
+        line = line.replace(old, new)
+    return line
+
+
+def check_run(snippet: Snippet, rule: Run, folder: Path, monkeypatch: pytest.MonkeyPatch,
+              capsys: pytest.CaptureFixture[str]) -> None:
+    from factdebate.cli.main import run
+
+    if RAN.setdefault(snippet.key, snippet.where) != snippet.where:
+        return  # the same command, run where it first appears
+    code, said = 0, ""
+    for command in commands(_apply_edits(snippet.text, rule)):
+        argv = factdebate_argv(snippet, command.argv)
+        with monkeypatch.context() as scoped:
+            for name, value in command.env.items():
+                if value not in PLACEHOLDERS:
+                    scoped.setenv(name, value)
+            if command.stdin is not None:
+                scoped.setattr(sys, "stdin", io.StringIO((folder / command.stdin).read_text(encoding="utf-8")))
+            code = run(argv)
+        out = capsys.readouterr()
+        if command.stdout is not None:
+            (folder / command.stdout).write_text(out.out, encoding="utf-8")
+        said += out.out + out.err
+        if code:
+            break
+    assert "Traceback" not in said and "internal error" not in said, f"{snippet.where}: {said[-3000:]}"
+    assert code == rule.code, f"{snippet.where}: `{snippet.text}` exited {code}, not {rule.code}:\n{said[-3000:]}"
+    assert rule.says in said, f"{snippet.where}: the output does not say {rule.says!r}:\n{said[-3000:]}"
+
+
+def factdebate_argv(snippet: Snippet, argv: list[str]) -> list[str]:
+    """The arguments after ``factdebate`` (or ``python -m factdebate``), placeholders filled, globs expanded."""
+    program = argv[0].rsplit("/", 1)[-1]
+    if program in ("python", "python3") and argv[1:3] == ["-m", "factdebate"]:
+        argv = argv[2:]
+    elif program != "factdebate":
+        pytest.fail(f"{snippet.where}: `{argv[0]}` is not factdebate: give the line another rule", pytrace=False)
+    out: list[str] = []
+    for arg in argv[1:]:
+        if arg in PLACEHOLDERS:
+            out.append(CLAIM)
+        elif "*" in arg:
+            out.extend(sorted(glob.glob(arg)) or [arg])
+        else:
+            out.append(arg)
+    return out
+
+
+def check_parse(snippet: Snippet, rule: Parse, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                capsys: pytest.CaptureFixture[str]) -> None:
+    from factdebate.cli.main import app
+
+    for command in commands(snippet.text.replace("[", "").replace("]", "")):
+        args = factdebate_argv(snippet, command.argv)
+        cmd = app.command
+        path = ["factdebate"]
+        while isinstance(cmd, click.Group):
+            assert args, f"{snippet.where}: `{' '.join(path)}` needs a command"
+            name = args.pop(0)
+            sub = cmd.get_command(click.Context(cmd), name)
+            assert sub is not None, f"{snippet.where}: `{' '.join(path)}` has no command {name!r}"
+            cmd, path = sub, [*path, name]
+        try:
+            cmd.make_context(" ".join(path), list(args), resilient_parsing=False)
+        except click.ClickException as exc:
+            pytest.fail(f"{snippet.where}: `{snippet.text}`: {exc.format_message()}", pytrace=False)
+
+
+def check_make(snippet: Snippet, rule: Make, folder: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> None:
+    target = snippet.key.split()[1]
+    done = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip(), f"{snippet.where}: make -n {target}: {done.stderr}"
+
+
+def check_pip(snippet: Snippet, rule: Pip, folder: Path, monkeypatch: pytest.MonkeyPatch,
+              capsys: pytest.CaptureFixture[str]) -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = set(project["optional-dependencies"])
+    for arg in commands(snippet.text)[0].argv[2:]:
+        if wheel := re.fullmatch(r"factdebate-([^-]+)-py3-none-any\.whl(?:\[(.*)\])?", arg):
+            assert wheel.group(1) == project["version"], f"{snippet.where}: the wheel's version is {project['version']}"
+            assert set(filter(None, (wheel.group(2) or "").split(","))) <= extras, f"{snippet.where}: extras {extras}"
+        elif named := re.fullmatch(r"factdebate\[(.*)\]", arg):
+            assert set(named.group(1).split(",")) <= extras, f"{snippet.where}: no such extra; extras: {extras}"
+        elif pinned := re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)", arg):
+            name, version = pinned.groups()
+            lock = (ROOT / "requirements" / "all.txt").read_text(encoding="utf-8")
+            found = re.search(rf"^{re.escape(name)}==(\S+)", lock, re.M)
+            assert found, f"{snippet.where}: {name} is not in requirements/all.txt"
+            locked = found.group(1).split("+")[0]
+            assert version == locked, f"{snippet.where}: {name}=={version}, but the lock has {found.group(1)}"
+
+
+def check_route(snippet: Snippet, rule: Route, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                capsys: pytest.CaptureFixture[str]) -> None:
+    from starlette.routing import Match
+
+    argv = snippet.text.split(" | ")[0]
+    words = shlex.split(argv.replace("<id>", "0123abcd"))
+    url = next(w for w in words[1:] if "localhost:8000" in w)
+    method = "POST" if {"-d", "--data-binary", "--data"} & set(words) else "GET"
+    path = url.split("localhost:8000", 1)[1].split("?", 1)[0]
+    scope = {"type": "http", "path": path, "method": method, "root_path": ""}
+    matched = [r for r in routes() if r.matches(scope)[0] == Match.FULL]
+    assert matched, f"{snippet.where}: the service has no route for {method} {path}"
+
+
+_ROUTES: list[Any] = []
+
+
+def routes() -> list[Any]:
+    if not _ROUTES:
+        from factdebate.server.app import create_app
+
+        app = create_app(api_keys=["k"], db_path=Path(os.environ["FACTDEBATE_DATA_DIR"]) / "documented.sqlite")
+        _ROUTES.extend(app.routes)
+    return _ROUTES
+
+
+def check_export(snippet: Snippet, rule: Export, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str]) -> None:
+    """bash runs the line (``$(python ...)`` included, with .venv's python first on PATH) and prints what
+    it exported."""
+    names = re.findall(r"([A-Z_][A-Z0-9_]*)=", snippet.text)
+    script = f"{snippet.text}\nfor n in {' '.join(names)}; do printf '%s\\0%s\\0' \"$n\" \"${{!n}}\"; done"
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, f"{snippet.where}: {done.stderr}"
+    parts = done.stdout.split("\0")[:-1]
+    values = dict(zip(parts[::2], parts[1::2], strict=True))
+    assert all(values.values()), f"{snippet.where}: set nothing: {values}"
+    EXPORTED.setdefault((snippet.file, snippet.block), {}).update(values)
+
+
+def check_script(snippet: Snippet, rule: Script, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str]) -> None:
+    argv = commands(snippet.text.replace("[", "").replace("]", ""))[0].argv
+    script = ROOT / argv[1]
+    assert script.is_file(), f"{snippet.where}: {argv[1]} does not exist"
+    done = subprocess.run([sys.executable, str(script), "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, f"{snippet.where}: {argv[1]} --help: {done.stderr[-2000:]}"
+    for option in (a for a in argv[2:] if a.startswith("--")):
+        assert option.split("=")[0] in done.stdout, f"{snippet.where}: {argv[1]} has no option {option}"
+
+
+def check_skip(snippet: Snippet, rule: Skip, folder: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> None:
+    assert rule.why
+
+
+def check_python(snippet: Snippet, rule: PyRun, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str]) -> None:
+    code = compile(snippet.text, snippet.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    namespace: dict[str, Any] = {"__name__": "__documented__"}
+    result = eval(code, namespace)  # the docs' own code
+    if result is not None:  # a block with a top-level await
+        import asyncio
+
+        asyncio.run(result)
+    said = capsys.readouterr()
+    assert "Traceback" not in said.err, f"{snippet.where}: {said.err[-3000:]}"
+
+
+def check_imports(snippet: Snippet, rule: PyImports, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                  capsys: pytest.CaptureFixture[str]) -> None:
+    tree = ast.parse(snippet.text.replace("await ", ""), snippet.where)
+    imports = ast.Module([node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))], [])
+    try:
+        exec(compile(imports, snippet.where, "exec"), {})  # the docs' own imports
+    except ImportError as exc:
+        pytest.fail(f"{snippet.where}: {exc}", pytrace=False)
+
+
+CHECKS: dict[type, Any] = {Run: check_run, Parse: check_parse, Make: check_make, Pip: check_pip, Route: check_route,
+                           Export: check_export, Script: check_script, Skip: check_skip, PyRun: check_python,
+                           PyImports: check_imports}
