@@ -17,6 +17,7 @@ new documented line must be given one, and a rule whose line is gone fails too. 
 from __future__ import annotations
 
 import ast
+import functools
 import glob
 import io
 import json
@@ -30,7 +31,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 import typer
 
@@ -309,26 +309,26 @@ class _BuiltOnce:
     """``factdebate.cli.main.app`` with its click command built once: Typer builds it on every call (0.7 s
     here), which would be most of this module's time. ``run`` calls it the same way."""
 
-    def __init__(self, command: click.Command) -> None:
+    def __init__(self, command: Any) -> None:
         self.command = command
 
     def __call__(self, **kwargs: Any) -> Any:
         return self.command.main(**kwargs)
 
 
-@pytest.fixture(scope="module")
-def cli_command() -> click.Command:
+@functools.cache
+def cli_command() -> Any:
     from factdebate.cli.main import app
 
     return typer.main.get_command(app)
 
 
 @pytest.fixture
-def page(workspace: Path, snippet: Snippet, cli_command: click.Command, monkeypatch: pytest.MonkeyPatch) -> Path:
+def page(workspace: Path, snippet: Snippet, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The page's own folder as the current one, with the environment every line runs in."""
     from factdebate.cli import main
 
-    monkeypatch.setattr(main, "app", _BuiltOnce(cli_command))
+    monkeypatch.setattr(main, "app", _BuiltOnce(cli_command()))
     folder = workspace / "pages" / snippet.file.replace("/", "_")
     if not folder.exists():
         for name, text in FILES.items():
@@ -345,7 +345,7 @@ def page(workspace: Path, snippet: Snippet, cli_command: click.Command, monkeypa
 
 @pytest.fixture
 def snippet(request: pytest.FixtureRequest) -> Snippet:
-    return request.param  # type: ignore[no-any-return]
+    return request.param
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.where for s in SNIPPETS], indirect=True)
@@ -412,22 +412,21 @@ def factdebate_argv(snippet: Snippet, argv: list[str]) -> list[str]:
 
 def check_parse(snippet: Snippet, rule: Parse, folder: Path, monkeypatch: pytest.MonkeyPatch,
                 capsys: pytest.CaptureFixture[str]) -> None:
-    from factdebate.cli.main import app
-
+    """Down the command groups to the command, then its own parser on the rest: an unknown option, a missing
+    argument or a bad choice fails. (Typer ships its own copy of click: its classes are not ``click``'s.)"""
     for command in commands(snippet.text.replace("[", "").replace("]", "")):
         args = factdebate_argv(snippet, command.argv)
-        cmd = app.command
-        path = ["factdebate"]
-        while isinstance(cmd, click.Group):
+        cmd, path = cli_command(), ["factdebate"]
+        while hasattr(cmd, "commands"):
             assert args, f"{snippet.where}: `{' '.join(path)}` needs a command"
             name = args.pop(0)
-            sub = cmd.get_command(click.Context(cmd), name)
+            sub = cmd.get_command(typer.Context(cmd), name)
             assert sub is not None, f"{snippet.where}: `{' '.join(path)}` has no command {name!r}"
             cmd, path = sub, [*path, name]
         try:
-            cmd.make_context(" ".join(path), list(args), resilient_parsing=False)
-        except click.ClickException as exc:
-            pytest.fail(f"{snippet.where}: `{snippet.text}`: {exc.format_message()}", pytrace=False)
+            cmd.make_context(" ".join(path), list(args))
+        except typer.TyperException as exc:
+            pytest.fail(f"{snippet.where}: `{snippet.text}`: {exc}", pytrace=False)
 
 
 def check_make(snippet: Snippet, rule: Make, folder: Path, monkeypatch: pytest.MonkeyPatch,

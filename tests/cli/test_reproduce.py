@@ -168,3 +168,12 @@ def test_toolmad_on_the_shared_feverous_sample(tmp_path: Path, capsys: pytest.Ca
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| GPT-4o-mini + Tool-MAD (GPT-4o-mini) | tool-mad | FEVEROUS | accuracy | 71.5 |" in report
     assert "your flag: agents: ['rag', 'search'] (paper) -> ['none', 'none']" in report
+
+
+def test_an_openai_model_without_its_key_is_said_once_before_any_run(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    code, _, err = call(capsys, "reproduce", "dpd", "--llm", "openai:gpt-4o-mini", "-o", str(out))
+    assert code == 2 and "set the environment variable OPENAI_API_KEY" in err and not out.exists()
+    code, printed, err = call(capsys, "reproduce", "dpd", "--llm", "openai:gpt-4o-mini", "--dry-run", "-o", str(out))
+    assert code == 0 and "run(s) ready" in printed, err  # the plan needs no key
