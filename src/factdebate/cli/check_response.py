@@ -12,7 +12,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, TraceTextFlag, with_option_flags, with_trace_text
+from factdebate.cli.options import (
+    ConfigFlag,
+    JsonFlag,
+    TraceFlag,
+    TraceTextFlag,
+    warn_unread,
+    with_option_flags,
+    with_trace_text,
+)
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import input_file
 from factdebate.core.types import ResponseVerdict
@@ -67,7 +75,7 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
 
 def register_check_response(app: typer.Typer) -> None:
     @app.command("check-response")
-    @with_option_flags(skip=set())
+    @with_option_flags(skip=set(), scopes=("response",))
     def check_response(
         text: Annotated[str | None, typer.Argument(help="The response to check ('-': read stdin).")] = None,
         file: Annotated[Path | None, Opt("--file", "-f", help="Read the response from this file.")] = None,
@@ -88,6 +96,7 @@ def register_check_response(app: typer.Typer) -> None:
 
         response = read_response(text, file)
         settings = settings_from(options, config)
+        warn_unread(options, settings.method, "check-response", scopes=("response",))
         transcript = with_trace_text(trace, trace_text)
         validate_response(response, settings)
         question = validate_question(question, settings)

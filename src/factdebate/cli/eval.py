@@ -10,11 +10,17 @@ from typing import Annotated, Any
 import typer
 
 from factdebate.cli import exits
-from factdebate.cli.options import ConfigFlag, TraceFlag, TraceTextFlag, with_option_flags, with_trace_text
+from factdebate.cli.options import ConfigFlag, TraceFlag, TraceTextFlag, warn_unread, with_option_flags, with_trace_text
 from factdebate.core.errors import InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 
 Opt = typer.Option
+
+
+def _concurrency() -> object:
+    from factdebate.settings.model import Settings
+
+    return Settings.model_fields["concurrency"].default
 
 
 @with_option_flags(skip={"method", "concurrency"})
@@ -32,7 +38,8 @@ def eval_command(
                                     "takes the file's first samples (samples are otherwise shuffled with --seed). "
                                     "The order a method that learns across claims saw in its paper (MERMAID's "
                                     "memory).")] = False,
-    concurrency: Annotated[int | None, Opt(min=1, max=1024, help="Samples evaluated at once.")] = None,
+    concurrency: Annotated[int | None, Opt(min=1, max=1024, help="Samples evaluated at once (default: the "
+                                           f"settings' concurrency, {_concurrency()}).")] = None,
     dry_run: Annotated[bool, Opt("--dry-run", help="Print samples and estimated cost; call nothing.")] = False,
     strict: Annotated[bool, Opt("--strict", help="Refuse a dataset file with records the loader must skip.")] = False,
     grid: Annotated[Path | None, Opt(help="YAML grid of runs (ablations, baselines).")] = None,
@@ -84,7 +91,8 @@ def _evaluate(method: str | None, dataset: str | None, output: Path, limit: int 
     errored = 0
     for directory, run_method, run_options, name in runs:
         errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
-                            dry_run, config, trace, strict, scale=(executor, ray_address, workers), order=order)
+                            dry_run, config, trace, strict, scale=(executor, ray_address, workers), order=order,
+                            warn=grid is None)  # a grid's flags are meant for some of its runs only
     if errored:
         raise typer.Exit(exits.SOME_FAILED)
 
@@ -129,18 +137,19 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
 def _run_one(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str, limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None),
-             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled") -> int:
+             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a dataset
-    already loaded and the samples drawn from it, shared with other runs."""
+    already loaded and the samples drawn from it, shared with other runs; ``warn``: about flags its method
+    ignores."""
     plan = _prepare(directory, method, options, name, dataset, limit, seed, config, strict, scale=scale, drawn=drawn,
-                    order=order)
+                    order=order, warn=warn)
     return _run_plan(plan, concurrency, dry_run, trace)
 
 
 def _prepare(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str,
              limit: int | None, seed: int, config: Path | None, strict: bool = False,
              scale: tuple[str | None, str | None, int | None] = (None, None, None),
-             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled") -> Any:
+             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False) -> Any:
     """One run's plan, with every check that needs no model call done: its settings, the method's own
     check of them, and whether the run directory may be resumed."""
     from factdebate.core.pathcheck import output_folder
@@ -152,6 +161,8 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
     output_folder(directory, "--output")
     settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
     get_method(settings.method)  # an unknown method fails before the dataset is read
+    if warn:
+        warn_unread(options, settings.method, "eval")
     if drawn is None:
         plan = make_plan(settings, dataset, directory, limit=limit, seed=seed, name=name, options=options,
                          strict=strict, order=order)

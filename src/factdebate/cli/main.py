@@ -15,14 +15,23 @@ from rich.console import Console
 from rich.markup import escape
 
 from factdebate.cli import exits
+from factdebate.cli.help import HelpGroup
 from factdebate.cli.index import register_index
-from factdebate.cli.options import ConfigFlag, JsonFlag, TraceFlag, TraceTextFlag, with_option_flags, with_trace_text
+from factdebate.cli.options import (
+    ConfigFlag,
+    JsonFlag,
+    TraceFlag,
+    TraceTextFlag,
+    warn_unread,
+    with_option_flags,
+    with_trace_text,
+)
 from factdebate.cli.setup import register_setup
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 from factdebate.util.redact import redact_text
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(cls=HelpGroup, add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
 err = Console(stderr=True, soft_wrap=True)  # messages stay greppable: no hard wraps
 
@@ -34,7 +43,7 @@ def _split(value: str | None) -> list[str] | None:
 
 
 @app.command()
-@with_option_flags(skip=set())
+@with_option_flags(skip=set(), scopes=())
 def verify(
     claim: Annotated[str | None, typer.Argument(help="The claim to check.")] = None,
     input: Annotated[Path | None, Opt("--input", "-i", help="JSONL of claims for a batch run.")] = None,
@@ -56,6 +65,7 @@ def verify(
     from factdebate.settings.load import settings_from
 
     settings = with_scale(settings_from(options, config), executor, ray_address, workers)
+    warn_unread(options, settings.method, "verify", scopes=())
     text = with_trace_text(trace, trace_text)  # checked before anything heavy loads
     if input is not None:
         if claim is not None:

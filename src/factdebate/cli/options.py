@@ -1,6 +1,8 @@
 """Command-line flags derived from the option table: ``verify`` and ``eval`` get the same flags, one per
 shared option and one per field of every method's settings model, so a new method's settings become flags
-without touching the CLI. Each flag's help is its field's title and description, as in the web form."""
+without touching the CLI. Each flag's help is its field's title and description, as in the web form, with its
+built-in default; the flags sit in panels (common, each method's own, output, operator), and a flag that the
+chosen method or the command never reads is named in a warning (:func:`warn_unread`)."""
 
 from __future__ import annotations
 
@@ -12,20 +14,45 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from factdebate.core.errors import InputError
+from factdebate.core.fields import SCOPES
 from factdebate.core.pathcheck import output_flag
-from factdebate.settings.options import Option, all_options, convert
+from factdebate.settings.options import Option, all_options, convert, default_text, not_read_by
+
+# The panels of --help (verify's lists about 90 flags): what most runs set, a method's own, what shapes the
+# output, and what the person running the process tunes (parallelism, caches, servers).
+COMMON_PANEL = "Common options"
+RESPONSE_PANEL = "Checking a response"
+OUTPUT_PANEL = "Output"
+OPERATOR_PANEL = "Operator options"
+SCALE_PANEL = "Scale-out"  # scale/options.py's flags
+_LAST = [OUTPUT_PANEL, OPERATOR_PANEL, SCALE_PANEL]
+_OPERATOR = {"cache", "milvus_uri", "llm_max_in_flight"}
+
+
+def method_panel(method: str) -> str:
+    return f"Options of --method {method}"
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
 
 # Flags that several commands declare alike.
-ConfigFlag = Annotated[Path | None, typer.Option("--config", "-c", help="YAML settings file.")]
+ConfigFlag = Annotated[Path | None, typer.Option("--config", "-c", help="YAML settings file (flags override it; "
+                                                  "FACTDEBATE_* variables sit between).", rich_help_panel=COMMON_PANEL)]
 # The trace is opened once the run starts: its path is checked while the flags are parsed.
 TraceFlag = Annotated[Path | None, typer.Option(help="Append JSONL trace events to this file.",
+                                                rich_help_panel=OUTPUT_PANEL,
                                                 callback=output_flag("--trace", "trace.jsonl"))]
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one JSON object.")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one JSON object.",
+                                        rich_help_panel=OUTPUT_PANEL)]
 TraceTextFlag = Annotated[bool, typer.Option(
     "--trace-text", help="With --trace: every llm_call line also carries the call's prompt messages and the "
-                         "model's reply, each text cut after 12000 characters (docs/trace.md).")]
+                         "model's reply, each text cut after 12000 characters (docs/trace.md).",
+    rich_help_panel=OUTPUT_PANEL)]
 
 
 def with_trace_text(trace: Path | None, wanted: bool) -> contextlib.AbstractContextManager[None]:
@@ -54,20 +81,63 @@ def _cli_type(option: Option) -> tuple[Any, str]:
     return str, ""
 
 
-def _parameter(option: Option) -> inspect.Parameter:
-    kind, note = _cli_type(option)
-    flag = "--" + option.name.replace("_", "-")
+def _help(option: Option) -> str:
+    """The flag's help: title, description, how to write the value, and the built-in default with its unit.
+    Escaped, as Typer reads help as Rich markup (a ``[...]`` would vanish)."""
+    _, note = _cli_type(option)
+    title = option.title if option.title and not option.help.lower().startswith(option.title.lower()) else ""
+    text = (f"{title}: " if title else "") + option.help + (f" ({note})" if note else "")
+    default = default_text(option.name, option.field) if option.field is not None else None
+    shown = default and "default" not in option.help.lower()  # some descriptions say it already, in words
+    return escape(text + (f" [default: {default}]" if shown else ""))
+
+
+def _panel(option: Option) -> str:
+    if option.method:
+        return method_panel(option.method)
+    if option.only == "response":
+        return RESPONSE_PANEL
+    if option.group == "limits" or option.name in _OPERATOR:
+        return OPERATOR_PANEL
+    return COMMON_PANEL
+
+
+def _parameter(option: Option, scopes: tuple[str, ...]) -> inspect.Parameter:
+    kind, _ = _cli_type(option)
+    flag = _flag(option.name)
     decls = [f"{flag}/--no-{flag[2:]}"] if kind is bool else [flag]
     if option.short:
         decls.append(option.short)
-    help_text = (f"{option.title}: " if option.title else "") + option.help + (f" ({note})" if note else "")
-    if option.method:
-        help_text += f" [{option.method}]"
-    panel = "Method options" if option.method else "Shared options"
-    # An older name of another option still works, but --help lists each setting once.
-    info = typer.Option(*decls, help=help_text, rich_help_panel=panel, hidden=option.alias_of is not None)
+    # An older name of another option still works, but --help lists each setting once; one that only another
+    # command reads is accepted (with a warning) but not offered.
+    hidden = option.alias_of is not None or (option.only is not None and option.only not in scopes)
+    info = typer.Option(*decls, help=_help(option), rich_help_panel=_panel(option), hidden=hidden)
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                              annotation=Annotated[kind | None, info])
+
+
+def _rank(parameter: inspect.Parameter, main: set[str]) -> tuple[int, int]:
+    """Panels in the order a reader wants them: the command's own flags, the common options, the default
+    method's, the other methods', output, then what an operator tunes; in each, the settings that change a
+    method most come first."""
+    info = next((m for m in getattr(parameter.annotation, "__metadata__", ()) if hasattr(m, "rich_help_panel")),
+                None)
+    panel = getattr(info, "rich_help_panel", None)
+    if panel is None:
+        return 0, 0
+    order = [COMMON_PANEL, RESPONSE_PANEL, *(method_panel(m) for m in _method_order())]
+    place = order.index(panel) + 1 if panel in order else 100 + _LAST.index(panel) if panel in _LAST else 99
+    return place, 0 if parameter.name in main else 1
+
+
+def _method_order() -> list[str]:
+    """The default method, then the papers' methods, then the baselines (each group by name)."""
+    from factdebate.methods.base import all_methods
+    from factdebate.settings.model import Settings
+
+    default = Settings.model_fields["method"].default
+    methods = all_methods()
+    return sorted(methods, key=lambda name: (name != default, ".baselines." in methods[name].__module__, name))
 
 
 class OptionCommand:
@@ -75,8 +145,8 @@ class OptionCommand:
     ``__signature__`` then), so a method registered after import still gets its flags. The wrapped
     function's last parameter is ``options: dict``; it receives the options that were given."""
 
-    def __init__(self, func: Callable[..., None], skip: set[str]) -> None:
-        self.func, self.skip = func, skip
+    def __init__(self, func: Callable[..., None], skip: set[str], scopes: tuple[str, ...]) -> None:
+        self.func, self.skip, self.scopes = func, skip, scopes
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         self.__module__ = func.__module__
@@ -87,7 +157,13 @@ class OptionCommand:
 
     @property
     def __signature__(self) -> inspect.Signature:
-        return inspect.Signature([*self.own, *(_parameter(opt) for opt in self.table().values())])
+        # Typer calls the command with keywords only, so every flag may be keyword-only and sorted into its
+        # panel's place (the arguments keep their order among themselves: the sort is stable).
+        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in self.own]
+        options = self.table()
+        main = {name for name, option in options.items() if option.main}
+        table = [_parameter(option, self.scopes) for option in options.values()]
+        return inspect.Signature(sorted([*own, *table], key=lambda parameter: _rank(parameter, main)))
 
     @property
     def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
@@ -99,10 +175,26 @@ class OptionCommand:
         self.func(**kwargs, options={k: v for k, v in options.items() if v is not None})
 
 
-def with_option_flags(skip: set[str]) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Decorator: the command gets one flag per option, except ``skip`` (which it declares itself)."""
+def with_option_flags(skip: set[str], scopes: tuple[str, ...] = SCOPES) -> Callable[[Callable[..., None]],
+                                                                                 Callable[..., None]]:
+    """Decorator: the command gets one flag per option, except ``skip`` (which it declares itself).
+    ``scopes``: which of the options that matter only somewhere (``response``, ``eval``) it reads; the others
+    are hidden from its ``--help``."""
 
     def wrap(func: Callable[..., None]) -> Callable[..., None]:
-        return OptionCommand(func, skip)
+        return OptionCommand(func, skip, scopes)
 
     return wrap
+
+
+def warn_unread(options: dict[str, Any], method: str, command: str, scopes: tuple[str, ...] = SCOPES) -> None:
+    """One line on stderr for the given flags that change nothing here: another method's (``verify --method
+    cot --rounds 2``), or one that only another command reads. The run goes on: the flag is harmless, but
+    whoever typed it expected it to do something."""
+    ignored = [f"{_flag(o.name)} (a {o.method} option)" for o in not_read_by(list(options), method)]
+    table = all_options()
+    where = {"response": "check-response and eval", "eval": "eval"}
+    ignored += [f"{_flag(name)} (read by {where[only]} only)" for name in options
+                if name in table and (only := table[name].only) is not None and only not in scopes]
+    if ignored:
+        typer.echo(f"warning: {command} --method {method} ignores {', '.join(ignored)}", err=True)

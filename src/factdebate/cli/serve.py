@@ -52,7 +52,7 @@ def check_port_free(host: str, port: int) -> None:
         raise ConfigError(f"cannot serve on {where}: {exc.strerror or exc}") from None
 
 
-@with_option_flags(skip={"concurrency"})
+@with_option_flags(skip={"concurrency"}, scopes=("response",))  # a server checks claims and responses
 def serve(
     host: Annotated[str, Opt(help="Address to bind; anything but loopback exposes the service.")] = "127.0.0.1",
     port: Annotated[int, Opt(help="TCP port.")] = 8000,

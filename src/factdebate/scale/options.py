@@ -14,12 +14,15 @@ from annotated_types import Ge
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure
 from factdebate.settings.model import ScaleSettings, Settings
+from factdebate.settings.options import default_text
 
 
 def _flag(name: str, kind: type) -> Any:
     info = ScaleSettings.model_fields[name]
     least = next((m.ge for m in info.metadata if isinstance(m, Ge) and isinstance(m.ge, int)), None)
-    return Annotated[kind | None, typer.Option(exposure(info)["flag"], help=info.description, min=least,
+    default = default_text(name, info)
+    shown = f" \\[default: {default}]" if default and "default" not in (info.description or "") else ""
+    return Annotated[kind | None, typer.Option(exposure(info)["flag"], help=f"{info.description}{shown}", min=least,
                                                rich_help_panel="Scale-out")]
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure, walk
@@ -155,3 +156,26 @@ def not_read_by(names: list[str], method: str) -> list[Option]:
         if option is not None and option.method is not None and not {p[1] for p in option.paths} & read:
             found.append(option)
     return found
+
+
+# A field's unit, read off its name's ending, for the default shown in --help.
+_UNITS = {"_s": "s", "_days": "days", "_chars": "characters", "_tokens": "tokens"}
+
+
+def default_text(name: str, info: FieldInfo) -> str | None:
+    """The built-in default as --help shows it (``3``, ``on``, ``30 s``); None when there is none to show
+    (no value, or an empty list)."""
+    if info.default_factory is not None:
+        value: Any = info.default_factory()  # type: ignore[call-arg]
+    elif info.default is PydanticUndefined:
+        return None
+    else:
+        value = info.default
+    if value is None or value == [] or value == "":
+        return None
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, list):
+        return ",".join(str(item) for item in value)
+    unit = next((unit for ending, unit in _UNITS.items() if name.endswith(ending)), "")
+    return f"{value:g} {unit}".strip() if isinstance(value, float) else f"{value} {unit}".strip()
