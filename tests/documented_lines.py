@@ -214,3 +214,25 @@ def commands(line: str) -> list[Command]:
             current.argv.append(token)
     out.append(current)
     return out
+
+
+INLINE = re.compile(r"^(\.venv/bin/)?factdebate [a-z]")
+
+
+def inline_commands() -> list[Snippet]:
+    """The ``factdebate ...`` code spans in the pages' prose (``factdebate index --builtin``), each with the
+    line it is on."""
+    found: list[Snippet] = []
+    parser = MarkdownIt("commonmark")
+    for path in doc_files():
+        name = path.relative_to(ROOT).as_posix()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for token in parser.parse("\n".join(lines)):
+            if token.type != "inline" or token.map is None:
+                continue
+            for child in token.children or []:
+                if child.type == "code_inline" and INLINE.match(child.content):
+                    first, last = token.map
+                    at = next((i for i in range(first, last) if child.content.split()[1] in lines[i]), first)
+                    found.append(Snippet(name, at + 1, "inline", child.content, first + 1))
+    return found

@@ -12,6 +12,8 @@ new documented line must be given one, and a rule whose line is gone fails too. 
 - ``Parse``: servers, Ray clusters, remote Milvus, the embedded model and files only the reader has: the
   command's own parser reads the options (``make_context``), nothing runs.
 - ``Make``, ``Pip``, ``Route``, ``Export``, ``Script``, ``Skip``: see tests/documented_lines.py.
+
+``factdebate ...`` code spans in the prose are fragments: they are checked to name real commands and options.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from tests.documented_lines import (
     Skip,
     Snippet,
     commands,
+    inline_commands,
     snippets,
 )
 
@@ -276,6 +279,39 @@ def test_every_rule_has_its_line() -> None:
     """A rule whose line left the docs is removed, so the table stays the docs' list."""
     keys = {s.key for s in SNIPPETS}
     assert not [k for k in (*RULES, *PYTHON) if k not in keys], "rules for lines no longer in the docs"
+
+
+def test_commands_named_in_the_prose_exist_with_those_options() -> None:
+    """A ``factdebate ...`` code span in a page's prose names a real command, and real options of it. They are
+    fragments (placeholders, ``a|b`` for either), so only the names are checked, each ``a|b`` both ways."""
+    wrong = []
+    for span in inline_commands():
+        for words in _alternatives(span.text.split()[1:]):
+            if problem := _unknown_name(words):
+                wrong.append(f"{span.where}: `{span.text}`: {problem}")
+    assert not wrong, "\n".join(wrong)
+
+
+def _alternatives(words: list[str]) -> list[list[str]]:
+    for i, word in enumerate(words):
+        if "|" in word and not word.startswith("-"):
+            return [variant for choice in word.split("|")
+                    for variant in _alternatives([*words[:i], choice, *words[i + 1:]])]
+    return [words]
+
+
+def _unknown_name(words: list[str]) -> str:
+    cmd, path = cli_command(), ["factdebate"]
+    while hasattr(cmd, "commands") and words and not words[0].startswith("-"):
+        sub = cmd.get_command(typer.Context(cmd), words[0])
+        if sub is None:
+            return f"`{' '.join(path)}` has no command {words[0]!r}"
+        cmd, path, words = sub, [*path, words[0]], words[1:]
+    known = {name for param in cmd.get_params(typer.Context(cmd)) for name in (*param.opts, *param.secondary_opts)}
+    for word in words:
+        if word.startswith("-") and word != "-" and word.split("=")[0] not in known:
+            return f"`{' '.join(path)}` has no option {word.split('=')[0]}"
+    return ""
 
 
 # ---- the workspace
