@@ -48,7 +48,7 @@ def _warn_unread(options: Mapping[str, Any], method: str) -> None:
     """An option the chosen method never reads is most likely a mistake (``method="cot", rounds=2``)."""
     for option in not_read_by([k for k, v in options.items() if v is not None], method):
         warnings.warn(f"option '{option.name}' is {option.method}'s: method {method} ignores it", UserWarning,
-                      stacklevel=4)
+                      stacklevel=2)
 
 
 async def averify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
