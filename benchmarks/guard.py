@@ -12,11 +12,14 @@ by uvicorn in this process. It reports, as medians over ``--repeats`` alternatin
 - model calls per claim per tier (extraction and corrections included) and the share of claims each tier
   settles (a refuted claim goes up a tier while one is left).
 
-``--llama`` repeats the time-to-first-token and fast-tier figures with llama-cpp-python's server on the shipped
-SmolLM2 as both the upstream and the checker (one model server doing both, so the seconds are indicative).
+``--processes`` measures time to first token again with the upstream and ``factdebate serve`` in processes of
+their own. ``--llama`` repeats the time-to-first-token and fast-tier figures with llama-cpp-python's server
+on the shipped SmolLM2 as both the upstream and the checker (one model server doing both, so the seconds are
+indicative).
 
-    .venv/bin/python benchmarks/guard.py --repeats 7
-    .venv/bin/python benchmarks/guard.py --repeats 3 --llama
+    .venv/bin/python benchmarks/guard.py --repeats 15
+    .venv/bin/python benchmarks/guard.py --no-scripted --processes --repeats 15
+    .venv/bin/python benchmarks/guard.py --no-scripted --llama --repeats 3
 """
 
 from __future__ import annotations
@@ -76,14 +79,14 @@ def ttft(url: str, key: str, options: dict[str, Any] | None = None) -> float:
     raise RuntimeError("no token came")
 
 
-def ttfts(direct_url: str, guard_url: str, key: str, args: argparse.Namespace,
-          pairs: int | None = None) -> tuple[list[float], list[float]]:
+def ttfts(direct_url: str, guard_url: str, key: str, args: argparse.Namespace, pairs: int | None = None,
+          tier: str = "fast") -> tuple[list[float], list[float]]:
     """Times to first token, direct and through the guard, taken in turns whose order alternates (a model
     server that reuses the previous prompt's cache favours whichever goes second)."""
     direct, through = [], []
     for number in range(pairs or args.repeats):
         pair = [lambda: direct.append(ttft(direct_url, key)),
-                lambda: through.append(ttft(guard_url, key, {"tier": "fast", "method": args.method}))]
+                lambda: through.append(ttft(guard_url, key, {"tier": tier, "method": args.method}))]
         for take in pair if number % 2 else reversed(pair):
             take()
     return direct, through
@@ -222,6 +225,48 @@ def llama(args: argparse.Namespace, key: str, work: Path) -> None:
         log.close()
 
 
+def _up(url: str, process: subprocess.Popen[bytes], what: str) -> None:
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError(f"{what} did not start")
+        time.sleep(0.2)
+
+
+def processes(args: argparse.Namespace, key: str, work: Path) -> None:
+    """Time to first token with the upstream and the guard each in a process of its own, as they run in use
+    (`factdebate serve --guard-upstream`): no thread of the benchmark competes with them for one interpreter."""
+    from tests.server.conftest import free_port
+
+    model_port, guard_port = free_port(), free_port()
+    model = subprocess.Popen([sys.executable, "-m", "tests.server.guard_support", "--port", str(model_port),
+                              "--answer", ANSWER, "--latency", str(args.first), "--token-delay", str(args.token_delay)],
+                             cwd=Path(__file__).resolve().parents[1], stderr=subprocess.DEVNULL)
+    exe = str(Path(sys.executable).with_name("factdebate"))
+    guard = subprocess.Popen([exe, "serve", "--no-auth", "--port", str(guard_port), "--llm",
+                              f"scripted:agree@{args.latency}", "--agents", "none,none", "--no-scoring", "--no-cache",
+                              "--guard-upstream", f"http://127.0.0.1:{model_port}/v1"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        model_url, guard_url = f"http://127.0.0.1:{model_port}", f"http://127.0.0.1:{guard_port}"
+        _up(model_url + "/docs", model, "the scripted model")
+        _up(guard_url + "/v1/health", guard, "factdebate serve")
+        # The standard tier: with agents none,none it searches nothing, so no index is built meanwhile.
+        ttfts(model_url, guard_url, key, args, pairs=1, tier="standard")  # warm-up
+        direct, through = ttfts(model_url, guard_url, key, args, pairs=args.repeats, tier="standard")
+        print(f"processes: ttft direct={statistics.median(direct):.4f}s guard={statistics.median(through):.4f}s "
+              f"ratio={statistics.median(through) / statistics.median(direct):.3f}")
+    finally:
+        for process in (guard, model):
+            process.terminate()
+            process.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
@@ -231,12 +276,16 @@ def main() -> None:
     parser.add_argument("--method", default="tool-mad", help="the standard and deep tiers' method")
     parser.add_argument("--llama", action="store_true", help="also against llama.cpp's server (indicative)")
     parser.add_argument("--no-scripted", action="store_true")
+    parser.add_argument("--processes", action="store_true", help="also time to first token with the upstream and "
+                        "`factdebate serve` in processes of their own")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     key = "bench-key-0123456789"
     work = Path(tempfile.mkdtemp(prefix="guard-bench-"))
     if not args.no_scripted:
         scripted(args, key, work)
+    if args.processes:
+        processes(args, key, work)
     if args.llama:
         llama(args, key, work)
 

@@ -100,3 +100,23 @@ def words_of(claim: GuardClaim | dict[str, Any], answer: str) -> str:
     span = claim.span if isinstance(claim, GuardClaim) else claim["span"]
     start, end = (span.start, span.end) if not isinstance(span, dict) else (span["start"], span["end"])
     return answer[start:end]
+
+
+def main() -> None:
+    """The scripted model as a server of its own (benchmarks/guard.py --processes)."""
+    import argparse
+
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description="a scripted OpenAI-compatible chat model")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--answer", default=ANSWER)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--token-delay", type=float, default=0.0)
+    args = parser.parse_args()
+    upstream = Upstream(answer=args.answer, latency=args.latency, token_delay=args.token_delay)
+    uvicorn.run(upstream_app(upstream), host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
