@@ -175,7 +175,15 @@ class PyImports:
     why: str
 
 
-Rule = Run | Parse | Make | Pip | Route | Export | Script | Skip | PyRun | PyImports
+@dataclass(frozen=True)
+class Copy:
+    """The block is, word for word, part of ``path`` (a file in the repository that a test runs)."""
+
+    path: str
+    why: str
+
+
+Rule = Run | Parse | Make | Pip | Route | Export | Script | Skip | PyRun | PyImports | Copy
 
 
 @dataclass

@@ -38,6 +38,7 @@ import typer
 
 from tests.documented_lines import (
     ROOT,
+    Copy,
     Export,
     Make,
     Parse,
@@ -63,7 +64,7 @@ SERVER = "a server that runs until stopped; tests/server/test_commands.py starts
 RAY = "starts or joins a Ray cluster; tests/scale/ run batches and indexing on Ray"
 REMOTE = "a Milvus server at a made-up host; tests/scale/ index and search on a real server"
 USER_FILE = "reads a file the reader downloads; tests/eval/ load that format from a fixture"
-EMBEDDED = "the embedded model: minutes per claim; tests/llm/ run it on one prompt"
+EMBEDDED = "the embedded model: minutes per claim; tests/llm/test_llama_cpp.py runs it"
 NEEDS_KEY = "needs OpenAI: exits 2 naming the variable"
 SYNOPSIS = "a synopsis (placeholders, [optional] parts)"
 
@@ -248,12 +249,13 @@ RULES: dict[str, Rule] = {
 PYTHON: dict[str, Rule] = {
     "README.md: import factdebate as fd": PyRun(),
     "docs/architecture.md: class EchoSettings(MethodSettings):                # methods.<name>.*, "
-    "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin.py builds one"),
+    "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin_example.py "
+                                             "registers a whole one"),
     "docs/guard.md: import factdebate as fd": PyRun(),
     "docs/guard.md: from openai import OpenAI": PyImports(
         "an OpenAI client of the running service: tests/server/test_guard_chat.py makes the same calls"),
-    "docs/guard.md: import os": Skip("NeMo Guardrails' action (nemoguardrails is not installable here): "
-                                     "its copy docs/guard/nemo/actions.py is tested against the guard"),
+    "docs/guard.md: import os": Copy("docs/guard/nemo/actions.py", "NeMo Guardrails' action: nemoguardrails is "
+                                     "not installable here; tests/server/test_guard_nemo.py runs that file"),
     "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
     "open_memory": PyImports("a method's use of the memory, between its steps"),
     "docs/methods/response-level.md: import factdebate as fd": PyRun(),
@@ -420,6 +422,8 @@ def check_run(snippet: Snippet, rule: Run, folder: Path, monkeypatch: pytest.Mon
         out = capsys.readouterr()
         if command.stdout is not None:
             (folder / command.stdout).write_text(out.out, encoding="utf-8")
+            if command.stdout.endswith(".json") and not code:
+                json.loads(out.out)  # what the line promises: one JSON object on stdout
         said += out.out + out.err
         if code:
             break
@@ -544,6 +548,12 @@ def check_script(snippet: Snippet, rule: Script, folder: Path, monkeypatch: pyte
         assert option.split("=")[0] in done.stdout, f"{snippet.where}: {argv[1]} has no option {option}"
 
 
+def check_copy(snippet: Snippet, rule: Copy, folder: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> None:
+    assert snippet.text in (ROOT / rule.path).read_text(encoding="utf-8"), \
+        f"{snippet.where}: the block is no longer a part of {rule.path}, which the tests run: make them one again"
+
+
 def check_skip(snippet: Snippet, rule: Skip, folder: Path, monkeypatch: pytest.MonkeyPatch,
                capsys: pytest.CaptureFixture[str]) -> None:
     assert rule.why
@@ -574,4 +584,4 @@ def check_imports(snippet: Snippet, rule: PyImports, folder: Path, monkeypatch: 
 
 CHECKS: dict[type, Any] = {Run: check_run, Parse: check_parse, Make: check_make, Pip: check_pip, Route: check_route,
                            Export: check_export, Script: check_script, Skip: check_skip, PyRun: check_python,
-                           PyImports: check_imports}
+                           PyImports: check_imports, Copy: check_copy}
