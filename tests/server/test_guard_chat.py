@@ -146,6 +146,8 @@ def test_policies_flag_rewrite_and_block(guard: Guard, stream: bool) -> None:
         chunks = list(ask(server, {"policy": policy, **extra}, stream=True))
         text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
         ends = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+        last_text = max(i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.content)
+        assert all(i > last_text for i, c in enumerate(chunks) if c.choices and c.choices[0].finish_reason)
         return text, chunks[-1].model_extra["factdebate"], ends[-1] if ends else None
 
     text, found, _ = answer("flag")

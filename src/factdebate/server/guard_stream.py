@@ -76,7 +76,8 @@ class Relay:
         self.prepared, self.service, self.who, self.each = prepared, service, who, each
         resolved = prepared.resolved
         self.buffer = resolved.policy in ("rewrite", "block") or resolved.on_unchecked == "block"
-        self.holding = False  # past the end of the first choice: chunks wait for the check
+        self.hold_end = resolved.policy == "flag"  # the footnotes go before the chunk that ends the answer
+        self.holding = False  # past the end of the first choice under flag: chunks wait for the check
         self.held: list[dict[str, Any]] = []
         self.head: dict[str, Any] = {}
         self.text = ""
@@ -205,7 +206,7 @@ class Relay:
         if self.buffer or self.holding:
             self.held.append(chunk)
             return []
-        if ending:
+        if ending and self.hold_end:
             self.holding = True
             split = _split_end(chunk)
             if split is None:
