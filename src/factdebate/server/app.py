@@ -26,6 +26,7 @@ from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard_litellm import router as litellm_router
 from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, close_upstreams
 from factdebate.server.guard_routes import router as guard_router
+from factdebate.server.guard_stream import VERDICTS_HEADER
 from factdebate.server.guard_text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
@@ -93,7 +94,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                        else config.max_body_bytes)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"],
+                           allow_headers=["Authorization", "Content-Type", VERDICTS_HEADER],
                            # a page elsewhere reads a kept check's id
                            expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER])
     app.add_middleware(SecurityHeaders)
