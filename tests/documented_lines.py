@@ -5,8 +5,7 @@ A *shell line* is every line of a ``bash``/``sh``/``shell``/``console`` fence, a
 indented code block (output samples, YAML) a line that starts like a command: ``factdebate``, ``python``,
 ``pip``, ``make``, ``curl``, ``cat``, ``export``, optionally behind ``$ ``, ``VAR=value`` or ``.venv/bin/``.
 Comment lines are left out and a line ending in ``\\`` is joined to the next. A *Python block* is a
-``python`` fence. YAML and JSON blocks are not run here (the configuration pages' settings are checked by
-tests/settings/).
+``python`` fence, a *YAML block* a ``yaml`` one. JSON blocks (sample output) are not checked.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parent.parent
 SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
 PYTHON_LANGS = {"python", "py"}
+YAML_LANGS = {"yaml", "yml"}
 COMMAND = re.compile(r"^(\$ )?([A-Z_][A-Z0-9_]*=\S* )*(\.venv/bin/|env/bin/)?"
                      r"(factdebate|python3?|pip|make|curl|cat|export)\b")
 PREFIX = re.compile(r"(^|(?<=[\s|&;]))(\.venv/bin/|env/bin/)(?=factdebate\b)")
@@ -36,7 +36,7 @@ class Snippet:
 
     file: str
     line: int
-    kind: str  # "shell" or "python"
+    kind: str  # "shell", "python", "yaml" or "inline"
     text: str
     block: int = 0  # the first line of its code block
 
@@ -45,7 +45,7 @@ class Snippet:
         """What a rule is looked up by: a shell line without its comment, its ``$ `` prompt and the
         ``.venv/bin/`` before ``factdebate`` (so the README's and a page's same line share a rule); a Python
         block by its file and first line."""
-        if self.kind == "python":
+        if self.kind in ("python", "yaml"):
             first = next(line for line in self.text.splitlines() if line.strip())
             return f"{self.file}: {first.strip()}"
         text = strip_comment(self.text).removeprefix("$ ")
@@ -79,8 +79,9 @@ def snippets() -> list[Snippet]:
                 continue
             lang = token.info.split()[0].lower() if token.info.strip() else ""
             first = token.map[0] + (2 if token.type == "fence" else 1)
-            if lang in PYTHON_LANGS:
-                found.append(Snippet(name, first, "python", token.content, first))
+            if lang in PYTHON_LANGS | YAML_LANGS:
+                kind = "python" if lang in PYTHON_LANGS else "yaml"
+                found.append(Snippet(name, first, kind, token.content, first))
                 continue
             raw = token.content.splitlines()
             i = 0
@@ -176,6 +177,22 @@ class PyImports:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """A factdebate settings file: it loads (unknown keys are errors); with ``defaults``, every value it shows
+    is the default, but for the keys in ``resolved`` (settled when the settings are read)."""
+
+    defaults: bool = False
+    resolved: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class YamlOnly:
+    """Someone else's config file that is not run here: it parses as YAML."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class Copy:
     """The block is, word for word, part of ``path`` (a file in the repository that a test runs)."""
 
@@ -183,7 +200,7 @@ class Copy:
     why: str
 
 
-Rule = Run | Parse | Make | Pip | Route | Export | Script | Skip | PyRun | PyImports | Copy
+Rule = Run | Parse | Make | Pip | Route | Export | Script | Skip | PyRun | PyImports | Copy | Settings | YamlOnly
 
 
 @dataclass

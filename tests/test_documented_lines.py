@@ -1,8 +1,8 @@
 """Every command line and Python block in README.md and docs/ is checked as written, so a line that stops
 working fails here, named by its file and line (tests/documented_lines.py says what counts as a line).
 
-Each line is looked up in RULES (shell) or PYTHON (Python blocks) by its text; a line with no rule fails, so a
-new documented line must be given one, and a rule whose line is gone fails too. The kinds:
+Each line is looked up in RULES (shell), PYTHON or YAML (blocks, by their first line) by its text; a line with
+no rule fails, so a new documented line must be given one, and a rule whose line is gone fails too. The kinds:
 
 - ``Run``: run in-process through ``factdebate.cli.main.run`` on the scripted model (``FACTDEBATE_LLM``),
   the built-in corpus cut to a few articles (``FACTDEBATE_RETRIEVAL__BUILTIN_DOCS``), network off
@@ -11,7 +11,8 @@ new documented line must be given one, and a rule whose line is gone fails too. 
   and exit 2; a large draw is cut (``edit``) with the reason.
 - ``Parse``: servers, Ray clusters, remote Milvus, the embedded model and files only the reader has: the
   command's own parser reads the options (``make_context``), nothing runs.
-- ``Make``, ``Pip``, ``Route``, ``Export``, ``Script``, ``Skip``: see tests/documented_lines.py.
+- ``Settings``: a settings file loads, and the reference file's values are the defaults.
+- ``Make``, ``Pip``, ``Route``, ``Export``, ``Script``, ``Copy``, ``Skip``: see tests/documented_lines.py.
 
 ``factdebate ...`` code spans in the prose are fragments: they are checked to name real commands and options.
 """
@@ -49,8 +50,10 @@ from tests.documented_lines import (
     Rule,
     Run,
     Script,
+    Settings,
     Skip,
     Snippet,
+    YamlOnly,
     commands,
     inline_commands,
     snippets,
@@ -263,24 +266,34 @@ PYTHON: dict[str, Rule] = {
         "the lines a method runs, with its own resources"),
 }
 
+YAML: dict[str, Rule] = {
+    "docs/configuration.md: method: tool-mad": Settings(defaults=True, resolved=("retrieval.search",)),
+    "docs/configuration.md: mcp_servers:": Settings(),
+    "docs/guard.md: # LiteLLM proxy config: every answer of the model below is fact-checked by factdebate before "
+    "the client gets it.": Copy("docs/guard/litellm-config.yaml",
+                                "tests/server/test_guard_litellm.py builds the guardrail from it"),
+    "docs/guard.md: model_list:": YamlOnly("LiteLLM's proxy, not installable here (the page says why)"),
+    "docs/guard.md: models:": Copy("docs/guard/nemo/config.yml", "tests/server/test_guard_nemo.py reads that folder"),
+}
+
 SNIPPETS = snippets()
 
 
 def rule_for(snippet: Snippet) -> Rule:
-    table = PYTHON if snippet.kind == "python" else RULES
-    rule = table.get(snippet.key)
+    name = {"python": "PYTHON", "yaml": "YAML"}.get(snippet.kind, "RULES")
+    rule = {"PYTHON": PYTHON, "YAML": YAML, "RULES": RULES}[name].get(snippet.key)
     if rule is None:
         pytest.fail(f"{snippet.where}: no rule for this documented {snippet.kind} "
-                    f"{'block' if snippet.kind == 'python' else 'line'}:\n    {snippet.key}\nAdd it to "
-                    f"{'PYTHON' if snippet.kind == 'python' else 'RULES'} in tests/test_documented_lines.py "
-                    "(run it, or say why it is only parsed or skipped)", pytrace=False)
+                    f"{'line' if snippet.kind == 'shell' else 'block'}:\n    {snippet.key}\nAdd it to "
+                    f"{name} in tests/test_documented_lines.py (run it, or say why it is only parsed or skipped)",
+                    pytrace=False)
     return rule
 
 
 def test_every_rule_has_its_line() -> None:
     """A rule whose line left the docs is removed, so the table stays the docs' list."""
     keys = {s.key for s in SNIPPETS}
-    assert not [k for k in (*RULES, *PYTHON) if k not in keys], "rules for lines no longer in the docs"
+    assert not [k for k in (*RULES, *PYTHON, *YAML) if k not in keys], "rules for lines no longer in the docs"
 
 
 def test_commands_named_in_the_prose_exist_with_those_options() -> None:
@@ -554,6 +567,39 @@ def check_copy(snippet: Snippet, rule: Copy, folder: Path, monkeypatch: pytest.M
         f"{snippet.where}: the block is no longer a part of {rule.path}, which the tests run: make them one again"
 
 
+def check_settings(snippet: Snippet, rule: Settings, folder: Path, monkeypatch: pytest.MonkeyPatch,
+                   capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from factdebate.settings.load import load_settings
+
+    path = folder / f"settings-{snippet.line}.yaml"
+    path.write_text(snippet.text, encoding="utf-8")
+    load_settings(config_file=path, environ={})
+    if rule.defaults:
+        real = load_settings(environ={}).model_dump(mode="json", by_alias=True)
+        shown = yaml.safe_load(snippet.text)
+        wrong = [f"{key}: the page says {value!r}, the default is {default!r}"
+                 for key, value, default in _leaves(shown, real, "") if key not in rule.resolved and value != default]
+        assert not wrong, f"{snippet.where}: " + "; ".join(wrong)
+
+
+def _leaves(shown: Any, real: Any, prefix: str) -> list[tuple[str, Any, Any]]:
+    if not isinstance(shown, dict):
+        return [(prefix, shown, real)]
+    real = real if isinstance(real, dict) else {}
+    return [leaf for key, value in shown.items()
+            for leaf in _leaves(value, real.get(key, real.get(str(key).replace("-", "_"), "<no such setting>")),
+                                f"{prefix}.{key}" if prefix else str(key))]
+
+
+def check_yaml(snippet: Snippet, rule: YamlOnly, folder: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    assert yaml.safe_load(snippet.text) is not None, snippet.where
+
+
 def check_skip(snippet: Snippet, rule: Skip, folder: Path, monkeypatch: pytest.MonkeyPatch,
                capsys: pytest.CaptureFixture[str]) -> None:
     assert rule.why
@@ -584,4 +630,5 @@ def check_imports(snippet: Snippet, rule: PyImports, folder: Path, monkeypatch: 
 
 CHECKS: dict[type, Any] = {Run: check_run, Parse: check_parse, Make: check_make, Pip: check_pip, Route: check_route,
                            Export: check_export, Script: check_script, Skip: check_skip, PyRun: check_python,
-                           PyImports: check_imports, Copy: check_copy}
+                           PyImports: check_imports, Copy: check_copy, Settings: check_settings,
+                           YamlOnly: check_yaml}
