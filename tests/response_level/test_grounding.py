@@ -6,7 +6,7 @@ with or without "I", and the text's sentences that state what no kept claim cove
 from __future__ import annotations
 
 from factdebate.response_level.extract import grounded
-from factdebate.response_level.grounding import example_words, is_opinion, numbers, uncovered_sentences
+from factdebate.response_level.grounding import clauses, example_words, is_opinion, numbers, uncovered_sentences
 
 TEXT = ("The Brandenburg Gate stands in Berlin. It is 26 metres tall, 3.5 km from the Spree, and was finished "
         "in 1,791 days. I think it is the most beautiful building.")
@@ -70,3 +70,12 @@ def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
     covering = [*kept, "The Berlin TV Tower was constructed between 1965 and 1969.", "The tower is 368 m tall.",
                 "Its sphere holds a restaurant that turns once every 30 minutes."]
     assert uncovered_sentences(TOWER, covering, 5) == []
+
+
+def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_as_written() -> None:
+    text = ("Paris is the capital of France, and Berlin is the capital of Germany; Rome is in Italy. "
+            "He was born in 1901.")
+    assert uncovered_sentences(text, [], 5) == ["Paris is the capital of France.", "Berlin is the capital of Germany.",
+                                                "Rome is in Italy.", "He was born in 1901."]
+    assert clauses("It was constructed between 1965 and 1969 and is 368 m tall.") == \
+        ["It was constructed between 1965 and 1969 and is 368 m tall."]

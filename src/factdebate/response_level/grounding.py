@@ -50,9 +50,10 @@ _NUMERAL_I = re.compile(r"\b[A-Z][\w'-]*\s+I\b")
 _ADVICE = re.compile(
     r"\b(?:(?:you|everyone|everybody|anyone|visitors|travell?ers|one|we)\s+(?:really\s+)?(?:should|must|ought to|"
     r"have to|need to)|you'll love|you will love|can'?t miss|don'?t miss|not to be missed|worth (?:a |the )?"
-    r"(?:visit|trip|seeing|it)|recommend\w*|a must\b|must-see)\b", re.I)
+    r"(?:visit|trip|seeing|it)|recommend\w*|a must\b|must-see|keep in mind|bear in mind)\b", re.I)
 _JUDGING = re.compile(
     r"(?i:\b(?:honestly|frankly|personally|arguably|nothing (?:compares|beats)|like no other|second to none)\b)|"
+    r"^(?:Overall|In summary|In conclusion|In short|To sum up),|\bmay seem\b|"
     r"\b(?:beautiful|lovely|amazing|wonderful|awesome|fantastic|stunning|gorgeous|breathtaking|magnificent|"
     r"charming|delightful|incredible|spectacular|unforgettable|magical|boring|terrible|overrated|underrated|"
     r"favou?rite)\b")
@@ -60,8 +61,15 @@ _JUDGING = re.compile(
 _IMPERATIVE = re.compile(
     r"^(?:please|try|visit|see|check|make sure|remember|consider|avoid|don'?t|do not|book|plan|go|take|bring|"
     r"note|keep|use|ask|contact|click|follow|start|look|explore|enjoy|head|stop by|be sure)\b(?!-)", re.I)
-_PRONOUN_START = re.compile(r"^(?:It|He|She|They|This|These)\b(?!\s+(?:is|was)\s+(?:not\s+)?(?:a|an|the)\s+"
-                            r"(?:question|point)\b)")
+# "It" at a sentence's start is most often the text's subject; "He", "She" and "They" are left as written:
+# the person a text opens with is not always its subject (a text about a country names its president).
+_PRONOUN_START = re.compile(r"^It\b(?!\s+(?:is|was)\s+(?:also\s+)?(?:important|worth|possible|likely|true|said)\b)")
+# Where one sentence joins two statements: "; " and ", and / but / while / whereas / yet / so ".
+_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet|so)\s+(?=[a-z]*\s*\w)")
+
+# A clause that starts with one of these continues its sentence's subject: it is not split off.
+_VERBS = frozenset(("is", "was", "are", "were", "has", "had", "have", "can", "could", "will", "would", "became",
+                    "remains", "remained", "includes", "included", "also", "then", "it", "its"))
 
 # Numbers in words ("one" is left out: "one of the largest" counts nothing).
 _UNITS = {w: i for i, w in enumerate(("zero", "_", "two", "three", "four", "five", "six", "seven", "eight", "nine",
@@ -178,6 +186,23 @@ def _subject(text: str) -> str | None:
     return match.group(1)
 
 
+def clauses(sentence: str) -> list[str]:
+    """``sentence`` split where it joins two statements that each have a subject of their own (the part after
+    the join is four words or more, and its first word is no verb ending in -s/-ed: "and is 368 m tall" stays
+    whole); a sentence joined nowhere is itself."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE.finditer(sentence):
+        rest = sentence[match.end():]
+        first = rest.split(maxsplit=1)[0].lower() if rest.strip() else ""
+        if len(_WORD.findall(rest)) < 4 or first in _VERBS or first.endswith("ed"):
+            continue
+        parts.append(sentence[start:match.start()].strip(" ,;"))
+        start = match.end()
+    parts.append(sentence[start:].strip())
+    return [(p[:1].upper() + p[1:]).rstrip() + ("" if p[-1] in ".!?" else ".") for p in parts if p]
+
+
 def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
     """The sentences of ``text`` that state a fact the ``claims`` do not cover (most of its content words,
     and each of its numbers), at most ``limit``, each as the text writes it, a leading pronoun replaced by
@@ -186,10 +211,10 @@ def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
         return []
     covered = set().union(*(content_words(c) for c in claims)) if claims else set()
     claimed_numbers = set().union(*(numbers(c) for c in claims)) if claims else set()
-    pieces = [text[start:end].strip() for start, end in sentences(text)]
-    subject = _subject(pieces[0]) if pieces else None
+    whole = [text[start:end].strip() for start, end in sentences(text)]
+    subject = _subject(whole[0]) if whole else None
     out: list[str] = []
-    for piece in pieces:
+    for piece in (part for sentence in whole for part in clauses(sentence)):
         sentence = piece.lstrip("-*•> ").strip()
         if not _states_a_fact(sentence):
             continue
