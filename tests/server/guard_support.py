@@ -36,6 +36,7 @@ class Upstream:
     headers: list[dict[str, str]] = field(default_factory=list)
     revise: Callable[[list[dict[str, Any]]], str] = lambda messages: REVISED
     sent: int = 0  # stream chunks written so far
+    role_chunk: bool = True  # stream a first chunk with the role and no text (False: the first word comes with it)
 
     def reply_for(self, body: dict[str, Any]) -> str:
         last = body["messages"][-1]
@@ -84,11 +85,12 @@ async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         return f"data: {json.dumps(data)}\n\n".encode()
 
-    yield chunk({"role": "assistant", "content": ""})
+    if upstream.role_chunk:
+        yield chunk({"role": "assistant", "content": ""})
     for number, token in enumerate(tokens(text) if text else []):
         if number and upstream.token_delay:
             await asyncio.sleep(upstream.token_delay)
-        yield chunk({"content": token})
+        yield chunk({"content": token} if number or upstream.role_chunk else {"role": "assistant", "content": token})
     for index, call in enumerate(calls or []):
         yield chunk({"tool_calls": [{"index": index, **call}]})
     yield chunk({}, "tool_calls" if calls else "stop")

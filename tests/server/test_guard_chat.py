@@ -107,6 +107,13 @@ def test_the_sdk_streams_the_answer_then_the_verdicts_in_a_last_chunk(guard: Gua
     assert first_verdict < last_text
 
 
+def test_a_stream_whose_first_chunk_has_text_arrives_in_order(guard: Guard) -> None:
+    server, _ = guard(Upstream(role_chunk=False))  # every chunk at once: the first is read with several more
+    for _ in range(3):
+        chunks = list(ask(server, stream=True))
+        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == ANSWER
+
+
 def test_a_client_that_leaves_stops_the_upstream(guard: Guard) -> None:
     import time
 

@@ -92,21 +92,18 @@ class Relay:
         check = StreamingCheck(prepared.settings, self.service.resources(prepared.settings), options=prepared.options,
                                question=prepared.question, sinks=[calls.sink] if calls else None,
                                reviser=reviser_for(prepared), caller=self.who)
-        self.queue.put_nowait(("first", first))
         tasks: list[asyncio.Task[Any]] = [reader]
         if self.each:
             tasks.append(asyncio.create_task(self._verdicts(check)))
         ping = self.service.config.stream_ping_seconds
         try:
+            for out in self._pass(first, check):  # the event that came before the stream started
+                yield out
             while True:
                 try:
                     kind, item = await asyncio.wait_for(self.queue.get(), ping)
                 except TimeoutError:
                     yield b": checking\n\n"
-                    continue
-                if kind == "first":  # the event that came before the stream started goes out first
-                    for out in self._pass(item, check):
-                        yield out
                     continue
                 if kind == "event":
                     for out in self._pass(item, check):
@@ -122,18 +119,18 @@ class Relay:
                     tasks.append(finishing)
                 elif kind == "finished":
                     finished: asyncio.Task[GuardResult] = item
-                    if self.each and self.text.strip():  # (an answer without text had no check to wait for)
-                        await tasks[1]  # the last verdicts are queued before the result goes out
-                        while not self.queue.empty():
-                            kind, claim = self.queue.get_nowait()
-                            if kind == "verdict":
-                                yield frame({**self.head, "choices": [], "factdebate_claim": claim})
                     try:
                         result = finished.result()
                     except Exception as exc:  # the check could not finish: said, never passed as checked
                         yield frame(error_body(f"the fact check failed: {type(exc).__name__}: {exc}",
                                                "server_error", "check_failed"))
                         return
+                    if self.each and self.text.strip():  # (an answer without text had no check to wait for)
+                        await tasks[1]  # the last verdicts are queued before the result goes out
+                        while not self.queue.empty():
+                            kind, claim = self.queue.get_nowait()
+                            if kind == "verdict":
+                                yield frame({**self.head, "choices": [], "factdebate_claim": claim})
                     result = await keep_guard(self.service, self.who, result, calls)
                     for out in self._closing(result):
                         yield out
