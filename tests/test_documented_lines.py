@@ -399,6 +399,8 @@ def snippet(request: pytest.FixtureRequest) -> Snippet:
     return request.param
 
 
+# In page order, in one worker (the module-scoped workspace puts them in one xdist group). None is marked slow:
+# tests/conftest.py moves slow tests first under xdist, which would run a line before the one it builds on.
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.where for s in SNIPPETS], indirect=True)
 def test_documented(snippet: Snippet, page: Path, monkeypatch: pytest.MonkeyPatch,
                     capsys: pytest.CaptureFixture[str]) -> None:
