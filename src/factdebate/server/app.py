@@ -24,7 +24,7 @@ from factdebate.server.check_routes import CHECK_ID_HEADER
 from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard_litellm import router as litellm_router
-from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, close_upstreams
+from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, close_upstreams
 from factdebate.server.guard_routes import router as guard_router
 from factdebate.server.guard_stream import VERDICTS_HEADER
 from factdebate.server.guard_text import router as guard_text_router

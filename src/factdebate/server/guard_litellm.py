@@ -24,8 +24,7 @@ from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.guard import GuardOptions, GuardResult, check_text, evidence_from_messages, resolve_options
 from factdebate.guard.options import text_of
 from factdebate.server.check_routes import call_keeper
-from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest, check_messages
-from factdebate.server.guard_routes import (
+from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     chosen_method,
     keep_guard,
@@ -33,6 +32,7 @@ from factdebate.server.guard_routes import (
     public_result,
     upstream_for,
 )
+from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest, check_messages
 from factdebate.server.response_routes import _charged_slot
 from factdebate.server.service import ServiceDep, caller
 

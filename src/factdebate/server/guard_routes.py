@@ -11,154 +11,31 @@ sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) 
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import ValidationError
-from starlette.datastructures import State
 
-from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, check_text, resolve_options
-from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of, reply_text
-from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
-from factdebate.server.kept_calls import CallKeeper
-from factdebate.server.response_routes import ClaimCharge, _charged_slot
-from factdebate.server.routes import _RunSlot
+from factdebate.core.errors import FactDebateError
+from factdebate.guard import check_text
+from factdebate.server.guard_prepare import (
+    GUARD_CHECK_ID_HEADER,
+    Prepared,
+    apply_to_message,
+    keep_guard,
+    openai_error,
+    prepare,
+    public_result,
+    reviser_for,
+    unchecked_result,
+    upstream_error,
+)
+from factdebate.server.guard_request import ChatRequest, reply_text
+from factdebate.server.guard_stream import stream_reply
+from factdebate.server.guard_upstream import UpstreamError
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.settings.model import Settings
 
 router = APIRouter(prefix="/v1")
-log = logging.getLogger("factdebate.server")
-GUARD_CHECK_ID_HEADER = "X-Factdebate-Check-Id"
-NO_UPSTREAM = ("the chat guard is off on this server: its operator enables it by naming an OpenAI-compatible "
-               "model to check, with `factdebate serve --guard-upstream URL` (a base URL ending in /v1) or "
-               "guard.upstream in the --config file")
-# The fields of a result a reply carries; the texts before and after the policy stay in the kept check.
-REPLY_EXCLUDE = {"original_text", "text"}
-
-
-def openai_error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
-                 headers: dict[str, str] | None = None) -> JSONResponse:
-    """An error both kinds of client read: OpenAI's ``error`` object and this API's ``detail``."""
-    return JSONResponse({"detail": message, **error_body(message, kind, code)}, status_code=status, headers=headers)
-
-
-def upstream_error(exc: UpstreamError) -> JSONResponse:
-    return JSONResponse(exc.body, status_code=exc.status)
-
-
-def upstream_for(state: State, settings: Settings) -> Upstream | None:
-    """The pooled client of the operator's upstream (None when the guard is off). The key is read from its
-    variable on each request, so the operator can rotate it; a new key gets a new client."""
-    guard = settings.guard
-    if not guard.upstream:
-        return None
-    import os
-
-    key = os.environ.get(guard.upstream_key_env) or None
-    pool: dict[tuple[str, str | None, float], Upstream] = state.__dict__.setdefault("guard_upstreams", {})
-    wanted = (guard.upstream, key, guard.upstream_timeout_s)
-    if wanted not in pool:
-        pool[wanted] = Upstream(guard.upstream, key, guard.upstream_timeout_s)
-    return pool[wanted]
-
-
-async def close_upstreams(state: State) -> None:
-    for upstream in state.__dict__.pop("guard_upstreams", {}).values():
-        await upstream.aclose()
-
-
-def chosen_method(options: GuardOptions, base: Settings) -> dict[str, Any]:
-    """The request's choice that counts against the spending caps: a tiers' method other than the operator's
-    ``guard.method`` (whose own bounds are the operator's to set), checked as a chosen ``method`` is on
-    ``/v1/check-response``. The operator's is not resolved again: a request's settings cost milliseconds."""
-    return {"method": options.method} if options.method and options.method != base.guard.method else {}
-
-
-@dataclass
-class Prepared:
-    """A request that passed every check, and what its check needs."""
-
-    body: ChatRequest
-    settings: Settings
-    options: GuardOptions
-    resolved: ResolvedGuardOptions
-    upstream: Upstream
-    question: str | None
-    slot: _RunSlot
-    charge: ClaimCharge
-
-
-async def prepare(request: Request, service: Service, who: str) -> Prepared | JSONResponse:
-    """Every check before the upstream is asked; the debate slot and the claims' rate-limit tokens are taken
-    last (the caller of a refused request paid only the request's token)."""
-    base = service.resolver.base
-    upstream = upstream_for(request.app.state, base)
-    if upstream is None:
-        return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
-    try:
-        raw = await request.json()
-    except ValueError:
-        return openai_error(422, "invalid request: the body must be a JSON object (an OpenAI chat request)")
-    if not isinstance(raw, dict):
-        return openai_error(422, "invalid request: the body must be a JSON object (an OpenAI chat request)")
-    try:
-        body = ChatRequest.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        return openai_error(422, f"invalid request: {problems}")
-    options = guard_options(body)
-    try:
-        # The tiers' method counts against the spending caps as a chosen method does on /v1/check-response.
-        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
-        check_messages(body, settings)
-        resolved = resolve_options(options, settings)
-    except (ConfigError, InputError) as exc:
-        return openai_error(422, str(exc))
-    slot, charge = _charged_slot(service, who, settings)  # 503 when the server is at its limit of checks
-    return Prepared(body, settings, options, resolved, upstream, question_of(body), slot, charge)
-
-
-def reviser_for(prepared: Prepared) -> Any:
-    """Only ``rewrite`` asks the upstream again; other policies never revise."""
-    return prepared.upstream.reviser(prepared.body.upstream_body()) if prepared.resolved.policy == "rewrite" else None
-
-
-def unchecked_result(resolved: ResolvedGuardOptions, passed: list[str]) -> GuardResult:
-    """The result of a reply with no text to check (a tool call alone): nothing checked, said so."""
-    return GuardResult(action_taken="none", passed_through=passed, policy=resolved.policy,
-                       on_unchecked=resolved.on_unchecked, tier=resolved.tier, deadline_s=resolved.deadline_s)
-
-
-async def keep_guard(service: Service, who: str, result: GuardResult, calls: CallKeeper | None) -> GuardResult:
-    """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and
-    both texts); the result with its ``check_id`` (None: the operator keeps none, or storing failed)."""
-    try:
-        check_id = await asyncio.to_thread(service.checks.save, who, "guard", result.model_dump(mode="json"),
-                                           calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0)
-    except Exception:
-        log.warning("could not keep a finished guard check in the state database", exc_info=True)
-        return result
-    return result.model_copy(update={"check_id": check_id})
-
-
-def public_result(result: GuardResult) -> dict[str, Any]:
-    return result.model_dump(mode="json", exclude=REPLY_EXCLUDE)
-
-
-def apply_to_message(message: dict[str, Any], choice: dict[str, Any], result: GuardResult) -> None:
-    """The policy's text in the first choice; a blocked reply loses its tool calls too and ends as
-    ``content_filter`` (OpenAI's word for an answer withheld by a filter)."""
-    if result.action_taken in ("flagged", "rewritten", "blocked"):
-        message["content"] = result.text
-    if result.action_taken == "blocked":
-        message.pop("tool_calls", None)
-        message.pop("function_call", None)
-        choice["finish_reason"] = "content_filter"
 
 
 @router.post("/chat/completions", tags=["guard"], summary="An OpenAI-compatible chat endpoint whose replies are "
@@ -176,8 +53,6 @@ async def chat_completions(request: Request, service: ServiceDep, who: CallerDep
     if isinstance(prepared, JSONResponse):
         return prepared
     if prepared.body.stream:
-        from factdebate.server.guard_stream import stream_reply
-
         return await stream_reply(prepared, service, who, request.headers)
     try:
         return await _plain_reply(prepared, service, who)

@@ -25,7 +25,7 @@ from starlette.datastructures import Headers
 
 from factdebate.guard import GuardResult, StreamingCheck
 from factdebate.server.check_routes import call_keeper
-from factdebate.server.guard_routes import (
+from factdebate.server.guard_prepare import (
     Prepared,
     keep_guard,
     public_result,

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.guard import GuardOptions, GuardResult, check_text, evidence_from_messages, resolve_options
 from factdebate.server.check_routes import call_keeper
+from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, chosen_method, keep_guard, upstream_for
 from factdebate.server.guard_request import ChatMessage, ChatRequest, check_messages
-from factdebate.server.guard_routes import GUARD_CHECK_ID_HEADER, chosen_method, keep_guard, upstream_for
 from factdebate.server.response_routes import _charged_slot
 from factdebate.server.routes import _http_error
 from factdebate.server.service import CallerDep, ServiceDep
