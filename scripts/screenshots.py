@@ -5,6 +5,7 @@ with the scripted model (offline, no key, a fresh data folder with a small part 
     .venv/bin/python scripts/screenshots.py            # writes docs/images/page-*.png
     .venv/bin/python scripts/screenshots.py --out DIR
     .venv/bin/python scripts/screenshots.py --only results   # just the results viewer's and the replay's
+    .venv/bin/python scripts/screenshots.py --only guard     # just a chat reply's kept check (the guard's)
 
 Each picture is the part of the page it shows (the form, one verdict's view, the comparison), at one pixel
 per CSS pixel and (with Pillow) in a 256-colour palette, so the files stay small. Every mode is taken at a
@@ -104,7 +105,9 @@ def check_response(page: Any) -> None:
     page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=300_000)
 
 
-GROUPS = ("modes", "results")
+GROUPS = ("modes", "results", "guard")
+# A chat reply for the guard's kept check: a greeting and an opinion the gate leaves out, two facts it checks.
+GUARD_REPLY = "Hi! The Eiffel Tower is in Paris. It was completed in 1889. I think it is lovely at night."
 
 
 def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS, trace: Path | None = None) -> list[Path]:
@@ -115,8 +118,11 @@ def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS, trace: Path | No
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=["--headless", "--no-sandbox", "--disable-gpu"])
-        if "modes" not in groups:  # --only results
-            written += take_results(browser, url, out, trace)
+        if "modes" not in groups:  # --only results, --only guard
+            if "results" in groups:
+                written += take_results(browser, url, out, trace)
+            if "guard" in groups:
+                written += take_guard(browser, url, out)
             browser.close()
             return written
         page = browser.new_page(viewport=DESKTOP, device_scale_factor=1)
@@ -193,7 +199,32 @@ def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS, trace: Path | No
             shot("#live", f"phone-{method}", phone)
         if "results" in groups:
             written += take_results(browser, url, out, trace)
+        if "guard" in groups:
+            written += take_guard(browser, url, out)
         browser.close()
+    return written
+
+
+def take_guard(browser: Any, url: str, out: Path) -> list[Path]:
+    """A chat reply checked by the guard (``POST /v1/guard/check``, kept as kind ``guard``) and reopened from its
+    link, as the page draws it: the reply's verdict, its claims marked in the text, the sentences the gate left
+    out, at desktop and phone width."""
+    import json
+
+    body = json.dumps({"text": GUARD_REPLY, "factdebate": {"tier": "fast"}}).encode()
+    request = urllib.request.Request(url + "/v1/guard/check", method="POST", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=300) as reply:
+        check_id = json.load(reply)["check_id"]
+    written: list[Path] = []
+    for viewport, name in ((DESKTOP, "guard"), (PHONE, "phone-guard")):
+        page = browser.new_page(viewport=viewport, device_scale_factor=1)
+        page.goto(f"{url}/?check={check_id}")
+        page.wait_for_selector("#response-live .guard-card")
+        path = out / f"page-{name}.png"
+        page.locator("#response-live .guard-card").screenshot(path=str(path))
+        written.append(path)
+        page.close()
     return written
 
 
@@ -249,13 +280,15 @@ def palette(path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
-    parser.add_argument("--only", choices=GROUPS, help="take only these pictures: the modes' or the results viewer's")
+    parser.add_argument("--only", choices=GROUPS,
+                        help="take only these pictures: the modes', the results viewer's or the guard's")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
     with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data, served(Path(data)) as url:
-        trace = write_trace(Path(data), Path(data) / "trace.jsonl")
-        for path in take(url, args.out, (args.only,) if args.only else GROUPS, trace):
+        groups = (args.only,) if args.only else GROUPS
+        trace = write_trace(Path(data), Path(data) / "trace.jsonl") if "results" in groups else None
+        for path in take(url, args.out, groups, trace):
             palette(path)
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  {path.stat().st_size // 1024} KiB")
 

@@ -5,7 +5,7 @@ import { describe, responseRule, viewOf } from "./views.js";
 
 const STORE = "factdebate.history";
 const MAX = 25;
-/** @typedef {{at: number, kind: "claim" | "response" | "compare", claim: string, label: string | null,
+/** @typedef {{at: number, kind: "claim" | "response" | "compare" | "guard", claim: string, label: string | null,
  *   decided_by: string, verdict?: any, verdicts?: any[], check_ids?: string[]}} Item */
 /** @type {Record<string, (item: Item) => void>} what opens an item of each kind */
 const openers = {};
@@ -23,7 +23,7 @@ function save(items) {
   localStorage.removeItem(STORE);
 }
 
-/** @param {"claim" | "response" | "compare"} kind @param {(item: Item) => void} open */
+/** @param {Item["kind"]} kind @param {(item: Item) => void} open */
 export function onOpen(kind, open) { openers[kind] = open; }
 
 /** Draws a check as its kind does (a Recent check, or one a link reopened). @param {Omit<Item, "at">} item */
@@ -57,7 +57,8 @@ export function draw() {
     const btn = el("button", "history-item");
     btn.type = "button";
     btn.dataset.kind = item.kind || "claim";
-    if (item.kind !== "claim") btn.append(el("span", "history-kind", item.kind === "compare" ? "compared" : "response"));
+    if (item.kind !== "claim") btn.append(el("span", "history-kind", item.kind === "compare" ? "compared" :
+      item.kind === "guard" ? "chat reply" : "response"));
     if (item.kind === "compare") {
       const chips = el("span", "history-chips");
       (item.verdicts || []).forEach(v => { // which method said what, not a row of bare labels

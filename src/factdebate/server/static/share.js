@@ -95,12 +95,17 @@ export function cutCallsText(kept, cut) {
     "amount of a check's calls, so the last " + (cut === 1 ? "one was" : cut + " were") + " not kept.";
 }
 
-/** A Recent-checks item for kept checks: one claim, one response, or several claims (a comparison).
+/** A Recent-checks item for kept checks: one claim, one response, one chat reply (the guard's), or several claims
+ * (a comparison).
  * @param {Array<{id: string, kind: string, verdict: any}>} kept
  * @returns {Omit<import("./history.js").Item, "at">} */
 export function itemOf(kept) {
   const ids = kept.map(k => k.id);
   const first = kept[0].verdict;
+  if (kept.length === 1 && kept[0].kind === "guard") { // a chat reply's check (the guard): response/guard-view.js
+    return { kind: "guard", claim: String(first.original_text || "").slice(0, 300), label: first.label,
+      decided_by: "", verdict: first, check_ids: ids };
+  }
   if (kept.length === 1 && kept[0].kind === "response") {
     return { kind: "response", claim: String(first.response || "").slice(0, 300), label: first.label,
       decided_by: first.decided_by, verdict: first, check_ids: ids };
@@ -109,7 +114,7 @@ export function itemOf(kept) {
     return { kind: "claim", claim: first.claim, label: first.label, decided_by: first.decided_by, verdict: first,
       check_ids: ids };
   }
-  if (kept.some(k => k.kind !== "claim")) throw new Error("This link mixes a response check with claims: no page draws that.");
+  if (kept.some(k => k.kind !== "claim")) throw new Error("This link mixes a response or chat reply check with claims: no page draws that.");
   return { kind: "compare", claim: first.claim, label: null, decided_by: "", verdicts: kept.map(k => k.verdict),
     check_ids: ids };
 }

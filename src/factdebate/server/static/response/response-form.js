@@ -8,6 +8,7 @@ import { count, onSubmit, requestBody, showError, thresholds } from "../form.js"
 import * as history from "../history.js";
 import { keptCalls } from "../share.js";
 import * as page from "../state.js";
+import { GuardView } from "./guard-view.js";
 import { ResponseView } from "./response-view.js";
 
 const view = new ResponseView(byId("response-live"));
@@ -56,6 +57,20 @@ history.onOpen("response", item => {
   view.show(v, id);
   byId("response-live").hidden = false;
   keptCalls(id).then(kept => view.keptCalls(kept)); // each claim's model calls, drawn under its debate as live
+});
+
+/* A chat reply's check (kind "guard", kept by the guard's routes) reopened by its link: drawn in the same place
+   as a response's, by its own view (it has a verdict per claim, not a debate). */
+const guardView = new GuardView(byId("response-live"));
+history.onOpen("guard", item => {
+  if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return; }
+  page.set({ mode: "response" });
+  const v = item.verdict || {};
+  input("response-text").value = String(v.original_text || "");
+  input("response-question").value = "";
+  count();
+  guardView.show(v, (item.check_ids || [])[0] || null);
+  byId("response-live").hidden = false;
 });
 
 /** @type {WeakMap<HTMLElement, ResponseView>} */

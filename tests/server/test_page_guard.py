@@ -1,0 +1,142 @@
+"""A chat reply's check (kind ``guard``) reopened from its link, in Debian's Chromium against a live service
+with scripted checker models: a reply kept by ``POST /v1/guard/check`` under the ``flag`` policy is drawn with
+each claim marked at the service's span and its status in words (supported, refuted, and one left unchecked by
+the deadline, which is never drawn as supported), the sentences the gate skipped marked "not checked:
+<reason>", each claim's tier, decider, reason, cited evidence and correction, the policy's action with the text
+the client got, and the usage; a check whose claims could not be extracted says it was degraded, and why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from tests.guard.support import SlowBackend, script
+from tests.server.conftest import AUTH, PLAIN, LiveServer, offline_build, page_service
+from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_page_explains import SHOTS
+
+PARIS = "Paris is the capital of France."
+ROME = "The Eiffel Tower is in Rome."
+LOUVRE = "The Louvre opened in 1793."
+REPLY = f"Hi! Great question. {PARIS} {ROME} {LOUVRE} I think Paris is lovely in spring."
+UNREADABLE = "Berlin is the capital of Germany. The Spree flows through it."
+FAST = {"tier": "fast", "method": "single"}
+
+
+def scripted() -> SlowBackend:
+    """The guard's scripted checker (Rome refuted with a correction, the rest supported), whose extractor answers
+    no readable list for UNREADABLE, and whose calls about the Louvre outlast any deadline."""
+    respond = script(claims=[PARIS, ROME, LOUVRE])
+
+    def answer(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("claims_extract") and "Spree" in messages[0]["content"]:
+            return "no list here"
+        return str(respond(call, messages, params))
+
+    return SlowBackend(answer, {f"Claim: {LOUVRE}": 60.0, f"Statement: {LOUVRE}": 60.0})
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    backend = scripted()
+    with page_service(tmp_path_factory.mktemp("guard-page"), defaults=PLAIN,
+                      build=lambda settings: offline_build(settings, backend)) as live:
+        yield live
+
+
+def kept(server: LiveServer, text: str, **options: Any) -> tuple[str, dict[str, Any]]:
+    reply = httpx.post(f"{server.url}/v1/guard/check", headers=AUTH, timeout=60,
+                       json={"text": text, "factdebate": {**FAST, **options}})
+    assert reply.status_code == 200, reply.text
+    return reply.headers["X-Factdebate-Check-Id"], reply.json()
+
+
+def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveServer) -> None:
+    check_id, result = kept(server, REPLY, policy="flag", deadline_s=1.5)
+    status = {c["claim"]: c["status"] for c in result["claims"]}
+    assert status == {PARIS: "checked", ROME: "checked", LOUVRE: "unchecked"}, json.dumps(result)
+    assert result["action_taken"] == "flagged" and result["text"] != REPLY and result["skipped"]
+
+    page, errors = watched_page(chromium, viewport={"width": 1280, "height": 1100})
+    sign_in(page, server.url, f"/?check={check_id}")
+    page.wait_for_selector("#response-live .guard-card")
+    card = page.locator("#response-live .guard-card")
+    assert card.get_attribute("aria-labelledby") and card.locator("h2").inner_text() == "A chat reply's check"
+    assert [h.inner_text() for h in card.locator("h3").all()] == ["Claims", "The text checked",
+                                                                  "The text the client got"]
+    assert page.input_value("#response-text") == REPLY  # the "Check a response" tab, with the reply in its form
+
+    # The reply's verdict, the policy's action, the settings and the usage.
+    box = card.locator(".guard-verdict")
+    assert box.locator(".verdict-label").inner_text() == "REFUTES"
+    assert "1 of 3 claims supported · 1 refuted · 1 unchecked" in box.locator(".response-counts").inner_text()
+    assert box.locator(".guard-action").inner_text().startswith("Policy flag: flagged")
+    assert box.locator(".guard-degraded").count() == 0
+    assert "Tier fast" in box.inner_text() and f"model call{'s' if result['usage']['model_calls'] != 1 else ''}" \
+        in box.locator(".usage").inner_text()
+    assert box.locator(".check-link a").get_attribute("href", timeout=1000).endswith(f"/?check={check_id}")
+
+    # The checked text: each claim marked at the service's span, its status in words beside the colour.
+    marks = {m.inner_text(): m for m in card.locator(".guard-text mark.claim-span").all()}
+    assert set(marks) == {PARIS, ROME, LOUVRE}
+    spans = {c["claim"]: REPLY[c["span"]["start"]:c["span"]["end"]] for c in result["claims"]}
+    assert spans == {PARIS: PARIS, ROME: ROME, LOUVRE: LOUVRE}
+    assert marks[PARIS].get_attribute("class") == "claim-span guard-span supports"
+    assert marks[ROME].get_attribute("class") == "claim-span guard-span refutes"
+    assert marks[LOUVRE].get_attribute("class") == "claim-span guard-span unchecked"  # never drawn as supported
+    assert marks[LOUVRE].get_attribute("title") == "claim 3: unchecked: no verdict"
+    refs = [a.get_attribute("aria-label") for a in card.locator(".guard-text .claim-ref-link").all()]
+    assert refs == ["claim 1, supported", "claim 2, refuted", "claim 3, unchecked: no verdict"]
+    hidden = card.locator(".guard-text .visually-hidden").all_text_contents()
+    assert hidden == [" (claim 1: supported)", " (claim 2: refuted)", " (claim 3: unchecked: no verdict)"]
+    # The sentences the gate left out, each with its reason.
+    notes = card.locator(".guard-text .skip-note").all_inner_texts()
+    assert notes and all(n.startswith("not checked: ") for n in notes)
+    assert notes == ["not checked: " + s["reason"] for s in result["skipped"]]
+    assert card.locator(".guard-text .skipped-span").first.inner_text() == result["skipped"][0]["text"]
+
+    # Each claim: status, tier, decider, reason, evidence (linked title, quote) and the correction.
+    rows = card.locator(".guard-claims > li")
+    assert rows.count() == 3
+    paris, rome, louvre = rows.nth(0), rows.nth(1), rows.nth(2)
+    assert paris.locator(".label").inner_text() == "SUPPORTS"
+    assert "supported · tier fast · decided by" in paris.locator(".claim-meta").inner_text()
+    assert rome.locator(".label").inner_text() == "REFUTES"
+    assert rome.locator(".guard-correction").inner_text() == "Correction: The Eiffel Tower is in Paris."
+    rome_claim = next(c for c in result["claims"] if c["claim"] == ROME)
+    assert f"refuted · tier {rome_claim['tier']} · decided by {rome_claim['decided_by']}" in \
+        rome.locator(".claim-meta").inner_text()
+    assert rome.locator(".guard-correction-source").inner_text() == \
+        f"Grounded in: “{rome_claim['correction']['quote_source']}”"
+    cited = next(c for c in result["claims"] if c["claim"] == PARIS)["evidence"][0]
+    link = paris.locator(".passage-source a").first
+    assert link.inner_text() == cited["title"] and link.get_attribute("href") == cited["url"]
+    assert paris.locator(".passage-text").first.inner_text() == cited["quote"]
+    assert louvre.locator(".label").inner_text() == "unchecked"
+    assert louvre.locator(".claim-meta").inner_text().startswith("unchecked: no verdict")
+    louvre_claim = next(c for c in result["claims"] if c["claim"] == LOUVRE)
+    assert louvre.locator(".guard-reason").inner_text() == "Why: " + louvre_claim["reason"]
+    assert "supports" not in (louvre.get_attribute("class") or "")
+
+    # The text the client got (the flag policy's footnotes), and a mark's number leads to its claim.
+    assert card.locator(".guard-sent-text").inner_text() == result["text"]
+    page.locator(".guard-text .claim-ref-link").nth(1).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.hash === '#response-live-claim-2'")
+    card.screenshot(path=str(SHOTS / "page-guard-check.png"))
+
+    # A check whose claims could not be extracted: degraded, its reason said, nothing called true.
+    degraded_id, degraded = kept(server, UNREADABLE)
+    assert degraded["degraded"] and degraded["label"] is None
+    page.goto(f"{server.url}/?check={degraded_id}")
+    page.wait_for_selector("#response-live .guard-card .guard-degraded")
+    assert page.inner_text("#response-live .guard-degraded") == "Degraded: " + degraded["degraded_reason"]
+    assert page.inner_text("#response-live .guard-verdict .verdict-label") == "not checked"
+    assert page.locator("#response-live mark.claim-span").count() == 0
+    assert errors == []
