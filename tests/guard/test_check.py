@@ -165,3 +165,13 @@ async def test_claims_beyond_the_extraction_limit_are_said_not_checked() -> None
     assert any("response.max_claims" in note for note in result.passed_through)
     result, _ = await run_check(script(), tier="fast", guard=FAST_ONLY)
     assert result.passed_through == []
+
+
+async def test_a_correction_from_a_lower_tier_keeps_the_passage_it_quotes() -> None:
+    """Fast refutes with a quote and a correction; the deep tier (``single``, which reads nothing) refutes too.
+    The claim must still list the passage its correction rests on."""
+    result, _ = await run_check(script(), tier="fast", method="single")
+    refuted = result.claims[1]
+    assert (refuted.tier, refuted.label) == ("deep", Label.REFUTES)
+    assert refuted.correction is not None
+    assert refuted.correction.quote_source in [e.quote for e in refuted.evidence]

@@ -112,8 +112,15 @@ async def decide(progress: Progress, ctx: Context) -> None:
             if claim.label is None:
                 claim.reason = f"{tier} tier: {problem or 'no readable label'}"
             continue
+        earlier = claim.evidence
         claim.label, claim.decided_by, claim.tier, claim.evidence = label, decided_by, tier, evidence
         claim.status, claim.reason = "checked", None
+        if label == Label.REFUTES and claim.correction is not None:
+            # A correction made at a lower tier stays only with the passage it quotes, so a reader never sees
+            # a fix whose source the claim does not list.
+            source = [e for e in earlier if e.quote == claim.correction.quote_source]
+            if source and not any(e.quote == claim.correction.quote_source for e in claim.evidence):
+                claim.evidence = [*claim.evidence, source[0]]
         if label == Label.SUPPORTS:
             claim.correction = None
             break
