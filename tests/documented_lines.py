@@ -106,12 +106,14 @@ def snippets() -> list[Snippet]:
 class Run:
     """Run in-process (``factdebate.cli.main.run``) against the scripted model, in the module's workspace;
     expect exit ``code`` and, if given, ``says`` in the output. ``edit``: (old, new) replacements made first,
-    each a smaller draw of the same command, with ``why``."""
+    each a smaller draw of the same command, with ``why``. ``after``: the earlier lines it needs, run first
+    where this process has not run them (pytest-xdist may hand a page's lines to different workers)."""
 
     code: int = 0
     says: str = ""
     edit: tuple[tuple[str, str], ...] = ()
     why: str = ""
+    after: tuple[str, ...] = ()  # earlier lines of the page that this one builds on (their text)
 
 
 @dataclass(frozen=True)

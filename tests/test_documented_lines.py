@@ -70,6 +70,7 @@ USER_FILE = "reads a file the reader downloads; tests/eval/ load that format fro
 EMBEDDED = "the embedded model: minutes per claim; tests/llm/test_llama_cpp.py runs it"
 NEEDS_KEY = "needs OpenAI: exits 2 naming the variable"
 SYNOPSIS = "a synopsis (placeholders, [optional] parts)"
+MERMAID_RUN = "factdebate eval --method mermaid --dataset countries -o runs/mermaid"
 
 RULES: dict[str, Rule] = {
     # README.md
@@ -95,7 +96,7 @@ RULES: dict[str, Rule] = {
     "factdebate corpus fetch wikipedia --lang en --limit-files 1 && factdebate index wikipedia-en":
         Run(2, "offline mode is on (HF_HUB_OFFLINE)", why="fetches from the Hugging Face Hub"),
     "factdebate index big/ --corpus big --executor ray --milvus-uri http://host:19530": Parse(RAY),
-    'factdebate verify "..." --corpus mydocs': Run(),
+    'factdebate verify "..." --corpus mydocs': Run(after=("factdebate index my_docs.jsonl --corpus mydocs",)),
     "factdebate doctor": Run(),
     "factdebate setup": Parse("pip-installs the pinned packages and builds the full index: tests/cli/test_setup.py"),
     "factdebate methods": Run(),
@@ -103,11 +104,14 @@ RULES: dict[str, Rule] = {
     "factdebate schema --events": Run(),
     "export OPENAI_API_KEY=... TAVILY_API_KEY=...": Export(),
     'factdebate verify "..." --llm openai:gpt-4o-mini':
-        Run(1, "could not reach https://api.openai.com/v1", why="with a key set it calls OpenAI: no network here"),
+        Run(1, "could not reach https://api.openai.com/v1", why="with a key set it calls OpenAI: no network here",
+            after=("export OPENAI_API_KEY=... TAVILY_API_KEY=...",)),
     # docs/compare.md
     "factdebate eval --method tool-mad,mermaid,dpd,cot --dataset halueval-qa --evidence given --limit 50 "
     "-o runs/which": Run(edit=FEW, why=FEW_WHY),
-    "factdebate compare runs/which/tool-mad runs/which/dpd runs/which/cot -o runs/which-cmp": Run(),
+    "factdebate compare runs/which/tool-mad runs/which/dpd runs/which/cot -o runs/which-cmp": Run(after=(
+        "factdebate eval --method tool-mad,mermaid,dpd,cot --dataset halueval-qa --evidence given --limit 50 "
+        "-o runs/which",)),
     "factdebate compare A B -o OUT --price openai:gpt-4o-mini=0.15,0.60 --cost-axis dollars": Parse(SYNOPSIS),
     "factdebate compare A B -o OUT --intersection": Parse(SYNOPSIS),
     "factdebate compare out/cot three -o c3": Parse("an example session's transcript; tests/cli/test_compare.py"),
@@ -171,15 +175,16 @@ RULES: dict[str, Rule] = {
     "factdebate memory export [-o records.jsonl]": Parse(SYNOPSIS),
     'factdebate verify --method mermaid "Angkor Wat is in Cambodia."': Parse(
         "README.md's `verify \"...\" --method mermaid` runs the same (MERMAID starts its tool servers: 10 s)"),
-    "factdebate eval --method mermaid --dataset countries -o runs/mermaid": Run(
+    MERMAID_RUN: Run(
         edit=(("countries", "countries --limit 1"),), why="the same run on one of the dataset's claims"),
     'factdebate verify --method mermaid --memory readonly --memory-path runs/mermaid/evidence_memory.sqlite "..."':
-        Run(),
+        Run(after=(MERMAID_RUN,)),
     "factdebate eval --method mermaid --dataset countries -o runs/again "
     "--memory-from runs/mermaid/evidence_memory.sqlite": Run(
-        edit=(("countries", "countries --limit 1"),), why="the same run on one of the dataset's claims"),
+        edit=(("countries", "countries --limit 1"),), why="the same run on one of the dataset's claims",
+        after=(MERMAID_RUN,)),
     "factdebate memory ls": Run(),
-    "factdebate memory ls --memory-path runs/mermaid/evidence_memory.sqlite": Run(),
+    "factdebate memory ls --memory-path runs/mermaid/evidence_memory.sqlite": Run(after=(MERMAID_RUN,)),
     "FACTDEBATE_DATA_DIR=... python benchmarks/memory.py --factcheck-bench PATH/fire_data.jsonl [--semantic]":
         Script("a benchmark on a file the reader downloads"),
     'factdebate verify --method react "The Eiffel Tower is in Rome."': Run(),
@@ -354,6 +359,7 @@ FILES["big/part-1.jsonl"] = FILES["my_docs.jsonl"]
 
 EXPORTED: dict[tuple[str, int], dict[str, str]] = {}  # by code block: an export holds to the block's end
 RAN: dict[str, str] = {}  # a Run line's text -> where it ran first: the same line elsewhere is not run again
+DONE: set[str] = set()  # the lines this process has checked (file:line)
 
 
 class _BuiltOnce:
@@ -399,14 +405,29 @@ def snippet(request: pytest.FixtureRequest) -> Snippet:
     return request.param
 
 
-# In page order, in one worker (the module-scoped workspace puts them in one xdist group). None is marked slow:
-# tests/conftest.py moves slow tests first under xdist, which would run a line before the one it builds on.
+# In page order. Under pytest-xdist a page's lines may go to different workers (whose loadgroup does not keep
+# an xdist_group together with pytest 9.2 and xdist 3.8): a line that builds on earlier ones names them (after).
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.where for s in SNIPPETS], indirect=True)
 def test_documented(snippet: Snippet, page: Path, monkeypatch: pytest.MonkeyPatch,
                     capsys: pytest.CaptureFixture[str]) -> None:
     rule = rule_for(snippet)
-    check = CHECKS[type(rule)]
-    check(snippet, rule, page, monkeypatch, capsys)
+    if snippet.where in DONE:
+        return  # checked already, before a later line that builds on it
+    CHECKS[type(rule)](snippet, rule, page, monkeypatch, capsys)
+    DONE.add(snippet.where)
+
+
+def _run_first(snippet: Snippet, keys: tuple[str, ...], folder: Path, monkeypatch: pytest.MonkeyPatch,
+               capsys: pytest.CaptureFixture[str]) -> None:
+    """The earlier lines of the page that ``snippet`` builds on, where this process has not checked them: the
+    lines of a page are not always handed to one pytest-xdist worker (its loadgroup does not group here)."""
+    for key in keys:
+        before = next(s for s in SNIPPETS if s.file == snippet.file and s.key == key and s.line < snippet.line)
+        if before.where not in DONE:
+            CHECKS[type(RULES[key])](before, RULES[key], folder, monkeypatch, capsys)
+            DONE.add(before.where)
+    for name, value in EXPORTED.get((snippet.file, snippet.block), {}).items():
+        monkeypatch.setenv(name, value)
 
 
 # ---- the checks
@@ -424,6 +445,7 @@ def check_run(snippet: Snippet, rule: Run, folder: Path, monkeypatch: pytest.Mon
 
     if RAN.setdefault(snippet.key, snippet.where) != snippet.where:
         return  # the same command, run where it first appears
+    _run_first(snippet, rule.after, folder, monkeypatch, capsys)
     code, said = 0, ""
     for command in commands(_apply_edits(snippet.text, rule)):
         argv = factdebate_argv(snippet, command.argv)
