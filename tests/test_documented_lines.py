@@ -132,6 +132,10 @@ RULES: dict[str, Rule] = {
     f'HF_HUB_OFFLINE=1 factdebate verify "{CLAIM}"': Run(),
     "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python benchmarks/server_speed.py --llm openai:your-model":
         Script("a benchmark against a model server"),
+    "python benchmarks/claim_extraction.py --llm llama-cpp:builtin --limit 10 --out rows.json":
+        Script("a benchmark on the embedded model (minutes)"),
+    "OPENAI_BASE_URL=http://127.0.0.1:18431/v1 python benchmarks/claim_extraction.py --llm openai:smollm2 "
+    "--limit 10": Script("a benchmark against a model server"),
     # docs/guard.md and docs/service.md
     "export FACTDEBATE_API_KEYS=\"$(python -c 'import secrets; print(secrets.token_urlsafe(24))')\"": Export(),
     "export FACTDEBATE_GUARD_UPSTREAM_KEY=sk-...": Export(),
