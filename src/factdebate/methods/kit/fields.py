@@ -39,7 +39,7 @@ FUNCTION_WORDS = frozenset({
 LABEL_WORDS = frozenset({
     "true", "false", "yes", "no", "supports", "support", "supported", "refutes", "refute", "refuted", "not",
     "enough", "info", "information", "nei", "affirmative", "negative", "tie", "factual", "hallucinated",
-    "hallucination", "correct", "incorrect", "verdict", "unknown", "none", "null", "n", "a",
+    "hallucination", "correct", "incorrect", "verdict", "unknown", "none", "null", "n", "a",  # "n/a"
 })
 
 # The placeholders and examples each prompt shows, by prompt and field (``what`` a model can copy).
@@ -98,7 +98,3 @@ def check_field(value: str, prompt: str, name: str, *, query: bool = False, sour
     if problem is not None:
         raise Unreadable(problem)
 
-
-def said(value: str, prompt: str, name: str) -> bool:
-    """Whether a free-form field says something (not empty, not a copy of ``prompt``'s placeholder)."""
-    return field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ())) is None
