@@ -117,3 +117,24 @@ def test_bad_corpus_names_are_clear_errors(name: str, tmp_path: Path, capsys: py
     assert code == 2 and "corpus name" in err
     code, err = call(capsys, "verify", "claim", "--corpus", name, *NO_TOOLS)
     assert code == 2 and "corpus" in err
+
+
+def test_check_response_where_every_claim_fails_exits_1(capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extraction is answered, then the model server fails every claim: the JSON still comes out, with
+    each claim's error, and the exit code is verify's for claims in error (issue 40, item 1)."""
+    claims = '{"claims": ["Paris is the capital of France.", "The Louvre is in Paris."]}'
+    with FakeOpenAI(reply=claims, fault=lambda number: None if number == 1 else (400, None)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code = run(["check-response", "Paris is the capital of France. The Louvre is in Paris.", "--json",
+                    "--llm", "openai:x", "--method", "single", "--no-cache", "--no-scoring"])
+    out = capsys.readouterr().out
+    verdict = json.loads(out)
+    assert len(verdict["claims"]) == 2 and all(c["error"] for c in verdict["claims"]), verdict["claims"]
+    assert code == 1
+
+
+def test_check_response_where_every_claim_has_a_verdict_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(["check-response", "Paris is the capital of France.", "--json", *NO_TOOLS])
+    assert not json.loads(capsys.readouterr().out)["claims"][0]["error"]
+    assert code == 0

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from factdebate.cli import exits
 from factdebate.cli.options import (
     ConfigFlag,
     JsonFlag,
@@ -119,6 +120,8 @@ def register_check_response(app: typer.Typer) -> None:
             render_response(verdict, Console())
             print_embedded_note(settings, Console(soft_wrap=True),
                                 "this response's verdict tests the pipeline, not the response")
+        if any(check.error for check in verdict.claims):  # verify's contract: a claim in error exits 1
+            raise typer.Exit(exits.SOME_FAILED)
 
 
 def _progress(event: dict[str, Any]) -> str:
