@@ -45,6 +45,9 @@ def test_dpd_and_mermaid_declare_their_parts() -> None:
     assert mermaid.layout == "timeline" and mermaid.rounds is False
     assert {p.event for p in mermaid.parts} <= {k for model in all_methods()['mermaid'].events for k in kinds_of(model)}
     assert mermaid.roles["decomposer"].part == "decomposition"
+    # The methods that number their model calls by step say so: the page names and places those calls as steps.
+    assert {n for n, cls in all_methods().items() if cls.view.calls_by_step} == {"mermaid", "react"}
+    assert all_methods()["react"].view.rounds is False  # one agent's loop: no "Round 1" worth naming
     assert Judgement(scores={"affirmative.E": 0.5}).scores  # the keys the ballot table reads
 
 

@@ -1,7 +1,7 @@
 """DPD on the web page, in a real browser: two team columns fill with role statements while the debate
-runs, and the referees' panel shows, per referee, a table of its scores of both sides on the four
-dimensions (evidence, consistency, neutrality, persuasiveness), its vote, confidence and weight, then each
-round's weighted totals and the consensus; the finished verdict is redrawn the same way."""
+runs, and the referees' panel shows a row per referee (its vote, confidence and reason), with its scores of
+both sides on the four dimensions (evidence, consistency, neutrality, persuasiveness) and its weight folded
+in the row, then each round's weighted totals and the consensus; the finished verdict is redrawn the same way."""
 
 from __future__ import annotations
 
@@ -44,9 +44,11 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         assert ballots.count() == 6  # three referees, two judged rounds
         first = ballots.first
         assert first.get_attribute("data-referee") == "factual"
-        said = first.inner_text()
-        assert "votes affirmative" in said.lower() and "confidence 0.90 · weight 0.90" in said
-        rows = first.locator("tr").all_inner_texts()
+        assert first.locator(".ballot-vote").inner_text() == "affirmative"
+        assert first.locator(".ballot-confidence").inner_text() == "0.90"
+        first.locator(".ballot-why > summary").click()  # the rest of the ballot, folded in its row
+        assert "confidence 0.90 · weight 0.90" in first.locator(".ballot-facts").inner_text()
+        rows = first.locator(".ballot-scores tr").all_inner_texts()
         assert [r.split()[0] for r in rows[1:]] == ["E", "C", "N", "P"]
         assert "Evidence credibility" in rows[1] and "0.80" in rows[1] and "Language neutrality" in rows[3]
         totals = page.inner_text("#live .panel:last-child .panel-totals")

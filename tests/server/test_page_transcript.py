@@ -69,7 +69,7 @@ def test_each_turn_folds_its_model_calls_with_their_prompt_and_reply(browser: An
     assert ballots.count() == 3
     for i in range(ballots.count()):
         ballot = ballots.nth(i)
-        (call,) = open_calls(ballot).all()
+        (call,) = open_calls(ballot.locator(".ballot-reason")).all()  # in the referee's row, under its reason
         assert call.locator(".call-facts").inner_text().startswith("dpd_judge · judge-")
         ballot.locator(".ballot-why > summary").click()
         reasoning = ballot.locator(".ballot-why p").inner_text()

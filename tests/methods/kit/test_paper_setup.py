@@ -67,8 +67,10 @@ def test_the_dpd_papers_baselines_ran_on_chatgpt_by_its_exact_name(method: str) 
 
 
 def test_factool_declares_its_evidence_and_its_backbone() -> None:
-    # GPT-4o is MERMAID's FacTool backbone (Table 1), ChatGPT the DPD paper's.
-    assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"}) == ["search_engine"]
+    # GPT-4o is MERMAID's FacTool backbone (Table 1), ChatGPT the DPD paper's: the row decides.
+    assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"}) == ["backbone", "search_engine"]
+    assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"},
+                        methods={"factool": {"paper": "mermaid"}}) == ["search_engine"]
     local = load_settings(overrides={"method": "factool", "llm": {"debater": CHATGPT},
                                      "retrieval": {"search": "local"}}, environ={})
     (found,) = get_method("factool").paper_deviations(local)

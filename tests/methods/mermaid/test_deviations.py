@@ -11,15 +11,20 @@ from factdebate.core.deviations import keys
 from factdebate.methods.base import get_method
 from factdebate.settings.load import load_settings
 
+PAPER_MODEL = {"debater": "openai:gpt-5-mini"}  # the paper's backbone: no `backbone` deviation
+
 
 def deviation_keys(**mermaid: Any) -> list[str]:
-    settings = load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
+    settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": mermaid}},
+                             environ={})
     return keys(get_method("mermaid").paper_deviations(settings))
 
 
 def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -> None:
     assert deviation_keys() == ["recall_caps", "toolset"]
-    settings = load_settings(overrides={"method": "mermaid"}, environ={})
+    embedded = load_settings(overrides={"method": "mermaid"}, environ={})
+    assert keys(get_method("mermaid").paper_deviations(embedded)) == ["backbone", "recall_caps", "toolset"]
+    settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={})
     [caps, toolset] = get_method("mermaid").paper_deviations(settings)
     assert "at most 3 records per entity and 8 per claim" in caps.here
     assert "Wikipedia tools over the indexed corpus, offline" in toolset.here and "no scholarly search" in toolset.here
@@ -37,7 +42,8 @@ def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -
 ])
 def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], key: str) -> None:
     assert deviation_keys(**mermaid) == [key, *([] if mermaid.get("memory") == "off" else ["recall_caps"]), "toolset"]
-    settings = load_settings(overrides={"method": "mermaid", "methods": {"mermaid": mermaid}}, environ={})
+    settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": mermaid}},
+                             environ={})
     found = get_method("mermaid").paper_deviations(settings)[0]
     assert found.paper and found.here and found.restore
 

@@ -25,10 +25,10 @@ START, END = "<!-- differences:start -->", "<!-- differences:end -->"
 OFFLINE = {"search": "local"}
 
 
-def cell_settings(paper: Paper, run: str, dataset: str) -> Settings:
-    """The settings one cell's samples run with under the paper's options, offline."""
+def cell_settings(paper: Paper, run: str, dataset: str, flags: dict[str, Any] | None = None) -> Settings:
+    """The settings one cell's samples run with under the paper's options (and ``flags`` over them), offline."""
     spec, column = paper.runs[run], paper.datasets[dataset]
-    options = {"method": spec.method, **OFFLINE, **column.options, **spec.options}
+    options = {"method": spec.method, **OFFLINE, **column.options, **spec.options, **(flags or {})}
     options = {k: v.replace("{run_dir}", "RUN_DIR") if isinstance(v, str) else v for k, v in options.items()}
     settings = load_settings(overrides=options_to_overrides(options), environ={})
     stub = Dataset(kind=column.name, labels=BINARY_LABELS, samples=[], unit=column.unit)

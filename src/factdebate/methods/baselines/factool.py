@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -32,7 +32,7 @@ from factdebate.methods.kit.fields import PLACEHOLDERS, check_field, field_probl
 from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
-from factdebate.methods.view import declare_view
+from factdebate.methods.view import AGENTS, declare_view
 from factdebate.prompts import render
 from factdebate.response_level.aggregate import RULES, response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
@@ -60,6 +60,10 @@ class FacToolSettings(MethodSettings):
     tool: RetrievalTool = Field(
         title="Evidence source", default="search", json_schema_extra=offered(group="evidence", main=True),
         description="Where evidence comes from: search, rag, mcp:<server>/<tool>.")
+    paper: Literal["dpd", "mermaid"] = Field(
+        title="Paper row", default="dpd", json_schema_extra=offered(group="models"),
+        description="Whose FacTool row the run stands for, so it is checked against that paper's backbone: "
+                    "dpd (ChatGPT, the DPD paper's tables) or mermaid (GPT-4o, MERMAID's Table 1).")
 
 
 def parse_verification(text: str) -> tuple[bool | None, str, str]:
@@ -96,7 +100,9 @@ class FacTool(Method[FacToolSettings]):
     name = "factool"
     description = "FacTool single pass: extract claims, generate queries, gather evidence, verify each claim"
     settings_model = FacToolSettings
-    view = declare_view(decisions=RULES)  # its verdict is decided as a response's is
+    # Its verdict is decided as a response's is, by a rule worded to follow "Decided by"; a card per claim.
+    view = declare_view(decisions={code: f"the rule: {words}" for code, words in RULES.items() if code != "unparsed"},
+                        agents={**AGENTS, "claim": "Claim"})
     scripted_replies = FACTOOL_REPLIES
     # As many claims as max_claims allows, each then searched and verified; in words too short to name
     # anything, so the extractor's grounding check (response_level.extract.grounded) keeps them whatever
@@ -110,7 +116,8 @@ class FacTool(Method[FacToolSettings]):
         return {self.cfg(settings).tool}
 
     def paper_deviations(self, settings: Settings) -> list[Deviation]:
-        return paper_rows.factool(self.cfg(settings).tool, settings)
+        cfg = self.cfg(settings)
+        return paper_rows.factool(cfg.tool, settings, cfg.paper)
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
+from factdebate.methods.kit.backbones import MERMAID_FACTOOL, backbone
 from factdebate.methods.kit.paper_setup import chatgpt_backbone
 from factdebate.methods.kit.sources import search_engine_deviation
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
-FACTOOL_BACKBONE = "ChatGPT (gpt-3.5-turbo) in the DPD paper's tables, GPT-4o in MERMAID's Table 1"
 GOOGLE = "FacTool searches Google (the Serper API) with each claim's queries"
 
 
@@ -34,8 +34,10 @@ def evidence(tool: str, settings: Settings, *, who: str) -> list[Deviation]:
     return search_engine_deviation([tool], settings, paper_engine="google", who=who, paper=GOOGLE)
 
 
-def factool(tool: str, settings: Settings) -> list[Deviation]:
-    found = chatgpt_backbone(settings, ("extractor", "debater"), paper=FACTOOL_BACKBONE, also=("gpt-4o",))
+def factool(tool: str, settings: Settings, paper: str = "dpd") -> list[Deviation]:
+    """FacTool's row in the DPD paper (ChatGPT) or in MERMAID's Table 1 (GPT-4o): ``paper`` says which."""
+    roles = ("extractor", "debater")
+    found = backbone(settings, roles, MERMAID_FACTOOL) if paper == "mermaid" else chatgpt_backbone(settings, roles)
     return found + evidence(tool, settings, who="the claims' queries")
 
 

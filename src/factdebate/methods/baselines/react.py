@@ -30,6 +30,7 @@ from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
+from factdebate.methods.view import declare_view
 from factdebate.tools.base import Tool
 
 _ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
@@ -136,6 +137,8 @@ class ReAct(Method[ReActSettings]):
     settings_model = ReActSettings
     call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
 
+    # One agent's loop: its model calls are numbered by step, and its one round is not worth naming.
+    view = declare_view(rounds=False, calls_by_step=True)
     def tools(self, settings: Settings) -> set[str]:
         return {"rag"}
 

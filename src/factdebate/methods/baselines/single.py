@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.deviations import Deviation
 from factdebate.core.types import Round, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.kit.backbones import TOOLMAD_ALONE
 from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
@@ -36,7 +37,7 @@ class OneAnswer(Method[MethodSettings]):
         return 1, 2
 
     def paper_deviations(self, settings: Settings) -> list[Deviation]:
-        # The Tool-MAD paper's rows for the model alone and for zero-shot CoT ran on its backbones.
+        # The Tool-MAD paper's zero-shot CoT rows ran on its backbones.
         return toolmad_backbone(settings, ("debater",))
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
@@ -47,3 +48,6 @@ class OneAnswer(Method[MethodSettings]):
 class Single(OneAnswer):
     name = "single"
     description = "One plain call: the model answers with a verdict from its own knowledge"
+
+    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+        return toolmad_backbone(settings, ("debater",), TOOLMAD_ALONE)  # Table III's rows for the model alone

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
 from factdebate.memory.settings import MemorySettings
+from factdebate.methods.kit.backbones import MERMAID, backbone
 from factdebate.methods.mermaid.settings import MermaidSettings
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ PAPER_MAX_STEPS = 5
 
 
 def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
-    found: list[Deviation] = []
+    found = backbone(settings, ("debater",), MERMAID)  # the decomposer and the executor ask the same model
     if cfg.memory == "off":
         found.append(Deviation(key="memory_off", paper="an evidence memory recalled before and updated after each "
                                "claim (no memory only in the tool-call comparison, Figure 3)",

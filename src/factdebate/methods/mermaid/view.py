@@ -9,6 +9,7 @@ from factdebate.methods.view import PartView, RoleView, declare_view
 VIEW = declare_view(
     layout="timeline",
     rounds=False,
+    calls_by_step=True,
     roles={"decomposer": RoleView(title="Decomposer", statement=True, part="decomposition"),
            "executor": RoleView(title="Executor")},
     decisions={"executor": "the executor's answer after {steps}",

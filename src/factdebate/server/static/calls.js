@@ -71,9 +71,10 @@ export function callItem(ev) {
 
 /** The calls of one agent in one round: a folded "Model calls (N)", wherever the layout holds them. */
 class CallGroup {
-  /** @param {any} first the group's first call, whose agent and round name it */
-  constructor(first) {
+  /** @param {any} first the group's first call, whose agent and round name it @param {string} unit what its round counts */
+  constructor(first, unit) {
     this.first = first;
+    this.unit = unit;
     this.count = 0;
     this.node = el("details", "model-calls");
     this.summary = el("summary", "");
@@ -92,13 +93,15 @@ class CallGroup {
   }
 
   draw() {
-    const who = (this.first.agent || this.first.role || "model") + (this.first.round ? ", round " + this.first.round : "");
+    const who = (this.first.agent || this.first.role || "model") + (this.first.round ? ", " + this.unit + " " + this.first.round : "");
     this.summary.textContent = (this.named ? who + ": " : "") + "Model calls (" + this.count + ")";
   }
 }
 
 export class CallLog {
-  constructor() {
+  /** @param {string} [unit] what a call's round counts: "step" where the method numbers its calls by step (ReAct) */
+  constructor(unit) {
+    this.unit = unit || "round";
     /** @type {Map<string, CallGroup>} agent#round -> its calls */
     this.groups = new Map();
     // Calls the layout holds in no turn (a DPD gatherer's queries, a scorer's): a section under the debate.
@@ -113,7 +116,7 @@ export class CallLog {
     const key = (ev.agent || ev.role || "") + "#" + (ev.round ?? "");
     let group = this.groups.get(key);
     if (!group) {
-      group = new CallGroup(ev);
+      group = new CallGroup(ev, this.unit);
       this.groups.set(key, group);
     }
     group.add(ev);

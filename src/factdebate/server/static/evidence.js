@@ -3,6 +3,7 @@
    rather than only deep in the debate: those read by the agents whose answer the verdict took, in the last
    round that read any. */
 import { el, safeUrl } from "./dom.js";
+import { oneTabStop } from "./roving.js";
 
 /** How many passages a verdict shows; the debate below has them all. */
 export const MOST_PASSAGES = 4;
@@ -76,7 +77,7 @@ export function evidenceBlock(v, compact) {
     item.append(source);
     list.append(item);
   });
-  box.append(list);
+  box.append(oneTabStop(list, "Evidence"));
   if (found.more) box.append(el("p", "muted small more-passages", "and " + found.more + " more in the debate"));
   return box;
 }

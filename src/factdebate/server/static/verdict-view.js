@@ -7,6 +7,7 @@ import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "./dom.js";
 import { evidenceBlock } from "./evidence.js";
 import { RunProgress } from "./progress.js";
 import { cutCallsText, linkControl } from "./share.js";
+import { debateSkip } from "./skip.js";
 import { verdictSentence } from "./why.js";
 import { describe, layout, viewOf } from "./views.js";
 
@@ -98,12 +99,15 @@ export class VerdictView {
     this.statusText = el("span", "", "starting…");
     statusLine.append(this.spinner, this.statusText);
     this.progress = new RunProgress();
-    head.append(el("blockquote", "claim-text", claim), statusLine, this.progress.node);
+    // Its heading, for a screen reader's list of them (the agents' columns are headed one level below).
+    head.append(el("h2", "visually-hidden", "Verdict and debate"), el("blockquote", "claim-text", claim), statusLine,
+      this.progress.node);
     if (running) this.progress.start(); else this.progress.node.hidden = true;
     this.verdictBox = el("div", "verdict-box");
     this.verdictBox.hidden = true;
     this.body = el("div", "layout-body");
-    wrap.append(head, this.verdictBox, this.body);
+    const skip = debateSkip(); // a keyboard's way past the debate's many stops
+    wrap.append(head, this.verdictBox, skip.link, this.body, skip.end);
     this.host.append(wrap);
     const make = layout(this.view.layout);
     this.layout = make ? make(this, this.view) : null;

@@ -8,7 +8,7 @@ import { headers, keyedError } from "./api.js";
 /** @typedef {{event: string, title: string, rows?: string | null, columns: string[], lines: Record<string, string>, note: string}} PartView */
 /** @typedef {{layout: string, roles: Record<string, RoleView>, agents: Record<string, string>,
  *   decisions: Record<string, string>, sides: Record<string, string>, ballot: Record<string, string>,
- *   votes: Record<string, string>, parts: PartView[], rounds: boolean}} MethodView */
+ *   votes: Record<string, string>, parts: PartView[], rounds: boolean, calls_by_step?: boolean}} MethodView */
 /** @typedef {import("./verdict-view.js").VerdictView} VerdictView */
 /** A layout: draws events and verdicts; `callHost` says which of its nodes holds an agent's model calls in a
  * round (calls.js), null where it draws none.

@@ -3,6 +3,7 @@
    query, evidence, steps, answer, label and score gauges, and a strip of the rounds. Draws any method that
    records turns, steps and judgements (methods/kit/turns.py). */
 import { el, gauge, labelChip, safeUrl } from "../dom.js";
+import { oneTabStop } from "../roving.js";
 import { registerMethodView } from "../views.js";
 import { roundSentence } from "../why.js";
 
@@ -29,7 +30,7 @@ export function evidenceList(docs) {
     }
     list.append(item);
   });
-  return list;
+  return oneTabStop(list, "Passages read");
 }
 
 /** One step of a tool-using agent: thought, action, observation. @param {any} ev */

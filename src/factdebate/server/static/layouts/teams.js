@@ -1,8 +1,9 @@
 // @ts-check
 /* Two sides debating by roles (the view's `sides` and `roles`): each round's role statements in the side's
-   column, what no side owns (a shared analyst) above them, and per round a referees' panel: for each
-   referee a table of its scores of both sides on the view's ballot dimensions, its vote, confidence and
-   weight; then the round's weighted totals and, live, the outcome and the consensus. */
+   column, what no side owns (a shared analyst) above them, and per round a referees' panel: one table with
+   a row per referee (its vote, confidence and reason in a line), its scores of both sides on the view's
+   ballot dimensions, its weight and whole reasoning folded in the row; then the round's weighted totals
+   and, live, the outcome and the consensus. */
 import { el, fixed, gauge } from "../dom.js";
 import { registerMethodView } from "../views.js";
 import { evidenceList } from "./debate.js";
@@ -11,17 +12,20 @@ import { evidenceList } from "./debate.js";
 /** @typedef {HTMLElement & {head: HTMLElement, stateTag?: HTMLElement}} RoundBox */
 /** @typedef {HTMLElement & {ballots: HTMLElement, totals: HTMLElement}} PanelBox */
 
-/** A referee's reasoning, folded under its ballot (not on hover only): its "why" when the reply is a JSON
- * ballot, else the reply as it is. @param {string} response */
+/** A referee's reasoning: its "why" when the reply is a JSON ballot, else the reply as it is. @param {string} response */
 function reasoning(response) {
-  let text = response;
   try {
     const parsed = JSON.parse(response);
-    if (parsed && typeof parsed.why === "string" && parsed.why.trim()) text = parsed.why;
+    if (parsed && typeof parsed.why === "string" && parsed.why.trim()) return parsed.why.trim();
   } catch (_) { /* a reply in words */ }
-  const fold = el("details", "ballot-why");
-  fold.append(el("summary", "", "Reasoning"), el("p", "", text));
-  return fold;
+  return response.trim();
+}
+
+/** The reason in one line: its first sentence, cut at 140 characters. @param {string} text */
+export function oneLine(text) {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const first = (flat.match(/^.*?[.!?](?=\s|$)/) || [flat])[0];
+  return first.length > 140 ? first.slice(0, 139).trimEnd() + "…" : first;
 }
 
 class TeamsLayout {
@@ -163,24 +167,37 @@ class TeamsLayout {
   panel(round) {
     let box = this.panels.get(round);
     if (!box) {
-      box = Object.assign(el("div", "panel"), { ballots: el("div", "ballots"),
+      box = Object.assign(el("div", "panel"), { ballots: el("tbody", ""),
         totals: el("p", "panel-totals muted", "waiting for the referees…") });
       box.dataset.round = String(round);
-      box.append(el("div", "team-round-head", this.roundTitle(round)), box.ballots, box.totals);
+      const table = el("table", "ballots");
+      const head = el("tr");
+      ["Referee", "Vote", "Confidence", "Reason"].forEach(h => head.append(el("th", h === "Confidence" ? "num" : "", h)));
+      table.append(el("thead", ""), box.ballots);
+      /** @type {HTMLElement} */ (table.firstChild).append(head);
+      box.append(el("div", "team-round-head", this.roundTitle(round)), table, box.totals);
       this.referees.append(box);
       this.panels.set(round, box);
     }
     return box;
   }
 
-  /** One referee's ballot: its scores of each side by dimension, its vote, confidence and weight. @param {any} ev */
+  /**
+   * One referee's row: its vote, confidence and reason in a line; folded in it, its weight, its scores of each
+   * side by dimension and its whole reasoning (and the model call that cast it, placed by the shell).
+   * @param {any} ev
+   */
   ballot(ev) {
-    const card = el("article", "ballot" + (ev.parsed === false ? " unparsed" : ""));
+    const card = el("tr", "ballot" + (ev.parsed === false ? " unparsed" : ""));
     card.dataset.referee = ev.agent;
     const side = this.view.votes[ev.vote || ""];
-    const head = el("div", "ballot-head");
-    head.append(el("strong", "", ev.agent), ev.parsed === false ? el("span", "label unparsed", "unreadable ballot") :
-      el("span", "tag vote " + (side || "none"), side ? "votes " + side : "no vote"));
+    const vote = el("td", "ballot-vote");
+    vote.append(ev.parsed === false ? el("span", "label unparsed", "unreadable ballot") :
+      el("span", "tag vote " + (side || "none"), side || "no vote"));
+    const why = ev.response ? reasoning(ev.response) : "";
+    const reason = el("td", "ballot-reason");
+    reason.append(el("span", "ballot-line", why ? oneLine(why) : "no reason given"));
+    card.append(el("th", "ballot-referee", ev.agent), vote, el("td", "num ballot-confidence", fixed(ev.confidence)), reason);
     const facts = el("div", "ballot-facts muted", "confidence " + fixed(ev.confidence) + " · weight " + fixed(ev.weight));
     const table = el("table", "ballot-scores");
     const top = el("tr");
@@ -198,10 +215,12 @@ class TeamsLayout {
       values.forEach(v => row.append(el("td", "num" + (v === best && values.filter(x => x === best).length === 1 ? " best" : ""), fixed(v))));
       table.append(row);
     });
-    card.append(head, facts, table);
-    if (ev.response) card.append(reasoning(ev.response));
+    const fold = el("details", "ballot-why");
+    fold.append(el("summary", "", "Scores and reasoning"), facts, table);
+    if (why) fold.append(el("p", "", why));
+    reason.append(fold);
     this.panel(ev.round).ballots.append(card);
-    this.ballots.set(ev.agent + "#" + ev.round, card);
+    this.ballots.set(ev.agent + "#" + ev.round, reason);
     this.shell.status(ev.agent + " referee " + (side ? "voted " + side : "gave no readable vote"), true);
   }
 
