@@ -6,13 +6,17 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # The tests run in the locked environment or not at all: a difference (an older .venv, a package installed by
 # hand) is named here, with the command that fixes it.
 .venv/bin/python scripts/check_env.py requirements/dev.txt
+# package-lock.json's TypeScript (the type check below) and axe-core (the browser tests' accessibility audit,
+# tests/server/axe.py); when only pytest is timed, installed only where missing.
+if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ] || [ ! -f node_modules/axe-core/axe.min.js ]; then
+  npm ci --no-audit --no-fund --silent
+fi
 if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_suite.py, which times pytest alone
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layers contract in pyproject.toml (docs/architecture.md)
 # The web page's scripts: // @ts-check JSDoc types, checked by the TypeScript pinned in package-lock.json
 # (nothing is built: the page is served as it is).
-npm ci --no-audit --no-fund --silent
 npx --no-install tsc --noEmit -p tsconfig.json
 fi
 # The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,

@@ -45,7 +45,8 @@ class Entry {
     this.column.dataset.method = method;
     this.column.setAttribute("aria-label", method + "'s debate");
     const viewHost = el("div");
-    this.column.append(el("h3", "compare-column-head", method), viewHost);
+    // h2: the page has no heading between its h1 and this one (the debate inside heads its agents h3).
+    this.column.append(el("h2", "compare-column-head", method), viewHost);
     this.view = new VerdictView(viewHost);
     this.draw();
   }

@@ -13,6 +13,7 @@ import "./layouts/timeline.js";
 import "./response/response-form.js";
 import "./results.js";
 import { fetchChecks, itemOf, requestedChecks } from "./share.js";
+import "./skip.js";
 import * as page from "./state.js";
 import "./sticky.js";
 import { loadViews } from "./views.js";

@@ -6,6 +6,7 @@
    "not checked: <reason>"; per claim its status (a claim not decided is said to be unchecked, never shown as
    supported), label, tier, decider, reason, cited evidence and correction. Every word goes in by textContent. */
 import { LABEL_CLASS, downloadButton, el, fileName, labelChip, safeUrl } from "../dom.js";
+import { oneTabStop } from "../roving.js";
 import { linkControl } from "../share.js";
 import { responseRule } from "../views.js";
 
@@ -202,7 +203,7 @@ export class GuardView {
         p.append(" ", source);
         passages.append(p);
       });
-      fold.append(el("summary", "", "Evidence cited (" + (c.evidence || []).length + ")"), passages);
+      fold.append(el("summary", "", "Evidence cited (" + (c.evidence || []).length + ")"), oneTabStop(passages, "Evidence cited"));
       details.append(fold);
     }
     if (c.correction) {
