@@ -34,10 +34,8 @@ def _header(data: dict[str, Any]) -> list[str]:
                                               if s["draw_sha256"] else "the same sample ids in every run")]
     if s["note"]:
         lines.append(f"- **{s['note']}**")
-    lines.append(f"- **{s['denominator']}**")
     b = data["bootstrap"]
-    lines.append(f"- 95% intervals: accuracy, Wilson score; macro-F1 and the paired differences, percentile "
-                 f"bootstrap ({b['resamples']} resamples, seed {b['seed']})")
+    lines.append(f"- intervals: 95% percentile bootstrap, {b['resamples']} resamples, seed {b['seed']}")
     settings = data["settings"]
     if "shared_options" in settings:
         given = ", ".join(f"--{o.replace('_', '-')}" for o in settings["shared_options"]) or "none"
@@ -61,8 +59,8 @@ def _header(data: dict[str, Any]) -> list[str]:
 
 
 def _accuracy(data: dict[str, Any]) -> list[str]:
-    lines = ["", "## Accuracy", "", "Unparsed answers, errors and missing samples count as wrong, over the same n in "
-             "every run; a method cannot look better by failing more, or by running fewer samples.", "",
+    lines = ["", "## Accuracy", "", "Unparsed answers and errors count as wrong; a method cannot look better by "
+             "failing more.", "",
              "| run | method | n | correct | accuracy [95% CI] | macro-F1 [95% CI] | unparsed | errored | missing |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in data["runs"]:
@@ -87,7 +85,7 @@ def _accuracy(data: dict[str, Any]) -> list[str]:
 
 def _pairs(data: dict[str, Any]) -> list[str]:
     lines = ["", "## Paired comparisons", "",
-             "On the compared samples (missing samples, errors and unparsed answers counted wrong). "
+             "On the samples both runs hold a record for (errors and unparsed answers counted wrong). "
              "'A only' is how many A got right and B wrong. McNemar's exact test uses only those two counts; "
              "Cohen's κ is agreement on the answer itself, UNPARSED and ERROR included.", "",
              "| A | B | n | A only | B only | both right | both wrong | accuracy A − B [95% paired CI] | "

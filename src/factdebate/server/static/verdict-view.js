@@ -111,7 +111,7 @@ export class VerdictView {
     this.host.append(wrap);
     const make = layout(this.view.layout);
     this.layout = make ? make(this, this.view) : null;
-    this.calls = new CallLog();
+    this.calls = new CallLog(this.view.calls_by_step ? "step" : "round");
     this.body.append(this.calls.other);
   }
 

@@ -8,9 +8,10 @@ import { registerMethodView } from "../views.js";
 import { roundSentence } from "../why.js";
 
 /** @typedef {HTMLElement & {labelSlot: HTMLElement, querySlot: HTMLElement, evidenceSlot: HTMLElement,
- *   stepSlot: HTMLElement, responseSlot: HTMLElement, scoreSlot: HTMLElement}} Card */
+ *   stepSlot: HTMLElement, responseSlot: HTMLElement, scoreSlot: HTMLElement, roundTag: HTMLElement}} Card */
 
-/** The most agents drawn side by side as columns; more (a vote's many samples) wrap as a grid of cards. */
+/** The most agents drawn side by side as columns; more (a vote's many samples) are counted in a tally table
+ * and their cards folded under it: 29 cards one under another made a phone's page 10,000 px long. */
 export const MANY_AGENTS = 4;
 
 /** A list of retrieved passages, each title linking to its source. @param {any[]} docs */
@@ -47,7 +48,12 @@ class DebateLayout {
     this.roundStrip = el("ol", "round-strip");
     this.roundStrip.hidden = !view.rounds;
     this.grid = el("div", "columns");
-    shell.body.append(this.roundStrip, this.grid);
+    this.tally = el("table", "tally");
+    this.tally.hidden = true;
+    this.fold = el("details", "many-answers");
+    this.foldTitle = el("summary", "");
+    this.fold.append(this.foldTitle);
+    shell.body.append(this.roundStrip, this.tally, this.grid);
     /** @type {Map<string, HTMLElement & {body: HTMLElement}>} */
     this.columns = new Map();
     /** @type {Map<string, Card>} */
@@ -56,6 +62,8 @@ class DebateLayout {
     this.rounds = new Map();
     /** @type {Map<number, Map<string, import("../why.js").Answer>>} each round's answers, for its sentence */
     this.answers = new Map();
+    /** @type {Map<string, HTMLElement>} each step an agent took, by agent#number, for the call that chose it */
+    this.stepItems = new Map();
   }
 
   /** @param {number} round @param {string} agent */
@@ -67,8 +75,19 @@ class DebateLayout {
     return known;
   }
 
-  /** The card of the turn a model call served: its agent's in its round (a judge's too). @param {any} ev */
-  callHost(ev) { return this.cards.get(ev.agent + "#" + ev.round) || null; }
+  /**
+   * The card of the turn a model call served: its agent's in its round (a judge's too); where the method
+   * numbers its calls by step (ReAct), the step it chose, else (the forced answer) the agent's latest card.
+   * @param {any} ev
+   */
+  callHost(ev) {
+    const card = this.cards.get(ev.agent + "#" + ev.round);
+    if (!this.view.calls_by_step) return card || null;
+    const step = this.stepItems.get(ev.agent + "#" + ev.round);
+    if (step) return step;
+    const own = [...this.cards.entries()].filter(([key]) => key.startsWith(ev.agent + "#"));
+    return card || (own.length ? own[own.length - 1][1] : null);
+  }
 
   /** @param {string} name @param {any} ev */
   event(name, ev) {
@@ -106,7 +125,48 @@ class DebateLayout {
     // Past MANY_AGENTS a column each would be too narrow to read: the columns become a wrapping grid.
     this.grid.classList.toggle("many", count > MANY_AGENTS);
     this.columns.set(agent, col);
+    this.foldMany();
     return col;
+  }
+
+  /** Past MANY_AGENTS the cards are folded under a tally of the answers; fewer stay open as columns. */
+  foldMany() {
+    const agents = [...this.columns.values()].filter(c => !c.dataset.judge).length;
+    const many = agents > MANY_AGENTS;
+    if (many && this.grid.parentElement !== this.fold) {
+      this.grid.replaceWith(this.fold);
+      this.fold.append(this.grid);
+    } else if (!many && this.grid.parentElement === this.fold) this.fold.replaceWith(this.grid);
+    this.foldTitle.textContent = "Each answer (" + agents + " cards)";
+    this.tally.hidden = !many;
+    if (many) this.drawTally();
+  }
+
+  /** How many agents gave each label in the latest round that has answers, and who: a vote read at a glance. */
+  drawTally() {
+    const latest = Math.max(0, ...[...this.answers.entries()].filter(([, a]) => a.size).map(([round]) => round));
+    const answers = [...(this.answers.get(latest) || new Map()).values()].filter(a => !a.statement);
+    /** @type {Map<string, string[]>} */
+    const byLabel = new Map();
+    answers.forEach(a => {
+      const label = a.label || "no label";
+      byLabel.set(label, [...(byLabel.get(label) || []), a.agent]);
+    });
+    const waiting = this.columns.size - answers.length - [...this.columns.values()].filter(c => c.dataset.judge).length;
+    const caption = el("caption", "", answers.length + " answer" + (answers.length === 1 ? "" : "s") +
+      (this.view.rounds && latest ? " in round " + latest : "") + (waiting > 0 ? ", " + waiting + " still to come" : ""));
+    const head = el("tr");
+    head.append(el("th", "", "Label"), el("th", "num", "Count"), el("th", "", "Who"));
+    const rows = [...byLabel.entries()].sort((a, b) => b[1].length - a[1].length).map(([label, who]) => {
+      const row = el("tr");
+      row.dataset.label = label;
+      const sorted = who.sort((x, y) => x.localeCompare(y, undefined, { numeric: true }));
+      const chip = el("td", "");
+      chip.append(label === "no label" ? el("span", "tag", label) : labelChip(label));
+      row.append(chip, el("td", "num", String(who.length)), el("td", "who", sorted.join(", ")));
+      return row;
+    });
+    this.tally.replaceChildren(caption, head, ...rows);
   }
 
   /** @param {string} agent @param {number} round @param {string} [team] @returns {Card} */
@@ -116,7 +176,8 @@ class DebateLayout {
     if (known) return known;
     const card = /** @type {Card} */ (el("article", "turn pending"));
     const top = el("div", "turn-top");
-    top.append(el("span", "round-tag", this.view.rounds ? "Round " + round : ""));
+    card.roundTag = el("span", "round-tag", this.view.rounds ? "Round " + round : "");
+    top.append(card.roundTag);
     card.labelSlot = el("span", "label-slot");
     top.append(card.labelSlot);
     card.querySlot = el("div", "query");
@@ -152,6 +213,7 @@ class DebateLayout {
     item.append(el("span", "query-text", stepText(ev)));
     if (ev.observation) item.append(el("span", "muted", " → " + ev.observation));
     card.stepSlot.append(item);
+    this.stepItems.set(ev.agent + "#" + (ev.index || card.stepSlot.childElementCount), item);
     this.shell.status("Step " + (ev.index || card.stepSlot.childElementCount) + ": " + (ev.tool || "no action"), true);
   }
 
@@ -161,6 +223,14 @@ class DebateLayout {
     const card = this.card(ev.agent, ev.round);
     card.classList.remove("pending");
     card.classList.add("judgement");
+    // A judge deciding after the debate (round 4 of a 3-round debate) is named as the judge, not a round.
+    const debated = [...this.cards.entries()].some(([key, c]) => key.endsWith("#" + ev.round) && !c.classList.contains("judgement"));
+    if (!debated && this.view.rounds) {
+      const after = ev.round - 1;
+      card.roundTag.textContent = (this.view.roles[ev.role || ""]?.title || "Judge") +
+        (after > 0 ? ", after " + after + " round" + (after === 1 ? "" : "s") : "");
+      card.dataset.after = String(after);
+    }
     card.responseSlot.replaceChildren(el("p", "", ev.response || ""));
     const vote = ev.vote || (ev.parsed === false ? null : "no decision");
     card.labelSlot.replaceChildren(vote === "no decision" ? el("span", "tag", vote) : labelChip(vote));
@@ -179,6 +249,7 @@ class DebateLayout {
     const statement = Boolean(this.view.roles[ev.role]?.statement);
     if (!statement) card.labelSlot.replaceChildren(labelChip(ev.label));
     Object.assign(this.answerOf(ev.round, ev.agent), { label: ev.label ?? null, statement });
+    if (!this.tally.hidden) this.drawTally();
     this.shell.status(this.shell.roundText(ev.round) + ": " + ev.agent + " answered " + (ev.label || "without a label"), true);
   }
 
@@ -218,6 +289,7 @@ class DebateLayout {
     this.cards.clear();
     this.rounds.clear();
     this.answers.clear();
+    this.stepItems.clear();
     const rounds = v.rounds || [];
     rounds.forEach((/** @type {any} */ r, /** @type {number} */ i) => {
       (r.turns || []).forEach((/** @type {any} */ t) => {
