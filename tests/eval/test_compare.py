@@ -24,7 +24,7 @@ B = [S, R, R, S, R, R, "error", S, S, R]
 
 
 def write_run(directory: Path, name: str, answers: list[str | None], usage: dict[str, float], model: str,
-              ids: list[str] | None = None, sha: str = "draw-1") -> Path:
+              ids: list[str] | None = None, sha: str = "draw-1", gold: list[str] | None = None) -> Path:
     """A run directory as `factdebate eval` leaves it: run.json, results.jsonl, summary.json."""
     ids = ids or [f"s{i}" for i in range(len(answers))]
     directory.mkdir(parents=True)
@@ -34,12 +34,12 @@ def write_run(directory: Path, name: str, answers: list[str | None], usage: dict
                             "evidence": {"used": "given", "provided": "own"}}
     (directory / RUN).write_text(json.dumps({**info, "provenance": {"dataset": {"samples_sha256": sha}}}))
     lines = []
-    for sample_id, gold, answer in zip(ids, GOLD, answers, strict=False):
-        record: dict[str, Any] = {"id": sample_id, "gold": gold, "claim": f"Claim {sample_id} | with a bar"}
+    for sample_id, gold_label, answer in zip(ids, gold or GOLD, answers, strict=False):
+        record: dict[str, Any] = {"id": sample_id, "gold": gold_label, "claim": f"Claim {sample_id} | with a bar"}
         if answer == "error":
             record.update(error="model timed out", predicted=None, correct=False)
         else:
-            record.update(predicted=answer, correct=answer == gold, usage=usage)
+            record.update(predicted=answer, correct=answer == gold_label, usage=usage)
         lines.append(json.dumps(record))
     (directory / RESULTS).write_text("\n".join(lines) + "\n")
     summarize(directory, info, ids, complete=True)
@@ -69,9 +69,12 @@ def test_every_statistic_matches_the_hand_computation(tmp_path: Path) -> None:
     assert (pair["both_right"], pair["only_a"], pair["only_b"], pair["both_wrong"]) == (3, 4, 1, 2)
     assert pair["difference"] == pytest.approx(0.3)
     assert pair["mcnemar_p"] == 12 / 32  # 2 * P(X <= 1 | n=5, p=1/2) = 2 * 6/32
-    # Answers (UNPARSED and ERROR are answers): agree on s0 s3 s4 s5 s8, p_o = 1/2; A: S 5, R 4, UNPARSED 1;
-    # B: S 4, R 5, ERROR 1; p_e = (5*4 + 4*5) / 100 = 0.4; kappa = 0.1 / 0.6.
-    assert pair["kappa"] == pytest.approx(1 / 6)
+    # κ over the 8 samples both answered with a label (not s6, s9): agree on s0 s3 s4 s5 s8, p_o = 5/8;
+    # A: S 5, R 3; B: S 4, R 4; p_e = (5*4 + 3*4) / 64 = 1/2; kappa = (5/8 - 1/2) / (1/2) = 1/4.
+    assert (pair["kappa"], pair["kappa_n"]) == (pytest.approx(1 / 4), 8)
+    # With UNPARSED and ERROR as answers of their own: p_o = 1/2; A: S 5, R 4, UNPARSED 1; B: S 4, R 5,
+    # ERROR 1; p_e = (5*4 + 4*5) / 100 = 0.4; kappa = 0.1 / 0.6.
+    assert pair["kappa_failures_as_answers"] == pytest.approx(1 / 6)
     assert pair["failed_either"] == 2  # s6 (B errored), s9 (A unparsed)
     delta = np.array([a_ok - b_ok for a_ok, b_ok in zip(
         [x == g for x, g in zip(A, GOLD, strict=True)], [x == g for x, g in zip(B, GOLD, strict=True)], strict=True)],
@@ -101,12 +104,13 @@ def test_every_statistic_matches_the_hand_computation(tmp_path: Path) -> None:
     assert ra["cost"]["dollars_per_correct"] == pytest.approx(0.004 / 7)
     assert rb["cost"]["dollars"] is None and rb["cost"]["dollars_note"] == "no --price for openai:m-b"
     # Tokens per claim: A 120 at 0.7, B 60 at 0.4: neither beats the other on both, both on the front.
-    assert data["pareto"] == {"cost_axis": "tokens", "front": ["a", "b"]}
+    assert data["pareto"] == {"cost_axis": "tokens", "front": ["a", "b"], "not_distinguishable": [], "behind": {}}
     assert [d["id"] for d in data["disagreements"]] == ["s1", "s2", "s6", "s7", "s9"]
     assert data["disagreements"][2]["answers"]["b"] == {"answer": "ERROR", "correct": False,
                                                         "record": "../b/results.jsonl#L7"}
     text = (tmp_path / "out" / "compare.md").read_text()
-    assert "| a | b | 10 | 4 | 1 | 3 | 2 | 0.300 [" in text and "| 0.375 | 0.167 | 2 |" in text
+    assert "| a | b | 10 | 4 | 1 | 3 | 2 | 0.300 [" in text and "| 0.375 | 0.375 |" in text
+    assert "| 0.250 (n = 8) | 2 |" in text
     assert f"| {11 / 15 - 19 / 45:.3f} [" in text
     assert "[ERROR ✗](../b/results.jsonl#L7)" in text and "Claim s6 \\| with a bar" in text
     assert "b: no dollars, no --price for openai:m-b" in text

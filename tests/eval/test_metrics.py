@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from scipy.stats import binomtest
+from sklearn.metrics import f1_score
 
 from factdebate.eval.metrics import (
     ERROR,
@@ -59,10 +62,22 @@ def test_prediction_outside_a_two_way_label_set_is_wrong_and_not_a_class() -> No
     assert m["confusion"]["matrix"] == [[1, 1, 0, 0, 0], [0, 1, 1, 0, 0]]
 
 
-def test_macro_f1_skips_classes_absent_from_gold_and_predictions() -> None:
+def test_macro_f1_averages_over_the_datasets_labels_in_every_resample() -> None:
+    # Issue 38, item 11: the label set is the dataset's, not the labels a run or a resample happens to show,
+    # so a resample without NOT ENOUGH INFO is not averaged over two classes where the others use three.
+    outcomes = [ok(1, S, S), ok(2, R, S), ok(3, N, N), ok(4, R, R), ok(5, S, None)]
     m = compute([ok(1, S, S), ok(2, R, S)], LABELS, resamples=10)
-    assert m["macro_f1_labels"] == [S, R]
-    assert m["macro_f1"] == pytest.approx((2 / 3 + 0.0) / 2)  # S: P 1/2, R 1 -> 2/3
+    assert m["macro_f1_labels"] == [S, R, N]
+    assert m["macro_f1"] == pytest.approx((2 / 3 + 0.0 + 0.0) / 3)  # S: P 1/2, R 1 -> 2/3; N absent -> 0
+    m = compute(outcomes, LABELS, seed=3, resamples=400)
+    gold, shown = [o.gold for o in outcomes], [o.shown for o in outcomes]
+    assert m["macro_f1"] == pytest.approx(f1_score(gold, shown, labels=list(LABELS), average="macro",
+                                                   zero_division=0))
+    index = np.random.default_rng(3).integers(0, 5, size=(400, 5))
+    resampled = [f1_score([gold[i] for i in row], [shown[i] for i in row], labels=list(LABELS), average="macro",
+                          zero_division=0) for row in index]
+    assert m["ci"]["macro_f1"] == pytest.approx([np.percentile(resampled, 2.5), np.percentile(resampled, 97.5)])
+    assert m["ci"]["methods"] == {"accuracy": "Wilson score", "macro_f1": "percentile bootstrap"}
 
 
 def test_cost_mean_and_nearest_rank_p95_over_finished_samples() -> None:
@@ -84,8 +99,21 @@ def test_bootstrap_is_reproducible_with_a_seed_and_brackets_the_estimate() -> No
     accuracy = sum(o.correct for o in outcomes) / len(outcomes)
     lo, hi = first["accuracy"]
     assert 0 <= lo < accuracy < hi <= 1
+    # Issue 38, item 8: accuracy's interval is Wilson's, never a point: 10 of 10 right is not [1, 1].
+    # Macro-F1 (fixed over S, R, N; only S occurs) is still the bootstrap: every resample gives 1/3.
     perfect = bootstrap([ok(i, S, S) for i in range(10)], LABELS, seed=0, resamples=100)
-    assert perfect == {"accuracy": [1.0, 1.0], "macro_f1": [1.0, 1.0]}
+    wilson = binomtest(10, 10).proportion_ci(method="wilson")
+    assert perfect["accuracy"] == pytest.approx([wilson.low, 1.0]) and perfect["accuracy"][0] < 0.75
+    assert perfect["macro_f1"] == pytest.approx([1 / 3, 1 / 3])
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 3), (1, 3), (3, 3), (7, 10), (12, 40), (40, 40), (1, 1)])
+def test_accuracy_interval_is_wilsons_as_scipy_computes_it(k: int, n: int) -> None:
+    outcomes = [ok(i, S, S if i < k else R) for i in range(n)]
+    lo, hi = compute(outcomes, LABELS, resamples=100)["ci"]["accuracy"]
+    expected = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert (lo, hi) == pytest.approx((expected.low, expected.high), abs=1e-12)
+    assert lo < hi and lo <= k / n <= hi
 
 
 def test_groups_and_records() -> None:

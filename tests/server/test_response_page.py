@@ -104,7 +104,8 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
         failed = claim_item(page, 4)
         assert "state-error" in (failed.get_attribute("class") or "")
         assert "will not discuss Atlantis" in failed.locator(".claim-meta").inner_text()
-        assert page.inner_text("#response-live .response-status") == "Done."
+        assert page.inner_text("#response-live .response-status") == "Done, but 1 claim failed."
+        assert failed.get_by_role("button", name="Retry claim 4").is_visible()  # alone (issue 40, item 1)
 
         # Every claim is marked in the answer by its verdict (the scripted extractor keeps the sentences).
         answer = page.locator("#response-live .answer-text")
@@ -254,7 +255,7 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         claim_item(page, 2).locator(".claim-button").click()
         assert page.inner_text("#response-debate .claim-text") == CLAIMS[1]
         assert page.inner_text("#response-debate .verdict-label") == "REFUTES"
-        assert page.inner_text("#response-live .response-status") == "Done."
+        assert page.inner_text("#response-live .response-status") == "Done, but 1 claim failed."
         page.screenshot(path=SHOT.replace(".png", "-history.png"), full_page=True)
 
         # The results viewer opens a saved response verdict (what /v1/check-response and --json give).

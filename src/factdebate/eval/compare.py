@@ -3,8 +3,9 @@ with paired statistics and cost; written as compare.json (for machines), compare
 
 Every number is recomputed here over the compared samples (the runs' whole draw, or the intersection when
 asked), with one bootstrap seed, so all the runs' intervals are alike. Errored and unparsed samples count as
-wrong, as in every summary, and are listed per run. Nothing depends on the clock or on the machine: the same
-folders always give the same bytes (figures included, eval/compare_plots.py).
+wrong, as in every summary, and are listed per run; so does a sample a run holds no record for (MISSING),
+so every run has the same denominator (eval/compare_load.py ``denominator``). Nothing depends on the clock
+or on the machine: the same folders always give the same bytes (figures included, eval/compare_plots.py).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
 from factdebate.core.textsafe import safe_value
-from factdebate.eval.compare_load import LoadedRun, common_samples, load_all
-from factdebate.eval.metrics import compute, paired_macro_f1
-from factdebate.eval.paired import compare_pair
+from factdebate.eval.compare_load import Denominator, LoadedRun, common_samples, denominator, load_all
+from factdebate.eval.compare_verdict import front_marks, mark_pairs, sentence
+from factdebate.eval.metrics import INTERVALS, Outcome, compute, paired_macro_f1
+from factdebate.eval.paired import cohen_kappa, compare_pair
 from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model
 
 COMPARE_JSON = "compare.json"
@@ -44,8 +46,9 @@ def compare_runs(directories: list[Path], output: Path, *, intersection: bool = 
     check_values(output, seed=seed, resamples=resamples)
     runs = load_all(directories)
     ids, note = common_samples(runs, intersection=intersection)
+    counted = denominator(runs, ids, intersection=intersection)
     output.mkdir(parents=True, exist_ok=True)
-    data = build(runs, ids, output, note=note, seed=seed, resamples=resamples, prices=prices or {},
+    data = build(runs, counted, output, note=note, seed=seed, resamples=resamples, prices=prices or {},
                  cost_axis=cost_axis, shared_options=shared_options)
     written = compare_plots.write_all(data, output)
     data["plots"] = [p.name for p in written]
@@ -65,26 +68,35 @@ def check_values(output: Path, *, seed: int, resamples: int) -> None:
     output_folder(output, "--output")
 
 
-def build(runs: list[LoadedRun], ids: list[str], output: Path, *, note: str | None, seed: int, resamples: int,
-          prices: dict[str, Price], cost_axis: str | None, shared_options: list[str] | None) -> dict[str, Any]:
+def build(runs: list[LoadedRun], counted: Denominator, output: Path, *, note: str | None, seed: int,
+          resamples: int, prices: dict[str, Price], cost_axis: str | None,
+          shared_options: list[str] | None) -> dict[str, Any]:
     labels = _labels(runs)
-    rows = [_run_row(run, ids, labels, output, seed, resamples, prices) for run in runs]
+    ids = counted.ids
+    filled = _filled(runs, ids)
+    rows = [_run_row(run, filled[run.name], ids, labels, output, seed, resamples, prices) for run in runs]
     axis = cost_axis or ("dollars" if all(r["cost"]["dollars_per_claim"] is not None for r in rows) else "tokens")
     for row in rows:
         row["cost"]["axis_per_claim"] = _axis_value(row["cost"], axis)
-    pairs = [_pair_row(a, b, ids, labels, seed, resamples) for a, b in combinations(runs, 2)]
+    pairs = [_pair_row(a.name, b.name, filled[a.name], filled[b.name], labels, seed, resamples)
+             for a, b in combinations(runs, 2)]
+    mark_pairs(pairs)
+    front = pareto_front(rows)
     first = runs[0].summary
     nulls: dict[str, str] = {}
     data = {
         "dataset": first.get("dataset"), "labels": list(labels),
         "samples": {"n": len(ids), "draw_sha256": runs[0].draw_sha256 if note is None else None,
                     "intersection": note is not None and note.startswith("compared on the intersection"),
-                    "note": note},
+                    "note": note, "missing": counted.missing, "denominator": counted.sentence,
+                    "left_out": counted.dropped},
         "bootstrap": {"seed": seed, "resamples": resamples, "confidence": 0.95},
+        "intervals": {**INTERVALS, "paired differences": "paired percentile bootstrap"},
         "settings": settings_comparison(runs, shared_options),
         "runs": rows,
         "pairs": pairs,
-        "pareto": {"cost_axis": axis, "front": pareto_front(rows)},
+        "pareto": {"cost_axis": axis, "front": front, **front_marks(rows, front, pairs)},
+        "verdict": sentence(pairs, len(ids)),
         "prices": {model: [p.prompt, p.completion] for model, p in sorted((prices or {}).items())},
         "disagreements": disagreements(runs, ids, output),
     }
@@ -106,9 +118,15 @@ def _link(run: LoadedRun, output: Path) -> str:
     return Path(os.path.relpath(run.directory.resolve(), output.resolve())).as_posix()
 
 
-def _run_row(run: LoadedRun, ids: list[str], labels: tuple[str, ...], output: Path, seed: int, resamples: int,
-             prices: dict[str, Price]) -> dict[str, Any]:
-    outcomes = [run.outcomes[i] for i in ids if i in run.outcomes]
+def _filled(runs: list[LoadedRun], ids: list[str]) -> dict[str, list[Outcome]]:
+    """Each run's outcome of every compared sample, a sample it holds no record for as MISSING (wrong), with
+    the gold label another run's record gives."""
+    gold = {i: next(r.outcomes[i].gold for r in runs if i in r.outcomes) for i in ids}
+    return {r.name: [r.outcomes.get(i) or Outcome(i, gold[i], None, "missing") for i in ids] for r in runs}
+
+
+def _run_row(run: LoadedRun, outcomes: list[Outcome], ids: list[str], labels: tuple[str, ...], output: Path,
+             seed: int, resamples: int, prices: dict[str, Price]) -> dict[str, Any]:
     m = compute(outcomes, labels, seed=seed, resamples=resamples)
     models = run_models(run.data.settings)
     totals = m["cost"]
@@ -153,18 +171,20 @@ def _axis_value(cost: dict[str, Any], axis: str) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _pair_row(a: LoadedRun, b: LoadedRun, ids: list[str], labels: tuple[str, ...], seed: int,
+def _pair_row(a: str, b: str, oa: list[Outcome], ob: list[Outcome], labels: tuple[str, ...], seed: int,
               resamples: int) -> dict[str, Any]:
-    both = [i for i in ids if i in a.outcomes and i in b.outcomes]
-    oa, ob = [a.outcomes[i] for i in both], [b.outcomes[i] for i in both]
     failed = sum(1 for x, y in zip(oa, ob, strict=True) if x.status != "ok" or y.status != "ok")
-    pair = compare_pair(a.name, b.name, [o.correct for o in oa], [o.correct for o in ob], [o.shown for o in oa],
+    pair = compare_pair(a, b, [o.correct for o in oa], [o.correct for o in ob], [o.shown for o in oa],
                         [o.shown for o in ob], failed, seed=seed, resamples=resamples)
     f1_difference, f1_interval = paired_macro_f1(oa, ob, labels, seed=seed, resamples=resamples)
+    # κ is agreement on labels: over the samples both runs answered with one. Two runs that both time out on
+    # the same samples do not agree about the claims; with failures as answers that would count as agreement.
+    labelled = [(x.shown, y.shown) for x, y in zip(oa, ob, strict=True) if x.status == "ok" and y.status == "ok"]
     return {"a": pair.a, "b": pair.b, "n": pair.n, "both_right": pair.both_right, "only_a": pair.only_a,
             "only_b": pair.only_b, "both_wrong": pair.both_wrong, "difference": pair.difference,
             "ci": list(pair.interval), "macro_f1_difference": f1_difference, "macro_f1_ci": list(f1_interval),
-            "mcnemar_p": pair.mcnemar_p, "kappa": pair.kappa, "failed_either": pair.failed_either}
+            "mcnemar_p": pair.mcnemar_p, "kappa": cohen_kappa([x for x, _ in labelled], [y for _, y in labelled]),
+            "kappa_n": len(labelled), "kappa_failures_as_answers": pair.kappa, "failed_either": pair.failed_either}
 
 
 def pareto_front(rows: list[dict[str, Any]]) -> list[str]:

@@ -34,8 +34,10 @@ def _header(data: dict[str, Any]) -> list[str]:
                                               if s["draw_sha256"] else "the same sample ids in every run")]
     if s["note"]:
         lines.append(f"- **{s['note']}**")
+    lines.append(f"- **{s['denominator']}**")
     b = data["bootstrap"]
-    lines.append(f"- intervals: 95% percentile bootstrap, {b['resamples']} resamples, seed {b['seed']}")
+    lines.append(f"- 95% intervals: accuracy, Wilson score; macro-F1 and the paired differences, percentile "
+                 f"bootstrap ({b['resamples']} resamples, seed {b['seed']})")
     settings = data["settings"]
     if "shared_options" in settings:
         given = ", ".join(f"--{o.replace('_', '-')}" for o in settings["shared_options"]) or "none"
@@ -59,8 +61,8 @@ def _header(data: dict[str, Any]) -> list[str]:
 
 
 def _accuracy(data: dict[str, Any]) -> list[str]:
-    lines = ["", "## Accuracy", "", "Unparsed answers and errors count as wrong; a method cannot look better by "
-             "failing more.", "",
+    lines = ["", "## Accuracy", "", "Unparsed answers, errors and missing samples count as wrong, over the same n in "
+             "every run; a method cannot look better by failing more, or by running fewer samples.", "",
              "| run | method | n | correct | accuracy [95% CI] | macro-F1 [95% CI] | unparsed | errored | missing |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in data["runs"]:
@@ -85,17 +87,24 @@ def _accuracy(data: dict[str, Any]) -> list[str]:
 
 def _pairs(data: dict[str, Any]) -> list[str]:
     lines = ["", "## Paired comparisons", "",
-             "On the samples both runs hold a record for (errors and unparsed answers counted wrong). "
+             "On the compared samples (missing samples, errors and unparsed answers counted wrong). "
              "'A only' is how many A got right and B wrong. McNemar's exact test uses only those two counts; "
-             "Cohen's κ is agreement on the answer itself, UNPARSED and ERROR included.", "",
+             "Cohen's κ is agreement on the label, over the samples both runs answered with one (their number is "
+             "beside it); with UNPARSED, ERROR and MISSING as answers of their own it is in compare.json "
+             "(kappa_failures_as_answers). The adjusted p is Holm's over all the pairs (* below 0.05); 'detectable' "
+             "is the difference the pair could have shown (80% power, docs/compare.md).", "",
+             f"**{data['verdict']}**", "",
              "| A | B | n | A only | B only | both right | both wrong | accuracy A − B [95% paired CI] | "
-             "macro-F1 A − B [95% paired CI] | McNemar exact p | Cohen's κ | failed in either |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "macro-F1 A − B [95% paired CI] | McNemar exact p | Holm-adjusted p | detectable | Cohen's κ "
+             "| failed in either |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in data["pairs"]:
         lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {p['only_a']} | {p['only_b']} | {p['both_right']} | "
                      f"{p['both_wrong']} | {fmt(p['difference'])} {_ci(p['ci'])} | "
                      f"{fmt(p['macro_f1_difference'])} {_ci(p['macro_f1_ci'])} | {fmt(p['mcnemar_p'])} | "
-                     f"{fmt(p['kappa'])} | {p['failed_either']} |")
+                     f"{fmt(p['mcnemar_p_holm'])}{' *' if p['differs'] else ''} | "
+                     f"{fmt(p['detectable_difference'], 2)} | {fmt(p['kappa'])} (n = {p['kappa_n']}) | "
+                     f"{p['failed_either']} |")
     if "paired_differences.png" in data.get("plots", []):
         lines += ["", "![paired differences](paired_differences.png)"]
     return lines
@@ -134,10 +143,25 @@ def _cost(data: dict[str, Any]) -> list[str]:
     front = data["pareto"]["front"]
     lines += ["", "## Cost versus accuracy", "",
               f"Cost axis: {data['pareto']['cost_axis']} per claim. On the Pareto front (no other run is both "
-              f"cheaper and more accurate): **{', '.join(front) or 'none'}**."]
+              f"cheaper and more accurate, on the point estimates): **{', '.join(front) or 'none'}**."]
+    lines += _behind(data["pareto"])
     if "cost_vs_accuracy.png" in data.get("plots", []):
         lines += ["", "![cost versus accuracy](cost_vs_accuracy.png)"]
     return lines
+
+
+def _behind(pareto: dict[str, Any]) -> list[str]:
+    """The runs off the front, each marked distinguishable from it or not (after Holm)."""
+    lines = []
+    for name, b in pareto.get("behind", {}).items():
+        beaten = ", ".join(b["beaten_by"])
+        if b["significantly"]:
+            lines.append(f"- {name}: behind the front; {', '.join(b['significantly'])} is cheaper and significantly "
+                         "more accurate (Holm-adjusted McNemar p < 0.05)")
+        else:
+            lines.append(f"- {name}: **not distinguishable from the front** — {beaten} is cheaper and at least as "
+                         "accurate on the point estimates, but not significantly more accurate after Holm's correction")
+    return ["", *lines] if lines else []
 
 
 def _run_dollars(run: dict[str, Any]) -> list[str]:

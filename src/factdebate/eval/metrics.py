@@ -1,8 +1,13 @@
 """Metrics over one run: exact-match accuracy, per-class precision/recall/F1, macro-F1, a confusion matrix,
-seeded bootstrap confidence intervals and cost per claim.
+confidence intervals and cost per claim.
 
 Every sample counts: an unparsed verdict or an errored run is a wrong answer (its predicted class is
-``UNPARSED`` / ``ERROR`` in the confusion matrix) and its id is listed. Nothing is dropped.
+``UNPARSED`` / ``ERROR`` in the confusion matrix) and its id is listed. Nothing is dropped. ``compare``
+adds ``MISSING``: a sample of the draw a run holds no record for, wrong too, so every run has one denominator.
+
+Accuracy's interval is Wilson's (eval/intervals.py: a bootstrap of 3 right of 3 is the point [1, 1]);
+macro-F1's is a seeded percentile bootstrap. Macro-F1 averages over the dataset's labels, the same set in
+every resample and every run (scikit-learn's ``f1_score(labels=..., average="macro", zero_division=0)``).
 """
 
 from __future__ import annotations
@@ -14,13 +19,17 @@ from typing import Any, Literal
 
 import numpy as np
 
+from factdebate.eval.intervals import wilson
+
 UNPARSED = "UNPARSED"
 ERROR = "ERROR"
+MISSING = "MISSING"
+INTERVALS = {"accuracy": "Wilson score", "macro_f1": "percentile bootstrap"}
 # speculative: calls of discarded speculative rounds, not in llm_calls; reasoning: of completion_tokens, a
 # reasoning model's hidden thinking (billed as completion, so a run on o-series or GPT-5 shows where it went)
 COST_FIELDS = ("llm_calls", "prompt_tokens", "completion_tokens", "reasoning_tokens", "tool_calls", "seconds",
                "cached_calls", "speculative_calls")
-Status = Literal["ok", "unparsed", "error"]
+Status = Literal["ok", "unparsed", "error", "missing"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,8 @@ class Outcome:
         """The predicted class as the confusion matrix shows it."""
         if self.status == "error":
             return ERROR
+        if self.status == "missing":
+            return MISSING
         return self.predicted if self.predicted is not None else UNPARSED
 
     @property
@@ -87,10 +98,10 @@ def per_class(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, dic
 
 
 def macro_labels(outcomes: list[Outcome], labels: tuple[str, ...]) -> list[str]:
-    """The classes macro-F1 averages over: the dataset's labels that occur as gold or as a prediction in
-    this run (a class absent from both would add a meaningless 0)."""
-    seen = {o.gold for o in outcomes} | {o.shown for o in outcomes}
-    return [label for label in labels if label in seen]
+    """The classes macro-F1 averages over: the dataset's labels, whichever occur. A set that followed the
+    labels seen would change between bootstrap resamples (and between runs), so the interval would mix
+    averages over two and over three classes; a label with neither gold nor prediction scores 0."""
+    return list(labels)
 
 
 def macro_f1(outcomes: list[Outcome], labels: tuple[str, ...]) -> float:
@@ -100,33 +111,33 @@ def macro_f1(outcomes: list[Outcome], labels: tuple[str, ...]) -> float:
 
 
 def confusion(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, Any]:
-    """Rows: gold labels; columns: the dataset's labels, then any other prediction, UNPARSED and ERROR."""
+    """Rows: gold labels; columns: the dataset's labels, then any other prediction, UNPARSED and ERROR (and
+    MISSING when a sample has no record)."""
     rows = list(labels) + sorted({o.gold for o in outcomes} - set(labels))
-    extra = sorted({o.shown for o in outcomes} - set(labels) - {UNPARSED, ERROR})
-    columns = list(labels) + extra + [UNPARSED, ERROR]
+    extra = sorted({o.shown for o in outcomes} - set(labels) - {UNPARSED, ERROR, MISSING})
+    columns = list(labels) + extra + [UNPARSED, ERROR] + ([MISSING] if any(o.status == "missing" for o in outcomes)
+                                                        else [])
     counts = Counter((o.gold, o.shown) for o in outcomes)
     return {"gold": rows, "predicted": columns, "matrix": [[counts[(g, p)] for p in columns] for g in rows]}
 
 
 def bootstrap(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int, resamples: int = 1000,
               confidence: float = 0.95) -> dict[str, list[float]]:
-    """Percentile bootstrap over samples for accuracy and macro-F1; the same seed gives the same interval."""
+    """Accuracy's Wilson interval and macro-F1's percentile bootstrap over samples (the same seed gives the
+    same interval)."""
     n = len(outcomes)
     if n == 0:
         return {"accuracy": [math.nan, math.nan], "macro_f1": [math.nan, math.nan]}
-    rng = np.random.default_rng(seed)
-    index = rng.integers(0, n, size=(resamples, n))
-    correct = np.array([o.correct for o in outcomes], dtype=float)
-    accuracies = correct[index].mean(axis=1)
+    index = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
     f1s = resampled_macro_f1(outcomes, labels, index)
     tail = (1 - confidence) / 2 * 100
-    return {"accuracy": [float(np.percentile(accuracies, tail)), float(np.percentile(accuracies, 100 - tail))],
+    return {"accuracy": list(wilson(sum(o.correct for o in outcomes), n, confidence)),
             "macro_f1": [float(np.percentile(f1s, tail)), float(np.percentile(f1s, 100 - tail))]}
 
 
 def resampled_macro_f1(outcomes: list[Outcome], labels: tuple[str, ...], index: np.ndarray) -> np.ndarray:
     """Macro-F1 of each resample (a row of ``index``: positions into ``outcomes``), as ``macro_f1``
-    computes it: over the labels seen as gold or prediction in that resample."""
+    computes it: over the dataset's labels, the same in every resample."""
     classes = list(labels)
     k = len(classes)
     gold = np.array([classes.index(o.gold) if o.gold in classes else k for o in outcomes])
@@ -141,8 +152,7 @@ def resampled_macro_f1(outcomes: list[Outcome], labels: tuple[str, ...], index: 
         recall = np.divide(tp, support, out=np.zeros(k), where=support > 0)
         denominator = precision + recall
         f1 = np.divide(2 * precision * recall, denominator, out=np.zeros(k), where=denominator > 0)
-        used = (support > 0) | (predicted > 0)
-        f1s[b] = f1[used].mean() if used.any() else 0.0
+        f1s[b] = f1.mean() if k else 0.0
     return f1s
 
 
@@ -188,7 +198,7 @@ def compute(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int = 0,
         "accuracy": correct / n if n else math.nan,
         "macro_f1": macro_f1(outcomes, labels),
         "macro_f1_labels": macro_labels(outcomes, labels),
-        "ci": {"confidence": 0.95, "resamples": resamples, "seed": seed,
+        "ci": {"confidence": 0.95, "resamples": resamples, "seed": seed, "methods": dict(INTERVALS),
                **bootstrap(outcomes, labels, seed=seed, resamples=resamples)},
         "per_class": per_class(outcomes, labels),
         "confusion": confusion(outcomes, labels),

@@ -126,9 +126,9 @@ def markdown(summary: dict[str, Any]) -> str:
         f"- samples: {m['n']} (limit {summary.get('limit')}, seed {summary['seed']})"
         + ("" if summary["complete"] else f" — INCOMPLETE, {summary['missing']} not run yet"),
         f"- accuracy (exact match): **{fmt(m['accuracy'])}** ({m['correct']}/{m['n']}), "
-        f"95% bootstrap CI [{fmt(lo)}, {fmt(hi)}]",
-        f"- macro-F1: **{fmt(m['macro_f1'])}** over {', '.join(m['macro_f1_labels'])}, "
-        f"95% CI [{fmt(flo)}, {fmt(fhi)}]",
+        f"95% Wilson interval [{fmt(lo)}, {fmt(hi)}]" + _over_the_draw(summary),
+        f"- macro-F1: **{fmt(m['macro_f1'])}** over the dataset's labels ({', '.join(m['macro_f1_labels'])}), "
+        f"95% percentile bootstrap CI [{fmt(flo)}, {fmt(fhi)}]",
         f"- unparsed (counted wrong): {len(m['unparsed'])}; errored (counted wrong): {len(m['errored'])}",
         f"- replies read, by what was asked: {counts_text(m.get('replies') or {})}",
         f"- decided by: {', '.join(f'{k} {v}' for k, v in sorted(m['decided_by'].items()))}",
@@ -192,6 +192,17 @@ def markdown(summary: dict[str, Any]) -> str:
     if m["errored"]:
         lines += ["", "Errored:"] + [f"- {i}: {msg}" for i, msg in m["errored"].items()]
     return "\n".join(lines) + "\n"
+
+
+def _over_the_draw(summary: dict[str, Any]) -> str:
+    """An incomplete run's accuracy over its whole draw too, the samples not run counted wrong: the figure
+    that can stand beside a complete run's (``compare`` uses it)."""
+    m, missing = summary["metrics"], summary.get("missing") or 0
+    if not missing:
+        return ""
+    total = m["n"] + missing
+    return (f"; over the whole draw, the {missing} not run counted wrong: {fmt(m['correct'] / total)} "
+            f"({m['correct']}/{total})")
 
 
 def deviation_lines(deviations: list[dict[str, Any]]) -> list[str]:

@@ -34,7 +34,7 @@ from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
-from factdebate.response_level.spans import claim_spans
+from factdebate.response_level.spans import claim_spans, find_span
 from factdebate.run.claim import public_config, run_claim, session
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
@@ -64,6 +64,17 @@ async def _check_claim(index: int, claim: str, settings: Settings, resources: Re
                 return ClaimCheck(index=index, claim=claim, gold=gold, error=str(exc))
     verdict.config = {}  # the response's record holds the settings once
     return ClaimCheck(index=index, claim=claim, label=verdict.label, verdict=verdict, gold=gold)
+
+
+async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
+                          sinks: list[EventSink] | None = None) -> ClaimCheck:
+    """One claim of an already-checked ``response`` checked again on its own (a claim whose check failed,
+    retried alone), placed in the response as :func:`run_response` places it."""
+    recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
+    with recording(recorder):
+        check = await _check_claim(index, claim, settings, resources, sinks, asyncio.Semaphore(1), None)
+    check.span, check.span_note = find_span(claim, response)
+    return check
 
 
 def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage],

@@ -1,5 +1,7 @@
 """``/v1/check-response``: a long answer checked claim by claim (``factdebate.response_level``), as JSON or
-streamed as SSE (the response's events, then every claim's run nested in its ``subclaim`` span)."""
+streamed as SSE (the response's events, then every claim's run nested in its ``subclaim`` span);
+``/v1/check-response/claim``: one of its claims checked again alone (a claim whose check failed), with the
+response's label worked out anew from the caller's list of its claims' labels."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import StreamingResponse
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.runtime import EventSink
-from factdebate.core.types import Document, ResponseVerdict
-from factdebate.run.response import run_response, validate_question, validate_response
+from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict
+from factdebate.response_level.aggregate import factual, response_label
+from factdebate.run.claim import validate_claim
+from factdebate.run.response import check_one_claim, run_response, validate_question, validate_response
 from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_verdict
@@ -25,7 +29,7 @@ from factdebate.settings.model import Settings
 from factdebate.tools.given import given_evidence
 
 router = APIRouter(prefix="/v1")
-_TEXT_FIELDS = {"response", "question"}
+_TEXT_FIELDS = {"response", "question", "claim", "index", "labels"}
 
 
 class ResponseRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
@@ -115,5 +119,80 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, who:
                 sinks=[charge.sink, *sinks, *([calls.sink] if calls else [])]))
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
+
+    return slot.stream(service, transcribed(run, body.transcript))  # type: ignore[arg-type]
+
+
+class ResponseClaimRequest(ResponseRequest):
+    index: int = Field(ge=0, description="The claim's place in the response's verdict (`claims[].index`, 0 first).")
+    claim: str = Field(description="The claim to check again, as the response's verdict wrote it.")
+    labels: list[Label | None] = Field(
+        default_factory=list, description="Every claim's label in the response's verdict, in order (null: none, "
+        "as for a claim whose check failed); the response's label is worked out anew from them with this claim's "
+        "new one. Empty: the answer's label stands for this claim alone.")
+
+
+class ClaimRecheck(BaseModel):
+    """One claim of a response checked again, and the response's label with its new result."""
+
+    claim: ClaimCheck
+    label: Label | None
+    factual: bool | None = None
+    decided_by: str
+
+
+def _checked_claim_request(body: ResponseClaimRequest, service: Service,
+                           caller: str) -> tuple[Settings, str, str, list[Document] | None]:
+    settings, text, _, given = _checked(body, service, caller)
+    most = settings.response.max_claims
+    try:
+        claim = validate_claim(body.claim, settings)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    if body.index >= most:
+        raise HTTPException(422, f"index: a response has at most {most} claims (response.max_claims), so the "
+                                 f"last index is {most - 1}")
+    if len(body.labels) > most or (body.labels and body.index >= len(body.labels)):
+        raise HTTPException(422, f"labels: one per claim of the response (at most {most}), this claim's at "
+                                 f"its index {body.index}")
+    return settings, text, claim, given
+
+
+def _rechecked(check: ClaimCheck, labels: list[Label | None]) -> ClaimRecheck:
+    others = list(labels) or [None]
+    others[check.index if labels else 0] = check.label
+    label, decided_by = response_label(others)
+    return ClaimRecheck(claim=check, label=label, factual=factual(label), decided_by=decided_by)
+
+
+async def _recheck(body: ResponseClaimRequest, service: Service, settings: Settings, text: str, claim: str,
+                   given: list[Document] | None, sinks: list[EventSink] | None) -> ClaimRecheck:
+    with given_evidence(given):
+        check = await check_one_claim(text, body.index, claim, settings, service.resources(settings), sinks=sinks)
+    if check.verdict is not None:
+        check.verdict = public_verdict(check.verdict)
+    return _rechecked(check, body.labels)
+
+
+@router.post("/check-response/claim", tags=["verify"], summary="Check one claim of a response again")
+async def check_response_claim(body: ResponseClaimRequest, service: ServiceDep, who: CallerDep) -> ClaimRecheck:
+    refuse_transcript(body, "/v1/check-response/claim")
+    settings, text, claim, given = _checked_claim_request(body, service, who)
+    slot = _RunSlot(service)
+    try:
+        return await _recheck(body, service, settings, text, claim, given, None)
+    finally:
+        slot.release()
+
+
+@router.post("/check-response/claim/stream", tags=["verify"], response_class=StreamingResponse,
+             summary="Check one claim of a response again, streaming its run as SSE")
+async def check_response_claim_stream(body: ResponseClaimRequest, service: ServiceDep,
+                                      who: CallerDep) -> StreamingResponse:
+    settings, text, claim, given = _checked_claim_request(body, service, who)
+    slot = _RunSlot(service)
+
+    async def run(sinks: list[EventSink]) -> ClaimRecheck:
+        return await _recheck(body, service, settings, text, claim, given, sinks)
 
     return slot.stream(service, transcribed(run, body.transcript))  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +61,34 @@ async def test_claim_level_metrics_read_the_responses_claims(tmp_path: Path) -> 
 
 def test_a_run_without_a_summary_measures_nothing(tmp_path: Path) -> None:
     assert measure_run(tmp_path, ["accuracy"], paper_n=10) is None
+
+
+async def test_proportions_get_wilson_intervals_and_unrun_samples_count_wrong(tmp_path: Path) -> None:
+    # Issue 38, items 7 and 8: 3 right of 3 is [0.44, 1] (Wilson), not the bootstrap's point [1, 1], so a paper's
+    # 62.0 is inside it; a draw of 5 with 3 records is measured over all 5, the 2 not run counted wrong.
+    from scipy.stats import binomtest
+
+    from factdebate.eval.reproduce.report import Line, _inside
+
+    S = "SUPPORTS"
+    folder = await _folder(tmp_path / "three", [_record(i, S, S, 1) for i in range(3)])
+    got = measure_run(folder, ["accuracy", "recall", "f1"], paper_n=100)
+    assert got is not None
+    wilson = binomtest(3, 3).proportion_ci(method="wilson")
+    assert got["accuracy"].ci == pytest.approx((wilson.low, 1.0)) and got["accuracy"].interval == "Wilson"
+    assert got["recall"].ci == pytest.approx((wilson.low, 1.0))  # 3 of 3 factual samples found
+    assert got["f1"].ci == (1.0, 1.0) and got["f1"].interval == "bootstrap"
+    line = Line("x", "row", "run", "col", "accuracy", 0.62, None, "m", "", got["accuracy"], "done")
+    assert _inside(line, got["accuracy"].ci) == "yes"
+    f1_line = Line("x", "row", "run", "col", "f1", 0.62, None, "m", "", got["f1"], "done")
+    assert _inside(f1_line, got["f1"].ci) == "n/a (the bootstrap interval is one point at n = 3)"
+    short = tmp_path / "short"
+    await _folder(short, [_record(i, S, S, 1) for i in range(3)])
+    summary = json.loads((short / "summary.json").read_text())
+    summary["ids"] += ["s3", "s4"]
+    (short / "summary.json").write_text(json.dumps(summary))
+    got = measure_run(short, ["accuracy"], paper_n=100)
+    assert got is not None
+    assert (got["accuracy"].value, got["accuracy"].n, got["accuracy"].missing) == (3 / 5, 5, 2)
+    wilson = binomtest(3, 5).proportion_ci(method="wilson")
+    assert got["accuracy"].ci == pytest.approx((wilson.low, wilson.high))

@@ -1,11 +1,13 @@
-"""Our side of each comparison: a paper's metric measured on one finished run folder, with a 95% bootstrap
-interval, computed the way the paper defines it.
+"""Our side of each comparison: a paper's metric measured on one run folder, with a 95% interval, computed
+the way the paper defines it.
 
-Accuracy and macro-F1 (and their intervals) are the run's own ``summary.json`` figures, so the report and
-``summary.md`` agree. The others are bootstrapped here over the same outcomes with the run's seed (1,000
-resamples, percentile interval). Unparsed and errored samples count as the metrics module counts them:
-wrong, never dropped. Tool calls are the paper's totals: our mean per claim times the paper's number of
-claims, so a ``--limit`` run compares with the full-size figure."""
+A proportion (accuracy, and the factual class's precision and recall, each over its own denominator) gets
+the Wilson score interval (eval/intervals.py), which a handful of samples cannot shrink to a point; the
+others (F1, macro-F1, tool calls) a percentile bootstrap over the outcomes with the run's seed (1,000
+resamples), as in ``summary.md``. Unparsed and errored samples count as the metrics module counts them:
+wrong, never dropped; so does a sample of the run's draw that has no record yet (an interrupted run), so
+every run is measured over its whole draw. Tool calls are the paper's totals: our mean per claim times the
+paper's number of claims, so a ``--limit`` run compares with the full-size figure."""
 
 from __future__ import annotations
 
@@ -13,11 +15,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
+from factdebate.eval.intervals import wilson
 from factdebate.eval.metrics import Outcome, macro_f1, outcome_from_record, per_class
 from factdebate.eval.paper_metrics import positive_class
 from factdebate.eval.response_eval import claim_outcomes
@@ -34,6 +36,7 @@ class Context:
 
 
 Compute = Callable[[list[Outcome], Context], float | None]
+Counts = Callable[[list[Outcome]], tuple[int, int] | None]  # a proportion's (successes, trials)
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class Metric:
     label: str
     level: str  # "sample": one outcome per sample; "claim": one per gold-labelled claim of a response
     compute: Compute
-    summary_key: str | None = None  # taken from summary.json (value and interval) rather than recomputed
+    counts: Counts | None = None  # a proportion: its interval is Wilson's over these counts
 
 
 @dataclass(frozen=True)
@@ -49,10 +52,27 @@ class Measured:
     value: float | None
     ci: tuple[float, float] | None
     n: int
+    interval: str = ""  # "Wilson" or "bootstrap"
+    missing: int = 0  # samples of the draw without a record, counted wrong
 
 
 def _accuracy(outcomes: list[Outcome], _: Context) -> float | None:
     return sum(o.correct for o in outcomes) / len(outcomes) if outcomes else None
+
+
+def _correct(outcomes: list[Outcome]) -> tuple[int, int] | None:
+    return (sum(o.correct for o in outcomes), len(outcomes)) if outcomes else None
+
+
+def _positive_counts(field: str) -> Counts:
+    def counts(outcomes: list[Outcome]) -> tuple[int, int] | None:
+        row = positive_class(outcomes)
+        if row is None:
+            return None
+        trials = row["tp"] + (row["fp"] if field == "precision" else row["fn"])
+        return (row["tp"], trials) if trials else None
+
+    return counts
 
 
 def _class_f1(label: str) -> Compute:
@@ -78,20 +98,21 @@ def _tool_calls_total(outcomes: list[Outcome], ctx: Context) -> float | None:
 
 
 METRICS: dict[str, Metric] = {
-    "accuracy": Metric("accuracy", "sample", _accuracy, "accuracy"),
-    "macro_f1": Metric("macro-F1", "sample", lambda outcomes, ctx: macro_f1(outcomes, ctx.labels), "macro_f1"),
+    "accuracy": Metric("accuracy", "sample", _accuracy, _correct),
+    "macro_f1": Metric("macro-F1", "sample", lambda outcomes, ctx: macro_f1(outcomes, ctx.labels)),
     "f1_true": Metric("True F1", "sample", _class_f1("SUPPORTS")),
     "f1_false": Metric("False F1", "sample", _class_f1("REFUTES")),
-    "precision": Metric("precision (factual class)", "sample", _positive("precision")),
-    "recall": Metric("recall (factual class)", "sample", _positive("recall")),
+    "precision": Metric("precision (factual class)", "sample", _positive("precision"), _positive_counts("precision")),
+    "recall": Metric("recall (factual class)", "sample", _positive("recall"), _positive_counts("recall")),
     "f1": Metric("F1 (factual class)", "sample", _positive("f1")),
-    "claim_accuracy": Metric("claim-level accuracy", "claim", _accuracy),
-    "claim_precision": Metric("claim-level precision", "claim", _positive("precision")),
-    "claim_recall": Metric("claim-level recall", "claim", _positive("recall")),
+    "claim_accuracy": Metric("claim-level accuracy", "claim", _accuracy, _correct),
+    "claim_precision": Metric("claim-level precision", "claim", _positive("precision"), _positive_counts("precision")),
+    "claim_recall": Metric("claim-level recall", "claim", _positive("recall"), _positive_counts("recall")),
     "claim_f1": Metric("claim-level F1", "claim", _positive("f1")),
-    "response_accuracy": Metric("response-level accuracy", "sample", _accuracy),
-    "response_precision": Metric("response-level precision", "sample", _positive("precision")),
-    "response_recall": Metric("response-level recall", "sample", _positive("recall")),
+    "response_accuracy": Metric("response-level accuracy", "sample", _accuracy, _correct),
+    "response_precision": Metric("response-level precision", "sample", _positive("precision"),
+                                 _positive_counts("precision")),
+    "response_recall": Metric("response-level recall", "sample", _positive("recall"), _positive_counts("recall")),
     "response_f1": Metric("response-level F1", "sample", _positive("f1")),
     "tool_calls_total": Metric("tool calls (total over the paper's claims)", "sample", _tool_calls_total),
 }
@@ -108,8 +129,17 @@ def bootstrap(outcomes: list[Outcome], compute: Compute, ctx: Context, seed: int
     return float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))
 
 
-def _finite(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+def interval(metric: Metric, outcomes: list[Outcome], ctx: Context, seed: int
+             ) -> tuple[tuple[float, float] | None, str]:
+    """The metric's 95% interval and its kind: Wilson's for a proportion, else the bootstrap."""
+    if metric.counts is None:
+        found = bootstrap(outcomes, metric.compute, ctx, seed)
+        return found, "bootstrap" if found else ""
+    counts = metric.counts(outcomes)
+    if counts is None:
+        return None, ""
+    low, high = wilson(*counts)
+    return ((low, high), "Wilson") if math.isfinite(low) else (None, "")
 
 
 def measure_run(folder: Path, metrics: list[str], paper_n: int) -> dict[str, Measured] | None:
@@ -119,21 +149,19 @@ def measure_run(folder: Path, metrics: list[str], paper_n: int) -> dict[str, Mea
         return None
     results = run_file(folder, RESULTS, limit=MAX_RESULTS_BYTES)
     records = latest_records(results) if results is not None else {}
-    chosen = [records[i] for i in summary.get("ids", []) if i in records]
-    levels = {"sample": [outcome_from_record(r) for r in chosen], "claim": claim_outcomes(chosen)}
+    ids = [str(i) for i in summary.get("ids", [])]
+    chosen = [records[i] for i in ids if i in records]
+    # A sample of the draw with no record yet counts wrong: the run is measured over its whole draw. Without
+    # a record its gold label is unknown; MISSING is never right whatever the gold, and "?" is in no class.
+    missing = [Outcome(i, "?", None, "missing") for i in ids if i not in records]
+    levels = {"sample": [outcome_from_record(r) for r in chosen] + missing, "claim": claim_outcomes(chosen)}
     ctx = Context(tuple(summary["labels"]), paper_n)
     seed = int(summary.get("seed", 0))
     out: dict[str, Measured] = {}
     for name in metrics:
         metric = METRICS[name]
         outcomes = levels[metric.level]
-        if metric.summary_key:
-            m = summary["metrics"]
-            ci = m["ci"].get(metric.summary_key) or [None, None]
-            low, high = _finite(ci[0]), _finite(ci[1])
-            out[name] = Measured(_finite(m.get(metric.summary_key)),
-                                 (low, high) if low is not None and high is not None else None, len(outcomes))
-        else:
-            out[name] = Measured(metric.compute(outcomes, ctx), bootstrap(outcomes, metric.compute, ctx, seed),
-                                 len(outcomes))
+        ci, kind = interval(metric, outcomes, ctx, seed)
+        out[name] = Measured(metric.compute(outcomes, ctx), ci, len(outcomes), kind,
+                             len(missing) if metric.level == "sample" else 0)
     return out

@@ -1,8 +1,8 @@
 """The reproduction's report: ``report.md`` with, per table, every figure the paper reports next to ours
-(95% bootstrap interval), the difference, and whether the paper's figure lies inside our interval; a plot
-per table; the runs with the paper deviations in force and the settings the user changed; what was
-skipped and how to supply it. Everything is read back from the output folder (reproduce.json and each
-run's files), so the report can be rewritten at any time."""
+(95% interval: Wilson's for a proportion, the bootstrap's otherwise), the difference, and whether the
+paper's figure lies inside our interval; a plot per table; the runs with the paper deviations in force and
+the settings the user changed; what was skipped and how to supply it. Everything is read back from the
+output folder (reproduce.json and each run's files), so the report can be rewritten at any time."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ from factdebate.eval.reproduce.spec import Paper, Table, get_paper
 from factdebate.eval.summary import EMBEDDED, RUN, SUMMARY_JSON
 
 REPORT = "report.md"
+INTERVALS_NOTE = ("95% intervals: Wilson score for accuracy, precision and recall (proportions, each over its own "
+                  "denominator); percentile bootstrap (1,000 resamples, the run's seed) for F1, macro-F1 and tool "
+                  "calls. A sample of the draw not run yet counts wrong in accuracy.")
 TINY = EMBEDDED  # the embedded model or a scripted one
 CAPABLE = ("**A capable model is needed for the paper's numbers.** The papers used GPT-4o-mini, GPT-4o, GPT-5-mini, "
            "Llama-3.3-70B, Qwen-2.5 and ChatGPT; the embedded model is SmolLM2-135M, a 135-million-parameter model "
@@ -107,6 +110,7 @@ def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
     out = [f"## {table.caption}", ""]
     if table.note:
         out += [table.note, ""]
+    out += [INTERVALS_NOTE, ""]
     out += ["| paper row (backbone) | our run | column | metric | paper | ours [95% CI] | ours − paper | "
             "paper inside our CI | n |", "|---|---|---|---|---|---|---|---|---|"]
     for line in lines:
@@ -124,14 +128,26 @@ def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
         else:
             ours = _num(value, digits) + (f" [{_num(ci[0], digits)}, {_num(ci[1], digits)}]" if ci else "")
             diff = _num(value - line.paper, digits) if line.paper is not None else "n/a"
-            inside = "n/a" if ci is None or line.paper is None else ("yes" if ci[0] <= line.paper <= ci[1] else "no")
+            inside = _inside(line, ci)
         n = str(line.ours.n) if line.ours else "0"
+        if line.ours and line.ours.missing:
+            n += f" ({line.ours.missing} not run, counted wrong)"
         out.append(f"| {line.row} ({paper.models.get(line.model, line.model)}) | {line.run} | "
                    f"{paper.datasets[line.column].label} | {METRICS[line.metric].label} | {paper_text} | {ours} | "
                    f"{diff} | {inside} | {n} |")
     if table.excluded:
         out += ["", "Rows of the paper not run here: " + "; ".join(f"{e.row} ({e.why})" for e in table.excluded) + "."]
     return out
+
+
+def _inside(line: Line, ci: tuple[float, float] | None) -> str:
+    """Whether the paper's figure lies in our interval. A bootstrap interval that is one point (every
+    resample alike, as 3 of 3 gives) says nothing about what else the method could score: no verdict."""
+    if ci is None or line.paper is None or line.ours is None:
+        return "n/a"
+    if ci[0] == ci[1] and line.ours.interval == "bootstrap":
+        return f"n/a (the bootstrap interval is one point at n = {line.ours.n})"
+    return "yes" if ci[0] <= line.paper <= ci[1] else "no"
 
 
 def _plot(table: Table, lines: list[Line], path: Path) -> Path | None:

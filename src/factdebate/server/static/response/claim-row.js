@@ -2,7 +2,8 @@
 /* One claim of a response being checked: its live status, label, how it was decided and a confidence (a
    judge's, or a panel's consensus), read from the claim's own events; a button that opens its debate. */
 import { LABEL_CLASS, el, labelChip } from "../dom.js";
-import { evidenceBlock } from "../evidence.js";
+import { evidenceBlock, reasonBlock } from "../evidence.js";
+import { verdictReason } from "../reason.js";
 import { describe, viewOf } from "../views.js";
 
 /** @typedef {"pending" | "running" | "done" | "error" | "stopped"} ClaimState */
@@ -44,7 +45,13 @@ export class ClaimRow {
     this.button.addEventListener("click", () => onOpen(this));
     // The passages its verdict rests on, beside the button (links cannot sit inside one).
     this.evidenceSlot = el("div", "claim-evidence");
-    this.node.append(this.button, this.evidenceSlot);
+    /** @type {((claim: ClaimRow) => void) | null} checks this claim again alone (offered once it failed) */
+    this.onRetry = null;
+    this.retryButton = el("button", "secondary retry claim-retry", "Retry this claim");
+    this.retryButton.type = "button";
+    this.retryButton.setAttribute("aria-label", "Retry claim " + (index + 1));
+    this.retryButton.addEventListener("click", () => { if (this.onRetry) this.onRetry(this); });
+    this.node.append(this.button, this.retryButton, this.evidenceSlot);
     this.draw();
   }
 
@@ -82,13 +89,30 @@ export class ClaimRow {
     }
     this.state = this.error ? "error" : "done";
     this.evidenceSlot.replaceChildren();
-    const evidence = this.verdict ? evidenceBlock(this.verdict, true) : null;
+    // Why, in the deciding answer's words, under the claim: the label alone does not say.
+    const reason = this.verdict ? verdictReason(this.verdict) : null;
+    if (reason) this.evidenceSlot.append(reasonBlock(reason, viewOf(this.verdict.method || this.method), true));
+    const evidence = this.verdict ? evidenceBlock(this.verdict, true, reason) : null;
     if (evidence) {
       const fold = el("details", "claim-evidence-fold");
       fold.open = true;
       fold.append(el("summary", "", "Evidence"), evidence);
       this.evidenceSlot.append(fold);
     }
+    this.draw();
+  }
+
+  /* Back to its start, for a check of it alone (its Retry): what the failed check left is cleared. */
+  restart() {
+    this.events = [];
+    this.state = "running";
+    this.label = null;
+    this.decidedBy = "";
+    this.confidence = null;
+    this.verdict = null;
+    this.error = null;
+    this.rounds = 0;
+    this.evidenceSlot.replaceChildren();
     this.draw();
   }
 
@@ -118,8 +142,9 @@ export class ClaimRow {
     const confidence = this.confidence === null ? "" : Number(this.confidence).toFixed(2);
     // A panel's wording already names its consensus: not twice.
     if (this.state === "done" && confidence && !meta.some(m => m.includes(confidence))) meta.push("confidence " + confidence);
-    if (this.error) meta.push(this.error);
+    if (this.error) meta.push("checking it failed: " + this.error);
     this.metaSlot.textContent = meta.join(" · ");
     this.metaSlot.hidden = !meta.length;
+    this.retryButton.hidden = this.state !== "error" || !this.onRetry;
   }
 }

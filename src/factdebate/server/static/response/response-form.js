@@ -13,12 +13,36 @@ import { ResponseView } from "./response-view.js";
 
 const view = new ResponseView(byId("response-live"));
 view.onRetry = () => byId("submit").click(); // the answer is still in the form
+/** @type {Record<string, any> | null} what the shown check was asked with: a claim checked again alone is too */
+let asked = null;
+
+/* One claim of the shown check checked again alone (its row's Retry), through
+   POST /v1/check-response/claim/stream: with the options the check was asked with (a check reopened from
+   Recent checks: the form's), its events drawn as the check's own. */
+/** @param {import("./claim-row.js").ClaimRow} claim @param {Array<string | null>} labels */
+view.onRetryClaim = async (claim, labels) => {
+  const v = view.result || {};
+  const body = { ...(asked || requestBody()), response: String(v.response || view.text),
+    ...(v.question ? { question: v.question } : {}), index: claim.index, claim: claim.text, labels };
+  let ended = false;
+  try {
+    const response = await stream("/v1/check-response/claim/stream", body, new AbortController().signal);
+    await readSSE(response, (name, data) => {
+      if (name === "result" || name === "error") ended = true;
+      view.recheckEvent(name, data);
+    });
+    if (!ended) view.recheckFailed("the stream ended before the claim's verdict arrived");
+  } catch (err) {
+    view.recheckFailed(String(/** @type {Error} */ (err).message || err));
+  }
+};
 
 onSubmit("response", async signal => {
   const text = input("response-text").value.trim();
   if (!text) { showError("Paste the answer to check."); return; }
   const question = input("response-question").value.trim();
   const body = { ...requestBody(), response: text, ...(question ? { question } : {}) };
+  asked = body;
   let response;
   try {
     response = await stream("/v1/check-response/stream", body, signal);
@@ -54,6 +78,7 @@ history.onOpen("response", item => {
   input("response-question").value = v.question || "";
   count();
   const id = (item.check_ids || [])[0] || null;
+  asked = null; // its claims are checked again with the form's options
   view.show(v, id);
   byId("response-live").hidden = false;
   keptCalls(id).then(kept => view.keptCalls(kept)); // each claim's model calls, drawn under its debate as live

@@ -56,6 +56,11 @@ export class ResponseView {
     this.clock = new RunProgress();
     /** @type {(() => void) | null} runs the same check again (a Retry button after a failure) */
     this.onRetry = null;
+    /** @type {((claim: ClaimRow, labels: Array<string | null>) => void) | null} checks one claim again alone */
+    this.onRetryClaim = null;
+    /** @type {ClaimRow | null} the claim being checked again, one at a time: the response's label is worked
+        out from the others' labels as they stand when it starts */
+    this.rechecking = null;
   }
 
   /**
@@ -167,6 +172,7 @@ export class ResponseView {
   setClaims(texts, parsed) {
     this.list.replaceChildren();
     this.claims = texts.map((text, i) => new ClaimRow(i, text, c => this.open(c), this.debateId));
+    this.claims.forEach(c => { c.onRetry = claim => this.retryClaim(claim); });
     this.claims.forEach(c => this.list.append(c.node));
     this.listHint.textContent = !parsed ? "The model's list of claims could not be read, even after one re-ask: " +
       "nothing was checked." : texts.length ? "Select a claim to follow its debate." : "No claim was found.";
@@ -331,7 +337,90 @@ export class ResponseView {
     this.drawAnswer();
     this.showVerdict(verdict);
     this.clock.stop(); // its line keeps the time the check took
-    this.status("Done.", false);
+    this.ended();
+  }
+
+  /* The status line and the problem once the verdict is in: a check whose every claim failed failed (its
+     Retry runs it all again); claims that failed among others are named, each with its own Retry. */
+  ended() {
+    const failed = this.claims.filter(c => c.state === "error");
+    this.retrySlot.querySelectorAll("button.retry").forEach(b => b.remove()); // a note on kept calls stays
+    if (!failed.length) {
+      const v = this.result || {};
+      if ((v.extraction || {}).parsed !== false && !v.error) this.problemBox.hidden = true; // its claims now pass
+      this.status("Done.", false);
+      return;
+    }
+    const all = failed.length === this.claims.length;
+    const why = failed[0].error || "unknown error";
+    this.problem(all ? "Checking every claim failed: " + why + ". Retry the check, or each claim alone." :
+      failed.length + " of " + this.claims.length + " claims could not be checked (" + why + "). Retry each " +
+      "from its row.");
+    this.status(all ? "Failed." : "Done, but " + failed.length + " claim" + (failed.length === 1 ? "" : "s") +
+      " failed.", false);
+    const retry = this.onRetry;
+    if (all && retry) {
+      const again = el("button", "secondary retry", "Retry");
+      again.type = "button";
+      again.addEventListener("click", () => retry());
+      this.retrySlot.prepend(again);
+    }
+  }
+
+  /* One claim checked again alone (its row's Retry): the service re-checks it and answers with the
+     response's label worked out anew from every claim's label as they stand. */
+  /** @param {ClaimRow} claim */
+  retryClaim(claim) {
+    if (!this.onRetryClaim || !this.result || this.rechecking) return;
+    const labels = this.claims.map(c => (c.state === "done" ? c.label : null));
+    this.rechecking = claim;
+    this.claims.forEach(c => { c.retryButton.disabled = true; });
+    claim.restart();
+    this.clock.start(); // its waits and retries, live
+    this.drawAnswer();
+    this.status("Checking claim " + (claim.index + 1) + " again…", true);
+    if (this.selected === claim) this.open(claim);
+    this.onRetryClaim(claim, labels);
+  }
+
+  /** The stream of a claim checked again: its events, as a check's own. @param {string} name @param {any} ev */
+  recheckEvent(name, ev) {
+    const claim = this.rechecking;
+    if (!claim || !this.claims.includes(claim)) return; // another check is shown by now
+    if (name === "result") this.rechecked(claim, ev);
+    else if (name === "error") this.recheckFailed(ev.message || "unknown error");
+    else if (name !== "check_saved") this.event(name, ev);
+  }
+
+  /** @param {ClaimRow} claim @param {any} answer the service's ClaimRecheck */
+  rechecked(claim, answer) {
+    this.rechecking = null;
+    this.clock.stop();
+    const check = answer.claim || {};
+    const v = this.result;
+    v.claims = (v.claims || []).map((/** @type {any} */ c) => (c.index === claim.index ? check : c));
+    Object.assign(v, { label: answer.label, factual: answer.factual, decided_by: answer.decided_by });
+    const shift = this.text.indexOf(v.response || "");
+    claim.span = check.span && shift >= 0 ? { start: check.span.start + shift, end: check.span.end + shift } : claim.span;
+    claim.settle(check, v.config);
+    this.claims.forEach(c => { c.retryButton.disabled = false; c.draw(); });
+    if (this.selected === claim) this.open(claim);
+    this.drawAnswer();
+    this.showVerdict(v);
+    this.ended();
+  }
+
+  /** The claim's new check could not run (the stream broke, the service refused it). @param {string} message */
+  recheckFailed(message) {
+    const claim = this.rechecking;
+    this.rechecking = null;
+    if (!claim || !this.claims.includes(claim)) return;
+    this.clock.stop();
+    claim.fail(message);
+    this.claims.forEach(c => { c.retryButton.disabled = false; });
+    if (this.selected === claim) this.open(claim);
+    this.drawAnswer();
+    this.ended();
   }
 
   /** @param {any} v */
@@ -340,9 +429,11 @@ export class ResponseView {
     box.hidden = false;
     box.className = "response-verdict verdict-box " + (LABEL_CLASS[v.label] || "unparsed");
     const main = el("div", "verdict-main");
-    main.append(el("span", "kicker", "the response"), el("span", "verdict-label", v.label || "no label"),
-      el("span", "verdict-how", responseRule(v.decided_by)));
     const n = this.counts();
+    const allFailed = this.claims.length > 0 && n.error === this.claims.length;
+    main.append(el("span", "kicker", "the response"),
+      el("span", "verdict-label", v.label || (allFailed ? "failed" : "no label")),
+      el("span", "verdict-how", allFailed ? "no label: checking every claim failed" : responseRule(v.decided_by)));
     /** @type {Array<[number, string]>} */
     const all = [[n.SUPPORTS, "supported"], [n.REFUTES, "refuted"], [n["NOT ENOUGH INFO"], "not enough info"],
       [n.none, "no label"], [n.error, "failed"]];

@@ -1,0 +1,87 @@
+"""What ``compare`` may conclude from several paired tests at small n: Holm's correction over every pair's
+McNemar p, the difference each pair could have detected, the runs off the Pareto front that no front run
+beats significantly, and one plain sentence.
+
+With four runs there are six pairs, and the chance that at least one McNemar p falls below 0.05 when no
+method differs is near 26%; Holm's step-down correction keeps it at 5%. A front drawn on point estimates
+names a winner whenever one run is cheaper and a little more accurate, significant or not; a run it leaves
+out is marked "not distinguishable from the front" unless a front run that beats it on cost and accuracy
+is also significantly more accurate (after Holm)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factdebate.eval.intervals import ALPHA, POWER, fewest_discordant, holm, minimum_detectable_difference
+
+
+def mark_pairs(pairs: list[dict[str, Any]]) -> None:
+    """Add to every pair its Holm-adjusted McNemar p, whether it differs at ``ALPHA`` after the correction,
+    and the smallest difference it could detect (at ALPHA / m, the strictest of Holm's thresholds, with
+    ``POWER``, at the pair's own share of discordant samples)."""
+    m = len(pairs)
+    for pair, adjusted in zip(pairs, holm([p["mcnemar_p"] for p in pairs]), strict=True):
+        n = pair["n"]
+        share = (pair["only_a"] + pair["only_b"]) / n if n else 0.0
+        pair["mcnemar_p_holm"] = adjusted
+        pair["differs"] = adjusted < ALPHA
+        pair["detectable_difference"] = minimum_detectable_difference(n, share, alpha=ALPHA / m) if m else None
+
+
+def _pair(pairs: list[dict[str, Any]], x: str, y: str) -> dict[str, Any] | None:
+    return next((p for p in pairs if {p["a"], p["b"]} == {x, y}), None)
+
+
+def _dominates(s: dict[str, Any], r: dict[str, Any]) -> bool:
+    cs, cr = s["cost"]["axis_per_claim"], r["cost"]["axis_per_claim"]
+    return cs <= cr and s["accuracy"] >= r["accuracy"] and (cs < cr or s["accuracy"] > r["accuracy"])
+
+
+def front_marks(rows: list[dict[str, Any]], front: list[str], pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    """For every run with a cost figure off the front: the front runs that beat it on both axes, and which
+    of them are significantly more accurate after Holm. A run none of them beats significantly is not
+    distinguishable from the front in accuracy."""
+    by_name = {r["name"]: r for r in rows}
+    behind: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row["name"] in front or row["cost"]["axis_per_claim"] is None or row["accuracy"] is None:
+            continue
+        beaten_by = [f for f in front if _dominates(by_name[f], row)]
+        significant = [f for f in beaten_by if (p := _pair(pairs, f, row["name"])) is not None and p["differs"]]
+        behind[row["name"]] = {"beaten_by": beaten_by, "significantly": significant}
+    return {"not_distinguishable": [name for name, b in behind.items() if not b["significantly"]],
+            "behind": behind}
+
+
+def _points(value: float) -> str:
+    return f"{value * 100:.0f}"
+
+
+def sentence(pairs: list[dict[str, Any]], n: int) -> str:
+    """The verdict in words: which pairs differ after Holm's correction, and what difference the comparison
+    could have seen at its n."""
+    if not pairs:
+        return "No pair to compare."
+    m = len(pairs)
+    correction = "after Holm's correction" if m > 1 else "(one comparison, nothing to correct)"
+    threshold = ALPHA / m
+    if fewest_discordant(threshold) > n:
+        reach = (f"at n = {n} no difference can be significant: McNemar's exact test needs at least "
+                 f"{fewest_discordant(threshold)} samples on which the two runs disagree, all one way")
+    else:
+        detectable = sorted(p["detectable_difference"] for p in pairs)
+        low, high = _points(detectable[0]), _points(detectable[-1])
+        size = f"about {low} points" if low == high else f"about {low} to {high} points, by how often the runs disagree"
+        reach = (f"at n = {n} a difference in accuracy of {size} could be seen ({POWER:.0%} power, two-sided "
+                 f"{ALPHA:g}/{m}); a smaller one may be there unseen")
+    differing = [p for p in pairs if p["differs"]]
+    if not differing:
+        smallest = min(p["mcnemar_p_holm"] for p in pairs)
+        return (f"No pair differs at {ALPHA:g} {correction} (smallest adjusted McNemar p = {smallest:.2f}); "
+                f"{reach}.")
+    found = "; ".join(
+        f"{p['a'] if p['difference'] > 0 else p['b']} is more accurate than {p['b'] if p['difference'] > 0 else p['a']}"
+        f" by {_points(abs(p['difference']))} points (adjusted p = {p['mcnemar_p_holm']:.3f})" for p in differing)
+    rest = m - len(differing)
+    return (f"{len(differing)} of {m} pair(s) differ at {ALPHA:g} {correction}: {found}"
+            + (f". The other {rest} do not; {reach}." if rest else "."))
