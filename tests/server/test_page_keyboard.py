@@ -6,6 +6,7 @@ links is one stop, walked with the arrow keys. One service and one browser for t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,8 +91,26 @@ def test_axe_finds_nothing_serious_on_any_screen(chromium: Any, server: Any, tmp
     assert errors == []
 
 
+def luminance(css: str) -> float:
+    """WCAG's relative luminance of a computed colour, "rgb(r, g, b)"."""
+    channels = [int(c) / 255 for c in re.findall(r"\d+", css)[:3]]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(first: str, second: str) -> float:
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
 def test_a_keyboard_gets_past_a_verdict_in_a_few_stops(chromium: Any, server: Any) -> None:
     page, errors = open_page(chromium, server)
+    # A text field's focus ring stands out from the card it is on (WCAG 1.4.11: 3:1; it had 1.6:1).
+    for field in ("#claim", "#api-key"):
+        page.focus(field)
+        ring = page.eval_on_selector(field, "f => getComputedStyle(f).outlineColor")
+        card = page.eval_on_selector(field, "f => getComputedStyle(f.closest('.card, .topbar')).backgroundColor")
+        assert contrast(ring, card) >= 3, (field, ring, card)
     # No debate on screen: the top's verdict and debate links are not offered.
     assert from_top(page, 1) == "skip-link|Skip to the form"
     assert from_top(page, 2) == "tab active|Check a claim"
