@@ -181,7 +181,7 @@ def test_the_verdict_says_why_and_quotes_its_evidence(browser: Any,  # noqa: F81
         assert strip[-1].endswith("so no consensus"), strip
         # The passages it rests on, quoted with their sources, in the verdict box itself.
         evidence = page.locator("#live .verdict-box .deciding-evidence")
-        assert "read by rag, search in round 2" in (evidence.locator(".kicker").text_content() or "")
+        assert "cited by rag and search" in (evidence.locator(".kicker").first.text_content() or "")
         assert evidence.locator("a[href]").first.get_attribute("href") == WIKIPEDIA
         assert "completed in 1889" in evidence.locator(".passage-text").first.inner_text()
         page.locator("#live .verdict-box").screenshot(path=str(SHOTS / "page-verdict-why.png"))

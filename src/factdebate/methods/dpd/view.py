@@ -20,7 +20,7 @@ VIEW = declare_view(
            "summarizer": RoleView(title="Summarizer", statement=True),
            "judge": RoleView(title="Referee")},
     decisions={"panel": "the referees' confidence-weighted vote · consensus {consensus}",
-               "panel-tie": "the referees' vote was a tie · consensus {consensus}"},
+               "panel-tie": "a tie in the referees' vote · consensus {consensus}"},
     sides={"affirmative": "Affirmative team — the claim is factual",
            "negative": "Negative team — the claim is hallucinated"},
     ballot=BALLOT,

@@ -4,10 +4,11 @@
    trace events, or at once from a finished verdict (`render`). */
 import { CallLog } from "./calls.js";
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "./dom.js";
-import { evidenceBlock } from "./evidence.js";
+import { evidenceBlock, reasonBlock } from "./evidence.js";
 import { RunProgress } from "./progress.js";
 import { cutCallsText, linkControl } from "./share.js";
 import { debateSkip } from "./skip.js";
+import { verdictReason } from "./reason.js";
 import { verdictSentence } from "./why.js";
 import { describe, layout, viewOf } from "./views.js";
 
@@ -153,7 +154,10 @@ export class VerdictView {
     box.append(main);
     const why = verdictSentence(v, this.thresholds, role => Boolean(this.view.roles[role]?.statement));
     if (why) box.append(el("p", "verdict-why", why));
-    const evidence = evidenceBlock(v);
+    // The deciding answer's own words and the passage line they rest on, for every method.
+    const reason = verdictReason(v);
+    if (reason) box.append(reasonBlock(reason, this.view));
+    const evidence = evidenceBlock(v, false, reason);
     if (evidence) box.append(evidence);
     if (!Object.keys(this.view.ballot).length) { // a panel's ballots are drawn by its layout, not as text
       (v.judges || []).forEach((/** @type {any} */ j) => {
@@ -164,7 +168,7 @@ export class VerdictView {
         box.append(judge);
       });
     }
-    if (v.explanation && why) { // the sentence says it; the method's own working stays one click away
+    if (v.explanation && (why || reason)) { // the sentences say it; the method's own working stays one click away
       const formula = el("details", "explanation");
       formula.append(el("summary", "", "How it was computed"), el("pre", "", v.explanation));
       box.append(formula);

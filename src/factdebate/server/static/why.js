@@ -89,8 +89,13 @@ export function verdictSentence(v, thresholds, statement) {
     case "judge": {
       const agreed = answers.length > 1 && new Set(answers.map(a => a.label)).size === 1 && answers[0].label;
       const short = shortfalls(answers, thresholds);
+      const scored = answers.some(a => Object.keys(a.scores || {}).length);
+      // Without scores agreement is not what ends such a debate (MAD): its moderator names a winner, or not.
+      const moderated = rounds.some((/** @type {any} */ r) => (r.judges || []).length);
+      const unsettled = scored ? "their scores did not hold them to it" : moderated ?
+        "no round's moderator named a winner" : "the method leaves the decision to its judge";
       const why = agreed ? saidText(answers) + " in the last round, but " + (short.length ? listText(short) :
-        "their scores did not hold them to it") : "the agents did not agree within " + plural(rounds.length, "round") +
+        unsettled) : "the agents did not agree within " + plural(rounds.length, "round") +
         (answers.length ? " (last round: " + saidText(answers) + ")" : "");
       return why.charAt(0).toUpperCase() + why.slice(1) + ", so the judge decided: " + label + ".";
     }
@@ -116,11 +121,28 @@ export function verdictSentence(v, thresholds, statement) {
       const tied = v.decided_by === "panel-tie" || (lines.length > 0 && /->\s*tie\b/.test(lines[lines.length - 1]));
       const agreement = v.consensus === null || v.consensus === undefined ? "" :
         " (agreement " + Number(v.consensus).toFixed(2) + ")";
-      const end = tied ? "; weighted by confidence that is a tie" + agreement + ", so the claim gets the tie label " +
+      // A vote weighs its confidence: when every one was 0, every total is 0 and nothing but a tie can come out.
+      const nothing = judges.length > 0 && judges.every((/** @type {any} */ j) => !Number(j.confidence));
+      const end = tied && nothing ? "; every referee's confidence was 0, so every weighted total was 0: a tie" +
+        agreement + ", and the claim gets the tie label " + label + "." :
+        tied ? "; weighted by confidence that is a tie" + agreement + ", so the claim gets the tie label " +
         label + "." : top && top[0] !== label ? "; weighted by confidence" + agreement + " the votes favour " + label +
         "." : "; weighted by confidence" + agreement + ", " + label + " wins.";
       return "The " + plural(judges.length, "referee") + " of " + (last ? "round " + last.round : "the last round") +
         " voted " + (shown || "nothing readable") + end;
+    }
+    case "any-false":
+    case "all-true":
+    case "unverified": { // a verdict decided as a response's is (FacTool): its claims, each checked alone
+      const turns = answers.length ? answers : [];
+      const count = (/** @type {string} */ l) => turns.filter(a => a.label === l).length;
+      const claims = plural(turns.length, "claim");
+      const one = turns.length === 1;
+      if (v.decided_by === "any-false") return (one ? "Its one claim was" : count("REFUTES") + " of the " + claims +
+        " it was split into " + (count("REFUTES") === 1 ? "was" : "were")) + " found false, and one false claim makes the whole false.";
+      if (v.decided_by === "all-true") return one ? "Its one claim was supported." : "All " + claims + " it was split into were supported.";
+      return "No claim was found false, but " + (turns.length - count("SUPPORTS")) + " of the " + claims +
+        " could not be verified.";
     }
     case "moderator":
       return "The moderator of " + (last ? "round " + last.round : "the debate") + " preferred an answer: " + label + ".";

@@ -3,6 +3,7 @@
    query, evidence, steps, answer, label and score gauges, and a strip of the rounds. Draws any method that
    records turns, steps and judgements (methods/kit/turns.py). */
 import { el, gauge, labelChip, safeUrl } from "../dom.js";
+import { unique } from "../reason.js";
 import { oneTabStop } from "../roving.js";
 import { registerMethodView } from "../views.js";
 import { roundSentence } from "../why.js";
@@ -14,10 +15,11 @@ import { roundSentence } from "../why.js";
  * and their cards folded under it: 29 cards one under another made a phone's page 10,000 px long. */
 export const MANY_AGENTS = 4;
 
-/** A list of retrieved passages, each title linking to its source. @param {any[]} docs */
+/** A list of retrieved passages, each title linking to its source, each once (a ReAct turn's evidence is
+ * every step's, repeats and all). @param {any[]} docs */
 export function evidenceList(docs) {
   const list = el("ol", "docs");
-  docs.forEach(doc => {
+  unique(docs).forEach(doc => {
     const item = el("li");
     const url = safeUrl(doc.source);
     const title = url ? el("a", "doc-title", doc.title || url) : el("span", "doc-title", doc.title || doc.id);
@@ -38,6 +40,28 @@ export function evidenceList(docs) {
 export function stepText(ev) {
   const args = Object.values(ev.arguments || {}).join(", ");
   return (ev.tool || "no valid action") + (args ? "[" + args + "]" : "");
+}
+
+/**
+ * A step's observation folded, its start in the summary. One that repeats an earlier step's (the same text, or
+ * the same passages) names that step rather than listing them again: a ReAct agent searching five times
+ * over the same three documents showed them five times.
+ * @param {any} ev the step @param {HTMLElement} steps the agent's steps so far
+ */
+export function observationFold(ev, steps) {
+  const docs = (ev.evidence || []).map((/** @type {any} */ d) => d.id || d.source || d.title).sort().join("\n");
+  const earlier = [...steps.querySelectorAll(".step-observation")].findIndex(d => {
+    const seen = /** @type {HTMLElement} */ (d).dataset;
+    return seen.text === ev.observation || (docs !== "" && seen.docs === docs);
+  });
+  const fold = el("details", "step-observation");
+  fold.dataset.text = ev.observation;
+  fold.dataset.docs = docs;
+  const gist = String(ev.observation).replace(/\s+/g, " ").slice(0, 90);
+  fold.append(el("summary", "", earlier >= 0 ? "observation: the same as step " + (earlier + 1) :
+    "observation: " + gist + (ev.observation.length > 90 ? "…" : "")));
+  if (earlier < 0) fold.append(el("p", "", ev.observation));
+  return fold;
 }
 
 class DebateLayout {
@@ -211,7 +235,7 @@ class DebateLayout {
     const item = el("li", "step");
     if (ev.thought) item.append(el("span", "", ev.thought + " "));
     item.append(el("span", "query-text", stepText(ev)));
-    if (ev.observation) item.append(el("span", "muted", " → " + ev.observation));
+    if (ev.observation) item.append(observationFold(ev, card.stepSlot));
     card.stepSlot.append(item);
     this.stepItems.set(ev.agent + "#" + (ev.index || card.stepSlot.childElementCount), item);
     this.shell.status("Step " + (ev.index || card.stepSlot.childElementCount) + ": " + (ev.tool || "no action"), true);
