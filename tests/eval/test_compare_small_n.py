@@ -14,8 +14,10 @@ from scipy.stats import binomtest, norm
 from sklearn.metrics import cohen_kappa_score
 
 from factdebate.eval.compare import compare_runs
+from factdebate.eval.compare_cost import dollars_text
 from factdebate.eval.compare_verdict import mark_pairs, sentence
-from tests.eval.test_compare import GOLD, A, R, S, write_run
+from factdebate.eval.pricing import parse_prices
+from tests.eval.test_compare import GOLD, A, R, S, two_runs, write_run
 
 USAGE = {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 2}
 
@@ -155,3 +157,31 @@ def test_kappa_is_over_the_labelled_answers_and_failures_are_kept_apart(tmp_path
     shown_b = ["ERROR" if x == "error" else x for x in answers_b]
     assert pair["kappa_failures_as_answers"] == pytest.approx(cohen_kappa_score(shown_a, shown_b))
     assert pair["kappa_failures_as_answers"] > pair["kappa"]
+
+
+def test_cost_ratios_errored_spend_and_dollars_with_enough_digits(tmp_path: Path) -> None:
+    # Item 10. A: 120 tokens on each of its 10 samples; B: 60 on 9, its errored sample s6 with no usage.
+    a, b = two_runs(tmp_path)
+    data, text = compared(tmp_path, [a, b], prices=parse_prices(["m-a=0.15,0.60", "m-b=0.15,0.60"]))
+    ra, rb = data["runs"]
+    assert (ra["cost"]["errored_without_usage"], rb["cost"]["errored_without_usage"]) == (0, 1)
+    # gpt-4o-mini's prices: 100 x $0.15/M + 20 x $0.60/M = $0.000027 a claim, once printed $0.0000.
+    assert ra["cost"]["dollars_per_claim"] == pytest.approx(27e-6)
+    assert "| 0.0000270 | 0.0000386 | 0 |" in text  # $ / claim, $ / correct (0.00027 / 7), errored unpriced
+    (pair,) = data["pairs"]
+    ratio = pair["cost_ratio"]
+    # Dollars axis (every run priced), on the 9 samples both have a cost for: 27e-6 / 15e-6 per claim.
+    per_a = np.full(9, 27e-6)
+    per_b = np.full(9, (50 * 0.15 + 10 * 0.60) / 1e6)
+    index = np.random.default_rng(0).integers(0, 9, size=(1000, 9))
+    resampled = per_a[index].sum(axis=1) / per_b[index].sum(axis=1)
+    assert ratio["axis"] == "dollars" and ratio["n"] == 9
+    assert ratio["ratio"] == pytest.approx(per_a.sum() / per_b.sum())
+    assert ratio["ci"] == pytest.approx([np.percentile(resampled, 2.5), np.percentile(resampled, 97.5)])
+    assert "| a | b | 2.00 [2.00, 2.00] | 9 |" in text
+
+
+@pytest.mark.parametrize(("value", "text"), [(27e-6, "0.0000270"), (0.004, "0.00400"), (0.0820, "0.0820"),
+                                             (12.34, "12.3400"), (0.0, "0.0000"), (None, "n/a")])
+def test_dollars_keep_three_significant_digits(value: float | None, text: str) -> None:
+    assert dollars_text(value) == text

@@ -20,6 +20,7 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
 from factdebate.core.textsafe import safe_value
+from factdebate.eval.compare_cost import cost_ratio
 from factdebate.eval.compare_load import Denominator, LoadedRun, common_samples, denominator, load_all
 from factdebate.eval.compare_verdict import front_marks, mark_pairs, sentence
 from factdebate.eval.metrics import INTERVALS, Outcome, compute, paired_macro_f1
@@ -81,6 +82,11 @@ def build(runs: list[LoadedRun], counted: Denominator, output: Path, *, note: st
     pairs = [_pair_row(a.name, b.name, filled[a.name], filled[b.name], labels, seed, resamples)
              for a, b in combinations(runs, 2)]
     mark_pairs(pairs)
+    by_name = {r.name: r for r in runs}
+    for pair in pairs:
+        models = (run_models(by_name[pair["a"]].data.settings), run_models(by_name[pair["b"]].data.settings))
+        pair["cost_ratio"] = {"axis": axis, **cost_ratio(filled[pair["a"]], filled[pair["b"]], axis, prices or {},
+                                                         models, seed=seed, resamples=resamples)}
     front = pareto_front(rows)
     first = runs[0].summary
     nulls: dict[str, str] = {}
@@ -131,7 +137,11 @@ def _run_row(run: LoadedRun, outcomes: list[Outcome], ids: list[str], labels: tu
     models = run_models(run.data.settings)
     totals = m["cost"]
     usage_n = sum(1 for o in outcomes if o.usage is not None)
-    cost: dict[str, Any] = {"claims_with_usage": usage_n, "per_claim": {k: v["mean"] for k, v in totals.items()},
+    # An errored sample's record carries no usage: what it spent before failing is in no figure here, so a
+    # method that fails after expensive work looks cheaper. Say how many, beside the figures.
+    unpriced_failures = sum(1 for o in outcomes if o.status == "error" and o.usage is None)
+    cost: dict[str, Any] = {"claims_with_usage": usage_n, "errored_without_usage": unpriced_failures,
+                            "per_claim": {k: v["mean"] for k, v in totals.items()},
                             "p95": {k: v["p95"] for k, v in totals.items()},
                             "total": {k: v["total"] for k, v in totals.items()},
                             "per_correct": {k: (totals[k]["total"] / m["correct"] if m["correct"] else None)

@@ -8,6 +8,7 @@ import html
 import json
 from typing import Any
 
+from factdebate.eval.compare_cost import dollars_text
 from factdebate.eval.summary import fmt
 
 MAX_DISAGREEMENTS = 200  # compare.json keeps them all
@@ -114,10 +115,13 @@ def _cost(data: dict[str, Any]) -> list[str]:
     lines = ["", "## Cost", "",
              "Per claim: the mean over the samples that finished (an errored sample reports no usage). Per correct "
              "verdict: the run's total over its correct verdicts. Completion tokens include the reasoning tokens "
-             "shown apart. Seconds include waiting for a loaded machine; cached calls took no model time.", "",
+             "shown apart. Seconds include waiting for a loaded machine; cached calls took no model time. An errored "
+             "sample's record carries no usage, so what it spent before failing is in none of these figures: the "
+             "last column says how many samples that leaves out.", "",
              "| run | LLM calls | prompt tokens | completion tokens (reasoning) | tool calls | seconds | cached calls "
-             "| LLM calls / correct | tokens / correct | seconds / correct | $ / claim | $ / correct |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| LLM calls / correct | tokens / correct | seconds / correct | $ / claim | $ / correct "
+             "| errored, spend not recorded |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in data["runs"]:
         c, k = r["cost"]["per_claim"], r["cost"]["per_correct"]
         tokens = None if k["prompt_tokens"] is None else k["prompt_tokens"] + k["completion_tokens"]
@@ -126,8 +130,9 @@ def _cost(data: dict[str, Any]) -> list[str]:
             f"| {r['name']} | {fmt(c['llm_calls'], 1)} | {fmt(c['prompt_tokens'], 0)} | "
             f"{fmt(c['completion_tokens'], 0)} ({fmt(c['reasoning_tokens'], 0)}) | {fmt(c['tool_calls'], 1)} | "
             f"{fmt(c['seconds'], 1)} | {fmt(c['cached_calls'], 1)} | {fmt(k['llm_calls'], 1)} | {fmt(tokens, 0)} | "
-            f"{fmt(k['seconds'], 1)} | {fmt(dollars, 4) if dollars is not None else 'n/a'} | "
-            f"{fmt(r['cost']['dollars_per_correct'], 4)} |")
+            f"{fmt(k['seconds'], 1)} | {dollars_text(dollars)} | "
+            f"{dollars_text(r['cost']['dollars_per_correct'])} | {r['cost']['errored_without_usage']} |")
+    lines += _ratios(data)
     if data["prices"]:
         lines.append("")
         lines.append("Prices given (dollars per million prompt, completion tokens): " + ", ".join(
@@ -147,6 +152,20 @@ def _cost(data: dict[str, Any]) -> list[str]:
     lines += _behind(data["pareto"])
     if "cost_vs_accuracy.png" in data.get("plots", []):
         lines += ["", "![cost versus accuracy](cost_vs_accuracy.png)"]
+    return lines
+
+
+def _ratios(data: dict[str, Any]) -> list[str]:
+    """Each pair's cost ratio on the cost axis, with its paired bootstrap interval."""
+    if not data["pairs"]:
+        return []
+    axis = data["pareto"]["cost_axis"]
+    lines = ["", f"Cost ratio per claim ({axis}), A over B, on the samples both have a cost for, with a 95% paired "
+             "percentile bootstrap interval:", "", "| A | B | A / B [95% CI] | n |", "|---|---|---|---|"]
+    for p in data["pairs"]:
+        c = p["cost_ratio"]
+        lines.append(f"| {p['a']} | {p['b']} | {fmt(c['ratio'], 2)} [{fmt(c['ci'][0], 2)}, {fmt(c['ci'][1], 2)}] "
+                     f"| {c['n']} |")
     return lines
 
 
@@ -171,15 +190,15 @@ def _run_dollars(run: dict[str, Any]) -> list[str]:
     if by_model is None:  # a run recorded before usage was kept per model
         old = "recorded before usage was kept per model: priced from its totals, its speculative tokens left out"
         return [f"- {run['name']}: " + (f"no dollars, {cost['dollars_note']} ({old})" if cost["dollars_note"]
-                                        else f"${fmt(cost['dollars'], 4)} in all ({old})")]
+                                        else f"${dollars_text(cost['dollars'])} in all ({old})")]
     parts = []
     for model, used in by_model.items():
-        spent = "no price" if used["dollars"] is None else f"${fmt(used['dollars'], 4)}"
+        spent = "no price" if used["dollars"] is None else f"${dollars_text(used['dollars'])}"
         extra = (f" + {used['speculative_prompt_tokens']} / {used['speculative_completion_tokens']} speculative"
                  if used["speculative_calls"] else "")
         parts.append(f"{model} {spent} ({used['prompt_tokens']} prompt / {used['completion_tokens']} completion "
                      f"tokens{extra})")
-    head = (f"${fmt(cost['dollars'], 4)} in all" if cost["dollars"] is not None
+    head = (f"${dollars_text(cost['dollars'])} in all" if cost["dollars"] is not None
             else f"no dollars, {cost['dollars_note']}")
     return [f"- {run['name']}: {head}" + (": " + "; ".join(parts) if parts else "")]
 

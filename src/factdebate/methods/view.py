@@ -31,6 +31,7 @@ DECISIONS: dict[str, str] = {
     "moderator": "the moderator in round {round}",
     "single": "a single answer",
     "vote": "a majority vote",
+    "two-labels": "NOT ENOUGH INFO, answered REFUTES in a two-label task (not verified as factual)",
     "unparsed": "nothing readable: no label",
 }
 # What an agent named after its tool is called ("rag", "search-2", "none").

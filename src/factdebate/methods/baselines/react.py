@@ -25,6 +25,7 @@ from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
 from factdebate.methods.kit.fields import check_field
+from factdebate.methods.kit.formats import ALL_LABELS, label_rule, offered_labels
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
 from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
@@ -40,13 +41,14 @@ AGENT = "react"
 OBSERVATION_CHARS = 500
 # The re-ask of a step without a valid action is held to the step format on backends with grammars
 # (llama.cpp): small models otherwise echo the prompt's placeholders forever and never search.
-STEP_GRAMMAR = (
-    'root ::= "Thought: " thought "\\nAction: " action\n'
-    'thought ::= [^\\n]{1,200}\n'
-    'action ::= "search[" query "]" | "finish[" label "]"\n'
-    'query ::= [^\\n<>\\[\\]]{2,100}\n'
-    'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
-)
+def step_grammar(labels: tuple[str, ...]) -> str:
+    return ('root ::= "Thought: " thought "\\nAction: " action\n'
+            'thought ::= [^\\n]{1,200}\n'
+            'action ::= "search[" query "]" | "finish[" label "]"\n'
+            'query ::= [^\\n<>\\[\\]]{2,100}\n' + label_rule(labels))
+
+
+STEP_GRAMMAR = step_grammar(ALL_LABELS)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -165,7 +167,8 @@ class ReAct(Method[ReActSettings]):
                                    what="react_action",
                                    params=GenParams(temperature=0.0, max_tokens=160),
                                    problem="the reply had no line like 'Action: search[...]' or "
-                                   "'Action: finish[SUPPORTS]'", reask=format_reask(160, STEP_GRAMMAR, STEP_JSON),
+                                   "'Action: finish[SUPPORTS]'",
+                                   reask=format_reask(160, step_grammar(offered_labels()), STEP_JSON),
                                    agent=AGENT, round=number)
                 action, raw = parsed.value, parsed.raw
                 step = await self._act(action, raw, number, tool, resources)

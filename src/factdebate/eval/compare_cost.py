@@ -1,0 +1,63 @@
+"""Cost in ``compare`` that a small n and a failing run cannot flatter: each pair's cost ratio on the chosen
+axis with a paired bootstrap interval, and dollars printed with enough digits to read (gpt-4o-mini costs
+a few hundredths of a cent per claim, which four decimals show as 0.0000)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from factdebate.eval.metrics import Outcome
+from factdebate.eval.pricing import Price, dollars, dollars_by_model, sum_by_model
+
+
+def sample_cost(outcome: Outcome, axis: str, prices: dict[str, Price], models: list[str]) -> float | None:
+    """One sample's cost on ``axis``; None when its record carries no usage (an errored or missing sample)
+    or, for dollars, a model without a price. A record without usage by model is priced from its totals,
+    as the run's dollars are (eval/pricing.py ``dollars``)."""
+    usage = outcome.usage
+    if usage is None:
+        return None
+    if axis == "dollars":
+        if outcome.usage_by_model is None:
+            return dollars(float(usage.get("prompt_tokens", 0) or 0), float(usage.get("completion_tokens", 0) or 0),
+                           models, prices)[0]
+        spent, _, _ = dollars_by_model(sum_by_model([outcome.usage_by_model]), prices)
+        return spent
+    if axis == "tokens":
+        return float(usage.get("prompt_tokens", 0) or 0) + float(usage.get("completion_tokens", 0) or 0)
+    return float(usage.get({"calls": "llm_calls", "seconds": "seconds"}[axis], 0) or 0)
+
+
+def cost_ratio(a: list[Outcome], b: list[Outcome], axis: str, prices: dict[str, Price],
+               models: tuple[list[str], list[str]], *, seed: int, resamples: int,
+               confidence: float = 0.95) -> dict[str, Any]:
+    """A's cost per claim over B's on the samples both have a cost for, with a paired percentile bootstrap
+    (the samples resampled together, the ratio of the resampled sums; resamples where B's sum is 0 are
+    dropped). None where B spent nothing or no sample has both costs."""
+    both = [(x, y) for x, y in ((sample_cost(p, axis, prices, models[0]), sample_cost(q, axis, prices, models[1]))
+                                for p, q in zip(a, b, strict=True)) if x is not None and y is not None]
+    empty = {"ratio": None, "ci": [None, None], "n": len(both)}
+    if not both or sum(y for _, y in both) == 0:
+        return empty
+    xa, xb = np.array([x for x, _ in both]), np.array([y for _, y in both])
+    index = np.random.default_rng(seed).integers(0, len(both), size=(resamples, len(both)))
+    sa, sb = xa[index].sum(axis=1), xb[index].sum(axis=1)
+    ratios = sa[sb > 0] / sb[sb > 0]
+    tail = (1 - confidence) / 2 * 100
+    ci = [float(np.percentile(ratios, tail)), float(np.percentile(ratios, 100 - tail))] if len(ratios) else [None,
+                                                                                                             None]
+    return {"ratio": float(xa.sum() / xb.sum()), "ci": ci, "n": len(both)}
+
+
+def dollars_text(value: float | None) -> str:
+    """Dollars with three significant digits and never fewer than four decimals: 0.000123, 0.00400, 12.3400;
+    n/a for none."""
+    if value is None or math.isnan(value):
+        return "n/a"
+    if value == 0:
+        return "0.0000"
+    decimals = max(4, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
