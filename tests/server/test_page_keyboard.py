@@ -78,6 +78,9 @@ def test_axe_finds_nothing_serious_on_any_screen(chromium: Any, server: Any, tmp
 
     page.click("button.tab[data-view=results]")
     found += audit(page, "results viewer, empty")
+    assert from_top(page, 1) == "skip-link|Skip to the form"  # the results viewer's, here
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement === document.querySelector('#view-results .form-card')")
     page.set_input_files("#results-file", str(write_results(tmp_path / "run")))
     page.click("#results-body tr >> nth=0")
     page.wait_for_selector("#results-debate .verdict-box:not([hidden]) .verdict-label")

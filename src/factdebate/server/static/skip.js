@@ -45,5 +45,11 @@ top.forEach(link => link.addEventListener("click", event => {
   event.preventDefault();
   focusOn(onScreen(link.dataset.skip === "verdict" ? VERDICT : END));
 }));
+// The results viewer's form, where the claim form is not on screen (the link's own target is that form).
+document.querySelector(".skip-links a[href='#claim-form']")?.addEventListener("click", event => {
+  if (onScreen("#claim-form")) return;
+  event.preventDefault();
+  focusOn(onScreen(".view .form-card"));
+});
 // Checked whenever focus moves: before a Tab can reach them, they say whether a debate is on screen now.
 document.addEventListener("focusin", refresh);
