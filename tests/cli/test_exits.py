@@ -138,3 +138,15 @@ def test_check_response_where_every_claim_has_a_verdict_exits_0(capsys: pytest.C
     code = run(["check-response", "Paris is the capital of France.", "--json", *NO_TOOLS])
     assert not json.loads(capsys.readouterr().out)["claims"][0]["error"]
     assert code == 0
+
+
+def test_check_response_names_the_sentences_it_did_not_check(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40, item 4: an opinion the extractor dropped is listed with its reason, in the table's output
+    and in --json."""
+    text = "Paris is the capital of France. I think Paris is lovely."
+    assert run(["check-response", text, *NO_TOOLS, "--method", "single"]) == 0
+    assert "not checked: opinion: I think Paris is lovely." in capsys.readouterr().out
+    assert run(["check-response", text, "--json", *NO_TOOLS, "--method", "single"]) == 0
+    unchecked = json.loads(capsys.readouterr().out)["unchecked"]
+    assert unchecked == [{"span": {"start": 32, "end": len(text)}, "text": "I think Paris is lovely.",
+                          "reason": "opinion", "note": None}]

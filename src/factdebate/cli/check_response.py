@@ -66,6 +66,9 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
                       "the whole response[/]")
     if verdict.claims:
         console.print(table)
+    for sentence in verdict.unchecked:  # what the verdict says nothing about, and why
+        why = sentence.reason + (f" (the extractor's claim: {sentence.note})" if sentence.note else "")
+        console.print(f"[dim]not checked: {escape(why)}:[/] {escape(sentence.text)}")
     label = verdict.label.value if verdict.label else "UNPARSED"
     meaning = {True: "factual", False: "not factual", None: "undecided"}[verdict.factual]
     how = f"{verdict.decided_by}: {RULES[verdict.decided_by]}" if verdict.decided_by in RULES else verdict.decided_by

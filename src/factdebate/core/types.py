@@ -325,6 +325,19 @@ class ClaimCheck(BaseModel):
     error: str | None = None
 
 
+class UncheckedSentence(BaseModel):
+    """A sentence of a checked response that no claim covers, and why it was not checked (response_level/
+    unchecked.py): ``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``, ``subjective``
+    (the subjective filter removed it), ``ungrounded`` (the extractor's claim for it named what the text does
+    not), ``claim limit`` (the response had ``max_claims`` claims already) or ``no fact`` (no name or number
+    to check). ``note``: the dropped claim, for ``ungrounded``."""
+
+    span: Span
+    text: str
+    reason: str
+    note: str | None = None
+
+
 class ResponseVerdict(BaseModel):
     """The verdict on a whole response: false (REFUTES) as soon as one claim is false, true (SUPPORTS) when
     every claim is supported. ``decided_by``: ``any-false``, ``all-true``, ``unverified`` (no claim false,
@@ -341,6 +354,8 @@ class ResponseVerdict(BaseModel):
     decided_by: str
     extraction: ClaimExtraction = Field(default_factory=ClaimExtraction)
     claims: list[ClaimCheck] = Field(default_factory=list)
+    # The response's sentences no claim covers, each with why (an extraction that could not be read: none).
+    unchecked: list[UncheckedSentence] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     # The same calls by the model that answered them (the settings' name for it: ``openai:gpt-4o-mini``).

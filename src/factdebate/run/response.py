@@ -35,6 +35,7 @@ from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.spans import claim_spans, find_span
+from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim, session
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
@@ -133,6 +134,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
             checks = list(await asyncio.gather(*work))
         for check, (place, note) in zip(checks, claim_spans([c.claim for c in checks], text), strict=True):
             check.span, check.span_note = place, note  # offsets into the response as returned (``response``)
+        unchecked = unchecked_sentences(text, extraction.claims, [c.span for c in checks], extraction,
+                                        cfg.max_claims) if extraction.source == "extracted" else []
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))
@@ -143,6 +146,7 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
                 add_reply_counts(counts, check.verdict.parse_counts)
     return ResponseVerdict(response=text, question=question, method=settings.method, label=label,
                            factual=factual(label), decided_by=decided_by, extraction=extraction, claims=list(checks),
+                           unchecked=unchecked,
                            usage=usage, usage_by_role=by_role, usage_by_model=by_model,
                            parse_counts=counts, config=public_config(settings))
 

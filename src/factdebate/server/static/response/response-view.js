@@ -13,6 +13,17 @@ import { align, locate } from "./locate.js";
 /** What a claim's mark shows, worst first: a sentence with several claims takes the colour of the first. */
 const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", "running", "pending"];
 
+/** A reason the service gives for a sentence it did not check, in words ("not checked: <this>"). */
+/** @type {Record<string, string>} */
+const UNCHECKED_WORDS = { "no fact": "no name or number to check", "claim limit": "past the claim limit",
+  ungrounded: "the extractor's claim named what the answer does not", subjective: "subjective, filtered out",
+  "no content": "too short to say anything" };
+
+/** @param {{reason: string}} item */
+export function uncheckedText(item) {
+  return "not checked: " + (UNCHECKED_WORDS[item.reason] || item.reason);
+}
+
 /** @param {ClaimRow} claim */
 function spanKind(claim) {
   return claim.state === "done" ? LABEL_CLASS[claim.label || ""] || "unparsed" : claim.state;
@@ -285,11 +296,22 @@ export class ResponseView {
       const shared = found.find(s => span.start < s.end && s.start < span.end);
       if (shared) shared.claims.push(c); else found.push({ start: span.start, end: span.end, claims: [c] });
     });
-    found.sort((a, b) => a.start - b.start);
+    // The sentences the service says no claim covers, each with why (once the result has come).
+    const skipped = this.unchecked().filter(u => !found.some(s => u.start < s.end && s.start < u.end));
+    /** @type {Array<{start: number, end: number, claims: ClaimRow[], skip?: any}>} */
+    const places = [...found, ...skipped.map(u => ({ start: u.start, end: u.end, claims: [], skip: u }))];
+    places.sort((a, b) => a.start - b.start);
     this.answerBox.replaceChildren();
     let at = 0;
-    found.forEach(({ start, end, claims }) => {
+    places.forEach(({ start, end, claims, skip }) => {
       if (start > at) this.answerBox.append(document.createTextNode(this.text.slice(at, start)));
+      if (skip) {
+        const note = el("span", "skip-note", uncheckedText(skip));
+        if (skip.note) note.title = "The extractor wrote: " + skip.note;
+        this.answerBox.append(el("span", "skipped-span", this.text.slice(Math.max(start, at), end)), note);
+        at = Math.max(at, end);
+        return;
+      }
       claims.sort((a, b) => SEVERITY.indexOf(spanKind(a)) - SEVERITY.indexOf(spanKind(b)));
       const first = claims[0];
       const mark = el("mark", "claim-span " + spanKind(first) + (claims.some(c => reworded.has(c)) ? " reworded" : ""),
@@ -311,7 +333,23 @@ export class ResponseView {
       "came from") + ".");
     if (missing) notes.push(missing + " of " + this.claims.length + " claims share too few words with any sentence " +
       "of the answer to be marked in it; they are listed only.");
+    if (skipped.length) notes.push("Dotted in grey: " + skipped.length + " sentence" + (skipped.length === 1 ?
+      " no claim covers, marked with why it was" : "s no claim covers, each marked with why it was") + " not checked.");
     this.answerNote.textContent = notes.join(" ");
+  }
+
+  /**
+   * The result's sentences that no claim covers, as offsets into the text shown.
+   * @returns {Array<{start: number, end: number, text: string, reason: string, note?: string | null}>}
+   */
+  unchecked() {
+    const v = this.result;
+    if (!v || !Array.isArray(v.unchecked)) return [];
+    const shift = this.text.indexOf(v.response || "");
+    const size = String(v.response || "").length;
+    if (shift < 0) return [];
+    return v.unchecked.filter((/** @type {any} */ u) => u && u.span && u.span.end <= size && u.span.start < u.span.end)
+      .map((/** @type {any} */ u) => ({ ...u, start: u.span.start + shift, end: u.span.end + shift }));
   }
 
   /** @param {any} verdict */
@@ -440,9 +478,11 @@ export class ResponseView {
     const parts = all.filter(([count]) => count > 0);
     // Led by how many hold up ("2 of 3 claims supported"), then the rest by kind.
     const rest = parts.filter(([, what]) => what !== "supported");
+    const skipped = this.unchecked().length;
     const counts = el("p", "response-counts", n.SUPPORTS + " of " + this.claims.length + " claim" +
       (this.claims.length === 1 ? "" : "s") + " supported" + (rest.length ? " · " +
-      rest.map(([count, what]) => count + " " + what).join(" · ") : ""));
+      rest.map(([count, what]) => count + " " + what).join(" · ") : "") +
+      (skipped ? " · " + skipped + " sentence" + (skipped === 1 ? "" : "s") + " not checked" : ""));
     box.replaceChildren(main, counts);
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     box.append(downloadButton(fileName(v.response, "response"), () => v));

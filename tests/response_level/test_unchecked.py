@@ -1,0 +1,58 @@
+"""A response's sentences that no claim covers come back with why they were not checked (issue 40, item 4):
+greetings, questions, opinions and advice, a claim the extractor wrote that the text does not ground, the
+claim limit; a sentence a claim covers, even reworded, is not listed."""
+
+from __future__ import annotations
+
+import json
+
+from factdebate.core.types import ClaimExtraction, Span
+from factdebate.response_level.spans import claim_spans
+from factdebate.response_level.unchecked import unchecked_sentences
+from tests.response_level.test_check_response import check, script
+
+TEXT = ("Hello! Paris is the capital of France. Honestly, nothing compares to it at night. You should visit the "
+        "Louvre. Is it worth it? The Louvre opened in 1793. The city is calm.")
+
+
+def reasons(text: str, claims: list[str], ungrounded: list[str] | None = None, most: int = 12) -> dict[str, str]:
+    spans = [place for place, _ in claim_spans(claims, text)]
+    extraction = ClaimExtraction(claims=claims, ungrounded=ungrounded or [])
+    found = unchecked_sentences(text, claims, spans, extraction, most)
+    for item in found:
+        assert text[item.span.start:item.span.end] == item.text
+    return {item.text: item.reason for item in found}
+
+
+def test_each_sentence_no_claim_covers_says_why() -> None:
+    assert reasons(TEXT, ["Paris is the capital of France.", "The Louvre opened in 1793."]) == {
+        "Hello!": "greeting", "Honestly, nothing compares to it at night.": "opinion",
+        "You should visit the Louvre.": "opinion", "Is it worth it?": "question", "The city is calm.": "no fact"}
+
+
+def test_a_reworded_claim_covers_its_sentence_and_the_limit_is_named() -> None:
+    text = "Paris is the capital of France. The Louvre opened in 1793."
+    assert reasons(text, ["France's capital city is Paris."], most=1) == {"The Louvre opened in 1793.": "claim limit"}
+
+
+def test_a_dropped_claim_is_the_note_of_its_sentence() -> None:
+    text = "Paris is the capital of France. The Louvre opened in 1793."
+    spans = [place for place, _ in claim_spans(["Paris is the capital of France."], text)]
+    dropped = "The Louvre opened in 1793 in Lyon."
+    extraction = ClaimExtraction(claims=["Paris is the capital of France."], ungrounded=[dropped])
+    [item] = unchecked_sentences(text, ["Paris is the capital of France."], spans, extraction, 12)
+    assert (item.reason, item.note, item.span) == ("ungrounded", dropped, Span(start=32, end=len(text)))
+
+
+def test_nothing_is_listed_when_the_claims_could_not_be_read() -> None:
+    assert unchecked_sentences(TEXT, [], [], ClaimExtraction(parsed=False), 12) == []
+
+
+async def test_the_response_verdict_carries_them() -> None:
+    text = "Hi there! Paris is the capital of France. I think Paris is lovely in spring."
+    verdict, _, _ = await check(script(["Paris is the capital of France.", "I love Paris."]), response=text)
+    assert [c.claim for c in verdict.claims] == ["Paris is the capital of France."]
+    assert verdict.extraction.ungrounded == ["I love Paris."]
+    assert [(u.text, u.reason) for u in verdict.unchecked] == [
+        ("Hi there!", "greeting"), ("I think Paris is lovely in spring.", "opinion")]
+    assert json.loads(verdict.model_dump_json())["unchecked"][0]["span"] == {"start": 0, "end": 9}
