@@ -1,6 +1,6 @@
 """A two-label dataset gets two labels: DPD's tied panels answer ``binary_tie`` (REFUTES), a response with
-no claim left answers SUPPORTS (no claim is false), any other third answer is kept aside and counted wrong;
-the summary counts each (issue 29, item 5)."""
+no claim left answers SUPPORTS (no claim is false), any other third answer is REFUTES (not verified as
+factual; issue 38, item 1); the summary counts each (issue 29, item 5)."""
 
 from __future__ import annotations
 
@@ -65,13 +65,22 @@ def test_the_response_rule_answers_in_two_labels_only_when_asked() -> None:
     assert response_label([Label.SUPPORTS, Label.REFUTES], binary=True) == (Label.REFUTES, "any-false")
 
 
-def test_a_third_label_on_a_binary_dataset_is_kept_aside_and_counted_wrong() -> None:
+def test_a_third_label_that_reaches_a_record_is_answered_refutes_and_kept_aside() -> None:
     binary = Dataset(kind="claims", labels=BINARY_LABELS, samples=[])
-    record = outside_two_labels({"id": "x", "predicted": "NOT ENOUGH INFO", "correct": False}, binary)
-    assert record == {"id": "x", "predicted": None, "outside_labels": "NOT ENOUGH INFO", "correct": False}
+    record = outside_two_labels({"id": "x", "gold": "REFUTES", "predicted": "NOT ENOUGH INFO", "correct": False},
+                                binary)
+    assert record == {"id": "x", "gold": "REFUTES", "predicted": "REFUTES", "outside_labels": "NOT ENOUGH INFO",
+                      "correct": True}
     response = outside_two_labels({"id": "r", "predicted": "REFUTES", "claim_results": [
         {"index": 0, "predicted": "NOT ENOUGH INFO"}, {"index": 1, "predicted": "REFUTES"}]}, binary)
-    assert response["claim_results"] == [{"index": 0, "predicted": None, "outside_labels": "NOT ENOUGH INFO"},
+    assert response["claim_results"] == [{"index": 0, "predicted": "REFUTES", "outside_labels": "NOT ENOUGH INFO"},
                                          {"index": 1, "predicted": "REFUTES"}]
     three = Dataset(kind="claims", labels=FACT_LABELS, samples=[])
     assert outside_two_labels({"id": "x", "predicted": "NOT ENOUGH INFO"}, three)["predicted"] == "NOT ENOUGH INFO"
+    assert binary.answer_map()["NOT ENOUGH INFO"] == "REFUTES" and three.answer_map() == three.label_map
+
+
+def test_the_response_rule_answers_unverified_refutes_in_two_labels() -> None:
+    mixed = [Label.SUPPORTS, Label.NOT_ENOUGH_INFO]
+    assert response_label(mixed) == (Label.NOT_ENOUGH_INFO, "unverified")
+    assert response_label(mixed, binary=True) == (Label.REFUTES, "unverified")

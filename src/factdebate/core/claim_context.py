@@ -96,3 +96,13 @@ def two_labels(active: bool) -> Iterator[None]:
 def binary_task() -> bool:
     """Whether the current claim's task has two labels only (False outside an evaluation)."""
     return _TWO_LABELS.get()
+
+
+# The rule for a third label in a two-label task. The prompts and answer formats offer two labels there
+# (prompts.render's ``two_labels``, methods/kit/formats.py), but a model can still answer NOT ENOUGH INFO,
+# and a method can reach it by itself (WeCheck without evidence). Such a verdict is REFUTES: the claim was
+# not verified as factual, the reading DPD's tie rule takes too, so that accuracy and the factual class's
+# precision and recall count it the same way. Its ``decided_by`` says so, and the summary counts it.
+THIRD_LABEL_ANSWER = "REFUTES"
+THIRD_LABEL_RULE = "two-labels"
+THIRD_LABEL_READS = "NOT ENOUGH INFO answered REFUTES: the task has two labels and the claim was not verified"

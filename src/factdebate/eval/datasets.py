@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from factdebate.core.claim_context import THIRD_LABEL_ANSWER
 from factdebate.core.errors import InputError
 from factdebate.core.types import Label
 
@@ -23,6 +24,7 @@ AnswerFormat = Literal["label", "yesno", "choice"]
 FACT_LABELS = tuple(label.value for label in Label)
 BINARY_LABELS = (Label.SUPPORTS.value, Label.REFUTES.value)
 IDENTITY = {label.value: label.value for label in Label}
+NEI = Label.NOT_ENOUGH_INFO.value
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,8 @@ class Sample:
 @dataclass
 class Dataset:
     """``labels`` is the dataset's label set (table order); ``label_map`` turns a verdict's label into that
-    set. A verdict label missing from the map (NOT ENOUGH INFO on a two-way dataset) is kept as it is and
-    can never match the gold label: it counts as wrong, as it should."""
+    set. A verdict label missing from the map is kept as it is and can never match the gold label: it counts
+    as wrong. On a two-label task the runner answers NOT ENOUGH INFO REFUTES (``answer_map``)."""
 
     kind: str
     labels: tuple[str, ...]
@@ -68,6 +70,14 @@ class Dataset:
     def two_labels(self) -> bool:
         """Whether the task is SUPPORTS or REFUTES only (the binary fact-checking and hallucination tasks)."""
         return self.answer_format == "label" and set(self.labels) == set(BINARY_LABELS)
+
+    def answer_map(self) -> dict[str, str]:
+        """``label_map`` as the run applies it (run.json shows this): on a two-label task, NOT ENOUGH INFO
+        (where the map does not send it to one of the two) is REFUTES by the rule of core/claim_context.py,
+        applied and counted by ``eval.runner.outside_two_labels``."""
+        if not self.two_labels() or self.label_map.get(NEI) in self.labels:
+            return self.label_map
+        return {**self.label_map, NEI: THIRD_LABEL_ANSWER}
 
     def predicted(self, verdict_label: str | None) -> str | None:
         if verdict_label is None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from factdebate.core.claim_context import claim_date, claim_position, two_labels
+from factdebate.core.claim_context import THIRD_LABEL_ANSWER, claim_date, claim_position, two_labels
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runfiles import read_run_json
 from factdebate.core.runtime import EventSink
@@ -66,7 +66,7 @@ class Plan:
         effective = method.sample_settings(self.settings, self.dataset)
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
-                "answer_format": self.dataset.answer_format, "label_map": self.dataset.label_map,
+                "answer_format": self.dataset.answer_format, "label_map": self.dataset.answer_map(),
                 "unit": self.dataset.unit,
                 "evidence": {"used": self.settings.retrieval.evidence, "provided": self.dataset.evidence or None},
                 "seed": self.seed, "limit": self.limit, "order": self.order,
@@ -170,18 +170,25 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
 
 
 def outside_two_labels(record: dict[str, Any], dataset: Dataset) -> dict[str, Any]:
-    """A two-label dataset never gets a third label: a method that still answered one (a prompt that offers
-    NOT ENOUGH INFO) has its answer kept as ``outside_labels`` and no prediction, counted wrong and reported
-    in the summary, rather than a third class in the metrics or a guess at which of the two it meant."""
+    """A two-label dataset never gets a third label. Methods answer in two there (``kit.turns.finish`` and
+    the response rule apply core/claim_context.py's rule); a third answer that still reaches a record (a
+    method's own task mode) gets the same rule here: NOT ENOUGH INFO is REFUTES, its answer kept as
+    ``outside_labels`` and counted in the summary, so accuracy and the factual class's precision and recall
+    read it alike."""
     if not dataset.two_labels():
         return record
     predicted = record.get("predicted")
     if predicted is not None and predicted not in dataset.labels:
-        record["outside_labels"], record["predicted"], record["correct"] = predicted, None, False
+        record["outside_labels"], record["predicted"] = predicted, _in_two(predicted)
+        record["correct"] = record["predicted"] == record.get("gold")
     for claim in record.get("claim_results") or []:  # a response's annotated claims (claim-level metrics)
         if isinstance(claim, dict) and claim.get("predicted") not in (None, *dataset.labels):
-            claim["outside_labels"], claim["predicted"] = claim["predicted"], None
+            claim["outside_labels"], claim["predicted"] = claim["predicted"], _in_two(claim["predicted"])
     return record
+
+
+def _in_two(label: str) -> str | None:
+    return THIRD_LABEL_ANSWER if label == "NOT ENOUGH INFO" else None
 
 
 async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: list[EventSink] | None,

@@ -1,5 +1,8 @@
 """Named scripted behaviours (``--llm scripted:agree``) for demos of the protocol without a model, the
 web page's end-to-end test and the load benchmarks. They follow the prompts' output formats exactly.
+``scripted:unsure`` answers as ``agree`` does with every label turned into NOT ENOUGH INFO (a judge's vote
+into a tie, MERMAID's True/False answer into NOT ENOUGH INFO): what a two-label run does with a model that
+keeps answering the third label (Yes/No prompts keep their answer: they have no third one).
 
 This module answers the shared prompts (label re-asks, scoring, claim extraction); each method family
 declares the replies to its own prompts (``Method.scripted_replies``), added here when the method registers,
@@ -93,14 +96,36 @@ def protocol_responder(disagree: bool) -> Responder:
     return respond
 
 
+_LABEL = re.compile(r"\b(?:SUPPORTS|REFUTES)\b")
+_VOTE = re.compile(r'("vote":\s*)"(?:affirmative|negative)"')
+_TRUE_FALSE = re.compile(r'("answer":\s*)"(?:True|False)"')
+
+
+def unsure_responder() -> Responder:
+    """``scripted:unsure``: the ``agree`` replies with every label answered NOT ENOUGH INFO."""
+    agree = protocol_responder(False)
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        reply = agree(call, messages, params)
+        reply = _VOTE.sub(r'\1"tie"', _TRUE_FALSE.sub(r'\1"NOT ENOUGH INFO"', reply))
+        return _LABEL.sub("NOT ENOUGH INFO", reply)
+
+    return respond
+
+
+BEHAVIOURS = ("agree", "disagree", "unsure")
+
+
 def scripted_backend(target: str) -> ScriptedBackend:
-    """``agree`` or ``disagree``, optionally ``@<seconds>`` of latency per call (``disagree@0.05``)."""
+    """``agree``, ``disagree`` or ``unsure``, optionally ``@<seconds>`` of latency per call (``disagree@0.05``)."""
     name, _, latency = target.partition("@")
-    if name not in ("agree", "disagree"):
-        raise ConfigError(f"unknown scripted behaviour '{name}'; use scripted:agree or scripted:disagree")
+    if name not in BEHAVIOURS:
+        raise ConfigError(f"unknown scripted behaviour '{name}'; use scripted:agree, scripted:disagree or "
+                          "scripted:unsure")
     try:
         delay = float(latency) if latency else 0.0
     except ValueError as exc:
         raise ConfigError(f"bad latency in 'scripted:{target}'") from exc
-    return ScriptedBackend(protocol_responder(name == "disagree"), latency=delay,
+    responder = unsure_responder() if name == "unsure" else protocol_responder(name == "disagree")
+    return ScriptedBackend(responder, latency=delay,
                            name=f"scripted:{target}", record=False)

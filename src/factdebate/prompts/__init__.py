@@ -15,6 +15,8 @@ from typing import Any
 
 import jinja2
 
+from factdebate.core.claim_context import binary_task
+
 _DIR = Path(__file__).parent
 # Found by path, not by import: the prompts sit below the methods in the layers.
 _FAMILIES = _DIR.parent / "methods"
@@ -57,6 +59,9 @@ class Prompt:
 
 
 def render(name: str, **variables: Any) -> Prompt:
+    """``two_labels`` is set for every template (unless given): whether the claim's task has two labels only,
+    so that a prompt that offers NOT ENOUGH INFO leaves it out there (core/claim_context.py)."""
+    variables.setdefault("two_labels", binary_task())
     text = _env().get_template(f"{name}.j2").render(**variables).strip()
     return Prompt(name=name, text=text)
 

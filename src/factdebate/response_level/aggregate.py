@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from factdebate.core.claim_context import THIRD_LABEL_ANSWER
 from factdebate.core.types import Label
 
 # How each rule (a response verdict's ``decided_by``) reads, for the terminal and the web page (GET /v1/views).
 RULES: dict[str, str] = {
     "any-false": "at least one claim is false",
     "all-true": "every claim is supported",
-    "unverified": "no claim is false, but not every claim could be verified",
+    "unverified": "no claim is false, but not every claim could be verified (in a two-label task: non-factual, "
+                  "as it was not verified)",
     "no-claims": "no checkable claim was found in the answer (in a two-label task: factual, as no claim is false)",
     "unparsed": "no label: a claim without one might be the false one, or the claims could not be read",
 }
@@ -25,7 +27,9 @@ def response_label(labels: Sequence[Label | None], *, extracted: bool = True,
     An extraction that leaves no claim (``no-claims``) is NOT ENOUGH INFO, except in a two-label task
     (``binary``), where it is SUPPORTS: the papers call a response non-factual when one of its claims is
     found false (DPD, Section 4.1, KB-QA), and none is; a dialogue reply with only opinions (what DPD's
-    subjective filter removes) has nothing left that could be hallucinated."""
+    subjective filter removes) has nothing left that could be hallucinated. A response with a NOT ENOUGH INFO
+    claim and none false (``unverified``) is NOT ENOUGH INFO, except in a two-label task, where it is REFUTES
+    by the rule of core/claim_context.py: it was not verified as factual."""
     if not extracted:
         return None, "unparsed"
     if not labels:
@@ -36,7 +40,7 @@ def response_label(labels: Sequence[Label | None], *, extracted: bool = True,
         return None, "unparsed"
     if all(label == Label.SUPPORTS for label in labels):
         return Label.SUPPORTS, "all-true"
-    return Label.NOT_ENOUGH_INFO, "unverified"
+    return (Label(THIRD_LABEL_ANSWER) if binary else Label.NOT_ENOUGH_INFO), "unverified"
 
 
 def factual(label: Label | None) -> bool | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -25,6 +25,7 @@ from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.fields import check_field
+from factdebate.methods.kit.formats import ALL_LABELS, label_rule, offered_labels
 from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, judged
@@ -38,25 +39,35 @@ _PREFERENCE = re.compile(r"preference\s*:?\s*\**\s*(yes|no)\b(?!\s*(?:or|/)\s*(?
 # The moderator's re-ask on backends with grammars (llama.cpp) is held to the answer format; small models
 # otherwise copy "Preference: yes or no" from the prompt and never decide. The reason starts by naming a
 # side: held to its format, a small served model still copied the placeholder "Reason: one sentence".
-MODERATION_GRAMMAR = (
-    'root ::= "Preference: " ("no\\nReason: " reason | "yes\\nReason: " reason "\\n" label)\n'
-    'reason ::= ("The affirmative" | "The negative" | "Neither" | "Both") [^\\n]{1,180}\n'
-    'label ::= "SUPPORTS" | "REFUTES" | "NOT ENOUGH INFO"\n'
-)
+def moderation_grammar(labels: tuple[str, ...]) -> str:
+    return ('root ::= "Preference: " ("no\\nReason: " reason | "yes\\nReason: " reason "\\n" label)\n'
+            'reason ::= ("The affirmative" | "The negative" | "Neither" | "Both") [^\\n]{1,180}\n'
+            + label_rule(labels))
+
+
+# The same format as JSON, for servers that take schemas but no grammars (the verdict is ignored after "no").
+def moderation_json(labels: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+    return ({"type": "object",
+             "properties": {"preference": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"},
+                            "verdict": {"type": "string", "enum": list(labels)}},
+             "required": ["preference", "reason", "verdict"], "additionalProperties": False},
+            "Preference: {preference}\nReason: {reason}\n{verdict}")
+
+
+def moderation_params(labels: tuple[str, ...]) -> GenParams:
+    """The moderator's answer has the form the grammar holds it to, so its first ask is held to it too where
+    the backend can (reason first, then the verdict: the moderator still explains before it decides)."""
+    schema, template = moderation_json(labels)
+    return GenParams(temperature=0.0, max_tokens=160, grammar=moderation_grammar(labels), json_schema=schema,
+                     json_template=template)
+
+
+MODERATION_GRAMMAR = moderation_grammar(ALL_LABELS)
+MODERATION_JSON = moderation_json(ALL_LABELS)
+MODERATION_PARAMS = moderation_params(ALL_LABELS)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
-# The same format as JSON, for servers that take schemas but no grammars (the verdict is ignored after "no").
-MODERATION_JSON = ({
-    "type": "object",
-    "properties": {"preference": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"},
-                   "verdict": {"type": "string", "enum": [label.value for label in Label]}},
-    "required": ["preference", "reason", "verdict"], "additionalProperties": False,
-}, "Preference: {preference}\nReason: {reason}\n{verdict}")
-# The moderator's answer has the form the grammar holds it to, so its first ask is held to it too where the
-# backend can (reason first, then the verdict: the moderator still explains before it decides).
-MODERATION_PARAMS = GenParams(temperature=0.0, max_tokens=160, grammar=MODERATION_GRAMMAR,
-                              json_schema=MODERATION_JSON[0], json_template=MODERATION_JSON[1])
 # The format's placeholder: a reason that only says "one sentence" decides nothing.
 MODERATION_ECHOES = ("Reason: one sentence",)
 
@@ -161,12 +172,13 @@ class MAD(Method[MADSettings]):
     @staticmethod
     async def _moderate(claim: str, r: int, affirmative: Turn, negative: Turn,
                         resources: Resources) -> Judgement:
+        labels = offered_labels()
         moderated = await ask(
             resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                     negative=negative.response),
-            parse_moderation, what="moderation", params=MODERATION_PARAMS, echoes=MODERATION_ECHOES,
+            parse_moderation, what="moderation", params=moderation_params(labels), echoes=MODERATION_ECHOES,
             problem="the reply needs a line 'Preference: yes' or 'Preference: no', and after 'yes' a final "
-            "line with the verdict", reask=format_reask(160, MODERATION_GRAMMAR, MODERATION_JSON),
+            "line with the verdict", reask=format_reask(160, moderation_grammar(labels), moderation_json(labels)),
             agent="moderator", round=r)
         moderation, raw = moderated.value, moderated.raw
         judgement = Judgement(agent="moderator", role="moderator", response=raw.strip(),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from factdebate.core.claim_context import binary_task
 from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Label, Round, Turn, Verdict
@@ -39,6 +40,10 @@ EXAMPLES = (
     ("The composer of the first opera ever staged in Lima kept a diary.",
      "I know nothing reliable about this person or a diary, so I cannot tell.", "NOT ENOUGH INFO"),
 )
+# On a two-label task the third example teaches no third label: a false claim whose error is a date.
+EXAMPLES_TWO_LABELS = (*EXAMPLES[:2], (
+    "The Berlin Wall fell in 1991.",
+    "The Berlin Wall was opened in November 1989; 1991 is the year the Soviet Union dissolved.", "REFUTES"))
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
@@ -79,8 +84,8 @@ class SelfCheck(Method[SelfCheckSettings]):
         cfg = self.cfg(resources.settings)
         if cfg.samples == 0:
             with span("round 1", "round", round=1):
-                turn = await answer_turn(resources.debater, render("selfcheck", claim=claim,
-                                                                             examples=EXAMPLES[:cfg.shots]),
+                examples = (EXAMPLES_TWO_LABELS if binary_task() else EXAMPLES)[:cfg.shots]
+                turn = await answer_turn(resources.debater, render("selfcheck", claim=claim, examples=examples),
                                          agent="self-check", round=1, temperature=resources.settings.llm.temperature)
             rnd = Round(round=1, turns=[turn])
             end_round(rnd, consensus=False, final=True)

@@ -13,14 +13,16 @@ from factdebate.core.types import Document, Label
 from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
-from factdebate.methods.kit.formats import verdict_params
+from factdebate.methods.kit.formats import ALL_LABELS, TWO_LABELS, offered_labels, verdict_params
 from factdebate.prompts import Prompt
 from factdebate.tools.base import Tool
 
-LABEL_CHOICES = tuple(label.value for label in Label)
-# The label alone, held to the three labels where the backend can (its own prompt name in usage).
+LABEL_CHOICES = ALL_LABELS
+# The label alone, held to the task's labels where the backend can (its own prompt name in usage).
 LABEL_REASK = Reask(template="label_reask", name="label_reask",
                     params=GenParams(temperature=0.0, max_tokens=12, choices=LABEL_CHOICES))
+LABEL_REASK_TWO = Reask(template="label_reask", name="label_reask",
+                        params=GenParams(temperature=0.0, max_tokens=12, choices=TWO_LABELS))
 
 
 @dataclass
@@ -36,12 +38,14 @@ async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, m
                           temperature: float = 0.0, one_call: bool | None = None) -> LabelledAnswer:
     """Ask for reasoning ending in a label. With ``one_call`` the answer is held, where the backend can,
     to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
-    read, re-ask once for the label alone (constrained to the three labels where the backend supports
-    it); if that fails too, the label is ``None`` and the caller must treat the answer as unparsed."""
+    read, re-ask once for the label alone (held to the task's labels where the backend supports it: two on
+    a two-label task); if that fails too, the label is ``None`` and the caller must treat the answer as
+    unparsed."""
     one_call = llm.one_call_verdict if one_call is None else one_call
     params = verdict_params(temperature, max_tokens) if one_call else \
         GenParams(temperature=temperature, max_tokens=max_tokens)
-    asked = await ask(llm, prompt, parse_label, what="label", params=params, reask=LABEL_REASK, agent=agent,
+    asked = await ask(llm, prompt, parse_label, what="label", params=params,
+                      reask=LABEL_REASK_TWO if offered_labels() == TWO_LABELS else LABEL_REASK, agent=agent,
                       round=round)
     return LabelledAnswer(asked.first, asked.value, asked.retries,
                           asked.constrained if asked.value is not None else None)

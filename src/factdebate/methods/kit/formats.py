@@ -3,6 +3,7 @@ say the same, a schema and a template turning that object back into the text the
 
 from __future__ import annotations
 
+from factdebate.core.claim_context import binary_task
 from factdebate.core.parsing import parse_query
 from factdebate.core.types import Label
 from factdebate.llm.ask import Unreadable
@@ -10,30 +11,47 @@ from factdebate.llm.base import GenParams
 from factdebate.methods.kit.fields import PLACEHOLDERS, field_problem
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 
-_LABELS = " | ".join(f'"{label.value}"' for label in Label)
+ALL_LABELS = tuple(label.value for label in Label)
+TWO_LABELS = (Label.SUPPORTS.value, Label.REFUTES.value)
+
+
+def offered_labels() -> tuple[str, ...]:
+    """The labels an answer format holds a model to: SUPPORTS and REFUTES only when the claim's task has two
+    labels (a binary dataset, core/claim_context.py), where NOT ENOUGH INFO is never a right answer."""
+    return TWO_LABELS if binary_task() else ALL_LABELS
+
+
+def label_rule(labels: tuple[str, ...]) -> str:
+    """The GBNF rule ``label`` for ``labels``."""
+    return "label ::= " + " | ".join(f'"{label}"' for label in labels) + "\n"
+
+
 # Reasoning is at most five sentences on one line, then the verdict line. Sentences, not a character
 # count, bound it: llama.cpp expands ``x{m,n}`` into n nested rules, and grammar checks then slow down
 # with every character written.
-VERDICT_GRAMMAR = (
-    'root ::= reason "\\nVerdict: " label\n'
-    'reason ::= sentence sentence? sentence? sentence? sentence?\n'
-    'sentence ::= [^\\n.!?]+ [.!?]+\n'
-    f'label ::= {_LABELS}\n'
-)
-VERDICT_SCHEMA = {
-    "type": "object",
-    "properties": {"reasoning": {"type": "string"},
-                   "verdict": {"type": "string", "enum": [label.value for label in Label]}},
-    "required": ["reasoning", "verdict"],
-    "additionalProperties": False,
-}
+def verdict_grammar(labels: tuple[str, ...]) -> str:
+    return ('root ::= reason "\\nVerdict: " label\n'
+            'reason ::= sentence sentence? sentence? sentence? sentence?\n'
+            'sentence ::= [^\\n.!?]+ [.!?]+\n' + label_rule(labels))
+
+
+def verdict_schema(labels: tuple[str, ...]) -> dict[str, object]:
+    return {"type": "object",
+            "properties": {"reasoning": {"type": "string"}, "verdict": {"type": "string", "enum": list(labels)}},
+            "required": ["reasoning", "verdict"], "additionalProperties": False}
+
+
+VERDICT_GRAMMAR = verdict_grammar(ALL_LABELS)
+VERDICT_SCHEMA = verdict_schema(ALL_LABELS)
 VERDICT_TEMPLATE = "{reasoning}\nVerdict: {verdict}"
 
 
 def verdict_params(temperature: float, max_tokens: int) -> GenParams:
-    """Reasoning then a "Verdict:" line, in one generation. A few tokens are added for the verdict line."""
-    return GenParams(temperature=temperature, max_tokens=max_tokens + 12, grammar=VERDICT_GRAMMAR,
-                     json_schema=VERDICT_SCHEMA, json_template=VERDICT_TEMPLATE)
+    """Reasoning then a "Verdict:" line, in one generation, held to the task's labels (``offered_labels``).
+    A few tokens are added for the verdict line."""
+    labels = offered_labels()
+    return GenParams(temperature=temperature, max_tokens=max_tokens + 12, grammar=verdict_grammar(labels),
+                     json_schema=verdict_schema(labels), json_template=VERDICT_TEMPLATE)
 
 
 # A query is bounded (100 characters, about 30 tokens) so that it closes within QUERY_TOKENS.

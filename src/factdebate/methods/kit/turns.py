@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from factdebate.core.claim_context import THIRD_LABEL_ANSWER, THIRD_LABEL_READS, THIRD_LABEL_RULE, binary_task
 from factdebate.core.events import Answer, JudgementMade, RoundEnded, Scored, TurnStarted, VerdictReached, doc_refs
 from factdebate.core.runtime import current_run, emit
 from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
@@ -71,7 +72,9 @@ def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds
     """The verdict of every method. A verdict without a label is always ``decided_by="unparsed"``: nothing
     here picks a label for it. ``unparsed_turns`` defaults to the turns without a label plus the per-round
     judgements that could not be read. A turn's (and a round's judgement's) ``parse_retries`` counts every
-    re-ask its agent needed in that round, not only its label's: a rewritten query, a score's verdicts."""
+    re-ask its agent needed in that round, not only its label's: a rewritten query, a score's verdicts. In a
+    two-label task, NOT ENOUGH INFO is answered REFUTES by the rule of core/claim_context.py
+    (``decided_by="two-labels"``, with a warning naming the method's own way of deciding)."""
     if (run := current_run()) is not None:  # every re-ask of the agent's round: query, scores, label...
         for rnd in rounds:
             parts: list[Turn | Judgement] = [*rnd.turns, *rnd.judges]
@@ -80,8 +83,13 @@ def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds
     if unparsed_turns is None:
         unparsed_turns = sum(t.label is None for r in rounds for t in r.turns)
         unparsed_turns += sum(not j.parsed for r in rounds for j in r.judges)
+    warnings = []
+    if label is Label.NOT_ENOUGH_INFO and binary_task():  # the declared rule (core/claim_context.py)
+        warnings.append(f"{THIRD_LABEL_READS} (the method answered NOT ENOUGH INFO by {decided_by})")
+        label, decided_by = Label(THIRD_LABEL_ANSWER), THIRD_LABEL_RULE
     verdict = Verdict(claim=claim, method=method, label=label,
                       decided_by=decided_by if label is not None else "unparsed", rounds=rounds,
-                      judges=list(judges), explanation=explanation, unparsed_turns=unparsed_turns)
+                      judges=list(judges), explanation=explanation, unparsed_turns=unparsed_turns,
+                      warnings=warnings)
     emit(VerdictReached(label=label, decided_by=verdict.decided_by))
     return verdict

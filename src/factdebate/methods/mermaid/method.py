@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from factdebate.core.claim_context import current_position, search_before
+from factdebate.core.claim_context import binary_task, current_position, search_before
 from factdebate.core.errors import ConfigError, IndexError_
 from factdebate.core.events import StepTaken, ToolError, doc_refs
 from factdebate.core.runtime import emit, span
@@ -182,7 +182,7 @@ class Mermaid(Method[MermaidSettings]):
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings
         cfg = self.cfg(settings)
-        three_way = cfg.labels == "three-way"
+        three_way = cfg.labels == "three-way" and not binary_task()  # a two-label task offers two answers
         llm = resources.debater
         with span("claim", "claim", method=self.name):
             # The tool servers first: a claim they cannot serve fails before any model call.
