@@ -2,6 +2,7 @@
 on the page gives one sentence of the deciding answer's own reasoning and, where that answer cited a passage,
 the line it rests on; a response's claim rows say why too. The passages cited stand apart from those only
 read (folded), each once; a ReAct agent's repeated observations are folded and named, not listed again.
+The embedded model's near-chance caution (item 5) stands beside any label it gave, in the terminal's words.
 Walked in Debian's Chromium against a live service with scripted models; the wording of the reason and of
 the decisions (MAD without scores, DPD's tie at zero confidence, FacTool's rules) under Node."""
 
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
 import pytest
 
+from factdebate.cli.render import embedded_model_note
 from factdebate.core.types import Document
+from factdebate.llm import near_chance
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
@@ -23,6 +26,7 @@ from factdebate.llm.scripted_library import protocol_responder
 from factdebate.methods import Resources, all_methods
 from factdebate.run.build import build_resources
 from factdebate.server.app import create_app
+from factdebate.server.catalogue import page_views
 from factdebate.settings.model import Settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.server.conftest import KEY, PLAIN, LiveServer
@@ -217,3 +221,41 @@ def test_decisions_are_said_as_they_happened() -> None:
     assert "every referee's confidence was 0, so every weighted total was 0: a tie" in said[1], said[1]
     assert said[2] == "1 of the 2 claims it was split into was found false, and one false claim makes the whole false."
     assert json.dumps(said).count("any-false") == 0
+
+
+def test_the_embedded_models_caution_stands_beside_its_label(chromium: Any, live_server: Callable[..., LiveServer],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # The scripted model stands in for the embedded one: only the model names matter (llm/near_chance.py).
+    monkeypatch.setattr(near_chance, "EMBEDDED_MODELS", (*near_chance.EMBEDDED_MODELS, "scripted:agree"))
+    words = near_chance.near_chance_note(["scripted:agree"], near_chance.CLAIM, near_chance.PAGE_ADVICE,
+                                         embedded=["scripted:agree"])
+    with live_server(defaults={**PLAIN, "llm": "scripted:agree"}) as served:
+        page, errors = watched_page(chromium, viewport={"width": 1280, "height": 900})
+        sign_in(page, served.url)
+        page.wait_for_selector("#method option[value=single]", state="attached")
+        verify(page, "single")
+        box = page.locator("#live .verdict-box")
+        assert box.locator(".near-chance").inner_text() == words  # the service's words, not the page's own
+        # Next to the label it qualifies, before the reasons.
+        order = box.evaluate("b => [...b.children].map(c => c.className)")
+        assert order.index("near-chance") == order.index("verdict-main") + 1, order
+        page.click("button.tab[data-mode=response]")
+        page.fill("#response-text", "The Eiffel Tower was completed in 1889.")
+        page.click("#submit")
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=60_000)
+        note = page.locator("#response-live .response-verdict .near-chance").inner_text()
+        assert "near chance" in note and "not the claims" in note
+    with live_server(defaults={**PLAIN, "llm": "scripted:disagree"}) as served:  # a model not embedded: no note
+        sign_in(page, served.url)
+        page.wait_for_selector("#method option[value=single]", state="attached")
+        verify(page, "single")
+        assert page.locator("#live .near-chance").count() == 0
+    assert errors == []
+
+
+def test_the_terminal_and_the_page_share_the_cautions_words() -> None:
+    views = page_views().near_chance
+    assert views.models == list(near_chance.EMBEDDED_MODELS)
+    cli = embedded_model_note(["llama-cpp:builtin"])
+    assert cli is not None and views.claim.split("; for real verdicts")[0] == cli.split("; for real verdicts")[0]
+    assert "OPENAI_BASE_URL" in cli and "operator" in views.claim and "OPENAI_BASE_URL" not in views.claim

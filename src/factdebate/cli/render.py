@@ -14,6 +14,7 @@ from rich.text import Text
 
 from factdebate.core.events import summary
 from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict
+from factdebate.llm import near_chance
 from factdebate.methods.base import all_methods
 from factdebate.methods.view import MethodView, describe
 
@@ -196,17 +197,14 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
         console.print(Text(f"differs from the paper: {deviation.line()}", style="cyan"))
 
 
-EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
+EMBEDDED_MODELS = near_chance.EMBEDDED_MODELS  # a name of this module, so a test can add a model to it
 
 
-def embedded_model_note(models: list[str], what: str = "this verdict tests the pipeline, not the claim") -> str | None:
+def embedded_model_note(models: list[str], what: str = near_chance.CLAIM) -> str | None:
     """One line after a verdict that the embedded model decided (``models``: each role's model): it
-    answers near chance, so a newcomer should not take its label as a finding. ``what``: what the verdicts
-    in front of the user test (a batch's, a response's)."""
-    if not any(model in EMBEDDED_MODELS for model in models):
-        return None
-    return (f"note: the embedded model (SmolLM2-135M) answers near chance, so {what}; for real verdicts use a "
-            "served model: --llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; README, \"Use\").")
+    answers near chance, so a newcomer should not take its label as a finding (llm/near_chance.py, whose
+    words the page shows too). ``what``: what the verdicts in front of the user test (a batch's, a response's)."""
+    return near_chance.near_chance_note(models, what, embedded=EMBEDDED_MODELS)
 
 
 def print_embedded_note(settings: Any, console: Console, what: str | None = None) -> None:

@@ -7,12 +7,14 @@ settings; an older alias of an option is accepted by the service but not offered
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
 
 from factdebate.core.fields import GROUPS
 from factdebate.core.types import LABEL_ALIASES
+from factdebate.llm import near_chance
 from factdebate.methods.base import all_methods
 from factdebate.methods.view import MethodView
 from factdebate.response_level.aggregate import RULES
@@ -54,18 +56,32 @@ class Catalogue(BaseModel):
     groups: dict[str, str] = {}  # what options act on: key -> title, in the order the form shows them
 
 
+class NearChance(BaseModel):
+    """The embedded model's caution (llm/near_chance.py), for the page to show beside any verdict one of
+    ``models`` answered (a verdict's usage_by_model): a claim's, and a response's."""
+
+    models: list[str]
+    claim: str
+    response: str
+
+
 class PageViews(BaseModel):
     """What the page needs to draw any verdict, with or without a key (the results viewer reads files)."""
 
     methods: dict[str, MethodView]
     label_aliases: dict[str, str]  # other spellings of the labels, for a results file's gold column
     response_rules: dict[str, str]  # how a response's decided_by reads (response_level/aggregate.py)
+    near_chance: NearChance
 
 
 def page_views() -> PageViews:
+    models = list(near_chance.EMBEDDED_MODELS)
+    note = partial(near_chance.near_chance_note, models, advice=near_chance.PAGE_ADVICE, embedded=models)
     return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
                      label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()},
-                     response_rules=RULES)
+                     response_rules=RULES,
+                     near_chance=NearChance(models=models, claim=note(near_chance.CLAIM) or "",
+                                            response=note(near_chance.CLAIMS) or ""))
 
 
 def offered_engines() -> list[str]:

@@ -10,7 +10,7 @@ import { cutCallsText, linkControl } from "./share.js";
 import { debateSkip } from "./skip.js";
 import { verdictReason } from "./reason.js";
 import { verdictSentence } from "./why.js";
-import { describe, layout, viewOf } from "./views.js";
+import { describe, layout, nearChanceNote, viewOf } from "./views.js";
 
 /**
  * Where the run that gave this verdict differs from the method's paper (the verdict's `deviations`, and
@@ -152,6 +152,9 @@ export class VerdictView {
     main.append(el("span", "kicker", "verdict"), el("span", "verdict-label", v.label || "no label"),
       el("span", "verdict-how", "Decided by " + describe(this.view, v)));
     box.append(main);
+    // Beside the label it qualifies: the embedded model's label is no finding about the claim.
+    const caution = nearChanceNote(v, "claim");
+    if (caution) box.append(el("p", "near-chance", caution));
     const why = verdictSentence(v, this.thresholds, role => Boolean(this.view.roles[role]?.statement));
     if (why) box.append(el("p", "verdict-why", why));
     // The deciding answer's own words and the passage line they rest on, for every method.

@@ -28,6 +28,8 @@ let methods = {};
 let aliases = {};
 /** @type {Record<string, string>} */
 let rules = {};
+/** @type {{models: string[], claim: string, response: string}} the embedded model's caution (llm/near_chance.py) */
+let nearChance = { models: [], claim: "", response: "" };
 
 /** The one way a layout makes itself known. @param {string} name @param {LayoutFactory} factory */
 export function registerMethodView(name, factory) { layouts.set(name, factory); }
@@ -46,6 +48,18 @@ export async function loadViews() {
   methods = body.methods || {};
   aliases = body.label_aliases || {};
   rules = body.response_rules || {};
+  nearChance = body.near_chance || nearChance;
+}
+
+/**
+ * The service's caution when the embedded model, which answers near chance, answered for this verdict (a
+ * model of its usage_by_model); null for any other model.
+ * @param {any} v a claim's verdict or a response's @param {"claim" | "response"} kind
+ * @returns {string | null}
+ */
+export function nearChanceNote(v, kind) {
+  const used = Object.keys((v && v.usage_by_model) || {});
+  return used.some(m => nearChance.models.includes(m)) ? nearChance[kind] || null : null;
 }
 
 /** How a response's label was reached (its rule, in response_level's words). @param {string} rule */

@@ -6,7 +6,7 @@ import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "../dom.js"
 import { RunProgress } from "../progress.js";
 import { cutCallsText, linkControl } from "../share.js";
 import { VerdictView } from "../verdict-view.js";
-import { responseRule } from "../views.js";
+import { nearChanceNote, responseRule } from "../views.js";
 import { ClaimRow, STATE_TEXT } from "./claim-row.js";
 import { align, locate } from "./locate.js";
 
@@ -484,6 +484,8 @@ export class ResponseView {
       rest.map(([count, what]) => count + " " + what).join(" · ") : "") +
       (skipped ? " · " + skipped + " sentence" + (skipped === 1 ? "" : "s") + " not checked" : ""));
     box.replaceChildren(main, counts);
+    const caution = nearChanceNote(v, "response"); // its claims' labels are no finding when this model gave them
+    if (caution) box.append(el("p", "near-chance", caution));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     box.append(downloadButton(fileName(v.response, "response"), () => v));
     if (this.checkId) box.append(linkControl([this.checkId]));
