@@ -218,7 +218,7 @@ async def test_an_identical_repeated_action_stops_the_executor_and_asks_for_the_
             return answer("True")
         return action("search_facts", "capital of France")  # the same search every step
 
-    verdict, backend, toolset, _ = await verify(replies, max_steps=5)
+    verdict, backend, toolset, _ = await verify(replies, max_steps=5, repeat_stop=True)
     assert verdict.label == Label.SUPPORTS and verdict.decided_by == "forced"
     assert len(toolset.calls) == 1  # searched once: the repeat is not sent again
     steps = verdict.rounds[0].turns[0].steps

@@ -46,6 +46,12 @@ def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
     if cfg.labels != "binary":
         found.append(Deviation(key="three_way_labels", paper="True or False", here="True, False or NOT ENOUGH INFO",
                                restore="--mermaid-labels binary"))
+    if cfg.repeat_stop:
+        found.append(Deviation(key="repeat_stop", paper="the executor acts until it answers or reaches T_max "
+                               "(Algorithm 1), a repeated action included",
+                               here="an action identical to an earlier one is neither run nor counted as a tool "
+                                    "call, and the answer is asked for at once (fewer tool calls than Figure 3's)",
+                               restore="--no-mermaid-repeat-stop (the default)"))
     if cfg.max_steps != PAPER_MAX_STEPS:
         found.append(Deviation(key="max_steps", paper=f"T_max = {PAPER_MAX_STEPS}", here=f"T_max = {cfg.max_steps}",
                                restore=f"--mermaid-max-steps {PAPER_MAX_STEPS}"))

@@ -225,8 +225,10 @@ class Mermaid(Method[MermaidSettings]):
 
     async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
         """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
-        answer was forced. An action identical to an earlier one (same tool, same input) would only find
-        the same thing again: the loop stops there and the answer is asked for from what was found."""
+        answer was forced. With ``repeat_stop`` (not the paper's way: deviations.py), an action
+        identical to an earlier one (same tool, same input) would only find the same thing again: it is not
+        run, and the answer is asked for from what was found. Without it, every action runs and counts, as
+        in Algorithm 1, until an answer or T_max."""
         used: list[Used] = []
         failures = 0
         actions: dict[str, int] = {}  # each action taken, as (tool, input) JSON, and its step number
@@ -242,13 +244,14 @@ class Mermaid(Method[MermaidSettings]):
             elif reply.is_answer:
                 step = Step(thought=reply.thought, tool="answer", arguments={"answer": reply.label.value
                                                                              if reply.label else ""})
-            elif (action := json.dumps([reply.tool, _same_action(reply.input)], sort_keys=True,
-                                       default=str)) in actions:
+            elif ctx.cfg.repeat_stop and (action := json.dumps([reply.tool, _same_action(reply.input)],
+                                                               sort_keys=True, default=str)) in actions:
                 step = Step(thought=reply.thought, tool=reply.tool,
                             arguments=reply.input if isinstance(reply.input, dict) else {"input": reply.input},
                             observation=f"the same action as step {actions[action]}: not repeated")
             else:
-                actions[action] = number
+                actions.setdefault(json.dumps([reply.tool, _same_action(reply.input)], sort_keys=True, default=str),
+                                   number)
                 step, docs = await self._act(ctx, reply, number, k)
                 used += docs
             turn.steps.append(step)

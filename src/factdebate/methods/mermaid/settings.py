@@ -41,6 +41,10 @@ class MermaidSettings(MethodSettings):
     decomposer: bool = Field(
         title="Decompose the claim", default=True, json_schema_extra=offered(group="agents", main=True),
         description="Triplets and a topic first (off: the paper's 'w/o decomposer' ablation, the executor alone).")
+    repeat_stop: bool = Field(
+        title="Stop on a repeated action", default=False, json_schema_extra=offered(group="rounds"),
+        description="An action identical to an earlier one is not run again and the answer is asked for at once "
+                    "(fewer tool calls; off, the paper's way: every action runs until an answer or T_max).")
     labels: Literal["binary", "three-way"] = Field(
         title="Label set", default="binary", json_schema_extra=offered(group="labels", main=True),
         description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")

@@ -1,0 +1,57 @@
+"""A repeated action (issue 38, item 4): by default, as in the paper's Algorithm 1, the executor runs every
+action, a repeat included, until it answers or reaches T_max, and each call counts; ``repeat_stop`` stops at
+the first repeat without running it and forces the answer, and is declared as a deviation wherever it is on
+(each verdict, run.json and the summary carry ``Method.paper_deviations``; ``reproduce mermaid`` runs the
+paper's way)."""
+
+from __future__ import annotations
+
+from factdebate.core.deviations import keys
+from factdebate.core.types import Label
+from factdebate.eval.reproduce.spec import papers
+from factdebate.llm.calls import CallInfo
+from factdebate.methods.base import get_method
+from factdebate.run.claim import run_claim
+from tests.methods.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
+from tests.methods.mermaid.test_method import CLAIM, FACTS, verdict_settings
+
+
+def same_search_then_answer(call: CallInfo, text: str) -> str:
+    """The same search at steps 1-3, then an answer at step 4."""
+    if call.prompt == "mermaid_decompose":
+        return decomposition("Paris", "France")
+    if call.prompt == "mermaid_force":
+        return answer("False")
+    return answer("True") if call.round == 4 else action("search_facts", "capital of France")
+
+
+async def run(**mermaid: object):  # type: ignore[no-untyped-def]
+    toolset = FactToolset(FACTS)
+    resources, _ = await mermaid_resources(same_search_then_answer, toolset, max_steps=5, **mermaid)
+    async with resources:
+        verdict = await run_claim(CLAIM, resources.settings, resources)
+    return verdict, toolset
+
+
+async def test_by_default_a_repeated_action_runs_and_counts_until_the_answer() -> None:
+    verdict, toolset = await run()
+    assert verdict.label == Label.SUPPORTS and verdict.decided_by == "executor"
+    assert len(toolset.calls) == 3 and verdict.usage.tool_calls == 3  # every repeat ran and is counted
+    assert "repeat_stop" not in keys(verdict.deviations)
+
+
+async def test_repeat_stop_stops_at_the_first_repeat_and_is_declared_on_the_verdict() -> None:
+    verdict, toolset = await run(repeat_stop=True)
+    assert verdict.label == Label.REFUTES and verdict.decided_by == "forced"  # the forced answer, not step 4's
+    assert len(toolset.calls) == 1 and verdict.usage.tool_calls == 1
+    assert verdict.rounds[0].turns[0].steps[1].observation == "the same action as step 1: not repeated"
+    [declared] = [d for d in verdict.deviations if d.key == "repeat_stop"]
+    assert declared.restore.startswith("--no-mermaid-repeat-stop") and "Algorithm 1" in declared.paper
+
+
+def test_reproduce_mermaid_runs_the_papers_way() -> None:
+    paper = papers()["mermaid"]
+    mermaid_runs = [spec for spec in paper.runs.values() if spec.method == "mermaid"]
+    assert mermaid_runs and all(spec.options["mermaid_repeat_stop"] is False for spec in mermaid_runs)
+    assert "repeat_stop" not in keys(get_method("mermaid").paper_deviations(verdict_settings()))
+    assert "repeat_stop" in keys(get_method("mermaid").paper_deviations(verdict_settings(repeat_stop=True)))
