@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from tests.server.conftest import AUTH, LiveServer
+from tests.server.conftest import AUTH, LiveServer, parse_sse
 from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
 ANSWER = "Paris is the capital of France. The Louvre is a museum in Paris."
@@ -63,6 +63,7 @@ def test_claims_whose_model_server_died_fail_and_are_retried_alone(browser: Any,
         assert "checking every claim failed" in live.locator(".verdict-how").inner_text()
         problem = live.locator(".response-problem").inner_text()
         assert problem.startswith("Checking every claim failed: ") and "503" in problem, problem
+        assert "127.0.0.1" not in live.inner_text()  # where the model server is is the operator's (item 9)
         assert live.locator(".retry-slot button.retry").count() == 1
         rows = live.locator(".claim-item")
         assert rows.count() == 2 and live.locator(".claim-item.state-error").count() == 2
@@ -119,4 +120,25 @@ def test_the_claim_endpoint_checks_its_input(live_server: Callable[..., LiveServ
         model.down = True
         answer = httpx.post(url, json={**base, "labels": ["SUPPORTS", None]}, headers=AUTH, timeout=30).json()
         assert answer["claim"]["error"] and "503" in answer["claim"]["error"]
+        assert "127.0.0.1" not in json.dumps(answer) and "the operator's endpoint" in answer["claim"]["error"]
         assert (answer["label"], answer["decided_by"]) == (None, "unparsed")
+
+
+def test_a_caller_is_not_told_where_the_model_server_is(live_server: Callable[..., LiveServer], model: ModelServer,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 40, item 9: a failed check's message, a retry's reason and a check-response's claim errors
+    leave the model server's address out (the server's log keeps it)."""
+    monkeypatch.setenv("FACTDEBATE_LLM__RETRIES", "2")
+    monkeypatch.setenv("FACTDEBATE_LLM__RETRY_BUDGET", "5")
+    model.down = True
+    with live_server(defaults=SERVICE) as server:
+        plain = httpx.post(server.url + "/v1/verify", json={"claim": CLAIMS[0]}, headers=AUTH, timeout=60)
+        assert plain.status_code == 502 and "the operator's endpoint" in plain.text, plain.text
+        streamed = httpx.post(server.url + "/v1/verify/stream", json={"claim": CLAIMS[0]}, headers=AUTH, timeout=60)
+        events = parse_sse(streamed.text)
+        assert [name for name, _ in events].count("llm_retry") >= 1 and events[-1][0] == "error"
+        response = httpx.post(server.url + "/v1/check-response", json={"response": ANSWER}, headers=AUTH, timeout=60)
+        for text in (plain.text, streamed.text, response.text):
+            assert "127.0.0.1" not in text and model.fake.base_url not in text
+    assert model.fake.base_url in caplog.text  # the operator's to see

@@ -20,7 +20,7 @@ from factdebate.server.options import public_verdict
 from factdebate.server.shared_state import worker_id
 from factdebate.server.state_db import process_alive
 from factdebate.settings.model import Settings
-from factdebate.util.redact import redact_text
+from factdebate.util.redact import hide_endpoints, redact_text
 
 log = logging.getLogger("factdebate.server")
 
@@ -154,7 +154,8 @@ class BatchRunner:
             verdict = await run_claim(item.claim, settings, resources)
             record.update(public_verdict(verdict).model_dump(mode="json"))
         except FactDebateError as exc:
-            record.update({"claim": item.claim, "error": str(exc)})
+            log.warning("batch %s item %s failed: %s", batch_id, item.id, exc)  # the caller's record hides endpoints
+            record.update({"claim": item.claim, "error": hide_endpoints(str(exc))})
         except Exception as exc:  # one failing claim is recorded; it must not stop the batch
             log.exception("batch %s item %s failed", batch_id, item.id)
             record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}")})

@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from factdebate.core.textsafe import dumps_record
-from factdebate.util.redact import redact_value
+from factdebate.util.redact import hide_endpoints, redact_value
 
 
 class CallKeeper:
@@ -54,6 +54,9 @@ class CallKeeper:
                 self.cut += 1
                 return
             call = redact_value(event)  # a copy: the stream's own event is left as it was sent
+            for key in ("error", "model"):  # a call's model and failure name its server: the operator's to know
+                if isinstance(call.get(key), str):
+                    call[key] = hide_endpoints(call[key])
             claim = self._claim_of_run.get(str(event.get("run")))
             if claim is not None:
                 call["claim"] = claim

@@ -24,6 +24,7 @@ from factdebate.server.tool_allowlist import check_caller_tools
 from factdebate.settings.load import settings_from, validation_problems
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option, all_options, options_to_overrides
+from factdebate.util.redact import hide_endpoints
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {
@@ -204,6 +205,16 @@ V = TypeVar("V", Verdict, ResponseVerdict)
 
 
 def public_verdict(verdict: V) -> V:
-    """The verdict as callers see it: its settings reduced to :func:`caller_config`."""
+    """The verdict as callers see it: its settings reduced to :func:`caller_config`, and no endpoint's address
+    in what it says went wrong (a claim's error names the model server it could not reach)."""
     verdict.config = caller_config(verdict.config)
+    if verdict.error:
+        verdict.error = hide_endpoints(verdict.error)
+    if isinstance(verdict, ResponseVerdict):
+        for check in verdict.claims:
+            check.error = hide_endpoints(check.error) if check.error else check.error
+            if check.verdict is not None and check.verdict.error:
+                check.verdict.error = hide_endpoints(check.verdict.error)
+    else:
+        verdict.warnings = [hide_endpoints(w) for w in verdict.warnings]
     return verdict

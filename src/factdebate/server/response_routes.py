@@ -27,6 +27,7 @@ from factdebate.server.shared_state import SharedRateLimiter
 from factdebate.server.streaming import transcribed
 from factdebate.settings.model import Settings
 from factdebate.tools.given import given_evidence
+from factdebate.util.redact import hide_endpoints
 
 router = APIRouter(prefix="/v1")
 _TEXT_FIELDS = {"response", "question", "claim", "index", "labels"}
@@ -171,6 +172,7 @@ async def _recheck(body: ResponseClaimRequest, service: Service, settings: Setti
         check = await check_one_claim(text, body.index, claim, settings, service.resources(settings), sinks=sinks)
     if check.verdict is not None:
         check.verdict = public_verdict(check.verdict)
+    check.error = hide_endpoints(check.error) if check.error else None
     return _rechecked(check, body.labels)
 
 

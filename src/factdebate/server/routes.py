@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
@@ -35,8 +36,10 @@ from factdebate.server.streaming import RunFn, debate_stream, transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 from factdebate.tools.given import given_evidence
+from factdebate.util.redact import hide_endpoints
 
 router = APIRouter(prefix="/v1")
+log = logging.getLogger("factdebate.server")
 
 
 class Health(BaseModel):
@@ -138,9 +141,10 @@ def refuse_transcript(body: TranscriptChoice, endpoint: str) -> None:
 def _http_error(exc: FactDebateError) -> HTTPException:
     if isinstance(exc, InputError | ConfigError):
         return HTTPException(422, str(exc))
+    log.warning("a check failed: %s", exc)  # with the endpoint's address, which the caller is not shown
     if isinstance(exc, EndpointUnavailableError):
-        return HTTPException(502, str(exc))
-    return HTTPException(500, str(exc))
+        return HTTPException(502, hide_endpoints(str(exc)))
+    return HTTPException(500, hide_endpoints(str(exc)))
 
 
 @router.get("/health", tags=["service"], summary="Liveness; needs no key")

@@ -19,12 +19,15 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Verdict
 from factdebate.llm.transcript import transcribing
+from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 
 RunFn = Callable[[list[EventSink]], Awaitable[Verdict]]
 _DONE: dict[str, Any] = {"event": "__done__"}
 _PING: dict[str, Any] = {"event": "__ping__"}
+# An event's fields that may name an endpoint: a failure's reason, and a model call's model ("openai:x@<url>").
+_NAMES_ENDPOINT = ("error", "message", "reason", "model")
 
 
 def sse(event: str, data: Any) -> str:
@@ -35,7 +38,8 @@ def sse(event: str, data: Any) -> str:
 
 def error_payload(exc: BaseException) -> dict[str, str]:
     if isinstance(exc, FactDebateError):
-        return {"type": type(exc).__name__, "message": str(exc)}
+        log.warning("a streamed check failed: %s", exc)  # the endpoint's address stays in the server's log
+        return {"type": type(exc).__name__, "message": hide_endpoints(str(exc))}
     # Unexpected failures keep their details in the server log, not in the client's stream.
     return {"type": "internal", "message": "the verification failed unexpectedly; see the server log"}
 
@@ -148,6 +152,9 @@ def _frame(event: dict[str, Any]) -> str | None:
         return None
     if event is _PING:
         return ": keep-alive\n\n"
+    for key in _NAMES_ENDPOINT:  # where the operator's model server is stays the operator's
+        if isinstance(event.get(key), str) and "://" in event[key]:
+            event = {**event, key: hide_endpoints(event[key])}
     return sse(str(event.get("event", "event")), event)
 
 

@@ -59,6 +59,24 @@ def redact_text(text: str) -> str:
     return _URL.sub(lambda m: redact_url(m.group()), text)
 
 
+# An endpoint's address in a message, with the "@" that joins it to a model's name ("openai:x@http://...").
+_ADDRESS = re.compile(r"@?" + _URL.pattern)
+
+
+def hide_endpoints(text: str) -> str:
+    """``text`` as a service's caller reads it: where the operator's servers are (a model server's URL, a
+    search API's) is the operator's to know, so each address is left out; the server's log keeps it."""
+    if "://" not in text:
+        return text
+
+    def hidden(match: re.Match[str]) -> str:
+        address = match.group()
+        tail = address[len(address.rstrip(".,:;!?")):]  # the sentence's punctuation, not the address's
+        return ("" if address.startswith("@") else "the operator's endpoint") + tail
+
+    return _ADDRESS.sub(hidden, text)
+
+
 def redact_value(value: Any) -> Any:
     """A copy of a JSON-like value with every string redacted (verdict ``config``, trace events)."""
     if isinstance(value, str):
