@@ -278,7 +278,7 @@ def test_the_form_names_methods_in_words_and_keyboard_users_get_a_skip_link(
         sign_in(page, server.url)
         page.wait_for_selector("#method option[value=dpd]", state="attached")
         page.select_option("#method", "dpd")
-        assert page.inner_text("#method option[value=dpd]").startswith("dpd — ")
+        assert page.inner_text("#method option[value=dpd]").startswith("DPD (dual-position debate) — affirmative")
         assert len(page.inner_text("#method-help")) > 40  # the description, shown rather than on hover only
         icon = page.get_attribute("link[rel=icon]", "href")
         assert page.request.get(server.url + icon).ok  # no favicon 404

@@ -14,7 +14,7 @@ import * as history from "./history.js";
 import { keptCalls, linkControl } from "./share.js";
 import * as page from "./state.js";
 import { VerdictView } from "./verdict-view.js";
-import { describe, viewOf } from "./views.js";
+import { describe, methodWords, viewOf } from "./views.js";
 
 const picker = byId("compare-methods");
 const settings = new MethodSettings(el("div", "compare-settings-list"));
@@ -206,8 +206,13 @@ page.subscribe((state, changed) => {
     box.value = m.name;
     box.checked = picked.has(m.name);
     box.addEventListener("change", () => settings.show(ticked()));
-    label.title = m.description;
-    label.append(box, el("span", "", m.name));
+    // Its readable name and what it is, both shown: a title shows only on hover, and a phone has none.
+    const { title, about } = methodWords(m);
+    const words = el("span", "compare-pick-words");
+    const name = el("span", "compare-pick-name", title);
+    if (title !== m.name) name.append(" ", el("code", "compare-pick-code", m.name));
+    words.append(name, el("span", "compare-pick-about", about));
+    label.append(box, words);
     return label;
   }));
   settings.show(ticked());

@@ -5,6 +5,7 @@
 import { byId, el, input } from "./dom.js";
 import { OptionsForm } from "./options.js";
 import * as page from "./state.js";
+import { methodWords } from "./views.js";
 
 /** @typedef {import("./state.js").Mode} Mode */
 const form = /** @type {HTMLFormElement} */ (byId("claim-form"));
@@ -35,11 +36,14 @@ function load(catalogue) {
   // the user had picked meanwhile.
   const picked = catalogue.methods.some(m => m.name === methodSelect.value) ? methodSelect.value : d.method;
   fill(methodSelect, catalogue.methods.map(m => m.name), picked);
-  // Each method by its name and the start of its description, not its code name alone.
+  // Each method by its readable name and the start of what it is, not its code name alone (the whole
+  // description is shown under the select).
   [...methodSelect.options].forEach(opt => {
     const info = catalogue.methods.find(m => m.name === opt.value);
-    const gist = info ? info.description.split(/(?<=[.:;])\s/)[0].replace(/[.:;]$/, "") : "";
-    if (gist) opt.textContent = opt.value + " — " + (gist.length > 60 ? gist.slice(0, 57).replace(/\s+\S*$/, "") + "…" : gist);
+    if (!info) return;
+    const { title, about } = methodWords(info);
+    const gist = about.split(/(?<=[.:;])\s/)[0].replace(/[.:;]$/, "");
+    opt.textContent = title + " — " + (gist.length > 50 ? gist.slice(0, 47).replace(/\s+\S*$/, "") + "…" : gist);
   });
   fill(/** @type {HTMLSelectElement} */ (byId("search")), catalogue.search_engines, d.search);
   fill(/** @type {HTMLSelectElement} */ (byId("llm")), catalogue.llms, d.llm);

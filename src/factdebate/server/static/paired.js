@@ -102,14 +102,14 @@ const num = (value, digits = 3) => (value === null || Number.isNaN(value) ? "n/a
 
 /** @param {string[]} heads @param {Array<Array<string | Node>>} rows */
 function table(heads, rows) {
-  const t = el("table", "results");
+  const t = el("table", "results stacked"); // on a phone each row a block of "head: value" lines (app.css)
   const head = el("tr");
   heads.forEach(h => head.append(el("th", "", h)));
   t.append(el("thead"), el("tbody"));
   /** @type {HTMLElement} */ (t.tHead).append(head);
   rows.forEach(cells => {
     const tr = el("tr");
-    cells.forEach(c => { const td = el("td"); td.append(c); tr.append(td); });
+    cells.forEach((c, i) => { const td = el("td"); td.dataset.label = heads[i]; td.append(c); tr.append(td); });
     t.tBodies[0].append(tr);
   });
   return t;

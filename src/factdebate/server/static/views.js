@@ -62,6 +62,17 @@ export function nearChanceNote(v, kind) {
   return used.some(m => nearChance.models.includes(m)) ? nearChance[kind] || null : null;
 }
 
+/**
+ * A method in words from its catalogue description: its readable name (what comes before the description's
+ * first colon: "Tool-MAD", "Self-check"; else its code name) and what it is (the rest).
+ * @param {{name: string, description: string}} method @returns {{title: string, about: string}}
+ */
+export function methodWords(method) {
+  const colon = method.description.indexOf(": ");
+  if (colon < 0) return { title: method.name, about: method.description };
+  return { title: method.description.slice(0, colon), about: method.description.slice(colon + 2) };
+}
+
 /** How a response's label was reached (its rule, in response_level's words). @param {string} rule */
 export function responseRule(rule) { return rules[rule] || rule; }
 

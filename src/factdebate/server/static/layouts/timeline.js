@@ -62,13 +62,18 @@ class TimelineLayout {
     box.replaceChildren(el("span", "kicker", part.title));
     const rows = part.rows ? ev[part.rows] || [] : [];
     if (rows.length) {
-      const table = el("table", "part-table");
-      const head = el("tr");
+      // "stacked": where it is narrow (a phone, a column of Compare) each row is a block of "column: value" lines.
+      const table = el("table", "part-table stacked");
+      const head = el("tr", "head-row");
       part.columns.forEach(c => head.append(el("th", "", c.replace(/_/g, " "))));
       table.append(head);
       rows.forEach((/** @type {any} */ row) => {
         const tr = el("tr");
-        part.columns.forEach(c => tr.append(el("td", "", row[c] === undefined || row[c] === null ? "" : String(row[c]))));
+        part.columns.forEach(c => {
+          const td = el("td", "", row[c] === undefined || row[c] === null ? "" : String(row[c]));
+          td.dataset.label = c.replace(/_/g, " ");
+          tr.append(td);
+        });
         table.append(tr);
       });
       box.append(table);
