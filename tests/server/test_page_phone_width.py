@@ -16,6 +16,7 @@ import pytest
 
 from factdebate.core.types import Label, Round, Step, Turn, Verdict
 from factdebate.server.app import create_app
+from tests.server.axe import audit, failing, need_axe
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.results_file import write_results
 from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
@@ -50,6 +51,7 @@ def mermaid_verdict() -> dict[str, Any]:
 
 
 def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server: LiveServer, tmp_path: Path) -> None:
+    need_axe()
     page, errors = watched_page(chromium, viewport=PHONE)
     sign_in(page, server.url)
     page.wait_for_selector("#method option[value=tool-mad]", state="attached")
@@ -68,6 +70,7 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
     vote = page.locator("#compare-methods .compare-pick", has=page.locator("input[value=vote]"))
     assert vote.locator(".compare-pick-about").inner_text().startswith("Majority vote of independent")
     assert page.evaluate(WIDTH) <= 390
+    found = audit(page, "compare's picker")
 
     # Compare at a phone's width: the cards and the opened view stay within the screen.
     for box in page.locator("#compare-methods input").all():
@@ -78,6 +81,7 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
     page.click("#compare-grid .compare-card[data-method=dpd]")
     assert page.locator("#compare-view .compare-column.shown .ballot").count() >= 3
     assert page.evaluate(WIDTH) <= 390
+    found += audit(page, "compare, DPD opened")
 
     # MERMAID's verdict (as Compare's column or the results viewer draws it): its decomposition and recalled
     # memory fit, each row a block of "column: value" lines.
@@ -98,6 +102,7 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
     assert label == '"subject"', label
     attributes = part.locator("td[data-label=attributes]")
     assert attributes.evaluate("td => td.getBoundingClientRect().width") > 150  # not a column one word wide
+    found += audit(page, "MERMAID's parts")
 
     # Two results files paired: every table stays within the screen.
     first = write_results(tmp_path / "first")
@@ -110,4 +115,6 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
     assert cells.count() > 10 and cells.first.get_attribute("data-label") == "file"
     answer = page.locator("#results-paired table.stacked td button").first
     assert answer.is_visible() and answer.bounding_box()["x"] + answer.bounding_box()["width"] <= 390
+    found += audit(page, "two files paired")
+    assert failing(found) == []
     assert errors == []

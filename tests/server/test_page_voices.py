@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from factdebate.server.app import create_app
+from tests.server.axe import audit, failing, need_axe
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
 
@@ -40,9 +41,11 @@ def verify(page: Any, method: str) -> None:
 
 
 def test_many_voices_are_tallied_tabled_and_named_on_a_phone(chromium: Any, server: LiveServer) -> None:
+    need_axe()
     page, errors = watched_page(chromium, viewport=PHONE)
     sign_in(page, server.url)
     page.wait_for_selector("#method option[value=vote]", state="attached")
+    found: list[str] = []  # axe-core's findings on each screen
 
     # The vote: a tally first (label, count, who), the 29 cards folded under it.
     verify(page, "vote")
@@ -58,6 +61,7 @@ def test_many_voices_are_tallied_tabled_and_named_on_a_phone(chromium: Any, serv
     assert page.locator("#live .agent-col").count() == 29 and not page.locator("#live .agent-col").first.is_visible()
     height = page.evaluate("() => document.documentElement.scrollHeight")
     assert height < 3500, height  # was 10,199 px with every card open
+    found += audit(page, "vote, tallied")
     fold.locator(":scope > summary").click()  # one tap opens them
     assert page.locator("#live .agent-col").nth(28).is_visible()
 
@@ -79,12 +83,14 @@ def test_many_voices_are_tallied_tabled_and_named_on_a_phone(chromium: Any, serv
     assert [r.split()[0] for r in why.locator(".ballot-scores tr").all_inner_texts()[1:]] == ["E", "C", "N", "P"]
     assert "weight -0.60" in why.locator(".ballot-facts").inner_text()  # signed: a vote for the negative side
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    found += audit(page, "DPD referees")
 
     # Tool-MAD: the judge after 3 rounds is "Judge, after 3 rounds", not "Round 4".
     verify(page, "tool-mad")
     tags = page.locator("#live .turn .round-tag").all_inner_texts()
     assert "Round 4" not in tags and tags.count("Round 3") == 2, tags
     assert page.inner_text("#live .turn.judgement .round-tag") == "Judge, after 3 rounds"
+    found += audit(page, "Tool-MAD judge")
 
     # ReAct: each step's model calls under that step; nothing is called "round 2…6".
     verify(page, "react")
@@ -94,4 +100,6 @@ def test_many_voices_are_tallied_tabled_and_named_on_a_phone(chromium: Any, serv
     assert page.locator("#live .other-calls").is_hidden()
     text = page.inner_text("#live .layout-body")
     assert "round 2" not in text.lower() and "Round 1" not in text, text
+    found += audit(page, "ReAct steps")
+    assert failing(found) == []
     assert errors == []
