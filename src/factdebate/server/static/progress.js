@@ -10,10 +10,23 @@ export function duration(seconds) {
   return s < 60 ? s + " s" : Math.floor(s / 60) + " min " + String(s % 60).padStart(2, "0") + " s";
 }
 
-/** Who makes a call, in words: "rag (debate_answer)", "the judge". @param {any} ev */
+/** Who makes a call, in words: "rag", "the judge" (not the prompt's code name). @param {any} ev */
 export function caller(ev) {
-  const who = ev.agent || (ev.role ? "the " + ev.role : "the model");
-  return ev.prompt ? who + " (" + String(ev.prompt).split(":")[0] + ")" : who;
+  return ev.agent || (ev.role ? "the " + ev.role : "the model");
+}
+
+/** A failure's reason as the end of a sentence: without its own closing full stop ("Connection error."). */
+/** @param {unknown} error */
+export function reasonText(error) {
+  return String(error || "no reason given").trim().replace(/[.\s]+$/, "");
+}
+
+/** The retry line: why the call failed (said once) and when the next try goes (counting down, not spoken). */
+/** @param {any} ev @param {number} secondsLeft @returns {[string, string]} */
+export function retryText(ev, secondsLeft) {
+  const left = Math.max(0, Math.ceil(secondsLeft));
+  return ["The model did not answer " + caller(ev) + ": " + reasonText(ev.error) + ".",
+    " Try " + (ev.attempt + 1) + (left > 0 ? " in " + left + " s…" : " now…")];
 }
 
 /** @param {any} ev */
@@ -26,7 +39,10 @@ export class RunProgress {
     this.elapsed = el("span", "elapsed");
     this.calls = el("span", "calls-line");
     this.retry = el("p", "retry-line");
-    this.retry.setAttribute("role", "status");
+    this.retryWhy = el("span", "retry-why");
+    this.retryWhy.setAttribute("role", "status"); // why is said once; the countdown beside it ticks in silence
+    this.retryWhen = el("span", "retry-when");
+    this.retry.append(this.retryWhy, this.retryWhen);
     this.retry.hidden = true;
     this.node.append(this.elapsed, this.calls, this.retry);
     this.startedAt = 0;
@@ -37,6 +53,8 @@ export class RunProgress {
     this.done = 0;
     this.retries = 0;
     this.lastCall = "";
+    /** @type {{ev: any, at: number} | null} the retry waited for: its event, and when its next try goes */
+    this.nextTry = null;
   }
 
   start() {
@@ -78,11 +96,12 @@ export class RunProgress {
       this.lastCall = caller(ev) + (ev.cached ? " answered from the cache" : " answered in " +
         Number(ev.seconds || 0).toFixed(1) + " s") + (ev.attempts > 1 ? " after " + ev.attempts + " tries" : "");
       this.retry.hidden = true;
+      this.nextTry = null;
     } else if (name === "llm_retry") {
       this.retries += 1;
       this.retry.hidden = false;
-      this.retry.textContent = "The model did not answer " + caller(ev) + ": " + ev.error + ". Try " +
-        (ev.attempt + 1) + " in " + Number(ev.delay || 0).toFixed(1) + " s…";
+      this.nextTry = { ev, at: Date.now() + Number(ev.delay || 0) * 1000 };
+      this.retryWhy.textContent = retryText(ev, 0)[0];
     } else {
       return false;
     }
@@ -92,6 +111,9 @@ export class RunProgress {
 
   draw() {
     this.elapsed.textContent = duration(this.seconds());
+    if (this.nextTry && !this.retry.hidden) {
+      this.retryWhen.textContent = retryText(this.nextTry.ev, (this.nextTry.at - Date.now()) / 1000)[1];
+    }
     /** @type {string[]} */
     const parts = [];
     const now = Date.now();
