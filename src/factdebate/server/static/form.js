@@ -50,8 +50,7 @@ function load(catalogue) {
   byId("llm-field").hidden = catalogue.llms.length < 2;
   options.load(catalogue);
   showMethod();
-  input("claim").maxLength = d.max_claim_chars;
-  count();
+  count(); // no maxLength: it cut a longer pasted claim in silence; the count says it is too long instead
 }
 
 function showMethod() {
@@ -69,7 +68,8 @@ export function count() {
   const n = input(response ? "response-text" : "claim").value.trim().length;
   const max = response ? d.max_response_chars : d.max_claim_chars;
   const shown = byId("claim-count");
-  shown.textContent = max ? n + " / " + max + " characters" : n + " characters";
+  shown.textContent = (max ? n + " / " + max + " characters" : n + " characters") +
+    (max && n > max ? ": " + (n - max) + " too many; nothing is cut, so shorten it to check it" : "");
   shown.classList.toggle("over", Boolean(max) && n > max);
 }
 input("claim").addEventListener("input", count);

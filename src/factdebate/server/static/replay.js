@@ -19,6 +19,13 @@ export function runs(events) {
     if (ev.event === "run_started") { row.claim = ev.claim; row.method = ev.method; }
     if (ev.event === "run_finished") { row.label = ev.label; row.decided_by = ev.decided_by; }
   });
+  // Its rounds and steps counted from its events as the replay counts them, so that the row's wording
+  // ("after 2 steps") and the replay's agree.
+  [...byRun.values()].forEach(row => {
+    const steps = row.events.filter((/** @type {any} */ e) => e.event === "step").map(() => ({}));
+    const count = Math.max(row.events.filter((/** @type {any} */ e) => e.event === "round").length, steps.length ? 1 : 0);
+    row.rounds = Array.from({ length: count }, (_, i) => ({ round: i + 1, turns: i === 0 && steps.length ? [{ steps }] : [] }));
+  });
   return [...byRun.values()];
 }
 

@@ -408,6 +408,7 @@ async function openFile(text) {
   if (isTrace(parsed)) parsed = runs(parsed);
   /** @param {any} r */
   const isResponse = r => r && typeof r === "object" && r.kind === "response";
+  if (!text.trim()) throw new Error("The file is empty: it holds no result to show.");
   if (!parsed.some(r => isResponse(r) || (r && typeof r === "object" && typeof r.claim === "string"))) {
     const keys = parsed.length === 1 && parsed[0] && typeof parsed[0] === "object" && !Array.isArray(parsed[0])
       ? " (its keys: " + Object.keys(parsed[0]).slice(0, 8).join(", ") + ")" : "";
