@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.server.axe import audit, failing
 from tests.server.conftest import PLAIN, LiveServer
 from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
@@ -29,6 +30,7 @@ def test_a_long_claim_is_not_cut_and_an_empty_file_is_named(browser: Any,  # noq
         page.wait_for_selector("#form-error:not([hidden])")
         assert "2000" in page.inner_text("#form-error")
         assert page.input_value("#claim") == long_claim
+        assert failing(audit(page, "a claim over the limit")) == []
 
         empty = tmp_path / "results.jsonl"
         empty.write_text("\n", encoding="utf-8")

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.fake_openai import FakeOpenAI
+from tests.server.axe import audit, failing
 from tests.server.conftest import AUTH, LiveServer, parse_sse
 from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
@@ -69,6 +70,7 @@ def test_claims_whose_model_server_died_fail_and_are_retried_alone(browser: Any,
         assert rows.count() == 2 and live.locator(".claim-item.state-error").count() == 2
         assert "checking it failed: " in rows.nth(0).locator(".claim-meta").inner_text()
         assert live.locator("button.claim-retry:visible").count() == 2
+        assert failing(audit(page, "a response whose claims failed")) == []
 
         # The server is back: the first claim alone is checked again; the other still failed.
         model.down = False

@@ -12,6 +12,7 @@ from typing import Any
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
+from tests.server.axe import audit, failing
 from tests.server.conftest import PLAIN, LiveServer, offline_build
 from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
@@ -50,4 +51,5 @@ def test_sentences_not_checked_are_marked_with_why(browser: Any,  # noqa: F811
         assert page.inner_text("#response-live .response-counts") == \
             "1 of 1 claim supported · 3 sentences not checked"
         assert "Dotted in grey: 3 sentences no claim covers" in page.inner_text("#response-live .response-answer")
+        assert failing(audit(page, "a response with sentences not checked")) == []
         assert errors == []

@@ -47,9 +47,8 @@ export class ClaimRow {
     this.evidenceSlot = el("div", "claim-evidence");
     /** @type {((claim: ClaimRow) => void) | null} checks this claim again alone (offered once it failed) */
     this.onRetry = null;
-    this.retryButton = el("button", "secondary retry claim-retry", "Retry this claim");
+    this.retryButton = el("button", "secondary retry claim-retry", "Retry claim " + (index + 1));
     this.retryButton.type = "button";
-    this.retryButton.setAttribute("aria-label", "Retry claim " + (index + 1));
     this.retryButton.addEventListener("click", () => { if (this.onRetry) this.onRetry(this); });
     this.node.append(this.button, this.retryButton, this.evidenceSlot);
     this.draw();
