@@ -1,9 +1,13 @@
 """Regenerates the screenshots of docs/service.md: each method's view on the web page, the form and the
 comparison, taken with Playwright and Debian's Chromium against a real ``factdebate serve --no-auth`` run
-with the scripted model (offline, no key, a fresh data folder with a small part of the built-in corpus).
+with the scripted model (offline, no key) on the whole built-in corpus (10,033 Wikipedia articles), so the
+evidence shown is about the claim. The data folder is a fresh one, seeded with the built-in indexes of
+``--corpus-from`` (default: the default data folder, where ``make demo`` builds them); where that holds none,
+the server builds them first (minutes).
 
     .venv/bin/python scripts/screenshots.py            # writes docs/images/page-*.png
     .venv/bin/python scripts/screenshots.py --out DIR
+    .venv/bin/python scripts/screenshots.py --corpus-from DIR   # the data folder holding the built indexes
     .venv/bin/python scripts/screenshots.py --only results   # just the results viewer's and the replay's
     .venv/bin/python scripts/screenshots.py --only guard     # just a chat reply's kept check (the guard's)
 
@@ -16,7 +20,9 @@ comparison, a response, the results viewer and a replayed trace.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -47,8 +53,37 @@ def free_port() -> int:
 
 
 def environment(data_dir: Path) -> dict[str, str]:
-    return {**os.environ, "FACTDEBATE_DATA_DIR": str(data_dir), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "40",
-            "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
+    env.pop("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", None)  # the whole corpus: a part of it holds no Eiffel Tower
+    return env
+
+
+def default_data_dir() -> Path:
+    """The data folder factdebate uses when none is named (util/paths.py), without importing factdebate."""
+    if os.environ.get("FACTDEBATE_DATA_DIR"):
+        return Path(os.environ["FACTDEBATE_DATA_DIR"]).expanduser()
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "factdebate"
+
+
+def seed(data_dir: Path, source: Path) -> bool:
+    """The whole built-in corpus's finished indexes (full text and vectors) copied from ``source`` into the fresh
+    ``data_dir``, its models linked, so the server starts without indexing; False (nothing copied) where
+    ``source`` holds no finished build of the whole corpus (its markers, corpus/markers.py)."""
+    try:
+        markers = json.loads((source / "indexed.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    whole = {key: value for key, value in markers.items() if isinstance(value, dict) and value.get("limit") is None
+             and (key == "local:builtin" or key == "rag:builtin:<data>/milvus.db")}
+    parts = [source / "tantivy" / "builtin", source / "milvus.db"]
+    if len(whole) < 2 or not all(part.is_dir() for part in parts):
+        return False
+    shutil.copytree(parts[0], data_dir / "tantivy" / "builtin")
+    shutil.copytree(parts[1], data_dir / "milvus.db", ignore=shutil.ignore_patterns("LOCK"))
+    if (source / "models").is_dir():
+        (data_dir / "models").symlink_to((source / "models").resolve(), target_is_directory=True)
+    (data_dir / "indexed.json").write_text(json.dumps(whole), encoding="utf-8")
+    return True
 
 
 def write_trace(data_dir: Path, path: Path) -> Path:
@@ -72,7 +107,7 @@ def served(data_dir: Path) -> Iterator[str]:
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 600  # the first start indexes the corpus part
+        deadline = time.monotonic() + 1800  # unseeded, the first start indexes the whole corpus
         while True:
             if server.poll() is not None:
                 raise SystemExit(f"factdebate serve exited {server.returncode}: {server.stderr.read()[-2000:]}")
@@ -81,7 +116,7 @@ def served(data_dir: Path) -> Iterator[str]:
                     break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise SystemExit("factdebate serve did not answer within 10 minutes") from None
+                    raise SystemExit("factdebate serve did not answer within 30 minutes") from None
                 time.sleep(0.5)
         yield url
     finally:
@@ -280,14 +315,23 @@ def palette(path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--corpus-from", type=Path, default=default_data_dir(),
+                        help="a data folder holding the built-in corpus's indexes, copied into the fresh one")
     parser.add_argument("--only", choices=GROUPS,
                         help="take only these pictures: the modes', the results viewer's or the guard's")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
-    with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data, served(Path(data)) as url:
+    with tempfile.TemporaryDirectory(prefix="factdebate-shots-") as data:
+        if not seed(Path(data), args.corpus_from):
+            print(f"{args.corpus_from} holds no built-in indexes of the whole corpus: the server builds them first")
+        shoot(Path(data), args)
+
+
+def shoot(data: Path, args: argparse.Namespace) -> None:
+    with served(data) as url:
         groups = (args.only,) if args.only else GROUPS
-        trace = write_trace(Path(data), Path(data) / "trace.jsonl") if "results" in groups else None
+        trace = write_trace(data, data / "trace.jsonl") if "results" in groups else None
         for path in take(url, args.out, groups, trace):
             palette(path)
             print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}  {path.stat().st_size // 1024} KiB")
