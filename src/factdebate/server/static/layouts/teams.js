@@ -201,7 +201,7 @@ class TeamsLayout {
     const facts = el("div", "ballot-facts muted", "confidence " + fixed(ev.confidence) + " · weight " + fixed(ev.weight));
     const table = el("table", "ballot-scores");
     const top = el("tr");
-    top.append(el("th", "", ""), ...Object.keys(this.view.sides).map(s => el("th", "", s)));
+    top.append(el("th", "", "dimension"), ...Object.keys(this.view.sides).map(s => el("th", "", s)));
     table.append(top);
     const scores = ev.scores || {};
     Object.entries(this.view.ballot).forEach(([key, name]) => {
