@@ -1,5 +1,7 @@
-"""Calibrating the answer-relevance threshold (issue 29, item 7): the threshold at which the asked share of
-answers passes, measured with the encoder in use, and the command that prints it with the flags to use."""
+"""Calibrating the answer-relevance threshold (issue 29, item 7; issue 38, item 5): the threshold at which the
+asked share of Tool-MAD's round-1 debate answers (with their evidence) passes, measured with the encoder in
+use and never rounded past that share; the command that prints it and writes the settings recording dataset,
+encoder and share; the warning a run on another encoder carries."""
 
 from __future__ import annotations
 
@@ -9,10 +11,14 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
+from factdebate.core.deviations import keys
 from factdebate.eval.datasets import Sample
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.scoring.calibrate import calibrate_relevance, min_answers, threshold_for
+from factdebate.methods.base import get_method
+from factdebate.methods.toolmad.calibrate import calibrate_relevance
+from factdebate.scoring.calibrate import min_answers, threshold_for
+from factdebate.settings.load import load_settings
 from tests.helpers import resources_for
 
 
@@ -24,22 +30,57 @@ def test_the_threshold_lets_the_asked_share_pass() -> None:
         threshold_for([], 0.8)
 
 
-async def test_calibration_answers_each_claim_then_scores_its_relevance() -> None:
+def test_the_shown_threshold_is_rounded_down_never_past_the_share() -> None:
+    """0.7786 rounded to 0.779 would let 7 of 10 pass where 8 were asked for."""
+    scores = [0.7786, 0.70, 0.74, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90, 0.92]
+    shown = threshold_for(scores, 0.8, digits=3)
+    assert shown == 0.778 and sum(s >= shown for s in scores) >= 8
+    assert threshold_for([0.57] * 5, 0.8, digits=3) == 0.57  # exact already: not lowered
+
+
+async def test_calibration_scores_round_one_debate_answers_with_their_evidence() -> None:
     def script(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt.startswith("relevance_questions"):
             claim = messages[0]["content"]
             return "1. Is Paris the capital of France?\n2. Which city is the capital of France?\n3. " \
                    "What is France's capital?" if "Paris" in claim else "1. Who won?\n2. When?\n3. Where?"
-        return "Paris is the capital of France, as is well known.\nSUPPORTS"
+        assert "Paris is the capital of France." in messages[-1]["content"]  # the documents retrieved
+        return "Paris is the capital of France, as the document says.\nSUPPORTS"
 
-    resources, backend, _ = resources_for(script)
+    resources, backend, tools = resources_for(script)
     samples = [Sample(f"s{i}", "Paris is the capital of France.", "SUPPORTS") for i in range(4)]
     result = await calibrate_relevance(samples, resources, dataset="claims", pass_share=0.75)
-    assert len(result.scores) == 4 and result.unscored == 0 and result.threshold is not None
-    assert result.threshold == pytest.approx(min(result.scores), abs=1e-3)
+    assert len(result.scores) == 8 and result.unscored == 0 and result.threshold is not None  # two debaters each
+    assert result.threshold <= min(result.scores)
     prompts = [info.prompt.split(":")[0] for info, _ in backend.calls]
-    assert prompts.count("debate_answer") == 4 and prompts.count("relevance_questions") == 4
-    assert "75% of them score at least" in result.note()
+    assert prompts.count("debate_answer") == 8 and prompts.count("relevance_questions") == 8
+    assert "faithfulness_statements" not in prompts and "query_select" not in prompts  # round 1: the claim
+    assert tools["rag"].queries == tools["search"].queries == ["Paris is the capital of France."] * 4
+    assert result.settings() == {"methods": {"tool-mad": {
+        "relevance_threshold": result.threshold, "relevance_calibrated_dataset": "claims",
+        "relevance_calibrated_encoder": "all-MiniLM-L6-v2 (int8)", "relevance_calibrated_share": 0.75}}}
+
+
+def calibrated_deviations(calibrated_with: str, **retrieval: str) -> dict[str, str]:
+    settings = load_settings(overrides={"method": "tool-mad", "retrieval": retrieval, "methods": {"tool-mad": {
+        "relevance_threshold": 0.612, "relevance_calibrated_dataset": "fever:dev.jsonl",
+        "relevance_calibrated_encoder": calibrated_with, "relevance_calibrated_share": 0.8}}}, environ={})
+    return {d.key: d.here for d in get_method("tool-mad").paper_deviations(settings)}
+
+
+def test_a_run_on_another_encoder_than_the_calibrations_is_warned() -> None:
+    same = calibrated_deviations("all-MiniLM-L6-v2 (int8)")
+    assert "relevance_calibration_encoder" not in same and "thresholds" not in same
+    assert "80% of round-1 debate answers on fever:dev.jsonl pass" in same["relevance_encoder"]
+    other = calibrated_deviations("all-MiniLM-L6-v2 (int8)", encoder="fp32")
+    assert other["relevance_calibration_encoder"].startswith("WARNING: the threshold 0.612 was calibrated with "
+                                                             "all-MiniLM-L6-v2 (int8)")
+    with pytest.raises(Exception, match="dataset, encoder and share together"):
+        load_settings(overrides={"methods": {"tool-mad": {"relevance_calibrated_dataset": "fever"}}}, environ={})
+    with pytest.raises(Exception, match="run `factdebate calibrate relevance` again"):
+        load_settings(overrides={"methods": {"tool-mad": {"relevance_calibration": "a note"}}}, environ={})
+    assert keys(get_method("tool-mad").paper_deviations(load_settings(  # an older run's empty note still loads
+        overrides={"methods": {"tool-mad": {"relevance_calibration": ""}}}, environ={})))
 
 
 def test_the_command_prints_the_threshold_and_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -48,9 +89,16 @@ def test_the_command_prints_the_threshold_and_the_flags(tmp_path: Path, capsys: 
                 "--no-cache", "-o", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "threshold for 80% to pass:" in captured.out and "--relevance-calibration" in captured.out
+    assert "threshold for 80% to pass:" in captured.out and "--relevance-calibrated-encoder" in captured.out
     record = json.loads(out.read_text())
-    assert record["pass_share"] == 0.8 and len(record["scores"]) + record["unscored"] == 5
+    assert record["pass_share"] == 0.8 and len(record["scores"]) + record["unscored"] == 10  # 5 claims, 2 debaters
+    config = tmp_path / "calibrated.yaml"
+    assert run(["calibrate", "relevance", "--dataset", "countries", "--limit", "5", "--llm", "scripted:agree",
+                "--no-cache", "--write-config", str(config)]) == 0
+    settings = load_settings(config_file=config, environ={})
+    cfg = settings.methods["tool-mad"]
+    assert cfg.relevance_calibrated_dataset == "countries" and cfg.relevance_calibrated_share == 0.8
+    assert "relevance_calibration_encoder" not in keys(get_method("tool-mad").paper_deviations(settings))
     code = run(["calibrate", "relevance", "--dataset", "nope:/none", "--llm", "scripted:agree"])
     assert code == 2
 

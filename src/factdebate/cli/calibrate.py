@@ -1,17 +1,20 @@
 """``factdebate calibrate relevance --dataset D``: the answer-relevance threshold for the encoder in use.
 
-Tool-MAD's 0.8 was read off the paper's own score distribution; our encoder scores lower. This measures our
-distribution on a dataset (scoring/calibrate.py) and prints the threshold at which the same share of
-answers passes, with the flags that run Tool-MAD with it and record where it came from."""
+Tool-MAD's 0.8 was read off the paper's own score distribution; our encoder scores lower. This plays Tool-MAD's
+round 1 on a dataset's claims (each debater retrieves with the claim and answers from its documents), scores
+the answers with the encoder in use (methods/toolmad/calibrate.py), and prints the threshold at which the
+asked share passes, with the settings that run Tool-MAD with it and record dataset, encoder and share."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import yaml
 
 from factdebate.cli.options import ConfigFlag, with_option_flags
 from factdebate.core.errors import InputError
@@ -34,15 +37,20 @@ def relevance_command(
     concurrency: Annotated[int, Opt(min=1, help="Claims answered at once.")] = 4,
     output: Annotated[Path | None, Opt("--output", "-o", help="Write the scores and the threshold as JSON.",
                                        callback=output_flag("--output", "calibration.json"))] = None,
+    write_config: Annotated[Path | None, Opt("--write-config", help="Write the settings that use the threshold "
+                                             "(with its dataset, encoder and share) as a config file for --config.",
+                                             callback=output_flag("--write-config", "calibrated.yaml"))] = None,
     config: ConfigFlag = None,
     *,
     options: dict[str, Any],
 ) -> None:
-    """Answer claims of a dataset as Tool-MAD's first round does (no documents), score each answer's
-    relevance with the encoder in use, and print the threshold that the --pass-share of them reach."""
+    """Play Tool-MAD's round 1 on claims of a dataset (each debater retrieves with the claim, then answers
+    from its documents), score each answer's relevance with the encoder in use, and print the threshold that
+    the --pass-share of them reach."""
     from factdebate.eval.datasets import load_dataset, select
+    from factdebate.methods.toolmad.calibrate import calibrate_relevance
     from factdebate.run.build import build_resources
-    from factdebate.scoring.calibrate import calibrate_relevance, min_answers
+    from factdebate.scoring.calibrate import min_answers
     from factdebate.settings.load import settings_from
 
     settings = settings_from({**options, "method": "tool-mad"}, config)
@@ -74,12 +82,19 @@ def relevance_command(
     typer.echo(f"{len(result.scores)} answers scored ({result.unscored} unscored) with {result.encoder}: "
                f"mean {q['mean']:.3f}, median {q['median']:.3f}, p10 {q['p10']:.3f}, p90 {q['p90']:.3f}; "
                f"{q['share_at_0.8']:.0%} reach the paper's 0.8")
-    typer.echo(f"threshold for {pass_share:.0%} to pass: {result.threshold:.3f}")
-    typer.echo(f"run with: --relevance-threshold {result.threshold:.3f} --relevance-calibration "
-               f"{json.dumps(result.note())}")
+    typer.echo(f"threshold for {pass_share:.0%} to pass: {result.threshold:.3f} (rounded down: never fewer pass)")
+    typer.echo(f"run with: --relevance-threshold {result.threshold:.3f} --relevance-calibrated-dataset "
+               f"{shlex.quote(result.dataset)} --relevance-calibrated-encoder {shlex.quote(result.encoder)} "
+               f"--relevance-calibrated-share {pass_share}")
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(result.record(), indent=1) + "\n", encoding="utf-8")
+    if write_config is not None:
+        write_config.parent.mkdir(parents=True, exist_ok=True)
+        write_config.write_text(f"# factdebate calibrate relevance: {len(result.scores)} round-1 answers of "
+                                f"{result.model}\n" + yaml.safe_dump(result.settings(), sort_keys=False),
+                                encoding="utf-8")
+        typer.echo(f"or: --config {write_config}")
 
 
 def register_calibrate(app: typer.Typer) -> None:

@@ -108,10 +108,12 @@ async def test_answers_have_no_length_cap_unless_one_is_set() -> None:
 
 
 def test_a_calibrated_relevance_threshold_is_recorded_not_called_a_departure() -> None:
-    note = "all-MiniLM-L6-v2 (int8) on fever (50 answers): 80% of them score at least 0.771"
     calibrated = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**{
         **PAPER, "methods": {"tool-mad": {"judge_evidence_chars": 1200, "relevance_threshold": 0.771,
-                                          "relevance_calibration": note}}}))}
-    assert "thresholds" not in calibrated and note in calibrated["relevance_encoder"].here
+                                          "relevance_calibrated_dataset": "fever",
+                                          "relevance_calibrated_encoder": "all-MiniLM-L6-v2 (int8)",
+                                          "relevance_calibrated_share": 0.8}}}))}
+    assert "thresholds" not in calibrated and "relevance_calibration_encoder" not in calibrated
+    assert "80% of round-1 debate answers on fever pass" in calibrated["relevance_encoder"].here
     plain = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**PAPER))}
     assert plain["relevance_encoder"].restore.startswith("factdebate calibrate relevance --dataset")

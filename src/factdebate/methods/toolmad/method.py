@@ -16,9 +16,9 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.fields import offered
@@ -70,10 +70,18 @@ class ToolMADSettings(MethodSettings):
     relevance_threshold: float = Field(
         title="Relevance threshold", default=0.8, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),
         description="Answer relevance each agreeing answer needs for a consensus.")
-    relevance_calibration: str = Field(
-        title="Relevance calibration", default="", json_schema_extra=offered(group="scoring"),
-        description="Where relevance_threshold was calibrated (what `factdebate calibrate relevance` prints), "
-                    "recorded in the run; empty: the paper's 0.8, set on another encoder.")
+    # Where relevance_threshold came from, field by field (`factdebate calibrate relevance` writes them), so a
+    # run can check its own encoder against the one the threshold was measured with.
+    relevance_calibrated_dataset: str = Field(
+        title="Calibrated on dataset", default="", max_length=500, json_schema_extra=offered(group="scoring"),
+        description="The dataset relevance_threshold was calibrated on (`factdebate calibrate relevance`); "
+                    "empty: the paper's 0.8, set on another encoder.")
+    relevance_calibrated_encoder: str = Field(
+        title="Calibrated with encoder", default="", max_length=200, json_schema_extra=offered(group="scoring"),
+        description="The encoder that calibration scored with; a run scoring with another is warned.")
+    relevance_calibrated_share: float | None = Field(
+        title="Calibrated share", default=None, ge=0.01, le=0.99, json_schema_extra=offered(group="scoring"),
+        description="The share of round-1 debate answers the calibrated threshold lets pass.")
     # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
     # round's score or the running average; we default to this round's and offer the average.
     threshold_on: Literal["round", "average"] = Field(
@@ -104,6 +112,31 @@ class ToolMADSettings(MethodSettings):
         description="Start round r+1 while round r is scored (same verdicts, less time, some discarded calls). "
                     "Unset: on when the debater's backend serves calls in parallel (served models), off for the "
                     "in-process llama.cpp model.")  # discarded calls cost: the operator's choice
+
+    @model_validator(mode="before")
+    @classmethod
+    def _free_text_calibration(cls, data: Any) -> Any:
+        """The free-text ``relevance_calibration`` of older runs: empty, it is dropped; a note cannot be
+        checked against a run's encoder, so it is refused with the way to the structured fields."""
+        if isinstance(data, dict) and "relevance_calibration" in data:
+            data = dict(data)
+            if data.pop("relevance_calibration"):
+                raise ValueError("relevance_calibration (a free-text note) is replaced by relevance_calibrated_"
+                                 "dataset, _encoder and _share: run `factdebate calibrate relevance` again")
+        return data
+
+    @model_validator(mode="after")
+    def _calibration_whole(self) -> ToolMADSettings:
+        given = [bool(self.relevance_calibrated_dataset), bool(self.relevance_calibrated_encoder),
+                 self.relevance_calibrated_share is not None]
+        if any(given) and not all(given):
+            raise ValueError("a relevance calibration names its dataset, encoder and share together "
+                             "(relevance_calibrated_dataset, relevance_calibrated_encoder, relevance_calibrated_share)")
+        return self
+
+    @property
+    def calibrated(self) -> bool:
+        return bool(self.relevance_calibrated_dataset)
 
     @field_validator("agents")
     @classmethod

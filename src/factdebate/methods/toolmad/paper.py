@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.deviations import Deviation
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
 from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_deviation
+from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
     from factdebate.methods.toolmad.method import ToolMADSettings
@@ -37,7 +38,7 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
         found.append(Deviation(key="rounds", paper=f"T = {ROUNDS}", here=f"T = {cfg.rounds}",
                                restore=f"--rounds {ROUNDS}"))
     found += top_k(settings)
-    calibrated = bool(cfg.relevance_calibration)
+    calibrated = cfg.calibrated
     if (cfg.faithfulness_threshold, RELEVANCE if calibrated else cfg.relevance_threshold) != (FAITHFULNESS,
                                                                                              RELEVANCE):
         found.append(Deviation(
@@ -45,7 +46,7 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
             here=f"faithfulness >= {cfg.faithfulness_threshold}, answer relevance >= {cfg.relevance_threshold}",
             restore=f"--faithfulness-threshold {FAITHFULNESS} --relevance-threshold {RELEVANCE}"))
     if cfg.scoring and cfg.scoring_variant == "stability":
-        found.append(_relevance_encoder(cfg))
+        found += _relevance_encoder(cfg, settings)
     found += _ablations(cfg)
     if cfg.scoring and cfg.scoring_variant == "stability":
         found.append(Deviation(
@@ -83,16 +84,28 @@ def _ablations(cfg: ToolMADSettings) -> list[Deviation]:
     return found
 
 
-def _relevance_encoder(cfg: ToolMADSettings) -> Deviation:
+def _relevance_encoder(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     """The paper set 0.8 from its own encoder's scores ("most scores above 0.8", Fig. 3); MiniLM scores the
-    same answers lower, so 0.8 lets fewer of them pass and more debates reach the judge."""
+    same answers lower, so 0.8 lets fewer of them pass and more debates reach the judge. A threshold
+    calibrated with another encoder than the run's does not carry over: that is said too."""
     paper = ("answer relevance >= 0.8, read off the paper's own score distribution (most answers score above "
              "0.8; Section III.C, Fig. 3)")
-    if cfg.relevance_calibration:
-        return Deviation(key="relevance_encoder", paper=paper,
-                         here=f"all-MiniLM-L6-v2 with the threshold {cfg.relevance_threshold} calibrated to the "
-                              f"paper's intent: {cfg.relevance_calibration}")
-    return Deviation(key="relevance_encoder", paper=paper,
-                     here=f"all-MiniLM-L6-v2 scores against {cfg.relevance_threshold}, a cut-off set on another "
-                          "encoder (MiniLM scores good answers about 0.76-0.88), so fewer rounds pass it",
-                     restore="factdebate calibrate relevance --dataset D, then the flags it prints")
+    encoder = relevance_encoder(settings)
+    if not cfg.calibrated:
+        return [Deviation(key="relevance_encoder", paper=paper,
+                          here=f"{encoder} scores against {cfg.relevance_threshold}, a cut-off set on another "
+                               "encoder (MiniLM scores good answers about 0.76-0.88), so fewer rounds pass it",
+                          restore="factdebate calibrate relevance --dataset D, then the flags it prints")]
+    share = cfg.relevance_calibrated_share or 0.0
+    found = [Deviation(key="relevance_encoder", paper=paper,
+                       here=f"{encoder} with the threshold {cfg.relevance_threshold}, calibrated so that "
+                            f"{share:.0%} of round-1 debate answers on {cfg.relevance_calibrated_dataset} pass "
+                            f"(scored with {cfg.relevance_calibrated_encoder})")]
+    if cfg.relevance_calibrated_encoder != encoder:
+        found.append(Deviation(
+            key="relevance_calibration_encoder", paper="a threshold read off the scores of the encoder in use",
+            here=f"WARNING: the threshold {cfg.relevance_threshold} was calibrated with "
+                 f"{cfg.relevance_calibrated_encoder}, and this run scores with {encoder}: it does not carry over",
+            restore=f"factdebate calibrate relevance --dataset {cfg.relevance_calibrated_dataset} with this "
+                    "run's encoder"))
+    return found
