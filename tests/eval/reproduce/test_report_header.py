@@ -40,3 +40,18 @@ def test_the_base_rate_warning_blames_the_embedded_model_only_for_its_own_runs()
     assert embedded_model({"llm": {"debater": "openai:gpt-4o"},
                            "methods": {"dpd": {"judge_llms": ["openai:a", "scripted:agree", "openai:b"]}}})
     assert not embedded_model({"llm": {"debater": "openai:gpt-4o", "roles": {"judge": "openai:o3"}}})
+
+
+def test_a_difference_that_rounds_to_zero_prints_without_a_sign() -> None:
+    """Issue 38, item 6: 75.5396 against the paper's 75.54 printed "-0.00" in "ours − paper"."""
+    from factdebate.eval.reproduce.measure import Measured
+    from factdebate.eval.reproduce.report import Line, _table_markdown
+    from factdebate.eval.reproduce.spec import get_paper
+
+    paper = get_paper("dpd")
+    table = paper.table("table2")
+    line = Line(label="x", row="Self-Check (0)", run="selfcheck-0", column="factool-qa", metric="claim_accuracy",
+                paper=75.54, paper_ci=None, model="chatgpt", cite="", ours=Measured(0.755396, None, 233),
+                status="done", paper_n=233)
+    row = _table_markdown(paper, table, [line])[-1]
+    assert "| 75.54 | 75.54 | 0.00 |" in row and "-0.00" not in row

@@ -54,7 +54,11 @@ class Line:
 
 
 def _num(value: float | None, digits: int) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    """``value`` at ``digits`` decimals; a difference that rounds to zero is 0.00, never -0.00."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _digits(table: Table, metric: str, run: str = "", column: str = "") -> int:
