@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from factdebate.core.types import Label
 from factdebate.llm.base import Message
 from factdebate.llm.calls import CallInfo
@@ -49,6 +51,23 @@ async def test_low_relevance_also_blocks_consensus() -> None:
                for r in verdict.rounds for t in r.turns)
 
 
+@pytest.mark.parametrize(("relevant", "questions", "said", "not_said"), [
+    (False, None, "agreeing, though an answer's reliability score stayed below", "could not be computed"),
+    (True, "", "agreeing, though a reliability score of an answer could not be computed", "stayed below"),
+])
+async def test_the_judge_is_told_how_an_agreeing_debate_ended(relevant: bool, questions: str | None, said: str,
+                                                              not_said: str) -> None:
+    """Issue 38, item 6: agents that agreed while a score fell short (or failed) are not "without agreement"."""
+    labels = {(a, r): S for a in ("rag", "search") for r in (1, 2)}
+    overrides = (lambda call, _: questions if call.prompt.startswith("relevance_questions") else None) \
+        if questions is not None else None
+    resources, backend, _ = make_resources(debate_script(labels, relevant=relevant, overrides=overrides), rounds=2)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    judge_prompt = next(m for info, m in backend.calls if info.prompt == "judge")[0]["content"]
+    assert verdict.decided_by == "judge" and said in judge_prompt
+    assert not_said not in judge_prompt and "without agreement" not in judge_prompt
+
+
 async def test_disagreement_goes_to_the_judge_at_round_t_with_history_and_scores() -> None:
     labels = {("rag", r): S for r in (1, 2, 3)} | {("search", r): R for r in (1, 2, 3)}
     resources, backend, _ = make_resources(debate_script(labels, judge="Search is better.\nNOT ENOUGH INFO"))
@@ -57,6 +76,7 @@ async def test_disagreement_goes_to_the_judge_at_round_t_with_history_and_scores
     assert verdict.judge is not None and verdict.judge.label is Label.NOT_ENOUGH_INFO
     judge_prompt = next(m for info, m in backend.calls if info.prompt == "judge")[0]["content"]
     assert "Round 3:" in judge_prompt and "faithfulness 1.00, answer relevance 1.00" in judge_prompt
+    assert "debate that ended without agreement" in judge_prompt
     assert "Reasoning of search in round 2" in judge_prompt and "rag doc" in judge_prompt
     # rounds 2 and 3: each agent re-formulates its query after reading the opponent's previous answer
     query_calls = [(a, r) for p, a, r in prompts(backend) if p == "query_select"]

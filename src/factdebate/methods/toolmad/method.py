@@ -165,6 +165,15 @@ def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
                               resources.debater.backend.max_parallel, resources.debater.max_in_flight)
 
 
+def ending(last: Round) -> str:
+    """How the debate the judge reads ended: ``disagreed`` (the labels differ, or one is missing), ``unscored``
+    (they agree, but a score could not be computed) or ``low_score`` (they agree, a score fell short)."""
+    labels = {turn.label for turn in last.turns}
+    if None in labels or len(labels) != 1:
+        return "disagreed"
+    return "unscored" if any(turn.score_errors for turn in last.turns) else "low_score"
+
+
 @dataclass
 class Agent:
     name: str
@@ -365,7 +374,7 @@ class ToolMAD(Method[ToolMADSettings]):
             for i, agent in enumerate(agents):
                 scores.append({"desc": agent.desc, "text": score_summary(i, rounds, cfg.scoring_variant)})
         history = format_history(rounds, [a.desc for a in agents], cfg.judge_evidence_chars)
-        prompt = render("judge", claim=claim, history=history, scores=scores,
+        prompt = render("judge", claim=claim, history=history, scores=scores, ending=ending(rounds[-1]),
                         score_kind=cfg.scoring_variant if cfg.scoring else "none")
         return await judge(resources.judge, prompt, round=len(rounds) + 1,
                            temperature=resources.settings.llm.temperature)
