@@ -1,5 +1,5 @@
 """The terminal draws every method from the view it declares: DPD's ballots under its dimensions' names and
-its own decision wording, MERMAID's one trajectory without a round heading."""
+its own decision wording, MERMAID's one trajectory without a round heading, FacTool's claims in their words."""
 
 from __future__ import annotations
 
@@ -37,3 +37,15 @@ def test_a_trajectory_has_no_round_heading() -> None:
     tool_mad = drawn(Verdict(claim="c", method="tool-mad", label=Label.SUPPORTS, decided_by="judge",
                              rounds=[Round(round=1), Round(round=2)]))
     assert "Round 2" in tool_mad and "decided by the judge, after 2 rounds without consensus" in tool_mad
+
+
+def test_a_factool_turn_names_the_claim_it_checked() -> None:
+    checked = Turn(agent="claim-1", role="verifier", tool="search", query="q", claim="Paris is in France.",
+                   label=Label.SUPPORTS, response="It is.")
+    old = checked.model_copy(update={"claim": None})  # a verdict written before turns kept their claim
+    text = drawn(Verdict(claim="Paris is in France. It is big.", method="factool", label=Label.SUPPORTS,
+                         decided_by="all-true", rounds=[Round(round=1, turns=[checked])]))
+    assert "claim Paris is in France." in text
+    before = drawn(Verdict(claim="c", method="factool", label=Label.SUPPORTS, decided_by="all-true",
+                           rounds=[Round(round=1, turns=[old])]))
+    assert "claim-1 (search)" in before and "│ claim " not in before

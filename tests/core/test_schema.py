@@ -75,6 +75,20 @@ def test_current_records_pass_through_unchanged() -> None:
     assert upgrade(record) is record
 
 
+def test_a_factool_turn_keeps_its_claim_and_one_written_before_that_field_loads() -> None:
+    turn = {"agent": "claim-1", "role": "verifier", "tool": "search", "query": "q", "response": "r",
+            "label": "SUPPORTS"}
+    old = {"schema_version": SCHEMA_VERSION, "claim": "A. B.", "method": "factool", "label": "SUPPORTS",
+           "decided_by": "all-true", "rounds": [{"round": 1, "turns": [turn]}]}
+    assert read_verdict(old).rounds[0].turns[0].claim is None
+    new = read_verdict({**old, "rounds": [{"round": 1, "turns": [{**turn, "claim": "A."}]}]})
+    dumped = json.loads(new.model_dump_json())
+    assert dumped["rounds"][0]["turns"][0]["claim"] == "A."
+    jsonschema.validate(dumped, verdict_json_schema())
+    # Left out while None: other methods' records are as they were.
+    assert "claim" not in json.loads(read_verdict(old).model_dump_json())["rounds"][0]["turns"][0]
+
+
 FIXTURE = FIXTURES / "schema1_results.jsonl"  # written by the code before schema 2
 
 

@@ -63,6 +63,8 @@ def _step_line(index: int, step: Step) -> Text:
 
 def turn_panel(turn: Turn, limits: dict[str, float], view: MethodView = GENERIC) -> Panel:
     lines: list[Text] = []
+    if turn.claim is not None:
+        lines.append(Text.assemble(("claim ", "dim"), (turn.claim, "bold")))
     if turn.query is not None:
         changed = "" if turn.query_changed is None else (" (new)" if turn.query_changed else " (kept)")
         lines.append(Text.assemble(("query ", "dim"), (f"[{turn.query}]", "cyan"), (changed, "dim")))
@@ -117,7 +119,8 @@ class LiveDebate:
                         for d in event.get("evidence") or []]
             self.turns[key] = Turn(agent=key[0], role=event.get("role") or "debater", team=event.get("team"),
                                    tool=str(event.get("tool", "")), query=event.get("query"),
-                                   query_changed=event.get("query_changed"), evidence=evidence)
+                                   query_changed=event.get("query_changed"), claim=event.get("claim"),
+                                   evidence=evidence)
         elif kind == "step" and key in self.turns:
             self.turns[key].steps.append(Step(thought=event.get("thought") or "", tool=event.get("tool") or "",
                                               arguments=event.get("arguments") or {},

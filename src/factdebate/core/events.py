@@ -84,6 +84,9 @@ class TurnStarted(Where):
     tool: str = "none"
     query: str | None = None
     query_changed: bool | None = None
+    # As in Turn: the part of the claim this turn checks, when not the whole; absent rather than null otherwise,
+    # so other methods' trace lines stay as they were.
+    claim: str | None = Field(default=None, exclude_if=lambda value: value is None)
     evidence: list[DocRef] = Field(default_factory=list)
 
 

@@ -177,6 +177,10 @@ class Turn(BaseModel):
     tool: str = "none"
     query: str | None = None
     query_changed: bool | None = None
+    # The part of the claim this turn checked, where a method splits it (FacTool: each extracted claim, its
+    # own turn); None: the verdict's claim. Left out of a dump while None, so other methods' records stay as
+    # they were; a verdict written before this field reads as None.
+    claim: str | None = Field(default=None, exclude_if=lambda value: value is None)
     evidence: list[Document] = Field(default_factory=list)
     steps: list[Step] = Field(default_factory=list)
     response: str = ""

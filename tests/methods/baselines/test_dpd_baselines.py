@@ -110,6 +110,8 @@ async def test_factool_one_false_claim_refutes_and_searches_each_query() -> None
     assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
     turns = verdict.rounds[0].turns
     assert [t.label for t in turns] == [Label.SUPPORTS, Label.REFUTES] and turns[0].evidence
+    # Each turn keeps the claim it checked, for the page's card title (issue 40, item 2).
+    assert [t.claim for t in turns] == ["Paris is a city.", "Paris is in France."]
     assert sorted(tools["search"].queries) == sorted(["Paris is a city. one", "Paris is a city. two",
                                                       "Paris is in France. one", "Paris is in France. two"])
     assert [c.prompt for c, _ in backend.calls].count("factool_verify") == 2
@@ -131,6 +133,7 @@ async def test_factool_checks_the_input_itself_when_extraction_fails_or_is_off()
     replies["claims_extract:reask"] = "still not json"
     verdict, _, _ = await run("factool", replies)
     assert verdict.label == Label.SUPPORTS and "extraction could not be read" in verdict.explanation
+    assert verdict.rounds[0].turns[0].claim == CLAIM
     verdict, backend, _ = await run("factool", factool_replies([], {CLAIM: True}),
                                     methods={"factool": {"decompose": False}})
     assert verdict.label == Label.SUPPORTS and "claims_extract" not in [c.prompt for c, _ in backend.calls]

@@ -163,7 +163,9 @@ class FacTool(Method[FacToolSettings]):
         for doc in trim([d for docs in found for d in docs], retrieval.max_doc_chars):
             if doc.id not in {e.id for e in evidence}:
                 evidence.append(doc)
-        turn = Turn(agent=agent, role="verifier", tool=tool.name, query=" | ".join(queries), evidence=evidence)
+        # The claim's own words on its turn: the page titles its card with them, not "claim-1".
+        turn = Turn(agent=agent, role="verifier", tool=tool.name, query=" | ".join(queries), claim=claim,
+                    evidence=evidence)
         turn_started(turn, 1)
         factual, reasoning, retries, raw = await self._verify(claim, evidence, agent, resources)
         turn.response = reasoning or raw

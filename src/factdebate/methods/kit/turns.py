@@ -17,7 +17,8 @@ from factdebate.prompts import Prompt
 
 def turn_started(turn: Turn, round: int) -> None:
     emit(TurnStarted(agent=turn.agent, round=round, role=turn.role, team=turn.team, tool=turn.tool,
-                     query=turn.query, query_changed=turn.query_changed, evidence=doc_refs(turn.evidence)))
+                     query=turn.query, query_changed=turn.query_changed, claim=turn.claim,
+                     evidence=doc_refs(turn.evidence)))
 
 
 def answered(turn: Turn, round: int) -> None:

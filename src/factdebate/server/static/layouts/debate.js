@@ -135,7 +135,7 @@ class DebateLayout {
     const kind = agent.split("-")[0];
     const head = el("header", "agent-head");
     const titles = this.view.agents;
-    head.append(el("span", "agent-badge " + kind, kind), el("h3", "", titles[kind] || agent));
+    head.append(el("span", "agent-badge " + kind, kind), el("h3", "agent-title", titles[kind] || agent));
     if (agent !== kind && titles[kind]) head.append(el("span", "muted", "#" + agent.split("-")[1]));
     if (team && team !== agent) head.append(el("span", "tag", "team " + team));
     col.body = el("div", "agent-rounds");
@@ -216,9 +216,24 @@ class DebateLayout {
     return card;
   }
 
+  /**
+   * A column that checks a part of the claim (FacTool's extracted claims) is titled with that part's words,
+   * cut to a line by CSS, whole on hover and for a screen reader; a verdict written before turns carried it
+   * keeps the view's name and number ("Claim #1").
+   * @param {string} agent @param {string} claim
+   */
+  titleColumn(agent, claim) {
+    const title = /** @type {HTMLElement | null | undefined} */ (this.columns.get(agent)?.querySelector(".agent-title"));
+    if (!title || !claim) return;
+    title.textContent = claim;
+    title.title = claim;
+    title.classList.add("sub-claim");
+  }
+
   /** @param {any} ev */
   turnStarted(ev) {
     const card = this.card(ev.agent, ev.round, ev.team);
+    if (ev.claim) this.titleColumn(ev.agent, String(ev.claim));
     card.querySlot.replaceChildren();
     if (ev.query) {
       card.querySlot.append(el("span", "kicker", "query"), el("span", "query-text", ev.query));
