@@ -47,12 +47,14 @@ export function stepText(ev) {
  * the same passages) names that step rather than listing them again: a ReAct agent searching five times
  * over the same three documents showed them five times.
  * @param {any} ev the step @param {HTMLElement} steps the agent's steps so far
+ * @param {boolean} [sameDocs] whether the same passages make the same observation: not where tools read one
+ *   page in different ways (MERMAID's search snippets, then the page's text), where only the same text does
  */
-export function observationFold(ev, steps) {
+export function observationFold(ev, steps, sameDocs = true) {
   const docs = (ev.evidence || []).map((/** @type {any} */ d) => d.id || d.source || d.title).sort().join("\n");
   const earlier = [...steps.querySelectorAll(".step-observation")].findIndex(d => {
     const seen = /** @type {HTMLElement} */ (d).dataset;
-    return seen.text === ev.observation || (docs !== "" && seen.docs === docs);
+    return seen.text === ev.observation || (sameDocs && docs !== "" && seen.docs === docs);
   });
   const fold = el("details", "step-observation");
   fold.dataset.text = ev.observation;

@@ -5,7 +5,7 @@
 import { el, labelChip } from "../dom.js";
 import { readable } from "../answer-text.js";
 import { registerMethodView } from "../views.js";
-import { evidenceList, stepText } from "./debate.js";
+import { evidenceList, observationFold, stepText } from "./debate.js";
 
 class TimelineLayout {
   /** @param {import("../verdict-view.js").VerdictView} shell @param {import("../views.js").MethodView} view */
@@ -100,18 +100,7 @@ class TimelineLayout {
     const action = el("p", "step-action");
     action.append(el("span", "kicker", "action"), el("code", "", stepText(ev)));
     body.append(action);
-    if (ev.observation) {
-      // Folded, its start in the summary; an observation a step already made is named, not listed again.
-      const earlier = [...this.steps.querySelectorAll(".step-observation")].findIndex(d =>
-        /** @type {HTMLElement} */ (d).dataset.text === ev.observation);
-      const seen = el("details", "step-observation");
-      seen.dataset.text = ev.observation;
-      const gist = ev.observation.replace(/\s+/g, " ").slice(0, 90);
-      seen.append(el("summary", "", earlier >= 0 ? "observation: the same as step " + (earlier + 1) :
-        "observation: " + gist + (ev.observation.length > 90 ? "…" : "")));
-      if (earlier < 0) seen.append(el("p", "", ev.observation));
-      body.append(seen);
-    }
+    if (ev.observation) body.append(observationFold(ev, this.steps, false));
     item.append(body);
     this.steps.append(item);
     this.shell.status("Step " + n + ": " + (ev.tool || "no valid action"), true);
