@@ -16,6 +16,7 @@ import json
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,6 +112,34 @@ class CheckStore:
             return None
         return KeptCheck(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]) if row[4] else [],
                          int(row[5] or 0))
+
+    def revise(self, check_id: str, owner: str, change: Callable[[dict[str, Any]], dict[str, Any]],
+               calls: Callable[[list[dict[str, Any]], int], tuple[list[dict[str, Any]], int]] | None = None,
+               now: float | None = None) -> dict[str, Any] | None:
+        """The kept check's verdict changed by ``change`` (a claim of a response checked again alone) and its
+        calls by ``calls`` (kept calls and their cut -> new ones), read and written in one transaction so two
+        changes of one check cannot lose each other's; the new verdict, or None when the check is unknown,
+        expired or another key's (as :meth:`get`). Its age and place among the key's checks stay as they were."""
+        if not CHECK_ID.match(check_id):
+            return None
+        now = time.time() if now is None else now
+
+        def update(db: Cursor) -> dict[str, Any] | None:
+            row = db.execute("SELECT verdict FROM checks WHERE id = ? AND owner = ? AND created >= ?",
+                             (check_id, owner, now - self.max_age_seconds)).fetchone()
+            if row is None:
+                return None
+            verdict = change(json.loads(row[0]))
+            db.execute("UPDATE checks SET verdict = ? WHERE id = ?", (dumps_record(verdict), check_id))
+            if calls is not None:
+                kept = db.execute("SELECT calls, cut FROM check_calls WHERE id = ?", (check_id,)).fetchone()
+                new, cut = calls(json.loads(kept[0]) if kept else [], int(kept[1]) if kept else 0)
+                db.execute("DELETE FROM check_calls WHERE id = ?", (check_id,))
+                db.execute("INSERT INTO check_calls (id, calls, cut) VALUES (?, ?, ?)",
+                           (check_id, dumps_record(new), cut))
+            return verdict
+
+        return self.db.write("checks", update)
 
     def count(self, owner: str) -> int:
         return int(self.db.read(lambda db: db.execute(

@@ -66,3 +66,20 @@ class CallKeeper:
                 return
             self.calls.append(call)
             self.bytes += size
+
+
+def with_claim_calls(kept: list[dict[str, Any]], cut: int, index: int, new: CallKeeper,
+                     limit_bytes: int) -> tuple[list[dict[str, Any]], int]:
+    """A response check's kept calls (and their cut) once claim ``index`` was checked again alone: that
+    claim's calls are its new run's (``new``), after the others', within the same bound, so a reopened check
+    draws the debate its verdict now comes from. The calls its failed run left out stay counted in ``cut``."""
+    calls = [call for call in kept if call.get("claim") != index]
+    size = sum(len(dumps_record(call).encode("utf-8")) + 1 for call in calls)
+    cut += new.cut
+    for at, call in enumerate(new.calls):
+        grown = size + len(dumps_record(call).encode("utf-8")) + 1
+        if grown > limit_bytes:  # the rest are only counted, as at the first keeping
+            return calls, cut + len(new.calls) - at
+        calls.append(call)
+        size = grown
+    return calls, cut

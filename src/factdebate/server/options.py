@@ -23,7 +23,7 @@ from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.tool_allowlist import check_caller_tools
 from factdebate.settings.load import settings_from, validation_problems
 from factdebate.settings.model import Settings
-from factdebate.settings.options import Option, all_options, options_to_overrides
+from factdebate.settings.options import Option, all_options, option_value, options_to_overrides
 from factdebate.util.redact import hide_endpoints
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
@@ -146,7 +146,20 @@ class SettingsResolver:
         server's tools, the guard): any MCP tool in ``chosen`` must be on the operator's allow-list."""
         check_caller_tools(chosen, self.allowed_mcp_tools)
 
-    def _resolve(self, options: VerifyOptions | dict[str, Any]) -> Settings:
+    def resolve_recorded(self, config: dict[str, Any], caller: str | None = None) -> Settings:
+        """The settings a kept verdict was checked with (its ``config``, the public options
+        :func:`caller_config` left on it) over the operator's settings now, so that a claim of a kept check is
+        checked again as the check was asked, whatever the page's form shows. What differs from the operator's
+        settings is checked as a request's options are: offered models, MCP tools, spending caps."""
+        recorded = caller_config(config)
+        chosen = {name: option_value(recorded, option) for name, option in public_options().items()
+                  if option.alias_of is None and any(_value_at(recorded, path) not in (None, _value_at(
+                      self._base_data, path)) for path in option.paths)}
+        settings = self._resolve({k: v for k, v in chosen.items() if v is not None}, overrides=recorded)
+        return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
+
+    def _resolve(self, options: VerifyOptions | dict[str, Any], overrides: dict[str, Any] | None = None) -> Settings:
+        """``overrides``: the nested settings to apply, when they are not the options' own (a kept verdict's)."""
         chosen = options.chosen() if isinstance(options, VerifyOptions) else dict(options)
         if not chosen:
             return self.base
@@ -156,7 +169,7 @@ class SettingsResolver:
                 raise ConfigError(f"model '{model}' is not offered by this server; choose one of: "
                                   + ", ".join(self.llms))
         self.check_tools(chosen)
-        data = _merge(self._base_data, options_to_overrides(chosen))
+        data = _merge(self._base_data, options_to_overrides(chosen) if overrides is None else overrides)
         try:
             settings = Settings.model_validate(data)
         except ValidationError as exc:  # its str() would quote the operator's section the check failed on
@@ -189,6 +202,14 @@ def caller_config(config: dict[str, Any]) -> dict[str, Any]:
 
 
 _MISSING = object()
+
+
+def _value_at(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = data
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
 _PATHS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 
 

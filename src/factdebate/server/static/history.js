@@ -6,7 +6,8 @@ import { describe, responseRule, viewOf } from "./views.js";
 const STORE = "factdebate.history";
 const MAX = 25;
 /** @typedef {{at: number, kind: "claim" | "response" | "compare" | "guard", claim: string, label: string | null,
- *   decided_by: string, verdict?: any, verdicts?: any[], check_ids?: string[]}} Item */
+ *   decided_by: string, verdict?: any, verdicts?: any[], check_ids?: string[], options?: Record<string, any>}} Item
+ *  `options`: what a response check was asked with, for a claim of it checked again once reopened. */
 /** @type {Record<string, (item: Item) => void>} what opens an item of each kind */
 const openers = {};
 
@@ -29,9 +30,25 @@ export function onOpen(kind, open) { openers[kind] = open; }
 /** Draws a check as its kind does (a Recent check, or one a link reopened). @param {Omit<Item, "at">} item */
 export function open(item) { (openers[item.kind || "claim"] || (() => undefined))(/** @type {Item} */ (item)); }
 
-/** @param {Omit<Item, "at">} entry */
+/** @param {Omit<Item, "at">} entry @returns {number} its time, which names it to `revise` */
 export function remember(entry) {
-  save([{ at: Date.now(), ...entry }, ...load()].slice(0, MAX));
+  const at = Date.now();
+  save([{ at, ...entry }, ...load()].slice(0, MAX));
+  draw();
+  return at;
+}
+
+/**
+ * The remembered check(s) that `which` names (by the time it was remembered, or by the service's id for it)
+ * changed as `changes` say: a claim of a response checked again alone, so that reopening it shows it so.
+ * @param {{at?: number | null, id?: string | null}} which @param {Partial<Item>} changes
+ */
+export function revise(which, changes) {
+  const items = load();
+  const named = (/** @type {Item} */ item) => Boolean((which.at && item.at === which.at) ||
+    (which.id && (item.check_ids || []).includes(which.id)));
+  if (!items.some(named)) return;
+  save(items.map(item => (named(item) ? { ...item, ...changes } : item)));
   draw();
 }
 

@@ -13,27 +13,54 @@ import { ResponseView } from "./response-view.js";
 
 const view = new ResponseView(byId("response-live"));
 view.onRetry = () => byId("submit").click(); // the answer is still in the form
-/** @type {Record<string, any> | null} what the shown check was asked with: a claim checked again alone is too */
+/** @type {Record<string, any> | null} what the shown check was asked with (its options, not its texts): a claim
+    checked again alone is too, whatever the form shows by then */
 let asked = null;
+/** @type {number | null} the shown check's entry in Recent checks (its time), which a claim checked again updates */
+let shownAt = null;
+
+/** @param {Record<string, any>} body a check's request @returns {Record<string, any>} its options alone */
+function optionsOf(body) {
+  const { response: _r, question: _q, ...options } = body;
+  return options;
+}
+
+/** A response verdict as Recent checks keeps it: its claims' verdicts without the settings the response's
+    record holds once (the view copies them back when it draws them). @param {any} v */
+function kept(v) {
+  const copy = JSON.parse(JSON.stringify(v));
+  (copy.claims || []).forEach((/** @type {any} */ c) => { if (c.verdict) c.verdict.config = {}; });
+  return copy;
+}
 
 /* One claim of the shown check checked again alone (its row's Retry), through
-   POST /v1/check-response/claim/stream: with the options the check was asked with (a check reopened from
-   Recent checks: the form's), its events drawn as the check's own. */
+   POST /v1/check-response/claim/stream, its events drawn as the check's own. A check the service keeps is
+   named by its id: the service checks the claim with the options that check recorded and updates it, so its
+   link shows the new verdict. One it does not keep is asked with the options it was asked with (a check
+   reopened from Recent checks: those it recorded; only an entry older than them falls back on the form's).
+   Either way its entry in Recent checks is updated. */
 /** @param {import("./claim-row.js").ClaimRow} claim @param {Array<string | null>} labels */
 view.onRetryClaim = async (claim, labels) => {
   const v = view.result || {};
-  const body = { ...(asked || requestBody()), response: String(v.response || view.text),
-    ...(v.question ? { question: v.question } : {}), index: claim.index, claim: claim.text, labels };
+  const id = view.checkId;
+  const own = { response: String(v.response || view.text), ...(v.question ? { question: v.question } : {}),
+    index: claim.index, claim: claim.text };
+  const body = id ? { ...own, check_id: id } : { ...(asked || requestBody()), ...own, labels };
   let ended = false;
+  let answered = false;
   try {
     const response = await stream("/v1/check-response/claim/stream", body, new AbortController().signal);
     await readSSE(response, (name, data) => {
       if (name === "result" || name === "error") ended = true;
+      if (name === "result") answered = true;
       view.recheckEvent(name, data);
     });
     if (!ended) view.recheckFailed("the stream ended before the claim's verdict arrived");
   } catch (err) {
     view.recheckFailed(String(/** @type {Error} */ (err).message || err));
+  }
+  if (answered && view.result === v) {
+    history.revise({ at: shownAt, id }, { label: v.label, decided_by: v.decided_by, verdict: kept(v) });
   }
 };
 
@@ -42,7 +69,8 @@ onSubmit("response", async signal => {
   if (!text) { showError("Paste the answer to check."); return; }
   const question = input("response-question").value.trim();
   const body = { ...requestBody(), response: text, ...(question ? { question } : {}) };
-  asked = body;
+  asked = optionsOf(body);
+  shownAt = null;
   let response;
   try {
     response = await stream("/v1/check-response/stream", body, signal);
@@ -57,8 +85,9 @@ onSubmit("response", async signal => {
     await readSSE(response, (name, data) => {
       if (name === "result" || name === "error") ended = true;
       if (name === "result") { // kept before the view adds each claim's settings to it
-        history.remember({ kind: "response", claim: String(data.response || "").slice(0, 300), label: data.label,
-          decided_by: data.decided_by, verdict: data, check_ids: view.checkId ? [view.checkId] : [] });
+        shownAt = history.remember({ kind: "response", claim: String(data.response || "").slice(0, 300),
+          label: data.label, decided_by: data.decided_by, verdict: data,
+          check_ids: view.checkId ? [view.checkId] : [], options: asked || {} });
       }
       view.event(name, data);
     });
@@ -78,7 +107,8 @@ history.onOpen("response", item => {
   input("response-question").value = v.question || "";
   count();
   const id = (item.check_ids || [])[0] || null;
-  asked = null; // its claims are checked again with the form's options
+  asked = item.options || null; // its claims are checked again as it was asked (a kept one: as the service kept it)
+  shownAt = item.at || null; // a link's check has no entry of its own: one with its id is found by it
   view.show(v, id);
   byId("response-live").hidden = false;
   keptCalls(id).then(kept => view.keptCalls(kept)); // each claim's model calls, drawn under its debate as live
