@@ -68,16 +68,22 @@ def test_the_dpd_papers_baselines_ran_on_chatgpt_by_its_exact_name(method: str) 
 
 def test_factool_declares_its_evidence_and_its_backbone() -> None:
     # GPT-4o is MERMAID's FacTool backbone (Table 1), ChatGPT the DPD paper's: the row decides.
-    assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"}) == ["backbone", "search_engine"]
+    own = "prompt_own_words"  # issue 38, item 6: FacTool's prompts are ours, said on every run
+    assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"}) == [
+        "backbone", "search_engine", own]
     assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"},
-                        methods={"factool": {"paper": "mermaid"}}) == ["search_engine"]
+                        methods={"factool": {"paper": "mermaid"}}) == ["search_engine", own]
     local = load_settings(overrides={"method": "factool", "llm": {"debater": CHATGPT},
                                      "retrieval": {"search": "local"}}, environ={})
-    (found,) = get_method("factool").paper_deviations(local)
+    (found, _) = get_method("factool").paper_deviations(local)
     assert found.key == "search_engine" and "BM25" in found.here and "Google" in found.paper
-    assert dpd_baseline("factool", retrieval={"search": "local", "evidence": "given"}) == ["evidence_given"]
+    assert dpd_baseline("factool", retrieval={"search": "local", "evidence": "given"}) == ["evidence_given", own]
     assert dpd_baseline("factool", retrieval={"search": "tavily"}, methods={"factool": {"tool": "rag"}}) == [
-        "evidence_source"]
+        "evidence_source", own]
+
+
+def test_self_checks_prompt_is_declared_ours() -> None:
+    assert dpd_baseline("selfcheck") == ["prompt_own_words"]
 
 
 def test_wecheck_is_always_a_stand_in() -> None:

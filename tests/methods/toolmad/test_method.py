@@ -222,3 +222,21 @@ async def test_tool_documents_reach_the_prompt_trimmed() -> None:
                                            max_doc_chars=200)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert len(verdict.rounds[0].turns[0].evidence[0].text) <= 201
+
+
+def test_algorithm_1s_running_sum_passes_where_each_round_alone_fails() -> None:
+    """Issue 38, item 6: ``threshold_on: sum`` is S <- S + (f, ar) as Algorithm 1 writes it."""
+    from factdebate.core.types import Round, Turn
+    from factdebate.methods.toolmad.method import Agent, ToolMAD, ToolMADSettings
+
+    def scored_round(r: int) -> Round:
+        turn = Turn(agent="rag", role="debater", label=Label.SUPPORTS)
+        turn.scores.update(faithfulness=0.5, answer_relevance=0.5)
+        return Round(round=r, turns=[turn])
+
+    agent = Agent("rag", "rag", None, "RAG agent")
+    rounds = [scored_round(1), scored_round(2)]
+    for way, first, second in (("sum", False, True), ("round", False, False), ("average", False, False)):
+        cfg = ToolMADSettings(threshold_on=way)
+        assert ToolMAD._stable(0, agent, rounds[:1], cfg) is first
+        assert ToolMAD._stable(0, agent, rounds, cfg) is second, way

@@ -71,20 +71,26 @@ def test_an_agent_without_a_tool_leaves_nothing_to_compare() -> None:
 
 
 def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named() -> None:
-    # Listed on every run: the judge explains before its label, and a score at its threshold passes.
-    always = ["relevance_encoder", "threshold_comparison", "judge_explains"]
+    # Listed on every run: the built-in corpus for the paper's Wikipedia index, the encoder, a score at its
+    # threshold passes, the thresholds test each round's scores (not Algorithm 1's sum), answers held to a
+    # format, and the judge explains before its label (issue 38, item 6).
+    always = ["rag_corpus", "relevance_encoder", "threshold_comparison", "stability_sum", "answer_format",
+              "judge_explains"]
     assert deviations() == always
     assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", *always]
     assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", *always]
     assert deviations(retrieval={"search": "wikipedia"}) == ["search_engine", *always]
-    assert deviations(retrieval={"search": "tavily", "k": 5}) == ["top_k", *always]
+    assert deviations(retrieval={"search": "tavily", "k": 5}) == ["rag_corpus", "top_k", *always[1:]]
+    assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "threshold_on": "sum"}},
+                      llm={"debater": "openai:gpt-4o-mini", "one_call_verdict": False}) == [
+        "rag_corpus", "relevance_encoder", "threshold_comparison", "judge_explains"]
     changed = {"agents": ["rag", "rag"], "rounds": 2, "faithfulness_threshold": 0.5, "query_formulation": False,
                "scoring": False, "answer_sentences": 3, "judge_evidence_chars": 300}
     assert deviations(methods={"tool-mad": changed}) == [
-        "tools_homogeneous", "agents", "rounds", "thresholds", "query_formulation", "scoring", "judge_explains",
-        "answer_cap", "judge_evidence"]  # no scores, so no threshold or encoder to depart from
+        "tools_homogeneous", "rag_corpus", "agents", "rounds", "thresholds", "query_formulation", "scoring",
+        "answer_format", "judge_explains", "answer_cap", "judge_evidence"]  # no scores: no threshold or encoder
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "scoring_variant": "consistency"}}) == [
-        "scoring_variant", "judge_explains"]
+        "rag_corpus", "scoring_variant", "answer_format", "judge_explains"]
 
 
 def test_a_single_search_agent_on_the_local_index_says_so() -> None:

@@ -38,12 +38,18 @@ def factool(tool: str, settings: Settings, paper: str = "dpd") -> list[Deviation
     """FacTool's row in the DPD paper (ChatGPT) or in MERMAID's Table 1 (GPT-4o): ``paper`` says which."""
     roles = ("extractor", "debater")
     found = backbone(settings, roles, MERMAID_FACTOOL) if paper == "mermaid" else chatgpt_backbone(settings, roles)
-    return found + evidence(tool, settings, who="the claims' queries")
+    own = Deviation(key="prompt_own_words", paper="FacTool's own prompts for claim extraction, query generation "
+                    "and verification", here="prompts written for this project for the same three steps, with the "
+                    "same outputs (claims, queries, a true/false verdict with its reasoning)")
+    return [*found, *evidence(tool, settings, who="the claims' queries"), own]
 
 
 def chatgpt_only(settings: Settings) -> list[Deviation]:
     """Self-Check's rows (DPD Table 2): ChatGPT answering from its own knowledge."""
-    return chatgpt_backbone(settings, ("debater",))
+    own = Deviation(key="prompt_own_words", paper="FacTool's self-check prompt and worked examples (the DPD "
+                    "paper's Self-Check rows)", here="an instruction and worked examples written for this project, "
+                    "with the same task and labels")
+    return [*chatgpt_backbone(settings, ("debater",)), own]
 
 
 def halueval_fewshot(settings: Settings) -> list[Deviation]:

@@ -82,3 +82,19 @@ def search_engine_deviation(kinds: Iterable[str], settings: Settings, *, paper_e
         f"--search {paper_engine}" + (" with TAVILY_API_KEY set" if paper_engine == "tavily" else "")
     return [Deviation(key="search_engine", paper=paper, here=f"{who} go to {engine_text(settings)}",
                       restore=restore)]
+
+
+def rag_corpus_deviation(kinds: Iterable[str], settings: Settings, *, paper: str) -> list[Deviation]:
+    """The ``rag_corpus`` deviation on every run whose ``rag`` tool reads a corpus other than the paper's
+    index: the built-in one holds 10,033 Wikipedia lead summaries (Vital Articles), not whole articles."""
+    if "rag" not in kinds:
+        return []
+    corpus = settings.retrieval.corpus
+    if corpus == "builtin":
+        docs = settings.retrieval.builtin_docs
+        here = (f"the RAG tool reads the built-in corpus: {'the first ' + str(docs) if docs else '10,033'} "
+                "English Wikipedia lead summaries (Vital Articles), not whole articles")
+    else:
+        here = f"the RAG tool reads the '{corpus}' corpus indexed here"
+    return [Deviation(key="rag_corpus", paper=paper, here=here,
+                      restore="index a Wikipedia dump (factdebate index, docs/configuration.md), then --corpus NAME")]

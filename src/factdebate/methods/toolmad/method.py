@@ -4,7 +4,8 @@ every round, every answer scored, early stop on a stable consensus, a judge at r
 Choices where the paper is silent (also in docs/methods/tool-mad.md):
 - round 1 queries are the claim itself (Algorithm 1: ``Query(A, c)`` sees nothing else), so no LLM call;
 - with 3 agents, each sees the previous answers of both others; consensus needs all three to agree;
-- the threshold test uses this round's scores by default (``threshold_on: average`` uses running means);
+- the threshold test uses this round's scores by default, as the text reads (``threshold_on: sum`` is
+  Algorithm 1's running sum, ``average`` the running mean; declared as ``stability_sum``);
 - an agent without a tool has no documents, so faithfulness does not apply to it and only its answer
   relevance is tested; an answer whose score could not be computed never passes the test;
 - an unchanged query reuses the documents already retrieved for it instead of searching again.
@@ -82,11 +83,13 @@ class ToolMADSettings(MethodSettings):
     relevance_calibrated_share: float | None = Field(
         title="Calibrated share", default=None, ge=0.01, le=0.99, json_schema_extra=offered(group="scoring"),
         description="The share of round-1 debate answers the calibrated threshold lets pass.")
-    # Algorithm 1 compares "the stability score" with the thresholds without saying whether that is this
-    # round's score or the running average; we default to this round's and offer the average.
-    threshold_on: Literal["round", "average"] = Field(
+    # Algorithm 1 adds each round's scores into a running sum (S <- S + (f, ar)) and compares that with the
+    # thresholds; the text tests each round's own scores. We default to the text (a sum passes 0.8 from
+    # round 2 on whatever the answers), offer Algorithm 1's sum and the running mean, and declare the choice.
+    threshold_on: Literal["round", "average", "sum"] = Field(
         title="Thresholds apply to", default="round", json_schema_extra=offered(group="scoring"),
-        description="Test thresholds on this round's scores or the running average.")
+        description="Test thresholds on this round's scores (the paper's text), the running mean, or the "
+                    "running sum of Algorithm 1.")
     query_formulation: bool = Field(
         title="Rewrite queries", default=True, json_schema_extra=offered(group="evidence"),
         description="Agents rewrite their query each round.")
@@ -355,17 +358,18 @@ class ToolMAD(Method[ToolMADSettings]):
 
     @staticmethod
     def _stable(index: int, agent: Agent, rounds: list[Round], cfg: ToolMADSettings) -> bool:
-        history = rounds if cfg.threshold_on == "average" else rounds[-1:]
+        history = rounds if cfg.threshold_on in ("average", "sum") else rounds[-1:]
         turns = [rnd.turns[index] for rnd in history]
         if any(t.score_errors for t in turns):
             return False
+        combine = sum if cfg.threshold_on == "sum" else mean
         relevance = [t.answer_relevance for t in turns]
-        if None in relevance or mean(v for v in relevance if v is not None) < cfg.relevance_threshold:
+        if None in relevance or combine(v for v in relevance if v is not None) < cfg.relevance_threshold:
             return False
         if agent.tool is None:
             return True
         faith = [t.faithfulness for t in turns]
-        return None not in faith and mean(v for v in faith if v is not None) >= cfg.faithfulness_threshold
+        return None not in faith and combine(v for v in faith if v is not None) >= cfg.faithfulness_threshold
 
     async def _judge(self, claim: str, agents: list[Agent], rounds: list[Round], resources: Resources) -> Judgement:
         cfg = self.cfg(resources.settings)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
-from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_deviation
+from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     tools = [str(kind) for kind in cfg.agents]
     found += homogeneous_deviation(tools, settings, paper=TOOLS_PAPER)
     found += search_engine_deviation(tools, settings, paper_engine="tavily", who="the search agent's searches")
+    found += rag_corpus_deviation(tools, settings, paper="the RAG agent searches a Milvus vector index of Wikipedia")
     if tools != AGENTS:
         found.append(Deviation(key="agents", paper="RAG + SEARCH (other pairs are Table VI's ablations)",
                                here=f"agents {' + '.join(tools)}", restore="--agents rag,search"))
@@ -53,6 +54,24 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
             key="threshold_comparison", paper="Algorithm 1 stops on agreement when the scores are above the "
             "thresholds (S > St); the text calls a round inconclusive when a score falls below one",
             here="a score equal to its threshold passes (>=), as the text reads"))
+    if cfg.scoring and cfg.scoring_variant == "stability" and cfg.threshold_on != "sum":
+        found.append(Deviation(
+            key="stability_sum", paper="Algorithm 1 adds each round's (faithfulness, relevance) into a running sum "
+            "S <- S + (f, ar) and stops on agreement when S exceeds the thresholds; the text calls a round "
+            "inconclusive when its score falls below one (the stability-score ablation); the judge reads S / 3 "
+            "(Fig. 6)",
+            here="the thresholds test " + ("this round's scores, as the text reads" if cfg.threshold_on == "round"
+                                           else "the mean of the rounds so far") + "; the judge reads the mean "
+                 "over the rounds (S / 3 after three rounds)", restore="--threshold-on sum (Algorithm 1 as written)"))
+    if settings.llm.one_call_verdict:
+        found.append(Deviation(
+            key="answer_format", paper="debaters answer in free text, the label on the last line (Fig. 5); "
+            "faithfulness is scored on that text",
+            here="on a backend that constrains output (the embedded model; served models with llm.constrain "
+                 "other than none), an answer is held to at most five sentences and a 'Verdict:' line (a grammar, "
+                 "or a JSON schema rendered back to that text); faithfulness is scored on the rendered text",
+            restore="llm.one_call_verdict: false in the config (a free answer, a label re-ask only when none "
+                    "is readable)"))
     found.append(Deviation(
         key="judge_explains", paper="the judge outputs the label (Fig. 6: SUPPORTS, REFUTES or NOT ENOUGH INFO)",
         here="the judge explains in two or three sentences, then gives the label on the last line"))
