@@ -22,9 +22,10 @@ def deviations(method: str, **sections: Any) -> list[str]:
 @pytest.mark.parametrize("method", ["cot", "single", "mad", "madke", "react"])
 def test_each_baseline_ran_on_the_papers_backbones(method: str) -> None:
     web = {"search": "tavily"}
-    assert deviations(method, retrieval=web) == []
-    assert deviations(method, retrieval=web, llm={"debater": "openai:Llama-3.3-70B-Instruct-Turbo"}) == []
-    assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin"}) == ["backbone"]
+    corpus = ["rag_corpus"] if method == "react" else []  # ReAct's RAG module reads our corpus, not the paper's
+    assert deviations(method, retrieval=web) == corpus
+    assert deviations(method, retrieval=web, llm={"debater": "openai:Llama-3.3-70B-Instruct-Turbo"}) == corpus
+    assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin"}) == ["backbone", *corpus]
 
 
 def test_madkes_pool_on_the_local_index_is_declared() -> None:
@@ -39,7 +40,13 @@ def test_a_judge_on_another_model_is_named() -> None:
 
 
 def test_react_reads_three_documents_as_the_papers_rag_module() -> None:
-    assert deviations("react", retrieval={"k": 5}) == ["top_k"]
+    assert deviations("react", retrieval={"k": 5}) == ["top_k", "rag_corpus"]
+
+
+def test_reacts_rag_module_declares_the_corpus_it_reads() -> None:
+    settings = load_settings(overrides={"method": "react", "llm": {"debater": PAPER_MODEL}}, environ={})
+    (found,) = [d for d in get_method("react").paper_deviations(settings) if d.key == "rag_corpus"]
+    assert "10,033" in found.here and "Wikipedia" in found.paper
     assert deviations("cot", retrieval={"k": 5}) == []  # no retrieval, nothing to depart from
 
 

@@ -28,10 +28,11 @@ from factdebate.methods.kit.fields import check_field
 from factdebate.methods.kit.formats import ALL_LABELS, label_rule, offered_labels
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
 from factdebate.methods.kit.query_text import clean_query
+from factdebate.methods.kit.sources import rag_corpus_deviation
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
-from factdebate.prompts import render
 from factdebate.methods.view import declare_view
+from factdebate.prompts import render
 from factdebate.tools.base import Tool
 
 _ACTION = re.compile(r"action\s*:?\s*\**\s*(search|finish)\s*\[([^\[\]]*)\]", re.I)
@@ -137,10 +138,10 @@ class ReAct(Method[ReActSettings]):
     description = ("Single ReAct agent: thought/action/observation loop over the RAG tool, step cap, forced "
                    "final answer")
     settings_model = ReActSettings
-    call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
-
     # One agent's loop: its model calls are numbered by step, and its one round is not worth naming.
     view = declare_view(rounds=False, calls_by_step=True)
+    call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
+
     def tools(self, settings: Settings) -> set[str]:
         return {"rag"}
 
@@ -149,7 +150,9 @@ class ReAct(Method[ReActSettings]):
 
     def paper_deviations(self, settings: Settings) -> list[Deviation]:
         # The Tool-MAD paper's single agent: its backbones, the RAG module with three documents per query.
-        return toolmad_backbone(settings, ("debater",)) + top_k(settings)
+        return (toolmad_backbone(settings, ("debater",)) + top_k(settings)
+                + rag_corpus_deviation(("rag",), settings, paper="the RAG module searches a Milvus vector index "
+                                       "of Wikipedia"))
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings = resources.settings
