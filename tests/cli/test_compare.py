@@ -85,7 +85,8 @@ def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path, monkeypatch: 
                 + used["scripted:disagree"][0] * 3 + used["scripted:disagree"][1] * 4) / 1e6
     mad = json.loads((tmp_path / "c" / "compare.json").read_text())["runs"][0]
     assert mad["cost"]["dollars"] == pytest.approx(expected)
-    assert f"- mad: ${dollars_text(mad['cost']['dollars'])} in all: scripted:agree $" in (tmp_path / "c" / "compare.md").read_text()
+    report = (tmp_path / "c" / "compare.md").read_text()
+    assert f"- mad: ${dollars_text(mad['cost']['dollars'])} in all: scripted:agree $" in report
     monkeypatch.chdir(tmp_path)
     assert cli_run(["compare", "out/mad", "out/cot", "-o", "c1", "--price", "agree=1,2"]) == 0, capsys.readouterr().err
     text = (tmp_path / "c1" / "compare.md").read_text()
