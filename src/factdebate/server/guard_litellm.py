@@ -14,6 +14,7 @@ reach the guard through those options' ``evidence`` or not at all: docs/guard.md
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Request
@@ -35,8 +36,10 @@ from factdebate.server.guard_prepare import (
 from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest, check_messages
 from factdebate.server.response_routes import _charged_slot
 from factdebate.server.service import ServiceDep, caller
+from factdebate.util.redact import hide_endpoints
 
 router = APIRouter()
+log = logging.getLogger("factdebate.server")
 PATH = "/beta/litellm_basic_guardrail_api"
 
 
@@ -101,7 +104,8 @@ async def litellm_guardrail(request: Request, service: ServiceDep,
         try:
             results = await asyncio.gather(*(one(t) for t in texts))
         except FactDebateError as exc:
-            return openai_error(500, f"the fact check failed: {exc}", "server_error")
+            log.warning("a LiteLLM guardrail check failed: %s", exc)  # with the address the caller is not shown
+            return openai_error(500, f"the fact check failed: {hide_endpoints(str(exc))}", "server_error")
         charge.claims = sum(len(r.claims) for r in results)
     finally:
         slot.release()

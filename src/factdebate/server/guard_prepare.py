@@ -17,6 +17,7 @@ from starlette.datastructures import State
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, resolve_options
+from factdebate.guard.types import GuardClaim
 from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of
 from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
 from factdebate.server.kept_calls import CallKeeper
@@ -24,6 +25,7 @@ from factdebate.server.response_routes import ClaimCharge, _charged_slot
 from factdebate.server.routes import _RunSlot
 from factdebate.server.service import Service
 from factdebate.settings.model import Settings
+from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 GUARD_CHECK_ID_HEADER = "X-Factdebate-Check-Id"
@@ -127,9 +129,32 @@ def unchecked_result(resolved: ResolvedGuardOptions, passed: list[str]) -> Guard
                        on_unchecked=resolved.on_unchecked, tier=resolved.tier, deadline_s=resolved.deadline_s)
 
 
+def hidden_claim(claim: GuardClaim) -> GuardClaim:
+    """A claim as a caller reads it: why its check failed says what failed, not where the operator's model
+    server is (its address stays in the server's log)."""
+    if not claim.reason or hide_endpoints(claim.reason) == claim.reason:
+        return claim
+    log.warning("a guard check's claim %d failed: %s", claim.index, claim.reason)
+    return claim.model_copy(update={"reason": hide_endpoints(claim.reason)})
+
+
+def hidden_result(result: GuardResult) -> GuardResult:
+    """The result as a caller reads it, in a reply or kept: no endpoint's address in what went wrong (the
+    claims' reasons, why the check was degraded, what was passed through); the server's log keeps it. The
+    texts and the evidence's own URLs are the answer's and the sources', not the operator's, and stay."""
+    reason = result.degraded_reason
+    if reason and hide_endpoints(reason) != reason:
+        log.warning("a guard check was degraded: %s", reason)
+        reason = hide_endpoints(reason)
+    return result.model_copy(update={"degraded_reason": reason, "claims": [hidden_claim(c) for c in result.claims],
+                                     "passed_through": [hide_endpoints(p) for p in result.passed_through]})
+
+
 async def keep_guard(service: Service, who: str, result: GuardResult, calls: CallKeeper | None) -> GuardResult:
     """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and
-    both texts); the result with its ``check_id`` (None: the operator keeps none, or storing failed)."""
+    both texts); the result with its ``check_id`` (None: the operator keeps none, or storing failed). Every
+    route's result passes here, so it is made :func:`hidden_result` here, for the reply and the kept check."""
+    result = hidden_result(result)
     try:
         check_id = await asyncio.to_thread(service.checks.save, who, "guard", result.model_dump(mode="json"),
                                            calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -27,16 +28,19 @@ from factdebate.guard import GuardResult, StreamingCheck
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import (
     Prepared,
+    hidden_claim,
     keep_guard,
     public_result,
     reviser_for,
     unchecked_result,
     upstream_error,
 )
-from factdebate.server.guard_upstream import SSEEvent, UpstreamError, error_body
+from factdebate.server.guard_upstream import SSEEvent, UpstreamError, error_body, passed_on_error
 from factdebate.server.routes import _SlotStream
 from factdebate.server.service import Service
+from factdebate.util.redact import hide_endpoints
 
+log = logging.getLogger("factdebate.server")
 VERDICTS_HEADER = "X-Factdebate-Verdicts"
 DONE = b"data: [DONE]\n\n"
 _HEAD = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
@@ -122,8 +126,9 @@ class Relay:
                     try:
                         result = finished.result()
                     except Exception as exc:  # the check could not finish: said, never passed as checked
-                        yield frame(error_body(f"the fact check failed: {type(exc).__name__}: {exc}",
-                                               "server_error", "check_failed"))
+                        log.warning("a streamed guard check failed: %s: %s", type(exc).__name__, exc)
+                        yield frame(error_body(f"the fact check failed: {type(exc).__name__}: "
+                                               f"{hide_endpoints(str(exc))}", "server_error", "check_failed"))
                         return
                     if self.each and self.text.strip():  # (an answer without text had no check to wait for)
                         await tasks[1]  # the last verdicts are queued before the result goes out
@@ -158,7 +163,7 @@ class Relay:
 
     async def _verdicts(self, check: StreamingCheck) -> None:
         async for claim in check.verdicts():
-            await self.queue.put(("verdict", claim.model_dump(mode="json")))
+            await self.queue.put(("verdict", hidden_claim(claim).model_dump(mode="json")))
 
     async def _finish(self, check: StreamingCheck) -> GuardResult:
         passed = sorted(self.passed)
@@ -180,7 +185,7 @@ class Relay:
         if chunk is None:
             return [] if self.buffer or self.holding else [event.raw]
         if isinstance(chunk.get("error"), dict):
-            self.queue.put_nowait(("error", UpstreamError(502, {"error": chunk["error"]})))
+            self.queue.put_nowait(("error", passed_on_error(502, {"error": chunk["error"]})))
             return []
         if not self.head:
             self.head = {key: chunk[key] for key in _HEAD if key in chunk}

@@ -4,12 +4,14 @@ and the reviser ``rewrite`` asks for.
 
 Everything that reaches the upstream is built here from the checked request, so no header of the caller's
 (its ``Authorization`` above all) can travel on. An upstream that answers with an error has it passed back
-as it came, in OpenAI's error shape; one that cannot be reached is a ``502`` in that shape."""
+as it came, in OpenAI's error shape; one that cannot be reached is a ``502`` in that shape. Neither tells the
+caller where the upstream is (``hide_endpoints``): the server's log does."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
@@ -17,15 +19,19 @@ from typing import Any
 
 import httpx
 
+from factdebate.core.errors import FactDebateError
 from factdebate.guard.types import GuardClaim
-from factdebate.util.redact import redact_url
+from factdebate.util.redact import hide_endpoints, redact_url
 
 # A revised answer is about as long as the original; this bounds it whatever the upstream's default.
 REVISE_MAX_TOKENS = 1024
+log = logging.getLogger("factdebate.server")
 
 
-class UpstreamError(Exception):
-    """The upstream's error (``status`` and an OpenAI-shaped ``body``), or ours about reaching it."""
+class UpstreamError(FactDebateError):
+    """The upstream's error (``status`` and an OpenAI-shaped ``body``), or ours about reaching it. A
+    :class:`FactDebateError`, so that a reviser that fails this way leaves ``rewrite``'s answer flagged with why
+    (guard/policy.py) rather than failing the request."""
 
     def __init__(self, status: int, body: dict[str, Any]) -> None:
         super().__init__(body.get("error", {}).get("message", "upstream error"))
@@ -38,6 +44,27 @@ def error_body(message: str, kind: str = "upstream_error", code: str | None = No
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+def without_endpoints(value: Any) -> Any:
+    """An upstream's error as the caller reads it: every address in its texts left out (a proxy's error names
+    the server behind it), since where the operator's servers are is the operator's to know."""
+    if isinstance(value, str):
+        return hide_endpoints(value)
+    if isinstance(value, dict):
+        return {key: without_endpoints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_endpoints(item) for item in value]
+    return value
+
+
+def passed_on_error(status: int, body: dict[str, Any]) -> UpstreamError:
+    """The upstream's own error (a response's body, a stream's error chunk) as the caller gets it; the server's
+    log keeps it as it came when that named an address."""
+    shown = without_endpoints(body)
+    if shown != body:
+        log.warning("the guard's upstream model answered %s: %s", status, json.dumps(body)[:1000])
+    return UpstreamError(status, shown)
+
+
 def _passed_on(response: httpx.Response, body: bytes) -> UpstreamError:
     """The upstream's own error, kept as it sent it when it is already OpenAI-shaped."""
     try:
@@ -45,15 +72,18 @@ def _passed_on(response: httpx.Response, body: bytes) -> UpstreamError:
     except ValueError:
         data = None
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return UpstreamError(response.status_code, data)
+        return passed_on_error(response.status_code, data)
     text = body.decode("utf-8", "replace").strip()[:500]
-    return UpstreamError(response.status_code, error_body(
+    return passed_on_error(response.status_code, error_body(
         f"the upstream model answered {response.status_code}" + (f": {text}" if text else "")))
 
 
 def _unreachable(base_url: str, exc: Exception) -> UpstreamError:
-    return UpstreamError(502, error_body(f"the upstream model at {redact_url(base_url)} could not be reached "
-                                         f"({type(exc).__name__})", code="upstream_unreachable"))
+    """The caller is told what failed; where the upstream is, the server's log."""
+    log.warning("the guard's upstream model at %s could not be reached: %s: %s", redact_url(base_url),
+                type(exc).__name__, exc)
+    return UpstreamError(502, error_body(f"the operator's upstream model could not be reached ({type(exc).__name__})",
+                                         code="upstream_unreachable"))
 
 
 @dataclass
