@@ -131,6 +131,43 @@ def recording(recorder: RunRecorder) -> Iterator[RunRecorder]:
         _current.reset(token)
 
 
+# The attribute on which an exception that ends a claim carries what the claim spent before it failed.
+_SPENT = "factdebate_spent"
+Spend = tuple[Usage, dict[str, ModelUsage]]
+
+
+def add_spend(exc: BaseException, usage: Usage, by_model: dict[str, ModelUsage]) -> None:
+    """Add ``usage`` to what ``exc`` already carries (a claim failing inside another's recorder, or one option
+    of several). Seconds are wall time since each recorder started, so the longest is kept, not the sum."""
+    total, models = usage.model_copy(), {model: used.model_copy() for model, used in by_model.items()}
+    before = spent_before(exc)
+    if before is not None:
+        seconds = max(total.seconds, before[0].seconds)
+        total.add(before[0])
+        total.seconds = seconds
+        add_model_usage(models, before[1])
+    setattr(exc, _SPENT, (total, models))
+
+
+@contextlib.contextmanager
+def charged(recorder: RunRecorder) -> Iterator[None]:
+    """An exception leaving the block carries what ``recorder`` counted until then (``spent_before``): a
+    claim that fails after ten model calls cost ten calls, and an evaluation's error record says so
+    (eval/runner.py), so a method that fails expensively does not look cheap. Use it only around a
+    recorder of its own (a claim's, a response's), never a speculation's: their usage flows to a parent."""
+    try:
+        yield
+    except Exception as exc:
+        add_spend(exc, recorder.total(), recorder.usage_by_model)
+        raise
+
+
+def spent_before(exc: BaseException) -> Spend | None:
+    """What the work an exception ended had spent (``charged``); None when nothing recorded it."""
+    spent = getattr(exc, _SPENT, None)
+    return spent if isinstance(spent, tuple) else None
+
+
 class JsonlTraceWriter:
     """Appends events to a JSONL file; safe to share between concurrent runs."""
 

@@ -137,8 +137,8 @@ def _run_row(run: LoadedRun, outcomes: list[Outcome], ids: list[str], labels: tu
     models = run_models(run.data.settings)
     totals = m["cost"]
     usage_n = sum(1 for o in outcomes if o.usage is not None)
-    # An errored sample's record carries no usage: what it spent before failing is in no figure here, so a
-    # method that fails after expensive work looks cheaper. Say how many, beside the figures.
+    # An errored sample's record carries what it spent before failing (eval/runner.py spent_fields), counted
+    # in every figure here; one written before that carries none and is in no figure: say how many, beside.
     unpriced_failures = sum(1 for o in outcomes if o.status == "error" and o.usage is None)
     cost: dict[str, Any] = {"claims_with_usage": usage_n, "errored_without_usage": unpriced_failures,
                             "per_claim": {k: v["mean"] for k, v in totals.items()},

@@ -113,11 +113,12 @@ def _pairs(data: dict[str, Any]) -> list[str]:
 
 def _cost(data: dict[str, Any]) -> list[str]:
     lines = ["", "## Cost", "",
-             "Per claim: the mean over the samples that finished (an errored sample reports no usage). Per correct "
-             "verdict: the run's total over its correct verdicts. Completion tokens include the reasoning tokens "
-             "shown apart. Seconds include waiting for a loaded machine; cached calls took no model time. An errored "
-             "sample's record carries no usage, so what it spent before failing is in none of these figures: the "
-             "last column says how many samples that leaves out.", "",
+             "Per claim: the mean over the samples whose record carries usage: those that finished, and those "
+             "that errored with what they spent before failing (included, so failing expensively is not cheap). "
+             "Per correct verdict: the run's total over its correct verdicts. Completion tokens include the "
+             "reasoning tokens shown apart. Seconds include waiting for a loaded machine; cached calls took no "
+             "model time. An errored record written before errors kept their spend (or one that failed before any "
+             "call) carries none: the last column says how many samples that leaves out.", "",
              "| run | LLM calls | prompt tokens | completion tokens (reasoning) | tool calls | seconds | cached calls "
              "| LLM calls / correct | tokens / correct | seconds / correct | $ / claim | $ / correct "
              "| errored, spend not recorded |",

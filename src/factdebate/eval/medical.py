@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 
 from factdebate.core.parsing import parse_choice
-from factdebate.core.runtime import EventSink, RunRecorder, recording
+from factdebate.core.runtime import EventSink, RunRecorder, add_spend, charged, recording, spent_before
 from factdebate.core.types import Label, ModelUsage, ReplyCounts, Usage, Verdict, add_model_usage, add_reply_counts
 from factdebate.eval.datasets import Sample
 from factdebate.llm.ask import ask
@@ -42,13 +42,25 @@ async def run_choice(sample: Sample, settings: Settings, resources: Resources,
     ``decided_by``, ``option_verdicts``, ``usage`` summed over every call, including the final pick."""
     started = time.perf_counter()
     letters = list(sample.options)
-    verdicts: list[Verdict] = list(await asyncio.gather(
-        *(run_claim(option_claim(sample, letter), settings, resources, sinks=sinks) for letter in letters)))
+    # Every option runs to its end even when one fails, so the failure carries all the options' spend.
+    answers = await asyncio.gather(
+        *(run_claim(option_claim(sample, letter), settings, resources, sinks=sinks) for letter in letters),
+        return_exceptions=True)
     usage, counts, by_model = Usage(), dict[str, ReplyCounts](), dict[str, ModelUsage]()
+    verdicts = [a for a in answers if isinstance(a, Verdict)]
     for verdict in verdicts:
         usage.add(verdict.usage)
         add_model_usage(by_model, verdict.usage_by_model)
         add_reply_counts(counts, verdict.parse_counts)
+    failures = [a for a in answers if isinstance(a, BaseException)]
+    if failures:
+        for other in failures[1:]:
+            if isinstance(other, Exception) and (spent := spent_before(other)) is not None:
+                usage.add(spent[0])
+                add_model_usage(by_model, spent[1])
+        usage.seconds = time.perf_counter() - started
+        add_spend(failures[0], usage, by_model)
+        raise failures[0]
     supported = [letter for letter, v in zip(letters, verdicts, strict=True) if v.label is Label.SUPPORTS]
     pick_text = ""
     if len(supported) == 1:
@@ -56,16 +68,20 @@ async def run_choice(sample: Sample, settings: Settings, resources: Resources,
         decided_by = "single-supported"
     else:
         recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
-        with recording(recorder):
-            prompt = render("medical_choice", question=sample.claim, options=sample.options,
-                            verdicts=[{"letter": letter, "label": v.label.value if v.label else "no verdict",
-                                       "reasons": " ".join(v.reasons.split())[:600]}
-                                      for letter, v in zip(letters, verdicts, strict=True)])
-            picked = await ask(resources.judge, prompt, lambda t: parse_choice(t, letters), what="choice",
-                               params=GenParams(temperature=0.0, max_tokens=256),
-                               problem=f"the reply must end with one letter among {', '.join(letters)}",
-                               agent="chooser")
-            label, pick_text = picked.value, picked.raw
+        try:
+            with recording(recorder), charged(recorder):
+                prompt = render("medical_choice", question=sample.claim, options=sample.options,
+                                verdicts=[{"letter": letter, "label": v.label.value if v.label else "no verdict",
+                                           "reasons": " ".join(v.reasons.split())[:600]}
+                                          for letter, v in zip(letters, verdicts, strict=True)])
+                picked = await ask(resources.judge, prompt, lambda t: parse_choice(t, letters), what="choice",
+                                   params=GenParams(temperature=0.0, max_tokens=256),
+                                   problem=f"the reply must end with one letter among {', '.join(letters)}",
+                                   agent="chooser")
+        except Exception as exc:  # the options' spend beside the pick's
+            add_spend(exc, usage, by_model)
+            raise
+        label, pick_text = picked.value, picked.raw
         usage.add(recorder.total())
         add_model_usage(by_model, recorder.usage_by_model)
         add_reply_counts(counts, recorder.parse_counts)

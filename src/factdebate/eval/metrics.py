@@ -64,7 +64,9 @@ def outcome_from_record(record: dict[str, Any]) -> Outcome:
         status: Status = "error"
     else:
         status = "ok" if record.get("predicted") is not None else "unparsed"
-    usage = record.get("usage") if isinstance(record.get("usage"), dict) and status != "error" else None
+    # An errored record carries what the sample spent before it failed (eval/runner.py spent_fields); one
+    # written before that, or failing before any call, carries none.
+    usage = record.get("usage") if isinstance(record.get("usage"), dict) else None
     by_model = record.get("usage_by_model") if usage is not None else None
     return Outcome(id=str(record["id"]), gold=str(record["gold"]),
                    predicted=record.get("predicted") if status == "ok" else None, status=status, usage=usage,
@@ -174,7 +176,9 @@ def paired_macro_f1(a: list[Outcome], b: list[Outcome], labels: tuple[str, ...],
 
 
 def cost(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
-    """Mean, p95 and total of each usage field over the samples that finished (errored runs report none)."""
+    """Mean, p95 and total of each usage field over the samples whose record carries usage: every finished
+    sample and every errored one that spent before failing, so a method that fails expensively is not
+    cheap (``errored_spend`` counts both kinds of errored sample)."""
     usages = [o.usage for o in outcomes if o.usage is not None]
     out = {}
     for name in COST_FIELDS:
@@ -208,4 +212,14 @@ def compute(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int = 0,
         "by_group": {g: {"n": len(v), "accuracy": sum(o.correct for o in v) / len(v)}
                      for g, v in sorted(groups.items())},
         "cost": cost(outcomes),
+        # Only where a sample errored: a run without errors has nothing to say here (and its summary stays as it was).
+        **({"errored_spend": errored_spend(outcomes)} if any(o.status == "error" for o in outcomes) else {}),
     }
+
+
+def errored_spend(outcomes: list[Outcome]) -> dict[str, int]:
+    """The errored samples whose spend the cost includes, and those whose record carries none (written
+    before errors kept their usage, or failed before any call): the second are in no cost figure."""
+    errored = [o for o in outcomes if o.status == "error"]
+    return {"included": sum(o.usage is not None for o in errored),
+            "without_usage": sum(o.usage is None for o in errored)}

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER, claim_date, claim_position, two_labels
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runfiles import read_run_json
-from factdebate.core.runtime import EventSink
+from factdebate.core.runtime import EventSink, spent_before
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.progress import Progress
@@ -218,12 +218,25 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
             record.update(verdict.model_dump(mode="json", exclude={"config", "deviations"}))
             predicted = plan.dataset.predicted(verdict.label.value if verdict.label else None)
     except FactDebateError as exc:
-        record.update(claim=sample.claim, error=str(exc))
+        record.update(claim=sample.claim, error=str(exc), **spent_fields(exc))
     except Exception as exc:  # one failing sample must not stop the run; it is recorded and counted wrong
-        record.update(claim=sample.claim, error=f"{type(exc).__name__}: {exc}")
+        record.update(claim=sample.claim, error=f"{type(exc).__name__}: {exc}", **spent_fields(exc))
     record["predicted"] = predicted if not record.get("error") else None
     record["correct"] = record["predicted"] == sample.gold
     return record
+
+
+def spent_fields(exc: BaseException) -> dict[str, Any]:
+    """An errored record's ``usage`` and ``usage_by_model``: what the sample spent before it failed
+    (core/runtime.py ``charged``), so the run's cost and ``compare``'s count it and a method that fails
+    expensively does not look cheap (zero calls when the first one failed; the failed call's tokens are
+    unknown). Empty when the failure came before any recorder (the claim refused as input)."""
+    spent = spent_before(exc)
+    if spent is None:
+        return {}
+    usage, by_model = spent
+    return {"usage": usage.model_dump(),
+            "usage_by_model": {model: used.model_dump() for model, used in sorted(by_model.items())}}
 
 
 class SampleExecutor(Protocol):

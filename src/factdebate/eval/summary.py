@@ -61,8 +61,9 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
 
 
 def cost_by_model(outcomes: list[Outcome]) -> dict[str, dict[str, int]] | None:
-    """The finished samples' usage summed by model (what ``compare --price`` prices); None when a record
-    predates usage by model (a resumed old run), rather than totals that leave samples out."""
+    """The usage by model of every sample that recorded one (errored samples' spend before failing included),
+    summed (what ``compare --price`` prices); None when a record predates usage by model (a resumed old
+    run), rather than totals that leave samples out."""
     finished = [o for o in outcomes if o.usage is not None]
     if any(o.usage_by_model is None for o in finished):
         return None
@@ -171,13 +172,20 @@ def markdown(summary: dict[str, Any]) -> str:
               "|---|" + "---|" * len(conf["predicted"])]
     for gold, row in zip(conf["gold"], conf["matrix"], strict=True):
         lines.append(f"| {gold} | " + " | ".join(str(v) for v in row) + " |")
-    lines += ["", "Cost per claim (finished samples):", "", "| | mean | p95 | total |", "|---|---|---|---|"]
+    spend = m.get("errored_spend") or {}
+    lines += ["", "Cost per claim (samples with recorded usage: the finished ones and the errored ones' spend "
+              "before they failed, included):", ""]
+    if spend.get("without_usage"):
+        lines += [f"{spend['without_usage']} errored sample(s) recorded no usage (failed before any model call, or "
+                  "written before errors kept their spend): not in these figures.", ""]
+    lines += ["| | mean | p95 | total |", "|---|---|---|---|"]
     for name, row in m["cost"].items():
         digits = 2 if name == "seconds" else 1
         lines.append(f"| {name} | {fmt(row['mean'], digits)} | {fmt(row['p95'], digits)} | "
                      f"{fmt(row['total'], digits)} |")
     if m.get("cost_by_model"):
-        lines += ["", "By model (totals over the finished samples; speculative: the discarded work's, paid for):", "",
+        lines += ["", "By model (totals over the samples with recorded usage, errored ones' spend included; "
+                  "speculative: the discarded work's, paid for):", "",
                   "| model | LLM calls | prompt tokens | completion tokens (reasoning) | cached calls "
                   "| speculative calls | speculative prompt / completion tokens |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {model} | {u['llm_calls']} | {u['prompt_tokens']} | {u['completion_tokens']} "

@@ -12,7 +12,7 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.events import RunFinished, RunStarted
-from factdebate.core.runtime import EventSink, RunRecorder, recording, trace_file
+from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, trace_file
 from factdebate.core.textsafe import checked_input
 from factdebate.core.types import Verdict
 from factdebate.llm.base import Backend
@@ -69,7 +69,8 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     method = get_method(settings.method)
     await asyncio.to_thread(prepare, settings, resources)
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
-    with recording(recorder):
+    # charged: a failure carries the calls made before it (an evaluation's error record counts them).
+    with recording(recorder), charged(recorder):
         recorder.emit(RunStarted(claim=claim, method=settings.method, most_rounds=method.most_rounds(settings)))
         verdict = await method.run(await _with_inline_evidence(claim, method.tools(settings), settings, resources),
                                    resources)

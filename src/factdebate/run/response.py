@@ -17,7 +17,7 @@ from typing import Any
 from factdebate.core.claim_context import binary_task, current_position, sub_claim
 from factdebate.core.errors import FactDebateError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
-from factdebate.core.runtime import EventSink, RunRecorder, recording, span
+from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, span
 from factdebate.core.textsafe import checked_input
 from factdebate.core.types import (
     ClaimCheck,
@@ -111,7 +111,7 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
         context = None
     cfg = settings.response
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
-    with recording(recorder):
+    with recording(recorder), charged(recorder):  # a failure carries the extraction's spend
         recorder.emit(ResponseStarted(response=text, question=question, method=settings.method))
         if given_claims is not None:
             extraction = ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given")

@@ -93,7 +93,9 @@ def _positive(field: str) -> Compute:
 
 
 def _tool_calls_total(outcomes: list[Outcome], ctx: Context) -> float | None:
-    calls = [float((o.usage or {}).get("tool_calls", 0) or 0) for o in outcomes if o.usage is not None]
+    # Figure 3 counts the tool calls of answered claims; an errored one's spend is the cost's, not the figure's.
+    calls = [float((o.usage or {}).get("tool_calls", 0) or 0) for o in outcomes
+             if o.usage is not None and o.status != "error"]
     return sum(calls) / len(calls) * ctx.paper_n if calls else None
 
 
