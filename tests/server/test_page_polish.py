@@ -129,6 +129,10 @@ def ci(value: float, interval: list[float]) -> str:
     return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
+def ratio(cost: dict[str, Any]) -> str:
+    return f"{cost['ratio']:.2f} [{cost['ci'][0]:.2f}, {cost['ci'][1]:.2f}]"
+
+
 def spent(per: dict[str, float]) -> str:
     return f"{per['llm_calls']:.2f} calls · {round(per['prompt_tokens'] + per['completion_tokens'])} tokens"
 
@@ -151,17 +155,24 @@ def test_compare_json_opens_with_every_figure_the_file_holds(chromium: Any, serv
         assert row[1:8] == ["cot", str(r["n"]), str(r["correct"]), ci(r["accuracy"], r["ci"]["accuracy"]),
                             ci(r["macro_f1"], r["ci"]["macro_f1"]), str(len(r["unparsed"])), str(len(r["errored"]))]
         assert row[8] == spent(cost["per_claim"]) and row[9] == spent(cost["per_correct"])
-        assert row[10] == ("on the front" if r["name"] in data["pareto"]["front"] else "")
+        assert row[10] == str(cost["errored_without_usage"]) == "0"  # the crash's spend is in the figures
+        assert row[11] == ("on the front" if r["name"] in data["pareto"]["front"] else
+                           "not distinguishable from the front" if r["name"] in data["pareto"]["not_distinguishable"]
+                           else "")
     assert data["pareto"]["front"] and data["pareto"]["cost_axis"] == "tokens"
+    close = data["pareto"]["not_distinguishable"]
     assert page.inner_text(".compare-file-pareto") == (
         "Cost axis: tokens per claim. On the front (no other run is both cheaper and more accurate): "
-        + ", ".join(data["pareto"]["front"]) + ".")
+        + ", ".join(data["pareto"]["front"]) + "." + (" Not distinguishable from the front (no front run that beats "
+        "it is significantly more accurate after Holm's correction): " + ", ".join(close) + "." if close else ""))
+    assert page.inner_text(".compare-file-verdict") == data["verdict"]
 
     (pair,) = data["pairs"]
     assert _table(page, "#compare-file-pairs") == [[
         "first/run", "second/run", str(pair["n"]), str(pair["only_a"]), str(pair["only_b"]),
         ci(pair["difference"], pair["ci"]), ci(pair["macro_f1_difference"], pair["macro_f1_ci"]),
-        f"{pair['mcnemar_p']:.3f}", f"{pair['kappa']:.3f}"]]
+        f"{pair['mcnemar_p']:.3f}", f"{pair['mcnemar_p_holm']:.3f}", "yes" if pair["differs"] else "no",
+        f"{pair['kappa']:.3f} (n = {pair['kappa_n']})", ratio(pair["cost_ratio"])]]
 
     rows = _table(page, "#compare-file-disagreements")
     assert [r[:3] for r in rows] == [[d["id"], d["gold"], d["claim"]] for d in data["disagreements"]]
@@ -184,10 +195,13 @@ def test_compare_json_opens_with_every_figure_the_file_holds(chromium: Any, serv
     page.wait_for_selector("#results-paired h2:has-text('Paired comparison of 2 files')")
     assert page.locator("#compare-file").count() == 0
     files = _table(page, "#results-paired table:nth-of-type(1)")
-    assert [(r[2], r[3]) for r in files] == [(str(r["correct"]), f"{r['accuracy']:.3f}") for r in data["runs"]]
+    assert [(r[2], r[3]) for r in files] == [(str(r["correct"]), ci(r["accuracy"], r["ci"]["accuracy"]))
+                                             for r in data["runs"]]
     paired = _table(page, "#results-paired table:nth-of-type(2)")[0]
     assert paired[2:4] == [str(pair["only_a"]), str(pair["only_b"])]
-    assert paired[5:] == [f"{pair['mcnemar_p']:.3f}", f"{pair['kappa']:.3f}"]
+    assert paired[5:] == [f"{pair['mcnemar_p']:.3f}", f"{pair['mcnemar_p_holm']:.3f}",
+                          f"{pair['kappa']:.3f} (n = {pair['kappa_n']})"]
+    assert page.inner_text("#results-paired .paired-verdict") == data["verdict"]
     page.close()
     assert errors == []
 
@@ -251,6 +265,6 @@ def test_the_comparison_figures_read_as_the_file_holds_them(compared: Path) -> N
     priced = {**data, "runs": [{**data["runs"][0], "cost": {**data["runs"][0]["cost"], "dollars_per_claim": 0.00126,
                                                          "dollars_per_correct": 0.005}}]}
     row = run_module("compare-file.js", "m.runTable(data).rows[0]", priced)
-    assert row[8].endswith(" · $0.0013") and row[9].endswith(" · $0.0050")
+    assert row[8].endswith(" · $0.00126") and row[9].endswith(" · $0.00500")  # three significant digits
     assert run_module("compare-file.js", "m.paretoText(data)", {"pareto": {"cost_axis": "dollars", "front": []}}) == \
         "No run has a cost on the axis (dollars per claim), so there is no Pareto front."

@@ -80,9 +80,14 @@ def test_the_matrix_and_per_label_figures_are_the_harness_figures(opened: tuple[
                          str(figures["support"]), str(figures["predicted"])], label
     assert page.inner_text("#results-per-label .macro-f1") == f"{python['macro_f1']:.3f}"
     summary = page.inner_text("#results-summary")
-    assert f"accuracy {100 * python['accuracy']:.1f}% ({python['correct']}/14)" in summary, summary
+    low, high = python["ci"]["accuracy"]  # Wilson's, as the summary's
+    assert (f"accuracy {100 * python['accuracy']:.1f}% [{100 * low:.1f}, {100 * high:.1f}] ({python['correct']}/14, "
+            "95% Wilson interval)") in summary, summary
+    # Opened alone, the file names no dataset labels: macro-F1 is over those seen, and the page says so.
+    assert page.is_visible("#results-summary .labels-note")
+    assert "3 labels seen as gold or verdict" in page.inner_text("#results-per-label tfoot")
     assert "2 unparsed" in summary and "1 error" in summary
-    # Method and cost per row, from each record's usage; the failed run reports none.
+    # Method and cost per row, from each record's usage; the failed run's is what it spent before failing.
     assert set(column(page, "method")) == {"cot", ""}
     assert column(page, "calls") == [str(r["usage"]["llm_calls"]) if r.get("usage") else "—" for r in rows]
     assert column(page, "tokens") == [str(r["usage"]["prompt_tokens"] + r["usage"]["completion_tokens"])
@@ -93,6 +98,27 @@ def test_the_matrix_and_per_label_figures_are_the_harness_figures(opened: tuple[
     assert column(page, "claim") == wrong and len(wrong) == 2
 
 
+def test_with_its_run_json_macro_f1_averages_over_the_dataset_labels(chromium: Any, server: LiveServer,
+                                                                    results: Path) -> None:
+    page, errors = watched_page(chromium, viewport={"width": 1280, "height": 720})
+    sign_in(page, server.url)
+    page.click("button.tab[data-view=results]")
+    page.set_input_files("#results-file", [str(results), str(results.parent / "run.json")])
+    page.wait_for_selector("#results-body tr")
+    rows = records(results)
+    python = compute([outcome_from_record(r) for r in rows], LABELS, resamples=10)
+    assert page.locator("#results-summary .labels-note").count() == 0 and page.is_hidden("#results-paired")
+    assert page.inner_text("#results-per-label .macro-f1") == f"{python['macro_f1']:.3f}"
+    assert "the dataset's 3 labels" in page.inner_text("#results-per-label tfoot")
+    # Every row's cost, the failed one's spend included; none recorded none.
+    assert "rows with recorded usage, the spend of 1 errored row before it failed included" in page.inner_text(
+        "#results-metrics .cost-line")
+    page.set_input_files("#results-file", str(results.parent / "run.json"))  # alone: it holds no rows
+    page.wait_for_selector("#results-error:has-text('run.json or summary.json')")
+    page.close()
+    assert errors == []
+
+
 def test_headers_sort_by_click_and_keyboard(opened: tuple[Any, list[str]]) -> None:
     page, _ = opened
     tokens = 'th[data-key="tokens"]'
@@ -100,13 +126,13 @@ def test_headers_sort_by_click_and_keyboard(opened: tuple[Any, list[str]]) -> No
     page.click(f"{tokens} button")
     assert page.get_attribute(tokens, "aria-sort") == "ascending"
     values = column(page, "tokens")
-    counted = [int(v) for v in values if v != "—"]
-    assert counted == sorted(counted) and values[-1] == "—"  # the row without a cost last
+    counted = [int(v) for v in values]  # every row has a cost: the failed one's first call failed, 0 tokens
+    assert counted == sorted(counted) and counted[0] == 0
     page.focus(f"{tokens} button")
     page.keyboard.press("Enter")  # again, by keyboard: reversed
     assert page.get_attribute(tokens, "aria-sort") == "descending"
     values = column(page, "tokens")
-    assert [int(v) for v in values if v != "—"] == sorted(counted, reverse=True) and values[-1] == "—"
+    assert [int(v) for v in values] == sorted(counted, reverse=True)
     page.keyboard.press("Tab")  # focus stayed on the header: the next one is Seconds'
     page.keyboard.press("Space")
     assert page.get_attribute('th[data-key="seconds"]', "aria-sort") == "ascending"

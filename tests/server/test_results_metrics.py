@@ -33,15 +33,16 @@ def records() -> list[dict[str, Any]]:
     return out
 
 
-def page_figures(rows: list[dict[str, Any]]) -> Any:
-    return run_module("results-metrics.js", "(() => { const o = data.map(r => m.rowOutcome(r)); "
-                      "return {metrics: m.metrics(o), cost: m.cost(o)}; })()", rows)
+def page_figures(rows: list[dict[str, Any]], labels: list[str] | None = None) -> Any:
+    return run_module("results-metrics.js", "(() => { const o = data.rows.map(r => m.rowOutcome(r)); "
+                      "return {metrics: m.metrics(o, data.labels), cost: m.cost(o)}; })()",
+                      {"rows": rows, "labels": labels})
 
 
 def test_the_page_computes_what_the_harness_computes() -> None:
     rows = records()
     python = compute([outcome_from_record(r) for r in rows], LABELS, resamples=10)
-    page = page_figures(rows)
+    page = page_figures(rows, list(LABELS))
     got = page["metrics"]
     assert (got["n"], got["correct"]) == (python["n"], python["correct"]) == (11, 5)
     assert got["accuracy"] == pytest.approx(python["accuracy"])
@@ -59,9 +60,12 @@ def test_the_page_computes_what_the_harness_computes() -> None:
         for p, count in zip(got["confusion"]["predicted"], line, strict=True):
             assert count == confusion["matrix"][confusion["gold"].index(g)][confusion["predicted"].index(p)], (g, p)
     assert got["unparsed"] == len(python["unparsed"]) == 1 and got["errors"] == len(python["errored"]) == 2
-    # Cost: the mean over the runs that finished; errored runs report none.
+    # Accuracy's interval is Wilson's, as the harness's (a bootstrap of 3 right of 3 would be the point [1, 1]).
+    assert got["accuracyCi"] == pytest.approx(python["ci"]["accuracy"], abs=1e-12)
+    # Cost: the mean over the rows that carry usage, errored ones with what they spent before failing.
     cost = page["cost"]
-    assert cost["finished"] == 9
+    assert cost["withUsage"] == 11 and cost["erroredIncluded"] == 2 and cost["erroredWithout"] == 0
+    assert python["errored_spend"] == {"included": 2, "without_usage": 0}
     assert cost["calls"]["mean"] == pytest.approx(python["cost"]["llm_calls"]["mean"])
     assert cost["calls"]["total"] == pytest.approx(python["cost"]["llm_calls"]["total"])
     assert cost["seconds"]["mean"] == pytest.approx(python["cost"]["seconds"]["mean"])
@@ -87,3 +91,33 @@ def test_sorting_puts_missing_values_last_either_way() -> None:
     assert run_module("results-metrics.js", expression, values) == [["c", "a", "d", "b"], ["a", "d", "c", "b"]]
     text = [{"id": "a", "v": "claim 10"}, {"id": "b", "v": "Claim 9"}, {"id": "c", "v": ""}]
     assert run_module("results-metrics.js", expression, text) == [["b", "a", "c"], ["a", "b", "c"]]
+
+
+def test_macro_f1_averages_over_the_dataset_labels_the_file_names_else_those_seen_and_says_so() -> None:
+    # Nothing is gold or answered NOT ENOUGH INFO: over the dataset's three labels it scores 0 and counts, as
+    # eval/metrics.py does; over the two seen it would not, and the figure would change with the file.
+    rows = [r for r in records() if r["gold"] != N and r.get("predicted") != N]
+    python = compute([outcome_from_record(r) for r in rows], LABELS, resamples=10)
+    got = page_figures(rows, list(LABELS))["metrics"]
+    assert got["labelsFrom"] == "dataset" and got["labels"] == python["macro_f1_labels"] == [S, R, N]
+    assert got["macroF1"] == pytest.approx(python["macro_f1"], abs=1e-12)
+    assert got["confusion"] == python["confusion"]  # rows and columns as the harness names them
+    seen = page_figures(rows)["metrics"]
+    assert seen["labelsFrom"] == "seen" and seen["labels"] == [S, R]
+    assert seen["macroF1"] == pytest.approx(python["macro_f1"] * 3 / 2)
+    # What a results file's run.json or summary.json gives; anything else gives none.
+    expression = "data.map(v => m.datasetLabels(v))"
+    values = [{"dataset": "fever:x", "labels": [S, R]}, {"labels": [S, R]}, {"dataset": "x", "labels": []}, [S]]
+    assert run_module("results-metrics.js", expression, values) == [[S, R], None, None, None]
+
+
+def test_an_errored_row_without_usage_is_counted_beside_the_cost() -> None:
+    rows = records()
+    for r in rows:
+        if r.get("error"):
+            r.pop("usage")
+    python = compute([outcome_from_record(r) for r in rows], LABELS, resamples=10)
+    cost = page_figures(rows, list(LABELS))["cost"]
+    assert (cost["withUsage"], cost["erroredIncluded"], cost["erroredWithout"]) == (9, 0, 2)
+    assert python["errored_spend"] == {"included": 0, "without_usage": 2}
+    assert cost["calls"]["mean"] == pytest.approx(python["cost"]["llm_calls"]["mean"])

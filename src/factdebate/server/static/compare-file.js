@@ -1,12 +1,15 @@
 // @ts-check
 /* Comparison files in the results viewer. `factdebate compare` writes compare.json (eval/compare.py): its
    statistics were computed by the harness, so the page draws them as they are and computes nothing: each
-   run's accuracy and macro-F1 with their intervals, its cost and its confusion matrix, each pair's paired differences, McNemar's p
-   and Cohen's kappa, the cost/accuracy Pareto front, the settings that differ and the samples the runs
-   disagree on. The Compare tab's own download ({"kind": "comparison"}) holds verdicts instead, which the
+   run's accuracy and macro-F1 with their intervals, its cost (errored samples' spend included) and its
+   confusion matrix, each pair's paired differences, McNemar's p with its Holm adjustment, Cohen's kappa
+   over the samples both runs labelled (and how many), the cost ratio, the verdict in one sentence, the
+   cost/accuracy Pareto front with the runs not distinguishable from it, the settings that differ and the
+   samples the runs disagree on. A compare.json written before a field existed shows "n/a" for it. The Compare tab's own download ({"kind": "comparison"}) holds verdicts instead, which the
    Compare tab draws (results.js hands it over). The functions that read the figures use no DOM (Node tests
    them); `showCompareJson` draws them. */
 import { el, labelChip } from "./dom.js";
+import { dollarsText } from "./stats.js";
 
 /** @typedef {"compare-json" | "comparison"} ComparisonKind */
 /** @typedef {{heads: string[], rows: string[][]}} Table */
@@ -37,7 +40,7 @@ function spend(per, dollars) {
   const tokens = per.prompt_tokens === null || per.prompt_tokens === undefined ? null
     : Number(per.prompt_tokens) + Number(per.completion_tokens || 0);
   const parts = [num(per.llm_calls, 2) + " calls", (tokens === null ? "n/a" : Math.round(tokens)) + " tokens"];
-  if (dollars !== null && dollars !== undefined) parts.push("$" + num(dollars, 4));
+  if (dollars !== null && dollars !== undefined) parts.push("$" + dollarsText(dollars));
   return parts.join(" · ");
 }
 
@@ -46,26 +49,43 @@ export function runTable(data) {
   const front = new Set((data.pareto && data.pareto.front) || []);
   return {
     heads: ["run", "method", "n", "correct", "accuracy [95% CI]", "macro-F1 [95% CI]", "unparsed", "errors",
-      "per claim", "per correct verdict", "Pareto front"],
+      "per claim", "per correct verdict", "errored, spend not recorded", "Pareto front"],
     rows: data.runs.map(/** @param {any} r */ r => {
       const c = r.cost || {};
       return [String(r.name), String(r.method ?? ""), String(r.n), String(r.correct),
         withInterval(r.accuracy, r.ci && r.ci.accuracy), withInterval(r.macro_f1, r.ci && r.ci.macro_f1),
         String((r.unparsed || []).length), String(Object.keys(r.errored || {}).length),
         spend(c.per_claim, c.dollars_per_claim), r.correct ? spend(c.per_correct, c.dollars_per_correct) : "n/a (none right)",
-        front.has(r.name) ? "on the front" : ""];
+        c.errored_without_usage === undefined ? "n/a" : String(c.errored_without_usage), frontMark(data, r.name)];
     }),
   };
+}
+
+/** A run's place by the Pareto front. @param {any} data compare.json @param {string} name */
+function frontMark(data, name) {
+  const pareto = data.pareto || {};
+  if ((pareto.front || []).includes(name)) return "on the front";
+  return (pareto.not_distinguishable || []).includes(name) ? "not distinguishable from the front" : "";
+}
+
+/** κ with the number of samples it is over (both runs answered with a label). @param {any} p */
+const kappaText = p => num(p.kappa) + (p.kappa_n === undefined ? "" : " (n = " + p.kappa_n + ")");
+
+/** A's cost per claim over B's with its interval, on the cost axis. @param {any} p */
+function ratioText(p) {
+  const r = p.cost_ratio;
+  return r && r.ratio !== null && r.ratio !== undefined ? withInterval(r.ratio, r.ci, 2) : "n/a";
 }
 
 /** The pairs table: A − B on the samples both hold. @param {any} data compare.json @returns {Table} */
 export function pairTable(data) {
   return {
     heads: ["A", "B", "n", "A only right", "B only right", "accuracy A − B [95% CI]", "macro-F1 A − B [95% CI]",
-      "McNemar exact p", "Cohen's κ"],
+      "McNemar exact p", "p, Holm-adjusted", "differs at 0.05 after Holm", "Cohen's κ (n)", "cost A / B [95% CI]"],
     rows: data.pairs.map(/** @param {any} p */ p => [String(p.a), String(p.b), String(p.n), String(p.only_a),
       String(p.only_b), withInterval(p.difference, p.ci), withInterval(p.macro_f1_difference, p.macro_f1_ci),
-      num(p.mcnemar_p), num(p.kappa)]),
+      num(p.mcnemar_p), num(p.mcnemar_p_holm), p.differs === undefined ? "n/a" : p.differs ? "yes" : "no",
+      kappaText(p), ratioText(p)]),
   };
 }
 
@@ -132,8 +152,19 @@ export function paretoText(data) {
   const front = (data.pareto && data.pareto.front) || [];
   const axis = axisWords(String((data.pareto && data.pareto.cost_axis) || "tokens"));
   if (!front.length) return "No run has a cost on the axis (" + axis + "), so there is no Pareto front.";
+  const close = (data.pareto && data.pareto.not_distinguishable) || [];
   return "Cost axis: " + axis + ". On the front (no other run is both cheaper and more accurate): " +
-    front.join(", ") + ".";
+    front.join(", ") + "." + (close.length ? " Not distinguishable from the front (no front run that beats it is " +
+    "significantly more accurate after Holm's correction): " + close.join(", ") + "." : "");
+}
+
+/** What each interval is, as compare.json names it. @param {any} data */
+export function intervalsText(data) {
+  const boot = data.bootstrap || {};
+  const kinds = data.intervals || {};
+  const described = Object.keys(kinds).length ? Object.entries(kinds).map(([what, how]) => what.replace("_", "-") + ": " + how).join("; ")
+    : "bootstrap intervals";  // a compare.json written before compare named them
+  return "95% intervals (" + described + "; " + (boot.resamples ?? "?") + " resamples, seed " + (boot.seed ?? "?") + ")";
 }
 
 /** @param {Table} t @param {string} id @param {string} caption */
@@ -218,12 +249,12 @@ export function showCompareJson(data, host) {
   const card = el("div", "card compare-file");
   card.id = "compare-file";
   const samples = data.samples || {};
-  const boot = data.bootstrap || {};
   card.append(el("h2", "", "Comparison of " + data.runs.length + " runs" + (data.dataset ? " on " + data.dataset : "") +
     (samples.n !== undefined ? " (" + samples.n + " samples)" : "")));
-  card.append(el("p", "muted", (samples.note ? samples.note + ". " : "") + "Figures as `factdebate compare` computed them: " +
-    "unparsed answers and errors count as wrong; intervals are 95% bootstrap intervals (" + (boot.resamples ?? "?") +
-    " resamples, seed " + (boot.seed ?? "?") + "), paired for the differences."));
+  card.append(el("p", "muted", (samples.note ? samples.note + ". " : "") + (samples.denominator ? samples.denominator + ". " : "") +
+    "Figures as `factdebate compare` computed them: unparsed answers and errors count as wrong; " + intervalsText(data) +
+    ". Costs include what errored samples spent before failing, where their records carry it."));
+  if (data.verdict) card.append(el("p", "compare-file-verdict", String(data.verdict)));
   card.append(tableOf(runTable(data), "compare-file-runs", "Runs"));
   card.append(el("h3", "", "Confusion matrices"), confusionPart(data));
   card.append(el("h3", "", "Pareto front"), el("p", "compare-file-pareto", paretoText(data)));

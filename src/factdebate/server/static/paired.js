@@ -1,11 +1,15 @@
 // @ts-check
 /* Two or more results files opened together: the paired view of `factdebate compare` (eval/compare.py),
-   computed in the browser. Per file: accuracy, unparsed and errors (both counted wrong). Per pair, on the
-   samples both files hold: who got right what the other got wrong, McNemar's exact p, Cohen's kappa, the
-   accuracy difference with a seeded paired bootstrap. Then the samples on which the answers differ. Files
-   that do not hold the same samples are compared only when asked, on the samples they share. */
+   computed in the browser as compare computes it (`pairedFigures`, tested against the Python in
+   tests/server/test_page_statistics.py). Per file: accuracy with its Wilson interval, unparsed and errors
+   (both counted wrong). Per pair, on the samples both files hold: who got right what the other got wrong,
+   McNemar's exact p and its Holm-adjusted p over all the pairs, Cohen's kappa over the samples both files
+   answered with a label (and how many), the accuracy difference with a seeded paired bootstrap. Then the
+   verdict in one sentence, and the samples on which the answers differ. Files that do not hold the same
+   samples are compared only when asked, on the samples they share. */
 import { el, labelChip } from "./dom.js";
 import { rowOutcome } from "./results-metrics.js";
+import { markPairs, verdictSentence, wilson } from "./stats.js";
 
 /** @typedef {{answer: string, gold: string | null, correct: boolean, failed: boolean, claim: string, row: any}} Outcome */
 /** @typedef {{name: string, outcomes: Map<string, Outcome>}} PairedRun */
@@ -97,8 +101,40 @@ export function sharedIds(runs) {
   return [...runs[0].outcomes.keys()].filter(id => runs.every(r => r.outcomes.has(id)));
 }
 
-/** @param {number | null} value @param {number} [digits] */
-const num = (value, digits = 3) => (value === null || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
+/** @param {number | null | undefined} value @param {number} [digits] */
+const num = (value, digits = 3) => (value === null || value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits));
+
+/**
+ * Every file's accuracy and every pair's statistics on the samples ``ids``, named as compare.json names
+ * them (eval/compare.py ``_run_row``, ``_pair_row``; eval/compare_verdict.py): accuracy's Wilson interval,
+ * McNemar's exact p and its Holm adjustment over the pairs, whether a pair differs after it and the
+ * difference it could detect, κ over the samples both files answered with a label (``kappa_n`` of them:
+ * two runs failing on the same claims do not agree about them), and the verdict sentence.
+ * @param {PairedRun[]} runs @param {string[]} ids
+ */
+export function pairedFigures(runs, ids) {
+  const rows = runs.map(r => {
+    const got = ids.map(id => /** @type {Outcome} */ (r.outcomes.get(id)));
+    const right = got.filter(o => o.correct).length;
+    return { name: r.name, n: ids.length, correct: right, accuracy: ids.length ? right / ids.length : NaN,
+      ci: wilson(right, ids.length), unparsed: got.filter(o => o.answer === "UNPARSED").length,
+      errors: got.filter(o => o.answer === "ERROR").length };
+  });
+  /** @type {Array<import("./stats.js").PairFigures & {delta: number[], kappa: number | null, kappa_n: number}>} */
+  const pairs = [];
+  runs.forEach((a, i) => runs.slice(i + 1).forEach(b => {
+    const oa = ids.map(id => /** @type {Outcome} */ (a.outcomes.get(id)));
+    const ob = ids.map(id => /** @type {Outcome} */ (b.outcomes.get(id)));
+    const delta = oa.map((o, k) => Number(o.correct) - Number(ob[k].correct));
+    const onlyA = delta.filter(d => d === 1).length, onlyB = delta.filter(d => d === -1).length;
+    const both = oa.map((o, k) => [o, ob[k]]).filter(([x, y]) => !x.failed && !y.failed);
+    pairs.push({ a: a.name, b: b.name, n: ids.length, only_a: onlyA, only_b: onlyB,
+      difference: ids.length ? (onlyA - onlyB) / ids.length : NaN, mcnemar_p: mcnemarExact(onlyA, onlyB),
+      kappa: cohenKappa(both.map(([x]) => x.answer), both.map(([, y]) => y.answer)), kappa_n: both.length, delta });
+  }));
+  markPairs(pairs);
+  return { runs: rows, pairs, verdict: verdictSentence(pairs, ids.length) };
+}
 
 /** @param {string[]} heads @param {Array<Array<string | Node>>} rows */
 function table(heads, rows) {
@@ -138,29 +174,22 @@ export function showPaired(runs, host, onOpen, intersection = false) {
   }
   card.append(el("h2", "", "Paired comparison of " + runs.length + " files on " + ids.length + " samples"));
   if (!same) card.append(el("p", "muted", "Compared on the intersection: the " + ids.length + " samples all the files share."));
-  card.append(el("p", "muted", "Unparsed answers and errors count as wrong. Intervals: 95% paired bootstrap, " +
-    "1000 resamples drawn by this page's own seeded generator (`factdebate compare` draws with numpy's, so its " +
-    "intervals can differ slightly)."));
-  card.append(table(["file", "n", "correct", "accuracy", "unparsed", "errors"], runs.map(r => {
-    const got = ids.map(id => /** @type {Outcome} */ (r.outcomes.get(id)));
-    const right = got.filter(o => o.correct).length;
-    return [r.name, String(ids.length), String(right), num(ids.length ? right / ids.length : null),
-      String(got.filter(o => o.answer === "UNPARSED").length), String(got.filter(o => o.answer === "ERROR").length)];
-  })));
-  /** @type {Array<Array<string | Node>>} */
-  const pairs = [];
-  runs.forEach((a, i) => runs.slice(i + 1).forEach(b => {
-    const oa = ids.map(id => /** @type {Outcome} */ (a.outcomes.get(id)));
-    const ob = ids.map(id => /** @type {Outcome} */ (b.outcomes.get(id)));
-    const delta = oa.map((o, k) => Number(o.correct) - Number(ob[k].correct));
-    const onlyA = delta.filter(d => d === 1).length, onlyB = delta.filter(d => d === -1).length;
-    const [lo, hi] = pairedInterval(delta);
-    const diff = ids.length ? delta.reduce((s, d) => s + d, 0) / ids.length : null;
-    pairs.push([a.name, b.name, String(onlyA), String(onlyB), num(diff) + " [" + num(lo) + ", " + num(hi) + "]",
-      num(mcnemarExact(onlyA, onlyB)), num(cohenKappa(oa.map(o => o.answer), ob.map(o => o.answer)))]);
-  }));
+  card.append(el("p", "muted", "Unparsed answers and errors count as wrong. Accuracy: 95% Wilson score interval. " +
+    "Differences: 95% paired bootstrap, 1000 resamples drawn by this page's own seeded generator (`factdebate " +
+    "compare` draws with numpy's, so its intervals can differ slightly). McNemar's p adjusted for the number of " +
+    "pairs by Holm's method; Cohen's κ over the samples both files answered with a label (n)."));
+  const figures = pairedFigures(runs, ids);
+  card.append(table(["file", "n", "correct", "accuracy [95% CI]", "unparsed", "errors"], figures.runs.map(r =>
+    [r.name, String(r.n), String(r.correct), num(r.accuracy) + " [" + num(r.ci[0]) + ", " + num(r.ci[1]) + "]",
+      String(r.unparsed), String(r.errors)])));
+  const pairs = figures.pairs.map(p => {
+    const [lo, hi] = pairedInterval(p.delta);
+    return [p.a, p.b, String(p.only_a), String(p.only_b), num(p.difference) + " [" + num(lo) + ", " + num(hi) + "]",
+      num(p.mcnemar_p), num(p.mcnemar_p_holm), num(p.kappa) + " (n = " + p.kappa_n + ")"];
+  });
   card.append(el("h3", "", "Pairs"), table(["A", "B", "A only right", "B only right", "accuracy A − B [95% CI]",
-    "McNemar exact p", "Cohen's κ"], pairs));
+    "McNemar exact p", "p, Holm-adjusted", "Cohen's κ (n)"], pairs));
+  card.append(el("p", "paired-verdict", figures.verdict));
   const differ = ids.filter(id => new Set(runs.map(r => /** @type {Outcome} */ (r.outcomes.get(id)).answer)).size > 1);
   card.append(el("h3", "", differ.length + " sample(s) on which the answers differ"));
   if (!differ.length) return;

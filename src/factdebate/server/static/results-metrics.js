@@ -2,8 +2,12 @@
 /* The results viewer's figures, computed as the evaluation harness computes them (eval/metrics.py), so the
    page and an evaluation's summary.json agree on the same records: every row with a gold label counts; an
    unparsed verdict or an errored run is a wrong answer with a column of its own (UNPARSED / ERROR) in the
-   confusion matrix, so a method cannot look better by failing. Pure functions, no DOM: Node tests them
-   against the Python (tests/server/test_results_metrics.py). */
+   confusion matrix, so a method cannot look better by failing. Macro-F1 averages over the dataset's labels
+   where the page knows them (an evaluation's run.json or summary.json opened with its results), else over
+   the labels the file shows, and the page says so. Accuracy's interval is Wilson's (stats.js), as the
+   harness's. Pure functions, no DOM: Node tests them against the Python (tests/server/test_results_metrics.py,
+   tests/server/test_page_statistics.py). */
+import { wilson } from "./stats.js";
 
 export const UNPARSED = "UNPARSED";
 export const ERROR = "ERROR";
@@ -42,8 +46,8 @@ export function rowOutcome(row, normLabel = upper) {
     status = predicted === null ? "unparsed" : "ok";
   }
   const shown = status === "error" ? ERROR : predicted ?? UNPARSED;
-  // Errored runs report no cost (their usage is partial at best), as cost() in eval/metrics.py.
-  const usage = status !== "error" && row.usage && typeof row.usage === "object" ? row.usage : null;
+  // An errored record carries what it spent before failing (eval/runner.py): counted, as cost() in eval/metrics.py.
+  const usage = row.usage && typeof row.usage === "object" ? row.usage : null;
   return { gold, shown, status, correct: status === "ok" && gold !== null && predicted === gold, usage };
 }
 
@@ -54,24 +58,39 @@ function ordered(labels) {
 }
 
 /**
- * Accuracy, per-label precision/recall/F1, macro-F1 and the confusion matrix over the rows with a gold
- * label. The page knows only the labels the file holds: it uses those seen as gold or as a prediction,
- * which are the labels eval/metrics.py macro_labels() averages over.
- * @param {RowOutcome[]} all
+ * The dataset's labels as an evaluation's run.json or summary.json gives them (``labels``, with its
+ * ``dataset``); null for anything else. @param {unknown} value @returns {string[] | null}
  */
-export function metrics(all) {
+export function datasetLabels(value) {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+  const v = /** @type {Record<string, unknown>} */ (value);
+  if (typeof v.dataset !== "string" || !Array.isArray(v.labels) || !v.labels.length) return null;
+  return v.labels.every(l => typeof l === "string") ? /** @type {string[]} */ (v.labels) : null;
+}
+
+/**
+ * Accuracy with its Wilson interval, per-label precision/recall/F1, macro-F1 and the confusion matrix over
+ * the rows with a gold label, as eval/metrics.py compute() does. ``labels``: the dataset's, in its order:
+ * macro-F1 averages over them all (a label neither gold nor answered scores 0), the same set whatever the
+ * file holds. Without them (a verify --output file, an evaluation opened without its run.json) the labels
+ * seen as gold or as an answer stand in, and ``labelsFrom`` says so.
+ * @param {RowOutcome[]} all @param {string[] | null} [labels]
+ */
+export function metrics(all, labels = null) {
   const outcomes = all.filter(o => o.gold !== null);
   const n = outcomes.length;
   const correct = outcomes.filter(o => o.correct).length;
-  const seen = new Set([...outcomes.map(o => /** @type {string} */ (o.gold)), ...outcomes.map(o => o.shown)]);
-  seen.delete(UNPARSED);
-  seen.delete(ERROR);
-  const labels = ordered([...seen]);
   /** @param {(o: RowOutcome) => boolean} test */
   const count = test => outcomes.filter(test).length;
+  const golds = new Set(outcomes.map(o => /** @type {string} */ (o.gold)));
+  const answers = new Set(outcomes.map(o => o.shown));
+  answers.delete(UNPARSED);
+  answers.delete(ERROR);
+  const labelsFrom = labels && labels.length ? "dataset" : "seen";
+  const averaged = labels && labels.length ? [...labels] : ordered([...new Set([...golds, ...answers])]);
   /** @type {Record<string, {precision: number, recall: number, f1: number, support: number, predicted: number}>} */
   const perClass = {};
-  labels.forEach(label => {
+  averaged.forEach(label => {
     const hits = count(o => o.correct && o.gold === label);
     const predicted = count(o => o.shown === label);
     const support = count(o => o.gold === label);
@@ -80,23 +99,28 @@ export function metrics(all) {
     const f1 = precision + recall ? 2 * precision * recall / (precision + recall) : 0;
     perClass[label] = { precision, recall, f1, support, predicted };
   });
-  const golds = labels.filter(l => outcomes.some(o => o.gold === l));
-  const columns = [...labels, UNPARSED, ERROR];
+  /** @param {Set<string>} found */
+  const outside = found => [...found].filter(l => !averaged.includes(l)).sort();
+  // As eval/metrics.py confusion(): the dataset's labels (every one, a row even without gold), then any
+  // other gold or answer; with only the seen labels, the rows are the labels given as gold.
+  const rows = labelsFrom === "dataset" ? [...averaged, ...outside(golds)] : averaged.filter(l => golds.has(l));
+  const columns = [...averaged, ...outside(answers), UNPARSED, ERROR];
   return {
-    n, correct, accuracy: n ? correct / n : NaN,
-    macroF1: labels.length ? labels.reduce((sum, l) => sum + perClass[l].f1, 0) / labels.length : 0,
-    labels, perClass,
+    n, correct, accuracy: n ? correct / n : NaN, accuracyCi: wilson(correct, n),
+    macroF1: averaged.length ? averaged.reduce((sum, l) => sum + perClass[l].f1, 0) / averaged.length : 0,
+    labels: averaged, labelsFrom, perClass,
     unparsed: count(o => o.status === "unparsed"), errors: count(o => o.status === "error"),
-    confusion: { gold: golds, predicted: columns,
-      matrix: golds.map(g => columns.map(p => count(o => o.gold === g && o.shown === p))) },
+    confusion: { gold: rows, predicted: columns,
+      matrix: rows.map(g => columns.map(p => count(o => o.gold === g && o.shown === p))) },
   };
 }
 
 /** @typedef {ReturnType<typeof metrics>} Metrics */
 
 /**
- * Mean and total model calls, tokens (prompt + completion) and seconds over the rows that finished, as
- * eval/metrics.py cost() (its mean is over the same rows; gold labels play no part).
+ * Mean and total model calls, tokens (prompt + completion) and seconds over the rows that carry usage, as
+ * eval/metrics.py cost(): every finished row and every errored one with what it spent before failing (gold
+ * labels play no part). ``erroredWithout``: errored rows with none (written before errors kept their spend).
  * @param {RowOutcome[]} outcomes
  */
 export function cost(outcomes) {
@@ -106,7 +130,10 @@ export function cost(outcomes) {
     const total = usages.reduce((sum, u) => sum + pick(u), 0);
     return { mean: usages.length ? total / usages.length : NaN, total };
   };
-  return { finished: usages.length, calls: figure(callsOf), tokens: figure(tokensOf), seconds: figure(secondsOf) };
+  const errored = outcomes.filter(o => o.status === "error");
+  return { withUsage: usages.length, erroredIncluded: errored.filter(o => o.usage).length,
+    erroredWithout: errored.filter(o => !o.usage).length,
+    calls: figure(callsOf), tokens: figure(tokensOf), seconds: figure(secondsOf) };
 }
 
 /** @param {Usage} u */

@@ -11,7 +11,7 @@ import * as history from "./history.js";
 import { pairedRun, showPaired } from "./paired.js";
 import { isTrace, play, runs } from "./replay.js";
 import { showSavedResponse } from "./response/response-form.js";
-import { ERROR, UNPARSED, callsOf, cost, metrics, rowOutcome, secondsOf, sortedBy, tokensOf } from "./results-metrics.js";
+import { ERROR, UNPARSED, callsOf, cost, datasetLabels, metrics, rowOutcome, secondsOf, sortedBy, tokensOf } from "./results-metrics.js";
 import { VerdictView } from "./verdict-view.js";
 import { describe, normLabel, upgraded, viewOf } from "./views.js";
 
@@ -106,8 +106,12 @@ function twoWidths(node, long, short) {
   return node;
 }
 
-/** @param {any[]} parsed */
-function showResults(parsed) {
+/** Where the labels macro-F1 averages over come from, in words. @param {import("./results-metrics.js").Metrics} m */
+const labelWords = m => (m.labelsFrom === "dataset" ? "the dataset's " + plural(m.labels.length, "label")
+  : "the " + plural(m.labels.length, "label") + " seen as gold or verdict");
+
+/** @param {any[]} parsed @param {string[] | null} [labels] the dataset's, from its run.json or summary.json */
+function showResults(parsed, labels = null) {
   byId("results-error").hidden = true;
   items = parsed.filter(r => r && typeof r === "object").map((row, index) => ({ row, index, outcome: rowOutcome(row, normLabel) }));
   cell = null;
@@ -118,13 +122,20 @@ function showResults(parsed) {
   byId("results-opened").hidden = true;
   viewer.clear();
   const outcomes = items.map(i => i.outcome);
-  const m = metrics(outcomes);
+  const m = metrics(outcomes, labels);
   const summary = byId("results-summary");
   summary.replaceChildren(el("strong", "", plural(items.length, "claim")));
   if (m.n) {
-    summary.append(el("span", "", " · accuracy " + (100 * m.accuracy).toFixed(1) + "% (" + m.correct + "/" + m.n + ")"),
-      el("span", "", " · macro-F1 " + num(m.macroF1)));
+    const [lo, hi] = m.accuracyCi;
+    summary.append(el("span", "accuracy-line", " · accuracy " + (100 * m.accuracy).toFixed(1) + "% [" + (100 * lo).toFixed(1) +
+      ", " + (100 * hi).toFixed(1) + "] (" + m.correct + "/" + m.n + ", 95% Wilson interval)"),
+    el("span", "", " · macro-F1 " + num(m.macroF1)));
     if (m.n < items.length) summary.append(el("span", "muted", " · " + (items.length - m.n) + " without a gold label, not counted"));
+    if (m.labelsFrom === "seen") {  // the figure can differ from the summary's: say so where it is read
+      summary.append(el("p", "muted labels-note", "Macro-F1 averages over " + labelWords(m) + ": this file does not " +
+        "name its dataset's labels. Open it together with its run.json or summary.json to average over the dataset's " +
+        "labels, as the evaluation's summary does."));
+    }
   } else summary.append(el("span", "muted", " · no gold labels (gold / label_gold) to compare with"));
   const unparsed = outcomes.filter(o => o.status === "unparsed").length;
   const errors = outcomes.filter(o => o.status === "error").length;
@@ -146,12 +157,13 @@ function drawMetrics(m, spent) {
     [confusionTable(m), perLabelTable(m)].forEach(t => { const box = el("div", "table-scroll"); box.append(t); grid.append(box); });
     host.append(grid);
   }
-  if (spent.finished) {
+  if (spent.withUsage) {
     const c = spent.calls, t = spent.tokens, s = spent.seconds;
-    host.append(el("p", "cost-line muted", "Cost per finished claim (mean of " + spent.finished + "): " +
-      num(c.mean, 1) + " model calls, " + Math.round(t.mean) + " tokens, " + num(s.mean, 1) + " s · in all: " +
+    host.append(el("p", "cost-line muted", "Cost per claim (mean of the " + spent.withUsage + " rows with recorded usage" +
+      (spent.erroredIncluded ? ", the spend of " + plural(spent.erroredIncluded, "errored row") + " before it failed included" : "") +
+      "): " + num(c.mean, 1) + " model calls, " + Math.round(t.mean) + " tokens, " + num(s.mean, 1) + " s · in all: " +
       plural(c.total, "model call") + ", " + plural(t.total, "token") + ", " + num(s.total, 1) + " s." +
-      (spent.finished < items.length ? " Rows that failed report no cost." : "")));
+      (spent.erroredWithout ? " " + plural(spent.erroredWithout, "errored row") + " recorded no usage: not counted." : "")));
   }
 }
 
@@ -225,13 +237,13 @@ function perLabelTable(m) {
   const macro = el("tr");
   const mth = el("th", "", "macro-F1");
   mth.scope = "row";
-  macro.append(mth, el("td", "num macro-f1", num(m.macroF1)),
-    el("td", "muted", "mean F1 of the " + plural(m.labels.length, "label") + " seen as gold or verdict"));
+  macro.append(mth, el("td", "num macro-f1", num(m.macroF1)), el("td", "muted", "mean F1 of " + labelWords(m)));
   /** @type {HTMLElement} */ (macro.lastElementChild).setAttribute("colspan", "4");
   const acc = el("tr");
   const ath = el("th", "", "accuracy");
   ath.scope = "row";
-  acc.append(ath, el("td", "num accuracy", num(m.accuracy)), el("td", "muted", m.correct + " of " + m.n + " right"));
+  acc.append(ath, el("td", "num accuracy", num(m.accuracy)), el("td", "muted", m.correct + " of " + m.n + " right, 95% Wilson [" +
+    num(m.accuracyCi[0]) + ", " + num(m.accuracyCi[1]) + "]"));
   /** @type {HTMLElement} */ (acc.lastElementChild).setAttribute("colspan", "4");
   foot.append(macro, acc);
   return t;
@@ -409,6 +421,10 @@ async function openFile(text) {
   /** @param {any} r */
   const isResponse = r => r && typeof r === "object" && r.kind === "response";
   if (!text.trim()) throw new Error("The file is empty: it holds no result to show.");
+  if (parsed.length === 1 && datasetLabels(parsed[0])) {
+    throw new Error("This is an evaluation's run.json or summary.json: it holds no rows. Open it together with the " +
+      "run's results.jsonl (select both) to see the results with the dataset's labels.");
+  }
   if (!parsed.some(r => isResponse(r) || (r && typeof r === "object" && typeof r.claim === "string"))) {
     const keys = parsed.length === 1 && parsed[0] && typeof parsed[0] === "object" && !Array.isArray(parsed[0])
       ? " (its keys: " + Object.keys(parsed[0]).slice(0, 8).join(", ") + ")" : "";
@@ -424,10 +440,15 @@ async function openFile(text) {
   showResults(parsed);
 }
 
-/** Two or more results files: the paired view; an answer's button shows its file and its debate.
- * @param {File[]} files */
+/** Two or more files: a results file with its run.json or summary.json (the dataset's labels, which
+ * macro-F1 averages over), or two or more results files, the paired view; an answer's button shows its
+ * file and its debate. @param {File[]} files */
 async function openFiles(files) {
   const opened = [];
+  /** @type {any[][]} */
+  const rowSets = [];
+  /** @type {string[] | null} */
+  let labels = null;
   const paired = "Two or more files open as one paired comparison of results files (one method each, the same samples): ";
   for (const file of files) {
     const text = await file.text();
@@ -437,6 +458,8 @@ async function openFiles(files) {
       throw new Error(paired + file.name + " is a comparison itself (compare.json, or the Compare tab's download): " +
         "open it alone to see it drawn.");
     }
+    const given = datasetLabels(whole);
+    if (given) { labels = given; continue; }  // run.json or summary.json: it names the dataset's labels
     let parsed;
     try { parsed = parseJsonl(text); } catch (err) {
       throw new Error(paired + file.name + ": " + /** @type {Error} */ (err).message);
@@ -445,9 +468,12 @@ async function openFiles(files) {
       throw new Error(paired + file.name + " holds no results rows (JSONL with a claim each).");
     }
     const rows = await upgraded(parsed.filter(r => r && typeof r === "object"));
+    rowSets.push(rows);
     const methods = new Set(rows.map(/** @param {any} r */ r => r.method).filter(Boolean));  // an evaluation's file: its method names it
     opened.push(pairedRun(methods.size === 1 ? String([...methods][0]) : file.name, rows, normLabel));
   }
+  if (rowSets.length === 1) { byId("results-paired").hidden = true; showResults(rowSets[0], labels); return; }
+  if (!rowSets.length) throw new Error("These files hold no results rows: open a results file (JSONL) with its run.json or summary.json.");
   const seen = new Map();
   opened.forEach(run => {  // two files of one method (two models, say): told apart by their order
     const n = (seen.get(run.name) || 0) + 1;
@@ -460,7 +486,7 @@ async function openFiles(files) {
   const host = byId("results-paired");
   host.hidden = false;
   showPaired(opened, host, (run, chosen) => {
-    showResults([...run.outcomes.values()].map(o => o.row));
+    showResults([...run.outcomes.values()].map(o => o.row), labels);
     if (chosen.row.events) play(viewer, chosen.row.events); else viewer.render(chosen.row);
     byId("results-debate").scrollIntoView({ behavior: "smooth", block: "start" });
   });
