@@ -73,9 +73,9 @@ class MethodView(BaseModel):
     parts: list[PartView] = Field(default_factory=list)
     rounds: bool = Field(default=True, description="Its verdicts have rounds worth naming (MERMAID's one "
                          "trajectory does not).")
-
     calls_by_step: bool = Field(default=False, description="Its model calls are numbered by the agent's step, "
                                 "not by round (ReAct, MERMAID's executor): the page puts each under its step.")
+
     def role(self, name: str) -> RoleView | None:
         return self.roles.get(name)
 
