@@ -37,8 +37,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("FACTDEBATE_CHROMIUM", "/usr/bin/chromium")
 CLAIM = "The Eiffel Tower is in Paris."
-# A response to check: its second sentence needs its subject back, so the extractor rewords it.
-ANSWER = "The Eiffel Tower is in Paris. It was completed in 1889."
+# A response to check. Its second sentence names its subject: the scripted extractor does not reword "It was
+# completed in 1889." (a served model does), and that claim found passages about other things built in 1889.
+ANSWER = "The Eiffel Tower is in Paris. The Eiffel Tower was completed in 1889."
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1200, "height": 900}
 # Short debates: one rebuttal round for DPD, few passages, so each view fits a screen.
@@ -142,7 +143,7 @@ def check_response(page: Any) -> None:
 
 GROUPS = ("modes", "results", "guard")
 # A chat reply for the guard's kept check: a greeting and an opinion the gate leaves out, two facts it checks.
-GUARD_REPLY = "Hi! The Eiffel Tower is in Paris. It was completed in 1889. I think it is lovely at night."
+GUARD_REPLY = "Hi! The Eiffel Tower is in Paris. The tower was completed in 1889. I think it is lovely at night."
 
 
 def take(url: str, out: Path, groups: tuple[str, ...] = GROUPS, trace: Path | None = None) -> list[Path]:
