@@ -64,7 +64,7 @@ export function nearChanceNote(v, kind) {
 
 /**
  * A method in words from its catalogue description: its readable name (what comes before the description's
- * first colon: "Tool-MAD", "Self-check"; else its code name) and what it is (the rest).
+ * first colon, as its paper names it; else its code name) and what it is (the rest).
  * @param {{name: string, description: string}} method @returns {{title: string, about: string}}
  */
 export function methodWords(method) {
