@@ -57,8 +57,9 @@ def test_votes_and_panels_are_counted_in_words_with_the_formula_left_to_fold() -
     judges = [{"vote": "SUPPORTS"}, {"vote": "REFUTES"}, {"vote": None}]
     tie = {"label": "REFUTES", "decided_by": "panel", "rounds": [{"round": 1, "turns": []}], "judges": judges,
            "consensus": 0.0, "explanation": "round 1 (affirmative trust): panel: W_A 0.00, W_N 0.00, W_T 0.00 -> tie"}
-    assert why(tie) == ("The 3 referees of round 1 voted 1 SUPPORTS, 1 REFUTES, 1 no readable vote; weighted by "
-                        "confidence that is a tie (agreement 0.00), so the claim gets the tie label REFUTES.")
+    assert why(tie) == ("The 3 referees of round 1 voted 1 SUPPORTS, 1 REFUTES, 1 no readable vote; "
+                        "every referee's confidence was 0, so every weighted total was 0: a tie (agreement 0.00), "
+                        "and the claim gets the tie label REFUTES.")
     won = {**tie, "label": "SUPPORTS", "judges": judges[:1] * 3, "consensus": 0.9, "explanation": ""}
     assert why(won) == ("The 3 referees of round 1 voted 3 SUPPORTS; weighted by confidence (agreement 0.90), "
                         "SUPPORTS wins.")
