@@ -37,6 +37,17 @@ def sign_in(page: Any, url: str, path: str = "/") -> None:
     page.press("#api-key", "Enter")
 
 
+def check_response_with(page: Any, url: str, text: str, method: str = "single") -> None:
+    """Sign in, check ``text`` as a response with ``method``, and wait for the response's verdict box."""
+    sign_in(page, url)
+    page.wait_for_selector(f"#method option[value={method}]", state="attached")
+    page.click("button.tab[data-mode=response]")
+    page.select_option("#method", method)
+    page.fill("#response-text", text)
+    page.click("#submit")
+    page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+
+
 def replay_trace(page: Any, events: list[dict[str, Any]], trace: Path) -> None:
     """Write ``events`` as a trace file, open it in the results viewer and its run's replay, as a user does."""
     trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from tests.server.conftest import AUTH, KEY, LiveServer, parse_sse
-from tests.server.test_browser import browser, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import browser, check_response_with, sign_in, watched_page  # noqa: F401
 from tests.server.test_browser import pytestmark as needs_chromium
 from tests.server.test_response_page_failures import ANSWER, CLAIMS, SERVICE, ModelServer, model  # noqa: F401
 
@@ -109,14 +109,8 @@ def test_a_retried_claim_shows_on_the_checks_link_and_in_recent_checks(
         browser: Any, live_server: Callable[..., LiveServer], model: ModelServer) -> None:  # noqa: F811
     with live_server(defaults=SERVICE) as server:
         page, errors = watched_page(browser, viewport={"width": 1360, "height": 1000})
-        sign_in(page, server.url)
-        page.wait_for_selector("#method option[value=single]", state="attached")
-        page.click("button.tab[data-mode=response]")
-        page.select_option("#method", "single")
-        page.fill("#response-text", ANSWER)
-        page.click("#submit")
+        check_response_with(page, server.url, ANSWER)
         live = page.locator("#response-live")
-        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
         assert live.locator(".response-status").inner_text() == "Failed."
         href = page.get_attribute("#response-live .response-verdict .check-link a", "href") or ""
         assert LINK.search(href), href

@@ -14,7 +14,7 @@ import pytest
 from tests.fake_openai import FakeOpenAI
 from tests.server.axe import audit, failing
 from tests.server.conftest import AUTH, LiveServer, parse_sse
-from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import browser, check_response_with, pytestmark, sign_in, watched_page  # noqa: F401
 
 ANSWER = "Paris is the capital of France. The Louvre is a museum in Paris."
 CLAIMS = ["Paris is the capital of France.", "The Louvre is a museum in Paris."]
@@ -50,15 +50,9 @@ def test_claims_whose_model_server_died_fail_and_are_retried_alone(browser: Any,
                                                                    model: ModelServer) -> None:
     with live_server(defaults=SERVICE) as server:
         page, errors = watched_page(browser, viewport={"width": 1360, "height": 1000})
-        sign_in(page, server.url)
-        page.wait_for_selector("#method option[value=single]", state="attached")
-        page.click("button.tab[data-mode=response]")
-        page.select_option("#method", "single")
-        page.fill("#response-text", ANSWER)
-        page.click("#submit")
+        check_response_with(page, server.url, ANSWER)
 
         live = page.locator("#response-live")
-        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
         assert live.locator(".response-status").inner_text() == "Failed."
         assert live.locator(".response-verdict .verdict-label").inner_text() == "failed"
         assert "checking every claim failed" in live.locator(".verdict-how").inner_text()

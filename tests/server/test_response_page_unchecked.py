@@ -14,7 +14,7 @@ from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from tests.server.axe import audit, failing
 from tests.server.conftest import PLAIN, LiveServer, offline_build
-from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import browser, check_response_with, pytestmark, sign_in, watched_page  # noqa: F401
 
 ANSWER = "Hello! Paris is the capital of France. I think Paris is lovely in spring. Is it worth a trip?"
 
@@ -34,13 +34,7 @@ def test_sentences_not_checked_are_marked_with_why(browser: Any,  # noqa: F811
                                                    live_server: Callable[..., LiveServer]) -> None:
     with live_server(defaults={**PLAIN, "method": "single"}, build=partial(offline_build, backend=backend())) as server:
         page, errors = watched_page(browser, viewport={"width": 1360, "height": 1000})
-        sign_in(page, server.url)
-        page.wait_for_selector("#method option[value=single]", state="attached")
-        page.click("button.tab[data-mode=response]")
-        page.select_option("#method", "single")
-        page.fill("#response-text", ANSWER)
-        page.click("#submit")
-        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
+        check_response_with(page, server.url, ANSWER)
 
         answer = page.locator("#response-live .answer-text")
         assert answer.locator("mark.claim-span.supports").inner_text() == "Paris is the capital of France."
