@@ -48,6 +48,16 @@ def check_response_with(page: Any, url: str, text: str, method: str = "single") 
     page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=30_000)
 
 
+def verify_claim_with(page: Any, claim: str, method: str, timeout_ms: int = 60_000) -> None:
+    """Check ``claim`` with ``method`` on the signed-in page and wait for a verdict that is not a failure."""
+    page.select_option("#method", method)
+    page.fill("#claim", claim)
+    page.click("#submit")
+    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label, #live .verdict-box.failed",
+                           timeout=timeout_ms)
+    assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live .verdict-box")
+
+
 def replay_trace(page: Any, events: list[dict[str, Any]], trace: Path) -> None:
     """Write ``events`` as a trace file, open it in the results viewer and its run's replay, as a user does."""
     trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")

@@ -30,7 +30,7 @@ from factdebate.server.catalogue import page_views
 from factdebate.settings.model import Settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.server.conftest import KEY, PLAIN, LiveServer
-from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, sign_in, verify_claim_with, watched_page  # noqa: F401
 from tests.server.test_page_scripts import NODE, run_module
 
 CLAIM = "The Eiffel Tower was completed in 1889."
@@ -86,12 +86,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 def verify(page: Any, method: str) -> None:
-    page.select_option("#method", method)
-    page.fill("#claim", CLAIM)
-    page.click("#submit")
-    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label, #live .verdict-box.failed",
-                           timeout=90_000)
-    assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live .verdict-box")
+    verify_claim_with(page, CLAIM, method, 90_000)
 
 
 def test_every_method_says_why_in_its_deciding_answers_words(chromium: Any, server: LiveServer) -> None:

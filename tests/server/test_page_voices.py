@@ -14,7 +14,7 @@ import pytest
 from factdebate.server.app import create_app
 from tests.server.axe import audit, failing, need_axe
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
-from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, sign_in, verify_claim_with, watched_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower is in Paris."
 PHONE = {"width": 390, "height": 844}
@@ -32,12 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 def verify(page: Any, method: str) -> None:
-    page.select_option("#method", method)
-    page.fill("#claim", CLAIM)
-    page.click("#submit")
-    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label, #live .verdict-box.failed",
-                           timeout=60_000)
-    assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live .verdict-box")
+    verify_claim_with(page, CLAIM, method, 60_000)
 
 
 def test_many_voices_are_tallied_tabled_and_named_on_a_phone(chromium: Any, server: LiveServer) -> None:
