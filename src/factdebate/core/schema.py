@@ -13,7 +13,7 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_DEPTH
-from factdebate.core.textsafe import nesting_depth
+from factdebate.core.textsafe import nesting_depth, unencodable_reason
 from factdebate.core.types import SCHEMA_VERSION, Verdict
 
 SCORE_FIELDS = ("faithfulness", "answer_relevance", "consistency")
@@ -26,9 +26,12 @@ def upgrade(record: dict[str, Any]) -> dict[str, Any]:
     ``compare``); no verdict factdebate writes comes near that depth."""
     if nesting_depth(record, MAX_DEPTH + 1) > MAX_DEPTH:
         raise InputError(f"the record nests lists or objects more than {MAX_DEPTH} levels deep: it is not a verdict")
+    if problem := unencodable_reason(record):
+        # ``schema_version: 1e400`` reads as infinity: int() of it, or the reply echoing it, failed (a 500).
+        raise InputError(f"the record is not a verdict factdebate wrote: it holds {problem}")
     try:
         return _upgraded(record)
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
         # A field of the wrong shape (a string where rounds or a version number belong) is the caller's
         # record, not our fault: one line, not a 500 or a traceback.
         raise InputError(f"the record is not a verdict factdebate wrote (a field has the wrong shape: "

@@ -88,6 +88,29 @@ def nesting_depth(value: Any, stop: int = MAX_NESTING + 1) -> int:
     return deepest
 
 
+def unencodable_reason(value: Any) -> str | None:
+    """Where ``value`` (JSON as read: dicts, lists, scalars) holds what strict JSON and UTF-8 cannot carry
+    back out, or None: a number that read as infinite or NaN (``1e400``, ``NaN``) or a string (or key) with a
+    lone surrogate. A reply echoing such a value failed to encode (a 500); input is refused instead, where
+    it comes in. Walked without recursion (:func:`nesting_depth` bounds the depth first)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        where = f" at {path}" if path else ""
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"a number JSON cannot hold{where} ({'NaN' if math.isnan(item) else 'too large: infinite'})"
+        if isinstance(item, str) and (match := _SURROGATE.search(item)):
+            return f"text that is not valid Unicode{where} (a lone surrogate U+{ord(match.group()):04X})"
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return f"a field name that is not valid Unicode{where}"
+                stack.append((child, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, list | tuple):
+            stack.extend((child, f"{path}[{number}]") for number, child in enumerate(item))
+    return None
+
+
 def safe_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD and control characters (but tab and newlines)
     dropped: what documents and model replies become before anything else reads them."""

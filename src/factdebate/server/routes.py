@@ -255,10 +255,15 @@ async def _status(service: Service, batch_id: str, who: str, *, with_results: bo
                        created=info.created, finished=info.finished, options=info.options, results=results)
 
 
+# Past every claim a batch can hold (max_batch_claims is at most 1,000,000); a larger number failed in SQLite
+# (an integer over 64 bits: a 500) rather than reading as "no results".
+MAX_OFFSET = 10_000_000
+
+
 @router.get("/batches/{batch_id}", tags=["batches"], summary="Progress and results of a batch")
 async def get_batch(batch_id: str, service: ServiceDep, who: CallerDep,
                     results: Annotated[bool, Query(description="Include finished results.")] = True,
-                    offset: Annotated[int, Query(ge=0)] = 0,
+                    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
                     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> BatchStatus:
     return await _status(service, batch_id, who, with_results=results, offset=offset, limit=limit)
 
