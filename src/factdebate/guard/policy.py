@@ -10,14 +10,18 @@
 - ``block``: a refusal naming what was refuted.
 
 Independently, ``on_unchecked: block`` refuses a reply with anything unchecked (or a degraded check, whose
-text is unchecked as a whole); ``pass`` lets it through, with the unchecked claims said in the result.
+text is unchecked as a whole); ``pass`` lets it through, with the unchecked claims said in the result. A
+reply with no text to check that is not a tool call either (``content: 12345``, only image parts, nothing) is
+such a degraded check (:func:`no_text_result`).
 """
 
 from __future__ import annotations
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
-from factdebate.guard.types import ActionTaken, GuardClaim, GuardResult, Reviser
+from factdebate.guard.types import ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
+
+NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
 
 
 def refuted(claims: list[GuardClaim]) -> list[GuardClaim]:
@@ -71,29 +75,49 @@ def must_block(result: GuardResult) -> bool:
     return result.on_unchecked == "block" and (result.degraded or bool(unchecked(result.claims)))
 
 
-async def apply_policy(result: GuardResult, reviser: Reviser | None) -> GuardResult:
-    """``result`` with ``text`` and ``action_taken`` set from its policy (``original_text`` untouched)."""
+def apply_policy_unrevised(result: GuardResult) -> GuardResult:
+    """:func:`apply_policy` for a result nothing is revised in (no refuted claim, or no reviser asked): what
+    a reply with no text to check gets, decided without waiting on anything."""
     text, action = result.original_text, _plain(result)
     if must_block(result):
         text, action = refusal(result), "blocked"
     elif result.policy == "flag":
         extra = footnotes(result)
         text, action = (text + extra, "flagged") if extra else (text, action)
-    elif result.policy == "rewrite" and refuted(result.claims):
-        if reviser is None:
-            text, action = text + footnotes(result, "The answer could not be revised: no reviser."), "flagged"
-        else:
-            try:
-                revised = (await reviser(result.original_text, refuted(result.claims))).strip()
-            except (FactDebateError, OSError, ValueError) as exc:
-                revised, why = "", f"{type(exc).__name__}: {exc}"
-            else:
-                why = "the reviser returned no text"
-            if revised:
-                text, action = revised, "rewritten"
-            else:
-                text, action = text + footnotes(result, f"The answer could not be revised ({why})."), "flagged"
     return result.model_copy(update={"text": text, "action_taken": action})
+
+
+async def apply_policy(result: GuardResult, reviser: Reviser | None) -> GuardResult:
+    """``result`` with ``text`` and ``action_taken`` set from its policy (``original_text`` untouched)."""
+    if must_block(result) or not (result.policy == "rewrite" and refuted(result.claims)):
+        return apply_policy_unrevised(result)
+    text = result.original_text
+    if reviser is None:
+        text, action = text + footnotes(result, "The answer could not be revised: no reviser."), "flagged"
+    else:
+        try:
+            revised = (await reviser(result.original_text, refuted(result.claims))).strip()
+        except (FactDebateError, OSError, ValueError) as exc:
+            revised, why = "", f"{type(exc).__name__}: {exc}"
+        else:
+            why = "the reviser returned no text"
+        if revised:
+            text, action = revised, "rewritten"
+        else:
+            text, action = text + footnotes(result, f"The answer could not be revised ({why})."), "flagged"
+    return result.model_copy(update={"text": text, "action_taken": action})
+
+
+def no_text_result(options: ResolvedGuardOptions, passed: list[str], *, called: bool) -> GuardResult:
+    """The result of a reply with no text to check, with the policy applied. A tool (or function) call alone
+    (``called``) is a turn with nothing to check: passed through, said in ``passed_through``. Anything else
+    without text (``content: 12345``, a choice that is not an object, only image or audio parts, null or
+    empty content) is a reply the guard could not read: ``degraded``, said, and ``on_unchecked: block``
+    refuses it, as it refuses any text that could not be checked."""
+    result = GuardResult(passed_through=passed, policy=options.policy, on_unchecked=options.on_unchecked,
+                         tier=options.tier, deadline_s=options.deadline_s, degraded=not called,
+                         degraded_reason=None if called else NO_TEXT)
+    return apply_policy_unrevised(result)
 
 
 def _plain(result: GuardResult) -> ActionTaken:

@@ -10,7 +10,8 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
 from factdebate.guard.check import check_text
-from factdebate.guard.options import evidence_from_messages, text_of
+from factdebate.guard.options import evidence_from_messages, resolve_options, text_of
+from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardEvidence, GuardOptions, GuardResult, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
@@ -70,6 +71,11 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
         text = reply
     guard_options = GuardOptions.model_validate(chosen)
     settings = settings_from(options, config_file)
+    if isinstance(reply, list) and not text.strip():
+        # No text to check: a tool call alone passes; any other reply without text is a degraded check.
+        last = next(m for m in reversed(reply) if m.get("role") == "assistant")
+        called = bool(last.get("tool_calls") or last.get("function_call"))
+        return no_text_result(resolve_options(guard_options, settings), passed, called=called)
     async with session(settings, backends, on_event, trace) as (resources, sinks):
         result = await check_text(text, settings, resources, options=guard_options, question=question, sinks=sinks,
                                   reviser=reviser)

@@ -17,6 +17,7 @@ from starlette.datastructures import State
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, resolve_options
+from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardClaim
 from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of
 from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
@@ -124,9 +125,15 @@ def reviser_for(prepared: Prepared) -> Any:
 
 
 def unchecked_result(resolved: ResolvedGuardOptions, passed: list[str]) -> GuardResult:
-    """The result of a reply with no text to check (a tool call alone): nothing checked, said so."""
-    return GuardResult(action_taken="none", passed_through=passed, policy=resolved.policy,
-                       on_unchecked=resolved.on_unchecked, tier=resolved.tier, deadline_s=resolved.deadline_s)
+    """The result of a reply with no text to check (guard/policy.py's :func:`no_text_result`): a tool call
+    alone passes through; anything else without text is a degraded check that ``on_unchecked`` decides."""
+    return no_text_result(resolved, passed, called=any(_is_call(item) for item in passed))
+
+
+def _is_call(passed: str) -> bool:
+    """Whether a ``passed_through`` line names the reply's tool or function call (server/guard_request.py's
+    and server/guard_stream.py's wording)."""
+    return "tool call(s) in the reply" in passed or passed.startswith("a function call in the reply")
 
 
 def hidden_claim(claim: GuardClaim) -> GuardClaim:
