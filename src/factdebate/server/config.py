@@ -9,6 +9,7 @@ repr or log line ever shows them."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +18,24 @@ from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDi
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
+from factdebate.corpus.names import check_corpus_name
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state_db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry
 from factdebate.settings.sources import Layer, NamedEnv, YamlFile
 
+_KEY_ID = re.compile(r"^key-[0-9a-f]{10}$")
+
+
+def _corpus_name(name: str) -> str:
+    try:
+        return check_corpus_name(name)
+    except ConfigError as exc:  # a validator's error is a ValueError, so the config's loader reports it
+        raise ValueError(str(exc)) from None
+
 
 class ServiceConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)  # an error never quotes a key
 
     api_keys: list[SecretStr] = Field(default_factory=list, description="Keys callers present; "
                                       "FACTDEBATE_API_KEYS (comma-separated) adds more.")
@@ -79,8 +90,15 @@ class ServiceConfig(BaseModel):
     allowed_llms: list[str] = Field(default_factory=list, description="Models a request may choose besides the "
                                     "configured ones; \"*\" allows any model spec.")
     allowed_mcp_tools: list[str] = Field(default_factory=list, description="MCP tools a request may name as "
-                                         "agents or evidence tools (mcp:<server>/<tool>, or mcp:<server>/* for "
-                                         "all of a server's); empty: none. The configured defaults may use any.")
+                                         "agents or evidence tools, and the only ones of mcp_servers a caller's run "
+                                         "reaches at all (MERMAID's executor included): mcp:<server>/<tool>, or "
+                                         "mcp:<server>/* for all of a server's; empty: none. The configured "
+                                         "defaults may use any.")
+    allowed_corpora: list[str] = Field(default_factory=list, description="Corpora every caller may search besides "
+                                       "the built-in one and the configured default; \"*\" allows any.")
+    key_corpora: dict[str, list[str]] = Field(default_factory=dict, description="Corpora only one key may search "
+                                              "(besides allowed_corpora), by the key's id: key- and the first 10 hex "
+                                              "digits of the key's SHA-256.")
     defaults: dict[str, Any] = Field(default_factory=dict, description="Default verification options (the flat "
                                      "option names) on top of config_file.")
     config_file: Path | None = Field(default=None, description="The verification settings YAML (the format of "
@@ -90,11 +108,30 @@ class ServiceConfig(BaseModel):
                                        "sends a keep-alive ping.")
     stream_flush_seconds: float = Field(default=0.01, ge=0, le=1, description="How long a stream gathers the "
                                         "events that follow one another before writing them out together.")
+    shutdown_grace_s: int = Field(default=10, ge=1, le=3600, description="Seconds `serve` waits, once told to "
+                                    "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
+                                    "and the server exits within a few seconds more, whatever is running.")
 
     @field_validator("allowed_mcp_tools")
     @classmethod
     def _allow_entries(cls, entries: list[str]) -> list[str]:
         return [check_allow_entry(entry) for entry in entries]
+
+    @field_validator("allowed_corpora")
+    @classmethod
+    def _corpus_entries(cls, names: list[str]) -> list[str]:
+        return [name if name == "*" else _corpus_name(name) for name in names]
+
+    @field_validator("key_corpora")
+    @classmethod
+    def _key_corpus_entries(cls, entries: dict[str, list[str]]) -> dict[str, list[str]]:
+        for key, names in entries.items():
+            if not _KEY_ID.match(key):  # a key's id, so that the file never needs to hold the key itself
+                raise ValueError("an entry is not a key id (key- and the first 10 hex digits of the key's SHA-256; "
+                                 "never the key itself, which is not shown here)")
+            for name in names:
+                _corpus_name(name)
+        return entries
 
     @field_validator("state_db")
     @classmethod

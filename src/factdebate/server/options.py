@@ -19,8 +19,9 @@ from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
 from factdebate.llm.transcript import DEFAULT_CHARS
 from factdebate.methods.base import METHODS, get_method
 from factdebate.server.caps import SpendingCaps, check_caps
+from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
-from factdebate.server.tool_allowlist import check_caller_tools
+from factdebate.server.tool_allowlist import callable_servers, check_caller_tools, configured_tools
 from factdebate.settings.load import settings_from, validation_problems
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option, all_options, option_value, options_to_overrides
@@ -122,12 +123,20 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 
 class SettingsResolver:
-    """Reads the operator's settings once and applies each request's options on top of them."""
+    """Reads the operator's settings once and applies each request's options on top of them. Every setting a
+    caller's run gets comes from here, so what callers may reach is narrowed here once: the MCP servers (and
+    their tools) to the allow-list, whatever method or face the request came through."""
 
     def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str],
-                 caps: SpendingCaps | None = None, allowed_mcp_tools: list[str] | None = None) -> None:
-        self.base = settings_from(defaults, config_file)
+                 caps: SpendingCaps | None = None, allowed_mcp_tools: list[str] | None = None,
+                 allowed_corpora: list[str] | None = None, key_corpora: dict[str, list[str]] | None = None) -> None:
+        operator = settings_from(defaults, config_file)
         self.allowed_mcp_tools = list(allowed_mcp_tools or [])  # operator's allow-list; empty: no MCP tool
+        # MERMAID offers its executor every server in the settings: the servers off the list are not there.
+        servers = callable_servers(operator.mcp_servers, self.allowed_mcp_tools,
+                                   configured_tools(operator.model_dump(mode="json")))
+        self.base = operator.model_copy(update={"mcp_servers": servers})
+        self.corpora = CorpusAccess(self.base.retrieval.corpus, allowed_corpora, key_corpora)
         self.caps = caps  # None: no spending caps (the MCP server: its tools take only bounded options)
         self._base_data = self.base.model_dump(mode="json")
         self.any_llm = "*" in allowed_llms
@@ -138,7 +147,7 @@ class SettingsResolver:
     def resolve(self, options: VerifyOptions | dict[str, Any], caller: str | None = None) -> Settings:
         """The request's settings; with ``caller`` (an API key's id), narrowed to that caller by the method
         (MERMAID: its own evidence-memory namespace)."""
-        settings = self._resolve(options)
+        settings = self._resolve(options, caller=caller)
         return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
 
     def check_tools(self, chosen: dict[str, Any]) -> None:
@@ -155,10 +164,12 @@ class SettingsResolver:
         chosen = {name: option_value(recorded, option) for name, option in public_options().items()
                   if option.alias_of is None and any(_value_at(recorded, path) not in (None, _value_at(
                       self._base_data, path)) for path in option.paths)}
-        settings = self._resolve({k: v for k, v in chosen.items() if v is not None}, overrides=recorded)
+        settings = self._resolve({k: v for k, v in chosen.items() if v is not None}, overrides=recorded,
+                                 caller=caller)
         return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
 
-    def _resolve(self, options: VerifyOptions | dict[str, Any], overrides: dict[str, Any] | None = None) -> Settings:
+    def _resolve(self, options: VerifyOptions | dict[str, Any], overrides: dict[str, Any] | None = None,
+                 caller: str | None = None) -> Settings:
         """``overrides``: the nested settings to apply, when they are not the options' own (a kept verdict's)."""
         chosen = options.chosen() if isinstance(options, VerifyOptions) else dict(options)
         if not chosen:
@@ -177,6 +188,7 @@ class SettingsResolver:
         except ValueError as exc:
             raise ConfigError(f"invalid options: {exc}") from exc
         get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream
+        self.corpora.check(settings.retrieval.corpus, caller)
         if self.caps is not None:
             check_caps(chosen, settings, self.caps)
         return settings

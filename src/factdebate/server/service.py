@@ -68,7 +68,7 @@ class Service:
         return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
                    limiter=limiter, auth_failures=failures, shared=shared,
                    resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms, config.caps,
-                                                     config.allowed_mcp_tools),
+                                             config.allowed_mcp_tools, config.allowed_corpora, config.key_corpora),
                    pool=pool, store=store, runner=runner,
                    checks=CheckStore(store.db, config.kept_checks_per_key, config.kept_checks_days * 86_400))
 

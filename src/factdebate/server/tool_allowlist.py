@@ -7,7 +7,13 @@ looked at for tool names (``agents``, ``madke_tools``, FacTool's and WeCheck's t
 option added later), and each must be on ``allowed_mcp_tools`` (empty by default: no MCP tool at all). The
 refusal never names a server the caller may not use. Every face asks the same question through
 ``SettingsResolver.check_tools`` (server/options.py): the HTTP routes and batches when their options are
-resolved, ``factdebate mcp``'s tools (``search_evidence``'s ``tool`` too), the guard."""
+resolved, ``factdebate mcp``'s tools (``search_evidence``'s ``tool`` too), the guard.
+
+A method may reach servers without naming a tool: MERMAID offers its executor every configured server. So
+the same list also decides which servers a caller's run holds at all (:func:`callable_servers`): the
+service's settings keep only the servers, and of each only the tools, that the allow-list (or the operator's
+own configured options) names; the rest are gone before any method sees the settings, whatever face or
+method the request came through. The CLI, the operator's own runs, keeps every configured server."""
 
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from factdebate.core.errors import ConfigError
+from factdebate.tools.mcp_config import MCPServerConfig
+from factdebate.tools.registry import mcp_tool
 
 ANY_TOOL = "*"
 _ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")
@@ -55,3 +63,31 @@ def check_caller_tools(chosen: dict[str, Any], allow_list: list[str]) -> None:
     offered = ", ".join(allow_list) if allow_list else "none"
     raise ConfigError(f"MCP tool(s) {', '.join(refused)} are not offered to callers of this service "
                       f"(offered: {offered})")
+
+
+def callable_servers(servers: dict[str, MCPServerConfig], allow_list: list[str],
+                     configured: list[str] | None = None) -> dict[str, MCPServerConfig]:
+    """The configured servers a caller's run may reach, each narrowed to the tools it may call: those on
+    ``allow_list`` (``mcp:<server>/*`` keeps the server as the operator wrote it) and those the operator's own
+    options name (``configured``: a default agent ``mcp:<server>/<tool>`` runs for every caller anyway). A
+    server with no such tool is left out, so it is never started."""
+    named: dict[str, set[str]] = {}
+    for entry in [*allow_list, *(configured or [])]:
+        server, _, tool = entry.removeprefix("mcp:").partition("/")
+        if entry.startswith("mcp:") and tool:
+            named.setdefault(server, set()).add(tool)
+    out: dict[str, MCPServerConfig] = {}
+    for name, config in servers.items():
+        tools = named.get(name, set())
+        if ANY_TOOL in tools:
+            out[name] = config
+        elif offered := sorted(t for t in tools if config.tools is None or t in config.tools):
+            out[name] = config.model_copy(update={"tools": offered})
+    return out
+
+
+def configured_tools(settings_data: dict[str, Any]) -> list[str]:
+    """The MCP tools the operator's own options name (agents, evidence tools...), from a settings dump: every
+    ``mcp:<server>/<tool>`` text outside the servers' own definitions."""
+    return sorted({tool for key, value in settings_data.items() if key != "mcp_servers"
+                   for tool in named_mcp_tools(value) if mcp_tool(tool) is not None})

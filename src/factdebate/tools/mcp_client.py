@@ -105,10 +105,18 @@ class MCPToolset:
         if self._tools is None:
             session = self._open_session()
             listed = await asyncio.wait_for(session.list_tools(), self.config.timeout)
-            self._tools = [ToolSchema(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools]
+            self._tools = [ToolSchema(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools
+                           if self.offers(t.name)]
         return self._tools
 
+    def offers(self, name: str) -> bool:
+        """Whether the tool is offered: the config's ``tools`` narrows what the server lists (the service
+        narrows it to its allow-list), so a tool left out is neither shown nor called."""
+        return self.config.tools is None or name in self.config.tools
+
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        if not self.offers(name):
+            return ToolResult(f"{self.name}/{name} is not offered", is_error=True)
         try:
             session = self._open_session()
         except FactDebateError as exc:

@@ -20,6 +20,9 @@ class MCPServerConfig(BaseModel):
     timeout: float = Field(default=30.0, gt=0, le=86_400, description="Seconds per tool call.")
     connect_timeout: float = Field(default=60.0, gt=0, le=86_400, description="Seconds to start and initialise "
                                    "the session.")
+    tools: list[str] | None = Field(default=None, description="Only these of its tools are offered (to MERMAID's "
+                                    "executor, to agents); default: every tool it lists. The service narrows it to "
+                                    "what its allow-list lets callers reach.")
 
     @model_validator(mode="after")
     def _one_transport(self) -> MCPServerConfig:

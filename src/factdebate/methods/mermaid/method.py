@@ -89,8 +89,9 @@ class _Tool:
 
 
 def toolbox_key(settings: Settings, cfg: MermaidSettings) -> str:
-    return "mermaid-tools:" + json.dumps([cfg.servers, cfg.wikipedia_online, sorted(settings.mcp_servers),
-                                          settings.retrieval.corpus])
+    # The servers with their tools: settings narrowed to other tools (the service's) get a toolbox of their own.
+    servers = {name: server.tools for name, server in sorted(settings.mcp_servers.items())}
+    return "mermaid-tools:" + json.dumps([cfg.servers, cfg.wikipedia_online, servers, settings.retrieval.corpus])
 
 
 @register
@@ -128,7 +129,8 @@ class Mermaid(Method[MermaidSettings]):
         started = [name for name in cfg.servers if name not in settings.mcp_servers]
         if not started and not settings.mcp_servers:
             raise ConfigError("MERMAID has no tool servers: methods.mermaid.servers (--mermaid-servers) is empty "
-                              f"and no mcp_servers are configured; name one or more of {', '.join(SHIPPED)}")
+                              "and no mcp_servers are configured (a service offers its callers only those on its "
+                              f"allowed_mcp_tools); name one or more of {', '.join(SHIPPED)}")
         searching = [name for name in started if name == "search" or (name == "wikipedia" and
                                                                       not cfg.wikipedia_online)]
         corpus = settings.retrieval.corpus

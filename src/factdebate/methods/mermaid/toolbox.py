@@ -1,5 +1,5 @@
 """MERMAID's toolset: factdebate's own MCP tool servers, started as subprocesses, plus every MCP server the
-user names under ``mcp_servers``, listed as one set of tools for the executor.
+user names under ``mcp_servers`` (each narrowed to its ``tools``), listed as one set of tools for the executor.
 
 The servers run with a minimal environment (the MCP SDK's default), so what they need is passed on
 explicitly: the data directory, the retrieval settings (corpus, Milvus URI, encoder, builtin size), model
@@ -218,12 +218,16 @@ class Toolbox:
 def build_toolbox(settings: Settings, servers: list[str], *, wikipedia_online: bool = False,
                   extra: dict[str, Toolset] | None = None) -> Toolbox:
     """The shipped ``servers`` plus every configured MCP server (a user's own server under ``mcp_servers``
-    with the name of a shipped one replaces it)."""
+    with the name of a shipped one replaces it). A server offers only the tools its ``tools`` names, and one
+    that names none is not started: for a caller of the service, the settings hold only the servers and tools
+    the operator's allow-list lets callers reach (server/tool_allowlist.py), so no face can hand the executor
+    more."""
+    configured = {name: config for name, config in settings.mcp_servers.items() if config.tools != []}
     toolsets: list[Toolset] = []
     for name in servers:
-        if name not in settings.mcp_servers:
+        if name not in configured:
             toolsets.append(MCPToolset(name, shipped_config(name, settings, online=wikipedia_online)))
-    toolsets += [MCPToolset(name, config) for name, config in settings.mcp_servers.items()]
+    toolsets += [MCPToolset(name, config) for name, config in configured.items()]
     toolsets += list((extra or {}).values())
     return Toolbox(toolsets)
 
