@@ -103,7 +103,7 @@ def serve(
     check_port_free(host, port)  # before start-up work, for one process or --workers N alike
     if workers > 1:
         settings = settings.model_copy(update={"shared_state": True})
-    app = create_app(settings)
+    app = create_app(settings, exit_within_s=settings.shutdown_grace_s)
     from factdebate.run.build import ensure_indexes
 
     ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
@@ -119,7 +119,9 @@ def serve(
     from factdebate.server.workers import tune_gc
 
     tune_gc()
-    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
+    # Told to stop, uvicorn waits this long for the requests in progress, then cancels them (server/shutdown.py).
+    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False,
+                timeout_graceful_shutdown=settings.shutdown_grace_s)
 
 
 def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level: str) -> None:
@@ -137,7 +139,8 @@ def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level:
     protect_spawned_children()
     try:
         uvicorn.run("factdebate.server.workers:app_from_env", factory=True, workers=workers, host=host, port=port,
-                    log_level=log_level, proxy_headers=False, server_header=False)
+                    log_level=log_level, proxy_headers=False, server_header=False,
+                    timeout_graceful_shutdown=settings.shutdown_grace_s)
     finally:
         path.unlink(missing_ok=True)
 

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -33,6 +33,8 @@ from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
 from factdebate.server.service import Service
+from factdebate.server.shutdown import exit_within
+from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
 from factdebate.server.view_routes import router as view_router
 from factdebate.util.redact import redact_logs
 
@@ -48,10 +50,13 @@ Every `/v1` route except `/v1/health` needs `Authorization: Bearer <key>`. `POST
 Server-Sent Events: one event per step of the debate, then `result` (the verdict) or `error`."""
 
 
-def create_app(config: ServiceConfig | None = None, *, build: Builder | None = None, **fields: Any) -> FastAPI:
+def create_app(config: ServiceConfig | None = None, *, build: Builder | None = None,
+               exit_within_s: float | None = None, **fields: Any) -> FastAPI:
     """``config`` (default: :func:`load_service_config`) with ``fields`` overriding it, e.g.
     ``create_app(api_keys=["k"], defaults={"llm": "scripted:agree"}, db_path=tmp / "db.sqlite")``.
-    ``build`` replaces how resources are built from settings (tests inject scripted models and tools)."""
+    ``build`` replaces how resources are built from settings (tests inject scripted models and tools).
+    ``exit_within_s``: the process exits within that grace period (and a margin) of a stop signal, whatever
+    runs (server/shutdown.py); for ``serve`` only, never for an app inside another program."""
     if config is None:
         config = load_service_config(**fields)
     elif fields:
@@ -61,6 +66,8 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if exit_within_s is not None:
+            exit_within(exit_within_s)  # uvicorn's signal handlers are in place now: the watchdog goes in front
         await asyncio.to_thread(service.beat)
         heartbeat = asyncio.create_task(service.heartbeat(), name="state-heartbeat")
         await service.runner.resume_all()
@@ -89,6 +96,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     _errors(app)
     # uploads: batches, results files to upgrade, and chat conversations (bounded by the guard's own limits)
     large = ("/v1/batches", "/v1/verdicts/", "/v1/chat/completions", "/v1/guard/", "/beta/litellm_basic_guardrail_api")
+    app.add_middleware(StrictJSONMiddleware)  # inside the size limit: it reads bodies already bounded
     app.add_middleware(BodyLimitMiddleware,
                        limit_for=lambda path: config.max_batch_bytes if path.startswith(large)
                        else config.max_body_bytes)
@@ -117,12 +125,16 @@ def _errors(app: FastAPI) -> None:
     """Every error body is ``{"detail": "<a sentence for a person>"}``; validation errors add ``errors``."""
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(_: Request, exc: StarletteHTTPException) -> Response:
+        if isinstance(exc.__cause__, RecursionError):  # FastAPI's "error parsing the body" (a 400) of deep JSON
+            return _too_deep()
         # safe_value: a detail that quotes the request can never make the answer itself unencodable.
         return JSONResponse(safe_value({"detail": exc.detail}), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+    async def unexpected(_: Request, exc: Exception) -> Response:
+        if isinstance(exc, RecursionError):  # JSON a route read that nests deeper than Python's reader goes
+            return _too_deep()
         # A bug must still answer in the API's shape, without its details (they go to the server log).
         log.error("request failed", exc_info=exc)
         return JSONResponse({"detail": "the request failed unexpectedly; see the server log"}, status_code=500)
@@ -133,6 +145,13 @@ def _errors(app: FastAPI) -> None:
                   for e in exc.errors()]  # no "input": it would echo the request back
         summary = "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors)
         return JSONResponse(safe_value({"detail": f"invalid request: {summary}", "errors": errors}), status_code=422)
+
+
+def _too_deep() -> Response:
+    """Input nested too deeply to be read: the caller's to fix, a 422 like any body that is not strict JSON
+    (server/strict_json.py catches most of it first; a route's own reading of the body, deeper in the stack,
+    can still meet Python's limit a little sooner)."""
+    return Response(refusal(TOO_DEEP), status_code=422, media_type="application/json")
 
 
 class SecurityHeaders:

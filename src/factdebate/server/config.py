@@ -109,6 +109,9 @@ class ServiceConfig(BaseModel):
     stream_flush_seconds: float = Field(default=0.01, ge=0, le=1, description="How long a stream gathers the "
                                         "events that follow one another before writing them out together.")
     shutdown_grace_s: int = Field(default=10, ge=1, le=3600, description="Seconds `serve` waits, once told to "
+                                  "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
+                                  "and the server exits within a few seconds more, whatever is running.")
+    shutdown_grace_s: int = Field(default=10, ge=1, le=3600, description="Seconds `serve` waits, once told to "
                                     "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
                                     "and the server exits within a few seconds more, whatever is running.")
 

@@ -12,14 +12,13 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
 from starlette.datastructures import State
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, resolve_options
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardClaim
-from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of
+from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
 from factdebate.server.kept_calls import CallKeeper
 from factdebate.server.response_routes import ClaimCharge, _charged_slot
@@ -44,7 +43,8 @@ def openai_error(status: int, message: str, kind: str = "invalid_request_error",
 
 
 def upstream_error(exc: UpstreamError) -> JSONResponse:
-    return JSONResponse(exc.body, status_code=exc.status)
+    """The upstream's error as it came, with the headers it keeps for the caller (its ``Retry-After``)."""
+    return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers or None)
 
 
 def upstream_for(state: State, settings: Settings) -> Upstream | None:
@@ -97,16 +97,9 @@ async def prepare(request: Request, service: Service, who: str) -> Prepared | JS
     if upstream is None:
         return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
     try:
-        raw = await request.json()
-    except ValueError:
-        return openai_error(422, "invalid request: the body must be a JSON object (an OpenAI chat request)")
-    if not isinstance(raw, dict):
-        return openai_error(422, "invalid request: the body must be a JSON object (an OpenAI chat request)")
-    try:
-        body = ChatRequest.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        return openai_error(422, f"invalid request: {problems}")
+        body = await read_chat_request(request)  # off the event loop when it is large
+    except InputError as exc:
+        return openai_error(422, str(exc))
     options = guard_options(body)
     try:
         # The tiers' method counts against the spending caps as a chosen method does on /v1/check-response.

@@ -8,23 +8,52 @@ as the caller sent them (a newer client's options reach the upstream), after the
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError, model_validator
+from starlette.requests import Request
 
 from factdebate.core.errors import InputError
 from factdebate.core.textsafe import MAX_NESTING, checked_values, nesting_depth
 from factdebate.guard import GuardEvidence, GuardOptions, evidence_from_messages
 from factdebate.guard.options import text_of
+from factdebate.server.strict_json import TOO_DEEP
 from factdebate.settings.model import Settings
 
 MAX_FIELD_CHARS = 100_000  # the longest text in a field other than a message (a tool's schema, a stop word)
 MAX_CHOICES = 8  # n: answers the upstream writes for one request; only the first is checked
+MAX_TOOLS = 128  # tools (or functions) one request may offer the model: OpenAI's own limit
+OFF_LOOP_BYTES = 64 * 1024  # a larger body is read and checked in a worker thread, never on the event loop
+NOT_AN_OBJECT = "invalid request: the body must be a JSON object (an OpenAI chat request)"
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first text in ``value`` (strings in lists and mappings, keys too) holding a lone surrogate, which no
+    UTF-8 reply can carry, or None. Walked without recursion: the nesting is bounded later, not yet."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if match := _LONE_SURROGATE.search(item):
+                return f"U+{ord(match.group()):04X} at character {match.start()}"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 class ChatMessage(BaseModel):
+    """One message of the conversation. Text that is not valid Unicode is refused here, before anything reads
+    the message (its tool results became evidence first, and a lone surrogate there was a 500)."""
+
     model_config = ConfigDict(extra="forbid")
 
     role: Role
@@ -35,6 +64,14 @@ class ChatMessage(BaseModel):
     function_call: dict[str, Any] | None = None
     refusal: str | None = None
     audio: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data: Any) -> Any:
+        if (where := lone_surrogate(data)) is not None:
+            raise ValueError(f"the message holds text that is not valid Unicode (a lone surrogate {where}); "
+                             "send it as UTF-8")
+        return data
 
 
 class ChatRequest(BaseModel):
@@ -49,6 +86,14 @@ class ChatRequest(BaseModel):
                                "it sentence by sentence; the verdicts come in the last chunk before [DONE].")
     n: int | None = Field(default=None, ge=1, le=MAX_CHOICES, description="Answers to write; only the first "
                           "is checked.")
+    max_tokens: StrictInt | None = Field(default=None, ge=1, description="The most tokens the answer may have; "
+                                         "above the operator's guard.max_tokens it is lowered to it.")
+    max_completion_tokens: StrictInt | None = Field(default=None, ge=1, description="The same, as OpenAI's "
+                                                    "reasoning models take it; capped alike.")
+    tools: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_TOOLS, description="Tools the model "
+                                                 "may call, passed on; their calls in the reply pass unchecked.")
+    functions: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_TOOLS, description="The older "
+                                                   "form of tools, passed on alike.")
     factdebate: GuardOptions | None = Field(default=None, description="The check's options (never sent on).")
 
     @model_validator(mode="before")
@@ -57,6 +102,9 @@ class ChatRequest(BaseModel):
         """Every field but the messages (checked against the operator's limits later) and the guard's own
         options (typed) holds clean, bounded text and nests no deeper than any input may."""
         if isinstance(data, dict):
+            for name in ("tools", "functions"):  # said before any walk over them: thousands take seconds
+                if isinstance(data.get(name), list) and len(data[name]) > MAX_TOOLS:
+                    raise ValueError(f"{len(data[name])} {name} sent; the limit is {MAX_TOOLS}")
             for name, value in data.items():
                 if name in ("messages", "factdebate"):
                     continue
@@ -69,14 +117,46 @@ class ChatRequest(BaseModel):
                     raise ValueError(str(exc)) from None
         return data
 
-    def upstream_body(self) -> dict[str, Any]:
-        """What the upstream gets: the request without ``factdebate``, unset fields left out."""
+    def upstream_body(self, max_tokens: int | None = None) -> dict[str, Any]:
+        """What the upstream gets: the request without ``factdebate``, unset fields left out, and the answer's
+        length asked for (``max_tokens``, ``max_completion_tokens``) no more than the operator's ``max_tokens``.
+        A request that asks for no length is left to the upstream's own default."""
         body = self.model_dump(exclude={"factdebate"}, exclude_none=True)
         body["messages"] = [m.model_dump(exclude_none=True) for m in self.messages]
+        if max_tokens is not None:
+            for name in ("max_tokens", "max_completion_tokens"):
+                if name in body:
+                    body[name] = min(body[name], max_tokens)
         return body
 
     def plain_messages(self) -> list[dict[str, Any]]:
         return [m.model_dump(exclude_none=True) for m in self.messages]
+
+
+async def read_chat_request(request: Request) -> ChatRequest:
+    """The request's body as a :class:`ChatRequest`, or an ``InputError`` saying what is wrong with it. A large
+    body (a conversation of megabytes, a long tools list) is read in a worker thread: reading and checking
+    it takes a second or more, which on the event loop would hold every other request (/v1/health too)."""
+    body = await request.body()
+    if len(body) <= OFF_LOOP_BYTES:
+        return parse_chat_request(body)
+    return await asyncio.to_thread(parse_chat_request, body)
+
+
+def parse_chat_request(body: bytes) -> ChatRequest:
+    try:
+        raw = json.loads(body)
+    except RecursionError:
+        raise InputError(f"invalid request: the body is not strict JSON: {TOO_DEEP}") from None
+    except ValueError:
+        raise InputError(NOT_AN_OBJECT) from None
+    if not isinstance(raw, dict):
+        raise InputError(NOT_AN_OBJECT)
+    try:
+        return ChatRequest.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise InputError(f"invalid request: {problems}") from None
 
 
 def check_messages(request: ChatRequest, settings: Settings) -> None:

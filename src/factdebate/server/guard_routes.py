@@ -11,12 +11,15 @@ sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) 
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from factdebate.core.errors import FactDebateError
+from factdebate.core.textsafe import safe_value
 from factdebate.guard import check_text
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
@@ -31,7 +34,7 @@ from factdebate.server.guard_prepare import (
     upstream_error,
 )
 from factdebate.server.guard_request import ChatRequest, reply_text
-from factdebate.server.guard_stream import stream_reply
+from factdebate.server.guard_stream import disconnected, stream_reply
 from factdebate.server.guard_upstream import UpstreamError
 from factdebate.server.service import CallerDep, Service, ServiceDep
 
@@ -53,16 +56,33 @@ async def chat_completions(request: Request, service: ServiceDep, who: CallerDep
     if isinstance(prepared, JSONResponse):
         return prepared
     if prepared.body.stream:
-        return await stream_reply(prepared, service, who, request.headers)
+        return await stream_reply(prepared, service, who, request)
     try:
-        return await _plain_reply(prepared, service, who)
+        return await _unless_gone(_plain_reply(prepared, service, who), request)
     finally:
         prepared.slot.release()
 
 
+async def _unless_gone(reply: Coroutine[Any, Any, Response], request: Request) -> Response:
+    """``reply``, or nothing when the caller leaves first: a caller gone stops the upstream's request and the
+    check at once, as it does a stream's (the response waits for both, and nobody reads it any more)."""
+    work = asyncio.ensure_future(reply)
+    gone = asyncio.ensure_future(disconnected(request))
+    try:
+        await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not work.done():
+            work.cancel()
+            await asyncio.gather(work, return_exceptions=True)
+    if work.cancelled():
+        return Response(status_code=499)
+    return work.result()
+
+
 async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Response:
     try:
-        answer = await prepared.upstream.complete(prepared.body.upstream_body())
+        answer = await prepared.upstream.complete(prepared.body.upstream_body(prepared.settings.guard.max_tokens))
     except UpstreamError as exc:
         prepared.charge.claims = 0
         return upstream_error(exc)
@@ -94,4 +114,7 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
     apply_to_message(message, first, result)
     answer["factdebate"] = public_result(result)
     headers = {GUARD_CHECK_ID_HEADER: result.check_id} if result.check_id else None
-    return JSONResponse(answer, headers=headers)
+    try:
+        return JSONResponse(answer, headers=headers)
+    except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
+        return JSONResponse(safe_value(answer), headers=headers)

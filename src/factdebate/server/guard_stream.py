@@ -12,6 +12,15 @@ from it. With ``X-Factdebate-Verdicts: each`` every claim's verdict also comes a
 - ``rewrite``, ``block``, and any policy with ``on_unchecked: block``: the answer is held back whole (keep-alive
   comments meanwhile) and what the policy leaves is sent after the check: the text as one chunk, then the
   upstream's closing chunks. Text already shown cannot be taken back, so these never stream it first.
+
+A stream always ends, and ends everything it started: any failure on the way (the upstream's, or the relay's
+own) is one more chunk in OpenAI's error shape, and the run slot is given back. At most ``RELAY_EVENTS`` of
+the upstream's events wait for the caller: a caller that reads slowly, or not at all, holds the upstream's
+reading back (and through TCP the upstream's writing) rather than filling the memory. A caller that leaves
+ends the upstream's request and the check at once (Starlette's response notices the disconnect while the
+stream waits, so this holds during a silent check too). An answer longer than ``guard.max_message_chars`` is
+not checked past that point, so it is not kept past it either; the policies that hold the answer back end
+such a stream with an error rather than holding it whole.
 """
 
 from __future__ import annotations
@@ -22,7 +31,8 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import Response
 
 from factdebate.guard import GuardResult, StreamingCheck
 from factdebate.server.check_routes import call_keeper
@@ -44,33 +54,71 @@ log = logging.getLogger("factdebate.server")
 VERDICTS_HEADER = "X-Factdebate-Verdicts"
 DONE = b"data: [DONE]\n\n"
 _HEAD = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
+RELAY_EVENTS = 64  # the upstream's events read ahead of the caller, at most
+MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
 
 
 def frame(data: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n"
+    # "replace": a lone surrogate from the upstream cannot fail the write (it becomes "?" in a JSON string)
+    return b"data: " + json.dumps(data, ensure_ascii=False).encode("utf-8", "replace") + b"\n\n"
 
 
-async def stream_reply(prepared: Prepared, service: Service, who: str, headers: Headers) -> Any:
+def failure_frame(message: str, code: str) -> bytes:
+    return frame(error_body(message, "server_error", code))
+
+
+async def stream_reply(prepared: Prepared, service: Service, who: str, request: Request) -> Response:
     """The SSE answer, or the upstream's own error when it fails before its first chunk (nothing has been
     sent then, so the caller gets the upstream's status). One task does all the reading from the upstream,
     from the request on: ending it closes the upstream's connection, so an abandoned stream stops the
-    upstream's writing too."""
-    each = headers.get(VERDICTS_HEADER, "").strip().lower() == "each"
+    upstream's writing too. A caller that leaves before the first chunk ends it as well."""
+    each = request.headers.get(VERDICTS_HEADER, "").strip().lower() == "each"
     relay = Relay(prepared, service, who, each)
-    reader = asyncio.create_task(relay.read(prepared.upstream.stream(prepared.body.upstream_body())))
+    body = prepared.body.upstream_body(prepared.settings.guard.max_tokens)
+    reader = asyncio.create_task(relay.read(prepared.upstream.stream(body)))
+    first = asyncio.ensure_future(relay.queue.get())
+    gone = asyncio.ensure_future(disconnected(request))
     try:
-        kind, item = await relay.queue.get()
+        await asyncio.wait((first, gone), return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         reader.cancel()
         prepared.slot.release()
         raise
+    finally:
+        gone.cancel()
+        arrived = first.done()
+        if not arrived:
+            first.cancel()
+    if not arrived:  # the caller left before the first chunk: nothing to send, nothing more to read
+        await _stop(reader)
+        prepared.charge.claims = 0
+        prepared.slot.release()
+        return Response(status_code=499)
+    kind, item = first.result()
     if kind != "event":
-        reader.cancel()
+        await _stop(reader)
         prepared.charge.claims = 0
         prepared.slot.release()
         error = item if kind == "error" else UpstreamError(502, error_body("the upstream model's stream was empty"))
         return upstream_error(error)
+    relay.room.release()
     return _SlotStream(relay.frames(item, reader), prepared.slot.release)
+
+
+async def disconnected(request: Request) -> None:
+    """Returns when the caller has gone (its body was read whole before, so only a disconnect can come)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _stop(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and wait until it has closed what it holds (the upstream's connection)."""
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+class AnswerTooLong(Exception):
+    """An answer a holding policy cannot hold: longer than the check reads."""
 
 
 class Relay:
@@ -85,22 +133,29 @@ class Relay:
         self.held: list[dict[str, Any]] = []
         self.head: dict[str, Any] = {}
         self.text = ""
-        self.tools: list[str] = []
+        self.tools: list[str] = []  # the names of the reply's tool calls (the first MAX_TOOL_NAMES)
+        self.tool_calls = 0
         self.passed: set[str] = set()
         self.choices = 1
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # events (bounded by room), verdicts, ends
+        self.room = asyncio.Semaphore(RELAY_EVENTS)  # taken by each upstream event queued, given back when sent
+        self.limit = prepared.settings.guard.max_message_chars  # the answer is checked (and kept) this far
+        self.decided = 0  # claims whose verdict is in: what a caller who leaves has had checked
 
     async def frames(self, first: SSEEvent, reader: asyncio.Task[None]) -> AsyncGenerator[bytes, None]:
-        prepared = self.prepared
-        calls = call_keeper(self.service)
-        check = StreamingCheck(prepared.settings, self.service.resources(prepared.settings), options=prepared.options,
-                               question=prepared.question, sinks=[calls.sink] if calls else None,
-                               reviser=reviser_for(prepared), caller=self.who)
+        """The stream's bytes. Whatever fails on the way ends it with an error chunk; however it ends (finished,
+        failed, or closed because the caller left), the upstream's reading and the check stop with it."""
         tasks: list[asyncio.Task[Any]] = [reader]
-        if self.each:
-            tasks.append(asyncio.create_task(self._verdicts(check)))
-        ping = self.service.config.stream_ping_seconds
+        check: StreamingCheck | None = None
         try:
+            prepared = self.prepared
+            calls = call_keeper(self.service)
+            check = StreamingCheck(prepared.settings, self.service.resources(prepared.settings),
+                                   options=prepared.options, question=prepared.question,
+                                   sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared),
+                                   caller=self.who)
+            tasks.append(asyncio.create_task(self._verdicts(check)))
+            ping = self.service.config.stream_ping_seconds
             for out in self._pass(first, check):  # the event that came before the stream started
                 yield out
             while True:
@@ -110,6 +165,7 @@ class Relay:
                     yield b": checking\n\n"
                     continue
                 if kind == "event":
+                    self.room.release()
                     for out in self._pass(item, check):
                         yield out
                 elif kind == "verdict":
@@ -127,8 +183,8 @@ class Relay:
                         result = finished.result()
                     except Exception as exc:  # the check could not finish: said, never passed as checked
                         log.warning("a streamed guard check failed: %s: %s", type(exc).__name__, exc)
-                        yield frame(error_body(f"the fact check failed: {type(exc).__name__}: "
-                                               f"{hide_endpoints(str(exc))}", "server_error", "check_failed"))
+                        yield failure_frame(f"the fact check failed: {type(exc).__name__}: "
+                                            f"{hide_endpoints(str(exc))}", "check_failed")
                         return
                     if self.each and self.text.strip():  # (an answer without text had no check to wait for)
                         await tasks[1]  # the last verdicts are queued before the result goes out
@@ -141,34 +197,56 @@ class Relay:
                         yield out
                     yield DONE
                     return
+        except AnswerTooLong as exc:
+            yield failure_frame(str(exc), "answer_too_long")
+        except Exception as exc:  # a fault of the relay's own: the caller is told, the details go to the log
+            log.error("a guard stream failed", exc_info=exc)
+            yield failure_frame(f"the guard's stream failed ({type(exc).__name__}); see the server log",
+                                "stream_failed")
         finally:
-            check.cancel()  # a client gone (or an error) leaves nothing checking on; after finish() a no-op
+            if check is not None:
+                check.cancel()  # a client gone (or an error) leaves nothing checking on; after finish() a no-op
+            if self.prepared.charge.claims is None:  # left before the end: the claims decided so far are paid
+                self.prepared.charge.claims = self.decided
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def read(self, events: AsyncGenerator[SSEEvent, None]) -> None:
         """The upstream's events into the queue, then ``end``; ``error`` (an :class:`UpstreamError`) when it
-        fails. Cancelled, it closes the upstream's stream in this same task."""
+        fails, whatever the failure. It waits for room in the queue before reading on, so a caller that does
+        not read holds the upstream back. Cancelled, it closes the upstream's stream in this same task."""
         try:
             async for event in events:
                 if event.data == "[DONE]":
                     break
-                await self.queue.put(("event", event))
-            await self.queue.put(("end", None))
+                await self.room.acquire()
+                self.queue.put_nowait(("event", event))
+            self.queue.put_nowait(("end", None))
         except UpstreamError as exc:
-            await self.queue.put(("error", exc))
+            self.queue.put_nowait(("error", exc))
+        except Exception as exc:  # the stream must end with an error, never wait for an end that cannot come
+            log.error("reading the guard's upstream stream failed", exc_info=exc)
+            self.queue.put_nowait(("error", UpstreamError(502, error_body(
+                f"the guard could not read the upstream model's stream ({type(exc).__name__})", "server_error",
+                "stream_failed"))))
         finally:
-            await events.aclose()
+            try:
+                await events.aclose()
+            except Exception as exc:  # closing a stream that failed: nothing more to stop
+                log.debug("closing the upstream's stream failed: %s", exc)
 
     async def _verdicts(self, check: StreamingCheck) -> None:
+        """Counts each claim as it is decided; with ``X-Factdebate-Verdicts: each`` it goes out too."""
         async for claim in check.verdicts():
-            await self.queue.put(("verdict", hidden_claim(claim).model_dump(mode="json")))
+            self.decided += 1
+            if self.each:
+                self.queue.put_nowait(("verdict", hidden_claim(claim).model_dump(mode="json")))
 
     async def _finish(self, check: StreamingCheck) -> GuardResult:
         passed = sorted(self.passed)
-        if self.tools:
-            passed.insert(0, f"{len(self.tools)} tool call(s) in the reply, not checked: {', '.join(self.tools)[:300]}")
+        if self.tool_calls:
+            passed.insert(0, f"{self.tool_calls} tool call(s) in the reply, not checked: {', '.join(self.tools)[:300]}")
         if self.choices > 1:
             passed.append(f"choices 2 to {self.choices}: only the first choice is checked")
         if not self.text.strip():
@@ -198,15 +276,21 @@ class Relay:
             self.choices = max(self.choices, int(index) + 1 if isinstance(index, int) else 1)
             if index != 0:
                 continue
-            delta = choice.get("delta") or {}
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
             content = delta.get("content")
-            if isinstance(content, str) and content:
-                self.text += content
+            if isinstance(content, str) and content and len(self.text) <= self.limit:
+                self.text += content  # past the limit the check has stopped: the rest is passed, not kept
                 check.feed(content)
             self._note(delta)
             ending = ending or bool(choice.get("finish_reason"))
         if self.buffer or self.holding:
             self.held.append(chunk)
+            if self.buffer and (len(self.text) > self.limit or len(self.held) > self.limit):
+                raise AnswerTooLong(f"the upstream model's answer is longer than guard.max_message_chars "
+                                    f"({self.limit} characters): policy {self.prepared.resolved.policy!r} "
+                                    f"(on_unchecked {self.prepared.resolved.on_unchecked!r}) holds the answer "
+                                    "back until it is checked, and one this long is not")
             return []
         if ending and self.hold_end:
             self.holding = True
@@ -220,10 +304,14 @@ class Relay:
         return [event.raw]
 
     def _note(self, delta: dict[str, Any]) -> None:
-        for call in delta.get("tool_calls") or []:
-            name = (call.get("function") or {}).get("name") if isinstance(call, dict) else None
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            name = function.get("name") if isinstance(function, dict) else None
             if name:
-                self.tools.append(str(name))
+                self.tool_calls += 1
+                if len(self.tools) < MAX_TOOL_NAMES:
+                    self.tools.append(str(name)[:256])
         if delta.get("refusal"):
             self.passed.add("the model's refusal message, not checked")
         if delta.get("audio"):

@@ -7,13 +7,13 @@ forwarded anywhere: ``rewrite`` asks the operator's ``guard.upstream`` when ther
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.guard import GuardOptions, GuardResult, check_text, evidence_from_messages, resolve_options
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, chosen_method, keep_guard, upstream_for
-from factdebate.server.guard_request import ChatMessage, ChatRequest, check_messages
+from factdebate.server.guard_request import ChatMessage, ChatRequest, check_messages, lone_surrogate
 from factdebate.server.response_routes import _charged_slot
 from factdebate.server.routes import _http_error
 from factdebate.server.service import CallerDep, ServiceDep
@@ -31,6 +31,14 @@ class TextCheck(BaseModel):
     factdebate: GuardOptions | None = Field(default=None, description="The check's options, as on the chat route.")
     model: str = Field(default="", max_length=256, description="For rewrite: the name the operator's upstream "
                        "knows the model by.")
+
+    @field_validator("text", "question", "model")
+    @classmethod
+    def _valid_unicode(cls, value: str | None) -> str | None:
+        """A lone surrogate cannot go back out in the answer (it was a 500): refused where it comes in."""
+        if value is not None and (where := lone_surrogate(value)) is not None:
+            raise ValueError(f"text that is not valid Unicode (a lone surrogate {where}); send it as UTF-8")
+        return value
 
 
 @router.post("/guard/check", tags=["guard"], summary="Check a chat reply the caller already has",

@@ -4,8 +4,10 @@ and the reviser ``rewrite`` asks for.
 
 Everything that reaches the upstream is built here from the checked request, so no header of the caller's
 (its ``Authorization`` above all) can travel on. An upstream that answers with an error has it passed back
-as it came, in OpenAI's error shape; one that cannot be reached is a ``502`` in that shape. Neither tells the
-caller where the upstream is (``hide_endpoints``): the server's log does."""
+as it came, in OpenAI's error shape, with its ``Retry-After`` (a client waits as long as the upstream asked);
+one that cannot be reached is a ``502`` in that shape. Neither tells the caller where the upstream is nor
+what it holds: addresses, host names and key-shaped strings in its texts are left out (:func:`scrubbed`);
+the server's log keeps them."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +28,8 @@ from factdebate.util.redact import hide_endpoints, redact_url
 
 # A revised answer is about as long as the original; this bounds it whatever the upstream's default.
 REVISE_MAX_TOKENS = 1024
+MAX_EVENT_BYTES = 4 * 1024 * 1024  # one event of the upstream's stream (a chunk is a few hundred bytes)
+MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
 log = logging.getLogger("factdebate.server")
 
 
@@ -33,10 +38,11 @@ class UpstreamError(FactDebateError):
     :class:`FactDebateError`, so that a reviser that fails this way leaves ``rewrite``'s answer flagged with why
     (guard/policy.py) rather than failing the request."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         super().__init__(body.get("error", {}).get("message", "upstream error"))
         self.status = status
         self.body = body
+        self.headers = headers or {}  # what of the upstream's headers the caller gets too (Retry-After)
 
 
 def error_body(message: str, kind: str = "upstream_error", code: str | None = None) -> dict[str, Any]:
@@ -44,11 +50,37 @@ def error_body(message: str, kind: str = "upstream_error", code: str | None = No
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+# A credential in an error's text: a well-known key's shape (OpenAI's, GitHub's, Hugging Face's, AWS's, a JWT...),
+# what follows "Bearer", or a long run of letters and digits mixed, as keys and signed tokens are.
+_KEY_SHAPED = re.compile(r"\b(?:sk-|sk_|rk-|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|hf_|eyJ)"
+                         r"[A-Za-z0-9_\-.]{6,}|(?<=Bearer )[^\s'\"]+"
+                         r"|\b(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}\b")
+# Where a server is: an IP address (v4, or v6 in brackets), localhost, or a dotted name that has a port or
+# ends in a common top-level or internal domain.
+_TLDS = ("com|net|org|io|ai|dev|app|cloud|co|us|uk|de|fr|eu|info|biz|internal|local|lan|corp|intra|home|svc|"
+         "cluster|localdomain|test|example|invalid")
+_HOST = re.compile(r"\[[0-9A-Fa-f:.]+\](?::\d{1,5})?|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"
+                   r"|\blocalhost(?::\d{1,5})?\b"
+                   rf"|\b(?:[A-Za-z0-9](?:[A-Za-z0-9-]{{0,61}}[A-Za-z0-9])?\.)+(?:(?:{_TLDS})\b(?::\d{{1,5}})?"
+                   r"|[A-Za-z]{2,63}:\d{1,5}\b)", re.IGNORECASE)
+# The upstream's headers a caller needs too: how long to wait before asking again.
+_KEPT_HEADERS = ("retry-after", "retry-after-ms")
+_HEADER_VALUE = re.compile(r"^[A-Za-z0-9 ,:.\-]{1,64}$")
+
+
+def scrubbed(text: str) -> str:
+    """An upstream's error text as the caller reads it: no address (a proxy's error names the server behind
+    it), no host name or IP, no key-shaped string (an error that quotes the key it was sent)."""
+    text = hide_endpoints(text)
+    text = _KEY_SHAPED.sub("***", text)
+    return _HOST.sub("the operator's host", text)
+
+
 def without_endpoints(value: Any) -> Any:
-    """An upstream's error as the caller reads it: every address in its texts left out (a proxy's error names
-    the server behind it), since where the operator's servers are is the operator's to know."""
+    """Every text in an upstream's error :func:`scrubbed`, since where the operator's servers are, and the
+    keys they hold, are the operator's to know."""
     if isinstance(value, str):
-        return hide_endpoints(value)
+        return scrubbed(value[:MAX_ERROR_CHARS])
     if isinstance(value, dict):
         return {key: without_endpoints(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -56,26 +88,39 @@ def without_endpoints(value: Any) -> Any:
     return value
 
 
-def passed_on_error(status: int, body: dict[str, Any]) -> UpstreamError:
+def passed_on_error(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> UpstreamError:
     """The upstream's own error (a response's body, a stream's error chunk) as the caller gets it; the server's
-    log keeps it as it came when that named an address."""
+    log keeps it as it came when something was left out."""
     shown = without_endpoints(body)
     if shown != body:
         log.warning("the guard's upstream model answered %s: %s", status, json.dumps(body)[:1000])
-    return UpstreamError(status, shown)
+    return UpstreamError(status, shown, headers)
+
+
+def kept_headers(response: httpx.Response) -> dict[str, str]:
+    """The upstream's ``Retry-After`` (and ``retry-after-ms``) when it sent one of a plain, short form."""
+    return {name.title() if name == "retry-after" else name: value for name in _KEPT_HEADERS
+            if (value := response.headers.get(name, "").strip()) and _HEADER_VALUE.match(value)}
 
 
 def _passed_on(response: httpx.Response, body: bytes) -> UpstreamError:
     """The upstream's own error, kept as it sent it when it is already OpenAI-shaped."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
+    headers = kept_headers(response)
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return passed_on_error(response.status_code, data)
+        return passed_on_error(response.status_code, data, headers)
     text = body.decode("utf-8", "replace").strip()[:500]
     return passed_on_error(response.status_code, error_body(
-        f"the upstream model answered {response.status_code}" + (f": {text}" if text else "")))
+        f"the upstream model answered {response.status_code}" + (f": {text}" if text else "")), headers)
+
+
+def _unsendable(exc: Exception) -> UpstreamError:
+    """A request the upstream cannot be sent (a value JSON cannot hold): the caller's, so a 422."""
+    return UpstreamError(422, error_body(f"invalid request: it cannot be sent on as JSON ({type(exc).__name__})",
+                                         "invalid_request_error", "invalid_json"))
 
 
 def _unreachable(base_url: str, exc: Exception) -> UpstreamError:
@@ -110,15 +155,21 @@ def _event(raw: bytes) -> SSEEvent:
     return SSEEvent(raw, "\n".join(data) if data else None)
 
 
-async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[SSEEvent]:
-    """Each event of an SSE byte stream as soon as its blank line has arrived."""
+async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES) -> AsyncIterator[SSEEvent]:
+    """Each event of an SSE byte stream as soon as its blank line has arrived. An event longer than ``limit``
+    bytes is an :class:`UpstreamError`: an upstream that never ends its line cannot fill the memory."""
     buffer = b""
+    searched = 0  # the buffer before this offset holds no blank line
     async for chunk in chunks:
         buffer += chunk.replace(b"\r\n", b"\n")
-        while (end := buffer.find(b"\n\n")) >= 0:
-            raw, buffer = buffer[:end + 2], buffer[end + 2:]
+        while (end := buffer.find(b"\n\n", searched)) >= 0:
+            raw, buffer, searched = buffer[:end + 2], buffer[end + 2:], 0
             if raw.strip():
                 yield _event(raw)
+        searched = max(0, len(buffer) - 1)
+        if len(buffer) > limit:
+            raise UpstreamError(502, error_body(f"an event of the upstream model's stream is longer than {limit} "
+                                                "bytes", code="upstream_event_too_large"))
     if buffer.strip():
         yield _event(buffer + b"\n\n")
 
@@ -143,7 +194,12 @@ class Upstream:
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
         try:
-            response = await self.client.post(f"{self.base_url}/chat/completions", json={**body, "stream": False})
+            request = self.client.build_request("POST", f"{self.base_url}/chat/completions",
+                                                json={**body, "stream": False})
+        except (TypeError, ValueError) as exc:
+            raise _unsendable(exc) from exc
+        try:
+            response = await self.client.send(request)
         except httpx.HTTPError as exc:
             raise _unreachable(self.base_url, exc) from exc
         if response.status_code >= 400:
@@ -159,8 +215,11 @@ class Upstream:
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
-        request = self.client.build_request("POST", f"{self.base_url}/chat/completions",
-                                            json={**body, "stream": True})
+        try:
+            request = self.client.build_request("POST", f"{self.base_url}/chat/completions",
+                                                json={**body, "stream": True})
+        except (TypeError, ValueError) as exc:
+            raise _unsendable(exc) from exc
         try:
             response = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
@@ -168,7 +227,7 @@ class Upstream:
         finished = False
         try:
             if response.status_code >= 400:
-                raise _passed_on(response, await response.aread())
+                raise _passed_on(response, await _head_of(response))
             async for event in sse_events(response.aiter_bytes()):
                 yield event
             finished = True
@@ -196,6 +255,16 @@ class Upstream:
             return content
 
         return revise
+
+
+async def _head_of(response: httpx.Response, limit: int = 64 * 1024) -> bytes:
+    """The first ``limit`` bytes of an error's body: enough to pass it on, whatever the upstream sends."""
+    head = b""
+    async for chunk in response.aiter_bytes():
+        head += chunk
+        if len(head) >= limit:
+            break
+    return head[:limit]
 
 
 async def _hang_up(response: httpx.Response) -> None:

@@ -274,6 +274,9 @@ class GuardSettings(_Strict):
                                     description="Characters of evidence per request, all passages together.")
     upstream_timeout_s: float = Field(default=120.0, gt=0, le=3600,
                                       description="Seconds to wait for the upstream model's answer.")
+    max_tokens: int = Field(default=16_384, ge=1, le=1_000_000,
+                            description="The most tokens a request may ask the upstream to write for one answer "
+                            "(max_tokens, max_completion_tokens): a larger value is lowered to it.")
 
     @field_validator("upstream")
     @classmethod

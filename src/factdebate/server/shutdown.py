@@ -1,0 +1,51 @@
+"""``factdebate serve`` stops within its grace period, whatever is running.
+
+uvicorn, told to stop (SIGTERM, or Ctrl-C), waits for the requests in progress: for ever by default, and a
+stream whose upstream hangs never ends (a server ignored SIGTERM for an hour and a half). ``serve`` gives it
+``timeout_graceful_shutdown``: after ``service.shutdown_grace_s`` the requests still running are cancelled
+and the application shuts down. That needs a free event loop and a shutdown that itself ends, so a
+watchdog is armed when the signal comes: if the process is still there ``EXIT_MARGIN_S`` seconds after the
+grace period, it exits at once (a loop held by one long computation, a worker thread that never returns)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from types import FrameType
+from typing import Any
+
+log = logging.getLogger("factdebate.server")
+EXIT_MARGIN_S = 5.0  # the application's own shutdown (state database, upstream clients) after the grace period
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def exit_within(grace_s: float) -> None:
+    """From the next stop signal on, the process ends within ``grace_s`` + :data:`EXIT_MARGIN_S` seconds. The
+    handler in place (uvicorn's, which starts the graceful stop) is kept and called first. Called on the main
+    thread while the server runs (its lifespan's start), since uvicorn sets its handlers when it starts;
+    elsewhere it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    armed: list[threading.Timer] = []
+    for sig in _SIGNALS:
+        previous = signal.getsignal(sig)
+
+        def handler(number: int, frame: FrameType | None, previous: Any = previous) -> None:
+            if not armed:
+                timer = threading.Timer(grace_s + EXIT_MARGIN_S, _force_exit, args=(number, grace_s))
+                timer.daemon = True  # it never keeps a process that ends by itself
+                timer.start()
+                armed.append(timer)
+            if callable(previous):  # uvicorn's: the graceful stop
+                previous(number, frame)
+
+        signal.signal(sig, handler)
+
+
+def _force_exit(number: int, grace_s: float) -> None:
+    log.error("still running %.0f s after the stop signal (grace period %.0f s): exiting now",
+              grace_s + EXIT_MARGIN_S, grace_s)
+    logging.shutdown()
+    os._exit(128 + number)
