@@ -33,7 +33,8 @@ from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
-from factdebate.response_level.spans import find_span
+from factdebate.response_level.offload import read_text
+from factdebate.response_level.spans import TextIndex, find_span
 from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
 
@@ -99,6 +100,7 @@ class Check:
         self.recorder = RunRecorder(self.sinks, run_id=uuid.uuid4().hex[:12])
         self.started = time.perf_counter()
         self.progress: list[Progress] = []
+        self._claimed: set[str] = set()  # each claim's words, folded: a claim said twice is checked once
         self.skipped: list[SkippedSentence] = []
         self.degraded_reasons: list[str] = []
         self.passed_through: list[str] = []
@@ -131,11 +133,14 @@ class Check:
                                        "statements beyond them were not checked")
         return extraction.claims
 
-    def add_claim(self, claim: str, text: str, after: int) -> Progress | None:
-        """A new claim (None when this check has it already), placed in ``text`` at or after ``after``."""
-        if any(" ".join(p.claim.claim.lower().split()) == " ".join(claim.lower().split()) for p in self.progress):
+    def add_claim(self, claim: str, text: str, after: int, *, index: TextIndex | None = None) -> Progress | None:
+        """A new claim (None when this check has it already), placed in ``text`` (whose ``index`` it is, made
+        once for all its claims) at or after ``after``."""
+        folded = " ".join(claim.lower().split())
+        if folded in self._claimed:
             return None
-        place, note = find_span(claim, text, after=after)
+        self._claimed.add(folded)
+        place, note = find_span(claim, text, after=after, index=index)
         progress = Progress(GuardClaim(index=len(self.progress), claim=claim, span=place, span_note=note))
         self.progress.append(progress)
         return progress
@@ -204,6 +209,16 @@ async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def _place(check: Check, claims: list[str], text: str) -> None:
+    """Add ``claims`` to the check, each placed in ``text`` after the previous one found exactly."""
+    after = 0
+    index = TextIndex(text)
+    for claim in claims:
+        progress = check.add_claim(claim, text, after, index=index)
+        if progress is not None and progress.claim.span is not None and progress.claim.span_note is None:
+            after = progress.claim.span.start + 1
+
+
 async def check_text(text: str, settings: Settings, resources: Resources, *, options: GuardOptions,
                      question: str | None = None, sinks: list[EventSink] | None = None,
                      reviser: Reviser | None = None, caller: str | None = None) -> GuardResult:
@@ -219,7 +234,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *, opt
             check.degraded_reasons.append(problem)
             return await check.result(text, degraded=True)
         check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
-        worthy = check.skip(gate(text))
+        worthy = check.skip(await read_text(len(text), gate, text))
         claims: list[str] | None = []
         if worthy:
             extraction = asyncio.ensure_future(check.extract(" ".join(s.text for s in worthy)))
@@ -230,11 +245,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *, opt
                 claims = None
             else:
                 claims = extraction.result()
-        after = 0
-        for claim in claims or []:
-            progress = check.add_claim(claim, text, after)
-            if progress is not None and progress.claim.span is not None and progress.claim.span_note is None:
-                after = progress.claim.span.start + 1
+        await read_text(len(text), _place, check, claims or [], text)
         tasks = [asyncio.ensure_future(check.decide(p)) for p in check.progress]
         await settle(tasks, check.remaining(deadline))
         return await check.result(text, degraded=claims is None)

@@ -6,6 +6,9 @@ answer so far as context, and its claims are decided while the rest of the answe
 numbered in the answer's order (a run's claims wait for the previous run's to be numbered). ``verdicts``
 yields each claim when it is decided; ``finish`` (after the last delta) checks the rest and waits for
 everything within ``deadline_s``, counted from the answer's end: the client is reading until then.
+
+Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
+for sentence ends goes on from where it stopped, and only the part up to the newest end is gated.
 """
 
 from __future__ import annotations
@@ -18,14 +21,49 @@ from typing import Any
 
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
+from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard.check import Check, settle, uncheckable
-from factdebate.guard.gate import gate
+from factdebate.guard.gate import Sentence, gate
 from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
-from factdebate.response_level.spans import boundaries
+from factdebate.response_level.spans import SentenceEnds, TextIndex
 from factdebate.settings.model import Settings
+
+
+class AnswerSoFar:
+    """A streamed answer as it arrives: its text (kept in pieces, joined when read), where its sentences end
+    (found once each), and the part from ``cursor`` on that the checks have not been handed yet."""
+
+    def __init__(self) -> None:
+        self.index = TextIndex()  # the whole answer, also what its claims are placed in
+        self._ends = SentenceEnds()
+        self._pending: list[str] = []  # the answer from the cursor on
+
+    @property
+    def cursor(self) -> int:
+        return self._ends.cursor
+
+    def add(self, delta: str, *, read: bool = True) -> tuple[int, int] | None:
+        """Add ``delta``; the last sentence end (gap) from the cursor on, if any. ``read``: False once the
+        answer is no longer checked (it is only kept)."""
+        self.index.extend(delta)
+        if not read:
+            self._pending = []
+            return None
+        self._pending.append(delta)
+        gaps = self._ends.feed(delta) + self._ends.pending()
+        return gaps[-1] if gaps else None
+
+    def take(self, end: int, resume: int) -> tuple[int, list[Sentence]]:
+        """The gated sentences of the answer from the cursor to ``end`` (with their offsets in the answer),
+        and where they start; the cursor moves to ``resume``."""
+        start = self._ends.cursor
+        pending = "".join(self._pending)
+        self._pending = [pending[resume - start:]]
+        self._ends.cursor = resume
+        return start, [Sentence(s.start + start, s.end + start, s.text, s.reason) for s in gate(pending[:end - start])]
 
 
 class StreamingCheck:
@@ -38,8 +76,7 @@ class StreamingCheck:
         self._check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser,
                             caller=caller)
         self._settings = settings
-        self._text = ""
-        self._cursor = 0  # the answer before this offset has been handed to the checks
+        self._answer = AnswerSoFar()
         self._tasks: list[asyncio.Task[Any]] = []
         self._extractions: list[asyncio.Task[Any]] = []
         self._registered: asyncio.Event | None = None  # set when the previous run's claims are numbered
@@ -57,18 +94,20 @@ class StreamingCheck:
             raise RuntimeError("the answer was already finished")
         if not isinstance(delta, str):
             raise TypeError(f"a delta is text, not {type(delta).__name__}")
-        self._text += delta
-        if self._stopped is None and (problem := uncheckable(self._text, self._settings)) is not None:
-            self._stopped = problem  # what came before is being checked; nothing after is
-        if self._stopped is not None:
+        if self._stopped is not None:  # what came before is being checked; nothing after is
+            self._answer.add(delta, read=False)
             return
-        ends = boundaries(self._text, self._cursor)
-        if ends:
-            self._dispatch(ends[-1].start(), ends[-1].end())
+        most = self._settings.guard.max_message_chars
+        if unsafe_reason(delta) is not None or len(self._answer.index) + len(delta) > most:
+            self._answer.add(delta, read=False)
+            # Said of the answer as a whole, as a check of the whole text says it (the whole is read once, here).
+            self._stopped = uncheckable(self._answer.index.text, self._settings)
+            return
+        if (end := self._answer.add(delta)) is not None:
+            self._dispatch(*end)
 
     def _dispatch(self, end: int, resume: int) -> None:
-        start, self._cursor = self._cursor, resume
-        sentences = [s for s in gate(self._text[:end]) if s.start >= start]
+        start, sentences = self._answer.take(end, resume)
         worthy = self._check.skip(sentences)
         if not worthy:
             return
@@ -80,11 +119,13 @@ class StreamingCheck:
 
     async def _run(self, chunk: str, start: int, previous: asyncio.Event | None, mine: asyncio.Event) -> None:
         try:
-            context = self._text[:start].strip() or None
+            context = self._answer.index.text[:start].strip() or None
             claims = await self._check.extract(chunk, context=context)
             if previous is not None:
                 await previous.wait()
-            fresh = [p for p in (self._check.add_claim(c, self._text, start) for c in claims or []) if p is not None]
+            answer = self._answer.index
+            fresh = [p for p in (self._check.add_claim(c, answer.text, start, index=answer) for c in claims or [])
+                     if p is not None]
         finally:
             mine.set()
         for progress in fresh:
@@ -118,12 +159,13 @@ class StreamingCheck:
         self._finished = True
         check = self._check
         deadline = time.perf_counter() + check.options.deadline_s
-        check.recorder.emit(ResponseStarted(response=self._text, question=check.question,
+        text = self._answer.index.text
+        check.recorder.emit(ResponseStarted(response=text, question=check.question,
                                             method=check.options.method))
         if self._stopped is not None:
-            check.degraded_reasons.append(f"{self._stopped} (from character {self._cursor} on)")
-        elif self._cursor < len(self._text):
-            self._dispatch(len(self._text), len(self._text))
+            check.degraded_reasons.append(f"{self._stopped} (from character {self._answer.cursor} on)")
+        elif self._answer.cursor < len(text):
+            self._dispatch(len(text), len(text))
         await settle(self._extractions, check.remaining(deadline))
         late = sum(task.cancelled() for task in self._extractions)
         if late:
@@ -131,7 +173,7 @@ class StreamingCheck:
                                           f"deadline ({check.options.deadline_s:g} s)")
         await settle(self._tasks, check.remaining(deadline))
         with recording(check.recorder):
-            result = await check.result(self._text, degraded=False)
+            result = await check.result(text, degraded=False)
         for claim in result.claims:
             self._send(claim)
         self._queue.put_nowait(None)

@@ -23,6 +23,7 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.response_level.grounding import content_words, grounded, uncovered_sentences
+from factdebate.response_level.offload import read_text
 
 AGENT = "extractor"
 
@@ -110,13 +111,21 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims, min_items=1,
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
                                context=context, max_claims=max_claims)
-    claims, ungrounded = grounded(reply.items or [], " ".join(filter(None, (text, question, context))))
-    if reply.items is not None:  # the text's own sentences that state what no kept claim covers
-        claims += uncovered_sentences(text, claims, max_claims - len(claims))
+    source = " ".join(filter(None, (text, question, context)))
+    claims, ungrounded = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims)
     return ClaimExtraction(claims=claims, parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None,
                            ungrounded=ungrounded)
+
+
+def _held_to_text(items: list[str] | None, text: str, source: str, max_claims: int) -> tuple[list[str], list[str]]:
+    """(claims, ungrounded): the claims read that ``source`` grounds, then the text's own sentences that state
+    what no kept claim covers (when the reply could be read)."""
+    claims, ungrounded = grounded(items or [], source)
+    if items is not None:
+        claims += uncovered_sentences(text, claims, max_claims - len(claims))
+    return claims, ungrounded
 
 
 def _content_words(text: str) -> set[str]:

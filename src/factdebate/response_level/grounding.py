@@ -21,6 +21,7 @@ the text's subject, up to the claim limit: a sentence is the text itself, so not
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import cache
 from pathlib import Path
 
@@ -44,7 +45,9 @@ _ORDINARY_ENDINGS = ("ed", "ing", "ion", "ions", "ment", "ly", "ity", "ness", "o
 _STEM_ENDINGS = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "edly", "ed", "es", "s", "ly")
 _FIRST_PERSON = re.compile(r"\bI\b|\b(?:[Mm]y|me|mine|myself)\b")
 # "I" after a capitalised word is a numeral ("World War I", "Elizabeth I"), not the writer.
-_NUMERAL_I = re.compile(r"\b[A-Z][\w'-]*\s+I\b")
+# (A word of 60 characters at most: a longer run of letters and hyphens, tried from each hyphen in it, was read
+# once per hyphen; no name is that long.)
+_NUMERAL_I = re.compile(r"\b[A-Z][\w'-]{0,60}\s+I\b")
 # The writer's view without an "I": advice to the reader or to everyone, and words that praise or judge
 # (lower-case only: "The Great Wall", "Lovely Rita" are names).
 _ADVICE = re.compile(
@@ -65,6 +68,7 @@ _IMPERATIVE = re.compile(
 # the person a text opens with is not always its subject (a text about a country names its president).
 _PRONOUN_START = re.compile(r"^It\b(?!\s+(?:is|was)\s+(?:also\s+)?(?:important|worth|possible|likely|true|said)\b)")
 # Where one sentence joins two statements: "; " and ", and / but / while / whereas / yet / so ".
+_FIRST_TOKEN = re.compile(r"\s*(\S+)")
 _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet|so)\s+(?=[a-z]*\s*\w)")
 
 # A clause that starts with one of these continues its sentence's subject: it is not split off.
@@ -122,11 +126,12 @@ def names(text: str) -> set[str]:
     """The names ``text`` writes (capitalised words, folded: "Fuji's" as "fuji"), its first word left out
     when it is an ordinary word there by position ("Located", "Construction")."""
     found: set[str] = set()
+    opening = len(text) - len(text.lstrip(" \"'“‘("))  # what may stand before the first word
     for match in _NAME.finditer(text):
         token = match.group(0).rstrip(".,").removesuffix("'s")
         if token[:1].isdigit():
             continue
-        first = not text[:match.start()].strip(" \"'“‘(")
+        first = match.start() <= opening
         if first and token.casefold().endswith(_ORDINARY_ENDINGS):
             continue
         found.update(w.casefold() for w in _WORD.findall(token))
@@ -153,8 +158,8 @@ def example_words() -> frozenset[str]:
 def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
     """(claims taken from ``source``, the others): see the module docstring."""
     known = {stem(w) for w in content_words(source)}
-    source_words = {stem(w) for w in _WORD.findall(source.replace(",", ""))} | \
-        {w.casefold() for w in _WORD.findall(source.replace(",", ""))}
+    written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
+    source_words = {stem(w) for w in written} | {w.casefold() for w in written}
     source_numbers = numbers(source)
     leaks = example_words() - known
     kept = []
@@ -192,10 +197,12 @@ def clauses(sentence: str) -> list[str]:
     whole); a sentence joined nowhere is itself."""
     parts: list[str] = []
     start = 0
+    # Where each word starts, so that the words after a join are counted without reading the rest again.
+    word_starts = [m.start() for m in _WORD.finditer(sentence)]
     for match in _CLAUSE.finditer(sentence):
-        rest = sentence[match.end():]
-        first = rest.split(maxsplit=1)[0].lower() if rest.strip() else ""
-        if len(_WORD.findall(rest)) < 4 or first in _VERBS or first.endswith("ed"):
+        after = _FIRST_TOKEN.match(sentence, match.end())
+        first = after.group(1).lower() if after is not None else ""
+        if len(word_starts) - bisect_left(word_starts, match.end()) < 4 or first in _VERBS or first.endswith("ed"):
             continue
         parts.append(sentence[start:match.start()].strip(" ,;"))
         start = match.end()

@@ -5,18 +5,32 @@ claim ignoring case, runs of whitespace and its closing punctuation; then the se
 shares most of the claim's content words, when it shares at least half of them (the claim was reworded
 from that sentence). Otherwise no span, and a note saying why: the offsets never point at text that does
 not say the claim.
+
+Every pass is linear in the text (issue 45): sentence ends are found in one reading, each character once
+(:class:`SentenceEnds`, which also reads a text that arrives in pieces, the new piece only), and what the
+span search reads of a text (its folded form, its sentences and their words) is made once per text
+(:class:`TextIndex`), not once per claim.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from itertools import chain
 
 from factdebate.core.types import Span
 
-# A sentence ends at . ! or ? (and any closing quote or bracket) followed by whitespace, or at a line break;
-# "3.6" or "e.g.x" do not end one.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+|\s*\n\s*")
+# A sentence ends at . ! or ? (and any closing quote or bracket) followed by spaces or tabs, or at a run of
+# whitespace holding a line break; "3.6" or "e.g.x" do not end one. (The pattern these rules were once
+# written as, r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+|\s*\n\s*", read a long run of spaces once per
+# character in it; SentenceEnds finds the same places reading each character once.)
+_STOPS = ".!?"
+_CLOSING = "\"'\u201d\u2019)]"
+_PIECE = re.compile(r"\s+|\S+")
 _WORD = re.compile(r"[^\W_]+")
+_SPACES = re.compile(r"\s+")
+_LONG_SPACES = re.compile(r"\s{2,}")
 _FUNCTION = frozenset(("the", "a", "an", "of", "in", "on", "at", "to", "is", "was", "are", "were", "be", "and",
                        "or", "for", "by", "with", "as", "it", "its", "that", "this", "from", "has", "have", "had"))
 OVERLAP = 0.5  # share of the claim's content words a sentence must hold to be its place
@@ -26,54 +40,122 @@ NOT_FOUND = "the extractor reworded this claim beyond finding it in the text"
 # A full stop after these (or after one initial, "J.") is not a sentence's end.
 _ABBREVIATIONS = frozenset(("dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "mt.", "ft.", "jr.", "sr.", "vs.", "no.",
                             "e.g.", "i.e.", "approx.", "ca.", "inc.", "ltd.", "co.", "u.s.", "u.k."))
-_LAST_WORD = re.compile(r"(\S+)$")
+_INITIAL = re.compile(r"[^\W\d_]\.")
+_HEAD = 1 + max(map(len, _ABBREVIATIONS))  # characters of a word kept: enough to tell an abbreviation
 
 
-def boundaries(text: str, pos: int = 0) -> list[re.Match[str]]:
-    """Where the sentences of ``text`` end, from ``pos`` on (each match is the gap after a sentence)."""
+def _abbreviation(word: str) -> bool:
+    word = word.lower()
+    return word in _ABBREVIATIONS or _INITIAL.fullmatch(word) is not None
+
+
+class SentenceEnds:
+    """Where sentences end in a text read in pieces (or whole): ``feed`` each piece and get the gaps between
+    sentences that piece settles, as (start, end) offsets in the whole text; ``pending`` gives those of the
+    whitespace the text ends with, which the next piece may still lengthen. Each character is read once.
+
+    ``cursor``: no gap is reported before it (a stream moves it past the gaps it has used). The gaps are the
+    places the module's rules give, the same as a search for them from ``cursor`` in the whole text."""
+
+    def __init__(self, cursor: int = 0) -> None:
+        self.length = 0
+        self.cursor = cursor
+        self._word = -1  # where the last word (run of non-whitespace) starts
+        self._head = ""  # its first characters
+        self._stop = -1  # just after its last . ! or ? when only closing quotes or brackets follow; else -1
+        self._run = -1  # where the whitespace the text ends with starts; -1 when it ends with a word
+        self._blank_end = -1  # the end of that whitespace's leading spaces and tabs
+        self._blank_open = False  # it is all spaces and tabs so far (they may go on)
+        self._newline = -1  # the last line break in it
+
+    def feed(self, piece: str) -> list[tuple[int, int]]:
+        """Add ``piece`` to the text; the gaps it settles (those before its last word)."""
+        settled: list[tuple[int, int]] = []
+        base = self.length
+        for match in _PIECE.finditer(piece):
+            part, at = match.group(), base + match.start()
+            if part[0].isspace():
+                if self._run < 0:
+                    self._run, self._blank_end, self._blank_open, self._newline = at, at, True, -1
+                if self._blank_open:
+                    blanks = len(part) - len(part.lstrip(" \t"))
+                    self._blank_end, self._blank_open = at + blanks, blanks == len(part)
+                if (newline := part.rfind("\n")) >= 0:
+                    self._newline = at + newline
+            elif self._run >= 0 or at == 0:  # a new word: the whitespace before it is complete
+                if self._run >= 0:
+                    settled += self._gaps(at)
+                    self._run = -1
+                self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
+            else:  # the text's last word goes on
+                if len(self._head) < _HEAD:
+                    self._head += part[:_HEAD - len(self._head)]
+                self._stop = self._stop_in(part, at, self._stop)
+        self.length = base + len(piece)
+        return settled
+
+    def pending(self) -> list[tuple[int, int]]:
+        """The gaps in the whitespace the text ends with, as they stand (the next piece may lengthen them)."""
+        return self._gaps(self.length) if self._run >= 0 else []
+
+    @staticmethod
+    def _stop_in(part: str, at: int, unchanged: int) -> int:
+        core = part.rstrip(_CLOSING)
+        if not core:  # closing quotes only: the word still ends as it did
+            return unchanged
+        return at + len(core) if core[-1] in _STOPS else -1
+
+    def _gaps(self, end: int) -> list[tuple[int, int]]:
+        """The gaps in the whitespace [self._run, end)."""
+        out = []
+        if self._stop >= 0 and self._stop >= self.cursor and self._blank_end > self._run:
+            # After . ! or ? and closing quotes: the quotes and the spaces or tabs are one gap, unless the word
+            # is an abbreviation; a line break further in the same whitespace is a gap of its own.
+            length = self._stop - self._word
+            if length >= _HEAD or not _abbreviation(self._head[:length]):
+                out.append((self._stop, self._blank_end))
+            if self._newline >= self._run:
+                out.append((self._blank_end, end))
+        elif self._newline >= (start := max(self._run, self.cursor)):
+            out.append((start, end))
+        return out
+
+
+def boundaries(text: str, pos: int = 0) -> list[tuple[int, int]]:
+    """Where the sentences of ``text`` end, from ``pos`` on: each (start, end) is the gap after a sentence
+    (closing quotes or brackets, then whitespace)."""
+    ends = SentenceEnds(pos)
+    return ends.feed(text) + ends.pending()
+
+
+def _pieces(text: str, gaps: list[tuple[int, int]], start: int, end: int) -> tuple[list[tuple[int, int]], int]:
+    """The sentences of ``text[start:end]`` cut at ``gaps`` (the last one open, to ``end``), without
+    surrounding whitespace; and where the piece after the last gap starts."""
     out = []
-    for match in _BOUNDARY.finditer(text, pos):
-        if "\n" not in match.group():
-            last = _LAST_WORD.search(text, 0, match.start())
-            word = last.group(1).lower() if last else ""
-            if word in _ABBREVIATIONS or re.fullmatch(r"[^\W\d_]\.", word):
-                continue
-        out.append(match)
-    return out
+    for gap_start, gap_end in gaps:
+        close = gap_start
+        if text[gap_start] in _CLOSING:  # the closing quote belongs to the sentence
+            close += len(text[gap_start:gap_end].rstrip())
+        if (piece := _trimmed(text, start, close)) is not None:
+            out.append(piece)
+        start = gap_end
+    return out, start
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    if start < end and (lead := _SPACES.match(text, start, end)) is not None:
+        start = lead.end()
+    if start < end and text[end - 1].isspace():
+        end = start + len(text[start:end].rstrip())
+    return (start, end) if end > start else None
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence or line of ``text``, without surrounding whitespace."""
-    out = []
-    start = 0
-    for match in [*boundaries(text), None]:
-        end = match.start() if match is not None else len(text)
-        if match is not None and match.group().startswith(("\"", "'", "\u201d", "\u2019", ")", "]")):
-            end += len(match.group().rstrip())  # the closing quote belongs to the sentence
-        piece_start, piece_end = start, end
-        while piece_start < piece_end and text[piece_start].isspace():
-            piece_start += 1
-        while piece_end > piece_start and text[piece_end - 1].isspace():
-            piece_end -= 1
-        if piece_end > piece_start:
-            out.append((piece_start, piece_end))
-        if match is not None:
-            start = match.end()
+    out, start = _pieces(text, boundaries(text), 0, len(text))
+    if (last := _trimmed(text, start, len(text))) is not None:
+        out.append(last)
     return out
-
-
-def _folded(text: str) -> tuple[str, list[int]]:
-    """``text`` lower-cased with each whitespace run as one space, and the original index of each character."""
-    chars: list[str] = []
-    where: list[int] = []
-    for i, c in enumerate(text):
-        if c.isspace():
-            if chars and chars[-1] == " ":
-                continue
-            c = " "
-        chars.append(c.lower())
-        where.append(i)
-    return "".join(chars), where
 
 
 def _content(text: str) -> set[str]:
@@ -85,40 +167,190 @@ def _first_from(haystack: str, needle: str, after: int) -> int:
     return at if at >= 0 else haystack.find(needle)
 
 
-def find_span(claim: str, text: str, *, after: int = 0) -> tuple[Span | None, str | None]:
+def _fold_by_character(text: str) -> tuple[str, list[int]]:
+    """``text`` lower-cased with each whitespace run as one space, and the original index of each character
+    (one by one: for the rare letter whose lower case is longer, "İ", each of its characters maps back)."""
+    chars: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(text):
+        if c.isspace():
+            if chars and chars[-1] == " ":
+                continue
+            c = " "
+        lowered = c.lower()
+        chars.append(lowered)
+        where += [i] * len(lowered)
+    return "".join(chars), where
+
+
+class TextIndex:
+    """What the span search reads of one text, each made once, when first needed: the text folded (lower
+    case, each whitespace run one space) with where its characters came from, and the text's sentences with
+    the sentences each content word is in. ``extend`` adds to a text that grows (a streamed answer); only
+    the new part is read then."""
+
+    def __init__(self, text: str = "") -> None:
+        self._parts: list[str] = [text] if text else []
+        self._text = text
+        self._length = len(text)
+        # The folded text: folded up to ``_folded_to`` (the end of the last non-whitespace character seen),
+        # where every whitespace run of two or more characters shortens it: run k's space is at folded
+        # offset ``_run_at[k]``, and ``_run_shift[k]`` characters have been dropped up to its end.
+        self._folded_parts: list[str] = []
+        self._folded = ""
+        self._folded_to = 0
+        self._run_at: list[int] = []
+        self._run_shift: list[int] = []
+        self._by_character: list[int] | None = None  # the per-character map, for texts that need it
+        self._by_character_of = 0  # the length of the text that map is of
+        # The sentences settled so far (those the rest of the text cannot change), their words, and which
+        # sentences hold each word; the open end is read at each query.
+        self._ends = SentenceEnds()
+        self._read_to = 0
+        self._piece_start = 0
+        self._settled: list[tuple[int, int]] = []
+        self._postings: dict[str, list[int]] = {}
+
+    def extend(self, more: str) -> None:
+        if more:
+            self._parts.append(more)
+            self._length += len(more)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def text(self) -> str:
+        if len(self._text) != self._length:
+            self._text = "".join(self._parts)
+            self._parts = [self._text]
+        return self._text
+
+    # -- the folded text --------------------------------------------------------------------------------
+
+    def folded(self) -> str:
+        text = self.text
+        if self._by_character is not None:
+            if self._by_character_of != len(text):
+                self._folded, self._by_character = _fold_by_character(text)
+                self._by_character_of = len(text)
+            return self._folded
+        if self._folded_to >= len(text):
+            return self._folded
+        stripped = text[self._folded_to:].rstrip()  # a needle never starts or ends with whitespace
+        if not stripped:
+            return self._folded
+        # Lower case letter by letter as before ("Σ" is "σ" wherever it stands, as str.lower() would not say).
+        lowered = stripped.lower() if "\u03a3" not in stripped else "".join(map(str.lower, stripped))
+        if len(lowered) != len(stripped):  # a letter whose lower case is longer: map each character
+            self._by_character = []
+            return self.folded()
+        base = self._folded_to
+        shift = self._run_shift[-1] if self._run_shift else 0
+        for run in _LONG_SPACES.finditer(stripped):
+            self._run_at.append(base + run.start() - shift)
+            shift += run.end() - run.start() - 1
+            self._run_shift.append(shift)
+        self._folded_parts.append(_SPACES.sub(" ", lowered))
+        self._folded = "".join(self._folded_parts)
+        self._folded_parts = [self._folded]
+        self._folded_to = base + len(stripped)
+        return self._folded
+
+    def origin(self, at: int) -> int:
+        """The offset in the text of the folded text's character ``at``."""
+        if self._by_character is not None:
+            return self._by_character[at]
+        k = bisect_right(self._run_at, at) - 1
+        if k < 0:
+            return at
+        if at == self._run_at[k]:
+            return at + (self._run_shift[k - 1] if k else 0)
+        return at + self._run_shift[k]
+
+    # -- the sentences ----------------------------------------------------------------------------------
+
+    def sentences(self) -> list[tuple[int, int]]:
+        """(start, end) of each sentence, as :func:`sentences` gives them for the text as it is now."""
+        return self._settled + self._open()[0]
+
+    def _read(self) -> str:
+        text = self.text
+        if self._read_to < len(text):
+            gaps = self._ends.feed(text[self._read_to:])
+            self._read_to = len(text)
+            found, self._piece_start = _pieces(text, gaps, self._piece_start, len(text))
+            for start, end in found:
+                for word in _content(text[start:end]):
+                    self._postings.setdefault(word, []).append(len(self._settled))
+                self._settled.append((start, end))
+        return text
+
+    def _open(self) -> tuple[list[tuple[int, int]], str]:
+        """The sentences after the settled ones (the text's open end), and the text."""
+        text = self._read()
+        out, start = _pieces(text, self._ends.pending(), self._piece_start, len(text))
+        if (last := _trimmed(text, start, len(text))) is not None:
+            out.append(last)
+        return out, text
+
+    def sharing(self, words: set[str]) -> list[tuple[int, int, int]]:
+        """(shared words, start, end) of every sentence holding at least one of ``words``."""
+        open_end, text = self._open()
+        counts = Counter(chain.from_iterable(self._postings.get(word, ()) for word in words))
+        found = [(n, *self._settled[i]) for i, n in counts.items()]
+        found += [(n, start, end) for start, end in open_end if (n := len(words & _content(text[start:end])))]
+        return found
+
+    # -- the search -------------------------------------------------------------------------------------
+
+    def find(self, claim: str, *, after: int = 0) -> tuple[Span | None, str | None]:
+        """:func:`find_span` in this text."""
+        claim = claim.strip()
+        text = self.text
+        if not claim or not text:
+            return None, NOT_FOUND
+        bare = claim.rstrip(".!?;: ")
+        for needle in dict.fromkeys((claim, bare)):
+            if needle and (at := _first_from(text, needle, after)) >= 0:
+                return Span(start=at, end=at + len(needle)), None
+        folded = self.folded()
+        needle = " ".join(bare.split()).lower()
+        if needle:
+            first = bisect_left(range(len(folded)), after, key=self.origin)
+            if (at := _first_from(folded, needle, first)) >= 0:
+                return Span(start=self.origin(at), end=self.origin(at + len(needle) - 1) + 1), None
+        words = _content(claim)
+        if words:
+            # Most shared words first; among equals, the nearest sentence at or after ``after``. A sentence
+            # sharing none cannot reach OVERLAP, so only those sharing a word are weighed.
+            scored = [((shared / len(words), start >= after, -abs(start - after)), start, end)
+                      for shared, start, end in self.sharing(words)]
+            if scored:
+                rank, start, end = max(scored)
+                if rank[0] >= OVERLAP:
+                    return Span(start=start, end=end), "approximate: the sentence the claim was reworded from"
+        return None, NOT_FOUND
+
+
+def find_span(claim: str, text: str, *, after: int = 0,
+              index: TextIndex | None = None) -> tuple[Span | None, str | None]:
     """(span, note) of ``claim`` in ``text``; ``after``: prefer a place at or after this offset (claims come
     in the text's order). The note is None for an exact place, says "approximate" for a sentence found by
-    shared words, and says why when there is no span."""
-    claim = claim.strip()
-    if not claim or not text:
-        return None, NOT_FOUND
-    bare = claim.rstrip(".!?;: ")
-    for needle in dict.fromkeys((claim, bare)):
-        if needle and (at := _first_from(text, needle, after)) >= 0:
-            return Span(start=at, end=at + len(needle)), None
-    folded, where = _folded(text)
-    needle = " ".join(bare.split()).lower()
-    if needle and (at := _first_from(folded, needle, max(0, next((j for j, i in enumerate(where) if i >= after),
-                                                                   len(where))))) >= 0:
-        return Span(start=where[at], end=where[at + len(needle) - 1] + 1), None
-    words = _content(claim)
-    if words:
-        # Most shared words first; among equals, the nearest sentence at or after ``after``.
-        scored = [((len(words & _content(text[start:end])) / len(words), start >= after, -abs(start - after)),
-                   start, end) for start, end in sentences(text)]
-        if scored:
-            rank, start, end = max(scored)
-            if rank[0] >= OVERLAP:
-                return Span(start=start, end=end), "approximate: the sentence the claim was reworded from"
-    return None, NOT_FOUND
+    shared words, and says why when there is no span. ``index``: ``text``'s index, when several claims are
+    placed in it (it is made once)."""
+    if index is None or len(index) != len(text):
+        index = TextIndex(text)
+    return index.find(claim, after=after)
 
 
 def claim_spans(claims: list[str], text: str) -> list[tuple[Span | None, str | None]]:
     """Each claim's place, in order: each search prefers a place after where the previous claim was found."""
     out = []
     after = 0
+    index = TextIndex(text)
     for claim in claims:
-        found, note = find_span(claim, text, after=after)
+        found, note = index.find(claim, after=after)
         if found is not None:
             after = found.start + 1  # the next claim is said later (the same words again: the next time)
         out.append((found, note))

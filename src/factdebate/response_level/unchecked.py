@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from factdebate.core.types import ClaimExtraction, Span, UncheckedSentence
 from factdebate.response_level.grounding import content_words, is_opinion
-from factdebate.response_level.spans import find_span, sentences
+from factdebate.response_level.spans import TextIndex, find_span, sentences
 from factdebate.response_level.worthiness import reason_to_skip
 
 COVERED = 0.6  # share of a sentence's content words the claims must hold for it to count as checked
@@ -30,10 +30,9 @@ def _covered(start: int, end: int, text: str, spans: Sequence[Span | None], clai
     return bool(words) and len(words & claim_words) / len(words) >= COVERED
 
 
-def _dropped_here(start: int, end: int, text: str, dropped: Sequence[str]) -> str | None:
+def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Span | None]]) -> str | None:
     """The extractor's dropped claim that was taken from this sentence, if any."""
-    for claim in dropped:
-        place, _ = find_span(claim, text)
+    for claim, place in dropped:
         if place is not None and place.start < end and start < place.end:
             return claim
     return None
@@ -48,6 +47,8 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
         return []
     claim_words = set().union(*(content_words(c) for c in claims)) if claims else set()
     kept = extraction.checked_text if extraction.subjective_removed else None
+    index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
+    dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
     out = []
     for start, end in sentences(text):
         if _covered(start, end, text, spans, claim_words):
@@ -59,7 +60,7 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
             reason = "subjective"
         if reason is None and is_opinion(sentence):
             reason = "opinion"
-        if reason is None and (note := _dropped_here(start, end, text, extraction.ungrounded)) is not None:
+        if reason is None and (note := _dropped_here(start, end, dropped)) is not None:
             reason = "ungrounded"
         if reason is None:
             reason = "claim limit" if len(claims) >= max_claims else "no fact"

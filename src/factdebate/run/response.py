@@ -34,6 +34,7 @@ from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
+from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import claim_spans, find_span
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim, session
@@ -132,10 +133,13 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
             checks = [await check for check in work]
         else:
             checks = list(await asyncio.gather(*work))
-        for check, (place, note) in zip(checks, claim_spans([c.claim for c in checks], text), strict=True):
+        # A long response is read in a worker thread: the event loop answers other requests meanwhile.
+        places = await read_text(len(text), claim_spans, [c.claim for c in checks], text)
+        for check, (place, note) in zip(checks, places, strict=True):
             check.span, check.span_note = place, note  # offsets into the response as returned (``response``)
-        unchecked = unchecked_sentences(text, extraction.claims, [c.span for c in checks], extraction,
-                                        cfg.max_claims) if extraction.source == "extracted" else []
+        unchecked = await read_text(len(text), unchecked_sentences, text, extraction.claims,
+                                    [c.span for c in checks], extraction,
+                                    cfg.max_claims) if extraction.source == "extracted" else []
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))

@@ -1,0 +1,72 @@
+"""A streamed answer is read once (issue 45): each delta is searched for sentence ends from where the last
+search stopped, and only the part up to the newest end is gated; the sentences handed to the checks are
+those the old stream handed them (tests/response_level/test_linear_spans.py compares them on many texts)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from factdebate.guard import GuardOptions, StreamingCheck
+from factdebate.guard.stream import AnswerSoFar
+from tests.guard.support import REPLY, script
+from tests.helpers import resources_for
+
+FAST = {"tier": "fast", "max_tier": "fast"}
+
+
+def stream_chunks(deltas: list[str]) -> list[list[tuple[int, int, str | None]]]:
+    """What the streaming check hands to the gate at each sentence end, and at the end, for ``deltas``."""
+    answer, out = AnswerSoFar(), []
+    for delta in deltas:
+        if (end := answer.add(delta)) is not None:
+            out.append([(s.start, s.end, s.reason) for s in answer.take(*end)[1]])
+    if answer.cursor < len(answer.index):
+        out.append([(s.start, s.end, s.reason) for s in answer.take(len(answer.index), len(answer.index))[1]])
+    return out
+
+
+def test_the_reply_in_word_deltas_is_gated_sentence_by_sentence() -> None:
+    words = REPLY.split(" ")
+    chunks = stream_chunks([w + " " for w in words[:-1]] + [words[-1]])
+    said = [[REPLY[a:b] for a, b, _ in chunk] for chunk in chunks]
+    assert said == [["Hi!"], ["Great question."], ["Paris is the capital of France."], ["The Eiffel Tower is in Rome."],
+                    ["I think Paris is lovely in spring."], ["Visit the Louvre early to avoid queues."],
+                    ["Would you like more?"]]
+
+
+def test_a_long_answer_in_small_deltas_is_read_once() -> None:
+    # 200,000 characters of short sentences, one character per delta: the old stream searched the whole answer
+    # again at each delta and gated all of it at each sentence (hours here); each delta is now read once.
+    answer = AnswerSoFar()
+    text = "It is. " * 30_000
+    handed = 0
+    for char in text:
+        if (end := answer.add(char)) is not None:
+            handed += len(answer.take(*end)[1])
+    assert handed == 30_000
+    assert answer.index.text == text
+
+
+async def test_a_flood_of_short_sentences_is_checked_without_holding_the_loop_for_long() -> None:
+    # Many deltas, each a sentence: the check goes on while the loop keeps answering (a ticker task runs
+    # between the deltas); every sentence is gated once.
+    resources, _, _ = resources_for(script(claims=[]), method="single", guard=FAST)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions())
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        beat = asyncio.create_task(ticker())
+        for n in range(10_000):
+            check.feed("Hi. " if n % 2 else "Hello there. ")
+            if n % 500 == 0:
+                await asyncio.sleep(0)
+        result = await check.finish()
+        beat.cancel()
+    assert len(result.skipped) == 10_000 and not result.degraded
+    assert ticks >= 20
