@@ -23,8 +23,9 @@ _defaults: dict[str, Embedder] = {}
 _default_lock = threading.Lock()
 
 
-def get_embedder(kind: str = "fp32") -> Embedder:
-    """The process-wide embedder of a kind (its model still loads only on the first encode)."""
+def get_embedder(kind: str) -> Embedder:
+    """The process-wide embedder of a kind (its model still loads only on the first encode). No default: a
+    caller names the kind its settings chose (``retrieval.encoder``), so retrieval and scoring share one."""
     from factdebate.embeddings.minilm import ENCODERS, Embedder
 
     if kind not in ENCODERS:

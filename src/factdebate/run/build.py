@@ -106,10 +106,12 @@ def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
     return ScholarPipeline(inner, llm, abstracts=settings.medical.abstracts, summarize=settings.medical.summarize)
 
 
-def default_encoder() -> TextEncoder:
+def default_encoder(settings: Settings) -> TextEncoder:
+    """The process-wide embedder of ``retrieval.encoder``: the one the tools search with, the scorers score
+    with, and every verdict and calibration names (scoring/calibrate.py ``relevance_encoder``)."""
     from factdebate.embeddings import get_embedder
 
-    return get_embedder()
+    return get_embedder(settings.retrieval.encoder)
 
 
 def build_resources(settings: Settings, *, backends: dict[str, Backend] | None = None,
@@ -151,8 +153,9 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
     tools = with_given_evidence(settings.retrieval.evidence,
                                 tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
                                 lambda: resources.encoder)
-    resources = Resources(settings=settings, llm_factory=llm, encoder_factory=encoder_factory or default_encoder,
-                          tool_factory=tools, services=services or Services(), run=run)
+    resources = Resources(settings=settings, llm_factory=llm,
+                          encoder_factory=encoder_factory or (lambda: default_encoder(settings)), tool_factory=tools,
+                          services=services or Services(), run=run)
     method = get_method(settings.method)
     # A missing key or model fails now, a model bound by the method's own settings (DPD's judge_llms) too.
     for role in ("debater", *method_class(settings.method).roles, *method.role_models(settings)):

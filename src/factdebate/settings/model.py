@@ -101,8 +101,8 @@ class RetrievalSettings(_Strict):
     wikipedia_lang: str = Field(default="en", description="Language edition of the online Wikipedia: its code "
                                 "(en, de, zh-yue), the first part of the host name queries go to.")
     encoder: Literal["int8", "fp32"] = Field(
-        default="int8", description="Passage and query vectors: MiniLM int8 on ONNX Runtime (fast) or float32 "
-        "on torch. An index is searched with the encoder that built it: the builtin corpus is re-indexed when "
+        default="int8", description="Passage, query and scoring vectors: MiniLM int8 on ONNX Runtime (fast) or "
+        "float32 on torch. An index is searched with the encoder that built it: the builtin corpus is re-indexed when "
         "this changes.")
     builtin_docs: int | None = Field(default=None, ge=1, le=10_000_000, description="Index and search only the first N "
                                      "articles of the builtin corpus, for tests and quick trials (the verdicts "
