@@ -12,10 +12,17 @@ normalised record; ``records.json.gz`` keeps the normalised records themselves (
 compressed), so that a failing check prints the fields that changed (``diff``), not only the digests.
 ``--expected`` rewrites both.
 
-A record holds what the method decided: labels, deciders, calls, the passages chosen and their order. It leaves
-out what a numeric kernel may move while every decision stays: evidence passages' retrieval scores (MiniLM
-similarities from ONNX Runtime's int8 kernels and Milvus's SIMD distances, which differ between CPUs and
-releases; BM25's) and embedding similarities beyond ``ROUNDED``'s decimals.
+Each of the 16 files (``NAMES``: a method's ``verify`` or ``eval``) is recorded on its own, in a copy of one
+data folder where the builtin corpus was indexed once (``indexed_folder``): no file depends on what another
+method left in the response cache, and the test runs them side by side.
+
+A record holds what the method decided: labels, deciders, calls, the passages chosen and their order (equal
+scores ordered by passage id: corpus/ranking.py). It leaves out what depends on timing rather than logic:
+wall times, and the calls of speculative work that was discarded (``speculative_*``: how many had started, or
+finished, before the round was known not to be needed depends on scheduling). It leaves out what a numeric
+kernel may move while every decision stays: evidence passages' retrieval scores (MiniLM similarities from ONNX
+Runtime's int8 kernels and Milvus's SIMD distances, which differ between CPUs and releases; BM25's) and
+embedding similarities beyond ``ROUNDED``'s decimals.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +40,7 @@ from typing import Any
 METHODS = ("cot", "dpd", "factool", "halueval-fewshot", "mad", "madke", "mermaid", "react", "selfcheck", "single",
            "tool-mad", "vote", "wecheck")
 EVAL_METHODS = ("tool-mad", "mermaid", "dpd")
+NAMES = (*(f"verify-{method}" for method in METHODS), *(f"eval-{method}" for method in EVAL_METHODS))
 EXPECTED = Path(__file__).with_name("expected.json")
 RECORDS = Path(__file__).with_name("records.json.gz")
 DOCS = "200"  # builtin articles indexed: enough for the five claims' countries, seconds to build
@@ -47,11 +56,15 @@ VOLATILE = {"seconds", "elapsed", "elapsed_s", "duration", "duration_s", "latenc
 ROUNDED = {"answer_relevance": 2}
 
 
+# Counts of discarded speculative work (usage, usage_by_role, usage_by_model, an eval's cost): timing, not logic.
+SCHEDULED = "speculative_"
+
+
 def normalised(value: Any, key: str = "") -> Any:
     """``value`` without what changes from run to run or from CPU to CPU (``key``: the field it is under)."""
     if isinstance(value, dict):
         return {k: normalised(v, k) for k, v in sorted(value.items())
-                if k not in VOLATILE and not (key == "evidence" and k == "score")}
+                if k not in VOLATILE and not k.startswith(SCHEDULED) and not (key == "evidence" and k == "score")}
     if isinstance(value, list):
         return [normalised(v, key) for v in value]
     if isinstance(value, float):
@@ -66,6 +79,23 @@ def _run(args: list[str], env: dict[str, str]) -> None:
         raise RuntimeError(f"factdebate {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}")
 
 
+def _env(data: Path) -> dict[str, str]:
+    return {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "FACTDEBATE_LLM": "scripted:agree",
+            "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": DOCS, "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
+
+
+def indexed_folder(target: Path, onnx_model: Path | None = None) -> None:
+    """A data folder with the builtin corpus's ``DOCS`` articles indexed for both engines, where every record
+    starts (``onnx_model``: the int8 encoder's file, exported elsewhere). Built under another name, then moved."""
+    building = target.with_name(f"{target.name}.{os.getpid()}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    if onnx_model is not None:
+        (building / "models").mkdir(parents=True)
+        shutil.copy(onnx_model, building / "models" / onnx_model.name)
+    _run(["index", "--builtin"], _env(building))
+    os.replace(building, target)
+
+
 def five_claims() -> list[dict[str, str]]:
     from factdebate.eval.datasets import load_dataset
 
@@ -73,32 +103,42 @@ def five_claims() -> list[dict[str, str]]:
     return [{"id": s.id, "claim": s.claim} for s in samples]
 
 
-def record(out: Path) -> None:
+def record_one(name: str, out: Path, indexed: Path, scratch: Path) -> Path:
+    """``NAMES``' ``name`` (``verify-<method>`` or ``eval-<method>``) recorded to ``out/<name>.json``, run in
+    ``scratch/<name>`` on a copy of the ``indexed`` data folder."""
+    kind, method = name.split("-", 1)
+    work = scratch / name
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(indexed, work / "data")
+    env = _env(work / "data")
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "FACTDEBATE_LLM": "scripted:agree", "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": DOCS,
-           "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-    work = Path(env["FACTDEBATE_DATA_DIR"]) / "golden-work"
-    work.mkdir(parents=True, exist_ok=True)
-    claims = work / "claims.jsonl"
-    claims.write_text("".join(json.dumps(c) + "\n" for c in five_claims()), encoding="utf-8")
-    for method in METHODS:
-        results = work / f"{method}.jsonl"
-        results.unlink(missing_ok=True)
+    if kind == "verify":
+        claims, results = work / "claims.jsonl", work / "results.jsonl"
+        claims.write_text("".join(json.dumps(c) + "\n" for c in five_claims()), encoding="utf-8")
         _run(["verify", "--method", method, "--input", str(claims), "--output", str(results),
               "--concurrency", "1"], env)
         rows = [normalised(json.loads(line)) for line in results.read_text(encoding="utf-8").splitlines()]
-        (out / f"verify-{method}.json").write_text(json.dumps(sorted(rows, key=lambda r: r["id"]), indent=1,
-                                                              ensure_ascii=False) + "\n", encoding="utf-8")
-    for method in EVAL_METHODS:
-        run_dir = work / f"eval-{method}"
+        data: Any = sorted(rows, key=lambda r: r["id"])
+    else:
+        run_dir = work / name  # the run is named after its folder (summary.json "name")
         _run(["eval", "--dataset", "countries", "--limit", "5", "--method", method, "--output", str(run_dir),
               "--concurrency", "1"], env)
         rows = [normalised(json.loads(line))
                 for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()]
         summary = normalised(json.loads((run_dir / "summary.json").read_text(encoding="utf-8")))
-        (out / f"eval-{method}.json").write_text(
-            json.dumps({"results": sorted(rows, key=lambda r: r["id"]), "summary": summary}, indent=1,
-                       ensure_ascii=False) + "\n", encoding="utf-8")
+        data = {"results": sorted(rows, key=lambda r: r["id"]), "summary": summary}
+    target = out / f"{name}.json"
+    target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
+def record(out: Path, scratch: Path) -> None:
+    """Every file of ``NAMES``, one after the other, in ``scratch``."""
+    indexed = scratch / "indexed"
+    if not indexed.exists():
+        indexed_folder(indexed)
+    for name in NAMES:
+        record_one(name, out, indexed, scratch)
 
 
 def _digest(value: Any) -> str:
@@ -106,7 +146,8 @@ def _digest(value: Any) -> str:
 
 
 def _brief(row: dict[str, Any]) -> dict[str, Any]:
-    usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
+    usage = row.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     return {"label": row.get("label"), "decided_by": row.get("decided_by"), "error": row.get("error"),
             "llm_calls": usage.get("llm_calls"), "digest": _digest(row)}
 
@@ -182,7 +223,7 @@ if __name__ == "__main__":
     if "FACTDEBATE_DATA_DIR" not in os.environ:
         sys.exit("set FACTDEBATE_DATA_DIR to a scratch folder: the record builds its own small index there")
     target = Path(sys.argv[1])
-    record(target)
+    record(target, Path(os.environ["FACTDEBATE_DATA_DIR"]) / "golden-work")
     if "--expected" in sys.argv[2:]:
         EXPECTED.write_text(json.dumps(summary(target), indent=1, sort_keys=True) + "\n", encoding="utf-8")
         write_records(target, RECORDS)

@@ -24,6 +24,7 @@ from typing import Any
 from factdebate.core.errors import IndexError_, MissingDependencyError
 from factdebate.core.types import Document
 from factdebate.corpus.lexical_parts import merge_hits, part_of, read_layout, write_layout
+from factdebate.corpus.ranking import search_ties_by_id
 from factdebate.util.paths import data_dir
 
 _WORD = re.compile(r"\w+")
@@ -207,10 +208,12 @@ class LexicalIndex:
             return []  # nothing searchable survived parsing
         # Searcher is a cheap snapshot; taking a fresh one also sees commits made by other processes.
         searcher = index.searcher()
-        results: list[Document] = []
-        for score, address in searcher.search(parsed, limit=k).hits:
-            results.append(_document(searcher.doc(address), float(score)))
-        return results
+
+        def best(limit: int) -> list[Document]:
+            return [_document(searcher.doc(address), float(score))
+                    for score, address in searcher.search(parsed, limit=limit).hits]
+
+        return search_ties_by_id(best, k)  # equal BM25 scores by id, not by where the writer put them
 
     def fetch(self, ids: list[str]) -> list[Document]:
         """The passages with these ids that the index holds (in no particular order)."""

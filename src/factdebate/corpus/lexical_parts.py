@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from factdebate.core.types import Document
+from factdebate.corpus.ranking import best_first
 
 LAYOUT_FILE = "parts.json"
 
@@ -47,5 +48,5 @@ def write_layout(folder: Path, parts: int) -> None:
 
 
 def merge_hits(per_part: list[list[Document]], k: int) -> list[Document]:
-    """The ``k`` best-scored hits of all parts (a stable sort: equal scores keep the parts' order)."""
-    return sorted((hit for hits in per_part for hit in hits), key=lambda hit: -hit.score)[:k]
+    """The ``k`` best-scored hits of all parts, equal scores by id (corpus/ranking.py)."""
+    return best_first([hit for hits in per_part for hit in hits], k)

@@ -27,6 +27,7 @@ from factdebate.core.types import Document
 from factdebate.corpus.milvus_lite_direct import DirectSearch
 from factdebate.corpus.milvus_uri import is_lite_uri
 from factdebate.corpus.names import collection_name
+from factdebate.corpus.ranking import search_ties_by_id
 from factdebate.embeddings import get_embedder
 from factdebate.embeddings.minilm import DEFAULT_ENCODER, DIM, Embedder
 from factdebate.util.paths import data_dir
@@ -381,18 +382,22 @@ class MilvusStore:
         client = self._ready()
         vector = self._query_vector(query)
         direct = self._direct()
-        with self._errors("searching"):
-            found = direct.search(vector, k, _OUTPUT_FIELDS) if direct is not None else None
+
+        def best(limit: int) -> list[Document]:
+            found = direct.search(vector, limit, _OUTPUT_FIELDS) if direct is not None else None
             if found is None:
                 hits = _read_with_retry(lambda: client.search(
                     self.collection,
                     data=[vector.tolist()],
-                    limit=k,
+                    limit=limit,
                     output_fields=_OUTPUT_FIELDS,
                     search_params={"metric_type": "COSINE"},
                 ))
                 found = hits[0] if hits else []
-        return self.documents(found)
+            return self.documents(found)
+
+        with self._errors("searching"):
+            return search_ties_by_id(best, k)  # equal similarities by id, not by segment and row
 
     @staticmethod
     def documents(hits: list[dict[str, Any]]) -> list[Document]:
