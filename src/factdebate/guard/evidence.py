@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from factdebate.core.injection import instruction_to_model
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import chunk_text
 from factdebate.guard.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
@@ -121,7 +122,8 @@ def shares_words(a: str, b: str) -> bool:
 
 
 def claim_evidence(claim: str, docs: Sequence[Document], most: int = 3) -> list[ClaimEvidence]:
-    """Up to ``most`` distinct passages as evidence of ``claim``: title, address (when it is one), quote."""
+    """Up to ``most`` distinct passages as evidence of ``claim``: title, address (when it is one), quote, and
+    the words that address the model when the passage holds an instruction to it (marked, still evidence)."""
     out: list[ClaimEvidence] = []
     seen: set[str] = set()
     for doc in docs:
@@ -129,7 +131,8 @@ def claim_evidence(claim: str, docs: Sequence[Document], most: int = 3) -> list[
             continue
         seen.add(doc.text)
         url = doc.source if doc.source.startswith(("http://", "https://")) else None
-        out.append(ClaimEvidence(title=doc.title[:300], url=url, quote=best_quote(claim, doc.text)))
+        out.append(ClaimEvidence(title=doc.title[:300], url=url, quote=best_quote(claim, doc.text),
+                                 injection=instruction_to_model(doc.text)))
         if len(out) == most:
             break
     return out

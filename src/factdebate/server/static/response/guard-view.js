@@ -11,7 +11,7 @@ import { linkControl } from "../share.js";
 import { responseRule } from "../views.js";
 
 /** @typedef {{start: number, end: number}} Span */
-/** @typedef {{title: string, url?: string | null, quote: string}} ClaimEvidence */
+/** @typedef {{title: string, url?: string | null, quote: string, injection?: string | null}} ClaimEvidence */
 /** @typedef {{index: number, claim: string, span?: Span | null, span_note?: string | null, label?: string | null,
  *   decided_by?: string | null, tier?: string | null, evidence?: ClaimEvidence[],
  *   correction?: {text: string, quote_source: string} | null, status: "checked" | "unchecked" | "error",
@@ -191,6 +191,9 @@ export class GuardView {
       (c.evidence || []).forEach(d => {
         const p = el("li", "passage");
         if (d.quote) p.append(el("q", "passage-text", d.quote));
+        // A passage holding an instruction to the model (core/injection.py) says so beside its quote.
+        if (d.injection) p.append(el("span", "passage-injection small", " This passage holds an instruction " +
+          "to the model (“" + d.injection + "”): it was read as data, not obeyed."));
         const source = el("span", "passage-source", "— ");
         const url = safeUrl(d.url);
         if (url) {
