@@ -409,9 +409,16 @@ def snippet(request: pytest.FixtureRequest) -> Snippet:
     return request.param
 
 
-# In page order. Under pytest-xdist a page's lines may go to different workers (whose loadgroup does not keep
-# an xdist_group together with pytest 9.2 and xdist 3.8): a line that builds on earlier ones names them (after).
-@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.where for s in SNIPPETS], indirect=True)
+def by_page(snippet: Snippet) -> Any:
+    """A line as a test of its page's own xdist group: the pages run on different workers (141 lines in one
+    group took 212 s on one worker while the others idled) and a page's lines stay in page order on one."""
+    return pytest.param(snippet, id=snippet.where, marks=pytest.mark.xdist_group(f"documented:{snippet.file}"))
+
+
+# In page order, each page in its own group (by_page). A line that builds on earlier ones still names them
+# (after), so that it also runs alone (`pytest tests/test_documented_lines.py::...`) or where a page's lines
+# were spread over workers.
+@pytest.mark.parametrize("snippet", [by_page(s) for s in SNIPPETS], indirect=True)
 def test_documented(snippet: Snippet, page: Path, monkeypatch: pytest.MonkeyPatch,
                     capsys: pytest.CaptureFixture[str]) -> None:
     rule = rule_for(snippet)
@@ -423,8 +430,8 @@ def test_documented(snippet: Snippet, page: Path, monkeypatch: pytest.MonkeyPatc
 
 def _run_first(snippet: Snippet, keys: tuple[str, ...], folder: Path, monkeypatch: pytest.MonkeyPatch,
                capsys: pytest.CaptureFixture[str]) -> None:
-    """The earlier lines of the page that ``snippet`` builds on, where this process has not checked them: the
-    lines of a page are not always handed to one pytest-xdist worker (its loadgroup does not group here)."""
+    """The earlier lines of the page that ``snippet`` builds on, where this process has not checked them (a
+    line run alone, or a page whose lines were not all handed to this worker)."""
     for key in keys:
         before = next(s for s in SNIPPETS if s.file == snippet.file and s.key == key and s.line < snippet.line)
         if before.where not in DONE:

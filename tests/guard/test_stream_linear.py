@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from factdebate.guard import GuardOptions, StreamingCheck
-from factdebate.guard.stream import AnswerSoFar
+from factdebate.guard.stream import CONTEXT_CHARS, AnswerSoFar
 from tests.guard.support import REPLY, script
 from tests.helpers import resources_for
 
@@ -70,3 +70,17 @@ async def test_a_flood_of_short_sentences_is_checked_without_holding_the_loop_fo
         beat.cancel()
     assert len(result.skipped) == 10_000 and not result.degraded
     assert ticks >= 20
+
+
+def test_a_part_of_a_long_answer_is_extracted_with_the_opening_and_the_last_part_before_it() -> None:
+    # The whole answer so far went with every part: a long answer's extraction prompts grew with the square
+    # of its length. The opening sentence (what the answer is about) and the last CONTEXT_CHARS go now.
+    answer = AnswerSoFar()
+    opening = "The Eiffel Tower is a tower in Paris. "
+    answer.add(opening + "It is made of iron and it is very tall. " * 500)
+    start = len(answer.index)
+    assert answer.context(100) == answer.index.text[:100].strip()
+    context = answer.context(start)
+    assert context is not None and context.startswith("The Eiffel Tower is a tower in Paris. [...] It is made")
+    assert len(context) <= len(opening) + len(" [...] ") + CONTEXT_CHARS
+    assert answer.index.text[:start].rstrip().endswith(context.split(" [...] ")[1])

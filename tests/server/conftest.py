@@ -135,8 +135,8 @@ def wait_for() -> Callable[..., None]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """One headless Chromium for a module's page tests (test_browser's ``browser`` starts one per test)."""
-    from tests.server.test_browser import launched_chromium  # that module imports this one
+    """The worker's Chromium for a module's page tests (test_browser's ``browser`` connects once per test)."""
+    from tests.server.chromium import connected_chromium
 
-    with launched_chromium() as browser:
+    with connected_chromium() as browser:
         yield browser

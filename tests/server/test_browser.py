@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.server.chromium import CHROMIUM, connected_chromium
 from tests.server.conftest import KEY, LiveServer
-
-CHROMIUM = os.environ.get("FACTDEBATE_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
@@ -69,20 +64,9 @@ def replay_trace(page: Any, events: list[dict[str, Any]], trace: Path) -> None:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with launched_chromium() as browser:
+    """The worker's Chromium for one test (tests/server/chromium.py): each page it opens is a new context."""
+    with connected_chromium() as browser:
         yield browser
-
-
-@contextlib.contextmanager
-def launched_chromium() -> Iterator[Any]:
-    """Debian's headless Chromium under Playwright (skipped where Playwright is not installed)."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,

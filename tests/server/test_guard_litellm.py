@@ -19,8 +19,14 @@ from tests.server.conftest import KEY
 from tests.server.guard_support import ANSWER
 from tests.server.test_guard_chat import FAST, ROME, Guard, guard  # noqa: F401 - the fixture
 
-litellm = pytest.importorskip("litellm", reason="the dev extra installs litellm")
 CONFIG = Path(__file__).parents[2] / "docs" / "guard" / "litellm-config.yaml"
+
+
+@pytest.fixture
+def litellm() -> Any:
+    """LiteLLM, imported by the tests that use it: importing it at collection cost every pytest-xdist worker
+    about 3 CPU-seconds (a quarter of a worker's collection)."""
+    return pytest.importorskip("litellm", reason="the dev extra installs litellm")
 
 
 def _guardrail(url: str, **params: Any) -> Any:
@@ -51,6 +57,7 @@ def _post_call(callback: Any, text: str) -> Any:
         data=data, user_api_key_dict=UserAPIKeyAuth(request_route="/chat/completions"), response=response))
 
 
+@pytest.mark.usefixtures("litellm")
 def test_the_documented_litellm_guardrail_flags_and_blocks_refuted_answers(guard: Guard,  # noqa: F811
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -71,7 +78,8 @@ def test_the_documented_litellm_guardrail_flags_and_blocks_refuted_answers(guard
 
 
 def test_litellms_sdk_with_the_guard_as_its_openai_compatible_endpoint(guard: Guard,  # noqa: F811
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       litellm: Any) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     server, _ = guard()
     reply = asyncio.run(litellm.acompletion(

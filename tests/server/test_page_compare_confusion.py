@@ -16,9 +16,10 @@ from factdebate.eval.compare import compare_runs
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.server.app import create_app
+from tests.server.chromium import connected_chromium
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.results_file import N, R, S, write_results
-from tests.server.test_browser import launched_chromium, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
 
 MARKUP = "<img src=x onerror=\"document.title='ran'\">"  # a run's name as a reader of compare.json might find it
 
@@ -51,7 +52,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def page(server: LiveServer) -> Iterator[tuple[Any, list[str]]]:
-    with launched_chromium() as chromium:
+    with connected_chromium() as chromium:
         opened, errors = watched_page(chromium, viewport={"width": 1280, "height": 900})
         sign_in(opened, server.url)
         opened.wait_for_selector("#method option", state="attached")

@@ -2,13 +2,16 @@
 
 ``feed`` takes each delta; every run of complete sentences (a sentence is complete once whitespace follows
 its end, or a line break) goes through the gate and, when check-worthy, to the extractor at once, with the
-answer so far as context, and its claims are decided while the rest of the answer streams. Claims are
+answer before it as context (its opening sentence and its last ``CONTEXT_CHARS`` characters when it is
+longer), and its claims are decided while the rest of the answer streams. Claims are
 numbered in the answer's order (a run's claims wait for the previous run's to be numbered). ``verdicts``
 yields each claim when it is decided; ``finish`` (after the last delta) checks the rest and waits for
 everything within ``deadline_s``, counted from the answer's end: the client is reading until then.
 
 Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
-for sentence ends goes on from where it stopped, and only the part up to the newest end is gated.
+for sentence ends goes on from where it stopped, and only the part up to the newest end is gated. The
+context is bounded for the same reason: the whole answer so far, given with every part, made a long
+answer's extraction prompts (and the reading of them) grow with the square of its length.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
-from factdebate.response_level.spans import SentenceEnds, TextIndex
+from factdebate.response_level.spans import SentenceEnds, TextIndex, boundaries, sentences
 from factdebate.settings.model import Settings
+
+CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extractor with it
 
 
 class AnswerSoFar:
@@ -40,6 +45,7 @@ class AnswerSoFar:
         self.index = TextIndex()  # the whole answer, also what its claims are placed in
         self._ends = SentenceEnds()
         self._pending: list[str] = []  # the answer from the cursor on
+        self._opening: str | None = None  # the answer's opening sentence, as the context starts it
 
     @property
     def cursor(self) -> int:
@@ -55,6 +61,21 @@ class AnswerSoFar:
         self._pending.append(delta)
         gaps = self._ends.feed(delta) + self._ends.pending()
         return gaps[-1] if gaps else None
+
+    def context(self, start: int) -> str | None:
+        """What the extractor is shown with the part starting at ``start``: the answer before it, or, when
+        that is longer than CONTEXT_CHARS, its opening sentence (which most often names what the answer is
+        about) and the sentences that start in its last CONTEXT_CHARS characters."""
+        text = self.index.text
+        if start <= CONTEXT_CHARS:
+            return text[:start].strip() or None
+        if self._opening is None:  # the answer's first CONTEXT_CHARS characters no longer change
+            first = sentences(text[:CONTEXT_CHARS])[:1]
+            self._opening = "".join(text[a:b] + " [...] " for a, b in first)
+        recent = text[start - CONTEXT_CHARS:start]
+        gaps = boundaries(recent)  # from the first sentence that starts in it, or else from a word's start
+        recent = recent[gaps[0][1] if gaps else next((i for i, c in enumerate(recent) if c.isspace()), 0):].strip()
+        return (self._opening + recent).strip() or None
 
     def take(self, end: int, resume: int) -> tuple[int, list[Sentence]]:
         """The gated sentences of the answer from the cursor to ``end`` (with their offsets in the answer),
@@ -119,7 +140,7 @@ class StreamingCheck:
 
     async def _run(self, chunk: str, start: int, previous: asyncio.Event | None, mine: asyncio.Event) -> None:
         try:
-            context = self._answer.index.text[:start].strip() or None
+            context = self._answer.context(start)
             claims = await self._check.extract(chunk, context=context)
             if previous is not None:
                 await previous.wait()
