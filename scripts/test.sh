@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Runs lint, types and the test suite with outbound network blocked (loopback still works).
+# Lint and types run beside pytest (most of pytest's time is spent waiting on subprocesses and sockets); their
+# output is printed after pytest's. The end prints the 25 slowest tests and each step's seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -11,33 +13,60 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ] || [ ! -f node_modules/axe-core/axe.min.js ]; then
   npm ci --no-audit --no-fund --silent
 fi
+lint_pid="" lint_log=""
 if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_suite.py, which times pytest alone
-.venv/bin/ruff check src tests benchmarks
-.venv/bin/mypy
-.venv/bin/lint-imports  # the layers contract in pyproject.toml (docs/architecture.md)
-# The web page's scripts: // @ts-check JSDoc types, checked by the TypeScript pinned in package-lock.json
-# (nothing is built: the page is served as it is).
-npx --no-install tsc --noEmit -p tsconfig.json
+  lint_log=$(mktemp /tmp/factdebate-lint.XXXXXX)
+  (
+    renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true  # pytest's tests wait on timeouts; these do not
+    start=$SECONDS
+    .venv/bin/ruff check src tests benchmarks
+    .venv/bin/mypy
+    .venv/bin/lint-imports  # the layers contract in pyproject.toml (docs/architecture.md)
+    # The web page's scripts: // @ts-check JSDoc types, checked by the TypeScript pinned in package-lock.json
+    # (nothing is built: the page is served as it is).
+    npx --no-install tsc --noEmit -p tsconfig.json
+    echo "lint and types: $((SECONDS - start)) s"
+  ) >"$lint_log" 2>&1 &
+  lint_pid=$!
 fi
 # The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,
 # started here (outside the network namespace below, which its socket still reaches) and removed at exit.
+cleanup() {
+  if [ -n "${pg_dir:-}" ]; then scripts/postgres-for-tests.sh stop "$pg_dir"; fi
+  if [ -n "$lint_log" ]; then rm -f "$lint_log"; fi
+}
+trap cleanup EXIT
 if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then
   pg_dir=$(mktemp -d -u /tmp/factdebate-pg.XXXXXX)
   if url=$(scripts/postgres-for-tests.sh start "$pg_dir"); then
     export FACTDEBATE_TEST_POSTGRES=$url
-    trap 'scripts/postgres-for-tests.sh stop "$pg_dir"' EXIT
   else
+    pg_dir=""
     echo "warning: could not start PostgreSQL; its tests will be skipped" >&2
   fi
 fi
 # Most tests wait on subprocesses and sockets, not on the CPU, so the suite runs on several pytest-xdist
 # workers even on two cores; tests that share a server or a module's fixture keep to one worker
 # (tests/parallel.py). FACTDEBATE_TEST_WORKERS=0 runs it in one process; arguments after it still win.
-set -- -n "${FACTDEBATE_TEST_WORKERS:-3}" --dist loadgroup "$@"
+# --durations=25: the slowest tests, so that a new slow one is seen (docs/performance.md has the budget).
+set -- -n "${FACTDEBATE_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"
 # The suite itself forbids non-loopback sockets (tests/conftest.py); `unshare -n` adds a kernel-level
 # guarantee where the machine allows it — loopback must be up for Milvus Lite and the local servers.
+pytest_start=$SECONDS
+pytest_rc=0
 if command -v unshare >/dev/null && unshare -rn true 2>/dev/null; then
-  unshare -rn sh -c 'ip link set lo up 2>/dev/null; exec .venv/bin/python -m pytest -q "$@"' sh "$@"
+  unshare -rn sh -c 'ip link set lo up 2>/dev/null; exec .venv/bin/python -m pytest -q "$@"' sh "$@" || pytest_rc=$?
 else
-  .venv/bin/python -m pytest -q "$@"
+  .venv/bin/python -m pytest -q "$@" || pytest_rc=$?
 fi
+pytest_s=$((SECONDS - pytest_start))
+lint_rc=0
+if [ -n "$lint_pid" ]; then
+  wait "$lint_pid" || lint_rc=$?
+  echo "--- lint and types (ran beside pytest)"
+  cat "$lint_log"
+  [ "$lint_rc" = 0 ] || echo "lint and types FAILED (exit $lint_rc)"
+fi
+echo "scripts/test.sh: pytest ${pytest_s} s, whole script ${SECONDS} s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+if [ "$pytest_rc" != 0 ]; then exit "$pytest_rc"; fi
+exit "$lint_rc"
