@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from fastapi.testclient import TestClient
 
+from factdebate.core.errors import InputError
+from factdebate.core.schema import upgrade
 from tests.server.conftest import AUTH, AppFactory
 
 JSON = {**AUTH, "Content-Type": "application/json"}
@@ -14,7 +18,6 @@ JSON = {**AUTH, "Content-Type": "application/json"}
 @pytest.mark.parametrize(("record", "said"), [
     ('{"claim": "c", "method": "cot", "schema_version": 1e400}', "a number JSON cannot hold at schema_version"),
     ('{"claim": "c", "method": "cot", "schema_version": -1e400}', "a number JSON cannot hold at schema_version"),
-    ('{"claim": "c", "method": "cot", "schema_version": NaN}', "a number JSON cannot hold at schema_version (NaN)"),
     ('{"claim": "c", "schema_version": 2, "rounds": [{"turns": [{"score": 1e999}]}]}',
      "a number JSON cannot hold at rounds[0].turns[0].score"),
     ('{"claim": "c \\ud800", "method": "cot"}', "text that is not valid Unicode at claim (a lone surrogate U+D800)"),
@@ -30,6 +33,13 @@ def test_an_unencodable_record_is_a_422_on_upgrade(make_app: AppFactory, record:
     detail = answer.json()["detail"]
     assert detail.startswith("records.1: the record is not a verdict factdebate wrote: it holds "), detail
     assert said in detail, detail
+
+
+def test_a_nan_in_a_record_is_refused_by_the_upgrade_itself() -> None:
+    """The service refuses a ``NaN`` literal with the body (strict JSON); ``compare`` and ``report`` read
+    results files with Python's reader, which takes it, so the upgrade refuses it too."""
+    with pytest.raises(InputError, match=r"a number JSON cannot hold at rounds\[0\]\.score \(NaN\)"):
+        upgrade({"claim": "c", "method": "cot", "rounds": [{"score": math.nan}]})
 
 
 @pytest.mark.parametrize("version", ["1e308", "9" * 4000, "-5", "1.5"])
