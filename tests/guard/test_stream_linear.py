@@ -5,13 +5,20 @@ those the old stream handed them (tests/response_level/test_linear_spans.py comp
 from __future__ import annotations
 
 import asyncio
+import threading
+from typing import Any
 
 from factdebate.guard import GuardOptions, StreamingCheck
-from factdebate.guard.stream import CONTEXT_CHARS, AnswerSoFar
+from factdebate.guard.stream import CONTEXT_CHARS, AnswerSoFar, gated
 from tests.guard.support import REPLY, script
 from tests.helpers import resources_for
 
 FAST = {"tier": "fast", "max_tier": "fast"}
+
+
+def _gated(answer: AnswerSoFar, end: int, resume: int) -> list[tuple[int, int, str | None]]:
+    start, part = answer.take(end, resume)
+    return [(s.start, s.end, s.reason) for s in gated(part, start)]
 
 
 def stream_chunks(deltas: list[str]) -> list[list[tuple[int, int, str | None]]]:
@@ -19,9 +26,9 @@ def stream_chunks(deltas: list[str]) -> list[list[tuple[int, int, str | None]]]:
     answer, out = AnswerSoFar(), []
     for delta in deltas:
         if (end := answer.add(delta)) is not None:
-            out.append([(s.start, s.end, s.reason) for s in answer.take(*end)[1]])
+            out.append(_gated(answer, *end))
     if answer.cursor < len(answer.index):
-        out.append([(s.start, s.end, s.reason) for s in answer.take(len(answer.index), len(answer.index))[1]])
+        out.append(_gated(answer, len(answer.index), len(answer.index)))
     return out
 
 
@@ -42,7 +49,7 @@ def test_a_long_answer_in_small_deltas_is_read_once() -> None:
     handed = 0
     for char in text:
         if (end := answer.add(char)) is not None:
-            handed += len(answer.take(*end)[1])
+            handed += len(_gated(answer, *end))
     assert handed == 30_000
     assert answer.index.text == text
 
@@ -84,3 +91,25 @@ def test_a_part_of_a_long_answer_is_extracted_with_the_opening_and_the_last_part
     assert context is not None and context.startswith("The Eiffel Tower is a tower in Paris. [...] It is made")
     assert len(context) <= len(opening) + len(" [...] ") + CONTEXT_CHARS
     assert answer.index.text[:start].rstrip().endswith(context.split(" [...] ")[1])
+
+
+async def test_a_long_part_of_a_stream_is_gated_in_a_worker_thread(monkeypatch: Any) -> None:
+    # An upstream may send one long delta (an event holds up to 4 MB): its part is gated off the event loop.
+    from factdebate.guard import stream
+
+    threads: list[bool] = []
+
+    def gate(text: str) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(text)
+
+    real = stream.gate
+    monkeypatch.setattr(stream, "gate", gate)
+    resources, _, _ = resources_for(script(), method="single", guard=FAST)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions())
+        check.feed("Hello. ")
+        check.feed("Paris is the capital of France. The Eiffel Tower is in Rome. " * 200)
+        result = await check.finish()
+    assert threads == [True, False]  # the short part on the loop, the long one in a worker thread
+    assert [c.claim for c in result.claims] == ["Paris is the capital of France.", "The Eiffel Tower is in Rome."]

@@ -9,7 +9,8 @@ yields each claim when it is decided; ``finish`` (after the last delta) checks t
 everything within ``deadline_s``, counted from the answer's end: the client is reading until then.
 
 Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
-for sentence ends goes on from where it stopped, and only the part up to the newest end is gated. The
+for sentence ends goes on from where it stopped, and only the part up to the newest end is gated (a long
+part in a worker thread). The
 context is bounded for the same reason: the whole answer so far, given with every part, made a long
 answer's extraction prompts (and the reading of them) grow with the square of its length.
 """
@@ -31,6 +32,7 @@ from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
+from factdebate.response_level.offload import LONG_TEXT
 from factdebate.response_level.spans import SentenceEnds, TextIndex, boundaries, sentences
 from factdebate.settings.model import Settings
 
@@ -77,14 +79,19 @@ class AnswerSoFar:
         recent = recent[gaps[0][1] if gaps else next((i for i, c in enumerate(recent) if c.isspace()), 0):].strip()
         return (self._opening + recent).strip() or None
 
-    def take(self, end: int, resume: int) -> tuple[int, list[Sentence]]:
-        """The gated sentences of the answer from the cursor to ``end`` (with their offsets in the answer),
-        and where they start; the cursor moves to ``resume``."""
+    def take(self, end: int, resume: int) -> tuple[int, str]:
+        """(where it starts, the answer from the cursor to ``end``); the cursor moves to ``resume``."""
         start = self._ends.cursor
         pending = "".join(self._pending)
         self._pending = [pending[resume - start:]]
         self._ends.cursor = resume
-        return start, [Sentence(s.start + start, s.end + start, s.text, s.reason) for s in gate(pending[:end - start])]
+        return start, pending[:end - start]
+
+
+def gated(part: str, start: int) -> list[Sentence]:
+    """The sentences of ``part`` of the answer, gated, with their offsets in the answer (``part`` starts at
+    ``start``)."""
+    return [Sentence(s.start + start, s.end + start, s.text, s.reason) for s in gate(part)]
 
 
 class StreamingCheck:
@@ -128,18 +135,25 @@ class StreamingCheck:
             self._dispatch(*end)
 
     def _dispatch(self, end: int, resume: int) -> None:
-        start, sentences = self._answer.take(end, resume)
-        worthy = self._check.skip(sentences)
-        if not worthy:
-            return
+        start, part = self._answer.take(end, resume)
+        worthy: list[Sentence] | None = None  # a long part is gated in a worker thread, in its run
+        if len(part) < LONG_TEXT:
+            worthy = self._check.skip(gated(part, start))
+            if not worthy:
+                return
         previous, mine = self._registered, asyncio.Event()
         self._registered = mine
-        task = asyncio.create_task(self._run(" ".join(s.text for s in worthy), start, previous, mine),
-                                   context=self._context)
+        task = asyncio.create_task(self._run(part, worthy, start, previous, mine), context=self._context)
         self._extractions.append(task)
 
-    async def _run(self, chunk: str, start: int, previous: asyncio.Event | None, mine: asyncio.Event) -> None:
+    async def _run(self, part: str, worthy: list[Sentence] | None, start: int, previous: asyncio.Event | None,
+                   mine: asyncio.Event) -> None:
         try:
+            if worthy is None:
+                worthy = self._check.skip(await asyncio.to_thread(gated, part, start))
+                if not worthy:
+                    return
+            chunk = " ".join(s.text for s in worthy)
             context = self._answer.context(start)
             claims = await self._check.extract(chunk, context=context)
             if previous is not None:
