@@ -5,6 +5,8 @@ program or receives the user's keys, unless the user names it (docs/robustness.m
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,49 @@ def test_the_cli_refuses_in_one_line_runs_nothing_and_records_a_found_file(
     provenance = json.loads((folder / "run" / "run.json").read_text(encoding="utf-8"))["provenance"]
     assert provenance["config"]["how"] == "found"
     assert provenance["config"]["file"] == str(folder.resolve() / "factdebate.yaml")
+
+
+# A found file may not name a file either (issue 45): a FIFO as the model held the run on open, and a memory
+# path created a database wherever it pointed.
+PATHS = {
+    "llm.debater": "llm:\n  debater: llama-cpp:{fifo}\n",
+    "llm.roles.judge": "llm:\n  roles: {{judge: 'llama-cpp:/models/x.gguf'}}\n",
+    "methods.mermaid.memory_path": "methods:\n  mermaid: {{memory_path: {folder}/elsewhere/memory.sqlite}}\n",
+    "methods.mermaid.memory_from": "methods:\n  mermaid: {{memory_from: /etc/passwd}}\n",
+    "methods.dpd.judge_llms.1": "methods:\n  dpd: {{judge_llms: ['openai:a', 'llama-cpp:/x.gguf', 'openai:b']}}\n",
+}
+
+
+@pytest.mark.parametrize("setting", list(PATHS))
+def test_a_found_file_that_names_a_file_is_refused(folder: Path, setting: str) -> None:
+    os.mkfifo(folder / "model.fifo")
+    text = PATHS[setting].format(fifo=folder / "model.fifo", folder=folder)
+    (folder / "factdebate.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(environ={})
+    message = str(refused.value)
+    assert "\n" not in message and f"sets {setting}," in message and "files to open or create" in message
+    assert not (folder / "elsewhere").exists()
+    load_settings(folder / "factdebate.yaml", environ={})  # named, the same file is trusted: no error
+
+
+def test_shipped_models_are_no_paths(folder: Path) -> None:
+    (folder / "factdebate.yaml").write_text("llm:\n  debater: llama-cpp:builtin-q4\n  roles: {judge: "
+                                            "'llama-cpp:builtin'}\n", encoding="utf-8")
+    assert load_settings(environ={}).llm.debater == "llama-cpp:builtin-q4"
+
+
+def test_the_cli_refuses_a_found_fifo_model_without_opening_it(folder: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    os.mkfifo(folder / "model.fifo")
+    (folder / "factdebate.yaml").write_text(f"llm:\n  debater: llama-cpp:{folder / 'model.fifo'}\n",
+                                            encoding="utf-8")
+    outcome: list[int] = []
+    worker = threading.Thread(target=lambda: outcome.append(run(["verify", "The sky is blue."])), daemon=True)
+    worker.start()
+    worker.join(120)
+    if worker.is_alive():  # code that opens the FIFO: a writer lets it go, then the test fails
+        os.close(os.open(folder / "model.fifo", os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("verify opened the FIFO a found factdebate.yaml named as its model")
+    assert outcome == [2]
+    assert "sets llm.debater," in capsys.readouterr().err

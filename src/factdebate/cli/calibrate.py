@@ -34,7 +34,7 @@ def relevance_command(
     pass_share: Annotated[float, Opt("--pass-share", min=0.01, max=0.99,
                                      help="Share of answers the threshold lets pass (the paper: 'most'; "
                                           "ours: 0.8).")] = 0.8,
-    concurrency: Annotated[int, Opt(min=1, help="Claims answered at once.")] = 4,
+    concurrency: Annotated[int, Opt(min=1, max=1024, help="Claims answered at once.")] = 4,
     output: Annotated[Path | None, Opt("--output", "-o", help="Write the scores and the threshold as JSON.",
                                        callback=output_flag("--output", "calibration.json"))] = None,
     write_config: Annotated[Path | None, Opt("--write-config", help="Write the settings that use the threshold "

@@ -17,6 +17,7 @@ from factdebate.core.errors import ConfigError, MissingDependencyError
 Opt = typer.Option
 
 MIN_KEY_CHARS = 16  # the shortest API key `serve` starts with
+MAX_SERVE_WORKERS = 64  # server processes, each with its own models: more is a typo, not a machine
 
 
 def _is_loopback(host: str) -> bool:
@@ -61,8 +62,8 @@ def serve(
     db: Annotated[Path | None, Opt(help="SQLite file for batch jobs (default: in the data directory).")] = None,
     no_auth: Annotated[bool, Opt("--no-auth", help="Serve without API keys (loopback only).")] = False,
     log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
-    workers: Annotated[int, Opt(min=1, help="Server processes; more than one share limits, caps and batches "
-                                "through SQLite (docs/scale.md).")] = 1,
+    workers: Annotated[int, Opt(min=1, max=MAX_SERVE_WORKERS, help="Server processes; more than one share limits, "
+                                "caps and batches through SQLite (docs/scale.md).")] = 1,
     state_db: Annotated[str | None, Opt(help="Database shared by replicas: sqlite:///PATH (one machine) or "
                                         "postgresql://user@host:5432/db (several; password via PGPASSWORD). "
                                         "Also $FACTDEBATE_STATE_DB.")] = None,

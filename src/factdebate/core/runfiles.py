@@ -8,6 +8,12 @@ must be a regular file, reached without leaving the folder, and no larger than a
 also hold an object (not a list or a string) nested no deeper than :data:`MAX_DEPTH` levels, since every
 recursive walk over deeper data (copying an old verdict, flattening settings) fails with ``RecursionError``.
 Each refusal is one :class:`InputError` line naming the file: exit 2, before any work.
+
+``results.jsonl`` is read the same way, by its readers (``eval``'s resume, ``compare``, ``report``, ``reproduce
+--from``, ``verify --input`` batches) alike: streamed a line at a time (:func:`iter_run_lines`), each line no
+longer than :data:`MAX_LINE_BYTES` and the file no larger than :data:`MAX_RESULTS_BYTES` (issue 45: a link to
+``/dev/zero`` or a 3 GB sparse file was read whole, into the memory), and a line nested past what ``json``
+parses is refused as not a record (:func:`json_line`), where it was dropped as a torn line.
 """
 
 from __future__ import annotations
@@ -15,14 +21,18 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.textsafe import nesting_depth
 
 MAX_JSON_BYTES = 64 * 2**20  # run.json, summary.json, reproduce.json: settings, ids and metrics
 MAX_RESULTS_BYTES = 4 * 2**30  # results.jsonl: one record per sample with its whole debate
+MAX_LINE_BYTES = 64 * 2**20  # one record of results.jsonl; a debate with its evidence takes well under 1 MiB
+MAX_INPUT_BYTES = 2**30  # a dataset or grid file named on the command line or recorded in a run folder
 MAX_DEPTH = 64  # levels of lists and objects; a verdict with its steps and evidence nests about 10
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -67,13 +77,15 @@ def _check_size(shown: Path, size: int, limit: int | None) -> None:
                          "not a file `factdebate eval` wrote")
 
 
-def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTES) -> bytes | None:
-    """The bytes of ``folder / name`` (checked by :func:`run_file`), at most ``limit`` of them; None when
-    nothing is there. The file is opened without blocking and checked again once open, so a file swapped
-    for a FIFO or a link between the check and the read is refused too."""
+@contextmanager
+def _opened(folder: Path, name: str | Path, limit: int) -> Iterator[IO[bytes] | None]:
+    """``folder / name`` (checked by :func:`run_file`) open for reading, or None when nothing is there. The
+    file is opened without blocking and checked again once open, so a file swapped for a FIFO or a link
+    between the check and the open is refused too."""
     real = run_file(folder, name, limit=limit)
     if real is None:
-        return None
+        yield None
+        return
     shown = folder / name
     try:
         fd = os.open(real, _FLAGS)
@@ -84,9 +96,81 @@ def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTE
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"{shown} is not a regular file: a run folder's files are plain files")
         _check_size(shown, info.st_size, limit)
+        yield fh
+
+
+def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTES) -> bytes | None:
+    """The bytes of ``folder / name`` (checked by :func:`run_file`), at most ``limit`` of them; None when
+    nothing is there."""
+    with _opened(folder, name, limit) as fh:
+        if fh is None:
+            return None
         data = fh.read(limit + 1)
     if len(data) > limit:
-        raise InputError(f"{shown} grew past {_size(limit)} while it was read")
+        raise InputError(f"{folder / name} grew past {_size(limit)} while it was read")
+    return data
+
+
+def read_input_bytes(path: Path, *, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file the user names (a dataset, a grid), or a run folder records for a rerun:
+    a link is followed (the user chose the path), but what it leads to must be a regular file of at most
+    ``limit`` bytes, checked once open (without blocking) and before it is read. ``what`` names the file in
+    the error ("the dataset file")."""
+    try:
+        fd = os.open(path, _FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+    except IsADirectoryError:
+        raise InputError(f"{what} {path} is a directory: give the file inside it") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{what} {path} is a directory: give the file inside it")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{what} {path} is not a regular file (a FIFO or a device): give a file")
+        if info.st_size > limit:
+            raise InputError(f"{what} {path} is {_size(info.st_size)}, more than the {_size(limit)} it may hold")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{what} {path} grew past {_size(limit)} while it was read")
+    return data
+
+
+def iter_run_lines(folder: Path, name: str | Path, *, limit: int = MAX_RESULTS_BYTES,
+                   line_limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of ``folder / name`` (checked as :func:`read_run_bytes` does), one at a time and without
+    their line ends; nothing when the file is not there. A line longer than ``line_limit`` bytes (a sparse
+    file of zeros has no line end at all) and a file that grows past ``limit`` are refused, so at most one
+    line is held at once whatever the file holds."""
+    shown = folder / name
+    with _opened(folder, name, limit) as fh:
+        if fh is None:
+            return
+        total = 0
+        while line := fh.readline(line_limit + 1):
+            total += len(line)
+            if len(line) > line_limit and not line.endswith(b"\n"):  # line_limit bytes and its end are fine
+                raise InputError(f"{shown} has a line longer than {_size(line_limit)}: it is not a results file "
+                                 "factdebate wrote")
+            if total > limit:
+                raise InputError(f"{shown} grew past {_size(limit)} while it was read")
+            yield line.rstrip(b"\r\n")
+
+
+def json_line(line: bytes, shown: Path, number: int) -> Any:
+    """One line of a JSON-lines run file, parsed (a line that is not JSON raises ``ValueError``: a line torn
+    by a kill mid-write, which readers skip). A line nested deeper than :data:`MAX_DEPTH` levels is refused:
+    ``factdebate`` never writes one, and at a few thousand levels ``json`` itself fails with RecursionError."""
+    try:
+        data = json.loads(line.decode("utf-8", "replace"))
+    except RecursionError:
+        data = None
+        deep = True
+    else:
+        deep = nesting_depth(data, MAX_DEPTH + 1) > MAX_DEPTH
+    if deep:
+        raise InputError(f"{shown}, line {number}, nests lists or objects more than {MAX_DEPTH} levels deep: it "
+                         "is not a record `factdebate` wrote")
     return data
 
 

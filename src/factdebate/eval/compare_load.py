@@ -13,14 +13,13 @@ beside 0.300 over 40.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
-from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_bytes, read_run_json
+from factdebate.core.runfiles import iter_run_lines, json_line, read_run_json
 from factdebate.eval.metrics import Outcome, outcome_from_record
 from factdebate.eval.report import RunData, load_run
 from factdebate.eval.summary import RESULTS, RUN
@@ -45,13 +44,10 @@ def record_lines(directory: Path) -> dict[str, int]:
     """The line of each id's last record in the run's results.jsonl (the one that counts, as in
     run/results_file.py)."""
     lines: dict[str, int] = {}
-    raw = read_run_bytes(directory, RESULTS, limit=MAX_RESULTS_BYTES)
-    if raw is None:
-        return lines
-    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
+    for number, line in enumerate(iter_run_lines(directory, RESULTS), start=1):  # streamed, bounded
         try:
-            row = json.loads(line) if line.strip() else None
-        except (json.JSONDecodeError, RecursionError):
+            row = json_line(line, directory / RESULTS, number) if line.strip() else None
+        except ValueError:  # a torn line; one nested past any record is refused
             continue
         if isinstance(row, dict) and "id" in row:
             lines[str(row["id"])] = number

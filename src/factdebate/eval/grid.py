@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import MAX_JSON_BYTES, read_input_bytes
 from factdebate.settings.options import all_options
 
 KEYS = {"dataset", "limit", "seed", "method", "options", "grid", "runs"}
@@ -70,7 +71,7 @@ def safe_name(text: str) -> str:
 
 def load_grid(path: Path) -> Grid:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(read_input_bytes(path, what="the grid file", limit=MAX_JSON_BYTES)) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"cannot read grid file {path}: {exc}") from exc
     if not isinstance(data, dict) or set(data) - KEYS:

@@ -5,14 +5,15 @@ keeps it, ``--strict`` refuses it)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
+import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import MAX_INPUT_BYTES, read_input_bytes
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample, file_format
 
 S, R, N = FACT_LABELS
@@ -21,15 +22,14 @@ CONFLICTING = "CONFLICTING EVIDENCE/CHERRYPICKING"
 
 def read_text(path: Path) -> str:
     """The file's text; ``.gz`` files (or gzip content) are decompressed. Anything else that is not UTF-8
-    text is refused with a message saying so."""
+    text is refused with a message saying so. The file is read through the bounded reader (a FIFO, a device
+    or a file above 1 GiB is refused: a run folder's recorded dataset path reaches here on ``reproduce
+    --from``), and its decompressed text is bounded alike."""
     if path.is_dir():
         raise InputError(f"the dataset path {path} is a directory: give the dataset file inside it")
-    raw = path.read_bytes()
+    raw = read_input_bytes(path, what="the dataset file")
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{path} looks gzipped but cannot be decompressed ({exc}); is it truncated?") from None
+        raw = _gunzip(raw, path)
     if b"\x00" in raw[:4096]:
         raise InputError(f"{path} is binary, not JSON text: give the dataset as JSON or JSON lines "
                          "(optionally gzipped)")
@@ -38,6 +38,28 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
                          "save it as UTF-8") from None
+
+
+def _gunzip(raw: bytes, path: Path) -> bytes:
+    """``raw`` decompressed, every gzip member of it, to at most :data:`MAX_INPUT_BYTES` (a small file can
+    unpack to gigabytes)."""
+    parts: list[bytes] = []
+    room = MAX_INPUT_BYTES
+    while raw:
+        unpacker = zlib.decompressobj(wbits=31)  # one gzip member
+        try:
+            part = unpacker.decompress(raw, room + 1)
+        except zlib.error as exc:
+            raise InputError(f"{path} looks gzipped but cannot be decompressed ({exc}); is it corrupt?") from None
+        if len(part) > room:
+            raise InputError(f"{path} holds more than {MAX_INPUT_BYTES // 2**20} MiB once decompressed: give a "
+                             "smaller dataset file")
+        if not unpacker.eof:
+            raise InputError(f"{path} looks gzipped but cannot be decompressed (it ends early); is it truncated?")
+        parts.append(part)
+        room -= len(part)
+        raw = unpacker.unused_data
+    return b"".join(parts)
 
 
 def _kind(value: Any) -> str:

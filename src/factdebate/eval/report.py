@@ -14,7 +14,7 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
-from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
+from factdebate.core.runfiles import read_run_json
 from factdebate.core.schema import upgrade
 from factdebate.eval import plots
 from factdebate.eval.folder_records import check_summary
@@ -53,8 +53,7 @@ def load_run(directory: Path) -> RunData:
     if summary is None:
         raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")
     check_summary(directory / SUMMARY_JSON, summary)
-    results = run_file(directory, RESULTS, limit=MAX_RESULTS_BYTES)
-    latest = latest_records(results) if results is not None else {}
+    latest = latest_records(directory / RESULTS)  # streamed and bounded line by line (run/results_file.py)
     # A run re-summarised with a smaller --limit keeps its other records: plot only the summarised samples.
     ids = summary.get("ids")
     records = [latest[i] for i in ids if i in latest] if ids is not None else list(latest.values())

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.errors import InputError
+from factdebate.core.runfiles import MAX_JSON_BYTES, read_run_json, run_file
 from factdebate.core.version import __version__
 from factdebate.methods.base import get_method
 from factdebate.settings.model import Settings
@@ -143,8 +145,10 @@ def write_batch_provenance(output: Path, settings: Settings, source: Path, ids: 
               "deviations": [d.model_dump() for d in get_method(settings.method).paper_deviations(settings)]}
     path = output.with_name(output.name + PROVENANCE_SUFFIX)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():  # a resumed batch
-        with contextlib.suppress(OSError, ValueError):  # unreadable: replaced by this run's
-            record = keep_history(json.loads(path.read_text(encoding="utf-8")), record)
+    # A resumed batch keeps the history; a FIFO, a device or a link out of the folder there is refused (it held
+    # the batch on open, issue 45), a damaged file is replaced by this run's.
+    if run_file(path.parent, path.name, limit=MAX_JSON_BYTES) is not None:
+        with contextlib.suppress(InputError):
+            record = keep_history(read_run_json(path.parent, path.name, what="a batch's provenance"), record)
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return path

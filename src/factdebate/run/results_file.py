@@ -8,48 +8,51 @@ run replace their earlier ones. Anyone counting lines counts claims."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import iter_run_lines, json_line
 from factdebate.core.textsafe import dumps_record
 
 
-def _read_lines(file: Path) -> list[str]:
-    try:
-        return file.read_bytes().decode("utf-8", "replace").splitlines()
-    except IsADirectoryError:
+def _lines(file: Path) -> Iterator[tuple[int, bytes]]:
+    """The numbered lines of ``file``, streamed through the bounded run-file reader (core/runfiles.py): a
+    results file that is a FIFO, a device, a link out of its folder, larger than the bound or with a line
+    longer than one record can be is refused in one line instead of being read whole (issue 45)."""
+    if file.is_dir():
         raise InputError(f"the results path {file} is a directory: give a file name, "
-                         f"e.g. {file}/results.jsonl") from None
-    except OSError as exc:
-        raise InputError(f"cannot read the results file {file}: {exc.strerror or exc}") from exc
+                         f"e.g. {file}/results.jsonl")
+    return enumerate(iter_run_lines(file.parent, file.name), start=1)
 
 
-def _records(lines: list[str]) -> tuple[dict[str, dict[str, Any]], int]:
-    """The last record per id (in order of first appearance) and how many lines were not records."""
+def _records(file: Path, lines: Iterable[tuple[int, bytes]]) -> tuple[dict[str, dict[str, Any]], int, int]:
+    """The last record per id (in order of first appearance), how many lines were not records, and how many
+    lines there were (blank ones left out)."""
     records: dict[str, dict[str, Any]] = {}
-    broken = 0
-    for line in lines:
+    broken = count = 0
+    for number, line in lines:
         if not line.strip():
             continue
+        count += 1
         try:
-            row = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested past what json can parse
+            row = json_line(line, file, number)  # a line nested past any record is refused, not skipped
+        except ValueError:
             broken += 1  # a line torn by a kill mid-write
             continue
         if isinstance(row, dict) and "id" in row:
             records[str(row["id"])] = row
         else:
             broken += 1
-    return records, broken
+    return records, broken, count
 
 
 def latest_records(path: str | Path) -> dict[str, dict[str, Any]]:
     """The last record per id in a results file; torn or foreign lines are ignored."""
     file = Path(path)
-    return _records(_read_lines(file))[0] if file.exists() else {}
+    return _records(file, _lines(file))[0]
 
 
 def finished_ids(path: str | Path) -> set[str]:
@@ -60,11 +63,8 @@ def finished_ids(path: str | Path) -> set[str]:
 def compact(path: str | Path) -> int:
     """Rewrite ``path`` (atomically) with one record per id and no torn lines; returns the lines removed."""
     file = Path(path)
-    if not file.exists():
-        return 0
-    lines = [line for line in _read_lines(file) if line.strip()]
-    records, broken = _records(lines)
-    removed = len(lines) - len(records)
+    records, broken, count = _records(file, _lines(file))
+    removed = count - len(records)
     if removed == 0 and broken == 0:
         return 0
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")

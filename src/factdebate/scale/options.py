@@ -2,14 +2,16 @@
 
 They are not flat options (the API and the service run no batches on Ray): each is drawn from the
 ``ScaleSettings`` field that names a ``flag`` in its metadata, with the field's description as its help
-and its lower bound as the flag's minimum."""
+and its bounds as the flag's (``--workers 100000`` started as many Ray actors: 4.1 GB in a minute, issue 45).
+What the flags change is validated with the rest of ``settings.scale`` (:func:`with_scale`)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 import typer
-from annotated_types import Ge
+from annotated_types import Ge, Le
+from pydantic import ValidationError
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure
@@ -19,11 +21,12 @@ from factdebate.settings.options import default_text
 
 def _flag(name: str, kind: type) -> Any:
     info = ScaleSettings.model_fields[name]
-    least = next((m.ge for m in info.metadata if isinstance(m, Ge) and isinstance(m.ge, int)), None)
+    least = next((m.ge for m in info.metadata if isinstance(m, Ge) and isinstance(m.ge, int | float)), None)
+    most = next((m.le for m in info.metadata if isinstance(m, Le) and isinstance(m.le, int | float)), None)
     default = default_text(name, info)
     shown = f" \\[default: {default}]" if default and "default" not in (info.description or "") else ""
     return Annotated[kind | None, typer.Option(exposure(info)["flag"], help=f"{info.description}{shown}", min=least,
-                                               rich_help_panel="Scale-out")]
+                                               max=most, rich_help_panel="Scale-out")]
 
 
 # Choices are checked by with_scale (so the message names the flag); the types are what Typer parses.
@@ -53,7 +56,20 @@ def with_scale(settings: Settings, executor: str | None, ray_address: str | None
         update["workers"] = workers
     if not update:
         return settings
-    scale = settings.scale.model_copy(update=update)
+    try:  # validated: model_copy alone took --workers 100000 as it stood
+        checked = ScaleSettings.model_validate({**settings.scale.model_dump(), **update})
+    except ValidationError as exc:
+        raise ConfigError(_problem(exc)) from None
+    scale = settings.scale.model_copy(update={name: getattr(checked, name) for name in update})
     if scale.ray_address and scale.executor != "ray":
         raise ConfigError("--ray-address needs --executor ray")
     return settings.model_copy(update={"scale": scale})
+
+
+def _problem(exc: ValidationError) -> str:
+    """The first refused value, named by its flag: ``--workers: Input should be less than or equal to 1024``."""
+    problem = exc.errors()[0]
+    name = str(problem["loc"][0]) if problem["loc"] else ""
+    info = ScaleSettings.model_fields.get(name)
+    flag = exposure(info).get("flag") if info is not None else None
+    return f"{flag or 'scale.' + name}: {str(problem['msg']).replace('Value error, ', '')}"

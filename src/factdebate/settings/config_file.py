@@ -5,8 +5,9 @@ A file named with ``--config`` or ``FACTDEBATE_CONFIG`` is the user's choice and
 folder may be one someone sent, or a cloned repository: so the file is announced on stderr, recorded in the
 run's provenance, and refused if it sets what starts a program or receives the user's keys
 (:func:`~factdebate.settings.operator_paths.commands_and_endpoints`, the same rule as for a run folder's
-``run.json``, issue 27; the caller looks those up, as they are read off the settings model, which imports this
-module). Naming it with ``--config`` trusts it."""
+``run.json``, issue 27) or names a file to open or create (a path setting, a ``llama-cpp:<file>`` model: issue
+45); the caller looks those up (:func:`~factdebate.settings.operator_paths.found_file_refuses`), as they are
+read off the settings model, which imports this module. Naming it with ``--config`` trusts it."""
 
 from __future__ import annotations
 
@@ -49,15 +50,16 @@ def find_config(config_file: str | Path | None, environ: dict[str, str]) -> Conf
 
 
 def check_found(config: ConfigFile, refused: list[str]) -> None:
-    """Refuse a file found in the current folder that sets commands or endpoints (``refused``: the dotted names
-    of those it sets); say that it is read."""
+    """Refuse a file found in the current folder that sets commands, endpoints or file paths (``refused``: the
+    dotted names of those it sets); say that it is read."""
     if config.how != "found":
         return
     where = config.path.resolve()
     if refused:
         raise ConfigError(f"{FOUND_NAME} in the current folder ({where}) sets {', '.join(refused)}, which start "
-                          "programs or receive your API keys, and a file found by chance is not trusted with them: "
-                          f"name it with --config {where} (or FACTDEBATE_CONFIG) if you trust it")
+                          "programs, receive your API keys or name files to open or create, and a file found by "
+                          f"chance is not trusted with them: name it with --config {where} (or FACTDEBATE_CONFIG) "
+                          "if you trust it, or set them with flags or FACTDEBATE_ variables")
     if where not in _announced:
         _announced.add(where)
         print(f"factdebate: reading settings from {where} (found in the current folder; --config names another)",

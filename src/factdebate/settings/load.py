@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDi
 from factdebate.core.errors import ConfigError
 from factdebate.settings.config_file import check_found, find_config
 from factdebate.settings.model import Settings, normalised
-from factdebate.settings.operator_paths import commands_and_endpoints, set_in
+from factdebate.settings.operator_paths import found_file_refuses
 from factdebate.settings.options import options_to_overrides
 from factdebate.settings.sources import FactdebateEnv, Layer, YamlFile, env_aliases
 
@@ -45,7 +45,7 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
     config = find_config(config_file, environ)
     from_file = Layer(YamlFile(_Loaded, config.path if config else None, "config file"), normalised)
     if config is not None:  # a file found in the current folder is checked before anything of it is used
-        check_found(config, set_in(from_file(), commands_and_endpoints()))
+        check_found(config, found_file_refuses(from_file()))
     sources = (Layer(InitSettingsSource(_Loaded, _drop_none(overrides or {})), normalised),
                Layer(FactdebateEnv(_Loaded, environ), normalised), from_file)
     try:

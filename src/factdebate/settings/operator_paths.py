@@ -46,6 +46,11 @@ def _reaches(names: tuple[str, ...]) -> tuple[tuple[SettingPath, str], ...]:
     return tuple((path, reach) for path, info in fields if (reach := exposure(info).get("reaches")))
 
 
+# Model specs that name a file rather than a model: ``llama-cpp:/path/model.gguf`` (``builtin`` is shipped).
+MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")
+SHIPPED_MODELS = ("", "builtin", "builtin-q4")
+
+
 def commands_and_endpoints() -> tuple[SettingPath, ...]:
     """What a ``factdebate.yaml`` found in the current folder may not set: commands, endpoints, keys and the
     executor."""
@@ -63,6 +68,30 @@ def operator_paths() -> tuple[SettingPath, ...]:
     paths = [*commands_and_endpoints(), *RERUN_OWN]
     return tuple(dict.fromkeys(path for path in paths
                                if not any(path[:len(other)] == other and path != other for other in paths)))
+
+
+def model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
+    """``(setting, spec)`` for every model spec in ``value`` (settings data, or a part of it named ``where``)
+    that names a model file: ``("llm.roles.judge", "llama-cpp:/tmp/x.gguf")``."""
+    if isinstance(value, str):
+        provider, _, target = value.partition(":")
+        named_file = value.startswith(MODEL_FILE_PROVIDERS) and target not in SHIPPED_MODELS
+        return [(where.rstrip("."), value)] if named_file and provider else []
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in model_files(item, f"{where}{key}.")]
+    if isinstance(value, list):
+        return [found for i, item in enumerate(value) for found in model_files(item, f"{where}{i}.")]
+    return []
+
+
+def found_file_refuses(data: dict[str, Any]) -> list[str]:
+    """The dotted names of what a ``factdebate.yaml`` found in the current folder sets and may not: commands,
+    endpoints, keys, the executor, and every file path (a marked path setting, or a model spec naming a
+    file). A path from a folder someone sent opened a FIFO that held the run (``llm.debater:
+    llama-cpp:<fifo>``) or created a database anywhere (``methods.mermaid.memory_path``, issue 45)."""
+    files = [setting for setting, _ in model_files(data.get("llm"), "llm.") + model_files(data.get("methods"),
+                                                                                            "methods.")]
+    return list(dict.fromkeys([*set_in(data, commands_and_endpoints() + path_settings()), *files]))
 
 
 def value_at(data: dict[str, Any], path: SettingPath) -> Any:

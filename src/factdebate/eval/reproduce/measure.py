@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
+from factdebate.core.runfiles import read_run_json
 from factdebate.eval.intervals import wilson
 from factdebate.eval.metrics import Outcome, macro_f1, outcome_from_record, per_class
 from factdebate.eval.paper_metrics import positive_class
@@ -149,8 +149,7 @@ def measure_run(folder: Path, metrics: list[str], paper_n: int) -> dict[str, Mea
     summary = read_run_json(folder, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
     if summary is None:
         return None
-    results = run_file(folder, RESULTS, limit=MAX_RESULTS_BYTES)
-    records = latest_records(results) if results is not None else {}
+    records = latest_records(folder / RESULTS)  # streamed and bounded line by line (run/results_file.py)
     ids = [str(i) for i in summary.get("ids", [])]
     chosen = [records[i] for i in ids if i in records]
     # A sample of the draw with no record yet counts wrong: the run is measured over its whole draw. Without

@@ -21,14 +21,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from factdebate.settings.operator_paths import SettingPath, path_settings, value_at
+from factdebate.settings.operator_paths import SettingPath, model_files, path_settings, value_at
 from factdebate.settings.operator_paths import operator_paths as marked_operator_paths
 from factdebate.settings.options import all_options
 
 # operator_paths (settings/operator_paths.py): always the user's; a factdebate.yaml found in the current
 # folder is held to the same rule for those of them that start programs or receive keys. Settings that hold
-# a file path: path_settings, there too.
-_MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")
+# a file path: path_settings and model_files, there too.
 
 
 def operator_paths() -> list[SettingPath]:
@@ -58,19 +57,6 @@ def _inside(path: str, folder: Path) -> bool:
     except (ValueError, OSError, RuntimeError):
         return False
     return True
-
-
-def _model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
-    """``(setting, spec)`` for every model spec that names a model file (``llama-cpp:/path.gguf``)."""
-    if isinstance(value, str):
-        provider, _, target = value.partition(":")
-        named_file = value.startswith(_MODEL_FILE_PROVIDERS) and target not in ("", "builtin")
-        return [(where.rstrip("."), value)] if named_file and provider else []
-    if isinstance(value, dict):
-        return [found for key, item in value.items() for found in _model_files(item, f"{where}{key}.")]
-    if isinstance(value, list):
-        return [found for i, item in enumerate(value) for found in _model_files(item, f"{where}{i}.")]
-    return []
 
 
 def _shown(value: Any) -> str:
@@ -115,8 +101,8 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
         flag = "--" + path[-1].replace("_", "-")
         notes.append(f"the run folder recorded {'.'.join(path)} = {theirs} (a path outside it, not taken from a "
                      f"folder); give {flag} to use it")
-    for setting, spec in _model_files(data.get("llm") or {}, "llm.") + _model_files(data.get("methods") or {},
-                                                                                     "methods."):
+    for setting, spec in model_files(data.get("llm") or {}, "llm.") + model_files(data.get("methods") or {},
+                                                                                   "methods."):
         replacement = (own.get("llm") or {}).get("debater", "llama-cpp:builtin")
         _set_at(data, setting, replacement)
         notes.append(f"the run folder recorded the model file {spec} for {setting} (a path, not taken from a "

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.pathcheck import inside
-from factdebate.core.runfiles import MAX_RESULTS_BYTES, read_run_json, run_file
+from factdebate.core.runfiles import read_run_json
 from factdebate.eval.datasets import Dataset, load_dataset
 from factdebate.eval.provenance import content_sha256
 from factdebate.eval.reproduce.recorded_settings import split_recorded
@@ -57,8 +57,7 @@ def _metrics(path: Path) -> dict[str, Any]:
 
 
 def _results(folder: Path) -> dict[str, dict[str, Any]]:
-    file = run_file(folder, RESULTS, limit=MAX_RESULTS_BYTES)
-    return latest_records(file) if file is not None else {}
+    return latest_records(folder / RESULTS)  # streamed and bounded line by line (run/results_file.py)
 
 
 def _masked(value: Any, where: str = "") -> list[str]:
@@ -121,7 +120,7 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
     summary = _read_if_there(original / SUMMARY_JSON)  # read now: a damaged one fails before the rerun
     if ids is None and summary is not None:
         ids = summary.get("ids")
-    run_file(original, RESULTS, limit=MAX_RESULTS_BYTES)  # likewise: a results.jsonl that is a link out or a FIFO
+    latest_records(original / RESULTS)  # likewise: a results.jsonl that is a link out, a FIFO, too large or too deep
     if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
         raise InputError(f"{original} is damaged: its sample ids are not a list of strings")
     if not ids:
