@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import socket
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -94,3 +98,42 @@ def onnx_model_file(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from factdebate.embeddings import onnx
 
     return build_once(run_folder(tmp_path_factory) / "onnx" / onnx.ONNX_FILE, onnx._export)
+
+
+BUILTIN_DOCS = "40"  # the slice of the built-in corpus the tests that search it use
+
+
+def _index_builtin(target: Path, model: Path) -> None:
+    """A data folder holding the int8 encoder and both indexes of the built-in corpus's first articles, made
+    by ``factdebate index --builtin`` beside ``target`` and then moved there (a half-built folder never
+    looks finished)."""
+    building = target.with_name(target.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    (building / "models").mkdir(parents=True)
+    shutil.copy(model, building / "models" / model.name)
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(building), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": BUILTIN_DOCS,
+           "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([str(Path(sys.executable).with_name("factdebate")), "index", "--builtin"], env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"indexing the built-in corpus for the tests failed:\n{done.stderr[-3000:]}"
+    building.rename(target)
+
+
+@pytest.fixture(scope="session")
+def builtin_index_folder(tmp_path_factory: pytest.TempPathFactory, onnx_model_file: Path) -> Path:
+    """The built-in corpus's first 40 articles indexed (Milvus Lite and tantivy, int8 encoder) once for the
+    run, in a data folder every worker copies from (``builtin_index``)."""
+    return build_once(run_folder(tmp_path_factory) / f"builtin-{BUILTIN_DOCS}",
+                      lambda target: _index_builtin(target, onnx_model_file))
+
+
+@pytest.fixture
+def builtin_index(builtin_index_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own data folder with the built-in corpus's first 40 articles already indexed and the int8
+    encoder exported (a copy of the run's, so a test may write to it): a test that searches the built-in
+    corpus starts where the others' first search would have left it, instead of exporting the encoder
+    (9-10 CPU-seconds) and indexing again. Sets ``FACTDEBATE_RETRIEVAL__BUILTIN_DOCS`` to match."""
+    data = Path(os.environ["FACTDEBATE_DATA_DIR"])
+    shutil.copytree(builtin_index_folder, data, dirs_exist_ok=True)
+    monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", BUILTIN_DOCS)
+    return data

@@ -83,11 +83,11 @@ def test_a_run_on_another_encoder_than_the_calibrations_is_warned() -> None:
         overrides={"methods": {"tool-mad": {"relevance_calibration": ""}}}, environ={})))
 
 
+@pytest.mark.usefixtures("builtin_index")
 def test_the_command_prints_the_threshold_and_the_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # Round 1 retrieves: the built-in corpus cut to 40 articles keeps the index build to seconds (the whole
-    # corpus took 226 s here), as the other tests that search it do.
-    monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", "40")
+    # Round 1 retrieves: from the built-in corpus cut to 40 articles, indexed once for the run (the whole
+    # corpus took 226 s here; tests/conftest.py's builtin_index), as the other tests that search it do.
     out = tmp_path / "calibration.json"
     code = run(["calibrate", "relevance", "--dataset", "countries", "--limit", "5", "--llm", "scripted:agree",
                 "--no-cache", "-o", str(out)])

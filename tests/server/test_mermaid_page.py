@@ -22,11 +22,12 @@ def check(page: Any, claim: str) -> None:
     page.fill("#claim", claim)
     page.click("#submit")
     # 240 s: under a loaded run (load 5-8 on two cores) the first claim, which starts the MCP search server
-    # and builds the 40-article index, once passed 120 s (one run of four, 2026-11-24)
+    # (and then built the 40-article index, now made once per run), once passed 120 s (one run of four, 2026-11-24)
     page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=240_000)
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("builtin_index")  # the 40-article index and the encoder, made once per run
 def test_mermaid_is_drawn_live(browser: Any, live_server: Callable[..., LiveServer], tmp_path: Path,  # noqa: F811
                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", "40")

@@ -32,6 +32,7 @@ def tavily_payload(dated: bool = False) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.usefixtures("builtin_index")  # the 40-article index and the encoder, made once per run
 async def test_local_search_over_stdio_with_leakage_notes() -> None:
     env = {"FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "40", "FACTDEBATE_DATA_DIR": os.environ["FACTDEBATE_DATA_DIR"]}
     async with tool_server("search", "--engines", "local", env=env) as session:

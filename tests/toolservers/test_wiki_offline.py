@@ -17,6 +17,7 @@ TOOLS = {"search_wikipedia", "get_summary", "get_article", "get_sections", "get_
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("builtin_index")  # the 40-article index and the encoder, made once per run
 async def test_every_wikipedia_tool_offline() -> None:
     env = {"FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "40", "FACTDEBATE_DATA_DIR": os.environ["FACTDEBATE_DATA_DIR"]}
     async with tool_server("wikipedia", env=env) as session:

@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900), pytest.mark.skipif(
     reason="built-in model or llama-cpp-python not installed (run scripts/setup.sh)")]
 
 
+@pytest.mark.usefixtures("builtin_index")  # the 40-article index and the encoder, made once per run
 async def test_embedded_model_runs_mermaid_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("mcp")
     monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", "40")

@@ -50,6 +50,7 @@ def replies(call: CallInfo, text: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("builtin_index")  # the 40-article index and the encoder, made once per run
 async def test_executor_calls_every_tool_of_real_servers_and_an_external_one(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTDEBATE_RETRIEVAL__BUILTIN_DOCS", "40")
