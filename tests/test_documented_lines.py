@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 import typer
 
+from tests.conftest import BUILTIN_DOCS
 from tests.documented_lines import (
     ROOT,
     Copy,
@@ -342,12 +343,11 @@ def _unknown_name(words: list[str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory, onnx_model_file: Path) -> Path:
-    """The data folder all lines share (the built-in corpus cut to 30 articles, indexed by the first line
-    that searches it) and the files the lines name."""
+def workspace(tmp_path_factory: pytest.TempPathFactory, builtin_index_folder: Path) -> Path:
+    """The data folder all lines of a worker share (the built-in corpus cut to 40 articles, indexed once for
+    the run and copied here: tests/conftest.py) and the files the lines name."""
     base = tmp_path_factory.mktemp("documented")
-    (base / "data" / "models").mkdir(parents=True)
-    shutil.copy(onnx_model_file, base / "data" / "models" / onnx_model_file.name)
+    shutil.copytree(builtin_index_folder, base / "data")
     return base
 
 
@@ -397,7 +397,7 @@ def page(workspace: Path, snippet: Snippet, monkeypatch: pytest.MonkeyPatch) -> 
             (folder / name).write_text(text, encoding="utf-8")
     monkeypatch.chdir(folder)
     env = {"FACTDEBATE_DATA_DIR": str(workspace / "data"), "FACTDEBATE_LLM": "scripted:agree",
-           "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "30", "HF_HUB_OFFLINE": "1", "COLUMNS": "120",
+           "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": BUILTIN_DOCS, "HF_HUB_OFFLINE": "1", "COLUMNS": "120",
            **EXPORTED.get((snippet.file, snippet.block), {})}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
