@@ -24,7 +24,7 @@ from factdebate.run.batch import read_claims, run_batch
 from factdebate.scale.pool import RayPool
 from factdebate.settings.load import load_settings
 from factdebate.util.data_packages import PACKAGES, DataPackage
-from tests.scale.conftest import ray_instance  # noqa: F401 - the scale tests' Ray instance, started in the folder
+from tests.scale.conftest import local_ray
 from tests.scale.support import records, static_resources, write_claims
 from tests.server.conftest import free_port
 from tests.server.test_serve_workers import _stop, _wait_until_up
@@ -55,6 +55,14 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.chdir(before)
 
 
+@pytest.fixture(scope="module")
+def ray_instance(folder: Path) -> Iterator[Any]:
+    """A Ray instance of the module's own, started with the planted folder as the current one (the scale
+    tests' shared instance starts wherever they run)."""
+    with local_ray() as ray:
+        yield ray
+
+
 @pytest.fixture(autouse=True)
 def no_marks(folder: Path) -> None:
     """Each test starts with no mark left by another (so a failure names its own face)."""
@@ -79,7 +87,7 @@ def test_verify_with_mermaid_starts_our_tool_servers(folder: Path, env: dict[str
     assert ran(folder) == []
 
 
-def test_ray_workers_import_our_package(folder: Path, ray_instance: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_ray_workers_import_our_package(folder: Path, ray_instance: Any, tmp_path: Path) -> None:
     settings = load_settings(overrides={"llm": {"debater": "scripted:agree", "cache": False},
                                         "scale": {"executor": "ray", "workers": 2}}, environ={})
 

@@ -1,12 +1,15 @@
-"""One local Ray instance for the module's tests (starting one takes seconds): loopback only, no dashboard,
-two CPUs, one per worker, started the way the product starts one (`start_local_ray`: a longer GCS wait and a
+"""One local Ray instance for the scale tests (starting one takes seconds): loopback only, no dashboard, two
+CPUs, one per worker, started the way the product starts one (`start_local_ray`: a longer GCS wait and a
 second try when a start-up wait runs out on a loaded machine, as CI's once did). Pools see it running and leave
-it up; it stops after the last test."""
+it up. It is shared by consecutive scale tests that use it, across their modules (it used to start once per
+module: 7 s and a shutdown each at load 7), and stops as soon as the next test is not one of them."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +17,12 @@ import pytest
 from factdebate.scale.ray_start import start_local_ray
 from tests.paths import ROOT
 
+HERE = Path(__file__).resolve().parent
 
-@pytest.fixture(scope="module")
-def ray_instance() -> Iterator[Any]:
+
+@contextlib.contextmanager
+def local_ray() -> Iterator[Any]:
+    """Ray started in this process for the block, then shut down."""
     ray = pytest.importorskip("ray")
     # The workers run in a folder of their own, without the driver's current folder on their path (issue 35):
     # they find the test modules they import by name (tests.scale.support's builders) on PYTHONPATH, which the
@@ -34,3 +40,28 @@ def ray_instance() -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+_running: list[contextlib.ExitStack] = []  # the shared instance's stack while it runs
+
+
+@pytest.fixture
+def ray_instance() -> Any:
+    """The shared instance, started by the first test that needs it (stopped by pytest_runtest_teardown)."""
+    if not _running:
+        stack = contextlib.ExitStack()
+        ray = stack.enter_context(local_ray())
+        _running.append(stack)
+        return ray
+    return pytest.importorskip("ray")
+
+
+def _uses_shared_ray(item: pytest.Item | None) -> bool:
+    return (item is not None and "ray_instance" in getattr(item, "fixturenames", ())
+            and HERE in Path(item.path).resolve().parents)
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures are torn down: they may still talk to Ray
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if _running and not _uses_shared_ray(nextitem):
+        _running.pop().close()
