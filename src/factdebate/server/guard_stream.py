@@ -160,7 +160,10 @@ class Relay:
                 yield out
             while True:
                 try:
-                    kind, item = await asyncio.wait_for(self.queue.get(), ping)
+                    # asyncio.timeout, not wait_for: wait_for (3.11) swallows a cancellation that comes as the
+                    # queue hands an item over, and a caller gone while events kept coming was never let go.
+                    async with asyncio.timeout(ping):
+                        kind, item = await self.queue.get()
                 except TimeoutError:
                     yield b": checking\n\n"
                     continue

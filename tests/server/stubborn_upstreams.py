@@ -1,0 +1,104 @@
+"""Upstream models that misbehave, for the guard's stream tests, each a real server on loopback: one that writes
+an answer that never ends (as fast as its client reads), and one that takes the request and never answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from fastapi import FastAPI, Request
+from fastapi.responses import StreamingResponse
+
+
+@dataclass
+class Endless:
+    """What the endless upstream has written: ``sent`` chunks so far."""
+
+    piece: str = "x" * 200  # no sentence ends: the check has nothing to extract while it streams
+    sent: int = 0
+
+
+def endless_app(state: Endless) -> FastAPI:
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request) -> StreamingResponse:
+        await request.body()
+
+        async def chunks() -> AsyncIterator[bytes]:
+            head = {"id": "chatcmpl-endless", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+            while True:
+                state.sent += 1
+                delta = {"content": state.piece}
+                yield f"data: {json.dumps({**head, 'choices': [{'index': 0, 'delta': delta}]})}\n\n".encode()
+                await asyncio.sleep(0)
+
+        return StreamingResponse(chunks(), media_type="text/event-stream")
+
+    return app
+
+
+class Silent:
+    """A TCP server that reads what it is sent and never answers: ``connected`` once a request came,
+    ``closed`` once its client hung up."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.connected = threading.Event()
+        self.closed = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._hold, args=(connection,), daemon=True).start()
+
+    def _hold(self, connection: socket.socket) -> None:
+        with connection:
+            try:
+                while connection.recv(65536):
+                    self.connected.set()
+            except OSError:
+                pass
+        self.closed.set()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def still(value: Callable[[], int], quiet: float = 1.0, timeout: float = 30.0) -> int:
+    """``value()`` once it has not changed for ``quiet`` seconds; AssertionError after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last, since = value(), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = value()
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return now
+    raise AssertionError(f"still changing after {timeout} s (at {last})")
+
+
+def raw_request(url: str, path: str, body: dict[str, object], key: str) -> socket.socket:
+    """A POST sent on a plain socket whose answer nobody reads (a small receive buffer, so it fills soon)."""
+    host, port = url.removeprefix("http://").split(":")
+    data = json.dumps(body).encode()
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, int(port)))
+    sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n"
+                 f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data)
+    return sock
