@@ -8,6 +8,11 @@ under load is not comparable with one taken idle).
 
     .venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3] [-- PYTEST ARGS]
     .venv/bin/python benchmarks/test_suite.py --report old.xml        # read a report instead of running
+    .venv/bin/python benchmarks/test_suite.py --fresh-clone           # `make test` in a new clone of HEAD
+
+``--fresh-clone`` times what the budget is about (docs/performance.md): ``git clone`` of this repository's HEAD
+into a temporary folder, then its ``make test`` (setup with the pip cache as it is, lint, types, tsc, pytest),
+with a data folder of its own; the clone's pytest writes the report read here.
 
 Last line: ``test_suite wall_s=… tests_s=… tests=… failed=… workers=… load=…``.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +45,21 @@ def run_suite(report: Path, workers: str, extra: list[str]) -> tuple[float, str]
     subprocess.run([str(ROOT / "scripts" / "test.sh"), "-p", "no:cacheprovider", f"--junitxml={report}", *extra],
                    cwd=ROOT, env=env, check=False)
     return time.perf_counter() - start, f"{before} -> {load()}"
+
+
+def run_fresh_clone(report: Path) -> tuple[float, str]:
+    """Wall seconds of ``make test`` in a new clone of HEAD (its own .venv and data folder), and the loads."""
+    work = Path(tempfile.mkdtemp(prefix="test-suite-clone-"))
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(work / "clone")], check=True)
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(work / "data"),
+           "PYTEST_ADDOPTS": f"{os.environ.get('PYTEST_ADDOPTS', '')} -p no:cacheprovider --junitxml={report}"}
+    before = load()
+    start = time.perf_counter()
+    try:
+        subprocess.run(["make", "test"], cwd=work / "clone", env=env, check=False)
+        return time.perf_counter() - start, f"{before} -> {load()}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # the clone's .venv alone is about 2 GB
 
 
 def read_report(report: Path) -> list[tuple[str, float, str]]:
@@ -70,14 +91,21 @@ def main() -> None:
     parser.add_argument("--workers", default=os.environ.get("FACTDEBATE_TEST_WORKERS", "3"),
                         help="pytest-xdist workers (0: one process)")
     parser.add_argument("--report", type=Path, help="a JUnit report to read instead of running the suite")
+    parser.add_argument("--fresh-clone", action="store_true",
+                        help="time `make test` (setup, lint, types, pytest) in a new clone of HEAD")
     parser.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
     args = parser.parse_args()
     wall, loads, workers = None, "", args.workers
-    if args.report is None:
+    if args.fresh_clone:
+        report, workers = Path(tempfile.mkdtemp(prefix="test-suite-")) / "junit.xml", "make-test"
+        wall, loads = run_fresh_clone(report)
+    elif args.report is None:
         report = Path(tempfile.mkdtemp(prefix="test-suite-")) / "junit.xml"
         wall, loads = run_suite(report, args.workers, args.pytest_args)
     else:
         report, workers = args.report, "?"
+    if not report.is_file():
+        sys.exit(f"no JUnit report at {report}: pytest did not run (see the output above)")
     rows = read_report(report)
     rows.sort(key=lambda r: r[1], reverse=True)
     total = sum(r[1] for r in rows)

@@ -210,6 +210,7 @@ RULES: dict[str, Rule] = {
     # docs/performance.md, docs/reproduce.md, docs/results/README.md, docs/scale.md
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
+    ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
     "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad --data fever=fever:data/fever/"
     "paper_dev.jsonl --data feverous=feverous:../shared/datasets/feverous/programfc_feverous_s_dev.json --data "
     "faviq=faviq:../shared/datasets/faviq/samples.json --data averitec=averitec:../shared/datasets/averitec/"
