@@ -155,7 +155,8 @@ def parse_chat_request(body: bytes) -> ChatRequest:
     try:
         return ChatRequest.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}".removeprefix(": ")
+                             for e in exc.errors())
         raise InputError(f"invalid request: {problems}") from None
 
 
