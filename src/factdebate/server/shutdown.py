@@ -21,8 +21,8 @@ EXIT_MARGIN_S = 5.0  # the application's own shutdown (state database, upstream 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def exit_within(grace_s: float) -> None:
-    """From the next stop signal on, the process ends within ``grace_s`` + :data:`EXIT_MARGIN_S` seconds. The
+def exit_within(grace_s: float, margin_s: float = EXIT_MARGIN_S) -> None:
+    """From the next stop signal on, the process ends within ``grace_s`` + ``margin_s`` seconds. The
     handler in place (uvicorn's, which starts the graceful stop) is kept and called first. Called on the main
     thread while the server runs (its lifespan's start), since uvicorn sets its handlers when it starts;
     elsewhere it does nothing."""
@@ -34,7 +34,7 @@ def exit_within(grace_s: float) -> None:
 
         def handler(number: int, frame: FrameType | None, previous: Any = previous) -> None:
             if not armed:
-                timer = threading.Timer(grace_s + EXIT_MARGIN_S, _force_exit, args=(number, grace_s))
+                timer = threading.Timer(grace_s + margin_s, _force_exit, args=(number, grace_s + margin_s))
                 timer.daemon = True  # it never keeps a process that ends by itself
                 timer.start()
                 armed.append(timer)
@@ -44,8 +44,7 @@ def exit_within(grace_s: float) -> None:
         signal.signal(sig, handler)
 
 
-def _force_exit(number: int, grace_s: float) -> None:
-    log.error("still running %.0f s after the stop signal (grace period %.0f s): exiting now",
-              grace_s + EXIT_MARGIN_S, grace_s)
+def _force_exit(number: int, after_s: float) -> None:
+    log.error("still running %.0f s after the stop signal: exiting now", after_s)
     logging.shutdown()
     os._exit(128 + number)
