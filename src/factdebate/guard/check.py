@@ -11,6 +11,7 @@ that no tier supported.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import time
 import uuid
@@ -23,10 +24,12 @@ from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label
 from factdebate.guard.conversation import Conversation, conversation
+from factdebate.guard.coverage import uncovered
 from factdebate.guard.evidence import evidence_digest, passages
 from factdebate.guard.gate import Sentence, gate
 from factdebate.guard.options import resolve_options
 from factdebate.guard.policy import apply_policy
+from factdebate.guard.session import SessionEvidence, query_of
 from factdebate.guard.tiers import Context, Progress, decide
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, GuardUsage, Reviser, SkippedSentence
 from factdebate.llm.calls import cache_scope
@@ -85,12 +88,16 @@ class Check:
                  sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None) -> None:
         self.options = resolve_options(options, settings)
         self.settings = settings
-        self.question = guard_question(question, settings)
+        # The caller's factdebate.question names the person's question when the face's guess is not it.
+        self.question = guard_question(self.options.question or question, settings)
         self.reviser = reviser
         self.usage = _Usage()
         self.sinks: list[EventSink] = [*(sinks or []), self.usage]
         self.conversation: Conversation | None = conversation(caller, self.options.conversation_id)
         docs = passages(self.options.evidence)
+        self.session = SessionEvidence(self.options, settings)
+        if not self.session.trimmed:  # within the limits: every claim reads every passage, as before
+            docs += self.session.all_passages()
         self.context = Context(settings=settings, resources=resources, options=self.options, passages=docs,
                                sinks=self.sinks, scope=self.conversation.scope if self.conversation else None)
         self.digest = evidence_digest(docs)
@@ -102,6 +109,9 @@ class Check:
         self.progress: list[Progress] = []
         self._claimed: set[str] = set()  # each claim's words, folded: a claim said twice is checked once
         self.skipped: list[SkippedSentence] = []
+        self.worthy: list[Sentence] = []  # every sentence the gate passed: each must be covered by a claim
+        self.ungrounded: list[str] = []  # claims the grounding filter dropped
+        self.capped = False  # the claim cap left statements out
         self.degraded_reasons: list[str] = []
         self.passed_through: list[str] = []
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
@@ -109,7 +119,9 @@ class Check:
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
         """The check-worthy ones of ``sentences``; the others are recorded as skipped."""
         self.skipped += [SkippedSentence(span=s.span, text=s.text, reason=s.reason) for s in sentences if s.reason]
-        return [s for s in sentences if s.reason is None]
+        worthy = [s for s in sentences if s.reason is None]
+        self.worthy += worthy
+        return worthy
 
     async def extract(self, text: str, context: str | None = None) -> list[str] | None:
         """The claims of ``text`` (None, with the reason recorded, when the extractor's reply was unreadable
@@ -127,11 +139,14 @@ class Check:
         if not extraction.parsed:
             self.degraded_reasons.append("the claims could not be read from the extractor's reply")
             return None
-        most = self.settings.response.max_claims
-        if len(extraction.claims) >= most:
-            self.passed_through.append(f"at most {most} claims are taken from one text (response.max_claims): "
-                                       "statements beyond them were not checked")
+        self.ungrounded += extraction.ungrounded
+        if len(extraction.claims) >= self.settings.response.max_claims:
+            self.capped = True  # the sentences no claim covers are unchecked, said so (coverage.py)
         return extraction.claims
+
+    def room(self) -> int:
+        """How many more claims the reply may have (``response.max_claims`` for the whole reply, streams too)."""
+        return max(0, self.settings.response.max_claims - len(self.progress))
 
     def add_claim(self, claim: str, text: str, after: int, *, index: TextIndex | None = None) -> Progress | None:
         """A new claim (None when this check has it already), placed in ``text`` (whose ``index`` it is, made
@@ -145,13 +160,22 @@ class Check:
         self.progress.append(progress)
         return progress
 
-    def _cache_key(self, claim: str) -> tuple[str, ...]:
+    def _cache_key(self, claim: str, digest: str) -> tuple[str, ...]:
         o = self.options
-        return (" ".join(claim.lower().split()), o.method, o.tier, o.max_tier, o.evidence_mode, self.digest)
+        return (" ".join(claim.lower().split()), o.method, o.tier, o.max_tier, o.evidence_mode, digest)
+
+    def claim_context(self, claim: str) -> tuple[Context, str]:
+        """The context one claim is decided in, and its passages' digest: the conversation's tool results
+        over the limits are ranked for this claim (guard/session.py)."""
+        if not self.session.trimmed:
+            return self.context, self.digest
+        docs = [*self.context.passages, *self.session.passages_for(claim)]
+        return dataclasses.replace(self.context, passages=docs), evidence_digest(docs)
 
     async def decide(self, progress: Progress) -> None:
         """Decide one claim (from the conversation's verdicts when it was settled there before)."""
-        key = self._cache_key(progress.claim.claim)
+        context, digest = self.claim_context(progress.claim.claim)
+        key = self._cache_key(progress.claim.claim, digest)
         known = self.conversation.recall(key) if self.conversation else None
         if known is not None:
             progress.claim = known.model_copy(update={"index": progress.claim.index, "span": progress.claim.span,
@@ -162,7 +186,7 @@ class Check:
             with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
                       claim=progress.claim.claim[:300]):
                 try:
-                    await decide(progress, self.context)
+                    await decide(progress, context)
                 except FactDebateError as exc:
                     progress.claim.status, progress.claim.reason = "error", str(exc)
                     progress.done = True
@@ -177,9 +201,28 @@ class Check:
     def remaining(self, deadline: float) -> float:
         return max(0.0, deadline - time.perf_counter())
 
+    def _unchecked_sentences(self, claims: list[GuardClaim]) -> list[GuardClaim]:
+        """The check-worthy sentences no claim covers, as unchecked claims with why (guard/coverage.py); those
+        that state nothing to look up go to ``skipped``."""
+        missing, no_fact = uncovered(self.worthy, claims, ungrounded=self.ungrounded, capped=self.capped,
+                                     max_claims=self.settings.response.max_claims)
+        self.skipped += [SkippedSentence(span=s.span, text=s.text, reason="no fact") for s in no_fact]
+        if self.capped:
+            self.passed_through.append(f"at most {self.settings.response.max_claims} claims are taken from one "
+                                       "reply (response.max_claims): the statements beyond them are unchecked")
+        return [GuardClaim(index=len(claims) + n, claim=s.text.strip(), span=s.span, status="unchecked", reason=why)
+                for n, (s, why) in enumerate(missing)]
+
     async def result(self, text: str, *, degraded: bool) -> GuardResult:
-        """The check's result with the policy applied; every claim not done counts as timed out."""
+        """The check's result with the policy applied; every claim not done counts as timed out. A sentence
+        that states something and no claim covers is an unchecked claim too (never SUPPORTS by omission)."""
         claims = [p.final(timed_out=not p.done) for p in self.progress]
+        if not degraded and not self.degraded_reasons:
+            claims += self._unchecked_sentences(claims)
+        if self.session.trimmed:
+            if not self.session.dropped:  # no claim to rank for: ranked against the reply itself
+                self.session.chosen(query_of([c.claim for c in claims], text))
+            self.passed_through.append(self.session.note(self.settings))
         reason = "; ".join(self.degraded_reasons) or None
         degraded = degraded or bool(self.degraded_reasons)
         if degraded:
@@ -195,6 +238,7 @@ class Check:
                              seconds=round(time.perf_counter() - self.started, 3)),
             claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
             passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
+            evidence_dropped=self.session.dropped if self.session.trimmed else 0,
             on_unchecked=o.on_unchecked, tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text)
         return await apply_policy(result, self.reviser)
 

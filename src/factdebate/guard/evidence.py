@@ -33,10 +33,11 @@ _FUNCTION = frozenset(("the", "a", "an", "of", "in", "on", "at", "to", "is", "wa
                        "for", "by", "with", "as", "it", "its", "that", "this", "from"))
 
 
-def passages(evidence: Sequence[GuardEvidence]) -> list[Document]:
-    """Each item as one passage or, when long, several (every word kept, in order), titled by its item."""
+def passages(evidence: Sequence[GuardEvidence], first: int = 1) -> list[Document]:
+    """Each item as one passage or, when long, several (every word kept, in order), titled by its item;
+    numbered from ``first`` (a conversation's tool results follow the caller's evidence)."""
     docs: list[Document] = []
-    for number, item in enumerate(evidence, start=1):
+    for number, item in enumerate(evidence, start=first):
         title = item.title.strip() or f"given evidence {number}"
         pieces = chunk_text(item.text) or [item.text.strip()]
         for part, text in enumerate(pieces, start=1):

@@ -1,13 +1,23 @@
 """A request's guard options with the operator's defaults and caps applied, and the evidence a
-conversation already carries (its ``role: "tool"`` messages)."""
+conversation already carries (its ``role: "tool"`` messages).
+
+Two kinds of evidence, two rules: what a caller sends in ``evidence`` is held to ``guard.max_evidence_items``
+and ``guard.max_evidence_chars`` (over them: an ``InputError``, a 422), while the conversation's own tool
+results (:func:`with_conversation`) are never refused: a long agent session carries more than the limits,
+and refusing it broke every later turn. They are ranked per claim and trimmed to what the caller's evidence
+leaves of the limits (guard/session.py), and the check says how many were left out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.guard.messages import text_of, tool_evidence
 from factdebate.guard.types import TIERS, GuardEvidence, GuardOptions, ResolvedGuardOptions
 from factdebate.settings.model import Settings
+
+__all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_conversation"]
 
 
 def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardOptions:
@@ -33,36 +43,29 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
 
     if method not in all_methods():
         raise InputError(f"no method named '{method}'; methods: {', '.join(all_methods())}")
-    mode = options.evidence_mode or ("both" if evidence else "retrieved")
-    if mode == "given" and not evidence:
+    conversation = list(options._conversation)
+    mode = options.evidence_mode or ("both" if evidence or conversation else "retrieved")
+    if mode == "given" and not (evidence or conversation):
         raise InputError("evidence_mode 'given' needs evidence: send it as evidence: [{title, text, url}]")
     return ResolvedGuardOptions(policy=options.policy or guard.policy, deadline_s=deadline, tier=tier,
                                 max_tier=guard.max_tier, method=method, evidence=evidence, evidence_mode=mode,
                                 conversation_id=options.conversation_id,
-                                on_unchecked=options.on_unchecked or guard.on_unchecked)
-
-
-def text_of(content: Any) -> str:
-    """A message's text: a string, or the text parts of a list of content parts (others are not text)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content
-                         if isinstance(part, dict) and part.get("type") == "text" and part.get("text"))
-    return ""
+                                on_unchecked=options.on_unchecked or guard.on_unchecked,
+                                question=options.question, conversation_evidence=conversation)
 
 
 def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence]:
-    """The conversation's tool results (``role: "tool"`` messages) as given evidence, in order; each titled by
-    its tool call (the ``name`` field, else ``tool result N``). Empty tool results are left out."""
-    found: list[GuardEvidence] = []
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "tool":
-            continue
-        text = text_of(message.get("content")).strip()
-        if not text:
-            continue
-        name = message.get("name") or message.get("tool_call_id")
-        title = str(name)[:300] if name else f"tool result {len(found) + 1}"
-        found.append(GuardEvidence(title=title, text=text))
-    return found
+    """The conversation's tool results (``role: "tool"`` messages) as given evidence, in order, each titled by
+    the tool's name and arguments (guard/messages.py). Empty tool results are left out."""
+    return tool_evidence(messages)
+
+
+def with_conversation(options: GuardOptions, messages: Sequence[Any]) -> GuardOptions:
+    """``options`` with the conversation's tool results as its own evidence (ranked per claim, trimmed to the
+    limits, never refused); the caller's ``evidence`` is left as sent (held to the limits)."""
+    found = tool_evidence(messages)
+    if not found:
+        return options
+    out = options.model_copy()
+    out._conversation = [*options._conversation, *found]
+    return out

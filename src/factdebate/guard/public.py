@@ -10,6 +10,7 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
 from factdebate.guard.check import check_text
+from factdebate.guard.messages import person_question
 from factdebate.guard.options import evidence_from_messages, resolve_options, text_of
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardEvidence, GuardOptions, GuardResult, Reviser
@@ -29,7 +30,7 @@ def reply_of(messages: list[dict[str, Any]]) -> tuple[str, str | None, list[Guar
     if last is None:
         raise InputError("the conversation has no assistant message to check")
     reply = messages[last]
-    question = next((text_of(m.get("content")) for m in reversed(messages[:last]) if m.get("role") == "user"), None)
+    question = person_question(messages[:last])
     passed: list[str] = []
     if reply.get("tool_calls"):
         passed.append(f"{len(reply['tool_calls'])} tool call(s) in the reply (not checked)")
@@ -38,7 +39,7 @@ def reply_of(messages: list[dict[str, Any]]) -> tuple[str, str | None, list[Guar
         other = sorted({str(p.get("type")) for p in content if isinstance(p, dict) and p.get("type") != "text"})
         if other:
             passed.append(f"non-text content ({', '.join(other)}) in the reply (not checked)")
-    return text_of(content), question or None, evidence_from_messages(messages[:last]), passed
+    return text_of(content), question, evidence_from_messages(messages[:last]), passed
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None,
@@ -46,9 +47,10 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
                  on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
                  reviser: Reviser | None = None, **options: Any) -> GuardResult:
     """Check a chat reply: its text, or the conversation (a list of OpenAI-style messages, whose last
-    assistant message is checked, whose ``role: "tool"`` messages are given evidence and whose last user
-    message is the question). Guard options (``policy``, ``deadline_s``, ``tier``, ``method``, ``evidence``,
-    ``evidence_mode``, ``conversation_id``, ``on_unchecked``) are :class:`GuardOptions`; every other keyword
+    assistant message is checked, whose ``role: "tool"`` messages are given evidence and whose person's last
+    question is the question: guard/messages.py). Guard options (``policy``, ``deadline_s``, ``tier``,
+    ``method``, ``evidence``, ``evidence_mode``, ``conversation_id``, ``on_unchecked``) are
+    :class:`GuardOptions`; every other keyword
     is a setting as for ``verify`` (``llm=``, ``search=``...). ``reviser`` revises the answer for ``rewrite``.
 
     Example::
@@ -65,11 +67,12 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
     if isinstance(reply, list):
         text, asked, from_tools, passed = reply_of(reply)
         question = question if question is not None else asked
-        if from_tools:
-            chosen["evidence"] = [*(chosen.get("evidence") or []), *from_tools]
     else:
-        text = reply
+        text, from_tools = reply, []
     guard_options = GuardOptions.model_validate(chosen)
+    if from_tools:  # the conversation's own: ranked per claim past the evidence limits, never refused
+        guard_options = guard_options.model_copy()
+        guard_options._conversation = from_tools
     settings = settings_from(options, config_file)
     if isinstance(reply, list) and not text.strip():
         # No text to check: a tool call alone passes; any other reply without text is a degraded check.

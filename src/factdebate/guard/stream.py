@@ -10,7 +10,9 @@ everything within ``deadline_s``, counted from the answer's end: the client is r
 
 Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
 for sentence ends goes on from where it stopped, and only the part up to the newest end is gated (a long
-part in a worker thread). The
+part in a worker thread). A part ending in a question keeps it back for the next part ("Is it in Berlin?
+Yes." is one statement), and ``response.max_claims`` holds for the whole answer: the sentences past it are
+unchecked, said so (guard/coverage.py). The
 context is bounded for the same reason: the whole answer so far, given with every part, made a long
 answer's extraction prompts (and the reading of them) grow with the square of its length.
 """
@@ -48,6 +50,8 @@ class AnswerSoFar:
         self._ends = SentenceEnds()
         self._pending: list[str] = []  # the answer from the cursor on
         self._opening: str | None = None  # the answer's opening sentence, as the context starts it
+        self._gap = ""  # the whitespace after the part last taken
+        self.held = -1  # the end of a question given back to wait for its answer ("Is it? Yes.")
 
     @property
     def cursor(self) -> int:
@@ -84,8 +88,16 @@ class AnswerSoFar:
         start = self._ends.cursor
         pending = "".join(self._pending)
         self._pending = [pending[resume - start:]]
+        self._gap = pending[end - start:resume - start]
         self._ends.cursor = resume
         return start, pending[:end - start]
+
+    def give_back(self, start: int, tail: str) -> None:
+        """Put the end of the part just taken (``tail``, from ``start``) back: it is taken again with what
+        follows it (a question is gated with its answer). Right after :meth:`take` only."""
+        self._pending = [tail + self._gap + "".join(self._pending)]
+        self.held = self._ends.cursor
+        self._ends.cursor = start
 
 
 def gated(part: str, start: int) -> list[Sentence]:
@@ -134,11 +146,20 @@ class StreamingCheck:
         if (end := self._answer.add(delta)) is not None:
             self._dispatch(*end)
 
-    def _dispatch(self, end: int, resume: int) -> None:
+    def _dispatch(self, end: int, resume: int, *, final: bool = False) -> None:
+        if not final and resume <= self._answer.held:  # the question given back waits for what follows it
+            return
         start, part = self._answer.take(end, resume)
         worthy: list[Sentence] | None = None  # a long part is gated in a worker thread, in its run
         if len(part) < LONG_TEXT:
-            worthy = self._check.skip(gated(part, start))
+            found = gated(part, start)
+            if not final and found and found[-1].reason == "question":
+                # "Is the Eiffel Tower in Berlin? Yes." is a statement: the question waits for the next sentence.
+                last = found.pop()
+                self._answer.give_back(last.start, part[last.start - start:])
+                if not found:
+                    return
+            worthy = self._check.skip(found)
             if not worthy:
                 return
         previous, mine = self._registered, asyncio.Event()
@@ -153,14 +174,22 @@ class StreamingCheck:
                 worthy = self._check.skip(await asyncio.to_thread(gated, part, start))
                 if not worthy:
                     return
+            if self._check.room() == 0:  # the reply's claim cap is reached: what follows is unchecked, said so
+                self._check.capped = True
+                return
             chunk = " ".join(s.text for s in worthy)
             context = self._answer.context(start)
             claims = await self._check.extract(chunk, context=context)
             if previous is not None:
                 await previous.wait()
             answer = self._answer.index
-            fresh = [p for p in (self._check.add_claim(c, answer.text, start, index=answer) for c in claims or [])
-                     if p is not None]
+            fresh: list[Progress] = []
+            for claim in claims or []:
+                if self._check.room() == 0:  # response.max_claims holds for the whole streamed reply
+                    self._check.capped = True
+                    break
+                if (progress := self._check.add_claim(claim, answer.text, start, index=answer)) is not None:
+                    fresh.append(progress)
         finally:
             mine.set()
         for progress in fresh:
@@ -200,7 +229,7 @@ class StreamingCheck:
         if self._stopped is not None:
             check.degraded_reasons.append(f"{self._stopped} (from character {self._answer.cursor} on)")
         elif self._answer.cursor < len(text):
-            self._dispatch(len(text), len(text))
+            self._dispatch(len(text), len(text), final=True)
         await settle(self._extractions, check.remaining(deadline))
         late = sum(task.cancelled() for task in self._extractions)
         if late:

@@ -15,6 +15,8 @@ never supported; a text whose claims were not even extracted in time is ``degrad
   ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready), ``async finish() -> GuardResult``
   (the deadline counts from ``finish``: the answer's end), ``cancel()`` (the client went away)
 - ``evidence_from_messages(messages) -> list[GuardEvidence]`` (a conversation's ``role: "tool"`` messages)
+- ``factdebate.guard.options.with_conversation(options, messages) -> GuardOptions`` (the options with the
+  conversation's tool results as its own evidence: ranked per claim and trimmed to the limits, never refused)
 - ``resolve_options(options, settings) -> ResolvedGuardOptions``
 
 all importable from :mod:`factdebate.guard`.
@@ -26,7 +28,7 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label, Span  # Span: the offsets /v1/check-response gives too
@@ -45,6 +47,7 @@ MAX_TITLE_CHARS = 300
 MAX_URL_CHARS = 2000
 MAX_EVIDENCE_TEXT_CHARS = 200_000
 MAX_EVIDENCE_ITEMS = 500
+MAX_QUESTION_CHARS = 20_000  # the question a caller names (the extractor reads its last response.max_question_chars)
 CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 
 
@@ -97,6 +100,17 @@ class GuardOptions(_Strict):
                                         "of one conversation (of one caller only).")
     on_unchecked: OnUnchecked | None = Field(default=None, description="pass (default): a reply with unchecked "
                                              "claims goes through, said so; block: it is refused.")
+    question: str | None = Field(default=None, min_length=1, max_length=MAX_QUESTION_CHARS,
+                                 description="The person's question the reply answers, when the conversation's "
+                                 "last user turn is not it (default: read from the messages, guard/messages.py).")
+    # The conversation's own tool results (set by the faces through guard.options.with_conversation, never by a
+    # caller's JSON): unlike ``evidence`` they are never refused for size, but ranked per claim and trimmed.
+    _conversation: list[GuardEvidence] = PrivateAttr(default_factory=list)
+
+    @field_validator("question")
+    @classmethod
+    def _question_text(cls, value: str | None) -> str | None:
+        return None if value is None else _clean(value, "question")
 
     @field_validator("deadline_s")
     @classmethod
@@ -123,6 +137,8 @@ class ResolvedGuardOptions(_Strict):
     evidence_mode: EvidenceMode
     conversation_id: str | None
     on_unchecked: OnUnchecked
+    question: str | None = None
+    conversation_evidence: list[GuardEvidence] = Field(default_factory=list)  # ranked per claim (guard/session.py)
 
 
 class Correction(_Strict):
@@ -185,6 +201,10 @@ class GuardResult(_Strict):
     claims: list[GuardClaim] = Field(default_factory=list)
     skipped: list[SkippedSentence] = Field(default_factory=list)
     passed_through: list[str] = Field(default_factory=list)
+    evidence_dropped: int = Field(default=0, description="How many of the conversation's tool results were left "
+                                  "out of a claim's check (the most for any claim) because they were over the "
+                                  "evidence limits; each claim got those that share most words with it. Said in "
+                                  "passed_through too.")
     policy: Policy = "annotate"
     on_unchecked: OnUnchecked = "pass"
     tier: Tier = "standard"

@@ -6,6 +6,13 @@ reason: ``question``, ``greeting`` (greetings, thanks, sign-offs and other frami
 or ``no content`` (too short to say anything). The rules err towards checking: framing that names something
 (a number, or a capitalised word after the first) is kept. The guard's gate (guard/gate.py) and a response
 check's note on the sentences it did not check (unchecked.py) both read them.
+
+Framing does not hide a statement (issue 47): the writer's stance ("I think", "In my opinion", "Honestly,",
+"I'd recommend") and reminders to the reader ("Remember that", "Don't forget", "Note that") are set aside
+and what follows is judged on its own, so "I think the Eiffel Tower is in Berlin." is checked. An imperative
+("Visit ...", "Check ...") is an instruction only when what follows the verb states nothing: no number, not
+two names ("Visit the Eiffel Tower in Berlin." is checked; "Visit the Louvre early." is not), and no "is",
+"was", "has"... with a name. A question answered "Yes." or "No." is a statement (guard/gate.py joins them).
 """
 
 from __future__ import annotations
@@ -23,12 +30,27 @@ _GREETING = re.compile(
 _INSTRUCTION = re.compile(
     r"^(?:please|try|click|open|run|install|make sure|remember|consider|check|see|visit|ask|contact|go to|use|"
     r"add|remove|set|type|press|follow|keep|avoid|don'?t|do not|never|always|be sure|tip:)\s(?!of\b)", re.I)
-_OPINION = re.compile(
-    r"\b(?:i think|i believe|i feel|in my (?:opinion|view|experience)|personally|i love|i like|i prefer|"
-    r"i'?d (?:recommend|suggest|say)|i recommend|i suggest|i guess|it seems to me|imho)\b", re.I)
+_OPINION = re.compile(r"\b(?:i feel|i love|i like|i prefer|i adore|i enjoy)\b", re.I)  # taste, not a statement
+# The writer's stance: set aside (wherever it stands) and the rest judged on its own.
+_STANCE = re.compile(
+    r"\b(?:i (?:really |honestly |personally )?(?:think|believe|guess|suppose|reckon|would say)(?: that)?|"
+    r"in my (?:honest )?(?:opinion|view|experience)|personally|honestly|frankly|to be (?:honest|frank)|imho|"
+    r"it seems to me(?: that)?|i'?d (?:say|recommend|suggest)(?: that)?|i (?:recommend|suggest)(?: that)?|"
+    r"if you ask me)\b[,:]?", re.I)
+# A reminder to the reader, at the start: set aside too ("Remember to bring water." then states nothing).
+_REMINDER = re.compile(r"^(?:remember|don'?t forget|do not forget|note|keep in mind|bear in mind|be aware|"
+                       r"fun fact|did you know)(?: that)?\b[,:]?\s*", re.I)
+_VERB = re.compile(r"\b(?:is|was|are|were|has|had|have|stands|stood|lies|opened|became|holds|held|won|"
+                   r"contains|measures|founded|built)\b", re.I)
+_NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:(?:of|de|du|la|the)\s+)?[A-Z][\w'-]*)*")
+_NOT_A_NAME = frozenset(("the", "a", "an", "it", "its", "this", "that", "these", "those", "they", "we", "you",
+                         "he", "she", "i", "in", "on", "at", "for", "and", "but", "or", "if", "so", "to", "my"))
+_PRONOUN_SUBJECT = re.compile(r"^(?:it|this|that|these|those|they|you|we|he|she|there)\b", re.I)
 _PRAISE = re.compile(
     r"\b(?:beautiful|lovely|amazing|wonderful|delicious|awesome|fantastic|stunning|gorgeous|boring|terrible|"
     r"must-see|breathtaking|charming|fascinating|incredible|delightful)\b", re.I)
+_JUDGEMENT = re.compile(r"\b(?:better|best|worse|worst|nicer|nicest|prettier|tastier|overrated|underrated|"
+                        r"more (?:fun|interesting|beautiful|pleasant)|great|good|bad|nice)\b", re.I)
 _FACT_MARK = re.compile(r"\d|\b[A-Z][a-z]+")
 _WORDS = re.compile(r"[^\W_]+")
 
@@ -39,6 +61,22 @@ def _names_a_fact(text: str) -> bool:
     return bool(re.search(r"\d", text)) or (len(words) > 1 and bool(_FACT_MARK.search(words[1])))
 
 
+def _name_runs(text: str) -> int:
+    """How many names ``text`` writes (a run of capitalised words is one: "Eiffel Tower")."""
+    return sum(m.group(0).split()[0].casefold() not in _NOT_A_NAME for m in _NAME_RUN.finditer(text))
+
+
+def _states_something(rest: str, *, stance: bool) -> bool:
+    """Whether what follows framing (``stance``: the writer's) or an imperative verb states something: a
+    number, two names, a verb of being or having with a name, or (after a stance) with a subject that is
+    not a pronoun ("I think the tower is made of iron", not "I think it is great")."""
+    if re.search(r"\d", rest) or _name_runs(rest) >= 2:
+        return True
+    if not _VERB.search(rest):
+        return False
+    return _name_runs(rest) >= 1 or (stance and not _PRONOUN_SUBJECT.match(rest.strip()))
+
+
 def reason_to_skip(sentence: str) -> str | None:
     """Why ``sentence`` is not worth checking, or None when it is."""
     text = sentence.strip().lstrip("-*•>#0123456789. )").strip()
@@ -46,6 +84,15 @@ def reason_to_skip(sentence: str) -> str | None:
         return "no content"
     if text.endswith("?"):
         return "question"
+    framed = _STANCE.search(text) or _REMINDER.match(text)
+    if framed:
+        rest = _REMINDER.sub("", _STANCE.sub(" ", text).strip(" ,;:"), count=1).strip(" ,;:")
+        stance = bool(_STANCE.search(text))
+        # After a stance, a judgement with no number is the writer's view ("the food is better in Lyon").
+        judged = stance and bool(_PRAISE.search(rest) or _JUDGEMENT.search(rest)) and not re.search(r"\d", rest)
+        if judged or not _states_something(rest, stance=stance):
+            return "opinion" if stance else "instruction"
+        return reason_to_skip(rest)
     if _OPINION.search(text):
         return "opinion"
     count = len(_WORDS.findall(text))
@@ -54,8 +101,9 @@ def reason_to_skip(sentence: str) -> str | None:
         return "greeting"
     if count < 3 and not re.search(r"\d", text):
         return "no content"
-    # An instruction that states a number ("Visit the Louvre, open since 1793") is checked for that number.
-    if (_INSTRUCTION.match(text) and not re.search(r"\d", text)
+    # An instruction that states something after its verb ("Visit the Louvre, open since 1793", "Visit the
+    # Eiffel Tower in Berlin") is checked for it.
+    if ((verb := _INSTRUCTION.match(text)) and not _states_something(text[verb.end():], stance=False)
             and not re.match(r"^(?:never|always)\b.*\b(?:is|was|are|were)\b", text, re.I)):
         return "instruction"
     if _PRAISE.search(text) and not re.search(r"\d", text) and short:

@@ -22,8 +22,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult, check_text, evidence_from_messages, resolve_options
-from factdebate.guard.options import text_of
+from factdebate.guard import GuardOptions, GuardResult, check_text, resolve_options
+from factdebate.guard.messages import person_question
+from factdebate.guard.options import with_conversation
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
@@ -75,9 +76,7 @@ async def litellm_guardrail(request: Request, service: ServiceDep,
         return JSONResponse({"action": "NONE"})
     settings = service.resolver.base
     messages = [m.model_dump(exclude_none=True) for m in body.structured_messages or []]
-    from_tools = evidence_from_messages(messages)
-    if from_tools:
-        options = options.model_copy(update={"evidence": [*(options.evidence or []), *from_tools]})
+    options = with_conversation(options, messages)  # tool results: ranked per claim past the limits, not refused
     try:
         settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
         if body.structured_messages:
@@ -89,7 +88,7 @@ async def litellm_guardrail(request: Request, service: ServiceDep,
         resolved = resolve_options(options, settings)
     except (ConfigError, InputError) as exc:
         return openai_error(422, str(exc))
-    question = next((text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), None)
+    question = person_question(messages)
     upstream = upstream_for(request.app.state, settings) if resolved.policy == "rewrite" else None
     reviser = upstream.reviser({"model": body.model or "", "messages": messages}) if upstream else None
     slot, charge = _charged_slot(service, who, settings)

@@ -18,8 +18,9 @@ from starlette.requests import Request
 
 from factdebate.core.errors import InputError
 from factdebate.core.textsafe import MAX_NESTING, checked_values, nesting_depth
-from factdebate.guard import GuardEvidence, GuardOptions, evidence_from_messages
-from factdebate.guard.options import text_of
+from factdebate.guard import GuardOptions
+from factdebate.guard.messages import person_question
+from factdebate.guard.options import text_of, with_conversation
 from factdebate.server.strict_json import TOO_DEEP
 from factdebate.settings.model import Settings
 
@@ -188,20 +189,15 @@ def _chars(value: Any) -> int:
 
 
 def guard_options(request: ChatRequest) -> GuardOptions:
-    """The caller's options, with the conversation's tool results added to the evidence it sent."""
-    options = request.factdebate or GuardOptions()
-    from_tools: list[GuardEvidence] = evidence_from_messages(request.plain_messages())
-    if from_tools:
-        options = options.model_copy(update={"evidence": [*(options.evidence or []), *from_tools]})
-    return options
+    """The caller's options, with the conversation's tool results as its own evidence (ranked per claim and
+    trimmed past the limits, never refused: guard/session.py); the ``evidence`` the caller sent keeps them."""
+    return with_conversation(request.factdebate or GuardOptions(), request.plain_messages())
 
 
 def question_of(request: ChatRequest) -> str | None:
-    """The last user message's text: what the reply answers (the extractor's hint)."""
-    for message in reversed(request.messages):
-        if message.role == "user":
-            return text_of(message.content) or None
-    return None
+    """The person's question the reply answers (the extractor's hint): the last user turn that is not a tool
+    result or an injected context block (guard/messages.py); ``factdebate.question`` overrides it."""
+    return person_question(request.plain_messages())
 
 
 def reply_text(message: dict[str, Any]) -> tuple[str, list[str]]:

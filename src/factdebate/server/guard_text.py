@@ -10,7 +10,8 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult, check_text, evidence_from_messages, resolve_options
+from factdebate.guard import GuardOptions, GuardResult, check_text, resolve_options
+from factdebate.guard.options import with_conversation
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, chosen_method, keep_guard, upstream_for
 from factdebate.server.guard_request import ChatMessage, ChatRequest, check_messages, lone_surrogate
@@ -46,9 +47,7 @@ class TextCheck(BaseModel):
 async def guard_check(body: TextCheck, request: Request, service: ServiceDep, who: CallerDep) -> Response:
     options = body.factdebate or GuardOptions()
     messages = [m.model_dump(exclude_none=True) for m in body.messages or []]
-    from_tools = evidence_from_messages(messages)
-    if from_tools:
-        options = options.model_copy(update={"evidence": [*(options.evidence or []), *from_tools]})
+    options = with_conversation(options, messages)  # tool results: ranked per claim past the limits, not refused
     try:
         settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
         if body.messages:

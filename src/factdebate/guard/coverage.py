@@ -1,0 +1,77 @@
+"""Which check-worthy sentences of a reply no checked claim covers, and why: a reply is SUPPORTS only when
+every sentence that states something was checked, so such a sentence is an ``unchecked`` claim of the
+result (its own words as the claim, its span, the reason) and ``on_unchecked`` applies to it.
+
+A sentence the gate passed is covered when a claim was placed in it (its span overlaps), or when the claims
+hold nearly all its content words (``COVERED``, by stem) and every name and number it writes (a reworded claim the span
+search could not place; "The Eiffel Tower is in Berlin." is not covered by "The Eiffel Tower is in Paris.").
+One that is not is unchecked, first reason that applies:
+
+- ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more);
+- ``grounding filter``: the extractor's claim for it was dropped as an opinion or for naming what the text
+  does not write (the dropped claim is quoted), or the sentence reads as an opinion by the grounding rules
+  ("Honestly, the tower is in Berlin.");
+- ``no claim``: it names something (a name or a number) and the extractor made no claim of it.
+
+A sentence with neither a name nor a number that no claim covers ("That sounds like a plan.") states nothing
+to look up: it is listed in ``skipped`` as ``no fact``, as a response check's ``unchecked`` lists it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from factdebate.guard.gate import Sentence
+from factdebate.guard.types import GuardClaim
+from factdebate.response_level.grounding import content_words, is_opinion, names, numbers, stem
+
+# Share of a sentence's content words (by stem) the claims must hold: higher than a response check's 0.6, as
+# one changed word is a different statement ("City Alpha has 2 towers." is not "... 2 bridges.").
+COVERED = 0.8
+
+
+def _overlaps(sentence: Sentence, claim: GuardClaim) -> bool:
+    return claim.span is not None and claim.span.start < sentence.end and sentence.start < claim.span.end
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)}
+
+
+def _held(sentence: str, words: set[str], held_names: set[str], held_numbers: set[str]) -> bool:
+    own = _stems(sentence)
+    if not own or len(own & words) / len(own) < COVERED:
+        return False
+    return names(sentence) <= held_names and numbers(sentence) <= held_numbers
+
+
+def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], *, ungrounded: Sequence[str],
+              capped: bool, max_claims: int) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
+    """(each uncovered sentence that states something, with why it is unchecked; those that state nothing to
+    look up, for ``skipped`` as ``no fact``)."""
+    texts = [c.claim for c in claims]
+    words = set().union(*(_stems(t) for t in texts)) if texts else set()
+    held_names = set().union(*(names(t) for t in texts)) if texts else set()
+    held_numbers = set().union(*(numbers(t) for t in texts)) if texts else set()
+    dropped = [(claim, content_words(claim)) for claim in ungrounded]
+    out: list[tuple[Sentence, str]] = []
+    no_fact: list[Sentence] = []
+    for sentence in worthy:
+        if any(_overlaps(sentence, c) for c in claims) or _held(sentence.text, words, held_names, held_numbers):
+            continue
+        own = content_words(sentence.text)
+        source = next((claim for claim, seen in dropped if own and len(own & seen) / len(own) >= 0.5), None)
+        if capped:
+            out.append((sentence, f"beyond the claim cap: at most {max_claims} claims are taken from one reply "
+                                  "(response.max_claims); this sentence was not checked"))
+        elif source is not None:
+            out.append((sentence, f"dropped by the grounding filter (an opinion, or a name or number the text "
+                                  f"does not write): the extractor's claim \"{source[:200]}\" was not checked"))
+        elif is_opinion(sentence.text):
+            out.append((sentence, "dropped by the grounding filter: it reads as an opinion, but what it states "
+                                  "was not checked"))
+        elif numbers(sentence.text) or names(" ".join(sentence.text.split()[1:])):
+            out.append((sentence, "no claim was extracted from it: it was not checked"))
+        else:
+            no_fact.append(sentence)
+    return out, no_fact
