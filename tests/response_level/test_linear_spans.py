@@ -1,5 +1,13 @@
 """Sentence splitting and span search read each text once (issue 45), and give the same sentences, spans and
 offsets as the implementation they replace, kept here as the oracle (it read long texts once per sentence).
+
+The span search's third step changed on purpose since (issue 47, item 1): the oracle's best-shared-words
+fallback put "The Eiffel Tower is in Berlin." on "The Eiffel Tower is in Paris." rather than on "It is in
+Berlin."; the sentence a reworded claim states is now found by the words that tell sentences apart, with a
+pronoun's antecedent, or not at all (response_level/placing.py, measured by benchmarks/spans.py). So the
+search is compared with the oracle where the oracle placed a claim exactly (the verbatim and the normalised
+tries, unchanged); a reworded claim's place is checked to be one whole sentence, the same from a growing
+index as from a new one.
 """
 
 from __future__ import annotations
@@ -162,7 +170,19 @@ def test_a_text_read_in_pieces_ends_its_sentences_where_the_whole_text_does(text
                                 "the  tower", "It is 3.5", "ΣΟΦΊΑ", "σοφία", "capital France Paris"]),
        st.integers(min_value=0, max_value=120))
 def test_the_same_spans_as_the_old_search(text: str, claim: str, after: int) -> None:
-    assert find_span(claim, text, after=after) == _renamed(old_find_span(claim, text, after=after))
+    _same_or_a_sentence(find_span(claim, text, after=after), old_find_span(claim, text, after=after), text)
+
+
+def _same_or_a_sentence(new: tuple[Span | None, str | None], old: tuple[Span | None, str | None],
+                        text: str) -> None:
+    """The verbatim and normalised tries place as the oracle did; past them (the oracle's "approximate" or
+    "not found"), a place is a whole sentence of the text, said to be approximate (issue 47, item 1)."""
+    if old[0] is not None and old[1] is None:
+        assert new == old
+    elif new[0] is not None:
+        assert (new[0].start, new[0].end) in sentences(text) and "approximate" in (new[1] or "")
+    else:
+        assert new[1]
 
 
 @settings(max_examples=300, deadline=None)
@@ -173,7 +193,8 @@ def test_a_growing_index_finds_what_a_new_one_finds(text: str, cuts: list[int], 
         index.extend(piece)
         for after in (0, len(index) // 2):
             assert index.find(claim, after=after) == TextIndex(index.text).find(claim, after=after)
-            assert index.find(claim, after=after) == _renamed(old_find_span(claim, index.text, after=after))
+            _same_or_a_sentence(index.find(claim, after=after), old_find_span(claim, index.text, after=after),
+                                index.text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -185,15 +206,6 @@ def test_a_stream_gates_the_same_sentences_as_before(text: str, cuts: list[int])
     assert stream_chunks(deltas) == old_stream_chunks(deltas)
 
 
-def _renamed(found: tuple[Span | None, str | None]) -> tuple[Span | None, str | None]:
-    span, note = found
-    if note == "approximate":
-        return span, "approximate: the sentence the claim was reworded from"
-    if note == "not found":
-        return span, "the extractor reworded this claim beyond finding it in the text"
-    return span, note
-
-
 def test_ordinary_texts_split_and_place_as_before() -> None:
     text = ("Dr. Smith was born in 1950.  The Eiffel   tower is in Rome. It costs 3.5 euros!\n"
             "\"Is it?\" she asked. (It is.) Paris is the capital of France.\n\n- A list item\n- Another one")
@@ -202,9 +214,19 @@ def test_ordinary_texts_split_and_place_as_before() -> None:
               "Smith was born in 1950 in Paris.", "Berlin is big."]
     after = 0
     for claim, got in zip(claims, claim_spans(claims, text), strict=True):
-        assert got == _renamed(old_find_span(claim, text, after=after))
+        _same_or_a_sentence(got, old_find_span(claim, text, after=after), text)
         if got[0] is not None:
             after = got[0].start + 1
+
+
+def test_the_fallback_no_longer_takes_the_sentence_sharing_most_words() -> None:
+    # Where the change shows (issue 47, item 1): the oracle's fallback put the refuted claim on the true
+    # sentence, whose words it shares most; the pronoun's sentence is its place now.
+    text = "The Eiffel Tower is in Paris. It is in Berlin."
+    claim = "The Eiffel Tower is in Berlin."
+    assert old_find_span(claim, text)[0] == Span(start=0, end=29)
+    span, note = find_span(claim, text)
+    assert span is not None and text[span.start:span.end] == "It is in Berlin." and "approximate" in (note or "")
 
 
 def test_a_lower_case_longer_than_its_letter_maps_back_to_that_letter() -> None:

@@ -1,10 +1,12 @@
 """Where in a text each extracted claim is said, as character offsets the caller can slice with.
 
 An extractor returns claims in its own words. Three tries, most exact first: the claim verbatim; the
-claim ignoring case, runs of whitespace and its closing punctuation; then the sentence of the text that
-shares most of the claim's content words, when it shares at least half of them (the claim was reworded
-from that sentence). Otherwise no span, and a note saying why: the offsets never point at text that does
-not say the claim.
+claim ignoring case, runs of whitespace and its closing punctuation; then the sentence that states it,
+found by the words that tell the text's sentences apart, a sentence that opens with a pronoun read with
+its antecedent (:mod:`factdebate.response_level.placing`; issue 47: "It is in Berlin." is the place of
+"The Eiffel Tower is in Berlin.", not the sentence before it that shares more words). A claim no sentence
+states clearly, or that two sentences state alike, has no span, and a note saying why: the offsets never
+point at text that does not say the claim.
 
 Every pass is linear in the text (issue 45): sentence ends are found in one reading, each character once
 (:class:`SentenceEnds`, which also reads a text that arrives in pieces, the new piece only), and what the
@@ -16,10 +18,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
-from itertools import chain
+from collections import defaultdict
 
 from factdebate.core.types import Span
+from factdebate.response_level.placing import MARGIN, PLACE, SentenceWords, conflicting, read_sentence, terms, weights
 
 # A sentence ends at . ! or ? (and any closing quote or bracket) followed by spaces or tabs, or at a run of
 # whitespace holding a line break; "3.6" or "e.g.x" do not end one. (The pattern these rules were once
@@ -28,13 +30,10 @@ from factdebate.core.types import Span
 _STOPS = ".!?"
 _CLOSING = "\"'\u201d\u2019)]"
 _PIECE = re.compile(r"\s+|\S+")
-_WORD = re.compile(r"[^\W_]+")
 _SPACES = re.compile(r"\s+")
 _LONG_SPACES = re.compile(r"\s{2,}")
-_FUNCTION = frozenset(("the", "a", "an", "of", "in", "on", "at", "to", "is", "was", "are", "were", "be", "and",
-                       "or", "for", "by", "with", "as", "it", "its", "that", "this", "from", "has", "have", "had"))
-OVERLAP = 0.5  # share of the claim's content words a sentence must hold to be its place
 NOT_FOUND = "the extractor reworded this claim beyond finding it in the text"
+APPROXIMATE = "approximate: the sentence the claim was reworded from"
 
 
 # A full stop after these (or after one initial, "J.") is not a sentence's end.
@@ -158,10 +157,6 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _content(text: str) -> set[str]:
-    return {w.casefold() for w in _WORD.findall(text) if w.casefold() not in _FUNCTION}
-
-
 def _first_from(haystack: str, needle: str, after: int) -> int:
     at = haystack.find(needle, after)
     return at if at >= 0 else haystack.find(needle)
@@ -203,12 +198,14 @@ class TextIndex:
         self._run_shift: list[int] = []
         self._by_character: list[int] | None = None  # the per-character map, for texts that need it
         self._by_character_of = 0  # the length of the text that map is of
-        # The sentences settled so far (those the rest of the text cannot change), their words, and which
-        # sentences hold each word; the open end is read at each query.
+        # The sentences settled so far (those the rest of the text cannot change), what each says, and
+        # which sentences hold each word; the open end is read at each query.
         self._ends = SentenceEnds()
         self._read_to = 0
         self._piece_start = 0
         self._settled: list[tuple[int, int]] = []
+        self._said: list[SentenceWords] = []
+        self._subject: frozenset[str] = frozenset()  # the last settled sentence's, for a pronoun after it
         self._postings: dict[str, list[int]] = {}
 
     def extend(self, more: str) -> None:
@@ -281,9 +278,12 @@ class TextIndex:
             self._read_to = len(text)
             found, self._piece_start = _pieces(text, gaps, self._piece_start, len(text))
             for start, end in found:
-                for word in _content(text[start:end]):
+                said = read_sentence(text[start:end], self._subject)
+                for word in said.words:
                     self._postings.setdefault(word, []).append(len(self._settled))
                 self._settled.append((start, end))
+                self._said.append(said)
+                self._subject = said.subject
         return text
 
     def _open(self) -> tuple[list[tuple[int, int]], str]:
@@ -293,14 +293,6 @@ class TextIndex:
         if (last := _trimmed(text, start, len(text))) is not None:
             out.append(last)
         return out, text
-
-    def sharing(self, words: set[str]) -> list[tuple[int, int, int]]:
-        """(shared words, start, end) of every sentence holding at least one of ``words``."""
-        open_end, text = self._open()
-        counts = Counter(chain.from_iterable(self._postings.get(word, ()) for word in words))
-        found = [(n, *self._settled[i]) for i, n in counts.items()]
-        found += [(n, start, end) for start, end in open_end if (n := len(words & _content(text[start:end])))]
-        return found
 
     # -- the search -------------------------------------------------------------------------------------
 
@@ -320,24 +312,58 @@ class TextIndex:
             first = bisect_left(range(len(folded)), after, key=self.origin)
             if (at := _first_from(folded, needle, first)) >= 0:
                 return Span(start=self.origin(at), end=self.origin(at + len(needle) - 1) + 1), None
-        words = _content(claim)
-        if words:
-            # Most shared words first; among equals, the nearest sentence at or after ``after``. A sentence
-            # sharing none cannot reach OVERLAP, so only those sharing a word are weighed.
-            scored = [((shared / len(words), start >= after, -abs(start - after)), start, end)
-                      for shared, start, end in self.sharing(words)]
-            if scored:
-                rank, start, end = max(scored)
-                if rank[0] >= OVERLAP:
-                    return Span(start=start, end=end), "approximate: the sentence the claim was reworded from"
-        return None, NOT_FOUND
+        return self._sentence_of(claim, after)
+
+    def _sentence_of(self, claim: str, after: int) -> tuple[Span | None, str | None]:
+        """The sentence that states ``claim`` (see :mod:`factdebate.response_level.placing`), reading only
+        the sentences that hold one of its words."""
+        wanted = terms(claim)
+        if not wanted:
+            return None, NOT_FOUND
+        open_end, text = self._open()
+        subject, open_said = self._subject, []
+        for start, end in open_end:
+            open_said.append(said := read_sentence(text[start:end], subject))
+            subject = said.subject
+        settled = len(self._settled)
+        frequency = {w: len(self._postings.get(w, ())) + sum(w in s.words for s in open_said) for w in wanted}
+        weight = weights(wanted, frequency, settled + len(open_end))
+        total = sum(weight.values())
+        held: defaultdict[int, float] = defaultdict(float)
+        for word, w in weight.items():
+            for i in self._postings.get(word, ()):
+                held[i] += w
+            for j, said in enumerate(open_said):
+                if word in said.words:
+                    held[settled + j] += w
+
+        def place(i: int) -> tuple[tuple[int, int], SentenceWords]:
+            return (self._settled[i], self._said[i]) if i < settled else (open_end[i - settled], open_said[i - settled])
+
+        numbers = {w for w in wanted if w[0].isdigit()}
+        shares = {i: h / total for i, h in held.items() if not conflicting(numbers, place(i)[1])}
+        if not shares:
+            return None, (f"no sentence of the text gives the claim's number ({', '.join(sorted(numbers))})"
+                          if held else NOT_FOUND)
+        best = max(shares.values())
+        if best < PLACE:
+            return None, NOT_FOUND
+        close = sorted(i for i, share in shares.items() if share >= best - MARGIN)
+        statements = {(place(i)[1].key, place(i)[1].words) for i in close}
+        if len(statements) > 1:
+            first, second = sorted(close, key=lambda i: -shares[i])[:2]
+            return None, (f"the claim fits sentences {min(first, second) + 1} and {max(first, second) + 1} of the "
+                          "text alike: not marked rather than marked on the wrong one")
+        # One statement (said once, or again word for word): the time nearest at or after ``after``.
+        start, end = max((place(i)[0] for i in close), key=lambda s: (s[0] >= after, -abs(s[0] - after)))
+        return Span(start=start, end=end), APPROXIMATE
 
 
 def find_span(claim: str, text: str, *, after: int = 0,
               index: TextIndex | None = None) -> tuple[Span | None, str | None]:
     """(span, note) of ``claim`` in ``text``; ``after``: prefer a place at or after this offset (claims come
-    in the text's order). The note is None for an exact place, says "approximate" for a sentence found by
-    shared words, and says why when there is no span. ``index``: ``text``'s index, when several claims are
+    in the text's order). The note is None for an exact place, says "approximate" for the sentence a
+    reworded claim states, and says why when there is no span. ``index``: ``text``'s index, when several claims are
     placed in it (it is made once)."""
     if index is None or len(index) != len(text):
         index = TextIndex(text)

@@ -2,13 +2,16 @@
 reader sees what the verdict says nothing about (issue 40: an opinion or a greeting the extractor dropped
 used to leave its sentence unmarked, as if it had been checked).
 
-A sentence is covered when a claim was placed in it (its span) or when the claims hold most of its content
-words (a reworded claim the span search could not place). The reason of one that is not, first that
-applies: the worthiness rules' (``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``);
-``subjective`` when DPD's subjective filter removed it; ``opinion`` by the grounding rules (advice, judging
-words); ``ungrounded`` when the extractor wrote a claim for it that named what the text does not (the
-claim is the note); ``claim limit`` when the response already had as many claims as it may; else
-``no fact`` (no name or number to check).
+A sentence is covered when a claim was placed in it (its span), and only then (issue 47, item 1: a claim
+placed on another sentence, or on none, used to cover a sentence whose words it held, which then had
+neither a mark nor a note). The reason of one that is not, first that applies: the worthiness rules'
+(``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``); ``subjective`` when DPD's
+subjective filter removed it; ``opinion`` by the grounding rules (advice, judging words); ``ungrounded``
+when the extractor wrote a claim for it that named what the text does not (the claim is the note);
+``unplaced`` when a checked claim holds most of its words but could not be placed in it with confidence
+(the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``claim
+limit`` when the response already had as many claims as it may; else ``no fact`` (no name or number to
+check).
 """
 
 from __future__ import annotations
@@ -20,14 +23,20 @@ from factdebate.response_level.grounding import content_words, is_opinion
 from factdebate.response_level.spans import TextIndex, find_span, sentences
 from factdebate.response_level.worthiness import reason_to_skip
 
-COVERED = 0.6  # share of a sentence's content words the claims must hold for it to count as checked
+COVERED = 0.6  # share of a sentence's content words an unplaced claim must hold to be named in its note
 
 
-def _covered(start: int, end: int, text: str, spans: Sequence[Span | None], claim_words: set[str]) -> bool:
-    if any(s is not None and s.start < end and start < s.end for s in spans):
-        return True
-    words = content_words(text[start:end])
-    return bool(words) and len(words & claim_words) / len(words) >= COVERED
+def _covered(start: int, end: int, spans: Sequence[Span | None]) -> bool:
+    return any(s is not None and s.start < end and start < s.end for s in spans)
+
+
+def _unplaced_here(sentence: str, unplaced: Sequence[tuple[str, set[str]]]) -> str | None:
+    """The unplaced claim that holds most of this sentence's content words, if any."""
+    words = content_words(sentence)
+    if not words:
+        return None
+    share, claim = max(((len(words & held) / len(words), claim) for claim, held in unplaced), default=(0.0, ""))
+    return claim if share >= COVERED else None
 
 
 def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Span | None]]) -> str | None:
@@ -45,13 +54,13 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     which the verdict already says."""
     if not extraction.parsed:
         return []
-    claim_words = set().union(*(content_words(c) for c in claims)) if claims else set()
+    unplaced = [(claim, content_words(claim)) for claim, place in zip(claims, spans, strict=False) if place is None]
     kept = extraction.checked_text if extraction.subjective_removed else None
     index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
     dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
     out = []
     for start, end in sentences(text):
-        if _covered(start, end, text, spans, claim_words):
+        if _covered(start, end, spans):
             continue
         sentence = text[start:end]
         note = None
@@ -62,6 +71,8 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
             reason = "opinion"
         if reason is None and (note := _dropped_here(start, end, dropped)) is not None:
             reason = "ungrounded"
+        if reason is None and (note := _unplaced_here(sentence, unplaced)) is not None:
+            reason = "unplaced"
         if reason is None:
             reason = "claim limit" if len(claims) >= max_claims else "no fact"
         out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason=reason, note=note))

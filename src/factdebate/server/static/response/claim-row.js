@@ -33,6 +33,8 @@ export class ClaimRow {
     /** @type {{start: number, end: number} | null} where the service found it in the answer (null: not given) */
     this.span = null;
     this.spanApprox = false; // the span is the sentence a reworded claim came from
+    /** @type {string | null} why the service placed it in no sentence (its span is null): not guessed at */
+    this.unplaced = null;
     this.node = el("li", "claim-item");
     this.button = el("button", "claim-button");
     this.button.type = "button";

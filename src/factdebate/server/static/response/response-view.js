@@ -17,7 +17,8 @@ const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", 
 /** @type {Record<string, string>} */
 const UNCHECKED_WORDS = { "no fact": "no name or number to check", "claim limit": "past the claim limit",
   ungrounded: "the extractor's claim named what the answer does not", subjective: "subjective, filtered out",
-  "no content": "too short to say anything" };
+  "no content": "too short to say anything",
+  unplaced: "a claim may be about it, but could not be placed in it with confidence" };
 
 /** @param {{reason: string}} item */
 export function uncheckedText(item) {
@@ -278,8 +279,11 @@ export class ResponseView {
     /** @type {ClaimRow[]} */
     const rest = [];
     let missing = 0;
+    let unplaced = 0;
     this.claims.forEach(c => {
       const given = c.span;
+      // The service placed it in no sentence with confidence: the page does not guess one (issue 47).
+      if (!given && c.unplaced) { unplaced += 1; return; }
       if (given) {
         if (c.spanApprox) reworded.add(c);
         const shared = found.find(s => given.start < s.end && s.start < given.end);
@@ -333,6 +337,8 @@ export class ResponseView {
       "came from") + ".");
     if (missing) notes.push(missing + " of " + this.claims.length + " claims share too few words with any sentence " +
       "of the answer to be marked in it; they are listed only.");
+    if (unplaced) notes.push(unplaced + " of " + this.claims.length + " claims could not be placed in one sentence " +
+      "with confidence (not placed); they are listed only.");
     if (skipped.length) notes.push("Dotted in grey: " + skipped.length + " sentence" + (skipped.length === 1 ?
       " no claim covers, marked with why it was" : "s no claim covers, each marked with why it was") + " not checked.");
     this.answerNote.textContent = notes.join(" ");
@@ -369,6 +375,7 @@ export class ResponseView {
       claim.span = span && shift >= 0 && span.end <= (verdict.response || "").length ?
         { start: span.start + shift, end: span.end + shift } : null;
       claim.spanApprox = Boolean(claim.span && check.span_note);
+      claim.unplaced = !span && shift >= 0 ? check.span_note || "not placed" : null;
       claim.settle(check, verdict.config);
       if (this.selected === claim) this.open(claim);
     });
@@ -440,6 +447,7 @@ export class ResponseView {
     Object.assign(v, { label: answer.label, factual: answer.factual, decided_by: answer.decided_by });
     const shift = this.text.indexOf(v.response || "");
     claim.span = check.span && shift >= 0 ? { start: check.span.start + shift, end: check.span.end + shift } : claim.span;
+    if (check.span && shift >= 0) claim.unplaced = null;
     claim.settle(check, v.config);
     this.claims.forEach(c => { c.retryButton.disabled = false; c.draw(); });
     if (this.selected === claim) this.open(claim);
