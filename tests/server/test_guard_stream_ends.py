@@ -302,8 +302,10 @@ def test_an_upstream_event_that_never_ends_is_an_error_not_a_growing_buffer() ->
         asyncio.run(read())
 
 
-def test_serve_stops_within_its_grace_period_while_a_request_hangs(tmp_path: Path) -> None:
-    """Item 2: a server with a hanging stream ignored SIGTERM for an hour and a half."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_serve_stops_within_its_grace_period_while_a_request_hangs(tmp_path: Path, workers: int) -> None:
+    """Item 2: a server with a hanging stream ignored SIGTERM for an hour and a half; with ``--workers`` each
+    worker process arms its own watchdog (server/workers.py)."""
     import contextlib
     import signal
     import subprocess
@@ -321,7 +323,7 @@ def test_serve_stops_within_its_grace_period_while_a_request_hangs(tmp_path: Pat
     env = {k: v for k, v in _env(tmp_path).items() if k != "FACTDEBATE_LLM"}
     process = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(port), "--llm", "scripted:agree",
                                 "--agents", "none,none", "--no-scoring", "--no-cache", "--guard-upstream",
-                                upstream.url, "--service-config", str(service)],
+                                upstream.url, "--service-config", str(service), "--workers", str(workers)],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
 

@@ -33,7 +33,9 @@ def app_from_env() -> FastAPI:
     from factdebate.server.app import create_app
 
     config = ServiceConfig.model_validate(json.loads(Path(os.environ[CONFIG_ENV]).read_text(encoding="utf-8")))
-    app = create_app(config)
+    # Each worker arms its own stop watchdog: the parent waits for its workers, so one frozen worker would
+    # keep the whole service from stopping (server/shutdown.py).
+    app = create_app(config, exit_within_s=config.shutdown_grace_s)
     tune_gc()
     return app
 
