@@ -130,3 +130,28 @@ def test_callers_settings_hold_only_callable_servers_and_the_operators_hold_all(
     own = load_settings(operator_config, environ={})
     assert [toolset.name for toolset in build_toolbox(own, []).toolsets] == ["secretsrv", "opensrv"]
     assert all(server.tools is None for server in own.mcp_servers.values())
+
+
+async def test_factdebate_mcp_offers_an_operator_server_only_when_allowed(operator_config: Path,
+                                                                         marks: dict[str, Path]) -> None:
+    """``factdebate mcp --allow-mcp-tool``: the stdio server's operator names what its callers may reach."""
+    from factdebate.server.mcp_server import build_server
+    from factdebate.server.resources import ResourcePool
+
+    server = build_server(operator_config, pool=ResourcePool(2, offline_build), allowed_mcp_tools=["mcp:opensrv/*"])
+    text = str(await server.call_tool("verify_claim", {"claim": CLAIM, "method": "mermaid"}))
+    assert marks["opensrv"].exists() and "search_opensrv" in text, text
+    assert TOKEN not in text and not marks["secretsrv"].exists()
+    with pytest.raises(ValueError, match="must look like mcp:<server>/<tool>"):
+        build_server(operator_config, allowed_mcp_tools=["secretsrv"])
+
+
+def test_mcp_command_refuses_a_malformed_allow_entry_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.server.test_commands import EXE, _env
+
+    done = subprocess.run([EXE, "mcp", "--allow-mcp-tool", "secretsrv"], env=_env(tmp_path), capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert "--allow-mcp-tool" in done.stderr and "mcp:<server>/<tool>" in done.stderr, done.stderr

@@ -148,13 +148,24 @@ def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level:
 
 def mcp(
     config: Annotated[Path | None, Opt("--config", "-c", help="Verification settings YAML (as for verify).")] = None,
+    allow_mcp_tool: Annotated[list[str] | None, Opt(
+        "--allow-mcp-tool", metavar="mcp:SERVER/TOOL",
+        help="An MCP server's tool (mcp:SERVER/TOOL, or mcp:SERVER/* for all its tools) from the config's "
+             "mcp_servers that callers may reach, MERMAID's executor included; repeat for more. None by default: "
+             "only factdebate's own tool servers.")] = None,
 ) -> None:
     """Serve verify_claim and search_evidence to a chatbot over MCP (stdio)."""
     try:
         from factdebate.server.mcp_server import run_stdio
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "mcp", "serve") from exc
-    run_stdio(config)
+    from factdebate.server.tool_allowlist import check_allow_entry
+
+    try:
+        allowed = [check_allow_entry(entry) for entry in allow_mcp_tool or []]
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--allow-mcp-tool") from None
+    run_stdio(config, allowed)
 
 
 def register_service(app: typer.Typer) -> None:

@@ -25,6 +25,7 @@ from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
+from factdebate.server.tool_allowlist import check_allow_entry
 from factdebate.tools.given import given_evidence
 from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
@@ -94,8 +95,12 @@ def _strict_arguments(server: MCPServer, name: str) -> None:
     tool.parameters = Arguments.model_json_schema(by_alias=True)
 
 
-def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None) -> MCPServer:
-    resolver = SettingsResolver({}, config_file, allowed_llms=[])
+def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None,
+                 allowed_mcp_tools: list[str] | None = None) -> MCPServer:
+    """``allowed_mcp_tools``: the operator's MCP servers and tools this server's callers may reach (as the
+    service's setting of that name); none by default, so MERMAID uses only the shipped tool servers."""
+    resolver = SettingsResolver({}, config_file, allowed_llms=[],
+                                allowed_mcp_tools=[check_allow_entry(entry) for entry in allowed_mcp_tools or []])
     resources = pool if pool is not None else ResourcePool(size=4)  # an empty pool is falsy (it has a length)
     server: MCPServer = MCPServer(name="factdebate", instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -168,18 +173,20 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
     return server
 
 
-def run_stdio(config_file: str | Path | None = None) -> None:
+def run_stdio(config_file: str | Path | None = None, allowed_mcp_tools: list[str] | None = None) -> None:
     from factdebate.run.build import ensure_indexes
     from factdebate.settings.load import settings_from
 
     ensure_indexes(settings_from({}, config_file))  # progress goes to stderr; stdout is the protocol's
-    build_server(config_file).run("stdio")
+    build_server(config_file, allowed_mcp_tools=allowed_mcp_tools).run("stdio")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m factdebate.server.mcp_server", description=__doc__)
     parser.add_argument("--config", "-c", help="verification settings YAML")
-    run_stdio(parser.parse_args(argv).config)
+    parser.add_argument("--allow-mcp-tool", action="append", default=[], metavar="mcp:SERVER/TOOL")
+    args = parser.parse_args(argv)
+    run_stdio(args.config, args.allow_mcp_tool)
 
 
 if __name__ == "__main__":
