@@ -73,7 +73,10 @@ def test_the_sdk_gets_the_upstreams_answer_with_each_claims_verdict_and_place(gu
     claims = {c["claim"]: c for c in found["claims"]}
     assert words_of(claims[PARIS], ANSWER) == PARIS and words_of(claims[ROME], ANSWER) == ROME
     assert claims[PARIS]["label"] == "SUPPORTS" and claims[PARIS]["status"] == "checked"
-    assert claims[ROME]["label"] == "REFUTES" and claims[ROME]["correction"]["text"] == "The Eiffel Tower is in Paris."
+    # The passage found ("The Eiffel Tower opened in 1889.") does not say Paris: the corrector's "The Eiffel Tower is
+    # in Paris." is not shown as grounded in it, and the claim says why (guard/correct.py).
+    assert claims[ROME]["label"] == "REFUTES" and claims[ROME]["correction"] is None
+    assert "its quote does not say paris" in claims[ROME]["correction_note"]
     assert claims[PARIS]["evidence"][0]["quote"] and claims[PARIS]["tier"] == "fast"
     assert found["label"] == "REFUTES" and found["action_taken"] == "annotated" and not found["degraded"]
     assert found["usage"]["model_calls"] >= 3 and "original_text" not in found
@@ -185,7 +188,7 @@ def test_tool_calls_pass_unchecked_and_tool_messages_are_evidence(guard: Guard) 
     assert done.choices[0].message.tool_calls[0].function.name == "lookup"
     found = done.model_extra["factdebate"]
     assert any("tool call" in item and "lookup" in item for item in found["passed_through"])
-    fast = [m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_fast")]
+    fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
     # The bot's passages, sent and from its tool, are what the checker read (evidence_mode given: nothing else).
     assert fast and all("the Eiffel Tower stands in Paris" in p and "landmarks of Paris" in p for p in fast)
     assert not any("Paris landmarks" in p for p in fast)  # the service's own search tool was not used

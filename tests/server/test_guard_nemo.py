@@ -55,7 +55,7 @@ def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
                                        "relevant_chunks": CHUNKS}))
     assert found["action_taken"] == "flagged" and found["text"].startswith(ANSWER) and ROME in found["text"]
     assert {c["claim"]: c["label"] for c in found["claims"]} == {PARIS: "SUPPORTS", ROME: "REFUTES"}
-    fast = [m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_fast")]
+    fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
     assert fast and all("Champ de Mars" in prompt for prompt in fast)  # NeMo's chunks are what it read
     monkeypatch.setenv("FACTDEBATE_API_KEY", "not-a-key-of-this-server")
     with pytest.raises(Exception, match="401"):

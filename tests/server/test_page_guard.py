@@ -27,6 +27,7 @@ LOUVRE = "The Louvre opened in 1793."
 REPLY = f"Hi! Great question. {PARIS} {ROME} {LOUVRE} I think Paris is lovely in spring."
 UNREADABLE = "Berlin is the capital of Germany. The Spree flows through it."
 FAST = {"tier": "fast", "method": "single"}
+TOWER = {"title": "Eiffel Tower", "text": "The Eiffel Tower is a tower in Paris.", "url": "https://example.org/eiffel"}
 
 
 def scripted() -> SlowBackend:
@@ -58,7 +59,8 @@ def kept(server: LiveServer, text: str, **options: Any) -> tuple[str, dict[str, 
 
 
 def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveServer) -> None:
-    check_id, result = kept(server, REPLY, policy="flag", deadline_s=1.5)
+    # A passage that says where the tower is, so the correction it grounds is shown (guard/correct.py).
+    check_id, result = kept(server, REPLY, policy="flag", deadline_s=1.5, evidence=[TOWER])
     status = {c["claim"]: c["status"] for c in result["claims"]}
     assert status == {PARIS: "checked", ROME: "checked", LOUVRE: "unchecked"}, json.dumps(result)
     assert result["action_taken"] == "flagged" and result["text"] != REPLY and result["skipped"]

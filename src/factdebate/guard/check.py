@@ -28,10 +28,18 @@ from factdebate.guard.coverage import uncovered
 from factdebate.guard.evidence import evidence_digest, passages
 from factdebate.guard.gate import Sentence, gate
 from factdebate.guard.options import resolve_options
-from factdebate.guard.policy import apply_policy
+from factdebate.guard.policy import apply_policy, recheck_options
 from factdebate.guard.session import SessionEvidence, query_of
 from factdebate.guard.tiers import Context, Progress, decide
-from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, GuardUsage, Reviser, SkippedSentence
+from factdebate.guard.types import (
+    GuardClaim,
+    GuardOptions,
+    GuardResult,
+    GuardUsage,
+    ResolvedGuardOptions,
+    Reviser,
+    SkippedSentence,
+)
 from factdebate.llm.calls import cache_scope
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
@@ -84,13 +92,15 @@ def guard_question(question: str | None, settings: Settings) -> str | None:
 class Check:
     """The state one check shares between its parts (what :func:`check_text` and the streaming check use)."""
 
-    def __init__(self, settings: Settings, resources: Resources, options: GuardOptions, *, question: str | None,
+    def __init__(self, settings: Settings, resources: Resources, options: GuardOptions | ResolvedGuardOptions, *,
+                 question: str | None,
                  sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None) -> None:
-        self.options = resolve_options(options, settings)
+        self.options = options if isinstance(options, ResolvedGuardOptions) else resolve_options(options, settings)
         self.settings = settings
         # The caller's factdebate.question names the person's question when the face's guess is not it.
         self.question = guard_question(self.options.question or question, settings)
         self.reviser = reviser
+        self.caller = caller  # a revision is checked again as this caller (rewrite)
         self.usage = _Usage()
         self.sinks: list[EventSink] = [*(sinks or []), self.usage]
         self.conversation: Conversation | None = conversation(caller, self.options.conversation_id)
@@ -240,7 +250,15 @@ class Check:
             passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
             on_unchecked=o.on_unchecked, tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text)
-        return await apply_policy(result, self.reviser)
+        return await apply_policy(result, self.reviser, self.recheck, self.settings.guard.rewrite_fallback)
+
+    async def recheck(self, revised: str, refuted: list[GuardClaim]) -> GuardResult:
+        """A ``rewrite``'s revision checked again before it is sent: the same check, at the tier that refuted
+        ``refuted`` (guard/policy.py), with its own deadline of the same length; its calls count in this
+        check's usage."""
+        return await check_text(revised, self.settings, self.context.resources,
+                                options=recheck_options(self.options, refuted), question=self.question,
+                                sinks=self.sinks, caller=self.caller)
 
 
 async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:
@@ -263,7 +281,8 @@ def _place(check: Check, claims: list[str], text: str) -> None:
             after = progress.claim.span.start + 1
 
 
-async def check_text(text: str, settings: Settings, resources: Resources, *, options: GuardOptions,
+async def check_text(text: str, settings: Settings, resources: Resources, *,
+                     options: GuardOptions | ResolvedGuardOptions,
                      question: str | None = None, sinks: list[EventSink] | None = None,
                      reviser: Reviser | None = None, caller: str | None = None) -> GuardResult:
     """Check ``text`` (an assistant's reply) and apply the policy. ``caller``: who asks (the service: the API

@@ -1,24 +1,40 @@
-"""A correction for a refuted claim: one sentence, grounded in the passage that refutes it.
+"""A correction for a refuted claim: one sentence, grounded in the passage that refutes it, and shown only
+when that passage's quote supports it.
 
-One model call, one JSON object. A sentence that shares no content word with the quote is not grounded in
-it and is dropped (no correction rather than an invented one); so is an unreadable reply.
+One model call writes the sentence (one JSON object); it is then held to its quote as a claim the quote must
+support, not a word it shares:
+
+- every name and number the sentence adds to the claim (what the correction changes: "Madrid" in "The Eiffel
+  Tower is in Madrid." for "... is in Berlin.") must be one the quote writes; the words it keeps from the
+  claim name its subject, which a short quote ("It stands in Paris.") need not repeat;
+- the checker model (the fast tier's, with its prompt) then decides the sentence against the quote alone,
+  as given evidence, and only SUPPORTS keeps it.
+
+A sentence that fails either, or an unreadable reply, is dropped (no correction rather than an unsupported
+one), and the claim's ``correction_note`` says why.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from factdebate.core.runtime import count_reply
+from factdebate.core.types import Document, Label
 from factdebate.guard.evidence import shares_words
+from factdebate.guard.fast import SCHEMA as VERIFY_SCHEMA
+from factdebate.guard.fast import read_reply
 from factdebate.guard.types import ClaimEvidence, Correction
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
+from factdebate.response_level.grounding import names, numbers, stem
 
 AGENT = "guard-corrector"
 SCHEMA = {"type": "object", "additionalProperties": False, "required": ["sentence"],
           "properties": {"sentence": {"type": "string", "minLength": 1, "maxLength": 500}}}
+_WORD = re.compile(r"[^\W_]+")
 
 
 def read_sentence(text: str) -> str | None:
@@ -30,17 +46,54 @@ def read_sentence(text: str) -> str | None:
     return " ".join(sentence.split()) if isinstance(sentence, str) and sentence.strip() else None
 
 
-async def correct(claim: str, evidence: ClaimEvidence, llm: LLM) -> Correction | None:
-    """The corrected sentence for ``claim`` from ``evidence``'s quote, or None."""
+def unsupported_words(sentence: str, claim: str, quote: str) -> list[str]:
+    """The names and numbers ``sentence`` adds to ``claim`` that ``quote`` does not write (a word is found by
+    its stem too, so "towers" meets "tower"; "French" does not meet "France")."""
+    written = _WORD.findall(quote)
+    quoted = {w.casefold() for w in written} | {stem(w) for w in written}
+    missing = [n for n in sorted(names(sentence) - names(claim)) if n not in quoted and stem(n) not in quoted]
+    return missing + sorted(numbers(sentence) - numbers(claim) - numbers(quote), key=int)
+
+
+async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM) -> tuple[bool, str]:
+    """(supported, why not): the checker decides ``sentence`` over the quote alone (the fast tier's prompt)."""
+    passage = Document(id="quote", title=evidence.title or "passage", text=evidence.quote)
+    prompt = render("guard_fast", claim=sentence, documents=[passage])
+    count_reply("guard_correction_check", "asked")
+    reply = await llm.complete([{"role": "user", "content": prompt.text}],
+                               GenParams(temperature=0.0, max_tokens=300, json_schema=VERIFY_SCHEMA),
+                               agent=AGENT, prompt=f"{prompt.name}:correction")  # told apart in the trace
+    label, _, _, problem = read_reply(reply.text, [passage])
+    if label is None:
+        count_reply("guard_correction_check", "lost")
+        return False, f"the checker's reply on it could not be read ({problem})"
+    if label != Label.SUPPORTS:
+        return False, f"the checker found it {label.value} by its quote"
+    return True, ""
+
+
+async def correct(claim: str, evidence: ClaimEvidence, llm: LLM) -> tuple[Correction | None, str | None]:
+    """(the corrected sentence for ``claim`` from ``evidence``'s quote, or None; why none, or None)."""
     if not evidence.quote.strip():
-        return None
+        return None, "no correction: the refuting passage gave no quote to ground one in"
     prompt = render("guard_correct", claim=claim, title=evidence.title or "passage", quote=evidence.quote)
     count_reply("guard_correction", "asked")
     reply = await llm.complete([{"role": "user", "content": prompt.text}],
                                GenParams(temperature=0.0, max_tokens=200, json_schema=SCHEMA),
                                agent=AGENT, prompt=prompt.name)
     sentence = read_sentence(reply.text)
-    if sentence is None or not shares_words(sentence, evidence.quote):
+    if sentence is None:
         count_reply("guard_correction", "lost")
-        return None
-    return Correction(text=sentence, quote_source=evidence.quote)
+        return None, "no correction: the corrector's reply could not be read"
+    dropped = f'the correction "{sentence}" was not shown: '
+    if not shares_words(sentence, evidence.quote):
+        count_reply("guard_correction", "lost")
+        return None, dropped + "it shares no word with its quote"
+    if missing := unsupported_words(sentence, claim, evidence.quote):
+        count_reply("guard_correction", "lost")
+        return None, dropped + f"its quote does not say {', '.join(missing)}"
+    supported, why = await supported_by_quote(sentence, evidence, llm)
+    if not supported:
+        count_reply("guard_correction", "lost")
+        return None, dropped + why
+    return Correction(text=sentence, quote_source=evidence.quote), None

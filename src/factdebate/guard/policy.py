@@ -4,9 +4,13 @@
 - ``flag``: the reply with a footnote list of its refuted claims (with their correction) and the claims
   that could not be checked, when there are any.
 - ``rewrite``: the reviser (the face's: the upstream model asked to revise its own answer) gets the refuted
-  claims with their evidence and corrections; its answer is what the client gets, the original is kept in
-  the result. Without a reviser, or when revising fails, the reply is flagged instead and the footnote says
-  why: it is never passed on as if it had been revised.
+  claims with their evidence and corrections; its answer is checked again (``recheck``: the guard's own check
+  at the tier that refuted them) and only then is it what the client gets, with the revision's claims in
+  ``revision_claims`` and the original kept in the result. A revision that still states something refuted,
+  or that could not be checked again, is not sent; nor is one that never came (no reviser, a failure, no
+  text). The reply then gets the operator's ``guard.rewrite_fallback``: ``flag`` (the original with the
+  footnote, which says why) or ``block``; ``action_reason`` says why either way. Nothing revised goes out
+  unchecked, and nothing goes out as ``rewritten`` that was not revised.
 - ``block``: a refusal naming what was refuted.
 
 Independently, ``on_unchecked: block`` refuses a reply with anything unchecked (or a degraded check, whose
@@ -17,11 +21,17 @@ such a degraded check (:func:`no_text_result`).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
-from factdebate.guard.types import ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.guard.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
+# A revision checked again: the revised text and the claims it was to correct -> that text's check.
+Recheck = Callable[[str, list[GuardClaim]], Awaitable[GuardResult]]
+Fallback = Literal["flag", "block"]
 
 
 def refuted(claims: list[GuardClaim]) -> list[GuardClaim]:
@@ -89,25 +99,66 @@ def apply_policy_unrevised(result: GuardResult) -> GuardResult:
     return result.model_copy(update={"text": text, "action_taken": action})
 
 
-async def apply_policy(result: GuardResult, reviser: Reviser | None) -> GuardResult:
-    """``result`` with ``text`` and ``action_taken`` set from its policy (``original_text`` untouched)."""
+async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Recheck | None = None,
+                       fallback: Fallback = "flag") -> GuardResult:
+    """``result`` with ``text`` and ``action_taken`` set from its policy (``original_text`` untouched). Under
+    ``rewrite`` the revision goes out only when ``recheck`` found nothing refuted or unchecked in it; otherwise
+    (and without a reviser or a recheck) the reply gets ``fallback``, said in ``action_reason``."""
     if must_block(result) or not (result.policy == "rewrite" and refuted(result.claims)):
         return apply_policy_unrevised(result)
-    text = result.original_text
     if reviser is None:
-        text, action = text + footnotes(result, "The answer could not be revised: no reviser."), "flagged"
-    else:
-        try:
-            revised = (await reviser(result.original_text, refuted(result.claims))).strip()
-        except (FactDebateError, OSError, ValueError) as exc:
-            revised, why = "", f"{type(exc).__name__}: {exc}"
-        else:
-            why = "the reviser returned no text"
-        if revised:
-            text, action = revised, "rewritten"
-        else:
-            text, action = text + footnotes(result, f"The answer could not be revised ({why})."), "flagged"
-    return result.model_copy(update={"text": text, "action_taken": action})
+        return not_revised(result, fallback, "no reviser", note="The answer could not be revised: no reviser.")
+    try:
+        revised = (await reviser(result.original_text, refuted(result.claims))).strip()
+    except (FactDebateError, OSError, ValueError) as exc:
+        return not_revised(result, fallback, f"{type(exc).__name__}: {exc}")
+    if not revised:
+        return not_revised(result, fallback, "the reviser returned no text")
+    if recheck is None:
+        return not_revised(result, fallback, "the revision could not be checked again: no check was given for it")
+    try:
+        again = await recheck(revised, refuted(result.claims))
+    except (FactDebateError, OSError, ValueError) as exc:
+        return not_revised(result, fallback, f"the revision's check failed: {type(exc).__name__}: {exc}")
+    problem = revision_problem(again)
+    if problem is not None:
+        return not_revised(result, fallback, problem, revision=again)
+    return result.model_copy(update={"text": revised, "action_taken": "rewritten", "revision_claims": again.claims})
+
+
+def revision_problem(again: GuardResult) -> str | None:
+    """Why a revision's check forbids sending it, or None: it states what the evidence contradicts (the refuted
+    claim repeated, or a new one), or it could not be checked whole."""
+    if wrong := refuted(again.claims):
+        return "the revision still states what the evidence contradicts: " + "; ".join(_quoted(c) for c in wrong)
+    if again.degraded:
+        return f"the revision could not be checked ({again.degraded_reason})"
+    if missing := unchecked(again.claims):
+        return "parts of the revision could not be checked: " + "; ".join(
+            f"{_quoted(c)} ({c.reason or c.status})" for c in missing)
+    return None
+
+
+def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str | None = None,
+                revision: GuardResult | None = None) -> GuardResult:
+    """A rewrite that sends no revision: the original with the footnote (``flag``) or a refusal (``block``),
+    never the revision and never marked ``rewritten``."""
+    claims = revision.claims if revision is not None else []
+    if fallback == "block":
+        return result.model_copy(update={"text": refusal(result), "action_taken": "blocked", "revision_claims": claims,
+                                         "action_reason": f"rewrite fell back to block: {why}"})
+    text = result.original_text + footnotes(result, note or f"The answer could not be revised ({why}).")
+    return result.model_copy(update={"text": text, "action_taken": "flagged", "revision_claims": claims,
+                                     "action_reason": f"rewrite fell back to flag: {why}"})
+
+
+def recheck_options(options: ResolvedGuardOptions, claims: list[GuardClaim]) -> ResolvedGuardOptions:
+    """The options a revision is checked again with: at the highest tier that refuted one of ``claims`` (no
+    escalation past it: that tier's word is what the revision must satisfy), annotated only (the policy is
+    the first check's), with the same evidence, method and deadline."""
+    tiers = [c.tier for c in claims if c.tier is not None] or [options.tier]
+    tier = max(tiers, key=TIERS.index)
+    return options.model_copy(update={"tier": tier, "max_tier": tier, "policy": "annotate", "on_unchecked": "pass"})
 
 
 def no_text_result(options: ResolvedGuardOptions, passed: list[str], *, called: bool) -> GuardResult:

@@ -122,10 +122,12 @@ async def decide(progress: Progress, ctx: Context) -> None:
             if source and not any(e.quote == claim.correction.quote_source for e in claim.evidence):
                 claim.evidence = [*claim.evidence, source[0]]
         if label == Label.SUPPORTS:
-            claim.correction = None
+            claim.correction = claim.correction_note = None
             break
         if label == Label.REFUTES and claim.correction is None and evidence:
-            claim.correction = await correct(claim.claim, evidence[0], ctx.resources.llm("debater"))
+            # Shown only when its quote supports it; otherwise the note says why not (guard/correct.py).
+            claim.correction, claim.correction_note = await correct(claim.claim, evidence[0],
+                                                                    ctx.resources.llm("debater"))
         if label != Label.REFUTES:
-            claim.correction = None
+            claim.correction = claim.correction_note = None
     progress.done = True

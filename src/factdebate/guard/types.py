@@ -170,6 +170,7 @@ class GuardClaim(_Strict):
     tier: Tier | None = None  # the tier whose verdict this is
     evidence: list[ClaimEvidence] = Field(default_factory=list)
     correction: Correction | None = None
+    correction_note: str | None = None  # why the checker's correction was not shown (its quote does not support it)
     status: ClaimStatus = "unchecked"
     reason: str | None = None
 
@@ -194,6 +195,11 @@ class GuardResult(_Strict):
 
     label: Label | None = None
     action_taken: ActionTaken = "none"
+    action_reason: str | None = Field(default=None, description="Why the policy did not do what it names: a "
+                                      "rewrite whose revision was not sent (it still states a refuted claim, "
+                                      "could not be checked again, or none came) and what it became instead.")
+    revision_claims: list[GuardClaim] = Field(default_factory=list, description="Under rewrite, the revision's "
+                                              "own claims as they were checked again before it was sent.")
     check_id: str | None = None
     degraded: bool = False
     degraded_reason: str | None = None

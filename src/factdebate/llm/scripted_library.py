@@ -76,6 +76,9 @@ def protocol_responder(disagree: bool) -> Responder:
         if prompt == "guard_fast":  # the guard's fast tier: what the first passage says settles it
             first = re.search(r"^\[1\] [^:]*: (.*)$", messages[0]["content"], re.M)
             label = "REFUTES" if disagree and first else "SUPPORTS" if first else "NOT ENOUGH INFO"
+            said = re.search(r"^Statement: (.*)$", messages[0]["content"], re.M)
+            if first and said and said.group(1).strip() == first.group(1).strip():
+                label = "SUPPORTS"  # a statement copied from its passage (a correction checked against its quote)
             quote = first.group(1).split(". ")[0] if first else ""
             return json.dumps({"label": label, "passage": 1 if first else 0, "quote": quote})
         if prompt == "guard_correct":

@@ -25,7 +25,7 @@ from factdebate.server.strict_json import TOO_DEEP
 from factdebate.settings.model import Settings
 
 MAX_FIELD_CHARS = 100_000  # the longest text in a field other than a message (a tool's schema, a stop word)
-MAX_CHOICES = 8  # n: answers the upstream writes for one request; only the first is checked
+MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guard.max_choices caps it lower)
 MAX_TOOLS = 128  # tools (or functions) one request may offer the model: OpenAI's own limit
 OFF_LOOP_BYTES = 64 * 1024  # a larger body is read and checked in a worker thread, never on the event loop
 NOT_AN_OBJECT = "invalid request: the body must be a JSON object (an OpenAI chat request)"
@@ -85,8 +85,9 @@ class ChatRequest(BaseModel):
                                         "is what the upstream answers, its `tool` messages are given evidence.")
     stream: StrictBool = Field(default=False, description="Stream the upstream's answer as it comes, checking "
                                "it sentence by sentence; the verdicts come in the last chunk before [DONE].")
-    n: int | None = Field(default=None, ge=1, le=MAX_CHOICES, description="Answers to write; only the first "
-                          "is checked.")
+    n: int | None = Field(default=None, ge=1, le=MAX_CHOICES, description="Answers to write; every one is "
+                          "checked, each choice carrying its own `factdebate` object. At most the operator's "
+                          "guard.max_choices; a stream takes n = 1 only.")
     max_tokens: StrictInt | None = Field(default=None, ge=1, description="The most tokens the answer may have; "
                                          "above the operator's guard.max_tokens it is lowered to it.")
     max_completion_tokens: StrictInt | None = Field(default=None, ge=1, description="The same, as OpenAI's "
@@ -161,8 +162,23 @@ def parse_chat_request(body: bytes) -> ChatRequest:
         raise InputError(f"invalid request: {problems}") from None
 
 
+def check_choices(request: ChatRequest, settings: Settings) -> None:
+    """Every answer is checked, so ``n`` is the operator's to bound (``guard.max_choices``). A stream carries one
+    answer: its choices would each need a check of their own while they stream, so ``n`` above 1 is refused
+    there rather than passed on with only the first checked."""
+    n = request.n or 1
+    if n > settings.guard.max_choices:
+        raise InputError(f"n = {n} asks for more answers than this guard checks; the limit is "
+                         f"{settings.guard.max_choices} (guard.max_choices)")
+    if n > 1 and request.stream:
+        raise InputError(f"n = {n} cannot be streamed through the guard: each answer is checked, and a stream "
+                         "is checked as one answer; send stream: false (every choice is checked) or n: 1")
+
+
 def check_messages(request: ChatRequest, settings: Settings) -> None:
-    """The operator's bounds on a conversation (``InputError`` naming the setting) and clean text in each."""
+    """The operator's bounds on a conversation (``InputError`` naming the setting) and clean text in each, and
+    on the answers asked for (:func:`check_choices`)."""
+    check_choices(request, settings)
     guard = settings.guard
     if len(request.messages) > guard.max_messages:
         raise InputError(f"{len(request.messages)} messages sent; the limit is {guard.max_messages} "

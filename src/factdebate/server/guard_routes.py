@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import safe_value
-from factdebate.guard import check_text
+from factdebate.guard import GuardResult, check_text
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     Prepared,
@@ -86,35 +86,65 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
     except UpstreamError as exc:
         prepared.charge.claims = 0
         return upstream_error(exc)
-    choices = answer["choices"]
-    first: dict[str, Any] = choices[0] if choices and isinstance(choices[0], dict) else {}
-    message: dict[str, Any] = first["message"] if isinstance(first.get("message"), dict) else {}
-    text, passed = reply_text(message)
-    if len(choices) > 1:
-        passed.append(f"choices 2 to {len(choices)}: only the first choice is checked")
+    # Every choice is checked (n is capped by guard.max_choices); choices the upstream wrote beyond the n asked
+    # for are left out, never passed on unchecked.
+    asked = prepared.body.n or 1
+    written = answer["choices"]
+    answer["choices"] = choices = written[:asked]
+    extra = [f"choices {asked + 1} to {len(written)}: the upstream model wrote more answers than asked for "
+             f"(n = {asked}); they were left out, unchecked"] if len(written) > asked else []
     from factdebate.server.check_routes import call_keeper
 
     calls = call_keeper(service)
-    if text.strip():
-        try:
-            result = await check_text(text, prepared.settings, service.resources(prepared.settings),
-                                      options=prepared.options, question=prepared.question,
-                                      sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared),
-                                      caller=who)
-        except FactDebateError as exc:
-            from factdebate.server.routes import _http_error
+    checks = [asyncio.ensure_future(_check_choice(prepared, service, who, choice, calls))
+              for choice in (choices or [{}])]
+    try:
+        results = await asyncio.gather(*checks)
+    except FactDebateError as exc:
+        for task in checks:
+            task.cancel()
+        await asyncio.gather(*checks, return_exceptions=True)
+        from factdebate.server.routes import _http_error
 
-            error = _http_error(exc)
-            return openai_error(error.status_code, str(error.detail), "server_error")
-        result = result.model_copy(update={"passed_through": [*result.passed_through, *passed]})
-    else:
-        result = unchecked_result(prepared.resolved, passed)
-    prepared.charge.claims = len(result.claims)
-    result = await keep_guard(service, who, result, calls)
-    apply_to_message(message, first, result)
-    answer["factdebate"] = public_result(result)
-    headers = {GUARD_CHECK_ID_HEADER: result.check_id} if result.check_id else None
+        error = _http_error(exc)
+        return openai_error(error.status_code, str(error.detail), "server_error")
+    results[0] = results[0].model_copy(update={"passed_through": [*results[0].passed_through, *extra]})
+    prepared.charge.claims = sum(len(result.claims) for result in results)
+    for number, result in enumerate(results):
+        results[number] = result = await keep_guard(service, who, result, calls)
+        if number < len(choices):
+            _apply_to_choice(choices, number, result)
+    answer["factdebate"] = public_result(results[0])
+    headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
     try:
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
         return JSONResponse(safe_value(answer), headers=headers)
+
+
+def _apply_to_choice(choices: list[Any], number: int, result: GuardResult) -> None:
+    """The policy's text in choice ``number``. A choice (or message) that is not an object holds nothing the
+    check could read, so nothing of it is passed on: it gets the policy's text alone. With several choices,
+    each carries its own ``factdebate`` object (the one beside ``choices`` is the first's)."""
+    choice = choices[number]
+    if not isinstance(choice, dict):
+        choices[number] = choice = {"index": number, "finish_reason": "stop"}
+    if not isinstance(choice.get("message"), dict):
+        choice["message"] = {"role": "assistant", "content": result.text or None}
+    apply_to_message(choice["message"], choice, result)
+    if len(choices) > 1:
+        choice["factdebate"] = public_result(result)
+
+
+async def _check_choice(prepared: Prepared, service: Service, who: str, choice: Any, calls: Any) -> GuardResult:
+    """One choice's check (its own deadline, its own result); a choice with no text to check is the result of
+    guard/policy.py's ``no_text_result`` (a tool call passes, anything else is degraded)."""
+    first: dict[str, Any] = choice if isinstance(choice, dict) else {}
+    message: dict[str, Any] = first["message"] if isinstance(first.get("message"), dict) else {}
+    text, passed = reply_text(message)
+    if not text.strip():
+        return unchecked_result(prepared.resolved, passed)
+    result = await check_text(text, prepared.settings, service.resources(prepared.settings),
+                              options=prepared.options, question=prepared.question,
+                              sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared), caller=who)
+    return result.model_copy(update={"passed_through": [*result.passed_through, *passed]})

@@ -251,7 +251,8 @@ class Relay:
         if self.tool_calls:
             passed.insert(0, f"{self.tool_calls} tool call(s) in the reply, not checked: {', '.join(self.tools)[:300]}")
         if self.choices > 1:
-            passed.append(f"choices 2 to {self.choices}: only the first choice is checked")
+            passed.append(f"choices 2 to {self.choices}: the upstream model streamed more answers than asked for "
+                          "(n = 1); they were left out, unchecked")
         if not self.text.strip():
             result = unchecked_result(self.prepared.resolved, passed)
         else:
@@ -271,13 +272,19 @@ class Relay:
         if not self.head:
             self.head = {key: chunk[key] for key in _HEAD if key in chunk}
             self.head["object"] = "chat.completion.chunk"
+        raw = event.raw
+        if others := [c for c in chunk.get("choices") or [] if not _first_choice(c)]:
+            # A stream is checked as one answer (n > 1 is refused for streams): another choice the upstream
+            # sends anyway is left out, never passed on unchecked.
+            self.choices = max([self.choices, *(max(2, c["index"] + 1) if isinstance(c, dict)
+                                                and isinstance(c.get("index"), int) else 2 for c in others)])
+            chunk = {**chunk, "choices": [c for c in chunk["choices"] if _first_choice(c)]}
+            if not chunk["choices"] and not chunk.get("usage"):
+                return []
+            raw = frame(chunk)
         ending = False
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
-                continue
-            index = choice.get("index", 0)
-            self.choices = max(self.choices, int(index) + 1 if isinstance(index, int) else 1)
-            if index != 0:
                 continue
             delta = choice.get("delta")
             delta = delta if isinstance(delta, dict) else {}
@@ -304,7 +311,7 @@ class Relay:
             now, later = split
             self.held.append(later)
             return [frame(now)]
-        return [event.raw]
+        return [raw]
 
     def _note(self, delta: dict[str, Any]) -> None:
         calls = delta.get("tool_calls")
@@ -340,6 +347,12 @@ class Relay:
             out += [frame(chunk) for chunk in self.held]
         out.append(frame({**self.head, "choices": [], "factdebate": public_result(result)}))
         return out
+
+
+def _first_choice(choice: Any) -> bool:
+    """Whether a streamed choice is the answer's: an object whose ``index`` is 0 or left out. Anything else
+    (another index, a null one, a choice that is not an object) is not what the check reads."""
+    return isinstance(choice, dict) and choice.get("index", 0) == 0
 
 
 def _split_end(chunk: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:

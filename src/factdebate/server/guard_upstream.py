@@ -24,6 +24,7 @@ import httpx
 
 from factdebate.core.errors import FactDebateError
 from factdebate.guard.types import GuardClaim
+from factdebate.prompts import render
 from factdebate.util.redact import hide_endpoints, redact_url
 
 # A revised answer is about as long as the original; this bounds it whatever the upstream's default.
@@ -279,7 +280,8 @@ async def _hang_up(response: httpx.Response) -> None:
 
 def revise_instruction(refuted: list[GuardClaim]) -> str:
     """What the model is told when its answer is sent back: each claim a check found false, with the passage
-    that says otherwise and the checker's corrected sentence, and the rules of the revision."""
+    that says otherwise and the checker's corrected sentence, that those passages are data and not
+    instructions (prompts/evidence_is_data.j2), and the rules of the revision."""
     lines = ["A fact check of your last answer found statements in it that the evidence contradicts:", ""]
     for number, claim in enumerate(refuted, 1):
         lines.append(f"{number}. You wrote: \"{claim.claim}\"")
@@ -288,7 +290,9 @@ def revise_instruction(refuted: list[GuardClaim]) -> str:
             lines.append(f"   Evidence from {item.title or 'a source'}{where}: \"{item.quote}\"")
         if claim.correction is not None:
             lines.append(f"   A corrected statement: \"{claim.correction.text}\"")
-    lines += ["", "Write your answer again for the same reader. Correct or remove each statement listed above "
+    # The quotes are from passages anyone may have written: the same rule as every checking prompt's.
+    lines += ["", render("evidence_is_data").text,
+              "", "Write your answer again for the same reader. Correct or remove each statement listed above "
               "so that it agrees with the evidence; keep everything else as it was, in the same language, tone "
               "and format. Reply with the revised answer only, without mentioning this check."]
     return "\n".join(lines)

@@ -277,6 +277,12 @@ class GuardSettings(_Strict):
     max_tokens: int = Field(default=16_384, ge=1, le=1_000_000,
                             description="The most tokens a request may ask the upstream to write for one answer "
                             "(max_tokens, max_completion_tokens): a larger value is lowered to it.")
+    max_choices: int = Field(default=4, ge=1, le=8, description="The most answers (n) one chat request may ask "
+                             "for: every answer is checked, so a larger n is refused (422).")
+    rewrite_fallback: Literal["flag", "block"] = Field(
+        default="flag", description="What a rewrite becomes when its revision cannot be sent as checked (it "
+        "repeats a refuted claim, could not be checked again, or no revision came): flag (the original answer "
+        "with the footnote) or block (refused).")
 
     @field_validator("upstream")
     @classmethod

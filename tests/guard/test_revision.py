@@ -1,0 +1,105 @@
+"""Nothing revised goes out unchecked (issue 47, item 2): a ``rewrite`` revision is checked again at the tier
+that refuted the claim before it is sent (one that repeats the refuted claim was sent as ``rewritten`` with
+no footnote), and a correction is shown only when its quote supports it ("The Eiffel Tower is in Madrid."
+was shown as grounded in a passage saying the tower stands in Paris)."""
+
+from __future__ import annotations
+
+import json
+
+from factdebate.core.types import Label
+from factdebate.guard import GuardClaim
+from factdebate.guard.correct import unsupported_words
+from factdebate.prompts import render
+from factdebate.server.guard_upstream import revise_instruction
+from tests.guard.support import CLAIMS, REPLY, run_check, script
+
+FAST = {"tier": "fast", "max_tier": "fast"}
+REVISED = "Paris is the capital of France. The Eiffel Tower is in Paris."
+
+
+def reviser_saying(text: str) -> object:
+    async def revise(answer: str, claims: list[GuardClaim]) -> str:
+        return text
+
+    return revise
+
+
+async def test_a_revision_that_repeats_the_refuted_claim_is_flagged_not_rewritten() -> None:
+    result, _ = await run_check(script(), guard=FAST, policy="rewrite", reviser=reviser_saying(REPLY))
+    assert result.action_taken == "flagged" and result.text.startswith(REPLY)
+    assert "Fact check:" in result.text and CLAIMS[1] in result.text[len(REPLY):]
+    assert result.action_reason is not None and result.action_reason.startswith("rewrite fell back to flag")
+    assert "still states what the evidence contradicts" in result.action_reason and CLAIMS[1] in result.action_reason
+    assert [c.label for c in result.revision_claims if c.claim == CLAIMS[1]] == ["REFUTES"]
+
+
+async def test_the_operator_may_have_such_a_revision_blocked() -> None:
+    result, _ = await run_check(script(), guard={**FAST, "rewrite_fallback": "block"}, policy="rewrite",
+                                reviser=reviser_saying(REPLY))
+    assert result.action_taken == "blocked" and result.text.startswith("This answer was withheld")
+    assert result.action_reason is not None and result.action_reason.startswith("rewrite fell back to block")
+
+
+async def test_a_revision_is_checked_at_the_tier_that_refuted_the_claim_and_then_sent() -> None:
+    result, backend = await run_check(script(), guard=FAST, policy="rewrite", reviser=reviser_saying(REVISED))
+    assert result.action_taken == "rewritten" and result.text == REVISED and result.action_reason is None
+    assert result.revision_claims and all(c.label == "SUPPORTS" and c.tier == "fast" for c in result.revision_claims)
+    checked = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+    assert any("Statement: The Eiffel Tower is in Paris." in prompt for prompt in checked)  # the revision's claim
+
+
+async def test_a_revision_that_could_not_be_checked_is_not_sent() -> None:
+    def fast(claim: str) -> str:  # the revision's new sentence gets no readable verdict
+        if "Louvre" in claim:
+            return "not json"
+        label = "REFUTES" if "Rome" in claim else "SUPPORTS"
+        return json.dumps({"label": label, "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
+
+    revised = "Paris is the capital of France. The Louvre has 35,000 works on show."
+    result, _ = await run_check(script(fast=fast), guard=FAST, policy="rewrite", reviser=reviser_saying(revised))
+    assert result.action_taken == "flagged" and result.text.startswith(REPLY)
+    assert result.action_reason is not None and "could not be checked" in result.action_reason
+
+
+async def test_a_correction_its_quote_contradicts_is_dropped_with_a_reason() -> None:
+    result, _ = await run_check(script(correction="The Eiffel Tower is in Madrid."), guard=FAST, policy="flag")
+    rome = result.claims[1]
+    assert rome.label == "REFUTES" and rome.correction is None
+    assert rome.correction_note is not None and "its quote does not say madrid" in rome.correction_note
+    assert "Madrid" not in result.text  # not in the footnote either
+
+
+async def test_a_correction_the_checker_finds_unsupported_by_its_quote_is_dropped() -> None:
+    def fast(claim: str) -> str:  # every word of the correction is in the quote, but it says the opposite
+        label = "REFUTES" if "Rome" in claim or " not " in claim else "SUPPORTS"
+        return json.dumps({"label": label, "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
+
+    result, backend = await run_check(script(fast=fast, correction="The Eiffel Tower is not in Paris."), guard=FAST)
+    rome = result.claims[1]
+    assert rome.correction is None and rome.correction_note is not None
+    assert "the checker found it REFUTES by its quote" in rome.correction_note
+    verify = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast:correction"]
+    (prompt,) = verify  # the correction decided over its quote alone, as given evidence
+    assert "Statement: The Eiffel Tower is not in Paris." in prompt and "[2]" not in prompt
+    assert "The Eiffel Tower is a tower in Paris." in prompt
+
+
+async def test_a_correction_its_quote_supports_is_shown() -> None:
+    result, _ = await run_check(script(), guard=FAST)
+    rome = result.claims[1]
+    assert rome.correction is not None and rome.correction.text == "The Eiffel Tower is in Paris."
+    assert rome.correction_note is None
+
+
+def test_only_the_names_and_numbers_a_correction_adds_must_be_in_the_quote() -> None:
+    claim = "The Eiffel Tower is in Berlin and opened in 1901."
+    assert unsupported_words("The Eiffel Tower is in Madrid.", claim, "It stands in Paris.") == ["madrid"]
+    assert unsupported_words("The Eiffel Tower is in Paris.", claim, "It stands in Paris.") == []
+    assert unsupported_words("The Eiffel Tower opened in 1889.", claim, "It opened in 1,889 days.") == []
+    assert unsupported_words("The Eiffel Tower opened in 1887.", claim, "It opened in 1889.") == ["1887"]
+
+
+def test_the_revise_instruction_says_the_evidence_is_data_not_instructions() -> None:
+    claim = GuardClaim(index=0, claim="The Eiffel Tower is in Rome.", label=Label.REFUTES, status="checked")
+    assert render("evidence_is_data").text in revise_instruction([claim])
