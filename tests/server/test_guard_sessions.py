@@ -44,3 +44,21 @@ def test_evidence_the_caller_sends_past_the_limits_is_still_refused(guard: chat.
     server, _ = guard()
     with pytest.raises(openai.UnprocessableEntityError, match="max_evidence_items"):
         chat.ask(server, {"evidence": [{"title": "t", "text": "The tower is in Paris."}] * 51})
+
+
+def test_a_session_past_any_message_count_or_with_a_long_tool_result_is_answered(guard: chat.Guard) -> None:
+    """Issue 47, item 6: 200 messages, or one tool result past guard.max_message_chars, used to be a 422 for
+    every later turn of the session; a caller's own long message is still held to the limit."""
+    backend = ScriptedBackend(script(claims=[ROME]))
+    server, upstream = guard(Upstream(answer=ROME), backend=backend)
+    messages = _session(120)  # 242 messages
+    page = "The Eiffel Tower is in Paris. " * 4000  # 120,000 characters, over max_message_chars (100,000)
+    messages[2] = {**messages[2], "content": page}
+    made = chat.client(server).chat.completions.create(
+        model="scripted", messages=messages,  # type: ignore[arg-type]
+        extra_body={"factdebate": {**chat.FAST, "evidence_mode": "given"}})
+    found = made.model_extra["factdebate"]  # type: ignore[index]
+    assert found["claims"][0]["label"] == "REFUTES" and found["evidence_dropped"] > 0
+    assert len(upstream.requests[-1]["messages"]) == len(messages)
+    with pytest.raises(openai.UnprocessableEntityError, match="max_message_chars"):
+        chat.client(server).chat.completions.create(model="scripted", messages=[{"role": "user", "content": page}])

@@ -1,10 +1,11 @@
 """The chat guard's request: an OpenAI Chat Completions body, every field checked before anything is sent on.
 
-Messages are typed (role, content as text or content parts, tool calls...) and bounded by the operator's
-``guard.max_messages`` and ``guard.max_message_chars``; every other field is clean text of bounded size, and
-the fields that multiply the upstream's work (``n``) are capped. Fields the guard does not know are passed on
-as the caller sent them (a newer client's options reach the upstream), after the same text check. The
-``factdebate`` object is the caller's :class:`~factdebate.guard.types.GuardOptions` and is never sent on."""
+Messages are typed (role, content as text or content parts, tool calls...); any number of them (an agent
+session grows without end), each but a tool's result bounded by the operator's ``guard.max_message_chars``;
+every other field is clean text of bounded size, and the fields that multiply the upstream's work (``n``)
+are capped. Fields the guard does not know are passed on as the caller sent them (a newer client's options
+reach the upstream), after the same text check. The ``factdebate`` object is the caller's
+:class:`~factdebate.guard.types.GuardOptions` and is never sent on."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from factdebate.settings.model import Settings
 
 MAX_FIELD_CHARS = 100_000  # the longest text in a field other than a message (a tool's schema, a stop word)
 MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guard.max_choices caps it lower)
+MAX_TOOL_RESULT_CHARS = 10**9  # a tool result's text: bounded by the body limit alone (see check_messages)
 MAX_TOOLS = 128  # tools (or functions) one request may offer the model: OpenAI's own limit
 OFF_LOOP_BYTES = 64 * 1024  # a larger body is read and checked in a worker thread, never on the event loop
 NOT_AN_OBJECT = "invalid request: the body must be a JSON object (an OpenAI chat request)"
@@ -180,18 +182,21 @@ def check_messages(request: ChatRequest, settings: Settings) -> None:
     on the answers asked for (:func:`check_choices`)."""
     check_choices(request, settings)
     guard = settings.guard
-    if len(request.messages) > guard.max_messages:
-        raise InputError(f"{len(request.messages)} messages sent; the limit is {guard.max_messages} "
-                         "(guard.max_messages)")
+    # No bound on how many messages: an agent session grows by one tool result per step, and refusing it past
+    # a count broke the session for every later turn. The body limit bounds the whole; tool results past the
+    # evidence limits are ranked per claim and the rest left out, said (guard/session.py).
     for number, message in enumerate(request.messages, 1):
         data = message.model_dump(exclude_none=True)
         if nesting_depth(data) > MAX_NESTING:
             raise InputError(f"message {number} nests more than {MAX_NESTING} levels")
-        checked_values(data, what=f"message {number}", limit=guard.max_message_chars)
+        # A tool's result is the bot's own history, not the caller's words: however long, it is passed on as
+        # sent (clean text still); as evidence it is held to the evidence limits like every other result.
+        own = data.get("role") in ("tool", "function")
         size = _chars(data)
-        if size > guard.max_message_chars:
+        if size > guard.max_message_chars and not own:  # before the text check: this error names the setting
             raise InputError(f"message {number} holds {size} characters; the limit is {guard.max_message_chars} "
                              "(guard.max_message_chars)")
+        checked_values(data, what=f"message {number}", limit=MAX_TOOL_RESULT_CHARS)
 
 
 def _chars(value: Any) -> int:

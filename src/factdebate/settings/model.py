@@ -266,7 +266,9 @@ class GuardSettings(_Strict):
         default="pass", description="A reply with unchecked claims: pass it on (said so) or block it.")
     method: str | None = Field(default=None, description="Method of the standard and deep tiers by default "
                                "(default: the configured method, tool-mad unless set).")
-    max_messages: int = Field(default=200, ge=1, le=10_000, description="Most messages in one chat request.")
+    max_messages: int = Field(default=200, ge=1, le=10_000, description="Kept so older configurations load; a "
+                              "conversation of any length is accepted (issue 47: refusing a long agent session "
+                              "broke it for every later turn).")
     max_message_chars: int = Field(default=100_000, ge=100, le=10_000_000,
                                    description="Longest message in one chat request.")
     max_evidence_items: int = Field(default=50, ge=0, le=500, description="Most evidence passages per request.")
