@@ -6,6 +6,8 @@ deadline); they are imported lazily so ``import factdebate`` stays light (no mod
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from factdebate.core.types import Document, JudgeDecision, Judgement, Label, Round, Step, Turn, Usage, Verdict
@@ -27,3 +29,24 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     raise AttributeError(f"module 'factdebate' has no attribute {name!r}")
+
+
+class _Package(ModuleType):
+    """``factdebate.guard`` is api.py's function, the same object on every access. The import system binds
+    each subpackage to its parent's attribute once it is loaded, so importing ``factdebate.guard`` (the
+    subpackage) would otherwise replace the function by the module: the same call then worked once and
+    failed after. The subpackage is still ``sys.modules["factdebate.guard"]``, so ``from factdebate.guard
+    import ...`` reads it as before."""
+
+    @property
+    def guard(self) -> Any:
+        from factdebate.api import guard
+
+        return guard
+
+    @guard.setter
+    def guard(self, _module: Any) -> None:  # the subpackage, bound by the import system: not the name's
+        pass
+
+
+sys.modules[__name__].__class__ = _Package

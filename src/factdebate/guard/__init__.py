@@ -3,13 +3,9 @@ reply's check-worthy sentences, their claims decided tier by tier within a deadl
 evidence and retrieval, each claim's place in the text and a correction, and the operator's policy.
 The contract is :mod:`factdebate.guard.types`.
 
-``factdebate.guard`` is also the public function (the name is fixed by issue 37): once this package is
-imported it is the package that ``factdebate.guard`` names, so the package itself can be called, with
-:func:`factdebate.guard.public.guard`'s arguments."""
-
-import sys
-from types import ModuleType as _ModuleType
-from typing import Any
+The name ``factdebate.guard`` is the public function (api.py's, fixed by issue 37), the same object whether
+or not this package was imported (factdebate/__init__.py keeps it so); this package is read by its
+submodules' names (``from factdebate.guard import GuardResult``)."""
 
 from factdebate.guard.check import check_text
 from factdebate.guard.options import evidence_from_messages, resolve_options
@@ -34,12 +30,3 @@ __all__ = [
     "evidence_from_messages", "resolve_options",
 ]
 
-
-class _CallablePackage(_ModuleType):
-    def __call__(self, reply: Any, **options: Any) -> Any:
-        from factdebate.guard.public import guard
-
-        return guard(reply, **options)
-
-
-sys.modules[__name__].__class__ = _CallablePackage

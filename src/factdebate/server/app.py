@@ -23,6 +23,7 @@ from factdebate.core.version import __version__
 from factdebate.server.check_routes import CHECK_ID_HEADER
 from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
+from factdebate.server.guard_check_id import CheckIdHeader
 from factdebate.server.guard_litellm import router as litellm_router
 from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, close_upstreams
 from factdebate.server.guard_routes import router as guard_router
@@ -105,6 +106,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                            allow_headers=["Authorization", "Content-Type", VERDICTS_HEADER],
                            # a page elsewhere reads a kept check's id
                            expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER])
+    app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
     return app
 

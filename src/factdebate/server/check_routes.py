@@ -2,21 +2,23 @@
 and :func:`keep`, which the verify and check-response routes call when a check finishes to store it and
 tell the caller its id: the ``X-Check-Id`` header of a plain answer, a ``check_saved`` event before a
 stream's ``result``. A check, plain or streamed, is kept with its model calls (server/kept_calls.py), which
-the same ``GET`` answers beside the verdict."""
+the same ``GET`` answers beside the verdict. ``GET /v1/checks?conversation_id=`` lists a conversation's
+kept guard checks, newest first."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, Field
 
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import ResponseVerdict, Verdict
-from factdebate.server.check_store import CHECK_ID
+from factdebate.guard.types import CONVERSATION_ID_PATTERN
+from factdebate.server.check_store import CHECK_ID, MAX_PAGE
 from factdebate.server.kept_calls import CallKeeper
 from factdebate.server.service import CallerDep, Service, ServiceDep
 
@@ -36,6 +38,21 @@ class CheckRecord(BaseModel):
                                         "claim's also names its `claim` index); empty when the operator keeps none.")
     calls_cut: int = Field(default=0, description="Calls the check made after the kept ones, left out because "
                            "they passed the operator's kept_check_calls_bytes.")
+
+
+class ListedCheck(BaseModel):
+    id: str
+    kind: str
+    created: float
+    verdict: dict[str, Any] = Field(description="The kept verdict, as `GET /v1/checks/{id}` answers it (its "
+                                    "model calls are there, not here).")
+
+
+class CheckPage(BaseModel):
+    conversation_id: str
+    checks: list[ListedCheck] = Field(description="Newest first.")
+    next_before: str | None = Field(default=None, description="When the page is full: the `before` that asks "
+                                    "for the next (older) page. Null when there is none.")
 
 
 def call_keeper(service: Service) -> CallKeeper | None:
@@ -74,3 +91,19 @@ async def get_check(check_id: str, service: ServiceDep, who: CallerDep) -> Check
         raise HTTPException(404, f"no check '{check_id}'")
     return CheckRecord(id=kept.id, kind=kept.kind, created=kept.created, verdict=kept.verdict, calls=kept.calls,
                        calls_cut=kept.calls_cut)
+
+
+@router.get("/checks", tags=["verify"], summary="This key's kept checks of one conversation, newest first",
+            description="The guard's checks made with a `conversation_id` (the `factdebate` option, or the "
+                        "`X-Factdebate-Conversation-Id` header) are filed under it, per key: this lists them "
+                        "newest first, with their verdicts, so a client that drops the reply's `factdebate` "
+                        "object still finds them. Another key's checks are never listed (its list is empty). "
+                        "`before` (a check id, a page's `next_before`) asks for the checks older than it.")
+async def list_checks(service: ServiceDep, who: CallerDep,
+                      conversation_id: Annotated[str, Query(pattern=CONVERSATION_ID_PATTERN)],
+                      limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
+                      before: Annotated[str | None, Query(pattern=CHECK_ID.pattern)] = None) -> CheckPage:
+    kept = await asyncio.to_thread(service.checks.of_conversation, who, conversation_id, limit, before)
+    return CheckPage(conversation_id=conversation_id,
+                     checks=[ListedCheck(id=k.id, kind=k.kind, created=k.created, verdict=k.verdict) for k in kept],
+                     next_before=kept[-1].id if len(kept) == limit else None)

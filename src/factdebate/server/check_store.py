@@ -8,7 +8,11 @@ every read, so an expired check is never served even when nothing has been writt
 
 A check also keeps its model calls (server/kept_calls.py), already bounded by the operator's byte
 limit, in a table of their own beside it: it goes with its check, and reading a check's verdict alone never
-reads them."""
+reads them.
+
+A guard check made in a conversation (its ``conversation_id``) is also filed under that conversation, per
+key, so ``GET /v1/checks?conversation_id=`` lists a conversation's checks newest first: a client that drops
+the reply's ``factdebate`` object finds its verdicts again there."""
 
 from __future__ import annotations
 
@@ -42,8 +46,17 @@ CREATE TABLE IF NOT EXISTS check_calls (
     id TEXT PRIMARY KEY,
     calls TEXT NOT NULL,
     cut INTEGER NOT NULL
-)
+);
+-- the conversation a check was made in (a guard check with a conversation_id), for the key that made it
+CREATE TABLE IF NOT EXISTS check_conversations (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    conversation TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS check_conversations_of ON check_conversations (owner, conversation)
 """
+# What a page of the list holds at most (GET /v1/checks): each item is a whole verdict.
+MAX_PAGE = 100
 
 
 @dataclass
@@ -68,23 +81,30 @@ class CheckStore:
         return self.per_key > 0
 
     def save(self, owner: str, kind: str, verdict: dict[str, Any], now: float | None = None,
-             calls: list[dict[str, Any]] | None = None, calls_cut: int = 0) -> str | None:
-        """Keep ``verdict`` (and the model ``calls`` that led to it, when they were gathered) for ``owner``;
-        its id, or None when the operator keeps no checks."""
+             calls: list[dict[str, Any]] | None = None, calls_cut: int = 0, check_id: str | None = None,
+             conversation: str | None = None) -> str | None:
+        """Keep ``verdict`` (and the model ``calls`` that led to it, when they were gathered) for ``owner``,
+        under ``check_id`` when the caller made it beforehand (the chat guard's, already in a header), filed
+        under ``conversation`` when it has one; its id, or None when the operator keeps no checks."""
         if not self.enabled:
             return None
         now = time.time() if now is None else now
-        check_id = uuid.uuid4().hex
+        if check_id is None or not CHECK_ID.match(check_id):
+            check_id = uuid.uuid4().hex
 
         def insert(db: Cursor) -> None:
             expired = (now - self.max_age_seconds,)
-            db.execute("DELETE FROM check_calls WHERE id IN (SELECT id FROM checks WHERE created < ?)", expired)
+            for table in ("check_calls", "check_conversations"):
+                db.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM checks WHERE created < ?)", expired)
             db.execute("DELETE FROM checks WHERE created < ?", expired)
             db.execute("INSERT INTO checks (id, owner, created, kind, verdict) VALUES (?, ?, ?, ?, ?)",
                        (check_id, owner, now, kind, dumps_record(verdict)))
             if calls is not None:
                 db.execute("INSERT INTO check_calls (id, calls, cut) VALUES (?, ?, ?)",
                            (check_id, dumps_record(calls), calls_cut))
+            if conversation is not None:
+                db.execute("INSERT INTO check_conversations (id, owner, conversation) VALUES (?, ?, ?)",
+                           (check_id, owner, conversation))
             # The key's newest per_key stay; ties in time are broken by id so the trim is deterministic. The
             # first check past them is found along the (owner, created) index, and only it and older ones are
             # deleted: a NOT IN over the kept ones read every one of the key's rows on every write.
@@ -94,6 +114,7 @@ class CheckStore:
                 older = "SELECT id FROM checks WHERE owner = ? AND (created < ? OR (created = ? AND id <= ?))"
                 trim = (owner, first_out[0], first_out[0], first_out[1])
                 db.execute(f"DELETE FROM check_calls WHERE id IN ({older})", trim)
+                db.execute(f"DELETE FROM check_conversations WHERE id IN ({older})", trim)
                 db.execute(f"DELETE FROM checks WHERE id IN ({older})", trim)
 
         self.db.write("checks", insert)
@@ -112,6 +133,31 @@ class CheckStore:
             return None
         return KeptCheck(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]) if row[4] else [],
                          int(row[5] or 0))
+
+    def of_conversation(self, owner: str, conversation: str, limit: int, before: str | None = None,
+                        now: float | None = None) -> list[KeptCheck]:
+        """``owner``'s kept checks filed under ``conversation``, newest first, at most ``limit`` (and
+        :data:`MAX_PAGE`), older than the check ``before`` when it is given (the last of the page before):
+        none when it is unknown, expired or another key's. Their calls are not read."""
+        if before is not None and not CHECK_ID.match(before):
+            return []
+        now = time.time() if now is None else now
+        limit = max(1, min(limit, MAX_PAGE))
+        cutoff = now - self.max_age_seconds
+
+        def query(db: Cursor) -> list[Any]:
+            where, args = "", [owner, conversation, owner, cutoff]
+            if before is not None:
+                mark = db.execute("SELECT created FROM checks WHERE id = ? AND owner = ?", (before, owner)).fetchone()
+                if mark is None:
+                    return []
+                where, args = " AND (c.created < ? OR (c.created = ? AND c.id < ?))", [*args, mark[0], mark[0], before]
+            return list(db.execute(
+                "SELECT c.id, c.kind, c.created, c.verdict FROM check_conversations v JOIN checks c ON c.id = v.id "
+                f"WHERE v.owner = ? AND v.conversation = ? AND c.owner = ? AND c.created >= ?{where} "
+                "ORDER BY c.created DESC, c.id DESC LIMIT ?", (*args, limit)).fetchall())
+
+        return [KeptCheck(row[0], row[1], row[2], json.loads(row[3])) for row in self.db.read(query)]
 
     def revise(self, check_id: str, owner: str, change: Callable[[dict[str, Any]], dict[str, Any]],
                calls: Callable[[list[dict[str, Any]], int], tuple[list[dict[str, Any]], int]] | None = None,

@@ -10,14 +10,17 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from starlette.datastructures import State
 
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, resolve_options
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardClaim
+from factdebate.server.guard_check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
+from factdebate.server.guard_check_id import check_id_of
 from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
 from factdebate.server.kept_calls import CallKeeper
@@ -28,7 +31,9 @@ from factdebate.settings.model import Settings
 from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
-GUARD_CHECK_ID_HEADER = "X-Factdebate-Check-Id"
+# The conversation's id where the body's `factdebate` object cannot carry it (a client that drops the body's
+# unknown fields): the same value `factdebate.conversation_id` takes, checked alike.
+CONVERSATION_HEADER = "X-Factdebate-Conversation-Id"
 NO_UPSTREAM = ("the chat guard is off on this server: its operator enables it by naming an OpenAI-compatible "
                "model to check, with `factdebate serve --guard-upstream URL` (a base URL ending in /v1) or "
                "guard.upstream in the --config file")
@@ -40,6 +45,14 @@ def openai_error(status: int, message: str, kind: str = "invalid_request_error",
                  headers: dict[str, str] | None = None) -> JSONResponse:
     """An error both kinds of client read: OpenAI's ``error`` object and this API's ``detail``."""
     return JSONResponse({"detail": message, **error_body(message, kind, code)}, status_code=status, headers=headers)
+
+
+def openai_http_error(exc: HTTPException) -> JSONResponse:
+    """A refusal made before the route (the key check's 401, its 429, the 503 of a server at its limit of
+    checks) in OpenAI's error shape, with its headers (``WWW-Authenticate``, ``Retry-After``)."""
+    kind, code = {401: ("invalid_request_error", "invalid_api_key"), 429: ("rate_limit_error", "rate_limit_exceeded"),
+                  503: ("server_error", "overloaded")}.get(exc.status_code, ("invalid_request_error", None))
+    return openai_error(exc.status_code, str(exc.detail), kind, code, headers=dict(exc.headers or {}) or None)
 
 
 def upstream_error(exc: UpstreamError) -> JSONResponse:
@@ -87,6 +100,11 @@ class Prepared:
     question: str | None
     slot: _RunSlot
     charge: ClaimCharge
+    check_id: str | None = None  # the request's (server/guard_check_id.py): its first kept check's id
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.options.conversation_id
 
 
 async def prepare(request: Request, service: Service, who: str) -> Prepared | JSONResponse:
@@ -102,14 +120,34 @@ async def prepare(request: Request, service: Service, who: str) -> Prepared | JS
         return openai_error(422, str(exc))
     options = guard_options(body)
     try:
+        options = with_conversation_header(options, request.headers.get(CONVERSATION_HEADER))
         # The tiers' method counts against the spending caps as a chosen method does on /v1/check-response.
         settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
         check_messages(body, settings)
         resolved = resolve_options(options, settings)
     except (ConfigError, InputError) as exc:
         return openai_error(422, str(exc))
-    slot, charge = _charged_slot(service, who, settings)  # 503 when the server is at its limit of checks
-    return Prepared(body, settings, options, resolved, upstream, question_of(body), slot, charge)
+    try:
+        slot, charge = _charged_slot(service, who, settings)  # 503 when the server is at its limit of checks
+    except HTTPException as exc:
+        return openai_http_error(exc)
+    return Prepared(body, settings, options, resolved, upstream, question_of(body), slot, charge,
+                    check_id_of(request.scope))
+
+
+def with_conversation_header(options: GuardOptions, value: str | None) -> GuardOptions:
+    """``options`` with the conversation id of the :data:`CONVERSATION_HEADER` (checked as the option is);
+    the header and the option naming two conversations is refused rather than one of them guessed."""
+    if value is None:
+        return options
+    try:
+        named = GuardOptions.model_validate({"conversation_id": value}).conversation_id
+    except ValidationError as exc:
+        raise InputError(f"{CONVERSATION_HEADER}: {exc.errors()[0]['msg']}") from exc
+    if options.conversation_id not in (None, named):
+        raise InputError(f"{CONVERSATION_HEADER} and factdebate.conversation_id name two conversations: "
+                         "send one of them, or the same id in both")
+    return options.model_copy(update={"conversation_id": named})
 
 
 def reviser_for(prepared: Prepared) -> Any:
@@ -150,14 +188,18 @@ def hidden_result(result: GuardResult) -> GuardResult:
                                      "passed_through": [hide_endpoints(p) for p in result.passed_through]})
 
 
-async def keep_guard(service: Service, who: str, result: GuardResult, calls: CallKeeper | None) -> GuardResult:
+async def keep_guard(service: Service, who: str, result: GuardResult, calls: CallKeeper | None,
+                     check_id: str | None = None, conversation_id: str | None = None) -> GuardResult:
     """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and
-    both texts); the result with its ``check_id`` (None: the operator keeps none, or storing failed). Every
-    route's result passes here, so it is made :func:`hidden_result` here, for the reply and the kept check."""
+    both texts), under ``check_id`` when one was made beforehand (the chat route's, already in its header) and
+    filed under ``conversation_id`` when it has one (``GET /v1/checks?conversation_id=``); the result with its
+    ``check_id`` (None: the operator keeps none, or storing failed). Every route's result passes here, so it
+    is made :func:`hidden_result` here, for the reply and the kept check."""
     result = hidden_result(result)
     try:
         check_id = await asyncio.to_thread(service.checks.save, who, "guard", result.model_dump(mode="json"),
-                                           calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0)
+                                           calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0,
+                                           check_id=check_id, conversation=conversation_id)
     except Exception:
         log.warning("could not keep a finished guard check in the state database", exc_info=True)
         return result

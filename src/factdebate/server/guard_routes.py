@@ -7,15 +7,18 @@ The route is thin: the request's checks (server/guard_request.py), the way to th
 (server/guard_upstream.py) and the stream's relay (server/guard_stream.py) live apart, and the checking
 itself below the faces. The caller's key is this service's (``Authorization: Bearer``, as the OpenAI SDK
 sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) with the service's
-``detail`` beside, so OpenAI clients and this API's other callers read them alike."""
+``detail`` beside, so OpenAI clients and this API's other callers read them alike: a missing or wrong key's
+401 too, so the key is checked here rather than by the service's dependency (whose 401 is ``{"detail"}``).
+Every reply carries the request's check id (server/guard_check_id.py), errors included."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Coroutine
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
 from factdebate.core.errors import FactDebateError
@@ -27,6 +30,7 @@ from factdebate.server.guard_prepare import (
     apply_to_message,
     keep_guard,
     openai_error,
+    openai_http_error,
     prepare,
     public_result,
     reviser_for,
@@ -36,9 +40,10 @@ from factdebate.server.guard_prepare import (
 from factdebate.server.guard_request import ChatRequest, reply_text
 from factdebate.server.guard_stream import disconnected, stream_reply
 from factdebate.server.guard_upstream import UpstreamError
-from factdebate.server.service import CallerDep, Service, ServiceDep
+from factdebate.server.service import Service, ServiceDep, caller
 
 router = APIRouter(prefix="/v1")
+log = logging.getLogger("factdebate.server")
 
 
 @router.post("/chat/completions", tags=["guard"], summary="An OpenAI-compatible chat endpoint whose replies are "
@@ -51,7 +56,22 @@ router = APIRouter(prefix="/v1")
                          "the verdicts come in the last chunk before `[DONE]` (docs/guard.md).",
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": ChatRequest.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
-async def chat_completions(request: Request, service: ServiceDep, who: CallerDep) -> Response:
+async def chat_completions(request: Request, service: ServiceDep,
+                           authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
+    try:
+        who = await caller(service, request, authorization)
+    except HTTPException as exc:  # 401 (or 429): an OpenAI client raises its AuthenticationError on it
+        return openai_http_error(exc)
+    try:
+        return await _reply(request, service, who)
+    except RecursionError:
+        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except Exception as exc:  # a fault of the route's own: OpenAI's shape, and still the check id's header
+        log.error("a chat guard request failed", exc_info=exc)
+        return openai_error(500, "the request failed unexpectedly; see the server log", "server_error")
+
+
+async def _reply(request: Request, service: Service, who: str) -> Response:
     prepared = await prepare(request, service, who)
     if isinstance(prepared, JSONResponse):
         return prepared
@@ -111,7 +131,9 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
     results[0] = results[0].model_copy(update={"passed_through": [*results[0].passed_through, *extra]})
     prepared.charge.claims = sum(len(result.claims) for result in results)
     for number, result in enumerate(results):
-        results[number] = result = await keep_guard(service, who, result, calls)
+        results[number] = result = await keep_guard(service, who, result, calls,
+                                                    prepared.check_id if number == 0 else None,
+                                                    prepared.conversation_id)
         if number < len(choices):
             _apply_to_choice(choices, number, result)
     answer["factdebate"] = public_result(results[0])

@@ -195,7 +195,8 @@ class Relay:
                             kind, claim = self.queue.get_nowait()
                             if kind == "verdict":
                                 yield frame({**self.head, "choices": [], "factdebate_claim": claim})
-                    result = await keep_guard(self.service, self.who, result, calls)
+                    result = await keep_guard(self.service, self.who, result, calls, self.prepared.check_id,
+                                              self.prepared.conversation_id)  # the id its headers carried
                     for out in self._closing(result):
                         yield out
                     yield DONE
