@@ -36,6 +36,9 @@ def test_the_shown_threshold_is_rounded_down_never_past_the_share() -> None:
     shown = threshold_for(scores, 0.8, digits=3)
     assert shown == 0.778 and sum(s >= shown for s in scores) >= 8
     assert threshold_for([0.57] * 5, 0.8, digits=3) == 0.57  # exact already: not lowered
+    # Tool-MAD passes a score only above its threshold (issue 51): then the share must pass ">" too.
+    assert threshold_for([0.57] * 5, 0.8, digits=3, strict=True) == 0.569
+    assert threshold_for(scores, 0.8, digits=3, strict=True) == 0.778
 
 
 async def test_calibration_scores_round_one_debate_answers_with_their_evidence() -> None:

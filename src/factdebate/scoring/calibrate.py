@@ -46,12 +46,13 @@ class Calibration:
             "relevance_threshold": self.threshold, "relevance_calibrated_dataset": self.dataset,
             "relevance_calibrated_encoder": self.encoder, "relevance_calibrated_share": self.pass_share}}}
 
-    def measure(self, scores: list[float]) -> None:
-        """Record ``scores``, the threshold that lets ``pass_share`` of them pass, and their spread."""
+    def measure(self, scores: list[float], *, strict: bool = False) -> None:
+        """Record ``scores``, the threshold that lets ``pass_share`` of them pass (``strict``: a score must be
+        above it, Tool-MAD's default test), and their spread."""
         self.scores = scores
         if not scores:
             return
-        self.threshold = threshold_for(scores, self.pass_share, digits=3)
+        self.threshold = threshold_for(scores, self.pass_share, digits=3, strict=strict)
         values = np.asarray(scores)
         self.quantiles = {name: round(float(np.quantile(values, q)), 3) for name, q in
                           (("min", 0.0), ("p10", 0.1), ("p25", 0.25), ("median", 0.5), ("p75", 0.75),
@@ -74,10 +75,12 @@ def min_answers(pass_share: float) -> int:
     return max(MIN_ANSWERS, math.ceil(round(1 / below, 9)), math.ceil(round(1 / above, 9)))
 
 
-def threshold_for(scores: list[float], pass_share: float, digits: int | None = None) -> float:
+def threshold_for(scores: list[float], pass_share: float, digits: int | None = None, *,
+                  strict: bool = False) -> float:
     """The highest score that at least ``pass_share`` of ``scores`` reach (so that share passes ``>=``);
     with ``digits``, rounded down to them, never up: a threshold rounded up past that score would let fewer
-    than the share pass."""
+    than the share pass. ``strict`` (with ``digits``): the share must pass ``>``, so a threshold equal to
+    that score is one step lower."""
     if not scores:
         raise ValueError("no scores to calibrate on")
     ranked = sorted(scores, reverse=True)
@@ -85,4 +88,6 @@ def threshold_for(scores: list[float], pass_share: float, digits: int | None = N
     if digits is None:
         return exact
     shown = round(exact, digits)
-    return shown if shown <= exact else round(shown - 10**-digits, digits)  # rounded up: one step down
+    if shown < exact or (shown == exact and not strict):
+        return shown
+    return round(shown - 10**-digits, digits)  # rounded up (or, strict, equal): one step down

@@ -240,3 +240,22 @@ def test_algorithm_1s_running_sum_passes_where_each_round_alone_fails() -> None:
         cfg = ToolMADSettings(threshold_on=way)
         assert ToolMAD._stable(0, agent, rounds[:1], cfg) is first
         assert ToolMAD._stable(0, agent, rounds, cfg) is second, way
+
+
+@pytest.mark.parametrize(("way", "at_threshold_passes"), [("above", False), ("at_least", True)])
+def test_a_score_equal_to_its_threshold_fails_by_default(way: str, at_threshold_passes: bool) -> None:
+    """Issue 51, item 2: Algorithm 1's ``S > St`` (the authors' code fails a score at or under it); ``>=``
+    is the option."""
+    from factdebate.core.types import Round, Turn
+    from factdebate.methods.toolmad.method import Agent, ToolMAD, ToolMADSettings
+
+    def one_round(faith: float, relevance: float) -> list[Round]:
+        turn = Turn(agent="rag", role="debater", label=Label.SUPPORTS)
+        turn.scores.update(faithfulness=faith, answer_relevance=relevance)
+        return [Round(round=1, turns=[turn])]
+
+    cfg, agent = ToolMADSettings(threshold_pass=way), Agent("rag", "rag", object(), "RAG agent")  # type: ignore[arg-type]
+    assert ToolMAD._stable(0, agent, one_round(0.7, 0.9), cfg) is at_threshold_passes
+    assert ToolMAD._stable(0, agent, one_round(0.9, 0.8), cfg) is at_threshold_passes
+    assert ToolMAD._stable(0, agent, one_round(0.7001, 0.8001), cfg) is True
+    assert ToolMAD._stable(0, agent, one_round(0.6999, 0.9), cfg) is False

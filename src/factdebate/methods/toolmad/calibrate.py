@@ -55,5 +55,5 @@ async def calibrate_relevance(samples: list[Sample], resources: Resources, *, da
     result = Calibration(dataset=dataset, encoder=relevance_encoder(resources.settings),
                          model=resources.settings.llm_for("debater"), pass_share=pass_share,
                          unscored=len(found) - len(scores))
-    result.measure(scores)
+    result.measure(scores, strict=ToolMAD().cfg(resources.settings).threshold_pass == "above")
     return result

@@ -84,12 +84,18 @@ class ToolMADSettings(MethodSettings):
         title="Calibrated share", default=None, ge=0.01, le=0.99, json_schema_extra=offered(group="scoring"),
         description="The share of round-1 debate answers the calibrated threshold lets pass.")
     # Algorithm 1 adds each round's scores into a running sum (S <- S + (f, ar)) and compares that with the
-    # thresholds; the text tests each round's own scores. We default to the text (a sum passes 0.8 from
-    # round 2 on whatever the answers), offer Algorithm 1's sum and the running mean, and declare the choice.
+    # thresholds; the text, and the authors' code, test each round's own scores and hand the sums to the judge
+    # only. We default to that (a sum passes 0.8 from round 2 on whatever the answers), offer Algorithm 1's sum
+    # and the running mean, and declare either.
     threshold_on: Literal["round", "average", "sum"] = Field(
         title="Thresholds apply to", default="round", json_schema_extra=offered(group="scoring"),
-        description="Test thresholds on this round's scores (the paper's text), the running mean, or the "
-                    "running sum of Algorithm 1.")
+        description="Test thresholds on this round's scores (the paper's text and its authors' code), the running "
+                    "mean, or the running sum of Algorithm 1.")
+    # Algorithm 1 writes S > St, and the authors' code fails a score at or under its threshold: a score equal
+    # to its threshold does not pass. ``at_least`` lets it pass (declared).
+    threshold_pass: Literal["above", "at_least"] = Field(
+        title="A score passes when it is", default="above", json_schema_extra=offered(group="scoring"),
+        description="above its threshold (>, Algorithm 1 and the authors' code) or at least at it (>=).")
     query_formulation: bool = Field(
         title="Rewrite queries", default=True, json_schema_extra=offered(group="evidence"),
         description="Agents rewrite their query each round.")
@@ -161,6 +167,12 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
         for r in range(1, cfg.rounds + 1):
             total += 1 + scoring + (1 if r > 1 and has_tool and cfg.query_formulation else 0)
     return total * (2 if reasks else 1)
+
+
+def passes(score: float, threshold: float, cfg: ToolMADSettings) -> bool:
+    """A score clears its threshold: strictly above it by default (Algorithm 1's ``S > St``; the authors'
+    code fails a score at or under it), or at it too with ``threshold_pass: at_least``."""
+    return score >= threshold if cfg.threshold_pass == "at_least" else score > threshold
 
 
 def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
@@ -364,12 +376,14 @@ class ToolMAD(Method[ToolMADSettings]):
             return False
         combine = sum if cfg.threshold_on == "sum" else mean
         relevance = [t.answer_relevance for t in turns]
-        if None in relevance or combine(v for v in relevance if v is not None) < cfg.relevance_threshold:
+        if None in relevance or not passes(combine(v for v in relevance if v is not None),
+                                           cfg.relevance_threshold, cfg):
             return False
         if agent.tool is None:
             return True
         faith = [t.faithfulness for t in turns]
-        return None not in faith and combine(v for v in faith if v is not None) >= cfg.faithfulness_threshold
+        return None not in faith and passes(combine(v for v in faith if v is not None), cfg.faithfulness_threshold,
+                                            cfg)
 
     async def _judge(self, claim: str, agents: list[Agent], rounds: list[Round], resources: Resources) -> Judgement:
         cfg = self.cfg(resources.settings)

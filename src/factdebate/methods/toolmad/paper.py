@@ -43,26 +43,14 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     if (cfg.faithfulness_threshold, RELEVANCE if calibrated else cfg.relevance_threshold) != (FAITHFULNESS,
                                                                                              RELEVANCE):
         found.append(Deviation(
-            key="thresholds", paper=f"faithfulness >= {FAITHFULNESS}, answer relevance >= {RELEVANCE}",
-            here=f"faithfulness >= {cfg.faithfulness_threshold}, answer relevance >= {cfg.relevance_threshold}",
+            key="thresholds", paper=f"thresholds: faithfulness {FAITHFULNESS}, answer relevance {RELEVANCE}",
+            here=f"thresholds: faithfulness {cfg.faithfulness_threshold}, answer relevance {cfg.relevance_threshold}",
             restore=f"--faithfulness-threshold {FAITHFULNESS} --relevance-threshold {RELEVANCE}"))
     if cfg.scoring and cfg.scoring_variant == "stability":
         found += _relevance_encoder(cfg, settings)
     found += _ablations(cfg)
     if cfg.scoring and cfg.scoring_variant == "stability":
-        found.append(Deviation(
-            key="threshold_comparison", paper="Algorithm 1 stops on agreement when the scores are above the "
-            "thresholds (S > St); the text calls a round inconclusive when a score falls below one",
-            here="a score equal to its threshold passes (>=), as the text reads"))
-    if cfg.scoring and cfg.scoring_variant == "stability" and cfg.threshold_on != "sum":
-        found.append(Deviation(
-            key="stability_sum", paper="Algorithm 1 adds each round's (faithfulness, relevance) into a running sum "
-            "S <- S + (f, ar) and stops on agreement when S exceeds the thresholds; the text calls a round "
-            "inconclusive when its score falls below one (the stability-score ablation); the judge reads S / 3 "
-            "(Fig. 6)",
-            here="the thresholds test " + ("this round's scores, as the text reads" if cfg.threshold_on == "round"
-                                           else "the mean of the rounds so far") + "; the judge reads the mean "
-                 "over the rounds (S / 3 after three rounds)", restore="--threshold-on sum (Algorithm 1 as written)"))
+        found += _threshold_test(cfg)
     if settings.llm.one_call_verdict:
         found.append(Deviation(
             key="answer_format", paper="debaters answer in free text, the label on the last line (Fig. 5); "
@@ -85,6 +73,26 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
             key="judge_evidence", paper="the judge reads the debate history with each round's retrieved evidence",
             here=f"the judge reads the first {cfg.judge_evidence_chars} characters of each document",
             restore=f"--judge-evidence-chars {settings.retrieval.max_doc_chars}"))
+    return found
+
+
+def _threshold_test(cfg: ToolMADSettings) -> list[Deviation]:
+    """How a score is tested against its threshold. The default (each round's own four scores, a score
+    passing only above its threshold) is what the authors' code does and declares nothing."""
+    found = []
+    if cfg.threshold_pass != "above":
+        found.append(Deviation(
+            key="threshold_comparison", paper="Algorithm 1 stops on agreement when the scores are above the "
+            "thresholds (S > St), and the authors' code fails a score at or under its threshold",
+            here="a score equal to its threshold passes (>=)", restore="--threshold-pass above"))
+    if cfg.threshold_on != "round":
+        found.append(Deviation(
+            key="stability_sum", paper="Algorithm 1 writes a running sum S <- S + (f, ar) tested against the "
+            "thresholds; the text calls a round inconclusive when its own score falls below one, and the authors' "
+            "code tests each round's own four scores, handing the running sums to the judge alone (S / 3, Fig. 6)",
+            here="the thresholds test " + ("the running sum of the rounds so far, as Algorithm 1 writes it"
+                                           if cfg.threshold_on == "sum" else "the mean of the rounds so far"),
+            restore="--threshold-on round"))
     return found
 
 
