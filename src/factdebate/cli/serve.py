@@ -153,8 +153,25 @@ def mcp(
         help="An MCP server's tool (mcp:SERVER/TOOL, or mcp:SERVER/* for all its tools) from the config's "
              "mcp_servers that callers may reach, MERMAID's executor included; repeat for more. None by default: "
              "only factdebate's own tool servers.")] = None,
+    http: Annotated[bool, Opt("--http", help="Serve streamable HTTP at http://HOST:PORT/mcp (one server for "
+                                             "many agents, behind the service's API keys) instead of stdio.")] = False,
+    host: Annotated[str, Opt(help="With --http: address to bind; anything but loopback exposes it.")] = "127.0.0.1",
+    port: Annotated[int, Opt(help="With --http: TCP port.")] = 8001,
+    service_config: Annotated[Path | None, Opt(help="With --http: service settings YAML (api_keys, "
+                                                    "allowed_mcp_tools), as for serve.")] = None,
+    no_auth: Annotated[bool, Opt("--no-auth", help="With --http: serve without API keys (loopback only).")] = False,
 ) -> None:
-    """Serve verify_claim and search_evidence to a chatbot over MCP (stdio)."""
+    """Serve fact checks to an agent or chatbot over MCP: stdio (the client starts this process), or with
+    --http streamable HTTP for many agents. The handshake is answered at once; the built-in index is prepared
+    in the background (a tool that needs it says so until it is ready), and any number of these processes
+    may share one data folder. Tools (read-only, open-world):
+
+    check_answer    your reply (and the passages you used) -> per claim its label, span,
+                    evidence quotes and a correction; tier and deadline_s within the operator's caps
+    verify_claim    one claim -> label, how it was decided, reasons, each round's evidence
+    search_evidence passages for a query from the search engine or the vector index, judging nothing
+    check_response  a long answer claim by claim with the full method (no deadline)
+    """
     try:
         from factdebate.server.mcp_server import run_stdio
     except ImportError as exc:
@@ -165,7 +182,37 @@ def mcp(
         allowed = [check_allow_entry(entry) for entry in allow_mcp_tool or []]
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--allow-mcp-tool") from None
-    run_stdio(config, allowed)
+    if not http:
+        if service_config is not None or no_auth:
+            raise typer.BadParameter("only with --http (stdio has no callers to tell apart)",
+                                     param_hint="--service-config/--no-auth")
+        run_stdio(config, allowed)
+        return
+    _mcp_http(config, allowed, host, port, service_config, no_auth)
+
+
+def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, service_config: Path | None,
+              no_auth: bool) -> None:
+    """``mcp --http``: the keys checked as ``serve`` checks them, then the server started."""
+    from factdebate.server.config import load_service_config
+    from factdebate.server.mcp_http import run_http
+    from factdebate.server.security import KeyRing
+
+    if no_auth and not _is_loopback(host):
+        raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
+    settings = load_service_config(service_config, allow_anonymous=True if no_auth else None)
+    keys = settings.key_values()
+    if not keys and not settings.allow_anonymous:
+        raise ConfigError("no API keys configured: set FACTDEBATE_API_KEYS=key1,key2 (or api_keys in "
+                          "--service-config), or use --no-auth for a local trial")
+    short = sum(len(key) < MIN_KEY_CHARS for key in keys)
+    if short:  # the key itself is never printed
+        raise ConfigError(f"{short} API key(s) are shorter than {MIN_KEY_CHARS} characters: use long random keys")
+    check_port_free(host, port)
+    allowed = list(dict.fromkeys([*settings.allowed_mcp_tools, *allowed]))
+    typer.echo(f"factdebate MCP serving on http://{host}:{port}/mcp"
+               + (" without API keys" if settings.allow_anonymous else ""), err=True)
+    run_http(config, allowed, KeyRing(keys, allow_anonymous=settings.allow_anonymous), host=host, port=port)
 
 
 def register_service(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ nothing in between it looked hung), and one when it ends.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -119,8 +120,66 @@ class _Silent:
         pass
 
 
+# (stage, passages done, passages in the stage): whoever in this process follows a build as it goes (the MCP
+# server, whose tools say "the index is being prepared (N %)" while it builds in the background).
+BuildWatcher = Callable[[str, int, int], None]
+_watchers: list[BuildWatcher] = []
+
+
+def watch_builds(watcher: BuildWatcher) -> Callable[[], None]:
+    """Tell ``watcher`` every build stage's progress from now on; returns the call that stops it."""
+    _watchers.append(watcher)
+
+    def stop() -> None:
+        if watcher in _watchers:
+            _watchers.remove(watcher)
+
+    return stop
+
+
+class _Watched:
+    """A reporter that also tells the watchers (a failing watcher never fails the build)."""
+
+    def __init__(self, inner: StageReporter) -> None:
+        self._inner = inner
+        self._description, self._done, self._total = "", 0, 0
+
+    def _tell(self) -> None:
+        for watcher in list(_watchers):
+            with contextlib.suppress(Exception):  # progress is news, never a reason to stop indexing
+                watcher(self._description, self._done, self._total)
+
+    def stage(self, description: str, total: int) -> None:
+        self._inner.stage(description, total)
+        self._description, self._done, self._total = description, 0, total
+        self._tell()
+
+    def advance(self, n: int) -> None:
+        self._inner.advance(n)
+        self._done += n
+        self._tell()
+
+    def done(self) -> None:
+        self._inner.done()
+        self._done = self._total
+        self._tell()
+
+    def note(self, text: str) -> None:
+        self._inner.note(text)
+
+
 @contextmanager
 def stage_reporter(enabled: bool, console: Console | None = None) -> Iterator[StageReporter]:
+    if _watchers:
+        with _reporter(enabled, console) as inner:
+            yield _Watched(inner)
+        return
+    with _reporter(enabled, console) as inner:
+        yield inner
+
+
+@contextmanager
+def _reporter(enabled: bool, console: Console | None) -> Iterator[StageReporter]:
     if not enabled:
         yield _Silent()
         return

@@ -1,0 +1,282 @@
+"""The MCP server's tools: ``verify_claim``, ``search_evidence``, ``check_response`` and ``check_answer``.
+
+This module imports most of factdebate (the tools' argument types are its settings and the guard's
+contract), so :mod:`factdebate.server.mcp_server` imports it only after the handshake has been answered.
+A tool call only picks among the options a request to the HTTP API may set; the models, the search
+settings and the guard's caps are the operator's."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from factdebate.core.errors import FactDebateError
+from factdebate.core.textsafe import unsafe_reason
+from factdebate.core.types import Document, ResponseVerdict, Verdict
+from factdebate.corpus.builtin import BUILTIN_CORPUS
+from factdebate.guard.check import check_text
+from factdebate.guard.types import EvidenceMode, GuardClaim, GuardEvidence, GuardOptions, GuardResult, Tier
+from factdebate.run.build import builtin_engines
+from factdebate.run.claim import run_claim, validate_claim
+from factdebate.server.evidence import EvidenceChoice, with_evidence
+from factdebate.server.mcp_prepare import Preparation
+from factdebate.server.options import SettingsResolver, VerifyOptions
+from factdebate.server.resources import ResourcePool
+from factdebate.server.tool_allowlist import check_allow_entry
+from factdebate.settings.model import Settings
+from factdebate.tools.given import given_evidence
+from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
+
+EXCERPT_CHARS = 400
+MAX_QUERY_CHARS = 500
+INDEX_WAIT_S = 3.0  # how long a tool waits for the index being prepared before saying so
+TOOLS = ("verify_claim", "search_evidence", "check_response", "check_answer")
+# Every tool only reads (nothing it does changes anything an agent could see) and reaches beyond the caller's
+# data: models, the search engine, the web (MCP's readOnlyHint / openWorldHint).
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=True)
+
+
+def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> dict[str, Any]:
+    text = doc.text if len(doc.text) <= chars else doc.text[:chars] + "…"
+    return {"title": doc.title, "source": doc.source, "text": text, "score": round(doc.score, 4)}
+
+
+def summarize(verdict: Verdict) -> dict[str, Any]:
+    """What a chatbot needs to answer with: label, how it was reached, the reasons and the evidence."""
+    rounds = []
+    for rnd in verdict.rounds:
+        rounds.append({"round": rnd.round, "turns": [
+            {"agent": t.agent, "tool": t.tool, "query": t.query, "label": t.label, "answer": t.response,
+             "faithfulness": t.faithfulness, "answer_relevance": t.answer_relevance,
+             "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
+    return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
+            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds,
+            "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
+
+
+def summarize_response(verdict: ResponseVerdict) -> dict[str, Any]:
+    claims = [{"claim": c.claim, "label": c.label, "error": c.error,
+               "span": c.span.model_dump() if c.span else None, "span_note": c.span_note,
+               "decided_by": c.verdict.decided_by if c.verdict else None,
+               "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
+    return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
+            "method": verdict.method, "claims_extracted": verdict.extraction.parsed, "claims": claims,
+            "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
+
+
+def _answer_claim(claim: GuardClaim) -> dict[str, Any]:
+    quotes = [{"title": e.title, "url": e.url, "quote": e.quote, **({"injection": e.injection} if e.injection else {})}
+              for e in claim.evidence]
+    return {"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
+            "span": claim.span.model_dump() if claim.span else None, "span_note": claim.span_note,
+            "quotes": quotes, "correction": claim.correction.text if claim.correction else None,
+            "correction_quote": claim.correction.quote_source if claim.correction else None,
+            "correction_note": claim.correction_note, "tier": claim.tier, "decided_by": claim.decided_by}
+
+
+def summarize_answer(result: GuardResult) -> dict[str, Any]:
+    """Per claim what an agent needs to fix its reply: where it says it (``span``: offsets into the reply),
+    the label, the quotes it rests on and a correction; ``to_fix`` lists the refuted claims' indexes."""
+    claims = [_answer_claim(c) for c in result.claims]
+    return {"label": result.label, "degraded": result.degraded, "degraded_reason": result.degraded_reason,
+            "to_fix": [i for i, c in enumerate(result.claims) if c.status == "checked" and c.label == "REFUTES"],
+            "unchecked": [i for i, c in enumerate(result.claims) if c.status != "checked"],
+            "claims": claims, "passed_through": result.passed_through, "tier": result.tier,
+            "deadline_s": result.deadline_s, "usage": result.usage.model_dump()}
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
+
+
+def _strict_arguments(server: MCPServer, name: str) -> None:
+    """Unknown arguments are refused (the SDK would drop them silently) and argument errors read as
+    ``field: problem`` (pydantic's own text carries documentation URLs and the input)."""
+    tool = server._tool_manager.get_tool(name)
+    if tool is None:  # pragma: no cover - registered just above
+        raise RuntimeError(f"tool {name} is not registered")
+    base: type[BaseModel] = tool.fn_metadata.arg_model
+
+    class Arguments(base):  # type: ignore[valid-type, misc]
+        model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+        @model_validator(mode="wrap")
+        @classmethod
+        def _plain_errors(cls, data: Any, handler: Any) -> Any:
+            try:
+                return handler(data)
+            except ValidationError as exc:
+                raise PydanticCustomError("invalid_arguments", describe_errors(exc).replace("{", "(")
+                                          .replace("}", ")")) from None
+
+    tool.fn_metadata.arg_model = Arguments
+    tool.parameters = Arguments.model_json_schema(by_alias=True)
+
+
+async def _index_ready(index: Preparation, needed: bool, wait_s: float | None = None) -> None:
+    """Raise the tool's error while the index it needs is being prepared (after ``wait_s``, by default
+    :data:`INDEX_WAIT_S`) or failed."""
+    if not needed or (index.ready and index.error is None):
+        return
+    if not await index.wait(INDEX_WAIT_S if wait_s is None else wait_s):
+        raise ToolError(index.not_ready())
+    if index.error is not None:
+        raise ToolError(index.failed())
+
+
+def _needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
+    """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
+    if kinds is None:
+        return bool(builtin_engines(settings))
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
+        return False
+    return "rag" in kinds or ("search" in kinds and settings.retrieval.search == "local")
+
+
+def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) -> None:
+    """The background work: the built-in indexes the configured method searches, built if missing, then this
+    process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
+    Lite serves one process at a time, docs/service.md)."""
+    from factdebate.corpus.progress import watch_builds
+    from factdebate.run.build import ensure_indexes
+    from factdebate.scale.lite_copy import close_lite_clients
+
+    engines = builtin_engines(settings)
+    if not engines:
+        return
+    stop = watch_builds(index.follow)
+    try:
+        ensure_indexes(settings)  # progress goes to stderr; stdout is the protocol's
+    finally:
+        stop()
+    close_lite_clients()  # a build here left the folder open: let go of it before anyone copies it
+    index.stage, index.passages = "opening the search", (0, 0)
+    for kind in ("search" if engine == "local" else "rag" for engine in engines):
+        pool.tool(kind, settings)  # opened now rather than at the first call
+
+
+def register_tools(server: MCPServer, config_file: str | Path | None = None, pool: ResourcePool | None = None,
+                   allowed_mcp_tools: list[str] | None = None, index: Preparation | None = None) -> SettingsResolver:
+    """Add the four tools to ``server``; the resolver of the operator's settings they use. ``index``: the
+    preparation tools that search the built-in corpus wait for (none: ready)."""
+    resolver = SettingsResolver({}, config_file, allowed_llms=[],
+                                allowed_mcp_tools=[check_allow_entry(entry) for entry in allowed_mcp_tools or []])
+    resources = pool if pool is not None else ResourcePool(size=4)  # an empty pool is falsy (it has a length)
+    prepared = index or Preparation.finished()
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Verify one factual claim by a debate between agents that retrieve evidence. Returns "
+                             "the label (SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed or a judge "
+                             "decided, the reasons, and each round's queries and evidence.")
+    async def verify_claim(claim: str, method: str | None = None,
+                           agents: list[AgentTool] | None = None,
+                           rounds: int | None = None, search: SearchEngine | None = None,
+                           k: int | None = None, evidence: list[GuardEvidence] | None = None,
+                           evidence_mode: EvidenceMode | None = None) -> dict[str, Any]:
+        try:
+            options = VerifyOptions.model_validate(
+                {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
+            settings, given = with_evidence(resolver.resolve(options),
+                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
+            text = validate_claim(claim, settings)
+            await _index_ready(prepared, _needs_builtin(settings))
+            with given_evidence(given):
+                verdict = await run_claim(text, settings, resources.get(settings))
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize(verdict)
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Search for evidence passages about a query, judging nothing. tool='search' uses "
+                             "the configured search engine, tool='rag' the vector database over the indexed corpus.")
+    async def search_evidence(query: str, k: int = 5,
+                              tool: RetrievalTool = "search") -> list[dict[str, Any]]:
+        if not query.strip():
+            raise ToolError("the query is empty")
+        if reason := unsafe_reason(query):
+            raise ToolError(f"the query cannot be used: {reason}")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ToolError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+        if not 1 <= k <= 20:
+            raise ToolError("k must be between 1 and 20")
+        settings = resolver.base
+        try:
+            resolver.check_tools({"tool": tool})  # before anything starts: the same allow-list as verify_claim
+            await _index_ready(prepared, _needs_builtin(settings, {tool}))
+            engine = await asyncio.to_thread(resources.tool, tool, settings)
+            documents = await engine.search(query.strip(), k)
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return [_doc(d, 2000) | {"id": d.id, "tool": engine.name} for d in documents]
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Check a long answer claim by claim with the full method (no deadline): it is split "
+                             "into atomic claims, each is verified, and the answer is false if any claim is false. "
+                             "Returns the answer's label and each claim's label, span and reasons. For a fast "
+                             "check with quotes and corrections within a deadline, use check_answer.")
+    async def check_response(response: str, question: str | None = None, method: str | None = None,
+                             k: int | None = None, evidence: list[GuardEvidence] | None = None,
+                             evidence_mode: EvidenceMode | None = None) -> dict[str, Any]:
+        from factdebate.run.response import run_response, validate_question, validate_response
+
+        try:
+            settings, given = with_evidence(resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k})),
+                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
+            text = validate_response(response, settings)
+            asked = validate_question(question, settings)
+            await _index_ready(prepared, _needs_builtin(settings))
+            with given_evidence(given):
+                verdict = await run_response(text, settings, resources.get(settings), question=asked)
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize_response(verdict)
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Check your reply before sending it. Give the reply (and the passages you used as "
+                             "evidence, if any); get back each factual claim with its label (SUPPORTS, REFUTES, NOT "
+                             "ENOUGH INFO), its span (character offsets in the reply), the evidence quotes it rests "
+                             "on and, for a refuted claim, a correction grounded in a quote. to_fix lists the "
+                             "claims to rewrite. tier: fast (one model call per claim), standard or deep; "
+                             "deadline_s: seconds for the whole check (claims not decided by then are unchecked); "
+                             "both within the operator's caps.")
+    async def check_answer(answer: str, question: str | None = None, evidence: list[GuardEvidence] | None = None,
+                           evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
+                           deadline_s: float | None = None) -> dict[str, Any]:
+        started = time.monotonic()
+        settings = resolver.base
+        try:
+            options = GuardOptions.model_validate({"evidence": evidence, "evidence_mode": evidence_mode,
+                                                   "tier": tier, "deadline_s": deadline_s, "policy": "annotate"})
+            from factdebate.guard.options import resolve_options
+
+            resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
+            allowed = resolved.deadline_s
+            await _index_ready(prepared, resolved.evidence_mode != "given" and _needs_builtin(settings, {"rag",
+                                                                                                        "search"}),
+                               min(INDEX_WAIT_S, resolved.deadline_s))
+            left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
+            resolved = resolved.model_copy(update={"deadline_s": max(0.1, left)})
+            result = await check_text(answer, settings, resources.get(settings), options=resolved, question=question)
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize_answer(result) | {"deadline_s": allowed}
+
+    for name in TOOLS:
+        _strict_arguments(server, name)
+    return resolver

@@ -1,0 +1,123 @@
+"""The MCP server for agents, in process: ``check_answer`` (spans, quotes, corrections within the deadline and
+the operator's caps), what the server advertises, and tools that say the index is being prepared."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
+
+import mcp
+from mcp.server.mcpserver.exceptions import ToolError
+
+from factdebate.core.version import __version__
+from factdebate.server import mcp_tools
+from factdebate.server.mcp_prepare import Preparation
+from factdebate.server.mcp_server import AgentServer, build_server
+
+REPLY = "The Eiffel Tower is in Rome. It was completed in 1889."
+PASSAGE = {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It was completed in 1889.",
+           "url": "https://en.wikipedia.org/wiki/Eiffel_Tower"}
+OFFLINE = {"FACTDEBATE_SEARCH": "local", "FACTDEBATE_LLM__CACHE": "false", "FACTDEBATE_GUARD__MAX_TIER": "fast",
+           "FACTDEBATE_GUARD__TIER": "fast"}
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {**OFFLINE, "FACTDEBATE_LLM": "scripted:disagree"}.items():
+        monkeypatch.setenv(name, value)
+
+
+def _structured(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    content: dict[str, Any] = result.structured_content
+    return content
+
+
+async def test_check_answer_returns_spans_quotes_and_corrections(scripted: None) -> None:
+    server = build_server()
+    result = _structured(await asyncio.wait_for(server.call_tool("check_answer", {
+        "answer": REPLY, "evidence": [PASSAGE], "evidence_mode": "given", "tier": "fast", "deadline_s": 30}), 120))
+    assert result["deadline_s"] == 30 and result["tier"] == "fast"
+    assert result["to_fix"], result  # the scripted checker refutes what its first passage does not copy
+    for index in result["to_fix"]:
+        claim = result["claims"][index]
+        assert claim["label"] == "REFUTES" and claim["status"] == "checked"
+        start, end = claim["span"]["start"], claim["span"]["end"]
+        assert REPLY[start:end].strip()  # offsets into the reply the agent sent
+        assert claim["quotes"] and claim["quotes"][0]["quote"] in PASSAGE["text"]
+        assert claim["correction"] and claim["correction_quote"]
+    assert result["usage"]["seconds"] <= 30 + 5  # the check kept to its deadline (generous: a busy machine)
+
+
+async def test_check_answer_keeps_to_the_operators_caps(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_DEADLINE_S", "40")
+    server = build_server()
+    lowered = _structured(await server.call_tool("check_answer", {
+        "answer": REPLY, "evidence": [PASSAGE], "evidence_mode": "given", "deadline_s": 999}))
+    assert lowered["deadline_s"] == 40  # a deadline over the cap is lowered to it
+    with pytest.raises(ToolError, match=r"guard\.max_tier"):
+        await server.call_tool("check_answer", {"answer": REPLY, "tier": "deep"})
+    with pytest.raises(ToolError, match="deadline_s"):
+        await server.call_tool("check_answer", {"answer": REPLY, "deadline_s": -1})
+
+
+async def test_the_server_offers_tools_only_with_annotations_and_its_version(scripted: None) -> None:
+    async with mcp.Client(build_server()) as client:
+        capabilities = client.server_capabilities
+        assert capabilities.tools is not None
+        assert capabilities.prompts is None and capabilities.resources is None  # no empty lists to show
+        assert client.server_info is not None and client.server_info.version == __version__
+        tools = (await client.list_tools()).tools
+    assert {tool.name for tool in tools} == set(mcp_tools.TOOLS)
+    for tool in tools:
+        assert tool.annotations is not None and tool.description
+        assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is True
+
+
+async def test_tools_say_the_index_is_being_prepared(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mcp_tools, "INDEX_WAIT_S", 0.2)
+    monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree")
+    release = threading.Event()
+    index = Preparation()
+
+    def build(prep: Preparation) -> None:  # a build a quarter done, held until the test lets it end
+        prep.follow("embedding passages", 30, 120)
+        release.wait(60)
+
+    index.start(build)
+    server = AgentServer()
+    mcp_tools.register_tools(server, index=index)
+    server.tools_ready.set()
+    try:
+        with pytest.raises(ToolError, match=r"being prepared \(25 %: embedding passages"):
+            await server.call_tool("verify_claim", {"claim": "The Eiffel Tower is in Paris.",
+                                                    "agents": ["search", "none"]})
+        with pytest.raises(ToolError, match="being prepared"):
+            await server.call_tool("search_evidence", {"query": "Eiffel Tower"})
+        # Evidence of its own needs no index: answered while the index is prepared.
+        given = await server.call_tool("check_answer", {"answer": REPLY, "evidence": [PASSAGE],
+                                                        "evidence_mode": "given", "deadline_s": 30})
+        assert _structured(given)["claims"]
+    finally:
+        release.set()
+    assert await index.wait(30) and index.error is None
+
+
+async def test_a_failed_preparation_is_said_by_the_tools_that_need_it(scripted: None) -> None:
+    index = Preparation()
+
+    def fail(prep: Preparation) -> None:
+        raise OSError("disk full")
+
+    index.start(fail)
+    assert await index.wait(30)
+    server = AgentServer()
+    mcp_tools.register_tools(server, index=index)
+    server.tools_ready.set()
+    with pytest.raises(ToolError, match="could not be prepared: disk full"):
+        await server.call_tool("search_evidence", {"query": "Eiffel Tower"})
