@@ -23,6 +23,7 @@ from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStar
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label
+from factdebate.guard.clock import check_started, own_clock
 from factdebate.guard.conversation import Conversation, conversation
 from factdebate.guard.coverage import uncovered
 from factdebate.guard.evidence import evidence_digest, passages
@@ -40,7 +41,7 @@ from factdebate.guard.types import (
     Reviser,
     SkippedSentence,
 )
-from factdebate.llm.calls import cache_scope
+from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
@@ -51,18 +52,15 @@ from factdebate.settings.model import Settings
 
 
 class _Usage:
-    """A sink counting model and tool calls of everything the check runs, nested runs and cancelled claims
-    included (their events arrive as they happen)."""
+    """A sink counting the tool calls of everything the check runs, nested runs and cancelled claims included
+    (their events arrive as they happen). Model calls are counted where they are sent (llm/calls.py's
+    ``CallCount``): an event comes only for a call that got its answer, and for a cached answer too."""
 
     def __init__(self) -> None:
-        self.model_calls = 0
         self.tool_calls = 0
 
     def __call__(self, record: dict[str, Any]) -> None:
-        kind = record.get("event")
-        if kind == "llm_call":
-            self.model_calls += 1
-        elif kind == "tool_call":
+        if record.get("event") == "tool_call":
             self.tool_calls += 1
 
 
@@ -102,6 +100,7 @@ class Check:
         self.reviser = reviser
         self.caller = caller  # a revision is checked again as this caller (rewrite)
         self.usage = _Usage()
+        self.calls = CallCount(parent=current_count())  # a re-check's calls count in its check's too
         self.sinks: list[EventSink] = [*(sinks or []), self.usage]
         self.conversation: Conversation | None = conversation(caller, self.options.conversation_id)
         docs = passages(self.options.evidence)
@@ -115,7 +114,7 @@ class Check:
         self.cache_scope = (self.conversation.scope if self.conversation is not None
                             else "caller-" + hashlib.sha256(caller.encode()).hexdigest()[:20] if caller else "")
         self.recorder = RunRecorder(self.sinks, run_id=uuid.uuid4().hex[:12])
-        self.started = time.perf_counter()
+        self.started = check_started()  # on the service: the request's arrival (guard/clock.py)
         self.progress: list[Progress] = []
         self._claimed: set[str] = set()  # each claim's words, folded: a claim said twice is checked once
         self.skipped: list[SkippedSentence] = []
@@ -244,8 +243,8 @@ class Check:
         o = self.options
         result = GuardResult(
             label=label, degraded=degraded, degraded_reason=reason,
-            usage=GuardUsage(model_calls=self.usage.model_calls, tool_calls=self.usage.tool_calls,
-                             seconds=round(time.perf_counter() - self.started, 3)),
+            usage=GuardUsage(model_calls=self.calls.sent, cached_calls=self.calls.cached,
+                             tool_calls=self.usage.tool_calls, seconds=round(time.perf_counter() - self.started, 3)),
             claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
             passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
@@ -256,9 +255,10 @@ class Check:
         """A ``rewrite``'s revision checked again before it is sent: the same check, at the tier that refuted
         ``refuted`` (guard/policy.py), with its own deadline of the same length; its calls count in this
         check's usage."""
-        return await check_text(revised, self.settings, self.context.resources,
-                                options=recheck_options(self.options, refuted), question=self.question,
-                                sinks=self.sinks, caller=self.caller)
+        with own_clock(), counting(self.calls):  # its deadline from now; its model calls counted here too
+            return await check_text(revised, self.settings, self.context.resources,
+                                    options=recheck_options(self.options, refuted), question=self.question,
+                                    sinks=self.sinks, caller=self.caller)
 
 
 async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:
@@ -292,14 +292,19 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
     problem = uncheckable(text, settings)
     check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller)
     deadline = check.started + check.options.deadline_s
-    with recording(check.recorder), cache_scope(check.cache_scope):
+    with recording(check.recorder), cache_scope(check.cache_scope), counting(check.calls):
         if problem is not None:
             check.degraded_reasons.append(problem)
             return await check.result(text, degraded=True)
         check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
         worthy = check.skip(await read_text(len(text), gate, text))
         claims: list[str] | None = []
-        if worthy:
+        if worthy and check.remaining(deadline) <= 0:  # the request's wait before the check used it (clock.py)
+            check.degraded_reasons.append(
+                f"the deadline ({check.options.deadline_s:g} s) ended before the check began: the request had "
+                f"waited {time.perf_counter() - check.started:.2f} s for the service by then")
+            claims = None
+        elif worthy:
             extraction = asyncio.ensure_future(check.extract(" ".join(s.text for s in worthy)))
             await settle([extraction], check.remaining(deadline))
             if extraction.cancelled():

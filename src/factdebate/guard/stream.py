@@ -32,7 +32,7 @@ from factdebate.guard.check import Check, settle, uncheckable
 from factdebate.guard.gate import Sentence, gate
 from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
-from factdebate.llm.calls import cache_scope
+from factdebate.llm.calls import cache_scope, counting
 from factdebate.methods.resources import Resources
 from factdebate.response_level.offload import LONG_TEXT
 from factdebate.response_level.spans import SentenceEnds, TextIndex, boundaries, sentences
@@ -125,7 +125,7 @@ class StreamingCheck:
         self._finished = False
         self._stopped: str | None = None  # why the rest of the answer is not checked
         self._result: GuardResult | None = None
-        with recording(self._check.recorder), cache_scope(self._check.cache_scope):
+        with recording(self._check.recorder), cache_scope(self._check.cache_scope), counting(self._check.calls):
             self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
 
     def feed(self, delta: str) -> None:

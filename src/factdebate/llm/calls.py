@@ -60,6 +60,48 @@ def cache_scope(scope: str) -> Iterator[None]:
         _cache_scope.reset(token)
 
 
+@dataclass
+class CallCount:
+    """Model calls of one piece of work (a guard check) as the wire saw them: ``sent`` counts every request
+    handed to a backend, a retry included and one the deadline cut before its answer; ``cached`` counts the
+    answers taken from the cache (or from an identical call in flight) without sending anything. A count
+    made inside another's work (a rewrite's re-check) adds to its ``parent`` too."""
+
+    sent: int = 0
+    cached: int = 0
+    parent: CallCount | None = None
+
+    def add(self, *, sent: int = 0, cached: int = 0) -> None:
+        count: CallCount | None = self
+        while count is not None:
+            count.sent += sent
+            count.cached += cached
+            count = count.parent
+
+
+_count: ContextVar[CallCount | None] = ContextVar("factdebate_call_count", default=None)
+
+
+def current_count() -> CallCount | None:
+    return _count.get()
+
+
+@contextlib.contextmanager
+def counting(count: CallCount) -> Iterator[CallCount]:
+    """The model calls made inside (and by the tasks started inside) are counted in ``count``."""
+    token = _count.set(count)
+    try:
+        yield count
+    finally:
+        _count.reset(token)
+
+
+def count_call(*, cached: bool) -> None:
+    """One model call sent (``cached``: answered without sending), for whoever counts them."""
+    if (count := _count.get()) is not None:
+        count.add(sent=int(not cached), cached=int(cached))
+
+
 def current_call() -> CallInfo:
     return _call.get()
 

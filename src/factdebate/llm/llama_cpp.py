@@ -136,6 +136,10 @@ class LlamaCppBackend:
                 log.info("%s: %d thread(s), %s", self.name, choice.threads, choice.reason)
             return self._models[key]
 
+    def load(self) -> None:
+        """Load the model now (the service's warm-up) rather than on the first call."""
+        self._model()
+
     def _report(self) -> None:
         """Trace the thread count the model runs with, once per run (a model loads once per process)."""
         run = current_run()

@@ -16,7 +16,7 @@ from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
-from factdebate.llm.calls import CallInfo, current_sample, reset_call, set_call
+from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_call, set_call
 from factdebate.llm.in_flight import limit_for, slot
 from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
 from factdebate.util.redact import redact_text
@@ -107,6 +107,7 @@ class LLM:
         attempts, seconds = 0, 0.0
         if cached is not None:
             completion = cached
+            count_call(cached=True)
         elif self.cache:
             future = self.cache.take_off(key)
             answer = None
@@ -151,6 +152,7 @@ class LLM:
                         # view shows the call as running until its llm_call arrives (a retry is llm_retry).
                         run.emit("llm_started", model=self.backend.name, **who.as_dict())
                     started = time.perf_counter()
+                    count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer
                     try:
                         answer = self.backend.complete(messages, params)
                         completion = await (hung_calls.watched(state, answer, given_up) if state else answer)

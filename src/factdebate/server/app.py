@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from factdebate.core.textsafe import safe_value
 from factdebate.core.version import __version__
+from factdebate.guard.clock import request_clock
 from factdebate.server.check_routes import CHECK_ID_HEADER
 from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
@@ -72,10 +73,13 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
         await asyncio.to_thread(service.beat)
         heartbeat = asyncio.create_task(service.heartbeat(), name="state-heartbeat")
         await service.runner.resume_all()
+        warming = service.start_warm_up()  # /v1/health answers 503 until it is done
         try:
             yield
         finally:
             heartbeat.cancel()
+            if warming is not None:
+                warming.cancel()
             await close_upstreams(app.state)
             await service.runner.stop()
             await service.pool.services.aclose()
@@ -108,6 +112,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                            expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER])
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(RequestArrival)  # outermost: a check's clock starts before anything else is done
     return app
 
 
@@ -154,6 +159,20 @@ def _too_deep() -> Response:
     (server/strict_json.py catches most of it first; a route's own reading of the body, deeper in the stack,
     can still meet Python's limit a little sooner)."""
     return Response(refusal(TOO_DEEP), status_code=422, media_type="application/json")
+
+
+class RequestArrival:
+    """Each request's checks count their time and their deadline from its arrival (guard/clock.py)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with request_clock():
+            await self.app(scope, receive, send)
 
 
 class SecurityHeaders:

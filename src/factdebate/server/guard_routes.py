@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse, Response
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import safe_value
 from factdebate.guard import GuardResult, check_text
+from factdebate.guard.clock import not_counted
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     Prepared,
@@ -102,7 +103,8 @@ async def _unless_gone(reply: Coroutine[Any, Any, Response], request: Request) -
 
 async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Response:
     try:
-        answer = await prepared.upstream.complete(prepared.body.upstream_body(prepared.settings.guard.max_tokens))
+        with not_counted():  # the upstream's time is not the check's (guard/clock.py)
+            answer = await prepared.upstream.complete(prepared.body.upstream_body(prepared.settings.guard.max_tokens))
     except UpstreamError as exc:
         prepared.charge.claims = 0
         return upstream_error(exc)

@@ -43,11 +43,13 @@ log = logging.getLogger("factdebate.server")
 
 
 class Health(BaseModel):
-    status: str
+    status: str  # "ok", or "starting" (a 503) while what the first check needs is loaded
     version: str
     uptime_seconds: float
     active_runs: int
     auth: str
+    ready: bool = True
+    reason: str | None = None  # what is still loading, or what failed to load (server/warmup.py)
 
 
 class BatchStatus(BaseModel):
@@ -147,11 +149,16 @@ def _http_error(exc: FactDebateError) -> HTTPException:
     return HTTPException(500, hide_endpoints(str(exc)))
 
 
-@router.get("/health", tags=["service"], summary="Liveness; needs no key")
-async def health(service: ServiceDep) -> Health:
-    return Health(status="ok", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
+@router.get("/health", tags=["service"], summary="Liveness and readiness; needs no key",
+            responses={503: {"model": Health, "description": "Still loading what the first check needs."}})
+async def health(service: ServiceDep, response: Response) -> Health:
+    warm = service.warm_up
+    if not warm.ready:
+        response.status_code = 503
+    return Health(status="ok" if warm.ready else "starting", version=__version__,
+                  uptime_seconds=round(time.time() - service.started, 1),
                   active_runs=service.shared.active() if service.shared else service.active_runs,
-                  auth="required" if service.keys.required else "off")
+                  auth="required" if service.keys.required else "off", ready=warm.ready, reason=warm.reason())
 
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")

@@ -22,6 +22,7 @@ from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
 from factdebate.server.state_db import HEARTBEAT_SECONDS
+from factdebate.server.warmup import WarmUp, needs_warm_up
 from factdebate.settings.model import Settings
 from factdebate.util.paths import data_dir
 
@@ -46,6 +47,9 @@ class Service:
     auth_failures: RateLimiter | SharedRateLimiter = field(
         default_factory=lambda: RateLimiter(AUTH_FAILURES_PER_MINUTE))
     shared: SharedState | None = None  # limits and caps shared with the service's other processes
+    # What the guard's checks need, loaded before /v1/health says ready (server/warmup.py); an app run without
+    # a lifespan (embedded in another program) never starts one and is ready as it is.
+    warm_up: WarmUp = field(default_factory=lambda: WarmUp(ready=True, doing="not started"))
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
@@ -74,6 +78,14 @@ class Service:
 
     def resources(self, settings: Settings) -> Resources:
         return self.pool.get(settings)
+
+    def start_warm_up(self) -> asyncio.Task[None] | None:
+        """Start loading what the operator's guard settings need (None: nothing to load, ready now)."""
+        settings = self.resolver.base
+        if not needs_warm_up(settings):
+            return None
+        self.warm_up = WarmUp()
+        return asyncio.create_task(self.warm_up.run(settings, self.resources), name="warm-up")
 
     def beat(self) -> None:
         """Tell the service's other processes that this one is alive (they free a silent one's claims and

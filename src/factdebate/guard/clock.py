@@ -1,0 +1,66 @@
+"""When a check's clock starts. On the service it is the request's arrival (set by the app for every request),
+so the deadline and the ``usage.seconds`` a reply reports cover what the service did before the check began
+(reading the body, building the models) and not only the check itself. The time spent waiting for the
+operator's model to answer is not the check's (``guard.upstream_timeout_s`` bounds it) and is left out. A check
+made with no request around it (the Python API) starts its clock when it starts. A ``rewrite``'s re-check has a
+deadline of its own and starts its clock when it starts (:func:`own_clock`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass
+class RequestClock:
+    arrived: float  # time.perf_counter() when the request arrived
+    waited: float = 0.0  # seconds spent waiting for the upstream's answer: not the check's time
+
+    def start(self) -> float:
+        return self.arrived + self.waited
+
+
+_clock: ContextVar[RequestClock | None] = ContextVar("factdebate_request_clock", default=None)
+
+
+@contextlib.contextmanager
+def request_clock(arrived: float | None = None) -> Iterator[RequestClock]:
+    """The checks made inside (and by the tasks started inside) count their time from ``arrived`` (now)."""
+    clock = RequestClock(time.perf_counter() if arrived is None else arrived)
+    token = _clock.set(clock)
+    try:
+        yield clock
+    finally:
+        _clock.reset(token)
+
+
+@contextlib.contextmanager
+def own_clock() -> Iterator[None]:
+    """The checks made inside start their clock when they start (a rewrite's re-check: a deadline of its own)."""
+    token = _clock.set(None)
+    try:
+        yield
+    finally:
+        _clock.reset(token)
+
+
+@contextlib.contextmanager
+def not_counted() -> Iterator[None]:
+    """The time inside is not the check's (the wait for the upstream's answer): the clock's start moves by it."""
+    clock = _clock.get()
+    began = time.perf_counter()
+    try:
+        yield
+    finally:
+        if clock is not None:
+            clock.waited += time.perf_counter() - began
+
+
+def check_started() -> float:
+    """Where a check made now starts its clock (a ``time.perf_counter()`` value)."""
+    clock = _clock.get()
+    return clock.start() if clock is not None else time.perf_counter()
