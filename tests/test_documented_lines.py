@@ -211,10 +211,8 @@ RULES: dict[str, Rule] = {
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
-    "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad --data fever=fever:data/fever/"
-    "paper_dev.jsonl --data feverous=feverous:../shared/datasets/feverous/programfc_feverous_s_dev.json --data "
-    "faviq=faviq:../shared/datasets/faviq/samples.json --data averitec=averitec:../shared/datasets/averitec/"
-    "dev.json": Run(2, why="the reader's dataset files and OpenAI: it says which is missing"),
+    "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad": Run(
+        2, why="the authors' files from GitHub (offline here) and OpenAI: it says which is missing"),
     "factdebate reproduce mermaid --llm openai:gpt-5-mini -o runs/mermaid --data factool-qa=factool-qa:../shared/"
     "datasets/factool_qa/fire_data.jsonl --data bingcheck=bingcheck:../shared/datasets/bingcheck/fire_data.jsonl "
     "--data factcheck-bench=factcheck-bench:../shared/datasets/factcheck_bench/fire_data.jsonl --data "

@@ -148,9 +148,14 @@ def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
         elif spec in FORMATS:
             raise InputError(f"the '{spec}' format needs a file: --dataset {spec}:PATH")
         else:
+            fetchable = hub_datasets.fetchable()
+            hub = sorted(n for n, e in fetchable.items() if e.host != "github")
+            github = sorted(n for n, e in fetchable.items() if e.host == "github")
             raise InputError(f"unknown dataset '{spec}'; built in: {', '.join(sorted(BUILTINS))}; "
-                             f"fetched from the Hugging Face Hub: {', '.join(sorted(hub_datasets.fetchable()))}; "
-                             f"or FORMAT:PATH with a format among {', '.join(sorted(FORMATS))}")
+                             f"fetched from the Hugging Face Hub: {', '.join(hub)}; "
+                             + (f"papers' authors' sample sets, fetched from GitHub: {', '.join(github)}; "
+                                if github else "")
+                             + f"or FORMAT:PATH with a format among {', '.join(sorted(FORMATS))}")
     else:
         if name not in FORMATS:
             raise InputError(f"unknown dataset format '{name}'; known: {', '.join(sorted(FORMATS))}")
@@ -192,6 +197,7 @@ def describe() -> list[tuple[str, str]]:
     rows = [(name, b.description) for name, b in sorted(BUILTINS.items())]
     for name, entry in sorted(hub_datasets.fetchable().items()):
         state = "cached here" if hub_datasets.cached(entry) else "downloaded on first use"
-        rows.append((name, f"{entry.description} [Hub: {entry.repo}, {entry.split}; {state}]"))
+        host = "GitHub" if entry.host == "github" else "Hub"
+        rows.append((name, f"{entry.description} [{host}: {entry.repo}, {entry.split}; {state}]"))
     rows += [(f"{name}:PATH", f.description) for name, f in sorted(FORMATS.items())]
     return rows

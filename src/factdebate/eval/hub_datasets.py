@@ -1,15 +1,18 @@
-"""Datasets named by the registry (``--dataset fever``): fetched from the Hub into the data folder,
-verified (:mod:`factdebate.hub.fetch`), converted when the Hub holds another shape, and read with the
-benchmark format's own loader, so ``fever`` and ``fever:PATH`` give the same samples for the same file."""
+"""Datasets named by the registry (``--dataset fever``): fetched from the Hub (or, for a paper's own sample
+set, from a GitHub repository at a commit: :mod:`factdebate.hub.github`) into the data folder, verified
+(:mod:`factdebate.hub.fetch`), converted when the Hub holds another shape, and read with the benchmark
+format's own loader, so ``fever`` and ``fever:PATH`` give the same samples for the same file."""
 
 from __future__ import annotations
 
+import hashlib
 import sys
+import unicodedata
 from pathlib import Path
 
-from factdebate.core.errors import InputError
-from factdebate.eval.datasets import Dataset
-from factdebate.hub import registry
+from factdebate.core.errors import FactDebateError
+from factdebate.eval.datasets import Dataset, Sample
+from factdebate.hub import github, registry
 from factdebate.hub.errors import HubError
 from factdebate.hub.fetch import Fetched, Notify, is_cached, obtain
 from factdebate.hub.lock import forget
@@ -24,19 +27,52 @@ def fetchable() -> dict[str, HubDataset]:
     return registry.datasets()
 
 
+def records_sha256(samples: list[Sample]) -> str:
+    """A fingerprint of what a sample set is made of: each record's id, gold label and claim (NFC), in order.
+    Whitespace, key order and accents stored decomposed do not change it; a record added, dropped, moved or
+    relabelled does."""
+    digest = hashlib.sha256()
+    for sample in samples:
+        digest.update(f"{sample.id}\t{sample.gold}\t{unicodedata.normalize('NFC', sample.claim)}\n".encode())
+    return digest.hexdigest()
+
+
+def _same_records(entry: HubDataset) -> github.Accept | None:
+    """For a GitHub file whose bytes differ from the registry's copy: accept it when the loader reads the
+    same records from it (the registry's checksum was taken of a copy made from a text view of the file)."""
+    if not entry.records_sha256:
+        return None
+
+    def accept(path: Path) -> str | None:
+        from factdebate.eval.datasets import FORMATS, _register_all
+
+        _register_all()
+        try:
+            samples = FORMATS[entry.format].load(path).samples
+        except FactDebateError:
+            return None
+        return "registry's records (ids, labels, claims)" if records_sha256(samples) == entry.records_sha256 else None
+
+    return accept
+
+
 def fetch(entry: HubDataset, *, update: bool = False, notify: Notify | None = _say) -> tuple[Path, list[Fetched]]:
     """The verified (and converted) file the loader reads, and what was fetched. ``update``: forget the
-    lock file's record first, so the registry's revision is resolved afresh."""
+    lock file's record first, so the registry's revision is resolved afresh. A failure keeps its kind
+    (unreachable, not found, checksum mismatch: hub/errors.py), so a caller can tell them apart."""
     from factdebate.eval.hub_convert import converted
     from factdebate.hub.fetch import lock_key
 
     if update:
-        forget([lock_key(f) for f in entry.files])
+        forget([lock_key(f) for f in entry.files] if entry.host != "github" else [entry.raw_file().lock_key()])
     try:
-        fetched = [obtain(file, notify=notify) for file in entry.files]
+        if entry.host == "github":
+            fetched = [github.obtain(entry.raw_file(), accept=_same_records(entry), notify=notify)]
+        else:
+            fetched = [obtain(file, notify=notify) for file in entry.files]
     except HubError as exc:
-        raise InputError(f"dataset '{entry.name}': {exc}. To use a copy of your own instead: "
-                         f"--dataset {entry.format}:PATH") from None
+        raise type(exc)(f"dataset '{entry.name}': {exc}. To use a copy of your own instead: "
+                        f"--dataset {entry.format}:PATH") from None
     path = fetched[0].path
     if entry.convert:
         path = converted(entry.name, entry.convert, path, fetched[0].sha256)
@@ -49,6 +85,13 @@ def load(name: str) -> Dataset:
     entry = fetchable()[name]
     path, fetched = fetch(entry)
     dataset = FORMATS[entry.format].load(path)
+    if entry.host == "github":
+        file = entry.raw_file()
+        dataset.origin = {"source": "github", "repo": entry.repo, "commit": entry.revision, "path": file.path,
+                          "url": f"https://github.com/{entry.repo}/blob/{entry.revision}/{file.path}",
+                          "fetched_from": file.url(), "sha256": fetched[0].sha256, "split": entry.split,
+                          "format": entry.format, "checked_against": fetched[0].checked_against}
+        return dataset
     dataset.origin = {
         "source": "huggingface", "repo": entry.repo, "repo_type": entry.repo_type, "revision": entry.revision,
         "commit": fetched[0].commit, "split": entry.split, "format": entry.format, "converted": entry.convert,
@@ -59,4 +102,6 @@ def load(name: str) -> Dataset:
 
 
 def cached(entry: HubDataset) -> bool:
+    if entry.host == "github":
+        return github.is_cached(entry.raw_file())
     return all(is_cached(file) for file in entry.files)

@@ -5,7 +5,8 @@ they are still the same.
 Two checksums: ``file_sha256`` is the file (or folder) a ``FORMAT:PATH`` spec names, as it lies on disk;
 ``content_sha256`` is the samples the loader made of it (id, text, gold label, options, metadata), which
 also covers the built-in datasets that have no file of their own. ``samples_sha256`` is the same over the
-selected samples only: a rerun needs those unchanged, whatever else the file gained."""
+selected samples only: a rerun needs those unchanged, whatever else the file gained. A dataset fetched by
+name adds its ``origin``: where it was fetched from (repository, commit, file, URL) and its sha256."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def dataset_record(dataset: Dataset, samples: list[Sample], split: str | None) -
     return {"spec": dataset.spec, "kind": dataset.kind, "split": split,
             "file": str(file.resolve()) if file else None, "file_sha256": sha256_path(file) if file else None,
             "content_sha256": content_sha256(dataset.samples), "loaded": len(dataset.samples),
-            "sample_ids": [s.id for s in samples], "samples_sha256": content_sha256(samples)}
+            "sample_ids": [s.id for s in samples], "samples_sha256": content_sha256(samples),
+            **({"origin": dataset.origin} if dataset.origin else {})}
 
 
 def run_provenance(settings: Settings, dataset: Dataset, samples: list[Sample], split: str | None) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER, claim_date, claim_position, two_labels
+from factdebate.core.deviations import Deviation
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runfiles import read_run_json
 from factdebate.core.runtime import EventSink, spent_before
@@ -56,6 +57,9 @@ class Plan:
     split: str | None = None  # the dataset's split, where the caller knows it (reproduce's paper data)
     order: str = "shuffled"  # "file": the samples in the dataset file's order (no shuffle)
     provenance: dict[str, Any] | None = None  # computed once, on first use (eval/provenance.py)
+    # The run's own departures from the paper besides the method's (reproduce: a sample set that could not
+    # be had), listed after the method's in run.json and the summary.
+    deviations: list[Deviation] = field(default_factory=list)
 
     def info(self) -> dict[str, Any]:
         if self.provenance is None:
@@ -73,7 +77,7 @@ class Plan:
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
                 "settings": public_config(self.settings),
-                "deviations": [d.model_dump() for d in method.paper_deviations(effective)],
+                "deviations": [d.model_dump() for d in [*method.paper_deviations(effective), *self.deviations]],
                 "tools_heterogeneous": method.tools_heterogeneous(effective),
                 **({"run_state": self.state} if self.state else {}),
                 "provenance": self.provenance}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factdebate.hub.github import RawFile
 from factdebate.hub.remote import RemoteFile
 
 REGISTRY = Path(__file__).with_name("datasets.toml")
@@ -26,6 +27,13 @@ class HubDataset:
     split: str
     convert: str | None = None
     checksum_source: str = ""
+    host: str = "huggingface"  # or "github": a file of a repository at a commit (hub/github.py)
+    records_sha256: str = ""  # github: the records' fingerprint (eval/hub_datasets.py), accepted in place of the bytes
+
+    def raw_file(self) -> RawFile:
+        """The file of a ``github`` entry."""
+        first = self.files[0]
+        return RawFile(repo=self.repo, commit=self.revision, path=first.path, sha256=first.sha256 or "")
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,8 @@ def datasets() -> dict[str, HubDataset]:
             name=name, description=entry["description"], repo=entry["repo"],
             repo_type=entry.get("repo_type", "dataset"), revision=entry.get("revision", "main"),
             files=_files(entry), format=entry["format"], split=entry.get("split", ""),
-            convert=entry.get("convert"), checksum_source=entry.get("checksum_source", ""))
+            convert=entry.get("convert"), checksum_source=entry.get("checksum_source", ""),
+            host=entry.get("host", "huggingface"), records_sha256=entry.get("records_sha256", ""))
     return found
 
 

@@ -2,6 +2,12 @@
 in its own folder ``OUT/<dataset>/<run>/`` of the ordinary eval harness, so it resumes like ``eval`` and
 two tables that need the same run (Table III and Table IV) share it.
 
+A column with the paper authors' own sample set (``authors`` in papers.toml) runs that file whole, in its
+order, fetched by name and checked (hub/github.py); ``--data`` still replaces it. Where the file cannot be
+had (offline with no copy here, the host out of reach), the paper's draw from the bare dataset runs instead,
+declared as a deviation in run.json and the report; a file whose checksum fails is refused (the cell is
+skipped), never replaced by another draw.
+
 A cell whose dataset cannot be had (not built in, not downloadable, not given with ``--data``) is skipped
 with the reason and how to supply it; the other cells go on. The samples are drawn as the paper drew them
 (a seeded random draw, a balanced draw with the paper's per-label counts, or every sample), in a seeded
@@ -14,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.reproduce.spec import DatasetSpec, Paper, RunSpec, Table
 from factdebate.eval.runner import Plan, check_resume, make_plan
+from factdebate.hub.errors import ChecksumMismatch, HubError
 
 RUN_DIR = "{run_dir}"
 
@@ -52,6 +60,7 @@ class Cell:
     notes: list[str] = field(default_factory=list)  # where the draw differs from the paper's
     overrides: list[str] = field(default_factory=list)  # the user's flags that replaced a paper setting
     errored: int = 0
+    origin: dict[str, Any] = field(default_factory=dict)  # the authors' sample set it runs: URL, commit, sha256
 
     @property
     def key(self) -> str:
@@ -63,7 +72,8 @@ class Cell:
                 "folder": self.folder.relative_to(root).as_posix(), "status": self.status, "reason": self.reason,
                 "spec": self.plan.dataset.spec if self.plan else None,
                 "samples": len(self.plan.samples) if self.plan else 0, "paper_n": self.dataset.n,
-                "notes": self.notes, "overrides": self.overrides, "errored": self.errored}
+                "notes": self.notes, "overrides": self.overrides, "errored": self.errored,
+                **({"origin": self.origin} if self.origin else {})}
 
 
 def parse_data(values: list[str]) -> dict[str, str]:
@@ -145,6 +155,17 @@ class _Datasets:
 
     def __init__(self) -> None:
         self.cache: dict[str, Dataset | str] = {}
+        self.fetched: dict[str, Dataset | HubError] = {}
+
+    def authors(self, name: str) -> Dataset | HubError:
+        """An authors' sample set by its registry name, or why it could not be had (kept apart: a file that
+        fails its checksum is refused, one out of reach is replaced by the paper's draw)."""
+        if name not in self.fetched:
+            try:
+                self.fetched[name] = self.cache[name] = load_dataset(name)
+            except HubError as exc:
+                self.fetched[name] = exc
+        return self.fetched[name]
 
     def get(self, spec: str) -> Dataset | str:
         if spec not in self.cache:
@@ -156,6 +177,48 @@ class _Datasets:
         return self.cache[spec]
 
 
+@dataclass
+class _Source:
+    """What a cell loads and how it draws from it."""
+
+    spec: DatasetSpec
+    name: str
+    notes: list[str] = field(default_factory=list)
+    deviations: list[Deviation] = field(default_factory=list)
+    origin: dict[str, Any] = field(default_factory=dict)
+    refused: str = ""  # the authors' file failed its checksum: the cell is skipped with this reason
+    missing: str = ""  # why the authors' file could not be had (the draw from ``name`` replaces it)
+
+
+def sample_source(spec: DatasetSpec, given: str | None, datasets: _Datasets) -> _Source:
+    """The authors' sample set where the column has one and ``--data`` does not replace it: every record, in
+    the file's order; where it cannot be had, the paper's draw from ``spec.name``, declared."""
+    if given or spec.authors is None:
+        return _Source(spec, given or spec.name)
+    got = datasets.authors(spec.authors)
+    if isinstance(got, Dataset):
+        origin = got.origin
+        whole = spec.model_copy(update={"name": spec.authors, "draw": "all", "order": "file",
+                                        "split": origin.get("split") or spec.split})
+        note = (f"the authors' own sample set, every record in the file's order: {origin.get('url')} "
+                f"(sha256 {str(origin.get('sha256'))[:16]}…, checked against the {origin.get('checked_against')})")
+        return _Source(whole, spec.authors, [note], origin=origin)
+    if isinstance(got, ChecksumMismatch):
+        return _Source(spec, spec.authors, refused=f"the authors' sample set was refused: {got}")
+    from factdebate.hub.registry import datasets as registry
+
+    entry = registry()[spec.authors]
+    reason = str(got).split(". To use a copy of your own")[0].removeprefix(f"dataset '{spec.authors}': ")
+    deviation = Deviation(
+        key="sample_set",
+        paper=f"the authors' own {spec.n} claims of {spec.label} ({entry.files[0].path} of GitHub "
+              f"{entry.repo}@{entry.revision[:7]})",
+        here=f"a {spec.draw} draw of {spec.n} claims from '{spec.name}' ({spec.split}), since the authors' file could "
+             f"not be had: {reason}",
+        restore=f"factdebate datasets fetch {spec.authors} while online (later runs read the verified copy offline)")
+    return _Source(spec, spec.name, [f"differs from the paper: {deviation.here}"], [deviation], missing=reason)
+
+
 def plan_cells(request: Request) -> list[Cell]:
     """Every cell, planned or skipped with its reason. A cell folder that holds a different run is an error
     for the whole command (nothing has run yet), as it is for ``eval``."""
@@ -165,19 +228,25 @@ def plan_cells(request: Request) -> list[Cell]:
     cells = []
     root = request.output.resolve()
     for run, spec in pairs(request):
-        cell = Cell(run, spec, root / spec.key / run.name)
+        chosen = sample_source(spec, request.data.get(spec.key) or request.data.get(spec.name), datasets)
+        cell = Cell(run, chosen.spec, root / spec.key / run.name, origin=chosen.origin)
         cells.append(cell)
-        source = request.data.get(spec.key) or request.data.get(spec.name) or spec.name
-        loaded = datasets.get(source)
-        cell.source = source
-        if isinstance(loaded, str):
-            cell.status, cell.reason = "skipped", f"{loaded} — supply it: --data {spec.name}={spec.supply}"
+        source = cell.source = chosen.name
+        if chosen.refused:
+            cell.status, cell.reason = "skipped", f"{chosen.refused} — supply it: --data {spec.name}={spec.supply}"
             continue
+        loaded = datasets.get(source)
+        if isinstance(loaded, str):
+            authors = f" (nor the authors' sample set {spec.authors}: {chosen.missing})" if chosen.missing else ""
+            cell.status, cell.reason = "skipped", f"{loaded}{authors} — supply it: --data {spec.name}={spec.supply}"
+            continue
+        spec = chosen.spec
         cell.loaded = len(loaded.samples)
         options, cell.overrides = cell_options(request, run, spec, cell.folder)
         settings = settings_from(options, request.config)  # a bad flag is a usage error for the whole command
         try:
-            samples, cell.notes = draw(loaded, spec, request.seed, request.limit)
+            samples, notes = draw(loaded, spec, request.seed, request.limit)
+            cell.notes = [*chosen.notes, *notes]
             view = dataclasses.replace(loaded, labels=tuple(spec.labels)) if spec.labels else loaded
             cell.plan = make_plan(settings, view, cell.folder, limit=request.limit, seed=request.seed,
                                   name=cell.key, options=options, samples=samples, split=spec.split,
@@ -185,5 +254,6 @@ def plan_cells(request: Request) -> list[Cell]:
         except InputError as exc:
             cell.status, cell.reason = "skipped", str(exc)
             continue
+        cell.plan.deviations = list(chosen.deviations)
         check_resume(cell.plan)
     return cells

@@ -32,7 +32,11 @@ def dry_run_lines(request: Request, cells: list[Cell]) -> list[str]:
         spec = first.dataset
         state = (f"available: {first.source} ({first.loaded} samples)" if first.loaded is not None
                  else f"NOT AVAILABLE: {first.reason}")
-        lines.append(f"  {key} ({spec.label}; {spec.split}; paper: {spec.n}, {spec.draw} draw): {state}")
+        how = f"{spec.draw} draw"
+        if first.origin:  # the authors' own file, fetched by name
+            how = "the authors' own sample set"
+            state += f" from {first.origin.get('url')}, sha256 {str(first.origin.get('sha256'))[:16]}…"
+        lines.append(f"  {key} ({spec.label}; {spec.split}; paper: {spec.n}, {how}): {state}")
     by_key = {cell.key: cell for cell in cells}
     totals = [0.0, 0.0, 0.0, 0.0]
     costed: set[str] = set()

@@ -38,6 +38,9 @@ class DatasetSpec(_Strict):
     labels: list[str] = Field(default_factory=list, description="Only samples with these gold labels.")
     unit: Literal["claim", "response"] = "claim"
     supply: str = Field(description="How to pass the dataset: FORMAT:PATH and what the file is.")
+    authors: str | None = Field(default=None, description="The registry name (hub/datasets.toml) of the paper "
+                                "authors' own sample set: when it can be had, every record of it is run in the "
+                                "file's order in place of the draw from `name`; else that draw runs, declared.")
     options: dict[str, Any] = Field(default_factory=dict, description="Options of every run on this dataset.")
     note: str = ""
 
@@ -159,10 +162,12 @@ def _parse(key: str, raw: dict[str, Any]) -> Paper:
 
 def _check(paper: Paper) -> None:
     from factdebate.eval.reproduce.measure import METRICS
+    from factdebate.hub.registry import datasets as registry_datasets
     from factdebate.methods.base import all_methods
     from factdebate.settings.options import all_options
 
     problems: list[str] = []
+    fetchable = registry_datasets()
     options, methods = all_options(), all_methods()
     for where, given in [*((f"run {r.name}", r.options) for r in paper.runs.values()),
                          *((f"dataset {d.key}", d.options) for d in paper.datasets.values())]:
@@ -170,6 +175,8 @@ def _check(paper: Paper) -> None:
     problems += [f"run {r.name}: unknown method '{r.method}'" for r in paper.runs.values() if r.method not in methods]
     problems += [f"dataset {d.key}: draw balanced needs a quota" for d in paper.datasets.values()
                  if d.draw == "balanced" and not d.quota]
+    problems += [f"dataset {d.key}: authors' sample '{d.authors}' is not in the dataset registry"
+                 for d in paper.datasets.values() if d.authors is not None and d.authors not in fetchable]
     problems += [f"main table '{t}' does not exist" for t in paper.main if t not in {x.name for x in paper.tables}]
     if paper.model not in paper.models:
         problems.append(f"default model '{paper.model}' is not among the models")
