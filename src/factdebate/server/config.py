@@ -111,9 +111,6 @@ class ServiceConfig(BaseModel):
     shutdown_grace_s: int = Field(default=10, ge=1, le=3600, description="Seconds `serve` waits, once told to "
                                   "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
                                   "and the server exits within a few seconds more, whatever is running.")
-    shutdown_grace_s: int = Field(default=10, ge=1, le=3600, description="Seconds `serve` waits, once told to "
-                                    "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
-                                    "and the server exits within a few seconds more, whatever is running.")
 
     @field_validator("allowed_mcp_tools")
     @classmethod
