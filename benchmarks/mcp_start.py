@@ -1,0 +1,96 @@
+"""What an agent waits for when it starts ``factdebate mcp``, and what sharing one data folder costs.
+
+* ``initialize_s``: from starting ``factdebate mcp`` (an empty data folder, the scripted model) to the answer
+  to MCP's ``initialize``; ``tools_s``: to the answer to ``tools/list`` (the tools are registered in the
+  background after the handshake); the median of ``--runs`` starts.
+* ``lite_copy_s`` / ``lite_mb``: each MCP process searches its own copy of the Milvus Lite folder (Milvus Lite
+  serves one process per folder): the copy of a folder the built-in corpus's size (10,033 passages of 384
+  float dimensions, random vectors and texts of the corpus's mean length), and its size;
+  ``lite_open_search_s``: opening the copy and the first search.
+
+Run: ``python benchmarks/mcp_start.py [--runs 5] [--passages 10033]``. Prints one ``key=value`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MEAN_TEXT_CHARS = 420  # the built-in corpus's summaries, title and extract, on average (rounded)
+
+
+async def start_once(data: Path) -> tuple[float, float]:
+    import mcp
+
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "FACTDEBATE_LLM": "scripted:agree",
+           "FACTDEBATE_SEARCH": "local", "FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[none, none]"}
+    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.cli.main", "mcp"], env=env,
+                                       cwd=str(ROOT))
+    started = time.perf_counter()
+    async with mcp.stdio_client(params, errlog=open(os.devnull, "w")) as (read, write), \
+            mcp.ClientSession(read, write) as session:
+        await session.initialize()
+        initialized = time.perf_counter() - started
+        await session.list_tools()
+        listed = time.perf_counter() - started
+    return initialized, listed
+
+
+def lite_copy(passages: int, folder: Path) -> dict[str, float]:
+    from pymilvus import DataType, MilvusClient
+
+    source = folder / "milvus.db"
+    client = MilvusClient(str(source))
+    schema = client.create_schema(auto_id=False)
+    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=384)
+    schema.add_field("text", DataType.VARCHAR, max_length=8192)
+    index = client.prepare_index_params()
+    index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
+    client.create_collection("passages", schema=schema, index_params=index)
+    rng = random.Random(0)
+    for start in range(0, passages, 1000):
+        client.insert("passages", [{"id": str(i), "vector": [rng.random() for _ in range(384)],
+                                    "text": "x" * MEAN_TEXT_CHARS} for i in range(start, min(passages, start + 1000))])
+    client.close()
+    started = time.perf_counter()
+    target = folder / "copy" / "milvus.db"
+    shutil.copytree(source, target)
+    copied = time.perf_counter() - started
+    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file()) / 2**20
+    started = time.perf_counter()
+    reader = MilvusClient(str(target))
+    reader.load_collection("passages")
+    reader.search("passages", data=[[0.5] * 384], limit=5, search_params={"metric_type": "COSINE"})
+    opened = time.perf_counter() - started
+    reader.close()
+    return {"lite_copy_s": copied, "lite_mb": size, "lite_open_search_s": opened}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--passages", type=int, default=10_033)
+    args = parser.parse_args()
+    starts = []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory() as data:
+            starts.append(asyncio.run(start_once(Path(data))))
+    figures = {"initialize_s": statistics.median(s[0] for s in starts),
+               "tools_s": statistics.median(s[1] for s in starts)}
+    with tempfile.TemporaryDirectory() as folder:
+        figures |= lite_copy(args.passages, Path(folder))
+    print(" ".join(f"{key}={value:.2f}" for key, value in figures.items()) + f" load={os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
