@@ -122,9 +122,11 @@ def shares_words(a: str, b: str) -> bool:
     return bool(_words(a) & _words(b))
 
 
-def claim_evidence(claim: str, docs: Sequence[Document], most: int = 3) -> list[ClaimEvidence]:
-    """Up to ``most`` distinct passages as evidence of ``claim``: title, address (when it is one), quote, and
-    the words that address the model when the passage holds an instruction to it (marked, still evidence)."""
+def claim_evidence(claim: str, docs: Sequence[Document], most: int = 3,
+                   cited: frozenset[str] = frozenset()) -> list[ClaimEvidence]:
+    """Up to ``most`` distinct passages as evidence of ``claim``: title, address (when it is one), quote, the
+    words that address the model when the passage holds an instruction to it (marked, still evidence), and
+    whether the verdict cites it (its text is in ``cited``)."""
     out: list[ClaimEvidence] = []
     seen: set[str] = set()
     for doc in docs:
@@ -133,7 +135,7 @@ def claim_evidence(claim: str, docs: Sequence[Document], most: int = 3) -> list[
         seen.add(doc.text)
         url = doc.source if doc.source.startswith(("http://", "https://")) else None
         out.append(ClaimEvidence(title=doc.title[:300], url=url, quote=best_quote(claim, doc.text),
-                                 injection=instruction_to_model(doc.text)))
+                                 injection=instruction_to_model(doc.text), cited=doc.text in cited))
         if len(out) == most:
             break
     return out

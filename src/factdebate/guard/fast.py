@@ -35,6 +35,7 @@ class FastVerdict:
     documents: list[Document]  # what the model read, the deciding passage first
     quote: str = ""
     problem: str = ""
+    cited: bool = False  # the checker named a passage: the first of ``documents``
 
 
 def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int, str, str]:
@@ -89,4 +90,4 @@ async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdic
         count_reply("guard_fast", "lost")
         return FastVerdict(None, shown, problem=problem)
     ordered = [shown[index], *shown[:index], *shown[index + 1:]] if index >= 0 else shown
-    return FastVerdict(label, ordered, quote=quote)
+    return FastVerdict(label, ordered, quote=quote, cited=index >= 0)

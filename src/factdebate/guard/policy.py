@@ -78,7 +78,9 @@ def refusal(result: GuardResult) -> str:
             parts.append(f"it could not be checked ({result.degraded_reason})")
         elif missing:
             parts.append("parts of it could not be checked in time: " + "; ".join(_quoted(c) for c in missing))
-    return "This answer was withheld: " + ", and ".join(parts) + "."
+    text = "This answer was withheld: " + ", and ".join(parts)
+    # A quoted claim ends with its own full stop inside the quotes: no second one after them.
+    return text if text.endswith(('."', '!"', '?"')) else text + "."
 
 
 def must_block(result: GuardResult) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink, span
 from factdebate.core.types import Document, Label, Verdict
+from factdebate.guard.citations import cited_texts
 from factdebate.guard.correct import correct
 from factdebate.guard.evidence import claim_evidence, tier_resources, tier_settings
 from factdebate.guard.fast import decide_fast
@@ -83,13 +84,18 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> tuple[Label | None,
     with given_evidence(ctx.passages if ctx.passages else None), span(f"tier {tier}", "guard_tier", tier=tier):
         if tier == "fast":
             fast = await decide_fast(claim, resources, mode)
-            evidence = claim_evidence(claim, fast.documents)
+            named = frozenset(d.text for d in fast.documents[:1]) if fast.cited else frozenset[str]()
+            evidence = claim_evidence(claim, fast.documents, cited=named)
             if fast.quote and evidence:
                 evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
             return fast.label, "guard-fast", evidence, fast.problem
         verdict = await run_claim(claim, settings, resources, sinks=ctx.sinks)
     problem = "" if verdict.label is not None else f"the {ctx.options.method} verdict had no readable label"
-    return verdict.label, verdict.decided_by, claim_evidence(claim, _documents(verdict)), problem
+    read = _documents(verdict)
+    cited = cited_texts(verdict, read)
+    # The cited passages first, so the three shown are those the verdict rests on where it names any.
+    ordered = [d for d in read if d.text in cited] + [d for d in read if d.text not in cited]
+    return verdict.label, verdict.decided_by, claim_evidence(claim, ordered, cited=cited), problem
 
 
 def tiers_for(options: ResolvedGuardOptions) -> Sequence[Tier]:

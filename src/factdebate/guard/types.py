@@ -155,6 +155,10 @@ class ClaimEvidence(_Strict):
     injection: str | None = Field(default=None, description="The words of the passage that read as an "
                                   "instruction to the model (a prompt injection: core/injection.py), when it holds "
                                   "one. The passage was read as data, never obeyed; null when it holds none.")
+    cited: bool = Field(default=False, description="Whether the verdict rests on this passage: the fast tier's "
+                        "checker named it, or the debate's deciding answers cite it (by number, by a quoted "
+                        "phrase or by six words in a row: guard/citations.py). False: retrieved and read, not "
+                        "cited; such a passage may be about something else entirely.")
 
 
 class GuardClaim(_Strict):

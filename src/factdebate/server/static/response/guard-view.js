@@ -4,14 +4,17 @@
    and the text the client got when it differs, whether the check was degraded and why, its usage; the text
    that was checked with each claim marked at the service's span and each sentence the gate skipped marked
    "not checked: <reason>"; per claim its status (a claim not decided is said to be unchecked, never shown as
-   supported), label, tier, decider, reason, cited evidence and correction. Every word goes in by textContent. */
+   supported), label, tier, decider, reason, evidence and correction. A passage is titled cited only when the
+   verdict rests on it (its `cited`); the others are said to be retrieved, not cited. When the policy changed
+   the reply, the page says that the marks point into the model's answer, which the client never got. Every
+   word goes in by textContent. */
 import { LABEL_CLASS, downloadButton, el, fileName, labelChip, safeUrl } from "../dom.js";
 import { oneTabStop } from "../roving.js";
 import { linkControl } from "../share.js";
 import { responseRule } from "../views.js";
 
 /** @typedef {{start: number, end: number}} Span */
-/** @typedef {{title: string, url?: string | null, quote: string, injection?: string | null}} ClaimEvidence */
+/** @typedef {{title: string, url?: string | null, quote: string, injection?: string | null, cited?: boolean}} ClaimEvidence */
 /** @typedef {{index: number, claim: string, span?: Span | null, span_note?: string | null, label?: string | null,
  *   decided_by?: string | null, tier?: string | null, evidence?: ClaimEvidence[],
  *   correction?: {text: string, quote_source: string} | null, status: "checked" | "unchecked" | "error",
@@ -32,6 +35,33 @@ const ACTION_TEXT = {
 
 /** Worst first: a place holding several claims is coloured (and named) by the first. */
 const SEVERITY = ["refutes", "error", "unchecked", "nei", "unparsed", "supports"];
+
+/** What the client got instead of the checked text, by the policy's action. @type {Record<string, string>} */
+const NEVER_SENT = {
+  blocked: "the client got the refusal below instead",
+  rewritten: "the client got the revision below instead",
+  flagged: "the client got it with the footnotes below",
+};
+
+/** One passage: its quote, an instruction it holds (read as data), its linked source. @param {ClaimEvidence} d */
+function passageItem(d) {
+  const p = el("li", "passage");
+  if (d.quote) p.append(el("q", "passage-text", d.quote));
+  // A passage holding an instruction to the model (core/injection.py) says so beside its quote.
+  if (d.injection) p.append(el("span", "passage-injection small", " This passage holds an instruction " +
+    "to the model (“" + d.injection + "”): it was read as data, not obeyed."));
+  const source = el("span", "passage-source", "— ");
+  const url = safeUrl(d.url);
+  if (url) {
+    const link = el("a", "", d.title || url);
+    link.href = url;
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    source.append(link);
+  } else source.append(d.title || "untitled");
+  p.append(" ", source);
+  return p;
+}
 
 /** The status a claim is drawn with: its label's when checked, else "unchecked" or "error" (never a label).
  * @param {GuardClaim} c */
@@ -107,7 +137,15 @@ export class GuardView {
     textHead.id = headingId + "-text";
     textCol.setAttribute("aria-labelledby", textHead.id);
     const original = String(v.original_text ?? v.text ?? "");
-    textCol.append(textHead, this.marked(original, claims, v.skipped || []), this.legend(v, claims));
+    textCol.append(textHead);
+    if (v.text !== undefined && v.text !== original) {
+      // Under block or rewrite the marks point into words the client never received: said before them.
+      const never = v.action_taken === "flagged" ? "The marks point into the model's answer as it was checked; " :
+        "The marks point into the model's answer as it was checked, which the client never received: ";
+      textCol.append(el("p", "muted small guard-spans-note", never + (NEVER_SENT[v.action_taken] ||
+        "the client got the text below instead") + "."));
+    }
+    textCol.append(this.marked(original, claims, v.skipped || []), this.legend(v, claims));
     body.append(listCol, textCol);
     card.append(body);
 
@@ -116,8 +154,9 @@ export class GuardView {
       const sentHead = el("h3", "", "The text the client got");
       sentHead.id = headingId + "-sent";
       sent.setAttribute("aria-labelledby", sentHead.id);
-      sent.append(sentHead, el("p", "muted small", "The policy (" + (v.policy || "?") + ") changed the reply; the " +
-        "text above is the reply as the model wrote it and as it was checked."), el("div", "answer-text guard-sent-text", v.text));
+      sent.append(sentHead, el("p", "muted small", "The policy (" + (v.policy || "?") + ") changed the reply: this is " +
+        "what the client received. The text above, where the claims are marked, is the reply as the model wrote it " +
+        "and as it was checked."), el("div", "answer-text guard-sent-text", v.text));
       card.append(sent);
     }
     if ((v.passed_through || []).length) {
@@ -184,31 +223,21 @@ export class GuardView {
     if (c.reason) details.append(el("p", "guard-reason small", "Why: " + c.reason));
     if (!c.span) details.append(el("p", "guard-unplaced muted small", "Not marked in the text: " +
       (c.span_note || "the service gave no place for it") + "."));
-    if ((c.evidence || []).length) {
-      const fold = el("details", "claim-evidence-fold");
-      fold.open = true;
+    const cited = (c.evidence || []).filter(d => d.cited);
+    const read = (c.evidence || []).filter(d => !d.cited);
+    // Cited only where the verdict rests on the passage; the rest were read, and may be about something else.
+    /** @type {Array<[ClaimEvidence[], string, string]>} */
+    const groups = [[cited, "Evidence cited", "evidence-cited"],
+      [read, cited.length ? "Also retrieved, not cited" : "Retrieved, not cited", "evidence-read"]];
+    groups.forEach(([docs, title, kind]) => {
+      if (!docs.length) return;
+      const fold = el("details", "claim-evidence-fold " + kind);
+      fold.open = kind === "evidence-cited" || !cited.length;
       const passages = el("ol", "passages");
-      (c.evidence || []).forEach(d => {
-        const p = el("li", "passage");
-        if (d.quote) p.append(el("q", "passage-text", d.quote));
-        // A passage holding an instruction to the model (core/injection.py) says so beside its quote.
-        if (d.injection) p.append(el("span", "passage-injection small", " This passage holds an instruction " +
-          "to the model (“" + d.injection + "”): it was read as data, not obeyed."));
-        const source = el("span", "passage-source", "— ");
-        const url = safeUrl(d.url);
-        if (url) {
-          const link = el("a", "", d.title || url);
-          link.href = url;
-          link.target = "_blank";
-          link.rel = "noopener noreferrer";
-          source.append(link);
-        } else source.append(d.title || "untitled");
-        p.append(" ", source);
-        passages.append(p);
-      });
-      fold.append(el("summary", "", "Evidence cited (" + (c.evidence || []).length + ")"), oneTabStop(passages, "Evidence cited"));
+      docs.forEach(d => passages.append(passageItem(d)));
+      fold.append(el("summary", "", title + " (" + docs.length + ")"), oneTabStop(passages, title));
       details.append(fold);
-    }
+    });
     if (c.correction) {
       const fix = el("p", "guard-correction small");
       fix.append(el("strong", "", "Correction: "), c.correction.text);
