@@ -121,3 +121,36 @@ async def test_a_failed_preparation_is_said_by_the_tools_that_need_it(scripted: 
     server.tools_ready.set()
     with pytest.raises(ToolError, match="could not be prepared: disk full"):
         await server.call_tool("search_evidence", {"query": "Eiffel Tower"})
+
+
+def test_http_options_are_checked_before_anything_starts(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from factdebate.cli.main import run
+
+    monkeypatch.delenv("FACTDEBATE_API_KEYS", raising=False)
+    monkeypatch.delenv("FACTDEBATE_SERVICE_CONFIG", raising=False)
+    assert run(["mcp", "--no-auth"]) == 2  # stdio has no callers to tell apart
+    assert run(["mcp", "--http"]) == 2
+    assert "no API keys configured" in capsys.readouterr().err
+    assert run(["mcp", "--http", "--no-auth", "--host", "0.0.0.0"]) == 2
+    assert "loopback" in capsys.readouterr().err
+    monkeypatch.setenv("FACTDEBATE_API_KEYS", "short")
+    assert run(["mcp", "--http"]) == 2
+    assert "shorter than" in capsys.readouterr().err
+
+
+def test_a_build_tells_the_preparation_how_far_it_is() -> None:
+    from factdebate.corpus.progress import stage_reporter, watch_builds
+
+    index = Preparation()
+    stop = watch_builds(index.follow)
+    try:
+        with stage_reporter(False) as report:
+            report.stage("embedding passages", 200)
+            report.advance(50)
+    finally:
+        stop()
+    assert "(25 %: embedding passages, 50 of 200 passages" in index.not_ready()
+    with stage_reporter(False) as report:  # no longer watched
+        report.stage("another build", 10)
+    assert index.stage == "embedding passages"
