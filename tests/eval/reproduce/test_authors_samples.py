@@ -213,6 +213,11 @@ def test_without_the_authors_file_the_old_draw_runs_declared(
     assert declared[0]["restore"].startswith("factdebate datasets fetch toolmad-fever")
     assert "a random draw of 200 claims from 'fever'" in (out / "fever" / "single" / "summary.md").read_text()
     assert "differs from the paper: a random draw of 200 claims from 'fever'" in (out / "report.md").read_text()
+    # A rerun of it runs the same draw, so it declares the same departure.
+    code, _, err = call(capsys, "reproduce", "--from", str(out), "-o", str(tmp_path / "again"))
+    assert code == 0, err
+    again = json.loads((tmp_path / "again" / "fever" / "single" / "run.json").read_text())
+    assert [d for d in again["deviations"] if d["key"] == "sample_set"] == declared
 
 
 def test_data_still_replaces_the_authors_file(raw: RawServer, tmp_path: Path,

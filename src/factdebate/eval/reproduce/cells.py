@@ -28,6 +28,7 @@ from factdebate.eval.runner import Plan, check_resume, make_plan
 from factdebate.hub.errors import ChecksumMismatch, HubError
 
 RUN_DIR = "{run_dir}"
+SAMPLE_SET = "sample_set"  # the deviation of a run that could not have the authors' own sample set
 
 
 @dataclass
@@ -210,7 +211,7 @@ def sample_source(spec: DatasetSpec, given: str | None, datasets: _Datasets) -> 
     entry = registry()[spec.authors]
     reason = str(got).split(". To use a copy of your own")[0].removeprefix(f"dataset '{spec.authors}': ")
     deviation = Deviation(
-        key="sample_set",
+        key=SAMPLE_SET,
         paper=f"the authors' own {spec.n} claims of {spec.label} ({entry.files[0].path} of GitHub "
               f"{entry.repo}@{entry.revision[:7]})",
         here=f"a {spec.draw} draw of {spec.n} claims from '{spec.name}' ({spec.split}), since the authors' file could "

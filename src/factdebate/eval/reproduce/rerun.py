@@ -18,11 +18,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.pathcheck import inside
 from factdebate.core.runfiles import read_run_json
 from factdebate.eval.datasets import Dataset, load_dataset
 from factdebate.eval.provenance import content_sha256
+from factdebate.eval.reproduce.cells import SAMPLE_SET
 from factdebate.eval.reproduce.recorded_settings import split_recorded
 from factdebate.eval.reproduce.records import read_run_record
 from factdebate.eval.runner import Plan, execute, make_plan
@@ -148,7 +150,21 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
     plan = make_plan(settings, dataset, output, limit=run.get("limit"), seed=int(run["seed"]), name=run.get("name"),
                      options={**recorded_options, **options}, samples=samples, split=provenance.get("split"),
                      order=run.get("order", "shuffled"))
+    # The same samples, so the same departure from the paper's: the run's own, not its method's (cells.py).
+    plan.deviations = _sample_set(run.get("deviations"))
     return plan, notes
+
+
+def _sample_set(recorded: Any) -> list[Deviation]:
+    """The recorded ``sample_set`` deviation, if any (a damaged entry is left out: it only restates one)."""
+    found = []
+    for entry in recorded if isinstance(recorded, list) else []:
+        if isinstance(entry, dict) and entry.get("key") == SAMPLE_SET:
+            try:
+                found.append(Deviation.model_validate(entry))
+            except ValidationError:
+                continue
+    return found
 
 
 def _verdicts(record: dict[str, Any] | None) -> Any:
