@@ -64,7 +64,8 @@ class Preparation:
         if total:
             how_far = f"{100 * done // total} %: {self.stage}, {done:,} of {total:,} passages"
         else:
-            how_far = "starting" if not self.stage else self.stage
+            # No stage of its own yet: loading, or waiting for another process that builds this data folder.
+            how_far = self.stage or "starting, or waiting for another process's build of this data folder"
         since = round(time.monotonic() - self.started)
         return (f"{self.what} is being prepared ({how_far}; started {since} s ago, once per data folder): try again "
                 "in a moment, or send the passages you have as evidence with evidence_mode 'given'")
