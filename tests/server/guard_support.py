@@ -69,8 +69,10 @@ def upstream_app(upstream: Upstream) -> FastAPI:
             message: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:
                 message["tool_calls"] = calls
+            # n answers (the same one each time): a guard must check every choice it passes on
             return JSONResponse({**head, "object": "chat.completion", "choices": [{
-                "index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+                "index": index, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+                for index in range(int(body.get("n") or 1))],
                 "usage": {"prompt_tokens": 10, "completion_tokens": len(tokens(text)), "total_tokens": 20}})
         return StreamingResponse(_chunks(upstream, head, text, calls), media_type="text/event-stream")
 

@@ -71,7 +71,7 @@ def wait_ready(client: TestClient, timeout: float = 30.0) -> Any:
 
 
 def test_health_is_503_with_what_loads_until_the_guards_models_are_loaded(make_app: AppFactory) -> None:
-    backend, encoder, opened = LoadingBackend(), CountingEncoder(), []
+    backend, encoder, opened = LoadingBackend(), CountingEncoder(), list[str]()
     app = make_app(defaults=REMOTE, build=builder(backend, encoder, opened))
     with TestClient(app) as client:
         deadline = time.monotonic() + 30
@@ -90,7 +90,7 @@ def test_health_is_503_with_what_loads_until_the_guards_models_are_loaded(make_a
 
 
 def test_scripted_models_need_no_warm_up(make_app: AppFactory) -> None:
-    backend, encoder, opened = LoadingBackend(), CountingEncoder(), []
+    backend, encoder, opened = LoadingBackend(), CountingEncoder(), list[str]()
     with TestClient(make_app(build=builder(backend, encoder, opened))) as client:
         response = client.get("/v1/health")
     assert response.status_code == 200 and response.json()["ready"] is True

@@ -1,0 +1,266 @@
+"""The guard's conformance suite (issue 47, item 9): each fault scenario (scenarios.py: the checker down, slow
+past the deadline or answering garbage; the upstream failing, hanging, answering garbage or stopping
+mid-sentence; context over every limit; corrections the quote contradicts; rewrites that repeat the claim;
+``n = 3`` under ``block``; tool messages carrying instructions; statements dressed as opinions or questions) is
+run through every door this process can open:
+
+- the proxy, plain (``POST /v1/chat/completions``) and streamed (``stream: true``), in front of a scripted
+  upstream model on loopback (tests/server/guard_support.py);
+- ``POST /v1/guard/check`` (the reply handed over by a framework);
+- the Python API (``factdebate.guard``).
+
+And a stream the client cuts (``test_a_stream_the_client_cuts_ends_everything``). Asserted for every scenario
+and door: no false sentence reaches the client as checked (a reply that still holds one has no SUPPORTS label
+and a claim that marks it refuted or unchecked, or a degraded check); every unchecked claim, and a degraded
+check, says why; the policies hold (``block`` withholds what was refuted, ``on_unchecked: block`` what was not
+checked); and a reply gets the same verdicts through every door where no deadline decides.
+
+Left out, said here as the issue asks: LiteLLM's real proxy server and NeMo Guardrails' real ``LLMRails`` need
+versions that conflict with this environment's and separate virtual environments (issue 47, item 10) that this
+suite does not build; the MCP tools are the mcp helper's to add. A scenario that finds a bug not fixed yet is
+marked ``xfail`` with the issue item that owns it, never left out.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import factdebate as fd
+from factdebate.run.build import build_resources
+from factdebate.settings.model import Settings
+from tests.guard.conformance.scenarios import FALSE_SENTENCES, FALSE_WORDS, PASSAGE, SCENARIOS, Checker, Scenario
+from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.server.conftest import AUTH, KEY, LiveServer
+from tests.server.guard_support import Upstream, upstream_app
+
+CONFIG: dict[str, Any] = {  # the operator's file, for the service and the Python API alike
+    "llm": {"debater": "scripted:agree", "cache": False}, "method": "single",
+    "guard": {"tier": "fast", "max_tier": "fast", "deadline_s": 10.0, "upstream_timeout_s": 2.0,
+              "max_message_chars": 8000, "max_evidence_chars": 6000, "max_evidence_items": 20},
+    "response": {"max_claims": 6},
+}
+BASE_OPTIONS = {"tier": "fast", "evidence": [PASSAGE], "evidence_mode": "given"}
+
+
+@dataclass
+class World:
+    checker: Checker
+    upstream: Upstream
+    guard_url: str
+    config_file: Path
+
+
+@dataclass
+class Outcome:
+    door: str
+    delivered: str | None  # what the client got as the answer (None: an error, nothing delivered)
+    result: dict[str, Any] | None  # the check's result (None when the door refused or failed)
+    problem: str = ""  # the error the client got instead
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    from factdebate.server.app import create_app
+
+    folder = tmp_path_factory.mktemp("conformance")
+    checker, upstream = Checker(), Upstream()
+    config_file = folder / "guard.yaml"
+    config_file.write_text(json.dumps(CONFIG))  # JSON is YAML: the Python door reads the same settings
+
+    def build(settings: Settings) -> Any:
+        tools = {kind: StaticTool(kind, []) for kind in ("rag", "search")}
+        return build_resources(settings, backends={"debater": checker, "judge": checker, "scorer": checker},
+                               tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+
+    with pytest.MonkeyPatch.context() as patch, LiveServer(upstream_app(upstream)) as model:
+        patch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
+        app = create_app(api_keys=[KEY], config_file=config_file, db_path=folder / "service.sqlite", build=build,
+                         rate_limit_per_minute=0)
+        with LiveServer(app) as guard:
+            yield World(checker, upstream, guard.url, config_file)
+
+
+def prepare(world: World, scenario: Scenario) -> None:
+    world.checker.faults = scenario.faults
+    fresh = Upstream(answer=scenario.reply, **scenario.upstream)
+    revised = scenario.revised
+    if revised is not None:
+        fresh.revise = lambda messages: revised
+    for name in ("answer", "latency", "token_delay", "tool_calls", "fail", "revise"):
+        setattr(world.upstream, name, getattr(fresh, name))
+
+
+def options_of(scenario: Scenario) -> dict[str, Any]:
+    return {**BASE_OPTIONS, **scenario.options}
+
+
+def conversation(scenario: Scenario) -> list[dict[str, Any]]:
+    return scenario.messages or [{"role": "user", "content": "Where is the Eiffel Tower?"}]
+
+
+def through_proxy(world: World, scenario: Scenario) -> list[Outcome]:
+    """One outcome per choice."""
+    body: dict[str, Any] = {"model": "scripted", "messages": conversation(scenario), "factdebate": options_of(scenario)}
+    if scenario.n > 1:
+        body["n"] = scenario.n
+    reply = httpx.post(f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH, timeout=60)
+    data = reply.json()
+    if reply.status_code != 200:
+        return [Outcome("proxy", None, None, f"{reply.status_code} {data}")]
+    choices = data["choices"]
+    outcomes = []
+    for number, choice in enumerate(choices):
+        result = choice.get("factdebate") or (data["factdebate"] if number == 0 else None)
+        outcomes.append(Outcome(f"proxy choice {number + 1}", choice["message"].get("content") or "", result))
+    assert len(choices) == scenario.n or not scenario.reply, "every choice asked for is passed on, checked"
+    return outcomes
+
+
+def through_stream(world: World, scenario: Scenario) -> Outcome:
+    body = {"model": "scripted", "messages": conversation(scenario), "factdebate": options_of(scenario),
+            "stream": True}
+    text, result, problem = "", None, ""
+    with httpx.stream("POST", f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH,
+                      timeout=60) as reply:
+        if reply.status_code != 200:
+            return Outcome("stream", None, None, f"{reply.status_code} {reply.read()!r}")
+        for line in reply.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            chunk = json.loads(line[6:])
+            if "error" in chunk:
+                problem = json.dumps(chunk["error"])
+            if "factdebate" in chunk:
+                result = chunk["factdebate"]
+            for choice in chunk.get("choices") or []:
+                text += (choice.get("delta") or {}).get("content") or ""
+    return Outcome("stream", text, result, problem)
+
+
+def through_check(world: World, scenario: Scenario) -> Outcome:
+    body: dict[str, Any] = {"text": scenario.reply, "factdebate": options_of(scenario), "model": "scripted",
+                            "messages": conversation(scenario)}
+    reply = httpx.post(f"{world.guard_url}/v1/guard/check", json=body, headers=AUTH, timeout=60)
+    data = reply.json()
+    if reply.status_code != 200:
+        return Outcome("/v1/guard/check", None, None, f"{reply.status_code} {data}")
+    return Outcome("/v1/guard/check", data["text"], data)
+
+
+def through_python(world: World, scenario: Scenario) -> Outcome:
+    revised = scenario.revised
+
+    async def reviser(answer: str, refuted: list[Any]) -> str:
+        assert revised is not None
+        return revised
+
+    messages = [*conversation(scenario), {"role": "assistant", "content": scenario.reply}]
+    result = fd.guard(messages, backends={"debater": world.checker}, config_file=world.config_file,
+                      reviser=reviser if revised is not None else None, **options_of(scenario))
+    return Outcome("python", result.text, result.model_dump(mode="json"))
+
+
+def judge(scenario: Scenario, out: Outcome) -> None:
+    """The suite's rules, for one door's outcome."""
+    where = f"{scenario.name} through {out.door}"
+    if out.result is None:
+        assert out.problem, f"{where}: neither a result nor an error"
+        return
+    result, delivered = out.result, out.delivered or ""
+    for claim in result["claims"]:
+        if claim["status"] != "checked":
+            assert claim["reason"], f"{where}: claim {claim['claim']!r} is {claim['status']} without a reason"
+    if result["degraded"]:
+        assert result["degraded_reason"], f"{where}: degraded without a reason"
+    for false in FALSE_SENTENCES:
+        if false not in delivered or false not in scenario.reply + (scenario.revised or ""):
+            continue
+        assert result["label"] != "SUPPORTS", f"{where}: {false!r} delivered under SUPPORTS"
+        marked = result["degraded"] or any(
+            (c["label"] == "REFUTES" or c["status"] != "checked") and _names(c, result, false)
+            for c in [*result["claims"], *result.get("revision_claims", [])])
+        assert marked, f"{where}: {false!r} delivered, and no claim marks it refuted or unchecked: {result['claims']}"
+    if result["policy"] == "block" and result["label"] == "REFUTES":
+        assert result["action_taken"] == "blocked", f"{where}: refuted under block, not blocked"
+    unchecked = result["degraded"] or any(c["status"] != "checked" for c in result["claims"])
+    if result["on_unchecked"] == "block" and unchecked and delivered.strip():
+        assert result["action_taken"] == "blocked", f"{where}: unchecked under on_unchecked: block, not blocked"
+    if result["action_taken"] == "blocked" and scenario.reply.strip():
+        # The refusal may name what it withheld, as withheld; the answer itself is not delivered.
+        assert scenario.reply not in delivered, f"{where}: blocked, yet the answer was delivered"
+
+
+def _names(claim: dict[str, Any], result: dict[str, Any], false: str) -> bool:
+    """Whether ``claim`` is about the false sentence: by its words, or by the text its span marks."""
+    span = claim.get("span")
+    marked = result.get("original_text", "")[span["start"]:span["end"]] if span and "original_text" in result else ""
+    words = [w for w in FALSE_WORDS if w in false] or ["Berlin"]  # "Yes." answers a question about Berlin
+    return any(w in claim["claim"] or w in marked for w in words)
+
+
+def verdicts(out: Outcome, reply: str) -> list[tuple[str, str, str | None]]:
+    """Each claim's verdict, named by the words of the reply its span marks (a door may word the claim of
+    "It is in Berlin." with its antecedent resolved, or not: the sentence and its verdict are what count)."""
+    assert out.result is not None
+    return sorted((reply[c["span"]["start"]:c["span"]["end"]] if c.get("span") else c["claim"], c["status"],
+                   c["label"]) for c in out.result["claims"])
+
+
+def scenario_params() -> list[Any]:
+    return [pytest.param(s, id=s.name, marks=[pytest.mark.xfail(reason=s.xfail, strict=False)] if s.xfail else [])
+            for s in SCENARIOS]
+
+
+@pytest.mark.parametrize("scenario", scenario_params())
+def test_no_door_delivers_a_false_sentence_as_checked(world: World, scenario: Scenario) -> None:
+    prepare(world, scenario)
+    outcomes = [*through_proxy(world, scenario)]
+    if scenario.n == 1:
+        outcomes.append(through_stream(world, scenario))
+    if not scenario.proxy_only:
+        outcomes += [through_check(world, scenario), through_python(world, scenario)]
+    for out in outcomes:
+        judge(scenario, out)
+    if scenario.proxy_only:
+        return
+    # The same reply, the same verdicts through every door (a deadline may decide otherwise: not compared then).
+    checked = [out for out in outcomes if out.result is not None and scenario.reply.strip()]
+    if scenario.timing or len(checked) < 2:
+        return
+    first = verdicts(checked[0], scenario.reply)
+    for out in checked[1:]:
+        found = verdicts(out, scenario.reply)
+        if found != first and scenario.differs:
+            pytest.xfail(f"{out.door} differs from {checked[0].door}: {scenario.differs}")
+        assert found == first, f"{scenario.name}: {out.door} differs from {checked[0].door}: {found} != {first}"
+
+
+def test_there_are_at_least_fifty_scenarios() -> None:
+    assert len(SCENARIOS) >= 50
+
+
+def test_a_stream_the_client_cuts_ends_everything(world: World) -> None:
+    prepare(world, Scenario("client-cut", reply=" ".join(["Paris is the capital of France."] * 40)))
+    world.upstream.token_delay = 0.05
+    body = {"model": "scripted", "messages": conversation(SCENARIOS[0]), "stream": True,
+            "factdebate": {**BASE_OPTIONS, "policy": "flag"}}
+    with httpx.stream("POST", f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH,
+                      timeout=60) as reply:
+        for line in reply.iter_lines():
+            if '"content"' in line:
+                break  # the client reads one chunk and hangs up
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if httpx.get(f"{world.guard_url}/v1/health").json()["active_runs"] == 0:
+            break
+        time.sleep(0.1)
+    assert httpx.get(f"{world.guard_url}/v1/health").json()["active_runs"] == 0
+    world.upstream.token_delay = 0.0
