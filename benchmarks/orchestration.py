@@ -31,12 +31,20 @@ from factdebate.llm.scripted_library import protocol_responder
 from factdebate.settings.load import load_settings
 
 
+def query_asked(verdict: Verdict, round_number: int, query: str | None) -> int:
+    """1 when the turn's query came from a query-selection call: every round after the first, and round 1
+    too with ``round1_query: model`` (the default)."""
+    cfg = verdict.config.get("methods", {}).get("tool-mad", {})
+    first = cfg.get("round1_query", "model") == "model" and cfg.get("query_formulation", True)
+    return 1 if query is not None and (round_number > 1 or first) else 0
+
+
 def critical_path_calls(verdict: Verdict) -> int:
     calls = 0
     for rnd in verdict.rounds:
         chains = []
         for turn in rnd.turns:
-            chain = 1 + (1 if rnd.round > 1 and turn.query is not None else 0) + turn.parse_retries
+            chain = 1 + query_asked(verdict, rnd.round, turn.query) + turn.parse_retries
             chain += 2 if turn.faithfulness is not None else (1 if turn.answer_relevance is not None else 0)
             chains.append(chain)
         calls += max(chains)
@@ -54,7 +62,7 @@ def speculative_path_calls(verdict: Verdict) -> int:
     for rnd in verdict.rounds:
         answered, decided = start, decided_before
         for turn in rnd.turns:
-            answer = 1 + (1 if rnd.round > 1 and turn.query is not None else 0) + turn.parse_retries
+            answer = 1 + query_asked(verdict, rnd.round, turn.query) + turn.parse_retries
             score = 2 if turn.faithfulness is not None else (1 if turn.answer_relevance is not None else 0)
             answered = max(answered, start + answer)
             decided = max(decided, max(start + answer, decided_before) + score)

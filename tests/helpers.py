@@ -81,7 +81,10 @@ def debate_script(labels: dict[tuple[str, int], str], *, supported: bool = True,
             return f"Reasoning of {call.agent} in round {call.round}.\n{labels[(call.agent, call.round)]}"
         if prompt == "query_select":
             chosen = (queries or {}).get((call.agent, call.round))
-            return f"[{chosen}]" if chosen else "[" + re.search(r"previous query: (.*)", text).group(1) + "]"  # type: ignore[union-attr]
+            if chosen:
+                return f"[{chosen}]"
+            kept = re.search(r"previous query: (.*)", text) or re.search(r"Claim: (.*)", text)  # round 1: the claim
+            return "[" + kept.group(1) + "]"  # type: ignore[union-attr]
         if prompt == "judge":
             return judge
         if prompt == "label_reask":

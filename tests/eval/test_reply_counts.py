@@ -64,7 +64,7 @@ async def test_a_turn_counts_every_reask_of_its_round_not_only_its_label() -> No
     """Tool-MAD's round-2 query of the search agent is unreadable once: the turn says so."""
 
     def script(call: CallInfo, messages: list[Message], params: GenParams) -> str:
-        if call.prompt == "query_select" and call.agent == "search":
+        if call.prompt == "query_select" and call.agent == "search" and call.round == 2:
             return "I would keep it."
         if call.prompt == "query_select:reask" and call.agent == "search":
             return "[Paris capital of France]"
@@ -75,4 +75,5 @@ async def test_a_turn_counts_every_reask_of_its_round_not_only_its_label() -> No
     verdict = await run_claim(CLAIM, resources.settings, resources)
     search = [t for rnd in verdict.rounds for t in rnd.turns if t.agent == "search"]
     assert [t.parse_retries for t in search] == [0, 1]
-    assert verdict.parse_counts["query"].model_dump() == {"asked": 2, "reasked": 1, "recovered": 1, "lost": 0}
+    # round 1's query is asked too (issue 51): two agents, two rounds
+    assert verdict.parse_counts["query"].model_dump() == {"asked": 4, "reasked": 1, "recovered": 1, "lost": 0}

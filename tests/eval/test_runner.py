@@ -131,13 +131,13 @@ async def test_a_directory_keeps_one_experiment(tmp_path: Path) -> None:
 async def test_dry_run_estimates_then_measures(tmp_path: Path) -> None:
     plan = plan_for(tmp_path, method="tool-mad", limit=4)
     est = estimate(plan, set())
-    # 2 agents that agree at once (an answer and a relevance score each) .. 29 calls, each re-asked once
-    assert (est.samples, est.todo, est.calls_min, est.calls_max) == (4, 4, 4, 58)
-    assert "4 to 58 LLM calls" not in "\n".join(est.lines()) and "16 to 232 LLM calls" in "\n".join(est.lines())
+    # 2 agents that agree at once (a query, an answer and a relevance score each) .. 31 calls, each re-asked once
+    assert (est.samples, est.todo, est.calls_min, est.calls_max) == (4, 4, 6, 62)
+    assert "6 to 62 LLM calls" not in "\n".join(est.lines()) and "24 to 248 LLM calls" in "\n".join(est.lines())
     resources, _, _ = resources_for(truthful, method="tool-mad")
     await execute(plan, resources, progress=False)
     est = estimate(plan_for(tmp_path, method="tool-mad", limit=6), finished_ids(plan.output / "results.jsonl"))
-    assert est.measured == 4 and est.calls_measured == 8 and est.todo == 2
+    assert est.measured == 4 and est.calls_measured == 10 and est.todo == 2
 
 
 async def test_yes_no_maybe_maps_verdicts_to_answers(tmp_path: Path) -> None:

@@ -47,6 +47,8 @@ async def test_calibration_scores_round_one_debate_answers_with_their_evidence()
             claim = messages[0]["content"]
             return "1. Is Paris the capital of France?\n2. Which city is the capital of France?\n3. " \
                    "What is France's capital?" if "Paris" in claim else "1. Who won?\n2. When?\n3. Where?"
+        if call.prompt.startswith("query_select"):
+            return "[Paris France capital]"
         assert "Paris is the capital of France." in messages[-1]["content"]  # the documents retrieved
         return "Paris is the capital of France, as the document says.\nSUPPORTS"
 
@@ -57,8 +59,9 @@ async def test_calibration_scores_round_one_debate_answers_with_their_evidence()
     assert result.threshold <= min(result.scores)
     prompts = [info.prompt.split(":")[0] for info, _ in backend.calls]
     assert prompts.count("debate_answer") == 8 and prompts.count("relevance_questions") == 8
-    assert "faithfulness_statements" not in prompts and "query_select" not in prompts  # round 1: the claim
-    assert tools["rag"].queries == tools["search"].queries == ["Paris is the capital of France."] * 4
+    # Round 1 as a run plays it: each debater writes its query from the claim (issue 51, item 2).
+    assert "faithfulness_statements" not in prompts and prompts.count("query_select") == 8
+    assert tools["rag"].queries == tools["search"].queries == ["Paris France capital"] * 4
     assert result.settings() == {"methods": {"tool-mad": {
         "relevance_threshold": result.threshold, "relevance_calibrated_dataset": "claims",
         "relevance_calibrated_encoder": "all-MiniLM-L6-v2 (int8)", "relevance_calibrated_share": 0.75}}}

@@ -1,7 +1,8 @@
 """``factdebate calibrate relevance --dataset D``: the answer-relevance threshold for the encoder in use.
 
 Tool-MAD's 0.8 was read off the paper's own score distribution; our encoder scores lower. This plays Tool-MAD's
-round 1 on a dataset's claims (each debater retrieves with the claim and answers from its documents), scores
+round 1 on a dataset's claims as a run does (each debater writes its query from the claim, or searches the
+claim itself with --round1-query claim, and answers from its documents), scores
 the answers with the encoder in use (methods/toolmad/calibrate.py), and prints the threshold at which the
 asked share passes, with the settings that run Tool-MAD with it and record dataset, encoder and share."""
 
@@ -44,9 +45,9 @@ def relevance_command(
     *,
     options: dict[str, Any],
 ) -> None:
-    """Play Tool-MAD's round 1 on claims of a dataset (each debater retrieves with the claim, then answers
-    from its documents), score each answer's relevance with the encoder in use, and print the threshold that
-    the --pass-share of them reach."""
+    """Play Tool-MAD's round 1 on claims of a dataset (each debater searches with the round-1 query a run
+    uses, then answers from its documents), score each answer's relevance with the encoder in use, and print
+    the threshold that the --pass-share of them reach."""
     from factdebate.eval.datasets import load_dataset, select
     from factdebate.methods.toolmad.calibrate import calibrate_relevance
     from factdebate.run.build import build_resources

@@ -185,10 +185,10 @@ async def test_vote_matches_the_tool_mad_budget_and_takes_the_majority() -> None
     resources, backend, tools = resources_for(voter, method="vote")
     verdict = await run_claim(CLAIM, resources.settings, resources)
     budget = debate_calls(ToolMAD().cfg(resources.settings), reasks=False)
-    assert budget == 29  # 2 agents x (4 + 5 + 5) + judge, with the default settings
+    assert budget == 31  # 2 agents x (5 + 5 + 5) + judge, with the default settings (round 1 asks a query too)
     assert verdict.usage.llm_calls == budget and len({a for _, a, _ in prompts(backend)}) == budget
     assert verdict.label is S and verdict.decided_by == "vote" and not verdict.judges
-    assert "SUPPORTS 20, REFUTES 9" in verdict.explanation and verdict.reasons == verdict.explanation
+    assert "SUPPORTS 21, REFUTES 10" in verdict.explanation and verdict.reasons == verdict.explanation
     assert tools["rag"].queries == [CLAIM] and tools["search"].queries == [CLAIM]
     assert [t.tool for t in verdict.rounds[0].turns[:3]] == ["rag", "search", "rag"]
 

@@ -78,7 +78,8 @@ async def test_tool_mad_searches_the_cleaned_query_and_traces_what_the_model_wro
     labels = {("rag", r): "SUPPORTS" for r in (1, 2)} | {("search", r): "REFUTES" for r in (1, 2)}
 
     def numbered(call: CallInfo, messages: list[Message]) -> str | None:
-        return "[1. capital of France]" if call.prompt == "query_select" and call.agent == "rag" else None
+        rewrite = call.prompt == "query_select" and call.agent == "rag" and call.round == 2  # round 1: the claim
+        return "[1. capital of France]" if rewrite else None
 
     resources, _, tools = make_resources(debate_script(labels, overrides=numbered), rounds=2)
     events: list[dict[str, Any]] = []
@@ -95,7 +96,7 @@ async def test_tool_mad_counts_a_query_that_cleaning_empties_as_unreadable() -> 
     labels = {("rag", r): "SUPPORTS" for r in (1, 2)} | {("search", r): "REFUTES" for r in (1, 2)}
 
     def bullet_only(call: CallInfo, messages: list[Message]) -> str | None:
-        return "[- ]" if call.prompt.startswith("query_select") and call.agent == "rag" else None
+        return "[- ]" if call.prompt.startswith("query_select") and call.agent == "rag" and call.round == 2 else None
 
     resources, _, tools = make_resources(debate_script(labels, overrides=bullet_only), rounds=2)
     verdict = await run_claim(CLAIM, resources.settings, resources)

@@ -86,8 +86,10 @@ async def test_rounds_appear_in_order_and_discarded_work_never() -> None:
 
 
 async def test_an_error_in_a_discarded_round_does_not_surface(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No score note: a round ahead of an agreeing round would wait for its scores (the note reads them), and
+    # here round 2's answers must run while round 1 is scored.
     resources, backend, _ = resources_for(debate_script(labels_until(1)), latency=0.01,
-                                          methods={"tool-mad": {"speculate": True}})
+                                          methods={"tool-mad": {"speculate": True, "score_note": False}})
     scripted, failed = backend.complete, asyncio.Event()
     answers: list[str] = []
 

@@ -24,13 +24,35 @@ async def test_consensus_in_round_one_ends_the_debate() -> None:
     assert verdict.label is Label.SUPPORTS and verdict.decided_by == "consensus"
     assert len(verdict.rounds) == 1 and verdict.judge is None
     turn = verdict.rounds[0].turns[0]
-    assert turn.query == CLAIM  # round 1 queries with the claim alone, no LLM call for it
+    assert turn.query == CLAIM and turn.query_changed is None  # the scripted model wrote the claim as its query
     assert turn.faithfulness == 1.0 and turn.answer_relevance is not None and turn.answer_relevance > 0.99
     assert tools["rag"].queries == [CLAIM] and tools["search"].queries == [CLAIM]
     names = [p for p, _, _ in prompts(backend)]
-    assert "query_select" not in names and "judge" not in names
-    # per agent: answer, statements, verdicts, questions
-    assert verdict.usage.llm_calls == 8 and verdict.usage.tool_calls == 2
+    assert "judge" not in names
+    # Round 1's query is the model's, written from the claim alone (issue 51, item 2): one call per agent.
+    assert sorted((a, r) for p, a, r in prompts(backend) if p == "query_select") == [("rag", 1), ("search", 1)]
+    # per agent: query, answer, statements, verdicts, questions
+    assert verdict.usage.llm_calls == 10 and verdict.usage.tool_calls == 2
+
+
+async def test_round_one_query_is_written_from_the_claim_alone_and_traced() -> None:
+    """Issue 51, item 2: the query-selection call of round 1 sees the claim and nothing else; its query is
+    the one searched; the trace shows the call. ``round1_query: claim`` searches the claim with no call."""
+    script = debate_script({("rag", 1): S, ("search", 1): S}, queries={("rag", 1): "France capital city"})
+    resources, backend, tools = make_resources(script)
+    events: list[dict[str, object]] = []
+    verdict = await run_claim(CLAIM, resources.settings, resources, sinks=[events.append])
+    asked = next(m for info, m in backend.calls if info.prompt == "query_select" and info.agent == "rag")
+    text = asked[0]["content"]
+    assert f"Claim: {CLAIM}" in text and "previous query" not in text and "Previous answer" not in text
+    assert verdict.rounds[0].turns[0].query == "France capital city"
+    assert tools["rag"].queries == ["France capital city"] and tools["search"].queries == [CLAIM]
+    traced = [e for e in events if e["event"] == "llm_call" and str(e.get("prompt")).startswith("query_select")]
+    assert sorted((str(e.get("agent")), str(e.get("round"))) for e in traced) == [("rag", "1"), ("search", "1")]
+    verbatim, backend, tools = make_resources(script, round1_query="claim")
+    verdict = await run_claim(CLAIM, verbatim.settings, verbatim)
+    assert "query_select" not in [p for p, _, _ in prompts(backend)] and tools["rag"].queries == [CLAIM]
+    assert verdict.usage.llm_calls == 8 and "round1_query" in [d.key for d in verdict.deviations]
 
 
 async def test_same_labels_below_threshold_continue_to_the_judge() -> None:
@@ -80,7 +102,7 @@ async def test_disagreement_goes_to_the_judge_at_round_t_with_history_and_scores
     assert "Reasoning of search in round 2" in judge_prompt and "rag doc" in judge_prompt
     # rounds 2 and 3: each agent re-formulates its query after reading the opponent's previous answer
     query_calls = [(a, r) for p, a, r in prompts(backend) if p == "query_select"]
-    assert sorted(query_calls) == [("rag", 2), ("rag", 3), ("search", 2), ("search", 3)]
+    assert sorted(query_calls) == [("rag", 1), ("rag", 2), ("rag", 3), ("search", 1), ("search", 2), ("search", 3)]
     rag_round2 = next(m for info, m in backend.calls
                       if info.prompt == "debate_answer" and info.agent == "rag" and info.round == 2)
     assert "Reasoning of search in round 1" in rag_round2[0]["content"]
@@ -178,7 +200,7 @@ async def test_scoring_off_agrees_on_labels_alone_and_judge_sees_no_scores() -> 
     resources, backend, _ = make_resources(debate_script(labels, supported=False), scoring=False)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert verdict.decided_by == "consensus"
-    assert {p for p, _, _ in prompts(backend)} == {"debate_answer"}
+    assert {p for p, _, _ in prompts(backend)} == {"query_select", "debate_answer"}
 
 
 async def test_threshold_on_average_uses_running_means() -> None:
@@ -259,3 +281,55 @@ def test_a_score_equal_to_its_threshold_fails_by_default(way: str, at_threshold_
     assert ToolMAD._stable(0, agent, one_round(0.9, 0.8), cfg) is at_threshold_passes
     assert ToolMAD._stable(0, agent, one_round(0.7001, 0.8001), cfg) is True
     assert ToolMAD._stable(0, agent, one_round(0.6999, 0.9), cfg) is False
+
+
+async def test_after_a_low_scored_agreement_only_the_low_agent_is_told_in_its_next_prompt() -> None:
+    """Issue 51, item 2: round 1 agrees, the search agent's faithfulness is 0 (the RAG agent's is 1): the
+    search agent's round-2 prompt carries the note, the RAG agent's does not; ``--no-score-note`` drops it
+    and is declared."""
+    def override(call: CallInfo, messages: list[Message]) -> str | None:
+        if call.prompt.startswith("faithfulness_verdicts") and call.agent == "search" and call.round == 1:
+            return "1: no\n2: no"
+        return None
+
+    labels = {(a, r): S for a in ("rag", "search") for r in (1, 2)}
+    resources, backend, _ = make_resources(debate_script(labels, overrides=override), rounds=2)
+    events: list[dict[str, object]] = []
+    verdict = await run_claim(CLAIM, resources.settings, resources, sinks=[events.append])
+    assert verdict.decided_by == "consensus" and len(verdict.rounds) == 2
+
+    def asked(agent: str, r: int) -> str:
+        return next(m for info, m in backend.calls
+                    if info.prompt == "debate_answer" and info.agent == agent and info.round == r)[0]["content"]
+
+    note = "A note on your previous answer"
+    assert note in asked("search", 2) and "your faithfulness was 0.00 (it needs to be above 0.7)" in asked("search", 2)
+    assert note not in asked("rag", 2) and note not in asked("search", 1)
+    assert "score_note" not in [d.key for d in verdict.deviations]
+    quiet, backend, _ = make_resources(debate_script(labels, overrides=override), rounds=2, score_note=False)
+    verdict = await run_claim(CLAIM, quiet.settings, quiet)
+    assert note not in asked("search", 2) and "score_note" in [d.key for d in verdict.deviations]
+
+
+async def test_no_note_after_a_disagreement() -> None:
+    labels = {("rag", r): S for r in (1, 2)} | {("search", 1): R, ("search", 2): S}
+    resources, backend, _ = make_resources(debate_script(labels, supported=False), rounds=2)
+    await run_claim(CLAIM, resources.settings, resources)
+    asked = [m[0]["content"] for info, m in backend.calls if info.prompt == "debate_answer" and info.round == 2]
+    assert len(asked) == 2 and not any("A note on your previous answer" in text for text in asked)
+
+
+async def test_a_speculative_round_waits_for_the_scores_its_note_reads() -> None:
+    """With speculation a round starts before the previous one is scored; the note needs those scores."""
+    def override(call: CallInfo, messages: list[Message]) -> str | None:
+        if call.prompt.startswith("faithfulness_verdicts") and call.agent == "search" and call.round == 1:
+            return "1: no\n2: no"
+        return None
+
+    labels = {(a, r): S for a in ("rag", "search") for r in (1, 2)}
+    resources, backend, _ = make_resources(debate_script(labels, overrides=override), rounds=2, speculate=True,
+                                           latency=0.01)
+    await run_claim(CLAIM, resources.settings, resources)
+    search2 = next(m for info, m in backend.calls
+                   if info.prompt == "debate_answer" and info.agent == "search" and info.round == 2)[0]["content"]
+    assert "your faithfulness was 0.00" in search2

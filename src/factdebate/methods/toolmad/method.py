@@ -2,7 +2,8 @@
 every round, every answer scored, early stop on a stable consensus, a judge at round T.
 
 Choices where the paper is silent (also in docs/methods/tool-mad.md):
-- round 1 queries are the claim itself (Algorithm 1: ``Query(A, c)`` sees nothing else), so no LLM call;
+- round 1's query is written by each debater from the claim alone (Algorithm 1's ``Query(A, c)``; the
+  authors' code makes one query-selection call per agent), or with ``round1_query: claim`` is the claim;
 - with 3 agents, each sees the previous answers of both others; consensus needs all three to agree;
 - the threshold test uses this round's scores by default, as the text reads (``threshold_on: sum`` is
   Algorithm 1's running sum, ``average`` the running mean; declared as ``stability_sum``);
@@ -43,6 +44,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, 
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad import paper
 from factdebate.methods.toolmad.history import format_history, score_summary
+from factdebate.methods.toolmad.score_note import agreed, note_applies, score_note
 from factdebate.methods.toolmad.scripted import REPLIES
 from factdebate.prompts import render
 from factdebate.scoring.consistency import consistency
@@ -99,6 +101,12 @@ class ToolMADSettings(MethodSettings):
     query_formulation: bool = Field(
         title="Rewrite queries", default=True, json_schema_extra=offered(group="evidence"),
         description="Agents rewrite their query each round.")
+    # Algorithm 1's Query(A, c): the authors' code (and the earlier draft's appendix) has each debater write
+    # its round-1 query from the claim alone, one query-selection call. The claim verbatim is declared.
+    round1_query: Literal["model", "claim"] = Field(
+        title="Round-1 query", default="model", json_schema_extra=offered(group="evidence"),
+        description="Round 1's query: written by each debater from the claim (one call, as the paper's authors "
+                    "do) or the claim verbatim (no call).")
     scoring: bool = Field(
         title="Score the answers", default=True, json_schema_extra=offered(group="scoring", main=True),
         description="Scoring feedback on/off (off: consensus on labels).")
@@ -113,6 +121,12 @@ class ToolMADSettings(MethodSettings):
         description="Evidence characters the judge reads.")
     # The paper's debate prompt (Fig. 5) asks for an explanation, then the label, with no length limit. A
     # cap also coarsens faithfulness: three statements can only score 0, 1/3, 2/3 or 1.
+    # The authors' code tells a debater, after a round that ended in agreement, that its faithfulness or
+    # relevance was low and why that matters (methods/toolmad/score_note.py). Off is declared.
+    score_note: bool = Field(
+        title="Tell a low-scored agent", default=True, json_schema_extra=offered(group="scoring"),
+        description="After a round that ended in agreement with a score of an agent at or under its threshold, "
+                    "that agent's next prompt says which score was low and why it matters.")
     answer_sentences: int | None = Field(
         title="Answer length cap", default=None, ge=1, le=20, json_schema_extra=offered(group="length"),
         description="Most sentences of reasoning a debater writes (unset: no limit, as in the paper).")
@@ -159,14 +173,19 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
     """The most LLM calls one debate can make: per agent and round one answer, one query rewrite from
     round 2 on (agents with a tool, query formulation on) and the scorer calls (two for faithfulness when
     the agent has documents, one for answer relevance), plus the judge; with ``reasks`` every one of those
-    may be asked twice."""
+    may be asked twice. Round 1's query call is made only with ``round1_query: model``."""
     total = 1  # judge
     for kind in cfg.agents:
         has_tool = kind != "none"
         scoring = 1 + (2 if has_tool else 0) if cfg.scoring and cfg.scoring_variant == "stability" else 0
         for r in range(1, cfg.rounds + 1):
-            total += 1 + scoring + (1 if r > 1 and has_tool and cfg.query_formulation else 0)
+            total += 1 + scoring + (1 if has_tool and query_call(cfg, r) else 0)
     return total * (2 if reasks else 1)
+
+
+def query_call(cfg: ToolMADSettings, r: int) -> bool:
+    """Whether a debater with a tool asks the model for its query in round ``r``."""
+    return cfg.query_formulation and (r > 1 or cfg.round1_query == "model")
 
 
 def passes(score: float, threshold: float, cfg: ToolMADSettings) -> bool:
@@ -241,9 +260,10 @@ class ToolMAD(Method[ToolMADSettings]):
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         # Fewest: every agent answers once and agrees; an agent whose search found nothing is not
-        # checked for faithfulness, so only the relevance call is sure.
+        # checked for faithfulness, so only the relevance call is sure; a tool agent may ask for its query.
         per_agent = 1 + (1 if cfg.scoring and cfg.scoring_variant == "stability" else 0)
-        return len(cfg.agents) * per_agent, debate_calls(cfg, reasks=True)
+        queries = sum(1 for kind in cfg.agents if kind != "none") if query_call(cfg, 1) else 0
+        return len(cfg.agents) * per_agent + queries, debate_calls(cfg, reasks=True)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         cfg = self.cfg(resources.settings)
@@ -300,8 +320,11 @@ class ToolMAD(Method[ToolMADSettings]):
                 agent.searches[query] = await search_tool(agent.tool, query, retrieval.k, agent=agent.name,
                                                           round=r, written=written)
             documents = trim(agent.searches[query], retrieval.max_doc_chars)
+        if previous is not None and note_applies(cfg) and agreed(previous) and confirmed is not None:
+            await confirmed.wait()  # the note reads the previous round's scores: a round ahead waits for them
+        note = score_note(previous, index, agent.tool is not None, cfg)
         prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents,
-                        answer_sentences=cfg.answer_sentences)
+                        answer_sentences=cfg.answer_sentences, score_note=note)
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)
@@ -316,17 +339,20 @@ class ToolMAD(Method[ToolMADSettings]):
     async def _query(self, agent: Agent, claim: str, r: int, own_previous: Turn | None,
                      others: list[dict[str, str]],
                      resources: Resources) -> tuple[str | None, bool | None, str | None]:
-        """Round 1 (and query formulation off): the claim. Later rounds: the agent keeps or rewrites its
-        query after reading the others' answers. A reply without a bracketed query is re-asked once; after
-        that the previous query is kept and the failure is traced. The third value is the model's own text
-        where the query was cleaned of numbering, quotes or a label (kit/query_text.py)."""
+        """Round 1: the agent writes its query from the claim alone (``round1_query: model``), or searches
+        with the claim (``claim``). Later rounds: the agent keeps or rewrites its query after reading the
+        others' answers. Query formulation off: always the claim. A reply without a bracketed query is
+        re-asked once; after that the previous query (in round 1 the claim) is kept and the failure is traced.
+        The third value is the model's own text where the query was cleaned of numbering, quotes or a label
+        (kit/query_text.py)."""
         if agent.tool is None:
             return None, None, None
-        if r == 1 or own_previous is None or not self.cfg(resources.settings).query_formulation:
-            return claim, False if r > 1 else None, None
-        previous_query = own_previous.query or claim
-        prompt = render("query_select", agent_desc=agent.desc, claim=claim, previous_query=previous_query,
-                        others=others)
+        first = r == 1 or own_previous is None
+        if not query_call(self.cfg(resources.settings), 1 if first else r):
+            return claim, None if first else False, None
+        previous_query = claim if first or own_previous is None else own_previous.query or claim
+        prompt = render("query_select", agent_desc=agent.desc, claim=claim,
+                        previous_query=None if first else previous_query, others=others)
         # The prompt asks for the query alone, so the first ask is held to it where the backend can
         # (a grammar, or a schema rendered back as "[query]"); the re-ask is the same form.
         held = GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, grammar=QUERY_GRAMMAR, json_schema=QUERY_SCHEMA,
@@ -336,8 +362,9 @@ class ToolMAD(Method[ToolMADSettings]):
                            reask=format_reask(QUERY_TOKENS, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
                            agent=agent.name, round=r, echoes=QUERY_ECHOES)).value
         if query is None:
-            return previous_query, False, None
-        return query.text, query.text.strip().lower() != previous_query.strip().lower(), query.written
+            return previous_query, None if first else False, None
+        changed = None if first else query.text.strip().lower() != previous_query.strip().lower()
+        return query.text, changed, query.written
 
     async def _score(self, turn: Turn, claim: str, r: int, resources: Resources) -> None:
         cfg, max_chars = self.cfg(resources.settings), resources.settings.retrieval.max_doc_chars

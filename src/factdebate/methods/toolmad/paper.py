@@ -51,6 +51,11 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     found += _ablations(cfg)
     if cfg.scoring and cfg.scoring_variant == "stability":
         found += _threshold_test(cfg)
+        if not cfg.score_note:
+            found.append(Deviation(
+                key="score_note", paper="after a round that ended in agreement with a low score, the authors' code "
+                "tells that debater its faithfulness or relevance was low and why it matters (the papers are silent)",
+                here="no note: a debater is not told its scores", restore="--score-note"))
     if settings.llm.one_call_verdict:
         found.append(Deviation(
             key="answer_format", paper="debaters answer in free text, the label on the last line (Fig. 5); "
@@ -102,6 +107,11 @@ def _ablations(cfg: ToolMADSettings) -> list[Deviation]:
         found.append(Deviation(key="query_formulation", paper="agents rewrite their query every round",
                                here="every round searches with the claim (the paper's ablation, Fig. 9)",
                                restore="--query-formulation"))
+    elif cfg.round1_query == "claim":
+        found.append(Deviation(key="round1_query", paper="each debater writes its round-1 query from the claim "
+                               "(Algorithm 1's Query(A, c); the authors' code asks the model once per agent)",
+                               here="round 1 searches with the claim verbatim, no query call",
+                               restore="--round1-query model"))
     if not cfg.scoring:
         found.append(Deviation(key="scoring", paper="stability scores decide the early stop and inform the judge",
                                here="no scores (the paper's ablation, Fig. 10)", restore="--scoring"))
