@@ -102,6 +102,7 @@ async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
 def words_of(claim: GuardClaim | dict[str, Any], answer: str) -> str:
     """The slice of ``answer`` a claim's span names."""
     span = claim.span if isinstance(claim, GuardClaim) else claim["span"]
+    assert span is not None, "the claim was not placed (span null)"
     start, end = (span.start, span.end) if not isinstance(span, dict) else (span["start"], span["end"])
     return answer[start:end]
 
