@@ -168,6 +168,9 @@ RULES: dict[str, Rule] = {
         Run(edit=(("--limit 150", "--limit 2"),), why="the same command on 2 samples"),
     'factdebate verify --method mad "The Eiffel Tower is in Rome."': Run(),
     'factdebate verify --method madke "The Eiffel Tower is in Rome."': Run(),
+    "FACTDEBATE_API_KEYS=$(python -c 'import secrets; print(secrets.token_urlsafe(24))') factdebate mcp --http "
+    "--host 127.0.0.1 --port 8001 --config factdebate.yaml": Skip(
+        "a server that runs until stopped; tests/server/test_mcp_agents.py starts `mcp --http` with keys"),
     "factdebate mcp-tools wikipedia": Parse("an MCP server on stdio; tests/toolservers/ start it"),
     "factdebate mcp-tools wikipedia --online": Parse("an MCP server on stdio; tests/toolservers/ start it"),
     "factdebate mcp-tools search": Parse("an MCP server on stdio; tests/toolservers/ start it"),

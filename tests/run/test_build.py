@@ -4,6 +4,7 @@ cut to a few dozen articles, the scripted model)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import socket
@@ -142,8 +143,14 @@ async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F8
     params = mcp.StdioServerParameters(command=EXE, args=["mcp"], env=env)
     client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
     async with client as (read, write), mcp.ClientSession(read, write) as session:
-        await session.initialize()
-        result = await session.call_tool("search_evidence", {"query": "Alhambra palace", "k": 2})
+        await session.initialize()  # answered at once: the index is prepared in the background
+        deadline = time.monotonic() + 300
+        while True:  # the tools say so until it is ready
+            result = await session.call_tool("search_evidence", {"query": "Alhambra palace", "k": 2})
+            preparing = result.is_error and "being prepared" in str(result.content)
+            if not preparing or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(1)
         assert not result.is_error, result.content
     both_built(data)
 

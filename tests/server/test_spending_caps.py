@@ -119,8 +119,8 @@ def test_every_spending_lever_open_to_callers_has_a_cap() -> None:
     words = ("round", "step", "sample", "judge", "claims", "tools", "agents")
     levers = {name for name in public_options() if any(word in name for word in words)}
     bounded = {"agents", "dpd_judge_evidence", "dpd_judge_tokens", "judge_evidence_chars", "judge_llm",
-               "response_claims", "dpd_summary_temperature", "dpd_min_rounds"}  # 2-3 agents; tokens; a model;
-    # a mode; min_rounds <= max_rounds
+               "response_claims", "dpd_summary_temperature", "dpd_min_rounds", "round1_query"}  # 2-3 agents;
+    # tokens; a model; a mode; min_rounds <= max_rounds; round 1's query (a mode: one call per agent at most)
     assert levers - bounded <= set(LEVERS), sorted(levers - bounded - set(LEVERS))
     assert set(LEVERS) <= set(all_options())
 

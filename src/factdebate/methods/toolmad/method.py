@@ -44,7 +44,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, 
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad import paper
 from factdebate.methods.toolmad.history import format_history, score_summary
-from factdebate.methods.toolmad.score_note import agreed, note_applies, score_note
+from factdebate.methods.toolmad.score_note import agreed, note_applies, passes, score_note
 from factdebate.methods.toolmad.scripted import REPLIES
 from factdebate.prompts import render
 from factdebate.scoring.consistency import consistency
@@ -186,12 +186,6 @@ def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
 def query_call(cfg: ToolMADSettings, r: int) -> bool:
     """Whether a debater with a tool asks the model for its query in round ``r``."""
     return cfg.query_formulation and (r > 1 or cfg.round1_query == "model")
-
-
-def passes(score: float, threshold: float, cfg: ToolMADSettings) -> bool:
-    """A score clears its threshold: strictly above it by default (Algorithm 1's ``S > St``; the authors'
-    code fails a score at or under it), or at it too with ``threshold_pass: at_least``."""
-    return score >= threshold if cfg.threshold_pass == "at_least" else score > threshold
 
 
 def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:

@@ -26,6 +26,13 @@ def agreed(turns: list[Turn]) -> bool:
     return None not in labels and len(labels) == 1
 
 
+def passes(score: float, threshold: float, cfg: ToolMADSettings) -> bool:
+    """A score clears its threshold: strictly above it by default (Algorithm 1's ``S > St``; the authors'
+    code fails a score at or under it), or at it too with ``threshold_pass: at_least``. Here, beside the note
+    that reads it, so the debate imports this module and not the other way round."""
+    return score >= threshold if cfg.threshold_pass == "at_least" else score > threshold
+
+
 def note_applies(cfg: ToolMADSettings) -> bool:
     return cfg.score_note and cfg.scoring and cfg.scoring_variant == "stability"
 
@@ -33,8 +40,6 @@ def note_applies(cfg: ToolMADSettings) -> bool:
 def low_scores(turn: Turn, has_tool: bool, cfg: ToolMADSettings) -> list[dict[str, str]]:
     """The scores of ``turn`` that did not clear their thresholds, each with its value, what it needed and why
     it matters; empty when none fell short."""
-    from factdebate.methods.toolmad.method import passes
-
     need = "at least" if cfg.threshold_pass == "at_least" else "above"
     checked = [("answer relevance", turn.answer_relevance, cfg.relevance_threshold)]
     if has_tool:
