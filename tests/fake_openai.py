@@ -108,6 +108,7 @@ class FakeOpenAI:
                 pass
 
             def do_POST(self) -> None:
+                self.released = False
                 with owner._lock:
                     owner.held += 1
                     owner.peak = max(owner.peak, owner.held)
@@ -121,8 +122,20 @@ class FakeOpenAI:
                         owner._closing.wait(delay)
                         self.serve()
                 finally:
+                    self.release()
+
+            def release(self) -> None:
+                """The request stops counting as held once its answer starts going out: after that the
+                client may read it and send the next, possibly before this thread runs again (a loaded
+                machine), which counted as two held at once."""
+                if not getattr(self, "released", True):  # an error answered before do_POST counted nothing
+                    self.released = True
                     with owner._lock:
                         owner.held -= 1
+
+            def send_response(self, code: int, message: str | None = None) -> None:
+                self.release()
+                super().send_response(code, message)
 
             def serve(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
