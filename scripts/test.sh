@@ -49,7 +49,7 @@ fi
 # workers even on two cores; tests that share a server or a module's fixture keep to one worker
 # (tests/parallel.py). FACTDEBATE_TEST_WORKERS=0 runs it in one process; arguments after it still win.
 # --durations=25: the slowest tests, so that a new slow one is seen (docs/performance.md has the budget).
-set -- -n "${FACTDEBATE_TEST_WORKERS:-4}" --dist loadgroup --durations=25 "$@"
+set -- -n "${FACTDEBATE_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"
 # The suite itself forbids non-loopback sockets (tests/conftest.py); `unshare -n` adds a kernel-level
 # guarantee where the machine allows it — loopback must be up for Milvus Lite and the local servers.
 pytest_start=$SECONDS
