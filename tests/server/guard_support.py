@@ -125,3 +125,18 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def scripted_checker_app(tmp_path: Any, keys: list[str], **fields: Any) -> FastAPI:
+    """The service with scripted checker models (two claims: Paris, true; the Eiffel Tower in Rome, false), its
+    state in ``tmp_path``, no rate limit; ``fields`` override the service config. Imported here, not at the top:
+    benchmarks/guard.py runs this module as a server of its own, without the tests' packages."""
+    from factdebate.llm.scripted import ScriptedBackend
+    from factdebate.server.app import create_app
+    from tests.guard.support import script
+    from tests.server.conftest import PLAIN, offline_build
+
+    backend = ScriptedBackend(script(claims=["Paris is the capital of France.", "The Eiffel Tower is in Rome."]))
+    return create_app(**{"api_keys": keys, "defaults": PLAIN, "db_path": tmp_path / "service.sqlite",
+                         "build": lambda settings: offline_build(settings, backend),
+                         "rate_limit_per_minute": 0, **fields})

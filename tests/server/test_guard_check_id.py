@@ -14,10 +14,8 @@ import httpx
 import openai
 import pytest
 
-from factdebate.server.app import create_app
-from tests.guard.support import script
-from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
-from tests.server.guard_support import ANSWER, Upstream, upstream_app
+from tests.server.conftest import AUTH, KEY, LiveServer
+from tests.server.guard_support import ANSWER, Upstream, scripted_checker_app, upstream_app
 
 OTHER_KEY = "other-key-9876543210"
 OTHER = {"Authorization": f"Bearer {OTHER_KEY}"}
@@ -37,13 +35,7 @@ def guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Start]:
         model = LiveServer(upstream_app(upstream or Upstream())).__enter__()
         started.append(model)
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
-        from factdebate.llm.scripted import ScriptedBackend
-
-        backend = ScriptedBackend(script(claims=["Paris is the capital of France.", "The Eiffel Tower is in Rome."]))
-        app = create_app(**{"api_keys": [KEY, OTHER_KEY], "defaults": PLAIN, "db_path": tmp_path / "service.sqlite",
-                            "build": lambda settings: offline_build(settings, backend),
-                            "rate_limit_per_minute": 0, **fields})
-        server = LiveServer(app).__enter__()
+        server = LiveServer(scripted_checker_app(tmp_path, [KEY, OTHER_KEY], **fields)).__enter__()
         started.append(server)
         return server
 

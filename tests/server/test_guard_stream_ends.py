@@ -16,12 +16,10 @@ import httpx
 import pytest
 
 from factdebate.server import guard_stream, guard_upstream
-from factdebate.server.app import create_app
 from factdebate.server.guard_upstream import scrubbed
 from tests.fake_openai import FakeOpenAI
-from tests.guard.support import script
-from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
-from tests.server.guard_support import ANSWER, Upstream, upstream_app
+from tests.server.conftest import AUTH, KEY, LiveServer
+from tests.server.guard_support import ANSWER, Upstream, scripted_checker_app, upstream_app
 from tests.server.stubborn_upstreams import Endless, Silent, endless_app, raw_request, still
 
 FAST = {"tier": "fast", "method": "single"}
@@ -37,13 +35,7 @@ def guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Guard]:
 
     def start(upstream_url: str, **fields: Any) -> LiveServer:
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", upstream_url)
-        from factdebate.llm.scripted import ScriptedBackend
-
-        backend = ScriptedBackend(script(claims=["Paris is the capital of France.", "The Eiffel Tower is in Rome."]))
-        app = create_app(**{"api_keys": [KEY], "defaults": PLAIN, "db_path": tmp_path / "service.sqlite",
-                            "build": lambda settings: offline_build(settings, backend),
-                            "rate_limit_per_minute": 0, **fields})
-        server = LiveServer(app).__enter__()
+        server = LiveServer(scripted_checker_app(tmp_path, [KEY], **fields)).__enter__()
         started.append(server)
         return server
 
