@@ -78,3 +78,40 @@ def test_mermaid_on_a_model_the_paper_did_not_run_says_so() -> None:
     ("openai:llama3.3:70b", "llama3.3:70b"), ("llama-cpp:/models/llama-3.3-70b-instruct.gguf", None)])
 def test_the_name_checked_is_the_served_one(spec: str, name: str | None) -> None:
     assert served_name(spec) == name
+
+
+def _keyed(method: str, llm: dict[str, object], key: str) -> list[str]:
+    from factdebate.settings.load import load_settings
+
+    settings = load_settings(overrides={"method": method, "llm": llm}, environ={})
+    return [d.here for d in get_method(method).paper_deviations(settings) if d.key == key]
+
+
+def test_mixed_backbones_are_declared_even_when_each_is_the_papers() -> None:
+    """A Llama-3.3-70B debater with a GPT-4o-mini judge: each is a Tool-MAD backbone, the pair is no row of
+    the paper's (issue 51, item 7)."""
+    mixed = {"debater": "openai:llama-3.3-70b-instruct", "judge": "openai:gpt-4o-mini",
+             "scorer": "openai:gpt-4o-mini"}
+    (here,) = _keyed("tool-mad", mixed, "backbone")
+    assert "debater openai:llama-3.3-70b-instruct" in here and "judge openai:gpt-4o-mini" in here
+    assert _keyed("tool-mad", {**mixed, "judge": "openai:Llama-3.3-70B-Instruct-Turbo"}, "backbone") == []
+    assert _keyed("mad", {"debater": "openai:gpt-4o-mini", "judge": "openai:llama-3.3-70b-instruct"}, "backbone")
+
+
+def test_the_toolmad_scorer_model_is_checked() -> None:
+    """The papers name no scorer model; the authors' code scores with RAGAS on GPT-4o-mini, also under the
+    Llama backbone. The scorer is not held to the debaters' backbone (issue 51, item 7)."""
+    llama = {"debater": "openai:llama-3.3-70b-instruct"}
+    (here,) = _keyed("tool-mad", llama, "scorer_model")
+    assert "openai:llama-3.3-70b-instruct" in here
+    assert _keyed("tool-mad", {**llama, "scorer": "openai:gpt-4o-mini"}, "scorer_model") == []
+    assert _keyed("tool-mad", {**llama, "scorer": "openai:gpt-4o-mini"}, "backbone") == []
+    assert _keyed("tool-mad", {"debater": "openai:gpt-4o-mini"}, "scorer_model") == []
+
+
+def test_the_dpd_claim_extractor_is_checked() -> None:
+    """DPD's ChatGPT extracts the claims too (Section 4.1), as FacTool's does (issue 51, item 7)."""
+    chatgpt = {"debater": "openai:gpt-3.5-turbo"}
+    assert _keyed("dpd", chatgpt, "backbone") == []
+    (here,) = _keyed("dpd", {**chatgpt, "roles": {"extractor": "openai:gpt-4o"}}, "backbone")
+    assert "openai:gpt-4o" in here

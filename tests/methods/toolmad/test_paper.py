@@ -76,7 +76,7 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
     # own scores, strictly above) is the authors' code's: not listed (issue 51, item 2).
     always = ["rag_corpus", "relevance_encoder", "answer_format", "judge_explains"]
     assert deviations() == always
-    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", *always]
+    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", "rag_corpus", "scorer_model", *always[1:]]
     assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", *always]
     assert deviations(retrieval={"search": "wikipedia"}) == ["search_engine", *always]
     assert deviations(retrieval={"search": "tavily", "k": 5}) == ["rag_corpus", "top_k", *always[1:]]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # "We instruct ChatGPT to perform claim extraction, generate queries, and conduct multi-agent debate
 # verification" (Section 4.1): gpt-3.5-turbo, by exact name (kit/backbones.py).
-DEBATE_ROLES = ("debater", "gatherer", "analyst", "rebutter", "summarizer")
+DEBATE_ROLES = ("debater", "extractor", "gatherer", "analyst", "rebutter", "summarizer")
 MIN_ROUNDS, TRANSITION, SNIPPETS = 2, "true-skeptic", 10
 
 

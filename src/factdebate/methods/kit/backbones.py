@@ -57,6 +57,11 @@ class Backbones:
 
 TOOLMAD = Backbones(("gpt-4o-mini", "llama-3.3-70b"),
                     "GPT-4o-mini or Llama-3.3-70B-Instruct for every agent (Table III)", "--llm openai:gpt-4o-mini")
+# The papers name no model for RAGAS's faithfulness and relevance; the authors' code scores with GPT-4o-mini
+# under either backbone, so the scorer is held to it alone (never to the debaters' backbone).
+TOOLMAD_SCORER = Backbones(("gpt-4o-mini",), "the papers name no scorer model; the authors' code scores "
+                           "faithfulness and answer relevance (RAGAS) with GPT-4o-mini under either backbone",
+                           "--scorer-llm openai:gpt-4o-mini")
 # Table III also runs the backbone alone on GPT-4o and DeepSeek-R1.
 TOOLMAD_ALONE = Backbones((*TOOLMAD.models, "gpt-4o", "deepseek-r1"),
                           "GPT-4o-mini, Llama-3.3-70B-Instruct, GPT-4o or DeepSeek-R1 (Table III's model-alone rows)",
@@ -80,9 +85,21 @@ def backbone(settings: Settings, roles: Iterable[str], backbones: Backbones, *, 
              ) -> list[Deviation]:
     """The ``backbone`` deviation when a role's model is none of the paper's, by exact name; ``paper``
     words what the paper ran where a method says it more precisely than ``backbones``."""
-    models = dict.fromkeys(settings.llm_for(role) for role in roles)
+    by_role = {role: settings.llm_for(role) for role in roles}
+    models = dict.fromkeys(by_role.values())
     other = [model for model in models if served_name(model) not in backbones.names()]
-    if not other:
-        return []
-    here = ("the model is " if len(other) == 1 else "the models are ") + ", ".join(other)
-    return [Deviation(key="backbone", paper=paper or backbones.paper, here=here, restore=backbones.restore)]
+    if other:
+        here = ("the model is " if len(other) == 1 else "the models are ") + ", ".join(other)
+        return [Deviation(key="backbone", paper=paper or backbones.paper, here=here, restore=backbones.restore)]
+    kinds = {backbone_of(model) for model in models}
+    if len(kinds) > 1:  # each role on one of the paper's backbones, but not the same one: no row of the paper
+        here = "the roles run different backbones: " + ", ".join(f"{role} {model}" for role, model in by_role.items())
+        return [Deviation(key="backbone", paper=(paper or backbones.paper) + "; one backbone for every role of a row",
+                          here=here, restore=backbones.restore)]
+    return []
+
+
+def backbone_of(model: str) -> str | None:
+    """The key of :data:`SERVED` whose names include ``model``'s served name, else None."""
+    name = served_name(model)
+    return next((key for key, names in SERVED.items() if name in names), None)

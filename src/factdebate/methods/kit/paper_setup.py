@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
-from factdebate.methods.kit.backbones import DPD, TOOLMAD, Backbones, backbone
+from factdebate.methods.kit.backbones import DPD, TOOLMAD, TOOLMAD_SCORER, Backbones, backbone
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -24,6 +24,13 @@ def toolmad_backbone(settings: Settings, roles: Iterable[str] = ("debater", "jud
                      backbones: Backbones = TOOLMAD) -> list[Deviation]:
     """Tool-MAD and the baselines its paper ran beside it, on its backbones (kit/backbones.py, exact names)."""
     return backbone(settings, roles, backbones)
+
+
+def toolmad_scorer(settings: Settings) -> list[Deviation]:
+    """The ``scorer_model`` deviation when Tool-MAD's stability scores come from another model than the
+    authors' GPT-4o-mini (kit/backbones.py, exact names)."""
+    return [deviation.model_copy(update={"key": "scorer_model", "here": "the scorer " + deviation.here.removeprefix(
+        "the ")}) for deviation in backbone(settings, ("scorer",), TOOLMAD_SCORER)]
 
 
 def chatgpt_backbone(settings: Settings, roles: Iterable[str], *, paper: str | None = None) -> list[Deviation]:

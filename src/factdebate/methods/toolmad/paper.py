@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
-from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
+from factdebate.methods.kit.paper_setup import toolmad_backbone, toolmad_scorer, top_k
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.scoring.calibrate import relevance_encoder
 
@@ -47,6 +47,7 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
             here=f"thresholds: faithfulness {cfg.faithfulness_threshold}, answer relevance {cfg.relevance_threshold}",
             restore=f"--faithfulness-threshold {FAITHFULNESS} --relevance-threshold {RELEVANCE}"))
     if cfg.scoring and cfg.scoring_variant == "stability":
+        found += toolmad_scorer(settings)
         found += _relevance_encoder(cfg, settings)
     found += _ablations(cfg)
     if cfg.scoring and cfg.scoring_variant == "stability":
