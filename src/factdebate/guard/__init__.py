@@ -10,6 +10,7 @@ submodules' names (``from factdebate.guard import GuardResult``)."""
 from factdebate.guard.check import check_text
 from factdebate.guard.options import evidence_from_messages, resolve_options
 from factdebate.guard.stream import StreamingCheck
+from factdebate.guard.stream_policy import GuardedStream, StreamOut, guard_stream
 from factdebate.guard.types import (
     ClaimEvidence,
     Correction,
@@ -26,7 +27,7 @@ from factdebate.guard.types import (
 
 __all__ = [
     "ClaimEvidence", "Correction", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardUsage",
-    "ResolvedGuardOptions", "Reviser", "SkippedSentence", "Span", "StreamingCheck", "check_text",
-    "evidence_from_messages", "resolve_options",
+    "GuardedStream", "ResolvedGuardOptions", "Reviser", "SkippedSentence", "Span", "StreamOut", "StreamingCheck",
+    "check_text", "evidence_from_messages", "guard_stream", "resolve_options",
 ]
 

@@ -190,7 +190,17 @@ class Check:
             progress.claim = known.model_copy(update={"index": progress.claim.index, "span": progress.claim.span,
                                                       "span_note": progress.claim.span_note})
             progress.done = True
+            progress.first.set()
             return
+        try:
+            await self._decide(progress, context)
+        finally:
+            progress.first.set()  # however it ended (an error, cancelled by the deadline): nothing waits on
+        final = progress.final(timed_out=False)
+        if self.conversation is not None and final.status == "checked":
+            self.conversation.keep(key, final)
+
+    async def _decide(self, progress: Progress, context: Context) -> None:
         async with self.gate_semaphore:
             with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
                       claim=progress.claim.claim[:300]):
@@ -203,9 +213,6 @@ class Check:
                     progress.claim.status = "error"
                     progress.claim.reason = f"the check failed: {type(exc).__name__}: {exc}"
                     progress.done = True
-        final = progress.final(timed_out=False)
-        if self.conversation is not None and final.status == "checked":
-            self.conversation.keep(key, final)
 
     def remaining(self, deadline: float) -> float:
         return max(0.0, deadline - time.perf_counter())

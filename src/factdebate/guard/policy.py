@@ -11,6 +11,12 @@
   text). The reply then gets the operator's ``guard.rewrite_fallback``: ``flag`` (the original with the
   footnote, which says why) or ``block``; ``action_reason`` says why either way. Nothing revised goes out
   unchecked, and nothing goes out as ``rewritten`` that was not revised.
+- ``hold``: the reply with each sentence that states a refuted claim replaced by :data:`WITHHELD`, and the
+  footnotes of ``flag`` (what it stated, the evidence, the correction). A refuted claim the check could not
+  place in a sentence withholds the whole reply (it cannot say which sentence to drop). Streamed, a sentence
+  goes out only once its claims are decided at the first tier (guard/hold.py): the same notice stands for
+  one refuted there, and one refuted only by a later tier was shown already, so only its footnote says so.
+  ``action_taken`` is ``held`` when a sentence was withheld, else as under ``flag``.
 - ``block``: a refusal naming what was refuted.
 
 Independently, ``on_unchecked: block`` refuses a reply with anything unchecked (or a degraded check, whose
@@ -21,17 +27,56 @@ such a degraded check (:func:`no_text_result`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
+from factdebate.guard.gate import gate
 from factdebate.guard.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
 # A revision checked again: the revised text and the claims it was to correct -> that text's check.
 Recheck = Callable[[str, list[GuardClaim]], Awaitable[GuardResult]]
 Fallback = Literal["flag", "block"]
+# What a policy does to a streamed reply (guard/hold.py's GuardedStream): pass every piece as it comes, pass
+# it and add the footnotes at the end, release each sentence once it is decided, or send it whole after the check.
+StreamMode = Literal["pass", "footnote", "hold_back", "whole"]
+WITHHELD = "[Withheld: a fact check found this sentence contradicted by the evidence; see the fact check below.]"
+
+
+def stream_mode(policy: str, on_unchecked: str) -> StreamMode:
+    """How a reply under ``policy`` streams. Text shown cannot be taken back: ``rewrite`` and ``block`` (and
+    ``on_unchecked: block``, which refuses what could not be checked in time) send nothing before the check."""
+    if policy in ("rewrite", "block") or on_unchecked == "block":
+        return "whole"
+    return "hold_back" if policy == "hold" else "footnote" if policy == "flag" else "pass"
+
+
+def withhold(text: str, wrong: Sequence[GuardClaim], pieces: Sequence[tuple[int, int]],
+             start: int = 0) -> tuple[str, int]:
+    """``text`` (the reply from offset ``start`` on) with each of ``pieces`` (its sentences, in the reply's
+    offsets) that a claim of ``wrong`` is placed in replaced by :data:`WITHHELD`, and how many were. A claim of
+    ``wrong`` placed in none of them withholds all of ``text`` (its spaces around kept): which sentence states it
+    is not known, and none may be shown that might."""
+    marked: set[int] = set()
+    for claim in wrong:
+        span = claim.span
+        hit = [n for n, (a, b) in enumerate(pieces) if span is not None and span.start < b and span.end > a]
+        if not hit:
+            body = text.strip()
+            if not body:
+                return text, 0
+            lead = text[:len(text) - len(text.lstrip())]
+            return lead + WITHHELD + text[len(text.rstrip()):], 1
+        marked.update(hit)
+    out, at = [], start
+    for n in sorted(marked):
+        a, b = pieces[n]
+        out += [text[at - start:a - start], WITHHELD]
+        at = b
+    out.append(text[at - start:])
+    return "".join(out), len(marked)
 
 
 def refuted(claims: list[GuardClaim]) -> list[GuardClaim]:
@@ -89,12 +134,23 @@ def must_block(result: GuardResult) -> bool:
     return result.on_unchecked == "block" and (result.degraded or bool(unchecked(result.claims)))
 
 
+def held(result: GuardResult, shown: str, withheld: int) -> tuple[str, ActionTaken]:
+    """The text and action of a ``hold`` reply whose text (what was, or is to be, shown) is ``shown``."""
+    extra = footnotes(result)
+    action: ActionTaken = "held" if withheld else "flagged" if extra else _plain(result)
+    return shown + extra, action
+
+
 def apply_policy_unrevised(result: GuardResult) -> GuardResult:
     """:func:`apply_policy` for a result nothing is revised in (no refuted claim, or no reviser asked): what
     a reply with no text to check gets, decided without waiting on anything."""
     text, action = result.original_text, _plain(result)
     if must_block(result):
         text, action = refusal(result), "blocked"
+    elif result.policy == "hold":
+        pieces = [(piece.start, piece.end) for piece in gate(text)] if refuted(result.claims) else []
+        kept, count = withhold(text, refuted(result.claims), pieces)
+        text, action = held(result, kept, count)
     elif result.policy == "flag":
         extra = footnotes(result)
         text, action = (text + extra, "flagged") if extra else (text, action)

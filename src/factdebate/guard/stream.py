@@ -30,6 +30,9 @@ from factdebate.core.runtime import EventSink, recording
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard.check import Check, settle, uncheckable
 from factdebate.guard.gate import Sentence, gate
+from factdebate.guard.hold import HeldText, Part
+from factdebate.guard.policy import StreamMode, stream_mode
+from factdebate.guard.policy import held as held_text
 from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.llm.calls import cache_scope, counting
@@ -83,6 +86,11 @@ class AnswerSoFar:
         recent = recent[gaps[0][1] if gaps else next((i for i, c in enumerate(recent) if c.isspace()), 0):].strip()
         return (self._opening + recent).strip() or None
 
+    @property
+    def gap(self) -> str:
+        """The whitespace after the part last taken."""
+        return self._gap
+
     def take(self, end: int, resume: int) -> tuple[int, str]:
         """(where it starts, the answer from the cursor to ``end``); the cursor moves to ``resume``."""
         start = self._ends.cursor
@@ -125,6 +133,10 @@ class StreamingCheck:
         self._finished = False
         self._stopped: str | None = None  # why the rest of the answer is not checked
         self._result: GuardResult | None = None
+        resolved = self._check.options
+        self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked)
+        # policy hold: the text to show, released part by part once decided (guard/hold.py); else None
+        self.held: HeldText | None = HeldText() if self.mode == "hold_back" else None
         with recording(self._check.recorder), cache_scope(self._check.cache_scope), counting(self._check.calls):
             self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
 
@@ -150,7 +162,9 @@ class StreamingCheck:
         if not final and resume <= self._answer.held:  # the question given back waits for what follows it
             return
         start, part = self._answer.take(end, resume)
+        shown = part + self._answer.gap  # what of the answer this part releases under hold
         worthy: list[Sentence] | None = None  # a long part is gated in a worker thread, in its run
+        held: Part | None = None
         if len(part) < LONG_TEXT:
             found = gated(part, start)
             if not final and found and found[-1].reason == "question":
@@ -159,19 +173,28 @@ class StreamingCheck:
                 self._answer.give_back(last.start, part[last.start - start:])
                 if not found:
                     return
+                shown = part[:last.start - start]
             worthy = self._check.skip(found)
+            if self.held is not None:
+                held = self.held.add(start, shown, [(s.start, s.end) for s in found], waiting=bool(worthy))
             if not worthy:
                 return
+        elif self.held is not None:
+            held = self.held.add(start, shown, None, waiting=True)
         previous, mine = self._registered, asyncio.Event()
         self._registered = mine
-        task = asyncio.create_task(self._run(part, worthy, start, previous, mine), context=self._context)
+        task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held), context=self._context)
         self._extractions.append(task)
 
     async def _run(self, part: str, worthy: list[Sentence] | None, start: int, previous: asyncio.Event | None,
-                   mine: asyncio.Event) -> None:
+                   mine: asyncio.Event, held: Part | None = None) -> None:
+        waits: list[Progress] = []  # the claims the part's release waits for (hold)
         try:
             if worthy is None:
-                worthy = self._check.skip(await asyncio.to_thread(gated, part, start))
+                found = await asyncio.to_thread(gated, part, start)
+                if held is not None:
+                    held.pieces = [(s.start, s.end) for s in found]
+                worthy = self._check.skip(found)
                 if not worthy:
                     return
             if self._check.room() == 0:  # the reply's claim cap is reached: what follows is unchecked, said so
@@ -190,8 +213,14 @@ class StreamingCheck:
                     break
                 if (progress := self._check.add_claim(claim, answer.text, start, index=answer)) is not None:
                     fresh.append(progress)
+                elif held is not None:  # said before: the part waits for that claim's verdict too
+                    folded = " ".join(claim.lower().split())
+                    waits += [p for p in self._check.progress if " ".join(p.claim.claim.lower().split()) == folded]
+            waits += fresh
         finally:
             mine.set()
+            if held is not None:
+                HeldText.settle(held, waits)
         for progress in fresh:
             self._tasks.append(asyncio.create_task(self._decide(progress)))
 
@@ -212,6 +241,8 @@ class StreamingCheck:
     def cancel(self) -> None:
         """Stop every check in progress (the client went away): nothing more is asked of any model."""
         self._finished = True
+        if self.held is not None:
+            self.held.cancel()
         for task in [*self._extractions, *self._tasks]:
             task.cancel()
         self._queue.put_nowait(None)
@@ -238,6 +269,10 @@ class StreamingCheck:
         await settle(self._tasks, check.remaining(deadline))
         with recording(check.recorder):
             result = await check.result(text, degraded=False)
+        if self.held is not None:  # the text as it was shown, part by part, and the footnotes after it
+            shown = await self.held.close(result.claims, text[self.held.end:])
+            out, action = held_text(result, shown, self.held.withheld)
+            result = result.model_copy(update={"text": out, "action_taken": action})
         for claim in result.claims:
             self._send(claim)
         self._queue.put_nowait(None)

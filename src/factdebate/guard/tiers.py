@@ -8,6 +8,7 @@ says so, and a claim with none is ``unchecked``: never a label it did not get.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -34,6 +35,9 @@ class Progress:
     claim: GuardClaim
     tiers_tried: list[Tier] = field(default_factory=list)
     done: bool = False
+    # Set once the first tier has spoken (or the claim is settled another way): what ``policy: hold`` waits
+    # for before it shows the claim's sentence (guard/hold.py); escalation goes on after it.
+    first: asyncio.Event = field(default_factory=asyncio.Event)
 
     def final(self, timed_out: bool) -> GuardClaim:
         """The claim as reported: checked when some tier gave it a label, else unchecked (or error)."""
@@ -117,10 +121,12 @@ async def decide(progress: Progress, ctx: Context) -> None:
         if label is None:
             if claim.label is None:
                 claim.reason = f"{tier} tier: {problem or 'no readable label'}"
+            progress.first.set()
             continue
         earlier = claim.evidence
         claim.label, claim.decided_by, claim.tier, claim.evidence = label, decided_by, tier, evidence
         claim.status, claim.reason = "checked", None
+        progress.first.set()  # the label is in: a held sentence may go (its correction comes after)
         if label == Label.REFUTES and claim.correction is not None:
             # A correction made at a lower tier stays only with the passage it quotes, so a reader never sees
             # a fix whose source the claim does not list.
@@ -137,3 +143,4 @@ async def decide(progress: Progress, ctx: Context) -> None:
         if label != Label.REFUTES:
             claim.correction = claim.correction_note = None
     progress.done = True
+    progress.first.set()

@@ -33,11 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label, Span  # Span: the offsets /v1/check-response gives too
 
-Policy = Literal["annotate", "flag", "rewrite", "block"]
+Policy = Literal["annotate", "flag", "hold", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
 EvidenceMode = Literal["given", "both", "retrieved"]
 OnUnchecked = Literal["pass", "block"]
-ActionTaken = Literal["none", "annotated", "flagged", "rewritten", "blocked"]
+ActionTaken = Literal["none", "annotated", "flagged", "held", "rewritten", "blocked"]
 ClaimStatus = Literal["checked", "unchecked", "error"]
 
 TIERS: tuple[Tier, ...] = ("fast", "standard", "deep")  # cheapest first: a claim escalates along this order
@@ -83,7 +83,7 @@ class GuardEvidence(_Strict):
 class GuardOptions(_Strict):
     """What a caller may choose per request (all optional: ``None`` takes the operator's default)."""
 
-    policy: Policy | None = Field(default=None, description="annotate (default), flag, rewrite or block.")
+    policy: Policy | None = Field(default=None, description="annotate (default), flag, hold, rewrite or block.")
     deadline_s: float | None = Field(default=None, gt=0, description="Seconds to decide every claim; lowers, "
                                      "never raises, the operator's guard.max_deadline_s.")
     tier: Tier | None = Field(default=None, description="fast (one call per claim), standard (one debate round) "

@@ -117,6 +117,6 @@ def _answer(results: list[GuardResult]) -> dict[str, Any]:
     blocked = next((r for r in results if r.action_taken == "blocked"), None)
     if blocked is not None:
         return {"action": "BLOCKED", "blocked_reason": blocked.text, "factdebate": checked}
-    if any(r.action_taken in ("flagged", "rewritten") for r in results):
+    if any(r.action_taken in ("flagged", "held", "rewritten") for r in results):
         return {"action": "GUARDRAIL_INTERVENED", "texts": [r.text for r in results], "factdebate": checked}
     return {"action": "NONE", "factdebate": checked}

@@ -213,7 +213,7 @@ def public_result(result: GuardResult) -> dict[str, Any]:
 def apply_to_message(message: dict[str, Any], choice: dict[str, Any], result: GuardResult) -> None:
     """The policy's text in the first choice; a blocked reply loses its tool calls too and ends as
     ``content_filter`` (OpenAI's word for an answer withheld by a filter)."""
-    if result.action_taken in ("flagged", "rewritten", "blocked"):
+    if result.action_taken in ("flagged", "held", "rewritten", "blocked"):
         message["content"] = result.text
     if result.action_taken == "blocked":
         message.pop("tool_calls", None)

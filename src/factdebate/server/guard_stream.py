@@ -9,9 +9,15 @@ from it. With ``X-Factdebate-Verdicts: each`` every claim's verdict also comes a
 - ``annotate``: every chunk passes as it arrives; the first time to token is the upstream's.
 - ``flag``: the same, except that the chunk that ends the answer (its ``finish_reason``, and a usage chunk
   after it) is held until the check is done, so that the footnotes come as one more piece of the text.
+- ``hold``: the upstream's chunks are held; the text goes out part by part (one chunk each) as the library
+  releases it (each part once its claims have their first tier's verdict, a refuted sentence replaced by a
+  notice: guard/hold.py), then the footnotes, then the upstream's closing chunks without their text.
 - ``rewrite``, ``block``, and any policy with ``on_unchecked: block``: the answer is held back whole (keep-alive
   comments meanwhile) and what the policy leaves is sent after the check: the text as one chunk, then the
   upstream's closing chunks. Text already shown cannot be taken back, so these never stream it first.
+
+What text goes out when is the library's (guard/stream_policy.py's ``GuardedStream``, which a Python caller
+uses through ``guard_stream``); the relay keeps the upstream's chunks, their order and their ends.
 
 A stream always ends, and ends everything it started: any failure on the way (the upstream's, or the relay's
 own) is one more chunk in OpenAI's error shape, and the run slot is given back. At most ``RELAY_EVENTS`` of
@@ -34,7 +40,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.guard import GuardResult, StreamingCheck
+from factdebate.guard import GuardedStream, GuardResult, StreamingCheck
+from factdebate.guard.policy import stream_mode
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import (
     Prepared,
@@ -127,8 +134,13 @@ class Relay:
     def __init__(self, prepared: Prepared, service: Service, who: str, each: bool) -> None:
         self.prepared, self.service, self.who, self.each = prepared, service, who, each
         resolved = prepared.resolved
-        self.buffer = resolved.policy in ("rewrite", "block") or resolved.on_unchecked == "block"
-        self.hold_end = resolved.policy == "flag"  # the footnotes go before the chunk that ends the answer
+        mode = stream_mode(resolved.policy, resolved.on_unchecked)
+        self.buffer = mode == "whole"
+        self.hold_end = mode == "footnote"  # the footnotes go before the chunk that ends the answer
+        self.hold_back = mode == "hold_back"  # the text goes out as the check releases it
+        self.stream: GuardedStream | None = None
+        self.last = ""  # the text the policy shows after the answer (footnotes, the revision, the refusal)
+        self.role_sent = not (self.buffer or self.hold_back)  # else the upstream's role went out with its text
         self.holding = False  # past the end of the first choice under flag: chunks wait for the check
         self.held: list[dict[str, Any]] = []
         self.head: dict[str, Any] = {}
@@ -154,9 +166,12 @@ class Relay:
                                    options=prepared.options, question=prepared.question,
                                    sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared),
                                    caller=self.who)
+            self.stream = GuardedStream(check)
             tasks.append(asyncio.create_task(self._verdicts(check)))
+            releases = asyncio.create_task(self._releases(self.stream))
+            tasks.append(releases)
             ping = self.service.config.stream_ping_seconds
-            for out in self._pass(first, check):  # the event that came before the stream started
+            for out in self._pass(first):  # the event that came before the stream started
                 yield out
             while True:
                 try:
@@ -169,10 +184,12 @@ class Relay:
                     continue
                 if kind == "event":
                     self.room.release()
-                    for out in self._pass(item, check):
+                    for out in self._pass(item):
                         yield out
                 elif kind == "verdict":
                     yield frame({**self.head, "choices": [], "factdebate_claim": item})
+                elif kind == "text":
+                    yield self._text_frame(item)
                 elif kind == "error":
                     yield frame(item.body)  # OpenAI clients raise on a chunk that is an error
                     return
@@ -189,12 +206,15 @@ class Relay:
                         yield failure_frame(f"the fact check failed: {type(exc).__name__}: "
                                             f"{hide_endpoints(str(exc))}", "check_failed")
                         return
-                    if self.each and self.text.strip():  # (an answer without text had no check to wait for)
-                        await tasks[1]  # the last verdicts are queued before the result goes out
+                    if self.text.strip():  # (an answer without text had no check to wait for)
+                        # The last verdicts and released text are queued before the result goes out.
+                        await asyncio.gather(tasks[1], releases)
                         while not self.queue.empty():
-                            kind, claim = self.queue.get_nowait()
+                            kind, item = self.queue.get_nowait()
                             if kind == "verdict":
-                                yield frame({**self.head, "choices": [], "factdebate_claim": claim})
+                                yield frame({**self.head, "choices": [], "factdebate_claim": item})
+                            elif kind == "text":
+                                yield self._text_frame(item)
                     result = await keep_guard(self.service, self.who, result, calls, self.prepared.check_id,
                                               self.prepared.conversation_id)  # the id its headers carried
                     for out in self._closing(result):
@@ -247,6 +267,16 @@ class Relay:
             if self.each:
                 self.queue.put_nowait(("verdict", hidden_claim(claim).model_dump(mode="json")))
 
+    async def _releases(self, stream: GuardedStream) -> None:
+        """The text a hold lets go, as the check releases it (nothing under the other policies)."""
+        async for text in stream.released():
+            self.queue.put_nowait(("text", text))
+
+    def _text_frame(self, text: str) -> bytes:
+        delta = {"content": text} if self.role_sent else {"role": "assistant", "content": text}
+        self.role_sent = True
+        return frame({**self.head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+
     async def _finish(self, check: StreamingCheck) -> GuardResult:
         passed = sorted(self.passed)
         if self.tool_calls:
@@ -255,18 +285,21 @@ class Relay:
             passed.append(f"choices 2 to {self.choices}: the upstream model streamed more answers than asked for "
                           "(n = 1); they were left out, unchecked")
         if not self.text.strip():
+            check.cancel()  # nothing to check, and nothing held to release
             result = unchecked_result(self.prepared.resolved, passed)
+            self.last = result.text if self.buffer else ""
         else:
-            result = await check.finish()
+            assert self.stream is not None
+            self.last, result = await self.stream.finish()
             result = result.model_copy(update={"passed_through": [*result.passed_through, *passed]})
         self.prepared.charge.claims = len(result.claims)
         return result
 
-    def _pass(self, event: SSEEvent, check: StreamingCheck) -> list[bytes]:
+    def _pass(self, event: SSEEvent) -> list[bytes]:
         """What of one upstream event goes out now (its raw bytes, untouched, unless the policy holds it)."""
         chunk = event.json()
         if chunk is None:
-            return [] if self.buffer or self.holding else [event.raw]
+            return [] if self.buffer or self.holding or self.hold_back else [event.raw]
         if isinstance(chunk.get("error"), dict):
             self.queue.put_nowait(("error", passed_on_error(502, {"error": chunk["error"]})))
             return []
@@ -292,12 +325,13 @@ class Relay:
             content = delta.get("content")
             if isinstance(content, str) and content and len(self.text) <= self.limit:
                 self.text += content  # past the limit the check has stopped: the rest is passed, not kept
-                check.feed(content)
+                assert self.stream is not None
+                self.stream.feed(content)  # what it gives back is this chunk's text: the chunk passes whole
             self._note(delta)
             ending = ending or bool(choice.get("finish_reason"))
-        if self.buffer or self.holding:
+        if self.buffer or self.holding or self.hold_back:
             self.held.append(chunk)
-            if self.buffer and (len(self.text) > self.limit or len(self.held) > self.limit):
+            if (self.buffer or self.hold_back) and (len(self.text) > self.limit or len(self.held) > self.limit):
                 raise AnswerTooLong(f"the upstream model's answer is longer than guard.max_message_chars "
                                     f"({self.limit} characters): policy {self.prepared.resolved.policy!r} "
                                     f"(on_unchecked {self.prepared.resolved.on_unchecked!r}) holds the answer "
@@ -332,19 +366,12 @@ class Relay:
 
     def _closing(self, result: GuardResult) -> list[bytes]:
         out: list[bytes] = []
-        if self.buffer:
-            if result.text:
-                out.append(frame({**self.head, "choices": [{"index": 0, "delta": {"role": "assistant",
-                                                                                  "content": result.text},
-                                                             "finish_reason": None}]}))
+        if self.last:  # the policy's closing text: the footnotes, or (held back whole) the reply it leaves
+            out.append(self._text_frame(self.last))
+        if self.buffer or self.hold_back:  # their text went out as the policy left it: the rest without it
             blocked = result.action_taken == "blocked"
             out += [frame(chunk) for chunk in (_without_text(c, blocked) for c in self.held) if chunk is not None]
         else:
-            if result.action_taken == "flagged" and result.text.startswith(result.original_text):
-                extra = result.text[len(result.original_text):]
-                if extra:
-                    out.append(frame({**self.head, "choices": [{"index": 0, "delta": {"content": extra},
-                                                                 "finish_reason": None}]}))
             out += [frame(chunk) for chunk in self.held]
         out.append(frame({**self.head, "choices": [], "factdebate": public_result(result)}))
         return out

@@ -251,9 +251,11 @@ class GuardSettings(_Strict):
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
         json_schema_extra=offered(operator_only=True, reaches="key"),
         description="Environment variable holding the upstream's API key (unset: no key is sent).")
-    policy: Literal["annotate", "flag", "rewrite", "block"] = Field(
+    policy: Literal["annotate", "flag", "hold", "rewrite", "block"] = Field(
         default="annotate", description="What a reply with refuted claims becomes by default: annotate (unchanged, "
-        "verdicts beside it), flag (a footnote list appended), rewrite (revised by the upstream), block (refused).")
+        "verdicts beside it), flag (a footnote list appended), hold (each refuted sentence withheld, a streamed "
+        "sentence shown only once its claims are decided, and the footnotes), rewrite (revised by the upstream), "
+        "block (refused).")
     deadline_s: float = Field(default=20.0, gt=0, le=3600, description="Seconds to decide a reply's claims by "
                               "default; a claim not decided in time is unchecked.")
     max_deadline_s: float = Field(default=120.0, gt=0, le=3600, description="Longest deadline a request may ask for.")
