@@ -177,3 +177,23 @@ def test_an_openai_model_without_its_key_is_said_once_before_any_run(tmp_path: P
     assert code == 2 and "set the environment variable OPENAI_API_KEY" in err and not out.exists()
     code, printed, err = call(capsys, "reproduce", "dpd", "--llm", "openai:gpt-4o-mini", "--dry-run", "-o", str(out))
     assert code == 0 and "run(s) ready" in printed, err  # the plan needs no key
+
+
+def test_figures_of_another_backbone_are_warned_of(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--paper-model llama-3_3-70b` with a GPT-4o-mini run: stderr and report.md say the rows are another
+    model's (issue 51, item 8). The served model is the fake OpenAI server of tests/fake_openai.py."""
+    from tests.fake_openai import FakeOpenAI, from_schema
+
+    with FakeOpenAI(reply=from_schema("Verdict: SUPPORTS")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        data = ["--data", f"faviq=claims:{claims_file(tmp_path / 'faviq.jsonl')}"]
+        code, _, err = call(capsys, "reproduce", "toolmad", "--rows", "single", "--limit", "1", "-o",
+                            str(tmp_path / "out"), *data, "--paper-model", "llama-3_3-70b", "--llm",
+                            "openai:gpt-4o-mini", "--no-cache")
+    assert code == 0, err
+    assert "warning: Table III, row 'LLama-3.3-70B(Inst)' (Llama-3.3-70B-Instruct): the paper's figures are " \
+           "for its backbone, our run's debater is openai:gpt-4o-mini" in err
+    assert "**our run's debater is openai:gpt-4o-mini, not this row's backbone**" in (
+        tmp_path / "out" / "report.md").read_text()

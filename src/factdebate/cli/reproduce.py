@@ -126,7 +126,12 @@ def _run(request: Any, cells: list[Any]) -> None:
     write_manifest(request, cells, settings)
     from factdebate.eval.reproduce.execute import read_manifest
 
-    written = build_report(request.output, read_manifest(request.output))
+    recorded = read_manifest(request.output)
+    written = build_report(request.output, recorded)
+    from factdebate.eval.reproduce.report import backbone_mismatches
+
+    for line in backbone_mismatches(request.output, recorded):
+        say(f"warning: {line} (report.md marks the row; --paper-model picks whose figures are shown)")
     done = sum(cell.status == "done" for cell in cells)
     say(f"{done} run(s) done, {sum(c.status == 'skipped' for c in cells)} skipped, "
         f"{sum(c.status == 'failed' for c in cells)} failed -> {written[0]}")

@@ -55,3 +55,30 @@ def test_a_difference_that_rounds_to_zero_prints_without_a_sign() -> None:
                 status="done", paper_n=233)
     row = _table_markdown(paper, table, [line])[-1]
     assert "| 75.54 | 75.54 | 0.00 |" in row and "-0.00" not in row
+
+
+def test_a_row_of_another_backbone_says_so_on_its_line_and_in_the_header(tmp_path: Path) -> None:
+    """`--paper-model llama-3_3-70b --llm openai:gpt-4o-mini`: the Llama rows stand beside gpt-4o-mini runs;
+    each such line says so and gives no verdict on the interval (issue 51, item 8)."""
+    from factdebate.eval.reproduce.report import backbone_mismatches
+
+    folder = tmp_path / "fever" / "tool-mad"
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps({"provenance": {"models": {"debater": "openai:gpt-4o-mini",
+                                                                           "scorer": "openai:gpt-4o-mini"}},
+                                                 "deviations": []}))
+    cell = {"dataset": "fever", "run": "tool-mad", "method": "tool-mad", "status": "done", "samples": 0,
+            "paper_n": 200, "errored": 0, "folder": "fever/tool-mad", "notes": [], "overrides": []}
+    manifest = {"paper": "toolmad", "tables": ["table3"], "cells": [cell], "seed": 0, "limit": 3,
+                "rows": ["tool-mad"], "paper_model": "llama-3_3-70b"}
+    build_report(tmp_path, manifest)
+    report = (tmp_path / "report.md").read_text()
+    (line,) = [x for x in report.splitlines() if x.startswith("| LLama-3.3-70B(Inst) + Tool-MAD") and "FEVER |" in x]
+    assert "our run's debater is openai:gpt-4o-mini" in line and "n/a (another backbone)" in line
+    assert "**Warning: figures for another backbone.**" in report
+    (warning,) = backbone_mismatches(tmp_path, manifest)
+    assert "Llama-3.3-70B-Instruct" in warning and "openai:gpt-4o-mini" in warning
+    manifest["paper_model"] = "gpt-4o-mini"
+    build_report(tmp_path, manifest)
+    assert "another backbone" not in (tmp_path / "report.md").read_text()
+    assert backbone_mismatches(tmp_path, manifest) == []

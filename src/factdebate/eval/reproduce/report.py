@@ -17,6 +17,7 @@ from factdebate.eval.reply_counts import lost_warning, short_text
 from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
 from factdebate.eval.reproduce.spec import Paper, Table, get_paper
 from factdebate.eval.summary import EMBEDDED, RUN, SUMMARY_JSON
+from factdebate.methods.kit.backbones import backbone_of, served_name
 
 REPORT = "report.md"
 INTERVALS_NOTE = ("95% intervals: Wilson score for accuracy, precision and recall (proportions, each over its own "
@@ -45,6 +46,7 @@ class Line:
     ours: Measured | None
     status: str
     paper_n: int = 0  # the paper's number of samples in the column
+    other_backbone: str = ""  # our run's debater when it is not this row's backbone (the figure is another model's)
 
     @property
     def partial(self) -> bool:
@@ -84,6 +86,25 @@ def _ours(table: Table, line: Line) -> tuple[float | None, tuple[float, float] |
     return _scaled(table, line.metric, line.ours.value), (ci[0] * table.scale, ci[1] * table.scale) if ci else None
 
 
+def _debater(root: Path, cell: dict[str, Any] | None) -> str | None:
+    """The debater's model of a finished cell's run, from its run.json (None: not run or not recorded)."""
+    if cell is None or cell.get("status") != "done":
+        return None
+    provenance = (_cell_json(root, cell, RUN) or {}).get("provenance")
+    models = provenance.get("models") if isinstance(provenance, dict) else None
+    debater = models.get("debater") if isinstance(models, dict) else None
+    return debater if isinstance(debater, str) else None
+
+
+def _other_backbone(model_key: str, debater: str | None) -> str:
+    """``debater`` when it is a served model other than the backbone ``model_key`` (papers.toml's key) names,
+    else ""; a row whose backbone the paper does not state is never said to be another's, and the embedded or
+    a scripted model is said once in the header (``CAPABLE``), not on every row."""
+    if debater is None or model_key == "unstated" or served_name(debater) is None:
+        return ""
+    return debater if backbone_of(debater) != model_key.replace("_", ".") else ""
+
+
 def table_lines(paper: Paper, table: Table, cells: dict[str, dict[str, Any]], root: Path, model: str) -> list[Line]:
     lines = []
     measured: dict[str, dict[str, Measured] | None] = {}
@@ -95,6 +116,7 @@ def table_lines(paper: Paper, table: Table, cells: dict[str, dict[str, Any]], ro
             key = str(folder)
             if folder is not None and key not in measured:
                 measured[key] = measure_run(folder, table.metrics, paper.datasets[column].n)
+            other = _other_backbone(found[0], _debater(root, cell)) if found else ""
             for metric in table.metrics:
                 figures = found[1] if found else None
                 value = figures.values.get(column, {}).get(metric) if figures else None
@@ -106,8 +128,25 @@ def table_lines(paper: Paper, table: Table, cells: dict[str, dict[str, Any]], ro
                     paper_ci=figures.ci.get(column) if figures else None,
                     model=found[0] if found else model,
                     cite=paper.cite(table, figures, column, metric) if figures else "",
-                    ours=ours, status=cell["status"] if cell else "not selected", paper_n=paper.datasets[column].n))
+                    ours=ours, status=cell["status"] if cell else "not selected", paper_n=paper.datasets[column].n,
+                    other_backbone=other))
     return lines
+
+
+def backbone_mismatches(root: Path, manifest: dict[str, Any]) -> list[str]:
+    """One line per paper row whose figures stand beside a run of another backbone (``--paper-model`` one
+    model, ``--llm`` another; or a baseline row the paper ran on one backbone only)."""
+    paper = get_paper(manifest["paper"])
+    model = manifest.get("paper_model") or paper.model
+    cells = {f"{c['dataset']}/{c['run']}": c for c in manifest["cells"]}
+    found: dict[str, set[str]] = {}
+    for name in manifest["tables"]:
+        for line in table_lines(paper, paper.table(name), cells, root, model):
+            if line.other_backbone:
+                found.setdefault(f"{paper.table(name).caption.split(':')[0]}, row '{line.row}' "
+                                 f"({paper.models.get(line.model, line.model)})", set()).add(line.other_backbone)
+    return [f"{row}: the paper's figures are for its backbone, our run's debater is {', '.join(sorted(runs))}"
+            for row, runs in found.items()]
 
 
 def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
@@ -133,10 +172,14 @@ def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
             ours = _num(value, digits) + (f" [{_num(ci[0], digits)}, {_num(ci[1], digits)}]" if ci else "")
             diff = _num(value - line.paper, digits) if line.paper is not None else "n/a"
             inside = _inside(line, ci)
+        if line.other_backbone:
+            inside = "n/a (another backbone)"
         n = str(line.ours.n) if line.ours else "0"
         if line.ours and line.ours.missing:
             n += f" ({line.ours.missing} not run, counted wrong)"
-        out.append(f"| {line.row} ({paper.models.get(line.model, line.model)}) | {line.run} | "
+        other = (f"; **our run's debater is {line.other_backbone}, not this row's backbone**"
+                 if line.other_backbone else "")
+        out.append(f"| {line.row} ({paper.models.get(line.model, line.model)}{other}) | {line.run} | "
                    f"{paper.datasets[line.column].label} | {METRICS[line.metric].label} | {paper_text} | {ours} | "
                    f"{diff} | {inside} | {n} |")
     if table.excluded:
@@ -230,6 +273,11 @@ def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
            f"- samples: the paper's draw, seed {manifest['seed']}"
            + (f", first {manifest['limit']} of each (`--limit`)" if manifest.get("limit") else ""),
            f"- setup: {paper.note}", ""]
+    if mismatched := backbone_mismatches(root, manifest):
+        md += ["**Warning: figures for another backbone.** These rows of the paper ran on another model than our "
+               "runs did, so the two numbers are not the same experiment (no interval verdict is given for them; "
+               "`--paper-model` picks whose figures are shown, `--llm` the model that runs):", "",
+               *[f"- {line}" for line in mismatched], ""]
     written: list[Path] = []
     for name in manifest["tables"]:
         table = paper.table(name)
