@@ -147,6 +147,20 @@ def _tool_session(count: int, text: str = PASSAGE["text"]) -> list[dict[str, Any
     return messages
 
 
+HOLD: list[Scenario] = [
+    Scenario("hold-refuted-between-true", reply=f"{PARIS} {ROME} {TOWER}", options={"policy": "hold"}),
+    Scenario("hold-refuted-first", reply=f"{BERLIN} {PARIS} {OPENED}", options={"policy": "hold"}),
+    Scenario("hold-pronoun-sentence", reply=f"{TOWER} It is in Berlin.", options={"policy": "hold"}),
+    Scenario("hold-question-answered-yes", reply=f"{PARIS} Is the Eiffel Tower in Berlin? Yes.",
+             options={"policy": "hold"}),
+    Scenario("hold-number-wrong", reply=f"{PARIS} {LATE} {OPENED}", options={"policy": "hold"}),
+    Scenario("hold-checker-down", faults=Faults(down="fast"), options={"policy": "hold"}),
+    Scenario("hold-checker-slow", faults=Faults(slow="fast"), options={"policy": "hold", "deadline_s": 0.6},
+             timing=True),
+    Scenario("hold-on-unchecked-block", faults=Faults(down="fast"),
+             options={"policy": "hold", "on_unchecked": "block"}),
+]
+
 SCENARIOS: list[Scenario] = [
     # The checker's faults, under every policy and on_unchecked rule.
     *_policies("checker-down", faults=Faults(down="fast")),
@@ -203,4 +217,6 @@ SCENARIOS: list[Scenario] = [
     Scenario("pronoun-sentence", reply=f"{TOWER} It is in Berlin."),
     Scenario("number-wrong", reply=f"{PARIS} {LATE}"),
     Scenario("all-true", reply=f"{PARIS} {TOWER} {OPENED}", options={"policy": "block", "on_unchecked": "block"}),
+    # policy hold: a streamed sentence goes out once its claims are decided, a refuted one never.
+    *HOLD,
 ]

@@ -13,7 +13,9 @@ And a stream the client cuts (``test_a_stream_the_client_cuts_ends_everything``)
 and door: no false sentence reaches the client as checked (a reply that still holds one has no SUPPORTS label
 and a claim that marks it refuted or unchecked, or a degraded check); every unchecked claim, and a degraded
 check, says why; the policies hold (``block`` withholds what was refuted, ``on_unchecked: block`` what was not
-checked); and a reply gets the same verdicts through every door where no deadline decides.
+checked, ``hold`` every sentence refuted); and a reply gets the same verdicts through every door where no
+deadline decides. Under ``hold`` the stream is also read verdict by verdict
+(``test_under_hold_no_refuted_sentence_is_streamed_before_its_verdict``).
 
 Left out, said here as the issue asks: LiteLLM's real proxy server and NeMo Guardrails' real ``LLMRails`` need
 versions that conflict with this environment's and separate virtual environments (issue 47, item 10) that this
@@ -34,9 +36,19 @@ import httpx
 import pytest
 
 import factdebate as fd
+from factdebate.guard.policy import WITHHELD
 from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
-from tests.guard.conformance.scenarios import FALSE_SENTENCES, FALSE_WORDS, PASSAGE, SCENARIOS, Checker, Scenario
+from tests.guard.conformance.scenarios import (
+    FALSE_SENTENCES,
+    FALSE_WORDS,
+    HOLD,
+    PASSAGE,
+    SCENARIOS,
+    Checker,
+    Faults,
+    Scenario,
+)
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.server.conftest import AUTH, KEY, LiveServer
 from tests.server.guard_support import Upstream, upstream_app
@@ -195,9 +207,26 @@ def judge(scenario: Scenario, out: Outcome) -> None:
     unchecked = result["degraded"] or any(c["status"] != "checked" for c in result["claims"])
     if result["on_unchecked"] == "block" and unchecked and delivered.strip():
         assert result["action_taken"] == "blocked", f"{where}: unchecked under on_unchecked: block, not blocked"
+    if result["policy"] == "hold" and result["action_taken"] != "blocked":
+        answer = delivered.split(FOOTNOTES)[0]
+        for claim in result["claims"]:
+            if claim["status"] == "checked" and claim["label"] == "REFUTES":
+                said = _said(claim, result, scenario.reply)
+                assert said not in answer, f"{where}: {said!r} refuted, yet shown under hold: {answer!r}"
+                assert WITHHELD in answer, f"{where}: refuted under hold and nothing withheld"
     if result["action_taken"] == "blocked" and scenario.reply.strip():
         # The refusal may name what it withheld, as withheld; the answer itself is not delivered.
         assert scenario.reply not in delivered, f"{where}: blocked, yet the answer was delivered"
+
+
+FOOTNOTES = "\n\n---\nFact check:"
+
+
+def _said(claim: dict[str, Any], result: dict[str, Any], reply: str) -> str:
+    """The words of the reply that state ``claim``: the text its span marks, or the claim itself."""
+    span = claim.get("span")
+    text = result.get("original_text") or reply
+    return text[span["start"]:span["end"]] if span else claim["claim"]
 
 
 def _names(claim: dict[str, Any], result: dict[str, Any], false: str) -> bool:
@@ -243,6 +272,49 @@ def test_no_door_delivers_a_false_sentence_as_checked(world: World, scenario: Sc
         if found != first and scenario.differs:
             pytest.xfail(f"{out.door} differs from {checked[0].door}: {scenario.differs}")
         assert found == first, f"{scenario.name}: {out.door} differs from {checked[0].door}: {found} != {first}"
+
+
+@pytest.mark.parametrize("scenario", [s for s in HOLD if s.faults == Faults() and "on_unchecked" not in s.options
+                                      and "question" not in s.name], ids=lambda s: s.name)
+def test_under_hold_no_refuted_sentence_is_streamed_before_its_verdict(world: World, scenario: Scenario) -> None:
+    """Read verdict by verdict (``X-Factdebate-Verdicts: each``), word by word: the text a refuted claim marks is
+    in none of the text streamed before its verdict, nor after it (the footnotes name it, as withheld). (The
+    question answered "Yes." is left out here: its claim is unchecked, not refuted, and unchecked text is shown
+    under hold with its footnote, as ``on_unchecked: pass`` says; the suite's rules above hold for it.)"""
+    prepare(world, scenario)
+    world.upstream.token_delay = 0.005
+    body = {"model": "scripted", "messages": conversation(scenario), "factdebate": options_of(scenario),
+            "stream": True}
+    events: list[tuple[str, Any]] = []
+    try:
+        with httpx.stream("POST", f"{world.guard_url}/v1/chat/completions", json=body, timeout=60,
+                          headers={**AUTH, "X-Factdebate-Verdicts": "each"}) as reply:
+            assert reply.status_code == 200 and reply.headers["X-Factdebate-Check-Id"]
+            for line in reply.iter_lines():
+                if not line.startswith("data: {"):
+                    continue
+                chunk = json.loads(line[6:])
+                if "factdebate_claim" in chunk:
+                    events.append(("claim", chunk["factdebate_claim"]))
+                elif "factdebate" in chunk:
+                    events.append(("result", chunk["factdebate"]))
+                for choice in chunk.get("choices") or []:
+                    events.append(("text", (choice.get("delta") or {}).get("content") or ""))
+    finally:
+        world.upstream.token_delay = 0.0
+    result = events[-1][1]
+    assert events[-1][0] == "result" and result["action_taken"] == "held", result
+    refuted = 0
+    for at, (kind, claim) in enumerate(events):
+        if kind != "claim" or claim["label"] != "REFUTES":
+            continue
+        refuted += 1
+        said = _said(claim, result, scenario.reply)
+        before = "".join(t for k, t in events[:at] if k == "text")
+        assert said not in before, f"{scenario.name}: {said!r} streamed before its verdict"
+    answer = "".join(t for k, t in events if k == "text").split(FOOTNOTES)[0]
+    assert refuted and WITHHELD in answer
+    assert not any(f in answer for f in FALSE_SENTENCES if f != "Yes."), answer
 
 
 def test_there_are_at_least_fifty_scenarios() -> None:
