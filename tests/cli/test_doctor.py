@@ -38,3 +38,41 @@ def test_a_missing_default_model_is_a_failure_that_names_the_fix(monkeypatch: py
     served = load_settings(overrides={"llm": {"debater": "openai:gpt-4o-mini", "judge": "openai:gpt-4o-mini",
                                               "scorer": "openai:gpt-4o-mini"}}, environ={})
     assert model_check(served).status == "warn"  # not used: only worth knowing
+
+
+def _served(base_url: str) -> object:
+    return load_settings(overrides={"llm": {"debater": "openai:test-model", "judge": "openai:test-model",
+                                            "scorer": "openai:test-model"}},
+                         environ={"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-test"})
+
+
+def _server_checks(settings: object, monkeypatch: pytest.MonkeyPatch) -> list[doctor.Check]:
+    monkeypatch.setattr(doctor, "_index_checks", lambda settings: [])
+    monkeypatch.setattr(doctor, "_state_checks", lambda: [])
+    return [c for c in doctor.run_checks(settings) if c.name.startswith("model server")]  # type: ignore[arg-type]
+
+
+def test_a_dead_model_server_is_a_failure_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 50, item 3: doctor said all ok (rc 0) with nothing listening at OPENAI_BASE_URL."""
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago, now closed: nothing answers there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    checks = _server_checks(_served(f"http://127.0.0.1:{port}/v1"), monkeypatch)
+    assert [c.status for c in checks] == ["fail"], checks
+    assert f"127.0.0.1:{port}" in checks[0].name and "Connection refused" in checks[0].detail
+    assert "start the server, or point OPENAI_BASE_URL" in checks[0].detail
+
+
+def test_a_model_server_that_answers_is_ok(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        checks = _server_checks(_served(server.base_url), monkeypatch)
+    assert [c.status for c in checks] == ["ok"], checks
+    assert "answers" in checks[0].detail

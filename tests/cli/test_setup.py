@@ -79,3 +79,20 @@ def test_verify_with_a_scripted_model_prints_no_note() -> None:
                  "--agents", "none,none", "--no-cache")
     assert result.returncode == 0, result.stderr
     assert "decided by" in result.stdout and "near chance" not in result.stdout + result.stderr
+
+
+def test_setup_without_the_extras_ends_with_what_verify_still_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 50, item 5: the wheel without `[all]`; `setup --no-index` must not end "try factdebate verify"
+    when verify would fail on a missing library, but name the install command that fixes it."""
+    import importlib.util
+
+    from factdebate.cli import setup as setup_module
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in {"llama_cpp", "tantivy"} else real(name, *a))
+    missing = setup_module.missing_for_verify(load_settings())
+    assert ("llama_cpp", "local") in missing and ("tantivy", "retrieval") in missing
+    line = setup_module.closing_line(missing)
+    assert "try" not in line and "pip install 'factdebate[local,retrieval]'" in line
+    assert "try  factdebate verify" in setup_module.closing_line([])

