@@ -79,3 +79,14 @@ def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_as_w
                                                 "Rome is in Italy.", "He was born in 1901."]
     assert clauses("It was constructed between 1965 and 1969 and is 368 m tall.") == \
         ["It was constructed between 1965 and 1969 and is 368 m tall."]
+
+
+def test_a_sentence_is_covered_only_by_claims_placed_on_it_holding_its_names_and_numbers() -> None:
+    # Issue 49, item 1: a claim about another sentence used to cover one that shared most of its words, or a
+    # number written in some other claim; the sentence that differs only by a number or a name was then
+    # neither checked nor added.
+    text = ("The tower was repainted in 1889. The tower was repainted in 1900. The tower has 1900 steps. "
+            "The Eiffel Tower is in Paris. The Eiffel Tower is in Berlin.")
+    claims = ["The tower was repainted in 1889.", "The tower has 1900 steps.", "The Eiffel Tower is in Paris."]
+    assert uncovered_sentences(text, claims, 5) == ["The tower was repainted in 1900.",
+                                                    "The Eiffel Tower is in Berlin."]

@@ -118,3 +118,25 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
     found += audit(page, "two files paired")
     assert failing(found) == []
     assert errors == []
+
+
+def test_a_claim_holding_a_url_and_the_api_reference_fit_a_phone(chromium: Any, server: LiveServer) -> None:
+    """Issue 49, item 6: a claim with a long URL made the page 448 px wide (.claim-text did not wrap), the API
+    reference 487 px."""
+    need_axe()
+    page, errors = watched_page(chromium, viewport=PHONE)
+    sign_in(page, server.url)
+    page.wait_for_selector("#method option[value=single]", state="attached")
+    page.select_option("#method", "single")
+    page.fill("#claim", "The page https://example.org/a/very/long/path/without/any/break/in/it/at/all/index.html "
+                        "says the Eiffel Tower is in Paris.")
+    page.click("#submit")
+    page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=30_000)
+    assert page.evaluate(WIDTH) <= 390
+    found = audit(page, "a claim holding a URL at phone width")
+    page.goto(server.url + "/docs")
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate(WIDTH) <= 390
+    found += audit(page, "the API reference at phone width")
+    assert failing(found) == []
+    assert errors == []

@@ -1,6 +1,8 @@
 """The sentences of a checked answer that no claim covers are marked on the page with why they were not
 checked (issue 40, item 4): a greeting, an opinion the extractor's grounding dropped, a question; the counts
-line says how many, and the legend what the dotted marks mean."""
+line says how many, and the legend what the dotted marks mean. A 160-sentence answer with 12 claims says
+12 of 160 sentences were checked and why not the others (issue 49, item 1), and its long text can be
+scrolled from the keyboard at phone width (item 5: axe's scrollable-region-focusable)."""
 
 from __future__ import annotations
 
@@ -42,8 +44,38 @@ def test_sentences_not_checked_are_marked_with_why(browser: Any,  # noqa: F811
             "Hello!", "I think Paris is lovely in spring.", "Is it worth a trip?"]
         assert answer.locator(".skip-note").all_inner_texts() == [
             "not checked: greeting", "not checked: opinion", "not checked: question"]
-        assert page.inner_text("#response-live .response-counts") == \
-            "1 of 1 claim supported · 3 sentences not checked"
+        assert page.inner_text("#response-live .response-counts") == ("1 of 1 claim supported · 1 claim from 1 "
+                                                                      "of 4 sentences; 3 not checked: 1 greeting, "
+                                                                      "1 opinion, 1 question")
         assert "Dotted in grey: 3 sentences no claim covers" in page.inner_text("#response-live .response-answer")
         assert failing(audit(page, "a response with sentences not checked")) == []
+        assert errors == []
+
+
+LONG = " ".join(f"The tower was repainted in {1800 + i}." for i in range(160))
+
+
+def long_backend() -> ScriptedBackend:
+    """The extractor writes the first 12 sentences (the claim limit); every claim is supported."""
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("claims_extract"):
+            return json.dumps({"claims": [f"The tower was repainted in {1800 + i}." for i in range(12)]})
+        return "SUPPORTS"
+
+    return ScriptedBackend(respond, name="scripted:long", record=False)
+
+
+def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noqa: F811
+                                                            live_server: Callable[..., LiveServer]) -> None:
+    build = partial(offline_build, backend=long_backend())
+    with live_server(defaults={**PLAIN, "method": "single"}, build=build) as server:
+        page, errors = watched_page(browser, viewport={"width": 390, "height": 800})
+        check_response_with(page, server.url, LONG)
+        assert page.inner_text("#response-live .response-counts") == (
+            "12 of 12 claims supported · 12 claims from 12 of 160 sentences; 148 not checked: claim limit")
+        answer = page.locator("#response-live .answer-text")
+        assert answer.locator(".skip-note").count() == 148
+        assert failing(audit(page, "a 160-sentence answer at phone width")) == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert errors == []

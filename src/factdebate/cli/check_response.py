@@ -25,7 +25,7 @@ from factdebate.cli.options import (
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import input_file
 from factdebate.core.types import ResponseVerdict
-from factdebate.response_level.aggregate import RULES
+from factdebate.response_level.aggregate import RULES, coverage_line
 
 Opt = typer.Option
 
@@ -69,6 +69,8 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
     for sentence in verdict.unchecked:  # what the verdict says nothing about, and why
         why = sentence.reason + (f" (the extractor's claim: {sentence.note})" if sentence.note else "")
         console.print(f"[dim]not checked: {escape(why)}:[/] {escape(sentence.text)}")
+    if (covered := coverage_line(verdict)) is not None:  # how much of the response the claims checked
+        console.print(escape(covered))
     label = verdict.label.value if verdict.label else "UNPARSED"
     meaning = {True: "factual", False: "not factual", None: "undecided"}[verdict.factual]
     how = f"{verdict.decided_by}: {RULES[verdict.decided_by]}" if verdict.decided_by in RULES else verdict.decided_by

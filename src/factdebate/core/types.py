@@ -360,6 +360,9 @@ class ResponseVerdict(BaseModel):
     claims: list[ClaimCheck] = Field(default_factory=list)
     # The response's sentences no claim covers, each with why (an extraction that could not be read: none).
     unchecked: list[UncheckedSentence] = Field(default_factory=list)
+    # How many sentences the response has (issue 49): those not in ``unchecked`` hold a checked claim, so a
+    # reader is told "12 of 160 sentences checked", never only "12 of 12 claims". None for given claims.
+    sentences: int | None = None
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)
     # The same calls by the model that answered them (the settings' name for it: ``openai:gpt-4o-mini``).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER
-from factdebate.core.types import Label
+from factdebate.core.types import Label, ResponseVerdict
 
 # How each rule (a response verdict's ``decided_by``) reads, for the terminal and the web page (GET /v1/views).
 RULES: dict[str, str] = {
@@ -45,3 +45,23 @@ def response_label(labels: Sequence[Label | None], *, extracted: bool = True,
 
 def factual(label: Label | None) -> bool | None:
     return {Label.SUPPORTS: True, Label.REFUTES: False}.get(label) if label is not None else None
+
+
+def coverage_line(verdict: ResponseVerdict) -> str | None:
+    """How much of the response its claims checked, for the terminal (the page words it alike): "12 claims
+    from 12 of 160 sentences; 148 not checked: 147 claim limit, 1 greeting". None when the response's
+    sentences were not read (given claims, an older saved verdict)."""
+    if verdict.sentences is None:
+        return None
+    claims, total = len(verdict.extraction.claims), verdict.sentences
+    checked = total - len(verdict.unchecked)
+    line = (f"{claims} claim{'' if claims == 1 else 's'} from {checked} of {total} "
+            f"sentence{'' if total == 1 else 's'}; ")
+    if not verdict.unchecked:
+        return line + "every sentence checked"
+    why: dict[str, int] = {}
+    for sentence in verdict.unchecked:
+        why[sentence.reason] = why.get(sentence.reason, 0) + 1
+    reasons = next(iter(why)) if len(why) == 1 else ", ".join(
+        f"{count} {reason}" for reason, count in sorted(why.items(), key=lambda item: -item[1]))
+    return line + f"{len(verdict.unchecked)} not checked: {reasons}"

@@ -13,19 +13,19 @@ So a claim is kept when every name and number it writes is one the text writes (
 "twenty-six" is 26; a word is found in the text by its stem, so "Construction" meets "constructed"; the
 claim's first word is capitalised by position, so an ordinary word there is no name), no word of the
 worked example appears in it that the text lacks, and it is not an opinion. Then every sentence of the
-text that states a fact (a name after its first word, or a number) and that the kept claims do not
-cover (most of its words, and each of its numbers) is added as it stands, a leading pronoun replaced by
+text that states a fact (a name after its first word, or a number) and that the kept claims placed on it do
+not cover (most of its words, and each of its names and numbers) is added as it stands, a leading pronoun replaced by
 the text's subject, up to the claim limit: a sentence is the text itself, so nothing is invented.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from functools import cache
 from pathlib import Path
 
-from factdebate.response_level.spans import sentences
+from factdebate.response_level.spans import claim_spans, sentences
 
 _WORD = re.compile(r"[^\W_]+")
 COMMON = frozenset((
@@ -210,28 +210,46 @@ def clauses(sentence: str) -> list[str]:
     return [(p[:1].upper() + p[1:]).rstrip() + ("" if p[-1] in ".!?" else ".") for p in parts if p]
 
 
+def _holds(piece: str, claims: list[str]) -> bool:
+    """Whether ``claims`` (those placed on the sentence ``piece`` is part of) say what ``piece`` says: most
+    of its content words, each of its numbers, and each of its names (as a word anywhere in them, so a name
+    the claim writes lower-case, or first, counts)."""
+    if not claims:
+        return False
+    words = set().union(*(content_words(c) for c in claims))
+    own = content_words(piece)
+    if own and len(own & words) / len(own) < 0.6:
+        return False
+    held = {stem(w) for c in claims for w in _WORD.findall(c)}
+    return numbers(piece) <= set().union(*(numbers(c) for c in claims)) and \
+        {stem(n) for n in names(piece)} <= held
+
+
 def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
-    """The sentences of ``text`` that state a fact the ``claims`` do not cover (most of its content words,
-    and each of its numbers), at most ``limit``, each as the text writes it, a leading pronoun replaced by
-    the text's subject."""
+    """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, each as the
+    text writes it, a leading pronoun replaced by the text's subject. A sentence is covered only by the claims
+    placed on it (the span search's sentence, as the verdict marks it) when they hold most of its content
+    words and every name and number it writes (issue 49, item 1: a claim about another sentence, or a number
+    some other claim writes, covered a sentence that differs from a checked one only by a number or a
+    name, which was then neither checked nor added)."""
     if limit <= 0:
         return []
-    covered = set().union(*(content_words(c) for c in claims)) if claims else set()
-    claimed_numbers = set().union(*(numbers(c) for c in claims)) if claims else set()
-    whole = [text[start:end].strip() for start, end in sentences(text)]
-    subject = _subject(whole[0]) if whole else None
+    bounds = sentences(text)
+    starts = [start for start, _ in bounds]
+    placed: dict[int, list[str]] = {}
+    for claim, (span, _) in zip(claims, claim_spans(claims, text), strict=True):
+        if span is not None:
+            placed.setdefault(bisect_right(starts, span.start) - 1, []).append(claim)
+    subject = _subject(text[bounds[0][0]:bounds[0][1]].strip()) if bounds else None
     out: list[str] = []
-    for piece in (part for sentence in whole for part in clauses(sentence)):
-        sentence = piece.lstrip("-*•> ").strip()
-        if not _states_a_fact(sentence):
-            continue
-        words = content_words(sentence)
-        share = len(words & covered) / len(words) if words else 1.0
-        if share >= 0.6 and numbers(sentence) <= claimed_numbers:
-            continue
-        if subject and (pronoun := _PRONOUN_START.match(sentence)):
-            sentence = subject + sentence[pronoun.end():]
-        out.append(sentence)
-        if len(out) == limit:
-            break
+    for number, (start, end) in enumerate(bounds):
+        for piece in clauses(text[start:end].strip()):
+            sentence = piece.lstrip("-*•> ").strip()
+            if not _states_a_fact(sentence) or _holds(sentence, placed.get(number, [])):
+                continue
+            if subject and (pronoun := _PRONOUN_START.match(sentence)):
+                sentence = subject + sentence[pronoun.end():]
+            out.append(sentence)
+            if len(out) == limit:
+                return out
     return out

@@ -35,7 +35,7 @@ from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.offload import read_text
-from factdebate.response_level.spans import claim_spans, find_span
+from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim, session
 from factdebate.settings.load import settings_from
@@ -151,6 +151,7 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
     return ResponseVerdict(response=text, question=question, method=settings.method, label=label,
                            factual=factual(label), decided_by=decided_by, extraction=extraction, claims=list(checks),
                            unchecked=unchecked,
+                           sentences=len(sentences(text)) if extraction.source == "extracted" else None,
                            usage=usage, usage_by_role=by_role, usage_by_model=by_model,
                            parse_counts=counts, config=public_config(settings))
 

@@ -9,7 +9,7 @@
    the reply, the page says that the marks point into the model's answer, which the client never got. Every
    word goes in by textContent. */
 import { LABEL_CLASS, downloadButton, el, fileName, labelChip, safeUrl } from "../dom.js";
-import { oneTabStop } from "../roving.js";
+import { oneTabStop, scrollable } from "../roving.js";
 import { linkControl } from "../share.js";
 import { responseRule } from "../views.js";
 
@@ -156,7 +156,7 @@ export class GuardView {
       sent.setAttribute("aria-labelledby", sentHead.id);
       sent.append(sentHead, el("p", "muted small", "The policy (" + (v.policy || "?") + ") changed the reply: this is " +
         "what the client received. The text above, where the claims are marked, is the reply as the model wrote it " +
-        "and as it was checked."), el("div", "answer-text guard-sent-text", v.text));
+        "and as it was checked."), scrollable(el("div", "answer-text guard-sent-text", v.text), "the reply as sent"));
       card.append(sent);
     }
     if ((v.passed_through || []).length) {
@@ -254,7 +254,7 @@ export class GuardView {
      its claim's row. */
   /** @param {string} text @param {GuardClaim[]} claims @param {Array<{span: Span, text: string, reason: string}>} skipped */
   marked(text, claims, skipped) {
-    const box = el("div", "answer-text guard-text");
+    const box = scrollable(el("div", "answer-text guard-text"), "the reply, with its claims marked");
     /** @type {Array<{start: number, end: number, claims: GuardClaim[], skip: string | null}>} */
     const places = [];
     const fits = (/** @type {Span | null | undefined} */ s) => s && s.start >= 0 && s.end <= text.length && s.end > s.start;

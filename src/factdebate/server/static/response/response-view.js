@@ -4,6 +4,7 @@
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "../dom.js";
 import { RunProgress } from "../progress.js";
+import { scrollable } from "../roving.js";
 import { cutCallsText, linkControl } from "../share.js";
 import { VerdictView } from "../verdict-view.js";
 import { nearChanceNote, responseRule } from "../views.js";
@@ -12,6 +13,27 @@ import { align, locate } from "./locate.js";
 
 /** What a claim's mark shows, worst first: a sentence with several claims takes the colour of the first. */
 const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", "running", "pending"];
+
+/**
+ * How much of the answer its claims checked: "12 claims from 12 of 160 sentences; 148 not checked: claim
+ * limit" (the terminal's coverage_line, response_level/aggregate.py); "" when the service did not count the
+ * answer's sentences (given claims, a check saved before issue 49).
+ * @param {any} v the response verdict @param {Array<{reason: string}>} skipped its sentences not checked
+ */
+export function coverageLine(v, skipped) {
+  if (typeof v.sentences !== "number") return "";
+  const claims = ((v.extraction || {}).claims || []).length;
+  const total = v.sentences;
+  const line = claims + " claim" + (claims === 1 ? "" : "s") + " from " + (total - skipped.length) + " of " + total +
+    " sentence" + (total === 1 ? "" : "s") + "; ";
+  if (!skipped.length) return line + "every sentence checked";
+  /** @type {Map<string, number>} */
+  const why = new Map();
+  skipped.forEach(u => why.set(u.reason, (why.get(u.reason) || 0) + 1));
+  const reasons = why.size === 1 ? [...why.keys()][0] :
+    [...why.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => count + " " + reason).join(", ");
+  return line + skipped.length + " not checked: " + reasons;
+}
 
 /** A reason the service gives for a sentence it did not check, in words ("not checked: <this>"). */
 /** @type {Record<string, string>} */
@@ -121,7 +143,7 @@ export class ResponseView {
     const answerCol = el("section", "response-answer");
     answerCol.setAttribute("aria-label", "the answer");
     answerCol.append(el("h2", "", "The answer"));
-    this.answerBox = el("div", "answer-text");
+    this.answerBox = scrollable(el("div", "answer-text"), "the answer, with its claims marked");
     this.answerNote = el("p", "muted small");
     answerCol.append(this.answerBox, this.answerNote);
     body.append(listCol, answerCol);
@@ -486,11 +508,15 @@ export class ResponseView {
     const parts = all.filter(([count]) => count > 0);
     // Led by how many hold up ("2 of 3 claims supported"), then the rest by kind.
     const rest = parts.filter(([, what]) => what !== "supported");
-    const skipped = this.unchecked().length;
+    const skipped = this.unchecked();
+    // Then how much of the answer those claims checked (issue 49: "12 of 12 claims supported" alone read as if
+    // they covered a 160-sentence answer), in the words of `check-response` (response_level/aggregate.py).
+    // (Nothing is added when every sentence was checked: the claims line then speaks for the whole answer.)
+    const covered = !skipped.length ? "" : coverageLine(v, skipped) ||
+      skipped.length + " sentence" + (skipped.length === 1 ? "" : "s") + " not checked";
     const counts = el("p", "response-counts", n.SUPPORTS + " of " + this.claims.length + " claim" +
       (this.claims.length === 1 ? "" : "s") + " supported" + (rest.length ? " · " +
-      rest.map(([count, what]) => count + " " + what).join(" · ") : "") +
-      (skipped ? " · " + skipped + " sentence" + (skipped === 1 ? "" : "s") + " not checked" : ""));
+      rest.map(([count, what]) => count + " " + what).join(" · ") : "") + (covered ? " · " + covered : ""));
     box.replaceChildren(main, counts);
     const caution = nearChanceNote(v, "response"); // its claims' labels are no finding when this model gave them
     if (caution) box.append(el("p", "near-chance", caution));

@@ -1,0 +1,38 @@
+"""The line that says how much of a response was checked (issue 49, item 1): in a 160-sentence answer with
+12 claims the verdict says 12 of 160 sentences were checked and why the other 148 were not, never only
+"12 of 12 claims supported"; the terminal prints it."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from factdebate.cli.check_response import render_response
+from factdebate.response_level.aggregate import coverage_line
+from tests.response_level.test_check_response import check, script
+
+TEXT = "Hello! " + " ".join(f"The tower was repainted in {1800 + i}." for i in range(159))
+
+
+async def test_a_long_answer_says_how_many_sentences_were_checked_and_why_not_the_rest() -> None:
+    claims = [f"The tower was repainted in {1800 + i}." for i in range(12)]
+    verdict, _, _ = await check(script(claims), response=TEXT)
+    assert verdict.sentences == 160 and len(verdict.claims) == 12
+    assert [u.reason for u in verdict.unchecked].count("claim limit") == 147
+    assert verdict.unchecked[0].text == "Hello!"
+    line = coverage_line(verdict)
+    assert line == "12 claims from 12 of 160 sentences; 148 not checked: 147 claim limit, 1 greeting"
+    out = io.StringIO()
+    render_response(verdict, Console(file=out, width=200))
+    assert line in out.getvalue()
+
+
+def test_every_sentence_checked_says_so() -> None:
+    from factdebate.core.types import ClaimExtraction, ResponseVerdict
+
+    verdict = ResponseVerdict(response="A is B.", method="single", label=None, decided_by="unparsed",
+                              extraction=ClaimExtraction(claims=["A is B."]), sentences=1)
+    assert coverage_line(verdict) == "1 claim from 1 of 1 sentence; every sentence checked"
+    verdict.sentences = None  # given claims: the response's sentences were not read
+    assert coverage_line(verdict) is None
