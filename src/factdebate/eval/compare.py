@@ -127,8 +127,11 @@ def _link(run: LoadedRun, output: Path) -> str:
 def _filled(runs: list[LoadedRun], ids: list[str]) -> dict[str, list[Outcome]]:
     """Each run's outcome of every compared sample, a sample it holds no record for as MISSING (wrong), with
     the gold label another run's record gives."""
-    gold = {i: next(r.outcomes[i].gold for r in runs if i in r.outcomes) for i in ids}
+    gold = {i: next((r.outcomes[i].gold for r in runs if i in r.outcomes), UNKNOWN_GOLD) for i in ids}
     return {r.name: [r.outcomes.get(i) or Outcome(i, gold[i], None, "missing") for i in ids] for r in runs}
+
+
+UNKNOWN_GOLD = "?"  # a sample no run holds a record for: wrong in every run, in no class (as reproduce counts it)
 
 
 def _run_row(run: LoadedRun, outcomes: list[Outcome], ids: list[str], labels: tuple[str, ...], output: Path,

@@ -141,8 +141,9 @@ class Denominator:
 
 def denominator(runs: list[LoadedRun], ids: list[str], *, intersection: bool) -> Denominator:
     """One denominator for every run. By default a sample a run has no record for counts wrong in that run
-    (shown MISSING); a sample no run holds a record for has no gold label here and is left out of all of
-    them alike. With ``intersection``, only the samples every run holds a record for are compared."""
+    (shown MISSING), a sample no run holds a record for too, in every run alike, as ``reproduce`` counts it
+    (its gold label is unknown here: it enters no class of precision, recall or F1). With ``intersection``,
+    only the samples every run holds a record for are compared."""
     held = [i for i in ids if any(i in r.outcomes for r in runs)]
     if intersection:
         kept = [i for i in held if all(i in r.outcomes for r in runs)]
@@ -152,17 +153,17 @@ def denominator(runs: list[LoadedRun], ids: list[str], *, intersection: bool) ->
         sentence = (f"denominator: the {len(kept)} samples every run holds a record for (--intersection)"
                     + (f"; {len(dropped)} left out of every run: {', '.join(dropped)}" if dropped else ""))
         return Denominator(kept, "left out", sentence, dropped)
-    dropped = [i for i in ids if i not in held]
+    unheld = [i for i in ids if i not in held]
     lacking = {r.name: sum(1 for i in held if i not in r.outcomes) for r in runs}
-    sentence = (f"denominator: the same {len(held)} samples in every run; a sample a run holds no record for "
+    sentence = (f"denominator: the same {len(ids)} samples in every run; a sample a run holds no record for "
                 "counts as wrong (MISSING)"
                 + (" — " + ", ".join(f"{name} {k}" for name, k in lacking.items() if k) if any(lacking.values())
                    else ", and none is missing")
-                + (f"; {len(dropped)} sample(s) no run holds a record for are left out of every run: "
-                   + ", ".join(dropped) if dropped else ""))
+                + (f"; {len(unheld)} sample(s) no run holds a record for count wrong in every run (gold label "
+                   "unknown: in no class of precision, recall or F1): " + ", ".join(unheld) if unheld else ""))
     if not held:
         raise InputError("no run holds a record of any sample: there is nothing to compare")
-    return Denominator(held, "counted wrong", sentence, dropped)
+    return Denominator(list(ids), "counted wrong", sentence, [])
 
 
 def _check_gold(runs: list[LoadedRun], ids: list[str]) -> None:

@@ -174,13 +174,18 @@ def _behind(pareto: dict[str, Any]) -> list[str]:
     """The runs off the front, each marked distinguishable from it or not (after Holm)."""
     lines = []
     for name, b in pareto.get("behind", {}).items():
-        beaten = ", ".join(b["beaten_by"])
-        if b["significantly"]:
-            lines.append(f"- {name}: behind the front; {', '.join(b['significantly'])} is cheaper and significantly "
-                         "more accurate (Holm-adjusted McNemar p < 0.05)")
+        same = set(b.get("same_cost", []))
+        beaten = "; ".join(f"{f} costs the same and is more accurate" if f in same else
+                           f"{f} is cheaper and at least as accurate" for f in b["beaten_by"])
+        reasons = [f"{f} is significantly more accurate (Holm-adjusted McNemar p < 0.05)" for f in b["significantly"]]
+        reasons += [f"{f} is significantly cheaper (the paired cost ratio's 95% interval is below 1)"
+                    for f in b.get("significantly_cheaper", [])]
+        if reasons:
+            lines.append(f"- {name}: behind the front; {beaten} on the point estimates, and " + "; ".join(reasons))
         else:
-            lines.append(f"- {name}: **not distinguishable from the front** — {beaten} is cheaper and at least as "
-                         "accurate on the point estimates, but not significantly more accurate after Holm's correction")
+            lines.append(f"- {name}: **not distinguishable from the front** — {beaten} on the point estimates, but "
+                         "neither significantly more accurate after Holm's correction nor cheaper beyond the paired "
+                         "cost interval")
     return ["", *lines] if lines else []
 
 

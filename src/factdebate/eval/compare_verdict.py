@@ -6,7 +6,8 @@ With four runs there are six pairs, and the chance that at least one McNemar p f
 method differs is near 26%; Holm's step-down correction keeps it at 5%. A front drawn on point estimates
 names a winner whenever one run is cheaper and a little more accurate, significant or not; a run it leaves
 out is marked "not distinguishable from the front" unless a front run that beats it on cost and accuracy
-is also significantly more accurate (after Holm)."""
+is also significantly more accurate (after Holm) or cheaper beyond its paired cost interval (the ratio's
+95% bootstrap interval wholly below 1); a front run of equal cost is never called cheaper."""
 
 from __future__ import annotations
 
@@ -37,19 +38,35 @@ def _dominates(s: dict[str, Any], r: dict[str, Any]) -> bool:
     return cs <= cr and s["accuracy"] >= r["accuracy"] and (cs < cr or s["accuracy"] > r["accuracy"])
 
 
+def _cheaper_beyond_doubt(pair: dict[str, Any] | None, front: str) -> bool:
+    """Whether ``front``'s cost per claim is below the other run's with the pair's paired bootstrap interval
+    of the ratio wholly below 1 (``cost_ratio`` is A over B)."""
+    ratio = (pair or {}).get("cost_ratio") or {}
+    low, high = (ratio.get("ci") or [None, None])[:2]
+    if low is None or high is None or pair is None:
+        return False
+    return bool(high < 1) if pair["a"] == front else bool(low > 1)
+
+
 def front_marks(rows: list[dict[str, Any]], front: list[str], pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """For every run with a cost figure off the front: the front runs that beat it on both axes, and which
-    of them are significantly more accurate after Holm. A run none of them beats significantly is not
-    distinguishable from the front in accuracy."""
+    """For every run with a cost figure off the front: the front runs that beat it on both axes (on the
+    point estimates), those of them that cost the same (better on accuracy alone), which are significantly
+    more accurate after Holm, and which are cheaper beyond the paired cost interval. A run none of them beats
+    significantly on either axis is not distinguishable from the front."""
     by_name = {r["name"]: r for r in rows}
     behind: dict[str, dict[str, Any]] = {}
     for row in rows:
         if row["name"] in front or row["cost"]["axis_per_claim"] is None or row["accuracy"] is None:
             continue
         beaten_by = [f for f in front if _dominates(by_name[f], row)]
+        same_cost = [f for f in beaten_by if by_name[f]["cost"]["axis_per_claim"] == row["cost"]["axis_per_claim"]]
         significant = [f for f in beaten_by if (p := _pair(pairs, f, row["name"])) is not None and p["differs"]]
-        behind[row["name"]] = {"beaten_by": beaten_by, "significantly": significant}
-    return {"not_distinguishable": [name for name, b in behind.items() if not b["significantly"]],
+        cheaper = [f for f in beaten_by
+                   if f not in same_cost and _cheaper_beyond_doubt(_pair(pairs, f, row["name"]), f)]
+        behind[row["name"]] = {"beaten_by": beaten_by, "same_cost": same_cost, "significantly": significant,
+                               "significantly_cheaper": cheaper}
+    return {"not_distinguishable": [name for name, b in behind.items()
+                                    if not b["significantly"] and not b["significantly_cheaper"]],
             "behind": behind}
 
 
