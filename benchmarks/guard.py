@@ -12,12 +12,21 @@ by uvicorn in this process. It reports, as medians over ``--repeats`` alternatin
 - model calls per claim per tier (extraction and corrections included) and the share of claims each tier
   settles (a refuted claim goes up a tier while one is left).
 
+``--hold N`` (default 200; 0 skips it) streams N scripted replies (seeded, 3 to 7 sentences, a quarter of them
+false, half opening with a greeting) under ``policy: hold``, and a sample of them under ``flag`` for comparison,
+each also directly from the upstream, and reports: refuted sentences shown before their verdict (read with
+``X-Factdebate-Verdicts: each``; goal 0 under hold), time to first token under hold ÷ directly (goal ≤ 1.10,
+split by whether the reply opens with a sentence that has something to check), and the delay hold adds to each
+sentence (when it is shown through the guard minus when it was complete in the direct stream) against the
+fast tier's p95 (a sentence checked alone, ``POST /v1/guard/check``, its own seconds).
+
 ``--processes`` measures time to first token again with the upstream and ``factdebate serve`` in processes of
 their own. ``--llama`` repeats the time-to-first-token and fast-tier figures with llama-cpp-python's server
 on the shipped SmolLM2 as both the upstream and the checker (one model server doing both, so the seconds are
 indicative).
 
     .venv/bin/python benchmarks/guard.py --repeats 15
+    .venv/bin/python benchmarks/guard.py --repeats 1 --hold 200
     .venv/bin/python benchmarks/guard.py --no-scripted --processes --repeats 15
     .venv/bin/python benchmarks/guard.py --no-scripted --llama --repeats 3
 """
@@ -96,7 +105,7 @@ def streamed(url: str, key: str, options: dict[str, Any]) -> tuple[float, dict[s
     """(seconds from the last token to the verdicts' chunk, the factdebate object, each sentence with how many
     seconds before the last token it was complete: followed by a space, or the answer's end for the last)."""
     body = {"model": "m", "messages": QUESTION, "stream": True, "max_tokens": MAX_TOKENS, "factdebate": options}
-    last, text, arrivals = 0.0, "", []
+    last, text, arrivals = 0.0, "", list[tuple[int, float]]()
     with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=600,
                       headers={"Authorization": f"Bearer {key}"}) as reply:
         for line in reply.iter_lines():
@@ -171,6 +180,10 @@ def scripted(args: argparse.Namespace, key: str, work: Path) -> None:
     backend = ScriptedBackend(responder(), latency=args.latency, record=False)
     with LiveServer(upstream_app(upstream)) as model, LiveServer(guard_app(work, f"{model.url}/v1", backend,
                                                                            key)) as guard:
+        if args.hold:
+            hold_figures(args, key, model.url, guard.url, upstream)
+        if args.hold_only:
+            return
         direct, through = ttfts(model.url, guard.url, key, args)
         print(f"scripted: ttft direct={statistics.median(direct):.4f}s guard={statistics.median(through):.4f}s "
               f"ratio={statistics.median(through) / statistics.median(direct):.3f} "
@@ -179,6 +192,137 @@ def scripted(args: argparse.Namespace, key: str, work: Path) -> None:
             print(f"scripted: tier={row['tier']} after_last_token={row['after_last_token_s']:.3f}s "
                   f"bound={row['bound_s']:.3f}s ratio={row['ratio']:.3f} "
                   f"calls_per_claim={row['calls_per_claim']:.2f} settled={row['settled']}")
+
+
+TRUE_SENTENCES = ("Paris is the capital of France.", "The Louvre is a museum in Paris.",
+                  "The Seine flows through Paris.", "The Eiffel Tower opened in 1889.",
+                  "Montmartre is a hill in Paris.", "The Pantheon stands in the Latin Quarter.")
+FALSE_SENTENCES = ("The Eiffel Tower is in Rome.", "The Louvre stands in Rome.", "The Seine flows through Rome.",
+                   "Notre-Dame is a cathedral in Rome.")
+OPENERS = ("Hello there!", "Great question!", "Hi!")
+FOOTNOTES = "\n\n---\nFact check:"
+
+
+def replies(count: int, seed: int = 47) -> list[str]:
+    """``count`` scripted replies: 3 to 7 sentences, each false with probability 1/4, half of them opening with
+    a greeting (which has nothing to check)."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        said = [rng.choice(FALSE_SENTENCES) if rng.random() < 0.25 else rng.choice(TRUE_SENTENCES)
+                for _ in range(rng.randint(3, 7))]
+        if rng.random() < 0.5:
+            said.insert(0, rng.choice(OPENERS))
+        out.append(" ".join(said))
+    return out
+
+
+def timed_stream(url: str, key: str, options: dict[str, Any] | None) -> tuple[list[tuple[float, str, Any]], float]:
+    """Every piece of a stream with the seconds since the request when it arrived: ("text", content) and, through
+    the guard, ("claim", verdict) and ("result", factdebate); and the time to the first text."""
+    body: dict[str, Any] = {"model": "m", "messages": QUESTION, "stream": True, "max_tokens": MAX_TOKENS}
+    headers = {"Authorization": f"Bearer {key}"}
+    if options is not None:
+        body["factdebate"] = options
+        headers["X-Factdebate-Verdicts"] = "each"
+    events: list[tuple[float, str, Any]] = []
+    first = float("nan")
+    started = time.perf_counter()
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=300, headers=headers) as reply:
+        for line in reply.iter_lines():
+            if not line.startswith("data: {"):
+                continue
+            now = time.perf_counter() - started
+            chunk = json.loads(line[6:])
+            if "factdebate_claim" in chunk:
+                events.append((now, "claim", chunk["factdebate_claim"]))
+            if "factdebate" in chunk:
+                events.append((now, "result", chunk["factdebate"]))
+            content = "".join((c.get("delta") or {}).get("content") or "" for c in chunk.get("choices") or [])
+            if content:
+                if first != first:  # nan: the first text
+                    first = now
+                events.append((now, "text", content))
+    return events, first
+
+
+def shown_at(events: list[tuple[float, str, Any]], sentence: str) -> float | None:
+    """When ``sentence`` was first whole in the streamed answer (the footnotes after it left out)."""
+    text = ""
+    for when, kind, item in events:
+        if kind != "text":
+            continue
+        text += item
+        if sentence in text.split(FOOTNOTES)[0]:
+            return when
+    return None
+
+
+def shown_before_verdict(events: list[tuple[float, str, Any]], reply: str) -> tuple[int, int]:
+    """(refuted claims whose sentence was in the answer's text before their verdict came, refuted claims)."""
+    early = refuted = 0
+    for n, (_, kind, claim) in enumerate(events):
+        if kind != "claim" or claim["label"] != "REFUTES":
+            continue
+        refuted += 1
+        span = claim.get("span")
+        said = reply[span["start"]:span["end"]] if span else claim["claim"]
+        before = "".join(item for _, k, item in events[:n] if k == "text").split(FOOTNOTES)[0]
+        early += said in before
+    return early, refuted
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: str, upstream: Any) -> None:
+    """The hold policy over ``args.hold`` scripted replies (and ``flag`` over a sample of them)."""
+    options = {"tier": "fast", "method": "single", "policy": "hold", "deadline_s": 60}
+    every = replies(args.hold)
+    early = refuted = 0
+    ratios: dict[str, list[float]] = {"opens with a greeting": [], "opens with a fact": []}
+    added: list[float] = []
+    fast: list[float] = []
+    for number, reply in enumerate(every):
+        upstream.answer = reply
+        direct, direct_first = timed_stream(model_url, key, None)
+        held, held_first = timed_stream(guard_url, key, options)
+        if held[-1][1] != "result" or held[-1][2]["action_taken"] == "blocked":
+            raise RuntimeError(f"reply {number}: the stream did not end with its verdicts: {held[-1]}")
+        e, r = shown_before_verdict(held, reply)
+        early, refuted = early + e, refuted + r
+        opener = "opens with a greeting" if reply.startswith(OPENERS) else "opens with a fact"
+        ratios[opener].append(held_first / direct_first)
+        for sentence in _SENTENCE.findall(reply):
+            sentence = sentence.strip()
+            if sentence in FALSE_SENTENCES or sentence.startswith(OPENERS):
+                continue
+            through, alone_at = shown_at(held, sentence), shown_at(direct, sentence)
+            if through is not None and alone_at is not None:
+                added.append(through - alone_at)
+        if number % 4 == 0:  # the fast tier alone, on one sentence of every fourth reply
+            checkable = [s.strip() for s in _SENTENCE.findall(reply) if not s.strip().startswith(OPENERS)]
+            fast.append(alone(guard_url, key, checkable[0], {"tier": "fast", "method": "single"}))
+    sample = every[:args.hold // 4]
+    flag_early = flag_refuted = 0
+    for reply in sample:
+        upstream.answer = reply
+        events, _ = timed_stream(guard_url, key, {**options, "policy": "flag"})
+        e, r = shown_before_verdict(events, reply)
+        flag_early, flag_refuted = flag_early + e, flag_refuted + r
+    p95 = percentile(fast, 0.95)
+    print(f"hold: {len(every)} replies, {refuted} refuted claims; shown before their verdict: {early} under hold, "
+          f"{flag_early} of {flag_refuted} under flag ({len(sample)} of the replies)")
+    for opener, values in ratios.items():
+        print(f"hold: ttft hold/direct ({opener}, {len(values)} replies): median {statistics.median(values):.3f}, "
+              f"p95 {percentile(values, 0.95):.3f}")
+    print(f"hold: added delay per sentence shown ({len(added)} sentences): median {statistics.median(added):.3f}s, "
+          f"p95 {percentile(added, 0.95):.3f}s; fast tier alone ({len(fast)} sentences): median "
+          f"{statistics.median(fast):.3f}s, p95 {p95:.3f}s; added p95 / fast p95 = {percentile(added, 0.95) / p95:.2f}")
 
 
 def llama(args: argparse.Namespace, key: str, work: Path) -> None:
@@ -276,6 +420,9 @@ def main() -> None:
     parser.add_argument("--method", default="tool-mad", help="the standard and deep tiers' method")
     parser.add_argument("--llama", action="store_true", help="also against llama.cpp's server (indicative)")
     parser.add_argument("--no-scripted", action="store_true")
+    parser.add_argument("--hold", type=int, default=200, help="scripted replies streamed under policy hold "
+                        "(0: none)")
+    parser.add_argument("--hold-only", action="store_true", help="only the hold figures of the scripted run")
     parser.add_argument("--processes", action="store_true", help="also time to first token with the upstream and "
                         "`factdebate serve` in processes of their own")
     args = parser.parse_args()

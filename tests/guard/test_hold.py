@@ -99,3 +99,19 @@ async def test_a_reply_with_nothing_refuted_under_hold_goes_out_whole() -> None:
     got, result = await _run("Paris is the capital of France. It is lovely.", {})
     assert "".join(t for kind, t in got if kind == "text") == "Paris is the capital of France. It is lovely."
     assert result.action_taken in ("none", "annotated") and result.text == result.original_text
+
+
+def test_withhold_replaces_the_sentence_a_refuted_claim_is_placed_in_and_all_when_it_is_placed_nowhere() -> None:
+    from factdebate.guard import GuardClaim, Span
+    from factdebate.guard.policy import withhold
+
+    text = f"{PARIS} {ROME} It opened in 1889. "
+    pieces = [(0, 31), (32, 60), (61, 80)]
+    placed = GuardClaim(index=1, claim=ROME, span=Span(start=32, end=60))
+    assert withhold(text, [placed], pieces) == (f"{PARIS} {WITHHELD} It opened in 1889. ", 1)
+    # A part of a longer answer: its offsets are the answer's.
+    part = f"{ROME} It opened in 1889. "
+    assert withhold(part, [placed], pieces[1:], start=32) == (f"{WITHHELD} It opened in 1889. ", 1)
+    unplaced = GuardClaim(index=1, claim="The tower is in Rome.", span=None)
+    assert withhold(text, [unplaced], pieces) == (WITHHELD + " ", 1)
+    assert withhold(text, [], pieces) == (text, 0)

@@ -159,6 +159,11 @@ HOLD: list[Scenario] = [
              timing=True),
     Scenario("hold-on-unchecked-block", faults=Faults(down="fast"),
              options={"policy": "hold", "on_unchecked": "block"}),
+    Scenario("hold-tool-call-only", reply="", options={"policy": "hold"}, upstream={"tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "kb", "arguments": "{}"}}]}),
+    # The relay ends a held stream past guard.max_message_chars with an error chunk (it does not hold it whole).
+    Scenario("hold-reply-over-max-message-chars", reply=f"{ROME} " + "Paris is lovely. " * 700,
+             options={"policy": "hold"}, differs=OVER_LIMIT),
 ]
 
 SCENARIOS: list[Scenario] = [
