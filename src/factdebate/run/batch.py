@@ -9,6 +9,7 @@ input's order, with state of the batch's own beside the results file (``RunScope
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable
@@ -31,6 +32,7 @@ from factdebate.run.results_file import ResultWriter, compact, finished_ids, lat
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
 from factdebate.util.redact import redact_text
+from factdebate.util.ticker import Ticker, plain_lines
 
 __all__ = ["BatchStats", "ClaimExecutor", "ClaimItem", "ResultWriter", "claim_id", "claim_record", "compact",
            "finished_ids", "in_order_note", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]
@@ -194,9 +196,13 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
             raise
     semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
     stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
+    console = Console(stderr=True)
+    plain = plain_lines(console, progress)  # off a terminal: a line every 10 s instead of the bar
     bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.fields[status]}"), disable=not progress, transient=False,
-                   console=Console(stderr=True))
+                   TextColumn("{task.fields[status]}"), disable=not progress or plain, transient=False,
+                   console=console)
+    ticker = (Ticker(console, "verifying", lambda: f"{stats.done} of {len(todo)} claims, {stats.errors} errors")
+              if plain else contextlib.nullcontext())
     task = bar.add_task("claims", total=len(todo), status="")
 
     async def finish(record: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -221,7 +227,7 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
             await finish(record, [])
 
     try:
-        with bar:
+        with bar, ticker:
             if executor is not None:
                 await executor.run_claims(todo, settings, finish)
             elif resources is None:
