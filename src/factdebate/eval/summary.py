@@ -33,6 +33,7 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
     metrics["base_rate"] = base_rate(metrics)
     if metrics["base_rate"] is not None:
         metrics["base_rate"]["embedded_model"] = embedded_model(run.get("settings") or {})
+        metrics["base_rate"]["scripted_model"] = scripted_only(run.get("settings") or {})
     if run.get("unit") == "response":
         from factdebate.eval.response_eval import claim_level_metrics
 
@@ -89,13 +90,23 @@ def base_rate(metrics: dict[str, Any]) -> dict[str, Any] | None:
             "majority_class_accuracy": gold[majority] / sum(gold.values())}
 
 
-def embedded_model(settings: dict[str, Any]) -> bool:
-    """Whether a model of the run (any role, DPD's referees included) is the embedded or a scripted one."""
+def _models(settings: dict[str, Any]) -> list[str]:
     llm = settings.get("llm") or {}
     models = [llm.get("debater"), llm.get("judge"), llm.get("scorer"), *(llm.get("roles") or {}).values()]
     models += [m for section in (settings.get("methods") or {}).values() if isinstance(section, dict)
                for m in section.get("judge_llms") or []]
-    return any(isinstance(m, str) and m.startswith(EMBEDDED) for m in models)
+    return [m for m in models if isinstance(m, str)]
+
+
+def embedded_model(settings: dict[str, Any]) -> bool:
+    """Whether a model of the run (any role, DPD's referees included) is the embedded or a scripted one."""
+    return any(m.startswith(EMBEDDED) for m in _models(settings))
+
+
+def scripted_only(settings: dict[str, Any]) -> bool:
+    """Whether the run's near-chance models are all scripted ones (a test's script, not the embedded model)."""
+    near_chance = [m for m in _models(settings) if m.startswith(EMBEDDED)]
+    return bool(near_chance) and all(m.startswith("scripted:") for m in near_chance)
 
 
 def base_rate_warning(metrics: dict[str, Any]) -> str | None:
@@ -107,7 +118,9 @@ def base_rate_warning(metrics: dict[str, Any]) -> str | None:
     return (f"{info['share']:.0%} of the predictions are {info['top_prediction']}: the accuracy "
             f"({fmt(metrics.get('accuracy'))}) is close to the base rate, not evidence of skill; always answering "
             f"the majority class ({info['majority_class']}) scores {fmt(info['majority_class_accuracy'])}."
-            + (" The embedded model is a working pipeline; accuracy needs a served model (README)."
+            + (" A scripted model answers as its script says; accuracy needs a served model (README)."
+               if info.get("scripted_model") else
+               " The embedded model is a working pipeline; accuracy needs a served model (README)."
                if info.get("embedded_model", True) else ""))
 
 

@@ -82,3 +82,16 @@ def test_a_row_of_another_backbone_says_so_on_its_line_and_in_the_header(tmp_pat
     build_report(tmp_path, manifest)
     assert "another backbone" not in (tmp_path / "report.md").read_text()
     assert backbone_mismatches(tmp_path, manifest) == []
+
+
+def test_the_base_rate_warning_of_a_scripted_run_names_the_script() -> None:
+    """A scripted run answers as its script says: "the embedded model" is not to blame (issue 51, item 15)."""
+    from factdebate.eval.summary import scripted_only
+
+    info = {"top_prediction": "SUPPORTS", "share": 1.0, "predictions": 10, "majority_class": "SUPPORTS",
+            "majority_class_accuracy": 0.5, "embedded_model": True}
+    scripted = base_rate_warning({"accuracy": 0.5, "base_rate": {**info, "scripted_model": True}})
+    assert scripted and "embedded model" not in scripted and "scripted model" in scripted
+    assert scripted_only({"llm": {"debater": "scripted:agree"}})
+    assert not scripted_only({"llm": {"debater": "scripted:agree", "judge": "llama-cpp:builtin"}})
+    assert not scripted_only({"llm": {"debater": "openai:gpt-4o"}})

@@ -145,3 +145,15 @@ async def test_each_referee_asks_its_own_model_and_the_summary_reports_their_agr
     assert "referees' agreement over 2 claim(s): pairwise 0.333" in (tmp_path / "summary.md").read_text()
     assert json.loads((tmp_path / "run.json").read_text())["tools_heterogeneous"] is False
     assert "- tools heterogeneous: **no**" in (tmp_path / "summary.md").read_text()
+
+
+def test_gatherers_with_fewer_tools_than_the_papers_say_so() -> None:
+    """The paper's gatherers search Google and a RAG knowledge base (Section 3): one tool, or none on a claim,
+    is declared; HaluEval's modes, which hand the teams the sample's knowledge, are not (issue 51, item 15)."""
+    assert "tools" not in deviations()
+    for tools, here in ((["rag"], "only the rag tool"), (["search"], "only the search tool")):
+        (found,) = [d for d in get_method("dpd").paper_deviations(settings(**{**PAPER, "methods": {"dpd": {
+            "judge_llms": MODELS, "tools": tools}}})) if d.key == "tools"]
+        assert here in found.here and found.restore == "--dpd-tools search,rag"
+    assert "tools" in deviations({"tools": [], "task": "claim"})
+    assert "tools" not in deviations({"tools": [], "task": "qa"})

@@ -50,3 +50,18 @@ def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], k
 
 def test_with_the_memory_off_its_other_settings_are_not_deviations() -> None:
     assert deviation_keys(memory="off", memory_semantic=True, memory_path="/tmp/x.sqlite") == ["memory_off", "toolset"]
+
+
+@pytest.mark.parametrize(("engine", "said", "engines"), [
+    ("local", "web search: none, BM25 over the 'builtin' corpus on this machine", "local"),
+    ("tavily", "web search on Tavily (the live web), with BM25 over the 'builtin' corpus beside it", "local,tavily")])
+def test_the_toolset_names_the_search_engine_the_run_uses(engine: str, said: str, engines: str) -> None:
+    """One engine, the one the settings resolved, said and started (issue 51, item 15)."""
+    from factdebate.methods.mermaid.toolbox import shipped_config
+
+    settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "retrieval": {"search": engine},
+                                        "methods": {"mermaid": {"servers": ["wikipedia", "search"]}}}, environ={})
+    (toolset,) = [d for d in get_method("mermaid").paper_deviations(settings) if d.key == "toolset"]
+    assert said in toolset.here and "otherwise" not in toolset.here
+    args = shipped_config("search", settings).args
+    assert args[args.index("--engines") + 1] == engines

@@ -74,7 +74,7 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
     # Listed on every run: the built-in corpus for the paper's Wikipedia index, the encoder, answers held to
     # a format, and the judge explains before its label (issue 38, item 6). The threshold test (each round's
     # own scores, strictly above) is the authors' code's: not listed (issue 51, item 2).
-    always = ["rag_corpus", "relevance_encoder", "answer_format", "judge_explains"]
+    always = ["rag_corpus", "relevance_encoder", "answer_format", "judge_explains", "answer_tokens"]
     assert deviations() == always
     assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", "rag_corpus", "scorer_model", *always[1:]]
     assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", *always]
@@ -82,18 +82,19 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
     assert deviations(retrieval={"search": "tavily", "k": 5}) == ["rag_corpus", "top_k", *always[1:]]
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "threshold_on": "sum"}},
                       llm={"debater": "openai:gpt-4o-mini", "one_call_verdict": False}) == [
-        "rag_corpus", "relevance_encoder", "stability_sum", "judge_explains"]
+        "rag_corpus", "relevance_encoder", "stability_sum", "judge_explains", "answer_tokens"]
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "threshold_pass": "at_least",
                                             "threshold_on": "average"}}) == [
         "rag_corpus", "relevance_encoder", "threshold_comparison", "stability_sum", "answer_format",
-        "judge_explains"]
+        "judge_explains", "answer_tokens"]
     changed = {"agents": ["rag", "rag"], "rounds": 2, "faithfulness_threshold": 0.5, "query_formulation": False,
                "scoring": False, "answer_sentences": 3, "judge_evidence_chars": 300}
     assert deviations(methods={"tool-mad": changed}) == [
         "tools_homogeneous", "rag_corpus", "agents", "rounds", "thresholds", "query_formulation", "scoring",
-        "answer_format", "judge_explains", "answer_cap", "judge_evidence"]  # no scores: no threshold or encoder
+        "answer_format", "judge_explains", "answer_tokens", "answer_cap",
+        "judge_evidence"]  # no scores: no threshold or encoder
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "scoring_variant": "consistency"}}) == [
-        "rag_corpus", "scoring_variant", "answer_format", "judge_explains"]
+        "rag_corpus", "scoring_variant", "answer_format", "judge_explains", "answer_tokens"]
 
 
 def test_a_single_search_agent_on_the_local_index_says_so() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
+from factdebate.methods.dpd.settings import GATHER_TOOLS
 from factdebate.methods.kit.paper_setup import chatgpt_backbone
 from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_deviation
 
@@ -32,6 +33,7 @@ def deviations(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
                                        "Search API) and a RAG knowledge base")
         # Every engine here differs from the paper's Google Search, the local BM25 index most of all.
         found += search_engine_deviation(cfg.tools, settings, paper_engine="google", who="the gatherers' searches")
+    found += _tools(cfg)
     if cfg.min_rounds != MIN_ROUNDS:
         found.append(Deviation(key="min_rounds", paper=f"at least {MIN_ROUNDS} rounds (Section 4.1)",
                                here=f"at least {cfg.min_rounds}", restore=f"--dpd-min-rounds {MIN_ROUNDS}"))
@@ -63,6 +65,23 @@ def deviations(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
             "confidence", here="a team's confidence is the agreement of k sampled statements, stated to the "
             "rebutters and judges (a black-box model has no attention to scale)"))
     return found
+
+
+GATHERERS_PAPER = "the gatherers search the Google Search API and a RAG knowledge base (Section 3)"
+
+
+def _tools(cfg: DPDSettings) -> list[Deviation]:
+    """Gatherers with one of the paper's two tools, or none where the task supplies no evidence of its own
+    (HaluEval's modes hand the teams the sample's knowledge: searching nothing there is the setup, not this)."""
+    if not cfg.gatherers or set(cfg.tools) == set(GATHER_TOOLS):
+        return []
+    if cfg.tools:
+        here = f"the gatherers search only the {' and '.join(cfg.tools)} tool"
+    elif cfg.task in ("claim", "kbqa"):
+        here = "the gatherers search no tool: the teams argue from the model's own knowledge"
+    else:
+        return []
+    return [Deviation(key="tools", paper=GATHERERS_PAPER, here=here, restore="--dpd-tools " + ",".join(GATHER_TOOLS))]
 
 
 def _referees(cfg: DPDSettings, settings: Settings) -> list[Deviation]:

@@ -26,10 +26,13 @@ def answered(turn: Turn, round: int) -> None:
                 response=turn.response, parse_retries=turn.parse_retries))
 
 
+ANSWER_TOKENS = 384  # the longest answer a debater may write (a generation limit, not a prompt's instruction)
+
+
 async def answer_turn(llm: LLM, prompt: Prompt, *, agent: str, round: int, role: str = "debater",
                       team: str | None = None, tool: str = "none", query: str | None = None,
                       query_changed: bool | None = None, evidence: Sequence[Document] = (),
-                      temperature: float = 0.0, max_tokens: int = 384) -> Turn:
+                      temperature: float = 0.0, max_tokens: int = ANSWER_TOKENS) -> Turn:
     """One labelled answer as a traced turn (``turn_started``, then ``answer``)."""
     turn = Turn(agent=agent, role=role, team=team, tool=tool, query=query, query_changed=query_changed,
                 evidence=list(evidence))

@@ -9,6 +9,7 @@ from factdebate.core.deviations import Deviation
 from factdebate.memory.settings import MemorySettings
 from factdebate.methods.kit.backbones import MERMAID, backbone
 from factdebate.methods.mermaid.settings import MermaidSettings
+from factdebate.methods.mermaid.toolbox import search_engines
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -73,8 +74,14 @@ def _toolset(settings: Settings, cfg: MermaidSettings) -> Deviation:
     else:
         parts.append("Wikipedia from the live API" if cfg.wikipedia_online else
                      "Wikipedia tools over the indexed corpus, offline")
-    parts.append("web search on Tavily when TAVILY_API_KEY is set, BM25 over the corpus otherwise"
-                 if "search" in cfg.servers else "no web search")
+    corpus = settings.retrieval.corpus
+    if "search" not in cfg.servers:
+        parts.append("no web search")
+    elif search_engines(settings) == "local,tavily":
+        parts.append(f"web search on Tavily (the live web), with BM25 over the '{corpus}' corpus beside it")
+    else:
+        parts.append(f"web search: none, BM25 over the '{corpus}' corpus on this machine (search: "
+                     f"{settings.retrieval.search}; Tavily needs TAVILY_API_KEY or --search tavily)")
     parts.append("OpenAlex, arXiv and PubMed for scholarly search" if "scholar" in cfg.servers else
                  "no scholarly search")
     if settings.mcp_servers:

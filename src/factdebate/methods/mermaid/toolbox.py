@@ -58,6 +58,12 @@ def server_env(settings: Settings) -> dict[str, str]:
     return env
 
 
+def search_engines(settings: Settings) -> str:
+    """The search server's engines under ``settings``: Tavily beside the local index where the run's search
+    engine is Tavily (``auto`` resolves to it when TAVILY_API_KEY is set), else the local index alone."""
+    return "local,tavily" if settings.retrieval.search == "tavily" else "local"
+
+
 def shipped_config(name: str, settings: Settings, *, online: bool = False) -> MCPServerConfig:
     """How to start one of factdebate's tool servers with this run's settings."""
     if name not in SHIPPED:
@@ -66,6 +72,8 @@ def shipped_config(name: str, settings: Settings, *, online: bool = False) -> MC
     command, *args = python_command("-m", "factdebate.toolservers", name)  # never the current folder's package
     if name == "wikipedia":
         args.append("--online" if online else "--offline")
+    if name == "search":  # the engine the settings resolved, not the server's own look at the environment
+        args += ["--engines", search_engines(settings)]
     if retrieval.search_before:
         args += ["--search-before", retrieval.search_before]
     if retrieval.exclude_domains:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.deviations import Deviation
 from factdebate.methods.kit.paper_setup import toolmad_backbone, toolmad_scorer, top_k
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
+from factdebate.methods.kit.turns import ANSWER_TOKENS
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
@@ -69,6 +70,9 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     found.append(Deviation(
         key="judge_explains", paper="the judge outputs the label (Fig. 6: SUPPORTS, REFUTES or NOT ENOUGH INFO)",
         here="the judge explains in two or three sentences, then gives the label on the last line"))
+    found.append(Deviation(
+        key="answer_tokens", paper="no length is set for a debater's answer (Fig. 5)",
+        here=f"a debater's answer is cut at {ANSWER_TOKENS} tokens (a generation limit)"))
     if cfg.answer_sentences is not None:
         found.append(Deviation(
             key="answer_cap", paper="debaters explain, then give the label, with no length limit (Fig. 5)",
