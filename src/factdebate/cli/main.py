@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -293,7 +294,19 @@ def run(argv: list[str] | None = None) -> int:
         return exits.SOME_FAILED
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def terminate_as_interrupt() -> None:
+    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does: ``asyncio.run`` then cancels the tasks and their
+    ``async with`` blocks close what they opened (MERMAID's tool servers, started as child processes), where
+    the default action would end the process at once and leave them running. ``serve`` installs its own."""
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
 def main() -> None:
+    terminate_as_interrupt()
     sys.exit(run())
 
 

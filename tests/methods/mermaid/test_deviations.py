@@ -21,11 +21,12 @@ def deviation_keys(**mermaid: Any) -> list[str]:
 
 
 def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -> None:
-    assert deviation_keys() == ["recall_caps", "toolset"]
+    assert deviation_keys() == ["memory_record", "recall_caps", "toolset", "tools_all_failed"]
     embedded = load_settings(overrides={"method": "mermaid"}, environ={})
-    assert keys(get_method("mermaid").paper_deviations(embedded)) == ["backbone", "recall_caps", "toolset"]
+    assert keys(get_method("mermaid").paper_deviations(embedded)) == [
+        "backbone", "memory_record", "recall_caps", "toolset", "tools_all_failed"]
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={})
-    [caps, toolset] = get_method("mermaid").paper_deviations(settings)
+    [_, caps, toolset, _] = get_method("mermaid").paper_deviations(settings)
     assert "at most 3 records per entity and 8 per claim" in caps.here
     assert "Wikipedia tools over the indexed corpus, offline" in toolset.here and "no scholarly search" in toolset.here
 
@@ -41,7 +42,8 @@ def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -
     ({"max_steps": 3}, "max_steps"),
 ])
 def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], key: str) -> None:
-    assert deviation_keys(**mermaid) == [key, *([] if mermaid.get("memory") == "off" else ["recall_caps"]), "toolset"]
+    memory = [] if mermaid.get("memory") == "off" else ["memory_record", "recall_caps"]
+    assert deviation_keys(**mermaid) == [key, *memory, "toolset", "tools_all_failed"]
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": mermaid}},
                              environ={})
     found = get_method("mermaid").paper_deviations(settings)[0]
@@ -49,7 +51,8 @@ def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], k
 
 
 def test_with_the_memory_off_its_other_settings_are_not_deviations() -> None:
-    assert deviation_keys(memory="off", memory_semantic=True, memory_path="/tmp/x.sqlite") == ["memory_off", "toolset"]
+    assert deviation_keys(memory="off", memory_semantic=True, memory_path="/tmp/x.sqlite") == [
+        "memory_off", "toolset", "tools_all_failed"]
 
 
 @pytest.mark.parametrize(("engine", "said", "engines"), [
@@ -65,3 +68,15 @@ def test_the_toolset_names_the_search_engine_the_run_uses(engine: str, said: str
     assert said in toolset.here and "otherwise" not in toolset.here
     args = shipped_config("search", settings).args
     assert args[args.index("--engines") + 1] == engines
+
+
+def test_the_memory_record_and_a_claim_whose_tools_all_failed_are_declared() -> None:
+    """Section 3.4's memory values carry the search query; a claim with every tool call failed is an error
+    here, where Algorithm 1's executor answers from what it has (issue 51, item 15)."""
+    found = {d.key: d for d in get_method("mermaid").paper_deviations(load_settings(
+        overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={}))}
+    assert "search query" in found["memory_record"].paper and "not stored" in found["memory_record"].here
+    assert "error" in found["tools_all_failed"].here
+    off = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": {"memory": "off"}}},
+                        environ={})
+    assert "memory_record" not in keys(get_method("mermaid").paper_deviations(off))

@@ -57,12 +57,23 @@ def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
         found.append(Deviation(key="max_steps", paper=f"T_max = {PAPER_MAX_STEPS}", here=f"T_max = {cfg.max_steps}",
                                restore=f"--mermaid-max-steps {PAPER_MAX_STEPS}"))
     if cfg.memory != "off":
+        found.append(Deviation(
+            key="memory_record", paper="each memory value is the retrieved evidence with its source metadata: the "
+            "search query and a timestamp (Section 3.4)",
+            here="a value holds the passage, its source, the tool that found it and (in a run's own memory) the "
+                 "claim's position in the run; the search query is not stored (a query the model wrote may carry "
+                 "the claim's wording or a guessed verdict into later claims)"))
         caps = MemorySettings()
         found.append(Deviation(key="recall_caps", paper="every stored record whose entity matches the claim's is "
                                "recalled (no limit given)",
                                here=f"at most {caps.per_entity_limit} records per entity and {caps.recall_limit} "
                                     "per claim, the most recent first"))
     found.append(_toolset(settings, cfg))
+    found.append(Deviation(
+        key="tools_all_failed", paper="the executor answers when it decides to or at T_max, from what it has "
+        "(Algorithm 1 says nothing of failed tool calls)",
+        here="a claim whose every tool call failed ends as an error (ToolCallsFailed), not a verdict from the "
+             "memory and the model alone: a tool outage is said, not hidden in a verdict"))
     return found
 
 
