@@ -56,6 +56,9 @@ def verify(
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
+    deviations: Annotated[bool, Opt("--deviations", help="List every way the run differs from the method's "
+                                    "paper (otherwise one line with their count when there are more than 3).")]
+    = False,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -101,10 +104,11 @@ def verify(
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
-        from factdebate.cli.render import render_verdict
+        from factdebate.cli import render
 
-        render_verdict(verdict, Console(), rounds=live is None or live.printed == 0)
-        _embedded_note(settings)
+        # the near-chance note right under the label (issue 50: it came last, after the paper's differences)
+        render.render_verdict(verdict, Console(), rounds=live is None or live.printed == 0,
+                              note=render.settings_note(settings), all_deviations=deviations)
 
 
 def _embedded_note(settings: Any) -> None:

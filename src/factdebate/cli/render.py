@@ -18,7 +18,8 @@ from factdebate.llm import near_chance
 from factdebate.methods.base import all_methods
 from factdebate.methods.view import MethodView, describe
 
-LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow"}
+LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow",
+               Label.CONFLICTING: "bold magenta"}
 GENERIC = MethodView()
 
 
@@ -162,8 +163,15 @@ class LiveDebate:
         self.printed += 1
 
 
-def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -> None:
-    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the decision."""
+FOLD_DEVIATIONS_OVER = 3  # more ways a run differs from its paper than this: one line with the count
+
+
+def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, note: str | None = None,
+                   all_deviations: bool = False) -> None:
+    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the decision. What matters
+    comes first under the label: ``note`` (the near-chance line of the embedded model), then the cost; the
+    ways the run differs from its paper last, as one line with their count when there are more than
+    :data:`FOLD_DEVIATIONS_OVER` (``all_deviations``: every one, as ``--json`` and an eval's run.json have)."""
     limits = thresholds(verdict.config, verdict.method)
     view = view_of(verdict.method)
     if rounds:
@@ -184,6 +192,8 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
     usage = verdict.usage
     summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label), f"  decided by {describe(view, verdict)}")
     console.print(Panel(summary, border_style="bold"))
+    if note:
+        console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)  # one greppable line
     reasoning = f" ({usage.reasoning_tokens} of them reasoning)" if usage.reasoning_tokens else ""
     console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "
                        f"{usage.completion_tokens} completion tokens{reasoning}, {usage.tool_calls} tool calls, "
@@ -196,6 +206,11 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True) -
                            "as agreement", style="magenta"))
     for warning in verdict.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
+    if len(verdict.deviations) > FOLD_DEVIATIONS_OVER and not all_deviations:
+        console.print(Text(f"{len(verdict.deviations)} settings differ from the paper ("
+                           f"{', '.join(d.key for d in verdict.deviations[:3])}, …): --deviations lists them "
+                           "with the flags that restore the paper's way, as --json does", style="cyan"))
+        return
     for deviation in verdict.deviations:
         console.print(Text(f"differs from the paper: {deviation.line()}", style="cyan"))
 
@@ -210,10 +225,15 @@ def embedded_model_note(models: list[str], what: str = near_chance.CLAIM) -> str
     return near_chance.near_chance_note(models, what, embedded=EMBEDDED_MODELS)
 
 
-def print_embedded_note(settings: Any, console: Console, what: str | None = None) -> None:
-    """The note above, for the models a run's settings give its roles; nothing for a served model."""
+def settings_note(settings: Any, what: str | None = None) -> str | None:
+    """The note above, for the models a run's settings give its roles; None for a served model."""
     from factdebate.cli.doctor import roles
 
     models = [settings.llm_for(role) for role in roles(settings)]
-    if note := embedded_model_note(models, what) if what else embedded_model_note(models):
+    return embedded_model_note(models, what) if what else embedded_model_note(models)
+
+
+def print_embedded_note(settings: Any, console: Console, what: str | None = None) -> None:
+    """The note above, printed; nothing for a served model."""
+    if note := settings_note(settings, what):
         console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)  # one greppable line
