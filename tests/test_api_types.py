@@ -16,8 +16,9 @@ import pytest
 
 import factdebate
 from factdebate.core.errors import ConfigError
-from factdebate.settings.keywords import Options
+from factdebate.settings.keywords import MethodName, Options, SearchEngineName
 from factdebate.settings.options import shared_options
+from factdebate.tools.registry import SEARCH_ENGINES
 
 from .paths import ROOT
 
@@ -25,7 +26,7 @@ GOOD = '''\
 import asyncio
 
 import factdebate as fd
-from factdebate import Label, Verdict
+from factdebate import ConfigError, GuardResult, Label, MethodName, ResponseVerdict, Verdict
 
 
 async def both() -> Verdict:
@@ -42,6 +43,14 @@ def main() -> None:
     guarded = fd.check_response("Paris is in Spain.", tier="fast", deadline_s=5.0)
     print(guarded.text, guarded.action_taken)
     print(fd.guard("Paris is in Spain.", policy="flag", evidence=[{"text": "Paris is in France."}]).claims)
+    passages: list[str] = ["Paris is in France."]
+    response: ResponseVerdict = fd.check_response("Paris is in France.", evidence=passages)
+    guarded_result: GuardResult = fd.check_response("Paris is in France.", evidence=("a", "b"), tier="fast")
+    chosen: MethodName = "mermaid"
+    try:
+        fd.verify("x", method=chosen, search="wikipedia", given_evidence=passages)
+    except ConfigError as exc:
+        print(exc, response.label, guarded_result.text)
 '''
 
 BAD = '''\
@@ -51,6 +60,11 @@ print(fd.verify("x").labelz)
 fd.verify("x", roundz=2)
 fd.verify("x", k="3")
 fd.check_response("x").text
+fd.check_response("x", evidence="a passage")
+fd.verify("x", method="tool_madd")
+fd.verify("x", search="googel")
+fd.guard("x", evidence="a passage")
+fd.verify("x", given_evidence="a passage")
 '''
 
 
@@ -83,6 +97,12 @@ def test_a_users_script_type_checks_with_mypy_strict(tmp_path: Path) -> None:
     assert 'bad.py:5: error: Argument "k" to "verify" has incompatible type "str"' in result.stdout
     # Without tier or deadline_s the answer is a ResponseVerdict, which has no guard text.
     assert 'bad.py:6: error: "ResponseVerdict" has no attribute "text"' in result.stdout
+    # Issue 50, item 7: one string where a list of passages belongs, and misspelt method or engine names.
+    assert 'bad.py:7: error: No overload variant of "check_response" matches' in result.stdout
+    assert 'bad.py:8: error: Argument "method" to "verify" has incompatible type' in result.stdout
+    assert 'bad.py:9: error: Argument "search" to "verify" has incompatible type' in result.stdout
+    assert 'bad.py:10: error: Argument "evidence" to "guard" has incompatible type "str"' in result.stdout
+    assert 'bad.py:11: error: Argument "given_evidence" to "verify" has incompatible type "str"' in result.stdout
     assert (Path(factdebate.__file__).parent / "py.typed").is_file()
 
 
@@ -91,7 +111,12 @@ def test_the_typed_keywords_are_the_option_table() -> None:
     hints = typing.get_type_hints(Options)
     table = {option.name: option for option in shared_options()}
     assert set(hints) == set(table) | {"rounds"}  # rounds: Tool-MAD's, the default method's
+    # method and search: str in the table (a plug-in's method, an engine's validator), the built-in names here
+    assert set(typing.get_args(MethodName)) == set(builtin_methods())
+    assert set(typing.get_args(SearchEngineName)) == set(SEARCH_ENGINES)
     for name, option in table.items():
+        if name in ("method", "search"):
+            continue
         declared = [arg for arg in typing.get_args(hints[name]) if arg is not type(None)]
         wanted = typing.get_args(option.annotation) if typing.get_origin(option.annotation) is typing.Literal \
             else (option.annotation,)
@@ -116,3 +141,20 @@ def test_method_options_and_a_misplaced_option() -> None:
 def test_check_response_is_at_the_top_level() -> None:
     answer = factdebate.check_response("Paris is in France.", method="single", llm="scripted:agree", cache=False)
     assert answer.claims and answer.label is not None
+
+
+def builtin_methods() -> list[str]:
+    """The methods factdebate registers itself (a test may have registered a plug-in of its own)."""
+    from factdebate.methods.base import all_methods
+
+    return [name for name, cls in all_methods().items() if cls.__module__.startswith("factdebate.methods.")]
+
+
+async def test_a_blocking_call_inside_a_running_event_loop_names_the_async_call() -> None:
+    """A notebook runs an event loop: asyncio's own error there said nothing about factdebate's async API."""
+    from factdebate.core.errors import EventLoopError
+
+    with pytest.raises(EventLoopError, match=r"await factdebate\.averify"):
+        factdebate.verify("Paris is in France.", llm="scripted:agree")
+    with pytest.raises(RuntimeError, match=r"await factdebate\.acheck_response"):  # still a RuntimeError
+        factdebate.check_response("Paris is in France.", llm="scripted:agree")

@@ -10,17 +10,32 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.types import Document, JudgeDecision, Judgement, Label, Round, Step, Turn, Usage, Verdict
+from factdebate.core.errors import ConfigError, EventLoopError, FactDebateError
+from factdebate.core.types import (
+    Document,
+    JudgeDecision,
+    Judgement,
+    Label,
+    ResponseVerdict,
+    Round,
+    Step,
+    Turn,
+    Usage,
+    Verdict,
+)
 from factdebate.core.version import __version__ as __version__
+from factdebate.settings.keywords import MethodName, SearchEngineName
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports api.py on first use
-    from factdebate.api import acheck_response, aguard, averify, check_response, guard, verify
+    from factdebate.api import EvidenceMode, acheck_response, aguard, averify, check_response, guard, verify
+    from factdebate.guard.types import GuardResult
 
-__all__ = ["Document", "JudgeDecision", "Judgement", "Label", "Round", "Step", "Turn", "Usage", "Verdict",
-           "acheck_response", "aguard", "averify", "check_response", "guard", "verify"]
+__all__ = ["ConfigError", "Document", "EventLoopError", "EvidenceMode", "FactDebateError", "GuardResult",
+           "JudgeDecision", "Judgement", "Label", "MethodName", "ResponseVerdict", "Round", "SearchEngineName", "Step",
+           "Turn", "Usage", "Verdict", "acheck_response", "aguard", "averify", "check_response", "guard", "verify"]
 
 # api.py imports the run layer (pydantic settings, the method registry): kept off plain ``import factdebate``.
-_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard"})
+_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard", "EvidenceMode"})
 
 
 def __getattr__(name: str) -> Any:
@@ -28,6 +43,10 @@ def __getattr__(name: str) -> Any:
         from factdebate import api
 
         return getattr(api, name)
+    if name == "GuardResult":  # the guard's result type (guard/types.py), read when first asked for
+        from factdebate.guard.types import GuardResult
+
+        return GuardResult
     raise AttributeError(f"module 'factdebate' has no attribute {name!r}")
 
 

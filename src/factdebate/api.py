@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, Unpack, overload
+from typing import Any, Literal, Protocol, TypeVar, Unpack, overload
 
-from factdebate.core.errors import ConfigError
+from factdebate.core.errors import ConfigError, EventLoopError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.guard.public import aguard as _aguard
@@ -33,6 +33,27 @@ __all__ = ["acheck_response", "aguard", "averify", "check_response", "guard", "s
 # A passage given with the claim or the answer: its text, or {"text": ..., "title": ..., "url"/"source": ...}.
 Passage = str | Mapping[str, str]
 EvidenceMode = Literal["given", "both", "retrieved"]
+_Item = TypeVar("_Item", covariant=True)
+
+
+class Passages(Protocol[_Item]):
+    """A list or tuple of passages, never one string. A ``str`` is itself a sequence of strings, so with
+    ``Sequence[str]`` the mistake ``evidence="a passage"`` passed a type check and failed at run time. The
+    difference a checker can see: a list's ``in`` takes any object, a string's only a string."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[_Item]: ...
+    def __contains__(self, value: object, /) -> bool: ...
+
+
+def _not_in_a_running_loop(name: str) -> None:
+    """The blocking calls run ``asyncio.run``, which cannot start where a loop already runs (a notebook):
+    say so with the async call to use, before a coroutine is made."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise EventLoopError(name)
 
 
 def _flat(options: Mapping[str, Any], method_options: Mapping[str, OptionValue] | None) -> dict[str, Any]:
@@ -53,7 +74,7 @@ def _warn_unread(options: Mapping[str, Any], method: str) -> None:
 
 async def averify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
                   on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                  given_evidence: Sequence[Passage | Document] | None = None,
+                  given_evidence: Passages[Passage | Document] | None = None,
                   method_options: Mapping[str, OptionValue] | None = None, **options: Unpack[Options]) -> Verdict:
     """Check one claim and return its :class:`~factdebate.core.types.Verdict`.
 
@@ -87,7 +108,7 @@ async def averify(claim: str, *, config_file: str | Path | None = None, trace: s
 
 def verify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
            on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-           given_evidence: Sequence[Passage | Document] | None = None,
+           given_evidence: Passages[Passage | Document] | None = None,
            method_options: Mapping[str, OptionValue] | None = None, **options: Unpack[Options]) -> Verdict:
     """Check one claim and return its :class:`~factdebate.core.types.Verdict` (:func:`averify` in an event
     loop of its own: call ``averify`` from async code).
@@ -101,32 +122,33 @@ def verify(claim: str, *, config_file: str | Path | None = None, trace: str | Pa
         fd.verify("The Eiffel Tower is in Rome.", method="dpd", llm="openai:gpt-4o-mini", k=5,
                   method_options={"dpd_max_rounds": 2})
     """
+    _not_in_a_running_loop("verify")
     return asyncio.run(averify(claim, config_file=config_file, trace=trace, on_event=on_event, backends=backends,
                                given_evidence=given_evidence, method_options=method_options, **options))
 
 
 @overload
-async def acheck_response(response: str, *, question: str | None = ..., evidence: Sequence[Passage] | None = ...,
+async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                           evidence_mode: EvidenceMode | None = ..., tier: None = ..., deadline_s: None = ...,
                           config_file: str | Path | None = ..., trace: str | Path | None = ...,
                           on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
                           method_options: Mapping[str, OptionValue] | None = ...,
                           **options: Unpack[SharedOptions]) -> ResponseVerdict: ...
 @overload
-async def acheck_response(response: str, *, question: str | None = ..., evidence: Sequence[Passage] | None = ...,
+async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                           evidence_mode: EvidenceMode | None = ..., tier: Tier, deadline_s: float | None = ...,
                           config_file: str | Path | None = ..., trace: str | Path | None = ...,
                           on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
                           method_options: Mapping[str, OptionValue] | None = ...,
                           **options: Unpack[SharedOptions]) -> GuardResult: ...
 @overload
-async def acheck_response(response: str, *, question: str | None = ..., evidence: Sequence[Passage] | None = ...,
+async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                           evidence_mode: EvidenceMode | None = ..., tier: Tier | None = ..., deadline_s: float,
                           config_file: str | Path | None = ..., trace: str | Path | None = ...,
                           on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
                           method_options: Mapping[str, OptionValue] | None = ...,
                           **options: Unpack[SharedOptions]) -> GuardResult: ...
-async def acheck_response(response: str, *, question: str | None = None, evidence: Sequence[Passage] | None = None,
+async def acheck_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
                           evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                           deadline_s: float | None = None, config_file: str | Path | None = None,
                           trace: str | Path | None = None, on_event: EventSink | None = None,
@@ -173,27 +195,27 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
 
 
 @overload
-def check_response(response: str, *, question: str | None = ..., evidence: Sequence[Passage] | None = ...,
+def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                    evidence_mode: EvidenceMode | None = ..., tier: None = ..., deadline_s: None = ...,
                    config_file: str | Path | None = ..., trace: str | Path | None = ...,
                    on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
                    method_options: Mapping[str, OptionValue] | None = ...,
                    **options: Unpack[SharedOptions]) -> ResponseVerdict: ...
 @overload
-def check_response(response: str, *, question: str | None = ..., evidence: Sequence[Passage] | None = ...,
+def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                    evidence_mode: EvidenceMode | None = ..., tier: Tier, deadline_s: float | None = ...,
                    config_file: str | Path | None = ..., trace: str | Path | None = ...,
                    on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
                    method_options: Mapping[str, OptionValue] | None = ...,
                    **options: Unpack[SharedOptions]) -> GuardResult: ...
 @overload
-def check_response(response: str, *, question: str | None = ..., evidence: Sequence[Passage] | None = ...,
+def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                    evidence_mode: EvidenceMode | None = ..., tier: Tier | None = ..., deadline_s: float,
                    config_file: str | Path | None = ..., trace: str | Path | None = ...,
                    on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
                    method_options: Mapping[str, OptionValue] | None = ...,
                    **options: Unpack[SharedOptions]) -> GuardResult: ...
-def check_response(response: str, *, question: str | None = None, evidence: Sequence[Passage] | None = None,
+def check_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
                    evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                    deadline_s: float | None = None, config_file: str | Path | None = None,
                    trace: str | Path | None = None, on_event: EventSink | None = None,
@@ -216,12 +238,13 @@ def check_response(response: str, *, question: str | None = None, evidence: Sequ
         "question": question, "evidence": evidence, "evidence_mode": evidence_mode, "tier": tier,
         "deadline_s": deadline_s, "config_file": config_file, "trace": trace, "on_event": on_event,
         "backends": backends, "method_options": method_options}
+    _not_in_a_running_loop("check_response")
     return asyncio.run(acheck_response(response, **keywords, **options))
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
                  tier: Tier | None = None, deadline_s: float | None = None,
-                 evidence: Sequence[GuardEvidence | Mapping[str, str]] | None = None,
+                 evidence: Passages[GuardEvidence | Mapping[str, str]] | None = None,
                  evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
                  on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
                  config_file: str | Path | None = None, trace: str | Path | None = None,
@@ -255,7 +278,7 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
 
 def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
           tier: Tier | None = None, deadline_s: float | None = None,
-          evidence: Sequence[GuardEvidence | Mapping[str, str]] | None = None,
+          evidence: Passages[GuardEvidence | Mapping[str, str]] | None = None,
           evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
           on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
           config_file: str | Path | None = None, trace: str | Path | None = None,
@@ -273,6 +296,7 @@ def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, pol
             print(claim.claim, claim.label, claim.status, claim.span, claim.correction)
         print(result.text)  # the reply as the policy leaves it
     """
+    _not_in_a_running_loop("guard")
     return asyncio.run(aguard(reply, question=question, policy=policy, tier=tier, deadline_s=deadline_s,
                               evidence=evidence, evidence_mode=evidence_mode, conversation_id=conversation_id,
                               on_unchecked=on_unchecked, reviser=reviser, config_file=config_file, trace=trace,

@@ -21,12 +21,26 @@ class InputError(FactDebateError):
     """A claim or input file the tool cannot work on."""
 
 
+# PyPI serves torch's CUDA build (several GB); PyTorch's own index has the CPU build the float encoder needs.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
 class MissingDependencyError(FactDebateError):
     def __init__(self, package: str, extra: str) -> None:
+        first = (f"`pip install torch --index-url {TORCH_CPU_INDEX}` (the CPU build; PyPI's is CUDA's), then "
+                 if extra == "torch" else "")
         super().__init__(
-            f"this feature needs the Python package '{package}'; install it with "
-            f"`pip install 'factdebate[{extra}]'` (or run scripts/setup.sh)"
+            f"this feature needs the Python package '{package}'; install it with {first}"
+            f"`pip install 'factdebate[{extra}]'` (in a checkout of the repository, `make setup` installs them all)"
         )
+
+
+class EventLoopError(FactDebateError, RuntimeError):
+    """A blocking API call (``factdebate.verify``) made where an event loop already runs (a notebook)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"factdebate.{name}() runs an event loop of its own, and one is already running here (a "
+                         f"Jupyter notebook, or async code): use `await factdebate.a{name}(...)` instead")
 
 
 class MissingKeyError(ConfigError):

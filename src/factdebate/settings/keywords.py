@@ -14,18 +14,25 @@ from typing import Literal, TypedDict
 # What one option may be set to: every option's value is one of these.
 OptionValue = str | int | float | bool | list[str] | None
 
+# The built-in methods and search engines, so that a misspelt name fails a type check (tests/test_api_types.py
+# keeps them equal to the method registry and to tools.registry.SEARCH_ENGINES). A plug-in's method is not
+# here: name it with ``typing.cast(MethodName, "my-method")``, or through a config file.
+MethodName = Literal["cot", "dpd", "factool", "halueval-fewshot", "mad", "madke", "mermaid", "react", "selfcheck",
+                     "single", "tool-mad", "vote", "wecheck"]
+SearchEngineName = Literal["auto", "local", "tavily", "wikipedia"]
+
 
 class SharedOptions(TypedDict, total=False):
     """Options every check reads (``factdebate verify --help``, "Common options", has the long help)."""
 
-    method: str | None  # tool-mad (default), mermaid, dpd, cot, react, mad, madke, vote, single...
+    method: MethodName | None  # tool-mad (default), mermaid, dpd, cot, react, mad, madke, vote, single...
     llm: str | None  # every role's model: "openai:<model>", "llama-cpp:builtin", "scripted:agree"
     judge_llm: str | None
     scorer_llm: str | None
     temperature: float | None
     llm_max_in_flight: int | None
     cache: bool | None
-    search: str | None  # auto, local, tavily, wikipedia
+    search: SearchEngineName | None
     corpus: str | None
     milvus_uri: str | None
     k: int | None  # passages per search
