@@ -68,6 +68,8 @@ class Plan:
         # Deviations and tool heterogeneity of the settings the samples run with (DPD's HaluEval modes
         # debate the dataset's own evidence and search nothing).
         effective = method.sample_settings(self.settings, self.dataset)
+        with two_labels(self.dataset.two_labels()):  # as the samples run: a two-label task is declared there
+            deviations = [*method.paper_deviations(effective), *self.deviations]
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.answer_map(),
@@ -77,7 +79,7 @@ class Plan:
                 "samples": len(self.samples), "options": self.options,
                 "dataset_loaded": len(self.dataset.samples), "dataset_skipped": dict(self.dataset.skipped),
                 "settings": public_config(self.settings),
-                "deviations": [d.model_dump() for d in [*method.paper_deviations(effective), *self.deviations]],
+                "deviations": [d.model_dump() for d in deviations],
                 "tools_heterogeneous": method.tools_heterogeneous(effective),
                 **({"run_state": self.state} if self.state else {}),
                 "provenance": self.provenance}

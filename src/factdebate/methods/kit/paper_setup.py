@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from factdebate.core.claim_context import binary_task
 from factdebate.core.deviations import Deviation
 from factdebate.methods.kit.backbones import DPD, TOOLMAD, TOOLMAD_SCORER, Backbones, backbone
 
@@ -22,8 +23,21 @@ TOOLMAD_K = 3  # "the top three most semantically relevant documents" per query,
 
 def toolmad_backbone(settings: Settings, roles: Iterable[str] = ("debater", "judge"),
                      backbones: Backbones = TOOLMAD) -> list[Deviation]:
-    """Tool-MAD and the baselines its paper ran beside it, on its backbones (kit/backbones.py, exact names)."""
-    return backbone(settings, roles, backbones)
+    """Tool-MAD and the baselines its paper ran beside it, on its backbones (kit/backbones.py, exact names);
+    and, every one of them offering NOT ENOUGH INFO in the paper, the two-label rule where it is in force."""
+    return backbone(settings, roles, backbones) + toolmad_labels()
+
+
+def toolmad_labels() -> list[Deviation]:
+    """The ``two_labels`` deviation on a two-label task (core/claim_context.py): the Tool-MAD paper's prompts
+    offer SUPPORTS, REFUTES and NOT ENOUGH INFO on every dataset, FaVIQ's two-label set included."""
+    if not binary_task():
+        return []
+    return [Deviation(
+        key="two_labels", paper="every prompt offers SUPPORTS, REFUTES and NOT ENOUGH INFO, on the two-label sets "
+        "(FaVIQ) as well (Figs. 5-6); a NOT ENOUGH INFO answer there is simply wrong",
+        here="on a two-label set only SUPPORTS and REFUTES are offered, and a NOT ENOUGH INFO that still comes is "
+             "answered REFUTES (not verified as factual; counted under the run's two-label cases)")]
 
 
 def toolmad_scorer(settings: Settings) -> list[Deviation]:
