@@ -123,7 +123,8 @@ async def test_unreadable_subjective_filter_falls_back_to_the_whole_response() -
     respond = script(filtered="nothing readable")
     verdict, _, _ = await check(respond, sections={"response": {"drop_subjective": True}})
     assert verdict.extraction.subjective_removed is False
-    assert verdict.extraction.checked_text == RESPONSE
+    # The whole of what the check-worthiness gate passed (the "I think ... lovely" opinion is gated out first).
+    assert verdict.extraction.checked_text == "Paris is the capital of France. The Eiffel Tower is in Rome."
 
 
 async def test_given_claims_skip_extraction_and_keep_gold() -> None:

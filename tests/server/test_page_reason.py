@@ -34,6 +34,7 @@ from tests.server.test_browser import pytestmark, sign_in, verify_claim_with, wa
 from tests.server.test_page_scripts import NODE, run_module
 
 CLAIM = "The Eiffel Tower was completed in 1889."
+ONE_ANSWER = {"cot", "react", "single", "mermaid", "selfcheck", "wecheck", "halueval-fewshot"}
 LABEL = re.compile(r"^(SUPPORTS|REFUTES|NOT ENOUGH INFO)$")
 EIFFEL = Document(id="r1", title="Eiffel Tower", text="The tower was built for the 1889 World's Fair. "
                   "The tower was completed in 1889.", source="https://en.wikipedia.org/wiki/Eiffel_Tower")
@@ -103,6 +104,8 @@ def test_every_method_says_why_in_its_deciding_answers_words(chromium: Any, serv
         # A sentence in words: whose answer, and what it wrote (or that it gave no reason).
         assert re.search(r" (wrote: “.+”|answered .+ without giving a reason\.)$", words), (method, words)
         assert "_" not in words and "claim-1" not in words, (method, words)
+        if method in ONE_ANSWER:  # issue 49, item 4: a "why" sentence on these too
+            assert box.locator(".verdict-why").count() == 1, method
         cited = box.locator(".deciding-evidence > .passages .passage")
         if cited.count():  # evidence was cited: the line it rests on is quoted, from a cited passage
             quote = box.locator(".reason-quote .passage-text").inner_text()
@@ -164,7 +167,11 @@ def test_a_responses_claims_each_say_why(chromium: Any, server: LiveServer) -> N
     for i in range(2):
         reason = rows.nth(i).locator(".verdict-reason .reason-text").inner_text()
         assert reason.startswith("RAG agent wrote: “Document [1] states that "), reason
-        assert rows.nth(i).locator(".reason-quote .passage-text").inner_text()
+    assert rows.nth(0).locator(".reason-quote .passage-text").inner_text() == "The tower was completed in 1889."
+    # No line of the passage cited names Paris: nothing is quoted as what "It stands in Paris." rests on
+    # (issue 49, item 3), and the passage is still listed as cited.
+    assert rows.nth(1).locator(".reason-quote").count() == 0
+    assert rows.nth(1).locator(".deciding-evidence .passage").count() >= 1
     assert errors == []
 
 
@@ -254,3 +261,50 @@ def test_the_terminal_and_the_page_share_the_cautions_words() -> None:
     cli = embedded_model_note(["llama-cpp:builtin"])
     assert cli is not None and views.claim.split("; for real verdicts")[0] == cli.split("; for real verdicts")[0]
     assert "OPENAI_BASE_URL" in cli and "operator" in views.claim and "OPENAI_BASE_URL" not in views.claim
+
+
+@pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")
+def test_the_line_quoted_shares_the_claims_names_and_numbers_and_is_shown_once() -> None:
+    """Issue 49, item 3: "it rests on" quoted the Paris/Champ de Mars line for "...completed in 1889." (a
+    repeated "tower" counted twice), and a one-line passage was quoted above itself."""
+    doc = {"id": "e", "text": "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris. "
+                              "It is named after the engineer Gustave Eiffel. The tower was completed in 1889."}
+    lines = run_module("reason.js", "data.claims.map(c => m.bestLine(data.doc, c))",
+                       {"doc": doc, "claims": [CLAIM, "The Burj Khalifa is in Dubai.", "Gustave Eiffel built it."]})
+    assert lines == ["The tower was completed in 1889.", None, "It is named after the engineer Gustave Eiffel."]
+    verdict = {"claim": CLAIM, "label": "SUPPORTS", "decided_by": "single", "rounds": [{"round": 1, "turns": [
+        {"agent": "cot", "label": "SUPPORTS", "response": "Passage [1] says so.\nSUPPORTS",
+         "evidence": [PARIS.model_dump()]}]}]}
+    reason = run_module("reason.js", "m.verdictReason(data)", verdict)
+    assert [d["id"] for d in reason["cited"]] == ["s1"]
+    assert reason["quote"] is None  # the whole passage is the line: it is shown once, in the list below
+
+
+@pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")
+def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() -> None:
+    """Issue 49, item 4: cot, single, ReAct, Self-Check, HaluEval, MERMAID and WeCheck had no "why" sentence."""
+    def one(response: str, decided_by: str = "single", steps: int = 0, **more: Any) -> dict[str, Any]:
+        turn = {"agent": "cot", "role": "answerer", "label": "SUPPORTS", "response": response,
+                "steps": [{"thought": "", "tool": "search"}] * steps}  # no thought: a bare label is all it gave
+        return {"claim": CLAIM, "label": "SUPPORTS", "decided_by": decided_by,
+                "rounds": [{"round": 1, "turns": [turn]}], **more}
+
+    said = run_module(
+        "why.js", "data.map(v => m.verdictSentence(v, {}))",
+        [one("The passage dates it to 1889.\nSUPPORTS"), one("SUPPORTS"), one("SUPPORTS", steps=3),
+         one("It is so.\nSUPPORTS", "executor", steps=2), one("SUPPORTS", "forced", steps=5),
+         one("", "threshold", explanation="highest similarity to the evidence 0.812 (threshold 0.5)"),
+         one("", "consistency", explanation="inconsistency 0.00 (0 of 3 passages do not support the claim); "
+                                            "threshold 0.5")])
+    assert said == [
+        "The model answered once, and that answer is the verdict: SUPPORTS; its own reason is quoted below.",
+        "The model answered once, and that answer is the verdict: SUPPORTS. It gave the label alone, with no "
+        "reason, so nothing on this page says why it holds.",
+        "The agent made 3 tool calls and then finished with SUPPORTS. It gave the label alone, with no reason, so "
+        "nothing on this page says why it holds.",
+        "The executor made 2 tool calls and then answered SUPPORTS; its own reason is quoted below.",
+        "The executor used its 5 tool calls without answering and was then asked for a label: SUPPORTS. It gave "
+        "the label alone, with no reason, so nothing on this page says why it holds.",
+        "No model reasoned here: the highest similarity to the evidence 0.812 (threshold 0.5) gives SUPPORTS.",
+        "Sampled passages were each asked whether they support the claim: inconsistency 0.00 (0 of 3 passages do "
+        "not support the claim); threshold 0.5, so SUPPORTS."]

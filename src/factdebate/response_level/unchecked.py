@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from factdebate.core.types import ClaimExtraction, Span, UncheckedSentence
 from factdebate.response_level.grounding import content_words, is_opinion
-from factdebate.response_level.spans import TextIndex, find_span, sentences
-from factdebate.response_level.worthiness import reason_to_skip
+from factdebate.response_level.spans import TextIndex, find_span
+from factdebate.response_level.worthiness import gated
 
 COVERED = 0.6  # share of a sentence's content words an unplaced claim must hold to be named in its note
 
@@ -59,12 +59,11 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
     dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
     out = []
-    for start, end in sentences(text):
+    for start, end, reason in gated(text):  # the gate's reason first: the extractor was not given these
         if _covered(start, end, spans):
             continue
         sentence = text[start:end]
         note = None
-        reason = reason_to_skip(sentence)
         if reason is None and kept is not None and sentence.strip() not in kept:
             reason = "subjective"
         if reason is None and is_opinion(sentence):

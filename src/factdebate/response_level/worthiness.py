@@ -12,12 +12,18 @@ Framing does not hide a statement (issue 47): the writer's stance ("I think", "I
 and what follows is judged on its own, so "I think the Eiffel Tower is in Berlin." is checked. An imperative
 ("Visit ...", "Check ...") is an instruction only when what follows the verb states nothing: no number, not
 two names ("Visit the Eiffel Tower in Berlin." is checked; "Visit the Louvre early." is not), and no "is",
-"was", "has"... with a name. A question answered "Yes." or "No." is a statement (guard/gate.py joins them).
+"was", "has"... with a name. A question answered "Yes." or "No." is a statement (:func:`gated` joins them).
+
+:func:`gated` is the one gate (issue 49, item 2): the guard (guard/gate.py) and a response check
+(run/response.py) both hand the extractor only the sentences it passes, so a small model that copies "Hello!"
+or "What is its height?" into its claims has nothing to copy them from.
 """
 
 from __future__ import annotations
 
 import re
+
+from factdebate.response_level.spans import sentences
 
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?\b|thank you|you'?re welcome|sure\b|"
@@ -109,3 +115,30 @@ def reason_to_skip(sentence: str) -> str | None:
     if _PRAISE.search(text) and not re.search(r"\d", text) and short:
         return "opinion"
     return None
+
+
+# An answer to the question before it: "Is the Eiffel Tower in Berlin? Yes." states that it is.
+_ANSWER = re.compile(r"^\W*(?:yes|no|yep|nope|correct|right|exactly|indeed|absolutely|definitely|of course|"
+                     r"that'?s (?:right|correct))\b", re.I)
+
+
+def answers(question: str, reply: str) -> bool:
+    """Whether ``reply`` answers the question ``question`` (yes or no, possibly said more)."""
+    return question.rstrip().endswith("?") and bool(_ANSWER.match(reply))
+
+
+def gated(text: str) -> list[tuple[int, int, str | None]]:
+    """Every sentence of ``text`` as (start, end, why it is left out or None when it is check-worthy). A
+    question followed by its yes or no is one statement, check-worthy (the extractor reads both together)."""
+    out: list[tuple[int, int, str | None]] = []
+    for start, end in sentences(text):
+        if out and out[-1][2] == "question" and answers(text[out[-1][0]:out[-1][1]], text[start:end]):
+            out[-1] = (out[-1][0], end, None)
+            continue
+        out.append((start, end, reason_to_skip(text[start:end])))
+    return out
+
+
+def worthy_text(text: str) -> str:
+    """The check-worthy sentences of ``text``, joined: what the extractor is given."""
+    return " ".join(text[start:end] for start, end, reason in gated(text) if reason is None)

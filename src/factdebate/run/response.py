@@ -37,6 +37,7 @@ from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
+from factdebate.response_level.worthiness import worthy_text
 from factdebate.run.claim import public_config, run_claim, session
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
@@ -116,9 +117,13 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
         recorder.emit(ResponseStarted(response=text, question=question, method=settings.method))
         if given_claims is not None:
             extraction = ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given")
+        elif not (worthy := await read_text(len(text), worthy_text, text)).strip():
+            extraction = ClaimExtraction()  # nothing states a fact (greetings, questions): no extractor call
         else:
+            # Only the sentences the check-worthiness gate passes are extracted from, as in the guard (issue
+            # 49, item 2): the others are listed in ``unchecked`` with the gate's reason.
             with span("claims", "extraction"):
-                extraction = await aextract_claims(text, question=question, llm=resources.llm("extractor"),
+                extraction = await aextract_claims(worthy, question=question, llm=resources.llm("extractor"),
                                                    max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective,
                                                    context=context)
         recorder.emit(ClaimsExtracted(claims=extraction.claims, source=extraction.source, parsed=extraction.parsed,

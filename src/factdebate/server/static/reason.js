@@ -111,17 +111,45 @@ export function citedBy(text, own, seen, claim) {
   return { docs: unique(docs), phrases };
 }
 
-/** The line of a passage that bears most on these words (its first when none does). @param {Doc} doc @param {string} about */
-export function bestLine(doc, about) {
-  const wanted = new Set(words(about));
-  const lines = sentences(doc.text || "");
-  let best = lines[0] || "";
-  let score = 0;
-  lines.forEach(s => {
-    const n = words(s).filter(w => wanted.has(w)).length;
-    if (n > score) { best = s; score = n; }
+/**
+ * What each of a text's words says about it: a number 3, a name (capitalised after a sentence's first word) 2,
+ * another content word 1. A citation mark ("[1]") is no number. @param {string} text @returns {Map<string, number>}
+ */
+function weighted(text) {
+  /** @type {Map<string, number>} */
+  const out = new Map();
+  sentences(text.replace(/\[\d{1,2}\]/g, " ")).forEach(line => {
+    (line.match(/[\p{L}\p{N}]+/gu) || []).forEach((token, i) => {
+      const w = token.toLowerCase();
+      if (STOP.has(w) || w.length < 2) return;
+      const weight = /^\p{N}/u.test(token) ? 3 : i > 0 && /^\p{Lu}/u.test(token) ? 2 : 1;
+      out.set(w, Math.max(out.get(w) || 0, weight));
+    });
   });
-  return clip(best, 280);
+  return out;
+}
+
+/**
+ * The line of a passage that says what these words say: the one sharing most of their distinguishing words
+ * (numbers, names, then other words, each counted once; a word every line holds tells none apart), or null
+ * when no line shares any (issue 49: a repeated "tower" made the Champ de Mars line the quote for "...was
+ * completed in 1889").
+ * @param {Doc} doc @param {string} about @returns {string | null}
+ */
+export function bestLine(doc, about) {
+  const wanted = weighted(about);
+  const lines = sentences(doc.text || "");
+  const held = lines.map(s => new Set(words(s)));
+  let best = null;
+  let score = 0;
+  lines.forEach((line, i) => {
+    let n = 0;
+    held[i].forEach(w => {
+      if (wanted.has(w) && (lines.length === 1 || !held.every(h => h.has(w)))) n += wanted.get(w) || 0;
+    });
+    if (n > score) { best = line; score = n; }
+  });
+  return best === null ? null : clip(best, 280);
 }
 
 /** @param {any} turn @param {number | null} round @param {Doc[]} seen @returns {Answer} */
@@ -194,7 +222,9 @@ export function verdictReason(v) {
     });
   }
   const doc = found.docs[0];
-  const quote = doc ? { text: clip(found.phrases.get(keyOf(doc)) || bestLine(doc, (sentence || "") + " " + claim), 280), doc } : null;
+  const line = doc ? found.phrases.get(keyOf(doc)) || bestLine(doc, (sentence || "") + " " + claim) : null;
+  // Quoted once: a line that is the whole passage is left to the list of passages cited, shown right below.
+  const quote = doc && line && clean(line) !== clean(doc.text) ? { text: clip(line, 280), doc } : null;
   const cited = new Set(found.docs.map(keyOf));
   const everyRead = unique([...answers.flatMap(a => a.seen), ...(v.rounds || []).flatMap(
     (/** @type {any} */ r) => (r.turns || []).flatMap(readBy))]);

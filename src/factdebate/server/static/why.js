@@ -4,6 +4,8 @@
    the score thresholds, so they are tested without a page (tests/server/test_page_scripts.py); the formula a
    method writes (DPD's weighted totals, a vote's tally) stays available, folded, under the sentence. */
 
+import { verdictReason } from "./reason.js";
+
 /** @typedef {{agent: string, label: string | null, scores?: Record<string, number | null>, statement?: boolean}} Answer */
 
 /** @param {number} n @param {string} word @param {string} [plural] */
@@ -144,6 +146,27 @@ export function verdictSentence(v, thresholds, statement) {
       return "No claim was found false, but " + (turns.length - count("SUPPORTS")) + " of the " + claims +
         " could not be verified.";
     }
+    case "single":
+    case "executor":
+    case "forced": { // one answer is the verdict (cot, single, ReAct, Self-Check without samples, HaluEval, MERMAID)
+      const turn = last ? (last.turns || []).find((/** @type {any} */ t) => t.label !== undefined && t.role !== "decomposer") : null;
+      const steps = turn ? (turn.steps || []).length : 0;
+      const calls = steps ? plural(steps, "tool call") : "";
+      const how = v.decided_by === "forced" ? "The executor used its " + (calls || "steps") + " without answering and " +
+        "was then asked for a label: " + label : v.decided_by === "executor" ? "The executor " +
+        (steps ? "made " + calls + " and then answered " : "answered ") + label : steps ?
+        "The agent made " + calls + " and then finished with " + label :
+        "The model answered once, and that answer is the verdict: " + label;
+      // Said plainly when the answer holds no reasoning (a model that writes the label alone).
+      const reason = verdictReason(v);
+      return how + (reason && reason.sentence ? "; its own reason is quoted below." :
+        ". It gave the label alone, with no reason, so nothing on this page says why it holds.");
+    }
+    case "threshold": // WeCheck: a similarity score against a threshold, no model's reasoning
+      return "No model reasoned here: the " + (v.explanation || "score against its threshold") + " gives " + label + ".";
+    case "consistency": // Self-Check with samples: how many sampled passages the claim is inconsistent with
+      return "Sampled passages were each asked whether they support the claim: " +
+        (v.explanation || "no answer could be read") + ", so " + label + ".";
     case "moderator":
       return "The moderator of " + (last ? "round " + last.round : "the debate") + " preferred an answer: " + label + ".";
     default:
