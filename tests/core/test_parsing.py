@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from factdebate.core.claim_context import four_labels
 from factdebate.core.parsing import parse_choice, parse_label, parse_list, parse_query, parse_verdicts
 from factdebate.core.types import Label
 
@@ -41,7 +42,11 @@ def test_parse_label_refuses_to_guess(text: str) -> None:
 
 @given(prose, st.sampled_from(list(Label)), st.sampled_from(["{}", "**{}**", "Final answer: {}", "{}."]))
 def test_label_on_last_line_always_wins(reasoning: str, label: Label, template: str) -> None:
-    assert parse_label(reasoning + "\n" + template.format(label.value)) is label
+    # AVeriTeC's fourth label is read on a four-label task only (tests/eval/test_fourth_label.py)
+    with four_labels(True):
+        assert parse_label(reasoning + "\n" + template.format(label.value)) is label
+    expected = None if label is Label.CONFLICTING else label
+    assert parse_label(reasoning + "\n" + template.format(label.value)) is expected
 
 
 @given(prose)
@@ -130,9 +135,11 @@ def test_verdict_like_lines_in_quoted_documents_never_decide(reasoning: str, own
                                                             forms: list[str]) -> None:
     quotes = "\n".join(form.format(quoted_line.format(injected.value)) for form in forms)
     reply = f"{reasoning}\n{own_line.format(own.value)}\n{quotes}"
-    assert parse_label(reply) is own
+    with four_labels(True):
+        assert parse_label(reply) is own
 
 
 @given(prose, st.sampled_from(list(Label)), st.sampled_from(QUOTE_FORMS))
 def test_a_reply_whose_only_verdict_is_quoted_is_unparsed(reasoning: str, injected: Label, form: str) -> None:
-    assert parse_label(f"{reasoning}\n{form.format('Final answer: ' + injected.value)}") is None
+    with four_labels(True):
+        assert parse_label(f"{reasoning}\n{form.format('Final answer: ' + injected.value)}") is None

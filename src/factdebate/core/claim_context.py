@@ -3,7 +3,9 @@
 in the run's order, which a method that keeps state across the claims of a run (MERMAID's run memory) reads
 so that a claim sees what the claims before it left, and nothing of those after it, even when it is run
 again on a resume; and whether the claim's task has two labels only (a binary dataset), so that a method or
-the response rule that would answer NOT ENOUGH INFO answers in the task's two labels instead."""
+the response rule that would answer NOT ENOUGH INFO answers in the task's two labels instead; or whether it
+has four (AVeriTeC's, with Conflicting Evidence/Cherrypicking), so that the prompts, answer formats and the
+label parser offer and read the fourth label there and nowhere else."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from datetime import date
 _CLAIM_DATE: ContextVar[str | None] = ContextVar("factdebate_claim_date", default=None)
 _POSITION: ContextVar[int | None] = ContextVar("factdebate_claim_position", default=None)
 _TWO_LABELS: ContextVar[bool] = ContextVar("factdebate_two_labels", default=False)
+_FOUR_LABELS: ContextVar[bool] = ContextVar("factdebate_four_labels", default=False)
 # Room between two samples for the claims of one response (response.max_claims is at most 100).
 PER_SAMPLE = 1000
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
@@ -96,6 +99,23 @@ def two_labels(active: bool) -> Iterator[None]:
 def binary_task() -> bool:
     """Whether the current claim's task has two labels only (False outside an evaluation)."""
     return _TWO_LABELS.get()
+
+
+@contextmanager
+def four_labels(active: bool) -> Iterator[None]:
+    """Within the block (``active``), the claim belongs to a task with four labels: SUPPORTS, REFUTES, NOT
+    ENOUGH INFO and CONFLICTING EVIDENCE/CHERRYPICKING (AVeriTeC). The eval runner sets it for such a
+    dataset; outside it (the guard, ``verify``, any other dataset) the fourth label is never offered or read."""
+    token = _FOUR_LABELS.set(active)
+    try:
+        yield
+    finally:
+        _FOUR_LABELS.reset(token)
+
+
+def four_label_task() -> bool:
+    """Whether the current claim's task has AVeriTeC's four labels (False outside an evaluation)."""
+    return _FOUR_LABELS.get()
 
 
 # The rule for a third label in a two-label task. The prompts and answer formats offer two labels there

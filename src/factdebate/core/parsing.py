@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from factdebate.core.claim_context import four_label_task
 from factdebate.core.types import Label
 
 # Accepted spellings, most specific first so "NOT ENOUGH INFO" is never read as a bare keyword.
@@ -14,6 +15,14 @@ _LABEL_PATTERNS: list[tuple[re.Pattern[str], Label]] = [
     (re.compile(r"\bsupport(?:s|ed)?\b", re.I), Label.SUPPORTS),
     (re.compile(r"\brefute(?:s|d)?\b", re.I), Label.REFUTES),
 ]
+# AVeriTeC's fourth label, read only on a four-label task (core/claim_context.py): elsewhere a line naming it
+# names no label the task has, and the answer is re-asked. First, so that its "evidence" is never read apart.
+_CONFLICTING = (re.compile(r"\bconflicting\s+evidence(?:\s*/\s*cherry-?\s*picking)?\b|\bcherry-?\s*picking\b",
+                           re.I), Label.CONFLICTING)
+
+
+def _patterns() -> list[tuple[re.Pattern[str], Label]]:
+    return [_CONFLICTING, *_LABEL_PATTERNS] if four_label_task() else _LABEL_PATTERNS
 
 _NEGATED = re.compile(r"\b(?:not|doesn't|does\s+not|cannot|can't|neither|nor)\s+(?:\w+\s+)?$", re.I)
 
@@ -21,10 +30,10 @@ _NEGATED = re.compile(r"\b(?:not|doesn't|does\s+not|cannot|can't|neither|nor)\s+
 def _labels_in(line: str) -> set[Label]:
     found: set[Label] = set()
     rest = line
-    for pattern, label in _LABEL_PATTERNS:
+    for pattern, label in _patterns():
         for match in pattern.finditer(rest):
             # "does not support" is prose, not a verdict; NEI is matched first so its "not" is fine.
-            if label is not Label.NOT_ENOUGH_INFO and _NEGATED.search(rest[: match.start()]):
+            if label not in (Label.NOT_ENOUGH_INFO, Label.CONFLICTING) and _NEGATED.search(rest[: match.start()]):
                 continue
             found.add(label)
         rest = pattern.sub(" ", rest)
@@ -38,7 +47,7 @@ def _is_verdict_line(line: str, max_other_words: int) -> bool:
     """A verdict line is mostly the label ("**REFUTES**", "Final answer: not enough info."). A sentence
     that merely uses the word ("the claim is supported by document 2, which says...") is prose."""
     rest = line
-    for pattern, _ in _LABEL_PATTERNS:
+    for pattern, _ in _patterns():
         rest = pattern.sub(" ", rest)
     return len(_WORDS.findall(rest)) <= max_other_words
 

@@ -29,6 +29,13 @@ class Label(StrEnum):
     SUPPORTS = "SUPPORTS"
     REFUTES = "REFUTES"
     NOT_ENOUGH_INFO = "NOT ENOUGH INFO"
+    # AVeriTeC's fourth label, offered only on a four-label task (core/claim_context.py's ``four_labels``):
+    # the guard, ``verify`` and every three-label dataset never see it.
+    CONFLICTING = "CONFLICTING EVIDENCE/CHERRYPICKING"
+
+
+# The three labels every task but a four-label one offers, in table order.
+THREE_LABELS: tuple[Label, ...] = (Label.SUPPORTS, Label.REFUTES, Label.NOT_ENOUGH_INFO)
 
 
 # Other spellings of the labels in files written elsewhere (a dataset's gold labels, another tool's results),
@@ -37,6 +44,8 @@ LABEL_ALIASES: dict[str, Label] = {
     "SUPPORTED": Label.SUPPORTS, "SUPPORT": Label.SUPPORTS, "TRUE": Label.SUPPORTS,
     "REFUTED": Label.REFUTES, "REFUTE": Label.REFUTES, "FALSE": Label.REFUTES,
     "NEI": Label.NOT_ENOUGH_INFO, "NOT_ENOUGH_INFO": Label.NOT_ENOUGH_INFO, "NOTENOUGHINFO": Label.NOT_ENOUGH_INFO,
+    "CONFLICTING": Label.CONFLICTING, "CONFLICTING_EVIDENCE": Label.CONFLICTING, "CHERRYPICKING": Label.CONFLICTING,
+    "CONFLICTING_EVIDENCE_CHERRYPICKING": Label.CONFLICTING,
 }
 
 

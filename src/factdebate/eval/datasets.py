@@ -18,10 +18,11 @@ from typing import Any, Literal
 
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER
 from factdebate.core.errors import InputError
-from factdebate.core.types import Label
+from factdebate.core.types import THREE_LABELS, Label
 
 AnswerFormat = Literal["label", "yesno", "choice"]
-FACT_LABELS = tuple(label.value for label in Label)
+FACT_LABELS = tuple(label.value for label in THREE_LABELS)
+FOUR_LABELS = (*FACT_LABELS, Label.CONFLICTING.value)  # AVeriTeC's
 BINARY_LABELS = (Label.SUPPORTS.value, Label.REFUTES.value)
 IDENTITY = {label.value: label.value for label in Label}
 NEI = Label.NOT_ENOUGH_INFO.value
@@ -70,6 +71,11 @@ class Dataset:
     def two_labels(self) -> bool:
         """Whether the task is SUPPORTS or REFUTES only (the binary fact-checking and hallucination tasks)."""
         return self.answer_format == "label" and set(self.labels) == set(BINARY_LABELS)
+
+    def four_labels(self) -> bool:
+        """Whether the task has AVeriTeC's four labels: its methods are offered the fourth, CONFLICTING
+        EVIDENCE/CHERRYPICKING, and can predict it (core/claim_context.py's ``four_labels``)."""
+        return self.answer_format == "label" and Label.CONFLICTING.value in self.labels
 
     def answer_map(self) -> dict[str, str]:
         """``label_map`` as the run applies it (run.json shows this): on a two-label task, NOT ENOUGH INFO

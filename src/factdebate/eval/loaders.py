@@ -14,10 +14,11 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_INPUT_BYTES, read_input_bytes
-from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample, file_format
+from factdebate.core.types import Label
+from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, FOUR_LABELS, Dataset, Sample, file_format
 
 S, R, N = FACT_LABELS
-CONFLICTING = "CONFLICTING EVIDENCE/CHERRYPICKING"
+CONFLICTING = Label.CONFLICTING.value
 
 
 def read_text(path: Path) -> str:
@@ -174,13 +175,13 @@ def load_faviq(path: Path) -> Dataset:
     return _labelled("faviq", path, read_records(path, skipped), FEVER_MAP, BINARY_LABELS, skipped=skipped)
 
 
-@file_format("averitec", "AVeriTeC JSON (claim, label; 4 labels: the 4th, Conflicting Evidence/Cherrypicking, "
-                         "is kept and no 3-label method can predict it)")
+@file_format("averitec", "AVeriTeC JSON (claim, label; 4 labels, the 4th, Conflicting Evidence/Cherrypicking, "
+                         "offered to every method on it)")
 def load_averitec(path: Path) -> Dataset:
     skipped: Counter[str] = Counter()
     mapping = {"supported": S, "refuted": R, "not enough evidence": N,
                "conflicting evidence/cherrypicking": CONFLICTING}
-    return _labelled("averitec", path, read_records(path, skipped), mapping, (*FACT_LABELS, CONFLICTING),
+    return _labelled("averitec", path, read_records(path, skipped), mapping, FOUR_LABELS,
                      meta_keys=("claim_date",), skipped=skipped)
 
 

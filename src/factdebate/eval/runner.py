@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from factdebate.core.claim_context import THIRD_LABEL_ANSWER, claim_date, claim_position, two_labels
+from factdebate.core.claim_context import THIRD_LABEL_ANSWER, claim_date, claim_position, four_labels, two_labels
 from factdebate.core.deviations import Deviation
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runfiles import read_run_json
@@ -172,7 +172,8 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
     mode = plan.settings.retrieval.evidence
     given = None if mode == "retrieved" else documents_from(sample.meta.get("evidence") or [], prefix=sample.id)
     # evaluating(): every llm_call of the trace names its sample.
-    with given_evidence(given), two_labels(plan.dataset.two_labels()), evaluating(sample.id):
+    with given_evidence(given), two_labels(plan.dataset.two_labels()), four_labels(plan.dataset.four_labels()), \
+            evaluating(sample.id):
         record = await _evaluate(sample, plan, resources, sinks, record)
     return outside_two_labels(record, plan.dataset)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import count_reply
-from factdebate.core.types import Document, Label
+from factdebate.core.types import THREE_LABELS, Document, Label
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
@@ -22,7 +22,7 @@ from factdebate.prompts import render
 from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
 
 AGENT = "guard-fast"
-LABELS = [label.value for label in Label]
+LABELS = [label.value for label in THREE_LABELS]  # the guard is never a four-label task
 SCHEMA = {"type": "object", "additionalProperties": False, "required": ["label", "passage", "quote"],
           "properties": {"label": {"type": "string", "enum": LABELS},
                          "passage": {"type": "integer", "minimum": 0, "maximum": 40},

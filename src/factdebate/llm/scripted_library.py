@@ -3,6 +3,8 @@ web page's end-to-end test and the load benchmarks. They follow the prompts' out
 ``scripted:unsure`` answers as ``agree`` does with every label turned into NOT ENOUGH INFO (a judge's vote
 into a tie, MERMAID's True/False answer into NOT ENOUGH INFO): what a two-label run does with a model that
 keeps answering the third label (Yes/No prompts keep their answer: they have no third one).
+``scripted:conflicting`` answers as ``agree`` does with every SUPPORTS or REFUTES turned into AVeriTeC's
+fourth label, CONFLICTING EVIDENCE/CHERRYPICKING: what a four-label run does with a model that answers it.
 
 This module answers the shared prompts (label re-asks, scoring, claim extraction); each method family
 declares the replies to its own prompts (``Method.scripted_replies``), added here when the method registers,
@@ -116,19 +118,33 @@ def unsure_responder() -> Responder:
     return respond
 
 
-BEHAVIOURS = ("agree", "disagree", "unsure")
+def conflicting_responder() -> Responder:
+    """``scripted:conflicting``: the ``agree`` replies with every label answered CONFLICTING EVIDENCE/
+    CHERRYPICKING (outside a four-label task that answer names no label, and is re-asked)."""
+    agree = protocol_responder(False)
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        return _LABEL.sub(CONFLICTING, agree(call, messages, params))
+
+    return respond
+
+
+CONFLICTING = "CONFLICTING EVIDENCE/CHERRYPICKING"
+BEHAVIOURS = ("agree", "disagree", "unsure", "conflicting")
 
 
 def scripted_backend(target: str) -> ScriptedBackend:
-    """``agree``, ``disagree`` or ``unsure``, optionally ``@<seconds>`` of latency per call (``disagree@0.05``)."""
+    """``agree``, ``disagree``, ``unsure`` or ``conflicting``, optionally ``@<seconds>`` of latency per call
+    (``disagree@0.05``)."""
     name, _, latency = target.partition("@")
     if name not in BEHAVIOURS:
-        raise ConfigError(f"unknown scripted behaviour '{name}'; use scripted:agree, scripted:disagree or "
-                          "scripted:unsure")
+        raise ConfigError(f"unknown scripted behaviour '{name}'; use scripted:agree, scripted:disagree, "
+                          "scripted:unsure or scripted:conflicting")
     try:
         delay = float(latency) if latency else 0.0
     except ValueError as exc:
         raise ConfigError(f"bad latency in 'scripted:{target}'") from exc
-    responder = unsure_responder() if name == "unsure" else protocol_responder(name == "disagree")
+    responder = unsure_responder() if name == "unsure" else conflicting_responder() if name == "conflicting" \
+        else protocol_responder(name == "disagree")
     return ScriptedBackend(responder, latency=delay,
                            name=f"scripted:{target}", record=False)

@@ -15,7 +15,7 @@ from typing import Any
 
 import jinja2
 
-from factdebate.core.claim_context import binary_task
+from factdebate.core.claim_context import binary_task, four_label_task
 
 _DIR = Path(__file__).parent
 # Found by path, not by import: the prompts sit below the methods in the layers.
@@ -60,8 +60,11 @@ class Prompt:
 
 def render(name: str, **variables: Any) -> Prompt:
     """``two_labels`` is set for every template (unless given): whether the claim's task has two labels only,
-    so that a prompt that offers NOT ENOUGH INFO leaves it out there (core/claim_context.py)."""
+    so that a prompt that offers NOT ENOUGH INFO leaves it out there (core/claim_context.py); ``four_labels``
+    alike: whether the task has AVeriTeC's fourth label, CONFLICTING EVIDENCE/CHERRYPICKING, which a prompt
+    that lists the labels offers only then."""
     variables.setdefault("two_labels", binary_task())
+    variables.setdefault("four_labels", four_label_task())
     text = _env().get_template(f"{name}.j2").render(**variables).strip()
     return Prompt(name=name, text=text)
 

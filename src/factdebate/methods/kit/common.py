@@ -13,7 +13,7 @@ from factdebate.core.types import Document, Label
 from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
-from factdebate.methods.kit.formats import ALL_LABELS, TWO_LABELS, offered_labels, verdict_params
+from factdebate.methods.kit.formats import ALL_LABELS, FOUR_LABELS, TWO_LABELS, offered_labels, verdict_params
 from factdebate.prompts import Prompt
 from factdebate.tools.base import Tool
 
@@ -23,6 +23,13 @@ LABEL_REASK = Reask(template="label_reask", name="label_reask",
                     params=GenParams(temperature=0.0, max_tokens=12, choices=LABEL_CHOICES))
 LABEL_REASK_TWO = Reask(template="label_reask", name="label_reask",
                         params=GenParams(temperature=0.0, max_tokens=12, choices=TWO_LABELS))
+LABEL_REASK_FOUR = Reask(template="label_reask", name="label_reask",
+                         params=GenParams(temperature=0.0, max_tokens=16, choices=FOUR_LABELS))
+
+
+def label_reask() -> Reask:
+    """The label re-ask held to the task's labels (``offered_labels``: two, three or AVeriTeC's four)."""
+    return {TWO_LABELS: LABEL_REASK_TWO, FOUR_LABELS: LABEL_REASK_FOUR}.get(offered_labels(), LABEL_REASK)
 
 
 @dataclass
@@ -39,13 +46,13 @@ async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, m
     """Ask for reasoning ending in a label. With ``one_call`` the answer is held, where the backend can,
     to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
     read, re-ask once for the label alone (held to the task's labels where the backend supports it: two on
-    a two-label task); if that fails too, the label is ``None`` and the caller must treat the answer as
-    unparsed."""
+    a two-label task, four on AVeriTeC); if that fails too, the label is ``None`` and the caller must treat
+    the answer as unparsed."""
     one_call = llm.one_call_verdict if one_call is None else one_call
     params = verdict_params(temperature, max_tokens) if one_call else \
         GenParams(temperature=temperature, max_tokens=max_tokens)
     asked = await ask(llm, prompt, parse_label, what="label", params=params,
-                      reask=LABEL_REASK_TWO if offered_labels() == TWO_LABELS else LABEL_REASK, agent=agent,
+                      reask=label_reask(), agent=agent,
                       round=round)
     return LabelledAnswer(asked.first, asked.value, asked.retries,
                           asked.constrained if asked.value is not None else None)

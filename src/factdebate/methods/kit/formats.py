@@ -3,22 +3,26 @@ say the same, a schema and a template turning that object back into the text the
 
 from __future__ import annotations
 
-from factdebate.core.claim_context import binary_task
+from factdebate.core.claim_context import binary_task, four_label_task
 from factdebate.core.parsing import parse_query
-from factdebate.core.types import Label
+from factdebate.core.types import THREE_LABELS, Label
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import GenParams
 from factdebate.methods.kit.fields import PLACEHOLDERS, field_problem
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 
-ALL_LABELS = tuple(label.value for label in Label)
+ALL_LABELS = tuple(label.value for label in THREE_LABELS)
+FOUR_LABELS = (*ALL_LABELS, Label.CONFLICTING.value)
 TWO_LABELS = (Label.SUPPORTS.value, Label.REFUTES.value)
 
 
 def offered_labels() -> tuple[str, ...]:
     """The labels an answer format holds a model to: SUPPORTS and REFUTES only when the claim's task has two
-    labels (a binary dataset, core/claim_context.py), where NOT ENOUGH INFO is never a right answer."""
-    return TWO_LABELS if binary_task() else ALL_LABELS
+    labels (a binary dataset, core/claim_context.py), where NOT ENOUGH INFO is never a right answer; the four
+    of AVeriTeC when the claim's task has four (``four_labels``); the three labels otherwise."""
+    if binary_task():
+        return TWO_LABELS
+    return FOUR_LABELS if four_label_task() else ALL_LABELS
 
 
 def label_rule(labels: tuple[str, ...]) -> str:

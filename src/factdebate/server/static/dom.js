@@ -5,7 +5,9 @@
 /** @typedef {{llm_calls: number, tool_calls: number, prompt_tokens: number, completion_tokens: number, seconds: number}} Usage */
 
 /** @type {Record<string, string>} label -> its CSS class */
-export const LABEL_CLASS = { "SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "nei" };
+export const LABEL_CLASS = { "SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "nei",
+  // AVeriTeC's fourth label (a four-label run only): shown in the undecided colour
+  "CONFLICTING EVIDENCE/CHERRYPICKING": "nei" };
 
 /**
  * @template {keyof HTMLElementTagNameMap} K

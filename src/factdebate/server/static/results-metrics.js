@@ -13,7 +13,7 @@ export const UNPARSED = "UNPARSED";
 export const ERROR = "ERROR";
 /* The verdict labels in the order the datasets list them; any other label (a medical dataset's "yes") after
    them, alphabetically. */
-const ORDER = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"];
+const ORDER = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO", "CONFLICTING EVIDENCE/CHERRYPICKING"];
 
 /** @typedef {"ok" | "unparsed" | "error"} Status */
 /** @typedef {{llm_calls?: number, prompt_tokens?: number, completion_tokens?: number, seconds?: number} & Record<string, number>} Usage */

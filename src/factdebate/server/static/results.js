@@ -88,7 +88,7 @@ const plural = (n, one, many = one + "s") => n + " " + (n === 1 ? one : many);
 /** The matrix's name for a failed prediction. @param {string} shown */
 const shownWord = shown => (shown === UNPARSED ? "unparsed" : shown === ERROR ? "error" : shown);
 /** @type {Record<string, string>} what a phone's narrow matrix shows instead */
-const SHORT = { "SUPPORTS": "SUP", "REFUTES": "REF", "NOT ENOUGH INFO": "NEI", [UNPARSED]: "unp.", [ERROR]: "err." };
+const SHORT = { "SUPPORTS": "SUP", "REFUTES": "REF", "NOT ENOUGH INFO": "NEI", "CONFLICTING EVIDENCE/CHERRYPICKING": "CON", [UNPARSED]: "unp.", [ERROR]: "err." };
 
 /** A label in the metric tables: in full, or shortened on a phone (app.css); read out in full either way.
  * @template {HTMLElement} T @param {T} node @param {string} name a label, UNPARSED or ERROR @returns {T} */
