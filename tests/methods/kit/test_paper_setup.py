@@ -15,8 +15,9 @@ PAPER_MODEL = "openai:gpt-4o-mini"
 
 
 def deviations(method: str, **sections: Any) -> list[str]:
+    """The keys, less ``answer_format`` (a served model's answers are held to a format: its own test below)."""
     settings = load_settings(overrides={"method": method, "llm": {"debater": PAPER_MODEL}, **sections}, environ={})
-    return keys(get_method(method).paper_deviations(settings))
+    return [key for key in keys(get_method(method).paper_deviations(settings)) if key != "answer_format"]
 
 
 @pytest.mark.parametrize("method", ["cot", "single", "mad", "madke", "react"])
@@ -35,7 +36,7 @@ def test_madkes_pool_on_the_local_index_is_declared() -> None:
 def test_a_judge_on_another_model_is_named() -> None:
     settings = load_settings(overrides={"method": "mad", "llm": {"debater": PAPER_MODEL, "judge": "openai:o3"}},
                              environ={})
-    (found,) = get_method("mad").paper_deviations(settings)
+    (found,) = [d for d in get_method("mad").paper_deviations(settings) if d.key != "answer_format"]
     assert found.key == "backbone" and found.here == "the model is openai:o3"
 
 
@@ -97,3 +98,27 @@ def test_wecheck_is_always_a_stand_in() -> None:
     assert dpd_baseline("wecheck", retrieval={"search": "tavily"}) == ["stand_in", "search_engine"]
     assert dpd_baseline("wecheck", retrieval={"search": "tavily"}, methods={"wecheck": {"threshold": 0.6}}) == [
         "stand_in", "threshold", "search_engine"]
+
+
+@pytest.mark.parametrize("method", ["single", "cot", "react", "mad", "madke", "vote", "tool-mad"])
+def test_every_toolmad_paper_method_declares_its_answer_format_as_its_backend_holds_it(method: str) -> None:
+    """Issue 51, item 10: a grammar (the in-process model, a llama.cpp server) holds an answer to five
+    sentences; a JSON schema (OpenAI, vLLM, Ollama) holds it to reasoning and a verdict, with no sentence
+    limit; with no constraint nothing is declared."""
+    from factdebate.core.deviations import Deviation
+    from factdebate.methods.base import get_method
+    from factdebate.settings.load import load_settings
+
+    def found(**llm: object) -> list[Deviation]:
+        settings = load_settings(overrides={"method": method, "llm": llm}, environ={})
+        return [d for d in get_method(method).paper_deviations(settings) if d.key == "answer_format"]
+
+    (embedded,) = found()
+    assert "at most five sentences" in embedded.here and "in-process" in embedded.here
+    (schema,) = found(debater="openai:gpt-4o-mini", constrain="json_schema")
+    assert "no sentence limit" in schema.here and "five sentences" not in schema.here
+    (auto,) = found(debater="openai:gpt-4o-mini")
+    assert "llama.cpp server" in auto.here and "no sentence limit" in auto.here
+    assert found(debater="openai:gpt-4o-mini", constrain="none") == []
+    assert found(one_call_verdict=False) == []
+    assert ("faithfulness is scored on the rendered text" in embedded.here) is (method == "tool-mad")

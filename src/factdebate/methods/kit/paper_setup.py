@@ -22,10 +22,44 @@ TOOLMAD_K = 3  # "the top three most semantically relevant documents" per query,
 
 
 def toolmad_backbone(settings: Settings, roles: Iterable[str] = ("debater", "judge"),
-                     backbones: Backbones = TOOLMAD) -> list[Deviation]:
+                     backbones: Backbones = TOOLMAD, *, answers: bool = True) -> list[Deviation]:
     """Tool-MAD and the baselines its paper ran beside it, on its backbones (kit/backbones.py, exact names);
-    and, every one of them offering NOT ENOUGH INFO in the paper, the two-label rule where it is in force."""
-    return backbone(settings, roles, backbones) + toolmad_labels()
+    and, every one of them offering NOT ENOUGH INFO in the paper, the two-label rule where it is in force;
+    and (``answers``; Tool-MAD lists its own) answers held to a format where the backend constrains them."""
+    found = backbone(settings, roles, backbones) + toolmad_labels()
+    if answers:
+        found += answer_format(settings, paper="the model answers in free text with its label (the paper gives "
+                               "the baselines no constrained format)")
+    return found
+
+
+GRAMMAR_FORMAT = "a grammar holds it to at most five sentences and a 'Verdict:' line"
+SCHEMA_FORMAT = ("a JSON schema holds it to an object of reasoning and a verdict among the offered labels, rendered "
+                 "back as the reasoning and a 'Verdict:' line (no sentence limit)")
+
+
+def answer_format(settings: Settings, *, paper: str, scored: bool = False) -> list[Deviation]:
+    """The ``answer_format`` deviation when an answer is generated under a constraint (``llm.one_call_verdict``
+    on a backend that constrains): a grammar on the in-process model or a llama.cpp server (at most five
+    sentences), a JSON schema on OpenAI, vLLM or Ollama (no sentence limit), whichever the server takes under
+    ``constrain: auto``. ``scored``: faithfulness is scored on the rendered text (Tool-MAD)."""
+    llm = settings.llm
+    model = settings.llm_for("debater")
+    if not llm.one_call_verdict or (model.startswith("openai:") and llm.constrain == "none"):
+        return []
+    if not model.startswith("openai:") or llm.constrain == "grammar":
+        how = GRAMMAR_FORMAT + (" (the in-process model)" if not model.startswith("openai:") else
+                                " (constrain: grammar, a llama.cpp server)")
+    elif llm.constrain in ("json_schema", "guided"):
+        how = SCHEMA_FORMAT + f" (constrain: {llm.constrain})"
+    else:
+        how = (f"the served model's server decides (constrain: auto): on a llama.cpp server {GRAMMAR_FORMAT}; on "
+               f"OpenAI, vLLM or Ollama {SCHEMA_FORMAT}")
+    here = f"each answer is generated under a constraint: {how}" + (
+        "; faithfulness is scored on the rendered text" if scored else "")
+    return [Deviation(key="answer_format", paper=paper, here=here,
+                      restore="llm.one_call_verdict: false in the config (a free answer, a label re-ask only when "
+                              "none is readable)")]
 
 
 def toolmad_labels() -> list[Deviation]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
-from factdebate.methods.kit.paper_setup import toolmad_backbone, toolmad_scorer, top_k
+from factdebate.methods.kit.paper_setup import answer_format, toolmad_backbone, toolmad_scorer, top_k
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import ANSWER_TOKENS
+from factdebate.methods.toolmad import authors_code
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ TOOLS_PAPER = "a RAG agent over a Wikipedia vector index and a search agent on t
 
 
 def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
-    found = toolmad_backbone(settings)
+    found = toolmad_backbone(settings, answers=False)
     tools = [str(kind) for kind in cfg.agents]
     found += homogeneous_deviation(tools, settings, paper=TOOLS_PAPER)
     found += search_engine_deviation(tools, settings, paper_engine="tavily", who="the search agent's searches")
@@ -40,6 +41,7 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
         found.append(Deviation(key="rounds", paper=f"T = {ROUNDS}", here=f"T = {cfg.rounds}",
                                restore=f"--rounds {ROUNDS}"))
     found += top_k(settings)
+    found += authors_code.deviations(cfg, settings)
     calibrated = cfg.calibrated
     if (cfg.faithfulness_threshold, RELEVANCE if calibrated else cfg.relevance_threshold) != (FAITHFULNESS,
                                                                                              RELEVANCE):
@@ -58,15 +60,8 @@ def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
                 key="score_note", paper="after a round that ended in agreement with a low score, the authors' code "
                 "tells that debater its faithfulness or relevance was low and why it matters (the papers are silent)",
                 here="no note: a debater is not told its scores", restore="--score-note"))
-    if settings.llm.one_call_verdict:
-        found.append(Deviation(
-            key="answer_format", paper="debaters answer in free text, the label on the last line (Fig. 5); "
-            "faithfulness is scored on that text",
-            here="on a backend that constrains output (the embedded model; served models with llm.constrain "
-                 "other than none), an answer is held to at most five sentences and a 'Verdict:' line (a grammar, "
-                 "or a JSON schema rendered back to that text); faithfulness is scored on the rendered text",
-            restore="llm.one_call_verdict: false in the config (a free answer, a label re-ask only when none "
-                    "is readable)"))
+    found += answer_format(settings, paper="debaters answer in free text, the label on the last line (Fig. 5); "
+                           "faithfulness is scored on that text", scored=True)
     found.append(Deviation(
         key="judge_explains", paper="the judge outputs the label (Fig. 6: SUPPORTS, REFUTES or NOT ENOUGH INFO)",
         here="the judge explains in two or three sentences, then gives the label on the last line"))
