@@ -4,10 +4,13 @@
     python scripts/check_env.py requirements/dev.txt --quiet    # the exit status only (setup's fast path)
     python scripts/check_env.py requirements/dev.txt --extraneous  # names installed in no lock, one a line
     python scripts/check_env.py requirements/dev.txt --entries --without llama-cpp-python  # the lock, less some
+    .venv-litellm/bin/python scripts/check_env.py requirements/gateways/litellm.txt --alone  # a gateway's venv
 
 In the environment it expects every pin of the lock at its version, the model and data packages at the versions
 ``src/factdebate/util/data_packages.py`` pins, factdebate itself installed editable from this checkout, and
 nothing else but pip (packages of the other lock files are let be: a `make test` environment serves the demo).
+With ``--alone`` (a gateway's environment, requirements/gateways/) it expects the lock's pins and nothing else:
+no data packages, no factdebate, no other lock's packages.
 It uses only the standard library, so it runs in a new, empty environment too."""
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIX = {"dev.txt": "make setup", "all.txt": "scripts/setup.sh"}
 IGNORED = {"pip"}  # the installer itself: its version comes with the Python that made the venv
+ALONE_IGNORED = {"pip", "setuptools"}  # what `python -m venv` puts in a new environment (setuptools: Python < 3.12)
 
 
 def canonical(name: str) -> str:
@@ -71,6 +75,17 @@ def editable_here(dist: importlib.metadata.Distribution) -> bool:
     return bool(url.get("dir_info", {}).get("editable")) and url.get("url") == ROOT.as_uri()
 
 
+def alone_differences(lock: Path) -> list[str]:
+    """One line per difference between this environment and ``lock``, which is all it should hold."""
+    expected, have = pins(lock), installed()
+    found = [f"{name}: not installed, the lock has {version}" if name not in have else
+             f"{name}: {have[name].version} installed, the lock has {version}"
+             for name, version in sorted(expected.items()) if name not in have or have[name].version != version]
+    found += [f"{name}: {have[name].version} installed, not in the lock"
+              for name in sorted(have) if name not in expected and name not in ALONE_IGNORED]
+    return found
+
+
 def differences(lock: Path, skip: frozenset[str] = frozenset(), only: frozenset[str] = frozenset()) -> list[str]:
     """One line per difference between this environment and ``lock`` (with the data packages and factdebate),
     less the names in ``skip``; with ``only``, about those names alone."""
@@ -105,6 +120,11 @@ def extraneous(lock: Path, have: dict[str, importlib.metadata.Distribution] | No
     return sorted(name for name in have if name not in known)
 
 
+def alone_extraneous(lock: Path) -> list[str]:
+    expected = pins(lock)
+    return sorted(name for name in installed() if name not in expected and name not in ALONE_IGNORED)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lock", type=Path)
@@ -115,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave this package out (of the check or of --entries)")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="this package only (in the check or in --entries)")
+    parser.add_argument("--alone", action="store_true",
+                        help="the lock is the whole environment (a gateway's: no factdebate, no data packages)")
     args = parser.parse_args(argv)
     without = frozenset(canonical(n) for n in args.without)
     only = frozenset(canonical(n) for n in args.only)
@@ -123,11 +145,11 @@ def main(argv: list[str] | None = None) -> int:
                                  if name not in without and (not only or name in only)))
         return 0
     if args.extraneous:
-        print("\n".join(extraneous(args.lock)))
+        print("\n".join(alone_extraneous(args.lock) if args.alone else extraneous(args.lock)))
         return 0
-    found = differences(args.lock, without, only)
+    found = alone_differences(args.lock) if args.alone else differences(args.lock, without, only)
     if found and not args.quiet:
-        fix = FIX.get(args.lock.name, f"scripts/setup.sh (it installs {args.lock})")
+        fix = "make setup" if args.alone else FIX.get(args.lock.name, f"scripts/setup.sh (it installs {args.lock})")
         print(f"This environment ({sys.prefix}) is not the one {args.lock} locks:\n  " + "\n  ".join(found)
               + f"\nRun `{fix}`: it installs the locked versions and removes what no lock holds. After changing"
               " pyproject.toml's dependencies, `make lock` first.", file=sys.stderr)

@@ -6,7 +6,8 @@
 #   (what `make demo` uses, so the first verdict comes sooner; otherwise they are built on first use).
 # --dev: requirements/dev.txt instead, which adds the `dev` extra, the tools only the tests use (pytest,
 #   linters, Ray, a Milvus server, the PostgreSQL driver, Playwright, llama.cpp's server): `make test` passes
-#   it, `make demo` does not.
+#   it, `make demo` does not. With it, setup also builds the gateways' own environments (.venv-litellm,
+#   .venv-nemo: scripts/setup-gateways.sh) in the background, beside step 1's install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -23,6 +24,16 @@ done
 PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 CHECK=".venv/bin/python scripts/check_env.py $LOCK"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
+# 0. --dev: the gateways the tests run in front of the guard (LiteLLM's proxy, NeMo Guardrails), each in its own
+#    environment from its lock (requirements/gateways/), built in the background while steps 1-3 run (pip
+#    waits on reading and unpacking much of the time); seconds when they match their locks. Waited for at the end.
+GATEWAYS_PID="" GATEWAYS_LOG=""
+if [ "$LOCK" = requirements/dev.txt ]; then
+  GATEWAYS_LOG=$(mktemp /tmp/factdebate-gateways.XXXXXX)
+  scripts/setup-gateways.sh >"$GATEWAYS_LOG" 2>&1 &
+  GATEWAYS_PID=$!
+fi
 
 # 1. Every locked package but llama-cpp-python (step 4), each file checked against the lock's sha256, without
 #    resolving (the lock is the resolution, CPU torch included); then whatever no lock holds is removed, and
@@ -65,4 +76,12 @@ if [ -n "$INDEX_PID" ]; then
 fi
 # 4. The environment is the locked one now; if not, this names what differs and setup fails.
 $CHECK
+if [ -n "$GATEWAYS_PID" ]; then
+  if ! wait "$GATEWAYS_PID"; then
+    cat "$GATEWAYS_LOG" >&2
+    echo "the gateways' environments (scripts/setup-gateways.sh) failed; see above" >&2
+    exit 1
+  fi
+  rm -f "$GATEWAYS_LOG"
+fi
 echo "setup done: .venv/bin/factdebate" >&2

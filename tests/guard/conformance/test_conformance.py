@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,7 @@ class World:
     upstream: Upstream
     guard_url: str
     config_file: Path
+    upstream_url: str = ""
 
 
 @dataclass
@@ -82,9 +84,15 @@ class Outcome:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    with open_world(tmp_path_factory.mktemp("conformance")) as opened:
+        yield opened
+
+
+@contextmanager
+def open_world(folder: Path, wrap: Callable[[Any], Any] = lambda app: app) -> Iterator[World]:
+    """The scripted checker and upstream model, and the guard in front of them (its ASGI app through ``wrap``)."""
     from factdebate.server.app import create_app
 
-    folder = tmp_path_factory.mktemp("conformance")
     checker, upstream = Checker(), Upstream()
     config_file = folder / "guard.yaml"
     config_file.write_text(json.dumps(CONFIG))  # JSON is YAML: the Python door reads the same settings
@@ -98,8 +106,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         patch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
         app = create_app(api_keys=[KEY], config_file=config_file, db_path=folder / "service.sqlite", build=build,
                          rate_limit_per_minute=0)
-        with LiveServer(app) as guard:
-            yield World(checker, upstream, guard.url, config_file)
+        with LiveServer(wrap(app)) as guard:
+            yield World(checker, upstream, guard.url, config_file, model.url)
 
 
 def prepare(world: World, scenario: Scenario) -> None:

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds each gateway's own environment, .venv-NAME, from its lock requirements/gateways/NAME.txt (LiteLLM's
+# proxy server, NeMo Guardrails): the tests start them as separate services in front of the guard, as teams
+# deploy them. Like .venv's step 1 in scripts/setup.sh: every file checked against the lock's sha256, no
+# resolving, whatever no lock holds removed; skipped when the environment already matches its lock
+# (scripts/check_env.py --alone). scripts/setup.sh --dev runs this in the background, beside its own install.
+#   scripts/setup-gateways.sh [NAME...]   (default: every requirements/gateways/*.txt)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+names=("$@")
+if [ ${#names[@]} = 0 ]; then
+  for lock in requirements/gateways/*.txt; do names+=("$(basename "$lock" .txt)"); done
+fi
+for name in "${names[@]}"; do
+  lock=requirements/gateways/$name.txt venv=.venv-$name
+  [ -f "$lock" ] || { echo "no lock $lock" >&2; exit 2; }
+  [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv"
+  check="$venv/bin/python scripts/check_env.py $lock --alone"
+  $check --quiet && continue
+  pip="$venv/bin/python -m pip --disable-pip-version-check -q"
+  $pip install --no-deps --require-hashes -r "$lock"
+  extra=$($check --extraneous)
+  # shellcheck disable=SC2086  # one name a word
+  if [ -n "$extra" ]; then $pip uninstall -y $extra; fi
+  $check  # names what still differs, and fails
+done

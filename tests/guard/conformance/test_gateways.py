@@ -1,0 +1,274 @@
+"""The conformance suite through the real gateways (issue 47, items 9 and 10): LiteLLM's proxy server and NeMo
+Guardrails' ``LLMRails``, each run from its own locked environment (.venv-litellm, .venv-nemo: scripts/setup.sh
+--dev builds them from requirements/gateways/) as a separate process, as teams deploy them, in front of the
+guard with the conformance suite's scripted checker and upstream model (test_conformance.open_world).
+
+- LiteLLM: ``litellm --config docs/guard/litellm-config.yaml`` as the docs give it (its addresses and keys come
+  from the environment), on a free loopback port, with outbound connections sent to a dead proxy (and, under
+  scripts/test.sh, no network at all). A client asks it for the answer plain and streamed.
+- NeMo: a small script (nemo_rails.py) builds ``LLMRails`` from docs/guard/nemo's files (the main model's
+  address added) and answers one ``generate`` per line it reads.
+
+Asserted per scenario and gateway: the guard is asked once per reply (LiteLLM's stream included: never its
+partial text); what the client gets is what the guard decided (a flagged answer arrives with its footnote, a
+blocked one not at all); no false sentence reaches the client as checked (test_conformance.judge); and the
+verdicts are those of the direct door, ``POST /v1/guard/check`` with the same options. A few scenarios, not
+all of them: the gateways add nothing per scenario that the others would exercise. Starting the LiteLLM proxy
+takes about 6 s of wall time (importing LiteLLM), NeMo's script about 3 s: one of each per module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from tests.guard.conformance.scenarios import BERLIN, PARIS, SCENARIOS, TOWER, Faults, Scenario
+from tests.guard.conformance.test_conformance import Outcome, World, conversation, judge, open_world, prepare
+from tests.server.conftest import AUTH, KEY, free_port
+
+ROOT = Path(__file__).resolve().parents[3]
+LITELLM = ROOT / ".venv-litellm" / "bin" / "litellm"
+NEMO_PYTHON = ROOT / ".venv-nemo" / "bin" / "python"
+LITELLM_CONFIG = ROOT / "docs" / "guard" / "litellm-config.yaml"
+NEMO_CONFIG = ROOT / "docs" / "guard" / "nemo"
+MASTER_KEY = "sk-conformance-master-key"
+GUARDRAIL_PATH = "/beta/litellm_basic_guardrail_api"
+MISSING = "{} is missing: `make setup` (scripts/setup.sh --dev) builds it from requirements/gateways/"
+
+# A few of the suite's scenarios, each to the documented options (flag, fail closed) and its own faults.
+NAMES = ("checker-down-flag-pass", "checker-malformed-flag-pass", "upstream-cut-mid-sentence", "pronoun-sentence",
+         "framed-honestly", "correction-contradicted-by-quote")
+CHOSEN = [*(s for s in SCENARIOS if s.name in NAMES), Scenario("all-true-flag", reply=f"{PARIS} {TOWER}"),
+          Scenario("extractor-down", reply=f"{TOWER} {BERLIN}", faults=Faults(down="extract"))]
+
+
+@dataclass
+class Recorder:
+    """The guard's answers on its gateway routes (what LiteLLM's guardrail and NeMo's action were told)."""
+
+    answers: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def wrap(self, app: Any) -> Any:
+        async def recorded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            path = scope.get("path", "")
+            if scope["type"] != "http" or path not in (GUARDRAIL_PATH, "/v1/guard/check"):
+                await app(scope, receive, send)
+                return
+            body = bytearray()
+
+            async def keep(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.body":
+                    body.extend(message.get("body", b""))
+                    if not message.get("more_body"):
+                        self.answers.append((path, json.loads(body or b"null")))
+                await send(message)
+
+            await app(scope, receive, keep)
+
+        return recorded
+
+    def take(self) -> list[tuple[str, dict[str, Any]]]:
+        taken, self.answers = self.answers, []
+        return taken
+
+
+@dataclass
+class Gateways:
+    world: World
+    recorder: Recorder
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def gateways(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateways]:
+    recorder = Recorder()
+    with open_world(tmp_path_factory.mktemp("gateways"), recorder.wrap) as world:
+        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+        env.update({
+            # The network cut for the gateways: anything but loopback goes to a port where nothing listens.
+            "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
+            "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "FACTDEBATE_URL": world.guard_url, "FACTDEBATE_API_KEY": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
+            "OPENAI_BASE_URL": f"{world.upstream_url}/v1", "OPENAI_API_KEY": "sk-scripted-upstream"})
+        yield Gateways(world, recorder, env)
+
+
+@pytest.fixture(scope="module")
+def litellm_proxy(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not LITELLM.exists():
+        pytest.skip(MISSING.format(".venv-litellm"))
+    port = free_port()
+    log = (tmp_path_factory.mktemp("litellm") / "proxy.log").open("w+")
+    process = subprocess.Popen([str(LITELLM), "--config", str(LITELLM_CONFIG), "--host", "127.0.0.1",
+                                "--port", str(port), "--num_workers", "1"],
+                               env=gateways.env, stdout=log, stderr=subprocess.STDOUT, cwd=log.name.rsplit("/", 1)[0])
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise AssertionError(f"LiteLLM's proxy did not start:\n{log.read()[-4000:]}")
+            try:
+                if httpx.get(f"{url}/health/liveliness", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def documented_options() -> dict[str, Any]:
+    entry = yaml.safe_load(LITELLM_CONFIG.read_text())["guardrails"][0]["litellm_params"]
+    return dict(entry["additional_provider_specific_params"])
+
+
+def direct(gateways: Gateways, scenario: Scenario, options: dict[str, Any]) -> dict[str, Any]:
+    """The same reply through ``POST /v1/guard/check`` with the gateway's options: the verdicts to match."""
+    reply = httpx.post(f"{gateways.world.guard_url}/v1/guard/check", headers=AUTH, timeout=60, json={
+        "text": scenario.reply, "messages": conversation(scenario), "factdebate": options})
+    gateways.recorder.take()
+    assert reply.status_code == 200, reply.text
+    data: dict[str, Any] = reply.json()
+    return data
+
+
+def verdicts(result: dict[str, Any]) -> list[tuple[str, str | None, str]]:
+    return sorted((c["claim"], c["label"], c["status"]) for c in result["claims"])
+
+
+def through_litellm(url: str, scenario: Scenario, stream: bool) -> tuple[str | None, str]:
+    """What LiteLLM's client got: the answer's text (None: an error instead) and the error, if any."""
+    body = {"model": "gpt-4o-mini", "messages": conversation(scenario), "stream": stream}
+    headers = {"Authorization": f"Bearer {MASTER_KEY}"}
+    if not stream:
+        reply = httpx.post(f"{url}/v1/chat/completions", json=body, headers=headers, timeout=90)
+        if reply.status_code != 200:
+            return None, f"{reply.status_code} {reply.text}"
+        return reply.json()["choices"][0]["message"].get("content") or "", ""
+    text, problem = "", ""
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, headers=headers, timeout=90) as reply:
+        if reply.status_code != 200:
+            return None, f"{reply.status_code} {reply.read()!r}"
+        for line in reply.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            chunk = json.loads(line[6:])
+            if "error" in chunk:
+                problem = json.dumps(chunk["error"])
+            for choice in chunk.get("choices") or []:
+                text += (choice.get("delta") or {}).get("content") or ""
+    return text, problem
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize("scenario", CHOSEN, ids=lambda s: s.name)
+def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways, litellm_proxy: str,
+                                                             scenario: Scenario, stream: bool) -> None:
+    options = documented_options()
+    prepare(gateways.world, scenario)
+    expected = direct(gateways, scenario, options)
+    delivered, problem = through_litellm(litellm_proxy, scenario, stream)
+    asked = [answer for path, answer in gateways.recorder.take() if path == GUARDRAIL_PATH]
+    door = f"LiteLLM {'stream' if stream else 'plain'}"
+    assert len(asked) == 1, f"{scenario.name} through {door}: the guard was asked {len(asked)} times: {asked}"
+    answer = asked[0]
+    if "factdebate" not in answer:  # the guard refused or failed: LiteLLM fails closed
+        assert delivered is None or not delivered.strip(), f"{door}: {delivered!r} delivered after {answer}"
+        return
+    result = answer["factdebate"][0]
+    if "original_text" in result:  # the whole reply, once: not a stream's partial text, not its own footnote
+        assert result["original_text"] == scenario.reply, f"{door}: the guard checked {result['original_text']!r}"
+    judge(scenario, Outcome(door, delivered, result, problem))
+    if result["action_taken"] == "blocked":
+        assert delivered is None or scenario.reply not in delivered, f"{door}: a blocked answer was delivered"
+    else:
+        decided = answer["texts"][0] if answer["action"] == "GUARDRAIL_INTERVENED" else scenario.reply
+        assert delivered == decided, f"{door}: the client got {delivered!r}, the guard decided {decided!r}"
+    assert verdicts(result) == verdicts(expected), f"{scenario.name}: {door} differs from /v1/guard/check"
+
+
+NEMO_SCRIPT = Path(__file__).with_name("nemo_rails.py")
+
+
+@pytest.fixture(scope="module")
+def nemo(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[str]]:
+    if not NEMO_PYTHON.exists():
+        pytest.skip(MISSING.format(".venv-nemo"))
+    folder = tmp_path_factory.mktemp("nemo") / "config"
+    shutil.copytree(NEMO_CONFIG, folder)
+    config = yaml.safe_load((folder / "config.yml").read_text())
+    for model in config["models"]:  # the only change to the documented files: where the main model is
+        model.setdefault("parameters", {})["base_url"] = gateways.env["OPENAI_BASE_URL"]
+    (folder / "config.yml").write_text(yaml.safe_dump(config))
+    process = subprocess.Popen([str(NEMO_PYTHON), str(NEMO_SCRIPT), str(folder)], env=gateways.env, text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
+    try:
+        yield process
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def through_nemo(process: subprocess.Popen[str], scenario: Scenario) -> dict[str, Any]:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps({"messages": conversation(scenario)}) + "\n")
+    process.stdin.flush()
+    line = process.stdout.readline()
+    assert line, f"NeMo's script ended (exit {process.poll()})"
+    found: dict[str, Any] = json.loads(line)
+    return found
+
+
+def nemo_options() -> dict[str, Any]:
+    """The documented action's options (docs/guard/nemo/actions.py's OPTIONS), read without importing NeMo."""
+    source = (NEMO_CONFIG / "actions.py").read_text()
+    line = next(line for line in source.splitlines() if line.startswith("OPTIONS = "))
+    options: dict[str, Any] = json.loads(line.removeprefix("OPTIONS = "))
+    return options
+
+
+@pytest.mark.parametrize("scenario", CHOSEN[:4] + CHOSEN[-2:], ids=lambda s: s.name)
+def test_nemos_llmrails_delivers_only_what_the_guard_decided(gateways: Gateways, nemo: subprocess.Popen[str],
+                                                             scenario: Scenario) -> None:
+    options = nemo_options()
+    prepare(gateways.world, scenario)
+    expected = direct(gateways, scenario, {**options, "evidence": []})
+    out = through_nemo(nemo, scenario)
+    asked = [answer for path, answer in gateways.recorder.take() if path == "/v1/guard/check"]
+    assert len(asked) == 1, f"{scenario.name} through NeMo: the guard was asked {len(asked)} times"
+    result, delivered = asked[0], out.get("content")
+    if "claims" not in result:  # the guard refused or failed: the action raises, NeMo answers no answer
+        assert not delivered or scenario.reply not in delivered, f"NeMo: {delivered!r} delivered after {result}"
+        return
+    judge(scenario, Outcome("NeMo", delivered, result, out.get("error", "")))
+    if result["action_taken"] == "blocked":
+        assert scenario.reply not in (delivered or "")
+    else:
+        assert delivered == result["text"], f"NeMo: the user got {delivered!r}, the guard decided {result['text']!r}"
+    assert verdicts(result) == verdicts(expected), f"{scenario.name}: NeMo differs from /v1/guard/check"

@@ -1,0 +1,45 @@
+"""The gateways' lock files (requirements/gateways/NAME.txt, from NAME.in by scripts/lock-gateways.sh) and the
+check that a gateway's environment (.venv-NAME, built by scripts/setup-gateways.sh) holds its lock and nothing
+else (scripts/check_env.py --alone)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.test_lock import check_env
+
+GATEWAYS = Path(__file__).resolve().parent.parent / "requirements" / "gateways"
+
+
+@pytest.mark.parametrize("name", ["litellm", "nemo"])
+def test_each_gateway_lock_pins_its_input_with_hashes(name: str) -> None:
+    module = check_env()
+    entries = module.entries(GATEWAYS / f"{name}.txt")
+    assert entries and [n for n, _, entry in entries if "--hash=sha256:" not in entry] == []
+    wanted = re.findall(r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(\S+)$", (GATEWAYS / f"{name}.in").read_text(), re.M)
+    pins = module.pins(GATEWAYS / f"{name}.txt")
+    assert wanted and all(pins[module.canonical(n)] == version for n, version in wanted), "run scripts/lock-gateways.sh"
+    assert "factdebate" not in pins  # a gateway reaches the guard over HTTP, never by importing it
+
+
+def test_alone_wants_the_lock_and_nothing_else(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    module = check_env()
+    lock = tmp_path / "gate.txt"
+    lock.write_text("litellm==1.0 \\\n    --hash=sha256:00\nhttpx==0.28 \\\n    --hash=sha256:01\n", encoding="utf-8")
+    have: dict[str, Any] = {"litellm": SimpleNamespace(version="1.0"), "httpx": SimpleNamespace(version="0.28"),
+                            "pip": SimpleNamespace(version="24"), "setuptools": SimpleNamespace(version="65")}
+    monkeypatch.setattr(module, "installed", lambda: have)
+    assert module.main([str(lock), "--alone"]) == 0  # no factdebate, no data packages: not asked for
+    have["httpx"] = SimpleNamespace(version="0.27")
+    have["numpy"] = SimpleNamespace(version="2.0")
+    assert module.main([str(lock), "--alone"]) == 1
+    message = capsys.readouterr().err
+    assert "httpx: 0.27 installed, the lock has 0.28" in message and "numpy: 2.0 installed, not in the lock" in message
+    module.main([str(lock), "--alone", "--extraneous"])
+    assert capsys.readouterr().out.split() == ["numpy"]
