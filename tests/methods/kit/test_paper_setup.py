@@ -23,14 +23,15 @@ def deviations(method: str, **sections: Any) -> list[str]:
 @pytest.mark.parametrize("method", ["cot", "single", "mad", "madke", "react"])
 def test_each_baseline_ran_on_the_papers_backbones(method: str) -> None:
     web = {"search": "tavily"}
-    corpus = ["rag_corpus"] if method == "react" else []  # ReAct's RAG module reads our corpus, not the paper's
+    # ReAct's RAG module and MADKE's pool read our corpus, not the paper's
+    corpus = ["rag_corpus"] if method in ("react", "madke") else []
     assert deviations(method, retrieval=web) == corpus
     assert deviations(method, retrieval=web, llm={"debater": "openai:Llama-3.3-70B-Instruct-Turbo"}) == corpus
     assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin"}) == ["backbone", *corpus]
 
 
 def test_madkes_pool_on_the_local_index_is_declared() -> None:
-    assert deviations("madke", retrieval={"search": "local"}) == ["search_engine"]
+    assert deviations("madke", retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", "rag_corpus"]
 
 
 def test_a_judge_on_another_model_is_named() -> None:
@@ -122,3 +123,16 @@ def test_every_toolmad_paper_method_declares_its_answer_format_as_its_backend_ho
     assert found(debater="openai:gpt-4o-mini", constrain="none") == []
     assert found(one_call_verdict=False) == []
     assert ("faithfulness is scored on the rendered text" in embedded.here) is (method == "tool-mad")
+
+
+def test_madkes_pool_declares_its_sources_and_that_the_paper_names_none() -> None:
+    """Issue 51, item 11: the pool's RAG corpus and two tools on one source are declared; the Tool-MAD paper
+    never says where MADKE's pool comes from, so no entry claims the paper used Tavily."""
+    settings = load_settings(overrides={"method": "madke", "llm": {"debater": PAPER_MODEL},
+                                        "retrieval": {"search": "local"}}, environ={})
+    found = {d.key: d for d in get_method("madke").paper_deviations(settings)}
+    assert {"search_engine", "tools_homogeneous", "rag_corpus"} <= set(found)
+    for key in ("search_engine", "tools_homogeneous", "rag_corpus"):
+        assert "does not say where MADKE's pool comes from" in found[key].paper
+    assert "10,033" in found["rag_corpus"].here
+    assert deviations("madke", retrieval={"search": "tavily"}) == ["rag_corpus"]

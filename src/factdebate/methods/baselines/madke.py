@@ -22,7 +22,7 @@ from factdebate.core.types import Document, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
 from factdebate.methods.kit.paper_setup import toolmad_backbone
-from factdebate.methods.kit.sources import search_engine_deviation
+from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -82,10 +82,17 @@ class MADKE(Method[MADKESettings]):
         return len(DEBATERS), 2 * len(DEBATERS) * self.cfg(settings).rounds + 2
 
     def paper_deviations(self, settings: Settings) -> list[Deviation]:
-        # The Tool-MAD paper ran MADKE on its backbones; it does not say which search filled the pool, so the
-        # pool is filled with Tool-MAD's own tools, whose search is the live web (Tavily).
-        return toolmad_backbone(settings) + search_engine_deviation(
-            self.cfg(settings).tools, settings, paper_engine="tavily", who="the evidence pool's searches")
+        # The Tool-MAD paper ran MADKE on its backbones; it does not say what filled the pool, so the pool is
+        # filled with Tool-MAD's own tools (a Wikipedia index and the live web), and each entry says both.
+        tools = list(self.cfg(settings).tools)
+        silent = "the Tool-MAD paper does not say where MADKE's pool comes from; taken here: Tool-MAD's own tools"
+        return (toolmad_backbone(settings)
+                + homogeneous_deviation(tools, settings, paper=f"{silent}, which read two sources (a Wikipedia "
+                                        "vector index and the live web)")
+                + search_engine_deviation(tools, settings, paper_engine="tavily", who="the evidence pool's searches",
+                                          paper=f"{silent}, whose search reads the live web (Tavily)")
+                + rag_corpus_deviation(tools, settings, paper=f"{silent}, whose RAG module reads a Milvus vector "
+                                       "index of Wikipedia"))
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings, cfg = resources.settings, self.cfg(resources.settings)
