@@ -74,27 +74,35 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
     # Listed on every run: the built-in corpus for the paper's Wikipedia index, the encoder, answers held to
     # a format, and the judge explains before its label (issue 38, item 6). The threshold test (each round's
     # own scores, strictly above) is the authors' code's: not listed (issue 51, item 2).
-    always = ["rag_corpus", "relevance_encoder", "answer_format", "judge_explains", "answer_tokens"]
+    # The authors' code's settings (issue 51, item 6): their RAG encoder, their scoring library, how they
+    # query Tavily (methods/toolmad/authors_code.py).
+    authors = ["rag_encoder", "scoring_library", "search_depth"]
+    later = ["relevance_encoder", "answer_format", "judge_explains", "answer_tokens"]
+    always = ["rag_corpus", *authors, *later]
     assert deviations() == always
-    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", "rag_corpus", "scorer_model", *always[1:]]
-    assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", *always]
-    assert deviations(retrieval={"search": "wikipedia"}) == ["search_engine", *always]
-    assert deviations(retrieval={"search": "tavily", "k": 5}) == ["rag_corpus", "top_k", *always[1:]]
+    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", "rag_corpus", *authors, "scorer_model",
+                                                                *later]
+    assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", "rag_corpus",
+                                                         *authors[:2], *later]
+    assert deviations(retrieval={"search": "wikipedia"}) == ["search_engine", "rag_corpus", *authors[:2], *later]
+    assert deviations(retrieval={"search": "tavily", "k": 5}) == ["rag_corpus", "top_k", *authors, *later]
+    assert deviations(llm={"debater": "openai:gpt-4o-mini", "temperature": 0.7}) == [
+        "rag_corpus", *authors, "temperature", *later]
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "threshold_on": "sum"}},
                       llm={"debater": "openai:gpt-4o-mini", "one_call_verdict": False}) == [
-        "rag_corpus", "relevance_encoder", "stability_sum", "judge_explains", "answer_tokens"]
+        "rag_corpus", *authors, "relevance_encoder", "stability_sum", "judge_explains", "answer_tokens"]
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "threshold_pass": "at_least",
                                             "threshold_on": "average"}}) == [
-        "rag_corpus", "relevance_encoder", "threshold_comparison", "stability_sum", "answer_format",
+        "rag_corpus", *authors, "relevance_encoder", "threshold_comparison", "stability_sum", "answer_format",
         "judge_explains", "answer_tokens"]
     changed = {"agents": ["rag", "rag"], "rounds": 2, "faithfulness_threshold": 0.5, "query_formulation": False,
                "scoring": False, "answer_sentences": 3, "judge_evidence_chars": 300}
     assert deviations(methods={"tool-mad": changed}) == [
-        "tools_homogeneous", "rag_corpus", "agents", "rounds", "thresholds", "query_formulation", "scoring",
+        "tools_homogeneous", "rag_corpus", "agents", "rounds", "rag_encoder", "thresholds", "query_formulation", "scoring",
         "answer_format", "judge_explains", "answer_tokens", "answer_cap",
         "judge_evidence"]  # no scores: no threshold or encoder
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "scoring_variant": "consistency"}}) == [
-        "rag_corpus", "scoring_variant", "answer_format", "judge_explains", "answer_tokens"]
+        "rag_corpus", "rag_encoder", "search_depth", "scoring_variant", "answer_format", "judge_explains", "answer_tokens"]
 
 
 def test_a_single_search_agent_on_the_local_index_says_so() -> None:
