@@ -29,6 +29,7 @@ const ACTION_TEXT = {
   none: "nothing: the reply went to the client unchanged",
   annotated: "annotated: the reply went to the client unchanged, the verdicts beside it",
   flagged: "flagged: a list of the refuted and unchecked claims was added to the reply",
+  held: "held: each sentence stating a refuted claim was withheld, and the list of claims added to the reply",
   rewritten: "rewritten: the model revised its reply given the refuted claims",
   blocked: "blocked: the client got a refusal instead of the reply",
 };
@@ -41,6 +42,7 @@ const NEVER_SENT = {
   blocked: "the client got the refusal below instead",
   rewritten: "the client got the revision below instead",
   flagged: "the client got it with the footnotes below",
+  held: "the client got it with the sentences stating refuted claims withheld, as below",
 };
 
 /** One passage: its quote, an instruction it holds (read as data), its linked source. @param {ClaimEvidence} d */
@@ -140,7 +142,7 @@ export class GuardView {
     textCol.append(textHead);
     if (v.text !== undefined && v.text !== original) {
       // Under block or rewrite the marks point into words the client never received: said before them.
-      const never = v.action_taken === "flagged" ? "The marks point into the model's answer as it was checked; " :
+      const never = ["flagged", "held"].includes(String(v.action_taken)) ? "The marks point into the model's answer as it was checked; " :
         "The marks point into the model's answer as it was checked, which the client never received: ";
       textCol.append(el("p", "muted small guard-spans-note", never + (NEVER_SENT[v.action_taken] ||
         "the client got the text below instead") + "."));
