@@ -3,7 +3,7 @@
    the verdict is kept in Recent checks, from where it is drawn again. */
 import { readSSE, stream } from "./api.js";
 import { byId, input } from "./dom.js";
-import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
+import { count, onSubmit, pickMethod, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
 import { keptCalls } from "./share.js";
 import * as page from "./state.js";
@@ -50,6 +50,7 @@ function retry() { byId("submit").click(); }
 history.onOpen("claim", item => {
   page.set({ mode: "claim" });
   input("claim").value = item.claim;
+  pickMethod((item.verdict || {}).method); // the form shows the method this check was made with
   count();
   const id = (item.check_ids || [])[0] || null;
   live.render(item.verdict, id);

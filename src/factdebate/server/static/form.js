@@ -53,6 +53,14 @@ function load(catalogue) {
   count(); // no maxLength: it cut a longer pasted claim in silence; the count says it is too long instead
 }
 
+/** Picks `name` in the method select, when the server offers it (a reopened check shows the method it was
+ * made with: issue 49). @param {string | null | undefined} name */
+export function pickMethod(name) {
+  if (!name || ![...methodSelect.options].some(o => o.value === name)) return;
+  methodSelect.value = name;
+  showMethod();
+}
+
 function showMethod() {
   const info = (page.get().catalogue?.methods || []).find(m => m.name === methodSelect.value);
   methodSelect.title = info ? info.description : "";
@@ -94,15 +102,60 @@ export const thresholds = values => options.thresholds(values);
 /** What the visible mode runs when the form is sent. @param {Mode} mode @param {(signal: AbortSignal) => Promise<void>} run */
 export function onSubmit(mode, run) { handlers[mode] = run; }
 
+/* A running check lives in this tab (issue 49): leaving asks first, and what the form held is kept in the
+   tab's sessionStorage until the check ends, so a reload puts it back (the service stops a check whose page
+   went away: it is run again, not resumed). */
+const DRAFT = "factdebate.draft";
+/** @typedef {{mode: Mode, method: string, claim: string, response: string, question: string}} Draft */
+
+/** @param {Mode} mode */
+function keepDraft(mode) {
+  /** @type {Draft} */
+  const draft = { mode, method: methodSelect.value, claim: input("claim").value, response: input("response-text").value,
+    question: input("response-question").value };
+  try { sessionStorage.setItem(DRAFT, JSON.stringify(draft)); } catch (_) { /* storage off or full: no draft */ }
+}
+
+/** The draft of a check this tab was running when it was reloaded, put back once the methods are known. */
+function restoreDraft() {
+  /** @type {Draft | null} */
+  let draft = null;
+  try { draft = JSON.parse(sessionStorage.getItem(DRAFT) || "null"); sessionStorage.removeItem(DRAFT); } catch (_) { return; }
+  if (!draft || !TABS[draft.mode]) return;
+  page.set({ mode: draft.mode });
+  input("claim").value = String(draft.claim || "");
+  input("response-text").value = String(draft.response || "");
+  input("response-question").value = String(draft.question || "");
+  pickMethod(draft.method);
+  count();
+  const note = byId("restored-note");
+  note.textContent = "The page was reloaded while " + (draft.mode === "response" ? "a response" : draft.mode === "compare" ?
+    "a comparison" : "a claim") + " was being checked, and the server stopped that check. What the form held is " +
+    "back: press “" + LABELS[draft.mode][0] + "” to run it again.";
+  note.hidden = false;
+}
+
+window.addEventListener("beforeunload", e => {
+  if (!page.get().busy) return;
+  e.preventDefault(); // the browser asks whether to leave: the check would stop
+  e.returnValue = "";
+});
+
 form.addEventListener("submit", async e => {
   e.preventDefault();
   const mode = page.get().mode;
   const run = handlers[mode];
   if (page.get().busy || !run) return;
   hideError();
+  byId("restored-note").hidden = true;
   running = new AbortController();
+  keepDraft(mode);
   page.set({ busy: mode });
-  try { await run(running.signal); } finally { running = null; page.set({ busy: null }); }
+  try { await run(running.signal); } finally {
+    running = null;
+    try { sessionStorage.removeItem(DRAFT); } catch (_) { /* nothing kept */ }
+    page.set({ busy: null });
+  }
 });
 byId("cancel").addEventListener("click", () => { if (running && page.get().busy === page.get().mode) running.abort(); });
 
@@ -140,7 +193,7 @@ function draw() {
 }
 
 page.subscribe((state, changed) => {
-  if ("catalogue" in changed && state.catalogue) load(state.catalogue);
+  if ("catalogue" in changed && state.catalogue) { load(state.catalogue); restoreDraft(); }
   if ("mode" in changed || "busy" in changed) draw();
 });
 draw();

@@ -4,7 +4,7 @@
    response verdict (Recent checks, the results viewer) is drawn the same way. */
 import { readSSE, stream } from "../api.js";
 import { byId, input } from "../dom.js";
-import { count, onSubmit, requestBody, showError, thresholds } from "../form.js";
+import { count, onSubmit, pickMethod, requestBody, showError, thresholds } from "../form.js";
 import * as history from "../history.js";
 import { keptCalls } from "../share.js";
 import * as page from "../state.js";
@@ -105,6 +105,7 @@ history.onOpen("response", item => {
   const v = item.verdict || {};
   input("response-text").value = String(v.response || "");
   input("response-question").value = v.question || "";
+  pickMethod(v.method); // the form shows the method this check was made with
   count();
   const id = (item.check_ids || [])[0] || null;
   asked = item.options || null; // its claims are checked again as it was asked (a kept one: as the service kept it)
