@@ -1,0 +1,44 @@
+"""Where a run on the Tool-MAD paper's medical sets (Table V) departs from the paper's setting, declared in
+``run.json`` and the summary beside the method's own deviations (eval/runner.py ``Plan.info``):
+
+- MedQA: the paper's RAG agent reads a PubMed-based corpus; here the RAG tool reads the configured corpus
+  (the built-in one is Wikipedia lead summaries). Not listed for a corpus named for PubMed.
+- PubMedQA: every method checks claims, so each yes/no/maybe question is checked as the claim that its
+  answer is yes (the pubmedqa loader); the paper answers the question.
+- PubMedQA's scholarly search (``medical.search``): the paper summarises the three abstracts with BERT; here
+  the debater's model writes the summaries (tools/scholar.py), or the abstracts go in whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from factdebate.core.deviations import Deviation
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
+
+
+def medical_deviations(kind: str, settings: Settings, tools: Iterable[str]) -> list[Deviation]:
+    """The deviations of a run on dataset ``kind`` whose method uses ``tools`` (its kinds)."""
+    tools = set(tools)
+    found: list[Deviation] = []
+    corpus = settings.retrieval.corpus
+    if kind == "medqa" and "rag" in tools and "pubmed" not in corpus.lower():
+        what = " (English Wikipedia lead summaries)" if corpus == "builtin" else ""
+        found.append(Deviation(key="medqa_corpus", paper="the MedQA runs' RAG agent reads a PubMed-based corpus "
+                               "(Section IV, medical experiments)",
+                               here=f"the RAG tool reads the '{corpus}' corpus{what}",
+                               restore="index PubMed abstracts (factdebate index), then --corpus NAME"))
+    if kind == "pubmedqa":
+        found.append(Deviation(
+            key="pubmedqa_claims", paper="PubMedQA's yes/no/maybe questions are answered (Table V, exact match)",
+            here='each question is checked as the claim \'The answer to the biomedical research question "..." '
+                 "is yes.' (SUPPORTS = yes, REFUTES = no, NOT ENOUGH INFO = maybe)"))
+        if "search" in tools and settings.medical.search != "default":
+            here = ("the debater's model writes each abstract's summary (one call per abstract)"
+                    if settings.medical.summarize else "the abstracts go into the debate whole, not summarised")
+            found.append(Deviation(key="abstract_summaries", paper="the three abstracts are summarised with BERT "
+                                   "before they enter the debate (Section IV, Fig. 7)", here=here))
+    return found
