@@ -251,7 +251,7 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
                  on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
                  method_options: Mapping[str, OptionValue] | None = None,
                  **options: Unpack[SharedOptions]) -> GuardResult:
-    """Check a chat reply within a deadline and apply a policy (annotate, flag, rewrite or block).
+    """Check a chat reply within a deadline and apply a policy (annotate, flag, hold, rewrite or block).
 
     ``reply``: its text, or the conversation (OpenAI-style messages: the last assistant message is checked,
     ``role: "tool"`` messages are evidence, the last user message is the question). ``None`` takes the
