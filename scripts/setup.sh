@@ -39,8 +39,14 @@ fi
 #    resolving (the lock is the resolution, CPU torch included); then whatever no lock holds is removed, and
 #    factdebate itself is installed editable, without dependencies. Skipped when all of that is in place.
 if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/setup-pyproject.toml; then
-  $CHECK --entries --without llama-cpp-python >.venv/setup-lock.txt
-  $PIP install --no-deps --require-hashes -r .venv/setup-lock.txt
+  # Two pips at once on disjoint halves (scripts/lock_parts.py): each unpacks and byte-compiles on one core.
+  $CHECK --entries --without llama-cpp-python | "$PY" scripts/lock_parts.py 2 .venv/setup-lock
+  $PIP install --no-deps --require-hashes -r .venv/setup-lock-1.txt &
+  part1=$!
+  part2_rc=0
+  $PIP install --no-deps --require-hashes -r .venv/setup-lock-2.txt || part2_rc=$?
+  wait "$part1"
+  [ "$part2_rc" = 0 ]
   extra=$($CHECK --extraneous)
   if [ -n "$extra" ]; then
     echo "removing what no lock holds:" $extra >&2
