@@ -281,11 +281,12 @@ PYTHON: dict[str, Rule] = {
 YAML: dict[str, Rule] = {
     "docs/configuration.md: method: tool-mad": Settings(defaults=True, resolved=("retrieval.search",)),
     "docs/configuration.md: mcp_servers:": Settings(),
-    "docs/guard.md: # LiteLLM proxy config: every answer of the model below is fact-checked by factdebate before "
-    "the client gets it.": Copy("docs/guard/litellm-config.yaml",
-                                "tests/server/test_guard_litellm.py builds the guardrail from it"),
-    "docs/guard.md: model_list:": YamlOnly("LiteLLM's proxy, not installable here (the page says why)"),
-    "docs/guard.md: models:": Copy("docs/guard/nemo/config.yml", "tests/server/test_guard_nemo.py reads that folder"),
+    "docs/guard.md: # LiteLLM proxy config (`litellm --config litellm-config.yaml`; tested with LiteLLM 1.108.7): "
+    "every answer of": Copy("docs/guard/litellm-config.yaml", "tests/guard/conformance/test_gateways.py starts "
+                            "LiteLLM's proxy server (.venv-litellm) with that file"),
+    "docs/guard.md: model_list:": YamlOnly("the guard as LiteLLM's model: a fragment of a proxy config"),
+    "docs/guard.md: models:": Copy("docs/guard/nemo/config.yml", "tests/guard/conformance/test_gateways.py runs "
+                                   "that folder in NeMo's LLMRails (.venv-nemo)"),
 }
 
 SNIPPETS = snippets()

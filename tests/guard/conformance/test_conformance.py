@@ -17,9 +17,9 @@ checked, ``hold`` every sentence refuted); and a reply gets the same verdicts th
 deadline decides. Under ``hold`` the stream is also read verdict by verdict
 (``test_under_hold_no_refuted_sentence_is_streamed_before_its_verdict``).
 
-Left out, said here as the issue asks: LiteLLM's real proxy server and NeMo Guardrails' real ``LLMRails`` need
-versions that conflict with this environment's and separate virtual environments (issue 47, item 10) that this
-suite does not build; the MCP tools are the mcp helper's to add. A scenario that finds a bug not fixed yet is
+LiteLLM's real proxy server and NeMo Guardrails' real ``LLMRails``, whose versions conflict with this
+environment's, run from their own environments in test_gateways.py (a subset of these scenarios); the MCP tools
+are the mcp helper's to add. A scenario that finds a bug not fixed yet is
 marked ``xfail`` with the issue item that owns it, never left out.
 """
 
