@@ -292,6 +292,30 @@ class LLMThreads(BaseEvent):
     reason: str = ""
 
 
+class ModelLoading(BaseEvent):
+    """A model starts loading inside a run (the embedded LLM, the sentence encoder): the first claim of a
+    process waits for it, seconds to a minute on a busy machine. Followed by ``model_loaded``."""
+
+    event: Literal["model_loading"] = "model_loading"
+    what: str  # "embedded model", "sentence encoder"
+    model: str
+
+    def summary(self) -> str | None:
+        return f"loading the {self.what} ({self.model}): once per process…"
+
+
+class ModelLoaded(BaseEvent):
+    """The model of the ``model_loading`` before it is ready, and how long its load took."""
+
+    event: Literal["model_loaded"] = "model_loaded"
+    what: str
+    model: str
+    seconds: float
+
+    def summary(self) -> str | None:
+        return f"{self.what} loaded in {self.seconds:.1f} s"
+
+
 class ToolError(BaseEvent):
     """A tool (an MCP server's, say) answered with an error, which the agent reads as an observation."""
 
@@ -345,7 +369,8 @@ class ResponseJudged(BaseEvent):
 _BUILT_IN: tuple[type[BaseEvent], ...] = (
     RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
     ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ReplyCut, ConstraintRejected, LLMParamsAdjusted,
-    ToolError, LLMThreads, LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted, ResponseJudged,
+    ToolError, LLMThreads, ModelLoading, ModelLoaded, LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted,
+    ResponseJudged,
 )
 # Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
 _KINDS: dict[str, type[BaseEvent]] = {}

@@ -109,6 +109,16 @@ def emit(event: BaseEvent | str, **data: Any) -> None:
 
 
 @contextlib.contextmanager
+def model_loading(what: str, model: str) -> Iterator[None]:
+    """Traces a model's load (``model_loading``, then ``model_loaded`` with its seconds) when a run listens:
+    the first claim of a process otherwise paused with nothing to show for it."""
+    started = time.perf_counter()
+    emit("model_loading", what=what, model=model)
+    yield
+    emit("model_loaded", what=what, model=model, seconds=round(time.perf_counter() - started, 3))
+
+
+@contextlib.contextmanager
 def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
     """Nest the events emitted inside (by this task and the tasks it starts) under a new span."""
     parent, _ = _span.get()

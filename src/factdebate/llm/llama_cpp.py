@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from factdebate.core.errors import ConfigError, MissingDependencyError
-from factdebate.core.runtime import RunRecorder, current_run
+from factdebate.core.runtime import RunRecorder, current_run, model_loading
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
@@ -128,9 +128,10 @@ class LlamaCppBackend:
                     raise MissingDependencyError("llama-cpp-python", "local")
                 choice = (ThreadChoice(self.threads, self._threads_reason) if self.threads
                           else default_threads())
-                self._models[key] = prefix_cached_llama(
-                    STATE_CACHE_BYTES, model_path=self.path, n_ctx=self.n_ctx, n_threads=choice.threads,
-                    seed=self.seed, flash_attn=True, verbose=False)
+                with model_loading("embedded model", self.name):
+                    self._models[key] = prefix_cached_llama(
+                        STATE_CACHE_BYTES, model_path=self.path, n_ctx=self.n_ctx, n_threads=choice.threads,
+                        seed=self.seed, flash_attn=True, verbose=False)
                 self._locks[key] = threading.Lock()
                 self._choices[key] = choice
                 log.info("%s: %d thread(s), %s", self.name, choice.threads, choice.reason)
