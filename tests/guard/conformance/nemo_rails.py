@@ -13,6 +13,7 @@ import sys
 
 
 def main() -> int:
+    answers, sys.stdout = sys.stdout, sys.stderr  # whatever NeMo prints goes to stderr, the answers alone here
     from nemoguardrails import LLMRails, RailsConfig
 
     rails = LLMRails(RailsConfig.from_path(sys.argv[1]))
@@ -23,7 +24,7 @@ def main() -> int:
             out = {"content": answer.get("content") if isinstance(answer, dict) else str(answer)}
         except Exception as exc:  # the action's refusal or failure: what the user would get instead
             out = {"content": None, "error": f"{type(exc).__name__}: {exc}"}
-        print(json.dumps(out), flush=True)
+        print(json.dumps(out), file=answers, flush=True)
     return 0
 
 

@@ -13,8 +13,10 @@ Asserted per scenario and gateway: the guard is asked once per reply (LiteLLM's 
 partial text); what the client gets is what the guard decided (a flagged answer arrives with its footnote, a
 blocked one not at all); no false sentence reaches the client as checked (test_conformance.judge); and the
 verdicts are those of the direct door, ``POST /v1/guard/check`` with the same options. A few scenarios, not
-all of them: the gateways add nothing per scenario that the others would exercise. Starting the LiteLLM proxy
-takes about 6 s of wall time (importing LiteLLM), NeMo's script about 3 s: one of each per module.
+all of them: the gateways add nothing per scenario that the others would exercise. Slower than 5 s: the
+first test of each gateway waits for its process, one per module. Measured on the 2-core machine at load 18:
+LiteLLM's proxy ready after 7.6 CPU-seconds (47 s of wall time at that load; it imports all of LiteLLM),
+NeMo's ``LLMRails`` built after 1.2 CPU-seconds (6.4 s); the whole module used 16 CPU-seconds of pytest's.
 """
 
 from __future__ import annotations
@@ -109,11 +111,11 @@ def gateways(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateways]:
 def litellm_proxy(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not LITELLM.exists():
         pytest.skip(MISSING.format(".venv-litellm"))
-    port = free_port()
-    log = (tmp_path_factory.mktemp("litellm") / "proxy.log").open("w+")
+    port, folder = free_port(), tmp_path_factory.mktemp("litellm")
+    log = (folder / "proxy.log").open("w+")
     process = subprocess.Popen([str(LITELLM), "--config", str(LITELLM_CONFIG), "--host", "127.0.0.1",
                                 "--port", str(port), "--num_workers", "1"],
-                               env=gateways.env, stdout=log, stderr=subprocess.STDOUT, cwd=log.name.rsplit("/", 1)[0])
+                               env=gateways.env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
