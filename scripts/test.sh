@@ -5,14 +5,38 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# Bytecode caches written: pytest caches each test module's rewritten asserts there, and the suite's few hundred
+# `factdebate` subprocesses reuse the compiled modules (a machine that sets this variable compiled them per
+# process and per pytest worker).
+unset PYTHONDONTWRITEBYTECODE
 # The tests run in the locked environment or not at all: a difference (an older .venv, a package installed by
 # hand) is named here, with the command that fixes it.
 .venv/bin/python scripts/check_env.py requirements/dev.txt
 # package-lock.json's TypeScript (the type check below) and axe-core (the browser tests' accessibility audit,
 # tests/server/axe.py); when only pytest is timed, installed only where missing.
+# Started here and waited for before lint and pytest, so it overlaps PostgreSQL's start (it mostly waits on disk).
+npm_pid=""
 if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ] || [ ! -f node_modules/axe-core/axe.min.js ]; then
-  npm ci --no-audit --no-fund --silent
+  npm ci --no-audit --no-fund --silent &
+  npm_pid=$!
 fi
+# The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,
+# started here (outside the network namespace below, which its socket still reaches) and removed at exit.
+cleanup() {
+  if [ -n "${pg_dir:-}" ]; then scripts/postgres-for-tests.sh stop "$pg_dir"; fi
+  if [ -n "${lint_log:-}" ]; then rm -f "$lint_log"; fi
+}
+trap cleanup EXIT
+if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then
+  pg_dir=$(mktemp -d -u /tmp/factdebate-pg.XXXXXX)
+  if url=$(scripts/postgres-for-tests.sh start "$pg_dir"); then
+    export FACTDEBATE_TEST_POSTGRES=$url
+  else
+    pg_dir=""
+    echo "warning: could not start PostgreSQL; its tests will be skipped" >&2
+  fi
+fi
+if [ -n "$npm_pid" ]; then wait "$npm_pid"; fi
 lint_pid="" lint_log=""
 if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_suite.py, which times pytest alone
   lint_log=$(mktemp /tmp/factdebate-lint.XXXXXX)
@@ -28,22 +52,6 @@ if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_sui
     echo "lint and types: $((SECONDS - start)) s"
   ) >"$lint_log" 2>&1 &
   lint_pid=$!
-fi
-# The state-database tests run against a real PostgreSQL server: a throwaway cluster on a Unix socket,
-# started here (outside the network namespace below, which its socket still reaches) and removed at exit.
-cleanup() {
-  if [ -n "${pg_dir:-}" ]; then scripts/postgres-for-tests.sh stop "$pg_dir"; fi
-  if [ -n "$lint_log" ]; then rm -f "$lint_log"; fi
-}
-trap cleanup EXIT
-if [ -z "${FACTDEBATE_TEST_POSTGRES:-}" ]; then
-  pg_dir=$(mktemp -d -u /tmp/factdebate-pg.XXXXXX)
-  if url=$(scripts/postgres-for-tests.sh start "$pg_dir"); then
-    export FACTDEBATE_TEST_POSTGRES=$url
-  else
-    pg_dir=""
-    echo "warning: could not start PostgreSQL; its tests will be skipped" >&2
-  fi
 fi
 # Most tests wait on subprocesses and sockets, not on the CPU, so the suite runs on several pytest-xdist
 # workers even on two cores; tests that share a server or a module's fixture keep to one worker
