@@ -90,3 +90,8 @@ def test_a_sentence_is_covered_only_by_claims_placed_on_it_holding_its_names_and
     claims = ["The tower was repainted in 1889.", "The tower has 1900 steps.", "The Eiffel Tower is in Paris."]
     assert uncovered_sentences(text, claims, 5) == ["The tower was repainted in 1900.",
                                                     "The Eiffel Tower is in Berlin."]
+
+
+def test_a_sentence_said_again_word_for_word_is_not_added_twice() -> None:
+    text = "The Louvre is a museum in Paris. Rome is in Italy. The Louvre is a museum in Paris."
+    assert uncovered_sentences(text, ["The Louvre is a museum in Paris."], 5) == ["Rome is in Italy."]

@@ -56,3 +56,9 @@ async def test_the_response_verdict_carries_them() -> None:
     assert [(u.text, u.reason) for u in verdict.unchecked] == [
         ("Hi there!", "greeting"), ("I think Paris is lovely in spring.", "opinion")]
     assert json.loads(verdict.model_dump_json())["unchecked"][0]["span"] == {"start": 0, "end": 9}
+
+
+def test_a_sentence_said_again_is_named_as_repeated() -> None:
+    text = "The Louvre is a museum in Paris. Rome is in Italy. The Louvre is a museum in Paris."
+    assert reasons(text, ["The Louvre is a museum in Paris.", "Rome is in Italy."]) == {
+        "The Louvre is a museum in Paris.": "repeated"}

@@ -149,6 +149,7 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
                          retry), retry
         page.wait_for_selector("#live .verdict-box.failed", timeout=30_000)
         assert page.inner_text("#live .status-line") == "Failed."  # the user stopped nothing
+        assert page.locator("#live .thinking").count() == 0  # no card goes on "thinking…" (issue 49, item 9)
         assert re.search(r"\d+ retries", page.inner_text("#live .calls-line"))
         page.locator("#live").screenshot(path=str(SHOTS / "page-failed-retry.png"))
         model.down.clear()
@@ -162,6 +163,10 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
         page.click("#cancel")
         page.wait_for_selector("#live .verdict-box.failed")
         assert page.inner_text("#live .status-line") == "Stopped by you."
+        # Said once, and no card goes on "thinking…" under it (issue 49, item 9).
+        assert page.inner_text("#live .verdict-box.failed strong") == "Stopped by you."
+        assert "stopped by you" not in page.inner_text("#live .verdict-box.failed")
+        assert page.locator("#live .thinking").count() == 0
         assert errors == []
 
 

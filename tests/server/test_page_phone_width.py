@@ -121,8 +121,8 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
 
 
 def test_a_claim_holding_a_url_and_the_api_reference_fit_a_phone(chromium: Any, server: LiveServer) -> None:
-    """Issue 49, item 6: a claim with a long URL made the page 448 px wide (.claim-text did not wrap), the API
-    reference 487 px."""
+    """Issue 49, items 6 and 9: a claim with a long URL made the page 448 px wide (.claim-text did not wrap), the
+    API reference 487 px, and the reference printed Markdown backticks."""
     need_axe()
     page, errors = watched_page(chromium, viewport=PHONE)
     sign_in(page, server.url)
@@ -136,7 +136,12 @@ def test_a_claim_holding_a_url_and_the_api_reference_fit_a_phone(chromium: Any, 
     found = audit(page, "a claim holding a URL at phone width")
     page.goto(server.url + "/docs")
     page.wait_for_load_state("networkidle")
+    page.wait_for_selector("#schemas details")
     assert page.evaluate(WIDTH) <= 390
+    # The schema's Markdown `code` is drawn as code, not printed with its backticks.
+    assert "`" in page.evaluate("async () => await (await fetch('/openapi.json')).text()")
+    assert "`" not in page.evaluate("document.querySelector('main').textContent")
+    assert page.locator("#endpoints p code, #endpoints li code, #schemas code").count() > 0
     found += audit(page, "the API reference at phone width")
     assert failing(found) == []
     assert errors == []

@@ -55,7 +55,10 @@ def test_claims_whose_model_server_died_fail_and_are_retried_alone(browser: Any,
         live = page.locator("#response-live")
         assert live.locator(".response-status").inner_text() == "Failed."
         assert live.locator(".response-verdict .verdict-label").inner_text() == "failed"
-        assert "checking every claim failed" in live.locator(".verdict-how").inner_text()
+        assert live.locator(".verdict-how").inner_text() == "checking every claim failed"
+        # Recent checks says it in the same words (issue 49, item 9).
+        assert "checking every claim failed" in page.inner_text("#history .history-item >> nth=0")
+        usage = live.locator(".response-verdict .usage").inner_text()
         problem = live.locator(".response-problem").inner_text()
         assert problem.startswith("Checking every claim failed: ") and "503" in problem, problem
         assert "127.0.0.1" not in live.inner_text()  # where the model server is is the operator's (item 9)
@@ -74,6 +77,9 @@ def test_claims_whose_model_server_died_fail_and_are_retried_alone(browser: Any,
         assert rows.nth(0).locator("button.claim-retry").is_hidden()
         assert live.locator(".response-status").inner_text() == "Done, but 1 claim failed."
         assert live.locator(".response-verdict .verdict-label").inner_text() == "no label"
+        # The rule, without a second "no label"; the usage counts the claim checked again.
+        assert not live.locator(".verdict-how").inner_text().startswith("no label")
+        assert live.locator(".response-verdict .usage").inner_text() != usage
         assert live.locator(".response-counts").inner_text() == "1 of 2 claims supported · 1 failed"
         assert "1 of 2 claims could not be checked" in live.locator(".response-problem").inner_text()
         assert live.locator(".retry-slot button.retry").count() == 0

@@ -242,11 +242,15 @@ def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
             placed.setdefault(bisect_right(starts, span.start) - 1, []).append(claim)
     subject = _subject(text[bounds[0][0]:bounds[0][1]].strip()) if bounds else None
     out: list[str] = []
+    said = {" ".join(c.split()).casefold() for c in claims}  # a sentence said again word for word is not added twice
     for number, (start, end) in enumerate(bounds):
         for piece in clauses(text[start:end].strip()):
             sentence = piece.lstrip("-*•> ").strip()
             if not _states_a_fact(sentence) or _holds(sentence, placed.get(number, [])):
                 continue
+            if (folded := " ".join(sentence.split()).casefold()) in said:
+                continue
+            said.add(folded)
             if subject and (pronoun := _PRONOUN_START.match(sentence)):
                 sentence = subject + sentence[pronoun.end():]
             out.append(sentence)

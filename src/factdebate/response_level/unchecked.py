@@ -9,7 +9,8 @@ neither a mark nor a note). The reason of one that is not, first that applies: t
 subjective filter removed it; ``opinion`` by the grounding rules (advice, judging words); ``ungrounded``
 when the extractor wrote a claim for it that named what the text does not (the claim is the note);
 ``unplaced`` when a checked claim holds most of its words but could not be placed in it with confidence
-(the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``claim
+(the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``repeated``
+when it says word for word what a checked sentence says (it is checked once); ``claim
 limit`` when the response already had as many claims as it may; else ``no fact`` (no name or number to
 check).
 """
@@ -58,8 +59,10 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     kept = extraction.checked_text if extraction.subjective_removed else None
     index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
     dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
+    gates = gated(text)
+    checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates if _covered(start, end, spans)}
     out = []
-    for start, end, reason in gated(text):  # the gate's reason first: the extractor was not given these
+    for start, end, reason in gates:  # the gate's reason first: the extractor was not given these
         if _covered(start, end, spans):
             continue
         sentence = text[start:end]
@@ -72,6 +75,8 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
             reason = "ungrounded"
         if reason is None and (note := _unplaced_here(sentence, unplaced)) is not None:
             reason = "unplaced"
+        if reason is None and " ".join(sentence.split()).casefold() in checked:
+            reason = "repeated"  # the same words as a checked sentence: the claim's verdict is about them too
         if reason is None:
             reason = "claim limit" if len(claims) >= max_claims else "no fact"
         out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason=reason, note=note))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -128,6 +129,11 @@ def _pages(app: FastAPI) -> None:
         return FileResponse(STATIC / "docs.html")
 
 
+# How core/textsafe.py names a limit ("(set max_claim_chars to change it)"): right in the terminal, where the
+# user owns the settings; a service's caller cannot set it (issue 49, item 9).
+_SET_IT = re.compile(r"\(set ([\w.]+) to change it\)")
+
+
 def _errors(app: FastAPI) -> None:
     """Every error body is ``{"detail": "<a sentence for a person>"}``; validation errors add ``errors``."""
 
@@ -135,8 +141,11 @@ def _errors(app: FastAPI) -> None:
     async def http_error(_: Request, exc: StarletteHTTPException) -> Response:
         if isinstance(exc.__cause__, RecursionError):  # FastAPI's "error parsing the body" (a 400) of deep JSON
             return _too_deep()
+        detail = exc.detail
+        if isinstance(detail, str):  # a limit a terminal user sets is the operator's here, not the caller's
+            detail = _SET_IT.sub(r"(this server's \1, which its operator sets)", detail)
         # safe_value: a detail that quotes the request can never make the answer itself unencodable.
-        return JSONResponse(safe_value({"detail": exc.detail}), status_code=exc.status_code, headers=exc.headers)
+        return JSONResponse(safe_value({"detail": detail}), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> Response:

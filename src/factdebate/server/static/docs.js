@@ -18,9 +18,27 @@ import { el } from "./dom.js";
     return schema.type || "any";
   }
 
+  /**
+   * Text from the schema whose Markdown `code` spans (the service's descriptions write them, or a docstring's ``code``) are drawn as
+   * code, not printed with their backticks (issue 49); nothing else is read as Markdown, and no HTML.
+   * @param {keyof HTMLElementTagNameMap} tag @param {string} cls @param {string} text
+   */
+  function prose(tag, cls, text) {
+    const node = el(tag, cls);
+    const source = String(text);
+    let at = 0;
+    for (const m of source.matchAll(/(`{1,2})([^`]+?)\1/g)) { // `code` and a docstring's ``code``
+      if (m.index > at) node.append(document.createTextNode(source.slice(at, m.index)));
+      node.append(el("code", "", m[2]));
+      at = m.index + m[0].length;
+    }
+    if (at < source.length) node.append(document.createTextNode(source.slice(at)));
+    return node;
+  }
+
   const intro = /** @type {HTMLElement} */ (document.getElementById("intro"));
   intro.append(el("h2", "", spec.info.title + " " + spec.info.version));
-  (spec.info.description || "").split("\n\n").forEach((/** @type {string} */ p) => intro.append(el("p", "", p)));
+  (spec.info.description || "").split("\n\n").forEach((/** @type {string} */ p) => intro.append(prose("p", "", p)));
 
   const host = /** @type {HTMLElement} */ (document.getElementById("endpoints"));
   Object.entries(spec.paths).forEach(([path, ops]) => {
@@ -30,11 +48,11 @@ import { el } from "./dom.js";
       head.append(el("span", "verb " + method, method.toUpperCase()), el("code", "path", path),
         el("span", "muted", op.summary || ""));
       card.append(head);
-      if (op.description) card.append(el("p", "", op.description));
+      if (op.description) card.append(prose("p", "", op.description));
       if ((op.parameters || []).length) {
         card.append(el("h3", "", "Parameters"));
         const ul = el("ul");
-        op.parameters.forEach((/** @type {any} */ p) => ul.append(el("li", "", p.name + " (" + p.in + ", " + typeOf(p.schema) + ")" +
+        op.parameters.forEach((/** @type {any} */ p) => ul.append(prose("li", "", p.name + " (" + p.in + ", " + typeOf(p.schema) + ")" +
           (p.required ? ", required" : "") + (p.description ? ": " + p.description : ""))));
         card.append(ul);
       }
@@ -47,7 +65,7 @@ import { el } from "./dom.js";
       const ul = el("ul");
       Object.entries(/** @type {Record<string, any>} */ (op.responses || {})).forEach(([code, r]) => {
         const types = Object.entries(/** @type {Record<string, any>} */ (r.content || {})).map(([t, c]) => t + (c.schema ? " " + typeOf(c.schema) : ""));
-        ul.append(el("li", "", code + " " + (r.description || "") + (types.length ? " — " + types.join(", ") : "")));
+        ul.append(prose("li", "", code + " " + (r.description || "") + (types.length ? " — " + types.join(", ") : "")));
       });
       card.append(ul);
       host.append(card);
@@ -58,11 +76,11 @@ import { el } from "./dom.js";
   Object.entries((spec.components || {}).schemas || {}).forEach(([name, schema]) => {
     const card = el("details", "card endpoint");
     card.append(el("summary", "", name));
-    if (schema.description) card.append(el("p", "muted", schema.description));
+    if (schema.description) card.append(prose("p", "muted", schema.description));
     const ul = el("ul");
     Object.entries(schema.properties || {}).forEach(([prop, s]) => {
       const required = (schema.required || []).includes(prop) ? ", required" : "";
-      ul.append(el("li", "", prop + ": " + typeOf(s) + required + (s.description ? " — " + s.description : "")));
+      ul.append(prose("li", "", prop + ": " + typeOf(s) + required + (s.description ? " — " + s.description : "")));
     });
     card.append(ul);
     schemas.append(card);

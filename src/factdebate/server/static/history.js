@@ -56,8 +56,12 @@ export function revise(which, changes) {
 function meta(item) {
   const when = new Date(item.at).toLocaleString();
   if (item.kind === "response") {
-    const claims = ((item.verdict || {}).claims || []).length;
-    return when + " · " + claims + (claims === 1 ? " claim" : " claims") + " · " + responseRule(item.decided_by);
+    const checks = (item.verdict || {}).claims || [];
+    const claims = checks.length;
+    // In the words the check's own page used: "checking every claim failed", not the rule's (issue 49, item 9).
+    const failed = claims > 0 && checks.every((/** @type {any} */ c) => c.error && !c.label);
+    return when + " · " + claims + (claims === 1 ? " claim" : " claims") + " · " +
+      (failed ? "checking every claim failed" : responseRule(item.decided_by));
   }
   if (item.kind === "compare") return when + " · " + (item.verdicts || []).map(v => v.method).join(", ");
   // How it was decided in the method's words ("the judge, after 3 rounds without consensus"), not its code.

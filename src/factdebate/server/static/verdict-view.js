@@ -242,8 +242,12 @@ export class VerdictView {
     const box = this.verdictBox;
     box.hidden = false;
     box.className = "verdict-box failed";
-    box.replaceChildren(el("strong", "", how?.byUser ? "Stopped: " : "The verification failed: "),
-      el("span", "", message));
+    // Stopped by the user: said once ("Stopped by you."), not "Stopped: stopped by you" (issue 49, item 9).
+    const byUser = how?.byUser && /^stopped by you\.?$/i.test(message.trim());
+    box.replaceChildren(...(byUser ? [el("strong", "", "Stopped by you.")] : [
+      el("strong", "", how?.byUser ? "Stopped: " : "The verification failed: "), el("span", "", message)]));
+    // No card goes on "thinking…" under a run that ended.
+    this.host.querySelectorAll(".thinking").forEach(n => n.remove());
     const retry = how?.retry;
     if (retry) {
       const again = el("button", "secondary retry", "Retry");

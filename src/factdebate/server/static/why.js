@@ -150,6 +150,7 @@ export function verdictSentence(v, thresholds, statement) {
     case "executor":
     case "forced": { // one answer is the verdict (cot, single, ReAct, Self-Check without samples, HaluEval, MERMAID)
       const turn = last ? (last.turns || []).find((/** @type {any} */ t) => t.label !== undefined && t.role !== "decomposer") : null;
+      if (!turn) return null; // no answer drawn (a verdict without its rounds): the method's wording says it
       const steps = turn ? (turn.steps || []).length : 0;
       const calls = steps ? plural(steps, "tool call") : "";
       const how = v.decided_by === "forced" ? "The executor used its " + (calls || "steps") + " without answering and " +

@@ -40,7 +40,8 @@ export function coverageLine(v, skipped) {
 const UNCHECKED_WORDS = { "no fact": "no name or number to check", "claim limit": "past the claim limit",
   ungrounded: "the extractor's claim named what the answer does not", subjective: "subjective, filtered out",
   "no content": "too short to say anything",
-  unplaced: "a claim may be about it, but could not be placed in it with confidence" };
+  unplaced: "a claim may be about it, but could not be placed in it with confidence",
+  repeated: "it says again, word for word, a sentence that was checked" };
 
 /** @param {{reason: string}} item */
 export function uncheckedText(item) {
@@ -467,6 +468,13 @@ export class ResponseView {
     const v = this.result;
     v.claims = (v.claims || []).map((/** @type {any} */ c) => (c.index === claim.index ? check : c));
     Object.assign(v, { label: answer.label, factual: answer.factual, decided_by: answer.decided_by });
+    // The response's usage counts what checking the claim again cost too (issue 49, item 9: it was left as it was).
+    const spent = (check.verdict || {}).usage;
+    if (spent && v.usage) {
+      ["llm_calls", "tool_calls", "prompt_tokens", "completion_tokens", "seconds"].forEach(k => {
+        v.usage[k] = (Number(v.usage[k]) || 0) + (Number(spent[k]) || 0);
+      });
+    }
     const shift = this.text.indexOf(v.response || "");
     claim.span = check.span && shift >= 0 ? { start: check.span.start + shift, end: check.span.end + shift } : claim.span;
     if (check.span && shift >= 0) claim.unplaced = null;
@@ -501,7 +509,9 @@ export class ResponseView {
     const allFailed = this.claims.length > 0 && n.error === this.claims.length;
     main.append(el("span", "kicker", "the response"),
       el("span", "verdict-label", v.label || (allFailed ? "failed" : "no label")),
-      el("span", "verdict-how", allFailed ? "no label: checking every claim failed" : responseRule(v.decided_by)));
+      // The rule's words without a second "no label" beside the label that says it (issue 49, item 9).
+      el("span", "verdict-how", allFailed ? "checking every claim failed" :
+        v.label ? responseRule(v.decided_by) : responseRule(v.decided_by).replace(/^no label:\s*/, "")));
     /** @type {Array<[number, string]>} */
     const all = [[n.SUPPORTS, "supported"], [n.REFUTES, "refuted"], [n["NOT ENOUGH INFO"], "not enough info"],
       [n.none, "no label"], [n.error, "failed"]];
