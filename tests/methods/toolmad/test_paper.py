@@ -59,7 +59,8 @@ async def test_without_the_key_both_agents_read_the_corpus_and_the_terminal_says
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert verdict.tools_heterogeneous is False and "tools_homogeneous" in keys(verdict.deviations)
     out = StringIO()
-    render_verdict(verdict, Console(file=out, width=400), rounds=False)
+    # every deviation, as --deviations prints them (more than three fold into one line by default)
+    render_verdict(verdict, Console(file=out, width=400), rounds=False, all_deviations=True)
     lines = [line for line in out.getvalue().splitlines() if "tools not heterogeneous" in line]
     assert len(lines) == 1 and "the rag and search tools both read the 'builtin' corpus" in lines[0]
     assert "set TAVILY_API_KEY" in lines[0]
