@@ -2,7 +2,9 @@
 eval runner sets core/claim_context.py's ``four_labels``, so every prompt that lists the labels, the answer
 formats and the label parser offer and read it, and a run can predict it; everywhere else (three-label
 datasets, the guard, ``verify``) the fourth label is neither offered nor read. Driven with
-``scripted:conflicting``, the ``agree`` model with every label turned into the fourth."""
+``scripted:conflicting``, the ``agree`` model with every label turned into the fourth. The reproduce test takes
+4-5 s: ``reproduce toolmad`` through the CLI, two runs (tool-mad and a baseline) of three claims each, plus a
+one-claim ``eval``; fewer would leave out the claim whose gold label is the fourth or the three-label control."""
 
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from factdebate.guard.fast import LABELS as GUARD_LABELS
 from factdebate.methods.kit.common import label_reask
 from factdebate.methods.kit.formats import offered_labels, verdict_params
 from factdebate.prompts import render, template_dirs
+from factdebate.run.claim import run_claim
 from tests.cli.test_reproduce import call
+from tests.helpers import CLAIM, debate_script, make_resources
 
 C = "CONFLICTING EVIDENCE/CHERRYPICKING"
 NEI = "NOT ENOUGH INFO"
@@ -113,3 +117,22 @@ def test_an_averitec_run_predicts_the_fourth_label(tmp_path: Path, capsys: pytes
     assert code == 0, err
     record = json.loads((tmp_path / "three" / "results.jsonl").read_text())
     assert record["predicted"] is None  # the re-ask got the fourth label again: unparsed, not a label
+
+
+async def test_the_judge_can_decide_the_fourth_label_on_a_four_label_task_only() -> None:
+    """Tool-MAD's debaters disagree for three rounds; the judge answers the fourth label. On a four-label task
+    it is the verdict (and the judge's prompt offered it); elsewhere it is no label, re-asked, then unparsed."""
+    split = {(agent, r): "SUPPORTS" if agent == "rag" else "REFUTES" for agent in ("rag", "search") for r in (1, 2, 3)}
+
+    async def judged() -> tuple[Label | None, str, str]:
+        resources, backend, _ = make_resources(debate_script(split, judge=f"The sources disagree.\n{C}"))
+        async with resources:
+            verdict = await run_claim(CLAIM, resources.settings, resources)
+        prompt = next(m[0]["content"] for info, m in backend.calls if info.prompt == "judge")
+        return verdict.label, verdict.decided_by or "", prompt
+
+    with four_labels(True):
+        label, decider, prompt = await judged()
+    assert (label, decider) == (Label.CONFLICTING, "judge") and C in prompt
+    label, _, prompt = await judged()
+    assert label is None and C not in prompt
