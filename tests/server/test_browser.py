@@ -193,6 +193,11 @@ def test_one_claim_is_compared_across_methods(browser: Any, live_server: Callabl
         page.wait_for_selector("#submit:not([disabled])", timeout=60_000)  # every method has answered
         cards = page.locator("#compare-grid .compare-card")
         assert [c.get_attribute("data-method") for c in cards.all()] == ["cot", "dpd", "tool-mad"]
+        # Named as the picker names them, not by code name (issue 49, item 9).
+        names = [c.locator(".compare-head strong").inner_text() for c in cards.all()]
+        picked = [page.inner_text(f"#compare-methods .compare-pick:has(input[value={m}]) .compare-pick-name")
+                  for m in ("cot", "dpd", "tool-mad")]
+        assert [p.startswith(n) for n, p in zip(names, picked, strict=True)] == [True] * 3 and "tool-mad" not in names
         for card in cards.all():
             text = card.inner_text()
             assert "SUPPORTS" in text and "model calls" in text and "tokens" in text and "seconds" in text, text

@@ -2,9 +2,12 @@
 every sentence that states something was checked, so such a sentence is an ``unchecked`` claim of the
 result (its own words as the claim, its span, the reason) and ``on_unchecked`` applies to it.
 
-A sentence the gate passed is covered when a claim was placed in it (its span overlaps), or when the claims
-hold nearly all its content words (``COVERED``, by stem) and every name and number it writes (a reworded claim the span
-search could not place; "The Eiffel Tower is in Berlin." is not covered by "The Eiffel Tower is in Paris.").
+A sentence the gate passed is covered when a claim was placed in it (its span overlaps), or when one claim the
+span search could not place (a reworded one) holds nearly all its content words (``COVERED``, by stem) and every
+name and number it writes ("The Eiffel Tower is in Berlin." is not covered by "The Eiffel Tower is in Paris.";
+issue 49: the claims' words, names and numbers pooled covered "... repainted in 1900." with a claim about 1889
+and another that wrote 1900, as a response check's coverage did), or when it says word for word what a sentence
+a claim was placed on says (a reply that repeats itself is checked once).
 One that is not is unchecked, first reason that applies:
 
 - ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more);
@@ -38,26 +41,32 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in content_words(text)}
 
 
-def _held(sentence: str, words: set[str], held_names: set[str], held_numbers: set[str]) -> bool:
+def _words(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _held(sentence: str, claim: str) -> bool:
+    """Whether the unplaced ``claim`` says what ``sentence`` says."""
     own = _stems(sentence)
-    if not own or len(own & words) / len(own) < COVERED:
+    if not own or len(own & _stems(claim)) / len(own) < COVERED:
         return False
-    return names(sentence) <= held_names and numbers(sentence) <= held_numbers
+    return names(sentence) <= names(claim) and numbers(sentence) <= numbers(claim)
 
 
 def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], *, ungrounded: Sequence[str],
               capped: bool, max_claims: int) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
     """(each uncovered sentence that states something, with why it is unchecked; those that state nothing to
     look up, for ``skipped`` as ``no fact``)."""
-    texts = [c.claim for c in claims]
-    words = set().union(*(_stems(t) for t in texts)) if texts else set()
-    held_names = set().union(*(names(t) for t in texts)) if texts else set()
-    held_numbers = set().union(*(numbers(t) for t in texts)) if texts else set()
+    unplaced = [c.claim for c in claims if c.span is None]
+    # A sentence said again word for word is covered by the claim placed on its first saying (a reply that
+    # repeats itself is checked once).
+    placed = {_words(s.text) for s in worthy if any(_overlaps(s, c) for c in claims)}
     dropped = [(claim, content_words(claim)) for claim in ungrounded]
     out: list[tuple[Sentence, str]] = []
     no_fact: list[Sentence] = []
     for sentence in worthy:
-        if any(_overlaps(sentence, c) for c in claims) or _held(sentence.text, words, held_names, held_numbers):
+        if (any(_overlaps(sentence, c) for c in claims) or any(_held(sentence.text, c) for c in unplaced)
+                or _words(sentence.text) in placed):
             continue
         own = content_words(sentence.text)
         source = next((claim for claim, seen in dropped if own and len(own & seen) / len(own) >= 0.5), None)

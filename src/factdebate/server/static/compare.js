@@ -28,6 +28,13 @@ const actions = el("div", "compare-actions");
 const agreement = el("p", "compare-agreement");
 agreement.setAttribute("role", "status");
 
+/** A method's readable name ("Tool-MAD"), as the picker shows it; its code name when the catalogue lacks it.
+ * @param {string} method */
+function titleOf(method) {
+  const info = (page.get().catalogue?.methods || []).find(m => m.name === method);
+  return info ? methodWords(info).title : method;
+}
+
 /** One method's run in the comparison: its card, its own view (a column) and its verdict. */
 class Entry {
   /** @param {string} method @param {string} claim @param {(entry: Entry) => void} open */
@@ -43,10 +50,10 @@ class Entry {
     this.node.addEventListener("click", () => open(this));
     this.column = el("section", "compare-column");
     this.column.dataset.method = method;
-    this.column.setAttribute("aria-label", method + "'s debate");
+    this.column.setAttribute("aria-label", titleOf(method) + "'s debate");
     const viewHost = el("div");
     // h2: the page has no heading between its h1 and this one (the debate inside heads its agents h3).
-    this.column.append(el("h2", "compare-column-head", method), viewHost);
+    this.column.append(el("h2", "compare-column-head", titleOf(method)), viewHost);
     this.view = new VerdictView(viewHost);
     this.draw();
   }
@@ -58,7 +65,7 @@ class Entry {
     const v = this.verdict;
     this.node.className = "compare-card " + (v ? LABEL_CLASS[v.label] || "unparsed" : this.error ? "failed" : "pending");
     const head = el("div", "compare-head");
-    head.append(el("strong", "", this.method), v ? labelChip(v.label) : el("span", "label unparsed",
+    head.append(el("strong", "", titleOf(this.method)), v ? labelChip(v.label) : el("span", "label unparsed",
       this.error ? "error" : "checking…"));
     const rows = el("dl", "compare-facts");
     /** @param {string} k @param {unknown} value */
@@ -115,7 +122,7 @@ function finishGrid(claim) {
 /** @param {Entry} entry @param {Record<string, any>} body @param {AbortSignal} signal */
 async function run(entry, body, signal) {
   entry.view.start(entry.claim, entry.method, thresholds(body), true);
-  entry.view.status("Checking with " + entry.method + "…", true);
+  entry.view.status("Checking with " + titleOf(entry.method) + "…", true);
   try {
     const response = await stream("/v1/verify/stream", body, signal);
     await readSSE(response, (name, data) => {

@@ -1,0 +1,39 @@
+"""A sentence of a guarded reply is covered by the claims placed on it, or by one unplaced (reworded) claim
+that holds nearly all its words and every name and number it writes (issue 49, item 1: the claims' words,
+names and numbers pooled used to cover a sentence that differs from a checked one only by a number another
+claim happened to write)."""
+
+from __future__ import annotations
+
+from factdebate.core.types import Span
+from factdebate.guard.coverage import uncovered
+from factdebate.guard.gate import gate
+from factdebate.guard.types import GuardClaim
+
+TEXT = "The tower was repainted in 1889. The tower was repainted in 1900. The tower has 1900 steps."
+
+
+def test_a_number_another_claim_writes_does_not_cover_a_sentence() -> None:
+    worthy = [s for s in gate(TEXT) if s.reason is None]
+    claims = [GuardClaim(index=0, claim="The tower was repainted in 1889.", span=Span(start=0, end=32)),
+              GuardClaim(index=1, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
+    missing, no_fact = uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12)
+    assert [s.text for s, _ in missing] == ["The tower was repainted in 1900."] and no_fact == []
+
+
+def test_an_unplaced_reworded_claim_still_covers_its_sentence() -> None:
+    worthy = [s for s in gate(TEXT) if s.reason is None]
+    claims = [GuardClaim(index=0, claim="The tower was repainted in 1889.", span=Span(start=0, end=32)),
+              GuardClaim(index=1, claim="In 1900 the tower was repainted.", span=None),
+              GuardClaim(index=2, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
+    missing, _ = uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12)
+    assert missing == []
+
+
+def test_a_sentence_said_again_is_covered_by_its_first_saying() -> None:
+    text = TEXT + " The tower was repainted in 1889."
+    worthy = [s for s in gate(text) if s.reason is None]
+    claims = [GuardClaim(index=0, claim="The tower was repainted in 1889.", span=Span(start=0, end=32)),
+              GuardClaim(index=1, claim="The tower was repainted in 1900.", span=Span(start=33, end=65)),
+              GuardClaim(index=2, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
+    assert uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12) == ([], [])
