@@ -1,13 +1,11 @@
-"""The OpenClaw plug-in (integrations/openclaw) against a real ``factdebate serve``, run by the real Node 24 and,
-in the slow test, inside the real OpenClaw gateway (the pinned ``openclaw`` package) with a scripted model.
+"""The OpenClaw plug-in (integrations/openclaw) against a real ``factdebate serve``, its hooks called by the real
+Node 24 as OpenClaw calls them (tests/server/openclaw_drive.mjs).
 
-Both need ``scripts/openclaw-for-tests.sh`` to have installed Node 24 and OpenClaw (650 MB, 2-3 minutes, so not
-part of ``make test``); until then they are skipped, saying so. Slow: the plug-in test drives five scenarios
-through one Node process against one server (about 10 s on a loaded 2-core machine, most of it ``factdebate
-serve`` starting); the gateway test starts OpenClaw's gateway, which took 60 s to come up and 40 s per turn here
-(``openclaw gateway run``: plugins, SQLite state, its memory index), so it runs only with
-``FACTDEBATE_TEST_OPENCLAW_GATEWAY=1``. The network is cut by scripts/test.sh (``unshare -rn``); OpenClaw starts
-and answers without it."""
+It needs ``scripts/openclaw-for-tests.sh`` to have installed Node 24 and OpenClaw (650 MB, 1-2 minutes, so not
+part of ``make test``); until then it is skipped, saying so. Slow (about 30 s on a loaded 2-core machine, almost
+all of it ``factdebate serve`` starting; the eight scenarios take 3 s in one Node process). The plug-in inside
+OpenClaw's own gateway is not tested here: ``openclaw gateway run`` took 60 s to come up and 40 s per turn on
+this machine (docs/guard/openclaw.md says what was tried by hand)."""
 
 from __future__ import annotations
 

@@ -196,7 +196,7 @@ def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, ser
     """``mcp --http``: the keys checked as ``serve`` checks them, then the server started."""
     from factdebate.server.config import load_service_config
     from factdebate.server.mcp_http import run_http
-    from factdebate.server.security import KeyRing
+    from factdebate.server.security import KeyRing, RateLimiter
 
     if no_auth and not _is_loopback(host):
         raise ConfigError("--no-auth is only allowed on a loopback address; configure API keys instead")
@@ -212,7 +212,10 @@ def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, ser
     allowed = list(dict.fromkeys([*settings.allowed_mcp_tools, *allowed]))
     typer.echo(f"factdebate MCP serving on http://{host}:{port}/mcp"
                + (" without API keys" if settings.allow_anonymous else ""), err=True)
-    run_http(config, allowed, KeyRing(keys, allow_anonymous=settings.allow_anonymous), host=host, port=port)
+    # Each key's tool calls, limited as serve limits its requests (one process: the buckets are its own).
+    limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_burst)
+    run_http(config, allowed, KeyRing(keys, allow_anonymous=settings.allow_anonymous), host=host, port=port,
+             limiter=limiter)
 
 
 def register_service(app: typer.Typer) -> None:
