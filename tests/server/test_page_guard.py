@@ -17,6 +17,7 @@ import pytest
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from tests.guard.support import SlowBackend, script
+from tests.server.axe import audit, failing
 from tests.server.conftest import AUTH, PLAIN, LiveServer, offline_build, page_service
 from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
 from tests.server.test_page_explains import SHOTS
@@ -128,6 +129,13 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
 
     # The text the client got (the flag policy's footnotes), and a mark's number leads to its claim.
     assert card.locator(".guard-sent-text").inner_text() == result["text"]
+    # At a phone's width the reply boxes cut their text: each is a named Tab stop a keyboard user can scroll
+    # (axe's scrollable-region-focusable, issue 49, item 5), and nothing widens the page.
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert card.locator(".guard-sent-text").get_attribute("tabindex") == "0"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert failing(audit(page, "a guard check at phone width")) == []
+    page.set_viewport_size({"width": 1280, "height": 1100})
     page.locator(".guard-text .claim-ref-link").nth(1).focus()
     page.keyboard.press("Enter")
     page.wait_for_function("() => location.hash === '#response-live-claim-2'")
