@@ -197,3 +197,20 @@ def test_figures_of_another_backbone_are_warned_of(tmp_path: Path, capsys: pytes
            "for its backbone, our run's debater is openai:gpt-4o-mini" in err
     assert "**our run's debater is openai:gpt-4o-mini, not this row's backbone**" in (
         tmp_path / "out" / "report.md").read_text()
+
+
+def test_the_drafts_three_debater_row_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          builtin_index: Path) -> None:
+    """The ACL draft's Table 3 row RAG + SEARCH + VANILA: Tool-MAD with three agents, beside the draft's
+    figure (issue 51, item 12). One scripted claim on the tests' pre-built 40-article index."""
+    out = tmp_path / "out"
+    code, _, err = call(capsys, "reproduce", "toolmad-draft", "--table", "table3", "--rows", "rag-search-vanilla",
+                        "--datasets", "faviq", "--limit", "1", "--data",
+                        f"faviq=claims:{claims_file(tmp_path / 'faviq.jsonl')}", "-o", str(out), *SCRIPTED)
+    assert code == 0, err
+    run = json.loads((out / "faviq" / "rag-search-vanilla" / "run.json").read_text())
+    assert run["settings"]["methods"]["tool-mad"]["agents"] == ["rag", "search", "none"]
+    assert run["settings"]["methods"]["tool-mad"]["scoring_variant"] == "consistency"
+    report = (out / "report.md").read_text()
+    assert "| RAG + SEARCH + VANILA (backbone not stated) | rag-search-vanilla | FAVIQ | accuracy | 73.0 |" in report
+    assert "Tool-MAD (ACL draft), Table 3, row 'RAG + SEARCH + VANILA', column 'FAVIQ', accuracy: 73.0" in report

@@ -23,7 +23,7 @@ def _names(value: str | None) -> list[str]:
 
 @with_option_flags(skip={"method"})
 def reproduce_command(
-    paper: Annotated[str | None, typer.Argument(help="toolmad, mermaid or dpd.")] = None,
+    paper: Annotated[str | None, typer.Argument(help="toolmad, toolmad-draft, mermaid or dpd.")] = None,
     output: Annotated[Path | None, Opt("--output", "-o", help="Folder of the reproduction: one run folder per run "
                                                               "and dataset, reproduce.json, report.md, plots.")] = None,
     table: Annotated[str | None, Opt(help="Tables to run, comma-separated (default: the paper's main "
@@ -60,7 +60,8 @@ def reproduce_command(
         _rerun(from_run, output, options, sources)
         return
     if paper is None:
-        raise InputError("name a paper: factdebate reproduce toolmad|mermaid|dpd --output DIR (or --from RUN_DIR)")
+        raise InputError("name a paper: factdebate reproduce toolmad|toolmad-draft|mermaid|dpd --output DIR "
+                         "(or --from RUN_DIR)")
     request = _request(paper, output, table, rows, paper_model, sources, limit, seed, options, config)
     request.datasets = _chosen_datasets(request, datasets)
     if not dry_run:
