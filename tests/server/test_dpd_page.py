@@ -23,6 +23,10 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         sign_in(page, server.url)
         page.wait_for_selector("#method option[value=dpd]", state="attached")
         page.fill("#claim", "The Eiffel Tower was completed in 1889.")
+        page.evaluate("""() => { window.said = []; new MutationObserver(() => {
+            const line = document.querySelector('#live .status-line');
+            if (line) window.said.push(line.textContent); }).observe(document.querySelector('#live'),
+            {subtree: true, childList: true, characterData: true}); }""")
         page.click("#submit")
 
         # Live: role statements appear in the team columns before the verdict exists.
@@ -32,6 +36,12 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
 
         page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=30_000)
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
+        # The rounds in the form's terms (its "Most rebuttal rounds" is 1 here): the opening, then rebuttals,
+        # not "Round 2 of 2" (issue 49, item 9).
+        said = set(page.evaluate("window.said"))
+        assert any(s.startswith("Round 1 (opening): ") for s in said), said
+        assert any(s.startswith("Rebuttal 1 of at most 1: ") for s in said), said
+        assert not any(" of 2" in s for s in said), said
         assert "confidence-weighted vote · consensus 0.75" in page.inner_text("#live .verdict-how")
         assert page.locator("#live .verdict-box .judge").count() == 0  # ballots are tables, not raw JSON
         for side in ("affirmative", "negative"):
@@ -44,7 +54,8 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         assert ballots.count() == 6  # three referees, two judged rounds
         first = ballots.first
         assert first.get_attribute("data-referee") == "factual"
-        assert first.locator(".ballot-vote").inner_text() == "affirmative"
+        # The side voted for with the label it stands for, the verdict's word (issue 49, item 9).
+        assert first.locator(".ballot-vote").inner_text() == "affirmative (SUPPORTS)"
         assert first.locator(".ballot-confidence").inner_text() == "0.90"
         first.locator(".ballot-why > summary").click()  # the rest of the ballot, folded in its row
         assert "confidence 0.90 · weight 0.90" in first.locator(".ballot-facts").inner_text()

@@ -68,7 +68,7 @@ def test_many_voices_are_tallied_tabled_and_named_on_a_phone(chromium: Any, serv
     ballots = panel.locator("tr.ballot")
     assert ballots.count() == 3
     logical = panel.locator("tr.ballot[data-referee=logical]")
-    assert logical.locator(".ballot-vote").inner_text() == "negative"
+    assert logical.locator(".ballot-vote").inner_text() == "negative (REFUTES)"
     assert logical.locator(".ballot-confidence").inner_text() == "0.60"
     line = logical.locator(".ballot-line").inner_text()
     assert line and "\n" not in line and len(line) <= 140, line

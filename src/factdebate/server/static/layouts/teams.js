@@ -89,10 +89,18 @@ class TeamsLayout {
     }
     if (name === "round") {
       this.shell.status(ev.round === 0 ? "Evidence gathered; the debate starts." : ev.final ? "The referees have decided."
-        : "Round " + ev.round + " judged; the debate goes on.", true);
+        : this.roundWords(ev.round) + " judged; the debate goes on.", true);
       return true;
     }
     return false;
+  }
+
+  /** A round in the status line in the form's terms: the opening, then "Rebuttal 2 of at most 3" (the form's
+   * "Most rebuttal rounds"), not "Round 3 of 4" (issue 49). @param {number} round */
+  roundWords(round) {
+    if (round === 1) return "Round 1 (opening)";
+    const most = this.shell.mostRounds;
+    return "Rebuttal " + (round - 1) + (most && round <= most ? " of at most " + (most - 1) : "");
   }
 
   /** @param {number} round */
@@ -144,7 +152,7 @@ class TeamsLayout {
       fold.append(el("summary", "", docs.length + " snippet" + (docs.length === 1 ? "" : "s")), evidenceList(docs));
       card.evidenceSlot.append(fold);
     }
-    this.shell.status((ev.round ? this.shell.roundText(ev.round) + ": " : "Setup: ") + ev.agent + " is working…", true);
+    this.shell.status((ev.round ? this.roundWords(ev.round) + ": " : "Setup: ") + ev.agent + " is working…", true);
   }
 
   /** @param {any} ev */
@@ -192,8 +200,10 @@ class TeamsLayout {
     card.dataset.referee = ev.agent;
     const side = this.view.votes[ev.vote || ""];
     const vote = el("td", "ballot-vote");
+    // The side with the label it stands for, the verdict's word ("affirmative (SUPPORTS)": issue 49).
+    const voted = side ? side + " (" + ev.vote + ")" : "";
     vote.append(ev.parsed === false ? el("span", "label unparsed", "unreadable ballot") :
-      el("span", "tag vote " + (side || "none"), side || "no vote"));
+      el("span", "tag vote " + (side || "none"), voted || "no vote"));
     const why = ev.response ? reasoning(ev.response) : "";
     const reason = el("td", "ballot-reason");
     reason.append(el("span", "ballot-line", why ? oneLine(why) : "no reason given"));
@@ -221,7 +231,7 @@ class TeamsLayout {
     reason.append(fold);
     this.panel(ev.round).ballots.append(card);
     this.ballots.set(ev.agent + "#" + ev.round, reason);
-    this.shell.status(ev.agent + " referee " + (side ? "voted " + side : "gave no readable vote"), true);
+    this.shell.status(ev.agent + " referee " + (side ? "voted " + voted : "gave no readable vote"), true);
   }
 
   /**
