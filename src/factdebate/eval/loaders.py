@@ -181,8 +181,10 @@ def load_averitec(path: Path) -> Dataset:
     skipped: Counter[str] = Counter()
     mapping = {"supported": S, "refuted": R, "not enough evidence": N,
                "conflicting evidence/cherrypicking": CONFLICTING}
-    return _labelled("averitec", path, read_records(path, skipped), mapping, FOUR_LABELS,
-                     meta_keys=("claim_date",), skipped=skipped)
+    dataset = _labelled("averitec", path, read_records(path, skipped), mapping, FOUR_LABELS,
+                        meta_keys=("claim_date",), skipped=skipped)
+    dataset.label_map[CONFLICTING] = CONFLICTING  # the fourth label is predicted as it is named
+    return dataset
 
 
 @file_format("hover", "HoVer JSON (uid, claim, label SUPPORTED/NOT_SUPPORTED, num_hops); NOT_SUPPORTED -> REFUTES")
