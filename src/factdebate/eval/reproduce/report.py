@@ -281,8 +281,18 @@ def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
     written: list[Path] = []
     for name in manifest["tables"]:
         table = paper.table(name)
-        lines = table_lines(paper, table, cells, root, model)
+        every = table_lines(paper, table, cells, root, model)
+        # --rows/--datasets narrowed the run: its cells only, and a count of the rest (not a row each)
+        lines = [line for line in every if line.status != "not selected"]
+        left = len({(line.run, line.column) for line in every}) - len({(line.run, line.column) for line in lines})
+        if not lines:
+            md += [f"## {table.caption}", "", f"None of this table's {left} cells was selected (--rows/--datasets).",
+                   ""]
+            continue
         md += [*_table_markdown(paper, table, lines), ""]
+        if left:
+            md += [f"{left} cell(s) of this table were not selected (--rows/--datasets): a run without those "
+                   "options lists every cell.", ""]
         plot = _plot(table, lines, root / f"{table.name}.png")
         if plot is not None:
             written.append(plot)
