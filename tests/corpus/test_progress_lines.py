@@ -20,7 +20,8 @@ def test_a_build_off_a_terminal_logs_its_progress_and_the_time_left_at_the_measu
     lines.done()
     text = out.getvalue().splitlines()
     assert text[0] == "builtin: embeddings: 1000 passages…"
-    assert text[1] == "builtin: embeddings: 100 of 1,000 passages (10%), 10.0/s, about 2 min left at this speed"
+    # one batch so far, which carried the warm-up: no time left until the next (issue 50)
+    assert text[1] == "builtin: embeddings: 100 of 1,000 passages (10%), 10.0/s, time left after the next batch"
     assert text[2].startswith("builtin: embeddings: 200 of 1,000 passages (20%)") and "about 80 s left" in text[2]
     assert len(text) == 1 + 9 + 1  # the last batch is the "done" line, not a 100% one
     assert text[-1] == "builtin: embeddings: done in 100.0s"
@@ -65,3 +66,23 @@ def test_the_time_left_follows_the_recent_speed_when_the_encoder_warms_up() -> N
     left = line_at_30.split("about ")[1]
     said = float(left.split()[0]) * (60 if " min" in left else 1)
     assert truth / 1.5 <= said <= truth * 1.5, (said, truth)
+
+
+def test_the_first_batch_which_carries_the_warm_up_gives_no_time_left() -> None:
+    """Seen on a busy 2-core machine (issue 50): a batch of 64 took about 20 s, the first one 30 s with the
+    encoder's warm-up, so the first line (one batch, since the start) said 80 minutes for a 38-minute build."""
+    out = io.StringIO()
+    now = [0.0]
+    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    total = 64 * 100
+    lines.stage("builtin: embeddings", total)
+    for batch in range(100):
+        now[0] += 30.0 if batch == 0 else 10.0
+        lines.advance(64)
+    printed = out.getvalue().splitlines()
+    assert printed[1].startswith("builtin: embeddings: 64 of 6,400 passages") and "at this speed" not in printed[1]
+    assert "time left after the next batch" in printed[1], printed[1]
+    truth = (total - 128) / 6.4  # 64 passages every 10 s from here on
+    left = printed[2].split("about ")[1]
+    said = float(left.split()[0]) * (60 if " min" in left else 1)
+    assert truth / 1.5 <= said <= truth * 1.5, (printed[2], truth)

@@ -104,7 +104,15 @@ class _Lines:
         self._last = now
         since, done_then = self._recent[0]
         rate = (self._done - done_then) / max(now - since, 1e-9)
-        left = f", {duration((self._total - self._done) / rate)} left at this speed" if rate > 0 else ""
+        if since == self._started:  # the window holds the first batch, which carries the encoder's warm-up
+            if len(self._recent) < 3:  # that batch alone: its speed says little about the rest
+                left = ", time left after the next batch"
+            else:
+                since, done_then = self._recent[1]
+                rate = (self._done - done_then) / max(now - since, 1e-9)
+                left = f", {duration((self._total - self._done) / rate)} left at this speed" if rate > 0 else ""
+        else:
+            left = f", {duration((self._total - self._done) / rate)} left at this speed" if rate > 0 else ""
         self._console.print(f"{self._description}: {self._done:,} of {self._total:,} passages "
                             f"({100 * self._done // max(self._total, 1)}%), {rate:.1f}/s{left}", highlight=False)
 
