@@ -20,8 +20,8 @@ if sys.argv[1] == "handled":
     terminate_as_interrupt()
 async def main():
     child = await asyncio.create_subprocess_exec(sys.executable, "-c", "import time; time.sleep(60)")
-    print(child.pid, flush=True)
     try:
+        print(child.pid, flush=True)  # inside the try: the signal may come as soon as the pid is read
         await child.wait()
     finally:
         child.terminate()
