@@ -27,7 +27,7 @@ def reproduce_command(
     output: Annotated[Path | None, Opt("--output", "-o", help="Folder of the reproduction: one run folder per run "
                                                               "and dataset, reproduce.json, report.md, plots.")] = None,
     table: Annotated[str | None, Opt(help="Tables to run, comma-separated (default: the paper's main "
-                                          "experiment; the names are in docs/reproduce.md).")] = None,
+                                          "experiment; a name it does not know is answered with the list).")] = None,
     rows: Annotated[str | None, Opt(help="Only these runs of the tables, comma-separated "
                                          "(e.g. tool-mad,madke).")] = None,
     datasets: Annotated[str | None, Opt(help="Only these datasets of the tables, comma-separated (e.g. "
