@@ -115,12 +115,22 @@ def test_evidence_beyond_the_operators_bounds_is_refused_not_cut() -> None:
         resolve_options(GuardOptions(evidence_mode="given"), settings)  # type: ignore[arg-type]
 
 
-async def test_a_reply_too_long_or_unclean_is_degraded_not_checked_and_said() -> None:
-    for text, needle in (("x" * 200, "guard.max_message_chars"), ("bad \x00 reply", "control character")):
-        result, backend = await run_check(script(), text, guard={**FAST, "max_message_chars": 100},
-                                          on_unchecked="block")
-        assert result.degraded and needle in (result.degraded_reason or "") and backend.calls == []
-        assert result.action_taken == "blocked" and result.label is None
+async def test_an_unclean_reply_is_degraded_not_checked_and_said() -> None:
+    result, backend = await run_check(script(), "bad \x00 reply", guard={**FAST, "max_message_chars": 100},
+                                      on_unchecked="block")
+    assert result.degraded and "control character" in (result.degraded_reason or "") and backend.calls == []
+    assert result.action_taken == "blocked" and result.label is None
+
+
+async def test_a_reply_too_long_is_checked_to_its_last_sentence_within_the_limit_the_rest_unchecked() -> None:
+    """Issue 47, item 12: one behaviour on every door (the streamed one's in tests/guard/test_stream.py)."""
+    text = "x" * 200  # no sentence ends within the limit: nothing of it is checked
+    result, backend = await run_check(script(), text, guard={**FAST, "max_message_chars": 100}, on_unchecked="block")
+    assert not result.degraded and backend.calls == []
+    [rest] = result.claims
+    assert rest.status == "unchecked" and "guard.max_message_chars (100 characters)" in (rest.reason or "")
+    assert rest.span is not None and (rest.span.start, rest.span.end) == (0, 200)
+    assert result.action_taken == "blocked" and result.label != "SUPPORTS"
 
 
 async def test_a_conversation_shares_verdicts_for_one_caller_only() -> None:

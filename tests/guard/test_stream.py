@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from factdebate.guard import GuardClaim, GuardOptions, StreamingCheck
+from factdebate.guard import GuardClaim, GuardOptions, StreamingCheck, check_text
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import PARIS_DOC, REPLY, script
 from tests.helpers import StaticTool, resources_for
@@ -78,20 +78,28 @@ async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer
     assert sorted((c.index, c.status) for c in got) == [(0, "checked"), (1, "unchecked")]
 
 
-async def test_an_answer_that_grows_past_the_limit_is_checked_up_to_it_and_said_degraded() -> None:
+async def test_an_answer_that_grows_past_the_limit_is_checked_as_a_whole_check_is_and_the_rest_unchecked() -> None:
+    """Issue 47, item 12: the stream cuts where check_text() cuts (the last sentence ending within
+    guard.max_message_chars) and says the rest unchecked, so both doors give the same verdicts."""
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
     resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools,
                                     guard={**FAST, "max_message_chars": 100})
+    answer = "Paris is the capital of France. " + "x" * 200 + ". More text."
     async with resources:
         check = StreamingCheck(resources.settings, resources, options=GuardOptions())
         check.feed("Paris is the capital of France. ")
         check.feed("x" * 200 + ". More text.")
         result = await check.finish()
         assert await check.finish() is result
-    assert [c.claim for c in result.claims] == ["Paris is the capital of France."]
-    assert result.claims[0].status == "checked"
-    assert result.degraded and "guard.max_message_chars" in (result.degraded_reason or "")
-    assert result.original_text.endswith("More text.")
+        whole = await check_text(answer, resources.settings, resources, options=GuardOptions())
+    for found in (result, whole):
+        assert found.claims[0].claim == "Paris is the capital of France."
+        assert [c.status for c in found.claims] == ["checked", "unchecked"] and not found.degraded
+        rest = found.claims[1]
+        assert rest.span is not None and answer[rest.span.start:rest.span.end] == "x" * 200 + ". More text."
+        assert "guard.max_message_chars" in (rest.reason or "")
+        assert found.original_text == answer
+    assert [(c.span, c.status, c.label) for c in result.claims] == [(c.span, c.status, c.label) for c in whole.claims]
 
 
 async def test_cancel_stops_every_check_in_progress() -> None:
@@ -114,3 +122,39 @@ async def test_cancel_stops_every_check_in_progress() -> None:
         tasks = [*check._extractions, *check._tasks]
         await asyncio.gather(*tasks, return_exceptions=True)
         assert tasks and all(task.cancelled() or task.done() for task in tasks)
+
+
+def _reversed_claims(call: Any, messages: Any, params: Any) -> str:
+    """An extractor that lists the sentences it is given last first (a model's own order of importance)."""
+    import json
+
+    if call.prompt.startswith("claims_extract"):
+        found = json.loads(_sentence_claims(call, messages, params))["claims"]
+        return json.dumps({"claims": found[::-1]})
+    return script()(call, messages, params)
+
+
+async def test_the_claim_cap_takes_the_first_sentences_on_both_doors() -> None:
+    """Issue 47, item 12: a whole reply kept the extractor's first claims (here its last sentences) and a stream
+    its first sentences'; now both check the first response.max_claims check-worthy sentences, the rest
+    unchecked beyond the cap, whatever order the extractor lists them in."""
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, _, _ = resources_for(_reversed_claims, method="single", tools=tools, guard=FAST,
+                                    response={"max_claims": 2})
+    sentences = ["Paris is the capital of France.", "The Eiffel Tower is in Paris.", "Rome is in Italy.",
+                 "Berlin is in Germany."]
+    answer = " ".join(sentences)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions())
+        for sentence in sentences:
+            check.feed(sentence + " ")
+            await asyncio.sleep(0)
+        streamed = await check.finish()
+        whole = await check_text(answer, resources.settings, resources, options=GuardOptions())
+    for found in (streamed, whole):
+        by_sentence = {answer[c.span.start:c.span.end]: c for c in found.claims if c.span is not None}
+        assert {s for s, c in by_sentence.items() if c.status == "checked"} == set(sentences[:2]), found.claims
+        for late in sentences[2:]:
+            assert by_sentence[late].status == "unchecked" and "claim cap" in (by_sentence[late].reason or "")
+    assert sorted((c.span.start, c.status, c.label) for c in streamed.claims if c.span) == \
+        sorted((c.span.start, c.status, c.label) for c in whole.claims if c.span)

@@ -22,7 +22,7 @@ from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Label
+from factdebate.core.types import Label, Span
 from factdebate.guard.clock import check_started, own_clock
 from factdebate.guard.conversation import Conversation, conversation
 from factdebate.guard.coverage import uncovered
@@ -46,7 +46,7 @@ from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.offload import read_text
-from factdebate.response_level.spans import TextIndex, find_span
+from factdebate.response_level.spans import TextIndex, boundaries, find_span
 from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
 
@@ -66,15 +66,24 @@ class _Usage:
 
 def uncheckable(text: object, settings: Settings) -> str | None:
     """Why ``text`` (a model's reply) cannot be checked, or None. Not a refusal: the reply is the upstream
-    model's, not the caller's, so the check is degraded instead, said, and ``on_unchecked`` applies."""
+    model's, not the caller's, so the check is degraded instead, said, and ``on_unchecked`` applies. (A reply
+    over ``guard.max_message_chars`` can be: as far as :func:`checked_length`.)"""
     if not isinstance(text, str):
         raise InputError(f"the text to check must be text, not {type(text).__name__}")
     if reason := unsafe_reason(text):
         return f"the reply cannot be checked: {reason}"
-    if len(text) > settings.guard.max_message_chars:
-        return (f"the reply is {len(text)} characters long, over guard.max_message_chars "
-                f"({settings.guard.max_message_chars}): it was not checked")
     return None
+
+
+def checked_length(text: str, limit: int) -> int:
+    """How much of a reply is checked: all of it within ``limit`` (``guard.max_message_chars``); past it, up to
+    the last sentence that ends within the limit (none: nothing is checked). Every door cuts here, plain and
+    streamed (guard/stream.py), so a long reply gets the same verdicts through each; the rest is an unchecked
+    claim of the result (:meth:`Check.beyond_note`)."""
+    if len(text) <= limit:
+        return len(text)
+    gaps = boundaries(text[:limit])
+    return gaps[-1][0] if gaps else 0
 
 
 def guard_question(question: str | None, settings: Settings) -> str | None:
@@ -121,6 +130,8 @@ class Check:
         self.worthy: list[Sentence] = []  # every sentence the gate passed: each must be covered by a claim
         self.ungrounded: list[str] = []  # claims the grounding filter dropped
         self.capped = False  # the claim cap left statements out
+        self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
+        self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
         self.degraded_reasons: list[str] = []
         self.passed_through: list[str] = []
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
@@ -131,6 +142,18 @@ class Check:
         worthy = [s for s in sentences if s.reason is None]
         self.worthy += worthy
         return worthy
+
+    def take(self, worthy: Sequence[Sentence]) -> list[Sentence]:
+        """The check-worthy sentences of ``worthy`` (the next ones of the reply, in its order) that fit the
+        claim cap: the reply's first ``response.max_claims`` check-worthy sentences are given to the extractor,
+        on every door alike (a whole reply at once, a stream part by part), so which sentences lie beyond the
+        cap does not depend on the door or on what the extractor picks; those beyond are unchecked, said so."""
+        room = max(0, self.settings.response.max_claims - self.taken)
+        if len(worthy) > room:
+            self.capped = True
+        taken = list(worthy[:room])
+        self.taken += len(taken)
+        return taken
 
     async def extract(self, text: str, context: str | None = None) -> list[str] | None:
         """The claims of ``text`` (None, with the reason recorded, when the extractor's reply was unreadable
@@ -235,6 +258,8 @@ class Check:
         claims = [p.final(timed_out=not p.done) for p in self.progress]
         if not degraded and not self.degraded_reasons:
             claims += self._unchecked_sentences(claims)
+        if (rest := self.beyond_note(text, len(claims))) is not None:
+            claims.append(rest)
         if self.session.trimmed:
             if not self.session.dropped:  # no claim to rank for: ranked against the reply itself
                 self.session.chosen(query_of([c.claim for c in claims], text))
@@ -257,6 +282,20 @@ class Check:
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
             on_unchecked=o.on_unchecked, tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text)
         return await apply_policy(result, self.reviser, self.recheck, self.settings.guard.rewrite_fallback)
+
+    def beyond_note(self, text: str, index: int) -> GuardClaim | None:
+        """The reply's rest past ``guard.max_message_chars`` (from :attr:`beyond` on) as one unchecked claim,
+        with its span and why: never checked, so never SUPPORTS, and ``on_unchecked`` applies to it."""
+        if self.beyond is None or not text[self.beyond:].strip():
+            return None
+        start = self.beyond + len(text[self.beyond:]) - len(text[self.beyond:].lstrip())
+        rest = " ".join(text[start:].split())
+        limit = self.settings.guard.max_message_chars
+        return GuardClaim(index=index, claim=rest if len(rest) <= 300 else rest[:299] + "\u2026",
+                          span=Span(start=start, end=len(text.rstrip())), status="unchecked",
+                          reason=f"past guard.max_message_chars ({limit} characters): the reply is checked as "
+                                 "far as the last sentence ending within the limit; the rest, from character "
+                                 f"{start} on, was not checked")
 
     async def recheck(self, revised: str, refuted: list[GuardClaim]) -> GuardResult:
         """A ``rewrite``'s revision checked again before it is sent: the same check, at the tier that refuted
@@ -294,7 +333,8 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
                      reviser: Reviser | None = None, caller: str | None = None) -> GuardResult:
     """Check ``text`` (an assistant's reply) and apply the policy. ``caller``: who asks (the service: the API
     key's id), so a conversation's shared state is never another caller's. Raises ``InputError`` for
-    options out of bounds; a reply that cannot be checked at all (too long, not clean text) is ``degraded``, and
+    options out of bounds; a reply that cannot be checked at all (not clean text) is ``degraded``, one longer
+    than ``guard.max_message_chars`` is checked as far as :func:`checked_length` (the rest unchecked), and
     a claim that could not be decided is ``unchecked``, never an error."""
     problem = uncheckable(text, settings)
     check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller)
@@ -304,7 +344,9 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
             check.degraded_reasons.append(problem)
             return await check.result(text, degraded=True)
         check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
-        worthy = check.skip(await read_text(len(text), gate, text))
+        if (cut := checked_length(text, settings.guard.max_message_chars)) < len(text):
+            check.beyond = cut  # the rest: one unchecked claim of the result, said why
+        worthy = check.take(check.skip(await read_text(cut, gate, text[:cut])))
         claims: list[str] | None = []
         if worthy and check.remaining(deadline) <= 0:  # the request's wait before the check used it (clock.py)
             check.degraded_reasons.append(
@@ -320,7 +362,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
                 claims = None
             else:
                 claims = extraction.result()
-        await read_text(len(text), _place, check, claims or [], text)
+        await read_text(cut, _place, check, claims or [], text[:cut])
         tasks = [asyncio.ensure_future(check.decide(p)) for p in check.progress]
         await settle(tasks, check.remaining(deadline))
         return await check.result(text, degraded=claims is None)

@@ -11,7 +11,8 @@ everything within ``deadline_s``, counted from the answer's end: the client is r
 Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
 for sentence ends goes on from where it stopped, and only the part up to the newest end is gated (a long
 part in a worker thread). A part ending in a question keeps it back for the next part ("Is it in Berlin?
-Yes." is one statement), and ``response.max_claims`` holds for the whole answer: the sentences past it are
+Yes." is one statement), and ``response.max_claims`` holds for the whole answer: its first ``max_claims``
+check-worthy sentences are checked, as in a whole check (``Check.take``), and the sentences past them are
 unchecked, said so (guard/coverage.py). The
 context is bounded for the same reason: the whole answer so far, given with every part, made a long
 answer's extraction prompts (and the reading of them) grow with the square of its length.
@@ -28,7 +29,7 @@ from typing import Any
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.guard.check import Check, settle, uncheckable
+from factdebate.guard.check import Check, checked_length, settle, uncheckable
 from factdebate.guard.gate import Sentence, gate
 from factdebate.guard.hold import HeldText, Part
 from factdebate.guard.policy import StreamMode, stream_mode
@@ -100,6 +101,10 @@ class AnswerSoFar:
         self._ends.cursor = resume
         return start, pending[:end - start]
 
+    def reread(self, text: str) -> None:
+        """Read the answer (all of ``text``) from the cursor on again, after :meth:`add` stopped reading it."""
+        self._pending = [text[self.cursor:]]
+
     def give_back(self, start: int, tail: str) -> None:
         """Put the end of the part just taken (``tail``, from ``start``) back: it is taken again with what
         follows it (a question is gated with its answer). Right after :meth:`take` only."""
@@ -128,10 +133,12 @@ class StreamingCheck:
         self._tasks: list[asyncio.Task[Any]] = []
         self._extractions: list[asyncio.Task[Any]] = []
         self._registered: asyncio.Event | None = None  # set when the previous run's claims are numbered
+        self._counted: asyncio.Event | None = None  # set when the previous run's sentences are counted (cap)
         self._queue: asyncio.Queue[GuardClaim | None] = asyncio.Queue()
         self._sent: set[int] = set()
         self._finished = False
         self._stopped: str | None = None  # why the rest of the answer is not checked
+        self._long = False  # the answer passed guard.max_message_chars: the rest is kept, not read
         self._result: GuardResult | None = None
         resolved = self._check.options
         self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked)
@@ -149,8 +156,12 @@ class StreamingCheck:
         if self._stopped is not None:  # what came before is being checked; nothing after is
             self._answer.add(delta, read=False)
             return
-        most = self._settings.guard.max_message_chars
-        if unsafe_reason(delta) is not None or len(self._answer.index) + len(delta) > most:
+        if self._long or len(self._answer.index) + len(delta) > self._settings.guard.max_message_chars:
+            # Past the limit: kept, not read; finish() checks as far as a whole check would (checked_length).
+            self._answer.add(delta, read=False)
+            self._long = True
+            return
+        if unsafe_reason(delta) is not None:
             self._answer.add(delta, read=False)
             # Said of the answer as a whole, as a check of the whole text says it (the whole is read once, here).
             self._stopped = uncheckable(self._answer.index.text, self._settings)
@@ -183,20 +194,31 @@ class StreamingCheck:
             held = self.held.add(start, shown, None, waiting=True)
         previous, mine = self._registered, asyncio.Event()
         self._registered = mine
-        task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held), context=self._context)
+        before, counted = self._counted, asyncio.Event()
+        self._counted = counted
+        task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held, (before, counted)),
+                                   context=self._context)
         self._extractions.append(task)
 
     async def _run(self, part: str, worthy: list[Sentence] | None, start: int, previous: asyncio.Event | None,
-                   mine: asyncio.Event, held: Part | None = None) -> None:
+                   mine: asyncio.Event, held: Part | None = None,
+                   order: tuple[asyncio.Event | None, asyncio.Event] | None = None) -> None:
         waits: list[Progress] = []  # the claims the part's release waits for (hold)
+        before, counted = order or (None, asyncio.Event())
         try:
             if worthy is None:
                 found = await asyncio.to_thread(gated, part, start)
                 if held is not None:
                     held.pieces = [(s.start, s.end) for s in found]
                 worthy = self._check.skip(found)
-                if not worthy:
-                    return
+            # The claim cap counts the answer's check-worthy sentences in order, as a whole check does
+            # (Check.take): a part waits only for the previous part's count (its gating), not its extraction.
+            if before is not None:
+                await before.wait()
+            worthy = self._check.take(worthy)
+            counted.set()
+            if not worthy:
+                return
             if self._check.room() == 0:  # the reply's claim cap is reached: what follows is unchecked, said so
                 self._check.capped = True
                 return
@@ -218,6 +240,7 @@ class StreamingCheck:
                     waits += [p for p in self._check.progress if " ".join(p.claim.claim.lower().split()) == folded]
             waits += fresh
         finally:
+            counted.set()
             mine.set()
             if held is not None:
                 HeldText.settle(held, waits)
@@ -259,8 +282,14 @@ class StreamingCheck:
                                             method=check.options.method))
         if self._stopped is not None:
             check.degraded_reasons.append(f"{self._stopped} (from character {self._answer.cursor} on)")
-        elif self._answer.cursor < len(text):
-            self._dispatch(len(text), len(text), final=True)
+        else:
+            end = len(text)
+            if self._long:  # the part a whole check of this answer checks; the rest is unchecked, said
+                end = max(self._answer.cursor, checked_length(text, self._settings.guard.max_message_chars))
+                check.beyond = end
+                self._answer.reread(text)
+            if self._answer.cursor < end:
+                self._dispatch(end, end, final=True)
         await settle(self._extractions, check.remaining(deadline))
         late = sum(task.cancelled() for task in self._extractions)
         if late:

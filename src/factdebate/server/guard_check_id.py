@@ -1,4 +1,5 @@
-"""The chat guard's check id in a header on every reply of ``/v1/chat/completions``: plain or streamed,
+"""The guard's check id in a header on every reply of its routes (``/v1/chat/completions``, ``/v1/guard/check``,
+LiteLLM's guardrail route): plain or streamed,
 answer or error, 401 and 413 included. The id is made when the request arrives, before anything is sent, so
 a stream's headers carry it too (a stream's check finishes after its headers are gone); the finished check
 is kept under it (``GET /v1/checks/{id}``). A client that drops the body's unknown fields (LangChain, the
@@ -16,6 +17,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 GUARD_CHECK_ID_HEADER = "X-Factdebate-Check-Id"
 CHAT_PATH = "/v1/chat/completions"
+# Every guard route: each reply of each carries the request's id (the one its check is kept under).
+GUARD_PATHS = (CHAT_PATH, "/v1/guard/check", "/beta/litellm_basic_guardrail_api")
 _SCOPE_KEY = "factdebate_check_id"
 _HEADER = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
 
@@ -39,7 +42,7 @@ class CheckIdHeader:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path", "").rstrip("/") != CHAT_PATH:
+        if scope["type"] != "http" or scope.get("path", "").rstrip("/") not in GUARD_PATHS:
             await self.app(scope, receive, send)
             return
         value = check_id_of(scope).encode("latin-1")

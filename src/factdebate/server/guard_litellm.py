@@ -9,7 +9,12 @@ LiteLLM authenticates with ``x-api-key`` (its ``api_key`` setting); a service ke
 ``Authorization: Bearer``, is accepted alike. Options are the guardrail's
 ``additional_provider_specific_params`` (the same names as the chat route's ``factdebate`` object), checked
 the same way. LiteLLM sends a reply check its texts only (not the conversation), so a bot's own passages
-reach the guard through those options' ``evidence`` or not at all: docs/guard.md says what to do instead."""
+reach the guard through those options' ``evidence`` or not at all: docs/guard.md says what to do instead.
+
+Set up as the chat route's check is (server/guard_prepare.py's ``setup_check``), with its error shape for
+every refusal (a wrong key's 401 included) and the request's check id in ``X-Factdebate-Check-Id`` (the
+first text's check is kept under it). A text longer than ``guard.max_message_chars`` is checked as far as
+the limit and its rest is unchecked, said (guard/check.py), as on every door."""
 
 from __future__ import annotations
 
@@ -17,38 +22,31 @@ import asyncio
 import logging
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult, check_text, resolve_options
-from factdebate.guard.messages import person_question
-from factdebate.guard.options import with_conversation
+from factdebate.core.errors import FactDebateError
+from factdebate.guard import GuardOptions, GuardResult, check_text
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
-    chosen_method,
+    check_failed,
     keep_guard,
     openai_error,
+    openai_http_error,
     public_result,
+    route_failed,
+    setup_check,
     upstream_for,
+    validation_problems,
 )
-from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest, check_messages
-from factdebate.server.response_routes import _charged_slot
-from factdebate.server.service import ServiceDep, caller
-from factdebate.util.redact import hide_endpoints
+from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest
+from factdebate.server.service import Service, ServiceDep, caller
 
 router = APIRouter()
 log = logging.getLogger("factdebate.server")
 PATH = "/beta/litellm_basic_guardrail_api"
-
-
-async def litellm_caller(service: ServiceDep, request: Request,
-                         authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
-                         x_api_key: Annotated[str | None, Header(include_in_schema=False)] = None) -> str:
-    """The service's own key check, reading LiteLLM's ``x-api-key`` where no bearer key is sent."""
-    return await caller(service, request, authorization or (f"Bearer {x_api_key}" if x_api_key else None))
 
 
 class GuardrailRequest(BaseModel):
@@ -65,49 +63,54 @@ class GuardrailRequest(BaseModel):
 
 @router.post(PATH, tags=["guard"], summary="The guard as LiteLLM's generic guardrail (post_call)", response_model=None)
 async def litellm_guardrail(request: Request, service: ServiceDep,
-                            who: Annotated[str, Depends(litellm_caller)]) -> JSONResponse:
+                            authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+                            x_api_key: Annotated[str | None, Header(include_in_schema=False)] = None) -> JSONResponse:
+    try:  # the service's own key check, reading LiteLLM's x-api-key where no bearer key is sent
+        who = await caller(service, request, authorization or (f"Bearer {x_api_key}" if x_api_key else None))
+    except HTTPException as exc:  # 401 (or 429) in OpenAI's shape, as on the chat route
+        return openai_http_error(exc)
     try:
-        body = GuardrailRequest.model_validate(await request.json())
+        return await _guardrail(request, service, who)
+    except RecursionError:
+        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except Exception as exc:
+        return route_failed(exc)
+
+
+async def _guardrail(request: Request, service: Service, who: str) -> JSONResponse:
+    try:
+        body = GuardrailRequest.model_validate_json(await request.body())
         options = GuardOptions.model_validate(body.additional_provider_specific_params or {})
-    except (ValidationError, ValueError) as exc:
-        return openai_error(422, f"invalid guardrail request: {exc}")
+    except ValidationError as exc:
+        return openai_error(422, f"invalid guardrail request: {validation_problems(exc)}")
     texts = body.texts or []
     if body.input_type == "request" or not any(t.strip() for t in texts):
         return JSONResponse({"action": "NONE"})
-    settings = service.resolver.base
     messages = [m.model_dump(exclude_none=True) for m in body.structured_messages or []]
-    options = with_conversation(options, messages)  # tool results: ranked per claim past the limits, not refused
-    try:
-        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
-        if body.structured_messages:
-            check_messages(ChatRequest(model=body.model or "-", messages=body.structured_messages), settings)
-        for number, text in enumerate(texts, 1):
-            if len(text) > settings.guard.max_message_chars:
-                raise InputError(f"text {number} holds {len(text)} characters; the limit is "
-                                 f"{settings.guard.max_message_chars} (guard.max_message_chars)")
-        resolved = resolve_options(options, settings)
-    except (ConfigError, InputError) as exc:
-        return openai_error(422, str(exc))
-    question = person_question(messages)
-    upstream = upstream_for(request.app.state, settings) if resolved.policy == "rewrite" else None
+    chat = ChatRequest(model=body.model or "-", messages=body.structured_messages) if body.structured_messages else None
+    setup = setup_check(request, service, who, options, messages, chat=chat)
+    if isinstance(setup, JSONResponse):
+        return setup
+    settings = setup.settings
+    upstream = upstream_for(request.app.state, settings) if setup.resolved.policy == "rewrite" else None
     reviser = upstream.reviser({"model": body.model or "", "messages": messages}) if upstream else None
-    slot, charge = _charged_slot(service, who, settings)
     try:
-        async def one(text: str) -> GuardResult:
+        async def one(number: int, text: str) -> GuardResult:
             calls = call_keeper(service)
-            result = await check_text(text, settings, service.resources(settings), options=options,
-                                      question=question or None, sinks=[calls.sink] if calls else None,
+            result = await check_text(text, settings, service.resources(settings), options=setup.options,
+                                      question=setup.question, sinks=[calls.sink] if calls else None,
                                       reviser=reviser, caller=who)
-            return await keep_guard(service, who, result, calls)
+            # the first text's check is kept under the request's id (its header's); the others get their own
+            return await keep_guard(service, who, result, calls, setup.check_id if number == 0 else None,
+                                    setup.options.conversation_id)
 
         try:
-            results = await asyncio.gather(*(one(t) for t in texts))
+            results = await asyncio.gather(*(one(n, t) for n, t in enumerate(texts)))
         except FactDebateError as exc:
-            log.warning("a LiteLLM guardrail check failed: %s", exc)  # with the address the caller is not shown
-            return openai_error(500, f"the fact check failed: {hide_endpoints(str(exc))}", "server_error")
-        charge.claims = sum(len(r.claims) for r in results)
+            return check_failed(exc)
+        setup.charge.claims = sum(len(r.claims) for r in results)
     finally:
-        slot.release()
+        setup.slot.release()
     return JSONResponse(_answer(results), headers={GUARD_CHECK_ID_HEADER: results[0].check_id}
                         if results[0].check_id else None)
 

@@ -15,13 +15,15 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.datastructures import State
 
-from factdebate.core.errors import ConfigError, InputError
+from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, resolve_options
+from factdebate.guard.messages import person_question
+from factdebate.guard.options import with_conversation
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardClaim
 from factdebate.server.guard_check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
 from factdebate.server.guard_check_id import check_id_of
-from factdebate.server.guard_request import ChatRequest, check_messages, guard_options, question_of, read_chat_request
+from factdebate.server.guard_request import ChatRequest, check_messages, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
 from factdebate.server.kept_calls import CallKeeper
 from factdebate.server.response_routes import ClaimCharge, _charged_slot
@@ -107,23 +109,35 @@ class Prepared:
         return self.options.conversation_id
 
 
-async def prepare(request: Request, service: Service, who: str) -> Prepared | JSONResponse:
-    """Every check before the upstream is asked; the debate slot and the claims' rate-limit tokens are taken
-    last (the caller of a refused request paid only the request's token)."""
-    base = service.resolver.base
-    upstream = upstream_for(request.app.state, base)
-    if upstream is None:
-        return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
-    try:
-        body = await read_chat_request(request)  # off the event loop when it is large
-    except InputError as exc:
-        return openai_error(422, str(exc))
-    options = guard_options(body)
+@dataclass
+class CheckSetup:
+    """What every guard route's check needs, made one way for all of them (:func:`setup_check`)."""
+
+    settings: Settings
+    options: GuardOptions
+    resolved: ResolvedGuardOptions
+    question: str | None
+    slot: _RunSlot
+    charge: ClaimCharge
+    check_id: str  # the request's (server/guard_check_id.py, already in its header): its first kept check's id
+
+
+def setup_check(request: Request, service: Service, who: str, options: GuardOptions,
+                messages: list[dict[str, Any]], *, chat: ChatRequest | None = None,
+                question: str | None = None) -> CheckSetup | JSONResponse:
+    """The one setup of a guard route's check (``/v1/chat/completions``, ``/v1/guard/check``, LiteLLM's
+    guardrail): the conversation's tool results as evidence (ranked per claim past the limits, never refused),
+    the conversation's id from its header, the caller's settings (a chosen method counts against the spending
+    caps), the conversation's bounds (``chat``: the request whose messages and ``n`` are checked), the options
+    resolved, the person's question (``question`` when the caller named it), and the debate slot and the
+    claims' rate-limit tokens taken last (a refused request paid only the request's token). A refusal is
+    OpenAI's error (422 for a bad option or message, 503 at the server's limit of checks)."""
+    options = with_conversation(options, messages)
     try:
         options = with_conversation_header(options, request.headers.get(CONVERSATION_HEADER))
-        # The tiers' method counts against the spending caps as a chosen method does on /v1/check-response.
         settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
-        check_messages(body, settings)
+        if chat is not None:
+            check_messages(chat, settings)
         resolved = resolve_options(options, settings)
     except (ConfigError, InputError) as exc:
         return openai_error(422, str(exc))
@@ -131,8 +145,45 @@ async def prepare(request: Request, service: Service, who: str) -> Prepared | JS
         slot, charge = _charged_slot(service, who, settings)  # 503 when the server is at its limit of checks
     except HTTPException as exc:
         return openai_http_error(exc)
-    return Prepared(body, settings, options, resolved, upstream, question_of(body), slot, charge,
-                    check_id_of(request.scope))
+    return CheckSetup(settings, options, resolved, question or person_question(messages) or None, slot, charge,
+                      check_id_of(request.scope))
+
+
+def check_failed(exc: FactDebateError) -> JSONResponse:
+    """A check that raised (a checker model server down, a fault of its own): OpenAI's error, with the same
+    status the service's other routes give it (502 unreachable, 500 otherwise; no endpoint's address)."""
+    from factdebate.server.routes import _http_error
+
+    error = _http_error(exc)
+    kind = "invalid_request_error" if error.status_code == 422 else "server_error"
+    return openai_error(error.status_code, str(error.detail), kind)
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """Pydantic's errors as one line, without the input (a reply never echoes the request back)."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}".removeprefix(": ") for e in exc.errors())
+
+
+def route_failed(exc: Exception) -> JSONResponse:
+    """A fault of a guard route's own: OpenAI's 500, its details in the server's log only."""
+    log.error("a guard request failed", exc_info=exc)
+    return openai_error(500, "the request failed unexpectedly; see the server log", "server_error")
+
+
+async def prepare(request: Request, service: Service, who: str) -> Prepared | JSONResponse:
+    """Every check of a chat request before the upstream is asked (:func:`setup_check`)."""
+    upstream = upstream_for(request.app.state, service.resolver.base)
+    if upstream is None:
+        return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
+    try:
+        body = await read_chat_request(request)  # off the event loop when it is large
+    except InputError as exc:
+        return openai_error(422, str(exc))
+    setup = setup_check(request, service, who, body.factdebate or GuardOptions(), body.plain_messages(), chat=body)
+    if isinstance(setup, JSONResponse):
+        return setup
+    return Prepared(body, setup.settings, setup.options, setup.resolved, upstream, setup.question, setup.slot,
+                    setup.charge, setup.check_id)
 
 
 def with_conversation_header(options: GuardOptions, value: str | None) -> GuardOptions:

@@ -20,8 +20,7 @@ from starlette.requests import Request
 from factdebate.core.errors import InputError
 from factdebate.core.textsafe import MAX_NESTING, checked_values, nesting_depth
 from factdebate.guard import GuardOptions
-from factdebate.guard.messages import person_question
-from factdebate.guard.options import text_of, with_conversation
+from factdebate.guard.options import text_of
 from factdebate.server.strict_json import TOO_DEEP
 from factdebate.settings.model import Settings
 
@@ -137,6 +136,16 @@ class ChatRequest(BaseModel):
         return [m.model_dump(exclude_none=True) for m in self.messages]
 
 
+def body_schema(model: type[BaseModel], path: str) -> dict[str, Any]:
+    """The OpenAPI ``requestBody`` of a route that reads its body itself (to answer its errors in OpenAI's
+    shape, after the key check): ``model``'s schema inline, its nested models under its own ``$defs`` and
+    referred to there (by JSON pointer from the document's root), so it resolves without the components."""
+    pointer = "#/paths/" + path.replace("~", "~0").replace("/", "~1") + "/post/requestBody/content/" \
+        "application~1json/schema/$defs/{model}"
+    return {"requestBody": {"required": True, "content": {"application/json": {
+        "schema": model.model_json_schema(ref_template=pointer)}}}}
+
+
 async def read_chat_request(request: Request) -> ChatRequest:
     """The request's body as a :class:`ChatRequest`, or an ``InputError`` saying what is wrong with it. A large
     body (a conversation of megabytes, a long tools list) is read in a worker thread: reading and checking
@@ -207,18 +216,6 @@ def _chars(value: Any) -> int:
     if isinstance(value, dict):
         return sum(_chars(item) for item in value.values())
     return 0
-
-
-def guard_options(request: ChatRequest) -> GuardOptions:
-    """The caller's options, with the conversation's tool results as its own evidence (ranked per claim and
-    trimmed past the limits, never refused: guard/session.py); the ``evidence`` the caller sent keeps them."""
-    return with_conversation(request.factdebate or GuardOptions(), request.plain_messages())
-
-
-def question_of(request: ChatRequest) -> str | None:
-    """The person's question the reply answers (the extractor's hint): the last user turn that is not a tool
-    result or an injected context block (guard/messages.py); ``factdebate.question`` overrides it."""
-    return person_question(request.plain_messages())
 
 
 def reply_text(message: dict[str, Any]) -> tuple[str, list[str]]:

@@ -29,16 +29,17 @@ from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     Prepared,
     apply_to_message,
+    check_failed,
     keep_guard,
-    openai_error,
     openai_http_error,
     prepare,
     public_result,
     reviser_for,
+    route_failed,
     unchecked_result,
     upstream_error,
 )
-from factdebate.server.guard_request import ChatRequest, reply_text
+from factdebate.server.guard_request import ChatRequest, body_schema, reply_text
 from factdebate.server.guard_stream import disconnected, stream_reply
 from factdebate.server.guard_upstream import UpstreamError
 from factdebate.server.service import Service, ServiceDep, caller
@@ -55,8 +56,7 @@ log = logging.getLogger("factdebate.server")
                          "`choices`. Options go in the body's `factdebate` object; `role: \"tool\"` messages "
                          "are given evidence. With `\"stream\": true` the answer streams as it is written and "
                          "the verdicts come in the last chunk before `[DONE]` (docs/guard.md).",
-             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
-                 "schema": ChatRequest.model_json_schema(ref_template="#/components/schemas/{model}")}}}})
+             openapi_extra=body_schema(ChatRequest, "/v1/chat/completions"))
 async def chat_completions(request: Request, service: ServiceDep,
                            authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
     try:
@@ -68,8 +68,7 @@ async def chat_completions(request: Request, service: ServiceDep,
     except RecursionError:
         raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
     except Exception as exc:  # a fault of the route's own: OpenAI's shape, and still the check id's header
-        log.error("a chat guard request failed", exc_info=exc)
-        return openai_error(500, "the request failed unexpectedly; see the server log", "server_error")
+        return route_failed(exc)
 
 
 async def _reply(request: Request, service: Service, who: str) -> Response:
@@ -126,10 +125,7 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
         for task in checks:
             task.cancel()
         await asyncio.gather(*checks, return_exceptions=True)
-        from factdebate.server.routes import _http_error
-
-        error = _http_error(exc)
-        return openai_error(error.status_code, str(error.detail), "server_error")
+        return check_failed(exc)
     results[0] = results[0].model_copy(update={"passed_through": [*results[0].passed_through, *extra]})
     prepared.charge.claims = sum(len(result.claims) for result in results)
     for number, result in enumerate(results):

@@ -25,8 +25,10 @@ the upstream's events wait for the caller: a caller that reads slowly, or not at
 reading back (and through TCP the upstream's writing) rather than filling the memory. A caller that leaves
 ends the upstream's request and the check at once (Starlette's response notices the disconnect while the
 stream waits, so this holds during a silent check too). An answer longer than ``guard.max_message_chars`` is
-not checked past that point, so it is not kept past it either; the policies that hold the answer back end
-such a stream with an error rather than holding it whole.
+checked as far as a whole check of it is (guard/check.py's ``checked_length``) and its rest is one unchecked
+claim, as on every door; under ``hold`` that rest goes out at the end, marked unchecked, as ``guard_stream()``
+shows it; the policies that hold the answer back whole (``block``, ``rewrite``, ``on_unchecked: block``) still
+end such a stream with an error rather than holding it whole.
 """
 
 from __future__ import annotations
@@ -323,15 +325,26 @@ class Relay:
             delta = choice.get("delta")
             delta = delta if isinstance(delta, dict) else {}
             content = delta.get("content")
-            if isinstance(content, str) and content and len(self.text) <= self.limit:
-                self.text += content  # past the limit the check has stopped: the rest is passed, not kept
+            if isinstance(content, str) and content:
+                # Past guard.max_message_chars the check reads no more, yet keeps the rest, as a whole check
+                # holds its whole reply: its unchecked claim marks that rest, the same through every door.
+                self.text += content
                 assert self.stream is not None
                 self.stream.feed(content)  # what it gives back is this chunk's text: the chunk passes whole
             self._note(delta)
             ending = ending or bool(choice.get("finish_reason"))
-        if self.buffer or self.holding or self.hold_back:
+        if self.hold_back:
+            # Its text goes out as the check releases it (guard/hold.py), past guard.max_message_chars too (the
+            # rest at the end, marked unchecked, as guard_stream() shows it): only the rest of a chunk waits.
+            if (rest := _without_text(chunk, blocked=False)) is not None:
+                self.held.append(rest)
+            if len(self.held) > self.limit:
+                raise AnswerTooLong(f"the upstream model's answer sent more than {self.limit} chunks besides its "
+                                    "text (guard.max_message_chars), which policy 'hold' keeps until the end")
+            return []
+        if self.buffer or self.holding:
             self.held.append(chunk)
-            if (self.buffer or self.hold_back) and (len(self.text) > self.limit or len(self.held) > self.limit):
+            if self.buffer and (len(self.text) > self.limit or len(self.held) > self.limit):
                 raise AnswerTooLong(f"the upstream model's answer is longer than guard.max_message_chars "
                                     f"({self.limit} characters): policy {self.prepared.resolved.policy!r} "
                                     f"(on_unchecked {self.prepared.resolved.on_unchecked!r}) holds the answer "

@@ -2,22 +2,36 @@
 action, a bot's own code): the reply's text, optionally the user's question and the conversation (whose
 ``role: "tool"`` messages are given evidence), and the same ``factdebate`` options as the chat route, in; the
 whole :class:`~factdebate.guard.types.GuardResult` out, its ``text`` as the policy leaves it. Nothing is
-forwarded anywhere: ``rewrite`` asks the operator's ``guard.upstream`` when there is one, and otherwise flags."""
+forwarded anywhere: ``rewrite`` asks the operator's ``guard.upstream`` when there is one, and otherwise flags.
+
+Set up as the chat route's check is (server/guard_prepare.py's ``setup_check``), with its error shape
+(OpenAI's ``error`` object, beside ``detail``) for every refusal, a wrong key's 401 included, and the
+request's check id in ``X-Factdebate-Check-Id`` (the finished check is kept under it)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Annotated
 
-from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult, check_text, resolve_options
-from factdebate.guard.options import with_conversation
+from fastapi import APIRouter, Header, HTTPException, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from factdebate.core.errors import FactDebateError
+from factdebate.guard import GuardOptions, GuardResult, check_text
 from factdebate.server.check_routes import call_keeper
-from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, chosen_method, keep_guard, upstream_for
-from factdebate.server.guard_request import ChatMessage, ChatRequest, check_messages, lone_surrogate
-from factdebate.server.response_routes import _charged_slot
-from factdebate.server.routes import _http_error
-from factdebate.server.service import CallerDep, ServiceDep
+from factdebate.server.guard_prepare import (
+    GUARD_CHECK_ID_HEADER,
+    check_failed,
+    keep_guard,
+    openai_error,
+    openai_http_error,
+    route_failed,
+    setup_check,
+    upstream_for,
+    validation_problems,
+)
+from factdebate.server.guard_request import ChatMessage, ChatRequest, body_schema, lone_surrogate
+from factdebate.server.service import Service, ServiceDep, caller
 
 router = APIRouter(prefix="/v1")
 
@@ -43,31 +57,46 @@ class TextCheck(BaseModel):
 
 
 @router.post("/guard/check", tags=["guard"], summary="Check a chat reply the caller already has",
-             response_model=None)
-async def guard_check(body: TextCheck, request: Request, service: ServiceDep, who: CallerDep) -> Response:
-    options = body.factdebate or GuardOptions()
-    messages = [m.model_dump(exclude_none=True) for m in body.messages or []]
-    options = with_conversation(options, messages)  # tool results: ranked per claim past the limits, not refused
+             response_model=None,
+             openapi_extra=body_schema(TextCheck, "/v1/guard/check"))
+async def guard_check(request: Request, service: ServiceDep,
+                      authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
     try:
-        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
-        if body.messages:
-            check_messages(ChatRequest(model="-", messages=body.messages), settings)
-        resolved = resolve_options(options, settings)
-    except (ConfigError, InputError) as exc:
-        raise HTTPException(422, str(exc)) from exc
-    upstream = upstream_for(request.app.state, settings) if resolved.policy == "rewrite" else None
+        who = await caller(service, request, authorization)
+    except HTTPException as exc:  # 401 (or 429) in OpenAI's shape, as on the chat route
+        return openai_http_error(exc)
+    try:
+        return await _check(request, service, who)
+    except RecursionError:
+        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except Exception as exc:
+        return route_failed(exc)
+
+
+async def _check(request: Request, service: Service, who: str) -> Response:
+    try:
+        body = TextCheck.model_validate_json(await request.body())
+    except ValidationError as exc:
+        return openai_error(422, f"invalid request: {validation_problems(exc)}")
+    messages = [m.model_dump(exclude_none=True) for m in body.messages or []]
+    chat = ChatRequest(model="-", messages=body.messages) if body.messages else None
+    setup = setup_check(request, service, who, body.factdebate or GuardOptions(), messages, chat=chat,
+                        question=body.question)
+    if isinstance(setup, JSONResponse):
+        return setup
+    upstream = upstream_for(request.app.state, setup.settings) if setup.resolved.policy == "rewrite" else None
     reviser = upstream.reviser({"model": body.model, "messages": messages}) if upstream else None
-    slot, charge = _charged_slot(service, who, settings)
     try:
         calls = call_keeper(service)
-        result: GuardResult = await check_text(body.text, settings, service.resources(settings), options=options,
-                                               question=body.question, sinks=[calls.sink] if calls else None,
-                                               reviser=reviser, caller=who)
-        charge.claims = len(result.claims)
-        result = await keep_guard(service, who, result, calls)
+        result: GuardResult = await check_text(body.text, setup.settings, service.resources(setup.settings),
+                                               options=setup.options, question=setup.question,
+                                               sinks=[calls.sink] if calls else None, reviser=reviser, caller=who)
+        setup.charge.claims = len(result.claims)
+        result = await keep_guard(service, who, result, calls, setup.check_id, setup.options.conversation_id)
     except FactDebateError as exc:
-        raise _http_error(exc) from exc
+        return check_failed(exc)
     finally:
-        slot.release()
+        setup.slot.release()
     return Response(result.model_dump_json(), media_type="application/json",
                     headers={GUARD_CHECK_ID_HEADER: result.check_id} if result.check_id else None)
+

@@ -61,7 +61,10 @@ def _content_length(scope: Scope) -> int | None:
 
 
 async def _reject(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": _message(limit)}).encode()
+    # This API's detail and OpenAI's error object, so the guard's OpenAI clients read it too (as strict_json.py's 422)
+    message = _message(limit)
+    body = json.dumps({"detail": message, "error": {"message": message, "type": "invalid_request_error",
+                                                    "param": None, "code": "request_too_large"}}).encode()
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})
