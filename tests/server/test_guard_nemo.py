@@ -3,7 +3,8 @@
 ``nemoguardrails`` cannot be installed beside this project's pins (docs/guard.md says why), so when it is
 absent its ``action`` decorator is stood in for by one that returns the function unchanged, as NeMo's own
 does besides recording the name: what runs is the documented action's own code, its request and how it reads
-the answer, with NeMo's ``relevant_chunks`` as the evidence the checker reads. NeMo's flow engine is not run."""
+the answer, with NeMo's ``relevant_chunks`` as the evidence the checker reads. NeMo's flow engine is not run
+here; tests/guard/conformance/test_gateways.py runs these files in a real ``LLMRails`` from .venv-nemo."""
 
 from __future__ import annotations
 
