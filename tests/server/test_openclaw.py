@@ -1,23 +1,25 @@
-"""The OpenClaw plug-in (integrations/openclaw) against a real ``factdebate serve``: its hooks called by the real
-Node 24 as OpenClaw calls them (tests/server/openclaw_drive.mjs), and, with ``FACTDEBATE_TEST_OPENCLAW_GATEWAY=1``,
-inside the real OpenClaw gateway with a scripted model.
+"""OpenClaw with factdebate, against the real packages: the plug-in (integrations/openclaw) and a real ``factdebate
+serve``, its hooks called by the real Node 24 as OpenClaw calls them (tests/server/openclaw_drive.mjs); and, with
+``FACTDEBATE_TEST_OPENCLAW_GATEWAY=1``, the real OpenClaw gateway with a scripted model, once with the plug-in and
+once with ``factdebate mcp`` as its MCP server for two sessions at once.
 
-Both need ``scripts/openclaw-for-tests.sh`` to have installed Node 24 and OpenClaw (650 MB, 1-2 minutes, so not
-part of ``make test``); until then they are skipped, saying so. Slow: the hooks' test 3 to 30 s on a loaded
-2-core machine, almost all of it ``factdebate serve`` starting (the eight scenarios take 3 s in one Node
-process); the gateway's test 61 s once (load 12-17), minutes at other times: ``openclaw gateway run`` took 2
-to 3.5 minutes to start at load 18-19, and twice failed to start there (its state lease's own 5 s limit), hence
-its switch. The network is cut
-by scripts/test.sh (``unshare -rn``); OpenClaw starts and answers without it."""
+All need ``scripts/openclaw-for-tests.sh`` to have installed Node 24 and OpenClaw (650 MB, 1-2 minutes, so not
+part of ``make test``); until then they are skipped, saying so. Slow: the hooks' test 3 to 30 s on a loaded 2-core
+machine, almost all of it ``factdebate serve`` starting (the eight scenarios take 3 s in one Node process); the
+gateway's tests 41-61 s each at load 11-17, minutes at other times: ``openclaw gateway run`` took 2 to 3.5
+minutes to start at load 18-19, and twice failed to start there (its state lease's own 5 s limit), hence their
+switch. The network is cut by scripts/test.sh (``unshare -rn``); OpenClaw starts and answers without it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -117,76 +119,133 @@ def test_the_plugin_footnotes_revises_and_refuses_under_real_node(factdebate_url
         turns["open"]["shown"]
 
 
+def _stream(handler: BaseHTTPRequestHandler, delta: dict[str, Any]) -> None:
+    """One streamed chat completion: ``delta`` (text or tool calls), then its finish."""
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.end_headers()
+    head = {"id": "scripted", "object": "chat.completion.chunk", "created": 1, "model": "m1"}
+    finish = "tool_calls" if "tool_calls" in delta else "stop"
+    for part, end in (({"role": "assistant", **delta}, None), ({}, finish)):
+        chunk = {**head, "choices": [{"index": 0, "delta": part, "finish_reason": end}]}
+        handler.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+    handler.wfile.write(b"data: [DONE]\n\n")
+
+
 class _Model(BaseHTTPRequestHandler):
     """The agent's model, scripted: it answers the wrong place, and after the plug-in's revision request a
-    reply with no claim in it (the scripted checker refutes every claim). Streams as OpenClaw asks."""
+    reply with no claim in it (the scripted checker refutes every claim)."""
 
     requests: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         type(self).requests.append(body)
-        text = REVISED if "A fact check found" in json.dumps(body["messages"]) else WRONG
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.end_headers()
-        head = {"id": "scripted", "object": "chat.completion.chunk", "created": 1, "model": "m1"}
-        for delta, finish in (({"role": "assistant", "content": text}, None), ({}, "stop")):
-            chunk = {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        self.wfile.write(b"data: [DONE]\n\n")
+        _stream(self, {"content": REVISED if "A fact check found" in json.dumps(body["messages"]) else WRONG})
 
     def log_message(self, *args: Any) -> None:
         pass
 
 
-@pytest.mark.skipif(not os.environ.get("FACTDEBATE_TEST_OPENCLAW_GATEWAY"),
-                    reason="OpenClaw's gateway takes minutes to start here: set FACTDEBATE_TEST_OPENCLAW_GATEWAY=1")
-def test_the_gateway_shows_the_checked_revision(factdebate_url: str, tmp_path: Path) -> None:
-    """The plug-in inside ``openclaw gateway run``: a refuted answer is sent back once, and the caller of the
-    gateway's HTTP API reads the revision (checked again), not the refuted answer."""
-    model = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    threading.Thread(target=model.serve_forever, daemon=True).start()
-    port, token = free_port(), "gateway-token-0123456789"
+class _McpAgent(_Model):
+    """An agent's model that calls factdebate's ``check_answer`` (an MCP tool, as OpenClaw names it) on its
+    answer, then says the verdict the tool returned."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        type(self).requests.append(body)
+        results = [m for m in body["messages"] if m.get("role") in ("tool", "toolResult")]
+        if results:
+            said = json.dumps(results[-1].get("content"))
+            _stream(self, {"content": "verdict: " + ("REFUTES" if "REFUTES" in said else said[:300])})
+            return
+        args = {"answer": WRONG, "evidence": [PASSAGE], "evidence_mode": "given", "tier": "fast", "deadline_s": 60}
+        _stream(self, {"tool_calls": [{"index": 0, "id": f"call-{len(type(self).requests)}", "type": "function",
+                                       "function": {"name": "factdebate__check_answer",
+                                                    "arguments": json.dumps(args)}}]})
+
+
+@contextlib.contextmanager
+def _gateway(tmp_path: Path, model: type[BaseHTTPRequestHandler], extra: dict[str, Any]) -> Iterator[str]:
+    """``openclaw gateway run`` on loopback with ``model`` as its only model and ``extra`` in its config; yields
+    the chat completions URL (the token is TOKEN)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), model)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = free_port()
     config = {
-        "gateway": {"mode": "local", "bind": "loopback", "port": port, "auth": {"mode": "token", "token": token},
+        "gateway": {"mode": "local", "bind": "loopback", "port": port, "auth": {"mode": "token", "token": TOKEN},
                     "http": {"endpoints": {"chatCompletions": {"enabled": True}}}},
         "models": {"mode": "replace", "providers": {"scripted": {
-            "baseUrl": f"http://127.0.0.1:{model.server_address[1]}/v1", "apiKey": "none",
+            "baseUrl": f"http://127.0.0.1:{server.server_address[1]}/v1", "apiKey": "none",
             "api": "openai-completions", "models": [{
                 "id": "m1", "name": "scripted", "reasoning": False, "input": ["text"], "contextWindow": 32000,
                 "maxTokens": 1024, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}},
         "agents": {"defaults": {"model": {"primary": "scripted/m1"}}},
-        "plugins": {"load": {"paths": [str(PLUGIN)]}, "entries": {"factdebate": {
-            "enabled": True, "hooks": {"allowConversationAccess": True},
-            "config": _config(factdebate_url, "rewrite")}}},
+        **extra,
     }
     state = tmp_path / "openclaw"
     state.mkdir()
     (state / "openclaw.json").write_text(json.dumps(config))
     env = {**os.environ, "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(state),
            "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json"), "PATH": f"{NODE.parent}:{os.environ['PATH']}"}
-    log = (tmp_path / "gateway.log").open("w")
-    gateway = subprocess.Popen([str(NODE), str(OPENCLAW), "gateway", "run"], env=env, stdout=log,
-                               stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 400
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-                break
-            except httpx.TransportError:
-                assert gateway.poll() is None, (tmp_path / "gateway.log").read_text()[-3000:]
-                assert time.monotonic() < deadline, "the gateway did not start"
-                time.sleep(1)
-        reply = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=400,
-                           headers={"Authorization": f"Bearer {token}"},
-                           json={"model": "openclaw", "messages": [{"role": "user", "content": "Where is it?"}]})
-    finally:
-        gateway.terminate()
-        gateway.wait(60)
-        model.shutdown()
+    with (tmp_path / "gateway.log").open("w") as log:
+        gateway = subprocess.Popen([str(NODE), str(OPENCLAW), "gateway", "run"], env=env, stdout=log,
+                                   stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 400
+            while True:
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+                    break
+                except httpx.TransportError:
+                    assert gateway.poll() is None, (tmp_path / "gateway.log").read_text()[-3000:]
+                    assert time.monotonic() < deadline, "the gateway did not start"
+                    time.sleep(1)
+            yield f"http://127.0.0.1:{port}/v1/chat/completions"
+        finally:
+            gateway.terminate()
+            gateway.wait(60)
+            server.shutdown()
+
+
+def _ask(url: str, user: str) -> str:
+    reply = httpx.post(url, timeout=400, headers={"Authorization": f"Bearer {TOKEN}"}, json={
+        "model": "openclaw", "user": user, "messages": [{"role": "user", "content": "Where is the Eiffel Tower?"}]})
     assert reply.status_code == 200, reply.text
-    assert reply.json()["choices"][0]["message"]["content"] == REVISED
+    return str(reply.json()["choices"][0]["message"]["content"])
+
+
+TOKEN = "gateway-token-0123456789"
+GATEWAY = pytest.mark.skipif(not os.environ.get("FACTDEBATE_TEST_OPENCLAW_GATEWAY"), reason=(
+    "OpenClaw's gateway takes minutes to start here: set FACTDEBATE_TEST_OPENCLAW_GATEWAY=1"))
+
+
+@GATEWAY
+def test_the_gateway_shows_the_checked_revision(factdebate_url: str, tmp_path: Path) -> None:
+    """The plug-in inside ``openclaw gateway run``: a refuted answer is sent back once, and the caller of the
+    gateway's HTTP API reads the revision (checked again), not the refuted answer."""
+    _Model.requests.clear()
+    plugin = {"plugins": {"load": {"paths": [str(PLUGIN)]}, "entries": {"factdebate": {
+        "enabled": True, "hooks": {"allowConversationAccess": True}, "config": _config(factdebate_url, "rewrite")}}}}
+    with _gateway(tmp_path, _Model, plugin) as url:
+        shown = _ask(url, "alice")
+    assert shown == REVISED
     asked = json.dumps(_Model.requests[-1]["messages"])
     assert len(_Model.requests) == 2 and WRONG in asked and "Correction" in asked
+
+
+@GATEWAY
+def test_two_sessions_use_factdebate_mcp_at_once(tmp_path: Path) -> None:
+    """OpenClaw starts ``factdebate mcp`` (stdio) for its sessions; two sessions asking at the same time both get
+    check_answer's verdict. Tool Search is off so the MCP tools are offered by name."""
+    _McpAgent.requests.clear()
+    env = {"FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "FACTDEBATE_LLM": "scripted:disagree",
+           "FACTDEBATE_GUARD__MAX_TIER": "fast", "FACTDEBATE_GUARD__TIER": "fast",
+           "FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[none, none]"}
+    mcp = {"tools": {"toolSearch": False},
+           "mcp": {"servers": {"factdebate": {"command": EXE, "args": ["mcp"], "env": env}}}}
+    with _gateway(tmp_path, _McpAgent, mcp) as url, ThreadPoolExecutor(2) as pool:
+        shown = list(pool.map(lambda user: _ask(url, user), ["alice", "bob"]))
+    assert shown == ["verdict: REFUTES", "verdict: REFUTES"]
+    called = [r for r in _McpAgent.requests if any(m.get("role") in ("tool", "toolResult") for m in r["messages"])]
+    assert len(called) == 2  # each session called the tool once and read its result
