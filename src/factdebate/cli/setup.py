@@ -63,7 +63,7 @@ def setup(
 
         index_builtin(("rag", "local"), None, config)
     # quiet: scripts/setup.sh, which builds llama-cpp-python next
-    if not quiet or not all(module == "llama_cpp" for module, _ in lacking):
+    if not (quiet and lacking and all(module == "llama_cpp" for module, _ in lacking)):
         err.print(closing_line(lacking), markup=not lacking)
 
 
