@@ -135,8 +135,9 @@ def _streamed(http: TestClient, options: dict[str, Any]) -> tuple[str, dict[str,
 def test_a_reply_past_the_limit_gets_one_behaviour_plain_streamed_and_held(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 47, item 12: past guard.max_message_chars, the reply is checked to its last sentence within the
-    limit and the rest is one unchecked claim: plain, streamed, and under hold (whose relay ended the stream
-    with answer_too_long, where guard_stream() showed the rest marked unchecked)."""
+    limit and the rest is one unchecked claim: plain, streamed, under hold (whose relay ended the stream with
+    answer_too_long, where guard_stream() showed the rest marked unchecked) and under the policies that hold
+    the answer back whole (which ended it with answer_too_long too)."""
     tail = "Lyon has a street named number 1. " * 8
     with LiveServer(upstream_app(Upstream(answer=f"{ANSWER} {tail}".strip()))) as model:
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
@@ -145,11 +146,21 @@ def test_a_reply_past_the_limit_gets_one_behaviour_plain_streamed_and_held(
             plain = http.post(CHAT, json=body(CHAT), headers=AUTH).json()["factdebate"]
             _, streamed, errors = _streamed(http, {})
             held_text, held, held_errors = _streamed(http, {"policy": "hold"})
-    assert errors == held_errors == []
+            # The policies that hold the answer back whole ended such a stream with answer_too_long.
+            blocked_text, blocked, blocked_errors = _streamed(http, {"policy": "block"})
+            withheld_text, withheld, withheld_errors = _streamed(http, {"on_unchecked": "block"})
+            plain_withheld = http.post(CHAT, json=body(CHAT, {"on_unchecked": "block"}), headers=AUTH).json()
+    assert errors == held_errors == blocked_errors == withheld_errors == []
+    results = (plain, streamed, held, blocked, withheld)
     verdicts = [[(c["span"]["start"] if c["span"] else None, c["status"], c["label"]) for c in r["claims"]]
-                for r in (plain, streamed, held)]
-    assert verdicts[0] == verdicts[1] == verdicts[2], verdicts
-    for result in (plain, streamed, held):
+                for r in results]
+    assert all(found == verdicts[0] for found in verdicts), verdicts
+    assert blocked["action_taken"] == withheld["action_taken"] == "blocked"
+    assert blocked_text.startswith("This answer was withheld") and "Lyon has a street named number 1. L" not in \
+        blocked_text  # (the refusal quotes the rest's claim, never shows it as the answer)
+    assert withheld_text == plain_withheld["choices"][0]["message"]["content"]
+    assert withheld_text.startswith("This answer was withheld") and "could not be checked" in withheld_text
+    for result in results:
         rest = result["claims"][-1]
         assert rest["status"] == "unchecked" and "guard.max_message_chars (200 characters)" in rest["reason"]
         assert not result["degraded"] and result["label"] != "SUPPORTS"

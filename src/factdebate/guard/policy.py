@@ -122,7 +122,8 @@ def refusal(result: GuardResult) -> str:
         if result.degraded:
             parts.append(f"it could not be checked ({result.degraded_reason})")
         elif missing:
-            parts.append("parts of it could not be checked in time: " + "; ".join(_quoted(c) for c in missing))
+            # not only the deadline: the claim cap, the grounding filter, guard.max_message_chars (their reasons)
+            parts.append("parts of it could not be checked: " + "; ".join(_quoted(c) for c in missing))
     text = "This answer was withheld: " + ", and ".join(parts)
     # A quoted claim ends with its own full stop inside the quotes: no second one after them.
     return text if text.endswith(('."', '!"', '?"')) else text + "."

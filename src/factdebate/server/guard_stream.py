@@ -26,9 +26,9 @@ reading back (and through TCP the upstream's writing) rather than filling the me
 ends the upstream's request and the check at once (Starlette's response notices the disconnect while the
 stream waits, so this holds during a silent check too). An answer longer than ``guard.max_message_chars`` is
 checked as far as a whole check of it is (guard/check.py's ``checked_length``) and its rest is one unchecked
-claim, as on every door; under ``hold`` that rest goes out at the end, marked unchecked, as ``guard_stream()``
-shows it; the policies that hold the answer back whole (``block``, ``rewrite``, ``on_unchecked: block``) still
-end such a stream with an error rather than holding it whole.
+claim, as on every door, whatever the policy: the policies that hold the answer back keep its text in the
+check only (the upstream's chunks wait without it), and under ``hold`` the rest goes out at the end, marked
+unchecked, as ``guard_stream()`` shows it.
 """
 
 from __future__ import annotations
@@ -333,22 +333,19 @@ class Relay:
                 self.stream.feed(content)  # what it gives back is this chunk's text: the chunk passes whole
             self._note(delta)
             ending = ending or bool(choice.get("finish_reason"))
-        if self.hold_back:
-            # Its text goes out as the check releases it (guard/hold.py), past guard.max_message_chars too (the
-            # rest at the end, marked unchecked, as guard_stream() shows it): only the rest of a chunk waits.
+        if self.buffer or self.hold_back:
+            # Their text goes out as the check leaves it (the policy's text, or released as checked under hold),
+            # an answer past guard.max_message_chars too (checked as far as a whole check is, the rest unchecked,
+            # as on every door): the check keeps the text, and only the rest of a chunk waits here.
             if (rest := _without_text(chunk, blocked=False)) is not None:
                 self.held.append(rest)
             if len(self.held) > self.limit:
                 raise AnswerTooLong(f"the upstream model's answer sent more than {self.limit} chunks besides its "
-                                    "text (guard.max_message_chars), which policy 'hold' keeps until the end")
+                                    f"text (guard.max_message_chars), which policy {self.prepared.resolved.policy!r} "
+                                    f"(on_unchecked {self.prepared.resolved.on_unchecked!r}) keeps until the end")
             return []
-        if self.buffer or self.holding:
+        if self.holding:
             self.held.append(chunk)
-            if self.buffer and (len(self.text) > self.limit or len(self.held) > self.limit):
-                raise AnswerTooLong(f"the upstream model's answer is longer than guard.max_message_chars "
-                                    f"({self.limit} characters): policy {self.prepared.resolved.policy!r} "
-                                    f"(on_unchecked {self.prepared.resolved.on_unchecked!r}) holds the answer "
-                                    "back until it is checked, and one this long is not")
             return []
         if ending and self.hold_end:
             self.holding = True
