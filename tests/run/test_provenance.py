@@ -22,7 +22,8 @@ def test_a_batch_writes_its_provenance_beside_the_results(tmp_path: Path) -> Non
     assert record["input"] == {"file": str(claims), "sha256": hashlib.sha256(claims.read_bytes()).hexdigest(),
                                "claim_ids": ["a", "b"]}
     assert record["models"] == {"debater": "scripted:agree"} and record["versions"]["factdebate"]
-    assert [d["key"] for d in record["deviations"]] == ["backbone"] and isinstance(record["command"], list)
+    assert [d["key"] for d in record["deviations"]] == ["backbone", "answer_format"]
+    assert isinstance(record["command"], list)
 
 
 def test_environment_says_set_for_secrets_and_masks_url_credentials() -> None:

@@ -99,11 +99,12 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
     changed = {"agents": ["rag", "rag"], "rounds": 2, "faithfulness_threshold": 0.5, "query_formulation": False,
                "scoring": False, "answer_sentences": 3, "judge_evidence_chars": 300}
     assert deviations(methods={"tool-mad": changed}) == [
-        "tools_homogeneous", "rag_corpus", "agents", "rounds", "rag_encoder", "thresholds", "query_formulation", "scoring",
-        "answer_format", "judge_explains", "answer_tokens", "answer_cap",
+        "tools_homogeneous", "rag_corpus", "agents", "rounds", "rag_encoder", "thresholds", "query_formulation",
+        "scoring", "answer_format", "judge_explains", "answer_tokens", "answer_cap",
         "judge_evidence"]  # no scores: no threshold or encoder
     assert deviations(methods={"tool-mad": {"judge_evidence_chars": 1200, "scoring_variant": "consistency"}}) == [
-        "rag_corpus", "rag_encoder", "search_depth", "scoring_variant", "answer_format", "judge_explains", "answer_tokens"]
+        "rag_corpus", "rag_encoder", "search_depth", "scoring_variant", "answer_format", "judge_explains",
+        "answer_tokens"]
 
 
 def test_a_single_search_agent_on_the_local_index_says_so() -> None:

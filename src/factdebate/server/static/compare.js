@@ -28,7 +28,7 @@ const actions = el("div", "compare-actions");
 const agreement = el("p", "compare-agreement");
 agreement.setAttribute("role", "status");
 
-/** A method's readable name ("Tool-MAD"), as the picker shows it; its code name when the catalogue lacks it.
+/** A method's readable name (Tool-MAD for tool-mad), as the picker shows it; its code name when the catalogue lacks it.
  * @param {string} method */
 function titleOf(method) {
   const info = (page.get().catalogue?.methods || []).find(m => m.name === method);
