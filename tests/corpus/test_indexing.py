@@ -72,9 +72,15 @@ def test_a_locked_milvus_database_fails_before_anything_is_written(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_dense_search_finds_a_passage_deep_in_a_huge_document_without_spaces(tmp_path: Path) -> None:
-    pytest.importorskip("sentence_transformers")
+def test_dense_search_finds_a_passage_deep_in_a_huge_document_without_spaces(tmp_path: Path,
+                                                                            onnx_model_file: Path) -> None:
     import random
+    import shutil
+
+    from factdebate.util.paths import data_dir
+
+    (data_dir() / "models").mkdir(parents=True, exist_ok=True)  # the run's int8 encoder, not exported again
+    shutil.copy(onnx_model_file, data_dir() / "models" / onnx_model_file.name)
 
     from factdebate.corpus.indexing import index_corpus
     from factdebate.corpus.milvus import MilvusStore

@@ -291,7 +291,9 @@ def test_under_hold_no_refuted_sentence_is_streamed_before_its_verdict(world: Wo
     question answered "Yes." is left out here: its claim is unchecked, not refuted, and unchecked text is shown
     under hold with its footnote, as ``on_unchecked: pass`` says; the suite's rules above hold for it.)"""
     prepare(world, scenario)
-    world.upstream.token_delay = 0.005
+    # Paced so verdicts interleave with the text; the 2,106-word reply past max_message_chars at a tenth of it
+    # (10 s of sleeping otherwise, for nothing more: its checked part is a few sentences).
+    world.upstream.token_delay = 0.005 if len(scenario.reply) < 2_000 else 0.0005
     body = {"model": "scripted", "messages": conversation(scenario), "factdebate": options_of(scenario),
             "stream": True}
     events: list[tuple[str, Any]] = []
