@@ -157,3 +157,11 @@ def test_gatherers_with_fewer_tools_than_the_papers_say_so() -> None:
         assert here in found.here and found.restore == "--dpd-tools search,rag"
     assert "tools" in deviations({"tools": [], "task": "claim"})
     assert "tools" not in deviations({"tools": [], "task": "qa"})
+    # The default task, auto, debates a claim as a claim: no tools there is declared too; where auto picks a
+    # HaluEval mode, the mode's settings name it, so the knowledge handed to the teams is not "no evidence".
+    assert "tools" in deviations({"tools": []})
+    from factdebate.methods.dpd.tasks import task_settings
+
+    qa = task_settings("qa", settings(**{**PAPER, "methods": {"dpd": {"judge_llms": MODELS, "tools": []}}}))
+    assert qa.methods["dpd"].task == "qa"
+    assert "tools" not in keys(get_method("dpd").paper_deviations(qa))

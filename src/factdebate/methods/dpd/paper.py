@@ -77,7 +77,7 @@ def _tools(cfg: DPDSettings) -> list[Deviation]:
         return []
     if cfg.tools:
         here = f"the gatherers search only the {' and '.join(cfg.tools)} tool"
-    elif cfg.task in ("claim", "kbqa"):
+    elif cfg.task in ("claim", "kbqa", "auto"):  # auto is claim unless a HaluEval mode's settings replaced it
         here = "the gatherers search no tool: the teams argue from the model's own knowledge"
     else:
         return []

@@ -155,6 +155,9 @@ def task_settings(task: str, settings: Settings) -> Settings:
     """The settings a task mode's claims are debated with: KB-QA's as they are (the gatherers' own search is
     its evidence); the other modes' without search unless ``task_search`` (the dataset's evidence), and
     dialogue with subjective content removed before claims are extracted."""
+    methods = dict(settings.methods)  # the mode in force, not ``auto``: the paper deviations read it
+    methods["dpd"] = methods["dpd"].model_copy(update={"task": task})
+    settings = settings.model_copy(update={"methods": methods})
     if task == "kbqa":
         return settings
     settings = _without_search(settings, settings.methods["dpd"].task_search)
