@@ -22,7 +22,7 @@ import asyncio
 import logging
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, HTTPException, Request
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -33,16 +33,15 @@ from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     check_failed,
     keep_guard,
+    keyed_route,
     openai_error,
-    openai_http_error,
     public_result,
-    route_failed,
     setup_check,
     upstream_for,
     validation_problems,
 )
 from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest
-from factdebate.server.service import Service, ServiceDep, caller
+from factdebate.server.service import Service, ServiceDep
 
 router = APIRouter()
 log = logging.getLogger("factdebate.server")
@@ -64,20 +63,13 @@ class GuardrailRequest(BaseModel):
 @router.post(PATH, tags=["guard"], summary="The guard as LiteLLM's generic guardrail (post_call)", response_model=None)
 async def litellm_guardrail(request: Request, service: ServiceDep,
                             authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
-                            x_api_key: Annotated[str | None, Header(include_in_schema=False)] = None) -> JSONResponse:
-    try:  # the service's own key check, reading LiteLLM's x-api-key where no bearer key is sent
-        who = await caller(service, request, authorization or (f"Bearer {x_api_key}" if x_api_key else None))
-    except HTTPException as exc:  # 401 (or 429) in OpenAI's shape, as on the chat route
-        return openai_http_error(exc)
-    try:
-        return await _guardrail(request, service, who)
-    except RecursionError:
-        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
-    except Exception as exc:
-        return route_failed(exc)
+                            x_api_key: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
+    # The service's own key check, reading LiteLLM's x-api-key where no bearer key is sent.
+    key = authorization or (f"Bearer {x_api_key}" if x_api_key else None)
+    return await keyed_route(request, service, key, _guardrail)
 
 
-async def _guardrail(request: Request, service: Service, who: str) -> JSONResponse:
+async def _guardrail(request: Request, service: Service, who: str) -> Response:
     try:
         body = GuardrailRequest.model_validate_json(await request.body())
         options = GuardOptions.model_validate(body.additional_provider_specific_params or {})

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.datastructures import State
@@ -28,7 +29,7 @@ from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
 from factdebate.server.kept_calls import CallKeeper
 from factdebate.server.response_routes import ClaimCharge, _charged_slot
 from factdebate.server.routes import _RunSlot
-from factdebate.server.service import Service
+from factdebate.server.service import Service, caller
 from factdebate.settings.model import Settings
 from factdebate.util.redact import hide_endpoints
 
@@ -168,6 +169,22 @@ def route_failed(exc: Exception) -> JSONResponse:
     """A fault of a guard route's own: OpenAI's 500, its details in the server's log only."""
     log.error("a guard request failed", exc_info=exc)
     return openai_error(500, "the request failed unexpectedly; see the server log", "server_error")
+
+
+async def keyed_route(request: Request, service: Service, authorization: str | None,
+                      handler: Callable[[Request, Service, str], Awaitable[Response]]) -> Response:
+    """A guard route that reads its own body: the service's key check, then the handler, every refusal and
+    fault in OpenAI's shape (the chat route's key check runs where it parses, with the same answers)."""
+    try:
+        who = await caller(service, request, authorization)
+    except HTTPException as exc:  # 401 (or 429)
+        return openai_http_error(exc)
+    try:
+        return await handler(request, service, who)
+    except RecursionError:
+        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except Exception as exc:
+        return route_failed(exc)
 
 
 async def prepare(request: Request, service: Service, who: str) -> Prepared | JSONResponse:

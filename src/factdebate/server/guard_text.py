@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, HTTPException, Request, Response
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -23,15 +23,14 @@ from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     check_failed,
     keep_guard,
+    keyed_route,
     openai_error,
-    openai_http_error,
-    route_failed,
     setup_check,
     upstream_for,
     validation_problems,
 )
 from factdebate.server.guard_request import ChatMessage, ChatRequest, body_schema, lone_surrogate
-from factdebate.server.service import Service, ServiceDep, caller
+from factdebate.server.service import Service, ServiceDep
 
 router = APIRouter(prefix="/v1")
 
@@ -61,16 +60,7 @@ class TextCheck(BaseModel):
              openapi_extra=body_schema(TextCheck, "/v1/guard/check"))
 async def guard_check(request: Request, service: ServiceDep,
                       authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
-    try:
-        who = await caller(service, request, authorization)
-    except HTTPException as exc:  # 401 (or 429) in OpenAI's shape, as on the chat route
-        return openai_http_error(exc)
-    try:
-        return await _check(request, service, who)
-    except RecursionError:
-        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
-    except Exception as exc:
-        return route_failed(exc)
+    return await keyed_route(request, service, authorization, _check)
 
 
 async def _check(request: Request, service: Service, who: str) -> Response:
