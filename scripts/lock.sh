@@ -11,23 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-UV_VERSION=0.13.9
-TOOL=.venv/lock-tool
-if ! [ -x "$TOOL/bin/uv" ] || [ "$("$TOOL/bin/uv" --version | cut -d' ' -f2)" != "$UV_VERSION" ]; then
-  "$PY" -m venv --clear "$TOOL"
-  "$TOOL/bin/python" -m pip install --disable-pip-version-check -q "uv==$UV_VERSION"
-fi
-# pip's sources, for uv: it reads no pip configuration of its own.
-pip_config() { "$PY" -m pip config list 2>/dev/null | sed -n "s/^[^.]*\.$1='\(.*\)'$/\1/p" | tail -n 1; }
-SOURCES=()
-index=$(pip_config index-url); [ -n "$index" ] && SOURCES+=(--index-url "$index")
-for url in $(pip_config extra-index-url); do SOURCES+=(--extra-index-url "$url"); done
-for dir in $(pip_config find-links); do SOURCES+=(--find-links "$dir"); done
-# Like pip, take the best version any source offers (uv's default stops at the first source that has a name).
-compile() {
-  "$TOOL/bin/uv" pip compile --quiet --python "$PY" "${SOURCES[@]}" --index-strategy unsafe-best-match \
-    --generate-hashes --custom-compile-command "make lock" "$@"
-}
+. scripts/lock-tool.sh  # uv and uv_compile
+compile() { uv_compile "make lock" "$@"; }
 compile pyproject.toml --extra all --extra dev requirements/lock.in -o requirements/dev.txt "$@"
 # The demo's part, constrained to dev.txt so both hold the same versions and hashes.
 # No requirements/lock.in here: its CPU torch is for the `torch` extra, which `all` leaves out.
