@@ -2,12 +2,16 @@
 # System packages the test suite uses beyond Python, from Debian: Node.js and npm for the type check of the
 # web page's scripts, Chromium for the web page test
 # (Playwright drives it; `playwright install` is never used) and PostgreSQL for the state-database tests
-# (scripts/postgres-for-tests.sh starts a throwaway cluster). Idempotent: installs only what is missing.
+# (scripts/postgres-for-tests.sh starts a throwaway cluster), and libsndfile, which LiteLLM's proxy imports at
+# start (its `soundfile` is locked as the wheel without the library: requirements/gateways/litellm.txt; without
+# it `litellm` dies at import and tests/guard/conformance/test_gateways.py fails). Idempotent: installs only
+# what is missing.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
 command -v npm >/dev/null || missing+=(nodejs npm)  # tsc checks the web page's scripts (scripts/test.sh)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+/sbin/ldconfig -p | grep -q 'libsndfile\.so' || missing+=(libsndfile1)
 if [ ${#missing[@]} = 0 ]; then
   exit 0
 fi
