@@ -10,8 +10,9 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.errors import ConfigError, EventLoopError, FactDebateError
+from factdebate.core.errors import ConfigError, EventLoopError, FactDebateError, InputError
 from factdebate.core.types import (
+    ClaimCheck,
     Document,
     JudgeDecision,
     Judgement,
@@ -25,17 +26,44 @@ from factdebate.core.types import (
 )
 from factdebate.core.version import __version__ as __version__
 from factdebate.settings.keywords import MethodName, SearchEngineName
+from factdebate.settings.method_keywords import (
+    DPDOptions,
+    FacToolOptions,
+    MADKEOptions,
+    MADOptions,
+    MERMAIDOptions,
+    MethodOptions,
+    ReActOptions,
+    SelfCheckOptions,
+    ToolMADOptions,
+    VoteOptions,
+    WeCheckOptions,
+)
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports api.py on first use
-    from factdebate.api import EvidenceMode, acheck_response, aguard, averify, check_response, guard, verify
-    from factdebate.guard.types import GuardResult
+    from factdebate.api import (
+        EvidenceMode,
+        Passage,
+        acheck_response,
+        aguard,
+        averify,
+        check_response,
+        guard,
+        verify,
+    )
+    from factdebate.guard.types import GuardClaim, GuardResult
 
-__all__ = ["ConfigError", "Document", "EventLoopError", "EvidenceMode", "FactDebateError", "GuardResult",
-           "JudgeDecision", "Judgement", "Label", "MethodName", "ResponseVerdict", "Round", "SearchEngineName", "Step",
-           "Turn", "Usage", "Verdict", "acheck_response", "aguard", "averify", "check_response", "guard", "verify"]
+__all__ = ["ClaimCheck", "ConfigError", "DPDOptions", "Document", "EventLoopError", "EvidenceMode", "FacToolOptions",
+           "FactDebateError", "GuardClaim", "GuardResult", "InputError", "JudgeDecision", "Judgement", "Label",
+           "MADKEOptions", "MADOptions", "MERMAIDOptions", "MethodName", "MethodOptions", "Passage", "ReActOptions",
+           "ResponseVerdict", "Round", "SearchEngineName", "SelfCheckOptions", "Step", "ToolMADOptions", "Turn",
+           "Usage", "Verdict", "VoteOptions", "WeCheckOptions", "acheck_response", "aguard", "averify",
+           "check_response", "guard", "verify"]
 
 # api.py imports the run layer (pydantic settings, the method registry): kept off plain ``import factdebate``.
-_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard", "EvidenceMode"})
+_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard", "EvidenceMode",
+                   "Passage"})
+_GUARD_TYPES = frozenset({"GuardResult", "GuardClaim"})
 
 
 def __getattr__(name: str) -> Any:
@@ -43,10 +71,10 @@ def __getattr__(name: str) -> Any:
         from factdebate import api
 
         return getattr(api, name)
-    if name == "GuardResult":  # the guard's result type (guard/types.py), read when first asked for
-        from factdebate.guard.types import GuardResult
+    if name in _GUARD_TYPES:  # the guard's result types (guard/types.py), read when first asked for
+        from factdebate.guard import types
 
-        return GuardResult
+        return getattr(types, name)
     raise AttributeError(f"module 'factdebate' has no attribute {name!r}")
 
 

@@ -2,48 +2,60 @@
 answer, claim by claim), ``guard``/``aguard`` (a chat reply within a deadline) and ``session``. Nothing inside
 the package imports this module; the CLI, the service and the harness use the run layer directly.
 
-Every function takes the same keywords: the shared options (:class:`~factdebate.settings.keywords.Options`,
-typed, so a misspelt one fails a type check), the method's own options as ``method_options`` (flat names, as
-``factdebate methods`` lists them: ``{"dpd_max_rounds": 2}``), and ``config_file``, ``trace``, ``on_event``
-and ``backends``. A method's option passed as a plain keyword (``dpd_max_rounds=2``) still runs, as it did
-before ``method_options`` existed, but a type checker rejects it."""
+Every function takes the same keywords: the shared options (:class:`~factdebate.settings.keywords.SharedOptions`,
+typed, so a misspelt one fails a type check), passages as ``evidence`` and where evidence comes from as
+``evidence_mode``, the method's own options as ``method_options`` (flat names, as ``factdebate methods`` lists
+them: ``{"dpd_max_rounds": 2}``, typed per method in :mod:`factdebate.settings.method_keywords`), and
+``config_file``, ``trace``, ``on_event`` and ``backends``. Older spellings still run for a release, with a
+``DeprecationWarning`` and a type error: ``verify(given_evidence=...)`` (now ``evidence=``), and the mode
+given as ``evidence="both"`` (now ``evidence_mode=``). A method's option passed as a plain keyword
+(``dpd_max_rounds=2``) still runs, as it did before ``method_options`` existed, but a type checker rejects it."""
 
 from __future__ import annotations
 
 import asyncio
+import typing
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar, Unpack, overload
+from typing import Any, Protocol, TypeVar, Unpack, overload
 
-from factdebate.core.errors import ConfigError, EventLoopError
+from pydantic import ValidationError
+
+from factdebate.core.errors import ConfigError, EventLoopError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.guard.public import aguard as _aguard
-from factdebate.guard.types import GuardEvidence, GuardResult, OnUnchecked, Policy, Reviser, Tier
+from factdebate.guard.types import EvidenceMode, GuardEvidence, GuardResult, OnUnchecked, Policy, Reviser, Tier
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
 from factdebate.run.response import acheck_response as _acheck_response
-from factdebate.settings.keywords import Options, OptionValue, SharedOptions
+from factdebate.settings.keywords import SharedOptions
 from factdebate.settings.load import settings_from
+from factdebate.settings.method_keywords import MethodOptions
 from factdebate.settings.options import not_read_by
 
-__all__ = ["acheck_response", "aguard", "averify", "check_response", "guard", "session", "verify"]
+__all__ = ["EvidenceMode", "Passage", "acheck_response", "aguard", "averify", "check_response", "guard", "session",
+           "verify"]
 
-# A passage given with the claim or the answer: its text, or {"text": ..., "title": ..., "url"/"source": ...}.
-Passage = str | Mapping[str, str]
-EvidenceMode = Literal["given", "both", "retrieved"]
+# One passage given with the claim or the answer: its text, {"title": ..., "text": ..., "url": ...}, or a
+# Document (a search result) or GuardEvidence already made.
+Passage = str | Mapping[str, str] | Document | GuardEvidence
+_MODES: tuple[str, ...] = typing.get_args(EvidenceMode)
 _Item = TypeVar("_Item", covariant=True)
 
 
 class Passages(Protocol[_Item]):
-    """A list or tuple of passages, never one string. A ``str`` is itself a sequence of strings, so with
-    ``Sequence[str]`` the mistake ``evidence="a passage"`` passed a type check and failed at run time. The
-    difference a checker can see: a list's ``in`` takes any object, a string's only a string."""
+    """A list or tuple of passages, never one string nor one dict. A ``str`` is itself a sequence of strings
+    and a dict iterates over its keys, so with ``Sequence[str]`` or ``Iterable`` the mistakes
+    ``evidence="a passage"`` and ``evidence={"text": ...}`` passed a type check and failed (or read the keys)
+    at run time. What a checker can tell apart: a list's ``in`` takes any object, a string's only a string; a
+    list is indexed by position, a dict by key."""
 
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[_Item]: ...
     def __contains__(self, value: object, /) -> bool: ...
+    def __getitem__(self, index: int, /) -> _Item: ...
 
 
 def _not_in_a_running_loop(name: str) -> None:
@@ -56,7 +68,7 @@ def _not_in_a_running_loop(name: str) -> None:
     raise EventLoopError(name)
 
 
-def _flat(options: Mapping[str, Any], method_options: Mapping[str, OptionValue] | None) -> dict[str, Any]:
+def _flat(options: Mapping[str, Any], method_options: Mapping[str, object] | None) -> dict[str, Any]:
     merged = dict(options)
     for name, value in (method_options or {}).items():
         if name in merged:
@@ -72,15 +84,103 @@ def _warn_unread(options: Mapping[str, Any], method: str) -> None:
                       stacklevel=2)
 
 
-async def averify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
-                  on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                  given_evidence: Passages[Passage | Document] | None = None,
-                  method_options: Mapping[str, OptionValue] | None = None, **options: Unpack[Options]) -> Verdict:
+def _evidence(name: str, evidence: object, mode: EvidenceMode | None
+              ) -> tuple[list[GuardEvidence] | None, EvidenceMode | None]:
+    """``evidence`` and ``evidence_mode`` as each public function takes them -> (the passages, none when
+    empty; the mode). Called by the public function itself, so a warning points at the caller's line."""
+    if isinstance(evidence, str):
+        if evidence not in _MODES:
+            raise ConfigError(f"evidence= takes a list of passages, not one string: evidence=[{evidence[:40]!r}"
+                              f"{'...' if len(evidence) > 40 else ''}]")
+        if mode is not None:
+            raise ConfigError(f"the evidence mode is given twice: evidence={evidence!r} and evidence_mode={mode!r}")
+        warnings.warn(f"{name}(evidence={evidence!r}) sets where evidence comes from, which is now "
+                      f"evidence_mode={evidence!r}; evidence= takes the passages", DeprecationWarning, stacklevel=3)
+        return None, typing.cast(EvidenceMode, evidence)
+    if evidence is None:
+        return None, mode
+    if isinstance(evidence, Mapping):
+        raise ConfigError("evidence= takes a list of passages: put the one passage in a list, evidence=[{...}]")
+    if not isinstance(evidence, Sequence):
+        raise ConfigError(f"evidence= takes a list or tuple of passages, not a {type(evidence).__name__}")
+    items = [_passage(item, number) for number, item in enumerate(evidence, start=1)]
+    return items or None, mode
+
+
+def _passage(item: object, number: int) -> GuardEvidence:
+    if isinstance(item, GuardEvidence):
+        return item
+    if isinstance(item, Document):
+        return GuardEvidence(title=item.title, text=item.text, url=item.source or None)
+    if not isinstance(item, str | Mapping):
+        raise ConfigError(f"evidence item {number} ({type(item).__name__}) is not a passage: a passage is its text "
+                          'or {"title": ..., "text": ..., "url": ...}')
+    try:
+        return GuardEvidence.model_validate({"text": item} if isinstance(item, str) else dict(item))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise InputError(f"evidence item {number}: {where}: {error['msg']} (a passage is its text or "
+                         '{"title": ..., "text": ..., "url": ...})') from None
+
+
+def _given_evidence(options: dict[str, Any], evidence: list[GuardEvidence] | None) -> list[Document] | None:
+    """``verify``'s old ``given_evidence=`` (taken out of ``options``): its documents, read as before (the mode
+    ``given`` unless told otherwise), with a warning that names the new keyword."""
+    if "given_evidence" not in options:
+        return None
+    from factdebate.tools.given import documents_from
+
+    given = options.pop("given_evidence")
+    warnings.warn("given_evidence= is now evidence= (with evidence_mode='given' for the old default)",
+                  DeprecationWarning, stacklevel=3)
+    if given is None:
+        return None
+    if evidence is not None:
+        raise ConfigError("passages given twice: as evidence= and as given_evidence= (its old name)")
+    if isinstance(given, str | Mapping) or not isinstance(given, Sequence):
+        raise ConfigError("given_evidence= takes a list of passages; pass them as evidence=[...]")
+    options.setdefault("evidence", "given")
+    return documents_from([dict(item) if isinstance(item, Mapping) else item for item in given])
+
+
+async def _verify(claim: str, given: list[Document] | None, flat: dict[str, Any], config_file: str | Path | None,
+                  trace: str | Path | None, on_event: EventSink | None,
+                  backends: dict[str, Backend] | None) -> Verdict:
+    from factdebate.tools.given import given_evidence
+
+    settings = settings_from(flat, config_file)
+    _warn_unread(flat, settings.method)
+    async with session(settings, backends, on_event, trace) as (resources, sinks):
+        with given_evidence(given):
+            return await run_claim(claim, settings, resources, sinks=sinks)
+
+
+def _claim_settings(evidence: list[GuardEvidence] | None, mode: EvidenceMode | None, flat: dict[str, Any],
+                    old: list[Document] | None) -> list[Document] | None:
+    """The documents the agents are given, and ``flat``'s evidence mode set: ``both`` when passages come
+    without a mode (as for check_response, the guard and the service)."""
+    from factdebate.guard.evidence import passages
+
+    if mode is not None:
+        flat["evidence"] = mode
+    if evidence is None:
+        return old
+    flat.setdefault("evidence", "both")
+    return passages(evidence)
+
+
+async def averify(claim: str, *, evidence: Passages[Passage] | None = None,
+                  evidence_mode: EvidenceMode | None = None, config_file: str | Path | None = None,
+                  trace: str | Path | None = None, on_event: EventSink | None = None,
+                  backends: dict[str, Backend] | None = None, method_options: MethodOptions | None = None,
+                  **options: Unpack[SharedOptions]) -> Verdict:
     """Check one claim and return its :class:`~factdebate.core.types.Verdict`.
 
-    ``given_evidence``: passages that come with the claim, read by the agents instead of retrieval
-    (``evidence="given"``, the default when it is passed) or before it (``"both"``). ``on_event`` receives
-    every trace event as a dict while the run goes on; ``trace`` appends them to a JSONL file.
+    ``evidence``: passages that come with the claim (each its text or ``{"title", "text", "url"}``; long ones
+    are split), read by the agents before retrieval (``evidence_mode="both"``, the default when passages are
+    given) or instead of it (``"given"``); ``"retrieved"`` ignores them. ``on_event`` receives every trace
+    event as a dict while the run goes on; ``trace`` appends them to a JSONL file.
 
     Example::
 
@@ -91,25 +191,16 @@ async def averify(claim: str, *, config_file: str | Path | None = None, trace: s
                                        on_event=lambda event: print(event["event"]))
             print(verdict.label, verdict.decided_by)
     """
-    from factdebate.tools.given import documents_from
-    from factdebate.tools.given import given_evidence as with_evidence
-
     flat = _flat(options, method_options)
-    if given_evidence is not None:
-        flat.setdefault("evidence", "given")
-    settings = settings_from(flat, config_file)
-    _warn_unread(flat, settings.method)
-    given = None if given_evidence is None else documents_from(
-        [dict(item) if isinstance(item, Mapping) else item for item in given_evidence])
-    async with session(settings, backends, on_event, trace) as (resources, sinks):
-        with with_evidence(given):
-            return await run_claim(claim, settings, resources, sinks=sinks)
+    items, mode = _evidence("averify", evidence, evidence_mode)
+    given = _claim_settings(items, mode, flat, _given_evidence(flat, items))
+    return await _verify(claim, given, flat, config_file, trace, on_event, backends)
 
 
-def verify(claim: str, *, config_file: str | Path | None = None, trace: str | Path | None = None,
+def verify(claim: str, *, evidence: Passages[Passage] | None = None, evidence_mode: EvidenceMode | None = None,
+           config_file: str | Path | None = None, trace: str | Path | None = None,
            on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-           given_evidence: Passages[Passage | Document] | None = None,
-           method_options: Mapping[str, OptionValue] | None = None, **options: Unpack[Options]) -> Verdict:
+           method_options: MethodOptions | None = None, **options: Unpack[SharedOptions]) -> Verdict:
     """Check one claim and return its :class:`~factdebate.core.types.Verdict` (:func:`averify` in an event
     loop of its own: call ``averify`` from async code).
 
@@ -120,11 +211,14 @@ def verify(claim: str, *, config_file: str | Path | None = None, trace: str | Pa
         verdict = fd.verify("The Eiffel Tower is in Rome.")  # Tool-MAD on the embedded model, offline
         print(verdict.label, verdict.decided_by, verdict.usage.llm_calls)
         fd.verify("The Eiffel Tower is in Rome.", method="dpd", llm="openai:gpt-4o-mini", k=5,
-                  method_options={"dpd_max_rounds": 2})
+                  method_options={"dpd_max_rounds": 2},
+                  evidence=[{"title": "Guide", "text": "The Eiffel Tower is in Paris."}])
     """
     _not_in_a_running_loop("verify")
-    return asyncio.run(averify(claim, config_file=config_file, trace=trace, on_event=on_event, backends=backends,
-                               given_evidence=given_evidence, method_options=method_options, **options))
+    flat = _flat(options, method_options)
+    items, mode = _evidence("verify", evidence, evidence_mode)
+    given = _claim_settings(items, mode, flat, _given_evidence(flat, items))
+    return asyncio.run(_verify(claim, given, flat, config_file, trace, on_event, backends))
 
 
 @overload
@@ -132,28 +226,28 @@ async def acheck_response(response: str, *, question: str | None = ..., evidence
                           evidence_mode: EvidenceMode | None = ..., tier: None = ..., deadline_s: None = ...,
                           config_file: str | Path | None = ..., trace: str | Path | None = ...,
                           on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                          method_options: Mapping[str, OptionValue] | None = ...,
+                          method_options: MethodOptions | None = ...,
                           **options: Unpack[SharedOptions]) -> ResponseVerdict: ...
 @overload
 async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                           evidence_mode: EvidenceMode | None = ..., tier: Tier, deadline_s: float | None = ...,
                           config_file: str | Path | None = ..., trace: str | Path | None = ...,
                           on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                          method_options: Mapping[str, OptionValue] | None = ...,
+                          method_options: MethodOptions | None = ...,
                           **options: Unpack[SharedOptions]) -> GuardResult: ...
 @overload
 async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                           evidence_mode: EvidenceMode | None = ..., tier: Tier | None = ..., deadline_s: float,
                           config_file: str | Path | None = ..., trace: str | Path | None = ...,
                           on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                          method_options: Mapping[str, OptionValue] | None = ...,
+                          method_options: MethodOptions | None = ...,
                           **options: Unpack[SharedOptions]) -> GuardResult: ...
 async def acheck_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
                           evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                           deadline_s: float | None = None, config_file: str | Path | None = None,
                           trace: str | Path | None = None, on_event: EventSink | None = None,
                           backends: dict[str, Backend] | None = None,
-                          method_options: Mapping[str, OptionValue] | None = None,
+                          method_options: MethodOptions | None = None,
                           **options: Unpack[SharedOptions]) -> ResponseVerdict | GuardResult:
     """Check a long answer claim by claim: a :class:`~factdebate.core.types.ResponseVerdict`, false as soon
     as one claim is false.
@@ -174,23 +268,21 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
             for claim in verdict.claims:
                 print(claim.claim, claim.label)
     """
-    flat = _flat(options, method_options)
-    common: dict[str, Any] = {"config_file": config_file, "trace": trace, "on_event": on_event, "backends": backends}
-    if isinstance(evidence, str):  # the retrieval.evidence setting, which this keyword used to be
-        flat["evidence"], evidence = evidence, None
-    items = None if evidence is None else [{"text": e} if isinstance(e, str) else dict(e) for e in evidence]
+    items, mode = _evidence("acheck_response", evidence, evidence_mode)
+    return await _check_response(response, question, items, mode, tier, deadline_s, _flat(options, method_options),
+                                 {"config_file": config_file, "trace": trace, "on_event": on_event,
+                                  "backends": backends})
+
+
+async def _check_response(response: str, question: str | None, evidence: list[GuardEvidence] | None,
+                          mode: EvidenceMode | None, tier: Tier | None, deadline_s: float | None,
+                          flat: dict[str, Any], common: dict[str, Any]) -> ResponseVerdict | GuardResult:
     if tier is not None or deadline_s is not None:
-        return await _aguard(response, question=question, tier=tier, deadline_s=deadline_s, evidence=items,
-                             evidence_mode=evidence_mode, **common, **flat)
-    if items is None:
-        if evidence_mode is not None:
-            flat["evidence"] = evidence_mode
-        return await _acheck_response(response, question=question, **common, **flat)
-    from factdebate.guard.evidence import passages
+        return await _aguard(response, question=question, tier=tier, deadline_s=deadline_s, evidence=evidence,
+                             evidence_mode=mode, **common, **flat)
     from factdebate.tools.given import given_evidence
 
-    flat["evidence"] = evidence_mode or "both"
-    with given_evidence(passages([GuardEvidence.model_validate(item) for item in items])):
+    with given_evidence(_claim_settings(evidence, mode, flat, None)):
         return await _acheck_response(response, question=question, **common, **flat)
 
 
@@ -199,27 +291,27 @@ def check_response(response: str, *, question: str | None = ..., evidence: Passa
                    evidence_mode: EvidenceMode | None = ..., tier: None = ..., deadline_s: None = ...,
                    config_file: str | Path | None = ..., trace: str | Path | None = ...,
                    on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                   method_options: Mapping[str, OptionValue] | None = ...,
+                   method_options: MethodOptions | None = ...,
                    **options: Unpack[SharedOptions]) -> ResponseVerdict: ...
 @overload
 def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                    evidence_mode: EvidenceMode | None = ..., tier: Tier, deadline_s: float | None = ...,
                    config_file: str | Path | None = ..., trace: str | Path | None = ...,
                    on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                   method_options: Mapping[str, OptionValue] | None = ...,
+                   method_options: MethodOptions | None = ...,
                    **options: Unpack[SharedOptions]) -> GuardResult: ...
 @overload
 def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
                    evidence_mode: EvidenceMode | None = ..., tier: Tier | None = ..., deadline_s: float,
                    config_file: str | Path | None = ..., trace: str | Path | None = ...,
                    on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                   method_options: Mapping[str, OptionValue] | None = ...,
+                   method_options: MethodOptions | None = ...,
                    **options: Unpack[SharedOptions]) -> GuardResult: ...
 def check_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
                    evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                    deadline_s: float | None = None, config_file: str | Path | None = None,
                    trace: str | Path | None = None, on_event: EventSink | None = None,
-                   backends: dict[str, Backend] | None = None, method_options: Mapping[str, OptionValue] | None = None,
+                   backends: dict[str, Backend] | None = None, method_options: MethodOptions | None = None,
                    **options: Unpack[SharedOptions]) -> ResponseVerdict | GuardResult:
     """:func:`acheck_response` in an event loop of its own: a ``ResponseVerdict``, or with ``tier`` or
     ``deadline_s`` a ``GuardResult``.
@@ -234,22 +326,22 @@ def check_response(response: str, *, question: str | None = None, evidence: Pass
                                    evidence=[{"title": "Guide", "text": "The Eiffel Tower is in Paris."}])
         print(result.text)
     """
-    keywords: dict[str, Any] = {
-        "question": question, "evidence": evidence, "evidence_mode": evidence_mode, "tier": tier,
-        "deadline_s": deadline_s, "config_file": config_file, "trace": trace, "on_event": on_event,
-        "backends": backends, "method_options": method_options}
     _not_in_a_running_loop("check_response")
-    return asyncio.run(acheck_response(response, **keywords, **options))
+    items, mode = _evidence("check_response", evidence, evidence_mode)
+    return asyncio.run(_check_response(response, question, items, mode, tier, deadline_s,
+                                       _flat(options, method_options),
+                                       {"config_file": config_file, "trace": trace, "on_event": on_event,
+                                        "backends": backends}))
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
                  tier: Tier | None = None, deadline_s: float | None = None,
-                 evidence: Passages[GuardEvidence | Mapping[str, str]] | None = None,
+                 evidence: Passages[Passage] | None = None,
                  evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
                  on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
                  config_file: str | Path | None = None, trace: str | Path | None = None,
                  on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                 method_options: Mapping[str, OptionValue] | None = None,
+                 method_options: MethodOptions | None = None,
                  **options: Unpack[SharedOptions]) -> GuardResult:
     """Check a chat reply within a deadline and apply a policy (annotate, flag, hold, rewrite or block).
 
@@ -267,23 +359,28 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
                                      tier="fast", deadline_s=10, policy="flag")
             print(result.action_taken, [(c.claim, c.status, c.label) for c in result.claims])
     """
-    chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence_mode": evidence_mode,
-              "conversation_id": conversation_id, "on_unchecked": on_unchecked,
-              "evidence": None if evidence is None else [e if isinstance(e, GuardEvidence) else dict(e)
-                                                         for e in evidence]}
-    return await _aguard(reply, question=question, reviser=reviser, config_file=config_file, trace=trace,
-                         on_event=on_event, backends=backends, **{k: v for k, v in chosen.items() if v is not None},
-                         **_flat(options, method_options))
+    items, mode = _evidence("aguard", evidence, evidence_mode)
+    return await _guard(reply, question, {"policy": policy, "tier": tier, "deadline_s": deadline_s,
+                                          "evidence": items, "evidence_mode": mode,
+                                          "conversation_id": conversation_id, "on_unchecked": on_unchecked},
+                        reviser, {"config_file": config_file, "trace": trace, "on_event": on_event,
+                                  "backends": backends}, _flat(options, method_options))
+
+
+async def _guard(reply: str | list[dict[str, Any]], question: str | None, chosen: dict[str, Any],
+                 reviser: Reviser | None, common: dict[str, Any], flat: dict[str, Any]) -> GuardResult:
+    return await _aguard(reply, question=question, reviser=reviser, **common,
+                         **{k: v for k, v in chosen.items() if v is not None}, **flat)
 
 
 def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
           tier: Tier | None = None, deadline_s: float | None = None,
-          evidence: Passages[GuardEvidence | Mapping[str, str]] | None = None,
+          evidence: Passages[Passage] | None = None,
           evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
           on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
           config_file: str | Path | None = None, trace: str | Path | None = None,
           on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-          method_options: Mapping[str, OptionValue] | None = None, **options: Unpack[SharedOptions]) -> GuardResult:
+          method_options: MethodOptions | None = None, **options: Unpack[SharedOptions]) -> GuardResult:
     """:func:`aguard` in an event loop of its own.
 
     Example::
@@ -297,7 +394,9 @@ def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, pol
         print(result.text)  # the reply as the policy leaves it
     """
     _not_in_a_running_loop("guard")
-    return asyncio.run(aguard(reply, question=question, policy=policy, tier=tier, deadline_s=deadline_s,
-                              evidence=evidence, evidence_mode=evidence_mode, conversation_id=conversation_id,
-                              on_unchecked=on_unchecked, reviser=reviser, config_file=config_file, trace=trace,
-                              on_event=on_event, backends=backends, method_options=method_options, **options))
+    items, mode = _evidence("guard", evidence, evidence_mode)
+    return asyncio.run(_guard(reply, question, {"policy": policy, "tier": tier, "deadline_s": deadline_s,
+                                                "evidence": items, "evidence_mode": mode,
+                                                "conversation_id": conversation_id, "on_unchecked": on_unchecked},
+                              reviser, {"config_file": config_file, "trace": trace, "on_event": on_event,
+                                        "backends": backends}, _flat(options, method_options)))

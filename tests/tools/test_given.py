@@ -134,10 +134,10 @@ async def test_verify_takes_evidence_and_refuses_given_without_it() -> None:
     from factdebate.llm.scripted import ScriptedBackend
 
     backend = ScriptedBackend(truthful)
-    verdict = await averify("Lyon is in France.", method="single", given_evidence=["Lyon is a city in France."],
-                            backends={"debater": backend}, cache=False)
+    verdict = await averify("Lyon is in France.", method="single", evidence=["Lyon is a city in France."],
+                            evidence_mode="given", backends={"debater": backend}, cache=False)
     assert verdict.claim == "Lyon is in France." and verdict.config["retrieval"]["evidence"] == "given"
     assert "Lyon is a city in France." in backend.calls[0][1][0]["content"]
     with pytest.raises(InputError, match="no evidence came with this claim"):
-        await averify("Lyon is in France.", method="single", evidence="given", backends={"debater": backend},
+        await averify("Lyon is in France.", method="single", evidence_mode="given", backends={"debater": backend},
                       cache=False)

@@ -55,7 +55,7 @@ async def _with_inline_evidence(claim: str, tools: set[str], settings: Settings,
         return claim
     if evidence is None and settings.retrieval.evidence == "given":
         raise InputError("evidence 'given': no evidence came with this claim; use it with eval on a dataset that "
-                         "provides evidence (factdebate datasets), or pass given_evidence= to verify()")
+                         "provides evidence (factdebate datasets), or pass the passages: verify(claim, evidence=[...])")
     if tools or not evidence:
         return claim
     chosen = await top_k(claim, evidence, settings.retrieval.k, resources.encoder)

@@ -3,16 +3,15 @@
 The option table (:mod:`factdebate.settings.options`) is built at run time from the settings' fields, which a
 type checker cannot see; these TypedDicts spell the same names and types out so that a misspelt option or a
 wrong type fails ``mypy`` in the user's script. ``tests/test_api_types.py`` checks that they stay equal to the
-table. Each method's own options are not here: they go in ``method_options`` (a plug-in's are unknown here).
-``None`` is accepted everywhere and means "not given" (the config file's or the built-in default).
+table. Where evidence comes from (the table's ``evidence``) is each function's ``evidence_mode`` parameter,
+beside the passages themselves (``evidence``). Each method's own options go in ``method_options``
+(:mod:`factdebate.settings.method_keywords`). ``None`` is accepted everywhere and means "not given" (the
+config file's or the built-in default).
 """
 
 from __future__ import annotations
 
 from typing import Literal, TypedDict
-
-# What one option may be set to: every option's value is one of these.
-OptionValue = str | int | float | bool | list[str] | None
 
 # The built-in methods and search engines, so that a misspelt name fails a type check (tests/test_api_types.py
 # keeps them equal to the method registry and to tools.registry.SEARCH_ENGINES). A plug-in's method is not
@@ -51,9 +50,3 @@ class SharedOptions(TypedDict, total=False):
     concurrency: int | None
     rounds: int | None  # Tool-MAD's debate rounds (the default method's; other methods: method_options)
 
-
-class Options(SharedOptions, total=False):
-    """:class:`SharedOptions` plus where evidence comes from; check_response and guard name the passages
-    themselves ``evidence`` and this choice ``evidence_mode``."""
-
-    evidence: Literal["retrieved", "given", "both"] | None

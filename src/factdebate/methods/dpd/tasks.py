@@ -61,7 +61,7 @@ def evidence_for_claims(provider: Provider) -> Iterator[None]:
 
 async def supplied_evidence(claim: str) -> list[Document]:
     """The task's evidence for ``claim``; outside a task mode, the evidence that came with the claim
-    (``--evidence given|both`` in an evaluation, ``verify(..., given_evidence=...)``), if any."""
+    (``--evidence given|both`` in an evaluation, ``verify(..., evidence=[...])``), if any."""
     from factdebate.tools.given import current_evidence
 
     provider = _provider.get()
