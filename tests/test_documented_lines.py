@@ -283,7 +283,6 @@ YAML: dict[str, Rule] = {
     "docs/guard.md: # LiteLLM proxy config (`litellm --config litellm-config.yaml`; tested with LiteLLM 1.108.7): "
     "every answer of": Copy("docs/guard/litellm-config.yaml", "tests/guard/conformance/test_gateways.py starts "
                             "LiteLLM's proxy server (.venv-litellm) with that file"),
-    "docs/guard.md: model_list:": YamlOnly("the guard as LiteLLM's model: a fragment of a proxy config"),
     "docs/guard.md: models:": Copy("docs/guard/nemo/config.yml", "tests/guard/conformance/test_gateways.py runs "
                                    "that folder in NeMo's LLMRails (.venv-nemo)"),
 }

@@ -5,14 +5,18 @@ guard with the conformance suite's scripted checker and upstream model (test_con
 
 - LiteLLM: ``litellm --config docs/guard/litellm-config.yaml`` as the docs give it (its addresses and keys come
   from the environment), on a free loopback port, with outbound connections sent to a dead proxy (and, under
-  scripts/test.sh, no network at all). A client asks it for the answer plain and streamed.
+  scripts/test.sh, no network at all). A client asks it for the answer plain and streamed, of both its models:
+  ``gpt-4o-mini`` (the guard as LiteLLM's guardrail) and ``gpt-4o-mini-checked`` (the guard as LiteLLM's model:
+  LiteLLM calls the guard's chat route, which drops what LiteLLM does not pass on, so the client finds the
+  verdicts by the check id LiteLLM renames, or by its conversation).
 - NeMo: a small script (nemo_rails.py) builds ``LLMRails`` from docs/guard/nemo's files (the main model's
   address added) and answers one ``generate`` per line it reads.
 
 Asserted per scenario and gateway: the guard is asked once per reply (LiteLLM's stream included: never its
-partial text); what the client gets is what the guard decided (a flagged answer arrives with its footnote, a
-blocked one not at all); no false sentence reaches the client as checked (test_conformance.judge); and the
-verdicts are those of the direct door, ``POST /v1/guard/check`` with the same options. A few scenarios, not
+partial text; the guard as LiteLLM's model is not run through the guardrail as well); what the client gets
+is what the guard decided (a flagged answer arrives with its footnote, a blocked one not at all); no false
+sentence reaches the client as checked (test_conformance.judge); and the verdicts are those of the direct
+door, ``POST /v1/guard/check`` with the same options. A few scenarios, not
 all of them: the gateways add nothing per scenario that the others would exercise. Slower than 5 s: the
 first test of each gateway waits for its process, one per module. Measured on the 2-core machine at load 18:
 LiteLLM's proxy ready after 7.6 CPU-seconds (47 s of wall time at that load; it imports all of LiteLLM),
@@ -38,6 +42,7 @@ import yaml
 
 from tests.guard.conformance.scenarios import BERLIN, PARIS, SCENARIOS, TOWER, Faults, Scenario
 from tests.guard.conformance.test_conformance import Outcome, World, conversation, judge, open_world, prepare
+from tests.guard.conformance.test_conformance import verdicts as by_words
 from tests.server.conftest import AUTH, KEY, free_port
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -47,6 +52,9 @@ LITELLM_CONFIG = ROOT / "docs" / "guard" / "litellm-config.yaml"
 NEMO_CONFIG = ROOT / "docs" / "guard" / "nemo"
 MASTER_KEY = "sk-conformance-master-key"
 GUARDRAIL_PATH = "/beta/litellm_basic_guardrail_api"
+CHAT_PATH = "/v1/chat/completions"
+CHECKED_MODEL = "gpt-4o-mini-checked"  # the documented config's model served through the guard's chat route
+RENAMED_CHECK_ID = "llm_provider-x-factdebate-check-id"  # X-Factdebate-Check-Id as LiteLLM passes it on
 MISSING = "{} is missing: `make setup` (scripts/setup.sh --dev) builds it from requirements/gateways/"
 
 # A few of the suite's scenarios, each to the documented options (flag, fail closed) and its own faults.
@@ -54,18 +62,23 @@ NAMES = ("checker-down-flag-pass", "checker-malformed-flag-pass", "upstream-cut-
          "framed-honestly", "correction-contradicted-by-quote")
 CHOSEN = [*(s for s in SCENARIOS if s.name in NAMES), Scenario("all-true-flag", reply=f"{PARIS} {TOWER}"),
           Scenario("extractor-down", reply=f"{TOWER} {BERLIN}", faults=Faults(down="extract"))]
+# Through the guard as LiteLLM's model, fewer: the guard's chat route meets every scenario in the suite already,
+# and what LiteLLM adds (the header, the dropped chunk, the options) shows in any of them (checker-down only costs).
+MODEL_CHOSEN = [s for s in CHOSEN if s.name in ("pronoun-sentence", "correction-contradicted-by-quote",
+                                                "checker-malformed-flag-pass", "upstream-cut-mid-sentence",
+                                                "all-true-flag")]
 
 
 @dataclass
 class Recorder:
     """The guard's answers on its gateway routes (what LiteLLM's guardrail and NeMo's action were told)."""
 
-    answers: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    answers: list[tuple[str, Any]] = field(default_factory=list)
 
     def wrap(self, app: Any) -> Any:
         async def recorded(scope: dict[str, Any], receive: Any, send: Any) -> None:
             path = scope.get("path", "")
-            if scope["type"] != "http" or path not in (GUARDRAIL_PATH, "/v1/guard/check"):
+            if scope["type"] != "http" or path not in (GUARDRAIL_PATH, "/v1/guard/check", CHAT_PATH):
                 await app(scope, receive, send)
                 return
             body = bytearray()
@@ -73,15 +86,15 @@ class Recorder:
             async def keep(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.body":
                     body.extend(message.get("body", b""))
-                    if not message.get("more_body"):
-                        self.answers.append((path, json.loads(body or b"null")))
+                    if not message.get("more_body"):  # (a stream's body is not JSON: kept as None)
+                        self.answers.append((path, None if body.startswith(b"data:") else json.loads(body or b"null")))
                 await send(message)
 
             await app(scope, receive, keep)
 
         return recorded
 
-    def take(self) -> list[tuple[str, dict[str, Any]]]:
+    def take(self) -> list[tuple[str, Any]]:
         taken, self.answers = self.answers, []
         return taken
 
@@ -102,7 +115,8 @@ def gateways(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateways]:
             # The network cut for the gateways: anything but loopback goes to a port where nothing listens.
             "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
             "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "FACTDEBATE_URL": world.guard_url, "FACTDEBATE_API_KEY": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
+            "FACTDEBATE_URL": world.guard_url, "FACTDEBATE_API_BASE": f"{world.guard_url}/v1",
+            "FACTDEBATE_API_KEY": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
             "OPENAI_BASE_URL": f"{world.upstream_url}/v1", "OPENAI_API_KEY": "sk-scripted-upstream"})
         yield Gateways(world, recorder, env)
 
@@ -159,28 +173,52 @@ def verdicts(result: dict[str, Any]) -> list[tuple[str, str | None, str]]:
     return sorted((c["claim"], c["label"], c["status"]) for c in result["claims"])
 
 
-def through_litellm(url: str, scenario: Scenario, stream: bool) -> tuple[str | None, str]:
-    """What LiteLLM's client got: the answer's text (None: an error instead) and the error, if any."""
-    body = {"model": "gpt-4o-mini", "messages": conversation(scenario), "stream": stream}
+def model_options() -> dict[str, Any]:
+    """The options the documented config's guard-as-model entry sends (its ``extra_body``)."""
+    models = yaml.safe_load(LITELLM_CONFIG.read_text())["model_list"]
+    entry = next(m for m in models if m["model_name"] == CHECKED_MODEL)["litellm_params"]
+    return dict(entry["extra_body"]["factdebate"])
+
+
+@dataclass
+class Got:
+    """What LiteLLM's client got."""
+
+    text: str | None  # the answer's text (None: an error instead)
+    problem: str = ""  # the error, if any
+    headers: dict[str, str] = field(default_factory=dict)
+    factdebate: dict[str, Any] | None = None  # a ``factdebate`` object in the body or in a chunk, if one came
+
+
+def through_litellm(url: str, scenario: Scenario, stream: bool, model: str = "gpt-4o-mini",
+                    options: dict[str, Any] | None = None) -> Got:
+    """Ask LiteLLM for ``scenario``'s answer as its client would (``options``: the client's own ``factdebate``
+    object, sent as the OpenAI SDK's ``extra_body`` sends it)."""
+    body: dict[str, Any] = {"model": model, "messages": conversation(scenario), "stream": stream}
+    if options is not None:
+        body["factdebate"] = options
     headers = {"Authorization": f"Bearer {MASTER_KEY}"}
     if not stream:
         reply = httpx.post(f"{url}/v1/chat/completions", json=body, headers=headers, timeout=90)
         if reply.status_code != 200:
-            return None, f"{reply.status_code} {reply.text}"
-        return reply.json()["choices"][0]["message"].get("content") or "", ""
-    text, problem = "", ""
+            return Got(None, f"{reply.status_code} {reply.text}", dict(reply.headers))
+        data = reply.json()
+        return Got(data["choices"][0]["message"].get("content") or "", "", dict(reply.headers), data.get("factdebate"))
+    got = Got("")
     with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, headers=headers, timeout=90) as reply:
+        got.headers = dict(reply.headers)
         if reply.status_code != 200:
-            return None, f"{reply.status_code} {reply.read()!r}"
+            return Got(None, f"{reply.status_code} {reply.read()!r}", got.headers)
         for line in reply.iter_lines():
             if not line.startswith("data: ") or line == "data: [DONE]":
                 continue
             chunk = json.loads(line[6:])
             if "error" in chunk:
-                problem = json.dumps(chunk["error"])
+                got.problem = json.dumps(chunk["error"])
+            got.factdebate = chunk.get("factdebate", got.factdebate)
             for choice in chunk.get("choices") or []:
-                text += (choice.get("delta") or {}).get("content") or ""
-    return text, problem
+                got.text = (got.text or "") + ((choice.get("delta") or {}).get("content") or "")
+    return got
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
@@ -190,7 +228,8 @@ def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways,
     options = documented_options()
     prepare(gateways.world, scenario)
     expected = direct(gateways, scenario, options)
-    delivered, problem = through_litellm(litellm_proxy, scenario, stream)
+    got = through_litellm(litellm_proxy, scenario, stream)
+    delivered, problem = got.text, got.problem
     asked = [answer for path, answer in gateways.recorder.take() if path == GUARDRAIL_PATH]
     door = f"LiteLLM {'stream' if stream else 'plain'}"
     assert len(asked) == 1, f"{scenario.name} through {door}: the guard was asked {len(asked)} times: {asked}"
@@ -208,6 +247,73 @@ def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways,
         decided = answer["texts"][0] if answer["action"] == "GUARDRAIL_INTERVENED" else scenario.reply
         assert delivered == decided, f"{door}: the client got {delivered!r}, the guard decided {decided!r}"
     assert verdicts(result) == verdicts(expected), f"{scenario.name}: {door} differs from /v1/guard/check"
+
+
+def kept(gateways: Gateways, check_id: str) -> dict[str, Any]:
+    """The guard's kept check, as its client reads it again (``GET /v1/checks/{id}``)."""
+    reply = httpx.get(f"{gateways.world.guard_url}/v1/checks/{check_id}", headers=AUTH, timeout=30)
+    assert reply.status_code == 200, reply.text
+    verdict: dict[str, Any] = reply.json()["verdict"]
+    return verdict
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize("scenario", MODEL_CHOSEN, ids=lambda s: s.name)
+def test_the_guard_as_litellms_model_delivers_only_what_it_decided(gateways: Gateways, litellm_proxy: str,
+                                                                   scenario: Scenario, stream: bool) -> None:
+    """The documented config's second model: LiteLLM calls the guard's chat route (once, and not through the
+    guardrail as well). What its client gets, as docs/guard.md says: the policy's text (flag's footnote
+    included, a stream's too); the check id only as ``llm_provider-x-factdebate-check-id``; the ``factdebate``
+    object in a plain reply, and none in a stream (LiteLLM 1.108.7 drops the chunk that carries it), so the
+    verdicts are read again by that id."""
+    options = model_options()
+    prepare(gateways.world, scenario)
+    expected = direct(gateways, scenario, options)
+    got = through_litellm(litellm_proxy, scenario, stream, model=CHECKED_MODEL)
+    door = f"the guard as LiteLLM's model, {'stream' if stream else 'plain'}"
+    asked = [path for path, _ in gateways.recorder.take()]
+    assert asked == [CHAT_PATH], f"{scenario.name} through {door}: the guard was asked {asked}"
+    assert "x-factdebate-check-id" not in got.headers, f"{door}: LiteLLM passed the header on by its own name"
+    check_id = got.headers.get(RENAMED_CHECK_ID)
+    assert check_id, f"{door}: no {RENAMED_CHECK_ID} header ({got.problem or 'no error'}): {got.headers}"
+    result = kept(gateways, check_id)
+    if stream:
+        assert got.factdebate is None, f"{door}: LiteLLM now passes the verdicts' chunk on; docs/guard.md says not"
+    else:
+        assert got.factdebate is not None and got.factdebate["check_id"] == check_id, f"{door}: {got.factdebate}"
+        assert verdicts(got.factdebate) == verdicts(result)
+    assert result["policy"] == options["policy"] and result["tier"] == options["tier"], f"{door}: {result}"
+    judge(scenario, Outcome(door, got.text, result, got.problem))
+    assert got.text == result["text"], f"{door}: the client got {got.text!r}, the guard decided {result['text']!r}"
+    # Named by the words each claim's span marks, as the suite compares doors (a stream's extractor may leave
+    # "It is in Berlin." as it is where the whole reply's resolves "It").
+    found, direct_door = (by_words(Outcome(door, got.text, r), scenario.reply) for r in (result, expected))
+    assert found == direct_door, f"{scenario.name}: {door} differs from /v1/guard/check"
+
+
+def test_a_litellm_client_finds_its_checks_by_conversation(gateways: Gateways, litellm_proxy: str) -> None:
+    """A LiteLLM client's own ``factdebate`` object reaches the guard and replaces the config's whole (LiteLLM
+    merges ``extra_body`` by its top-level keys), so it restates the options with its ``conversation_id``; the
+    conversation's checks then list every reply, newest first, streamed ones too."""
+    scenario = Scenario("pronoun", reply=f"{TOWER} It is in Berlin.")
+    prepare(gateways.world, scenario)
+    conversation_id = "litellm-client-1"
+    ids = []
+    for stream in (False, True):
+        got = through_litellm(litellm_proxy, scenario, stream, model=CHECKED_MODEL,
+                              options={**model_options(), "conversation_id": conversation_id})
+        ids.append(got.headers[RENAMED_CHECK_ID])
+    alone = through_litellm(litellm_proxy, scenario, False, model=CHECKED_MODEL,
+                            options={"conversation_id": "litellm-client-2"})
+    gateways.recorder.take()
+    listed = httpx.get(f"{gateways.world.guard_url}/v1/checks", headers=AUTH, timeout=30,
+                       params={"conversation_id": conversation_id}).json()["checks"]
+    assert [c["id"] for c in listed] == ids[::-1]
+    for check in listed:
+        assert check["verdict"]["policy"] == model_options()["policy"]
+        assert any(c["label"] == "REFUTES" and "Berlin" in c["claim"] for c in check["verdict"]["claims"])
+    assert alone.factdebate is not None and alone.factdebate["policy"] != model_options()["policy"], \
+        "the client's factdebate object no longer replaces the config's: docs/guard.md says it does"
 
 
 NEMO_SCRIPT = Path(__file__).with_name("nemo_rails.py")
