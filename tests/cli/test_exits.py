@@ -149,4 +149,4 @@ def test_check_response_names_the_sentences_it_did_not_check(capsys: pytest.Capt
     assert run(["check-response", text, "--json", *NO_TOOLS, "--method", "single"]) == 0
     unchecked = json.loads(capsys.readouterr().out)["unchecked"]
     assert unchecked == [{"span": {"start": 32, "end": len(text)}, "text": "I think Paris is lovely.",
-                          "reason": "opinion", "note": None}]
+                          "reason": "opinion", "note": None, "partly": False}]

@@ -167,6 +167,19 @@ async def test_claims_beyond_the_extraction_limit_are_said_not_checked() -> None
     assert result.passed_through == []
 
 
+async def test_a_sentence_the_claim_cap_left_partly_checked_keeps_the_reply_from_supports() -> None:
+    """Issue 49: the extractor split the first sentence in two and the cap kept only its 1889 claim; that
+    claim's span in it counted the whole sentence as covered, so the reply read SUPPORTS with 1900 unchecked."""
+    text = "The tower was built in 1889 and repainted in 1900. The tower is 330 m tall."
+    claims = ["The tower is 330 m tall.", "The tower was built in 1889.", "The tower was repainted in 1900."]
+    result, _ = await run_check(script(claims=claims), text, tier="fast", guard=FAST_ONLY, response={"max_claims": 2})
+    *checked, partly = result.claims
+    assert [c.label for c in checked] == [Label.SUPPORTS, Label.SUPPORTS]
+    assert (partly.claim, partly.status) == ("The tower was built in 1889 and repainted in 1900.", "unchecked")
+    assert (partly.reason or "").startswith("only partly checked")
+    assert result.label is None
+
+
 async def test_a_correction_from_a_lower_tier_keeps_the_passage_it_quotes() -> None:
     """Fast refutes with a quote and a correction; the deep tier (``single``, which reads nothing) refutes too.
     The claim must still list the passage its correction rests on."""

@@ -37,3 +37,20 @@ def test_a_sentence_said_again_is_covered_by_its_first_saying() -> None:
               GuardClaim(index=1, claim="The tower was repainted in 1900.", span=Span(start=33, end=65)),
               GuardClaim(index=2, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
     assert uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12) == ([], [])
+
+
+SPLIT = "The tower was built in 1889 and repainted in 1900. The tower is 330 m tall."
+
+
+def test_at_the_claim_cap_a_sentence_its_kept_claims_do_not_hold_is_unchecked() -> None:
+    """The extractor split the first sentence in two and the cap kept only the 1889 claim: the sentence is
+    unchecked (only partly checked), as a response check lists it; below the cap its claim covers it."""
+    worthy = [s for s in gate(SPLIT) if s.reason is None]
+    claims = [GuardClaim(index=0, claim="The tower is 330 m tall.", span=Span(start=51, end=len(SPLIT))),
+              GuardClaim(index=1, claim="The tower was built in 1889.", span=Span(start=0, end=27))]
+    missing, _ = uncovered(worthy, claims, ungrounded=[], capped=True, max_claims=2)
+    [(sentence, why)] = missing
+    assert sentence.text == "The tower was built in 1889 and repainted in 1900."
+    assert why.startswith("only partly checked") and "response.max_claims" in why
+    both = [*claims, GuardClaim(index=2, claim="The tower was repainted in 1900.", span=Span(start=32, end=49))]
+    assert uncovered(worthy, both, ungrounded=[], capped=True, max_claims=3) == ([], [])

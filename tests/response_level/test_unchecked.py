@@ -62,3 +62,34 @@ def test_a_sentence_said_again_is_named_as_repeated() -> None:
     text = "The Louvre is a museum in Paris. Rome is in Italy. The Louvre is a museum in Paris."
     assert reasons(text, ["The Louvre is a museum in Paris.", "Rome is in Italy."]) == {
         "The Louvre is a museum in Paris.": "repeated"}
+
+
+SPLIT = "The tower was built in 1889 and repainted in 1900. The tower is 330 m tall."
+
+
+def test_a_sentence_the_claim_limit_left_partly_checked_is_listed_with_the_claims_checked_of_it() -> None:
+    """Issue 49: the extractor split the first sentence in two and the limit kept only the 1889 claim; the
+    claim's span in it used to count the whole sentence as covered, 1900 unchecked and unsaid."""
+    claims = ["The tower is 330 m tall.", "The tower was built in 1889."]
+    spans = [place for place, _ in claim_spans(claims, SPLIT)]
+    [item] = unchecked_sentences(SPLIT, claims, spans, ClaimExtraction(claims=claims), 2)
+    assert (item.text, item.reason, item.note, item.partly) == (
+        "The tower was built in 1889 and repainted in 1900.", "claim limit", "The tower was built in 1889.", True)
+    # Below the limit the same claims leave nothing out that the limit cut (the sentence would have been added).
+    assert unchecked_sentences(SPLIT, claims, spans, ClaimExtraction(claims=claims), 3) == []
+    # Both halves kept: the sentence is covered.
+    both = [*claims, "The tower was repainted in 1900."]
+    spans = [place for place, _ in claim_spans(both, SPLIT)]
+    assert unchecked_sentences(SPLIT, both, spans, ClaimExtraction(claims=both), 3) == []
+
+
+async def test_check_response_counts_a_partly_checked_sentence_as_not_checked() -> None:
+    from factdebate.response_level.aggregate import coverage_line
+
+    extractor = [json.dumps({"claims": ["The tower is 330 m tall.", "The tower was built in 1889.",
+                                        "The tower was repainted in 1900."]})]
+    verdict, _, _ = await check(script(extractor=extractor), response=SPLIT, sections={"response": {"max_claims": 2}})
+    assert [c.claim for c in verdict.claims] == ["The tower is 330 m tall.", "The tower was built in 1889."]
+    assert [(u.reason, u.partly) for u in verdict.unchecked] == [("claim limit", True)]
+    assert coverage_line(verdict) == ("2 claims from 1 of 2 sentences; 1 not checked: claim limit; "
+                                      "1 of them partly checked")

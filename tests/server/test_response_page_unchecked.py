@@ -1,8 +1,9 @@
 """The sentences of a checked answer that no claim covers are marked on the page with why they were not
 checked (issue 40, item 4): a greeting, an opinion the extractor's grounding dropped, a question; the counts
 line says how many, and the legend what the dotted marks mean. A 160-sentence answer with 12 claims says
-12 of 160 sentences were checked and why not the others (issue 49, item 1), and its long text can be
-scrolled from the keyboard at phone width (item 5: axe's scrollable-region-focusable)."""
+12 of 160 sentences were checked and why not the others (issue 49, item 1), one whose claims the limit cut
+short counted as partly checked, and its long text can be scrolled from the keyboard at phone width (item 5:
+axe's scrollable-region-focusable)."""
 
 from __future__ import annotations
 
@@ -52,15 +53,19 @@ def test_sentences_not_checked_are_marked_with_why(browser: Any,  # noqa: F811
         assert errors == []
 
 
-LONG = " ".join(f"The tower was repainted in {1800 + i}." for i in range(160))
+# Sentence 12 states two facts; the extractor splits it, and the claim limit keeps only the first half.
+LONG = " ".join("The tower was repainted in 1811 and sold in 1711." if i == 11 else
+                f"The tower was repainted in {1800 + i}." for i in range(160))
 
 
 def long_backend() -> ScriptedBackend:
-    """The extractor writes the first 12 sentences (the claim limit); every claim is supported."""
+    """The extractor writes a claim for each of the first 12 sentences, the 12th split in two, so the claim
+    limit cuts its second half (the 13th claim); every claim is supported."""
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt.startswith("claims_extract"):
-            return json.dumps({"claims": [f"The tower was repainted in {1800 + i}." for i in range(12)]})
+            claims = [f"The tower was repainted in {1800 + i}." for i in range(12)] + ["The tower was sold in 1711."]
+            return json.dumps({"claims": claims})
         return "SUPPORTS"
 
     return ScriptedBackend(respond, name="scripted:long", record=False)
@@ -73,9 +78,14 @@ def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noq
         page, errors = watched_page(browser, viewport={"width": 390, "height": 800})
         check_response_with(page, server.url, LONG)
         assert page.inner_text("#response-live .response-counts") == (
-            "12 of 12 claims supported · 12 claims from 12 of 160 sentences; 148 not checked: claim limit")
+            "12 of 12 claims supported · 12 claims from 11 of 160 sentences; 149 not checked: claim limit; "
+            "1 of them partly checked")
         answer = page.locator("#response-live .answer-text")
-        assert answer.locator(".skip-note").count() == 148
+        notes = answer.locator(".skip-note").all_inner_texts()
+        assert len(notes) == 149 and notes[0] == "partly checked: claim limit"
+        # The half that was checked is marked, the rest dotted as not checked.
+        assert answer.locator("mark.claim-span").nth(11).inner_text() == "The tower was repainted in 1811"
+        assert answer.locator(".skipped-span").first.inner_text() == " and sold in 1711."
         assert failing(audit(page, "a 160-sentence answer at phone width")) == []
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert errors == []

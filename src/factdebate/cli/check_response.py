@@ -67,7 +67,8 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
     if verdict.claims:
         console.print(table)
     for sentence in verdict.unchecked:  # what the verdict says nothing about, and why
-        why = sentence.reason + (f" (the extractor's claim: {sentence.note})" if sentence.note else "")
+        why = sentence.reason + (f" (only part was checked: {sentence.note})" if sentence.partly else
+                                 f" (the extractor's claim: {sentence.note})" if sentence.note else "")
         console.print(f"[dim]not checked: {escape(why)}:[/] {escape(sentence.text)}")
     if (covered := coverage_line(verdict)) is not None:  # how much of the response the claims checked
         console.print(escape(covered))

@@ -343,12 +343,15 @@ class UncheckedSentence(BaseModel):
     unchecked.py): ``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``, ``subjective``
     (the subjective filter removed it), ``ungrounded`` (the extractor's claim for it named what the text does
     not), ``claim limit`` (the response had ``max_claims`` claims already) or ``no fact`` (no name or number
-    to check). ``note``: the dropped claim, for ``ungrounded``."""
+    to check). ``note``: the dropped claim, for ``ungrounded``. ``partly``: some of the sentence was checked,
+    the rest not (``claim limit``: the limit kept only some of the claims taken from it, which ``note``
+    lists, " / " between them)."""
 
     span: Span
     text: str
     reason: str
     note: str | None = None
+    partly: bool = False
 
 
 class ResponseVerdict(BaseModel):

@@ -10,7 +10,11 @@ and another that wrote 1900, as a response check's coverage did), or when it say
 a claim was placed on says (a reply that repeats itself is checked once).
 One that is not is unchecked, first reason that applies:
 
-- ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more);
+- ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more). At the
+  cap, a sentence with claims placed on it is covered only when they hold it by the grounding rule
+  (``grounding.holds``: most of its words, every name and number, as a response check's unchecked sentences
+  count it): the extractor may split one sentence into several claims of which the cap kept only some
+  ("... built in 1889 and repainted in 1900." with only the 1889 claim kept), and the rest is unchecked;
 - ``grounding filter``: the extractor's claim for it was dropped as an opinion or for naming what the text
   does not write (the dropped claim is quoted), or the sentence reads as an opinion by the grounding rules
   ("Honestly, the tower is in Berlin.");
@@ -26,7 +30,7 @@ from collections.abc import Sequence
 
 from factdebate.guard.gate import Sentence
 from factdebate.guard.types import GuardClaim
-from factdebate.response_level.grounding import content_words, is_opinion, names, numbers, stem
+from factdebate.response_level.grounding import content_words, holds, is_opinion, names, numbers, stem
 
 # Share of a sentence's content words (by stem) the claims must hold: higher than a response check's 0.6, as
 # one changed word is a different statement ("City Alpha has 2 towers." is not "... 2 bridges.").
@@ -65,8 +69,13 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], *, ungro
     out: list[tuple[Sentence, str]] = []
     no_fact: list[Sentence] = []
     for sentence in worthy:
-        if (any(_overlaps(sentence, c) for c in claims) or any(_held(sentence.text, c) for c in unplaced)
-                or _words(sentence.text) in placed):
+        on_it = [c.claim for c in claims if _overlaps(sentence, c)]
+        if capped and on_it and not holds(sentence.text, on_it):
+            out.append((sentence, f"only partly checked: at most {max_claims} claims are taken from one reply "
+                                  "(response.max_claims), and the claims kept of this sentence leave the rest of it "
+                                  "unchecked"))
+            continue
+        if on_it or any(_held(sentence.text, c) for c in unplaced) or _words(sentence.text) in placed:
             continue
         own = content_words(sentence.text)
         source = next((claim for claim, seen in dropped if own and len(own & seen) / len(own) >= 0.5), None)

@@ -49,8 +49,9 @@ def factual(label: Label | None) -> bool | None:
 
 def coverage_line(verdict: ResponseVerdict) -> str | None:
     """How much of the response its claims checked, for the terminal (the page words it alike): "12 claims
-    from 12 of 160 sentences; 148 not checked: 147 claim limit, 1 greeting". None when the response's
-    sentences were not read (given claims, an older saved verdict)."""
+    from 12 of 160 sentences; 148 not checked: 147 claim limit, 1 greeting", and how many of those were checked
+    in part (the claim limit cut their claims short). None when the response's sentences were not read (given
+    claims, an older saved verdict)."""
     if verdict.sentences is None:
         return None
     claims, total = len(verdict.extraction.claims), verdict.sentences
@@ -64,4 +65,6 @@ def coverage_line(verdict: ResponseVerdict) -> str | None:
         why[sentence.reason] = why.get(sentence.reason, 0) + 1
     reasons = next(iter(why)) if len(why) == 1 else ", ".join(
         f"{count} {reason}" for reason, count in sorted(why.items(), key=lambda item: -item[1]))
-    return line + f"{len(verdict.unchecked)} not checked: {reasons}"
+    partly = sum(sentence.partly for sentence in verdict.unchecked)
+    return line + f"{len(verdict.unchecked)} not checked: {reasons}" + (
+        f"; {partly} of them partly checked" if partly else "")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -210,10 +211,11 @@ def clauses(sentence: str) -> list[str]:
     return [(p[:1].upper() + p[1:]).rstrip() + ("" if p[-1] in ".!?" else ".") for p in parts if p]
 
 
-def _holds(piece: str, claims: list[str]) -> bool:
+def holds(piece: str, claims: Sequence[str]) -> bool:
     """Whether ``claims`` (those placed on the sentence ``piece`` is part of) say what ``piece`` says: most
     of its content words, each of its numbers, and each of its names (as a word anywhere in them, so a name
-    the claim writes lower-case, or first, counts)."""
+    the claim writes lower-case, or first, counts). The one rule of coverage: a response check's unchecked
+    sentences and the guard's use it too, for a sentence whose claims the claim limit cut short."""
     if not claims:
         return False
     words = set().union(*(content_words(c) for c in claims))
@@ -246,7 +248,7 @@ def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
     for number, (start, end) in enumerate(bounds):
         for piece in clauses(text[start:end].strip()):
             sentence = piece.lstrip("-*•> ").strip()
-            if not _states_a_fact(sentence) or _holds(sentence, placed.get(number, [])):
+            if not _states_a_fact(sentence) or holds(sentence, placed.get(number, [])):
                 continue
             if (folded := " ".join(sentence.split()).casefold()) in said:
                 continue

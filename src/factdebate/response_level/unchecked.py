@@ -13,6 +13,13 @@ when the extractor wrote a claim for it that named what the text does not (the c
 when it says word for word what a checked sentence says (it is checked once); ``claim
 limit`` when the response already had as many claims as it may; else ``no fact`` (no name or number to
 check).
+
+At the claim limit a sentence with claims placed on it is covered only when they hold it by the grounding
+rule (:func:`~factdebate.response_level.grounding.holds`: most of its words, every name and number): the
+extractor may have split it into several claims of which the limit kept only some ("... built in 1889 and
+repainted in 1900." with only the 1889 claim kept). Such a sentence is ``claim limit`` too, its note the
+claims that were checked of it. Below the limit the extractor's reading covers it: a sentence stating a fact
+its claims do not hold is added as a claim of its own (grounding.uncovered_sentences).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.types import ClaimExtraction, Span, UncheckedSentence
-from factdebate.response_level.grounding import content_words, is_opinion
+from factdebate.response_level.grounding import content_words, holds, is_opinion
 from factdebate.response_level.spans import TextIndex, find_span
 from factdebate.response_level.worthiness import gated
 
@@ -29,6 +36,10 @@ COVERED = 0.6  # share of a sentence's content words an unplaced claim must hold
 
 def _covered(start: int, end: int, spans: Sequence[Span | None]) -> bool:
     return any(s is not None and s.start < end and start < s.end for s in spans)
+
+
+def _placed(start: int, end: int, claims: Sequence[str], spans: Sequence[Span | None]) -> list[str]:
+    return [claim for claim, s in zip(claims, spans, strict=False) if s is not None and s.start < end and start < s.end]
 
 
 def _unplaced_here(sentence: str, unplaced: Sequence[tuple[str, set[str]]]) -> str | None:
@@ -62,10 +73,14 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     gates = gated(text)
     checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates if _covered(start, end, spans)}
     out = []
+    at_limit = len(claims) >= max_claims
     for start, end, reason in gates:  # the gate's reason first: the extractor was not given these
-        if _covered(start, end, spans):
-            continue
         sentence = text[start:end]
+        if _covered(start, end, spans):
+            if reason is None and at_limit and not holds(sentence, placed := _placed(start, end, claims, spans)):
+                out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason="claim limit",
+                                             note=" / ".join(placed), partly=True))
+            continue
         note = None
         if reason is None and kept is not None and sentence.strip() not in kept:
             reason = "subjective"
@@ -78,6 +93,6 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
         if reason is None and " ".join(sentence.split()).casefold() in checked:
             reason = "repeated"  # the same words as a checked sentence: the claim's verdict is about them too
         if reason is None:
-            reason = "claim limit" if len(claims) >= max_claims else "no fact"
+            reason = "claim limit" if at_limit else "no fact"
         out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason=reason, note=note))
     return out

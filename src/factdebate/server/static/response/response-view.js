@@ -18,7 +18,8 @@ const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", 
  * How much of the answer its claims checked: "12 claims from 12 of 160 sentences; 148 not checked: claim
  * limit" (the terminal's coverage_line, response_level/aggregate.py); "" when the service did not count the
  * answer's sentences (given claims, a check saved before issue 49).
- * @param {any} v the response verdict @param {Array<{reason: string}>} skipped its sentences not checked
+ * @param {any} v the response verdict @param {Array<{reason: string, partly?: boolean}>} skipped its sentences
+ *   not checked (partly: the claim limit kept only some of the claims taken from it)
  */
 export function coverageLine(v, skipped) {
   if (typeof v.sentences !== "number") return "";
@@ -32,7 +33,8 @@ export function coverageLine(v, skipped) {
   skipped.forEach(u => why.set(u.reason, (why.get(u.reason) || 0) + 1));
   const reasons = why.size === 1 ? [...why.keys()][0] :
     [...why.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => count + " " + reason).join(", ");
-  return line + skipped.length + " not checked: " + reasons;
+  const partly = skipped.filter(u => u.partly).length;
+  return line + skipped.length + " not checked: " + reasons + (partly ? "; " + partly + " of them partly checked" : "");
 }
 
 /** A reason the service gives for a sentence it did not check, in words ("not checked: <this>"). */
@@ -323,14 +325,17 @@ export class ResponseView {
       const shared = found.find(s => span.start < s.end && s.start < span.end);
       if (shared) shared.claims.push(c); else found.push({ start: span.start, end: span.end, claims: [c] });
     });
-    // The sentences the service says no claim covers, each with why (once the result has come).
-    const skipped = this.unchecked().filter(u => !found.some(s => u.start < s.end && s.start < u.end));
+    // The sentences the service says no claim covers, each with why (once the result has come). One the claim
+    // limit left partly checked keeps its claims' mark, with a note after it.
+    const unchecked = this.unchecked();
+    const skipped = unchecked.filter(u => !found.some(s => u.start < s.end && s.start < u.end));
+    const partly = unchecked.filter(u => u.partly && !skipped.includes(u));
     /** @type {Array<{start: number, end: number, claims: ClaimRow[], skip?: any}>} */
     const places = [...found, ...skipped.map(u => ({ start: u.start, end: u.end, claims: [], skip: u }))];
     places.sort((a, b) => a.start - b.start);
     this.answerBox.replaceChildren();
     let at = 0;
-    places.forEach(({ start, end, claims, skip }) => {
+    places.forEach(({ start, end, claims, skip }, i) => {
       if (start > at) this.answerBox.append(document.createTextNode(this.text.slice(at, start)));
       if (skip) {
         const note = el("span", "skip-note", uncheckedText(skip));
@@ -349,6 +354,16 @@ export class ResponseView {
       mark.addEventListener("click", () => this.open(first));
       this.answerBox.append(mark, el("sup", "claim-ref", claims.map(c => c.index + 1).join(",")));
       at = Math.max(at, end);
+      // The rest of a sentence the claim limit left partly checked is dotted, up to the next mark, and said so.
+      const cut = partly.find(u => u.start < end && start < u.end);
+      if (cut) {
+        const until = Math.min(cut.end, i + 1 < places.length ? Math.max(places[i + 1].start, at) : cut.end);
+        if (until > at) this.answerBox.append(el("span", "skipped-span", this.text.slice(at, until)));
+        const note = el("span", "skip-note", "partly checked: claim limit"); // a pill that does not wrap: short
+        note.title = "The claim limit kept only some of the claims taken from this sentence: " + (cut.note || "");
+        this.answerBox.append(note);
+        at = Math.max(at, until);
+      }
     });
     if (at < this.text.length) this.answerBox.append(document.createTextNode(this.text.slice(at)));
     /** @type {string[]} */
@@ -364,12 +379,14 @@ export class ResponseView {
       "with confidence (not placed); they are listed only.");
     if (skipped.length) notes.push("Dotted in grey: " + skipped.length + " sentence" + (skipped.length === 1 ?
       " no claim covers, marked with why it was" : "s no claim covers, each marked with why it was") + " not checked.");
+    if (partly.length) notes.push(partly.length + " sentence" + (partly.length === 1 ? " was" : "s were") +
+      " checked only in part: the claim limit kept some of the claims taken from " + (partly.length === 1 ? "it." : "them."));
     this.answerNote.textContent = notes.join(" ");
   }
 
   /**
    * The result's sentences that no claim covers, as offsets into the text shown.
-   * @returns {Array<{start: number, end: number, text: string, reason: string, note?: string | null}>}
+   * @returns {Array<{start: number, end: number, text: string, reason: string, note?: string | null, partly?: boolean}>}
    */
   unchecked() {
     const v = this.result;
