@@ -88,6 +88,8 @@ def _evidence(name: str, evidence: object, mode: EvidenceMode | None
               ) -> tuple[list[GuardEvidence] | None, EvidenceMode | None]:
     """``evidence`` and ``evidence_mode`` as each public function takes them -> (the passages, none when
     empty; the mode). Called by the public function itself, so a warning points at the caller's line."""
+    if mode is not None and mode not in _MODES:
+        raise ConfigError(f"evidence_mode={mode!r}: it is one of {', '.join(_MODES)}")
     if isinstance(evidence, str):
         if evidence not in _MODES:
             raise ConfigError(f"evidence= takes a list of passages, not one string: evidence=[{evidence[:40]!r}"
@@ -269,20 +271,14 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
                 print(claim.claim, claim.label)
     """
     items, mode = _evidence("acheck_response", evidence, evidence_mode)
-    return await _check_response(response, question, items, mode, tier, deadline_s, _flat(options, method_options),
-                                 {"config_file": config_file, "trace": trace, "on_event": on_event,
-                                  "backends": backends})
-
-
-async def _check_response(response: str, question: str | None, evidence: list[GuardEvidence] | None,
-                          mode: EvidenceMode | None, tier: Tier | None, deadline_s: float | None,
-                          flat: dict[str, Any], common: dict[str, Any]) -> ResponseVerdict | GuardResult:
+    flat = _flat(options, method_options)
+    common: dict[str, Any] = {"config_file": config_file, "trace": trace, "on_event": on_event, "backends": backends}
     if tier is not None or deadline_s is not None:
-        return await _aguard(response, question=question, tier=tier, deadline_s=deadline_s, evidence=evidence,
+        return await _aguard(response, question=question, tier=tier, deadline_s=deadline_s, evidence=items,
                              evidence_mode=mode, **common, **flat)
     from factdebate.tools.given import given_evidence
 
-    with given_evidence(_claim_settings(evidence, mode, flat, None)):
+    with given_evidence(_claim_settings(items, mode, flat, None)):
         return await _acheck_response(response, question=question, **common, **flat)
 
 
@@ -327,11 +323,12 @@ def check_response(response: str, *, question: str | None = None, evidence: Pass
         print(result.text)
     """
     _not_in_a_running_loop("check_response")
-    items, mode = _evidence("check_response", evidence, evidence_mode)
-    return asyncio.run(_check_response(response, question, items, mode, tier, deadline_s,
-                                       _flat(options, method_options),
-                                       {"config_file": config_file, "trace": trace, "on_event": on_event,
-                                        "backends": backends}))
+    items, mode = _evidence("check_response", evidence, evidence_mode)  # here: a warning names the caller's line
+    keywords: dict[str, Any] = {
+        "question": question, "evidence": items, "evidence_mode": mode, "tier": tier, "deadline_s": deadline_s,
+        "config_file": config_file, "trace": trace, "on_event": on_event, "backends": backends,
+        "method_options": method_options}
+    return asyncio.run(acheck_response(response, **keywords, **options))
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
@@ -360,17 +357,11 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
             print(result.action_taken, [(c.claim, c.status, c.label) for c in result.claims])
     """
     items, mode = _evidence("aguard", evidence, evidence_mode)
-    return await _guard(reply, question, {"policy": policy, "tier": tier, "deadline_s": deadline_s,
-                                          "evidence": items, "evidence_mode": mode,
-                                          "conversation_id": conversation_id, "on_unchecked": on_unchecked},
-                        reviser, {"config_file": config_file, "trace": trace, "on_event": on_event,
-                                  "backends": backends}, _flat(options, method_options))
-
-
-async def _guard(reply: str | list[dict[str, Any]], question: str | None, chosen: dict[str, Any],
-                 reviser: Reviser | None, common: dict[str, Any], flat: dict[str, Any]) -> GuardResult:
-    return await _aguard(reply, question=question, reviser=reviser, **common,
-                         **{k: v for k, v in chosen.items() if v is not None}, **flat)
+    chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
+              "conversation_id": conversation_id, "on_unchecked": on_unchecked}
+    return await _aguard(reply, question=question, reviser=reviser, config_file=config_file, trace=trace,
+                         on_event=on_event, backends=backends, **{k: v for k, v in chosen.items() if v is not None},
+                         **_flat(options, method_options))
 
 
 def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
@@ -394,9 +385,8 @@ def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, pol
         print(result.text)  # the reply as the policy leaves it
     """
     _not_in_a_running_loop("guard")
-    items, mode = _evidence("guard", evidence, evidence_mode)
-    return asyncio.run(_guard(reply, question, {"policy": policy, "tier": tier, "deadline_s": deadline_s,
-                                                "evidence": items, "evidence_mode": mode,
-                                                "conversation_id": conversation_id, "on_unchecked": on_unchecked},
-                              reviser, {"config_file": config_file, "trace": trace, "on_event": on_event,
-                                        "backends": backends}, _flat(options, method_options)))
+    items, mode = _evidence("guard", evidence, evidence_mode)  # here: a warning names the caller's line
+    return asyncio.run(aguard(reply, question=question, policy=policy, tier=tier, deadline_s=deadline_s,
+                              evidence=items, evidence_mode=mode, conversation_id=conversation_id,
+                              on_unchecked=on_unchecked, reviser=reviser, config_file=config_file, trace=trace,
+                              on_event=on_event, backends=backends, method_options=method_options, **options))
