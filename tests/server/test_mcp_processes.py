@@ -1,6 +1,7 @@
-"""``factdebate mcp`` as agents run it: real processes, the official MCP client. The handshake is answered
-before any index is built; two processes on one data folder both search the built-in corpus (Milvus Lite
-serves one process per folder: each searches its own copy); ``--http`` serves behind the service's keys."""
+"""``factdebate mcp`` as agents run it: real processes, the official MCP client or JSON-RPC lines. The handshake
+is answered before the MCP SDK loads and before any index is built; two processes on one data folder both
+search the built-in corpus (Milvus Lite serves one process per folder: each searches its own copy); ``--http``
+serves behind the service's keys."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,6 +24,7 @@ pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not instal
 import mcp
 from mcp.client.streamable_http import streamable_http_client
 
+from factdebate.core.version import __version__
 from factdebate.corpus.markers import MARKER_FILE
 from tests.paths import ROOT
 from tests.server.conftest import free_port
@@ -34,7 +37,7 @@ READY_WITHIN_S = 180  # generous: a shared, loaded machine; an idle one needs a 
 
 
 def _command(*extra: str) -> list[str]:
-    return [sys.executable, "-m", "factdebate.cli.main", "mcp", *extra]
+    return [sys.executable, "-m", "factdebate.cli.launch", "mcp", *extra]  # as the console script starts it
 
 
 @asynccontextmanager
@@ -65,20 +68,93 @@ async def _when_ready(session: Any, tool: str, arguments: dict[str, Any]) -> Any
         await anyio.sleep(0.5)
 
 
-async def test_initialize_answers_before_any_index_is_built(tmp_path: Path) -> None:
+class _Pipe:
+    """JSON-RPC lines to and from a ``factdebate mcp`` process, written as fast as a client may write them."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(_command(), cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=sys.__stderr__)
+        self._ids = iter(range(1, 1_000))
+        self.answers: list[dict[str, Any]] = []
+
+    def send(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> int:
+        request_id = 0 if notify else next(self._ids)
+        message = {"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {}),
+                   **({} if notify else {"id": request_id})}
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        return request_id
+
+    def answer(self, request_id: int) -> dict[str, Any]:
+        """The answer to ``request_id`` (every line read is kept in ``answers``)."""
+        assert self.process.stdout is not None
+        while not any(a.get("id") == request_id for a in self.answers):
+            line = self.process.stdout.readline()
+            assert line, f"the server closed its output (exit {self.process.poll()})"
+            self.answers.append(json.loads(line))
+        return next(a for a in self.answers if a.get("id") == request_id)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(30)
+
+
+def _tool_payload(answer: dict[str, Any]) -> Any:
+    result = answer["result"]
+    assert not result.get("isError"), result
+    content = result.get("structuredContent")
+    if content is None:
+        return json.loads(result["content"][0]["text"])
+    return content.get("result", content) if set(content) == {"result"} else content
+
+
+def test_initialize_answers_before_anything_loads_and_requests_wait(tmp_path: Path) -> None:
+    """The handshake is answered before the MCP SDK is loaded (server/mcp_front.py) and before any index is
+    built; requests written right behind it wait for the server instead of failing, and the handshake is
+    answered once."""
     data = tmp_path / "data"
     env = {**os.environ, **SCRIPTED, "FACTDEBATE_DATA_DIR": str(data),
            # a small slice of the built-in corpus, lexical only: the background build stays short
            "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "5", "FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[search, none]"}
-    async with _session(env) as session:
-        started = time.monotonic()
-        with anyio.fail_after(60):  # generous; an idle machine answers well under a second
-            await session.initialize()
-        answered = time.monotonic() - started
+    pipe = _Pipe(env)
+    watchdog = threading.Timer(READY_WITHIN_S * 2, pipe.process.kill)  # a hung server fails the test, not the run
+    watchdog.start()
+    try:
+        started = pipe.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                           "clientInfo": {"name": "test", "version": "1"}})
+        pipe.send("notifications/initialized", notify=True)
+        listed = pipe.send("tools/list")
+        checked = pipe.send("tools/call", {"name": "check_answer", "arguments": {
+            "answer": "The Eiffel Tower is in Paris.", "evidence": [PASSAGE], "evidence_mode": "given",
+            "tier": "fast", "deadline_s": 30}})
+        handshake = pipe.answer(started)["result"]
         assert not (data / MARKER_FILE).exists(), "an index was built before the handshake was answered"
-        docs = await _when_ready(session, "search_evidence", {"query": "history", "k": 2})
-    assert isinstance(docs, list) and (data / MARKER_FILE).exists()  # built in the background meanwhile
-    assert answered < 60
+        assert handshake["protocolVersion"] == "2025-06-18"
+        assert handshake["serverInfo"] == {"name": "factdebate", "version": __version__}
+        assert handshake["capabilities"] == {"tools": {"listChanged": False}} and handshake["instructions"]
+        tools = {tool["name"] for tool in pipe.answer(listed)["result"]["tools"]}
+        assert {"check_answer", "verify_claim", "search_evidence", "check_response"} <= tools
+        assert _tool_payload(pipe.answer(checked))["claims"][0]["label"] == "SUPPORTS"
+        deadline = time.monotonic() + READY_WITHIN_S
+        while True:  # asked again while the server says its index is being prepared, as an agent would
+            searched = pipe.answer(pipe.send("tools/call", {"name": "search_evidence",
+                                                            "arguments": {"query": "history", "k": 2}}))
+            text = searched["result"]["content"][0]["text"] if searched["result"].get("isError") else ""
+            if "being prepared" not in text or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert isinstance(_tool_payload(searched), list) and (data / MARKER_FILE).exists()
+    finally:
+        watchdog.cancel()
+        pipe.close()
+    assert [a.get("id") for a in pipe.answers].count(started) == 1, pipe.answers
+    assert all("error" not in a for a in pipe.answers), pipe.answers
 
 
 @pytest.mark.usefixtures("builtin_index")

@@ -3,7 +3,8 @@
 
 Run with ``factdebate mcp`` (stdio) or ``factdebate mcp --http`` (streamable HTTP behind the service's API
 keys, server/mcp_http.py), or ``python -m factdebate.server.mcp_server``. The handshake is answered at once:
-this module imports only the MCP SDK, and the tools (which import most of factdebate) are registered and the
+``factdebate mcp`` answers it before this module is imported (server/mcp_front.py), this module imports only
+the MCP SDK, and the tools (which import most of factdebate) are registered and the
 built-in index prepared on a thread after the server has started (server/mcp_prepare.py); listing or calling
 a tool waits for the registration, about a second. Nothing may be written to stdout but protocol messages,
 so logs go to stderr."""
@@ -12,30 +13,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import TracebackType
+from typing import IO, TYPE_CHECKING, Any, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import JSONRPCError, JSONRPCResponse
 
 from factdebate.core.version import __version__
+from factdebate.server.mcp_front import INSTRUCTIONS, SERVER_NAME, Front, started
 from factdebate.server.mcp_prepare import Preparation
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context
+    from mcp.shared._stream_protocols import WriteStream
+    from mcp.shared.message import SessionMessage
     from mcp.types import Tool
 
     from factdebate.server.resources import ResourcePool
 
-INSTRUCTIONS = ("Check factual claims. check_answer checks your own reply before you send it, within a deadline: "
-                "per claim its label, its span in the reply, the evidence quotes and a correction for what is "
-                "refuted. verify_claim runs a debate between retrieval agents and returns a label (SUPPORTS, "
-                "REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence returns passages "
-                "for a query without judging anything; check_response checks a long answer claim by claim with "
-                "the full method. The checks take the passages you already have as evidence "
-                "([{title, text, url}]), read before (evidence_mode both) or instead of (given) retrieval.")
+logger = logging.getLogger(__name__)
 TOOLS_WAIT_S = 120.0  # the registration is imports and a few models: far less, even on a loaded machine
 # The server offers tools only: advertising empty prompt and resource lists makes clients show empty menus.
 _UNOFFERED = ("prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
@@ -47,7 +49,7 @@ class AgentServer(MCPServer):
     (listing or calling one waits for them)."""
 
     def __init__(self) -> None:
-        super().__init__(name="factdebate", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+        super().__init__(name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
         for method in _UNOFFERED:  # the SDK has no switch: a capability is advertised when its handler exists
             self._lowlevel_server._request_handlers.pop(method, None)
         self.tools_ready = threading.Event()
@@ -122,7 +124,56 @@ def run_stdio(config_file: str | Path | None = None, allowed_mcp_tools: list[str
     allowed_mcp_tools = [check_allow_entry(entry) for entry in allowed_mcp_tools or []]  # a typo stops it here
     server = AgentServer()
     server.prepare_in_background(config_file, allowed_mcp_tools)
-    server.run("stdio")
+    front = started()
+    if front is None:
+        server.run("stdio")
+    else:
+        anyio.run(_serve_after_front, server, front)
+
+
+async def _serve_after_front(server: AgentServer, front: Front) -> None:
+    """As ``MCPServer.run_stdio_async``, reading what the front read first (its ``initialize`` again) and then
+    the rest of stdin; the SDK's answer to that replayed ``initialize`` is left out when the front sent one."""
+    from mcp.server.stdio import stdio_server
+
+    stdin = anyio.wrap_file(cast("IO[str]", front.replay()))
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(read_stream, _WithoutSecondAnswer(write_stream, front),
+                           lowlevel.create_initialization_options())
+
+
+class _WithoutSecondAnswer:
+    """The SDK's write stream, less its answer to the ``initialize`` the front already answered. The two
+    answers should be equal (tests/server/test_mcp_front.py); a difference is logged."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], front: Front) -> None:
+        self._inner = inner
+        self._front = front
+        self._left_out = False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        sent = self._front.answer
+        message = item.message
+        if sent is not None and not self._left_out and isinstance(message, JSONRPCResponse | JSONRPCError) \
+                and message.id == sent["id"]:
+            self._left_out = True
+            ours = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+            if ours.get("result") != sent["result"]:
+                logger.warning("the early handshake answer differs from the MCP SDK's: %s", ours)
+            return
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WithoutSecondAnswer:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc_val: BaseException | None,
+                        exc_tb: TracebackType | None) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
 
 
 def main(argv: list[str] | None = None) -> None:
