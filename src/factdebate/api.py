@@ -343,8 +343,10 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
     """Check a chat reply within a deadline and apply a policy (annotate, flag, hold, rewrite or block).
 
     ``reply``: its text, or the conversation (OpenAI-style messages: the last assistant message is checked,
-    ``role: "tool"`` messages are evidence, the last user message is the question). ``None`` takes the
-    operator's default of each guard option; ``reviser`` rewrites the answer for ``policy="rewrite"``.
+    ``role: "tool"`` messages are evidence, the last user message is the question). ``evidence``: passages the
+    reply rests on, as for :func:`verify`, read before retrieval (``evidence_mode="both"``, the default) or
+    instead of it (``"given"``). ``None`` takes the operator's default of each guard option; ``reviser``
+    rewrites the answer for ``policy="rewrite"``.
 
     Example::
 
