@@ -102,6 +102,46 @@ async def test_an_answer_that_grows_past_the_limit_is_checked_as_a_whole_check_i
     assert [(c.span, c.status, c.label) for c in result.claims] == [(c.span, c.status, c.label) for c in whole.claims]
 
 
+async def test_a_stream_keeps_at_most_twice_the_limit_of_an_answer_however_long() -> None:
+    """Past kept_chars (twice guard.max_message_chars) the answer is counted, not kept: annotate and flag pass
+    it on as it comes, the policies that show the answer after its check end it there with a notice, and
+    passed_through says how much either way (the relay kept an upstream's whole answer before)."""
+    from factdebate.guard import guard_stream
+    from factdebate.guard.stream_policy import kept_chars
+
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools,
+                                    guard={**FAST, "max_message_chars": 100})
+    deltas = ["Paris is the capital of France. "] + ["More words follow here. "] * 400  # 9,632 characters
+
+    async def stream() -> Any:
+        for delta in deltas:
+            yield delta
+
+    async with resources:
+        keep = kept_chars(resources.settings)
+        assert keep == 200
+        outs = {policy: [out async for out in guard_stream(stream(), resources.settings, resources,
+                                                           options=GuardOptions(policy=policy))]
+                for policy in ("flag", "block")}
+    answer = "".join(deltas)
+    for policy, got in outs.items():
+        result = got[-1].result
+        assert result is not None
+        shown = "".join(out.text for out in got if out.kind == "text")
+        assert result.original_text == answer[:keep], policy  # all that was kept of it
+        assert result.claims[0].claim == "Paris is the capital of France." and result.claims[0].status == "checked"
+        rest = result.claims[-1]
+        assert rest.status == "unchecked" and rest.span is not None and rest.span.end <= keep
+        assert any(f"went on for {len(answer) - keep} characters past the first {keep}" in p
+                   for p in result.passed_through), result.passed_through
+        if policy == "flag":  # every delta was shown as it came, then the footnotes
+            assert shown.startswith(answer) and "Fact check" in shown[len(answer):]
+        else:  # held back: what was kept, then the notice; nothing past it
+            assert shown == result.text and shown.startswith(answer[:keep].rstrip())
+            assert "More words" not in shown[keep:] and "The answer was cut here" in shown
+
+
 async def test_cancel_stops_every_check_in_progress() -> None:
     from factdebate.run.build import build_resources
     from tests.guard.support import SlowBackend

@@ -8,6 +8,12 @@ it) and :func:`guard_stream`, the same for a Python caller with an async iterato
 - ``rewrite``, ``block`` and ``on_unchecked: block``: nothing is shown before the check; then the text the
   policy leaves (the revision, the refusal, or the answer) at once.
 
+What is kept of the answer is bounded, whatever the upstream writes: :func:`kept_chars` (twice
+``guard.max_message_chars``, the part the check reads and as much again, which a whole check would mark
+unchecked). Past it the text is only counted: shown as it comes under ``annotate`` and ``flag`` (they pass
+every delta on), dropped under the policies that show the answer only after its check (a notice says the
+answer was cut there), and said in ``passed_through`` either way.
+
 Example::
 
     from factdebate.guard import GuardOptions, guard_stream
@@ -33,16 +39,34 @@ from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 
 
+def kept_chars(settings: Settings) -> int:
+    """How much of a streamed answer is kept: twice ``guard.max_message_chars`` (the check reads the first half
+    at most; the rest is unchecked, kept to be shown by the policies that show the answer after its check)."""
+    return 2 * settings.guard.max_message_chars
+
+
 class GuardedStream:
     """One streamed reply under its policy: ``feed`` each delta (the text to show now back), ``released()``
-    for the text a hold lets go later, ``finish()`` for the text to show last and the result."""
+    for the text a hold lets go later, ``finish()`` for the text to show last and the result. ``keep``: the
+    characters of the answer kept (:func:`kept_chars`); past them the text is counted, not kept."""
 
-    def __init__(self, check: StreamingCheck) -> None:
+    def __init__(self, check: StreamingCheck, *, keep: int) -> None:
         self.check = check
         self.mode = check.mode
+        self.keep = keep
+        self.kept = 0  # characters of the answer handed to the check
+        self.dropped = 0  # characters past ``keep``: counted only
 
     def feed(self, delta: str) -> str:
-        self.check.feed(delta)
+        if isinstance(delta, str) and self.kept + len(delta) > self.keep:
+            room = max(0, self.keep - self.kept)
+            self.dropped += len(delta) - room
+            if room:
+                self.check.feed(delta[:room])
+                self.kept += room
+        else:
+            self.check.feed(delta)  # (it refuses what is not text)
+            self.kept += len(delta)
         return delta if self.mode in ("pass", "footnote") else ""
 
     async def released(self) -> AsyncIterator[str]:
@@ -53,8 +77,23 @@ class GuardedStream:
 
     async def finish(self) -> tuple[str, GuardResult]:
         """(the text to show after everything fed and released, the result)."""
-        result = await self.check.finish()
+        result = self.cut(await self.check.finish())
         return self.last_text(result), result
+
+    def cut(self, result: GuardResult) -> GuardResult:
+        """``result`` saying what of the answer was not kept, if anything: in ``passed_through``, and, where the
+        policy shows the answer only now, as a notice after the text it shows (which holds none of the rest)."""
+        if not self.dropped:
+            return result
+        shown = self.mode in ("pass", "footnote")
+        note = (f"the answer went on for {self.dropped} characters past the first {self.keep} (twice "
+                "guard.max_message_chars, what the guard keeps of a streamed answer): "
+                + ("passed on as they came, unchecked, and not kept" if shown else "not kept and not shown"))
+        update: dict[str, Any] = {"passed_through": [*result.passed_through, note]}
+        if not shown and result.action_taken != "blocked":
+            update["text"] = (result.text.rstrip() + f"\n\n[The answer was cut here: it went on for {self.dropped} "
+                              "characters more than the guard keeps of a streamed answer.]")
+        return result.model_copy(update=update)
 
     def last_text(self, result: GuardResult) -> str:
         if self.mode == "whole":
@@ -85,7 +124,7 @@ async def guard_stream(deltas: AsyncIterable[str], settings: Settings, resources
     decided, and the result last. Leaving early (closing the generator) stops the check."""
     check = StreamingCheck(settings, resources, options=options, question=question, sinks=sinks, reviser=reviser,
                            caller=caller)
-    stream = GuardedStream(check)
+    stream = GuardedStream(check, keep=kept_chars(settings))
     queue: asyncio.Queue[StreamOut | BaseException] = asyncio.Queue()
 
     async def copy(source: AsyncIterator[Any], kind: Literal["text", "claim"]) -> None:

@@ -28,7 +28,9 @@ stream waits, so this holds during a silent check too). An answer longer than ``
 checked as far as a whole check of it is (guard/check.py's ``checked_length``) and its rest is one unchecked
 claim, as on every door, whatever the policy: the policies that hold the answer back keep its text in the
 check only (the upstream's chunks wait without it), and under ``hold`` the rest goes out at the end, marked
-unchecked, as ``guard_stream()`` shows it.
+unchecked, as ``guard_stream()`` shows it. What is kept of the text is bounded (guard/stream_policy.py's
+``kept_chars``, twice ``guard.max_message_chars``): past it the relay passes the text on under ``annotate`` and
+``flag`` and keeps none of it; the policies that hold the answer back end it there, with a notice.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from starlette.responses import Response
 
 from factdebate.guard import GuardedStream, GuardResult, StreamingCheck
 from factdebate.guard.policy import stream_mode
+from factdebate.guard.stream_policy import kept_chars
 from factdebate.server.check_routes import call_keeper
 from factdebate.server.guard_prepare import (
     Prepared,
@@ -146,7 +149,7 @@ class Relay:
         self.holding = False  # past the end of the first choice under flag: chunks wait for the check
         self.held: list[dict[str, Any]] = []
         self.head: dict[str, Any] = {}
-        self.text = ""
+        self.spoke = False  # the answer has some text (which the check keeps, up to kept_chars: not kept here)
         self.tools: list[str] = []  # the names of the reply's tool calls (the first MAX_TOOL_NAMES)
         self.tool_calls = 0
         self.passed: set[str] = set()
@@ -168,7 +171,7 @@ class Relay:
                                    options=prepared.options, question=prepared.question,
                                    sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared),
                                    caller=self.who)
-            self.stream = GuardedStream(check)
+            self.stream = GuardedStream(check, keep=kept_chars(prepared.settings))
             tasks.append(asyncio.create_task(self._verdicts(check)))
             releases = asyncio.create_task(self._releases(self.stream))
             tasks.append(releases)
@@ -208,7 +211,7 @@ class Relay:
                         yield failure_frame(f"the fact check failed: {type(exc).__name__}: "
                                             f"{hide_endpoints(str(exc))}", "check_failed")
                         return
-                    if self.text.strip():  # (an answer without text had no check to wait for)
+                    if self.spoke:  # (an answer without text had no check to wait for)
                         # The last verdicts and released text are queued before the result goes out.
                         await asyncio.gather(tasks[1], releases)
                         while not self.queue.empty():
@@ -286,7 +289,7 @@ class Relay:
         if self.choices > 1:
             passed.append(f"choices 2 to {self.choices}: the upstream model streamed more answers than asked for "
                           "(n = 1); they were left out, unchecked")
-        if not self.text.strip():
+        if not self.spoke:
             check.cancel()  # nothing to check, and nothing held to release
             result = unchecked_result(self.prepared.resolved, passed)
             self.last = result.text if self.buffer else ""
@@ -326,9 +329,9 @@ class Relay:
             delta = delta if isinstance(delta, dict) else {}
             content = delta.get("content")
             if isinstance(content, str) and content:
-                # Past guard.max_message_chars the check reads no more, yet keeps the rest, as a whole check
-                # holds its whole reply: its unchecked claim marks that rest, the same through every door.
-                self.text += content
+                # Past guard.max_message_chars the check reads no more, yet keeps the rest (up to kept_chars), as a
+                # whole check holds its whole reply: its unchecked claim marks that rest, the same on every door.
+                self.spoke = self.spoke or not content.isspace()
                 assert self.stream is not None
                 self.stream.feed(content)  # what it gives back is this chunk's text: the chunk passes whole
             self._note(delta)
@@ -337,7 +340,7 @@ class Relay:
             # Their text goes out as the check leaves it (the policy's text, or released as checked under hold),
             # an answer past guard.max_message_chars too (checked as far as a whole check is, the rest unchecked,
             # as on every door): the check keeps the text, and only the rest of a chunk waits here.
-            if (rest := _without_text(chunk, blocked=False)) is not None:
+            if (rest := _without_text(chunk, blocked=None)) is not None:
                 self.held.append(rest)
             if len(self.held) > self.limit:
                 raise AnswerTooLong(f"the upstream model's answer sent more than {self.limit} chunks besides its "
@@ -379,7 +382,8 @@ class Relay:
         if self.last:  # the policy's closing text: the footnotes, or (held back whole) the reply it leaves
             out.append(self._text_frame(self.last))
         if self.buffer or self.hold_back:  # their text went out as the policy left it: the rest without it
-            blocked = result.action_taken == "blocked"
+            block_finish = self.prepared.settings.guard.block_finish_reason
+            blocked = block_finish if result.action_taken == "blocked" else None
             out += [frame(chunk) for chunk in (_without_text(c, blocked) for c in self.held) if chunk is not None]
         else:
             out += [frame(chunk) for chunk in self.held]
@@ -406,9 +410,10 @@ def _split_end(chunk: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] |
     return now, later
 
 
-def _without_text(chunk: dict[str, Any], blocked: bool) -> dict[str, Any] | None:
+def _without_text(chunk: dict[str, Any], blocked: str | None) -> dict[str, Any] | None:
     """A held chunk with the first choice's text taken out (it went out whole, as the policy left it); a
-    blocked reply loses its tool calls too and ends as ``content_filter``. None when nothing is left."""
+    blocked reply loses its tool calls too and ends as ``blocked`` says (``guard.block_finish_reason``). None
+    when nothing is left."""
     choices = []
     for choice in chunk.get("choices") or []:
         if not isinstance(choice, dict) or choice.get("index", 0) != 0:
@@ -419,7 +424,7 @@ def _without_text(chunk: dict[str, Any], blocked: bool) -> dict[str, Any] | None
             delta = {k: v for k, v in delta.items() if k not in ("tool_calls", "function_call")}
         finish = choice.get("finish_reason")
         if finish and blocked:
-            finish = "content_filter"
+            finish = blocked
         if delta or finish:
             choices.append({**choice, "delta": delta, "finish_reason": finish})
     if not choices and not chunk.get("usage"):
