@@ -283,8 +283,12 @@ def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: 
     """The hold policy over ``args.hold`` scripted replies (and ``flag`` over a sample of them)."""
     options = {"tier": "fast", "method": "single", "policy": "hold", "deadline_s": 60}
     every = replies(args.hold)
-    early = refuted = 0
+    early = refuted = false_said = false_shown = unchecked = 0
     ratios: dict[str, list[float]] = {"opens with a greeting": [], "opens with a fact": []}
+    # Replies that open with a fact: seconds from the direct first token to that sentence's end (the stream
+    # gives no less), and from there to the first token through the guard (the sentence's check).
+    completion: list[float] = []
+    check_wait: list[float] = []
     added: list[float] = []
     fast: list[float] = []
     for number, reply in enumerate(every):
@@ -295,8 +299,18 @@ def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: 
             raise RuntimeError(f"reply {number}: the stream did not end with its verdicts: {held[-1]}")
         e, r = shown_before_verdict(held, reply)
         early, refuted = early + e, refuted + r
+        # Every false sentence, whatever its verdict (unchecked ones included): was its text ever shown?
+        answer = "".join(item for _, kind, item in held if kind == "text").split(FOOTNOTES)[0]
+        false_said += sum(s in reply for s in FALSE_SENTENCES)
+        false_shown += sum(s in reply and s in answer for s in FALSE_SENTENCES)
+        unchecked += sum(c["status"] != "checked" for c in held[-1][2]["claims"])
         opener = "opens with a greeting" if reply.startswith(OPENERS) else "opens with a fact"
         ratios[opener].append(held_first / direct_first)
+        if opener == "opens with a fact":
+            complete = shown_at(direct, _SENTENCE.findall(reply)[0].strip())
+            if complete is not None:
+                completion.append(complete - direct_first)
+                check_wait.append(held_first - complete)
         for sentence in _SENTENCE.findall(reply):
             sentence = sentence.strip()
             if sentence in FALSE_SENTENCES or sentence.startswith(OPENERS):
@@ -316,10 +330,15 @@ def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: 
         flag_early, flag_refuted = flag_early + e, flag_refuted + r
     p95 = percentile(fast, 0.95)
     print(f"hold: {len(every)} replies, {refuted} refuted claims; shown before their verdict: {early} under hold, "
-          f"{flag_early} of {flag_refuted} under flag ({len(sample)} of the replies)")
+          f"{flag_early} of {flag_refuted} under flag ({len(sample)} of the replies); distinct false sentences "
+          f"said {false_said}, shown under hold {false_shown}; claims not checked {unchecked}")
     for opener, values in ratios.items():
         print(f"hold: ttft hold/direct ({opener}, {len(values)} replies): median {statistics.median(values):.3f}, "
               f"p95 {percentile(values, 0.95):.3f}")
+    print(f"hold: replies opening with a fact ({len(completion)}): direct first token to the first sentence's end "
+          f"median {statistics.median(completion):.3f}s, p95 {percentile(completion, 0.95):.3f}s; from there to the "
+          f"first token under hold median {statistics.median(check_wait):.3f}s, "
+          f"p95 {percentile(check_wait, 0.95):.3f}s")
     print(f"hold: added delay per sentence shown ({len(added)} sentences): median {statistics.median(added):.3f}s, "
           f"p95 {percentile(added, 0.95):.3f}s; fast tier alone ({len(fast)} sentences): median "
           f"{statistics.median(fast):.3f}s, p95 {p95:.3f}s; added p95 / fast p95 = {percentile(added, 0.95) / p95:.2f}")

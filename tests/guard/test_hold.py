@@ -10,7 +10,10 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+
 from factdebate.guard import GuardOptions, GuardResult, guard_stream
+from factdebate.guard.head_start import stands_alone
 from factdebate.guard.policy import WITHHELD
 from factdebate.run.build import build_resources
 from tests.guard.support import PARIS_DOC, REPLY, SlowBackend, run_check, script
@@ -36,10 +39,32 @@ async def _words(text: str, delay: float = 0.0) -> AsyncIterator[str]:
         yield word + (" " if n < len(words) - 1 else "")
 
 
-async def _run(text: str, slow: dict[str, float], **options: Any) -> tuple[list[tuple[str, Any]], GuardResult]:
+class _Timeline(SlowBackend):
+    """A SlowBackend that writes down when each call starts and ends: ("start" or "end", prompt, statement)."""
+
+    def __init__(self, responder: Any, slow: dict[str, float]) -> None:
+        super().__init__(responder, slow)
+        self.timeline: list[tuple[str, str, str]] = []
+
+    async def complete(self, messages: Any, params: Any) -> Any:
+        text = messages[0]["content"]
+        prompt = "extract" if "atomic factual claims" in text else "fast" if "Statement: " in text else "other"
+        said = re.search(r"^Statement: (.*)$", text, re.M)
+        entry = (prompt, said.group(1) if said else "")
+        self.timeline.append(("start", *entry))
+        reply = await super().complete(messages, params)
+        self.timeline.append(("end", *entry))
+        return reply
+
+
+async def _run(text: str, slow: dict[str, float], responder: Any = _sentence_claims,
+               timeline: list[tuple[str, str, str]] | None = None,
+               **options: Any) -> tuple[list[tuple[str, Any]], GuardResult]:
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
-    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
-    backend = SlowBackend(_sentence_claims, slow)
+    resources, _, _ = resources_for(responder, method="single", tools=tools, guard=FAST)
+    backend = _Timeline(responder, slow)
+    if timeline is not None:
+        backend.timeline = timeline
     resources = build_resources(resources.settings, backends={"debater": backend},
                                 tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
     got: list[tuple[str, Any]] = []
@@ -115,3 +140,65 @@ def test_withhold_replaces_the_sentence_a_refuted_claim_is_placed_in_and_all_whe
     unplaced = GuardClaim(index=1, claim="The tower is in Rome.", span=None)
     assert withhold(text, [unplaced], pieces) == (WITHHELD + " ", 1)
     assert withhold(text, [], pieces) == (text, 0)
+
+
+@pytest.mark.parametrize(("sentence", "alone"), [
+    ("Paris is the capital of France.", True),
+    ("The Eiffel Tower opened in 1889.", True),
+    ("Portugal borders Spain.", True),
+    # a pronoun or a pointing word needs what it points at (the question, an earlier sentence)
+    ("It is in Berlin.", False),
+    ("The Louvre is its largest museum.", False),
+    ("There are 20 arrondissements in Paris.", False),
+    ("Paris is also a port.", False),
+    # a vague subject the extractor names from the question
+    ("The tower opened in 1889.", False),
+    ("Construction began in 1887.", False),
+    # lists and compound sentences: the extractor splits them
+    ("Paris has the Louvre, the Orsay and the Pompidou.", False),
+    ("Paris and Lyon are cities in France.", False),
+    ("Paris is the capital of France but Lyon is larger.", False),
+    ("The Louvre opened in 1793; the Orsay opened in 1986.", False),
+    ("The Louvre (opened in 1793) is in Paris.", False),
+    # framing, questions, quotations, exclamations
+    ("I think the Eiffel Tower is in Berlin.", False),
+    ("Honestly, the Eiffel Tower is in Berlin.", False),
+    ("Is the Eiffel Tower in Berlin? Yes.", False),
+    ('Gustave Eiffel said "the tower will last".', False),
+    ("Paris is huge!", False),
+])
+def test_a_sentence_stands_alone_only_as_one_self_contained_claim(sentence: str, alone: bool) -> None:
+    assert stands_alone(sentence) is alone
+
+
+async def test_a_sentence_that_stands_alone_is_checked_beside_its_extraction_and_once() -> None:
+    # Extraction takes 0.3 s: the fast check of the sentence as written begins before it ends, and its verdict
+    # is the claim's (the extractor returned the sentence word for word): no second fast call.
+    timeline: list[tuple[str, str, str]] = []
+    got, result = await _run(f"{PARIS} {ROME}", {"atomic factual claims": 0.3}, timeline=timeline)
+    first_extracted = timeline.index(("end", "extract", ""))
+    for sentence in (PARIS, ROME):
+        assert timeline.index(("start", "fast", sentence)) < first_extracted
+        assert timeline.count(("start", "fast", sentence)) == 1
+    assert ROME not in _answer(got) and PARIS in _answer(got)
+    assert {c.claim: c.label.value if c.label else None for c in result.claims} == {PARIS: "SUPPORTS",
+                                                                                     ROME: "REFUTES"}
+
+
+async def test_a_sentence_the_extractor_rewrites_is_checked_as_the_extractor_wrote_it() -> None:
+    # The verdict begun on the sentence is not used for a claim worded otherwise: the claim is checked anew.
+    rewritten = "The capital of France is Paris."  # its names are the text's: the grounding filter keeps it
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        if call.prompt.startswith("claims_extract"):
+            return json.dumps({"claims": [rewritten]})
+        return script()(call, messages, params)
+
+    timeline: list[tuple[str, str, str]] = []
+    got, result = await _run(PARIS, {"atomic factual claims": 0.2}, responder=respond, timeline=timeline)
+    assert ("start", "fast", PARIS) in timeline  # the head start was spent...
+    last_extracted = max(n for n, (when, prompt, _) in enumerate(timeline) if when == "end" and prompt == "extract")
+    assert timeline.index(("start", "fast", rewritten)) > last_extracted  # ...and the claim asked about after
+    assert [c.claim for c in result.claims] == [rewritten]
+    assert result.claims[0].status == "checked"
+    assert _answer(got) == PARIS

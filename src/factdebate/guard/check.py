@@ -31,7 +31,7 @@ from factdebate.guard.gate import Sentence, gate
 from factdebate.guard.options import resolve_options
 from factdebate.guard.policy import apply_policy, recheck_options
 from factdebate.guard.session import SessionEvidence, query_of
-from factdebate.guard.tiers import Context, Progress, decide
+from factdebate.guard.tiers import Context, Progress, TierOutcome, begin_fast, decide, tiers_for
 from factdebate.guard.types import (
     GuardClaim,
     GuardOptions,
@@ -204,31 +204,46 @@ class Check:
         docs = [*self.context.passages, *self.session.passages_for(claim)]
         return dataclasses.replace(self.context, passages=docs), evidence_digest(docs)
 
-    async def decide(self, progress: Progress) -> None:
-        """Decide one claim (from the conversation's verdicts when it was settled there before)."""
+    def begin(self, claim: str) -> asyncio.Task[TierOutcome] | None:
+        """The fast tier's outcome for ``claim`` begun before the extractor has said it is a claim
+        (guard/head_start.py), to hand to :meth:`decide` if it is; None where :meth:`decide` would not ask
+        the fast tier that very question: the first tier is not ``fast``, the conversation knows the claim,
+        or the session's passages are ranked per claim (a claim not taken must not count in that ranking)."""
+        if tiers_for(self.options)[0] != "fast" or self.session.trimmed:
+            return None
+        if self.conversation is not None and self.conversation.recall(self._cache_key(claim, self.digest)):
+            return None
+        return begin_fast(claim, self.context)
+
+    async def decide(self, progress: Progress, head: asyncio.Task[TierOutcome] | None = None) -> None:
+        """Decide one claim (from the conversation's verdicts when it was settled there before); ``head``:
+        :meth:`begin`'s task for this claim's text."""
         context, digest = self.claim_context(progress.claim.claim)
         key = self._cache_key(progress.claim.claim, digest)
         known = self.conversation.recall(key) if self.conversation else None
         if known is not None:
+            drop(head)
             progress.claim = known.model_copy(update={"index": progress.claim.index, "span": progress.claim.span,
                                                       "span_note": progress.claim.span_note})
             progress.done = True
             progress.first.set()
             return
         try:
-            await self._decide(progress, context)
+            await self._decide(progress, context, head)
         finally:
+            drop(head)  # a head the claim's check never reached (cancelled while it waited its turn)
             progress.first.set()  # however it ended (an error, cancelled by the deadline): nothing waits on
         final = progress.final(timed_out=False)
         if self.conversation is not None and final.status == "checked":
             self.conversation.keep(key, final)
 
-    async def _decide(self, progress: Progress, context: Context) -> None:
+    async def _decide(self, progress: Progress, context: Context,
+                      head: asyncio.Task[TierOutcome] | None = None) -> None:
         async with self.gate_semaphore:
             with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
                       claim=progress.claim.claim[:300]):
                 try:
-                    await decide(progress, context)
+                    await decide(progress, context, head)
                 except FactDebateError as exc:
                     progress.claim.status, progress.claim.reason = "error", str(exc)
                     progress.done = True
@@ -305,6 +320,16 @@ class Check:
             return await check_text(revised, self.settings, self.context.resources,
                                     options=recheck_options(self.options, refuted), question=self.question,
                                     sinks=self.sinks, caller=self.caller)
+
+
+def drop(head: asyncio.Task[Any] | None) -> None:
+    """Give up on ``head`` (:meth:`Check.begin`'s task): cancelled, or its outcome read and thrown away."""
+    if head is None:
+        return
+    if not head.done():
+        head.cancel()
+    elif not head.cancelled():
+        head.exception()  # read, so that a failure nobody needs is not reported as never retrieved
 
 
 async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:

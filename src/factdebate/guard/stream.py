@@ -3,7 +3,8 @@
 ``feed`` takes each delta; every run of complete sentences (a sentence is complete once whitespace follows
 its end, or a line break) goes through the gate and, when check-worthy, to the extractor at once, with the
 answer before it as context (its opening sentence and its last ``CONTEXT_CHARS`` characters when it is
-longer), and its claims are decided while the rest of the answer streams. Claims are
+longer), and its claims are decided while the rest of the answer streams (under ``hold``, a part that is one
+sentence standing alone has its fast verdict begun beside its extraction: guard/head_start.py). Claims are
 numbered in the answer's order (a run's claims wait for the previous run's to be numbered). ``verdicts``
 yields each claim when it is decided; ``finish`` (after the last delta) checks the rest and waits for
 everything within ``deadline_s``, counted from the answer's end: the client is reading until then.
@@ -29,12 +30,13 @@ from typing import Any
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.guard.check import Check, checked_length, settle, uncheckable
+from factdebate.guard.check import Check, checked_length, drop, settle, uncheckable
 from factdebate.guard.gate import Sentence, gate
+from factdebate.guard.head_start import same_claim, stands_alone
 from factdebate.guard.hold import HeldText, Part
 from factdebate.guard.policy import StreamMode, stream_mode
 from factdebate.guard.policy import held as held_text
-from factdebate.guard.tiers import Progress
+from factdebate.guard.tiers import Progress, TierOutcome
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.llm.calls import cache_scope, counting
 from factdebate.methods.resources import Resources
@@ -196,14 +198,18 @@ class StreamingCheck:
         self._registered = mine
         before, counted = self._counted, asyncio.Event()
         self._counted = counted
+        # Each part's task in a copy of the check's context: parts run at once, and a variable one of them
+        # sets (the model call being made, the open span) must not be read by another.
         task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held, (before, counted)),
-                                   context=self._context)
+                                   context=self._context.copy())
         self._extractions.append(task)
 
     async def _run(self, part: str, worthy: list[Sentence] | None, start: int, previous: asyncio.Event | None,
                    mine: asyncio.Event, held: Part | None = None,
                    order: tuple[asyncio.Event | None, asyncio.Event] | None = None) -> None:
         waits: list[Progress] = []  # the claims the part's release waits for (hold)
+        head: asyncio.Task[TierOutcome] | None = None  # the fast verdict begun on the sentence (head_start.py)
+        adopted: asyncio.Task[TierOutcome] | None = None
         before, counted = order or (None, asyncio.Event())
         try:
             if worthy is None:
@@ -224,6 +230,9 @@ class StreamingCheck:
                 return
             chunk = " ".join(s.text for s in worthy)
             context = self._answer.context(start)
+            if held is not None and len(worthy) == 1 and stands_alone(worthy[0].text):
+                # Under hold the reader waits for this verdict: it begins beside the extraction (head_start.py).
+                head = self._check.begin(worthy[0].text.strip())
             claims = await self._check.extract(chunk, context=context)
             if previous is not None:
                 await previous.wait()
@@ -239,16 +248,21 @@ class StreamingCheck:
                     folded = " ".join(claim.lower().split())
                     waits += [p for p in self._check.progress if " ".join(p.claim.claim.lower().split()) == folded]
             waits += fresh
+            # The head start stands for the part's claim only when the extractor wrote the sentence as it is.
+            if head is not None and claims is not None and len(claims) == len(fresh) == 1 \
+                    and same_claim(fresh[0].claim.claim, worthy[0].text):
+                adopted, head = head, None
         finally:
+            drop(head)
             counted.set()
             mine.set()
             if held is not None:
                 HeldText.settle(held, waits)
         for progress in fresh:
-            self._tasks.append(asyncio.create_task(self._decide(progress)))
+            self._tasks.append(asyncio.create_task(self._decide(progress, adopted)))
 
-    async def _decide(self, progress: Progress) -> None:
-        await self._check.decide(progress)
+    async def _decide(self, progress: Progress, head: asyncio.Task[TierOutcome] | None = None) -> None:
+        await self._check.decide(progress, head)
         self._send(progress.final(timed_out=False))
 
     def _send(self, claim: GuardClaim) -> None:

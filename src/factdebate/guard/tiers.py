@@ -80,7 +80,10 @@ def _documents(verdict: Verdict) -> list[Document]:
     return docs
 
 
-async def _run_tier(claim: str, tier: Tier, ctx: Context) -> tuple[Label | None, str, list[ClaimEvidence], str]:
+TierOutcome = tuple[Label | None, str, list[ClaimEvidence], str]
+
+
+async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
     """(label or None, decided_by, evidence, problem) of one tier."""
     mode = ctx.options.evidence_mode
     settings = tier_settings(ctx.settings, method=ctx.options.method, tier=tier, mode=mode, scope=ctx.scope)
@@ -106,14 +109,27 @@ def tiers_for(options: ResolvedGuardOptions) -> Sequence[Tier]:
     return TIERS[TIERS.index(options.tier):TIERS.index(options.max_tier) + 1]
 
 
-async def decide(progress: Progress, ctx: Context) -> None:
+def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
+    """The fast tier's outcome for ``claim``, begun now, before the claim is known to be one (guard/head_start.py):
+    handed to :func:`decide` as its ``head`` when it is, cancelled when it is not."""
+
+    async def run() -> TierOutcome:
+        with span("fast tier begun before extraction", "guard_head", claim=claim[:300]):
+            return await _run_tier(claim, "fast", ctx)
+
+    return asyncio.create_task(run())
+
+
+async def decide(progress: Progress, ctx: Context, head: asyncio.Task[TierOutcome] | None = None) -> None:
     """Decide ``progress.claim`` in place; returns when settled or out of tiers (the caller's deadline
-    cancels it otherwise)."""
+    cancels it otherwise). ``head``: the first tier's outcome for this very claim text, begun earlier
+    (:func:`begin_fast`; the first tier is then ``fast``), awaited instead of asking again."""
     claim = progress.claim
-    for tier in tiers_for(ctx.options):
+    for n, tier in enumerate(tiers_for(ctx.options)):
         progress.tiers_tried.append(tier)
         try:
-            label, decided_by, evidence, problem = await _run_tier(claim.claim, tier, ctx)
+            outcome = await head if n == 0 and head is not None else await _run_tier(claim.claim, tier, ctx)
+            label, decided_by, evidence, problem = outcome
         except FactDebateError as exc:
             if claim.label is None:
                 claim.status, claim.reason = "error", str(exc)
