@@ -64,6 +64,8 @@ def test_a_new_environment_with_only_the_wheel_gets_an_offline_verdict_after_fac
         command = [exe, *args] if network else offline([exe, *args])
         return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
 
+    shipped = factdebate("docs", "guard#streaming", network=False)  # messages cite it: the wheel carries docs/
+    assert shipped.returncode == 0 and shipped.stdout.startswith("### Streaming\n"), shipped.stderr
     before = factdebate("doctor")
     assert before.returncode == 1 and "run `factdebate setup`" in before.stdout, before.stdout
     setup = factdebate("setup")

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from factdebate.cli import exits
+from factdebate.cli.docs import register_docs
 from factdebate.cli.help import HelpGroup
 from factdebate.cli.index import register_index
 from factdebate.cli.options import (
@@ -190,6 +191,7 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
 
 register_index(app)  # in its own module: sources, executors and their flags
 register_setup(app)  # the model and data packages a wheel needs for the offline default
+register_docs(app)  # the README and docs/, shipped in the package: what messages cite
 
 
 @app.command()

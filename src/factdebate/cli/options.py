@@ -51,7 +51,8 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one
                                         rich_help_panel=OUTPUT_PANEL)]
 TraceTextFlag = Annotated[bool, typer.Option(
     "--trace-text", help="With --trace: every llm_call line also carries the call's prompt messages and the "
-                         "model's reply, each text cut after 12000 characters (docs/trace.md).",
+                         "model's reply, each text cut after 12000 characters "
+                         "(factdebate docs trace#the-text-of-model-calls-transcript).",
     rich_help_panel=OUTPUT_PANEL)]
 
 

@@ -63,13 +63,15 @@ def serve(
     no_auth: Annotated[bool, Opt("--no-auth", help="Serve without API keys (loopback only).")] = False,
     log_level: Annotated[str, Opt(help="uvicorn log level.")] = "info",
     workers: Annotated[int, Opt(min=1, max=MAX_SERVE_WORKERS, help="Server processes; more than one share limits, "
-                                "caps and batches through SQLite (docs/scale.md).")] = 1,
+                                "caps and batches through SQLite "
+                                "(factdebate docs scale#the-service-in-several-processes).")] = 1,
     state_db: Annotated[str | None, Opt(help="Database shared by replicas: sqlite:///PATH (one machine) or "
                                         "postgresql://user@host:5432/db (several; password via PGPASSWORD). "
                                         "Also $FACTDEBATE_STATE_DB.")] = None,
     guard_upstream: Annotated[str | None, Opt(help="OpenAI-compatible base URL (ending in /v1) of the chat model "
                                               "POST /v1/chat/completions forwards to and fact-checks (guard.upstream; "
-                                              "its key: $FACTDEBATE_GUARD_UPSTREAM_KEY, docs/guard.md).")] = None,
+                                              "its key: $FACTDEBATE_GUARD_UPSTREAM_KEY; "
+                                              "factdebate docs guard#the-chat-proxy-post-v1chatcompletions).")] = None,
     *,
     options: dict[str, Any],
 ) -> None:

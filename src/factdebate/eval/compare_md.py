@@ -93,7 +93,7 @@ def _pairs(data: dict[str, Any]) -> list[str]:
              "Cohen's κ is agreement on the label, over the samples both runs answered with one (their number is "
              "beside it); with UNPARSED, ERROR and MISSING as answers of their own it is in compare.json "
              "(kappa_failures_as_answers). The adjusted p is Holm's over all the pairs (* below 0.05); 'detectable' "
-             "is the difference the pair could have shown (80% power, docs/compare.md).", "",
+             "is the difference the pair could have shown (80% power, `factdebate docs compare#what-is-computed`).", "",
              f"**{data['verdict']}**", "",
              "| A | B | n | A only | B only | both right | both wrong | accuracy A − B [95% paired CI] | "
              "macro-F1 A − B [95% paired CI] | McNemar exact p | Holm-adjusted p | detectable | Cohen's κ "

@@ -118,9 +118,11 @@ def base_rate_warning(metrics: dict[str, Any]) -> str | None:
     return (f"{info['share']:.0%} of the predictions are {info['top_prediction']}: the accuracy "
             f"({fmt(metrics.get('accuracy'))}) is close to the base rate, not evidence of skill; always answering "
             f"the majority class ({info['majority_class']}) scores {fmt(info['majority_class_accuracy'])}."
-            + (" A scripted model answers as its script says; accuracy needs a served model (README)."
+            + (" A scripted model answers as its script says; accuracy needs a served model "
+               "(`factdebate docs readme#use`)."
                if info.get("scripted_model") else
-               " The embedded model is a working pipeline; accuracy needs a served model (README)."
+               " The embedded model is a working pipeline; accuracy needs a served model "
+               "(`factdebate docs readme#use`)."
                if info.get("embedded_model", True) else ""))
 
 

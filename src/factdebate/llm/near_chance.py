@@ -8,8 +8,8 @@ from collections.abc import Iterable
 
 EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
 # What each surface tells a reader to do instead: a command line names the flag, the page its operator.
-TERMINAL_ADVICE = '--llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; README, "Use")'
-PAGE_ADVICE = "this service's operator starts it with --llm openai:MODEL (README, \"Use\")"
+TERMINAL_ADVICE = '--llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; factdebate docs readme#use)'
+PAGE_ADVICE = "this service's operator starts it with --llm openai:MODEL (factdebate docs readme#use)"
 CLAIM = "this verdict tests the pipeline, not the claim"
 CLAIMS = "these verdicts test the pipeline, not the claims"
 

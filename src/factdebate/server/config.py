@@ -67,7 +67,8 @@ class ServiceConfig(BaseModel):
                                  "dir>/service.sqlite).")
     shared_state: bool = Field(default=False, description="Keep the rate limits and the cap on debates in "
                                "progress in a database all the service's processes share (serve --workers N > 1 "
-                               "turns it on): state_db, or the batch store's file (docs/scale.md).")
+                               "turns it on): state_db, or the batch store's file "
+                               "(factdebate docs scale#the-service-in-several-processes).")
     state_db: str | None = Field(
         default=None, json_schema_extra=offered(env="FACTDEBATE_STATE_DB"),
         description="sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: "

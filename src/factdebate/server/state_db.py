@@ -78,7 +78,8 @@ def unsupported(target: str) -> str | None:
         return None
     if "://" in target or re.match(r"^[A-Za-z][A-Za-z0-9+.-]+:/", target):  # a URL, not a path
         return (f"state database {target.split(':', 1)[0]}: is not supported: give sqlite:///PATH (one machine) "
-                "or postgresql://HOST:5432/DBNAME (several machines; docs/scale.md)")
+                "or postgresql://HOST:5432/DBNAME "
+                "(several machines; factdebate docs scale#replicas-on-several-machines-postgresql)")
     return None
 
 

@@ -62,4 +62,4 @@ def upgrade_settings_data(data: dict[str, Any]) -> dict[str, Any]:
 
 def raise_unknown(key: str) -> None:
     raise ConfigError(f"baselines.{key} is not a setting; the method settings now live under methods.<name> "
-                     "(see docs/configuration.md)")
+                     "(factdebate docs configuration)")

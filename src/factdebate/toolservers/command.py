@@ -37,7 +37,8 @@ def mcp_tools(
     exclude_domains: Annotated[str | None, Opt(help="Leakage control: comma-separated domains to drop.")] = None,
     exclude_fact_checkers: Annotated[bool, Opt("--exclude-fact-checkers",
                                                help="Drop results from the built-in list of fact-checking "
-                                                    "sites (see docs/methods/mermaid-tools.md).")] = False,
+                                                    "sites (factdebate docs "
+                                                    "methods/mermaid-tools#leakage-controls).")] = False,
     config: Annotated[Path | None, Opt("--config", "-c", help="Settings YAML (corpus, Milvus URI...).")] = None,
 ) -> None:
     """Serve factdebate's evidence tools to an agent over MCP (stdio)."""

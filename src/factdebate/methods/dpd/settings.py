@@ -76,7 +76,7 @@ class DPDSettings(MethodSettings):
         title="Verdict on a tie, two labels", default="REFUTES",
         json_schema_extra=offered(group="labels", only="eval"),  # two-label tasks exist only in evaluations
         description="Verdict on a tie in a two-label task (a binary dataset): REFUTES, as a tie does not "
-                    "verify the claim as factual (docs/methods/dpd.md).")
+                    "verify the claim as factual (factdebate docs methods/dpd#two-labels-ties-and-empty-extractions).")
     judge_evidence: int = Field(
         title="Snippets for the referees", default=3, ge=0, le=10, json_schema_extra=offered(group="referees"),
         description="Snippets per team the judges read.")

@@ -97,4 +97,5 @@ def rag_corpus_deviation(kinds: Iterable[str], settings: Settings, *, paper: str
     else:
         here = f"the RAG tool reads the '{corpus}' corpus indexed here"
     return [Deviation(key="rag_corpus", paper=paper, here=here,
-                      restore="index a Wikipedia dump (factdebate index, docs/configuration.md), then --corpus NAME")]
+                      restore="index a Wikipedia dump (factdebate docs scale#corpora-at-their-real-size-corpus-fetch), "
+                              "then --corpus NAME")]

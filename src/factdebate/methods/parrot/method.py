@@ -57,7 +57,7 @@ REPLIES: dict[str, ScriptedReply] = {"parrot": scripted_reply}  # by prompt name
 
 class Parrot(Method[ParrotSettings]):
     name = "parrot"
-    description = "EXAMPLE (docs/methods/parrot.md): one prompt asked N times; the last answer counts"
+    description = "EXAMPLE (factdebate docs methods/parrot): one prompt asked N times; the last answer counts"
     settings_model = ParrotSettings
     view = MethodView()  # the generic columns of turns (the default, said here as an example)
     events = (ParrotTally,)
