@@ -280,6 +280,7 @@ PYTHON: dict[str, Rule] = {
 YAML: dict[str, Rule] = {
     "docs/configuration.md: method: tool-mad": Settings(defaults=True, resolved=("retrieval.search",)),
     "docs/configuration.md: mcp_servers:": Settings(),
+    "docs/guard/openclaw.md: guard:": Settings(),
     "docs/guard.md: # LiteLLM proxy config (`litellm --config litellm-config.yaml`; tested with LiteLLM 1.108.7): "
     "every answer of": Copy("docs/guard/litellm-config.yaml", "tests/guard/conformance/test_gateways.py starts "
                             "LiteLLM's proxy server (.venv-litellm) with that file"),

@@ -173,6 +173,25 @@ def test_policies_flag_rewrite_and_block(guard: Guard, stream: bool) -> None:
     assert finish == "content_filter"
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_block_can_end_as_an_ordinary_answer(guard: Guard, stream: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """guard.block_finish_reason: stop: the refusal ends like any answer, for clients (OpenClaw) that report
+    content_filter as a failed run; the refusal's text is the same."""
+    monkeypatch.setenv("FACTDEBATE_GUARD__BLOCK_FINISH_REASON", "stop")
+    server, _ = guard()
+    if stream:
+        chunks = list(ask(server, {"policy": "block"}, stream=True))
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+        found = chunks[-1].model_extra["factdebate"]
+    else:
+        done = ask(server, {"policy": "block"})
+        text, finish, found = done.choices[0].message.content or "", [done.choices[0].finish_reason], \
+            done.model_extra["factdebate"]
+    assert found["action_taken"] == "blocked" and ANSWER not in text and ROME in text
+    assert finish == ["stop"]
+
+
 def test_tool_calls_pass_unchecked_and_tool_messages_are_evidence(guard: Guard) -> None:
     from factdebate.llm.scripted import ScriptedBackend
 

@@ -278,12 +278,14 @@ def public_result(result: GuardResult) -> dict[str, Any]:
     return result.model_dump(mode="json", exclude=REPLY_EXCLUDE)
 
 
-def apply_to_message(message: dict[str, Any], choice: dict[str, Any], result: GuardResult) -> None:
+def apply_to_message(message: dict[str, Any], choice: dict[str, Any], result: GuardResult,
+                     block_finish: str = "content_filter") -> None:
     """The policy's text in the first choice; a blocked reply loses its tool calls too and ends as
-    ``content_filter`` (OpenAI's word for an answer withheld by a filter)."""
+    ``block_finish`` (``guard.block_finish_reason``: ``content_filter``, OpenAI's word for an answer withheld
+    by a filter, or ``stop``, an ordinary answer)."""
     if result.action_taken in ("flagged", "held", "rewritten", "blocked"):
         message["content"] = result.text
     if result.action_taken == "blocked":
         message.pop("tool_calls", None)
         message.pop("function_call", None)
-        choice["finish_reason"] = "content_filter"
+        choice["finish_reason"] = block_finish

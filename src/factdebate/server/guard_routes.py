@@ -55,7 +55,7 @@ log = logging.getLogger("factdebate.server")
                          "and the answer comes back in OpenAI's shape with a `factdebate` object beside "
                          "`choices`. Options go in the body's `factdebate` object; `role: \"tool\"` messages "
                          "are given evidence. With `\"stream\": true` the answer streams as it is written and "
-                         "the verdicts come in the last chunk before `[DONE]` (docs/guard.md).",
+                         "the verdicts come in the last chunk before `[DONE]` (`factdebate docs guard#streaming`).",
              openapi_extra=body_schema(ChatRequest, "/v1/chat/completions"))
 async def chat_completions(request: Request, service: ServiceDep,
                            authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
@@ -133,7 +133,7 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
                                                     prepared.check_id if number == 0 else None,
                                                     prepared.conversation_id)
         if number < len(choices):
-            _apply_to_choice(choices, number, result)
+            _apply_to_choice(choices, number, result, prepared.settings.guard.block_finish_reason)
     answer["factdebate"] = public_result(results[0])
     headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
     try:
@@ -142,7 +142,7 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
         return JSONResponse(safe_value(answer), headers=headers)
 
 
-def _apply_to_choice(choices: list[Any], number: int, result: GuardResult) -> None:
+def _apply_to_choice(choices: list[Any], number: int, result: GuardResult, block_finish: str) -> None:
     """The policy's text in choice ``number``. A choice (or message) that is not an object holds nothing the
     check could read, so nothing of it is passed on: it gets the policy's text alone. With several choices,
     each carries its own ``factdebate`` object (the one beside ``choices`` is the first's)."""
@@ -151,7 +151,7 @@ def _apply_to_choice(choices: list[Any], number: int, result: GuardResult) -> No
         choices[number] = choice = {"index": number, "finish_reason": "stop"}
     if not isinstance(choice.get("message"), dict):
         choice["message"] = {"role": "assistant", "content": result.text or None}
-    apply_to_message(choice["message"], choice, result)
+    apply_to_message(choice["message"], choice, result, block_finish)
     if len(choices) > 1:
         choice["factdebate"] = public_result(result)
 

@@ -168,7 +168,8 @@ class RetrievalSettings(_Strict):
 
 
 class ScaleSettings(_Strict):
-    """Where batch claims and index builds run (docs/scale.md): in this process, or over a pool of Ray workers."""
+    """Where batch claims and index builds run (factdebate docs scale): in this process, or over a pool of Ray
+    workers."""
 
     executor: Literal["local", "ray"] = Field(default="local", description="Where batch claims and index builds run: "
                                               "local (this process) or ray (a pool of Ray workers).",
@@ -239,7 +240,7 @@ class ResponseSettings(_Strict):
 
 class GuardSettings(_Strict):
     """The fact-checking guard in front of a chat model (``POST /v1/chat/completions``, ``factdebate.guard``):
-    the operator's defaults and the caps no request may pass (docs/guard.md)."""
+    the operator's defaults and the caps no request may pass (factdebate docs guard)."""
 
     upstream: str | None = Field(
         title="Guard upstream", default=None,
@@ -283,6 +284,10 @@ class GuardSettings(_Strict):
                             "(max_tokens, max_completion_tokens): a larger value is lowered to it.")
     max_choices: int = Field(default=4, ge=1, le=8, description="The most answers (n) one chat request may ask "
                              "for: every answer is checked, so a larger n is refused (422).")
+    block_finish_reason: Literal["content_filter", "stop"] = Field(
+        default="content_filter", description="How a refused reply ends on the chat route: content_filter "
+        "(OpenAI's value for an answer a filter withheld; some clients, OpenClaw among them, report it as a failed "
+        "run) or stop (the refusal is an ordinary answer, which such clients show).")
     rewrite_fallback: Literal["flag", "block"] = Field(
         default="flag", description="What a rewrite becomes when its revision cannot be sent as checked (it "
         "repeats a refuted claim, could not be checked again, or no revision came): flag (the original answer "
