@@ -3,6 +3,7 @@
    the verdict is kept in Recent checks, from where it is drawn again. */
 import { readSSE, stream } from "./api.js";
 import { byId, input } from "./dom.js";
+import * as draft from "./draft.js";
 import { count, onSubmit, pickMethod, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
 import { keptCalls } from "./share.js";
@@ -30,9 +31,10 @@ onSubmit("claim", async signal => {
   let failed = false;
   try {
     await readSSE(response, (name, data) => {
-      if (live.event(name, data)) return; // turns, steps, scores, judgements, a method's own parts
-      if (name === "result") { verdict = data; live.render(data); }
-      if (name === "error") { failed = true; live.error(data.message, { retry }); }
+      draft.arrived(name, data);
+      const ended = feed(name, data);
+      if (ended === "result") verdict = data;
+      if (ended === "error") failed = true;
     });
     if (verdict) history.remember({ kind: "claim", claim: verdict.claim, label: verdict.label,
       decided_by: verdict.decided_by, verdict, check_ids: live.checkId ? [live.checkId] : [] });
@@ -44,8 +46,24 @@ onSubmit("claim", async signal => {
   }
 });
 
+/** One event of the stream drawn; "result" or "error" when it ended the check. @param {string} name @param {any} data */
+function feed(name, data) {
+  if (live.event(name, data)) return null; // turns, steps, scores, judgements, a method's own parts
+  if (name === "result") { live.render(data); return name; }
+  if (name === "error") { live.error(data.message, { retry }); return name; }
+  return null;
+}
+
 /** The same check again, from the form as it stands (the claim is still in it). */
 function retry() { byId("submit").click(); }
+
+/* After a reload mid-check: what had arrived, drawn as it was live, and said to be all there is. */
+draft.onRestore("claim", { show: kept => {
+  live.start(String(kept.form.claim || "").trim(), kept.form.method, thresholds(kept.form.options || {}));
+  const ended = kept.events.map(([, name, data]) => feed(name, data)).some(e => e !== null);
+  if (!ended) live.error("the page was reloaded before the verdict arrived; above is what had arrived by then",
+    { byUser: true });
+} });
 
 history.onOpen("claim", item => {
   page.set({ mode: "claim" });

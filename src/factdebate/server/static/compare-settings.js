@@ -54,6 +54,12 @@ export class MethodSettings {
     return made;
   }
 
+  /** Shows `values` (what read() gave) in the settings of ``name`` (a draft put back after a reload).
+   * @param {string} name @param {Record<string, any>} values */
+  write(name, values) {
+    (this.section(name)?.fields || []).forEach(f => { if (f.option.name in values) f.write(values[f.option.name]); });
+  }
+
   /** What the user changed for ``name``: only that is sent, the rest stays the server's default. @param {string} name */
   read(name) {
     /** @type {Record<string, any>} */

@@ -9,6 +9,7 @@ import { readSSE, stream } from "./api.js";
 import { MethodSettings } from "./compare-settings.js";
 import { agreementText, secondsText } from "./compare-words.js";
 import { LABEL_CLASS, byId, downloadButton, el, fileName, input, labelChip } from "./dom.js";
+import * as draft from "./draft.js";
 import { count, onSubmit, requestBody, showError, thresholds } from "./form.js";
 import * as history from "./history.js";
 import { keptCalls, linkControl } from "./share.js";
@@ -119,6 +120,14 @@ function finishGrid(claim) {
   if (ids.length === done.length) actions.append(linkControl(/** @type {string[]} */ (ids)));
 }
 
+/** One event of a method's stream, drawn on its card and in its view. @param {Entry} entry @param {string} name
+ * @param {any} data */
+function feed(entry, name, data) {
+  if (name === "result") { entry.verdict = data; entry.draw(); entry.view.render(data); return; }
+  if (name === "error") { entry.error = data.message; entry.draw(); entry.view.error(data.message); return; }
+  entry.view.event(name, data);
+}
+
 /** @param {Entry} entry @param {Record<string, any>} body @param {AbortSignal} signal */
 async function run(entry, body, signal) {
   entry.view.start(entry.claim, entry.method, thresholds(body), true);
@@ -126,9 +135,8 @@ async function run(entry, body, signal) {
   try {
     const response = await stream("/v1/verify/stream", body, signal);
     await readSSE(response, (name, data) => {
-      if (name === "result") { entry.verdict = data; entry.draw(); entry.view.render(data); return; }
-      if (name === "error") { entry.error = data.message; entry.draw(); entry.view.error(data.message); return; }
-      entry.view.event(name, data);
+      draft.arrived(name, data, entry.method);
+      feed(entry, name, data);
     });
     if (!entry.verdict && !entry.error) {
       entry.error = "the stream ended before a verdict arrived";
@@ -154,10 +162,13 @@ onSubmit("compare", async signal => {
   if (!claim) { showError("Type a claim to check."); return; }
   if (methods.length < 2) { showError("Tick at least two methods to compare."); return; }
   const { method: _, ...shared } = requestBody();
+  /** @type {Record<string, Record<string, any>>} */
+  const own = Object.fromEntries(methods.map(m => [m, settings.read(m)]));
+  draft.extend({ methods, settings: own });
   startGrid(claim, methods);
   open(entries[0]);
   // Each method gets the shared settings and its own (what was changed in its section).
-  await Promise.all(entries.map(e => run(e, { claim, ...shared, ...settings.read(e.method), method: e.method }, signal)));
+  await Promise.all(entries.map(e => run(e, { claim, ...shared, ...own[e.method], method: e.method }, signal)));
   finishGrid(claim);
   const done = entries.filter(e => e.verdict);
   if (done.length) {
@@ -188,6 +199,37 @@ history.onOpen("compare", item => {
   });
   open(entries[0]);
   finishGrid(item.claim);
+});
+
+/* After a reload mid-comparison: the methods ticked and their own settings put back; what each method's stream
+   had sent drawn on its card and in its view, each one that had not ended marked so. */
+draft.onRestore("compare", {
+  form: kept => {
+    const methods = new Set(Array.isArray(kept.extra.methods) ? kept.extra.methods : []);
+    if (!methods.size) return;
+    picker.querySelectorAll("input").forEach(b => {
+      const box = /** @type {HTMLInputElement} */ (b);
+      box.checked = methods.has(box.value);
+    });
+    settings.show(ticked());
+    Object.entries(kept.extra.settings || {}).forEach(([m, values]) => settings.write(m, values || {}));
+  },
+  show: kept => {
+    const claim = String(kept.form.claim || "").trim();
+    const methods = Array.isArray(kept.extra.methods) ? kept.extra.methods.map(String) : [];
+    if (!methods.length) return;
+    startGrid(claim, methods, e => {
+      e.view.start(claim, e.method, thresholds({ ...kept.form.options, ...(kept.extra.settings || {})[e.method] }));
+      kept.events.forEach(([method, name, data]) => { if (method === e.method) feed(e, name, data); });
+      if (!e.verdict && !e.error) {
+        e.error = "the page was reloaded before its verdict arrived";
+        e.draw();
+        e.view.error(e.error + "; above is what had arrived by then", { byUser: true });
+      }
+    });
+    open(entries[0]);
+    finishGrid(claim);
+  },
 });
 
 /** Ticked at first: the server's default method and the first of each other layout (any can be ticked).

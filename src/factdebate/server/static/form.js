@@ -3,6 +3,7 @@
    method and search selects, the options drawn from the catalogue, the counter, errors, and one run at a
    time. It reads the page state (state.js) and draws what the mode and the run in progress call for. */
 import { byId, el, input } from "./dom.js";
+import * as draft from "./draft.js";
 import { OptionsForm } from "./options.js";
 import * as page from "./state.js";
 import { methodWords } from "./views.js";
@@ -102,37 +103,37 @@ export const thresholds = values => options.thresholds(values);
 /** What the visible mode runs when the form is sent. @param {Mode} mode @param {(signal: AbortSignal) => Promise<void>} run */
 export function onSubmit(mode, run) { handlers[mode] = run; }
 
-/* A running check lives in this tab (issue 49): leaving asks first, and what the form held is kept in the
-   tab's sessionStorage until the check ends, so a reload puts it back (the service stops a check whose page
-   went away: it is run again, not resumed). */
-const DRAFT = "factdebate.draft";
-/** @typedef {{mode: Mode, method: string, claim: string, response: string, question: string}} Draft */
+/* A running check lives in this tab (issue 49): leaving asks first, and the form and what the stream sends
+   are kept in the tab (draft.js) until the check ends, so a reload offers to show what had arrived or to run
+   it again (the service stops a check whose page went away: it is not resumed). */
 
-/** @param {Mode} mode */
-function keepDraft(mode) {
-  /** @type {Draft} */
-  const draft = { mode, method: methodSelect.value, claim: input("claim").value, response: input("response-text").value,
-    question: input("response-question").value };
-  try { sessionStorage.setItem(DRAFT, JSON.stringify(draft)); } catch (_) { /* storage off or full: no draft */ }
+/** What the form holds, to put back after a reload: the texts, the method, the search and model, the options. */
+function formState() {
+  return { method: methodSelect.value, claim: input("claim").value, response: input("response-text").value,
+    question: input("response-question").value, search: /** @type {HTMLSelectElement} */ (byId("search")).value,
+    llm: /** @type {HTMLSelectElement} */ (byId("llm")).value, options: options.values() };
+}
+
+/** @param {HTMLSelectElement} select @param {unknown} value */
+function choose(select, value) {
+  if ([...select.options].some(o => o.value === value)) select.value = String(value);
 }
 
 /** The draft of a check this tab was running when it was reloaded, put back once the methods are known. */
 function restoreDraft() {
-  /** @type {Draft | null} */
-  let draft = null;
-  try { draft = JSON.parse(sessionStorage.getItem(DRAFT) || "null"); sessionStorage.removeItem(DRAFT); } catch (_) { return; }
-  if (!draft || !TABS[draft.mode]) return;
-  page.set({ mode: draft.mode });
-  input("claim").value = String(draft.claim || "");
-  input("response-text").value = String(draft.response || "");
-  input("response-question").value = String(draft.question || "");
-  pickMethod(draft.method);
+  const kept = draft.take();
+  if (!kept || !TABS[kept.mode]) return;
+  const f = kept.form;
+  page.set({ mode: kept.mode });
+  input("claim").value = String(f.claim || "");
+  input("response-text").value = String(f.response || "");
+  input("response-question").value = String(f.question || "");
+  pickMethod(f.method); // draws the method's options, which then show the values they had
+  choose(/** @type {HTMLSelectElement} */ (byId("search")), f.search);
+  choose(/** @type {HTMLSelectElement} */ (byId("llm")), f.llm);
+  if (f.options && typeof f.options === "object") options.write(f.options);
   count();
-  const note = byId("restored-note");
-  note.textContent = "The page was reloaded while " + (draft.mode === "response" ? "a response" : draft.mode === "compare" ?
-    "a comparison" : "a claim") + " was being checked, and the server stopped that check. What the form held is " +
-    "back: press “" + LABELS[draft.mode][0] + "” to run it again.";
-  note.hidden = false;
+  draft.offer(kept);
 }
 
 window.addEventListener("beforeunload", e => {
@@ -149,11 +150,11 @@ form.addEventListener("submit", async e => {
   hideError();
   byId("restored-note").hidden = true;
   running = new AbortController();
-  keepDraft(mode);
+  draft.begin(mode, formState());
   page.set({ busy: mode });
   try { await run(running.signal); } finally {
     running = null;
-    try { sessionStorage.removeItem(DRAFT); } catch (_) { /* nothing kept */ }
+    draft.end();
     page.set({ busy: null });
   }
 });
@@ -193,7 +194,8 @@ function draw() {
 }
 
 page.subscribe((state, changed) => {
-  if ("catalogue" in changed && state.catalogue) { load(state.catalogue); restoreDraft(); }
+  // The draft once every part has drawn the catalogue (the comparison's picks are drawn after the form).
+  if ("catalogue" in changed && state.catalogue) { load(state.catalogue); queueMicrotask(restoreDraft); }
   if ("mode" in changed || "busy" in changed) draw();
 });
 draw();

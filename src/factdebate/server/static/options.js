@@ -6,7 +6,7 @@
 import { el } from "./dom.js";
 
 /** @typedef {import("./state.js").OptionInfo} OptionInfo */
-/** @typedef {{option: OptionInfo, node: HTMLElement, read: () => any}} Field */
+/** @typedef {{option: OptionInfo, node: HTMLElement, read: () => any, write: (value: any) => void}} Field */
 
 /** @param {string[]} values @param {unknown} chosen */
 function select(values, chosen) {
@@ -23,7 +23,7 @@ function select(values, chosen) {
 /* A list of choices (Tool-MAD's agents): one select per item. Where the schema bounds the count (minItems,
    maxItems), buttons add an item up to the most and take the last one away down to the fewest. */
 /** @param {OptionInfo} option @param {string} id @param {string[]} choices
- * @returns {{nodes: HTMLElement[], read: () => any}} */
+ * @returns {{nodes: HTMLElement[], read: () => any, write: (value: any) => void}} */
 function list(option, id, choices) {
   const schema = option.value_schema || {};
   const chosen = /** @type {string[]} */ (option.default || []);
@@ -45,12 +45,16 @@ function list(option, id, choices) {
     add.hidden = picks.length >= most;
     drop.hidden = picks.length <= fewest;
   };
-  add.addEventListener("click", () => {
+  const grow = () => {
     const node = pick(picks.length);
     const describedBy = picks[0].getAttribute("aria-describedby");
     if (describedBy) node.setAttribute("aria-describedby", describedBy);
     picks[picks.length - 1].after(node);
     picks.push(node);
+    return node;
+  };
+  add.addEventListener("click", () => {
+    const node = grow();
     update();
     node.focus();
   });
@@ -61,13 +65,22 @@ function list(option, id, choices) {
     (add.hidden ? drop : add).focus(); // the button just pressed may have gone
   });
   update();
+  /** As many picks as `values` (within the bounds), each showing its value. @param {any} values */
+  const write = values => {
+    if (!Array.isArray(values)) return;
+    while (picks.length < Math.min(most, values.length)) grow();
+    while (picks.length > Math.max(fewest, values.length)) picks.pop()?.remove();
+    picks.forEach((p, i) => { if (values[i] !== undefined && choices.includes(values[i])) p.value = values[i]; });
+    update();
+  };
   const bounded = schema.maxItems !== undefined && most > fewest;
-  return { nodes: bounded ? [...picks, add, drop] : picks, read: () => picks.map(p => p.value) };
+  return { nodes: bounded ? [...picks, add, drop] : picks, read: () => picks.map(p => p.value), write };
 }
 
-/* The control(s) of one option and how to read them: read() gives the value, or undefined when empty. */
+/* The control(s) of one option and how to read them: read() gives the value, or undefined when empty;
+   write() shows a value read before (a draft put back after a reload). */
 /** @param {OptionInfo} option @param {string} id
- * @returns {{nodes: HTMLElement[], read: () => any, check?: boolean}} */
+ * @returns {{nodes: HTMLElement[], read: () => any, write: (value: any) => void, check?: boolean}} */
 function control(option, id) {
   const schema = option.value_schema || {};
   const itemChoices = schema.items && (schema.items.enum || schema.items["x-choices"]);
@@ -78,14 +91,15 @@ function control(option, id) {
   if (choices) {
     const pick = select(choices, option.default);
     pick.id = id;
-    return { nodes: [pick], read: () => pick.value };
+    return { nodes: [pick], read: () => pick.value,
+      write: value => { if (choices.includes(value)) pick.value = value; } };
   }
   if (schema.type === "boolean") {
     const box = el("input");
     box.type = "checkbox";
     box.id = id;
     box.checked = Boolean(option.default);
-    return { nodes: [box], read: () => box.checked, check: true };
+    return { nodes: [box], read: () => box.checked, write: value => { box.checked = Boolean(value); }, check: true };
   }
   const input = el("input");
   input.id = id;
@@ -101,7 +115,10 @@ function control(option, id) {
     return schema.type === "integer" ? parseInt(input.value, 10)
       : schema.type === "number" ? parseFloat(input.value) : input.value;
   };
-  return { nodes: [input], read };
+  /** @param {any} value */
+  const write = value => { input.value = value === undefined || value === null ? "" : Array.isArray(value) ?
+    value.join(", ") : String(value); };
+  return { nodes: [input], read, write };
 }
 
 /* The page runs single checks, never an evaluation: a dataset's options ("eval") are not drawn. */
@@ -124,7 +141,7 @@ export function field(option, prefix) {
   const controls = el("div", "option-controls");
   controls.append(...made.nodes);
   if (made.check) wrap.append(controls, label, help); else wrap.append(label, controls, help);
-  return { option, node: wrap, read: made.read };
+  return { option, node: wrap, read: made.read, write: made.write };
 }
 
 /* Draws the chosen method's options (its main ones first, the rest and the shared ones by group under
@@ -197,6 +214,19 @@ export class OptionsForm {
       if (value !== undefined) out[f.option.name] = value;
     });
     return out;
+  }
+
+  /** Every option's value as the form shows it, the mode's or not (a draft kept across a reload). */
+  values() {
+    /** @type {Record<string, any>} */
+    const out = {};
+    this.fields.forEach(f => { out[f.option.name] = f.read() ?? null; }); // an emptied field stays empty
+    return out;
+  }
+
+  /** Shows `values` (from values()) in the fields of the method drawn now. @param {Record<string, any>} values */
+  write(values) {
+    this.fields.forEach(f => { if (f.option.name in values) f.write(values[f.option.name]); });
   }
 
   /* Score thresholds of the chosen options ("faithfulness_threshold" -> faithfulness), for the gauges. */

@@ -4,6 +4,7 @@
    response verdict (Recent checks, the results viewer) is drawn the same way. */
 import { readSSE, stream } from "../api.js";
 import { byId, input } from "../dom.js";
+import * as draft from "../draft.js";
 import { count, onSubmit, pickMethod, requestBody, showError, thresholds } from "../form.js";
 import * as history from "../history.js";
 import { keptCalls } from "../share.js";
@@ -83,6 +84,7 @@ onSubmit("response", async signal => {
   let ended = false;
   try {
     await readSSE(response, (name, data) => {
+      draft.arrived(name, data);
       if (name === "result" || name === "error") ended = true;
       if (name === "result") { // kept before the view adds each claim's settings to it
         shownAt = history.remember({ kind: "response", claim: String(data.response || "").slice(0, 300),
@@ -98,6 +100,20 @@ onSubmit("response", async signal => {
     view.stopped(byUser ? "Stopped by you." : "The connection broke: " + String(error.message || error) + ".", byUser);
   }
 });
+
+/* After a reload mid-check: the claims and verdicts that had arrived, drawn as they were live, the rest marked
+   as not finished. */
+draft.onRestore("response", { show: kept => {
+  const f = kept.form;
+  view.start(String(f.response || "").trim(), String(f.question || "").trim(), thresholds(f.options || {}));
+  byId("response-live").hidden = false;
+  let ended = false;
+  kept.events.forEach(([, name, data]) => {
+    ended = ended || name === "result" || name === "error";
+    view.event(name, data);
+  });
+  if (!ended) view.stopped("The page was reloaded before the response's verdict arrived: this is what had arrived.", true);
+} });
 
 history.onOpen("response", item => {
   if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return; }
