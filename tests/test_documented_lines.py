@@ -213,6 +213,8 @@ RULES: dict[str, Rule] = {
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
+    ".venv/bin/python benchmarks/client_snippets.py": Script("installs LangChain and the Vercel AI SDK from "
+                                                             "their registries (network) and runs docs' snippets"),
     "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad": Run(
         2, why="the authors' files from GitHub (offline here) and OpenAI: it says which is missing"),
     "factdebate reproduce mermaid --llm openai:gpt-5-mini -o runs/mermaid --data factool-qa=factool-qa:../shared/"
@@ -268,6 +270,9 @@ PYTHON: dict[str, Rule] = {
     "docs/guard.md: import factdebate as fd": PyRun(),
     "docs/guard.md: from openai import OpenAI": PyImports(
         "an OpenAI client of the running service: tests/server/test_guard_chat.py makes the same calls"),
+    "docs/guard.md: # LangChain (langchain-openai) through the guard: ChatOpenAI with the guard's /v1 as its base "
+    "URL. LangChain": Copy("docs/guard/clients/langchain_guard.py", "LangChain is not installed here: "
+                            "benchmarks/client_snippets.py installs it and runs that file against factdebate serve"),
     "docs/guard.md: import os": Copy("docs/guard/nemo/actions.py", "NeMo Guardrails' action: nemoguardrails is "
                                      "not installable here; tests/server/test_guard_nemo.py runs that file"),
     "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
