@@ -2,8 +2,9 @@
 checked (issue 40, item 4): a greeting, an opinion the extractor's grounding dropped, a question; the counts
 line says how many, and the legend what the dotted marks mean. A 160-sentence answer with 12 claims says
 12 of 160 sentences were checked and why not the others (issue 49, item 1), one whose claims the limit cut
-short counted as partly checked, and its long text can be scrolled from the keyboard at phone width (item 5:
-axe's scrollable-region-focusable)."""
+short counted as partly checked, and its long text (a URL in it and in a claim) can be scrolled from the
+keyboard at phone width, as a 10,000-character answer at 1280 px (item 5: axe's scrollable-region-focusable;
+both audited, and no wider than the screen)."""
 
 from __future__ import annotations
 
@@ -53,9 +54,13 @@ def test_sentences_not_checked_are_marked_with_why(browser: Any,  # noqa: F811
         assert errors == []
 
 
-# Sentence 12 states two facts; the extractor splits it, and the claim limit keeps only the first half.
-LONG = " ".join("The tower was repainted in 1811 and sold in 1711." if i == 11 else
+# Sentence 1 holds a long URL (its claim too: issue 49, item 6); sentence 12 states two facts, which the
+# extractor splits, and the claim limit keeps only the first half.
+URL = "The tower's page https://example.org/a/very/long/path/without/any/break/in/it/at/all/index.html dates from 1800."
+LONG = " ".join(URL if i == 0 else "The tower was repainted in 1811 and sold in 1711." if i == 11 else
                 f"The tower was repainted in {1800 + i}." for i in range(160))
+# An answer of 10,000 characters and more (the page's widest case at a desktop's width, issue 49, item 5).
+HUGE = " ".join(f"The tower was repainted in {1800 + i}." for i in range(304))
 
 
 def long_backend() -> ScriptedBackend:
@@ -64,7 +69,8 @@ def long_backend() -> ScriptedBackend:
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt.startswith("claims_extract"):
-            claims = [f"The tower was repainted in {1800 + i}." for i in range(12)] + ["The tower was sold in 1711."]
+            claims = [URL] + [f"The tower was repainted in {1800 + i}." for i in range(1, 12)] + [
+                "The tower was sold in 1711."]
             return json.dumps({"claims": claims})
         return "SUPPORTS"
 
@@ -86,6 +92,17 @@ def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noq
         # The half that was checked is marked, the rest dotted as not checked.
         assert answer.locator("mark.claim-span").nth(11).inner_text() == "The tower was repainted in 1811"
         assert answer.locator(".skipped-span").first.inner_text() == " and sold in 1711."
-        assert failing(audit(page, "a 160-sentence answer at phone width")) == []
+        assert page.locator("#response-live .claim-list").inner_text().count("https://example.org/a/very/long") == 1
+        assert failing(audit(page, "a 160-sentence answer holding a URL at phone width")) == []
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+        # 10,000 characters at a desktop's width: the answer's box scrolls, a named Tab stop, and passes axe.
+        assert len(HUGE) >= 10_000
+        page.set_viewport_size({"width": 1280, "height": 900})
+        check_response_with(page, server.url, HUGE)
+        huge = page.locator("#response-live .answer-text")
+        assert len(huge.inner_text()) >= 10_000 and huge.get_attribute("tabindex") == "0"
+        assert huge.evaluate("box => box.scrollHeight > box.clientHeight")  # it is cut: scrolled to be read
+        assert failing(audit(page, "a 10,000-character answer at 1280 px")) == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
         assert errors == []
