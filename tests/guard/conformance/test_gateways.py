@@ -8,7 +8,9 @@ guard with the conformance suite's scripted checker and upstream model (test_con
   scripts/test.sh, no network at all). A client asks it for the answer plain and streamed, of both its models:
   ``gpt-4o-mini`` (the guard as LiteLLM's guardrail) and ``gpt-4o-mini-checked`` (the guard as LiteLLM's model:
   LiteLLM calls the guard's chat route, which drops what LiteLLM does not pass on, so the client finds the
-  verdicts by the check id LiteLLM renames, or by its conversation).
+  verdicts by the check id LiteLLM renames, or by its conversation). The one addition to the file: a third
+  model behind a copy of the documented guardrail under policy ``block`` (proxy_config), so ``block`` runs
+  through the same proxy.
 - NeMo: a small script (nemo_rails.py) builds ``LLMRails`` from docs/guard/nemo's files (the main model's
   address added) and answers one ``generate`` per line it reads.
 
@@ -25,6 +27,7 @@ NeMo's ``LLMRails`` built after 1.2 CPU-seconds (6.4 s); the whole module used 1
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -54,6 +57,7 @@ MASTER_KEY = "sk-conformance-master-key"
 GUARDRAIL_PATH = "/beta/litellm_basic_guardrail_api"
 CHAT_PATH = "/v1/chat/completions"
 CHECKED_MODEL = "gpt-4o-mini-checked"  # the documented config's model served through the guard's chat route
+BLOCK_MODEL = "gpt-4o-mini-block"  # the tests' one addition: the documented guardrail again, under policy block
 RENAMED_CHECK_ID = "llm_provider-x-factdebate-check-id"  # X-Factdebate-Check-Id as LiteLLM passes it on
 MISSING = "{} is missing: `make setup` (scripts/setup.sh --dev) builds it from requirements/gateways/"
 
@@ -67,6 +71,9 @@ CHOSEN = [*(s for s in SCENARIOS if s.name in NAMES), Scenario("all-true-flag", 
 MODEL_CHOSEN = [s for s in CHOSEN if s.name in ("pronoun-sentence", "correction-contradicted-by-quote",
                                                 "checker-malformed-flag-pass", "upstream-cut-mid-sentence",
                                                 "all-true-flag")]
+# Under block (LiteLLM's BLOCKED: an error for the client, a stream's included, never the answer's start).
+BLOCK_CHOSEN = [s for s in CHOSEN if s.name in ("pronoun-sentence", "checker-malformed-flag-pass", "all-true-flag")]
+LITELLM_CASES = [*((s, "flag") for s in CHOSEN), *((s, "block") for s in BLOCK_CHOSEN)]
 
 
 @dataclass
@@ -127,7 +134,7 @@ def litellm_proxy(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) 
         pytest.skip(MISSING.format(".venv-litellm"))
     port, folder = free_port(), tmp_path_factory.mktemp("litellm")
     log = (folder / "proxy.log").open("w+")
-    process = subprocess.Popen([str(LITELLM), "--config", str(LITELLM_CONFIG), "--host", "127.0.0.1",
+    process = subprocess.Popen([str(LITELLM), "--config", str(proxy_config(folder)), "--host", "127.0.0.1",
                                 "--port", str(port), "--num_workers", "1"],
                                env=gateways.env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
     url = f"http://127.0.0.1:{port}"
@@ -152,6 +159,24 @@ def litellm_proxy(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) 
             process.kill()
             process.wait()
         log.close()
+
+
+def proxy_config(folder: Path) -> Path:
+    """The documented config with one model more: ``gpt-4o-mini`` again, behind a copy of the documented
+    guardrail whose policy is ``block`` (a guardrail's options are the operator's, per guardrail: LiteLLM passes
+    a request's own only on its Enterprise tier), so ``block`` runs through the same proxy."""
+    config = yaml.safe_load(LITELLM_CONFIG.read_text())
+    guardrail = copy.deepcopy(config["guardrails"][0])
+    guardrail["guardrail_name"] = "factdebate-block"
+    guardrail["litellm_params"]["additional_provider_specific_params"]["policy"] = "block"
+    model = copy.deepcopy(config["model_list"][0])
+    model["model_name"] = BLOCK_MODEL
+    model["litellm_params"]["guardrails"] = [guardrail["guardrail_name"]]
+    config["guardrails"].append(guardrail)
+    config["model_list"].append(model)
+    path = folder / "litellm-config.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
 
 
 def documented_options() -> dict[str, Any]:
@@ -222,16 +247,16 @@ def through_litellm(url: str, scenario: Scenario, stream: bool, model: str = "gp
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-@pytest.mark.parametrize("scenario", CHOSEN, ids=lambda s: s.name)
+@pytest.mark.parametrize(("scenario", "policy"), LITELLM_CASES, ids=lambda c: c if isinstance(c, str) else c.name)
 def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways, litellm_proxy: str,
-                                                             scenario: Scenario, stream: bool) -> None:
-    options = documented_options()
+                                                             scenario: Scenario, policy: str, stream: bool) -> None:
+    options = {**documented_options(), "policy": policy}
     prepare(gateways.world, scenario)
     expected = direct(gateways, scenario, options)
-    got = through_litellm(litellm_proxy, scenario, stream)
+    got = through_litellm(litellm_proxy, scenario, stream, model=BLOCK_MODEL if policy == "block" else "gpt-4o-mini")
     delivered, problem = got.text, got.problem
     asked = [answer for path, answer in gateways.recorder.take() if path == GUARDRAIL_PATH]
-    door = f"LiteLLM {'stream' if stream else 'plain'}"
+    door = f"LiteLLM {'stream' if stream else 'plain'} ({policy})"
     assert len(asked) == 1, f"{scenario.name} through {door}: the guard was asked {len(asked)} times: {asked}"
     answer = asked[0]
     if "factdebate" not in answer:  # the guard refused or failed: LiteLLM fails closed
@@ -241,8 +266,9 @@ def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways,
     if "original_text" in result:  # the whole reply, once: not a stream's partial text, not its own footnote
         assert result["original_text"] == scenario.reply, f"{door}: the guard checked {result['original_text']!r}"
     judge(scenario, Outcome(door, delivered, result, problem))
-    if result["action_taken"] == "blocked":
-        assert delivered is None or scenario.reply not in delivered, f"{door}: a blocked answer was delivered"
+    if result["action_taken"] == "blocked":  # an error instead, and not a word of the answer before it
+        assert not delivered and (problem or delivered is None), f"{door}: {delivered!r} delivered, blocked"
+        assert "withheld" in problem, f"{door}: the client was not told why: {problem!r}"
     else:
         decided = answer["texts"][0] if answer["action"] == "GUARDRAIL_INTERVENED" else scenario.reply
         assert delivered == decided, f"{door}: the client got {delivered!r}, the guard decided {decided!r}"
