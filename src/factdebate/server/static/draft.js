@@ -97,7 +97,8 @@ export function offer(draft) {
   if (restorer && restorer.form) restorer.form(draft);
   const shown = draft.events.length > 0 && restorer !== undefined;
   const text = el("p", "", "The page was reloaded while " + WHAT[draft.mode] + " was being checked, and the server " +
-    "stopped that check. What the form held is back, its method and options too. " + (draft.lost ?
+    "stopped that check. What the form held is back, " + (draft.mode === "compare" ? "the methods ticked and their " +
+    "settings too. " : "its method and options too. ") + (draft.lost ?
     "What had arrived was too large to keep in this tab: run it again to see it." : shown ?
     "You can show what had arrived before the reload (" + draft.events.length + " event" +
     (draft.events.length === 1 ? "" : "s") + "), or run it again." : "Nothing had arrived yet: run it again."));
