@@ -7,7 +7,8 @@
 # --dev: requirements/dev.txt instead, which adds the `dev` extra, the tools only the tests use (pytest,
 #   linters, Ray, a Milvus server, the PostgreSQL driver, Playwright, llama.cpp's server): `make test` passes
 #   it, `make demo` does not. With it, setup also builds the gateways' own environments (.venv-litellm,
-#   .venv-nemo: scripts/setup-gateways.sh) in the background, beside step 1's install.
+#   .venv-nemo: scripts/setup-gateways.sh) and installs Node 24 and OpenClaw for the plug-in's test
+#   (scripts/openclaw-for-tests.sh) in the background, beside step 1's install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -28,11 +29,17 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # 0. --dev: the gateways the tests run in front of the guard (LiteLLM's proxy, NeMo Guardrails), each in its own
 #    environment from its lock (requirements/gateways/), built in the background while steps 1-3 run (pip
 #    waits on reading and unpacking much of the time); seconds when they match their locks. Waited for at the end.
-GATEWAYS_PID="" GATEWAYS_LOG=""
+#    Beside them, Node 24 and the pinned OpenClaw that tests/server/test_openclaw.py drives the plug-in in
+#    (scripts/openclaw-for-tests.sh: a folder of its own under ~/.cache, about 20 CPU-seconds from a warm npm cache
+#    the first time, nothing once it is there); if it cannot be installed (no network, no cache), those tests skip.
+GATEWAYS_PID="" GATEWAYS_LOG="" OPENCLAW_PID="" OPENCLAW_LOG=""
 if [ "$LOCK" = requirements/dev.txt ]; then
   GATEWAYS_LOG=$(mktemp /tmp/factdebate-gateways.XXXXXX)
   scripts/setup-gateways.sh >"$GATEWAYS_LOG" 2>&1 &
   GATEWAYS_PID=$!
+  OPENCLAW_LOG=$(mktemp /tmp/factdebate-openclaw.XXXXXX)
+  timeout 600 scripts/openclaw-for-tests.sh >"$OPENCLAW_LOG" 2>&1 &
+  OPENCLAW_PID=$!
 fi
 
 # 1. Every locked package but llama-cpp-python (step 4), each file checked against the lock's sha256, without
@@ -89,5 +96,13 @@ if [ -n "$GATEWAYS_PID" ]; then
     exit 1
   fi
   rm -f "$GATEWAYS_LOG"
+fi
+if [ -n "$OPENCLAW_PID" ]; then
+  if ! wait "$OPENCLAW_PID"; then
+    tail -n 5 "$OPENCLAW_LOG" >&2
+    echo "warning: Node 24 and OpenClaw (scripts/openclaw-for-tests.sh) could not be installed; the OpenClaw tests" \
+      "will be skipped" >&2
+  fi
+  rm -f "$OPENCLAW_LOG"
 fi
 echo "setup done: .venv/bin/factdebate" >&2

@@ -1,22 +1,53 @@
-// Drives the factdebate OpenClaw plug-in's hooks as OpenClaw calls them, for tests/server/test_openclaw.py: one
-// turn per scenario (argv[2], JSON: [{name, config, answers, trigger?}]). Each answer in turn goes to
-// before_agent_finalize; while the plug-in asks for a revision, the next answer is the agent's revision. The answer
-// last accepted then goes out through reply_payload_sending, and what it became is the user's text.
-const plugin = await import(process.argv[3]);
-const scenarios = JSON.parse(process.argv[2]);
+// Drives the factdebate OpenClaw plug-in through OpenClaw itself, for tests/server/test_openclaw.py: OpenClaw's
+// plug-in loader reads integrations/openclaw (its manifest, its config schema, its entry) as the gateway does, and
+// OpenClaw's hook runner calls the hooks it registered, with OpenClaw's own merging, timeouts and error handling;
+// no gateway is started. argv: [scenarios JSON: [{name, config, answers, trigger?}], the openclaw package's
+// folder, the plug-in's folder]. One turn per scenario: each answer in turn goes to before_agent_finalize; while
+// the plug-in asks for a revision, the next answer is the agent's revision. The answer last accepted then goes out
+// through reply_payload_sending, and what it became is the user's text.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [scenariosJson, openclawRoot, pluginDir] = process.argv.slice(2);
+const dist = join(openclawRoot, "dist");
+const url = (/** @type {string} */ path) => pathToFileURL(path).href;
+
+// The loader is not among the package's exports (its plugin-sdk exports the hook runner): it is found in the
+// built chunks by its exported name, so a rebuilt or newer package is found as well.
+let loadPlugins;
+for (const file of readdirSync(dist).filter((f) => f.startsWith("loader-") && f.endsWith(".mjs"))) {
+  const alias = readFileSync(join(dist, file), "utf8").match(/\bloadOpenClawPlugins as (\w+)/)?.[1];
+  if (alias) {
+    loadPlugins = (await import(url(join(dist, file))))[alias];
+    break;
+  }
+}
+if (typeof loadPlugins !== "function") throw new Error(`no loadOpenClawPlugins in ${dist}`);
+const { getGlobalHookRunner } = await import(url(join(dist, "plugin-sdk", "plugin-runtime.js")));
+
 const out = [];
-for (const s of scenarios) {
-  const hooks = plugin.createHooks(s.config, { warn: () => {} });
-  const ctx = { runId: `run-${s.name}`, agentId: "main", sessionKey: `agent:main:${s.name}`, trigger: s.trigger ?? "user" };
+for (const s of JSON.parse(scenariosJson)) {
+  const registry = loadPlugins({
+    config: { plugins: { load: { paths: [pluginDir] }, entries: { factdebate: {
+      enabled: true, hooks: { allowConversationAccess: true }, config: s.config } } } },
+    onlyPluginIds: ["factdebate"], workspaceDir: process.cwd(), env: process.env,
+  });
+  const loaded = registry.plugins.find((/** @type {any} */ p) => p.id === "factdebate");
+  if (loaded?.status !== "loaded") throw new Error(`the plug-in did not load: ${JSON.stringify(registry.diagnostics)}`);
+  const runner = getGlobalHookRunner();
+  const sessionKey = `agent:main:${s.name}`;
+  const ctx = { runId: `run-${s.name}`, agentId: "main", sessionKey, trigger: s.trigger ?? "user" };
   const decisions = [];
   let answer;
   for (answer of s.answers) {
-    const decision = await hooks.beforeAgentFinalize({ runId: ctx.runId, sessionKey: ctx.sessionKey,
-      lastAssistantMessage: answer, messages: [{ role: "user", content: "Where is the Eiffel Tower?" }] }, ctx);
+    const decision = await runner.runBeforeAgentFinalize({ runId: ctx.runId, sessionKey, lastAssistantMessage: answer,
+      messages: [{ role: "user", content: "Where is the Eiffel Tower?" }] }, ctx);
     decisions.push(decision ?? null);
     if (decision?.action !== "revise") break;
   }
-  const sent = hooks.replyPayloadSending({ payload: { text: answer }, runId: ctx.runId }, {});
-  out.push({ name: s.name, decisions, shown: sent?.payload?.text ?? answer, checked: hooks.kept.size });
+  const sent = await runner.runReplyPayloadSending({ payload: { text: answer }, runId: ctx.runId, sessionKey }, ctx);
+  out.push({ name: s.name, decisions, shown: sent?.payload?.text ?? answer });
 }
 console.log(JSON.stringify(out));
+process.exit(0); // the loaded registry keeps timers of its own
