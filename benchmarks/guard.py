@@ -283,7 +283,7 @@ def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: 
     """The hold policy over ``args.hold`` scripted replies (and ``flag`` over a sample of them)."""
     options = {"tier": "fast", "method": "single", "policy": "hold", "deadline_s": 60}
     every = replies(args.hold)
-    early = refuted = false_said = false_shown = unchecked = 0
+    early = refuted = false_said = false_shown = false_supported = unchecked = 0
     ratios: dict[str, list[float]] = {"opens with a greeting": [], "opens with a fact": []}
     # Replies that open with a fact: seconds from the direct first token to that sentence's end (the stream
     # gives no less), and from there to the first token through the guard (the sentence's check).
@@ -299,10 +299,16 @@ def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: 
             raise RuntimeError(f"reply {number}: the stream did not end with its verdicts: {held[-1]}")
         e, r = shown_before_verdict(held, reply)
         early, refuted = early + e, refuted + r
-        # Every false sentence, whatever its verdict (unchecked ones included): was its text ever shown?
+        # Every false sentence, whatever its verdict: was its text shown? (The scripted standard tier supports
+        # three of the four false sentences after the fast tier refuted them: a repeat of one shown after that
+        # is the check's final word, counted apart.)
         answer = "".join(item for _, kind, item in held if kind == "text").split(FOOTNOTES)[0]
-        false_said += sum(s in reply for s in FALSE_SENTENCES)
-        false_shown += sum(s in reply and s in answer for s in FALSE_SENTENCES)
+        final = {c["claim"]: c for c in held[-1][2]["claims"]}
+        for said in (s for s in FALSE_SENTENCES if s in reply):
+            false_said += 1
+            if said in answer:
+                supported = final.get(said, {}).get("label") == "SUPPORTS"
+                false_supported, false_shown = false_supported + supported, false_shown + (not supported)
         unchecked += sum(c["status"] != "checked" for c in held[-1][2]["claims"])
         opener = "opens with a greeting" if reply.startswith(OPENERS) else "opens with a fact"
         ratios[opener].append(held_first / direct_first)
@@ -330,8 +336,9 @@ def hold_figures(args: argparse.Namespace, key: str, model_url: str, guard_url: 
         flag_early, flag_refuted = flag_early + e, flag_refuted + r
     p95 = percentile(fast, 0.95)
     print(f"hold: {len(every)} replies, {refuted} refuted claims; shown before their verdict: {early} under hold, "
-          f"{flag_early} of {flag_refuted} under flag ({len(sample)} of the replies); distinct false sentences "
-          f"said {false_said}, shown under hold {false_shown}; claims not checked {unchecked}")
+          f"{flag_early} of {flag_refuted} under flag ({len(sample)} of the replies); false sentences (distinct "
+          f"per reply) {false_said}, shown under hold while not supported {false_shown}, shown once a later tier "
+          f"supported them {false_supported}; claims not checked {unchecked}")
     for opener, values in ratios.items():
         print(f"hold: ttft hold/direct ({opener}, {len(values)} replies): median {statistics.median(values):.3f}, "
               f"p95 {percentile(values, 0.95):.3f}")
