@@ -52,5 +52,10 @@ def test_at_the_claim_cap_a_sentence_its_kept_claims_do_not_hold_is_unchecked() 
     [(sentence, why)] = missing
     assert sentence.text == "The tower was built in 1889 and repainted in 1900."
     assert why.startswith("only partly checked") and "response.max_claims" in why
+    # Said again, it is not covered by its first saying's claims either.
+    again = SPLIT + " The tower was built in 1889 and repainted in 1900."
+    missing, _ = uncovered([s for s in gate(again) if s.reason is None], claims, ungrounded=[], capped=True,
+                           max_claims=2)
+    assert [why.split(":")[0] for _, why in missing] == ["only partly checked", "beyond the claim cap"]
     both = [*claims, GuardClaim(index=2, claim="The tower was repainted in 1900.", span=Span(start=32, end=49))]
     assert uncovered(worthy, both, ungrounded=[], capped=True, max_claims=3) == ([], [])

@@ -75,6 +75,13 @@ def test_a_sentence_the_claim_limit_left_partly_checked_is_listed_with_the_claim
     [item] = unchecked_sentences(SPLIT, claims, spans, ClaimExtraction(claims=claims), 2)
     assert (item.text, item.reason, item.note, item.partly) == (
         "The tower was built in 1889 and repainted in 1900.", "claim limit", "The tower was built in 1889.", True)
+    # Said again, neither saying is "repeated" (that would say it was checked): the limit left both unchecked,
+    # the one the claim was placed on in part.
+    again = SPLIT + " The tower was built in 1889 and repainted in 1900."
+    spans = [place for place, _ in claim_spans(claims, again)]
+    found = unchecked_sentences(again, claims, spans, ClaimExtraction(claims=claims), 2)
+    assert sorted((u.reason, u.partly) for u in found) == [("claim limit", False), ("claim limit", True)]
+    spans = [place for place, _ in claim_spans(claims, SPLIT)]
     # Below the limit the same claims leave nothing out that the limit cut (the sentence would have been added).
     assert unchecked_sentences(SPLIT, claims, spans, ClaimExtraction(claims=claims), 3) == []
     # Both halves kept: the sentence is covered.

@@ -62,15 +62,17 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], *, ungro
     """(each uncovered sentence that states something, with why it is unchecked; those that state nothing to
     look up, for ``skipped`` as ``no fact``)."""
     unplaced = [c.claim for c in claims if c.span is None]
-    # A sentence said again word for word is covered by the claim placed on its first saying (a reply that
-    # repeats itself is checked once).
-    placed = {_words(s.text) for s in worthy if any(_overlaps(s, c) for c in claims)}
+    on = {id(s): [c.claim for c in claims if _overlaps(s, c)] for s in worthy}
+    partly = {id(s) for s in worthy if capped and on[id(s)] and not holds(s.text, on[id(s)])}
+    # A sentence said again word for word is covered by the claims placed on its first saying, when they hold
+    # it (a reply that repeats itself is checked once).
+    placed = {_words(s.text) for s in worthy if on[id(s)] and id(s) not in partly}
     dropped = [(claim, content_words(claim)) for claim in ungrounded]
     out: list[tuple[Sentence, str]] = []
     no_fact: list[Sentence] = []
     for sentence in worthy:
-        on_it = [c.claim for c in claims if _overlaps(sentence, c)]
-        if capped and on_it and not holds(sentence.text, on_it):
+        on_it = on[id(sentence)]
+        if id(sentence) in partly:
             out.append((sentence, f"only partly checked: at most {max_claims} claims are taken from one reply "
                                   "(response.max_claims), and the claims kept of this sentence leave the rest of it "
                                   "unchecked"))

@@ -71,15 +71,21 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
     dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
     gates = gated(text)
-    checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates if _covered(start, end, spans)}
-    out = []
     at_limit = len(claims) >= max_claims
+    # At the limit, the sentences whose claims there do not hold them: checked in part (the module docstring).
+    partly = {start: placed for start, end, reason in gates
+              if reason is None and at_limit and _covered(start, end, spans)
+              and not holds(text[start:end], placed := _placed(start, end, claims, spans))}
+    checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates
+               if _covered(start, end, spans) and start not in partly}
+    out = []
     for start, end, reason in gates:  # the gate's reason first: the extractor was not given these
         sentence = text[start:end]
+        if start in partly:
+            out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason="claim limit",
+                                         note=" / ".join(partly[start]), partly=True))
+            continue
         if _covered(start, end, spans):
-            if reason is None and at_limit and not holds(sentence, placed := _placed(start, end, claims, spans)):
-                out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason="claim limit",
-                                             note=" / ".join(placed), partly=True))
             continue
         note = None
         if reason is None and kept is not None and sentence.strip() not in kept:
