@@ -167,3 +167,14 @@ def test_a_reply_past_the_limit_gets_one_behaviour_plain_streamed_and_held(
     # Under hold the refuted sentence is withheld (its footnote quotes it) and the rest shown, then marked.
     assert "The Eiffel Tower is in Rome. I think" not in held_text
     assert held_text.index("Lyon has a street") < held_text.index("could not be checked")
+
+
+def test_the_responses_api_is_a_404_that_names_the_api_to_call(tmp_path: Path) -> None:
+    """Issue 47: the Vercel AI SDK's ``openai()`` provider calls the Responses API and got a bare ``Not Found``;
+    the 404 now says, in OpenAI's shape, that the guard speaks Chat Completions and which client to use."""
+    with client(tmp_path) as http:
+        reply = http.post("/v1/responses", json={"model": "gpt-4o-mini", "input": "Hi"}, headers=AUTH)
+    assert reply.status_code == 404
+    error = reply.json()["error"]
+    assert error["code"] == "responses_api_not_served" and error["type"] == "not_found_error"
+    assert "/v1/chat/completions" in error["message"] and "@ai-sdk/openai-compatible" in error["message"]

@@ -31,6 +31,7 @@ from factdebate.server.guard_prepare import (
     apply_to_message,
     check_failed,
     keep_guard,
+    openai_error,
     openai_http_error,
     prepare,
     public_result,
@@ -140,6 +141,18 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
         return JSONResponse(safe_value(answer), headers=headers)
+
+
+RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
+                 "Responses API: use a Chat Completions client (the Vercel AI SDK's @ai-sdk/openai-compatible "
+                 "provider, LangChain's ChatOpenAI without use_responses_api; docs/guard.md)")
+
+
+@router.post("/responses", include_in_schema=False)
+async def responses() -> JSONResponse:
+    """The Responses API, which clients such as the Vercel AI SDK's ``openai()`` call by default: a 404 that
+    says which API to call instead, in OpenAI's shape (a bare ``Not Found`` said nothing)."""
+    return openai_error(404, RESPONSES_API, "not_found_error", "responses_api_not_served")
 
 
 def _apply_to_choice(choices: list[Any], number: int, result: GuardResult, block_finish: str) -> None:
