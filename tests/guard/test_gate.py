@@ -16,6 +16,8 @@ from factdebate.guard.gate import gate, reason_to_skip
     ("It is beautiful.", "opinion"),
     ("Visit the Louvre early to avoid queues.", "instruction"), ("Please be careful.", "instruction"),
     ("Never mix bleach and ammonia.", "instruction"), ("Ok.", "greeting"), ("Indeed.", "no content"),
+    # OpenClaw's heartbeat acknowledgements: its heartbeat turns cost no model call through the guard
+    ("HEARTBEAT_OK", "no content"), ("NO_REPLY", "no content"),
 ])
 def test_left_out_with_a_reason(sentence: str, reason: str) -> None:
     assert reason_to_skip(sentence) == reason
