@@ -117,16 +117,15 @@ def _parameter(option: Option, scopes: tuple[str, ...]) -> inspect.Parameter:
                              annotation=Annotated[kind | None, info])
 
 
-def _rank(parameter: inspect.Parameter, main: set[str]) -> tuple[int, int]:
-    """Panels in the order a reader wants them: the command's own flags, the common options, the default
-    method's, the other methods', output, then what an operator tunes; in each, the settings that change a
-    method most come first."""
+def _rank(parameter: inspect.Parameter, main: set[str], order: list[str]) -> tuple[int, int]:
+    """Panels in the order a reader wants them (``order``, then ``_LAST``): the command's own flags, the common
+    options, the default method's, the other methods', output, then what an operator tunes; in each, the
+    settings that change a method most come first."""
     info = next((m for m in getattr(parameter.annotation, "__metadata__", ()) if hasattr(m, "rich_help_panel")),
                 None)
     panel = getattr(info, "rich_help_panel", None)
     if panel is None:
         return 0, 0
-    order = [COMMON_PANEL, RESPONSE_PANEL, *(method_panel(m) for m in _method_order())]
     place = order.index(panel) + 1 if panel in order else 100 + _LAST.index(panel) if panel in _LAST else 99
     return place, 0 if parameter.name in main else 1
 
@@ -152,19 +151,31 @@ class OptionCommand:
         self.__doc__ = func.__doc__
         self.__module__ = func.__module__
         self.own = [p for p in inspect.signature(func, eval_str=True).parameters.values() if p.name != "options"]
+        self._signature: tuple[tuple[Any, ...], inspect.Signature] | None = None
 
     def table(self) -> dict[str, Option]:
         return {name: opt for name, opt in all_options().items() if name not in self.skip}
 
     @property
     def __signature__(self) -> inspect.Signature:
+        # Made once per set of registered methods: Typer reads it (and __annotations__) several times per
+        # command each time it builds the CLI, which was 0.1 CPU-seconds of every command's start.
+        from factdebate.methods.base import all_methods
+
+        methods = tuple(all_methods().items())
+        if self._signature is None or self._signature[0] != methods:
+            self._signature = (methods, self._build_signature())
+        return self._signature[1]
+
+    def _build_signature(self) -> inspect.Signature:
         # Typer calls the command with keywords only, so every flag may be keyword-only and sorted into its
         # panel's place (the arguments keep their order among themselves: the sort is stable).
         own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in self.own]
         options = self.table()
         main = {name for name, option in options.items() if option.main}
         table = [_parameter(option, self.scopes) for option in options.values()]
-        return inspect.Signature(sorted([*own, *table], key=lambda parameter: _rank(parameter, main)))
+        order = [COMMON_PANEL, RESPONSE_PANEL, *(method_panel(m) for m in _method_order())]
+        return inspect.Signature(sorted([*own, *table], key=lambda parameter: _rank(parameter, main, order)))
 
     @property
     def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
