@@ -17,6 +17,7 @@ from factdebate.core.errors import ConfigError
 from factdebate.core.types import Document
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk_document
+from factdebate.corpus.encoding_cost import encoding_costs
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.markers import clear_marker, marker_key, read_markers, set_marker
 from factdebate.corpus.milvus import MilvusStore, default_milvus_uri
@@ -121,7 +122,7 @@ def index_corpus(
             store = MilvusStore(corpus, uri, embedder, encoder=encoder)
             if rebuild:
                 store.drop()
-            report.stage(f"{corpus}: embeddings", len(chunks))
+            report.stage(f"{corpus}: embeddings", len(chunks), encoding_costs(chunks, batch_size))
             added_dense = store.add(chunks, batch_size, on_batch=report.advance)
             report.done()
             if added_dense:

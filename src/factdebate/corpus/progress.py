@@ -5,6 +5,12 @@ a mess of control codes, so they get a line when a stage starts, one every :data
 the count, the speed over the last interval and the time left at that speed (a build on a busy machine ran 15
 minutes; with nothing in between it looked hung), and one when it ends. The bar on a terminal estimates from
 the same recent window.
+
+The estimate counts work, not passages: the embeddings stage encodes passages longest first (batches of like
+length pad less), so its passages/s climbs through the whole build (5 to 50 on the 2-core machine) and a
+speed in passages, however recent, said 1.5-3x the time left (issue 50). The stage is told what each passage
+costs the encoder (:func:`factdebate.corpus.milvus.encoding_costs`), and the time left is the work left
+over the recent speed in work; a stage that is told nothing counts each passage as one.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Protocol
 
@@ -25,7 +31,6 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -33,29 +38,103 @@ LINE_EVERY_S = 10.0  # off a terminal: seconds between progress lines
 
 
 class StageReporter(Protocol):
-    def stage(self, description: str, total: int) -> None: ...
+    def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None: ...
     def advance(self, n: int) -> None: ...
     def done(self) -> None: ...
     def note(self, text: str) -> None: ...
 
 
+WARM_UP_BATCHES = 4  # left out of the speed: see TimeLeft
+
+
+class TimeLeft:
+    """The time a stage has left, from the speed over its last ``window`` seconds, in work.
+
+    ``costs`` are the passages' work in the order they are done (none: one each). The first batches are left
+    out: on the shared 2-core machine the first 4-8 batches of a new process took 2-8x the wall time of later
+    ones of the same length for the same CPU time (a real build, and the encoder alone: 37, 23, 19, 21, 12,
+    12, 9, 10, then 4-5 s a batch), so an estimate is given once ``warm_up`` batches are done and one more
+    came after them."""
+
+    def __init__(self, total: int, costs: Sequence[float] | None, now: float, window: float = LINE_EVERY_S,
+                 warm_up: int = WARM_UP_BATCHES) -> None:
+        self._costs = list(costs) if costs is not None and len(costs) == total else None
+        self._total_work = sum(self._costs) if self._costs is not None else float(total)
+        self._window = window
+        self._warm_up = warm_up
+        self._batches = 0
+        self.done = 0
+        self._work = 0.0
+        self._warm: tuple[float, int, float] | None = (now, 0, 0.0) if warm_up == 0 else None
+        self._recent: deque[tuple[float, int, float]] = deque([(now, 0, 0.0)])  # (time, passages, work)
+
+    def advance(self, n: int, now: float) -> None:
+        if self._costs is not None:
+            self._work += sum(self._costs[self.done:self.done + n])
+        else:
+            self._work += n
+        self.done += n
+        self._batches += 1
+        sample = (now, self.done, self._work)
+        if self._batches == self._warm_up:
+            self._warm = sample
+        self._recent.append(sample)
+        while len(self._recent) > 2 and self._recent[1][0] <= now - self._window:
+            self._recent.popleft()
+
+    def _since(self) -> tuple[float, int, float] | None:
+        """Where the measured speed starts: the window's start, or the warm-up's end if later; None before a
+        batch came after the warm-up."""
+        if self._warm is None or self._warm[1] == self.done:
+            return None
+        return max(self._recent[0], self._warm)
+
+    def speed(self, now: float) -> float:
+        """Passages a second over the window (what the line shows; the estimate uses work)."""
+        since, done_then, _ = self._since() or self._recent[0]
+        return (self.done - done_then) / max(now - since, 1e-9)
+
+    def seconds(self, now: float) -> float | None:
+        start = self._since()
+        if start is None:
+            return None
+        since, _, work_then = start
+        rate = (self._work - work_then) / max(now - since, 1e-9)
+        return (self._total_work - self._work) / rate if rate > 0 else None
+
+
 class _RateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
+        speed = task.finished_speed or task.fields.get("speed")
         return Text(f"{speed:.1f} passages/s" if speed else "… passages/s", style="progress.data.speed")
 
 
-class _Bar:
-    def __init__(self, progress: Progress) -> None:
-        self._progress = progress
-        self._task: object | None = None
+class _LeftColumn(ProgressColumn):
+    """The time left from :class:`TimeLeft` (rich's own divides the passages left by their recent speed)."""
 
-    def stage(self, description: str, total: int) -> None:
-        self._task = self._progress.add_task(description, total=total)
+    def render(self, task: Task) -> Text:
+        seconds = task.fields.get("left")
+        shown = "-:--:--" if seconds is None or task.finished else time.strftime("%H:%M:%S", time.gmtime(seconds))
+        return Text(f"eta {shown}", style="progress.remaining")
+
+
+class _Bar:
+    def __init__(self, progress: Progress, clock: Callable[[], float] = time.perf_counter) -> None:
+        self._progress = progress
+        self._clock = clock
+        self._task: object | None = None
+        self._left = TimeLeft(0, None, 0.0)
+
+    def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None:
+        self._left = TimeLeft(total, costs, self._clock())
+        self._task = self._progress.add_task(description, total=total, left=None, speed=None)
 
     def advance(self, n: int) -> None:
         if self._task is not None:
-            self._progress.advance(self._task, n)  # type: ignore[arg-type]
+            now = self._clock()
+            self._left.advance(n, now)
+            self._progress.update(self._task, advance=n, left=self._left.seconds(now),  # type: ignore[arg-type]
+                                  speed=self._left.speed(now))
 
     def done(self) -> None:
         if self._task is not None:
@@ -70,6 +149,8 @@ def duration(seconds: float) -> str:
     """``"about 40 s"``, ``"about 14 min"``: a rough figure reads better than a precise one that moves."""
     if seconds < 90:
         return f"about {max(1, round(seconds))} s"
+    if seconds < 180:  # whole minutes here would be off by up to a third ("about 2 min" for 91 s)
+        return f"about {10 * round(seconds / 10)} s"
     return f"about {round(seconds / 60)} min"
 
 
@@ -81,40 +162,28 @@ class _Lines:
         self._clock = clock
         self._description = ""
         self._total = 0
-        self._done = 0
         self._started = self._last = 0.0
-        self._recent: deque[tuple[float, int]] = deque()  # (time, passages done), the last interval's
+        self._left = TimeLeft(0, None, 0.0, every)
 
-    def stage(self, description: str, total: int) -> None:
-        self._description, self._total, self._done = description, total, 0
+    def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None:
+        self._description, self._total = description, total
         self._started = self._last = self._clock()
-        self._recent = deque([(self._started, 0)])
+        self._left = TimeLeft(total, costs, self._started, self._every)
         self._console.print(f"{description}: {total} passages…", highlight=False)
 
     def advance(self, n: int) -> None:
-        self._done += n
         now = self._clock()
-        self._recent.append((now, self._done))
-        # The speed over the last interval, not since the start: the encoder warms up (5 passages/s in the first
-        # seconds, 50 later on the 2-core machine), and the average since the start said 1.5-5x the time left.
-        while len(self._recent) > 2 and self._recent[1][0] <= now - self._every:
-            self._recent.popleft()
-        if now - self._last < self._every or self._done >= self._total:
+        self._left.advance(n, now)
+        done = self._left.done
+        if now - self._last < self._every or done >= self._total:
             return
         self._last = now
-        since, done_then = self._recent[0]
-        rate = (self._done - done_then) / max(now - since, 1e-9)
-        if since == self._started:  # the window holds the first batch, which carries the encoder's warm-up
-            if len(self._recent) < 3:  # that batch alone: its speed says little about the rest
-                left = ", time left after the next batch"
-            else:
-                since, done_then = self._recent[1]
-                rate = (self._done - done_then) / max(now - since, 1e-9)
-                left = f", {duration((self._total - self._done) / rate)} left at this speed" if rate > 0 else ""
-        else:
-            left = f", {duration((self._total - self._done) / rate)} left at this speed" if rate > 0 else ""
-        self._console.print(f"{self._description}: {self._done:,} of {self._total:,} passages "
-                            f"({100 * self._done // max(self._total, 1)}%), {rate:.1f}/s{left}", highlight=False)
+        seconds = self._left.seconds(now)
+        # the first batches carry the warm-up: their speed says little about the rest
+        left = ", time left after the warm-up" if seconds is None else f", {duration(seconds)} left"
+        self._console.print(f"{self._description}: {done:,} of {self._total:,} passages "
+                            f"({100 * done // max(self._total, 1)}%), {self._left.speed(now):.1f}/s{left}",
+                            highlight=False)
 
     def done(self) -> None:
         seconds = self._clock() - self._started
@@ -125,7 +194,7 @@ class _Lines:
 
 
 class _Silent:
-    def stage(self, description: str, total: int) -> None:
+    def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None:
         pass
 
     def advance(self, n: int) -> None:
@@ -167,8 +236,8 @@ class _Watched:
             with contextlib.suppress(Exception):  # progress is news, never a reason to stop indexing
                 watcher(self._description, self._done, self._total)
 
-    def stage(self, description: str, total: int) -> None:
-        self._inner.stage(description, total)
+    def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None:
+        self._inner.stage(description, total, costs)
         self._description, self._done, self._total = description, 0, total
         self._tell()
 
@@ -206,6 +275,6 @@ def _reporter(enabled: bool, console: Console | None) -> Iterator[StageReporter]
         yield _Lines(console)
         return
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
-               TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())
-    with Progress(*columns, console=console, speed_estimate_period=LINE_EVERY_S) as progress:
+               TimeElapsedColumn(), _LeftColumn())
+    with Progress(*columns, console=console) as progress:
         yield _Bar(progress)
