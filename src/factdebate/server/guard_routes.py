@@ -145,7 +145,8 @@ async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Respon
 
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
                  "Responses API: use a Chat Completions client (the Vercel AI SDK's @ai-sdk/openai-compatible "
-                 "provider, LangChain's ChatOpenAI without use_responses_api; docs/guard.md)")
+                 "provider, LangChain's ChatOpenAI without use_responses_api; "
+                 "factdebate docs guard#with-langchain-or-the-vercel-ai-sdk)")
 
 
 @router.post("/responses", include_in_schema=False)
