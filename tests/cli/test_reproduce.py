@@ -60,8 +60,20 @@ def test_nothing_available_is_a_usage_error(tmp_path: Path, capsys: pytest.Captu
     assert code == 2 and "nothing to run" in err and "--data DATASET=FORMAT:PATH" in err
     code, _, err = call(capsys, "reproduce", "toolmad", "--table", "table9", "-o", str(tmp_path / "o"))
     assert code == 2 and "has no table 'table9'" in err
+    code, _, err = call(capsys, "reproduce", "toolmad", "--table", "table2", "-o", str(tmp_path / "o"))
+    assert code == 2 and "table3 (Table III: main results on four fact verification datasets (EM, %))" in err
     code, _, err = call(capsys, "reproduce", "toolmad", "--data", "hover=hover:x.json", "-o", str(tmp_path / "o"))
     assert code == 2 and "has no dataset hover" in err
+
+
+def test_a_paper_and_its_tables_answer_to_the_papers_own_spellings() -> None:
+    """Issue 50: `reproduce tool-mad` (the method's spelling) and `--table III` were refused."""
+    from factdebate.eval.reproduce.spec import get_paper
+
+    assert get_paper("tool-mad").key == "toolmad" and get_paper("Tool-MAD-draft").key == "toolmad-draft"
+    paper = get_paper("toolmad")
+    assert [paper.table(name).name for name in ("III", "Table IV", "5", "table-6")] == [
+        "table3", "table4", "table5", "table6"]
 
 
 def test_dry_run_lists_datasets_and_estimates_and_writes_nothing(tmp_path: Path,

@@ -5,6 +5,7 @@ option it names exists), so a typo in the data is an error here rather than a wr
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -109,10 +110,13 @@ class Paper(_Strict):
         return {k: {field: k, **v} for k, v in value.items()} if isinstance(value, dict) else value
 
     def table(self, name: str) -> Table:
+        wanted = _table_name(name)
         for table in self.tables:
-            if table.name == name:
+            if table.name == wanted:
                 return table
-        raise InputError(f"{self.key} has no table '{name}'; tables: {', '.join(t.name for t in self.tables)}")
+        # each table with its caption, so one asking for the paper's Table II sees where EM is (issue 50)
+        listed = "; ".join(f"{t.name} ({t.caption})" for t in self.tables)
+        raise InputError(f"{self.key} has no table '{name}' that this reproduces; tables: {listed}")
 
     def figures(self, row: TableRow, model: str) -> tuple[str, PaperFigures] | None:
         """The row's figures for ``model``, or for its only backbone when the paper ran the row with one
@@ -212,8 +216,26 @@ def papers() -> dict[str, Paper]:
     return loaded
 
 
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
+
+
+def _table_name(name: str) -> str:
+    """``table3`` as given, or as the paper prints it: ``3``, ``III``, ``Table III``, ``table-3``."""
+    bare = re.sub(r"^table[-_ ]?", "", name.strip().lower())
+    number = _ROMAN.get(bare, bare)
+    return f"table{number}" if str(number).isdigit() else name
+
+
+def _spelling(key: str) -> str:
+    return re.sub(r"[-_ ]", "", key.lower())
+
+
 def get_paper(key: str) -> Paper:
+    """A paper by its key, or by the method's own spelling (``tool-mad``, ``Tool-MAD-draft``)."""
     known = papers()
-    if key not in known:
-        raise InputError(f"unknown paper '{key}'; papers: {', '.join(known)}")
-    return known[key]
+    if key in known:
+        return known[key]
+    same = [paper for name, paper in known.items() if _spelling(name) == _spelling(key)]
+    if len(same) == 1:
+        return same[0]
+    raise InputError(f"unknown paper '{key}'; papers: {', '.join(known)}")
