@@ -34,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,12 @@ def normalised(value: Any, key: str = "") -> Any:
     return value
 
 
+# How a command line is run: its arguments after ``factdebate`` and the environment it runs in.
+Runner = Callable[[list[str], dict[str, str]], None]
+
+
 def _run(args: list[str], env: dict[str, str]) -> None:
+    """The console script in a process of its own (what recording does)."""
     done = subprocess.run([str(Path(sys.executable).with_name("factdebate")), *args], env=env,
                           capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
@@ -103,9 +109,9 @@ def five_claims() -> list[dict[str, str]]:
     return [{"id": s.id, "claim": s.claim} for s in samples]
 
 
-def record_one(name: str, out: Path, indexed: Path, scratch: Path) -> Path:
+def record_one(name: str, out: Path, indexed: Path, scratch: Path, run: Runner = _run) -> Path:
     """``NAMES``' ``name`` (``verify-<method>`` or ``eval-<method>``) recorded to ``out/<name>.json``, run in
-    ``scratch/<name>`` on a copy of the ``indexed`` data folder."""
+    ``scratch/<name>`` on a copy of the ``indexed`` data folder (``run``: how its command line runs)."""
     kind, method = name.split("-", 1)
     work = scratch / name
     shutil.rmtree(work, ignore_errors=True)
@@ -115,14 +121,14 @@ def record_one(name: str, out: Path, indexed: Path, scratch: Path) -> Path:
     if kind == "verify":
         claims, results = work / "claims.jsonl", work / "results.jsonl"
         claims.write_text("".join(json.dumps(c) + "\n" for c in five_claims()), encoding="utf-8")
-        _run(["verify", "--method", method, "--input", str(claims), "--output", str(results),
-              "--concurrency", "1"], env)
+        run(["verify", "--method", method, "--input", str(claims), "--output", str(results),
+             "--concurrency", "1"], env)
         rows = [normalised(json.loads(line)) for line in results.read_text(encoding="utf-8").splitlines()]
         data: Any = sorted(rows, key=lambda r: r["id"])
     else:
         run_dir = work / name  # the run is named after its folder (summary.json "name")
-        _run(["eval", "--dataset", "countries", "--limit", "5", "--method", method, "--output", str(run_dir),
-              "--concurrency", "1"], env)
+        run(["eval", "--dataset", "countries", "--limit", "5", "--method", method, "--output", str(run_dir),
+             "--concurrency", "1"], env)
         rows = [normalised(json.loads(line))
                 for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()]
         summary = normalised(json.loads((run_dir / "summary.json").read_text(encoding="utf-8")))

@@ -3,23 +3,35 @@
 refresh expected.json when a change of behaviour is intended).
 
 One test per file of records (``NAMES``), so pytest-xdist runs them side by side; each starts from a copy of
-one data folder where the builtin corpus was indexed once for the whole run. What a record holds depends on
+one data folder where the builtin corpus was indexed once for the whole run, and runs its command line in the
+worker's process (record.py's own recording starts the console script). What a record holds depends on
 the methods' logic, not on timing (record.py), so the check passes the same on a busy machine
 (benchmarks/golden_under_load.py runs it beside two busy loops)."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.golden.record import EXPECTED, NAMES, diff, indexed_folder, record_one, records, stored_records, summary
+from tests.golden.record import (
+    EXPECTED,
+    NAMES,
+    Runner,
+    diff,
+    indexed_folder,
+    record_one,
+    records,
+    stored_records,
+    summary,
+)
 from tests.parallel import build_once, run_folder
 
-# Each test is one or two command-line runs in their own processes (DPD's eval: about a minute on an idle
-# 2-core machine); the limit leaves room for a shared one.
+# Each test is one command-line run (DPD's eval: about a minute on an idle 2-core machine); the limit leaves
+# room for a shared one.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
@@ -30,9 +42,30 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, onnx_model_file: Path) -> 
                       lambda target: indexed_folder(target, onnx_model_file))
 
 
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Runner:
+    """Runs a command line in this process, as tests/test_documented_lines.py does, instead of the console
+    script in a new one: each of those paid Python's start and factdebate's imports again (about a CPU-second
+    of the 1-6 a record costs). The records come out the same either way (benchmarks/golden_in_process.py
+    compares them file by file)."""
+    from factdebate.cli.main import run
+
+    def run_here(args: list[str], env: dict[str, str]) -> None:
+        with monkeypatch.context() as scoped:
+            for name, value in env.items():
+                if os.environ.get(name) != value:
+                    scoped.setenv(name, value)
+            code = run(args)
+        said = capsys.readouterr()
+        if code != 0:
+            raise RuntimeError(f"factdebate {' '.join(args)} exited {code}:\n{said.err[-3000:]}")
+
+    return run_here
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_every_method_answers_as_recorded(name: str, indexed: Path, tmp_path: Path) -> None:
-    record_one(name, tmp_path / "out", indexed, tmp_path / "work")
+def test_every_method_answers_as_recorded(name: str, indexed: Path, tmp_path: Path, in_process: Runner) -> None:
+    record_one(name, tmp_path / "out", indexed, tmp_path / "work", run=in_process)
     found = summary(tmp_path / "out")
     expected = {name: json.loads(EXPECTED.read_text(encoding="utf-8"))[name]}
     assert sorted(found) == [name]
