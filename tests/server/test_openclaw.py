@@ -285,7 +285,9 @@ def test_two_sessions_use_factdebate_mcp_at_once(tmp_path: Path) -> None:
            "FACTDEBATE_GUARD__MAX_TIER": "fast", "FACTDEBATE_GUARD__TIER": "fast",
            "FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[none, none]"}
     mcp = {"tools": {"toolSearch": False},
-           "mcp": {"servers": {"factdebate": {"command": EXE, "args": ["mcp"], "env": env}}}}
+           # requestTimeoutMs as docs/guard/openclaw.md has it: without it the tool listing gets 1.5 s
+           "mcp": {"servers": {"factdebate": {"command": EXE, "args": ["mcp"], "env": env,
+                                              "connectionTimeoutMs": 5000, "requestTimeoutMs": 120000}}}}
     with _gateway(tmp_path, _McpAgent, mcp) as url, ThreadPoolExecutor(2) as pool:
         shown = list(pool.map(lambda user: _ask(url, user), ["alice", "bob"]))
     assert shown == ["verdict: REFUTES", "verdict: REFUTES"]
