@@ -102,3 +102,20 @@ def test_a_borrowed_section_counts_as_read() -> None:
     assert not_read_by(["rounds", "agents", "k"], "vote") == []  # vote's voters are Tool-MAD's
     assert [o.name for o in not_read_by(["rounds", "dpd_max_rounds", "k"], "dpd")] == ["rounds"]
     assert not_read_by(["rounds"], "no-such-method") == []  # the settings say that one is unknown
+
+
+def test_the_root_help_groups_commands_by_task_and_there_is_a_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50: `factdebate --help` was one list of 20 commands, with no --version."""
+    from factdebate.cli.help import PANEL_OF, PANELS
+    from factdebate.cli.main import run as run_cli
+
+    text = help_of()
+    at = {panel: text.index(f"─ {panel} ") for panel in PANELS}
+    assert list(at) == sorted(at, key=at.__getitem__)  # in the order PANELS gives
+    import typer
+
+    built_in = {path[0] for path in commands(typer.main.get_command(app))[1:]}
+    assert built_in == set(PANEL_OF)  # every built-in command has its panel
+    assert "call the answer false if any claim is false" in " ".join(text.split())  # no mid-sentence breaks
+    assert run_cli(["--version"]) == 0
+    assert re.fullmatch(r"factdebate \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)

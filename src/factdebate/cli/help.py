@@ -22,7 +22,24 @@ def _quiet_flags(command: Any, ctx: Any) -> None:
         _quiet_flags(sub, ctx)
 
 
+# The root --help in panels by what a newcomer came to do (issue 50: one list of 20 commands); a command
+# missing here (a plug-in's) stays in the default "Commands" panel.
+PANELS = {
+    "Check claims": ("verify", "check-response", "methods", "schema"),
+    "Set up and inspect": ("setup", "doctor", "index", "corpus", "datasets", "memory", "docs"),
+    "Evaluate and compare": ("eval", "report", "compare", "reproduce", "calibrate"),
+    "Serve": ("serve", "mcp", "mcp-tools"),
+}
+PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
+
+
 class HelpGroup(TyperGroup):
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Panel by panel, so each panel lists its commands in the order above."""
+        names = super().list_commands(ctx)
+        order = {name: n for n, name in enumerate(PANEL_OF)}
+        return sorted(names, key=lambda name: order.get(name, len(order)))
+
     def get_params(self, ctx: Any) -> list[Any]:
         params = super().get_params(ctx)
         for param in params:
@@ -34,4 +51,9 @@ class HelpGroup(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _quiet_flags(command, ctx)
+            if ctx.parent is None and cmd_name in PANEL_OF and not getattr(command, "rich_help_panel", None):
+                command.rich_help_panel = PANEL_OF[cmd_name]
+            if ctx.parent is None and command.help and not command.short_help:
+                # the list shows the first paragraph; a docstring's line breaks broke it mid-sentence
+                command.short_help = " ".join(command.help.split("\n\n")[0].split())
         return command

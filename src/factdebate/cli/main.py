@@ -40,6 +40,20 @@ err = Console(stderr=True, soft_wrap=True)  # messages stay greppable: no hard w
 Opt = typer.Option
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"factdebate {version('factdebate')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, Opt("--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit.")] = False) -> None:
+    pass
+
+
 def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
