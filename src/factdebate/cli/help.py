@@ -52,7 +52,7 @@ class HelpGroup(TyperGroup):
         if command is not None:
             _quiet_flags(command, ctx)
             if ctx.parent is None and cmd_name in PANEL_OF and not getattr(command, "rich_help_panel", None):
-                command.rich_help_panel = PANEL_OF[cmd_name]
+                command.rich_help_panel = PANEL_OF[cmd_name]  # type: ignore[attr-defined]
             if ctx.parent is None and command.help and not command.short_help:
                 # the list shows the first paragraph; a docstring's line breaks broke it mid-sentence
                 command.short_help = " ".join(command.help.split("\n\n")[0].split())
