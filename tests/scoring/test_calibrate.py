@@ -127,3 +127,15 @@ def test_too_few_claims_are_refused_before_any_model_call(tmp_path: Path, capsys
                 "--llm", "scripted:agree", "--no-cache"])
     assert code == 2 and "lets 90% pass needs at least 10 answers" in capsys.readouterr().err
     assert [min_answers(share) for share in (0.5, 0.8, 0.9, 0.99, 0.01)] == [5, 5, 10, 100, 100]
+
+
+def test_limit_below_the_least_any_share_needs_is_a_usage_error_that_says_so(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50: `--limit 4` failed after loading, while --help said the minimum was 2."""
+    from factdebate.scoring.calibrate import MIN_ANSWERS
+
+    assert run(["calibrate", "relevance", "--dataset", "countries", "--limit", "4", "--llm", "scripted:agree"]) == 2
+    assert "--limit': Input should be greater than or equal to 5" in capsys.readouterr().err
+    assert run(["calibrate", "relevance", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"at least {MIN_ANSWERS}," in said and f"(0.9 needs {min_answers(0.9)})" in said
