@@ -37,6 +37,7 @@ def test_batch_where_every_claim_fails_exits_1(tmp_path: Path, capsys: pytest.Ca
         code, err = call(capsys, "verify", "--input", str(claims), "--output", str(out), "--llm", "openai:x",
                          "--agents", "none,none", "--no-cache", "--no-scoring")
     assert code == 1, err
+    assert "0 verified, 0 already done, 40 errors" in err  # an error is not a verdict (issue 50)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 40 and all(r["error"] for r in records)
 

@@ -195,7 +195,7 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
 
     with trace_file(trace) as sinks:
         stats = asyncio.run(run_and_close(sinks))
-    err.print(f"{stats.done} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
+    err.print(f"{stats.done - stats.errors} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
     from factdebate.cli.render import print_embedded_note
 
     print_embedded_note(settings, err, "these verdicts test the pipeline, not the claims")  # stdout is unused
