@@ -202,3 +202,19 @@ async def test_a_sentence_the_extractor_rewrites_is_checked_as_the_extractor_wro
     assert [c.claim for c in result.claims] == [rewritten]
     assert result.claims[0].status == "checked"
     assert _answer(got) == PARIS
+
+
+async def test_no_head_start_where_the_first_tier_is_not_fast() -> None:
+    # A head start asks the fast tier; a check that starts higher would not use its answer, so none is begun.
+    from factdebate.guard.check import Check
+
+    resources, _, _ = resources_for(_sentence_claims, method="single", guard={"max_tier": "standard"})
+    standard = Check(resources.settings, resources, GuardOptions(policy="hold", tier="standard"), question=None,
+                     sinks=None, reviser=None, caller=None)
+    assert standard.begin(PARIS) is None
+    fast = Check(resources.settings, resources, GuardOptions(policy="hold", tier="fast"), question=None, sinks=None,
+                 reviser=None, caller=None)
+    head = fast.begin(PARIS)
+    assert head is not None
+    head.cancel()
+    await asyncio.gather(head, return_exceptions=True)
