@@ -151,3 +151,14 @@ def test_the_results_page_command_runs_unchanged_against_a_served_model(tmp_path
             assert summary["metrics"]["n"] == 2 and summary["complete"]
         assert {r["body"]["model"] for r in server.requests} == {"served-model"}
         assert len(server.requests) >= 2 + 2 * 3  # cot: 1 call per claim; mad: 3 per round at least
+
+
+def test_the_spinner_reads_events_as_sentences_and_keeps_its_line_for_bookkeeping() -> None:
+    """Issue 50: the spinner showed raw kinds (`llm_threads`) and nothing while the first claim loaded a model."""
+    from factdebate.cli.main import _describe
+
+    assert _describe({"event": "llm_threads", "model": "m", "threads": 2}) is None
+    assert _describe({"event": "model_loading", "what": "embedded model", "model": "smol"}) == (
+        "loading the embedded model (smol): once per process…")
+    assert _describe({"event": "tool_call", "round": 1, "agent": "rag", "query": "Eiffel"}) == (
+        "round 1: rag searched [Eiffel]")

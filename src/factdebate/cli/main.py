@@ -139,12 +139,13 @@ async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | N
 
     with trace_file(trace) as sinks, err.status("starting…") as status:
         sinks += [live] if live else []
-        sinks.append(lambda event: status.update(_describe(event)))
+        sinks.append(lambda event: status.update(line) if (line := _describe(event)) else None)
         async with resources:
             return await run_claim(claim, settings, resources, sinks=sinks)
 
 
-def _describe(event: dict[str, Any]) -> str:
+def _describe(event: dict[str, Any]) -> str | None:
+    """The spinner's line for an event; None keeps the line it has (issue 50: it showed raw kinds, `llm_threads`)."""
     kind = event.get("event")
     where = f"round {event.get('round')}: {event.get('agent', '')}".strip()
     if kind == "llm_call":
@@ -159,7 +160,14 @@ def _describe(event: dict[str, Any]) -> str:
         return f"{where} decided {event.get('vote') or 'nothing'}"
     if kind == "score":
         return f"{where} scored"
-    return str(kind)
+    from pydantic import ValidationError
+
+    from factdebate.core.events import summary
+
+    try:
+        return summary(event)  # a kind's own line ("loading the embedded model (…): once per process…")
+    except ValidationError:
+        return None
 
 
 def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
