@@ -3,9 +3,10 @@
 * ``initialize_s``: from starting ``factdebate mcp`` as its console script does (cli/launch.py; an empty data
   folder, the scripted model) to the answer to MCP's ``initialize``, which server/mcp_front.py gives before the
   MCP SDK is loaded (``--without-front``: the command line itself, which answers once the SDK has loaded);
-  ``tools_s``: to the answer to ``tools/list`` (the tools are registered in the background after the
-  handshake); the median of ``--runs`` starts. ``front_cpu_s``: the CPU time of importing what the console
-  script loads before it answers (Python's start included), the median of as many runs.
+  ``tools_s``: to the answer to ``tools/list`` (from the kept list, server/mcp_catalog.json, when it comes
+  before the server runs; else the SDK's, once the tools are registered); the median of ``--runs`` starts.
+  ``front_cpu_s``: the CPU time of importing what the console script loads before it answers (Python's start
+  included), the median of as many runs.
 * ``lite_copy_s`` / ``lite_mb``: each MCP process searches its own copy of the Milvus Lite folder (Milvus Lite
   serves one process per folder): the copy of a folder the built-in corpus's size (10,033 passages of 384
   float dimensions, random vectors and texts of the corpus's mean length), and its size;

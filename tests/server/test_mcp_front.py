@@ -1,23 +1,20 @@
-"""The handshake ``factdebate mcp`` answers before the MCP SDK is loaded (server/mcp_front.py) is the SDK's own
-answer: the same negotiated version, capabilities, server info and instructions, for every version a client
-may ask for; anything the front does not answer is left to the SDK."""
+"""What ``factdebate mcp`` answers before the MCP SDK is loaded (server/mcp_front.py) is the SDK's own answer: the
+handshake (the same negotiated version, capabilities, server info and instructions, for every version a client
+may ask for) and the tool list (server/mcp_catalog.json); anything the front does not answer is left to the SDK."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-import anyio
 import pytest
 
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
 
-import mcp_types
-from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-from factdebate.server import mcp_front
-from factdebate.server.mcp_server import AgentServer
+from factdebate.server import mcp_catalog, mcp_front
+from factdebate.server.mcp_catalog import sdk_answers
 
 CLIENT = {"name": "agent", "version": "1.0"}
 
@@ -29,20 +26,8 @@ def _line(request_id: Any = 7, **params: Any) -> bytes:
 
 
 async def _sdk_answers(lines: list[bytes]) -> list[dict[str, Any]]:
-    """The SDK server's answers, each line on a connection of its own, read as its stdio transport reads it."""
-    lowlevel = AgentServer()._lowlevel_server
-    answers = []
-    for line in lines:
-        to_server, server_reads = anyio.create_memory_object_stream[SessionMessage | Exception](1)
-        server_writes, from_server = anyio.create_memory_object_stream[SessionMessage](1)
-        async with anyio.create_task_group() as group:
-            group.start_soon(lowlevel.run, server_reads, server_writes, lowlevel.create_initialization_options())
-            await to_server.send(SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line)))
-            with anyio.fail_after(30):
-                answer = await from_server.receive()
-            answers.append(answer.message.model_dump(by_alias=True, mode="json", exclude_unset=True))
-            group.cancel_scope.cancel()
-    return answers
+    """The SDK server's answers (as it is before its tools are registered), each line on a connection of its own."""
+    return [(await sdk_answers([json.loads(line)], tools=False))[0] for line in lines]
 
 
 def test_the_front_knows_the_sdks_versions() -> None:
@@ -80,3 +65,21 @@ async def test_the_early_answer_is_the_sdks_for_every_version() -> None:
         "capability-not-object", "client-icons", "meta-not-object", "no-params"])
 def test_anything_else_is_left_to_the_sdk(line: bytes) -> None:
     assert mcp_front.early_answer(line) is None
+
+
+async def test_the_kept_tool_list_is_the_sdks_for_every_version() -> None:
+    kept = mcp_catalog.stored()
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        assert await mcp_catalog.sdk_catalog(version) == kept, (
+            f"the SDK lists other tools at {version}: run python -m factdebate.server.mcp_catalog")
+
+
+@pytest.mark.parametrize(("line", "listed"), [
+    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}', 3),
+    (b'{"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {"_meta": {"progressToken": 1}}}', "a"),
+    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": "x"}}', None),  # a later page
+    (b'{"jsonrpc": "2.0", "method": "tools/list"}', None),
+    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "verify_claim"}}', None),
+])
+def test_only_a_plain_tool_listing_is_answered_early(line: bytes, listed: int | str | None) -> None:
+    assert mcp_front._tools_list(line) == listed

@@ -3,19 +3,20 @@ in a fraction of a second where loading the command line and the SDK takes about
 
 The console script (cli/launch.py) calls :func:`start` before anything heavy is imported. It takes stdin as the
 SDK's stdio transport would (the protocol is read from a private copy; fd 0 points at the null device, so a
-child process cannot read the client's messages), and on a thread reads the client's first line: a well-formed
-``initialize`` is answered at once, with the version negotiated as the SDK negotiates it and the SDK's
-capabilities, server info and instructions (a test compares the two answers for every version). The server
-then reads that line again followed by the rest of stdin (:meth:`Front.replay`): the SDK answers the replayed
-``initialize`` itself, so its session state is its own, and that second answer is not sent
-(server/mcp_server.py). What the client sends meanwhile waits in the pipe until the SDK reads it. Anything
-else as the first line (a request in the 2026 protocol's envelope, a malformed handshake) is left to the SDK."""
+child process cannot read the client's messages) and reads it on a thread. A well-formed ``initialize`` as the
+first line is answered at once, with the version negotiated as the SDK negotiates it and the SDK's capabilities,
+server info and instructions; a ``tools/list`` read before the server is running is answered with the SDK's own
+list, kept in mcp_catalog.json (tests/server/test_mcp_front.py compares both with the SDK's answers). The server
+then reads every line in order, those included (:meth:`Front.replay`): the SDK answers them itself, so its
+session state is its own, and those second answers are not sent (server/mcp_server.py). What else the client
+sends meanwhile waits until the server reads it. Anything else as the first line (a request in the 2026
+protocol's envelope, a malformed handshake) is left to the SDK, and so is everything after it."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
+import queue
 import sys
 import threading
 from typing import Any, BinaryIO
@@ -74,37 +75,78 @@ def early_answer(line: bytes) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": request_id, "result": initialize_result(params["protocolVersion"])}
 
 
+def _tools_list(line: bytes) -> int | str | None:
+    """The id of ``line`` when it is a plain ``tools/list`` request (no cursor), else None."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not (_is_object(message) and message.get("jsonrpc") == "2.0" and message.get("method") == "tools/list"):
+        return None
+    request_id, params = message.get("id"), message.get("params", {})
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or not _is_object(params) \
+            or set(params) - {"_meta"} or not _is_object(params.get("_meta", {})):
+        return None
+    return request_id
+
+
 class Front:
-    """The client's first line, read and (when it is ``initialize``) answered on a thread of its own."""
+    """stdin read on a thread of its own for the whole session: the client's ``initialize`` answered at once
+    and, until the server reads its first line, a ``tools/list`` answered from the kept list
+    (server/mcp_catalog.py); every line is then handed to the server (:meth:`replay`) in order."""
 
     def __init__(self, reader: BinaryIO, writer_fd: int) -> None:
         self._reader = reader
         self._writer_fd = writer_fd
-        self._first = b""
-        self._read = threading.Event()
-        self.answer: dict[str, Any] | None = None  # what was sent, for the server to leave out its own
+        self._lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._taken_over = False
+        self._writing = threading.Lock()  # the front writes only while the server has read nothing
+        self.answered: dict[int | str, dict[str, Any]] = {}  # id -> the result sent, for the server to leave out
 
     def start(self) -> None:
-        threading.Thread(target=self._answer_first, name="mcp-handshake", daemon=True).start()
+        threading.Thread(target=self._read, name="mcp-handshake", daemon=True).start()
 
-    def _answer_first(self) -> None:
+    def _read(self) -> None:
         try:
-            self._first = self._reader.readline()
-            answer = early_answer(self._first)
-            if answer is not None:
-                data = (json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-                while data:
-                    data = data[os.write(self._writer_fd, data):]
-                self.answer = answer
-        except Exception as exc:  # never in the way: the SDK answers the line instead
-            print(f"factdebate mcp: the handshake is left to the MCP SDK ({type(exc).__name__}: {exc})",
-                  file=sys.stderr)
-        finally:
-            self._read.set()
+            line = self._reader.readline()
+            self._answer(early_answer(line))
+            self._lines.put(line)
+            while line:
+                line = self._reader.readline()
+                if (listed := _tools_list(line)) is not None and self.answered:
+                    self._answer_list(listed)
+                self._lines.put(line)
+        except Exception as exc:  # never in the way: the SDK answers what is left
+            print(f"factdebate mcp: reading stdin failed ({type(exc).__name__}: {exc})", file=sys.stderr)
+            self._lines.put(b"")  # the end of the input, as the server would have met it
+
+    def _answer_list(self, request_id: int | str) -> None:
+        from factdebate.server.mcp_catalog import stored
+
+        catalog = stored()
+        if catalog is not None:
+            self._answer({"jsonrpc": "2.0", "id": request_id, "result": catalog})
+
+    def _answer(self, answer: dict[str, Any] | None) -> None:
+        if answer is None:
+            return
+        with self._writing:
+            if self._taken_over:
+                return
+            data = (json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            self.answered[answer["id"]] = answer["result"]  # before the line reaches the server
+            while data:
+                data = data[os.write(self._writer_fd, data):]
 
     def replay(self) -> Replay:
-        """The stdin the SDK reads: the first line again, then the rest, as text (as the SDK decodes it)."""
+        """The stdin the server reads: every line the front read, the ones it answered included, as text (as
+        the SDK decodes it); from its first read on, the front answers nothing more."""
         return Replay(self)
+
+    def take_over(self) -> bytes:
+        with self._writing:
+            self._taken_over = True
+        return self._lines.get()
 
 
 class Replay:
@@ -112,20 +154,12 @@ class Replay:
 
     def __init__(self, front: Front) -> None:
         self._front = front
-        self._rest = io.TextIOWrapper(front._reader, encoding="utf-8", errors="replace")
-        self._first_given = False
 
-    def close(self) -> None:  # the descriptor stays open: the SDK's reader thread may still block on it
+    def close(self) -> None:  # the descriptor stays open: the front's thread may still block on it
         pass
 
-    def readline(self) -> str:
-        if not self._first_given:
-            self._front._read.wait()  # the SDK's reader waits here (on a worker thread) for the first line
-            self._first_given = True
-            if not self._front._first:
-                return ""
-            return self._front._first.decode("utf-8", errors="replace")
-        return self._rest.readline()
+    def readline(self) -> str:  # on a worker thread of the SDK's
+        return self._front.take_over().decode("utf-8", errors="replace")
 
 
 _started: Front | None = None

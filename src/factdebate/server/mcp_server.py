@@ -132,8 +132,8 @@ def run_stdio(config_file: str | Path | None = None, allowed_mcp_tools: list[str
 
 
 async def _serve_after_front(server: AgentServer, front: Front) -> None:
-    """As ``MCPServer.run_stdio_async``, reading what the front read first (its ``initialize`` again) and then
-    the rest of stdin; the SDK's answer to that replayed ``initialize`` is left out when the front sent one."""
+    """As ``MCPServer.run_stdio_async``, reading every line the front read (those it answered included); the
+    SDK's answers to those are left out."""
     from mcp.server.stdio import stdio_server
 
     stdin = anyio.wrap_file(cast("IO[str]", front.replay()))
@@ -144,23 +144,23 @@ async def _serve_after_front(server: AgentServer, front: Front) -> None:
 
 
 class _WithoutSecondAnswer:
-    """The SDK's write stream, less its answer to the ``initialize`` the front already answered. The two
-    answers should be equal (tests/server/test_mcp_front.py); a difference is logged."""
+    """The SDK's write stream, less its answers to the requests the front already answered (``initialize``, an
+    early ``tools/list``). The two answers should be equal (tests/server/test_mcp_front.py); a difference is
+    logged."""
 
     def __init__(self, inner: WriteStream[SessionMessage], front: Front) -> None:
         self._inner = inner
         self._front = front
-        self._left_out = False
+        self._left_out: set[int | str] = set()
 
     async def send(self, item: SessionMessage, /) -> None:
-        sent = self._front.answer
         message = item.message
-        if sent is not None and not self._left_out and isinstance(message, JSONRPCResponse | JSONRPCError) \
-                and message.id == sent["id"]:
-            self._left_out = True
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._front.answered \
+                and message.id not in self._left_out:
+            self._left_out.add(message.id)
             ours = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            if ours.get("result") != sent["result"]:
-                logger.warning("the early handshake answer differs from the MCP SDK's: %s", ours)
+            if ours.get("result") != self._front.answered[message.id]:
+                logger.warning("an answer the front gave early differs from the MCP SDK's: %s", ours)
             return
         await self._inner.send(item)
 
