@@ -78,13 +78,13 @@ RULES: dict[str, Rule] = {
     "make demo": Make("sets up .venv and runs the embedded model on a claim (minutes)"),
     "make test": Make("the whole check this test is part of"),
     f'factdebate verify "{CLAIM}"': Run(),
-    'factdebate verify "..." --json > verdict.json': Run(),
-    'factdebate verify "..." --method mermaid': Run(),
+    'factdebate verify "The Eiffel Tower is in Paris." --json > verdict.json': Run(),
+    'factdebate verify "The Eiffel Tower is in Paris." --method mermaid': Run(),
     'factdebate check-response --question "..." "a long LLM answer"': Run(),
     "factdebate serve --no-auth": Parse(SERVER),
     "factdebate serve --guard-upstream https://api.openai.com/v1": Parse(SERVER),
-    'factdebate verify "..." --trace trace.jsonl': Run(),
-    'factdebate verify "..." --trace trace.jsonl --trace-text': Run(),
+    'factdebate verify "The Eiffel Tower is in Paris." --trace trace.jsonl': Run(),
+    'factdebate verify "The Eiffel Tower is in Paris." --trace trace.jsonl --trace-text': Run(),
     "factdebate verify --input claims.jsonl --output results.jsonl": Run(),
     "factdebate verify --input claims.jsonl --output results.jsonl --executor ray --workers 2": Parse(RAY),
     "factdebate eval --dataset halueval-qa --method dpd --evidence given --limit 20 -o runs/halueval-dpd":
@@ -97,14 +97,15 @@ RULES: dict[str, Rule] = {
     "factdebate corpus fetch wikipedia --lang en --limit-files 1 && factdebate index wikipedia-en":
         Run(2, "offline mode is on (HF_HUB_OFFLINE)", why="fetches from the Hugging Face Hub"),
     "factdebate index big/ --corpus big --executor ray --milvus-uri http://host:19530": Parse(RAY),
-    'factdebate verify "..." --corpus mydocs': Run(after=("factdebate index my_docs.jsonl --corpus mydocs",)),
+    'factdebate verify "The Eiffel Tower is in Paris." --corpus mydocs':
+        Run(after=("factdebate index my_docs.jsonl --corpus mydocs",)),
     "factdebate doctor": Run(),
     "factdebate setup": Parse("pip-installs the pinned packages and builds the full index: tests/cli/test_setup.py"),
     "factdebate methods": Run(),
     "factdebate schema": Run(),
     "factdebate schema --events": Run(),
     "export OPENAI_API_KEY=... TAVILY_API_KEY=...": Export(),
-    'factdebate verify "..." --llm openai:gpt-4o-mini':
+    'factdebate verify "The Eiffel Tower is in Paris." --llm openai:gpt-4o-mini':
         Run(1, "could not reach https://api.openai.com/v1", why="with a key set it calls OpenAI: no network here",
             after=("export OPENAI_API_KEY=... TAVILY_API_KEY=...",)),
     # docs/compare.md
@@ -130,11 +131,11 @@ RULES: dict[str, Rule] = {
     "python -m venv env": Skip("a new environment: tests/install/test_wheel_install.py (make test-install)"),
     "env/bin/pip install 'factdebate-0.1.0-py3-none-any.whl[all]'": Pip("the wheel's version and extra"),
     f'HF_HUB_OFFLINE=1 factdebate verify "{CLAIM}"': Run(),
-    "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python benchmarks/server_speed.py --llm openai:your-model":
+    "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 .venv/bin/python benchmarks/server_speed.py --llm openai:your-model":
         Script("a benchmark against a model server"),
-    "python benchmarks/claim_extraction.py --llm llama-cpp:builtin --limit 10 --out rows.json":
+    ".venv/bin/python benchmarks/claim_extraction.py --llm llama-cpp:builtin --limit 10 --out rows.json":
         Script("a benchmark on the embedded model (minutes)"),
-    "OPENAI_BASE_URL=http://127.0.0.1:18431/v1 python benchmarks/claim_extraction.py --llm openai:smollm2 "
+    "OPENAI_BASE_URL=http://127.0.0.1:18431/v1 .venv/bin/python benchmarks/claim_extraction.py --llm openai:smollm2 "
     "--limit 10": Script("a benchmark against a model server"),
     # docs/guard.md and docs/service.md
     "export FACTDEBATE_API_KEYS=\"$(python -c 'import secrets; print(secrets.token_urlsafe(24))')\"": Export(),
@@ -181,7 +182,8 @@ RULES: dict[str, Rule] = {
     "factdebate memory clear [--entity E] [--expired] [--yes]": Parse(SYNOPSIS),
     "factdebate memory export [-o records.jsonl]": Parse(SYNOPSIS),
     'factdebate verify --method mermaid "Angkor Wat is in Cambodia."': Parse(
-        "README.md's `verify \"...\" --method mermaid` runs the same (MERMAID starts its tool servers: 10 s)"),
+        "README.md's `verify \"The Eiffel Tower is in Paris.\" --method mermaid` runs the same (MERMAID starts "
+        "its tool servers: 10 s)"),
     MERMAID_RUN: Run(
         edit=(("countries", "countries --limit 1"),), why="the same run on one of the dataset's claims"),
     'factdebate verify --method mermaid --memory readonly --memory-path runs/mermaid/evidence_memory.sqlite "..."':

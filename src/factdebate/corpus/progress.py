@@ -180,7 +180,7 @@ class _Lines:
         self._last = now
         seconds = self._left.seconds(now)
         # the first batches carry the warm-up: their speed says little about the rest
-        left = ", time left after the warm-up" if seconds is None else f", {duration(seconds)} left"
+        left = ", time left after the warm-up" if seconds is None else f", {duration(seconds)} left at this speed"
         self._console.print(f"{self._description}: {done:,} of {self._total:,} passages "
                             f"({100 * done // max(self._total, 1)}%), {self._left.speed(now):.1f}/s{left}",
                             highlight=False)
