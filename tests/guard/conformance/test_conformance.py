@@ -7,7 +7,11 @@ run through every door this process can open:
 - the proxy, plain (``POST /v1/chat/completions``) and streamed (``stream: true``), in front of a scripted
   upstream model on loopback (tests/server/guard_support.py);
 - ``POST /v1/guard/check`` (the reply handed over by a framework);
-- the Python API (``factdebate.guard``).
+- the Python API (``factdebate.guard``);
+- MCP: the ``check_answer`` tool through the MCP SDK's client, in-process (its memory streams), beside the
+  other doors. The tool checks a reply an agent hands over and annotates, so it runs the scenarios about a
+  given reply (``mcp_skip`` says which are left out and why: the upstream's faults, an empty reply, a session's
+  tool results) and is judged on its verdicts, which must equal ``/v1/guard/check``'s.
 
 And a stream the client cuts (``test_a_stream_the_client_cuts_ends_everything``). Asserted for every scenario
 and door: no false sentence reaches the client as checked (a reply that still holds one has no SUPPORTS label
@@ -18,9 +22,8 @@ deadline decides. Under ``hold`` the stream is also read verdict by verdict
 (``test_under_hold_no_refuted_sentence_is_streamed_before_its_verdict``).
 
 LiteLLM's real proxy server and NeMo Guardrails' real ``LLMRails``, whose versions conflict with this
-environment's, run from their own environments in test_gateways.py (a subset of these scenarios); the MCP tools
-are the mcp helper's to add. A scenario that finds a bug not fixed yet is
-marked ``xfail`` with the issue item that owns it, never left out.
+environment's, run from their own environments in test_gateways.py (a subset of these scenarios). A scenario
+that finds a bug not fixed yet is marked ``xfail`` with the issue item that owns it, never left out.
 """
 
 from __future__ import annotations
@@ -28,15 +31,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
 
 import factdebate as fd
+from factdebate.guard.messages import person_question, text_of
 from factdebate.guard.policy import WITHHELD
 from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
@@ -72,6 +77,7 @@ class World:
     guard_url: str
     config_file: Path
     upstream_url: str = ""
+    build: Callable[[Settings], Any] | None = None  # the resources every door's checks use
 
 
 @dataclass
@@ -107,7 +113,7 @@ def open_world(folder: Path, wrap: Callable[[Any], Any] = lambda app: app) -> It
         app = create_app(api_keys=[KEY], config_file=config_file, db_path=folder / "service.sqlite", build=build,
                          rate_limit_per_minute=0)
         with LiveServer(wrap(app)) as guard:
-            yield World(checker, upstream, guard.url, config_file, model.url)
+            yield World(checker, upstream, guard.url, config_file, model.url, build)
 
 
 def prepare(world: World, scenario: Scenario) -> None:
@@ -190,6 +196,43 @@ def through_python(world: World, scenario: Scenario) -> Outcome:
     return Outcome("python", result.text, result.model_dump(mode="json"))
 
 
+def mcp_skip(scenario: Scenario) -> str:
+    """Why ``scenario`` is not run through the MCP tool ``check_answer`` ('' when it is). The tool checks a reply
+    an agent hands over, with the agent's question and evidence, and annotates (what to send is the agent's
+    choice): so the policies' own work (block, rewrite, hold, ``on_unchecked``) is not the tool's, yet the
+    verdicts it returns must be the same as ``/v1/guard/check``'s for the same reply."""
+    if scenario.proxy_only:
+        return "an upstream fault: MCP has no upstream, the agent hands over its reply"
+    if not scenario.reply.strip():
+        return "no reply: an agent has no text to check (check_answer refuses an empty answer)"
+    if sum(m.get("role") == "tool" for m in scenario.messages) > 1:
+        return ("how the chat routes turn a session's tool results into evidence (ranked, capped, titled); "
+                "check_answer takes no conversation: the agent passes evidence, under the caller's limits")
+    return ""
+
+
+def mcp_arguments(scenario: Scenario) -> dict[str, Any]:
+    """``check_answer``'s arguments: the reply, the person's question, and the evidence, a tool message's text
+    among it as an agent would pass what its tool returned."""
+    options = options_of(scenario)
+    tools = [{"title": "kb_search result", "text": text_of(m.get("content"))}
+             for m in scenario.messages if m.get("role") == "tool"]
+    arguments: dict[str, Any] = {"answer": scenario.reply, "question": person_question(conversation(scenario)),
+                                 "evidence": [*options["evidence"], *tools], "evidence_mode": options["evidence_mode"],
+                                 "tier": options["tier"]}
+    if "deadline_s" in options:
+        arguments["deadline_s"] = options["deadline_s"]
+    return arguments
+
+
+def mcp_outcome(scenario: Scenario, answer: Any) -> Outcome:
+    if answer.is_error:
+        return Outcome("mcp", None, None, " ".join(getattr(c, "text", "") for c in answer.content))
+    result = answer.structured_content or json.loads(answer.content[0].text)
+    # The tool delivers nothing itself: the agent has the reply, and whatever it sends on is the reply.
+    return Outcome("mcp", scenario.reply, result)
+
+
 def judge(scenario: Scenario, out: Outcome) -> None:
     """The suite's rules, for one door's outcome."""
     where = f"{scenario.name} through {out.door}"
@@ -210,19 +253,20 @@ def judge(scenario: Scenario, out: Outcome) -> None:
             (c["label"] == "REFUTES" or c["status"] != "checked") and _names(c, result, false)
             for c in [*result["claims"], *result.get("revision_claims", [])])
         assert marked, f"{where}: {false!r} delivered, and no claim marks it refuted or unchecked: {result['claims']}"
-    if result["policy"] == "block" and result["label"] == "REFUTES":
+    # A door that applies no policy (MCP's check_answer: the agent decides) is judged on its verdicts alone.
+    if result.get("policy") == "block" and result["label"] == "REFUTES":
         assert result["action_taken"] == "blocked", f"{where}: refuted under block, not blocked"
     unchecked = result["degraded"] or any(c["status"] != "checked" for c in result["claims"])
-    if result["on_unchecked"] == "block" and unchecked and delivered.strip():
+    if result.get("on_unchecked") == "block" and unchecked and delivered.strip():
         assert result["action_taken"] == "blocked", f"{where}: unchecked under on_unchecked: block, not blocked"
-    if result["policy"] == "hold" and result["action_taken"] != "blocked":
+    if result.get("policy") == "hold" and result["action_taken"] != "blocked":
         answer = delivered.split(FOOTNOTES)[0]
         for claim in result["claims"]:
             if claim["status"] == "checked" and claim["label"] == "REFUTES":
                 said = _said(claim, result, scenario.reply)
                 assert said not in answer, f"{where}: {said!r} refuted, yet shown under hold: {answer!r}"
                 assert WITHHELD in answer, f"{where}: refuted under hold and nothing withheld"
-    if result["action_taken"] == "blocked" and scenario.reply.strip():
+    if result.get("action_taken") == "blocked" and scenario.reply.strip():
         # The refusal may name what it withheld, as withheld; the answer itself is not delivered.
         assert scenario.reply not in delivered, f"{where}: blocked, yet the answer was delivered"
 
@@ -258,14 +302,46 @@ def scenario_params() -> list[Any]:
             for s in SCENARIOS]
 
 
+@dataclass
+class McpDoor:
+    """``check_answer`` through the MCP SDK's client, in-process (its memory streams), to the MCP server with
+    the operator's file and the suite's checker: one session, its loop on a thread of its own (a blocking
+    portal), so a call runs beside the other doors'."""
+
+    portal: Any
+    client: Any
+
+    def start(self, scenario: Scenario) -> Future[Any]:
+        return cast("Future[Any]", self.portal.start_task_soon(self.client.call_tool, "check_answer",
+                                                                mcp_arguments(scenario)))
+
+
+@pytest.fixture(scope="module")
+def mcp(world: World) -> Iterator[McpDoor]:
+    from anyio.from_thread import start_blocking_portal
+    from mcp import Client
+
+    from factdebate.server.mcp_server import build_server
+    from factdebate.server.resources import ResourcePool
+
+    server = build_server(world.config_file, ResourcePool(size=4, build=world.build))
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(server)) as client:
+        yield McpDoor(portal, client)
+
+
 @pytest.mark.parametrize("scenario", scenario_params())
-def test_no_door_delivers_a_false_sentence_as_checked(world: World, scenario: Scenario) -> None:
+def test_no_door_delivers_a_false_sentence_as_checked(world: World, mcp: McpDoor,
+                                                      scenario: Scenario) -> None:
     prepare(world, scenario)
+    # MCP's call runs beside the others (its checks wait on the same deadlines: the suite's seconds, not twice).
+    by_mcp = None if mcp_skip(scenario) else mcp.start(scenario)
     outcomes = [*through_proxy(world, scenario)]
     if scenario.n == 1:
         outcomes.append(through_stream(world, scenario))
     if not scenario.proxy_only:
         outcomes += [through_check(world, scenario), through_python(world, scenario)]
+    if by_mcp is not None:
+        outcomes.append(mcp_outcome(scenario, by_mcp.result(timeout=60)))
     for out in outcomes:
         judge(scenario, out)
     if scenario.proxy_only:
@@ -330,6 +406,7 @@ def test_under_hold_no_refuted_sentence_is_streamed_before_its_verdict(world: Wo
 
 def test_there_are_at_least_fifty_scenarios() -> None:
     assert len(SCENARIOS) >= 50
+    assert sum(not mcp_skip(s) for s in SCENARIOS) >= 50, "most are about a given reply: MCP's door runs them"
 
 
 def test_a_stream_the_client_cuts_ends_everything(world: World) -> None:
