@@ -53,6 +53,7 @@ def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path) ->
     for name in files:  # two processes, the same bytes (figures included)
         assert (tmp_path / "c1" / name).read_bytes() == (tmp_path / "c2" / name).read_bytes(), name
     assert "Cost axis: dollars per claim" in (tmp_path / "c1" / "compare.md").read_text()
+    assert "warning" not in done.stderr
     other = ["--dataset", "countries", "--limit", "3", "--llm", "scripted:agree", "--no-cache"]
     assert run("eval", "--method", "single", "-o", "three", *other, cwd=tmp_path).returncode == 0
     refused = run("compare", "out/cot", "three", "-o", "c3", cwd=tmp_path)
@@ -91,3 +92,7 @@ def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path, monkeypatch: 
     assert cli_run(["compare", "out/mad", "out/cot", "-o", "c1", "--price", "agree=1,2"]) == 0, capsys.readouterr().err
     text = (tmp_path / "c1" / "compare.md").read_text()
     assert "- mad: no dollars, no --price for scripted:disagree: " in text and "- cot: $" in text
+    assert "warning" not in capsys.readouterr().err
+    assert cli_run(["compare", "out/mad", "out/cot", "-o", "c2", "--price", "gpt-4o=1,2"]) == 0
+    assert "--price gpt-4o: no compared run used this model (they used scripted:agree, scripted:disagree); it " \
+           "prices nothing" in capsys.readouterr().err  # issue 50: it said nothing

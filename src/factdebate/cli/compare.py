@@ -39,5 +39,6 @@ def compare_command(
     if cost_axis == "dollars" and not prices:
         raise InputError("--cost-axis dollars needs prices: give --price MODEL=IN,OUT")
     for path in compare_runs(runs, output, intersection=intersection, seed=seed, resamples=resamples,
-                             prices=prices, cost_axis=cost_axis):
+                             prices=prices, cost_axis=cost_axis,
+                             warn=lambda line: typer.echo(f"warning: {line}", err=True)):
         typer.echo(str(path))

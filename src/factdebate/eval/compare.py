@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from factdebate.eval.compare_load import Denominator, LoadedRun, common_samples,
 from factdebate.eval.compare_verdict import front_marks, mark_pairs, sentence
 from factdebate.eval.metrics import INTERVALS, Outcome, compute, paired_macro_f1
 from factdebate.eval.paired import cohen_kappa, compare_pair
-from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model
+from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model, unused_prices
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
@@ -38,7 +39,8 @@ MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000
 
 def compare_runs(directories: list[Path], output: Path, *, intersection: bool = False, seed: int = 0,
                  resamples: int = 1000, prices: dict[str, Price] | None = None, cost_axis: str | None = None,
-                 shared_options: list[str] | None = None) -> list[Path]:
+                 shared_options: list[str] | None = None,
+                 warn: Callable[[str], None] = lambda line: None) -> list[Path]:
     """Write the comparison into ``output``; returns the files written. Every value is checked, and every
     run folder read, before ``output`` is created."""
     from factdebate.eval import compare_plots
@@ -53,6 +55,10 @@ def compare_runs(directories: list[Path], output: Path, *, intersection: bool = 
                  cost_axis=cost_axis, shared_options=shared_options)
     written = compare_plots.write_all(data, output)
     data["plots"] = [p.name for p in written]
+    models = {m for row in data["runs"] for m in [*row["models"], *(row["cost"].get("by_model") or {})]}
+    for name in unused_prices(prices or {}, models):
+        warn(f"--price {name}: no compared run used this model (they used {', '.join(sorted(models)) or 'none'}); "
+             "it prices nothing")
     json_file, md_file = output / COMPARE_JSON, output / COMPARE_MD
     json_file.write_text(json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     md_file.write_text(markdown(data), encoding="utf-8")

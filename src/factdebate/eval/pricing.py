@@ -54,6 +54,13 @@ def price_of(model: str, prices: dict[str, Price]) -> Price | None:
     return prices.get(model.partition(":")[2]) if ":" in model else None
 
 
+def unused_prices(prices: dict[str, Price], models: Iterable[str]) -> list[str]:
+    """The priced names no model of ``models`` answers to (``price_of``'s matching): a typo or another run's
+    model, which would otherwise price nothing without a word (issue 50)."""
+    used = list(models)
+    return sorted(name for name in prices if not any(price_of(model, {name: prices[name]}) for model in used))
+
+
 def run_models(settings: dict[str, Any]) -> list[str]:
     """Every model a run's settings bind to a role: the debater, judge and scorer, per-role bindings and
     the method's own (DPD's judge panel: ``judge_llms``)."""
