@@ -81,11 +81,10 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
             if path == ("mcp_servers",):
                 notes.append(f"the run folder names MCP server(s) {', '.join(sorted(theirs))}; this rerun starts "
                              "only the servers of your own settings")
-            elif path[0] == "scale" or path[-1] in ("base_urls", "milvus_uri"):
-                notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun uses yours "
-                             f"({_shown(mine) if mine not in (None, []) else 'not set'})")
-            else:
-                notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun uses yours")
+            else:  # "yours" only for a value there is: a default or nothing is said as such (issue 50)
+                used = (f"uses {_shown(mine)}, from your settings or the default" if mine not in (None, [], {})
+                        else "leaves it unset (your settings give none)")
+                notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun {used}")
     for path in path_settings():
         theirs = value_at(data, path)
         if not isinstance(theirs, str) or not theirs:
