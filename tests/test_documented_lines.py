@@ -215,6 +215,9 @@ RULES: dict[str, Rule] = {
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
+    "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(
+        "runs a test folder under the CPU plugin (minutes); the next line's script reads what it wrote"),
+    ".venv/bin/python benchmarks/pytest_cpu.py /tmp/prof --top 40": Script("reads a CPU profile's folder"),
     ".venv/bin/python benchmarks/client_snippets.py": Script("installs LangChain and the Vercel AI SDK from "
                                                              "their registries (network) and runs docs' snippets"),
     "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad": Run(
