@@ -39,3 +39,18 @@ def test_a_persistent_transient_error_is_raised_after_the_last_attempt(monkeypat
     with pytest.raises(ValueError, match="No data left"):
         rag.load_collection(client, "c", attempts=5)
     assert client.calls == 5
+
+
+def test_a_lite_failure_with_loopback_down_blames_the_network_not_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 50: with loopback down (a network namespace without `lo`), the message said to delete a healthy
+    index. Loopback is checked for real: a socket to 127.0.0.1 works here, and the usual advice stays."""
+    from factdebate.core.errors import IndexError_
+
+    assert rag.loopback_works()  # the suite brings `lo` up
+    with pytest.raises(IndexError_, match="delete the folder"), rag.milvus_errors("/x/milvus.db", "opening"):
+        raise ConnectionError("Fail connecting to server on 127.0.0.1:33169")
+    monkeypatch.setattr(rag, "loopback_works", lambda: False)
+    with pytest.raises(IndexError_, match=r"loopback network \(127.0.0.1\), which is down") as caught, \
+            rag.milvus_errors("/x/milvus.db", "opening"):
+        raise ConnectionError("Fail connecting to server on 127.0.0.1:33169")
+    assert "delete" not in str(caught.value)

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -112,6 +113,13 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
     except FactDebateError:
         raise
     except Exception as exc:  # pymilvus and Milvus Lite raise many unrelated types
+        if is_lite_uri(uri) and not loopback_works():  # not the folder's fault: deleting it would not help
+            raise IndexError_(
+                f"{action} the Milvus Lite database {uri} failed: Milvus Lite's server runs in this process and "
+                "is reached over the loopback network (127.0.0.1), which is down here (a network namespace "
+                "without `ip link set lo up`?); bring it up, or point at a Milvus server with --milvus-uri. The "
+                "index itself is not at fault"
+            ) from exc
         if is_lite_uri(uri):
             raise IndexError_(
                 f"{action} the Milvus Lite database {uri} failed ({exc}). Milvus Lite serves one process "
@@ -120,6 +128,18 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
                 f"delete the folder {uri} and the index will be rebuilt from the corpus"
             ) from exc
         raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
+
+
+def loopback_works() -> bool:
+    """Whether this process can connect to itself on 127.0.0.1 (Milvus Lite's client needs it)."""
+    try:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            with socket.create_connection(server.getsockname(), timeout=2):
+                return True
+    except OSError:
+        return False
 
 
 def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 0.2) -> Any:
