@@ -173,7 +173,9 @@ SCENARIOS: list[Scenario] = [
     Scenario("upstream-429", upstream={"fail": (429, {"error": {"message": "slow down", "type": "rate_limit"}})},
              proxy_only=True),
     Scenario("upstream-garbage", upstream={"fail": (200, {"hello": "not a chat completion"})}, proxy_only=True),
-    Scenario("upstream-hangs", upstream={"latency": 30.0}, proxy_only=True),
+    # Past guard.upstream_timeout_s (2 s here), yet not for long: the upstream's handler sleeps on after the guard
+    # gave up, and at 30 s the module's teardown waited 15 s for it.
+    Scenario("upstream-hangs", upstream={"latency": 4.0}, proxy_only=True),
     Scenario("upstream-tool-call-only", reply="", upstream={"tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "kb", "arguments": "{}"}}]}),
     Scenario("upstream-empty", reply=""),

@@ -11,7 +11,8 @@ run through every door this process can open:
 - MCP: the ``check_answer`` tool through the MCP SDK's client, in-process (its memory streams), beside the
   other doors. The tool checks a reply an agent hands over and annotates, so it runs the scenarios about a
   given reply (``mcp_skip`` says which are left out and why: the upstream's faults, an empty reply, a session's
-  tool results) and is judged on its verdicts, which must equal ``/v1/guard/check``'s.
+  tool results) and is judged on its verdicts, which must equal ``/v1/guard/check``'s. (``check_response`` is
+  the configured method's check of a reply, without the guard's tiers, deadline or quotes: not a guard door.)
 
 And a stream the client cuts (``test_a_stream_the_client_cuts_ends_everything``). Asserted for every scenario
 and door: no false sentence reaches the client as checked (a reply that still holds one has no SUPPORTS label
