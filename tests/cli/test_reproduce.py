@@ -5,6 +5,7 @@ needs, skipped ones said and explained, the report beside the paper's figures, r
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,9 @@ def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, ca
         in report
     assert "Tool-MAD (journal), Table III, row 'GPT-4o-mini + CoT(Zero-shot)', column 'FAVIQ', accuracy: 67.0" in report
     assert "## Not run" in report and "fever/cot (skipped): cannot load 'fever'" in report
+    # what each run cost (issue 50): model calls, tokens and seconds per claim, then its seconds in all
+    done_row = next(line for line in report.splitlines() if line.startswith("| cot | faviq | cot | done |"))
+    assert re.search(r"\| \d+\.\d, [\d,]+, \d+\.\d \| [\d,]+ \| `", done_row), done_row
     assert (out / "table3.png").exists() and (out / "feverous" / "cot" / "summary.json").exists()
     results = (out / "faviq" / "cot" / "results.jsonl").read_bytes()
     code, _, err = call(capsys, *args)  # a second invocation continues: nothing is left to run

@@ -101,7 +101,7 @@ def paper_vs_ours(panels: list[tuple[str, list[str], list[float], list[tuple[flo
                   path: Path, *, title: str, ylabel: str) -> Path:
     """A paper's table against ours, one panel per metric: (metric, labels, ours, ours' 95% intervals, the
     paper's values). Ours are bars with error bars, the paper's values markers; NaN leaves a gap."""
-    width = max(5.0, 0.6 * max(len(p[1]) for p in panels) + 2.5)
+    width = max(5.0, 0.6 * max(len(p[1]) for p in panels) + 2.5) + 1.6  # the legend's column, right of the bars
     fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.8), squeeze=False)
     for ax, (metric, labels, ours, ci, paper) in zip(axes[:, 0], panels, strict=True):
         xs = list(range(len(labels)))
@@ -112,6 +112,7 @@ def paper_vs_ours(panels: list[tuple[str, list[str], list[float], list[tuple[flo
         ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize="small")
         ax.set_ylabel(ylabel)
         ax.set_title(metric, fontsize="medium")
-        ax.legend(fontsize="small")
+        # beside the axes, not over them: inside, "best" put it on the first bar (issue 50)
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.suptitle(title)
     return _save(fig, path)

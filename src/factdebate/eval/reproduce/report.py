@@ -228,23 +228,42 @@ def _cell_json(root: Path, cell: dict[str, Any], name: str) -> dict[str, Any] | 
     return read_run_json(root, f"{cell['folder']}/{name}", what=f"the {name} of an eval run")
 
 
+def _cost_cells(cost: dict[str, Any]) -> tuple[str, str]:
+    """What a run cost (issue 50: report.md had no cost or time per run): means per claim, and its seconds."""
+    def mean(name: str) -> float | None:
+        value = (cost.get(name) or {}).get("mean")
+        return value if isinstance(value, int | float) and value == value else None
+
+    calls, prompt, completion, seconds = (mean(n) for n in ("llm_calls", "prompt_tokens", "completion_tokens",
+                                                             "seconds"))
+    if calls is None:
+        return "n/a", "n/a"
+    tokens = (prompt or 0) + (completion or 0)
+    total = (cost.get("seconds") or {}).get("total")
+    return (f"{calls:.1f}, {tokens:,.0f}, {seconds or 0:.1f}",
+            f"{total:,.0f}" if isinstance(total, int | float) else "n/a")
+
+
 def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
     out = ["## Runs", "", "| run | dataset | method | status | samples (paper's n) | unparsed | errored | "
-           "replies re-asked/recovered/lost | folder |", "|---|---|---|---|---|---|---|---|---|"]
+           "replies re-asked/recovered/lost | per claim: model calls, tokens, seconds | seconds in all | folder |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     details: list[str] = []
     for cell in cells:
         summary = _cell_json(root, cell, SUMMARY_JSON)
-        unparsed, replies = "n/a", "n/a"
+        unparsed, replies, spent, seconds = "n/a", "n/a", "n/a", "n/a"
         if summary is not None:
             metrics = summary["metrics"]
             unparsed = str(len(metrics["unparsed"]))
+            spent, seconds = _cost_cells(metrics.get("cost") or {})
             counts = metrics.get("replies")
             if counts is not None:  # summaries written before the counts have none
                 replies = short_text(counts).removeprefix("replies re-asked/recovered/lost: ")
                 if warning := lost_warning(counts):
                     details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
         out.append(f"| {cell['run']} | {cell['dataset']} | {cell['method']} | {cell['status']} | {cell['samples']} "
-                   f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | {replies} | `{cell['folder']}` |")
+                   f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | {replies} | {spent} | {seconds} | "
+                   f"`{cell['folder']}` |")
         deviations = (_cell_json(root, cell, RUN) or {}).get("deviations", [])
         notes = [f"  - {n}" for n in cell["notes"]] + [f"  - your flag: {o}" for o in cell["overrides"]]
         notes += [f"  - differs from the paper: {Deviation.model_validate(d).line()}" for d in deviations]
