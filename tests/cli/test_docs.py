@@ -51,7 +51,7 @@ def _user_facing(path: Path) -> list[tuple[int, str]]:
 
 
 def _shipped_text_files() -> list[Path]:
-    return [p for ext in ("toml", "js", "html", "j2") for p in SRC.rglob(f"*.{ext}")]
+    return [p for ext in ("toml", "js", "html", "j2", "json") for p in SRC.rglob(f"*.{ext}")]  # json: the MCP tool list
 
 
 def test_no_message_cites_a_repository_path() -> None:
