@@ -56,8 +56,10 @@ def _wait(url: str, process: subprocess.Popen[bytes], what: str, ready: bool = F
         time.sleep(0.1)
 
 
-def plain(url: str, options: dict[str, Any]) -> dict[str, Any]:
-    body = {"model": "m", "messages": QUESTION, "factdebate": options}
+def plain(url: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "m", "messages": QUESTION}
+    if options is not None:
+        body["factdebate"] = options
     began = time.monotonic()
     reply = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=600)
     wall = time.monotonic() - began
@@ -137,10 +139,13 @@ def main() -> None:
     try:
         model_url = f"http://127.0.0.1:{model_port}"
         _wait(f"{model_url}/docs", model, "the scripted model")
+        # The upstream alone, each way (a plain answer comes whole after the first-token latency).
         direct = [stream(model_url, None) for _ in range(3)]
-        upstream_s = statistics.median(d["wall_s"] for d in direct)
+        upstream = {"stream": statistics.median(d["wall_s"] for d in direct),
+                    "plain": statistics.median(plain(model_url, None)["wall_s"] for _ in range(3))}
         upstream_first = statistics.median(d["first_token_s"] or 0.0 for d in direct)
-        print(f"upstream alone: answer {upstream_s:.2f} s, first token {upstream_first:.2f} s", flush=True)
+        print(f"upstream alone: plain answer {upstream['plain']:.2f} s; stream first token {upstream_first:.2f} s, "
+              f"last chunk {upstream['stream']:.2f} s", flush=True)
         with tempfile.TemporaryDirectory() as folder:
             for run in range(args.runs):
                 for streamed in (False, True):
@@ -149,13 +154,15 @@ def main() -> None:
                     rows.append(row)
                     print(f"run {run + 1} {row['kind']:6s}: ready after {row['start_to_ready_s']:.1f} s; "
                           f"first request: {_said(row)}; second: {_said(row['second'])}; upstream alone "
-                          f"{upstream_s:.2f} s; deadline {args.deadline} s; load {row['load']:.1f}", flush=True)
+                          f"{upstream[row['kind']]:.2f} s; deadline {args.deadline} s; load {row['load']:.1f}",
+                          flush=True)
     finally:
         model.terminate()
         model.wait(timeout=30)
     for kind in ("plain", "stream"):
         for which, mine in (("first", [r for r in rows if r["kind"] == kind]),
                             ("second", [r["second"] for r in rows if r["kind"] == kind])):
+            upstream_s = upstream[kind]
             over = [r["wall_s"] - upstream_s for r in mine]
             first = [r["first_token_s"] for r in mine if r["first_token_s"] is not None]
             print(f"{kind} {which}: median answer {statistics.median(r['wall_s'] for r in mine):.2f} s, beyond the "
