@@ -13,8 +13,8 @@ pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not instal
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-from factdebate.server import mcp_catalog, mcp_front
-from factdebate.server.mcp_catalog import sdk_answers
+from factdebate.server import mcp_catalog, mcp_catalog_write, mcp_front
+from factdebate.server.mcp_catalog_write import sdk_answers
 
 CLIENT = {"name": "agent", "version": "1.0"}
 
@@ -70,8 +70,8 @@ def test_anything_else_is_left_to_the_sdk(line: bytes) -> None:
 async def test_the_kept_tool_list_is_the_sdks_for_every_version() -> None:
     kept = mcp_catalog.stored()
     for version in HANDSHAKE_PROTOCOL_VERSIONS:
-        assert await mcp_catalog.sdk_catalog(version) == kept, (
-            f"the SDK lists other tools at {version}: run python -m factdebate.server.mcp_catalog")
+        assert await mcp_catalog_write.sdk_catalog(version) == kept, (
+            f"the SDK lists other tools at {version}: run python -m factdebate.server.mcp_catalog_write")
 
 
 @pytest.mark.parametrize(("line", "listed"), [
