@@ -682,9 +682,6 @@ CHECKS: dict[type, Any] = {Run: check_run, Parse: check_parse, Make: check_make,
 
 
 FRAGMENT_WORDS = ("fragment", "outline", "sketch")
-# Left for the page's editors (issue 50, item 10): the block's streamed call passes `messages=[...]`, so the
-# copied script fails there with a TypeError; once it is runnable or says it is a sketch, drop it from here.
-UNMARKED_FOR_NOW = {"docs/guard.md: from openai import OpenAI"}
 
 
 def test_a_block_that_cannot_run_alone_says_so_to_the_reader() -> None:
@@ -694,7 +691,7 @@ def test_a_block_that_cannot_run_alone_says_so_to_the_reader() -> None:
     unmarked = []
     for snippet in SNIPPETS:
         rule = {"python": PYTHON, "yaml": YAML}.get(snippet.kind, {}).get(snippet.key)
-        if not isinstance(rule, PyImports | YamlOnly) or snippet.key in UNMARKED_FOR_NOW:
+        if not isinstance(rule, PyImports | YamlOnly):
             continue
         lines = (ROOT / snippet.file).read_text(encoding="utf-8").splitlines()
         at = snippet.line - 3  # the line before the block's opening fence (snippet.line is 1-based content)
