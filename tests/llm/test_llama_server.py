@@ -52,7 +52,10 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = (tmp_path_factory.mktemp("llama-server") / "server.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(builtin_model_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "4096", "--model_alias", MODEL, "--seed", "0"],
+         "--port", str(port), "--n_ctx", "4096", "--model_alias", MODEL, "--seed", "0",
+         # One thread for prompts as for tokens (the server's default gives prompts every core): the suite
+         # keeps both cores busy, where llama.cpp's waiting threads spin (llm/llama_threads.py).
+         "--n_threads", "1", "--n_threads_batch", "1"],
         stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -129,9 +129,11 @@ class LlamaCppBackend:
                 choice = (ThreadChoice(self.threads, self._threads_reason) if self.threads
                           else default_threads())
                 with model_loading("embedded model", self.name):
+                    # Prompts too (n_threads_batch): llama-cpp-python gives them every core by default, and on
+                    # a busy machine their threads spin as generation's did (llm/llama_threads.py).
                     self._models[key] = prefix_cached_llama(
                         STATE_CACHE_BYTES, model_path=self.path, n_ctx=self.n_ctx, n_threads=choice.threads,
-                        seed=self.seed, flash_attn=True, verbose=False)
+                        n_threads_batch=choice.threads, seed=self.seed, flash_attn=True, verbose=False)
                 self._locks[key] = threading.Lock()
                 self._choices[key] = choice
                 log.info("%s: %d thread(s), %s", self.name, choice.threads, choice.reason)
