@@ -129,7 +129,10 @@ def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> No
 
     from factdebate.llm.llama_states import prefix_cached_llama
 
-    options = {"model_path": str(builtin_model_path()), "n_ctx": 2048, "verbose": False}
+    # One thread for prompts and tokens: llama-cpp-python's default gives prompts every core, whose threads
+    # spin while the suite's other workers hold them (11 CPU-s in a loaded run against 2.7 alone).
+    options = {"model_path": str(builtin_model_path()), "n_ctx": 2048, "n_threads": 1, "n_threads_batch": 1,
+               "verbose": False}
     cached, plain = prefix_cached_llama(1 << 28, **options), Llama(**options)
     restored: list[int] = []
     original = cached.load_state
