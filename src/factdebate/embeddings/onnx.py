@@ -106,6 +106,10 @@ class OnnxInt8Embedder(Embedder):
                     tokenizer = _tokenizer()
                 options = ort.SessionOptions()
                 options.log_severity_level = 3  # its warnings about unused initialisers are noise here
+                # Its idle pool threads spin by default: where other processes hold the cores (a batch, the
+                # test suite) that cost 6.1 CPU-s for what takes 5.2 without, and was no faster
+                # (docs/performance.md, "The budget").
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 if self.threads:
                     options.intra_op_num_threads = self.threads
                 session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
