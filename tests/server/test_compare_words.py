@@ -28,3 +28,7 @@ def test_the_agreement_line_counts_labels_open_runs_and_failures() -> None:
                 {"verdict": None, "error": "boom"}) == \
         "The methods disagree: 1 say REFUTES, 1 say SUPPORTS (1 still checking) (1 failed)."
     assert line({"verdict": None, "error": ""}) == ""
+    # A run stopped (by the user, by a reload) is said to be stopped, not failed.
+    assert line(said("SUPPORTS"), {"verdict": None, "error": "the page was reloaded", "stopped": True},
+                {"verdict": None, "error": "boom", "stopped": False}) == \
+        "1 of 3 methods say SUPPORTS (1 stopped) (1 failed)."

@@ -2,7 +2,8 @@
 /* The comparison's words, kept apart from the page so that they can be tested under Node: how far the
    methods agree, and how long a method took (or that the cache answered it all). */
 
-/** The methods' agreement in a sentence, from the verdicts that have arrived. @param {Array<{verdict: any, error: string}>} all */
+/** The methods' agreement in a sentence, from the verdicts that have arrived (a run stopped, by the user or a
+ * reload, is not counted as failed). @param {Array<{verdict: any, error: string, stopped?: boolean}>} all */
 export function agreementText(all) {
   /** @type {Record<string, number>} */
   const labels = {};
@@ -10,12 +11,14 @@ export function agreementText(all) {
   const ranked = Object.entries(labels).sort((a, b) => b[1] - a[1]);
   if (!ranked.length) return "";
   const open = all.filter(e => !e.verdict && !e.error).length;
-  const failed = all.filter(e => e.error).length;
+  const stopped = all.filter(e => e.error && e.stopped).length;
+  const failed = all.filter(e => e.error && !e.stopped).length;
   const [top, n] = ranked[0];
   const head = n === all.length ? "All " + n + " methods say " + top :
     ranked.length > 1 && ranked[1][1] === n ? "The methods disagree: " + ranked.map(([k, c]) => c + " say " + k).join(", ") :
     n + " of " + all.length + " methods say " + top;
-  return head + (open ? " (" + open + " still checking)" : "") + (failed ? " (" + failed + " failed)" : "") + ".";
+  return head + (open ? " (" + open + " still checking)" : "") + (stopped ? " (" + stopped + " stopped)" : "") +
+    (failed ? " (" + failed + " failed)" : "") + ".";
 }
 
 /** A method's time on its card: "cached" when every model call came from the cache (its seconds say nothing

@@ -45,6 +45,7 @@ class Entry {
     /** @type {any} */
     this.verdict = null;
     this.error = "";
+    this.stopped = false; // ended without a verdict because it was stopped (by the user, by a reload), not failed
     this.node = el("button", "compare-card pending");
     this.node.type = "button";
     this.node.dataset.method = method;
@@ -66,8 +67,9 @@ class Entry {
     const v = this.verdict;
     this.node.className = "compare-card " + (v ? LABEL_CLASS[v.label] || "unparsed" : this.error ? "failed" : "pending");
     const head = el("div", "compare-head");
+    // Said once: the label says how it ended ("stopped", "failed"), the row below why (issue 49).
     head.append(el("strong", "", titleOf(this.method)), v ? labelChip(v.label) : el("span", "label unparsed",
-      this.error ? "error" : "checking…"));
+      this.error ? (this.stopped ? "stopped" : "failed") : "checking…"));
     const rows = el("dl", "compare-facts");
     /** @param {string} k @param {unknown} value */
     const fact = (k, value) => rows.append(el("dt", "", k), el("dd", "", value));
@@ -78,7 +80,7 @@ class Entry {
       fact("tokens", (u.prompt_tokens || 0) + (u.completion_tokens || 0));
       fact("seconds", secondsText(u));
     } else if (this.error) {
-      fact("error", this.error);
+      fact("why", this.error === STOPPED ? "you pressed Stop" : this.error);
     }
     this.node.replaceChildren(head, rows, el("span", "compare-open", "shown below"));
     agreement.textContent = agreementText(entries);
@@ -146,6 +148,7 @@ async function run(entry, body, signal) {
   } catch (err) {
     const error = /** @type {Error} */ (err);
     entry.error = error.name === "AbortError" ? STOPPED : String(error.message || error);
+    entry.stopped = entry.error === STOPPED;
     entry.draw();
     entry.view.error(entry.error, { byUser: entry.error === STOPPED });
   }
@@ -223,6 +226,7 @@ draft.onRestore("compare", {
       kept.events.forEach(([method, name, data]) => { if (method === e.method) feed(e, name, data); });
       if (!e.verdict && !e.error) {
         e.error = "the page was reloaded before its verdict arrived";
+        e.stopped = true;
         e.draw();
         e.view.error(e.error + "; above is what had arrived by then", { byUser: true });
       }
