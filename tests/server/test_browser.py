@@ -32,6 +32,14 @@ def sign_in(page: Any, url: str, path: str = "/") -> None:
     page.press("#api-key", "Enter")
 
 
+def signed_in_page(browser: Any, url: str) -> tuple[Any, list[str]]:
+    """A desktop-sized page, signed in, with the catalogue of methods loaded, and its script errors."""
+    page, errors = watched_page(browser, viewport={"width": 1280, "height": 900})
+    sign_in(page, url)
+    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+    return page, errors
+
+
 def check_response_with(page: Any, url: str, text: str, method: str = "single") -> None:
     """Sign in, check ``text`` as a response with ``method``, and wait for the response's verdict box."""
     sign_in(page, url)

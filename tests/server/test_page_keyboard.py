@@ -16,7 +16,7 @@ import pytest
 from tests.server.axe import audit, failing, focus_top, need_axe, tab_stops_past
 from tests.server.conftest import page_service
 from tests.server.results_file import write_results
-from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, signed_in_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 # Both agents read evidence (tests/server/conftest.py EVIDENCE) and are scored for three rounds: the issue's case.
@@ -28,13 +28,6 @@ FOCUSED = "() => { const a = document.activeElement; return a ? a.className + '|
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with page_service(tmp_path_factory.mktemp("keyboard"), defaults=TOOLMAD) as live:
         yield live
-
-
-def open_page(chromium: Any, server: Any) -> tuple[Any, list[str]]:
-    page, errors = watched_page(chromium, viewport={"width": 1280, "height": 900})
-    sign_in(page, server.url)
-    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
-    return page, errors
 
 
 def verify(page: Any) -> None:
@@ -54,7 +47,7 @@ def from_top(page: Any, tabs: int) -> str:
 
 def test_axe_finds_nothing_serious_on_any_screen(chromium: Any, server: Any, tmp_path: Path) -> None:
     need_axe()
-    page, errors = open_page(chromium, server)
+    page, errors = signed_in_page(chromium, server.url)
     found = audit(page, "form")
     verify(page)
     found += audit(page, "Tool-MAD verdict")
@@ -107,7 +100,7 @@ def contrast(first: str, second: str) -> float:
 
 
 def test_a_keyboard_gets_past_a_verdict_in_a_few_stops(chromium: Any, server: Any) -> None:
-    page, errors = open_page(chromium, server)
+    page, errors = signed_in_page(chromium, server.url)
     # A text field's focus ring stands out from the card it is on (WCAG 1.4.11: 3:1; it had 1.6:1).
     for field in ("#claim", "#api-key"):
         page.focus(field)

@@ -19,7 +19,7 @@ from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import PLAIN, LiveServer, offline_build, page_service
-from tests.server.test_browser import pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, signed_in_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower is in Paris."
 STALLED = "The Louvre is in Paris."  # its judge never answers: the page is reloaded while it waits
@@ -49,13 +49,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
-def started(chromium: Any, server: LiveServer) -> tuple[Any, list[str]]:
-    page, errors = watched_page(chromium, viewport={"width": 1280, "height": 900})
-    sign_in(page, server.url)
-    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
-    return page, errors
-
-
 def reloaded(page: Any) -> None:
     """Reload the page mid-check (accepting the leave-page question) and wait for the note it offers."""
     page.once("dialog", lambda dialog: dialog.accept())
@@ -65,7 +58,7 @@ def reloaded(page: Any) -> None:
 
 def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chromium: Any,
                                                                             server: LiveServer) -> None:
-    page, errors = started(chromium, server)
+    page, errors = signed_in_page(chromium, server.url)
     assert page.evaluate(LEAVING) is False  # nothing running: leave freely
     page.select_option("#method", "tool-mad")
     page.fill("#opt-rounds", "2")
@@ -116,7 +109,7 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
 
 def test_a_response_reloaded_mid_check_shows_its_claims_so_far_or_runs_again(chromium: Any,
                                                                              server: LiveServer) -> None:
-    page, errors = started(chromium, server)
+    page, errors = signed_in_page(chromium, server.url)
     page.click("button.tab[data-mode=response]")
     page.select_option("#method", "tool-mad")
     page.fill("#opt-rounds", "1")
@@ -157,7 +150,7 @@ def test_a_response_reloaded_mid_check_shows_its_claims_so_far_or_runs_again(chr
 
 def test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards(chromium: Any,
                                                                           server: LiveServer) -> None:
-    page, errors = started(chromium, server)
+    page, errors = signed_in_page(chromium, server.url)
     page.click("button.tab[data-mode=compare]")
     for box in page.locator("#compare-methods input").all():
         box.set_checked(box.get_attribute("value") in ("single", "tool-mad"))
@@ -206,7 +199,7 @@ FILL = """reserve => { // the tab's storage filled but for `reserve` characters
 
 
 def test_a_draft_too_large_for_the_tab_keeps_the_form_and_says_so(chromium: Any, server: LiveServer) -> None:
-    page, errors = started(chromium, server)
+    page, errors = signed_in_page(chromium, server.url)
     page.evaluate(FILL, 3000)  # room for the form (800 characters), not with the events too (10,000)
     page.select_option("#method", "tool-mad")
     page.fill("#opt-rounds", "2")

@@ -19,7 +19,7 @@ import os
 import queue
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 from factdebate.core.version import __version__
 
@@ -49,19 +49,26 @@ def initialize_result(protocol_version: str) -> dict[str, Any]:
 _CLIENT_INFO_TEXT = frozenset({"name", "version", "title"})  # icons, a website: the SDK checks their form
 
 
-def _is_object(value: Any) -> bool:
+def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
+
+
+def _request(line: bytes, method: str) -> dict[str, Any] | None:
+    """``line`` as a JSON-RPC 2.0 message calling ``method``, else None."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if _is_object(message) and message.get("jsonrpc") == "2.0" and message.get("method") == method:
+        return dict(message)
+    return None
 
 
 def early_answer(line: bytes) -> dict[str, Any] | None:
     """The answer to ``line`` when it is a well-formed ``initialize`` request, else None (the SDK answers it,
     or refuses it in its own words). Only what the SDK would accept is answered here: a request id, a
     protocol version, capabilities that are objects, and the client's name, version and title as text."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    if not (_is_object(message) and message.get("jsonrpc") == "2.0" and message.get("method") == "initialize"):
+    if (message := _request(line, "initialize")) is None:
         return None
     request_id, params = message.get("id"), message.get("params")
     if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or not _is_object(params):
@@ -77,11 +84,7 @@ def early_answer(line: bytes) -> dict[str, Any] | None:
 
 def _tools_list(line: bytes) -> int | str | None:
     """The id of ``line`` when it is a plain ``tools/list`` request (no cursor), else None."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    if not (_is_object(message) and message.get("jsonrpc") == "2.0" and message.get("method") == "tools/list"):
+    if (message := _request(line, "tools/list")) is None:
         return None
     request_id, params = message.get("id"), message.get("params", {})
     if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or not _is_object(params) \
