@@ -1,8 +1,9 @@
 """factdebate: check claims by letting LLM agents debate with evidence they retrieve themselves.
 
 ``factdebate.verify(claim, llm=..., ...)`` and ``await factdebate.averify(...)`` are the entry points, with
-``check_response``/``acheck_response`` (a long answer) and ``guard``/``aguard`` (a chat reply within a
-deadline); they are imported lazily so ``import factdebate`` stays light (no model, no connection)."""
+``check_response``/``acheck_response`` (a long answer), ``guard``/``aguard`` (a chat reply within a
+deadline) and ``aguard_stream`` (a reply checked while it streams); they are imported lazily so ``import
+factdebate`` stays light (no model, no connection)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports a
         Passage,
         acheck_response,
         aguard,
+        aguard_stream,
         averify,
         check_response,
         guard,
@@ -57,12 +59,12 @@ __all__ = ["ClaimCheck", "ConfigError", "DPDOptions", "Document", "EventLoopErro
            "FactDebateError", "GuardClaim", "GuardResult", "InputError", "JudgeDecision", "Judgement", "Label",
            "MADKEOptions", "MADOptions", "MERMAIDOptions", "MethodName", "MethodOptions", "Passage", "ReActOptions",
            "ResponseVerdict", "Round", "SearchEngineName", "SelfCheckOptions", "Step", "ToolMADOptions", "Turn",
-           "Usage", "Verdict", "VoteOptions", "WeCheckOptions", "acheck_response", "aguard", "averify",
+           "Usage", "Verdict", "VoteOptions", "WeCheckOptions", "acheck_response", "aguard", "aguard_stream", "averify",
            "check_response", "guard", "verify"]
 
 # api.py imports the run layer (pydantic settings, the method registry): kept off plain ``import factdebate``.
-_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard", "EvidenceMode",
-                   "Passage"})
+_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard", "aguard_stream",
+                   "EvidenceMode", "Passage"})
 _GUARD_TYPES = frozenset({"GuardResult", "GuardClaim"})
 
 

@@ -1,5 +1,6 @@
 """The public Python API: ``verify``/``averify`` (one claim), ``check_response``/``acheck_response`` (a long
-answer, claim by claim), ``guard``/``aguard`` (a chat reply within a deadline) and ``session``. Nothing inside
+answer, claim by claim), ``guard``/``aguard`` (a chat reply within a deadline), ``aguard_stream`` (a reply
+checked while it streams) and ``session``. Nothing inside
 the package imports this module; the CLI, the service and the harness use the run layer directly.
 
 Every function takes the same keywords: the shared options (:class:`~factdebate.settings.keywords.SharedOptions`,
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import typing
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, Unpack, overload
 
@@ -26,6 +27,8 @@ from factdebate.core.errors import ConfigError, EventLoopError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.guard.public import aguard as _aguard
+from factdebate.guard.public import aguard_stream as _aguard_stream
+from factdebate.guard.stream_policy import StreamOut
 from factdebate.guard.types import EvidenceMode, GuardEvidence, GuardResult, OnUnchecked, Policy, Reviser, Tier
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
@@ -35,8 +38,8 @@ from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
 from factdebate.settings.options import not_read_by
 
-__all__ = ["EvidenceMode", "Passage", "acheck_response", "aguard", "averify", "check_response", "guard", "session",
-           "verify"]
+__all__ = ["EvidenceMode", "Passage", "acheck_response", "aguard", "aguard_stream", "averify", "check_response",
+           "guard", "session", "verify"]
 
 # One passage given with the claim or the answer: its text, {"title": ..., "text": ..., "url": ...}, or a
 # Document (a search result) or GuardEvidence already made.
@@ -364,6 +367,44 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
     return await _aguard(reply, question=question, reviser=reviser, config_file=config_file, trace=trace,
                          on_event=on_event, backends=backends, **{k: v for k, v in chosen.items() if v is not None},
                          **_flat(options, method_options))
+
+
+async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, Any]] | None = None,
+                        question: str | None = None, policy: Policy | None = None, tier: Tier | None = None,
+                        deadline_s: float | None = None, evidence: Passages[Passage] | None = None,
+                        evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
+                        on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
+                        config_file: str | Path | None = None, trace: str | Path | None = None,
+                        on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
+                        method_options: MethodOptions | None = None,
+                        **options: Unpack[SharedOptions]) -> AsyncIterator[StreamOut]:
+    """Check a chat reply while it streams, under a policy, with :func:`aguard`'s keywords: ``deltas`` is the
+    reply's text as it arrives, ``messages`` the conversation before it (its ``role: "tool"`` messages are
+    evidence, its last user message the question). Yields :class:`~factdebate.guard.stream_policy.StreamOut`
+    items: ``kind="text"`` is what the reader may see now (under ``hold`` each part once its claims are
+    decided, under ``block``/``rewrite`` nothing until the check is done), ``"claim"`` a claim's verdict as it
+    is decided, and ``"result"`` (last) the :class:`GuardResult`. Closing the generator early stops the check.
+
+    Example::
+
+        import factdebate as fd
+
+        async def main(deltas) -> None:  # deltas: an async iterator of text pieces, e.g. from an LLM stream
+            async for out in fd.aguard_stream(deltas, policy="hold", tier="fast", deadline_s=10,
+                                              messages=[{"role": "user", "content": "Where is the Eiffel Tower?"}]):
+                if out.kind == "text":
+                    print(out.text, end="")
+                elif out.kind == "result":
+                    print(out.result.action_taken, [(c.claim, c.label) for c in out.result.claims])
+    """
+    items, mode = _evidence("aguard_stream", evidence, evidence_mode)
+    chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
+              "conversation_id": conversation_id, "on_unchecked": on_unchecked}
+    async for out in _aguard_stream(deltas, messages=messages, question=question, reviser=reviser,
+                                    config_file=config_file, trace=trace, on_event=on_event, backends=backends,
+                                    **{k: v for k, v in chosen.items() if v is not None},
+                                    **_flat(options, method_options)):
+        yield out
 
 
 def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,

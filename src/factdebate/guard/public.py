@@ -1,18 +1,22 @@
 """The guard as a library call: a chat reply (its text, or the whole conversation) in, a
-:class:`~factdebate.guard.types.GuardResult` out. ``factdebate.guard``/``aguard`` (api.py) are these."""
+:class:`~factdebate.guard.types.GuardResult` out; or a reply's deltas in as it streams, what the reader may see
+out. ``factdebate.aguard``/``guard``/``aguard_stream`` (api.py) are these: each reads its input and makes the
+guard's one call (guard/call.py) with a :class:`~factdebate.guard.call.LocalHost` (the caller's settings, a
+session of resources, nothing admitted or kept)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
-from factdebate.guard.check import check_text
+from factdebate.guard.call import CheckCall, LocalHost, Reply, begin, check_replies, finish
 from factdebate.guard.messages import person_question
-from factdebate.guard.options import evidence_from_messages, resolve_options, text_of
-from factdebate.guard.policy import no_text_result
+from factdebate.guard.options import evidence_from_messages, text_of
+from factdebate.guard.stream_policy import StreamOut, stream_outs
 from factdebate.guard.types import GuardEvidence, GuardOptions, GuardResult, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
@@ -42,6 +46,29 @@ def reply_of(messages: list[dict[str, Any]]) -> tuple[str, str | None, list[Guar
     return text_of(content), question, evidence_from_messages(messages[:last]), passed
 
 
+def conversation_of(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], Reply]:
+    """(the conversation before the last assistant message, that message as the reply to check)."""
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise InputError("messages must be a list of {role, content} objects")
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
+    if last is None:
+        raise InputError("the conversation has no assistant message to check")
+    text, _, _, passed = reply_of(messages)
+    reply = messages[last]
+    return messages[:last], Reply(text, passed, called=bool(reply.get("tool_calls") or reply.get("function_call")),
+                                  message=True)
+
+
+def _host(options: dict[str, Any], config_file: str | Path | None, trace: str | Path | None,
+          on_event: EventSink | None, backends: dict[str, Backend] | None,
+          reviser: Reviser | None) -> tuple[GuardOptions, LocalHost]:
+    """The guard's options (``GUARD_OPTIONS`` of ``options``) and the caller's host (the rest: settings)."""
+    chosen = {name: options.pop(name) for name in list(options) if name in GUARD_OPTIONS}
+    guard_options = GuardOptions.model_validate(chosen)
+    settings = settings_from(options, config_file)
+    return guard_options, LocalHost(settings, lambda s: session(s, backends, on_event, trace), reviser=reviser)
+
+
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None,
                  config_file: str | Path | None = None, trace: str | Path | None = None,
                  on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
@@ -62,27 +89,34 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
             print(claim.claim, claim.label, claim.status, claim.span, claim.correction)
         print(result.text)  # the reply as the policy leaves it
     """
-    chosen = {name: options.pop(name) for name in list(options) if name in GUARD_OPTIONS}
-    passed: list[str] = []
-    if isinstance(reply, list):
-        text, asked, from_tools, passed = reply_of(reply)
-        question = question if question is not None else asked
-    else:
-        text, from_tools = reply, []
-    guard_options = GuardOptions.model_validate(chosen)
-    if from_tools:  # the conversation's own: ranked per claim past the evidence limits, never refused
-        guard_options = guard_options.model_copy()
-        guard_options._conversation = from_tools
-    settings = settings_from(options, config_file)
-    if isinstance(reply, list) and not text.strip():
-        # No text to check: a tool call alone passes; any other reply without text is a degraded check.
-        last = next(m for m in reversed(reply) if m.get("role") == "assistant")
-        called = bool(last.get("tool_calls") or last.get("function_call"))
-        return no_text_result(resolve_options(guard_options, settings), passed, called=called)
-    async with session(settings, backends, on_event, trace) as (resources, sinks):
-        result = await check_text(text, settings, resources, options=guard_options, question=question, sinks=sinks,
-                                  reviser=reviser)
-    return result.model_copy(update={"passed_through": [*result.passed_through, *passed]}) if passed else result
+    messages, one = conversation_of(reply) if isinstance(reply, list) else ([], Reply(reply))
+    guard_options, host = _host(options, config_file, trace, on_event, backends, reviser)
+    [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)
+    return result
+
+
+async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, Any]] | None = None,
+                        question: str | None = None, config_file: str | Path | None = None,
+                        trace: str | Path | None = None, on_event: EventSink | None = None,
+                        backends: dict[str, Backend] | None = None, reviser: Reviser | None = None,
+                        **options: Any) -> AsyncIterator[StreamOut]:
+    """Check a reply while it streams (``deltas``: its text as it arrives; ``messages``: the conversation before
+    it) and yield what the policy lets the reader see now (``kind == "text"``), each claim's verdict as it is
+    decided (``"claim"``) and the result last (``"result"``). The same options and the same one call as
+    :func:`aguard`; leaving early (closing the generator) stops the check."""
+    guard_options, host = _host(options, config_file, trace, on_event, backends, reviser)
+    begun = begin(CheckCall(messages or [], guard_options, question), host)
+    claims = 0
+    try:
+        async with host.session(begun.settings) as (resources, sinks):
+            async for out in stream_outs(begun, deltas, resources, sinks):
+                if out.result is not None:
+                    claims = len(out.result.claims)
+                    out = StreamOut("result", result=await finish(begun, out.result, None, True))
+                yield out
+    finally:
+        begun.admission.charge(claims)
+        begun.admission.release()
 
 
 def guard(reply: str | list[dict[str, Any]], **options: Any) -> GuardResult:

@@ -1,5 +1,6 @@
 """What a policy does to a streamed reply, for any face: :class:`GuardedStream` (the chat proxy's relay uses
-it) and :func:`guard_stream`, the same for a Python caller with an async iterator of text deltas.
+it) and :func:`guard_stream`, the same for an async iterator of text deltas (``factdebate.aguard_stream`` is it
+behind the one call, for a Python caller).
 
 - ``annotate``: every delta is shown as it comes; the verdicts come beside it.
 - ``flag``: the same, and the footnotes after the last delta, once the check is done.
@@ -16,9 +17,9 @@ answer was cut there), and said in ``passed_through`` either way.
 
 Example::
 
-    from factdebate.guard import GuardOptions, guard_stream
+    import factdebate
 
-    async for out in guard_stream(deltas, settings, resources, options=GuardOptions(policy="hold")):
+    async for out in factdebate.aguard_stream(deltas, policy="hold", tier="fast", deadline_s=10):
         if out.kind == "text":
             print(out.text, end="")  # what the reader may see now
         elif out.kind == "result":
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from factdebate.core.runtime import EventSink
+from factdebate.guard.call import Begun
 from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
@@ -124,6 +126,24 @@ async def guard_stream(deltas: AsyncIterable[str], settings: Settings, resources
     decided, and the result last. Leaving early (closing the generator) stops the check."""
     check = StreamingCheck(settings, resources, options=options, question=question, sinks=sinks, reviser=reviser,
                            caller=caller)
+    async for out in check_outs(check, deltas, settings):
+        yield out
+
+
+async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resources,
+                      sinks: list[EventSink]) -> AsyncIterator[StreamOut]:
+    """:func:`guard_stream` within the one call (guard/call.py's ``begin``: the options, settings, question,
+    reviser and caller it resolved); the result is the check's, before the call's ``finish``."""
+    host_sinks, _ = begun.host.sinks()
+    check = StreamingCheck(begun.settings, resources, options=begun.options, question=begun.question,
+                           sinks=[*sinks, *host_sinks] or None, reviser=begun.host.reviser(begun.resolved),
+                           caller=begun.host.caller)
+    async for out in check_outs(check, deltas, begun.settings):
+        yield out
+
+
+async def check_outs(check: StreamingCheck, deltas: AsyncIterable[str], settings: Settings) -> AsyncIterator[StreamOut]:
+    """``deltas`` fed to ``check`` under its policy: what to show, each verdict, and the result last."""
     stream = GuardedStream(check, keep=kept_chars(settings))
     queue: asyncio.Queue[StreamOut | BaseException] = asyncio.Queue()
 

@@ -11,14 +11,13 @@ LiteLLM authenticates with ``x-api-key`` (its ``api_key`` setting); a service ke
 the same way. LiteLLM sends a reply check its texts only (not the conversation), so a bot's own passages
 reach the guard through those options' ``evidence`` or not at all: docs/guard.md says what to do instead.
 
-Set up as the chat route's check is (server/guard_prepare.py's ``setup_check``), with its error shape for
+Checked by the one call every door makes (guard/call.py, hosted by server/guard_host.py), with its error shape for
 every refusal (a wrong key's 401 included) and the request's check id in ``X-Factdebate-Check-Id`` (the
 first text's check is kept under it). A text longer than ``guard.max_message_chars`` is checked as far as
 the limit and its rest is unchecked, said (guard/check.py), as on every door."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Annotated, Any, Literal
 
@@ -26,22 +25,21 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.core.errors import FactDebateError
-from factdebate.guard import GuardOptions, GuardResult, check_text
-from factdebate.server.check_routes import call_keeper
+from factdebate.guard.call import CheckCall, Reply, check_replies
+from factdebate.guard.types import GuardOptions, GuardResult, Reviser
+from factdebate.server.guard_check_id import check_id_of
+from factdebate.server.guard_host import ServiceHost, door_error, door_options
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
-    check_failed,
-    keep_guard,
     keyed_route,
     openai_error,
     public_result,
-    setup_check,
     upstream_for,
     validation_problems,
 )
 from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest
 from factdebate.server.service import Service, ServiceDep
+from factdebate.settings.model import Settings
 
 router = APIRouter()
 log = logging.getLogger("factdebate.server")
@@ -80,29 +78,20 @@ async def _guardrail(request: Request, service: Service, who: str) -> Response:
         return JSONResponse({"action": "NONE"})
     messages = [m.model_dump(exclude_none=True) for m in body.structured_messages or []]
     chat = ChatRequest(model=body.model or "-", messages=body.structured_messages) if body.structured_messages else None
-    setup = setup_check(request, service, who, options, messages, chat=chat)
-    if isinstance(setup, JSONResponse):
-        return setup
-    settings = setup.settings
-    upstream = upstream_for(request.app.state, settings) if setup.resolved.policy == "rewrite" else None
-    reviser = upstream.reviser({"model": body.model or "", "messages": messages}) if upstream else None
-    try:
-        async def one(number: int, text: str) -> GuardResult:
-            calls = call_keeper(service)
-            result = await check_text(text, settings, service.resources(settings), options=setup.options,
-                                      question=setup.question, sinks=[calls.sink] if calls else None,
-                                      reviser=reviser, caller=who)
-            # the first text's check is kept under the request's id (its header's); the others get their own
-            return await keep_guard(service, who, result, calls, setup.check_id if number == 0 else None,
-                                    setup.options.conversation_id)
 
-        try:
-            results = await asyncio.gather(*(one(n, t) for n, t in enumerate(texts)))
-        except FactDebateError as exc:
-            return check_failed(exc)
-        setup.charge.claims = sum(len(r.claims) for r in results)
-    finally:
-        setup.slot.release()
+    def revise(settings: Settings) -> Reviser | None:
+        upstream = upstream_for(request.app.state, settings)
+        return upstream.reviser({"model": body.model or "", "messages": messages}) if upstream else None
+
+    host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise)
+    try:
+        # the first text's check is kept under the request's id (its header's); the others get their own
+        results = await check_replies(CheckCall(messages, door_options(options, request)),
+                                      [Reply(text) for text in texts], host)
+    except Exception as exc:
+        if (answer := door_error(exc)) is None:
+            raise
+        return answer
     return JSONResponse(_answer(results), headers={GUARD_CHECK_ID_HEADER: results[0].check_id}
                         if results[0].check_id else None)
 

@@ -1,14 +1,12 @@
-"""What the chat guard's plain and streamed replies share: the request prepared and charged, the pooled client of
-the operator's upstream, OpenAI-shaped errors, the reviser for ``rewrite``, and the kept check. Apart from the
-routes (server/guard_routes.py) and the stream's relay (server/guard_stream.py), which both read it, so neither
-imports the other."""
+"""What the guard's HTTP doors share when they read a request and write an answer: the pooled client of the
+operator's upstream, OpenAI-shaped errors, the conversation's id from its header, and a result as a reply
+carries it. The check itself, its admission and its keeping are the one call's (guard/call.py, hosted by
+server/guard_host.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import HTTPException, Request, Response
@@ -16,22 +14,12 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.datastructures import State
 
-from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult, ResolvedGuardOptions, resolve_options
-from factdebate.guard.messages import person_question
-from factdebate.guard.options import with_conversation
-from factdebate.guard.policy import no_text_result
-from factdebate.guard.types import GuardClaim
+from factdebate.core.errors import FactDebateError, InputError
+from factdebate.guard import GuardOptions, GuardResult
 from factdebate.server.guard_check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
-from factdebate.server.guard_check_id import check_id_of
-from factdebate.server.guard_request import ChatRequest, check_messages, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError, error_body
-from factdebate.server.kept_calls import CallKeeper
-from factdebate.server.response_routes import ClaimCharge, _charged_slot
-from factdebate.server.routes import _RunSlot
 from factdebate.server.service import Service, caller
 from factdebate.settings.model import Settings
-from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 # The conversation's id where the body's `factdebate` object cannot carry it (a client that drops the body's
@@ -84,72 +72,6 @@ async def close_upstreams(state: State) -> None:
         await upstream.aclose()
 
 
-def chosen_method(options: GuardOptions, base: Settings) -> dict[str, Any]:
-    """The request's choice that counts against the spending caps: a tiers' method other than the operator's
-    ``guard.method`` (whose own bounds are the operator's to set), checked as a chosen ``method`` is on
-    ``/v1/check-response``. The operator's is not resolved again: a request's settings cost milliseconds."""
-    return {"method": options.method} if options.method and options.method != base.guard.method else {}
-
-
-@dataclass
-class Prepared:
-    """A request that passed every check, and what its check needs."""
-
-    body: ChatRequest
-    settings: Settings
-    options: GuardOptions
-    resolved: ResolvedGuardOptions
-    upstream: Upstream
-    question: str | None
-    slot: _RunSlot
-    charge: ClaimCharge
-    check_id: str | None = None  # the request's (server/guard_check_id.py): its first kept check's id
-
-    @property
-    def conversation_id(self) -> str | None:
-        return self.options.conversation_id
-
-
-@dataclass
-class CheckSetup:
-    """What every guard route's check needs, made one way for all of them (:func:`setup_check`)."""
-
-    settings: Settings
-    options: GuardOptions
-    resolved: ResolvedGuardOptions
-    question: str | None
-    slot: _RunSlot
-    charge: ClaimCharge
-    check_id: str  # the request's (server/guard_check_id.py, already in its header): its first kept check's id
-
-
-def setup_check(request: Request, service: Service, who: str, options: GuardOptions,
-                messages: list[dict[str, Any]], *, chat: ChatRequest | None = None,
-                question: str | None = None) -> CheckSetup | JSONResponse:
-    """The one setup of a guard route's check (``/v1/chat/completions``, ``/v1/guard/check``, LiteLLM's
-    guardrail): the conversation's tool results as evidence (ranked per claim past the limits, never refused),
-    the conversation's id from its header, the caller's settings (a chosen method counts against the spending
-    caps), the conversation's bounds (``chat``: the request whose messages and ``n`` are checked), the options
-    resolved, the person's question (``question`` when the caller named it), and the debate slot and the
-    claims' rate-limit tokens taken last (a refused request paid only the request's token). A refusal is
-    OpenAI's error (422 for a bad option or message, 503 at the server's limit of checks)."""
-    options = with_conversation(options, messages)
-    try:
-        options = with_conversation_header(options, request.headers.get(CONVERSATION_HEADER))
-        settings = service.resolver.resolve(chosen_method(options, service.resolver.base), who)
-        if chat is not None:
-            check_messages(chat, settings)
-        resolved = resolve_options(options, settings)
-    except (ConfigError, InputError) as exc:
-        return openai_error(422, str(exc))
-    try:
-        slot, charge = _charged_slot(service, who, settings)  # 503 when the server is at its limit of checks
-    except HTTPException as exc:
-        return openai_http_error(exc)
-    return CheckSetup(settings, options, resolved, question or person_question(messages) or None, slot, charge,
-                      check_id_of(request.scope))
-
-
 def check_failed(exc: FactDebateError) -> JSONResponse:
     """A check that raised (a checker model server down, a fault of its own): OpenAI's error, with the same
     status the service's other routes give it (502 unreachable, 500 otherwise; no endpoint's address)."""
@@ -187,22 +109,6 @@ async def keyed_route(request: Request, service: Service, authorization: str | N
         return route_failed(exc)
 
 
-async def prepare(request: Request, service: Service, who: str) -> Prepared | JSONResponse:
-    """Every check of a chat request before the upstream is asked (:func:`setup_check`)."""
-    upstream = upstream_for(request.app.state, service.resolver.base)
-    if upstream is None:
-        return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
-    try:
-        body = await read_chat_request(request)  # off the event loop when it is large
-    except InputError as exc:
-        return openai_error(422, str(exc))
-    setup = setup_check(request, service, who, body.factdebate or GuardOptions(), body.plain_messages(), chat=body)
-    if isinstance(setup, JSONResponse):
-        return setup
-    return Prepared(body, setup.settings, setup.options, setup.resolved, upstream, setup.question, setup.slot,
-                    setup.charge, setup.check_id)
-
-
 def with_conversation_header(options: GuardOptions, value: str | None) -> GuardOptions:
     """``options`` with the conversation id of the :data:`CONVERSATION_HEADER` (checked as the option is);
     the header and the option naming two conversations is refused rather than one of them guessed."""
@@ -216,62 +122,6 @@ def with_conversation_header(options: GuardOptions, value: str | None) -> GuardO
         raise InputError(f"{CONVERSATION_HEADER} and factdebate.conversation_id name two conversations: "
                          "send one of them, or the same id in both")
     return options.model_copy(update={"conversation_id": named})
-
-
-def reviser_for(prepared: Prepared) -> Any:
-    """Only ``rewrite`` asks the upstream again; other policies never revise."""
-    return prepared.upstream.reviser(prepared.body.upstream_body()) if prepared.resolved.policy == "rewrite" else None
-
-
-def unchecked_result(resolved: ResolvedGuardOptions, passed: list[str]) -> GuardResult:
-    """The result of a reply with no text to check (guard/policy.py's :func:`no_text_result`): a tool call
-    alone passes through; anything else without text is a degraded check that ``on_unchecked`` decides."""
-    return no_text_result(resolved, passed, called=any(_is_call(item) for item in passed))
-
-
-def _is_call(passed: str) -> bool:
-    """Whether a ``passed_through`` line names the reply's tool or function call (server/guard_request.py's
-    and server/guard_stream.py's wording)."""
-    return "tool call(s) in the reply" in passed or passed.startswith("a function call in the reply")
-
-
-def hidden_claim(claim: GuardClaim) -> GuardClaim:
-    """A claim as a caller reads it: why its check failed says what failed, not where the operator's model
-    server is (its address stays in the server's log)."""
-    if not claim.reason or hide_endpoints(claim.reason) == claim.reason:
-        return claim
-    log.warning("a guard check's claim %d failed: %s", claim.index, claim.reason)
-    return claim.model_copy(update={"reason": hide_endpoints(claim.reason)})
-
-
-def hidden_result(result: GuardResult) -> GuardResult:
-    """The result as a caller reads it, in a reply or kept: no endpoint's address in what went wrong (the
-    claims' reasons, why the check was degraded, what was passed through); the server's log keeps it. The
-    texts and the evidence's own URLs are the answer's and the sources', not the operator's, and stay."""
-    reason = result.degraded_reason
-    if reason and hide_endpoints(reason) != reason:
-        log.warning("a guard check was degraded: %s", reason)
-        reason = hide_endpoints(reason)
-    return result.model_copy(update={"degraded_reason": reason, "claims": [hidden_claim(c) for c in result.claims],
-                                     "passed_through": [hide_endpoints(p) for p in result.passed_through]})
-
-
-async def keep_guard(service: Service, who: str, result: GuardResult, calls: CallKeeper | None,
-                     check_id: str | None = None, conversation_id: str | None = None) -> GuardResult:
-    """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and
-    both texts), under ``check_id`` when one was made beforehand (the chat route's, already in its header) and
-    filed under ``conversation_id`` when it has one (``GET /v1/checks?conversation_id=``); the result with its
-    ``check_id`` (None: the operator keeps none, or storing failed). Every route's result passes here, so it
-    is made :func:`hidden_result` here, for the reply and the kept check."""
-    result = hidden_result(result)
-    try:
-        check_id = await asyncio.to_thread(service.checks.save, who, "guard", result.model_dump(mode="json"),
-                                           calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0,
-                                           check_id=check_id, conversation=conversation_id)
-    except Exception:
-        log.warning("could not keep a finished guard check in the state database", exc_info=True)
-        return result
-    return result.model_copy(update={"check_id": check_id})
 
 
 def public_result(result: GuardResult) -> dict[str, Any]:

@@ -21,28 +21,21 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import safe_value
-from factdebate.guard import GuardResult, check_text
-from factdebate.guard.clock import not_counted
+from factdebate.guard.call import Begun, CheckCall, Reply, check_replies
+from factdebate.guard.types import GuardResult
+from factdebate.server.guard_host import chat_host, door_error, door_options, prepare_stream, read_chat
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
-    Prepared,
     apply_to_message,
-    check_failed,
-    keep_guard,
     openai_error,
     openai_http_error,
-    prepare,
     public_result,
-    reviser_for,
     route_failed,
-    unchecked_result,
-    upstream_error,
 )
 from factdebate.server.guard_request import ChatRequest, body_schema, reply_text
 from factdebate.server.guard_stream import disconnected, stream_reply
-from factdebate.server.guard_upstream import UpstreamError
+from factdebate.server.guard_upstream import Upstream
 from factdebate.server.service import Service, ServiceDep, caller
 
 router = APIRouter(prefix="/v1")
@@ -73,15 +66,18 @@ async def chat_completions(request: Request, service: ServiceDep,
 
 
 async def _reply(request: Request, service: Service, who: str) -> Response:
-    prepared = await prepare(request, service, who)
-    if isinstance(prepared, JSONResponse):
-        return prepared
-    if prepared.body.stream:
-        return await stream_reply(prepared, service, who, request)
+    read = await read_chat(request, service)
+    if isinstance(read, JSONResponse):
+        return read
+    body, upstream = read
     try:
-        return await _unless_gone(_plain_reply(prepared, service, who), request)
-    finally:
-        prepared.slot.release()
+        if body.stream:
+            return await stream_reply(prepare_stream(request, service, who, body, upstream), request)
+        return await _unless_gone(_plain_reply(request, service, who, body, upstream), request)
+    except Exception as exc:
+        if (answer := door_error(exc)) is None:
+            raise
+        return answer
 
 
 async def _unless_gone(reply: Coroutine[Any, Any, Response], request: Request) -> Response:
@@ -101,46 +97,48 @@ async def _unless_gone(reply: Coroutine[Any, Any, Response], request: Request) -
     return work.result()
 
 
-async def _plain_reply(prepared: Prepared, service: Service, who: str) -> Response:
-    try:
-        with not_counted():  # the upstream's time is not the check's (guard/clock.py)
-            answer = await prepared.upstream.complete(prepared.body.upstream_body(prepared.settings.guard.max_tokens))
-    except UpstreamError as exc:
-        prepared.charge.claims = 0
-        return upstream_error(exc)
-    # Every choice is checked (n is capped by guard.max_choices); choices the upstream wrote beyond the n asked
-    # for are left out, never passed on unchecked.
-    asked = prepared.body.n or 1
-    written = answer["choices"]
-    answer["choices"] = choices = written[:asked]
-    extra = [f"choices {asked + 1} to {len(written)}: the upstream model wrote more answers than asked for "
-             f"(n = {asked}); they were left out, unchecked"] if len(written) > asked else []
-    from factdebate.server.check_routes import call_keeper
+async def _plain_reply(request: Request, service: Service, who: str, body: ChatRequest,
+                       upstream: Upstream) -> Response:
+    """The one call with the upstream's answer as its replies (asked once the check is admitted); every choice
+    is checked (n is capped by guard.max_choices), and choices the upstream wrote beyond the n asked for are
+    left out, never passed on unchecked."""
+    answer: dict[str, Any] = {}
+    block_finish: list[str] = []
 
-    calls = call_keeper(service)
-    checks = [asyncio.ensure_future(_check_choice(prepared, service, who, choice, calls))
-              for choice in (choices or [{}])]
-    try:
-        results = await asyncio.gather(*checks)
-    except FactDebateError as exc:
-        for task in checks:
-            task.cancel()
-        await asyncio.gather(*checks, return_exceptions=True)
-        return check_failed(exc)
-    results[0] = results[0].model_copy(update={"passed_through": [*results[0].passed_through, *extra]})
-    prepared.charge.claims = sum(len(result.claims) for result in results)
+    async def replies(begun: Begun) -> list[Reply]:
+        block_finish.append(begun.settings.guard.block_finish_reason)
+        answer.update(await upstream.complete(body.upstream_body(begun.settings.guard.max_tokens)))
+        asked = body.n or 1
+        written = answer["choices"]
+        answer["choices"] = choices = written[:asked]
+        out = [_reply_of(choice) for choice in (choices or [{}])]
+        if len(written) > asked:
+            out[0].passed.append(f"choices {asked + 1} to {len(written)}: the upstream model wrote more answers "
+                                 f"than asked for (n = {asked}); they were left out, unchecked")
+        return out
+
+    host = chat_host(request, service, who, body, upstream)
+    call = CheckCall(body.plain_messages(), door_options(body.factdebate, request))
+    results = await check_replies(call, replies, host)
+    choices = answer["choices"]
     for number, result in enumerate(results):
-        results[number] = result = await keep_guard(service, who, result, calls,
-                                                    prepared.check_id if number == 0 else None,
-                                                    prepared.conversation_id)
         if number < len(choices):
-            _apply_to_choice(choices, number, result, prepared.settings.guard.block_finish_reason)
+            _apply_to_choice(choices, number, result, block_finish[0])
     answer["factdebate"] = public_result(results[0])
     headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
     try:
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
         return JSONResponse(safe_value(answer), headers=headers)
+
+
+def _reply_of(choice: Any) -> Reply:
+    """A choice's reply to check: its message's text and what of it passes unchecked; a choice with no text
+    is guard/policy.py's ``no_text_result`` (a tool call passes, anything else is degraded)."""
+    first: dict[str, Any] = choice if isinstance(choice, dict) else {}
+    message: dict[str, Any] = first["message"] if isinstance(first.get("message"), dict) else {}
+    text, passed = reply_text(message)
+    return Reply(text, passed, called=bool(message.get("tool_calls") or message.get("function_call")), message=True)
 
 
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
@@ -168,17 +166,3 @@ def _apply_to_choice(choices: list[Any], number: int, result: GuardResult, block
     apply_to_message(choice["message"], choice, result, block_finish)
     if len(choices) > 1:
         choice["factdebate"] = public_result(result)
-
-
-async def _check_choice(prepared: Prepared, service: Service, who: str, choice: Any, calls: Any) -> GuardResult:
-    """One choice's check (its own deadline, its own result); a choice with no text to check is the result of
-    guard/policy.py's ``no_text_result`` (a tool call passes, anything else is degraded)."""
-    first: dict[str, Any] = choice if isinstance(choice, dict) else {}
-    message: dict[str, Any] = first["message"] if isinstance(first.get("message"), dict) else {}
-    text, passed = reply_text(message)
-    if not text.strip():
-        return unchecked_result(prepared.resolved, passed)
-    result = await check_text(text, prepared.settings, service.resources(prepared.settings),
-                              options=prepared.options, question=prepared.question,
-                              sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared), caller=who)
-    return result.model_copy(update={"passed_through": [*result.passed_through, *passed]})

@@ -44,22 +44,15 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.guard import GuardedStream, GuardResult, StreamingCheck
-from factdebate.guard.policy import stream_mode
-from factdebate.guard.stream_policy import kept_chars
-from factdebate.server.check_routes import call_keeper
-from factdebate.server.guard_prepare import (
-    Prepared,
-    hidden_claim,
-    keep_guard,
-    public_result,
-    reviser_for,
-    unchecked_result,
-    upstream_error,
-)
+from factdebate.guard.call import finish, hidden_claim
+from factdebate.guard.policy import no_text_result, stream_mode
+from factdebate.guard.stream import StreamingCheck
+from factdebate.guard.stream_policy import GuardedStream, kept_chars
+from factdebate.guard.types import GuardResult
+from factdebate.server.guard_host import Prepared
+from factdebate.server.guard_prepare import public_result, upstream_error
 from factdebate.server.guard_upstream import SSEEvent, UpstreamError, error_body, passed_on_error
 from factdebate.server.routes import _SlotStream
-from factdebate.server.service import Service
 from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
@@ -79,13 +72,14 @@ def failure_frame(message: str, code: str) -> bytes:
     return frame(error_body(message, "server_error", code))
 
 
-async def stream_reply(prepared: Prepared, service: Service, who: str, request: Request) -> Response:
+async def stream_reply(prepared: Prepared, request: Request) -> Response:
     """The SSE answer, or the upstream's own error when it fails before its first chunk (nothing has been
     sent then, so the caller gets the upstream's status). One task does all the reading from the upstream,
     from the request on: ending it closes the upstream's connection, so an abandoned stream stops the
     upstream's writing too. A caller that leaves before the first chunk ends it as well."""
     each = request.headers.get(VERDICTS_HEADER, "").strip().lower() == "each"
-    relay = Relay(prepared, service, who, each)
+    relay = Relay(prepared, each)
+    admission = prepared.begun.admission
     body = prepared.body.upstream_body(prepared.settings.guard.max_tokens)
     reader = asyncio.create_task(relay.read(prepared.upstream.stream(body)))
     first = asyncio.ensure_future(relay.queue.get())
@@ -94,7 +88,7 @@ async def stream_reply(prepared: Prepared, service: Service, who: str, request: 
         await asyncio.wait((first, gone), return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         reader.cancel()
-        prepared.slot.release()
+        admission.release()
         raise
     finally:
         gone.cancel()
@@ -103,18 +97,18 @@ async def stream_reply(prepared: Prepared, service: Service, who: str, request: 
             first.cancel()
     if not arrived:  # the caller left before the first chunk: nothing to send, nothing more to read
         await _stop(reader)
-        prepared.charge.claims = 0
-        prepared.slot.release()
+        admission.charge(0)
+        admission.release()
         return Response(status_code=499)
     kind, item = first.result()
     if kind != "event":
         await _stop(reader)
-        prepared.charge.claims = 0
-        prepared.slot.release()
+        admission.charge(0)
+        admission.release()
         error = item if kind == "error" else UpstreamError(502, error_body("the upstream model's stream was empty"))
         return upstream_error(error)
     relay.room.release()
-    return _SlotStream(relay.frames(item, reader), prepared.slot.release)
+    return _SlotStream(relay.frames(item, reader), admission.release)
 
 
 async def disconnected(request: Request) -> None:
@@ -136,8 +130,9 @@ class AnswerTooLong(Exception):
 class Relay:
     """One stream's passage from the upstream to the caller."""
 
-    def __init__(self, prepared: Prepared, service: Service, who: str, each: bool) -> None:
-        self.prepared, self.service, self.who, self.each = prepared, service, who, each
+    def __init__(self, prepared: Prepared, each: bool) -> None:
+        self.prepared, self.each = prepared, each
+        self.begun = prepared.begun
         resolved = prepared.resolved
         mode = stream_mode(resolved.policy, resolved.on_unchecked)
         self.buffer = mode == "whole"
@@ -166,16 +161,16 @@ class Relay:
         check: StreamingCheck | None = None
         try:
             prepared = self.prepared
-            calls = call_keeper(self.service)
-            check = StreamingCheck(prepared.settings, self.service.resources(prepared.settings),
-                                   options=prepared.options, question=prepared.question,
-                                   sinks=[calls.sink] if calls else None, reviser=reviser_for(prepared),
-                                   caller=self.who)
+            host, begun = prepared.host, self.begun
+            sinks, calls = host.sinks()
+            check = StreamingCheck(begun.settings, host.service.resources(begun.settings), options=begun.options,
+                                   question=begun.question, sinks=sinks or None,
+                                   reviser=host.reviser(begun.resolved), caller=host.caller)
             self.stream = GuardedStream(check, keep=kept_chars(prepared.settings))
             tasks.append(asyncio.create_task(self._verdicts(check)))
             releases = asyncio.create_task(self._releases(self.stream))
             tasks.append(releases)
-            ping = self.service.config.stream_ping_seconds
+            ping = host.service.config.stream_ping_seconds
             for out in self._pass(first):  # the event that came before the stream started
                 yield out
             while True:
@@ -220,8 +215,7 @@ class Relay:
                                 yield frame({**self.head, "choices": [], "factdebate_claim": item})
                             elif kind == "text":
                                 yield self._text_frame(item)
-                    result = await keep_guard(self.service, self.who, result, calls, self.prepared.check_id,
-                                              self.prepared.conversation_id)  # the id its headers carried
+                    result = await finish(self.begun, result, calls, True)  # hidden, kept under the header's id
                     for out in self._closing(result):
                         yield out
                     yield DONE
@@ -235,8 +229,8 @@ class Relay:
         finally:
             if check is not None:
                 check.cancel()  # a client gone (or an error) leaves nothing checking on; after finish() a no-op
-            if self.prepared.charge.claims is None:  # left before the end: the claims decided so far are paid
-                self.prepared.charge.claims = self.decided
+            # left before the end: the claims decided so far are paid (after the end: its claims, charged then)
+            self.begun.admission.charge(self.decided)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -291,13 +285,14 @@ class Relay:
                           "(n = 1); they were left out, unchecked")
         if not self.spoke:
             check.cancel()  # nothing to check, and nothing held to release
-            result = unchecked_result(self.prepared.resolved, passed)
+            result = no_text_result(self.begun.resolved, passed, called=bool(self.tool_calls or any(
+                p.startswith("a function call in the reply") for p in passed)))
             self.last = result.text if self.buffer else ""
         else:
             assert self.stream is not None
             self.last, result = await self.stream.finish()
             result = result.model_copy(update={"passed_through": [*result.passed_through, *passed]})
-        self.prepared.charge.claims = len(result.claims)
+        self.begun.admission.charge(len(result.claims))
         return result
 
     def _pass(self, event: SSEEvent) -> list[bytes]:

@@ -4,7 +4,7 @@ action, a bot's own code): the reply's text, optionally the user's question and 
 whole :class:`~factdebate.guard.types.GuardResult` out, its ``text`` as the policy leaves it. Nothing is
 forwarded anywhere: ``rewrite`` asks the operator's ``guard.upstream`` when there is one, and otherwise flags.
 
-Set up as the chat route's check is (server/guard_prepare.py's ``setup_check``), with its error shape
+Checked by the one call every door makes (guard/call.py, hosted by server/guard_host.py), with its error shape
 (OpenAI's ``error`` object, beside ``detail``) for every refusal, a wrong key's 401 included, and the
 request's check id in ``X-Factdebate-Check-Id`` (the finished check is kept under it)."""
 
@@ -13,24 +13,22 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request, Response
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.core.errors import FactDebateError
-from factdebate.guard import GuardOptions, GuardResult, check_text
-from factdebate.server.check_routes import call_keeper
+from factdebate.guard.call import CheckCall, Reply, check_replies
+from factdebate.guard.types import GuardOptions, Reviser
+from factdebate.server.guard_check_id import check_id_of
+from factdebate.server.guard_host import ServiceHost, door_error, door_options
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
-    check_failed,
-    keep_guard,
     keyed_route,
     openai_error,
-    setup_check,
     upstream_for,
     validation_problems,
 )
 from factdebate.server.guard_request import ChatMessage, ChatRequest, body_schema, lone_surrogate
 from factdebate.server.service import Service, ServiceDep
+from factdebate.settings.model import Settings
 
 router = APIRouter(prefix="/v1")
 
@@ -70,23 +68,18 @@ async def _check(request: Request, service: Service, who: str) -> Response:
         return openai_error(422, f"invalid request: {validation_problems(exc)}")
     messages = [m.model_dump(exclude_none=True) for m in body.messages or []]
     chat = ChatRequest(model="-", messages=body.messages) if body.messages else None
-    setup = setup_check(request, service, who, body.factdebate or GuardOptions(), messages, chat=chat,
-                        question=body.question)
-    if isinstance(setup, JSONResponse):
-        return setup
-    upstream = upstream_for(request.app.state, setup.settings) if setup.resolved.policy == "rewrite" else None
-    reviser = upstream.reviser({"model": body.model, "messages": messages}) if upstream else None
+
+    def revise(settings: Settings) -> Reviser | None:
+        upstream = upstream_for(request.app.state, settings)
+        return upstream.reviser({"model": body.model, "messages": messages}) if upstream else None
+
+    host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise)
     try:
-        calls = call_keeper(service)
-        result: GuardResult = await check_text(body.text, setup.settings, service.resources(setup.settings),
-                                               options=setup.options, question=setup.question,
-                                               sinks=[calls.sink] if calls else None, reviser=reviser, caller=who)
-        setup.charge.claims = len(result.claims)
-        result = await keep_guard(service, who, result, calls, setup.check_id, setup.options.conversation_id)
-    except FactDebateError as exc:
-        return check_failed(exc)
-    finally:
-        setup.slot.release()
+        [result] = await check_replies(CheckCall(messages, door_options(body.factdebate, request), body.question),
+                                       [Reply(body.text)], host)
+    except Exception as exc:
+        if (answer := door_error(exc)) is None:
+            raise
+        return answer
     return Response(result.model_dump_json(), media_type="application/json",
                     headers={GUARD_CHECK_ID_HEADER: result.check_id} if result.check_id else None)
-

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.server.mcp_server import AgentServer
-from factdebate.server.security import KeyRing, RateLimiter
+from factdebate.server.security import CALLER_STATE, KeyRing, RateLimiter
 
 MCP_PATH = "/mcp"
 _REFUSED = json.dumps({"error": "missing or wrong API key: send the header Authorization: Bearer <key> "
@@ -36,6 +36,8 @@ class KeyCheck:
             if who is None:
                 await _answer(send, 401, _REFUSED, [(b"www-authenticate", b"Bearer")])
                 return
+            # the key's id, for the guard's check_answer (its cache scope: server/mcp_guard_host.py)
+            scope = {**scope, "state": {**(scope.get("state") or {}), CALLER_STATE: who}}
             if self.limiter is not None and self.limiter.rate > 0 and scope.get("method") == "POST":
                 body = await _read(receive)
                 if body is None:

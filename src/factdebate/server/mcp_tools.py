@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -22,11 +22,12 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.corpus.builtin import BUILTIN_CORPUS
-from factdebate.guard.check import check_text
+from factdebate.guard.call import CheckCall, Reply, check_replies
 from factdebate.guard.types import EvidenceMode, GuardClaim, GuardEvidence, GuardOptions, GuardResult, Tier
 from factdebate.run.build import builtin_engines
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.evidence import EvidenceChoice, with_evidence
+from factdebate.server.mcp_guard_host import McpHost, caller_of
 from factdebate.server.mcp_prepare import Preparation
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
@@ -253,7 +254,8 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              "claims to rewrite. tier: fast (one model call per claim), standard or deep; "
                              "deadline_s: seconds for the whole check (claims not decided by then are unchecked); "
                              "both within the operator's caps.")
-    async def check_answer(answer: str, question: str | None = None, evidence: list[GuardEvidence] | None = None,
+    async def check_answer(answer: str, context: Context, question: str | None = None,
+                           evidence: list[GuardEvidence] | None = None,
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                            deadline_s: float | None = None) -> dict[str, Any]:
         started = time.monotonic()
@@ -269,8 +271,11 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                                                                                                         "search"}),
                                min(INDEX_WAIT_S, resolved.deadline_s))
             left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
-            resolved = resolved.model_copy(update={"deadline_s": max(0.1, left)})
-            result = await check_text(answer, settings, resources.get(settings), options=resolved, question=question)
+            options = options.model_copy(update={"deadline_s": max(0.1, left)})
+            # The guard's one call, as every door makes it (guard/call.py): the caller's cache scope, the
+            # operator's addresses hidden in the result and in a failure's message.
+            host = McpHost(resolver, resources, caller_of(context))
+            [result] = await check_replies(CheckCall((), options, question), [Reply(answer)], host)
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:

@@ -18,6 +18,9 @@ def key_id(key: str) -> str:
     return "key-" + hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
+# Where a request's scope state carries the API key's id (server/mcp_http.py puts it there for the MCP tools).
+CALLER_STATE = "factdebate_caller"
+
 class KeyRing:
     def __init__(self, keys: list[str], allow_anonymous: bool = False) -> None:
         self._keys = [k.encode() for k in keys]

@@ -1,0 +1,242 @@
+"""The one call behind every door of the guard (issue 57 item 2).
+
+A door (the chat proxy plain and streamed, ``/v1/guard/check``, LiteLLM's guardrail route, MCP's
+``check_answer``, ``factdebate.guard``/``aguard_stream``) reads its input into a :class:`CheckCall` (the
+conversation, the options, the person's question when the caller names it) and the reply or replies, makes
+this call with its :class:`Host`, and writes the answer. Everything else happens here, once, the same for
+every door: the conversation's tool results become evidence, the caller's settings and the options are
+resolved, the check is admitted (the host's slot and charge), the reviser is the host's, the model cache is
+scoped to the caller (guard/check.py), each result is made what a caller may read (no operator address:
+:func:`hidden_result`, and a failure's message alike) and kept by the host, and the charge settled from the
+claims checked.
+
+A host is where the check runs: the service (server/guard_host.py: its resolver, run slots, rate limit and
+kept checks), the MCP server, or a Python caller's session (:class:`LocalHost`, which admits and keeps
+nothing). A refusal of the host's (a server at its limit of checks) is raised as the host raises it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from factdebate.core.errors import FactDebateError
+from factdebate.core.runtime import EventSink
+from factdebate.guard.check import check_text
+from factdebate.guard.clock import not_counted
+from factdebate.guard.messages import person_question
+from factdebate.guard.options import resolve_options, with_conversation
+from factdebate.guard.policy import no_text_result
+from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.methods.resources import Resources
+from factdebate.settings.model import Settings
+from factdebate.util.redact import hide_endpoints
+
+log = logging.getLogger("factdebate.guard")
+
+
+@dataclass
+class CheckCall:
+    """What a door read from its input: the conversation before the reply (OpenAI messages: its ``role:
+    "tool"`` messages are evidence, the person's last message is the question), the options, and the
+    question when the caller named it."""
+
+    messages: Sequence[Any] = ()
+    options: GuardOptions = field(default_factory=GuardOptions)
+    question: str | None = None
+
+
+@dataclass
+class Reply:
+    """One reply to check: its text, what of it passes unchecked (tool calls, non-text parts), and whether it
+    holds a tool or function call (a reply that is only a call has nothing to check and passes)."""
+
+    text: str
+    passed: list[str] = field(default_factory=list)
+    called: bool = False
+    message: bool = False  # a model's message: without text it is a tool call passing or a degraded check
+
+
+class Admission:
+    """A check let in: ``charge`` with the claims it checked, ``release`` when it is over (more than once is
+    fine). The plain one costs nothing."""
+
+    def charge(self, claims: int) -> None:
+        del claims
+
+    def release(self) -> None:
+        pass
+
+
+class Host:
+    """Where a check runs. The plain host needs its settings and resources given; the service's and the MCP
+    server's override what they do otherwise (server/guard_host.py)."""
+
+    caller: str | None = None  # who asks: the model cache and a conversation's state are never shared past it
+
+    def settings(self, options: GuardOptions) -> Settings:
+        raise NotImplementedError
+
+    def admit(self, settings: Settings) -> Admission:
+        return Admission()
+
+    def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
+        """The resources one call's checks use, open while they run, with the session's own sinks."""
+        raise NotImplementedError
+
+    def sinks(self) -> tuple[list[EventSink], Any]:
+        """(the sinks of one check, what the host keeps of its calls)."""
+        return [], None
+
+    def reviser(self, resolved: ResolvedGuardOptions) -> Reviser | None:
+        return None
+
+    async def keep(self, result: GuardResult, calls: Any, first: bool, conversation_id: str | None) -> GuardResult:
+        """Keep a finished (hidden) result; ``first``: the request's first, kept under its id."""
+        return result
+
+
+class LocalHost(Host):
+    """A Python caller's check: its settings and resources (a session opened per call, or the caller's
+    ``backends``), its reviser, its sinks; nothing admitted or kept."""
+
+    def __init__(self, settings: Settings,
+                 session: Callable[[Settings], AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]], *,
+                 reviser: Reviser | None = None) -> None:
+        self._settings, self._session, self._reviser = settings, session, reviser
+
+    def settings(self, options: GuardOptions) -> Settings:
+        return self._settings
+
+    def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
+        return self._session(settings)
+
+    def reviser(self, resolved: ResolvedGuardOptions) -> Reviser | None:
+        return self._reviser
+
+
+@dataclass
+class Begun:
+    """A check set up and admitted (:func:`begin`): what its parts read."""
+
+    host: Host
+    settings: Settings
+    options: GuardOptions
+    resolved: ResolvedGuardOptions
+    question: str | None
+    admission: Admission
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.options.conversation_id
+
+
+def begin(call: CheckCall, host: Host) -> Begun:
+    """Options, settings and admission, in that order (a refused request paid only for its reading): the
+    conversation's tool results as evidence (ranked per claim past the limits, never refused), the host's
+    settings for its caller, the options resolved against them (an ``InputError`` for one out of bounds),
+    the person's question, and the host's slot and charge taken last."""
+    options = with_conversation(call.options, call.messages)
+    settings = host.settings(options)
+    resolved = resolve_options(options, settings)
+    question = call.question or person_question(list(call.messages)) or None
+    return Begun(host, settings, options, resolved, question, host.admit(settings))
+
+
+async def finish(begun: Begun, result: GuardResult, calls: Any, first: bool) -> GuardResult:
+    """A result as the caller gets it: hidden, then kept by the host."""
+    return await begun.host.keep(hidden_result(result), calls, first, begun.conversation_id)
+
+
+def failed(exc: FactDebateError) -> FactDebateError:
+    """A check's failure as a caller reads it: the same error, its message without an operator's address (the
+    log keeps the whole)."""
+    message = str(exc)
+    if (shown := hide_endpoints(message)) != message:
+        log.warning("a guard check failed: %s", message)
+        exc.args = (shown,)
+    return exc
+
+
+async def check_one(begun: Begun, reply: Reply, resources: Resources | None, session_sinks: list[EventSink], *,
+                    first: bool = True) -> GuardResult:
+    """One reply's check within an admitted call, hidden and kept."""
+    sinks, calls = begun.host.sinks()
+    sinks = [*session_sinks, *sinks]
+    if reply.message and not reply.text.strip():
+        result = no_text_result(begun.resolved, reply.passed, called=reply.called)
+    else:
+        assert resources is not None
+        result = await check_text(reply.text, begun.settings, resources, options=begun.options,
+                                  question=begun.question, sinks=sinks or None,
+                                  reviser=begun.host.reviser(begun.resolved), caller=begun.host.caller)
+        if reply.passed:
+            result = result.model_copy(update={"passed_through": [*result.passed_through, *reply.passed]})
+    return await finish(begun, result, calls, first)
+
+
+Replies = Sequence[Reply] | Callable[[Begun], Awaitable[Sequence[Reply]]]
+
+
+async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[GuardResult]:
+    """The one call: every reply of ``replies`` checked (each its own deadline and result; the first kept under
+    the request's id) within one admission, charged with the claims they checked. ``replies`` may be a
+    coroutine function of the begun check (the chat proxy's upstream), asked once the check is admitted; its
+    time is not the check's and a failure of it is raised as it came, charged nothing. A check that fails raises its
+    :func:`failed` error."""
+    begun = begin(call, host)
+    claims = 0
+    try:
+        if callable(replies):
+            with not_counted():  # the upstream's time is not the check's (guard/clock.py)
+                replies = await replies(begun)
+        async with contextlib.AsyncExitStack() as stack:
+            # a session's resources are opened only for a reply with something to check (not a tool call alone)
+            needed = any(reply.text.strip() or not reply.message for reply in replies)
+            resources, sinks = (await stack.enter_async_context(host.session(begun.settings)) if needed
+                                else (None, []))
+            tasks = [asyncio.ensure_future(check_one(begun, reply, resources, sinks, first=number == 0))
+                     for number, reply in enumerate(replies)]
+            try:
+                results = list(await asyncio.gather(*tasks))
+            except FactDebateError as exc:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise failed(exc) from None
+        claims = sum(len(result.claims) for result in results)
+        return results
+    finally:
+        begun.admission.charge(claims)
+        begun.admission.release()
+
+
+def hidden_claim(claim: GuardClaim) -> GuardClaim:
+    """A claim as a caller reads it: why its check failed says what failed, not where the operator's model
+    server is (its address stays in the log)."""
+    if not claim.reason or hide_endpoints(claim.reason) == claim.reason:
+        return claim
+    log.warning("a guard check's claim %d failed: %s", claim.index, claim.reason)
+    return claim.model_copy(update={"reason": hide_endpoints(claim.reason)})
+
+
+def hidden_result(result: GuardResult) -> GuardResult:
+    """The result as a caller reads it, from any door: no endpoint's address in what went wrong (the claims'
+    reasons, why the check was degraded, what was passed through); the log keeps it. The texts and the
+    evidence's own URLs are the answer's and the sources', not the operator's, and stay."""
+    reason = result.degraded_reason
+    if reason and hide_endpoints(reason) != reason:
+        log.warning("a guard check was degraded: %s", reason)
+        reason = hide_endpoints(reason)
+    return result.model_copy(update={"degraded_reason": reason, "claims": [hidden_claim(c) for c in result.claims],
+                                     "passed_through": [hide_endpoints(p) for p in result.passed_through]})
+
+
+@asynccontextmanager
+async def given_resources(resources: Resources) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
+    """A session of resources the host holds already (the service's pool, the MCP server's)."""
+    yield resources, []
