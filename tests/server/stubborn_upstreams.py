@@ -1,5 +1,6 @@
 """Upstream models that misbehave, for the guard's stream tests, each a real server on loopback: one that writes
-an answer that never ends (as fast as its client reads), and one that takes the request and never answers."""
+an answer that never ends (as fast as its client reads), one that writes it slowly until told to end it, and
+one that takes the request and never answers."""
 
 from __future__ import annotations
 
@@ -41,6 +42,44 @@ def endless_app(state: Endless) -> FastAPI:
         return StreamingResponse(chunks(), media_type="text/event-stream")
 
     return app
+
+
+class Trickle:
+    """An upstream that writes its answer a few words every 10 ms, without a sentence end, until ``release`` is
+    set (then it ends the answer with one sentence); a request that is not streamed gets the same body, so it
+    waits for its end as long. ``requests`` counts the requests that came."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.requests = 0
+        self.came = threading.Event()
+
+    def app(self) -> FastAPI:
+        app = FastAPI()
+
+        @app.post("/v1/chat/completions")
+        async def complete(request: Request) -> StreamingResponse:
+            await request.body()
+            self.requests += 1
+            self.came.set()
+            head = {"id": "chatcmpl-trickle", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+
+            def chunk(delta: dict[str, str], finish: str | None = None) -> bytes:
+                data = {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                return f"data: {json.dumps(data)}\n\n".encode()
+
+            async def chunks() -> AsyncIterator[bytes]:
+                yield chunk({"role": "assistant", "content": ""})
+                while not self.release.is_set():
+                    yield chunk({"content": "and so on "})
+                    await asyncio.sleep(0.01)
+                yield chunk({"content": "Paris is the capital of France."})
+                yield chunk({}, "stop")
+                yield b"data: [DONE]\n\n"
+
+            return StreamingResponse(chunks(), media_type="text/event-stream")
+
+        return app
 
 
 class Silent:

@@ -20,7 +20,7 @@ from factdebate.server.guard_upstream import scrubbed
 from tests.fake_openai import FakeOpenAI
 from tests.server.conftest import AUTH, KEY, LiveServer
 from tests.server.guard_support import ANSWER, Upstream, scripted_checker_app, upstream_app
-from tests.server.stubborn_upstreams import Endless, Silent, endless_app, raw_request, still
+from tests.server.stubborn_upstreams import Endless, Silent, Trickle, endless_app, raw_request, still
 
 FAST = {"tier": "fast", "method": "single"}
 HI = [{"role": "user", "content": "Tell me about Paris."}]
@@ -297,47 +297,66 @@ def test_an_upstream_event_that_never_ends_is_an_error_not_a_growing_buffer() ->
 @pytest.mark.parametrize("workers", [1, 2])
 def test_serve_stops_within_its_grace_period_while_a_request_hangs(tmp_path: Path, workers: int) -> None:
     """Item 2: a server with a hanging stream ignored SIGTERM for an hour and a half; with ``--workers`` each
-    worker process arms its own watchdog (server/workers.py)."""
-    import contextlib
+    worker process arms its own watchdog (server/workers.py). Issue 57 item 3: the requests still running near
+    the grace period's end answer for themselves, a plain one with OpenAI's 503 (it was uvicorn's plain-text
+    500) and a stream with a ``stream_failed`` chunk before it ends (it was cut without a word)."""
     import signal
     import subprocess
     import threading
-    import time
 
     from factdebate.server.shutdown import EXIT_MARGIN_S
     from tests.server.conftest import free_port
     from tests.server.test_commands import EXE, _env, _wait_until_up
 
-    upstream = Silent()
+    trickle = Trickle()  # the stream's answer never ends; the plain request waits for a body that never ends
+    upstream = LiveServer(trickle.app()).__enter__()
     service = tmp_path / "service.yaml"
     service.write_text("shutdown_grace_s: 2\n")
     port = free_port()
     env = {k: v for k, v in _env(tmp_path).items() if k != "FACTDEBATE_LLM"}
     process = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(port), "--llm", "scripted:agree",
                                 "--agents", "none,none", "--no-scoring", "--no-cache", "--guard-upstream",
-                                upstream.url, "--service-config", str(service), "--workers", str(workers)],
+                                f"{upstream.url}/v1", "--service-config", str(service), "--workers", str(workers)],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
+    got: dict[bool, tuple[int, str]] = {}
+    streaming = threading.Event()
 
     def hang(stream: bool) -> None:
-        with contextlib.suppress(httpx.HTTPError):  # the server goes away under it, as it should
-            httpx.post(f"{url}{CHAT}", timeout=300,
-                       json={"model": "m", "stream": stream, "messages": HI, "factdebate": FAST})
+        body = {"model": "m", "stream": stream, "messages": HI, "factdebate": FAST}
+        with httpx.stream("POST", f"{url}{CHAT}", timeout=300, json=body) as reply:
+            lines = []
+            for line in reply.iter_lines():
+                lines.append(line)
+                if line.startswith("data: {"):
+                    streaming.set()
+            got[stream] = (reply.status_code, "\n".join(lines))
 
     try:
         _wait_until_up(url, process)
-        for stream in (True, False):
-            threading.Thread(target=hang, args=(stream,), daemon=True).start()
-        assert upstream.connected.wait(30), "the request never reached the upstream"
-        time.sleep(0.5)
+        threads = [threading.Thread(target=hang, args=(stream,), daemon=True) for stream in (True, False)]
+        for thread in threads:
+            thread.start()
+        assert streaming.wait(30), "the stream never started"
+        while trickle.requests < 2:
+            assert trickle.came.wait(30), "the plain request never reached the upstream"
+            trickle.came.clear()
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=2 + EXIT_MARGIN_S + 20)  # the grace period, the margin, and room for a loaded machine
+        for thread in threads:
+            thread.join(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
         output, _ = process.communicate(timeout=30)
-        upstream.close()
-    assert "timeout graceful shutdown exceeded" in output, output  # uvicorn's line: the requests were cancelled
+        trickle.release.set()
+        upstream.__exit__()
+    status, text = got[False]
+    assert status == 503 and json.loads(text)["error"]["code"] == "server_shutting_down", (text, output)
+    status, text = got[True]
+    chunks = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
+    assert status == 200 and chunks[-1]["error"]["code"] == "stream_failed", (text[-2000:], output)
+    assert "shutting down" in chunks[-1]["error"]["message"]
 
 
 def test_a_process_held_by_one_computation_still_exits_after_grace_and_margin() -> None:

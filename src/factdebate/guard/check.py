@@ -101,11 +101,15 @@ class Check:
 
     def __init__(self, settings: Settings, resources: Resources, options: GuardOptions | ResolvedGuardOptions, *,
                  question: str | None,
-                 sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None) -> None:
+                 sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None,
+                 messages: Sequence[Any] = ()) -> None:
         self.options = options if isinstance(options, ResolvedGuardOptions) else resolve_options(options, settings)
         self.settings = settings
         # The caller's factdebate.question names the person's question when the face's guess is not it.
         self.question = guard_question(self.options.question or question, settings)
+        # The conversation before the reply (OpenAI messages, as the door read them: guard/call.py), whole: what
+        # the extractor is shown of it is chosen where its input is built.
+        self.messages: list[Any] = list(messages)
         self.reviser = reviser
         self.caller = caller  # a revision is checked again as this caller (rewrite)
         self.usage = _Usage()
@@ -319,7 +323,7 @@ class Check:
         with own_clock(), counting(self.calls):  # its deadline from now; its model calls counted here too
             return await check_text(revised, self.settings, self.context.resources,
                                     options=recheck_options(self.options, refuted), question=self.question,
-                                    sinks=self.sinks, caller=self.caller)
+                                    sinks=self.sinks, caller=self.caller, messages=self.messages)
 
 
 def drop(head: asyncio.Task[Any] | None) -> None:
@@ -355,14 +359,16 @@ def _place(check: Check, claims: list[str], text: str) -> None:
 async def check_text(text: str, settings: Settings, resources: Resources, *,
                      options: GuardOptions | ResolvedGuardOptions,
                      question: str | None = None, sinks: list[EventSink] | None = None,
-                     reviser: Reviser | None = None, caller: str | None = None) -> GuardResult:
+                     reviser: Reviser | None = None, caller: str | None = None,
+                     messages: Sequence[Any] = ()) -> GuardResult:
     """Check ``text`` (an assistant's reply) and apply the policy. ``caller``: who asks (the service: the API
     key's id), so a conversation's shared state is never another caller's. Raises ``InputError`` for
     options out of bounds; a reply that cannot be checked at all (not clean text) is ``degraded``, one longer
     than ``guard.max_message_chars`` is checked as far as :func:`checked_length` (the rest unchecked), and
     a claim that could not be decided is ``unchecked``, never an error."""
     problem = uncheckable(text, settings)
-    check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller)
+    check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser, caller=caller,
+                  messages=messages)
     deadline = check.started + check.options.deadline_s
     with recording(check.recorder), cache_scope(check.cache_scope), counting(check.calls):
         if problem is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from factdebate.core.events import ResponseStarted
@@ -127,9 +127,9 @@ class StreamingCheck:
 
     def __init__(self, settings: Settings, resources: Resources, *, options: GuardOptions,
                  question: str | None = None, sinks: list[EventSink] | None = None,
-                 reviser: Reviser | None = None, caller: str | None = None) -> None:
+                 reviser: Reviser | None = None, caller: str | None = None, messages: Sequence[Any] = ()) -> None:
         self._check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser,
-                            caller=caller)
+                            caller=caller, messages=messages)
         self._settings = settings
         self._answer = AnswerSoFar()
         self._tasks: list[asyncio.Task[Any]] = []

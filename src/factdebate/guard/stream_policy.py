@@ -137,7 +137,7 @@ async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resou
     host_sinks, _ = begun.host.sinks()
     check = StreamingCheck(begun.settings, resources, options=begun.options, question=begun.question,
                            sinks=[*sinks, *host_sinks] or None, reviser=begun.host.reviser(begun.resolved),
-                           caller=begun.host.caller)
+                           caller=begun.host.caller, messages=begun.messages)
     async for out in check_outs(check, deltas, begun.settings):
         yield out
 

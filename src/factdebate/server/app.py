@@ -69,8 +69,9 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if exit_within_s is not None:
-            exit_within(exit_within_s)  # uvicorn's signal handlers are in place now: the watchdog goes in front
+        if exit_within_s is not None:  # uvicorn's signal handlers are in place now: the watchdog goes in front
+            loop = asyncio.get_running_loop()
+            exit_within(exit_within_s, on_signal=lambda: service.stopping.signal(exit_within_s, loop))
         await asyncio.to_thread(service.beat)
         heartbeat = asyncio.create_task(service.heartbeat(), name="state-heartbeat")
         await service.runner.resume_all()

@@ -5,8 +5,9 @@ server/guard_host.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from fastapi import HTTPException, Request, Response
@@ -94,7 +95,7 @@ def route_failed(exc: Exception) -> JSONResponse:
 
 
 async def keyed_route(request: Request, service: Service, authorization: str | None,
-                      handler: Callable[[Request, Service, str], Awaitable[Response]]) -> Response:
+                      handler: Callable[[Request, Service, str], Coroutine[Any, Any, Response]]) -> Response:
     """A guard route that reads its own body: the service's key check, then the handler, every refusal and
     fault in OpenAI's shape (the chat route's key check runs where it parses, with the same answers)."""
     try:
@@ -102,11 +103,45 @@ async def keyed_route(request: Request, service: Service, authorization: str | N
     except HTTPException as exc:  # 401 (or 429)
         return openai_http_error(exc)
     try:
-        return await handler(request, service, who)
+        return await answered(handler(request, service, who), service, None)
     except RecursionError:
         raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
     except Exception as exc:
         return route_failed(exc)
+
+
+STOPPING = ("the server is shutting down and stopped this request before it was answered; send it again "
+            "(to this server once it is back, or another)")
+
+
+async def disconnected(request: Request) -> None:
+    """Returns when the caller has gone (its body was read whole before, so only a disconnect can come)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def answered(work: Coroutine[Any, Any, Response], service: Service, request: Request | None) -> Response:
+    """``work``'s response; or, when the caller leaves first (``request``: its body already read), nothing (a
+    caller gone stops the upstream's request and the check at once, as it does a stream's); or, when the
+    server is stopping (shutdown.py's ``Stopping``, near the end of its grace period), OpenAI's 503 rather
+    than the plain-text 500 of a request cancelled by the server's shutdown."""
+    task = asyncio.ensure_future(work)
+    waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(service.stopping.wait())]
+    if request is not None:
+        waits.append(asyncio.ensure_future(disconnected(request)))
+    try:
+        await asyncio.wait([task, *waits], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    if not task.cancelled():
+        return task.result()
+    if service.stopping.event.is_set():
+        return openai_error(503, STOPPING, "server_error", "server_shutting_down", headers={"Retry-After": "1"})
+    return Response(status_code=499)
 
 
 def with_conversation_header(options: GuardOptions, value: str | None) -> GuardOptions:

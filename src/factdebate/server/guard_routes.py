@@ -13,9 +13,7 @@ Every reply carries the request's check id (server/guard_check_id.py), errors in
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Request
@@ -27,6 +25,7 @@ from factdebate.guard.types import GuardResult
 from factdebate.server.guard_host import chat_host, door_error, door_options, prepare_stream, read_chat
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
+    answered,
     apply_to_message,
     openai_error,
     openai_http_error,
@@ -34,7 +33,7 @@ from factdebate.server.guard_prepare import (
     route_failed,
 )
 from factdebate.server.guard_request import ChatRequest, body_schema, reply_text
-from factdebate.server.guard_stream import disconnected, stream_reply
+from factdebate.server.guard_stream import stream_reply
 from factdebate.server.guard_upstream import Upstream
 from factdebate.server.service import Service, ServiceDep, caller
 
@@ -73,28 +72,11 @@ async def _reply(request: Request, service: Service, who: str) -> Response:
     try:
         if body.stream:
             return await stream_reply(prepare_stream(request, service, who, body, upstream), request)
-        return await _unless_gone(_plain_reply(request, service, who, body, upstream), request)
+        return await answered(_plain_reply(request, service, who, body, upstream), service, request)
     except Exception as exc:
         if (answer := door_error(exc)) is None:
             raise
         return answer
-
-
-async def _unless_gone(reply: Coroutine[Any, Any, Response], request: Request) -> Response:
-    """``reply``, or nothing when the caller leaves first: a caller gone stops the upstream's request and the
-    check at once, as it does a stream's (the response waits for both, and nobody reads it any more)."""
-    work = asyncio.ensure_future(reply)
-    gone = asyncio.ensure_future(disconnected(request))
-    try:
-        await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-        if not work.done():
-            work.cancel()
-            await asyncio.gather(work, return_exceptions=True)
-    if work.cancelled():
-        return Response(status_code=499)
-    return work.result()
 
 
 async def _plain_reply(request: Request, service: Service, who: str, body: ChatRequest,

@@ -30,7 +30,10 @@ claim, as on every door, whatever the policy: the policies that hold the answer 
 check only (the upstream's chunks wait without it), and under ``hold`` the rest goes out at the end, marked
 unchecked, as ``guard_stream()`` shows it. What is kept of the text is bounded (guard/stream_policy.py's
 ``kept_chars``, twice ``guard.max_message_chars``): past it the relay passes the text on under ``annotate`` and
-``flag`` and keeps none of it; the policies that hold the answer back end it there, with a notice.
+``flag`` and keeps none of it; the policies that hold the answer back end it there, with a notice. The
+upstream's chunks held besides the text (tool calls, the ending) are bounded by their bytes (four times that).
+Whatever is held, a keep-alive comment goes out whenever nothing was written for ``stream_ping_seconds``;
+when the server stops (shutdown.py's ``Stopping``) the stream ends with a ``stream_failed`` chunk.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.stream_policy import GuardedStream, kept_chars
 from factdebate.guard.types import GuardResult
 from factdebate.server.guard_host import Prepared
-from factdebate.server.guard_prepare import public_result, upstream_error
+from factdebate.server.guard_prepare import STOPPING, disconnected, openai_error, public_result, upstream_error
 from factdebate.server.guard_upstream import SSEEvent, UpstreamError, error_body, passed_on_error
 from factdebate.server.routes import _SlotStream
 from factdebate.util.redact import hide_endpoints
@@ -58,6 +61,7 @@ from factdebate.util.redact import hide_endpoints
 log = logging.getLogger("factdebate.server")
 VERDICTS_HEADER = "X-Factdebate-Verdicts"
 DONE = b"data: [DONE]\n\n"
+PING = b": checking\n\n"  # an SSE comment: clients skip it, proxies see the connection alive
 _HEAD = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
 RELAY_EVENTS = 64  # the upstream's events read ahead of the caller, at most
 MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
@@ -84,21 +88,25 @@ async def stream_reply(prepared: Prepared, request: Request) -> Response:
     reader = asyncio.create_task(relay.read(prepared.upstream.stream(body)))
     first = asyncio.ensure_future(relay.queue.get())
     gone = asyncio.ensure_future(disconnected(request))
+    stop = asyncio.ensure_future(relay.stopping.wait())
     try:
-        await asyncio.wait((first, gone), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((first, gone, stop), return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         reader.cancel()
         admission.release()
         raise
     finally:
         gone.cancel()
+        stop.cancel()
         arrived = first.done()
         if not arrived:
             first.cancel()
-    if not arrived:  # the caller left before the first chunk: nothing to send, nothing more to read
+    if not arrived:  # the caller left, or the server stops, before the first chunk: nothing more to read
         await _stop(reader)
         admission.charge(0)
         admission.release()
+        if relay.stopping.event.is_set():  # nothing sent yet: the plain request's answer
+            return openai_error(503, STOPPING, "server_error", "server_shutting_down", headers={"Retry-After": "1"})
         return Response(status_code=499)
     kind, item = first.result()
     if kind != "event":
@@ -109,12 +117,6 @@ async def stream_reply(prepared: Prepared, request: Request) -> Response:
         return upstream_error(error)
     relay.room.release()
     return _SlotStream(relay.frames(item, reader), admission.release)
-
-
-async def disconnected(request: Request) -> None:
-    """Returns when the caller has gone (its body was read whole before, so only a disconnect can come)."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
 
 
 async def _stop(task: asyncio.Task[Any]) -> None:
@@ -151,12 +153,31 @@ class Relay:
         self.choices = 1
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # events (bounded by room), verdicts, ends
         self.room = asyncio.Semaphore(RELAY_EVENTS)  # taken by each upstream event queued, given back when sent
-        self.limit = prepared.settings.guard.max_message_chars  # the answer is checked (and kept) this far
+        self.held_limit = 4 * kept_chars(prepared.settings)  # bytes of chunks held besides the answer's text
+        self.held_bytes = 0
         self.decided = 0  # claims whose verdict is in: what a caller who leaves has had checked
+        self.wrote_at = 0.0  # the loop's time of the last bytes written (frames)
+        self.stopping = prepared.host.service.stopping  # the server's stop (shutdown.py): the stream ends, said
 
     async def frames(self, first: SSEEvent, reader: asyncio.Task[None]) -> AsyncGenerator[bytes, None]:
+        """The stream's bytes, and when each went out (:attr:`wrote_at`: the keep-alive counts from it)."""
+        loop = asyncio.get_running_loop()
+        self.wrote_at = loop.time()
+        frames = self._frames(first, reader)
+        try:
+            async for out in frames:
+                yield out
+                self.wrote_at = loop.time()
+        finally:
+            await frames.aclose()  # closed with this one (the caller gone): its own ending runs now
+
+    async def _frames(self, first: SSEEvent, reader: asyncio.Task[None]) -> AsyncGenerator[bytes, None]:
         """The stream's bytes. Whatever fails on the way ends it with an error chunk; however it ends (finished,
-        failed, or closed because the caller left), the upstream's reading and the check stop with it."""
+        failed, or closed because the caller left), the upstream's reading and the check stop with it. A
+        keep-alive comment goes out whenever nothing was written for ``stream_ping_seconds``, whatever is held:
+        under ``hold`` and ``block`` the upstream's chunks keep coming while none goes out, and a proxy's idle
+        timeout would cut the answer."""
+        loop = asyncio.get_running_loop()
         tasks: list[asyncio.Task[Any]] = [reader]
         check: StreamingCheck | None = None
         try:
@@ -165,22 +186,27 @@ class Relay:
             sinks, calls = host.sinks()
             check = StreamingCheck(begun.settings, host.service.resources(begun.settings), options=begun.options,
                                    question=begun.question, sinks=sinks or None,
-                                   reviser=host.reviser(begun.resolved), caller=host.caller)
+                                   reviser=host.reviser(begun.resolved), caller=host.caller,
+                                   messages=begun.messages)
             self.stream = GuardedStream(check, keep=kept_chars(prepared.settings))
             tasks.append(asyncio.create_task(self._verdicts(check)))
+            tasks.append(asyncio.create_task(self._stop_on_shutdown()))
             releases = asyncio.create_task(self._releases(self.stream))
             tasks.append(releases)
             ping = host.service.config.stream_ping_seconds
             for out in self._pass(first):  # the event that came before the stream started
                 yield out
             while True:
+                quiet = loop.time() - self.wrote_at
+                if quiet >= ping:  # events came and none went out (held), or nothing came: a keep-alive
+                    yield PING
+                    continue
                 try:
                     # asyncio.timeout, not wait_for: wait_for (3.11) swallows a cancellation that comes as the
                     # queue hands an item over, and a caller gone while events kept coming was never let go.
-                    async with asyncio.timeout(ping):
+                    async with asyncio.timeout(ping - quiet):
                         kind, item = await self.queue.get()
                 except TimeoutError:
-                    yield b": checking\n\n"
                     continue
                 if kind == "event":
                     self.room.release()
@@ -234,6 +260,11 @@ class Relay:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _stop_on_shutdown(self) -> None:
+        """The server stopping ends the stream with an error chunk (``stream_failed``), not a cut."""
+        await self.stopping.wait()
+        self.queue.put_nowait(("error", UpstreamError(503, error_body(STOPPING, "server_error", "stream_failed"))))
 
     async def read(self, events: AsyncGenerator[SSEEvent, None]) -> None:
         """The upstream's events into the queue, then ``end``; ``error`` (an :class:`UpstreamError`) when it
@@ -336,14 +367,10 @@ class Relay:
             # an answer past guard.max_message_chars too (checked as far as a whole check is, the rest unchecked,
             # as on every door): the check keeps the text, and only the rest of a chunk waits here.
             if (rest := _without_text(chunk, blocked=None)) is not None:
-                self.held.append(rest)
-            if len(self.held) > self.limit:
-                raise AnswerTooLong(f"the upstream model's answer sent more than {self.limit} chunks besides its "
-                                    f"text (guard.max_message_chars), which policy {self.prepared.resolved.policy!r} "
-                                    f"(on_unchecked {self.prepared.resolved.on_unchecked!r}) keeps until the end")
+                self._hold(rest)
             return []
         if self.holding:
-            self.held.append(chunk)
+            self._hold(chunk)
             return []
         if ending and self.hold_end:
             self.holding = True
@@ -355,6 +382,18 @@ class Relay:
             self.held.append(later)
             return [frame(now)]
         return [raw]
+
+    def _hold(self, chunk: dict[str, Any]) -> None:
+        """Keep ``chunk`` (no text of the answer in it, or past the answer's end under flag) until the check is
+        done; what is held is bounded by its bytes (:attr:`held_limit`), whatever the chunks' count."""
+        self.held.append(chunk)
+        self.held_bytes += len(json.dumps(chunk, ensure_ascii=False))
+        if self.held_bytes > self.held_limit:
+            resolved = self.prepared.resolved
+            raise AnswerTooLong(f"the upstream model's answer sent more than {self.held_limit} bytes besides its "
+                                f"text (four times what the guard keeps of a streamed answer's text: "
+                                f"guard.max_message_chars), which policy {resolved.policy!r} (on_unchecked "
+                                f"{resolved.on_unchecked!r}) keeps until the end")
 
     def _note(self, delta: dict[str, Any]) -> None:
         calls = delta.get("tool_calls")

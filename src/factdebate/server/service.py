@@ -21,6 +21,7 @@ from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
+from factdebate.server.shutdown import Stopping
 from factdebate.server.state_db import HEARTBEAT_SECONDS
 from factdebate.server.warmup import WarmUp, needs_warm_up
 from factdebate.settings.model import Settings
@@ -50,6 +51,8 @@ class Service:
     # What the guard's checks need, loaded before /v1/health says ready (server/warmup.py); an app run without
     # a lifespan (embedded in another program) never starts one and is ready as it is.
     warm_up: WarmUp = field(default_factory=lambda: WarmUp(ready=True, doing="not started"))
+    # Set near the end of the grace period after a stop signal: the guard's requests answer then (shutdown.py).
+    stopping: Stopping = field(default_factory=Stopping)
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
