@@ -85,3 +85,28 @@ def test_a_long_response_check_leaves_health_answering(service: LiveServer, monk
     assert reply.status_code == 200, reply.text
     assert seen == {"reading": True, "health answered while the text was read": True}
     assert all(c["span"] is not None for c in reply.json()["claims"])
+
+
+def test_a_long_chat_leaves_health_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 57 item 3: a chat of many short messages (50,000 held /v1/health for 2-7 s) has each message
+    checked in a worker thread (server/guard_host.py), so health is answered meanwhile; the chat is answered."""
+    from factdebate.server import guard_host
+    from tests.server.guard_support import Upstream, upstream_app
+
+    answered, seen = threading.Event(), dict[str, bool]()
+    monkeypatch.setattr(guard_host, "check_messages",
+                        _held_until_health_answers(guard_host.check_messages, answered, seen))
+    with LiveServer(upstream_app(Upstream())) as model:
+        monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
+        backend = ScriptedBackend(script())
+        app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path / "service.sqlite",
+                         rate_limit_per_minute=0, build=lambda settings: offline_build(settings, backend))
+        messages = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n}"}
+                    for n in range(1_001)]
+        with LiveServer(app) as server:
+            reply = _while_reading(server, "/v1/chat/completions", {
+                "model": "m", "messages": messages, "factdebate": {"tier": "fast", "method": "single"}},
+                answered, seen)
+    assert reply.status_code == 200, reply.text
+    assert seen == {"reading": True, "health answered while the text was read": True}
+    assert reply.json()["factdebate"]["claims"]

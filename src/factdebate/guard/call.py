@@ -78,7 +78,9 @@ class Host:
 
     caller: str | None = None  # who asks: the model cache and a conversation's state are never shared past it
 
-    def settings(self, options: GuardOptions) -> Settings:
+    async def settings(self, options: GuardOptions) -> Settings:
+        """The caller's settings for ``options``, and the host's own checks of the input against them (a
+        host does per-message work off the event loop)."""
         raise NotImplementedError
 
     def admit(self, settings: Settings) -> Admission:
@@ -109,7 +111,7 @@ class LocalHost(Host):
                  reviser: Reviser | None = None) -> None:
         self._settings, self._session, self._reviser = settings, session, reviser
 
-    def settings(self, options: GuardOptions) -> Settings:
+    async def settings(self, options: GuardOptions) -> Settings:
         return self._settings
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
@@ -136,13 +138,13 @@ class Begun:
         return self.options.conversation_id
 
 
-def begin(call: CheckCall, host: Host) -> Begun:
+async def begin(call: CheckCall, host: Host) -> Begun:
     """Options, settings and admission, in that order (a refused request paid only for its reading): the
     conversation's tool results as evidence (ranked per claim past the limits, never refused), the host's
     settings for its caller, the options resolved against them (an ``InputError`` for one out of bounds),
     the person's question, and the host's slot and charge taken last."""
     options = with_conversation(call.options, call.messages)
-    settings = host.settings(options)
+    settings = await host.settings(options)
     resolved = resolve_options(options, settings)
     question = call.question or person_question(list(call.messages)) or None
     return Begun(host, settings, options, resolved, question, host.admit(settings), list(call.messages))
@@ -190,7 +192,7 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
     coroutine function of the begun check (the chat proxy's upstream), asked once the check is admitted; its
     time is not the check's and a failure of it is raised as it came, charged nothing. A check that fails raises its
     :func:`failed` error."""
-    begun = begin(call, host)
+    begun = await begin(call, host)
     claims = 0
     try:
         if callable(replies):

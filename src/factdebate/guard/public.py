@@ -105,7 +105,7 @@ async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, 
     decided (``"claim"``) and the result last (``"result"``). The same options and the same one call as
     :func:`aguard`; leaving early (closing the generator) stops the check."""
     guard_options, host = _host(options, config_file, trace, on_event, backends, reviser)
-    begun = begin(CheckCall(messages or [], guard_options, question), host)
+    begun = await begin(CheckCall(messages or [], guard_options, question), host)
     claims = 0
     try:
         async with host.session(begun.settings) as (resources, sinks):

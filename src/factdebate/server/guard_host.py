@@ -66,11 +66,13 @@ class ServiceHost(Host):
         self.service, self.caller, self.check_id, self.chat, self._revise = service, who, check_id, chat, revise
         self._settings: Settings | None = None
 
-    def settings(self, options: GuardOptions) -> Settings:
+    async def settings(self, options: GuardOptions) -> Settings:
         base = self.service.resolver.base
         chosen = {"method": options.method} if options.method and options.method != base.guard.method else {}
         settings = self.service.resolver.resolve(chosen, self.caller)
-        if self.chat is not None:
+        if self.chat is not None and self.chat.long:  # each message checked: off the event loop
+            await asyncio.to_thread(check_messages, self.chat, settings)
+        elif self.chat is not None:
             check_messages(self.chat, settings)
         self._settings = settings
         return settings
@@ -148,13 +150,13 @@ async def read_chat(request: Request, service: Service) -> tuple[ChatRequest, Up
         return openai_error(422, str(exc))
 
 
-def prepare_stream(request: Request, service: Service, who: str, body: ChatRequest,
-                   upstream: Upstream) -> Prepared:
+async def prepare_stream(request: Request, service: Service, who: str, body: ChatRequest,
+                         upstream: Upstream) -> Prepared:
     """A streamed chat request's check begun (guard/call.py's ``begin``: options, settings, admission) before
     the upstream is asked; raises as the one call does (:func:`door_error` writes it)."""
     host = chat_host(request, service, who, body, upstream)
     options = door_options(body.factdebate, request)
-    return Prepared(body, upstream, host, begin(CheckCall(body.plain_messages(), options), host))
+    return Prepared(body, upstream, host, await begin(CheckCall(body.plain_messages(), options), host))
 
 
 def door_error(exc: Exception) -> JSONResponse | None:

@@ -37,7 +37,7 @@ from factdebate.server.guard_prepare import (
     upstream_for,
     validation_problems,
 )
-from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest
+from factdebate.server.guard_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of, read_body
 from factdebate.server.service import Service, ServiceDep
 from factdebate.settings.model import Settings
 
@@ -67,17 +67,21 @@ async def litellm_guardrail(request: Request, service: ServiceDep,
     return await keyed_route(request, service, key, _guardrail)
 
 
+def _read(body: bytes) -> tuple[GuardrailRequest, ChatRequest | None]:
+    guardrail = GuardrailRequest.model_validate_json(body)
+    return guardrail, chat_of(guardrail.structured_messages, guardrail.model or "-")
+
+
 async def _guardrail(request: Request, service: Service, who: str) -> Response:
     try:
-        body = GuardrailRequest.model_validate_json(await request.body())
+        body, chat = await read_body(request, _read)
         options = GuardOptions.model_validate(body.additional_provider_specific_params or {})
     except ValidationError as exc:
         return openai_error(422, f"invalid guardrail request: {validation_problems(exc)}")
     texts = body.texts or []
     if body.input_type == "request" or not any(t.strip() for t in texts):
         return JSONResponse({"action": "NONE"})
-    messages = [m.model_dump(exclude_none=True) for m in body.structured_messages or []]
-    chat = ChatRequest(model=body.model or "-", messages=body.structured_messages) if body.structured_messages else None
+    messages = chat.plain_messages() if chat else []
 
     def revise(settings: Settings) -> Reviser | None:
         upstream = upstream_for(request.app.state, settings)

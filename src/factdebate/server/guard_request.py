@@ -12,9 +12,19 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
 from starlette.requests import Request
 
 from factdebate.core.errors import InputError
@@ -29,8 +39,10 @@ MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guar
 MAX_TOOL_RESULT_CHARS = 10**9  # a tool result's text: bounded by the body limit alone (see check_messages)
 MAX_TOOLS = 128  # tools (or functions) one request may offer the model: OpenAI's own limit
 OFF_LOOP_BYTES = 64 * 1024  # a larger body is read and checked in a worker thread, never on the event loop
+OFF_LOOP_MESSAGES = 200  # a longer conversation is checked in a worker thread (guard_host.py) and sent on alike
 NOT_AN_OBJECT = "invalid request: the body must be a JSON object (an OpenAI chat request)"
 
+T = TypeVar("T")
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -98,6 +110,7 @@ class ChatRequest(BaseModel):
     functions: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_TOOLS, description="The older "
                                                    "form of tools, passed on alike.")
     factdebate: GuardOptions | None = Field(default=None, description="The check's options (never sent on).")
+    _plain: list[dict[str, Any]] | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -124,8 +137,8 @@ class ChatRequest(BaseModel):
         """What the upstream gets: the request without ``factdebate``, unset fields left out, and the answer's
         length asked for (``max_tokens``, ``max_completion_tokens``) no more than the operator's ``max_tokens``.
         A request that asks for no length is left to the upstream's own default."""
-        body = self.model_dump(exclude={"factdebate"}, exclude_none=True)
-        body["messages"] = [m.model_dump(exclude_none=True) for m in self.messages]
+        body = self.model_dump(exclude={"factdebate", "messages"}, exclude_none=True)
+        body["messages"] = list(self.plain_messages())
         if max_tokens is not None:
             for name in ("max_tokens", "max_completion_tokens"):
                 if name in body:
@@ -133,7 +146,16 @@ class ChatRequest(BaseModel):
         return body
 
     def plain_messages(self) -> list[dict[str, Any]]:
-        return [m.model_dump(exclude_none=True) for m in self.messages]
+        """The messages as plain objects, made once (a long conversation's are made in the worker thread that
+        reads it: :func:`read_chat_request`). Read only: the upstream's body shares them."""
+        if self._plain is None:
+            self._plain = [m.model_dump(exclude_none=True) for m in self.messages]
+        return self._plain
+
+    @property
+    def long(self) -> bool:
+        """Whether its per-message work (reading, checking, writing it on) is done off the event loop."""
+        return len(self.messages) > OFF_LOOP_MESSAGES
 
 
 def body_schema(model: type[BaseModel], path: str) -> dict[str, Any]:
@@ -153,7 +175,31 @@ async def read_chat_request(request: Request) -> ChatRequest:
     body = await request.body()
     if len(body) <= OFF_LOOP_BYTES:
         return parse_chat_request(body)
-    return await asyncio.to_thread(parse_chat_request, body)
+    return await asyncio.to_thread(_parsed_whole, body)
+
+
+def _parsed_whole(body: bytes) -> ChatRequest:
+    """:func:`parse_chat_request` with the plain messages made too (in the same worker thread)."""
+    chat = parse_chat_request(body)
+    chat.plain_messages()
+    return chat
+
+
+async def read_body(request: Request, read: Callable[[bytes], T]) -> T:
+    """``read(body)`` of the request's body; in a worker thread when the body is large (a long conversation
+    takes seconds to read, which on the event loop would hold every other request)."""
+    body = await request.body()
+    return read(body) if len(body) <= OFF_LOOP_BYTES else await asyncio.to_thread(read, body)
+
+
+def chat_of(messages: list[ChatMessage] | None, model: str) -> ChatRequest | None:
+    """The conversation of a route that checks a reply it is given, as a chat request (held to the same
+    bounds as the chat route's), its plain messages made now (in the reading thread when it is long)."""
+    if not messages:
+        return None
+    chat = ChatRequest(model=model, messages=messages)
+    chat.plain_messages()
+    return chat
 
 
 def parse_chat_request(body: bytes) -> ChatRequest:
@@ -194,8 +240,7 @@ def check_messages(request: ChatRequest, settings: Settings) -> None:
     # No bound on how many messages: an agent session grows by one tool result per step, and refusing it past
     # a count broke the session for every later turn. The body limit bounds the whole; tool results past the
     # evidence limits are ranked per claim and the rest left out, said (guard/session.py).
-    for number, message in enumerate(request.messages, 1):
-        data = message.model_dump(exclude_none=True)
+    for number, data in enumerate(request.plain_messages(), 1):
         if nesting_depth(data) > MAX_NESTING:
             raise InputError(f"message {number} nests more than {MAX_NESTING} levels")
         # A tool's result is the bot's own history, not the caller's words: however long, it is passed on as

@@ -71,7 +71,7 @@ async def _reply(request: Request, service: Service, who: str) -> Response:
     body, upstream = read
     try:
         if body.stream:
-            return await stream_reply(prepare_stream(request, service, who, body, upstream), request)
+            return await stream_reply(await prepare_stream(request, service, who, body, upstream), request)
         return await answered(_plain_reply(request, service, who, body, upstream), service, request)
     except Exception as exc:
         if (answer := door_error(exc)) is None:

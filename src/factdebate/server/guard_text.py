@@ -26,7 +26,7 @@ from factdebate.server.guard_prepare import (
     upstream_for,
     validation_problems,
 )
-from factdebate.server.guard_request import ChatMessage, ChatRequest, body_schema, lone_surrogate
+from factdebate.server.guard_request import ChatMessage, ChatRequest, body_schema, chat_of, lone_surrogate, read_body
 from factdebate.server.service import Service, ServiceDep
 from factdebate.settings.model import Settings
 
@@ -61,13 +61,17 @@ async def guard_check(request: Request, service: ServiceDep,
     return await keyed_route(request, service, authorization, _check)
 
 
+def _read(body: bytes) -> tuple[TextCheck, ChatRequest | None]:
+    text = TextCheck.model_validate_json(body)
+    return text, chat_of(text.messages, "-")
+
+
 async def _check(request: Request, service: Service, who: str) -> Response:
     try:
-        body = TextCheck.model_validate_json(await request.body())
+        body, chat = await read_body(request, _read)
     except ValidationError as exc:
         return openai_error(422, f"invalid request: {validation_problems(exc)}")
-    messages = [m.model_dump(exclude_none=True) for m in body.messages or []]
-    chat = ChatRequest(model="-", messages=body.messages) if body.messages else None
+    messages = chat.plain_messages() if chat else []
 
     def revise(settings: Settings) -> Reviser | None:
         upstream = upstream_for(request.app.state, settings)

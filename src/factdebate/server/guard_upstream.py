@@ -11,6 +11,7 @@ the server's log keeps them."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -31,6 +32,7 @@ from factdebate.util.redact import hide_endpoints, redact_url
 REVISE_MAX_TOKENS = 1024
 MAX_EVENT_BYTES = 4 * 1024 * 1024  # one event of the upstream's stream (a chunk is a few hundred bytes)
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
+OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
 log = logging.getLogger("factdebate.server")
 
 
@@ -192,13 +194,20 @@ class Upstream:
     async def aclose(self) -> None:
         await self.client.aclose()
 
-    async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
+    async def _request(self, body: dict[str, Any]) -> httpx.Request:
+        """The request to the upstream; a long conversation's JSON is written in a worker thread (50,000
+        messages take most of a second, which on the event loop would hold every other request)."""
         try:
-            request = self.client.build_request("POST", f"{self.base_url}/chat/completions",
-                                                json={**body, "stream": False})
+            if len(body.get("messages") or ()) <= OFF_LOOP_MESSAGES:
+                return self.client.build_request("POST", f"{self.base_url}/chat/completions", json=body)
+            return await asyncio.to_thread(self.client.build_request, "POST", f"{self.base_url}/chat/completions",
+                                           json=body)
         except (TypeError, ValueError) as exc:
             raise _unsendable(exc) from exc
+
+    async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
+        request = await self._request({**body, "stream": False})
         try:
             response = await self.client.send(request)
         except httpx.HTTPError as exc:
@@ -216,11 +225,7 @@ class Upstream:
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
-        try:
-            request = self.client.build_request("POST", f"{self.base_url}/chat/completions",
-                                                json={**body, "stream": True})
-        except (TypeError, ValueError) as exc:
-            raise _unsendable(exc) from exc
+        request = await self._request({**body, "stream": True})
         try:
             response = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:

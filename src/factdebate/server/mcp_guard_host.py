@@ -25,7 +25,7 @@ class McpHost(Host):
     def __init__(self, resolver: SettingsResolver, pool: ResourcePool, caller: str | None) -> None:
         self.resolver, self.pool, self.caller = resolver, pool, caller
 
-    def settings(self, options: GuardOptions) -> Settings:
+    async def settings(self, options: GuardOptions) -> Settings:
         return self.resolver.base
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:

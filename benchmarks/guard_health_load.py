@@ -1,0 +1,82 @@
+"""``GET /v1/health`` while the guard checks a chat of many short messages (issue 57 item 3: a 50,000-message
+chat stalled health for 2-7 s). The service (scripted checker models) runs in threads of this process, as
+the tests run it, the scripted upstream in a process of its own; health is asked every 20 ms from the start
+of the chat request to its end, and the slowest answers are printed, with the chat request's own time.
+
+    python benchmarks/guard_health_load.py [--messages 50000] [--stream]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--messages", type=int, default=50_000)
+    parser.add_argument("--stream", action="store_true")
+    args = parser.parse_args()
+    from tests.server.conftest import KEY, LiveServer, free_port
+    from tests.server.guard_support import scripted_checker_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        # The upstream in a process of its own, as a real one is: in this one its reading of the long request
+        # would hold this process's interpreter lock, and the service's loop with it.
+        port = free_port()
+        upstream = subprocess.Popen([sys.executable, "-m", "tests.server.guard_support", "--port", str(port)])
+        os.environ["FACTDEBATE_GUARD__UPSTREAM"] = f"http://127.0.0.1:{port}/v1"
+        for _ in range(300):  # until the upstream answers
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        server = LiveServer(scripted_checker_app(Path(folder), [KEY])).__enter__()
+        messages = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n}"}
+                    for n in range(args.messages - 1)] + [{"role": "user", "content": "Tell me about Paris."}]
+        body = {"model": "m", "messages": messages, "stream": args.stream,
+                "factdebate": {"tier": "fast", "method": "single"}}
+        headers = {"Authorization": f"Bearer {KEY}"}
+        waits: list[float] = []
+        done = threading.Event()
+        outcome: list[str] = []
+
+        def chat() -> None:
+            started = time.perf_counter()
+            reply = httpx.post(f"{server.url}/v1/chat/completions", json=body, headers=headers, timeout=300)
+            problem = "" if reply.status_code == 200 else f": {reply.text[:300]}"
+            outcome.append(f"chat: {reply.status_code} in {time.perf_counter() - started:.2f} s "
+                           f"({len(reply.content)} bytes){problem}")
+            done.set()
+
+        with httpx.Client(timeout=60) as client:
+            client.get(f"{server.url}/v1/health")
+            thread = threading.Thread(target=chat)
+            thread.start()
+            while not done.is_set():
+                started = time.perf_counter()
+                client.get(f"{server.url}/v1/health")
+                waits.append(time.perf_counter() - started)
+                time.sleep(0.02)
+            thread.join()
+        server.__exit__()
+        upstream.terminate()
+        upstream.wait(timeout=30)
+    waits.sort()
+    print(outcome[0])
+    print(f"health asked {len(waits)} times: median {statistics.median(waits) * 1000:.0f} ms, "
+          f"slowest {', '.join(f'{w * 1000:.0f}' for w in waits[-5:])} ms")
+
+
+if __name__ == "__main__":
+    main()
