@@ -135,3 +135,27 @@ def test_a_build_killed_mid_way_is_finished_on_the_next_run(tmp_path: Path, onnx
     assert finished["entries"] == finished["chunks"] and int(str(finished["documents"])) == 400
     again = subprocess.run([EXE, "index", "--builtin"], capture_output=True, text=True, env=env, timeout=300)
     assert "already indexed" in again.stderr
+
+
+@pytest.mark.parametrize(("command", "sent"), [("verify", signal.SIGINT), ("check-response", signal.SIGTERM)])
+def test_an_interrupt_stops_a_command_that_is_building_the_index(tmp_path: Path, onnx_model: Path, command: str,
+                                                                   sent: signal.Signals) -> None:
+    """Ctrl-C (SIGINT) or SIGTERM while `verify` or `check-response` builds the built-in index on a new data
+    folder: the build stops at the batch it is in, says "interrupted", exits 130, and a later run finishes it
+    (issue 61 item 1: the build ran in a worker thread the interrupt could not reach, to its end)."""
+    data = tmp_path / "data"
+    env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400", FACTDEBATE_LLM="scripted:agree")
+    proc = subprocess.Popen([EXE, command, "The Eiffel Tower is in Rome."], stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "embeddings:" in line:
+            break
+    while not vectors_written(data):  # the first batch of vectors is in: six to go
+        assert proc.poll() is None, "the build ended before a batch of vectors was seen"
+        time.sleep(0.02)
+    proc.send_signal(sent)
+    _, rest = proc.communicate(timeout=120)
+    assert proc.returncode == 130, rest
+    assert "interrupted" in rest
+    assert "rag:builtin:<data>/milvus.db" not in markers(data), "the build ran to its end after the interrupt"

@@ -107,6 +107,9 @@ def register_check_response(app: typer.Typer) -> None:
         transcript = with_trace_text(trace, trace_text)
         validate_response(response, settings)
         question = validate_question(question, settings)
+        from factdebate.run.foreground import prepare_in_foreground
+
+        prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
         resources = build_resources(settings)
         err = Console(stderr=True, soft_wrap=True)
 

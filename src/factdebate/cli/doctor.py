@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from factdebate.run.model_servers import roles
 from factdebate.settings.model import Settings
 from factdebate.util.data_packages import SETUP_COMMAND, by_module, install_hint
 from factdebate.util.paths import data_dir
@@ -49,13 +50,6 @@ def _data_package(name: str, module: str, needed: bool) -> Check:
         return Check(name, "warn", f"{package.dist} {version} installed, factdebate is tested with "
                                    f"{package.version}: {install_hint(module)}")
     return Check(name, "ok", f"installed ({package.spec})")
-
-
-def roles(settings: Settings) -> list[str]:
-    """The roles the configured method asks for, and any role the settings bind to a model."""
-    from factdebate.methods.base import method_class
-
-    return list(dict.fromkeys(["debater", *method_class(settings.method).roles, *settings.llm.roles]))
 
 
 def _uses(settings: Settings, provider: str) -> bool:
@@ -110,49 +104,25 @@ def run_checks(settings: Settings) -> list[Check]:
     return checks
 
 
-SERVER_TIMEOUT_S = 5.0  # doctor's wait for a model server's first answer
-
-
 def _model_server_checks(settings: Settings) -> list[Check]:
-    """Each OpenAI-compatible server the settings use answers: its model list, or (a server that lists none)
-    a one-token completion of a model the settings name. A server that cannot be reached is a failure, as a
+    """Each OpenAI-compatible server the settings use answers (run/model_servers.py, which verify, eval and
+    check-response ask too before preparing anything). A server that cannot be reached is a failure, as a
     Milvus server is: every claim would fail on it."""
-    import httpx
+    from factdebate.run.model_servers import ask_servers
 
-    from factdebate.llm.openai_compat import OPENAI_DEFAULT_URL
-
-    servers = settings.llm.base_urls or [os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL]
-    models = sorted({settings.llm_for(role).partition(":")[2] for role in roles(settings)
-                     if settings.llm_for(role).startswith("openai:")})
-    key = os.environ.get("OPENAI_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
     checks = []
-    for server in servers:
-        base = server.rstrip("/")
-        where = redact_text(base)
-        try:
-            with httpx.Client(timeout=SERVER_TIMEOUT_S, headers=headers) as client:
-                answer = client.get(f"{base}/models")
-                if answer.status_code not in (200, 401, 403):  # no model list there: one token of the model
-                    answer = client.post(f"{base}/chat/completions", json={
-                        "model": models[0] if models else "", "max_tokens": 1,
-                        "messages": [{"role": "user", "content": "ok"}]})
-        except httpx.HTTPError as exc:
-            checks.append(Check(f"model server {where}", "fail",
-                                f"cannot reach it ({type(exc).__name__}: {str(exc)[:200] or 'no answer'}; waited "
-                                f"up to {SERVER_TIMEOUT_S:.0f} s): start the server, or point OPENAI_BASE_URL (or "
-                                "llm.base_urls) at one that runs"))
-            continue
-        if answer.status_code in (401, 403):
-            checks.append(Check(f"model server {where}", "fail", f"refused the key (HTTP {answer.status_code}): "
-                                "set OPENAI_API_KEY to a key this server accepts"))
-        elif answer.status_code >= 400:
-            checks.append(Check(f"model server {where}", "fail", f"answers HTTP {answer.status_code} to a "
-                                f"one-token call of {models[0] if models else 'the model'}: "
-                                f"{answer.text[:200]}"))
+    for answer in ask_servers(settings):
+        name = f"model server {answer.where}"
+        if answer.outcome == "unreachable":
+            checks.append(Check(name, "fail", f"cannot reach it ({answer.detail}): start the server, or point "
+                                "OPENAI_BASE_URL (or llm.base_urls) at one that runs"))
+        elif answer.outcome == "refused_key":
+            checks.append(Check(name, "fail", f"refused the key ({answer.detail}): set OPENAI_API_KEY to a key "
+                                "this server accepts"))
+        elif answer.outcome == "error":
+            checks.append(Check(name, "fail", f"answers {answer.detail}"))
         else:
-            checks.append(Check(f"model server {where}", "ok", f"answers (HTTP {answer.status_code}, "
-                                f"{answer.request.method} {answer.request.url.path})"))
+            checks.append(Check(name, "ok", f"answers ({answer.detail}, {answer.method} {answer.path})"))
     return checks
 
 

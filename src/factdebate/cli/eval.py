@@ -200,6 +200,9 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
         for line in est.lines():
             typer.echo(f"  {line}")
         return 0
+    from factdebate.run.foreground import prepare_in_foreground
+
+    prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
     summary = asyncio.run(_execute(plan, concurrency, trace))
     m = summary["metrics"]
     lo, hi = m["ci"]["accuracy"]

@@ -31,6 +31,7 @@ from factdebate.cli.options import (
 from factdebate.cli.setup import register_setup
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
+from factdebate.util.paths import DataDirError
 from factdebate.util.redact import redact_text
 
 app = typer.Typer(cls=HelpGroup, add_completion=False, no_args_is_help=True,
@@ -107,6 +108,9 @@ def verify(
     from factdebate.run.claim import validate_claim
 
     validate_claim(claim, settings)  # fail before loading anything heavy
+    from factdebate.run.foreground import prepare_in_foreground
+
+    prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
     resources = build_resources(settings)
     live = None
     if not as_json:
@@ -201,6 +205,9 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
         async with resources:  # services the batch opened close once, at the end
             return await run_batch(items, output, settings, resources, sinks=sinks)
 
+    from factdebate.run.foreground import prepare_in_foreground
+
+    prepare_in_foreground(settings)
     with trace_file(trace) as sinks:
         stats = asyncio.run(run_and_close(sinks))
     err.print(f"{stats.done - stats.errors} verified, {stats.skipped} already done, {stats.errors} errors -> {output}")
@@ -302,10 +309,15 @@ def run(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (see :mod:`factdebate.cli.exits`)."""
     try:
         code = app(args=argv, prog_name="factdebate", standalone_mode=False)
+        if code == exits.INTERRUPTED:  # Typer returns Ctrl-C as 130, saying nothing
+            err.print("interrupted")
         return code if isinstance(code, int) else exits.OK
     except FactDebateError as exc:
         err.print(f"[bold red]error:[/] {escape(str(exc))}")
         return exits.code_for(exc)
+    except DataDirError as exc:
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return exits.USAGE
     except KeyboardInterrupt:
         err.print("interrupted")
         return exits.INTERRUPTED

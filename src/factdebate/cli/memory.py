@@ -139,7 +139,7 @@ def _confirm(question: str) -> None:
     except typer.Abort as exc:  # end of input and Ctrl-C both arrive as Abort
         typer.echo("", err=True)  # end the prompt's line
         if isinstance(exc.__context__, KeyboardInterrupt):
-            typer.echo("interrupted: nothing cleared", err=True)
+            typer.echo("nothing cleared", err=True)  # cli/main.py's run() then says "interrupted"
             raise typer.Exit(exits.INTERRUPTED) from None
         raise InputError("nothing cleared: no answer (end of input); give --yes to clear without asking") from None
     if not agreed:

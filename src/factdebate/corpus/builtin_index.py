@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,12 @@ def build_lock(name: str) -> Iterator[None]:
         yield
         return
     with (data_dir() / f".{name}.lock").open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another process builds: say so, or a second run sits silent for minutes
+            print(f"waiting for another factdebate process to finish its build ({name}) in {data_dir()}: "
+                  "this run goes on when it is done", file=sys.stderr, flush=True)
+            fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
         finally:

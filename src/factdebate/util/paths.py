@@ -6,6 +6,14 @@ import os
 from pathlib import Path
 
 
+class DataDirError(OSError):
+    """The data folder cannot be made or written: a usage error the command line reports in one line (exit 2)
+    naming the variable that moves it, never as an internal error."""
+
+
+_writable: set[str] = set()  # folders found writable in this process: checked once, not per call
+
+
 def data_dir() -> Path:
     """``$FACTDEBATE_DATA_DIR``, else ``$XDG_DATA_HOME/factdebate``, else ``~/.local/share/factdebate``."""
     explicit = os.environ.get("FACTDEBATE_DATA_DIR")
@@ -14,5 +22,16 @@ def data_dir() -> Path:
     else:
         base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         path = Path(base) / "factdebate"
-    path.mkdir(parents=True, exist_ok=True)
+    if str(path) in _writable:
+        return path
+    where = f"the data folder {path}" + ("" if explicit else " (the default)")
+    fix = "point FACTDEBATE_DATA_DIR at a folder you can write (indexes, caches and the model go there)"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataDirError(f"{where} cannot be made ({exc.strerror or exc}): {fix}") from None
+    # os.access sees a read-only mount even for root; a folder made read-only by its mode too, for others.
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise DataDirError(f"{where} is not writable: {fix}")
+    _writable.add(str(path))
     return path

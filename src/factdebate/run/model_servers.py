@@ -1,0 +1,109 @@
+"""Whether the OpenAI-compatible servers a run will call answer, asked once before any long preparation.
+
+A newcomer who points ``--llm openai:…`` at a server that is not running used to wait for the built-in
+index (up to 30 minutes on a new data folder) before the first model call said so. One request per server
+(its model list) settles it in milliseconds when nothing listens, and within ``PROBE_TIMEOUT_S`` otherwise.
+``doctor`` shows the same answers as a table.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from factdebate.core.errors import ConfigError
+from factdebate.settings.model import Settings
+from factdebate.util.redact import redact_text
+
+log = logging.getLogger(__name__)
+
+PROBE_TIMEOUT_S = 5.0  # a server that has not answered its model list in 5 s is not one a run can use
+
+
+@dataclass(frozen=True)
+class ServerAnswer:
+    where: str  # the server's address as a person may see it (credentials removed)
+    outcome: Literal["answers", "unreachable", "refused_key", "error"]
+    detail: str
+    method: str = "GET"
+    path: str = "/models"
+
+
+def roles(settings: Settings) -> list[str]:
+    """The roles the configured method asks for, and any role the settings bind to a model."""
+    from factdebate.methods.base import method_class
+
+    return list(dict.fromkeys(["debater", *method_class(settings.method).roles, *settings.llm.roles]))
+
+
+def served_models(settings: Settings) -> list[str]:
+    """The ``openai:`` models the run's roles use (empty: the run calls no model server)."""
+    return sorted({settings.llm_for(role).partition(":")[2] for role in roles(settings)
+                   if settings.llm_for(role).startswith("openai:")})
+
+
+def server_urls(settings: Settings) -> list[str]:
+    from factdebate.llm.openai_compat import OPENAI_DEFAULT_URL
+
+    return settings.llm.base_urls or [os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL]
+
+
+def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
+                completion: bool = True) -> list[ServerAnswer]:
+    """One answer per server the run would call: its model list, or (a server that lists none, and
+    ``completion``) a one-token completion of a model the settings name. Without ``completion`` only the
+    model list is asked: any answer to it shows the server runs, and no completion is spent or counted."""
+    import httpx
+
+    models = served_models(settings)
+    key = os.environ.get("OPENAI_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    answers = []
+    for server in server_urls(settings):
+        base = server.rstrip("/")
+        where = redact_text(base)
+        try:
+            with httpx.Client(timeout=timeout, headers=headers) as client:
+                reply = client.get(f"{base}/models")
+                if completion and reply.status_code not in (200, 401, 403):  # no list: one token of the model
+                    reply = client.post(f"{base}/chat/completions", json={
+                        "model": models[0] if models else "", "max_tokens": 1,
+                        "messages": [{"role": "user", "content": "ok"}]})
+        except httpx.TransportError as exc:
+            answers.append(ServerAnswer(where, "unreachable", redact_text(
+                f"{type(exc).__name__}: {str(exc)[:200] or 'no answer'}; waited up to {timeout:.0f} s")))
+            continue
+        method, path = reply.request.method, reply.request.url.path
+        if reply.status_code in (401, 403):
+            answers.append(ServerAnswer(where, "refused_key", f"HTTP {reply.status_code}", method, path))
+        elif reply.status_code >= 400:
+            answers.append(ServerAnswer(where, "error", redact_text(
+                f"HTTP {reply.status_code} to a one-token call of {models[0] if models else 'the model'}: "
+                f"{reply.text[:200]}"), method, path))
+        else:
+            answers.append(ServerAnswer(where, "answers", f"HTTP {reply.status_code}", method, path))
+    return answers
+
+
+def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> None:
+    """Raise, in one line, when a server the run needs cannot be reached or refuses the key; nothing when
+    the run calls no server. Any other answer to the model list (a server without one answers 404) means it
+    runs: what it says to a real call is reported per claim by the run."""
+    models = served_models(settings)
+    if not models:
+        return
+    from factdebate.llm import make_backend
+
+    endpoint = settings.llm.base_urls[0] if settings.llm.base_urls else None
+    for model in models:  # a missing key is named first (building a backend opens no connection)
+        make_backend(f"openai:{model}", base_url=endpoint)
+    for answer in ask_servers(settings, timeout, completion=False):
+        if answer.outcome == "unreachable":
+            raise ConfigError(f"the model server at {answer.where} does not answer ({answer.detail}): start it, "
+                              "or point OPENAI_BASE_URL (or llm.base_urls) at one that runs; nothing was prepared "
+                              "or run")
+        if answer.outcome == "refused_key":
+            raise ConfigError(f"the model server at {answer.where} refused the key ({answer.detail}): set "
+                              "OPENAI_API_KEY to a key it accepts; nothing was prepared or run")

@@ -1,0 +1,117 @@
+"""What a command settles before its long work (issue 61): a model server that does not answer is named in
+one line before any index is built, a data folder that cannot be written is a usage error naming
+``FACTDEBATE_DATA_DIR``, and a process that waits for another's build says so. Real processes and sockets."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from factdebate.corpus.builtin_index import build_lock
+from tests.fake_openai import FakeOpenAI
+
+EXE = str(Path(sys.executable).with_name("factdebate"))
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_dead_model_server_is_named_before_the_index_is_built(tmp_path: Path) -> None:
+    data = tmp_path / "new-data"
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1",
+           "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
+    done = subprocess.run([EXE, "verify", "--llm", "openai:mymodel", "The Eiffel Tower is in Rome."], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "does not answer" in lines[0] and "OPENAI_BASE_URL" in lines[0], done.stderr
+    assert "indexing" not in done.stderr and not (data / "indexed.json").exists()
+
+
+def test_a_server_that_answers_lets_the_run_go_on_and_spends_no_completion(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe asks the model list only: the fake (which has none) counts no extra chat request."""
+    from factdebate.run.model_servers import check_model_servers
+    from factdebate.settings.load import settings_from
+
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        check_model_servers(settings_from({"llm": "openai:x", "method": "single"}, None))
+        assert server.requests == []
+
+
+def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from factdebate.core.errors import ConfigError
+    from factdebate.run.model_servers import check_model_servers
+    from factdebate.settings.load import settings_from
+
+    class Refuses(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Refuses) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
+        try:
+            with pytest.raises(ConfigError, match=r"refused the key.*OPENAI_API_KEY"):
+                check_model_servers(settings_from({"llm": "openai:x", "method": "single"}, None))
+        finally:
+            server.shutdown()
+
+
+@pytest.mark.parametrize("place", ["under-a-file", "read-only"])
+def test_an_unwritable_data_folder_is_one_line_naming_the_variable(tmp_path: Path, place: str) -> None:
+    if place == "under-a-file":
+        (tmp_path / "a-file").write_text("x")
+        data = tmp_path / "a-file" / "data"
+    else:
+        data = Path("/proc/factdebate-data")  # nothing can be made there, root included
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([EXE, "verify", "--llm", "scripted:agree", "The Eiffel Tower is in Rome."], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "FACTDEBATE_DATA_DIR" in lines[0] and "bug" not in lines[0], done.stderr
+
+
+def test_a_process_waiting_for_another_build_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capfd: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path))
+    holder = (tmp_path / ".build-builtin.lock").open("w")
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another open file: to flock, another process
+    entered = threading.Event()
+
+    def build() -> None:
+        with build_lock("build-builtin"):
+            entered.set()
+
+    waiter = threading.Thread(target=build)
+    waiter.start()
+    deadline = time.monotonic() + 60
+    while "waiting for another factdebate process" not in capfd.readouterr().err:
+        assert time.monotonic() < deadline, "no line said the run waits"
+        assert not entered.is_set(), "it went on while the other build held the lock"
+        time.sleep(0.02)
+    fcntl.flock(holder, fcntl.LOCK_UN)
+    holder.close()
+    waiter.join(timeout=60)
+    assert entered.is_set()
