@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from factdebate.cli import exits
+from factdebate.cli.fail_on import findings, parse_fail_on, summary
 from factdebate.cli.options import (
     ConfigFlag,
     JsonFlag,
@@ -22,7 +23,7 @@ from factdebate.cli.options import (
     with_option_flags,
     with_trace_text,
 )
-from factdebate.core.errors import InputError
+from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.pathcheck import input_file
 from factdebate.core.types import ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
@@ -87,6 +88,10 @@ def register_check_response(app: typer.Typer) -> None:
         text: Annotated[str | None, typer.Argument(help="The response to check ('-': read stdin).")] = None,
         file: Annotated[Path | None, Opt("--file", "-f", help="Read the response from this file.")] = None,
         question: Annotated[str | None, Opt("--question", "-q", help="The question it answers.")] = None,
+        fail_on: Annotated[str | None, Opt(
+            "--fail-on", metavar="KINDS",
+            help="Exit 1 when the response holds a claim of these kinds (comma-separated: refuted, unchecked, "
+                 "not-enough-info), 3 when the check itself failed: for a re-run loop or a CI step.")] = None,
         as_json: JsonFlag = False,
         trace: TraceFlag = None,
         trace_text: TraceTextFlag = False,
@@ -101,6 +106,7 @@ def register_check_response(app: typer.Typer) -> None:
         from factdebate.run.response import run_response, validate_question, validate_response
         from factdebate.settings.load import settings_from
 
+        kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
         response = read_response(text, file)
         settings = settings_from(options, config)
         warn_unread(options, settings.method, "check-response", scopes=("response",))
@@ -120,7 +126,15 @@ def register_check_response(app: typer.Typer) -> None:
                     return await run_response(response, settings, resources, question=question, sinks=sinks)
 
         with trace_file(trace) as traced, transcript:
-            verdict = asyncio.run(go(traced))
+            try:
+                verdict = asyncio.run(go(traced))
+            except FactDebateError as exc:
+                if not kinds or exits.code_for(exc) == exits.USAGE:
+                    raise
+                # Under --fail-on a check that could not be made is 3, never 1: the loop must not re-run its
+                # agent for the checker's fault.
+                err.print(f"[bold red]error:[/] {escape(str(exc))}")
+                raise typer.Exit(exits.CHECK_FAILED) from None
         if as_json:
             sys.stdout.write(verdict.model_dump_json() + "\n")
         else:
@@ -129,6 +143,14 @@ def register_check_response(app: typer.Typer) -> None:
             render_response(verdict, Console())
             print_embedded_note(settings, Console(soft_wrap=True),
                                 "this response's verdict tests the pipeline, not the response")
+        if kinds:
+            found = findings(verdict)
+            err.print(escape(summary(found, kinds)))
+            if found.failed:
+                raise typer.Exit(exits.CHECK_FAILED)
+            if found.named(kinds):
+                raise typer.Exit(exits.SOME_FAILED)
+            return
         if any(check.error for check in verdict.claims):  # verify's contract: a claim in error exits 1
             raise typer.Exit(exits.SOME_FAILED)
 

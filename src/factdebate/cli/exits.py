@@ -3,7 +3,9 @@
 - 0: everything asked for was done (every claim has a verdict);
 - 1: the run went ahead but some claims ended in error (their records say why), or a remote service
   failed during the run;
-- 2: a usage or configuration error: nothing was run.
+- 2: a usage or configuration error: nothing was run;
+- 3: ``check-response --fail-on`` only: the check itself failed (a claim in error, a remote service down),
+  where 1 there means the response holds a claim of a kind it names (cli/fail_on.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, In
 OK = 0
 SOME_FAILED = 1
 USAGE = 2
+CHECK_FAILED = 3  # check-response --fail-on
 INTERRUPTED = 130
 
 

@@ -1,0 +1,72 @@
+"""``check-response --fail-on refuted,unchecked,not-enough-info``: the exit code a re-run loop or a CI step
+reads instead of parsing the verdict's JSON (docs/methods/response-level.md, "A check that ends a loop").
+
+Exit 1 when the response holds a claim of a named kind, 3 when the check itself failed (a claim ended in
+error, or the run stopped on a remote service), 2 for a usage error: so a loop re-runs its agent on 1 and
+stops on 3, where re-running the agent would not help."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from factdebate.core.errors import InputError
+from factdebate.core.types import Label, ResponseVerdict
+
+KINDS = ("refuted", "unchecked", "not-enough-info")
+# Sentences the verdict says nothing about although they state something checkable (response_level/unchecked.py):
+# the claim limit cut them, or the extractor's claim for them named what the text does not. A question, a
+# greeting, an opinion, a subjective sentence or one without a name or number states no fact to fail on.
+FACTUAL_UNCHECKED = frozenset({"claim limit", "ungrounded"})
+
+
+def parse_fail_on(value: str | None) -> frozenset[str]:
+    """The kinds named in ``--fail-on`` (comma-separated), refused in one line before any work."""
+    if value is None:
+        return frozenset()
+    kinds = {part.strip().lower() for part in value.split(",") if part.strip()}
+    if not kinds:
+        raise InputError(f"--fail-on names nothing; give one or more of {', '.join(KINDS)}, comma-separated")
+    if unknown := sorted(kinds - set(KINDS)):
+        raise InputError(f"--fail-on: unknown kind {', '.join(unknown)}; use {', '.join(KINDS)} (comma-separated)")
+    return frozenset(kinds)
+
+
+@dataclass
+class Findings:
+    """What a verdict holds of each kind, as lines a person reads (``#2 "claim"``)."""
+
+    failed: list[str] = field(default_factory=list)  # claims whose check ended in error
+    found: dict[str, list[str]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
+
+    def named(self, kinds: frozenset[str]) -> dict[str, list[str]]:
+        return {kind: items for kind, items in self.found.items() if kind in kinds and items}
+
+
+def findings(verdict: ResponseVerdict) -> Findings:
+    found = Findings()
+    for check in verdict.claims:
+        where = f'#{check.index + 1} "{check.claim}"'
+        if check.error:
+            found.failed.append(f"{where}: {check.error}")
+        elif check.label == Label.REFUTES:
+            found.found["refuted"].append(where)
+        elif check.label in (Label.NOT_ENOUGH_INFO, Label.CONFLICTING):
+            found.found["not-enough-info"].append(where)
+        elif check.label is None:  # the checker's reply gave no label: nothing was decided about it
+            found.found["unchecked"].append(f"{where} (no label)")
+    if not verdict.extraction.parsed:
+        found.found["unchecked"].append("the whole response (its claims could not be extracted)")
+    for sentence in verdict.unchecked:
+        if sentence.reason in FACTUAL_UNCHECKED:
+            found.found["unchecked"].append(f'"{sentence.text.strip()}" ({sentence.reason})')
+    return found
+
+
+def summary(found: Findings, kinds: frozenset[str]) -> str:
+    """One line for stderr: what made the check fail, or that nothing named was found."""
+    if found.failed:
+        return f"fail-on: the check failed for {len(found.failed)} claim(s): " + "; ".join(found.failed)
+    named = found.named(kinds)
+    if not named:
+        return f"fail-on: no {', '.join(k for k in KINDS if k in kinds)} claim found"
+    return "fail-on: " + "; ".join(f"{len(items)} {kind}: " + ", ".join(items) for kind, items in named.items())
