@@ -73,6 +73,8 @@ NEEDS_KEY = "needs OpenAI: exits 2 naming the variable"
 SYNOPSIS = "a synopsis (placeholders, [optional] parts)"
 MERMAID_RUN = "factdebate eval --method mermaid --dataset countries -o runs/mermaid"
 
+LOOP = ("the re-run loop around the reader's own agent; its exit codes are tested in "
+        "tests/response_level/test_fail_on.py")
 RULES: dict[str, Rule] = {
     # README.md
     "make demo": Make("sets up .venv and runs the embedded model on a claim (minutes)"),
@@ -212,6 +214,17 @@ RULES: dict[str, Rule] = {
     "factdebate eval --dataset halueval-qa --method wecheck --evidence given -o runs/wecheck-halueval": Parse(
         "loads the WeCheck classifier (a real model, about 15 s) on the whole dataset; tests/methods/ run it"),
     # docs/performance.md, docs/reproduce.md, docs/results/README.md, docs/scale.md
+    "for attempt in 1 2 3 4 5; do": Skip(LOOP),
+    'my-agent --task "$TASK" > answer.md': Skip(LOOP),
+    "factdebate check-response --file answer.md --fail-on refuted,unchecked --json > verdict.json": Parse(
+        "a file the reader's agent wrote; --fail-on runs in tests/response_level/test_fail_on.py"),
+    "case $? in": Skip(LOOP),
+    '0) echo "every claim holds"; break ;;': Skip(LOOP),
+    """1) TASK="$TASK. Fix these claims: $(jq -c '[.claims[] | select(.label == "REFUTES") | .claim]' """
+    """verdict.json)" ;;""": Skip(LOOP),
+    '*) echo "the check could not be made; stopping"; exit 1 ;;': Skip(LOOP),
+    "esac": Skip(LOOP),
+    "done": Skip(LOOP),
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
@@ -288,6 +301,9 @@ PYTHON: dict[str, Rule] = {
 }
 
 YAML: dict[str, Rule] = {
+    "docs/methods/response-level.md: - name: Fact-check the README": Skip(
+        "a CI step (GitHub Actions) with the reader's key; the command's exit codes: tests/response_level/"
+        "test_fail_on.py"),
     "docs/configuration.md: method: tool-mad": Settings(defaults=True, resolved=("retrieval.search",)),
     "docs/configuration.md: mcp_servers:": Settings(),
     "docs/guard/openclaw.md: guard:": Settings(),
