@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from factdebate.cli import exits
-from factdebate.cli.options import ConfigFlag, TraceFlag, TraceTextFlag, warn_unread, with_option_flags, with_trace_text
+from factdebate.cli.options import (
+    ConfigFlag,
+    DeviationsFlag,
+    TraceFlag,
+    TraceTextFlag,
+    warn_unread,
+    with_option_flags,
+    with_trace_text,
+)
 from factdebate.core.errors import InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 
@@ -49,6 +57,7 @@ def eval_command(
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
+    deviations: DeviationsFlag = False,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -60,20 +69,20 @@ def eval_command(
                          "--executor ray (or drop --trace-text)")
     with with_trace_text(trace, trace_text):  # as verify's: the text of each model call in the trace
         _evaluate(method, dataset, output, limit, seed, file_order, concurrency, dry_run, strict, grid, config,
-                  trace, (executor, ray_address, workers), options)
+                  trace, (executor, ray_address, workers), options, every_deviation=deviations)
 
 
 def _evaluate(method: str | None, dataset: str | None, output: Path, limit: int | None, seed: int | None,
               file_order: bool, concurrency: int | None, dry_run: bool, strict: bool, grid: Path | None,
               config: Path | None, trace: Path | None, scale: tuple[str | None, str | None, int | None],
-              options: dict[str, Any]) -> None:
+              options: dict[str, Any], *, every_deviation: bool = False) -> None:
     executor, ray_address, workers = scale
     order = "file" if file_order else "shuffled"
     if method is not None and "," in method:
         if grid is not None:
             raise InputError("give either --grid or several --method names, not both")
         _several(method, dataset, output, options, limit, seed or 0, concurrency, dry_run, config, trace, strict,
-                 (executor, ray_address, workers), order)
+                 (executor, ray_address, workers), order, every_deviation=every_deviation)
         return
     if grid is not None:
         from factdebate.eval.grid import load_grid
@@ -92,14 +101,16 @@ def _evaluate(method: str | None, dataset: str | None, output: Path, limit: int 
     for directory, run_method, run_options, name in runs:
         errored += _run_one(directory, run_method, run_options, name, dataset, limit, seed or 0, concurrency,
                             dry_run, config, trace, strict, scale=(executor, ray_address, workers), order=order,
-                            warn=grid is None)  # a grid's flags are meant for some of its runs only
+                            warn=grid is None,  # a grid's flags are meant for some of its runs only
+                            every_deviation=every_deviation)
     if errored:
         raise typer.Exit(exits.SOME_FAILED)
 
 
 def _several(methods_flag: str, dataset: str | None, output: Path, options: dict[str, Any], limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
-             strict: bool, scale: tuple[str | None, str | None, int | None], order: str = "shuffled") -> None:
+             strict: bool, scale: tuple[str | None, str | None, int | None], order: str = "shuffled", *,
+             every_deviation: bool = False) -> None:
     """Several methods on one seeded draw (or the file's first samples), each in OUTPUT/<method>/, then their
     comparison in OUTPUT."""
     from factdebate.core.pathcheck import output_folder
@@ -123,7 +134,7 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
                + (", ".join(f"--{name.replace('_', '-')}" for name in shared) or "none given"), err=True)
     errored = 0
     for plan in plans:
-        errored += _run_plan(plan, concurrency, dry_run, trace)
+        errored += _run_plan(plan, concurrency, dry_run, trace, every_deviation=every_deviation)
     if not dry_run:
         from factdebate.eval.compare import compare_runs
 
@@ -137,13 +148,14 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
 def _run_one(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str, limit: int | None,
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None),
-             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False) -> int:
+             drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False,
+             every_deviation: bool = False) -> int:
     """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a dataset
     already loaded and the samples drawn from it, shared with other runs; ``warn``: about flags its method
     ignores."""
     plan = _prepare(directory, method, options, name, dataset, limit, seed, config, strict, scale=scale, drawn=drawn,
                     order=order, warn=warn)
-    return _run_plan(plan, concurrency, dry_run, trace)
+    return _run_plan(plan, concurrency, dry_run, trace, every_deviation=every_deviation)
 
 
 def _prepare(directory: Path, method: str | None, options: dict[str, Any], name: str, dataset: str,
@@ -174,8 +186,11 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
     return plan
 
 
-def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | None) -> int:
-    """Runs (or estimates) a prepared run; returns how many of its samples ended in error."""
+def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | None, *,
+              every_deviation: bool = False) -> int:
+    """Runs (or estimates) a prepared run; returns how many of its samples ended in error. Before it, the ways
+    the run differs from its paper, as verify prints them after a verdict (``every_deviation``: --deviations)."""
+    from factdebate.cli.render import deviation_lines
     from factdebate.core.deviations import Deviation
     from factdebate.eval.reply_counts import lost_warning, short_text
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
@@ -184,9 +199,12 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
     name, settings, directory = plan.name, plan.settings, plan.output
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
     info = plan.info()
-    for deviation in info["deviations"]:
-        if deviation["key"] == "tools_homogeneous":  # the papers' premise is gone: say so before the run
-            typer.echo(f"{name}: {Deviation.model_validate(deviation).line()}", err=True)
+    differences = [Deviation.model_validate(d) for d in info["deviations"]]
+    lines = deviation_lines(differences, every=every_deviation, also="as run.json and summary.md do")
+    if len(lines) < len(differences):  # folded: the papers' premise gone is still said on its own line
+        lines = [f"differs from the paper: {d.line()}" for d in differences if d.key == "tools_homogeneous"] + lines
+    for line in lines:
+        typer.echo(f"{name}: {line}", err=True)
     asked = concurrency if concurrency is not None else (
         settings.concurrency if "concurrency" in settings.model_fields_set else None)
     if note := in_order_note(settings, asked):

@@ -21,6 +21,7 @@ from factdebate.cli.help import HelpGroup
 from factdebate.cli.index import register_index
 from factdebate.cli.options import (
     ConfigFlag,
+    DeviationsFlag,
     JsonFlag,
     TraceFlag,
     TraceTextFlag,
@@ -72,9 +73,7 @@ def verify(
     executor: ExecutorFlag = None,
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
-    deviations: Annotated[bool, Opt("--deviations", help="List every way the run differs from the method's "
-                                    "paper (otherwise one line with their count when there are more than 3).")]
-    = False,
+    deviations: DeviationsFlag = False,
     *,
     options: dict[str, Any],
 ) -> None:

@@ -49,6 +49,10 @@ TraceFlag = Annotated[Path | None, typer.Option(help="Append JSONL trace events 
                                                 callback=output_flag("--trace", "trace.jsonl"))]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the verdict as one JSON object.",
                                         rich_help_panel=OUTPUT_PANEL)]
+DeviationsFlag = Annotated[bool, typer.Option(
+    "--deviations", help="List every way the run differs from the method's paper, each with the flags that restore "
+                         "the paper's way (otherwise one line with their count when there are more than 3).",
+    rich_help_panel=OUTPUT_PANEL)]
 TraceTextFlag = Annotated[bool, typer.Option(
     "--trace-text", help="With --trace: every llm_call line also carries the call's prompt messages and the "
                          "model's reply, each text cut after 12000 characters "

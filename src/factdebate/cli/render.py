@@ -6,12 +6,14 @@ module names no method."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
+from factdebate.core.deviations import Deviation
 from factdebate.core.events import summary
 from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict
 from factdebate.llm import near_chance
@@ -206,13 +208,18 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, n
                            "as agreement", style="magenta"))
     for warning in verdict.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
-    if len(verdict.deviations) > FOLD_DEVIATIONS_OVER and not all_deviations:
-        console.print(Text(f"{len(verdict.deviations)} settings differ from the paper ("
-                           f"{', '.join(d.key for d in verdict.deviations[:3])}, …): --deviations lists them "
-                           "with the flags that restore the paper's way, as --json does", style="cyan"))
-        return
-    for deviation in verdict.deviations:
-        console.print(Text(f"differs from the paper: {deviation.line()}", style="cyan"))
+    for line in deviation_lines(verdict.deviations, every=all_deviations, also="as --json does"):
+        console.print(Text(line, style="cyan"))
+
+
+def deviation_lines(deviations: Sequence[Deviation], *, every: bool, also: str) -> list[str]:
+    """The ways a run differs from its paper, as ``verify`` and ``eval`` print them (``--deviations``: ``every``
+    one): one line each, or, past :data:`FOLD_DEVIATIONS_OVER`, one line with their count that names where the
+    whole list is (``also``)."""
+    if len(deviations) > FOLD_DEVIATIONS_OVER and not every:
+        return [f"{len(deviations)} settings differ from the paper ({', '.join(d.key for d in deviations[:3])}, …): "
+                f"--deviations lists them with the flags that restore the paper's way, {also}"]
+    return [f"differs from the paper: {deviation.line()}" for deviation in deviations]
 
 
 EMBEDDED_MODELS = near_chance.EMBEDDED_MODELS  # a name of this module, so a test can add a model to it
