@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from factdebate.llm.scripted_library import protocol_responder
 from tests.server.chromium import CHROMIUM, connected_chromium
-from tests.server.conftest import KEY, LiveServer
+from tests.server.conftest import KEY, LiveServer, offline_build
+from tests.server.held_model import HeldModel, judge_calls
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (scripts/ci-system-deps.sh installs it)")
@@ -79,10 +82,11 @@ def browser() -> Iterator[Any]:
 
 def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
                                                        live_server: Callable[..., LiveServer]) -> None:
-    # Latency makes the debate last a moment, so the page has to draw turns before the verdict exists.
-    defaults = {"llm": "scripted:disagree@0.15", "agents": ["rag", "search"], "scoring": True, "cache": False,
+    # The judge answers once the test has seen turns drawn before the verdict exists.
+    defaults = {"llm": "scripted:disagree", "agents": ["rag", "search"], "scoring": True, "cache": False,
                 "rounds": 2}
-    with live_server(defaults=defaults) as server:
+    judge = HeldModel(protocol_responder(disagree=True), judge_calls, latency=0.05)
+    with live_server(defaults=defaults, build=partial(offline_build, backend=judge)) as server:
         page, errors = watched_page(browser)
         sign_in(page, server.url)
         # The method's options are drawn from the catalogue: Tool-MAD's agents are two selects of tools.
@@ -97,6 +101,7 @@ def test_a_claim_is_debated_live_and_the_verdict_shown(browser: Any,
         assert page.locator("#live .verdict-box").is_hidden()
         assert page.locator("#live .agent-col").count() == 2
 
+        judge.gate.set()
         page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=20_000)
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
         assert "judge" in page.inner_text("#live .verdict-how")

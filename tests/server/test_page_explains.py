@@ -21,6 +21,7 @@ from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import PLAIN, LiveServer, offline_build
+from tests.server.held_model import HeldModel
 from tests.server.test_browser import browser, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
 
 SHOTS = Path(os.environ.get("FACTDEBATE_PAGE_SHOTS", "/tmp"))
@@ -91,7 +92,8 @@ def test_every_tab_fits_a_phone(browser: Any, live_server: Callable[..., LiveSer
 
 def test_a_run_shows_its_clock_rounds_and_model_calls(browser: Any,  # noqa: F811
                                                       live_server: Callable[..., LiveServer]) -> None:
-    with live_server(defaults={**PLAIN, "llm": "scripted:disagree@0.6", "rounds": 2}) as server:
+    model = HeldModel(protocol_responder(disagree=True))  # its calls wait until the clock has been seen ticking
+    with live_server(defaults={**PLAIN, "rounds": 2}, build=partial(offline_build, backend=model)) as server:
         page, errors = watched_page(browser)
         sign_in(page, server.url)
         page.wait_for_selector("#method option[value=tool-mad]", state="attached")
@@ -101,12 +103,14 @@ def test_a_run_shows_its_clock_rounds_and_model_calls(browser: Any,  # noqa: F81
         page.wait_for_selector("#live .calls-line:has-text('waiting for')")
         page.wait_for_selector("#live .status-line:has-text('Round 1 of 2')")
         first = page.inner_text("#live .elapsed")
-        page.wait_for_selector("#live .calls-line:has-text('model calls done')")
         # The clock ticks (polled from here: the page's CSP forbids the eval a string predicate needs).
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while page.inner_text("#live .elapsed") == first and time.monotonic() < deadline:
             time.sleep(0.2)
         assert page.inner_text("#live .elapsed") != first
+        assert "Round 1 of 2" in page.inner_text("#live .status-line")
+        model.gate.set()
+        page.wait_for_selector("#live .calls-line:has-text('model calls done')")
         page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=30_000)
         calls = page.inner_text("#live .calls-line")
         assert re.fullmatch(r"\d+ model calls done", calls), calls  # nothing left waiting

@@ -1,5 +1,5 @@
 """A reload in the middle of a check (issue 49, items 4, 7 and 8), in Debian's Chromium against a live service
-whose scripted judge takes two seconds: while a check runs the page warns before it is left
+whose scripted judge waits for the test: while a check runs the page warns before it is left
 (beforeunload); a reload puts the claim, the method and its options back in the form and offers to show what
 had arrived (drawn as it was live, marked as stopped) or to run it again; a check reopened from Recent checks
 shows, in the form, the method it was made with. The same for a response check (its claims that had arrived,
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,15 +30,23 @@ LEAVING = """() => { const e = new Event("beforeunload", {cancelable: true}); wi
 ANSWERED = "#live article.turn .label-slot .label"  # an agent's answer drawn in its turn
 
 
+# Set by the test once the page has been reloaded: until then the judge does not answer over the Eiffel Tower,
+# however long the reload takes on a loaded machine.
+EIFFEL_JUDGED = threading.Event()
+
+
 class SlowJudge(ScriptedBackend):
-    """The debaters answer at once and disagree; the judge takes two seconds over the Eiffel Tower (the time to
-    reload, and a re-run that ends), does not answer over the Louvre (the service cancels it when the page goes)
-    and answers any other claim at once."""
+    """The debaters answer at once and disagree; the judge answers over the Eiffel Tower once
+    :data:`EIFFEL_JUDGED` is set (a reload first, then a re-run that ends), does not answer over the Louvre (the
+    service cancels it when the page goes) and answers any other claim at once."""
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         text = messages[0]["content"]
         if "you judge a fact-checking debate" in text:
-            await asyncio.sleep(60.0 if "Louvre" in text else 2.0 if "Eiffel" in text else 0.0)
+            if "Louvre" in text:
+                await asyncio.sleep(60.0)
+            while "Eiffel" in text and not EIFFEL_JUDGED.is_set():  # (set from the test's thread: polled)
+                await asyncio.sleep(0.01)
         return await super().complete(messages, params)
 
 
@@ -58,6 +67,7 @@ def reloaded(page: Any) -> None:
 
 def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chromium: Any,
                                                                             server: LiveServer) -> None:
+    EIFFEL_JUDGED.clear()
     page, errors = signed_in_page(chromium, server.url)
     assert page.evaluate(LEAVING) is False  # nothing running: leave freely
     page.select_option("#method", "tool-mad")
@@ -90,6 +100,7 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
 
     # Run it again to its end, with the options kept (two rounds, not the default three); then, with another
     # method picked, reopen it: the form shows tool-mad.
+    EIFFEL_JUDGED.set()
     page.click("#restored-note .restored-again")
     page.wait_for_selector("#live .verdict-box:not([hidden]):not(.failed) .verdict-label", timeout=30_000)
     page.wait_for_selector("#cancel", state="hidden")

@@ -17,9 +17,9 @@ import httpx
 
 from factdebate.llm.base import FatalLLMError, GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import AUTH, PLAIN, LiveServer, offline_build
+from tests.server.held_model import HeldModel
 from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
 
 ANSWER = ("Paris is the capital of France. The Eiffel Tower is in Berlin. The Louvre is a museum in Paris. "
@@ -30,30 +30,39 @@ _CLAIM = re.compile(r"^Claim: (.*)$", re.M)
 SHOT = os.environ.get("FACTDEBATE_RESPONSE_SHOT", "/tmp/factdebate-response-page.png")
 
 
-def refuting_backend(latency: float) -> ScriptedBackend:
+def debater_calls(call: CallInfo, messages: list[Message]) -> bool:
+    return call.prompt.split(":")[0] == "debate_answer"
+
+
+class RefutingBackend(HeldModel):
     """The scripted protocol (one claim per sentence, debaters agree), except that debaters refute a claim
     about Berlin, the model fails for good on a claim about Atlantis (that claim's check errors), and the
-    extractor fails on an answer about the Kraken (the whole check fails)."""
-    agree = protocol_responder(disagree=False)
+    extractor fails on an answer about the Kraken (the whole check fails). Debaters' answers wait while
+    ``gate`` is closed (open unless a test that looks at a run in flight closes it)."""
 
-    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
-        if call.prompt.startswith("claims_extract") and "Kraken" in messages[0]["content"]:
-            raise FatalLLMError("the scripted extractor is down")
-        found = _CLAIM.search(messages[0]["content"]) if call.prompt.split(":")[0] == "debate_answer" else None
-        claim = found.group(1) if found else ""
-        if "Atlantis" in claim:
-            raise FatalLLMError("the scripted model will not discuss Atlantis")
-        if "Berlin" in claim:
-            return f"Document [1] says the tower is in Paris, not as the claim says: {claim}\nREFUTES"
-        return agree(call, messages, params)
+    def __init__(self, latency: float) -> None:
+        agree = protocol_responder(disagree=False)
 
-    return ScriptedBackend(respond, latency=latency, name="scripted:refuting", record=False)
+        def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+            if call.prompt.startswith("claims_extract") and "Kraken" in messages[0]["content"]:
+                raise FatalLLMError("the scripted extractor is down")
+            found = _CLAIM.search(messages[0]["content"]) if debater_calls(call, messages) else None
+            claim = found.group(1) if found else ""
+            if "Atlantis" in claim:
+                raise FatalLLMError("the scripted model will not discuss Atlantis")
+            if "Berlin" in claim:
+                return f"Document [1] says the tower is in Paris, not as the claim says: {claim}\nREFUTES"
+            return agree(call, messages, params)
+
+        super().__init__(respond, debater_calls, latency=latency, name="scripted:refuting")
+        self.gate.set()
 
 
-def serve(live_server: Callable[..., LiveServer], latency: float) -> LiveServer:
+def serve(live_server: Callable[..., LiveServer], latency: float,
+          backend: RefutingBackend | None = None) -> LiveServer:
     # Two claims at a time, so the later ones are seen waiting while the first are checked.
     return live_server(defaults={**PLAIN, "claim_concurrency": 2},
-                       build=partial(offline_build, backend=refuting_backend(latency)))
+                       build=partial(offline_build, backend=backend or RefutingBackend(latency)))
 
 
 def open_response_form(page: Any, server: LiveServer) -> None:
@@ -69,7 +78,9 @@ def claim_item(page: Any, number: int) -> Any:
 
 def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
                                               live_server: Callable[..., LiveServer]) -> None:
-    with serve(live_server, latency=0.8) as server:
+    backend = RefutingBackend(latency=0.2)
+    backend.gate.clear()  # no debater answers until the claims have been seen running and waiting
+    with serve(live_server, latency=0.2, backend=backend) as server:
         page, errors = watched_page(browser, viewport={"width": 1360, "height": 1100})
         open_response_form(page, server)
         assert page.inner_text("#submit") == "Check response"
@@ -79,16 +90,17 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
         page.click("#submit")
 
         # The claims are listed before any verdict; the later ones wait for a free slot.
-        page.wait_for_selector("#response-live .claim-item")
+        page.wait_for_selector("#response-live .claim-item.state-running >> nth=1")
         assert page.locator("#response-live .claim-words").all_inner_texts() == CLAIMS
         assert page.locator("#response-live .response-verdict").is_hidden()
-        assert page.locator("#response-live .claim-item.state-pending").count() >= 1
+        assert page.locator("#response-live .claim-item.state-pending").count() == 2
         assert page.get_attribute("#response-live .response-status", "aria-live") == "polite"
         page.screenshot(path=SHOT.replace(".png", "-live.png"))
 
         # A claim opened while it runs is drawn live, then gets its verdict.
         page.click("#response-live .claim-item:nth-child(1) .claim-button")
         assert page.get_attribute("#response-live .claim-item:nth-child(1) .claim-button", "aria-pressed") == "true"
+        backend.gate.set()
         page.wait_for_selector("#response-debate .agent-col .turn")
         assert page.inner_text("#response-debate .claim-text") == CLAIMS[0]
         page.wait_for_selector("#response-debate .verdict-box:not([hidden]) .verdict-label")
@@ -133,8 +145,10 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
 
 
 def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa: F811
-                                                          live_server: Callable[..., LiveServer]) -> None:
-    with serve(live_server, latency=0.4) as server:
+                                                          live_server: Callable[..., LiveServer],
+                                                          wait_for: Callable[..., None]) -> None:
+    backend = RefutingBackend(latency=0.4)
+    with serve(live_server, latency=0.4, backend=backend) as server:
         page, errors = watched_page(browser)
         open_response_form(page, server)
 
@@ -187,15 +201,20 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.inner_text("#response-live .response-status") == "Failed."
         assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
 
-        # Stop while the claims run: the list stays, nothing is marked as checked that was not.
+        # Stop while the claims run (their debaters wait for it; no cache): the list stays, none is marked as
+        # checked, and the service stops the debates it was running.
         page.unroute("**/v1/check-response/stream")
+        backend.gate.clear()
         page.click("#submit")
         page.wait_for_selector("#response-live .claim-item.state-running")
+        wait_for(lambda: backend.held >= 2, what="both running claims' debates waiting on the model")
+        assert backend.cancelled == 0
         page.click("#cancel")
         page.wait_for_selector("#response-live .response-problem:has-text('Stopped by you')")
         assert page.inner_text("#response-live .response-status") == "Stopped."
         assert page.locator("#response-live .claim-item").count() == 4
-        assert page.locator("#response-live .claim-item.state-stopped").count() >= 2
+        assert page.locator("#response-live .claim-item.state-stopped").count() == 4
+        wait_for(lambda: backend.cancelled == backend.held, what="the held debates cancelled")
         assert page.is_hidden("#cancel") and page.is_enabled("#submit")
         assert errors == []
 
@@ -306,9 +325,11 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
 
 def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
                                                 live_server: Callable[..., LiveServer]) -> None:
-    # Slow enough that the claim is still being checked after two tab switches and a screenshot (the page
-    # now shows a claim's view as soon as it is sent, before the server answers).
-    with serve(live_server, latency=1.5) as server:
+    # The claim's debaters wait until the test has switched tabs twice and taken a screenshot (the page shows
+    # a claim's view as soon as it is sent, before the server answers), however slow the machine.
+    backend = RefutingBackend(latency=0.0)
+    backend.gate.clear()
+    with serve(live_server, latency=0.0, backend=backend) as server:
         page, errors = watched_page(browser)
         open_response_form(page, server)
         page.click("button.tab[data-view=check]:not([data-mode])")
@@ -329,13 +350,15 @@ def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
         assert page.is_visible("#cancel") and page.inner_text("#submit") == "Debating…"
         assert page.is_hidden("#claim-form .run-elsewhere")
         page.click("button.tab[data-mode=response]")
+        backend.gate.set()
         page.wait_for_selector("#claim-form .run-elsewhere", state="hidden", timeout=30_000)
         assert page.is_enabled("#submit") and page.inner_text("#submit") == "Check response"
         assert "busy" not in (page.get_attribute("button.tab[data-view=check]:not([data-mode])", "class") or "")
         page.click("button.tab[data-view=check]:not([data-mode])")
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"  # not stopped
 
-        # Stop still stops the run of the mode it is shown in.
+        # Stop still stops the run of the mode it is shown in (its debaters wait for it).
+        backend.gate.clear()
         page.click("#submit")
         page.wait_for_selector("#live .spinner:visible")
         page.click("#cancel")
