@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ class Upstream:
     headers: list[dict[str, str]] = field(default_factory=list)
     revise: Callable[[list[dict[str, Any]]], str] = lambda messages: REVISED
     sent: int = 0  # stream chunks written so far
+    cut: threading.Event = field(default_factory=threading.Event)  # a stream closed before its end (a hang-up)
     role_chunk: bool = True  # stream a first chunk with the role and no text (False: the first word comes with it)
 
     def reply_for(self, body: dict[str, Any]) -> str:
@@ -87,16 +89,23 @@ async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         return f"data: {json.dumps(data)}\n\n".encode()
 
-    if upstream.role_chunk:
-        yield chunk({"role": "assistant", "content": ""})
-    for number, token in enumerate(tokens(text) if text else []):
-        if number and upstream.token_delay:
-            await asyncio.sleep(upstream.token_delay)
-        yield chunk({"content": token} if number or upstream.role_chunk else {"role": "assistant", "content": token})
-    for index, call in enumerate(calls or []):
-        yield chunk({"tool_calls": [{"index": index, **call}]})
-    yield chunk({}, "tool_calls" if calls else "stop")
-    yield b"data: [DONE]\n\n"
+    ended = False
+    try:
+        if upstream.role_chunk:
+            yield chunk({"role": "assistant", "content": ""})
+        for number, token in enumerate(tokens(text) if text else []):
+            if number and upstream.token_delay:
+                await asyncio.sleep(upstream.token_delay)
+            yield chunk({"content": token} if number or upstream.role_chunk
+                        else {"role": "assistant", "content": token})
+        for index, call in enumerate(calls or []):
+            yield chunk({"tool_calls": [{"index": index, **call}]})
+        yield chunk({}, "tool_calls" if calls else "stop")
+        yield b"data: [DONE]\n\n"
+        ended = True
+    finally:
+        if not ended:
+            upstream.cut.set()
 
 
 def words_of(claim: GuardClaim | dict[str, Any], answer: str) -> str:

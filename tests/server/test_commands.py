@@ -20,7 +20,9 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree", **extra}
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[str], seconds: float = 30) -> None:
+def _wait_until_up(url: str, process: subprocess.Popen[str], seconds: float = 120) -> None:
+    # Waits for the health answer, or for the process to end; the limit is only where a hung start gives up
+    # (30 s was passed by a plain start at load 12-18 on 2 cores).
     deadline = time.monotonic() + seconds
     while True:
         try:
