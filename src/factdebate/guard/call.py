@@ -132,6 +132,7 @@ class Begun:
     question: str | None
     admission: Admission
     messages: list[Any] = field(default_factory=list)  # the conversation before the reply, carried to the check
+    reviser: Reviser | None = None  # the host's, for rewrite
 
     @property
     def conversation_id(self) -> str | None:
@@ -147,7 +148,8 @@ async def begin(call: CheckCall, host: Host) -> Begun:
     settings = await host.settings(options)
     resolved = resolve_options(options, settings)
     question = call.question or person_question(list(call.messages)) or None
-    return Begun(host, settings, options, resolved, question, host.admit(settings), list(call.messages))
+    admission = host.admit(settings)
+    return Begun(host, settings, options, resolved, question, admission, list(call.messages), host.reviser(resolved))
 
 
 async def finish(begun: Begun, result: GuardResult, calls: Any, first: bool) -> GuardResult:
@@ -176,7 +178,7 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
         assert resources is not None
         result = await check_text(reply.text, begun.settings, resources, options=begun.options,
                                   question=begun.question, sinks=sinks or None,
-                                  reviser=begun.host.reviser(begun.resolved), caller=begun.host.caller,
+                                  reviser=begun.reviser, caller=begun.host.caller,
                                   messages=begun.messages)
         if reply.passed:
             result = result.model_copy(update={"passed_through": [*result.passed_through, *reply.passed]})

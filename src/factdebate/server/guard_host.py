@@ -138,25 +138,35 @@ def chat_host(request: Request, service: Service, who: str, body: ChatRequest, u
                        revise=lambda settings: upstream.reviser(body.upstream_body()))
 
 
-async def read_chat(request: Request, service: Service) -> tuple[ChatRequest, Upstream] | JSONResponse:
-    """A chat request read (off the event loop when it is large), and the operator's upstream; a guard that is
-    off is a 404, a request that cannot be read a 422."""
+@dataclass
+class ChatDoor:
+    """A chat request as its door read it: the request, the operator's upstream, the host and the call."""
+
+    body: ChatRequest
+    upstream: Upstream
+    host: ServiceHost
+    call: CheckCall
+
+
+async def read_chat(request: Request, service: Service, who: str) -> ChatDoor | JSONResponse:
+    """A chat request read (off the event loop when it is large) into the one call's input, with the operator's
+    upstream and the request's host; a guard that is off is a 404, a request that cannot be read a 422."""
     upstream = upstream_for(request.app.state, service.resolver.base)
     if upstream is None:
         return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
     try:
-        return await read_chat_request(request), upstream
+        body = await read_chat_request(request)
+        options = door_options(body.factdebate, request)
     except InputError as exc:
         return openai_error(422, str(exc))
+    return ChatDoor(body, upstream, chat_host(request, service, who, body, upstream),
+                    CheckCall(body.plain_messages(), options))
 
 
-async def prepare_stream(request: Request, service: Service, who: str, body: ChatRequest,
-                         upstream: Upstream) -> Prepared:
+async def prepare_stream(door: ChatDoor) -> Prepared:
     """A streamed chat request's check begun (guard/call.py's ``begin``: options, settings, admission) before
     the upstream is asked; raises as the one call does (:func:`door_error` writes it)."""
-    host = chat_host(request, service, who, body, upstream)
-    options = door_options(body.factdebate, request)
-    return Prepared(body, upstream, host, await begin(CheckCall(body.plain_messages(), options), host))
+    return Prepared(door.body, door.upstream, door.host, await begin(door.call, door.host))
 
 
 def door_error(exc: Exception) -> JSONResponse | None:

@@ -20,9 +20,9 @@ from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
 from factdebate.core.textsafe import safe_value
-from factdebate.guard.call import Begun, CheckCall, Reply, check_replies
+from factdebate.guard.call import Begun, Reply, check_replies
 from factdebate.guard.types import GuardResult
-from factdebate.server.guard_host import chat_host, door_error, door_options, prepare_stream, read_chat
+from factdebate.server.guard_host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard_prepare import (
     GUARD_CHECK_ID_HEADER,
     answered,
@@ -34,7 +34,6 @@ from factdebate.server.guard_prepare import (
 )
 from factdebate.server.guard_request import ChatRequest, body_schema, reply_text
 from factdebate.server.guard_stream import stream_reply
-from factdebate.server.guard_upstream import Upstream
 from factdebate.server.service import Service, ServiceDep, caller
 
 router = APIRouter(prefix="/v1")
@@ -65,27 +64,26 @@ async def chat_completions(request: Request, service: ServiceDep,
 
 
 async def _reply(request: Request, service: Service, who: str) -> Response:
-    read = await read_chat(request, service)
-    if isinstance(read, JSONResponse):
-        return read
-    body, upstream = read
+    door = await read_chat(request, service, who)
+    if isinstance(door, JSONResponse):
+        return door
     try:
-        if body.stream:
-            return await stream_reply(await prepare_stream(request, service, who, body, upstream), request)
-        return await answered(_plain_reply(request, service, who, body, upstream), service, request)
+        if door.body.stream:
+            return await stream_reply(await prepare_stream(door), request)
+        return await answered(_plain_reply(door), service, request)
     except Exception as exc:
         if (answer := door_error(exc)) is None:
             raise
         return answer
 
 
-async def _plain_reply(request: Request, service: Service, who: str, body: ChatRequest,
-                       upstream: Upstream) -> Response:
+async def _plain_reply(door: ChatDoor) -> Response:
     """The one call with the upstream's answer as its replies (asked once the check is admitted); every choice
     is checked (n is capped by guard.max_choices), and choices the upstream wrote beyond the n asked for are
     left out, never passed on unchecked."""
     answer: dict[str, Any] = {}
     block_finish: list[str] = []
+    body, upstream = door.body, door.upstream
 
     async def replies(begun: Begun) -> list[Reply]:
         block_finish.append(begun.settings.guard.block_finish_reason)
@@ -99,9 +97,7 @@ async def _plain_reply(request: Request, service: Service, who: str, body: ChatR
                                  f"than asked for (n = {asked}); they were left out, unchecked")
         return out
 
-    host = chat_host(request, service, who, body, upstream)
-    call = CheckCall(body.plain_messages(), door_options(body.factdebate, request))
-    results = await check_replies(call, replies, host)
+    results = await check_replies(door.call, replies, door.host)
     choices = answer["choices"]
     for number, result in enumerate(results):
         if number < len(choices):

@@ -186,7 +186,7 @@ class Relay:
             sinks, calls = host.sinks()
             check = StreamingCheck(begun.settings, host.service.resources(begun.settings), options=begun.options,
                                    question=begun.question, sinks=sinks or None,
-                                   reviser=host.reviser(begun.resolved), caller=host.caller,
+                                   reviser=begun.reviser, caller=host.caller,
                                    messages=begun.messages)
             self.stream = GuardedStream(check, keep=kept_chars(prepared.settings))
             tasks.append(asyncio.create_task(self._verdicts(check)))
