@@ -44,8 +44,9 @@ def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallIn
                 return fast(claim)
             first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
             label = "REFUTES" if "Rome" in claim else "SUPPORTS"
-            return json.dumps({"label": label, "passage": 1, "quote": first.group(1).split(". ")[0] + "."
-                               if first else ""})
+            quote = first.group(1).split(". ")[0] if first else ""
+            return json.dumps({"label": label, "passage": 1,
+                               "quote": quote if not quote or quote.endswith(".") else quote + "."})
         if prompt == "guard_correct":
             return json.dumps({"sentence": correction})
         claim = _claim_of(text)

@@ -4,11 +4,12 @@ an unreadable one is re-asked once in the same conversation, and the problem is 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from factdebate.core.events import ParseProblem
 from factdebate.core.runtime import RunRecorder, recording
-from factdebate.llm.ask import Parsed, Reask, Unreadable, ask, clip, format_reask
+from factdebate.llm.ask import REASK_TEMPERATURE, Parsed, Reask, Unreadable, ask, clip, format_reask
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.model import LLM
@@ -59,7 +60,8 @@ async def test_an_unreadable_reply_is_reasked_in_the_same_conversation_and_recor
     assert call.prompt == "question:reask" and (call.agent, call.round) == ("a", 2)
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[1]["content"] == "Two, I think." and "no 'Moons:' line" in messages[2]["content"]
-    assert params == PARAMS  # no re-ask format given: the first ask's parameters
+    # No re-ask format given: the first ask's parameters, sampled warmer so that it can answer otherwise.
+    assert params == replace(PARAMS, temperature=REASK_TEMPERATURE)
     [event] = [e for e in events if e["event"].startswith("parse_")]
     assert parsed.problem is not None and parsed.problem.recovered and parsed.retries == 1
     assert event == {**parsed.problem.model_dump(mode="json"), "t": event["t"], "run": event["run"]}

@@ -41,8 +41,9 @@ async def test_the_mad_moderator_is_held_to_its_format_from_the_first_ask() -> N
     assert verdict.parse_counts["moderation"].reasked == 0
 
 
-async def test_a_moderator_that_copies_the_format_decides_nothing() -> None:
-    """The re-ask's answer "Reason: one sentence" is the template's placeholder: recorded unparsed."""
+async def test_a_moderator_that_copies_the_reasons_placeholder_still_decides() -> None:
+    """"Reason: one sentence" is the template's placeholder: dropped and counted as echoed, while the
+    preference and the verdict are read (issue 65: a readable label is kept, marked)."""
 
     def copycat(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt.startswith("mad_moderator"):
@@ -52,8 +53,10 @@ async def test_a_moderator_that_copies_the_format_decides_nothing() -> None:
     resources, _, _ = resources_for(copycat, method="mad", methods={"mad": {"rounds": 1}})
     verdict = await run_claim(CLAIM, resources.settings, resources)
     moderation = verdict.rounds[0].judges[0]
-    assert not moderation.parsed and moderation.vote is None and verdict.decided_by != "moderator"
-    assert verdict.parse_counts["moderation"].model_dump() == {"asked": 1, "reasked": 1, "recovered": 0, "lost": 1}
+    assert moderation.parsed and verdict.decided_by == "moderator"
+    assert verdict.parse_counts["moderation"].model_dump() == {"asked": 1, "reasked": 0, "recovered": 0, "lost": 0}
+    assert verdict.parse_counts["mad_moderator"].model_dump() == {"asked": 0, "reasked": 0, "recovered": 0,
+                                                                  "lost": 0, "echoed": 1}
 
 
 async def test_tool_mad_queries_are_held_to_brackets_from_the_first_ask_and_must_name_the_claim() -> None:

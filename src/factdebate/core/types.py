@@ -144,12 +144,16 @@ class ReplyCounts(BaseModel):
     # Replies (first asks and re-asks, parsed or free text) that stopped at their token limit
     # (``finish_reason: length``); left out of a dump while none did, so records without any stay as they were.
     cut: int = 0
+    # Replies read for their decision although a free field (a thought, a reason, a ballot's "why") only
+    # echoed the prompt and was dropped (methods/kit/fields.free_field); left out of a dump while none did.
+    echoed: int = 0
 
     @model_serializer(mode="wrap")
     def _cut_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if not data.get("cut"):
-            data.pop("cut", None)
+        for rare in ("cut", "echoed"):
+            if not data.get(rare):
+                data.pop(rare, None)
         return data
 
     def add(self, other: ReplyCounts) -> None:
@@ -158,6 +162,7 @@ class ReplyCounts(BaseModel):
         self.recovered += other.recovered
         self.lost += other.lost
         self.cut += other.cut
+        self.echoed += other.echoed
 
 
 def add_reply_counts(into: dict[str, ReplyCounts], counts: dict[str, ReplyCounts]) -> None:

@@ -22,6 +22,7 @@ import re
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import Document, Label
 from factdebate.guard.evidence import shares_words
+from factdebate.guard.fast import EXAMPLE as FAST_EXAMPLE
 from factdebate.guard.fast import SCHEMA as VERIFY_SCHEMA
 from factdebate.guard.fast import read_reply
 from factdebate.guard.types import ClaimEvidence, Correction
@@ -35,6 +36,14 @@ AGENT = "guard-corrector"
 SCHEMA = {"type": "object", "additionalProperties": False, "required": ["sentence"],
           "properties": {"sentence": {"type": "string", "minLength": 1, "maxLength": 500}}}
 _WORD = re.compile(r"[^\W_]+")
+# The example the prompt shows (guard_correct.j2), about a place that does not exist so that no true correction
+# is ever the example: a reply that repeats it has not read the quote.
+EXAMPLE_SENTENCE = "The Old Mill Bridge crosses the river at Kessington."
+EXAMPLE = json.dumps({"sentence": EXAMPLE_SENTENCE})
+
+
+def _words(text: str) -> str:
+    return " ".join(w.casefold() for w in _WORD.findall(text))
 
 
 def read_sentence(text: str) -> str | None:
@@ -58,7 +67,7 @@ def unsupported_words(sentence: str, claim: str, quote: str) -> list[str]:
 async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM) -> tuple[bool, str]:
     """(supported, why not): the checker decides ``sentence`` over the quote alone (the fast tier's prompt)."""
     passage = Document(id="quote", title=evidence.title or "passage", text=evidence.quote)
-    prompt = render("guard_fast", claim=sentence, documents=[passage])
+    prompt = render("guard_fast", claim=sentence, documents=[passage], example=FAST_EXAMPLE)
     count_reply("guard_correction_check", "asked")
     reply = await llm.complete([{"role": "user", "content": prompt.text}],
                                GenParams(temperature=0.0, max_tokens=300, json_schema=VERIFY_SCHEMA),
@@ -76,7 +85,8 @@ async def correct(claim: str, evidence: ClaimEvidence, llm: LLM) -> tuple[Correc
     """(the corrected sentence for ``claim`` from ``evidence``'s quote, or None; why none, or None)."""
     if not evidence.quote.strip():
         return None, "no correction: the refuting passage gave no quote to ground one in"
-    prompt = render("guard_correct", claim=claim, title=evidence.title or "passage", quote=evidence.quote)
+    prompt = render("guard_correct", claim=claim, title=evidence.title or "passage", quote=evidence.quote,
+                    example=EXAMPLE)
     count_reply("guard_correction", "asked")
     reply = await llm.complete([{"role": "user", "content": prompt.text}],
                                GenParams(temperature=0.0, max_tokens=200, json_schema=SCHEMA),
@@ -86,6 +96,9 @@ async def correct(claim: str, evidence: ClaimEvidence, llm: LLM) -> tuple[Correc
         count_reply("guard_correction", "lost")
         return None, "no correction: the corrector's reply could not be read"
     dropped = f'the correction "{sentence}" was not shown: '
+    if _words(sentence) == _words(EXAMPLE_SENTENCE):
+        count_reply("guard_correction", "lost")  # the prompt's example, not a reading of the quote
+        return None, dropped + "it copies the prompt's example"
     if not shares_words(sentence, evidence.quote):
         count_reply("guard_correction", "lost")
         return None, dropped + "it shares no word with its quote"

@@ -4,6 +4,11 @@ The reply is one JSON object (held to its schema where the backend constrains ou
 passage it rests on, and the deciding words copied from it. It is not re-asked (the tier is one call): a
 reply that cannot be read leaves the claim undecided at this tier, counted as a lost reply, and the claim
 goes up a tier or stays unchecked; it is never read as a label.
+
+A reply that copies the prompt's example (:data:`EXAMPLE`: its quote, which no passage holds) is no
+verdict either: SmolLM2 behind llama-cpp-python's server wrote the example word for word in 11 of 11
+replies, and its REFUTES flagged "The capital of France is Paris." (issue 65). A label whose quote no named
+passage holds is kept, but cites nothing: the passage it names is not called the one it rests on.
 """
 
 from __future__ import annotations
@@ -29,6 +34,15 @@ SCHEMA = {"type": "object", "additionalProperties": False, "required": ["label",
                          "quote": {"type": "string", "maxLength": 400}}}
 
 
+# The example the prompt shows (guard_fast.j2): a reply that repeats its quote has read no passage.
+EXAMPLE_QUOTE = "The tower stands in Paris."
+EXAMPLE = json.dumps({"label": "REFUTES", "passage": 2, "quote": EXAMPLE_QUOTE})
+
+
+def _words(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
 @dataclass
 class FastVerdict:
     label: Label | None  # None: the reply could not be read
@@ -39,7 +53,8 @@ class FastVerdict:
 
 
 def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int, str, str]:
-    """(label, passage index or -1, quote, problem); label None when the reply is unreadable."""
+    """(label, passage index or -1, quote, problem); label None when the reply is unreadable or copies the
+    prompt's example; index -1 (nothing cited) when the quote is not in the passage it names."""
     try:
         value = enclosed(text, "{")
     except json.JSONDecodeError as exc:
@@ -52,9 +67,12 @@ def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int,
     passage = value.get("passage")
     index = passage - 1 if isinstance(passage, int) and 1 <= passage <= len(documents) else -1
     quote = str(value.get("quote") or "").strip()
-    if index < 0 or " ".join(quote.lower().split()) not in " ".join(documents[index].text.lower().split()):
-        quote = ""  # a quote no named passage holds is not evidence
-    return Label(label), index, quote, ""
+    held = index >= 0 and " ".join(quote.lower().split()) in " ".join(documents[index].text.lower().split())
+    if quote and not held and _words(quote) == _words(EXAMPLE_QUOTE):
+        return None, -1, "", "it copied the prompt's example instead of reading the passages"
+    if quote and not held:
+        return Label(label), -1, "", ""  # a quote no named passage holds is not evidence, nor its passage cited
+    return Label(label), index, quote if held else "", ""
 
 
 async def _gather(claim: str, resources: Resources, mode: str) -> list[Document]:
@@ -80,7 +98,7 @@ async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdic
     documents = await _gather(claim, resources, mode)
     max_chars = resources.settings.retrieval.max_doc_chars
     shown = [d.model_copy(update={"text": d.text[:max_chars]}) for d in documents]
-    prompt = render("guard_fast", claim=claim, documents=shown)
+    prompt = render("guard_fast", claim=claim, documents=shown, example=EXAMPLE)
     count_reply("guard_fast", "asked")
     reply = await resources.llm("debater").complete(
         [{"role": "user", "content": prompt.text}], GenParams(temperature=0.0, max_tokens=300, json_schema=SCHEMA),

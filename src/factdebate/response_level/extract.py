@@ -69,12 +69,15 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
                        check: Callable[[str], str | None] | None = None, **variables: Any) -> ListReply:
     """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read.
     ``check``: why an item says nothing (a copied placeholder, a label as a query), or None; an item it
-    refuses makes the reply unreadable, as a malformed list does."""
+    refuses makes the reply unreadable, as a malformed list does, and so does a list shorter than
+    ``min_items``."""
 
     def read(text: str) -> list[str]:
         items, problem = parse_string_list(text, key)
         if items is None:
             raise Unreadable(problem)
+        if len(items) < min_items:  # {"queries": []} answers nothing (issue 65: FacTool read it as a success)
+            raise Unreadable(f'the "{key}" list has {len(items)} item(s); give at least {min_items}')
         refused = next((why for why in map(check, items[:max_items]) if why is not None), None) if check else None
         if refused is not None:
             raise Unreadable(f"one of the {key} says nothing: {refused}")

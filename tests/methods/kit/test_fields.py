@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.llm.ask import Unreadable
 from factdebate.methods.baselines.factool import query_problem, read_verification
 from factdebate.methods.baselines.mad import parse_moderation
@@ -126,9 +127,30 @@ CASES = [(prompt, field, value) for prompt, fields in PLACEHOLDERS.items() for f
          for value in values]
 
 
+# Fields that only give reasons: one that copies its placeholder is dropped and counted as echoed, and the
+# reply is read for its decision (issue 65: MERMAID threw away forced answers carrying "True" for it).
+FREE = {("mermaid_step", "thought"), ("mermaid_step", "reason"), ("mermaid_force", "thought"),
+        ("factool_verify", "reasoning"), ("react_step", "thought"), ("mad_moderator", "reason"), ("dpd_judge", "why")}
+
+
 @pytest.mark.parametrize(("prompt", "field", "value"), CASES, ids=[f"{p}.{f}={v}" for p, f, v in CASES])
-def test_each_field_fed_its_own_placeholder_is_unreadable(prompt: str, field: str, value: str) -> None:
-    assert unreadable(prompt, field, value)
+def test_each_field_fed_its_own_placeholder_is_unreadable_or_dropped(prompt: str, field: str, value: str) -> None:
+    if (prompt, field) not in FREE:
+        assert unreadable(prompt, field, value)
+        return
+    counts = RunRecorder([])
+    with recording(counts):
+        assert READERS[prompt](field, value) is not None
+    assert counts.parse_counts[prompt].echoed == 1
+
+
+@pytest.mark.parametrize(("prompt", "field"), sorted(FREE))
+@pytest.mark.parametrize("value", [", S, C, D, E", "A B C"])
+def test_a_run_of_single_letters_in_a_free_field_is_dropped(prompt: str, field: str, value: str) -> None:
+    counts = RunRecorder([])
+    with recording(counts):
+        assert READERS[prompt](field, value) is not None
+    assert counts.parse_counts[prompt].echoed == 1
 
 
 QUERIES = [(p, f) for p, fields in PLACEHOLDERS.items() for f in fields if f in ("query", "support", "refute")]
@@ -137,6 +159,9 @@ QUERIES = [(p, f) for p, fields in PLACEHOLDERS.items() for f in fields if f in 
 @pytest.mark.parametrize(("prompt", "field"), QUERIES)
 @pytest.mark.parametrize("value", ["true", "SUPPORTS", "not enough info", "zorblat quexity"])
 def test_a_label_or_unrelated_words_as_a_query_is_unreadable(prompt: str, field: str, value: str) -> None:
+    if prompt == "react_step" and value in ("SUPPORTS", "not enough info"):  # ReAct's answer, not a search
+        assert READERS[prompt](field, value).kind == "finish"
+        return
     assert unreadable(prompt, field, value)
 
 

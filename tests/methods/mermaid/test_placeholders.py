@@ -1,6 +1,8 @@
 """MERMAID reads no placeholder as an answer (issue 39, item 2): a decomposition that copies the prompt's
-"..." or names entities the claim does not mention is re-asked, then lost (no memory key comes of it), and
-an executor step whose thought is the prompt's "your reasoning" is re-asked like any unreadable step."""
+"..." or names entities the claim does not mention is re-asked, then lost (no memory key comes of it), and a
+step's search query that is a placeholder, a label or no word of the claim is re-asked like any unreadable
+step. A thought or reason that copies its placeholder is dropped and counted as echoed while the step's
+answer or action is read (issue 65: 10 usable steps and answers were refused for it)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import json
 
 import pytest
 
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import Label
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.calls import CallInfo
@@ -38,17 +41,28 @@ def test_a_faithful_decomposition_reads() -> None:
 
 
 @pytest.mark.parametrize("reply", [
+    action("search_facts", "true"),
+    action("search_facts", "zorblat"),
+    action("search_facts", "capital of France, you can find it here"),
+])
+def test_a_step_whose_query_is_no_search_is_unreadable(reply: str) -> None:
+    with pytest.raises(Unreadable):
+        parse_step(reply, False, claim=CLAIM)
+
+
+@pytest.mark.parametrize("reply", [
     answer("True", thought="Your reasoning"),
     answer("True", thought="..."),
     action("search_facts", "capital of France", thought="your reasoning."),
-    action("search_facts", "true"),
-    action("search_facts", "zorblat"),
     json.dumps({"thought": "look", "action": {"name": "search_facts", "reason": "why this tool",
                                               "input": {"query": "capital of France"}}}),
 ])
-def test_a_step_with_a_placeholder_field_is_unreadable(reply: str) -> None:
-    with pytest.raises(Unreadable):
-        parse_step(reply, False, claim=CLAIM)
+def test_a_step_with_a_placeholder_thought_or_reason_is_read_without_it(reply: str) -> None:
+    run = RunRecorder([])
+    with recording(run):
+        step = parse_step(reply, False, claim=CLAIM)
+    assert step is not None and (step.label == Label.SUPPORTS or step.tool == "search_facts")
+    assert "reason" not in (step.thought + step.reason).lower() and run.parse_counts["mermaid_step"].echoed == 1
 
 
 async def test_an_echoed_decomposition_is_lost_and_keys_no_memory() -> None:
@@ -63,7 +77,7 @@ async def test_an_echoed_decomposition_is_lost_and_keys_no_memory() -> None:
     assert decomposed["parsed"] is False and not decomposed.get("entities")
 
 
-async def test_a_placeholder_thought_is_reasked_and_the_step_recovers() -> None:
+async def test_a_placeholder_thought_is_not_reasked_and_its_answer_counts() -> None:
     def replies(call: CallInfo, text: str) -> str:
         if call.prompt == "mermaid_decompose":
             return decomposition("Paris", "France")
@@ -74,5 +88,5 @@ async def test_a_placeholder_thought_is_reasked_and_the_step_recovers() -> None:
     verdict, _, _, _ = await verify(replies)
     assert verdict.label == Label.SUPPORTS
     counts = verdict.parse_counts["mermaid_step"]
-    assert (counts.reasked, counts.recovered, counts.lost) == (1, 1, 0)
-    assert verdict.rounds[0].turns[0].steps[0].thought == "The capital of France is Paris."
+    assert (counts.reasked, counts.recovered, counts.lost, counts.echoed) == (0, 0, 0, 1)
+    assert verdict.rounds[0].turns[0].steps[0].thought == ""

@@ -13,3 +13,4 @@ class ChainOfThought(OneAnswer):
     description = "Zero-shot chain of thought: reason step by step, then a verdict (no evidence)"
     template = "cot"
     max_tokens = 512
+    reasoning = True

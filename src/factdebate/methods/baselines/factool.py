@@ -28,7 +28,8 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines import paper_rows
 from factdebate.methods.baselines.scripted import FACTOOL_REPLIES
 from factdebate.methods.kit.common import search_tool, trim
-from factdebate.methods.kit.fields import PLACEHOLDERS, check_field, field_problem
+from factdebate.methods.kit.fields import free_field
+from factdebate.methods.kit.fields import query_problem as fields_query_problem
 from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.resources import Resources
@@ -84,15 +85,14 @@ def read_verification(text: str) -> tuple[bool, str]:
     factual, reasoning, problem = parse_verification(text)
     if factual is None:
         raise Unreadable(problem)
-    if reasoning:  # a copied "why, in one to three sentences" explains nothing (kit/fields.py)
-        check_field(reasoning, "factool_verify", "reasoning")
+    if reasoning:  # a copied "why, in one to three sentences" explains nothing: dropped, counted (kit/fields.py)
+        reasoning = free_field(reasoning, "factool_verify", "reasoning")
     return factual, reasoning
 
 
 def query_problem(item: str, claim: str) -> str | None:
     """Why one of the written queries says nothing (methods/kit/fields.py), or None."""
-    return field_problem(clean_query(item).text, "query", PLACEHOLDERS["factool_queries"]["query"], query=True,
-                         sources=(claim,))
+    return fields_query_problem(clean_query(item).text, "factool_queries", claim=claim)
 
 
 @register
@@ -146,7 +146,8 @@ class FacTool(Method[FacToolSettings]):
     async def _check(self, number: int, claim: str, cfg: FacToolSettings, resources: Resources) -> Turn:
         agent = f"claim-{number}"
         reply = await ask_for_list(resources.debater, "factool_queries", "factool_queries_reask", "queries",
-                                   max_items=cfg.queries, max_tokens=120, what="queries", agent=agent, claim=claim,
+                                   max_items=cfg.queries, min_items=1, max_tokens=120, what="queries", agent=agent,
+                                   claim=claim,
                                    n=cfg.queries, check=lambda item: query_problem(item, claim))
         # Each query cleaned of list numbering, quotes and a "query:" label; one left empty is dropped, as
         # an empty item is, and with none left the claim is the query.

@@ -24,7 +24,7 @@ from factdebate.core.types import Judgement, Label, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
-from factdebate.methods.kit.fields import check_field
+from factdebate.methods.kit.fields import free_field
 from factdebate.methods.kit.formats import ALL_LABELS, label_rule, offered_labels
 from factdebate.methods.kit.paper_setup import toolmad_backbone
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
@@ -68,9 +68,6 @@ MODERATION_PARAMS = moderation_params(ALL_LABELS)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
-# The format's placeholder: a reason that only says "one sentence" decides nothing.
-MODERATION_ECHOES = ("Reason: one sentence",)
-
 
 _REASON = re.compile(r"reason\s*:[ \t]*([^\n]*)", re.I)
 
@@ -87,8 +84,8 @@ def parse_moderation(text: str) -> Moderation | None:
     match = _PREFERENCE.search(text)
     if match is None:
         return None
-    if (reason := _REASON.search(text[match.end():])) is not None:  # a copied "one sentence" is no reason
-        check_field(reason.group(1), "mad_moderator", "reason")
+    if (reason := _REASON.search(text[match.end():])) is not None:  # a copied "one sentence" is no reason:
+        free_field(reason.group(1), "mad_moderator", "reason")  # dropped and counted; the decision is read
     if match.group(1).lower() == "no":
         return Moderation(False, None)
     label = parse_label(text[match.end():])
@@ -176,7 +173,7 @@ class MAD(Method[MADSettings]):
         moderated = await ask(
             resources.judge, render("mad_moderator", claim=claim, round=r, affirmative=affirmative.response,
                                     negative=negative.response),
-            parse_moderation, what="moderation", params=moderation_params(labels), echoes=MODERATION_ECHOES,
+            parse_moderation, what="moderation", params=moderation_params(labels),
             problem="the reply needs a line 'Preference: yes' or 'Preference: no', and after 'yes' a final "
             "line with the verdict", reask=format_reask(160, moderation_grammar(labels), moderation_json(labels)),
             agent="moderator", round=r)

@@ -24,7 +24,7 @@ from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.kit.common import labelled_answer, search_tool, trim
-from factdebate.methods.kit.fields import check_field
+from factdebate.methods.kit.fields import LABEL_WORDS, check_query, free_field, words
 from factdebate.methods.kit.formats import ALL_LABELS, label_rule, offered_labels
 from factdebate.methods.kit.paper_setup import toolmad_backbone, top_k
 from factdebate.methods.kit.query_text import clean_query
@@ -44,12 +44,13 @@ OBSERVATION_CHARS = 500
 # (llama.cpp): small models otherwise echo the prompt's placeholders forever and never search.
 def step_grammar(labels: tuple[str, ...]) -> str:
     return ('root ::= "Thought: " thought "\\nAction: " action\n'
-            'thought ::= [^\\n]{1,200}\n'
+            'thought ::= [^\\n<>]{1,200}\n'
             'action ::= "search[" query "]" | "finish[" label "]"\n'
             'query ::= [^\\n<>\\[\\]]{2,100}\n' + label_rule(labels))
 
 
 STEP_GRAMMAR = step_grammar(ALL_LABELS)
+STEP_TOKENS = 176  # the grammar's longest step is 326 characters: over 1.8 characters a token
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -60,6 +61,14 @@ STEP_JSON = ({
                    "argument": {"type": "string"}},
     "required": ["thought", "action", "argument"], "additionalProperties": False,
 }, "Thought: {thought}\nAction: {action}[{argument}]")
+
+
+def step_params() -> GenParams:
+    """Every step is held to the step format where the backend can (issue 65: an unconstrained first ask
+    let SmolLM2 write the prompt's placeholders in 5 of 5 steps); its re-ask then differs by temperature."""
+    schema, template = STEP_JSON
+    return GenParams(temperature=0.0, max_tokens=STEP_TOKENS, grammar=step_grammar(offered_labels()),
+                     json_schema=schema, json_template=template)
 
 
 class ReActSettings(MethodSettings):
@@ -77,16 +86,17 @@ class Action:
 
 
 def read_step(text: str, claim: str = "") -> Action | None:
-    """:func:`parse_action`, held to the rule every model-written field is (kit/fields.py): a thought that
-    copies "<your reasoning>" and a search for a label, a placeholder or words the claim does not contain
-    are :class:`~factdebate.llm.ask.Unreadable`."""
+    """:func:`parse_action`, held to the rule every model-written field is (kit/fields.py): a search for a
+    placeholder, words the claim does not contain or anything else that is no query
+    (kit/fields.query_problem) is :class:`~factdebate.llm.ask.Unreadable`; a thought that copies "<your
+    reasoning>" is counted as echoed and the action still read."""
     action = parse_action(text)
     if action is None:
         return None
     if (thought := thought_of(text)) and _THOUGHT.search(text):
-        check_field(thought, "react_step", "thought")
+        free_field(thought, "react_step", "thought")  # an echoed thought is counted; the action is read
     if action.kind == "search":
-        check_field(action.argument, "react_step", "query", query=True, sources=(claim,))
+        check_query(action.argument, "react_step", claim=claim)
     return action
 
 
@@ -101,6 +111,9 @@ def parse_action(text: str) -> Action | None:
         argument = written.strip("\"'")
         if not argument or _PLACEHOLDER.match(argument):
             continue
+        if kind == "search" and (label := _label_only(argument)) is not None:
+            # "search[SUPPORTS]": the model has decided; a label is no search, so it is the step's answer.
+            return Action("finish", argument, label)
         if kind == "search":
             query = clean_query(written)  # "1. capital of France" searches "capital of France"
             if query.text:  # one that cleaning empties is no query, as an empty one
@@ -110,6 +123,12 @@ def parse_action(text: str) -> Action | None:
         if label is not None:
             return Action("finish", argument, label)
     return None
+
+
+def _label_only(argument: str) -> Label | None:
+    """The label ``argument`` names when it names nothing else ("SUPPORTS", "not enough info")."""
+    said = words(argument)
+    return parse_label(argument) if said and set(said) <= LABEL_WORDS else None
 
 
 def thought_of(text: str) -> str:
@@ -168,10 +187,10 @@ class ReAct(Method[ReActSettings]):
                                 remaining=max_steps - number + 1)
                 parsed = await ask(resources.debater, prompt, lambda text: read_step(text, claim),
                                    what="react_action",
-                                   params=GenParams(temperature=0.0, max_tokens=160),
+                                   params=step_params(),
                                    problem="the reply had no line like 'Action: search[...]' or "
                                    "'Action: finish[SUPPORTS]'",
-                                   reask=format_reask(160, step_grammar(offered_labels()), STEP_JSON),
+                                   reask=format_reask(STEP_TOKENS, step_grammar(offered_labels()), STEP_JSON),
                                    agent=AGENT, round=number)
                 action, raw = parsed.value, parsed.raw
                 step = await self._act(action, raw, number, tool, resources)

@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
 
-async def one_answer(method: str, template: str, claim: str, resources: Resources, max_tokens: int) -> Verdict:
+async def one_answer(method: str, template: str, claim: str, resources: Resources, max_tokens: int,
+                     reasoning: bool = True) -> Verdict:
     turn = await answer_turn(resources.debater, render(template, claim=claim), agent=method, round=1,
-                             max_tokens=max_tokens, temperature=resources.settings.llm.temperature)
+                             max_tokens=max_tokens, temperature=resources.settings.llm.temperature,
+                             reasoning=reasoning)
     rnd = Round(round=1, turns=[turn])
     end_round(rnd, consensus=False, final=True)
     return finish(claim, method, turn.label, "single", [rnd])
@@ -31,6 +33,7 @@ class OneAnswer(Method[MethodSettings]):
 
     template = "single"
     max_tokens = 48
+    reasoning = False  # the prompt asks for the verdict alone: the answer is held to the label alone
     call_probe = CallProbe()
 
     def call_bounds(self, settings: Settings) -> tuple[int, int]:
@@ -41,7 +44,8 @@ class OneAnswer(Method[MethodSettings]):
         return toolmad_backbone(settings, ("debater",))
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        return await one_answer(self.name, self.template, claim, resources, max_tokens=self.max_tokens)
+        return await one_answer(self.name, self.template, claim, resources, max_tokens=self.max_tokens,
+                                reasoning=self.reasoning)
 
 
 @register

@@ -15,7 +15,6 @@ Protocol (every choice the paper leaves open is in docs/methods/dpd.md):
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -57,6 +56,7 @@ from factdebate.methods.kit.speculation import Ahead, run_ahead
 from factdebate.methods.kit.turns import end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
+from factdebate.util.tasks import gather_all
 
 if TYPE_CHECKING:
     from factdebate.core.runtime import EventSink
@@ -246,7 +246,7 @@ class DPD(Method[DPDSettings]):
                 jobs.append(statement(resources.llm("analyst"), render("dpd_analyst", claim=debate.claim),
                                       agent="analyst", role="analyst", team=None, round=0,
                                       temperature=temperature, max_tokens=cfg.statement_tokens))
-            turns = list(await asyncio.gather(*jobs))
+            turns = await gather_all(*jobs)
         if cfg.analysts:
             debate.findings = turns[-1].response
         rnd = Round(round=0, turns=turns)
@@ -270,7 +270,7 @@ class DPD(Method[DPDSettings]):
     async def _teams(self, debate: Debate, r: int, states: dict[str, State], resources: Resources) -> TeamsResult:
         """Both teams' round at once (each reads only the other's previous statement)."""
         with span(f"round {r}", "round", round=r, states=states):
-            said = await asyncio.gather(*(self._team(debate, side, r, states[side], resources) for side in SIDES))
+            said = await gather_all(*(self._team(debate, side, r, states[side], resources) for side in SIDES))
         turns = [t for team_turns, _ in said for t in team_turns]
         return turns, {side: team_said for side, (_, team_said) in zip(SIDES, said, strict=True)}
 

@@ -8,7 +8,6 @@ vote carries W_j = 0·C_j = 0, as written. Ties of the maximum are a tie outcome
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from dataclasses import dataclass
@@ -21,9 +20,10 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model import LLM
 from factdebate.methods.dpd.events import PanelDecided
-from factdebate.methods.kit.fields import PLACEHOLDERS, field_problem
+from factdebate.methods.kit.fields import free_field
 from factdebate.methods.kit.turns import judged
 from factdebate.prompts import Prompt
+from factdebate.util.tasks import gather_all
 
 SIDES = ("affirmative", "negative")
 DIMENSIONS = {"E": "evidence", "C": "logic", "N": "neutrality", "P": "persuasiveness"}
@@ -151,8 +151,8 @@ def read_ballot(text: str) -> Ballot:
                 raise BallotError(f"'{side}' lacks the score '{name}'")
             scores[f"{side}.{letter}"] = _unit(block[name], f"{side}.{name}")
     why = " ".join(str(data.get("why", data.get("reason", ""))).split())
-    if why and (problem := field_problem(why, "why", PLACEHOLDERS["dpd_judge"]["why"])) is not None:
-        raise BallotError(problem)  # a copied "<one short sentence>" explains nothing (kit/fields.py)
+    if why:  # a copied "<one short sentence>" or ", S, C, D, E" explains nothing: dropped, counted (kit/fields.py)
+        why = free_field(why, "dpd_judge", "why")
     return Ballot(number, _unit(data.get("confidence"), "confidence"), scores, why)
 
 
@@ -239,7 +239,7 @@ async def run_panel(judges: list[PanelJudge], render_for: Any, round: int, *, te
         judged(judgement, round)
         return judgement
 
-    judgements = list(await asyncio.gather(*(one(j) for j in judges)))
+    judgements = await gather_all(*(one(j) for j in judges))  # a failed judge ends its siblings
     return judgements, tally(judgements)
 
 

@@ -4,7 +4,6 @@ debate's stored documents by embedding similarity), the shared analyst, the rebu
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,11 +16,12 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
-from factdebate.methods.kit.fields import check_field
+from factdebate.methods.kit.fields import check_query
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 from factdebate.methods.kit.turns import answered, scored, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
+from factdebate.util.tasks import gather_all
 
 STANCE = {"affirmative": "Your team holds that the claim is factual.",
           "negative": "Your team holds that the claim contains a hallucination: it is false or unsupported."}
@@ -45,7 +45,8 @@ def other(side: str) -> str:
 def parse_queries(text: str, claim: str = "") -> tuple[CleanQuery, CleanQuery] | None:
     """The two queries, each cleaned of list numbering, quotes and a "query:" label; ``None`` when either is
     empty, before cleaning or after it. A query that copies the prompt's ``<query>``, is a bare label
-    ("true") or shares no word with ``claim`` is :class:`~factdebate.llm.ask.Unreadable` (kit/fields.py)."""
+    ("true"), shares no word with ``claim`` or is no search (kit/fields.query_problem) is
+    :class:`~factdebate.llm.ask.Unreadable`."""
     try:
         data = enclosed(text)
     except ValueError:
@@ -56,7 +57,7 @@ def parse_queries(text: str, claim: str = "") -> tuple[CleanQuery, CleanQuery] |
     if not (support.text and refute.text):
         return None
     for key, query in (("support", support), ("refute", refute)):
-        check_field(query.text, "dpd_queries", key, query=True, sources=(claim,))
+        check_query(query.text, "dpd_queries", claim=claim, name=key)
     return support, refute
 
 
@@ -119,7 +120,7 @@ async def gather(side: str, claim: str, resources: Resources, *, tools: list[str
     written = {q.text: q.written for q in reversed(queries)}  # the model's text of each distinct query
     unique = list(dict.fromkeys(q.text for q in queries))
     retrieval = resources.settings.retrieval
-    found = await asyncio.gather(*(search_tool(resources.tool(kind), query, pool_k, agent=agent, round=0,
+    found = await gather_all(*(search_tool(resources.tool(kind), query, pool_k, agent=agent, round=0,
                                                written=written[query])
                                    for kind in tools for query in unique))
     documents = trim([d for batch in found for d in batch], retrieval.max_doc_chars)
@@ -175,7 +176,7 @@ async def summarize(llm: LLM, encoder: TextEncoder, variables: dict[str, Any], *
     prompt = render("dpd_summarizer", **variables)
     turn = Turn(agent=agent, role="summarizer", team=side, evidence=evidence)
     turn_started(turn, round)
-    samples = await asyncio.gather(*(statement(llm, prompt, agent=agent, role="summarizer", team=side,
+    samples = await gather_all(*(statement(llm, prompt, agent=agent, role="summarizer", team=side,
                                                round=round, temperature=temperature, max_tokens=max_tokens,
                                                draw=str(i + 1)) for i in range(k)))
     texts = [s.response for s in samples]

@@ -3,6 +3,7 @@ and tool calls with their accounting (:func:`book_tool_call`, the only place tha
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from factdebate.core.types import Document, Label
 from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
+from factdebate.methods.kit.fields import free_field
 from factdebate.methods.kit.formats import ALL_LABELS, FOUR_LABELS, TWO_LABELS, offered_labels, verdict_params
 from factdebate.prompts import Prompt
 from factdebate.tools.base import Tool
@@ -41,19 +43,28 @@ class LabelledAnswer:
     constrained: bool | None = None
 
 
+_VERDICT_LINE = re.compile(r"\n?[^\n]*verdict\s*:[^\n]*$", re.I)
+
+
 async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, max_tokens: int = 384,
-                          temperature: float = 0.0, one_call: bool | None = None) -> LabelledAnswer:
+                          temperature: float = 0.0, one_call: bool | None = None,
+                          reasoning: bool = True) -> LabelledAnswer:
     """Ask for reasoning ending in a label. With ``one_call`` the answer is held, where the backend can,
     to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
     read, re-ask once for the label alone (held to the task's labels where the backend supports it: two on
     a two-label task, four on AVeriTeC); if that fails too, the label is ``None`` and the caller must treat
     the answer as unparsed."""
     one_call = llm.one_call_verdict if one_call is None else one_call
-    params = verdict_params(temperature, max_tokens) if one_call else \
+    params = verdict_params(temperature, max_tokens, reasoning=reasoning) if one_call else \
         GenParams(temperature=temperature, max_tokens=max_tokens)
     asked = await ask(llm, prompt, parse_label, what="label", params=params,
                       reask=label_reask(), agent=agent,
                       round=round)
+    # Reasoning that only repeats the prompt's instructions is counted as echoed (MADKE's answers whose whole
+    # reason was its prompt's instruction, issue 65); the label it ends in is still read.
+    if asked.value is not None and asked.problem is None and (
+            said := _VERDICT_LINE.sub("", asked.first).strip()):
+        free_field(said, prompt.name, "reasoning")
     return LabelledAnswer(asked.first, asked.value, asked.retries,
                           asked.constrained if asked.value is not None else None)
 

@@ -10,7 +10,13 @@ answer. A field is refused here when
   or has no letter or digit at all ("...", "<>");
 - it is a query (``query=True``) made only of verdict and side labels ("true", "SUPPORTS", "negative");
 - it is meant to name what the claim says (``sources`` given: queries, and the subjects and objects that
-  key MERMAID's memory) and shares no content word with them.
+  key MERMAID's memory) and shares no content word with them;
+- it is a run of single letters (", S, C, D, E": a small model enumerating the alphabet), or only repeats
+  the prompt's own instructions (``instructions``: the template's fixed words, :func:`instruction_words`).
+
+Queries are held to more (:func:`query_problem`, issue 65): they are searched, so a query that copies the
+agent's own earlier answer ("Tweet: "The claim is a lie…""), speaks to someone ("You can find evidence
+about it here") or is longer than a search is no query, whichever method wrote it.
 
 Free-form fields (thoughts, reasons, topics, relations, a ballot's ``why``) are not held to the claim's
 words: "the evidence settles it" is a fair thought, and "Geography" a fair topic of a claim about Paris.
@@ -26,10 +32,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
+from factdebate.core.runtime import count_reply
 from factdebate.llm.ask import Unreadable
+from factdebate.prompts import template_path
 
 _WORD = re.compile(r"\w+")
+# Jinja's expressions, statements and comments: replaced by "_", a word no field is made of, so that a run
+# of the template's words never spans what a rendering puts between them.
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 FUNCTION_WORDS = frozenset({
     "the", "and", "for", "was", "were", "are", "not", "but", "with", "from", "that", "this", "into", "its", "his",
     "her", "their", "has", "have", "had", "been", "who", "what", "which", "when", "where", "how", "why", "than",
@@ -59,6 +71,14 @@ PLACEHOLDERS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# Words a search query never needs: it addresses no one and announces nothing ("You can find evidence about
+# it here", "Let me search for ..."). A claim's own words are not held to this (a quote may say "I").
+FILLER_WORDS = frozenset({"you", "your", "i", "me", "my", "we", "let", "here", "please", "sure", "hope", "helps"})
+QUERY_MAX_WORDS = 24  # a search is a few words; a query longer than the claim plus a few is a sentence
+ANSWER_RUN = 6  # words in a row a query may share with the agent's own earlier answer (not with the claim)
+INSTRUCTION_RUN = 4  # words a field must have before it can be called a copy of the instructions
+
+
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
@@ -72,16 +92,50 @@ def _same(a: str, b: str) -> bool:
     return words(a) == words(b)
 
 
+def _inside(run: Sequence[str], text: Sequence[str]) -> bool:
+    """``run`` occurs in ``text`` as consecutive words."""
+    n = len(run)
+    return n > 0 and any(list(text[i:i + n]) == list(run) for i in range(len(text) - n + 1))
+
+
+def _shared_run(a: Sequence[str], b: Sequence[str], length: int) -> tuple[str, ...] | None:
+    """The first ``length`` consecutive words of ``a`` that ``b`` also has in a row, if any."""
+    grams = {tuple(b[i:i + length]) for i in range(len(b) - length + 1)}
+    return next((tuple(a[i:i + length]) for i in range(len(a) - length + 1) if tuple(a[i:i + length]) in grams),
+                None)
+
+
+def letter_run(said: Sequence[str]) -> bool:
+    """Two words or more, every one a single letter (", S, C, D, E", "A B"): no sentence and no name."""
+    return len(said) >= 2 and all(len(w) == 1 and w.isalpha() for w in said)
+
+
+@lru_cache(maxsize=64)
+def instruction_words(prompt: str) -> tuple[str, ...]:
+    """The fixed words of ``prompt``'s template (what every rendering of it says, Jinja's expressions and
+    statements left out): a field made of them repeats the instructions. Empty for an unknown template."""
+    try:
+        source = template_path(prompt).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ()
+    return tuple(words(_JINJA.sub(" _ ", source)))
+
+
 def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, query: bool = False,
-                  sources: Iterable[str] = ()) -> str | None:
+                  sources: Iterable[str] = (), instructions: Sequence[str] = ()) -> str | None:
     """Why ``value``, the model's ``name`` field, says nothing (see the module docstring); None if it says
-    something. ``sources``: the texts a field that names the claim's content must share a word with."""
+    something. ``sources``: the texts a field that names the claim's content must share a word with;
+    ``instructions``: the prompt's fixed words (:func:`instruction_words`)."""
     said = words(value)
     if not said:
         return f'its "{name}" is empty or a placeholder ("{value.strip()}"); write your own'
     copied = next((p for p in placeholders if words(p) and _same(value, p)), None)
     if copied is not None:
         return f'its "{name}" only copies "{copied}" from the instructions; write your own'
+    if letter_run(said):
+        return f'its "{name}" "{value.strip()[:60]}" is a run of single letters, not words; write your own'
+    if len(said) >= INSTRUCTION_RUN and _inside(said, instructions):
+        return f'its "{name}" only repeats the instructions ("{value.strip()[:80]}"); write your own'
     if query and set(said) <= LABEL_WORDS:
         return f'its "{name}" "{value.strip()}" is a verdict label, not a search; search for what the claim says'
     pool = [s for s in sources if s]
@@ -90,11 +144,64 @@ def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, qu
     return None
 
 
+def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str] = (),
+                  earlier: Iterable[str] = (), name: str = "query") -> str | None:
+    """Why ``value``, a search query ``prompt``'s reply wrote, is no query, or None: every method's queries
+    are read by this one test (Tool-MAD, MERMAID, DPD, ReAct, FacTool). On top of :func:`field_problem`
+    (a placeholder, the instructions, a label, no word of ``claim`` or ``sources``): not a sentence longer
+    than a search, no word that speaks to someone (:data:`FILLER_WORDS`, unless the claim has it), and no
+    run of :data:`ANSWER_RUN` words from one of ``earlier`` (the agent's own answers) that the claim lacks."""
+    problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()), query=True,
+                            sources=(claim, *sources), instructions=_without(instruction_words(prompt), claim))
+    if problem is not None:
+        return problem.replace(f'its "{name}"', "the query")
+    said, stated = words(value), words(claim)
+    if len(said) > max(QUERY_MAX_WORDS, len(stated) + 6):
+        return f"the query is {len(said)} words, a sentence rather than a search; write a few key words"
+    if extra := sorted((set(said) - set(stated)) & FILLER_WORDS):
+        return (f'the query "{value.strip()[:80]}" talks to the reader ("{extra[0]}"), it is not a search; '
+                "write only the words to search for")
+    for answer in earlier:
+        run = _shared_run(said, words(answer), ANSWER_RUN)
+        if run is not None and not _inside(run, stated):
+            return (f'the query copies your own earlier answer ("{" ".join(run)}"); search for what the claim '
+                    "says, not for what you wrote")
+    return None
+
+
+def _without(instructions: Sequence[str], claim: str) -> tuple[str, ...]:
+    """The instructions, or none when the claim's words are among them (a claim that happens to say what
+    the prompt says is still a fair query)."""
+    stated = words(claim)
+    return () if stated and _inside(stated, instructions) else tuple(instructions)
+
+
+def check_query(value: str, prompt: str, *, claim: str, sources: Iterable[str] = (),
+                earlier: Iterable[str] = (), name: str = "query") -> None:
+    """:func:`query_problem`; raises :class:`~factdebate.llm.ask.Unreadable` with the problem."""
+    problem = query_problem(value, prompt, claim=claim, sources=sources, earlier=earlier, name=name)
+    if problem is not None:
+        raise Unreadable(problem)
+
+
+def free_field(value: str, prompt: str, name: str) -> str:
+    """A free field that only gives reasons (a thought, a reason, a ballot's "why"): ``value``, or "" when it
+    says nothing by :func:`field_problem` — then the reply is still read for its decision (a label, a vote,
+    an action), and the dropped field is counted as ``echoed`` under ``prompt`` (issue 65: MERMAID threw
+    away forced answers carrying "True" for the thought "Your reasoning")."""
+    problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()),
+                            instructions=instruction_words(prompt))
+    if problem is None:
+        return value
+    count_reply(prompt, "echoed")
+    return ""
+
+
 def check_field(value: str, prompt: str, name: str, *, query: bool = False, sources: Iterable[str] = ()) -> None:
-    """:func:`field_problem` with ``prompt``'s declared placeholders for ``name``; raises
-    :class:`~factdebate.llm.ask.Unreadable` with the problem."""
+    """:func:`field_problem` with ``prompt``'s declared placeholders for ``name`` and its template's fixed
+    words; raises :class:`~factdebate.llm.ask.Unreadable` with the problem."""
     problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()), query=query,
-                            sources=sources)
+                            sources=sources, instructions=instruction_words(prompt))
     if problem is not None:
         raise Unreadable(problem)
 

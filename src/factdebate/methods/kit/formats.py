@@ -3,12 +3,14 @@ say the same, a schema and a template turning that object back into the text the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from factdebate.core.claim_context import binary_task, four_label_task
 from factdebate.core.parsing import parse_query
 from factdebate.core.types import THREE_LABELS, Label
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import GenParams
-from factdebate.methods.kit.fields import PLACEHOLDERS, field_problem
+from factdebate.methods.kit.fields import check_query
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 
 ALL_LABELS = tuple(label.value for label in THREE_LABELS)
@@ -50,10 +52,15 @@ VERDICT_SCHEMA = verdict_schema(ALL_LABELS)
 VERDICT_TEMPLATE = "{reasoning}\nVerdict: {verdict}"
 
 
-def verdict_params(temperature: float, max_tokens: int) -> GenParams:
+def verdict_params(temperature: float, max_tokens: int, *, reasoning: bool = True) -> GenParams:
     """Reasoning then a "Verdict:" line, in one generation, held to the task's labels (``offered_labels``).
-    A few tokens are added for the verdict line."""
+    A few tokens are added for the verdict line. Without ``reasoning`` (a prompt that asks for the verdict
+    alone: ``single``) the answer is held to the label alone: five sentences of reasoning do not fit the
+    48 tokens such a call is given (issue 65: 4 of 6 replies were cut and re-asked)."""
     labels = offered_labels()
+    if not reasoning:
+        return GenParams(temperature=temperature, max_tokens=max_tokens + 12, grammar="root ::= label\n" +
+                         label_rule(labels), choices=labels)
     return GenParams(temperature=temperature, max_tokens=max_tokens + 12, grammar=verdict_grammar(labels),
                      json_schema=verdict_schema(labels), json_template=VERDICT_TEMPLATE)
 
@@ -69,16 +76,15 @@ QUERY_TEMPLATE = "[{query}]"
 QUERY_ECHOES = ("search query of a few words", "an opening and a closing square bracket")
 
 
-def grounded_query(text: str, *sources: str) -> CleanQuery:
-    """The bracketed query of ``text``, cleaned of list numbering, quotes and a "query:" label, if it says
-    something (kit/fields.py): not a bare label ("[true]"), and sharing a content word with ``sources`` (the
-    claim, the previous query); a query that says nothing of them ("The answer was not inside square
-    brackets") is :class:`~factdebate.llm.ask.Unreadable`, and so is one that cleaning leaves empty."""
+def grounded_query(text: str, claim: str, *sources: str, earlier: Sequence[str] = ()) -> CleanQuery:
+    """The bracketed query of ``text``, cleaned of list numbering, quotes and a "query:" label, if it is a
+    query (kit/fields.query_problem): not a bare label ("[true]"), sharing a content word with ``claim`` or
+    ``sources`` (the previous query), not the agent's own ``earlier`` answers and no filler; a query that
+    says nothing of them ("The answer was not inside square brackets") is
+    :class:`~factdebate.llm.ask.Unreadable`, and so is one that cleaning leaves empty."""
     found = parse_query(text)
     query = clean_query(found) if found is not None else None
     if query is None or not query.text:
         raise Unreadable("the query was not inside square brackets")
-    problem = field_problem(query.text, "query", PLACEHOLDERS["query_select"]["query"], query=True, sources=sources)
-    if problem is not None:
-        raise Unreadable(problem.replace('its "query"', "the query"))
+    check_query(query.text, "query_select", claim=claim, sources=sources, earlier=earlier)
     return query

@@ -32,13 +32,13 @@ ANSWER_TOKENS = 384  # the longest answer a debater may write (a generation limi
 async def answer_turn(llm: LLM, prompt: Prompt, *, agent: str, round: int, role: str = "debater",
                       team: str | None = None, tool: str = "none", query: str | None = None,
                       query_changed: bool | None = None, evidence: Sequence[Document] = (),
-                      temperature: float = 0.0, max_tokens: int = ANSWER_TOKENS) -> Turn:
+                      temperature: float = 0.0, max_tokens: int = ANSWER_TOKENS, reasoning: bool = True) -> Turn:
     """One labelled answer as a traced turn (``turn_started``, then ``answer``)."""
     turn = Turn(agent=agent, role=role, team=team, tool=tool, query=query, query_changed=query_changed,
                 evidence=list(evidence))
     turn_started(turn, round)
     answer = await labelled_answer(llm, prompt, agent=agent, round=round, max_tokens=max_tokens,
-                                   temperature=temperature)
+                                   temperature=temperature, reasoning=reasoning)
     turn.response, turn.label, turn.parse_retries = answer.response, answer.label, answer.retries
     turn.label_constrained = answer.constrained
     answered(turn, round)

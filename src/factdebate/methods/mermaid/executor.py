@@ -13,7 +13,7 @@ from factdebate.llm.ask import ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
-from factdebate.methods.kit.fields import check_field
+from factdebate.methods.kit.fields import check_query, free_field
 from factdebate.methods.mermaid.decomposer import REASK
 from factdebate.methods.mermaid.toolbox import model_input_schema
 from factdebate.prompts import Prompt
@@ -64,16 +64,17 @@ class StepReply:
 
 def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: str = "",
                prompt: str = "mermaid_step") -> StepReply | None:
-    """The step the reply holds, or ``None`` when it holds no readable one (then it is re-asked). A thought
-    or reason that copies ``prompt``'s placeholder ("your reasoning"), or a search query that is a label,
-    a placeholder or shares no word with ``claim``, is :class:`~factdebate.llm.ask.Unreadable`
-    (methods/kit/fields.py); a thought left out is no copy."""
+    """The step the reply holds, or ``None`` when it holds no readable one (then it is re-asked). A search
+    query that is a label, a placeholder, shares no word with ``claim`` or is no search is
+    :class:`~factdebate.llm.ask.Unreadable` (kit/fields.query_problem); a thought or reason that copies
+    ``prompt``'s placeholder ("your reasoning") is dropped and counted as echoed, and the step's answer or
+    action still read (issue 65: 10 usable steps were refused for it); a thought left out is no copy."""
     data = first_object(text)
     if data is None:
         return None
     thought = " ".join(str(data.get("thought") or "").split())[:1000]
-    if thought:
-        check_field(thought, prompt, "thought")
+    if thought:  # "Your reasoning" is dropped and counted; the step's answer or action is still read
+        thought = free_field(thought, prompt, "thought")
     if data.get("answer") is not None:
         label = parse_answer(data["answer"], three_way)
         return StepReply(thought, label=label) if label is not None else None
@@ -90,11 +91,11 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: 
         return None
     reason = " ".join(str(action.get("reason") or "").split())[:300]
     if reason:
-        check_field(reason, prompt, "reason")
+        reason = free_field(reason, prompt, "reason")
     arguments = action.get("input")
     query = arguments.get("query") if isinstance(arguments, dict) else arguments
     if isinstance(query, str):
-        check_field(query, prompt, "query", query=True, sources=(claim,))
+        check_query(query, prompt, claim=claim)
     return StepReply(thought, tool=name, reason=reason, input=arguments)
 
 

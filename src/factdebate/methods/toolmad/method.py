@@ -351,7 +351,10 @@ class ToolMAD(Method[ToolMADSettings]):
         # (a grammar, or a schema rendered back as "[query]"); the re-ask is the same form.
         held = GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, grammar=QUERY_GRAMMAR, json_schema=QUERY_SCHEMA,
                          json_template=QUERY_TEMPLATE)
-        query = (await ask(resources.debater, prompt, lambda text: grounded_query(text, claim, previous_query),
+        # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters).
+        earlier = [own_previous.response] if own_previous is not None and own_previous.response else []
+        query = (await ask(resources.debater, prompt,
+                           lambda text: grounded_query(text, claim, previous_query, earlier=earlier),
                            what="query", params=held, problem="the query was not inside square brackets",
                            reask=format_reask(QUERY_TOKENS, QUERY_GRAMMAR, (QUERY_SCHEMA, QUERY_TEMPLATE)),
                            agent=agent.name, round=r, echoes=QUERY_ECHOES)).value

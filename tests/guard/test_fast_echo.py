@@ -1,0 +1,45 @@
+"""No verdict from an echo (issue 65, item 1): SmolLM2 answered the fast tier's prompt with its example word
+for word, and the guard flagged "The capital of France is Paris." as contradicted, citing passage 2."""
+
+from __future__ import annotations
+
+import json
+
+from factdebate.core.types import Document, Label
+from factdebate.guard.fast import EXAMPLE, EXAMPLE_QUOTE, read_reply
+from tests.guard.support import run_check, script
+
+FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
+DOCS = [Document(id="a", title="France", text="Paris is the capital and largest city of France."),
+        Document(id="b", title="Italy", text="Rome is the capital of Italy.")]
+
+
+def test_the_prompts_own_example_is_no_verdict() -> None:
+    label, index, quote, problem = read_reply(EXAMPLE, DOCS)
+    assert (label, index, quote) == (None, -1, "") and "example" in problem
+    # The same quote in another frame, or another label with it, copies the example just the same.
+    again = json.dumps({"label": "SUPPORTS", "passage": 1, "quote": EXAMPLE_QUOTE.lower()})
+    assert read_reply(again, DOCS)[0] is None
+
+
+def test_a_label_whose_quote_no_passage_holds_cites_nothing() -> None:
+    reply = json.dumps({"label": "REFUTES", "passage": 2, "quote": "Paris is in Italy."})
+    assert read_reply(reply, DOCS) == (Label.REFUTES, -1, "", "")
+    held = json.dumps({"label": "SUPPORTS", "passage": 1, "quote": "the capital and largest city"})
+    assert read_reply(held, DOCS) == (Label.SUPPORTS, 0, "the capital and largest city", "")
+
+
+def test_an_example_that_a_passage_holds_is_a_quote() -> None:
+    tower = [Document(id="t", title="Tower", text="The tower stands in Paris. It is tall.")]
+    assert read_reply(EXAMPLE.replace('"passage": 2', '"passage": 1'), tower)[0] == Label.REFUTES
+
+
+async def test_an_echoing_checker_leaves_the_claim_unchecked_not_refuted() -> None:
+    text = "The capital of France is Paris."
+    result, backend = await run_check(script(claims=[text], fast=lambda claim: EXAMPLE), text, guard=FAST_ONLY,
+                                      docs=DOCS)
+    (claim,) = result.claims
+    assert claim.label is None and claim.status != "checked"
+    assert result.label != Label.REFUTES and not any(e.cited for e in claim.evidence)
+    prompt = next(m for info, m in backend.calls if info.prompt == "guard_fast")[0]["content"]
+    assert prompt.endswith(EXAMPLE)  # the example the reader knows is the one the prompt shows
