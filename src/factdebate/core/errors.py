@@ -58,5 +58,15 @@ class EndpointUnavailableError(FactDebateError):
         self.attempts = attempts
 
 
+class EndpointSlowError(EndpointUnavailableError):
+    """A remote service that took every request but answered none in time: slow, not unreachable (issue 65:
+    a llama-cpp-python server busy with earlier requests was reported as one that "could not be reached")."""
+
+    def __init__(self, url: str, attempts: int, last_error: str) -> None:
+        super().__init__(url, attempts, last_error)
+        self.args = (f"{redact_url(url)} was reached but did not answer in time after {attempts} attempt(s), "
+                     f"so it is slow or busy, not unreachable: {last_error}",)
+
+
 class IndexError_(FactDebateError):
     """A search index is missing or unreadable."""

@@ -274,10 +274,9 @@ class SpeculativeRecorder(RunRecorder):
         self.state, self.held = "discarded", []
         for role in set(self.usage_by_role) | set(self.cancelled_calls):
             usage, booked = self.usage_by_role.get(role, Usage()), self.parent.role_usage(role)
-            booked.speculative_calls += usage.llm_calls + self.cancelled_calls.get(role, 0)
+            booked.speculative_calls += usage.llm_calls  # counted when sent: those cancelled in flight too
             booked.speculative_tokens += usage.prompt_tokens + usage.completion_tokens
         # By model too, the tokens split into prompt and completion: they were paid for at those rates.
         for model in set(self.usage_by_model) | set(self.cancelled_by_model):
             wasted = self.usage_by_model.get(model, ModelUsage()).discarded()
-            wasted.speculative_calls += self.cancelled_by_model.get(model, 0)
             self.parent.model_usage(model).add(wasted)

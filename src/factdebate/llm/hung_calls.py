@@ -73,8 +73,11 @@ async def queued(state: Endpoint, slot: AbstractAsyncContextManager[object]) -> 
     await slot.__aexit__(None, None, None)
 
 
-async def watched(state: Endpoint, call: Awaitable[T], given_up: int) -> T:
-    """``call``'s result; :class:`HungCall` instead when it outlasts its patience while others wait."""
+async def watched(state: Endpoint, call: Awaitable[T], given_up: int, timeout: float | None = None) -> T:
+    """``call``'s result; :class:`HungCall` instead when it outlasts its patience while others wait. A try
+    is never given up before ``timeout`` (the request's own, ``llm.timeout``): a server that answers
+    slowly is slow, not hung, however fast its other answers were (issue 65: DPD gave up on judges that
+    llama-cpp-python answered in full at 133-334 s, within the 600 s timeout)."""
     task = asyncio.ensure_future(call)
     started = time.monotonic()
     try:
@@ -85,6 +88,8 @@ async def watched(state: Endpoint, call: Awaitable[T], given_up: int) -> T:
                 state.recent.append(time.monotonic() - started)
                 return result
             patience, elapsed = state.patience(given_up), time.monotonic() - started
+            if patience is not None and timeout is not None:
+                patience = max(patience, timeout)
             if patience is not None and elapsed >= patience and state.waiting > 0:
                 raise HungCall(f"no answer after {elapsed:.0f} s while {state.waiting} other call(s) waited for "
                                f"the in-flight limit (the server's last answers took {max(state.recent):.1f} s at "

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 import factdebate.llm.hung_calls as hung_calls  # the module, not the package (whose __init__ imports this one)
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError
 from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
@@ -153,9 +153,11 @@ class LLM:
                         run.emit("llm_started", model=self.backend.name, **who.as_dict())
                     started = time.perf_counter()
                     count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer
+                    self._count_sent(who)
                     try:
                         answer = self.backend.complete(messages, params)
-                        completion = await (hung_calls.watched(state, answer, given_up) if state else answer)
+                        completion = await (hung_calls.watched(state, answer, given_up, self._timeout)
+                                            if state else answer)
                     except asyncio.CancelledError:
                         run = current_run()
                         if run is not None:
@@ -186,6 +188,7 @@ class LLM:
                 reset_call(token)
         if timed_out:
             last_error += self._slow_server_hint()
+            raise EndpointSlowError(self.backend.endpoint or self.backend.name, attempt, last_error)
         raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, attempt, last_error)
 
     def _slow_server_hint(self) -> str:
@@ -197,20 +200,34 @@ class LLM:
         return (f"; the server was sent requests {shown} (llm.max_in_flight, --llm-max-in-flight) and did not "
                 f"answer in time: raise llm.timeout (FACTDEBATE_LLM__TIMEOUT){lower}")
 
+    @property
+    def _timeout(self) -> float | None:
+        """The backend's own request timeout, if it has one: no try is given up as hung before it."""
+        timeout = getattr(self.backend, "timeout", None)
+        return float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+
+    def _count_sent(self, who: CallInfo) -> None:
+        """One request sent to the server, counted as it is sent: a retry, a try given up as hung and one the
+        deadline cuts are requests the server saw (issue 65: a claim sent 46 and its usage said 37)."""
+        run = current_run()
+        if run is not None:
+            run.role_usage(who.role).llm_calls += 1
+            run.model_usage(self.model).llm_calls += 1
+
     def _account(self, who: CallInfo, completion: Completion, seconds: float, *, cached: bool,
                  attempts: int, messages: list[Message]) -> None:
         run = current_run()
         if run is None:
             return
         usage = run.role_usage(who.role)
-        usage.llm_calls += 1
+        usage.llm_calls += int(cached)  # a sent request was counted when it was sent (_count_sent)
         usage.prompt_tokens += completion.prompt_tokens
         usage.completion_tokens += completion.completion_tokens
         usage.reasoning_tokens += completion.reasoning_tokens
         usage.seconds += seconds
         usage.cached_calls += int(cached)
         by_model = run.model_usage(self.model)
-        by_model.llm_calls += 1
+        by_model.llm_calls += int(cached)
         by_model.prompt_tokens += completion.prompt_tokens
         by_model.completion_tokens += completion.completion_tokens
         by_model.reasoning_tokens += completion.reasoning_tokens
