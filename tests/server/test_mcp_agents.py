@@ -154,3 +154,36 @@ def test_a_build_tells_the_preparation_how_far_it_is() -> None:
     with stage_reporter(False) as report:  # no longer watched
         report.stage("another build", 10)
     assert index.stage == "embedding passages"
+
+
+async def test_a_callers_max_tier_caps_the_ladder(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 58: ``tier: fast`` did not cap the cost (a refuted claim climbed to deep, 41 model calls). A caller's
+    ``max_tier`` does, within the operator's; the description says what each tier costs."""
+    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_TIER", "deep")
+    server = build_server()
+    capped = _structured(await server.call_tool("check_answer", {
+        "answer": "The Eiffel Tower is in Rome.", "evidence": [PASSAGE], "evidence_mode": "given", "tier": "fast",
+        "max_tier": "fast", "deadline_s": 60}))
+    assert [c["tier"] for c in capped["claims"]] == ["fast"] and capped["to_fix"]  # refuted, and it stayed there
+    climbed = _structured(await server.call_tool("check_answer", {
+        "answer": "The Eiffel Tower is in Rome.", "evidence": [PASSAGE], "evidence_mode": "given", "tier": "fast",
+        "deadline_s": 60}))
+    assert climbed["claims"][0]["tier"] == "standard" and climbed["usage"]["model_calls"] > capped["usage"][
+        "model_calls"]  # without the cap a refuted claim climbs
+    with pytest.raises(ToolError, match="above the max_tier 'fast'"):
+        await server.call_tool("check_answer", {"answer": REPLY, "tier": "standard", "max_tier": "fast"})
+    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_TIER", "standard")
+    lowered = _structured(await build_server().call_tool("check_answer", {
+        "answer": REPLY, "evidence": [PASSAGE], "evidence_mode": "given", "max_tier": "deep", "deadline_s": 60}))
+    assert {c["tier"] for c in lowered["claims"]} <= {"fast", "standard"}  # never above the operator's
+    [tool] = [t for t in await server.list_tools() if t.name == "check_answer"]
+    assert "max_tier" in tool.input_schema["properties"] and "fast: 1 model call per claim" in (tool.description or "")
+
+
+async def test_each_quote_says_whether_it_supports_or_contradicts_the_claim(scripted: None) -> None:
+    result = _structured(await build_server().call_tool("check_answer", {
+        "answer": REPLY, "evidence": [PASSAGE], "evidence_mode": "given", "tier": "fast", "deadline_s": 60}))
+    stances = {(c["label"], q["stance"]) for c in result["claims"] for q in c["quotes"]}
+    assert ("REFUTES", "contradicts") in stances, result  # the scripted checker refutes and cites its passage
+    assert stances <= {("REFUTES", "contradicts"), ("SUPPORTS", "supports"), ("REFUTES", "neither"),
+                       ("SUPPORTS", "neither"), ("NOT ENOUGH INFO", "neither")}

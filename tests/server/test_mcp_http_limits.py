@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from factdebate.server.mcp_http import KeyCheck
 from factdebate.server.security import KeyRing, RateLimiter
@@ -62,3 +63,23 @@ async def test_without_a_limit_every_call_goes_through() -> None:
         codes = {(await client.post("/mcp", content=json.dumps(_call("check_answer")))).status_code
                  for _ in range(5)}
     assert codes == {200}
+
+
+@pytest.mark.parametrize("limited", [True, False], ids=["rate-limited", "unlimited"])
+async def test_json_nested_at_any_depth_is_a_parse_error_in_400(limited: bool) -> None:
+    """Before, 100,000 nested brackets reached Python's parser in the rate limit's count and came back a 500
+    (``RecursionError``); at every depth the answer is now JSON-RPC's parse error, as the SDK's own parser says."""
+    pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
+    from factdebate.server.mcp_server import AgentServer
+
+    server = AgentServer()
+    sdk_app = server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
+    app = KeyCheck(sdk_app, KeyRing(KEYS), RateLimiter(per_minute=60, burst=5) if limited else None)
+    headers = {"Authorization": f"Bearer {KEYS[0]}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    async with server.session_manager.run(), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8001", headers=headers) as client:
+        for depth in (300, 1_000, 100_000):
+            reply = await client.post("/mcp", content="[" * depth + "]" * depth)
+            assert reply.status_code == 400, (depth, reply.text)
+            assert reply.json()["error"]["code"] == -32700 and reply.json()["id"] is None

@@ -77,8 +77,9 @@ class _Pipe:
         self._ids = iter(range(1, 1_000))
         self.answers: list[dict[str, Any]] = []
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> int:
-        request_id = 0 if notify else next(self._ids)
+    def send(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False,
+             request_id: int | None = None) -> int:
+        request_id = 0 if notify else request_id or next(self._ids)
         message = {"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {}),
                    **({} if notify else {"id": request_id})}
         assert self.process.stdin is not None
@@ -86,10 +87,10 @@ class _Pipe:
         self.process.stdin.flush()
         return request_id
 
-    def answer(self, request_id: int) -> dict[str, Any]:
-        """The answer to ``request_id`` (every line read is kept in ``answers``)."""
+    def answer(self, request_id: int, count: int = 1) -> dict[str, Any]:
+        """The first answer to ``request_id``, once ``count`` have come (every line read is kept in ``answers``)."""
         assert self.process.stdout is not None
-        while not any(a.get("id") == request_id for a in self.answers):
+        while sum(a.get("id") == request_id for a in self.answers) < count:
             line = self.process.stdout.readline()
             assert line, f"the server closed its output (exit {self.process.poll()})"
             self.answers.append(json.loads(line))
@@ -126,10 +127,14 @@ def test_initialize_answers_before_anything_loads_and_requests_wait(tmp_path: Pa
     watchdog = threading.Timer(READY_WITHIN_S * 2, pipe.process.kill)  # a hung server fails the test, not the run
     watchdog.start()
     try:
+        early = pipe.send("tools/list")  # before the handshake: refused at once, in words
+        refused = pipe.answer(early)["error"]
+        assert refused["code"] == -32602 and "send initialize first" in refused["message"]
         started = pipe.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                            "clientInfo": {"name": "test", "version": "1"}})
         pipe.send("notifications/initialized", notify=True)
         listed = pipe.send("tools/list")
+        reused = pipe.send("tools/list", request_id=started)  # an id used again: its own answer, once
         checked = pipe.send("tools/call", {"name": "check_answer", "arguments": {
             "answer": "The Eiffel Tower is in Paris.", "evidence": [PASSAGE], "evidence_mode": "given",
             "tier": "fast", "deadline_s": 30}})
@@ -140,6 +145,7 @@ def test_initialize_answers_before_anything_loads_and_requests_wait(tmp_path: Pa
         assert handshake["capabilities"] == {"tools": {"listChanged": False}} and handshake["instructions"]
         tools = {tool["name"] for tool in pipe.answer(listed)["result"]["tools"]}
         assert {"check_answer", "verify_claim", "search_evidence", "check_response"} <= tools
+        pipe.answer(reused, count=2)  # the handshake's answer and the reused id's own
         assert _tool_payload(pipe.answer(checked))["claims"][0]["label"] == "SUPPORTS"
         deadline = time.monotonic() + READY_WITHIN_S
         while True:  # asked again while the server says its index is being prepared, as an agent would
@@ -154,8 +160,30 @@ def test_initialize_answers_before_anything_loads_and_requests_wait(tmp_path: Pa
         watchdog.cancel()
         pipe.close()
     ids = [a.get("id") for a in pipe.answers]
-    assert sorted(ids) == sorted(set(ids)), pipe.answers  # every request answered once (the early ones too)
-    assert all("error" not in a for a in pipe.answers), pipe.answers
+    # Every request answered once, the early ones too (before, a reused id got three answers): the reused id
+    # twice, once for the handshake and once for its listing.
+    assert sorted(ids) == sorted([*set(ids), started]), pipe.answers
+    assert [set(a["result"]) & {"protocolVersion", "tools"} for a in pipe.answers if a.get("id") == reused] == [
+        {"protocolVersion"}, {"tools"}]
+    assert [a for a in pipe.answers if "error" in a] == [pipe.answers[0]], pipe.answers
+
+
+async def test_the_sdks_default_client_connects_with_discover(tmp_path: Path) -> None:
+    """The SDK's own ``mcp.Client`` opens with the 2026 protocol's ``server/discover``; the front answers it, and
+    the tool list, before the SDK loads (issue 58: it waited 6-7 s for the SDK), then the SDK serves the calls."""
+    env = {**os.environ, **SCRIPTED, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"),
+           "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "5", "FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[search, none]"}
+    command = _command()
+    params = mcp.StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(ROOT))
+    with anyio.fail_after(READY_WITHIN_S):
+        async with mcp.Client(params) as client:
+            assert client.server_info is not None and client.server_info.name == "factdebate"
+            assert client.protocol_version == "2026-07-28"  # the 2026 era, not the initialize fallback
+            assert {tool.name for tool in (await client.list_tools()).tools} >= {"check_answer", "verify_claim"}
+            checked = _payload(await client.call_tool("check_answer", {
+                "answer": "The Eiffel Tower is in Paris.", "evidence": [PASSAGE], "evidence_mode": "given",
+                "tier": "fast", "deadline_s": 30}))
+    assert checked["claims"][0]["label"] == "SUPPORTS"
 
 
 @pytest.mark.usefixtures("builtin_index")

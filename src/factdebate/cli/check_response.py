@@ -114,10 +114,17 @@ def register_check_response(app: typer.Typer) -> None:
         validate_response(response, settings)
         question = validate_question(question, settings)
         from factdebate.run.foreground import prepare_in_foreground
+        from factdebate.run.model_servers import ModelServerDown
 
-        prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
-        resources = build_resources(settings)
         err = Console(stderr=True, soft_wrap=True)
+        try:
+            prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
+        except ModelServerDown as exc:
+            if not kinds:
+                raise
+            err.print(f"[bold red]error:[/] {escape(str(exc))}")  # the checker is down: 3, as below
+            raise typer.Exit(exits.CHECK_FAILED) from None
+        resources = build_resources(settings)
 
         async def go(traced: list[EventSink]) -> ResponseVerdict:
             with err.status("extracting claims…") as status:

@@ -30,6 +30,12 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
     if TIERS.index(tier) > TIERS.index(guard.max_tier):
         raise InputError(f"tier '{tier}' is above what this server allows (guard.max_tier = {guard.max_tier}); "
                          f"ask for {' or '.join(TIERS[:TIERS.index(guard.max_tier) + 1])}")
+    # A caller's max_tier caps the climb below the operator's (never above it): a tier asked above it is
+    # refused, the operator's default tier is lowered to it.
+    max_tier = TIERS[min(TIERS.index(options.max_tier or guard.max_tier), TIERS.index(guard.max_tier))]
+    if options.tier is not None and TIERS.index(tier) > TIERS.index(max_tier):
+        raise InputError(f"tier '{tier}' is above the max_tier '{max_tier}' asked for: ask for a tier at or below it")
+    tier = TIERS[min(TIERS.index(tier), TIERS.index(max_tier))]
     evidence = list(options.evidence or [])
     if len(evidence) > guard.max_evidence_items:
         raise InputError(f"{len(evidence)} evidence passages sent; the limit is {guard.max_evidence_items} "
@@ -48,7 +54,7 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
     if mode == "given" and not (evidence or conversation):
         raise InputError("evidence_mode 'given' needs evidence: send it as evidence: [{title, text, url}]")
     return ResolvedGuardOptions(policy=options.policy or guard.policy, deadline_s=deadline, tier=tier,
-                                max_tier=guard.max_tier, method=method, evidence=evidence, evidence_mode=mode,
+                                max_tier=max_tier, method=method, evidence=evidence, evidence_mode=mode,
                                 conversation_id=options.conversation_id,
                                 on_unchecked=options.on_unchecked or guard.on_unchecked,
                                 question=options.question, conversation_evidence=conversation)

@@ -88,6 +88,8 @@ class GuardOptions(_Strict):
                                      "never raises, the operator's guard.max_deadline_s.")
     tier: Tier | None = Field(default=None, description="fast (one call per claim), standard (one debate round) "
                               "or deep (the full method); never above guard.max_tier.")
+    max_tier: Tier | None = Field(default=None, description="The highest tier a claim may climb to (its cost's cap): "
+                                  "lowers, never raises, the operator's guard.max_tier.")
     method: str | None = Field(default=None, max_length=64, description="The method of the standard and deep "
                                "tiers (default guard.method).")
     evidence: list[GuardEvidence] | None = Field(default=None, max_length=MAX_EVIDENCE_ITEMS,

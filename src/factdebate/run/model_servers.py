@@ -87,6 +87,11 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
     return answers
 
 
+class ModelServerDown(ConfigError):
+    """A model server the run needs does not answer (a usage error for most commands: nothing ran;
+    ``check-response --fail-on`` tells it apart as a check that could not be made, exit 3)."""
+
+
 def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> None:
     """Raise, in one line, when a server the run needs cannot be reached or refuses the key; nothing when
     the run calls no server. Any other answer to the model list (a server without one answers 404) means it
@@ -101,7 +106,7 @@ def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) ->
         make_backend(f"openai:{model}", base_url=endpoint)
     for answer in ask_servers(settings, timeout, completion=False):
         if answer.outcome == "unreachable":
-            raise ConfigError(f"the model server at {answer.where} does not answer ({answer.detail}): start it, "
+            raise ModelServerDown(f"the model server at {answer.where} does not answer ({answer.detail}): start it, "
                               "or point OPENAI_BASE_URL (or llm.base_urls) at one that runs; nothing was prepared "
                               "or run")
         if answer.outcome == "refused_key":

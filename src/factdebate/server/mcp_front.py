@@ -3,14 +3,15 @@ in a fraction of a second where loading the command line and the SDK takes about
 
 The console script (cli/launch.py) calls :func:`start` before anything heavy is imported. It takes stdin as the
 SDK's stdio transport would (the protocol is read from a private copy; fd 0 points at the null device, so a
-child process cannot read the client's messages) and reads it on a thread. A well-formed ``initialize`` as the
-first line is answered at once, with the version negotiated as the SDK negotiates it and the SDK's capabilities,
-server info and instructions; a ``tools/list`` read before the server is running is answered with the SDK's own
-list, kept in mcp_catalog.json (tests/server/test_mcp_front.py compares both with the SDK's answers). The server
-then reads every line in order, those included (:meth:`Front.replay`): the SDK answers them itself, so its
-session state is its own, and those second answers are not sent (server/mcp_server.py). What else the client
-sends meanwhile waits until the server reads it. Anything else as the first line (a request in the 2026
-protocol's envelope, a malformed handshake) is left to the SDK, and so is everything after it."""
+child process cannot read the client's messages) and reads it on a thread. A handshake the SDK accepts is
+answered at once (``initialize``, the version negotiated as the SDK negotiates it, with the SDK's capabilities,
+server info and instructions; or the 2026 protocol's ``server/discover``), a request sent before it is refused at
+once, and a ``tools/list`` read before the server is running is answered with the SDK's own list, kept in
+mcp_catalog.json (server/mcp_front_answers.py; tests/server/test_mcp_front.py compares them with the SDK's
+answers). The server then reads every line in order, those included (:meth:`Front.replay`): the SDK answers them
+itself, so its session state is its own, and those second answers are not sent (server/mcp_server.py). What else
+the client sends waits until the server reads it, and so does the front: it reads past a line only when it has
+answered it (or it is a notification), so stdin is read no faster than the SDK alone would read it."""
 
 from __future__ import annotations
 
@@ -19,127 +20,145 @@ import os
 import queue
 import sys
 import threading
-from typing import Any, BinaryIO, TypeGuard
+from typing import Any, BinaryIO
 
-from factdebate.core.version import __version__
+from factdebate.server.mcp_front_answers import (
+    CAPABILITIES,
+    HANDSHAKE_VERSIONS,
+    INSTRUCTIONS,
+    LATEST_HANDSHAKE_VERSION,
+    SERVER_NAME,
+    discover_answer,
+    initialize_answer,
+    initialize_result,
+    message_of,
+    modern,
+    modern_tools_list,
+    refusal_before_handshake,
+    request_id,
+    tools_list,
+)
 
-SERVER_NAME = "factdebate"
-INSTRUCTIONS = ("Check factual claims. check_answer checks your own reply before you send it, within a deadline: "
-                "per claim its label, its span in the reply, the evidence quotes and a correction for what is "
-                "refuted. verify_claim runs a debate between retrieval agents and returns a label (SUPPORTS, "
-                "REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence returns passages "
-                "for a query without judging anything; check_response checks a long answer claim by claim with "
-                "the full method. The checks take the passages you already have as evidence "
-                "([{title, text, url}]), read before (evidence_mode both) or instead of (given) retrieval.")
-# The SDK's (mcp_types.version: HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION) and what our server
-# advertises (tools only); tests/server/test_mcp_front.py fails when the installed SDK says otherwise.
-HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-LATEST_HANDSHAKE_VERSION = "2025-11-25"
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
-
-
-def initialize_result(protocol_version: str) -> dict[str, Any]:
-    """What the SDK answers to ``initialize`` asking for ``protocol_version``: that version when it speaks it,
-    else its latest."""
-    negotiated = protocol_version if protocol_version in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
-    return {"protocolVersion": negotiated, "capabilities": CAPABILITIES,
-            "serverInfo": {"name": SERVER_NAME, "version": __version__}, "instructions": INSTRUCTIONS}
-
-
-_CLIENT_INFO_TEXT = frozenset({"name", "version", "title"})  # icons, a website: the SDK checks their form
-
-
-def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(value, dict)
-
-
-def _request(line: bytes, method: str) -> dict[str, Any] | None:
-    """``line`` as a JSON-RPC 2.0 message calling ``method``, else None."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    if _is_object(message) and message.get("jsonrpc") == "2.0" and message.get("method") == method:
-        return dict(message)
-    return None
+__all__ = ["CAPABILITIES", "HANDSHAKE_VERSIONS", "INSTRUCTIONS", "LATEST_HANDSHAKE_VERSION", "SERVER_NAME", "Front",
+           "early_answer", "initialize_result", "start", "started"]
+# How far the front reads past lines that need no wait (those it answered, notifications) before the server has
+# taken them: a client that writes and never reads is held back by the pipe, as by the SDK alone.
+AHEAD_LINES = 64
+AHEAD_BYTES = 1024 * 1024
 
 
 def early_answer(line: bytes) -> dict[str, Any] | None:
-    """The answer to ``line`` when it is a well-formed ``initialize`` request, else None (the SDK answers it,
-    or refuses it in its own words). Only what the SDK would accept is answered here: a request id, a
-    protocol version, capabilities that are objects, and the client's name, version and title as text."""
-    if (message := _request(line, "initialize")) is None:
-        return None
-    request_id, params = message.get("id"), message.get("params")
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or not _is_object(params):
-        return None
-    capabilities, client = params.get("capabilities"), params.get("clientInfo")
-    if not (isinstance(params.get("protocolVersion"), str) and _is_object(params.get("_meta", {}))
-            and _is_object(capabilities) and all(_is_object(value) for value in capabilities.values())
-            and _is_object(client) and {"name", "version"} <= client.keys() <= _CLIENT_INFO_TEXT
-            and all(isinstance(value, str) for value in client.values())):
-        return None
-    return {"jsonrpc": "2.0", "id": request_id, "result": initialize_result(params["protocolVersion"])}
+    """The answer to ``line`` when it is an ``initialize`` request the SDK accepts, else None (the SDK answers
+    it, or refuses it in its own words)."""
+    message = message_of(line)
+    return None if message is None else initialize_answer(message)
 
 
-def _tools_list(line: bytes) -> int | str | None:
-    """The id of ``line`` when it is a plain ``tools/list`` request (no cursor), else None."""
-    if (message := _request(line, "tools/list")) is None:
-        return None
-    request_id, params = message.get("id"), message.get("params", {})
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or not _is_object(params) \
-            or set(params) - {"_meta"} or not _is_object(params.get("_meta", {})):
-        return None
-    return request_id
+def answer_kind(answer: dict[str, Any]) -> str:
+    """Which of the front's answers ``answer`` is, told by its shape: the server's filter matches the SDK's
+    second answer to the same request by id and kind, so a reused id never loses or doubles an answer."""
+    result = answer.get("result")
+    if not isinstance(result, dict):
+        return "error"
+    if "supportedVersions" in result:
+        return "discover"
+    return "initialize" if "protocolVersion" in result else "tools"
 
 
 class Front:
-    """stdin read on a thread of its own for the whole session: the client's ``initialize`` answered at once
-    and, until the server reads its first line, a ``tools/list`` answered from the kept list
-    (server/mcp_catalog.py); every line is then handed to the server (:meth:`replay`) in order."""
+    """stdin read on a thread of its own for the whole session. Until the server reads its first line the front
+    answers, as the SDK would: the handshake (``initialize``, or the 2026 protocol's ``server/discover``), a
+    request sent before it (refused at once, in a sentence), and after ``initialize`` a ``tools/list`` from the
+    kept list (server/mcp_catalog.py). Each id is answered once: a reused one is left to the SDK. Every line is
+    then handed to the server (:meth:`replay`) in order, and the front reads no further than it has answered:
+    after a line it leaves to the server it waits until the server has taken it (back-pressure)."""
 
     def __init__(self, reader: BinaryIO, writer_fd: int) -> None:
         self._reader = reader
         self._writer_fd = writer_fd
-        self._lines: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._lines: queue.Queue[bytes] = queue.Queue()
         self._taken_over = False
         self._writing = threading.Lock()  # the front writes only while the server has read nothing
-        self.answered: dict[int | str, dict[str, Any]] = {}  # id -> the result sent, for the server to leave out
+        self._era: str | None = None  # "legacy" once a handshake-era request was read, "modern" after discover
+        self._initialized = False
+        self._ids: set[int | str] = set()  # every request id read before the server took over
+        # id -> (kind, result) of each answer sent, for the server to leave out the SDK's own answer to the same
+        self.answered: dict[int | str, list[tuple[str, Any]]] = {}
 
     def start(self) -> None:
         threading.Thread(target=self._read, name="mcp-handshake", daemon=True).start()
 
     def _read(self) -> None:
         try:
-            line = self._reader.readline()
-            self._answer(early_answer(line))
-            self._lines.put(line)
-            while line:
+            ahead = 0
+            while True:
                 line = self._reader.readline()
-                if (listed := _tools_list(line)) is not None and self.answered:
-                    self._answer_list(listed)
+                handled = self._handle(line) if line else False
                 self._lines.put(line)
+                if not line:
+                    return
+                ahead += len(line)
+                if not handled or ahead > AHEAD_BYTES or self._lines.qsize() >= AHEAD_LINES:
+                    self._lines.join()  # until the server has taken every line read so far
+                    ahead = 0
         except Exception as exc:  # never in the way: the SDK answers what is left
             print(f"factdebate mcp: reading stdin failed ({type(exc).__name__}: {exc})", file=sys.stderr)
             self._lines.put(b"")  # the end of the input, as the server would have met it
 
-    def _answer_list(self, request_id: int | str) -> None:
-        from factdebate.server.mcp_catalog import stored
+    def _handle(self, line: bytes) -> bool:
+        """Answer ``line`` if the front may; whether the front may read on without waiting for the server (it
+        answered the line, or the line is a notification, which has no answer)."""
+        message = message_of(line)
+        if message is None or self._taken_over:
+            return False
+        ident = request_id(message)
+        if ident is None:
+            return "id" not in message and isinstance(message.get("method"), str)  # a notification
+        reused = ident in self._ids
+        self._ids.add(ident)
+        answer = None if reused else self._answer_for(message)
+        if self._era is None and message.get("method") != "server/discover":
+            # The SDK decides the era by the first request (a discover the front answered set it already).
+            self._era = "modern" if modern(message) else "legacy"
+        return answer is not None and self._send(answer)
 
-        catalog = stored()
-        if catalog is not None:
-            self._answer({"jsonrpc": "2.0", "id": request_id, "result": catalog})
+    def _answer_for(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        if not self._initialized and self._era in (None, "legacy"):
+            if (answer := initialize_answer(message)) is not None:
+                self._initialized = True
+                return answer
+            if self._era is None and (answer := discover_answer(message)) is not None:
+                self._era = "modern"
+                return answer
+            return refusal_before_handshake(message)
+        if self._initialized or self._era == "modern":
+            from factdebate.server.mcp_catalog import stored
 
-    def _answer(self, answer: dict[str, Any] | None) -> None:
-        if answer is None:
-            return
+            if (catalog := stored()) is not None:
+                return tools_list(message, catalog) if self._initialized else modern_tools_list(message, catalog)
+        return None
+
+    def _send(self, answer: dict[str, Any]) -> bool:
         with self._writing:
             if self._taken_over:
-                return
+                return False
             data = (json.dumps(answer, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-            self.answered[answer["id"]] = answer["result"]  # before the line reaches the server
+            self.answered.setdefault(answer["id"], []).append(  # before the server reads the line
+                (answer_kind(answer), answer.get("result")))
             while data:
                 data = data[os.write(self._writer_fd, data):]
+        return True
+
+    def leave_out(self, answer: dict[str, Any]) -> tuple[bool, Any]:
+        """Whether the SDK's ``answer`` answers a request the front answered (then forgotten: once per answer),
+        and the front's result for it."""
+        sent = self.answered.get(answer.get("id"), [])  # type: ignore[arg-type]
+        kind = answer_kind(answer)
+        for index, (sent_kind, result) in enumerate(sent):
+            if sent_kind == kind:
+                del sent[index]
+                return True, result
+        return False, None
 
     def replay(self) -> Replay:
         """The stdin the server reads: every line the front read, the ones it answered included, as text (as
@@ -149,7 +168,9 @@ class Front:
     def take_over(self) -> bytes:
         with self._writing:
             self._taken_over = True
-        return self._lines.get()
+        line = self._lines.get()
+        self._lines.task_done()  # the front may read the next line
+        return line
 
 
 class Replay:

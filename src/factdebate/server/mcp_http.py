@@ -16,6 +16,9 @@ from factdebate.server.security import CALLER_STATE, KeyRing, RateLimiter
 MCP_PATH = "/mcp"
 _REFUSED = json.dumps({"error": "missing or wrong API key: send the header Authorization: Bearer <key> "
                                 "(FACTDEBATE_API_KEYS or api_keys in --service-config)"}).encode()
+# JSON-RPC's answer to a body that is not JSON it can read, in the SDK's words (its own parse error).
+_PARSE_ERROR = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32700, "message": "Parse error: the JSON is nested too deeply (recursion limit exceeded)"}}).encode()
 MAX_BODY = 8 * 1024 * 1024  # what the limit reads of a request to count its tool calls; a larger one is a 413
 
 
@@ -44,6 +47,9 @@ class KeyCheck:
                     await _answer(send, 413, json.dumps({"error": f"request body over {MAX_BODY} bytes"}).encode())
                     return
                 calls = _tool_calls(body)
+                if calls is None:
+                    await _answer(send, 400, _PARSE_ERROR)
+                    return
                 wait = max((self.limiter.acquire(who) for _ in calls), default=0.0)
                 if wait > 0:
                     message = (f"rate limit: this key may make {self.limiter.rate * 60:g} tool calls a minute; "
@@ -82,13 +88,16 @@ def _replay(body: bytes, receive: Any) -> Any:
     return replay
 
 
-def _tool_calls(body: bytes) -> list[Any]:
+def _tool_calls(body: bytes) -> list[Any] | None:
     """The ids of the ``tools/call`` requests in a JSON-RPC message or batch (the server answers what is not
-    JSON itself)."""
+    JSON itself); None for JSON nested deeper than Python's parser goes (``RecursionError``), which the
+    server's own parser refuses too."""
     try:
         parsed = json.loads(body)
     except ValueError:
         return []
+    except RecursionError:
+        return None
     messages = parsed if isinstance(parsed, list) else [parsed]
     return [m.get("id") for m in messages if isinstance(m, dict) and m.get("method") == "tools/call"]
 

@@ -144,24 +144,24 @@ async def _serve_after_front(server: AgentServer, front: Front) -> None:
 
 
 class _WithoutSecondAnswer:
-    """The SDK's write stream, less its answers to the requests the front already answered (``initialize``, an
-    early ``tools/list``). The two answers should be equal (tests/server/test_mcp_front.py); a difference is
-    logged."""
+    """The SDK's write stream, less its answers to the requests the front already answered (a handshake, an early
+    ``tools/list``, a request refused before the handshake): each left out once, matched by id and kind
+    (mcp_front.answer_kind), so an answer to a later request that reuses the id still goes out. The SDK's
+    result should equal the front's (tests/server/test_mcp_front.py); a difference is logged."""
 
     def __init__(self, inner: WriteStream[SessionMessage], front: Front) -> None:
         self._inner = inner
         self._front = front
-        self._left_out: set[int | str] = set()
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
-        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._front.answered \
-                and message.id not in self._left_out:
-            self._left_out.add(message.id)
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._front.answered:
             ours = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            if ours.get("result") != self._front.answered[message.id]:
-                logger.warning("an answer the front gave early differs from the MCP SDK's: %s", ours)
-            return
+            left_out, early = self._front.leave_out(ours)
+            if left_out:
+                if "result" in ours and ours["result"] != early:
+                    logger.warning("an answer the front gave early differs from the MCP SDK's: %s", ours)
+                return
         await self._inner.send(item)
 
     async def aclose(self) -> None:

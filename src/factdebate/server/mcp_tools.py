@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Document, ResponseVerdict, Verdict
+from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.guard.call import CheckCall, Reply, check_replies
 from factdebate.guard.types import EvidenceMode, GuardClaim, GuardEvidence, GuardOptions, GuardResult, Tier
@@ -74,9 +74,22 @@ def summarize_response(verdict: ResponseVerdict) -> dict[str, Any]:
             "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
 
 
+# A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard/
+# citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite was read, not
+# relied on, and says nothing either way that the check found.
+_STANCES = {Label.SUPPORTS: "supports", Label.REFUTES: "contradicts"}
+
+
+def quote_stance(claim: GuardClaim, cited: bool) -> str:
+    """``supports``, ``contradicts`` or ``neither`` (not cited, or cited by an undecided verdict)."""
+    if not cited or claim.status != "checked" or claim.label is None:
+        return "neither"
+    return _STANCES.get(claim.label, "neither")
+
+
 def _answer_claim(claim: GuardClaim) -> dict[str, Any]:
-    quotes = [{"title": e.title, "url": e.url, "quote": e.quote, **({"injection": e.injection} if e.injection else {})}
-              for e in claim.evidence]
+    quotes = [{"title": e.title, "url": e.url, "quote": e.quote, "stance": quote_stance(claim, e.cited),
+               **({"injection": e.injection} if e.injection else {})} for e in claim.evidence]
     return {"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
             "span": claim.span.model_dump() if claim.span else None, "span_note": claim.span_note,
             "quotes": quotes, "correction": claim.correction.text if claim.correction else None,
@@ -98,6 +111,14 @@ def summarize_answer(result: GuardResult) -> dict[str, Any]:
 def describe_errors(exc: ValidationError) -> str:
     """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
+
+
+# What a tier costs, measured on a one-claim reply with the scripted models (docs/service.md): the fast tier's
+# check with the extraction and the correction, then what one round of the guard's method (tool-mad) adds; deep's
+# figure is issue 58's run of a refuted claim with a real model.
+TIER_COSTS = ("fast: 1 model call per claim (a one-claim check, extraction and correction included: 4 calls); "
+              "standard: one debate round of the guard's method (15 calls for that check, seconds); deep: the full "
+              "method (about 40 calls for one refuted claim, the longest wait).")
 
 
 def _strict_arguments(server: MCPServer, name: str) -> None:
@@ -251,18 +272,21 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              "evidence, if any); get back each factual claim with its label (SUPPORTS, REFUTES, NOT "
                              "ENOUGH INFO), its span (character offsets in the reply), the evidence quotes it rests "
                              "on and, for a refuted claim, a correction grounded in a quote. to_fix lists the "
-                             "claims to rewrite. tier: fast (one model call per claim), standard or deep; "
-                             "deadline_s: seconds for the whole check (claims not decided by then are unchecked); "
-                             "both within the operator's caps.")
+                             "claims to rewrite. tier: where each claim starts; a claim not SUPPORTED climbs to the "
+                             "next tier, up to max_tier. What each costs per claim: " + TIER_COSTS + " max_tier "
+                             "caps the climb (the cost), within the operator's guard.max_tier; deadline_s: seconds "
+                             "for the whole check (claims not decided by then are unchecked), within the "
+                             "operator's cap.")
     async def check_answer(answer: str, context: Context, question: str | None = None,
                            evidence: list[GuardEvidence] | None = None,
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
-                           deadline_s: float | None = None) -> dict[str, Any]:
+                           max_tier: Tier | None = None, deadline_s: float | None = None) -> dict[str, Any]:
         started = time.monotonic()
         settings = resolver.base
         try:
             options = GuardOptions.model_validate({"evidence": evidence, "evidence_mode": evidence_mode,
-                                                   "tier": tier, "deadline_s": deadline_s, "policy": "annotate"})
+                                                   "tier": tier, "max_tier": max_tier, "deadline_s": deadline_s,
+                                                   "policy": "annotate"})
             from factdebate.guard.options import resolve_options
 
             resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
