@@ -24,28 +24,55 @@ from factdebate.cli.options import (
     with_trace_text,
 )
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.core.pathcheck import input_file
+from factdebate.core.input_files import STDIN, read_bounded
 from factdebate.core.types import ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
 
 Opt = typer.Option
+RESPONSE_LIMIT = "response.max_response_chars"
 
 
-def read_response(text: str | None, file: Path | None) -> str:
-    """The text from the argument, ``--file``, or stdin (``-`` or no argument with piped input)."""
+def read_response(text: str | None, file: Path | None, max_chars: int) -> str:
+    """The text from the argument, ``--file``, or stdin (``-`` or no argument with piped input). A file or
+    stdin is read through the bounded reader: a regular file or a pipe of at most 4 bytes per character of
+    ``response.max_response_chars`` (UTF-8's widest) and a little room for the blank lines around it, so a
+    link to /dev/zero, a FIFO nobody writes or a sparse file of gigabytes is one line, not a hang."""
     if text is not None and file is not None:
         raise InputError("give the response as an argument or with --file, not both")
+    limit = 4 * max_chars + 64 * 1024
     if file is not None:
-        input_file(file, "--file")
+        raw = read_bounded(file, what="--file", limit=limit, setting=RESPONSE_LIMIT)
+        if not raw:
+            raise InputError(f"--file {file} is empty (a pipe gives nothing when no program writes to it): give "
+                             "the text to check")
         try:
-            return file.read_text(encoding="utf-8")
+            return raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise InputError(f"--file {file} is not UTF-8 text") from None
     if text == "-" or (text is None and not sys.stdin.isatty()):
-        return sys.stdin.read()
+        return _read_stdin(limit)
     if text is None:
         raise InputError('give the response to check: factdebate check-response "TEXT", --file FILE, or pipe it in')
     return text
+
+
+def _read_stdin(limit: int) -> str:
+    try:
+        sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a test's or a host's text stream: read it bounded
+        shown = sys.stdin.read(limit + 1)
+        if len(shown) > limit:
+            raise InputError(f"standard input holds more than {limit} characters (set {RESPONSE_LIMIT} to change "
+                             "it)") from None
+        return shown
+    if sys.stdin.isatty():
+        raise InputError("standard input is a terminal: pipe the response in, or give it as an argument or with "
+                         "--file")
+    raw = read_bounded(STDIN, what="standard input", limit=limit, setting=RESPONSE_LIMIT)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("standard input is not UTF-8 text") from None
 
 
 def render_response(verdict: ResponseVerdict, console: Console) -> None:
@@ -107,8 +134,8 @@ def register_check_response(app: typer.Typer) -> None:
         from factdebate.settings.load import settings_from
 
         kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
-        response = read_response(text, file)
         settings = settings_from(options, config)
+        response = read_response(text, file, settings.response.max_response_chars)
         warn_unread(options, settings.method, "check-response", scopes=("response",))
         transcript = with_trace_text(trace, trace_text)
         validate_response(response, settings)

@@ -4,6 +4,7 @@ logs and errors to stderr."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import signal
 import sys
@@ -176,7 +177,7 @@ def _describe(event: dict[str, Any]) -> str | None:
 def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None:
     from factdebate.core.runtime import trace_file
     from factdebate.methods.resources import RunScope
-    from factdebate.run.batch import check_batch_resume, in_order_note, read_claims, run_batch
+    from factdebate.run.batch import check_batch_resume, claims_from_bytes, in_order_note, read_claim_bytes, run_batch
     from factdebate.run.build import build_resources
 
     if output.exists() and input.resolve() == output.resolve():
@@ -184,13 +185,15 @@ def _batch(input: Path, output: Path, settings: Any, trace: Path | None) -> None
                          f"{output.with_suffix('.results.jsonl')}")
     if output.is_dir():
         raise InputError(f"--output {output} is a directory: give a file name, e.g. {output / 'results.jsonl'}")
-    items = read_claims(input)
+    raw = read_claim_bytes(input)
+    items = claims_from_bytes(raw, input)
     scope = RunScope.of_results(output)  # the batch's own state (MERMAID's memory) sits beside its results
     if note := in_order_note(settings, settings.concurrency if "concurrency" in settings.model_fields_set else None):
         err.print(escape(note))
     from factdebate.run.provenance import write_batch_provenance
 
-    write_batch_provenance(output, settings, input, [item.id for item in items])  # what a rerun needs
+    write_batch_provenance(output, settings, input, [item.id for item in items],  # what a rerun needs
+                           digest=hashlib.sha256(raw).hexdigest())  # of what was read: a pipe is read once
 
     async def run_and_close(sinks: list[Any]) -> Any:
         if settings.scale.executor == "ray":

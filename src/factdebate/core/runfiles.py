@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from factdebate.core.errors import InputError
+from factdebate.core.input_files import MAX_INPUT_ENV, input_limit, read_bounded
 from factdebate.core.textsafe import nesting_depth
 
 MAX_JSON_BYTES = 64 * 2**20  # run.json, summary.json, reproduce.json: settings, ids and metrics
@@ -111,29 +112,15 @@ def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTE
     return data
 
 
-def read_input_bytes(path: Path, *, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_input_bytes(path: Path, *, what: str, limit: int | None = None) -> bytes:
     """The bytes of an input file the user names (a dataset, a grid), or a run folder records for a rerun:
-    a link is followed (the user chose the path), but what it leads to must be a regular file of at most
-    ``limit`` bytes, checked once open (without blocking) and before it is read. ``what`` names the file in
-    the error ("the dataset file")."""
-    try:
-        fd = os.open(path, _FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
-    except IsADirectoryError:
-        raise InputError(f"{what} {path} is a directory: give the file inside it") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError(f"{what} {path} is a directory: give the file inside it")
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{what} {path} is not a regular file (a FIFO or a device): give a file")
-        if info.st_size > limit:
-            raise InputError(f"{what} {path} is {_size(info.st_size)}, more than the {_size(limit)} it may hold")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise InputError(f"{what} {path} grew past {_size(limit)} while it was read")
-    return data
+    a link is followed (the user chose the path), but what it leads to must be a regular file (a pipe is
+    refused: a run folder records files, and a FIFO there held the rerun) of at most ``limit`` bytes (default
+    :func:`~factdebate.core.input_files.input_limit`, which ``FACTDEBATE_MAX_INPUT_MB`` sets), checked once
+    open (without blocking) and before it is read. ``what`` names the file in the error ("the dataset file")."""
+    if limit is None:
+        return read_bounded(path, what=what, limit=input_limit(), setting=MAX_INPUT_ENV, pipes=False)
+    return read_bounded(path, what=what, limit=limit, pipes=False)
 
 
 def iter_run_lines(folder: Path, name: str | Path, *, limit: int = MAX_RESULTS_BYTES,

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from factdebate.core.claim_context import claim_position
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
+from factdebate.core.input_files import MAX_INPUT_ENV, STDIN, input_limit, read_bounded
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import MAX_NESTING, nesting_depth, safe_text, unsafe_reason
 from factdebate.methods.base import get_method
@@ -34,8 +35,23 @@ from factdebate.settings.model import Settings
 from factdebate.util.redact import redact_text
 from factdebate.util.ticker import Ticker, plain_lines
 
-__all__ = ["BatchStats", "ClaimExecutor", "ClaimItem", "ResultWriter", "claim_id", "claim_record", "compact",
-           "finished_ids", "in_order_note", "latest_records", "parse_claim_lines", "read_claims", "run_batch"]
+__all__ = [
+    "BatchStats",
+    "ClaimExecutor",
+    "ClaimItem",
+    "ResultWriter",
+    "claim_id",
+    "claim_record",
+    "claims_from_bytes",
+    "compact",
+    "finished_ids",
+    "in_order_note",
+    "latest_records",
+    "parse_claim_lines",
+    "read_claim_bytes",
+    "read_claims",
+    "run_batch",
+]
 
 
 @dataclass
@@ -101,12 +117,27 @@ def parse_claim_lines(lines: Iterable[str], where: str = "line ") -> list[ClaimI
 
 
 def read_claims(path: str | Path) -> list[ClaimItem]:
+    return claims_from_bytes(read_claim_bytes(path), path)
+
+
+def read_claim_bytes(path: str | Path) -> bytes:
+    """The bytes of a JSONL batch file (``-``: standard input), read through the bounded reader: a regular
+    file or a pipe of at most ``FACTDEBATE_MAX_INPUT_MB`` MiB (a link to /dev/zero or a device is refused, a
+    FIFO nobody writes reads as empty)."""
     file = Path(path)
-    if not file.exists():
+    if str(path) != STDIN and not file.exists():
         raise InputError(f"input file not found: {file}")
-    if file.is_dir():
+    if str(path) != STDIN and file.is_dir():
         raise InputError(f"the input {file} is a directory: give a JSONL file with one claim per line")
-    raw = file.read_bytes()
+    raw = read_bounded(path, what="the input", limit=input_limit(), setting=MAX_INPUT_ENV)
+    if not raw and (str(path) == STDIN or not file.is_file()):  # an empty file is an empty batch; a pipe, a fault
+        raise InputError(f"the input {path} is empty: a pipe that gave nothing (is anything writing to it?); give "
+                         "a JSONL file with one claim per line")
+    return raw
+
+
+def claims_from_bytes(raw: bytes, path: str | Path) -> list[ClaimItem]:
+    file = Path(path)
     if b"\x00" in raw[:4096]:
         raise InputError(f"the input {file} is binary, not JSON lines: give a UTF-8 text file with one claim "
                          "per line")

@@ -137,10 +137,12 @@ def keep_history(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str
     return {**now, "earlier": earlier} if earlier else now
 
 
-def write_batch_provenance(output: Path, settings: Settings, source: Path, ids: list[str]) -> Path:
+def write_batch_provenance(output: Path, settings: Settings, source: Path, ids: list[str], *,
+                           digest: str | None = None) -> Path:
     """``<results>.provenance.json`` beside a batch's results file: the runtime, the input file's checksum
-    and the claim ids in input order (each record already carries its settings and deviations)."""
-    record = {**runtime_record(settings), "input": {"file": str(source), "sha256": sha256_path(source),
+    (``digest``, of the bytes the batch read, when given: a pipe cannot be read again) and the claim ids in
+    input order (each record already carries its settings and deviations)."""
+    record = {**runtime_record(settings), "input": {"file": str(source), "sha256": digest or sha256_path(source),
                                                     "claim_ids": ids},
               "deviations": [d.model_dump() for d in get_method(settings.method).paper_deviations(settings)]}
     path = output.with_name(output.name + PROVENANCE_SUFFIX)

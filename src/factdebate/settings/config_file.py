@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from factdebate.core.errors import ConfigError
+from factdebate.core.errors import ConfigError, InputError
+from factdebate.core.input_files import read_bounded
 
 FOUND_NAME = "factdebate.yaml"
 How = Literal["named", "environment", "found"]
@@ -32,8 +33,10 @@ class ConfigFile:
     def record(self) -> dict[str, Any]:
         """What a run's provenance says of it: the file, how it was chosen, and its checksum as read."""
         try:
-            digest: str | None = hashlib.sha256(self.path.read_bytes()).hexdigest()
-        except OSError:
+            # read as the settings were (bounded, regular files only): the record never waits on a FIFO
+            raw = read_bounded(self.path, what="settings file", limit=64 * 2**20, pipes=False)
+            digest: str | None = hashlib.sha256(raw).hexdigest()
+        except (OSError, InputError):
             digest = None
         return {"file": str(self.path.resolve()), "how": self.how, "sha256": digest}
 

@@ -25,13 +25,15 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import EnvSettingsSource, PydanticBaseSettingsSource, YamlConfigSettingsSource
 from pydantic_settings.sources.utils import parse_env_vars
 
-from factdebate.core.errors import ConfigError
+from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.fields import exposure, walk
+from factdebate.core.input_files import read_bounded
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
 
 Data = dict[str, Any]
+MAX_SETTINGS_BYTES = 64 * 2**20  # a settings file holds a few kilobytes; the bound is for what is not one
 
 
 class YamlFile(YamlConfigSettingsSource):
@@ -44,9 +46,15 @@ class YamlFile(YamlConfigSettingsSource):
         return [files] if files else []  # named: it must be there (the library skips a missing file)
 
     def _read_file(self, file_path: Any) -> Data:
+        # Read bounded (issue 56): a settings file named /dev/zero, a FIFO or a sparse file of gigabytes is one
+        # line, where the library's open() read it whole or waited for a writer for ever.
         try:
-            loaded = super()._read_file(file_path)
-        except (OSError, yaml.YAMLError) as exc:
+            raw = read_bounded(file_path, what=self.what, limit=MAX_SETTINGS_BYTES, pipes=False)
+        except InputError as exc:
+            raise ConfigError(f"cannot read {exc}") from None
+        try:
+            loaded = yaml.safe_load(raw.decode(self.yaml_file_encoding or "utf-8")) or {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise ConfigError(f"cannot read {self.what} {file_path}: {exc}") from exc
         if not isinstance(loaded, dict):
             raise ConfigError(f"{self.what} {file_path} must hold a mapping of settings")
