@@ -5,19 +5,30 @@ A call whose key is already being asked waits for that answer instead of asking 
 the cache's promise is one answer per key, and a local model is not batch-invariant (llama.cpp, resuming a
 remembered prefix, can answer the same prompt at temperature 0 in two ways), so two identical calls of
 concurrent claims used to get different answers, and a replay from the cache gave whichever was stored
-last."""
+last.
+
+A cache that cannot write (a full or read-only disk: ``database or disk is full``) is skipped with one warning
+and the answer goes back as if there were no cache: it is only a cache, and the call it keeps has already
+been paid for (issue 56: a full disk turned every check into a 500 and lost its verdict). Reads that fail so
+are misses. ``/v1/health`` says so while it lasts (core/storage_full.py).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 from pathlib import Path
 
+from factdebate.core.storage_full import STORAGE, storage_problem
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.calls import CallInfo, current_cache_scope
+
+log = logging.getLogger("factdebate.llm")
+PART = "response cache"
 
 
 def cache_key(backend: str, params: GenParams, messages: list[Message], who: CallInfo) -> str:
@@ -34,6 +45,7 @@ def cache_key(backend: str, params: GenParams, messages: list[Message], who: Cal
 
 class ResponseCache:
     def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -75,24 +87,43 @@ class ResponseCache:
             future.set_result(completion)
 
     def get(self, key: str) -> Completion | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens, constrained, reasoning_tokens FROM responses"
-                " WHERE key = ?", (key,)
-            ).fetchone()
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT text, prompt_tokens, completion_tokens, constrained, reasoning_tokens FROM responses"
+                    " WHERE key = ?", (key,)
+                ).fetchone()
+        except sqlite3.Error as exc:
+            self._skipped(exc, "read")  # a disk that fails reads: a miss, the model is asked
+            return None
         if row is None:
             return None
         return Completion(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0,
                           constrained=bool(row[3]), reasoning_tokens=row[4] or 0)
 
     def put(self, key: str, completion: Completion) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, text, prompt_tokens, completion_tokens, constrained,"
-                " reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?)",
-                (key, completion.text, completion.prompt_tokens, completion.completion_tokens,
-                 int(completion.constrained), completion.reasoning_tokens),
-            )
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses (key, text, prompt_tokens, completion_tokens, constrained,"
+                    " reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, completion.text, completion.prompt_tokens, completion.completion_tokens,
+                     int(completion.constrained), completion.reasoning_tokens),
+                )
+        except sqlite3.Error as exc:
+            self._skipped(exc, "written")
+            return
+        STORAGE.wrote(PART)
+
+    def _skipped(self, exc: sqlite3.Error, how: str) -> None:
+        """A cache entry that could not be ``how`` (read, written): skipped when storage is the cause, with a
+        warning the first time; any other database error is a fault and raised."""
+        reason = storage_problem(exc)
+        if reason is None:
+            raise exc
+        if STORAGE.failed(PART, f"{self.path}: {reason}"):
+            log.warning("the response cache %s could not be %s (%s): answers are not cached until it can be; "
+                        "no verdict is lost", self.path, how, reason)
 
     def close(self) -> None:
         self._db.close()

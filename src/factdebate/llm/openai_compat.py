@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factdebate.core.errors import ConfigError, MissingDependencyError, MissingKeyError
 from factdebate.core.runtime import emit
@@ -32,6 +32,9 @@ from factdebate.llm.constraints import (
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
 from factdebate.util.redact import redact_url
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up
@@ -86,7 +89,19 @@ class OpenAIBackend:
         self.params: ModelParams = model_params(self.endpoint, model)
         self.reasoning_tokens = reasoning_tokens
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
-        self._client = openai.AsyncOpenAI(base_url=self.endpoint, api_key=key, timeout=timeout, max_retries=0)
+        self._key = key
+        self._client = self._new_client()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client on the event loop that used it: left to the garbage collector after
+        ``asyncio.run`` returned, each open connection printed an "Event loop is closed" traceback at exit
+        (issue 56). A backend used again after this opens a fresh client."""
+        client, self._client = self._client, self._new_client()
+        await client.close()
+
+    def _new_client(self) -> AsyncOpenAI:
+        return self._openai.AsyncOpenAI(base_url=self.endpoint, api_key=self._key, timeout=self.timeout,
+                                        max_retries=0)
 
     async def resolve_constrain(self) -> str:
         """The server's kind from ``GET /models``; the standard ``response_format`` if that says nothing."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -91,6 +91,9 @@ class Resources:
     # Concurrent claims of a batch prepare their tools in worker threads: build each tool once. Re-entrant:
     # a tool's factory may ask for a model (the scholarly pipeline writes with the debater's).
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    # What aclose() ends besides the services: the model clients these resources built (an HTTP client left
+    # open past its event loop printed "Event loop is closed" tracebacks at exit, issue 56)
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     def llm(self, role: str) -> LLM:
         """The model bound to ``role`` (``llm.roles``, else the debater's); usage is counted per role."""
@@ -128,6 +131,9 @@ class Resources:
         return await self.services.get(name, factory)
 
     async def aclose(self) -> None:
+        closers, self.closers = self.closers, []
+        for close in closers:
+            await close()
         await self.services.aclose()
 
     async def __aenter__(self) -> Resources:

@@ -4,21 +4,27 @@ limit), the text encoder, and the builtin indexes a method opens."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import ConfigError
+from factdebate.core.storage_full import STORAGE, storage_problem
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.embeddings import TextEncoder
 from factdebate.llm import LLM, RetryPolicy, make_backend
 from factdebate.llm.base import Backend
+from factdebate.llm.cache import PART as CACHE_PART
 from factdebate.llm.cache import ResponseCache
 from factdebate.methods.base import get_method, method_class
 from factdebate.methods.resources import Resources, RunScope, Services
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.util.paths import data_dir
+
+log = logging.getLogger("factdebate.run")
 
 
 def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
@@ -114,6 +120,20 @@ def default_encoder(settings: Settings) -> TextEncoder:
     return get_embedder(settings.retrieval.encoder)
 
 
+def open_cache(path: Path) -> ResponseCache | None:
+    """The response cache at ``path``, or None (with one warning) when the disk cannot hold it: a full or
+    read-only data folder costs the cache, never the run (issue 56)."""
+    try:
+        return ResponseCache(path)
+    except (OSError, sqlite3.Error) as exc:
+        reason = storage_problem(exc)
+        if reason is None:
+            raise
+        if STORAGE.failed(CACHE_PART, f"{path}: {reason}"):
+            log.warning("the response cache %s cannot be opened (%s): running without it", path, reason)
+        return None
+
+
 def build_resources(settings: Settings, *, backends: dict[str, Backend] | None = None,
                     tool_factory: Callable[[str], Tool] | None = None,
                     encoder_factory: Callable[[], TextEncoder] | None = None,
@@ -129,7 +149,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
     backends = dict(backends or {})
     cache = None
     if settings.llm.cache:
-        cache = ResponseCache(cache_path or data_dir() / "llm_cache.sqlite")
+        cache = open_cache(cache_path or data_dir() / "llm_cache.sqlite")
     by_key: dict[str, tuple[Backend, asyncio.Semaphore]] = {}
     retry = RetryPolicy(attempts=settings.llm.retries, budget=settings.llm.retry_budget)
     endpoint = endpoint or (settings.llm.base_urls[0] if settings.llm.base_urls else None)
@@ -156,6 +176,16 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
     resources = Resources(settings=settings, llm_factory=llm,
                           encoder_factory=encoder_factory or (lambda: default_encoder(settings)), tool_factory=tools,
                           services=services or Services(), run=run)
+
+    async def close_backends() -> None:
+        """The model clients built here (not the caller's overrides), closed on the loop that used them."""
+        built = [backend for key, (backend, _) in by_key.items() if not key.startswith("override:")]
+        by_key.clear()
+        for backend in built:
+            if (close := getattr(backend, "aclose", None)) is not None:
+                await close()
+
+    resources.closers.append(close_backends)
     method = get_method(settings.method)
     # A missing key or model fails now, a model bound by the method's own settings (DPD's judge_llms) too.
     for role in ("debater", *method_class(settings.method).roles, *method.role_models(settings)):

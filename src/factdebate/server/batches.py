@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from factdebate.core.errors import FactDebateError, InputError
+from factdebate.core.storage_full import STORAGE, storage_problem
 from factdebate.methods.resources import Resources
 from factdebate.run.batch import ClaimItem, parse_claim_lines
 from factdebate.run.claim import run_claim, validate_claim
@@ -23,6 +24,8 @@ from factdebate.settings.model import Settings
 from factdebate.util.redact import hide_endpoints, redact_text
 
 log = logging.getLogger("factdebate.server")
+BATCH_PART = "batches"
+RECORD_RETRY_SECONDS = 5.0  # how often a result the storage refused is tried again
 
 
 def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimItem]:
@@ -159,4 +162,22 @@ class BatchRunner:
         except Exception as exc:  # one failing claim is recorded; it must not stop the batch
             log.exception("batch %s item %s failed", batch_id, item.id)
             record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}")})
-        await asyncio.to_thread(self.store.record, batch_id, idx, record)
+        await self._record(batch_id, idx, record)
+
+    async def _record(self, batch_id: str, idx: int, record: dict[str, Any]) -> None:
+        """Store a claim's result. A full or read-only disk holds it here and tries again every few seconds
+        (the claim stays taken by this runner; ``/v1/health`` says why), so a verdict reached is never
+        dropped for want of room; if the service stops first, the claim is given back and runs again."""
+        while True:
+            try:
+                await asyncio.to_thread(self.store.record, batch_id, idx, record)
+            except Exception as exc:
+                if (reason := storage_problem(exc)) is None:
+                    raise
+                if STORAGE.failed(BATCH_PART, reason):
+                    log.warning("batch %s: a result could not be stored (%s); holding it and trying again",
+                                batch_id, reason)
+                await asyncio.sleep(RECORD_RETRY_SECONDS)
+                continue
+            STORAGE.wrote(BATCH_PART)
+            return

@@ -12,10 +12,11 @@ import logging
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 
 from factdebate.core.runtime import EventSink
+from factdebate.core.storage_full import STORAGE, public_reason, storage_problem
 from factdebate.core.types import ResponseVerdict, Verdict
 from factdebate.guard.types import CONVERSATION_ID_PATTERN
 from factdebate.server.check_store import CHECK_ID, MAX_PAGE
@@ -25,6 +26,8 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
 CHECK_ID_HEADER = "X-Check-Id"
+NOT_KEPT_HEADER = "X-Check-Not-Kept"
+KEPT_PART = "kept checks"
 
 
 class CheckRecord(BaseModel):
@@ -63,16 +66,27 @@ def call_keeper(service: Service) -> CallKeeper | None:
 
 
 async def keep(service: Service, who: str, verdict: Verdict | ResponseVerdict,
-               sinks: Sequence[EventSink] = (), calls: CallKeeper | None = None) -> str | None:
+               sinks: Sequence[EventSink] = (), calls: CallKeeper | None = None,
+               response: Response | None = None) -> str | None:
     """Store the finished ``verdict`` (and the model calls ``calls`` gathered) for ``who``; its id (None: the
-    operator keeps none, or storing failed, which must not cost the caller the verdict itself)."""
+    operator keeps none, or storing failed, which must not cost the caller the verdict itself). A check the
+    full or read-only storage could not keep says so: the ``X-Check-Not-Kept`` header of ``response``, a
+    ``check_not_kept`` event on a stream, and ``/v1/health`` (issue 56)."""
     kind = "response" if isinstance(verdict, ResponseVerdict) else "claim"
     try:
         check_id = await asyncio.to_thread(service.checks.save, who, kind, verdict.model_dump(mode="json"),
                                            calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0)
-    except Exception:
+    except Exception as exc:
         log.warning("could not keep a finished check in the state database", exc_info=True)
+        if (reason := storage_problem(exc)) is not None:
+            STORAGE.failed(KEPT_PART, reason)
+            said = f"{public_reason(reason)}: this check was not kept (its verdict is in this answer)"
+            if response is not None:
+                response.headers[NOT_KEPT_HEADER] = said
+            for sink in sinks:
+                sink({"event": "check_not_kept", "reason": said})
         return None
+    STORAGE.wrote(KEPT_PART)
     if check_id is not None:
         for sink in sinks:
             sink({"event": "check_saved", "id": check_id})

@@ -113,7 +113,7 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
             verdict = public_verdict(await run_response(text, settings, service.resources(settings),
                                                         question=question,
                                                         sinks=[charge.sink, *([calls.sink] if calls else [])]))
-        check_id = await keep(service, who, verdict, calls=calls)
+        check_id = await keep(service, who, verdict, calls=calls, response=response)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
         return verdict

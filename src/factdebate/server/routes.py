@@ -16,11 +16,12 @@ from starlette.types import Receive, Scope, Send
 
 from factdebate.core.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
+from factdebate.core.storage_full import STORAGE, public_reason, storage_problem
 from factdebate.core.types import Verdict
 from factdebate.core.version import __version__
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.batch_store import TooManyPending
-from factdebate.server.batches import parse_jsonl
+from factdebate.server.batches import BATCH_PART, parse_jsonl
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.evidence import checked_evidence
@@ -50,6 +51,9 @@ class Health(BaseModel):
     auth: str
     ready: bool = True
     reason: str | None = None  # what is still loading, or what failed to load (server/warmup.py)
+    # the parts that could not write lately (a full or read-only disk: issue 56), each with what failed; checks
+    # are still answered (the cache is skipped), but kept checks and batches are not stored until it clears
+    storage: dict[str, str] = {}
 
 
 class BatchStatus(BaseModel):
@@ -155,10 +159,12 @@ async def health(service: ServiceDep, response: Response) -> Health:
     warm = service.warm_up
     if not warm.ready:
         response.status_code = 503
+    storage = {part: public_reason(reason) for part, reason in STORAGE.problems().items()}
     return Health(status="ok" if warm.ready else "starting", version=__version__,
                   uptime_seconds=round(time.time() - service.started, 1),
                   active_runs=service.shared.active() if service.shared else service.active_runs,
-                  auth="required" if service.keys.required else "off", ready=warm.ready, reason=warm.reason())
+                  auth="required" if service.keys.required else "off", ready=warm.ready, reason=warm.reason(),
+                  storage=storage)
 
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")
@@ -178,7 +184,7 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
         with given_evidence(given):
             verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
                                                      sinks=[calls.sink] if calls else None))
-        check_id = await keep(service, who, verdict, calls=calls)
+        check_id = await keep(service, who, verdict, calls=calls, response=response)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
         return verdict
@@ -245,6 +251,13 @@ async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
                                                service.config.max_pending_claims)
     except TooManyPending as exc:
         raise HTTPException(429, str(exc)) from exc
+    except Exception as exc:
+        if (reason := storage_problem(exc)) is None:
+            raise
+        STORAGE.failed(BATCH_PART, reason)  # a batch not stored is not run: the caller may send it again later
+        log.warning("a batch could not be stored: %s", reason)
+        raise HTTPException(507, f"{public_reason(reason)}: the batch was not stored and nothing of it was run; "
+                                 "send it again later") from None
     # One rate-limit token per claim, as a response check pays (the request's own token was the first):
     # the key then waits until its bucket refills, so uploads cannot queue claims faster than the rate.
     service.limiter.charge(who, len(items) - 1)

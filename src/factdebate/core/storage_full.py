@@ -1,0 +1,77 @@
+"""Writes that fail because the disk holding the data folder (or the state database) is full or read-only
+(issue 56 item 3).
+
+A full disk turned every model-backed check into a 500 and lost its verdict: the model call had succeeded,
+then the response cache's write raised ``database or disk is full``. Such a failure is no fault of the check:
+the cache skips the write (with one warning), a kept check or a batch that cannot be stored says so with the
+reason, and ``/v1/health`` names the part that could not write (:data:`STORAGE`) until a write succeeds again.
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+import threading
+
+# errno values of a write the disk refused: full, over quota, mounted read-only
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+# SQLite's primary result codes for the same: SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN
+_SQLITE_CODES = {8, 10, 13, 14}
+_SQLITE_TEXTS = ("database or disk is full", "readonly database", "disk I/O error", "unable to open database")
+# PostgreSQL's SQLSTATE for a full disk, a server out of memory or connections, and a read-only transaction
+_SQLSTATES = {"53100", "53200", "53300", "25006"}
+
+
+def storage_problem(exc: BaseException) -> str | None:
+    """Why a write failed, when it failed because storage cannot take it (a full or read-only disk or
+    database); None for any other error, which is a fault of its own and is raised as before."""
+    if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+        return exc.strerror or str(exc)
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        text = str(exc)
+        if (isinstance(code, int) and code & 0xFF in _SQLITE_CODES) or any(t in text for t in _SQLITE_TEXTS):
+            return text
+        return None
+    if getattr(exc, "sqlstate", None) in _SQLSTATES:  # psycopg's errors carry the server's SQLSTATE
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else "the database refused the write"
+    return None
+
+
+class StorageNotes:
+    """Which parts of the service's storage could not be written lately, and why; a part is cleared by its
+    next successful write. Shared by the process (the response cache is built per settings, the health
+    route reads one place)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._problems: dict[str, str] = {}
+
+    def failed(self, part: str, reason: str) -> bool:
+        """Note that ``part`` could not write; True the first time (the caller warns once, not per call)."""
+        with self._lock:
+            first = part not in self._problems
+            self._problems[part] = reason
+            return first
+
+    def wrote(self, part: str) -> None:
+        if part in self._problems:
+            with self._lock:
+                self._problems.pop(part, None)
+
+    def problems(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._problems)
+
+
+STORAGE = StorageNotes()
+
+
+def public_reason(reason: str) -> str:
+    """What a caller is told of a storage failure: what kind it is, never the file or server it was on."""
+    lowered = reason.lower()
+    if "full" in lowered or "no space" in lowered or "quota" in lowered:
+        return "the service's disk is full"
+    if "read-only" in lowered or "readonly" in lowered:
+        return "the service's storage is read-only"
+    return "the service's storage cannot be written"
