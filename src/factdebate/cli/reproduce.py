@@ -68,7 +68,13 @@ def reproduce_command(
         _check_keys(request)
     from factdebate.eval.reproduce.cells import plan_cells
 
-    cells = plan_cells(request)
+    if dry_run:  # the plan from what is here: a dataset not downloaded yet says so, and nothing is fetched
+        from factdebate.hub.fetch import hold_downloads
+
+        with hold_downloads("reproduce --dry-run downloads nothing"):
+            cells = plan_cells(request)
+    else:
+        cells = plan_cells(request)
     if dry_run:
         from factdebate.eval.reproduce.dryrun import dry_run_lines
 

@@ -6,9 +6,11 @@ format's own loader, so ``fever`` and ``fever:PATH`` give the same samples for t
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 from factdebate.core.errors import FactDebateError
 from factdebate.eval.datasets import Dataset, Sample
@@ -27,19 +29,39 @@ def fetchable() -> dict[str, HubDataset]:
     return registry.datasets()
 
 
-def records_sha256(samples: list[Sample]) -> str:
-    """A fingerprint of what a sample set is made of: each record's id, gold label and claim (NFC), in order.
-    Whitespace, key order and accents stored decomposed do not change it; a record added, dropped, moved or
-    relabelled does."""
+def _nfc(value: Any) -> Any:
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value)
+    if isinstance(value, dict):
+        return {_nfc(k): _nfc(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_nfc(v) for v in value]
+    return value
+
+
+def records_sha256(samples: list[Sample], skipped: dict[str, int] | None = None) -> str:
+    """A fingerprint of everything the loader reads from a sample set: each sample's id, gold label, claim,
+    options and ``meta`` (the evidence ``--evidence given`` puts in prompts, the questions, the dates), in
+    order, and the records it skipped, by reason. Whitespace, key order and accents stored decomposed do not
+    change it; any field added, dropped, moved or changed does (issue 56: a fingerprint of ids, labels and
+    claims alone let a mirror plant gold evidence that reached the model's prompts)."""
     digest = hashlib.sha256()
     for sample in samples:
-        digest.update(f"{sample.id}\t{sample.gold}\t{unicodedata.normalize('NFC', sample.claim)}\n".encode())
+        record = {"id": sample.id, "gold": sample.gold, "claim": sample.claim, "options": sample.options,
+                  "meta": sample.meta}
+        digest.update(json.dumps(_nfc(record), sort_keys=True, ensure_ascii=False, default=str).encode() + b"\n")
+    if skipped:
+        digest.update(json.dumps(dict(sorted(skipped.items()))).encode())
     return digest.hexdigest()
+
+
+CHECKED_RECORDS = "registry's records (every field the loader reads)"
 
 
 def _same_records(entry: HubDataset) -> github.Accept | None:
     """For a GitHub file whose bytes differ from the registry's copy: accept it when the loader reads the
-    same records from it (the registry's checksum was taken of a copy made from a text view of the file)."""
+    same samples from it, every field of them (the registry's checksum was taken of a copy made from a text
+    view of the file, so the original may differ in whitespace, never in content)."""
     if not entry.records_sha256:
         return None
 
@@ -48,10 +70,10 @@ def _same_records(entry: HubDataset) -> github.Accept | None:
 
         _register_all()
         try:
-            samples = FORMATS[entry.format].load(path).samples
+            loaded = FORMATS[entry.format].load(path)
         except FactDebateError:
             return None
-        return "registry's records (ids, labels, claims)" if records_sha256(samples) == entry.records_sha256 else None
+        return CHECKED_RECORDS if records_sha256(loaded.samples, loaded.skipped) == entry.records_sha256 else None
 
     return accept
 
@@ -89,8 +111,9 @@ def load(name: str) -> Dataset:
         file = entry.raw_file()
         dataset.origin = {"source": "github", "repo": entry.repo, "commit": entry.revision, "path": file.path,
                           "url": f"https://github.com/{entry.repo}/blob/{entry.revision}/{file.path}",
-                          "fetched_from": file.url(), "sha256": fetched[0].sha256, "split": entry.split,
-                          "format": entry.format, "checked_against": fetched[0].checked_against}
+                          # where the bytes came from, recorded when they were downloaded (not today's mirror)
+                          "fetched_from": fetched[0].fetched_from or None, "sha256": fetched[0].sha256,
+                          "split": entry.split, "format": entry.format, "checked_against": fetched[0].checked_against}
         return dataset
     dataset.origin = {
         "source": "huggingface", "repo": entry.repo, "repo_type": entry.repo_type, "revision": entry.revision,

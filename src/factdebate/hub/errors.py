@@ -22,3 +22,7 @@ class HubNotFound(HubError):
 
 class ChecksumMismatch(HubError):
     """The downloaded bytes are not the ones recorded: the copy was removed and nothing was used."""
+
+
+class NotDownloaded(HubError):
+    """No verified copy here, and downloads are held (``reproduce --dry-run`` downloads nothing)."""

@@ -15,14 +15,16 @@ any network call, and a file is only ever fetched again from the commit it was f
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from factdebate.hub import lock, remote
 from factdebate.hub.checksum import GIT_SHA1, SHA256, git_blob_sha1, sha256_file
-from factdebate.hub.errors import ChecksumMismatch
+from factdebate.hub.errors import ChecksumMismatch, NotDownloaded
 from factdebate.hub.remote import RemoteFile
 
 Notify = Callable[[str], None]
@@ -35,6 +37,26 @@ class Fetched:
     size: int
     commit: str
     checked_against: str  # "registry", "lock", "Hub" (its LFS sha256), "Hub (git sha1)", "first download"
+    fetched_from: str = ""  # the URL the bytes were downloaded from, recorded then ("": not recorded)
+
+
+_HELD: contextvars.ContextVar[str | None] = contextvars.ContextVar("factdebate_downloads_held", default=None)
+
+
+@contextlib.contextmanager
+def hold_downloads(reason: str) -> Iterator[None]:
+    """Within it, a file with no verified copy here raises :class:`NotDownloaded` instead of being fetched
+    (``reproduce --dry-run`` plans without downloading: issue 56)."""
+    token = _HELD.set(reason)
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
+def downloads_held() -> str | None:
+    """Why downloads are held now, or None."""
+    return _HELD.get()
 
 
 def _size(size: int | None) -> str:
@@ -103,6 +125,8 @@ def obtain(file: RemoteFile, *, notify: Notify | None = None) -> Fetched:
             force = True  # the cached copy changed on disk: replace it, then check it against the lock
         file = replace(file, revision=locked.commit, sha256=locked.sha256,
                        checksum_from=f"lock file {lock.lock_path()}")
+    if (held := downloads_held()) is not None:
+        raise NotDownloaded(f"{file}: not downloaded ({held})")
     fetched = fetch(file, force=force, notify=notify)
     if locked is None:
         lock.record(lock_key(file), lock.Locked(commit=fetched.commit, sha256=fetched.sha256, size=fetched.size,

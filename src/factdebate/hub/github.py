@@ -13,22 +13,31 @@ download, as it does for the Hub.
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import os
-import urllib.error
-import urllib.request
+import socket
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urljoin, urlsplit
 
 from factdebate.hub import lock
 from factdebate.hub.checksum import sha256_file
-from factdebate.hub.errors import ChecksumMismatch, HubNotFound, HubUnreachable
-from factdebate.hub.fetch import Fetched, Notify
+from factdebate.hub.errors import ChecksumMismatch, HubNotFound, HubUnreachable, NotDownloaded
+from factdebate.hub.fetch import Fetched, Notify, downloads_held
 from factdebate.hub.remote import cache_dir
 
 DEFAULT_RAW = "https://raw.githubusercontent.com"
-TIMEOUT_S = 60.0
+READ_TIMEOUT_S = 60.0  # one read of the socket
+DEADLINE_S = 300.0  # the whole download: a few hundred kilobytes take seconds; a trickle must end
+MAX_REDIRECTS = 3  # followed only to the same scheme, host and port
+UNSIZED_CAP = 256 * 2**20  # a file the registry gives no size for
+# What earlier versions accepted a copy against that no longer suffices: ids, labels and claims matched while
+# anything else in the file (planted gold evidence) went through unchecked (issue 56)
+WEAK_CHECKS = frozenset({"registry's records (ids, labels, claims)"})
 # Given the downloaded file, a description of what it was checked against when its content is accepted
 # in place of the recorded bytes (e.g. "the registry's records"), else None.
 Accept = Callable[[Path], str | None]
@@ -48,6 +57,7 @@ class RawFile:
     commit: str  # a full commit id: a branch name would let the file change under a pinned checksum
     path: str
     sha256: str
+    size: int | None = None  # the registry's copy's size: the download is capped near it (body_cap)
 
     def __str__(self) -> str:
         return f"{self.path} of the GitHub repo {self.repo}@{self.commit[:12]}"
@@ -69,58 +79,156 @@ def _verified_copy(file: RawFile) -> Fetched | None:
         return None
     actual = sha256_file(path)
     locked = lock.get(file.lock_key())
+    source = locked.fetched_from if locked is not None and locked.sha256 == actual else ""
     if actual == file.sha256:
-        return Fetched(path, actual, path.stat().st_size, file.commit, "registry")
-    if locked is not None and locked.sha256 == actual:
-        return Fetched(path, actual, path.stat().st_size, file.commit, "lock")
-    path.unlink()  # changed on disk since it was checked: fetch it again
+        return Fetched(path, actual, path.stat().st_size, file.commit, "registry", fetched_from=source)
+    if locked is not None and locked.sha256 == actual and locked.checked_against not in WEAK_CHECKS:
+        return Fetched(path, actual, path.stat().st_size, file.commit, "lock", fetched_from=source)
+    path.unlink()  # changed on disk since it was checked, or accepted by a check since found too weak: again
     return None
 
 
-def _download(file: RawFile, target: Path) -> None:
-    url = file.url()
-    request = urllib.request.Request(url, headers={"User-Agent": "factdebate"})
+def body_cap(file: RawFile) -> int:
+    """The most bytes a download of ``file`` may take: the registry's size and a margin for the whitespace
+    a copy written from a text view of the file may lack (half again, and 64 KiB), or, for a file the
+    registry gives no size, :data:`UNSIZED_CAP`."""
+    return file.size * 3 // 2 + 64 * 1024 if file.size else UNSIZED_CAP
+
+
+def _same_place(url: str, base: str) -> bool:
+    a, b = urlsplit(url), urlsplit(base)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
+def _download(file: RawFile, target: Path, *, deadline_s: float | None = None) -> str:
+    """``file``'s bytes into ``target``; the URL they came from. Bounded every way a server can stall or
+    flood (issue 56): at most :func:`body_cap` bytes (a larger ``Content-Length`` is refused unread), all of
+    it within ``deadline_s`` seconds (a byte every 50 s fails when the deadline passes, not never), a
+    redirect followed only to the same scheme, host and port (a few times), and ``target`` removed on every
+    way out but success."""
+    total = DEADLINE_S if deadline_s is None else deadline_s
+    deadline = time.monotonic() + total
+    url, cap = file.url(), body_cap(file)
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response, target.open("wb") as out:
-            while block := response.read(1 << 20):
+        for _ in range(MAX_REDIRECTS + 1):
+            moved = _get(file, url, target, cap, (deadline, total))
+            if moved is None:
+                return url
+            if not _same_place(moved, url):
+                raise HubUnreachable(f"{file}: {raw_endpoint()} redirected the download to another host "
+                                     f"({urlsplit(moved).hostname or moved[:80]}): refused")
+            url = moved
+        raise HubUnreachable(f"{file}: {raw_endpoint()} redirected the download more than {MAX_REDIRECTS} times")
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _get(file: RawFile, url: str, target: Path, cap: int, until: tuple[float, float]) -> str | None:
+    """One request: the body into ``target`` (None), or where a redirect points (its absolute URL).
+    ``until``: the monotonic deadline, and the seconds it allowed (for the message)."""
+    deadline, total = until
+    parts = urlsplit(url)
+    connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise HubUnreachable(f"{file}: {raw_endpoint()} did not send the file within {total:.0f} s "
+                                 "(the download's whole deadline)")
+        return min(READ_TIMEOUT_S, remaining)
+
+    connection = connection_type(parts.hostname or "", parts.port, timeout=left())
+    expired = threading.Event()
+    watchdog: threading.Timer | None = None
+    try:
+        connection.connect()
+        # The whole deadline, however the server trickles (a header line a byte at a time too): the socket is
+        # shut when it passes, which ends any read waiting on it. Each read also waits at most what is left.
+        sock = connection.sock
+        watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (sock, expired))
+        watchdog.daemon = True
+        watchdog.start()
+        connection.request("GET", path or "/", headers={"User-Agent": "factdebate", "Accept-Encoding": "identity"})
+        response = connection.getresponse()
+        if response.status in (301, 302, 303, 307, 308):
+            return urljoin(url, response.getheader("Location") or "")
+        if response.status == 404:
+            raise HubNotFound(f"{file}: not found at {url} (HTTP 404)")
+        if response.status != 200:
+            raise HubUnreachable(f"{file}: {raw_endpoint()} answered HTTP {response.status}")
+        announced = response.getheader("Content-Length")
+        if announced and announced.isdigit() and int(announced) > cap:
+            raise ChecksumMismatch(f"{file}: {raw_endpoint()} announced {int(announced):,} bytes, more than the "
+                                   f"{cap:,} the registry's copy allows: refused unread")
+        written = 0
+        with target.open("wb") as out:
+            while True:
+                sock.settimeout(left())
+                block = response.read1(1 << 16)  # one read of the socket at most: the deadline is checked between
+                if not block:
+                    left()  # an end made by the watchdog is no end of the file
+                    return None
+                written += len(block)
+                if written > cap:
+                    raise ChecksumMismatch(f"{file}: {raw_endpoint()} sent more than {cap:,} bytes, more than "
+                                           "the registry's copy allows: refused, and the download deleted")
                 out.write(block)
-    except urllib.error.HTTPError as exc:
-        target.unlink(missing_ok=True)
-        if exc.code == 404:
-            raise HubNotFound(f"{file}: not found at {url} (HTTP 404)") from None
-        raise HubUnreachable(f"{file}: {raw_endpoint()} answered HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError, TimeoutError) as exc:
-        target.unlink(missing_ok=True)
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set() or isinstance(exc, TimeoutError):
+            left()  # past the whole deadline: say so
         reason = getattr(exc, "reason", None) or exc
-        raise HubUnreachable(f"{file}: could not reach {raw_endpoint()} ({str(reason)[:120]})") from None
+        raise HubUnreachable(f"{file}: could not reach {raw_endpoint()} ({str(reason)[:120] or type(exc).__name__})"
+                             ) from None
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        connection.close()
+
+
+def _cut(sock: socket.socket | None, expired: threading.Event) -> None:
+    expired.set()
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def obtain(file: RawFile, *, accept: Accept | None = None, notify: Notify | None = None) -> Fetched:
     """A verified local copy of ``file``: from disk without a network call when one is there, else
-    downloaded and checked; raises HubUnreachable (offline too), HubNotFound or ChecksumMismatch."""
+    downloaded and checked; raises HubUnreachable (offline too), HubNotFound, ChecksumMismatch, or
+    NotDownloaded where downloads are held (``reproduce --dry-run``). ``accept`` may write the copy it
+    accepts in place of the download (only what it checked) and returns what it checked it against."""
     found = _verified_copy(file)
     if found is not None:
         return found
     if offline():
         raise HubUnreachable(f"{file}: offline mode is on (HF_HUB_OFFLINE) and there is no verified copy here yet")
+    if (held := downloads_held()) is not None:
+        raise NotDownloaded(f"{file}: not downloaded ({held}); it would come from {file.url()}")
     target = file.cache_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     if notify:
         notify(f"fetching {file} from {raw_endpoint()}")
-    _download(file, partial)
-    actual = sha256_file(partial)
-    against = "registry" if actual == file.sha256 else (accept(partial) if accept is not None else None)
-    if against is None:
+    try:
+        source = _download(file, partial)
+        actual = sha256_file(partial)
+        against = "registry" if actual == file.sha256 else (accept(partial) if accept is not None else None)
+        if against is None:
+            raise ChecksumMismatch(f"{file}: the downloaded bytes do not match the checksum from the registry "
+                                   f"(expected {file.sha256}, got sha256 {actual}); the download was deleted")
+        actual = sha256_file(partial)  # what ``accept`` kept, when it rewrote the copy
+        os.replace(partial, target)  # never a half-written or unchecked file under the final name
+    finally:
         partial.unlink(missing_ok=True)
-        raise ChecksumMismatch(f"{file}: the downloaded bytes do not match the checksum from the registry "
-                               f"(expected {file.sha256}, got sha256 {actual}); the download was deleted")
-    os.replace(partial, target)  # never a half-written or unchecked file under the final name
     size = target.stat().st_size
-    lock.record(file.lock_key(), lock.Locked(commit=file.commit, sha256=actual, size=size, checked_against=against))
+    lock.record(file.lock_key(), lock.Locked(commit=file.commit, sha256=actual, size=size, checked_against=against,
+                                             fetched_from=source))
     if notify:
         notify(f"  {size:,} bytes, checked against the {against}: sha256 {actual[:16]}…")
-    return Fetched(path=target, sha256=actual, size=size, commit=file.commit, checked_against=against)
+    return Fetched(path=target, sha256=actual, size=size, commit=file.commit, checked_against=against,
+                   fetched_from=source)
 
 
 def is_cached(file: RawFile) -> bool:

@@ -34,6 +34,7 @@ class Locked:
     size: int
     checked_against: str  # "registry", "hub" (the Hub's LFS sha256 or git sha1) or "first download"
     recorded_at: str = ""
+    fetched_from: str = ""  # the URL the bytes came from, as asked when they were downloaded ("": not recorded)
 
 
 def lock_path() -> Path:

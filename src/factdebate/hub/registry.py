@@ -29,11 +29,13 @@ class HubDataset:
     checksum_source: str = ""
     host: str = "huggingface"  # or "github": a file of a repository at a commit (hub/github.py)
     records_sha256: str = ""  # github: the records' fingerprint (eval/hub_datasets.py), accepted in place of the bytes
+    size: int | None = None  # github: the registry's copy's size in bytes, which caps the download (hub/github.py)
 
     def raw_file(self) -> RawFile:
         """The file of a ``github`` entry."""
         first = self.files[0]
-        return RawFile(repo=self.repo, commit=self.revision, path=first.path, sha256=first.sha256 or "")
+        return RawFile(repo=self.repo, commit=self.revision, path=first.path, sha256=first.sha256 or "",
+                       size=self.size)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,8 @@ def datasets() -> dict[str, HubDataset]:
             repo_type=entry.get("repo_type", "dataset"), revision=entry.get("revision", "main"),
             files=_files(entry), format=entry["format"], split=entry.get("split", ""),
             convert=entry.get("convert"), checksum_source=entry.get("checksum_source", ""),
-            host=entry.get("host", "huggingface"), records_sha256=entry.get("records_sha256", ""))
+            host=entry.get("host", "huggingface"), records_sha256=entry.get("records_sha256", ""),
+            size=entry.get("size"))
     return found
 
 

@@ -84,8 +84,18 @@ def test_limit_5_reads_the_four_authors_files_through_the_fetch_path(
         raw: RawServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     serve_all(raw)
     out = tmp_path / "out"
-    code, printed, err = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad",
-                              "--limit", "5", "--dry-run", "-o", str(out), *SCRIPTED)
+    plan = ["reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad", "--limit", "5", "--dry-run",
+            "-o", str(out), *SCRIPTED]
+    # A dry run downloads nothing (issue 56): each column says its file is not here and how to fetch it.
+    code, printed, err = call(capsys, *plan)
+    assert code == 0, err
+    assert raw.requests == [] and "0 run(s) ready, 4 skipped" in printed
+    for column in COLUMNS:
+        assert (f"not downloaded (reproduce --dry-run downloads nothing); it would come from "
+                f"{entry(column).raw_file().url()}; `factdebate datasets fetch toolmad-{column}` fetches it") in printed
+    code, _, err = call(capsys, "datasets", "fetch", *(f"toolmad-{column}" for column in COLUMNS))
+    assert code == 0, err
+    code, printed, err = call(capsys, *plan)
     assert code == 0, err
     assert "4 run(s) ready, 0 skipped" in printed
     for column in COLUMNS:
@@ -134,12 +144,11 @@ def test_a_checksum_mismatch_is_refused_and_the_cell_skipped(
     serve_all(raw)
     file = entry("fever").raw_file()
     raw.corrupt.add(f"{file.repo}/{file.commit}/{file.path}")
-    code, printed, _ = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad",
-                            "--datasets", "fever", "--limit", "5", "--dry-run", "-o", str(tmp_path / "out"),
-                            *SCRIPTED)
-    assert code == 0 and "0 run(s) ready, 1 skipped" in printed
-    assert "fever/tool-mad: SKIPPED" in printed and "the authors' sample set was refused" in printed
-    assert "do not match the checksum from the registry" in printed
+    code, printed, err = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad",
+                              "--datasets", "fever", "--limit", "5", "-o", str(tmp_path / "out"), *SCRIPTED)
+    shown = printed + err
+    assert "fever/tool-mad" in shown and "the authors' sample set was refused" in shown, shown
+    assert "do not match the checksum from the registry" in shown
     assert not file.cache_path().exists()  # nothing kept
     with pytest.raises(ChecksumMismatch, match=r"^dataset 'toolmad-fever': .*--dataset fever:PATH$"):
         load_dataset("toolmad-fever")
@@ -148,14 +157,14 @@ def test_a_checksum_mismatch_is_refused_and_the_cell_skipped(
 def test_other_bytes_with_the_same_records_are_accepted_and_other_records_refused(
         raw: RawServer, tmp_path: Path) -> None:
     """The registry's sha256 is of a copy made from a text view of the file: the original may differ in
-    whitespace; its records (ids, labels, claims) may not."""
+    whitespace; its records (every field the loader reads) may not."""
     file = entry("fever").raw_file()
     records = json.loads((AUTHORS / "fever.json").read_text(encoding="utf-8"))
     compact = tmp_path / "compact.json"
     compact.write_text(json.dumps(records), encoding="utf-8")  # other bytes, the same records
     raw.serve_file(file.repo, file.commit, file.path, compact)
     dataset = load_dataset("toolmad-fever")
-    assert dataset.origin["checked_against"] == "registry's records (ids, labels, claims)"
+    assert dataset.origin["checked_against"] == "registry's records (every field the loader reads)"
     assert dataset.origin["sha256"] == sha256(compact.read_bytes()) != file.sha256
     assert load_dataset("toolmad-fever").origin["checked_against"] == "lock"  # from disk, against the lock
 

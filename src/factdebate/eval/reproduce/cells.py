@@ -25,7 +25,7 @@ from factdebate.core.errors import FactDebateError, InputError
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
 from factdebate.eval.reproduce.spec import DatasetSpec, Paper, RunSpec, Table
 from factdebate.eval.runner import Plan, check_resume, make_plan
-from factdebate.hub.errors import ChecksumMismatch, HubError
+from factdebate.hub.errors import ChecksumMismatch, HubError, NotDownloaded
 
 RUN_DIR = "{run_dir}"
 SAMPLE_SET = "sample_set"  # the deviation of a run that could not have the authors' own sample set
@@ -206,6 +206,10 @@ def sample_source(spec: DatasetSpec, given: str | None, datasets: _Datasets) -> 
         return _Source(whole, spec.authors, [note], origin=origin)
     if isinstance(got, ChecksumMismatch):
         return _Source(spec, spec.authors, refused=f"the authors' sample set was refused: {got}")
+    if isinstance(got, NotDownloaded):  # a dry run: planned without its file, never replaced by another draw
+        reason = str(got).split(". To use a copy of your own")[0]
+        return _Source(spec, spec.authors, refused=f"{reason}; `factdebate datasets fetch {spec.authors}` "
+                                                   "fetches it")
     from factdebate.hub.registry import datasets as registry
 
     entry = registry()[spec.authors]
