@@ -144,8 +144,8 @@ def test_a_checksum_mismatch_is_refused_and_the_cell_skipped(
     serve_all(raw)
     file = entry("fever").raw_file()
     raw.corrupt.add(f"{file.repo}/{file.commit}/{file.path}")
-    code, printed, err = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad",
-                              "--datasets", "fever", "--limit", "5", "-o", str(tmp_path / "out"), *SCRIPTED)
+    _, printed, err = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad",
+                           "--datasets", "fever", "--limit", "5", "-o", str(tmp_path / "out"), *SCRIPTED)
     shown = printed + err
     assert "fever/tool-mad" in shown and "the authors' sample set was refused" in shown, shown
     assert "do not match the checksum from the registry" in shown
