@@ -3,8 +3,9 @@
 // OpenClaw's hook runner calls the hooks it registered, with OpenClaw's own merging, timeouts and error handling;
 // no gateway is started. argv: [scenarios JSON: [{name, config, answers, trigger?}], the openclaw package's
 // folder, the plug-in's folder]. One turn per scenario: each answer in turn goes to before_agent_finalize; while
-// the plug-in asks for a revision, the next answer is the agent's revision. The answer last accepted then goes out
-// through reply_payload_sending, and what it became is the user's text.
+// the plug-in asks for a revision, before_agent_run gates the pass (a block stops it: `stopped`) and the next
+// answer is the agent's revision. The answer last accepted (or the block's error reply) then goes out through
+// reply_payload_sending, and what it became is a channel's text.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -40,14 +41,23 @@ for (const s of JSON.parse(scenariosJson)) {
   const ctx = { runId: `run-${s.name}`, agentId: "main", sessionKey, trigger: s.trigger ?? "user" };
   const decisions = [];
   let answer;
+  let stopped; // the message of before_agent_run's block, when it stopped the pass after a decision
   for (answer of s.answers) {
     const decision = await runner.runBeforeAgentFinalize({ runId: ctx.runId, sessionKey, lastAssistantMessage: answer,
       messages: [{ role: "user", content: "Where is the Eiffel Tower?" }] }, ctx);
     decisions.push(decision ?? null);
     if (decision?.action !== "revise") break;
+    // the pass the revision asks for starts with before_agent_run, as OpenClaw's embedded runner has it
+    const gate = await runner.runBeforeAgentRun({ prompt: decision.retry?.instruction ?? "", messages: [] }, ctx);
+    if (gate?.decision?.outcome === "block") {
+      stopped = gate.decision.message;
+      // what OpenClaw then delivers: the block as an error reply (hooks.ts's resolveBlockMessage)
+      answer = `Your message could not be sent: ${stopped} (blocked by ${gate.pluginId})`;
+      break;
+    }
   }
   const sent = await runner.runReplyPayloadSending({ payload: { text: answer }, runId: ctx.runId, sessionKey }, ctx);
-  out.push({ name: s.name, decisions, shown: sent?.payload?.text ?? answer });
+  out.push({ name: s.name, decisions, stopped: stopped ?? null, shown: sent?.payload?.text ?? answer });
 }
 console.log(JSON.stringify(out));
 process.exit(0); // the loaded registry keeps timers of its own

@@ -1,14 +1,16 @@
 """OpenClaw with factdebate, against the real packages: the plug-in (integrations/openclaw) loaded by OpenClaw's own
 plug-in loader and its hooks called by OpenClaw's hook runner, under the real Node 24, against factdebate's service
-(tests/server/openclaw_drive.mjs; no gateway); and, with ``FACTDEBATE_TEST_OPENCLAW_GATEWAY=1``, the real OpenClaw
-gateway with a scripted model: with the plug-in, with the guard as its model provider, and with ``factdebate mcp``
-as its MCP server for two sessions at once.
+(tests/server/openclaw_drive.mjs; no gateway); the plug-in installed by its documented command into one real
+OpenClaw gateway for the module, with a scripted model, read through the gateway's HTTP API, its CLI and a WebChat
+client (tests/server/openclaw_chat.mjs); and, with ``FACTDEBATE_TEST_OPENCLAW_GATEWAY=1``, gateways of their own
+with the guard as the model provider, and with ``factdebate mcp`` as the MCP server for two sessions at once.
 
 All need ``scripts/openclaw-for-tests.sh`` to have installed Node 24 and OpenClaw (about 840 MB in ~/.cache;
 ``scripts/setup.sh --dev``, make test's setup, runs it in the background); until then they are skipped, saying so.
-The plug-in's test takes about 3 s (OpenClaw's loader is 1.2 CPU-s of it). The gateway's tests 41-61 s each at
-load 11-17, minutes at other times: ``openclaw gateway run`` took 2 to 3.5 minutes to start at load 18-19, and
-twice failed to start there (its state lease's own 5 s limit), hence their switch. The network is cut by
+The plug-in's driver test takes about 3 s at idle (OpenClaw's loader is 1.2 CPU-s of it). The module's
+gateway is the slow part (docs/guard/openclaw.md has the figures): its test is opt-in for now, as the other
+gateway tests are. Those took 41-61 s each at load 11-17; ``openclaw gateway run`` took 2 to 3.5 minutes to
+start at load 18-19, and twice failed to start there (its state lease's own 5 s limit). The network is cut by
 scripts/test.sh (``unshare -rn``); OpenClaw starts and answers without it."""
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,6 +32,8 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
+from factdebate.llm import make_backend
+from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message
 from factdebate.server.app import create_app
 from tests.paths import ROOT
 from tests.server.conftest import PLAIN, LiveServer, free_port, offline_build
@@ -41,6 +47,7 @@ OPENCLAW = INSTALL / "claw" / "node_modules" / "openclaw" / "openclaw.mjs"
 PLUGIN = ROOT / "integrations" / "openclaw"
 KEY = "plugin-key-0123456789"
 WRONG = "The Eiffel Tower is in Berlin."
+ROME = "The Eiffel Tower is in Rome."  # the checker is down for it (_DownOverRome)
 # The scripted checker refutes every claim it is given, so the revision that passes is one with no claim in it.
 REVISED = "Thanks for asking!"
 PASSAGE = {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It was completed in 1889."}
@@ -49,15 +56,33 @@ pytestmark = pytest.mark.skipif(not (NODE.exists() and OPENCLAW.exists()),
                                 reason="Node 24 and OpenClaw are not installed: run scripts/openclaw-for-tests.sh")
 
 
+class _DownOverRome:
+    """The checker's model, scripted, and down (every call fails) for a text that mentions Rome: factdebate is up,
+    its check is not (``degraded``)."""
+
+    endpoint = ""
+    max_parallel = 1024
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.name = backend.name
+
+    async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        if any("Rome" in m["content"] for m in messages):
+            raise FatalLLMError("the checker's model is down")
+        return await self.backend.complete(messages, params)
+
+
 @pytest.fixture(scope="module")
 def factdebate_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """factdebate's service (the app ``factdebate serve`` runs, on a real port in this process) whose scripted
-    checker refutes what the given passage does not say; no search agents: the plug-in sends the evidence."""
+    checker refutes what the given passage does not say, and is down for an answer about Rome; no search agents:
+    the plug-in sends the evidence."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("FACTDEBATE_GUARD__MAX_TIER", "fast")  # the fast tier's verdict, not an escalation's
         env.setenv("FACTDEBATE_GUARD__TIER", "fast")
-        app = create_app(api_keys=[KEY], defaults=PLAIN, build=offline_build,
-                         db_path=tmp_path_factory.mktemp("serve") / "service.sqlite")
+        app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path_factory.mktemp("serve") / "service.sqlite",
+                         build=lambda s: offline_build(s, _DownOverRome(make_backend(s.llm.debater))))
         with LiveServer(app) as server:
             yield server.url
 
@@ -82,6 +107,8 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
         {"name": "toolonly", "config": _config(factdebate_url, "block"), "answers": [""]},
         {"name": "closed", "config": _config(closed, "flag", failClosed=True), "answers": [WRONG]},
         {"name": "open", "config": _config(closed, "block"), "answers": [WRONG]},
+        {"name": "degraded", "config": _config(factdebate_url, "flag", failClosed=True), "answers": [ROME]},
+        {"name": "degradedopen", "config": _config(factdebate_url, "flag"), "answers": [ROME]},
     ]
     env = {**os.environ, "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "openclaw")}
     done = subprocess.run([str(NODE), str(ROOT / "tests" / "server" / "openclaw_drive.mjs"), json.dumps(scenarios),
@@ -107,20 +134,29 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     assert [d and d["action"] for d in stubborn["decisions"]] == ["revise", None]
     assert stubborn["shown"].startswith(WRONG) and "Fact check:" in stubborn["shown"]
 
-    block = turns["block"]
-    assert block["shown"].startswith("This answer was withheld") and WRONG in block["shown"]
+    block = turns["block"]  # sent back, and the pass stopped before the model with the refusal
+    assert block["decisions"][0]["action"] == "revise"
+    assert block["stopped"].startswith("This answer was withheld") and WRONG in block["stopped"]
+    assert block["shown"] == block["stopped"]  # a channel gets the refusal, not OpenClaw's error wrapping it
 
     assert checked == {"flag": 1, "rewrite": 2, "stubborn": 2, "block": 1, "heartbeat": 0, "toolonly": 0,
-                       "closed": 0, "open": 0}  # what factdebate kept: each check the plug-in asked for
+                       "closed": 0, "open": 0, "degraded": 1, "degradedopen": 1}  # each check the plug-in asked for
     for skipped in ("heartbeat", "toolonly"):
-        assert turns[skipped]["decisions"] == [None]
+        assert turns[skipped]["decisions"] == [None] and turns[skipped]["stopped"] is None
     assert turns["heartbeat"]["shown"] == WRONG
 
-    closed_turn = turns["closed"]["shown"]
-    assert closed_turn.startswith("This answer was withheld: it could not be fact-checked")
-    assert "Berlin" not in closed_turn
+    closed_turn = turns["closed"]
+    assert closed_turn["stopped"].startswith("This answer was withheld: it could not be fact-checked")
+    assert "Berlin" not in closed_turn["stopped"] and closed_turn["shown"] == closed_turn["stopped"]
     assert turns["open"]["shown"].startswith(WRONG) and "Not fact-checked: factdebate could not be reached" in \
         turns["open"]["shown"]
+    # factdebate up, its checker down: withheld under failClosed (the guard's on_unchecked: block), else the
+    # answer with the guard's note that it could not be checked
+    degraded = turns["degraded"]
+    assert degraded["stopped"].startswith("This answer was withheld: it could not be checked")
+    assert "Rome" not in degraded["stopped"] and degraded["shown"] == degraded["stopped"]
+    assert turns["degradedopen"]["stopped"] is None and turns["degradedopen"]["shown"].startswith(ROME)
+    assert "could not be checked" in turns["degradedopen"]["shown"]
 
 
 def _stream(handler: BaseHTTPRequestHandler, delta: dict[str, Any]) -> None:
@@ -169,14 +205,36 @@ class _McpAgent(_Model):
                                                     "arguments": json.dumps(args)}}]})
 
 
+@dataclass(frozen=True)
+class Claw:
+    """A running ``openclaw gateway run``: its port and the environment its CLI needs to reach it."""
+
+    port: int
+    env: dict[str, str]
+    start_s: float  # from the process's start to its /readyz answering 200
+
+    @property
+    def completions(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1/chat/completions"
+
+
+def _claw_env(home: Path) -> dict[str, str]:
+    """OpenClaw's CLI and gateway with their state and config under ``home``."""
+    state = home / "openclaw"
+    return {**os.environ, "HOME": str(home), "OPENCLAW_STATE_DIR": str(state),
+            "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json"), "PATH": f"{NODE.parent}:{os.environ['PATH']}"}
+
+
 @contextlib.contextmanager
-def _gateway(tmp_path: Path, model: type[BaseHTTPRequestHandler], extra: dict[str, Any]) -> Iterator[str]:
-    """``openclaw gateway run`` on loopback with ``model`` as its only model and ``extra`` in its config; yields
-    the chat completions URL (the token is TOKEN)."""
+def _gateway(tmp_path: Path, model: type[BaseHTTPRequestHandler], extra: dict[str, Any],
+             base: dict[str, Any] | None = None) -> Iterator[Claw]:
+    """``openclaw gateway run`` on loopback with ``model`` as its only model and ``extra`` in its config (over
+    ``base``, a config OpenClaw's CLI wrote); yields it (the token is TOKEN)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), model)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = free_port()
     config = {
+        **(base or {}),
         "gateway": {"mode": "local", "bind": "loopback", "port": port, "auth": {"mode": "token", "token": TOKEN},
                     "http": {"endpoints": {"chatCompletions": {"enabled": True}}}},
         "models": {"mode": "replace", "providers": {"scripted": {
@@ -187,28 +245,34 @@ def _gateway(tmp_path: Path, model: type[BaseHTTPRequestHandler], extra: dict[st
         "agents": {"defaults": {"model": {"primary": "scripted/m1"}}},
         **extra,
     }
-    state = tmp_path / "openclaw"
-    state.mkdir()
+    env = _claw_env(tmp_path)
+    state = Path(env["OPENCLAW_STATE_DIR"])
+    state.mkdir(exist_ok=True)
     (state / "openclaw.json").write_text(json.dumps(config))
-    env = {**os.environ, "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(state),
-           "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json"), "PATH": f"{NODE.parent}:{os.environ['PATH']}"}
     with (tmp_path / "gateway.log").open("w") as log:
+        began = time.monotonic()
         gateway = subprocess.Popen([str(NODE), str(OPENCLAW), "gateway", "run"], env=env, stdout=log,
-                                   stderr=subprocess.STDOUT)
+                                   stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + 400
-            while True:
+            while True:  # /readyz: started, its agents' databases admitted (its HTTP answers come earlier)
                 try:
-                    httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
-                    break
+                    if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200:
+                        break
                 except httpx.TransportError:
-                    assert gateway.poll() is None, (tmp_path / "gateway.log").read_text()[-3000:]
-                    assert time.monotonic() < deadline, "the gateway did not start"
-                    time.sleep(1)
-            yield f"http://127.0.0.1:{port}/v1/chat/completions"
+                    pass
+                assert gateway.poll() is None, (tmp_path / "gateway.log").read_text()[-3000:]
+                assert time.monotonic() < deadline, "the gateway did not start"
+                time.sleep(0.5)
+            yield Claw(port=port, env=env, start_s=time.monotonic() - began)
         finally:
-            gateway.terminate()
-            gateway.wait(60)
+            # the gateway and its helpers (spawn broker, SQLite workers): its own stop may drain for minutes
+            os.killpg(gateway.pid, signal.SIGTERM)
+            try:
+                gateway.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(gateway.pid, signal.SIGKILL)
+                gateway.wait(10)
             server.shutdown()
 
 
@@ -224,18 +288,130 @@ GATEWAY = pytest.mark.skipif(not os.environ.get("FACTDEBATE_TEST_OPENCLAW_GATEWA
     "OpenClaw's gateway takes minutes to start here: set FACTDEBATE_TEST_OPENCLAW_GATEWAY=1"))
 
 
+class _Agent(BaseHTTPRequestHandler):
+    """The agents' model, scripted by the question: the wrong place; after the plug-in's revision request a reply
+    with no claim in it, unless the question says ``[stubborn]`` (the wrong place again); Rome (the checker is down
+    for it) when it says ``[rome]``."""
+
+    requests: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        type(self).requests.append(body)
+        said = json.dumps(body["messages"])
+        answer = ROME if "[rome]" in said else REVISED if "A fact check found" in said and "[stubborn]" not in said \
+            else WRONG
+        _stream(self, {"content": answer})
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+QUESTION = "Where is the Eiffel Tower?"
+# Each case: the OpenClaw agent it runs on (its policy in the plug-in's `agents`: main flags, block blocks,
+# rewrite rewrites with failClosed) and the question. Three agents, not one per case: each agent's first run
+# costs the gateway seconds of its own.
+CASES = {"flag": ("main", QUESTION), "block": ("block", QUESTION), "rewrite": ("rewrite", QUESTION),
+         "stubborn": ("rewrite", f"{QUESTION} [stubborn]"), "closed": ("rewrite", f"{QUESTION} [rome]")}
+# `openclaw agent` is a process of its own, seconds of CPU each: one per kind of outcome (the answer as written,
+# the revision, the refusal); the HTTP API and WebChat take every case.
+CLI_CASES = ("flag", "rewrite", "closed")
+
+
+@pytest.fixture(scope="module")
+def claw(factdebate_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Claw]:
+    """One ``openclaw gateway run`` for the plug-in's surface tests, with the plug-in installed by the command
+    docs/guard/openclaw.md gives, word for word, and three agents: ``main`` (flag), ``block`` and ``rewrite``
+    (with failClosed). Lean: OpenClaw's other plug-ins, tools and workspace files are left out (they cost each run
+    seconds here), and the config is in the form OpenClaw's doctor would migrate it to at start."""
+    home = tmp_path_factory.mktemp("claw")
+    env = _claw_env(home)
+    done = subprocess.run([str(NODE), str(OPENCLAW), "plugins", "install", "--link", "./integrations/openclaw",
+                           "--force", "--accept-capabilities"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    installed = json.loads((Path(env["OPENCLAW_CONFIG_PATH"])).read_text())
+    plugins = installed["plugins"]
+    assert [Path(p).resolve() for p in plugins["load"]["paths"]] == [PLUGIN.resolve()]
+    assert plugins["entries"]["factdebate"]["enabled"] is True  # the install enables it
+    plugins["allow"] = ["factdebate"]
+    # deadlineS: the guard's most, so that a check slowed by a loaded machine is not "unreachable"
+    plugins["entries"]["factdebate"].update(hooks={"allowConversationAccess": True}, config={**_config(
+        factdebate_url, "flag", agents={"block": {"policy": "block"},
+                                        "rewrite": {"policy": "rewrite", "failClosed": True}}), "deadlineS": 120})
+    agents = {"defaults": {"model": {"primary": "scripted/m1"}, "skipBootstrap": True,
+                           "systemAgent": {"agentId": "main"}, "heartbeat": {"agentId": "main"}},
+              "entries": {"main": {}, "block": {}, "rewrite": {}}, "ownership": "explicit"}
+    _Agent.requests.clear()
+    with _gateway(home, _Agent, {"plugins": plugins, "agents": agents, "tools": {"profile": "minimal"}},
+                  base=installed) as gateway:
+        yield gateway
+
+
+def _over_http(claw: Claw, name: str) -> tuple[int, str]:
+    """What a caller of the gateway's /v1/chat/completions reads: the status and the answer (or the body)."""
+    agent, question = CASES[name]
+    reply = httpx.post(claw.completions, timeout=400, headers={"Authorization": f"Bearer {TOKEN}"}, json={
+        "model": f"openclaw/{agent}", "user": f"{name}-http", "messages": [{"role": "user", "content": question}]})
+    if reply.status_code != 200:
+        return reply.status_code, reply.text
+    return 200, str(reply.json()["choices"][0]["message"]["content"])
+
+
+def _over_cli(claw: Claw, name: str) -> tuple[int, str]:
+    """What ``openclaw agent`` prints (its exit status and output)."""
+    agent, question = CASES[name]
+    done = subprocess.run([str(NODE), str(OPENCLAW), "agent", "--agent", agent, "--session-key",
+                           f"agent:{agent}:cli-{name}", "-m", question], env=claw.env, capture_output=True,
+                          text=True, timeout=400)
+    return done.returncode, (done.stdout + done.stderr).strip()
+
+
+def _over_chat(claw: Claw) -> dict[str, dict[str, Any]]:
+    """What a WebChat client shows (tests/server/openclaw_chat.mjs, chat.send): per case, the run's end."""
+    turns = [{"sessionKey": f"agent:{agent}:webchat-{name}", "message": question}
+             for name, (agent, question) in CASES.items()]
+    done = subprocess.run([str(NODE), str(ROOT / "tests" / "server" / "openclaw_chat.mjs"),
+                           f"ws://127.0.0.1:{claw.port}", TOKEN, json.dumps(turns)], capture_output=True, text=True,
+                          timeout=400)
+    assert done.returncode == 0, done.stderr
+    return {end["sessionKey"].rsplit("-", 1)[1]: end for end in json.loads(done.stdout)}
+
+
 @GATEWAY
-def test_the_gateway_shows_the_checked_revision(factdebate_url: str, tmp_path: Path) -> None:
-    """The plug-in inside ``openclaw gateway run``: a refuted answer is sent back once, and the caller of the
-    gateway's HTTP API reads the revision (checked again), not the refuted answer."""
-    _Model.requests.clear()
-    plugin = {"plugins": {"load": {"paths": [str(PLUGIN)]}, "entries": {"factdebate": {
-        "enabled": True, "hooks": {"allowConversationAccess": True}, "config": _config(factdebate_url, "rewrite")}}}}
-    with _gateway(tmp_path, _Model, plugin) as url:
-        shown = _ask(url, "alice")
-    assert shown == REVISED
-    asked = json.dumps(_Model.requests[-1]["messages"])
-    assert len(_Model.requests) == 2 and WRONG in asked and "Correction" in asked
+@pytest.mark.timeout(1200)  # the module's install and gateway start within it; minutes each at load 25-35
+def test_what_each_surface_shows_under_each_policy(claw: Claw) -> None:
+    """The plug-in in a real gateway, as its users read it: the HTTP API, the CLI and a WebChat client, under
+    flag, block, rewrite (a clean revision, and one still wrong) and failClosed with the checker down. Footnotes
+    reach none of these three (OpenClaw builds their text from the run, not from the delivered reply); a revision
+    reaches all three; an answer withheld reaches none of them: the CLI and WebChat show the refusal, the HTTP API
+    fails the request."""
+    with ThreadPoolExecutor(len(CASES) + len(CLI_CASES) + 1) as pool:
+        chat_ends = pool.submit(_over_chat, claw)
+        http = {name: pool.submit(_over_http, claw, name) for name in CASES}
+        cli = {name: pool.submit(_over_cli, claw, name) for name in CLI_CASES}
+        shown = {name: (http[name].result(), cli[name].result() if name in cli else None, chat_ends.result()[name])
+                 for name in CASES}
+
+    for name in ("flag", "stubborn"):  # the answer as the agent wrote it: no footnote reaches these surfaces
+        (status, text), printed, chat = shown[name]
+        assert (status, text) == (200, WRONG) and printed in (None, (0, WRONG)), shown[name]
+        assert (chat["state"], chat["text"]) == ("final", WRONG), chat
+    (status, text), printed, chat = shown["rewrite"]  # the agent's revision, checked again, everywhere
+    assert (status, text, printed) == (200, REVISED, (0, REVISED)), shown["rewrite"]
+    assert (chat["state"], chat["text"]) == ("final", REVISED) and WRONG not in json.dumps(chat["deltas"]), chat
+    for name, why in (("block", f'says what the evidence contradicts: "{WRONG}"'),
+                      ("closed", "This answer was withheld: it could not be checked (the claims could not be")):
+        (status, text), printed, chat = shown[name]
+        assert status == 500 and "Berlin" not in text and "Rome" not in text, text  # OpenClaw: "internal error"
+        said = [chat["error"]] + ([printed[1]] if printed else [])
+        for words in said:  # OpenClaw's words for a run stopped by a gate, around the refusal
+            assert words.startswith("Your message could not be sent: This answer was withheld") and why in words, said
+            assert words.endswith("(blocked by factdebate)"), words
+        assert chat["state"] == "error" and chat["text"] is None and not chat["deltas"], chat
+    asked = [json.dumps(r["messages"]) for r in _Agent.requests]
+    assert not any("Reply with exactly this notice" in a for a in asked)  # a withheld answer's pass reached no model
+    assert sum("[stubborn]" in a for a in asked) == 4  # HTTP and WebChat: the answer and its one revision
 
 
 @GATEWAY
@@ -264,8 +440,8 @@ def test_the_guard_as_provider_refuses_with_an_answer(tmp_path: Path, monkeypatc
                     "contextWindow": 32000, "maxTokens": 1024,
                     "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}},
                 "agents": {"defaults": {"model": {"primary": "factdebate/m1"}}}}
-            with _gateway(tmp_path, _Model, provider) as url:
-                reply = httpx.post(url, timeout=400, headers={"Authorization": f"Bearer {TOKEN}"}, json={
+            with _gateway(tmp_path, _Model, provider) as claw:
+                reply = httpx.post(claw.completions, timeout=400, headers={"Authorization": f"Bearer {TOKEN}"}, json={
                     "model": "openclaw", "user": "alice",
                     "messages": [{"role": "user", "content": "Tell me about Paris."}]})
     if finish == "stop":
@@ -288,8 +464,8 @@ def test_two_sessions_use_factdebate_mcp_at_once(tmp_path: Path) -> None:
            # requestTimeoutMs as docs/guard/openclaw.md has it: without it the tool listing gets 1.5 s
            "mcp": {"servers": {"factdebate": {"command": EXE, "args": ["mcp"], "env": env,
                                               "connectionTimeoutMs": 5000, "requestTimeoutMs": 120000}}}}
-    with _gateway(tmp_path, _McpAgent, mcp) as url, ThreadPoolExecutor(2) as pool:
-        shown = list(pool.map(lambda user: _ask(url, user), ["alice", "bob"]))
+    with _gateway(tmp_path, _McpAgent, mcp) as claw, ThreadPoolExecutor(2) as pool:
+        shown = list(pool.map(lambda user: _ask(claw.completions, user), ["alice", "bob"]))
     assert shown == ["verdict: REFUTES", "verdict: REFUTES"]
     called = [r for r in _McpAgent.requests if any(m.get("role") in ("tool", "toolResult") for m in r["messages"])]
     assert len(called) == 2  # each session called the tool once and read its result
