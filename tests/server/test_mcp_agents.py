@@ -4,6 +4,7 @@ the operator's caps), what the server advertises, and tools that say the index i
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import Any
 
@@ -77,6 +78,11 @@ async def test_the_server_offers_tools_only_with_annotations_and_its_version(scr
     for tool in tools:
         assert tool.annotations is not None and tool.description
         assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is True
+        # A real output schema (issue 58: each was {"type": "object"}), the fields a client reads named.
+        assert tool.output_schema is not None and tool.output_schema.get("properties"), tool.name
+    answer = next(t for t in tools if t.name == "check_answer").output_schema
+    assert answer is not None and {"to_fix", "claims", "deadline_s"} <= set(answer["properties"])
+    assert '"contradicts"' in json.dumps(answer)  # each quote's stance, spelt out
 
 
 async def test_tools_say_the_index_is_being_prepared(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:

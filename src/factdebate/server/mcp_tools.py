@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -21,14 +21,36 @@ from pydantic_core import PydanticCustomError
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
+from factdebate.core.types import Span as CoreSpan
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.types import EvidenceMode, GuardClaim, GuardEvidence, GuardOptions, GuardResult, Tier
+from factdebate.guard.types import (
+    ClaimEvidence,
+    EvidenceMode,
+    GuardClaim,
+    GuardEvidence,
+    GuardOptions,
+    GuardResult,
+    Tier,
+)
 from factdebate.run.build import builtin_engines
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp_guard_host import McpHost, caller_of
 from factdebate.server.mcp_prepare import Preparation
+from factdebate.server.mcp_results import (
+    AnswerCheck,
+    AnswerClaim,
+    ClaimVerdict,
+    Counts,
+    Excerpt,
+    Passage,
+    Quote,
+    ResponseCheck,
+    ResponseClaim,
+    Round,
+    Span,
+)
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
 from factdebate.server.tool_allowlist import check_allow_entry
@@ -46,58 +68,74 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
                             open_world_hint=True)
 
 
-def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> dict[str, Any]:
+def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> Excerpt:
     text = doc.text if len(doc.text) <= chars else doc.text[:chars] + "…"
     return {"title": doc.title, "source": doc.source, "text": text, "score": round(doc.score, 4)}
 
 
-def summarize(verdict: Verdict) -> dict[str, Any]:
+def _counts(verdict: Verdict | ResponseVerdict) -> Counts:
+    return {"llm_calls": verdict.usage.llm_calls, "tool_calls": verdict.usage.tool_calls,
+            "seconds": verdict.usage.seconds}
+
+
+def summarize(verdict: Verdict) -> ClaimVerdict:
     """What a chatbot needs to answer with: label, how it was reached, the reasons and the evidence."""
-    rounds = []
+    rounds: list[Round] = []
     for rnd in verdict.rounds:
         rounds.append({"round": rnd.round, "turns": [
             {"agent": t.agent, "tool": t.tool, "query": t.query, "label": t.label, "answer": t.response,
              "faithfulness": t.faithfulness, "answer_relevance": t.answer_relevance,
              "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
     return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
-            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds,
-            "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
+            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds, "usage": _counts(verdict)}
 
 
-def summarize_response(verdict: ResponseVerdict) -> dict[str, Any]:
-    claims = [{"claim": c.claim, "label": c.label, "error": c.error,
-               "span": c.span.model_dump() if c.span else None, "span_note": c.span_note,
+def _span(span: CoreSpan | None) -> Span | None:
+    return None if span is None else {"start": span.start, "end": span.end}
+
+
+def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
+    claims: list[ResponseClaim] = [{"claim": c.claim, "label": c.label, "error": c.error, "span": _span(c.span),
+                                    "span_note": c.span_note,
                "decided_by": c.verdict.decided_by if c.verdict else None,
                "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
     return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
             "method": verdict.method, "claims_extracted": verdict.extraction.parsed, "claims": claims,
-            "usage": verdict.usage.model_dump(include={"llm_calls", "tool_calls", "seconds"})}
+            "usage": _counts(verdict)}
 
 
 # A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard/
 # citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite was read, not
 # relied on, and says nothing either way that the check found.
-_STANCES = {Label.SUPPORTS: "supports", Label.REFUTES: "contradicts"}
+Stance = Literal["supports", "contradicts", "neither"]
+_STANCES: dict[Label, Stance] = {Label.SUPPORTS: "supports", Label.REFUTES: "contradicts"}
 
 
-def quote_stance(claim: GuardClaim, cited: bool) -> str:
+def quote_stance(claim: GuardClaim, cited: bool) -> Stance:
     """``supports``, ``contradicts`` or ``neither`` (not cited, or cited by an undecided verdict)."""
     if not cited or claim.status != "checked" or claim.label is None:
         return "neither"
     return _STANCES.get(claim.label, "neither")
 
 
-def _answer_claim(claim: GuardClaim) -> dict[str, Any]:
-    quotes = [{"title": e.title, "url": e.url, "quote": e.quote, "stance": quote_stance(claim, e.cited),
-               **({"injection": e.injection} if e.injection else {})} for e in claim.evidence]
+def _quote(claim: GuardClaim, evidence: ClaimEvidence) -> Quote:
+    quote: Quote = {"title": evidence.title, "url": evidence.url, "quote": evidence.quote,
+                    "stance": quote_stance(claim, evidence.cited)}
+    if evidence.injection:
+        quote["injection"] = evidence.injection
+    return quote
+
+
+def _answer_claim(claim: GuardClaim) -> AnswerClaim:
+    quotes = [_quote(claim, e) for e in claim.evidence]
     return {"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
-            "span": claim.span.model_dump() if claim.span else None, "span_note": claim.span_note,
-            "quotes": quotes, "correction": claim.correction.text if claim.correction else None,
+            "span": _span(claim.span), "span_note": claim.span_note, "quotes": quotes,
+            "correction": claim.correction.text if claim.correction else None,
             "correction_quote": claim.correction.quote_source if claim.correction else None,
             "correction_note": claim.correction_note, "tier": claim.tier, "decided_by": claim.decided_by}
 
 
-def summarize_answer(result: GuardResult) -> dict[str, Any]:
+def summarize_answer(result: GuardResult) -> AnswerCheck:
     """Per claim what an agent needs to fix its reply: where it says it (``span``: offsets into the reply),
     the label, the quotes it rests on and a correction; ``to_fix`` lists the refuted claims' indexes."""
     claims = [_answer_claim(c) for c in result.claims]
@@ -105,7 +143,9 @@ def summarize_answer(result: GuardResult) -> dict[str, Any]:
             "to_fix": [i for i, c in enumerate(result.claims) if c.status == "checked" and c.label == "REFUTES"],
             "unchecked": [i for i, c in enumerate(result.claims) if c.status != "checked"],
             "claims": claims, "passed_through": result.passed_through, "tier": result.tier,
-            "deadline_s": result.deadline_s, "usage": result.usage.model_dump()}
+            "deadline_s": result.deadline_s, "usage": {
+                "model_calls": result.usage.model_calls, "cached_calls": result.usage.cached_calls,
+                "tool_calls": result.usage.tool_calls, "seconds": result.usage.seconds}}
 
 
 def describe_errors(exc: ValidationError) -> str:
@@ -204,7 +244,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                            agents: list[AgentTool] | None = None,
                            rounds: int | None = None, search: SearchEngine | None = None,
                            k: int | None = None, evidence: list[GuardEvidence] | None = None,
-                           evidence_mode: EvidenceMode | None = None) -> dict[str, Any]:
+                           evidence_mode: EvidenceMode | None = None) -> ClaimVerdict:
         try:
             options = VerifyOptions.model_validate(
                 {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
@@ -224,7 +264,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                  description="Search for evidence passages about a query, judging nothing. tool='search' uses "
                              "the configured search engine, tool='rag' the vector database over the indexed corpus.")
     async def search_evidence(query: str, k: int = 5,
-                              tool: RetrievalTool = "search") -> list[dict[str, Any]]:
+                              tool: RetrievalTool = "search") -> list[Passage]:
         if not query.strip():
             raise ToolError("the query is empty")
         if reason := unsafe_reason(query):
@@ -241,7 +281,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             documents = await engine.search(query.strip(), k)
         except FactDebateError as exc:
             raise ToolError(str(exc)) from exc
-        return [_doc(d, 2000) | {"id": d.id, "tool": engine.name} for d in documents]
+        return [{**_doc(d, 2000), "id": d.id, "tool": engine.name} for d in documents]
 
     @server.tool(annotations=READ_ONLY,
                  description="Check a long answer claim by claim with the full method (no deadline): it is split "
@@ -250,7 +290,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              "check with quotes and corrections within a deadline, use check_answer.")
     async def check_response(response: str, question: str | None = None, method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
-                             evidence_mode: EvidenceMode | None = None) -> dict[str, Any]:
+                             evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
         from factdebate.run.response import run_response, validate_question, validate_response
 
         try:
@@ -280,7 +320,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
     async def check_answer(answer: str, context: Context, question: str | None = None,
                            evidence: list[GuardEvidence] | None = None,
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
-                           max_tier: Tier | None = None, deadline_s: float | None = None) -> dict[str, Any]:
+                           max_tier: Tier | None = None, deadline_s: float | None = None) -> AnswerCheck:
         started = time.monotonic()
         settings = resolver.base
         try:
@@ -304,7 +344,9 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:
             raise ToolError(str(exc)) from exc
-        return summarize_answer(result) | {"deadline_s": allowed}
+        summary = summarize_answer(result)
+        summary["deadline_s"] = allowed  # the deadline that applied (the check ran on what was left of it)
+        return summary
 
     for name in TOOLS:
         _strict_arguments(server, name)
