@@ -27,6 +27,7 @@ from factdebate.core.errors import FactDebateError, InputError
 from factdebate.core.input_files import STDIN, read_bounded
 from factdebate.core.types import ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
+from factdebate.util.scrub import scrub_secrets
 
 Opt = typer.Option
 RESPONSE_LIMIT = "response.max_response_chars"
@@ -83,7 +84,7 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
     table.add_column("decided by")
     for check in verdict.claims:
         shown = check.label.value if check.label else ("ERROR" if check.error else "UNPARSED")
-        how = check.error or (check.verdict.decided_by if check.verdict else "")
+        how = scrub_secrets(check.error) if check.error else (check.verdict.decided_by if check.verdict else "")
         table.add_row(str(check.index + 1), escape(check.claim), shown, escape(how))
     extraction = verdict.extraction
     if not extraction.parsed:

@@ -35,6 +35,7 @@ from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
 from factdebate.util.paths import DataDirError
 from factdebate.util.redact import redact_text
+from factdebate.util.scrub import scrub_secrets
 
 app = typer.Typer(cls=HelpGroup, add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")
@@ -315,7 +316,7 @@ def run(argv: list[str] | None = None) -> int:
             err.print("interrupted")
         return code if isinstance(code, int) else exits.OK
     except FactDebateError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        err.print(f"[bold red]error:[/] {escape(scrub_secrets(str(exc)))}")  # a key a server quoted: not shown
         return exits.code_for(exc)
     except DataDirError as exc:
         err.print(f"[bold red]error:[/] {escape(str(exc))}")
@@ -331,7 +332,7 @@ def run(argv: list[str] | None = None) -> int:
             return code
         if os.environ.get("FACTDEBATE_DEBUG"):
             raise
-        err.print(f"[bold red]internal error:[/] {escape(redact_text(f'{type(exc).__name__}: {exc}'))}\n"
+        err.print(f"[bold red]internal error:[/] {escape(scrub_secrets(redact_text(f'{type(exc).__name__}: {exc}')))}\n"
                   "This is a bug: run again with FACTDEBATE_DEBUG=1 to see the traceback, and report it.")
         return exits.SOME_FAILED
 

@@ -37,7 +37,7 @@ def parse_hub_spec(spec: str) -> tuple[str, str]:
     if len(parts) < 2 or not all(parts[:2]):
         raise InputError(f"{shown}: {_USAGE}")
     for label, part in zip(("owner", "name"), parts[:2], strict=False):
-        if not _PART.match(part) or "--" in part or ".." in part:
+        if not _PART.fullmatch(part) or "--" in part or ".." in part:
             raise InputError(f"{shown}: '{_shown(part)}' is not a Hub {label}: use ASCII letters, digits, '-', '_' "
                              "and '.' (at most 96, no '--' or '..', starting and ending with a letter or digit)")
     folder = parts[2:]

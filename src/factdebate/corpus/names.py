@@ -23,7 +23,7 @@ def check_corpus_name(name: str) -> str:
         raise ConfigError("the corpus name is empty: give a name such as 'builtin' or 'my-docs'")
     if len(name) > MAX_CHARS:
         raise ConfigError(f"the corpus name is {len(name)} characters long; the limit is {MAX_CHARS}")
-    if not _VALID.match(name):
+    if not _VALID.fullmatch(name):
         raise ConfigError(f"invalid corpus name {name[:MAX_CHARS]!r}: use letters, digits, '_', '.' and '-', "
                           "starting with a letter or digit")
     return name

@@ -32,6 +32,7 @@ from factdebate.llm.constraints import (
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
 from factdebate.util.redact import redact_url
+from factdebate.util.scrub import remember_endpoints, remember_secrets
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -71,6 +72,8 @@ class OpenAIBackend:
         self.model = model
         self.endpoint = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL).rstrip("/")
         key = api_key or os.environ.get("OPENAI_API_KEY")
+        remember_endpoints([self.endpoint])  # what no caller may read of the checker (util/scrub.py)
+        remember_secrets([key] if key else [])
         if not key:
             if self.endpoint == OPENAI_DEFAULT_URL:
                 raise MissingKeyError("OPENAI_API_KEY", f"the model openai:{model}")

@@ -35,8 +35,10 @@ from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
+from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.service import Service
 from factdebate.server.shutdown import exit_within
+from factdebate.server.state_db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
 from factdebate.server.view_routes import router as view_router
 from factdebate.util.redact import redact_logs
@@ -114,6 +116,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                            expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER])
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)
     app.add_middleware(RequestArrival)  # outermost: a check's clock starts before anything else is done
     return app
 
@@ -147,6 +150,12 @@ def _errors(app: FastAPI) -> None:
             detail = _SET_IT.sub(r"(this server's \1, which its operator sets)", detail)
         # safe_value: a detail that quotes the request can never make the answer itself unencodable.
         return JSONResponse(safe_value({"detail": detail}), status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(StateDatabaseDown)
+    async def state_down(_: Request, exc: StateDatabaseDown) -> Response:
+        # whichever route met it: a 503 the caller may retry, with the reason; where the server is, the log's
+        log.warning("a request found the state database down: %s", exc)
+        return JSONResponse({"detail": exc.reason}, status_code=503, headers={"Retry-After": str(DOWN_RETRY_AFTER_S)})
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> Response:

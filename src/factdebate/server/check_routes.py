@@ -98,7 +98,7 @@ async def keep(service: Service, who: str, verdict: Verdict | ResponseVerdict,
                         "(the operator's kept_checks_per_key and kept_checks_days), and answered here by its id, "
                         "with its model calls. Another key's check is as absent as an unknown one.")
 async def get_check(check_id: str, service: ServiceDep, who: CallerDep) -> CheckRecord:
-    if not CHECK_ID.match(check_id):
+    if not CHECK_ID.fullmatch(check_id):
         raise HTTPException(422, "a check id is 32 lower-case hex digits")
     kept = await asyncio.to_thread(service.checks.get, check_id, who)
     if kept is None:  # unknown, expired or another key's: one answer for all three

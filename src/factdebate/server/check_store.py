@@ -89,7 +89,7 @@ class CheckStore:
         if not self.enabled:
             return None
         now = time.time() if now is None else now
-        if check_id is None or not CHECK_ID.match(check_id):
+        if check_id is None or not CHECK_ID.fullmatch(check_id):
             check_id = uuid.uuid4().hex
 
         def insert(db: Cursor) -> None:
@@ -122,7 +122,7 @@ class CheckStore:
 
     def get(self, check_id: str, owner: str, now: float | None = None) -> KeptCheck | None:
         """The check, or None when it is unknown, expired or another key's (the caller cannot tell which)."""
-        if not CHECK_ID.match(check_id):
+        if not CHECK_ID.fullmatch(check_id):
             return None
         now = time.time() if now is None else now
         row = self.db.read(lambda db: db.execute(
@@ -139,7 +139,7 @@ class CheckStore:
         """``owner``'s kept checks filed under ``conversation``, newest first, at most ``limit`` (and
         :data:`MAX_PAGE`), older than the check ``before`` when it is given (the last of the page before):
         none when it is unknown, expired or another key's. Their calls are not read."""
-        if before is not None and not CHECK_ID.match(before):
+        if before is not None and not CHECK_ID.fullmatch(before):
             return []
         now = time.time() if now is None else now
         limit = max(1, min(limit, MAX_PAGE))
@@ -166,7 +166,7 @@ class CheckStore:
         calls by ``calls`` (kept calls and their cut -> new ones), read and written in one transaction so two
         changes of one check cannot lose each other's; the new verdict, or None when the check is unknown,
         expired or another key's (as :meth:`get`). Its age and place among the key's checks stay as they were."""
-        if not CHECK_ID.match(check_id):
+        if not CHECK_ID.fullmatch(check_id):
             return None
         now = time.time() if now is None else now
 

@@ -127,7 +127,7 @@ class ServiceConfig(BaseModel):
     @classmethod
     def _key_corpus_entries(cls, entries: dict[str, list[str]]) -> dict[str, list[str]]:
         for key, names in entries.items():
-            if not _KEY_ID.match(key):  # a key's id, so that the file never needs to hold the key itself
+            if not _KEY_ID.fullmatch(key):  # a key's id, so that the file never needs to hold the key itself
                 raise ValueError("an entry is not a key id (key- and the first 10 hex digits of the key's SHA-256; "
                                  "never the key itself, which is not shown here)")
             for name in names:

@@ -26,7 +26,8 @@ import httpx
 from factdebate.core.errors import FactDebateError
 from factdebate.guard.types import GuardClaim
 from factdebate.prompts import render
-from factdebate.util.redact import hide_endpoints, redact_url
+from factdebate.util.redact import redact_url
+from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
 
 # A revised answer is about as long as the original; this bounds it whatever the upstream's default.
 REVISE_MAX_TOKENS = 1024
@@ -53,19 +54,6 @@ def error_body(message: str, kind: str = "upstream_error", code: str | None = No
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-# A credential in an error's text: a well-known key's shape (OpenAI's, GitHub's, Hugging Face's, AWS's, a JWT...),
-# what follows "Bearer", or a long run of letters and digits mixed, as keys and signed tokens are.
-_KEY_SHAPED = re.compile(r"\b(?:sk-|sk_|rk-|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|hf_|eyJ)"
-                         r"[A-Za-z0-9_\-.]{6,}|(?<=Bearer )[^\s'\"]+"
-                         r"|\b(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}\b")
-# Where a server is: an IP address (v4, or v6 in brackets), localhost, or a dotted name that has a port or
-# ends in a common top-level or internal domain.
-_TLDS = ("com|net|org|io|ai|dev|app|cloud|co|us|uk|de|fr|eu|info|biz|internal|local|lan|corp|intra|home|svc|"
-         "cluster|localdomain|test|example|invalid")
-_HOST = re.compile(r"\[[0-9A-Fa-f:.]+\](?::\d{1,5})?|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"
-                   r"|\blocalhost(?::\d{1,5})?\b"
-                   rf"|\b(?:[A-Za-z0-9](?:[A-Za-z0-9-]{{0,61}}[A-Za-z0-9])?\.)+(?:(?:{_TLDS})\b(?::\d{{1,5}})?"
-                   r"|[A-Za-z]{2,63}:\d{1,5}\b)", re.IGNORECASE)
 # The upstream's headers a caller needs too: how long to wait before asking again.
 _KEPT_HEADERS = ("retry-after", "retry-after-ms")
 _HEADER_VALUE = re.compile(r"^[A-Za-z0-9 ,:.\-]{1,64}$")
@@ -73,10 +61,9 @@ _HEADER_VALUE = re.compile(r"^[A-Za-z0-9 ,:.\-]{1,64}$")
 
 def scrubbed(text: str) -> str:
     """An upstream's error text as the caller reads it: no address (a proxy's error names the server behind
-    it), no host name or IP, no key-shaped string (an error that quotes the key it was sent)."""
-    text = hide_endpoints(text)
-    text = _KEY_SHAPED.sub("***", text)
-    return _HOST.sub("the operator's host", text)
+    it), no host name or IP, no secret the process holds, no key-shaped string (an error that quotes the key it
+    was sent): util/scrub.py."""
+    return scrub(text)
 
 
 def without_endpoints(value: Any) -> Any:
@@ -103,7 +90,7 @@ def passed_on_error(status: int, body: dict[str, Any], headers: dict[str, str] |
 def kept_headers(response: httpx.Response) -> dict[str, str]:
     """The upstream's ``Retry-After`` (and ``retry-after-ms``) when it sent one of a plain, short form."""
     return {name.title() if name == "retry-after" else name: value for name in _KEPT_HEADERS
-            if (value := response.headers.get(name, "").strip()) and _HEADER_VALUE.match(value)}
+            if (value := response.headers.get(name, "").strip()) and _HEADER_VALUE.fullmatch(value)}
 
 
 def _passed_on(response: httpx.Response, body: bytes) -> UpstreamError:
@@ -183,6 +170,8 @@ class Upstream:
     def __init__(self, base_url: str, key: str | None, timeout: float,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        remember_endpoints([self.base_url])  # what no caller may read of it (util/scrub.py)
+        remember_secrets([key] if key else [])
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                                         transport=transport, follow_redirects=False, trust_env=False)

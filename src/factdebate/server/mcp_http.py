@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.server.mcp_server import AgentServer
+from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.security import CALLER_STATE, KeyRing, RateLimiter
 
 MCP_PATH = "/mcp"
@@ -116,7 +117,9 @@ def http_app(config_file: str | Path | None, allowed_mcp_tools: list[str] | None
     server = AgentServer()
     server.prepare_in_background(config_file, allowed_mcp_tools)
     # On a loopback host the SDK also refuses other Host headers (DNS rebinding).
-    return KeyCheck(server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), ring, limiter)
+    # Every answer, its refusals included, passes the one scrub on its way out (server/scrub_responses.py).
+    return ScrubResponses(KeyCheck(server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), ring,
+                                   limiter))
 
 
 def run_http(config_file: str | Path | None, allowed_mcp_tools: list[str] | None, ring: KeyRing, *,

@@ -23,11 +23,12 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import JSONRPCError, JSONRPCResponse
+from mcp.types import CallToolResult, JSONRPCError, JSONRPCResponse
 
 from factdebate.core.version import __version__
 from factdebate.server.mcp_front import INSTRUCTIONS, SERVER_NAME, Front, started
 from factdebate.server.mcp_prepare import Preparation
+from factdebate.util.scrub import scrub, scrub_value
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context
@@ -70,7 +71,13 @@ class AgentServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> Any:
         await self._tools_registered()
-        return await super().call_tool(name, arguments, context)
+        try:
+            result = await super().call_tool(name, arguments, context)
+        except ToolError as exc:  # what the client reads of a failure: no secret, no address (util/scrub.py)
+            raise ToolError(scrub(str(exc))) from exc
+        if isinstance(result, CallToolResult):  # a tool's own answer: its error fields too
+            return CallToolResult.model_validate(scrub_value(result.model_dump(by_alias=True, exclude_unset=True)))
+        return result
 
     def prepare_in_background(self, config_file: str | Path | None, allowed_mcp_tools: list[str] | None) -> None:
         """Register the tools, then prepare the built-in index, on a thread; each process searches its own
@@ -84,7 +91,7 @@ class AgentServer(MCPServer):
             try:
                 resolver = register_tools(self, config_file, pool, allowed_mcp_tools, index=index)
             except BaseException as exc:
-                self.tools_error = str(exc) or type(exc).__name__
+                self.tools_error = scrub(str(exc)) or type(exc).__name__
                 raise
             finally:
                 self.tools_ready.set()

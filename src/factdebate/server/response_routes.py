@@ -203,7 +203,7 @@ def _checked_claim_request(body: ResponseClaimRequest, service: Service, caller:
 async def _kept_claim_request(body: ResponseClaimRequest, check_id: str, service: Service, caller: str) -> _Recheck:
     """A claim of the caller's kept check: its settings are the check's recorded ones, and what the request says
     of the check must be what the check says (a kept check holds only what was checked as it was asked)."""
-    if not CHECK_ID.match(check_id):
+    if not CHECK_ID.fullmatch(check_id):
         raise _refused("check_id", "a check id is 32 lower-case hex digits")
     kept = await asyncio.to_thread(service.checks.get, check_id, caller)
     if kept is None:  # unknown, expired or another key's: one answer for all three, as GET /v1/checks/{id}

@@ -33,6 +33,7 @@ from factdebate.server.options import (
     public_verdict,
 )
 from factdebate.server.service import CallerDep, Service, ServiceDep
+from factdebate.server.state_db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.streaming import RunFn, debate_stream, transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
@@ -54,6 +55,7 @@ class Health(BaseModel):
     # the parts that could not write lately (a full or read-only disk: issue 56), each with what failed; checks
     # are still answered (the cache is skipped), but kept checks and batches are not stored until it clears
     storage: dict[str, str] = {}
+    down: list[str] = []  # the parts that cannot be reached ("state_db"), with the 503 they cause
 
 
 class BatchStatus(BaseModel):
@@ -148,21 +150,32 @@ def _http_error(exc: FactDebateError) -> HTTPException:
     if isinstance(exc, InputError | ConfigError):
         return HTTPException(422, str(exc))
     log.warning("a check failed: %s", exc)  # with the endpoint's address, which the caller is not shown
+    if isinstance(exc, StateDatabaseDown):
+        return HTTPException(503, exc.reason, headers={"Retry-After": str(DOWN_RETRY_AFTER_S)})
     if isinstance(exc, EndpointUnavailableError):
         return HTTPException(502, hide_endpoints(str(exc)))
     return HTTPException(500, hide_endpoints(str(exc)))
 
 
 @router.get("/health", tags=["service"], summary="Liveness and readiness; needs no key",
-            responses={503: {"model": Health, "description": "Still loading what the first check needs."}})
+            responses={503: {"model": Health, "description": "Still loading what the first check needs, or a part "
+                                                              "it needs (`down`: the state database) cannot be "
+                                                              "reached."}})
 async def health(service: ServiceDep, response: Response) -> Health:
     warm = service.warm_up
     if not warm.ready:
         response.status_code = 503
     storage = {part: public_reason(reason) for part, reason in STORAGE.problems().items()}
+    try:
+        active = await asyncio.to_thread(service.shared.active) if service.shared else service.active_runs
+    except StateDatabaseDown as exc:  # up, but unable to serve: which part is down, and a 503
+        log.warning("health: %s", exc)
+        response.status_code = 503
+        return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
+                      active_runs=service.active_runs, auth="required" if service.keys.required else "off",
+                      ready=False, reason=exc.reason, storage=storage, down=["state_db"])
     return Health(status="ok" if warm.ready else "starting", version=__version__,
-                  uptime_seconds=round(time.time() - service.started, 1),
-                  active_runs=service.shared.active() if service.shared else service.active_runs,
+                  uptime_seconds=round(time.time() - service.started, 1), active_runs=active,
                   auth="required" if service.keys.required else "off", ready=warm.ready, reason=warm.reason(),
                   storage=storage)
 

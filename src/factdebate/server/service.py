@@ -26,6 +26,7 @@ from factdebate.server.state_db import HEARTBEAT_SECONDS
 from factdebate.server.warmup import WarmUp, needs_warm_up
 from factdebate.settings.model import Settings
 from factdebate.util.paths import data_dir
+from factdebate.util.scrub import remember_secrets, remember_settings
 
 AUTH_FAILURES_PER_MINUTE = 10
 log = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ class Service:
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
+        # Its keys, database URL and endpoints reach no caller, whatever text carries them (util/scrub.py).
+        remember_secrets(config.key_values())
+        remember_settings(config.model_dump(mode="json"))
         pool = ResourcePool(config.resource_cache_size, build, lite_copies=config.shared_state)
         # A database server holds everything (replicas on several machines); otherwise the batch store's
         # SQLite file, with the shared limits in it or in the state_db file.

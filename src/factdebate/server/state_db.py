@@ -40,7 +40,20 @@ CONNECT_TIMEOUT_SECONDS = 5
 HEARTBEAT_SECONDS = 15.0
 PROCESS_LEASE_SECONDS = 90.0
 
+# After every try to reach the server failed, requests fail at once for this long rather than each waiting
+# out the tries again (in line behind one lock): a server that is down answers 503s quickly, not slowly.
+DOWN_RECHECK_SECONDS = 2.0
+DOWN_REASON = "the service's state database cannot be reached; try again shortly"
+DOWN_RETRY_AFTER_S = 5  # what the 503 asks a client to wait (Retry-After)
+
 HEARTBEAT_SCHEMA = "CREATE TABLE IF NOT EXISTS heartbeats (process TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL)"
+
+
+class StateDatabaseDown(EndpointUnavailableError):
+    """The state database (a PostgreSQL server) cannot be reached: a route that needs it answers 503 with
+    :data:`DOWN_REASON` (server/app.py), ``/v1/health`` names it; the server's log keeps this message."""
+
+    reason = DOWN_REASON
 
 
 class Cursor(Protocol):
@@ -193,11 +206,14 @@ class PostgresStateDatabase:
         self.backoff = backoff
         self._conn: Any = None
         self._lock = threading.Lock()
+        self._down_until = 0.0
         self._connection()  # fail at start-up, not on the first request
 
     def _connection(self) -> Any:
         if self._conn is not None and not self._conn.closed:
             return self._conn
+        if time.monotonic() < self._down_until:
+            raise StateDatabaseDown(f"the state database {self.location}", 0, "it could not be reached a moment ago")
         last: Exception | None = None
         for attempt in range(self.tries):
             try:
@@ -208,7 +224,8 @@ class PostgresStateDatabase:
                 last = exc
                 if attempt + 1 < self.tries:
                     time.sleep(self.backoff * 2**attempt)
-        raise EndpointUnavailableError(f"the state database {self.location}", self.tries, " ".join(str(last).split()))
+        self._down_until = time.monotonic() + DOWN_RECHECK_SECONDS
+        raise StateDatabaseDown(f"the state database {self.location}", self.tries, " ".join(str(last).split()))
 
     def _run(self, fn: Callable[[Cursor], T], kind: str | None) -> T:
         for attempt in (0, 1):
@@ -220,10 +237,13 @@ class PostgresStateDatabase:
                         if kind is not None:
                             cursor.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(kind),))
                         return fn(cursor)
-                except self._psycopg.OperationalError:
-                    if not conn.closed or attempt == 1:
+                except self._psycopg.OperationalError as exc:
+                    if not conn.closed:  # the query's own failure (a timeout, a deadlock): not the server's absence
                         raise
                     self._conn = None  # the connection broke: reconnect and run the transaction again
+                    if attempt == 1:
+                        raise StateDatabaseDown(f"the state database {self.location}", 2,
+                                                " ".join(str(exc).split())) from exc
         raise AssertionError("unreachable")
 
     def write(self, kind: str, fn: Callable[[Cursor], T]) -> T:

@@ -1,25 +1,32 @@
 """Request bodies are strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's ``json`` reads but no
 other JSON reader does, and which no JSON encoder writes back: httpx refused to send such a guard request on,
-and the stream waited for ever) are refused with a 422 before any route sees them.
+and the stream waited for ever) and text in any encoding but UTF-8 (Python's ``json`` reads UTF-16 and UTF-32
+bytes as readily) are refused with a 422 before any route sees them; so is a request with more than one
+``Content-Type`` (issue 56).
 
 Plain ASGI middleware, inside the body-size limit: the body is read whole (it is bounded), checked, and
 handed on unchanged. Every route is covered, whatever it reads the body with (FastAPI's models, a route's own
-``request.json()``, the JSON lines of a batch, one line at a time). The check costs a byte search: only a
-body that holds one of the three words anywhere is parsed here (strictly), and a body that is not JSON at
-all is left to its route, which says what is wrong with it in its own words. JSON nested too deeply for
-Python's reader is a 422 too: here when this parse meets it, otherwise where a route's reading fails
-(server/app.py)."""
+``request.json()``, the JSON lines of a batch, one line at a time), and whatever ``Content-Type`` it says (no
+route takes a form, and a route that reads the body itself never looks). The check is made on the parsed value
+(a parse of its own, in a worker thread for a large body), not by searching the bytes: a byte search was blind
+to the same words in UTF-16. A body that is not JSON at all is left to its route, which says what is wrong with
+it in its own words, and so is a number too large for a float (``1e400``, read as infinity), which the routes
+refuse naming its field. JSON nested too deeply for Python's reader is a 422 too: here when this parse meets
+it, otherwise where a route's reading fails (server/app.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-_FORMS = (b"multipart/form-data", b"application/x-www-form-urlencoded")
 TOO_DEEP = "it nests lists or objects too deeply to be read"
 _EXTRA = "several JSON texts"
+NOT_UTF8 = "it is not UTF-8 text (JSON is exchanged as UTF-8, without a byte-order mark)"
+SEVERAL_TYPES = "it comes with more than one Content-Type header"
+OFF_LOOP_BYTES = 256 * 1024  # a larger body is parsed in a worker thread: the loop serves others meanwhile
 
 
 class NotStrictJSON(ValueError):
@@ -30,7 +37,7 @@ def _refuse(name: str) -> Any:
     raise NotStrictJSON(f"{name} is not a number JSON can hold (send null, or the value as a string)")
 
 
-def _problem(text: bytes) -> str | None:
+def _problem(text: str) -> str | None:
     """Why one JSON text is not strict JSON, or None (also when it is no JSON at all: not ours to say, except
     for several JSON texts in a row, said as ``Extra data``, which the caller checks line by line)."""
     try:
@@ -41,17 +48,24 @@ def _problem(text: bytes) -> str | None:
         return TOO_DEEP
     except json.JSONDecodeError as exc:
         return _EXTRA if exc.msg == "Extra data" else None
-    except ValueError:  # not UTF-8 text: the route says so
-        return None
     return None
 
 
 def strict_problem(body: bytes) -> str | None:
     """Why ``body`` is not strict JSON, or None. A body of JSON lines (a batch) is checked line by line."""
-    problem = _problem(body)
+    if not body.strip():
+        return None
+    try:
+        # json.detect_encoding is how Python's reader of bytes picks UTF-16/32 (by the NULs) or a BOM
+        if json.detect_encoding(body) != "utf-8":
+            return NOT_UTF8
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return NOT_UTF8
+    problem = _problem(text)
     if problem != _EXTRA:
         return problem
-    for number, line in enumerate(body.splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if line.strip() and (problem := _problem(line)) not in (None, _EXTRA):
             return f"line {number}: {problem}"
     return None
@@ -69,8 +83,11 @@ class StrictJSONMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH") or _is_form(scope):
+        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
+            return
+        if sum(name.lower() == b"content-type" for name, _ in scope.get("headers", [])) > 1:
+            await _reject(send, SEVERAL_TYPES)  # which one a reader believes is the reader's guess
             return
         chunks: list[bytes] = []
         while True:
@@ -81,7 +98,9 @@ class StrictJSONMiddleware:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        if (b"NaN" in body or b"Infinity" in body) and (problem := strict_problem(body)) is not None:
+        problem = strict_problem(body) if len(body) <= OFF_LOOP_BYTES else await asyncio.to_thread(strict_problem,
+                                                                                                   body)
+        if problem is not None:
             await _reject(send, problem)
             return
         replayed = False
@@ -94,10 +113,6 @@ class StrictJSONMiddleware:
             return await receive()  # after the body: the disconnect a stream listens for
 
         await self.app(scope, replay, send)
-
-
-def _is_form(scope: Scope) -> bool:
-    return any(name == b"content-type" and value.lower().startswith(_FORMS) for name, value in scope.get("headers", []))
 
 
 async def _reject(send: Send, problem: str) -> None:

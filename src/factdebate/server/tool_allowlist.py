@@ -31,7 +31,7 @@ _ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")
 
 def check_allow_entry(entry: str) -> str:
     """One allow-list entry: ``mcp:<server>/<tool>``, or ``mcp:<server>/*`` for every tool of that server."""
-    if not _ENTRY.match(entry):
+    if not _ENTRY.fullmatch(entry):
         raise ValueError(f"allowed_mcp_tools entry '{entry}' must look like mcp:<server>/<tool> or mcp:<server>/*")
     return entry
 

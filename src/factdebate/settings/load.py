@@ -17,6 +17,7 @@ from factdebate.settings.model import Settings, normalised
 from factdebate.settings.operator_paths import found_file_refuses
 from factdebate.settings.options import options_to_overrides
 from factdebate.settings.sources import FactdebateEnv, Layer, YamlFile, env_aliases
+from factdebate.util.scrub import remember_settings
 
 
 class _Loaded(Settings, BaseSettings):
@@ -58,6 +59,7 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
     settings = Settings.model_construct(loaded.model_fields_set, **{name: getattr(loaded, name)
                                                                     for name in Settings.model_fields})
     settings._config_file = config  # for the run's provenance (run/provenance.py)
+    remember_settings(settings.model_dump(mode="json"))  # its secrets and endpoints reach no caller (util/scrub.py)
     return settings
 
 

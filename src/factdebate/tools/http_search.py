@@ -8,6 +8,7 @@ import httpx
 
 from factdebate.core.types import Document
 from factdebate.tools.http import traced_search
+from factdebate.util.scrub import remember_endpoints, remember_secrets
 
 
 class HttpSearchTool:
@@ -21,6 +22,8 @@ class HttpSearchTool:
         self.attempts = attempts
         self.base_delay = base_delay
         self._key = api_key or None
+        remember_endpoints([self.base_url])  # what no caller may read of the engine (util/scrub.py)
+        remember_secrets([api_key] if api_key else [])
         self._client = client
 
     def __repr__(self) -> str:  # never show the key

@@ -32,7 +32,7 @@ def register_agent_tool(name: str, description: str) -> None:
 
 def mcp_tool(kind: str) -> tuple[str, str] | None:
     """``(server, tool)`` for ``mcp:<server>/<tool>``, else ``None``."""
-    match = _MCP_TOOL.match(kind)
+    match = _MCP_TOOL.fullmatch(kind)
     return (match.group(1), match.group(2)) if match else None
 
 

@@ -13,6 +13,8 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from factdebate.util.scrub import scrub
+
 MASK = "***"
 # Query parameter names whose values are secrets (compared lower-case, "-" read as "_").
 SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "auth", "password", "pw",
@@ -59,22 +61,11 @@ def redact_text(text: str) -> str:
     return _URL.sub(lambda m: redact_url(m.group()), text)
 
 
-# An endpoint's address in a message, with the "@" that joins it to a model's name ("openai:x@http://...").
-_ADDRESS = re.compile(r"@?" + _URL.pattern)
-
-
 def hide_endpoints(text: str) -> str:
-    """``text`` as a service's caller reads it: where the operator's servers are (a model server's URL, a
-    search API's) is the operator's to know, so each address is left out; the server's log keeps it."""
-    if "://" not in text:
-        return text
-
-    def hidden(match: re.Match[str]) -> str:
-        address = match.group()
-        tail = address[len(address.rstrip(".,:;!?")):]  # the sentence's punctuation, not the address's
-        return ("" if address.startswith("@") else "the operator's endpoint") + tail
-
-    return _ADDRESS.sub(hidden, text)
+    """``text`` as a service's caller reads what went wrong: where the operator's servers are (a model server's
+    URL, a search API's) and what they hold is the operator's to know, so each address, key and secret is left
+    out (util/scrub.py's :func:`~factdebate.util.scrub.scrub`); the server's log keeps them."""
+    return scrub(text)
 
 
 def redact_value(value: Any) -> Any:

@@ -260,7 +260,7 @@ def check_judge_names(names: list[str]) -> list[str]:
     if not names:
         raise ValueError("the panel needs at least one judge")
     for name in names:
-        if not _SLUG.match(name):
+        if not _SLUG.fullmatch(name):
             raise ValueError(f"judge name '{name}': use lowercase letters, digits and '-' (it names a model "
                              "role, judge-<name>)")
     if len(set(names)) != len(names):

@@ -1,0 +1,343 @@
+"""One scrub for everything a caller can see (issue 56): what the operator holds never reaches a caller,
+whatever text carries it. A checker or gateway that answers 401 quoting the key it was sent ("Incorrect API key
+provided: sk-... You can find your key at gw-node-3.corp.internal:8443") must not hand the operator's key and
+internal host to the service's caller.
+
+Two strengths, for two kinds of text:
+
+* :func:`scrub` is for text that says what went wrong (an error, a ``degraded_reason``, an event's ``message``):
+  every secret the process holds (by value, wherever it stands), key-shaped tokens, ``Bearer`` credentials, and
+  every address (URLs, IPs, ``host:port``, dotted host names, the configured endpoints' own host names) are left
+  out. What failed stays readable; where and with what is the server log's.
+* :func:`scrub_known` is safe on anything (a verdict with its evidence, a stream, a kept check): only what is the
+  operator's for certain goes (the secrets by value, key-shaped tokens, the configured endpoints' addresses,
+  internal host names such as ``*.internal`` or ``*.corp``); a source's public URL stays.
+
+The secrets are collected where they are loaded, once, and kept for the process's life: the values of the
+environment's secret-named variables (``OPENAI_API_KEY``, ``PGPASSWORD``, ``FACTDEBATE_API_KEYS``, ...) and the
+hosts and passwords of its URL-valued ones, whatever settings the process loaded (:func:`remember_settings`: MCP
+servers' ``env`` values and secret-looking arguments, endpoint and database URLs), and each client's own key and
+endpoint when it is made (a checker's, a search engine's, the guard's upstream).
+A value shorter than :data:`MIN_SECRET_CHARS` is not scrubbed by value: too many ordinary words would go with it
+(docs/robustness.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+MASK = "***"
+HOST_WORDS = "the operator's host"
+ENDPOINT_WORDS = "the operator's endpoint"
+MIN_SECRET_CHARS = 8
+
+# A variable whose value is a secret; PWD/OLDPWD are the shell's directories, *_ENV/_FILE/_PATH name things.
+_SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|SIGNATURE|DSN", re.IGNORECASE)
+_NOT_SECRET_VARIABLE = re.compile(r"(?:^|_)(?:OLD)?PWD$|_(?:ENV|FILE|PATH|DIR|NAME|ID|TYPE|URL_ENV)$", re.IGNORECASE)
+# A settings field whose value is a secret (not ``key_corpora`` or ``upstream_key_env``, which name things).
+_SECRET_FIELD = re.compile(r"(?:^|_)(?:api_?keys?|keys?|tokens?|secrets?|passwords?|passwd|credentials?|dsn)$",
+                           re.IGNORECASE)
+_SECRET_ARG = re.compile(r"key|token|secret|passw|pwd|credential|auth|cookie|signature|bearer|private",
+                         re.IGNORECASE)
+# A URL with a scheme, up to whitespace or a closing quote/bracket; with the "@" that joins an endpoint to a
+# model's name ("openai:x@http://...").
+_URL = re.compile(r"@?\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{}\\]+")
+# Credentials by shape: well-known key prefixes (OpenAI, GitHub, GitLab, Slack, AWS, Google, Hugging Face, a JWT)
+# and what follows "Bearer"/"Basic".
+# A text without any of these is left alone at once (substring searches: far faster than a regex's scan).
+_KEY_HINTS = ("sk-", "sk_", "rk-", "pk-", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "AKIA",
+              "AIza", "hf_", "eyJ", "earer ", "Basic ")
+_KEY_SHAPED = re.compile(r"\b(?:sk-|sk_|rk-|pk-|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|hf_|eyJ)"
+                         r"[A-Za-z0-9_\-.]{5,}[A-Za-z0-9_\-]|(?<=[Bb]earer )[^\s'\",;]+|(?<=Basic )[A-Za-z0-9+/=]{8,}")
+# In error text only: a long run of letters and digits mixed, as keys and signed tokens are; not one of lower-case
+# hex digits alone (this service's ids, checksums: a caller needs them, and a hex key it holds goes by value).
+_LONG_TOKEN = re.compile(r"\b(?![0-9a-f]+(?![A-Za-z0-9_\-]))(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
+                         r"[A-Za-z0-9_\-]{32,}\b")
+# Domains that name no public host: the operator's network.
+_INTERNAL = r"internal|intranet|intra|corp|lan|local|localdomain|home\.arpa|svc|cluster\.local|private"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_INTERNAL_HOST = re.compile(rf"\b(?:{_LABEL}\.)+(?:{_INTERNAL})\b(?::\d{{1,5}})?", re.IGNORECASE)
+_INTERNAL_HINTS = tuple(f".{d}" for d in ("internal", "intranet", "intra", "corp", "lan", "local", "home.arpa",
+                                          "svc", "private"))
+# In error text only: any host (an IP v4 or v6, localhost, a dotted name with a port or a common ending).
+_TLDS = ("com|net|org|io|ai|dev|app|cloud|co|us|uk|de|fr|eu|info|biz|internal|local|lan|corp|intra|home|svc|"
+         "cluster|localdomain|test|example|invalid")
+_HOST = re.compile(r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::\d{1,5})?"  # [v6]:port, never a list's [0]
+                   r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"
+                   r"|(?<![\w:])(?=[0-9A-Fa-f:]*::)[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])"
+                   r"|\blocalhost(?::\d{1,5})?\b"
+                   rf"|\b(?:{_LABEL}\.)+(?:(?:{_TLDS})\b(?::\d{{1,5}})?|[A-Za-z]{{2,63}}:\d{{1,5}}\b)", re.IGNORECASE)
+
+_lock = threading.Lock()
+# What the process holds, replaced whole on each addition (copy on write): reading it costs nothing.
+_held: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+
+def _add(secrets: Iterable[str], hosts: Iterable[str] = (), guessed: Iterable[str] = ()) -> None:
+    """``guessed``: values only their variable's name calls secret, kept when they look like one."""
+    global _held
+    new_secrets = {p for value in secrets for p in _parts(value)}
+    new_secrets |= {p for value in guessed for p in _parts(value) if _looks_secret(p)}
+    new_hosts = set(hosts)
+    with _lock:
+        held_secrets, held_hosts = _held
+        if not new_secrets <= held_secrets or not new_hosts <= held_hosts:
+            _held = (held_secrets | new_secrets, held_hosts | new_hosts)
+
+
+def remember_secrets(values: Iterable[str]) -> None:
+    """Values no caller may see (a key the service was given in a file, say); kept for the process's life."""
+    _add(values)
+
+
+def remember_endpoints(urls: Iterable[str]) -> None:
+    """Addresses of the operator's servers (a checker's base URL, a database's): their hosts and passwords."""
+    secrets: list[str] = []
+    hosts: list[str] = []
+    for url in urls:
+        found_hosts, found_secrets = _url_parts(url)
+        hosts += found_hosts
+        secrets += found_secrets
+    _add(secrets, hosts)
+
+
+def _looks_secret(value: str) -> bool:
+    """A value a variable's name calls secret that could be one: not a word or two of letters (``production``,
+    ``subprocess``: configuration, and masking the word everywhere would garble prose), not a number, not a path."""
+    if value.isdigit() or value.startswith(("/", "~", "./")):
+        return False
+    return not value.replace("-", "").replace("_", "").isalpha() or len(value) >= 16
+
+
+def remember_environment(environ: Mapping[str, str] | None = None) -> None:
+    """The secrets of the environment (``os.environ``): the values of secret-named variables, each URL-valued
+    variable's host and password. Called where settings are loaded (a variable set later, by a test say, counts
+    from the next load on)."""
+    secrets: list[str] = []
+    hosts: list[str] = []
+    guessed: list[str] = []
+    for name, value in (os.environ if environ is None else environ).items():
+        if "://" in value:
+            found_hosts, found_secrets = _url_parts(value)
+            hosts += found_hosts
+            secrets += found_secrets
+        elif _SECRET_VARIABLE.search(name) and not _NOT_SECRET_VARIABLE.search(name):
+            guessed.append(value)
+    _add(secrets, hosts, guessed)
+
+
+def remember_settings(data: Mapping[str, Any]) -> None:
+    """Everything secret in a settings dump (verification settings, the service's): MCP servers' ``env`` values
+    and secret-named arguments, secret-named fields, and every URL's host and password."""
+    secrets: list[str] = []
+    guessed: list[str] = []
+    urls: list[str] = []
+    _collect(data, secrets, guessed, urls, secret=False)
+    _add(secrets, guessed=guessed)
+    remember_endpoints(urls)
+    remember_environment()  # the keys the loaded settings will read from it
+
+
+def _collect(value: Any, secrets: list[str], guessed: list[str], urls: list[str], *, secret: bool) -> None:
+    if isinstance(value, Mapping):
+        for name, item in value.items():
+            named = str(name)
+            if named == "env" and isinstance(item, Mapping):  # an MCP server's environment: every value like a secret
+                guessed += [str(v) for v in item.values() if isinstance(v, str)]
+                continue
+            if named == "args" and isinstance(item, list):
+                secrets += _secret_args([str(a) for a in item])
+            _collect(item, secrets, guessed, urls, secret=secret or bool(_SECRET_FIELD.search(named)))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect(item, secrets, guessed, urls, secret=secret)
+    elif isinstance(value, str):
+        if "://" in value:
+            urls.append(value)
+        elif secret:
+            secrets.append(value)
+
+
+def _secret_args(args: list[str]) -> list[str]:
+    """The values of ``--api-key=x``, ``KEY=x`` and ``--token x`` in a command line."""
+    out: list[str] = []
+    after_flag = False
+    for arg in args:
+        name, equals, value = arg.partition("=")
+        if after_flag and not arg.startswith("-"):
+            out.append(arg)
+        elif equals and _SECRET_ARG.search(name):
+            out.append(value)
+        after_flag = arg.startswith("-") and not equals and bool(_SECRET_ARG.search(arg))
+    return out
+
+
+def _parts(value: str) -> list[str]:
+    """A secret's value and, for a list of them (``FACTDEBATE_API_KEYS=a,b``), each one; the short ones left out."""
+    value = value.strip()
+    pieces = [value, *(p.strip() for p in value.split(",") if "," in value)]
+    # "**********": what pydantic shows of a SecretStr, not the secret
+    return [p for p in pieces if len(p) >= MIN_SECRET_CHARS and set(p) != {"*"}]
+
+
+def _url_parts(url: str) -> tuple[list[str], list[str]]:
+    """A URL's addresses (``host:port`` and the host) and secrets (its password, secret query values)."""
+    try:
+        parts = urlsplit(url.strip())
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return [], []
+    hosts = [f"{host}:{port}", f"[{host}]:{port}"] if host and port else []
+    if host and not host.startswith("/"):
+        hosts.append(host)
+    secrets = [unquote(parts.password)] if parts.password else []
+    secrets += [v for k, v in parse_qsl(parts.query) if _SECRET_ARG.search(k) or k.lower() in ("password", "sig")]
+    return hosts, secrets
+
+
+def held() -> tuple[frozenset[str], frozenset[str]]:
+    """The secrets and endpoint addresses this process holds (remembered so far)."""
+    return _held
+
+
+@lru_cache(maxsize=64)
+def _forms(values: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """Each value and how JSON writes it (a quote or a backslash in a password is escaped in a body)."""
+    return tuple((v, json.dumps(v, ensure_ascii=False)[1:-1]) for v in values)
+
+
+@lru_cache(maxsize=256)
+def _by_value(values: frozenset[str], bounded: bool) -> re.Pattern[str] | None:
+    """One pattern for all of them, longest first (a key that holds another is taken whole). ``bounded``: a
+    value that starts or ends with a letter or digit only where that is a word's edge (a host "db.lan" is not
+    cut out of "db.lanes"); a secret goes wherever it stands."""
+    if not values:
+        return None
+    forms = sorted({form for pair in _forms(values) for form in pair}, key=len, reverse=True)
+    if not bounded:
+        return re.compile("|".join(re.escape(v) for v in forms))
+    return re.compile("|".join((r"(?<![\w.-])" if v[0].isalnum() else "") + re.escape(v)
+                               + (r"(?![\w-])" if v[-1].isalnum() else "") for v in forms))
+
+
+def _present(values: frozenset[str], text: str) -> frozenset[str]:
+    if not values:
+        return values
+    return frozenset(v for v, escaped in _forms(values) if v in text or escaped in text)
+
+
+def _private_host(host: str) -> bool:
+    """An address whose mention says something of the operator's network, and no ordinary word: one with a
+    port, a private IP, a dotted internal name. Not api.openai.com (anyone could name it), not localhost or
+    127.0.0.1 (they say nothing), not a single label such as ``ollama`` (a claim may name it)."""
+    bare = host.strip("[]").lower()
+    if ":" in host and not bare.replace(":", "").isalnum():
+        return True  # host:port
+    loopback = bare in ("localhost", "::1") or bare.startswith("127.")
+    if loopback or "." not in bare:
+        return False
+    return bare.replace(".", "").isdigit() or bare.endswith(_INTERNAL_HINTS)
+
+
+def _holds_any(text: str, parts: tuple[str, ...]) -> bool:
+    return any(map(text.__contains__, parts))  # no generator: this runs on every piece of every answer
+
+
+@lru_cache(maxsize=16)
+def _private_hosts(hosts: frozenset[str]) -> frozenset[str]:
+    return frozenset(h for h in hosts if _private_host(h))
+
+
+def _without_values(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
+    found = _present(secrets, text)
+    if found and (pattern := _by_value(found, False)) is not None:
+        text = pattern.sub(MASK, text)
+    found = _present(hosts, text)
+    if found and (pattern := _by_value(found, True)) is not None:
+        text = pattern.sub(HOST_WORDS, text)
+    return text
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` without the secrets held (by value) and key-shaped tokens; addresses stay. For the terminal of
+    the operator who set those addresses (the CLI's error lines), where saying which server failed is the help."""
+    secrets, _ = held()
+    text = _without_values(text, secrets, frozenset())
+    if _holds_any(text, _KEY_HINTS):
+        text = _KEY_SHAPED.sub(MASK, text)
+    return text
+
+
+def scrub_known(text: str) -> str:
+    """``text`` without what is the operator's for certain: the secrets held (by value), key-shaped tokens, the
+    configured endpoints' addresses (those that name something private) and internal host names. Safe on a
+    verdict: the public URLs of its sources stay."""
+    secrets, hosts = held()
+    text = _without_values(text, secrets, _private_hosts(hosts))
+    if _holds_any(text, _KEY_HINTS):
+        text = _KEY_SHAPED.sub(MASK, text)
+    if _holds_any(text.lower(), _INTERNAL_HINTS):
+        text = _INTERNAL_HOST.sub(HOST_WORDS, text)
+    return text
+
+
+def scrub(text: str) -> str:
+    """Text that says what went wrong, as a caller reads it: no secret the process holds, no key-shaped token,
+    no address of any kind (the server's log keeps them)."""
+    secrets, hosts = held()
+    text = _without_values(text, secrets, frozenset())
+    text = _URL.sub(_hidden_url, text)
+    text = _without_values(text, frozenset(), hosts)
+    text = _KEY_SHAPED.sub(MASK, text)
+    text = _LONG_TOKEN.sub(MASK, text)
+    return _HOST.sub(HOST_WORDS, text)
+
+
+def _hidden_url(match: re.Match[str]) -> str:
+    address = match.group()
+    tail = address[len(address.rstrip(".,:;!?")):]  # the sentence's punctuation, not the address's
+    return ("" if address.startswith("@") else ENDPOINT_WORDS) + tail
+
+
+def scrub_value(value: Any, *, strong: bool = False) -> Any:
+    """A copy of a JSON-like value with every string scrubbed: :func:`scrub` for the fields that say what went
+    wrong (:data:`ERROR_FIELDS`) and everything in them, :func:`scrub_json_text` for the others (a text that
+    holds serialized JSON, as an MCP tool's answer does, has its error fields scrubbed too)."""
+    if isinstance(value, str):
+        return scrub(value) if strong else scrub_json_text(value)
+    if isinstance(value, Mapping):
+        return {k: scrub_value(v, strong=strong or k in ERROR_FIELDS) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_value(v, strong=strong) for v in value]
+    return value
+
+
+# The JSON fields that say what went wrong, on every face: the API's "detail", OpenAI's "error"/"message", an
+# event's "error", the guard's "degraded_reason", a batch line's "error".
+ERROR_FIELDS = frozenset({"error", "detail", "message", "degraded_reason", "warnings", "start_error"})
+_ERROR_FIELD = re.compile(r'"(?:error|detail|message|degraded_reason|start_error)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def scrub_json_text(text: str) -> str:
+    """Serialized JSON (a body, an SSE frame, JSON lines) as it leaves the process: :func:`scrub_known` over all
+    of it, and :func:`scrub` on the string value of each field that says what went wrong. Works on the text, so
+    a body is neither parsed nor rewritten when nothing in it is the operator's."""
+    text = scrub_known(text)
+    return _ERROR_FIELD.sub(_scrubbed_field, text)
+
+
+def _scrubbed_field(match: re.Match[str]) -> str:
+    inner = match.group(1)
+    cleaned = scrub(inner)
+    if cleaned == inner:
+        return match.group()
+    start, end = match.span(1)
+    whole = match.group()
+    offset = match.start()
+    return whole[:start - offset] + cleaned + whole[end - offset:]
