@@ -40,7 +40,8 @@ FAST = {"tier": "fast", "method": "single"}
 
 
 class _Echo(BaseHTTPRequestHandler):
-    """Every request answered 401 in OpenAI's error shape, quoting the key it came with and an internal host."""
+    """Every request answered in OpenAI's error shape, quoting the key it came with and an internal host: 401 to a
+    call, 404 to a listing (a gateway without a model list: a run's start-up probe takes it for running)."""
 
     def _answer(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -51,7 +52,7 @@ class _Echo(BaseHTTPRequestHandler):
         body = json.dumps({"error": {"message": f"{ECHOED}: {key}. You can find your key at {INTERNAL}",
                                      "type": "invalid_request_error", "param": None,
                                      "code": "invalid_api_key"}}).encode()
-        self.send_response(401)
+        self.send_response(401 if self.command == "POST" else 404)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
