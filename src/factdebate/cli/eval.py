@@ -188,9 +188,9 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
 
 def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | None, *,
               every_deviation: bool = False) -> int:
-    """Runs (or estimates) a prepared run; returns how many of its samples ended in error. Before it, the ways
-    the run differs from its paper, as verify prints them after a verdict (``every_deviation``: --deviations)."""
-    from factdebate.cli.render import deviation_lines
+    """Runs (or estimates) a prepared run; returns how many of its samples ended in error. After it (or its
+    estimate), the ways the run differs from its paper, as verify prints them after a verdict
+    (``every_deviation``: --deviations); the tools being alike is said before it too."""
     from factdebate.core.deviations import Deviation
     from factdebate.eval.reply_counts import lost_warning, short_text
     from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
@@ -200,11 +200,9 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
     typer.echo(f"{name}: {plan.dataset.load_report()}", err=True)
     info = plan.info()
     differences = [Deviation.model_validate(d) for d in info["deviations"]]
-    lines = deviation_lines(differences, every=every_deviation, also="as run.json and summary.md do")
-    if len(lines) < len(differences):  # folded: the papers' premise gone is still said on its own line
-        lines = [f"differs from the paper: {d.line()}" for d in differences if d.key == "tools_homogeneous"] + lines
-    for line in lines:
-        typer.echo(f"{name}: {line}", err=True)
+    for deviation in differences:
+        if deviation.key == "tools_homogeneous":  # the papers' premise is gone: say so before the run
+            typer.echo(f"{name}: {deviation.line()}", err=True)
     asked = concurrency if concurrency is not None else (
         settings.concurrency if "concurrency" in settings.model_fields_set else None)
     if note := in_order_note(settings, asked):
@@ -217,6 +215,7 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
                    f"{', '.join(plan.dataset.labels)})")
         for line in est.lines():
             typer.echo(f"  {line}")
+        _say_differences(name, differences, every_deviation)
         return 0
     from factdebate.run.foreground import prepare_in_foreground
 
@@ -231,7 +230,16 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
         typer.echo(f"{name}: warning: {warning}", err=True)
     if warning := lost_warning(m.get("replies") or {}):
         typer.echo(f"{name}: warning: {warning}", err=True)
+    _say_differences(name, differences, every_deviation)
     return len(m["errored"])
+
+
+def _say_differences(name: str, differences: list[Any], every: bool) -> None:
+    """A run's paper differences on stderr, verify's way: each, or past three one line with their count."""
+    from factdebate.cli.render import deviation_lines
+
+    for line in deviation_lines(differences, every=every, also="as run.json and summary.md do"):
+        typer.echo(f"{name}: {line}", err=True)
 
 
 async def _execute(plan: Any, concurrency: int | None, trace: Path | None) -> dict[str, Any]:
