@@ -56,7 +56,16 @@ for (const s of JSON.parse(scenariosJson)) {
       break;
     }
   }
-  const sent = await runner.runReplyPayloadSending({ payload: { text: answer }, runId: ctx.runId, sessionKey }, ctx);
+  const event = { payload: { text: answer }, runId: ctx.runId, sessionKey };
+  let sent;
+  if (s.otherCopy) {
+    // OpenClaw may run the delivery hook on another copy of the plug-in than the one that checked the answer
+    // (it loads a plug-in more than once in a gateway): a second instance of the module, as a fresh import is
+    const { createHooks } = await import(`${url(join(pluginDir, "index.js"))}?copy=${s.name}`);
+    sent = createHooks(s.config, console).replyPayloadSending(event, ctx);
+  } else {
+    sent = await runner.runReplyPayloadSending(event, ctx);
+  }
   out.push({ name: s.name, decisions, stopped: stopped ?? null, shown: sent?.payload?.text ?? answer });
 }
 console.log(JSON.stringify(out));

@@ -88,7 +88,9 @@ def factdebate_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _config(url: str, policy: str, **extra: Any) -> dict[str, Any]:
-    return {"baseUrl": url, "apiKey": KEY, "policy": policy, "tier": "fast", "deadlineS": 30,
+    # deadlineS: the guard's most (guard.max_deadline_s), so that a check slowed by a loaded machine still ends
+    # in its verdicts, not in claims left unchecked by the deadline
+    return {"baseUrl": url, "apiKey": KEY, "policy": policy, "tier": "fast", "deadlineS": 120,
             "evidence": [PASSAGE], "evidenceMode": "given", **extra}
 
 
@@ -99,6 +101,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     closed = f"http://127.0.0.1:{free_port()}"
     scenarios = [
         {"name": "flag", "config": _config(factdebate_url, "flag"), "answers": [WRONG]},
+        {"name": "flagcopy", "config": _config(factdebate_url, "flag"), "answers": [WRONG], "otherCopy": True},
         {"name": "rewrite", "config": _config(factdebate_url, "rewrite"), "answers": [WRONG, REVISED]},
         {"name": "stubborn", "config": _config(factdebate_url, "rewrite"), "answers": [WRONG, WRONG]},
         {"name": "block", "config": _config(factdebate_url, "block"), "answers": [WRONG]},
@@ -122,6 +125,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     flag = turns["flag"]
     assert flag["shown"].startswith(WRONG) and "Fact check:" in flag["shown"] and "Paris" in flag["shown"]
     assert flag["decisions"] == [None]  # nothing asked of the agent
+    assert turns["flagcopy"]["shown"] == flag["shown"]  # delivered by another copy of the plug-in: the same
 
     rewrite = turns["rewrite"]
     asked = rewrite["decisions"][0]
@@ -139,7 +143,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     assert block["stopped"].startswith("This answer was withheld") and WRONG in block["stopped"]
     assert block["shown"] == block["stopped"]  # a channel gets the refusal, not OpenClaw's error wrapping it
 
-    assert checked == {"flag": 1, "rewrite": 2, "stubborn": 2, "block": 1, "heartbeat": 0, "toolonly": 0,
+    assert checked == {"flag": 1, "flagcopy": 1, "rewrite": 2, "stubborn": 2, "block": 1, "heartbeat": 0, "toolonly": 0,
                        "closed": 0, "open": 0, "degraded": 1, "degradedopen": 1}  # each check the plug-in asked for
     for skipped in ("heartbeat", "toolonly"):
         assert turns[skipped]["decisions"] == [None] and turns[skipped]["stopped"] is None
@@ -335,10 +339,9 @@ def claw(factdebate_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     assert [Path(p).resolve() for p in plugins["load"]["paths"]] == [PLUGIN.resolve()]
     assert plugins["entries"]["factdebate"]["enabled"] is True  # the install enables it
     plugins["allow"] = ["factdebate"]
-    # deadlineS: the guard's most, so that a check slowed by a loaded machine is not "unreachable"
-    plugins["entries"]["factdebate"].update(hooks={"allowConversationAccess": True}, config={**_config(
+    plugins["entries"]["factdebate"].update(hooks={"allowConversationAccess": True}, config=_config(
         factdebate_url, "flag", agents={"block": {"policy": "block"},
-                                        "rewrite": {"policy": "rewrite", "failClosed": True}}), "deadlineS": 120})
+                                        "rewrite": {"policy": "rewrite", "failClosed": True}}))
     agents = {"defaults": {"model": {"primary": "scripted/m1"}, "skipBootstrap": True,
                            "systemAgent": {"agentId": "main"}, "heartbeat": {"agentId": "main"}},
               "entries": {"main": {}, "block": {}, "rewrite": {}}, "ownership": "explicit"}
