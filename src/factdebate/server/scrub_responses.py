@@ -5,8 +5,9 @@ so no face (a verdict's 500, a stream's error event, the guard's ``degraded_reas
 secret the process holds or an operator's address, whichever part of the code wrote it (issue 56).
 
 A body sent in one piece (every JSON answer) is scrubbed whole and its ``Content-Length`` set again; a stream
-is scrubbed frame by frame, as each frame is written whole (server/streaming.py's ``sse``, the guard's
-chunks). Files (the page, its scripts) and binary bodies pass untouched."""
+(no length: its headers pass at once) is scrubbed frame by frame, as each frame is written whole
+(server/streaming.py's ``sse``, the guard's chunks). Files (the page, its scripts) and binary bodies pass
+untouched."""
 
 from __future__ import annotations
 
@@ -44,10 +45,10 @@ class ScrubResponses:
             if message["type"] == "http.response.start":
                 headers = message.get("headers", [])
                 text = any(k.lower() == b"content-type" and v.lower().startswith(_TEXT) for k, v in headers)
-                if not text:
-                    await send(message)
+                if text and any(k.lower() == b"content-length" for k, _ in headers):
+                    start = message  # a whole body: held until it comes, as its length may change
                 else:
-                    start = message  # held until the first piece of the body: its length may change
+                    await send(message)  # a stream's headers go at once (a client may wait on them)
                 return
             if message["type"] != "http.response.body" or not text:
                 await send(message)

@@ -1,0 +1,63 @@
+"""server/scrub_responses.py on its own: a whole body is scrubbed and its length set again; a stream's headers
+pass before its first frame (a client may wait on them: the guard's check id), and each frame is scrubbed."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from factdebate.server.scrub_responses import ScrubResponses
+from factdebate.util.scrub import remember_secrets
+
+SECRET = "operator-secret-77aa55bb"
+
+
+async def _run(app: Any) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await ScrubResponses(app)({"type": "http", "path": "/v1/x", "method": "GET", "headers": []}, receive, send)
+    return sent
+
+
+async def test_a_whole_body_is_scrubbed_and_its_length_set_again() -> None:
+    remember_secrets([SECRET])
+    body = f'{{"detail": "refused {SECRET} at 10.0.0.7:8080"}}'.encode()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 500,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    start, sent = await _run(app)
+    assert sent["body"] == b'{"detail": "refused *** at the operator\'s host"}'
+    assert dict(start["headers"])[b"content-length"] == str(len(sent["body"])).encode()
+
+
+async def test_a_streams_headers_pass_before_its_first_frame() -> None:
+    remember_secrets([SECRET])
+    seen: list[dict[str, Any]] = []
+    gate = asyncio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        await gate.wait()  # the stream's first frame waits on the test: the headers must be out already
+        await send({"type": "http.response.body", "body": f"data: {SECRET}\n\n".encode(), "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def send(message: dict[str, Any]) -> None:
+        seen.append(message)
+        if message["type"] == "http.response.start":
+            gate.set()
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    await ScrubResponses(app)({"type": "http", "path": "/v1/s", "method": "POST", "headers": []}, receive, send)
+    assert [m["type"] for m in seen] == ["http.response.start", "http.response.body", "http.response.body"]
+    assert seen[1]["body"] == b"data: ***\n\n"
