@@ -193,3 +193,24 @@ async def test_each_quote_says_whether_it_supports_or_contradicts_the_claim(scri
     assert ("REFUTES", "contradicts") in stances, result  # the scripted checker refutes and cites its passage
     assert stances <= {("REFUTES", "contradicts"), ("SUPPORTS", "supports"), ("REFUTES", "neither"),
                        ("SUPPORTS", "neither"), ("NOT ENOUGH INFO", "neither")}
+
+
+async def test_work_longer_than_a_second_sends_progress(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 58: no progress notifications. A check whose model takes 0.3 s a call reports every second (here
+    every 0.05 s) what it last did, the seconds elapsed growing."""
+    from factdebate.server import mcp_progress
+
+    monkeypatch.setattr(mcp_progress, "EVERY_S", 0.05)
+    monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree@0.3")
+    reports: list[tuple[float, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        reports.append((done, message))
+
+    async with mcp.Client(build_server()) as client:
+        result = await client.call_tool("verify_claim", {"claim": "The Eiffel Tower is in Paris.", "agents": [
+            "none", "none"], "rounds": 1, "method": "tool-mad"}, progress_callback=progress)
+        assert not result.is_error, result.content
+    assert reports, "no progress was reported"
+    assert [done for done, _ in reports] == sorted({done for done, _ in reports})  # growing, never repeated
+    assert all(message and message.endswith(" s)") for _, message in reports)

@@ -38,6 +38,7 @@ from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp_guard_host import McpHost, caller_of
 from factdebate.server.mcp_prepare import Preparation
+from factdebate.server.mcp_progress import reporting
 from factdebate.server.mcp_results import (
     AnswerCheck,
     AnswerClaim,
@@ -240,7 +241,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                  description="Verify one factual claim by a debate between agents that retrieve evidence. Returns "
                              "the label (SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed or a judge "
                              "decided, the reasons, and each round's queries and evidence.")
-    async def verify_claim(claim: str, method: str | None = None,
+    async def verify_claim(claim: str, context: Context, method: str | None = None,
                            agents: list[AgentTool] | None = None,
                            rounds: int | None = None, search: SearchEngine | None = None,
                            k: int | None = None, evidence: list[GuardEvidence] | None = None,
@@ -253,7 +254,8 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             text = validate_claim(claim, settings)
             await _index_ready(prepared, _needs_builtin(settings))
             with given_evidence(given):
-                verdict = await run_claim(text, settings, resources.get(settings))
+                async with reporting(context, "verifying the claim") as progress:
+                    verdict = await run_claim(text, settings, resources.get(settings), sinks=[progress])
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:
@@ -288,7 +290,8 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              "into atomic claims, each is verified, and the answer is false if any claim is false. "
                              "Returns the answer's label and each claim's label, span and reasons. For a fast "
                              "check with quotes and corrections within a deadline, use check_answer.")
-    async def check_response(response: str, question: str | None = None, method: str | None = None,
+    async def check_response(response: str, context: Context, question: str | None = None,
+                             method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
         from factdebate.run.response import run_response, validate_question, validate_response
@@ -300,7 +303,9 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             asked = validate_question(question, settings)
             await _index_ready(prepared, _needs_builtin(settings))
             with given_evidence(given):
-                verdict = await run_response(text, settings, resources.get(settings), question=asked)
+                async with reporting(context, "extracting the claims") as progress:
+                    verdict = await run_response(text, settings, resources.get(settings), question=asked,
+                                                 sinks=[progress])
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:
@@ -339,7 +344,8 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             # The guard's one call, as every door makes it (guard/call.py): the caller's cache scope, the
             # operator's addresses hidden in the result and in a failure's message.
             host = McpHost(resolver, resources, caller_of(context))
-            [result] = await check_replies(CheckCall((), options, question), [Reply(answer)], host)
+            async with reporting(context, "checking the reply"):  # seconds elapsed, every second
+                [result] = await check_replies(CheckCall((), options, question), [Reply(answer)], host)
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:
