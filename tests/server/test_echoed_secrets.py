@@ -124,6 +124,8 @@ def test_every_face_of_the_service_hides_what_a_checker_echoes(make_app: AppFact
             response = client.post("/v1/check-response", headers=AUTH, json={
                 "response": "Paris is in France. The Eiffel Tower is in Rome.", "method": "single"})
             texts["check-response"] = response.text
+            texts["check-response/stream"] = client.post("/v1/check-response/stream", headers=AUTH, json={
+                "response": "Paris is in France. The Eiffel Tower is in Rome.", "method": "single"}).text
             batch = client.post("/v1/batches", content='{"claim": "Paris is in France."}', headers=AUTH).json()
             wait_for(lambda: client.get(f"/v1/batches/{batch['id']}", headers=AUTH).json()["status"] == "done")
             texts["batch results"] = client.get(f"/v1/batches/{batch['id']}/results", headers=AUTH).text

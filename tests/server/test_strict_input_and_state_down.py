@@ -84,7 +84,7 @@ def test_a_state_database_that_cannot_be_reached_is_a_503_with_a_reason(
             assert health.status_code == 503, health.text
             assert health.json()["down"] == ["state_db"] and health.json()["reason"] == DOWN_REASON
             for method, path in (("POST", "/v1/verify"), ("GET", "/v1/methods"), ("GET", f"/v1/checks/{'0' * 32}"),
-                                 ("POST", "/v1/batches")):
+                                 ("POST", "/v1/batches"), ("POST", "/v1/guard/check"), ("POST", "/v1/check-response")):
                 reply = client.request(method, path, content=CLAIM, headers={**AUTH, **JSON})
                 assert reply.status_code == 503, (path, reply.text)
                 assert reply.json()["detail"] == DOWN_REASON and reply.headers["retry-after"] == "5"
