@@ -82,7 +82,10 @@ RULES: dict[str, Rule] = {
     f'factdebate verify "{CLAIM}"': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --json > verdict.json': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --method mermaid': Run(),
-    'factdebate check-response --question "..." "a long LLM answer"': Run(),
+    'factdebate verify "The Eiffel Tower is in Paris." --brief': Run(),
+    'factdebate check-response --question "Tell me about the Eiffel Tower." "The Eiffel Tower stands in Paris. It '
+    'was finished in 1899 and is made of wrought iron."': Run(),
+    "factdebate check-response --file answer.md": Parse(USER_FILE),
     "factdebate serve --no-auth": Parse(SERVER),
     "factdebate serve --guard-upstream https://api.openai.com/v1": Parse(SERVER),
     'factdebate verify "The Eiffel Tower is in Paris." --trace trace.jsonl': Run(),
@@ -108,7 +111,7 @@ RULES: dict[str, Rule] = {
     "factdebate schema --events": Run(),
     "export OPENAI_API_KEY=... TAVILY_API_KEY=...": Export(),
     'factdebate verify "The Eiffel Tower is in Paris." --llm openai:gpt-4o-mini':
-        Run(1, "could not reach https://api.openai.com/v1", why="with a key set it calls OpenAI: no network here",
+        Run(2, "does not answer", why="with a key set it asks OpenAI's model list first: no network here",
             after=("export OPENAI_API_KEY=... TAVILY_API_KEY=...",)),
     # docs/compare.md
     "factdebate eval --method tool-mad,mermaid,dpd,cot --dataset halueval-qa --evidence given --limit 50 "

@@ -95,7 +95,7 @@ def title_of(path: Path) -> str:
 def _close(word: str, choices: list[str]) -> str:
     import difflib
 
-    near = difflib.get_close_matches(word, choices, n=3, cutoff=0.5)
+    near = difflib.get_close_matches(word, choices, n=3, cutoff=0.7)  # 0.5 offered "scale" for "nosuchpage"
     return f" (did you mean {', '.join(near)}?)" if near else ""
 
 

@@ -76,6 +76,8 @@ def verify(
     ray_address: RayAddressFlag = None,
     workers: WorkersFlag = None,
     deviations: DeviationsFlag = False,
+    brief: Annotated[bool, Opt("--brief", "-b", help="Print only the verdict, its reasons and cost: not the "
+                               "debate turn by turn (about 100 lines on a terminal before the verdict).")] = False,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -114,7 +116,7 @@ def verify(
     prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
     resources = build_resources(settings)
     live = None
-    if not as_json:
+    if not as_json and not brief:
         from factdebate.cli.render import LiveDebate
 
         live = LiveDebate(Console(), claim.strip(), thresholds=thresholds(settings.model_dump(mode="json")),
@@ -127,7 +129,7 @@ def verify(
         from factdebate.cli import render
 
         # the near-chance note right under the label (issue 50: it came last, after the paper's differences)
-        render.render_verdict(verdict, Console(), rounds=live is None or live.printed == 0,
+        render.render_verdict(verdict, Console(), rounds=not brief and (live is None or live.printed == 0),
                               note=render.settings_note(settings), all_deviations=deviations)
 
 
@@ -233,11 +235,13 @@ def methods() -> None:
     from factdebate.settings.options import all_options
 
     options = all_options().values()
-    for name, description in descriptions().items():
-        typer.echo(f"{name:12} {description}")
+    listed = descriptions()
+    width = max(map(len, listed))  # the longest name (halueval-fewshot) sets the column, not a guess
+    for name, description in listed.items():
+        typer.echo(f"{name:{width}}  {description}")
         flags = [f"--{o.name.replace('_', '-')}" for o in options if o.method == name]
         if flags:
-            typer.echo(f"{'':12} options: {' '.join(flags)}")
+            typer.echo(f"{'':{width}}  options: {' '.join(flags)}")
 
 
 @app.command()

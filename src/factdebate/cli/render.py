@@ -113,6 +113,7 @@ class LiveDebate:
         self.turns: dict[tuple[str, int], Turn] = {}
         self.answered: list[tuple[str, int]] = []
         self.rounds_shown: set[int] = set()
+        self.judge_shown = False  # the "Judge" rule printed
         self.printed = 0
 
     def __call__(self, event: dict[str, Any]) -> None:
@@ -141,7 +142,7 @@ class LiveDebate:
             for pending in list(self.answered):
                 self._show(pending)
             if kind == "judgement":
-                self._header(key[1])
+                self._judge_header(key[1])
                 self.console.print(judgement_panel(Judgement.model_validate(
                     {k: event.get(k) for k in ("agent", "role", "response", "vote", "confidence", "weight", "parsed",
                                                "scores") if event.get(k) is not None}), self.view))
@@ -155,6 +156,16 @@ class LiveDebate:
         if round not in self.rounds_shown and self.view.rounds:
             self.rounds_shown.add(round)
             self.console.rule(f"Round {round}")
+
+    def _judge_header(self, round: int) -> None:
+        """A judgement after the last debate round is the judge's, headed so (it came as "Round 4" after a
+        3-round debate); one within a round (DPD's panel, MAD's moderator) sits under that round."""
+        if self.rounds_shown and round > max(self.rounds_shown):
+            if not self.judge_shown:
+                self.judge_shown = True
+                self.console.rule("Judge")
+            return
+        self._header(round)
 
     def _show(self, key: tuple[str, int]) -> None:
         if key not in self.turns:

@@ -222,4 +222,6 @@ def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, ser
 
 def register_service(app: typer.Typer) -> None:
     app.command()(serve)
-    app.command()(mcp)
+    # The listing's line (the docstring's first paragraph ended mid-list under "Tools (read-only, open-world):").
+    app.command(short_help="Serve fact checks to an agent or chatbot over MCP (check_answer, verify_claim, "
+                           "search_evidence, check_response): stdio, or --http for many agents.")(mcp)

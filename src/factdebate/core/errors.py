@@ -68,5 +68,8 @@ class EndpointSlowError(EndpointUnavailableError):
                      f"so it is slow or busy, not unreachable: {last_error}",)
 
 
-class IndexError_(FactDebateError):
+class SearchIndexError(FactDebateError):
     """A search index is missing or unreadable."""
+
+
+IndexError_ = SearchIndexError  # the name most modules import; tracebacks show SearchIndexError

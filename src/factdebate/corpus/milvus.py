@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import socket
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -120,6 +121,13 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
                 "without `ip link set lo up`?); bring it up, or point at a Milvus server with --milvus-uri. The "
                 "index itself is not at fault"
             ) from exc
+        if is_lite_uri(uri) and held_elsewhere(uri):  # not the folder's fault: never advise deleting it
+            raise IndexError_(
+                f"{action} the Milvus Lite database {uri}: another process has it open (a factdebate serve, "
+                "mcp, batch run or notebook; Milvus Lite lets one process open a folder at a time). Searches "
+                "go on from a copy of their own; to index into it, stop that process first, or index into a "
+                "Milvus server (--milvus-uri http://host:19530). The folder itself is fine"
+            ) from exc
         if is_lite_uri(uri):
             raise IndexError_(
                 f"{action} the Milvus Lite database {uri} failed ({exc}). Milvus Lite serves one process "
@@ -128,6 +136,27 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
                 f"delete the folder {uri} and the index will be rebuilt from the corpus"
             ) from exc
         raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
+
+
+def held_elsewhere(uri: str) -> bool:
+    """Whether another process holds the Lite folder's lock (Milvus Lite keeps an advisory flock on its LOCK
+    file while a process has it open; pymilvus reports that only as "Open local milvus failed"). Asked after
+    this process failed to open it, so a held lock is another process's."""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(uri, "LOCK"), os.O_RDWR)
+    except OSError:  # no lock file: nobody has opened it yet
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 def loopback_works() -> bool:
@@ -181,15 +210,34 @@ class MilvusStore:
     """One corpus's passages and their vectors in one Milvus collection."""
 
     def __init__(self, corpus: str = "builtin", uri: str | None = None, embedder: Embedder | None = None,
-                 encoder: str = DEFAULT_ENCODER) -> None:
+                 encoder: str = DEFAULT_ENCODER, *, searching: bool = False) -> None:
         self.corpus = corpus
         self.uri = uri or default_milvus_uri()
         self.collection = collection_name(corpus)
         self.embedder = embedder or get_embedder(encoder)
+        self.searching = searching  # only searches: a Lite folder another process holds is searched from a copy
+        self._copy: str | None = None
 
     @property
     def client(self) -> Any:
-        return get_client(self.uri)
+        if self._copy is not None:
+            return get_client(self._copy)
+        try:
+            return get_client(self.uri)
+        except IndexError_:
+            if not (self.searching and is_lite_uri(self.uri) and held_elsewhere(self.uri)):
+                raise
+        from factdebate.corpus.lite_private import private_copy
+
+        self._copy = private_copy(self.uri)
+        print(f"note: {self.uri} is open in another process (Milvus Lite serves one at a time): searching a "
+              "copy of it, as it is now", file=sys.stderr, flush=True)
+        return get_client(self._copy)
+
+    @property
+    def opened_uri(self) -> str:
+        """Where this store's client searches: the folder, or this process's copy of it (``client``)."""
+        return self._copy or self.uri
 
     def _errors(self, action: str) -> contextlib.AbstractContextManager[None]:
         return milvus_errors(self.uri, action)
@@ -233,7 +281,7 @@ class MilvusStore:
     def _ready(self) -> Any:
         """The client, after checking once per process that the collection exists and is loaded."""
         client = self.client
-        key = (self.uri, self.collection)
+        key = (self.opened_uri, self.collection)
         if key in _loaded:
             return client
         with self._errors("loading"):
@@ -390,10 +438,10 @@ class MilvusStore:
         """The in-process search of a Milvus Lite collection (tools/milvus_lite_direct.py)."""
         if not is_lite_uri(self.uri):
             return None
-        key = (self.uri, self.collection)
+        key = (self.opened_uri, self.collection)
         with _lock:
             if key not in _direct_searches:
-                _direct_searches[key] = DirectSearch(self.uri, self.collection)
+                _direct_searches[key] = DirectSearch(self.opened_uri, self.collection)
             return _direct_searches[key]
 
     def search_sync(self, query: str, k: int) -> list[Document]:

@@ -284,10 +284,21 @@ def all_methods() -> dict[str, type[Method[Any]]]:
     return dict(sorted(METHODS.items()))
 
 
+def _near(name: str, names: list[str]) -> str:
+    """" (did you mean tool-mad?)" for 'toolmad', 'Tool_MAD' or a typo: spelling without case, dashes and
+    underscores first, then a close match."""
+    import difflib
+
+    bare = lambda text: text.lower().replace("-", "").replace("_", "").replace(" ", "")  # noqa: E731
+    same = [known for known in names if bare(known) == bare(name)]
+    near = same or difflib.get_close_matches(name.lower(), names, n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(near)}?)" if near else ""
+
+
 def method_class(name: str) -> type[Method[Any]]:
     methods = all_methods()
     if name not in methods:
-        raise ConfigError(f"unknown method '{name}'; available: {', '.join(methods)}")
+        raise ConfigError(f"unknown method '{name}'{_near(name, list(methods))}; available: {', '.join(methods)}")
     return methods[name]
 
 

@@ -7,54 +7,26 @@ A Milvus server URI needs none of this: every worker connects to the server (doc
 
 from __future__ import annotations
 
-import atexit
-import os
-import shutil
 import socket
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from factdebate.core.errors import IndexError_
-from factdebate.util.processes import pid_alive
+from factdebate.corpus.lite_private import private_copy as corpus_private_copy
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
     from factdebate.tools.base import Tool
 
-_copies: dict[str, str] = {}
-
 
 def private_copy(source: str) -> str:
     """The path of this process's copy of the Milvus Lite folder ``source`` (made on first call)."""
-    if source in _copies:
-        return _copies[source]
-    folder = Path(source)
-    if not folder.exists():
+    if not Path(source).exists():
         raise IndexError_(
             f"the Milvus Lite database {source} does not exist on Ray node {socket.gethostname()}: workers on "
             "other machines need the data directory at the same path, or a Milvus server (--milvus-uri "
             "http://host:19530)")
-    root = Path(tempfile.gettempdir()) / "factdebate-lite"
-    root.mkdir(exist_ok=True)
-    _sweep(root)
-    target_dir = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=root))
-    atexit.register(shutil.rmtree, target_dir, True)  # a killed worker's copy goes in the next sweep
-    target = target_dir / folder.name
-    if folder.is_dir():
-        shutil.copytree(folder, target)
-    else:
-        shutil.copy2(folder, target)
-    _copies[source] = str(target)
-    return str(target)
-
-
-def _sweep(root: Path) -> None:
-    """Delete the copies of processes that are gone (Ray kills its workers without running atexit)."""
-    for folder in root.iterdir():
-        pid = folder.name.split("-", 1)[0]
-        if pid.isdigit() and not pid_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+    return corpus_private_copy(source)
 
 
 def copied_rag_tool(settings: Settings) -> Tool | None:

@@ -36,11 +36,13 @@ class LLMSettings(_Strict):
     judge: str | None = Field(
         title="Judge model", default=None,
         json_schema_extra=offered("judge_llm", env="FACTDEBATE_JUDGE_LLM", group="models"),
-        description="Short for roles.judge (default: the debater's).")
+        description="The model that decides when the debaters do not agree (the same as roles.judge; "
+                    "default: the debater's).")
     scorer: str | None = Field(
         title="Scorer model", default=None,
         json_schema_extra=offered("scorer_llm", env="FACTDEBATE_SCORER_LLM", group="models"),
-        description="Short for roles.scorer (default: the debater's).")
+        description="The model that scores the debaters' answers (the same as roles.scorer; default: the "
+                    "debater's).")
     roles: dict[str, str] = Field(default_factory=dict, description="Model of any role a method asks for (judge, "
                                   "scorer, moderator, judge-2...); a role without one uses the debater's.")
     temperature: float = Field(

@@ -17,7 +17,7 @@ class RagTool:
         self, corpus: str = "builtin", milvus_uri: str | None = None, store: MilvusStore | None = None,
         encoder: str = DEFAULT_ENCODER,
     ) -> None:
-        self.store = store or MilvusStore(corpus, milvus_uri, encoder=encoder)
+        self.store = store or MilvusStore(corpus, milvus_uri, encoder=encoder, searching=True)
 
     async def search(self, query: str, k: int) -> list[Document]:
         return await self.store.search(query, k)
