@@ -214,3 +214,33 @@ async def test_work_longer_than_a_second_sends_progress(scripted: None, monkeypa
     assert reports, "no progress was reported"
     assert [done for done, _ in reports] == sorted({done for done, _ in reports})  # growing, never repeated
     assert all(message and message.endswith(" s)") for _, message in reports)
+
+
+@pytest.mark.usefixtures("builtin_index")
+async def test_searches_answer_from_the_full_text_index_while_the_vectors_build(
+        scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 58: on a fresh install no corpus-backed tool answered for 20 minutes while the vectors were built,
+    though the full-text index was ready after 0.9 s. A search now answers from it at once, saying so."""
+    monkeypatch.setattr(mcp_tools, "INDEX_WAIT_S", 0.2)
+    release = threading.Event()
+    index = Preparation()
+
+    def build(prep: Preparation) -> None:  # the full-text index built, the vectors held mid-way
+        prep.full_text.set()
+        prep.follow("embedding passages", 10, 40)
+        release.wait(60)
+
+    index.start(build)
+    server = AgentServer()
+    mcp_tools.register_tools(server, index=index)
+    server.tools_ready.set()
+    try:
+        meant = _structured(await server.call_tool("search_evidence", {"query": "capital", "tool": "rag"}))
+        plain = _structured(await server.call_tool("search_evidence", {"query": "capital", "tool": "search"}))
+    finally:
+        release.set()
+    passages, words = meant["result"], plain["result"]
+    assert passages and all(p["tool"] == "local" for p in passages)
+    assert all(p["note"].startswith("answered from the full-text index") and "(25 %: embedding passages" in p["note"]
+               for p in passages)
+    assert words and not any("note" in p for p in words)  # the full-text search asked for: nothing to say

@@ -24,12 +24,16 @@ class Preparation:
         self.stage = ""
         self.passages = (0, 0)  # (done, in the stage) of the build stage under way
         self.started = time.monotonic()
+        # Set once the full-text index is built (seconds), while the vectors may take minutes: the searches that
+        # need only it answer at once (server/mcp_tools.py), so a fresh install is useful from the start.
+        self.full_text = threading.Event()
 
     @classmethod
     def finished(cls) -> Preparation:
         """Nothing to prepare (a server built for a test or a library call)."""
         ready = cls()
         ready._done.set()
+        ready.full_text.set()
         return ready
 
     @property
@@ -51,6 +55,13 @@ class Preparation:
         """A build stage's progress (corpus/progress.py ``watch_builds``)."""
         self.stage, self.passages = stage, (done, total)
 
+    async def wait_full_text(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the full-text index (or for the whole work to end); whether it is there."""
+        end = time.monotonic() + max(0.0, seconds)
+        while not (self.full_text.is_set() or self.ready) and time.monotonic() < end:
+            await asyncio.sleep(min(0.1, max(0.0, end - time.monotonic())))
+        return self.full_text.is_set()
+
     async def wait(self, seconds: float) -> bool:
         """Wait at most ``seconds`` for the work to end; whether it has (failed or not)."""
         end = time.monotonic() + max(0.0, seconds)
@@ -58,8 +69,8 @@ class Preparation:
             await asyncio.sleep(min(0.1, max(0.0, end - time.monotonic())))
         return self.ready
 
-    def not_ready(self) -> str:
-        """What a tool says while the work goes on."""
+    def progress(self) -> str:
+        """How far the work is: "the index is being prepared (42 %: ...; started 95 s ago, once per data folder)"."""
         done, total = self.passages
         if total:
             how_far = f"{100 * done // total} %: {self.stage}, {done:,} of {total:,} passages"
@@ -67,8 +78,12 @@ class Preparation:
             # No stage of its own yet: loading, or waiting for another process that builds this data folder.
             how_far = self.stage or "starting, or waiting for another process's build of this data folder"
         since = round(time.monotonic() - self.started)
-        return (f"{self.what} is being prepared ({how_far}; started {since} s ago, once per data folder): try again "
-                "in a moment, or send the passages you have as evidence with evidence_mode 'given'")
+        return f"{self.what} is being prepared ({how_far}; started {since} s ago, once per data folder)"
+
+    def not_ready(self) -> str:
+        """What a tool says while the work goes on."""
+        return (f"{self.progress()}: try again in a moment, or send the passages you have as evidence with "
+                "evidence_mode 'given'")
 
     def failed(self) -> str:
         return f"{self.what} could not be prepared: {self.error}"

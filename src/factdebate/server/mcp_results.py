@@ -24,6 +24,7 @@ class Passage(Excerpt):
 
     id: str
     tool: str
+    note: NotRequired[str]  # how it was found when not as asked (the full-text index while the vectors build)
 
 
 class Counts(TypedDict):

@@ -197,6 +197,23 @@ async def _index_ready(index: Preparation, needed: bool, wait_s: float | None = 
         raise ToolError(index.failed())
 
 
+async def _search_now(index: Preparation, settings: Settings, tool: RetrievalTool) -> tuple[str, Settings, str]:
+    """What ``search_evidence`` searches with now: the tool asked for once what it needs is ready, and while the
+    built-in corpus's vectors are built, the full-text index (the local search: ready in seconds) in their stead,
+    with a note saying so; an error while neither is ready, or the preparation failed."""
+    if not _needs_builtin(settings, {tool}) or (index.ready and index.error is None):
+        return tool, settings, ""
+    if tool == "search":  # the local search: the full-text index is all it needs
+        if await index.wait_full_text(INDEX_WAIT_S):
+            return tool, settings, ""
+    elif await index.wait_full_text(INDEX_WAIT_S) and not index.ready:
+        local = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"search": "local"})})
+        return "search", local, (f"answered from the full-text index (ranked by words, not meaning) while "
+                                 f"{index.progress()}; ask again later for the vector search")
+    await _index_ready(index, True)
+    return tool, settings, ""
+
+
 def _needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
     """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
     if kinds is None:
@@ -210,6 +227,7 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
     """The background work: the built-in indexes the configured method searches, built if missing, then this
     process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
     Lite serves one process at a time, docs/service.md)."""
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
     from factdebate.corpus.progress import watch_builds
     from factdebate.run.build import ensure_indexes
     from factdebate.scale.lite_copy import close_lite_clients
@@ -219,6 +237,11 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
         return
     stop = watch_builds(index.follow)
     try:
+        if "local" in engines:  # the full-text index first (seconds), searched while the vectors build
+            retrieval = settings.retrieval
+            ensure_builtin_indexed(retrieval.milvus_uri, engines=["local"], limit=retrieval.builtin_docs,
+                                   encoder=retrieval.encoder)
+            index.full_text.set()
         ensure_indexes(settings)  # progress goes to stderr; stdout is the protocol's
     finally:
         stop()
@@ -278,12 +301,15 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
         settings = resolver.base
         try:
             resolver.check_tools({"tool": tool})  # before anything starts: the same allow-list as verify_claim
-            await _index_ready(prepared, _needs_builtin(settings, {tool}))
-            engine = await asyncio.to_thread(resources.tool, tool, settings)
+            kind, searched, note = await _search_now(prepared, settings, tool)
+            engine = await asyncio.to_thread(resources.tool, kind, searched)
             documents = await engine.search(query.strip(), k)
         except FactDebateError as exc:
             raise ToolError(str(exc)) from exc
-        return [{**_doc(d, 2000), "id": d.id, "tool": engine.name} for d in documents]
+        passages: list[Passage] = [{**_doc(d, 2000), "id": d.id, "tool": engine.name} for d in documents]
+        for passage in passages if note else []:
+            passage["note"] = note
+        return passages
 
     @server.tool(annotations=READ_ONLY,
                  description="Check a long answer claim by claim with the full method (no deadline): it is split "
