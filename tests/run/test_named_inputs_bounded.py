@@ -127,3 +127,30 @@ def test_stdin_that_is_a_device_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "standard input is not a regular file (a FIFO or a device)" in done.stderr
     print(f"stdin /dev/zero refused in {time.monotonic() - started:.2f} s", file=sys.stderr)
+
+
+def test_a_corpus_file_that_is_a_fifo_or_a_device_is_refused(tmp_path: Path) -> None:
+    """``factdebate index FILE`` reads documents through ``load_documents``: a FIFO held it on ``open`` and a
+    link to /dev/zero streamed zeros with no line end; both are refused from ``stat`` now, before opening."""
+    from factdebate.corpus.loading import load_documents
+
+    fifo, zero = tmp_path / "docs.jsonl", tmp_path / "zero.jsonl"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    outcome: list[str] = []
+
+    def load() -> None:
+        try:
+            list(load_documents(fifo))
+        except InputError as exc:
+            outcome.append(str(exc))
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(60)
+    if worker.is_alive():  # code that blocks on the FIFO: a writer lets it go, then the test fails
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("load_documents blocked on a FIFO")
+    assert outcome == [f"{fifo} is not a regular file (a FIFO or a device): give a file"]
+    with pytest.raises(InputError, match="is not a regular file"):
+        load_documents(zero)

@@ -9,6 +9,7 @@ it is an :class:`InputError` (one line, exit 2) naming the flag and the path. No
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,12 +21,15 @@ def _named(path: Path, flag: str) -> str:
 
 
 def input_file(path: str | Path, flag: str = "") -> Path:
-    """``path`` as a file to read: it exists and is not a directory."""
+    """``path`` as a file to read: it exists and is a regular file (a link to ``/dev/zero`` streamed zeros
+    for ever, a FIFO held the command on ``open``: issue 56; checked with ``stat``, which never blocks)."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{_named(path, flag)} is a directory: give a file")
     if not path.exists():
         raise InputError(f"{_named(path, flag)}: no such file")
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise InputError(f"{_named(path, flag)} is not a regular file (a FIFO or a device): give a file")
     return path
 
 
