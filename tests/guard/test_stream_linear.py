@@ -99,9 +99,9 @@ async def test_a_long_part_of_a_stream_is_gated_in_a_worker_thread(monkeypatch: 
 
     threads: list[bool] = []
 
-    def gate(text: str) -> Any:
+    def gate(text: str, **kwargs: Any) -> Any:
         threads.append(threading.current_thread() is threading.main_thread())
-        return real(text)
+        return real(text, **kwargs)
 
     real = stream.gate
     monkeypatch.setattr(stream, "gate", gate)

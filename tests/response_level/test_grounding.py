@@ -64,19 +64,22 @@ def test_numbers_in_words_are_read_as_numbers() -> None:
 def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
     kept = ["The Berlin TV Tower stands in Berlin."]
     added = uncovered_sentences(TOWER, kept, 5)
-    assert added == ["The Berlin TV Tower was constructed between 1965 and 1969 and is 368 m tall.",
-                     "Its sphere holds a restaurant that turns once every 30 minutes."]
+    # "Its sphere ..." is not added: whose sphere is not resolved here (issue 65: no guessed subject; the
+    # guard and a response check list it as unchecked, said why).
+    assert added == ["The Berlin TV Tower was constructed between 1965 and 1969 and is 368 m tall."]
     assert uncovered_sentences(TOWER, kept, 1) == added[:1]  # never past the claim limit
+    assert uncovered_sentences(TOWER, kept, 0) == []
     covering = [*kept, "The Berlin TV Tower was constructed between 1965 and 1969.", "The tower is 368 m tall.",
                 "Its sphere holds a restaurant that turns once every 30 minutes."]
     assert uncovered_sentences(TOWER, covering, 5) == []
 
 
-def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_as_written() -> None:
+def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_out() -> None:
     text = ("Paris is the capital of France, and Berlin is the capital of Germany; Rome is in Italy. "
             "He was born in 1901.")
+    # "He" is not resolved here: not added as a claim (issue 65), so the check lists it as unchecked.
     assert uncovered_sentences(text, [], 5) == ["Paris is the capital of France.", "Berlin is the capital of Germany.",
-                                                "Rome is in Italy.", "He was born in 1901."]
+                                                "Rome is in Italy."]
     assert clauses("It was constructed between 1965 and 1969 and is 368 m tall.") == \
         ["It was constructed between 1965 and 1969 and is 368 m tall."]
 

@@ -104,6 +104,9 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
     label = verdict.label.value if verdict.label else "UNPARSED"
     meaning = {True: "factual", False: "not factual", None: "undecided"}[verdict.factual]
     how = f"{verdict.decided_by}: {RULES[verdict.decided_by]}" if verdict.decided_by in RULES else verdict.decided_by
+    if verdict.decided_by == "all-true" and verdict.unchecked:  # never "every claim" over unchecked sentences
+        how = (f"all-true: every claim checked is supported, but {len(verdict.unchecked)} of "
+               f"{verdict.sentences or len(verdict.unchecked)} sentences were not checked")
     console.print(f"Response: [bold]{label}[/] ({meaning}; {how}); "
                   f"{verdict.usage.llm_calls} LLM calls, {verdict.usage.tool_calls} tool calls, "
                   f"{verdict.usage.seconds:.1f} s")

@@ -345,7 +345,8 @@ class ClaimCheck(BaseModel):
 
 class UncheckedSentence(BaseModel):
     """A sentence of a checked response that no claim covers, and why it was not checked (response_level/
-    unchecked.py): ``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``, ``subjective``
+    unchecked.py): ``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``, ``heading``,
+    ``link`` (it only points to a link), ``unresolved`` (it opens with a pronoun no claim resolved), ``subjective``
     (the subjective filter removed it), ``ungrounded`` (the extractor's claim for it named what the text does
     not), ``claim limit`` (the response had ``max_claims`` claims already) or ``no fact`` (no name or number
     to check). ``note``: the dropped claim, for ``ungrounded``. ``partly``: some of the sentence was checked,

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import time
 import uuid
+from bisect import insort
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,14 +42,19 @@ from factdebate.guard.types import (
     Reviser,
     SkippedSentence,
 )
+from factdebate.guard.window import turns_of, window
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
+from factdebate.response_level.grounding import content_words
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import TextIndex, boundaries, find_span
+from factdebate.response_level.worthiness import headed, short_answer
 from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
+
+SHORT_ANSWER = "the short answer this claim states in full, read with the person's question"
 
 
 class _Usage:
@@ -106,16 +112,23 @@ class Check:
         self.options = options if isinstance(options, ResolvedGuardOptions) else resolve_options(options, settings)
         self.settings = settings
         # The caller's factdebate.question names the person's question when the face's guess is not it.
-        self.question = guard_question(self.options.question or question, settings)
         # The conversation before the reply (OpenAI messages, as the door read them: guard/call.py), whole: what
-        # the extractor is shown of it is chosen where its input is built.
+        # the extractor is shown of it is chosen where its input is built (guard/window.py).
         self.messages: list[Any] = list(messages)
+        dialogue = turns_of(self.messages) if self.messages else self.options.dialogue
+        # Else the conversation's last turn, when it is the person's (a door that passes only the conversation).
+        last = dialogue[-1][1] if dialogue and dialogue[-1][0] == "user" else None
+        self.question = guard_question(self.options.question or question or last, settings)
         self.reviser = reviser
         self.caller = caller  # a revision is checked again as this caller (rewrite)
         self.usage = _Usage()
         self.calls = CallCount(parent=current_count())  # a re-check's calls count in its check's too
         self.sinks: list[EventSink] = [*(sinks or []), self.usage]
         self.conversation: Conversation | None = conversation(caller, self.options.conversation_id)
+        # What of the conversation the extractor reads the reply in (guard/window.py); a reply to a person's
+        # message is read in its context, so a short answer ("Sydney.", "Yes.") is a statement (the gate).
+        self.window = window(dialogue, self.question)
+        self.asked = self.question is not None or self.window.text is not None
         docs = passages(self.options.evidence)
         self.session = SessionEvidence(self.options, settings)
         if not self.session.trimmed:  # within the limits: every claim reads every passage, as before
@@ -137,12 +150,15 @@ class Check:
         self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
         self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
         self.degraded_reasons: list[str] = []
-        self.passed_through: list[str] = []
+        self.passed_through: list[str] = [self.window.note] if self.window.note else []
+        self.pieces: list[tuple[int, int, str | None]] = []  # every sentence gated so far, in order (headings)
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
 
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
         """The check-worthy ones of ``sentences``; the others are recorded as skipped."""
         self.skipped += [SkippedSentence(span=s.span, text=s.text, reason=s.reason) for s in sentences if s.reason]
+        for s in sentences:
+            insort(self.pieces, (s.start, s.end, s.reason), key=lambda piece: piece[0])
         worthy = [s for s in sentences if s.reason is None]
         self.worthy += worthy
         return worthy
@@ -159,14 +175,30 @@ class Check:
         self.taken += len(taken)
         return taken
 
+    def gate(self, text: str) -> list[Sentence]:
+        """The gate's reading of ``text`` (the reply, or a part of it), in the reply's context."""
+        return gate(text, asked=self.asked)
+
+    def extractor_text(self, worthy: Sequence[Sentence], reply: str) -> str:
+        """What the extractor is given of ``worthy`` (sentences of ``reply``): each under its heading
+        (response_level/worthiness.py's :func:`headed`), the same for a whole reply and a streamed one."""
+        return headed(reply, self.pieces, [(s.start, s.end) for s in worthy])
+
     async def extract(self, text: str, context: str | None = None) -> list[str] | None:
         """The claims of ``text`` (None, with the reason recorded, when the extractor's reply was unreadable
-        or the extractor failed)."""
+        or the extractor failed). ``context``: the reply before ``text`` (a stream's part); the conversation's
+        window comes before it."""
+        if self.window.text is not None:
+            context = self.window.text + (f"\nAssistant (this reply, so far): {context}" if context else "")
         with span("claims", "extraction"):
             try:
+                # The reply's first check-worthy sentence: a leading "It" added as written stands for its
+                # subject on every door, a whole reply and a streamed part alike.
+                opening = self.worthy[0].text if self.worthy else None
                 extraction = await aextract_claims(text, question=self.question,
                                                    llm=self.context.resources.llm("extractor"),
-                                                   max_claims=self.settings.response.max_claims, context=context)
+                                                   max_claims=self.settings.response.max_claims, context=context,
+                                                   opening=opening)
             except FactDebateError as exc:
                 self.degraded_reasons.append(f"the claims could not be extracted: {exc}")
                 return None
@@ -192,9 +224,29 @@ class Check:
             return None
         self._claimed.add(folded)
         place, note = find_span(claim, text, after=after, index=index)
+        if place is None and (answered := self._short_answer_of(claim)) is not None:
+            place, note = answered.span, SHORT_ANSWER
         progress = Progress(GuardClaim(index=len(self.progress), claim=claim, span=place, span_note=note))
         self.progress.append(progress)
         return progress
+
+    def _short_answer_of(self, claim: str) -> Sentence | None:
+        """The reply's short answer ("Yes.", "No, it is not.", "Sydney.") that ``claim``, placed in no sentence,
+        states in full with the question's words: the one short answer of the reply so far (or the one no
+        claim is placed in yet), when the claim shares half its content words with the question and the
+        conversation. So "Apollo 11 landed on the Moon in 1972." is marked on "Yes.", and ``hold`` withholds
+        that sentence, not the reply."""
+        if not self.asked:
+            return None
+        asked = content_words(" ".join(filter(None, (self.question, self.window.text))))
+        own = content_words(claim)
+        if not own or 2 * len(own & asked) < len(own):
+            return None
+        short = [s for s in self.worthy if short_answer(s.text)]
+        if len(short) > 1:
+            placed = [p.claim.span for p in self.progress if p.claim.span is not None]
+            short = [s for s in short if not any(a.start < s.end and s.start < a.end for a in placed)]
+        return short[0] if len(short) == 1 else None
 
     def _cache_key(self, claim: str, digest: str) -> tuple[str, ...]:
         o = self.options
@@ -299,7 +351,8 @@ class Check:
             claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
             passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
-            on_unchecked=o.on_unchecked, tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text)
+            on_unchecked=o.on_unchecked, on_not_enough_info=o.on_not_enough_info, tier=o.tier,
+            deadline_s=o.deadline_s, original_text=text, text=text)
         return await apply_policy(result, self.reviser, self.recheck, self.settings.guard.rewrite_fallback)
 
     def beyond_note(self, text: str, index: int) -> GuardClaim | None:
@@ -377,7 +430,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
         check.recorder.emit(ResponseStarted(response=text, question=check.question, method=check.options.method))
         if (cut := checked_length(text, settings.guard.max_message_chars)) < len(text):
             check.beyond = cut  # the rest: one unchecked claim of the result, said why
-        worthy = check.take(check.skip(await read_text(cut, gate, text[:cut])))
+        worthy = check.take(check.skip(await read_text(cut, check.gate, text[:cut])))
         claims: list[str] | None = []
         if worthy and check.remaining(deadline) <= 0:  # the request's wait before the check used it (clock.py)
             check.degraded_reasons.append(
@@ -385,7 +438,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
                 f"waited {time.perf_counter() - check.started:.2f} s for the service by then")
             claims = None
         elif worthy:
-            extraction = asyncio.ensure_future(check.extract(" ".join(s.text for s in worthy)))
+            extraction = asyncio.ensure_future(check.extract(check.extractor_text(worthy, text[:cut])))
             await settle([extraction], check.remaining(deadline))
             if extraction.cancelled():
                 check.degraded_reasons.append(f"the claims were not extracted within the deadline "

@@ -18,7 +18,10 @@ One that is not is unchecked, first reason that applies:
 - ``grounding filter``: the extractor's claim for it was dropped as an opinion or for naming what the text
   does not write (the dropped claim is quoted), or the sentence reads as an opinion by the grounding rules
   ("Honestly, the tower is in Berlin.");
-- ``no claim``: it names something (a name or a number) and the extractor made no claim of it.
+- ``unresolved``: it opens with a pronoun ("It is 9,500 m tall.") and no claim resolved whom it means, from the
+  reply or the conversation: never checked with a guessed subject (issue 65, item 2);
+- ``no claim``: it names something (a name or a number; a short answer or a list item by its first word too)
+  and the extractor made no claim of it.
 
 A sentence with neither a name nor a number that no claim covers ("That sounds like a plan.") states nothing
 to look up: it is listed in ``skipped`` as ``no fact``, as a response check's ``unchecked`` lists it.
@@ -30,7 +33,19 @@ from collections.abc import Sequence
 
 from factdebate.guard.gate import Sentence
 from factdebate.guard.types import GuardClaim
-from factdebate.response_level.grounding import content_words, holds, is_opinion, names, numbers, stem
+from factdebate.response_level.grounding import PRONOUN_OPENING, content_words, holds, is_opinion, names, numbers, stem
+from factdebate.response_level.worthiness import LIST_MARKER, without_urls
+
+
+def states(sentence: str) -> bool:
+    """Whether a check-worthy ``sentence`` no claim covers names something to look up: a number or a name (after
+    its first word; a short one, "Sydney.", "Yes.", or a list item, "- Sweden: Bergen", by its first word too:
+    it is a statement in its question's or heading's context)."""
+    text = without_urls(LIST_MARKER.sub("", sentence.strip(), count=1))
+    if numbers(text):
+        return True
+    short = len(text.split()) < 3 or LIST_MARKER.match(sentence) is not None
+    return bool(names(text if short else " ".join(text.split()[1:])))
 
 # Share of a sentence's content words (by stem) the claims must hold: higher than a response check's 0.6, as
 # one changed word is a different statement ("City Alpha has 2 towers." is not "... 2 bridges.").
@@ -54,7 +69,11 @@ def _held(sentence: str, claim: str) -> bool:
     own = _stems(sentence)
     if not own or len(own & _stems(claim)) / len(own) < COVERED:
         return False
-    return names(sentence) <= names(claim) and numbers(sentence) <= numbers(claim)
+    # A name of the sentence is held when the claim writes it in any case (a list item's key, "- Wrote: Hamlet",
+    # is capitalised by its place only).
+    written = {w.casefold() for w in claim.split()} | {stem(w) for w in content_words(claim)} | names(claim)
+    text = LIST_MARKER.sub("", sentence.strip(), count=1)
+    return all(n in written or stem(n) in written for n in names(text)) and numbers(sentence) <= numbers(claim)
 
 
 def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], *, ungrounded: Sequence[str],
@@ -90,7 +109,10 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], *, ungro
         elif is_opinion(sentence.text):
             out.append((sentence, "dropped by the grounding filter: it reads as an opinion, but what it states "
                                   "was not checked"))
-        elif numbers(sentence.text) or names(" ".join(sentence.text.split()[1:])):
+        elif PRONOUN_OPENING.match(LIST_MARKER.sub("", sentence.text.strip(), count=1)) and states(sentence.text):
+            out.append((sentence, f"its subject (\"{sentence.text.split()[0].strip('-*')}\"...) could not be "
+                                  "resolved from the reply or the conversation: it was not checked"))
+        elif states(sentence.text):
             out.append((sentence, "no claim was extracted from it: it was not checked"))
         else:
             no_fact.append(sentence)

@@ -25,8 +25,9 @@ class Sentence:
         return Span(start=self.start, end=self.end)
 
 
-def gate(text: str) -> list[Sentence]:
+def gate(text: str, *, asked: bool = False) -> list[Sentence]:
     """Every sentence of ``text`` with its offsets and whether it is check-worthy (response_level/worthiness.py's
     :func:`gated`, which a response check reads too). A question followed by its yes or no is one statement,
-    check-worthy (its extractor reads both together)."""
-    return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text)]
+    check-worthy (its extractor reads both together). ``asked``: the reply answers a person's message, so a
+    short answer is a statement in its context, never "no content"."""
+    return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text, asked=asked)]

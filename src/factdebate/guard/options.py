@@ -15,6 +15,7 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.guard.messages import text_of, tool_evidence
 from factdebate.guard.types import TIERS, GuardEvidence, GuardOptions, ResolvedGuardOptions
+from factdebate.guard.window import turns_of
 from factdebate.settings.model import Settings
 
 __all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_conversation"]
@@ -57,7 +58,8 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
                                 max_tier=max_tier, method=method, evidence=evidence, evidence_mode=mode,
                                 conversation_id=options.conversation_id,
                                 on_unchecked=options.on_unchecked or guard.on_unchecked,
-                                question=options.question, conversation_evidence=conversation)
+                                question=options.question, conversation_evidence=conversation,
+                                dialogue=list(options._dialogue), on_not_enough_info=guard.on_not_enough_info)
 
 
 def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence]:
@@ -67,11 +69,15 @@ def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence
 
 
 def with_conversation(options: GuardOptions, messages: Sequence[Any]) -> GuardOptions:
-    """``options`` with the conversation's tool results as its own evidence (ranked per claim, trimmed to the
-    limits, never refused); the caller's ``evidence`` is left as sent (held to the limits)."""
+    """``options`` with the conversation (``messages``: the turns before the reply) read: its tool results as
+    its own evidence (ranked per claim, trimmed to the limits, never refused; the caller's ``evidence`` is left
+    as sent, held to the limits), and its turns, which the claim extractor reads the reply in (guard/window.py).
+    Every door that has the conversation passes it here."""
     found = tool_evidence(messages)
-    if not found:
+    turns = turns_of(messages)
+    if not found and not turns:
         return options
     out = options.model_copy()
     out._conversation = [*options._conversation, *found]
+    out._dialogue = turns
     return out

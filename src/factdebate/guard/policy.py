@@ -19,6 +19,10 @@
   ``action_taken`` is ``held`` when a sentence was withheld, else as under ``flag``.
 - ``block``: a refusal naming what was refuted.
 
+A claim found NOT ENOUGH INFO is footnoted under ``flag`` and ``hold`` as one the evidence could not confirm
+(the operator's ``guard.on_not_enough_info``: ``flag``, the default; ``pass`` leaves it to the verdicts;
+``block`` refuses the reply, as ``on_unchecked: block`` refuses one with an unchecked claim).
+
 Independently, ``on_unchecked: block`` refuses a reply with anything unchecked (or a degraded check, whose
 text is unchecked as a whole); ``pass`` lets it through, with the unchecked claims said in the result. A
 reply with no text to check that is not a tool call either (``content: 12345``, only image parts, nothing) is
@@ -45,10 +49,11 @@ StreamMode = Literal["pass", "footnote", "hold_back", "whole"]
 WITHHELD = "[Withheld: a fact check found this sentence contradicted by the evidence; see the fact check below.]"
 
 
-def stream_mode(policy: str, on_unchecked: str) -> StreamMode:
+def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag") -> StreamMode:
     """How a reply under ``policy`` streams. Text shown cannot be taken back: ``rewrite`` and ``block`` (and
-    ``on_unchecked: block``, which refuses what could not be checked in time) send nothing before the check."""
-    if policy in ("rewrite", "block") or on_unchecked == "block":
+    ``on_unchecked: block``, which refuses what could not be checked in time, and ``guard.on_not_enough_info:
+    block``) send nothing before the check."""
+    if policy in ("rewrite", "block") or on_unchecked == "block" or on_not_enough_info == "block":
         return "whole"
     return "hold_back" if policy == "hold" else "footnote" if policy == "flag" else "pass"
 
@@ -87,6 +92,11 @@ def unchecked(claims: list[GuardClaim]) -> list[GuardClaim]:
     return [c for c in claims if c.status != "checked"]
 
 
+def unconfirmed(claims: list[GuardClaim]) -> list[GuardClaim]:
+    """The claims checked and found NOT ENOUGH INFO: neither supported nor refuted by the evidence."""
+    return [c for c in claims if c.status == "checked" and c.label == Label.NOT_ENOUGH_INFO]
+
+
 def _quoted(claim: GuardClaim) -> str:
     return f'"{claim.claim}"'
 
@@ -104,6 +114,10 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
         lines.append(line)
     for claim in unchecked(result.claims):
         lines.append(f"- {_quoted(claim)} could not be checked ({claim.reason or claim.status})")
+    if result.on_not_enough_info != "pass":  # issue 57: visible, never passed as if confirmed
+        for claim in unconfirmed(result.claims):
+            lines.append(f"- {_quoted(claim)} could not be confirmed: the evidence neither supports nor "
+                         "contradicts it")
     if result.degraded:
         lines.append(f"- The answer could not be checked: {result.degraded_reason}")
     if note:
@@ -117,6 +131,8 @@ def refusal(result: GuardResult) -> str:
     if wrong:
         parts.append("a fact check found that it says what the evidence contradicts: "
                      + "; ".join(_quoted(c) for c in wrong))
+    if result.on_not_enough_info == "block" and (open_ := unconfirmed(result.claims)):
+        parts.append("the evidence could not confirm: " + "; ".join(_quoted(c) for c in open_))
     if result.on_unchecked == "block":
         missing = unchecked(result.claims)
         if result.degraded:
@@ -131,6 +147,8 @@ def refusal(result: GuardResult) -> str:
 
 def must_block(result: GuardResult) -> bool:
     if result.policy == "block" and refuted(result.claims):
+        return True
+    if result.on_not_enough_info == "block" and unconfirmed(result.claims):
         return True
     return result.on_unchecked == "block" and (result.degraded or bool(unchecked(result.claims)))
 

@@ -115,10 +115,10 @@ class AnswerSoFar:
         self._ends.cursor = start
 
 
-def gated(part: str, start: int) -> list[Sentence]:
-    """The sentences of ``part`` of the answer, gated, with their offsets in the answer (``part`` starts at
-    ``start``)."""
-    return [Sentence(s.start + start, s.end + start, s.text, s.reason) for s in gate(part)]
+def gated(part: str, start: int, *, asked: bool = False) -> list[Sentence]:
+    """The sentences of ``part`` of the answer, gated (``asked``: in a person's message's context), with their
+    offsets in the answer (``part`` starts at ``start``)."""
+    return [Sentence(s.start + start, s.end + start, s.text, s.reason) for s in gate(part, asked=asked)]
 
 
 class StreamingCheck:
@@ -143,7 +143,7 @@ class StreamingCheck:
         self._long = False  # the answer passed guard.max_message_chars: the rest is kept, not read
         self._result: GuardResult | None = None
         resolved = self._check.options
-        self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked)
+        self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked, resolved.on_not_enough_info)
         # policy hold: the text to show, released part by part once decided (guard/hold.py); else None
         self.held: HeldText | None = HeldText() if self.mode == "hold_back" else None
         with recording(self._check.recorder), cache_scope(self._check.cache_scope), counting(self._check.calls):
@@ -179,7 +179,7 @@ class StreamingCheck:
         worthy: list[Sentence] | None = None  # a long part is gated in a worker thread, in its run
         held: Part | None = None
         if len(part) < LONG_TEXT:
-            found = gated(part, start)
+            found = gated(part, start, asked=self._check.asked)
             if not final and found and found[-1].reason == "question":
                 # "Is the Eiffel Tower in Berlin? Yes." is a statement: the question waits for the next sentence.
                 last = found.pop()
@@ -213,7 +213,7 @@ class StreamingCheck:
         before, counted = order or (None, asyncio.Event())
         try:
             if worthy is None:
-                found = await asyncio.to_thread(gated, part, start)
+                found = await asyncio.to_thread(gated, part, start, asked=self._check.asked)
                 if held is not None:
                     held.pieces = [(s.start, s.end) for s in found]
                 worthy = self._check.skip(found)
@@ -228,7 +228,7 @@ class StreamingCheck:
             if self._check.room() == 0:  # the reply's claim cap is reached: what follows is unchecked, said so
                 self._check.capped = True
                 return
-            chunk = " ".join(s.text for s in worthy)
+            chunk = self._check.extractor_text(worthy, self._answer.index.text)
             context = self._answer.context(start)
             if held is not None and len(worthy) == 1 and stands_alone(worthy[0].text):
                 # Under hold the reader waits for this verdict: it begins beside the extraction (head_start.py).

@@ -37,6 +37,7 @@ Policy = Literal["annotate", "flag", "hold", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
 EvidenceMode = Literal["given", "both", "retrieved"]
 OnUnchecked = Literal["pass", "block"]
+OnNotEnoughInfo = Literal["pass", "flag", "block"]
 ActionTaken = Literal["none", "annotated", "flagged", "held", "rewritten", "blocked"]
 ClaimStatus = Literal["checked", "unchecked", "error"]
 
@@ -108,6 +109,9 @@ class GuardOptions(_Strict):
     # The conversation's own tool results (set by the faces through guard.options.with_conversation, never by a
     # caller's JSON): unlike ``evidence`` they are never refused for size, but ranked per claim and trimmed.
     _conversation: list[GuardEvidence] = PrivateAttr(default_factory=list)
+    # The conversation's turns before the reply, (role, text), set with them: what the claim extractor reads a
+    # reply in (guard/window.py).
+    _dialogue: list[tuple[str, str]] = PrivateAttr(default_factory=list)
 
     @field_validator("question")
     @classmethod
@@ -141,6 +145,8 @@ class ResolvedGuardOptions(_Strict):
     on_unchecked: OnUnchecked
     question: str | None = None
     conversation_evidence: list[GuardEvidence] = Field(default_factory=list)  # ranked per claim (guard/session.py)
+    dialogue: list[tuple[str, str]] = Field(default_factory=list)  # the turns before the reply (guard/window.py)
+    on_not_enough_info: OnNotEnoughInfo = "flag"  # the operator's guard.on_not_enough_info
 
 
 class Correction(_Strict):
@@ -220,6 +226,9 @@ class GuardResult(_Strict):
                                   "passed_through too.")
     policy: Policy = "annotate"
     on_unchecked: OnUnchecked = "pass"
+    on_not_enough_info: OnNotEnoughInfo = Field(default="flag", description="What a NOT ENOUGH INFO claim does "
+                                                "(the operator's guard.on_not_enough_info): pass, flag (a footnote "
+                                                "under flag and hold) or block (the reply is refused).")
     tier: Tier = "standard"
     deadline_s: float = 0.0
     original_text: str = ""

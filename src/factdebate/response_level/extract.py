@@ -100,10 +100,13 @@ async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
 
 
 async def aextract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
-                          drop_subjective: bool = False, context: str | None = None) -> ClaimExtraction:
+                          drop_subjective: bool = False, context: str | None = None,
+                          opening: str | None = None) -> ClaimExtraction:
     """The atomic claims of ``response`` (see the module docstring for failures). ``context``: what the
     response continues (a dialogue's history), shown to the extractor so that a reply's pronouns become
-    names in its claims; no claim is taken from it."""
+    names in its claims; no claim is taken from it. ``opening``: the first sentence of the whole reply when
+    ``response`` is a part of it (a stream's), whose subject a leading "It" of a sentence added as the text
+    writes it stands for, as in the whole reply (grounding.uncovered_sentences)."""
     text, removed, retries = response, None, 0
     if drop_subjective:
         text, removed, retries = await remove_subjective(response, llm)
@@ -115,19 +118,20 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
                                context=context, max_claims=max_claims)
     source = " ".join(filter(None, (text, question, context)))
-    claims, ungrounded = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims)
+    claims, ungrounded = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims, opening)
     return ClaimExtraction(claims=claims, parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None,
                            ungrounded=ungrounded)
 
 
-def _held_to_text(items: list[str] | None, text: str, source: str, max_claims: int) -> tuple[list[str], list[str]]:
+def _held_to_text(items: list[str] | None, text: str, source: str, max_claims: int,
+                  opening: str | None = None) -> tuple[list[str], list[str]]:
     """(claims, ungrounded): the claims read that ``source`` grounds, then the text's own sentences that state
     what no kept claim covers (when the reply could be read)."""
     claims, ungrounded = grounded(items or [], source)
     if items is not None:
-        claims += uncovered_sentences(text, claims, max_claims - len(claims))
+        claims += uncovered_sentences(text, claims, max_claims - len(claims), opening=opening)
     return claims, ungrounded
 
 

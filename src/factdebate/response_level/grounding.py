@@ -24,9 +24,11 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from factdebate.response_level.spans import claim_spans, sentences
+from factdebate.response_level.worthiness import LIST_MARKER, heading, without_urls
 
 _WORD = re.compile(r"[^\W_]+")
 COMMON = frozenset((
@@ -39,7 +41,8 @@ _NAME = re.compile(r"\b(?:[A-Z][\w'-]*|\d[\d.,]*)")  # a capitalised word or a n
 NOT_NAMES = frozenset(("a", "an", "and", "as", "at", "but", "by", "for", "he", "her", "his", "in", "it", "its",
                        "of", "on", "or", "she", "the", "their", "there", "these", "they", "this", "to", "we",
                        "after", "before", "during", "from", "with", "since", "until", "while", "when", "many",
-                       "most", "some", "other", "each", "every", "both", "all", "one", "today"))
+                       "most", "some", "other", "each", "every", "both", "all", "one", "today", "yes", "no", "if",
+                       "sure"))
 # Endings of ordinary words (a first word "Located", "Construction", "Originally" is no name).
 _ORDINARY_ENDINGS = ("ed", "ing", "ion", "ions", "ment", "ly", "ity", "ness", "ous", "ive", "ful", "al", "ance",
                      "ence", "ers")
@@ -48,7 +51,9 @@ _FIRST_PERSON = re.compile(r"\bI\b|\b(?:[Mm]y|me|mine|myself)\b")
 # "I" after a capitalised word is a numeral ("World War I", "Elizabeth I"), not the writer.
 # (A word of 60 characters at most: a longer run of letters and hyphens, tried from each hyphen in it, was read
 # once per hyphen; no name is that long.)
-_NUMERAL_I = re.compile(r"\b[A-Z][\w'-]{0,60}\s+I\b")
+_NUMERAL_I = re.compile(r"\b(?!(?:If|When|As|So|And|But|Then|Now|Here|Well|Yes|No|Sure|Because|Since|Where|What|How|"
+                        r"Why|Do|Did|Can|Could|Should|Would|May|Might|Must|Will|Am|Was|Were|Today|Also|Still)\s)"
+                        r"[A-Z][\w'-]{0,60}\s+I\b")
 # The writer's view without an "I": advice to the reader or to everyone, and words that praise or judge
 # (lower-case only: "The Great Wall", "Lovely Rita" are names).
 _ADVICE = re.compile(
@@ -156,8 +161,111 @@ def example_words() -> frozenset[str]:
     return frozenset(stem(w) for w in content_words(re.sub(r"[{}\[\]\"]", " ", lines)) if w != "claim")
 
 
+# Words that carry no statement of their own: a claim's predicate is what is left of it without them, its names
+# and its numbers.
+_FUNCTION = frozenset((
+    "the", "and", "was", "were", "are", "is", "be", "been", "has", "had", "have", "for", "not", "did", "does",
+    "do", "its", "his", "her", "their", "also", "only", "both", "of", "in", "on", "at", "to", "by", "a", "an",
+    "as", "it", "he", "she", "they", "this", "that", "than", "from", "with", "into", "over", "under", "about",
+    "or", "but", "so", "which", "who", "whom", "whose", "there", "then", "no", "yes", "one", "first", "any", "all",
+    "called", "named", "known", "located", "situated", "found", "made", "can", "could", "will", "would",
+    # Verbs of time and aspect that rephrase the text's own ("Construction began in 1965." for "It was
+    # constructed between 1965 and 1969"), and hedges: they state nothing the other words do not.
+    "began", "begun", "begin", "begins", "started", "start", "starts", "completed", "finished", "ended", "took",
+    "place", "became", "become", "remained", "remains", "still", "later", "around", "approximately", "nearly",
+    "exactly", "some", "least")) | COMMON
+_NAME_RUN = re.compile(r"[A-Z][\w'-]*(?:\s+(?:(?:of|de|du|da|van|von|the|la|le)\s+)?[A-Z][\w'-]*)*")
+_IDENTIFIER = re.compile(r"\w+_\w+|\b[a-z]+[A-Z]\w*|[{}<>=|`#]|\s-\s|^[-*•>]")
+# Words that make a sentence a statement: forms of be and have, modal verbs, and common irregular verbs of the
+# past (a regular one ends in -ed; a verb in the present is found by what follows it: _VERB_BEFORE).
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|does|did|do|can|could|will|would|may|might|must|shall|should|isn'?t|"
+    r"aren'?t|wasn'?t|weren'?t|doesn'?t|didn'?t|won|built|began|became|wrote|led|made|held|stood|lay|ran|fell|rose|"
+    r"grew|gave|took|went|came|saw|knew|left|lost|kept|met|paid|sold|sent|spent|taught|told|bore|flew|drew|sang|"
+    r"struck|fought|sank|swam|rang|drank|ate|wore|froze|chose|spoke|broke|drove|rode|hid|shook|threw|blew|felt|"
+    r"found|bought|brought|caught|thought|meant|dealt|slept|fed|fled|read|said|laid|heard|sat|shot|split|spread|"
+    r"set|put|cut|hit|beat|swore|arose|woke|lies|stands|remains|holds|hosts|means|belongs|consists|runs|sits)\b",
+    re.I)
+# What follows a verb in the present ("flows into", "orbit the Sun", "borders Russia", "measures 300 m").
+_AFTER_VERB = frozenset(("the", "a", "an", "in", "on", "at", "to", "into", "from", "for", "over", "under", "through",
+                         "about", "around", "near", "across", "its", "his", "her", "their", "more", "than", "up",
+                         "down", "out", "no", "not", "only", "all", "every", "each", "some", "many", "several"))
+
+
+def _has_verb(words: Sequence[str]) -> bool:
+    """Whether ``words`` (a claim's) hold a verb: a form of be or have, a modal, an irregular past, a word in
+    -ed, or a lower-case word followed by what follows a verb (an article, a preposition, a name, a number)."""
+    if any(_FINITE.fullmatch(w) for w in words) or any(w.endswith("ed") and len(w) > 4 for w in words[1:]):
+        return True
+    for word, after in pairwise(words[1:]):
+        if not word[:1].islower() or len(word) < 3 or word in _FUNCTION or word in _UNITS or word in _TENS:
+            continue
+        if after.casefold() in _AFTER_VERB or after[:1].isupper() or after[:1].isdigit() or after in _UNITS:
+            return True
+    return False
+
+
+def is_statement(claim: str) -> bool:
+    """Whether ``claim`` is written as a declarative sentence (issue 65, item 2): three words or more, no
+    identifier (``date_published``), key, markup or heading joined to an item, no question, and a verb (a form
+    of be or have, a modal, a verb in the past, or a common verb in the present)."""
+    text = claim.strip()
+    words = _WORD.findall(text)
+    if len(words) < 3 or text.endswith(("?", ":")) or _IDENTIFIER.search(text):
+        return False
+    if re.match(r"^[^\s:]{1,40}:\s", text):  # "Sweden: Bergen", "Note: ..." -- a key and its value
+        return False
+    return _has_verb(words)
+
+
+def _sentence_like(text: str) -> bool:
+    """Whether the text's own ``text`` may stand as a claim: no heading, key and value or identifier."""
+    return not (_IDENTIFIER.search(text) or re.match(r"^[^\s:]{1,40}:\s", text) or text.rstrip().endswith(":"))
+
+
+def predicate_words(claim: str) -> set[str]:
+    """The words of ``claim`` that say what it states of its names and numbers: not names, numbers, function
+    words or numbers in words."""
+    out = set()
+    for match in _WORD.finditer(without_urls(claim)):
+        word = match.group(0)
+        ordinary = match.start() == 0 and word.casefold().endswith(_ORDINARY_ENDINGS)  # "Construction of ..."
+        if (word[:1].isupper() and not ordinary) or word.isdigit() or len(word) < 3:
+            continue
+        folded = word.casefold()
+        if folded in _FUNCTION or folded in _UNITS or folded in _TENS or folded in _SCALES:
+            continue
+        out.add(folded)
+    return out
+
+
+def _named_in_full(claim: str, source_words: set[str]) -> set[str]:
+    """The words of the names ``claim`` writes in a longer form of a name the source writes ("Marie Curie" where
+    the source says "Curie", "Mount Everest" for "Everest"): not a name the text lacks (issue 57, item 1)."""
+    out: set[str] = set()
+    for match in _NAME_RUN.finditer(claim):
+        words = [w.casefold() for w in _WORD.findall(match.group(0))]
+        own = [w for w in words if w not in NOT_NAMES and w not in _FUNCTION]
+        if len(own) > 1 and any(w in source_words or stem(w) in source_words for w in own):
+            out.update(stem(w) for w in own)
+    return out
+
+
+def _contained(claim: str, others: Sequence[str]) -> bool:
+    """Whether another of ``others`` says all ``claim`` says and more (it is checked once, in the longer one)."""
+    folded = " ".join(_WORD.findall(claim.casefold()))
+    return any(folded != (other := " ".join(_WORD.findall(o.casefold()))) and f" {folded} " in f" {other} "
+               for o in others)
+
+
 def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
-    """(claims taken from ``source``, the others): see the module docstring."""
+    """(claims taken from ``source``, the others): see the module docstring. A claim must be a declarative
+    sentence (:func:`is_statement`), its names and numbers the source's (a name may be written more fully),
+    and its predicate the source's too: at most one of its :func:`predicate_words` missing, and never half
+    of them ("The play was banned in 1597." is not in "The play was first published in 1597."). A claim that
+    another kept claim contains word for word is left out (checked once, in the longer one), not counted as
+    ungrounded."""
+    source = without_urls(source)
     known = {stem(w) for w in content_words(source)}
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
     source_words = {stem(w) for w in written} | {w.casefold() for w in written}
@@ -166,14 +274,20 @@ def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
     kept = []
     for claim in claims:
         words = {stem(w) for w in content_words(claim)}
-        if words and not words & known:
+        if not is_statement(claim) or (words and not words & known):
             continue
-        if not {stem(n) for n in names(claim)} <= source_words or not numbers(claim) <= source_numbers:
+        full = _named_in_full(claim, source_words)
+        if not {stem(n) for n in names(claim)} - full <= source_words or not numbers(claim) <= source_numbers:
+            continue
+        predicate = predicate_words(claim)
+        missing = [w for w in predicate if w not in source_words and stem(w) not in source_words]
+        if missing and (len(missing) > 1 or 2 * len(missing) >= len(predicate)):
             continue
         if words & leaks or is_opinion(claim):
             continue
         kept.append(claim)
-    return kept, [c for c in claims if c not in kept]
+    ungrounded = [c for c in claims if c not in kept]
+    return [c for c in kept if not _contained(c, kept)], ungrounded
 
 
 def _states_a_fact(sentence: str) -> bool:
@@ -183,11 +297,32 @@ def _states_a_fact(sentence: str) -> bool:
     return bool(numbers(sentence)) or bool(names(" ".join(words[1:])))
 
 
+_YES_NO = re.compile(r"^\s*(?:yes|no)\b[,;]?\s*(?=\w)", re.I)
+# Who says it, or how sure the writer is: not part of what the sentence states ("According to NASA, the Moon
+# is ...": a claim without the frame holds it).
+_FRAME = re.compile(r"^(?:according to [^,]{1,60}|as [^,]{1,60} (?:puts|put|says|said|writes|wrote) it|"
+                    r"if i (?:remember|recall) (?:correctly|rightly)|as far as i know|i (?:believe|think))\s*,?\s*",
+                    re.I)
+# A leading pronoun or elided subject: the sentence says nothing checkable until it is resolved.
+PRONOUN_OPENING = re.compile(r"^(?:it|he|she|they|this|that|these|those|its|his|her|their)\b", re.I)
+_NO_SUBJECT = frozenset(("i", "hi", "hello", "hey", "sure", "yes", "no", "ok", "okay", "thanks", "well", "so",
+                         "here", "note", "facts", "answer", "summary", "overview"))
+
+
 def _subject(text: str) -> str | None:
     """The text's subject as its first sentence names it: the run of capitalised words it opens with
-    ("The Brandenburg Gate"), if it names something."""
-    match = re.match(r"^((?:The\s+)?(?:[A-Z][\w'.-]*)(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'.-]*)*)", text.strip())
+    ("The Brandenburg Gate"), when that sentence is a statement of it (the run is followed by a verb) and the
+    run is a name, never "I", "Hi", "Sure" or a heading's word (issue 65, item 2)."""
+    if not is_statement(text) or re.search(r"[:?]$", text.strip()):
+        return None
+    match = re.match(r"^((?:The\s+)?(?:[A-Z][\w'.-]*)(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'.-]*)*)\s+(\S+)",
+                     text.strip())
     if match is None or match.group(1).casefold() in NOT_NAMES:
+        return None
+    first = _WORD.findall(match.group(1))[-1].casefold()
+    if first in _NO_SUBJECT or _WORD.findall(match.group(1))[0].casefold() in _NO_SUBJECT:
+        return None
+    if not _FINITE.fullmatch(match.group(2).strip(",;")) and not match.group(2).endswith("ed"):
         return None
     return match.group(1)
 
@@ -227,7 +362,7 @@ def holds(piece: str, claims: Sequence[str]) -> bool:
         {stem(n) for n in names(piece)} <= held
 
 
-def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
+def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: str | None = None) -> list[str]:
     """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, each as the
     text writes it, a leading pronoun replaced by the text's subject. A sentence is covered only by the claims
     placed on it (the span search's sentence, as the verdict marks it) when they hold most of its content
@@ -242,19 +377,27 @@ def uncovered_sentences(text: str, claims: list[str], limit: int) -> list[str]:
     for claim, (span, _) in zip(claims, claim_spans(claims, text), strict=True):
         if span is not None:
             placed.setdefault(bisect_right(starts, span.start) - 1, []).append(claim)
-    subject = _subject(text[bounds[0][0]:bounds[0][1]].strip()) if bounds else None
+    # The subject a leading "It" stands for: that of the reply's first sentence (``opening``, when ``text`` is a
+    # part of it), else of the text's.
+    first = opening if opening is not None else text[bounds[0][0]:bounds[0][1]] if bounds else None
+    subject = _subject(first.strip()) if first else None
     out: list[str] = []
     said = {" ".join(c.split()).casefold() for c in claims}  # a sentence said again word for word is not added twice
     for number, (start, end) in enumerate(bounds):
+        if heading(text[start:end]):
+            continue  # a heading states nothing; its items are read under it
         for piece in clauses(text[start:end].strip()):
-            sentence = piece.lstrip("-*•> ").strip()
-            if not _states_a_fact(sentence) or holds(sentence, placed.get(number, [])):
+            sentence = _YES_NO.sub("", LIST_MARKER.sub("", piece, count=1)).strip()  # "No, it is ...": "it is ..."
+            if heading(piece) or not _sentence_like(sentence) or not _states_a_fact(sentence) \
+                    or holds(_FRAME.sub("", sentence), placed.get(number, [])):
                 continue
             if (folded := " ".join(sentence.split()).casefold()) in said:
                 continue
             said.add(folded)
             if subject and (pronoun := _PRONOUN_START.match(sentence)):
                 sentence = subject + sentence[pronoun.end():]
+            elif PRONOUN_OPENING.match(sentence):
+                continue  # whom it means is not known here: unchecked, said why (guard/coverage.py, unchecked.py)
             out.append(sentence)
             if len(out) == limit:
                 return out

@@ -21,6 +21,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from factdebate.response_level.links import without_urls
+
 PLACE = 0.5  # the least share of the claim's weight its sentence must hold
 MARGIN = 0.2  # how far ahead of every other sentence the best one must be
 NAME_WEIGHT = 2.0
@@ -132,7 +134,7 @@ def _subject(tokens: list[str]) -> frozenset[str]:
 def read_sentence(sentence: str, before: frozenset[str]) -> SentenceWords:
     """``sentence`` read after a sentence whose subject is ``before``. A list's heading (a line ending in a
     colon) is the subject of its items ("Olympic hosts:" of "- 2008: Beijing"), and each item passes it on."""
-    tokens = _TOKEN.findall(sentence)
+    tokens = _TOKEN.findall(without_urls(sentence))  # a web address's words say nothing (response_level/links.py)
     own = frozenset(t for t in map(_term, tokens) if t is not None)
     numbers = frozenset(t for t in own if t[0].isdigit())
     key = " ".join(sentence.casefold().split())

@@ -60,6 +60,7 @@ class SentenceEnds:
         self.length = 0
         self.cursor = cursor
         self._word = -1  # where the last word (run of non-whitespace) starts
+        self._line_start = False  # that word opens a line (or the text): "1." there is a list's marker
         self._head = ""  # its first characters
         self._stop = -1  # just after its last . ! or ? when only closing quotes or brackets follow; else -1
         self._run = -1  # where the whitespace the text ends with starts; -1 when it ends with a word
@@ -82,10 +83,12 @@ class SentenceEnds:
                 if (newline := part.rfind("\n")) >= 0:
                     self._newline = at + newline
             elif self._run >= 0 or at == 0:  # a new word: the whitespace before it is complete
+                opens_line = at == 0 or (self._newline >= self._run >= 0)
                 if self._run >= 0:
                     settled += self._gaps(at)
                     self._run = -1
                 self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
+                self._line_start = opens_line
             else:  # the text's last word goes on
                 if len(self._head) < _HEAD:
                     self._head += part[:_HEAD - len(self._head)]
@@ -111,7 +114,8 @@ class SentenceEnds:
             # After . ! or ? and closing quotes: the quotes and the spaces or tabs are one gap, unless the word
             # is an abbreviation; a line break further in the same whitespace is a gap of its own.
             length = self._stop - self._word
-            if length >= _HEAD or not _abbreviation(self._head[:length]):
+            marker = self._line_start and 1 < length <= 4 and self._head[:length - 1].isdigit()  # "1. Russia"
+            if not marker and (length >= _HEAD or not _abbreviation(self._head[:length])):
                 out.append((self._stop, self._blank_end))
             if self._newline >= self._run:
                 out.append((self._blank_end, end))

@@ -9,7 +9,8 @@ neither a mark nor a note). The reason of one that is not, first that applies: t
 subjective filter removed it; ``opinion`` by the grounding rules (advice, judging words); ``ungrounded``
 when the extractor wrote a claim for it that named what the text does not (the claim is the note);
 ``unplaced`` when a checked claim holds most of its words but could not be placed in it with confidence
-(the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``repeated``
+(the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``unresolved``
+when it opens with a pronoun no claim resolved (issue 65: never checked with a guessed subject); ``repeated``
 when it says word for word what a checked sentence says (it is checked once); ``claim
 limit`` when the response already had as many claims as it may; else ``no fact`` (no name or number to
 check).
@@ -27,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.types import ClaimExtraction, Span, UncheckedSentence
-from factdebate.response_level.grounding import content_words, holds, is_opinion
+from factdebate.response_level.grounding import PRONOUN_OPENING, content_words, holds, is_opinion
 from factdebate.response_level.spans import TextIndex, find_span
-from factdebate.response_level.worthiness import gated
+from factdebate.response_level.worthiness import LIST_MARKER, gated
 
 COVERED = 0.6  # share of a sentence's content words an unplaced claim must hold to be named in its note
 
@@ -59,8 +60,8 @@ def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Span | None
     return None
 
 
-def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span | None],
-                        extraction: ClaimExtraction, max_claims: int) -> list[UncheckedSentence]:
+def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span | None], extraction: ClaimExtraction,
+                        max_claims: int, *, asked: bool = False) -> list[UncheckedSentence]:
     """Every sentence of ``text`` that none of ``claims`` (placed at ``spans``) covers, with its reason (see
     the module docstring). None for an extraction that could not be read: then nothing was checked at all,
     which the verdict already says."""
@@ -70,7 +71,7 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     kept = extraction.checked_text if extraction.subjective_removed else None
     index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
     dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
-    gates = gated(text)
+    gates = gated(text, asked=asked)  # the gate the extractor's text was read with
     at_limit = len(claims) >= max_claims
     # At the limit, the sentences whose claims there do not hold them: checked in part (the module docstring).
     partly = {start: placed for start, end, reason in gates
@@ -98,6 +99,8 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
             reason = "unplaced"
         if reason is None and " ".join(sentence.split()).casefold() in checked:
             reason = "repeated"  # the same words as a checked sentence: the claim's verdict is about them too
+        if reason is None and not at_limit and PRONOUN_OPENING.match(LIST_MARKER.sub("", sentence.strip(), count=1)):
+            reason = "unresolved"  # whom its pronoun means is not known: never checked with a guessed subject
         if reason is None:
             reason = "claim limit" if at_limit else "no fact"
         out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason=reason, note=note))

@@ -112,12 +112,13 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
     else:
         context = None
     cfg = settings.response
+    asked = question is not None or context is not None  # a short answer is a statement in its question's context
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     with recording(recorder), charged(recorder):  # a failure carries the extraction's spend
         recorder.emit(ResponseStarted(response=text, question=question, method=settings.method))
         if given_claims is not None:
             extraction = ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given")
-        elif not (worthy := await read_text(len(text), worthy_text, text)).strip():
+        elif not (worthy := await read_text(len(text), worthy_text, text, asked=asked)).strip():
             extraction = ClaimExtraction()  # nothing states a fact (greetings, questions): no extractor call
         else:
             # Only the sentences the check-worthiness gate passes are extracted from, as in the guard (issue
@@ -144,7 +145,7 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
             check.span, check.span_note = place, note  # offsets into the response as returned (``response``)
         unchecked = await read_text(len(text), unchecked_sentences, text, extraction.claims,
                                     [c.span for c in checks], extraction,
-                                    cfg.max_claims) if extraction.source == "extracted" else []
+                                    cfg.max_claims, asked=asked) if extraction.source == "extracted" else []
         label, decided_by = response_label([c.label for c in checks], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in checks]))

@@ -347,11 +347,13 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              "next tier, up to max_tier. What each costs per claim: " + TIER_COSTS + " max_tier "
                              "caps the climb (the cost), within the operator's guard.max_tier; deadline_s: seconds "
                              "for the whole check (claims not decided by then are unchecked), within the "
-                             "operator's cap.")
+                             "operator's cap. conversation: the messages before your reply ({role, content}, "
+                             "optional), so that a short answer or a follow-up is read in its context.")
     async def check_answer(answer: str, context: Context, question: str | None = None,
                            evidence: list[GuardEvidence] | None = None,
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
-                           max_tier: Tier | None = None, deadline_s: float | None = None) -> AnswerCheck:
+                           max_tier: Tier | None = None, deadline_s: float | None = None,
+                           conversation: list[dict[str, Any]] | None = None) -> AnswerCheck:
         started = time.monotonic()
         settings = resolver.base
         try:
@@ -370,8 +372,10 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             # The guard's one call, as every door makes it (guard/call.py): the caller's cache scope, the
             # operator's addresses hidden in the result and in a failure's message.
             host = McpHost(resolver, resources, caller_of(context))
+            # The conversation before the answer, when the agent gives it: the turns it is read in (guard/window.py).
             async with reporting(context, "checking the reply"):  # seconds elapsed, every second
-                [result] = await check_replies(CheckCall((), options, question), [Reply(answer)], host)
+                [result] = await check_replies(CheckCall(conversation or (), options, question), [Reply(answer)],
+                                               host)
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:

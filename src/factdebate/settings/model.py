@@ -269,6 +269,10 @@ class GuardSettings(_Strict):
         default="deep", description="Highest tier a request may ask for or a claim may escalate to.")
     on_unchecked: Literal["pass", "block"] = Field(
         default="pass", description="A reply with unchecked claims: pass it on (said so) or block it.")
+    on_not_enough_info: Literal["pass", "flag", "block"] = Field(
+        default="flag", description="A claim the evidence neither supports nor refutes (NOT ENOUGH INFO): pass "
+        "(said in the verdicts only), flag (default: under flag and hold a footnote says it could not be "
+        "confirmed) or block (the reply is refused, as one with an unchecked claim under on_unchecked: block).")
     method: str | None = Field(default=None, description="Method of the standard and deep tiers by default "
                                "(default: the configured method, tool-mad unless set).")
     max_messages: int = Field(default=200, ge=1, le=10_000, description="Kept so older configurations load; a "

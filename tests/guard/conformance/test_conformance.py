@@ -69,6 +69,9 @@ CONFIG: dict[str, Any] = {  # the operator's file, for the service and the Pytho
     "response": {"max_claims": 6},
 }
 BASE_OPTIONS = {"tier": "fast", "evidence": [PASSAGE], "evidence_mode": "given"}
+# One client for every door's request: a new httpx client builds its TLS context first (0.2 s a request here,
+# most of a scripted check's time), even for a plain-HTTP loopback server.
+HTTP = httpx.Client(timeout=60)
 
 
 @dataclass
@@ -96,11 +99,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 
 @contextmanager
-def open_world(folder: Path, wrap: Callable[[Any], Any] = lambda app: app) -> Iterator[World]:
-    """The scripted checker and upstream model, and the guard in front of them (its ASGI app through ``wrap``)."""
+def open_world(folder: Path, wrap: Callable[[Any], Any] = lambda app: app,
+               checker: Checker | None = None) -> Iterator[World]:
+    """The scripted checker (``checker``: another world's) and upstream model, and the guard in front of them
+    (its ASGI app through ``wrap``)."""
     from factdebate.server.app import create_app
 
-    checker, upstream = Checker(), Upstream()
+    checker, upstream = checker or Checker(), Upstream()
     config_file = folder / "guard.yaml"
     config_file.write_text(json.dumps(CONFIG))  # JSON is YAML: the Python door reads the same settings
 
@@ -140,7 +145,7 @@ def through_proxy(world: World, scenario: Scenario) -> list[Outcome]:
     body: dict[str, Any] = {"model": "scripted", "messages": conversation(scenario), "factdebate": options_of(scenario)}
     if scenario.n > 1:
         body["n"] = scenario.n
-    reply = httpx.post(f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH, timeout=60)
+    reply = HTTP.post(f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH)
     data = reply.json()
     if reply.status_code != 200:
         return [Outcome("proxy", None, None, f"{reply.status_code} {data}")]
@@ -157,8 +162,7 @@ def through_stream(world: World, scenario: Scenario) -> Outcome:
     body = {"model": "scripted", "messages": conversation(scenario), "factdebate": options_of(scenario),
             "stream": True}
     text, result, problem = "", None, ""
-    with httpx.stream("POST", f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH,
-                      timeout=60) as reply:
+    with HTTP.stream("POST", f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH) as reply:
         if reply.status_code != 200:
             return Outcome("stream", None, None, f"{reply.status_code} {reply.read()!r}")
         for line in reply.iter_lines():
@@ -177,7 +181,7 @@ def through_stream(world: World, scenario: Scenario) -> Outcome:
 def through_check(world: World, scenario: Scenario) -> Outcome:
     body: dict[str, Any] = {"text": scenario.reply, "factdebate": options_of(scenario), "model": "scripted",
                             "messages": conversation(scenario)}
-    reply = httpx.post(f"{world.guard_url}/v1/guard/check", json=body, headers=AUTH, timeout=60)
+    reply = HTTP.post(f"{world.guard_url}/v1/guard/check", json=body, headers=AUTH)
     data = reply.json()
     if reply.status_code != 200:
         return Outcome("/v1/guard/check", None, None, f"{reply.status_code} {data}")

@@ -41,7 +41,8 @@ export function coverageLine(v, skipped) {
 /** @type {Record<string, string>} */
 const UNCHECKED_WORDS = { "no fact": "no name or number to check", "claim limit": "past the claim limit",
   ungrounded: "the extractor's claim named what the answer does not", subjective: "subjective, filtered out",
-  "no content": "too short to say anything",
+  "no content": "too short to say anything", heading: "a heading: its items were read under it",
+  unresolved: "whom or what its pronoun means could not be resolved",
   unplaced: "a claim may be about it, but could not be placed in it with confidence",
   repeated: "it says again, word for word, a sentence that was checked" };
 
