@@ -176,7 +176,7 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
         result = no_text_result(begun.resolved, reply.passed, called=reply.called)
     else:
         assert resources is not None
-        result = await check_text(reply.text, begun.settings, resources, options=begun.options,
+        result = await check_text(reply.text, begun.settings, resources, options=begun.resolved,
                                   question=begun.question, sinks=sinks or None,
                                   reviser=begun.reviser, caller=begun.host.caller,
                                   messages=begun.messages)

@@ -37,7 +37,7 @@ from factdebate.guard.hold import HeldText, Part
 from factdebate.guard.policy import StreamMode, stream_mode
 from factdebate.guard.policy import held as held_text
 from factdebate.guard.tiers import Progress, TierOutcome
-from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
+from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.llm.calls import cache_scope, counting
 from factdebate.methods.resources import Resources
 from factdebate.response_level.offload import LONG_TEXT
@@ -125,7 +125,7 @@ class StreamingCheck:
     """``feed`` each delta of the answer; ``verdicts()`` yields each claim's verdict when ready; ``finish()``
     (after the last delta) waits within the deadline and applies the policy. Built inside a running loop."""
 
-    def __init__(self, settings: Settings, resources: Resources, *, options: GuardOptions,
+    def __init__(self, settings: Settings, resources: Resources, *, options: GuardOptions | ResolvedGuardOptions,
                  question: str | None = None, sinks: list[EventSink] | None = None,
                  reviser: Reviser | None = None, caller: str | None = None, messages: Sequence[Any] = ()) -> None:
         self._check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser,

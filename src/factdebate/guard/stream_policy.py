@@ -135,7 +135,7 @@ async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resou
     """:func:`guard_stream` within the one call (guard/call.py's ``begin``: the options, settings, question,
     reviser and caller it resolved); the result is the check's, before the call's ``finish``."""
     host_sinks, _ = begun.host.sinks()
-    check = StreamingCheck(begun.settings, resources, options=begun.options, question=begun.question,
+    check = StreamingCheck(begun.settings, resources, options=begun.resolved, question=begun.question,
                            sinks=[*sinks, *host_sinks] or None, reviser=begun.reviser,
                            caller=begun.host.caller, messages=begun.messages)
     async for out in check_outs(check, deltas, begun.settings):

@@ -163,7 +163,7 @@ class Relay:
             prepared = self.prepared
             host, begun = prepared.host, self.begun
             sinks, calls = host.sinks()
-            check = StreamingCheck(begun.settings, host.service.resources(begun.settings), options=begun.options,
+            check = StreamingCheck(begun.settings, host.service.resources(begun.settings), options=begun.resolved,
                                    question=begun.question, sinks=sinks or None,
                                    reviser=begun.reviser, caller=host.caller,
                                    messages=begun.messages)
