@@ -60,6 +60,31 @@ def test_a_checks_link_opens_it_in_a_fresh_browser(browser: Any, server: LiveSer
     assert errors == [] and fresh_errors == []
 
 
+def test_a_link_shows_its_check_first_and_folds_the_form(browser: Any, server: LiveServer) -> None:  # noqa: F811
+    # Issue 60: the chatbot team's whole path is the link; the check is in view with the focus on its heading,
+    # the form a line above it that one click opens again.
+    page, errors = watched_page(browser, viewport={"width": 1280, "height": 900})
+    sign_in(page, server.url)
+    verify(page, "tool-mad", CLAIM)
+    href = page.get_attribute("#live .verdict-box .check-link a", "href") or ""
+    for viewport in ({"width": 1280, "height": 900}, {"width": 390, "height": 844}):
+        fresh, fresh_errors = watched_page(browser, viewport=viewport)
+        sign_in(fresh, server.url, href[href.index("/?"):])
+        fresh.wait_for_selector("#claim-form.folded #fold-summary")
+        assert fresh.inner_text("#fold-summary") == "Check a claim: " + CLAIM
+        assert not fresh.is_visible("#claim") and not fresh.is_visible("#submit")
+        top = fresh.evaluate("() => document.querySelector('#live .verdict-box').getBoundingClientRect().top")
+        assert 0 <= top < viewport["height"] - 100, top
+        assert fresh.evaluate("() => document.activeElement.textContent") == "Verdict and debate"
+        fresh.click("#unfold")
+        assert fresh.is_visible("#claim") and fresh.is_visible("#submit")
+        assert fresh.evaluate("() => document.activeElement.id") == "claim"
+        assert fresh.input_value("#claim") == CLAIM
+        assert fresh_errors == []
+        fresh.close()
+    assert errors == []
+
+
 def test_a_response_checks_link_opens_it_in_the_response_view(browser: Any,  # noqa: F811
                                                               server: LiveServer) -> None:
     page, errors = watched_page(browser)

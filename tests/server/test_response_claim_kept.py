@@ -128,6 +128,7 @@ def test_a_retried_claim_shows_on_the_checks_link_and_in_recent_checks(
         assert shown.locator(".claim-item:nth-child(1) .claim-state").inner_text() == "SUPPORTS"
         assert shown.locator(".claim-item.state-error").count() == 1
         assert shown.locator(".response-verdict .verdict-label").inner_text() == "no label"
+        fresh.click("#unfold")  # the form folds under a check opened by its link: one click opens it
         fresh.select_option("#method", "cot")
         shown.locator(".claim-item").nth(1).get_by_role("button", name="Retry claim 2").click()
         fresh.wait_for_selector("#response-live .claim-item:nth-child(2).state-done", timeout=30_000)

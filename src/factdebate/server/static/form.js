@@ -160,6 +160,37 @@ form.addEventListener("submit", async e => {
 });
 byId("cancel").addEventListener("click", () => { if (running && page.get().busy === page.get().mode) running.abort(); });
 
+/* A result on the page (a check opened from its link) comes first: the form folds to one line that says
+   what was checked, with one button that opens it again, and the verdict's heading takes the focus. */
+
+/** Opens the folded form and, asked by its button, puts the focus in its text. @param {boolean} [focus] */
+export function unfold(focus = true) {
+  if (!form.classList.contains("folded")) return;
+  form.classList.remove("folded");
+  byId("form-folded").hidden = true;
+  byId("unfold").setAttribute("aria-expanded", "true");
+  if (focus) input(page.get().mode === "response" ? "response-text" : "claim").focus();
+}
+byId("unfold").addEventListener("click", () => unfold());
+
+/** Folds the form under the result drawn in the visible mode's place, scrolls that result into view and focuses
+ * its heading; nothing when no result is shown there. */
+export function showResult() {
+  const mode = page.get().mode;
+  const host = byId(mode === "response" ? "response-live" : mode === "compare" ? "compare-live" : "live");
+  const box = /** @type {HTMLElement | null} */ (host.querySelector(".verdict-box:not([hidden])"));
+  const heading = /** @type {HTMLElement | null} */ (host.querySelector("h2"));
+  if (!box || !heading) return;
+  const text = input(mode === "response" ? "response-text" : "claim").value.trim();
+  byId("fold-summary").textContent = TABS[mode] + ": " + (text || "—");
+  form.classList.add("folded");
+  byId("form-folded").hidden = false;
+  byId("unfold").setAttribute("aria-expanded", "false");
+  heading.tabIndex = -1;
+  heading.focus({ preventScroll: true });
+  (heading.closest(".card") || box).scrollIntoView({ block: "start" });
+}
+
 /** Draws the form for the mode and the run in progress (one at a time; Stop acts on the visible mode's). */
 function draw() {
   const { mode, busy } = page.get();
@@ -197,5 +228,6 @@ page.subscribe((state, changed) => {
   // The draft once every part has drawn the catalogue (the comparison's picks are drawn after the form).
   if ("catalogue" in changed && state.catalogue) { load(state.catalogue); queueMicrotask(restoreDraft); }
   if ("mode" in changed || "busy" in changed) draw();
+  if (("mode" in changed || ("busy" in changed && state.busy)) && form.classList.contains("folded")) unfold(false);
 });
 draw();

@@ -5,7 +5,7 @@ import { errorText, headers } from "./api.js";
 import "./claim.js";
 import "./compare.js";
 import { byId, input } from "./dom.js";
-import { hideError, showError } from "./form.js";
+import { hideError, showError, showResult } from "./form.js";
 import * as history from "./history.js";
 import "./layouts/debate.js";
 import "./layouts/teams.js";
@@ -83,6 +83,7 @@ async function openLinkedChecks() {
   if (!ids.length) return;
   try {
     history.open(itemOf(await fetchChecks(ids)));
+    showResult(); // the chatbot team's whole path: the check first, the form folded above it (issue 60)
   } catch (err) {
     showError(String(/** @type {Error} */ (err).message || err));
   }
