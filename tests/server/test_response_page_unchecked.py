@@ -89,12 +89,24 @@ def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noq
         answer = page.locator("#response-live .answer-text")
         notes = answer.locator(".skip-note").all_inner_texts()
         assert len(notes) == 149 and notes[0] == "partly checked: claim limit"
+        # Issue 60: the headline says how much its label speaks for, names the limit and whose it is, and
+        # offers the rest (from the sentence the limit cut in half) as a new check.
+        head = page.inner_text("#response-live .response-verdict .verdict-main")
+        assert "SUPPORTS" in head and "· 11 of 160 sentences checked" in head, head
+        assert page.inner_text("#response-live .response-limit") == (
+            "The claim limit stopped the check: at most 12 claims a check (response.max_claims, set by this "
+            "server's operator), so 149 sentences were not checked. Check the next part")
         # The half that was checked is marked, the rest dotted as not checked.
         assert answer.locator("mark.claim-span").nth(11).inner_text() == "The tower was repainted in 1811"
         assert answer.locator(".skipped-span").first.inner_text() == " and sold in 1711."
         assert page.locator("#response-live .claim-list").inner_text().count("https://example.org/a/very/long") == 1
         assert failing(audit(page, "a 160-sentence answer holding a URL at phone width")) == []
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+        page.click("#response-live .next-part")
+        page.wait_for_selector("#submit:not([disabled])", timeout=30_000)
+        assert page.input_value("#response-text").startswith("The tower was repainted in 1811 and sold in 1711. "
+                                                              "The tower was repainted in 1812.")
 
         # 10,000 characters at a desktop's width: the answer's box scrolls, a named Tab stop, and passes axe.
         assert len(HUGE) >= 10_000

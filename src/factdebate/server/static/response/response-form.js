@@ -5,7 +5,7 @@
 import { readSSE, stream } from "../api.js";
 import { byId, input } from "../dom.js";
 import * as draft from "../draft.js";
-import { count, onSubmit, pickMethod, requestBody, showError, thresholds } from "../form.js";
+import { count, onSubmit, pickMethod, requestBody, showError, thresholds, unfold } from "../form.js";
 import * as history from "../history.js";
 import { keptCalls } from "../share.js";
 import * as page from "../state.js";
@@ -14,6 +14,15 @@ import { ResponseView } from "./response-view.js";
 
 const view = new ResponseView(byId("response-live"));
 view.onRetry = () => byId("submit").click(); // the answer is still in the form
+/* The part of the answer past the claim limit, checked as a new check with the form's settings (issue 60). */
+view.onNextPart = (/** @type {string} */ text, /** @type {string} */ question) => {
+  if (page.get().busy) return;
+  unfold(false);
+  input("response-text").value = text;
+  input("response-question").value = question;
+  count();
+  byId("submit").click();
+};
 /** @type {Record<string, any> | null} what the shown check was asked with (its options, not its texts): a claim
     checked again alone is too, whatever the form shows by then */
 let asked = null;

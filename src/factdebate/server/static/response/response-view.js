@@ -96,6 +96,8 @@ export class ResponseView {
     this.onRetry = null;
     /** @type {((claim: ClaimRow, labels: Array<string | null>) => void) | null} checks one claim again alone */
     this.onRetryClaim = null;
+    /** @type {((text: string, question: string) => void) | null} checks the part of the answer the claim limit cut */
+    this.onNextPart = null;
     /** @type {ClaimRow | null} the claim being checked again, one at a time: the response's label is worked
         out from the others' labels as they stand when it starts */
     this.rechecking = null;
@@ -542,15 +544,49 @@ export class ResponseView {
     // (Nothing is added when every sentence was checked: the claims line then speaks for the whole answer.)
     const covered = !skipped.length ? "" : coverageLine(v, skipped) ||
       skipped.length + " sentence" + (skipped.length === 1 ? "" : "s") + " not checked";
+    // The headline says how much of the answer its label speaks for (issue 60: a large "SUPPORTS" over an
+    // answer of which 12 of 273 sentences were checked overstated it).
+    if (typeof v.sentences === "number" && skipped.length) {
+      main.insertBefore(el("span", "verdict-scope", "· " + (v.sentences - skipped.length) + " of " + v.sentences +
+        " sentence" + (v.sentences === 1 ? "" : "s") + " checked"), main.querySelector(".verdict-how"));
+    }
     const counts = el("p", "response-counts", n.SUPPORTS + " of " + this.claims.length + " claim" +
       (this.claims.length === 1 ? "" : "s") + " supported" + (rest.length ? " · " +
       rest.map(([count, what]) => count + " " + what).join(" · ") : "") + (covered ? " · " + covered : ""));
     box.replaceChildren(main, counts);
+    const limit = this.limitLine(v, skipped);
+    if (limit) box.append(limit);
     const caution = nearChanceNote(v, "response"); // its claims' labels are no finding when this model gave them
     if (caution) box.append(el("p", "near-chance", caution));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     box.append(downloadButton(fileName(v.response, "response"), () => v));
     if (this.checkId) box.append(linkControl([this.checkId]));
+  }
+
+  /**
+   * Where the claim limit cut the check: the limit, whose it is, and a button that checks the rest of the answer
+   * from the first sentence it left out (`onNextPart`); null when the limit cut nothing.
+   * @param {any} v @param {Array<{start: number, reason: string, partly?: boolean}>} skipped
+   */
+  limitLine(v, skipped) {
+    const cut = skipped.filter(u => u.reason === "claim limit").sort((a, b) => a.start - b.start);
+    if (!cut.length) return null;
+    const most = ((v.config || {}).response || {}).max_claims;
+    const line = el("p", "response-limit");
+    line.append("The claim limit stopped the check: " + (most ? "at most " + most + " claims" : "the most claims") + " a check (response.max_claims, set by this server's operator), so " + cut.length + " sentence" +
+      (cut.length === 1 ? " was" : "s were") + " not checked. ");
+    // A sentence the limit cut in part is checked again whole (from the end of the sentence before it).
+    const before = cut[0].partly ? this.text.lastIndexOf(". ", cut[0].start - 1) : -1;
+    const rest = this.text.slice(cut[0].partly ? before + (before < 0 ? 1 : 2) : cut[0].start).trim();
+    const next = this.onNextPart;
+    if (rest && next) {
+      const button = el("button", "secondary next-part", "Check the next part");
+      button.type = "button";
+      button.title = "Checks the answer from its first sentence left out, as a new check";
+      button.addEventListener("click", () => next(rest, String(v.question || "")));
+      line.append(button);
+    }
+    return line;
   }
 
   /* A finished check drawn at once from its saved verdict (Recent checks, the results viewer): the claims
