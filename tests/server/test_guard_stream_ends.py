@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,10 @@ def test_a_caller_that_does_not_read_holds_the_upstream_back_and_leaving_ends_it
         caller = raw_request(server.url, CHAT, {"model": "m", "stream": True, "messages": HI, "factdebate": FAST},
                              KEY)
         try:
+            deadline = time.monotonic() + 60  # (a loaded machine took longer than still()'s quiet second to get here)
+            while not (relays and state.sent):
+                assert time.monotonic() < deadline, "the request never reached the upstream through a relay"
+                time.sleep(0.02)
             still(lambda: state.sent)  # the upstream stops writing: TCP holds it back once the relay is full
             assert relays and relays[0].queue.qsize() <= guard_stream.RELAY_EVENTS
         finally:
