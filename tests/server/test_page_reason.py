@@ -293,6 +293,10 @@ def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() 
         "why.js", "data.map(v => m.verdictSentence(v, {}))",
         [one("The passage dates it to 1889.\nSUPPORTS"), one("SUPPORTS"), one("SUPPORTS", steps=3),
          one("It is so.\nSUPPORTS", "executor", steps=2), one("SUPPORTS", "forced", steps=5),
+         # MERMAID's executor closes with a "finish" step: its answer, not a tool call (issue 60)
+         {**one("It is so.\nSUPPORTS", "executor"), "rounds": [{"round": 1, "turns": [
+             {"agent": "executor", "role": "executor", "label": "SUPPORTS", "response": "It is so.\nSUPPORTS",
+              "steps": [{"thought": "", "tool": "search"}, {"thought": "", "tool": "finish"}]}]}]},
          one("", "threshold", explanation="highest similarity to the evidence 0.812 (threshold 0.5)"),
          one("", "consistency", explanation="inconsistency 0.00 (0 of 3 passages do not support the claim); "
                                             "threshold 0.5")])
@@ -305,6 +309,7 @@ def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() 
         "The executor made 2 tool calls and then answered SUPPORTS; its own reason is quoted below.",
         "The executor used its 5 tool calls without answering and was then asked for a label: SUPPORTS. It gave "
         "the label alone, with no reason, so nothing on this page says why it holds.",
+        "The executor made 1 tool call and then answered SUPPORTS; its own reason is quoted below.",
         "No model reasoned here: the highest similarity to the evidence 0.812 (threshold 0.5) gives SUPPORTS.",
         "Sampled passages were each asked whether they support the claim: inconsistency 0.00 (0 of 3 passages do "
         "not support the claim); threshold 0.5, so SUPPORTS."]

@@ -95,6 +95,8 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
     assert page.locator(ANSWERED).count() >= answers
     assert page.inner_text("#live blockquote.claim-text") == CLAIM
     assert "reloaded before the verdict arrived" in page.inner_text("#live .verdict-box.failed")
+    status = page.inner_text("#live .status-line")  # issue 60: the reload stopped it, not the user
+    assert "Stopped." in status and "by you" not in status, status
     assert page.locator("#restored-note .restored-show").count() == 0
     assert page.evaluate("document.activeElement.className").endswith("restored-again")
 

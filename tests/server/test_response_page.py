@@ -179,6 +179,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.inner_text("#response-live .response-problem") == \
             "The check failed: scripted:refuting: the scripted extractor is down"
         assert page.inner_text("#response-live .response-status") == "Failed."  # the user stopped nothing
+        assert "Extracting the claims" not in page.inner_text("#response-live")  # issue 60: nothing left running
         assert page.locator("#response-live .retry-slot button.retry").count() == 1
 
         # A stream that ends after the first claim's verdict: that verdict stays, the rest say so.

@@ -255,7 +255,8 @@ export class VerdictView {
       again.addEventListener("click", () => retry());
       box.append(again);
     }
-    this.finishClock(how?.byUser ? "Stopped by you" : "Failed");
+    // "by you" only when the user stopped it: a reload's draft says why it stopped in its own words (issue 60).
+    this.finishClock(byUser ? "Stopped by you" : how?.byUser ? "Stopped" : "Failed");
   }
 
   /**

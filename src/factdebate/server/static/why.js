@@ -151,7 +151,8 @@ export function verdictSentence(v, thresholds, statement) {
     case "forced": { // one answer is the verdict (cot, single, ReAct, Self-Check without samples, HaluEval, MERMAID)
       const turn = last ? (last.turns || []).find((/** @type {any} */ t) => t.label !== undefined && t.role !== "decomposer") : null;
       if (!turn) return null; // no answer drawn (a verdict without its rounds): the method's wording says it
-      const steps = turn ? (turn.steps || []).length : 0;
+      // Its tool calls: not the closing "finish" action, which is its answer (MERMAID's executor counted it, issue 60).
+      const steps = turn ? (turn.steps || []).filter((/** @type {any} */ st) => st.tool !== "finish" && st.tool !== "").length : 0;
       const calls = steps ? plural(steps, "tool call") : "";
       const how = v.decided_by === "forced" ? "The executor used its " + (calls || "steps") + " without answering and " +
         "was then asked for a label: " + label : v.decided_by === "executor" ? "The executor " +

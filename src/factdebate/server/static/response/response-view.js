@@ -629,6 +629,8 @@ export class ResponseView {
     this.problem(message + (this.claims.some(c => c.state === "done") ?
       " The claims checked so far are kept below." : ""));
     this.status(byUser ? "Stopped." : "Failed.", false);
+    // No "Extracting the claims…" left under a check that ended before any claim came (issue 60, item 6).
+    if (!this.claims.length) this.listHint.textContent = "No claim: the check ended before its claims were extracted.";
     const retry = this.onRetry;
     if (!byUser && retry) {
       const again = el("button", "secondary retry", "Retry");
