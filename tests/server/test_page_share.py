@@ -82,6 +82,12 @@ def test_a_link_shows_its_check_first_and_folds_the_form(browser: Any, server: L
         assert fresh.input_value("#claim") == CLAIM
         assert fresh_errors == []
         fresh.close()
+    # A page loaded with its key asks nothing without it: no 401 in the console (issue 60).
+    statuses: list[int] = []
+    page.on("response", lambda response: statuses.append(response.status))
+    page.reload()
+    page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+    assert 401 not in statuses and page.is_visible("#api-key"), statuses
     assert errors == []
 
 

@@ -23,25 +23,21 @@ key.value = page.get().key;
 key.addEventListener("change", () => { page.set({ key: key.value.trim() }); loadCatalogue(); });
 byId("key-form").addEventListener("submit", e => { e.preventDefault(); key.dispatchEvent(new Event("change")); });
 
+/* A server run without keys (`serve --no-auth`) says so in its health (auth "off"): then the key box has no use
+   and is not shown. (Asked of the health, which needs no key, not of the catalogue: that answered 401 in the
+   console of every page load with a key, issue 60.) */
 async function checkHealth() {
   const dot = byId("server-status");
   try {
     const r = await fetch("/v1/health");
     dot.className = "dot " + (r.ok ? "up" : "down");
     dot.title = r.ok ? "server is up" : "server answered " + r.status;
+    const body = await r.json().catch(() => ({}));
+    byId("key-form").hidden = body.auth === "off";
   } catch (_) {
     dot.className = "dot down";
     dot.title = "server unreachable";
   }
-}
-
-/* A server run without keys (`serve --no-auth`) answers the catalogue to anyone: then the key box has no
-   use and is not shown. */
-async function probeKeyless() {
-  try {
-    const r = await fetch("/v1/methods");
-    byId("key-form").hidden = r.ok;
-  } catch (_) { /* the status dot says the server is unreachable */ }
 }
 
 async function loadCatalogue() {
@@ -95,7 +91,6 @@ page.subscribe((state, changed) => {
 });
 
 checkHealth();
-probeKeyless();
 history.draw();
 await loadViews(); // before the catalogue: the compare picks and every drawing read the methods' views
 history.draw(); // again: each check's "how" in its method's words, now that the views are known
