@@ -42,6 +42,7 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         assert any(s.startswith("Round 1 (opening): ") for s in said), said
         assert any(s.startswith("Rebuttal 1 of at most 1: ") for s in said), said
         assert not any(" of 2" in s for s in said), said
+        assert [s for s in said if s[:1] != s[:1].upper()] == []  # "Referee_1 referee voted…" (issue 60)
         assert "confidence-weighted vote · consensus 0.75" in page.inner_text("#live .verdict-how")
         assert page.locator("#live .verdict-box .judge").count() == 0  # ballots are tables, not raw JSON
         for side in ("affirmative", "negative"):

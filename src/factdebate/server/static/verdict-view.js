@@ -97,7 +97,7 @@ export class VerdictView {
     const head = el("div", "debate-head");
     const statusLine = el("div", "status-line");
     this.spinner = el("span", "spinner");
-    this.statusText = el("span", "", "starting…");
+    this.statusText = el("span", "", "Starting…");
     statusLine.append(this.spinner, this.statusText);
     this.progress = new RunProgress();
     // Its heading, for a screen reader's list of them (the agents' columns are headed one level below).
@@ -125,7 +125,8 @@ export class VerdictView {
 
   /** @param {string} text @param {boolean} busy */
   status(text, busy) {
-    this.statusText.textContent = text;
+    // A sentence: an agent's name that starts it ("judge decided…") starts with a capital (issue 60).
+    this.statusText.textContent = text.charAt(0).toUpperCase() + text.slice(1);
     this.spinner.hidden = !busy;
   }
 
@@ -167,7 +168,7 @@ export class VerdictView {
         if (!j.response) return;
         const judge = el("details", "judge");
         judge.open = true;
-        judge.append(el("summary", "", (j.agent || "judge") + "'s reasoning"), el("p", "", j.response));
+        judge.append(el("summary", "", (j.agent || "judge").replace(/^./, (/** @type {string} */ c) => c.toUpperCase()) + "'s reasoning"), el("p", "", j.response));
         box.append(judge);
       });
     }
