@@ -60,6 +60,6 @@ def test_a_score_that_could_not_be_computed_is_an_empty_bar_that_says_so() -> No
 
 def test_usage_counts_agree_with_their_nouns() -> None:
     one = {"llm_calls": 1, "tool_calls": 1, "prompt_tokens": 1, "completion_tokens": 0, "seconds": 0.4}
-    assert run_module("dom.js", "m.usageText(data)", one) == "1 model call · 1 search · 1 token · 0.4 s"
+    assert run_module("dom.js", "m.usageText(data)", one) == "1 model call · 1 search · 1 token · 0.4\u00a0s"
     many = {"llm_calls": 12, "tool_calls": 0, "prompt_tokens": 900, "completion_tokens": 100, "seconds": 3.0}
-    assert run_module("dom.js", "m.usageText(data)", many) == "12 model calls · 0 searches · 1000 tokens · 3.0 s"
+    assert run_module("dom.js", "m.usageText(data)", many) == "12 model calls · 0 searches · 1000 tokens · 3.0\u00a0s"

@@ -94,7 +94,7 @@ export class RunProgress {
       if (list.length) this.waiting.set(key, list); else this.waiting.delete(key);
       this.done += 1;
       this.lastCall = caller(ev) + (ev.cached ? " answered from the cache" : " answered in " +
-        Number(ev.seconds || 0).toFixed(1) + " s") + (ev.attempts > 1 ? " after " + ev.attempts + " tries" : "");
+        Number(ev.seconds || 0).toFixed(1) + "\u00a0s") + (ev.attempts > 1 ? " after " + ev.attempts + " tries" : "");
       this.retry.hidden = true;
       this.nextTry = null;
     } else if (name === "llm_retry") {

@@ -100,7 +100,7 @@ function usageLine(u) {
   /** @param {number | undefined} n @param {string} one @param {string} many */
   const count = (n, one, many) => (n || 0) + " " + (n === 1 ? one : many);
   return count(u.model_calls, "model call", "model calls") + " · " + count(u.tool_calls, "search", "searches") + " · " +
-    Number(u.seconds || 0).toFixed(1) + " s";
+    Number(u.seconds || 0).toFixed(1) + "\u00a0s"; // kept on one line (issue 60)
 }
 
 export class GuardView {
