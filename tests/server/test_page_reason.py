@@ -278,6 +278,13 @@ def test_the_line_quoted_shares_the_claims_names_and_numbers_and_is_shown_once()
     reason = run_module("reason.js", "m.verdictReason(data)", verdict)
     assert [d["id"] for d in reason["cited"]] == ["s1"]
     assert reason["quote"] is None  # the whole passage is the line: it is shown once, in the list below
+    # Issue 60: a reason that says the line word for word is not followed by the same line again, and an
+    # agent's own name starts its sentence with a capital.
+    said = "Passage [1] says: the tower was completed in 1889."
+    verdict["rounds"][0]["turns"][0].update(response=said + "\nSUPPORTS", evidence=[{"id": "e", **doc}])
+    reason = run_module("reason.js", "m.verdictReason(data)", verdict)
+    assert [d["id"] for d in reason["cited"]] == ["e"] and reason["quote"] is None, reason
+    assert run_module("reason.js", "m.reasonText(data)", reason) == "Cot wrote: “" + said + "”"
 
 
 @pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")

@@ -224,7 +224,10 @@ export function verdictReason(v) {
   const doc = found.docs[0];
   const line = doc ? found.phrases.get(keyOf(doc)) || bestLine(doc, (sentence || "") + " " + claim) : null;
   // Quoted once: a line that is the whole passage is left to the list of passages cited, shown right below.
-  const quote = doc && line && clean(line) !== clean(doc.text) ? { text: clip(line, 280), doc } : null;
+  // Nor quoted under a reason that already says it word for word (it was printed twice, issue 60).
+  const said = clean(sentence).toLowerCase();
+  const quote = doc && line && clean(line) !== clean(doc.text) && !(said && said.includes(clean(line).toLowerCase())) ?
+    { text: clip(line, 280), doc } : null;
   const cited = new Set(found.docs.map(keyOf));
   const everyRead = unique([...answers.flatMap(a => a.seen), ...(v.rounds || []).flatMap(
     (/** @type {any} */ r) => (r.turns || []).flatMap(readBy))]);
@@ -237,7 +240,8 @@ export function verdictReason(v) {
  * @param {Reason} r @param {string} [who] the answer's name as its view calls it
  */
 export function reasonText(r, who) {
-  const name = (who || r.agent) + (r.round ? " (round " + r.round + ")" : "");
+  // It starts the sentence: an agent's own name ("rag") with a capital (issue 60).
+  const name = (who || r.agent).replace(/^./, c => c.toUpperCase()) + (r.round ? " (round " + r.round + ")" : "");
   if (r.sentence) return name + " wrote: “" + r.sentence.replace(/^["“]|["”]$/g, "") + "”";
   return name + " answered " + (r.label || "with no label") + " without giving a reason.";
 }
