@@ -182,7 +182,9 @@ export function showResult() {
   const heading = /** @type {HTMLElement | null} */ (host.querySelector("h2"));
   if (!box || !heading) return;
   const text = input(mode === "response" ? "response-text" : "claim").value.trim();
-  byId("fold-summary").textContent = TABS[mode] + ": " + (text || "—");
+  // A guard check is a chat reply's, not one this form made (its form names no method of it).
+  const what = host.querySelector(".guard-verdict") ? "A chat reply's check" : TABS[mode];
+  byId("fold-summary").textContent = what + ": " + (text || "—");
   form.classList.add("folded");
   byId("form-folded").hidden = false;
   byId("unfold").setAttribute("aria-expanded", "false");
