@@ -149,7 +149,7 @@ def register_check_response(app: typer.Typer) -> None:
 
         err = Console(stderr=True, soft_wrap=True)
         try:
-            prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
+            prepare_in_foreground(settings)  # a dead model server: one line in seconds, before any build
         except ModelServerDown as exc:
             if not kinds:
                 raise

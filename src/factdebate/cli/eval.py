@@ -219,7 +219,7 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
         return 0
     from factdebate.run.foreground import prepare_in_foreground
 
-    prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
+    prepare_in_foreground(settings)  # a dead model server: one line in seconds, before any build
     summary = asyncio.run(_execute(plan, concurrency, trace))
     m = summary["metrics"]
     lo, hi = m["ci"]["accuracy"]

@@ -113,7 +113,7 @@ def verify(
     validate_claim(claim, settings)  # fail before loading anything heavy
     from factdebate.run.foreground import prepare_in_foreground
 
-    prepare_in_foreground(settings)  # a dead model server found in seconds; an index build Ctrl-C stops
+    prepare_in_foreground(settings)  # a dead model server: one line in seconds, before any build
     resources = build_resources(settings)
     live = None
     if not as_json and not brief:
@@ -342,6 +342,9 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    from factdebate.corpus.progress import stop_builds
+
+    stop_builds()  # a build in a worker thread stops at its next batch, not at its end
     raise KeyboardInterrupt
 
 
@@ -350,6 +353,8 @@ def terminate_as_interrupt() -> None:
     ``async with`` blocks close what they opened (MERMAID's tool servers, started as child processes), where
     the default action would end the process at once and leave them running. ``serve`` installs its own."""
     signal.signal(signal.SIGTERM, _interrupt)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where Ctrl-C is ignored (nohup, &)
+        signal.signal(signal.SIGINT, _interrupt)
 
 
 def main() -> None:

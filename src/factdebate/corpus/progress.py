@@ -16,6 +16,7 @@ over the recent speed in work; a stage that is told nothing counts each passage 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -255,14 +256,55 @@ class _Watched:
         self._inner.note(text)
 
 
+_stop = threading.Event()
+
+
+class BuildStopped(KeyboardInterrupt):
+    """A build asked to stop (Ctrl-C or SIGTERM in a command): raised at its next batch, in whatever thread
+    it runs."""
+
+
+def stop_builds() -> None:
+    """Every build in this process stops at its next batch. The command line's signal handlers call it: a
+    build run in a worker thread (``run_claim``'s preparation) cannot be reached by KeyboardInterrupt, and
+    ``asyncio.run`` waits for that thread before it lets the interrupt end the process, so the build used to
+    run to its end (minutes) after Ctrl-C."""
+    _stop.set()
+
+
+class _Stoppable:
+    """A reporter whose every step first asks whether the process was told to stop."""
+
+    def __init__(self, inner: StageReporter) -> None:
+        self._inner = inner
+
+    def _check(self) -> None:
+        if _stop.is_set():
+            raise BuildStopped
+
+    def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None:
+        self._check()
+        self._inner.stage(description, total, costs)
+
+    def advance(self, n: int) -> None:
+        self._check()
+        self._inner.advance(n)
+
+    def done(self) -> None:
+        self._inner.done()
+
+    def note(self, text: str) -> None:
+        self._inner.note(text)
+
+
 @contextmanager
 def stage_reporter(enabled: bool, console: Console | None = None) -> Iterator[StageReporter]:
     if _watchers:
         with _reporter(enabled, console) as inner:
-            yield _Watched(inner)
+            yield _Stoppable(_Watched(inner))
         return
     with _reporter(enabled, console) as inner:
-        yield inner
+        yield _Stoppable(inner)
 
 
 @contextmanager
