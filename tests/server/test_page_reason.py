@@ -309,14 +309,14 @@ def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() 
                                             "threshold 0.5")])
     assert said == [
         "The model answered once, and that answer is the verdict: SUPPORTS; its own reason is quoted below.",
-        "The model answered once, and that answer is the verdict: SUPPORTS. It gave the label alone, with no "
-        "reason, so nothing on this page says why it holds.",
-        "The agent made 3 tool calls and then finished with SUPPORTS. It gave the label alone, with no reason, so "
-        "nothing on this page says why it holds.",
+        # No reason given: the reason's own line says so ("… without giving a reason."), not this one too.
+        "The model answered once, and that answer is the verdict: SUPPORTS.",
+        "The agent made 3 tool calls and then finished with SUPPORTS.",
         "The executor made 2 tool calls and then answered SUPPORTS; its own reason is quoted below.",
-        "The executor used its 5 tool calls without answering and was then asked for a label: SUPPORTS. It gave "
-        "the label alone, with no reason, so nothing on this page says why it holds.",
+        "The executor used its 5 tool calls without answering and was then asked for a label: SUPPORTS.",
         "The executor made 1 tool call and then answered SUPPORTS; its own reason is quoted below.",
         "No model reasoned here: the highest similarity to the evidence 0.812 (threshold 0.5) gives SUPPORTS.",
         "Sampled passages were each asked whether they support the claim: inconsistency 0.00 (0 of 3 passages do "
         "not support the claim); threshold 0.5, so SUPPORTS."]
+    assert run_module("reason.js", "m.reasonText(m.verdictReason(data))", one("SUPPORTS")) == \
+        "Cot answered SUPPORTS without giving a reason."  # the one place that says it

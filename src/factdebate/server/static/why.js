@@ -159,9 +159,10 @@ export function verdictSentence(v, thresholds, statement) {
         (steps ? "made " + calls + " and then answered " : "answered ") + label : steps ?
         "The agent made " + calls + " and then finished with " + label :
         "The model answered once, and that answer is the verdict: " + label;
-      // Said plainly when the answer holds no reasoning (a model that writes the label alone).
+      // When the answer holds no reasoning (a model that writes the label alone), the reason's line below says so
+      // ("… answered SUPPORTS without giving a reason."): said once, not here as well (issue 60).
       const reason = verdictReason(v);
-      return how + (reason && reason.sentence ? "; its own reason is quoted below." :
+      return how + (reason && reason.sentence ? "; its own reason is quoted below." : reason ? "." :
         ". It gave the label alone, with no reason, so nothing on this page says why it holds.");
     }
     case "threshold": // WeCheck: a similarity score against a threshold, no model's reasoning
