@@ -91,6 +91,26 @@ async def test_a_false_sentence_the_extractor_left_out_is_still_checked() -> Non
     assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
 
 
+async def test_an_empty_claim_list_is_a_reading_and_the_sentences_are_checked() -> None:
+    """A backend that does not hold the schema's one-claim minimum answers {"claims": []}: read as is, not
+    re-asked nor lost (a guard stream's later part was left unchecked this way, while the whole reply had its
+    false sentence refuted); the text's own factual sentences are checked."""
+    respond, schemas = script(extractor=['{"claims": []}']), []
+
+    def recorded(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt == "claims_extract":
+            schemas.append(params.json_schema)
+        return str(respond(call, messages, params))
+
+    verdict, backend, _ = await check(recorded)
+    assert verdict.extraction.parsed and verdict.extraction.parse_retries == 0
+    assert "claims_extract:reask" not in [c.prompt for c, _ in backend.calls]
+    assert [c.claim for c in verdict.claims] == CLAIMS
+    assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
+    # The schema still asks a backend that holds it for one claim at least.
+    assert [s["properties"]["claims"]["minItems"] for s in schemas if s] == [1]
+
+
 async def test_unparseable_extraction_is_reasked_then_recorded() -> None:
     verdict, backend, events = await check(script(extractor=["no JSON here", "still not JSON"]))
     assert verdict.extraction.parsed is False and verdict.extraction.claims == []

@@ -65,12 +65,14 @@ class ListReply:
 
 
 async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *, max_items: int,
-                       max_tokens: int, what: str, min_items: int = 0, agent: str = AGENT,
-                       check: Callable[[str], str | None] | None = None, **variables: Any) -> ListReply:
+                       max_tokens: int, what: str, min_items: int = 0, schema_min_items: int | None = None,
+                       agent: str = AGENT, check: Callable[[str], str | None] | None = None,
+                       **variables: Any) -> ListReply:
     """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read.
     ``check``: why an item says nothing (a copied placeholder, a label as a query), or None; an item it
     refuses makes the reply unreadable, as a malformed list does, and so does a list shorter than
-    ``min_items``."""
+    ``min_items``. ``schema_min_items`` (default ``min_items``): the least the schema asks for where the
+    backend holds output to it, without refusing a shorter list from a backend that does not."""
 
     def read(text: str) -> list[str]:
         items, problem = parse_string_list(text, key)
@@ -83,9 +85,10 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
             raise Unreadable(f"one of the {key} says nothing: {refused}")
         return items[:max_items]
 
+    least = min_items if schema_min_items is None else schema_min_items
     asked = await ask(llm, render(prompt_name, **variables), read, what=what, agent=agent,
                       params=GenParams(temperature=0.0, max_tokens=max_tokens,
-                                       json_schema=list_schema(key, max_items, min_items)),
+                                       json_schema=list_schema(key, max_items, least)),
                       reask=Reask(template=reask_name, variables={"max_claims": max_items}))
     return ListReply(asked.value, asked.retries, asked.raw)
 
@@ -114,7 +117,11 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
         return ClaimExtraction(claims=[], parse_retries=retries, subjective_removed=removed, checked_text=text)
     # At least one claim where the backend holds the schema: small models otherwise answer an empty list
     # for any text. A text with nothing checkable then yields a claim the method can call NOT ENOUGH INFO.
-    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims, min_items=1,
+    # An empty list from a backend that does not hold it is still a reading, not a lost reply: the text's
+    # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
+    # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
+    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims,
+                               schema_min_items=1,
                                max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
                                context=context, max_claims=max_claims)
     source = " ".join(filter(None, (text, question, context)))
