@@ -103,22 +103,23 @@ def factool_replies(claims: list[str], verdicts: dict[str, Any]) -> dict[str, An
 
 
 async def test_factool_one_false_claim_refutes_and_searches_each_query() -> None:
-    # Both claims name only what the checked text names (extraction keeps grounded claims only).
-    replies = factool_replies(["Paris is a city.", "Paris is in France."],
-                              {"Paris is a city.": True, "Paris is in France.": False})
+    # Both claims say only what the checked text says: extraction keeps grounded claims only, and since 305914f
+    # a claim's predicate must be the text's too ("Paris is a city." is dropped: the text never says "city").
+    replies = factool_replies(["Paris is the capital.", "Paris is in France."],
+                              {"Paris is the capital.": True, "Paris is in France.": False})
     verdict, backend, tools = await run("factool", replies)
     assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
     turns = verdict.rounds[0].turns
     assert [t.label for t in turns] == [Label.SUPPORTS, Label.REFUTES] and turns[0].evidence
     # Each turn keeps the claim it checked, for the page's card title (issue 40, item 2).
-    assert [t.claim for t in turns] == ["Paris is a city.", "Paris is in France."]
-    assert sorted(tools["search"].queries) == sorted(["Paris is a city. one", "Paris is a city. two",
+    assert [t.claim for t in turns] == ["Paris is the capital.", "Paris is in France."]
+    assert sorted(tools["search"].queries) == sorted(["Paris is the capital. one", "Paris is the capital. two",
                                                       "Paris is in France. one", "Paris is in France. two"])
     assert [c.prompt for c, _ in backend.calls].count("factool_verify") == 2
 
 
 async def test_factool_unreadable_verdict_is_unparsed_unless_another_claim_is_false() -> None:
-    a, b = "Paris is a city.", "Paris is in France."
+    a, b = "Paris is the capital.", "Paris is in France."
     replies = factool_replies([a, b], {a: True, b: "no json"})
     verdict, _, _ = await run("factool", replies)
     assert verdict.label is None and verdict.decided_by == "unparsed" and verdict.unparsed_turns == 1
