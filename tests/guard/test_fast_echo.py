@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from factdebate.core.types import Document, Label
+from factdebate.guard.correct import EXAMPLE_SENTENCE
 from factdebate.guard.fast import EXAMPLE, EXAMPLE_QUOTE, read_reply
 from tests.guard.support import run_check, script
 
@@ -43,3 +44,28 @@ async def test_an_echoing_checker_leaves_the_claim_unchecked_not_refuted() -> No
     assert result.label != Label.REFUTES and not any(e.cited for e in claim.evidence)
     prompt = next(m for info, m in backend.calls if info.prompt == "guard_fast")[0]["content"]
     assert prompt.endswith(EXAMPLE)  # the example the reader knows is the one the prompt shows
+
+
+async def test_a_correction_that_copies_the_prompts_example_is_not_shown() -> None:
+    result, backend = await run_check(script(correction=EXAMPLE_SENTENCE), guard=FAST_ONLY, policy="flag")
+    rome = result.claims[1]
+    assert rome.label == "REFUTES" and rome.correction is None
+    assert rome.correction_note is not None and "copies the prompt's example" in rome.correction_note
+    assert "Kessington" not in result.text  # the client never reads the example as a correction
+    prompt = next(m for info, m in backend.calls if info.prompt == "guard_correct")[0]["content"]
+    assert EXAMPLE_SENTENCE in prompt  # the example the reader knows is the one the prompt shows
+
+
+async def test_a_correction_whose_check_copies_the_example_is_not_shown() -> None:
+    def fast(claim: str) -> str:  # the claim is refuted; the correction's own check answers with the example
+        if claim == "The Eiffel Tower is in Paris.":
+            return EXAMPLE
+        label = "REFUTES" if "Rome" in claim else "SUPPORTS"
+        return json.dumps({"label": label, "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
+
+    result, _ = await run_check(script(fast=fast), guard=FAST_ONLY, policy="flag")
+    rome = result.claims[1]
+    assert rome.label == "REFUTES" and rome.correction is None
+    assert rome.correction_note is not None and "could not be read" in rome.correction_note
+    assert "copied the prompt's example" in rome.correction_note
+    assert "Correction:" not in result.text  # the flag says the claim is contradicted, and offers no correction
