@@ -1,5 +1,6 @@
 """``factdebate corpus fetch``: public corpora (Wikipedia, PubMed) from the Hugging Face Hub into the
-data folder, for ``factdebate index NAME`` to follow (docs/scale.md)."""
+data folder, for ``factdebate index NAME`` to follow (docs/scale.md); ``factdebate corpus titles``: the
+pages a corpus holds."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Fetch public corpora into the data folder.")
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Fetch public corpora into the data folder; list the pages a corpus holds.")
 Opt = typer.Option
 
 
@@ -30,6 +32,21 @@ def fetch_command(
     typer.echo(f"corpus '{report.name}': {report.files}{of} file(s), {report.rows} rows in {report.folder} "
                f"({report.fetched} fetched now, {report.skipped} already there and verified); "
                f"next: factdebate index {report.name}", err=True)
+
+
+@app.command("titles")
+def titles_command(
+    name: Annotated[str, typer.Argument(help="The corpus: builtin, or a name given to factdebate index.")] = "builtin",
+    ids: Annotated[bool, Opt("--ids", help="Each document's id and title, tab-separated (ids differ from "
+                                            "titles in corpora indexed from files).")] = False,
+) -> None:
+    """List a corpus's pages, one title a line (stdout), and their count (stderr)."""
+    from factdebate.corpus.titles import corpus_pages
+
+    pages = corpus_pages(name)
+    for doc_id, title in pages.items():
+        typer.echo(f"{doc_id}\t{title}" if ids else title)
+    typer.echo(f"corpus '{name}': {len(pages)} page(s)", err=True)
 
 
 def register_corpus(root: typer.Typer) -> None:

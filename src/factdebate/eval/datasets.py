@@ -35,6 +35,9 @@ class Sample:
     gold: str  # in the dataset's own label set
     options: dict[str, str] = field(default_factory=dict)  # ``choice`` only: letter -> option text
     meta: dict[str, Any] = field(default_factory=dict)
+    # The gold evidence as pages a search must find (eval/gold_evidence.py): alternative sets, every page of
+    # one set needed. Read only by ``eval-retrieval``; no prompt sees it, so records_sha256 leaves it out.
+    gold_pages: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass
@@ -56,6 +59,8 @@ class Dataset:
     unit: Literal["claim", "response"] = "claim"
     # What evidence each sample carries in ``meta["evidence"]`` (for ``--evidence given|both``); "": none
     evidence: str = ""
+    # What ``Sample.gold_pages`` names: "title" (Wikipedia page titles), "id" (document ids); "": no gold pages
+    gold_page_kind: Literal["", "title", "id"] = ""
     # Where a dataset fetched by name came from: repo, revision, commit, split, file -> sha256 (provenance)
     origin: dict[str, Any] = field(default_factory=dict)
 

@@ -27,15 +27,27 @@ def _rows(source: Path, columns: list[str] | None = None) -> list[dict[str, Any]
         raise InputError(f"{source}: not the Parquet file expected ({exc})") from None
 
 
+_FEVER_EVIDENCE = ["evidence_annotation_id", "evidence_id", "evidence_wiki_url", "evidence_sentence_id"]
+
+
 def fever_parquet(source: Path, target: Path) -> None:
-    """The Hub's FEVER Parquet has one row per evidence annotation; the loader wants one line per claim.
-    Rows of one id agree on claim and label; a file where they do not is refused, not resolved."""
+    """The Hub's FEVER Parquet has one row per evidence sentence; the loader wants one line per claim, with
+    FEVER's own ``evidence``: the sets (rows of one annotation id) of [annotation id, evidence id, page id,
+    sentence id]. Rows of one id agree on claim and label; a file where they do not is refused, not resolved."""
     claims: dict[Any, dict[str, Any]] = {}
-    for row in _rows(source, ["id", "claim", "label"]):
-        first = claims.setdefault(row["id"], row)
+    sets: dict[Any, dict[Any, list[list[Any]]]] = {}
+    for row in _rows(source, ["id", "claim", "label", *_FEVER_EVIDENCE]):
+        first = claims.setdefault(row["id"], {"id": row["id"], "label": row["label"], "claim": row["claim"]})
         if (first["claim"], first["label"]) != (row["claim"], row["label"]):
             raise InputError(f"{source}: claim id {row['id']} has two different claims or labels")
-    _write(target, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in claims.values()))
+        # NOT ENOUGH INFO rows name no page ("" and -1): FEVER writes them as nulls
+        page = row["evidence_wiki_url"] or None
+        item = [row["evidence_annotation_id"], row["evidence_id"] if page else None, page,
+                row["evidence_sentence_id"] if page else None]
+        sets.setdefault(row["id"], {}).setdefault(row["evidence_annotation_id"], []).append(item)
+    lines = (json.dumps({**claim, "evidence": list(sets[key].values())}, ensure_ascii=False) + "\n"
+             for key, claim in claims.items())
+    _write(target, "".join(lines))
 
 
 def pubmedqa_parquet(source: Path, target: Path) -> None:
@@ -49,8 +61,10 @@ def pubmedqa_parquet(source: Path, target: Path) -> None:
     _write(target, json.dumps(out, ensure_ascii=False))
 
 
+# The suffix names the converter's output version too: a file converted before FEVER's evidence was kept
+# (".jsonl") is not read in place of one that keeps it.
 CONVERTERS: dict[str, tuple[Converter, str]] = {
-    "fever-parquet": (fever_parquet, "jsonl"),
+    "fever-parquet": (fever_parquet, "evidence.jsonl"),
     "pubmedqa-parquet": (pubmedqa_parquet, "json"),
 }
 

@@ -9,6 +9,7 @@ import json
 import re
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_INPUT_BYTES, read_input_bytes
 from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, FOUR_LABELS, Dataset, Sample, file_format
+from factdebate.eval.gold_evidence import GoldSets, fever_sets, feverous_sets, hover_sets, scifact_sets
 
 S, R, N = FACT_LABELS
 CONFLICTING = Label.CONFLICTING.value
@@ -105,7 +107,8 @@ def _parse(text: str, path: Path, line: int | None = None) -> Any:
 
 def _labelled(kind: str, path: Path, records: list[dict[str, Any]], mapping: dict[str, str],
               labels: tuple[str, ...], *, claim_key: str = "claim", id_keys: tuple[str, ...] = ("id",),
-              meta_keys: tuple[str, ...] = (), skipped: Counter[str] | None = None) -> Dataset:
+              meta_keys: tuple[str, ...] = (), skipped: Counter[str] | None = None,
+              gold_pages: Callable[[dict[str, Any]], GoldSets] | None = None) -> Dataset:
     samples: list[Sample] = []
     skipped = Counter() if skipped is None else skipped
     for index, row in enumerate(records):
@@ -121,7 +124,8 @@ def _labelled(kind: str, path: Path, records: list[dict[str, Any]], mapping: dic
             continue
         sample_id = next((str(row[k]) for k in id_keys if row.get(k) not in (None, "")), str(index))
         meta = {k: row[k] for k in meta_keys if k in row}
-        samples.append(Sample(sample_id, claim.strip(), gold, meta={"source_label": raw, **meta}))
+        samples.append(Sample(sample_id, claim.strip(), gold, meta={"source_label": raw, **meta},
+                              gold_pages=gold_pages(row) if gold_pages else ()))
     if not samples and records:
         raise InputError(f"{path}: no record has a '{claim_key}' and a label this loader knows "
                          f"({', '.join(sorted(mapping))}) — is it the right format ({kind})?")
@@ -135,7 +139,9 @@ TRUE_FALSE = {"true": S, "false": R, "supports": S, "refutes": R}
 @file_format("fever", "FEVER JSONL (id, claim, label SUPPORTS/REFUTES/NOT ENOUGH INFO)")
 def load_fever(path: Path) -> Dataset:
     skipped: Counter[str] = Counter()
-    return _labelled("fever", path, read_records(path, skipped), FEVER_MAP, FACT_LABELS, skipped=skipped)
+    dataset = _labelled("fever", path, read_records(path, skipped), FEVER_MAP, FACT_LABELS, skipped=skipped,
+                        gold_pages=lambda row: fever_sets(row.get("evidence")))
+    return _with_gold_kind(dataset, "title")
 
 
 @file_format("feverous", "FEVEROUS JSONL, or FEVEROUS-S JSON array (ProgramFC); 3 or 2 labels, challenge kept")
@@ -143,6 +149,7 @@ def load_feverous(path: Path) -> Dataset:
     skipped: Counter[str] = Counter()
     records = read_records(path, skipped)
     for row in records:
+        row["_gold_pages"] = feverous_sets(row.get("evidence"))  # before the evidence is read or dropped
         if row.get("challenge"):
             row["group"] = row["challenge"]
         if isinstance(row.get("evidence"), str):  # FEVEROUS-S: "title<TAB>sentence" lines, text included
@@ -150,10 +157,11 @@ def load_feverous(path: Path) -> Dataset:
         else:  # the original format names evidence cells by id, without their text
             row.pop("evidence", None)
     dataset = _two_way_if_no_nei(_labelled("feverous", path, records, FEVER_MAP, FACT_LABELS,
-                                           meta_keys=("challenge", "group", "evidence"), skipped=skipped))
+                                           meta_keys=("challenge", "group", "evidence"), skipped=skipped,
+                                           gold_pages=lambda row: row["_gold_pages"]))
     if any(s.meta.get("evidence") for s in dataset.samples):
         dataset.evidence = "gold evidence sentences (FEVEROUS-S)"
-    return dataset
+    return _with_gold_kind(dataset, "title")
 
 
 _WIKI_LINK = re.compile(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]")
@@ -192,11 +200,12 @@ def load_hover(path: Path) -> Dataset:
     skipped: Counter[str] = Counter()
     mapping = {"supported": S, "not_supported": R}
     dataset = _labelled("hover", path, read_records(path, skipped), mapping, BINARY_LABELS,
-                        id_keys=("uid", "id"), meta_keys=("num_hops",), skipped=skipped)
+                        id_keys=("uid", "id"), meta_keys=("num_hops",), skipped=skipped,
+                        gold_pages=lambda row: hover_sets(row.get("supporting_facts")))
     for sample in dataset.samples:
         if "num_hops" in sample.meta:
             sample.meta["group"] = f"{sample.meta['num_hops']} hops"
-    return dataset
+    return _with_gold_kind(dataset, "title")
 
 
 @file_format("scifact", "SciFact claims JSONL (label from evidence: SUPPORT / CONTRADICT, empty -> NOT ENOUGH INFO)")
@@ -214,7 +223,7 @@ def load_scifact(path: Path) -> Dataset:
         if label is None:
             skipped["documents disagree (SUPPORT and CONTRADICT)"] += 1
             continue
-        records.append({**row, "label": label})
+        records.append({**row, "label": label, "_rationales": evidence})
     mapping = {"support": S, "contradict": R, "nei": N}
     if not records:
         raise InputError(f"{path}: no labelled SciFact claims (the test split is unlabelled)")
@@ -222,10 +231,13 @@ def load_scifact(path: Path) -> Dataset:
     for row in records:
         cited = [str(d) for d in row.get("cited_doc_ids") or []]
         row["evidence"] = [abstracts[d] for d in cited if d in abstracts]
-    dataset = _labelled("scifact", path, records, mapping, FACT_LABELS, meta_keys=("evidence",), skipped=skipped)
+    for row in records:
+        row["_gold_pages"] = scifact_sets(row.get("_rationales"))
+    dataset = _labelled("scifact", path, records, mapping, FACT_LABELS, meta_keys=("evidence",), skipped=skipped,
+                        gold_pages=lambda row: row["_gold_pages"])
     if abstracts:
         dataset.evidence = "abstracts of the cited documents (corpus.jsonl beside the claims file)"
-    return dataset
+    return _with_gold_kind(dataset, "id")
 
 
 def _scifact_corpus(path: Path) -> dict[str, dict[str, str]]:
@@ -338,6 +350,13 @@ def load_generic(path: Path) -> Dataset:
     records = [{**row, "label": _boolean(row.get("label"))} for row in read_records(path, skipped)]
     return _two_way_if_no_nei(_labelled("claims", path, records, {**FEVER_MAP, **TRUE_FALSE}, FACT_LABELS,
                                         skipped=skipped))
+
+
+def _with_gold_kind(dataset: Dataset, kind: str) -> Dataset:
+    """Marks what the samples' gold pages name, when any sample has some (eval-retrieval reads them)."""
+    if any(s.gold_pages for s in dataset.samples):
+        dataset.gold_page_kind = "title" if kind == "title" else "id"
+    return dataset
 
 
 def _two_way_if_no_nei(dataset: Dataset) -> Dataset:
