@@ -13,7 +13,7 @@ demo:
 
 # Command 2: set up and run the tests (what CI runs).
 test: setup
-	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql/libsndfile1; the browser and PostgreSQL tests will be skipped, and LiteLLM's proxy will not start" >&2
+	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql/libsndfile1/prometheus; the browser, PostgreSQL and Prometheus tests will be skipped, and LiteLLM's proxy will not start" >&2
 	./scripts/test.sh
 
 # The wheel on its own in a new environment, then `factdebate setup` and an offline verdict (about 5 minutes

@@ -72,6 +72,9 @@ def serve(
                                               "POST /v1/chat/completions forwards to and fact-checks (guard.upstream; "
                                               "its key: $FACTDEBATE_GUARD_UPSTREAM_KEY; "
                                               "factdebate docs guard#the-chat-proxy-post-v1chatcompletions).")] = None,
+    metrics_port: Annotated[int | None, Opt(help="Serve Prometheus' /metrics without a key on this port of its own "
+                                            "(on metrics_host, default 127.0.0.1; factdebate docs "
+                                            "service#running-it-in-production).")] = None,
     *,
     options: dict[str, Any],
 ) -> None:
@@ -92,7 +95,7 @@ def serve(
         # The flag outranks the file and the environment; through the environment it also reaches the workers.
         os.environ["FACTDEBATE_GUARD__UPSTREAM"] = guard_upstream
     settings = load_service_config(service_config, config_file=config, db_path=db, state_db=state_db,
-                                   allow_anonymous=True if no_auth else None)
+                                   allow_anonymous=True if no_auth else None, metrics_port=metrics_port)
     if options:
         settings = settings.model_copy(update={"defaults": {**settings.defaults, **options}})
     if not settings.api_keys and not settings.allow_anonymous:
@@ -104,6 +107,10 @@ def serve(
                           "FACTDEBATE_API_KEYS (or api_keys), e.g. python -c 'import secrets; "
                           "print(secrets.token_urlsafe(24))'")
     check_port_free(host, port)  # before start-up work, for one process or --workers N alike
+    if settings.metrics_port is not None:
+        if settings.metrics_port == port and settings.metrics_host == host:
+            raise ConfigError(f"--metrics-port {port} is the service's own port: choose another")
+        check_port_free(settings.metrics_host, settings.metrics_port)
     if workers > 1:
         settings = settings.model_copy(update={"shared_state": True})
     app = create_app(settings, exit_within_s=settings.shutdown_grace_s)
@@ -129,13 +136,22 @@ def serve(
 
 def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level: str) -> None:
     import os
+    import shutil
+    import tempfile
 
     import uvicorn
 
+    from factdebate.server.metrics import MULTIPROC_ENV, Metrics, start_metrics_port
     from factdebate.server.workers import CONFIG_ENV, write_worker_config
     from factdebate.util.child_python import protect_spawned_children
 
-    path = write_worker_config(settings)
+    # The workers' metrics added up (server/metrics.py): each writes its own in this folder, and the metrics port
+    # is this process's, reading them all.
+    metrics_dir = tempfile.mkdtemp(prefix="factdebate-metrics-")
+    os.environ[MULTIPROC_ENV] = metrics_dir
+    stop_metrics = (start_metrics_port(Metrics(), settings.metrics_host, settings.metrics_port)
+                    if settings.metrics_port else None)
+    path = write_worker_config(settings.model_copy(update={"metrics_port": None}))
     os.environ[CONFIG_ENV] = str(path)
     # uvicorn starts its workers with multiprocessing's spawn (``python -c``), which would put the current
     # folder first on their path: they inherit our environment, so it says not to.
@@ -146,6 +162,9 @@ def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level:
                     timeout_graceful_shutdown=settings.shutdown_grace_s)
     finally:
         path.unlink(missing_ok=True)
+        if stop_metrics is not None:
+            stop_metrics()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def mcp(

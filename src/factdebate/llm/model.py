@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import factdebate.llm.hung_calls as hung_calls  # the module, not the package (whose __init__ imports this one)
 from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError
+from factdebate.core.observe import watched
 from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
@@ -155,9 +156,11 @@ class LLM:
                     count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer
                     self._count_sent(who)
                     try:
-                        answer = self.backend.complete(messages, params)
-                        completion = await (hung_calls.watched(state, answer, given_up, self._timeout)
-                                            if state else answer)
+                        # each try sent, for the service's metrics and traces (core/observe.py)
+                        with watched("model_call", model=self.model, role=who.role):
+                            answer = self.backend.complete(messages, params)
+                            completion = await (hung_calls.watched(state, answer, given_up, self._timeout)
+                                                if state else answer)
                     except asyncio.CancelledError:
                         run = current_run()
                         if run is not None:

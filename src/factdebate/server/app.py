@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,6 +33,7 @@ from factdebate.server.guard_routes import router as guard_router
 from factdebate.server.guard_stream import VERDICTS_HEADER
 from factdebate.server.guard_text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
+from factdebate.server.metrics import RequestMetrics, metrics_key_matches, start_metrics_port
 from factdebate.server.resources import Builder
 from factdebate.server.response_routes import router as response_router
 from factdebate.server.routes import router
@@ -78,9 +80,13 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
         heartbeat = asyncio.create_task(service.heartbeat(), name="state-heartbeat")
         await service.runner.resume_all()
         warming = service.start_warm_up()  # /v1/health answers 503 until it is done
+        stop_metrics = (start_metrics_port(service.metrics, config.metrics_host, config.metrics_port)
+                        if config.metrics_port else None)
         try:
             yield
         finally:
+            if stop_metrics is not None:
+                stop_metrics()
             heartbeat.cancel()
             if warming is not None:
                 warming.cancel()
@@ -117,12 +123,33 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)
+    # every request counted and timed, its model calls and searches watched (server/metrics.py)
+    app.add_middleware(RequestMetrics, metrics=service.metrics)
     app.add_middleware(RequestArrival)  # outermost: a check's clock starts before anything else is done
     return app
 
 
 def _pages(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        """Prometheus' scrape, for the operator's metrics key alone (no caller's API key reads it)."""
+        service: Service = request.app.state.service
+        key = service.config.metrics_key.get_secret_value() if service.config.metrics_key else ""
+        if not key:
+            return JSONResponse({"detail": "metrics are not served on this port: its operator sets metrics_key "
+                                 "(FACTDEBATE_METRICS_KEY) to serve them here, or metrics_port (serve "
+                                 "--metrics-port) for a port of their own"}, status_code=404)
+        if not metrics_key_matches(request.headers.get("authorization"), key):
+            address = request.client.host if request.client else "unknown"  # guesses cost a 429, as a key's do
+            if (wait := service.auth_failures.acquire(f"auth-failed:{address}")) > 0:
+                return JSONResponse({"detail": f"too many failed authentications: retry in {math.ceil(wait)} s"},
+                                    status_code=429, headers={"Retry-After": str(math.ceil(wait))})
+            return JSONResponse({"detail": "missing or wrong metrics key: send 'Authorization: Bearer <the "
+                                 "metrics_key>'"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        body, media_type = service.metrics.exposition()
+        return Response(body, media_type=media_type)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

@@ -113,6 +113,16 @@ class ServiceConfig(BaseModel):
                                   "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
                                   "and the server exits within a few seconds more, whatever is running.")
 
+    metrics_key: SecretStr | None = Field(
+        default=None, json_schema_extra=offered(env="FACTDEBATE_METRICS_KEY"),
+        description="The key a Prometheus scrape of GET /metrics on the service's port presents (Authorization: "
+        "Bearer); no caller's API key reads the metrics. Unset: /metrics on the service's port answers 404 "
+        "(metrics_port serves them apart).")
+    metrics_port: int | None = Field(default=None, ge=1, le=65535, description="A port of its own for "
+                                     "Prometheus' scrapes of /metrics, without a key, on metrics_host "
+                                     "(serve --metrics-port).")
+    metrics_host: str = Field(default="127.0.0.1", description="The address metrics_port listens on.")
+
     @field_validator("allowed_mcp_tools")
     @classmethod
     def _allow_entries(cls, entries: list[str]) -> list[str]:
@@ -148,6 +158,11 @@ class ServiceConfig(BaseModel):
 
     def key_values(self) -> list[str]:
         return [key.get_secret_value() for key in self.api_keys if key.get_secret_value()]
+
+    def secret_values(self) -> list[str]:
+        """Every secret the service holds: the API keys and the metrics key."""
+        metrics = self.metrics_key.get_secret_value() if self.metrics_key else ""
+        return [*self.key_values(), *([metrics] if metrics else [])]
 
 
 def keys_from_env(environ: dict[str, str] | None = None) -> list[str]:

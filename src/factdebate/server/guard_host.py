@@ -97,6 +97,8 @@ class ServiceHost(Host):
         """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and
         both texts), the request's first under its id (already in its header), filed under its conversation."""
         assert self.caller is not None
+        self.service.metrics.guard_check(result.label, result.action_taken, result.tier,
+                                         [(c.status, c.reason) for c in result.claims if c.status != "checked"])
         try:
             check_id = await asyncio.to_thread(self.service.checks.save, self.caller, "guard",
                                                result.model_dump(mode="json"), calls=calls.calls if calls else None,

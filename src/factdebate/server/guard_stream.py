@@ -46,6 +46,7 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -136,6 +137,7 @@ class Relay:
         self.room = asyncio.Semaphore(RELAY_EVENTS)  # taken by each upstream event queued, given back when sent
         self.decided = 0  # claims whose verdict is in: what a caller who leaves has had checked
         self.wrote_at = 0.0  # the loop's time of the last bytes written (frames)
+        self.first_at = 0.0  # the loop's time the upstream's first event was read
         self.stopping = prepared.host.service.stopping  # the server's stop (shutdown.py): the stream ends, said
 
     async def frames(self, first: SSEEvent, reader: asyncio.Task[None]) -> AsyncGenerator[bytes, None]:
@@ -143,8 +145,13 @@ class Relay:
         loop = asyncio.get_running_loop()
         self.wrote_at = loop.time()
         frames = self._frames(first, reader)
+        # the upstream's first chunk to ours (metrics.py)
+        ttft: Histogram | None = self.prepared.host.service.metrics.ttft_added
         try:
             async for out in frames:
+                if ttft is not None and out is not PING:
+                    ttft.observe(loop.time() - self.first_at)
+                    ttft = None
                 yield out
                 self.wrote_at = loop.time()
         finally:
@@ -259,6 +266,7 @@ class Relay:
                 if event.data == "[DONE]":
                     break
                 await self.room.acquire()
+                self.first_at = self.first_at or asyncio.get_running_loop().time()
                 self.queue.put_nowait(("event", event))
             self.queue.put_nowait(("end", None))
         except UpstreamError as exc:

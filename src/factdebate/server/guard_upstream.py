@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from factdebate.core.errors import FactDebateError
+from factdebate.core.observe import watched
 from factdebate.guard.types import GuardClaim
 from factdebate.prompts import render
 from factdebate.util.redact import redact_url
@@ -197,12 +198,13 @@ class Upstream:
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
         request = await self._request({**body, "stream": False})
-        try:
-            response = await self.client.send(request)
-        except httpx.HTTPError as exc:
-            raise _unreachable(self.base_url, exc) from exc
-        if response.status_code >= 400:
-            raise _passed_on(response, response.content)
+        with watched("model_call", model="upstream", role="upstream"):  # metrics and traces (core/observe.py)
+            try:
+                response = await self.client.send(request)
+            except httpx.HTTPError as exc:
+                raise _unreachable(self.base_url, exc) from exc
+            if response.status_code >= 400:
+                raise _passed_on(response, response.content)
         try:
             data = response.json()
         except ValueError as exc:
@@ -215,10 +217,11 @@ class Upstream:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
         request = await self._request({**body, "stream": True})
-        try:
-            response = await self.client.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            raise _unreachable(self.base_url, exc) from exc
+        with watched("model_call", model="upstream", role="upstream"):  # to its headers (core/observe.py)
+            try:
+                response = await self.client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                raise _unreachable(self.base_url, exc) from exc
         finished = False
         try:
             if response.status_code >= 400:

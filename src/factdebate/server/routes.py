@@ -98,6 +98,7 @@ class _RunSlot:
         if service.shared is not None and self._lease is None:
             raise busy
         service.active_runs += 1
+        service.metrics.active.inc()
         self._service: Service | None = service
         self.on_release: list[Callable[[], None]] = []  # what else ends with the run (a rate-limit refund)
 
@@ -109,6 +110,7 @@ class _RunSlot:
                     done()
             finally:
                 service.active_runs -= 1
+                service.metrics.active.dec()
                 if service.shared is not None and self._lease is not None:
                     service.shared.release_slot(self._lease)
 

@@ -17,6 +17,7 @@ from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
 from factdebate.server.check_store import CheckStore
 from factdebate.server.config import ServiceConfig
+from factdebate.server.metrics import Metrics
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
@@ -54,11 +55,12 @@ class Service:
     warm_up: WarmUp = field(default_factory=lambda: WarmUp(ready=True, doing="not started"))
     # Set near the end of the grace period after a stop signal: the guard's requests answer then (shutdown.py).
     stopping: Stopping = field(default_factory=Stopping)
+    metrics: Metrics = field(default_factory=Metrics)  # GET /metrics (server/metrics.py)
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
         # Its keys, database URL and endpoints reach no caller, whatever text carries them (util/scrub.py).
-        remember_secrets(config.key_values())
+        remember_secrets(config.secret_values())
         remember_settings(config.model_dump(mode="json"))
         pool = ResourcePool(config.resource_cache_size, build, lite_copies=config.shared_state)
         # A database server holds everything (replicas on several machines); otherwise the batch store's
@@ -128,12 +130,14 @@ async def caller(service: ServiceDep, request: Request,
         address = request.client.host if request.client else "unknown"
         wait = service.auth_failures.acquire(f"auth-failed:{address}")
         if wait > 0:
+            service.metrics.rate_limited.labels("failed_authentications").inc()
             raise HTTPException(429, f"too many failed authentications: retry in {math.ceil(wait)} s",
                                 headers={"Retry-After": str(math.ceil(wait))})
         raise HTTPException(401, "missing or invalid API key: send 'Authorization: Bearer <key>'",
                             headers={"WWW-Authenticate": "Bearer"})
     wait = service.limiter.acquire(who)
     if wait > 0:
+        service.metrics.rate_limited.labels("requests").inc()
         raise HTTPException(429, f"rate limit exceeded: retry in {math.ceil(wait)} s",
                             headers={"Retry-After": str(math.ceil(wait))})
     return who

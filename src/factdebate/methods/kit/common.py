@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 
 from factdebate.core.events import ToolCall, doc_refs
+from factdebate.core.observe import watched
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import current_run, span
 from factdebate.core.types import Document, Label
@@ -80,7 +81,8 @@ async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round:
     the model's own text where ``query`` is its cleaned form (methods/kit/query_text.py)."""
     started = time.perf_counter()
     with span(f"{tool.name}: {query[:60]}", "tool", agent=agent, round=round):
-        documents = await tool.search(query, k)
+        with watched("search", tool=tool.name):  # the service's metrics and traces (core/observe.py)
+            documents = await tool.search(query, k)
         book_tool_call(tool.name, query, k, documents, time.perf_counter() - started, agent=agent, round=round,
                        written=written)
     return documents

@@ -1,0 +1,48 @@
+"""Where the service's metrics and traces (server/metrics.py, server/tracing.py) watch work done below the
+server: a model call, a search. The code that does the work says what it is (:func:`watched`); the watchers of
+the context it runs in (the service sets its own around each request: :func:`watching`) measure it. Outside
+any, which is every run of the CLI and the library, :func:`watched` costs one context-variable lookup. Being
+per context, two services in one process (tests) each count their own requests' calls.
+
+A watcher is told a kind (``model_call``, ``search``) and attributes that never hold a prompt, a claim or a key
+(the model's configured name, the role, the tool), and sees the exception the work raised, if any."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from contextvars import ContextVar
+from typing import Protocol
+
+
+class Watcher(Protocol):
+    def watch(self, kind: str, attributes: dict[str, str]) -> AbstractContextManager[None]:
+        """A context around the work: entered before it, left after it (with its exception, if it raised)."""
+        ...
+
+
+_watchers: ContextVar[tuple[Watcher, ...]] = ContextVar("factdebate_watchers", default=())
+
+
+@contextlib.contextmanager
+def watching(watchers: Sequence[Watcher]) -> Iterator[None]:
+    """Everything done inside (and in the tasks it starts) watched by ``watchers``."""
+    token = _watchers.set(tuple(watchers))
+    try:
+        yield
+    finally:
+        _watchers.reset(token)
+
+
+@contextlib.contextmanager
+def watched(kind: str, **attributes: str) -> Iterator[None]:
+    """The work inside, watched by the context's watchers."""
+    watchers = _watchers.get()
+    if not watchers:
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        for watcher in watchers:
+            stack.enter_context(watcher.watch(kind, attributes))
+        yield
