@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(work: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(work: Path, threads: int, extra: Sequence[str] = ()) -> tuple[subprocess.Popen[bytes], str]:
     from factdebate.llm.llama_cpp import builtin_model_path
 
     port = free_port()
@@ -172,7 +173,7 @@ def start_server(work: Path, threads: int) -> tuple[subprocess.Popen[bytes], str
     process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(builtin_model_path()),
                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--model_alias",
                                 "smollm2", "--seed", "0", "--n_threads", str(threads), "--n_threads_batch",
-                                str(threads)], stdout=log, stderr=subprocess.STDOUT)
+                                str(threads), *extra], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
     while True:

@@ -10,10 +10,11 @@ __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy"
 
 
 def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto",
-                 base_url: str | None = None, reasoning_tokens: int | None = None) -> Backend:
+                 base_url: str | None = None, reasoning_tokens: int | None = None, stream: bool = False) -> Backend:
     """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``. ``base_url``
     picks the OpenAI-compatible server (default: ``OPENAI_BASE_URL``); ``reasoning_tokens`` is the room a
-    reasoning model gets for its hidden reasoning (default: the backend's)."""
+    reasoning model gets for its hidden reasoning (default: the backend's); ``stream``: ask an OpenAI-compatible
+    server for streams, so that a call cut short stops at the server (llm/openai_stream.py)."""
     provider, _, target = spec.partition(":")
     if not target:
         raise ConfigError(f"model spec '{spec}' must look like provider:model "
@@ -23,7 +24,8 @@ def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto",
         from factdebate.llm.openai_compat import OpenAIBackend
 
         return OpenAIBackend(target, base_url=base_url, timeout=timeout, constrain=constrain,
-                             reasoning_tokens=REASONING_TOKENS if reasoning_tokens is None else reasoning_tokens)
+                             reasoning_tokens=REASONING_TOKENS if reasoning_tokens is None else reasoning_tokens,
+                             stream=stream)
     if provider in ("llama-cpp", "llamacpp", "llama_cpp"):
         from factdebate.llm.llama_cpp import LlamaCppBackend
 

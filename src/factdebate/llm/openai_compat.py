@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import TYPE_CHECKING, Any
+
+import httpx
 
 from factdebate.core.errors import ConfigError, MissingDependencyError, MissingKeyError
 from factdebate.core.runtime import emit
@@ -31,6 +34,7 @@ from factdebate.llm.constraints import (
 )
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
+from factdebate.llm.openai_stream import read_stream
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets
 
@@ -61,7 +65,7 @@ def _retry_after(headers: Any) -> float | None:
 class OpenAIBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 120.0, max_parallel: int = 16, constrain: str = "auto",
-                 reasoning_tokens: int = REASONING_TOKENS) -> None:
+                 reasoning_tokens: int = REASONING_TOKENS, stream: bool = False) -> None:
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -91,6 +95,9 @@ class OpenAIBackend:
         # What this model takes (token field, refused parameters), shared by the process's backends of it.
         self.params: ModelParams = model_params(self.endpoint, model)
         self.reasoning_tokens = reasoning_tokens
+        # Ask for answers as streams, so that a call cut short stops at the server (llm/openai_stream.py);
+        # a call offering tools is asked plainly (its calls arrive in pieces a stream would have to join).
+        self.stream = stream
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
         self._key = key
         self._client = self._new_client()
@@ -156,6 +163,10 @@ class OpenAIBackend:
         if params.tools:
             extra["tools"] = [{"type": "function", "function": t.as_dict()} for t in params.tools]
         sent = self.params.arguments(params, self.reasoning_tokens)
+        streamed = self.stream and not params.tools
+        if streamed:
+            extra.update(stream=True, stream_options={"include_usage": True})
+        sent_at = time.monotonic()
         try:
             response = await self._client.chat.completions.create(
                 model=self.model,
@@ -163,6 +174,11 @@ class OpenAIBackend:
                 **sent,
                 **extra,
             )
+            if streamed:
+                self._answered = True  # the server answered (a status line): what follows is its answer
+                completion = await read_stream(response, self.endpoint, self.timeout, sent_at)
+                completion.constrained = req.constrained
+                return _checked(completion, req)
         except openai.RateLimitError as exc:
             self._answered = True
             raise TransientLLMError(f"429 rate limited: {exc.message}", _retry_after(exc.response.headers),
@@ -185,10 +201,17 @@ class OpenAIBackend:
             raise TransientLLMError(f"{type(exc).__name__}: {text}", None, self.endpoint,
                                     give_up_after=None if self._answered else UNREACHED_TRIES,
                                     timed_out=timed_out) from exc
+        except (httpx.TimeoutException, httpx.TransportError) as exc:  # a stream cut while it was read
+            timed_out = isinstance(exc, httpx.TimeoutException)
+            raise TransientLLMError(f"the streamed answer broke off: {type(exc).__name__}", None, self.endpoint,
+                                    timed_out=timed_out) from exc
         except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
             # A 200 whose body is not a chat completion (a proxy's error page, a truncated body): the next
             # try usually gets a real one.
             raise TransientLLMError(f"unusable response body: {type(exc).__name__}", None, self.endpoint) from exc
+        except openai.APIError as exc:  # an error event inside a stream: the next try may go through
+            raise TransientLLMError(f"the streamed answer reported an error: {exc.message}", None,
+                                    self.endpoint) from exc
         self._answered = True
         completion = _completion(response, self.endpoint)
         if not completion.text and completion.reasoning_tokens and _finish_reason(response) == "length":

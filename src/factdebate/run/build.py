@@ -161,7 +161,8 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
         key = f"override:{id(override)}" if override is not None else settings.llm_for(role)
         if key not in by_key:
             backend = override or make_backend(key, timeout=settings.llm.timeout, constrain=settings.llm.constrain,
-                                               base_url=endpoint, reasoning_tokens=settings.llm.reasoning_tokens)
+                                               base_url=endpoint, reasoning_tokens=settings.llm.reasoning_tokens,
+                                               stream=settings.llm.stream)
             by_key[key] = (backend, asyncio.Semaphore(settings.llm.concurrency or backend.max_parallel))
         backend, semaphore = by_key[key]
         return LLM(backend, role, retry=retry, cache=cache, semaphore=semaphore,

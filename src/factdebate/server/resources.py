@@ -28,7 +28,7 @@ class ResourcePool:
         self.lite_copies = lite_copies
         self._build = build or self._default_build
         self._entries: OrderedDict[str, Resources] = OrderedDict()
-        self._backends: dict[tuple[str, float, str, int | None], Backend] = {}
+        self._backends: dict[tuple[str, float, str, int | None, bool], Backend] = {}
         self._tools: dict[tuple[str, str], Tool] = {}
         self._lock = threading.Lock()  # only for quick bookkeeping; the event loop takes it
         # Tools are built from worker threads (run_claim prepares them there) and may take a while to open
@@ -58,12 +58,12 @@ class ResourcePool:
         return len(self._entries)
 
     def backend(self, spec: str, timeout: float, constrain: str = "auto",
-                reasoning_tokens: int | None = None) -> Backend:
-        key = (spec, timeout, constrain, reasoning_tokens)
+                reasoning_tokens: int | None = None, stream: bool = False) -> Backend:
+        key = (spec, timeout, constrain, reasoning_tokens, stream)
         with self._lock:
             if key not in self._backends:
                 self._backends[key] = make_backend(spec, timeout=timeout, constrain=constrain,
-                                                   reasoning_tokens=reasoning_tokens)
+                                                   reasoning_tokens=reasoning_tokens, stream=stream)
             return self._backends[key]
 
     def tool(self, kind: str, settings: Settings) -> Tool:
@@ -84,7 +84,7 @@ class ResourcePool:
         # Every role the settings or the method name shares the pool's backend for its model.
         roles = {"debater", "judge", "scorer", *settings.llm.roles, *method_class(settings.method).roles}
         backends = {role: self.backend(settings.llm_for(role), settings.llm.timeout, settings.llm.constrain,
-                                       settings.llm.reasoning_tokens) for role in roles}
+                                       settings.llm.reasoning_tokens, settings.llm.stream) for role in roles}
         resources: Resources | None = None
 
         def tool(kind: str) -> Tool:

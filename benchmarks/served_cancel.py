@@ -1,0 +1,74 @@
+"""Does a cancelled call stop at the server? (issue 65, item 5) Measured against llama-cpp-python's own
+OpenAI-compatible server on the shipped SmolLM2 weights, started here with ``--interrupt_requests False``.
+
+For each way of asking (``plain``: one JSON reply; ``stream``: ``llm.stream: true``), a long answer is asked
+for (``--max-tokens``, default 1024), cancelled ``--after`` seconds later (default 3) as a guard deadline or
+a given-up try cancels it, and a one-token probe is sent at once. The server answers one request at a time,
+so the probe's wait says how long the cancelled answer went on generating: ``idle after`` is the probe's
+time less the same probe's time on an idle server. Run it under ``nice`` on a shared machine.
+
+    nice -n 10 .venv/bin/python benchmarks/served_cancel.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from served import start_server
+
+from factdebate.llm.base import GenParams
+from factdebate.llm.openai_compat import OpenAIBackend
+
+LONG = [{"role": "user", "content": "Write a long story about a lighthouse keeper and a storm, chapter by chapter."}]
+PROBE = [{"role": "user", "content": "Say OK."}]
+
+
+async def probe_seconds(model: OpenAIBackend) -> float:
+    started = time.perf_counter()
+    await model.complete(PROBE, GenParams(max_tokens=1))
+    return time.perf_counter() - started
+
+
+async def measure(url: str, stream: bool, args: argparse.Namespace) -> dict[str, float]:
+    model = OpenAIBackend("smollm2", base_url=f"{url}/v1", timeout=600, constrain="none", stream=stream)
+    alone = await probe_seconds(model)
+    call = asyncio.create_task(model.complete(LONG, GenParams(max_tokens=args.max_tokens, temperature=0.7)))
+    await asyncio.sleep(args.after)
+    if call.done():
+        raise SystemExit(f"the long answer ended within {args.after} s: ask for more tokens (--max-tokens)")
+    call.cancel()
+    waited = await probe_seconds(model)
+    await model.aclose()
+    return {"probe_alone": round(alone, 2), "probe_after_cancel": round(waited, 2),
+            "idle_after": round(max(0.0, waited - alone), 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=2, help="the server's threads")
+    parser.add_argument("--max-tokens", type=int, default=1024)
+    parser.add_argument("--after", type=float, default=3.0, help="seconds before the long answer is cancelled")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        process, url = start_server(Path(work), args.threads, ["--interrupt_requests", "False"])
+        try:
+            for mode, stream in (("plain", False), ("stream", True)):
+                result = asyncio.run(measure(url, stream, args))
+                print(f"{mode:<7} probe alone {result['probe_alone']:>6.2f} s, after the cancel "
+                      f"{result['probe_after_cancel']:>6.2f} s: the server was idle {result['idle_after']:.2f} s "
+                      "after the call was cancelled", flush=True)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""Calls that end when their claim does (issue 65, item 5): with ``llm.stream`` the OpenAI-compatible backend
+asks for its answers as streams, so a call cancelled (a deadline, a given-up try, a failed sibling, a client
+that left) closes the connection and the server stops generating; a plain request ran on at
+llama-cpp-python's server for minutes. A server here writes one chunk every 20 ms and notes when the client
+is gone; benchmarks/served_cancel.py measures the same against llama-cpp-python's server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from factdebate.llm.base import GenParams, TransientLLMError
+from factdebate.llm.openai_compat import OpenAIBackend
+from factdebate.run.build import build_resources
+from factdebate.settings.load import load_settings
+
+MESSAGES = [{"role": "user", "content": "Say something long."}]
+
+
+class StreamingServer:
+    """Streams ``chunks`` pieces of text, one every ``every`` seconds, then a finish chunk (``finish``, or
+    none: an answer cut by the server as llama-cpp-python's ``--interrupt_requests`` cuts it) and
+    ``[DONE]``; ``written`` counts the chunks sent, ``gone`` is set when a write finds the client gone."""
+
+    def __init__(self, chunks: int, every: float = 0.02, finish: str | None = "stop",
+                 usage: dict[str, int] | None = None) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.written = 0
+        self.gone = threading.Event()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                owner.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                try:
+                    for n in range(chunks):
+                        self.event({"choices": [{"index": 0, "delta": {"content": f"w{n} "}, "finish_reason": None}]})
+                        owner.written += 1
+                        threading.Event().wait(every)
+                    if finish is not None:
+                        self.event({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+                    if usage is not None:
+                        self.event({"choices": [], "usage": usage})
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    owner.gone.set()  # the server stops here: what llama.cpp's servers do between tokens
+
+            def event(self, data: dict[str, Any]) -> None:
+                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", **data}
+                self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def backend(server: StreamingServer, timeout: float = 30.0) -> OpenAIBackend:
+    return OpenAIBackend("m", base_url=server.url, timeout=timeout, constrain="none", stream=True)
+
+
+async def test_a_streamed_answer_is_read_whole() -> None:
+    server = StreamingServer(5)
+    try:
+        model = backend(server)
+        completion = await model.complete(MESSAGES, GenParams(max_tokens=50))
+        await model.aclose()
+    finally:
+        server.close()
+    assert completion.text == "w0 w1 w2 w3 w4 " and completion.finish_reason == "stop"
+    assert completion.completion_tokens == 5  # no usage sent: one token a chunk, as llama.cpp's servers send
+    (body,) = server.bodies
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+
+
+async def test_the_servers_usage_is_read_when_it_sends_it() -> None:
+    server = StreamingServer(2, usage={"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19})
+    try:
+        completion = await backend(server).complete(MESSAGES, GenParams(max_tokens=50))
+    finally:
+        server.close()
+    assert (completion.prompt_tokens, completion.completion_tokens) == (12, 7)
+
+
+async def test_a_cancelled_call_stops_the_server_generating() -> None:
+    server = StreamingServer(2000)  # 40 s of answer
+    try:
+        model = backend(server)
+        call = asyncio.create_task(model.complete(MESSAGES, GenParams(max_tokens=4000)))
+        while server.written < 5:
+            await asyncio.sleep(0.02)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert await asyncio.to_thread(server.gone.wait, 10)  # the server saw the connection close
+        assert server.written < 2000
+    finally:
+        server.close()
+
+
+async def test_an_answer_the_server_cut_is_an_error_that_says_why() -> None:
+    server = StreamingServer(3, finish=None)
+    try:
+        with pytest.raises(TransientLLMError, match="--interrupt_requests False"):
+            await backend(server).complete(MESSAGES, GenParams(max_tokens=50))
+    finally:
+        server.close()
+
+
+async def test_the_whole_stream_is_held_to_the_request_timeout() -> None:
+    server = StreamingServer(2000, every=0.05)  # a chunk well within any read timeout, but no end in sight
+    try:
+        with pytest.raises(TransientLLMError, match=r"no answer within 0\.5 s") as caught:
+            await backend(server, timeout=0.5).complete(MESSAGES, GenParams(max_tokens=4000))
+        assert caught.value.timed_out
+    finally:
+        server.close()
+
+
+def test_the_setting_reaches_the_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+
+    def model(**llm: Any) -> Any:
+        settings = load_settings(overrides={"llm": {"debater": "openai:m", "cache": False, **llm}}, environ={})
+        return build_resources(settings).llm("debater").backend
+
+    streamed = model(stream=True)
+    assert isinstance(streamed, OpenAIBackend) and streamed.stream
+    assert not model().stream  # off unless asked (docs/robustness.md says why)
