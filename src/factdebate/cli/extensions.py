@@ -36,3 +36,6 @@ def register(app: typer.Typer) -> None:
     from factdebate.cli.calibrate import register_calibrate
 
     register_calibrate(app)
+    from factdebate.cli.retrieval import register_eval_retrieval
+
+    register_eval_retrieval(app)

@@ -27,7 +27,7 @@ def _quiet_flags(command: Any, ctx: Any) -> None:
 PANELS = {
     "Check claims": ("verify", "check-response", "methods", "schema"),
     "Set up and inspect": ("setup", "doctor", "index", "corpus", "datasets", "memory", "docs"),
-    "Evaluate and compare": ("eval", "report", "compare", "reproduce", "calibrate"),
+    "Evaluate and compare": ("eval", "eval-retrieval", "report", "compare", "reproduce", "calibrate"),
     "Serve": ("serve", "mcp", "mcp-tools"),
 }
 PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}

@@ -6,6 +6,7 @@ which stores every passage's id and title (a passage id is ``<document id>#<n>``
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from factdebate.core.errors import InputError
@@ -18,11 +19,12 @@ def document_id(passage_id: str) -> str:
     return passage_id.rsplit("#", 1)[0] if "#" in passage_id else passage_id
 
 
-def corpus_pages(corpus: str) -> dict[str, str]:
+def corpus_pages(corpus: str, *, limit: int | None = None) -> dict[str, str]:
     """Document id -> title for every document of ``corpus``, in the corpus's order (the built-in one) or
-    the index's. A corpus with no full-text index is refused with the command that builds it."""
+    the index's; ``limit``: the built-in corpus's first N (``retrieval.builtin_docs``, what its index holds).
+    A corpus with no full-text index is refused with the command that builds it."""
     if corpus == BUILTIN_CORPUS:
-        return {doc.id: doc.title for doc in load_builtin_corpus()}
+        return {doc.id: doc.title for doc in itertools.islice(load_builtin_corpus(), limit)}
     index = LexicalIndex(corpus)
     if not index.exists():
         raise InputError(f"corpus '{corpus}' has no full-text index in this data folder: index it first "
