@@ -130,6 +130,7 @@ class StreamingCheck:
                  reviser: Reviser | None = None, caller: str | None = None, messages: Sequence[Any] = ()) -> None:
         self._check = Check(settings, resources, options, question=question, sinks=sinks, reviser=reviser,
                             caller=caller, messages=messages)
+        self._opened = time.perf_counter()  # from here to finish() the upstream writes: not the check's time
         self._settings = settings
         self._answer = AnswerSoFar()
         self._tasks: list[asyncio.Task[Any]] = []
@@ -290,6 +291,10 @@ class StreamingCheck:
             return self._result
         self._finished = True
         check = self._check
+        # usage.seconds means what it means on a plain reply (guard/clock.py): the request's time on the
+        # service less the wait for the upstream's answer, here the time it took to write it (issue 65: on a
+        # stream it was the whole request's, the upstream's writing included).
+        check.started += time.perf_counter() - self._opened
         deadline = time.perf_counter() + check.options.deadline_s
         text = self._answer.index.text
         check.recorder.emit(ResponseStarted(response=text, question=check.question,

@@ -52,6 +52,7 @@ from starlette.responses import Response
 
 from factdebate.guard.call import finish, hidden_claim
 from factdebate.guard.chat_chunks import AnswerTooLong, ChatChunks
+from factdebate.guard.clock import not_counted
 from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.stream_policy import GuardedStream, kept_chars
 from factdebate.guard.types import GuardResult
@@ -91,7 +92,8 @@ async def stream_reply(prepared: Prepared, request: Request) -> Response:
     gone = asyncio.ensure_future(disconnected(request))
     stop = asyncio.ensure_future(relay.stopping.wait())
     try:
-        await asyncio.wait((first, gone, stop), return_when=asyncio.FIRST_COMPLETED)
+        with not_counted():  # the upstream's time to its first chunk is not the check's (guard/clock.py)
+            await asyncio.wait((first, gone, stop), return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         reader.cancel()
         admission.release()
