@@ -32,7 +32,7 @@ def test_a_gold_set_counts_when_all_its_pages_are_returned() -> None:
 
 
 def test_the_summary_counts_hits_at_each_k_and_pairs_the_searches() -> None:
-    claims = [ClaimRanks(str(n), "c", "c", (("p",),), held=n < 3, rank={"a": rank_a, "b": rank_b})
+    claims = [ClaimRanks(str(n), "c", {"bm25": "c"}, (("p",),), held=n < 3, rank={"a": rank_a, "b": rank_b})
               for n, (rank_a, rank_b) in enumerate([(1, 2), (1, None), (4, 1), (None, None)])]
     costs = {"a": SearchCost(4, 0.004, 0.008), "b": SearchCost(4, 0.008, 0.01)}
     summary = summarise(claims, ["a", "b"], costs)
@@ -105,3 +105,23 @@ def test_bad_requests_are_one_line(builtin_index: Path, tmp_path: Path) -> None:
     wrong_dense = run("--dataset", f"fever:{claims}", "--dense", "fp16")
     assert wrong_dense.returncode == 2 and len(wrong_dense.stderr.strip().splitlines()) == 1
     assert "--dense 'fp16': the encoder is one of int8, fp32" in wrong_dense.stderr
+
+
+def test_tool_mads_round_one_queries_are_measured_on_its_own_searches(builtin_index: Path, tmp_path: Path) -> None:
+    """--queries tool-mad: each debater's round-1 query, written by the debater model through Tool-MAD's own
+    query step (the scripted model answers '[<claim> evidence round 1]'), is what its search is asked."""
+    claims = tmp_path / "fever.jsonl"
+    claims.write_text(json.dumps({"id": 1, "label": "SUPPORTS", "claim": "Angkor Wat is a temple in Cambodia.",
+                                  "evidence": [[[1, 1, "Angkor_Wat", 0]]]}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("--dataset", f"fever:{claims}", "--search", "bm25,dense", "--queries", "tool-mad",
+                 "--llm", "scripted:agree", "--output", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "writing Tool-MAD's round-1 queries with scripted:agree: 1 claim(s)" in result.stderr
+    claim = json.loads((out / "claims.jsonl").read_text())
+    assert claim["queries"] == {"bm25": "Angkor Wat is a temple in Cambodia. evidence round 1",
+                                "dense": "Angkor Wat is a temple in Cambodia. evidence round 1"}
+    assert claim["rank"]["bm25"] == 1
+    assert json.loads((out / "retrieval.json").read_text())["queries"] == "tool-mad"
+    fusion = run("--dataset", f"fever:{claims}", "--queries", "tool-mad", "--llm", "scripted:agree")
+    assert fusion.returncode == 2 and fusion.stderr.startswith("error: --queries tool-mad measures Tool-MAD's")

@@ -31,6 +31,10 @@ def eval_retrieval(
     dense: Annotated[list[str] | None, Opt("--dense", help="ENCODER[=URI]: the dense index searched (int8 or fp32, "
                                            "in the data folder's Milvus Lite file or at URI, a Lite file or a "
                                            "Milvus server); repeat to compare. Default: retrieval.encoder.")] = None,
+    queries: Annotated[str, Opt("--queries", help="claim: each claim verbatim; tool-mad: the query Tool-MAD's "
+                                "round 1 sends (its search agent's on bm25, its RAG agent's on dense), written by "
+                                "the debater model as a run writes it.")] = "claim",
+    llm: Annotated[str | None, Opt("--llm", help="The model that writes --queries tool-mad (as for verify).")] = None,
     limit: Annotated[int | None, Opt(min=1, help="Claims measured (after a seeded shuffle); default all.")] = None,
     seed: Annotated[int, Opt(help="Shuffle and bootstrap seed.")] = 0,
     output: Annotated[Path | None, Opt("--output", "-o", help="Folder for retrieval.json, claims.jsonl, "
@@ -40,11 +44,12 @@ def eval_retrieval(
 ) -> None:
     """Measure retrieval: recall@1/3/10, MRR and the corpus's coverage of the gold evidence pages for each
     search, with Wilson intervals, paired tests and CPU per query. The query is the claim verbatim (what
-    Tool-MAD's round 1 sends with round1_query: claim, and an upper bound for a query a model writes)."""
+    Tool-MAD's round 1 sends with round1_query: claim), or with --queries tool-mad the one its debaters write."""
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.titles import corpus_pages
     from factdebate.eval.datasets import load_dataset, select
     from factdebate.eval.retrieval import ClaimRanks, gold_samples, held_by, run_searches, summarise, table_lines
+    from factdebate.eval.retrieval_queries import check_queries
     from factdebate.eval.retrieval_searches import (
         STANDS_FOR,
         DenseSpec,
@@ -56,7 +61,9 @@ def eval_retrieval(
     from factdebate.settings.load import settings_from
 
     kinds = parse_kinds(search)
-    retrieval = settings_from({}, config).retrieval
+    check_queries(queries, kinds)
+    settings = settings_from({"llm": llm} if llm else {}, config)
+    retrieval = settings.retrieval
     specs = [parse_dense(d) for d in dense] if dense else [DenseSpec(retrieval.encoder, retrieval.milvus_uri)]
     loaded = load_dataset(dataset)
     samples, without = gold_samples(loaded)
@@ -69,11 +76,15 @@ def eval_retrieval(
         prepare_builtin(kinds, specs, builtin_docs)
     pages = corpus_pages(corpus, limit=builtin_docs)
     keys = set(pages) if kind == "id" else {_title_key(t) for t in pages.values()}
-    claims = [ClaimRanks(s.id, s.claim, s.claim, s.gold_pages, held_by(s.gold_pages, keys, kind)) for s in samples]
+    sent = _round_one(samples, settings, kinds) if queries == "tool-mad" else [dict.fromkeys(kinds, s.claim)
+                                                                                for s in samples]
+    claims = [ClaimRanks(s.id, s.claim, q, s.gold_pages, held_by(s.gold_pages, keys, kind))
+              for s, q in zip(samples, sent, strict=True)]
     searches = build_searches(corpus, kinds, specs)
     costs = run_searches(claims, searches, kind, progress=Progress())
     summary = summarise(claims, [s.name for s in searches], costs, seed=seed)
-    summary.update(dataset=loaded.spec or dataset, corpus=corpus, corpus_pages=len(pages), query="claim",
+    summary.update(dataset=loaded.spec or dataset, corpus=corpus, corpus_pages=len(pages), queries=queries,
+                   llm=settings.llm_for("debater") if queries == "tool-mad" else None,
                    gold_pages=kind, without_gold=without, stands_for={s.name: s.stands_for for s in searches},
                    dense=[{"encoder": s.encoder, "uri": s.uri} for s in specs], builtin_docs=builtin_docs)
     lines = table_lines(summary, {s.name: s.stands_for for s in searches} or STANDS_FOR)
@@ -83,6 +94,25 @@ def eval_retrieval(
         typer.echo("\n".join(lines))
     if output is not None:
         _write(output, summary, claims, lines)
+
+
+def _round_one(samples: list[Any], settings: Any, kinds: list[str]) -> list[dict[str, str]]:
+    """Tool-MAD's round-1 queries from the run's debater model (cached as a run's calls are)."""
+    import asyncio
+
+    from factdebate.eval.retrieval_queries import toolmad_round_one
+    from factdebate.run.build import build_resources
+
+    say(f"writing Tool-MAD's round-1 queries with {settings.llm_for('debater')}: {len(samples)} claim(s)")
+    resources = build_resources(settings.model_copy(update={"method": "tool-mad"}))
+
+    async def go() -> list[dict[str, str]]:
+        try:
+            return await toolmad_round_one(samples, resources, kinds)
+        finally:
+            await resources.aclose()
+
+    return asyncio.run(go())
 
 
 def _title_key(title: str) -> str:
@@ -109,7 +139,7 @@ def _write(folder: Path, summary: dict[str, Any], claims: list[Any], lines: list
     (folder / "retrieval.json").write_text(json.dumps(_finite(summary), indent=2) + "\n", encoding="utf-8")
     with (folder / "claims.jsonl").open("w", encoding="utf-8") as out:
         for claim in claims:
-            out.write(json.dumps({"id": claim.id, "claim": claim.claim, "query": claim.query,
+            out.write(json.dumps({"id": claim.id, "claim": claim.claim, "queries": claim.queries,
                                   "gold": [list(s) for s in claim.gold], "held": claim.held, "rank": claim.rank,
                                   "pages": claim.pages}, ensure_ascii=False) + "\n")
     (folder / "retrieval.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

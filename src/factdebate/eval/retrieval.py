@@ -34,6 +34,7 @@ Search = Callable[[str, int], list[Document]]
 @dataclass(frozen=True)
 class NamedSearch:
     name: str
+    kind: str  # bm25, dense or fusion: which query of a claim it is asked (ClaimRanks.queries)
     stands_for: str  # which method's retrieval it is
     search: Search
     prepare: Callable[[], None] = lambda: None  # clears per-query caches before each timed query
@@ -43,7 +44,7 @@ class NamedSearch:
 class ClaimRanks:
     id: str
     claim: str
-    query: str
+    queries: dict[str, str]  # search kind -> the query sent (the claim, or the method's round-1 query)
     gold: GoldSets
     held: bool  # the corpus holds every page of at least one gold set
     rank: dict[str, int | None] = field(default_factory=dict)  # first rank completing a gold set, per search
@@ -100,12 +101,12 @@ def run_searches(claims: list[ClaimRanks], searches: list[NamedSearch], kind: st
     for search in searches:
         if claims:
             search.prepare()
-            search.search(claims[0].query, DEPTH)  # warm-up
+            search.search(claims[0].queries[search.kind], DEPTH)  # warm-up
         cost = costs[search.name] = SearchCost()
         for number, claim in enumerate(claims, start=1):
             search.prepare()
             cpu, wall = time.process_time(), time.perf_counter()
-            passages = search.search(claim.query, DEPTH)[:DEPTH]
+            passages = search.search(claim.queries[search.kind], DEPTH)[:DEPTH]
             cost.cpu_s += time.process_time() - cpu
             cost.wall_s += time.perf_counter() - wall
             cost.queries += 1

@@ -78,11 +78,11 @@ def build_searches(corpus: str, kinds: list[str], dense: list[DenseSpec]) -> lis
                          f"(factdebate index PATH --corpus {corpus})")
     searches: list[NamedSearch] = []
     if "bm25" in kinds:
-        searches.append(NamedSearch("bm25", STANDS_FOR["bm25"], lexical.search_sync))
+        searches.append(NamedSearch("bm25", "bm25", STANDS_FOR["bm25"], lexical.search_sync))
     for spec in dense:
         store = MilvusStore(corpus, spec.uri, encoder=spec.encoder, searching=True)
         if "dense" in kinds:
-            searches.append(NamedSearch(f"dense-{spec.suffix}", STANDS_FOR["dense"], store.search_sync,
+            searches.append(NamedSearch(f"dense-{spec.suffix}", "dense", STANDS_FOR["dense"], store.search_sync,
                                         fresh_queries))
         if "fusion" in kinds:
             wiki = OfflineWikipedia(corpus, dense=store, lexical=lexical)
@@ -93,6 +93,6 @@ def build_searches(corpus: str, kinds: list[str], dense: list[DenseSpec]) -> lis
                     raise InputError(f"the fusion search could not use the dense index: {'; '.join(notes)}")
                 return passages
 
-            searches.append(NamedSearch(f"fusion-{spec.suffix}", STANDS_FOR["fusion"], run_async_search(fused),
-                                        fresh_queries))
+            searches.append(NamedSearch(f"fusion-{spec.suffix}", "fusion", STANDS_FOR["fusion"],
+                                        run_async_search(fused), fresh_queries))
     return searches
