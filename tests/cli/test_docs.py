@@ -111,3 +111,37 @@ def test_the_command_lists_topics_and_sections(capsys: pytest.CaptureFixture[str
     assert run(["docs", "trace#the-text-of-model-calls-transcript"]) == 0
     assert capsys.readouterr().out.startswith("## The text of model calls")
     assert run(["docs", "nothing-here"]) != 0
+
+
+def test_the_installed_copy_speaks_to_a_reader_without_a_clone(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 61, item 5: `factdebate docs readme#use` (the page the near-chance note cites) showed a wheel's
+    reader `.venv/bin/factdebate` lines and `docs/*.md` paths they do not have. Read as the installed copy, the
+    commands are `factdebate …` and every page is cited as a `factdebate docs` topic that opens."""
+    monkeypatch.setattr(docs, "installed", lambda: True)
+    assert run(["docs", "readme#use"]) == 0
+    use = capsys.readouterr().out
+    commands = [line for line in use.splitlines() if "factdebate verify" in line]
+    assert commands and all(line.startswith("factdebate verify") for line in commands[:3]), use
+    assert ".venv/" not in use and not re.search(r"docs/[\w/.-]+\.md", use), use
+    assert "(factdebate docs service)" in use  # the serve line's page, as this reader opens it
+    assert run(["docs", "readme"]) == 0
+    readme = capsys.readouterr().out
+    assert readme.startswith("# factdebate\n\n> This is the copy installed with factdebate")
+    pages = {m.group(0).removeprefix("factdebate docs ") for m in docs.CITATION.finditer(readme)}
+    assert {"configuration", "guard", "methods/tool-mad"} <= pages
+    for page in pages - {"TOPIC"}:
+        docs.read(page)  # each opens (an InputError otherwise)
+    # a page's link relative to itself names the topic it points at, section included
+    assert "[mermaid-tools.md](" not in docs.read("methods/mermaid")
+    assert "mermaid-tools.md (factdebate docs methods/mermaid-tools)" in docs.read("methods/mermaid")
+    openclaw = docs.read("guard/openclaw")
+    assert "the guard's page (factdebate docs guard#a-fallback-model-defeats-the-guard)" in openclaw
+    for page in {m.group(0).removeprefix("factdebate docs ") for m in docs.CITATION.finditer(openclaw)}:
+        docs.read(page)
+
+
+def test_a_clone_reads_its_pages_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(docs, "installed", lambda: False)
+    assert docs.read("readme") == (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ".venv/bin/factdebate verify" in docs.read("readme#use")

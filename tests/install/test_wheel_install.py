@@ -66,6 +66,8 @@ def test_a_new_environment_with_only_the_wheel_gets_an_offline_verdict_after_fac
 
     shipped = factdebate("docs", "guard#streaming", network=False)  # messages cite it: the wheel carries docs/
     assert shipped.returncode == 0 and shipped.stdout.startswith("### Streaming\n"), shipped.stderr
+    use = factdebate("docs", "readme#use", network=False)  # written for a clone, read as this reader has it
+    assert use.returncode == 0 and "\nfactdebate verify " in use.stdout and ".venv/" not in use.stdout, use.stdout
     before = factdebate("doctor")
     assert before.returncode == 1 and "run `factdebate setup`" in before.stdout, before.stdout
     setup = factdebate("setup")

@@ -4,10 +4,14 @@ A wheel user has no repository, and the project has no public web address, so me
 command ("see `factdebate docs guard#streaming`") instead of a repository path. The wheel's build copies the
 repository's ``docs/**/*.md`` into ``factdebate/docs/`` and README.md to ``factdebate/docs/readme.md``
 (setup.py); in a checkout they are read where they are. A topic is a file's path under docs/ without ``.md``
-(``guard``, ``methods/tool-mad``); a section is a heading's GitHub anchor (``guard#streaming``)."""
+(``guard``, ``methods/tool-mad``); a section is a heading's GitHub anchor (``guard#streaming``).
+
+The pages are written for a clone (``.venv/bin/factdebate``, ``docs/guard.md``); the installed copy is read
+as its reader has it (``for_installed``): the command as ``factdebate``, a page as ``factdebate docs TOPIC``."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +30,57 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 def docs_root() -> Path | None:
     """The installed copy (a wheel), else the repository's docs/ (a checkout or an editable install)."""
-    package = Path(__file__).resolve().parents[1]
-    for candidate in (package / "docs", package.parents[1] / "docs"):
+    for candidate in (_installed_docs(), _package().parents[1] / "docs"):
         if candidate.is_dir() and any(candidate.glob("*.md")):
             return candidate
     return None
+
+
+def _package() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def _installed_docs() -> Path:
+    return _package() / "docs"
+
+
+def installed() -> bool:
+    """Whether the pages read are the copy a wheel installed (its reader has no clone)."""
+    return docs_root() == _installed_docs()
+
+
+# The clone's spellings a wheel's reader cannot follow, and theirs: the console script in the repository's
+# .venv, a page by its path (``docs/guard.md#streaming``) or by a link relative to the page that holds it.
+_VENV_SCRIPT = re.compile(r"\.venv/bin/factdebate\b")
+_PAGE_PATH = re.compile(r"\bdocs/((?:[\w-]+/)*[\w-]+)\.md(?:#([\w-]+))?")
+_PAGE_LINK = re.compile(r"\[([^\]\n]+)\]\(((?:\.\./|[\w-]+/)*[\w-]+)\.md(?:#([\w-]+))?\)")
+INSTALLED_NOTE = ("> This is the copy installed with factdebate: its commands are `factdebate …` wherever the page "
+                  "was written for a clone of the repository (`.venv/bin/factdebate`), and its pages "
+                  "`factdebate docs TOPIC`. `make` targets, `benchmarks/` and the setup script come with a clone "
+                  "only; `factdebate setup` does their work for an installed package.\n\n")
+
+
+def for_installed(text: str, topic: str) -> str:
+    """``text`` of ``topic`` as a wheel's reader has it: ``factdebate`` for the clone's ``.venv/bin/factdebate``,
+    ``factdebate docs TOPIC[#SECTION]`` for a page's path or relative link. The README opens with a note."""
+
+    def cite(page: str, section: str | None) -> str:
+        return f"factdebate docs {page}" + (f"#{section}" if section else "")
+
+    def link(match: re.Match[str]) -> str:
+        page = posixpath.normpath(posixpath.join(posixpath.dirname(topic), match.group(2)))
+        if topic == README_TOPIC:  # the README sits above docs/: its links name docs/…
+            page = page.removeprefix("docs/")
+        return f"{match.group(1)} ({cite(page, match.group(3))})"
+
+    text = _PAGE_LINK.sub(link, text)
+    text = _PAGE_PATH.sub(lambda m: cite(m.group(1), m.group(2)), text)
+    text = _VENV_SCRIPT.sub("factdebate", text)
+    if topic == README_TOPIC:
+        title, newline, rest = text.partition("\n")
+        text = f"{title}{newline}\n{INSTALLED_NOTE}{rest.lstrip(chr(10))}" if title.startswith("# ") else \
+            INSTALLED_NOTE + text
+    return text
 
 
 def topics() -> dict[str, Path]:
@@ -110,6 +160,8 @@ def read(reference: str) -> str:
         raise InputError(f"no documentation topic {topic!r}{_close(topic, list(known))}; "
                          "`factdebate docs` lists them")
     text = known[topic].read_text(encoding="utf-8")
+    if installed():
+        text = for_installed(text, topic)
     if not wanted:
         return text
     heads = sections(text)
