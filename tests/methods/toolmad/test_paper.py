@@ -137,6 +137,9 @@ def test_a_calibrated_relevance_threshold_is_recorded_not_called_a_departure() -
     assert "80% of round-1 debate answers on fever pass" in calibrated["relevance_encoder"].here
     plain = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**PAPER))}
     assert plain["relevance_encoder"].restore.startswith("factdebate calibrate relevance --dataset")
+    # the paper's test is strict (S > St, as threshold_comparison says): the entry must not say ">=" (issue 63)
+    assert plain["relevance_encoder"].paper.startswith("answer relevance above 0.8 (S > St)")
+    assert ">=" not in plain["relevance_encoder"].paper
 
 
 def test_the_stability_sum_entry_says_what_the_paper_writes_and_what_the_authors_code_does() -> None:

@@ -125,8 +125,8 @@ def _relevance_encoder(cfg: ToolMADSettings, settings: Settings) -> list[Deviati
     """The paper set 0.8 from its own encoder's scores ("most scores above 0.8", Fig. 3); MiniLM scores the
     same answers lower, so 0.8 lets fewer of them pass and more debates reach the judge. A threshold
     calibrated with another encoder than the run's does not carry over: that is said too."""
-    paper = ("answer relevance >= 0.8, read off the paper's own score distribution (most answers score above "
-             "0.8; Section III.C, Fig. 3)")
+    paper = ("answer relevance above 0.8 (S > St), read off the paper's own score distribution (most answers "
+             "score above 0.8; Section III.C, Fig. 3)")
     encoder = relevance_encoder(settings)
     if not cfg.calibrated:
         return [Deviation(key="relevance_encoder", paper=paper,
