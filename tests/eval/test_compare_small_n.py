@@ -204,6 +204,7 @@ def test_a_sample_no_run_holds_counts_wrong_in_every_run(tmp_path: Path) -> None
     assert (rb["n"], rb["correct"], rb["missing"]) == (10, 6, ["s7", "s8", "s9"])
     assert data["samples"]["left_out"] == []
     assert "3 sample(s) no run holds a record for count wrong in every run" in text
+    assert "none is missing" not in text  # it was said beside the 3 missing samples (issue 63)
     assert ra["per_class"][R]["recall"] == pytest.approx(1.0)  # gold of s7-s9 unknown: in no class
 
 
