@@ -74,7 +74,7 @@ def wait_for_series(prometheus_url: str, expression: str, check: Any, timeout: f
     while True:
         try:
             found = query(prometheus_url, expression)
-        except httpx.HTTPError:
+        except (httpx.HTTPError, ValueError):  # not listening yet, or not ready ("Service Unavailable")
             found = []
         if found and check(found):
             return found

@@ -30,6 +30,7 @@ from factdebate.guard.check import check_text
 from factdebate.guard.clock import not_counted
 from factdebate.guard.messages import person_question
 from factdebate.guard.options import resolve_options, with_conversation
+from factdebate.guard.overload import overloaded_result
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
@@ -63,7 +64,10 @@ class Reply:
 
 class Admission:
     """A check let in: ``charge`` with the claims it checked, ``release`` when it is over (more than once is
-    fine). The plain one costs nothing."""
+    fine). The plain one costs nothing. ``overloaded``: why the host had no room to check it, its replies
+    then passed unchecked at once (the service's ``guard.on_overload: pass``: guard/overload.py)."""
+
+    overloaded: str | None = None
 
     def charge(self, claims: int) -> None:
         del claims
@@ -174,6 +178,8 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
     sinks = [*session_sinks, *sinks]
     if reply.message and not reply.text.strip():
         result = no_text_result(begun.resolved, reply.passed, called=reply.called)
+    elif begun.admission.overloaded is not None:
+        result = overloaded_result(reply.text, begun.resolved, begun.admission.overloaded, reply.passed)
     else:
         assert resources is not None
         result = await check_text(reply.text, begun.settings, resources, options=begun.resolved,
@@ -202,7 +208,8 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
                 replies = await replies(begun)
         async with contextlib.AsyncExitStack() as stack:
             # a session's resources are opened only for a reply with something to check (not a tool call alone)
-            needed = any(reply.text.strip() or not reply.message for reply in replies)
+            needed = begun.admission.overloaded is None and any(reply.text.strip() or not reply.message
+                                                                 for reply in replies)
             resources, sinks = (await stack.enter_async_context(host.session(begun.settings)) if needed
                                 else (None, []))
             tasks = [asyncio.ensure_future(check_one(begun, reply, resources, sinks, first=number == 0))

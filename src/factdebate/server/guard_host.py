@@ -44,16 +44,21 @@ log = logging.getLogger("factdebate.server")
 
 
 class ServiceAdmission(Admission):
-    """A run slot (503 at the server's limit of checks) and the most claims' tokens, settled at release."""
+    """A run slot (503 at the server's limit of checks) and the most claims' tokens, settled at release; the
+    check counted in the process's load (server/admission.py) until then, unless it was let through unchecked
+    (``overloaded``)."""
 
-    def __init__(self, slot: _RunSlot, charge: ClaimCharge) -> None:
-        self.slot, self.charge_of = slot, charge
+    def __init__(self, slot: _RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,
+                 overloaded: str | None = None) -> None:
+        self.slot, self.charge_of, self.end, self.overloaded = slot, charge, end, overloaded
 
     def charge(self, claims: int) -> None:
         if self.charge_of.claims is None:
             self.charge_of.claims = claims
 
     def release(self) -> None:
+        if self.end is not None:
+            self.end()
         self.slot.release()
 
 
@@ -65,8 +70,10 @@ class ServiceHost(Host):
                  revise: Callable[[Settings], Reviser | None] | None = None) -> None:
         self.service, self.caller, self.check_id, self.chat, self._revise = service, who, check_id, chat, revise
         self._settings: Settings | None = None
+        self._deadline_s: float | None = None  # the deadline the request asked for (admission reckons with it)
 
     async def settings(self, options: GuardOptions) -> Settings:
+        self._deadline_s = options.deadline_s
         base = self.service.resolver.base
         chosen = {"method": options.method} if options.method and options.method != base.guard.method else {}
         settings = self.service.resolver.resolve(chosen, self.caller)
@@ -78,8 +85,23 @@ class ServiceHost(Host):
         return settings
 
     def admit(self, settings: Settings) -> Admission:
+        """The run slot and the claims' tokens; first, a check that would not end within its deadline for the
+        checks already running is shed (server/admission.py): a 503 with Retry-After, or under
+        ``guard.on_overload: pass`` admitted to pass its reply unchecked, said."""
         assert self.caller is not None
-        return ServiceAdmission(*_charged_slot(self.service, self.caller, settings))
+        guard, service = settings.guard, self.service
+        deadline = min(self._deadline_s or guard.deadline_s, guard.max_deadline_s)
+        shed = service.load.shed(guard.checks_at_once, deadline)
+        if shed is not None:
+            service.metrics.shed.labels(guard.on_overload).inc()
+            log.warning("a guard request was shed (%s): %s", guard.on_overload, shed.why)
+            if guard.on_overload == "503":
+                raise HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
+                                    headers={"Retry-After": str(shed.retry_after_s)})
+        slot, charge = _charged_slot(service, self.caller, settings)
+        if shed is not None:
+            return ServiceAdmission(slot, charge, None, shed.why)
+        return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once))
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
         return given_resources(self.service.resources(settings))

@@ -57,6 +57,7 @@ from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.stream_policy import GuardedStream, kept_chars
 from factdebate.guard.types import GuardResult
 from factdebate.server.guard_host import Prepared
+from factdebate.server.guard_overloaded_stream import overloaded_frames
 from factdebate.server.guard_prepare import STOPPING, disconnected, openai_error, public_result, upstream_error
 from factdebate.server.guard_upstream import SSEEvent, UpstreamError, error_body, passed_on_error
 from factdebate.server.routes import _SlotStream
@@ -146,7 +147,8 @@ class Relay:
         """The stream's bytes, and when each went out (:attr:`wrote_at`: the keep-alive counts from it)."""
         loop = asyncio.get_running_loop()
         self.wrote_at = loop.time()
-        frames = self._frames(first, reader)
+        frames = (self._frames(first, reader) if self.begun.admission.overloaded is None else  # no room: unchecked
+                  overloaded_frames(self, first, reader, frame, DONE, PING))
         # the upstream's first chunk to ours (metrics.py)
         ttft: Histogram | None = self.prepared.host.service.metrics.ttft_added
         try:

@@ -12,8 +12,8 @@ What is counted, and from where:
   hidden, and the role that asked: core/observe.py's ``model_call``), the upstream's calls the same way under
   the role ``upstream``, and every search's latency by tool;
 - the time the guard added before a streamed reply's first token (the upstream's first chunk to ours);
-- debates and checks running, checks waiting for a checker slot, requests shed for load (server/admission.py)
-  and refusals of the rate limits by limit.
+- debates and checks running, guard requests shed for load (server/admission.py; nothing waits in a queue:
+  a request is admitted or answered at once) and refusals of the rate limits by limit.
 
 No label holds a key, a key's id, a claim or any text of a request: the label values are the fixed sets above.
 
@@ -94,11 +94,9 @@ class Metrics:
         gauge_mode: dict[str, Any] = {"multiprocess_mode": "livesum"} if multi else {}
         self.active = Gauge("factdebate_active_runs", "Debates and checks running now (max_active_runs bounds "
                             "them).", registry=r, **gauge_mode)
-        self.queued = Gauge("factdebate_guard_queued_checks", "Guard checks admitted and waiting for a checker "
-                            "slot.", registry=r, **gauge_mode)
-        self.shed = Counter("factdebate_shed_requests", "Requests answered at once because the wait for a checker "
-                            "slot would pass their deadline (guard.on_overload), by what was done.", ["action"],
-                            registry=r)
+        self.shed = Counter("factdebate_shed_requests", "Guard requests answered at once because their check "
+                            "would not end within its deadline (guard.on_overload), by what was done: 503 or "
+                            "pass.", ["action"], registry=r)
         self.rate_limited = Counter("factdebate_rate_limit_refusals", "Requests refused by a rate limit, by "
                                     "limit.", ["limit"], registry=r)
 

@@ -13,6 +13,7 @@ from typing import Annotated
 from fastapi import Depends, Header, HTTPException, Request
 
 from factdebate.methods.resources import Resources
+from factdebate.server.admission import CheckLoad
 from factdebate.server.batch_store import BatchStore
 from factdebate.server.batches import BatchRunner
 from factdebate.server.check_store import CheckStore
@@ -56,6 +57,7 @@ class Service:
     # Set near the end of the grace period after a stop signal: the guard's requests answer then (shutdown.py).
     stopping: Stopping = field(default_factory=Stopping)
     metrics: Metrics = field(default_factory=Metrics)  # GET /metrics (server/metrics.py)
+    load: CheckLoad = field(default_factory=CheckLoad)  # the guard's checks in flight, for shedding (admission.py)
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:

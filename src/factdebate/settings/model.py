@@ -303,6 +303,15 @@ class GuardSettings(_Strict):
         "repeats a refuted claim, could not be checked again, or no revision came): flag (the original answer "
         "with the footnote) or block (refused).")
 
+    on_overload: Literal["503", "pass"] = Field(
+        default="503", description="A request the service cannot check within its deadline, the checks already "
+        "running filling what it can do (checks_at_once), is answered at once: 503 (refused with Retry-After; an "
+        "OpenAI client retries) or pass (the reply passed at once, unchecked: overloaded, said).")
+    checks_at_once: int = Field(
+        default=0, ge=0, le=100_000, description="Guard checks one service process runs at full speed at once; "
+        "past it each check is reckoned to slow in proportion, and a request whose check would not end within "
+        "its deadline is answered at once as on_overload says. 0: 8 per CPU core.")
+
     @field_validator("upstream")
     @classmethod
     def _v1(cls, url: str | None) -> str | None:

@@ -1,0 +1,79 @@
+"""Shedding load before it stalls everyone (issue 59): the guard's admission reckons how long a new check
+would take from what is running now, and a request whose check would not end within its deadline is answered
+at once (``guard.on_overload``: a 503 with ``Retry-After``, or its reply passed unchecked, said), rather than
+admitted to slow every check in flight until they all reach their deadlines together.
+
+The reckoning is processor sharing: up to ``guard.checks_at_once`` checks (default 8 per CPU core) run at full
+speed; past it each runs ``running / checks_at_once`` times slower. What a check takes at full speed is learnt
+from the checks that finished (a moving average of their seconds, each divided by the slowdown it ran under).
+Until one has finished nothing is shed. A check's seconds run from its admission to its release, so they hold
+the upstream's time too (a streamed reply's whole length): the reckoning errs towards shedding early."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+CHECKS_PER_CORE = 8
+LEARN = 0.2  # weight of the newest check in the moving average
+
+
+@dataclass
+class Shed:
+    """A request shed: why (a sentence a caller may read) and when to try again."""
+
+    why: str
+    retry_after_s: int
+
+
+class CheckLoad:
+    """One process's guard checks in flight and what one takes at full speed."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
+
+    @staticmethod
+    def slots(checks_at_once: int) -> int:
+        return checks_at_once or CHECKS_PER_CORE * (os.cpu_count() or 1)
+
+    def predicted_s(self, checks_at_once: int) -> float | None:
+        """Seconds a check admitted now would take, or None before any has finished."""
+        if self.alone_s is None:
+            return None
+        return self.alone_s * max(1.0, (self.running + 1) / self.slots(checks_at_once))
+
+    def shed(self, checks_at_once: int, deadline_s: float) -> Shed | None:
+        """Why a check admitted now would not end within ``deadline_s`` (None: it would)."""
+        predicted = self.predicted_s(checks_at_once)
+        if predicted is None or predicted <= deadline_s:
+            return None
+        slots = self.slots(checks_at_once)
+        # Once enough running checks have finished for the estimate to fit the deadline.
+        retry = max(1, math.ceil(predicted - deadline_s))
+        return Shed(f"the service is checking {self.running} replies at once, past what it checks at full "
+                    f"speed ({slots}); a check started now would take about {predicted:.1f} s, past its "
+                    f"{deadline_s:g} s deadline", retry)
+
+    def start(self, checks_at_once: int) -> Callable[[], None]:
+        """A check begins; the function returned ends it (once) and learns its full-speed seconds."""
+        self.running += 1
+        started, slots = time.perf_counter(), self.slots(checks_at_once)
+        busiest = [self.running]
+        ended = [False]
+
+        def end() -> None:
+            if ended[0]:
+                return
+            ended[0] = True
+            busiest[0] = max(busiest[0], self.running)
+            self.running -= 1
+            # The slowdown it ran under, taken as the mean of the load at its start and at its end.
+            slowdown = max(1.0, (busiest[0] + self.running + 1) / 2 / slots)
+            alone = (time.perf_counter() - started) / slowdown
+            self.alone_s = alone if self.alone_s is None else (1 - LEARN) * self.alone_s + LEARN * alone
+
+        return end
