@@ -40,6 +40,11 @@ def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, ca
                       for r in ("single", "cot") for d in ("fever", "feverous", "faviq", "averitec")}
     report = (out / "report.md").read_text()
     assert "A capable model is needed for the paper's numbers" in report
+    # a scripted model is said to be one, not "the embedded model" (issue 63), in the report and the closing line
+    assert "a scripted model (`scripted:...`) answers from a fixed script" in report and "SmolLM2" not in report
+    closing = err.strip().splitlines()[-1]
+    assert closing.startswith("A capable model is needed") and "a scripted model (scripted:...)" in closing
+    assert "embedded model" not in closing
     assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVEROUS | accuracy | 31.0 |" in report
     assert "| GPT-4o-mini + CoT(Zero-shot) (GPT-4o-mini) | cot | FEVER | accuracy | 66.5 | not run (skipped) |" \
         in report

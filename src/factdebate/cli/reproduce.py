@@ -117,7 +117,7 @@ def _chosen_datasets(request: Any, datasets: str | None) -> set[str] | None:
 
 def _run(request: Any, cells: list[Any]) -> None:
     from factdebate.eval.reproduce.execute import run_cells, write_manifest
-    from factdebate.eval.reproduce.report import CAPABLE, TINY, build_report
+    from factdebate.eval.reproduce.report import TINY, build_report, capable_note
     from factdebate.settings.load import settings_from
 
     say = lambda text: typer.echo(text, err=True)  # noqa: E731
@@ -142,8 +142,9 @@ def _run(request: Any, cells: list[Any]) -> None:
     done = sum(cell.status == "done" for cell in cells)
     say(f"{done} run(s) done, {sum(c.status == 'skipped' for c in cells)} skipped, "
         f"{sum(c.status == 'failed' for c in cells)} failed -> {written[0]}")
-    if any(settings.llm_for(role).startswith(TINY) for role in ("debater", "judge", "scorer")):
-        say(CAPABLE.replace("**", ""))  # only where the embedded (or a scripted) model ran
+    models = [settings.llm_for(role) for role in ("debater", "judge", "scorer")]
+    if any(model.startswith(TINY) for model in models):
+        say(capable_note(models).replace("**", "").replace("`", ""))  # only where the embedded or a scripted model ran
     if any(cell.status == "failed" or cell.errored for cell in cells):
         raise typer.Exit(exits.SOME_FAILED)
 

@@ -1,5 +1,6 @@
-"""The report's header speaks of the embedded model only when it ran (issue 29, item 9), and a run's
-summary says "the embedded model is a working pipeline" only of the embedded model's runs."""
+"""The report's header speaks of the embedded model only when it ran (issue 29, item 9; of a scripted one as
+scripted, issue 63), and a run's summary says "the embedded model is a working pipeline" only of the embedded
+model's runs."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ def report_for(root: Path, model: str) -> str:
                                                  ("scripted:agree", True)])
 def test_the_header_names_the_embedded_model_only_when_it_ran(tmp_path: Path, model: str, embedded: bool) -> None:
     report = report_for(tmp_path, model)
-    assert ("SmolLM2-135M" in report) is embedded
+    # SmolLM2 is named where it ran; a scripted model is said to be one (issue 63: it was "the embedded model")
+    assert ("SmolLM2-135M" in report) is (model == "llama-cpp:builtin")
+    assert ("a scripted model (`scripted:...`) answers from a fixed script" in report) is model.startswith("scripted:")
     assert ("These runs used the embedded or scripted model" in report) is embedded
     assert f"debater `{model}`" in report
 

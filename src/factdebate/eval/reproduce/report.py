@@ -7,6 +7,7 @@ output folder (reproduce.json and each run's files), so the report can be rewrit
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,22 @@ CAPABLE = ("**A capable model is needed for the paper's numbers.** The papers us
            "Llama-3.3-70B, Qwen-2.5 and ChatGPT; the embedded model is SmolLM2-135M, a 135-million-parameter model "
            "that keeps the pipeline running offline and answers close to the base rate. Run with a served model "
            "(`--llm openai:MODEL`, any OpenAI-compatible server) to compare with the paper.")
+SCRIPTED_NOTE = ("a scripted model (`scripted:...`) answers from a fixed script, without reading the claim's "
+                 "evidence: it tests the pipeline")
+
+
+def capable_note(models: Iterable[str]) -> str:
+    """CAPABLE, naming the small models that ran: the embedded one, a scripted one, or both (a scripted model
+    is not 'the embedded model', issue 63)."""
+    ran = list(models)
+    embedded = any(m.startswith(EMBEDDED[0]) for m in ran)
+    scripted = any(m.startswith("scripted:") for m in ran)
+    if scripted and not embedded:
+        return CAPABLE.replace("the embedded model is SmolLM2-135M, a 135-million-parameter model that keeps the "
+                               "pipeline running offline and answers close to the base rate", SCRIPTED_NOTE)
+    if scripted:
+        return CAPABLE.replace(" Run with", f"; {SCRIPTED_NOTE}. Run with")
+    return CAPABLE
 
 
 @dataclass
@@ -284,8 +301,8 @@ def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
     tiny = any(m.startswith(TINY) for m in models.values())
     md = [f"# Reproducing {paper.short}", "", f"*{paper.title}* (`{paper.seed_file}` in the seed papers)", ""]
     if tiny:  # said only where the embedded (or scripted) model ran: a served model's runs are not near chance
-        md += [CAPABLE, "", "**These runs used the embedded or scripted model**: their numbers show that the "
-               "pipeline runs, not how well the method checks facts.", ""]
+        md += [capable_note(models.values()), "", "**These runs used the embedded or scripted model**: their "
+               "numbers show that the pipeline runs, not how well the method checks facts.", ""]
     md += [f"- our models by role: {', '.join(f'{r} `{m}`' for r, m in models.items()) or 'none ran'}",
            f"- the paper's figures shown: {paper.models.get(model, model)} (`--paper-model` picks another of: "
            f"{', '.join(paper.models)}); a baseline row the paper ran with one backbone shows that one",
