@@ -1,7 +1,9 @@
 """The conformance suite's conversational world (issue 57, item 4; conversations.py): every conversation's false
-reply and its all-true twin through every door the suite drives -- the proxy plain and streamed, ``POST
-/v1/guard/check``, ``factdebate.guard`` and MCP ``check_answer`` (given the conversation) -- under ``flag``, and
-the false replies under ``block`` and ``hold`` through the proxy, plain and streamed.
+reply and its all-true twin through every door -- the proxy plain and streamed, ``POST /v1/guard/check``,
+LiteLLM's guardrail route (the conversation as its ``structured_messages``), ``factdebate.guard``,
+``factdebate.aguard_stream`` and MCP ``check_answer`` (given the conversation) -- under ``flag``, and the false
+replies under ``block`` and ``hold`` through the proxy plain and streamed, LiteLLM's route and
+``aguard_stream``.
 
 Asserted: no false statement is delivered without a claim that marks it refuted or unchecked (nor under a
 SUPPORTS label); ``block`` refuses it and ``hold`` never shows it; no true twin is flagged (every claim checked
@@ -11,22 +13,27 @@ One guard, upstream and checker for the module (test_conformance.open_world).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import re
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
+import factdebate as fd
 from factdebate.guard.policy import WITHHELD
 from tests.guard.conformance.conversations import WORLD, Conversation, WorldChecker, truth
 from tests.guard.conformance.scenarios import Scenario
 from tests.guard.conformance.test_conformance import (
     FOOTNOTES,
+    HTTP,
     McpDoor,
     Outcome,
     World,
     mcp,
     open_world,
+    options_of,
     prepare,
     through_check,
     through_proxy,
@@ -34,6 +41,7 @@ from tests.guard.conformance.test_conformance import (
     through_stream,
     verdicts,
 )
+from tests.server.conftest import AUTH
 
 __all__ = ["mcp"]  # the suite's MCP door, opened on this module's world
 
@@ -58,6 +66,42 @@ def through_mcp(mcp: McpDoor, convo: Conversation, reply: str) -> Outcome:
     if answer.is_error:
         return Outcome("mcp", None, None, " ".join(getattr(c, "text", "") for c in answer.content))
     return Outcome("mcp", reply, answer.structured_content)
+
+
+def through_litellm(world: World, case: Scenario) -> Outcome:
+    """LiteLLM's guardrail route as LiteLLM calls it after the model answered: the reply's text, the request's
+    messages (the conversation before it), the options as the guardrail's params; what the client gets is the
+    text as LiteLLM's answer leaves it."""
+    body = {"input_type": "response", "texts": [case.reply], "structured_messages": case.messages,
+            "model": "scripted", "additional_provider_specific_params": options_of(case)}
+    reply = HTTP.post(f"{world.guard_url}/beta/litellm_basic_guardrail_api", json=body, headers=AUTH)
+    data = reply.json()
+    if reply.status_code != 200:
+        return Outcome("litellm", None, None, f"{reply.status_code} {data}")
+    action = data["action"]
+    delivered = (data["blocked_reason"] if action == "BLOCKED" else data["texts"][0]
+                 if action == "GUARDRAIL_INTERVENED" else case.reply)
+    return Outcome("litellm", delivered, data["factdebate"][0])
+
+
+def through_python_stream(world: World, case: Scenario) -> Outcome:
+    """``factdebate.aguard_stream``: the reply's words as its deltas, the conversation before it; what the reader
+    sees is the text it yields."""
+
+    async def deltas() -> AsyncIterator[str]:
+        for word in re.findall(r"\S+\s*|\s+", case.reply):
+            yield word
+
+    async def run() -> Outcome:
+        shown, result = "", None
+        async for out in fd.aguard_stream(deltas(), messages=case.messages, backends={"debater": world.checker},
+                                          config_file=world.config_file, **options_of(case)):
+            shown += out.text if out.kind == "text" else ""
+            if out.result is not None:
+                result = out.result.model_dump(mode="json")
+        return Outcome("aguard_stream", shown, result)
+
+    return asyncio.run(run())
 
 
 def _fold(text: str) -> str:
@@ -121,10 +165,12 @@ def test_every_door_marks_the_false_statement_and_passes_its_twin(world: World, 
     prepare(world, case)
     # The doors at once (each check is the scripted checker's, in milliseconds; the requests' round trips are
     # the time): the module's 86 cases in the time of their slowest door.
-    with ThreadPoolExecutor(5) as pool:
+    with ThreadPoolExecutor(7) as pool:
         doors = [pool.submit(through_proxy, world, case), pool.submit(lambda: [through_stream(world, case)]),
                  pool.submit(lambda: [through_check(world, case)]), pool.submit(lambda: [through_python(world, case)]),
-                 pool.submit(lambda: [through_mcp(mcp, convo, case.reply)])]
+                 pool.submit(lambda: [through_mcp(mcp, convo, case.reply)]),
+                 pool.submit(lambda: [through_litellm(world, case)]),
+                 pool.submit(lambda: [through_python_stream(world, case)])]
         outcomes = [out for door in doors for out in door.result()]
     problems = [problem for out in outcomes for problem in judge(convo, twin, out)]
     assert not problems, "\n".join(problems)
@@ -140,9 +186,10 @@ def test_block_refuses_and_hold_withholds_the_false_statement(world: World, conv
                                                               policy: str) -> None:
     case = scenario(convo, "false", policy)
     prepare(world, case)
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(4) as pool:
         plain, streamed = pool.submit(through_proxy, world, case), pool.submit(through_stream, world, case)
-        outcomes = [*plain.result(), streamed.result()]
+        litellm, python = pool.submit(through_litellm, world, case), pool.submit(through_python_stream, world, case)
+        outcomes = [*plain.result(), streamed.result(), litellm.result(), python.result()]
     problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
     assert not problems, "\n".join(problems)
 
