@@ -6,8 +6,10 @@ admitted to slow every check in flight until they all reach their deadlines toge
 The reckoning is processor sharing: up to ``guard.checks_at_once`` checks (default 8 per CPU core) run at full
 speed; past it each runs ``running / checks_at_once`` times slower. What a check takes at full speed is learnt
 from the checks that finished (a moving average of their seconds, each divided by the slowdown it ran under).
-Until one has finished nothing is shed. A check's seconds run from its admission to its release, so they hold
-the upstream's time too (a streamed reply's whole length): the reckoning errs towards shedding early."""
+Until one has finished nothing is shed, nor while fewer than ``checks_at_once`` run (a check slower than its
+deadline on an idle machine is not overload: its deadline cuts it, its claims unchecked). A check's seconds
+run from its admission to its release, so they hold the upstream's time too (a streamed reply's whole
+length): the reckoning errs towards shedding early."""
 
 from __future__ import annotations
 
@@ -47,11 +49,14 @@ class CheckLoad:
         return self.alone_s * max(1.0, (self.running + 1) / self.slots(checks_at_once))
 
     def shed(self, checks_at_once: int, deadline_s: float) -> Shed | None:
-        """Why a check admitted now would not end within ``deadline_s`` (None: it would)."""
+        """Why a check admitted now would not end within ``deadline_s`` for the checks running (None: it would,
+        or there is room: a check slower than its deadline on an idle machine is the deadline's to cut)."""
+        slots = self.slots(checks_at_once)
+        if self.running + 1 <= slots:
+            return None
         predicted = self.predicted_s(checks_at_once)
         if predicted is None or predicted <= deadline_s:
             return None
-        slots = self.slots(checks_at_once)
         # Once enough running checks have finished for the estimate to fit the deadline.
         retry = max(1, math.ceil(predicted - deadline_s))
         return Shed(f"the service is checking {self.running} replies at once, past what it checks at full "
