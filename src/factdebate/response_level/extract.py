@@ -24,8 +24,19 @@ from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.response_level.grounding import content_words, grounded, uncovered_sentences
 from factdebate.response_level.offload import read_text
+from factdebate.response_level.spans import sentences
 
 AGENT = "extractor"
+CLAIM_TOKENS = 80  # one claim in the list: a sentence of up to about 40 words, quoted
+CLAIMS_PER_SENTENCE = 3  # a compound sentence ("... completed in 1889 and is 330 m tall") states two or three
+
+
+def claim_room(text: str, max_claims: int) -> int:
+    """How many claims ``text`` can state: three a sentence, at most ``max_claims``. The extraction's schema
+    and token cap are fitted to it: asked for up to 12 claims (1,024 tokens) of a two-sentence reply,
+    SmolLM2 behind llama-cpp-python's server wrote items until the cap, past the guard's deadline (issue 65)."""
+    return max(1, min(max_claims, CLAIMS_PER_SENTENCE * len(sentences(text))))
+
 
 
 def list_schema(key: str, max_items: int, min_items: int = 0) -> dict[str, Any]:
@@ -120,10 +131,11 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     # An empty list from a backend that does not hold it is still a reading, not a lost reply: the text's
     # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
     # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
-    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=max_claims,
+    room = claim_room(text, max_claims)
+    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=room,
                                schema_min_items=1,
-                               max_tokens=80 * max_claims + 64, what="claims", text=text, question=question,
-                               context=context, max_claims=max_claims)
+                               max_tokens=CLAIM_TOKENS * room + 64, what="claims", text=text, question=question,
+                               context=context, max_claims=room)
     source = " ".join(filter(None, (text, question, context)))
     claims, ungrounded = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims, opening)
     return ClaimExtraction(claims=claims, parsed=reply.items is not None,

@@ -1,0 +1,43 @@
+"""The extraction's caps fit the text (issue 65, item 5): asked for up to 12 claims and 1,024 tokens of a
+two-sentence reply, SmolLM2 behind llama-cpp-python's server wrote items until the cap, and the guard's
+deadline passed before any claim was checked. The schema's ``maxItems`` and the token cap follow the text:
+three claims a sentence, at most ``response.max_claims``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.response_level.extract import CLAIM_TOKENS, claim_room
+from tests.response_level.test_check_response import check
+
+TWO = "The Eiffel Tower is in Paris. It was completed in 1889."
+
+
+def recording(seen: list[GenParams]) -> Any:
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt == "claims_extract":
+            seen.append(params)
+            return json.dumps({"claims": ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."]})
+        return "SUPPORTS"
+
+    return respond
+
+
+async def test_a_two_sentence_reply_is_asked_for_six_claims_at_most() -> None:
+    seen: list[GenParams] = []
+    verdict, _, _ = await check(recording(seen), response=TWO)
+    (params,) = seen
+    assert params.json_schema is not None
+    assert params.json_schema["properties"]["claims"]["maxItems"] == 6
+    assert params.max_tokens == CLAIM_TOKENS * 6 + 64 < 80 * 12 + 64  # 544 tokens, not 1,024
+    assert [c.claim for c in verdict.claims] == ["The Eiffel Tower is in Paris.",
+                                                 "The Eiffel Tower was completed in 1889."]
+
+
+def test_the_room_grows_with_the_text_up_to_the_limit() -> None:
+    assert claim_room("Sydney.", 12) == 3
+    assert claim_room(" ".join(["Paris is in France."] * 10), 12) == 12
+    assert claim_room("", 12) == 1  # the schema asks for one claim at least
