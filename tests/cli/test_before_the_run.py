@@ -115,3 +115,37 @@ def test_a_process_waiting_for_another_build_says_so(tmp_path: Path, monkeypatch
     holder.close()
     waiter.join(timeout=60)
     assert entered.is_set()
+
+
+def test_reproduce_names_a_dead_model_server_once_before_any_cell(tmp_path: Path) -> None:
+    """Each cell used to start up (datasets, indexes) and fail on its own; the probe runs before the first."""
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1",
+           "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
+    done = subprocess.run([EXE, "reproduce", "dpd", "--llm", "openai:mymodel", "--limit", "2", "-o",
+                           str(tmp_path / "run")], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "does not answer" in errors[0] and "OPENAI_BASE_URL" in errors[0], done.stderr
+    assert "failed" not in done.stderr and not (tmp_path / "data" / "indexed.json").exists()
+
+
+def test_serve_says_a_dead_model_server_in_one_line_and_starts(tmp_path: Path) -> None:
+    """A service may start before its model server: one warning line, then it serves."""
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1",
+           "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "10", "FACTDEBATE_METHOD": "cot", "FACTDEBATE_LLM": "openai:m",
+           "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
+    server = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(closed_port())], env=env, text=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert server.stderr is not None
+    try:
+        said = []
+        for line in server.stderr:
+            said.append(line)
+            if line.startswith("factdebate serving on"):
+                break
+        warnings = [line for line in said if "does not answer" in line]
+        assert len(warnings) == 1 and warnings[0].startswith("warning:") and "the service starts" in warnings[0], said
+        assert said[-1].startswith("factdebate serving on"), said
+    finally:
+        server.terminate()
+        server.communicate(timeout=60)

@@ -115,7 +115,13 @@ def serve(
         settings = settings.model_copy(update={"shared_state": True})
     app = create_app(settings, exit_within_s=settings.shutdown_grace_s)
     from factdebate.run.build import ensure_indexes
+    from factdebate.run.model_servers import check_model_servers
 
+    try:  # asked once before the build; a service may start before its model server: said, not fatal
+        check_model_servers(app.state.service.resolver.base)
+    except ConfigError as exc:
+        typer.echo(f"warning: {str(exc).removesuffix('; nothing was prepared or run')}; the service starts, and "
+                   "its checks fail until then", err=True)
     ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
     typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)"
                + (f" with {workers} worker processes" if workers > 1 else "")

@@ -24,6 +24,11 @@ def run_cells(cells: list[Cell], *, progress: bool = True, say: Callable[[str], 
     """Run every planned cell in turn. A cell that fails before its samples run (a missing API key, a
     missing package) is marked failed with the reason; the others still run."""
     planned = [c for c in cells if c.status == "planned" and c.plan is not None]
+    from factdebate.run.foreground import prepare_in_foreground
+
+    for cell in planned:  # a dead model server: one line in seconds, not a failure per cell after its start-up
+        assert cell.plan is not None
+        prepare_in_foreground(cell.plan.settings)
     for number, cell in enumerate(planned, start=1):
         assert cell.plan is not None
         say(f"[{number}/{len(planned)}] {cell.key}: {cell.run.method} on {cell.plan.dataset.spec}, "
