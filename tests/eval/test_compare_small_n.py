@@ -227,3 +227,18 @@ def test_equal_costs_are_not_called_cheaper_and_the_cost_interval_counts(tmp_pat
     assert "cheaper" not in line and "best costs the same and is more accurate" in line
     (line,) = [x for x in text.splitlines() if x.startswith("- dear: behind the front")]
     assert "best is significantly cheaper" in line
+
+
+def test_compare_md_keeps_the_base_rate_warning_each_runs_summary_gives(tmp_path: Path) -> None:
+    """A run answering SUPPORTS to all 10 claims measures the base rate: its summary.md says so, and compare.md
+    now says it too, word for word (issue 63: compare.md dropped it); the other run gets none."""
+    ids = [f"s{i}" for i in range(10)]
+    always = write_run(tmp_path / "always", "always", [S] * 10, USAGE, "openai:m", ids=ids)
+    mixed = write_run(tmp_path / "mixed", "mixed", A, USAGE, "openai:m", ids=ids)
+    summary_line = next(line for line in (always / "summary.md").read_text().splitlines()
+                        if line.startswith("- **warning**: 100% of the predictions are SUPPORTS"))
+    data, text = compared(tmp_path, [always, mixed])
+    assert data["runs"][0]["base_rate_warning"] == summary_line.removeprefix("- **warning**: ")
+    assert data["runs"][1]["base_rate_warning"] is None
+    assert f"- **warning** (always): {data['runs'][0]['base_rate_warning']}" in text
+    assert "- **warning** (mixed)" not in text

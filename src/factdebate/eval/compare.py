@@ -27,6 +27,7 @@ from factdebate.eval.compare_verdict import front_marks, mark_pairs, sentence
 from factdebate.eval.metrics import INTERVALS, Outcome, compute, paired_macro_f1
 from factdebate.eval.paired import cohen_kappa, compare_pair
 from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model, unused_prices
+from factdebate.eval.summary import base_rate_warning
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
@@ -178,6 +179,8 @@ def _run_row(run: LoadedRun, outcomes: list[Outcome], ids: list[str], labels: tu
             "per_class": m["per_class"], "confusion": m["confusion"],
             "unparsed": m["unparsed"], "errored": m["errored"], "decided_by": dict(sorted(m["decided_by"].items())),
             "deviations": [d.get("key") for d in run.summary.get("deviations") or []],
+            # the warning the run's own summary.md gives (over its own samples), so compare.md keeps it (issue 63)
+            "base_rate_warning": base_rate_warning(run.summary.get("metrics") or {}),
             "cost": cost}
 
 

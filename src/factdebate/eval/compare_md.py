@@ -76,6 +76,9 @@ def _accuracy(data: dict[str, Any]) -> list[str]:
         cells = [f"{fmt(c['precision'], 2)} / {fmt(c['recall'], 2)} / {fmt(c['f1'], 2)}, {c['support']}, "
                  f"{c['predicted']}" for c in (r["per_class"][label] for label in data["labels"])]
         lines.append(f"| {r['name']} | " + " | ".join(cells) + " |")
+    warned = [r for r in data["runs"] if r.get("base_rate_warning")]
+    if warned:  # as each run's summary.md says it, over that run's own samples (issue 63)
+        lines += ["", *(f"- **warning** ({r['name']}): {r['base_rate_warning']}" for r in warned)]
     for r in data["runs"]:
         conf = r["confusion"]
         lines += ["", f"Confusion of {r['name']} (rows gold, columns answered):", "",

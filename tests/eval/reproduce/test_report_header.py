@@ -98,3 +98,18 @@ def test_the_base_rate_warning_of_a_scripted_run_names_the_script() -> None:
     assert scripted_only({"llm": {"debater": "scripted:agree"}})
     assert not scripted_only({"llm": {"debater": "scripted:agree", "judge": "llama-cpp:builtin"}})
     assert not scripted_only({"llm": {"debater": "openai:gpt-4o"}})
+
+
+def test_report_md_keeps_a_runs_base_rate_warning(tmp_path: Path) -> None:
+    """Issue 63: report.md dropped the warning a run's summary.md gives when nearly all its answers are one
+    class; it is now under the run's line, word for word."""
+    from tests.eval.test_compare import S, write_run
+
+    folder = write_run(tmp_path / "fever" / "tool-mad", "tool-mad", [S] * 10, {"llm_calls": 1}, "openai:m")
+    warning = next(line for line in (folder / "summary.md").read_text().splitlines()
+                   if line.startswith("- **warning**: 100% of the predictions are SUPPORTS"))
+    cell = {"dataset": "fever", "run": "tool-mad", "method": "tool-mad", "status": "done", "samples": 10,
+            "paper_n": 200, "errored": 0, "folder": "fever/tool-mad", "notes": [], "overrides": []}
+    build_report(tmp_path, {"paper": "toolmad", "tables": ["table4"], "cells": [cell], "seed": 0, "limit": 10})
+    report = (tmp_path / "report.md").read_text()
+    assert f"- **fever/tool-mad**: warning: {warning.removeprefix('- **warning**: ')}" in report

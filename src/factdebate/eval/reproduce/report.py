@@ -17,7 +17,7 @@ from factdebate.core.runfiles import read_run_json
 from factdebate.eval.reply_counts import lost_warning, short_text
 from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
 from factdebate.eval.reproduce.spec import Paper, Table, get_paper
-from factdebate.eval.summary import EMBEDDED, RUN, SUMMARY_JSON
+from factdebate.eval.summary import EMBEDDED, RUN, SUMMARY_JSON, base_rate_warning
 from factdebate.methods.kit.backbones import backbone_of, served_name
 
 REPORT = "report.md"
@@ -278,6 +278,8 @@ def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
                 replies = short_text(counts).removeprefix("replies re-asked/recovered/lost: ")
                 if warning := lost_warning(counts):
                     details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
+            if warning := base_rate_warning(metrics):  # as the run's summary.md says it (issue 63)
+                details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
         out.append(f"| {cell['run']} | {cell['dataset']} | {cell['method']} | {cell['status']} | {cell['samples']} "
                    f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | {replies} | {spent} | {seconds} | "
                    f"`{cell['folder']}` |")
