@@ -26,6 +26,12 @@ def test_medqa_declares_its_rag_corpus(tmp_path: Path) -> None:
     assert "medqa_corpus" not in declared(tmp_path / "p", "medqa", retrieval={"corpus": "pubmed-abstracts"})
     assert "medqa_corpus" not in declared(tmp_path, "medqa", method="cot")  # no retrieval: nothing read
     assert "medqa_corpus" not in declared(tmp_path, "fever")
+    # one paper-side corpus on MedQA: the PubMed-based one, not also the fact-checking runs' Wikipedia index
+    # (rag_corpus), which contradicted it (issue 63); a PubMed corpus then declares no corpus at all
+    assert "rag_corpus" not in found
+    assert not {"rag_corpus", "medqa_corpus"} & set(declared(tmp_path / "q", "medqa",
+                                                             retrieval={"corpus": "pubmed-abstracts"}))
+    assert "rag_corpus" in declared(tmp_path / "f", "fever")
 
 
 def test_pubmedqa_declares_its_claims_and_its_summaries(tmp_path: Path) -> None:

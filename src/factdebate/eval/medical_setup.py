@@ -20,6 +20,15 @@ if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
 
+def with_medical(kind: str, settings: Settings, tools: Iterable[str], method: list[Deviation]) -> list[Deviation]:
+    """A run's deviations: the method's, then the medical set's. On MedQA the paper's RAG corpus is the
+    PubMed-based one ``medqa_corpus`` speaks of, so the method's ``rag_corpus`` (whose paper side is the
+    Wikipedia index of the fact-checking runs) is left out: a run carried both, contradicting each other."""
+    if kind == "medqa":
+        method = [d for d in method if d.key != "rag_corpus"]
+    return [*method, *medical_deviations(kind, settings, tools)]
+
+
 def medical_deviations(kind: str, settings: Settings, tools: Iterable[str]) -> list[Deviation]:
     """The deviations of a run on dataset ``kind`` whose method uses ``tools`` (its kinds)."""
     tools = set(tools)

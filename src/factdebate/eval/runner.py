@@ -25,7 +25,7 @@ from factdebate.core.runfiles import read_run_json
 from factdebate.core.runtime import EventSink, spent_before
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
-from factdebate.eval.medical_setup import medical_deviations
+from factdebate.eval.medical_setup import with_medical
 from factdebate.eval.progress import Progress
 from factdebate.eval.provenance import run_provenance
 from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
@@ -70,8 +70,8 @@ class Plan:
         # debate the dataset's own evidence and search nothing).
         effective = method.sample_settings(self.settings, self.dataset)
         with two_labels(self.dataset.two_labels()):  # as the samples run: a two-label task is declared there
-            deviations = [*method.paper_deviations(effective), *self.deviations,
-                          *medical_deviations(self.dataset.kind, effective, method.tools(effective))]
+            deviations = with_medical(self.dataset.kind, effective, method.tools(effective),
+                                      [*method.paper_deviations(effective), *self.deviations])
         return {"name": self.name, "method": self.settings.method, "dataset": self.dataset.spec,
                 "dataset_kind": self.dataset.kind, "labels": list(self.dataset.labels),
                 "answer_format": self.dataset.answer_format, "label_map": self.dataset.answer_map(),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.eval.datasets import BINARY_LABELS, Dataset
-from factdebate.eval.medical_setup import medical_deviations
+from factdebate.eval.medical_setup import with_medical
 from factdebate.eval.reproduce.spec import Paper, papers
 from factdebate.methods.base import get_method
 from factdebate.settings.load import load_settings
@@ -40,8 +40,8 @@ def cell_deviations(paper: Paper, run: str, dataset: str) -> list[dict[str, Any]
     """The deviations of one cell (run, dataset) under the paper's options, offline."""
     settings = cell_settings(paper, run, dataset)
     method = get_method(settings.method)
-    found = [*method.paper_deviations(settings),
-             *medical_deviations(paper.datasets[dataset].name, settings, method.tools(settings))]
+    found = with_medical(paper.datasets[dataset].name, settings, method.tools(settings),
+                         method.paper_deviations(settings))
     return [d.model_dump() for d in found]
 
 
