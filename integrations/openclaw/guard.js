@@ -6,6 +6,7 @@
  */
 
 /** @typedef {"flag" | "rewrite" | "block"} Policy */
+/** @typedef {"fast" | "standard" | "deep"} Tier */
 /** @typedef {{title?: string, text: string, url?: string}} Passage */
 /**
  * @typedef {object} Settings
@@ -14,7 +15,9 @@
  * @property {Policy} policy
  * @property {boolean} failClosed      withhold an answer that was not fully checked: factdebate unreachable, the
  *                                     check degraded, or claims left unchecked
- * @property {"fast" | "standard" | "deep" | undefined} tier
+ * @property {Tier | undefined} tier      where each claim's check starts (a claim not supported climbs)
+ * @property {Tier | undefined} maxTier   the highest tier a claim may climb to: the cost's cap, within the
+ *                                     operator's guard.max_tier
  * @property {number} deadlineS
  * @property {Passage[] | undefined} evidence
  * @property {"given" | "both" | "retrieved" | undefined} evidenceMode
@@ -48,6 +51,7 @@
  */
 
 export const POLICIES = /** @type {const} */ (["flag", "rewrite", "block"]);
+export const TIERS = /** @type {const} */ (["fast", "standard", "deep"]);
 const DEFAULT_URL = "http://127.0.0.1:8000";
 
 /**
@@ -70,6 +74,11 @@ export function readSettings(config, env) {
   if (!(deadlineS > 0 && deadlineS <= 600)) {
     throw new Error("factdebate plug-in: deadlineS must be a number of seconds in (0, 600]");
   }
+  for (const name of ["tier", "maxTier"]) {
+    if (c[name] !== undefined && !TIERS.includes(/** @type {Tier} */ (c[name]))) {
+      throw new Error(`factdebate plug-in: ${name} must be one of ${TIERS.join(", ")}, not ${JSON.stringify(c[name])}`);
+    }
+  }
   const keyEnv = String(c.apiKeyEnv ?? "FACTDEBATE_API_KEY");
   return {
     baseUrl,
@@ -77,6 +86,7 @@ export function readSettings(config, env) {
     policy,
     failClosed: Boolean(c.failClosed ?? false),
     tier: /** @type {Settings["tier"]} */ (c.tier),
+    maxTier: /** @type {Settings["maxTier"]} */ (c.maxTier),
     deadlineS,
     evidence: /** @type {Passage[] | undefined} */ (c.evidence),
     evidenceMode: /** @type {Settings["evidenceMode"]} */ (c.evidenceMode),
@@ -121,6 +131,8 @@ export async function check(settings, request) {
   /** @type {Record<string, unknown>} */
   const options = { policy: request.policy, deadline_s: settings.deadlineS };
   if (settings.tier) options.tier = settings.tier;
+  // the cost's cap: without it a refuted claim climbs from `tier` up to the operator's guard.max_tier
+  if (settings.maxTier) options.max_tier = settings.maxTier;
   if (settings.evidence) options.evidence = settings.evidence;
   if (settings.evidenceMode) options.evidence_mode = settings.evidenceMode;
   if (request.conversationId) options.conversation_id = conversationId(request.conversationId);

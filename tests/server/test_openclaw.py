@@ -77,9 +77,10 @@ class _DownOverRome:
 def factdebate_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """factdebate's service (the app ``factdebate serve`` runs, on a real port in this process) whose scripted
     checker refutes what the given passage does not say, and is down for an answer about Rome; no search agents:
-    the plug-in sends the evidence."""
+    the plug-in sends the evidence. The operator lets a claim climb to the standard tier; the plug-in's maxTier
+    (``_config``: fast) keeps it at the fast tier's verdict."""
     with pytest.MonkeyPatch.context() as env:
-        env.setenv("FACTDEBATE_GUARD__MAX_TIER", "fast")  # the fast tier's verdict, not an escalation's
+        env.setenv("FACTDEBATE_GUARD__MAX_TIER", "standard")
         env.setenv("FACTDEBATE_GUARD__TIER", "fast")
         app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path_factory.mktemp("serve") / "service.sqlite",
                          build=lambda s: offline_build(s, _DownOverRome(make_backend(s.llm.debater))))
@@ -90,7 +91,7 @@ def factdebate_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def _config(url: str, policy: str, **extra: Any) -> dict[str, Any]:
     # deadlineS: the guard's most (guard.max_deadline_s), so that a check slowed by a loaded machine still ends
     # in its verdicts, not in claims left unchecked by the deadline
-    return {"baseUrl": url, "apiKey": KEY, "policy": policy, "tier": "fast", "deadlineS": 120,
+    return {"baseUrl": url, "apiKey": KEY, "policy": policy, "tier": "fast", "maxTier": "fast", "deadlineS": 120,
             "evidence": [PASSAGE], "evidenceMode": "given", **extra}
 
 
@@ -102,6 +103,8 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     scenarios = [
         {"name": "flag", "config": _config(factdebate_url, "flag"), "answers": [WRONG]},
         {"name": "flagcopy", "config": _config(factdebate_url, "flag"), "answers": [WRONG], "otherCopy": True},
+        {"name": "uncapped", "config": {k: v for k, v in _config(factdebate_url, "flag").items() if k != "maxTier"},
+         "answers": [WRONG]},
         {"name": "rewrite", "config": _config(factdebate_url, "rewrite"), "answers": [WRONG, REVISED]},
         {"name": "stubborn", "config": _config(factdebate_url, "rewrite"), "answers": [WRONG, WRONG]},
         {"name": "block", "config": _config(factdebate_url, "block"), "answers": [WRONG]},
@@ -119,13 +122,20 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
                           env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     turns = {turn["name"]: turn for turn in json.loads(done.stdout)}
-    checked = {name: len(httpx.get(f"{factdebate_url}/v1/checks", params={"conversation_id": f"agent:main:{name}"},
-                                   headers={"Authorization": f"Bearer {KEY}"}).json()["checks"]) for name in turns}
+    kept = {name: httpx.get(f"{factdebate_url}/v1/checks", params={"conversation_id": f"agent:main:{name}"},
+                            headers={"Authorization": f"Bearer {KEY}"}).json()["checks"] for name in turns}
+    checked = {name: len(checks) for name, checks in kept.items()}
 
     flag = turns["flag"]
     assert flag["shown"].startswith(WRONG) and "Fact check:" in flag["shown"] and "Paris" in flag["shown"]
     assert flag["decisions"] == [None]  # nothing asked of the agent
     assert turns["flagcopy"]["shown"] == flag["shown"]  # delivered by another copy of the plug-in: the same
+    # maxTier caps the climb: the refuted claim keeps the fast tier's verdict, where without it (the operator
+    # allows standard) it climbs to a debate round, whose verdict is another (the scripted debaters')
+    [capped], [climbed] = kept["flag"], kept["uncapped"]
+    assert [c["tier"] for c in capped["verdict"]["claims"]] == ["fast"], capped["verdict"]["claims"]
+    assert [c["tier"] for c in climbed["verdict"]["claims"]] == ["standard"], climbed["verdict"]["claims"]
+    assert capped["verdict"]["usage"]["model_calls"] < climbed["verdict"]["usage"]["model_calls"]
 
     rewrite = turns["rewrite"]
     asked = rewrite["decisions"][0]
@@ -143,8 +153,9 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     assert block["stopped"].startswith("This answer was withheld") and WRONG in block["stopped"]
     assert block["shown"] == block["stopped"]  # a channel gets the refusal, not OpenClaw's error wrapping it
 
-    assert checked == {"flag": 1, "flagcopy": 1, "rewrite": 2, "stubborn": 2, "block": 1, "heartbeat": 0, "toolonly": 0,
-                       "closed": 0, "open": 0, "degraded": 1, "degradedopen": 1}  # each check the plug-in asked for
+    assert checked == {"flag": 1, "flagcopy": 1, "uncapped": 1, "rewrite": 2, "stubborn": 2, "block": 1,
+                       "heartbeat": 0, "toolonly": 0, "closed": 0, "open": 0, "degraded": 1,
+                       "degradedopen": 1}  # each check the plug-in asked for
     for skipped in ("heartbeat", "toolonly"):
         assert turns[skipped]["decisions"] == [None] and turns[skipped]["stopped"] is None
     assert turns["heartbeat"]["shown"] == WRONG
