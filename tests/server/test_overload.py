@@ -21,7 +21,7 @@ from tests.server.guard_support import ANSWER, Upstream
 from tests.server.test_guard_chat import FAST, PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
 
 METRICS_KEY = "metrics-key-0123456789abcdef"
-CHECK_S = 0.6  # each checker call naming Rome (the extraction, its fast tier) waits this long
+CHECK_S = 1.0  # each checker call naming Rome (the extraction, its fast tier) waits this long
 
 
 def _service(server: LiveServer) -> Service:
@@ -58,11 +58,10 @@ def _loaded(guard: Guard, monkeypatch: pytest.MonkeyPatch, on_overload: str) -> 
 def test_a_request_that_would_pass_its_deadline_is_refused_at_once(guard: Guard,  # noqa: F811
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     server, deadline, running = _loaded(guard, monkeypatch, "503")
-    asked = time.monotonic()
     refused = _chat(server, deadline)
-    waited = time.monotonic() - asked
+    answered_first = running.is_alive()
     running.join()
-    assert refused.status_code == 503 and waited < CHECK_S  # answered before any check could have ended
+    assert refused.status_code == 503 and answered_first  # answered at once: the running check had not ended
     assert int(refused.headers["Retry-After"]) >= 1
     body = refused.json()
     assert body["error"]["code"] == "overloaded" and body["detail"].startswith("overloaded: the service is checking")
@@ -77,12 +76,11 @@ def test_a_request_that_would_pass_its_deadline_is_refused_at_once(guard: Guard,
 def test_under_pass_the_reply_goes_out_at_once_unchecked_and_said(guard: Guard,  # noqa: F811
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     server, deadline, running = _loaded(guard, monkeypatch, "pass")
-    asked = time.monotonic()
     passed = _chat(server, deadline)
     streamed = _chat(server, deadline, stream=True)
-    waited = time.monotonic() - asked
+    answered_first = running.is_alive()
     running.join()
-    assert passed.status_code == 200 and waited < 2 * CHECK_S
+    assert passed.status_code == 200 and answered_first  # both answered while the running check went on
     found = passed.json()["factdebate"]
     assert found["degraded"] and found["label"] is None and found["usage"]["model_calls"] == 0
     [claim] = found["claims"]

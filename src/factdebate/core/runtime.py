@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
+from factdebate.core.observe import watched
 from factdebate.core.textsafe import dumps_record
 from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usage, add_reply_counts
 
@@ -126,7 +127,9 @@ def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
     emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
     token = _span.set((span_id, parent))
     try:
-        yield span_id
+        # the service's traces see it too (core/observe.py): its kind and a claim's index, never its text
+        with watched("span", span_kind=kind, index=str(attributes.get("index", ""))):
+            yield span_id
     finally:
         _span.reset(token)
         emit(SpanEnd(name=name, kind=kind, span_id=span_id, parent_id=parent))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factdebate.core.errors import FactDebateError
+from factdebate.core.observe import watched
 from factdebate.core.runtime import EventSink
 from factdebate.guard.check import check_text
 from factdebate.guard.clock import not_counted
@@ -182,10 +183,11 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
         result = overloaded_result(reply.text, begun.resolved, begun.admission.overloaded, reply.passed)
     else:
         assert resources is not None
-        result = await check_text(reply.text, begun.settings, resources, options=begun.resolved,
-                                  question=begun.question, sinks=sinks or None,
-                                  reviser=begun.reviser, caller=begun.host.caller,
-                                  messages=begun.messages)
+        with watched("guard_check", tier=begun.resolved.tier, policy=begun.resolved.policy):  # traces (observe.py)
+            result = await check_text(reply.text, begun.settings, resources, options=begun.resolved,
+                                      question=begun.question, sinks=sinks or None,
+                                      reviser=begun.reviser, caller=begun.host.caller,
+                                      messages=begun.messages)
         if reply.passed:
             result = result.model_copy(update={"passed_through": [*result.passed_through, *reply.passed]})
     return await finish(begun, result, calls, first)

@@ -37,6 +37,7 @@ class CheckLoad:
     def __init__(self) -> None:
         self.running = 0
         self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
+        self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
 
     @staticmethod
     def slots(checks_at_once: int) -> int:

@@ -42,6 +42,7 @@ from factdebate.server.service import Service
 from factdebate.server.shutdown import exit_within
 from factdebate.server.state_db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
+from factdebate.server.tracing import TraceRequests, start_tracing
 from factdebate.server.view_routes import router as view_router
 from factdebate.util.redact import redact_logs
 
@@ -69,6 +70,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     elif fields:
         config = ServiceConfig.model_validate({**config.model_dump(), **fields})
     service = Service.build(config, build)
+    service.tracing = start_tracing()  # OpenTelemetry when the OTEL_* variables ask for it (server/tracing.py)
     redact_logs("factdebate", "factdebate.server", "uvicorn.error", "uvicorn.access")
 
     @asynccontextmanager
@@ -87,6 +89,8 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
         finally:
             if stop_metrics is not None:
                 stop_metrics()
+            if service.tracing is not None:
+                await asyncio.to_thread(service.tracing.shutdown)  # the batched spans sent
             heartbeat.cancel()
             if warming is not None:
                 warming.cancel()
@@ -124,7 +128,10 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)
     # every request counted and timed, its model calls and searches watched (server/metrics.py)
-    app.add_middleware(RequestMetrics, metrics=service.metrics)
+    app.add_middleware(RequestMetrics, metrics=service.metrics,
+                       watchers=[service.tracing] if service.tracing is not None else [])
+    if service.tracing is not None:  # a span per request, around everything but the clock's start
+        app.add_middleware(TraceRequests, tracing=service.tracing)
     app.add_middleware(RequestArrival)  # outermost: a check's clock starts before anything else is done
     return app
 

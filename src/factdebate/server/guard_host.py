@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from factdebate.server.service import Service
 from factdebate.settings.model import Settings
 
 log = logging.getLogger("factdebate.server")
+SAY_SHED_EVERY_S = 10.0
 
 
 class ServiceAdmission(Admission):
@@ -94,7 +96,10 @@ class ServiceHost(Host):
         shed = service.load.shed(guard.checks_at_once, deadline)
         if shed is not None:
             service.metrics.shed.labels(guard.on_overload).inc()
-            log.warning("a guard request was shed (%s): %s", guard.on_overload, shed.why)
+            if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
+                service.load.said_at = time.monotonic()
+                log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
+                            guard.on_overload, shed.why)
             if guard.on_overload == "503":
                 raise HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
                                     headers={"Retry-After": str(shed.retry_after_s)})
@@ -122,8 +127,11 @@ class ServiceHost(Host):
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier,
                                          [(c.status, c.reason) for c in result.claims if c.status != "checked"])
         try:
-            check_id = await asyncio.to_thread(self.service.checks.save, self.caller, "guard",
-                                               result.model_dump(mode="json"), calls=calls.calls if calls else None,
+            verdict = result.model_dump(mode="json")
+            if self.service.tracing is not None and (trace_id := self.service.tracing.trace_id()) is not None:
+                verdict["trace_id"] = trace_id  # from a check a user reports to its trace (server/tracing.py)
+            check_id = await asyncio.to_thread(self.service.checks.save, self.caller, "guard", verdict,
+                                               calls=calls.calls if calls else None,
                                                calls_cut=calls.cut if calls else 0,
                                                check_id=self.check_id if first else None, conversation=conversation_id)
         except Exception:

@@ -50,6 +50,7 @@ from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
+from factdebate.core.observe import watched
 from factdebate.guard.call import finish, hidden_claim
 from factdebate.guard.chat_chunks import AnswerTooLong, ChatChunks
 from factdebate.guard.clock import not_counted
@@ -151,13 +152,15 @@ class Relay:
                   overloaded_frames(self, first, reader, frame, DONE, PING))
         # the upstream's first chunk to ours (metrics.py)
         ttft: Histogram | None = self.prepared.host.service.metrics.ttft_added
+        resolved = self.begun.resolved
         try:
-            async for out in frames:
-                if ttft is not None and out is not PING:
-                    ttft.observe(loop.time() - self.first_at)
-                    ttft = None
-                yield out
-                self.wrote_at = loop.time()
+            with watched("guard_check", tier=resolved.tier, policy=resolved.policy):  # traces (core/observe.py)
+                async for out in frames:
+                    if ttft is not None and out is not PING:
+                        ttft.observe(loop.time() - self.first_at)
+                        ttft = None
+                    yield out
+                    self.wrote_at = loop.time()
         finally:
             await frames.aclose()  # closed with this one (the caller gone): its own ending runs now
 

@@ -25,6 +25,7 @@ from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
 from factdebate.server.shutdown import Stopping
 from factdebate.server.state_db import HEARTBEAT_SECONDS
+from factdebate.server.tracing import Tracing
 from factdebate.server.warmup import WarmUp, needs_warm_up
 from factdebate.settings.model import Settings
 from factdebate.util.paths import data_dir
@@ -58,6 +59,7 @@ class Service:
     stopping: Stopping = field(default_factory=Stopping)
     metrics: Metrics = field(default_factory=Metrics)  # GET /metrics (server/metrics.py)
     load: CheckLoad = field(default_factory=CheckLoad)  # the guard's checks in flight, for shedding (admission.py)
+    tracing: Tracing | None = None  # OpenTelemetry, when the OTEL_* variables ask for it (server/tracing.py)
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
