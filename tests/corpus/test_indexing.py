@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from factdebate.core.errors import ConfigError, IndexError_
+from factdebate.core.errors import ConfigError
 from factdebate.core.types import Document
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.names import PATTERN, check_corpus_name, collection_name
@@ -52,23 +54,33 @@ def test_bad_corpus_names_are_refused(name: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_locked_milvus_database_fails_before_anything_is_written(tmp_path: Path) -> None:
+def test_a_locked_milvus_database_is_waited_for_before_anything_is_written(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Another process holds the Milvus Lite database: the build says it waits, writes nothing meanwhile (no
+    half-built corpus), and builds both indexes once the holder lets go (issue 61 item 3)."""
     pytest.importorskip("pymilvus")
     from factdebate.corpus.indexing import index_corpus
 
     uri = str(tmp_path / "locked.db")
     holder = subprocess.Popen(  # another process holds the Milvus Lite database
-        [sys.executable, "-c", "import sys, time\nfrom pymilvus import MilvusClient\n"
-         f"MilvusClient({uri!r}); print('ready', flush=True); time.sleep(120)"],
-        stdout=subprocess.PIPE, text=True)
+        [sys.executable, "-c", "import sys\nfrom pymilvus import MilvusClient\n"
+         f"MilvusClient({uri!r}); print('ready', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    built: list[object] = []
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        with pytest.raises(IndexError_, match="one process at a time"):
-            index_corpus(DOCS[:2], "locked", milvus_uri=uri, engines=("rag", "local"), progress=False)
+        build = threading.Thread(target=lambda: built.append(
+            index_corpus(DOCS[:2], "locked", milvus_uri=uri, engines=("rag", "local"), progress=False)))
+        build.start()
+        deadline = time.monotonic() + 120
+        while "waiting for the other process that has" not in capfd.readouterr().err:
+            assert build.is_alive() and time.monotonic() < deadline, "the build did not wait, or said nothing"
+            time.sleep(0.05)
+        assert not LexicalIndex("locked").exists()  # nothing written while it waits
     finally:
-        holder.kill()
-        holder.wait()
-    assert not LexicalIndex("locked").exists()  # no half-built corpus: the full-text index was not written
+        holder.communicate("", timeout=60)  # the holder lets go
+    build.join(timeout=300)
+    assert built and LexicalIndex("locked").exists(), "the build did not go on once the folder was free"
 
 
 @pytest.mark.slow

@@ -138,6 +138,9 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
         raise IndexError_(f"{action} the Milvus server at {uri} failed ({exc})") from exc
 
 
+LITE_WAIT_POLL_S = 0.5  # how often a build waiting for another process's Lite folder looks again
+
+
 def held_elsewhere(uri: str) -> bool:
     """Whether another process holds the Lite folder's lock (Milvus Lite keeps an advisory flock on its LOCK
     file while a process has it open; pymilvus reports that only as "Open local milvus failed"). Asked after
@@ -250,9 +253,27 @@ class MilvusStore:
             return bool(self.client.has_collection(self.collection))
 
     def check_writable(self) -> None:
-        """Open the database (a Milvus Lite folder another process holds fails here) without writing."""
-        with self._errors("opening"):
-            self.client.has_collection(self.collection)
+        """Open the database without writing. A Milvus Lite folder another process holds (a ``serve``, an
+        ``mcp``, a notebook: Lite lets one process open it at a time) is waited for, said in one line, and
+        the build goes on once that process lets go; Ctrl-C stops the wait. Refusing at once left a user
+        beside a running ``serve`` nothing to do but stop it by hand and run the command again."""
+        said = False
+        while True:
+            try:
+                with self._errors("opening"):
+                    self.client.has_collection(self.collection)
+                return
+            except IndexError_:
+                if not (is_lite_uri(self.uri) and held_elsewhere(self.uri)):
+                    raise
+            if not said:
+                print(f"waiting for the other process that has {self.uri} open (a factdebate serve, mcp, batch "
+                      "run or notebook; Milvus Lite lets one process open a folder at a time) to let go of it: "
+                      "this build goes on then. Ctrl-C stops here; or index into a Milvus server "
+                      "(--milvus-uri http://host:19530)", file=sys.stderr, flush=True)
+                said = True
+            while held_elsewhere(self.uri):  # a lock test costs nothing; each open attempt starts Milvus Lite
+                time.sleep(LITE_WAIT_POLL_S)
 
     def create(self) -> None:
         """Create the collection with its vector index if it is missing (idempotent)."""
