@@ -1,9 +1,9 @@
 """The conformance suite's conversational world (issue 57, item 4; conversations.py): every conversation's false
 reply and its all-true twin through every door -- the proxy plain and streamed, ``POST /v1/guard/check``,
-LiteLLM's guardrail route (the conversation as its ``structured_messages``), ``factdebate.guard``,
-``factdebate.aguard_stream`` and MCP ``check_answer`` (given the conversation) -- under ``flag``, and the false
-replies under ``block`` and ``hold`` through the proxy plain and streamed, LiteLLM's route and
-``aguard_stream``.
+LiteLLM's guardrail route (the conversation from its ``pre_call``, the reply in its ``post_call``),
+``factdebate.guard``, ``factdebate.aguard_stream`` and MCP ``check_answer`` (given the conversation) -- under
+``flag``, and the false replies under ``block`` and ``hold`` through the proxy plain and streamed, LiteLLM's
+route and ``aguard_stream``.
 
 Asserted: no false statement is delivered without a claim that marks it refuted or unchecked (nor under a
 SUPPORTS label); ``block`` refuses it and ``hold`` never shows it; no true twin is flagged (every claim checked
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -69,12 +70,19 @@ def through_mcp(mcp: McpDoor, convo: Conversation, reply: str) -> Outcome:
 
 
 def through_litellm(world: World, case: Scenario) -> Outcome:
-    """LiteLLM's guardrail route as LiteLLM calls it after the model answered: the reply's text, the request's
-    messages (the conversation before it), the options as the guardrail's params; what the client gets is the
-    text as LiteLLM's answer leaves it."""
-    body = {"input_type": "response", "texts": [case.reply], "structured_messages": case.messages,
-            "model": "scripted", "additional_provider_specific_params": options_of(case)}
-    reply = HTTP.post(f"{world.guard_url}/beta/litellm_basic_guardrail_api", json=body, headers=AUTH)
+    """LiteLLM's guardrail route as LiteLLM 1.108 calls it under ``mode: [pre_call, post_call]``: before the model,
+    the request's texts and its conversation (``structured_messages``); after it, the reply's text alone, under
+    the same ``litellm_call_id``; the options as the guardrail's params. What the client gets is the text as
+    LiteLLM's answer leaves it."""
+    url, params, call = f"{world.guard_url}/beta/litellm_basic_guardrail_api", options_of(case), uuid.uuid4().hex
+    asked = {"input_type": "request", "texts": [m["content"] for m in case.messages if m["role"] == "user"],
+             "structured_messages": case.messages, "model": "scripted", "litellm_call_id": call,
+             "additional_provider_specific_params": params}
+    before = HTTP.post(url, json=asked, headers=AUTH)
+    assert before.json() == {"action": "NONE"}, before.text  # the request passes
+    body = {"input_type": "response", "texts": [case.reply], "model": "scripted", "litellm_call_id": call,
+            "additional_provider_specific_params": params}
+    reply = HTTP.post(url, json=body, headers=AUTH)
     data = reply.json()
     if reply.status_code != 200:
         return Outcome("litellm", None, None, f"{reply.status_code} {data}")
