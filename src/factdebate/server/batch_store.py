@@ -18,7 +18,15 @@ from typing import Any
 
 from factdebate.core.textsafe import dumps_record
 from factdebate.run.batch import ClaimItem
-from factdebate.server.state_db import HEARTBEAT_SCHEMA, Cursor, StateDatabase, beat, fresh_processes, open_state_db
+from factdebate.server.state_db import (
+    HEARTBEAT_SCHEMA,
+    PROCESS_LEASE_SECONDS,
+    Cursor,
+    StateDatabase,
+    beat,
+    fresh_processes,
+    open_state_db,
+)
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS batches (
@@ -66,6 +74,7 @@ class BatchInfo:
 class BatchStore:
     def __init__(self, target: str | Path | StateDatabase) -> None:
         self.db = target if not isinstance(target, str | Path) else open_state_db(target)
+        self.lease_s = PROCESS_LEASE_SECONDS  # the service's heartbeat_lease_s (server/service.py sets it)
         self.db.script(_SCHEMA)
         if self.db.dialect == "sqlite":
             self.db.write("schema", _add_worker_column)
@@ -137,7 +146,7 @@ class BatchStore:
         """Claims marked running by a runner that is gone become pending; returns how many runners were gone.
         ``alive(worker, fresh)`` decides, given the processes that beat within the lease."""
         def requeue(db: Cursor) -> int:
-            fresh = fresh_processes(db)
+            fresh = fresh_processes(db, lease_s=self.lease_s)
             workers = [w for (w,) in db.execute("SELECT DISTINCT worker FROM batch_items WHERE status = 'running'")
                        .fetchall()]
             dead = [w for w in workers if w is None or not alive(w, fresh)]

@@ -113,6 +113,10 @@ class ServiceConfig(BaseModel):
                                   "stop (SIGTERM, Ctrl-C), for the requests in progress; then they are cancelled "
                                   "and the server exits within a few seconds more, whatever is running.")
 
+    heartbeat_lease_s: float = Field(default=20.0, ge=2, le=3600, description="With shared state: seconds "
+                                     "without a heartbeat after which a process of another machine counts as gone "
+                                     "and its batch claims and debate slots are freed; each process beats four "
+                                     "times a lease.")
     metrics_key: SecretStr | None = Field(
         default=None, json_schema_extra=offered(env="FACTDEBATE_METRICS_KEY"),
         description="The key a Prometheus scrape of GET /metrics on the service's port presents (Authorization: "

@@ -24,7 +24,6 @@ from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
 from factdebate.server.shutdown import Stopping
-from factdebate.server.state_db import HEARTBEAT_SECONDS
 from factdebate.server.tracing import Tracing
 from factdebate.server.warmup import WarmUp, needs_warm_up
 from factdebate.settings.model import Settings
@@ -81,6 +80,9 @@ class Service:
             limiter = SharedRateLimiter(shared, config.rate_limit_per_minute, config.rate_burst, "key:")
             failures = SharedRateLimiter(shared, AUTH_FAILURES_PER_MINUTE, None, "auth:")
         # Processes sharing the store also share the batches they run (one process alone has nothing to join).
+        store.lease_s = config.heartbeat_lease_s
+        if shared is not None:
+            shared.lease_s = config.heartbeat_lease_s
         runner = BatchRunner(store, pool.get, config.batch_concurrency, config.batch_join_seconds if shared else 0)
         return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
                    limiter=limiter, auth_failures=failures, shared=shared,
@@ -109,7 +111,7 @@ class Service:
 
     async def heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
+            await asyncio.sleep(self.config.heartbeat_lease_s / 4)  # four beats a lease
             try:
                 await asyncio.to_thread(self.beat)
             except Exception:  # a database hiccup must not end the heartbeat; the next beat tries again

@@ -5,9 +5,9 @@ PostgreSQL server for several). Each check is one short serialized transaction, 
 interleave a read and its write.
 
 A debate slot is a row naming its process. A process that dies holding slots leaves rows behind: the next
-check removes them, at once for a process of the same machine (it is gone), and after
-``PROCESS_LEASE_SECONDS`` without a heartbeat for a process of another machine. ``SLOT_TTL_SECONDS`` is a
-last backstop, the longest a debate may hold a slot."""
+check removes them, at once for a process of the same machine (it is gone), and after the service's
+``heartbeat_lease_s`` (default ``PROCESS_LEASE_SECONDS``, 20 s) without a heartbeat for a process of another
+machine. ``SLOT_TTL_SECONDS`` is a last backstop, the longest a debate may hold a slot."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from factdebate.server.state_db import (
     HEARTBEAT_SCHEMA,
+    PROCESS_LEASE_SECONDS,
     Cursor,
     StateDatabase,
     beat,
@@ -46,6 +47,7 @@ def worker_id() -> str:
 class SharedState:
     def __init__(self, target: str | Path | StateDatabase) -> None:
         self.db = target if not isinstance(target, str | Path) else open_state_db(target)
+        self.lease_s = PROCESS_LEASE_SECONDS  # the service's heartbeat_lease_s (server/service.py sets it)
         self.db.script(_SCHEMA)
 
     def beat(self) -> None:
@@ -90,7 +92,7 @@ class SharedState:
 
         def acquire(db: Cursor) -> str | None:
             now = time.time()
-            fresh = fresh_processes(db, now)
+            fresh = fresh_processes(db, now, self.lease_s)
             rows = db.execute("SELECT id, host, pid, started FROM run_slots").fetchall()
             stale = [r[0] for r in rows if not process_alive(r[1], r[2], fresh) or r[3] < now - SLOT_TTL_SECONDS]
             db.executemany("DELETE FROM run_slots WHERE id = ?", [(s,) for s in stale])

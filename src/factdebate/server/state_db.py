@@ -34,11 +34,11 @@ T = TypeVar("T")
 SERVER_SCHEMES = ("postgresql", "postgres")
 CONNECT_TRIES = 3
 CONNECT_TIMEOUT_SECONDS = 5
-# How often each service process records that it is alive, and after how long without a record a process
-# on another machine counts as gone (its claims and debate slots are then freed). On the same machine a
-# process is checked directly.
-HEARTBEAT_SECONDS = 15.0
-PROCESS_LEASE_SECONDS = 90.0
+# After how long without a record a process on another machine counts as gone (its claims and debate slots
+# are then freed): the service's heartbeat_lease_s, this by default; each process records that it is alive
+# four times a lease (server/service.py). On the same machine a process is checked directly. (Was 90 s: a
+# dead replica's claims and slots waited a minute and a half, issue 59.)
+PROCESS_LEASE_SECONDS = 20.0
 
 # After every try to reach the server failed, requests fail at once for this long rather than each waiting
 # out the tries again (in line behind one lock): a server that is down answers 503s quickly, not slowly.
@@ -277,11 +277,11 @@ def beat(db: StateDatabase, process: str, now: float | None = None) -> None:
         (process, now)))
 
 
-def fresh_processes(cursor: Cursor, now: float | None = None) -> set[str]:
+def fresh_processes(cursor: Cursor, now: float | None = None, lease_s: float = PROCESS_LEASE_SECONDS) -> set[str]:
     """The processes (``host:pid``) that recorded a heartbeat within the lease."""
     now = time.time() if now is None else now
-    cursor.execute("DELETE FROM heartbeats WHERE seen < ?", (now - 10 * PROCESS_LEASE_SECONDS,))
-    rows = cursor.execute("SELECT process FROM heartbeats WHERE seen >= ?", (now - PROCESS_LEASE_SECONDS,)).fetchall()
+    cursor.execute("DELETE FROM heartbeats WHERE seen < ?", (now - 10 * max(lease_s, PROCESS_LEASE_SECONDS),))
+    rows = cursor.execute("SELECT process FROM heartbeats WHERE seen >= ?", (now - lease_s,)).fetchall()
     return {row[0] for row in rows}
 
 
