@@ -113,3 +113,29 @@ def test_report_md_keeps_a_runs_base_rate_warning(tmp_path: Path) -> None:
     build_report(tmp_path, {"paper": "toolmad", "tables": ["table4"], "cells": [cell], "seed": 0, "limit": 10})
     report = (tmp_path / "report.md").read_text()
     assert f"- **fever/tool-mad**: warning: {warning.removeprefix('- **warning**: ')}" in report
+
+
+def test_the_drafts_own_score_is_not_a_difference_from_the_draft(tmp_path: Path) -> None:
+    """Issue 63: the ACL draft's Tool-MAD rows run its consistency score, which the method declares against the
+    journal (scoring_variant); for the draft that is its own setting, said so, not listed as a difference."""
+    from factdebate.eval.reproduce.differences import table
+    from factdebate.eval.reproduce.spec import get_paper
+
+    draft = "\n".join(table(get_paper("toolmad-draft")))
+    assert "| `scoring_variant` |" not in draft
+    assert "Not a difference: `scoring_variant` (tool-mad, vanilla-vanilla" in draft
+    assert "Not a difference" not in "\n".join(table(get_paper("toolmad")))
+    folder = tmp_path / "fever" / "tool-mad"
+    folder.mkdir(parents=True)
+    declared = [{"key": "scoring_variant", "paper": "faithfulness and answer relevance (stability score)",
+                 "here": "the earlier draft's consistency score", "restore": "--scoring-variant stability"},
+                {"key": "rounds", "paper": "T = 3", "here": "T = 2", "restore": "--rounds 3"}]
+    (folder / "run.json").write_text(json.dumps({"provenance": {"models": {"debater": "openai:m"}},
+                                                 "deviations": declared}))
+    cell = {"dataset": "fever", "run": "tool-mad", "method": "tool-mad", "status": "done", "samples": 0,
+            "paper_n": 200, "errored": 0, "folder": "fever/tool-mad", "notes": [], "overrides": []}
+    build_report(tmp_path, {"paper": "toolmad-draft", "tables": ["table1"], "cells": [cell], "seed": 0, "limit": 3})
+    report = (tmp_path / "report.md").read_text()
+    assert "  - the paper's own setting, not a difference: the judge reads each agent's consistency score" in report
+    assert "differs from the paper: T = 2 (paper: T = 3)" in report
+    assert "differs from the paper: the earlier draft's consistency score" not in report

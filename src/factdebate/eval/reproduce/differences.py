@@ -65,8 +65,12 @@ def table(paper: Paper) -> list[str]:
     for run, dataset in pairs:
         columns.setdefault(run, []).append(dataset)
     grouped: dict[tuple[str, str, str, str], dict[str, list[str]]] = {}
+    own: dict[str, dict[str, None]] = {}  # the paper's own settings a method declares against its reference
     for run, dataset in pairs:
         for d in cell_deviations(paper, run, dataset):
+            if d["key"] in paper.own_settings:
+                own.setdefault(d["key"], {})[run] = None
+                continue
             grouped.setdefault((d["key"], d["paper"], d["here"], d["restore"]), {}).setdefault(run, []).append(dataset)
     lines = [f"### {paper.short}", "", "| difference | runs | the paper | here | the paper's way |",
              "|---|---|---|---|---|"]
@@ -74,6 +78,9 @@ def table(paper: Paper) -> list[str]:
         named = ", ".join(run if found == columns[run] else
                           f"{run} ({', '.join(paper.datasets[d].label for d in found)})" for run, found in runs.items())
         lines.append(f"| `{key}` | {named} | {_cell(was)} | {_cell(here)} | {_cell(restore) or '—'} |")
+    for key, own_runs in own.items():
+        lines += ["", f"Not a difference: `{key}` ({', '.join(own_runs)}) is this paper's own setting, "
+                      f"{paper.own_settings[key]}; the method declares it against its reference paper."]
     return lines
 
 

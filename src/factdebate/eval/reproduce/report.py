@@ -261,7 +261,7 @@ def _cost_cells(cost: dict[str, Any]) -> tuple[str, str]:
             f"{total:,.0f}" if isinstance(total, int | float) else "n/a")
 
 
-def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
+def _runs_markdown(root: Path, cells: list[dict[str, Any]], paper: Paper) -> list[str]:
     out = ["## Runs", "", "| run | dataset | method | status | samples (paper's n) | unparsed | errored | "
            "replies re-asked/recovered/lost | per claim: model calls, tokens, seconds | seconds in all | folder |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -285,7 +285,12 @@ def _runs_markdown(root: Path, cells: list[dict[str, Any]]) -> list[str]:
                    f"`{cell['folder']}` |")
         deviations = (_cell_json(root, cell, RUN) or {}).get("deviations", [])
         notes = [f"  - {n}" for n in cell["notes"]] + [f"  - your flag: {o}" for o in cell["overrides"]]
+        # a paper's own setting that its method declares against the reference paper (the ACL draft's score)
+        own = [d for d in deviations if d.get("key") in paper.own_settings]
+        deviations = [d for d in deviations if d.get("key") not in paper.own_settings]
         notes += [f"  - differs from the paper: {Deviation.model_validate(d).line()}" for d in deviations]
+        notes += [f"  - the paper's own setting, not a difference: {paper.own_settings[d['key']]} ({d['key']})"
+                  for d in own]
         if cell["status"] == "done" and not deviations:
             notes.append("  - no deviation from the paper listed by the method")
         if notes:
@@ -338,7 +343,7 @@ def build_report(root: Path, manifest: dict[str, Any]) -> list[Path]:
         md += ["Citations:", ""] + [
             f"- {line.cite}: {_num(line.paper, _digits(table, line.metric, line.run, line.column))}"
             for line in lines if line.cite and line.paper is not None] + [""]
-    md += _runs_markdown(root, manifest["cells"])
+    md += _runs_markdown(root, manifest["cells"], paper)
     skipped = [c for c in manifest["cells"] if c["status"] in ("skipped", "failed")]
     if skipped:
         md += ["", "## Not run", ""] + [f"- {c['dataset']}/{c['run']} ({c['status']}): {c['reason']}" for c in skipped]

@@ -99,6 +99,9 @@ class Paper(_Strict):
     models: dict[str, str]
     main: list[str] = Field(description="The tables run when --table is not given.")
     note: str = ""
+    own_settings: dict[str, str] = Field(default_factory=dict, description="Deviation keys a method declares "
+                                         "against its reference paper that are this paper's own setting (the ACL "
+                                         "draft's consistency score), each with what this paper does.")
     datasets: dict[str, DatasetSpec]
     runs: dict[str, RunSpec]
     tables: list[Table]
