@@ -272,7 +272,10 @@ class MilvusStore:
                       "this build goes on then. Ctrl-C stops here; or index into a Milvus server "
                       "(--milvus-uri http://host:19530)", file=sys.stderr, flush=True)
                 said = True
+            from factdebate.corpus.progress import raise_if_stopped
+
             while held_elsewhere(self.uri):  # a lock test costs nothing; each open attempt starts Milvus Lite
+                raise_if_stopped()  # Ctrl-C reaches a wait in a worker thread (run_claim's preparation) too
                 time.sleep(LITE_WAIT_POLL_S)
 
     def create(self) -> None:

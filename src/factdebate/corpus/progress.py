@@ -272,6 +272,13 @@ def stop_builds() -> None:
     _stop.set()
 
 
+def raise_if_stopped() -> None:
+    """Raise :class:`BuildStopped` once the process was told to stop: for a build's waits between batches
+    (another process's Lite folder), which no reporter step reaches."""
+    if _stop.is_set():
+        raise BuildStopped
+
+
 class _Stoppable:
     """A reporter whose every step first asks whether the process was told to stop."""
 
