@@ -18,7 +18,7 @@ server = MCPServer("echo-holder")
 def lookup(query: str) -> str:
     # A ToolError reaches the client as the tool's error text (anything else the SDK reports as a crash, unsaid)
     raise ToolError(f"wiki backend refused credential {os.environ.get('WIKI_ACCESS', '')} "
-                       "at wiki-db.corp.internal:5433")
+                       "at wiki-db.corp.internal:5433 (wiki-db:5433, 10.0.3.7:5433)")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,9 @@ UPSTREAM_KEY = "sk-upstream-0a1b2c3d4e5f6789"
 SEARCH_KEY = "tvly-operator-5566778899aabb"
 MCP_KEY = "wiki-env-value-31415926"
 INTERNAL = "gw-node-3.corp.internal:8443"
+# How a gateway may name where it is: an internal name, a bare host:port (a compose service, a name in the
+# operator's search domain), a private IP with its port. None of them may reach a caller.
+WHERE = (INTERNAL, "gw-node-3:8443", "10.20.30.40:8443")
 MCP_HOST = "wiki-db.corp.internal:5433"
 ECHOED = "Incorrect API key provided"
 ECHO_MCP = Path(__file__).with_name("echo_mcp_server.py")
@@ -49,7 +52,8 @@ class _Echo(BaseHTTPRequestHandler):
             self.rfile.read(length)
         key = (self.headers.get("authorization") or "").removeprefix("Bearer ").strip()
         self.server.keys.add(key)  # type: ignore[attr-defined]
-        body = json.dumps({"error": {"message": f"{ECHOED}: {key}. You can find your key at {INTERNAL}",
+        where = self.server.where  # type: ignore[attr-defined]
+        body = json.dumps({"error": {"message": f"{ECHOED}: {key}. You can find your key at {where}",
                                      "type": "invalid_request_error", "param": None,
                                      "code": "invalid_api_key"}}).encode()
         self.send_response(401 if self.command == "POST" else 404)
@@ -68,13 +72,18 @@ class EchoServer:
     def __init__(self) -> None:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
         self.httpd.keys = set()  # type: ignore[attr-defined]
+        self.httpd.where = INTERNAL  # type: ignore[attr-defined]
         self.address = f"127.0.0.1:{self.httpd.server_address[1]}"
         self.url = f"http://{self.address}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     @property
     def keys(self) -> set[str]:
-        return self.httpd.keys  # type: ignore[attr-defined,no-any-return]
+        return self.httpd.keys  # type: ignore[attr-defined]
+
+    def answer_from(self, where: str) -> None:
+        """The address its errors name from now on."""
+        self.httpd.where = where  # type: ignore[attr-defined]
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -94,20 +103,24 @@ def operator_env(echo: EchoServer, monkeypatch: pytest.MonkeyPatch) -> EchoServe
     monkeypatch.setenv("OPENAI_BASE_URL", f"{echo.url}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", CHECKER_KEY)
     monkeypatch.setenv("TAVILY_API_KEY", SEARCH_KEY)
+    echo.answer_from(INTERNAL)
     return echo
 
 
 def assert_private(name: str, text: str, *hosts: str) -> None:
-    for secret in (CHECKER_KEY, UPSTREAM_KEY, SEARCH_KEY, MCP_KEY, INTERNAL, MCP_HOST, "corp.internal", *hosts):
+    for secret in (CHECKER_KEY, UPSTREAM_KEY, SEARCH_KEY, MCP_KEY, *WHERE, "gw-node-3", "10.20.30.40", MCP_HOST,
+                   "wiki-db", "10.0.3.7", "corp.internal", *hosts):
         assert secret not in text, f"{name}: {secret} reached the caller: {text[:3000]}"
 
 
 CHECKER = {"llm": "openai:gpt-echo", "agents": ["none", "none"], "scoring": False, "cache": False, "rounds": 1}
 
 
+@pytest.mark.parametrize("where", WHERE)
 def test_every_face_of_the_service_hides_what_a_checker_echoes(make_app: AppFactory, operator_env: EchoServer,
-                                                             wait_for: Callable[..., None]) -> None:
+                                                             wait_for: Callable[..., None], where: str) -> None:
     echo = operator_env
+    echo.answer_from(where)
     upstream = LiveServer(upstream_app(Upstream())).__enter__()  # a working upstream: the checker fails
     try:
         with pytest.MonkeyPatch.context() as env:
@@ -153,9 +166,11 @@ def test_every_face_of_the_service_hides_what_a_checker_echoes(make_app: AppFact
         assert ECHOED in text, f"{face} no longer says what failed: {text[:2000]}"
 
 
+@pytest.mark.parametrize("where", WHERE)
 def test_a_guard_upstream_that_echoes_its_key_passes_its_error_on_without_it(
-        make_app: AppFactory, operator_env: EchoServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        make_app: AppFactory, operator_env: EchoServer, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     echo = operator_env
+    echo.answer_from(where)
     monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{echo.url}/v1")
     monkeypatch.setenv("FACTDEBATE_GUARD_UPSTREAM_KEY", UPSTREAM_KEY)
     app = make_app(defaults=CHECKER, rate_limit_per_minute=0)

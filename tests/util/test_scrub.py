@@ -56,16 +56,19 @@ def test_settings_give_their_mcp_env_values_passwords_and_endpoints() -> None:
 
 def test_error_text_loses_every_address_and_key_shape() -> None:
     message = ("Incorrect API key provided: sk-proj-AbCdEf1234567890XyZ. You can find your key at "
-               "gw-node-3.corp.internal:8443 (10.20.30.40, [fd00::7]:81, fd00::8) or https://admin:pw@gw.example.com/x")
+               "gw-node-3.corp.internal:8443 (10.20.30.40, [fd00::7]:81, fd00::8) or https://admin:pw@gw.example.com/x"
+               ", or ask gw-node-4:8443 and ollama:11434.")
     shown = scrub(message)
-    for leaked in ("AbCdEf", "gw-node-3", "8443", "10.20.30.40", "fd00", "admin", "gw.example.com"):
+    for leaked in ("AbCdEf", "gw-node-3", "8443", "10.20.30.40", "fd00", "admin", "gw.example.com", "gw-node-4",
+                   "ollama", "11434"):
         assert leaked not in shown, (leaked, shown)
     assert shown.startswith("Incorrect API key provided: ***. You can find your key at the operator's host")
 
 
 def test_ordinary_words_and_public_sources_stay() -> None:
     ordinary = ("model gpt-4o-mini has no 3.5 variant at temperature 0.7, at 12:30:45 on 2024-05-01; "
-                "rounds[0].turns[12].score is out of range")
+                "rounds[0].turns[12].score is out of range; rounds:3, max_tokens:256, x:80.5, PMID:10, "
+                "sha256:0123456789abcdef, 2024-05-01T12:30:45")
     assert scrub(ordinary) == ordinary
     verdict = '{"source": "https://en.wikipedia.org/wiki/Paris", "text": "127.0.0.1 is loopback"}'
     assert scrub_known(verdict) == verdict

@@ -73,6 +73,11 @@ _HOST = re.compile(r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::\d{1,5})?
                    r"|(?<![\w:])(?=[0-9A-Fa-f:]*::)[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])"
                    r"|\blocalhost(?::\d{1,5})?\b"
                    rf"|\b(?:{_LABEL}\.)+(?:(?:{_TLDS})\b(?::\d{{1,5}})?|[A-Za-z]{{2,63}}:\d{{1,5}}\b)", re.IGNORECASE)
+# In error text only: a bare ``name:port`` ("gw-node-3:8443", "ollama:11434", "db:5432": a compose service or a
+# host in the operator's search domain). Not a word that continues a path, a key or a number ("sha256:0a1b",
+# "max_tokens:256", "T12:30:45"), not a name in capitals ("PMID:10", "HTTP:11": identifiers, not hosts), not a
+# one-digit count ("rounds:3"); case-sensitive, unlike _HOST.
+_BARE_HOST_PORT = re.compile(r"(?<![\w.:/@\\-])(?![A-Z0-9-]*:)[A-Za-z][A-Za-z0-9-]{0,62}:\d{2,5}(?![\w:\-]|\.\d)")
 
 _lock = threading.Lock()
 # What the process holds, replaced whole on each addition (copy on write): reading it costs nothing.
@@ -296,7 +301,7 @@ def scrub(text: str) -> str:
     text = _without_values(text, frozenset(), hosts)
     text = _KEY_SHAPED.sub(MASK, text)
     text = _LONG_TOKEN.sub(MASK, text)
-    return _HOST.sub(HOST_WORDS, text)
+    return _BARE_HOST_PORT.sub(HOST_WORDS, _HOST.sub(HOST_WORDS, text))
 
 
 def _hidden_url(match: re.Match[str]) -> str:
