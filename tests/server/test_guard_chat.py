@@ -265,9 +265,9 @@ def test_an_unreachable_upstream_is_a_502_and_no_upstream_a_404(guard: Guard, mo
     assert reply.status_code == 404 and "--guard-upstream" in reply.json()["error"]["message"]
 
 
-def test_each_checked_claim_costs_a_rate_limit_token(guard: Guard) -> None:
-    server, _ = guard(rate_limit_per_minute=3, rate_burst=3)
-    ask(server)  # the request's token and one more for its second claim: one left
+def test_each_checked_claim_costs_a_claim_token(guard: Guard) -> None:
+    server, _ = guard(claims_per_minute=3, claims_burst=3)  # the key's claims, apart from its requests (issue 59)
+    ask(server)  # two claims: one token left
     ask(server)  # allowed on the last token; its claims take the bucket below zero
-    with pytest.raises(openai.RateLimitError):
+    with pytest.raises(openai.RateLimitError, match="claims per minute"):
         ask(server)

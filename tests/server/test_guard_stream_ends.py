@@ -180,7 +180,7 @@ def test_leaving_after_the_verdicts_pays_for_the_claims_checked(guard: Guard) ->
     """Item 6: a caller who read every claim's verdict and left before the end paid one token, not one a claim."""
     upstream = Upstream(answer=ANSWER + " Do you agree?" * 300, token_delay=0.01)
     with LiveServer(upstream_app(upstream)) as model:
-        server = guard(f"{model.url}/v1", rate_limit_per_minute=0.6, rate_burst=3)
+        server = guard(f"{model.url}/v1", claims_per_minute=0.6, claims_burst=3)
         verdicts = 0
         with httpx.stream("POST", f"{server.url}{CHAT}", headers={**AUTH, "X-Factdebate-Verdicts": "each"},
                           timeout=30, json={"model": "m", "stream": True, "messages": HI, "factdebate": FAST}) as reply:
@@ -190,9 +190,12 @@ def test_leaving_after_the_verdicts_pays_for_the_claims_checked(guard: Guard) ->
                     break  # both claims decided, the answer still streaming: leave now
         assert verdicts == 2
         wait_idle(server)
-        # 3 tokens: the request's own and one more for its second claim are gone, one is left.
-        assert httpx.get(f"{server.url}/v1/methods", headers=AUTH).status_code == 200
-        assert httpx.get(f"{server.url}/v1/methods", headers=AUTH).status_code == 429
+        # 3 claim tokens: its two claims' are gone, one is left (its reservation of response.max_claims was
+        # settled): one more check is let in, and its claims leave none for the next.
+        probe = {"text": ANSWER, "factdebate": FAST}
+        assert httpx.post(f"{server.url}/v1/guard/check", headers=AUTH, json=probe, timeout=30).status_code == 200
+        refused = httpx.post(f"{server.url}/v1/guard/check", headers=AUTH, json=probe, timeout=30)
+        assert refused.status_code == 429 and "claims per minute" in refused.text
 
 
 def test_an_upstream_429_keeps_its_retry_after(guard: Guard) -> None:

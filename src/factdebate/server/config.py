@@ -46,6 +46,12 @@ class ServiceConfig(BaseModel):
     rate_burst: int | None = Field(default=None, ge=1, le=1_000_000,
                                    description="Requests a key may make at once (default: a "
                                    "minute's worth).")
+    claims_per_minute: float = Field(default=600, ge=0, le=10_000_000, description="Claims per minute per key "
+                                     "that guard replies check, apart from the requests (0: no limit); a reply "
+                                     "reserves response.max_claims when it starts and gives back what it did not "
+                                     "check.")
+    claims_burst: int | None = Field(default=None, ge=1, le=10_000_000, description="Claims a key may have "
+                                     "checked at once (default: a minute's worth).")
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=2**30, description="Largest request body.")
     max_batch_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, le=2**30, description="Largest batch upload.")
     max_batch_claims: int = Field(default=5000, ge=1, le=1_000_000, description="Most claims in one batch.")

@@ -23,6 +23,7 @@ from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, give
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.server.check_routes import call_keeper
+from factdebate.server.claim_limit import claimed_slot
 from factdebate.server.guard_check_id import check_id_of
 from factdebate.server.guard_prepare import (
     CONVERSATION_HEADER,
@@ -36,7 +37,7 @@ from factdebate.server.guard_prepare import (
 )
 from factdebate.server.guard_request import ChatRequest, check_messages, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError
-from factdebate.server.response_routes import ClaimCharge, _charged_slot
+from factdebate.server.response_routes import ClaimCharge
 from factdebate.server.routes import _RunSlot
 from factdebate.server.service import Service
 from factdebate.settings.model import Settings
@@ -103,7 +104,7 @@ class ServiceHost(Host):
             if guard.on_overload == "503":
                 raise HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
                                     headers={"Retry-After": str(shed.retry_after_s)})
-        slot, charge = _charged_slot(service, self.caller, settings)
+        slot, charge = claimed_slot(service, self.caller, settings)
         if shed is not None:
             return ServiceAdmission(slot, charge, None, shed.why)
         return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once))

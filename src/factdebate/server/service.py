@@ -39,6 +39,7 @@ class Service:
     config: ServiceConfig
     keys: KeyRing
     limiter: RateLimiter | SharedRateLimiter
+    claims_limiter: RateLimiter | SharedRateLimiter  # claims per minute per key, apart (server/claim_limit.py)
     resolver: SettingsResolver
     pool: ResourcePool
     store: BatchStore
@@ -76,8 +77,10 @@ class Service:
             shared = SharedState(store.db if on_server_or_store else str(config.state_db))
         limiter: RateLimiter | SharedRateLimiter = RateLimiter(config.rate_limit_per_minute, config.rate_burst)
         failures: RateLimiter | SharedRateLimiter = RateLimiter(AUTH_FAILURES_PER_MINUTE)
+        claims: RateLimiter | SharedRateLimiter = RateLimiter(config.claims_per_minute, config.claims_burst)
         if shared is not None:
             limiter = SharedRateLimiter(shared, config.rate_limit_per_minute, config.rate_burst, "key:")
+            claims = SharedRateLimiter(shared, config.claims_per_minute, config.claims_burst, "claims:")
             failures = SharedRateLimiter(shared, AUTH_FAILURES_PER_MINUTE, None, "auth:")
         # Processes sharing the store also share the batches they run (one process alone has nothing to join).
         store.lease_s = config.heartbeat_lease_s
@@ -85,7 +88,7 @@ class Service:
             shared.lease_s = config.heartbeat_lease_s
         runner = BatchRunner(store, pool.get, config.batch_concurrency, config.batch_join_seconds if shared else 0)
         return cls(config=config, keys=KeyRing(config.key_values(), config.allow_anonymous),
-                   limiter=limiter, auth_failures=failures, shared=shared,
+                   limiter=limiter, claims_limiter=claims, auth_failures=failures, shared=shared,
                    resolver=SettingsResolver(config.defaults, config.config_file, config.allowed_llms, config.caps,
                                              config.allowed_mcp_tools, config.allowed_corpora, config.key_corpora),
                    pool=pool, store=store, runner=runner,
