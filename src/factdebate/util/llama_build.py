@@ -1,0 +1,88 @@
+"""Whether the installed llama-cpp-python runs on other CPUs than the one that compiled it, and its rebuild.
+
+``pip install 'factdebate[all]'`` compiles llama-cpp-python from its sdist with llama.cpp's default,
+``GGML_NATIVE=ON`` (``-march=native``): the library then uses every instruction the building CPU has
+(AVX-512 on the development machine), and the environment copied to a CPU without them dies with SIGILL on
+import. The repository's setup script builds it with ``PORTABLE_CMAKE_ARGS`` (x86-64 with AVX2, FMA and
+F16C); ``factdebate setup`` rebuilds a wheel-installed one the same way (cli/setup.py).
+
+A build is told apart by what it says it was compiled with (``llama_print_system_info``): the portable flags
+enable at most ``PORTABLE_FEATURES``; a native build on a newer CPU adds AVX-512, AVX-VNNI or AMX. It is asked
+in a child process, since a library built for another CPU kills the process that loads it.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import signal
+import subprocess
+from dataclasses import dataclass
+from typing import Literal
+
+from factdebate.util.child_python import python_command, python_env
+
+DIST = "llama-cpp-python"
+VERSION = "0.3.36"  # pyproject.toml's [local] pin
+SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"  # the lock's, of the sdist
+# The setup script's flags, word for word (tests/cli/test_setup.py holds the two together).
+PORTABLE_CMAKE_ARGS = "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+# What a build with those flags reports as on (GGML_NATIVE=OFF also turns BMI2 on, measured on this machine's
+# setup-built library: "SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1").
+PORTABLE_FEATURES = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
+_X86_FEATURE_ON = re.compile(r"\b(SSE\w*|SSSE3|AVX\w*|F16C|FMA|BMI2|AMX\w*)\s*=\s*1\b")
+_ASK = "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"
+ASK_TIMEOUT_S = 120.0  # loading the library takes about a second; a loaded machine may take longer
+
+
+@dataclass(frozen=True)
+class Build:
+    kind: Literal["absent", "portable", "native", "broken", "other-cpu"]
+    detail: str = ""
+
+    @property
+    def needs_rebuild(self) -> bool:
+        return self.kind in ("native", "broken")
+
+
+def beyond_portable(system_info: str) -> list[str]:
+    """The x86 instruction sets ``system_info`` reports on that the portable flags never enable."""
+    return sorted({m.group(1) for m in _X86_FEATURE_ON.finditer(system_info)} - PORTABLE_FEATURES)
+
+
+def installed_build() -> Build:
+    """What the llama-cpp-python of this environment was compiled for, asked in a child process."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return Build("absent")
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return Build("other-cpu", platform.machine())  # the portable flags are x86's
+    try:
+        done = subprocess.run(python_command("-c", _ASK), capture_output=True, text=True, env=python_env(),
+                              timeout=ASK_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return Build("broken", f"loading it took over {ASK_TIMEOUT_S:.0f} s")
+    if done.returncode == -signal.SIGILL:
+        return Build("broken", "it does not load here: an instruction this CPU lacks (SIGILL), built for another")
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        return Build("broken", f"it does not load here ({last[:200]})")
+    extra = beyond_portable(done.stdout)
+    return Build("native", ", ".join(extra)) if extra else Build("portable")
+
+
+def rebuild_requirement() -> str:
+    """The pin as a line of a hash-checking requirements file: the sdist, as the lock has it."""
+    return f"{DIST}=={VERSION} --hash=sha256:{SDIST_SHA256}"
+
+
+def rebuild_command(requirements: str) -> list[str]:
+    """pip's command line that compiles the pinned sdist again, whatever pip's cache holds (a cached wheel
+    is the native one being replaced)."""
+    return python_command("-m", "pip", "install", "--no-deps", "--require-hashes", "--force-reinstall",
+                          "--no-cache-dir", "--no-binary", DIST, "--disable-pip-version-check", "-r", requirements)
+
+
+def rebuild_env() -> dict[str, str]:
+    return {**python_env(), "CMAKE_ARGS": PORTABLE_CMAKE_ARGS}
