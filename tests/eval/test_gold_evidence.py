@@ -137,3 +137,12 @@ def test_the_hubs_fever_parquet_is_converted_with_its_evidence_sets(tmp_path: Pa
         ("150448", (("Roman Atwood",),)),
         ("214861", ()),
     ]
+
+
+def test_corpus_titles_lists_the_builtin_corpus_its_index_holds(tmp_path: Path) -> None:
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "3"}
+    listed = subprocess.run([EXE, "corpus", "titles"], capture_output=True, text=True, env=env, timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == ["20th-century classical music", "2001: A Space Odyssey",
+                                          "A Sunday Afternoon on the Island of La Grande Jatte"]
+    assert listed.stderr.strip() == "corpus 'builtin': 3 page(s)"

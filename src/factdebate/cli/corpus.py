@@ -40,10 +40,14 @@ def titles_command(
     ids: Annotated[bool, Opt("--ids", help="Each document's id and title, tab-separated (ids differ from "
                                             "titles in corpora indexed from files).")] = False,
 ) -> None:
-    """List a corpus's pages, one title a line (stdout), and their count (stderr)."""
+    """List a corpus's pages, one title a line (stdout), and their count (stderr). The built-in corpus's are
+    those its index holds: all 10,033, or the first retrieval.builtin_docs."""
+    from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.titles import corpus_pages
+    from factdebate.settings.load import settings_from
 
-    pages = corpus_pages(name)
+    limit = settings_from({}, None).retrieval.builtin_docs if name == BUILTIN_CORPUS else None
+    pages = corpus_pages(name, limit=limit)
     for doc_id, title in pages.items():
         typer.echo(f"{doc_id}\t{title}" if ids else title)
     typer.echo(f"corpus '{name}': {len(pages)} page(s)", err=True)
