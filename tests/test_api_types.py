@@ -90,6 +90,9 @@ MISTAKES = [
      'Argument "method_options" to "verify" has incompatible type'),
     ("a method option of the wrong type", 'fd.verify("x", method="dpd", method_options={"dpd_max_rounds": "2"})',
      'Argument "method_options" to "verify" has incompatible type'),
+    # issue 61, item 6: the message above does not name the key; the method's own type does (README, "Python")
+    ("a misspelt key of one method's options", 'misspelt: fd.DPDOptions = {"dpd_max_round": 2}',
+     'Extra key "dpd_max_round" for TypedDict "DPDOptions"'),
     ("a method option as a plain keyword", 'fd.verify("x", method="dpd", dpd_max_rounds=2)',
      'Unexpected keyword argument "dpd_max_rounds"'),
     ("the blocking call awaited", 'async def awaited() -> None: print(await fd.verify("x"))',
@@ -127,7 +130,7 @@ def test_a_users_script_type_checks_with_mypy_strict(tmp_path: Path) -> None:
                             cwd=tmp_path, capture_output=True, text=True, timeout=280)
     lines = result.stdout.splitlines()
     assert not [line for line in lines if line.startswith("good.py")], result.stdout
-    assert len(MISTAKES) == 18
+    assert len(MISTAKES) == 19
     missed = [f"line {number}, {what}: {line}" for number, (what, line, message) in enumerate(MISTAKES, start=2)
               if not any(out.startswith(f"bad.py:{number}: error: ") and message in out for out in lines)]
     assert not missed, "\n".join([*missed, result.stdout])
