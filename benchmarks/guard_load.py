@@ -6,7 +6,8 @@ answering each call after ``--latency`` seconds). Clients keep ``--concurrency``
 for ``--seconds`` (closed loop: a new one as soon as one ends), first one at a time (the uncontended figures),
 then with shedding at its default (``guard.checks_at_once`` 0: 8 per core) and with it off (checks_at_once
 100000, no request ever shed). Reported per run: requests answered, shed (503), p50/p99 time to first token of
-the admitted ones, and the admitted replies that ended with a claim unchecked at its deadline.
+the admitted ones, the admitted replies that ended with a claim unchecked at its deadline, and the guard
+process's CPU milliseconds per reply answered (its user and system time over the run).
 
     .venv/bin/python benchmarks/guard_load.py --concurrency 64 --seconds 30
 """
@@ -94,14 +95,22 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def summary(name: str, runs: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """The process's user and system CPU seconds so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu_s: float) -> dict[str, Any]:
     admitted = [r for r in runs if not r["shed"]]
     ttfts = [r["ttft"] for r in admitted if r["ttft"] is not None]
     row = {"run": name, "answered": len(runs), "per_s": round(len(admitted) / seconds, 2),
            "shed": len(runs) - len(admitted), "ttft_p50_s": round(statistics.median(ttfts), 4) if ttfts else None,
            "ttft_p99_s": round(percentile(ttfts, 0.99), 4),
            "reply_p50_s": round(statistics.median([r["seconds"] for r in admitted]), 3) if admitted else None,
-           "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs)}
+           "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs),
+           # the guard process's CPU per reply it answered (a shed one costs little; counted in the total)
+           "guard_cpu_ms_per_reply": round(1000 * cpu_s / max(1, len(admitted)), 1)}
     print(json.dumps(row), flush=True)
     return row
 
@@ -150,10 +159,10 @@ def main() -> None:
             try:
                 url = f"http://127.0.0.1:{port}"
                 asyncio.run(load(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
-                summary(f"{name}, concurrency 1", asyncio.run(load(url, 1, args.seconds / 3, args.deadline)),
-                        args.seconds / 3)
-                summary(f"{name}, concurrency {args.concurrency}",
-                        asyncio.run(load(url, args.concurrency, args.seconds, args.deadline)), args.seconds)
+                for concurrency, seconds in ((1, args.seconds / 3), (args.concurrency, args.seconds)):
+                    before = cpu_seconds(guard.pid)
+                    runs = asyncio.run(load(url, concurrency, seconds, args.deadline))
+                    summary(f"{name}, concurrency {concurrency}", runs, seconds, cpu_seconds(guard.pid) - before)
             finally:
                 guard.terminate()
                 guard.wait(30)
