@@ -33,6 +33,7 @@ ZERO_MEANS = {
     "scale.worker_gpus": "a worker without a GPU",
     "memory.semantic_threshold": "recall any record by meaning",
     "service.rate_limit_per_minute": "no rate limit",
+    "service.claims_per_minute": "no claims limit",
     "service.stream_flush_seconds": "write each event at once",
     "service.kept_checks_per_key": "keep no finished check (no links given)",
     "service.kept_check_calls_bytes": "keep no model calls with a finished check",
