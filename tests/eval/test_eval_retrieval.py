@@ -118,6 +118,7 @@ def test_tool_mads_round_one_queries_are_measured_on_its_own_searches(builtin_in
                  "--llm", "scripted:agree", "--output", str(out))
     assert result.returncode == 0, result.stderr
     assert "writing Tool-MAD's round-1 queries with scripted:agree: 1 claim(s)" in result.stderr
+    assert "round-1 queries: 1 of 1 claims" in result.stderr
     claim = json.loads((out / "claims.jsonl").read_text())
     assert claim["queries"] == {"bm25": "Angkor Wat is a temple in Cambodia. evidence round 1",
                                 "dense": "Angkor Wat is a temple in Cambodia. evidence round 1"}

@@ -108,7 +108,7 @@ def _round_one(samples: list[Any], settings: Any, kinds: list[str]) -> list[dict
 
     async def go() -> list[dict[str, str]]:
         try:
-            return await toolmad_round_one(samples, resources, kinds)
+            return await toolmad_round_one(samples, resources, kinds, progress=QueryProgress())
         finally:
             await resources.aclose()
 
@@ -149,6 +149,20 @@ def _write(folder: Path, summary: dict[str, Any], claims: list[Any], lines: list
 
 def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+class QueryProgress:
+    """One line every 10 seconds and at the end while the model writes the queries."""
+
+    def __init__(self, every_s: float = 10.0) -> None:
+        self.every_s = every_s
+        self.last = time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - self.last >= self.every_s:
+            self.last = now
+            say(f"round-1 queries: {done} of {total} claims")
 
 
 class Progress:

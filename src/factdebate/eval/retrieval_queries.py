@@ -10,6 +10,7 @@ tool-call arguments, which no first round fixes: its fusion search is measured o
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from factdebate.core.errors import InputError
@@ -33,14 +34,17 @@ def check_queries(value: str, kinds: list[str]) -> str:
 
 
 async def toolmad_round_one(samples: list[Sample], resources: Resources, kinds: list[str], *,
-                            concurrency: int = 4) -> list[dict[str, str]]:
-    """Per sample: search kind -> the query its Tool-MAD debater sends in round 1."""
+                            concurrency: int = 4,
+                            progress: Callable[[int, int], None] | None = None) -> list[dict[str, str]]:
+    """Per sample: search kind -> the query its Tool-MAD debater sends in round 1; ``progress(done, total)``
+    after each claim."""
     from factdebate.methods.toolmad.method import ToolMAD, build_agents
 
     method = ToolMAD()
     wanted = [AGENT_OF[k] for k in kinds if k in AGENT_OF]
     agents = {agent.kind: agent for agent in build_agents(wanted, resources)}
     gate = asyncio.Semaphore(max(1, concurrency))
+    done = [0]
 
     async def one(sample: Sample) -> dict[str, str]:
         async with gate:
@@ -49,6 +53,9 @@ async def toolmad_round_one(samples: list[Sample], resources: Resources, kinds: 
                 agent = agents[AGENT_OF[kind]]
                 query, _changed, _written = await method._query(agent, sample.claim, 1, None, [], resources)
                 queries[kind] = query or sample.claim
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(samples))
             return queries
 
     return list(await asyncio.gather(*(one(s) for s in samples)))
