@@ -15,6 +15,7 @@ scripts/test.sh (``unshare -rn``); OpenClaw starts and answers without it."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -48,6 +49,7 @@ PLUGIN = ROOT / "integrations" / "openclaw"
 KEY = "plugin-key-0123456789"
 WRONG = "The Eiffel Tower is in Berlin."
 ROME = "The Eiffel Tower is in Rome."  # the checker is down for it (_DownOverRome)
+MADRID = "The Eiffel Tower is in Madrid."  # the checker decides it too late for the plug-in's deadline
 # The scripted checker refutes every claim it is given, so the revision that passes is one with no claim in it.
 REVISED = "Thanks for asking!"
 PASSAGE = {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It was completed in 1889."}
@@ -58,7 +60,8 @@ pytestmark = pytest.mark.skipif(not (NODE.exists() and OPENCLAW.exists()),
 
 class _DownOverRome:
     """The checker's model, scripted, and down (every call fails) for a text that mentions Rome: factdebate is up,
-    its check is not (``degraded``)."""
+    its check is not (``degraded``); slow (5 s) to decide a claim about Madrid, so that a short deadline leaves
+    it unchecked while the extraction, not slowed, succeeds."""
 
     endpoint = ""
     max_parallel = 1024
@@ -70,6 +73,8 @@ class _DownOverRome:
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         if any("Rome" in m["content"] for m in messages):
             raise FatalLLMError("the checker's model is down")
+        if any("Madrid" in m["content"] for m in messages) and "label" in json.dumps(params.json_schema or {}):
+            await asyncio.sleep(5)
         return await self.backend.complete(messages, params)
 
 
@@ -115,6 +120,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
         {"name": "open", "config": _config(closed, "block"), "answers": [WRONG]},
         {"name": "degraded", "config": _config(factdebate_url, "flag", failClosed=True), "answers": [ROME]},
         {"name": "degradedopen", "config": _config(factdebate_url, "flag"), "answers": [ROME]},
+        {"name": "late", "config": _config(factdebate_url, "flag", failClosed=True, deadlineS=1), "answers": [MADRID]},
     ]
     env = {**os.environ, "HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "openclaw")}
     done = subprocess.run([str(NODE), str(ROOT / "tests" / "server" / "openclaw_drive.mjs"), json.dumps(scenarios),
@@ -155,7 +161,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
 
     assert checked == {"flag": 1, "flagcopy": 1, "uncapped": 1, "rewrite": 2, "stubborn": 2, "block": 1,
                        "heartbeat": 0, "toolonly": 0, "closed": 0, "open": 0, "degraded": 1,
-                       "degradedopen": 1}  # each check the plug-in asked for
+                       "degradedopen": 1, "late": 1}  # each check the plug-in asked for
     for skipped in ("heartbeat", "toolonly"):
         assert turns[skipped]["decisions"] == [None] and turns[skipped]["stopped"] is None
     assert turns["heartbeat"]["shown"] == WRONG
@@ -172,6 +178,11 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     assert "Rome" not in degraded["stopped"] and degraded["shown"] == degraded["stopped"]
     assert turns["degradedopen"]["stopped"] is None and turns["degradedopen"]["shown"].startswith(ROME)
     assert "could not be checked" in turns["degradedopen"]["shown"]
+    # a claim the deadline left unchecked: withheld under failClosed too
+    late = turns["late"]
+    assert [c["status"] for c in kept["late"][0]["verdict"]["claims"]] == ["unchecked"]
+    assert late["stopped"] == f'This answer was withheld: parts of it could not be checked: "{MADRID}"'
+    assert late["shown"] == late["stopped"]  # a channel gets the refusal alone
 
 
 def _stream(handler: BaseHTTPRequestHandler, delta: dict[str, Any]) -> None:
