@@ -87,6 +87,11 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     assert "Tier fast" in box.inner_text() and f"model call{'s' if result['usage']['model_calls'] != 1 else ''}" \
         in box.locator(".usage").inner_text()
     assert box.locator(".check-link a").get_attribute("href", timeout=1000).endswith(f"/?check={check_id}")
+    # Issue 60: the headline says how much of the reply its label speaks for, and the model that decided it.
+    assert 0 < result["sentences_checked"] < result["sentences"], result
+    assert f"· {result['sentences_checked']} of {result['sentences']} sentences checked" in \
+        box.locator(".verdict-main").inner_text()
+    assert box.locator(".verdict-model").inner_text() == "Decided with the model " + ", ".join(result["models"])
 
     # The checked text: each claim marked at the service's span, its status in words beside the colour.
     marks = {m.inner_text(): m for m in card.locator(".guard-text mark.claim-span").all()}
@@ -121,6 +126,10 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     assert rome.locator(".guard-correction-source").inner_text() == \
         f"Grounded in: “{rome_claim['correction']['quote_source']}”"
     cited = next(c for c in result["claims"] if c["claim"] == PARIS)["evidence"][0]
+    # Issue 60: a checked claim says why in one line, from the passage its verdict rests on.
+    assert cited["cited"], cited
+    assert paris.locator(".guard-reason").inner_text() == \
+        f"Why: {cited['title']} says “{cited['quote']}”, which supports it."
     link = paris.locator(".passage-source a").first
     assert link.inner_text() == cited["title"] and link.get_attribute("href") == cited["url"]
     assert paris.locator(".passage-text").first.inner_text() == cited["quote"]
@@ -151,5 +160,9 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     page.wait_for_selector("#response-live .guard-card .guard-degraded")
     assert page.inner_text("#response-live .guard-degraded") == "Degraded: " + degraded["degraded_reason"]
     assert page.inner_text("#response-live .guard-verdict .verdict-label") == "not checked"
+    # Every sentence of a degraded check is counted as not checked (issue 60: "0 sentences not checked" of 2).
+    assert degraded["sentences"] == 2 and degraded["sentences_checked"] == 0
+    assert "· 0 of 2 sentences checked" in page.inner_text("#response-live .guard-verdict .verdict-main")
+    assert page.inner_text("#response-live .guard-verdict .response-counts").endswith("· 2 sentences not checked")
     assert page.locator("#response-live mark.claim-span").count() == 0
     assert errors == []

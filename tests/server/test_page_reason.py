@@ -237,21 +237,29 @@ def test_the_embedded_models_caution_stands_beside_its_label(chromium: Any, live
         page.wait_for_selector("#method option[value=single]", state="attached")
         verify(page, "single")
         box = page.locator("#live .verdict-box")
-        assert box.locator(".near-chance").inner_text() == words  # the service's words, not the page's own
+        assert box.locator(".near-chance").first.inner_text() == words  # the service's words, not the page's own
         # Next to the label it qualifies, before the reasons.
         order = box.evaluate("b => [...b.children].map(c => c.className)")
         assert order.index("near-chance") == order.index("verdict-main") + 1, order
+        # Issue 60: the card names the model that decided it, and the script's own caution is said too.
+        assert box.locator(".verdict-model").inner_text() == "Decided with the model scripted:agree"
+        assert "scripted:agree is a script, not a model" in box.locator(".near-chance").nth(1).inner_text()
         page.click("button.tab[data-mode=response]")
         page.fill("#response-text", "The Eiffel Tower was completed in 1889.")
         page.click("#submit")
         page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label", timeout=60_000)
-        note = page.locator("#response-live .response-verdict .near-chance").inner_text()
+        note = page.locator("#response-live .response-verdict .near-chance").first.inner_text()
         assert "near chance" in note and "not the claims" in note
-    with live_server(defaults={**PLAIN, "llm": "scripted:disagree"}) as served:  # a model not embedded: no note
+        assert page.inner_text("#response-live .response-verdict .verdict-model") == \
+            "Decided with the model scripted:agree"
+    with live_server(defaults={**PLAIN, "llm": "scripted:disagree"}) as served:  # not embedded: no near-chance note
         sign_in(page, served.url)
         page.wait_for_selector("#method option[value=single]", state="attached")
         verify(page, "single")
-        assert page.locator("#live .near-chance").count() == 0
+        # Only the script's caution (issue 60: a scripted verdict looked like a real one).
+        assert page.locator("#live .near-chance").all_inner_texts() == [
+            "note: scripted:disagree is a script, not a model: its answers are written in advance, so this verdict "
+            "tests the pipeline, not the claim."]
     assert errors == []
 
 

@@ -77,6 +77,8 @@ def _read_stdin(limit: int) -> str:
 
 
 def render_response(verdict: ResponseVerdict, console: Console) -> None:
+    from factdebate.cli.render import models_part, print_script_notes
+
     table = Table(title="Claims", show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("claim")
@@ -109,7 +111,8 @@ def render_response(verdict: ResponseVerdict, console: Console) -> None:
                f"{verdict.sentences or len(verdict.unchecked)} sentences were not checked")
     console.print(f"Response: [bold]{label}[/] ({meaning}; {how}); "
                   f"{verdict.usage.llm_calls} LLM calls, {verdict.usage.tool_calls} tool calls, "
-                  f"{verdict.usage.seconds:.1f} s")
+                  f"{verdict.usage.seconds:.1f} s{escape(models_part(verdict.usage_by_model))}")
+    print_script_notes(verdict.warnings, console)
 
 
 def register_check_response(app: typer.Typer) -> None:

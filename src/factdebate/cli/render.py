@@ -6,7 +6,7 @@ module names no method."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console, Group
@@ -15,7 +15,7 @@ from rich.text import Text
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.events import summary
-from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict
+from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict, VerdictWarning
 from factdebate.llm import near_chance
 from factdebate.methods.base import all_methods
 from factdebate.methods.view import MethodView, describe
@@ -203,10 +203,12 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, n
     if verdict.explanation:
         console.print(Text(verdict.explanation, style="dim"))
     usage = verdict.usage
-    summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label), f"  decided by {describe(view, verdict)}")
+    summary = Text.assemble(("Verdict: ", "bold"), _label(verdict.label), f"  decided by {describe(view, verdict)}",
+                            models_part(verdict.usage_by_model))
     console.print(Panel(summary, border_style="bold"))
     if note:
         console.print(note, style="yellow", markup=False, highlight=False, soft_wrap=True)  # one greppable line
+    print_script_notes(verdict.warnings, console)
     reasoning = f" ({usage.reasoning_tokens} of them reasoning)" if usage.reasoning_tokens else ""
     console.print(Text(f"{usage.llm_calls} LLM calls ({usage.cached_calls} cached), {usage.prompt_tokens} prompt + "
                        f"{usage.completion_tokens} completion tokens{reasoning}, {usage.tool_calls} tool calls, "
@@ -218,7 +220,8 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, n
         console.print(Text(f"{verdict.unparsed_turns} answer(s) had no readable label and were not counted "
                            "as agreement", style="magenta"))
     for warning in verdict.warnings:
-        console.print(Text(f"warning: {warning}", style="yellow"))
+        if warning.code not in near_chance.MODEL_CODES:  # those are the notes under the label
+            console.print(Text(f"warning: {warning.message}", style="yellow"))
     for line in deviation_lines(verdict.deviations, every=all_deviations, also="as --json does"):
         console.print(Text(line, style="cyan"))
 
@@ -241,6 +244,20 @@ def embedded_model_note(models: list[str], what: str = near_chance.CLAIM) -> str
     answers near chance, so a newcomer should not take its label as a finding (llm/near_chance.py, whose
     words the page shows too). ``what``: what the verdicts in front of the user test (a batch's, a response's)."""
     return near_chance.near_chance_note(models, what, embedded=EMBEDDED_MODELS)
+
+
+def models_part(usage_by_model: Mapping[str, Any]) -> str:
+    """The models that answered for a verdict, as its summary line names them (issue 60: a reader is told
+    which model decided, not only how)."""
+    return f" · model {', '.join(sorted(usage_by_model))}" if usage_by_model else ""
+
+
+def print_script_notes(warnings: Sequence[VerdictWarning], console: Console) -> None:
+    """A scripted model's caution (its ``scripted_model`` warning) as a note under the label: its answers are
+    written in advance, so the label is no finding. (The embedded model's is the settings' note above.)"""
+    for warning in warnings:
+        if warning.code == "scripted_model":
+            console.print(f"note: {warning.message}.", style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 def settings_note(settings: Any, what: str | None = None) -> str | None:

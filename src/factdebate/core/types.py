@@ -245,6 +245,27 @@ class Judgement(BaseModel):
 JudgeDecision = Judgement  # the name before schema 2, kept for importers
 
 
+class VerdictWarning(BaseModel):
+    """One caution about a verdict that still stands, with a code a program can act on (issue 60): the model
+    that answered is the embedded one (``embedded_model``: near chance) or a script (``scripted_model``), an
+    evidence-memory write failed (``memory_write``), a third label was read as the task's (``two_labels``).
+    A plain sentence (a record written before the codes) is read as ``note``."""
+
+    code: str
+    message: str
+    model: str | None = None  # the model it is about, for the model cautions
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def read_warnings(value: Any) -> Any:
+    """A verdict's ``warnings`` as given: each plain sentence (an older record's) becomes a ``note``."""
+    if isinstance(value, list):
+        return [VerdictWarning(code="note", message=w) if isinstance(w, str) else w for w in value]
+    return value
+
+
 class Round(BaseModel):
     round: int
     turns: list[Turn] = Field(default_factory=list)
@@ -273,13 +294,19 @@ class Verdict(BaseModel):
     # A judge panel's agreement with its final outcome (DPD's confidence-weighted consensus); None: no panel.
     consensus: float | None = None
     error: str | None = None
-    # What went wrong around a verdict that still stands (MERMAID: an evidence-memory write that failed).
-    warnings: list[str] = Field(default_factory=list)
+    # What to be wary of in a verdict that still stands, each with a code (VerdictWarning): the model that
+    # answered is the embedded one or a script, an evidence-memory write that failed (MERMAID).
+    warnings: list[VerdictWarning] = Field(default_factory=list)
     # Where the settings this verdict ran with differ from the method's paper (Method.paper_deviations).
     deviations: list[Deviation] = Field(default_factory=list)
     # Whether the tools the method's paper pits against each other read different evidence (Tool-MAD's RAG
     # and search agents, DPD's gatherers' tools); False when two read the same corpus; None: nothing to compare.
     tools_heterogeneous: bool | None = None
+
+    @field_validator("warnings", mode="before")
+    @classmethod
+    def plain_warnings(cls, value: Any) -> Any:
+        return read_warnings(value)
 
     @property
     def judge(self) -> Judgement | None:
@@ -389,3 +416,10 @@ class ResponseVerdict(BaseModel):
     parse_counts: dict[str, ReplyCounts] = Field(default_factory=dict)
     config: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    # The model cautions of the claims' verdicts and the extraction's (Verdict.warnings' codes): the
+    # embedded model's labels or a script's are no finding about the answer.
+    warnings: list[VerdictWarning] = Field(default_factory=list)
+    @field_validator("warnings", mode="before")
+    @classmethod
+    def plain_warnings(cls, value: Any) -> Any:
+        return read_warnings(value)

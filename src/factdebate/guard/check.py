@@ -44,12 +44,13 @@ from factdebate.guard.types import (
 )
 from factdebate.guard.window import turns_of, window
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
+from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.grounding import content_words
 from factdebate.response_level.offload import read_text
-from factdebate.response_level.spans import TextIndex, boundaries, find_span
+from factdebate.response_level.spans import TextIndex, boundaries, find_span, sentences
 from factdebate.response_level.worthiness import headed, short_answer
 from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
@@ -344,6 +345,7 @@ class Check:
             label, decided_by = response_label([c.label if c.status == "checked" else None for c in claims])
         self.recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in claims]))
         o = self.options
+        total, checked = sentence_counts(text, claims)
         result = GuardResult(
             label=label, degraded=degraded, degraded_reason=reason,
             usage=GuardUsage(model_calls=self.calls.sent, cached_calls=self.calls.cached,
@@ -352,8 +354,15 @@ class Check:
             passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
             on_unchecked=o.on_unchecked, on_not_enough_info=o.on_not_enough_info, tier=o.tier,
-            deadline_s=o.deadline_s, original_text=text, text=text)
+            deadline_s=o.deadline_s, original_text=text, text=text, sentences=total, sentences_checked=checked,
+            models=self.models(),
+            warnings=model_warnings(self.models(), CLAIMS))
         return await apply_policy(result, self.reviser, self.recheck, self.settings.guard.rewrite_fallback)
+
+    def models(self) -> list[str]:
+        """The models that answered for this check: the extraction's and the fast tier's (this check's
+        recorder) and each debate tier's (their own)."""
+        return sorted(set(self.recorder.usage_by_model) | self.context.models)
 
     def beyond_note(self, text: str, index: int) -> GuardClaim | None:
         """The reply's rest past ``guard.max_message_chars`` (from :attr:`beyond` on) as one unchecked claim,
@@ -377,6 +386,15 @@ class Check:
             return await check_text(revised, self.settings, self.context.resources,
                                     options=recheck_options(self.options, refuted), question=self.question,
                                     sinks=self.sinks, caller=self.caller, messages=self.messages)
+
+
+def sentence_counts(text: str, claims: Sequence[GuardClaim]) -> tuple[int, int]:
+    """How many sentences ``text`` has and how many of them hold a checked claim's span (issue 60: a degraded
+    check said "3 sentences not checked" of 8, none of which was checked)."""
+    parts = sentences(text)
+    spans = [c.span for c in claims if c.status == "checked" and c.span is not None]
+    checked = sum(any(s.start < end and s.end > start for s in spans) for start, end in parts)
+    return len(parts), checked
 
 
 def drop(head: asyncio.Task[Any] | None) -> None:

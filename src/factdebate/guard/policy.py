@@ -105,8 +105,9 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
     lines = []
     for claim in refuted(result.claims):
         line = f"- {_quoted(claim)} is contradicted by the evidence"
-        if claim.evidence:
-            first = claim.evidence[0]
+        # Only a passage the verdict rests on is quoted as its evidence (issue 60: at the debate tiers the
+        # footnote quoted a passage the check's page files under "Retrieved, not cited").
+        if (first := next((e for e in claim.evidence if e.cited), None)) is not None:
             marked = "; the passage holds an instruction to the model, read as data only" if first.injection else ""
             line += f" ({first.title}: \"{first.quote}\"{marked})"
         if claim.correction is not None:

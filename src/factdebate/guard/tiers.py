@@ -67,6 +67,9 @@ class Context:
     passages: list[Document]
     sinks: list[EventSink] | None
     scope: str | None
+    # The models a debate tier's verdicts were answered by (each ran under its own recorder): with the
+    # check's own, the models a guard result names (issue 60).
+    models: set[str] = field(default_factory=set)
 
 
 def _documents(verdict: Verdict) -> list[Document]:
@@ -97,6 +100,7 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
                 evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
             return fast.label, "guard-fast", evidence, fast.problem
         verdict = await run_claim(claim, settings, resources, sinks=ctx.sinks)
+    ctx.models.update(verdict.usage_by_model)
     problem = "" if verdict.label is not None else f"the {ctx.options.method} verdict had no readable label"
     read = _documents(verdict)
     cited = cited_texts(verdict, read)

@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Label, Span  # Span: the offsets /v1/check-response gives too
+from factdebate.core.types import Label, Span, VerdictWarning  # Span: the offsets /v1/check-response gives too
 
 Policy = Literal["annotate", "flag", "hold", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
@@ -233,6 +233,16 @@ class GuardResult(_Strict):
     deadline_s: float = 0.0
     original_text: str = ""
     text: str = ""
+    sentences: int | None = Field(default=None, description="How many sentences (or lines) the checked text has "
+                                  "(response_level/spans.py's split).")
+    sentences_checked: int | None = Field(default=None, description="How many of them hold a checked claim: the "
+                                          "rest were left out by the gate, the claim limit, the deadline or a "
+                                          "degraded check (issue 60: '3 of 8 sentences checked').")
+    models: list[str] = Field(default_factory=list, description="The models that answered for this check (the "
+                              "extraction's, each tier's), as the settings name them: 'openai:gpt-4o-mini'.")
+    warnings: list[VerdictWarning] = Field(default_factory=list, description="Cautions with a code a program can "
+                                           "act on: 'embedded_model' (the embedded model answers near chance) or "
+                                           "'scripted_model' (a script's answers): the labels are no finding.")
 
 
 # Asked for ``rewrite``: the answer and its refuted claims (with evidence and corrections) -> a revised answer.

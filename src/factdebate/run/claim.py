@@ -16,6 +16,7 @@ from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, 
 from factdebate.core.textsafe import checked_input
 from factdebate.core.types import Verdict
 from factdebate.llm.base import Backend
+from factdebate.llm.near_chance import with_model_warnings
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
@@ -78,6 +79,8 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
         verdict.usage_by_model = recorder.usage_by_model
+        # The embedded model's or a script's label is no finding: said with a code a program reads (issue 60).
+        verdict.warnings = with_model_warnings(verdict.warnings, verdict.usage_by_model)
         verdict.parse_counts = recorder.parse_counts
         verdict.config = public_config(settings)
         verdict.deviations = method.paper_deviations(settings)

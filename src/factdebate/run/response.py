@@ -30,6 +30,7 @@ from factdebate.core.types import (
     add_reply_counts,
 )
 from factdebate.llm.base import Backend
+from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
@@ -159,7 +160,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
                            unchecked=unchecked,
                            sentences=len(sentences(text)) if extraction.source == "extracted" else None,
                            usage=usage, usage_by_role=by_role, usage_by_model=by_model,
-                           parse_counts=counts, config=public_config(settings))
+                           parse_counts=counts, config=public_config(settings),
+                           warnings=model_warnings(by_model, CLAIMS))
 
 
 async def acheck_response(response: str, *, question: str | None = None, method: str | None = None,

@@ -49,6 +49,16 @@ class Round(TypedDict):
     turns: list[Turn]
 
 
+class Caution(TypedDict):
+    """A caution about a verdict with a code a client can act on: ``embedded_model`` (the embedded model, near
+    chance) or ``scripted_model`` (a script's answers): then the label is no finding; ``memory_write``,
+    ``two_labels`` or ``note`` otherwise."""
+
+    code: str
+    message: str
+    model: str | None
+
+
 class ClaimVerdict(TypedDict):
     """``verify_claim``: the label (SUPPORTS, REFUTES, NOT ENOUGH INFO; null when no reply could be read), how it
     was decided, the reasons, and each round's agents with their queries, answers and evidence."""
@@ -60,6 +70,8 @@ class ClaimVerdict(TypedDict):
     method: str
     rounds: list[Round]
     usage: Counts
+    models: list[str]  # the models that answered for it
+    warnings: list[Caution]
 
 
 class Span(TypedDict):
@@ -89,6 +101,8 @@ class ResponseCheck(TypedDict):
     claims_extracted: bool
     claims: list[ResponseClaim]
     usage: Counts
+    models: list[str]  # the models that answered for it
+    warnings: list[Caution]
 
 
 class Quote(TypedDict):
@@ -138,3 +152,5 @@ class AnswerCheck(TypedDict):
     tier: str | None
     deadline_s: float
     usage: GuardCounts
+    models: list[str]  # the models that answered for it
+    warnings: list[Caution]

@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
+from factdebate.core.types import Document, Label, ResponseVerdict, Verdict, VerdictWarning
 from factdebate.core.types import Span as CoreSpan
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.guard.call import CheckCall, Reply, check_replies
@@ -33,6 +33,7 @@ from factdebate.guard.types import (
     GuardResult,
     Tier,
 )
+from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.run.build import builtin_engines
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.evidence import EvidenceChoice, with_evidence
@@ -42,6 +43,7 @@ from factdebate.server.mcp_progress import reporting
 from factdebate.server.mcp_results import (
     AnswerCheck,
     AnswerClaim,
+    Caution,
     ClaimVerdict,
     Counts,
     Excerpt,
@@ -79,6 +81,10 @@ def _counts(verdict: Verdict | ResponseVerdict) -> Counts:
             "seconds": verdict.usage.seconds}
 
 
+def _cautions(warnings: list[VerdictWarning]) -> list[Caution]:
+    return [{"code": w.code, "message": w.message, "model": w.model} for w in warnings]
+
+
 def summarize(verdict: Verdict) -> ClaimVerdict:
     """What a chatbot needs to answer with: label, how it was reached, the reasons and the evidence."""
     rounds: list[Round] = []
@@ -88,7 +94,8 @@ def summarize(verdict: Verdict) -> ClaimVerdict:
              "faithfulness": t.faithfulness, "answer_relevance": t.answer_relevance,
              "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
     return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
-            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds, "usage": _counts(verdict)}
+            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds, "usage": _counts(verdict),
+            "models": sorted(verdict.usage_by_model), "warnings": _cautions(verdict.warnings)}
 
 
 def _span(span: CoreSpan | None) -> Span | None:
@@ -102,7 +109,8 @@ def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
                "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
     return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
             "method": verdict.method, "claims_extracted": verdict.extraction.parsed, "claims": claims,
-            "usage": _counts(verdict)}
+            "usage": _counts(verdict), "models": sorted(verdict.usage_by_model),
+            "warnings": _cautions(verdict.warnings)}
 
 
 # A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard/
@@ -146,7 +154,8 @@ def summarize_answer(result: GuardResult) -> AnswerCheck:
             "claims": claims, "passed_through": result.passed_through, "tier": result.tier,
             "deadline_s": result.deadline_s, "usage": {
                 "model_calls": result.usage.model_calls, "cached_calls": result.usage.cached_calls,
-                "tool_calls": result.usage.tool_calls, "seconds": result.usage.seconds}}
+                "tool_calls": result.usage.tool_calls, "seconds": result.usage.seconds},
+            "models": result.models, "warnings": _cautions(result.warnings)}
 
 
 def describe_errors(exc: ValidationError) -> str:
@@ -328,7 +337,8 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             text = validate_response(response, settings)
             asked = validate_question(question, settings)
             await _index_ready(prepared, _needs_builtin(settings))
-            with given_evidence(given):
+            # The model cache scoped to the API key that calls, as check_answer's and the HTTP guard's are.
+            with given_evidence(given), cache_scope(caller_scope(caller_of(context))):
                 async with reporting(context, "extracting the claims") as progress:
                     verdict = await run_response(text, settings, resources.get(settings), question=asked,
                                                  sinks=[progress])

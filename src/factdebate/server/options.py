@@ -249,5 +249,5 @@ def public_verdict(verdict: V) -> V:
             if check.verdict is not None and check.verdict.error:
                 check.verdict.error = hide_endpoints(check.verdict.error)
     else:
-        verdict.warnings = [hide_endpoints(w) for w in verdict.warnings]
+        verdict.warnings = [w.model_copy(update={"message": hide_endpoints(w.message)}) for w in verdict.warnings]
     return verdict

@@ -27,6 +27,7 @@ from factdebate.core.types import (
     add_model_usage,
     add_reply_counts,
 )
+from factdebate.llm.near_chance import CLAIMS, with_model_warnings
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.run.claim import validate_claim
 from factdebate.run.response import check_one_claim, run_response, validate_question, validate_response
@@ -270,6 +271,7 @@ def _with_claim(kept: dict[str, Any], check: ClaimCheck) -> dict[str, Any]:
             verdict.usage_by_role.setdefault(role, Usage()).add(usage)
         add_model_usage(verdict.usage_by_model, used.usage_by_model)
         add_reply_counts(verdict.parse_counts, used.parse_counts)
+        verdict.warnings = with_model_warnings(verdict.warnings, verdict.usage_by_model, CLAIMS)
     verdict.claims = [stored if c.index == check.index else c for c in verdict.claims]
     verdict.label, verdict.decided_by = response_label([c.label for c in verdict.claims],
                                                        extracted=verdict.extraction.parsed)

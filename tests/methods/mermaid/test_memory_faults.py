@@ -13,7 +13,7 @@ from typing import Any, Self
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.types import Label
+from factdebate.core.types import Label, Verdict
 from factdebate.llm.calls import CallInfo
 from factdebate.memory import EvidenceMemory, MemoryFileError
 from factdebate.run.claim import run_claim
@@ -116,7 +116,12 @@ async def test_a_passage_that_states_an_answer_is_skipped_and_recorded(tmp_path:
     assert {(s["entity"], s["source"]) for s in written["not_stored"]} == {
         ("Paris", "https://facts.example/france"), ("France", "https://facts.example/france")}
     assert all("answer, verdict or label" in s["reason"] for s in written["not_stored"])
-    assert len(verdict.warnings) == 1 and "1 retrieved passage(s) not stored" in verdict.warnings[0]
+    assert len(memory_warnings(verdict)) == 1 and "1 retrieved passage(s) not stored" in memory_warnings(verdict)[0]
+
+
+def memory_warnings(verdict: Verdict) -> list[str]:
+    """The verdict's warnings about its memory write (code ``memory_write``; the model's caution is another)."""
+    return [w.message for w in verdict.warnings if w.code == "memory_write"]
 
 
 async def test_a_full_disk_at_the_write_keeps_the_verdict_with_a_warning(
@@ -126,9 +131,10 @@ async def test_a_full_disk_at_the_write_keeps_the_verdict_with_a_warning(
     full_disk(monkeypatch)
     verdict, _, events = await verify(search_then_answer, path)
     assert verdict.label == Label.SUPPORTS and verdict.error is None
-    assert len(verdict.warnings) == 1
-    assert "evidence memory not written" in verdict.warnings[0] and "full" in verdict.warnings[0]
-    assert str(path) in verdict.warnings[0]
+    said = memory_warnings(verdict)
+    assert len(said) == 1
+    assert "evidence memory not written" in said[0] and "full" in said[0]
+    assert str(path) in said[0]
     written = next(e for e in events if e["event"] == "memory_write")
     assert "full" in written["error"] and written["added"] == 0
     assert rows(path) == []
@@ -151,7 +157,7 @@ async def test_a_lock_taken_during_the_claim_keeps_the_verdict_with_a_warning(tm
     finally:
         for holder in holders:
             holder.close()
-    assert verdict.label == Label.SUPPORTS and "locked" in verdict.warnings[0]
+    assert verdict.label == Label.SUPPORTS and "locked" in memory_warnings(verdict)[0]
     assert "locked" in next(e for e in events if e["event"] == "memory_write")["error"]
 
 

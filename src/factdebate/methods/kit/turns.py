@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER, THIRD_LABEL_READS, THIRD_LABEL_RULE, binary_task
 from factdebate.core.events import Answer, JudgementMade, RoundEnded, Scored, TurnStarted, VerdictReached, doc_refs
 from factdebate.core.runtime import current_run, emit
-from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
+from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict, VerdictWarning
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import labelled_answer
 from factdebate.prompts import Prompt
@@ -87,9 +87,10 @@ def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds
     if unparsed_turns is None:
         unparsed_turns = sum(t.label is None for r in rounds for t in r.turns)
         unparsed_turns += sum(not j.parsed for r in rounds for j in r.judges)
-    warnings = []
+    warnings: list[VerdictWarning] = []
     if label is Label.NOT_ENOUGH_INFO and binary_task():  # the declared rule (core/claim_context.py)
-        warnings.append(f"{THIRD_LABEL_READS} (the method answered NOT ENOUGH INFO by {decided_by})")
+        warnings.append(VerdictWarning(code="two_labels", message=f"{THIRD_LABEL_READS} (the method answered "
+                                       f"NOT ENOUGH INFO by {decided_by})"))
         label, decided_by = Label(THIRD_LABEL_ANSWER), THIRD_LABEL_RULE
     verdict = Verdict(claim=claim, method=method, label=label,
                       decided_by=decided_by if label is not None else "unparsed", rounds=rounds,

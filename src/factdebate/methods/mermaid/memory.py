@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from factdebate.core.errors import FactDebateError
-from factdebate.core.types import Document
+from factdebate.core.types import Document, VerdictWarning
 from factdebate.memory.guard import leak_reason
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
@@ -45,14 +46,15 @@ class Written:
     not_stored: list[dict[str, Any]] = field(default_factory=list)
     error: str = ""
 
-    def warnings(self) -> list[str]:
+    def warnings(self) -> list[VerdictWarning]:
         out = []
         if self.not_stored:
             passages = len({item["text"] for item in self.not_stored})
             reasons = "; ".join(sorted({item["reason"] for item in self.not_stored}))
-            out.append(f"evidence memory: {passages} retrieved passage(s) not stored ({reasons})")
+            out.append(VerdictWarning(code="memory_write", message=f"evidence memory: {passages} retrieved "
+                                      f"passage(s) not stored ({reasons})"))
         if self.error:
-            out.append(f"evidence memory not written: {self.error}")
+            out.append(VerdictWarning(code="memory_write", message=f"evidence memory not written: {self.error}"))
         return out
 
 
@@ -88,8 +90,23 @@ def recall_text(hits: list[MemoryHit]) -> str:
 
 
 def recall_documents(hits: list[MemoryHit]) -> list[Document]:
-    return [Document(id=f"memory:{h.id}", title=f"memory: {h.stored_entity}", text=h.text,
-                     source=h.source or f"memory:{h.tool}", score=h.score) for h in hits]
+    """The recalled passages as the verdict shows them: each text once, however many of the claim's entities it
+    was stored under (issue 60: a passage kept under three entities was listed three times), at its best score,
+    titled by where it came from rather than by the memory's key."""
+    best: dict[str, MemoryHit] = {}
+    for hit in hits:
+        if hit.text not in best or hit.score > best[hit.text].score:
+            best[hit.text] = hit
+    return [Document(id=f"memory:{h.id}", title=recalled_title(h), text=h.text,
+                     source=h.source or f"memory:{h.tool}", score=h.score) for h in best.values()]
+
+
+def recalled_title(hit: MemoryHit) -> str:
+    """A recalled passage's title: the page its source names ("Eiffel Tower" for .../wiki/Eiffel_Tower), said to
+    come from the memory; the tool that found it when the source names none."""
+    tail = unquote(hit.source.split("#")[0].split("?")[0].rstrip("/").rsplit("/", 1)[-1])
+    name = " ".join(tail.replace("_", " ").split())
+    return f"{name} (recalled from memory)" if name else f"recalled from memory ({hit.tool})"
 
 
 def hit_record(hit: MemoryHit) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from factdebate.core.claim_context import binary_task, current_position, search_
 from factdebate.core.errors import ConfigError, IndexError_
 from factdebate.core.events import StepTaken, ToolError, doc_refs
 from factdebate.core.runtime import emit, span
-from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
+from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict, VerdictWarning
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import scoped_namespace
 from factdebate.memory.store import EvidenceMemory
@@ -37,6 +37,7 @@ from factdebate.methods.mermaid.executor import (
     answer_schema,
     answers_text,
     ask_step,
+    fallback_step,
     step_schema,
 )
 from factdebate.methods.mermaid.memory import (
@@ -240,8 +241,10 @@ class Mermaid(Method[MermaidSettings]):
             reply, raw, retries = await ask_step(llm, prompt, schema, ctx.three_way, number, answer_only=False,
                                                  claim=ctx.claim)
             turn.parse_retries += retries
-            if reply is None:
+            if reply is None:  # counted lost by ``llm.ask``; a refused query searches the last good one
                 failures += 1
+                reply = fallback_step(raw, ctx.claim, turn.steps)
+            if reply is None:
                 step = Step(thought="", tool="", observation="no valid step was given")
             elif reply.is_answer:
                 step = Step(thought=reply.thought, tool="answer", arguments={"answer": reply.label.value
@@ -302,7 +305,7 @@ class Mermaid(Method[MermaidSettings]):
 
 
 async def _remember(memory: EvidenceMemory | None, cfg: MermaidSettings, used: list[Used],
-                    entities: list[str], position: int | None) -> list[str]:
+                    entities: list[str], position: int | None) -> list[VerdictWarning]:
     """The write after the verdict; what it could not do comes back as warnings for the verdict."""
     if memory is None:
         return []

@@ -10,7 +10,7 @@ import { cutCallsText, linkControl } from "./share.js";
 import { debateSkip } from "./skip.js";
 import { verdictReason } from "./reason.js";
 import { verdictSentence } from "./why.js";
-import { describe, layout, nearChanceNote, viewOf } from "./views.js";
+import { describe, layout, MODEL_CODES, modelNotes, viewOf, warningText } from "./views.js";
 
 /**
  * Where the run that gave this verdict differs from the method's paper (the verdict's `deviations`, and
@@ -153,9 +153,9 @@ export class VerdictView {
     main.append(el("span", "kicker", "verdict"), el("span", "verdict-label", v.label || "no label"),
       el("span", "verdict-how", "Decided by " + describe(this.view, v)));
     box.append(main);
-    // Beside the label it qualifies: the embedded model's label is no finding about the claim.
-    const caution = nearChanceNote(v, "claim");
-    if (caution) box.append(el("p", "near-chance", caution));
+    // Beside the label it qualifies: the model that decided it, and the caution when the embedded model's or a
+    // script's label is no finding about the claim (issue 60).
+    box.append(...modelNotes(v, "claim"));
     const why = verdictSentence(v, this.thresholds, role => Boolean(this.view.roles[role]?.statement));
     if (why) box.append(el("p", "verdict-why", why));
     // The deciding answer's own words and the passage line they rest on, for every method.
@@ -177,7 +177,8 @@ export class VerdictView {
       formula.append(el("summary", "", "How it was computed"), el("pre", "", v.explanation));
       box.append(formula);
     } else if (v.explanation) box.append(el("p", "muted explanation", v.explanation));
-    (v.warnings || []).forEach((/** @type {string} */ w) => box.append(el("p", "score-error", w)));
+    (v.warnings || []).filter((/** @type {any} */ w) => !MODEL_CODES.includes(w && w.code))
+      .forEach((/** @type {any} */ w) => box.append(el("p", "score-error", warningText(w))));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     const paper = paperNotes(v);
     if (paper) box.append(paper);

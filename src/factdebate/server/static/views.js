@@ -3,6 +3,7 @@
    Python): the page names no method. Layouts register here; the words they need (roles, decision wording,
    sides, ballot dimensions, parts) come with the method's view. */
 import { headers, keyedError } from "./api.js";
+import { el } from "./dom.js";
 
 /** @typedef {{title: string, statement?: boolean, part?: string | null}} RoleView */
 /** @typedef {{event: string, title: string, rows?: string | null, columns: string[], lines: Record<string, string>, note: string}} PartView */
@@ -58,9 +59,40 @@ export async function loadViews() {
  * @returns {string | null}
  */
 export function nearChanceNote(v, kind) {
-  const used = Object.keys((v && v.usage_by_model) || {});
-  return used.some(m => nearChance.models.includes(m)) ? nearChance[kind] || null : null;
+  return modelsOf(v).some(m => nearChance.models.includes(m)) ? nearChance[kind] || null : null;
 }
+
+/** The models that answered for a verdict: a claim's or a response's usage_by_model, a guard check's models.
+ * @param {any} v @returns {string[]} */
+export function modelsOf(v) {
+  return [...new Set([...Object.keys((v && v.usage_by_model) || {}), ...((v && v.models) || [])])].sort();
+}
+
+/** The warning codes that are about the model that answered (llm/near_chance.py), said as notes, not warnings. */
+export const MODEL_CODES = ["embedded_model", "scripted_model"];
+
+/**
+ * Under a verdict's label (issue 60): the caution when its labels are no finding (the embedded model's
+ * near-chance note; a script's, from its `scripted_model` warning), then which model decided it.
+ * @param {any} v a claim's verdict, a response's or a guard check's @param {"claim" | "response"} kind
+ * @returns {HTMLElement[]}
+ */
+export function modelNotes(v, kind) {
+  const models = modelsOf(v);
+  /** @type {HTMLElement[]} */
+  const out = [];
+  const near = nearChanceNote(v, kind);
+  if (near) out.push(el("p", "near-chance", near));
+  ((v && v.warnings) || []).forEach((/** @type {any} */ w) => {
+    if (w && w.code === "scripted_model") out.push(el("p", "near-chance", "note: " + w.message + "."));
+  });
+  if (models.length) out.push(el("p", "verdict-model muted small", (models.length === 1 ? "Decided with the model " :
+    "Decided with the models ") + models.join(", ")));
+  return out;
+}
+
+/** A warning's sentence (an older record's warnings are plain sentences). @param {any} w @returns {string} */
+export function warningText(w) { return typeof w === "string" ? w : String((w && w.message) || ""); }
 
 /**
  * A method in words from its catalogue description: its readable name (what comes before the description's

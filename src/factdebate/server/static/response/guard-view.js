@@ -11,7 +11,7 @@
 import { LABEL_CLASS, downloadButton, el, fileName, labelChip, safeUrl } from "../dom.js";
 import { oneTabStop, scrollable } from "../roving.js";
 import { linkControl } from "../share.js";
-import { responseRule } from "../views.js";
+import { modelNotes, responseRule } from "../views.js";
 
 /** @typedef {{start: number, end: number}} Span */
 /** @typedef {{title: string, url?: string | null, quote: string, injection?: string | null, cited?: boolean}} ClaimEvidence */
@@ -22,7 +22,9 @@ import { responseRule } from "../views.js";
 /** @typedef {{label?: string | null, action_taken: string, degraded: boolean, degraded_reason?: string | null,
  *   usage?: {model_calls?: number, tool_calls?: number, seconds?: number}, claims?: GuardClaim[],
  *   skipped?: Array<{span: Span, text: string, reason: string}>, passed_through?: string[], policy?: string,
- *   on_unchecked?: string, tier?: string, deadline_s?: number, original_text?: string, text?: string}} GuardResult */
+ *   on_unchecked?: string, tier?: string, deadline_s?: number, original_text?: string, text?: string,
+ *   models?: string[], warnings?: Array<{code: string, message: string, model?: string | null}>,
+ *   sentences?: number | null, sentences_checked?: number | null}} GuardResult */
 
 /** What the policy did, in words. @type {Record<string, string>} */
 const ACTION_TEXT = {
@@ -80,6 +82,27 @@ export function statusText(c) {
     c.label === "NOT ENOUGH INFO" ? "not enough information" : "no label";
 }
 
+/**
+ * A checked claim's why in one line (issue 60: guard claims showed none): the passage its verdict rests on and
+ * what it does to the claim, or that no passage it read was cited. @param {GuardClaim} c @returns {string | null}
+ */
+export function checkedWhy(c) {
+  if (c.status !== "checked") return null;
+  const cited = (c.evidence || []).find(d => d.cited);
+  const source = cited ? (cited.title || "a passage") + " says “" + shorten(cited.quote, 160) + "”" : "";
+  if (c.label === "SUPPORTS") return cited ? source + ", which supports it." : "supported, though no passage read was cited.";
+  if (c.label === "REFUTES") return cited ? source + ", which contradicts it." : "refuted, though no passage read was cited.";
+  if (c.label === "NOT ENOUGH INFO") return cited ? source + ", which neither supports nor contradicts it." :
+    "no passage read says whether it is so.";
+  return null;
+}
+
+/** @param {string} text @param {number} most */
+function shorten(text, most) {
+  const plain = String(text || "").replace(/\s+/g, " ").trim();
+  return plain.length > most ? plain.slice(0, most - 1).replace(/\s+\S*$/, "") + "…" : plain;
+}
+
 /** @param {GuardClaim} c */
 function chip(c) {
   if (c.status === "checked") return labelChip(c.label);
@@ -107,6 +130,8 @@ export class GuardView {
   /** @param {HTMLElement} host */
   constructor(host) {
     this.host = host;
+    /** @type {((text: string, question: string) => void) | null} checks the part of the reply the claim limit cut */
+    this.onNextPart = null;
   }
 
   /** The id of claim `index`'s row, for the marks' links. @param {number} index */
@@ -182,14 +207,26 @@ export class GuardView {
     main.append(el("span", "kicker", "the reply"), el("span", "verdict-label", v.degraded ? "not checked" : v.label || "no label"),
       el("span", "verdict-how", v.degraded ? "degraded: its claims were not extracted" : responseRule(ruleOf(v, claims))));
     box.append(main);
+    // The headline says how much of the reply its label speaks for (issue 60), as a response's does.
+    const total = typeof v.sentences === "number" ? v.sentences : null;
+    const done = typeof v.sentences_checked === "number" ? v.sentences_checked : null;
+    if (total !== null && done !== null && done < total) {
+      main.insertBefore(el("span", "verdict-scope", "· " + done + " of " + total + " sentence" + (total === 1 ? "" : "s") +
+        " checked"), main.querySelector(".verdict-how"));
+    }
+    box.append(...modelNotes(v, "response")); // which model decided, and its caution (issue 60)
     /** @type {Record<string, number>} */
     const n = {};
     claims.forEach(c => { const s = statusText(c); n[s] = (n[s] || 0) + 1; });
     const supported = n.supported || 0;
     const rest = Object.entries(n).filter(([s]) => s !== "supported").map(([s, k]) => k + " " + s.split(":")[0]);
+    // Every sentence left unchecked (a degraded check checked none of them), else those the gate left out.
+    const left = total !== null && done !== null ? total - done : (v.skipped || []).length;
     box.append(el("p", "response-counts", supported + " of " + claims.length + " claim" + (claims.length === 1 ? "" : "s") +
-      " supported" + (rest.length ? " · " + rest.join(" · ") : "") + " · " + (v.skipped || []).length + " sentence" +
-      ((v.skipped || []).length === 1 ? "" : "s") + " not checked"));
+      " supported" + (rest.length ? " · " + rest.join(" · ") : "") + " · " + left + " sentence" +
+      (left === 1 ? "" : "s") + " not checked"));
+    const limit = this.limitLine(v, claims);
+    if (limit) box.append(limit);
     const action = el("p", "guard-action");
     action.append(el("strong", "", "Policy " + (v.policy || "annotate") + ": "),
       ACTION_TEXT[v.action_taken] || v.action_taken);
@@ -208,6 +245,34 @@ export class GuardView {
     return box;
   }
 
+  /**
+   * Where the claim limit cut the check (its claims "beyond the claim cap"): the limit, whose it is, and a button
+   * that checks the reply from the first statement it left out as a new check (`onNextPart`); null otherwise.
+   * @param {GuardResult} v @param {GuardClaim[]} claims
+   */
+  limitLine(v, claims) {
+    const cut = claims.filter(c => c.status !== "checked" && /^beyond the claim cap/.test(c.reason || ""))
+      .sort((a, b) => (a.span ? a.span.start : 0) - (b.span ? b.span.start : 0));
+    if (!cut.length) return null;
+    const most = /at most (\d+) claims/.exec(cut[0].reason || "");
+    const line = el("p", "response-limit");
+    line.append("The claim limit stopped the check: " + (most ? "at most " + most[1] + " claims" : "the most claims") +
+      " a reply (response.max_claims, set by this server's operator), so " + cut.length + " statement" +
+      (cut.length === 1 ? " was" : "s were") + " not checked. ");
+    const text = String(v.original_text ?? v.text ?? "");
+    const first = cut[0].span;
+    const rest = first ? text.slice(first.start).trim() : "";
+    const next = this.onNextPart;
+    if (rest && next) {
+      const button = el("button", "secondary next-part", "Check the next part");
+      button.type = "button";
+      button.title = "Checks the reply from its first statement left out, as a new check of a response";
+      button.addEventListener("click", () => next(rest, ""));
+      line.append(button);
+    }
+    return line;
+  }
+
   /** One claim: number, words, status, then how it was decided, evidence and correction. @param {GuardClaim} c */
   row(c) {
     const item = el("li", "claim-item guard-claim state-" + c.status + " " + kindOf(c));
@@ -222,7 +287,8 @@ export class GuardView {
     head.append(el("span", "claim-meta muted", meta.join(" · ")));
     item.append(head);
     const details = el("div", "claim-evidence guard-claim-details");
-    if (c.reason) details.append(el("p", "guard-reason small", "Why: " + c.reason));
+    const why = c.reason || checkedWhy(c);
+    if (why) details.append(el("p", "guard-reason small", "Why: " + why));
     if (!c.span) details.append(el("p", "guard-unplaced muted small", "Not marked in the text: " +
       (c.span_note || "the service gave no place for it") + "."));
     const cited = (c.evidence || []).filter(d => d.cited);

@@ -143,6 +143,7 @@ history.onOpen("response", item => {
 /* A chat reply's check (kind "guard", kept by the guard's routes) reopened by its link: drawn in the same place
    as a response's, by its own view (it has a verdict per claim, not a debate). */
 const guardView = new GuardView(byId("response-live"));
+guardView.onNextPart = view.onNextPart; // the part of the reply past the claim limit, as a response's (issue 60)
 history.onOpen("guard", item => {
   if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return; }
   page.set({ mode: "response" });

@@ -7,7 +7,7 @@ import { RunProgress } from "../progress.js";
 import { scrollable } from "../roving.js";
 import { cutCallsText, linkControl } from "../share.js";
 import { VerdictView } from "../verdict-view.js";
-import { nearChanceNote, responseRule } from "../views.js";
+import { modelNotes, responseRule } from "../views.js";
 import { ClaimRow, STATE_TEXT } from "./claim-row.js";
 import { align, locate } from "./locate.js";
 
@@ -556,8 +556,8 @@ export class ResponseView {
     box.replaceChildren(main, counts);
     const limit = this.limitLine(v, skipped);
     if (limit) box.append(limit);
-    const caution = nearChanceNote(v, "response"); // its claims' labels are no finding when this model gave them
-    if (caution) box.append(el("p", "near-chance", caution));
+    // Which model decided, and the caution when its claims' labels are no finding (issue 60).
+    box.append(...modelNotes(v, "response"));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     box.append(downloadButton(fileName(v.response, "response"), () => v));
     if (this.checkId) box.append(linkControl([this.checkId]));
