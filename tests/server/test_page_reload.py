@@ -175,8 +175,13 @@ def test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards(chr
     page.wait_for_selector("#compare-grid .compare-card[data-method=single]:not(.pending)", timeout=30_000)
     page.wait_for_selector("#compare-view .compare-column[data-method=tool-mad] article.turn .label-slot .label"
                            " >> nth=3", state="attached", timeout=30_000)  # shown once its card is picked
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone, where the note was below the first screen
     reloaded(page)
     assert "while a comparison was being checked" in page.inner_text("#restored-note")
+    # Issue 60: the note is in view without a scroll.
+    assert page.evaluate(IN_VIEW, "#restored-note"), page.evaluate(
+        "() => [document.querySelector('#restored-note').getBoundingClientRect().top, innerHeight]")
+    page.set_viewport_size({"width": 1280, "height": 900})
     assert page.inner_text("#submit") == "Compare methods" and page.input_value("#claim") == STALLED
     ticked = [b.get_attribute("value") for b in page.locator("#compare-methods input:checked").all()]
     assert sorted(ticked) == ["single", "tool-mad"]
@@ -199,6 +204,9 @@ def test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards(chr
     assert page.evaluate(LEAVING) is False and errors == []
     page.close()
 
+
+IN_VIEW = """selector => { const r = document.querySelector(selector).getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= innerHeight; }"""
 
 FILL = """reserve => { // the tab's storage filled but for `reserve` characters
   sessionStorage.setItem("reserve", "x".repeat(reserve));

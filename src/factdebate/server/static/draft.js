@@ -120,4 +120,6 @@ export function offer(draft) {
   const note = byId("restored-note");
   note.replaceChildren(text, actions);
   note.hidden = false;
+  // It ends the form: on a phone, or under Compare's picks, it was below the first screen (issue 60).
+  note.scrollIntoView({ block: "nearest" });
 }
