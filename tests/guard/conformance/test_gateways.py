@@ -55,6 +55,7 @@ LITELLM_CONFIG = ROOT / "docs" / "guard" / "litellm-config.yaml"
 NEMO_CONFIG = ROOT / "docs" / "guard" / "nemo"
 MASTER_KEY = "sk-conformance-master-key"
 GUARDRAIL_PATH = "/beta/litellm_basic_guardrail_api"
+PRE_CALL = GUARDRAIL_PATH + " (pre_call)"  # the guardrail's check of a request, recorded apart
 CHAT_PATH = "/v1/chat/completions"
 CHECKED_MODEL = "gpt-4o-mini-checked"  # the documented config's model served through the guard's chat route
 BLOCK_MODEL = "gpt-4o-mini-block"  # the tests' one addition: the documented guardrail again, under policy block
@@ -81,6 +82,7 @@ class Recorder:
     """The guard's answers on its gateway routes (what LiteLLM's guardrail and NeMo's action were told)."""
 
     answers: list[tuple[str, Any]] = field(default_factory=list)
+    call_ids: list[Any] = field(default_factory=list)  # each guardrail check's litellm_call_id, in order
 
     def wrap(self, app: Any) -> Any:
         async def recorded(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -88,21 +90,38 @@ class Recorder:
             if scope["type"] != "http" or path not in (GUARDRAIL_PATH, "/v1/guard/check", CHAT_PATH):
                 await app(scope, receive, send)
                 return
-            body = bytearray()
+            body, asked = bytearray(), bytearray()
+
+            async def read() -> Any:
+                message = await receive()
+                if message["type"] == "http.request":
+                    asked.extend(message.get("body", b""))
+                return message
 
             async def keep(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.body":
                     body.extend(message.get("body", b""))
                     if not message.get("more_body"):  # (a stream's body is not JSON: kept as None)
-                        self.answers.append((path, None if body.startswith(b"data:") else json.loads(body or b"null")))
+                        answer = None if body.startswith(b"data:") else json.loads(body or b"null")
+                        request = json.loads(asked) if path == GUARDRAIL_PATH and asked else {}
+                        if request.get("input_type") == "request":  # LiteLLM's pre_call check of the request
+                            self.answers.append((PRE_CALL, {"answer": answer, "request": request}))
+                        else:
+                            self.answers.append((path, answer))
+                        if request:
+                            self.call_ids.append(request.get("litellm_call_id"))
                 await send(message)
 
-            await app(scope, receive, keep)
+            await app(scope, read, keep)
 
         return recorded
 
     def take(self) -> list[tuple[str, Any]]:
         taken, self.answers = self.answers, []
+        return taken
+
+    def take_call_ids(self) -> list[Any]:
+        taken, self.call_ids = self.call_ids, []
         return taken
 
 
@@ -253,11 +272,20 @@ def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways,
     options = {**documented_options(), "policy": policy}
     prepare(gateways.world, scenario)
     expected = direct(gateways, scenario, options)
+    gateways.recorder.take_call_ids()
     got = through_litellm(litellm_proxy, scenario, stream, model=BLOCK_MODEL if policy == "block" else "gpt-4o-mini")
     delivered, problem = got.text, got.problem
-    asked = [answer for path, answer in gateways.recorder.take() if path == GUARDRAIL_PATH]
+    recorded = gateways.recorder.take()
+    asked = [answer for path, answer in recorded if path == GUARDRAIL_PATH]
     door = f"LiteLLM {'stream' if stream else 'plain'} ({policy})"
     assert len(asked) == 1, f"{scenario.name} through {door}: the guard was asked {len(asked)} times: {asked}"
+    # The request's pre_call check (the documented mode): it passes, and its conversation and call id are those
+    # the reply's check is read with (server/guard_litellm.py).
+    [before] = [answer for path, answer in recorded if path == PRE_CALL]
+    assert before["answer"] == {"action": "NONE"}, before
+    assert before["request"].get("litellm_call_id") and before["request"].get("structured_messages"), before
+    ids = gateways.recorder.take_call_ids()
+    assert len(ids) == 2 and ids[0] == ids[1], f"{door}: the reply's check is not the request's call: {ids}"
     answer = asked[0]
     if "factdebate" not in answer:  # the guard refused or failed: LiteLLM fails closed
         assert delivered is None or not delivered.strip(), f"{door}: {delivered!r} delivered after {answer}"
