@@ -76,3 +76,20 @@ def test_a_model_server_that_answers_is_ok(monkeypatch: pytest.MonkeyPatch) -> N
         checks = _server_checks(_served(server.base_url), monkeypatch)
     assert [c.status for c in checks] == ["ok"], checks
     assert "answers" in checks[0].detail
+
+
+@pytest.mark.parametrize(("build", "status", "words"), [
+    ("native", "warn", "compiled for this CPU only (AVX512 on): copied to another CPU it may fail; "
+                       "`factdebate setup` rebuilds it with portable flags"),
+    ("portable", "ok", "portable CPU flags (x86-64 with AVX2)"),
+])
+def test_a_llama_cpp_built_for_this_cpu_only_is_a_warning_naming_setup(
+        monkeypatch: pytest.MonkeyPatch, build: str, status: str, words: str) -> None:
+    """Issue 61, item 5: pip's own build of llama-cpp-python uses -march=native."""
+    from factdebate.util import llama_build
+
+    monkeypatch.setattr(llama_build, "installed_build",
+                        lambda: llama_build.Build(build, "AVX512" if build == "native" else ""))  # type: ignore[arg-type]
+    monkeypatch.setattr(doctor, "_index_checks", lambda settings: [])
+    [check] = [c for c in doctor.run_checks(load_settings()) if c.name == "llama-cpp-python build"]
+    assert (check.status, check.detail) == (status, words)

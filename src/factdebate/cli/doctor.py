@@ -63,6 +63,8 @@ def run_checks(settings: Settings) -> list[Check]:
     for role in roles(settings):
         checks.append(Check(f"model for {role}", "ok", settings.llm_for(role)))
     checks.append(_package("llama_cpp", "local", _uses(settings, "llama-cpp")))
+    if _uses(settings, "llama-cpp"):
+        checks.extend(_llama_build_checks())
     model = builtin_model_path()
     # Missing while a role runs on it (the default settings), nothing can be verified: a failure to fix.
     needed = any(settings.llm_for(role).startswith("llama-cpp:builtin") for role in roles(settings))
@@ -102,6 +104,23 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("search engine", "ok", search))
     checks.extend(_state_checks())
     return checks
+
+
+def _llama_build_checks() -> list[Check]:
+    """What the installed llama-cpp-python was compiled for (util/llama_build.py): pip's own build uses every
+    instruction of the CPU that built it, so the environment copied elsewhere may fail; setup rebuilds it."""
+    from factdebate.util.llama_build import installed_build
+
+    build = installed_build()
+    name = "llama-cpp-python build"
+    if build.kind == "portable":
+        return [Check(name, "ok", "portable CPU flags (x86-64 with AVX2)")]
+    if build.kind == "native":
+        return [Check(name, "warn", f"compiled for this CPU only ({build.detail} on): copied to another CPU it "
+                                    f"may fail; `{SETUP_COMMAND}` rebuilds it with portable flags")]
+    if build.kind == "broken":
+        return [Check(name, "fail", f"{build.detail}; `{SETUP_COMMAND}` rebuilds it with portable flags")]
+    return []  # absent (said above) or not x86, where the portable flags do not apply
 
 
 def _model_server_checks(settings: Settings) -> list[Check]:
