@@ -17,12 +17,12 @@ import pytest
 import factdebate as fd
 from factdebate.core.errors import EndpointUnavailableError
 from factdebate.guard import GuardResult
-from factdebate.llm.base import GenParams, Message
+from factdebate.llm.base import Backend, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import CLAIMS, REPLY, script
 
-OFFLINE = {"llm": "scripted:agree", "search": "local", "cache": False}
+OFFLINE: dict[str, Any] = {"llm": "scripted:agree", "search": "local", "cache": False}
 ADDRESS = "http://10.9.8.7:8011/v1"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -61,7 +61,7 @@ async def test_aguard_stream_takes_deltas_and_the_keywords_of_aguard() -> None:
 
 
 async def test_an_unreachable_checker_is_not_named_by_factdebate_guard_or_aguard_stream() -> None:
-    backends = {"debater": DeadExtractor()}
+    backends: dict[str, Backend] = {"debater": DeadExtractor()}
     result = await fd.aguard(REPLY, tier="fast", backends=backends, method="single", **OFFLINE)
     outs = [out async for out in fd.aguard_stream(_deltas(REPLY), tier="fast", backends=backends,
                                                  method="single", **OFFLINE)]
@@ -92,10 +92,11 @@ async def test_mcp_check_answer_does_not_name_an_unreachable_checker(monkeypatch
     assert "10.9.8.7" not in text and "could not reach the operator's endpoint" in text, text
 
 
-async def test_mcp_check_answer_keeps_each_keys_model_cache_apart(monkeypatch: pytest.MonkeyPatch,
-                                                                  tmp_path: Path) -> None:
-    """The same answer checked for two API keys: the second key's check sends its own model calls (nothing
-    cached from the first key's), and the first key's second check is answered from its cache."""
+async def test_mcp_check_answer_and_check_response_keep_each_keys_model_cache_apart(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The same answer checked for two API keys, by check_answer and by check_response: the second key's check
+    sends its own model calls (nothing cached from the first key's), and the first key's second check is
+    answered from its cache."""
     pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
     from mcp.server.mcpserver import Context
 
@@ -122,15 +123,18 @@ async def test_mcp_check_answer_keeps_each_keys_model_cache_apart(monkeypatch: p
         assert caller_of(context) == who
         return context
 
-    arguments = {"answer": REPLY, "tier": "fast", "evidence": [{"title": "Guide", "text": "Paris is in France."}],
-                 "evidence_mode": "given"}
-    sent = []
-    for who in ("key-a", "key-b", "key-a"):
-        before = len(backend.calls)
-        await server.call_tool("check_answer", arguments, context=as_key(who))
-        sent.append(len(backend.calls) - before)
-    # key-b got nothing of key-a's cache; key-a's own second check was answered from it
-    assert sent[0] > 0 and sent[1] == sent[0] and sent[2] == 0, sent
+    evidence = [{"title": "Guide", "text": "Paris is in France."}]
+    calls = {"check_answer": {"answer": REPLY, "tier": "fast", "evidence": evidence, "evidence_mode": "given"},
+             "check_response": {"response": REPLY, "method": "single", "evidence": evidence,
+                                "evidence_mode": "given"}}
+    for tool, arguments in calls.items():
+        sent = []
+        for who in ("key-a", "key-b", "key-a"):
+            before = len(backend.calls)
+            await server.call_tool(tool, arguments, context=as_key(who))
+            sent.append(len(backend.calls) - before)
+        # key-b got nothing of key-a's cache; key-a's own second check was answered from it
+        assert sent[0] > 0 and sent[1] == sent[0] and sent[2] == 0, (tool, sent)
 
 
 DOCUMENTED = re.compile(r"\b(?:factdebate|fd)\.([a-z_][a-z_0-9]*)\(")

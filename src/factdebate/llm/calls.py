@@ -4,6 +4,7 @@ serves (set once per sample by ``eval``, so every ``llm_call`` of a run's trace 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -58,6 +59,12 @@ def cache_scope(scope: str) -> Iterator[None]:
         yield
     finally:
         _cache_scope.reset(token)
+
+
+def caller_scope(caller: str | None) -> str:
+    """The cache scope of one caller (an API key's id): its answers are never another key's; no caller (a
+    local user), everyone's."""
+    return "caller-" + hashlib.sha256(caller.encode()).hexdigest()[:20] if caller else ""
 
 
 @dataclass
