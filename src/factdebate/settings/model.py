@@ -81,7 +81,7 @@ class LLMSettings(_Strict):
     stream: bool = Field(default=False, description="Ask OpenAI-compatible servers for answers as streams, so "
                          "that a call cut short (a deadline, a try given up, a failed sibling, a client that left) "
                          "stops generating at the server; llama-cpp-python's server needs --interrupt_requests "
-                         "False with it (docs/robustness.md).")
+                         "False with it (factdebate docs robustness).")
     base_urls: list[str] = Field(default_factory=list, json_schema_extra=offered(reaches="endpoint"),
                                  description="OpenAI-compatible servers of the same model "
                                  "(vLLM replicas): Ray workers take one each, round-robin; the local executor "
