@@ -114,6 +114,46 @@ async def test_tools_say_the_index_is_being_prepared(scripted: None, monkeypatch
     assert await index.wait(30) and index.error is None
 
 
+@pytest.mark.usefixtures("builtin_index")
+async def test_check_answer_answers_at_the_fast_tier_while_the_vectors_build(
+        scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 58: on a fresh install no corpus-backed tool answered while the vectors were built. The fast tier
+    searches only the full-text index (ready in seconds): check_answer answers from it at once, held to that tier
+    and saying so when more was allowed; before even the full-text index is there it says how far the build is."""
+    monkeypatch.setattr(mcp_tools, "INDEX_WAIT_S", 0.2)
+    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_TIER", "standard")
+    words, vectors = threading.Event(), threading.Event()
+    index = Preparation()
+
+    def build(prep: Preparation) -> None:  # held before the full-text index, then with it and no vectors
+        prep.follow("indexing words", 5, 40)
+        words.wait(60)
+        prep.full_text.set()
+        prep.follow("embedding passages", 10, 40)
+        vectors.wait(60)
+
+    index.start(build)
+    server = AgentServer()
+    mcp_tools.register_tools(server, index=index)
+    server.tools_ready.set()
+    wrong = {"answer": "The Eiffel Tower is in Rome.", "deadline_s": 60}
+    try:
+        with pytest.raises(ToolError, match=r"being prepared \(12 %: indexing words"):
+            await server.call_tool("check_answer", wrong)
+        words.set()
+        assert await index.wait_full_text(10)
+        held = _structured(await server.call_tool("check_answer", wrong))
+        asked = _structured(await server.call_tool("check_answer", {**wrong, "max_tier": "fast"}))
+    finally:
+        words.set()
+        vectors.set()
+    assert held["claims"] and all(c["status"] == "checked" and c["tier"] == "fast" for c in held["claims"]), held
+    assert held["to_fix"] and held["claims"][0]["quotes"]  # passages the full-text search found
+    assert held["note"].startswith("checked at the fast tier only") and "'standard'" in held["note"]
+    assert "(25 %: embedding passages, 10 of 40 passages" in held["note"]
+    assert asked["claims"] and "note" not in asked  # fast was all it asked for: nothing to say
+
+
 async def test_a_failed_preparation_is_said_by_the_tools_that_need_it(scripted: None) -> None:
     index = Preparation()
 

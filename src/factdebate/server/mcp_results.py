@@ -154,3 +154,4 @@ class AnswerCheck(TypedDict):
     usage: GuardCounts
     models: list[str]  # the models that answered for it
     warnings: list[Caution]
+    note: NotRequired[str]  # why it was checked at less than asked (the fast tier while the vectors build)

@@ -31,6 +31,7 @@ from factdebate.guard.types import (
     GuardEvidence,
     GuardOptions,
     GuardResult,
+    ResolvedGuardOptions,
     Tier,
 )
 from factdebate.llm.calls import cache_scope, caller_scope
@@ -223,6 +224,30 @@ async def _search_now(index: Preparation, settings: Settings, tool: RetrievalToo
     return tool, settings, ""
 
 
+async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: ResolvedGuardOptions,
+                            wait_s: float) -> str:
+    """What ``check_answer`` may run now over the built-in corpus: "" for the check as asked, else a note saying
+    it is held to the fast tier; an error while not even that can run. The fast tier searches only the configured
+    search engine (guard/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
+    and deep tiers' method searches the vectors too, which take minutes on a fresh install (issue 58: no
+    corpus-backed check answered for 20 minutes while the full-text index was there after 0.9 s)."""
+    if resolved.evidence_mode == "given" or not _needs_builtin(settings, {"rag", "search"}) \
+            or (index.ready and index.error is None):
+        return ""
+    fast_needs_text = _needs_builtin(settings, {"search"})
+    if resolved.max_tier == "fast":  # all the check asks for: the full-text index (if that)
+        if fast_needs_text and not await index.wait_full_text(wait_s):
+            raise ToolError(index.failed() if index.error is not None else index.not_ready())
+        return ""
+    if await index.wait(wait_s) and index.error is None:
+        return ""
+    if fast_needs_text and not index.full_text.is_set():
+        raise ToolError(index.failed() if index.error is not None else index.not_ready())
+    why = index.failed() if index.error is not None else f"while {index.progress()}"
+    return (f"checked at the fast tier only (one model call per claim over the full-text search; a claim not "
+            f"supported did not climb to '{resolved.max_tier}') {why}; ask again later for the tiers above it")
+
+
 def _needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
     """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
     if kinds is None:
@@ -355,7 +380,9 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              "on and, for a refuted claim, a correction grounded in a quote. to_fix lists the "
                              "claims to rewrite. tier: where each claim starts; a claim not SUPPORTED climbs to the "
                              "next tier, up to max_tier. What each costs per claim: " + TIER_COSTS + " max_tier "
-                             "caps the climb (the cost), within the operator's guard.max_tier; deadline_s: seconds "
+                             "caps the climb (the cost), within the operator's guard.max_tier (while a fresh "
+                             "install builds its vector index, checks run at the fast tier only, which note says); "
+                             "deadline_s: seconds "
                              "for the whole check (claims not decided by then are unchecked), within the "
                              "operator's cap. conversation: the messages before your reply ({role, content}, "
                              "optional), so that a short answer or a follow-up is read in its context.")
@@ -374,11 +401,10 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
 
             resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
             allowed = resolved.deadline_s
-            await _index_ready(prepared, resolved.evidence_mode != "given" and _needs_builtin(settings, {"rag",
-                                                                                                        "search"}),
-                               min(INDEX_WAIT_S, resolved.deadline_s))
+            held = await _answer_tiers_now(prepared, settings, resolved, min(INDEX_WAIT_S, resolved.deadline_s))
             left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
-            options = options.model_copy(update={"deadline_s": max(0.1, left)})
+            options = options.model_copy(update={"deadline_s": max(0.1, left)}
+                                         | ({"tier": "fast", "max_tier": "fast"} if held else {}))
             # The guard's one call, as every door makes it (guard/call.py): the caller's cache scope, the
             # operator's addresses hidden in the result and in a failure's message.
             host = McpHost(resolver, resources, caller_of(context))
@@ -392,6 +418,8 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             raise ToolError(str(exc)) from exc
         summary = summarize_answer(result)
         summary["deadline_s"] = allowed  # the deadline that applied (the check ran on what was left of it)
+        if held:
+            summary["note"] = held
         return summary
 
     for name in TOOLS:
