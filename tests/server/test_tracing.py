@@ -28,7 +28,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:  # http.server calls it by this name
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.paths.append(f"{self.path} {self.headers['Content-Type']}")
                 request = ExportTraceServiceRequest.FromString(body)
@@ -68,7 +68,8 @@ def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
     found.server.shutdown()
 
 
-def test_a_chat_request_is_one_trace_an_otlp_receiver_decodes(guard: Guard, receiver: Receiver) -> None:  # noqa: F811
+def test_a_chat_request_is_one_trace_an_otlp_receiver_decodes(receiver: Receiver, guard: Guard) -> None:  # noqa: F811
+    # the receiver first: it outlives the guard, whose last spans are sent as it stops
     server, _ = guard()
     raw = ask(server)
     check_id = raw.model_extra["factdebate"]["check_id"]
