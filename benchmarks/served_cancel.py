@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
 import sys
 import tempfile
 import time
@@ -66,8 +67,12 @@ def main() -> None:
                       f"{result['probe_after_cancel']:>6.2f} s: the server was idle {result['idle_after']:.2f} s "
                       "after the call was cancelled", flush=True)
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            process.terminate()  # it may still be writing an answer nobody reads: that is what is measured
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 if __name__ == "__main__":

@@ -125,6 +125,18 @@ def parse_action(text: str) -> Action | None:
     return None
 
 
+def fallback_search(raw: str, claim: str, steps: list[Step], tool: str) -> Action | None:
+    """What a step whose search query was refused searches (kit/fields.query_problem, after its re-ask): the
+    last good query of this turn, or the claim; None for a reply with no search in it (issue 65, item 4: as
+    Tool-MAD, DPD and FacTool do; ReAct's step was lost and nothing searched). The loss stays counted."""
+    refused = parse_action(raw)
+    if refused is None or refused.kind != "search":
+        return None
+    last = next((s.arguments.get("query") for s in reversed(steps) if s.tool == tool and s.arguments.get("query")),
+                None)
+    return Action("search", str(last or claim))
+
+
 def _label_only(argument: str) -> Label | None:
     """The label ``argument`` names when it names nothing else ("SUPPORTS", "not enough info")."""
     said = words(argument)
@@ -193,8 +205,10 @@ class ReAct(Method[ReActSettings]):
                                    reask=format_reask(STEP_TOKENS, step_grammar(offered_labels()), STEP_JSON),
                                    agent=AGENT, round=number)
                 action, raw = parsed.value, parsed.raw
+                failures += action is None  # counted lost by ``llm.ask``, whatever is searched instead
+                if action is None:
+                    action = fallback_search(raw, claim, turn.steps, tool.name)
                 step = await self._act(action, raw, number, tool, resources)
-                failures += action is None
                 turn.steps.append(step)
                 emit(StepTaken(agent=AGENT, round=1, index=number, thought=step.thought, tool=step.tool,
                                arguments=step.arguments, observation=step.observation[:300],

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.core.types import Label
+from factdebate.core.types import Label, Step
 from factdebate.llm.ask import ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
-from factdebate.methods.kit.fields import check_query, free_field
+from factdebate.methods.kit.fields import check_query, free_field, query_problem
 from factdebate.methods.mermaid.decomposer import REASK
 from factdebate.methods.mermaid.toolbox import model_input_schema
 from factdebate.prompts import Prompt
@@ -97,6 +97,27 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: 
     if isinstance(query, str):
         check_query(query, prompt, claim=claim)
     return StepReply(thought, tool=name, reason=reason, input=arguments)
+
+
+def fallback_step(raw: str, claim: str, earlier: list[Step]) -> StepReply | None:
+    """What a step whose search query was refused (kit/fields.query_problem, after its re-ask) runs instead:
+    the same tool with the turn's last good query for it, or the claim; None when the reply was unreadable
+    for another reason (issue 65, item 4: as Tool-MAD, DPD and FacTool do; the step was lost and nothing
+    searched). The lost reply stays counted."""
+    data = first_object(raw)
+    action = data.get("action") if data is not None else None
+    if isinstance(action, str) and data is not None:
+        action = {"name": action, "input": data.get("input")}
+    if not isinstance(action, dict) or not isinstance(action.get("name"), str) or not action["name"].strip():
+        return None
+    name, arguments = action["name"].strip(), action.get("input")
+    query = arguments.get("query") if isinstance(arguments, dict) else arguments
+    if not isinstance(query, str) or query_problem(query, "mermaid_step", claim=claim) is None:
+        return None
+    last = next((s.arguments["query"] for s in reversed(earlier) if s.tool == name
+                 and isinstance(s.arguments.get("query"), str) and s.arguments["query"]), None)
+    searched = last or claim
+    return StepReply("", tool=name, input={**arguments, "query": searched} if isinstance(arguments, dict) else searched)
 
 
 def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
