@@ -108,6 +108,22 @@ def test_a_part_that_fails_to_load_is_named_and_the_service_still_serves(make_ap
     assert "model file is damaged" in ready["reason"] and ready["ready"] is True
 
 
+def test_a_part_that_failed_to_load_is_named_without_the_operators_addresses(make_app: AppFactory) -> None:
+    """/v1/health needs no key: what a failed part's error names of the operator's network (a resolved IP, a bare
+    host:port that no setting holds) stays in the server's log (issue 56 item 1)."""
+    class Unreachable(LoadingBackend):
+        def load(self) -> None:
+            raise RuntimeError("failed to connect to all addresses; last error: ipv4:10.0.0.5:19530: Connection "
+                               "refused (milvus-0:19530)")
+
+    app = make_app(defaults=REMOTE, build=builder(Unreachable(), CountingEncoder(), []))
+    with TestClient(app) as client:
+        ready = wait_ready(client)
+    assert "failed to connect to all addresses" in ready["reason"] and "Connection refused" in ready["reason"]
+    for address in ("10.0.0.5", "milvus-0", "19530"):
+        assert address not in ready["reason"], ready["reason"]
+
+
 def test_a_checks_clock_starts_when_the_request_arrives(make_app: AppFactory, tmp_path: Path) -> None:
     """The first request's resources take 1.5 s to build: with a 1 s deadline nothing is left for the check,
     which says so (degraded, unchecked), and its seconds cover the build; it never reports a 1 s check."""

@@ -168,6 +168,8 @@ async def health(service: ServiceDep, response: Response) -> Health:
     if not warm.ready:
         response.status_code = 503
     storage = {part: public_reason(reason) for part, reason in STORAGE.problems().items()}
+    # What failed to load, as error text (no key needed here: an address its error names stays in the log).
+    reason = hide_endpoints(said) if (said := warm.reason()) else None
     try:
         active = await asyncio.to_thread(service.shared.active) if service.shared else service.active_runs
     except StateDatabaseDown as exc:  # up, but unable to serve: which part is down, and a 503
@@ -178,7 +180,7 @@ async def health(service: ServiceDep, response: Response) -> Health:
                       ready=False, reason=exc.reason, storage=storage, down=["state_db"])
     return Health(status="ok" if warm.ready else "starting", version=__version__,
                   uptime_seconds=round(time.time() - service.started, 1), active_runs=active,
-                  auth="required" if service.keys.required else "off", ready=warm.ready, reason=warm.reason(),
+                  auth="required" if service.keys.required else "off", ready=warm.ready, reason=reason,
                   storage=storage)
 
 
