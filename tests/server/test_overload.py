@@ -29,10 +29,19 @@ def _service(server: LiveServer) -> Service:
     return service
 
 
-def _chat(server: LiveServer, deadline_s: float, stream: bool = False) -> httpx.Response:
+def _chat(server: LiveServer, deadline_s: float, stream: bool = False, policy: str = "flag") -> httpx.Response:
     return httpx.post(f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60, json={
         "model": "scripted", "stream": stream, "messages": [{"role": "user", "content": "Tell me about Paris."}],
-        "factdebate": {**FAST, "deadline_s": deadline_s, "policy": "flag"}})
+        "factdebate": {**FAST, "deadline_s": deadline_s, "policy": policy}})
+
+
+def _streamed(reply: httpx.Response) -> tuple[str, dict[str, Any]]:
+    """A stream's text and its result chunk's factdebate object (the stream ends with [DONE])."""
+    chunks = [line[6:] for line in reply.text.splitlines() if line.startswith("data: ")]
+    assert chunks[-1] == "[DONE]"
+    parsed = [json.loads(c) for c in chunks[:-1]]
+    words = "".join((c["choices"][0].get("delta") or {}).get("content") or "" for c in parsed if c["choices"])
+    return words, parsed[-1]["factdebate"]
 
 
 def _loaded(guard: Guard, monkeypatch: pytest.MonkeyPatch, on_overload: str) -> tuple[LiveServer, float, Any]:  # noqa: F811
@@ -65,7 +74,7 @@ def test_a_request_that_would_pass_its_deadline_is_refused_at_once(guard: Guard,
     assert int(refused.headers["Retry-After"]) >= 1
     body = refused.json()
     assert body["error"]["code"] == "overloaded" and body["detail"].startswith("overloaded: the service is checking")
-    assert f"past its {deadline:g} s deadline" in body["detail"]
+    assert f"past its {deadline:.3g} s deadline" in body["detail"]
     # Alone again, the same request is checked.
     alone = _chat(server, deadline)
     assert alone.status_code == 200 and alone.json()["factdebate"]["claims"][0]["status"] == "checked"
@@ -78,6 +87,7 @@ def test_under_pass_the_reply_goes_out_at_once_unchecked_and_said(guard: Guard, 
     server, deadline, running = _loaded(guard, monkeypatch, "pass")
     passed = _chat(server, deadline)
     streamed = _chat(server, deadline, stream=True)
+    held = _chat(server, deadline, stream=True, policy="hold")
     answered_first = running.is_alive()
     running.join()
     assert passed.status_code == 200 and answered_first  # both answered while the running check went on
@@ -89,10 +99,10 @@ def test_under_pass_the_reply_goes_out_at_once_unchecked_and_said(guard: Guard, 
     text = passed.json()["choices"][0]["message"]["content"]
     assert text.startswith(ANSWER) and "overloaded" in text[len(ANSWER):]  # flag's footnote says why
     # Streamed: the upstream's words as they came, the footnote, then the same result.
-    chunks = [line[6:] for line in streamed.text.splitlines() if line.startswith("data: ")]
-    assert chunks[-1] == "[DONE]"
-    parsed = [json.loads(c) for c in chunks[:-1]]
-    words = "".join((c["choices"][0].get("delta") or {}).get("content") or "" for c in parsed if c["choices"])
+    words, last = _streamed(streamed)
     assert words.startswith(ANSWER) and "overloaded" in words[len(ANSWER):]
-    last = parsed[-1]["factdebate"]
     assert last["degraded"] and last["claims"][0]["reason"].startswith("overloaded:")
+    # Under hold, which never streams unchecked text first, the policy's text comes whole at the end.
+    words, last = _streamed(held)
+    assert words.startswith(ANSWER) and "overloaded" in words[len(ANSWER):]
+    assert last["claims"][0]["status"] == "unchecked" and last["policy"] == "hold"

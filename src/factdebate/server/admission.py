@@ -60,9 +60,10 @@ class CheckLoad:
             return None
         # Once enough running checks have finished for the estimate to fit the deadline.
         retry = max(1, math.ceil(predicted - deadline_s))
-        return Shed(f"the service is checking {self.running} replies at once, past what it checks at full "
+        replies = "reply" if self.running == 1 else "replies"
+        return Shed(f"the service is checking {self.running} {replies} at once, past what it checks at full "
                     f"speed ({slots}); a check started now would take about {predicted:.1f} s, past its "
-                    f"{deadline_s:g} s deadline", retry)
+                    f"{deadline_s:.3g} s deadline", retry)
 
     def start(self, checks_at_once: int) -> Callable[[], None]:
         """A check begins; the function returned ends it (once) and learns its full-speed seconds."""
