@@ -18,6 +18,7 @@ import contextlib
 import errno
 import logging
 import os
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -72,6 +73,42 @@ def test_only_storage_failures_are_skipped() -> None:
     assert storage_problem(sqlite3.OperationalError("attempt to write a readonly database"))
     assert storage_problem(sqlite3.OperationalError("no such table: responses")) is None
     assert storage_problem(ValueError("database or disk is full")) is None
+
+
+def _fill(db: sqlite3.Connection) -> None:
+    """The cache's database made full as a full disk makes it: it may not grow past its pages
+    (``max_page_count``), and rows of shrinking size take what room they have left, so SQLite itself answers
+    SQLITE_FULL to the next write."""
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    for number, size in enumerate(s for s in (4096, 1024, 256, 64, 16, 1) for _ in range(400)):
+        with contextlib.suppress(sqlite3.OperationalError):
+            db.execute("INSERT INTO responses (key, text) VALUES (?, ?)", (f"filler-{number}", "x" * size))
+
+
+def test_a_service_whose_cache_is_full_answers_its_verdicts_and_health_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app: Any) -> None:
+    """Without root: the cache's own database full (the tmpfs tests below need root to mount one)."""
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path / "data"))
+    caches: list[ResponseCache] = []
+
+    def build(settings: Settings) -> Resources:
+        resources = offline_build(settings)
+        cache = resources.llm("debater").cache
+        assert cache is not None
+        caches.append(cache)
+        return resources
+
+    app = make_app(defaults=CACHED, build=build, rate_limit_per_minute=0)
+    with TestClient(app) as client:
+        assert client.post("/v1/verify", json={"claim": "Water boils at 100 C."}, headers=AUTH).status_code == 200
+        assert caches and "response cache" not in client.get("/v1/health").json()["storage"]
+        for cache in caches:
+            _fill(cache._db)
+        answer = client.post("/v1/verify", json={"claim": "The sky is blue."}, headers=AUTH)
+        assert answer.status_code == 200, answer.text  # was a 500: 'database or disk is full' after the model answered
+        assert answer.json()["label"] in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+        assert client.get("/v1/health").json()["storage"] == {"response cache": "the service's disk is full"}
 
 
 @contextlib.contextmanager
