@@ -144,7 +144,7 @@ def guard_app(work: Path, upstream_url: str, backend: Any, key: str) -> Any:
 
     os.environ["FACTDEBATE_GUARD__UPSTREAM"] = upstream_url
     return create_app(api_keys=[key], defaults=PLAIN, db_path=work / "service.sqlite", rate_limit_per_minute=0,
-                      build=lambda settings: offline_build(settings, backend))
+                      claims_per_minute=0, build=lambda settings: offline_build(settings, backend))
 
 
 def run_tiers(url: str, key: str, repeats: int, method: str) -> list[dict[str, Any]]:

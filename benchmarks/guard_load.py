@@ -54,6 +54,10 @@ async def one(client: httpx.AsyncClient, url: str, deadline_s: float) -> dict[st
     first = None
     async with client.stream("POST", f"{url}/v1/chat/completions", json=body,
                              headers={"Authorization": f"Bearer {KEY}"}) as reply:
+        if reply.status_code not in (200, 503):  # a failure, never counted as a reply
+            await reply.aread()
+            return {"shed": False, "error": f"HTTP {reply.status_code}", "ttft": None, "seconds": 0.0,
+                    "at_deadline": False}
         if reply.status_code == 503:  # as an OpenAI client does: wait the Retry-After it was given
             await reply.aread()
             seconds = time.perf_counter() - started
@@ -102,7 +106,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu_s: float) -> dict[str, Any]:
-    admitted = [r for r in runs if not r["shed"]]
+    admitted = [r for r in runs if not r["shed"] and "error" not in r]
     ttfts = [r["ttft"] for r in admitted if r["ttft"] is not None]
     row = {"run": name, "answered": len(runs), "per_s": round(len(admitted) / seconds, 2),
            "shed": len(runs) - len(admitted), "ttft_p50_s": round(statistics.median(ttfts), 4) if ttfts else None,

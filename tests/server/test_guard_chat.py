@@ -266,7 +266,8 @@ def test_an_unreachable_upstream_is_a_502_and_no_upstream_a_404(guard: Guard, mo
 
 
 def test_each_checked_claim_costs_a_claim_token(guard: Guard) -> None:
-    server, _ = guard(claims_per_minute=3, claims_burst=3)  # the key's claims, apart from its requests (issue 59)
+    # the key's claims, apart from its requests (issue 59); rate_limit_per_minute 0 would turn both off
+    server, _ = guard(rate_limit_per_minute=600, claims_per_minute=3, claims_burst=3)
     ask(server)  # two claims: one token left
     ask(server)  # allowed on the last token; its claims take the bucket below zero
     with pytest.raises(openai.RateLimitError, match="claims per minute"):

@@ -180,7 +180,7 @@ def test_leaving_after_the_verdicts_pays_for_the_claims_checked(guard: Guard) ->
     """Item 6: a caller who read every claim's verdict and left before the end paid one token, not one a claim."""
     upstream = Upstream(answer=ANSWER + " Do you agree?" * 300, token_delay=0.01)
     with LiveServer(upstream_app(upstream)) as model:
-        server = guard(f"{model.url}/v1", claims_per_minute=0.6, claims_burst=3)
+        server = guard(f"{model.url}/v1", rate_limit_per_minute=600, claims_per_minute=0.6, claims_burst=3)
         verdicts = 0
         with httpx.stream("POST", f"{server.url}{CHAT}", headers={**AUTH, "X-Factdebate-Verdicts": "each"},
                           timeout=30, json={"model": "m", "stream": True, "messages": HI, "factdebate": FAST}) as reply:

@@ -42,7 +42,7 @@ class ServiceConfig(BaseModel):
     allow_anonymous: bool = Field(default=False, description="Serve without keys, for local experiments only "
                                   "(`serve` refuses it on a non-loopback address).")
     rate_limit_per_minute: float = Field(default=60, ge=0, le=1_000_000, description="Requests per minute per key "
-                                         "(0: no limit).")
+                                         "(0: no limit, nor of claims_per_minute).")
     rate_burst: int | None = Field(default=None, ge=1, le=1_000_000,
                                    description="Requests a key may make at once (default: a "
                                    "minute's worth).")

@@ -77,10 +77,12 @@ class Service:
             shared = SharedState(store.db if on_server_or_store else str(config.state_db))
         limiter: RateLimiter | SharedRateLimiter = RateLimiter(config.rate_limit_per_minute, config.rate_burst)
         failures: RateLimiter | SharedRateLimiter = RateLimiter(AUTH_FAILURES_PER_MINUTE)
-        claims: RateLimiter | SharedRateLimiter = RateLimiter(config.claims_per_minute, config.claims_burst)
+        # rate_limit_per_minute 0 turns a key's limits off, its claims' too (as when they shared one bucket)
+        claims_rate = config.claims_per_minute if config.rate_limit_per_minute > 0 else 0
+        claims: RateLimiter | SharedRateLimiter = RateLimiter(claims_rate, config.claims_burst)
         if shared is not None:
             limiter = SharedRateLimiter(shared, config.rate_limit_per_minute, config.rate_burst, "key:")
-            claims = SharedRateLimiter(shared, config.claims_per_minute, config.claims_burst, "claims:")
+            claims = SharedRateLimiter(shared, claims_rate, config.claims_burst, "claims:")
             failures = SharedRateLimiter(shared, AUTH_FAILURES_PER_MINUTE, None, "auth:")
         # Processes sharing the store also share the batches they run (one process alone has nothing to join).
         store.lease_s = config.heartbeat_lease_s
