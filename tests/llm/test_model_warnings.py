@@ -81,3 +81,12 @@ def test_mcps_tools_name_the_model_and_carry_the_caution() -> None:
                                evidence_mode="given", tier="fast", deadline_s=30, **OFFLINE)
     answer = summarize_answer(guarded)
     assert answer["models"] == ["scripted:agree"] and [w["code"] for w in answer["warnings"]] == ["scripted_model"]
+
+
+def test_a_guard_check_says_the_question_and_the_method_it_was_read_with() -> None:
+    """Issue 60, item 6: a chat reply's check reopened on the page showed Tool-MAD and an empty question; the
+    result now says both, so the page's form can show them."""
+    guarded = factdebate.guard("It is Paris.", question="What is the capital of France?",
+                               evidence=["Paris is the capital of France."], evidence_mode="given", tier="fast",
+                               deadline_s=30, **OFFLINE)
+    assert guarded.question == "What is the capital of France?" and guarded.method == "single"

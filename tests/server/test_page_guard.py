@@ -74,6 +74,8 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     assert [h.inner_text() for h in card.locator("h3").all()] == ["Claims", "The text checked",
                                                                   "The text the client got"]
     assert page.input_value("#response-text") == REPLY  # the "Check a response" tab, with the reply in its form
+    # Issue 60: with the method its claims went up to, not the form's Tool-MAD.
+    assert result["method"] == "single" and page.input_value("#method") == "single"
     # Issue 60: the form folded above it says whose check this is, not the Tool-MAD form's.
     assert page.inner_text("#fold-summary").startswith("A chat reply's check: ")
     assert page.evaluate("() => document.activeElement.textContent") == "A chat reply's check"

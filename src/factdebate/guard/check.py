@@ -355,7 +355,7 @@ class Check:
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
             on_unchecked=o.on_unchecked, on_not_enough_info=o.on_not_enough_info, tier=o.tier,
             deadline_s=o.deadline_s, original_text=text, text=text, sentences=total, sentences_checked=checked,
-            models=self.models(),
+            question=self.question, method=o.method, models=self.models(),
             warnings=model_warnings(self.models(), CLAIMS))
         return await apply_policy(result, self.reviser, self.recheck, self.settings.guard.rewrite_fallback)
 

@@ -238,6 +238,10 @@ class GuardResult(_Strict):
     sentences_checked: int | None = Field(default=None, description="How many of them hold a checked claim: the "
                                           "rest were left out by the gate, the claim limit, the deadline or a "
                                           "degraded check (issue 60: '3 of 8 sentences checked').")
+    question: str | None = Field(default=None, description="The person's question the reply was read with (the "
+                                 "option, or the conversation's last message from the person); null when none.")
+    method: str | None = Field(default=None, description="The method of the standard and deep tiers (guard.method "
+                               "or the option), which a claim the fast tier could not settle went up to.")
     models: list[str] = Field(default_factory=list, description="The models that answered for this check (the "
                               "extraction's, each tier's), as the settings name them: 'openai:gpt-4o-mini'.")
     warnings: list[VerdictWarning] = Field(default_factory=list, description="Cautions with a code a program can "

@@ -24,7 +24,8 @@ import { modelNotes, responseRule } from "../views.js";
  *   skipped?: Array<{span: Span, text: string, reason: string}>, passed_through?: string[], policy?: string,
  *   on_unchecked?: string, tier?: string, deadline_s?: number, original_text?: string, text?: string,
  *   models?: string[], warnings?: Array<{code: string, message: string, model?: string | null}>,
- *   sentences?: number | null, sentences_checked?: number | null}} GuardResult */
+ *   sentences?: number | null, sentences_checked?: number | null, question?: string | null,
+ *   method?: string | null}} GuardResult */
 
 /** What the policy did, in words. @type {Record<string, string>} */
 const ACTION_TEXT = {

@@ -149,7 +149,10 @@ history.onOpen("guard", item => {
   page.set({ mode: "response" });
   const v = item.verdict || {};
   input("response-text").value = String(v.original_text || "");
-  input("response-question").value = "";
+  // The question the reply was read with and the method its claims went up to (issue 60: the form showed
+  // Tool-MAD and an empty question under a chat reply's check); a check kept before they were said keeps the form's.
+  input("response-question").value = String(v.question || "");
+  pickMethod(v.method);
   count();
   guardView.show(v, (item.check_ids || [])[0] || null);
   byId("response-live").hidden = false;
