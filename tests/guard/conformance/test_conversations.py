@@ -2,8 +2,8 @@
 reply and its all-true twin through every door -- the proxy plain and streamed, ``POST /v1/guard/check``,
 LiteLLM's guardrail route (the conversation from its ``pre_call``, the reply in its ``post_call``),
 ``factdebate.guard``, ``factdebate.aguard_stream`` and MCP ``check_answer`` (given the conversation) -- under
-``flag``, and the false replies under ``block`` and ``hold`` through the proxy plain and streamed, LiteLLM's
-route and ``aguard_stream``.
+``flag``, and the false replies under ``block`` and ``hold`` through every door but MCP's (``check_answer``
+annotates: what to send is the agent's).
 
 Asserted: no false statement is delivered without a claim that marks it refuted or unchecked (nor under a
 SUPPORTS label); ``block`` refuses it and ``hold`` never shows it; no true twin is flagged (every claim checked
@@ -194,10 +194,12 @@ def test_block_refuses_and_hold_withholds_the_false_statement(world: World, conv
                                                               policy: str) -> None:
     case = scenario(convo, "false", policy)
     prepare(world, case)
-    with ThreadPoolExecutor(4) as pool:
+    with ThreadPoolExecutor(6) as pool:
         plain, streamed = pool.submit(through_proxy, world, case), pool.submit(through_stream, world, case)
         litellm, python = pool.submit(through_litellm, world, case), pool.submit(through_python_stream, world, case)
-        outcomes = [*plain.result(), streamed.result(), litellm.result(), python.result()]
+        check, guard = pool.submit(through_check, world, case), pool.submit(through_python, world, case)
+        outcomes = [*plain.result(), streamed.result(), litellm.result(), python.result(), check.result(),
+                    guard.result()]
     problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
     assert not problems, "\n".join(problems)
 
