@@ -15,6 +15,7 @@ from factdebate.cli.main import app, run
 VERIFY_ONLY = {
     "--input": "a batch's claims file; eval reads a dataset (--dataset)",
     "--json": "prints one verdict on stdout; eval writes each sample's verdict to OUTPUT/results.jsonl",
+    "--brief": "shortens how one verdict is printed; eval prints no verdict, only progress and the run's summary",
 }
 
 
