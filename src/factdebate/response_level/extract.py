@@ -115,12 +115,14 @@ async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
 
 async def aextract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
                           drop_subjective: bool = False, context: str | None = None,
-                          opening: str | None = None) -> ClaimExtraction:
+                          opening: str | None = None, fit: bool = True) -> ClaimExtraction:
     """The atomic claims of ``response`` (see the module docstring for failures). ``context``: what the
     response continues (a dialogue's history), shown to the extractor so that a reply's pronouns become
     names in its claims; no claim is taken from it. ``opening``: the first sentence of the whole reply when
     ``response`` is a part of it (a stream's), whose subject a leading "It" of a sentence added as the text
-    writes it stands for, as in the whole reply (grounding.uncovered_sentences)."""
+    writes it stands for, as in the whole reply (grounding.uncovered_sentences). ``fit``: ask for no more
+    claims than the text can state (:func:`claim_room`); off, ``max_claims`` as configured (FacTool, whose
+    call bounds are declared from its ``max_claims``)."""
     text, removed, retries = response, None, 0
     if drop_subjective:
         text, removed, retries = await remove_subjective(response, llm)
@@ -131,7 +133,7 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     # An empty list from a backend that does not hold it is still a reading, not a lost reply: the text's
     # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
     # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
-    room = claim_room(text, max_claims)
+    room = claim_room(text, max_claims) if fit else max_claims
     reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=room,
                                schema_min_items=1,
                                max_tokens=CLAIM_TOKENS * room + 64, what="claims", text=text, question=question,

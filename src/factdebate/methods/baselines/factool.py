@@ -12,7 +12,6 @@ another claim is false; unreadable queries fall back to the claim itself as the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,6 +37,7 @@ from factdebate.prompts import render
 from factdebate.response_level.aggregate import RULES, response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
 from factdebate.tools.registry import RetrievalTool
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
@@ -108,7 +108,9 @@ class FacTool(Method[FacToolSettings]):
     # anything, so the extractor's grounding check (response_level.extract.grounded) keeps them whatever
     # the claim under test is.
     call_probe = CallProbe(reasks={
-        "claims_extract": json.dumps({"claims": ["It is so.", "It was so.", "He is.", "She was.", "It is not."]}),
+        # Five claims the grounding keeps ("He is." and "She was." no longer are: an unresolved pronoun).
+        "claims_extract": json.dumps({"claims": ["It is so.", "It was so.", "It is not.", "It was not.",
+                                                 "It is not so."]}),
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
         "factool_verify": json.dumps({"reasoning": "r", "factual": False})})
 
@@ -129,13 +131,14 @@ class FacTool(Method[FacToolSettings]):
         claims, note = [claim], ""
         if cfg.decompose:
             with span("claims", "extraction"):
-                extraction = await aextract_claims(claim, llm=resources.llm("extractor"), max_claims=cfg.max_claims)
+                extraction = await aextract_claims(claim, llm=resources.llm("extractor"), max_claims=cfg.max_claims,
+                                                   fit=False)
             if extraction.parsed and extraction.claims:
                 claims = extraction.claims
             else:  # the input itself is checked: nothing is made up in its place
                 note = "claim extraction could not be read; the input was checked as one claim. "
         with span("round 1", "round", round=1):
-            turns = await asyncio.gather(*(self._check(i, text, cfg, resources) for i, text in enumerate(claims, 1)))
+            turns = await gather_all(*(self._check(i, text, cfg, resources) for i, text in enumerate(claims, 1)))
         label, rule = response_label([t.label for t in turns])
         rnd = Round(round=1, turns=list(turns))
         end_round(rnd, consensus=False, final=True)
@@ -158,7 +161,7 @@ class FacTool(Method[FacToolSettings]):
         queries = list(written) or [claim]
         tool = resources.tool(cfg.tool)
         retrieval = resources.settings.retrieval
-        found = await asyncio.gather(*(search_tool(tool, q, retrieval.k, agent=agent, round=1,
+        found = await gather_all(*(search_tool(tool, q, retrieval.k, agent=agent, round=1,
                                                    written=written.get(q)) for q in queries))
         evidence: list[Document] = []
         for doc in trim([d for docs in found for d in docs], retrieval.max_doc_chars):

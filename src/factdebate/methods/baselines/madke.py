@@ -9,7 +9,6 @@ and no scoring: this is Tool-MAD's structure with its adaptive parts removed. Se
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
@@ -27,6 +26,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 from factdebate.tools.registry import RetrievalTool
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -102,7 +102,7 @@ class MADKE(Method[MADKESettings]):
         for r in range(1, cfg.rounds + 1):
             previous = rounds[-1].turns if rounds else None
             with span(f"round {r}", "round", round=r):
-                turns = await asyncio.gather(*(self._turn(i, claim, pool, previous, r, resources)
+                turns = await gather_all(*(self._turn(i, claim, pool, previous, r, resources)
                                                for i in range(len(DEBATERS))))
             rounds.append(Round(round=r, turns=list(turns)))
             labels = {t.label for t in turns}

@@ -12,7 +12,6 @@ and FacTool papers. Two documented readings are settings (docs/methods/selfcheck
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -30,6 +29,7 @@ from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
 from factdebate.methods.view import declare_view
 from factdebate.prompts import render
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 # Worked examples for ``shots`` (written for this project): a true, a false and an undecidable claim.
 EXAMPLES = (
@@ -91,11 +91,11 @@ class SelfCheck(Method[SelfCheckSettings]):
             end_round(rnd, consensus=False, final=True)
             return finish(claim, self.name, turn.label, "single", [rnd])
         with span("round 1", "round", round=1):
-            samples = await asyncio.gather(*(self._sample(i, claim, cfg, resources) for i in range(1, cfg.samples + 1)))
+            samples = await gather_all(*(self._sample(i, claim, cfg, resources) for i in range(1, cfg.samples + 1)))
         first = Round(round=1, turns=list(samples))
         end_round(first, consensus=False)
         with span("round 2", "round", round=2):
-            checks = await asyncio.gather(*(self._check(turn, claim, resources) for turn in samples))
+            checks = await gather_all(*(self._check(turn, claim, resources) for turn in samples))
         second = Round(round=2, turns=list(checks))
         answers = [t.label for t in checks]
         readable = [a for a in answers if a is not None]

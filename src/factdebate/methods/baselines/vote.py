@@ -8,7 +8,6 @@ verdict's ``explanation``). See docs/methods/vote.md.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad.method import ToolMAD, debate_calls
 from factdebate.prompts import render
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -109,7 +109,7 @@ class Vote(Method[VoteSettings]):
         first_of_kind = {kind: next(number for number, k in ballot if k == kind) for kind in set(kinds)
                          if any(k == kind for _, k in ballot)}
         with span("round 1", "round", round=1):
-            turns = await asyncio.gather(*(self._vote(number, kind, claim, evidence[kind], resources,
+            turns = await gather_all(*(self._vote(number, kind, claim, evidence[kind], resources,
                                                       keep_evidence=first_of_kind[kind] == number)
                                            for number, kind in ballot))
         label, tally = majority([t.label for t in turns])

@@ -52,6 +52,7 @@ from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
 from factdebate.tools.registry import AGENT_TOOLS, AgentTool, agent_description
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
@@ -295,7 +296,7 @@ class ToolMAD(Method[ToolMADSettings]):
                 answered.set_result([answers[i] for i in range(len(agents))])
 
         with span(f"round {r}", "round", round=r):
-            return list(await asyncio.gather(
+            return list(await gather_all(
                 *(self._turn(a, i, agents, claim, r, previous, resources, on_answer, confirmed)
                   for i, a in enumerate(agents))))
 
@@ -371,7 +372,7 @@ class ToolMAD(Method[ToolMADSettings]):
             if result.error and turn.evidence:
                 turn.score_errors.append(f"consistency: {result.error}")
         else:
-            faith, relevance = await asyncio.gather(
+            faith, relevance = await gather_all(
                 faithfulness(resources.scorer, claim, turn.response, turn.evidence, agent=turn.agent, round=r,
                              max_doc_chars=max_chars),
                 answer_relevance(resources.scorer, resources.encoder, claim, turn.response,
