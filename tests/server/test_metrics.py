@@ -137,3 +137,23 @@ def test_a_metrics_port_of_its_own_serves_them_without_a_key(guard: Guard) -> No
     scraped = httpx.get(f"http://127.0.0.1:{port}/metrics").text
     assert 'factdebate_http_requests_total{method="POST",route="/v1/chat/completions",status="200"} 1.0' in scraped
     assert "factdebate_guard_checks_total{" in scraped and KEY not in scraped
+
+
+def test_serve_refuses_a_metrics_port_it_cannot_use_in_one_line(tmp_path: Path) -> None:
+    import socket
+
+    from tests.server.test_commands import EXE, _env
+
+    port = free_port()
+    same = subprocess.run([EXE, "serve", "--no-auth", "--port", str(port), "--metrics-port", str(port)],
+                          capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert same.returncode == 2 and same.stderr.strip() == (f"error: --metrics-port {port} is the service's own "
+                                                           "port: choose another")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        refused = subprocess.run([EXE, "serve", "--no-auth", "--port", str(free_port()), "--metrics-port", str(busy)],
+                                 capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "cannot serve the metrics on" in refused.stderr and "--metrics-port" in refused.stderr

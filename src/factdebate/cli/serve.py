@@ -110,7 +110,11 @@ def serve(
     if settings.metrics_port is not None:
         if settings.metrics_port == port and settings.metrics_host == host:
             raise ConfigError(f"--metrics-port {port} is the service's own port: choose another")
-        check_port_free(settings.metrics_host, settings.metrics_port)
+        try:
+            check_port_free(settings.metrics_host, settings.metrics_port)
+        except ConfigError as exc:  # its message names --port: this is the other one
+            raise ConfigError(str(exc).replace("choose another --port", "choose another --metrics-port")
+                              .replace("cannot serve on", "cannot serve the metrics on")) from None
     if workers > 1:
         settings = settings.model_copy(update={"shared_state": True})
     app = create_app(settings, exit_within_s=settings.shutdown_grace_s)
