@@ -183,4 +183,4 @@ async def test_the_claim_extractor_reads_the_dialogue_history_of_a_halueval_samp
     extractor = next(text for call, text in seen if call.prompt == "claims_extract")
     assert sample.meta["history"] in extractor and sample.meta["response"] in extractor
     assert sample.meta["knowledge"].strip() in extractor
-    assert "take no claims from the exchange itself" in extractor
+    assert "take no claims from the conversation itself" in extractor  # the prompt since 305914f
