@@ -106,7 +106,7 @@ def test_a_chat_request_is_one_trace_an_otlp_receiver_decodes(receiver: Receiver
     assert upstream["kind"] == 3 and upstream["attributes"]["gen_ai.operation.name"] == "chat"  # CLIENT
     model_calls = [s for s in spans if s["name"].startswith("chat ") and s is not upstream]
     assert model_calls and all(s["attributes"]["gen_ai.request.model"] and s["attributes"]["factdebate.role"]
-                               for s in model_calls)
+                               and s["attributes"]["gen_ai.usage.input_tokens"] > 0 for s in model_calls)
     assert any(under(s, "claim") for s in model_calls)  # a claim's fast tier
     assert any(under(s, "guard.check") and not under(s, "claim") for s in model_calls)  # the extraction
     searches = [s for s in spans if s["name"].startswith("search ")]

@@ -36,13 +36,14 @@ def watching(watchers: Sequence[Watcher]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def watched(kind: str, **attributes: str) -> Iterator[None]:
-    """The work inside, watched by the context's watchers."""
+def watched(kind: str, **attributes: str) -> Iterator[dict[str, str]]:
+    """The work inside, watched by the context's watchers. It may add what it learnt to the attributes yielded
+    (a model call its tokens), which the watchers read when it ends."""
     watchers = _watchers.get()
     if not watchers:
-        yield
+        yield attributes
         return
     with contextlib.ExitStack() as stack:
         for watcher in watchers:
             stack.enter_context(watcher.watch(kind, attributes))
-        yield
+        yield attributes

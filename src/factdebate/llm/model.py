@@ -157,10 +157,12 @@ class LLM:
                     self._count_sent(who)
                     try:
                         # each try sent, for the service's metrics and traces (core/observe.py)
-                        with watched("model_call", model=self.model, role=who.role):
+                        with watched("model_call", model=self.model, role=who.role) as learnt:
                             answer = self.backend.complete(messages, params)
                             completion = await (hung_calls.watched(state, answer, given_up, self._timeout)
                                                 if state else answer)
+                            learnt.update(input_tokens=str(completion.prompt_tokens),
+                                          output_tokens=str(completion.completion_tokens))
                     except asyncio.CancelledError:
                         run = current_run()
                         if run is not None:

@@ -6,9 +6,10 @@
 Spans: one per HTTP request (``POST /v1/chat/completions``, server kind, by route template), one per guard
 check (``guard.check``), one per claim (``claim``, with its index, never its text), one per model call (the
 GenAI semantic conventions: ``chat <model>``, client kind, ``gen_ai.operation.name``, ``gen_ai.request.model``,
-``gen_ai.provider.name``; the upstream chat model as ``chat upstream``) and one per evidence search
-(``search <tool>``). A kept check records its trace's id (``trace_id`` in ``GET /v1/checks/{id}``'s verdict),
-so an operator goes from a check a user reports to its trace.
+``gen_ai.provider.name``, ``gen_ai.usage.input_tokens`` / ``output_tokens``; the upstream chat model as
+``chat upstream``) and one per evidence search (``search <tool>``). A kept check records its trace's id
+(``trace_id`` in ``GET /v1/checks/{id}``'s verdict), so an operator goes from a check a user reports to its
+trace.
 
 Without the ``tracing`` extra (opentelemetry-sdk) the variables are ignored, said once in the log."""
 
@@ -74,6 +75,9 @@ class Tracing:
                 span.set_attribute("error.type", type(exc).__name__)
                 span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
                 raise
+            for name in ("input_tokens", "output_tokens"):  # what the call learnt (llm/model.py)
+                if attributes.get(name, "").isdigit():
+                    span.set_attribute(f"gen_ai.usage.{name}", int(attributes[name]))
 
     def trace_id(self) -> str | None:
         """The current trace's id (32 hex digits), or None outside a span."""
