@@ -8,7 +8,15 @@ from rich.console import Console
 
 from factdebate.core.types import Document
 from factdebate.corpus.encoding_cost import encoding_costs, encoding_order
-from factdebate.corpus.progress import LINE_EVERY_S, WARM_UP_BATCHES, TimeLeft, _Lines, duration, stage_reporter
+from factdebate.corpus.progress import (
+    LINE_EVERY_S,
+    WARM_UP_BATCHES,
+    TimeLeft,
+    _Lines,
+    _Stoppable,
+    duration,
+    stage_reporter,
+)
 
 
 def test_a_build_off_a_terminal_logs_its_progress_and_the_time_left_at_the_measured_speed() -> None:
@@ -43,7 +51,8 @@ def test_lines_come_no_more_often_than_the_interval() -> None:
 
 def test_a_pipe_gets_lines_and_durations_read_roughly() -> None:
     with stage_reporter(True, Console(file=io.StringIO())) as report:
-        assert isinstance(report, _Lines)
+        # Wrapped so that every step asks whether the command was interrupted (issue 61 item 1).
+        assert isinstance(report, _Stoppable) and isinstance(report._inner, _Lines)
     assert duration(0.2) == "about 1 s" and duration(89) == "about 89 s" and duration(890) == "about 15 min"
     assert duration(94) == "about 90 s" and duration(176) == "about 180 s" and duration(181) == "about 3 min"
 
