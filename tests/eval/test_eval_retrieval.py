@@ -126,3 +126,37 @@ def test_tool_mads_round_one_queries_are_measured_on_its_own_searches(builtin_in
     assert json.loads((out / "retrieval.json").read_text())["queries"] == "tool-mad"
     fusion = run("--dataset", f"fever:{claims}", "--queries", "tool-mad", "--llm", "scripted:agree")
     assert fusion.returncode == 2 and fusion.stderr.startswith("error: --queries tool-mad measures Tool-MAD's")
+
+
+def test_a_milvus_server_is_measured_as_the_rag_tool_searches_it(milvus_server_uri: str, onnx_model_file: Path,
+                                                                  tmp_path: Path) -> None:
+    """--dense int8=URI on a Milvus server: the corpus indexed there, its dense and fusion searches named
+    '-server', the pages found from its collection."""
+    data = tmp_path / "data"
+    (data / "models").mkdir(parents=True)
+    (data / "models" / onnx_model_file.name).write_bytes(onnx_model_file.read_bytes())
+    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data)}
+    docs = tmp_path / "landmarks.jsonl"
+    docs.write_text("".join(json.dumps(d) + "\n" for d in [
+        {"id": "eiffel", "title": "Eiffel Tower", "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris."},
+        {"id": "colosseum", "title": "Colosseum", "text": "The Colosseum is an ancient amphitheatre in Rome."},
+        {"id": "fuji", "title": "Mount Fuji", "text": "Mount Fuji is the highest mountain in Japan."}]),
+        encoding="utf-8")
+    built = subprocess.run([EXE, "index", str(docs), "--corpus", "landmarks", "--milvus-uri", milvus_server_uri],
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert built.returncode == 0, built.stderr
+    claims = tmp_path / "fever.jsonl"
+    claims.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": 1, "label": "SUPPORTS", "claim": "The Eiffel Tower is made of wrought iron.",
+         "evidence": [[[1, 1, "Eiffel_Tower", 0]]]},
+        {"id": 2, "label": "REFUTES", "claim": "Mount Fuji is the lowest mountain in Japan.",
+         "evidence": [[[2, 2, "Mount_Fuji", 0]]]}]), encoding="utf-8")
+    out = tmp_path / "out"
+    result = subprocess.run([EXE, "eval-retrieval", "--dataset", f"fever:{claims}", "--corpus", "landmarks",
+                             "--search", "dense,fusion", "--dense", f"int8={milvus_server_uri}", "-o", str(out)],
+                            capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads((out / "retrieval.json").read_text())
+    assert [row["search"] for row in figures["searches"]] == ["dense-int8-server", "fusion-int8-server"]
+    assert figures["corpus_pages"] == 3 and figures["held"] == 2
+    assert all(row["recall"]["1"]["hits"] == 2 for row in figures["searches"])
