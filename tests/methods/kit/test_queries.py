@@ -8,9 +8,12 @@ from __future__ import annotations
 import pytest
 
 from factdebate.llm.ask import Unreadable
+from factdebate.llm.base import Message
+from factdebate.llm.calls import CallInfo
 from factdebate.methods.kit.fields import QUERY_MAX_WORDS, instruction_words, query_problem
 from factdebate.methods.kit.formats import grounded_query
-from tests.helpers import CLAIM
+from factdebate.run.claim import run_claim
+from tests.helpers import CLAIM, debate_script, make_resources
 from tests.methods.kit.test_fields import QUERIES, READERS, unreadable
 
 ANSWER = ("Tweet: \"The claim is a lie, Paris has been the capital of France for centuries\" and the records "
@@ -37,7 +40,7 @@ def test_a_plain_query_reads_in_every_method(prompt: str, field: str) -> None:
 
 def test_a_query_that_copies_the_agents_own_answer_is_refused() -> None:
     copied = f"[{ANSWER[:100]}]"
-    with pytest.raises(Unreadable, match="your own earlier answer"):
+    with pytest.raises(Unreadable, match="an earlier answer of the debate"):
         grounded_query(copied, CLAIM, earlier=[ANSWER])
     assert grounded_query("[capital of France history]", CLAIM, earlier=[ANSWER]).text == "capital of France history"
 
@@ -58,3 +61,22 @@ def test_a_claim_worded_like_the_instructions_is_still_a_query() -> None:
     fixed = [w for w in instruction_words("query_select") if w != "_"]
     claim = " ".join(fixed[:5])
     assert query_problem(claim, "query_select", claim=claim) is None
+
+
+async def test_tool_mad_refuses_a_query_that_copies_another_agents_answer() -> None:
+    # SmolLM2 behind llama-cpp-python's server searched the other agents' answers its prompt showed
+    # ("The Eiffel Tower is located in Paris, France. The claim has been verified to be ...").
+    answer = "The capital of France is Paris and the records have long shown it plainly to every reader."
+    labels = {("rag", r): "SUPPORTS" for r in (1, 2)} | {("search", r): "REFUTES" for r in (1, 2)}
+
+    def copying(call: CallInfo, messages: list[Message]) -> str | None:
+        if call.prompt == "debate_answer" and call.agent == "search" and call.round == 1:
+            return f"{answer}\nREFUTES"
+        if call.prompt.startswith("query_select") and call.agent == "rag" and call.round == 2:
+            return f"[{answer[:70]}]"
+        return None
+
+    resources, _, tools = make_resources(debate_script(labels, overrides=copying), rounds=2)
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert tools["rag"].queries == [CLAIM]  # the copy was never searched: round 1's query is kept
+    assert verdict.parse_counts["query"].lost == 1

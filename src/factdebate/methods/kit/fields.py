@@ -164,8 +164,8 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
     for answer in earlier:
         run = _shared_run(said, words(answer), ANSWER_RUN)
         if run is not None and not _inside(run, stated):
-            return (f'the query copies your own earlier answer ("{" ".join(run)}"); search for what the claim '
-                    "says, not for what you wrote")
+            return (f'the query copies an earlier answer of the debate ("{" ".join(run)}"); search for what '
+                    "the claim says, not for what was written about it")
     return None
 
 

@@ -352,8 +352,11 @@ class ToolMAD(Method[ToolMADSettings]):
         # (a grammar, or a schema rendered back as "[query]"); the re-ask is the same form.
         held = GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, grammar=QUERY_GRAMMAR, json_schema=QUERY_SCHEMA,
                          json_template=QUERY_TEMPLATE)
-        # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters).
+        # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters), nor
+        # the other agents' answers its prompt shows (SmolLM2 searched "The Eiffel Tower is located in Paris,
+        # France. The claim has been verified to be ..." from them: benchmarks/served.py, issue 65).
         earlier = [own_previous.response] if own_previous is not None and own_previous.response else []
+        earlier += [other["response"] for other in others if other.get("response")]
         query = (await ask(resources.debater, prompt,
                            lambda text: grounded_query(text, claim, previous_query, earlier=earlier),
                            what="query", params=held, problem="the query was not inside square brackets",
