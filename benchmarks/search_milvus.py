@@ -9,6 +9,11 @@ index is timed too: it is what a large corpus costs before its first search.
 
     .venv/bin/python benchmarks/search_milvus.py [--sizes 100000] [--engines server,lite] [--queries 200]
 
+Also printed (issue 63, the scale path): the insert rate (passages/s), p99, and for the server its resident
+memory after each build (its process's VmRSS, and the peak VmHWM), then, with ``--extrapolate N``, what
+the largest size's rates give for N passages (a 21M-passage Wikipedia: ``--extrapolate 21000000``),
+marked as extrapolated: linear in passages, one server, the encoder not included.
+
 Last line: ``server_p50_ms=… lite_p50_ms=…`` for the largest size.
 """
 
@@ -56,6 +61,29 @@ def build(store: MilvusStore, size: int, seed: int) -> dict[str, float]:
     return {"insert_s": inserted, "index_s": time.perf_counter() - started - inserted}
 
 
+def server_memory_mb(server: MilvusServer | None) -> tuple[float, float] | None:
+    """The server process's resident memory now and at its peak (VmRSS, VmHWM), in MB; None off Linux."""
+    process = getattr(getattr(server, "_server", None), "server_proc", None)
+    try:
+        status = Path(f"/proc/{process.pid}/status").read_text() if process is not None else ""
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if "VmRSS" not in fields:
+        return None
+    return (int(fields["VmRSS"].split()[0]) / 1024, int(fields.get("VmHWM", fields["VmRSS"]).split()[0]) / 1024)
+
+
+def _memory_at(target: int, earlier: dict[int, float], size: int, now_mb: float) -> float:
+    """Memory at ``target`` passages: the last size's, plus its growth per passage since the size before
+    (the server's fixed part not multiplied); with one size, that size's memory scaled."""
+    smaller = [s for s in earlier if s < size]
+    if not smaller:
+        return now_mb * target / size
+    previous = max(smaller)
+    return now_mb + (target - size) * (now_mb - earlier[previous]) / (size - previous)
+
+
 def latencies(store: MilvusStore, queries: np.ndarray) -> list[float]:
     for n, vector in enumerate(queries):  # the rag tool's query cache, filled: its path without the encoder
         rag._query_vectors[(store.embedder.kind, f"query {n}")] = vector
@@ -75,6 +103,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000")
     parser.add_argument("--engines", default="server,lite")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--extrapolate", type=int, default=0, help="Passages to extrapolate the largest size's "
+                        "rates to (linear; printed as extrapolated).")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-search-"))
     os.environ["FACTDEBATE_DATA_DIR"] = str(work / "data")
@@ -83,6 +113,7 @@ def main() -> None:
     uris = {"server": server.start() if server else "", "lite": str(work / "lite.db")}
     queries = unit_vectors(np.random.default_rng(99), args.queries)
     last: dict[str, Any] = {}
+    sized: dict[int, float] = {}  # the server's resident MB after each size's build
     try:
         for size in (int(s) for s in args.sizes.split(",")):
             for engine in engines:
@@ -90,9 +121,22 @@ def main() -> None:
                 built = build(store, size, seed=size)
                 times = latencies(store, queries)
                 last[engine] = percentile(times, 0.5)
+                memory = server_memory_mb(server) if engine == "server" else None
+                rate = size / built["insert_s"] if built["insert_s"] else float("nan")
                 print(f"{engine:6} {size:>9,} passages: search p50 {percentile(times, 0.5):.2f} ms, p95 "
-                      f"{percentile(times, 0.95):.2f} ms; insert {built['insert_s']:.0f}s, seal and index "
-                      f"{built['index_s']:.0f}s", flush=True)
+                      f"{percentile(times, 0.95):.2f} ms, p99 {percentile(times, 0.99):.2f} ms; insert "
+                      f"{built['insert_s']:.0f}s ({rate:,.0f} passages/s), seal and index {built['index_s']:.0f}s"
+                      + (f"; server memory {memory[0]:,.0f} MB (peak {memory[1]:,.0f} MB)" if memory else ""),
+                      flush=True)
+                if args.extrapolate and size == max(int(s) for s in args.sizes.split(",")):
+                    scale = args.extrapolate / size
+                    hours = {key: built[key] * scale / 3600 for key in ("insert_s", "index_s")}
+                    print(f"{engine:6} EXTRAPOLATED (linear, not measured) to {args.extrapolate:,} passages: insert "
+                          f"{hours['insert_s']:.1f} h, seal and index {hours['index_s']:.1f} h"
+                          + (f", memory about {_memory_at(args.extrapolate, sized, size, memory[0]) / 1024:,.0f} GB"
+                             if memory else ""), flush=True)
+                if memory:
+                    sized[size] = memory[0]
                 store.drop()
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(" ".join(f"{engine}_p50_ms={value:.2f}" for engine, value in last.items()))
