@@ -235,3 +235,21 @@ def test_the_drafts_three_debater_row_runs(tmp_path: Path, capsys: pytest.Captur
     report = (out / "report.md").read_text()
     assert "| RAG + SEARCH + VANILA (backbone not stated) | rag-search-vanilla | FAVIQ | accuracy | 73.0 |" in report
     assert "Tool-MAD (ACL draft), Table 3, row 'RAG + SEARCH + VANILA', column 'FAVIQ', accuracy: 73.0" in report
+
+
+def test_feverous_and_faviq_without_the_authors_file_are_skipped_naming_both_reasons(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 63: only FEVER and AVeriTeC have a bare dataset to draw from when the authors' file cannot be had;
+    FEVEROUS and FaVIQ are skipped, saying that the authors' file could not be had either and how to supply
+    a file, as the paper's note and docs/reproduce.md now say."""
+    data = ["--data", f"fever=claims:{claims_file(tmp_path / 'fever.jsonl')}"]
+    code, _, err = call(capsys, "reproduce", "toolmad", "--rows", "single", "--limit", "1", "-o",
+                        str(tmp_path / "out"), *data, *SCRIPTED)
+    assert code == 0, err
+    for name in ("feverous", "faviq"):
+        line = next(line for line in err.splitlines() if line.startswith(f"{name}/single: skipped"))
+        assert f"cannot load '{name}': the '{name}' format needs a file" in line
+        assert f"nor the authors' sample set toolmad-{name}:" in line and f"--data {name}={name}:PATH" in line
+    from factdebate.eval.reproduce.spec import get_paper
+
+    assert "FEVEROUS and FaVIQ have no such fallback" in get_paper("toolmad").note
