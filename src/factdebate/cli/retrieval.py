@@ -45,12 +45,7 @@ def eval_retrieval(
     """Measure retrieval: recall@1/3/10, MRR and the corpus's coverage of the gold evidence pages for each
     search, with Wilson intervals, paired tests and CPU per query. The query is the claim verbatim (what
     Tool-MAD's round 1 sends with round1_query: claim), or with --queries tool-mad the one its debaters write."""
-    from factdebate.corpus.builtin import BUILTIN_CORPUS
-    from factdebate.corpus.titles import corpus_pages
-    from factdebate.eval.datasets import load_dataset, select
-    from factdebate.eval.retrieval import ClaimRanks, gold_samples, held_by, run_searches, summarise, table_lines
-    from factdebate.eval.retrieval_queries import check_queries
-    from factdebate.eval.retrieval_searches import (
+    from factdebate.cli.retrieval_searches import (
         STANDS_FOR,
         DenseSpec,
         build_searches,
@@ -58,6 +53,11 @@ def eval_retrieval(
         parse_kinds,
         prepare_builtin,
     )
+    from factdebate.corpus.builtin import BUILTIN_CORPUS
+    from factdebate.corpus.titles import corpus_pages
+    from factdebate.eval.datasets import load_dataset, select
+    from factdebate.eval.retrieval import ClaimRanks, gold_samples, held_by, run_searches, summarise, table_lines
+    from factdebate.eval.retrieval_queries import check_queries
     from factdebate.settings.load import settings_from
 
     kinds = parse_kinds(search)
