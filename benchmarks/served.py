@@ -269,12 +269,12 @@ async def check_texts(proxy: Proxy, args: argparse.Namespace) -> dict[str, Any]:
 
 async def run_all(methods: list[str], url: str, proxy: Proxy, args: argparse.Namespace,
                   records: list[dict[str, Any]]) -> None:
-    """Every method, then check-response, on one event loop (the backends' clients live as long as it)."""
-    for method in methods:
-        records.append(await one_method(method, url, proxy, args))
-        show(records[-1])
+    """check-response, then every method, on one event loop (the backends' clients live as long as it)."""
     if not args.no_texts:
         records.append(await check_texts(proxy, args))
+        show(records[-1])
+    for method in methods:
+        records.append(await one_method(method, url, proxy, args))
         show(records[-1])
 
 

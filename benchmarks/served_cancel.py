@@ -57,12 +57,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="the server's threads")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--after", type=float, default=3.0, help="seconds before the long answer is cancelled")
+    parser.add_argument("--modes", default="plain,stream", help="which ways of asking to measure, in order")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         process, url = start_server(Path(work), args.threads, ["--interrupt_requests", "False"])
         try:
-            for mode, stream in (("plain", False), ("stream", True)):
-                result = asyncio.run(measure(url, stream, args))
+            for mode in args.modes.split(","):
+                result = asyncio.run(measure(url, mode == "stream", args))
                 print(f"{mode:<7} probe alone {result['probe_alone']:>6.2f} s, after the cancel "
                       f"{result['probe_after_cancel']:>6.2f} s: the server was idle {result['idle_after']:.2f} s "
                       "after the call was cancelled", flush=True)
