@@ -91,3 +91,13 @@ def test_json_text_scrubs_error_fields_strongly_and_the_rest_by_value(monkeypatc
     assert shown["error"]["message"] == "ask the operator's host"
     assert scrub_value({"warnings": ["at 10.0.0.5:80"], "text": "see https://example.org"}) == {
         "warnings": ["at the operator's host"], "text": "see https://example.org"}
+
+
+def test_a_configured_host_that_is_a_word_leaves_the_words_alone() -> None:
+    """A checker at http://a/v1 (a test's, or a compose service named "model") is remembered as an endpoint; error
+    text keeps the word "a" and "model" (it read "Input should be the operator's host valid integer" in the whole
+    suite, where an earlier test on the same worker had loaded such a URL), and still loses its host:port."""
+    remember_endpoints(["http://a/v1", "http://model:8000/v1"])
+    assert scrub("rounds: Input should be a valid integer; the model failed") == \
+        "rounds: Input should be a valid integer; the model failed"
+    assert "8000" not in scrub("could not reach model:8000")

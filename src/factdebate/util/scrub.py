@@ -250,6 +250,14 @@ def _private_host(host: str) -> bool:
     return bare.replace(".", "").isdigit() or bare.endswith(_INTERNAL_HINTS)
 
 
+@lru_cache(maxsize=16)
+def _address_like(hosts: frozenset[str]) -> frozenset[str]:
+    """The configured hosts that error text loses by value: every one but a single label of letters alone. A word
+    is no address: a checker at ``http://a/v1`` or ``http://model:8000`` must not turn "a valid integer" or "the
+    model failed" into nonsense (its ``host:port`` form still goes, as every bare ``name:port`` does)."""
+    return frozenset(h for h in hosts if not h.isalpha())
+
+
 def _holds_any(text: str, parts: tuple[str, ...]) -> bool:
     return any(map(text.__contains__, parts))  # no generator: this runs on every piece of every answer
 
@@ -298,7 +306,7 @@ def scrub(text: str) -> str:
     secrets, hosts = held()
     text = _without_values(text, secrets, frozenset())
     text = _URL.sub(_hidden_url, text)
-    text = _without_values(text, frozenset(), hosts)
+    text = _without_values(text, frozenset(), _address_like(hosts))
     text = _KEY_SHAPED.sub(MASK, text)
     text = _LONG_TOKEN.sub(MASK, text)
     return _BARE_HOST_PORT.sub(HOST_WORDS, _HOST.sub(HOST_WORDS, text))
