@@ -101,3 +101,11 @@ def test_a_configured_host_that_is_a_word_leaves_the_words_alone() -> None:
     assert scrub("rounds: Input should be a valid integer; the model failed") == \
         "rounds: Input should be a valid integer; the model failed"
     assert "8000" not in scrub("could not reach model:8000")
+
+
+def test_a_bearer_placeholder_in_documentation_stays_whole() -> None:
+    """The API reference says "`Authorization: Bearer <key>`": the placeholder is no credential, and masking it took
+    the closing backtick with it, so the reference page printed stray backticks; a real token still goes."""
+    documented = "Every `/v1` route needs `Authorization: Bearer <key>`. Then `result` or `error`."
+    assert scrub_known(documented) == documented
+    assert scrub_known("Authorization: Bearer tok9.abc-def") == "Authorization: Bearer ***"

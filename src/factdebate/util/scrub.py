@@ -54,7 +54,9 @@ _URL = re.compile(r"@?\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{}\\]+")
 _KEY_HINTS = ("sk-", "sk_", "rk-", "pk-", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xox", "AKIA",
               "AIza", "hf_", "eyJ", "earer ", "Basic ")
 _KEY_SHAPED = re.compile(r"\b(?:sk-|sk_|rk-|pk-|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|hf_|eyJ)"
-                         r"[A-Za-z0-9_\-.]{5,}[A-Za-z0-9_\-]|(?<=[Bb]earer )[^\s'\",;]+|(?<=Basic )[A-Za-z0-9+/=]{8,}")
+                         r"[A-Za-z0-9_\-.]{5,}[A-Za-z0-9_\-]"
+                         r"|(?<=[Bb]earer )(?!<)[^\s'\",;`<>]+"  # not a "<key>" placeholder, nor a closing backtick
+                         r"|(?<=Basic )[A-Za-z0-9+/=]{8,}")
 # In error text only: a long run of letters and digits mixed, as keys and signed tokens are; not one of lower-case
 # hex digits alone (this service's ids, checksums: a caller needs them, and a hex key it holds goes by value).
 _LONG_TOKEN = re.compile(r"\b(?![0-9a-f]+(?![A-Za-z0-9_\-]))(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
