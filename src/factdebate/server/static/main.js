@@ -40,9 +40,19 @@ async function checkHealth() {
   }
 }
 
+/* The key the catalogue was (or is being) asked with. Enter in the key box fires both its change and the form's
+   submit, and each load redraws the options at their defaults: a second answer for the same key, arriving
+   after the person had set an option (or after a reload had put a draft back), undid it. */
+/** @type {string | null} */
+let catalogueFor = null;
+
 async function loadCatalogue() {
+  const asked = page.get().key;
+  if (catalogueFor === asked) return;
+  catalogueFor = asked;
   const r = await fetch("/v1/methods", { headers: headers() });
   if (!r.ok) {
+    if (catalogueFor === asked) catalogueFor = null; // asked again with this key, it is tried again
     showError(r.status === 401 ? "Enter a valid API key (top right) to use this server." : await errorText(r));
     return;
   }
