@@ -86,14 +86,14 @@ class Host:
     async def settings(self, options: GuardOptions) -> Settings:
         """The caller's settings for ``options``, and the host's own checks of the input against them (a
         host does per-message work off the event loop)."""
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: every host says how it resolves settings
 
     def admit(self, settings: Settings) -> Admission:
         return Admission()
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
         """The resources one call's checks use, open while they run, with the session's own sinks."""
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: every host opens its own resources
 
     def sinks(self) -> tuple[list[EventSink], Any]:
         """(the sinks of one check, what the host keeps of its calls)."""
