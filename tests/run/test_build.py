@@ -137,6 +137,8 @@ def test_serve_builds_before_it_listens(tmp_path: Path, onnx_model: Path) -> Non
 
 
 async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+    """``factdebate mcp`` on an empty data folder builds both indexes behind its handshake (about 10 s: what it
+    tests is that build, in its own process, so no built folder is shared in)."""
     mcp = pytest.importorskip("mcp")
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
