@@ -137,7 +137,7 @@ def test_serve_builds_before_it_listens(tmp_path: Path, onnx_model: Path) -> Non
 
 
 async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
-    """``factdebate mcp`` on an empty data folder builds both indexes behind its handshake (about 10 s: what it
+    """``factdebate mcp`` on an empty data folder builds both indexes behind its handshake (4-13 s here: what it
     tests is that build, in its own process, so no built folder is shared in)."""
     mcp = pytest.importorskip("mcp")
     data = tmp_path / "data"
