@@ -108,8 +108,10 @@ def test_limit_5_reads_the_four_authors_files_through_the_fetch_path(
     assert not out.exists()  # a dry run writes nothing
 
     # A real run (the backbone alone, scripted) on the first claim of each file, named in run.json and the
-    # report. Offline now: the verified copies serve without a request.
+    # report. Offline now: the verified copies serve without a request. The raw host's variable now names
+    # another mirror: run.json's fetched_from is where the bytes came from, not rebuilt from today's value.
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("FACTDEBATE_GITHUB_RAW", "http://mirror.invalid")
     asked = len(raw.requests)
     code, _, err = call(capsys, "reproduce", "toolmad", "--table", "table3", "--rows", "single", "--limit", "1",
                         "-o", str(out), *SCRIPTED)
@@ -124,6 +126,7 @@ def test_limit_5_reads_the_four_authors_files_through_the_fetch_path(
         assert (origin["source"], origin["repo"], origin["commit"], origin["path"]) == (
             "github", "seyeonJeong/ToolMAD", file.commit, file.path)
         assert origin["sha256"] == file.sha256 and origin["checked_against"] == "registry"
+        assert origin["fetched_from"] == raw.raw_url(file.repo, file.commit, file.path)
         first = [s.id for s in load_dataset(f"{entry(column).format}:{AUTHORS / column}.json").samples[:1]]
         assert run["provenance"]["dataset"]["sample_ids"] == first
         assert "sample_set" not in [d["key"] for d in run["deviations"]]
