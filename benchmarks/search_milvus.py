@@ -10,7 +10,8 @@ index is timed too: it is what a large corpus costs before its first search.
     .venv/bin/python benchmarks/search_milvus.py [--sizes 100000] [--engines server,lite] [--queries 200]
 
 Also printed (issue 63, the scale path): the insert rate (passages/s), p99, and for the server its resident
-memory after each build (its process's VmRSS, and the peak VmHWM), then, with ``--extrapolate N``, what
+memory after each build (its process's VmRSS, and the peak VmHWM) and the load average sampled every 10 s
+while it was built and searched (lowest-highest), then, with ``--extrapolate N``, what
 the largest size's rates give for N passages (a 21M-passage Wikipedia: ``--extrapolate 21000000``),
 marked as extrapolated: linear in passages, one server, the encoder not included.
 
@@ -23,6 +24,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,34 @@ def _memory_at(target: int, earlier: dict[int, float], size: int, now_mb: float)
     return now_mb + (target - size) * (now_mb - earlier[previous]) / (size - previous)
 
 
+class LoadSampler:
+    """The machine's 1-minute load average every ``every`` seconds while a size is built and searched: the
+    machine is shared, and a figure means little without the load it was measured under."""
+
+    def __init__(self, every: float = 10.0) -> None:
+        self.every = every
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._stop.wait(self.every):
+                return
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def span(self) -> str:
+        return f"load {min(self.samples):.1f}-{max(self.samples):.1f}" if self.samples else "load not sampled"
+
+
 def latencies(store: MilvusStore, queries: np.ndarray) -> list[float]:
     for n, vector in enumerate(queries):  # the rag tool's query cache, filled: its path without the encoder
         rag._query_vectors[(store.embedder.kind, f"query {n}")] = vector
@@ -118,16 +148,17 @@ def main() -> None:
         for size in (int(s) for s in args.sizes.split(",")):
             for engine in engines:
                 store = MilvusStore(f"synthetic-{size}", uris[engine], HashingEmbedder())
-                built = build(store, size, seed=size)
-                times = latencies(store, queries)
+                with LoadSampler() as load:
+                    built = build(store, size, seed=size)
+                    times = latencies(store, queries)
                 last[engine] = percentile(times, 0.5)
                 memory = server_memory_mb(server) if engine == "server" else None
                 rate = size / built["insert_s"] if built["insert_s"] else float("nan")
                 print(f"{engine:6} {size:>9,} passages: search p50 {percentile(times, 0.5):.2f} ms, p95 "
                       f"{percentile(times, 0.95):.2f} ms, p99 {percentile(times, 0.99):.2f} ms; insert "
                       f"{built['insert_s']:.0f}s ({rate:,.0f} passages/s), seal and index {built['index_s']:.0f}s"
-                      + (f"; server memory {memory[0]:,.0f} MB (peak {memory[1]:,.0f} MB)" if memory else ""),
-                      flush=True)
+                      + (f"; server memory {memory[0]:,.0f} MB (peak {memory[1]:,.0f} MB)" if memory else "")
+                      + f"; {load.span()} on {os.cpu_count()} cores", flush=True)
                 if args.extrapolate and size == max(int(s) for s in args.sizes.split(",")):
                     scale = args.extrapolate / size
                     hours = {key: built[key] * scale / 3600 for key in ("insert_s", "index_s")}
