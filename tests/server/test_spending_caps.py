@@ -1,6 +1,7 @@
 """A caller cannot spend more than the operator allows: every option that multiplies model calls has a cap
 in the service config (a 422 names the cap and the setting that raises it), batch options are capped the
-same way, and a response check counts against the rate limit by the claims it checks."""
+same way, and a response check is one request of the rate limit and counts its claims in the claim
+bucket (claims_per_minute)."""
 
 from __future__ import annotations
 
@@ -86,25 +87,48 @@ def test_speculation_stays_with_the_operator(make_app: AppFactory) -> None:
 
 
 @pytest.mark.parametrize("shared", [False, True])
-def test_a_response_check_costs_one_token_per_claim(make_app: AppFactory, shared: bool) -> None:
-    app = make_app(rate_limit_per_minute=0.01, rate_burst=6, shared_state=shared,
+def test_a_response_check_is_one_request_whatever_its_claims(make_app: AppFactory, shared: bool) -> None:
+    """Requests per minute and claims per minute are two limits (issue 59, as for the guard): a check of four
+    claims costs one token of the request bucket."""
+    app = make_app(rate_limit_per_minute=0.01, rate_burst=3, shared_state=shared,
                    defaults={"llm": "scripted:agree", "method": "single", "cache": False})
     with TestClient(app) as client:
         checked = client.post("/v1/check-response", json={"response": FOUR_CLAIMS}, headers=AUTH)
         assert checked.status_code == 200 and len(checked.json()["claims"]) == 4
-        # Four of the six tokens are spent (the most it might check was taken first, the rest given back).
-        after = [client.get("/v1/methods", headers=AUTH).status_code for _ in range(3)]
-    assert after == [200, 200, 429]
+        after = [client.get("/v1/methods", headers=AUTH) for _ in range(3)]
+    assert [a.status_code for a in after] == [200, 200, 429]
+    assert "rate limit exceeded" in after[2].json()["detail"]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_response_check_costs_one_claim_token_per_claim(make_app: AppFactory, shared: bool) -> None:
+    app = make_app(rate_limit_per_minute=600, claims_per_minute=0.01, claims_burst=6, shared_state=shared,
+                   defaults={"llm": "scripted:agree", "method": "single", "cache": False})
+    two_claims = {"response": "Paris is in France. Rome is in Italy."}
+    with TestClient(app) as client:
+        four = client.post("/v1/check-response", json={"response": FOUR_CLAIMS}, headers=AUTH)
+        # Four of the six claim tokens are spent (the most it might check was taken first, the rest given back).
+        two = client.post("/v1/check-response", json=two_claims, headers=AUTH)
+        refused = client.post("/v1/check-response", json=two_claims, headers=AUTH)
+        streamed = client.post("/v1/check-response/stream", json=two_claims, headers=AUTH)
+        other = client.get("/v1/methods", headers=AUTH)  # the request bucket is the claims' no more
+    assert four.status_code == 200 and len(four.json()["claims"]) == 4
+    assert two.status_code == 200 and len(two.json()["claims"]) == 2
+    for answer in (refused, streamed):
+        assert answer.status_code == 429 and int(answer.headers["Retry-After"]) >= 1
+        assert "claims per minute are used up" in answer.json()["detail"], answer.text
+    assert other.status_code == 200
 
 
 @pytest.mark.parametrize("shared", [False, True])
 def test_the_most_a_check_may_cost_is_taken_before_it_starts(make_app: AppFactory, shared: bool) -> None:
     """Parallel checks cannot each start on one token: the most a check may cost is taken up front, and
     what it did not check is given back once the claims are known."""
-    from factdebate.server.response_routes import ClaimCharge
+    from factdebate.server.claim_limit import ClaimCharge
 
-    limiter = make_app(rate_limit_per_minute=0.01, rate_burst=3, shared_state=shared).state.service.limiter
-    assert limiter.acquire("k") == 0  # the request's own token
+    limiter = make_app(rate_limit_per_minute=600, claims_per_minute=0.01, claims_burst=3,
+                       shared_state=shared).state.service.claims_limiter
+    assert limiter.acquire("k") == 0  # the check's first claim
     charge = ClaimCharge(limiter, "k", most=12)
     assert limiter.acquire("k") > 0  # a second check cannot start meanwhile
     charge.sink({"event": "claims_extracted", "claims": ["one claim"]})

@@ -23,7 +23,7 @@ from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, give
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.server.check_routes import call_keeper
-from factdebate.server.claim_limit import claimed_slot
+from factdebate.server.claim_limit import ClaimCharge, claimed_slot
 from factdebate.server.guard_check_id import check_id_of
 from factdebate.server.guard_prepare import (
     CONVERSATION_HEADER,
@@ -37,7 +37,6 @@ from factdebate.server.guard_prepare import (
 )
 from factdebate.server.guard_request import ChatRequest, check_messages, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError
-from factdebate.server.response_routes import ClaimCharge
 from factdebate.server.routes import _RunSlot
 from factdebate.server.service import Service
 from factdebate.settings.model import Settings

@@ -33,13 +33,12 @@ from factdebate.run.claim import validate_claim
 from factdebate.run.response import check_one_claim, run_response, validate_question, validate_response
 from factdebate.server.check_routes import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.check_store import CHECK_ID
+from factdebate.server.claim_limit import claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.kept_calls import CallKeeper, with_claim_calls
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict
 from factdebate.server.routes import _http_error, _RunSlot, _settings_for, refuse_transcript
-from factdebate.server.security import RateLimiter
 from factdebate.server.service import CallerDep, Service, ServiceDep
-from factdebate.server.shared_state import SharedRateLimiter
 from factdebate.server.streaming import transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import option_value
@@ -70,44 +69,12 @@ def _checked(body: ResponseRequest, service: Service,
         raise HTTPException(422, str(exc)) from exc
 
 
-class ClaimCharge:
-    """A response check costs one rate-limit token per claim it checks (the request's own token counts as
-    the first). The claims are known only after extraction, so the most the check may cost is taken before
-    it starts (parallel checks cannot each start on one token) and what it did not check is given back."""
-
-    def __init__(self, limiter: RateLimiter | SharedRateLimiter, who: str, most: int) -> None:
-        self.limiter, self.who, self.most = limiter, who, max(1, most)
-        self.claims: int | None = None
-        self.settled = False
-        limiter.charge(who, self.most - 1)
-
-    def sink(self, event: dict[str, Any]) -> None:
-        if self.claims is None and event.get("event") == "claims_extracted":
-            self.claims = len(event.get("claims") or [])
-
-    def settle(self) -> None:
-        if not self.settled:
-            self.settled = True
-            self.limiter.charge(self.who, -(self.most - max(1, self.claims or 0)))
-
-
-def _charged_slot(service: Service, who: str, settings: Settings) -> tuple[_RunSlot, ClaimCharge]:
-    slot = _RunSlot(service)  # a 503 here costs the caller only the request's token
-    try:
-        charge = ClaimCharge(service.limiter, who, settings.response.max_claims)
-    except BaseException:
-        slot.release()
-        raise
-    slot.on_release.append(charge.settle)
-    return slot, charge
-
-
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
 async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep,
                          response: Response) -> ResponseVerdict:
     refuse_transcript(body, "/v1/check-response")
     settings, text, question, given = _checked(body, service, who)
-    slot, charge = _charged_slot(service, who, settings)
+    slot, charge = claimed_slot(service, who, settings)
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
         with given_evidence(given):
@@ -128,7 +95,7 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
              summary="Check a long answer claim by claim, streaming the events as SSE")
 async def check_response_stream(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
     settings, text, question, given = _checked(body, service, who)
-    slot, charge = _charged_slot(service, who, settings)
+    slot, charge = claimed_slot(service, who, settings)
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
