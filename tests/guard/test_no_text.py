@@ -32,4 +32,4 @@ async def test_a_tool_call_alone_passes_under_on_unchecked_block() -> None:
     reply = {"role": "assistant", "content": None, "tool_calls": [{"id": "t1"}]}
     result = await fd.aguard([ASKED, reply], on_unchecked="block", **OFFLINE)
     assert not result.degraded and result.action_taken == "none"
-    assert result.passed_through == ["1 tool call(s) in the reply (not checked)"]
+    assert result.passed_through == ["1 tool call(s) in the reply, not checked: ?"]  # as every door says it

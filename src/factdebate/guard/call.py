@@ -29,7 +29,7 @@ from factdebate.core.observe import watched
 from factdebate.core.runtime import EventSink
 from factdebate.guard.check import check_text
 from factdebate.guard.clock import not_counted
-from factdebate.guard.messages import person_question
+from factdebate.guard.messages import person_question, text_of
 from factdebate.guard.options import resolve_options, with_conversation
 from factdebate.guard.overload import overloaded_result
 from factdebate.guard.policy import no_text_result
@@ -61,6 +61,29 @@ class Reply:
     passed: list[str] = field(default_factory=list)
     called: bool = False
     message: bool = False  # a model's message: without text it is a tool call passing or a degraded check
+
+    @classmethod
+    def of_message(cls, message: Any) -> Reply:
+        """An assistant message (OpenAI's shape) as the reply to check: its text, and what of it passes
+        unchecked worded one way for every door (the chat proxy's choices, ``factdebate.guard(messages=...)``)."""
+        message = message if isinstance(message, dict) else {}
+        passed: list[str] = []
+        calls = message.get("tool_calls") or []
+        if calls:
+            names = [str((call.get("function") or {}).get("name", "?")) for call in calls if isinstance(call, dict)]
+            passed.append(f"{len(calls)} tool call(s) in the reply, not checked: {', '.join(names)[:300]}")
+        if message.get("function_call"):
+            passed.append("a function call in the reply, not checked")
+        content = message.get("content")
+        if isinstance(content, list):
+            kinds = sorted({str(p.get("type")) for p in content if isinstance(p, dict) and p.get("type") != "text"})
+            if kinds:
+                passed.append(f"non-text content in the reply, not checked: {', '.join(kinds)}")
+        if message.get("audio"):
+            passed.append("audio in the reply, not checked")
+        if message.get("refusal"):
+            passed.append("the model's refusal message, not checked")
+        return cls(text_of(content), passed, called=bool(calls or message.get("function_call")), message=True)
 
 
 class Admission:

@@ -14,36 +14,13 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
 from factdebate.guard.call import CheckCall, LocalHost, Reply, begin, check_replies, finish
-from factdebate.guard.messages import person_question
-from factdebate.guard.options import evidence_from_messages, text_of
 from factdebate.guard.stream_policy import StreamOut, stream_outs
-from factdebate.guard.types import GuardEvidence, GuardOptions, GuardResult, Reviser
+from factdebate.guard.types import GuardOptions, GuardResult, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
 from factdebate.settings.load import settings_from
 
 GUARD_OPTIONS = frozenset(GuardOptions.model_fields)
-
-
-def reply_of(messages: list[dict[str, Any]]) -> tuple[str, str | None, list[GuardEvidence], list[str]]:
-    """(the last assistant message's text, the user message it answers, the conversation's tool results as
-    evidence, what of the reply is not checked: its tool calls and non-text parts)."""
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise InputError("messages must be a list of {role, content} objects")
-    last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
-    if last is None:
-        raise InputError("the conversation has no assistant message to check")
-    reply = messages[last]
-    question = person_question(messages[:last])
-    passed: list[str] = []
-    if reply.get("tool_calls"):
-        passed.append(f"{len(reply['tool_calls'])} tool call(s) in the reply (not checked)")
-    content = reply.get("content")
-    if isinstance(content, list):
-        other = sorted({str(p.get("type")) for p in content if isinstance(p, dict) and p.get("type") != "text"})
-        if other:
-            passed.append(f"non-text content ({', '.join(other)}) in the reply (not checked)")
-    return text_of(content), question, evidence_from_messages(messages[:last]), passed
 
 
 def conversation_of(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], Reply]:
@@ -53,10 +30,7 @@ def conversation_of(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
     last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
     if last is None:
         raise InputError("the conversation has no assistant message to check")
-    text, _, _, passed = reply_of(messages)
-    reply = messages[last]
-    return messages[:last], Reply(text, passed, called=bool(reply.get("tool_calls") or reply.get("function_call")),
-                                  message=True)
+    return messages[:last], Reply.of_message(messages[last])
 
 
 def _host(options: dict[str, Any], config_file: str | Path | None, trace: str | Path | None,

@@ -28,9 +28,8 @@ from pydantic import (
 from starlette.requests import Request
 
 from factdebate.core.errors import InputError
-from factdebate.core.textsafe import MAX_NESTING, checked_values, nesting_depth
+from factdebate.core.textsafe import checked_tree, checked_values
 from factdebate.guard import GuardOptions
-from factdebate.guard.options import text_of
 from factdebate.server.strict_json import TOO_DEEP
 from factdebate.settings.model import Settings
 
@@ -121,16 +120,13 @@ class ChatRequest(BaseModel):
             for name in ("tools", "functions"):  # said before any walk over them: thousands take seconds
                 if isinstance(data.get(name), list) and len(data[name]) > MAX_TOOLS:
                     raise ValueError(f"{len(data[name])} {name} sent; the limit is {MAX_TOOLS}")
-            for name, value in data.items():
-                if name in ("messages", "factdebate"):
-                    continue
-                if nesting_depth(value) > MAX_NESTING:
-                    raise ValueError(f"the field '{name}' nests more than {MAX_NESTING} levels")
-                try:
-                    checked_values(name, what="field name", limit=256)
-                    checked_values(value, what=f"field '{name}'", limit=MAX_FIELD_CHARS)
-                except InputError as exc:
-                    raise ValueError(str(exc)) from None
+            try:
+                checked_values(list(data), what="field name", limit=256)
+                for name, value in data.items():
+                    if name not in ("messages", "factdebate"):
+                        checked_tree(value, what=f"field '{name}'", limit=MAX_FIELD_CHARS)
+            except InputError as exc:
+                raise ValueError(str(exc)) from None
         return data
 
     def upstream_body(self, max_tokens: int | None = None) -> dict[str, Any]:
@@ -241,16 +237,16 @@ def check_messages(request: ChatRequest, settings: Settings) -> None:
     # a count broke the session for every later turn. The body limit bounds the whole; tool results past the
     # evidence limits are ranked per claim and the rest left out, said (guard/session.py).
     for number, data in enumerate(request.plain_messages(), 1):
-        if nesting_depth(data) > MAX_NESTING:
-            raise InputError(f"message {number} nests more than {MAX_NESTING} levels")
+        # Its nesting first (a deeper one would fail every recursive walk) and clean text: no single text
+        # reaches MAX_TOOL_RESULT_CHARS within the body limit, so its size is the operator's setting to name.
+        checked_tree(data, what=f"message {number}", limit=MAX_TOOL_RESULT_CHARS)
         # A tool's result is the bot's own history, not the caller's words: however long, it is passed on as
         # sent (clean text still); as evidence it is held to the evidence limits like every other result.
         own = data.get("role") in ("tool", "function")
         size = _chars(data)
-        if size > guard.max_message_chars and not own:  # before the text check: this error names the setting
+        if size > guard.max_message_chars and not own:
             raise InputError(f"message {number} holds {size} characters; the limit is {guard.max_message_chars} "
                              "(guard.max_message_chars)")
-        checked_values(data, what=f"message {number}", limit=MAX_TOOL_RESULT_CHARS)
 
 
 def _chars(value: Any) -> int:
@@ -261,24 +257,3 @@ def _chars(value: Any) -> int:
     if isinstance(value, dict):
         return sum(_chars(item) for item in value.values())
     return 0
-
-
-def reply_text(message: dict[str, Any]) -> tuple[str, list[str]]:
-    """The checked text of an upstream reply message, and what of it passes unchecked."""
-    passed: list[str] = []
-    calls = message.get("tool_calls") or []
-    if calls:
-        names = [str((call.get("function") or {}).get("name", "?")) for call in calls if isinstance(call, dict)]
-        passed.append(f"{len(calls)} tool call(s) in the reply, not checked: {', '.join(names)[:300]}")
-    if message.get("function_call"):
-        passed.append("a function call in the reply, not checked")
-    content = message.get("content")
-    if isinstance(content, list):
-        kinds = sorted({str(p.get("type")) for p in content if isinstance(p, dict) and p.get("type") != "text"})
-        if kinds:
-            passed.append(f"non-text content in the reply, not checked: {', '.join(kinds)}")
-    if message.get("audio"):
-        passed.append("audio in the reply, not checked")
-    if message.get("refusal"):
-        passed.append("the model's refusal message, not checked")
-    return text_of(content), passed

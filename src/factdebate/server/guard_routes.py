@@ -32,7 +32,7 @@ from factdebate.server.guard_prepare import (
     public_result,
     route_failed,
 )
-from factdebate.server.guard_request import ChatRequest, body_schema, reply_text
+from factdebate.server.guard_request import ChatRequest, body_schema
 from factdebate.server.guard_stream import stream_reply
 from factdebate.server.service import Service, ServiceDep, caller
 
@@ -113,10 +113,7 @@ async def _plain_reply(door: ChatDoor) -> Response:
 def _reply_of(choice: Any) -> Reply:
     """A choice's reply to check: its message's text and what of it passes unchecked; a choice with no text
     is guard/policy.py's ``no_text_result`` (a tool call passes, anything else is degraded)."""
-    first: dict[str, Any] = choice if isinstance(choice, dict) else {}
-    message: dict[str, Any] = first["message"] if isinstance(first.get("message"), dict) else {}
-    text, passed = reply_text(message)
-    return Reply(text, passed, called=bool(message.get("tool_calls") or message.get("function_call")), message=True)
+    return Reply.of_message(choice.get("message") if isinstance(choice, dict) else None)
 
 
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
