@@ -277,8 +277,13 @@ async def test_searches_answer_from_the_full_text_index_while_the_vectors_build(
     try:
         meant = _structured(await server.call_tool("search_evidence", {"query": "capital", "tool": "rag"}))
         plain = _structured(await server.call_tool("search_evidence", {"query": "capital", "tool": "search"}))
+        nothing = await server.call_tool("search_evidence", {"query": "zyxwvut qwrtplk", "tool": "rag"})
     finally:
         release.set()
+    # found nothing: what the client reads still says how it searched (the note rode on the passages only)
+    assert _structured(nothing) == {"result": []}
+    [said] = [block.text for block in nothing.content]
+    assert said.startswith("No passages found; answered from the full-text index") and "(25 %: embedding" in said
     passages, words = meant["result"], plain["result"]
     assert passages and all(p["tool"] == "local" for p in passages)
     assert all(p["note"].startswith("answered from the full-text index") and "(25 %: embedding passages" in p["note"]

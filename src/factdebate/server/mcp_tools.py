@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import PydanticCustomError, to_json
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.textsafe import unsafe_reason
@@ -196,6 +196,17 @@ def _strict_arguments(server: MCPServer, name: str) -> None:
     tool.parameters = Arguments.model_json_schema(by_alias=True)
 
 
+def _passages_result(passages: list[Passage], note: str) -> CallToolResult:
+    """``search_evidence``'s result as the SDK would make it from the list (``{"result": [...]}``, a text block per
+    passage), except that a search that found nothing still says how it searched: the note rides on each
+    passage, so with none the text a client reads is the note itself (issue 58: an empty answer from the
+    full-text index while the vectors build said nothing, and read as "the vector search found nothing")."""
+    blocks = [TextContent(type="text", text=to_json(p, indent=2).decode()) for p in passages]
+    if not passages and note:
+        blocks = [TextContent(type="text", text=f"No passages found; {note}.")]
+    return CallToolResult(content=list(blocks), structured_content={"result": passages})
+
+
 async def _index_ready(index: Preparation, needed: bool, wait_s: float | None = None) -> None:
     """Raise the tool's error while the index it needs is being prepared (after ``wait_s``, by default
     :data:`INDEX_WAIT_S`) or failed."""
@@ -323,7 +334,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                  description="Search for evidence passages about a query, judging nothing. tool='search' uses "
                              "the configured search engine, tool='rag' the vector database over the indexed corpus.")
     async def search_evidence(query: str, k: int = 5,
-                              tool: RetrievalTool = "search") -> list[Passage]:
+                              tool: RetrievalTool = "search") -> Annotated[CallToolResult, list[Passage]]:
         if not query.strip():
             raise ToolError("the query is empty")
         if reason := unsafe_reason(query):
@@ -343,7 +354,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
         passages: list[Passage] = [{**_doc(d, 2000), "id": d.id, "tool": engine.name} for d in documents]
         for passage in passages if note else []:
             passage["note"] = note
-        return passages
+        return _passages_result(passages, note)
 
     @server.tool(annotations=READ_ONLY,
                  description="Check a long answer claim by claim with the full method (no deadline): it is split "
