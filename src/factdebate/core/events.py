@@ -271,6 +271,15 @@ class ConstraintRejected(BaseEvent):
     error: str = ""
 
 
+class StreamsOff(BaseEvent):
+    """A server cut a streamed answer because another request arrived (llama-cpp-python's default
+    ``--interrupt_requests``): under ``llm.stream: auto`` it is asked plainly from then on."""
+
+    event: Literal["streams_off"] = "streams_off"
+    model: str
+    note: str = ""
+
+
 class LLMParamsAdjusted(BaseEvent):
     """A model is sent a parameter otherwise than the call asked: renamed (``max_tokens`` as OpenAI's
     reasoning models want it) or dropped (a ``temperature`` the model refuses). Once per run and model."""
@@ -368,9 +377,9 @@ class ResponseJudged(BaseEvent):
 
 _BUILT_IN: tuple[type[BaseEvent], ...] = (
     RunStarted, RunFinished, SpanBegin, SpanEnd, TurnStarted, Answer, StepTaken, Scored, JudgementMade, RoundEnded,
-    ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ReplyCut, ConstraintRejected, LLMParamsAdjusted,
-    ToolError, LLMThreads, ModelLoading, ModelLoaded, LeakageNote, VerdictReached, ResponseStarted, ClaimsExtracted,
-    ResponseJudged,
+    ToolCall, WebSearch, LLMStarted, LLMCall, LLMRetry, ParseProblem, ReplyCut, ConstraintRejected, StreamsOff,
+    LLMParamsAdjusted, ToolError, LLMThreads, ModelLoading, ModelLoaded, LeakageNote, VerdictReached, ResponseStarted,
+    ClaimsExtracted, ResponseJudged,
 )
 # Every known kind -> its model: the built-ins above, and each registered method's own (``Method.events``).
 _KINDS: dict[str, type[BaseEvent]] = {}

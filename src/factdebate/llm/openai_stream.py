@@ -15,18 +15,56 @@ text, which is what llama.cpp's servers send, and no prompt tokens.
 A stream that ends without a ``finish_reason`` was cut by the server, not finished: llama-cpp-python ends a
 streamed answer early when another request arrives (``--interrupt_requests``, on by default), so it is a
 transient error whose message says so, never a short answer read as complete.
+
+``llm.stream: auto`` (the default) asks for streams where that is known to stop the server: the servers
+whose ``GET /models`` names them (vLLM, llama.cpp's server, llama-cpp-python's), not OpenAI, gateways or
+servers that say nothing. A server that cuts a stream because another request arrived (llama-cpp-python
+without ``--interrupt_requests False``) is asked plainly from then on, for the rest of the process, and the
+interrupted request is tried again; the change is noted once, naming the flag.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, Literal
 
+from factdebate.core.errors import ConfigError
 from factdebate.llm.base import Completion, TransientLLMError
 
+StreamSetting = bool | Literal["auto"]
 INTERRUPTED = ("the server ended the streamed answer before it finished (llama-cpp-python does so when another "
                "request arrives: start it with --interrupt_requests False, or set llm.stream: false)")
+# ``owned_by`` of the servers that stop generating when a stream's connection closes: vLLM, llama.cpp's
+# server, llama-cpp-python's (which says "me").
+STOPPING_SERVERS = frozenset({"vllm", "llamacpp", "llama.cpp", "me"})
+# Endpoints that cut a stream when another request arrived: asked plainly for the rest of the process.
+_cuts_streams: set[str] = set()
+
+
+class StreamInterrupted(TransientLLMError):
+    """A stream the server ended without a ``finish_reason``: cut, not finished."""
+
+
+def checked_setting(stream: object) -> StreamSetting:
+    if stream is True or stream is False or stream == "auto":
+        return stream
+    raise ConfigError(f"llm.stream must be true, false or auto, got '{stream}'")
+
+
+def streams(setting: StreamSetting, owner: str | None, endpoint: str) -> bool:
+    """Whether to ask ``endpoint`` (whose models are ``owned_by`` ``owner``; None: unknown) for streams."""
+    if setting != "auto":
+        return setting
+    return (owner or "").strip().lower() in STOPPING_SERVERS and endpoint not in _cuts_streams
+
+
+def cuts_streams(endpoint: str) -> str:
+    """Remember that ``endpoint`` cuts streams (``auto`` asks it plainly from now on); the note saying so."""
+    _cuts_streams.add(endpoint)
+    return ("the server ended a streamed answer when another request arrived (llama-cpp-python's default "
+            "--interrupt_requests): asking it plainly from now on, so a call cut short runs on at the server; "
+            "start it with --interrupt_requests False to have such calls stop there")
 
 
 async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float) -> Completion:
@@ -52,7 +90,7 @@ async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float
         raise TransientLLMError(f"APITimeoutError: no answer within {timeout:g} s", None, endpoint,
                                 timed_out=True) from exc
     if not finish:
-        raise TransientLLMError(INTERRUPTED, None, endpoint)
+        raise StreamInterrupted(INTERRUPTED, None, endpoint)
     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0) if usage is not None else chunks_with_text
     return Completion(text="".join(parts), prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
