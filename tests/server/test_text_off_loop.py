@@ -89,13 +89,13 @@ def test_a_long_response_check_leaves_health_answering(service: LiveServer, monk
 
 def test_a_long_chat_leaves_health_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 57 item 3: a chat of many short messages (50,000 held /v1/health for 2-7 s) has each message
-    checked in a worker thread (server/guard_host.py), so health is answered meanwhile; the chat is answered."""
-    from factdebate.server import guard_host
+    checked in a worker thread (server/guard_request.py), so health is answered meanwhile; the chat is answered."""
+    from factdebate.server import guard_request
     from tests.server.guard_support import Upstream, upstream_app
 
     answered, seen = threading.Event(), dict[str, bool]()
-    monkeypatch.setattr(guard_host, "check_messages",
-                        _held_until_health_answers(guard_host.check_messages, answered, seen))
+    monkeypatch.setattr(guard_request, "check_messages",
+                        _held_until_health_answers(guard_request.check_messages, answered, seen))
     with LiveServer(upstream_app(Upstream())) as model:
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
         backend = ScriptedBackend(script())

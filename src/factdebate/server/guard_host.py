@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -22,8 +21,8 @@ from factdebate.core.runtime import EventSink
 from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
+from factdebate.server.check_admission import admit_check
 from factdebate.server.check_routes import call_keeper
-from factdebate.server.claim_limit import ClaimCharge, claimed_slot
 from factdebate.server.guard_check_id import check_id_of
 from factdebate.server.guard_prepare import (
     CONVERSATION_HEADER,
@@ -35,33 +34,12 @@ from factdebate.server.guard_prepare import (
     upstream_for,
     with_conversation_header,
 )
-from factdebate.server.guard_request import ChatRequest, check_messages, read_chat_request
+from factdebate.server.guard_request import ChatRequest, checked_conversation, read_chat_request
 from factdebate.server.guard_upstream import Upstream, UpstreamError
-from factdebate.server.routes import _RunSlot
 from factdebate.server.service import Service
 from factdebate.settings.model import Settings
 
 log = logging.getLogger("factdebate.server")
-SAY_SHED_EVERY_S = 10.0
-
-
-class ServiceAdmission(Admission):
-    """A run slot (503 at the server's limit of checks) and the most claims' tokens, settled at release; the
-    check counted in the process's load (server/admission.py) until then, unless it was let through unchecked
-    (``overloaded``)."""
-
-    def __init__(self, slot: _RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,
-                 overloaded: str | None = None) -> None:
-        self.slot, self.charge_of, self.end, self.overloaded = slot, charge, end, overloaded
-
-    def charge(self, claims: int) -> None:
-        if self.charge_of.claims is None:
-            self.charge_of.claims = claims
-
-    def release(self) -> None:
-        if self.end is not None:
-            self.end()
-        self.slot.release()
 
 
 class ServiceHost(Host):
@@ -79,34 +57,15 @@ class ServiceHost(Host):
         base = self.service.resolver.base
         chosen = {"method": options.method} if options.method and options.method != base.guard.method else {}
         settings = self.service.resolver.resolve(chosen, self.caller)
-        if self.chat is not None and self.chat.long:  # each message checked: off the event loop
-            await asyncio.to_thread(check_messages, self.chat, settings)
-        elif self.chat is not None:
-            check_messages(self.chat, settings)
+        if self.chat is not None:
+            await checked_conversation(self.chat, settings)
         self._settings = settings
         return settings
 
     def admit(self, settings: Settings) -> Admission:
-        """The run slot and the claims' tokens; first, a check that would not end within its deadline for the
-        checks already running is shed (server/admission.py): a 503 with Retry-After, or under
-        ``guard.on_overload: pass`` admitted to pass its reply unchecked, said."""
+        """The service's admission (server/check_admission.py): shed past its load, a run slot, the claims."""
         assert self.caller is not None
-        guard, service = settings.guard, self.service
-        deadline = min(self._deadline_s or guard.deadline_s, guard.max_deadline_s)
-        shed = service.load.shed(guard.checks_at_once, deadline)
-        if shed is not None:
-            service.metrics.shed.labels(guard.on_overload).inc()
-            if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
-                service.load.said_at = time.monotonic()
-                log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
-                            guard.on_overload, shed.why)
-            if guard.on_overload == "503":
-                raise HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
-                                    headers={"Retry-After": str(shed.retry_after_s)})
-        slot, charge = claimed_slot(service, self.caller, settings)
-        if shed is not None:
-            return ServiceAdmission(slot, charge, None, shed.why)
-        return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once))
+        return admit_check(self.service, self.caller, settings, self._deadline_s)
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
         return given_resources(self.service.resources(settings))

@@ -249,6 +249,15 @@ def check_messages(request: ChatRequest, settings: Settings) -> None:
                              "(guard.max_message_chars)")
 
 
+async def checked_conversation(request: ChatRequest, settings: Settings) -> None:
+    """:func:`check_messages`, in a worker thread for a long conversation (checking 50,000 messages on the
+    event loop held every other request, /v1/health too)."""
+    if request.long:
+        await asyncio.to_thread(check_messages, request, settings)
+    else:
+        check_messages(request, settings)
+
+
 def _chars(value: Any) -> int:
     if isinstance(value, str):
         return len(value)
