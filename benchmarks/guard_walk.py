@@ -9,7 +9,7 @@ the door (callers in ``factdebate.server``) and by everything, the modules they 
 enters each of the server's guard modules from another module (its re-entries: the entries after the
 first). A first request is sent before the measured one, so nothing loads lazily in the walk.
 
-    python benchmarks/guard_walk.py
+    PYTHONPATH=. python benchmarks/guard_walk.py   # (it starts the tests' scripted service)
 """
 
 from __future__ import annotations
