@@ -26,13 +26,13 @@ from pydantic import ValidationError
 from factdebate.core.errors import ConfigError, EventLoopError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
+from factdebate.guard.public import acheck_response as _acheck_response
 from factdebate.guard.public import aguard as _aguard
 from factdebate.guard.public import aguard_stream as _aguard_stream
 from factdebate.guard.stream_policy import StreamOut
 from factdebate.guard.types import EvidenceMode, GuardEvidence, GuardResult, OnUnchecked, Policy, Reviser, Tier
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
-from factdebate.run.response import acheck_response as _acheck_response
 from factdebate.settings.keywords import SharedOptions
 from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
@@ -282,7 +282,7 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
     from factdebate.tools.given import given_evidence
 
     with given_evidence(_claim_settings(items, mode, flat, None)):
-        return await _acheck_response(response, question=question, **common, **flat)
+        return await _acheck_response(response, question=question, **common, **flat)  # the one call (guard/call.py)
 
 
 @overload

@@ -1,6 +1,7 @@
 """The guard's one call (guard/call.py) behind the doors that are not HTTP routes: ``factdebate.guard``,
-``factdebate.aguard_stream`` and MCP's ``check_answer`` (issue 57 item 2). A checker model server that cannot
-be reached is named by what failed on each, never by its address; ``check_answer`` scopes the model cache to
+``factdebate.aguard_stream``, ``factdebate.check_response`` and MCP's ``check_answer`` and ``check_response``
+(issue 57 item 2). A checker model server that cannot be reached is named by what failed on each, never by its
+address; ``check_answer`` scopes the model cache to
 the API key that calls it, as the HTTP doors do; ``aguard_stream`` takes deltas and ``aguard``'s keywords; and
 every name the documentation gives ``factdebate`` imports. (The HTTP doors' side of the unreachable checker:
 tests/server/test_guard_endpoints_hidden.py.)"""
@@ -70,6 +71,44 @@ async def test_an_unreachable_checker_is_not_named_by_factdebate_guard_or_aguard
     for found in (result, streamed):
         assert found.degraded and "10.9.8.7" not in found.model_dump_json()
         assert found.degraded_reason and "could not reach the operator's endpoint" in found.degraded_reason
+
+
+class DeadChecker(ScriptedBackend):
+    """Claims extracted, then a checker model server that cannot be reached for each claim's check."""
+
+    def __init__(self) -> None:
+        extract = script()
+
+        def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+            if call.prompt.split(":")[0] == "claims_extract":
+                return str(extract(call, messages, params))
+            raise EndpointUnavailableError(ADDRESS, 1, "ConnectError: [Errno 111] Connection refused")
+
+        super().__init__(respond)
+
+
+async def test_factdebate_check_response_makes_the_one_call_and_names_no_unreachable_checker() -> None:
+    """Without a tier, ``factdebate.check_response`` makes the one call too (guard/call.py's check_response):
+    an extractor that cannot be reached fails with what failed, a claim checker's failure is in the verdict
+    alike, neither with the operator's address."""
+    with pytest.raises(EndpointUnavailableError) as failed:
+        await fd.acheck_response(REPLY, backends={"debater": DeadExtractor()}, method="single", **OFFLINE)
+    assert "10.9.8.7" not in str(failed.value) and "could not reach the operator's endpoint" in str(failed.value)
+    verdict = await fd.acheck_response(REPLY, backends={"debater": DeadChecker()}, method="single", **OFFLINE)
+    errors = [check.error for check in verdict.claims]
+    assert len(errors) == 2 and all(e and "could not reach the operator's endpoint" in e for e in errors), errors
+    assert "10.9.8.7" not in verdict.model_dump_json()
+
+
+async def test_mcp_check_response_does_not_name_an_unreachable_checker(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
+    from tests.server.conftest import offline_build
+
+    monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree")
+    server = _mcp_server(lambda settings: offline_build(settings, DeadChecker()))
+    answer = await server.call_tool("check_response", {"response": REPLY, "method": "single"})
+    text = str(answer)
+    assert "10.9.8.7" not in text and "could not reach the operator's endpoint" in text, text
 
 
 def _mcp_server(build: Any) -> Any:

@@ -8,9 +8,9 @@ import importlib.util
 
 import pytest
 
+from factdebate.guard.public import acheck_response
 from factdebate.llm.llama_cpp import builtin_model_path
 from factdebate.response_level import response_label
-from factdebate.run.response import acheck_response
 
 pytestmark = pytest.mark.skipif(
     builtin_model_path() is None or importlib.util.find_spec("llama_cpp") is None,

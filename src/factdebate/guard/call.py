@@ -1,7 +1,9 @@
 """The one call behind every door of the guard (issue 57 item 2).
 
 A door (the chat proxy plain and streamed, ``/v1/guard/check``, LiteLLM's guardrail route, MCP's
-``check_answer``, ``factdebate.guard``/``aguard_stream``) reads its input into a :class:`CheckCall` (the
+``check_answer`` and ``check_response``, ``factdebate.guard``/``aguard_stream`` and ``factdebate.check_response``;
+MCP's ``check_response`` and ``factdebate.check_response`` without a tier make :func:`check_response`, the same
+call over the full method) reads its input into a :class:`CheckCall` (the
 conversation, the options, the person's question when the caller names it) and the reply or replies, makes
 this call with its :class:`Host`, and writes the answer. Everything else happens here, once, the same for
 every door: the conversation's tool results become evidence, the caller's settings and the options are
@@ -27,6 +29,7 @@ from typing import Any
 from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.core.runtime import EventSink
+from factdebate.core.types import ResponseVerdict
 from factdebate.guard.check import check_text
 from factdebate.guard.clock import not_counted
 from factdebate.guard.messages import person_question, text_of
@@ -34,7 +37,9 @@ from factdebate.guard.options import resolve_options, with_conversation
 from factdebate.guard.overload import overloaded_result
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
+from factdebate.run.response import run_response
 from factdebate.settings.model import Settings
 from factdebate.util.redact import hide_endpoints
 
@@ -251,6 +256,43 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
     finally:
         begun.admission.charge(claims)
         begun.admission.release()
+
+
+async def check_response(call: CheckCall, text: str, host: Host, *,
+                         sinks: Sequence[EventSink] = ()) -> ResponseVerdict:
+    """The one call for a long answer checked claim by claim with the full method and no deadline (check-response
+    without a tier: MCP's ``check_response``, ``factdebate.check_response``): begun as a reply's check is (the
+    host's settings for its caller, the options, the question, the host's admission), in the host's session,
+    the model cache scoped to the caller, a failure's message without an operator's address, charged with the
+    claims it checked. Its result is ``ResponseVerdict`` (run/response.py), the check-response view of a
+    checked text: each claim's whole verdict, for the CLI's records, ``eval`` and ``/v1/check-response``."""
+    begun = await begin(call, host)
+    claims = 0
+    try:
+        async with host.session(begun.settings) as (resources, session_sinks):
+            with cache_scope(caller_scope(host.caller)):
+                try:
+                    verdict = await run_response(text, begun.settings, resources, question=begun.question,
+                                                 sinks=[*session_sinks, *sinks] or None)
+                except FactDebateError as exc:
+                    raise failed(exc) from None
+        claims = len(verdict.claims)
+        return hidden_verdict(verdict)
+    finally:
+        begun.admission.charge(claims)
+        begun.admission.release()
+
+
+def hidden_verdict(verdict: ResponseVerdict) -> ResponseVerdict:
+    """A check-response verdict as a caller reads it: a claim whose check failed says what failed, not where
+    the operator's model server is (the log keeps it)."""
+    checks = []
+    for check in verdict.claims:
+        if check.error and (shown := hide_endpoints(check.error)) != check.error:
+            log.warning("a response check's claim %d failed: %s", check.index, check.error)
+            check = check.model_copy(update={"error": shown})
+        checks.append(check)
+    return verdict.model_copy(update={"claims": checks})
 
 
 def hidden_claim(claim: GuardClaim) -> GuardClaim:

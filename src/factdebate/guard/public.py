@@ -1,8 +1,9 @@
 """The guard as a library call: a chat reply (its text, or the whole conversation) in, a
 :class:`~factdebate.guard.types.GuardResult` out; or a reply's deltas in as it streams, what the reader may see
-out. ``factdebate.aguard``/``guard``/``aguard_stream`` (api.py) are these: each reads its input and makes the
-guard's one call (guard/call.py) with a :class:`~factdebate.guard.call.LocalHost` (the caller's settings, a
-session of resources, nothing admitted or kept)."""
+out; or a long answer in, its claims checked with the full method, a ``ResponseVerdict`` out.
+``factdebate.aguard``/``guard``/``aguard_stream`` and ``acheck_response`` (api.py) are these: each reads its
+input and makes the guard's one call (guard/call.py) with a :class:`~factdebate.guard.call.LocalHost` (the
+caller's settings, a session of resources, nothing admitted or kept)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
-from factdebate.guard.call import CheckCall, LocalHost, Reply, begin, check_replies, finish
+from factdebate.core.types import ResponseVerdict
+from factdebate.guard.call import CheckCall, LocalHost, Reply, begin, check_replies, check_response, finish
 from factdebate.guard.stream_policy import StreamOut, stream_outs
 from factdebate.guard.types import GuardOptions, GuardResult, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
+from factdebate.run.response import validate_question, validate_response
 from factdebate.settings.load import settings_from
 
 GUARD_OPTIONS = frozenset(GuardOptions.model_fields)
@@ -91,6 +94,19 @@ async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, 
     finally:
         begun.admission.charge(claims)
         begun.admission.release()
+
+
+async def acheck_response(response: str, *, question: str | None = None, config_file: str | Path | None = None,
+                          trace: str | Path | None = None, on_event: EventSink | None = None,
+                          backends: dict[str, Backend] | None = None, **options: Any) -> ResponseVerdict:
+    """A long answer checked claim by claim with the full method (``factdebate.check_response`` without a
+    tier): the caller's settings from ``options`` (the CLI's), the answer and question checked before anything
+    is built, then the one call (guard/call.py's ``check_response``) in a session of the caller's."""
+    settings = settings_from(options, config_file)
+    text = validate_response(response, settings)
+    asked = validate_question(question, settings)
+    host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
+    return await check_response(CheckCall((), GuardOptions(), asked), text, host)
 
 
 def guard(reply: str | list[dict[str, Any]], **options: Any) -> GuardResult:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from factdebate.core.claim_context import binary_task, current_position, sub_claim
 from factdebate.core.errors import FactDebateError
@@ -29,7 +27,6 @@ from factdebate.core.types import (
     add_model_usage,
     add_reply_counts,
 )
-from factdebate.llm.base import Backend
 from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
@@ -39,8 +36,7 @@ from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.response_level.worthiness import worthy_text
-from factdebate.run.claim import public_config, run_claim, session
-from factdebate.settings.load import settings_from
+from factdebate.run.claim import public_config, run_claim
 from factdebate.settings.model import Settings
 
 
@@ -162,25 +158,6 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
                            usage=usage, usage_by_role=by_role, usage_by_model=by_model,
                            parse_counts=counts, config=public_config(settings),
                            warnings=model_warnings(by_model, CLAIMS))
-
-
-async def acheck_response(response: str, *, question: str | None = None, method: str | None = None,
-                          config_file: str | Path | None = None, trace: str | Path | None = None,
-                          on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                          **options: Any) -> ResponseVerdict:
-    """Check a long answer claim by claim; keyword options are the CLI's (``llm=``, ``rounds=``...)."""
-    if method is not None:
-        options["method"] = method
-    settings = settings_from(options, config_file)
-    validate_response(response, settings)  # before anything heavy is built
-    validate_question(question, settings)
-    async with session(settings, backends, on_event, trace) as (resources, sinks):
-        return await run_response(response, settings, resources, question=question, sinks=sinks)
-
-
-def check_response(response: str, **options: Any) -> ResponseVerdict:
-    """Synchronous :func:`acheck_response`."""
-    return asyncio.run(acheck_response(response, **options))
 
 
 class Runner:

@@ -1,5 +1,6 @@
-"""The MCP server as the host of the guard's one call (guard/call.py), for ``check_answer``: the operator's
-settings, the server's resource pool, and the caller, the API key's id on ``factdebate mcp --http``
+"""The MCP server as the host of the guard's one call (guard/call.py), for ``check_answer`` and
+``check_response``: the operator's settings (or ``check_response``'s, with its chosen method, k and
+evidence), the server's resource pool, and the caller, the API key's id on ``factdebate mcp --http``
 (server/mcp_http.py puts it in the request's state), so the model cache and a conversation's state are
 never shared between keys, as on the HTTP doors; on stdio the one local user. The call hides the operator's
 addresses in the result and in a failure's message, as it does for every door. The MCP server keeps no
@@ -22,11 +23,13 @@ from factdebate.settings.model import Settings
 
 
 class McpHost(Host):
-    def __init__(self, resolver: SettingsResolver, pool: ResourcePool, caller: str | None) -> None:
-        self.resolver, self.pool, self.caller = resolver, pool, caller
+    def __init__(self, resolver: SettingsResolver, pool: ResourcePool, caller: str | None, *,
+                 settings: Settings | None = None) -> None:
+        self.resolver, self.pool, self.caller, self._settings = resolver, pool, caller, settings
 
     async def settings(self, options: GuardOptions) -> Settings:
-        return self.resolver.base
+        """The operator's settings, or the tool's own (``check_response``'s method, k and evidence)."""
+        return self._settings or self.resolver.base
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
         return given_resources(self.pool.get(settings))

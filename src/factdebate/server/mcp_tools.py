@@ -24,6 +24,7 @@ from factdebate.core.types import Document, Label, ResponseVerdict, Verdict, Ver
 from factdebate.core.types import Span as CoreSpan
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.guard.call import CheckCall, Reply, check_replies
+from factdebate.guard.call import check_response as check_response_call
 from factdebate.guard.types import (
     ClaimEvidence,
     EvidenceMode,
@@ -34,7 +35,6 @@ from factdebate.guard.types import (
     ResolvedGuardOptions,
     Tier,
 )
-from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.run.build import builtin_engines
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.evidence import EvidenceChoice, with_evidence
@@ -365,7 +365,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
-        from factdebate.run.response import run_response, validate_question, validate_response
+        from factdebate.run.response import validate_question, validate_response
 
         try:
             settings, given = with_evidence(resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k})),
@@ -373,11 +373,13 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             text = validate_response(response, settings)
             asked = validate_question(question, settings)
             await _index_ready(prepared, _needs_builtin(settings))
-            # The model cache scoped to the API key that calls, as check_answer's and the HTTP guard's are.
-            with given_evidence(given), cache_scope(caller_scope(caller_of(context))):
+            # The guard's one call, as check_answer makes it (guard/call.py): the model cache scoped to the API
+            # key that calls, the operator's addresses hidden in a failure's message.
+            host = McpHost(resolver, resources, caller_of(context), settings=settings)
+            with given_evidence(given):
                 async with reporting(context, "extracting the claims") as progress:
-                    verdict = await run_response(text, settings, resources.get(settings), question=asked,
-                                                 sinks=[progress])
+                    verdict = await check_response_call(CheckCall((), GuardOptions(), asked), text, host,
+                                                        sinks=[progress])
         except ValidationError as exc:
             raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
         except FactDebateError as exc:
