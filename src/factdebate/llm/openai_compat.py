@@ -1,4 +1,5 @@
-"""Any OpenAI-compatible chat endpoint through the official SDK: OpenAI, vLLM, Ollama, llama.cpp server...
+"""Any OpenAI-compatible chat endpoint: OpenAI, vLLM, Ollama, llama.cpp server... The chat completions go
+through one pooled HTTP client (llm/openai_http.py), raising the official SDK's errors; the SDK asks the rest.
 
 ``OPENAI_BASE_URL`` picks the server and ``OPENAI_API_KEY`` the key. Local servers rarely check keys, so a
 missing key is only an error when the base URL is OpenAI's own.
@@ -34,7 +35,15 @@ from factdebate.llm.constraints import (
 )
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
-from factdebate.llm.openai_stream import read_stream
+from factdebate.llm.openai_http import ChatTransport
+from factdebate.llm.openai_stream import (
+    StreamInterrupted,
+    StreamSetting,
+    checked_setting,
+    cuts_streams,
+    read_stream,
+    streams,
+)
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets
 
@@ -65,7 +74,7 @@ def _retry_after(headers: Any) -> float | None:
 class OpenAIBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 120.0, max_parallel: int = 16, constrain: str = "auto",
-                 reasoning_tokens: int = REASONING_TOKENS, stream: bool = False) -> None:
+                 reasoning_tokens: int = REASONING_TOKENS, stream: StreamSetting = "auto") -> None:
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -95,38 +104,57 @@ class OpenAIBackend:
         # What this model takes (token field, refused parameters), shared by the process's backends of it.
         self.params: ModelParams = model_params(self.endpoint, model)
         self.reasoning_tokens = reasoning_tokens
-        # Ask for answers as streams, so that a call cut short stops at the server (llm/openai_stream.py);
-        # a call offering tools is asked plainly (its calls arrive in pieces a stream would have to join).
-        self.stream = stream
+        # Ask for answers as streams, so that a call cut short stops at the server (llm/openai_stream.py):
+        # always, never, or (auto) where the server is one that stops; a call offering tools is asked plainly
+        # (its calls arrive in pieces a stream would have to join).
+        self.stream: StreamSetting = checked_setting(stream)
+        self._owner: str | None = None  # GET /models' owned_by, once asked ("" if it said nothing)
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
         self._key = key
-        self._client = self._new_client()
+        self._client, self._chat = self._new_clients()
 
     async def aclose(self) -> None:
         """Close the HTTP client on the event loop that used it: left to the garbage collector after
         ``asyncio.run`` returned, each open connection printed an "Event loop is closed" traceback at exit
         (issue 56). A backend used again after this opens a fresh client."""
-        client, self._client = self._client, self._new_client()
+        (client, chat), (self._client, self._chat) = (self._client, self._chat), self._new_clients()
+        await chat.aclose()
         await client.close()
 
-    def _new_client(self) -> AsyncOpenAI:
-        return self._openai.AsyncOpenAI(base_url=self.endpoint, api_key=self._key, timeout=self.timeout,
-                                        max_retries=0)
+    def _new_clients(self) -> tuple[AsyncOpenAI, ChatTransport]:
+        """The SDK's client (asked only for ``GET /models`` and to make its status errors) and the pooled
+        client the chat completions go through (llm/openai_http.py: the SDK's per-call CPU, issue 59)."""
+        sdk = self._openai.AsyncOpenAI(base_url=self.endpoint, api_key=self._key, timeout=self.timeout,
+                                       max_retries=0)
+        return sdk, ChatTransport(self.endpoint, self._key, self.timeout, self.max_parallel, self._openai, sdk)
+
+    async def server_owner(self) -> str:
+        """``GET /models``' ``owned_by``, which names the server's kind, asked once ("": it said nothing)."""
+        if self._owner is None:
+            owner = ""
+            try:
+                models = await self._client.models.list()
+                owners = {str(getattr(m, "owned_by", "") or "") for m in models.data}
+                owner = sorted(owners)[0] if owners else ""
+            except self._openai.OpenAIError:
+                pass  # no model list: a server of unknown kind
+            self._owner = owner
+        return self._owner
 
     async def resolve_constrain(self) -> str:
         """The server's kind from ``GET /models``; the standard ``response_format`` if that says nothing."""
         if self.constrain == "auto":
-            mode = "json_schema"
-            try:
-                models = await self._client.models.list()
-                owners = {str(getattr(m, "owned_by", "") or "") for m in models.data}
-                if owners:
-                    mode = mode_from_owner(sorted(owners)[0])
-            except self._openai.OpenAIError:
-                pass  # no model list: keep the standard form
+            mode = mode_from_owner(await self.server_owner())
             if self.constrain == "auto":  # a concurrent call may have resolved it meanwhile
                 self.constrain = mode
         return self.constrain
+
+    async def streamed(self, params: GenParams) -> bool:
+        """Whether this call is asked as a stream (``llm.stream``; auto: llm/openai_stream.streams)."""
+        if params.tools or self.stream is False:
+            return False
+        owner = await self.server_owner() if self.stream == "auto" else None
+        return streams(self.stream, owner, self.endpoint)
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         try:
@@ -157,26 +185,29 @@ class OpenAIBackend:
 
     async def _create(self, messages: list[Message], params: GenParams, req: Request) -> Completion:
         openai = self._openai
-        extra: dict[str, Any] = dict(req.kwargs)
-        if req.extra_body:
-            extra["extra_body"] = req.extra_body
+        # The request's JSON as the SDK would send it: its top-level arguments, its extra_body merged in.
+        extra: dict[str, Any] = {**req.kwargs, **req.extra_body}
         if params.tools:
             extra["tools"] = [{"type": "function", "function": t.as_dict()} for t in params.tools]
         sent = self.params.arguments(params, self.reasoning_tokens)
-        streamed = self.stream and not params.tools
+        streamed = await self.streamed(params)
         if streamed:
             extra.update(stream=True, stream_options={"include_usage": True})
         sent_at = time.monotonic()
         try:
-            response = await self._client.chat.completions.create(
-                model=self.model,
-                messages=messages,  # type: ignore[arg-type]
-                **sent,
-                **extra,
-            )
+            response = await self._chat.create({"model": self.model, "messages": messages, **sent, **extra},
+                                               streamed)
             if streamed:
                 self._answered = True  # the server answered (a status line): what follows is its answer
-                completion = await read_stream(response, self.endpoint, self.timeout, sent_at)
+                try:
+                    completion = await read_stream(response, self.endpoint, self.timeout, sent_at)
+                except StreamInterrupted as exc:
+                    if self.stream != "auto":
+                        raise
+                    note = cuts_streams(self.endpoint)  # asked plainly from now on, this request again at once
+                    self.constraint_notes.append(note)
+                    emit("streams_off", model=self.name, note=note)
+                    raise TransientLLMError(f"{exc}; {note}", 0.0, self.endpoint) from exc
                 completion.constrained = req.constrained
                 return _checked(completion, req)
         except openai.RateLimitError as exc:
