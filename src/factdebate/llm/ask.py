@@ -189,6 +189,18 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     return Parsed(value, again.text, again.constrained, reply.text, record)
 
 
+# Characters a format's free parts may hold so that the whole closes within its token cap, at two characters a
+# token (English runs about four in SmolLM2's vocabulary; two leaves room for names and numbers). A part of
+# ``[^.]+`` fits no cap: SmolLM2 behind llama-cpp-python's server wrote such parts to the cap (issue 65).
+CHARS_PER_TOKEN = 2
+
+
+def part_chars(max_tokens: int, parts: int, fixed: int) -> int:
+    """The most characters each of ``parts`` free parts may hold when the format's fixed text (labels,
+    numbering, separators) takes ``fixed`` characters of a reply capped at ``max_tokens``."""
+    return max(1, (max_tokens * CHARS_PER_TOKEN - fixed) // parts)
+
+
 def numbered_lines_grammar(count: int, item: str = '[^\\n]+') -> str:
     """GBNF for exactly ``count`` lines "1. <item>" ... (used to constrain re-asks on llama.cpp)."""
     lines = " \"\\n\" ".join(f'"{i}. " item' for i in range(1, count + 1))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factdebate.core.types import ClaimExtraction
-from factdebate.llm.ask import Reask, Unreadable, ask
+from factdebate.llm.ask import Reask, Unreadable, ask, part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
@@ -39,10 +39,19 @@ def claim_room(text: str, max_claims: int) -> int:
 
 
 
-def list_schema(key: str, max_items: int, min_items: int = 0) -> dict[str, Any]:
+def list_schema(key: str, max_items: int, min_items: int = 0, item_chars: int | None = None) -> dict[str, Any]:
+    """``{"<key>": [strings]}``; ``item_chars`` bounds each string (where a grammar or guided decoding holds
+    the schema), so that the longest list closes within its call's cap (issue 65, item 6)."""
+    item: dict[str, Any] = {"type": "string", "minLength": 1}
+    if item_chars is not None:
+        item["maxLength"] = item_chars
     return {"type": "object", "additionalProperties": False, "required": [key],
-            "properties": {key: {"type": "array", "minItems": min_items, "maxItems": max_items,
-                                 "items": {"type": "string", "minLength": 1}}}}
+            "properties": {key: {"type": "array", "minItems": min_items, "maxItems": max_items, "items": item}}}
+
+
+def fitting_item_chars(key: str, max_items: int, max_tokens: int) -> int:
+    """The longest item that lets ``max_items`` of them, quoted and separated, close within ``max_tokens``."""
+    return part_chars(max_tokens, max_items, len(f'{{"{key}": []}}') + 4 * max_items)
 
 
 def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
@@ -78,12 +87,13 @@ class ListReply:
 async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *, max_items: int,
                        max_tokens: int, what: str, min_items: int = 0, schema_min_items: int | None = None,
                        agent: str = AGENT, check: Callable[[str], str | None] | None = None,
-                       **variables: Any) -> ListReply:
+                       item_chars: int | None = None, **variables: Any) -> ListReply:
     """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read.
     ``check``: why an item says nothing (a copied placeholder, a label as a query), or None; an item it
     refuses makes the reply unreadable, as a malformed list does, and so does a list shorter than
     ``min_items``. ``schema_min_items`` (default ``min_items``): the least the schema asks for where the
-    backend holds output to it, without refusing a shorter list from a backend that does not."""
+    backend holds output to it, without refusing a shorter list from a backend that does not. ``item_chars``:
+    the longest item (default: what lets the longest list close within ``max_tokens``)."""
 
     def read(text: str) -> list[str]:
         items, problem = parse_string_list(text, key)
@@ -99,15 +109,18 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
     least = min_items if schema_min_items is None else schema_min_items
     asked = await ask(llm, render(prompt_name, **variables), read, what=what, agent=agent,
                       params=GenParams(temperature=0.0, max_tokens=max_tokens,
-                                       json_schema=list_schema(key, max_items, least)),
+                                       json_schema=list_schema(key, max_items, least, item_chars or
+                                                               fitting_item_chars(key, max_items, max_tokens))),
                       reask=Reask(template=reask_name, variables={"max_claims": max_items}))
     return ListReply(asked.value, asked.retries, asked.raw)
 
 
 async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
     """(text to extract claims from, whether the filter's output was read, re-asks)."""
+    # The text's sentences copied back: as long as a sentence is (its 60 sentences at most are not held to
+    # the cap; few texts have that many).
     reply = await ask_for_list(llm, "subjective_filter", "subjective_reask", "sentences", max_items=60,
-                               max_tokens=1024, what="subjective_filter", text=text)
+                               max_tokens=1024, what="subjective_filter", item_chars=400, text=text)
     if reply.items is None:
         return text, False, reply.retries
     return " ".join(reply.items), True, reply.retries

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from factdebate.core.parsing import parse_list, parse_verdicts
 from factdebate.core.types import Document
-from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar, verdict_lines_grammar, verdict_lines_json
+from factdebate.llm.ask import (
+    ask,
+    format_reask,
+    numbered_lines_grammar,
+    part_chars,
+    verdict_lines_grammar,
+    verdict_lines_json,
+)
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
@@ -22,7 +29,8 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
     statements = (await ask(
         llm, prompt, lambda t: parse_list(t, max_items=max_statements) or None, what="statements",
         params=GenParams(temperature=0.0, max_tokens=320), problem="no numbered statements were found",
-        reask=format_reask(320, numbered_lines_grammar(3)), agent=agent, round=round)).value
+        reask=format_reask(320, numbered_lines_grammar(3, f'[^\\n]{{1,{part_chars(320, 3, 11)}}}')), agent=agent,
+        round=round)).value
     if not statements:
         return ScoreResult(None, "could not split the answer into statements")
     docs = [d.model_copy(update={"text": d.text[:max_doc_chars]}) for d in documents]

@@ -8,7 +8,7 @@ import numpy as np
 
 from factdebate.core.parsing import parse_list
 from factdebate.embeddings import TextEncoder
-from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar
+from factdebate.llm.ask import ask, format_reask, numbered_lines_grammar, part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
@@ -28,10 +28,11 @@ async def answer_relevance(llm: LLM, encoder: TextEncoder, claim: str, answer: s
         return ScoreResult(None, "empty answer")
     prompt = render("relevance_questions", answer=answer, n=n)
     max_tokens = 48 * n + 16
+    question = part_chars(max_tokens, n, 5 * n)  # the longest question that lets n close within the cap
     questions = (await ask(
         llm, prompt, lambda t: parse_list(t, max_items=n) or None, what="questions",
         params=GenParams(temperature=0.0, max_tokens=max_tokens), problem="no numbered questions were found",
-        reask=format_reask(max_tokens, numbered_lines_grammar(n, '[^\\n?]+ "?"')), agent=agent,
+        reask=format_reask(max_tokens, numbered_lines_grammar(n, f'[^\\n?]{{1,{question}}} "?"')), agent=agent,
         round=round)).value
     if not questions:
         return ScoreResult(None, "could not read any generated question")

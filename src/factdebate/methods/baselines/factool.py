@@ -20,7 +20,7 @@ from pydantic import Field
 from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Label, Round, Turn, Verdict
-from factdebate.llm.ask import Reask, Unreadable, ask
+from factdebate.llm.ask import Reask, Unreadable, ask, part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
@@ -43,9 +43,12 @@ if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
     from factdebate.settings.model import Settings
 
+VERIFY_TOKENS = 256
+# The reasoning is bounded so that the verdict closes within VERIFY_TOKENS (issue 65, item 6).
 VERIFY_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["reasoning", "factual"],
-    "properties": {"reasoning": {"type": "string"}, "factual": {"type": "boolean"}}}
+    "properties": {"reasoning": {"type": "string", "maxLength": part_chars(VERIFY_TOKENS, 1, 40)},
+                   "factual": {"type": "boolean"}}}
 
 
 class FacToolSettings(MethodSettings):
@@ -183,7 +186,7 @@ class FacTool(Method[FacToolSettings]):
                       resources: Resources) -> tuple[bool | None, str, int, str]:
         asked = await ask(resources.debater, render("factool_verify", claim=claim, documents=evidence),
                           read_verification, what="factool_verdict",
-                          params=GenParams(temperature=0.0, max_tokens=256, json_schema=VERIFY_SCHEMA),
+                          params=GenParams(temperature=0.0, max_tokens=VERIFY_TOKENS, json_schema=VERIFY_SCHEMA),
                           reask=Reask(template="factool_verify_reask"), agent=agent, round=1)
         factual, reasoning = asked.value if asked.value is not None else (None, "")
         return factual, reasoning, asked.retries, asked.raw

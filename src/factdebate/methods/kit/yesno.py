@@ -9,6 +9,7 @@ from factdebate.core.parsing import parse_choice
 from factdebate.llm.ask import Reask, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
+from factdebate.methods.kit.formats import sentences_rule
 from factdebate.prompts import Prompt
 
 YES_NO = ("Yes", "No")
@@ -19,9 +20,8 @@ def held_params(line: str, temperature: float, max_tokens: int) -> GenParams:
     """Reasoning (one to three sentences on one line), then ``<line>: Yes|No``, in one generation held by
     a grammar (or the equivalent JSON object on servers that take schemas), as ``verdict_params`` does for
     labels: the first answer then always carries a readable Yes/No."""
-    grammar = (f'root ::= reason "\\n{line}: " ("Yes" | "No")\n'
-               'reason ::= sentence sentence? sentence?\n'
-               'sentence ::= [^\\n.!?]+ [.!?]+\n')
+    grammar = (f'root ::= reason "\\n{line}: " ("Yes" | "No")\n' +
+               sentences_rule(3, max_tokens, len(f"\n{line}: Yes")))
     schema = {"type": "object", "additionalProperties": False, "required": ["reasoning", "answer"],
               "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string", "enum": list(YES_NO)}}}
     return GenParams(temperature=temperature, max_tokens=max_tokens, grammar=grammar, json_schema=schema,

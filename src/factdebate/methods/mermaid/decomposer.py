@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factdebate.core.runtime import emit
-from factdebate.llm.ask import Reask, ask
+from factdebate.llm.ask import Reask, ask, part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
@@ -25,14 +25,18 @@ MAX_TRIPLETS = 4  # small models otherwise repeat triplets until the token cap
 MAX_FIELD_CHARS = 200
 REASK = Reask(template="mermaid_reask")  # MERMAID's re-ask, for the executor's steps too
 _FIELDS = ("subject", "relation", "object", "attributes")
+DECOMPOSE_TOKENS = 512
+# Each field is bounded so that four triplets and the topic close within DECOMPOSE_TOKENS where the schema is
+# held (issue 65, item 6: unbounded strings fit no cap); the braces, keys and quotes take about 290 characters.
+FIELD_CHARS = part_chars(DECOMPOSE_TOKENS, MAX_TRIPLETS * len(_FIELDS) + 1, 300)
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "triplets": {"type": "array", "minItems": 1, "maxItems": MAX_TRIPLETS, "items": {
             "type": "object",
-            "properties": {name: {"type": "string"} for name in _FIELDS},
+            "properties": {name: {"type": "string", "maxLength": FIELD_CHARS} for name in _FIELDS},
             "required": list(_FIELDS), "additionalProperties": False}},
-        "topic": {"type": "string"},
+        "topic": {"type": "string", "maxLength": FIELD_CHARS},
     },
     "required": ["triplets", "topic"], "additionalProperties": False,
 }
@@ -106,7 +110,7 @@ def _text(value: Any) -> str:
 async def decompose(llm: LLM, claim: str) -> Decomposition:
     asked = await ask(llm, render(PROMPT, claim=claim), lambda text: parse_decomposition(text, claim),
                       what="decomposition",
-                      params=GenParams(temperature=0.0, max_tokens=400, json_schema=SCHEMA),
+                      params=GenParams(temperature=0.0, max_tokens=DECOMPOSE_TOKENS, json_schema=SCHEMA),
                       problem="it was not a JSON object with a non-empty \"triplets\" list and a \"topic\"",
                       reask=REASK, agent=AGENT)
     found = asked.value

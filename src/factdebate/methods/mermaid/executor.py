@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factdebate.core.types import Label, Step
-from factdebate.llm.ask import ask
+from factdebate.llm.ask import ask, part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import first_object
 from factdebate.llm.model import LLM
@@ -120,19 +120,33 @@ def fallback_step(raw: str, claim: str, earlier: list[Step]) -> StepReply | None
     return StepReply("", tool=name, input={**arguments, "query": searched} if isinstance(arguments, dict) else searched)
 
 
+STEP_TOKENS = 300
+THOUGHT_CHARS = 240  # a step's thought where its cap leaves room
+
+
+def _bounded(schema: dict[str, Any], chars: int) -> dict[str, Any]:
+    """``schema`` (a tool's arguments) with each string held to ``chars``."""
+    return {**schema, "properties": {key: {**value, "maxLength": chars} if value.get("type") == "string" else value
+                                     for key, value in schema["properties"].items()}}
+
+
 def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
     """The reply held to: an answer, or an action naming one of the tools with that tool's required
-    arguments (where the backend can constrain; otherwise the reply is parsed tolerantly)."""
-    answer = {"type": "object", "properties": {"thought": {"type": "string"},
+    arguments (where the backend can constrain; otherwise the reply is parsed tolerantly). Its free strings
+    are bounded so that the longest step closes within STEP_TOKENS (issue 65, item 6)."""
+    answer = {"type": "object", "properties": {"thought": {"type": "string", "maxLength": THOUGHT_CHARS},
                                                "answer": {"type": "string", "enum": answers(three_way)}},
               "required": ["thought", "answer"], "additionalProperties": False}
     variants: list[dict[str, Any]] = [answer]
     for tool in tools:
+        given = model_input_schema(tool)
+        fixed = 80 + len(tool.name) + sum(len(key) + 12 for key in given["properties"])
+        chars = min(THOUGHT_CHARS, part_chars(STEP_TOKENS, 2 + len(given["properties"]), fixed))
         variants.append({"type": "object", "properties": {
-            "thought": {"type": "string"},
+            "thought": {"type": "string", "maxLength": chars},
             "action": {"type": "object", "properties": {"name": {"type": "string", "enum": [tool.name]},
-                                                        "reason": {"type": "string"},
-                                                        "input": model_input_schema(tool)},
+                                                        "reason": {"type": "string", "maxLength": chars},
+                                                        "input": _bounded(given, chars)},
                        "required": ["name", "reason", "input"], "additionalProperties": False}},
             "required": ["thought", "action"], "additionalProperties": False})
     return {"anyOf": variants} if len(variants) > 1 else answer
@@ -152,6 +166,6 @@ async def ask_step(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: 
     asked = await ask(llm, prompt, lambda text: parse_step(text, three_way, answer_only=answer_only, claim=claim,
                                                            prompt=prompt.name),
                       what="mermaid_answer" if answer_only else "mermaid_step",
-                      params=GenParams(temperature=0.0, max_tokens=300, json_schema=schema), problem=problem,
+                      params=GenParams(temperature=0.0, max_tokens=STEP_TOKENS, json_schema=schema), problem=problem,
                       reask=REASK, agent=AGENT, round=number)
     return asked.value, asked.raw if asked.value is not None else asked.first, asked.retries
