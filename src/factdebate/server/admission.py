@@ -9,10 +9,20 @@ from the checks that finished (a moving average of their seconds, each divided b
 Until one has finished nothing is shed, nor while fewer than ``checks_at_once`` run (a check slower than its
 deadline on an idle machine is not overload: its deadline cuts it, its claims unchecked). A check's seconds
 run from its admission to its release, so they hold the upstream's time too (a streamed reply's whole
-length): the reckoning errs towards shedding early."""
+length): the reckoning errs towards shedding early.
+
+That reckoning keeps checks within their deadlines, not the first token of the replies admitted: at twice the
+machine's capacity they all slowed together, the first token waiting behind every running check on the one
+event loop (benchmarks/guard_load.py: p99 2.9-5.4 s against 0.04-0.3 s uncontended). So admission may
+also watch how late the event loop runs (a tick every 20 ms, while checks run): past ``guard.max_loop_lag_ms``
+with at least a quarter of ``checks_at_once`` running, the process is out of CPU, and a new request is shed
+at once rather than slowing every stream already admitted. Too few checks running never shed on lag: a
+machine busy with others' work is not this service's overload. Off by default (0): on a machine shared
+with other work the loop runs late without this service being its cause."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import time
@@ -21,6 +31,36 @@ from dataclasses import dataclass
 
 CHECKS_PER_CORE = 8
 LEARN = 0.2  # weight of the newest check in the moving average
+LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while checks run
+LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
+
+
+class LoopLag:
+    """How late this process's event loop runs (a moving average of how much later than asked a 20 ms sleep
+    wakes), sampled only while ``busy()``; an idle loop counts as on time."""
+
+    def __init__(self) -> None:
+        self.late_s = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def watch(self, busy: Callable[[], bool]) -> None:
+        if self._task is not None and not self._task.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a test calling the admission directly): nothing to watch
+            return
+        self._task = loop.create_task(self._ticks(busy))
+
+    async def _ticks(self, busy: Callable[[], bool]) -> None:
+        try:
+            while busy():
+                asked = time.perf_counter()
+                await asyncio.sleep(LAG_TICK_S)
+                late = max(0.0, time.perf_counter() - asked - LAG_TICK_S)
+                self.late_s = (1 - LAG_LEARN) * self.late_s + LAG_LEARN * late
+        finally:
+            self.late_s = 0.0
 
 
 @dataclass
@@ -38,6 +78,7 @@ class CheckLoad:
         self.running = 0
         self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
+        self.lag = LoopLag()
 
     @staticmethod
     def slots(checks_at_once: int) -> int:
@@ -49,10 +90,15 @@ class CheckLoad:
             return None
         return self.alone_s * max(1.0, (self.running + 1) / self.slots(checks_at_once))
 
-    def shed(self, checks_at_once: int, deadline_s: float) -> Shed | None:
-        """Why a check admitted now would not end within ``deadline_s`` for the checks running (None: it would,
-        or there is room: a check slower than its deadline on an idle machine is the deadline's to cut)."""
+    def shed(self, checks_at_once: int, deadline_s: float, max_lag_ms: float = 0.0) -> Shed | None:
+        """Why a check admitted now would not end within ``deadline_s`` for the checks running, or would slow
+        the streams admitted (the loop over ``max_lag_ms`` late; 0: not watched). None: it would not, or there
+        is room: a check slower than its deadline on an idle machine is the deadline's to cut."""
         slots = self.slots(checks_at_once)
+        late_ms = 1000 * self.lag.late_s
+        if max_lag_ms > 0 and late_ms > max_lag_ms and self.running >= max(2, slots // 4):
+            return Shed(f"the service is out of CPU: its event loop runs {late_ms:.0f} ms late with "
+                        f"{self.running} replies being checked (guard.max_loop_lag_ms {max_lag_ms:g})", 1)
         if self.running + 1 <= slots:
             return None
         predicted = self.predicted_s(checks_at_once)
@@ -68,6 +114,7 @@ class CheckLoad:
     def start(self, checks_at_once: int) -> Callable[[], None]:
         """A check begins; the function returned ends it (once) and learns its full-speed seconds."""
         self.running += 1
+        self.lag.watch(lambda: self.running > 0)
         started, slots = time.perf_counter(), self.slots(checks_at_once)
         busiest = [self.running]
         ended = [False]

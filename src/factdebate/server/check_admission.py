@@ -49,7 +49,7 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
     deadline = min(deadline_s or guard.deadline_s, guard.max_deadline_s)
-    shed = service.load.shed(guard.checks_at_once, deadline)
+    shed = service.load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms)
     if shed is not None:
         service.metrics.shed.labels(guard.on_overload).inc()
         if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
