@@ -179,8 +179,8 @@ def test_cli_batch_on_ray_with_the_real_indexes(tmp_path: Path, monkeypatch: pyt
     output = tmp_path / "results.jsonl"
     code = run(["verify", "--input", str(claims), "--output", str(output), "--llm", "scripted:agree",
                 "--no-cache", "--executor", "ray", "--workers", "2"])
-    assert code == 0
     rows = records(output)
+    assert code == 0, [r.get("error") for r in rows if r.get("error")]
     assert sorted(r["id"] for r in rows) == sorted(f"c{i}" for i in range(6))
     assert all(r["rounds"][0]["turns"][0]["evidence"] for r in rows)  # real passages came back
     assert {r["config"]["scale"]["executor"] for r in rows} == {"ray"}
