@@ -13,7 +13,7 @@ from factdebate.core.deviations import Deviation
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
-    from factdebate.methods.toolmad.method import ToolMADSettings
+    from factdebate.methods.toolmad.settings import ToolMADSettings
     from factdebate.settings.model import Settings
 
 RAG_ENCODER = "gte-large-en-v1.5"

@@ -18,17 +18,14 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import Field, field_validator, model_validator
+from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
-from factdebate.core.fields import offered
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Round, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
-from factdebate.methods.base import CallProbe, Method, MethodSettings, register
+from factdebate.methods.base import CallProbe, Method, register
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.formats import (
     QUERY_ECHOES,
@@ -46,128 +43,19 @@ from factdebate.methods.toolmad import paper
 from factdebate.methods.toolmad.history import format_history, score_summary
 from factdebate.methods.toolmad.score_note import agreed, note_applies, passes, score_note
 from factdebate.methods.toolmad.scripted import REPLIES
+from factdebate.methods.toolmad.settings import ToolMADSettings
 from factdebate.prompts import render
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
-from factdebate.tools.registry import AGENT_TOOLS, AgentTool, agent_description
+from factdebate.tools.registry import AGENT_TOOLS, agent_description
 from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
 AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
-
-
-class ToolMADSettings(MethodSettings):
-    rounds: int = Field(
-        title="Debate rounds", default=3, ge=1, le=10, json_schema_extra=offered(group="rounds", main=True),
-        description="Maximum debate rounds T.")
-    agents: list[AgentTool] = Field(
-        title="Agents' tools", default_factory=lambda: ["rag", "search"],
-        json_schema_extra=offered(group="agents", main=True, minItems=2, maxItems=3),  # checked below, in words
-        description="Tools of the debaters: 2 or 3 of rag, search, none, mcp:<server>/<tool>.")
-    faithfulness_threshold: float = Field(
-        title="Faithfulness threshold", default=0.7, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),
-        description="Faithfulness each agreeing answer needs for a consensus.")
-    relevance_threshold: float = Field(
-        title="Relevance threshold", default=0.8, ge=0, le=1, json_schema_extra=offered(group="scoring", main=True),
-        description="Answer relevance each agreeing answer needs for a consensus.")
-    # Where relevance_threshold came from, field by field (`factdebate calibrate relevance` writes them), so a
-    # run can check its own encoder against the one the threshold was measured with.
-    relevance_calibrated_dataset: str = Field(
-        title="Calibrated on dataset", default="", max_length=500, json_schema_extra=offered(group="scoring"),
-        description="The dataset relevance_threshold was calibrated on (`factdebate calibrate relevance`); "
-                    "empty: the paper's 0.8, set on another encoder.")
-    relevance_calibrated_encoder: str = Field(
-        title="Calibrated with encoder", default="", max_length=200, json_schema_extra=offered(group="scoring"),
-        description="The encoder that calibration scored with; a run scoring with another is warned.")
-    relevance_calibrated_share: float | None = Field(
-        title="Calibrated share", default=None, ge=0.01, le=0.99, json_schema_extra=offered(group="scoring"),
-        description="The share of round-1 debate answers the calibrated threshold lets pass.")
-    # Algorithm 1 adds each round's scores into a running sum (S <- S + (f, ar)) and compares that with the
-    # thresholds; the text, and the authors' code, test each round's own scores and hand the sums to the judge
-    # only. We default to that (a sum passes 0.8 from round 2 on whatever the answers), offer Algorithm 1's sum
-    # and the running mean, and declare either.
-    threshold_on: Literal["round", "average", "sum"] = Field(
-        title="Thresholds apply to", default="round", json_schema_extra=offered(group="scoring"),
-        description="Test thresholds on this round's scores (the paper's text and its authors' code), the running "
-                    "mean, or the running sum of Algorithm 1.")
-    # Algorithm 1 writes S > St, and the authors' code fails a score at or under its threshold: a score equal
-    # to its threshold does not pass. ``at_least`` lets it pass (declared).
-    threshold_pass: Literal["above", "at_least"] = Field(
-        title="A score passes when it is", default="above", json_schema_extra=offered(group="scoring"),
-        description="above its threshold (>, Algorithm 1 and the authors' code) or at least at it (>=).")
-    query_formulation: bool = Field(
-        title="Rewrite queries", default=True, json_schema_extra=offered(group="evidence"),
-        description="Agents rewrite their query each round.")
-    # Algorithm 1's Query(A, c): the authors' code (and the earlier draft's appendix) has each debater write
-    # its round-1 query from the claim alone, one query-selection call. The claim verbatim is declared.
-    round1_query: Literal["model", "claim"] = Field(
-        title="Round-1 query", default="model", json_schema_extra=offered(group="evidence"),
-        description="Round 1's query: written by each debater from the claim (one call, as the paper's authors "
-                    "do) or the claim verbatim (no call).")
-    scoring: bool = Field(
-        title="Score the answers", default=True, json_schema_extra=offered(group="scoring", main=True),
-        description="Scoring feedback on/off (off: consensus on labels).")
-    scoring_variant: Literal["stability", "consistency"] = Field(
-        title="Scoring variant", default="stability", json_schema_extra=offered(group="scoring"),
-        description="stability (paper) or consistency (draft).")
-    relevance_questions: int = Field(
-        title="Relevance questions", default=3, ge=1, le=10, json_schema_extra=offered(group="scoring"),
-        description="Questions per relevance score.")
-    judge_evidence_chars: int = Field(
-        title="Evidence the judge reads", default=300, ge=0, le=100_000, json_schema_extra=offered(group="length"),
-        description="Evidence characters the judge reads.")
-    # The paper's debate prompt (Fig. 5) asks for an explanation, then the label, with no length limit. A
-    # cap also coarsens faithfulness: three statements can only score 0, 1/3, 2/3 or 1.
-    # The authors' code tells a debater, after a round that ended in agreement, that its faithfulness or
-    # relevance was low and why that matters (methods/toolmad/score_note.py). Off is declared.
-    score_note: bool = Field(
-        title="Tell a low-scored agent", default=True, json_schema_extra=offered(group="scoring"),
-        description="After a round that ended in agreement with a score of an agent at or under its threshold, "
-                    "that agent's next prompt says which score was low and why it matters.")
-    answer_sentences: int | None = Field(
-        title="Answer length cap", default=None, ge=1, le=20, json_schema_extra=offered(group="length"),
-        description="Most sentences of reasoning a debater writes (unset: no limit, as in the paper).")
-    speculate: bool | None = Field(
-        title="Start rounds ahead", default=None, json_schema_extra=offered(operator_only=True, group="rounds"),
-        description="Start round r+1 while round r is scored (same verdicts, less time, some discarded calls). "
-                    "Unset: on when the debater's backend serves calls in parallel (served models), off for the "
-                    "in-process llama.cpp model.")  # discarded calls cost: the operator's choice
-
-    @model_validator(mode="before")
-    @classmethod
-    def _free_text_calibration(cls, data: Any) -> Any:
-        """The free-text ``relevance_calibration`` of older runs: empty, it is dropped; a note cannot be
-        checked against a run's encoder, so it is refused with the way to the structured fields."""
-        if isinstance(data, dict) and "relevance_calibration" in data:
-            data = dict(data)
-            if data.pop("relevance_calibration"):
-                raise ValueError("relevance_calibration (a free-text note) is replaced by relevance_calibrated_"
-                                 "dataset, _encoder and _share: run `factdebate calibrate relevance` again")
-        return data
-
-    @model_validator(mode="after")
-    def _calibration_whole(self) -> ToolMADSettings:
-        given = [bool(self.relevance_calibrated_dataset), bool(self.relevance_calibrated_encoder),
-                 self.relevance_calibrated_share is not None]
-        if any(given) and not all(given):
-            raise ValueError("a relevance calibration names its dataset, encoder and share together "
-                             "(relevance_calibrated_dataset, relevance_calibrated_encoder, relevance_calibrated_share)")
-        return self
-
-    @property
-    def calibrated(self) -> bool:
-        return bool(self.relevance_calibrated_dataset)
-
-    @field_validator("agents")
-    @classmethod
-    def _two_or_three(cls, agents: list[AgentTool]) -> list[AgentTool]:
-        if len(agents) not in (2, 3):
-            raise ValueError("Tool-MAD needs 2 or 3 agents")
-        return agents
 
 
 def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:

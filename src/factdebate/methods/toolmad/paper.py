@@ -19,7 +19,7 @@ from factdebate.methods.toolmad import authors_code
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
-    from factdebate.methods.toolmad.method import ToolMADSettings
+    from factdebate.methods.toolmad.settings import ToolMADSettings
     from factdebate.settings.model import Settings
 
 AGENTS = ["rag", "search"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.types import Turn
 
 if TYPE_CHECKING:
-    from factdebate.methods.toolmad.method import ToolMADSettings
+    from factdebate.methods.toolmad.settings import ToolMADSettings
 
 WHY = {"faithfulness": "part of what you wrote was not backed by the documents you retrieved",
        "answer relevance": "your answer strayed from the claim"}
