@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from factdebate.server.guard_litellm import Conversations
-from factdebate.server.guard_request import ChatMessage, ChatRequest
+from factdebate.server.guard_request import ChatRequest
 
 
 def _chat(question: str) -> ChatRequest:
-    return ChatRequest(model="m", messages=[ChatMessage.model_validate({"role": "user", "content": question})])
+    return ChatRequest(model="m", messages=[{"role": "user", "content": question}])
 
 
 def test_a_conversation_is_read_once_by_its_own_caller_and_call() -> None:

@@ -44,6 +44,9 @@ from factdebate.settings.model import Settings
 from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.guard")
+# A conversation of more messages is read (its tool results, its turns) in a worker thread: 50,000 messages read
+# on the event loop held every other request, /v1/health too (issue 57 item 3).
+LONG_CONVERSATION = 200
 
 
 @dataclass
@@ -177,9 +180,12 @@ async def begin(call: CheckCall, host: Host) -> Begun:
     conversation's tool results as evidence (ranked per claim past the limits, never refused), the host's
     settings for its caller, the options resolved against them (an ``InputError`` for one out of bounds),
     the person's question, and the host's slot and charge taken last."""
-    options = with_conversation(call.options, call.messages)
+    long = len(call.messages) > LONG_CONVERSATION  # its per-message reading in a worker thread, not on the loop
+    options = (await asyncio.to_thread(with_conversation, call.options, call.messages) if long
+               else with_conversation(call.options, call.messages))
     settings = await host.settings(options)
-    resolved = resolve_options(options, settings)
+    resolved = (await asyncio.to_thread(resolve_options, options, settings) if long
+                else resolve_options(options, settings))
     question = call.question or person_question(list(call.messages)) or None
     admission = host.admit(settings)
     return Begun(host, settings, options, resolved, question, admission, list(call.messages), host.reviser(resolved))

@@ -116,7 +116,9 @@ class Check:
         # The conversation before the reply (OpenAI messages, as the door read them: guard/call.py), whole: what
         # the extractor is shown of it is chosen where its input is built (guard/window.py).
         self.messages: list[Any] = list(messages)
-        dialogue = turns_of(self.messages) if self.messages else self.options.dialogue
+        # The turns as the call read them (guard/options.py's with_conversation, off the event loop for a long
+        # conversation); read here only when a caller gave messages without them.
+        dialogue = self.options.dialogue or (turns_of(self.messages) if self.messages else [])
         # Else the conversation's last turn, when it is the person's (a door that passes only the conversation).
         last = dialogue[-1][1] if dialogue and dialogue[-1][0] == "user" else None
         self.question = guard_question(self.options.question or question or last, settings)

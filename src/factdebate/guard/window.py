@@ -74,10 +74,15 @@ def window(turns: Sequence[tuple[str, str]], question: str | None) -> Window:
                    if earlier[i][0] == "user" and _same(earlier[i][1], question)), None)
         if at is not None:
             earlier = earlier[:at]
-    earlier = [(role, text) for role, text in earlier if unsafe_reason(text) is None]
     kept: list[str] = []
     used = 0
-    for role, text in reversed(earlier[-MOST_TURNS:]):
+    # Only the last turns are looked at (a chat of 50,000 messages costs what one of ten does); a turn holding
+    # text no prompt should carry is skipped, and counted among those not read.
+    for role, text in reversed(earlier):
+        if len(kept) == MOST_TURNS:
+            break
+        if unsafe_reason(text) is not None:
+            continue
         line = f"{WHO[role]}: {text if len(text) <= TURN_CHARS else text[:TURN_CHARS - 1] + ELLIPSIS}"
         if used + len(line) > MOST_CHARS:
             break

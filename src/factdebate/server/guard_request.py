@@ -13,18 +13,22 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PrivateAttr,
+    GetJsonSchemaHandler,
     StrictBool,
     StrictInt,
     ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
     model_validator,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import InitErrorDetails, core_schema
 from starlette.requests import Request
 
 from factdebate.core.errors import InputError
@@ -87,14 +91,26 @@ class ChatMessage(BaseModel):
         return data
 
 
+class _ChatMessagesSchema:
+    """The JSON schema of a list of :class:`ChatMessage`, for a field that holds the messages as plain objects."""
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(core_schema.list_schema(ChatMessage.__pydantic_core_schema__, min_length=1))  # as the field
+
+
+# The messages as plain objects, each checked as a ChatMessage (OpenAPI shows them so).
+PlainMessages = Annotated[list[dict[str, Any]], _ChatMessagesSchema()]
+
+
 class ChatRequest(BaseModel):
     """What ``POST /v1/chat/completions`` takes: OpenAI's body, plus the optional ``factdebate`` object."""
 
     model_config = ConfigDict(extra="allow")
 
     model: str = Field(min_length=1, max_length=256, description="The upstream model's name, passed on.")
-    messages: list[ChatMessage] = Field(min_length=1, description="The conversation; its last assistant reply "
-                                        "is what the upstream answers, its `tool` messages are given evidence.")
+    messages: PlainMessages = Field(min_length=1, description="The conversation; its last assistant reply "
+                                    "is what the upstream answers, its `tool` messages are given evidence.")
     stream: StrictBool = Field(default=False, description="Stream the upstream's answer as it comes, checking "
                                "it sentence by sentence; the verdicts come in the last chunk before [DONE].")
     n: int | None = Field(default=None, ge=1, le=MAX_CHOICES, description="Answers to write; every one is "
@@ -109,7 +125,27 @@ class ChatRequest(BaseModel):
     functions: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_TOOLS, description="The older "
                                                    "form of tools, passed on alike.")
     factdebate: GuardOptions | None = Field(default=None, description="The check's options (never sent on).")
-    _plain: list[dict[str, Any]] | None = PrivateAttr(default=None)
+
+    @field_validator("messages", mode="wrap")
+    @classmethod
+    def _plain_messages(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> list[dict[str, Any]]:
+        """Each message checked as a :class:`ChatMessage` and kept as the plain object it dumps to, the model
+        let go at once: 50,000 models kept alive made the garbage collector's full passes hold the interpreter
+        lock for 0.2-0.4 s each while they were made (GET /v1/health waited), where a plain object of text is
+        not even tracked by it (issue 57 item 3)."""
+        if not isinstance(value, list) or not value:
+            return handler(value)  # not a list, or empty: the field's own error
+        plain: list[dict[str, Any]] = []
+        for number, item in enumerate(value):
+            try:
+                message = item if isinstance(item, ChatMessage) else ChatMessage.model_validate(item)
+            except ValidationError as exc:  # said at its place in the list, as a list of models says it
+                raise ValidationError.from_exception_data("ChatMessage", [
+                    InitErrorDetails(type=error["type"], loc=(number, *error["loc"]), input=error["input"],
+                                     **({"ctx": error["ctx"]} if "ctx" in error else {}))  # type: ignore[typeddict-item]
+                    for error in exc.errors()]) from None
+            plain.append(message.model_dump(exclude_none=True))
+        return plain
 
     @model_validator(mode="before")
     @classmethod
@@ -142,11 +178,9 @@ class ChatRequest(BaseModel):
         return body
 
     def plain_messages(self) -> list[dict[str, Any]]:
-        """The messages as plain objects, made once (a long conversation's are made in the worker thread that
-        reads it: :func:`read_chat_request`). Read only: the upstream's body shares them."""
-        if self._plain is None:
-            self._plain = [m.model_dump(exclude_none=True) for m in self.messages]
-        return self._plain
+        """The messages as plain objects (made while the request was read: a long conversation's in the worker
+        thread that reads it, :func:`read_chat_request`). Read only: the upstream's body shares them."""
+        return self.messages
 
     @property
     def long(self) -> bool:
@@ -171,14 +205,7 @@ async def read_chat_request(request: Request) -> ChatRequest:
     body = await request.body()
     if len(body) <= OFF_LOOP_BYTES:
         return parse_chat_request(body)
-    return await asyncio.to_thread(_parsed_whole, body)
-
-
-def _parsed_whole(body: bytes) -> ChatRequest:
-    """:func:`parse_chat_request` with the plain messages made too (in the same worker thread)."""
-    chat = parse_chat_request(body)
-    chat.plain_messages()
-    return chat
+    return await asyncio.to_thread(parse_chat_request, body)
 
 
 async def read_body(request: Request, read: Callable[[bytes], T]) -> T:
@@ -193,9 +220,7 @@ def chat_of(messages: list[ChatMessage] | None, model: str) -> ChatRequest | Non
     bounds as the chat route's), its plain messages made now (in the reading thread when it is long)."""
     if not messages:
         return None
-    chat = ChatRequest(model=model, messages=messages)
-    chat.plain_messages()
-    return chat
+    return ChatRequest.model_validate({"model": model, "messages": messages})
 
 
 def parse_chat_request(body: bytes) -> ChatRequest:
