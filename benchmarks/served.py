@@ -14,7 +14,9 @@ Each method checks ``--claims`` claims (default 2) and ``check-response`` checks
   reads any version of factdebate alike);
 - failed: claims that ended in an error; seconds: wall time of the method's claims.
 
-The load this puts on the machine is the server's threads (``--threads``, default 2) at full use while a
+The server is started with ``--interrupt_requests False``, as docs/configuration.md says to start it, so the
+calls are streams (``llm.stream: auto``) and a call cut short stops there; ``--server-default`` leaves the
+flag out. The load this puts on the machine is the server's threads (``--threads``, default 2) at full use while a
 method runs; run it under ``nice`` on a shared machine. It writes nothing but ``--json`` if asked.
 
     nice -n 5 .venv/bin/python benchmarks/served.py
@@ -290,11 +292,15 @@ def main() -> None:
     parser.add_argument("--response-method", default="single", help="check-response's method")
     parser.add_argument("--no-texts", action="store_true", help="skip check-response")
     parser.add_argument("--json", type=Path, help="write the records here")
+    parser.add_argument("--server-default", action="store_true",
+                        help="start the server as it starts by default (--interrupt_requests True: it cuts streams, "
+                        "so llm.stream: auto asks it plainly after the first cut)")
     args = parser.parse_args()
     methods = [m for m in args.methods.split(",") if m] or sorted(m for m in all_methods() if m != "mermaid")
     os.environ.setdefault("FACTDEBATE_DATA_DIR", tempfile.mkdtemp(prefix="served-bench-"))
     with tempfile.TemporaryDirectory() as work:
-        process, url = start_server(Path(work), args.threads)
+        process, url = start_server(Path(work), args.threads,
+                                    [] if args.server_default else ["--interrupt_requests", "False"])
         proxy = Proxy(url)
         records: list[dict[str, Any]] = []
         try:

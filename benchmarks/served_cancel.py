@@ -1,7 +1,8 @@
 """Does a cancelled call stop at the server? (issue 65, item 5) Measured against llama-cpp-python's own
 OpenAI-compatible server on the shipped SmolLM2 weights, started here with ``--interrupt_requests False``.
 
-For each way of asking (``plain``: one JSON reply; ``stream``: ``llm.stream: true``), a long answer is asked
+For each way of asking (``plain``: one JSON reply, ``llm.stream: false``; ``stream``: ``llm.stream: true``;
+``default``: ``llm.stream`` as by default, ``auto``, which streams to this server), a long answer is asked
 for (``--max-tokens``, default 1024), cancelled ``--after`` seconds later (default 3) as a guard deadline or
 a given-up try cancels it, and a one-token probe is sent at once. The server answers one request at a time,
 so the probe's wait says how long the cancelled answer went on generating: ``idle after`` is the probe's
@@ -25,11 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from served import start_server
 
-from factdebate.llm.base import GenParams
+from factdebate.llm.base import GenParams, Message
 from factdebate.llm.openai_compat import OpenAIBackend
+from factdebate.llm.openai_stream import StreamSetting
 
-LONG = [{"role": "user", "content": "Write a long story about a lighthouse keeper and a storm, chapter by chapter."}]
-PROBE = [{"role": "user", "content": "Say OK."}]
+LONG: list[Message] = [{"role": "user",
+                         "content": "Write a long story about a lighthouse keeper and a storm, chapter by chapter."}]
+PROBE: list[Message] = [{"role": "user", "content": "Say OK."}]
 
 
 async def probe_seconds(model: OpenAIBackend) -> float:
@@ -38,8 +41,12 @@ async def probe_seconds(model: OpenAIBackend) -> float:
     return time.perf_counter() - started
 
 
-async def measure(url: str, stream: bool, args: argparse.Namespace) -> dict[str, float]:
-    model = OpenAIBackend("smollm2", base_url=f"{url}/v1", timeout=600, constrain="none", stream=stream)
+STREAM_SETTING: dict[str, StreamSetting] = {"plain": False, "stream": True, "default": "auto"}
+
+
+async def measure(url: str, mode: str, args: argparse.Namespace) -> dict[str, float]:
+    model = OpenAIBackend("smollm2", base_url=f"{url}/v1", timeout=600, constrain="none",
+                          stream=STREAM_SETTING[mode])
     alone = await probe_seconds(model)
     call = asyncio.create_task(model.complete(LONG, GenParams(max_tokens=args.max_tokens, temperature=0.7)))
     await asyncio.sleep(args.after)
@@ -57,13 +64,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="the server's threads")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--after", type=float, default=3.0, help="seconds before the long answer is cancelled")
-    parser.add_argument("--modes", default="plain,stream", help="which ways of asking to measure, in order")
+    parser.add_argument("--modes", default="plain,stream,default",
+                        help="which ways of asking to measure, in order (plain, stream, default)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         process, url = start_server(Path(work), args.threads, ["--interrupt_requests", "False"])
         try:
             for mode in args.modes.split(","):
-                result = asyncio.run(measure(url, mode == "stream", args))
+                result = asyncio.run(measure(url, mode, args))
                 print(f"{mode:<7} probe alone {result['probe_alone']:>6.2f} s, after the cancel "
                       f"{result['probe_after_cancel']:>6.2f} s: the server was idle {result['idle_after']:.2f} s "
                       "after the call was cancelled", flush=True)

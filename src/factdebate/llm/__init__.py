@@ -5,16 +5,18 @@ from __future__ import annotations
 from factdebate.core.errors import ConfigError
 from factdebate.llm.base import Backend, Completion, GenParams, Message
 from factdebate.llm.model import LLM, RetryPolicy
+from factdebate.llm.openai_stream import StreamSetting
 
 __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy", "make_backend"]
 
 
-def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto",
-                 base_url: str | None = None, reasoning_tokens: int | None = None, stream: bool = False) -> Backend:
+def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto", base_url: str | None = None,
+                 reasoning_tokens: int | None = None, stream: StreamSetting = "auto") -> Backend:
     """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``. ``base_url``
     picks the OpenAI-compatible server (default: ``OPENAI_BASE_URL``); ``reasoning_tokens`` is the room a
     reasoning model gets for its hidden reasoning (default: the backend's); ``stream``: ask an OpenAI-compatible
-    server for streams, so that a call cut short stops at the server (llm/openai_stream.py)."""
+    server for streams, so that a call cut short stops at the server (auto: where the server is known to stop;
+    llm/openai_stream.py)."""
     provider, _, target = spec.partition(":")
     if not target:
         raise ConfigError(f"model spec '{spec}' must look like provider:model "
