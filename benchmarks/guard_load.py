@@ -4,8 +4,11 @@ A scripted upstream (tests/server/guard_support.py: a 6-sentence reply streamed 
 process; the guard runs in a process of its own (this script with ``--serve``: uvicorn, scripted checker models
 answering each call after ``--latency`` seconds). Clients keep ``--concurrency`` streamed requests in flight
 for ``--seconds`` (closed loop: a new one as soon as one ends), first one at a time (the uncontended figures),
-then with shedding at its default (``guard.checks_at_once`` 0: 8 per core) and with it off (checks_at_once
-100000, no request ever shed). Reported per run: requests answered, shed (503), p50/p99 time to first token of
+then with shedding (``guard.checks_at_once`` 0: 8 per core, and ``guard.max_loop_lag_ms`` ``--max-lag-ms``: a
+request is shed while the guard's event loop runs that late) and with it off (checks_at_once 100000, no lag
+watched, no request ever shed). The machine's capacity, in streams, is read from the run without shedding by
+Little's law: its replies per second times the uncontended reply's seconds; the load offered is
+``--concurrency`` over it. Reported per run: requests answered, shed (503), p50/p99 time to first token of
 the admitted ones, the admitted replies that ended with a claim unchecked at its deadline, and the guard
 process's CPU milliseconds per reply answered (its user and system time over the run).
 
@@ -119,8 +122,10 @@ def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu_s: float)
     return row
 
 
-def start_guard(args: argparse.Namespace, upstream: str, port: int, checks_at_once: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(checks_at_once), "HF_HUB_OFFLINE": "1"}
+def start_guard(args: argparse.Namespace, upstream: str, port: int, checks_at_once: int,
+                max_lag_ms: float) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(checks_at_once), "HF_HUB_OFFLINE": "1",
+           "FACTDEBATE_GUARD__MAX_LOOP_LAG_MS": str(max_lag_ms)}
     process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
                                 "--latency", str(args.latency)], env=env)
     deadline = time.monotonic() + 120
@@ -144,6 +149,8 @@ def main() -> None:
     parser.add_argument("--token-delay", type=float, default=0.01)
     parser.add_argument("--checks-at-once", type=int, default=0, help="guard.checks_at_once of the shedding run "
                         "(0: the default, 8 per core)")
+    parser.add_argument("--max-lag-ms", type=float, default=10.0, help="guard.max_loop_lag_ms of the shedding run "
+                        "(0: not watched)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
@@ -156,20 +163,33 @@ def main() -> None:
 
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     with LiveServer(upstream_app(Upstream(answer=ANSWER, token_delay=args.token_delay))) as model:
-        for name, checks_at_once in ((f"shedding on (checks_at_once {args.checks_at_once})", args.checks_at_once),
-                                     ("shedding off (checks_at_once 100000)", 100_000)):
+        rows: dict[str, dict[str, Any]] = {}
+        for key, name, checks_at_once, lag in (
+                ("on", f"shedding on (checks_at_once {args.checks_at_once}, max_loop_lag_ms {args.max_lag_ms:g})",
+                 args.checks_at_once, args.max_lag_ms),
+                ("off", "shedding off (checks_at_once 100000)", 100_000, 0.0)):
             port = free_port()
-            guard = start_guard(args, f"{model.url}/v1", port, checks_at_once)
+            guard = start_guard(args, f"{model.url}/v1", port, checks_at_once, lag)
             try:
                 url = f"http://127.0.0.1:{port}"
                 asyncio.run(load(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
                 for concurrency, seconds in ((1, args.seconds / 3), (args.concurrency, args.seconds)):
                     before = cpu_seconds(guard.pid)
                     runs = asyncio.run(load(url, concurrency, seconds, args.deadline))
-                    summary(f"{name}, concurrency {concurrency}", runs, seconds, cpu_seconds(guard.pid) - before)
+                    rows[f"{key} {concurrency}"] = summary(
+                        f"{name}, concurrency {concurrency}", runs, seconds, cpu_seconds(guard.pid) - before)
             finally:
                 guard.terminate()
                 guard.wait(30)
+        alone, full = rows["off 1"], rows[f"off {args.concurrency}"]
+        if alone["reply_p50_s"] and full["per_s"]:
+            capacity = full["per_s"] * alone["reply_p50_s"]  # streams one guard process keeps busy (Little)
+            on, uncontended = rows[f"on {args.concurrency}"], rows["on 1"]
+            print(json.dumps({"capacity_streams": round(capacity, 1),
+                              "offered_over_capacity": round(args.concurrency / capacity, 2),
+                              "admitted_ttft_p99_over_uncontended": round(on["ttft_p99_s"] /
+                                                                          uncontended["ttft_p99_s"], 2),
+                              "admitted_at_deadline": on["at_deadline"]}), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
 
 
