@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from tests.server.conftest import LiveServer
-from tests.server.test_browser import browser, sign_in, watched_page  # noqa: F401  (the fixture)
+from tests.server.test_browser import browser, reopen_form, sign_in, watched_page  # noqa: F401  (the fixture)
 
 pytest.importorskip("mcp")
 pytest.importorskip("tantivy")
 
 
 def check(page: Any, claim: str) -> None:
+    reopen_form(page)  # a verdict folds the form to a line above it (issue 60)
     page.fill("#claim", claim)
     page.click("#submit")
     # 240 s: under a loaded run (load 5-8 on two cores) the first claim, which starts the MCP search server

@@ -22,7 +22,14 @@ from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import PLAIN, LiveServer, offline_build
 from tests.server.held_model import HeldModel
-from tests.server.test_browser import browser, pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import (  # noqa: F401
+    browser,
+    pytestmark,
+    reopen_form,
+    replay_trace,
+    sign_in,
+    watched_page,
+)
 
 SHOTS = Path(os.environ.get("FACTDEBATE_PAGE_SHOTS", "/tmp"))
 CLAIM = "The Eiffel Tower was completed in 1889."
@@ -33,6 +40,7 @@ WIKIPEDIA = "https://en.wikipedia.org/wiki/Eiffel_Tower"
 
 def verify(page: Any, method: str, claim: str = CLAIM, timeout: float = 30_000) -> None:
     page.wait_for_selector(f"#method option[value={method}]", state="attached")
+    reopen_form(page)
     page.select_option("#method", method)
     page.fill("#claim", claim)
     page.click("#submit")
@@ -153,6 +161,7 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
                          retry), retry
         page.wait_for_selector("#live .verdict-box.failed", timeout=30_000)
         assert page.inner_text("#live .status-line") == "Failed."  # the user stopped nothing
+        assert page.is_visible("#claim") and not page.is_visible("#form-folded")  # no result: the form stays open
         assert page.locator("#live .thinking").count() == 0  # no card goes on "thinking…" (issue 49, item 9)
         assert re.search(r"\d+ retries", page.inner_text("#live .calls-line"))
         page.locator("#live").screenshot(path=str(SHOTS / "page-failed-retry.png"))
@@ -162,6 +171,7 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
         # Stopped by the user: then, and only then, it says so.
         model.down.set()
+        reopen_form(page)  # the verdict folded it (issue 60)
         page.click("#submit")
         page.wait_for_selector("#live .retry-line:not([hidden])")
         page.click("#cancel")
@@ -171,6 +181,8 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
         assert page.inner_text("#live .verdict-box.failed strong") == "Stopped by you."
         assert "stopped by you" not in page.inner_text("#live .verdict-box.failed")
         assert page.locator("#live .thinking").count() == 0
+        page.wait_for_selector("#cancel", state="hidden")
+        assert page.is_visible("#claim") and not page.is_visible("#form-folded")  # stopped: the form stays open
         assert errors == []
 
 
@@ -198,6 +210,7 @@ def test_the_verdict_says_why_and_quotes_its_evidence(browser: Any,  # noqa: F81
         page.locator("#live .verdict-box").screenshot(path=str(SHOTS / "page-verdict-why.png"))
 
         # DPD: the panel's vote in words, its weighted formula folded.
+        reopen_form(page)
         page.select_option("#method", "dpd")
         page.click("#submit")
         page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label, #live .verdict-box.failed",
@@ -268,7 +281,7 @@ def test_methods_agree_in_a_sentence_and_a_verdict_downloads(browser: Any,  # no
             box.set_checked(box.get_attribute("value") in ("tool-mad", "dpd", "cot"))
         page.fill("#claim", "The Eiffel Tower is in Paris.")
         page.click("#submit")
-        page.wait_for_selector("#submit:not([disabled])", timeout=60_000)
+        page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=60_000)
         assert page.inner_text(".compare-agreement") == "All 3 methods say SUPPORTS."
         page.click("#compare-grid .compare-card[data-method=dpd]")
         assert page.locator("#compare-grid .compare-open:visible").count() == 1  # the open card says so

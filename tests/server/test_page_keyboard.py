@@ -16,7 +16,7 @@ import pytest
 from tests.server.axe import audit, failing, focus_top, need_axe, tab_stops_past
 from tests.server.conftest import page_service
 from tests.server.results_file import write_results
-from tests.server.test_browser import pytestmark, signed_in_page  # noqa: F401
+from tests.server.test_browser import pytestmark, reopen_form, signed_in_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 # Both agents read evidence (tests/server/conftest.py EVIDENCE) and are scored for three rounds: the issue's case.
@@ -31,6 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def verify(page: Any) -> None:
+    reopen_form(page)  # a verdict folds the form to a line above it (issue 60)
     page.select_option("#method", "tool-mad")
     page.fill("#claim", CLAIM)
     page.click("#submit")
@@ -56,7 +57,7 @@ def test_axe_finds_nothing_serious_on_any_screen(chromium: Any, server: Any, tmp
     for box in page.locator("#compare-methods input").all():
         box.set_checked(box.get_attribute("value") in ("tool-mad", "cot"))
     page.click("#submit")
-    page.wait_for_selector("#submit:not([disabled])", timeout=60_000)  # every method has answered
+    page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=60_000)  # every method has answered
     page.click("#compare-grid .compare-card[data-method=tool-mad]")
     page.wait_for_selector("#compare-view .compare-column.shown .verdict-label")
     found += audit(page, "compare")

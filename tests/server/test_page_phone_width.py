@@ -77,7 +77,7 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
         box.set_checked(box.get_attribute("value") in ("dpd", "cot"))
     page.fill("#claim", CLAIM)
     page.click("#submit")
-    page.wait_for_selector("#submit:not([disabled])", timeout=60_000)
+    page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=60_000)
     page.click("#compare-grid .compare-card[data-method=dpd]")
     assert page.locator("#compare-view .compare-column.shown .ballot").count() >= 3
     assert page.evaluate(WIDTH) <= 390

@@ -214,7 +214,7 @@ def test_the_compare_tabs_download_reopens_side_by_side_and_other_json_is_named(
         box.set_checked(box.get_attribute("value") in ("cot", "tool-mad"))
     page.fill("#claim", "The Eiffel Tower is in Paris.")
     page.click("#submit")
-    page.wait_for_selector("#submit:not([disabled])", timeout=60_000)
+    page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=60_000)
     page.wait_for_selector("#compare-grid .compare-actions button.download")
     agreement = page.inner_text(".compare-agreement")
     with page.expect_download() as download:

@@ -20,7 +20,7 @@ from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import PLAIN, LiveServer, offline_build, page_service
-from tests.server.test_browser import pytestmark, signed_in_page  # noqa: F401
+from tests.server.test_browser import pytestmark, reopen_form, signed_in_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower is in Paris."
 STALLED = "The Louvre is in Paris."  # its judge never answers: the page is reloaded while it waits
@@ -110,6 +110,7 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
     assert page.locator("#restored-note").is_hidden()
     tags = page.locator("#live .round-tag").all_inner_texts()
     assert "Judge, after 2 rounds" in tags and "Round 3" not in tags, tags
+    reopen_form(page)  # the verdict folded it (issue 60)
     page.select_option("#method", "single")
     page.click("#history .history-item >> nth=0")
     assert page.input_value("#method") == "tool-mad"

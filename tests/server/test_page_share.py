@@ -137,7 +137,7 @@ def test_compared_methods_stand_side_by_side_each_with_its_own_settings(browser:
     page.fill("#cmp-dpd-dpd_max_rounds", "1")
     page.fill("#claim", CLAIM)
     page.click("#submit")
-    page.wait_for_selector("#submit:not([disabled])", timeout=60_000)
+    page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=60_000)
     assert page.inner_text(".compare-agreement") == "All 2 methods say SUPPORTS."
 
     # Side by side: both views shown, one beside the other at the same height.

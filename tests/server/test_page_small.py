@@ -16,7 +16,7 @@ import pytest
 
 from factdebate.server.app import create_app
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build, parse_sse
-from tests.server.test_browser import pytestmark, replay_trace, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import pytestmark, reopen_form, replay_trace, sign_in, watched_page  # noqa: F401
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 EVAL_ONLY = ("dpd_task", "dpd_task_search", "dpd_evidence_sentences", "dpd_binary_tie", "response_claims")
@@ -66,6 +66,8 @@ def test_a_third_agent_is_added_runs_and_is_taken_away(page: Any) -> None:
     assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live")
     heads = page.locator("#live .agent-col .agent-head h3").all_inner_texts()
     assert len([h for h in heads if h != "judge"]) == 3, heads  # all three debated, then the judge
+    reopen_form(page)  # the verdict folded it (issue 60); its three agents are as they were
+    assert len(agent_picks(page)) == 3
     drop.click()
     assert agent_picks(page) == ["none", "none"]
     assert add.is_visible() and not drop.is_visible()

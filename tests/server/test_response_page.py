@@ -20,7 +20,7 @@ from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted_library import protocol_responder
 from tests.server.conftest import AUTH, PLAIN, LiveServer, offline_build
 from tests.server.held_model import HeldModel
-from tests.server.test_browser import browser, pytestmark, sign_in, watched_page  # noqa: F401
+from tests.server.test_browser import browser, pytestmark, reopen_form, sign_in, watched_page  # noqa: F401
 
 ANSWER = ("Paris is the capital of France. The Eiffel Tower is in Berlin. The Louvre is a museum in Paris. "
           "Atlantis was a city on an island.")
@@ -161,6 +161,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
 
         # Too long: the server's own message, the text left as it was, the last check still shown.
+        reopen_form(page)  # the verdict folded it (issue 60); a failure below leaves it open
         long_text = "The Louvre is a museum in Paris. " * 700
         page.fill("#response-text", long_text)
         assert "over" in (page.get_attribute("#claim-count", "class") or "")

@@ -104,7 +104,7 @@ def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noq
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
         page.click("#response-live .next-part")
-        page.wait_for_selector("#submit:not([disabled])", timeout=30_000)
+        page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=30_000)
         assert page.input_value("#response-text").startswith("The tower was repainted in 1811 and sold in 1711. "
                                                               "The tower was repainted in 1812.")
 

@@ -15,7 +15,7 @@ const live = new VerdictView(byId("live"));
 onSubmit("claim", async signal => {
   /** @type {Record<string, any>} */
   const body = { claim: input("claim").value.trim(), ...requestBody() };
-  if (!body.claim) { showError("Type a claim to check."); return; }
+  if (!body.claim) { showError("Type a claim to check."); return false; }
   live.start(body.claim, body.method, thresholds(body), true); // the last verdict goes at once
   let response;
   try {
@@ -24,7 +24,7 @@ onSubmit("claim", async signal => {
     const error = /** @type {Error} */ (err);
     if (error.name === "AbortError") live.error("stopped before the server answered", { byUser: true });
     else { live.clear(); showError(String(error.message || error)); }
-    return;
+    return false;
   }
   /** @type {any} */
   let verdict = null;
@@ -43,7 +43,9 @@ onSubmit("claim", async signal => {
     const error = /** @type {Error} */ (err);
     if (error.name === "AbortError") live.error("stopped by you", { byUser: true, retry });
     else live.error("the connection broke: " + String(error.message || error), { retry });
+    return false;
   }
+  return Boolean(verdict) && !verdict.error; // a verdict that carries its error is drawn as a failure
 });
 
 /** One event of the stream drawn; "result" or "error" when it ended the check. @param {string} name @param {any} data */

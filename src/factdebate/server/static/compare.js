@@ -162,8 +162,8 @@ function ticked() {
 onSubmit("compare", async signal => {
   const claim = input("claim").value.trim();
   const methods = ticked();
-  if (!claim) { showError("Type a claim to check."); return; }
-  if (methods.length < 2) { showError("Tick at least two methods to compare."); return; }
+  if (!claim) { showError("Type a claim to check."); return false; }
+  if (methods.length < 2) { showError("Tick at least two methods to compare."); return false; }
   const { method: _, ...shared } = requestBody();
   /** @type {Record<string, Record<string, any>>} */
   const own = Object.fromEntries(methods.map(m => [m, settings.read(m)]));
@@ -178,6 +178,7 @@ onSubmit("compare", async signal => {
     history.remember({ kind: "compare", claim, label: null, decided_by: "", verdicts: done.map(e => e.verdict),
       check_ids: done.every(e => e.checkId) ? done.map(e => /** @type {string} */ (e.checkId)) : [] });
   }
+  return done.length > 0;
 });
 
 history.onOpen("compare", item => {

@@ -15,7 +15,8 @@ const options = new OptionsForm(byId("method-options"), byId("more-options"), ["
 const LABELS = { claim: ["Verify claim", "Debating…"], response: ["Check response", "Checking…"],
   compare: ["Compare methods", "Comparing…"] };
 const TABS = { claim: "Check a claim", response: "Check a response", compare: "Compare methods" };
-/** @type {Partial<Record<Mode, (signal: AbortSignal) => Promise<void>>>} */
+/** Each mode's run: true when it ended with its result on the page (a verdict, not a failure or a stop).
+ * @type {Partial<Record<Mode, (signal: AbortSignal) => Promise<boolean>>>} */
 const handlers = {};
 /** @type {AbortController | null} */
 let running = null;
@@ -100,7 +101,8 @@ export function requestBody() {
 /** @param {Record<string, any>} values */
 export const thresholds = values => options.thresholds(values);
 
-/** What the visible mode runs when the form is sent. @param {Mode} mode @param {(signal: AbortSignal) => Promise<void>} run */
+/** What the visible mode runs when the form is sent; it says whether the run ended with its result shown.
+ * @param {Mode} mode @param {(signal: AbortSignal) => Promise<boolean>} run */
 export function onSubmit(mode, run) { handlers[mode] = run; }
 
 /* A running check lives in this tab (issue 49): leaving asks first, and the form and what the stream sends
@@ -150,18 +152,23 @@ form.addEventListener("submit", async e => {
   hideError();
   byId("restored-note").hidden = true;
   running = new AbortController();
+  const signal = running.signal;
   draft.begin(mode, formState());
   page.set({ busy: mode });
-  try { await run(running.signal); } finally {
+  let finished = false;
+  try { finished = Boolean(await run(signal)); } finally {
     running = null;
     draft.end();
     page.set({ busy: null });
+    // A run that ended with its result, in the tab it was started from, is shown as a link's check is (issue 60):
+    // not one stopped, failed, or left for another tab (the person is elsewhere, and the form is theirs there).
+    if (finished && !signal.aborted && page.get().mode === mode) showResult();
   }
 });
 byId("cancel").addEventListener("click", () => { if (running && page.get().busy === page.get().mode) running.abort(); });
 
-/* A result on the page (a check opened from its link) comes first: the form folds to one line that says
-   what was checked, with one button that opens it again, and the verdict's heading takes the focus. */
+/* A result on the page (a finished run, a check opened from its link) comes first: the form folds to one line
+   that says what was checked, with one button that opens it again, and the verdict's heading takes the focus. */
 
 /** Opens the folded form and, asked by its button, puts the focus in its text. @param {boolean} [focus] */
 export function unfold(focus = true) {
@@ -190,7 +197,8 @@ export function showResult() {
   byId("unfold").setAttribute("aria-expanded", "false");
   heading.tabIndex = -1;
   heading.focus({ preventScroll: true });
-  (heading.closest(".card") || box).scrollIntoView({ block: "start" });
+  // A comparison from its top (the agreement line and the cards), a check from its card.
+  (mode === "compare" ? host : heading.closest(".card") || box).scrollIntoView({ block: "start" });
 }
 
 /** Draws the form for the mode and the run in progress (one at a time; Stop acts on the visible mode's). */

@@ -1,6 +1,7 @@
 // @ts-check
 /* Recent checks: the last verdicts (a claim's, a whole response's, a comparison's), kept in the browser. */
 import { byId, el, labelChip } from "./dom.js";
+import { unfold } from "./form.js";
 import { describe, responseRule, viewOf } from "./views.js";
 
 const STORE = "factdebate.history";
@@ -28,7 +29,12 @@ function save(items) {
 export function onOpen(kind, open) { openers[kind] = open; }
 
 /** Draws a check as its kind does (a Recent check, or one a link reopened). @param {Omit<Item, "at">} item */
-export function open(item) { (openers[item.kind || "claim"] || (() => undefined))(/** @type {Item} */ (item)); }
+export function open(item) {
+  // The form opens with the check's own text and method in it: a line folded over an earlier result would name
+  // that one (a check opened by its link folds it again, over this one: main.js).
+  unfold(false);
+  (openers[item.kind || "claim"] || (() => undefined))(/** @type {Item} */ (item));
+}
 
 /** @param {Omit<Item, "at">} entry @returns {number} its time, which names it to `revise` */
 export function remember(entry) {

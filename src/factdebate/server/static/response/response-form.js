@@ -76,7 +76,7 @@ view.onRetryClaim = async (claim, labels) => {
 
 onSubmit("response", async signal => {
   const text = input("response-text").value.trim();
-  if (!text) { showError("Paste the answer to check."); return; }
+  if (!text) { showError("Paste the answer to check."); return false; }
   const question = input("response-question").value.trim();
   const body = { ...requestBody(), response: text, ...(question ? { question } : {}) };
   asked = optionsOf(body);
@@ -87,14 +87,16 @@ onSubmit("response", async signal => {
   } catch (err) {
     // The answer stays in the box and the last check stays shown: nothing to redo but the fix.
     showError(String(/** @type {Error} */ (err).message || err));
-    return;
+    return false;
   }
   view.start(text, question, thresholds(body), true);
   let ended = false;
+  let answered = false;
   try {
     await readSSE(response, (name, data) => {
       draft.arrived(name, data);
       if (name === "result" || name === "error") ended = true;
+      if (name === "result") answered = true;
       if (name === "result") { // kept before the view adds each claim's settings to it
         shownAt = history.remember({ kind: "response", claim: String(data.response || "").slice(0, 300),
           label: data.label, decided_by: data.decided_by, verdict: data,
@@ -107,7 +109,9 @@ onSubmit("response", async signal => {
     const error = /** @type {Error} */ (err);
     const byUser = error.name === "AbortError";
     view.stopped(byUser ? "Stopped by you." : "The connection broke: " + String(error.message || error) + ".", byUser);
+    return false;
   }
+  return answered;
 });
 
 /* After a reload mid-check: the claims and verdicts that had arrived, drawn as they were live, the rest marked

@@ -136,6 +136,8 @@ export class ResponseView {
     this.problemBox.setAttribute("role", "alert");
     this.problemBox.hidden = true;
     this.retrySlot = el("div", "retry-slot");
+    // Its heading first: a finished check takes the focus there, with the verdict below it (issue 60).
+    card.append(el("h2", "visually-hidden", "The response's verdict"));
     if (question) card.append(el("p", "response-question muted", "Question: " + question));
     card.append(this.verdictBox, statusLine, this.clock.node, this.problemBox, this.retrySlot);
 
