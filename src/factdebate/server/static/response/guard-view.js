@@ -205,8 +205,11 @@ export class GuardView {
   verdict(v, claims, checkId) {
     const box = el("div", "response-verdict verdict-box guard-verdict " + (v.degraded ? "unparsed" : LABEL_CLASS[v.label || ""] || "unparsed"));
     const main = el("div", "verdict-main");
+    // The rule's words without a second "no label" beside the label that says it (as a response's, issue 60).
+    const rule = responseRule(ruleOf(v, claims));
     main.append(el("span", "kicker", "the reply"), el("span", "verdict-label", v.degraded ? "not checked" : v.label || "no label"),
-      el("span", "verdict-how", v.degraded ? "degraded: its claims were not extracted" : responseRule(ruleOf(v, claims))));
+      el("span", "verdict-how", v.degraded ? "degraded: its claims were not extracted" :
+        v.label ? rule : rule.replace(/^no label:\s*/, "")));
     box.append(main);
     // The headline says how much of the reply its label speaks for (issue 60), as a response's does.
     const total = typeof v.sentences === "number" ? v.sentences : null;
