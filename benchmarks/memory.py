@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from factdebate.eval.datasets import Sample, load_dataset, select
+from factdebate.eval.datasets import Sample, select
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend

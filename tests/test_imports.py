@@ -22,12 +22,13 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.AST, modules: set[str], here: str) -> set[str]:
+def _imports(tree: ast.AST, modules: set[str], here: str, *, typing: bool = False) -> set[str]:
+    """The package's modules that ``tree`` imports; with ``typing``, those under ``if TYPE_CHECKING:`` too."""
     found: set[str] = set()
     stack = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if not typing and isinstance(node, ast.If) and _is_type_checking(node):
             stack.extend(node.orelse)
             continue
         if isinstance(node, ast.Import):
@@ -39,9 +40,9 @@ def _imports(tree: ast.AST, modules: set[str], here: str) -> set[str]:
     return {m for m in found if m in modules and m != here}
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(*, typing: bool = False) -> dict[str, set[str]]:
     files = {_module_name(p): p for p in ROOT.rglob("*.py")}
-    return {name: _imports(ast.parse(path.read_text(encoding="utf-8")), set(files), name)
+    return {name: _imports(ast.parse(path.read_text(encoding="utf-8")), set(files), name, typing=typing)
             for name, path in files.items()}
 
 
@@ -83,3 +84,42 @@ def test_the_package_has_no_import_cycle() -> None:
 
 def test_the_check_sees_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# Cycles that only typing imports close, known and left for now (issue 62 item 2): ``methods`` names the
+# ``Settings`` type that ``settings.model`` builds from the methods' registry; the guard's overloaded stream
+# and the stream it stands in for name each other's types. A new one fails; removing one passes.
+KNOWN_TYPING_CYCLES = [
+    ["factdebate.methods.base", "factdebate.methods.resources", "factdebate.settings.model"],
+    ["factdebate.server.guard_overloaded_stream", "factdebate.server.guard_stream"],
+]
+
+
+def test_no_new_cycle_once_typing_imports_count() -> None:
+    found = cycles(import_graph(typing=True))
+    assert [c for c in found if c not in KNOWN_TYPING_CYCLES] == []
+
+
+def _imported_by_name(tree: ast.AST) -> list[str]:
+    """String literals naming a factdebate module given to ``import_module`` or ``__import__``."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            value = node.args[0].value
+            if called in ("import_module", "__import__") and isinstance(value, str) and value.startswith("factdebate"):
+                names.append(value)
+    return names
+
+
+def test_no_module_of_the_package_is_imported_by_a_name_in_a_string() -> None:
+    """An import by name is an edge this file's graph (and the layers contract) cannot see: a hidden cycle."""
+    found = {str(path.relative_to(ROOT)): names for path in ROOT.rglob("*.py")
+             if (names := _imported_by_name(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert found == {}
+
+
+def test_the_string_check_sees_an_import_by_name() -> None:
+    tree = ast.parse('import importlib\nimportlib.import_module("factdebate.eval.loaders")\n__import__("json")')
+    assert _imported_by_name(tree) == ["factdebate.eval.loaders"]

@@ -12,7 +12,8 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.countries import _world, generate, mentions
-from factdebate.eval.datasets import describe, load_dataset, select
+from factdebate.eval.datasets import select
+from factdebate.eval.datasets.loader import describe, load_dataset
 from tests.paths import SHARED as SHARED_DIR
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.eval.datasets import load_dataset
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.summary import summarize
 from tests.cli.test_exits import call
 

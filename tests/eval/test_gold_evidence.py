@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.eval.datasets import load_dataset
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.gold_evidence import page_key
 from factdebate.eval.hub_datasets import records_sha256
 from tests.paths import SHARED

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.eval.datasets import load_dataset
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo

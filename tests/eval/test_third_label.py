@@ -15,7 +15,8 @@ import pytest
 
 from factdebate.cli.main import run
 from factdebate.core.claim_context import two_labels
-from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample, load_dataset
+from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.reproduce.differences import OFFLINE, cells
 from factdebate.eval.reproduce.spec import papers
 from factdebate.eval.runner import execute, make_plan

@@ -103,7 +103,7 @@ def indexed_folder(target: Path, onnx_model: Path | None = None) -> None:
 
 
 def five_claims() -> list[dict[str, str]]:
-    from factdebate.eval.datasets import load_dataset
+    from factdebate.eval.datasets.loader import load_dataset
 
     samples = load_dataset("countries").samples[:5]
     return [{"id": s.id, "claim": s.claim} for s in samples]

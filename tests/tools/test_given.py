@@ -13,7 +13,7 @@ import pytest
 from factdebate.api import averify
 from factdebate.core.errors import InputError
 from factdebate.core.types import Document
-from factdebate.eval.datasets import load_dataset
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.runner import execute, make_plan
 from factdebate.settings.load import load_settings
 from factdebate.tools.given import GivenEvidenceTool, given_evidence, top_k

@@ -50,7 +50,8 @@ def relevance_command(
     """Play Tool-MAD's round 1 on claims of a dataset (each debater searches with the round-1 query a run
     uses, then answers from its documents), score each answer's relevance with the encoder in use, and print
     the threshold that the --pass-share of them reach."""
-    from factdebate.eval.datasets import load_dataset, select
+    from factdebate.eval.datasets import select
+    from factdebate.eval.datasets.loader import load_dataset
     from factdebate.methods.toolmad.calibrate import calibrate_relevance
     from factdebate.run.build import build_resources
     from factdebate.scoring.calibrate import min_answers

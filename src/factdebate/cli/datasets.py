@@ -18,7 +18,7 @@ def datasets_command(ctx: typer.Context) -> None:
     cached here), and the file formats --dataset accepts as FORMAT:PATH."""
     if ctx.invoked_subcommand is not None:
         return
-    from factdebate.eval.datasets import describe
+    from factdebate.eval.datasets.loader import describe
 
     for spec, description in describe():
         typer.echo(f"{spec:24} {description}")

@@ -114,7 +114,8 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
     """Several methods on one seeded draw (or the file's first samples), each in OUTPUT/<method>/, then their
     comparison in OUTPUT."""
     from factdebate.core.pathcheck import output_folder
-    from factdebate.eval.datasets import load_dataset, select
+    from factdebate.eval.datasets import select
+    from factdebate.eval.datasets.loader import load_dataset
     from factdebate.eval.multi_method import parse_methods, route_options
 
     methods = parse_methods(methods_flag)

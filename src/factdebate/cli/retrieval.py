@@ -55,7 +55,8 @@ def eval_retrieval(
     )
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.titles import corpus_pages
-    from factdebate.eval.datasets import load_dataset, select
+    from factdebate.eval.datasets import select
+    from factdebate.eval.datasets.loader import load_dataset
     from factdebate.eval.retrieval import ClaimRanks, gold_samples, held_by, run_searches, summarise, table_lines
     from factdebate.eval.retrieval_queries import check_queries
     from factdebate.settings.load import settings_from

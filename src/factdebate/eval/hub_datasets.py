@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import FactDebateError
-from factdebate.eval.datasets import Dataset, Sample
+
+# The file formats a fetched dataset is read with register themselves in FORMATS when imported.
+from factdebate.eval import loaders, response_loaders  # noqa: F401
+from factdebate.eval.datasets import FORMATS, Dataset, Sample
 from factdebate.hub import github, registry
 from factdebate.hub.errors import HubError
 from factdebate.hub.fetch import Fetched, Notify, is_cached, obtain
@@ -66,9 +69,6 @@ def _same_records(entry: HubDataset) -> github.Accept | None:
         return None
 
     def accept(path: Path) -> str | None:
-        from factdebate.eval.datasets import FORMATS, _register_all
-
-        _register_all()
         try:
             loaded = FORMATS[entry.format].load(path)
         except FactDebateError:
@@ -102,8 +102,6 @@ def fetch(entry: HubDataset, *, update: bool = False, notify: Notify | None = _s
 
 
 def load(name: str) -> Dataset:
-    from factdebate.eval.datasets import FORMATS
-
     entry = fetchable()[name]
     path, fetched = fetch(entry)
     dataset = FORMATS[entry.format].load(path)

@@ -24,7 +24,8 @@ from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runfiles import read_run_json
 from factdebate.core.runtime import EventSink, spent_before
 from factdebate.core.textsafe import dumps_record
-from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
+from factdebate.eval.datasets import Dataset, Sample, select
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.medical_setup import with_medical
 from factdebate.eval.progress import Progress
 from factdebate.eval.provenance import run_provenance

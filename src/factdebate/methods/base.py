@@ -271,8 +271,8 @@ def _discover() -> None:
     if _discovered:
         return
     _discovered = True
-    package = importlib.import_module("factdebate.methods")
-    for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+    # The package's folder, walked without importing the package by name (it imports this module).
+    for info in pkgutil.walk_packages([str(Path(__file__).parent)], prefix="factdebate.methods."):
         importlib.import_module(info.name)
 
 

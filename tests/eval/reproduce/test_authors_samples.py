@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from factdebate.core.errors import ConfigError
-from factdebate.eval.datasets import describe, load_dataset
+from factdebate.eval.datasets.loader import describe, load_dataset
 from factdebate.eval.hub_datasets import records_sha256
 from factdebate.hub import github, registry
 from factdebate.hub.checksum import sha256_file

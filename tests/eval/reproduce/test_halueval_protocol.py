@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from factdebate.eval.datasets import Dataset, load_dataset
+from factdebate.eval.datasets import Dataset
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.reproduce.differences import OFFLINE
 from factdebate.eval.reproduce.spec import papers
 from factdebate.eval.runner import execute, make_plan

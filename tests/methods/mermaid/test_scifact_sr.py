@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from factdebate.eval.datasets import load_dataset
+from factdebate.eval.datasets.loader import load_dataset
 
 
 def test_nei_claims_are_left_out_and_counted(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ from typing import Any
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.eval.datasets import Dataset, Sample, load_dataset, select
+from factdebate.eval.datasets import Dataset, Sample, select
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.reproduce.spec import DatasetSpec, Paper, RunSpec, Table
 from factdebate.eval.runner import Plan, check_resume, make_plan
 from factdebate.hub.errors import ChecksumMismatch, HubError, NotDownloaded

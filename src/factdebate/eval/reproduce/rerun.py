@@ -22,7 +22,8 @@ from factdebate.core.deviations import Deviation
 from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.pathcheck import inside
 from factdebate.core.runfiles import read_run_json
-from factdebate.eval.datasets import Dataset, load_dataset
+from factdebate.eval.datasets import Dataset
+from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.provenance import content_sha256
 from factdebate.eval.reproduce.cells import SAMPLE_SET
 from factdebate.eval.reproduce.recorded_settings import split_recorded

@@ -1,15 +1,10 @@
-"""Datasets for evaluation: samples with a gold label, the dataset's own label set, and how a method's
-verdict maps onto it.
-
-A dataset is named by a spec: a built-in name (``countries``, ``halueval-qa``...), the name of a public
-dataset fetched from the Hugging Face Hub (``fever``, ``averitec``...: :mod:`factdebate.eval.hub_datasets`),
-or ``FORMAT:PATH`` for a local file in one of the benchmark formats (``fever:dev.jsonl``...). Every one of
-them is described by ``factdebate datasets``.
+"""The dataset registry: what a sample and a dataset are, the label sets, and the tables the loaders fill
+(``FORMATS`` by ``@file_format``, ``BUILTINS`` by ``@builtin``). It imports no loader, so every loader can import
+it; :mod:`factdebate.eval.datasets.loader` imports the loaders and reads a spec.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -133,56 +128,6 @@ def builtin(name: str, description: str) -> Callable[[Callable[[], Dataset]], Ca
     return wrap
 
 
-def _register_all() -> None:
-    # Importing these modules fills FORMATS and BUILTINS; they import nothing heavy. By name, as plug-ins
-    # are found: they import this module, so a static import back would be a cycle.
-    for module in ("factdebate.eval.builtin_data", "factdebate.eval.loaders", "factdebate.eval.response_loaders"):
-        importlib.import_module(module)
-
-
-def _hub() -> Any:
-    """The datasets fetched from the Hub; by name, like the loaders, since that module builds on this one."""
-    return importlib.import_module("factdebate.eval.hub_datasets")
-
-
-def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
-    """``NAME`` (built in, or fetched from the Hub: :mod:`factdebate.eval.hub_datasets`) or ``FORMAT:PATH``.
-    ``strict``: any skipped record is an error."""
-    _register_all()
-    name, sep, path = spec.partition(":")
-    if not sep:
-        hub_datasets = _hub()
-        if spec in BUILTINS:
-            dataset = BUILTINS[spec].load()
-        elif spec in hub_datasets.fetchable():
-            dataset = hub_datasets.load(spec)
-        elif spec in FORMATS:
-            raise InputError(f"the '{spec}' format needs a file: --dataset {spec}:PATH")
-        else:
-            fetchable = hub_datasets.fetchable()
-            hub = sorted(n for n, e in fetchable.items() if e.host != "github")
-            github = sorted(n for n, e in fetchable.items() if e.host == "github")
-            raise InputError(f"unknown dataset '{spec}'; built in: {', '.join(sorted(BUILTINS))}; "
-                             f"fetched from the Hugging Face Hub: {', '.join(hub)}; "
-                             + (f"papers' authors' sample sets, fetched from GitHub: {', '.join(github)}; "
-                                if github else "")
-                             + f"or FORMAT:PATH with a format among {', '.join(sorted(FORMATS))}")
-    else:
-        if name not in FORMATS:
-            raise InputError(f"unknown dataset format '{name}'; known: {', '.join(sorted(FORMATS))}")
-        file = Path(path).expanduser()
-        if not file.exists():
-            raise InputError(f"dataset file not found: {file}")
-        dataset = FORMATS[name].load(file)
-    dataset.spec = spec
-    check_ids(dataset)
-    if strict and dataset.skipped:
-        raise InputError(f"--strict: {dataset.load_report()}; fix the file or drop --strict")
-    if not dataset.samples:
-        raise InputError(f"dataset '{spec}' has no labelled samples")
-    return dataset
-
-
 def check_ids(dataset: Dataset) -> None:
     seen: set[str] = set()
     for sample in dataset.samples:
@@ -199,16 +144,3 @@ def select(samples: list[Sample], limit: int | None, seed: int, *, shuffle: bool
     if shuffle:
         random.Random(seed).shuffle(order)
     return order if limit is None else order[:limit]
-
-
-def describe() -> list[tuple[str, str]]:
-    """(spec, description) for every built-in dataset, dataset fetched from the Hub and file format."""
-    hub_datasets = _hub()
-    _register_all()
-    rows = [(name, b.description) for name, b in sorted(BUILTINS.items())]
-    for name, entry in sorted(hub_datasets.fetchable().items()):
-        state = "cached here" if hub_datasets.cached(entry) else "downloaded on first use"
-        host = "GitHub" if entry.host == "github" else "Hub"
-        rows.append((name, f"{entry.description} [{host}: {entry.repo}, {entry.split}; {state}]"))
-    rows += [(f"{name}:PATH", f.description) for name, f in sorted(FORMATS.items())]
-    return rows
