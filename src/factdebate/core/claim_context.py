@@ -15,6 +15,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date
 
+# ContextVars (these four): a sample's date, position and label set are set by the harness around one claim
+# and read by prompts and parsers inside every method, which are called with the claim alone; samples run as
+# concurrent tasks.
 _CLAIM_DATE: ContextVar[str | None] = ContextVar("factdebate_claim_date", default=None)
 _POSITION: ContextVar[int | None] = ContextVar("factdebate_claim_position", default=None)
 _TWO_LABELS: ContextVar[bool] = ContextVar("factdebate_two_labels", default=False)

@@ -22,6 +22,8 @@ class Watcher(Protocol):
         ...
 
 
+# A ContextVar: watchers (metrics, traces) are installed by the service or a test around work whose code
+# does not know about them, and must not see a concurrent request's work.
 _watchers: ContextVar[tuple[Watcher, ...]] = ContextVar("factdebate_watchers", default=())
 
 

@@ -24,6 +24,7 @@ from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usag
 
 EventSink = Callable[[dict[str, Any]], None]
 # (span id, parent span id) of the innermost open span; (None, None) at the top of a run.
+# A ContextVar: spans nest across awaits and tasks; each task sees its own innermost span.
 _span: ContextVar[tuple[str | None, str | None]] = ContextVar("factdebate_span", default=(None, None))
 
 
@@ -89,6 +90,8 @@ class RunRecorder:
             sink(record)
 
 
+# A ContextVar: the run being recorded is read by every event (model calls, searches, turns) made inside it,
+# deep in code that takes no recorder; two runs in one process (the service) stay apart.
 _current: ContextVar[RunRecorder | None] = ContextVar("factdebate_run", default=None)
 
 

@@ -40,6 +40,8 @@ class Fetched:
     fetched_from: str = ""  # the URL the bytes were downloaded from, recorded then ("": not recorded)
 
 
+# A ContextVar, not an argument: the hold is set by a caller far above (a test, a dry run, the service's
+# request) and read by every fetch beneath it, in that task and the tasks it starts, never by a neighbour's.
 _HELD: contextvars.ContextVar[str | None] = contextvars.ContextVar("factdebate_downloads_held", default=None)
 
 

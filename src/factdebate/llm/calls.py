@@ -25,6 +25,9 @@ class CallInfo:
                 "sample": self.sample, "draw": self.draw}
 
 
+# ContextVars, not arguments (these four): what a model call is for (role, agent, round), which sample and
+# cache scope it belongs to and whose count it adds to are set where a claim's work starts and read in the
+# backend, many layers down; concurrent claims are concurrent tasks, each with its own values.
 _call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())
 _sample: ContextVar[str] = ContextVar("factdebate_sample", default="")
 
@@ -43,6 +46,7 @@ def evaluating(sample_id: str) -> Iterator[None]:
         _sample.reset(token)
 
 
+# A ContextVar for the reason given above `_call`.
 _cache_scope: ContextVar[str] = ContextVar("factdebate_cache_scope", default="")
 
 
@@ -86,6 +90,7 @@ class CallCount:
             count = count.parent
 
 
+# A ContextVar for the reason given above `_call`.
 _count: ContextVar[CallCount | None] = ContextVar("factdebate_call_count", default=None)
 
 

@@ -30,6 +30,8 @@ DEFAULT_CALL_CHARS = 48_000
 # A message cut to fewer characters than this to fit the total is left out instead: a stub says nothing.
 _SHORTEST_PART = 200
 
+# A ContextVar: a run (or a guard request) chooses its transcript bounds once; the calls that read them are
+# made deep inside the methods, by tasks the run starts.
 _bounds: ContextVar[tuple[int, int]] = ContextVar("factdebate_transcript_bounds", default=(0, 0))
 
 

@@ -21,6 +21,8 @@ from factdebate.core.types import Document
 from factdebate.embeddings import TextEncoder
 from factdebate.tools.base import Tool
 
+# A ContextVar: evidence that came with a claim (a dataset's or a caller's) is set around that claim's run
+# and read by the `given` tool the method builds, which takes only a query; claims run as concurrent tasks.
 _given: ContextVar[list[Document] | None] = ContextVar("factdebate_given_evidence", default=None)
 
 

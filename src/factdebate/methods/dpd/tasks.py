@@ -46,6 +46,8 @@ TASK_UNITS: dict[str, Literal["claim", "response"]] = {
 # response path, which with ``--method dpd`` is exactly KB-QA; claim datasets debate the claim as it is.
 BY_DATASET = {"halueval-qa": "qa", "halueval-summarization": "summarization", "halueval-dialogue": "dialogue"}
 
+# A ContextVar: the evaluation harness supplies a task's evidence around a whole sample, and the DPD
+# debate that reads it is built by the method registry, which passes no task-specific argument.
 _provider: ContextVar[Provider | None] = ContextVar("dpd_evidence", default=None)
 
 
