@@ -1,0 +1,74 @@
+"""What a policy does to a streamed chat answer the service had no room to check (``guard.on_overload: pass``,
+guard/overload.py), chunk by chunk: the chat proxy's relay (server/guard_overloaded_stream.py) hands each
+upstream chunk here and writes what it is told, as it does a checked stream's with guard/chat_chunks.py.
+
+Under ``annotate`` and ``flag`` the upstream's chunks pass as they arrive (a flag's footnote, "not
+fact-checked", comes as one more piece of text before the result); the policies that never stream unchecked
+text (``hold``, ``rewrite``, ``block``, or ``on_unchecked: block``) wait, and get the policy's text whole at the
+end, as they would after a check: the reply itself, or the refusal. What waits is bounded by its bytes as a
+checked stream's is (issue 57 item 2): past four times what the guard keeps of a streamed answer,
+:class:`~factdebate.guard.chat_chunks.AnswerTooLong`; of an answer that streams, what is kept for the result
+stops at what the guard keeps."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from factdebate.guard.chat_chunks import AnswerTooLong
+from factdebate.guard.types import GuardResult, ResolvedGuardOptions
+
+Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result
+_HEAD = ("id", "created", "model", "system_fingerprint")
+
+
+class OverloadedChunks:
+    """One unchecked streamed answer under its policy (``keep``: the characters the guard keeps of a streamed
+    answer's text). :meth:`feed` each upstream chunk with its size in bytes; :attr:`answer` is the text kept for
+    the result; :meth:`shown` the text to show last, once the result is made."""
+
+    def __init__(self, resolved: ResolvedGuardOptions, keep: int) -> None:
+        self.resolved, self.keep, self.limit = resolved, keep, 4 * keep
+        self.streams = resolved.policy in ("annotate", "flag") and resolved.on_unchecked != "block"
+        self.head: dict[str, Any] = {}
+        self.text: list[str] = []
+        self.kept = 0  # characters of the text kept for the result
+        self.held = 0  # bytes of the chunks waiting
+
+    def feed(self, chunk: dict[str, Any], size: int) -> Fate:
+        """Where the chunk goes: out now, out at the end (the upstream's closing chunks, after the footnote or the
+        whole text), or nowhere but the result's text. :class:`AnswerTooLong` past the bytes bound."""
+        self.head = self.head or {key: chunk[key] for key in _HEAD if key in chunk}
+        piece = _text_of(chunk)
+        piece = piece if not self.streams else piece[:max(0, self.keep - self.kept)]  # it went out whole
+        self.text.append(piece)
+        self.kept += len(piece)
+        ends = any(isinstance(c, dict) and c.get("finish_reason") for c in chunk.get("choices") or [])
+        fate: Fate = "end" if ends or not chunk.get("choices") else "send" if self.streams else "wait"
+        if fate != "send":
+            self.held += size
+        if self.held > self.limit:
+            raise AnswerTooLong(f"the upstream model's answer sent more than {self.limit} bytes, which policy "
+                                f"{self.resolved.policy!r} (on_unchecked {self.resolved.on_unchecked!r}) keeps "
+                                "until the end (four times what the guard keeps of a streamed answer's text: "
+                                "guard.max_message_chars)")
+        return fate
+
+    @property
+    def answer(self) -> str:
+        return "".join(self.text)
+
+    def shown(self, result: GuardResult) -> str:
+        """The text to show after the answer: under a streaming policy what the policy added (a footnote), else
+        the policy's whole text."""
+        if not self.streams:
+            return result.text
+        answer = self.answer
+        return result.text[len(answer):] if result.text.startswith(answer) else ""
+
+
+def _text_of(chunk: dict[str, Any]) -> str:
+    choices = chunk.get("choices") or []
+    first = choices[0] if choices and isinstance(choices[0], dict) else {}
+    delta = first.get("delta") if isinstance(first.get("delta"), dict) else {}
+    content = delta.get("content") if delta else None
+    return content if isinstance(content, str) else ""
