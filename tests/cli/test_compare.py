@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run as cli_run
-from factdebate.eval.compare_cost import dollars_text
+from factdebate.eval.compare.cost import dollars_text
 from tests.cli.test_eval import run
 
 COMMON = ["--dataset", "countries", "--limit", "4", "--llm", "scripted:agree", "--no-cache"]

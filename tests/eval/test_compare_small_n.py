@@ -14,8 +14,8 @@ from scipy.stats import binomtest, norm
 from sklearn.metrics import cohen_kappa_score
 
 from factdebate.eval.compare import compare_runs
-from factdebate.eval.compare_cost import dollars_text
-from factdebate.eval.compare_verdict import mark_pairs, sentence
+from factdebate.eval.compare.cost import dollars_text
+from factdebate.eval.compare.verdict import mark_pairs, sentence
 from factdebate.eval.pricing import parse_prices
 from tests.eval.test_compare import GOLD, A, R, S, two_runs, write_run
 

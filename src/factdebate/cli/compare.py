@@ -1,5 +1,5 @@
 """``factdebate compare RUN_DIR... -o OUT``: runs of several methods on the same samples, paired (the
-statistics live in eval/compare.py; this file only reads the flags)."""
+statistics live in eval/compare/__init__.py; this file only reads the flags)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 // @ts-check
-/* Comparison files in the results viewer. `factdebate compare` writes compare.json (eval/compare.py): its
+/* Comparison files in the results viewer. `factdebate compare` writes compare.json (eval/compare/__init__.py): its
    statistics were computed by the harness, so the page draws them as they are and computes nothing: each
    run's accuracy and macro-F1 with their intervals, its cost (errored samples' spend included) and its
    confusion matrix, each pair's paired differences, McNemar's p with its Holm adjustment, Cohen's kappa

@@ -1,5 +1,5 @@
 // @ts-check
-/* Two or more results files opened together: the paired view of `factdebate compare` (eval/compare.py),
+/* Two or more results files opened together: the paired view of `factdebate compare` (eval/compare/__init__.py),
    computed in the browser as compare computes it (`pairedFigures`, tested against the Python in
    tests/server/test_page_statistics.py). Per file: accuracy with its Wilson interval, unparsed and errors
    (both counted wrong). Per pair, on the samples both files hold: who got right what the other got wrong,
@@ -106,7 +106,7 @@ const num = (value, digits = 3) => (value === null || value === undefined || Num
 
 /**
  * Every file's accuracy and every pair's statistics on the samples ``ids``, named as compare.json names
- * them (eval/compare.py ``_run_row``, ``_pair_row``; eval/compare_verdict.py): accuracy's Wilson interval,
+ * them (eval/compare/__init__.py ``_run_row``, ``_pair_row``; eval/compare/verdict.py): accuracy's Wilson interval,
  * McNemar's exact p and its Holm adjustment over the pairs, whether a pair differs after it and the
  * difference it could detect, κ over the samples both files answered with a label (``kappa_n`` of them:
  * two runs failing on the same claims do not agree about them), and the verdict sentence.

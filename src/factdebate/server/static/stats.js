@@ -1,6 +1,6 @@
 // @ts-check
 /* The statistics the page computes itself, as the harness computes them (eval/intervals.py,
-   eval/compare_verdict.py, eval/compare_cost.py), so the results viewer and its paired view say what
+   eval/compare/verdict.py, eval/compare/cost.py), so the results viewer and its paired view say what
    `factdebate compare` and a summary say of the same records: Wilson intervals for proportions, Holm's
    correction over several McNemar tests, the smallest difference a comparison of n samples could detect,
    the verdict in one sentence, and dollars with enough digits. Pure functions, no DOM: Node tests them
@@ -91,7 +91,7 @@ export function minimumDetectableDifference(n, share, alpha = ALPHA, power = POW
  * mcnemar_p: number, mcnemar_p_holm?: number, differs?: boolean, detectable_difference?: number | null}} PairFigures */
 
 /** Adds to every pair its Holm-adjusted p, whether it differs at ALPHA after the correction and the
- * difference it could detect (eval/compare_verdict.py mark_pairs). @param {PairFigures[]} pairs */
+ * difference it could detect (eval/compare/verdict.py mark_pairs). @param {PairFigures[]} pairs */
 export function markPairs(pairs) {
   const m = pairs.length;
   const adjusted = holm(pairs.map(p => p.mcnemar_p));
@@ -125,7 +125,7 @@ const points = value => fixed(value * 100, 0);
 const ALPHA_TEXT = String(ALPHA);
 
 /**
- * The verdict in words (eval/compare_verdict.py sentence): which pairs differ after Holm's correction, and
+ * The verdict in words (eval/compare/verdict.py sentence): which pairs differ after Holm's correction, and
  * what difference the comparison could have seen at its n. ``pairs`` as ``markPairs`` leaves them.
  * @param {PairFigures[]} pairs @param {number} n
  */
@@ -161,7 +161,7 @@ export function verdictSentence(pairs, n) {
     (rest ? ". The other " + rest + " do not; " + reach + "." : ".");
 }
 
-/** Dollars with three significant digits and never fewer than four decimals (eval/compare_cost.py
+/** Dollars with three significant digits and never fewer than four decimals (eval/compare/cost.py
  * dollars_text): 0.000123, 0.00400, 12.3400; n/a for none. @param {number | null | undefined} value */
 export function dollarsText(value) {
   if (value === null || value === undefined || Number.isNaN(value)) return "n/a";

@@ -1,4 +1,4 @@
-"""compare.md: the comparison (eval/compare.py) as a person reads it, in the order of the questions asked
+"""compare.md: the comparison (eval/compare/__init__.py) as a person reads it, in the order of the questions asked
 when choosing a method: are the runs comparable, how accurate is each, is a difference real, what does each
 cost per correct verdict, and on which claims do they disagree."""
 
@@ -8,7 +8,7 @@ import html
 import json
 from typing import Any
 
-from factdebate.eval.compare_cost import dollars_text
+from factdebate.eval.compare.cost import dollars_text
 from factdebate.eval.summary import fmt
 
 MAX_DISAGREEMENTS = 200  # compare.json keeps them all

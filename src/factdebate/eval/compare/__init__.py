@@ -4,8 +4,11 @@ with paired statistics and cost; written as compare.json (for machines), compare
 Every number is recomputed here over the compared samples (the runs' whole draw, or the intersection when
 asked), with one bootstrap seed, so all the runs' intervals are alike. Errored and unparsed samples count as
 wrong, as in every summary, and are listed per run; so does a sample a run holds no record for (MISSING),
-so every run has the same denominator (eval/compare_load.py ``denominator``). Nothing depends on the clock
-or on the machine: the same folders always give the same bytes (figures included, eval/compare_plots.py).
+so every run has the same denominator (eval/compare/load.py ``denominator``). Nothing depends on the clock
+or on the machine: the same folders always give the same bytes (figures included, eval/compare/plots.py).
+
+The comparison's room (issue 62): this module runs it; ``load`` reads the run folders, ``verdict`` words the
+paired tests, ``cost`` prices the runs, ``markdown`` and ``plots`` write compare.md and the figures.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
 from factdebate.core.textsafe import safe_value
-from factdebate.eval.compare_cost import cost_ratio
-from factdebate.eval.compare_load import Denominator, LoadedRun, common_samples, denominator, load_all
-from factdebate.eval.compare_verdict import front_marks, mark_pairs, sentence
+from factdebate.eval.compare.cost import cost_ratio
+from factdebate.eval.compare.load import Denominator, LoadedRun, common_samples, denominator, load_all
+from factdebate.eval.compare.verdict import front_marks, mark_pairs, sentence
 from factdebate.eval.metrics import INTERVALS, Outcome, compute, paired_macro_f1
 from factdebate.eval.paired import cohen_kappa, compare_pair
 from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model, unused_prices
@@ -44,8 +47,8 @@ def compare_runs(directories: list[Path], output: Path, *, intersection: bool = 
                  warn: Callable[[str], None] = lambda line: None) -> list[Path]:
     """Write the comparison into ``output``; returns the files written. Every value is checked, and every
     run folder read, before ``output`` is created."""
-    from factdebate.eval import compare_plots
-    from factdebate.eval.compare_md import markdown
+    from factdebate.eval.compare import plots as compare_plots
+    from factdebate.eval.compare.markdown import markdown
 
     check_values(output, seed=seed, resamples=resamples)
     runs = load_all(directories)
