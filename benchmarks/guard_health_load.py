@@ -5,7 +5,7 @@ process would hold its interpreter lock while it writes the request's JSON, 0.17
 is the benchmark's time, not the service's); health is asked every 20 ms from the start of the chat request to
 its end, and the slowest answers are printed, with the chat request's own time.
 
-    python benchmarks/guard_health_load.py [--messages 50000] [--stream]
+    PYTHONPATH=. python benchmarks/guard_health_load.py [--messages 50000] [--stream]   # --messages 2: the floor
 """
 
 from __future__ import annotations
