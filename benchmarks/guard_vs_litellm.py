@@ -1,0 +1,248 @@
+"""The guard's CPU per reply and time to first token against LiteLLM's real proxy passing the same reply
+through (issue 59 item 4: goal, the guard's CPU per reply <= 1/3 of LiteLLM's, time to first token through the
+guard <= 1.05 x direct). One run, each in a process of its own:
+
+- the upstream: tests/server/guard_support.py's scripted model streaming a 6-sentence reply, its first token
+  after ``--first`` seconds (as benchmarks/guard.py's), then a word each ``--token-delay``;
+- the checker: an OpenAI-compatible server (tests/fake_openai.py) answering each call after ``--latency``
+  seconds: extraction gives the reply's sentences, the fast tier supports each (refutes Rome);
+- the guard: this script with ``--serve`` (benchmarks/guard.py's app, tier fast), its checker an
+  ``openai:`` backend over HTTP (llm/openai_compat.py: 7 checker calls a reply);
+- LiteLLM 1.108.7 (.venv-litellm: ``make setup``), one model routed to the upstream, no guardrail.
+
+Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--replies`` replies at each
+``--concurrency``, half of them streamed. Reported: median time to first token of the streamed ones, the
+guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc), and the ratios.
+``--guard-src`` runs the guard from another checkout's src (e.g. ``git archive`` of an older commit).
+
+    .venv/bin/python benchmarks/guard_vs_litellm.py --replies 40 --concurrency 1,8 --rounds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+KEY = "bench-key-0123456789abcdef"
+MASTER = "sk-bench-master-key"
+LITELLM = ROOT / ".venv-litellm" / "bin" / "litellm"
+ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
+          "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
+_SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
+CHECKER = ("import sys, time; sys.path.insert(0, {root!r}); from benchmarks.guard_vs_litellm import checker_reply; "
+           "from tests.fake_openai import FakeOpenAI; s = FakeOpenAI(reply=checker_reply, delay={delay}).__enter__(); "
+           "print(s.base_url, flush=True); time.sleep(86400)")
+
+
+def checker_reply(body: dict[str, Any]) -> str:
+    """The checker's answer to a request, told apart by its JSON schema (the guard asks with json_schema)."""
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema") or {}
+    text = str(body["messages"][0]["content"])
+    if "claims" in schema.get("properties", {}):
+        given = text.split("\nText:\n", 1)[-1].rsplit("\n\nReply with", 1)[0]
+        return json.dumps({"claims": [s.strip() for s in _SENTENCE.findall(given)]})
+    claim = re.search(r"^(?:Statement|Claim): (.*)$", text, re.M)
+    first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
+    quote = first.group(1).split(". ")[0] if first else ""
+    return json.dumps({"label": "REFUTES" if claim and "Rome" in claim.group(1) else "SUPPORTS", "passage": 1,
+                       "quote": quote if not quote or quote.endswith(".") else quote + "."})
+
+
+def serve(args: argparse.Namespace) -> None:
+    """The guard alone in this process, its checker over HTTP."""
+    import uvicorn
+
+    from benchmarks.guard import guard_app
+    from factdebate.llm.openai_compat import OpenAIBackend
+
+    backend = OpenAIBackend("checker", base_url=args.checker, api_key="sk-checker", constrain="json_schema",
+                            stream=False)
+    app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY)
+    if not args.profile:
+        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+        return
+    import cProfile
+    import signal
+
+    # uvicorn raises the SIGTERM it caught again once it has stopped: an exit, so the profile is written.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    profile = cProfile.Profile()  # the whole run
+    try:
+        profile.runcall(uvicorn.run, app, host="127.0.0.1", port=args.port, log_level="warning")
+    finally:
+        profile.dump_stats(args.profile)
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def started(command: list[str], url: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[Any]:
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return process
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    process.kill()
+    raise RuntimeError(f"{command[0]} did not start ({url})")
+
+
+async def one(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> float | None:
+    """One reply; its time to first token if streamed."""
+    began = time.perf_counter()
+    if not body.get("stream"):
+        reply = await client.post(f"{url}/v1/chat/completions", json=body, headers=headers)
+        reply.raise_for_status()
+        assert reply.json()["choices"][0]["message"]["content"]
+        return None
+    first = None
+    async with client.stream("POST", f"{url}/v1/chat/completions", json=body, headers=headers) as reply:
+        reply.raise_for_status()
+        async for line in reply.aiter_lines():
+            if first is None and line.startswith("data: {") and any(
+                    (c.get("delta") or {}).get("content") for c in json.loads(line[6:]).get("choices") or []):
+                first = time.perf_counter() - began
+    return first
+
+
+async def wave(url: str, headers: dict[str, str], extra: dict[str, Any], replies: int,
+               concurrency: int) -> list[float]:
+    left, ttfts = list(range(replies)), []
+    limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency + 2)
+    async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+        async def worker() -> None:
+            while left:
+                number = left.pop()
+                body = {"model": "m", "stream": number % 2 == 0, **extra,
+                        "messages": [{"role": "user", "content": "Tell me about Paris."}]}
+                ttft = await one(client, url, headers, body)
+                if ttft is not None:
+                    ttfts.append(ttft)
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return ttfts
+
+
+def litellm_config(folder: Path, upstream: str) -> Path:
+    path = folder / "litellm-config.yaml"
+    path.write_text(json.dumps({  # JSON is YAML
+        "model_list": [{"model_name": "m", "litellm_params": {"model": "openai/m", "api_base": upstream,
+                                                              "api_key": "sk-upstream"}}],
+        "general_settings": {"master_key": MASTER}}))
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replies", type=int, default=40, help="replies per target, concurrency and round")
+    parser.add_argument("--concurrency", default="1,8")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker call")
+    parser.add_argument("--first", type=float, default=0.3, help="upstream seconds before the first token")
+    parser.add_argument("--token-delay", type=float, default=0.01)
+    parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
+    parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--checker", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args)
+        return
+    if not LITELLM.exists():
+        raise SystemExit(".venv-litellm is missing: make setup (scripts/setup.sh --dev) builds it")
+    from tests.server.conftest import free_port
+
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
+    folder = Path(tempfile.mkdtemp())
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update({"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+                "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    model_port, guard_port, litellm_port = free_port(), free_port(), free_port()
+    processes: list[subprocess.Popen[Any]] = []
+    try:
+        checker = subprocess.Popen([sys.executable, "-c", CHECKER.format(root=str(ROOT), delay=args.latency)],
+                                   stdout=subprocess.PIPE, text=True, env=env)
+        processes.append(checker)
+        assert checker.stdout is not None
+        checker_url = checker.stdout.readline().strip()
+        model_url = f"http://127.0.0.1:{model_port}"
+        processes.append(started([sys.executable, "-m", "tests.server.guard_support", "--port", str(model_port),
+                                  "--answer", ANSWER, "--latency", str(args.first), "--token-delay",
+                                  str(args.token_delay)], model_url + "/docs",
+                                 cwd=ROOT))
+        guard_env = {**env, **({"PYTHONPATH": args.guard_src} if args.guard_src else {})}
+        guard_url = f"http://127.0.0.1:{guard_port}"
+        guard = started([sys.executable, __file__, "--serve", "--port", str(guard_port), "--upstream",
+                         f"{model_url}/v1", "--checker", checker_url, "--profile", args.profile],
+                        guard_url + "/v1/health", guard_env)
+        processes.append(guard)
+        litellm_url = f"http://127.0.0.1:{litellm_port}"
+        litellm = started([str(LITELLM), "--config", str(litellm_config(folder, f"{model_url}/v1")), "--host",
+                           "127.0.0.1", "--port", str(litellm_port), "--num_workers", "1"],
+                          litellm_url + "/health/liveliness", env, cwd=folder)
+        processes.append(litellm)
+        targets: dict[str, tuple[str, dict[str, str], dict[str, Any], int | None]] = {
+            "direct": (model_url, {}, {}, None),
+            "litellm": (litellm_url, {"Authorization": f"Bearer {MASTER}"}, {}, litellm.pid),
+            "guard": (guard_url, {"Authorization": f"Bearer {KEY}"},
+                      {"factdebate": {"tier": "fast", "method": "single", "deadline_s": 20}}, guard.pid)}
+        for url, headers, extra, _ in targets.values():  # warm-up: connections, first-call paths
+            asyncio.run(wave(url, headers, extra, 6, 2))
+        checked = httpx.post(f"{guard_url}/v1/chat/completions", headers=targets["guard"][1], timeout=60, json={
+            "model": "m", "messages": [{"role": "user", "content": "Tell me about Paris."}],
+            **targets["guard"][2]}).json()["factdebate"]
+        print(json.dumps({"guard_reply": {"claims": [c["status"] for c in checked["claims"]],
+                                          "model_calls": checked["usage"]["model_calls"]}}), flush=True)
+        for concurrency in (int(c) for c in args.concurrency.split(",")):
+            ttft: dict[str, list[float]] = {name: [] for name in targets}
+            cpu: dict[str, list[float]] = {name: [] for name in targets}
+            for number in range(args.rounds):
+                for name in (list(targets) if number % 2 == 0 else list(reversed(targets))):
+                    url, headers, extra, pid = targets[name]
+                    before = cpu_seconds(pid) if pid else 0.0
+                    ttft[name] += asyncio.run(wave(url, headers, extra, args.replies, concurrency))
+                    if pid:
+                        cpu[name].append(1000 * (cpu_seconds(pid) - before) / args.replies)
+            median = {name: statistics.median(values) for name, values in ttft.items()}
+            guard_cpu, litellm_cpu = statistics.median(cpu["guard"]), statistics.median(cpu["litellm"])
+            print(json.dumps({
+                "concurrency": concurrency, "replies": args.replies * args.rounds,
+                "ttft_s": {name: round(value, 4) for name, value in median.items()},
+                "ttft_guard_over_direct": round(median["guard"] / median["direct"], 3),
+                "ttft_litellm_over_direct": round(median["litellm"] / median["direct"], 3),
+                "cpu_ms_per_reply": {"guard": round(guard_cpu, 1), "litellm": round(litellm_cpu, 1)},
+                "guard_cpu_over_litellm": round(guard_cpu / litellm_cpu, 3),
+                "load_average": round(os.getloadavg()[0], 1)}), flush=True)
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+if __name__ == "__main__":
+    main()
