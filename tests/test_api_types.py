@@ -297,3 +297,12 @@ def test_the_public_result_and_error_types_are_exported() -> None:
     for name, value in expected.items():
         assert name in factdebate.__all__ and getattr(factdebate, name) == value, name
     assert not [name for name in factdebate.__all__ if not hasattr(factdebate, name)]
+
+
+def test_the_api_modules_names_are_the_packages() -> None:
+    """``factdebate.api.__all__`` names only what ``factdebate`` itself exports, the same objects: one public
+    face, not two (``session``, an internal helper, was listed there and importable from nowhere else)."""
+    from factdebate import api
+
+    assert [name for name in api.__all__ if name not in factdebate.__all__] == []
+    assert [name for name in api.__all__ if getattr(factdebate, name) is not getattr(api, name)] == []

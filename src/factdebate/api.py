@@ -1,6 +1,6 @@
 """The public Python API: ``verify``/``averify`` (one claim), ``check_response``/``acheck_response`` (a long
 answer, claim by claim), ``guard``/``aguard`` (a chat reply within a deadline), ``aguard_stream`` (a reply
-checked while it streams) and ``session``. Nothing inside
+checked while it streams). Nothing inside
 the package imports this module; the CLI, the service and the harness use the run layer directly.
 
 Every function takes the same keywords: the shared options (:class:`~factdebate.settings.keywords.SharedOptions`,
@@ -39,7 +39,7 @@ from factdebate.settings.method_keywords import MethodOptions
 from factdebate.settings.options import not_read_by
 
 __all__ = ["EvidenceMode", "Passage", "acheck_response", "aguard", "aguard_stream", "averify", "check_response",
-           "guard", "session", "verify"]
+           "guard", "verify"]
 
 # One passage given with the claim or the answer: its text, {"title": ..., "text": ..., "url": ...}, or a
 # Document (a search result) or GuardEvidence already made.
