@@ -24,12 +24,15 @@ MESSAGES = [{"role": "user", "content": "Say something long."}]
 
 class StreamingServer:
     """Streams ``chunks`` pieces of text, one every ``every`` seconds, then a finish chunk (``finish``, or
-    none: an answer cut by the server as llama-cpp-python's ``--interrupt_requests`` cuts it) and
-    ``[DONE]``; ``written`` counts the chunks sent, ``gone`` is set when a write finds the client gone."""
+    none: an answer cut by the server as llama-cpp-python's ``--interrupt_requests`` cuts it; ``cut_first``:
+    only the first so many streams are cut) and ``[DONE]``; ``written`` counts the chunks sent, ``gone`` is set
+    when a write finds the client gone. A request not asked as a stream gets the whole text in one reply.
+    ``owner`` is what ``GET /models`` says owns the model (None: no model list, as many gateways)."""
 
     def __init__(self, chunks: int, every: float = 0.02, finish: str | None = "stop",
-                 usage: dict[str, int] | None = None) -> None:
+                 usage: dict[str, int] | None = None, owner: str | None = None, cut_first: int = 0) -> None:
         self.bodies: list[dict[str, Any]] = []
+        owned_by = owner
         self.written = 0
         self.gone = threading.Event()
         owner = self
@@ -38,8 +41,30 @@ class StreamingServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                if not self.path.endswith("/models") or owned_by is None:
+                    self.send_error(404)
+                    return
+                self.send_json({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": owned_by}]})
+
+            def send_json(self, data: dict[str, Any]) -> None:
+                raw = json.dumps(data).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
             def do_POST(self) -> None:
                 owner.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                if not owner.bodies[-1].get("stream"):
+                    text = "".join(f"w{n} " for n in range(chunks))
+                    self.send_json({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                                    "choices": [{"index": 0, "finish_reason": "stop",
+                                                 "message": {"role": "assistant", "content": text}}]})
+                    return
+                streamed = sum(1 for body in owner.bodies if body.get("stream"))
+                ends = finish if cut_first == 0 or streamed > cut_first else None
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
@@ -48,8 +73,8 @@ class StreamingServer:
                         self.event({"choices": [{"index": 0, "delta": {"content": f"w{n} "}, "finish_reason": None}]})
                         owner.written += 1
                         threading.Event().wait(every)
-                    if finish is not None:
-                        self.event({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+                    if ends is not None:
+                        self.event({"choices": [{"index": 0, "delta": {}, "finish_reason": ends}]})
                     if usage is not None:
                         self.event({"choices": [], "usage": usage})
                     self.wfile.write(b"data: [DONE]\n\n")
@@ -141,5 +166,63 @@ def test_the_setting_reaches_the_backend(monkeypatch: pytest.MonkeyPatch) -> Non
         return build_resources(settings).llm("debater").backend
 
     streamed = model(stream=True)
-    assert isinstance(streamed, OpenAIBackend) and streamed.stream
-    assert not model().stream  # off unless asked (docs/robustness.md says why)
+    assert isinstance(streamed, OpenAIBackend) and streamed.stream is True
+    assert model().stream == "auto" and model(stream=False).stream is False
+
+
+def test_a_setting_other_than_true_false_or_auto_is_refused() -> None:
+    with pytest.raises(Exception, match="stream"):
+        load_settings(overrides={"llm": {"stream": "sometimes"}}, environ={})
+
+
+def auto(server: StreamingServer) -> OpenAIBackend:
+    return OpenAIBackend("m", base_url=server.url, timeout=30.0, constrain="none")  # llm.stream as by default
+
+
+@pytest.mark.parametrize("owner", ["me", "llamacpp", "vllm"])
+async def test_by_default_a_cancelled_call_stops_a_server_that_stops_on_a_closed_stream(owner: str) -> None:
+    """llama-cpp-python's server says "me", llama.cpp's "llamacpp", vLLM "vllm": asked as streams by default,
+    so a call cut short (here cancelled, as a deadline or a given-up try cancels it) stops there."""
+    server = StreamingServer(2000, owner=owner)
+    try:
+        call = asyncio.create_task(auto(server).complete(MESSAGES, GenParams(max_tokens=4000)))
+        while server.written < 5:
+            await asyncio.sleep(0.02)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert await asyncio.to_thread(server.gone.wait, 10)
+        assert server.bodies[0]["stream"] is True and server.written < 2000
+    finally:
+        server.close()
+
+
+async def test_by_default_a_server_of_unknown_kind_is_asked_plainly() -> None:
+    """No model list (a gateway, a test double, OpenAI behind a proxy): nothing says a closed stream stops it,
+    so the answer is asked for as one reply, as before."""
+    server = StreamingServer(3)
+    try:
+        completion = await auto(server).complete(MESSAGES, GenParams(max_tokens=50))
+    finally:
+        server.close()
+    assert completion.text == "w0 w1 w2 " and "stream" not in server.bodies[0]
+
+
+async def test_by_default_a_server_that_cuts_streams_is_asked_plainly_from_then_on() -> None:
+    """llama-cpp-python's server started without --interrupt_requests False cuts a stream when another request
+    arrives: that request fails (a retried error, sent and counted) saying what to start the server with, and
+    every later request goes plainly, so answers are never cut again."""
+    server = StreamingServer(3, owner="me", cut_first=1)
+    try:
+        model = auto(server)
+        with pytest.raises(TransientLLMError, match="--interrupt_requests False") as caught:
+            await model.complete(MESSAGES, GenParams(max_tokens=50))
+        assert caught.value.retry_after == 0  # tried again at once, plainly
+        first = await model.complete(MESSAGES, GenParams(max_tokens=50))
+        again = await auto(server).complete(MESSAGES, GenParams(max_tokens=50))  # another backend of the process
+    finally:
+        server.close()
+    assert first.text == again.text == "w0 w1 w2 " and first.finish_reason == "stop"
+    assert [body.get("stream", False) for body in server.bodies] == [True, False, False]
+    (note,) = model.constraint_notes
+    assert "asking it plainly from now on" in note and "--interrupt_requests False" in note

@@ -78,10 +78,13 @@ class LLMSettings(_Strict):
     one_call_verdict: bool = Field(default=True, description="On backends that constrain: reasoning and a final "
                                    "'Verdict:' line in one held generation, so the first answer always carries "
                                    "a label (off: a free answer, then a label re-ask when none is readable).")
-    stream: bool = Field(default=False, description="Ask OpenAI-compatible servers for answers as streams, so "
-                         "that a call cut short (a deadline, a try given up, a failed sibling, a client that left) "
-                         "stops generating at the server; llama-cpp-python's server needs --interrupt_requests "
-                         "False with it (factdebate docs robustness).")
+    stream: bool | Literal["auto"] = Field(
+        default="auto", description="Ask OpenAI-compatible servers for answers as streams, so that a call cut "
+        "short (a deadline, a try given up, a failed sibling, a client that left) stops generating at the server: "
+        "true, false, or auto (streams where GET /models names a server that stops on a closed stream: vLLM, "
+        "llama.cpp's, llama-cpp-python's; one that cuts a stream when another request arrives, as "
+        "llama-cpp-python does unless started with --interrupt_requests False, is asked plainly from then on; "
+        "factdebate docs robustness).")
     base_urls: list[str] = Field(default_factory=list, json_schema_extra=offered(reaches="endpoint"),
                                  description="OpenAI-compatible servers of the same model "
                                  "(vLLM replicas): Ray workers take one each, round-robin; the local executor "
