@@ -7,11 +7,15 @@ with the guard as the model provider, and with ``factdebate mcp`` as the MCP ser
 
 All need ``scripts/openclaw-for-tests.sh`` to have installed Node 24 and OpenClaw (about 840 MB in ~/.cache;
 ``scripts/setup.sh --dev``, make test's setup, runs it in the background); until then they are skipped, saying so.
-The plug-in's driver test takes about 3 s at idle (OpenClaw's loader is 1.2 CPU-s of it). The module's
-gateway is the slow part (docs/guard/openclaw.md has the figures): its test is opt-in for now, as the other
-gateway tests are. Those took 41-61 s each at load 11-17; ``openclaw gateway run`` took 2 to 3.5 minutes to
-start at load 18-19, and twice failed to start there (its state lease's own 5 s limit). The network is cut by
-scripts/test.sh (``unshare -rn``); OpenClaw starts and answers without it."""
+The plug-in's driver test takes about 3 s at idle (OpenClaw's loader is 1.2 CPU-s of it). The module's gateway
+is the slow part, and in make test (issue 58 item 2): the module's two tests share one xdist group (its
+fixtures are module-scoped, tests/parallel.py), a unit of work that xdist hands out among the first few dozen,
+so it runs beside the rest rather than at the end. Measured with the test alone (docs/guard/openclaw.md): 64 s
+at load 2-10, 101-168 s and 44-48 CPU-seconds at load 15-45 (the install 4, the gateway's start 12-14, its 13
+runs 16-27 in the gateway and 4 in the clients). The provider and MCP gateway
+tests, a gateway each, stay opt-in: 41-61 s each at load 11-17, and ``openclaw gateway run`` took 2 to 3.5
+minutes to start at load 18-19 and twice failed to start there (its state lease's own 5 s limit). The network
+is cut by scripts/test.sh (``unshare -rn``); OpenClaw starts and answers without it."""
 
 from __future__ import annotations
 
@@ -238,6 +242,7 @@ class Claw:
     port: int
     env: dict[str, str]
     start_s: float  # from the process's start to its /readyz answering 200
+    log: Path  # what the gateway printed
 
     @property
     def completions(self) -> str:
@@ -290,7 +295,7 @@ def _gateway(tmp_path: Path, model: type[BaseHTTPRequestHandler], extra: dict[st
                 assert gateway.poll() is None, (tmp_path / "gateway.log").read_text()[-3000:]
                 assert time.monotonic() < deadline, "the gateway did not start"
                 time.sleep(0.5)
-            yield Claw(port=port, env=env, start_s=time.monotonic() - began)
+            yield Claw(port=port, env=env, start_s=time.monotonic() - began, log=tmp_path / "gateway.log")
         finally:
             # the gateway and its helpers (spawn broker, SQLite workers): its own stop may drain for minutes
             os.killpg(gateway.pid, signal.SIGTERM)
@@ -373,29 +378,30 @@ def claw(factdebate_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield gateway
 
 
-def _over_http(claw: Claw, name: str) -> tuple[int, str]:
+def _over_http(claw: Claw, name: str, attempt: str = "") -> tuple[int, str]:
     """What a caller of the gateway's /v1/chat/completions reads: the status and the answer (or the body)."""
     agent, question = CASES[name]
     # no timeout of its own: a run takes minutes on a loaded machine, and the test's timeout bounds them all
     reply = httpx.post(claw.completions, timeout=None, headers={"Authorization": f"Bearer {TOKEN}"}, json={
-        "model": f"openclaw/{agent}", "user": f"{name}-http", "messages": [{"role": "user", "content": question}]})
+        "model": f"openclaw/{agent}", "user": f"{name}-http{attempt}",
+        "messages": [{"role": "user", "content": question}]})
     if reply.status_code != 200:
         return reply.status_code, reply.text
     return 200, str(reply.json()["choices"][0]["message"]["content"])
 
 
-def _over_cli(claw: Claw, name: str) -> tuple[int, str]:
+def _over_cli(claw: Claw, name: str, attempt: str = "") -> tuple[int, str]:
     """What ``openclaw agent`` prints (its exit status and output)."""
     agent, question = CASES[name]
     done = subprocess.run([str(NODE), str(OPENCLAW), "agent", "--agent", agent, "--session-key",
-                           f"agent:{agent}:cli-{name}", "-m", question], env=claw.env, capture_output=True,
+                           f"agent:{agent}:cli{attempt}-{name}", "-m", question], env=claw.env, capture_output=True,
                           text=True)
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
-def _over_chat(claw: Claw) -> dict[str, dict[str, Any]]:
+def _over_chat(claw: Claw, attempt: str = "") -> dict[str, dict[str, Any]]:
     """What a WebChat client shows (tests/server/openclaw_chat.mjs, chat.send): per case, the run's end."""
-    turns = [{"sessionKey": f"agent:{agent}:webchat-{name}", "message": question}
+    turns = [{"sessionKey": f"agent:{agent}:webchat{attempt}-{name}", "message": question}
              for name, (agent, question) in CASES.items()]
     done = subprocess.run([str(NODE), str(ROOT / "tests" / "server" / "openclaw_chat.mjs"),
                            f"ws://127.0.0.1:{claw.port}", TOKEN, json.dumps(turns)], capture_output=True, text=True)
@@ -403,20 +409,42 @@ def _over_chat(claw: Claw) -> dict[str, dict[str, Any]]:
     return {end["sessionKey"].rsplit("-", 1)[1]: end for end in json.loads(done.stdout)}
 
 
-@GATEWAY
-@pytest.mark.timeout(1200)  # the module's install and gateway start within it; minutes each at load 25-35
+# OpenClaw's own words when a run of its gateway could not take its state database's lock from another of its
+# processes: at load 15-45 on the shared 2-core machine, 2 of 10 runs of the test below had a case's run fail
+# so (HTTP 500, WebChat "another OpenClaw process owns state-lifecycle"; the gateway's SQLite maintenance worker
+# took 14 s there), a case that passed in the other runs; none in 6 runs since `openclaw agent` runs after the
+# others. Such a round is asked again once, on new sessions.
+LOCKED = "another OpenClaw process owns"
+
+
+def _over_http_and_chat(claw: Claw, attempt: str = "") -> dict[str, tuple[tuple[int, str], dict[str, Any]]]:
+    """Every case through the HTTP API and WebChat at once: what each shows."""
+    with ThreadPoolExecutor(len(CASES) + 1) as pool:
+        chat_ends = pool.submit(_over_chat, claw, attempt)
+        http = {name: pool.submit(_over_http, claw, name, attempt) for name in CASES}
+        return {name: (http[name].result(), chat_ends.result()[name]) for name in CASES}
+
+
+# The module's install and gateway start count within it: 64-168 s measured at load 2-45 (docs/guard/openclaw.md).
+@pytest.mark.timeout(600)
 def test_what_each_surface_shows_under_each_policy(claw: Claw) -> None:
     """The plug-in in a real gateway, as its users read it: the HTTP API, the CLI and a WebChat client, under
     flag, block, rewrite (a clean revision, and one still wrong) and failClosed with the checker down. Footnotes
     reach none of these three (OpenClaw builds their text from the run, not from the delivered reply); a revision
     reaches all three; an answer withheld reaches none of them: the CLI and WebChat show the refusal, the HTTP API
     fails the request."""
-    with ThreadPoolExecutor(len(CASES) + len(CLI_CASES) + 1) as pool:
-        chat_ends = pool.submit(_over_chat, claw)
-        http = {name: pool.submit(_over_http, claw, name) for name in CASES}
-        cli = {name: pool.submit(_over_cli, claw, name) for name in CLI_CASES}
-        shown = {name: (http[name].result(), cli[name].result() if name in cli else None, chat_ends.result()[name])
-                 for name in CASES}
+    ended = _over_http_and_chat(claw)
+    # OpenClaw failed a run on its own state lock (a client shows it, or the gateway's log outside a warning it
+    # goes on after, "owner profile resolution failed", seen in a run that passed): every case once more
+    logged = [line for line in claw.log.read_text(errors="replace").splitlines()
+              if LOCKED in line and "profile resolution failed" not in line]
+    if logged or LOCKED in json.dumps([chat for _, chat in ended.values()]):
+        _Agent.requests.clear()
+        ended = _over_http_and_chat(claw, "-again")
+    # `openclaw agent` after the others, one at a time (its own process opens the state directory's database)
+    cli = {name: _over_cli(claw, name) for name in CLI_CASES}
+    cli |= {name: _over_cli(claw, name, "-again") for name, (_, printed) in cli.items() if LOCKED in printed}
+    shown = {name: (ended[name][0], cli.get(name), ended[name][1]) for name in CASES}
 
     for name in ("flag", "stubborn"):  # the answer as the agent wrote it: no footnote reaches these surfaces
         (status, text), printed, chat = shown[name]
@@ -435,8 +463,10 @@ def test_what_each_surface_shows_under_each_policy(claw: Claw) -> None:
             assert words.endswith("(blocked by factdebate)"), words
         assert chat["state"] == "error" and chat["text"] is None and not chat["deltas"], chat
     asked = [json.dumps(r["messages"]) for r in _Agent.requests]
-    assert not any("Reply with exactly this notice" in a for a in asked)  # a withheld answer's pass reached no model
-    assert sum("[stubborn]" in a for a in asked) == 4  # HTTP and WebChat: the answer and its one revision
+    notices = [a for a in asked if "Reply with exactly this notice" in a]
+    assert not notices, notices  # a withheld answer's pass reached no model
+    stubborn = [a for a in asked if "[stubborn]" in a]
+    assert len(stubborn) == 4, stubborn  # HTTP and WebChat: the answer and its one revision
 
 
 @GATEWAY
