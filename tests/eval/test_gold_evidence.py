@@ -126,7 +126,7 @@ def test_the_hubs_fever_parquet_is_converted_with_its_evidence_sets(tmp_path: Pa
     import pyarrow.parquet as pq
 
     from factdebate.eval.hub_convert import fever_parquet
-    from tests.eval.test_hub_datasets import FEVER_ROWS
+    from tests.eval.datasets.test_hub_datasets import FEVER_ROWS
 
     source, target = tmp_path / "dev.parquet", tmp_path / "dev.jsonl"
     pq.write_table(pa.Table.from_pylist(FEVER_ROWS), source)

@@ -17,7 +17,7 @@ import pytest
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.compare.cost import dollars_text
 from factdebate.eval.intervals import holm, minimum_detectable_difference, wilson
-from tests.eval.test_compare import R, S, write_run
+from tests.eval.compare.test_compare import R, S, write_run
 from tests.server.test_page_scripts import pytestmark, run_module  # noqa: F401
 
 USAGE = {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 2}

@@ -1,5 +1,5 @@
 """The page's paired view of two results files (static/paired.js), run under Node as the module the page
-imports (skipped without Node): the same hand-worked figures as tests/eval/test_compare.py."""
+imports (skipped without Node): the same hand-worked figures as tests/eval/compare/test_compare.py."""
 
 from __future__ import annotations
 

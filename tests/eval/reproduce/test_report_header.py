@@ -103,7 +103,7 @@ def test_the_base_rate_warning_of_a_scripted_run_names_the_script() -> None:
 def test_report_md_keeps_a_runs_base_rate_warning(tmp_path: Path) -> None:
     """Issue 63: report.md dropped the warning a run's summary.md gives when nearly all its answers are one
     class; it is now under the run's line, word for word."""
-    from tests.eval.test_compare import S, write_run
+    from tests.eval.compare.test_compare import S, write_run
 
     folder = write_run(tmp_path / "fever" / "tool-mad", "tool-mad", [S] * 10, {"llm_calls": 1}, "openai:m")
     warning = next(line for line in (folder / "summary.md").read_text().splitlines()

@@ -17,7 +17,7 @@ from factdebate.eval.compare import compare_runs
 from factdebate.eval.compare.cost import dollars_text
 from factdebate.eval.compare.verdict import mark_pairs, sentence
 from factdebate.eval.pricing import parse_prices
-from tests.eval.test_compare import GOLD, A, R, S, two_runs, write_run
+from tests.eval.compare.test_compare import GOLD, A, R, S, two_runs, write_run
 
 USAGE = {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 2}
 
