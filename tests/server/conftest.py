@@ -135,7 +135,8 @@ def wait_for() -> Callable[..., None]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """The worker's Chromium for a module's page tests (test_browser's ``browser`` connects once per test)."""
+    """The worker's Chromium for a module's page tests, one connection (one Playwright driver) a module; test_browser's
+    ``browser`` gives a test this connection and closes the contexts the test opened."""
     from tests.server.chromium import connected_chromium
 
     with connected_chromium() as browser:
