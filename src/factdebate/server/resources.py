@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from factdebate.llm import make_backend
 from factdebate.llm.base import Backend
+from factdebate.llm.openai_stream import StreamSetting
 from factdebate.methods.base import method_class
 from factdebate.methods.resources import Resources, Services
 from factdebate.run.build import build_resources, make_tool
@@ -28,7 +29,7 @@ class ResourcePool:
         self.lite_copies = lite_copies
         self._build = build or self._default_build
         self._entries: OrderedDict[str, Resources] = OrderedDict()
-        self._backends: dict[tuple[str, float, str, int | None, bool], Backend] = {}
+        self._backends: dict[tuple[str, float, str, int | None, StreamSetting], Backend] = {}
         self._tools: dict[tuple[str, str], Tool] = {}
         self._lock = threading.Lock()  # only for quick bookkeeping; the event loop takes it
         # Tools are built from worker threads (run_claim prepares them there) and may take a while to open
@@ -58,7 +59,7 @@ class ResourcePool:
         return len(self._entries)
 
     def backend(self, spec: str, timeout: float, constrain: str = "auto",
-                reasoning_tokens: int | None = None, stream: bool = False) -> Backend:
+                reasoning_tokens: int | None = None, stream: StreamSetting = "auto") -> Backend:
         key = (spec, timeout, constrain, reasoning_tokens, stream)
         with self._lock:
             if key not in self._backends:
