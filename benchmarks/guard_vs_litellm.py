@@ -44,8 +44,11 @@ LITELLM = ROOT / ".venv-litellm" / "bin" / "litellm"
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
 _SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
+# HTTP/1.1: connections kept alive, as a model server keeps them (the fake's default HTTP/1.0 closed each one, and
+# a profile of the guard found a TCP connect per checker call).
 CHECKER = ("import sys, time; sys.path.insert(0, {root!r}); from benchmarks.guard_vs_litellm import checker_reply; "
-           "from tests.fake_openai import FakeOpenAI; s = FakeOpenAI(reply=checker_reply, delay={delay}).__enter__(); "
+           "from tests.fake_openai import FakeOpenAI; s = FakeOpenAI(reply=checker_reply, delay={delay}); "
+           "s.server.RequestHandlerClass.protocol_version = 'HTTP/1.1'; s.__enter__(); "
            "print(s.base_url, flush=True); time.sleep(86400)")
 
 
