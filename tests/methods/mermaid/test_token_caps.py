@@ -10,8 +10,8 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.run.claim import run_claim
 from tests.methods.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
-from tests.methods.test_token_caps_per_method import longest
 from tests.methods.test_token_caps import CHARS_PER_TOKEN
+from tests.methods.test_token_caps_per_method import longest
 
 CLAIM = "Paris is the capital of France"
 FACTS = {"france": "Paris is the capital and largest city of France."}
