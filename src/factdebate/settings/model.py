@@ -317,8 +317,8 @@ class GuardSettings(_Strict):
     max_loop_lag_ms: float = Field(
         default=0, ge=0, le=60_000, description="With at least a quarter of checks_at_once running, a request "
         "is answered at once as on_overload says while the service process's event loop runs more than this "
-        "many milliseconds late (out of CPU: every stream admitted would slow; docs/service.md, Past capacity). "
-        "0: not watched (the default).")
+        "many milliseconds late (out of CPU: every stream admitted would slow; "
+        "factdebate docs service#past-capacity-shedding-load). 0: not watched (the default).")
 
     @field_validator("upstream")
     @classmethod
