@@ -19,20 +19,31 @@ import typing
 import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, Unpack, overload
+from typing import Any, Protocol, TypeVar, Unpack
 
 from pydantic import ValidationError
 
 from factdebate.core.errors import ConfigError, EventLoopError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
-from factdebate.guard.public import acheck_response as _acheck_response
-from factdebate.guard.public import aguard as _aguard
-from factdebate.guard.public import aguard_stream as _aguard_stream
-from factdebate.guard.stream_policy import StreamOut
-from factdebate.guard.types import EvidenceMode, GuardEvidence, GuardResult, OnUnchecked, Policy, Reviser, Tier
+from factdebate.guard.call import CheckCall, LocalHost, Reply, check_replies
+from factdebate.guard.call import check_response as check_response_call
+from factdebate.guard.local import conversation_of, local_host
+from factdebate.guard.response_view import response_verdict
+from factdebate.guard.stream_policy import StreamOut, check_stream
+from factdebate.guard.types import (
+    EvidenceMode,
+    GuardEvidence,
+    GuardOptions,
+    GuardResult,
+    OnUnchecked,
+    Policy,
+    Reviser,
+    Tier,
+)
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
+from factdebate.run.response import validate_question, validate_response
 from factdebate.settings.keywords import SharedOptions
 from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
@@ -226,42 +237,20 @@ def verify(claim: str, *, evidence: Passages[Passage] | None = None, evidence_mo
     return asyncio.run(_verify(claim, given, flat, config_file, trace, on_event, backends))
 
 
-@overload
-async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
-                          evidence_mode: EvidenceMode | None = ..., tier: None = ..., deadline_s: None = ...,
-                          config_file: str | Path | None = ..., trace: str | Path | None = ...,
-                          on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                          method_options: MethodOptions | None = ...,
-                          **options: Unpack[SharedOptions]) -> ResponseVerdict: ...
-@overload
-async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
-                          evidence_mode: EvidenceMode | None = ..., tier: Tier, deadline_s: float | None = ...,
-                          config_file: str | Path | None = ..., trace: str | Path | None = ...,
-                          on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                          method_options: MethodOptions | None = ...,
-                          **options: Unpack[SharedOptions]) -> GuardResult: ...
-@overload
-async def acheck_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
-                          evidence_mode: EvidenceMode | None = ..., tier: Tier | None = ..., deadline_s: float,
-                          config_file: str | Path | None = ..., trace: str | Path | None = ...,
-                          on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                          method_options: MethodOptions | None = ...,
-                          **options: Unpack[SharedOptions]) -> GuardResult: ...
 async def acheck_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
-                          evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
-                          deadline_s: float | None = None, config_file: str | Path | None = None,
+                          evidence_mode: EvidenceMode | None = None, config_file: str | Path | None = None,
                           trace: str | Path | None = None, on_event: EventSink | None = None,
                           backends: dict[str, Backend] | None = None,
                           method_options: MethodOptions | None = None,
-                          **options: Unpack[SharedOptions]) -> ResponseVerdict | GuardResult:
-    """Check a long answer claim by claim: a :class:`~factdebate.core.types.ResponseVerdict`, false as soon
-    as one claim is false.
+                          **options: Unpack[SharedOptions]) -> ResponseVerdict:
+    """Check a long answer claim by claim with the full method: a :class:`~factdebate.core.types.ResponseVerdict`,
+    false as soon as one claim is false.
 
     ``evidence``: passages the answer rests on, read by the agents before (``evidence_mode="both"``, the
-    default) or instead of (``"given"``) retrieval. With ``tier`` (``fast``, ``standard``, ``deep``) or
-    ``deadline_s`` the answer is checked as the guard checks a chat reply, and a
-    :class:`~factdebate.guard.types.GuardResult` comes back (each claim's span, tier, evidence and correction;
-    claims not decided in time are ``unchecked``).
+    default) or instead of (``"given"``) retrieval. A check within a deadline, with a policy, is
+    :func:`aguard`'s (the same keywords, a ``GuardResult``); ``tier=`` and ``deadline_s=`` given here still run
+    for one release, with a ``DeprecationWarning``, their check read as a ``ResponseVerdict``
+    (guard/response_view.py).
 
     Example::
 
@@ -275,45 +264,31 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
     """
     items, mode = _evidence("acheck_response", evidence, evidence_mode)
     flat = _flat(options, method_options)
-    common: dict[str, Any] = {"config_file": config_file, "trace": trace, "on_event": on_event, "backends": backends}
-    if tier is not None or deadline_s is not None:
-        return await _aguard(response, question=question, tier=tier, deadline_s=deadline_s, evidence=items,
-                             evidence_mode=mode, **common, **flat)
+    timed = {name: flat.pop(name) for name in ("tier", "deadline_s") if name in flat}
+    if any(value is not None for value in timed.values()):
+        warnings.warn(f"check_response({', '.join(f'{k}=' for k in timed)}) is now factdebate.guard's (the same "
+                      "keywords, a GuardResult); check_response returns a ResponseVerdict", DeprecationWarning,
+                      stacklevel=2)
+        return response_verdict(await aguard(response, question=question, evidence=items, evidence_mode=mode,
+                                             config_file=config_file, trace=trace, on_event=on_event,
+                                             backends=backends, **{k: v for k, v in timed.items()}, **flat))
     from factdebate.tools.given import given_evidence
 
-    with given_evidence(_claim_settings(items, mode, flat, None)):
-        return await _acheck_response(response, question=question, **common, **flat)  # the one call (guard/call.py)
+    given = _claim_settings(items, mode, flat, None)  # sets flat's evidence mode: before the settings
+    settings = settings_from(flat, config_file)
+    text = validate_response(response, settings)  # the answer and question checked before anything is built
+    asked = validate_question(question, settings)
+    host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
+    with given_evidence(given):
+        return await check_response_call(CheckCall((), GuardOptions(), asked), text, host)  # guard/call.py
 
 
-@overload
-def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
-                   evidence_mode: EvidenceMode | None = ..., tier: None = ..., deadline_s: None = ...,
-                   config_file: str | Path | None = ..., trace: str | Path | None = ...,
-                   on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                   method_options: MethodOptions | None = ...,
-                   **options: Unpack[SharedOptions]) -> ResponseVerdict: ...
-@overload
-def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
-                   evidence_mode: EvidenceMode | None = ..., tier: Tier, deadline_s: float | None = ...,
-                   config_file: str | Path | None = ..., trace: str | Path | None = ...,
-                   on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                   method_options: MethodOptions | None = ...,
-                   **options: Unpack[SharedOptions]) -> GuardResult: ...
-@overload
-def check_response(response: str, *, question: str | None = ..., evidence: Passages[Passage] | None = ...,
-                   evidence_mode: EvidenceMode | None = ..., tier: Tier | None = ..., deadline_s: float,
-                   config_file: str | Path | None = ..., trace: str | Path | None = ...,
-                   on_event: EventSink | None = ..., backends: dict[str, Backend] | None = ...,
-                   method_options: MethodOptions | None = ...,
-                   **options: Unpack[SharedOptions]) -> GuardResult: ...
 def check_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
-                   evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
-                   deadline_s: float | None = None, config_file: str | Path | None = None,
+                   evidence_mode: EvidenceMode | None = None, config_file: str | Path | None = None,
                    trace: str | Path | None = None, on_event: EventSink | None = None,
                    backends: dict[str, Backend] | None = None, method_options: MethodOptions | None = None,
-                   **options: Unpack[SharedOptions]) -> ResponseVerdict | GuardResult:
-    """:func:`acheck_response` in an event loop of its own: a ``ResponseVerdict``, or with ``tier`` or
-    ``deadline_s`` a ``GuardResult``.
+                   **options: Unpack[SharedOptions]) -> ResponseVerdict:
+    """:func:`acheck_response` in an event loop of its own.
 
     Example::
 
@@ -321,17 +296,12 @@ def check_response(response: str, *, question: str | None = None, evidence: Pass
 
         verdict = fd.check_response("The Eiffel Tower is in Paris. It was finished in 1789.", method="cot")
         print(verdict.label, [(c.claim, c.label) for c in verdict.claims])
-        result = fd.check_response("The Eiffel Tower is in Rome.", tier="fast", deadline_s=10,
-                                   evidence=[{"title": "Guide", "text": "The Eiffel Tower is in Paris."}])
-        print(result.text)
     """
     _not_in_a_running_loop("check_response")
     items, mode = _evidence("check_response", evidence, evidence_mode)  # here: a warning names the caller's line
-    keywords: dict[str, Any] = {
-        "question": question, "evidence": items, "evidence_mode": mode, "tier": tier, "deadline_s": deadline_s,
-        "config_file": config_file, "trace": trace, "on_event": on_event, "backends": backends,
-        "method_options": method_options}
-    return asyncio.run(acheck_response(response, **keywords, **options))
+    return asyncio.run(acheck_response(response, question=question, evidence=items, evidence_mode=mode,
+                                       config_file=config_file, trace=trace, on_event=on_event, backends=backends,
+                                       method_options=method_options, **options))
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
@@ -364,9 +334,11 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
     items, mode = _evidence("aguard", evidence, evidence_mode)
     chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
               "conversation_id": conversation_id, "on_unchecked": on_unchecked}
-    return await _aguard(reply, question=question, reviser=reviser, config_file=config_file, trace=trace,
-                         on_event=on_event, backends=backends, **{k: v for k, v in chosen.items() if v is not None},
-                         **_flat(options, method_options))
+    flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
+    messages, one = conversation_of(reply) if isinstance(reply, list) else ([], Reply(reply))
+    guard_options, host = local_host(flat, config_file, trace, on_event, backends, reviser)
+    [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)  # guard/call.py
+    return result
 
 
 async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, Any]] | None = None,
@@ -400,10 +372,9 @@ async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, 
     items, mode = _evidence("aguard_stream", evidence, evidence_mode)
     chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
               "conversation_id": conversation_id, "on_unchecked": on_unchecked}
-    async for out in _aguard_stream(deltas, messages=messages, question=question, reviser=reviser,
-                                    config_file=config_file, trace=trace, on_event=on_event, backends=backends,
-                                    **{k: v for k, v in chosen.items() if v is not None},
-                                    **_flat(options, method_options)):
+    flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
+    guard_options, host = local_host(flat, config_file, trace, on_event, backends, reviser)
+    async for out in check_stream(CheckCall(messages or [], guard_options, question), deltas, host):
         yield out
 
 

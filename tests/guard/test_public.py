@@ -43,12 +43,19 @@ def test_the_package_name_is_also_the_function() -> None:
     assert callable(factdebate.guard) and callable(fd.aguard)
 
 
-async def test_check_response_with_a_tier_is_the_guards_check() -> None:
+async def test_check_response_with_the_guards_tier_warns_and_still_returns_its_one_type() -> None:
+    """check_response has one return type (issue 57): its old ``tier=``/``deadline_s=`` run the guard's check for
+    one release, named as factdebate.guard's, and the result reads as check-response's verdict."""
     backends, _ = _backends()
-    result = await fd.acheck_response(REPLY, tier="fast", deadline_s=30, backends=backends, method="single",
-                                      evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
-    assert isinstance(result, GuardResult) and result.claims[1].label == "REFUTES"
-    assert result.claims[1].span is not None
+    with pytest.warns(DeprecationWarning, match=r"check_response\(tier=, deadline_s=\) is now factdebate.guard's"):
+        verdict = await fd.acheck_response(REPLY, tier="fast", deadline_s=30,  # type: ignore[call-arg]
+                                           backends=backends, method="single",
+                                           evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
+    assert isinstance(verdict, ResponseVerdict) and verdict.claims[1].label == "REFUTES"
+    assert (verdict.label, verdict.factual, verdict.decided_by) == ("REFUTES", False, "any-false")
+    span = verdict.claims[1].span
+    assert span is not None and verdict.response[span.start:span.end] == CLAIMS[1]
+    assert verdict.usage.llm_calls > 0
 
 
 async def test_check_response_without_the_new_arguments_is_as_before_with_spans() -> None:

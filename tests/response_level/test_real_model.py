@@ -8,7 +8,7 @@ import importlib.util
 
 import pytest
 
-from factdebate.guard.public import acheck_response
+from factdebate import acheck_response
 from factdebate.llm.llama_cpp import builtin_model_path
 from factdebate.response_level import response_label
 

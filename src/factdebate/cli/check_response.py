@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -28,6 +30,10 @@ from factdebate.core.input_files import STDIN, read_bounded
 from factdebate.core.types import ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
 from factdebate.util.scrub import scrub_secrets
+
+if TYPE_CHECKING:  # the command's imports stay lazy: `--help` reads none of the run layer
+    from factdebate.methods.resources import Resources
+    from factdebate.settings.model import Settings
 
 Opt = typer.Option
 RESPONSE_LIMIT = "response.max_response_chars"
@@ -136,8 +142,11 @@ def register_check_response(app: typer.Typer) -> None:
         """Split a long answer into atomic claims, check each with --method, and call the answer false if
         any claim is false."""
         from factdebate.core.runtime import EventSink, trace_file
+        from factdebate.guard.call import CheckCall, LocalHost
+        from factdebate.guard.call import check_response as check_response_call
+        from factdebate.guard.types import GuardOptions
         from factdebate.run.build import build_resources
-        from factdebate.run.response import run_response, validate_question, validate_response
+        from factdebate.run.response import validate_question, validate_response
         from factdebate.settings.load import settings_from
 
         kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
@@ -160,11 +169,17 @@ def register_check_response(app: typer.Typer) -> None:
             raise typer.Exit(exits.CHECK_FAILED) from None
         resources = build_resources(settings)
 
+        @asynccontextmanager
+        async def opened(_: Settings) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
+            async with resources:
+                yield resources, []
+
         async def go(traced: list[EventSink]) -> ResponseVerdict:
+            # The one call every door of check-response makes (guard/call.py), with this process as its host.
             with err.status("extracting claims…") as status:
                 sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
-                async with resources:
-                    return await run_response(response, settings, resources, question=question, sinks=sinks)
+                return await check_response_call(CheckCall((), GuardOptions(), question), response,
+                                                 LocalHost(settings, opened), sinks=sinks)
 
         with trace_file(trace) as traced, transcript:
             try:

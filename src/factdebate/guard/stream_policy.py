@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from factdebate.core.runtime import EventSink
-from factdebate.guard.call import Begun
+from factdebate.guard.call import Begun, CheckCall, Host, begin, finish
 from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
@@ -140,6 +140,25 @@ async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resou
                            caller=begun.host.caller, messages=begun.messages)
     async for out in check_outs(check, deltas, begun.settings):
         yield out
+
+
+async def check_stream(call: CheckCall, deltas: AsyncIterable[str], host: Host) -> AsyncIterator[StreamOut]:
+    """The one call for a reply that streams (``factdebate.aguard_stream``): begun and admitted as a plain
+    reply's check is (guard/call.py's ``begin``), checked in the host's session under its policy, the result
+    hidden and kept (``finish``), the admission charged with the claims checked and released however the
+    stream ends (closing the generator early stops the check)."""
+    begun = await begin(call, host)
+    claims = 0
+    try:
+        async with host.session(begun.settings) as (resources, sinks):
+            async for out in stream_outs(begun, deltas, resources, sinks):
+                if out.result is not None:
+                    claims = len(out.result.claims)
+                    out = StreamOut("result", result=await finish(begun, out.result, None, True))
+                yield out
+    finally:
+        begun.admission.charge(claims)
+        begun.admission.release()
 
 
 async def check_outs(check: StreamingCheck, deltas: AsyncIterable[str], settings: Settings) -> AsyncIterator[StreamOut]:
