@@ -23,12 +23,15 @@ from pathlib import Path
 
 import httpx
 
+GOAL_MS = 100  # issue 57 item 3: /v1/health under 100 ms while a 50,000-message chat is checked
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--messages", type=int, default=50_000)
     parser.add_argument("--stream", action="store_true")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     from tests.server.conftest import KEY, LiveServer, free_port
     from tests.server.guard_support import scripted_checker_app
 
@@ -83,9 +86,15 @@ def main() -> None:
         upstream.terminate()
         upstream.wait(timeout=30)
     waits.sort()
+    slowest = waits[-1] * 1000
+    print(f"a chat of {args.messages:,} messages, {'streamed' if args.stream else 'plain'}; machine load (1 min) "
+          f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     print(outcome[0])
     print(f"health asked {len(waits)} times: median {statistics.median(waits) * 1000:.0f} ms, "
           f"slowest {', '.join(f'{w * 1000:.0f}' for w in waits[-5:])} ms")
+    # The goal holds only where the machine is idle: --messages 2 measures what health costs here at all.
+    print(f"goal (every health answer under {GOAL_MS} ms): {'MET' if slowest < GOAL_MS else 'NOT MET'} "
+          f"(slowest {slowest:.0f} ms)")
 
 
 if __name__ == "__main__":
