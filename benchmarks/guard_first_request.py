@@ -3,7 +3,7 @@ request with ``deadline_s: 3`` took 17.8 s while the check's clock said 3.16 s).
 
 Each run starts ``factdebate serve`` afresh with the guard in front of the scripted upstream model
 (tests/server/guard_support.py, in a process of its own: a first-token latency, then one word per
-``--token-delay``), waits until ``GET /v1/health`` says ready (the warm-up, server/warmup.py), and sends its
+``--token-delay``), waits until ``GET /v1/health`` says ready (the warm-up, server/ops/warmup.py), and sends its
 first ``POST /v1/chat/completions`` with ``factdebate: {deadline_s: 3}``, plain on one fresh start and streamed
 on the next. Reported per start: seconds to ready, the request's wall time (to the answer, or to the first
 token and to the last chunk), the upstream's own time for the same answer (asked directly), and the check's

@@ -13,8 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from factdebate.server.check_store import CheckStore
-from factdebate.server.state_db import open_state_db
+from factdebate.server.state.check_store import CheckStore
+from factdebate.server.state.db import open_state_db
 
 
 def main() -> None:

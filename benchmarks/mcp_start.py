@@ -1,9 +1,9 @@
 """What an agent waits for when it starts ``factdebate mcp``, and what sharing one data folder costs.
 
 * ``initialize_s``: from starting ``factdebate mcp`` as its console script does (cli/launch.py; an empty data
-  folder, the scripted model) to the answer to MCP's ``initialize``, which server/mcp_front.py gives before the
+  folder, the scripted model) to the answer to MCP's ``initialize``, which server/mcp/front.py gives before the
   MCP SDK is loaded (``--without-front``: the command line itself, which answers once the SDK has loaded);
-  ``tools_s``: to the answer to ``tools/list`` (from the kept list, server/mcp_catalog.json, when it comes
+  ``tools_s``: to the answer to ``tools/list`` (from the kept list, server/mcp/catalog.json, when it comes
   before the server runs; else the SDK's, once the tools are registered); the median of ``--runs`` starts.
   ``front_cpu_s``: the CPU time of importing what the console script loads before it answers (Python's start
   included), the median of as many runs.
@@ -58,7 +58,7 @@ def front_cpu(runs: int) -> float:
     spent = []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-c", "import factdebate.cli.launch, factdebate.server.mcp_front"],
+        subprocess.run([sys.executable, "-c", "import factdebate.cli.launch, factdebate.server.mcp.front"],
                        check=True, cwd=ROOT)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         spent.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)

@@ -1,7 +1,7 @@
 """What the shared service state costs per operation: SQLite (one machine) against PostgreSQL (several).
 
-Each operation is one serialized transaction of the service (`server/shared_state.py`,
-`server/batch_store.py`): a rate-limit token (every authenticated request), a debate slot taken and
+Each operation is one serialized transaction of the service (`server/state/shared.py`,
+`server/state/batch_store.py`): a rate-limit token (every authenticated request), a debate slot taken and
 released (every interactive debate), a batch claim taken and its result recorded (every batch claim).
 Measured in 1 process and in 4 processes at once, hammering the same database, so the figures show the
 serialization too. PostgreSQL is a throwaway local cluster over a Unix socket
@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from factdebate.run.batch import ClaimItem
-from factdebate.server.batch_store import BatchStore
-from factdebate.server.shared_state import SharedState
+from factdebate.server.state.batch_store import BatchStore
+from factdebate.server.state.shared import SharedState
 
 ROOT = Path(__file__).resolve().parents[1]
 OPERATIONS = ("rate_token", "debate_slot", "batch_claim")

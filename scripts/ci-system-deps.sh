@@ -5,7 +5,7 @@
 # (scripts/postgres-for-tests.sh starts a throwaway cluster), and libsndfile, which LiteLLM's proxy imports at
 # start (its `soundfile` is locked as the wheel without the library: requirements/gateways/litellm.txt; without
 # it `litellm` dies at import and tests/guard/conformance/test_gateways.py fails), and the Prometheus server,
-# which tests/server/test_metrics.py starts on loopback to scrape the service's /metrics (its package recommends
+# which tests/server/ops/test_metrics.py starts on loopback to scrape the service's /metrics (its package recommends
 # node-exporter, a daemon the tests never use: recommends are not installed). Idempotent: installs only what is
 # missing.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what tests/server/test_openclaw.py runs against: Node 24 from npm (the `node` package; Debian's
+# Installs what tests/server/guard/test_openclaw.py runs against: Node 24 from npm (the `node` package; Debian's
 # Node 20 is too old for OpenClaw) and the pinned `openclaw` package, each in a folder of its own under
 # $FACTDEBATE_OPENCLAW_DIR (default ~/.cache/factdebate/openclaw-<version>). About 840 MB; measured on the shared
 # 2-core machine at load 11-15: 48 s (21 CPU-s) with a cold npm cache, 30-33 s (18-20 CPU-s) with a warm one,

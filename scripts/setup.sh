@@ -29,7 +29,7 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 # 0. --dev: the gateways the tests run in front of the guard (LiteLLM's proxy, NeMo Guardrails), each in its own
 #    environment from its lock (requirements/gateways/), built in the background while steps 1-3 run (pip
 #    waits on reading and unpacking much of the time); seconds when they match their locks. Waited for at the end.
-#    Beside them, Node 24 and the pinned OpenClaw that tests/server/test_openclaw.py drives the plug-in in
+#    Beside them, Node 24 and the pinned OpenClaw that tests/server/guard/test_openclaw.py drives the plug-in in
 #    (scripts/openclaw-for-tests.sh: a folder of its own under ~/.cache, about 20 CPU-seconds from a warm npm cache
 #    the first time, nothing once it is there); if it cannot be installed (no network, no cache), those tests skip.
 GATEWAYS_PID="" GATEWAYS_LOG="" OPENCLAW_PID="" OPENCLAW_LOG=""

@@ -27,7 +27,7 @@ from factdebate.util.data_packages import PACKAGES, DataPackage
 from tests.scale.conftest import local_ray
 from tests.scale.support import records, static_resources, write_claims
 from tests.server.conftest import free_port
-from tests.server.test_serve_workers import _stop, _wait_until_up
+from tests.server.ops.test_serve_workers import _stop, _wait_until_up
 
 pytest.importorskip("mcp")
 PLANTED = ("factdebate", "pip", "multiprocessing")

@@ -175,7 +175,7 @@ RULES: dict[str, Rule] = {
     'factdebate verify --method madke "The Eiffel Tower is in Rome."': Run(),
     "FACTDEBATE_API_KEYS=$(python -c 'import secrets; print(secrets.token_urlsafe(24))') factdebate mcp --http "
     "--host 127.0.0.1 --port 8001 --config factdebate.yaml": Skip(
-        "a server that runs until stopped; tests/server/test_mcp_agents.py starts `mcp --http` with keys"),
+        "a server that runs until stopped; tests/server/mcp/test_mcp_agents.py starts `mcp --http` with keys"),
     "factdebate mcp-tools wikipedia": Parse("an MCP server on stdio; tests/toolservers/ start it"),
     "factdebate mcp-tools wikipedia --online": Parse("an MCP server on stdio; tests/toolservers/ start it"),
     "factdebate mcp-tools search": Parse("an MCP server on stdio; tests/toolservers/ start it"),
@@ -290,12 +290,12 @@ PYTHON: dict[str, Rule] = {
                                              "registers a whole one"),
     "docs/guard.md: import factdebate as fd": PyRun(),
     "docs/guard.md: from openai import OpenAI": PyImports(
-        "an OpenAI client of the running service: tests/server/test_guard_chat.py makes the same calls"),
+        "an OpenAI client of the running service: tests/server/guard/test_guard_chat.py makes the same calls"),
     "docs/guard.md: # LangChain (langchain-openai) through the guard: ChatOpenAI with the guard's /v1 as its base "
     "URL. LangChain": Copy("docs/guard/clients/langchain_guard.py", "LangChain is not installed here: "
                             "benchmarks/client_snippets.py installs it and runs that file against factdebate serve"),
     "docs/guard.md: import os": Copy("docs/guard/nemo/actions.py", "NeMo Guardrails' action: nemoguardrails is "
-                                     "not installable here; tests/server/test_guard_nemo.py runs that file"),
+                                     "not installable here; tests/server/guard/test_guard_nemo.py runs that file"),
     "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
     "open_memory": PyImports("a method's use of the memory, between its steps"),
     "docs/methods/response-level.md: import factdebate as fd": PyRun(),

@@ -91,7 +91,7 @@ def test_the_check_sees_a_cycle() -> None:
 # and the stream it stands in for name each other's types. A new one fails; removing one passes.
 KNOWN_TYPING_CYCLES = [
     ["factdebate.methods.base", "factdebate.methods.resources", "factdebate.settings.model"],
-    ["factdebate.server.guard_overloaded_stream", "factdebate.server.guard_stream"],
+    ["factdebate.server.guard.overloaded_stream", "factdebate.server.guard.stream"],
 ]
 
 

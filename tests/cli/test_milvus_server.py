@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from tests.server.conftest import free_port
-from tests.server.test_serve_workers import _stop, _wait_until_up
+from tests.server.ops.test_serve_workers import _stop, _wait_until_up
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
 DOCS = [

@@ -4,7 +4,7 @@
 address; ``check_answer`` scopes the model cache to
 the API key that calls it, as the HTTP doors do; ``aguard_stream`` takes deltas and ``aguard``'s keywords; and
 every name the documentation gives ``factdebate`` imports. (The HTTP doors' side of the unreachable checker:
-tests/server/test_guard_endpoints_hidden.py.)"""
+tests/server/guard/test_guard_endpoints_hidden.py.)"""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ async def test_mcp_check_response_does_not_name_an_unreachable_checker(monkeypat
 
 
 def _mcp_server(build: Any) -> Any:
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.resources import ResourcePool
 
     return build_server(None, ResourcePool(size=4, build=build))
@@ -139,7 +139,7 @@ async def test_mcp_check_answer_and_check_response_keep_each_keys_model_cache_ap
     pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
     from mcp.server.mcpserver import Context
 
-    from factdebate.server.mcp_guard_host import caller_of
+    from factdebate.server.mcp.guard_host import caller_of
     from factdebate.server.security import CALLER_STATE
     from tests.server.conftest import offline_build
 

@@ -1,6 +1,6 @@
 """Issue 60, item 4: every verdict (a claim's, a response's, a guard check's) names the model that decided it
 and carries a caution with a code when that model is the embedded one or a script, in what each face gives:
-the Python result, ``--json``, the terminal and MCP's tools (the page: tests/server/test_page_reason.py)."""
+the Python result, ``--json``, the terminal and MCP's tools (the page: tests/server/page/test_page_reason.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import factdebate
 from factdebate.cli.main import run
 from factdebate.core.types import ResponseVerdict, Verdict
 from factdebate.llm.near_chance import model_warnings
-from factdebate.server.mcp_tools import summarize, summarize_answer, summarize_response
+from factdebate.server.mcp.tools import summarize, summarize_answer, summarize_response
 
 OFFLINE: dict[str, Any] = {"method": "single", "llm": "scripted:agree", "search": "local", "cache": False}
 SCRIPTED = {"code": "scripted_model", "model": "scripted:agree",

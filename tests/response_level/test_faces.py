@@ -80,7 +80,7 @@ async def test_mcp_check_response_tool(tmp_path: Path) -> None:
     mcp = pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree",
            "FACTDEBATE_METHOD": "single", "FACTDEBATE_LLM__CACHE": "false"}
-    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
+    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp.server"], env=env)
     client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
     async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()

@@ -1,4 +1,4 @@
-// A WebChat client for tests/server/test_openclaw.py: it speaks the Gateway's WebSocket protocol as the Control
+// A WebChat client for tests/server/guard/test_openclaw.py: it speaks the Gateway's WebSocket protocol as the Control
 // UI's chat does (`chat.send`, then the `chat` events of that run) and prints, per message, what such a client
 // shows: the text of the run's final message, or the error it ended with, and the text its deltas carried on the
 // way (what was on screen before the end). argv: [the gateway's ws:// URL, its token, JSON [{sessionKey,

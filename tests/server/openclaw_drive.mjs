@@ -1,4 +1,4 @@
-// Drives the factdebate OpenClaw plug-in through OpenClaw itself, for tests/server/test_openclaw.py: OpenClaw's
+// Drives the factdebate OpenClaw plug-in through OpenClaw itself, for tests/server/guard/test_openclaw.py: OpenClaw's
 // plug-in loader reads integrations/openclaw (its manifest, its config schema, its entry) as the gateway does, and
 // OpenClaw's hook runner calls the hooks it registered, with OpenClaw's own merging, timeouts and error handling;
 // no gateway is started. argv: [scenarios JSON: [{name, config, answers, trigger?}], the openclaw package's

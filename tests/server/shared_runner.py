@@ -8,8 +8,8 @@ import sys
 
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources
-from factdebate.server.batch_store import BatchStore
-from factdebate.server.batches import BatchRunner
+from factdebate.server.routes.batches import BatchRunner
+from factdebate.server.state.batch_store import BatchStore
 from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
 

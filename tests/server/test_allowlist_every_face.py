@@ -29,7 +29,7 @@ from tests.server.conftest import AUTH, PLAIN, AppFactory, offline_build, parse_
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
 
 TOKEN = "ghp_operatorOnlyToken45"
-SERVER = Path(__file__).with_name("operator_mcp_server.py")
+SERVER = Path(__file__).parent / "mcp" / "operator_mcp_server.py"
 CLAIM = "Paris is in France."
 
 
@@ -76,7 +76,7 @@ def _http_faces(client: TestClient, method: str, wait_for: Callable[..., None]) 
 async def _mcp_face(config: Path, method: str) -> str:
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.resources import ResourcePool
 
     server = build_server(config, pool=ResourcePool(2, offline_build))
@@ -135,7 +135,7 @@ def test_callers_settings_hold_only_callable_servers_and_the_operators_hold_all(
 async def test_factdebate_mcp_offers_an_operator_server_only_when_allowed(operator_config: Path,
                                                                          marks: dict[str, Path]) -> None:
     """``factdebate mcp --allow-mcp-tool``: the stdio server's operator names what its callers may reach."""
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.resources import ResourcePool
 
     server = build_server(operator_config, pool=ResourcePool(2, offline_build), allowed_mcp_tools=["mcp:opensrv/*"])

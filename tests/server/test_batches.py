@@ -13,7 +13,7 @@ from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.methods import Resources
 from factdebate.run.build import build_resources
-from factdebate.server.batch_store import BatchStore
+from factdebate.server.state.batch_store import BatchStore
 from factdebate.settings.model import Settings
 from tests.server.conftest import AUTH, KEY, AppFactory
 

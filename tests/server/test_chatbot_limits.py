@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.server.conftest import AUTH, LiveServer
-from tests.server.test_guard_chat import FAST, Guard, guard  # noqa: F401 - the fixture
+from tests.server.guard.test_guard_chat import FAST, Guard, guard  # noqa: F401 - the fixture
 
 METRICS_KEY = "metrics-key-0123456789abcdef"
 

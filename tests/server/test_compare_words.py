@@ -3,7 +3,7 @@ the methods agree, and "cached" on a method whose every model call the cache ans
 
 from __future__ import annotations
 
-from tests.server.test_page_scripts import pytestmark, run_module  # noqa: F401
+from tests.server.page.test_page_scripts import pytestmark, run_module  # noqa: F401
 
 
 def test_a_method_answered_from_the_cache_says_cached_not_zero_seconds() -> None:

@@ -62,7 +62,7 @@ async def test_mcp_verify_claim_with_dpd(tmp_path: Any) -> None:
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree",
            "FACTDEBATE_METHOD": "dpd", "FACTDEBATE_METHODS__DPD__TOOLS": "[]", "FACTDEBATE_LLM__CACHE": "false",
            "FACTDEBATE_METHODS__DPD__MIN_ROUNDS": "0", "FACTDEBATE_METHODS__DPD__MAX_ROUNDS": "0"}
-    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
+    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp.server"], env=env)
     client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
     async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()

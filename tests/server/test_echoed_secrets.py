@@ -38,7 +38,7 @@ INTERNAL = "gw-node-3.corp.internal:8443"
 WHERE = (INTERNAL, "gw-node-3:8443", "10.20.30.40:8443")
 MCP_HOST = "wiki-db.corp.internal:5433"
 ECHOED = "Incorrect API key provided"
-ECHO_MCP = Path(__file__).with_name("echo_mcp_server.py")
+ECHO_MCP = Path(__file__).parent / "mcp" / "echo_mcp_server.py"
 FAST = {"tier": "fast", "method": "single"}
 
 
@@ -240,8 +240,8 @@ async def test_the_mcp_tools_hide_it_over_stdio_and_http(mcp_config: Path, opera
     from mcp.client.streamable_http import streamable_http_client
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from factdebate.server.mcp_http import http_app
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.http import http_app
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.security import KeyRing
 
     arguments = {"claim": "Paris is in France."}

@@ -163,7 +163,7 @@ class HeldModel(ScriptedBackend):
 @pytest.fixture
 def full_disk_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app: Any) -> Iterator[tuple[Any, Disk,
                                                                                                      HeldModel]]:
-    from factdebate.server import batches
+    from factdebate.server.routes import batches
 
     with _tmpfs(tmp_path / "disk") as disk:
         monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(disk / "data"))

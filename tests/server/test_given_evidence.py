@@ -104,7 +104,7 @@ def test_a_long_passage_is_accepted_whole(make_app: AppFactory) -> None:
 
 
 async def test_mcp_tools_take_evidence() -> None:
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.resources import ResourcePool
 
     backend = _backend()

@@ -12,7 +12,7 @@ import pytest
 from factdebate.api import averify
 from factdebate.memory import EvidenceMemory
 from factdebate.util.paths import data_dir
-from tests.server.test_mcp_server_process import _payload, mini_corpus  # noqa: F401  (the fixture)
+from tests.server.mcp.test_mcp_server_process import _payload, mini_corpus  # noqa: F401  (the fixture)
 
 mcp = pytest.importorskip("mcp")
 
@@ -36,7 +36,7 @@ async def test_python_api(mini_corpus: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 async def test_mcp_verify_claim(mini_corpus: Path) -> None:  # noqa: F811
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(mini_corpus), **ENV}
-    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp_server"], env=env)
+    params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "factdebate.server.mcp.server"], env=env)
     client = mcp.stdio_client(params, errlog=sys.__stderr__)  # stderr as it is now, not at mcp's import
     async with client as (read, write), mcp.ClientSession(read, write) as session:
         await session.initialize()

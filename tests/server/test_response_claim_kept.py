@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 
 from tests.server.conftest import AUTH, KEY, LiveServer, parse_sse
-from tests.server.test_browser import browser, check_response_with, sign_in, watched_page  # noqa: F401
-from tests.server.test_browser import pytestmark as needs_chromium
-from tests.server.test_response_page_failures import ANSWER, CLAIMS, SERVICE, ModelServer, model  # noqa: F401
+from tests.server.page.test_browser import browser, check_response_with, sign_in, watched_page  # noqa: F401
+from tests.server.page.test_browser import pytestmark as needs_chromium
+from tests.server.page.test_response_page_failures import ANSWER, CLAIMS, SERVICE, ModelServer, model  # noqa: F401
 
 OTHER_KEY = "other-key-0123456789"
 OTHER = {"Authorization": f"Bearer {OTHER_KEY}"}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from factdebate.eval.metrics import compute, outcome_from_record
-from tests.server.test_page_scripts import pytestmark, run_module  # noqa: F401
+from tests.server.page.test_page_scripts import pytestmark, run_module  # noqa: F401
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 LABELS = (S, R, N)

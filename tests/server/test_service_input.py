@@ -79,8 +79,8 @@ def _faulty_run(fault: str) -> Callable[..., Any]:
 
 @pytest.mark.parametrize("fault", ["raise", "unencodable"])
 @pytest.mark.parametrize(("route", "target", "body"), [
-    ("/v1/verify/stream", "factdebate.server.routes.run_claim", {"claim": TEXT}),
-    ("/v1/check-response/stream", "factdebate.server.response_routes.run_response", {"response": TEXT}),
+    ("/v1/verify/stream", "factdebate.server.routes.verify.run_claim", {"claim": TEXT}),
+    ("/v1/check-response/stream", "factdebate.server.routes.response.run_response", {"response": TEXT}),
 ])
 def test_a_fault_mid_stream_ends_with_an_error_event_and_frees_the_slot(
         make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, fault: str, route: str, target: str,
@@ -116,7 +116,7 @@ async def test_mcp_tool_refuses_a_huge_question_without_calling_the_model(monkey
     pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.resources import ResourcePool
 
     monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree")

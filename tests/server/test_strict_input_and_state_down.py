@@ -11,8 +11,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.server.check_store import CHECK_ID
-from factdebate.server.state_db import DOWN_REASON
+from factdebate.server.state.check_store import CHECK_ID
+from factdebate.server.state.db import DOWN_REASON
 from tests.server.conftest import AUTH, PLAIN, AppFactory
 
 CLAIM = '{"claim": "Water is wet."}'

@@ -26,7 +26,7 @@ HUGE = 10**15
 
 # Fields where 0 is a setting of its own, and what it means.
 ZERO_MEANS = {
-    "guard.checks_at_once": "8 per CPU core (server/admission.py)",
+    "guard.checks_at_once": "8 per CPU core (server/ops/shedding.py)",
     "guard.max_loop_lag_ms": "admission does not watch the event loop's lateness",
     "guard.max_evidence_items": "callers may send no evidence of their own",
     "llm.temperature": "greedy decoding",

@@ -150,7 +150,7 @@ def _state_checks() -> list[Check]:
     settings): the driver installed and the server reachable, tried once."""
     from factdebate.core.errors import FactDebateError
     from factdebate.server.config import load_service_config
-    from factdebate.server.state_db import PostgresStateDatabase
+    from factdebate.server.state.db import PostgresStateDatabase
 
     try:
         config = load_service_config()

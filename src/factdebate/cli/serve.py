@@ -136,10 +136,10 @@ def serve(
         close_lite_clients()  # the workers copy the Milvus Lite folder: this process lets go of it first
         _serve_workers(settings, workers, host, port, log_level)
         return
-    from factdebate.server.workers import tune_gc
+    from factdebate.server.ops.workers import tune_gc
 
     tune_gc()
-    # Told to stop, uvicorn waits this long for the requests in progress, then cancels them (server/shutdown.py).
+    # Told to stop, uvicorn waits this long for the requests in progress, then cancels them (server/ops/shutdown.py).
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False,
                 timeout_graceful_shutdown=settings.shutdown_grace_s)
 
@@ -151,11 +151,11 @@ def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level:
 
     import uvicorn
 
-    from factdebate.server.metrics import MULTIPROC_ENV, Metrics, start_metrics_port
-    from factdebate.server.workers import CONFIG_ENV, write_worker_config
+    from factdebate.server.ops.metrics import MULTIPROC_ENV, Metrics, start_metrics_port
+    from factdebate.server.ops.workers import CONFIG_ENV, write_worker_config
     from factdebate.util.child_python import protect_spawned_children
 
-    # The workers' metrics added up (server/metrics.py): each writes its own in this folder, and the metrics port
+    # The workers' metrics added up (server/ops/metrics.py): each writes its own in this folder, and the metrics port
     # is this process's, reading them all.
     metrics_dir = tempfile.mkdtemp(prefix="factdebate-metrics-")
     os.environ[MULTIPROC_ENV] = metrics_dir
@@ -167,7 +167,7 @@ def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level:
     # folder first on their path: they inherit our environment, so it says not to.
     protect_spawned_children()
     try:
-        uvicorn.run("factdebate.server.workers:app_from_env", factory=True, workers=workers, host=host, port=port,
+        uvicorn.run("factdebate.server.ops.workers:app_from_env", factory=True, workers=workers, host=host, port=port,
                     log_level=log_level, proxy_headers=False, server_header=False,
                     timeout_graceful_shutdown=settings.shutdown_grace_s)
     finally:
@@ -204,7 +204,7 @@ def mcp(
     check_response  a long answer claim by claim with the full method (no deadline)
     """
     try:
-        from factdebate.server.mcp_server import run_stdio
+        from factdebate.server.mcp.server import run_stdio
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "mcp", "serve") from exc
     from factdebate.server.tool_allowlist import check_allow_entry
@@ -226,7 +226,7 @@ def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, ser
               no_auth: bool) -> None:
     """``mcp --http``: the keys checked as ``serve`` checks them, then the server started."""
     from factdebate.server.config import load_service_config
-    from factdebate.server.mcp_http import run_http
+    from factdebate.server.mcp.http import run_http
     from factdebate.server.security import KeyRing, RateLimiter
 
     if no_auth and not _is_loopback(host):

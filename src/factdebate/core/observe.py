@@ -1,4 +1,4 @@
-"""Where the service's metrics and traces (server/metrics.py, server/tracing.py) watch work done below the
+"""Where the service's metrics and traces (server/ops/metrics.py, server/ops/tracing.py) watch work done below the
 server: a model call, a search. The code that does the work says what it is (:func:`watched`); the watchers of
 the context it runs in (the service sets its own around each request: :func:`watching`) measure it. Outside
 any, which is every run of the CLI and the library, :func:`watched` costs one context-variable lookup. Being

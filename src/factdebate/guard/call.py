@@ -12,7 +12,7 @@ scoped to the caller (guard/check.py), each result is made what a caller may rea
 :func:`hidden_result`, and a failure's message alike) and kept by the host, and the charge settled from the
 claims checked.
 
-A host is where the check runs: the service (server/guard_host.py: its resolver, run slots, rate limit and
+A host is where the check runs: the service (server/guard/host.py: its resolver, run slots, rate limit and
 kept checks), the MCP server, or a Python caller's session (:class:`LocalHost`, which admits and keeps
 nothing). A refusal of the host's (a server at its limit of checks) is raised as the host raises it."""
 
@@ -113,7 +113,7 @@ class Admission:
 
 class Host:
     """Where a check runs. The plain host needs its settings and resources given; the service's and the MCP
-    server's override what they do otherwise (server/guard_host.py)."""
+    server's override what they do otherwise (server/guard/host.py)."""
 
     caller: str | None = None  # who asks: the model cache and a conversation's state are never shared past it
 

@@ -1,5 +1,5 @@
 """What a policy does to a streamed chat answer the service had no room to check (``guard.on_overload: pass``,
-guard/overload.py), chunk by chunk: the chat proxy's relay (server/guard_overloaded_stream.py) hands each
+guard/overload.py), chunk by chunk: the chat proxy's relay (server/guard/overloaded_stream.py) hands each
 upstream chunk here and writes what it is told, as it does a checked stream's with guard/chat_chunks.py.
 
 Under ``annotate`` and ``flag`` the upstream's chunks pass as they arrive (a flag's footnote, "not

@@ -23,27 +23,27 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from factdebate.core.textsafe import safe_value
 from factdebate.core.version import __version__
 from factdebate.guard.clock import request_clock
-from factdebate.server.check_routes import CHECK_ID_HEADER
-from factdebate.server.check_routes import router as check_router
 from factdebate.server.config import ServiceConfig, load_service_config
-from factdebate.server.guard_check_id import CheckIdHeader
-from factdebate.server.guard_litellm import router as litellm_router
-from factdebate.server.guard_prepare import GUARD_CHECK_ID_HEADER, close_upstreams
-from factdebate.server.guard_routes import router as guard_router
-from factdebate.server.guard_stream import VERDICTS_HEADER
-from factdebate.server.guard_text import router as guard_text_router
+from factdebate.server.guard.check_id import CheckIdHeader
+from factdebate.server.guard.litellm import router as litellm_router
+from factdebate.server.guard.prepare import GUARD_CHECK_ID_HEADER, close_upstreams
+from factdebate.server.guard.routes import router as guard_router
+from factdebate.server.guard.stream import VERDICTS_HEADER
+from factdebate.server.guard.text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
-from factdebate.server.metrics import RequestMetrics, metrics_key_matches, start_metrics_port
+from factdebate.server.ops.metrics import RequestMetrics, metrics_key_matches, start_metrics_port
+from factdebate.server.ops.shutdown import exit_within
+from factdebate.server.ops.tracing import TraceRequests, start_tracing
 from factdebate.server.resources import Builder
-from factdebate.server.response_routes import router as response_router
-from factdebate.server.routes import router
+from factdebate.server.routes.checks import CHECK_ID_HEADER
+from factdebate.server.routes.checks import router as check_router
+from factdebate.server.routes.response import router as response_router
+from factdebate.server.routes.verify import router
+from factdebate.server.routes.views import router as view_router
 from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.service import Service
-from factdebate.server.shutdown import exit_within
-from factdebate.server.state_db import DOWN_RETRY_AFTER_S, StateDatabaseDown
+from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
-from factdebate.server.tracing import TraceRequests, start_tracing
-from factdebate.server.view_routes import router as view_router
 from factdebate.util.redact import redact_logs
 
 log = logging.getLogger("factdebate.server")
@@ -64,13 +64,13 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     ``create_app(api_keys=["k"], defaults={"llm": "scripted:agree"}, db_path=tmp / "db.sqlite")``.
     ``build`` replaces how resources are built from settings (tests inject scripted models and tools).
     ``exit_within_s``: the process exits within that grace period (and a margin) of a stop signal, whatever
-    runs (server/shutdown.py); for ``serve`` only, never for an app inside another program."""
+    runs (server/ops/shutdown.py); for ``serve`` only, never for an app inside another program."""
     if config is None:
         config = load_service_config(**fields)
     elif fields:
         config = ServiceConfig.model_validate({**config.model_dump(), **fields})
     service = Service.build(config, build)
-    service.tracing = start_tracing()  # OpenTelemetry when the OTEL_* variables ask for it (server/tracing.py)
+    service.tracing = start_tracing()  # OpenTelemetry when the OTEL_* variables ask for it (server/ops/tracing.py)
     redact_logs("factdebate", "factdebate.server", "uvicorn.error", "uvicorn.access")
 
     @asynccontextmanager
@@ -127,7 +127,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)
-    # every request counted and timed, its model calls and searches watched (server/metrics.py)
+    # every request counted and timed, its model calls and searches watched (server/ops/metrics.py)
     app.add_middleware(RequestMetrics, metrics=service.metrics,
                        watchers=[service.tracing] if service.tracing is not None else [])
     if service.tracing is not None:  # a span per request, around everything but the clock's start

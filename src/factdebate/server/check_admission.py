@@ -1,5 +1,5 @@
 """A guard check's admission on the service, in one call (:func:`admit_check`): a check that would not end
-within its deadline for the checks already running is shed (server/admission.py: a 503 with Retry-After, or
+within its deadline for the checks already running is shed (server/ops/shedding.py: a 503 with Retry-After, or
 under ``guard.on_overload: pass`` admitted to pass its reply unchecked, said), then the run slot and the
 reply's claims are taken (server/claim_limit.py: a 503 at the server's limit of checks, a 429 when the key's
 claims per minute are used up). What it returns settles the claims and gives all of it back at release.
@@ -17,7 +17,7 @@ from fastapi import HTTPException
 
 from factdebate.guard.call import Admission
 from factdebate.server.claim_limit import ClaimCharge, claimed_slot
-from factdebate.server.routes import _RunSlot
+from factdebate.server.routes.verify import _RunSlot
 from factdebate.server.service import Service
 from factdebate.settings.model import Settings
 
@@ -27,7 +27,7 @@ SAY_SHED_EVERY_S = 10.0
 
 class ServiceAdmission(Admission):
     """A run slot (503 at the server's limit of checks) and the most claims' tokens, settled at release; the
-    check counted in the process's load (server/admission.py) until then, unless it was let through unchecked
+    check counted in the process's load (server/ops/shedding.py) until then, unless it was let through unchecked
     (``overloaded``)."""
 
     def __init__(self, slot: _RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,

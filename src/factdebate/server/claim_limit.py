@@ -14,10 +14,10 @@ from typing import Any
 
 from fastapi import HTTPException
 
-from factdebate.server.routes import _RunSlot
+from factdebate.server.routes.verify import _RunSlot
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
-from factdebate.server.shared_state import SharedRateLimiter
+from factdebate.server.state.shared import SharedRateLimiter
 from factdebate.settings.model import Settings
 
 

@@ -20,7 +20,7 @@ from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
 from factdebate.corpus.names import check_corpus_name
 from factdebate.server.caps import SpendingCaps
-from factdebate.server.state_db import is_server_url, unsupported
+from factdebate.server.state.db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry
 from factdebate.settings.sources import Layer, NamedEnv, YamlFile
 

@@ -18,7 +18,7 @@ def key_id(key: str) -> str:
     return "key-" + hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
-# Where a request's scope state carries the API key's id (server/mcp_http.py puts it there for the MCP tools).
+# Where a request's scope state carries the API key's id (server/mcp/http.py puts it there for the MCP tools).
 CALLER_STATE = "factdebate_caller"
 
 class KeyRing:

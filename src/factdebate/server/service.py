@@ -13,19 +13,19 @@ from typing import Annotated
 from fastapi import Depends, Header, HTTPException, Request
 
 from factdebate.methods.resources import Resources
-from factdebate.server.admission import CheckLoad
-from factdebate.server.batch_store import BatchStore
-from factdebate.server.batches import BatchRunner
-from factdebate.server.check_store import CheckStore
 from factdebate.server.config import ServiceConfig
-from factdebate.server.metrics import Metrics
+from factdebate.server.ops.metrics import Metrics
+from factdebate.server.ops.shedding import CheckLoad
+from factdebate.server.ops.shutdown import Stopping
+from factdebate.server.ops.tracing import Tracing
+from factdebate.server.ops.warmup import WarmUp, needs_warm_up
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import Builder, ResourcePool
+from factdebate.server.routes.batches import BatchRunner
 from factdebate.server.security import KeyRing, RateLimiter
-from factdebate.server.shared_state import SharedRateLimiter, SharedState, worker_id
-from factdebate.server.shutdown import Stopping
-from factdebate.server.tracing import Tracing
-from factdebate.server.warmup import WarmUp, needs_warm_up
+from factdebate.server.state.batch_store import BatchStore
+from factdebate.server.state.check_store import CheckStore
+from factdebate.server.state.shared import SharedRateLimiter, SharedState, worker_id
 from factdebate.settings.model import Settings
 from factdebate.util.paths import data_dir
 from factdebate.util.scrub import remember_secrets, remember_settings
@@ -52,14 +52,14 @@ class Service:
     auth_failures: RateLimiter | SharedRateLimiter = field(
         default_factory=lambda: RateLimiter(AUTH_FAILURES_PER_MINUTE))
     shared: SharedState | None = None  # limits and caps shared with the service's other processes
-    # What the guard's checks need, loaded before /v1/health says ready (server/warmup.py); an app run without
+    # What the guard's checks need, loaded before /v1/health says ready (server/ops/warmup.py); an app run without
     # a lifespan (embedded in another program) never starts one and is ready as it is.
     warm_up: WarmUp = field(default_factory=lambda: WarmUp(ready=True, doing="not started"))
     # Set near the end of the grace period after a stop signal: the guard's requests answer then (shutdown.py).
     stopping: Stopping = field(default_factory=Stopping)
-    metrics: Metrics = field(default_factory=Metrics)  # GET /metrics (server/metrics.py)
+    metrics: Metrics = field(default_factory=Metrics)  # GET /metrics (server/ops/metrics.py)
     load: CheckLoad = field(default_factory=CheckLoad)  # the guard's checks in flight, for shedding (admission.py)
-    tracing: Tracing | None = None  # OpenTelemetry, when the OTEL_* variables ask for it (server/tracing.py)
+    tracing: Tracing | None = None  # OpenTelemetry, when the OTEL_* variables ask for it (server/ops/tracing.py)
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:

@@ -326,7 +326,7 @@ def mcp(world: World) -> Iterator[McpDoor]:
     from anyio.from_thread import start_blocking_portal
     from mcp import Client
 
-    from factdebate.server.mcp_server import build_server
+    from factdebate.server.mcp.server import build_server
     from factdebate.server.resources import ResourcePool
 
     server = build_server(world.config_file, ResourcePool(size=4, build=world.build))

@@ -280,7 +280,7 @@ def test_litellms_proxy_delivers_only_what_the_guard_decided(gateways: Gateways,
     door = f"LiteLLM {'stream' if stream else 'plain'} ({policy})"
     assert len(asked) == 1, f"{scenario.name} through {door}: the guard was asked {len(asked)} times: {asked}"
     # The request's pre_call check (the documented mode): it passes, and its conversation and call id are those
-    # the reply's check is read with (server/guard_litellm.py).
+    # the reply's check is read with (server/guard/litellm.py).
     [before] = [answer for path, answer in recorded if path == PRE_CALL]
     assert before["answer"] == {"action": "NONE"}, before
     assert before["request"].get("litellm_call_id") and before["request"].get("structured_messages"), before

@@ -1,7 +1,7 @@
 // @ts-check
 /* Two or more results files opened together: the paired view of `factdebate compare` (eval/compare/__init__.py),
    computed in the browser as compare computes it (`pairedFigures`, tested against the Python in
-   tests/server/test_page_statistics.py). Per file: accuracy with its Wilson interval, unparsed and errors
+   tests/server/page/test_page_statistics.py). Per file: accuracy with its Wilson interval, unparsed and errors
    (both counted wrong). Per pair, on the samples both files hold: who got right what the other got wrong,
    McNemar's exact p and its Holm-adjusted p over all the pairs, Cohen's kappa over the samples both files
    answered with a label (and how many), the accuracy difference with a seeded paired bootstrap. Then the

@@ -2,7 +2,7 @@
 /* The deciding answer's own reason: one sentence of what the agent, judge or referee whose answer the verdict
    took wrote, the passages it cited and the line of them it rests on. Read from the verdict's fields alone (no
    DOM), so a saved verdict, a results file and a live run read alike, and tested under Node
-   (tests/server/test_page_reason.py). What an answer read without citing is kept apart ("also read"). */
+   (tests/server/page/test_page_reason.py). What an answer read without citing is kept apart ("also read"). */
 
 /** @typedef {{id?: string, title?: string, text?: string, source?: string}} Doc */
 /** @typedef {{agent: string, role: string, round: number | null, label: string | null, text: string,

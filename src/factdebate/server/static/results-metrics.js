@@ -6,7 +6,7 @@
    where the page knows them (an evaluation's run.json or summary.json opened with its results), else over
    the labels the file shows, and the page says so. Accuracy's interval is Wilson's (stats.js), as the
    harness's. Pure functions, no DOM: Node tests them against the Python (tests/server/test_results_metrics.py,
-   tests/server/test_page_statistics.py). */
+   tests/server/page/test_page_statistics.py). */
 import { wilson } from "./stats.js";
 
 export const UNPARSED = "UNPARSED";

@@ -4,7 +4,7 @@
    `factdebate compare` and a summary say of the same records: Wilson intervals for proportions, Holm's
    correction over several McNemar tests, the smallest difference a comparison of n samples could detect,
    the verdict in one sentence, and dollars with enough digits. Pure functions, no DOM: Node tests them
-   against the Python (tests/server/test_page_statistics.py). */
+   against the Python (tests/server/page/test_page_statistics.py). */
 
 export const ALPHA = 0.05;
 export const POWER = 0.8;

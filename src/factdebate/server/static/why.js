@@ -1,7 +1,7 @@
 // @ts-check
 /* Why a verdict, or a round, came out as it did, in one sentence a reader can check against the debate
    ("both said REFUTES, but answer relevance 0.62 was under 0.8"). Pure functions of a verdict's fields and
-   the score thresholds, so they are tested without a page (tests/server/test_page_scripts.py); the formula a
+   the score thresholds, so they are tested without a page (tests/server/page/test_page_scripts.py); the formula a
    method writes (DPD's weighted totals, a vote's tally) stays available, folded, under the sentence. */
 
 import { verdictReason } from "./reason.js";

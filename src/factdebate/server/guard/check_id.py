@@ -1,0 +1,56 @@
+"""The guard's check id in a header on every reply of its routes (``/v1/chat/completions``, ``/v1/guard/check``,
+LiteLLM's guardrail route): plain or streamed,
+answer or error, 401 and 413 included. The id is made when the request arrives, before anything is sent, so
+a stream's headers carry it too (a stream's check finishes after its headers are gone); the finished check
+is kept under it (``GET /v1/checks/{id}``). A client that drops the body's unknown fields (LangChain, the
+Vercel AI SDK) still learns which check answered it. An error reply's id names no kept check: it names the
+request, for a report to quote.
+
+It is an ASGI wrapper rather than the route's own header, because some replies never reach the route: the
+body limit's 413, strict JSON's 422 and the key check's 401 are answered before it."""
+
+from __future__ import annotations
+
+import uuid
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+GUARD_CHECK_ID_HEADER = "X-Factdebate-Check-Id"
+CHAT_PATH = "/v1/chat/completions"
+# Every guard route: each reply of each carries the request's id (the one its check is kept under).
+GUARD_PATHS = (CHAT_PATH, "/v1/guard/check", "/beta/litellm_basic_guardrail_api")
+_SCOPE_KEY = "factdebate_check_id"
+_HEADER = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
+
+
+def new_check_id() -> str:
+    """A check's id: 32 lower-case hex digits, as server/state/check_store.py's ``CHECK_ID`` reads them."""
+    return uuid.uuid4().hex
+
+
+def check_id_of(scope: Scope) -> str:
+    """The id :class:`CheckIdHeader` made for this request (a new one where it made none: a test's app)."""
+    state = scope.setdefault("state", {})
+    check_id: str = state.setdefault(_SCOPE_KEY, new_check_id())
+    return check_id
+
+
+class CheckIdHeader:
+    """Makes the request's check id and puts it in its reply's headers (replacing any the route set)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path", "").rstrip("/") not in GUARD_PATHS:
+            await self.app(scope, receive, send)
+            return
+        value = check_id_of(scope).encode("latin-1")
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != _HEADER]
+                message = {**message, "headers": [*headers, (_HEADER, value)]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)

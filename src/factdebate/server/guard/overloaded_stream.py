@@ -1,0 +1,86 @@
+"""A streamed chat reply the service had no room to check (``guard.on_overload: pass``, server/ops/shedding.py):
+relayed without a check, then the result chunk, whose one unchecked claim says why (guard/overload.py). What
+each chunk's fate is under the policy is the library's (guard/overloaded_chunks.py); this relay reads the
+upstream's events, frames and writes what it is told, with the keep-alive."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any
+
+from factdebate.guard.call import finish
+from factdebate.guard.chat_chunks import AnswerTooLong
+from factdebate.guard.overload import overloaded_result
+from factdebate.guard.overloaded_chunks import OverloadedChunks
+from factdebate.guard.stream_policy import kept_chars
+from factdebate.server.guard.prepare import public_result
+from factdebate.server.guard.upstream import SSEEvent, error_body
+
+if TYPE_CHECKING:
+    from factdebate.server.guard.stream import Relay
+
+
+async def overloaded_frames(relay: Relay, first: SSEEvent, reader: asyncio.Task[None], frame: Any, done: bytes,
+                            ping: bytes) -> AsyncGenerator[bytes, None]:
+    """The stream's bytes; however it ends (the caller gone included), the upstream's reading ends with it."""
+    try:
+        async for out in _frames(relay, first, frame, done, ping):
+            yield out
+    finally:
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+
+
+async def _frames(relay: Relay, first: SSEEvent, frame: Any, done: bytes, ping: bytes) -> AsyncGenerator[bytes, None]:
+    begun = relay.begun
+    why = begun.admission.overloaded
+    assert why is not None
+    chunks = OverloadedChunks(begun.resolved, kept_chars(begun.settings))
+    held_end: list[bytes] = []  # the upstream's closing chunks, as they came
+    quiet_s = relay.prepared.host.service.config.stream_ping_seconds
+    event: SSEEvent | None = first
+    while True:
+        if event is not None:
+            chunk = event.json()
+            if chunk is not None and isinstance(chunk.get("error"), dict):
+                yield frame({"error": chunk["error"]})
+                return
+            if chunk is not None:
+                try:
+                    fate = chunks.feed(chunk, len(event.raw))
+                except AnswerTooLong as exc:
+                    yield frame(error_body(str(exc), "server_error", "answer_too_long"))
+                    return
+                if fate == "send":
+                    yield event.raw
+                elif fate == "end":
+                    held_end.append(event.raw)
+        try:
+            async with asyncio.timeout(quiet_s):
+                kind, item = await relay.queue.get()
+        except TimeoutError:
+            yield ping
+            event = None
+            continue
+        if kind == "event":
+            relay.room.release()
+            event = item
+            continue
+        if kind == "error":
+            yield frame(item.body)
+            return
+        if kind != "end":
+            event = None
+            continue
+        result = overloaded_result(chunks.answer, begun.resolved, why)
+        begun.admission.charge(len(result.claims))
+        result = await finish(begun, result, None, True)  # hidden, kept under the header's id
+        base = {**chunks.head, "object": "chat.completion.chunk"}
+        if shown := chunks.shown(result):
+            yield frame({**base, "choices": [{"index": 0, "delta": {"content": shown}, "finish_reason": None}]})
+        for raw in held_end:
+            yield raw
+        yield frame({**base, "choices": [], "factdebate": public_result(result)})
+        yield done
+        return

@@ -1,0 +1,143 @@
+"""``POST /v1/chat/completions``: the fact-checking guard as an OpenAI-compatible endpoint. Any OpenAI client
+points its base URL here; the request goes on to the operator's model (``guard.upstream``), the assistant's
+reply is checked by :mod:`factdebate.guard`, and the answer comes back in OpenAI's shape with a
+``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``).
+
+The route is thin: the request's checks (server/guard/request.py), the way to the upstream
+(server/guard/upstream.py) and the stream's relay (server/guard/stream.py) live apart, and the checking
+itself below the faces. The caller's key is this service's (``Authorization: Bearer``, as the OpenAI SDK
+sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) with the service's
+``detail`` beside, so OpenAI clients and this API's other callers read them alike: a missing or wrong key's
+401 too, so the key is checked here rather than by the service's dependency (whose 401 is ``{"detail"}``).
+Every reply carries the request's check id (server/guard/check_id.py), errors included."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
+
+from factdebate.core.textsafe import safe_value
+from factdebate.guard.call import Begun, Reply, check_replies
+from factdebate.guard.types import GuardResult
+from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
+from factdebate.server.guard.prepare import (
+    GUARD_CHECK_ID_HEADER,
+    answered,
+    apply_to_message,
+    openai_error,
+    openai_http_error,
+    public_result,
+    route_failed,
+)
+from factdebate.server.guard.request import ChatRequest, body_schema
+from factdebate.server.guard.stream import stream_reply
+from factdebate.server.service import Service, ServiceDep, caller
+
+router = APIRouter(prefix="/v1")
+log = logging.getLogger("factdebate.server")
+
+
+@router.post("/chat/completions", tags=["guard"], summary="An OpenAI-compatible chat endpoint whose replies are "
+             "fact-checked", response_model=None,
+             description="An OpenAI Chat Completions request in (any OpenAI client, by its base URL); the "
+                         "operator's model answers it, the reply is checked claim by claim within a deadline, "
+                         "and the answer comes back in OpenAI's shape with a `factdebate` object beside "
+                         "`choices`. Options go in the body's `factdebate` object; `role: \"tool\"` messages "
+                         "are given evidence. With `\"stream\": true` the answer streams as it is written and "
+                         "the verdicts come in the last chunk before `[DONE]` (`factdebate docs guard#streaming`).",
+             openapi_extra=body_schema(ChatRequest, "/v1/chat/completions"))
+async def chat_completions(request: Request, service: ServiceDep,
+                           authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Response:
+    try:
+        who = await caller(service, request, authorization)
+    except HTTPException as exc:  # 401 (or 429): an OpenAI client raises its AuthenticationError on it
+        return openai_http_error(exc)
+    try:
+        return await _reply(request, service, who)
+    except RecursionError:
+        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except Exception as exc:  # a fault of the route's own: OpenAI's shape, and still the check id's header
+        return route_failed(exc)
+
+
+async def _reply(request: Request, service: Service, who: str) -> Response:
+    door = await read_chat(request, service, who)
+    if isinstance(door, JSONResponse):
+        return door
+    try:
+        if door.body.stream:
+            return await stream_reply(await prepare_stream(door), request)
+        return await answered(_plain_reply(door), service, request)
+    except Exception as exc:
+        if (answer := door_error(exc)) is None:
+            raise
+        return answer
+
+
+async def _plain_reply(door: ChatDoor) -> Response:
+    """The one call with the upstream's answer as its replies (asked once the check is admitted); every choice
+    is checked (n is capped by guard.max_choices), and choices the upstream wrote beyond the n asked for are
+    left out, never passed on unchecked."""
+    answer: dict[str, Any] = {}
+    block_finish: list[str] = []
+    body, upstream = door.body, door.upstream
+
+    async def replies(begun: Begun) -> list[Reply]:
+        block_finish.append(begun.settings.guard.block_finish_reason)
+        answer.update(await upstream.complete(body.upstream_body(begun.settings.guard.max_tokens)))
+        asked = body.n or 1
+        written = answer["choices"]
+        answer["choices"] = choices = written[:asked]
+        out = [_reply_of(choice) for choice in (choices or [{}])]
+        if len(written) > asked:
+            out[0].passed.append(f"choices {asked + 1} to {len(written)}: the upstream model wrote more answers "
+                                 f"than asked for (n = {asked}); they were left out, unchecked")
+        return out
+
+    results = await check_replies(door.call, replies, door.host)
+    choices = answer["choices"]
+    for number, result in enumerate(results):
+        if number < len(choices):
+            _apply_to_choice(choices, number, result, block_finish[0])
+    answer["factdebate"] = public_result(results[0])
+    headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
+    try:
+        return JSONResponse(answer, headers=headers)
+    except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
+        return JSONResponse(safe_value(answer), headers=headers)
+
+
+def _reply_of(choice: Any) -> Reply:
+    """A choice's reply to check: its message's text and what of it passes unchecked; a choice with no text
+    is guard/policy.py's ``no_text_result`` (a tool call passes, anything else is degraded)."""
+    return Reply.of_message(choice.get("message") if isinstance(choice, dict) else None)
+
+
+RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
+                 "Responses API: use a Chat Completions client (the Vercel AI SDK's @ai-sdk/openai-compatible "
+                 "provider, LangChain's ChatOpenAI without use_responses_api; "
+                 "factdebate docs guard#with-langchain-or-the-vercel-ai-sdk)")
+
+
+@router.post("/responses", include_in_schema=False)
+async def responses() -> JSONResponse:
+    """The Responses API, which clients such as the Vercel AI SDK's ``openai()`` call by default: a 404 that
+    says which API to call instead, in OpenAI's shape (a bare ``Not Found`` said nothing)."""
+    return openai_error(404, RESPONSES_API, "not_found_error", "responses_api_not_served")
+
+
+def _apply_to_choice(choices: list[Any], number: int, result: GuardResult, block_finish: str) -> None:
+    """The policy's text in choice ``number``. A choice (or message) that is not an object holds nothing the
+    check could read, so nothing of it is passed on: it gets the policy's text alone. With several choices,
+    each carries its own ``factdebate`` object (the one beside ``choices`` is the first's)."""
+    choice = choices[number]
+    if not isinstance(choice, dict):
+        choices[number] = choice = {"index": number, "finish_reason": "stop"}
+    if not isinstance(choice.get("message"), dict):
+        choice["message"] = {"role": "assistant", "content": result.text or None}
+    apply_to_message(choice["message"], choice, result, block_finish)
+    if len(choices) > 1:
+        choice["factdebate"] = public_result(result)

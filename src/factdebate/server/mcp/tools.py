@@ -1,0 +1,440 @@
+"""The MCP server's tools: ``verify_claim``, ``search_evidence``, ``check_response`` and ``check_answer``.
+
+This module imports most of factdebate (the tools' argument types are its settings and the guard's
+contract), so :mod:`factdebate.server.mcp.server` imports it only after the handshake has been answered.
+A tool call only picks among the options a request to the HTTP API may set; the models, the search
+settings and the guard's caps are the operator's."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError, to_json
+
+from factdebate.core.errors import FactDebateError
+from factdebate.core.textsafe import unsafe_reason
+from factdebate.core.types import Document, Label, ResponseVerdict, Verdict, VerdictWarning
+from factdebate.core.types import Span as CoreSpan
+from factdebate.corpus.builtin import BUILTIN_CORPUS
+from factdebate.guard.call import CheckCall, Reply, check_replies
+from factdebate.guard.call import check_response as check_response_call
+from factdebate.guard.types import (
+    ClaimEvidence,
+    EvidenceMode,
+    GuardClaim,
+    GuardEvidence,
+    GuardOptions,
+    GuardResult,
+    ResolvedGuardOptions,
+    Tier,
+)
+from factdebate.run.build import builtin_engines
+from factdebate.run.claim import run_claim, validate_claim
+from factdebate.server.evidence import EvidenceChoice, with_evidence
+from factdebate.server.mcp.guard_host import McpHost, caller_of
+from factdebate.server.mcp.prepare import Preparation
+from factdebate.server.mcp.progress import reporting
+from factdebate.server.mcp.results import (
+    AnswerCheck,
+    AnswerClaim,
+    Caution,
+    ClaimVerdict,
+    Counts,
+    Excerpt,
+    Passage,
+    Quote,
+    ResponseCheck,
+    ResponseClaim,
+    Round,
+    Span,
+)
+from factdebate.server.options import SettingsResolver, VerifyOptions
+from factdebate.server.resources import ResourcePool
+from factdebate.server.tool_allowlist import check_allow_entry
+from factdebate.settings.model import Settings
+from factdebate.tools.given import given_evidence
+from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
+
+EXCERPT_CHARS = 400
+MAX_QUERY_CHARS = 500
+INDEX_WAIT_S = 3.0  # how long a tool waits for the index being prepared before saying so
+TOOLS = ("verify_claim", "search_evidence", "check_response", "check_answer")
+# Every tool only reads (nothing it does changes anything an agent could see) and reaches beyond the caller's
+# data: models, the search engine, the web (MCP's readOnlyHint / openWorldHint).
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=True)
+
+
+def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> Excerpt:
+    text = doc.text if len(doc.text) <= chars else doc.text[:chars] + "…"
+    return {"title": doc.title, "source": doc.source, "text": text, "score": round(doc.score, 4)}
+
+
+def _counts(verdict: Verdict | ResponseVerdict) -> Counts:
+    return {"llm_calls": verdict.usage.llm_calls, "tool_calls": verdict.usage.tool_calls,
+            "seconds": verdict.usage.seconds}
+
+
+def _cautions(warnings: list[VerdictWarning]) -> list[Caution]:
+    return [{"code": w.code, "message": w.message, "model": w.model} for w in warnings]
+
+
+def summarize(verdict: Verdict) -> ClaimVerdict:
+    """What a chatbot needs to answer with: label, how it was reached, the reasons and the evidence."""
+    rounds: list[Round] = []
+    for rnd in verdict.rounds:
+        rounds.append({"round": rnd.round, "turns": [
+            {"agent": t.agent, "tool": t.tool, "query": t.query, "label": t.label, "answer": t.response,
+             "faithfulness": t.faithfulness, "answer_relevance": t.answer_relevance,
+             "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
+    return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
+            "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds, "usage": _counts(verdict),
+            "models": sorted(verdict.usage_by_model), "warnings": _cautions(verdict.warnings)}
+
+
+def _span(span: CoreSpan | None) -> Span | None:
+    return None if span is None else {"start": span.start, "end": span.end}
+
+
+def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
+    claims: list[ResponseClaim] = [{"claim": c.claim, "label": c.label, "error": c.error, "span": _span(c.span),
+                                    "span_note": c.span_note,
+               "decided_by": c.verdict.decided_by if c.verdict else None,
+               "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
+    return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
+            "method": verdict.method, "claims_extracted": verdict.extraction.parsed, "claims": claims,
+            "usage": _counts(verdict), "models": sorted(verdict.usage_by_model),
+            "warnings": _cautions(verdict.warnings)}
+
+
+# A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard/
+# citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite was read, not
+# relied on, and says nothing either way that the check found.
+Stance = Literal["supports", "contradicts", "neither"]
+_STANCES: dict[Label, Stance] = {Label.SUPPORTS: "supports", Label.REFUTES: "contradicts"}
+
+
+def quote_stance(claim: GuardClaim, cited: bool) -> Stance:
+    """``supports``, ``contradicts`` or ``neither`` (not cited, or cited by an undecided verdict)."""
+    if not cited or claim.status != "checked" or claim.label is None:
+        return "neither"
+    return _STANCES.get(claim.label, "neither")
+
+
+def _quote(claim: GuardClaim, evidence: ClaimEvidence) -> Quote:
+    quote: Quote = {"title": evidence.title, "url": evidence.url, "quote": evidence.quote,
+                    "stance": quote_stance(claim, evidence.cited)}
+    if evidence.injection:
+        quote["injection"] = evidence.injection
+    return quote
+
+
+def _answer_claim(claim: GuardClaim) -> AnswerClaim:
+    quotes = [_quote(claim, e) for e in claim.evidence]
+    return {"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
+            "span": _span(claim.span), "span_note": claim.span_note, "quotes": quotes,
+            "correction": claim.correction.text if claim.correction else None,
+            "correction_quote": claim.correction.quote_source if claim.correction else None,
+            "correction_note": claim.correction_note, "tier": claim.tier, "decided_by": claim.decided_by}
+
+
+def summarize_answer(result: GuardResult) -> AnswerCheck:
+    """Per claim what an agent needs to fix its reply: where it says it (``span``: offsets into the reply),
+    the label, the quotes it rests on and a correction; ``to_fix`` lists the refuted claims' indexes."""
+    claims = [_answer_claim(c) for c in result.claims]
+    return {"label": result.label, "degraded": result.degraded, "degraded_reason": result.degraded_reason,
+            "to_fix": [i for i, c in enumerate(result.claims) if c.status == "checked" and c.label == "REFUTES"],
+            "unchecked": [i for i, c in enumerate(result.claims) if c.status != "checked"],
+            "claims": claims, "passed_through": result.passed_through, "tier": result.tier,
+            "deadline_s": result.deadline_s, "usage": {
+                "model_calls": result.usage.model_calls, "cached_calls": result.usage.cached_calls,
+                "tool_calls": result.usage.tool_calls, "seconds": result.usage.seconds},
+            "models": result.models, "warnings": _cautions(result.warnings)}
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
+
+
+# What a tier costs, measured on a one-claim reply with the scripted models (docs/service.md): the fast tier's
+# check with the extraction and the correction, then what one round of the guard's method (tool-mad) adds; deep's
+# figure is issue 58's run of a refuted claim with a real model.
+TIER_COSTS = ("fast: 1 model call per claim (a one-claim check, extraction and correction included: 4 calls); "
+              "standard: one debate round of the guard's method (15 calls for that check, seconds); deep: the full "
+              "method (about 40 calls for one refuted claim, the longest wait).")
+
+
+def _strict_arguments(server: MCPServer, name: str) -> None:
+    """Unknown arguments are refused (the SDK would drop them silently) and argument errors read as
+    ``field: problem`` (pydantic's own text carries documentation URLs and the input)."""
+    tool = server._tool_manager.get_tool(name)
+    if tool is None:  # pragma: no cover - registered just above
+        raise RuntimeError(f"tool {name} is not registered")
+    base: type[BaseModel] = tool.fn_metadata.arg_model
+
+    class Arguments(base):  # type: ignore[valid-type, misc]
+        model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+        @model_validator(mode="wrap")
+        @classmethod
+        def _plain_errors(cls, data: Any, handler: Any) -> Any:
+            try:
+                return handler(data)
+            except ValidationError as exc:
+                raise PydanticCustomError("invalid_arguments", describe_errors(exc).replace("{", "(")
+                                          .replace("}", ")")) from None
+
+    tool.fn_metadata.arg_model = Arguments
+    tool.parameters = Arguments.model_json_schema(by_alias=True)
+
+
+def _passages_result(passages: list[Passage], note: str) -> CallToolResult:
+    """``search_evidence``'s result as the SDK would make it from the list (``{"result": [...]}``, a text block per
+    passage), except that a search that found nothing still says how it searched: the note rides on each
+    passage, so with none the text a client reads is the note itself (issue 58: an empty answer from the
+    full-text index while the vectors build said nothing, and read as "the vector search found nothing")."""
+    blocks = [TextContent(type="text", text=to_json(p, indent=2).decode()) for p in passages]
+    if not passages and note:
+        blocks = [TextContent(type="text", text=f"No passages found; {note}.")]
+    return CallToolResult(content=list(blocks), structured_content={"result": passages})
+
+
+async def _index_ready(index: Preparation, needed: bool, wait_s: float | None = None) -> None:
+    """Raise the tool's error while the index it needs is being prepared (after ``wait_s``, by default
+    :data:`INDEX_WAIT_S`) or failed."""
+    if not needed or (index.ready and index.error is None):
+        return
+    if not await index.wait(INDEX_WAIT_S if wait_s is None else wait_s):
+        raise ToolError(index.not_ready())
+    if index.error is not None:
+        raise ToolError(index.failed())
+
+
+async def _search_now(index: Preparation, settings: Settings, tool: RetrievalTool) -> tuple[str, Settings, str]:
+    """What ``search_evidence`` searches with now: the tool asked for once what it needs is ready, and while the
+    built-in corpus's vectors are built, the full-text index (the local search: ready in seconds) in their stead,
+    with a note saying so; an error while neither is ready, or the preparation failed."""
+    if not _needs_builtin(settings, {tool}) or (index.ready and index.error is None):
+        return tool, settings, ""
+    if tool == "search":  # the local search: the full-text index is all it needs
+        if await index.wait_full_text(INDEX_WAIT_S):
+            return tool, settings, ""
+    elif await index.wait_full_text(INDEX_WAIT_S) and not index.ready:
+        local = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"search": "local"})})
+        return "search", local, (f"answered from the full-text index (ranked by words, not meaning) while "
+                                 f"{index.progress()}; ask again later for the vector search")
+    await _index_ready(index, True)
+    return tool, settings, ""
+
+
+async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: ResolvedGuardOptions,
+                            wait_s: float) -> str:
+    """What ``check_answer`` may run now over the built-in corpus: "" for the check as asked, else a note saying
+    it is held to the fast tier; an error while not even that can run. The fast tier searches only the configured
+    search engine (guard/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
+    and deep tiers' method searches the vectors too, which take minutes on a fresh install (issue 58: no
+    corpus-backed check answered for 20 minutes while the full-text index was there after 0.9 s)."""
+    if resolved.evidence_mode == "given" or not _needs_builtin(settings, {"rag", "search"}) \
+            or (index.ready and index.error is None):
+        return ""
+    fast_needs_text = _needs_builtin(settings, {"search"})
+    if resolved.max_tier == "fast":  # all the check asks for: the full-text index (if that)
+        if fast_needs_text and not await index.wait_full_text(wait_s):
+            raise ToolError(index.failed() if index.error is not None else index.not_ready())
+        return ""
+    if await index.wait(wait_s) and index.error is None:
+        return ""
+    if fast_needs_text and not index.full_text.is_set():
+        raise ToolError(index.failed() if index.error is not None else index.not_ready())
+    why = index.failed() if index.error is not None else f"while {index.progress()}"
+    return (f"checked at the fast tier only (one model call per claim over the full-text search; a claim not "
+            f"supported did not climb to '{resolved.max_tier}') {why}; ask again later for the tiers above it")
+
+
+def _needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
+    """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
+    if kinds is None:
+        return bool(builtin_engines(settings))
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
+        return False
+    return "rag" in kinds or ("search" in kinds and settings.retrieval.search == "local")
+
+
+def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) -> None:
+    """The background work: the built-in indexes the configured method searches, built if missing, then this
+    process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
+    Lite serves one process at a time, docs/service.md)."""
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
+    from factdebate.corpus.progress import watch_builds
+    from factdebate.run.build import ensure_indexes
+    from factdebate.scale.lite_copy import close_lite_clients
+
+    engines = builtin_engines(settings)
+    if not engines:
+        return
+    stop = watch_builds(index.follow)
+    try:
+        if "local" in engines:  # the full-text index first (seconds), searched while the vectors build
+            retrieval = settings.retrieval
+            ensure_builtin_indexed(retrieval.milvus_uri, engines=["local"], limit=retrieval.builtin_docs,
+                                   encoder=retrieval.encoder)
+            index.full_text.set()
+        ensure_indexes(settings)  # progress goes to stderr; stdout is the protocol's
+    finally:
+        stop()
+    close_lite_clients()  # a build here left the folder open: let go of it before anyone copies it
+    index.stage, index.passages = "opening the search", (0, 0)
+    for kind in ("search" if engine == "local" else "rag" for engine in engines):
+        pool.tool(kind, settings)  # opened now rather than at the first call
+
+
+def register_tools(server: MCPServer, config_file: str | Path | None = None, pool: ResourcePool | None = None,
+                   allowed_mcp_tools: list[str] | None = None, index: Preparation | None = None) -> SettingsResolver:
+    """Add the four tools to ``server``; the resolver of the operator's settings they use. ``index``: the
+    preparation tools that search the built-in corpus wait for (none: ready)."""
+    resolver = SettingsResolver({}, config_file, allowed_llms=[],
+                                allowed_mcp_tools=[check_allow_entry(entry) for entry in allowed_mcp_tools or []])
+    resources = pool if pool is not None else ResourcePool(size=4)  # an empty pool is falsy (it has a length)
+    prepared = index or Preparation.finished()
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Verify one factual claim by a debate between agents that retrieve evidence. Returns "
+                             "the label (SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed or a judge "
+                             "decided, the reasons, and each round's queries and evidence.")
+    async def verify_claim(claim: str, context: Context, method: str | None = None,
+                           agents: list[AgentTool] | None = None,
+                           rounds: int | None = None, search: SearchEngine | None = None,
+                           k: int | None = None, evidence: list[GuardEvidence] | None = None,
+                           evidence_mode: EvidenceMode | None = None) -> ClaimVerdict:
+        try:
+            options = VerifyOptions.model_validate(
+                {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
+            settings, given = with_evidence(resolver.resolve(options),
+                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
+            text = validate_claim(claim, settings)
+            await _index_ready(prepared, _needs_builtin(settings))
+            with given_evidence(given):
+                async with reporting(context, "verifying the claim") as progress:
+                    verdict = await run_claim(text, settings, resources.get(settings), sinks=[progress])
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize(verdict)
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Search for evidence passages about a query, judging nothing. tool='search' uses "
+                             "the configured search engine, tool='rag' the vector database over the indexed corpus.")
+    async def search_evidence(query: str, k: int = 5,
+                              tool: RetrievalTool = "search") -> Annotated[CallToolResult, list[Passage]]:
+        if not query.strip():
+            raise ToolError("the query is empty")
+        if reason := unsafe_reason(query):
+            raise ToolError(f"the query cannot be used: {reason}")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ToolError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+        if not 1 <= k <= 20:
+            raise ToolError("k must be between 1 and 20")
+        settings = resolver.base
+        try:
+            resolver.check_tools({"tool": tool})  # before anything starts: the same allow-list as verify_claim
+            kind, searched, note = await _search_now(prepared, settings, tool)
+            engine = await asyncio.to_thread(resources.tool, kind, searched)
+            documents = await engine.search(query.strip(), k)
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        passages: list[Passage] = [{**_doc(d, 2000), "id": d.id, "tool": engine.name} for d in documents]
+        for passage in passages if note else []:
+            passage["note"] = note
+        return _passages_result(passages, note)
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Check a long answer claim by claim with the full method (no deadline): it is split "
+                             "into atomic claims, each is verified, and the answer is false if any claim is false. "
+                             "Returns the answer's label and each claim's label, span and reasons. For a fast "
+                             "check with quotes and corrections within a deadline, use check_answer.")
+    async def check_response(response: str, context: Context, question: str | None = None,
+                             method: str | None = None,
+                             k: int | None = None, evidence: list[GuardEvidence] | None = None,
+                             evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
+        from factdebate.run.response import validate_question, validate_response
+
+        try:
+            settings, given = with_evidence(resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k})),
+                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
+            text = validate_response(response, settings)
+            asked = validate_question(question, settings)
+            await _index_ready(prepared, _needs_builtin(settings))
+            # The guard's one call, as check_answer makes it (guard/call.py): the model cache scoped to the API
+            # key that calls, the operator's addresses hidden in a failure's message.
+            host = McpHost(resolver, resources, caller_of(context), settings=settings)
+            with given_evidence(given):
+                async with reporting(context, "extracting the claims") as progress:
+                    verdict = await check_response_call(CheckCall((), GuardOptions(), asked), text, host,
+                                                        sinks=[progress])
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        return summarize_response(verdict)
+
+    @server.tool(annotations=READ_ONLY,
+                 description="Check your reply before sending it. Give the reply (and the passages you used as "
+                             "evidence, if any); get back each factual claim with its label (SUPPORTS, REFUTES, NOT "
+                             "ENOUGH INFO), its span (character offsets in the reply), the evidence quotes it rests "
+                             "on and, for a refuted claim, a correction grounded in a quote. to_fix lists the "
+                             "claims to rewrite. tier: where each claim starts; a claim not SUPPORTED climbs to the "
+                             "next tier, up to max_tier. What each costs per claim: " + TIER_COSTS + " max_tier "
+                             "caps the climb (the cost), within the operator's guard.max_tier (while a fresh "
+                             "install builds its vector index, checks run at the fast tier only, which note says); "
+                             "deadline_s: seconds "
+                             "for the whole check (claims not decided by then are unchecked), within the "
+                             "operator's cap. conversation: the messages before your reply ({role, content}, "
+                             "optional), so that a short answer or a follow-up is read in its context.")
+    async def check_answer(answer: str, context: Context, question: str | None = None,
+                           evidence: list[GuardEvidence] | None = None,
+                           evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
+                           max_tier: Tier | None = None, deadline_s: float | None = None,
+                           conversation: list[dict[str, Any]] | None = None) -> AnswerCheck:
+        started = time.monotonic()
+        settings = resolver.base
+        try:
+            options = GuardOptions.model_validate({"evidence": evidence, "evidence_mode": evidence_mode,
+                                                   "tier": tier, "max_tier": max_tier, "deadline_s": deadline_s,
+                                                   "policy": "annotate"})
+            from factdebate.guard.options import resolve_options
+
+            resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
+            allowed = resolved.deadline_s
+            held = await _answer_tiers_now(prepared, settings, resolved, min(INDEX_WAIT_S, resolved.deadline_s))
+            left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
+            options = options.model_copy(update={"deadline_s": max(0.1, left)}
+                                         | ({"tier": "fast", "max_tier": "fast"} if held else {}))
+            # The guard's one call, as every door makes it (guard/call.py): the caller's cache scope, the
+            # operator's addresses hidden in the result and in a failure's message.
+            host = McpHost(resolver, resources, caller_of(context))
+            # The conversation before the answer, when the agent gives it: the turns it is read in (guard/window.py).
+            async with reporting(context, "checking the reply"):  # seconds elapsed, every second
+                [result] = await check_replies(CheckCall(conversation or (), options, question), [Reply(answer)],
+                                               host)
+        except ValidationError as exc:
+            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+        except FactDebateError as exc:
+            raise ToolError(str(exc)) from exc
+        summary = summarize_answer(result)
+        summary["deadline_s"] = allowed  # the deadline that applied (the check ran on what was left of it)
+        if held:
+            summary["note"] = held
+        return summary
+
+    for name in TOOLS:
+        _strict_arguments(server, name)
+    return resolver

@@ -1,0 +1,1 @@
+"""The service's HTTP routes: verify, check-response, kept checks, batches and the page's views."""

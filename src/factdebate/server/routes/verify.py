@@ -1,0 +1,315 @@
+"""The versioned API: ``/v1/...``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncGenerator, Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ValidationError
+from starlette.types import Receive, Scope, Send
+
+from factdebate.core.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
+from factdebate.core.runtime import EventSink
+from factdebate.core.storage_full import STORAGE, public_reason, storage_problem
+from factdebate.core.types import Verdict
+from factdebate.core.version import __version__
+from factdebate.run.claim import run_claim, validate_claim
+from factdebate.server.catalogue import Catalogue, catalogue
+from factdebate.server.evidence import checked_evidence
+from factdebate.server.options import (
+    TranscriptChoice,
+    VerifyOptions,
+    VerifyRequest,
+    public_options,
+    public_verdict,
+)
+from factdebate.server.routes.batches import BATCH_PART, parse_jsonl
+from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
+from factdebate.server.service import CallerDep, Service, ServiceDep
+from factdebate.server.state.batch_store import TooManyPending
+from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
+from factdebate.server.streaming import RunFn, debate_stream, transcribed
+from factdebate.settings.model import Settings
+from factdebate.settings.options import convert
+from factdebate.tools.given import given_evidence
+from factdebate.util.redact import hide_endpoints
+
+router = APIRouter(prefix="/v1")
+log = logging.getLogger("factdebate.server")
+
+
+class Health(BaseModel):
+    status: str  # "ok", or "starting" (a 503) while what the first check needs is loaded
+    version: str
+    uptime_seconds: float
+    active_runs: int
+    auth: str
+    ready: bool = True
+    reason: str | None = None  # what is still loading, or what failed to load (server/ops/warmup.py)
+    # the parts that could not write lately (a full or read-only disk: issue 56), each with what failed; checks
+    # are still answered (the cache is skipped), but kept checks and batches are not stored until it clears
+    storage: dict[str, str] = {}
+    down: list[str] = []  # the parts that cannot be reached ("state_db"), with the 503 they cause
+
+
+class BatchStatus(BaseModel):
+    id: str
+    status: str
+    total: int
+    done: int
+    errors: int
+    created: float
+    finished: float | None
+    options: dict[str, Any]
+    results: list[dict[str, Any]] | None = None
+
+
+def _settings_for(service: Service, options: VerifyOptions, caller: str) -> Settings:
+    """The request's settings for this caller (whose own evidence memory MERMAID uses)."""
+    try:
+        return service.resolver.resolve(options, caller)
+    except ConfigError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _checked_claim(claim: str, settings: Settings) -> str:
+    try:
+        return validate_claim(claim, settings)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+class _RunSlot:
+    """Counts interactive debates against ``max_active_runs``; ``release`` may be called more than once."""
+
+    def __init__(self, service: Service) -> None:
+        busy = HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
+                             headers={"Retry-After": "1"})
+        if service.active_runs >= service.config.max_active_runs:
+            raise busy
+        # With shared state the cap holds across all the service's processes (serve --workers N).
+        self._lease = service.shared.acquire_slot(service.config.max_active_runs) if service.shared else None
+        if service.shared is not None and self._lease is None:
+            raise busy
+        service.active_runs += 1
+        service.metrics.active.inc()
+        self._service: Service | None = service
+        self.on_release: list[Callable[[], None]] = []  # what else ends with the run (a rate-limit refund)
+
+    def release(self) -> None:
+        if self._service is not None:
+            service, self._service = self._service, None
+            try:
+                for done in self.on_release:
+                    done()
+            finally:
+                service.active_runs -= 1
+                service.metrics.active.dec()
+                if service.shared is not None and self._lease is not None:
+                    service.shared.release_slot(self._lease)
+
+    def stream(self, service: Service, run: RunFn) -> StreamingResponse:
+        """The run's events as Server-Sent Events, holding this slot for the life of the stream."""
+        return _SlotStream(debate_stream(run, service.config.stream_ping_seconds,
+                                         service.config.stream_flush_seconds), self.release)
+
+
+class _SlotStream(StreamingResponse):
+    """An SSE response that gives its debate slot back when it ends, however it ends: finished, the client
+    gone (even before the first frame), or a write that failed. Ending the frames also cancels the debate,
+    so an abandoned stream spends no more model calls."""
+
+    def __init__(self, frames: AsyncGenerator[bytes, None], release: Callable[[], None]) -> None:
+        super().__init__(frames, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self._frames = frames
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            try:
+                await self._frames.aclose()
+            finally:
+                self._release()
+
+
+def refuse_transcript(body: TranscriptChoice, endpoint: str) -> None:
+    try:
+        body.refuse_transcript(endpoint)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _http_error(exc: FactDebateError) -> HTTPException:
+    if isinstance(exc, InputError | ConfigError):
+        return HTTPException(422, str(exc))
+    log.warning("a check failed: %s", exc)  # with the endpoint's address, which the caller is not shown
+    if isinstance(exc, StateDatabaseDown):
+        return HTTPException(503, exc.reason, headers={"Retry-After": str(DOWN_RETRY_AFTER_S)})
+    if isinstance(exc, EndpointUnavailableError):
+        return HTTPException(502, hide_endpoints(str(exc)))
+    return HTTPException(500, hide_endpoints(str(exc)))
+
+
+@router.get("/health", tags=["service"], summary="Liveness and readiness; needs no key",
+            responses={503: {"model": Health, "description": "Still loading what the first check needs, or a part "
+                                                              "it needs (`down`: the state database) cannot be "
+                                                              "reached."}})
+async def health(service: ServiceDep, response: Response) -> Health:
+    warm = service.warm_up
+    if not warm.ready:
+        response.status_code = 503
+    storage = {part: public_reason(reason) for part, reason in STORAGE.problems().items()}
+    # What failed to load, as error text (no key needed here: an address its error names stays in the log).
+    reason = hide_endpoints(said) if (said := warm.reason()) else None
+    try:
+        active = await asyncio.to_thread(service.shared.active) if service.shared else service.active_runs
+    except StateDatabaseDown as exc:  # up, but unable to serve: which part is down, and a 503
+        log.warning("health: %s", exc)
+        response.status_code = 503
+        return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
+                      active_runs=service.active_runs, auth="required" if service.keys.required else "off",
+                      ready=False, reason=exc.reason, storage=storage, down=["state_db"])
+    return Health(status="ok" if warm.ready else "starting", version=__version__,
+                  uptime_seconds=round(time.time() - service.started, 1), active_runs=active,
+                  auth="required" if service.keys.required else "off", ready=warm.ready, reason=reason,
+                  storage=storage)
+
+
+@router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")
+async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
+    return catalogue(service.resolver.base, service.resolver.llms, service.resolver.any_llm,
+                     service.config.caps)
+
+
+@router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
+async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, response: Response) -> Verdict:
+    refuse_transcript(body, "/v1/verify")
+    settings, given = checked_evidence(_settings_for(service, body, who), body)
+    claim = _checked_claim(body.claim, settings)
+    slot = _RunSlot(service)
+    try:
+        calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
+        with given_evidence(given):
+            verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                     sinks=[calls.sink] if calls else None))
+        check_id = await keep(service, who, verdict, calls=calls, response=response)
+        if check_id is not None:
+            response.headers[CHECK_ID_HEADER] = check_id
+        return verdict
+    except FactDebateError as exc:
+        raise _http_error(exc) from exc
+    finally:
+        slot.release()
+
+
+@router.post("/verify/stream", tags=["verify"], summary="Verify one claim, streaming the debate as SSE",
+             response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "One SSE event per trace event (run_started, turn_started, "
+                                             "answer, score, round, verdict, ...), then `result` with the "
+                                             "verdict JSON, or `error`."}})
+async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    settings, given = checked_evidence(_settings_for(service, body, who), body)
+    claim = _checked_claim(body.claim, settings)
+    slot = _RunSlot(service)  # held for the life of the stream
+
+    async def run(sinks: list[EventSink]) -> Verdict:
+        calls = call_keeper(service)  # the model calls, kept with the check for its link
+        with given_evidence(given):
+            verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                     sinks=[*sinks, calls.sink] if calls else sinks))
+        await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
+        return verdict
+
+    return slot.stream(service, transcribed(run, body.transcript))
+
+
+async def batch_options(request: Request) -> VerifyOptions:
+    """Batch options arrive as query parameters (the body is the JSONL); lists are comma-separated."""
+    raw: dict[str, Any] = dict(request.query_params)
+    for name, option in public_options().items():
+        if name in raw:
+            raw[name] = convert(option, raw[name])
+    try:
+        return VerifyOptions.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise HTTPException(422, f"invalid options: {problems}") from exc
+
+
+@router.post("/batches", tags=["batches"], status_code=202, summary="Submit a JSONL batch of claims",
+             description="Body: one JSON object per line with `claim` (or `text`), optional `id` and any other "
+                         "fields (kept in the results, e.g. a gold label). Options go in the query string, "
+                         "e.g. `?rounds=2&agents=rag,search`.",
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/x-ndjson": {"schema": {"type": "string"}}}}})
+async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
+                       options: Annotated[VerifyOptions, Depends(batch_options)]) -> BatchStatus:
+    settings = _settings_for(service, options, who)
+    try:
+        text = (await request.body()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(422, "the batch body must be UTF-8 text (JSON lines)") from exc
+    try:
+        items = parse_jsonl(text, settings, service.config.max_batch_claims)
+    except InputError as exc:
+        raise HTTPException(422, str(exc)) from exc
+    try:
+        batch_id = await service.runner.submit(who, settings, options.chosen(), items,
+                                               service.config.max_pending_claims)
+    except TooManyPending as exc:
+        raise HTTPException(429, str(exc)) from exc
+    except Exception as exc:
+        if (reason := storage_problem(exc)) is None:
+            raise
+        STORAGE.failed(BATCH_PART, reason)  # a batch not stored is not run: the caller may send it again later
+        log.warning("a batch could not be stored: %s", reason)
+        raise HTTPException(507, f"{public_reason(reason)}: the batch was not stored and nothing of it was run; "
+                                 "send it again later") from None
+    # One rate-limit token per claim, as a response check pays (the request's own token was the first):
+    # the key then waits until its bucket refills, so uploads cannot queue claims faster than the rate.
+    service.limiter.charge(who, len(items) - 1)
+    return await _status(service, batch_id, who, with_results=False)
+
+
+async def _status(service: Service, batch_id: str, who: str, *, with_results: bool, offset: int = 0,
+                  limit: int = -1) -> BatchStatus:
+    info = await asyncio.to_thread(service.store.get, batch_id)
+    if info is None or info.owner != who:  # another key's batch is as good as absent
+        shown = batch_id if len(batch_id) <= 64 else batch_id[:64] + "…"  # never echo a huge id back
+        raise HTTPException(404, f"no batch '{shown}'")
+    results = await asyncio.to_thread(service.store.results, batch_id, offset, limit) if with_results else None
+    return BatchStatus(id=info.id, status=info.status, total=info.total, done=info.done, errors=info.errors,
+                       created=info.created, finished=info.finished, options=info.options, results=results)
+
+
+# Past every claim a batch can hold (max_batch_claims is at most 1,000,000); a larger number failed in SQLite
+# (an integer over 64 bits: a 500) rather than reading as "no results".
+MAX_OFFSET = 10_000_000
+
+
+@router.get("/batches/{batch_id}", tags=["batches"], summary="Progress and results of a batch")
+async def get_batch(batch_id: str, service: ServiceDep, who: CallerDep,
+                    results: Annotated[bool, Query(description="Include finished results.")] = True,
+                    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+                    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> BatchStatus:
+    return await _status(service, batch_id, who, with_results=results, offset=offset, limit=limit)
+
+
+@router.get("/batches/{batch_id}/results", tags=["batches"], summary="Finished results as JSONL",
+            response_class=StreamingResponse, responses={200: {"content": {"application/x-ndjson": {}}}})
+async def batch_results(batch_id: str, service: ServiceDep, who: CallerDep) -> StreamingResponse:
+    status = await _status(service, batch_id, who, with_results=True)
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in status.results or [])
+    return StreamingResponse(lines, media_type="application/x-ndjson",
+                             headers={"Content-Disposition": f'attachment; filename="batch-{batch_id}.jsonl"'})
+

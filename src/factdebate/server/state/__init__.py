@@ -1,0 +1,1 @@
+"""State the service keeps or shares between replicas: the state database, kept checks and calls, batches."""

@@ -1,0 +1,63 @@
+"""docs/guard/nemo/actions.py, the NeMo Guardrails action, against the guard as ``factdebate serve`` runs it.
+
+``nemoguardrails`` cannot be installed beside this project's pins (docs/guard.md says why), so when it is
+absent its ``action`` decorator is stood in for by one that returns the function unchanged, as NeMo's own
+does besides recording the name: what runs is the documented action's own code, its request and how it reads
+the answer, with NeMo's ``relevant_chunks`` as the evidence the checker reads. NeMo's flow engine is not run
+here; tests/guard/conformance/test_gateways.py runs these files in a real ``LLMRails`` from .venv-nemo."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from factdebate.llm.scripted import ScriptedBackend
+from tests.guard.support import script
+from tests.server.conftest import KEY
+from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
+from tests.server.guard_support import ANSWER
+
+ACTIONS = Path(__file__).parents[3] / "docs" / "guard" / "nemo" / "actions.py"
+CHUNKS = "Atlas of Europe: the Eiffel Tower stands on the Champ de Mars in Paris."
+
+
+def _load_action(monkeypatch: pytest.MonkeyPatch) -> Any:
+    if importlib.util.find_spec("nemoguardrails") is None:
+        package, actions = types.ModuleType("nemoguardrails"), types.ModuleType("nemoguardrails.actions")
+
+        def action(**_: Any) -> Any:
+            return lambda function: function
+
+        actions.action = action  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "nemoguardrails", package)
+        monkeypatch.setitem(sys.modules, "nemoguardrails.actions", actions)
+    spec = importlib.util.spec_from_file_location("factdebate_nemo_actions", ACTIONS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.factdebate_check
+
+
+def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    backend = ScriptedBackend(script(claims=[PARIS, ROME]))
+    server, _ = guard(backend=backend)
+    monkeypatch.setenv("FACTDEBATE_URL", server.url)
+    monkeypatch.setenv("FACTDEBATE_API_KEY", KEY)
+    check = _load_action(monkeypatch)
+    monkeypatch.setitem(check.__globals__, "OPTIONS", {**check.__globals__["OPTIONS"], "method": "single"})
+    found = asyncio.run(check(context={"bot_message": ANSWER, "user_message": "Tell me about Paris.",
+                                       "relevant_chunks": CHUNKS}))
+    assert found["action_taken"] == "flagged" and found["text"].startswith(ANSWER) and ROME in found["text"]
+    assert {c["claim"]: c["label"] for c in found["claims"]} == {PARIS: "SUPPORTS", ROME: "REFUTES"}
+    fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+    assert fast and all("Champ de Mars" in prompt for prompt in fast)  # NeMo's chunks are what it read
+    monkeypatch.setenv("FACTDEBATE_API_KEY", "not-a-key-of-this-server")
+    with pytest.raises(Exception, match="401"):
+        asyncio.run(check(context={"bot_message": ANSWER}))
