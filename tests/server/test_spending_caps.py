@@ -124,7 +124,7 @@ def test_a_response_check_costs_one_claim_token_per_claim(make_app: AppFactory, 
 def test_the_most_a_check_may_cost_is_taken_before_it_starts(make_app: AppFactory, shared: bool) -> None:
     """Parallel checks cannot each start on one token: the most a check may cost is taken up front, and
     what it did not check is given back once the claims are known."""
-    from factdebate.server.claim_limit import ClaimCharge
+    from factdebate.server.admission import ClaimCharge
 
     limiter = make_app(rate_limit_per_minute=600, claims_per_minute=0.01, claims_burst=3,
                        shared_state=shared).state.service.claims_limiter

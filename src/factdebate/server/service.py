@@ -39,7 +39,7 @@ class Service:
     config: ServiceConfig
     keys: KeyRing
     limiter: RateLimiter | SharedRateLimiter
-    claims_limiter: RateLimiter | SharedRateLimiter  # claims per minute per key, apart (server/claim_limit.py)
+    claims_limiter: RateLimiter | SharedRateLimiter  # claims per minute per key, apart (server/admission.py)
     resolver: SettingsResolver
     pool: ResourcePool
     store: BatchStore

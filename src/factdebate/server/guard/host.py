@@ -21,7 +21,7 @@ from factdebate.core.runtime import EventSink
 from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
-from factdebate.server.check_admission import admit_check
+from factdebate.server.admission import admit_check
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.prepare import (
     CONVERSATION_HEADER,
@@ -63,7 +63,7 @@ class ServiceHost(Host):
         return settings
 
     def admit(self, settings: Settings) -> Admission:
-        """The service's admission (server/check_admission.py): shed past its load, a run slot, the claims."""
+        """The service's admission (server/admission.py): shed past its load, a run slot, the claims."""
         assert self.caller is not None
         return admit_check(self.service, self.caller, settings, self._deadline_s)
 

@@ -76,9 +76,9 @@ async def close_upstreams(state: State) -> None:
 def check_failed(exc: FactDebateError) -> JSONResponse:
     """A check that raised (a checker model server down, a fault of its own): OpenAI's error, with the same
     status the service's other routes give it (502 unreachable, 500 otherwise; no endpoint's address)."""
-    from factdebate.server.routes.verify import _http_error
+    from factdebate.server.routes.verify import http_error
 
-    error = _http_error(exc)
+    error = http_error(exc)
     kind = "invalid_request_error" if error.status_code == 422 else "server_error"
     return openai_error(error.status_code, str(error.detail), kind)
 

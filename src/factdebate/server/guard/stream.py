@@ -57,11 +57,11 @@ from factdebate.guard.clock import not_counted
 from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.stream_policy import GuardedStream, kept_chars
 from factdebate.guard.types import GuardResult
+from factdebate.server.admission import SlotStream
 from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.overloaded_stream import overloaded_frames
 from factdebate.server.guard.prepare import STOPPING, disconnected, openai_error, public_result, upstream_error
 from factdebate.server.guard.upstream import SSEEvent, UpstreamError, error_body, passed_on_error
-from factdebate.server.routes.verify import _SlotStream
 from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
@@ -121,7 +121,7 @@ async def stream_reply(prepared: Prepared, request: Request) -> Response:
         error = item if kind == "error" else UpstreamError(502, error_body("the upstream model's stream was empty"))
         return upstream_error(error)
     relay.room.release()
-    return _SlotStream(relay.frames(item, reader), admission.release)
+    return SlotStream(relay.frames(item, reader), admission.release)
 
 
 async def _stop(task: asyncio.Task[Any]) -> None:

@@ -31,11 +31,11 @@ from factdebate.llm.near_chance import CLAIMS, with_model_warnings
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.run.claim import validate_claim
 from factdebate.run.response import check_one_claim, run_response, validate_question, validate_response
-from factdebate.server.claim_limit import claimed_slot
+from factdebate.server.admission import RunSlot, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict
 from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
-from factdebate.server.routes.verify import _http_error, _RunSlot, _settings_for, refuse_transcript
+from factdebate.server.routes.verify import http_error, refuse_transcript, settings_for
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID
 from factdebate.server.state.kept_calls import CallKeeper, with_claim_calls
@@ -61,7 +61,7 @@ class ResponseRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
 def _checked(body: ResponseRequest, service: Service,
              caller: str) -> tuple[Settings, str, str | None, list[Document] | None]:
     """Settings, response, question and the caller's evidence, each checked before a debate slot is taken."""
-    settings, given = checked_evidence(_settings_for(service, body, caller), body)
+    settings, given = checked_evidence(settings_for(service, body, caller), body)
     try:
         return (settings, validate_response(body.response, settings), validate_question(body.question, settings),
                 given)
@@ -86,7 +86,7 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
             response.headers[CHECK_ID_HEADER] = check_id
         return verdict
     except FactDebateError as exc:
-        raise _http_error(exc) from exc
+        raise http_error(exc) from exc
     finally:
         slot.release()
 
@@ -287,7 +287,7 @@ async def _recheck(request: _Recheck, body: ResponseClaimRequest, service: Servi
 async def check_response_claim(body: ResponseClaimRequest, service: ServiceDep, who: CallerDep) -> ClaimRecheck:
     refuse_transcript(body, "/v1/check-response/claim")
     request = await _claim_request(body, service, who)
-    slot = _RunSlot(service)
+    slot = RunSlot(service)
     try:
         return await _recheck(request, body, service, who, None)
     finally:
@@ -299,7 +299,7 @@ async def check_response_claim(body: ResponseClaimRequest, service: ServiceDep, 
 async def check_response_claim_stream(body: ResponseClaimRequest, service: ServiceDep,
                                       who: CallerDep) -> StreamingResponse:
     request = await _claim_request(body, service, who)
-    slot = _RunSlot(service)
+    slot = RunSlot(service)
 
     async def run(sinks: list[EventSink]) -> ClaimRecheck:
         return await _recheck(request, body, service, who, sinks)

@@ -6,13 +6,11 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
-from starlette.types import Receive, Scope, Send
 
 from factdebate.core.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
@@ -20,6 +18,7 @@ from factdebate.core.storage_full import STORAGE, public_reason, storage_problem
 from factdebate.core.types import Verdict
 from factdebate.core.version import __version__
 from factdebate.run.claim import run_claim, validate_claim
+from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.evidence import checked_evidence
 from factdebate.server.options import (
@@ -34,7 +33,7 @@ from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.batch_store import TooManyPending
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
-from factdebate.server.streaming import RunFn, debate_stream, transcribed
+from factdebate.server.streaming import transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 from factdebate.tools.given import given_evidence
@@ -70,7 +69,7 @@ class BatchStatus(BaseModel):
     results: list[dict[str, Any]] | None = None
 
 
-def _settings_for(service: Service, options: VerifyOptions, caller: str) -> Settings:
+def settings_for(service: Service, options: VerifyOptions, caller: str) -> Settings:
     """The request's settings for this caller (whose own evidence memory MERMAID uses)."""
     try:
         return service.resolver.resolve(options, caller)
@@ -85,62 +84,6 @@ def _checked_claim(claim: str, settings: Settings) -> str:
         raise HTTPException(422, str(exc)) from exc
 
 
-class _RunSlot:
-    """Counts interactive debates against ``max_active_runs``; ``release`` may be called more than once."""
-
-    def __init__(self, service: Service) -> None:
-        busy = HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
-                             headers={"Retry-After": "1"})
-        if service.active_runs >= service.config.max_active_runs:
-            raise busy
-        # With shared state the cap holds across all the service's processes (serve --workers N).
-        self._lease = service.shared.acquire_slot(service.config.max_active_runs) if service.shared else None
-        if service.shared is not None and self._lease is None:
-            raise busy
-        service.active_runs += 1
-        service.metrics.active.inc()
-        self._service: Service | None = service
-        self.on_release: list[Callable[[], None]] = []  # what else ends with the run (a rate-limit refund)
-
-    def release(self) -> None:
-        if self._service is not None:
-            service, self._service = self._service, None
-            try:
-                for done in self.on_release:
-                    done()
-            finally:
-                service.active_runs -= 1
-                service.metrics.active.dec()
-                if service.shared is not None and self._lease is not None:
-                    service.shared.release_slot(self._lease)
-
-    def stream(self, service: Service, run: RunFn) -> StreamingResponse:
-        """The run's events as Server-Sent Events, holding this slot for the life of the stream."""
-        return _SlotStream(debate_stream(run, service.config.stream_ping_seconds,
-                                         service.config.stream_flush_seconds), self.release)
-
-
-class _SlotStream(StreamingResponse):
-    """An SSE response that gives its debate slot back when it ends, however it ends: finished, the client
-    gone (even before the first frame), or a write that failed. Ending the frames also cancels the debate,
-    so an abandoned stream spends no more model calls."""
-
-    def __init__(self, frames: AsyncGenerator[bytes, None], release: Callable[[], None]) -> None:
-        super().__init__(frames, media_type="text/event-stream",
-                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-        self._frames = frames
-        self._release = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            try:
-                await self._frames.aclose()
-            finally:
-                self._release()
-
-
 def refuse_transcript(body: TranscriptChoice, endpoint: str) -> None:
     try:
         body.refuse_transcript(endpoint)
@@ -148,7 +91,7 @@ def refuse_transcript(body: TranscriptChoice, endpoint: str) -> None:
         raise HTTPException(422, str(exc)) from exc
 
 
-def _http_error(exc: FactDebateError) -> HTTPException:
+def http_error(exc: FactDebateError) -> HTTPException:
     if isinstance(exc, InputError | ConfigError):
         return HTTPException(422, str(exc))
     log.warning("a check failed: %s", exc)  # with the endpoint's address, which the caller is not shown
@@ -193,9 +136,9 @@ async def methods(service: ServiceDep, _: CallerDep) -> Catalogue:
 @router.post("/verify", tags=["verify"], summary="Verify one claim and return the verdict")
 async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, response: Response) -> Verdict:
     refuse_transcript(body, "/v1/verify")
-    settings, given = checked_evidence(_settings_for(service, body, who), body)
+    settings, given = checked_evidence(settings_for(service, body, who), body)
     claim = _checked_claim(body.claim, settings)
-    slot = _RunSlot(service)
+    slot = RunSlot(service)
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
         with given_evidence(given):
@@ -206,7 +149,7 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
             response.headers[CHECK_ID_HEADER] = check_id
         return verdict
     except FactDebateError as exc:
-        raise _http_error(exc) from exc
+        raise http_error(exc) from exc
     finally:
         slot.release()
 
@@ -218,9 +161,9 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
                                              "answer, score, round, verdict, ...), then `result` with the "
                                              "verdict JSON, or `error`."}})
 async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
-    settings, given = checked_evidence(_settings_for(service, body, who), body)
+    settings, given = checked_evidence(settings_for(service, body, who), body)
     claim = _checked_claim(body.claim, settings)
-    slot = _RunSlot(service)  # held for the life of the stream
+    slot = RunSlot(service)  # held for the life of the stream
 
     async def run(sinks: list[EventSink]) -> Verdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
@@ -254,7 +197,7 @@ async def batch_options(request: Request) -> VerifyOptions:
                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
 async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
                        options: Annotated[VerifyOptions, Depends(batch_options)]) -> BatchStatus:
-    settings = _settings_for(service, options, who)
+    settings = settings_for(service, options, who)
     try:
         text = (await request.body()).decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,0 +1,181 @@
+"""Admission to the service, in one place: what a check or a debate must hold to run, and what refuses it.
+
+- :class:`RunSlot`: one of ``max_active_runs`` debates or checks in progress (a 503 at the limit), across the
+  service's processes when they share state; :class:`SlotStream` gives it back when its stream ends, however it
+  ends.
+- :class:`ClaimCharge` and :func:`claimed_slot`: a key's claims per minute, apart from its requests per minute
+  (issue 59: one bucket for both let a chatbot of one key send about 10 replies a minute). A guard reply or a
+  ``/v1/check-response`` check is one request of ``rate_limit_per_minute`` and as many claims of
+  ``claims_per_minute`` as it checks: the most it may check (``response.max_claims``) is reserved when it starts,
+  so parallel replies cannot each start on one token, and what it did not check is given back when it ends (a
+  429 naming the claims limit when the bucket is empty).
+- :func:`admit_check`: a guard check's admission in one call. A check that would not end within its deadline for
+  the checks already running is shed (server/ops/shedding.py: a 503 with Retry-After, or under
+  ``guard.on_overload: pass`` admitted to pass its reply unchecked, said); then the slot and the claims are taken.
+  One call rather than the five the guard's host made (shed, slot, start, end, release): the guard's face asks
+  the service once and never reaches into its load, slots and buckets (issue 57: the walk of a plain reply).
+
+Routes import these public names; nothing private crosses a module (issue 62)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
+
+from fastapi import HTTPException
+from fastapi.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from factdebate.guard.call import Admission
+from factdebate.server.security import RateLimiter
+from factdebate.server.service import Service
+from factdebate.server.state.shared import SharedRateLimiter
+from factdebate.server.streaming import RunFn, debate_stream
+from factdebate.settings.model import Settings
+
+log = logging.getLogger("factdebate.server")
+SAY_SHED_EVERY_S = 10.0
+
+
+class RunSlot:
+    """Counts interactive debates against ``max_active_runs``; ``release`` may be called more than once."""
+
+    def __init__(self, service: Service) -> None:
+        busy = HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
+                             headers={"Retry-After": "1"})
+        if service.active_runs >= service.config.max_active_runs:
+            raise busy
+        # With shared state the cap holds across all the service's processes (serve --workers N).
+        self._lease = service.shared.acquire_slot(service.config.max_active_runs) if service.shared else None
+        if service.shared is not None and self._lease is None:
+            raise busy
+        service.active_runs += 1
+        service.metrics.active.inc()
+        self._service: Service | None = service
+        self.on_release: list[Callable[[], None]] = []  # what else ends with the run (a rate-limit refund)
+
+    def release(self) -> None:
+        if self._service is not None:
+            service, self._service = self._service, None
+            try:
+                for done in self.on_release:
+                    done()
+            finally:
+                service.active_runs -= 1
+                service.metrics.active.dec()
+                if service.shared is not None and self._lease is not None:
+                    service.shared.release_slot(self._lease)
+
+    def stream(self, service: Service, run: RunFn) -> StreamingResponse:
+        """The run's events as Server-Sent Events, holding this slot for the life of the stream."""
+        return SlotStream(debate_stream(run, service.config.stream_ping_seconds,
+                                         service.config.stream_flush_seconds), self.release)
+
+
+class SlotStream(StreamingResponse):
+    """An SSE response that gives its debate slot back when it ends, however it ends: finished, the client
+    gone (even before the first frame), or a write that failed. Ending the frames also cancels the debate,
+    so an abandoned stream spends no more model calls."""
+
+    def __init__(self, frames: AsyncGenerator[bytes, None], release: Callable[[], None]) -> None:
+        super().__init__(frames, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self._frames = frames
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            try:
+                await self._frames.aclose()
+            finally:
+                self._release()
+
+
+class ClaimCharge:
+    """A check's claims charged to a bucket, one token per claim it checks. The claims are known only after
+    extraction, so the most the check may cost is taken before it starts (parallel checks cannot each start on
+    one token: the first is taken by the caller, the ``most - 1`` others here) and what it did not check is
+    given back when it ends."""
+
+    def __init__(self, limiter: RateLimiter | SharedRateLimiter, who: str, most: int) -> None:
+        self.limiter, self.who, self.most = limiter, who, max(1, most)
+        self.claims: int | None = None
+        self.settled = False
+        limiter.charge(who, self.most - 1)
+
+    def sink(self, event: dict[str, Any]) -> None:
+        if self.claims is None and event.get("event") == "claims_extracted":
+            self.claims = len(event.get("claims") or [])
+
+    def settle(self) -> None:
+        if not self.settled:
+            self.settled = True
+            self.limiter.charge(self.who, -(self.most - max(1, self.claims or 0)))
+
+
+def claimed_slot(service: Service, who: str, settings: Settings) -> tuple[RunSlot, ClaimCharge]:
+    """The run slot and the reply's claims reserved from the key's claim bucket (a 429 when it is empty)."""
+    wait = service.claims_limiter.acquire(who)  # the reply's first claim
+    if wait > 0:
+        service.metrics.rate_limited.labels("claims").inc()
+        retry = math.ceil(wait)
+        raise HTTPException(429, f"this key's claims per minute are used up (the server checks at most "
+                            f"{service.config.claims_per_minute:g} claims a minute for a key, claims_per_minute): "
+                            f"retry in {retry} s", headers={"Retry-After": str(retry)})
+    try:
+        slot = RunSlot(service)
+    except BaseException:
+        service.claims_limiter.charge(who, -1)  # refused for the server's load: its claim given back
+        raise
+    try:
+        charge = ClaimCharge(service.claims_limiter, who, settings.response.max_claims)
+    except BaseException:
+        slot.release()
+        raise
+    slot.on_release.append(charge.settle)
+    return slot, charge
+
+
+class ServiceAdmission(Admission):
+    """A run slot (503 at the server's limit of checks) and the most claims' tokens, settled at release; the
+    check counted in the process's load (server/ops/shedding.py) until then, unless it was let through unchecked
+    (``overloaded``)."""
+
+    def __init__(self, slot: RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,
+                 overloaded: str | None = None) -> None:
+        self.slot, self.charge_of, self.end, self.overloaded = slot, charge, end, overloaded
+
+    def charge(self, claims: int) -> None:
+        if self.charge_of.claims is None:
+            self.charge_of.claims = claims
+
+    def release(self) -> None:
+        if self.end is not None:
+            self.end()
+        self.slot.release()
+
+
+def admit_check(service: Service, who: str, settings: Settings, deadline_s: float | None) -> ServiceAdmission:
+    """The check of ``who`` admitted, or refused as an ``HTTPException`` (503 shed or at the limit of checks,
+    429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
+    guard = settings.guard
+    deadline = min(deadline_s or guard.deadline_s, guard.max_deadline_s)
+    shed = service.load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms)
+    if shed is not None:
+        service.metrics.shed.labels(guard.on_overload).inc()
+        if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
+            service.load.said_at = time.monotonic()
+            log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
+                        guard.on_overload, shed.why)
+        if guard.on_overload == "503":
+            raise HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
+                                headers={"Retry-After": str(shed.retry_after_s)})
+    slot, charge = claimed_slot(service, who, settings)
+    if shed is not None:
+        return ServiceAdmission(slot, charge, None, shed.why)
+    return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once))
