@@ -12,7 +12,7 @@ import pytest
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import script
 from tests.guard.test_sessions import _session
-from tests.server import test_guard_chat as chat
+from tests.server.guard import test_guard_chat as chat
 from tests.server.guard_support import Upstream
 
 guard = chat.guard  # the chat guard's fixture: a scripted upstream and the guard in front of it
