@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from factdebate.guard import ClaimEvidence, Correction, GuardClaim
-from factdebate.server.guard.upstream import Upstream, UpstreamError, revise_instruction, sse_events
+from factdebate.guard.revision import revise_instruction
+from factdebate.server.guard.upstream import Upstream, UpstreamError, sse_events
 
 
 async def _pieces(*parts: bytes) -> AsyncIterator[bytes]:

@@ -31,14 +31,14 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.types import GuardOptions, GuardResult, Reviser
+from factdebate.guard.chat_answer import litellm_answer
+from factdebate.guard.types import GuardOptions, Reviser
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
     keyed_route,
     openai_error,
-    public_result,
     upstream_for,
     validation_problems,
 )
@@ -147,15 +147,5 @@ async def _guardrail(request: Request, service: Service, who: str) -> Response:
         if (answer := door_error(exc)) is None:
             raise
         return answer
-    return JSONResponse(_answer(results), headers={GUARD_CHECK_ID_HEADER: results[0].check_id}
+    return JSONResponse(litellm_answer(results), headers={GUARD_CHECK_ID_HEADER: results[0].check_id}
                         if results[0].check_id else None)
-
-
-def _answer(results: list[GuardResult]) -> dict[str, Any]:
-    checked = [public_result(r) for r in results]
-    blocked = next((r for r in results if r.action_taken == "blocked"), None)
-    if blocked is not None:
-        return {"action": "BLOCKED", "blocked_reason": blocked.text, "factdebate": checked}
-    if any(r.action_taken in ("flagged", "held", "rewritten") for r in results):
-        return {"action": "GUARDRAIL_INTERVENED", "texts": [r.text for r in results], "factdebate": checked}
-    return {"action": "NONE", "factdebate": checked}

@@ -10,11 +10,11 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from factdebate.guard.call import finish
+from factdebate.guard.chat_answer import result_view
 from factdebate.guard.chat_chunks import AnswerTooLong
 from factdebate.guard.overload import overloaded_result
 from factdebate.guard.overloaded_chunks import OverloadedChunks
 from factdebate.guard.stream_policy import kept_chars
-from factdebate.server.guard.prepare import public_result
 from factdebate.server.guard.upstream import SSEEvent, error_body
 
 if TYPE_CHECKING:
@@ -81,6 +81,6 @@ async def _frames(relay: Relay, first: SSEEvent, frame: Any, done: bytes, ping: 
             yield frame({**base, "choices": [{"index": 0, "delta": {"content": shown}, "finish_reason": None}]})
         for raw in held_end:
             yield raw
-        yield frame({**base, "choices": [], "factdebate": public_result(result)})
+        yield frame({**base, "choices": [], "factdebate": result_view(result)})
         yield done
         return

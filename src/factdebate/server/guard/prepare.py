@@ -1,6 +1,7 @@
 """What the guard's HTTP doors share when they read a request and write an answer: the pooled client of the
-operator's upstream, OpenAI-shaped errors, the conversation's id from its header, and a result as a reply
-carries it. The check itself, its admission and its keeping are the one call's (guard/call.py, hosted by
+operator's upstream, OpenAI-shaped errors and the conversation's id from its header (what a policy does to an
+answer, and the result an answer carries, are guard/chat_answer.py's).
+The check itself, its admission and its keeping are the one call's (guard/call.py, hosted by
 server/guard/host.py)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 from starlette.datastructures import State
 
 from factdebate.core.errors import FactDebateError, InputError
-from factdebate.guard import GuardOptions, GuardResult
+from factdebate.guard import GuardOptions
 from factdebate.server.guard.check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
 from factdebate.server.guard.upstream import Upstream, UpstreamError, error_body
 from factdebate.server.service import Service, caller
@@ -29,8 +30,6 @@ CONVERSATION_HEADER = "X-Factdebate-Conversation-Id"
 NO_UPSTREAM = ("the chat guard is off on this server: its operator enables it by naming an OpenAI-compatible "
                "model to check, with `factdebate serve --guard-upstream URL` (a base URL ending in /v1) or "
                "guard.upstream in the --config file")
-# The fields of a result a reply carries; the texts before and after the policy stay in the kept check.
-REPLY_EXCLUDE = {"original_text", "text"}
 
 
 def openai_error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
@@ -157,20 +156,3 @@ def with_conversation_header(options: GuardOptions, value: str | None) -> GuardO
         raise InputError(f"{CONVERSATION_HEADER} and factdebate.conversation_id name two conversations: "
                          "send one of them, or the same id in both")
     return options.model_copy(update={"conversation_id": named})
-
-
-def public_result(result: GuardResult) -> dict[str, Any]:
-    return result.model_dump(mode="json", exclude=REPLY_EXCLUDE)
-
-
-def apply_to_message(message: dict[str, Any], choice: dict[str, Any], result: GuardResult,
-                     block_finish: str = "content_filter") -> None:
-    """The policy's text in the first choice; a blocked reply loses its tool calls too and ends as
-    ``block_finish`` (``guard.block_finish_reason``: ``content_filter``, OpenAI's word for an answer withheld
-    by a filter, or ``stop``, an ordinary answer)."""
-    if result.action_taken in ("flagged", "held", "rewritten", "blocked"):
-        message["content"] = result.text
-    if result.action_taken == "blocked":
-        message.pop("tool_calls", None)
-        message.pop("function_call", None)
-        choice["finish_reason"] = block_finish

@@ -21,15 +21,13 @@ from fastapi.responses import JSONResponse, Response
 
 from factdebate.core.textsafe import safe_value
 from factdebate.guard.call import Begun, Reply, check_replies
-from factdebate.guard.types import GuardResult
+from factdebate.guard.chat_answer import answer_replies, apply_to_answer
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
     answered,
-    apply_to_message,
     openai_error,
     openai_http_error,
-    public_result,
     route_failed,
 )
 from factdebate.server.guard.request import ChatRequest, body_schema
@@ -78,9 +76,9 @@ async def _reply(request: Request, service: Service, who: str) -> Response:
 
 
 async def _plain_reply(door: ChatDoor) -> Response:
-    """The one call with the upstream's answer as its replies (asked once the check is admitted); every choice
-    is checked (n is capped by guard.max_choices), and choices the upstream wrote beyond the n asked for are
-    left out, never passed on unchecked."""
+    """The one call with the upstream's answer as its replies, asked once the check is admitted (which choices
+    are checked, n capped by guard.max_choices, and what of them passes: guard/chat_answer.py), then each
+    result's policy written into its choice."""
     answer: dict[str, Any] = {}
     block_finish: list[str] = []
     body, upstream = door.body, door.upstream
@@ -88,32 +86,15 @@ async def _plain_reply(door: ChatDoor) -> Response:
     async def replies(begun: Begun) -> list[Reply]:
         block_finish.append(begun.settings.guard.block_finish_reason)
         answer.update(await upstream.complete(body.upstream_body(begun.settings.guard.max_tokens)))
-        asked = body.n or 1
-        written = answer["choices"]
-        answer["choices"] = choices = written[:asked]
-        out = [_reply_of(choice) for choice in (choices or [{}])]
-        if len(written) > asked:
-            out[0].passed.append(f"choices {asked + 1} to {len(written)}: the upstream model wrote more answers "
-                                 f"than asked for (n = {asked}); they were left out, unchecked")
-        return out
+        return answer_replies(answer, body.n or 1)
 
     results = await check_replies(door.call, replies, door.host)
-    choices = answer["choices"]
-    for number, result in enumerate(results):
-        if number < len(choices):
-            _apply_to_choice(choices, number, result, block_finish[0])
-    answer["factdebate"] = public_result(results[0])
+    apply_to_answer(answer, results, block_finish[0])
     headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
     try:
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
         return JSONResponse(safe_value(answer), headers=headers)
-
-
-def _reply_of(choice: Any) -> Reply:
-    """A choice's reply to check: its message's text and what of it passes unchecked; a choice with no text
-    is guard/policy.py's ``no_text_result`` (a tool call passes, anything else is degraded)."""
-    return Reply.of_message(choice.get("message") if isinstance(choice, dict) else None)
 
 
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
@@ -127,17 +108,3 @@ async def responses() -> JSONResponse:
     """The Responses API, which clients such as the Vercel AI SDK's ``openai()`` call by default: a 404 that
     says which API to call instead, in OpenAI's shape (a bare ``Not Found`` said nothing)."""
     return openai_error(404, RESPONSES_API, "not_found_error", "responses_api_not_served")
-
-
-def _apply_to_choice(choices: list[Any], number: int, result: GuardResult, block_finish: str) -> None:
-    """The policy's text in choice ``number``. A choice (or message) that is not an object holds nothing the
-    check could read, so nothing of it is passed on: it gets the policy's text alone. With several choices,
-    each carries its own ``factdebate`` object (the one beside ``choices`` is the first's)."""
-    choice = choices[number]
-    if not isinstance(choice, dict):
-        choices[number] = choice = {"index": number, "finish_reason": "stop"}
-    if not isinstance(choice.get("message"), dict):
-        choice["message"] = {"role": "assistant", "content": result.text or None}
-    apply_to_message(choice["message"], choice, result, block_finish)
-    if len(choices) > 1:
-        choice["factdebate"] = public_result(result)

@@ -52,6 +52,7 @@ from starlette.responses import Response
 
 from factdebate.core.observe import watched
 from factdebate.guard.call import finish, hidden_claim
+from factdebate.guard.chat_answer import result_view
 from factdebate.guard.chat_chunks import AnswerTooLong, ChatChunks
 from factdebate.guard.clock import not_counted
 from factdebate.guard.stream import StreamingCheck
@@ -60,7 +61,7 @@ from factdebate.guard.types import GuardResult
 from factdebate.server.admission import SlotStream
 from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.overloaded_stream import overloaded_frames
-from factdebate.server.guard.prepare import STOPPING, disconnected, openai_error, public_result, upstream_error
+from factdebate.server.guard.prepare import STOPPING, disconnected, openai_error, upstream_error
 from factdebate.server.guard.upstream import SSEEvent, UpstreamError, error_body, passed_on_error
 from factdebate.util.redact import hide_endpoints
 
@@ -241,7 +242,7 @@ class Relay:
                     result = await finish(self.begun, result, calls, True)  # hidden, kept under the header's id
                     for chunk in chunks.closing(result):
                         yield frame(chunk)
-                    yield frame({**chunks.head, "choices": [], "factdebate": public_result(result)})
+                    yield frame({**chunks.head, "choices": [], "factdebate": result_view(result)})
                     yield DONE
                     return
         except AnswerTooLong as exc:

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
@@ -25,13 +24,11 @@ import httpx
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
+from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
-from factdebate.prompts import render
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
 
-# A revised answer is about as long as the original; this bounds it whatever the upstream's default.
-REVISE_MAX_TOKENS = 1024
 MAX_EVENT_BYTES = 4 * 1024 * 1024  # one event of the upstream's stream (a chunk is a few hundred bytes)
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
 OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
@@ -177,10 +174,6 @@ class Upstream:
         self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
                                         transport=transport, follow_redirects=False, trust_env=False)
 
-    @classmethod
-    def from_settings(cls, base_url: str, key_env: str, timeout: float) -> Upstream:
-        return cls(base_url, os.environ.get(key_env) or None, timeout)
-
     async def aclose(self) -> None:
         await self.client.aclose()
 
@@ -241,11 +234,7 @@ class Upstream:
         the same model, asked to correct its answer given what the check found."""
 
         async def revise(answer: str, refuted: list[GuardClaim]) -> str:
-            messages = [*body.get("messages", []), {"role": "assistant", "content": answer},
-                        {"role": "user", "content": revise_instruction(refuted)}]
-            asked = {key: value for key, value in body.items()
-                     if key in ("model", "temperature", "top_p", "seed", "user")}
-            data = await self.complete({**asked, "messages": messages, "max_tokens": REVISE_MAX_TOKENS})
+            data = await self.complete(revision_request(body, answer, refuted))  # guard/revision.py's words
             message = (data["choices"][0] or {}).get("message") or {}
             content = message.get("content")
             if not isinstance(content, str) or not content.strip():
@@ -273,23 +262,3 @@ async def _hang_up(response: httpx.Response) -> None:
     if stream is not None:
         with contextlib.suppress(Exception):  # already closed, or closing failed: nothing more to stop
             await stream.aclose()
-
-
-def revise_instruction(refuted: list[GuardClaim]) -> str:
-    """What the model is told when its answer is sent back: each claim a check found false, with the passage
-    that says otherwise and the checker's corrected sentence, that those passages are data and not
-    instructions (prompts/evidence_is_data.j2), and the rules of the revision."""
-    lines = ["A fact check of your last answer found statements in it that the evidence contradicts:", ""]
-    for number, claim in enumerate(refuted, 1):
-        lines.append(f"{number}. You wrote: \"{claim.claim}\"")
-        for item in claim.evidence[:2]:
-            where = f" ({item.url})" if item.url else ""
-            lines.append(f"   Evidence from {item.title or 'a source'}{where}: \"{item.quote}\"")
-        if claim.correction is not None:
-            lines.append(f"   A corrected statement: \"{claim.correction.text}\"")
-    # The quotes are from passages anyone may have written: the same rule as every checking prompt's.
-    lines += ["", render("evidence_is_data").text,
-              "", "Write your answer again for the same reader. Correct or remove each statement listed above "
-              "so that it agrees with the evidence; keep everything else as it was, in the same language, tone "
-              "and format. Reply with the revised answer only, without mentioning this check."]
-    return "\n".join(lines)

@@ -1,14 +1,16 @@
-"""``/v1/check-response``: a long answer checked claim by claim (``factdebate.response_level``), as JSON or
-streamed as SSE (the response's events, then every claim's run nested in its ``subclaim`` span);
-``/v1/check-response/claim``: one of its claims checked again alone (a claim whose check failed), with the
-response's label worked out anew from the caller's list of its claims' labels, or, for a claim of a kept check
-(``check_id``), from that check's, which is then updated so that its link shows the claim's new verdict."""
+"""``/v1/check-response``: a long answer checked claim by claim by check-response's one call (guard/call.py's
+``check_response``, every door's: :class:`ResponseHost`), as JSON or streamed as SSE (the response's events,
+then every claim's run nested in its ``subclaim`` span); ``/v1/check-response/claim``: one of its claims checked
+again alone (a claim whose check failed), with the response's label worked out anew from the caller's list of
+its claims' labels, or, for a claim of a kept check (``check_id``), from that check's, which is then updated so
+that its link shows the claim's new verdict."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +29,15 @@ from factdebate.core.types import (
     add_model_usage,
     add_reply_counts,
 )
+from factdebate.guard.call import Admission, CheckCall, Host, given_resources
+from factdebate.guard.call import check_response as check_response_call
+from factdebate.guard.types import GuardOptions
 from factdebate.llm.near_chance import CLAIMS, with_model_warnings
+from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.run.claim import validate_claim
-from factdebate.run.response import check_one_claim, run_response, validate_question, validate_response
-from factdebate.server.admission import RunSlot, claimed_slot
+from factdebate.run.response import check_one_claim, validate_question, validate_response
+from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict
 from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
@@ -69,18 +75,47 @@ def _checked(body: ResponseRequest, service: Service,
         raise HTTPException(422, str(exc)) from exc
 
 
+class ResponseHost(Host):
+    """The service as the host of check-response's one call (guard/call.py's ``check_response``, which MCP's
+    ``check_response``, ``factdebate.check_response`` and the CLI make too): the settings the route resolved
+    from the request, the run slot and claims it took before answering (a refusal is the request's own status,
+    before a stream starts; server/admission.py), and the service's resource pool. The call scopes the model
+    cache to the caller and says a failure without the operator's address."""
+
+    def __init__(self, service: Service, who: str, settings: Settings, slot: RunSlot, charge: ClaimCharge) -> None:
+        self.service, self.caller, self._settings = service, who, settings
+        self._admission = ServiceAdmission(slot, charge, None)
+
+    async def settings(self, options: GuardOptions) -> Settings:
+        return self._settings
+
+    def admit(self, settings: Settings) -> Admission:
+        return self._admission
+
+    def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
+        return given_resources(self.service.resources(settings))
+
+
+async def _one_call(service: Service, who: str, checked: tuple[Settings, str, str | None, list[Document] | None],
+                    slot: RunSlot, charge: ClaimCharge, sinks: list[EventSink]) -> ResponseVerdict:
+    """The check of a request read by :func:`_checked`, made by the one call with the service as its host; its
+    claims charged as they are extracted (``charge.sink``), the slot given back when it ends."""
+    settings, text, question, given = checked
+    host = ResponseHost(service, who, settings, slot, charge)
+    with given_evidence(given):
+        return public_verdict(await check_response_call(CheckCall((), GuardOptions(), question), text, host,
+                                                        sinks=[charge.sink, *sinks]))
+
+
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
 async def check_response(body: ResponseRequest, service: ServiceDep, who: CallerDep,
                          response: Response) -> ResponseVerdict:
     refuse_transcript(body, "/v1/check-response")
-    settings, text, question, given = _checked(body, service, who)
-    slot, charge = claimed_slot(service, who, settings)
+    checked = _checked(body, service, who)
+    slot, charge = claimed_slot(service, who, checked[0])
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
-        with given_evidence(given):
-            verdict = public_verdict(await run_response(text, settings, service.resources(settings),
-                                                        question=question,
-                                                        sinks=[charge.sink, *([calls.sink] if calls else [])]))
+        verdict = await _one_call(service, who, checked, slot, charge, [calls.sink] if calls else [])
         check_id = await keep(service, who, verdict, calls=calls, response=response)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
@@ -94,15 +129,12 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
 @router.post("/check-response/stream", tags=["verify"], response_class=StreamingResponse,
              summary="Check a long answer claim by claim, streaming the events as SSE")
 async def check_response_stream(body: ResponseRequest, service: ServiceDep, who: CallerDep) -> StreamingResponse:
-    settings, text, question, given = _checked(body, service, who)
-    slot, charge = claimed_slot(service, who, settings)
+    checked = _checked(body, service, who)
+    slot, charge = claimed_slot(service, who, checked[0])
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
-        with given_evidence(given):
-            verdict = public_verdict(await run_response(
-                text, settings, service.resources(settings), question=question,
-                sinks=[charge.sink, *sinks, *([calls.sink] if calls else [])]))
+        verdict = await _one_call(service, who, checked, slot, charge, [*sinks, *([calls.sink] if calls else [])])
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 
