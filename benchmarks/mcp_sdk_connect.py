@@ -14,7 +14,8 @@ mcp) on an empty data folder with the scripted model, and measures:
 Also prints the machine's 1-minute load average before and after, so that a figure is read with its load.
 
 Run: ``.venv/bin/python benchmarks/mcp_sdk_connect.py [--runs 5]``. Prints one line per run and a summary line
-(medians, and the slowest connect).
+(medians, and the slowest connect). The server writes "interrupted" to stderr (inherited) each time the client
+closes it: its command line's word for being stopped, not a failure.
 """
 
 from __future__ import annotations
