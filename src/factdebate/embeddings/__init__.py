@@ -7,11 +7,11 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
-
 from factdebate.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    import numpy as np  # annotations only: a command that never encodes does not pay numpy's import (80 ms)
+
     from factdebate.embeddings.minilm import Embedder
 
 

@@ -26,9 +26,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from factdebate.core.errors import InputError
@@ -37,7 +36,10 @@ from factdebate.memory.guard import check_evidence, check_fields
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import DEFAULT_FILE, MemorySettings
 
-Encode = Callable[[list[str]], np.ndarray]  # texts -> unit-length rows
+if TYPE_CHECKING:
+    import numpy as np  # imported where vectors are read: every command imports this module, few recall
+
+Encode = Callable[[list[str]], "np.ndarray"]  # texts -> unit-length rows
 BUSY_TIMEOUT_S = MemorySettings.model_fields["busy_timeout_s"].default
 _SEMANTIC_SCAN = 20_000  # newest records compared by vector per recall; older ones need an exact key match
 
@@ -185,6 +187,8 @@ class EvidenceMemory:
     def _vectors(self, texts: list[str]) -> np.ndarray | None:
         if self._encode is None or not texts:
             return None
+        import numpy as np
+
         return np.asarray(self._encode(texts), dtype=np.float32)
 
     def _live(self, before: int | None = None) -> tuple[str, tuple[Any, ...]]:
@@ -277,6 +281,8 @@ class EvidenceMemory:
         rows = [r for r in rows if r[0] not in seen]
         if not rows:
             return []
+        import numpy as np
+
         matrix = np.stack([np.frombuffer(r[-1], dtype=np.float32) for r in rows])
         queries = self._vectors(list(names.values()))
         assert queries is not None

@@ -16,8 +16,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings
 
@@ -52,6 +50,8 @@ class Calibration:
         self.scores = scores
         if not scores:
             return
+        import numpy as np  # here, not at the top: Tool-MAD's method imports this module in every command
+
         self.threshold = threshold_for(scores, self.pass_share, digits=3, strict=strict)
         values = np.asarray(scores)
         self.quantiles = {name: round(float(np.quantile(values, q)), 3) for name, q in

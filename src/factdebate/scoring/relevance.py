@@ -4,7 +4,7 @@ and NOT ENOUGH INFO is a legitimate verdict here."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from factdebate.core.parsing import parse_list
 from factdebate.embeddings import TextEncoder
@@ -14,8 +14,13 @@ from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 def mean_cosine(anchor: np.ndarray, others: np.ndarray) -> float:
+    import numpy as np  # here: every command imports this module (Tool-MAD's method), few of them score
+
     anchor = anchor / (np.linalg.norm(anchor) or 1.0)
     norms = np.linalg.norm(others, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

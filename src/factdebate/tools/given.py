@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-import numpy as np
-
 from factdebate.core.types import Document
 from factdebate.embeddings import TextEncoder
 from factdebate.tools.base import Tool
@@ -61,6 +59,8 @@ async def top_k(query: str, documents: list[Document], k: int, encoder: TextEnco
     document's ``score`` set to its similarity."""
     if len(documents) <= k:
         return list(documents)
+    import numpy as np  # here: every command imports this module, few of them rank given evidence
+
     vectors = await encoder.aencode([query, *(d.text for d in documents)])
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

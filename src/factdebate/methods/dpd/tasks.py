@@ -22,14 +22,14 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-
 from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import split_sentences
 from factdebate.methods.dpd.team import cosine_rows
 
 if TYPE_CHECKING:  # the harness and the API import the methods package: no cycle at import time
+    import numpy as np
+
     from factdebate.core.runtime import EventSink
     from factdebate.embeddings import TextEncoder
     from factdebate.eval.datasets import Dataset, Sample
@@ -131,6 +131,8 @@ class SentenceEvidence:
     async def __call__(self, claim: str) -> list[Document]:
         if not self.sentences:
             return []
+        import numpy as np  # here: every command imports the methods to list them (numpy is 80 ms)
+
         if self._vectors is None:
             self._vectors = np.asarray(await self.encoder.aencode(self.sentences))
         query = np.asarray(await self.encoder.aencode([claim]))[0]
