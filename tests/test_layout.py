@@ -7,8 +7,9 @@ from tests.paths import ROOT, TESTS
 
 SRC = ROOT / "src" / "factdebate"
 ACROSS_PACKAGES = {"golden", "fixtures", "install"}  # whole-project checks: no one package
-# Scenario suites inside a package's tests: every door of that package's face, not one module's tests.
-SCENARIOS = {"guard/conformance"}
+# Scenario suites inside a package's tests: every door of that package's face, not one module's tests; and the
+# web page's browser tests (the page is server/static's files, not a Python package).
+SCENARIOS = {"guard/conformance", "server/page"}
 
 
 def test_every_test_folder_mirrors_a_package() -> None:
