@@ -46,7 +46,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, onnx_model_file: Path) -> 
 def in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Runner:
     """Runs a command line in this process, as tests/test_documented_lines.py does, instead of the console
     script in a new one: each of those paid Python's start and factdebate's imports again (about a CPU-second
-    of the 1-6 a record costs). The records come out the same either way (benchmarks/golden_in_process.py
+    of the 1-6 a record costs). The records come out the same either way (benchmarks/decisions/golden_in_process.py
     compares them file by file)."""
     from factdebate.cli.main import run
 

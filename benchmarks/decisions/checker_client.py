@@ -10,7 +10,7 @@ on loopback in a process of its own (tests/fake_openai.py, answering at once), `
 Reported per client: this process's CPU milliseconds per call (user and system, all threads) and calls per
 second, in alternating rounds (``--rounds``), medians.
 
-    .venv/bin/python benchmarks/checker_client.py --calls 400 --concurrency 16 --rounds 3
+    .venv/bin/python benchmarks/decisions/checker_client.py --calls 400 --concurrency 16 --rounds 3
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MESSAGES = [{"role": "system", "content": "Answer with SUPPORTS, REFUTES or NOT ENOUGH INFO."},
             {"role": "user", "content": "Claim: The Eiffel Tower is in Paris.\nEvidence: [1] It stands in Paris."}]
 SERVER = ("import sys, time; sys.path.insert(0, {root!r}); from tests.fake_openai import FakeOpenAI; "

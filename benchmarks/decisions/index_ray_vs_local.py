@@ -8,7 +8,7 @@ time to the first finished shard (Ray's start-up, the actors loading the encoder
 Each side's encoder share is its seconds inside the encoder over its seconds of work (the workers' time on
 shards, for Ray).
 
-    .venv/bin/python benchmarks/index_ray_vs_local.py [--docs 3000] [--workers 2] [--shard-docs 250]
+    .venv/bin/python benchmarks/decisions/index_ray_vs_local.py [--docs 3000] [--workers 2] [--shard-docs 250]
 
 Last line: ``ray_vs_local=<Ray passages/s ÷ one process's>``, whole builds.
 """
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.corpus.indexing import index_corpus

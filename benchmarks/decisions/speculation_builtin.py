@@ -2,7 +2,7 @@
 speculation off and on, alternating, in one process; the model serves one call at a time, so a
 speculative round's calls queue with the scoring calls the verdict waits for.
 
-    FACTDEBATE_DATA_DIR=... .venv/bin/python benchmarks/speculation_builtin.py [--claims 4]
+    FACTDEBATE_DATA_DIR=... .venv/bin/python benchmarks/decisions/speculation_builtin.py [--claims 4]
 
 Last line: ``builtin_speculative_speedup=…`` (wall off / wall on; below 1 means speculation costs time).
 """
@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from factdebate.core.types import Verdict
 from factdebate.run.build import build_resources

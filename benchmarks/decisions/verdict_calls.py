@@ -3,7 +3,7 @@
     FACTDEBATE_LLM__ONE_CALL_VERDICT=false factdebate eval --method tool-mad --dataset countries --limit 3 \\
         --no-cache -o runs/before
     factdebate eval --method tool-mad --dataset countries --limit 3 --no-cache -o runs/after
-    python benchmarks/verdict_calls.py runs/before runs/after
+    python benchmarks/decisions/verdict_calls.py runs/before runs/after
 
 Only claims present in both runs and without errors are compared."""
 

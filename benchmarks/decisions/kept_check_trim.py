@@ -3,7 +3,7 @@ database (a temporary file), the key's limit at the service's default (1,000), 2
 few kept calls each. Prints the mean milliseconds per save for the first 100, up to the limit, and past it
 (where every save also trims the oldest):
 
-    .venv/bin/python benchmarks/kept_check_trim.py --saves 2000 --per-key 1000
+    .venv/bin/python benchmarks/decisions/kept_check_trim.py --saves 2000 --per-key 1000
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 tests/golden/test_golden.py does, where the records of several methods share a pytest worker). Prints each
 file's CPU-seconds both ways and fails unless every file is byte for byte the same.
 
-    .venv/bin/python benchmarks/golden_in_process.py [--only verify-cot,eval-dpd]
+    .venv/bin/python benchmarks/decisions/golden_in_process.py [--only verify-cot,eval-dpd]
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.golden.record import NAMES, _run, indexed_folder, record_one
 

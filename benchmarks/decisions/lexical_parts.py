@@ -7,7 +7,7 @@
 * agreement: how much of one index's top k the merged parts return (each part scores with its own
   document frequencies, so the merge is close to, not the same as, one index's ranking).
 
-    .venv/bin/python benchmarks/lexical_parts.py [--parts 2] [--queries 300]
+    .venv/bin/python benchmarks/decisions/lexical_parts.py [--parts 2] [--queries 300]
 
 Last line: ``parts_vs_one_build=… overlap_at_10=…``.
 """
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.retrieval import percentile
 from factdebate.core.types import Document
