@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.retrieval_toolset import ToolsetSearch
 from factdebate.tools.toolset import Toolset
+from tests.readiness import wait_until_ready
 
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
 
@@ -72,15 +72,15 @@ def toy_http_url(tmp_path: Path) -> Iterator[str]:
         port = sock.getsockname()[1]
     log = (tmp_path / "toy.log").open("w")
     process = subprocess.Popen([sys.executable, TOY, "http", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    def listening() -> bool:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+            return True
+        except httpx.TransportError:
+            return False
+
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
-        assert process.poll() is None, "the toy MCP server exited"
+        wait_until_ready(listening, process, "the toy MCP server", log=Path(log.name))
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
