@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from factdebate.guard.chat_request import ChatRequest
 from factdebate.server.guard.litellm import Conversations
-from factdebate.server.guard.request import ChatRequest
 
 
 def _chat(question: str) -> ChatRequest:

@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
+from factdebate.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.server.admission import admit_check
@@ -33,7 +34,7 @@ from factdebate.server.guard.prepare import (
     upstream_for,
     with_conversation_header,
 )
-from factdebate.server.guard.request import ChatRequest, checked_conversation, read_chat_request
+from factdebate.server.guard.request import read_chat_request
 from factdebate.server.guard.upstream import Upstream, UpstreamError
 from factdebate.server.routes.checks import call_keeper
 from factdebate.server.service import Service

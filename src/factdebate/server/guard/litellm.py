@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from factdebate.guard.call import CheckCall, Reply, check_replies
 from factdebate.guard.chat_answer import litellm_answer
+from factdebate.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.guard.types import GuardOptions, Reviser
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -42,7 +43,7 @@ from factdebate.server.guard.prepare import (
     upstream_for,
     validation_problems,
 )
-from factdebate.server.guard.request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of, read_body
+from factdebate.server.guard.request import read_body
 from factdebate.server.service import Service, ServiceDep
 from factdebate.settings.model import Settings
 

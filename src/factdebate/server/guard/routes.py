@@ -3,7 +3,7 @@ points its base URL here; the request goes on to the operator's model (``guard.u
 reply is checked by :mod:`factdebate.guard`, and the answer comes back in OpenAI's shape with a
 ``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``).
 
-The route is thin: the request's checks (server/guard/request.py), the way to the upstream
+The route is thin: the request's format and checks (guard/chat_request.py), the way to the upstream
 (server/guard/upstream.py) and the stream's relay (server/guard/stream.py) live apart, and the checking
 itself below the faces. The caller's key is this service's (``Authorization: Bearer``, as the OpenAI SDK
 sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) with the service's
@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, Response
 from factdebate.core.textsafe import safe_value
 from factdebate.guard.call import Begun, Reply, check_replies
 from factdebate.guard.chat_answer import answer_replies, apply_to_answer
+from factdebate.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
@@ -30,7 +31,7 @@ from factdebate.server.guard.prepare import (
     openai_http_error,
     route_failed,
 )
-from factdebate.server.guard.request import ChatRequest, body_schema
+from factdebate.server.guard.request import body_schema
 from factdebate.server.guard.stream import stream_reply
 from factdebate.server.service import Service, ServiceDep, caller
 

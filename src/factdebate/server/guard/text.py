@@ -16,6 +16,7 @@ from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from factdebate.guard.call import CheckCall, Reply, check_replies
+from factdebate.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.guard.types import GuardOptions, Reviser
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -26,7 +27,7 @@ from factdebate.server.guard.prepare import (
     upstream_for,
     validation_problems,
 )
-from factdebate.server.guard.request import ChatMessage, ChatRequest, body_schema, chat_of, lone_surrogate, read_body
+from factdebate.server.guard.request import body_schema, read_body
 from factdebate.server.service import Service, ServiceDep
 from factdebate.settings.model import Settings
 
