@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-FACE = "factdebate.server.guard"  # the guard's HTTP face: server/guard_*.py
+FACE = "factdebate.server.guard"  # the guard's HTTP face: the server/guard/ package
 
 
 def _module(frame: FrameType | None) -> str | None:
