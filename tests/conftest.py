@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.parallel import build_once, run_folder, xdist_group_for
+from tests.parallel import SHARED_FIXTURES, build_once, run_folder, xdist_group_for
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -72,21 +72,51 @@ def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture(scope="session")
-def milvus_server_uri() -> Any:
-    """A Milvus standalone server for the session (tests/milvus_server.py); the tests that need one are
-    skipped, with the reason, where it cannot start."""
+# The Milvus server while its tests run: (server, URI), or the reason it could not start (said by every test
+# that asks for it, without a second try).
+_milvus: list[tuple[Any, str]] = []
+_milvus_unavailable: list[str] = []
+
+
+@pytest.fixture
+def milvus_server_uri() -> str:
+    """A Milvus standalone server (tests/milvus_server.py), started by the first test that needs it and shared
+    by the next ones; the tests that need one are skipped, with the reason, where it cannot start. Under xdist
+    its tests are one group, run one after another on one worker, and the server stops when the group ends
+    (``pytest_runtest_teardown``): idle, it still costs about 1.1 CPU-seconds a minute, and the worker may run
+    other tests for minutes after. In one process it lives until the session ends."""
     from tests.milvus_server import MilvusServer, MilvusUnavailable
 
-    server = MilvusServer()
-    try:
-        uri = server.start()
-    except MilvusUnavailable as exc:
-        pytest.skip(str(exc))
-    try:
-        yield uri
-    finally:
-        server.stop()
+    if _milvus_unavailable:
+        pytest.skip(_milvus_unavailable[0])
+    if not _milvus:
+        server = MilvusServer()
+        try:
+            _milvus.append((server, server.start()))
+        except MilvusUnavailable as exc:
+            _milvus_unavailable.append(str(exc))
+            pytest.skip(str(exc))
+    return _milvus[0][1]
+
+
+def _in_milvus_group(item: pytest.Item | None) -> bool:
+    mark = item.get_closest_marker("xdist_group") if item is not None else None
+    return mark is not None and mark.args[:1] == (SHARED_FIXTURES["milvus_server_uri"],)
+
+
+def _stop_milvus() -> None:
+    while _milvus:
+        _milvus.pop()[0].stop()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures are torn down: they may still talk to Milvus
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if _milvus and os.environ.get("PYTEST_XDIST_WORKER") and not _in_milvus_group(nextitem):
+        _stop_milvus()
+
+
+def pytest_sessionfinish() -> None:
+    _stop_milvus()
 
 
 @pytest.fixture(scope="session")
