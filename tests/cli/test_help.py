@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from factdebate.cli.main import app
 from factdebate.settings.options import not_read_by
-from tests.cli.test_main import run
+from tests.cli.test_main import run_here
 
 WIDE = {"COLUMNS": "220"}  # one line per flag, so a flag and its default can be matched on one line
 
@@ -80,20 +80,20 @@ def test_verify_help_is_in_panels_in_reading_order() -> None:
 
 
 def test_a_flag_the_method_ignores_is_a_warning(tmp_path: Path) -> None:
-    result = run("verify", "Paris is in France.", "--method", "cot", "--rounds", "2", "--llm", "scripted:agree",
-                 "--no-cache", "--json")
+    result = run_here("verify", "Paris is in France.", "--method", "cot", "--rounds", "2", "--llm",
+                      "scripted:agree", "--no-cache", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["label"] == "SUPPORTS"
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == ["warning: verify --method cot ignores --rounds (a tool-mad option)"]
-    result = run("verify", "Paris is in France.", "--method", "cot", "--max-claims", "2", "--llm", "scripted:agree",
-                 "--no-cache", "--json")
+    result = run_here("verify", "Paris is in France.", "--method", "cot", "--max-claims", "2", "--llm",
+                      "scripted:agree", "--no-cache", "--json")
     assert "ignores --max-claims (read by check-response and eval only)" in result.stderr
-    quiet = run("verify", "Paris is in France.", "--method", "cot", "--k", "2", "--llm", "scripted:agree",
-                "--no-cache", "--json")
+    quiet = run_here("verify", "Paris is in France.", "--method", "cot", "--k", "2", "--llm", "scripted:agree",
+                     "--no-cache", "--json")
     assert quiet.returncode == 0 and "warning" not in quiet.stderr
-    evaluated = run("eval", "--dataset", "countries", "--limit", "1", "--method", "cot", "--rounds", "2",
-                    "--dry-run", "--output", str(tmp_path / "run"), "--llm", "scripted:agree")
+    evaluated = run_here("eval", "--dataset", "countries", "--limit", "1", "--method", "cot", "--rounds", "2",
+                         "--dry-run", "--output", str(tmp_path / "run"), "--llm", "scripted:agree")
     assert evaluated.returncode == 0, evaluated.stderr
     assert evaluated.stderr.splitlines()[0] == "warning: eval --method cot ignores --rounds (a tool-mad option)"
 

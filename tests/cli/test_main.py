@@ -1,9 +1,14 @@
-"""The command line as a user runs it: the installed console script in a subprocess."""
+"""The command line as a user runs it: the installed console script in a subprocess, or, where a test is about
+what a command does rather than the script that starts it, the same ``run()`` in this process
+(``run_here``). Every command family keeps at least one test through the installed script."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +24,39 @@ NO_TOOLS = ["--llm", "scripted:agree", "--agents", "none,none", "--no-cache"]
 def run(*args: str, env: dict[str, str] | None = None, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([EXE, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def run_here(*args: str, env: dict[str, str] | None = None, input: str = "") -> subprocess.CompletedProcess[str]:
+    """``run``'s answer (exit code, stdout, stderr) from the console script's own ``run()`` in this process:
+    ``main()`` only sets Ctrl-C's handling and exits with that code. A process costs 0.6-0.7 CPU-seconds of
+    Python's start and factdebate's imports, this about 0.05 (issue 64). ``env`` is set for the call only, and
+    ``input`` is what the command reads from stdin; colour codes a console made at import may add (a test
+    run with ``-s`` on a terminal) are removed, as a pipe would not have them."""
+    from factdebate.cli.main import run as run_cli
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = {name: os.environ.get(name) for name in env or {}}
+    stdin = sys.stdin
+    try:
+        os.environ.update(env or {})
+        sys.stdin = io.StringIO(input)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = run_cli(list(args))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.stdin = stdin
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return subprocess.CompletedProcess([EXE, *args], code, _ANSI.sub("", out.getvalue()),
+                                       _ANSI.sub("", err.getvalue()))
 
 
 def assert_clean_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -41,8 +79,8 @@ def test_verify_json_prints_one_object_on_stdout() -> None:
 
 def test_verify_renders_the_debate_and_writes_a_trace(tmp_path: Path) -> None:
     trace = tmp_path / "trace.jsonl"
-    result = run("verify", "Paris is the capital of France.", "--llm", "scripted:disagree", "--agents",
-                 "none,none", "--no-cache", "--no-scoring", "--rounds", "2", "--trace", str(trace))
+    result = run_here("verify", "Paris is the capital of France.", "--llm", "scripted:disagree", "--agents",
+                      "none,none", "--no-cache", "--no-scoring", "--rounds", "2", "--trace", str(trace))
     assert result.returncode == 0, result.stderr
     assert "Round 1" in result.stdout and "Round 2" in result.stdout and "Verdict" in result.stdout
     events = [json.loads(line)["event"] for line in trace.read_text().splitlines()]
@@ -62,7 +100,9 @@ def test_verify_renders_the_debate_and_writes_a_trace(tmp_path: Path) -> None:
     (["verify"], ["give a claim"]),
 ])
 def test_bad_input_gets_a_clear_message_and_no_traceback(args: list[str], needles: list[str]) -> None:
-    assert_clean_error(run(*args), *needles)
+    """In this process: the installed script's clean errors are the unreachable endpoint's and the unindexed
+    corpus's below."""
+    assert_clean_error(run_here(*args), *needles)
 
 
 def test_unreachable_endpoint_is_named_before_anything_runs() -> None:
@@ -76,9 +116,9 @@ def test_unreachable_endpoint_is_named_before_anything_runs() -> None:
 
 def test_openai_compatible_server_runs_a_debate() -> None:
     with FakeOpenAI(reply="The documents agree.\nREFUTES") as server:
-        result = run("verify", "The moon is made of cheese.", "--json", "--llm", "openai:local-model",
-                     "--agents", "none,none", "--no-scoring", "--no-cache",
-                     env={"OPENAI_BASE_URL": server.base_url})
+        result = run_here("verify", "The moon is made of cheese.", "--json", "--llm", "openai:local-model",
+                          "--agents", "none,none", "--no-scoring", "--no-cache",
+                          env={"OPENAI_BASE_URL": server.base_url})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["label"] == "REFUTES"
     assert server.requests[0]["body"]["model"] == "local-model"
@@ -90,17 +130,17 @@ def test_batch_is_resumable_and_keeps_what_was_written(tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     # a previous run finished c0 and crashed while writing the next line
     out.write_text(json.dumps({"id": "c0", "claim": "Claim number 0.", "label": "SUPPORTS"}) + "\n{\"id\": \"c1")
-    result = run("verify", "--input", str(claims), "--output", str(out), "--no-scoring", *NO_TOOLS)
+    result = run_here("verify", "--input", str(claims), "--output", str(out), "--no-scoring", *NO_TOOLS)
     assert result.returncode == 0, result.stderr
     assert "3 verified, 1 already done" in result.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.startswith("{") and line.endswith("}")]
     assert sorted(r["id"] for r in rows) == ["c0", "c1", "c2", "c3"]
-    again = run("verify", "--input", str(claims), "--output", str(out), "--no-scoring", *NO_TOOLS)
+    again = run_here("verify", "--input", str(claims), "--output", str(out), "--no-scoring", *NO_TOOLS)
     assert "0 verified, 4 already done" in again.stderr
 
 
 def test_methods_lists_tool_mad() -> None:
-    result = run("methods")
+    result = run_here("methods")
     assert result.returncode == 0 and "tool-mad" in result.stdout
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.cli.test_main import assert_clean_error, run
+from tests.cli.test_main import assert_clean_error, run_here
 from tests.server.conftest import AUTH, AppFactory, parse_sse
 
 TEXT = "Paris is the capital of France. The Eiffel Tower is in Paris."
@@ -20,7 +20,7 @@ PLAIN = ["--llm", "scripted:agree", "--method", "single", "--no-cache"]
 
 
 def test_cli_checks_an_argument_and_prints_json() -> None:
-    result = run("check-response", TEXT, "--json", "--question", "Tell me about Paris.", *PLAIN)
+    result = run_here("check-response", TEXT, "--json", "--question", "Tell me about Paris.", *PLAIN)
     assert result.returncode == 0, result.stderr
     verdict = json.loads(result.stdout)
     assert verdict["kind"] == "response" and verdict["question"] == "Tell me about Paris."
@@ -33,7 +33,7 @@ def test_cli_checks_an_argument_and_prints_json() -> None:
 def test_cli_reads_a_file_and_stdin_and_renders_a_table(tmp_path: Path) -> None:
     file = tmp_path / "answer.txt"
     file.write_text(TEXT, encoding="utf-8")
-    shown = run("check-response", "--file", str(file), *PLAIN)
+    shown = run_here("check-response", "--file", str(file), *PLAIN)
     assert shown.returncode == 0, shown.stderr
     assert "Eiffel Tower" in shown.stdout and "SUPPORTS" in shown.stdout and "all-true" in shown.stdout
     import subprocess
@@ -47,9 +47,10 @@ def test_cli_reads_a_file_and_stdin_and_renders_a_table(tmp_path: Path) -> None:
 
 
 def test_cli_bad_input_is_a_clear_error(tmp_path: Path) -> None:
-    assert_clean_error(run("check-response", "   ", *PLAIN), "empty")
-    assert_clean_error(run("check-response", "--file", str(tmp_path / "nope.txt"), *PLAIN), "no such file")
-    assert_clean_error(run("check-response", "x", "--method", "nonesuch", "--llm", "scripted:agree"), "nonesuch")
+    assert_clean_error(run_here("check-response", "   ", *PLAIN), "empty")
+    assert_clean_error(run_here("check-response", "--file", str(tmp_path / "nope.txt"), *PLAIN), "no such file")
+    assert_clean_error(run_here("check-response", "x", "--method", "nonesuch", "--llm", "scripted:agree"),
+                       "nonesuch")
 
 
 def test_service_json_and_stream(make_app: AppFactory) -> None:

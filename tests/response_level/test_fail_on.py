@@ -1,6 +1,6 @@
-"""``check-response --fail-on``: the exit code a re-run loop or a CI step reads, through the installed CLI (0 when
-nothing named is found, 1 when it is, 2 for a usage error, 3 when the check itself failed), and the line on stderr
-that says why."""
+"""``check-response --fail-on``: the exit code a re-run loop or a CI step reads (0 when nothing named is found, 1
+when it is, 2 for a usage error, 3 when the check itself failed), and the line on stderr that says why; the CI
+step through the installed CLI, the others through the same ``run()`` in this process."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from factdebate.cli.fail_on import findings
 from factdebate.core.types import ClaimCheck, ClaimExtraction, Label, ResponseVerdict, Span, UncheckedSentence
-from tests.cli.test_main import assert_clean_error, run
+from tests.cli.test_main import assert_clean_error, run, run_here
 from tests.fake_openai import FakeOpenAI
 
 TEXT = "Paris is the capital of France. The Eiffel Tower is in Paris."
@@ -21,17 +21,17 @@ ALL = "refuted,unchecked,not-enough-info"
 
 
 def test_a_supported_response_passes_and_an_unsure_one_fails_on_not_enough_info() -> None:
-    passed = run("check-response", TEXT, "--fail-on", ALL, "--llm", "scripted:agree", *SINGLE)
+    passed = run_here("check-response", TEXT, "--fail-on", ALL, "--llm", "scripted:agree", *SINGLE)
     assert passed.returncode == 0, passed.stderr
     assert "fail-on: no refuted, unchecked, not-enough-info claim found" in passed.stderr
 
     unsure = ["check-response", TEXT, "--llm", "scripted:unsure", "--json", *SINGLE]
-    failed = run(*unsure, "--fail-on", "not-enough-info")
+    failed = run_here(*unsure, "--fail-on", "not-enough-info")
     assert failed.returncode == 1, failed.stderr
     assert '2 not-enough-info: #1 "Paris is the capital of France."' in failed.stderr
     assert json.loads(failed.stdout)["kind"] == "response"  # the verdict is still written for the loop to read
-    assert run(*unsure, "--fail-on", "refuted").returncode == 0  # only the kinds named fail
-    assert run(*unsure).returncode == 0  # without --fail-on, as before: every claim has a verdict
+    assert run_here(*unsure, "--fail-on", "refuted").returncode == 0  # only the kinds named fail
+    assert run_here(*unsure).returncode == 0  # without --fail-on, as before: every claim has a verdict
 
 
 def _refuting_model(body: dict[str, Any]) -> str:
@@ -52,15 +52,15 @@ def test_a_refuted_claim_fails_the_ci_step(tmp_path: Path) -> None:
 
 
 def test_usage_errors_exit_2_before_anything_runs() -> None:
-    assert_clean_error(result := run("check-response", TEXT, "--fail-on", "refuted,wrong", "--llm",
-                                     "scripted:agree", *SINGLE), "unknown kind wrong")
+    assert_clean_error(result := run_here("check-response", TEXT, "--fail-on", "refuted,wrong", "--llm",
+                                          "scripted:agree", *SINGLE), "unknown kind wrong")
     assert result.returncode == 2
-    assert run("check-response", TEXT, "--fail-on", " , ", "--llm", "scripted:agree", *SINGLE).returncode == 2
+    assert run_here("check-response", TEXT, "--fail-on", " , ", "--llm", "scripted:agree", *SINGLE).returncode == 2
 
 
 def test_a_check_that_could_not_be_made_exits_3() -> None:
     down = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "FACTDEBATE_LLM__RETRIES": "1"}
-    result = run("check-response", TEXT, "--fail-on", "refuted", "--llm", "openai:m", *SINGLE, env=down)
+    result = run_here("check-response", TEXT, "--fail-on", "refuted", "--llm", "openai:m", *SINGLE, env=down)
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr and "127.0.0.1:9" in result.stderr
 
