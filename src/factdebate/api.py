@@ -264,14 +264,31 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
     """
     items, mode = _evidence("acheck_response", evidence, evidence_mode)
     flat = _flat(options, method_options)
-    timed = {name: flat.pop(name) for name in ("tier", "deadline_s") if name in flat}
-    if any(value is not None for value in timed.values()):
-        warnings.warn(f"check_response({', '.join(f'{k}=' for k in timed)}) is now factdebate.guard's (the same "
-                      "keywords, a GuardResult); check_response returns a ResponseVerdict", DeprecationWarning,
-                      stacklevel=2)
+    timed = _timed("acheck_response", flat)  # here: the warning names the awaiting line
+    return await _acheck_response(response, question, items, mode, timed, flat, config_file, trace, on_event,
+                                  backends)
+
+
+def _timed(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``tier=`` and ``deadline_s=`` taken out of ``options``: the guard's keywords, which ``check_response``
+    still runs for one release (its one return type, a ``ResponseVerdict``, read from the guard's check), with a
+    ``DeprecationWarning`` at the caller's line (the default filter shows it in ``__main__``)."""
+    timed: dict[str, Any] = {key: options.pop(key) for key in ("tier", "deadline_s") if key in options}
+    timed = {key: value for key, value in timed.items() if value is not None}
+    if timed:
+        warnings.warn(f"{name}({', '.join(f'{k}=' for k in timed)}) is now factdebate.guard's (the same keywords, "
+                      "a GuardResult); check_response returns a ResponseVerdict", DeprecationWarning, stacklevel=3)
+    return timed
+
+
+async def _acheck_response(response: str, question: str | None, items: list[GuardEvidence] | None,
+                           mode: EvidenceMode | None, timed: dict[str, Any], flat: dict[str, Any],
+                           config_file: str | Path | None, trace: str | Path | None, on_event: EventSink | None,
+                           backends: dict[str, Backend] | None) -> ResponseVerdict:
+    if timed:  # the guard's check, read as a ResponseVerdict (guard/response_view.py)
         return response_verdict(await aguard(response, question=question, evidence=items, evidence_mode=mode,
                                              config_file=config_file, trace=trace, on_event=on_event,
-                                             backends=backends, **{k: v for k, v in timed.items()}, **flat))
+                                             backends=backends, **timed, **flat))
     from factdebate.tools.given import given_evidence
 
     given = _claim_settings(items, mode, flat, None)  # sets flat's evidence mode: before the settings
@@ -299,9 +316,10 @@ def check_response(response: str, *, question: str | None = None, evidence: Pass
     """
     _not_in_a_running_loop("check_response")
     items, mode = _evidence("check_response", evidence, evidence_mode)  # here: a warning names the caller's line
-    return asyncio.run(acheck_response(response, question=question, evidence=items, evidence_mode=mode,
-                                       config_file=config_file, trace=trace, on_event=on_event, backends=backends,
-                                       method_options=method_options, **options))
+    flat = _flat(options, method_options)
+    timed = _timed("check_response", flat)  # here too
+    return asyncio.run(_acheck_response(response, question, items, mode, timed, flat, config_file, trace,
+                                        on_event, backends))
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,

@@ -3,6 +3,7 @@ arguments (old behaviour without them)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,7 +48,8 @@ async def test_check_response_with_the_guards_tier_warns_and_still_returns_its_o
     """check_response has one return type (issue 57): its old ``tier=``/``deadline_s=`` run the guard's check for
     one release, named as factdebate.guard's, and the result reads as check-response's verdict."""
     backends, _ = _backends()
-    with pytest.warns(DeprecationWarning, match=r"check_response\(tier=, deadline_s=\) is now factdebate.guard's"):
+    with pytest.warns(DeprecationWarning, match=r"check_response\(tier=, deadline_s=\) is now factdebate.guard's") \
+            as caught:
         verdict = await fd.acheck_response(REPLY, tier="fast", deadline_s=30,  # type: ignore[call-arg]
                                            backends=backends, method="single",
                                            evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
@@ -56,6 +58,18 @@ async def test_check_response_with_the_guards_tier_warns_and_still_returns_its_o
     span = verdict.claims[1].span
     assert span is not None and verdict.response[span.start:span.end] == CLAIMS[1]
     assert verdict.usage.llm_calls > 0
+    assert {Path(w.filename) for w in caught} == {Path(__file__)}  # at the awaiting line
+
+
+def test_the_blocking_check_response_warns_at_the_callers_line() -> None:
+    """``check_response(tier=...)`` runs in an event loop of its own: its warning still names the caller's line,
+    where the default filter shows it (in ``__main__``), not asyncio's."""
+    backends, _ = _backends()
+    with pytest.warns(DeprecationWarning, match=r"check_response\(tier=\) is now factdebate.guard's") as caught:
+        verdict = fd.check_response(REPLY, tier="fast", backends=backends, method="single",  # type: ignore[call-arg]
+                                    evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
+    assert isinstance(verdict, ResponseVerdict) and verdict.label == "REFUTES"
+    assert {Path(w.filename) for w in caught} == {Path(__file__)}
 
 
 async def test_check_response_without_the_new_arguments_is_as_before_with_spans() -> None:
