@@ -5,9 +5,7 @@ debate's stored documents by embedding similarity), the shared analyst, the rebu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from factdebate.core.types import Document, Turn
 from factdebate.embeddings import TextEncoder
@@ -17,11 +15,15 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.methods.kit.common import search_tool, trim
 from factdebate.methods.kit.fields import check_query
+from factdebate.methods.kit.formats import lines_grammar, paragraph_grammar
 from factdebate.methods.kit.query_text import CleanQuery, clean_query
 from factdebate.methods.kit.turns import answered, scored, turn_started
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
 from factdebate.util.tasks import gather_all
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where vectors are made: every command imports the methods to list them
 
 STANCE = {"affirmative": "Your team holds that the claim is factual.",
           "negative": "Your team holds that the claim contains a hallucination: it is false or unsupported."}
@@ -33,6 +35,22 @@ QUERY_SCHEMA = {"type": "object", "properties": {"support": _QUERY, "refute": _Q
 QUERY_TOKENS = 128
 QUERY_GRAMMAR = ('root ::= "{\\"support\\": \\"" q "\\", \\"refute\\": \\"" q "\\"}"\n'
                  'q ::= [^"\\\\\\x00-\\x1F]{1,100}\n')  # no control character: JSON forbids them in strings
+
+
+# A free-text turn is held to the shape its prompt asks for, bounded so that it closes within
+# ``statement_tokens`` instead of being cut there (issue 65, item 6: SmolLM2 wrote 11 of a claim's turns to the
+# cap): the analyst's four points and its sentence, the rebutter's five points, a line each and one to spare;
+# the summarizer's three or four sentences.
+STATEMENT_LINES = 6
+SUMMARY_SENTENCES = 4
+
+
+def statement_params(role: str, temperature: float, max_tokens: int) -> GenParams:
+    """A free-text turn's parameters: its cap, and the grammar that closes it within the cap (where the
+    server holds one; elsewhere the prompt's length and the cap bound it, a cut reply counted as cut)."""
+    grammar = (paragraph_grammar(max_tokens, SUMMARY_SENTENCES) if role == "summarizer"
+               else lines_grammar(max_tokens, STATEMENT_LINES))
+    return GenParams(temperature=temperature, max_tokens=max_tokens, grammar=grammar)
 
 
 _QUERY_JSON = '{{"support": "{support}", "refute": "{refute}"}}'  # the schema's answer as the parser reads it
@@ -79,6 +97,8 @@ class DebateStore:
                 fresh.append(d)
         if not fresh:
             return
+        import numpy as np
+
         vectors = await self.encoder.aencode([f"{d.title}. {d.text}" for d in fresh])
         self.documents.extend(fresh)
         self._vectors = vectors if self._vectors is None else np.vstack([self._vectors, vectors])
@@ -87,6 +107,8 @@ class DebateStore:
         """The ``n`` documents most similar to ``context`` (cosine), best first, scored by that cosine."""
         if self._vectors is None or not self.documents:
             return []
+        import numpy as np
+
         query = (await self.encoder.aencode([context]))[0]
         sims = cosine_rows(self._vectors, query)
         order = np.argsort(-sims, kind="stable")[:n]
@@ -94,6 +116,8 @@ class DebateStore:
 
 
 def cosine_rows(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     norms = np.linalg.norm(matrix, axis=1)
     norms[norms == 0] = 1.0
     return np.asarray((matrix @ vector) / (norms * (np.linalg.norm(vector) or 1.0)))
@@ -155,13 +179,14 @@ async def select_snippets(side: str, store: DebateStore, context: str, n: int, c
 async def statement(llm: LLM, prompt: Prompt, *, agent: str, role: str, team: str | None, round: int,
                     temperature: float, max_tokens: int, evidence: list[Document] | None = None,
                     draw: str = "") -> Turn:
-    """A free-text statement (analyst, rebutter, summarizer): any text is usable, so nothing is re-asked.
+    """A free-text statement (analyst, rebutter, summarizer): any text is usable, so nothing is re-asked; its
+    length is bounded by :func:`statement_params`.
     ``draw`` numbers one of several independent draws of the statement (a summarizer's k samples)."""
     turn = Turn(agent=agent, role=role, team=team, evidence=list(evidence or []))
     if not draw:
         turn_started(turn, round)
-    reply = await say(llm, prompt, GenParams(temperature=temperature, max_tokens=max_tokens), agent=agent,
-                      round=round, draw=draw)
+    reply = await say(llm, prompt, statement_params(role, temperature, max_tokens), agent=agent, round=round,
+                      draw=draw)
     turn.response = reply.text.strip()
     if not draw:
         answered(turn, round)
@@ -194,6 +219,8 @@ async def summarize(llm: LLM, encoder: TextEncoder, variables: dict[str, Any], *
 
 async def agreement(encoder: TextEncoder, texts: list[str]) -> tuple[int, float]:
     """(index of the medoid, mean pairwise cosine clipped to [0, 1]); an empty sample agrees with nothing."""
+    import numpy as np
+
     vectors = np.asarray(await encoder.aencode([t or " " for t in texts]), dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0

@@ -39,6 +39,7 @@ def label_rule(labels: tuple[str, ...]) -> str:
 SENTENCES = 5
 SENTENCE_CHARS = 150  # where the cap allows more; 5 such sentences and a verdict fit 396 tokens
 SENTENCE_END = 3  # "." "?!" "..." closes a sentence
+LINE_CHARS = 200  # a line of points (lines_grammar), where the cap allows more
 
 
 def sentences_rule(count: int, max_tokens: int, tail: int) -> str:
@@ -47,6 +48,20 @@ def sentences_rule(count: int, max_tokens: int, tail: int) -> str:
     chars = min(SENTENCE_CHARS, part_chars(max_tokens, count, tail) - SENTENCE_END)
     return ("reason ::= sentence" + " sentence?" * (count - 1) + "\n"
             f"sentence ::= [^\\n.!?]{{1,{max(1, chars)}}} [.!?] [.!?]? [.!?]?\n")
+
+
+def paragraph_grammar(max_tokens: int, sentences: int) -> str:
+    """GBNF for free text of one to ``sentences`` sentences on one line that closes within ``max_tokens``
+    (a statement asked for in so many sentences: DPD's summarizers). Without it SmolLM2 wrote such turns to
+    their cap and was cut mid-sentence (issue 65, item 6: 11 in a one-claim run)."""
+    return "root ::= reason\n" + sentences_rule(sentences, max_tokens, 0)
+
+
+def lines_grammar(max_tokens: int, lines: int) -> str:
+    """GBNF for free text of one to ``lines`` lines, each as long as lets the whole close within
+    ``max_tokens`` (a statement asked for as points, one a line: DPD's analyst and rebutters)."""
+    chars = min(LINE_CHARS, part_chars(max_tokens, lines, lines - 1))  # less the newlines between the lines
+    return "root ::= line" + ' ("\\n" line)?' * (lines - 1) + f"\nline ::= [^\\n]{{1,{chars}}}\n"
 
 
 def verdict_grammar(labels: tuple[str, ...], max_tokens: int = 396) -> str:
