@@ -25,6 +25,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -80,11 +81,11 @@ def serve(args: argparse.Namespace) -> None:
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
         return
     import cProfile
-    import signal
 
     # uvicorn raises the SIGTERM it caught again once it has stopped: an exit, so the profile is written.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    profile = cProfile.Profile()  # the whole run
+    # the whole run, in CPU time: wall time would count the waits of a loaded machine as work
+    profile = cProfile.Profile(time.process_time)
     try:
         profile.runcall(uvicorn.run, app, host="127.0.0.1", port=args.port, log_level="warning")
     finally:
@@ -94,6 +95,11 @@ def serve(args: argparse.Namespace) -> None:
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sampled_child(pid: int) -> int:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return int(children[0]) if children else pid
 
 
 def started(command: list[str], url: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.Popen[Any]:
@@ -165,6 +171,8 @@ def main() -> None:
     parser.add_argument("--token-delay", type=float, default=0.01)
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
+    parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
+                        "stacks, 200 a second), its raw stacks written to this file")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
@@ -184,6 +192,8 @@ def main() -> None:
                 "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     model_port, guard_port, litellm_port = free_port(), free_port(), free_port()
     processes: list[subprocess.Popen[Any]] = []
+    sampler: list[str] = []
+    guard_pid = 0
     try:
         checker = subprocess.Popen([sys.executable, "-c", CHECKER.format(root=str(ROOT), delay=args.latency)],
                                    stdout=subprocess.PIPE, text=True, env=env)
@@ -197,10 +207,13 @@ def main() -> None:
                                  cwd=ROOT))
         guard_env = {**env, **({"PYTHONPATH": args.guard_src} if args.guard_src else {})}
         guard_url = f"http://127.0.0.1:{guard_port}"
-        guard = started([sys.executable, __file__, "--serve", "--port", str(guard_port), "--upstream",
+        sampler = [os.environ.get("PY_SPY", "py-spy"), "record", "-f", "raw", "-r", "200", "-o", args.py_spy,
+                   "--"] if args.py_spy else []
+        guard = started([*sampler, sys.executable, __file__, "--serve", "--port", str(guard_port), "--upstream",
                          f"{model_url}/v1", "--checker", checker_url, "--profile", args.profile],
                         guard_url + "/v1/health", guard_env)
         processes.append(guard)
+        guard_pid = sampled_child(guard.pid) if sampler else guard.pid  # py-spy runs the guard as its child
         litellm_url = f"http://127.0.0.1:{litellm_port}"
         litellm = started([str(LITELLM), "--config", str(litellm_config(folder, f"{model_url}/v1")), "--host",
                            "127.0.0.1", "--port", str(litellm_port), "--num_workers", "1"],
@@ -210,7 +223,7 @@ def main() -> None:
             "direct": (model_url, {}, {}, None),
             "litellm": (litellm_url, {"Authorization": f"Bearer {MASTER}"}, {}, litellm.pid),
             "guard": (guard_url, {"Authorization": f"Bearer {KEY}"},
-                      {"factdebate": {"tier": "fast", "method": "single", "deadline_s": 20}}, guard.pid)}
+                      {"factdebate": {"tier": "fast", "method": "single", "deadline_s": 20}}, guard_pid)}
         for url, headers, extra, _ in targets.values():  # warm-up: connections, first-call paths
             asyncio.run(wave(url, headers, extra, 6, 2))
         checked = httpx.post(f"{guard_url}/v1/chat/completions", headers=targets["guard"][1], timeout=60, json={
@@ -239,6 +252,9 @@ def main() -> None:
                 "guard_cpu_over_litellm": round(guard_cpu / litellm_cpu, 3),
                 "load_average": round(os.getloadavg()[0], 1)}), flush=True)
     finally:
+        if sampler and guard_pid:  # the guard first, so py-spy sees it end and writes its stacks
+            os.kill(guard_pid, signal.SIGTERM)
+            guard.wait(30)
         for process in reversed(processes):
             process.terminate()
             try:

@@ -1,0 +1,319 @@
+"""A small HTTP/1.1 client on asyncio streams, for the checker's chat completions (issue 59 item 4).
+
+A profile of the guard at 10-50 streams found a third of its CPU in httpx and httpcore making the checker's
+calls: each request went through five layers of wrappers, anyio's cancel scopes, h11's event machinery and a
+pool that looked for idle sockets on every request. This client does only what a model server's POST needs:
+
+- one ``write`` of the request line, headers and JSON body; the reply's head read in one ``readuntil``;
+- bodies framed by Content-Length, chunked, or the connection's end (gzip/deflate decoded if a server
+  compresses all the same), read whole or as they come (a streamed answer's ``data:`` lines);
+- connections kept alive per origin and reused newest first; one that was idle too long, or that its server
+  closed (``at_eof``), is dropped; a POST that fails on a reused connection before any byte of its answer came
+  is sent once more on a new one (the server closed it as it was being reused);
+- TLS through the platform's checks (``SSL_CERT_FILE``/``SSL_CERT_DIR``, else certifi's bundle where installed);
+- a timeout on connecting and on each read; a call cancelled or failed mid-way closes its connection, so a
+  server streaming an answer stops.
+
+Failures are Python's: ``TimeoutError``, ``ConnectionError`` (:class:`BrokenReply` for an answer that is not
+HTTP or ends early), ``ssl.SSLError`` and other ``OSError``. Proxies are not spoken: a caller whose endpoint
+goes through one (``HTTPS_PROXY`` and the like) uses httpx instead (llm/openai_http.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import ssl
+import zlib
+from collections import deque
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
+
+LIMIT = 1 << 20  # the longest head or SSE line read (asyncio's default, 64 KiB, is short for a long answer)
+READ_BYTES = 1 << 16
+
+
+class BrokenReply(ConnectionError):
+    """The server's answer is not HTTP/1.x, or its connection ended before the answer did."""
+
+
+def tls_context() -> ssl.SSLContext:
+    """The default verifying context; the CA bundle from ``SSL_CERT_FILE``/``SSL_CERT_DIR``, else certifi's
+    (as httpx verifies), else the system's."""
+    cafile, capath = os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None
+    if cafile is None and capath is None:
+        try:
+            import certifi
+
+            cafile = certifi.where()
+        except ImportError:  # pragma: no cover - httpx brings certifi
+            pass
+    context = ssl.create_default_context(cafile=cafile, capath=capath)
+    context.set_alpn_protocols(["http/1.1"])
+    return context
+
+
+class Connection:
+    __slots__ = ("idle_since", "loop", "reader", "writer")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 loop: asyncio.AbstractEventLoop) -> None:
+        self.reader, self.writer, self.loop, self.idle_since = reader, writer, loop, 0.0
+
+    def usable(self, loop: asyncio.AbstractEventLoop, now: float, keep_alive_s: float) -> bool:
+        """Still worth a request: on this loop, not idle too long, not closed by its server."""
+        return (self.loop is loop and now - self.idle_since < keep_alive_s and not self.reader.at_eof()
+                and not self.writer.is_closing())
+
+    def abort(self) -> None:
+        """Closed at once, unsent bytes dropped (a closed loop's transport is already gone)."""
+        with contextlib.suppress(RuntimeError):  # its loop is closed
+            self.writer.transport.abort()
+
+
+class Reply:
+    """An answer's status and headers; its body read whole (:meth:`read`) or as it comes (:meth:`chunks`,
+    :meth:`lines`). :meth:`close` gives the connection back when the body was read to its end, else closes it."""
+
+    def __init__(self, pool: Pool, connection: Connection, status: int, headers: dict[str, str],
+                 reusable: bool, method: str) -> None:
+        self.status, self.headers = status, headers
+        self._pool, self._connection, self._reusable = pool, connection, reusable
+        self._done = self._closed = False
+        chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+        length = headers.get("content-length")
+        self._left: int | None = None  # Content-Length bytes left to read; None: chunked or to the end
+        if method == "HEAD" or status in (204, 304):
+            self._left, chunked = 0, False
+        elif not chunked and length is not None:
+            try:
+                self._left = int(length)
+            except ValueError as exc:
+                raise BrokenReply(f"a Content-Length that is not a number: {length[:40]!r}") from exc
+        self._chunked = chunked
+        if not chunked and self._left is None:
+            self._reusable = False  # read to the connection's end
+        coding = headers.get("content-encoding", "").lower().strip()
+        self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 32) if coding in ("gzip", "x-gzip") else \
+            zlib.decompressobj() if coding == "deflate" else None
+        if self._left == 0:
+            self._finished()
+
+    def _finished(self) -> None:
+        self._done = True
+
+    async def _raw(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive (framing removed), each read within the pool's timeout."""
+        reader, timeout = self._connection.reader, self._pool.timeout
+        try:
+            if self._chunked:
+                while True:
+                    async with asyncio.timeout(timeout):
+                        line = await reader.readuntil(b"\r\n")
+                        try:
+                            size = int(line.split(b";", 1)[0], 16)
+                        except ValueError as exc:
+                            raise BrokenReply(f"a chunk size that is not hexadecimal: {line[:40]!r}") from exc
+                        if size == 0:
+                            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, unread
+                                pass
+                            self._finished()
+                            return
+                        data = await reader.readexactly(size + 2)
+                    if data[-2:] != b"\r\n":
+                        raise BrokenReply("a chunk not followed by CRLF")
+                    yield data[:-2]
+            elif self._left is not None:
+                while self._left > 0:
+                    async with asyncio.timeout(timeout):
+                        data = await reader.read(min(self._left, READ_BYTES))
+                    if not data:
+                        raise BrokenReply(f"the connection ended {self._left} bytes before the body's end")
+                    self._left -= len(data)
+                    yield data
+                self._finished()
+            else:
+                while True:
+                    async with asyncio.timeout(timeout):
+                        data = await reader.read(READ_BYTES)
+                    if not data:
+                        self._finished()
+                        return
+                    yield data
+        except asyncio.IncompleteReadError as exc:
+            raise BrokenReply("the connection ended inside the body") from exc
+        except asyncio.LimitOverrunError as exc:
+            raise BrokenReply("a chunk header past the line limit") from exc
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """The body as it arrives, decoded where the server compressed it."""
+        if self._done:
+            return
+        decoder = self._decoder
+        async for data in self._raw():
+            if decoder is not None:
+                try:
+                    data = decoder.decompress(data)
+                except zlib.error as exc:
+                    raise BrokenReply(f"a compressed body that does not decode: {exc}") from exc
+            if data:
+                yield data
+        if decoder is not None and (tail := decoder.flush()):
+            yield tail
+
+    async def lines(self) -> AsyncIterator[str]:
+        """The body's lines (UTF-8, line ends removed) as they arrive: a server-sent event stream's."""
+        pending = b""
+        async for data in self.chunks():
+            pending += data
+            if b"\n" not in data:
+                continue
+            *whole, pending = pending.split(b"\n")
+            for line in whole:
+                yield line.rstrip(b"\r").decode("utf-8", "replace")
+        if pending:
+            yield pending.rstrip(b"\r").decode("utf-8", "replace")
+
+    async def read(self) -> bytes:
+        """The whole body; the connection given back."""
+        try:
+            return b"".join([data async for data in self.chunks()])
+        finally:
+            self.close()
+
+    async def drain(self, seconds: float) -> None:
+        """What is left of the body read and dropped, for at most ``seconds`` (the end of a stream after its
+        last event), so that the connection can be reused; closed when it does not end by then."""
+        try:
+            if not self._done:
+                async with asyncio.timeout(seconds):
+                    async for _ in self._raw():
+                        pass
+        except (TimeoutError, OSError):
+            pass
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """The connection back to the pool if the body was read to its end and the server keeps it; else
+        closed (a stream left mid-way: the server sees its client gone and stops)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._done and self._reusable:
+            self._pool.give_back(self._connection)
+        else:
+            self._connection.abort()
+
+
+class Pool:
+    """Connections to one origin (``scheme://host:port``) kept alive, at most ``keep`` idle; ``headers`` go
+    with every request."""
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float, keep: int = 16,
+                 keep_alive_s: float = 30.0) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {base_url!r}")
+        self.host = parts.hostname
+        self.tls = parts.scheme == "https"
+        self.port = parts.port or (443 if self.tls else 80)
+        self.prefix = parts.path.rstrip("/")
+        default = self.port == (443 if self.tls else 80)
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        authority = host if default else f"{host}:{self.port}"
+        self._fixed = "".join(f"{name}: {value}\r\n" for name, value in
+                              {"Host": authority, **headers}.items()).encode("latin-1")
+        self.timeout, self.keep, self.keep_alive_s = timeout, keep, keep_alive_s
+        self._idle: deque[Connection] = deque()
+        self._context: ssl.SSLContext | None = None
+        self._closed = False
+
+    async def _connect(self, loop: asyncio.AbstractEventLoop) -> Connection:
+        if self.tls and self._context is None:
+            self._context = tls_context()
+        reader, writer = await asyncio.open_connection(
+            self.host, self.port, ssl=self._context if self.tls else None,
+            server_hostname=self.host if self.tls else None, limit=LIMIT)
+        return Connection(reader, writer, loop)
+
+    def _reused(self, loop: asyncio.AbstractEventLoop) -> Connection | None:
+        now, idle = loop.time(), self._idle
+        while idle:
+            connection = idle.pop()  # the newest: the likeliest still open
+            if connection.usable(loop, now, self.keep_alive_s):
+                return connection
+            connection.abort()
+        return None
+
+    def give_back(self, connection: Connection) -> None:
+        if self._closed:
+            connection.abort()
+            return
+        connection.idle_since = connection.loop.time()
+        self._idle.append(connection)
+        while len(self._idle) > self.keep:
+            self._idle.popleft().abort()
+
+    async def post(self, path: str, body: bytes, content_type: str = "application/json") -> Reply:
+        """``POST prefix+path`` with ``body``; the reply once its head came (read its body, then close it)."""
+        head = (f"POST {self.prefix}{path} HTTP/1.1\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\n").encode("latin-1")
+        request = b"".join((head, self._fixed, b"\r\n", body))
+        loop = asyncio.get_running_loop()
+        while True:
+            connection = self._reused(loop)
+            reused = connection is not None
+            try:
+                async with asyncio.timeout(self.timeout):
+                    if connection is None:
+                        connection = await self._connect(loop)
+                    connection.writer.write(request)
+                    await connection.writer.drain()
+                    return await self._reply(connection)
+            except (ConnectionError, asyncio.IncompleteReadError) as exc:
+                if connection is not None:
+                    connection.abort()
+                nothing = not isinstance(exc, asyncio.IncompleteReadError) or not exc.partial
+                if reused and nothing and not isinstance(exc, BrokenReply):
+                    continue  # the server closed it as it was reused: once more on a new connection
+                if isinstance(exc, asyncio.IncompleteReadError):
+                    raise BrokenReply("the connection ended before the answer's head did") from exc
+                raise
+            except BaseException:  # a timeout, a cancellation, a TLS failure: the connection is not reused
+                if connection is not None:
+                    connection.abort()
+                raise
+
+    async def _reply(self, connection: Connection) -> Reply:
+        reader = connection.reader
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.LimitOverrunError as exc:
+                raise BrokenReply("an answer's head past 1 MiB") from exc
+            lines = head[:-4].split(b"\r\n")
+            version, _, rest = lines[0].partition(b" ")
+            if not version.startswith(b"HTTP/1."):
+                raise BrokenReply(f"not an HTTP/1.x answer: {lines[0][:60]!r}")
+            try:
+                status = int(rest[:3])
+            except ValueError as exc:
+                raise BrokenReply(f"a status line without a status: {lines[0][:60]!r}") from exc
+            if 100 <= status < 200 and status != 101:
+                continue  # 100 Continue and the like: the answer follows
+            headers: dict[str, str] = {}
+            for line in lines[1:]:
+                name, colon, value = line.partition(b":")
+                if not colon or name[:1] in (b" ", b"\t"):
+                    raise BrokenReply(f"a header line that is not 'name: value': {line[:60]!r}")
+                key, text = name.strip().lower().decode("latin-1"), value.strip().decode("latin-1")
+                headers[key] = f"{headers[key]}, {text}" if key in headers else text
+            keep = headers.get("connection", "").lower()
+            reusable = "close" not in keep and (version == b"HTTP/1.1" or "keep-alive" in keep)
+            return Reply(self, connection, status, headers, reusable, "POST")
+
+    async def aclose(self) -> None:
+        self._closed = True
+        while self._idle:
+            self._idle.pop().abort()
