@@ -1,7 +1,7 @@
 """NeMo Guardrails' ``LLMRails`` on a config folder, for tests/guard/conformance/test_gateways.py: run by
-.venv-nemo's Python (NeMo's pins conflict with factdebate's), it reads one JSON object a line
-(``{"messages": [...]}``) and writes one a line: the rails' answer (``content``) or the error that stopped
-them (``error``). It imports nothing of factdebate's or the tests'.
+.venv-nemo's Python (NeMo's pins conflict with factdebate's), it writes ``{"ready": true}`` once the rails are
+built, then reads one JSON object a line (``{"messages": [...]}``) and writes one a line: the rails' answer
+(``content``) or the error that stopped them (``error``). It imports nothing of factdebate's or the tests'.
 
     .venv-nemo/bin/python tests/guard/conformance/nemo_rails.py CONFIG_FOLDER
 """
@@ -17,6 +17,7 @@ def main() -> int:
     from nemoguardrails import LLMRails, RailsConfig
 
     rails = LLMRails(RailsConfig.from_path(sys.argv[1]))
+    print(json.dumps({"ready": True}), file=answers, flush=True)  # the test waits for this, not for a clock
     for line in sys.stdin:
         request = json.loads(line)
         try:

@@ -30,10 +30,9 @@ from __future__ import annotations
 import copy
 import json
 import os
+import select
 import shutil
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ import yaml
 from tests.guard.conformance.scenarios import BERLIN, PARIS, SCENARIOS, TOWER, Faults, Scenario
 from tests.guard.conformance.test_conformance import Outcome, World, conversation, judge, open_world, prepare
 from tests.guard.conformance.test_conformance import verdicts as by_words
+from tests.readiness import wait_until_ready
 from tests.server.conftest import AUTH, KEY, free_port
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -157,18 +157,17 @@ def litellm_proxy(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) 
                                 "--port", str(port), "--num_workers", "1"],
                                env=gateways.env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
     url = f"http://127.0.0.1:{port}"
+
+    def live() -> bool:
+        try:
+            return httpx.get(f"{url}/health/liveliness", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                raise AssertionError(f"LiteLLM's proxy did not start:\n{log.read()[-4000:]}")
-            try:
-                if httpx.get(f"{url}/health/liveliness", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
+        # Its import takes about 8 CPU-seconds: at load 20 over 90 s of wall time, so the wait is by state.
+        ready = wait_until_ready(live, process, "LiteLLM's proxy", log=Path(log.name))
+        print(f"LiteLLM's proxy ready after {ready.cpu_s} CPU-s of its own, {ready.wall_s} s")  # (pytest -s)
         yield url
     finally:
         process.terminate()
@@ -373,8 +372,14 @@ def test_a_litellm_client_finds_its_checks_by_conversation(gateways: Gateways, l
 NEMO_SCRIPT = Path(__file__).with_name("nemo_rails.py")
 
 
+@dataclass
+class Nemo:
+    process: subprocess.Popen[str]
+    log: Path  # its stderr (what NeMo printed)
+
+
 @pytest.fixture(scope="module")
-def nemo(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[str]]:
+def nemo(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Nemo]:
     if not NEMO_PYTHON.exists():
         pytest.skip(MISSING.format(".venv-nemo"))
     folder = tmp_path_factory.mktemp("nemo") / "config"
@@ -383,10 +388,15 @@ def nemo(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     for model in config["models"]:  # the only change to the documented files: where the main model is
         model.setdefault("parameters", {})["base_url"] = gateways.env["OPENAI_BASE_URL"]
     (folder / "config.yml").write_text(yaml.safe_dump(config))
-    process = subprocess.Popen([str(NEMO_PYTHON), str(NEMO_SCRIPT), str(folder)], env=gateways.env, text=True,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
+    log = folder.parent / "nemo.log"
+    with log.open("w") as errors:
+        process = subprocess.Popen([str(NEMO_PYTHON), str(NEMO_SCRIPT), str(folder)], env=gateways.env, text=True,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
     try:
-        yield process
+        # The script says "ready" once LLMRails is built (NeMo's import is seconds of CPU: slower under load).
+        ready = wait_until_ready(lambda: said_ready(process), process, "NeMo's LLMRails", log=log)
+        print(f"NeMo's LLMRails ready after {ready.cpu_s} CPU-s of its own, {ready.wall_s} s")  # (pytest -s)
+        yield Nemo(process, log)
     finally:
         assert process.stdin is not None
         process.stdin.close()
@@ -397,12 +407,23 @@ def nemo(gateways: Gateways, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             process.wait()
 
 
-def through_nemo(process: subprocess.Popen[str], scenario: Scenario) -> dict[str, Any]:
+def said_ready(process: subprocess.Popen[str]) -> bool:
+    """Whether the script's first line, ``{"ready": true}``, has come (without blocking before it has)."""
+    assert process.stdout is not None
+    if not select.select([process.stdout], [], [], 0)[0]:
+        return False
+    line = process.stdout.readline()
+    assert not line or json.loads(line) == {"ready": True}, f"NeMo's script began with {line!r}"
+    return bool(line)
+
+
+def through_nemo(nemo: Nemo, scenario: Scenario) -> dict[str, Any]:
+    process = nemo.process
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(json.dumps({"messages": conversation(scenario)}) + "\n")
     process.stdin.flush()
     line = process.stdout.readline()
-    assert line, f"NeMo's script ended (exit {process.poll()})"
+    assert line, f"NeMo's script ended (exit {process.poll()}):\n{nemo.log.read_text()[-4000:]}"
     found: dict[str, Any] = json.loads(line)
     return found
 
@@ -416,7 +437,7 @@ def nemo_options() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("scenario", CHOSEN[:4] + CHOSEN[-2:], ids=lambda s: s.name)
-def test_nemos_llmrails_delivers_only_what_the_guard_decided(gateways: Gateways, nemo: subprocess.Popen[str],
+def test_nemos_llmrails_delivers_only_what_the_guard_decided(gateways: Gateways, nemo: Nemo,
                                                              scenario: Scenario) -> None:
     options = nemo_options()
     prepare(gateways.world, scenario)
