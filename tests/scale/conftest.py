@@ -18,6 +18,7 @@ from factdebate.scale.ray_start import start_local_ray
 from tests.paths import ROOT
 
 HERE = Path(__file__).resolve().parent
+WORKER_NICENESS = "RAY_worker_niceness"  # Ray's own variable (ray_constants.RAY_WORKER_NICENESS), in its case
 
 
 @contextlib.contextmanager
@@ -27,15 +28,22 @@ def local_ray() -> Iterator[Any]:
     # The workers run in a folder of their own, without the driver's current folder on their path (issue 35):
     # they find the test modules they import by name (tests.scale.support's builders) on PYTHONPATH, which the
     # instance's processes inherit when it starts.
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(part for part in (str(ROOT), before) if part)
+    #
+    # The workers run at the suite's own priority: Ray lowers its workers' by 15 (RAY_worker_niceness), which
+    # on a loaded machine left them a few per cent of the CPU beside the suite's other tests, all at 0 (in a
+    # whole-suite run at load 17 the workers took 67 s to build and their claims had not ended 4 minutes later:
+    # tests/scale/test_pool.py's batch got 0 of 6 claims before pytest-timeout; issue 64 item 1).
+    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", WORKER_NICENESS)}
+    os.environ["PYTHONPATH"] = os.pathsep.join(part for part in (str(ROOT), saved["PYTHONPATH"]) if part)
+    os.environ[WORKER_NICENESS] = "0"  # inherited by the raylet, which starts the workers
     try:
         start_local_ray(ray, 2, attempts=3, log_to_driver=False, configure_logging=False)
     finally:
-        if before is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = before
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
     try:
         yield ray
     finally:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 
+from tests.readiness import wait_until_ready
 from tests.server.conftest import free_port
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
@@ -20,18 +20,17 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, "FACTDEBATE_DATA_DIR": str(tmp_path), "FACTDEBATE_LLM": "scripted:agree", **extra}
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[str], seconds: float = 120) -> None:
-    # Waits for the health answer, or for the process to end; the limit is only where a hung start gives up
-    # (30 s was passed by a plain start at load 12-18 on 2 cores).
-    deadline = time.monotonic() + seconds
-    while True:
+def _wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
+    """Waits for the health answer by the server's state and its own CPU, not a clock (30 s, then 120 s, were
+    passed by starts at load 12-32 on 2 cores); its output is read once it has ended."""
+    def healthy() -> bool:
         try:
-            if httpx.get(url + "/v1/health").status_code == 200:
-                return
+            return httpx.get(url + "/v1/health", timeout=5).status_code == 200
         except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline and process.poll() is None, "server did not start"
-        time.sleep(0.1)
+            return False
+
+    wait_until_ready(healthy, process, "factdebate serve", every_s=0.1,
+                     log=lambda: process.stdout.read() if process.stdout and process.poll() is not None else "")
 
 
 def test_serve_refuses_to_start_without_keys(tmp_path: Path) -> None:

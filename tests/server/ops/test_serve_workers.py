@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,11 @@ import httpx
 import pytest
 
 from tests.paths import ROOT
+from tests.readiness import wait_until_ready
 from tests.server.conftest import free_port
 
 ROOT = ROOT
+BATCH_CPU_S = 60.0  # CPU-seconds (servers and poll) a batch of six scripted claims may take
 
 
 def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> None:
@@ -32,7 +33,7 @@ def test_two_worker_processes_share_the_cap_and_the_batches(tmp_path: Path) -> N
     try:
         _wait_until_up(url, server)
         assert sorted(_verify_at_once([url], 6)) == [200] + [503] * 5  # one debate at a time across both processes
-        status = _run_batch(url, url, 6)
+        status = _run_batch(url, url, 6, [server])
         assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
         assert (status["done"], status["errors"]) == (6, 0)
     finally:
@@ -56,7 +57,7 @@ def test_replicas_share_the_cap_and_the_batches_through_postgresql(tmp_path: Pat
             _wait_until_up(url, server)
 
         assert sorted(_verify_at_once(urls, 6)) == [200] + [503] * 5  # one debate at a time across both replicas
-        status = _run_batch(urls[0], urls[1], 6)  # sent to one replica, followed on the other
+        status = _run_batch(urls[0], urls[1], 6, servers)  # sent to one replica, followed on the other
         assert sorted(r["id"] for r in status["results"]) == [f"c{i}" for i in range(6)]
         assert not (tmp_path / "replica0" / "service.sqlite").exists()  # nothing went to a local file
         with psycopg.connect(postgres_url) as db:  # which process ran each claim
@@ -77,16 +78,25 @@ def _verify_at_once(urls: list[str], count: int) -> list[int]:
         return list(pool.map(verify, range(count)))
 
 
-def _run_batch(submit_url: str, poll_url: str, count: int) -> dict[str, Any]:
-    """A batch of ``count`` claims sent to one server and followed on another until done; its status."""
+def _run_batch(submit_url: str, poll_url: str, count: int, servers: list[subprocess.Popen[str]]) -> dict[str, Any]:
+    """A batch of ``count`` claims sent to one server and followed on another until done; its status. Waited
+    for by state, not a clock: while the servers live and this process's tree (the servers, this poll) moves,
+    up to BATCH_CPU_S CPU-seconds (a batch of scripted claims takes a few)."""
     lines = "\n".join(json.dumps({"id": f"c{i}", "claim": f"Claim {i} is true."}) for i in range(count))
     created = httpx.post(f"{submit_url}/v1/batches", content=lines, timeout=10).json()
-    deadline = time.monotonic() + 60
-    while (status := httpx.get(f"{poll_url}/v1/batches/{created['id']}", timeout=10).json())["status"] != "done":
-        assert time.monotonic() < deadline, status
-        time.sleep(0.3)
-    result: dict[str, Any] = status
-    return result
+    status: dict[str, Any] = {}
+
+    def done() -> bool:
+        nonlocal status
+        for server in servers:
+            if server.poll() is not None:
+                raise AssertionError(f"a server exited: {server.stderr.read() if server.stderr else ''}")
+        status = httpx.get(f"{poll_url}/v1/batches/{created['id']}", timeout=10).json()
+        return status["status"] == "done"
+
+    wait_until_ready(done, os.getpid(), "the batch", cpu_budget_s=BATCH_CPU_S, every_s=0.3,
+                     log=lambda: json.dumps(status)[-2000:])
+    return status
 
 
 def _serve(port: int, config: Path, data: Path, *extra: str) -> subprocess.Popen[str]:
@@ -99,17 +109,15 @@ def _serve(port: int, config: Path, data: Path, *extra: str) -> subprocess.Popen
 
 
 def _wait_until_up(url: str, server: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while True:
+    def healthy() -> bool:
         try:
-            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                return
+            return httpx.get(f"{url}/v1/health", timeout=2).status_code == 200
         except httpx.HTTPError:
-            pass
-        if server.poll() is not None:
-            raise AssertionError(f"the server exited: {server.stderr.read() if server.stderr else ''}")
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.2)
+            return False
+
+    # by its state and its own CPU, not a clock (its output read once it has ended)
+    wait_until_ready(healthy, server, "factdebate serve",
+                     log=lambda: server.stderr.read() if server.stderr and server.poll() is not None else "")
 
 
 def _stop(server: subprocess.Popen[str]) -> None:
