@@ -20,6 +20,7 @@ import pytest
 from factdebate.run.build import builtin_engines
 from factdebate.settings.load import settings_from
 from tests.corpus.test_builtin_index import DOCS, EXE, fresh_env, markers, onnx_model  # noqa: F401  (fixture)
+from tests.readiness import wait_until_ready
 
 if importlib.util.find_spec("sentence_transformers") is None:  # not imported: torch costs seconds at collection
     pytest.skip("needs sentence-transformers (extra 'retrieval')", allow_module_level=True)
@@ -118,15 +119,16 @@ def test_serve_builds_before_it_listens(tmp_path: Path, onnx_model: Path) -> Non
     env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
     proc = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(port), "--db", str(tmp_path / "b.sqlite")],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    def healthy() -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
     try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-                time.sleep(0.5)
+        # It builds both indexes before it listens: by its state, not a clock (the output read once it ended)
+        wait_until_ready(healthy, proc, "factdebate serve", every_s=0.5,
+                         log=lambda: proc.stdout.read() if proc.stdout and proc.poll() is not None else "")
         both_built(data)  # already there when the first request is answered
         verdict = httpx.post(f"http://127.0.0.1:{port}/v1/verify", json={"claim": "Paris is in France."},
                              timeout=120).json()

@@ -27,17 +27,17 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.readiness import NotReady, wait_until_ready
+
 CHROMIUM = os.environ.get("FACTDEBATE_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-START_TIMEOUT_S = 60.0  # generous: a loaded 2-core machine
 # util-linux's setpriv sets the parent-death signal before it runs the server (a preexec_fn would do it in a
 # forked copy of a process that has threads), so a worker killed outright does not leave its browser behind.
 DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "TERM"] if shutil.which("setpriv") else []
@@ -56,6 +56,7 @@ class WorkerChromium:
         self.process: subprocess.Popen[bytes] | None = None
         self.folder: Path | None = None
         self.endpoint = ""
+        self.problem = ""  # why the last launch failed
 
     def url(self) -> str:
         """The DevTools endpoint of a running Chromium, started first if there is none or it died."""
@@ -71,7 +72,7 @@ class WorkerChromium:
                 self.endpoint = f"http://127.0.0.1:{port}"
                 return
             self.stop()
-        raise RuntimeError(f"Chromium did not open its DevTools port in 3 tries of {START_TIMEOUT_S:.0f} s")
+        raise RuntimeError(f"Chromium did not open its DevTools port in 3 tries; the last: {self.problem}")
 
     def _launch(self, port: int) -> bool:
         from playwright._impl._driver import compute_driver_executable, get_driver_env
@@ -86,12 +87,18 @@ class WorkerChromium:
             self.process = subprocess.Popen(
                 [*DIE_WITH_PARENT, node, cli, "launch-server", "--browser", "chromium", "--config", str(config)],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=get_driver_env())
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline and self.process.poll() is None:
+
+        def listening() -> bool:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
                 return True
-            time.sleep(0.05)
-        return False
+            return False
+
+        try:  # by its state and its own CPU, not a clock: a loaded 2-core machine starts it slowly
+            wait_until_ready(listening, self.process, "Chromium's DevTools port", log=printed, every_s=0.05)
+        except NotReady as exc:
+            self.problem = str(exc)
+            return False
+        return True
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -22,6 +22,7 @@ from factdebate.run.build import build_resources
 from factdebate.server.app import create_app
 from factdebate.settings.model import Settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.readiness import wait_until_ready
 from tests.server.postgres import postgres_server, postgres_url, state_target  # noqa: F401 - fixtures
 
 KEY = "test-key-0123456789"
@@ -94,11 +95,9 @@ class LiveServer:
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.02)
+        # by its state (the thread alive, this process's CPU moving), not a clock: a loaded machine is slow
+        wait_until_ready(lambda: bool(self.server.started), self.thread, "uvicorn (the service in a thread)",
+                         every_s=0.02)
         return self
 
     def __exit__(self, *exc: object) -> None:

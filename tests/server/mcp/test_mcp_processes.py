@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
@@ -27,6 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 from factdebate.core.version import __version__
 from factdebate.corpus.markers import MARKER_FILE
 from tests.paths import ROOT
+from tests.readiness import wait_until_ready
 from tests.server.conftest import free_port
 
 KEY = "mcp-test-key-0123456789abcdef"
@@ -219,17 +221,19 @@ async def test_http_serves_with_the_key_and_refuses_without(tmp_path: Path) -> N
     port = free_port()
     server = _start_http(port, tmp_path / "data")
     url = f"http://127.0.0.1:{port}/mcp"
+    def answers() -> bool:  # up when it answers at all
+        try:
+            httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=5)
+            return True
+        except httpx.HTTPError:
+            return False
+
     try:
-        deadline = time.monotonic() + 60
-        while True:  # up when it answers at all
-            try:
-                async with httpx2.AsyncClient() as plain:
-                    refused = await plain.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
-                break
-            except httpx2.HTTPError:
-                assert server.poll() is None, server.stderr.read() if server.stderr else ""
-                assert time.monotonic() < deadline, "the server did not start"
-                await anyio.sleep(0.2)
+        # by its state and its own CPU, not a clock (its output read once it has ended)
+        wait_until_ready(answers, server, "factdebate mcp --http",
+                         log=lambda: server.stderr.read() if server.stderr and server.poll() is not None else "")
+        async with httpx2.AsyncClient() as plain:
+            refused = await plain.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
         assert refused.status_code == 401 and "API key" in refused.text
         async with httpx2.AsyncClient(headers={"Authorization": "Bearer wrong-key-0123456789abcdef"}) as wrong:
             assert (await wrong.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})).status_code == 401

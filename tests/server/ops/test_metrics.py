@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,14 @@ import httpx
 import pytest
 
 from factdebate.server.security import key_id
+from tests.readiness import wait_until_ready
 from tests.server.conftest import AUTH, KEY, free_port
 from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, ask, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import Upstream
 
 METRICS_KEY = "metrics-key-0123456789abcdef"
+SERIES_CPU_S = 30.0  # Prometheus's own CPU-seconds to see a series as expected before it is called wrong
+RUNNING: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}  # each started Prometheus's process and log, by URL
 SCRAPE = {"Authorization": f"Bearer {METRICS_KEY}"}
 
 
@@ -43,17 +45,29 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:{target_port}"]
 """)
-        port = free_port()
+        port, log = free_port(), tmp_path / "prometheus.log"
         process = subprocess.Popen([binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
                                     f"--web.listen-address=127.0.0.1:{port}"],
-                                   stdout=subprocess.DEVNULL, stderr=(tmp_path / "prometheus.log").open("wb"))
+                                   stdout=subprocess.DEVNULL, stderr=log.open("wb"))
         started.append(process)
-        return f"http://127.0.0.1:{port}"
+        url = f"http://127.0.0.1:{port}"
+        RUNNING[url] = (process, log)
+
+        def ready() -> bool:
+            try:
+                return httpx.get(f"{url}/-/ready", timeout=5).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        # by its state and its own CPU: Prometheus starts slowly on a loaded machine
+        wait_until_ready(ready, process, "Prometheus", log=log)
+        return url
 
     yield start
     for process in started:
         process.terminate()
         process.wait(timeout=20)
+    RUNNING.clear()
 
 
 def query(prometheus_url: str, expression: str) -> list[dict[str, Any]]:
@@ -67,20 +81,24 @@ def value(series: dict[str, Any]) -> float:
     return float(series["value"][1])
 
 
-def wait_for_series(prometheus_url: str, expression: str, check: Any, timeout: float = 90) -> list[dict[str, Any]]:
-    """The query's series once ``check`` holds for them (each scrape a second apart; Prometheus starts slowly
-    on a loaded machine)."""
-    deadline = time.monotonic() + timeout
-    while True:
+def wait_for_series(prometheus_url: str, expression: str, check: Any) -> list[dict[str, Any]]:
+    """The query's series once ``check`` holds for them (each scrape a second apart), waited for by
+    Prometheus's state and its own CPU, not the clock: it scrapes, stores and answers a few series with a few
+    CPU-seconds, so SERIES_CPU_S of its own without them is a wrong count, however slow the machine."""
+    process, log = RUNNING[prometheus_url]
+    found: list[dict[str, Any]] = []
+
+    def holds() -> bool:
+        nonlocal found
         try:
             found = query(prometheus_url, expression)
-        except (httpx.HTTPError, ValueError):  # not listening yet, or not ready ("Service Unavailable")
+        except (httpx.HTTPError, ValueError):  # not ready ("Service Unavailable")
             found = []
-        if found and check(found):
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"Prometheus never held {expression!r} as expected (last: {found})")
-        time.sleep(0.5)
+        return bool(found) and bool(check(found))
+
+    wait_until_ready(holds, process, f"Prometheus's {expression!r}", cpu_budget_s=SERIES_CPU_S, every_s=0.5,
+                     log=lambda: f"last answer: {found}\n{log.read_text(errors='replace')[-2000:]}")
+    return found
 
 
 def test_a_prometheus_server_scrapes_the_guards_metrics(guard: Guard, prometheus: Any) -> None:  # noqa: F811
