@@ -32,6 +32,7 @@ from typing import Any
 CPU_BUDGET_S = 240.0  # CPU-seconds a start may use (the costliest measured: OpenClaw's gateway, 12-14)
 STALL_S = 180.0  # seconds with no CPU used by the tree: hung, not slow
 EXTEND_S = 60.0  # how far pytest-timeout's alarm is pushed back at a time while the start makes progress
+SAMPLE_S = 0.5  # how often the tree's CPU is read (a read scans /proc: a few milliseconds on a busy machine)
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -141,7 +142,7 @@ def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
     ``stall_s`` seconds."""
     started = time.monotonic()
     first = _cpu_seconds(process) or 0.0
-    last_cpu, last_progress = first, started
+    last_cpu, last_progress, last_sample = first, started, started
 
     def fail(why: str, cpu: float) -> NotReady:
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "?"
@@ -156,6 +157,10 @@ def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
             return Readiness(cpu_s=round((last_cpu if cpu is None else cpu) - first, 2),
                              wall_s=round(time.monotonic() - started, 2))
         now = time.monotonic()
+        if now - last_sample < SAMPLE_S:
+            time.sleep(every_s)
+            continue
+        last_sample = now
         cpu = _cpu_seconds(process)
         if cpu is None:  # no /proc here (or the process just went): wall time stands in for CPU time
             cpu = first + (now - started) if _alive(process) else last_cpu
