@@ -121,5 +121,6 @@ def test_no_module_of_the_package_is_imported_by_a_name_in_a_string() -> None:
 
 
 def test_the_string_check_sees_an_import_by_name() -> None:
-    tree = ast.parse('import importlib\nimportlib.import_module("factdebate.eval.loaders")\n__import__("json")')
-    assert _imported_by_name(tree) == ["factdebate.eval.loaders"]
+    tree = ast.parse('import importlib\n'
+                     'importlib.import_module("factdebate.eval.datasets.loaders")\n__import__("json")')
+    assert _imported_by_name(tree) == ["factdebate.eval.datasets.loaders"]

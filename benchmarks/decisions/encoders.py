@@ -20,7 +20,7 @@ from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk
 from factdebate.corpus.milvus import MilvusStore
 from factdebate.embeddings import get_embedder
 from factdebate.embeddings.minilm import Embedder
-from factdebate.eval.countries import generate
+from factdebate.eval.datasets.countries import generate
 
 HELD_OUT = 200
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.pricing import parse_prices
+from factdebate.eval.report.summary import latest_records
 from factdebate.eval.runner import execute, make_plan
-from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.settings.load import load_settings

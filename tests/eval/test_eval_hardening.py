@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from factdebate.eval.datasets.loader import load_dataset
-from factdebate.eval.summary import summarize
+from factdebate.eval.report.summary import summarize
 from tests.cli.test_exits import call
 
 SCRIPTED = ["--llm", "scripted:agree", "--agents", "none,none", "--no-cache", "--no-scoring"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from factdebate.core.types import Document
-from factdebate.eval.intervals import wilson
+from factdebate.eval.report.intervals import wilson
 from factdebate.eval.retrieval import ClaimRanks, SearchCost, first_complete_rank, summarise
 
 EXE = str(Path(sys.executable).with_name("factdebate"))

@@ -11,8 +11,8 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.estimate import estimate
+from factdebate.eval.report.summary import latest_records
 from factdebate.eval.runner import execute, make_plan
-from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.run.batch import finished_ids

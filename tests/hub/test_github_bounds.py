@@ -191,8 +191,8 @@ def _records(evidence: Any) -> list[dict[str, Any]]:
 def feverous_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path]]:
     """A registry entry of the authors' kind (GitHub, a FEVEROUS file in its original format, whose evidence
     names cells by id and is not read), pinned to a copy written as a text view writes it."""
+    from factdebate.eval.datasets.hub_datasets import records_sha256
     from factdebate.eval.datasets.loader import load_dataset
-    from factdebate.eval.hub_datasets import records_sha256
     from factdebate.hub import registry
 
     pinned = tmp_path / "pinned.json"
@@ -220,8 +220,8 @@ def _serve_bytes(data: bytes) -> Callable[[BaseHTTPRequestHandler, Hostile], Non
 
 def test_planted_gold_evidence_is_refused_other_whitespace_accepted(
         online: Callable[[str], None], feverous_entry: tuple[str, Path]) -> None:
+    from factdebate.eval.datasets.hub_datasets import fetchable
     from factdebate.eval.datasets.loader import load_dataset
-    from factdebate.eval.hub_datasets import fetchable
 
     name, pinned = feverous_entry
     records = json.loads(pinned.read_text(encoding="utf-8"))
@@ -250,8 +250,8 @@ def test_planted_gold_evidence_is_refused_other_whitespace_accepted(
 
 def test_a_copy_accepted_by_the_old_weak_check_is_fetched_again(
         online: Callable[[str], None], feverous_entry: tuple[str, Path]) -> None:
+    from factdebate.eval.datasets.hub_datasets import fetchable
     from factdebate.eval.datasets.loader import load_dataset
-    from factdebate.eval.hub_datasets import fetchable
     from factdebate.hub import lock
     from factdebate.hub.checksum import sha256_file
 

@@ -202,7 +202,7 @@ def test_dataset_and_grid_files_are_bounded_too(runs: Path, tmp_path: Path) -> N
 
 
 def test_a_gzip_file_is_decompressed_to_a_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from factdebate.eval import loaders
+    from factdebate.eval.datasets import loaders
 
     rows = b'{"id": "1", "claim": "a", "label": "SUPPORTS"}\n'
     (tmp_path / "two.jsonl.gz").write_bytes(gzip.compress(rows) + gzip.compress(rows.replace(b'"1"', b'"2"')))

@@ -1,5 +1,5 @@
 """The results viewer's figures (static/results-metrics.js), run under Node as the module the page imports
-(skipped without Node), against what the evaluation harness (eval/metrics.py) computes for the same records:
+(skipped without Node), against what the evaluation harness (eval/report/metrics.py) computes for the same records:
 accuracy, per-label precision/recall/F1, macro-F1, the confusion matrix with unparsed and errored runs in
 columns of their own, and the cost of the runs that finished."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.eval.metrics import compute, outcome_from_record
+from factdebate.eval.report.metrics import compute, outcome_from_record
 from tests.server.page.test_page_scripts import pytestmark, run_module  # noqa: F401
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
@@ -95,7 +95,7 @@ def test_sorting_puts_missing_values_last_either_way() -> None:
 
 def test_macro_f1_averages_over_the_dataset_labels_the_file_names_else_those_seen_and_says_so() -> None:
     # Nothing is gold or answered NOT ENOUGH INFO: over the dataset's three labels it scores 0 and counts, as
-    # eval/metrics.py does; over the two seen it would not, and the figure would change with the file.
+    # eval/report/metrics.py does; over the two seen it would not, and the figure would change with the file.
     rows = [r for r in records() if r["gold"] != N and r.get("predicted") != N]
     python = compute([outcome_from_record(r) for r in rows], LABELS, resamples=10)
     got = page_figures(rows, list(LABELS))["metrics"]

@@ -11,7 +11,7 @@ import respx
 
 from factdebate.api import averify
 from factdebate.core.errors import ConfigError
-from factdebate.eval.medical import ScholarPipeline
+from factdebate.eval.datasets.medical import ScholarPipeline
 from factdebate.llm.scripted_library import scripted_backend
 from factdebate.run.build import make_tool
 from factdebate.settings.load import load_settings

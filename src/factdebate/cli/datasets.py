@@ -31,7 +31,7 @@ def fetch_command(
                                                           "the registry's revision afresh.")] = False,
 ) -> None:
     """Download, verify and convert public datasets now, so runs later need no network."""
-    from factdebate.eval import hub_datasets
+    from factdebate.eval.datasets import hub_datasets
 
     known = hub_datasets.fetchable()
     unknown = [name for name in names if name not in known]

@@ -193,8 +193,8 @@ def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | N
     estimate), the ways the run differs from its paper, as verify prints them after a verdict
     (``every_deviation``: --deviations); the tools being alike is said before it too."""
     from factdebate.core.deviations import Deviation
-    from factdebate.eval.reply_counts import lost_warning, short_text
-    from factdebate.eval.summary import RESULTS, base_rate_warning, fmt
+    from factdebate.eval.report.reply_counts import lost_warning, short_text
+    from factdebate.eval.report.summary import RESULTS, base_rate_warning, fmt
     from factdebate.run.batch import finished_ids, in_order_note
 
     name, settings, directory = plan.name, plan.settings, plan.output
@@ -270,7 +270,7 @@ def report_command(
     output: Annotated[Path, Opt("--output", "-o", help="Directory for report.md and the plots.")],
 ) -> None:
     """Compare runs side by side: a markdown table and PNG plots."""
-    from factdebate.eval.report import build_report
+    from factdebate.eval.report.side_by_side import build_report
 
     written = build_report(runs, output)
     for path in written:

@@ -163,9 +163,9 @@ def _check_keys(request: Any) -> None:
 
 
 def _rerun(original: Path, output: Path, options: dict[str, Any], sources: dict[str, str]) -> None:
+    from factdebate.eval.report.summary import RUN
     from factdebate.eval.reproduce.execute import MANIFEST
     from factdebate.eval.reproduce.rerun import comparison_lines, rerun_one, rerun_reproduction
-    from factdebate.eval.summary import RUN
 
     say = lambda text: typer.echo(text, err=True)  # noqa: E731
     if (original / MANIFEST).exists():

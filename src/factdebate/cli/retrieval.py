@@ -117,7 +117,7 @@ def _round_one(samples: list[Any], settings: Any, kinds: list[str]) -> list[dict
 
 
 def _title_key(title: str) -> str:
-    from factdebate.eval.gold_evidence import page_key
+    from factdebate.eval.datasets.gold_evidence import page_key
 
     return page_key(title)
 
@@ -134,7 +134,7 @@ def _finite(value: Any) -> Any:
 
 
 def _write(folder: Path, summary: dict[str, Any], claims: list[Any], lines: list[str]) -> None:
-    from factdebate.eval.retrieval_plot import recall_plot
+    from factdebate.eval.report.retrieval_plot import recall_plot
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "retrieval.json").write_text(json.dumps(_finite(summary), indent=2) + "\n", encoding="utf-8")

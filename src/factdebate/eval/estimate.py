@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import mean
 
+from factdebate.eval.report.summary import RESULTS, latest_records
 from factdebate.eval.runner import Plan
-from factdebate.eval.summary import RESULTS, latest_records
 from factdebate.methods.base import get_method
 from factdebate.settings.model import Settings
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from factdebate.core.runtime import EventSink
 from factdebate.eval.datasets import Dataset, Sample
-from factdebate.eval.metrics import Outcome, compute
+from factdebate.eval.report.metrics import Outcome, compute
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 

@@ -1,7 +1,7 @@
 """Retrieval measured as a researcher would: for the claims of a dataset with gold evidence pages
-(eval/gold_evidence.py), how often each search the project offers returns every page of one gold evidence
+(eval/datasets/gold_evidence.py), how often each search the project offers returns every page of one gold evidence
 set in its top k passages (recall@1/3/10), how high (MRR@10), and whether the corpus holds those pages at
-all, with Wilson intervals, paired tests between searches (eval/paired.py, eval/intervals.py: the
+all, with Wilson intervals, paired tests between searches (eval/compare/paired.py, eval/report/intervals.py: the
 statistics ``compare`` uses) and the CPU each query costs.
 
 A search is asked once per claim for ``max(KS)`` passages, as the method that stands on it asks it (the
@@ -20,10 +20,10 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.types import Document
+from factdebate.eval.compare.paired import compare_pair
 from factdebate.eval.datasets import Dataset, Sample
-from factdebate.eval.gold_evidence import GoldSets, page_key
-from factdebate.eval.intervals import holm, wilson
-from factdebate.eval.paired import compare_pair
+from factdebate.eval.datasets.gold_evidence import GoldSets, page_key
+from factdebate.eval.report.intervals import holm, wilson
 
 KS = (1, 3, 10)
 DEPTH = max(KS)

@@ -26,10 +26,10 @@ from factdebate.core.runtime import EventSink, spent_before
 from factdebate.core.textsafe import dumps_record
 from factdebate.eval.datasets import Dataset, Sample, select
 from factdebate.eval.datasets.loader import load_dataset
-from factdebate.eval.medical_setup import with_medical
+from factdebate.eval.datasets.medical_setup import with_medical
 from factdebate.eval.progress import Progress
 from factdebate.eval.provenance import run_provenance
-from factdebate.eval.summary import RESULTS, RUN, latest_records, summarize
+from factdebate.eval.report.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.llm.calls import evaluating
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources, RunScope
@@ -213,7 +213,7 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
             fields, predicted = own
             record.update(fields)
         elif plan.dataset.answer_format == "choice":
-            from factdebate.eval.medical import run_choice
+            from factdebate.eval.datasets.medical import run_choice
 
             fields = await run_choice(sample, plan.settings, resources, sinks)
             record.update(claim=sample.claim, method=plan.settings.method, **fields)

@@ -28,7 +28,8 @@ class HubDataset:
     convert: str | None = None
     checksum_source: str = ""
     host: str = "huggingface"  # or "github": a file of a repository at a commit (hub/github.py)
-    records_sha256: str = ""  # github: the records' fingerprint (eval/hub_datasets.py), accepted in place of the bytes
+    # github: the records' fingerprint (eval/datasets/hub_datasets.py), accepted in place of the bytes
+    records_sha256: str = ""
     size: int | None = None  # github: the registry's copy's size in bytes, which caps the download (hub/github.py)
 
     def raw_file(self) -> RawFile:

@@ -12,9 +12,9 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.compare import compare_runs
-from factdebate.eval.metrics import macro_f1, outcome_from_record
 from factdebate.eval.pricing import parse_prices
-from factdebate.eval.summary import RESULTS, RUN, summarize
+from factdebate.eval.report.metrics import macro_f1, outcome_from_record
+from factdebate.eval.report.summary import RESULTS, RUN, summarize
 
 GOLD = ["SUPPORTS"] * 5 + ["REFUTES"] * 5
 S, R = "SUPPORTS", "REFUTES"

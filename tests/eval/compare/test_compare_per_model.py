@@ -13,7 +13,7 @@ import pytest
 from factdebate.core.runtime import RunRecorder, SpeculativeRecorder
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.pricing import parse_prices
-from factdebate.eval.summary import RESULTS
+from factdebate.eval.report.summary import RESULTS
 from tests.eval.compare.test_compare import A, B, write_run
 
 USAGE = {"llm_calls": 5, "prompt_tokens": 3000, "completion_tokens": 300, "reasoning_tokens": 0, "tool_calls": 0,

@@ -14,8 +14,8 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.datasets import FORMATS
+from factdebate.eval.datasets.hub_convert import CONVERTERS
 from factdebate.eval.datasets.loader import describe, load_dataset
-from factdebate.eval.hub_convert import CONVERTERS
 from factdebate.hub import registry
 from factdebate.hub.remote import cache_dir
 from tests.hub_server import HubServer, go_online, sha256
@@ -127,7 +127,7 @@ def test_unknown_names_list_what_exists_and_the_listing_says_what_is_cached(hub:
 
 
 def test_update_forgets_the_locked_commit_and_takes_the_registrys_revision_afresh(hub: HubServer) -> None:
-    from factdebate.eval.hub_datasets import fetch
+    from factdebate.eval.datasets.hub_datasets import fetch
 
     entry = REAL["pubmedqa"]
     _, first = fetch(entry)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from factdebate.core.errors import ConfigError
+from factdebate.eval.datasets.hub_datasets import records_sha256
 from factdebate.eval.datasets.loader import describe, load_dataset
-from factdebate.eval.hub_datasets import records_sha256
 from factdebate.hub import github, registry
 from factdebate.hub.checksum import sha256_file
 from factdebate.hub.errors import ChecksumMismatch, HubUnreachable

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from factdebate.eval.report.summary import RESULTS, summarize
 from factdebate.eval.reproduce.measure import measure_run
-from factdebate.eval.summary import RESULTS, summarize
 from factdebate.run.results_file import ResultWriter
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.eval.report.summary import base_rate_warning, embedded_model
 from factdebate.eval.reproduce.report import build_report
-from factdebate.eval.summary import base_rate_warning, embedded_model
 
 
 def report_for(root: Path, model: str) -> str:
@@ -89,7 +89,7 @@ def test_a_row_of_another_backbone_says_so_on_its_line_and_in_the_header(tmp_pat
 
 def test_the_base_rate_warning_of_a_scripted_run_names_the_script() -> None:
     """A scripted run answers as its script says: "the embedded model" is not to blame (issue 51, item 15)."""
-    from factdebate.eval.summary import scripted_only
+    from factdebate.eval.report.summary import scripted_only
 
     info = {"top_prediction": "SUPPORTS", "share": 1.0, "predictions": 10, "majority_class": "SUPPORTS",
             "majority_class_accuracy": 0.5, "embedded_model": True}

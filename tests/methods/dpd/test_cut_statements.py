@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.eval.reply_counts import counts_text, short_text
+from factdebate.eval.report.reply_counts import counts_text, short_text
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.run.claim import run_claim

@@ -172,7 +172,7 @@ async def test_evidence_given_with_a_claim_reaches_both_teams() -> None:
 
 
 async def test_the_claim_extractor_reads_the_dialogue_history_of_a_halueval_sample() -> None:
-    from factdebate.eval.builtin_data import halueval_dialogue
+    from factdebate.eval.datasets.builtin_data import halueval_dialogue
 
     data = halueval_dialogue()
     sample = next(s for s in data.samples if str(s.meta.get("knowledge") or "").strip())

@@ -1,6 +1,6 @@
 """The results viewer analyses a run, in Debian's Chromium against a live server: a results file of real
 evaluation records (tests/server/results_file.py) gets the confusion matrix and the per-label precision,
-recall and F1 that eval/metrics.py computes for the same records, method and cost columns, headers that sort
+recall and F1 that eval/report/metrics.py computes for the same records, method and cost columns, headers that sort
 by click or keyboard, a message when the filters leave no row, and rows that Tab reaches and Enter opens,
 clear of the sticky top bar. One service, one browser and one results file for the whole module."""
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.eval.metrics import compute, outcome_from_record
+from factdebate.eval.report.metrics import compute, outcome_from_record
 from factdebate.server.app import create_app
 from tests.server.conftest import KEY, PLAIN, LiveServer, offline_build
 from tests.server.page.test_browser import pytestmark, sign_in, watched_page  # noqa: F401

@@ -1,7 +1,7 @@
 """Issue 38, items 8, 9 and 11 on the page: the paired view of several results files (static/paired.js) and
 its statistics (static/stats.js), run under Node as the modules the page imports (skipped without Node),
 against what ``factdebate compare`` writes for the same hand-made runs (eval/compare/__init__.py) and the harness's
-own functions (eval/intervals.py, eval/compare/cost.py): accuracy's Wilson interval, McNemar's p with
+own functions (eval/report/intervals.py, eval/compare/cost.py): accuracy's Wilson interval, McNemar's p with
 Holm's adjustment, whether a pair differs, the detectable difference, κ over the samples both runs
 labelled with that n, and the verdict sentence, word for word."""
 
@@ -16,7 +16,7 @@ import pytest
 
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.compare.cost import dollars_text
-from factdebate.eval.intervals import holm, minimum_detectable_difference, wilson
+from factdebate.eval.report.intervals import holm, minimum_detectable_difference, wilson
 from tests.eval.compare.test_compare import R, S, write_run
 from tests.server.page.test_page_scripts import pytestmark, run_module  # noqa: F401
 

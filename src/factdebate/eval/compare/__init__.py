@@ -26,11 +26,11 @@ from factdebate.core.pathcheck import output_folder
 from factdebate.core.textsafe import safe_value
 from factdebate.eval.compare.cost import cost_ratio
 from factdebate.eval.compare.load import Denominator, LoadedRun, common_samples, denominator, load_all
+from factdebate.eval.compare.paired import cohen_kappa, compare_pair
 from factdebate.eval.compare.verdict import front_marks, mark_pairs, sentence
-from factdebate.eval.metrics import INTERVALS, Outcome, compute, paired_macro_f1
-from factdebate.eval.paired import cohen_kappa, compare_pair
 from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model, unused_prices
-from factdebate.eval.summary import base_rate_warning
+from factdebate.eval.report.metrics import INTERVALS, Outcome, compute, paired_macro_f1
+from factdebate.eval.report.summary import base_rate_warning
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.eval.metrics import Outcome
 from factdebate.eval.pricing import Price, dollars, dollars_by_model, sum_by_model
+from factdebate.eval.report.metrics import Outcome
 
 
 def sample_cost(outcome: Outcome, axis: str, prices: dict[str, Price], models: list[str]) -> float | None:

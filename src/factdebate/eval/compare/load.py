@@ -20,9 +20,9 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.runfiles import iter_run_lines, json_line, read_run_json
-from factdebate.eval.metrics import Outcome, outcome_from_record
-from factdebate.eval.report import RunData, load_run
-from factdebate.eval.summary import RESULTS, RUN
+from factdebate.eval.report.metrics import Outcome, outcome_from_record
+from factdebate.eval.report.side_by_side import RunData, load_run
+from factdebate.eval.report.summary import RESULTS, RUN
 
 
 @dataclass

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from factdebate.eval.compare.cost import dollars_text
-from factdebate.eval.summary import fmt
+from factdebate.eval.report.summary import fmt
 
 MAX_DISAGREEMENTS = 200  # compare.json keeps them all
 CLAIM_CHARS = 90

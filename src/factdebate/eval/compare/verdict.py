@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.eval.intervals import ALPHA, POWER, fewest_discordant, holm, minimum_detectable_difference
+from factdebate.eval.report.intervals import ALPHA, POWER, fewest_discordant, holm, minimum_detectable_difference
 
 
 def mark_pairs(pairs: list[dict[str, Any]]) -> None:

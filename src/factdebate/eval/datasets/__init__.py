@@ -2,7 +2,7 @@
 verdict maps onto it.
 
 A dataset is named by a spec: a built-in name (``countries``, ``halueval-qa``...), the name of a public
-dataset fetched from the Hugging Face Hub (``fever``, ``averitec``...: :mod:`factdebate.eval.hub_datasets`),
+dataset fetched from the Hugging Face Hub (``fever``, ``averitec``...: :mod:`factdebate.eval.datasets.hub_datasets`),
 or ``FORMAT:PATH`` for a local file in one of the benchmark formats (``fever:dev.jsonl``...). Every one of
 them is described by ``factdebate datasets``.
 

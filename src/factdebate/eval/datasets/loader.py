@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from factdebate.core.errors import InputError
-from factdebate.eval import builtin_data, hub_datasets, loaders, response_loaders
+from factdebate.eval.datasets import builtin_data, hub_datasets, loaders, response_loaders
 from factdebate.eval.datasets.registry import BUILTINS, FORMATS, Dataset, check_ids
 
 REGISTERING = (builtin_data, loaders, response_loaders)  # imported for what importing them registers
 
 
 def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
-    """``NAME`` (built in, or fetched from the Hub: :mod:`factdebate.eval.hub_datasets`) or ``FORMAT:PATH``.
+    """``NAME`` (built in, or fetched from the Hub: :mod:`factdebate.eval.datasets.hub_datasets`) or ``FORMAT:PATH``.
     ``strict``: any skipped record is an error."""
     name, sep, path = spec.partition(":")
     if not sep:

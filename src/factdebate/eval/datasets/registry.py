@@ -30,7 +30,7 @@ class Sample:
     gold: str  # in the dataset's own label set
     options: dict[str, str] = field(default_factory=dict)  # ``choice`` only: letter -> option text
     meta: dict[str, Any] = field(default_factory=dict)
-    # The gold evidence as pages a search must find (eval/gold_evidence.py): alternative sets, every page of
+    # The gold evidence as pages a search must find (eval/datasets/gold_evidence.py): alternative sets, every page of
     # one set needed. Read only by ``eval-retrieval``; no prompt sees it, so records_sha256 leaves it out.
     gold_pages: tuple[tuple[str, ...], ...] = ()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.eval.datasets import BINARY_LABELS, Dataset
-from factdebate.eval.medical_setup import with_medical
+from factdebate.eval.datasets.medical_setup import with_medical
 from factdebate.eval.reproduce.spec import Paper, papers
 from factdebate.methods.base import get_method
 from factdebate.settings.load import load_settings

@@ -6,8 +6,8 @@ samples measured), and the totals."""
 from __future__ import annotations
 
 from factdebate.eval.estimate import estimate
+from factdebate.eval.report.summary import RESULTS
 from factdebate.eval.reproduce.cells import Cell, Request
-from factdebate.eval.summary import RESULTS
 from factdebate.run.results_file import finished_ids
 
 

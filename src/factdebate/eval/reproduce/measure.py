@@ -2,7 +2,7 @@
 the way the paper defines it.
 
 A proportion (accuracy, and the factual class's precision and recall, each over its own denominator) gets
-the Wilson score interval (eval/intervals.py), which a handful of samples cannot shrink to a point; the
+the Wilson score interval (eval/report/intervals.py), which a handful of samples cannot shrink to a point; the
 others (F1, macro-F1, tool calls) a percentile bootstrap over the outcomes with the run's seed (1,000
 resamples), as in ``summary.md``. Unparsed and errored samples count as the metrics module counts them:
 wrong, never dropped; so does a sample of the run's draw that has no record yet (an interrupted run), so
@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from factdebate.core.runfiles import read_run_json
-from factdebate.eval.intervals import wilson
-from factdebate.eval.metrics import Outcome, macro_f1, outcome_from_record, per_class
-from factdebate.eval.paper_metrics import positive_class
+from factdebate.eval.report.intervals import wilson
+from factdebate.eval.report.metrics import Outcome, macro_f1, outcome_from_record, per_class
+from factdebate.eval.report.paper_metrics import positive_class
+from factdebate.eval.report.summary import RESULTS, SUMMARY_JSON
 from factdebate.eval.response_eval import claim_outcomes
-from factdebate.eval.summary import RESULTS, SUMMARY_JSON
 from factdebate.run.results_file import latest_records
 
 RESAMPLES = 1000
@@ -83,7 +83,7 @@ def _class_f1(label: str) -> Compute:
 
 
 def _positive(field: str) -> Compute:
-    """Precision, recall or F1 of the factual class, as DPD reports them (eval/paper_metrics.py)."""
+    """Precision, recall or F1 of the factual class, as DPD reports them (eval/report/paper_metrics.py)."""
 
     def compute(outcomes: list[Outcome], _: Context) -> float | None:
         row = positive_class(outcomes)

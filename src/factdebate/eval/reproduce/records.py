@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from factdebate.core.errors import InputError
 from factdebate.core.runfiles import read_run_json
-from factdebate.eval.folder_records import settings_shape_problem
+from factdebate.eval.report.folder_records import settings_shape_problem
 
 
 class _Record(BaseModel):

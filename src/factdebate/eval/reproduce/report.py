@@ -14,10 +14,10 @@ from typing import Any
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.runfiles import read_run_json
-from factdebate.eval.reply_counts import lost_warning, short_text
+from factdebate.eval.report.reply_counts import lost_warning, short_text
+from factdebate.eval.report.summary import EMBEDDED, RUN, SUMMARY_JSON, base_rate_warning
 from factdebate.eval.reproduce.measure import METRICS, Measured, measure_run
 from factdebate.eval.reproduce.spec import Paper, Table, get_paper
-from factdebate.eval.summary import EMBEDDED, RUN, SUMMARY_JSON, base_rate_warning
 from factdebate.methods.kit.backbones import backbone_of, served_name
 
 REPORT = "report.md"
@@ -215,7 +215,7 @@ def _inside(line: Line, ci: tuple[float, float] | None) -> str:
 
 
 def _plot(table: Table, lines: list[Line], path: Path) -> Path | None:
-    from factdebate.eval import plots
+    from factdebate.eval.report import plots
 
     if not any(line.ours is not None for line in lines):
         return None

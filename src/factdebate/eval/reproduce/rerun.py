@@ -25,11 +25,11 @@ from factdebate.core.runfiles import read_run_json
 from factdebate.eval.datasets import Dataset
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.provenance import content_sha256
+from factdebate.eval.report.summary import RESULTS, RUN, SUMMARY_JSON
 from factdebate.eval.reproduce.cells import SAMPLE_SET
 from factdebate.eval.reproduce.recorded_settings import split_recorded
 from factdebate.eval.reproduce.records import read_run_record
 from factdebate.eval.runner import Plan, execute, make_plan
-from factdebate.eval.summary import RESULTS, RUN, SUMMARY_JSON
 from factdebate.run.results_file import latest_records
 from factdebate.run.resume import differences
 from factdebate.settings.load import load_settings, validation_problems

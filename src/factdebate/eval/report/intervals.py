@@ -5,7 +5,7 @@ samples could detect.
 A percentile bootstrap of a proportion collapses to a point when every sample agrees (3 of 3 gives
 [1, 1]); the Wilson interval does not (3 of 3 gives [0.44, 1]) and keeps close to its nominal coverage
 down to a handful of samples. The bootstrap stays where no closed form fits: macro-F1 and the paired
-differences (eval/metrics.py, eval/paired.py)."""
+differences (eval/report/metrics.py, eval/compare/paired.py)."""
 
 from __future__ import annotations
 

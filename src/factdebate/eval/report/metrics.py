@@ -5,7 +5,7 @@ Every sample counts: an unparsed verdict or an errored run is a wrong answer (it
 ``UNPARSED`` / ``ERROR`` in the confusion matrix) and its id is listed. Nothing is dropped. ``compare``
 adds ``MISSING``: a sample of the draw a run holds no record for, wrong too, so every run has one denominator.
 
-Accuracy's interval is Wilson's (eval/intervals.py: a bootstrap of 3 right of 3 is the point [1, 1]);
+Accuracy's interval is Wilson's (eval/report/intervals.py: a bootstrap of 3 right of 3 is the point [1, 1]);
 macro-F1's is a seeded percentile bootstrap. Macro-F1 averages over the dataset's labels, the same set in
 every resample and every run (scikit-learn's ``f1_score(labels=..., average="macro", zero_division=0)``).
 """
@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from factdebate.eval.intervals import wilson
+from factdebate.eval.report.intervals import wilson
 
 UNPARSED = "UNPARSED"
 ERROR = "ERROR"

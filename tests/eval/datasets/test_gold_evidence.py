@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.eval.datasets.gold_evidence import page_key
+from factdebate.eval.datasets.hub_datasets import records_sha256
 from factdebate.eval.datasets.loader import load_dataset
-from factdebate.eval.gold_evidence import page_key
-from factdebate.eval.hub_datasets import records_sha256
 from tests.paths import SHARED
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
@@ -125,7 +125,7 @@ def test_the_hubs_fever_parquet_is_converted_with_its_evidence_sets(tmp_path: Pa
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from factdebate.eval.hub_convert import fever_parquet
+    from factdebate.eval.datasets.hub_convert import fever_parquet
     from tests.eval.datasets.test_hub_datasets import FEVER_ROWS
 
     source, target = tmp_path / "dev.parquet", tmp_path / "dev.jsonl"

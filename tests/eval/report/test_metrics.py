@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import binomtest
 from sklearn.metrics import f1_score
 
-from factdebate.eval.metrics import (
+from factdebate.eval.report.metrics import (
     ERROR,
     UNPARSED,
     Outcome,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.eval.datasets import FACT_LABELS, Sample
-from factdebate.eval.package_data import package_dir
+from factdebate.eval.datasets.package_data import package_dir
 
 S, R, N = FACT_LABELS
 GENERATION_SEED = 7

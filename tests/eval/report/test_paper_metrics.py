@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
-from factdebate.eval.metrics import Outcome
-from factdebate.eval.paper_metrics import positive_class
+from factdebate.eval.report.metrics import Outcome
+from factdebate.eval.report.paper_metrics import positive_class
 from factdebate.eval.runner import Plan, execute
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
@@ -83,7 +83,7 @@ async def test_a_response_run_reports_the_response_level_and_its_claims(tmp_path
 
 
 def test_panel_agreement_counts_readable_votes_of_panels_only() -> None:
-    from factdebate.eval.paper_metrics import panel_agreement
+    from factdebate.eval.report.paper_metrics import panel_agreement
 
     def verdict(*votes: str | None) -> dict[str, Any]:
         return {"judges": [{"agent": f"j{i}", "vote": v, "parsed": v is not None} for i, v in enumerate(votes)]}

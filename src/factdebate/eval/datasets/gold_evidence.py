@@ -3,7 +3,7 @@ sets, every set the pages (Wikipedia titles, or SciFact's document ids) all of w
 
 FEVER and FEVEROUS annotate several alternative evidence sets per claim; finding every page of any one of
 them is what their "full evidence" scores ask, so retrieval is scored the same way
-(:mod:`factdebate.eval.retrieval`). The loaders (eval/loaders.py) put the sets on ``Sample.gold_pages``;
+(:mod:`factdebate.eval.retrieval`). The loaders (eval/datasets/loaders.py) put the sets on ``Sample.gold_pages``;
 NOT ENOUGH INFO claims have none and are left out of a retrieval evaluation.
 """
 

@@ -1,5 +1,5 @@
 """Datasets the Hub holds in another shape than their benchmark's own: converted once, on first use, into
-the file format the loaders read (eval/loaders.py). The result is kept beside the Hub cache, named after
+the file format the loaders read (eval/datasets/loaders.py). The result is kept beside the Hub cache, named after
 the sha256 of the verified source, so a converted file always belongs to exactly one source file."""
 
 from __future__ import annotations

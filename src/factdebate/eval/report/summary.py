@@ -10,9 +10,9 @@ from typing import Any
 
 from factdebate.core.deviations import Deviation
 from factdebate.core.textsafe import safe_value
-from factdebate.eval import two_labels
-from factdebate.eval.metrics import ERROR, UNPARSED, Outcome, compute, outcome_from_record
-from factdebate.eval.reply_counts import counts_text, lost_warning, reply_counts
+from factdebate.eval.report import two_labels
+from factdebate.eval.report.metrics import ERROR, UNPARSED, Outcome, compute, outcome_from_record
+from factdebate.eval.report.reply_counts import counts_text, lost_warning, reply_counts
 from factdebate.run.results_file import latest_records
 
 RESULTS = "results.jsonl"
@@ -40,7 +40,7 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
         metrics["level"] = "response"
         metrics["claim_level"] = claim_level_metrics([records[i] for i in ids if i in records],
                                                      tuple(run["labels"]), run["seed"])
-    from factdebate.eval.paper_metrics import paper_metrics
+    from factdebate.eval.report.paper_metrics import paper_metrics
     from factdebate.eval.response_eval import claim_outcomes
 
     chosen = [records[i] for i in ids if i in records]

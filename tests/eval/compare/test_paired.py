@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from factdebate.eval.paired import cohen_kappa, mcnemar_exact, paired_bootstrap
+from factdebate.eval.compare.paired import cohen_kappa, mcnemar_exact, paired_bootstrap
 
 
 def test_mcnemar_exact_is_the_two_sided_binomial_tail() -> None:

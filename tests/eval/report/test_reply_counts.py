@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from factdebate.eval.reply_counts import lost_warning, short_text
+from factdebate.eval.report.reply_counts import lost_warning, short_text
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo

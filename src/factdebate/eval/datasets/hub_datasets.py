@@ -15,8 +15,7 @@ from typing import Any
 from factdebate.core.errors import FactDebateError
 
 # The file formats a fetched dataset is read with register themselves in FORMATS when imported.
-from factdebate.eval import loaders, response_loaders  # noqa: F401
-from factdebate.eval.datasets import FORMATS, Dataset, Sample
+from factdebate.eval.datasets import FORMATS, Dataset, Sample, loaders, response_loaders  # noqa: F401
 from factdebate.hub import github, registry
 from factdebate.hub.errors import HubError
 from factdebate.hub.fetch import Fetched, Notify, is_cached, obtain
@@ -82,7 +81,7 @@ def fetch(entry: HubDataset, *, update: bool = False, notify: Notify | None = _s
     """The verified (and converted) file the loader reads, and what was fetched. ``update``: forget the
     lock file's record first, so the registry's revision is resolved afresh. A failure keeps its kind
     (unreachable, not found, checksum mismatch: hub/errors.py), so a caller can tell them apart."""
-    from factdebate.eval.hub_convert import converted
+    from factdebate.eval.datasets.hub_convert import converted
     from factdebate.hub.fetch import lock_key
 
     if update:

@@ -16,9 +16,9 @@ from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
 from factdebate.core.runfiles import read_run_json
 from factdebate.core.schema import upgrade
-from factdebate.eval import plots
-from factdebate.eval.folder_records import check_summary
-from factdebate.eval.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
+from factdebate.eval.report import plots
+from factdebate.eval.report.folder_records import check_summary
+from factdebate.eval.report.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
 from factdebate.settings.legacy import upgrade_settings_data
 
 

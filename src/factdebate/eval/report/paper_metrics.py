@@ -13,7 +13,7 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
-from factdebate.eval.metrics import COST_FIELDS, Outcome
+from factdebate.eval.report.metrics import COST_FIELDS, Outcome
 
 POSITIVE = "SUPPORTS"
 

@@ -10,9 +10,9 @@ import httpx
 import respx
 
 from factdebate.core.types import Document
-from factdebate.eval.medical import ScholarPipeline, parse_keywords
+from factdebate.eval.datasets.medical import ScholarPipeline, parse_keywords
+from factdebate.eval.report.summary import latest_records
 from factdebate.eval.runner import execute, make_plan
-from factdebate.eval.summary import latest_records
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.settings.load import load_settings
