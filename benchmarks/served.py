@@ -117,9 +117,10 @@ class Corpus:
         return None
 
 
-# A proxy that counts what reaches the server: every request, whatever the client later does with it.
+# A proxy that counts what reaches the server: every request, whatever the client later does with it. With
+# ``names_server`` False it answers GET (``/models``) 404, as a gateway that names no server does.
 class Proxy:
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, names_server: bool = True) -> None:
         self.upstream, self.requests = upstream, 0
         proxy = self
 
@@ -130,6 +131,9 @@ class Proxy:
                 return None
 
             def do_GET(self) -> None:
+                if not names_server:
+                    self.send_error(404)
+                    return
                 self._forward(b"")
 
             def do_POST(self) -> None:

@@ -6,9 +6,12 @@ For each way of asking (``plain``: one JSON reply, ``llm.stream: false``; ``stre
 for (``--max-tokens``, default 1024), cancelled ``--after`` seconds later (default 3) as a guard deadline or
 a given-up try cancels it, and a one-token probe is sent at once. The server answers one request at a time,
 so the probe's wait says how long the cancelled answer went on generating: ``idle after`` is the probe's
-time less the same probe's time on an idle server. Run it under ``nice`` on a shared machine.
+time less the same probe's time on an idle server. ``--nameless`` asks through a proxy that answers
+``GET /models`` 404, as a gateway that names no server does (OpenAI's API, Ollama and most gateways name none
+that stops). Run it under ``nice`` on a shared machine.
 
     nice -n 10 .venv/bin/python benchmarks/served_cancel.py
+    nice -n 10 .venv/bin/python benchmarks/served_cancel.py --modes default --nameless --max-tokens 256 --after 2
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from served import start_server
+from served import Proxy, start_server
 
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.openai_compat import OpenAIBackend
@@ -66,9 +69,12 @@ def main() -> None:
     parser.add_argument("--after", type=float, default=3.0, help="seconds before the long answer is cancelled")
     parser.add_argument("--modes", default="plain,stream,default",
                         help="which ways of asking to measure, in order (plain, stream, default)")
+    parser.add_argument("--nameless", action="store_true", help="ask through a proxy whose GET /models is 404")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         process, url = start_server(Path(work), args.threads, ["--interrupt_requests", "False"])
+        proxy = Proxy(url, names_server=False) if args.nameless else None
+        url = proxy.url if proxy is not None else url
         try:
             for mode in args.modes.split(","):
                 result = asyncio.run(measure(url, mode, args))
@@ -82,6 +88,8 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+            if proxy is not None:
+                proxy.server.shutdown()
 
 
 if __name__ == "__main__":

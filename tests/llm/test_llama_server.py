@@ -6,6 +6,8 @@ detects the server and constrains labels, queries and verdict lines with grammar
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -19,8 +21,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from benchmarks.served import Proxy
 from factdebate.core.types import Label, Verdict
-from factdebate.llm.base import GenParams
+from factdebate.llm.base import GenParams, Message
 from factdebate.llm.llama_cpp import builtin_model_path
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.methods.kit.common import LABEL_CHOICES
@@ -28,6 +31,7 @@ from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
 from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.readiness import wait_until_ready
 
 pytestmark = [
     pytest.mark.slow,
@@ -55,22 +59,22 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
          "--port", str(port), "--n_ctx", "4096", "--model_alias", MODEL, "--seed", "0",
          # One thread for prompts as for tokens (the server's default gives prompts every core): the suite
          # keeps both cores busy, where llama.cpp's waiting threads spin (llm/llama_threads.py).
-         "--n_threads", "1", "--n_threads_batch", "1"],
+         "--n_threads", "1", "--n_threads_batch", "1",
+         # As docs/configuration.md says to start it: a request that arrives waits for the one being answered
+         # instead of cutting its stream.
+         "--interrupt_requests", "False"],
         stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
+
+    def serving() -> bool:
+        try:
+            return httpx.get(f"{url}/models", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {process.returncode}; see {log.name}")
-            try:
-                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama.cpp server did not start within 180 s")
-            time.sleep(0.5)
+        # Loading the model is CPU and disk: waited for by the server's state, not a wall-clock limit.
+        wait_until_ready(serving, process, "llama-cpp-python's server", log=Path(log.name), every_s=0.5)
         yield url
     finally:
         process.terminate()
@@ -195,3 +199,38 @@ async def test_every_reader_reads_a_newline_inside_a_json_string_as_the_server_w
         assert value in (Label.SUPPORTS, True)
     if reader == "dpd ballot":
         assert value == 1
+
+
+async def _probe_seconds(model: OpenAIBackend) -> float:
+    started = time.perf_counter()
+    await model.complete([{"role": "user", "content": "Say OK."}], GenParams(max_tokens=1))
+    return time.perf_counter() - started
+
+
+STORY: list[Message] = [{"role": "user", "content": "Write a long story about a lighthouse keeper and a storm, "
+                                                    "chapter by chapter."}]
+
+
+async def test_a_cancelled_call_stops_the_server_behind_a_gateway_that_names_none(server_url: str) -> None:
+    """Calls end when their claim does (issue 65, item 5) also where nothing names the server: by default
+    (``llm.stream: auto``) a call through a gateway whose ``GET /models`` is 404 (OpenAI's API, Ollama and most
+    gateways name no server that stops) is a stream, so cancelling it, as a deadline or a given-up try does,
+    stops llama-cpp-python generating. The server answers one request at a time, so a one-token probe sent
+    after the cancel waits for whatever the cancelled answer still generates (benchmarks/served_cancel.py
+    --nameless measures the same)."""
+    gateway = Proxy(server_url.removesuffix("/v1"), names_server=False)
+    model = OpenAIBackend(MODEL, base_url=f"{gateway.url}/v1", timeout=600, constrain="none")
+    try:
+        alone = await _probe_seconds(model)
+        call = asyncio.create_task(model.complete(STORY, GenParams(max_tokens=2000, temperature=0.7)))
+        await asyncio.sleep(1.5)
+        assert not call.done(), "the story ended within 1.5 s: nothing was left to stop"
+        call.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        after = await _probe_seconds(model)
+    finally:
+        await model.aclose()
+        gateway.server.shutdown()
+    # Up to 2,000 tokens more would hold the probe for minutes here; a stopped answer, a second or two.
+    assert after - alone < 30, f"the server went on generating {after - alone:.1f} s after the cancel"

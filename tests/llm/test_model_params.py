@@ -27,8 +27,10 @@ def llm(server: FakeOpenAI, model: str, reasoning_tokens: int = 1000) -> LLM:
 
 
 def sent(server: FakeOpenAI) -> list[dict[str, object]]:
-    """What each request carried besides the model and the messages."""
-    return [{k: v for k, v in r["body"].items() if k not in ("model", "messages")} for r in server.requests]
+    """What each request carried besides the model, the messages and the stream fields (every call is asked
+    as a stream by default, llm/openai_stream.py; this server answers each one plainly)."""
+    return [{k: v for k, v in r["body"].items() if k not in ("model", "messages", "stream", "stream_options")}
+            for r in server.requests]
 
 
 async def test_a_reasoning_model_gets_max_completion_tokens_and_learns_once_that_it_refuses_temperature(

@@ -27,10 +27,13 @@ class StreamingServer:
     none: an answer cut by the server as llama-cpp-python's ``--interrupt_requests`` cuts it; ``cut_first``:
     only the first so many streams are cut) and ``[DONE]``; ``written`` counts the chunks sent, ``gone`` is set
     when a write finds the client gone. A request not asked as a stream gets the whole text in one reply.
-    ``owner`` is what ``GET /models`` says owns the model (None: no model list, as many gateways)."""
+    ``owner`` is what ``GET /models`` says owns the model (None: no model list, as many gateways); ``streams``:
+    ``refused``, a stream request is answered HTTP 400 naming ``stream_options`` (as some gateways answer
+    parameters they do not know), ``ignored``, with the whole text as one JSON reply."""
 
     def __init__(self, chunks: int, every: float = 0.02, finish: str | None = "stop",
-                 usage: dict[str, int] | None = None, owner: str | None = None, cut_first: int = 0) -> None:
+                 usage: dict[str, int] | None = None, owner: str | None = None, cut_first: int = 0,
+                 streams: str = "served") -> None:
         self.bodies: list[dict[str, Any]] = []
         owned_by = owner
         self.written = 0
@@ -47,9 +50,9 @@ class StreamingServer:
                     return
                 self.send_json({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": owned_by}]})
 
-            def send_json(self, data: dict[str, Any]) -> None:
+            def send_json(self, data: dict[str, Any], status: int = 200) -> None:
                 raw = json.dumps(data).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
                 self.end_headers()
@@ -57,7 +60,11 @@ class StreamingServer:
 
             def do_POST(self) -> None:
                 owner.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                if not owner.bodies[-1].get("stream"):
+                if owner.bodies[-1].get("stream") and streams == "refused":
+                    self.send_json({"error": {"message": "Unrecognized request argument supplied: stream_options",
+                                              "type": "invalid_request_error", "param": None}}, 400)
+                    return
+                if not owner.bodies[-1].get("stream") or streams == "ignored":
                     text = "".join(f"w{n} " for n in range(chunks))
                     self.send_json({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
                                     "choices": [{"index": 0, "finish_reason": "stop",
@@ -197,15 +204,51 @@ async def test_by_default_a_cancelled_call_stops_a_server_that_stops_on_a_closed
         server.close()
 
 
-async def test_by_default_a_server_of_unknown_kind_is_asked_plainly() -> None:
-    """No model list (a gateway, a test double, OpenAI behind a proxy): nothing says a closed stream stops it,
-    so the answer is asked for as one reply, as before."""
-    server = StreamingServer(3)
+async def test_by_default_a_cancelled_call_stops_a_server_that_does_not_name_itself() -> None:
+    """No model list naming the server (OpenAI's API, Ollama and most gateways name none): asked as a
+    stream all the same, so a call cut short stops there too."""
+    server = StreamingServer(2000)
     try:
-        completion = await auto(server).complete(MESSAGES, GenParams(max_tokens=50))
+        call = asyncio.create_task(auto(server).complete(MESSAGES, GenParams(max_tokens=4000)))
+        while server.written < 5:
+            await asyncio.sleep(0.02)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert await asyncio.to_thread(server.gone.wait, 10)
+        assert server.bodies[0]["stream"] is True and server.written < 2000
     finally:
         server.close()
-    assert completion.text == "w0 w1 w2 " and "stream" not in server.bodies[0]
+
+
+async def test_a_server_answering_a_stream_request_with_one_reply_is_read_as_that_reply() -> None:
+    server = StreamingServer(3, streams="ignored")
+    try:
+        model = auto(server)
+        completion = await model.complete(MESSAGES, GenParams(max_tokens=50))
+    finally:
+        server.close()
+    assert completion.text == "w0 w1 w2 " and completion.finish_reason == "stop"
+    assert server.bodies[0]["stream"] is True and not model.constraint_notes
+
+
+async def test_by_default_a_server_that_refuses_the_stream_parameters_is_asked_plainly_from_then_on() -> None:
+    """A gateway answering HTTP 400 to ``stream_options``: that request is tried again at once, plainly (both
+    sent and counted), and so is every later one, with a note saying why."""
+    server = StreamingServer(3, streams="refused")
+    try:
+        model = auto(server)
+        with pytest.raises(TransientLLMError, match="refused a streamed request") as caught:
+            await model.complete(MESSAGES, GenParams(max_tokens=50))
+        assert caught.value.retry_after == 0
+        first = await model.complete(MESSAGES, GenParams(max_tokens=50))
+        again = await auto(server).complete(MESSAGES, GenParams(max_tokens=50))  # another backend of the process
+    finally:
+        server.close()
+    assert first.text == again.text == "w0 w1 w2 "
+    assert [body.get("stream", False) for body in server.bodies] == [True, False, False]
+    (note,) = model.constraint_notes
+    assert "asking it plainly from now on" in note
 
 
 async def test_by_default_a_server_that_cuts_streams_is_asked_plainly_from_then_on() -> None:

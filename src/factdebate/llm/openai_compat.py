@@ -35,13 +35,14 @@ from factdebate.llm.constraints import (
 )
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
-from factdebate.llm.openai_http import ChatTransport
+from factdebate.llm.openai_http import ChatTransport, ChunkStream
 from factdebate.llm.openai_stream import (
     StreamInterrupted,
     StreamSetting,
+    asked_plainly,
     checked_setting,
-    cuts_streams,
     read_stream,
+    refuses_streams,
     streams,
 )
 from factdebate.util.redact import redact_url
@@ -105,8 +106,8 @@ class OpenAIBackend:
         self.params: ModelParams = model_params(self.endpoint, model)
         self.reasoning_tokens = reasoning_tokens
         # Ask for answers as streams, so that a call cut short stops at the server (llm/openai_stream.py):
-        # always, never, or (auto) where the server is one that stops; a call offering tools is asked plainly
-        # (its calls arrive in pieces a stream would have to join).
+        # always, never, or (auto) unless the server showed it takes none; a call offering tools is asked
+        # plainly (its calls arrive in pieces a stream would have to join).
         self.stream: StreamSetting = checked_setting(stream)
         self._owner: str | None = None  # GET /models' owned_by, once asked ("" if it said nothing)
         # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
@@ -149,12 +150,17 @@ class OpenAIBackend:
                 self.constrain = mode
         return self.constrain
 
-    async def streamed(self, params: GenParams) -> bool:
+    def streamed(self, params: GenParams) -> bool:
         """Whether this call is asked as a stream (``llm.stream``; auto: llm/openai_stream.streams)."""
-        if params.tools or self.stream is False:
-            return False
-        owner = await self.server_owner() if self.stream == "auto" else None
-        return streams(self.stream, owner, self.endpoint)
+        return not params.tools and streams(self.stream, self.endpoint)
+
+    def _plainly_from_now_on(self, exc: Exception, cut: bool) -> TransientLLMError:
+        """Under ``llm.stream: auto``, the server took no stream (``cut`` it, or refused the parameters): noted
+        once, and the request tried again at once, plainly (a retried error: both requests are counted)."""
+        note = asked_plainly(self.endpoint, cut)
+        self.constraint_notes.append(note)
+        emit("streams_off", model=self.name, note=note)
+        return TransientLLMError(f"{exc}; {note}", 0.0, self.endpoint)
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
         try:
@@ -190,24 +196,21 @@ class OpenAIBackend:
         if params.tools:
             extra["tools"] = [{"type": "function", "function": t.as_dict()} for t in params.tools]
         sent = self.params.arguments(params, self.reasoning_tokens)
-        streamed = await self.streamed(params)
+        streamed = self.streamed(params)
         if streamed:
             extra.update(stream=True, stream_options={"include_usage": True})
         sent_at = time.monotonic()
         try:
             response = await self._chat.create({"model": self.model, "messages": messages, **sent, **extra},
                                                streamed)
-            if streamed:
+            if isinstance(response, ChunkStream):  # a server may answer a stream request with one reply
                 self._answered = True  # the server answered (a status line): what follows is its answer
                 try:
                     completion = await read_stream(response, self.endpoint, self.timeout, sent_at)
                 except StreamInterrupted as exc:
                     if self.stream != "auto":
                         raise
-                    note = cuts_streams(self.endpoint)  # asked plainly from now on, this request again at once
-                    self.constraint_notes.append(note)
-                    emit("streams_off", model=self.name, note=note)
-                    raise TransientLLMError(f"{exc}; {note}", 0.0, self.endpoint) from exc
+                    raise self._plainly_from_now_on(exc, cut=True) from exc
                 completion.constrained = req.constrained
                 return _checked(completion, req)
         except openai.RateLimitError as exc:
@@ -216,6 +219,8 @@ class OpenAIBackend:
                                     self.endpoint) from exc
         except openai.BadRequestError as exc:
             self._answered = True
+            if streamed and self.stream == "auto" and refuses_streams(exc.param, str(exc.message)):
+                raise self._plainly_from_now_on(exc, cut=False) from exc
             raise RefusedParameter(f"HTTP 400 from {self.endpoint}: {exc.message}", _error_message(exc)[:300],
                                    exc.param, exc.code, sent) from exc
         except openai.APIStatusError as exc:

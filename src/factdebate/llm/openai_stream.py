@@ -16,16 +16,20 @@ A stream that ends without a ``finish_reason`` was cut by the server, not finish
 streamed answer early when another request arrives (``--interrupt_requests``, on by default), so it is a
 transient error whose message says so, never a short answer read as complete.
 
-``llm.stream: auto`` (the default) asks for streams where that is known to stop the server: the servers
-whose ``GET /models`` names them (vLLM, llama.cpp's server, llama-cpp-python's), not OpenAI, gateways or
-servers that say nothing. A server that cuts a stream because another request arrived (llama-cpp-python
-without ``--interrupt_requests False``) is asked plainly from then on, for the rest of the process, and the
-interrupted request is tried again; the change is noted once, naming the flag.
+``llm.stream: auto`` (the default) asks every server for streams, so that a call cut short stops at OpenAI,
+Ollama, vLLM, llama.cpp's and llama-cpp-python's servers and at a gateway that passes the closed connection
+on, whether or not ``GET /models`` names the server (most gateways and OpenAI's own API name none). What a
+server does with a stream it cannot serve is detected, and the server is asked plainly for the rest of the
+process (a ``streams_off`` trace event and a backend note say why), the request that showed it tried again
+at once: a stream it cut because another request arrived (llama-cpp-python without
+``--interrupt_requests False``), or an HTTP 400 naming ``stream`` or ``stream_options``. A server that
+answers a stream request with one JSON reply is read as that reply (llm/openai_http.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any, Literal
 
@@ -35,11 +39,10 @@ from factdebate.llm.base import Completion, TransientLLMError
 StreamSetting = bool | Literal["auto"]
 INTERRUPTED = ("the server ended the streamed answer before it finished (llama-cpp-python does so when another "
                "request arrives: start it with --interrupt_requests False, or set llm.stream: false)")
-# ``owned_by`` of the servers that stop generating when a stream's connection closes: vLLM, llama.cpp's
-# server, llama-cpp-python's (which says "me").
-STOPPING_SERVERS = frozenset({"vllm", "llamacpp", "llama.cpp", "me"})
-# Endpoints that cut a stream when another request arrived: asked plainly for the rest of the process.
-_cuts_streams: set[str] = set()
+# Endpoints that cut a stream or refused the stream parameters: asked plainly for the rest of the process.
+_plain_only: set[str] = set()
+# An HTTP 400 about these parameters says the server takes no streams (or not their usage option).
+_STREAM_PARAMETER = re.compile(r"\bstream(_options)?\b", re.IGNORECASE)
 
 
 class StreamInterrupted(TransientLLMError):
@@ -52,19 +55,29 @@ def checked_setting(stream: object) -> StreamSetting:
     raise ConfigError(f"llm.stream must be true, false or auto, got '{stream}'")
 
 
-def streams(setting: StreamSetting, owner: str | None, endpoint: str) -> bool:
-    """Whether to ask ``endpoint`` (whose models are ``owned_by`` ``owner``; None: unknown) for streams."""
+def streams(setting: StreamSetting, endpoint: str) -> bool:
+    """Whether to ask ``endpoint`` for streams (auto: unless it showed it takes none, :func:`asked_plainly`)."""
     if setting != "auto":
         return setting
-    return (owner or "").strip().lower() in STOPPING_SERVERS and endpoint not in _cuts_streams
+    return endpoint not in _plain_only
 
 
-def cuts_streams(endpoint: str) -> str:
-    """Remember that ``endpoint`` cuts streams (``auto`` asks it plainly from now on); the note saying so."""
-    _cuts_streams.add(endpoint)
-    return ("the server ended a streamed answer when another request arrived (llama-cpp-python's default "
-            "--interrupt_requests): asking it plainly from now on, so a call cut short runs on at the server; "
-            "start it with --interrupt_requests False to have such calls stop there")
+def refuses_streams(param: str | None, message: str) -> bool:
+    """Whether an HTTP 400 refused the stream parameters (its ``param``, or its message naming them)."""
+    return param in ("stream", "stream_options") or bool(_STREAM_PARAMETER.search(message))
+
+
+def asked_plainly(endpoint: str, cut: bool) -> str:
+    """Remember that ``endpoint`` takes no streams (``auto`` asks it plainly from now on): it cut one
+    (``cut``) or refused the stream parameters. The note saying so."""
+    _plain_only.add(endpoint)
+    if cut:
+        return ("the server ended a streamed answer before it finished (llama-cpp-python does so when another "
+                "request arrives, its default --interrupt_requests): asking it plainly from now on, so a call cut "
+                "short runs on at the server; start llama-cpp-python with --interrupt_requests False to have "
+                "such calls stop there")
+    return ("the server refused a streamed request (HTTP 400 on stream or stream_options): asking it plainly "
+            "from now on, so a call cut short may run on at the server")
 
 
 async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float) -> Completion:

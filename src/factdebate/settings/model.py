@@ -81,10 +81,10 @@ class LLMSettings(_Strict):
     stream: bool | Literal["auto"] = Field(
         default="auto", description="Ask OpenAI-compatible servers for answers as streams, so that a call cut "
         "short (a deadline, a try given up, a failed sibling, a client that left) stops generating at the server: "
-        "true, false, or auto (streams where GET /models names a server that stops on a closed stream: vLLM, "
-        "llama.cpp's, llama-cpp-python's; one that cuts a stream when another request arrives, as "
-        "llama-cpp-python does unless started with --interrupt_requests False, is asked plainly from then on; "
-        "factdebate docs robustness).")
+        "true, false, or auto (streams from every server, named by GET /models or not; one that cuts a stream, "
+        "as llama-cpp-python does when another request arrives unless started with --interrupt_requests False, "
+        "or refuses the stream parameters with HTTP 400 is asked plainly from then on; factdebate docs "
+        "robustness).")
     base_urls: list[str] = Field(default_factory=list, json_schema_extra=offered(reaches="endpoint"),
                                  description="OpenAI-compatible servers of the same model "
                                  "(vLLM replicas): Ray workers take one each, round-robin; the local executor "
