@@ -5,6 +5,7 @@ before the check began is the check's time, said, never hidden."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
 from tests.guard.support import script
 from tests.helpers import BagOfWordsEncoder, StaticTool
+from tests.readiness import wait_until_ready
 from tests.server.conftest import AUTH, KEY, PLAIN, AppFactory
 
 REMOTE = {**PLAIN, "llm": "openai:gpt-4o-mini"}  # a configuration that is not scripted: warmed up
@@ -60,23 +62,28 @@ def builder(backend: ScriptedBackend, encoder: BagOfWordsEncoder, opened: list[s
     return build
 
 
-def wait_ready(client: TestClient, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def wait_ready(client: TestClient) -> Any:
+    """The health answer once it is 200, waited for by state: bounded by this process's CPU (the service runs
+    in it), not 30 s of wall."""
+    answer: dict[str, Any] = {}
+
+    def ready() -> bool:
+        nonlocal answer
         response = client.get("/v1/health")
-        if response.status_code == 200:
-            return response.json()
-        time.sleep(0.05)
-    raise AssertionError("the service never became ready")
+        answer = response.json()
+        return response.status_code == 200
+
+    wait_until_ready(ready, os.getpid(), "the service (in this process)", cpu_budget_s=30, every_s=0.05,
+                     log=lambda: str(answer))
+    return answer
 
 
 def test_health_is_503_with_what_loads_until_the_guards_models_are_loaded(make_app: AppFactory) -> None:
     backend, encoder, opened = LoadingBackend(), CountingEncoder(), list[str]()
     app = make_app(defaults=REMOTE, build=builder(backend, encoder, opened))
     with TestClient(app) as client:
-        deadline = time.monotonic() + 30
-        while backend.loads == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until_ready(lambda: backend.loads > 0, os.getpid(), "the warm-up's first model load", cpu_budget_s=30,
+                         every_s=0.02)
         waiting = client.get("/v1/health")
         assert waiting.status_code == 503
         body = waiting.json()
