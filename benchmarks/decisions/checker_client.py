@@ -5,7 +5,11 @@ on loopback in a process of its own (tests/fake_openai.py, answering at once), `
 
 - ``sdk``: ``openai.AsyncOpenAI`` as the checker's backend makes it (llm/openai_compat.py), default transport;
 - ``sdk+pool``: the same SDK over an ``httpx.AsyncClient`` with a pool sized for the concurrency;
-- ``httpx``: one long-lived ``httpx.AsyncClient`` posting the JSON and reading the reply's text, no SDK.
+- ``httpx``: one long-lived ``httpx.AsyncClient`` posting the JSON and reading the reply's text, no SDK;
+- ``http1``: llm/http1.py's pool (the checker's client since issue 59's lean-client commit), the same JSON.
+
+``--keep-alive`` has the server answer in HTTP/1.1 and keep its connections, as a model server does (by
+default it answers in HTTP/1.0 and closes each: a TCP connect per call).
 
 Reported per client: this process's CPU milliseconds per call (user and system, all threads) and calls per
 second, in alternating rounds (``--rounds``), medians.
@@ -31,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MESSAGES = [{"role": "system", "content": "Answer with SUPPORTS, REFUTES or NOT ENOUGH INFO."},
             {"role": "user", "content": "Claim: The Eiffel Tower is in Paris.\nEvidence: [1] It stands in Paris."}]
 SERVER = ("import sys, time; sys.path.insert(0, {root!r}); from tests.fake_openai import FakeOpenAI; "
-          "s = FakeOpenAI(reply='SUPPORTS').__enter__(); print(s.base_url, flush=True); time.sleep(3600)")
+          "s = FakeOpenAI(reply='SUPPORTS'); s.server.RequestHandlerClass.protocol_version = {protocol!r}; "
+          "s.__enter__(); print(s.base_url, flush=True); time.sleep(3600)")
 
 Call = Callable[[], Awaitable[str]]
 
@@ -59,7 +64,21 @@ def clients(base_url: str, concurrency: int) -> dict[str, tuple[Call, Callable[[
         reply.raise_for_status()
         return str(reply.json()["choices"][0]["message"]["content"])
 
-    return {"sdk": (via(sdk), sdk.close), "sdk+pool": (via(pooled), pooled.close), "httpx": (raw, plain.aclose)}
+    import json
+
+    from factdebate.llm.http1 import Pool
+
+    lean = Pool(base_url, {"Authorization": "Bearer k", "Accept": "application/json"}, timeout=60,
+                keep=concurrency * 2)
+
+    async def http1() -> str:
+        body = json.dumps({"model": "m", "messages": MESSAGES, "max_tokens": 16, "temperature": 0}).encode()
+        reply = await lean.post("/chat/completions", body)
+        assert reply.status == 200
+        return str(json.loads(await reply.read())["choices"][0]["message"]["content"])
+
+    return {"sdk": (via(sdk), sdk.close), "sdk+pool": (via(pooled), pooled.close), "httpx": (raw, plain.aclose),
+            "http1": (http1, lean.aclose)}
 
 
 async def measure(call: Call, calls: int, concurrency: int) -> tuple[float, float]:
@@ -100,9 +119,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--keep-alive", action="store_true", help="the server keeps connections (HTTP/1.1)")
     args = parser.parse_args()
-    server = subprocess.Popen([sys.executable, "-c", SERVER.format(root=str(ROOT))], stdout=subprocess.PIPE,
-                              text=True)
+    protocol = "HTTP/1.1" if args.keep_alive else "HTTP/1.0"
+    server = subprocess.Popen([sys.executable, "-c", SERVER.format(root=str(ROOT), protocol=protocol)],
+                              stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()

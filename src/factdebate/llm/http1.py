@@ -177,6 +177,16 @@ class Reply:
     async def read(self) -> bytes:
         """The whole body; the connection given back."""
         try:
+            if self._left and self._decoder is None:  # a plain Content-Length body: one read, no generators
+                try:
+                    async with asyncio.timeout(self._pool.timeout):
+                        data = await self._connection.reader.readexactly(self._left)
+                except asyncio.IncompleteReadError as exc:
+                    raise BrokenReply(f"the connection ended {self._left - len(exc.partial)} bytes before the "
+                                      "body's end") from exc
+                self._left = 0
+                self._finished()
+                return data
             return b"".join([data async for data in self.chunks()])
         finally:
             self.close()
