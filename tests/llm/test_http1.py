@@ -231,3 +231,27 @@ async def test_https_verifies_the_servers_certificate(serve: Serve, tmp_path: Pa
     pool = Pool(url, {}, timeout=5)
     assert await (await pool.post("/x", b"{}")).read() == b'{"tls": true}'
     await pool.aclose()
+
+
+async def test_a_checker_behind_an_environment_proxy_is_reached_through_that_proxy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The small client speaks no proxy: an endpoint the environment routes through one goes through httpx, as
+    before it; NO_PROXY sends it straight."""
+    from factdebate.llm.base import GenParams, TransientLLMError
+    from factdebate.llm.openai_compat import OpenAIBackend
+    from tests.fake_openai import FakeOpenAI
+
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # a proxy nobody runs
+    asked = ([{"role": "user", "content": "Is Paris in France?"}], GenParams(max_tokens=5))
+    with FakeOpenAI(reply="SUPPORTS") as server:
+        proxied = OpenAIBackend("m", base_url=server.base_url, api_key="k", stream=False)
+        with pytest.raises(TransientLLMError, match="APIConnectionError"):
+            await proxied.complete(*asked)
+        await proxied.aclose()
+        monkeypatch.setenv("no_proxy", "127.0.0.1")
+        direct = OpenAIBackend("m", base_url=server.base_url, api_key="k", stream=False)
+        completion = await direct.complete(*asked)
+        await direct.aclose()
+    assert completion.text == "SUPPORTS" and len(server.requests) == 1

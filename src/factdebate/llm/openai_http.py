@@ -52,6 +52,14 @@ def through_proxy(url: str) -> bool:
     return not urllib.request.proxy_bypass(parts.hostname or "")  # NO_PROXY read from the environment
 
 
+def lean_reaches(url: str) -> bool:
+    """Whether llm/http1.py's client sends what httpx would to ``url``: not through a proxy, and no user and
+    password (httpx's Basic auth) or query string in the endpoint, which that client does not carry."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and not (parts.username or parts.password or parts.query) \
+        and not through_proxy(url)
+
+
 class ChunkStream:
     """A streamed reply's chunks (``data: {...}`` lines up to ``data: [DONE]``), each parsed as attributes;
     leaving ``async with`` closes the connection unless the stream was read to its end, so the server stops
@@ -103,7 +111,8 @@ async def _lean_lines(reply: Reply) -> AsyncIterator[str]:
 
 class ChatTransport:
     """``POST {endpoint}/chat/completions`` for one backend through one pool of kept-alive connections
-    (llm/http1.py; httpx where a proxy is in the way), sized for the backend's calls in flight."""
+    (llm/http1.py; httpx where a proxy is in the way or the endpoint carries credentials or a query), sized for
+    the backend's calls in flight."""
 
     def __init__(self, endpoint: str, key: str, timeout: float, max_parallel: int, openai: Any,
                  status_errors: Any) -> None:
@@ -114,7 +123,7 @@ class ChatTransport:
         headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
         self.pool: Pool | None = None
         self.client: httpx.AsyncClient | None = None
-        if through_proxy(self.url):
+        if not lean_reaches(self.url):
             self.client = httpx.AsyncClient(
                 timeout=httpx.Timeout(timeout),
                 limits=httpx.Limits(max_connections=room * 4, max_keepalive_connections=room,
