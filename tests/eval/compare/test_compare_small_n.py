@@ -10,14 +10,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest, norm
-from sklearn.metrics import cohen_kappa_score
 
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.compare.cost import dollars_text
 from factdebate.eval.compare.verdict import mark_pairs, sentence
 from factdebate.eval.pricing import parse_prices
 from tests.eval.compare.test_compare import GOLD, A, R, S, two_runs, write_run
+
+# scipy and scikit-learn are imported by the tests that use them: at the top, every xdist worker paid about
+# 1.4 CPU-seconds for them while collecting (issue 64).
 
 USAGE = {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 2}
 
@@ -29,6 +30,8 @@ def compared(tmp_path: Path, runs: list[Path], **options: Any) -> tuple[dict[str
 
 
 def test_a_run_missing_samples_is_measured_over_the_same_denominator(tmp_path: Path) -> None:
+    from scipy.stats import binomtest
+
     # Item 7. C ran 7 of the draw's 10 samples and got all 7 right: 1.000 over what it has, 0.700 over the
     # draw. A has all 10 (7 right).
     ids = [f"s{i}" for i in range(10)]
@@ -59,6 +62,8 @@ def test_a_run_missing_samples_is_measured_over_the_same_denominator(tmp_path: P
 
 
 def test_accuracy_intervals_are_wilsons_and_never_a_point(tmp_path: Path) -> None:
+    from scipy.stats import binomtest
+
     # Item 8: 3 right of 3 has the Wilson interval [0.44, 1], not the bootstrap's [1, 1].
     ids = ["s0", "s1", "s2"]
     a = write_run(tmp_path / "a", "a", [S, S, S], USAGE, "openai:m", ids=ids)
@@ -84,6 +89,8 @@ def holm_by_hand(p_values: list[float]) -> list[float]:
 
 
 def detectable_by_hand(n: int, discordant: int, m: int) -> float:
+    from scipy.stats import binomtest, norm
+
     alpha = 0.05 / m
     fewest = next(k for k in range(1, 60) if binomtest(k, k).pvalue < alpha)
     normal = (norm.ppf(1 - alpha / 2) + norm.ppf(0.8)) * np.sqrt(discordant / n / n)
@@ -91,6 +98,8 @@ def detectable_by_hand(n: int, discordant: int, m: int) -> float:
 
 
 def test_holm_the_front_marks_and_the_detectable_difference(tmp_path: Path) -> None:
+    from scipy.stats import binomtest
+
     # Item 9. 40 samples; each run right on a set of them, at a cost in tokens per claim:
     # cheap 24 right (12 tokens), mid 22 (60), pricey 36 (120), bad 8 (72).
     gold = [S] * 20 + [R] * 20
@@ -131,6 +140,8 @@ def test_holm_the_front_marks_and_the_detectable_difference(tmp_path: Path) -> N
 
 
 def test_the_verdict_in_words_when_nothing_differs() -> None:
+    from scipy.stats import binomtest, norm
+
     pair = {"a": "x", "b": "y", "n": 40, "only_a": 9, "only_b": 5, "difference": 0.1,
             "mcnemar_p": binomtest(5, 14).pvalue}
     mark_pairs([pair])
@@ -147,6 +158,8 @@ def test_the_verdict_in_words_when_nothing_differs() -> None:
 
 
 def test_kappa_is_over_the_labelled_answers_and_failures_are_kept_apart(tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
     # Item 11: both runs errored on s0-s3 (a server outage). With ERROR as an answer they "agree" on four
     # samples they never judged; κ is over the six samples both answered with a label.
     answers_a = ["error"] * 4 + [S, R, R, S, R, R]

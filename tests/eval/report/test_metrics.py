@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
-from sklearn.metrics import f1_score
 
 from factdebate.eval.report.metrics import (
     ERROR,
@@ -18,6 +16,9 @@ from factdebate.eval.report.metrics import (
     outcome_from_record,
     percentile_nearest_rank,
 )
+
+# scipy and scikit-learn are imported by the tests that use them: at the top, every xdist worker paid about
+# 1.4 CPU-seconds for them while collecting (issue 64).
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 LABELS = (S, R, N)
@@ -63,6 +64,8 @@ def test_prediction_outside_a_two_way_label_set_is_wrong_and_not_a_class() -> No
 
 
 def test_macro_f1_averages_over_the_datasets_labels_in_every_resample() -> None:
+    from sklearn.metrics import f1_score
+
     # Issue 38, item 11: the label set is the dataset's, not the labels a run or a resample happens to show,
     # so a resample without NOT ENOUGH INFO is not averaged over two classes where the others use three.
     outcomes = [ok(1, S, S), ok(2, R, S), ok(3, N, N), ok(4, R, R), ok(5, S, None)]
@@ -93,6 +96,8 @@ def test_cost_mean_and_nearest_rank_p95_over_finished_samples() -> None:
 
 
 def test_bootstrap_is_reproducible_with_a_seed_and_brackets_the_estimate() -> None:
+    from scipy.stats import binomtest
+
     outcomes = [ok(i, S, S if i % 3 else R) for i in range(60)]
     first = bootstrap(outcomes, LABELS, seed=42, resamples=500)
     assert first == bootstrap(outcomes, LABELS, seed=42, resamples=500)
@@ -109,6 +114,8 @@ def test_bootstrap_is_reproducible_with_a_seed_and_brackets_the_estimate() -> No
 
 @pytest.mark.parametrize(("k", "n"), [(0, 3), (1, 3), (3, 3), (7, 10), (12, 40), (40, 40), (1, 1)])
 def test_accuracy_interval_is_wilsons_as_scipy_computes_it(k: int, n: int) -> None:
+    from scipy.stats import binomtest
+
     outcomes = [ok(i, S, S if i < k else R) for i in range(n)]
     lo, hi = compute(outcomes, LABELS, resamples=100)["ci"]["accuracy"]
     expected = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")

@@ -14,10 +14,8 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
-from factdebate.core.runfiles import read_run_json
 from factdebate.core.schema import upgrade
-from factdebate.eval.report import plots
-from factdebate.eval.report.folder_records import check_summary
+from factdebate.eval.report.run_folder import read_summary
 from factdebate.eval.report.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
 from factdebate.settings.legacy import upgrade_settings_data
 
@@ -49,10 +47,9 @@ class RunData:
 def load_run(directory: Path) -> RunData:
     """A run folder's summary and records, each file read only as a regular file inside the folder, of a
     bounded size and depth (core/runfiles.py): a folder may come from anyone."""
-    summary = read_run_json(directory, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
+    summary = read_summary(directory)
     if summary is None:
         raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")
-    check_summary(directory / SUMMARY_JSON, summary)
     latest = latest_records(directory / RESULTS)  # streamed and bounded line by line (run/results_file.py)
     # A run re-summarised with a smaller --limit keeps its other records: plot only the summarised samples.
     ids = summary.get("ids")
@@ -156,6 +153,8 @@ def _scores(runs: list[RunData]) -> tuple[list[float], list[float], dict[str, di
 
 
 def build_report(directories: list[Path], output: Path) -> list[Path]:
+    from factdebate.eval.report import plots  # matplotlib (0.4 CPU-s): only a report that draws pays for it
+
     if not directories:
         raise InputError("give at least one run directory")
     output_folder(output, "--output")
