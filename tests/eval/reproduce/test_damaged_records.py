@@ -103,3 +103,24 @@ def test_the_rerun_counts_the_verdicts_that_differ() -> None:
     assert "the verdicts DIFFER for 1 of 2 sample(s)" in comparison_lines(result)[0]
     result.update(matching=2, differ=[])
     assert "the verdicts match for 2 of 2 sample(s)" in comparison_lines(result)[0]
+
+
+@pytest.mark.parametrize("reader", ["measure", "report", "compare"])
+def test_every_reader_of_a_run_folder_checks_its_summary_the_same_way(reader: str, reproduction: Path,
+                                                                     tmp_path: Path) -> None:
+    """One reader for a run folder (eval/report/run_folder.py, issue 62): a summary.json whose labels are a
+    number is one line naming the file and the field in every command that reads it; the reproduction's
+    measure read it unchecked before and failed deep inside with a TypeError."""
+    from factdebate.core.errors import InputError
+    from factdebate.eval.compare.load import load
+    from factdebate.eval.report.side_by_side import load_run
+    from factdebate.eval.reproduce.measure import measure_run
+
+    folder = tmp_path / "run"
+    shutil.copytree(reproduction / "feverous" / "single", folder)
+    _edit(folder / "summary.json", lambda d: d.update(labels=3))
+    read = {"measure": lambda: measure_run(folder, ["accuracy"], 2), "report": lambda: load_run(folder),
+            "compare": lambda: load(folder)}[reader]
+    with pytest.raises(InputError) as raised:
+        read()
+    assert "summary.json is damaged: labels:" in str(raised.value) and "\n" not in str(raised.value)

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.errors import InputError
-from factdebate.core.runfiles import iter_run_lines, json_line, read_run_json
+from factdebate.core.runfiles import iter_run_lines, json_line
 from factdebate.eval.report.metrics import Outcome, outcome_from_record
+from factdebate.eval.report.run_folder import read_run_provenance
 from factdebate.eval.report.side_by_side import RunData, load_run
-from factdebate.eval.report.summary import RESULTS, RUN
+from factdebate.eval.report.summary import RESULTS
 
 
 @dataclass
@@ -55,8 +56,7 @@ def record_lines(directory: Path) -> dict[str, int]:
 
 
 def _draw_sha256(directory: Path) -> str | None:
-    run = read_run_json(directory, RUN, what="the record of an eval run (run.json)")
-    provenance = (run or {}).get("provenance")
+    provenance = read_run_provenance(directory)
     dataset = provenance.get("dataset") if isinstance(provenance, dict) else None
     value = dataset.get("samples_sha256") if isinstance(dataset, dict) else None
     return str(value) if value else None

@@ -14,9 +14,8 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
-from factdebate.core.runfiles import read_run_json
 from factdebate.core.schema import upgrade
-from factdebate.eval.report.folder_records import check_summary
+from factdebate.eval.report.run_folder import read_summary
 from factdebate.eval.report.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
 from factdebate.settings.legacy import upgrade_settings_data
 
@@ -48,10 +47,9 @@ class RunData:
 def load_run(directory: Path) -> RunData:
     """A run folder's summary and records, each file read only as a regular file inside the folder, of a
     bounded size and depth (core/runfiles.py): a folder may come from anyone."""
-    summary = read_run_json(directory, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
+    summary = read_summary(directory)
     if summary is None:
         raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")
-    check_summary(directory / SUMMARY_JSON, summary)
     latest = latest_records(directory / RESULTS)  # streamed and bounded line by line (run/results_file.py)
     # A run re-summarised with a smaller --limit keeps its other records: plot only the summarised samples.
     ids = summary.get("ids")

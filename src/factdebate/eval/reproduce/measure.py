@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from factdebate.core.runfiles import read_run_json
 from factdebate.eval.report.intervals import wilson
 from factdebate.eval.report.metrics import Outcome, macro_f1, outcome_from_record, per_class
 from factdebate.eval.report.paper_metrics import positive_class
-from factdebate.eval.report.summary import RESULTS, SUMMARY_JSON
+from factdebate.eval.report.run_folder import read_summary
+from factdebate.eval.report.summary import RESULTS
 from factdebate.eval.response_eval import claim_outcomes
 from factdebate.run.results_file import latest_records
 
@@ -146,7 +146,7 @@ def interval(metric: Metric, outcomes: list[Outcome], ctx: Context, seed: int
 
 def measure_run(folder: Path, metrics: list[str], paper_n: int) -> dict[str, Measured] | None:
     """The metrics over a run folder's summarised samples; None when the run has no summary yet."""
-    summary = read_run_json(folder, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
+    summary = read_summary(folder)  # checked: a crafted labels or ids is one line, not a crash
     if summary is None:
         return None
     records = latest_records(folder / RESULTS)  # streamed and bounded line by line (run/results_file.py)

@@ -25,10 +25,10 @@ from factdebate.core.runfiles import read_run_json
 from factdebate.eval.datasets import Dataset
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.provenance import content_sha256
+from factdebate.eval.report.run_folder import read_run
 from factdebate.eval.report.summary import RESULTS, RUN, SUMMARY_JSON
 from factdebate.eval.reproduce.cells import SAMPLE_SET
 from factdebate.eval.reproduce.recorded_settings import split_recorded
-from factdebate.eval.reproduce.records import read_run_record
 from factdebate.eval.runner import Plan, execute, make_plan
 from factdebate.run.results_file import latest_records
 from factdebate.run.resume import differences
@@ -117,7 +117,7 @@ def rerun_plan(original: Path, output: Path, options: dict[str, Any], data: dict
     """The plan of the rerun, and one line per recorded operator setting it does not use."""
     if output.resolve() == original.resolve():
         raise InputError("--output must be a new folder: the rerun is compared with the original, not written over it")
-    run = read_run_record(original / RUN)  # a damaged run.json: one line naming the field
+    run = read_run(original)  # a damaged run.json: one line naming the field
     provenance = _provenance(run, "dataset")
     ids = provenance.get("sample_ids")
     summary = _read_if_there(original / SUMMARY_JSON)  # read now: a damaged one fails before the rerun

@@ -1,4 +1,7 @@
-"""The shape of what ``compare``, ``report`` and ``reproduce --from`` read from a run folder's JSON files.
+"""The one reader of a run folder (issue 62: two record models read one folder): ``summary.json``,
+``run.json`` and the records of ``results.jsonl``, for ``compare``, ``report``, ``reproduce`` (its measures and
+``--from``) and a rerun alike, each file read as a regular file inside the folder, of a bounded size and depth
+(core/runfiles.py), and checked field by field.
 
 A run folder may have been edited or crafted. Read unchecked, ``settings.llm`` holding a list, ``labels``
 holding a number or ``ids`` holding objects surfaced deep inside the comparison as Python's
@@ -13,9 +16,11 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from factdebate.core.errors import InputError
+from factdebate.core.runfiles import read_run_json
+from factdebate.eval.report.summary import RUN, SUMMARY_JSON
 
 _KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true/false value"}
 
@@ -87,3 +92,70 @@ def check_summary(file: Path, summary: dict[str, Any]) -> None:
         message = str(error["msg"]).removeprefix("Value error, ")
         raise InputError(f"{file} is damaged: {where}: {message}; it is not the summary of an eval run this "
                          "version can read") from None
+
+
+class RunRecord(BaseModel):
+    """The fields of an eval run's ``run.json`` that a rerun reads."""
+
+    model_config = ConfigDict(extra="allow")  # fields added by later versions are kept as they are
+
+    settings: dict[str, Any]
+    dataset: str
+    seed: int = Field(ge=0)  # numpy refuses a negative seed, after the run (bootstrap)
+    limit: int | None = None
+    name: str | None = None
+    labels: list[str] | None = None
+    options: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
+
+    @field_validator("settings")
+    @classmethod
+    def _sections(cls, settings: dict[str, Any]) -> dict[str, Any]:
+        """A section that is not an object (``llm`` as a list) is refused here, not met while merging."""
+        if problem := settings_shape_problem(settings):
+            raise ValueError(problem)
+        return settings
+
+
+def first_problem(exc: ValidationError) -> str:
+    """The first wrong field of a validation error, in one line (and how many more there are)."""
+    error = exc.errors()[0]  # no "input": the value may be large; the field's name says where to look
+    where = ".".join(str(p) for p in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"{where}: {message}{more}" if where else message + more
+
+
+def read_checked(path: Path, model: type[BaseModel], what: str) -> dict[str, Any]:
+    """``path`` read as ``model`` (JSON), as a plain dict; one InputError line if it is missing, not JSON,
+    not a regular file inside its folder (core/runfiles.py) or not of that shape."""
+    data = read_run_json(path.parent, path.name, what=what)  # a regular file inside its folder, bounded
+    if data is None:
+        raise InputError(f"{path}: no such file (is this {what}?)")
+    try:
+        return model.model_validate(data).model_dump()
+    except ValidationError as exc:
+        raise InputError(f"{path} is damaged: {first_problem(exc)}; it is not {what} this version can read") \
+            from None
+
+
+def read_run(directory: Path) -> dict[str, Any]:
+    """A run folder's ``run.json``, checked (a rerun's settings, dataset and seed come from it)."""
+    return read_checked(directory / RUN, RunRecord, "the record of an eval run (run.json)")
+
+
+def read_run_provenance(directory: Path) -> dict[str, Any]:
+    """The ``provenance`` of a run folder's ``run.json``, or ``{}`` where there is none: what ``compare``
+    reads to tell two draws apart, from runs whose other fields it does not need."""
+    run = read_run_json(directory, RUN, what="the record of an eval run (run.json)")
+    provenance = (run or {}).get("provenance")
+    return provenance if isinstance(provenance, dict) else {}
+
+
+def read_summary(directory: Path) -> dict[str, Any] | None:
+    """A run folder's ``summary.json``, checked for the fields its readers use; None when the run has not been
+    summarised yet."""
+    summary = read_run_json(directory, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
+    if summary is not None:
+        check_summary(directory / SUMMARY_JSON, summary)
+    return summary
