@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from factdebate.run.batch import ClaimItem
 from factdebate.server.state.batch_store import BatchStore
@@ -68,15 +69,18 @@ def _store_batch(db: str, count: int) -> BatchStore:
     return store
 
 
-def _run(db: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "tests.server.shared_runner", str(db), "b1"], cwd=ROOT,
+def _run(db: str, *gate: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "tests.server.shared_runner", str(db), "b1", *gate], cwd=ROOT,
                             text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def test_two_processes_share_a_batch_and_run_each_claim_once(state_target: str) -> None:
+def test_two_processes_share_a_batch_and_run_each_claim_once(state_target: str, tmp_path: Path) -> None:
+    """Each claim once, by one process, while both run it: each holds its first claim until the other has
+    claimed one too (shared_runner's gate), so the overlap is certain on any machine; before, the process that
+    started first could run all 16 while the other was still importing (seen at load 17: [0..15] and [])."""
     db = state_target
     store = _store_batch(db, 16)
-    procs = [_run(db), _run(db)]
+    procs = [_run(db, str(tmp_path)), _run(db, str(tmp_path))]
     outputs = [p.communicate(timeout=120) for p in procs]
     ran = [[int(line.split()[1]) for line in out.splitlines() if line.startswith("ran")] for out, _ in outputs]
     assert all(p.returncode == 0 for p in procs), [err[-2000:] for _, err in outputs]
