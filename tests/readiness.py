@@ -88,7 +88,9 @@ def tree_cpu_seconds(pid: int) -> float | None:
 Starter = subprocess.Popen[Any] | int | threading.Thread  # a child process, a pid, or a thread of this process
 
 
-def _cpu_seconds(process: Starter) -> float | None:
+def _cpu_seconds(process: Starter, cpu_of: int | None = None) -> float | None:
+    if cpu_of is not None:
+        return tree_cpu_seconds(cpu_of)
     if isinstance(process, threading.Thread):  # a server in a thread here: this process's CPU time
         return time.process_time()
     return tree_cpu_seconds(process.pid if isinstance(process, subprocess.Popen) else process)
@@ -135,13 +137,13 @@ def _push_back_test_timeout() -> None:
 
 def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
                      log: Path | Callable[[], str] | None = None, cpu_budget_s: float = CPU_BUDGET_S,
-                     stall_s: float = STALL_S, every_s: float = 0.2) -> Readiness:
+                     stall_s: float = STALL_S, every_s: float = 0.2, cpu_of: int | None = None) -> Readiness:
     """Poll ``ready()`` (which must return quickly, True once the component serves) until it is true, while
     ``process`` (a Popen, a pid, or the thread a server runs in) lives; raise :class:`NotReady` naming ``what``,
     why, and ``log``'s end when the process exits, spends ``cpu_budget_s`` of its own CPU, or uses none for
-    ``stall_s`` seconds."""
+    ``stall_s`` seconds. ``cpu_of``: the pid whose tree's CPU counts, where it is not ``process``'s."""
     started = time.monotonic()
-    first = _cpu_seconds(process) or 0.0
+    first = _cpu_seconds(process, cpu_of) or 0.0
     last_cpu, last_progress, last_sample = first, started, started
 
     def fail(why: str, cpu: float) -> NotReady:
@@ -150,18 +152,18 @@ def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
                         f"s; load {load}):\n{_log_tail(log)}")
 
     while True:
-        if not _alive(process):
-            raise fail(f"exited before it was ready ({_exit_code(process)})", last_cpu - first)
         if ready():
-            cpu = _cpu_seconds(process)
+            cpu = _cpu_seconds(process, cpu_of)
             return Readiness(cpu_s=round((last_cpu if cpu is None else cpu) - first, 2),
                              wall_s=round(time.monotonic() - started, 2))
+        if not _alive(process):
+            raise fail(f"exited before it was ready ({_exit_code(process)})", last_cpu - first)
         now = time.monotonic()
         if now - last_sample < SAMPLE_S:
             time.sleep(every_s)
             continue
         last_sample = now
-        cpu = _cpu_seconds(process)
+        cpu = _cpu_seconds(process, cpu_of)
         if cpu is None:  # no /proc here (or the process just went): wall time stands in for CPU time
             cpu = first + (now - started) if _alive(process) else last_cpu
         if cpu > last_cpu:
@@ -172,3 +174,24 @@ def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
         if now - last_progress > stall_s:
             raise fail(f"used no CPU for {stall_s:.0f} s without becoming ready (hung)", last_cpu - first)
         time.sleep(every_s)
+
+
+def run(args: list[str], *, what: str, cpu_budget_s: float = 120.0, stall_s: float = STALL_S,
+        **popen: Any) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(args, capture_output=True, text=True)`` with no wall-clock ``timeout``: the command runs
+    to its end while it uses CPU; when its process tree spends ``cpu_budget_s`` or is silent for ``stall_s``, it
+    is killed and :class:`NotReady` names ``what`` with the end of what it printed."""
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+    output: list[tuple[str, str]] = []
+    reader = threading.Thread(target=lambda: output.append(process.communicate()), daemon=True)
+    reader.start()
+    try:
+        wait_until_ready(lambda: not reader.is_alive(), reader, what, cpu_budget_s=cpu_budget_s, stall_s=stall_s,
+                         cpu_of=process.pid)
+    except NotReady as exc:
+        process.kill()
+        reader.join()
+        printed = "".join(output[0]) if output else ""
+        raise NotReady(f"{exc}\n{printed[-4000:]}") from None
+    stdout, stderr = output[0]
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.readiness import NotReady, tree_cpu_seconds, wait_until_ready
+from tests.readiness import NotReady, run, tree_cpu_seconds, wait_until_ready
 
 
 def python(code: str, log: Path) -> subprocess.Popen[bytes]:
@@ -80,3 +80,15 @@ def test_a_slow_start_that_makes_progress_is_not_charged_to_the_test_timeout(tmp
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_command_runs_to_its_end_with_no_wall_clock_limit() -> None:
+    done = run([sys.executable, "-c", "import sys, time\ntime.sleep(1.5)\nprint('out')\nprint('err', file=sys.stderr)\n"
+                "sys.exit(4)"], what="the toy command")
+    assert (done.returncode, done.stdout, done.stderr) == (4, "out\n", "err\n")
+
+
+def test_a_command_that_spins_is_killed_on_its_cpu_budget_with_what_it_printed() -> None:
+    with pytest.raises(NotReady, match=r"(?s)the toy command used its budget of 1 CPU-seconds.*started spinning"):
+        run([sys.executable, "-c", "print('started spinning', flush=True)\nwhile True: pass"], what="the toy command",
+            cpu_budget_s=1.0)

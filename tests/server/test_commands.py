@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.readiness import wait_until_ready
+from tests.readiness import run, wait_until_ready
 from tests.server.conftest import free_port
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
@@ -34,14 +34,14 @@ def _wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
 
 
 def test_serve_refuses_to_start_without_keys(tmp_path: Path) -> None:
-    result = subprocess.run([EXE, "serve"], capture_output=True, text=True, env=_env(tmp_path), timeout=60)
+    result = run([EXE, "serve"], what="factdebate serve without keys", env=_env(tmp_path))
     assert result.returncode != 0 and "FACTDEBATE_API_KEYS" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_serve_refuses_no_auth_off_loopback(tmp_path: Path) -> None:
-    result = subprocess.run([EXE, "serve", "--no-auth", "--host", "0.0.0.0"], capture_output=True, text=True,
-                            env=_env(tmp_path), timeout=60)
+    result = run([EXE, "serve", "--no-auth", "--host", "0.0.0.0"], what="factdebate serve off loopback",
+                 env=_env(tmp_path))
     assert result.returncode != 0 and "loopback" in result.stderr
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.readiness import run
 from tests.server.conftest import LiveServer, free_port
 from tests.server.guard_support import ANSWER, Upstream, upstream_app
 from tests.server.test_commands import EXE, _env, _wait_until_up
@@ -40,7 +41,6 @@ def test_serve_with_a_guard_upstream_answers_chat_completions(tmp_path: Path) ->
 
 
 def test_serve_refuses_a_guard_upstream_that_is_not_a_v1_base_url(tmp_path: Path) -> None:
-    result = subprocess.run([EXE, "serve", "--no-auth", "--port", str(free_port()), "--guard-upstream",
-                             "ftp://model.example/chat"], capture_output=True, text=True, env=_env(tmp_path),
-                            timeout=60)
+    result = run([EXE, "serve", "--no-auth", "--port", str(free_port()), "--guard-upstream",
+                  "ftp://model.example/chat"], what="factdebate serve with an ftp upstream", env=_env(tmp_path))
     assert result.returncode == 2 and "guard.upstream" in result.stderr and "Traceback" not in result.stderr

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from typing import Any
 
 import pytest
 
 from tests.paths import ROOT
+from tests.readiness import run
 
 STATIC = ROOT / "src" / "factdebate" / "server" / "static"
 NODE = shutil.which("node")
@@ -21,8 +21,8 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="no Node.js to run the page
 def run_module(module: str, expression: str, data: Any) -> Any:
     script = (f"import * as m from {json.dumps((STATIC / module).as_uri())};\n"
               f"const data = {json.dumps(data)};\nprocess.stdout.write(JSON.stringify({expression}));\n")
-    out = subprocess.run([str(NODE), "--input-type=module", "-e", script], capture_output=True, text=True,
-                         check=True, timeout=30)
+    out = run([str(NODE), "--input-type=module", "-e", script], what=f"node on {module}")
+    assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 

@@ -7,9 +7,9 @@ what was built: only what ``el`` uses (createElement, className, classList, text
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
+from tests.readiness import run
 from tests.server.page.test_page_scripts import NODE, STATIC, pytestmark, run_module  # noqa: F401
 
 # The smallest document dom.js's el() and gauge() need, serialised back as {tag, cls, text, width, title, kids}.
@@ -31,8 +31,8 @@ def gauge(value: float | None, threshold: float | None) -> dict[str, Any]:
     script = (DOCUMENT + f"const m = await import({json.dumps((STATIC / 'dom.js').as_uri())});\n"
               f"process.stdout.write(JSON.stringify(m.gauge('faithfulness', {json.dumps(value)}, "
               f"{json.dumps(threshold)})));\n")
-    out = subprocess.run([str(NODE), "--input-type=module", "-e", script], capture_output=True, text=True,
-                         check=True, timeout=30)
+    out = run([str(NODE), "--input-type=module", "-e", script], what="node on dom.js")
+    assert out.returncode == 0, out.stderr
     built: dict[str, Any] = json.loads(out.stdout)
     return built
 

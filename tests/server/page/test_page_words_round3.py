@@ -4,8 +4,8 @@ retry's line says who in words and why with one full stop, and counts the second
 from __future__ import annotations
 
 import json
-import subprocess
 
+from tests.readiness import run
 from tests.server.page.test_page_scripts import NODE, STATIC, pytestmark, run_module  # noqa: F401
 
 RETRY = {"agent": "rag", "role": "scorer", "prompt": "faithfulness_statements", "attempt": 2,
@@ -33,6 +33,7 @@ def test_a_trace_row_counts_its_steps_as_its_replay_does() -> None:
               f"const views = await import({json.dumps((STATIC / 'views.js').as_uri())});\n"
               f"const data = {json.dumps({'view': view, 'events': events})};\n"
               "process.stdout.write(JSON.stringify(views.describe(data.view, replay.runs(data.events)[0])));\n")
-    said = json.loads(subprocess.run([str(NODE), "--input-type=module", "-e", script], capture_output=True,
-                                     text=True, check=True, timeout=30).stdout)
+    done = run([str(NODE), "--input-type=module", "-e", script], what="node on views.js")
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
     assert said == "the executor's answer after 1 step"
