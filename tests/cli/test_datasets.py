@@ -10,6 +10,7 @@ from pathlib import Path
 
 from factdebate.hub import registry
 from tests.hub_server import HubServer, subprocess_env
+from tests.readiness import run as run_to_end
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
 MEDQA = registry.datasets()["medqa"]
@@ -19,7 +20,7 @@ QUESTIONS = [{"question": f"Which drug is first-line for condition {n}?", "answe
 
 
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, timeout=120)
+    return run_to_end([EXE, *args], what=f"factdebate {' '.join(args[:2])}", env=env)  # (no wall-clock limit)
 
 
 def test_a_dataset_by_name_is_fetched_once_then_used_offline(tmp_path: Path) -> None:

@@ -8,12 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.readiness import run as run_to_end
+
 EXE = str(Path(sys.executable).with_name("factdebate"))
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([EXE, *args], capture_output=True, text=True, cwd=cwd, env=dict(os.environ),
-                          timeout=120)
+    return run_to_end([EXE, *args], what=f"factdebate {' '.join(args[:2])}", cwd=cwd, env=dict(os.environ))
 
 
 def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
@@ -56,10 +57,9 @@ def test_eval_takes_the_method_from_the_config_file_unless_a_flag_names_one(tmp_
 def test_eval_says_before_running_when_the_agents_tools_read_the_same_corpus(tmp_path: Path) -> None:
     args = [EXE, "eval", "--method", "tool-mad", "--dataset", "countries", "--limit", "2", "--llm", "scripted:agree",
             "--output", "out", "--dry-run"]
-    plain = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ), timeout=120)
+    plain = run_to_end(args, what="factdebate eval", cwd=tmp_path, env=dict(os.environ))
     assert plain.returncode == 0, plain.stderr
     said = [line for line in plain.stderr.splitlines() if "tools not heterogeneous" in line]
     assert len(said) == 1 and "the rag and search tools both read the 'builtin' corpus" in said[0]
-    keyed = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path,
-                           env={**os.environ, "TAVILY_API_KEY": "tvly-test"}, timeout=120)
+    keyed = run_to_end(args, what="factdebate eval", cwd=tmp_path, env={**os.environ, "TAVILY_API_KEY": "tvly-test"})
     assert keyed.returncode == 0 and "tools not heterogeneous" not in keyed.stderr  # Tavily: the paper's tools

@@ -19,6 +19,7 @@ from factdebate.server.routes.batches import _worker_alive
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.db import PROCESS_LEASE_SECONDS, PostgresStateDatabase, beat, open_state_db
 from factdebate.server.state.shared import SharedState
+from tests.readiness import run
 
 
 def test_unsupported_state_database_urls_are_refused_by_name() -> None:
@@ -122,7 +123,7 @@ def test_doctor_checks_the_state_database_server(postgres_url: str) -> None:
 
     def doctor(url: str) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "FACTDEBATE_STATE_DB": url, "COLUMNS": "300"}
-        return subprocess.run([exe, "doctor"], capture_output=True, text=True, env=env, timeout=120)
+        return run([exe, "doctor"], what="factdebate doctor", env=env)  # (no wall-clock limit)
 
     reachable = doctor(postgres_url)
     assert reachable.returncode == 0, reachable.stdout + reachable.stderr
