@@ -17,6 +17,7 @@ import pytest
 
 from factdebate.corpus.builtin_index import build_lock
 from tests.fake_openai import FakeOpenAI
+from tests.readiness import run
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
 
@@ -32,8 +33,8 @@ def test_a_dead_model_server_is_named_before_the_index_is_built(tmp_path: Path) 
     data = tmp_path / "new-data"
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1",
            "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
-    done = subprocess.run([EXE, "verify", "--llm", "openai:mymodel", "The Eiffel Tower is in Rome."], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = run([EXE, "verify", "--llm", "openai:mymodel", "The Eiffel Tower is in Rome."], env=env,
+               what="factdebate verify with a dead model server")
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "does not answer" in lines[0] and "OPENAI_BASE_URL" in lines[0], done.stderr
@@ -86,8 +87,8 @@ def test_an_unwritable_data_folder_is_one_line_naming_the_variable(tmp_path: Pat
     else:
         data = Path("/proc/factdebate-data")  # nothing can be made there, root included
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([EXE, "verify", "--llm", "scripted:agree", "The Eiffel Tower is in Rome."], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = run([EXE, "verify", "--llm", "scripted:agree", "The Eiffel Tower is in Rome."], env=env,
+               what="factdebate verify with no data folder")
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "FACTDEBATE_DATA_DIR" in lines[0] and "bug" not in lines[0], done.stderr
@@ -119,8 +120,8 @@ def test_reproduce_names_a_dead_model_server_once_before_any_cell(tmp_path: Path
     """Each cell used to start up (datasets, indexes) and fail on its own; the probe runs before the first."""
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1",
            "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
-    done = subprocess.run([EXE, "reproduce", "dpd", "--llm", "openai:mymodel", "--limit", "2", "-o",
-                           str(tmp_path / "run")], env=env, capture_output=True, text=True, timeout=120)
+    done = run([EXE, "reproduce", "dpd", "--llm", "openai:mymodel", "--limit", "2", "-o", str(tmp_path / "run")],
+               env=env, what="factdebate reproduce with a dead model server")
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "does not answer" in errors[0] and "OPENAI_BASE_URL" in errors[0], done.stderr

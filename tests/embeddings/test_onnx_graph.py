@@ -9,12 +9,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.readiness import run
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None,
                                 reason="needs onnxruntime (extra 'retrieval')")
@@ -32,8 +33,7 @@ print(json.dumps({"file": str(onnx_model_path()), "vectors": vectors.tolist()}))
 
 def test_the_int8_model_is_exported_and_run_with_torch_unimportable(tmp_path: Path) -> None:
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-c", EXPORT_WITHOUT_TORCH], capture_output=True, text=True, env=env,
-                          timeout=120)
+    done = run([sys.executable, "-c", EXPORT_WITHOUT_TORCH], env=env, what="the int8 export without torch")
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(found["file"]).is_file() and Path(found["file"]).is_relative_to(tmp_path)

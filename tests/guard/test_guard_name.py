@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import subprocess
 import sys
 from typing import Any
 
@@ -14,6 +13,7 @@ from factdebate import api
 from factdebate.guard import GuardResult
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import REPLY, script
+from tests.readiness import run
 
 OFFLINE: dict[str, Any] = {"llm": "scripted:agree", "search": "local", "cache": False}
 
@@ -38,5 +38,5 @@ def test_in_a_fresh_interpreter_the_first_access_and_the_later_ones_agree() -> N
     code = ("import factdebate as fd; first = fd.guard; import factdebate.guard; "
             "from factdebate.guard import GuardResult, check_text; from factdebate.guard.types import Span; "
             "assert fd.guard is first and callable(first) and first.__module__ == 'factdebate.api', fd.guard")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = run([sys.executable, "-c", code], what="the guard-name script")
     assert done.returncode == 0, done.stderr

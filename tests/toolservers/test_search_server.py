@@ -17,6 +17,7 @@ from factdebate.tools.tavily import TavilyTool
 from factdebate.toolservers.search_server import build_search_server
 from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.paths import FIXTURES, ROOT
+from tests.readiness import run
 from tests.toolservers.helpers import error_text, payload, tool_server
 
 FIXTURES = FIXTURES / "http"
@@ -52,8 +53,8 @@ async def test_unknown_engine_is_a_clear_startup_error(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "factdebate.cli.main", "mcp-tools", "search", "--engines", "bing"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    done = run([sys.executable, "-m", "factdebate.cli.main", "mcp-tools", "search", "--engines", "bing"],
+               stdin=subprocess.DEVNULL, what="factdebate mcp-tools search --engines bing")
     assert done.returncode != 0 and "unknown engine" in done.stderr and "Traceback" not in done.stderr
 
 

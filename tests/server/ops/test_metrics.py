@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from factdebate.server.security import key_id
-from tests.readiness import wait_until_ready
+from tests.readiness import run, wait_until_ready
 from tests.server.conftest import AUTH, KEY, free_port
 from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, ask, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import Upstream
@@ -163,15 +163,15 @@ def test_serve_refuses_a_metrics_port_it_cannot_use_in_one_line(tmp_path: Path) 
     from tests.server.test_commands import EXE, _env
 
     port = free_port()
-    same = subprocess.run([EXE, "serve", "--no-auth", "--port", str(port), "--metrics-port", str(port)],
-                          capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    same = run([EXE, "serve", "--no-auth", "--port", str(port), "--metrics-port", str(port)], env=_env(tmp_path),
+               what="factdebate serve with its own port for metrics")
     assert same.returncode == 2 and same.stderr.strip() == (f"error: --metrics-port {port} is the service's own "
                                                            "port: choose another")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         busy = taken.getsockname()[1]
-        refused = subprocess.run([EXE, "serve", "--no-auth", "--port", str(free_port()), "--metrics-port", str(busy)],
-                                 capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+        refused = run([EXE, "serve", "--no-auth", "--port", str(free_port()), "--metrics-port", str(busy)],
+                      env=_env(tmp_path), what="factdebate serve with a taken metrics port")
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
     assert "cannot serve the metrics on" in refused.stderr and "--metrics-port" in refused.stderr
