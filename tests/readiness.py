@@ -176,14 +176,17 @@ def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
         time.sleep(every_s)
 
 
-def run(args: list[str], *, what: str, cpu_budget_s: float = 120.0, stall_s: float = STALL_S,
-        **popen: Any) -> subprocess.CompletedProcess[str]:
+def run(args: list[str], *, what: str, input: str | None = None, cpu_budget_s: float = 120.0,
+        stall_s: float = STALL_S, **popen: Any) -> subprocess.CompletedProcess[str]:
     """``subprocess.run(args, capture_output=True, text=True)`` with no wall-clock ``timeout``: the command runs
     to its end while it uses CPU; when its process tree spends ``cpu_budget_s`` or is silent for ``stall_s``, it
-    is killed and :class:`NotReady` names ``what`` with the end of what it printed."""
+    is killed and :class:`NotReady` names ``what`` with the end of what it printed. ``input``: its standard
+    input, as subprocess.run's."""
+    if input is not None:
+        popen["stdin"] = subprocess.PIPE
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
     output: list[tuple[str, str]] = []
-    reader = threading.Thread(target=lambda: output.append(process.communicate()), daemon=True)
+    reader = threading.Thread(target=lambda: output.append(process.communicate(input)), daemon=True)
     reader.start()
     try:
         wait_until_ready(lambda: not reader.is_alive(), reader, what, cpu_budget_s=cpu_budget_s, stall_s=stall_s,

@@ -18,6 +18,7 @@ from factdebate.llm.model import LLM
 from factdebate.llm.model_params import ModelParams, reasoning_family
 from factdebate.llm.openai_compat import OpenAIBackend
 from tests.fake_openai import REASONING_TOKENS, FakeOpenAI, from_schema
+from tests.readiness import run as run_to_end
 
 USER: list[Message] = [{"role": "user", "content": "Claim: Paris is in France."}]
 
@@ -140,15 +141,13 @@ def test_verify_runs_each_method_on_gpt_5_mini(method: str, flags: list[str], tm
 
 def test_the_command_line_says_once_on_stderr_what_the_model_refused(tmp_path: Path) -> None:
     import os
-    import subprocess
     import sys
 
     exe = str(Path(sys.executable).with_name("factdebate"))
     with FakeOpenAI(reply=from_schema("The documents agree with the claim.")) as server:
-        result = subprocess.run([exe, "verify", "Paris is the capital of France.", "--llm", "openai:gpt-5-mini",
-                                 "--agents", "none,none", "--no-scoring", "--no-cache", "--json"],
-                                capture_output=True, text=True, timeout=120,
-                                env={**os.environ, "OPENAI_BASE_URL": server.base_url})
+        result = run_to_end([exe, "verify", "Paris is the capital of France.", "--llm", "openai:gpt-5-mini",
+                             "--agents", "none,none", "--no-scoring", "--no-cache", "--json"],
+                            env={**os.environ, "OPENAI_BASE_URL": server.base_url}, what="factdebate verify")
     assert result.returncode == 0, result.stderr
     said = [line for line in result.stderr.splitlines() if "openai:gpt-5-mini" in line]
     assert len(said) == 2 and "'temperature' is left out" in said[1], result.stderr

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.cli.test_main import assert_clean_error, run_here
+from tests.readiness import run as run_to_end
 from tests.server.conftest import AUTH, AppFactory, parse_sse
 
 TEXT = "Paris is the capital of France. The Eiffel Tower is in Paris."
@@ -36,12 +37,11 @@ def test_cli_reads_a_file_and_stdin_and_renders_a_table(tmp_path: Path) -> None:
     shown = run_here("check-response", "--file", str(file), *PLAIN)
     assert shown.returncode == 0, shown.stderr
     assert "Eiffel Tower" in shown.stdout and "SUPPORTS" in shown.stdout and "all-true" in shown.stdout
-    import subprocess
 
     from tests.cli.test_main import EXE
 
-    piped = subprocess.run([EXE, "check-response", "-", "--json", *PLAIN], input=TEXT, capture_output=True,
-                           text=True, timeout=120, env=dict(os.environ))
+    piped = run_to_end([EXE, "check-response", "-", "--json", *PLAIN], input=TEXT, env=dict(os.environ),
+                       what="check-response from standard input")
     assert piped.returncode == 0, piped.stderr
     assert json.loads(piped.stdout)["response"] == TEXT
 

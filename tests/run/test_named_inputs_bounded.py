@@ -21,6 +21,7 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.core.input_files import read_bounded
+from tests.readiness import run as run_to_end
 from tests.run.test_bounded_reads import _driver
 
 LLM = ["--llm", "scripted:agree", "--no-cache", "--method", "single"]
@@ -75,8 +76,8 @@ def test_a_pipe_that_is_written_to_still_works(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()[0])["id"] == "1"
     provenance = json.loads((tmp_path / "out.jsonl.provenance.json").read_text(encoding="utf-8"))
     assert provenance["input"]["claim_ids"] == ["1"]
-    big = subprocess.run([EXE, "check-response", "-", *LLM], input="x" * 200_000, capture_output=True, text=True,
-                         timeout=120, env={**env, "FACTDEBATE_RESPONSE__MAX_RESPONSE_CHARS": "100"}, check=False)
+    big = run_to_end([EXE, "check-response", "-", *LLM], input="x" * 200_000, what="check-response over its size",
+                     env={**env, "FACTDEBATE_RESPONSE__MAX_RESPONSE_CHARS": "100"})
     assert big.returncode == 2 and "set response.max_response_chars to change it" in big.stderr, big.stderr
     assert len(big.stderr.strip().splitlines()) == 1, big.stderr
 
@@ -122,8 +123,8 @@ def test_stdin_that_is_a_device_is_refused(tmp_path: Path) -> None:
 
     with open("/dev/zero", "rb") as zero:
         started = time.monotonic()
-        done = subprocess.run([EXE, "check-response", "-", *LLM], stdin=zero, capture_output=True, text=True,
-                              timeout=120, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        done = run_to_end([EXE, "check-response", "-", *LLM], stdin=zero, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+                          what="check-response reading /dev/zero")
     assert done.returncode == 2, done.stderr
     assert "standard input is not a regular file (a FIFO or a device)" in done.stderr
     print(f"stdin /dev/zero refused in {time.monotonic() - started:.2f} s", file=sys.stderr)

@@ -24,6 +24,7 @@ from factdebate.methods.mermaid.toolbox import build_toolbox
 from factdebate.server.options import SettingsResolver
 from factdebate.settings.load import load_settings
 from factdebate.settings.options import options_to_overrides
+from tests.readiness import run as run_to_end
 from tests.server.conftest import AUTH, PLAIN, AppFactory, offline_build, parse_sse
 
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
@@ -151,7 +152,7 @@ def test_mcp_command_refuses_a_malformed_allow_entry_in_one_line(tmp_path: Path)
 
     from tests.server.test_commands import EXE, _env
 
-    done = subprocess.run([EXE, "mcp", "--allow-mcp-tool", "secretsrv"], env=_env(tmp_path), capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    done = run_to_end([EXE, "mcp", "--allow-mcp-tool", "secretsrv"], env=_env(tmp_path), stdin=subprocess.DEVNULL,
+                      what="factdebate mcp with a bad --allow-mcp-tool")
     assert done.returncode == 2, done.stderr
     assert "--allow-mcp-tool" in done.stderr and "mcp:<server>/<tool>" in done.stderr, done.stderr
