@@ -3,11 +3,13 @@ item 11): Tool-MAD's help says "2 or 3 agents" and the form lets a third be adde
 to the most the catalogue gives; options that only an evaluation uses are not in the single-claim form, and
 those of a response check appear only under "Check a response"; Recent checks say how a verdict was reached
 in the method's words, not its code ("judge"); a score that could not be computed is an empty outlined bar;
-a replayed trace says why its verdict came out in words taken from the run's own answers."""
+a replayed trace says why its verdict came out in words taken from the run's own answers. And (issue 40,
+item 9) a pasted claim over the limit is kept whole with a count of how far it is over, and an empty results
+file is said to be empty."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,16 @@ import httpx
 import pytest
 
 from factdebate.server.app import create_app
+from tests.server.axe import audit, failing
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build, parse_sse
-from tests.server.page.test_browser import pytestmark, reopen_form, replay_trace, sign_in, watched_page  # noqa: F401
+from tests.server.page.test_browser import (  # noqa: F401
+    browser,
+    pytestmark,
+    reopen_form,
+    replay_trace,
+    sign_in,
+    watched_page,
+)
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 EVAL_ONLY = ("dpd_task", "dpd_task_search", "dpd_evidence_sentences", "dpd_binary_tie", "response_claims")
@@ -134,3 +144,31 @@ def test_a_replayed_trace_says_why_in_the_runs_own_words(page: Any, server: Live
     # Was "In round 1 all 0 said undefined.": the replay's verdict had rounds without their answers.
     label = finished[0]["label"]
     assert why.startswith("In round 1 both said " + label), why
+
+
+def test_a_long_claim_is_not_cut_and_an_empty_file_is_named(browser: Any,  # noqa: F811
+                                                            live_server: Callable[..., LiveServer],
+                                                            tmp_path: Path) -> None:
+    with live_server(defaults=PLAIN) as server:
+        page, errors = watched_page(browser)
+        sign_in(page, server.url)
+        page.wait_for_selector("#method option[value=tool-mad]", state="attached")
+        long_claim = "The Eiffel Tower is in Paris. " * 70  # 2100 characters, the limit is 2000
+        page.fill("#claim", long_claim)
+        assert page.input_value("#claim") == long_claim
+        count = page.inner_text("#claim-count")
+        assert count.startswith(f"{len(long_claim.strip())} / 2000 characters: ") and "too many" in count, count
+        assert "nothing is cut" in count
+        page.click("#submit")
+        page.wait_for_selector("#form-error:not([hidden])")
+        assert "2000" in page.inner_text("#form-error")
+        assert page.input_value("#claim") == long_claim
+        assert failing(audit(page, "a claim over the limit")) == []
+
+        empty = tmp_path / "results.jsonl"
+        empty.write_text("\n", encoding="utf-8")
+        page.click("button.tab[data-view=results]")
+        page.set_input_files("#results-file", str(empty))
+        page.wait_for_selector("#results-error:not([hidden])")
+        assert page.inner_text("#results-error") == "The file is empty: it holds no result to show."
+        assert errors == []
