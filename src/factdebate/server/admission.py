@@ -178,4 +178,4 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     slot, charge = claimed_slot(service, who, settings)
     if shed is not None:
         return ServiceAdmission(slot, charge, None, shed.why)
-    return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once))
+    return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once, guard.max_loop_lag_ms))
