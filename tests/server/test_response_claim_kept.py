@@ -132,7 +132,10 @@ def test_a_retried_claim_shows_on_the_checks_link_and_in_recent_checks(
         fresh.select_option("#method", "cot")
         shown.locator(".claim-item").nth(1).get_by_role("button", name="Retry claim 2").click()
         fresh.wait_for_selector("#response-live .claim-item:nth-child(2).state-done", timeout=30_000)
-        assert shown.locator(".response-verdict .verdict-label").inner_text() == "SUPPORTS"
+        # The headline is drawn after the claim's row: waited for, not read at once (it still said "no label"
+        # in a whole-suite run at load 8-10, issue 64).
+        fresh.wait_for_selector('#response-live .response-verdict .verdict-label:text-is("SUPPORTS")',
+                                timeout=30_000)
 
         again, again_errors = watched_page(browser, viewport={"width": 1360, "height": 1000})
         sign_in(again, server.url, href[href.index("/?"):])
