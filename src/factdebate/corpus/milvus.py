@@ -141,12 +141,27 @@ def milvus_errors(uri: str, action: str) -> Iterator[None]:
 LITE_WAIT_POLL_S = 0.5  # how often a build waiting for another process's Lite folder looks again
 
 
+def held_here(uri: str) -> bool:
+    """Whether this process's own Milvus Lite serves the folder (it runs in-process, one server per path,
+    holding the folder's lock while it lives)."""
+    try:
+        from milvus_lite.server_manager import server_manager_instance
+    except ImportError:
+        return False
+    servers = getattr(server_manager_instance, "_servers", {})
+    return os.path.abspath(uri) in servers
+
+
 def held_elsewhere(uri: str) -> bool:
     """Whether another process holds the Lite folder's lock (Milvus Lite keeps an advisory flock on its LOCK
-    file while a process has it open; pymilvus reports that only as "Open local milvus failed"). Asked after
-    this process failed to open it, so a held lock is another process's."""
+    file while a process has it open; pymilvus reports that only as "Open local milvus failed"). A lock this
+    process's own Milvus Lite holds is not another's: a search that failed on a folder this process has open
+    (a Ray worker's private copy) was reported as "another process has it open", hiding the real error (a
+    whole-suite run of fc9c7ff, tests/scale/test_pool.py)."""
     import fcntl
 
+    if held_here(uri):
+        return False
     try:
         fd = os.open(os.path.join(uri, "LOCK"), os.O_RDWR)
     except OSError:  # no lock file: nobody has opened it yet
