@@ -491,7 +491,10 @@ class MilvusStore:
         direct = self._direct()
 
         def best(limit: int) -> list[Document]:
-            found = direct.search(vector, limit, _OUTPUT_FIELDS) if direct is not None else None
+            # Retried as the client's search is: the in-process read meets the same half-written files under
+            # load (a Ray worker's search failed once in an idle whole-suite run; its error was misreported).
+            found = _read_with_retry(lambda: direct.search(vector, limit, _OUTPUT_FIELDS)) \
+                if direct is not None else None
             if found is None:
                 hits = _read_with_retry(lambda: client.search(
                     self.collection,
