@@ -64,11 +64,11 @@ from factdebate.methods.view import MethodView
 from factdebate.prompts import add_template_dir
 
 if TYPE_CHECKING:
+    from factdebate.core.dataset_types import Dataset, Sample
     from factdebate.core.deviations import Deviation
     from factdebate.core.events import BaseEvent
     from factdebate.core.runtime import EventSink
     from factdebate.core.types import ResponseVerdict, Verdict
-    from factdebate.eval.datasets import Dataset, Sample
     from factdebate.llm.scripted_library import ScriptedReply
     from factdebate.methods.resources import Resources, RunScope
     from factdebate.settings.model import Settings

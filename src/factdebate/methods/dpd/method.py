@@ -59,8 +59,8 @@ from factdebate.prompts import Prompt, render
 from factdebate.util.tasks import gather_all
 
 if TYPE_CHECKING:
+    from factdebate.core.dataset_types import Dataset, Sample
     from factdebate.core.runtime import EventSink
-    from factdebate.eval.datasets import Dataset, Sample
     from factdebate.methods.base import ClaimRunner
     from factdebate.settings.model import Settings
 

@@ -30,9 +30,9 @@ from factdebate.methods.dpd.team import cosine_rows
 if TYPE_CHECKING:  # the harness and the API import the methods package: no cycle at import time
     import numpy as np
 
+    from factdebate.core.dataset_types import Dataset, Sample
     from factdebate.core.runtime import EventSink
     from factdebate.embeddings import TextEncoder
-    from factdebate.eval.datasets import Dataset, Sample
     from factdebate.methods.base import ClaimRunner
     from factdebate.methods.resources import Resources
     from factdebate.settings.model import Settings

@@ -19,7 +19,7 @@ from factdebate.scoring.calibrate import DEFAULT_SHARE, Calibration, relevance_e
 from factdebate.scoring.relevance import answer_relevance
 
 if TYPE_CHECKING:
-    from factdebate.eval.datasets import Sample
+    from factdebate.core.dataset_types import Sample
     from factdebate.methods.resources import Resources
 
 
