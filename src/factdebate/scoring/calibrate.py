@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+from typing import Any
 
 DEFAULT_SHARE = 0.8
 MIN_ANSWERS = 5  # below this, one answer more or less moves the threshold anywhere
@@ -61,9 +58,10 @@ class Calibration:
         self.quantiles["share_at_0.8"] = round(float((values >= 0.8).mean()), 3)
 
 
-def relevance_encoder(settings: Settings) -> str:
-    """The encoder answer relevance is scored with, as a calibration records it and a run compares it."""
-    return f"all-MiniLM-L6-v2 ({settings.retrieval.encoder})"
+def relevance_encoder(encoder: str) -> str:
+    """The encoder answer relevance is scored with, as a calibration records it and a run compares it;
+    ``encoder`` is the settings' ``retrieval.encoder`` (int8 or fp32)."""
+    return f"all-MiniLM-L6-v2 ({encoder})"
 
 
 def min_answers(pass_share: float) -> int:

@@ -30,19 +30,20 @@ OUR_TAVILY_DEPTH = "basic"
 def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
     """The authors' settings that a run with these settings does not share."""
     tools = [str(kind) for kind in cfg.agents]
+    encoder = relevance_encoder(settings.retrieval.encoder)
     found = []
     if "rag" in tools:
         found.append(Deviation(
             key="rag_encoder", paper=f"the authors' code embeds the RAG index with {RAG_ENCODER} and ranks passages "
             f"by {RAG_METRIC} (the papers name no encoder)",
-            here=f"the RAG tool embeds passages and queries with {relevance_encoder(settings)} and ranks them by "
+            here=f"the RAG tool embeds passages and queries with {encoder} and ranks them by "
                  "cosine similarity"))
     if cfg.scoring and cfg.scoring_variant == "stability":
         found.append(Deviation(
             key="scoring_library", paper=f"the authors' code scores with {SCORING}; answer relevance compares the "
             f"claim with the generated questions through {RELEVANCE_EMBEDDINGS}",
             here="factdebate's own scorer (scoring/: the same two measures, its own prompts, the scorer model "
-                 f"{settings.llm_for('scorer')}), answer relevance through {relevance_encoder(settings)}"))
+                 f"{settings.llm_for('scorer')}), answer relevance through {encoder}"))
     if "search" in tools and settings.retrieval.search == "tavily" and settings.medical.search == "default":
         found.append(Deviation(
             key="search_depth", paper=f"the authors' code queries {TAVILY}",

@@ -53,7 +53,7 @@ async def calibrate_relevance(samples: list[Sample], resources: Resources, *, da
 
     found = [score for scores in await asyncio.gather(*(one(s) for s in samples)) for score in scores]
     scores = [s for s in found if s is not None]
-    result = Calibration(dataset=dataset, encoder=relevance_encoder(resources.settings),
+    result = Calibration(dataset=dataset, encoder=relevance_encoder(resources.settings.retrieval.encoder),
                          model=resources.settings.llm_for("debater"), pass_share=pass_share,
                          unscored=len(found) - len(scores))
     result.measure(scores, strict=ToolMAD().cfg(resources.settings).threshold_pass == "above")

@@ -127,7 +127,7 @@ def _relevance_encoder(cfg: ToolMADSettings, settings: Settings) -> list[Deviati
     calibrated with another encoder than the run's does not carry over: that is said too."""
     paper = ("answer relevance above 0.8 (S > St), read off the paper's own score distribution (most answers "
              "score above 0.8; Section III.C, Fig. 3)")
-    encoder = relevance_encoder(settings)
+    encoder = relevance_encoder(settings.retrieval.encoder)
     if not cfg.calibrated:
         return [Deviation(key="relevance_encoder", paper=paper,
                           here=f"{encoder} scores against {cfg.relevance_threshold}, a cut-off set on another "
