@@ -4,6 +4,7 @@ hand; the refusal of runs on other samples; the same bytes from the same folders
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.compare import compare_runs
+from factdebate.eval.compare.plots import _shown_names
 from factdebate.eval.pricing import parse_prices
 from factdebate.eval.report.metrics import macro_f1, outcome_from_record
 from factdebate.eval.report.summary import RESULTS, RUN, summarize
@@ -154,3 +156,22 @@ def test_bad_prices_are_one_line_errors() -> None:
     with pytest.raises(InputError, match="cannot be negative"):
         parse_prices(["gpt-4o=-1,2"])
     assert parse_prices(["openai:gpt-4o=2.5,10"])["openai:gpt-4o"].completion == 10.0
+
+
+def test_runs_named_by_long_paths_are_drawn_by_their_folders_names(tmp_path: Path) -> None:
+    """Two runs with one name are told apart by their paths; as tick labels the whole paths left no room for the
+    axes, and matplotlib warned "Tight layout not applied" on the user's terminal."""
+    deep = tmp_path / "experiments" / "a-rather-long-project-folder-name" / "runs-of-november"
+    usage = {"llm_calls": 2, "prompt_tokens": 100, "completion_tokens": 20, "seconds": 1.5}
+    first = write_run(deep / "baseline", "same", A, usage, "openai:m-a")
+    second = write_run(deep / "with-the-new-prompt", "same", B, usage, "openai:m-a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compare_runs([first, second], tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert {run["name"] for run in data["runs"]} == {str(first), str(second)}  # the record keeps the paths
+    assert _shown_names([str(first), str(second)]) == {str(first): "baseline",
+                                                       str(second): "with-the-new-prompt"}
+    twins = [str(deep / "x" / "run"), str(deep / "y" / "run")]  # folders of one name: the paths, ends kept
+    shown = _shown_names(twins)
+    assert all(len(text) <= 40 and text.endswith("/run") for text in shown.values()) and len(set(shown.values())) == 2

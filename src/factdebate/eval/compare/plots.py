@@ -5,6 +5,7 @@ unless told not to, so the metadata is emptied and the SVG hash salt fixed."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,20 @@ def _save(fig: Any, output: Path, stem: str) -> list[Path]:
     return [png, svg]
 
 
+def _shown_names(names: list[str]) -> dict[str, str]:
+    """Each run's name as a figure prints it: a run named by its folder's path is shown by the folder's own
+    name where that is unique among the runs, and a name still longer than ``_LONGEST`` keeps its two ends.
+    Full paths as tick labels left no room for the axes (matplotlib's "tight layout not applied")."""
+    short = {name: Path(name).name or name for name in names}
+    taken = Counter(short.values())
+    shown = {name: (short[name] if taken[short[name]] == 1 else name) for name in names}
+    return {name: (text if len(text) <= _LONGEST else f"{text[:_LONGEST // 2 - 1]}…{text[-(_LONGEST // 2):]}")
+            for name, text in shown.items()}
+
+
+_LONGEST = 40
+
+
 def _finite(value: float | None) -> bool:
     return value is not None and not math.isnan(value)
 
@@ -38,6 +53,7 @@ def cost_vs_accuracy(data: dict[str, Any], output: Path) -> list[Path]:
     front = data["pareto"]["front"]
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     placed = [r for r in data["runs"] if _finite(r["cost"]["axis_per_claim"]) and _finite(r["accuracy"])]
+    shown = _shown_names([r["name"] for r in data["runs"]])
     order = sorted(range(len(placed)), key=lambda i: placed[i]["cost"]["axis_per_claim"])
     for rank, run in enumerate(placed[i] for i in order):
         x, y = run["cost"]["axis_per_claim"], run["accuracy"]
@@ -47,7 +63,7 @@ def cost_vs_accuracy(data: dict[str, Any], output: Path) -> list[Path]:
                                     [max(0.0, (hi if hi is not None else y) - y)]],
                     fmt="o" if on_front else "s", color="#C44E52" if on_front else "#4C72B0", capsize=4)
         # Names above and below in turn, by cost: runs of about the same cost do not print over each other.
-        ax.annotate(run["name"], (x, y), textcoords="offset points", xytext=(6, 6 if rank % 2 == 0 else -14),
+        ax.annotate(shown[run["name"]], (x, y), textcoords="offset points", xytext=(6, 6 if rank % 2 == 0 else -14),
                     fontsize="small")
     points = sorted((r["cost"]["axis_per_claim"], r["accuracy"]) for r in placed if r["name"] in front)
     if len(points) > 1:
@@ -68,6 +84,7 @@ def paired_differences(data: dict[str, Any], output: Path) -> list[Path]:
     """accuracy(A) - accuracy(B) of every pair with its paired bootstrap interval and McNemar's p."""
     pairs = data["pairs"]
     fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(pairs) + 1.6))
+    shown = _shown_names(sorted({name for p in pairs for name in (p["a"], p["b"])}))
     for row, pair in enumerate(pairs):
         diff = pair["difference"]
         lo, hi = pair["ci"]
@@ -77,7 +94,7 @@ def paired_differences(data: dict[str, Any], output: Path) -> list[Path]:
         ax.annotate(f"p={pair['mcnemar_p']:.3g}", (hi, row), textcoords="offset points", xytext=(6, -3),
                     fontsize="x-small")
     ax.axvline(0, color="grey", linewidth=1)
-    ax.set_yticks(range(len(pairs)), [f"{p['a']} - {p['b']}" for p in pairs], fontsize="small")
+    ax.set_yticks(range(len(pairs)), [f"{shown[p['a']]} - {shown[p['b']]}" for p in pairs], fontsize="small")
     ax.set_ylim(-0.7, len(pairs) - 0.3)
     ax.invert_yaxis()
     ax.set_xlim(-1.05, 1.25)
