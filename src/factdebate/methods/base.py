@@ -60,6 +60,7 @@ from pydantic import BaseModel, ConfigDict
 from factdebate.core import events
 from factdebate.core.errors import ConfigError
 from factdebate.llm import scripted_library
+from factdebate.methods.settings_protocol import SettingsT_contra
 from factdebate.methods.view import MethodView
 from factdebate.prompts import add_template_dir
 
@@ -71,18 +72,19 @@ if TYPE_CHECKING:
     from factdebate.core.types import ResponseVerdict, Verdict
     from factdebate.llm.scripted_library import ScriptedReply
     from factdebate.methods.resources import Resources, RunScope
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings, SettingsT
 
 
-class ClaimRunner(Protocol):
+class ClaimRunner(Protocol[SettingsT_contra]):
     """The run layer's entry points, handed to a method that runs evaluation samples its own way (DPD's task
     modes check claims and whole responses). Methods sit below the run layer: they are given these rather
     than importing them."""
 
-    async def claim(self, claim: str, settings: Settings, resources: Resources, *,
+    async def claim(self, claim: str, settings: SettingsT_contra, resources: Resources, *,
                     sinks: list[EventSink] | None = None) -> Verdict: ...
 
-    async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+    async def response(self, response: str, settings: SettingsT_contra, resources: Resources, *,
+                       question: str | None = None,
                        sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict: ...
 
 
@@ -128,7 +130,7 @@ class Method(Generic[S]):
     # Required of every method: tests/methods/test_call_bounds.py checks its call_bounds with it.
     call_probe: ClassVar[CallProbe | None] = None
 
-    def cfg(self, settings: Settings) -> S:
+    def cfg(self, settings: RunSettings) -> S:
         """This method's validated section of ``settings``."""
         section = settings.methods.get(self.name)
         if section is None:  # registered after the settings were built (a test's method, say)
@@ -140,10 +142,10 @@ class Method(Generic[S]):
         borrows. Resuming a run compares these only, so a field added to another method does not refuse it."""
         return (self.name,)
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return set()
 
-    def indexes(self, settings: Settings) -> set[str]:
+    def indexes(self, settings: RunSettings) -> set[str]:
         """The builtin-corpus indexes this method opens: by default those its tools search (none when the
         dataset's evidence replaces them; ``search`` uses ``local`` only on the local engine)."""
         if settings.retrieval.evidence == "given":
@@ -154,62 +156,62 @@ class Method(Generic[S]):
             wanted.add("local")
         return wanted
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         """(fewest, most) LLM calls for one claim, re-asks included in the most."""
         return 1, 1
 
-    def most_rounds(self, settings: Settings) -> int | None:
+    def most_rounds(self, settings: RunSettings) -> int | None:
         """The most rounds one claim's run can take (its ``run_started`` event carries it, so a live view can
         say "round 2 of 3"); None when the method has no rounds worth counting."""
         return None
 
-    def check(self, settings: Settings) -> None:
+    def check(self, settings: RunSettings) -> None:
         """Raise the usage error (ConfigError, IndexError_...) that ``settings`` are sure to meet, before any
         model call: every command runs this before the first claim (the tools it names are built then too)."""
 
-    def preflight(self, settings: Settings) -> None:
+    def preflight(self, settings: RunSettings) -> None:
         """Raise a usage error (InputError, ConfigError) for what would fail every claim and needs no model
         call to find out; run when resources are built, before any claim. Nothing by default."""
 
-    def for_caller(self, settings: Settings, caller: str) -> Settings:
+    def for_caller(self, settings: SettingsT, caller: str) -> SettingsT:
         """The settings one caller of the service runs with (``caller`` is the id of its API key, never the
         key). A method that keeps state across claims narrows it to the caller here, so one caller's claims
         cannot reach another's verdicts. Unchanged by default."""
         return settings
 
-    def start_run(self, settings: Settings, run: RunScope) -> dict[str, Any]:
+    def start_run(self, settings: RunSettings, run: RunScope) -> dict[str, Any]:
         """Prepare the state this method keeps across the claims of one run (an evaluation or a batch) in
         ``run``'s folder, and check it, before the first claim and any model call; the same call on a resume
         finds that state and keeps it. Returns what the run's record (run.json) should say about it; for
         runs, it takes the place of :meth:`preflight`. Nothing by default."""
         return {}
 
-    def in_order(self, settings: Settings) -> str | None:
+    def in_order(self, settings: RunSettings) -> str | None:
         """Why the claims of one run must go one at a time, in the run's order (a claim reads what the ones
         before it left), or ``None`` when they may run at once. ``None`` by default."""
         return None
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         """Where a run with ``settings`` departs from the method's paper (defaults included: a default that
         differs from the paper is listed too). None by default: a method with no paper, or none found."""
         return []
 
-    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+    def tools_heterogeneous(self, settings: RunSettings) -> bool | None:
         """Whether the tools this method's paper pits against each other read different evidence (False:
         two of them read the same corpus); None when the method pits no tools against each other."""
         return None
 
-    def sample_settings(self, settings: Settings, dataset: Dataset) -> Settings:
+    def sample_settings(self, settings: SettingsT, dataset: Dataset) -> SettingsT:
         """The settings this method's evaluation samples of ``dataset`` run with: ``settings`` unless its
         own task modes (``run_sample``) change them."""
         return settings
 
-    def sample_unit(self, settings: Settings, dataset: Dataset) -> Literal["claim", "response"]:
+    def sample_unit(self, settings: RunSettings, dataset: Dataset) -> Literal["claim", "response"]:
         """What one evaluation sample of ``dataset`` is to this method: the dataset's own unit unless its
         task modes turn a sample into a text whose claims are extracted and checked one by one."""
         return dataset.unit
 
-    def role_models(self, settings: Settings) -> dict[str, str]:
+    def role_models(self, settings: RunSettings) -> dict[str, str]:
         """Models this method's own settings bind to roles (``Settings.llm_for`` reads them after
         ``llm.roles``). None by default."""
         return {}
@@ -217,9 +219,9 @@ class Method(Generic[S]):
     async def run(self, claim: str, resources: Resources) -> Verdict:
         raise NotImplementedError  # abstract: every registered method defines run()
 
-    async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+    async def run_sample(self, sample: Sample, dataset: Dataset, settings: SettingsT, resources: Resources,
                          sinks: list[EventSink] | None,
-                         runner: ClaimRunner) -> tuple[dict[str, Any], str | None] | None:
+                         runner: ClaimRunner[SettingsT]) -> tuple[dict[str, Any], str | None] | None:
         """An evaluation sample run the method's own way (DPD's task modes): (record fields, prediction in
         the dataset's label set). ``None``: the harness runs the sample the standard way."""
         return None

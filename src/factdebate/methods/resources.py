@@ -20,7 +20,7 @@ from factdebate.llm.model import LLM
 from factdebate.tools.base import Tool
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 T = TypeVar("T")
 
@@ -76,7 +76,7 @@ class RunScope:
 
 @dataclass
 class Resources:
-    settings: Settings
+    settings: RunSettings
     llm_factory: Callable[[str], LLM]
     encoder_factory: Callable[[], TextEncoder]
     tool_factory: Callable[[str], Tool]

@@ -41,7 +41,7 @@ from factdebate.util.tasks import gather_all  # a failed part cancels its siblin
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 VERIFY_TOKENS = 256
 # The reasoning is bounded so that the verdict closes within VERIFY_TOKENS (issue 65, item 6).
@@ -117,14 +117,14 @@ class FacTool(Method[FacToolSettings]):
         "factool_queries": json.dumps({"queries": ["q1", "q2"]}),
         "factool_verify": json.dumps({"reasoning": "r", "factual": False})})
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return {self.cfg(settings).tool}
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         cfg = self.cfg(settings)
         return paper_rows.factool(cfg.tool, settings, cfg.paper)
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         extraction = 2 if cfg.decompose else 0
         return (1 if cfg.decompose else 0) + 2, extraction + cfg.max_claims * 4

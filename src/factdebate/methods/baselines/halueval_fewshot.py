@@ -20,7 +20,7 @@ from factdebate.prompts import render
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 AGENT = "detector"
 
@@ -36,10 +36,10 @@ class HaluEvalFewShot(Method[MethodSettings]):
     call_probe = CallProbe(reasks={"halueval_fewshot": "Yes"})
     scripted_replies = HALUEVAL_REPLIES
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         return 1, 2
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return paper_rows.halueval_fewshot(settings)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:

@@ -67,7 +67,7 @@ MODERATION_JSON = moderation_json(ALL_LABELS)
 MODERATION_PARAMS = moderation_params(ALL_LABELS)
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 _REASON = re.compile(r"reason\s*:[ \t]*([^\n]*)", re.I)
 
@@ -121,14 +121,14 @@ class MAD(Method[MADSettings]):
     call_probe = CallProbe(reasks={"mad_moderator": "Preference: no\nReason: both sides are weak."},
                            dissenters=("negative",))
 
-    def most_rounds(self, settings: Settings) -> int | None:
+    def most_rounds(self, settings: RunSettings) -> int | None:
         return self.cfg(settings).rounds
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         # Each answer and each moderation may be re-asked once; so may the judge's.
         return 3, 6 * self.cfg(settings).rounds + 2
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return toolmad_backbone(settings)  # the Tool-MAD paper ran MAD on its backbones
 
     async def run(self, claim: str, resources: Resources) -> Verdict:

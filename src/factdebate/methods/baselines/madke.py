@@ -29,7 +29,7 @@ from factdebate.tools.registry import RetrievalTool
 from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 DEBATERS = ("debater-1", "debater-2")
 
@@ -75,13 +75,13 @@ class MADKE(Method[MADKESettings]):
     events = (EvidencePool,)
     call_probe = CallProbe(dissenters=("debater-2",))
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return set(self.cfg(settings).tools)
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         return len(DEBATERS), 2 * len(DEBATERS) * self.cfg(settings).rounds + 2
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         # The Tool-MAD paper ran MADKE on its backbones; it does not say what filled the pool, so the pool is
         # filled with Tool-MAD's own tools (a Wikipedia index and the live web), and each entry says both.
         tools = list(self.cfg(settings).tools)

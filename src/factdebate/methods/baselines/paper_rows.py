@@ -16,12 +16,12 @@ from factdebate.methods.kit.paper_setup import chatgpt_backbone
 from factdebate.methods.kit.sources import search_engine_deviation
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 GOOGLE = "FacTool searches Google (the Serper API) with each claim's queries"
 
 
-def evidence(tool: str, settings: Settings, *, who: str) -> list[Deviation]:
+def evidence(tool: str, settings: RunSettings, *, who: str) -> list[Deviation]:
     """Where FacTool's evidence comes from here: the dataset's own, another tool, or another engine."""
     if settings.retrieval.evidence != "retrieved":
         return [Deviation(key="evidence_given", paper=GOOGLE,
@@ -34,7 +34,7 @@ def evidence(tool: str, settings: Settings, *, who: str) -> list[Deviation]:
     return search_engine_deviation([tool], settings, paper_engine="google", who=who, paper=GOOGLE)
 
 
-def factool(tool: str, settings: Settings, paper: str = "dpd") -> list[Deviation]:
+def factool(tool: str, settings: RunSettings, paper: str = "dpd") -> list[Deviation]:
     """FacTool's row in the DPD paper (ChatGPT) or in MERMAID's Table 1 (GPT-4o): ``paper`` says which."""
     roles = ("extractor", "debater")
     found = backbone(settings, roles, MERMAID_FACTOOL) if paper == "mermaid" else chatgpt_backbone(settings, roles)
@@ -44,7 +44,7 @@ def factool(tool: str, settings: Settings, paper: str = "dpd") -> list[Deviation
     return [*found, *evidence(tool, settings, who="the claims' queries"), own]
 
 
-def chatgpt_only(settings: Settings) -> list[Deviation]:
+def chatgpt_only(settings: RunSettings) -> list[Deviation]:
     """Self-Check's rows (DPD Table 2): ChatGPT answering from its own knowledge."""
     own = Deviation(key="prompt_own_words", paper="FacTool's self-check prompt and worked examples (the DPD "
                     "paper's Self-Check rows)", here="an instruction and worked examples written for this project, "
@@ -52,14 +52,14 @@ def chatgpt_only(settings: Settings) -> list[Deviation]:
     return [*chatgpt_backbone(settings, ("debater",)), own]
 
 
-def halueval_fewshot(settings: Settings) -> list[Deviation]:
+def halueval_fewshot(settings: RunSettings) -> list[Deviation]:
     own = Deviation(key="prompt_own_words", paper="HaluEval's own instruction and worked examples",
                     here="an instruction and three worked examples written for this project, with the same task "
                          "and Yes/No answer")
     return [*chatgpt_backbone(settings, ("debater",)), own]
 
 
-def wecheck(tool: str, settings: Settings, threshold: float) -> list[Deviation]:
+def wecheck(tool: str, settings: RunSettings, threshold: float) -> list[Deviation]:
     found = [Deviation(key="stand_in", paper="WeCheck's trained factual-consistency model (premise: evidence, "
                        "hypothesis: claim), factual at 0.5 or more",
                        here="the highest MiniLM cosine similarity between the claim and one passage (no NLI model "

@@ -53,7 +53,7 @@ STEP_GRAMMAR = step_grammar(ALL_LABELS)
 STEP_TOKENS = 176  # the grammar's longest step is 326 characters: over 1.8 characters a token
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 # The same step as JSON for servers without grammars; parse_action still checks a finish names a verdict.
 STEP_JSON = ({
     "type": "object",
@@ -173,13 +173,13 @@ class ReAct(Method[ReActSettings]):
     view = declare_view(rounds=False, calls_by_step=True)
     call_probe = CallProbe(reasks={"react_step": "Thought: look again.\nAction: search[capital]"})
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return {"rag"}
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         return 1, 2 * self.cfg(settings).max_steps + 2  # every step and the forced answer may be re-asked
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         # The Tool-MAD paper's single agent: its backbones, the RAG module with three documents per query.
         return (toolmad_backbone(settings, ("debater",)) + top_k(settings)
                 + rag_corpus_deviation(("rag",), settings, paper="the RAG module searches a Milvus vector index "

@@ -47,7 +47,7 @@ EXAMPLES_TWO_LABELS = (*EXAMPLES[:2], (
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 
 class SelfCheckSettings(MethodSettings):
@@ -73,11 +73,11 @@ class SelfCheck(Method[SelfCheckSettings]):
     view = declare_view(decisions={"consistency": "the consistency of sampled passages"})
     call_probe = CallProbe()
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         n = self.cfg(settings).samples
         return (1, 2) if n == 0 else (2 * n, 3 * n)
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return paper_rows.chatgpt_only(settings)  # the DPD paper's Self-Check rows ran on ChatGPT
 
     async def run(self, claim: str, resources: Resources) -> Verdict:

@@ -15,7 +15,7 @@ from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 
 async def one_answer(method: str, template: str, claim: str, resources: Resources, max_tokens: int,
@@ -36,10 +36,10 @@ class OneAnswer(Method[MethodSettings]):
     reasoning = False  # the prompt asks for the verdict alone: the answer is held to the label alone
     call_probe = CallProbe()
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         return 1, 2
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         # The Tool-MAD paper's zero-shot CoT rows ran on its backbones.
         return toolmad_backbone(settings, ("debater",))
 
@@ -53,5 +53,5 @@ class Single(OneAnswer):
     name = "single"
     description = "One plain call: the model answers with a verdict from its own knowledge"
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return toolmad_backbone(settings, ("debater",), TOOLMAD_ALONE)  # Table III's rows for the model alone

@@ -28,7 +28,7 @@ from factdebate.prompts import render
 from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 
 class VoteSettings(MethodSettings):
@@ -42,7 +42,7 @@ class VoteSettings(MethodSettings):
         description="Sampling temperature of the voters.")
 
 
-def voters(settings: Settings, cfg: VoteSettings) -> int:
+def voters(settings: RunSettings, cfg: VoteSettings) -> int:
     return cfg.samples or debate_calls(ToolMAD().cfg(settings), reasks=False)
 
 
@@ -73,17 +73,17 @@ class Vote(Method[VoteSettings]):
     def settings_sections(self) -> tuple[str, ...]:
         return (self.name, ToolMAD.name)  # the voters' kinds and budget are Tool-MAD's
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return ToolMAD().tools(settings)  # the voters take turns over Tool-MAD's agent kinds
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         n = voters(settings, self.cfg(settings))
         return n, 2 * n
 
-    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+    def tools_heterogeneous(self, settings: RunSettings) -> bool | None:
         return ToolMAD().tools_heterogeneous(settings)  # the voters read what Tool-MAD's agents read
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         """Against the Tool-MAD debate it is measured with: the same backbones and evidence, and (Debate or
         Vote) the same LLM-call budget."""
         kinds = [str(kind) for kind in ToolMAD().cfg(settings).agents]

@@ -27,7 +27,7 @@ from factdebate.tools.registry import RetrievalTool
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 AGENT = "scorer"
 SCORE = "entailment_stand_in"
@@ -51,13 +51,13 @@ class WeCheck(Method[WeCheckSettings]):
     roles = ()
     call_probe = CallProbe()  # no LLM call at all: bounds (0, 0)
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return {self.cfg(settings).tool}
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         return 0, 0
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         cfg = self.cfg(settings)
         return paper_rows.wecheck(cfg.tool, settings, cfg.threshold)
 

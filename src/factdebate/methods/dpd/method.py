@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from factdebate.core.dataset_types import Dataset, Sample
     from factdebate.core.runtime import EventSink
     from factdebate.methods.base import ClaimRunner
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings, SettingsT
 
 __all__ = ["DPD", "DPDSettings", "next_state"]
 
@@ -115,22 +115,22 @@ class DPD(Method[DPDSettings]):
                      '"persuasiveness": 0.5}, "negative": {"evidence": 0.5, "logic": 0.5, "neutrality": 0.5, '
                      '"persuasiveness": 0.5}, "vote": "tie", "confidence": 0}'})
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         cfg = self.cfg(settings)
         return set(cfg.tools) if cfg.gatherers else set()
 
-    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+    def tools_heterogeneous(self, settings: RunSettings) -> bool | None:
         cfg = self.cfg(settings)
         return heterogeneous(list(cfg.tools), settings) if cfg.gatherers else None
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return paper.deviations(self.cfg(settings), settings)
 
-    def role_models(self, settings: Settings) -> dict[str, str]:
+    def role_models(self, settings: RunSettings) -> dict[str, str]:
         cfg = self.cfg(settings)
         return dict(zip(cfg.judge_roles().values(), cfg.judge_llms, strict=False))
 
-    def check(self, settings: Settings) -> None:
+    def check(self, settings: RunSettings) -> None:
         cfg = self.cfg(settings)
         for (name, role), model in zip(cfg.judge_roles().items(), cfg.judge_llms, strict=False):
             bound = settings.llm.roles.get(role)
@@ -138,18 +138,18 @@ class DPD(Method[DPDSettings]):
                 raise ConfigError(f"judge '{name}': llm.roles gives {role} the model '{bound}' but judge_llms gives "
                                   f"'{model}'; set it in one place")
 
-    def sample_settings(self, settings: Settings, dataset: Dataset) -> Settings:
+    def sample_settings(self, settings: SettingsT, dataset: Dataset) -> SettingsT:
         task = task_for(self.cfg(settings).task, dataset)
         return settings if task is None else task_settings(task, settings)
 
-    def sample_unit(self, settings: Settings, dataset: Dataset) -> Literal["claim", "response"]:
+    def sample_unit(self, settings: RunSettings, dataset: Dataset) -> Literal["claim", "response"]:
         task = task_for(self.cfg(settings).task, dataset)
         return dataset.unit if task is None else TASK_UNITS[task]
 
-    def most_rounds(self, settings: Settings) -> int | None:
+    def most_rounds(self, settings: RunSettings) -> int | None:
         return 1 + self.cfg(settings).max_rounds  # the opening, then the rebuttals
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         low = setup_calls(cfg, reasks=False) + (1 + cfg.min_rounds) * round_calls(cfg, reasks=False)
         high = setup_calls(cfg, reasks=True) + (1 + cfg.max_rounds) * round_calls(cfg, reasks=True)
@@ -158,9 +158,9 @@ class DPD(Method[DPDSettings]):
     async def run(self, claim: str, resources: Resources) -> Verdict:
         return await self.debate(claim, resources, await supplied_evidence(claim))
 
-    async def run_sample(self, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
+    async def run_sample(self, sample: Sample, dataset: Dataset, settings: SettingsT, resources: Resources,
                          sinks: list[EventSink] | None,
-                         runner: ClaimRunner) -> tuple[dict[str, Any], str | None] | None:
+                         runner: ClaimRunner[SettingsT]) -> tuple[dict[str, Any], str | None] | None:
         task = task_for(self.cfg(settings).task, dataset)
         if task is None:
             return None

@@ -16,7 +16,7 @@ from factdebate.methods.kit.sources import homogeneous_deviation, search_engine_
 
 if TYPE_CHECKING:
     from factdebate.methods.dpd.settings import DPDSettings
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 # "We instruct ChatGPT to perform claim extraction, generate queries, and conduct multi-agent debate
 # verification" (Section 4.1): gpt-3.5-turbo, by exact name (kit/backbones.py).
@@ -24,7 +24,7 @@ DEBATE_ROLES = ("debater", "extractor", "gatherer", "analyst", "rebutter", "summ
 MIN_ROUNDS, TRANSITION, SNIPPETS = 2, "true-skeptic", 10
 
 
-def deviations(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
+def deviations(cfg: DPDSettings, settings: RunSettings) -> list[Deviation]:
     found = chatgpt_backbone(settings, DEBATE_ROLES, paper="ChatGPT (gpt-3.5-turbo) for claim extraction, queries "
                              "and the debate (Section 4.1)")
     found += _referees(cfg, settings)
@@ -84,7 +84,7 @@ def _tools(cfg: DPDSettings) -> list[Deviation]:
     return [Deviation(key="tools", paper=GATHERERS_PAPER, here=here, restore="--dpd-tools " + ",".join(GATHER_TOOLS))]
 
 
-def _referees(cfg: DPDSettings, settings: Settings) -> list[Deviation]:
+def _referees(cfg: DPDSettings, settings: RunSettings) -> list[Deviation]:
     """The paper's referees are "multiple independent LLMs"; one model shared by several is a deviation."""
     models = {name: settings.llm_for(role) for name, role in cfg.judge_roles().items()}
     if len(set(models.values())) == len(models):

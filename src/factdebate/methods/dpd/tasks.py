@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the harness and the API import the methods package: no cycl
     from factdebate.embeddings import TextEncoder
     from factdebate.methods.base import ClaimRunner
     from factdebate.methods.resources import Resources
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings, SettingsT
 
 Provider = Callable[[str], Awaitable[list[Document]]]
 TASKS = ("claim", "kbqa", "qa", "summarization", "dialogue")
@@ -142,7 +142,7 @@ class SentenceEvidence:
                          source="dataset", score=float(sims[i])) for i in order]
 
 
-def _without_search(settings: Settings, search: bool) -> Settings:
+def _without_search(settings: SettingsT, search: bool) -> SettingsT:
     """With the dataset's evidence, the gatherers search nothing else unless ``task_search`` says so. The
     task hands the evidence to the teams itself, so it is not also pasted into the claim (what
     ``retrieval.evidence`` does for methods without tools)."""
@@ -155,7 +155,7 @@ def _without_search(settings: Settings, search: bool) -> Settings:
     return settings.model_copy(update={"methods": methods})
 
 
-def task_settings(task: str, settings: Settings) -> Settings:
+def task_settings(task: str, settings: SettingsT) -> SettingsT:
     """The settings a task mode's claims are debated with: KB-QA's as they are (the gatherers' own search is
     its evidence); the other modes' without search unless ``task_search`` (the dataset's evidence), and
     dialogue with subjective content removed before claims are extracted."""
@@ -171,13 +171,13 @@ def task_settings(task: str, settings: Settings) -> Settings:
     return settings
 
 
-def with_settings(resources: Resources, settings: Settings) -> Resources:
+def with_settings(resources: Resources, settings: RunSettings) -> Resources:
     """The same models, tools and services under other settings (methods read ``resources.settings``)."""
     return resources if settings is resources.settings else dataclasses.replace(resources, settings=settings)
 
 
-async def run_task(task: str, sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
-                   sinks: list[EventSink] | None, runner: ClaimRunner) -> tuple[dict[str, Any], str | None]:
+async def run_task(task: str, sample: Sample, dataset: Dataset, settings: SettingsT, resources: Resources,
+                   sinks: list[EventSink] | None, runner: ClaimRunner[SettingsT]) -> tuple[dict[str, Any], str | None]:
     cfg = settings.methods["dpd"]
     claim_settings = task_settings(task, settings)
     if task in ("claim", "qa"):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from factdebate.core.deviations import Deviation
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 # The served names of each backbone (OpenAI, Hugging Face, Ollama, and the common hosts' names for the same
 # weights), lower case and without the organisation. Keys are papers.toml's model keys, "." for "_".
@@ -81,7 +81,7 @@ def served_name(model: str) -> str | None:
     return name.strip().rsplit("/", 1)[-1].lower() if provider == "openai" else None
 
 
-def backbone(settings: Settings, roles: Iterable[str], backbones: Backbones, *, paper: str | None = None
+def backbone(settings: RunSettings, roles: Iterable[str], backbones: Backbones, *, paper: str | None = None
              ) -> list[Deviation]:
     """The ``backbone`` deviation when a role's model is none of the paper's, by exact name; ``paper``
     words what the paper ran where a method says it more precisely than ``backbones``."""

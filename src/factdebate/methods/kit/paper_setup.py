@@ -16,12 +16,12 @@ from factdebate.core.deviations import Deviation
 from factdebate.methods.kit.backbones import DPD, TOOLMAD, TOOLMAD_SCORER, Backbones, backbone
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 TOOLMAD_K = 3  # "the top three most semantically relevant documents" per query, for RAG and search alike
 
 
-def toolmad_backbone(settings: Settings, roles: Iterable[str] = ("debater", "judge"),
+def toolmad_backbone(settings: RunSettings, roles: Iterable[str] = ("debater", "judge"),
                      backbones: Backbones = TOOLMAD, *, answers: bool = True) -> list[Deviation]:
     """Tool-MAD and the baselines its paper ran beside it, on its backbones (kit/backbones.py, exact names);
     and, every one of them offering NOT ENOUGH INFO in the paper, the two-label rule where it is in force;
@@ -38,7 +38,7 @@ SCHEMA_FORMAT = ("a JSON schema holds it to an object of reasoning and a verdict
                  "back as the reasoning and a 'Verdict:' line (no sentence limit)")
 
 
-def answer_format(settings: Settings, *, paper: str, scored: bool = False) -> list[Deviation]:
+def answer_format(settings: RunSettings, *, paper: str, scored: bool = False) -> list[Deviation]:
     """The ``answer_format`` deviation when an answer is generated under a constraint (``llm.one_call_verdict``
     on a backend that constrains): a grammar on the in-process model or a llama.cpp server (at most five
     sentences), a JSON schema on OpenAI, vLLM or Ollama (no sentence limit), whichever the server takes under
@@ -74,19 +74,19 @@ def toolmad_labels() -> list[Deviation]:
              "answered REFUTES (not verified as factual; counted under the run's two-label cases)")]
 
 
-def toolmad_scorer(settings: Settings) -> list[Deviation]:
+def toolmad_scorer(settings: RunSettings) -> list[Deviation]:
     """The ``scorer_model`` deviation when Tool-MAD's stability scores come from another model than the
     authors' GPT-4o-mini (kit/backbones.py, exact names)."""
     return [deviation.model_copy(update={"key": "scorer_model", "here": "the scorer " + deviation.here.removeprefix(
         "the ")}) for deviation in backbone(settings, ("scorer",), TOOLMAD_SCORER)]
 
 
-def chatgpt_backbone(settings: Settings, roles: Iterable[str], *, paper: str | None = None) -> list[Deviation]:
+def chatgpt_backbone(settings: RunSettings, roles: Iterable[str], *, paper: str | None = None) -> list[Deviation]:
     """The DPD paper's rows: ChatGPT (gpt-3.5-turbo) in every role, by exact name."""
     return backbone(settings, roles, DPD, paper=paper)
 
 
-def top_k(settings: Settings) -> list[Deviation]:
+def top_k(settings: RunSettings) -> list[Deviation]:
     """The Tool-MAD paper's tools return three documents per query."""
     k = settings.retrieval.k
     if k == TOOLMAD_K:

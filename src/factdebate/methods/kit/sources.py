@@ -15,12 +15,12 @@ from factdebate.core.deviations import Deviation
 from factdebate.tools.registry import evidence_source
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 RESTORE = "set TAVILY_API_KEY (the default search engine, auto, then picks Tavily) or pass --search tavily"
 
 
-def sources(kinds: Iterable[str], settings: Settings) -> list[str]:
+def sources(kinds: Iterable[str], settings: RunSettings) -> list[str]:
     """What each tool of ``kinds`` reads (tools that read nothing left out), in order."""
     retrieval = settings.retrieval
     found = (evidence_source(kind, engine=retrieval.search, corpus=retrieval.corpus,
@@ -28,7 +28,7 @@ def sources(kinds: Iterable[str], settings: Settings) -> list[str]:
     return [source for source in found if source is not None]
 
 
-def heterogeneous(kinds: Iterable[str], settings: Settings) -> bool | None:
+def heterogeneous(kinds: Iterable[str], settings: RunSettings) -> bool | None:
     """True when every tool reads its own source, False when two read the same one, None when fewer than
     two tools read anything (nothing to compare)."""
     read = sources(kinds, settings)
@@ -37,7 +37,7 @@ def heterogeneous(kinds: Iterable[str], settings: Settings) -> bool | None:
     return len(set(read)) == len(read)
 
 
-def homogeneous_deviation(kinds: Iterable[str], settings: Settings, *, paper: str) -> list[Deviation]:
+def homogeneous_deviation(kinds: Iterable[str], settings: RunSettings, *, paper: str) -> list[Deviation]:
     """The ``tools_homogeneous`` deviation when two of ``kinds`` read the same source, else nothing."""
     tools = [kind for kind in kinds if kind != "none"]
     pairs = list(zip(tools, sources(tools, settings), strict=True))
@@ -59,7 +59,7 @@ ENGINE_NAMES = {"tavily": "Tavily (the live web)", "wikipedia": "Wikipedia's sea
                 "google": "the Google Search API"}
 
 
-def engine_text(settings: Settings) -> str:
+def engine_text(settings: RunSettings) -> str:
     """What the ``search`` tool reads under ``settings``, in words."""
     engine, scholarly = settings.retrieval.search, settings.medical.search
     if scholarly != "default":
@@ -69,7 +69,7 @@ def engine_text(settings: Settings) -> str:
     return ENGINE_NAMES.get(engine, engine)
 
 
-def search_engine_deviation(kinds: Iterable[str], settings: Settings, *, paper_engine: str, who: str,
+def search_engine_deviation(kinds: Iterable[str], settings: RunSettings, *, paper_engine: str, who: str,
                             paper: str = "") -> list[Deviation]:
     """The ``search_engine`` deviation when one of ``kinds`` is the ``search`` tool and it reads anything
     but the paper's engine (``paper_engine``: ``google`` or ``tavily``); the scholarly search a paper's
@@ -84,7 +84,7 @@ def search_engine_deviation(kinds: Iterable[str], settings: Settings, *, paper_e
                       restore=restore)]
 
 
-def rag_corpus_deviation(kinds: Iterable[str], settings: Settings, *, paper: str) -> list[Deviation]:
+def rag_corpus_deviation(kinds: Iterable[str], settings: RunSettings, *, paper: str) -> list[Deviation]:
     """The ``rag_corpus`` deviation on every run whose ``rag`` tool reads a corpus other than the paper's
     index: the built-in one holds 10,033 Wikipedia lead summaries (Vital Articles), not whole articles."""
     if "rag" not in kinds:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from factdebate.core.runtime import SpeculativeRecorder, current_run, recording
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 T = TypeVar("T")
 E = TypeVar("E")
@@ -144,7 +144,7 @@ async def play_rounds(total: int, play: Play[E, T], settle: Callable[[int, T], b
             await ahead.discard()
 
 
-def speculation_wanted(setting: bool | None, rounds: int, settings: Settings, backend_parallel: int,
+def speculation_wanted(setting: bool | None, rounds: int, settings: RunSettings, backend_parallel: int,
                        in_flight: int | None = None) -> bool:
     """A method's ``speculate`` setting; unset: on when the debater's model serves several calls at once
     (a served model), off when it serves one at a time: the in-process llama.cpp model, or a server that

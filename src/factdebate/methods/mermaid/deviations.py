@@ -12,12 +12,12 @@ from factdebate.methods.mermaid.settings import MermaidSettings
 from factdebate.methods.mermaid.toolbox import search_engines
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 PAPER_MAX_STEPS = 5
 
 
-def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
+def deviations(settings: RunSettings, cfg: MermaidSettings) -> list[Deviation]:
     found = backbone(settings, ("debater",), MERMAID)  # the decomposer and the executor ask the same model
     if cfg.memory == "off":
         found.append(Deviation(key="memory_off", paper="an evidence memory recalled before and updated after each "
@@ -77,7 +77,7 @@ def deviations(settings: Settings, cfg: MermaidSettings) -> list[Deviation]:
     return found
 
 
-def _toolset(settings: Settings, cfg: MermaidSettings) -> Deviation:
+def _toolset(settings: RunSettings, cfg: MermaidSettings) -> Deviation:
     """Always a deviation: Google Search and Google Scholar have no stand-in here, only substitutes."""
     parts = []
     if "wikipedia" not in cfg.servers:

@@ -70,7 +70,7 @@ from factdebate.tools.toolset import ToolResult
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings, SettingsT
 
 PREFLIGHT_WAIT_S = 2.0  # longest wait for a locked memory file while resources are built
 
@@ -89,7 +89,7 @@ class _Tool:
     input: str
 
 
-def toolbox_key(settings: Settings, cfg: MermaidSettings) -> str:
+def toolbox_key(settings: RunSettings, cfg: MermaidSettings) -> str:
     # The servers with their tools: settings narrowed to other tools (the service's) get a toolbox of their own.
     servers = {name: server.tools for name, server in sorted(settings.mcp_servers.items())}
     return "mermaid-tools:" + json.dumps([cfg.servers, cfg.wikipedia_online, servers, settings.retrieval.corpus])
@@ -110,7 +110,7 @@ class Mermaid(Method[MermaidSettings]):
     # Its readable replies name a tool of the toolset, so the check needs the test's own toolset.
     call_probe = CallProbe(elsewhere="tests/methods/mermaid/test_method.py::test_call_bounds_hold_at_both_ends")
 
-    def indexes(self, settings: Settings) -> set[str]:
+    def indexes(self, settings: RunSettings) -> set[str]:
         """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the
         search server's local engine is BM25 (a user's server under the same name replaces ours)."""
         cfg = self.cfg(settings)
@@ -118,7 +118,7 @@ class Mermaid(Method[MermaidSettings]):
         wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()
         return wanted | ({"local"} if "search" in started else set())
 
-    def check(self, settings: Settings) -> None:
+    def check(self, settings: RunSettings) -> None:
         """Settings that leave the executor nothing to search are usage errors before any model call: no
         tool server at all, or a corpus with no local index that the shipped servers would search (the
         builtin corpus is indexed when its server starts)."""
@@ -142,12 +142,12 @@ class Mermaid(Method[MermaidSettings]):
                                   f"{' and '.join(searching)} tool server(s) would search: build it with "
                                   f"`factdebate index PATH --corpus {corpus}`, or choose another --corpus")
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         decomposer = 2 if cfg.decomposer else 0
         return (2 if cfg.decomposer else 1), decomposer + 2 * cfg.max_steps + 2
 
-    def preflight(self, settings: Settings) -> None:
+    def preflight(self, settings: RunSettings) -> None:
         """The memory file opens (readonly: exists, is read-only), is a memory, and is not locked. The wait
         for a lock is short here: resources may be built on the service's event loop, and a writer holds the
         lock for milliseconds; the first claim checks again with the full wait, off the loop."""
@@ -160,20 +160,20 @@ class Mermaid(Method[MermaidSettings]):
             wait = min(memory.busy_timeout_s, PREFLIGHT_WAIT_S)
             checked_memory(memory.model_copy(update={"semantic": False, "busy_timeout_s": wait}))
 
-    def start_run(self, settings: Settings, run: RunScope) -> dict[str, Any]:
+    def start_run(self, settings: RunSettings, run: RunScope) -> dict[str, Any]:
         """The run's own memory (seeded from ``memory_from``), or the shared file ``memory_path`` names,
         prepared and checked before the first claim (run_memory.py)."""
         cfg = self.cfg(settings)
         check_memory_choice(cfg)
         return start(settings, cfg, run)
 
-    def in_order(self, settings: Settings) -> str | None:
+    def in_order(self, settings: RunSettings) -> str | None:
         return IN_ORDER if self.cfg(settings).memory == "on" else None
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return deviations(settings, self.cfg(settings))
 
-    def for_caller(self, settings: Settings, caller: str) -> Settings:
+    def for_caller(self, settings: SettingsT, caller: str) -> SettingsT:
         """Each caller of the service recalls only what its own claims stored: a namespace per API key id."""
         cfg = self.cfg(settings)
         if cfg.memory == "off":

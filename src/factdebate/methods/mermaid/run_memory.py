@@ -23,7 +23,7 @@ from factdebate.methods.mermaid.settings import MermaidSettings, memory_from, me
 
 if TYPE_CHECKING:
     from factdebate.methods.resources import RunScope
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 IN_ORDER = ("its evidence memory is on, and each claim recalls what the claims before it stored (--memory "
             "readonly or off lets them run at once)")
@@ -38,7 +38,7 @@ def check_memory_choice(cfg: MermaidSettings) -> None:
                           "run reads and writes PATH itself), not both")
 
 
-def start(settings: Settings, cfg: MermaidSettings, run: RunScope) -> dict[str, Any]:
+def start(settings: RunSettings, cfg: MermaidSettings, run: RunScope) -> dict[str, Any]:
     """The memory the run will use, prepared (seeded, created) and checked before its first claim; what
     run.json says about it."""
     if cfg.memory == "off":

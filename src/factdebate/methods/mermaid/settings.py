@@ -20,7 +20,7 @@ from factdebate.methods.base import MethodSettings
 
 if TYPE_CHECKING:
     from factdebate.methods.resources import RunScope
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 RUN_MEMORY = "evidence_memory.sqlite"  # a run's own memory, in its folder
 
@@ -94,7 +94,7 @@ MEMORY_FIELDS: dict[str, str] = {
     if isinstance(info.json_schema_extra, dict) and "memory" in info.json_schema_extra}
 
 
-def memory_settings(settings: Settings, cfg: MermaidSettings | None = None,
+def memory_settings(settings: RunSettings, cfg: MermaidSettings | None = None,
                     run: RunScope | None = None) -> MemorySettings:
     """The memory MERMAID uses with ``settings`` (in ``run``: an evaluation or a batch); the ``factdebate
     memory`` commands read the same one."""

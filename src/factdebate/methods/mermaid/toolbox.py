@@ -30,7 +30,7 @@ from factdebate.util.child_python import python_command, python_env
 from factdebate.util.paths import data_dir
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 log = logging.getLogger("factdebate.methods.mermaid.method")
 SHIPPED = ("wikipedia", "search", "scholar")
@@ -42,7 +42,7 @@ _PASSED_KEYS = ("TAVILY_API_KEY", "OPENALEX_API_KEY", "OPENALEX_MAILTO", "NCBI_A
 MANAGED_ARGS = frozenset({"search_before", "exclude_domains", "exclude_fact_checkers", "k"})
 
 
-def server_env(settings: Settings) -> dict[str, str]:
+def server_env(settings: RunSettings) -> dict[str, str]:
     env = {name: value for name, value in os.environ.items()
            if name.startswith(_PASSED_PREFIXES) or name in _PASSED_KEYS}
     retrieval = settings.retrieval
@@ -58,13 +58,13 @@ def server_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def search_engines(settings: Settings) -> str:
+def search_engines(settings: RunSettings) -> str:
     """The search server's engines under ``settings``: Tavily beside the local index where the run's search
     engine is Tavily (``auto`` resolves to it when TAVILY_API_KEY is set), else the local index alone."""
     return "local,tavily" if settings.retrieval.search == "tavily" else "local"
 
 
-def shipped_config(name: str, settings: Settings, *, online: bool = False) -> MCPServerConfig:
+def shipped_config(name: str, settings: RunSettings, *, online: bool = False) -> MCPServerConfig:
     """How to start one of factdebate's tool servers with this run's settings."""
     if name not in SHIPPED:
         raise ConfigError(f"unknown tool server '{name}': use {', '.join(SHIPPED)}")
@@ -223,7 +223,7 @@ class Toolbox:
         return result if result.timed_out else await toolset.call_tool(route.name, args)
 
 
-def build_toolbox(settings: Settings, servers: list[str], *, wikipedia_online: bool = False,
+def build_toolbox(settings: RunSettings, servers: list[str], *, wikipedia_online: bool = False,
                   extra: dict[str, Toolset] | None = None) -> Toolbox:
     """The shipped ``servers`` plus every configured MCP server (a user's own server under ``mcp_servers``
     with the name of a shipped one replaces it). A server offers only the tools its ``tools`` names, and one

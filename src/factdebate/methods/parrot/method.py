@@ -22,7 +22,7 @@ from factdebate.methods.view import MethodView
 from factdebate.prompts import render
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 
 class ParrotSettings(MethodSettings):
@@ -64,7 +64,7 @@ class Parrot(Method[ParrotSettings]):
     scripted_replies = REPLIES
     call_probe = CallProbe()  # its only re-ask is the shared label re-ask
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         answers = self.cfg(settings).answers
         return answers, 2 * answers  # each answer may be re-asked for its label
 

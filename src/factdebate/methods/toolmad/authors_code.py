@@ -13,8 +13,8 @@ from factdebate.core.deviations import Deviation
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
+    from factdebate.methods.settings_protocol import RunSettings
     from factdebate.methods.toolmad.settings import ToolMADSettings
-    from factdebate.settings.model import Settings
 
 RAG_ENCODER = "gte-large-en-v1.5"
 RAG_METRIC = "inner product"
@@ -27,7 +27,7 @@ TEMPERATURE = 0.0
 OUR_TAVILY_DEPTH = "basic"
 
 
-def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
+def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
     """The authors' settings that a run with these settings does not share."""
     tools = [str(kind) for kind in cfg.agents]
     encoder = relevance_encoder(settings.retrieval.encoder)

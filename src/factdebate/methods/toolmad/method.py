@@ -53,7 +53,7 @@ from factdebate.tools.registry import AGENT_TOOLS, agent_description
 from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
 
 if TYPE_CHECKING:
-    from factdebate.settings.model import Settings
+    from factdebate.methods.settings_protocol import RunSettings
 
 AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
 
@@ -128,19 +128,19 @@ class ToolMAD(Method[ToolMADSettings]):
     call_probe = CallProbe(reasks={"query_select": "[another query]"}, unreadable={"debate_answer": "Hmm."},
                            dissenters=("search",))
 
-    def tools(self, settings: Settings) -> set[str]:
+    def tools(self, settings: RunSettings) -> set[str]:
         return {str(kind) for kind in self.cfg(settings).agents} - {"none"}
 
-    def tools_heterogeneous(self, settings: Settings) -> bool | None:
+    def tools_heterogeneous(self, settings: RunSettings) -> bool | None:
         return heterogeneous([str(kind) for kind in self.cfg(settings).agents], settings)
 
-    def paper_deviations(self, settings: Settings) -> list[Deviation]:
+    def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         return paper.deviations(self.cfg(settings), settings)
 
-    def most_rounds(self, settings: Settings) -> int | None:
+    def most_rounds(self, settings: RunSettings) -> int | None:
         return self.cfg(settings).rounds
 
-    def call_bounds(self, settings: Settings) -> tuple[int, int]:
+    def call_bounds(self, settings: RunSettings) -> tuple[int, int]:
         cfg = self.cfg(settings)
         # Fewest: every agent answers once and agrees; an agent whose search found nothing is not
         # checked for faithfulness, so only the relevance call is sure; a tool agent may ask for its query.

@@ -19,8 +19,8 @@ from factdebate.methods.toolmad import authors_code
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
+    from factdebate.methods.settings_protocol import RunSettings
     from factdebate.methods.toolmad.settings import ToolMADSettings
-    from factdebate.settings.model import Settings
 
 AGENTS = ["rag", "search"]
 ROUNDS = 3
@@ -28,7 +28,7 @@ FAITHFULNESS, RELEVANCE = 0.7, 0.8
 TOOLS_PAPER = "a RAG agent over a Wikipedia vector index and a search agent on the live web (Tavily)"
 
 
-def deviations(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
+def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
     found = toolmad_backbone(settings, answers=False)
     tools = [str(kind) for kind in cfg.agents]
     found += homogeneous_deviation(tools, settings, paper=TOOLS_PAPER)
@@ -121,7 +121,7 @@ def _ablations(cfg: ToolMADSettings) -> list[Deviation]:
     return found
 
 
-def _relevance_encoder(cfg: ToolMADSettings, settings: Settings) -> list[Deviation]:
+def _relevance_encoder(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
     """The paper set 0.8 from its own encoder's scores ("most scores above 0.8", Fig. 3); MiniLM scores the
     same answers lower, so 0.8 lets fewer of them pass and more debates reach the judge. A threshold
     calibrated with another encoder than the run's does not carry over: that is said too."""
