@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from factdebate.guard.call import finish
+from factdebate.guard.call import Begun, finish
 from factdebate.guard.chat_answer import result_view
 from factdebate.guard.chat_chunks import AnswerTooLong
 from factdebate.guard.overload import overloaded_result
@@ -17,28 +17,28 @@ from factdebate.guard.overloaded_chunks import OverloadedChunks
 from factdebate.guard.stream_policy import kept_chars
 from factdebate.server.guard.upstream import SSEEvent, error_body
 
-if TYPE_CHECKING:
-    from factdebate.server.guard.stream import Relay
 
-
-async def overloaded_frames(relay: Relay, first: SSEEvent, reader: asyncio.Task[None], frame: Any, done: bytes,
+async def overloaded_frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: asyncio.Semaphore,
+                            quiet_s: float, first: SSEEvent, reader: asyncio.Task[None], frame: Any, done: bytes,
                             ping: bytes) -> AsyncGenerator[bytes, None]:
-    """The stream's bytes; however it ends (the caller gone included), the upstream's reading ends with it."""
+    """The stream's bytes; however it ends (the caller gone included), the upstream's reading ends with it.
+    ``events`` and ``room`` are the relay's (server/guard/stream.py): what the upstream's reader queued, and
+    the room each queued event took; ``quiet_s``: a keep-alive after that long with nothing written. Given
+    these rather than the relay, so this module and the relay's do not import each other."""
     try:
-        async for out in _frames(relay, first, frame, done, ping):
+        async for out in _frames(begun, events, room, quiet_s, first, frame, done, ping):
             yield out
     finally:
         reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)
 
 
-async def _frames(relay: Relay, first: SSEEvent, frame: Any, done: bytes, ping: bytes) -> AsyncGenerator[bytes, None]:
-    begun = relay.begun
+async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: asyncio.Semaphore, quiet_s: float,
+                  first: SSEEvent, frame: Any, done: bytes, ping: bytes) -> AsyncGenerator[bytes, None]:
     why = begun.admission.overloaded
     assert why is not None
     chunks = OverloadedChunks(begun.resolved, kept_chars(begun.settings))
     held_end: list[bytes] = []  # the upstream's closing chunks, as they came
-    quiet_s = relay.prepared.host.service.config.stream_ping_seconds
     event: SSEEvent | None = first
     while True:
         if event is not None:
@@ -58,13 +58,13 @@ async def _frames(relay: Relay, first: SSEEvent, frame: Any, done: bytes, ping: 
                     held_end.append(event.raw)
         try:
             async with asyncio.timeout(quiet_s):
-                kind, item = await relay.queue.get()
+                kind, item = await events.get()
         except TimeoutError:
             yield ping
             event = None
             continue
         if kind == "event":
-            relay.room.release()
+            room.release()
             event = item
             continue
         if kind == "error":

@@ -150,7 +150,9 @@ class Relay:
         loop = asyncio.get_running_loop()
         self.wrote_at = loop.time()
         frames = (self._frames(first, reader) if self.begun.admission.overloaded is None else  # no room: unchecked
-                  overloaded_frames(self, first, reader, frame, DONE, PING))
+                  overloaded_frames(self.begun, self.queue, self.room,
+                                    self.prepared.host.service.config.stream_ping_seconds, first, reader, frame, DONE,
+                                    PING))
         # the upstream's first chunk to ours (metrics.py)
         ttft: Histogram | None = self.prepared.host.service.metrics.ttft_added
         resolved = self.begun.resolved
