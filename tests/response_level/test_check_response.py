@@ -11,12 +11,12 @@ import pytest
 
 from factdebate.core.events import parse_event
 from factdebate.core.types import Label
+from factdebate.guard.response_check import run_response
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.response_level import response_label
 from factdebate.response_level.extract import parse_string_list
-from factdebate.run.response import run_response
 from tests.helpers import resources_for
 
 RESPONSE = ("Paris is the capital of France. The Eiffel Tower is in Rome. "

@@ -81,7 +81,7 @@ def _faulty_run(fault: str) -> Callable[..., Any]:
 @pytest.mark.parametrize("fault", ["raise", "unencodable"])
 @pytest.mark.parametrize(("route", "target", "body"), [
     ("/v1/verify/stream", "factdebate.server.routes.verify.run_claim", {"claim": TEXT}),
-    ("/v1/check-response/stream", "factdebate.guard.call.run_response", {"response": TEXT}),  # the one call
+    ("/v1/check-response/stream", "factdebate.guard.call.check_response_text", {"response": TEXT}),  # the one call
 ])
 def test_a_fault_mid_stream_ends_with_an_error_event_and_frees_the_slot(
         make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, fault: str, route: str, target: str,

@@ -30,13 +30,13 @@ from factdebate.eval.datasets.medical_setup import with_medical
 from factdebate.eval.progress import Progress
 from factdebate.eval.provenance import run_provenance
 from factdebate.eval.report.summary import RESULTS, RUN, latest_records, summarize
+from factdebate.guard.response_check import RUNNER
 from factdebate.llm.calls import evaluating
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources, start_run, tools_needed
 from factdebate.run.claim import public_config, run_claim
 from factdebate.run.provenance import keep_history
-from factdebate.run.response import RUNNER
 from factdebate.run.results_file import ResultWriter, finished_ids
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings

@@ -38,10 +38,11 @@ from factdebate.guard.messages import person_question, text_of
 from factdebate.guard.options import resolve_options, with_conversation
 from factdebate.guard.overload import overloaded_result
 from factdebate.guard.policy import no_text_result
+from factdebate.guard.response_check import check_response_text
+from factdebate.guard.response_view import response_verdict
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
-from factdebate.run.response import run_response
 from factdebate.settings.model import Settings
 from factdebate.util.redact import hide_endpoints
 
@@ -294,20 +295,22 @@ async def check_response(call: CheckCall, text: str, host: Host, *,
     without a tier: MCP's ``check_response``, ``factdebate.check_response``): begun as a reply's check is (the
     host's settings for its caller, the options, the question, the host's admission), in the host's session,
     the model cache scoped to the caller, a failure's message without an operator's address, charged with the
-    claims it checked. Its result is ``ResponseVerdict`` (run/response.py), the check-response view of a
-    checked text: each claim's whole verdict, for the CLI's records, ``eval`` and ``/v1/check-response``."""
+    claims it checked. The check is the guard's under check-response's policy (guard/response_check.py: the
+    deep tier only, no deadline) and its ``GuardResult`` is given as ``ResponseVerdict``, check-response's
+    documented view of it (guard/response_view.py): each claim's whole verdict, for the CLI's records, ``eval``
+    and ``/v1/check-response``."""
     begun = await begin(call, host)
     claims = 0
     try:
         async with host.session(begun.settings) as (resources, session_sinks):
             with cache_scope(caller_scope(host.caller)):
                 try:
-                    verdict = await run_response(text, begun.settings, resources, question=begun.question,
-                                                 sinks=[*session_sinks, *sinks] or None)
+                    result = await check_response_text(text, begun.settings, resources, question=begun.question,
+                                                       sinks=[*session_sinks, *sinks] or None)
                 except FactDebateError as exc:
                     raise failed(exc) from None
-        claims = len(verdict.claims)
-        return hidden_verdict(verdict)
+        claims = len(result.claims)
+        return hidden_verdict(response_verdict(result))
     finally:
         begun.admission.charge(claims)
         begun.admission.release()

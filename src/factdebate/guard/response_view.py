@@ -1,20 +1,30 @@
-"""A guard check read as check-response's verdict: ``factdebate.check_response`` returns a
-:class:`~factdebate.core.types.ResponseVerdict` whatever it is given, and for one release its old ``tier=`` and
-``deadline_s=`` (a check within a deadline, ``factdebate.guard``'s) still run, their ``GuardResult`` given in
-that shape (docs/guard.md). What the shape has no field for is said where a reader looks: a claim the deadline
-left undecided is an unlabelled claim and its sentence is in ``unchecked`` with the reason; the policy's text
-and the corrections are ``factdebate.guard``'s to give."""
+"""A guard check read as check-response's verdict, the documented view of the one result (issue 57 item 2):
+every door of check-response (the CLI, ``/v1/check-response``, MCP's ``check_response``,
+``factdebate.check_response``) runs the guard's check under check-response's policy (guard/response_check.py)
+and gives its ``GuardResult`` in the shape it always had, :class:`~factdebate.core.types.ResponseVerdict`, read
+here with the result's :class:`~factdebate.guard.types.CheckRecord` (each claim's whole verdict, the
+extraction, the unchecked sentences with check-response's reasons, usage by role and model, the replies read,
+the settings).
+
+For one release ``factdebate.check_response``'s old ``tier=`` and ``deadline_s=`` (a check within a deadline,
+``factdebate.guard``'s) still run, their result, which keeps no record, given in that shape too (docs/guard.md).
+What the shape has no field for is said where a reader looks: a claim the deadline left undecided is an
+unlabelled claim and its sentence is in ``unchecked`` with the reason; the policy's text and the corrections are
+``factdebate.guard``'s to give."""
 
 from __future__ import annotations
 
-from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, UncheckedSentence, Usage
-from factdebate.guard.types import GuardResult
+from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, UncheckedSentence, Usage, Verdict
+from factdebate.guard.types import CheckRecord, GuardClaim, GuardResult
 from factdebate.response_level.aggregate import factual, response_label
 
 
 def response_verdict(result: GuardResult) -> ResponseVerdict:
     """``result`` as check-response's verdict: each claim with its label, span and (for an error) why; the
-    sentences the gate left out, and those of undecided claims, in ``unchecked``; the label by the same rule."""
+    sentences the gate left out, and those of undecided claims, in ``unchecked``; the label by the same rule.
+    A result with its record (check-response's policy) is given whole from it."""
+    if result.record is not None:
+        return _recorded(result, result.record)
     checks = [ClaimCheck(index=c.index, claim=c.claim, span=c.span, span_note=c.span_note, label=c.label,
                          error=c.reason if c.status == "error" else None) for c in result.claims]
     unchecked = [UncheckedSentence(span=s.span, text=s.text, reason=s.reason) for s in result.skipped]
@@ -33,3 +43,23 @@ def response_verdict(result: GuardResult) -> ResponseVerdict:
                            extraction=ClaimExtraction(claims=[c.claim for c in result.claims], parsed=extracted),
                            claims=checks, unchecked=unchecked, sentences=result.sentences, usage=usage,
                            error=result.degraded_reason, warnings=list(result.warnings))
+
+
+def claim_check(claim: GuardClaim, verdict: Verdict | None = None, gold: str | None = None) -> ClaimCheck:
+    """One claim of the check as check-response gives it: its label, place and (for one whose check failed)
+    why, with the method's whole verdict where it was kept."""
+    return ClaimCheck(index=claim.index, claim=claim.claim, span=claim.span, span_note=claim.span_note,
+                      label=claim.label, verdict=verdict, gold=gold,
+                      error=claim.reason if claim.status == "error" else None)
+
+
+def _recorded(result: GuardResult, record: CheckRecord) -> ResponseVerdict:
+    """``result`` under check-response's policy as its verdict: the claims with their whole verdicts (an error's
+    reason for one whose check failed), the label the check gave, and the rest from the record."""
+    checks = [claim_check(c, record.verdicts.get(c.index), record.golds.get(c.index)) for c in result.claims]
+    return ResponseVerdict(response=result.original_text, question=result.question, method=result.method or "",
+                           label=result.label, factual=factual(result.label), decided_by=record.decided_by,
+                           extraction=record.extraction, claims=checks, unchecked=list(record.unchecked),
+                           sentences=result.sentences, usage=record.usage, usage_by_role=record.usage_by_role,
+                           usage_by_model=record.usage_by_model, parse_counts=record.parse_counts,
+                           config=dict(record.config), warnings=list(result.warnings))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from factdebate.core.errors import FactDebateError
@@ -26,6 +27,9 @@ from factdebate.settings.model import Settings
 from factdebate.tools.given import given_evidence
 
 UNREADABLE = "no tier's reply could be read"
+# Where the deep tier's whole verdict of the claim being decided goes, when someone keeps it (check-response's
+# policy, guard/response_check.py: each claim's verdict for the records, traces and ``eval``); set per claim task.
+KEPT_VERDICTS: ContextVar[list[Verdict] | None] = ContextVar("kept_verdicts", default=None)
 
 
 @dataclass
@@ -70,6 +74,10 @@ class Context:
     # The models a debate tier's verdicts were answered by (each ran under its own recorder): with the
     # check's own, the models a guard result names (issue 60).
     models: set[str] = field(default_factory=set)
+    # Check-response's policy (guard/response_check.py): the deep tier is the configured method run as
+    # ``factdebate verify`` runs it (the caller's settings and resources, its run directly in the claim's span, as
+    # the service's kept calls and the page read it), and no correction is asked of a refuted claim.
+    whole: bool = False
 
 
 def _documents(verdict: Verdict) -> list[Document]:
@@ -88,6 +96,9 @@ TierOutcome = tuple[Label | None, str, list[ClaimEvidence], str]
 
 async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
     """(label or None, decided_by, evidence, problem) of one tier."""
+    if ctx.whole and tier == "deep":
+        verdict = await run_claim(claim, ctx.settings, ctx.resources, sinks=ctx.sinks)
+        return _outcome(claim, verdict, ctx)
     mode = ctx.options.evidence_mode
     settings = tier_settings(ctx.settings, method=ctx.options.method, tier=tier, mode=mode, scope=ctx.scope)
     resources = tier_resources(ctx.resources, settings)
@@ -100,6 +111,14 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
                 evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
             return fast.label, "guard-fast", evidence, fast.problem
         verdict = await run_claim(claim, settings, resources, sinks=ctx.sinks)
+    return _outcome(claim, verdict, ctx)
+
+
+def _outcome(claim: str, verdict: Verdict, ctx: Context) -> TierOutcome:
+    """A debate tier's outcome from the method's ``verdict`` of ``claim`` (kept whole where the claim's task
+    keeps it)."""
+    if (kept := KEPT_VERDICTS.get()) is not None:
+        kept.append(verdict)
     ctx.models.update(verdict.usage_by_model)
     problem = "" if verdict.label is not None else f"the {ctx.options.method} verdict had no readable label"
     read = _documents(verdict)
@@ -156,7 +175,7 @@ async def decide(progress: Progress, ctx: Context, head: asyncio.Task[TierOutcom
         if label == Label.SUPPORTS:
             claim.correction = claim.correction_note = None
             break
-        if label == Label.REFUTES and claim.correction is None and evidence:
+        if label == Label.REFUTES and claim.correction is None and evidence and not ctx.whole:
             # Shown only when its quote supports it; otherwise the note says why not (guard/correct.py).
             claim.correction, claim.correction_note = await correct(claim.claim, evidence[0],
                                                                     ctx.resources.llm("debater"))

@@ -31,7 +31,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Label, Span, VerdictWarning  # Span: the offsets /v1/check-response gives too
+from factdebate.core.types import (  # Span: the offsets /v1/check-response gives too
+    ClaimExtraction,
+    Label,
+    ModelUsage,
+    ReplyCounts,
+    Span,
+    UncheckedSentence,
+    Usage,
+    Verdict,
+    VerdictWarning,
+)
 
 Policy = Literal["annotate", "flag", "hold", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
@@ -202,6 +212,26 @@ class SkippedSentence(_Strict):
     reason: str
 
 
+class CheckRecord(BaseModel):
+    """What a check keeps beside its result for the records a reader of the run studies (check-response's
+    policy, guard/response_check.py: the CLI's results file and trace, ``eval``, ``/v1/check-response``), never
+    part of the guard's wire answer: the extraction, each claim's whole verdict, the dataset's labels of given
+    claims, the sentences no claim covers with check-response's reasons, usage by role and by model, the
+    replies read, and the settings. :func:`factdebate.guard.response_view.response_verdict` reads a result
+    with its record as check-response's ``ResponseVerdict``."""
+
+    decided_by: str
+    extraction: ClaimExtraction
+    verdicts: dict[int, Verdict] = Field(default_factory=dict)  # by claim index; none for a claim that failed
+    golds: dict[int, str] = Field(default_factory=dict)
+    unchecked: list[UncheckedSentence] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    usage_by_role: dict[str, Usage] = Field(default_factory=dict)
+    usage_by_model: dict[str, ModelUsage] = Field(default_factory=dict)
+    parse_counts: dict[str, ReplyCounts] = Field(default_factory=dict)
+    config: dict[str, object] = Field(default_factory=dict)
+
+
 class GuardResult(_Strict):
     """The check of one text. ``text`` is what the client gets after the policy (``original_text`` as it was
     checked); ``passed_through`` names what was not checked at all (tool calls, non-text content)."""
@@ -247,6 +277,16 @@ class GuardResult(_Strict):
     warnings: list[VerdictWarning] = Field(default_factory=list, description="Cautions with a code a program can "
                                            "act on: 'embedded_model' (the embedded model answers near chance) or "
                                            "'scripted_model' (a script's answers): the labels are no finding.")
+    # Check-response's records of this check (:class:`CheckRecord`), where the check kept them; never sent.
+    _record: CheckRecord | None = PrivateAttr(default=None)
+
+    @property
+    def record(self) -> CheckRecord | None:
+        return self._record
+
+    def with_record(self, record: CheckRecord) -> GuardResult:
+        self._record = record
+        return self
 
 
 # Asked for ``rewrite``: the answer and its refuted claims (with evidence and corrections) -> a revised answer.

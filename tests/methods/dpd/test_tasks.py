@@ -15,11 +15,11 @@ from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.estimate import estimate
 from factdebate.eval.runner import Plan, evaluate
+from factdebate.guard.response_check import RUNNER, run_response
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.dpd.method import DPD
 from factdebate.methods.dpd.tasks import task_for
-from factdebate.run.response import RUNNER, run_response
 from tests.helpers import resources_for
 from tests.methods.dpd.test_method import ballot
 

@@ -31,12 +31,13 @@ from factdebate.core.types import (
 )
 from factdebate.guard.call import Admission, CheckCall, Host, given_resources
 from factdebate.guard.call import check_response as check_response_call
+from factdebate.guard.response_check import check_one_claim
 from factdebate.guard.types import GuardOptions
 from factdebate.llm.near_chance import CLAIMS, with_model_warnings
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import factual, response_label
 from factdebate.run.claim import validate_claim
-from factdebate.run.response import check_one_claim, validate_question, validate_response
+from factdebate.run.response import validate_question, validate_response
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict

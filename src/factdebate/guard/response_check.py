@@ -1,0 +1,241 @@
+"""Check-response as a policy of the one guard check (issue 57 item 2): a whole text checked claim by claim
+with the configured method and no deadline.
+
+It is :class:`~factdebate.guard.check.Check` with only the ``deep`` tier (the method run on each claim as
+``factdebate verify`` runs it: guard/tiers.py's ``whole`` context), the check's gate, recorder, model-call count
+and claim decisions, and its result is a :class:`~factdebate.guard.types.GuardResult`. What check-response's
+readers get beyond the guard's answer (each claim's whole verdict, the extraction, the sentences no claim covers
+with check-response's reasons, usage by role and by model, the replies read, the settings) is the result's
+:class:`~factdebate.guard.types.CheckRecord`; ``ResponseVerdict``, the shape the CLI's records, ``eval``,
+``/v1/check-response``, MCP's ``check_response`` and ``factdebate.check_response`` give, is read from the two by
+:func:`factdebate.guard.response_view.response_verdict`.
+
+What this policy does as check-response always did, and the chat guard does otherwise: a text that is not
+clean, or longer than ``response.max_response_chars``, is refused (``InputError``), not checked in part; every
+check-worthy sentence goes to the extractor (at most ``response.max_claims`` claims come back) and, with
+``response.drop_subjective``, through its subjective filter; an extraction that fails is the check's error; a
+dataset's own claims may be given instead (``eval``); a refuted claim gets no correction; the label reads
+``eval``'s two-label tasks (response_level/aggregate.py) and a claim-by-claim method that reads what earlier
+claims left (``in_order``) checks them in order in an evaluation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from factdebate.core.claim_context import binary_task, current_position, sub_claim
+from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
+from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, span
+from factdebate.core.textsafe import checked_input
+from factdebate.core.types import (
+    ClaimCheck,
+    ClaimExtraction,
+    ModelUsage,
+    ResponseVerdict,
+    Usage,
+    Verdict,
+    add_model_usage,
+    add_reply_counts,
+)
+from factdebate.guard.check import Check, sentence_counts
+from factdebate.guard.gate import Sentence
+from factdebate.guard.response_view import claim_check, response_verdict
+from factdebate.guard.tiers import KEPT_VERDICTS, Progress
+from factdebate.guard.types import (
+    CheckRecord,
+    GuardClaim,
+    GuardResult,
+    GuardUsage,
+    ResolvedGuardOptions,
+    SkippedSentence,
+)
+from factdebate.llm.calls import counting
+from factdebate.llm.near_chance import CLAIMS, model_warnings
+from factdebate.methods.base import get_method
+from factdebate.methods.resources import Resources
+from factdebate.response_level.aggregate import response_label
+from factdebate.response_level.extract import aextract_claims
+from factdebate.response_level.offload import read_text
+from factdebate.response_level.spans import claim_spans, find_span, sentences
+from factdebate.response_level.unchecked import unchecked_sentences
+from factdebate.run.claim import public_config, run_claim
+from factdebate.run.response import validate_question, validate_response
+from factdebate.settings.model import Settings
+
+UNREADABLE_EXTRACTION = "the claims could not be read from the extractor's reply"
+
+
+def response_options(settings: Settings, question: str | None) -> ResolvedGuardOptions:
+    """The check's options under this policy: the deep tier only (the configured method), no deadline
+    (``deadline_s`` 0), nothing given as evidence, the caller's own evidence setting, no policy text."""
+    return ResolvedGuardOptions(policy="annotate", deadline_s=0.0, tier="deep", max_tier="deep", method=settings.method,
+                                evidence=[], evidence_mode=settings.retrieval.evidence, conversation_id=None,
+                                on_unchecked="pass", question=question)
+
+
+def _context(context: str | None, settings: Settings) -> str | None:
+    """What the response continues (a dialogue's history), checked as the response is; a blank one is none."""
+    if context is None or not context.strip():
+        return None
+    return checked_input(context, what="context", empty="", limit=settings.response.max_response_chars,
+                         setting="response.max_response_chars")
+
+
+def _worthy(check: Check, text: str) -> str:
+    """The check-worthy sentences of ``text`` as the extractor is given them (each under its heading), the
+    others recorded by the check as skipped."""
+    worthy: list[Sentence] = check.skip(check.gate(text))
+    return check.extractor_text(worthy, text)
+
+
+async def _extract(check: Check, text: str, question: str | None, context: str | None,
+                   given_claims: Sequence[str] | None) -> ClaimExtraction:
+    if given_claims is not None:
+        return ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given")
+    # Only the sentences the check-worthiness gate passes are extracted from (issue 49, item 2); the others are
+    # listed as unchecked with the gate's reason. A long response is read in a worker thread.
+    worthy = await read_text(len(text), _worthy, check, text)
+    if not worthy.strip():
+        return ClaimExtraction()  # nothing states a fact (greetings, questions): no extractor call
+    cfg = check.settings.response
+    with span("claims", "extraction"):
+        return await aextract_claims(worthy, question=question, llm=check.context.resources.llm("extractor"),
+                                     max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective, context=context)
+
+
+async def _decide(check: Check, progress: Progress) -> Verdict | None:
+    """One claim decided by the check (the deep tier), and the method's whole verdict of it (None when its
+    check failed)."""
+    kept: list[Verdict] = []
+    token = KEPT_VERDICTS.set(kept)  # reset after: claims checked in order run in the caller's own context
+    try:
+        with sub_claim(progress.claim.index):
+            await check.decide(progress)
+    finally:
+        KEPT_VERDICTS.reset(token)
+    if not kept:
+        return None
+    kept[-1].config = {}  # the response's record holds the settings once
+    return kept[-1]
+
+
+def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage],
+                                                                       dict[str, ModelUsage]]:
+    """Extraction usage plus every claim's, by role and by model; seconds are the response's wall time
+    (claims overlap)."""
+    by_role: dict[str, Usage] = {role: u.model_copy() for role, u in recorder.usage_by_role.items()}
+    by_model: dict[str, ModelUsage] = {model: u.model_copy() for model, u in recorder.usage_by_model.items()}
+    for verdict in verdicts:
+        for role, usage in verdict.usage_by_role.items():
+            by_role.setdefault(role, Usage()).add(usage)
+        add_model_usage(by_model, verdict.usage_by_model)
+    total = Usage()
+    for usage in by_role.values():
+        total.add(usage)
+    total.seconds = recorder.total().seconds
+    return total, by_role, by_model
+
+
+async def check_response_text(response: str, settings: Settings, resources: Resources, *,
+                              question: str | None = None, given_claims: Sequence[str] | None = None,
+                              gold_labels: Sequence[str | None] | None = None, sinks: list[EventSink] | None = None,
+                              context: str | None = None) -> GuardResult:
+    """Check ``response`` under check-response's policy (the module docstring): the guard's result, with its
+    :class:`CheckRecord`. ``given_claims``: a dataset's own atomic claims, checked instead of extracting them
+    (``gold_labels``, aligned with them, go into the record for claim-level metrics). ``context``: what the
+    response continues (a dialogue's history), read by the claim extractor only. Raises ``InputError`` for a
+    text, question or context that cannot be checked, and the extractor's error when it fails."""
+    text = validate_response(response, settings)
+    question = validate_question(question, settings)
+    context = _context(context, settings)
+    check = Check(settings, resources, response_options(settings, question), question=question, sinks=sinks,
+                  reviser=None, caller=None)
+    check.asked = question is not None or context is not None  # a short answer is a statement in its context
+    check.context.whole = True
+    recorder = check.recorder
+    with recording(recorder), charged(recorder), counting(check.calls):  # a failure carries the extraction's spend
+        recorder.emit(ResponseStarted(response=text, question=question, method=settings.method))
+        extraction = await _extract(check, text, question, context, given_claims)
+        recorder.emit(ClaimsExtracted(claims=extraction.claims, source=extraction.source, parsed=extraction.parsed,
+                                      subjective_removed=extraction.subjective_removed,
+                                      ungrounded=extraction.ungrounded))
+        places = await read_text(len(text), claim_spans, extraction.claims, text)  # offsets into ``text``
+        check.progress = [Progress(GuardClaim(index=i, claim=claim, span=place, span_note=note))
+                          for i, (claim, (place, note)) in enumerate(zip(extraction.claims, places, strict=True))]
+        work = [_decide(check, progress) for progress in check.progress]
+        if current_position() is not None and get_method(settings.method).in_order(settings):
+            # In an evaluation, a method whose claims read what earlier ones left checks them in order.
+            kept = [await one for one in work]
+        else:
+            kept = list(await asyncio.gather(*work))
+        claims = [progress.final(timed_out=False) for progress in check.progress]
+        verdicts = {claim.index: verdict for claim, verdict in zip(claims, kept, strict=True) if verdict is not None}
+        unchecked = await read_text(len(text), unchecked_sentences, text, extraction.claims,
+                                    [c.span for c in claims], extraction, settings.response.max_claims,
+                                    asked=check.asked) if extraction.source == "extracted" else []
+        label, decided_by = response_label([c.label for c in claims], extracted=extraction.parsed,
+                                           binary=binary_task())
+        recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in claims]))
+        usage, by_role, by_model = _total(recorder, list(verdicts.values()))
+        counts = {what: count.model_copy() for what, count in recorder.parse_counts.items()}
+        for verdict in verdicts.values():
+            add_reply_counts(counts, verdict.parse_counts)
+    golds = list(gold_labels) if gold_labels is not None and given_claims is not None else []
+    record = CheckRecord(decided_by=decided_by, extraction=extraction, verdicts=verdicts,
+                         golds={i: gold for i, gold in enumerate(golds) if gold is not None and i < len(claims)},
+                         unchecked=unchecked, usage=usage, usage_by_role=by_role, usage_by_model=by_model,
+                         parse_counts=counts, config=public_config(settings))
+    _, checked = sentence_counts(text, claims)
+    return GuardResult(
+        label=label, degraded=not extraction.parsed,
+        degraded_reason=None if extraction.parsed else UNREADABLE_EXTRACTION,
+        usage=GuardUsage(model_calls=check.calls.sent, cached_calls=check.calls.cached,
+                         tool_calls=check.usage.tool_calls, seconds=usage.seconds),
+        claims=claims, skipped=[SkippedSentence(span=s.span, text=s.text, reason=s.reason) for s in unchecked],
+        policy="annotate", tier="deep", deadline_s=0.0, original_text=text, text=text,
+        sentences=len(sentences(text)) if extraction.source == "extracted" else None,
+        sentences_checked=checked if extraction.source == "extracted" else None, question=question,
+        method=settings.method, models=check.models(), warnings=model_warnings(by_model, CLAIMS),
+    ).with_record(record)
+
+
+async def run_response(response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       given_claims: Sequence[str] | None = None, gold_labels: Sequence[str | None] | None = None,
+                       sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict:
+    """:func:`check_response_text` read as check-response's ``ResponseVerdict`` (what the CLI, ``eval`` and
+    the methods' response-level tasks read), with already-built resources."""
+    return response_verdict(await check_response_text(response, settings, resources, question=question,
+                                                      given_claims=given_claims, gold_labels=gold_labels,
+                                                      sinks=sinks, context=context))
+
+
+async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
+                          sinks: list[EventSink] | None = None) -> ClaimCheck:
+    """One claim of an already-checked ``response`` checked again on its own under this policy (a claim whose
+    check failed, retried alone: ``/v1/check-response/claim``), placed in the response as a whole check places
+    it, its run nested in its ``subclaim`` span as there."""
+    check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
+                  reviser=None, caller=None)
+    check.context.whole = True
+    place, note = find_span(claim, response)
+    progress = Progress(GuardClaim(index=index, claim=claim, span=place, span_note=note))
+    with recording(check.recorder), counting(check.calls):
+        verdict = await _decide(check, progress)
+    return claim_check(progress.final(timed_out=False), verdict)
+
+
+class Runner:
+    """The run layer and this check as a :class:`factdebate.methods.base.ClaimRunner` (what ``eval`` hands to
+    methods)."""
+
+    async def claim(self, claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None) -> Verdict:
+        return await run_claim(claim, settings, resources, sinks=sinks)
+
+    async def response(self, response: str, settings: Settings, resources: Resources, *, question: str | None = None,
+                       sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict:
+        return await run_response(response, settings, resources, question=question, sinks=sinks, context=context)
+
+
+RUNNER = Runner()
