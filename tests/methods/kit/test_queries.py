@@ -51,6 +51,18 @@ def test_a_run_the_claim_itself_has_is_no_copy_of_the_answer() -> None:
                          earlier=[ANSWER]) is None
 
 
+def test_a_copy_that_starts_with_the_claims_own_words_is_still_a_copy() -> None:
+    # benchmarks/served.py, issue 65 round 6: Tool-MAD searched this (an answer of the debate) twice; its first
+    # six words are the claim's, and only that first shared run was looked at.
+    claim = "The Eiffel Tower is located in Rome."
+    answer = "The Eiffel Tower is located in Paris, France. The claim has been verified to be false."
+    problem = query_problem("The Eiffel Tower is located in Paris, France. The claim has been verified to be",
+                            "query_select", claim=claim, earlier=[answer])
+    assert problem is not None and '("eiffel tower is located in paris")' in problem
+    assert query_problem("Eiffel Tower is located in Rome or Paris", "query_select", claim=claim,
+                         earlier=[answer]) is None
+
+
 def test_the_prompts_own_words_are_no_query() -> None:
     assert "_" in instruction_words("query_select")  # Jinja's parts are cut out, so no run spans them
     problem = query_problem("Write the search query that will find the evidence", "query_select", claim=CLAIM)

@@ -98,11 +98,15 @@ def _inside(run: Sequence[str], text: Sequence[str]) -> bool:
     return n > 0 and any(list(text[i:i + n]) == list(run) for i in range(len(text) - n + 1))
 
 
-def _shared_run(a: Sequence[str], b: Sequence[str], length: int) -> tuple[str, ...] | None:
-    """The first ``length`` consecutive words of ``a`` that ``b`` also has in a row, if any."""
+def _shared_run(a: Sequence[str], b: Sequence[str], length: int,
+                outside: Sequence[str] = ()) -> tuple[str, ...] | None:
+    """The first ``length`` consecutive words of ``a`` that ``b`` also has in a row and ``outside`` has not,
+    if any. Every run is looked at, not only the first shared one: an answer that starts with the claim's
+    own words ("The Eiffel Tower is located in Paris, France. The claim has been verified ...") is still
+    a copy after them (benchmarks/served.py, issue 65 round 6)."""
     grams = {tuple(b[i:i + length]) for i in range(len(b) - length + 1)}
-    return next((tuple(a[i:i + length]) for i in range(len(a) - length + 1) if tuple(a[i:i + length]) in grams),
-                None)
+    return next((tuple(a[i:i + length]) for i in range(len(a) - length + 1)
+                 if tuple(a[i:i + length]) in grams and not _inside(a[i:i + length], outside)), None)
 
 
 def letter_run(said: Sequence[str]) -> bool:
@@ -162,8 +166,8 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
         return (f'the query "{value.strip()[:80]}" talks to the reader ("{extra[0]}"), it is not a search; '
                 "write only the words to search for")
     for answer in earlier:
-        run = _shared_run(said, words(answer), ANSWER_RUN)
-        if run is not None and not _inside(run, stated):
+        run = _shared_run(said, words(answer), ANSWER_RUN, outside=stated)
+        if run is not None:
             return (f'the query copies an earlier answer of the debate ("{" ".join(run)}"); search for what '
                     "the claim says, not for what was written about it")
     return None
