@@ -3,7 +3,9 @@ and the built-in datasets."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -170,6 +172,19 @@ def test_countries_claims_are_fixed_balanced_and_checkable_against_the_summaries
             if kind == "area":
                 assert "km2" not in country.extract
     assert {s.id.split("-")[0] for s in samples if s.gold == S} >= {"FRA", "JPN", "BRA"}
+    # The set is fixed (pinned packages, a seed per country): its bytes, as generated before mentions() took
+    # its shortcut, so a faster generation cannot quietly change what every countries run is scored on.
+    digest = hashlib.sha256(json.dumps([[s.id, s.claim, s.gold, s.meta] for s in samples]).encode()).hexdigest()
+    assert len(samples) == 558 and digest == "894d182855c2b70c4358e064ee4857ec57ac5e621eb6d134d73f9d6df52b5d57", digest
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("İstanbul is big", "Istanbul"), ("ıstanbul", "Istanbul"), ("\u212aelvin", "kelvin"), ("Maſs", "MASS"),
+    ("Paris, France", "paris"), ("Parisian", "Paris"), ("the Côte d'Ivoire", "côte d'ivoire"), ("", "x"),
+    ("Kinshasa-Brazzaville", "Kinshasa"), ("PESO", "peso"), ("pesos", "peso")])
+def test_mentions_says_what_a_case_blind_whole_word_search_says(text: str, phrase: str) -> None:
+    searched = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.I) is not None
+    assert mentions(text, phrase) == searched
 
 
 REAL = [("feverous", "feverous/programfc_feverous_s_dev.json", 2962),
