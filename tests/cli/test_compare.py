@@ -1,5 +1,6 @@
 """``eval --method a,b`` and ``compare`` as a user runs them: the installed console script, a scripted
-model, no network."""
+model, no network; a run whose point is only what it says, refuses or sets up is made in this process
+(tests/cli/test_eval.py's ``here``)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import pytest
 
 from factdebate.cli.main import run as cli_run
 from factdebate.eval.compare.cost import dollars_text
-from tests.cli.test_eval import run
+from tests.cli.test_eval import Here, here, run
+
+__all__ = ["here"]  # the fixture, shared with tests/cli/test_eval.py
 
 COMMON = ["--dataset", "countries", "--limit", "4", "--llm", "scripted:agree", "--no-cache"]
 
 
-def test_several_methods_run_on_one_draw_and_are_compared(tmp_path: Path) -> None:
+def test_several_methods_run_on_one_draw_and_are_compared(tmp_path: Path, here: Here) -> None:
     done = run("eval", "--method", "cot,mad", "--mad-rounds", "1", "-o", "out", *COMMON, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "2 methods on the same 4 samples (seed 0); shared options: --cache, --llm" in done.stderr
@@ -30,7 +33,7 @@ def test_several_methods_run_on_one_draw_and_are_compared(tmp_path: Path) -> Non
     assert "options given once and shared by every run: --cache, --llm" in text
     assert (out / "cost_vs_accuracy.png").exists() and (out / "paired_differences.svg").exists()
     lines = (out / "mad" / "results.jsonl").read_text()
-    again = run("eval", "--method", "cot,mad", "--mad-rounds", "1", "-o", "out", *COMMON, cwd=tmp_path)
+    again = here("eval", "--method", "cot,mad", "--mad-rounds", "1", "-o", "out", *COMMON)
     assert again.returncode == 0, again.stderr
     assert (out / "mad" / "results.jsonl").read_text() == lines  # resumed per method: nothing ran again
 
@@ -42,8 +45,8 @@ def test_an_option_of_a_method_not_named_is_refused(tmp_path: Path) -> None:
     assert "Traceback" not in refused.stderr and not (tmp_path / "out").exists()
 
 
-def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path) -> None:
-    assert run("eval", "--method", "cot,single", "-o", "out", *COMMON, cwd=tmp_path).returncode == 0
+def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path, here: Here) -> None:
+    assert here("eval", "--method", "cot,single", "-o", "out", *COMMON).returncode == 0
     for target in ("c1", "c2"):
         done = run("compare", "out/cot", "out/single", "-o", target, "--price", "scripted:agree=1,2", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
@@ -55,14 +58,14 @@ def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path) ->
     assert "Cost axis: dollars per claim" in (tmp_path / "c1" / "compare.md").read_text()
     assert "warning" not in done.stderr
     other = ["--dataset", "countries", "--limit", "3", "--llm", "scripted:agree", "--no-cache"]
-    assert run("eval", "--method", "single", "-o", "three", *other, cwd=tmp_path).returncode == 0
-    refused = run("compare", "out/cot", "three", "-o", "c3", cwd=tmp_path)
+    assert here("eval", "--method", "single", "-o", "three", *other).returncode == 0
+    refused = here("compare", "out/cot", "three", "-o", "c3")
     assert refused.returncode == 2 and "--intersection" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "c3").exists()
-    shared = run("compare", "out/cot", "three", "-o", "c3", "--intersection", cwd=tmp_path)
+    shared = here("compare", "out/cot", "three", "-o", "c3", "--intersection")
     assert shared.returncode == 0, shared.stderr
     assert "compared on the intersection: the 3 samples" in (tmp_path / "c3" / "compare.md").read_text()
-    bad = run("compare", "out/cot", "three", "-o", "c4", "--price", "nonsense", cwd=tmp_path)
+    bad = here("compare", "out/cot", "three", "-o", "c4", "--price", "nonsense")
     assert bad.returncode == 2 and "expected MODEL=IN,OUT" in bad.stderr
 
 

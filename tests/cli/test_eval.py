@@ -1,4 +1,7 @@
-"""The eval commands as a user runs them: the installed console script, a scripted model, no network."""
+"""The eval commands as a user runs them: the installed console script, a scripted model, no network. A run
+whose point is only what a command says or refuses is made in this process (``here``), as the console script
+would make it: each start of the script costs about a CPU-second (imports, the countries set) that the test
+worker has already paid."""
 
 from __future__ import annotations
 
@@ -6,22 +9,43 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from factdebate.cli.main import run as cli_run
 from tests.readiness import run as run_to_end
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
+
+Here = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return run_to_end([EXE, *args], what=f"factdebate {' '.join(args[:2])}", cwd=cwd, env=dict(os.environ))
 
 
-def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
-    listed = run("datasets", cwd=tmp_path)
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Here:
+    """``factdebate ARGS`` run through factdebate.cli.main.run in this process, in tmp_path, its exit code and
+    what it printed given as the console script's would be."""
+    monkeypatch.chdir(tmp_path)
+
+    def call(*args: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        code = cli_run(list(args))
+        said = capsys.readouterr()
+        return subprocess.CompletedProcess(["factdebate", *args], code, said.out, said.err)
+
+    return call
+
+
+def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path, here: Here) -> None:
+    listed = here("datasets")  # the console script's `datasets`: tests/cli/test_datasets.py
     assert listed.returncode == 0 and "countries" in listed.stdout and "averitec:PATH" in listed.stdout
     common = ["--dataset", "countries", "--limit", "6", "--llm", "scripted:agree", "--no-cache"]
-    dry = run("eval", "--method", "mad", "--output", "out/mad", "--dry-run", *common, cwd=tmp_path)
+    dry = here("eval", "--method", "mad", "--output", "out/mad", "--dry-run", *common)
     assert dry.returncode == 0, dry.stderr
     assert "samples: 6 (6 still to run)" in dry.stdout and "LLM calls per sample: 3 to 20" in dry.stdout
     assert not (tmp_path / "out" / "mad").exists()
@@ -31,10 +55,10 @@ def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "out" / "mad" / "summary.json").read_text())
     assert summary["metrics"]["n"] == 6 and summary["method"] == "mad"
-    again = run("eval", "--method", "mad", "--output", "out/mad", *common, cwd=tmp_path)  # resumes: no work
+    again = here("eval", "--method", "mad", "--output", "out/mad", *common)  # resumes: no work
     assert again.returncode == 0 and "accuracy" in again.stderr
     assert len((tmp_path / "out" / "mad" / "results.jsonl").read_text().splitlines()) == 6
-    refused = run("eval", "--method", "cot", "--output", "out/mad", *common, cwd=tmp_path)
+    refused = here("eval", "--method", "cot", "--output", "out/mad", *common)
     assert refused.returncode != 0 and "already holds a different run" in refused.stderr
     assert "Traceback" not in refused.stderr
     report = run("report", "out/single", "out/mad", "--output", "rep", cwd=tmp_path)
@@ -42,24 +66,26 @@ def test_datasets_eval_dry_run_grid_and_report(tmp_path: Path) -> None:
     assert (tmp_path / "rep" / "report.md").exists() and (tmp_path / "rep" / "accuracy_by_run.png").exists()
 
 
-def test_eval_takes_the_method_from_the_config_file_unless_a_flag_names_one(tmp_path: Path) -> None:
+def test_eval_takes_the_method_from_the_config_file_unless_a_flag_names_one(tmp_path: Path, here: Here) -> None:
     config = tmp_path / "factdebate.yaml"
     config.write_text("method: mad\n", encoding="utf-8")
     common = ["--dataset", "countries", "--limit", "2", "--llm", "scripted:agree", "--no-cache", "--dry-run",
               "--config", str(config)]
-    from_file = run("eval", "--output", "out/a", *common, cwd=tmp_path)
+    from_file = here("eval", "--output", "out/a", *common)
     assert from_file.returncode == 0, from_file.stderr
     assert "a: mad on " in from_file.stdout
-    from_flag = run("eval", "--method", "cot", "--output", "out/b", *common, cwd=tmp_path)
+    from_flag = here("eval", "--method", "cot", "--output", "out/b", *common)
     assert from_flag.returncode == 0 and "b: cot on " in from_flag.stdout
 
 
-def test_eval_says_before_running_when_the_agents_tools_read_the_same_corpus(tmp_path: Path) -> None:
-    args = [EXE, "eval", "--method", "tool-mad", "--dataset", "countries", "--limit", "2", "--llm", "scripted:agree",
+def test_eval_says_before_running_when_the_agents_tools_read_the_same_corpus(here: Here,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["eval", "--method", "tool-mad", "--dataset", "countries", "--limit", "2", "--llm", "scripted:agree",
             "--output", "out", "--dry-run"]
-    plain = run_to_end(args, what="factdebate eval", cwd=tmp_path, env=dict(os.environ))
+    plain = here(*args)
     assert plain.returncode == 0, plain.stderr
     said = [line for line in plain.stderr.splitlines() if "tools not heterogeneous" in line]
     assert len(said) == 1 and "the rag and search tools both read the 'builtin' corpus" in said[0]
-    keyed = run_to_end(args, what="factdebate eval", cwd=tmp_path, env={**os.environ, "TAVILY_API_KEY": "tvly-test"})
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    keyed = here(*args)
     assert keyed.returncode == 0 and "tools not heterogeneous" not in keyed.stderr  # Tavily: the paper's tools
