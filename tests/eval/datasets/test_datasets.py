@@ -153,6 +153,22 @@ def test_halueval_builtins_are_balanced_and_stable() -> None:
     assert load_dataset("halueval-summarization").max_claim_chars > 2000  # the article is in the claim
 
 
+def test_the_summarisation_articles_split_into_the_sentences_they_always_had() -> None:
+    """builtin_data.sentences finds sentence ends by their punctuation (a third of the set's load time): the
+    split of the look-behind pattern it replaced, on whitespace of every kind and on real articles."""
+    from factdebate.eval.datasets.builtin_data import halueval_file, sentences
+
+    def before(text: str) -> list[str]:
+        return [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", " ".join(text.split())) if s.strip()]
+
+    odd = ["", "   ", "One. Two", " A.\u00a0\u2003B!\tC?\n\n(D) x. . Y", "e.g. fine. \"Quoted.\" 3 dogs.  ", "No end",
+           "Ends here.", "a.B. c!D? 'E' .F"]
+    with halueval_file("summarization").open(encoding="utf-8") as fh:
+        articles = [json.loads(next(fh))["document"] for _ in range(300)]
+    for text in [*odd, *articles]:
+        assert sentences(text) == before(text), text[:200]
+
+
 def test_countries_claims_are_fixed_balanced_and_checkable_against_the_summaries() -> None:
     samples = generate()
     assert [s.id for s in samples] == [s.id for s in generate()]
