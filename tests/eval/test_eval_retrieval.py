@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from factdebate.cli.main import run as cli_run
 from factdebate.core.types import Document
 from factdebate.eval.report.intervals import wilson
 from factdebate.eval.retrieval import ClaimRanks, SearchCost, first_complete_rank, summarise
@@ -52,6 +53,15 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=600)
 
 
+def refused(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``eval-retrieval ARGS`` in this process, for a refusal's exit code and words: the console script's own
+    runs are above; a start of it costs about a CPU-second the test worker has already paid."""
+    capsys.readouterr()
+    code = cli_run(["eval-retrieval", *args])
+    said = capsys.readouterr()
+    return subprocess.CompletedProcess(["factdebate", "eval-retrieval", *args], code, said.out, said.err)
+
+
 def test_eval_retrieval_on_the_builtin_corpus(builtin_index: Path, tmp_path: Path) -> None:
     claims = tmp_path / "fever.jsonl"
     rows = [
@@ -90,24 +100,25 @@ def test_eval_retrieval_on_the_builtin_corpus(builtin_index: Path, tmp_path: Pat
     assert (out / "retrieval.md").read_text().splitlines()[0] == result.stdout.splitlines()[0]
 
 
-def test_bad_requests_are_one_line(builtin_index: Path, tmp_path: Path) -> None:
-    no_gold = run("--dataset", "countries", "--limit", "3")
+def test_bad_requests_are_one_line(builtin_index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    no_gold = refused(capsys, "--dataset", "countries", "--limit", "3")
     assert no_gold.returncode == 2 and no_gold.stdout == ""
     assert no_gold.stderr.strip() == ("error: dataset 'countries' gives no gold evidence pages: measure retrieval "
                                       "on FEVER, FEVEROUS, HoVer or SciFact (e.g. --dataset fever:PATH)")
     claims = tmp_path / "fever.jsonl"
     claims.write_text(json.dumps({"id": 1, "label": "SUPPORTS", "claim": "Anime is animation.",
                                   "evidence": [[[1, 1, "Anime", 0]]]}) + "\n", encoding="utf-8")
-    wrong_search = run("--dataset", f"fever:{claims}", "--search", "bm25,grep")
+    wrong_search = refused(capsys, "--dataset", f"fever:{claims}", "--search", "bm25,grep")
     assert wrong_search.returncode == 2
     assert wrong_search.stderr.strip() == ("error: --search 'bm25,grep': give one or more of bm25, dense, fusion, "
                                            "comma-separated")
-    wrong_dense = run("--dataset", f"fever:{claims}", "--dense", "fp16")
+    wrong_dense = refused(capsys, "--dataset", f"fever:{claims}", "--dense", "fp16")
     assert wrong_dense.returncode == 2 and len(wrong_dense.stderr.strip().splitlines()) == 1
     assert "--dense 'fp16': the encoder is one of int8, fp32" in wrong_dense.stderr
 
 
-def test_tool_mads_round_one_queries_are_measured_on_its_own_searches(builtin_index: Path, tmp_path: Path) -> None:
+def test_tool_mads_round_one_queries_are_measured_on_its_own_searches(builtin_index: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """--queries tool-mad: each debater's round-1 query, written by the debater model through Tool-MAD's own
     query step (the scripted model answers '[<claim> evidence round 1]'), is what its search is asked."""
     claims = tmp_path / "fever.jsonl"
@@ -124,7 +135,7 @@ def test_tool_mads_round_one_queries_are_measured_on_its_own_searches(builtin_in
                                 "dense": "Angkor Wat is a temple in Cambodia. evidence round 1"}
     assert claim["rank"]["bm25"] == 1
     assert json.loads((out / "retrieval.json").read_text())["queries"] == "tool-mad"
-    fusion = run("--dataset", f"fever:{claims}", "--queries", "tool-mad", "--llm", "scripted:agree")
+    fusion = refused(capsys, "--dataset", f"fever:{claims}", "--queries", "tool-mad", "--llm", "scripted:agree")
     assert fusion.returncode == 2 and fusion.stderr.startswith("error: --queries tool-mad measures Tool-MAD's")
 
 
