@@ -210,7 +210,7 @@ def resources_for(settings: Any) -> Any:
 
 def fresh(method: str) -> dict[str, Any]:
     return {"method": method, "calls": 0, "llm_calls": 0, "lost": 0, "recovered": 0, "junk": 0, "cut": 0,
-            "failed": 0, "seconds": 0.0, "junk_examples": []}
+            "failed": 0, "seconds": 0.0, "junk_examples": [], "lost_examples": []}
 
 
 def tally(record: dict[str, Any], parse_counts: dict[str, Any]) -> None:
@@ -241,6 +241,11 @@ async def one_method(method: str, url: str, proxy: Proxy, args: argparse.Namespa
         record["llm_calls"] += verdict.usage.llm_calls
         tally(record, verdict.parse_counts)
         answers = [t.response for r in verdict.rounds for t in r.turns if t.response]
+        for event in events:  # what each lost reply said, so that a "lost" figure can be read
+            if event.get("event") == "parse_failure":
+                record["lost_examples"].append(f"{event.get('what')} ({event.get('problem', '')[:100]}): "
+                                               f"{str(event.get('reply', ''))[:100]!r}, re-asked "
+                                               f"{str(event.get('reask_reply', ''))[:100]!r}")
         searched = [e["query"] for e in events if e.get("event") == "tool_call" and e.get("query")]
         for query in searched:
             if query != claim and (why := junk(query, claim, answers)) is not None:
@@ -329,6 +334,8 @@ def show(record: dict[str, Any]) -> None:
         print("    lost " + ", ".join(f"{what} {n}" for what, n in sorted(record["lost_by"].items())))
     for example in record["junk_examples"][:3]:
         print(f"    junk {example}")
+    for example in record["lost_examples"][:3]:
+        print(f"    lost {example}")
     for error in record.get("errors", [])[:2]:
         print(f"    error {error}")
 
