@@ -1,6 +1,8 @@
 """What a command settles before its long work (issue 61): a model server that does not answer is named in
 one line before any index is built, a data folder that cannot be written is a usage error naming
-``FACTDEBATE_DATA_DIR``, and a process that waits for another's build says so. Real processes and sockets."""
+``FACTDEBATE_DATA_DIR``, and a process that waits for another's build says so. Real processes and sockets;
+the console script's own refusals are verify's and serve's, and the others are the same ``run()`` in this
+process (``here``), where a start of the script would cost about a CPU-second the test worker has paid."""
 
 from __future__ import annotations
 
@@ -20,6 +22,20 @@ from tests.fake_openai import FakeOpenAI
 from tests.readiness import run
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
+
+
+def here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], env: dict[str, str],
+         *args: str) -> subprocess.CompletedProcess[str]:
+    """``factdebate ARGS`` through factdebate.cli.main.run in this process with ``env`` set for it: its exit
+    code and what it printed, as the console script's would be."""
+    from factdebate.cli.main import run as cli_run
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    code = cli_run(list(args))
+    said = capsys.readouterr()
+    return subprocess.CompletedProcess(["factdebate", *args], code, said.out, said.err)
 
 
 def closed_port() -> int:
@@ -80,15 +96,16 @@ def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("place", ["under-a-file", "read-only"])
-def test_an_unwritable_data_folder_is_one_line_naming_the_variable(tmp_path: Path, place: str) -> None:
+def test_an_unwritable_data_folder_is_one_line_naming_the_variable(tmp_path: Path, place: str,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     if place == "under-a-file":
         (tmp_path / "a-file").write_text("x")
         data = tmp_path / "a-file" / "data"
     else:
         data = Path("/proc/factdebate-data")  # nothing can be made there, root included
-    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1"}
-    done = run([EXE, "verify", "--llm", "scripted:agree", "The Eiffel Tower is in Rome."], env=env,
-               what="factdebate verify with no data folder")
+    env = {"FACTDEBATE_DATA_DIR": str(data), "HF_HUB_OFFLINE": "1"}
+    done = here(monkeypatch, capsys, env, "verify", "--llm", "scripted:agree", "The Eiffel Tower is in Rome.")
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "FACTDEBATE_DATA_DIR" in lines[0] and "bug" not in lines[0], done.stderr
@@ -116,12 +133,13 @@ def test_a_process_waiting_for_another_build_says_so(tmp_path: Path, monkeypatch
     assert entered.is_set()
 
 
-def test_reproduce_names_a_dead_model_server_once_before_any_cell(tmp_path: Path) -> None:
+def test_reproduce_names_a_dead_model_server_once_before_any_cell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Each cell used to start up (datasets, indexes) and fail on its own; the probe runs before the first."""
-    env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1",
+    env = {"FACTDEBATE_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1",
            "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
-    done = run([EXE, "reproduce", "dpd", "--llm", "openai:mymodel", "--limit", "2", "-o", str(tmp_path / "run")],
-               env=env, what="factdebate reproduce with a dead model server")
+    done = here(monkeypatch, capsys, env, "reproduce", "dpd", "--llm", "openai:mymodel", "--limit", "2", "-o",
+                str(tmp_path / "run"))
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "does not answer" in errors[0] and "OPENAI_BASE_URL" in errors[0], done.stderr
