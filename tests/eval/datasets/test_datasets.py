@@ -143,14 +143,14 @@ def test_select_is_seeded_and_a_larger_limit_extends_a_smaller_one(tmp_path: Pat
 
 
 def test_halueval_builtins_are_balanced_and_stable() -> None:
-    for name in ("halueval-qa", "halueval-dialogue", "halueval-summarization"):
-        dataset = load_dataset(name)
+    loaded = {name: load_dataset(name) for name in ("halueval-qa", "halueval-dialogue", "halueval-summarization")}
+    for dataset in loaded.values():
         counts = Counter(s.gold for s in dataset.samples)
         assert len(dataset.samples) == 10_000 and abs(counts[S] - counts[R]) < 300
         assert dataset.labels == (S, R)
-    qa = load_dataset("halueval-qa").samples[0]
+    qa = loaded["halueval-qa"].samples[0]
     assert qa.id == "qa-0" and "Arthur's Magazine" in qa.claim and qa.meta["knowledge"]
-    assert load_dataset("halueval-summarization").max_claim_chars > 2000  # the article is in the claim
+    assert loaded["halueval-summarization"].max_claim_chars > 2000  # the article is in the claim
 
 
 def test_the_summarisation_articles_split_into_the_sentences_they_always_had() -> None:
