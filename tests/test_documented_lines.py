@@ -397,17 +397,6 @@ RAN: dict[str, str] = {}  # a Run line's text -> where it ran first: the same li
 DONE: set[str] = set()  # the lines this process has checked (file:line)
 
 
-class _BuiltOnce:
-    """``factdebate.cli.main.app`` with its click command built once: Typer builds it on every call (0.7 s
-    here), which would be most of this module's time. ``run`` calls it the same way."""
-
-    def __init__(self, command: Any) -> None:
-        self.command = command
-
-    def __call__(self, **kwargs: Any) -> Any:
-        return self.command.main(**kwargs)
-
-
 @functools.cache
 def cli_command() -> Any:
     from factdebate.cli.main import app
@@ -420,7 +409,9 @@ def page(workspace: Path, snippet: Snippet, monkeypatch: pytest.MonkeyPatch) -> 
     """The page's own folder as the current one, with the environment every line runs in."""
     from factdebate.cli import main
 
-    monkeypatch.setattr(main, "app", _BuiltOnce(cli_command()))
+    # The whole command group, built once: ``run`` has Typer build the named command's group on each call
+    # (cli/main.py _command_for), which would be much of this module's time; the group runs any command.
+    monkeypatch.setattr(main, "_command_for", lambda argv: cli_command())
     folder = workspace / "pages" / snippet.file.replace("/", "_")
     if not folder.exists():
         for name, text in FILES.items():
