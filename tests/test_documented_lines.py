@@ -96,7 +96,7 @@ RULES: dict[str, Rule] = {
         Run(edit=FEW, why=FEW_WHY),
     "factdebate eval --dataset fever --limit 50 -o runs/fever": Run(2, "offline mode is on (HF_HUB_OFFLINE)"),
     "factdebate eval --method tool-mad,dpd,cot --dataset halueval-qa --evidence given --limit 50 -o runs/which":
-        Run(edit=FEW, why=FEW_WHY),
+        Parse("docs/compare.md's line 9 runs the same command with mermaid added to the methods (2 samples)"),
     "factdebate reproduce dpd --llm openai:gpt-4o-mini -o runs/dpd": Run(2, "OPENAI_API_KEY", why=NEEDS_KEY),
     "factdebate index my_docs.jsonl --corpus mydocs": Run(),
     "factdebate corpus fetch wikipedia --lang en --limit-files 1 && factdebate index wikipedia-en":
