@@ -88,29 +88,72 @@ FAULTS: dict[str, tuple[Callable[[Path], None], str]] = {
 }
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
-def test_every_reader_of_results_jsonl_refuses_it_in_one_line(fault: str, runs: Path, tmp_path: Path) -> None:
-    make, said = FAULTS[fault]
-    cot, single = (Path(shutil.copytree(runs / name, tmp_path / name)) for name in ("cot", "single"))
+def _fault_commands(fault: str, runs: Path, folder: Path) -> dict[str, list[str]]:
+    """``fault``'s results.jsonl in a copy of the cot run (``folder``/cot), and the four readers given it."""
+    make, _ = FAULTS[fault]
+    cot, single = (Path(shutil.copytree(runs / name, folder / name)) for name in ("cot", "single"))
     results = cot / "results.jsonl"
     if fault != "deep-line":
         results.unlink()
     make(results)
-    commands = {
+    return {
         "eval resume": ["eval", "--method", "cot", "-o", str(cot), *COMMON],
-        "compare": ["compare", str(cot), str(single), "-o", str(tmp_path / "compared")],
-        "report": ["report", str(cot), str(single), "-o", str(tmp_path / "report")],
-        "reproduce --from": ["reproduce", "--from", str(cot), "-o", str(tmp_path / "again")],
+        "compare": ["compare", str(cot), str(single), "-o", str(folder / "compared")],
+        "report": ["report", str(cot), str(single), "-o", str(folder / "report")],
+        "reproduce --from": ["reproduce", "--from", str(cot), "-o", str(folder / "again")],
     }
-    for command, (code, err) in zip(commands, _driver(list(commands.values())), strict=True):
+
+
+def _dataset_and_grid_commands(runs: Path, folder: Path) -> dict[str, list[str]]:
+    """A link to /dev/zero and a FIFO as the dataset, a FIFO as the grid, and a run whose run.json names the FIFO
+    as its dataset, given to ``reproduce --from``."""
+    zero, fifo = folder / "zero.jsonl", folder / "claims.jsonl"
+    zero.symlink_to("/dev/zero")
+    os.mkfifo(fifo)
+    sent = Path(shutil.copytree(runs / "cot", folder / "sent"))
+    record = json.loads((sent / "run.json").read_text(encoding="utf-8"))
+    record["dataset"] = f"claims:{fifo}"
+    (sent / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    return {"zero dataset": ["eval", "--method", "cot", "--dataset", f"claims:{zero}", "-o", str(folder / "a"),
+                             *COMMON[2:]],
+            "fifo dataset": ["eval", "--method", "cot", "--dataset", f"claims:{fifo}", "-o", str(folder / "b"),
+                             *COMMON[2:]],
+            "fifo grid": ["eval", "--grid", str(fifo), "--dataset", "countries", "-o", str(folder / "c"), *COMMON[2:]],
+            "reproduce --from": ["reproduce", "--from", str(sent), "-o", str(folder / "d")]}
+
+
+Answers = dict[str, tuple[Path, dict[str, tuple[int | str, str]]]]
+
+
+@pytest.fixture(scope="module")
+def answers(runs: Path, tmp_path_factory: pytest.TempPathFactory) -> Answers:
+    """Each hostile case's folder and what each of its commands answered (exit code, stderr): the cases' 24
+    commands are given to one capped child process, one start and one import of factdebate instead of six
+    (about 4 CPU-seconds), each command on its own files."""
+    cases: dict[str, tuple[Path, dict[str, list[str]]]] = {}
+    for fault in FAULTS:
+        folder = tmp_path_factory.mktemp(fault)
+        cases[fault] = (folder, _fault_commands(fault, runs, folder))
+    folder = tmp_path_factory.mktemp("dataset-and-grid")
+    cases["dataset-and-grid"] = (folder, _dataset_and_grid_commands(runs, folder))
+    everything = [args for _, commands in cases.values() for args in commands.values()]
+    said = iter(_driver(everything))
+    return {case: (folder, {name: next(said) for name in commands}) for case, (folder, commands) in cases.items()}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_every_reader_of_results_jsonl_refuses_it_in_one_line(fault: str, answers: Answers) -> None:
+    _, said = FAULTS[fault]
+    folder, answered = answers[fault]
+    for command, (code, err) in answered.items():
         lines = [line for line in err.splitlines() if line.strip()]
         assert code == 2, f"{command}: exit {code}: {err[-1000:]}"
         assert len(lines) == 1 and said in lines[0] and "results.jsonl" in lines[0], f"{command}: {err}"
         assert "internal error" not in err and "Traceback" not in err
     for name in ("compared", "report", "again"):
-        assert not (tmp_path / name).exists()
+        assert not (folder / name).exists()
     if fault == "deep-line":
-        assert "deep" in results.read_text(encoding="utf-8")  # refused, not compacted away as a torn line
+        assert "deep" in (folder / "cot" / "results.jsonl").read_text(encoding="utf-8")  # refused, not compacted
 
 
 # The reader itself, on small files.
@@ -180,23 +223,12 @@ def _driver(commands: list[list[str]]) -> list[tuple[int | str, str]]:
     return [(code, err) for code, err in json.loads(done.stdout.splitlines()[-1])]
 
 
-def test_dataset_and_grid_files_are_bounded_too(runs: Path, tmp_path: Path) -> None:
+def test_dataset_and_grid_files_are_bounded_too(answers: Answers) -> None:
     """A dataset path reaches the reader from the command line, and on ``reproduce --from`` from the run folder
     (its run.json records it): a FIFO there hung the rerun, a link to /dev/zero filled the memory."""
-    zero, fifo = tmp_path / "zero.jsonl", tmp_path / "claims.jsonl"
-    zero.symlink_to("/dev/zero")
-    os.mkfifo(fifo)
-    sent = Path(shutil.copytree(runs / "cot", tmp_path / "sent"))
-    record = json.loads((sent / "run.json").read_text(encoding="utf-8"))
-    record["dataset"] = f"claims:{fifo}"
-    (sent / "run.json").write_text(json.dumps(record), encoding="utf-8")
-    commands = [["eval", "--method", "cot", "--dataset", f"claims:{zero}", "-o", str(tmp_path / "a"), *COMMON[2:]],
-                ["eval", "--method", "cot", "--dataset", f"claims:{fifo}", "-o", str(tmp_path / "b"), *COMMON[2:]],
-                ["eval", "--grid", str(fifo), "--dataset", "countries", "-o", str(tmp_path / "c"), *COMMON[2:]],
-                ["reproduce", "--from", str(sent), "-o", str(tmp_path / "d")]]
-    for args, (code, err) in zip(commands, _driver(commands), strict=True):
+    for command, (code, err) in answers["dataset-and-grid"][1].items():
         lines = [line for line in err.splitlines() if line.strip() and not line.startswith("Try ")]
-        assert code == 2, f"{args}: exit {code}: {err[-1000:]}"
+        assert code == 2, f"{command}: exit {code}: {err[-1000:]}"
         assert "is not a regular file (a FIFO or a device)" in lines[-1], err
         assert "internal error" not in err and "Traceback" not in err
 
