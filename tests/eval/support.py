@@ -1,18 +1,23 @@
-"""Shared doubles for the evaluation tests: a responder that answers every prompt of every method. The
-resource builder is tests.helpers.resources_for (one builder for the whole suite)."""
+"""Shared doubles for the evaluation tests: a responder that answers every prompt of every method, and the
+first records of a built-in HaluEval set. The resource builder is tests.helpers.resources_for (one builder for
+the whole suite)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
+from factdebate.eval.datasets import Dataset
+from factdebate.eval.datasets.builtin_data import halueval_dialogue, halueval_file, halueval_qa, halueval_summarization
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from tests.helpers import resources_for
 
-__all__ = ["claim_of", "prompts", "resources_for", "truthful"]
+__all__ = ["claim_of", "first_records", "prompts", "resources_for", "truthful"]
 
 Responder = Callable[[CallInfo, list[Message], GenParams], str]
 _CLAIM = re.compile(r"^Claim: (.*)$", re.M)
@@ -64,3 +69,18 @@ def truthful(call: CallInfo, messages: list[Message], params: GenParams) -> str:
     if prompt in ("halueval_fewshot", "selfcheck_consistency"):  # yes/no: "hallucinated?", "supported?"
         return "Yes" if (label == "SUPPORTS") == (prompt == "selfcheck_consistency") else "No"
     return f"{claim}\n{label}"
+
+
+def first_records(name: str, tmp_path: Path, lines: int = 20) -> Dataset:
+    """The built-in HaluEval set ``name`` read by its own loader from its file's first ``lines`` records: the
+    same first samples, ids and labels as the whole set (its draw of the right or hallucinated output is seeded
+    line by line), without reading all 10,000 (0.8 CPU-s for the summarisation set, each time)."""
+    task = name.removeprefix("halueval-")
+    head = tmp_path / f"halueval-{task}-head.jsonl"
+    with halueval_file(task).open(encoding="utf-8") as whole:
+        head.write_text("".join(itertools.islice(whole, lines)), encoding="utf-8")
+    # Each takes the file to read (the registry's type names only the call without it).
+    loaders: dict[str, Callable[..., Dataset]] = {
+        "halueval-qa": halueval_qa, "halueval-dialogue": halueval_dialogue,
+        "halueval-summarization": halueval_summarization}
+    return loaders[name](head)

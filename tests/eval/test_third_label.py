@@ -7,9 +7,7 @@ model writes no third label in any results file."""
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,6 @@ import pytest
 from factdebate.cli.main import run
 from factdebate.core.claim_context import two_labels
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
-from factdebate.eval.datasets.builtin_data import halueval_dialogue, halueval_file, halueval_qa, halueval_summarization
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.reproduce.differences import OFFLINE, cells
 from factdebate.eval.reproduce.spec import papers
@@ -30,6 +27,7 @@ from factdebate.prompts import render
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
 from factdebate.settings.options import options_to_overrides
+from tests.eval.support import first_records
 from tests.eval.test_response_eval import factool_file
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.methods.mermaid.support import FactToolset
@@ -51,21 +49,6 @@ def pairs() -> list[tuple[str, str, str]]:
             if spec.name not in NOT_TWO_LABELS:
                 seen.setdefault((key, run_name, spec.name, spec.unit), (key, run_name, column))
     return list(seen.values())
-
-
-def first_records(name: str, tmp_path: Path, lines: int = 20) -> Dataset:
-    """The built-in HaluEval set ``name`` read by its own loader from its file's first ``lines`` records: the
-    same first samples, ids and labels as the whole set (its draw of the right or hallucinated output is seeded
-    line by line), without reading all 10,000 (0.8 CPU-s for the summarisation set, in each of its cells)."""
-    task = name.removeprefix("halueval-")
-    head = tmp_path / f"halueval-{task}-head.jsonl"
-    with halueval_file(task).open(encoding="utf-8") as whole:
-        head.write_text("".join(itertools.islice(whole, lines)), encoding="utf-8")
-    # Each takes the file to read (the registry's type names only the call without it).
-    loaders: dict[str, Callable[..., Dataset]] = {
-        "halueval-qa": halueval_qa, "halueval-dialogue": halueval_dialogue,
-        "halueval-summarization": halueval_summarization}
-    return loaders[name](head)
 
 
 def dataset_for(name: str, unit: str, tmp_path: Path) -> Dataset:

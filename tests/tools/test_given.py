@@ -17,7 +17,7 @@ from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.runner import execute, make_plan
 from factdebate.settings.load import load_settings
 from factdebate.tools.given import GivenEvidenceTool, given_evidence, top_k
-from tests.eval.support import truthful
+from tests.eval.support import first_records, truthful
 from tests.helpers import BagOfWordsEncoder, StaticTool, resources_for
 from tests.paths import SHARED as SHARED_DIR
 
@@ -89,11 +89,12 @@ async def test_many_passages_are_ranked_by_similarity_to_the_query() -> None:
     assert await top_k("x", docs[:2], 3, BagOfWordsEncoder()) == docs[:2]  # all fit: all, in order
 
 
-def test_summarization_evidence_is_the_document_sentence_by_sentence() -> None:
-    sample = load_dataset("halueval-summarization").samples[0]
+def test_summarization_evidence_is_the_document_sentence_by_sentence(tmp_path: Path) -> None:
+    # The sets' first records, read by their own loaders: the same first samples as the whole sets'.
+    sample = first_records("halueval-summarization", tmp_path).samples[0]
     sentences = sample.meta["evidence"]
     assert len(sentences) > 3 and all(s["text"] in sample.claim for s in sentences[:3])
-    dialogue = load_dataset("halueval-dialogue").samples[0].meta["evidence"]
+    dialogue = first_records("halueval-dialogue", tmp_path).samples[0].meta["evidence"]
     assert [d["title"] for d in dialogue] == ["dialogue history", "knowledge"]
 
 
