@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from factdebate.core.errors import InputError
+from factdebate.guard.deadline import default_deadline_s
 from factdebate.guard.messages import text_of, tool_evidence
 from factdebate.guard.types import TIERS, GuardEvidence, GuardOptions, ResolvedGuardOptions
 from factdebate.guard.window import turns_of
@@ -22,11 +23,13 @@ __all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_convers
 
 
 def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardOptions:
-    """Defaults from ``settings.guard``; a caller may lower the deadline (never past the cap), may not ask
+    """Defaults from ``settings.guard`` (the deadline, unset, fitted to where the checker runs:
+    guard/deadline.py); a caller may lower the deadline (never past the cap), may not ask
     for a tier above ``guard.max_tier`` (an ``InputError`` says so), and sends at most
     ``guard.max_evidence_items`` passages of ``guard.max_evidence_chars`` characters in all."""
     guard = settings.guard
-    deadline = min(options.deadline_s if options.deadline_s is not None else guard.deadline_s, guard.max_deadline_s)
+    asked = options.deadline_s if options.deadline_s is not None else default_deadline_s(settings)
+    deadline = min(asked, guard.max_deadline_s)
     tier = options.tier or guard.tier
     if TIERS.index(tier) > TIERS.index(guard.max_tier):
         raise InputError(f"tier '{tier}' is above what this server allows (guard.max_tier = {guard.max_tier}); "

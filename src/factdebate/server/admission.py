@@ -30,6 +30,7 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from factdebate.guard.call import Admission
+from factdebate.guard.deadline import default_deadline_s
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
 from factdebate.server.state.shared import SharedRateLimiter
@@ -164,7 +165,7 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     """The check of ``who`` admitted, or refused as an ``HTTPException`` (503 shed or at the limit of checks,
     429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
-    deadline = min(deadline_s or guard.deadline_s, guard.max_deadline_s)
+    deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard/options.py
     shed = service.load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms)
     if shed is not None:
         service.metrics.shed.labels(guard.on_overload).inc()

@@ -266,9 +266,13 @@ class GuardSettings(_Strict):
         "verdicts beside it), flag (a footnote list appended), hold (each refuted sentence withheld, a streamed "
         "sentence shown only once its claims are decided, and the footnotes), rewrite (revised by the upstream), "
         "block (refused).")
-    deadline_s: float = Field(default=20.0, gt=0, le=3600, description="Seconds to decide a reply's claims by "
-                              "default; a claim not decided in time is unchecked.")
-    max_deadline_s: float = Field(default=120.0, gt=0, le=3600, description="Longest deadline a request may ask for.")
+    deadline_s: float | None = Field(
+        default=None, gt=0, le=3600, description="Seconds to decide a reply's claims by default; a claim not "
+        "decided in time is unchecked. Unset: fitted to where the checker's models run (guard/deadline.py): "
+        "max_deadline_s when one runs on this machine (llama-cpp:builtin or a .gguf file, or an openai: model "
+        "whose server is localhost, 127.0.0.0/8 or ::1), else 20.")
+    max_deadline_s: float = Field(default=120.0, gt=0, le=3600, description="Longest deadline a request may ask "
+                                  "for, and the default deadline of a checker on this machine.")
     tier: Literal["fast", "standard", "deep"] = Field(
         default="standard", description="Default tier: fast (one model call per claim), standard (one round of "
         "the method), deep (the full method).")
@@ -333,7 +337,7 @@ class GuardSettings(_Strict):
     @model_validator(mode="after")
     def _caps(self) -> GuardSettings:
         order = ("fast", "standard", "deep")
-        if self.deadline_s > self.max_deadline_s:
+        if self.deadline_s is not None and self.deadline_s > self.max_deadline_s:
             raise ValueError("guard.deadline_s is above guard.max_deadline_s")
         if order.index(self.tier) > order.index(self.max_tier):
             raise ValueError("guard.tier is above guard.max_tier")

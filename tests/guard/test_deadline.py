@@ -1,0 +1,85 @@
+"""The guard's default deadline fits where its checker runs (issue 65, item 5): 20 s for a hosted checker, and
+``guard.max_deadline_s`` (120 s) for one on this machine, which at 20 s left every claim of a CPU model's reply
+unchecked. An operator's ``guard.deadline_s`` always wins; a request's own deadline is still capped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from factdebate.guard import GuardOptions, resolve_options
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings
+from tests.guard.support import run_check, script
+
+LOCAL: dict[str, dict[str, Any]] = {
+    "embedded": {"debater": "llama-cpp:builtin"},
+    "a gguf file": {"debater": "llama-cpp:/models/smollm2.gguf"},
+    "localhost": {"debater": "openai:smollm2", "base_urls": ["http://localhost:8080/v1"]},
+    "127.0.0.0/8": {"debater": "openai:smollm2", "base_urls": ["http://127.0.0.2:8080/v1"]},
+    "::1": {"debater": "openai:smollm2", "base_urls": ["http://[::1]:8080/v1"]},
+    "one of the servers": {"debater": "openai:m", "base_urls": ["https://gpu.example/v1", "http://127.0.0.1/v1"]},
+    "the extractor alone": {"debater": "openai:gpt-4o-mini", "roles": {"extractor": "llama-cpp:builtin"}},
+}
+HOSTED: dict[str, dict[str, Any]] = {
+    "OpenAI": {"debater": "openai:gpt-4o-mini"},
+    "a gateway": {"debater": "openai:m", "base_urls": ["https://gateway.example/v1"]},
+    "another host of the network": {"debater": "openai:m", "base_urls": ["http://10.0.0.5:8000/v1"]},
+    "a name that only starts with localhost": {"debater": "openai:m", "base_urls": ["http://localhost.example/v1"]},
+}
+
+
+def _settings(llm: dict[str, Any], **guard: Any) -> Settings:
+    return load_settings(overrides={"llm": llm, "guard": guard}, environ={})
+
+
+@pytest.fixture(autouse=True)
+def _no_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # OpenAI's own server: hosted
+
+
+@pytest.mark.parametrize("llm", LOCAL.values(), ids=LOCAL.keys())
+def test_a_checker_on_this_machine_gets_the_longest_deadline_by_default(llm: dict[str, Any]) -> None:
+    assert resolve_options(GuardOptions(), _settings(llm)).deadline_s == 120
+    assert resolve_options(GuardOptions(), _settings(llm, max_deadline_s=300)).deadline_s == 300
+
+
+@pytest.mark.parametrize("llm", HOSTED.values(), ids=HOSTED.keys())
+def test_a_hosted_checker_gets_20_seconds_by_default(llm: dict[str, Any]) -> None:
+    assert resolve_options(GuardOptions(), _settings(llm)).deadline_s == 20
+    assert resolve_options(GuardOptions(), _settings(llm, max_deadline_s=10)).deadline_s == 10  # never past the cap
+
+
+def test_openai_base_url_on_loopback_is_a_checker_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = _settings(HOSTED["OpenAI"])
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+    assert resolve_options(GuardOptions(), settings).deadline_s == 120
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example/v1")
+    assert resolve_options(GuardOptions(), settings).deadline_s == 20
+
+
+@pytest.mark.parametrize("llm", [*LOCAL.values(), *HOSTED.values()], ids=[*LOCAL, *HOSTED])
+def test_the_operators_deadline_wins_and_a_requests_is_still_capped(llm: dict[str, Any]) -> None:
+    settings = _settings(llm, deadline_s=30, max_deadline_s=90)
+    assert resolve_options(GuardOptions(), settings).deadline_s == 30
+    assert resolve_options(GuardOptions(deadline_s=5), settings).deadline_s == 5
+    assert resolve_options(GuardOptions(deadline_s=500), settings).deadline_s == 90
+    unset = _settings(llm)
+    assert resolve_options(GuardOptions(deadline_s=500), unset).deadline_s == 120
+
+
+def test_an_operators_deadline_above_the_cap_is_still_refused() -> None:
+    from factdebate.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"guard\.deadline_s is above guard\.max_deadline_s"):
+        _settings(HOSTED["OpenAI"], deadline_s=200)
+
+
+async def test_the_result_says_the_deadline_the_check_ran_under() -> None:
+    """What a caller reads: the check's ``deadline_s``. The test's settings keep the default model,
+    ``llama-cpp:builtin`` (the calls go to a scripted backend), so the default is the local one."""
+    result, _ = await run_check(script(), tier="fast")
+    assert result.deadline_s == 120 and result.claims
+    result, _ = await run_check(script(), tier="fast", guard={"deadline_s": 15})
+    assert result.deadline_s == 15
