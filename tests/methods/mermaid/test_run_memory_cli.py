@@ -29,8 +29,7 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 
 def command(*args: str) -> tuple[int, str]:
-    """The installed command in its own process (the MCP SDK keeps the stderr it found at import, which an
-    in-process run under pytest's capture would close)."""
+    """The installed command in its own process, as a user runs it."""
     done = subprocess.run([str(Path(sys.executable).with_name("factdebate")), *args], capture_output=True,
                           text=True, timeout=600, env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert "Traceback" not in done.stderr
@@ -58,10 +57,14 @@ def test_two_identical_evaluations_write_identical_records(tmp_path: Path) -> No
                         for r in first]
 
 
-def test_a_batch_keeps_its_memory_beside_its_results(tmp_path: Path) -> None:
+def test_a_batch_keeps_its_memory_beside_its_results(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process (the search server's stderr goes to the process's own, mcp_client.py's errlog): the
+    console script's runs are the two evaluations above."""
     claims = tmp_path / "claims.jsonl"
     claims.write_text(json.dumps({"id": "c1", "claim": CLAIM}) + "\n", encoding="utf-8")
-    code, err = command("verify", *MERMAID, "--input", str(claims), "--output", str(tmp_path / "out.jsonl"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    code, err = cli(capsys, "verify", *MERMAID, "--input", str(claims), "--output", str(tmp_path / "out.jsonl"))
     assert code == 0, err
     assert (tmp_path / "out.evidence_memory.sqlite").exists()
     assert not (Path(os.environ["FACTDEBATE_DATA_DIR"]) / "evidence_memory.sqlite").exists()  # not the shared one
