@@ -12,7 +12,6 @@ import pytest
 
 from factdebate.cli.main import run
 from tests.eval.reproduce.test_cells import claims_file
-from tests.methods.mermaid.test_run_memory_cli import command
 from tests.paths import SHARED
 
 SCRIPTED = ["--llm", "scripted:agree", "--no-cache"]
@@ -121,12 +120,14 @@ def test_dpd_runs_on_the_builtin_halueval(tmp_path: Path, capsys: pytest.Capture
     assert run_json["settings"]["methods"]["dpd"]["min_rounds"] == 2 and run_json["provenance"]["dataset"]["split"]
 
 
-def test_mermaid_runs_with_and_without_a_memory_of_each_runs_own(tmp_path: Path) -> None:
+def test_mermaid_runs_with_and_without_a_memory_of_each_runs_own(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Figure 3's pair on one dataset: the memory run keeps an empty memory in its own folder (not a file
     named by --memory-path, which the first embedded run reported as a shared memory) and says so."""
     out = tmp_path / "out"
     data = f"factcheck-bench=claims:{claims_file(tmp_path / 'fcb.jsonl')}"
-    code, err = command("reproduce", "mermaid", "--table", "figure3", "--limit", "2", "--data", data,
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    code, _, err = call(capsys, "reproduce", "mermaid", "--table", "figure3", "--limit", "2", "--data", data,
                         "--mermaid-servers", "search", "-o", str(out), *SCRIPTED)
     assert code == 0, err
     with_memory = json.loads((out / "factcheck-bench" / "mermaid" / "run.json").read_text())
