@@ -85,20 +85,15 @@ def test_eval_of_a_method_without_rag_opens_no_milvus(tmp_path: Path, method: li
                                                      monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Tool-MAD's run above builds both; these search no dense index, so no Milvus file is even created.
-    cot and Tool-MAD without tools run in this process (factdebate.cli.main.run: the console script's start is
-    the runs above); MERMAID in the console script, as the MCP SDK keeps the stderr it found at import."""
-    data = tmp_path / "data"
-    args = ["eval", "--dataset", "countries", "--limit", "1", "--llm", "scripted:agree", *method,
-            "--output", str(tmp_path / "run")]
-    if "mermaid" in method:
-        result = subprocess.run([EXE, *args], capture_output=True, text=True, env=fresh_env(data), timeout=600)
-        assert result.returncode == 0, result.stderr
-    else:
-        from factdebate.cli.main import run
+    Run in this process (factdebate.cli.main.run: the console script's start is the runs above; MERMAID's tool
+    server is its own process still)."""
+    from factdebate.cli.main import run
 
-        for name, value in fresh_env(data).items():
-            monkeypatch.setenv(name, value)
-        assert run(args) == 0, capsys.readouterr().err
+    data = tmp_path / "data"
+    for name, value in fresh_env(data).items():
+        monkeypatch.setenv(name, value)
+    assert run(["eval", "--dataset", "countries", "--limit", "1", "--llm", "scripted:agree", *method,
+                "--output", str(tmp_path / "run")]) == 0, capsys.readouterr().err
     metrics = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
     assert metrics["n"] == 1 and metrics["errored"] == {}
     assert not (data / "milvus.db").exists()
