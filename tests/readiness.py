@@ -170,7 +170,7 @@ def wait_until_ready(ready: Callable[[], bool], process: Starter, what: str, *,
             last_cpu, last_progress = cpu, now
             _push_back_test_timeout()
         if last_cpu - first > cpu_budget_s:
-            raise fail(f"used its budget of {cpu_budget_s:.0f} CPU-seconds without becoming ready", last_cpu - first)
+            raise fail(f"used its budget of {cpu_budget_s:g} CPU-seconds without becoming ready", last_cpu - first)
         if now - last_progress > stall_s:
             raise fail(f"used no CPU for {stall_s:.0f} s without becoming ready (hung)", last_cpu - first)
         time.sleep(every_s)

@@ -39,8 +39,8 @@ def test_a_start_that_exits_fails_at_once_with_its_log(tmp_path: Path) -> None:
 def test_a_start_that_spins_ends_on_its_own_cpu_budget(tmp_path: Path) -> None:
     process = python("while True: pass", tmp_path / "log")
     try:
-        with pytest.raises(NotReady, match="the toy used its budget of 1 CPU-seconds without becoming ready"):
-            wait_until_ready(lambda: False, process, "the toy", cpu_budget_s=1.0, log=tmp_path / "log")
+        with pytest.raises(NotReady, match=r"the toy used its budget of 0\.3 CPU-seconds without becoming ready"):
+            wait_until_ready(lambda: False, process, "the toy", cpu_budget_s=0.3, log=tmp_path / "log")
     finally:
         process.kill()
         process.wait()
@@ -93,6 +93,6 @@ def test_a_command_runs_to_its_end_with_no_wall_clock_limit() -> None:
 
 
 def test_a_command_that_spins_is_killed_on_its_cpu_budget_with_what_it_printed() -> None:
-    with pytest.raises(NotReady, match=r"(?s)the toy command used its budget of 1 CPU-seconds.*started spinning"):
+    with pytest.raises(NotReady, match=r"(?s)the toy command used its budget of 0\.3 CPU-seconds.*started spinning"):
         run([sys.executable, "-c", "print('started spinning', flush=True)\nwhile True: pass"], what="the toy command",
-            cpu_budget_s=1.0)
+            cpu_budget_s=0.3)
