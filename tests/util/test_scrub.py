@@ -79,6 +79,17 @@ def test_a_configured_endpoint_goes_from_everything_with_its_port() -> None:
     assert scrub_known("asked checker.lab:18081 and 127.0.0.1:18082") == f"asked {HOST_WORDS} and {HOST_WORDS}"
 
 
+def test_a_held_host_named_with_another_port_goes_with_that_port() -> None:
+    """The host held from one endpoint, named in an error with another of its ports (a gRPC library's "last
+    error: ipv4:10.0.0.5:19530"): the port went on to the caller, only the host was replaced. Seen when an earlier
+    test of the same process had remembered http://10.0.0.5:8000 (tests/server/ops/test_warm_up.py)."""
+    remember_endpoints(["http://10.0.0.5:8000/v1", "http://vector-db.lan:9091"])
+    error = "last error: ipv4:10.0.0.5:19530: Connection refused; vector-db.lan:19530 down"
+    for shown in (scrub(error), scrub_known(error)):
+        assert "19530" not in shown and "10.0.0.5" not in shown and "vector-db" not in shown, shown
+    assert scrub_known("10.0.0.5 and 10.0.0.5:80x") == f"{HOST_WORDS} and {HOST_WORDS}:80x"  # no port: the host alone
+
+
 def test_json_text_scrubs_error_fields_strongly_and_the_rest_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", CHECKER_KEY)
     remember_environment()

@@ -221,15 +221,17 @@ def _forms(values: frozenset[str]) -> tuple[tuple[str, str], ...]:
 
 @lru_cache(maxsize=256)
 def _by_value(values: frozenset[str], bounded: bool) -> re.Pattern[str] | None:
-    """One pattern for all of them, longest first (a key that holds another is taken whole). ``bounded``: a
-    value that starts or ends with a letter or digit only where that is a word's edge (a host "db.lan" is not
-    cut out of "db.lanes"); a secret goes wherever it stands."""
+    """One pattern for all of them, longest first (a key that holds another is taken whole). ``bounded`` (hosts):
+    a value that starts or ends with a letter or digit only where that is a word's edge (a host "db.lan" is not
+    cut out of "db.lanes"), with the port that follows it; a secret goes wherever it stands."""
     if not values:
         return None
     forms = sorted({form for pair in _forms(values) for form in pair}, key=len, reverse=True)
     if not bounded:
         return re.compile("|".join(re.escape(v) for v in forms))
-    return re.compile("|".join((r"(?<![\w.-])" if v[0].isalnum() else "") + re.escape(v)
+    # A host's port goes with it: "10.0.0.5:19530" must not become "the operator's host:19530" when only the
+    # host is held (a checker at http://10.0.0.5:8000, an error naming another of its ports).
+    return re.compile("|".join((r"(?<![\w.-])" if v[0].isalnum() else "") + re.escape(v) + r"(?::\d{1,5})?"
                                + (r"(?![\w-])" if v[-1].isalnum() else "") for v in forms))
 
 
