@@ -3,6 +3,7 @@ arguments (old behaviour without them)."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,14 @@ from factdebate.core.types import ResponseVerdict
 from factdebate.guard import GuardResult
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import CLAIMS, REPLY, script
+
+
+def deprecations(*caught: warnings.WarningMessage) -> list[warnings.WarningMessage]:
+    """The DeprecationWarnings among what ``pytest.warns`` recorded: it records every warning, and a
+    ResourceWarning for a socket an earlier test of the worker left open can be emitted by the garbage collector
+    inside the block, named after whatever line was running (seen in a whole-suite run: llm/scripted.py)."""
+    return [w for w in caught if issubclass(w.category, DeprecationWarning)]
+
 
 OFFLINE = {"llm": "scripted:agree", "search": "local", "cache": False}
 PASSAGE = {"title": "Guide", "text": "Paris is the capital of France. The Eiffel Tower is in Paris."}
@@ -58,7 +67,7 @@ async def test_check_response_with_the_guards_tier_warns_and_still_returns_its_o
     span = verdict.claims[1].span
     assert span is not None and verdict.response[span.start:span.end] == CLAIMS[1]
     assert verdict.usage.llm_calls > 0
-    assert {Path(w.filename) for w in caught} == {Path(__file__)}  # at the awaiting line
+    assert {Path(w.filename) for w in deprecations(*caught)} == {Path(__file__)}  # at the awaiting line
 
 
 def test_the_blocking_check_response_warns_at_the_callers_line() -> None:
@@ -69,7 +78,7 @@ def test_the_blocking_check_response_warns_at_the_callers_line() -> None:
         verdict = fd.check_response(REPLY, tier="fast", backends=backends, method="single",  # type: ignore[call-arg]
                                     evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
     assert isinstance(verdict, ResponseVerdict) and verdict.label == "REFUTES"
-    assert {Path(w.filename) for w in caught} == {Path(__file__)}
+    assert {Path(w.filename) for w in deprecations(*caught)} == {Path(__file__)}
 
 
 async def test_check_response_without_the_new_arguments_is_as_before_with_spans() -> None:
