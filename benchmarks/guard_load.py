@@ -1,18 +1,30 @@
 """The guard past its machine's capacity, with load shedding (``guard.on_overload``) on and off.
 
-A scripted upstream (tests/server/guard_support.py: a 6-sentence reply streamed word by word) runs in this
-process; the guard runs in a process of its own (this script with ``--serve``: uvicorn, scripted checker models
-answering each call after ``--latency`` seconds). Clients keep ``--concurrency`` streamed requests in flight
-for ``--seconds`` (closed loop: a new one as soon as one ends), first one at a time (the uncontended figures),
-then with shedding (``guard.checks_at_once`` 0: 8 per core, and ``guard.max_loop_lag_ms`` ``--max-lag-ms``: a
-request is shed while the guard's event loop runs that late) and with it off (checks_at_once 100000, no lag
-watched, no request ever shed). The machine's capacity, in streams, is read from the run without shedding by
-Little's law: its replies per second times the uncontended reply's seconds; the load offered is
-``--concurrency`` over it. Reported per run: requests answered, shed (503), p50/p99 time to first token of
-the admitted ones, the admitted replies that ended with a claim unchecked at its deadline, and the guard
-process's CPU milliseconds per reply answered (its user and system time over the run).
+Three processes, so that what saturates is the guard and what is timed is not the load generator's own
+queueing: the guard (this script with ``--serve``: uvicorn, scripted checker models answering each call after
+``--latency`` seconds), a scripted upstream (``--serve-upstream``: a bare asyncio HTTP/1.1 server sending a
+6-sentence reply word by word, every chunk encoded once at start), and the clients (this process: raw HTTP/1.1
+on asyncio streams, factdebate/llm/http1.py, the first token found in the bytes without parsing JSON).
 
-    .venv/bin/python benchmarks/guard_load.py --concurrency 64 --seconds 30
+Runs, each ``--seconds`` long (the one-stream ones half of it):
+
+1. the guard without shedding (``guard.checks_at_once`` 100000, nothing watched): one stream at a time (the
+   uncontended figures), then ``--concurrency`` streams kept in flight (closed loop), which saturate it: its
+   replies per second are the machine's capacity (also given in streams by Little's law: that rate times the
+   uncontended reply's seconds);
+2. the same guard offered ``--offered`` times that capacity, open loop (requests arrive at random, Poisson,
+   whatever was answered; a shed one is not retried: a retry is one more arrival);
+3. for each ``--max-cpu-share`` value, a guard with shedding (``guard.max_cpu_share`` that value,
+   ``guard.max_loop_lag_ms`` ``--max-lag-ms``, ``guard.checks_at_once`` ``--checks-at-once``): one stream at a
+   time, then the same open load.
+
+Reported per run: requests offered per second, answered, shed (503), p50/p99 time to first token of the
+admitted ones, the admitted replies that ended with a claim unchecked at its deadline, each process's share of
+a core over the run (its user and system time over the run's seconds) and the guard's CPU ms per reply. The
+uncontended first token is every guard's one-stream runs together (shedding never acts on a lone stream), and
+each shedding run's admitted p99 is given over its p99.
+
+    .venv/bin/python benchmarks/guard_load.py --seconds 20 --max-cpu-share 0.3 0.5 0.8
 """
 
 from __future__ import annotations
@@ -21,21 +33,25 @@ import argparse
 import asyncio
 import json
 import os
+import random
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from factdebate.llm.http1 import Pool
 
 KEY = "bench-key-0123456789abcdef"
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
+FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -50,50 +66,147 @@ def serve(args: argparse.Namespace) -> None:
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
-async def one(client: httpx.AsyncClient, url: str, deadline_s: float) -> dict[str, Any]:
-    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me about Paris."}],
-            "factdebate": {"tier": "fast", "method": "single", "deadline_s": deadline_s}}
+def upstream_chunks() -> list[bytes]:
+    """The streamed reply's chunks, HTTP/1.1 chunked framing included, encoded once."""
+    head = {"id": "chatcmpl-scripted", "created": int(time.time()), "model": "m",
+            "object": "chat.completion.chunk"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        data = f"data: {json.dumps({**head, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': finish}]})}" \
+               "\n\n".encode()
+        return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+    words = re.findall(r"\S+\s*", ANSWER)
+    done = b"data: [DONE]\n\n"
+    return [chunk({"role": "assistant", "content": ""}), *(chunk({"content": word}) for word in words),
+            chunk({}, "stop"), f"{len(done):x}\r\n".encode() + done + b"\r\n0\r\n\r\n"]
+
+
+def serve_upstream(args: argparse.Namespace) -> None:
+    """The scripted upstream (``--serve-upstream``): streams ANSWER word by word, ``--token-delay`` apart; a
+    request not streamed gets it whole."""
+    chunks = upstream_chunks()
+    whole = json.dumps({"id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": "m",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER},
+                                     "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 40, "total_tokens": 50}}).encode()
+    plain = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (
+        len(whole), whole)
+    stream_head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+                body = await reader.readexactly(length)
+                if not re.search(rb'"stream": ?true', body):
+                    writer.write(plain)
+                    continue
+                writer.write(stream_head + chunks[0])
+                for number, data in enumerate(chunks[1:]):
+                    if number and number < len(chunks) - 3:
+                        await asyncio.sleep(args.token_delay)
+                    writer.write(data)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(connection, "127.0.0.1", args.port, backlog=4096)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+BODY = json.dumps({"model": "m", "stream": True, "messages": [{"role": "user", "content": "Tell me about Paris."}],
+                   "factdebate": {"tier": "fast", "method": "single", "deadline_s": 0}}).encode()
+
+
+async def one(pool: Pool, body: bytes, ended: Callable[[], float] = time.perf_counter) -> dict[str, Any]:
+    """One streamed request: shed (503), or its time to first token, its seconds and whether a claim was left
+    unchecked at its deadline."""
     started = time.perf_counter()
-    first = None
-    async with client.stream("POST", f"{url}/v1/chat/completions", json=body,
-                             headers={"Authorization": f"Bearer {KEY}"}) as reply:
-        if reply.status_code not in (200, 503):  # a failure, never counted as a reply
-            await reply.aread()
-            return {"shed": False, "error": f"HTTP {reply.status_code}", "ttft": None, "seconds": 0.0,
-                    "at_deadline": False}
-        if reply.status_code == 503:  # as an OpenAI client does: wait the Retry-After it was given
-            await reply.aread()
-            seconds = time.perf_counter() - started
-            await asyncio.sleep(float(reply.headers.get("Retry-After", "1")))
-            return {"shed": True, "seconds": seconds}
-        result: dict[str, Any] = {}
-        async for line in reply.aiter_lines():
-            if not line.startswith("data: {"):
-                continue
-            chunk = json.loads(line[6:])
-            if first is None and any((c.get("delta") or {}).get("content") for c in chunk.get("choices") or []):
+    reply = await pool.post("/v1/chat/completions", body)
+    try:
+        if reply.status != 200:
+            await reply.read()
+            if reply.status == 503:
+                return {"shed": True, "seconds": time.perf_counter() - started,
+                        "retry_after": float(reply.headers.get("retry-after", "1"))}
+            return {"shed": False, "error": f"HTTP {reply.status}"}
+        first = None
+        tail = b""
+        async for data in reply.chunks():
+            if first is None and FIRST_TOKEN.search(data):
                 first = time.perf_counter() - started
-            if "factdebate" in chunk:
-                result = chunk["factdebate"]
+            tail = (tail + data)[-65536:]  # the last event holds the check (its "factdebate" part)
+        seconds = time.perf_counter() - started
+    finally:
+        reply.close()
+    result: dict[str, Any] = {}
+    for line in tail.split(b"\n"):
+        if line.startswith(b"data: {") and b'"factdebate"' in line:
+            result = json.loads(line[6:]).get("factdebate") or {}
     at_deadline = "deadline" in (result.get("degraded_reason") or "") or any(
         c["status"] == "unchecked" and "deadline" in (c.get("reason") or "") for c in result.get("claims", []))
-    return {"shed": False, "ttft": first, "seconds": time.perf_counter() - started, "at_deadline": at_deadline}
+    return {"shed": False, "ttft": first, "seconds": seconds, "at_deadline": at_deadline}
 
 
-async def load(url: str, concurrency: int, seconds: float, deadline_s: float) -> list[dict[str, Any]]:
+def request_body(deadline_s: float) -> bytes:
+    return BODY.replace(b'"deadline_s": 0', f'"deadline_s": {deadline_s}'.encode())
+
+
+async def closed(url: str, concurrency: int, seconds: float, deadline_s: float) -> list[dict[str, Any]]:
+    """``concurrency`` streams kept in flight for ``seconds`` (a 503 waits its Retry-After, as an OpenAI client
+    does)."""
     done: list[dict[str, Any]] = []
     stop = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
-    async with httpx.AsyncClient(timeout=600, limits=limits) as client:
-        async def worker() -> None:
-            while time.perf_counter() < stop:
-                try:
-                    done.append(await one(client, url, deadline_s))
-                except httpx.HTTPError as exc:
-                    done.append({"shed": False, "error": type(exc).__name__, "ttft": None, "seconds": 0.0,
-                                 "at_deadline": False})
+    pool = Pool(url, {"Authorization": f"Bearer {KEY}"}, timeout=600, keep=concurrency + 4)
+    body = request_body(deadline_s)
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    async def worker() -> None:
+        while time.perf_counter() < stop:
+            try:
+                run = await one(pool, body)
+            except (OSError, TimeoutError) as exc:
+                run = {"shed": False, "error": type(exc).__name__}
+            done.append(run)
+            if run.get("shed"):
+                await asyncio.sleep(run["retry_after"])
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await pool.aclose()
+    return done
+
+
+async def open_loop(url: str, rate: float, seconds: float, deadline_s: float) -> list[dict[str, Any]]:
+    """Requests arriving at ``rate`` a second (Poisson) for ``seconds``, whatever was answered; all awaited."""
+    done: list[dict[str, Any]] = []
+    pool = Pool(url, {"Authorization": f"Bearer {KEY}"}, timeout=600, keep=4096)
+    body = request_body(deadline_s)
+    draw = random.Random(59)
+
+    async def request() -> None:
+        try:
+            done.append(await one(pool, body))
+        except (OSError, TimeoutError) as exc:
+            done.append({"shed": False, "error": type(exc).__name__})
+
+    tasks = []
+    start = time.perf_counter()
+    due = start
+    while True:
+        due += draw.expovariate(rate)
+        if due - start >= seconds:
+            break
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        tasks.append(asyncio.create_task(request()))
+    await asyncio.gather(*tasks)
+    await pool.aclose()
     return done
 
 
@@ -108,88 +221,151 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu_s: float) -> dict[str, Any]:
+class Cpu:
+    """Each process's CPU seconds over one run: the guard, the upstream, and these clients."""
+
+    def __init__(self, guard: int, upstream: int) -> None:
+        self.pids = {"guard": guard, "upstream": upstream}
+        self.before = self._now()
+        self.started = time.perf_counter()
+
+    def _now(self) -> dict[str, float]:
+        return {**{name: cpu_seconds(pid) for name, pid in self.pids.items()}, "clients": time.process_time()}
+
+    def shares(self) -> dict[str, float]:
+        wall = time.perf_counter() - self.started
+        now = self._now()
+        return {name: (now[name] - self.before[name]) / wall for name in now}
+
+
+def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu: Cpu) -> dict[str, Any]:
+    shares = cpu.shares()
     admitted = [r for r in runs if not r["shed"] and "error" not in r]
     ttfts = [r["ttft"] for r in admitted if r["ttft"] is not None]
-    row = {"run": name, "answered": len(runs), "per_s": round(len(admitted) / seconds, 2),
-           "shed": len(runs) - len(admitted), "ttft_p50_s": round(statistics.median(ttfts), 4) if ttfts else None,
+    guard_cpu_s = shares["guard"] * (time.perf_counter() - cpu.started)
+    row = {"run": name, "offered_per_s": round(len(runs) / seconds, 2), "answered": len(runs),
+           "per_s": round(len(admitted) / seconds, 2), "shed": sum(bool(r["shed"]) for r in runs),
+           "ttft_p50_s": round(statistics.median(ttfts), 4) if ttfts else None,
            "ttft_p99_s": round(percentile(ttfts, 0.99), 4),
            "reply_p50_s": round(statistics.median([r["seconds"] for r in admitted]), 3) if admitted else None,
            "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs),
+           "cpu_share": {name: round(share, 2) for name, share in shares.items()},
            # the guard process's CPU per reply it answered (a shed one costs little; counted in the total)
-           "guard_cpu_ms_per_reply": round(1000 * cpu_s / max(1, len(admitted)), 1)}
+           "guard_cpu_ms_per_reply": round(1000 * guard_cpu_s / max(1, len(admitted)), 1)}
     print(json.dumps(row), flush=True)
     return row
 
 
-def start_guard(args: argparse.Namespace, upstream: str, port: int, checks_at_once: int,
-                max_lag_ms: float) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(checks_at_once), "HF_HUB_OFFLINE": "1",
-           "FACTDEBATE_GUARD__MAX_LOOP_LAG_MS": str(max_lag_ms)}
-    process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
-                                "--latency", str(args.latency)], env=env)
+def wait_ready(process: subprocess.Popen[bytes], port: int, what: str) -> None:
+    import socket
+
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the {what} ended at its start")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
+            with socket.create_connection(("127.0.0.1", port), timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
     process.kill()
-    raise RuntimeError("the guard did not start")
+    raise RuntimeError(f"the {what} did not start")
+
+
+def start_guard(args: argparse.Namespace, upstream: str, port: int,
+                max_cpu_share: float | None) -> subprocess.Popen[bytes]:
+    """The guard's process; ``max_cpu_share`` None: shedding off."""
+    shedding = max_cpu_share is not None
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(args.checks_at_once if shedding else 100_000),
+           "FACTDEBATE_GUARD__MAX_LOOP_LAG_MS": str(args.max_lag_ms if shedding else 0),
+           "FACTDEBATE_GUARD__MAX_CPU_SHARE": str(max_cpu_share or 0)}
+    process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
+                                "--latency", str(args.latency)], env=env)
+    wait_ready(process, port, "guard")
+    return process
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
+    parser.add_argument("--offered", type=float, default=2.0, help="the open load, times the capacity")
+    parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--deadline", type=float, default=5.0, help="each request's deadline_s")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker model call")
     parser.add_argument("--token-delay", type=float, default=0.01)
     parser.add_argument("--checks-at-once", type=int, default=0, help="guard.checks_at_once of the shedding run "
                         "(0: the default, 8 per core)")
-    parser.add_argument("--max-lag-ms", type=float, default=10.0, help="guard.max_loop_lag_ms of the shedding run "
-                        "(0: not watched)")
+    parser.add_argument("--max-lag-ms", type=float, default=0.0, help="guard.max_loop_lag_ms of the shedding "
+                        "run (0: not watched)")
+    parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.5], help="guard.max_cpu_share of "
+                        "the shedding runs, one guard each (0: not watched)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-upstream", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args)
         return
-    from tests.server.conftest import LiveServer, free_port
-    from tests.server.guard_support import Upstream, upstream_app
+    if args.serve_upstream:
+        serve_upstream(args)
+        return
+    from tests.server.conftest import free_port
 
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    with LiveServer(upstream_app(Upstream(answer=ANSWER, token_delay=args.token_delay))) as model:
-        rows: dict[str, dict[str, Any]] = {}
-        for key, name, checks_at_once, lag in (
-                ("on", f"shedding on (checks_at_once {args.checks_at_once}, max_loop_lag_ms {args.max_lag_ms:g})",
-                 args.checks_at_once, args.max_lag_ms),
-                ("off", "shedding off (checks_at_once 100000)", 100_000, 0.0)):
+    upstream_port = free_port()
+    upstream = subprocess.Popen([sys.executable, __file__, "--serve-upstream", "--port", str(upstream_port),
+                                 "--token-delay", str(args.token_delay)])
+    rows: dict[str, dict[str, Any]] = {}
+    alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
+    try:
+        wait_ready(upstream, upstream_port, "upstream")
+        capacity_per_s = 0.0
+        for share in (None, *args.max_cpu_share):  # None: shedding off, first (it measures the capacity)
             port = free_port()
-            guard = start_guard(args, f"{model.url}/v1", port, checks_at_once, lag)
+            guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share)
+            url = f"http://127.0.0.1:{port}"
+            key = "off" if share is None else f"{share:g}"
+            name = (f"shedding on (max_cpu_share {share:g}, max_loop_lag_ms {args.max_lag_ms:g}, "
+                    f"checks_at_once {args.checks_at_once})" if share is not None
+                    else "shedding off (checks_at_once 100000; max_active_runs 512 still refuses past it)")
             try:
-                url = f"http://127.0.0.1:{port}"
-                asyncio.run(load(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
-                for concurrency, seconds in ((1, args.seconds / 3), (args.concurrency, args.seconds)):
-                    before = cpu_seconds(guard.pid)
-                    runs = asyncio.run(load(url, concurrency, seconds, args.deadline))
-                    rows[f"{key} {concurrency}"] = summary(
-                        f"{name}, concurrency {concurrency}", runs, seconds, cpu_seconds(guard.pid) - before)
+                asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
+                cpu = Cpu(guard.pid, upstream.pid)
+                runs = asyncio.run(closed(url, 1, args.seconds / 2, args.deadline))
+                alone_ttfts += [r["ttft"] for r in runs if r.get("ttft") is not None]
+                rows[f"{key} 1"] = summary(f"{name}, 1 stream", runs, args.seconds / 2, cpu)
+                if share is None:
+                    cpu = Cpu(guard.pid, upstream.pid)
+                    rows["off closed"] = summary(
+                        f"{name}, closed {args.concurrency} streams",
+                        asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
+                    capacity_per_s = rows["off closed"]["per_s"]
+                rate = args.offered * capacity_per_s
+                cpu = Cpu(guard.pid, upstream.pid)
+                rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)",
+                                              asyncio.run(open_loop(url, rate, args.seconds, args.deadline)),
+                                              args.seconds, cpu)
             finally:
                 guard.terminate()
                 guard.wait(30)
-        alone, full = rows["off 1"], rows[f"off {args.concurrency}"]
-        if alone["reply_p50_s"] and full["per_s"]:
-            capacity = full["per_s"] * alone["reply_p50_s"]  # streams one guard process keeps busy (Little)
-            on, uncontended = rows[f"on {args.concurrency}"], rows["on 1"]
-            print(json.dumps({"capacity_streams": round(capacity, 1),
-                              "offered_over_capacity": round(args.concurrency / capacity, 2),
-                              "admitted_ttft_p99_over_uncontended": round(on["ttft_p99_s"] /
-                                                                          uncontended["ttft_p99_s"], 2),
-                              "admitted_at_deadline": on["at_deadline"]}), flush=True)
+    finally:
+        upstream.terminate()
+        upstream.wait(30)
+    uncontended = percentile(alone_ttfts, 0.99)
+    print(json.dumps({"capacity_per_s": capacity_per_s,
+                      "capacity_streams": round(capacity_per_s * (rows["off 1"]["reply_p50_s"] or 0), 1),
+                      "uncontended_ttft_p50_p99_s": [round(statistics.median(alone_ttfts), 4), round(uncontended, 4)],
+                      "uncontended_samples": len(alone_ttfts),
+                      "unshed_at_deadline": rows["off open"]["at_deadline"]}), flush=True)
+    for key, row in rows.items():
+        if key.endswith(" open"):
+            print(json.dumps({"max_cpu_share": key.split()[0],
+                              "offered_over_capacity": round(row["offered_per_s"] / capacity_per_s, 2),
+                              "admitted_per_s": row["per_s"], "shed": row["shed"],
+                              "admitted_ttft_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
+                              "admitted_at_deadline": row["at_deadline"]}), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
 
 

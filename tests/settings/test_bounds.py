@@ -28,6 +28,7 @@ HUGE = 10**15
 ZERO_MEANS = {
     "guard.checks_at_once": "8 per CPU core (server/ops/shedding.py)",
     "guard.max_loop_lag_ms": "admission does not watch the event loop's lateness",
+    "guard.max_cpu_share": "admission does not forecast the checks' CPU",
     "guard.max_evidence_items": "callers may send no evidence of their own",
     "llm.temperature": "greedy decoding",
     "llm.reasoning_tokens": "no thinking budget beyond the answer's",

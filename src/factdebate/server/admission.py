@@ -31,6 +31,7 @@ from starlette.types import Receive, Scope, Send
 
 from factdebate.guard.call import Admission
 from factdebate.guard.deadline import default_deadline_s
+from factdebate.server.ops.shedding import Shed
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
 from factdebate.server.state.shared import SharedRateLimiter
@@ -166,17 +167,35 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
     deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard/options.py
-    shed = service.load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms)
-    if shed is not None:
-        service.metrics.shed.labels(guard.on_overload).inc()
-        if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
-            service.load.said_at = time.monotonic()
-            log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
-                        guard.on_overload, shed.why)
-        if guard.on_overload == "503":
-            raise HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
-                                headers={"Retry-After": str(shed.retry_after_s)})
+    shed = service.load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share)
+    if shed is not None and (refused := _shed(service, guard.on_overload, shed)) is not None:
+        raise refused
     slot, charge = claimed_slot(service, who, settings)
     if shed is not None:
         return ServiceAdmission(slot, charge, None, shed.why)
     return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once, guard.max_loop_lag_ms))
+
+
+def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | None:
+    """A shed request counted (and said in the log now and then); its 503 where ``on_overload`` is 503."""
+    service.metrics.shed.labels(on_overload).inc()
+    if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
+        service.load.said_at = time.monotonic()
+        log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
+                    on_overload, shed.why)
+    if on_overload != "503":
+        return None
+    return HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
+                         headers={"Retry-After": str(shed.retry_after_s)})
+
+
+def shed_before_reading(service: Service) -> HTTPException | None:
+    """The 503 of a request shed on the CPU forecast alone (``guard.max_cpu_share`` with ``on_overload: 503``),
+    decided before its body is read: at twice the capacity as many requests are shed as admitted, and a 503
+    that first parses the request, resolves its settings and reads its conversation costs the busy process
+    milliseconds of CPU each (issue 59 item 3, benchmarks/guard_load.py). None: go on to the admission."""
+    guard = service.resolver.base.guard
+    if guard.on_overload != "503" or guard.max_cpu_share <= 0:
+        return None
+    shed = service.load.shed_on_cpu(guard.max_cpu_share)
+    return None if shed is None else _shed(service, "503", shed)

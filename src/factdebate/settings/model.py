@@ -323,6 +323,12 @@ class GuardSettings(_Strict):
         "is answered at once as on_overload says while the service process's event loop runs more than this "
         "many milliseconds late (out of CPU: every stream admitted would slow; "
         "factdebate docs service#past-capacity-shedding-load). 0: not watched (the default).")
+    max_cpu_share: float = Field(
+        default=0, ge=0, le=64, description="A request is answered at once as on_overload says when the checks "
+        "running plus it would use more than this share of one core, forecast from the service process's CPU "
+        "per check in flight over the last quarter seconds (0.8: the loop keeps a fifth idle, so a stream's next "
+        "chunk does not queue behind the checks' work; factdebate docs service#past-capacity-shedding-load). "
+        "0: not watched (the default).")
 
     @field_validator("upstream")
     @classmethod

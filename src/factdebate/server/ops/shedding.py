@@ -18,7 +18,16 @@ also watch how late the event loop runs (a tick every 20 ms, while checks run): 
 with at least a quarter of ``checks_at_once`` running, the process is out of CPU, and a new request is shed
 at once rather than slowing every stream already admitted. Too few checks running never shed on lag: a
 machine busy with others' work is not this service's overload. Off by default (0): on a machine shared
-with other work the loop runs late without this service being its cause."""
+with other work the loop runs late without this service being its cause.
+
+Lateness is suffered before it is seen: by the time the loop runs 10 ms late, every stream admitted has waited
+that long for its next chunk. ``guard.max_cpu_share`` sheds on a forecast instead (:class:`CpuShare`): the
+process's CPU seconds per second of a check in flight, learnt over the last quarter seconds (this process's
+own CPU time, ``time.process_time``, so others' work on the machine does not count), times the checks running
+plus the one asking, against the share of one core the operator lets checks use. The guard's work runs on one
+event loop: held below a full core, the loop has idle moments, and a stream's next chunk does not queue behind
+every running check's work. The CPU of everything else the process does (a shed request's 503, other routes)
+is counted as the checks': the forecast errs towards shedding."""
 
 from __future__ import annotations
 
@@ -33,6 +42,43 @@ CHECKS_PER_CORE = 8
 LEARN = 0.2  # weight of the newest check in the moving average
 LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while checks run
 LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
+CPU_WINDOW_S = 0.25  # the CPU per check-second is learnt over windows at least this long
+CPU_LEARN = 0.3  # weight of the newest window in its moving average
+
+
+class CpuShare:
+    """This process's CPU seconds per second of one check in flight (a moving average over windows of at least
+    CPU_WINDOW_S), learnt from the process's CPU time and the integral of the checks running over time. Read at
+    admission, updated at each check's start and end: no timer of its own."""
+
+    def __init__(self) -> None:
+        self.per_check: float | None = None  # None: no window with checks running has ended yet
+        self._area = 0.0  # check-seconds so far in this window
+        self._at = time.perf_counter()  # when the area was last advanced
+        self._window_at, self._window_cpu = self._at, time.process_time()
+
+    def restart(self) -> None:
+        """A new window from now (the first check of a busy spell starts): what the process did while no check
+        ran (its start, an idle route) is not the checks' cost."""
+        self._area, self._at = 0.0, time.perf_counter()
+        self._window_at, self._window_cpu = self._at, time.process_time()
+
+    def advance(self, running: int) -> None:
+        """The checks running until now (call before their number changes)."""
+        now = time.perf_counter()
+        self._area += running * (now - self._at)
+        self._at = now
+
+    def learn(self, running: int) -> None:
+        """Close the window if it is long enough: its CPU seconds over its check-seconds."""
+        self.advance(running)
+        if self._at - self._window_at < CPU_WINDOW_S:
+            return
+        cpu = time.process_time()
+        if self._area > 0:
+            rate = (cpu - self._window_cpu) / self._area
+            self.per_check = rate if self.per_check is None else (1 - CPU_LEARN) * self.per_check + CPU_LEARN * rate
+        self._area, self._window_at, self._window_cpu = 0.0, self._at, cpu
 
 
 class LoopLag:
@@ -79,6 +125,7 @@ class CheckLoad:
         self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
         self.lag = LoopLag()
+        self.cpu = CpuShare()
 
     @staticmethod
     def slots(checks_at_once: int) -> int:
@@ -90,11 +137,15 @@ class CheckLoad:
             return None
         return self.alone_s * max(1.0, (self.running + 1) / self.slots(checks_at_once))
 
-    def shed(self, checks_at_once: int, deadline_s: float, max_lag_ms: float = 0.0) -> Shed | None:
+    def shed(self, checks_at_once: int, deadline_s: float, max_lag_ms: float = 0.0,
+             max_cpu_share: float = 0.0) -> Shed | None:
         """Why a check admitted now would not end within ``deadline_s`` for the checks running, or would slow
-        the streams admitted (the loop over ``max_lag_ms`` late; 0: not watched). None: it would not, or there
-        is room: a check slower than its deadline on an idle machine is the deadline's to cut."""
+        the streams admitted (the loop over ``max_lag_ms`` late, or the checks' forecast CPU past
+        ``max_cpu_share`` of a core; 0: not watched). None: it would not, or there is room: a check slower than
+        its deadline on an idle machine is the deadline's to cut."""
         slots = self.slots(checks_at_once)
+        if (out := self.shed_on_cpu(max_cpu_share)) is not None:
+            return out
         late_ms = 1000 * self.lag.late_s
         if max_lag_ms > 0 and late_ms > max_lag_ms and self.running >= max(2, slots // 4):
             return Shed(f"the service is out of CPU: its event loop runs {late_ms:.0f} ms late with "
@@ -111,10 +162,27 @@ class CheckLoad:
                     f"speed ({slots}); a check started now would take about {predicted:.1f} s, past its "
                     f"{deadline_s:.3g} s deadline", retry)
 
+    def shed_on_cpu(self, max_cpu_share: float) -> Shed | None:
+        """Why one more check would take the checks past ``max_cpu_share`` of a core (0: not watched), by the
+        forecast of :class:`CpuShare`; None: it would not, or nothing runs (a lone check is never shed)."""
+        if max_cpu_share <= 0 or not self.running:
+            return None
+        self.cpu.learn(self.running)
+        per_check = self.cpu.per_check
+        if per_check is None or (self.running + 1) * per_check <= max_cpu_share:
+            return None
+        return Shed(f"the service is out of CPU: {self.running} replies being checked use about "
+                    f"{self.running * per_check:.0%} of a core, and one more would pass "
+                    f"guard.max_cpu_share {max_cpu_share:g}", 1)
+
     def start(self, checks_at_once: int, max_lag_ms: float = 0.0) -> Callable[[], None]:
         """A check begins; the function returned ends it (once) and learns its full-speed seconds. The loop's
         lateness is watched only where ``max_lag_ms`` sheds on it: its 20 ms tick was about 8 % of the
         guard's CPU at 10 streams with the setting off (issue 59 item 4, py-spy)."""
+        if self.running:
+            self.cpu.advance(self.running)
+        else:
+            self.cpu.restart()
         self.running += 1
         if max_lag_ms > 0:
             self.lag.watch(lambda: self.running > 0)
@@ -127,6 +195,7 @@ class CheckLoad:
                 return
             ended[0] = True
             busiest[0] = max(busiest[0], self.running)
+            self.cpu.advance(self.running)
             self.running -= 1
             # The slowdown it ran under, taken as the mean of the load at its start and at its end.
             slowdown = max(1.0, (busiest[0] + self.running + 1) / 2 / slots)

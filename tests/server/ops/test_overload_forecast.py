@@ -1,0 +1,116 @@
+"""A service sheds on its CPU forecast before its streams slow (issue 59 item 3, ``guard.max_cpu_share``): with
+two checks running whose checker work burns the process's CPU (each call spins in 50 ms slices, as a CPU-bound
+check does), a new request is answered at once, as ``guard.on_overload`` says: a 503 with Retry-After saying
+the service is out of CPU, or (``pass``) the upstream's reply with its claim unchecked, the reason said.
+Without the setting it is admitted; alone again, the same request is checked."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from factdebate.llm.base import Completion, GenParams, Message
+from factdebate.llm.scripted import ScriptedBackend
+from factdebate.server.service import Service
+from tests.guard.support import script
+from tests.server.conftest import AUTH, LiveServer
+from tests.server.guard.test_guard_chat import FAST, PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
+from tests.server.guard_support import ANSWER, Upstream
+
+SPIN_S = 1.5  # each held checker call naming Rome burns the CPU this long in all, in 50 ms slices
+
+
+class SpinningBackend(ScriptedBackend):
+    """While ``hold`` is set, calls naming Rome wait (idle) for ``spin``, then spin the CPU (50 ms busy, 5 ms
+    free) for SPIN_S."""
+
+    def __init__(self, responder: Any) -> None:
+        super().__init__(responder)
+        self.hold, self.spin = threading.Event(), threading.Event()
+
+    async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        if self.hold.is_set() and "Rome" in messages[0]["content"]:
+            while not self.spin.is_set():
+                await asyncio.sleep(0.01)
+            ends = time.monotonic() + SPIN_S
+            while time.monotonic() < ends:
+                busy = time.process_time() + 0.05
+                while time.process_time() < busy and time.monotonic() < ends:  # the check's CPU work
+                    pass
+                await asyncio.sleep(0.005)
+        return await super().complete(messages, params)
+
+
+def _chat(server: LiveServer) -> httpx.Response:
+    return httpx.post(f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60, json={
+        "model": "scripted", "messages": [{"role": "user", "content": "Tell me about Paris."}],
+        "factdebate": {**FAST, "deadline_s": 30}})
+
+
+def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share: float,  # noqa: F811
+                    on_overload: str) -> tuple[httpx.Response, bool, LiveServer]:
+    """A request sent while two spinning checks run: (its answer, whether they still ran when it came, the
+    server)."""
+    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", str(max_cpu_share))
+    monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", on_overload)
+    backend = SpinningBackend(script(claims=[PARIS, ROME]))
+    server, _ = guard(Upstream(), backend=backend)
+    assert _chat(server).status_code == 200  # the first check, alone: never shed
+    service: Service = server.server.config.app.state.service
+    backend.hold.set()
+    running = [threading.Thread(target=_chat, args=(server,)) for _ in range(2)]
+    for thread in running:
+        thread.start()
+    started = time.monotonic()
+    while service.load.running < 2:  # both admitted (idle, waiting for the spin): nothing to forecast yet
+        assert time.monotonic() - started < 30, "the held checks never began"
+        time.sleep(0.01)
+    backend.spin.set()
+    time.sleep(0.5)  # more than a window of the forecast (0.25 s) spent spinning
+    answer = _chat(server)
+    answered_first = all(thread.is_alive() for thread in running)
+    backend.hold.clear()
+    for thread in running:
+        thread.join()
+    return answer, answered_first, server
+
+
+def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    answer, answered_first, server = _while_two_spin(guard, monkeypatch, 0.25, "503")
+    assert answer.status_code == 503 and answered_first, answer.text  # while the spinning checks went on
+    assert answer.headers["Retry-After"] == "1"
+    body = answer.json()
+    assert body["error"]["code"] == "overloaded"
+    detail = body["detail"]
+    assert detail.startswith("overloaded: the service is out of CPU: 2 replies being checked use about ") and \
+        "% of a core, and one more would pass guard.max_cpu_share 0.25; retry in 1 s" in detail, detail
+    alone = _chat(server)  # nothing running: the same request is checked
+    assert alone.status_code == 200 and alone.json()["factdebate"]["claims"][0]["status"] == "checked"
+
+
+def test_under_pass_the_reply_goes_out_unchecked_with_the_reason(guard: Guard,  # noqa: F811
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    answer, answered_first, _ = _while_two_spin(guard, monkeypatch, 0.25, "pass")
+    assert answer.status_code == 200 and answered_first
+    found = answer.json()["factdebate"]
+    assert found["degraded"] and found["usage"]["model_calls"] == 0
+    [claim] = found["claims"]
+    assert claim["status"] == "unchecked" and claim["reason"].startswith(
+        "overloaded: the service is out of CPU: 2 replies being checked use about "), claim["reason"]
+    assert "one more would pass guard.max_cpu_share 0.25; the reply was passed without a check " \
+        "(guard.on_overload: pass)" in claim["reason"]
+    text = answer.json()["choices"][0]["message"]["content"]
+    assert text.startswith(ANSWER)  # the upstream's reply, passed at once
+
+
+def test_without_max_cpu_share_the_same_request_is_checked(guard: Guard,  # noqa: F811
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    answer, _, _ = _while_two_spin(guard, monkeypatch, 0, "503")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["factdebate"]["claims"][0]["status"] == "checked"
