@@ -8,12 +8,19 @@ query vector given (the encoder is not timed: benchmarks/retrieval.py measures i
 index is timed too: it is what a large corpus costs before its first search.
 
     .venv/bin/python benchmarks/search_milvus.py [--sizes 100000] [--engines server,lite] [--queries 200]
+        [--auto-compaction on|off] [--index-timeout 7200] [--extrapolate 21000000]
 
 Also printed (issue 63, the scale path): the insert rate (passages/s), p99, and for the server its resident
 memory after each build (its process's VmRSS, and the peak VmHWM) and the load average sampled every 10 s
 while it was built and searched (lowest-highest), then, with ``--extrapolate N``, what
 the largest size's rates give for N passages (a 21M-passage Wikipedia: ``--extrapolate 21000000``),
 marked as extrapolated: linear in passages, one server, the encoder not included.
+
+``--auto-compaction off`` starts the server with ``dataCoord.compaction.enableAutoCompaction: false`` (its
+milvus.yaml; the default, ``on``, is the wheel's own setting, the one a factdebate user's server has). With
+it on, the server merges the ~50k-row sealed segments it indexed into larger ones, each indexed again, so at
+1M rows the wait for "no row pending an index" measures compaction as much as the index; off, each sealed
+segment is indexed once, and the wait is the index build alone. Every result line names the setting.
 
 Last line: ``server_p50_ms=… lite_p50_ms=…`` for the largest size.
 """
@@ -43,6 +50,10 @@ TEXT = ("Synthetic passage text of about the length the chunker makes, so that w
         "a real passage weighs. ") * 6
 
 
+# The milvus.yaml key that ``--auto-compaction off`` sets to false (the wheel's 2.3.5 template has it true).
+COMPACTION_KEY = "dataCoord.compaction.enableAutoCompaction"
+
+
 def unit_vectors(rng: np.random.Generator, count: int) -> np.ndarray:
     vectors = rng.standard_normal((count, 384)).astype(np.float32)
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -63,7 +74,7 @@ def build(store: MilvusStore, size: int, seed: int, timeout: float) -> dict[str,
     once, pending = wait_for_index(client, store.collection, size, timeout)
     store.finalize(timeout=0)  # the waiting is done above; Milvus Lite's reload still happens here
     return {"insert_s": inserted, "index_s": time.perf_counter() - started - inserted, "indexed_once_s": once,
-            "pending_rows": pending}
+            "pending_rows": pending, "segments": segments(client, store.collection)}
 
 
 def wait_for_index(client: Any, collection: str, size: int, timeout: float) -> tuple[float | None, int]:
@@ -83,6 +94,16 @@ def wait_for_index(client: Any, collection: str, size: int, timeout: float) -> t
             return once, 0
         time.sleep(1)
     return once, pending
+
+
+def segments(client: Any, collection: str) -> str:
+    """The collection's persisted segments after the build, with their rows: on the server, whether
+    compaction merged the sealed segments (about 50k rows each here) shows in their sizes."""
+    try:
+        rows = sorted(int(info.num_rows) for info in client.list_persistent_segments(collection))
+    except Exception as exc:  # a client or server without the call: the benchmark's figures stand without it
+        return f"segments not listed ({type(exc).__name__})"
+    return f"{len(rows)} segments of {rows[0]:,}-{rows[-1]:,} rows" if rows else "no segments listed"
 
 
 def server_memory_mb(server: MilvusServer | None) -> tuple[float, float] | None:
@@ -159,11 +180,18 @@ def main() -> None:
                         "index after the inserts (a line says so if rows were still pending).")
     parser.add_argument("--extrapolate", type=int, default=0, help="Passages to extrapolate the largest size's "
                         "rates to (linear; printed as extrapolated).")
+    parser.add_argument("--auto-compaction", choices=("on", "off"), default="on", help="The server's automatic "
+                        "compaction (dataCoord.compaction.enableAutoCompaction): on, its default, or off, so "
+                        "that each sealed segment is indexed once and the index build is timed alone.")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-search-"))
     os.environ["FACTDEBATE_DATA_DIR"] = str(work / "data")
     engines = args.engines.split(",")
-    server = MilvusServer() if "server" in engines else None
+    settings = {COMPACTION_KEY: "false"} if args.auto_compaction == "off" else {}
+    server = MilvusServer(settings) if "server" in engines else None
+    if server is not None:
+        print(f"Milvus server: auto compaction {args.auto_compaction} ({COMPACTION_KEY}: "
+              f"{'false' if args.auto_compaction == 'off' else 'true, the default'})", flush=True)
     uris = {"server": server.start() if server else "", "lite": str(work / "lite.db")}
     queries = unit_vectors(np.random.default_rng(99), args.queries)
     last: dict[str, Any] = {}
@@ -186,11 +214,15 @@ def main() -> None:
                       + (f", NOT FINISHED: {built['pending_rows']:,} rows still pending an index when the wait "
                          f"ended" if built["pending_rows"] else "")
                       + (f"; server memory {memory[0]:,.0f} MB (peak {memory[1]:,.0f} MB)" if memory else "")
-                      + f"; {load.span()} on {os.cpu_count()} cores", flush=True)
+                      + f"; {load.span()} on {os.cpu_count()} cores"
+                      + (f"; auto compaction {args.auto_compaction}, {built['segments']}" if engine == "server"
+                         else ""), flush=True)
                 if args.extrapolate and size == max(int(s) for s in args.sizes.split(",")):
                     scale = args.extrapolate / size
                     hours = {key: built[key] * scale / 3600 for key in ("insert_s", "index_s")}
-                    print(f"{engine:6} EXTRAPOLATED (linear, not measured) to {args.extrapolate:,} passages: insert "
+                    print(f"{engine:6} EXTRAPOLATED (linear, not measured; from {size:,} passages"
+                          + (f", auto compaction {args.auto_compaction}" if engine == "server" else "")
+                          + f") to {args.extrapolate:,} passages: insert "
                           f"{hours['insert_s']:.1f} h, seal and index {hours['index_s']:.1f} h"
                           + (f", memory about {_memory_at(args.extrapolate, sized, size, memory[0]) / 1024:,.0f} GB"
                              if memory else ""), flush=True)

@@ -57,10 +57,14 @@ def _cached_binaries(milvus: Any) -> Path | None:
 
 
 class MilvusServer:
-    """``start()`` returns the URI; ``stop()`` ends the server and deletes its data."""
+    """``start()`` returns the URI; ``stop()`` ends the server and deletes its data.
 
-    def __init__(self) -> None:
+    ``settings`` are keys of the server's milvus.yaml, dotted (``dataCoord.compaction.enableAutoCompaction``),
+    with the text each is to hold; none given, the server runs on the wheel's defaults."""
+
+    def __init__(self, settings: dict[str, str] | None = None) -> None:
         self.base = Path(tempfile.mkdtemp(prefix="factdebate-milvus-"))
+        self.settings = dict(settings or {})
         self._server: Any = None
         self.readiness: Readiness | None = None  # how the last start went (CPU and wall seconds)
         atexit.register(self.stop)
@@ -94,6 +98,8 @@ class MilvusServer:
         for key in [key for key in server.config_keys if key.endswith("_port")]:
             server.config.set(key, _free_port())
         server.webservice_port = _free_port()
+        for key, value in self.settings.items():  # the package writes a dotted key over the yaml's own line
+            server.config.set(key, value)
         self._server = server
         # The embedded etcd ignores etcd_port and listens on etcd's fixed defaults (2379, 2380) unless given
         # a config file; a second server on the machine then crashes at start. The file moves both.
