@@ -218,10 +218,11 @@ class Reply:
 
 class Pool:
     """Connections to one origin (``scheme://host:port``) kept alive, at most ``keep`` idle; ``headers`` go
-    with every request."""
+    with every request. ``connect_timeout`` bounds a new connection's opening apart from ``timeout`` (an
+    address that drops the handshake fails within it, as httpx's connect timeout)."""
 
     def __init__(self, base_url: str, headers: dict[str, str], timeout: float, keep: int = 16,
-                 keep_alive_s: float = 30.0) -> None:
+                 keep_alive_s: float = 30.0, connect_timeout: float | None = None) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {base_url!r}")
@@ -235,6 +236,7 @@ class Pool:
         self._fixed = "".join(f"{name}: {value}\r\n" for name, value in
                               {"Host": authority, **headers}.items()).encode("latin-1")
         self.timeout, self.keep, self.keep_alive_s = timeout, keep, keep_alive_s
+        self.connect_timeout = connect_timeout
         self._idle: deque[Connection] = deque()
         self._context: ssl.SSLContext | None = None
         self._closed = False
@@ -242,9 +244,10 @@ class Pool:
     async def _connect(self, loop: asyncio.AbstractEventLoop) -> Connection:
         if self.tls and self._context is None:
             self._context = tls_context()
-        reader, writer = await asyncio.open_connection(
-            self.host, self.port, ssl=self._context if self.tls else None,
-            server_hostname=self.host if self.tls else None, limit=LIMIT)
+        async with asyncio.timeout(self.connect_timeout):
+            reader, writer = await asyncio.open_connection(
+                self.host, self.port, ssl=self._context if self.tls else None,
+                server_hostname=self.host if self.tls else None, limit=LIMIT)
         return Connection(reader, writer, loop)
 
     def _reused(self, loop: asyncio.AbstractEventLoop) -> Connection | None:

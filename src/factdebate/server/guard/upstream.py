@@ -16,9 +16,10 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -26,12 +27,14 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
+from factdebate.llm.http1 import BrokenReply, Pool, Reply
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
 
 MAX_EVENT_BYTES = 4 * 1024 * 1024  # one event of the upstream's stream (a chunk is a few hundred bytes)
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
 OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
+UPSTREAM_KEPT = 64  # idle connections kept to the upstream: one a stream in flight, reused by the next
 log = logging.getLogger("factdebate.server")
 
 
@@ -85,24 +88,24 @@ def passed_on_error(status: int, body: dict[str, Any], headers: dict[str, str] |
     return UpstreamError(status, shown, headers)
 
 
-def kept_headers(response: httpx.Response) -> dict[str, str]:
+def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The upstream's ``Retry-After`` (and ``retry-after-ms``) when it sent one of a plain, short form."""
     return {name.title() if name == "retry-after" else name: value for name in _KEPT_HEADERS
-            if (value := response.headers.get(name, "").strip()) and _HEADER_VALUE.fullmatch(value)}
+            if (value := headers.get(name, "").strip()) and _HEADER_VALUE.fullmatch(value)}
 
 
-def _passed_on(response: httpx.Response, body: bytes) -> UpstreamError:
+def _passed_on(response: _Answer, body: bytes) -> UpstreamError:
     """The upstream's own error, kept as it sent it when it is already OpenAI-shaped."""
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
         data = None
-    headers = kept_headers(response)
+    headers = kept_headers(response.headers)
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return passed_on_error(response.status_code, data, headers)
+        return passed_on_error(response.status, data, headers)
     text = body.decode("utf-8", "replace").strip()[:500]
-    return passed_on_error(response.status_code, error_body(
-        f"the upstream model answered {response.status_code}" + (f": {text}" if text else "")), headers)
+    return passed_on_error(response.status, error_body(
+        f"the upstream model answered {response.status}" + (f": {text}" if text else "")), headers)
 
 
 def _unsendable(exc: Exception) -> UpstreamError:
@@ -111,12 +114,17 @@ def _unsendable(exc: Exception) -> UpstreamError:
                                          "invalid_request_error", "invalid_json"))
 
 
-def _unreachable(base_url: str, exc: Exception) -> UpstreamError:
-    """The caller is told what failed; where the upstream is, the server's log."""
+def _unreachable(base_url: str, exc: Exception, name: str) -> UpstreamError:
+    """The caller is told what failed (``name``); where the upstream is, the server's log."""
     log.warning("the guard's upstream model at %s could not be reached: %s: %s", redact_url(base_url),
                 type(exc).__name__, exc)
-    return UpstreamError(502, error_body(f"the operator's upstream model could not be reached ({type(exc).__name__})",
+    return UpstreamError(502, error_body(f"the operator's upstream model could not be reached ({name})",
                                          code="upstream_unreachable"))
+
+
+def _json_bytes(body: dict[str, Any]) -> bytes:
+    """``body`` as httpx's ``json=`` writes it: compact, UTF-8, no NaN (a ValueError, as JSON cannot hold it)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 @dataclass
@@ -162,8 +170,91 @@ async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES)
         yield _event(buffer + b"\n\n")
 
 
+class _Answer:
+    """The upstream's answer, whichever client carried it: its status and headers, its body read whole or as it
+    comes, and :meth:`close` (given the connection back when the body was read to its end)."""
+
+    def __init__(self, status: int, headers: Mapping[str, str]) -> None:
+        self.status, self.headers = status, headers
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        raise NotImplementedError
+
+    async def read(self) -> bytes:
+        raise NotImplementedError
+
+    async def close(self, finished: bool, ended: bool = False) -> None:
+        raise NotImplementedError
+
+
+class _LeanAnswer(_Answer):
+    """An answer through llm/http1.py."""
+
+    def __init__(self, reply: Reply) -> None:
+        super().__init__(reply.status, reply.headers)
+        self.reply = reply
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self.reply.chunks()
+
+    async def read(self) -> bytes:
+        return await self.reply.read()
+
+    async def close(self, finished: bool, ended: bool = False) -> None:
+        if not finished and ended:  # the stream's [DONE] came: its last bytes read, so the connection is reused
+            await self.reply.drain(1.0)
+        self.reply.close()  # not read to its end: closed, so that the upstream stops writing
+
+
+class _HttpxAnswer(_Answer):
+    """An answer through httpx (an endpoint with credentials or a query in its URL, a test's transport)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response.status_code, response.headers)
+        self.response = response
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self.response.aiter_bytes()
+
+    async def read(self) -> bytes:
+        return await self.response.aread()
+
+    async def close(self, finished: bool, ended: bool = False) -> None:
+        if not finished:
+            await _hang_up(self.response)
+        await self.response.aclose()
+
+
+# What failing to reach, or to read, the upstream raises: httpx's errors, and llm/http1.py's (OSError:
+# refused, reset, timeouts, TLS, an answer that is not HTTP).
+_FAILURES = (httpx.HTTPError, OSError)
+
+
+def _failure_name(exc: Exception, sending: bool) -> str:
+    """What the caller is told failed, in httpx's words whichever client carried the request (docs/guard.md
+    quotes them: 'could not be reached (ConnectError)')."""
+    if isinstance(exc, httpx.HTTPError):
+        return type(exc).__name__
+    if isinstance(exc, TimeoutError):
+        return "ReadTimeout"
+    if isinstance(exc, BrokenReply):
+        return "RemoteProtocolError"
+    return "ConnectError" if sending else "ReadError"
+
+
+def _lean(url: str) -> bool:
+    """Whether llm/http1.py carries the requests to ``url``: no user and password (httpx's Basic auth) or query
+    string in it, which that client does not send. No proxy is asked either way (the client ignores the
+    environment's)."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and not (parts.username or parts.password or parts.query)
+
+
 class Upstream:
-    """One operator upstream: its base URL (ending in ``/v1``), its key (or none) and a pooled client."""
+    """One operator upstream: its base URL (ending in ``/v1``), its key (or none) and a pool of kept-alive
+    connections: llm/http1.py's (a profile of the guard relaying a streamed reply found httpx's layers the
+    largest part of its CPU, issue 59 item 4), httpx's for an endpoint that client cannot reach or a test's
+    ``transport``."""
 
     def __init__(self, base_url: str, key: str | None, timeout: float,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
@@ -171,35 +262,60 @@ class Upstream:
         remember_endpoints([self.base_url])  # what no caller may read of it (util/scrub.py)
         remember_secrets([key] if key else [])
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-                                        transport=transport, follow_redirects=False, trust_env=False)
+        self.pool: Pool | None = None
+        self.client: httpx.AsyncClient | None = None
+        connect = min(timeout, 10.0)
+        if transport is None and _lean(self.base_url):
+            self.pool = Pool(self.base_url, {**headers, "Accept": "application/json",
+                                             "Accept-Encoding": "identity", "User-Agent": "factdebate"},
+                             timeout, keep=UPSTREAM_KEPT, connect_timeout=connect)
+        else:
+            self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout, connect=connect),
+                                            transport=transport, follow_redirects=False, trust_env=False)
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        if self.pool is not None:
+            await self.pool.aclose()
+        if self.client is not None:
+            await self.client.aclose()
 
-    async def _request(self, body: dict[str, Any]) -> httpx.Request:
-        """The request to the upstream; a long conversation's JSON is written in a worker thread (50,000
-        messages take most of a second, which on the event loop would hold every other request)."""
+    async def _content(self, body: dict[str, Any]) -> bytes:
+        """The request's JSON as httpx writes it; a long conversation's in a worker thread (50,000 messages take
+        most of a second, which on the event loop would hold every other request)."""
         try:
             if len(body.get("messages") or ()) <= OFF_LOOP_MESSAGES:
-                return self.client.build_request("POST", f"{self.base_url}/chat/completions", json=body)
-            return await asyncio.to_thread(self.client.build_request, "POST", f"{self.base_url}/chat/completions",
-                                           json=body)
+                return _json_bytes(body)
+            return await asyncio.to_thread(_json_bytes, body)
         except (TypeError, ValueError) as exc:
             raise _unsendable(exc) from exc
 
+    async def _send(self, body: dict[str, Any], streamed: bool) -> _Answer:
+        """The upstream's answer once its head came; failing to reach it raises :func:`_unreachable`'s error."""
+        content = await self._content(body)
+        try:
+            if self.pool is not None:
+                return _LeanAnswer(await self.pool.post("/chat/completions", content))
+            assert self.client is not None
+            request = self.client.build_request("POST", f"{self.base_url}/chat/completions", content=content,
+                                                headers={"Content-Type": "application/json"})
+            return _HttpxAnswer(await self.client.send(request, stream=streamed))
+        except _FAILURES as exc:
+            raise _unreachable(self.base_url, exc, _failure_name(exc, sending=True)) from exc
+
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
-        request = await self._request({**body, "stream": False})
         with watched("model_call", model="upstream", role="upstream"):  # metrics and traces (core/observe.py)
+            answer = await self._send({**body, "stream": False}, streamed=False)
             try:
-                response = await self.client.send(request)
-            except httpx.HTTPError as exc:
-                raise _unreachable(self.base_url, exc) from exc
-            if response.status_code >= 400:
-                raise _passed_on(response, response.content)
+                content = await answer.read()
+            except _FAILURES as exc:
+                raise _unreachable(self.base_url, exc, _failure_name(exc, sending=False)) from exc
+            finally:
+                await answer.close(finished=True)
+            if answer.status >= 400:
+                raise _passed_on(answer, content)
         try:
-            data = response.json()
+            data = json.loads(content)
         except ValueError as exc:
             raise UpstreamError(502, error_body("the upstream model's answer is not JSON")) from exc
         if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
@@ -209,25 +325,20 @@ class Upstream:
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
-        request = await self._request({**body, "stream": True})
         with watched("model_call", model="upstream", role="upstream"):  # to its headers (core/observe.py)
-            try:
-                response = await self.client.send(request, stream=True)
-            except httpx.HTTPError as exc:
-                raise _unreachable(self.base_url, exc) from exc
-        finished = False
+            answer = await self._send({**body, "stream": True}, streamed=True)
+        finished = ended = False
         try:
-            if response.status_code >= 400:
-                raise _passed_on(response, await _head_of(response))
-            async for event in sse_events(response.aiter_bytes()):
+            if answer.status >= 400:
+                raise _passed_on(answer, await _head_of(answer))
+            async for event in sse_events(answer.chunks()):
+                ended = event.data == "[DONE]"
                 yield event
             finished = True
-        except httpx.HTTPError as exc:
-            raise _unreachable(self.base_url, exc) from exc
+        except _FAILURES as exc:
+            raise _unreachable(self.base_url, exc, _failure_name(exc, sending=False)) from exc
         finally:
-            if not finished:
-                await _hang_up(response)
-            await response.aclose()
+            await answer.close(finished, ended)
 
     def reviser(self, body: dict[str, Any]) -> Any:
         """The ``rewrite`` policy's reviser for the conversation ``body`` (a :data:`factdebate.guard.Reviser`):
@@ -244,10 +355,10 @@ class Upstream:
         return revise
 
 
-async def _head_of(response: httpx.Response, limit: int = 64 * 1024) -> bytes:
+async def _head_of(answer: _Answer, limit: int = 64 * 1024) -> bytes:
     """The first ``limit`` bytes of an error's body: enough to pass it on, whatever the upstream sends."""
     head = b""
-    async for chunk in response.aiter_bytes():
+    async for chunk in answer.chunks():
         head += chunk
         if len(head) >= limit:
             break
