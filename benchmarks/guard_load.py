@@ -25,6 +25,11 @@ uncontended first token is every guard's one-stream runs together (shedding neve
 each shedding run's admitted p99 is given over its p99, and over the p99 of the same guard's one-stream run.
 
     .venv/bin/python benchmarks/guard_load.py --seconds 20 --max-cpu-share 0.3 0.5 0.8
+
+``FACTDEBATE_BENCH_LOOP_WATCH=/tmp/watch`` times every callback on each guard's event loop
+(benchmarks/loop_watch.py; ``FACTDEBATE_BENCH_LOOP_WATCH_MS``, default 5: the callbacks whose stacks are
+sampled) and writes ``/tmp/watch.PORT.json`` when that guard stops. It costs the guard CPU (a SIGALRM every
+0.5 ms), so its runs' first-token figures are not the plain runs'.
 """
 
 from __future__ import annotations
@@ -61,6 +66,12 @@ def serve(args: argparse.Namespace) -> None:
     from benchmarks.guard import guard_app, responder
     from factdebate.llm.scripted import ScriptedBackend
 
+    watch = os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH")  # a file: the loop's long callbacks go there
+    if watch:
+        from benchmarks import loop_watch
+
+        loop_watch.install(Path(f"{watch}.{args.port}.json"),
+                           float(os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH_MS", "5")))
     backend = ScriptedBackend(responder(), latency=args.latency, record=False)
     app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
