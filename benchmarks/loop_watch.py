@@ -12,6 +12,8 @@ most frequent first, as JSON.
 from __future__ import annotations
 
 import asyncio.events
+import gc
+import heapq
 import json
 import signal
 import sys
@@ -27,6 +29,10 @@ _stack_ms: dict[str, float] = {}
 _all_ms: dict[str, float] = {}  # every callback's ms and count, by name
 _all_n: Counter[str] = Counter()
 _slow_cpu: list[float] = [0.0, 0.0]  # the slow callbacks' wall ms and CPU ms
+_longest: list[tuple[float, float, str, str]] = []  # the 10 longest: ms, seconds since install, name, a stack
+_last_stack: list[str] = [""]  # the stack last sampled in the running callback
+_gc_started: list[float] = [0.0]
+_gc_ms: dict[int, list[float]] = {}  # each collection's ms, by generation
 _current: list[float] = [0.0]  # the running callback's start (0: none running)
 
 
@@ -55,15 +61,17 @@ def install(path: Path, threshold_ms: float = 5.0) -> None:
     """Time the loop's callbacks from now on; the report goes to ``path`` when SIGTERM ends the process
     (uvicorn restores this handler and raises the signal again once it has shut down)."""
     def stop(*_: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # no sample may change the counts while they are written
         report(path)
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
     original = asyncio.events.Handle._run
+    since = time.perf_counter()
 
     def timed(self: asyncio.events.Handle) -> None:
         started, cpu = time.perf_counter(), time.thread_time()
-        _current[0] = started
+        _current[0], _last_stack[0] = started, ""
         try:
             original(self)
         finally:
@@ -74,6 +82,10 @@ def install(path: Path, threshold_ms: float = 5.0) -> None:
             _all_ms[name] = _all_ms.get(name, 0.0) + took
             _all_n[name] += 1
             if took > threshold_ms:
+                if len(_longest) < 10 or took > _longest[0][0]:
+                    heapq.heappush(_longest, (took, started - since, name, _last_stack[0]))
+                    if len(_longest) > 10:
+                        heapq.heappop(_longest)
                 _stack_ms[name] = _stack_ms.get(name, 0.0) + took
                 # wall against the loop thread's CPU: a long callback that used little CPU was preempted
                 _slow_cpu[0] += took
@@ -84,8 +96,17 @@ def install(path: Path, threshold_ms: float = 5.0) -> None:
         # (a thread sampling it would only get the GIL where the loop releases it: a socket write)
         started = _current[0]
         if started and frame is not None and time.perf_counter() - started > threshold_ms / 1000:
-            _stacks[_where(frame)] += 1
+            _last_stack[0] = _where(frame)
+            _stacks[_last_stack[0]] += 1
 
+    def collected(phase: str, info: dict[str, int]) -> None:
+        # the garbage collector's pauses, by generation: a full collection stops the loop wherever it allocates
+        if phase == "start":
+            _gc_started[0] = time.perf_counter()
+        else:
+            _gc_ms.setdefault(info["generation"], []).append(1000 * (time.perf_counter() - _gc_started[0]))
+
+    gc.callbacks.append(collected)
     asyncio.events.Handle._run = timed  # type: ignore[method-assign]
     signal.signal(signal.SIGALRM, sample)
     signal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)
@@ -107,5 +128,9 @@ def report(path: Path) -> None:
                               for name, ms in sorted(_all_ms.items(), key=lambda item: -item[1])[:12]},
         "slow_callbacks_ms": {name: round(ms, 1)
                               for name, ms in sorted(_stack_ms.items(), key=lambda item: -item[1])[:15]},
+        "gc_by_generation": {generation: {"n": len(ms), "total_ms": round(sum(ms), 1), "max_ms": round(max(ms), 2)}
+                             for generation, ms in sorted(_gc_ms.items())},
+        "longest": [{"ms": round(ms, 1), "at_s": round(at, 2), "name": name, "stack": stack}
+                    for ms, at, name, stack in sorted(_longest, reverse=True)],
         "slow_stack_samples": [{"count": count, "stack": stack} for stack, count in _stacks.most_common(25)]}
     path.write_text(json.dumps(summary, indent=1))

@@ -31,6 +31,7 @@ from factdebate.server.guard.routes import router as guard_router
 from factdebate.server.guard.stream import VERDICTS_HEADER
 from factdebate.server.guard.text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
+from factdebate.server.ops.heap import freeze_startup_heap
 from factdebate.server.ops.metrics import RequestMetrics, metrics_key_matches, start_metrics_port
 from factdebate.server.ops.shutdown import exit_within
 from factdebate.server.ops.tracing import TraceRequests, start_tracing
@@ -82,6 +83,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
         heartbeat = asyncio.create_task(service.heartbeat(), name="state-heartbeat")
         await service.runner.resume_all()
         warming = service.start_warm_up()  # /v1/health answers 503 until it is done
+        freeze_startup_heap()  # full GC passes walk only what requests made (server/ops/heap.py)
         stop_metrics = (start_metrics_port(service.metrics, config.metrics_host, config.metrics_port)
                         if config.metrics_port else None)
         try:
