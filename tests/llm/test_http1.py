@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.llm.http1 import BrokenReply, Pool
+from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool
+from tests.server.stubborn_upstreams import NeverAccepts
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
 
@@ -184,8 +185,23 @@ async def test_a_silent_server_times_out(serve: Serve) -> None:
 
     _, url = await serve(handler)
     pool = Pool(url, {}, timeout=0.3)
-    with pytest.raises(TimeoutError):
+    with pytest.raises(TimeoutError) as caught:
         await pool.post("/x", b"{}")
+    assert not isinstance(caught.value, ConnectTimeout)  # connected: it is the answer that did not come
+
+
+async def test_a_server_that_never_accepts_is_a_connect_timeout_within_the_connect_bound() -> None:
+    """A dropped handshake fails within ``connect_timeout`` (not the call's 30 s), and is told apart from an
+    answer that did not come: the guard names it as httpx did, ConnectTimeout (server/guard/upstream.py)."""
+    never = NeverAccepts()
+    try:
+        async with asyncio.timeout(10):  # a bound far above the 0.3 s asked, far below the call's 30
+            with pytest.raises(ConnectTimeout):
+                await Pool(never.url, {}, timeout=30, connect_timeout=0.3).post("/x", b"{}")
+            with pytest.raises(ConnectTimeout):  # the call's own timeout, ending while it connects
+                await Pool(never.url, {}, timeout=0.3).post("/x", b"{}")
+    finally:
+        never.close()
 
 
 async def test_an_answer_that_is_not_http_or_ends_early_is_a_broken_reply(serve: Serve) -> None:

@@ -1,6 +1,6 @@
 """Upstream models that misbehave, for the guard's stream tests, each a real server on loopback: one that writes
-an answer that never ends (as fast as its client reads), one that writes it slowly until told to end it, and
-one that takes the request and never answers."""
+an answer that never ends (as fast as its client reads), one that writes it slowly until told to end it, one
+that takes the request and never answers, and one that never even accepts the connection."""
 
 from __future__ import annotations
 
@@ -115,6 +115,34 @@ class Silent:
 
     def close(self) -> None:
         self.listener.close()
+
+
+class NeverAccepts:
+    """A listening socket that never accepts, its queue of connections waiting for ``accept()`` already filled by
+    its own: a new client's SYN is dropped (Linux), so its connect hangs until the client's own timeout, as
+    behind a firewall that drops packets."""
+
+    def __init__(self) -> None:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(0)
+        self.waiting: list[socket.socket] = []
+        address = self.listener.getsockname()
+        for _ in range(16):
+            try:  # a handshake on loopback is the kernel's alone: a quarter second is ample unless it was dropped
+                self.waiting.append(socket.create_connection(address, timeout=0.25))
+            except TimeoutError:
+                return  # the queue is full
+        self.close()
+        raise RuntimeError("the listening socket's queue never filled")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1"
+
+    def close(self) -> None:
+        for sock in (*self.waiting, self.listener):
+            sock.close()
 
 
 def still(value: Callable[[], int], quiet: float = 1.0, timeout: float = 30.0) -> int:

@@ -14,9 +14,10 @@ pool that looked for idle sockets on every request. This client does only what a
 - a timeout on connecting and on each read; a call cancelled or failed mid-way closes its connection, so a
   server streaming an answer stops.
 
-Failures are Python's: ``TimeoutError``, ``ConnectionError`` (:class:`BrokenReply` for an answer that is not
-HTTP or ends early), ``ssl.SSLError`` and other ``OSError``. Proxies are not spoken: a caller whose endpoint
-goes through one (``HTTPS_PROXY`` and the like) uses httpx instead (llm/openai_http.py)."""
+Failures are Python's: ``TimeoutError`` (:class:`ConnectTimeout` while connecting), ``ConnectionError``
+(:class:`BrokenReply` for an answer that is not HTTP or ends early), ``ssl.SSLError`` and other ``OSError``.
+Proxies are not spoken: a caller whose endpoint goes through one (``HTTPS_PROXY`` and the like) uses httpx
+instead (llm/openai_http.py)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ READ_BYTES = 1 << 16
 
 class BrokenReply(ConnectionError):
     """The server's answer is not HTTP/1.x, or its connection ended before the answer did."""
+
+
+class ConnectTimeout(TimeoutError):
+    """No connection opened in time (``connect_timeout``, or the call's ``timeout`` ending first): a server that
+    was never reached, told apart from one that did not answer (the guard names the two as httpx did)."""
 
 
 def tls_context() -> ssl.SSLContext:
@@ -292,6 +298,11 @@ class Pool:
                     continue  # the server closed it as it was reused: once more on a new connection
                 if isinstance(exc, asyncio.IncompleteReadError):
                     raise BrokenReply("the connection ended before the answer's head did") from exc
+                raise
+            except TimeoutError as exc:
+                if connection is None:  # still connecting (a dropped handshake, a TLS one that stalled)
+                    raise ConnectTimeout("no connection opened within the timeout") from exc
+                connection.abort()
                 raise
             except BaseException:  # a timeout, a cancellation, a TLS failure: the connection is not reused
                 if connection is not None:

@@ -27,7 +27,7 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
-from factdebate.llm.http1 import BrokenReply, Pool, Reply
+from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, Reply
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
 
@@ -235,6 +235,8 @@ def _failure_name(exc: Exception, sending: bool) -> str:
     quotes them: 'could not be reached (ConnectError)')."""
     if isinstance(exc, httpx.HTTPError):
         return type(exc).__name__
+    if isinstance(exc, ConnectTimeout):  # never reached (a ReadTimeout would say it was, and went quiet)
+        return "ConnectTimeout"
     if isinstance(exc, TimeoutError):
         return "ReadTimeout"
     if isinstance(exc, BrokenReply):
