@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool
+from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, sendable
 from tests.server.stubborn_upstreams import NeverAccepts
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
@@ -271,3 +271,29 @@ async def test_a_checker_behind_an_environment_proxy_is_reached_through_that_pro
         completion = await direct.complete(*asked)
         await direct.aclose()
     assert completion.text == "SUPPORTS" and len(server.requests) == 1
+
+
+async def test_a_header_with_a_line_break_is_never_written(serve: Serve) -> None:
+    """A key read with its file's newline ('Bearer k\\n') ended the request's head early: the rest went out as
+    its body, garbage to the server. The pool refuses such a header, naming it, not its value; a checker whose
+    key holds one goes through httpx, which refuses to send it (LocalProtocolError), as before llm/http1.py."""
+    from factdebate.llm.base import GenParams, TransientLLMError
+    from factdebate.llm.openai_compat import OpenAIBackend
+
+    assert sendable({"Authorization": "Bearer k"}) and not sendable({"Authorization": "Bearer k\n"})
+    assert not sendable({"X\r\nY": "v"}) and not sendable({"Authorization": "Bearer k\x00"})
+    with pytest.raises(ValueError, match="Authorization") as caught:
+        Pool("http://127.0.0.1:9/v1", {"Authorization": "Bearer secret-k\r\nX-Other: 1"}, timeout=5)
+    assert "secret-k" not in str(caught.value)
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int) -> None:
+        writer.write(answer(b'{"choices": [{"index": 0, "message": {"content": "SUPPORTS"}}]}'))
+
+    server, url = await serve(handler)
+    checker = OpenAIBackend("m", base_url=url, api_key="k\n", stream=False)
+    try:
+        with pytest.raises(TransientLLMError, match="APIConnectionError"):
+            await checker.complete([{"role": "user", "content": "Is Paris in France?"}], GenParams(max_tokens=5))
+    finally:
+        await checker.aclose()
+    assert server.requests == 0 and not server.bodies  # (httpx opens a connection, then refuses to write on it)

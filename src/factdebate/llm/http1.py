@@ -27,7 +27,7 @@ import os
 import ssl
 import zlib
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
 LIMIT = 1 << 20  # the longest head or SSE line read (asyncio's default, 64 KiB, is short for a long answer)
@@ -41,6 +41,13 @@ class BrokenReply(ConnectionError):
 class ConnectTimeout(TimeoutError):
     """No connection opened in time (``connect_timeout``, or the call's ``timeout`` ending first): a server that
     was never reached, told apart from one that did not answer (the guard names the two as httpx did)."""
+
+
+def sendable(headers: Mapping[str, str]) -> bool:
+    """Whether ``headers`` can be written as they are: no CR, LF or NUL in a name or value (a key read with its
+    file's newline would end the request's head early and send the rest as its body). httpx refuses them too."""
+    return not any(char in text for name, value in headers.items() for text in (name, value)
+                   for char in "\r\n\0")
 
 
 def tls_context() -> ssl.SSLContext:
@@ -232,6 +239,9 @@ class Pool:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {base_url!r}")
+        if not sendable(headers):  # named, never shown: a value is often a key
+            broken = [name for name, value in headers.items() if not sendable({name: value})]
+            raise ValueError(f"a header holds a line break or NUL: {', '.join(repr(n) for n in broken)[:200]}")
         self.host = parts.hostname
         self.tls = parts.scheme == "https"
         self.port = parts.port or (443 if self.tls else 80)

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from factdebate.llm.http1 import Pool, Reply
+from factdebate.llm.http1 import Pool, Reply, sendable
 
 KEEP_ALIVE_S = 30.0  # an idle connection kept this long, then closed
 
@@ -123,7 +123,7 @@ class ChatTransport:
         headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
         self.pool: Pool | None = None
         self.client: httpx.AsyncClient | None = None
-        if not lean_reaches(self.url):
+        if not lean_reaches(self.url) or not sendable(headers):  # httpx refuses a key with a line break
             self.client = httpx.AsyncClient(
                 timeout=httpx.Timeout(timeout),
                 limits=httpx.Limits(max_connections=room * 4, max_keepalive_connections=room,

@@ -80,7 +80,7 @@ class SocketModel:
                     self.seen.append(seen)
                     if not self.answer(connection, seen):
                         return
-            except OSError:  # the client went away
+            except (OSError, ValueError):  # the client went away, or sent what is not a request
                 return
 
     def close(self) -> None:
@@ -141,9 +141,9 @@ def guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[
     test, before the upstreams the test closes."""
     started: list[LiveServer] = []
 
-    def start(upstream_url: str, **guard_settings: Any) -> LiveServer:
+    def start(upstream_url: str, key: str = UPSTREAM_KEY, **guard_settings: Any) -> LiveServer:
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", upstream_url)
-        monkeypatch.setenv("FACTDEBATE_GUARD_UPSTREAM_KEY", UPSTREAM_KEY)
+        monkeypatch.setenv("FACTDEBATE_GUARD_UPSTREAM_KEY", key)
         for name, value in guard_settings.items():
             monkeypatch.setenv(f"FACTDEBATE_GUARD__{name.upper()}", str(value))
         server = LiveServer(scripted_checker_app(tmp_path, [KEY])).__enter__()
@@ -241,6 +241,23 @@ def test_an_upstream_that_cannot_be_reached_is_a_502_in_httpxs_words_naming_no_a
     finally:
         if never:
             never.close()
+
+
+def test_a_key_with_a_line_break_is_never_sent(guard: Callable[..., LiveServer]) -> None:
+    """An operator's key read with its file's newline ended the request's head early (the rest went out as its
+    body, a 500 or 400 from the upstream); it is refused before anything is written, as httpx refused it before
+    c185a7a: a 502 naming no key."""
+    model = SocketModel(answers)
+    try:
+        server = guard(model.url, key=f"{UPSTREAM_KEY}\n")
+        for stream in (False, True):
+            reply = post(server, stream)
+            assert reply.status_code == 502, reply.text
+            assert reply.json()["error"]["message"] == UNREACHABLE.format("LocalProtocolError")
+            assert "0123456789abcdef" not in reply.text
+        assert not model.seen  # (httpx opens a connection, then refuses to write on it)
+    finally:
+        model.close()
 
 
 def test_the_upstreams_json_errors_come_back_without_its_address_or_key(guard: Callable[..., LiveServer]) -> None:

@@ -27,7 +27,7 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
-from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, Reply
+from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, Reply, sendable
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
 
@@ -267,7 +267,8 @@ class Upstream:
         self.pool: Pool | None = None
         self.client: httpx.AsyncClient | None = None
         connect = min(timeout, 10.0)
-        if transport is None and _lean(self.base_url):
+        # a key with a line break: httpx, which refuses to send it (LocalProtocolError), as before llm/http1.py
+        if transport is None and _lean(self.base_url) and sendable(headers):
             self.pool = Pool(self.base_url, {**headers, "Accept": "application/json",
                                              "Accept-Encoding": "identity", "User-Agent": "factdebate"},
                              timeout, keep=UPSTREAM_KEPT, connect_timeout=connect)
