@@ -5,8 +5,8 @@ upstream saw (its connections, its requests, a client that hung up):
 
 - two streamed replies read to ``[DONE]`` in a row go over one upstream connection, and a kept connection the
   upstream drops as it is reused costs the caller nothing;
-- an upstream that refuses the connection, or never accepts it, is a 502 in httpx's words (docs/guard.md),
-  naming no address;
+- an upstream that refuses the connection, never accepts it or never answers is a 502 in httpx's words
+  (docs/guard.md), naming no address; so is a key that cannot be sent;
 - the upstream's JSON errors come back with their status and Retry-After, without its address or key;
 - an upstream that closes its connection mid-answer ends the stream with an error chunk, no verdicts;
 - a client that leaves mid-stream has the guard close its upstream connection, so the model stops writing;
@@ -27,7 +27,7 @@ import pytest
 
 from tests.server.conftest import AUTH, KEY, LiveServer, free_port
 from tests.server.guard_support import ANSWER, scripted_checker_app, tokens
-from tests.server.stubborn_upstreams import NeverAccepts
+from tests.server.stubborn_upstreams import NeverAccepts, Silent
 
 UPSTREAM_KEY = "sk-operator-upstream-0123456789abcdef"
 FAST = {"tier": "fast", "method": "single"}
@@ -220,27 +220,32 @@ def test_a_kept_connection_the_upstream_drops_as_it_is_reused_is_retried_on_a_ne
         model.close()
 
 
-@pytest.mark.parametrize("kind", ["refused", "never accepted"])
+@pytest.mark.parametrize(("kind", "name"), [("refused", "ConnectError"), ("never accepted", "ConnectTimeout"),
+                                            ("silent", "ReadTimeout")])
 def test_an_upstream_that_cannot_be_reached_is_a_502_in_httpxs_words_naming_no_address(
-        guard: Callable[..., LiveServer], kind: str) -> None:
-    """docs/guard.md: 'could not be reached (ConnectError)' as before c185a7a, and a connect that times out is
-    httpx's ConnectTimeout (the lean pool said ReadTimeout, as if the upstream had been reached)."""
+        guard: Callable[..., LiveServer], kind: str, name: str) -> None:
+    """docs/guard.md: 'could not be reached (ConnectError)' as before c185a7a; a connect that times out is
+    httpx's ConnectTimeout (the lean pool said ReadTimeout, as if the upstream had been reached), an upstream
+    that took the request and never answered ReadTimeout; within guard.upstream_timeout_s, plain and streamed."""
     never = NeverAccepts() if kind == "never accepted" else None
+    silent = Silent() if kind == "silent" else None
     try:
-        url = never.url if never else f"http://127.0.0.1:{free_port()}/v1"
+        url = never.url if never else silent.url if silent else f"http://127.0.0.1:{free_port()}/v1"
         server = guard(url, upstream_timeout_s=0.5)  # the connect bound is min(this, 10 s)
         address = url.removeprefix("http://").removesuffix("/v1")
         for stream in (False, True):
             reply = post(server, stream)
             assert reply.status_code == 502, reply.text
-            assert reply.json()["error"] == {
-                "message": UNREACHABLE.format("ConnectTimeout" if never else "ConnectError"),
-                "type": "upstream_error", "param": None, "code": "upstream_unreachable"}
+            assert reply.json()["error"] == {"message": UNREACHABLE.format(name), "type": "upstream_error",
+                                             "param": None, "code": "upstream_unreachable"}
             shown = reply.text + json.dumps(dict(reply.headers))
             assert address not in shown and f":{address.split(':')[1]}" not in shown
+        if silent:
+            assert silent.closed.wait(10), "the guard left its silent upstream's connection open"
     finally:
-        if never:
-            never.close()
+        for held in (never, silent):
+            if held:
+                held.close()
 
 
 def test_a_key_with_a_line_break_is_never_sent(guard: Callable[..., LiveServer]) -> None:
