@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import re
+from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -170,21 +171,24 @@ async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES)
         yield _event(buffer + b"\n\n")
 
 
-class _Answer:
+class _Answer(ABC):
     """The upstream's answer, whichever client carried it: its status and headers, its body read whole or as it
     comes, and :meth:`close` (given the connection back when the body was read to its end)."""
 
     def __init__(self, status: int, headers: Mapping[str, str]) -> None:
         self.status, self.headers = status, headers
 
+    @abstractmethod
     def chunks(self) -> AsyncIterator[bytes]:
-        raise NotImplementedError
+        """Each client's own."""
 
+    @abstractmethod
     async def read(self) -> bytes:
-        raise NotImplementedError
+        """Each client's own."""
 
+    @abstractmethod
     async def close(self, finished: bool, ended: bool = False) -> None:
-        raise NotImplementedError
+        """Each client's own."""
 
 
 class _LeanAnswer(_Answer):
