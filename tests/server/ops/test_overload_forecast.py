@@ -18,9 +18,10 @@ from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.server.service import Service
 from tests.guard.support import script
-from tests.server.conftest import AUTH, LiveServer
+from tests.server.conftest import LiveServer
 from tests.server.guard.test_guard_chat import FAST, PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import ANSWER, Upstream
+from tests.server.ops.test_overload_cpu import _chat  # one chat request, as that module sends it
 
 SPIN_S = 1.5  # each held checker call naming Rome burns the CPU this long in all, in 50 ms slices
 
@@ -44,12 +45,6 @@ class SpinningBackend(ScriptedBackend):
                     pass
                 await asyncio.sleep(0.005)
         return await super().complete(messages, params)
-
-
-def _chat(server: LiveServer) -> httpx.Response:
-    return httpx.post(f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60, json={
-        "model": "scripted", "messages": [{"role": "user", "content": "Tell me about Paris."}],
-        "factdebate": {**FAST, "deadline_s": 30}})
 
 
 def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share: float,  # noqa: F811
