@@ -7,6 +7,7 @@ process (``here``), where a start of the script would cost about a CPU-second th
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import socket
 import subprocess
@@ -111,9 +112,12 @@ def test_an_unwritable_data_folder_is_one_line_naming_the_variable(tmp_path: Pat
     assert len(lines) == 1 and "FACTDEBATE_DATA_DIR" in lines[0] and "bug" not in lines[0], done.stderr
 
 
-def test_a_process_waiting_for_another_build_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_process_waiting_for_another_build_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path))
+    # Its own stderr, read without truncating: capfd.readouterr() reads then truncates, so a line the thread
+    # wrote between the two was lost and the loop waited for it until pytest-timeout (CI, stop 70).
+    said = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", said)
     holder = (tmp_path / ".build-builtin.lock").open("w")
     fcntl.flock(holder, fcntl.LOCK_EX)  # another open file: to flock, another process
     entered = threading.Event()
@@ -124,7 +128,7 @@ def test_a_process_waiting_for_another_build_says_so(tmp_path: Path, monkeypatch
 
     waiter = threading.Thread(target=build)
     waiter.start()
-    while "waiting for another factdebate process" not in capfd.readouterr().err:  # (pytest-timeout: none said)
+    while "waiting for another factdebate process" not in said.getvalue():  # (pytest-timeout: none said)
         assert waiter.is_alive() and not entered.is_set(), "it went on while the other build held the lock"
         time.sleep(0.02)
     fcntl.flock(holder, fcntl.LOCK_UN)
