@@ -45,7 +45,11 @@ class Progress:
 
     def final(self, timed_out: bool) -> GuardClaim:
         """The claim as reported: checked when some tier gave it a label, else unchecked (or error)."""
-        out = self.claim.model_copy(deep=True)
+        # A shallow copy is enough (a deep one was most of this method's CPU, issue 59 item 4): :func:`decide`
+        # and the claim's check only ever assign the claim's own fields (a new evidence list, a new
+        # correction), never change a list, a passage, a span or a correction in place, and so does nothing
+        # that reads a final claim; so what the copy shares with ``self.claim`` never changes under it.
+        out = self.claim.model_copy()
         if out.status == "error":
             return out
         if out.label is not None:
