@@ -6,7 +6,7 @@ queueing: the guard (this script with ``--serve``: uvicorn, scripted checker mod
 6-sentence reply word by word, every chunk encoded once at start), and the clients (this process: raw HTTP/1.1
 on asyncio streams, factdebate/llm/http1.py, the first token found in the bytes without parsing JSON).
 
-Runs, each ``--seconds`` long (the one-stream ones half of it):
+Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by default half of it):
 
 1. the guard without shedding (``guard.checks_at_once`` 100000, nothing watched): one stream at a time (the
    uncontended figures), then ``--concurrency`` streams kept in flight (closed loop), which saturate it: its
@@ -302,6 +302,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
     parser.add_argument("--offered", type=float, default=2.0, help="the open load, times the capacity")
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--alone-seconds", type=float, default=0.0, help="each guard's one-stream run, seconds "
+                        "(0: half of --seconds); a p99 of the uncontended first token needs a hundred replies or "
+                        "more (a reply takes about 0.47 s, so 20 s a guard gives about 40)")
     parser.add_argument("--deadline", type=float, default=5.0, help="each request's deadline_s")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker model call")
     parser.add_argument("--token-delay", type=float, default=0.01)
@@ -344,9 +347,10 @@ def main() -> None:
             try:
                 asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
                 cpu = Cpu(guard.pid, upstream.pid)
-                runs = asyncio.run(closed(url, 1, args.seconds / 2, args.deadline))
+                alone_s = args.alone_seconds or args.seconds / 2
+                runs = asyncio.run(closed(url, 1, alone_s, args.deadline))
                 alone_ttfts += [r["ttft"] for r in runs if r.get("ttft") is not None]
-                rows[f"{key} 1"] = summary(f"{name}, 1 stream", runs, args.seconds / 2, cpu)
+                rows[f"{key} 1"] = summary(f"{name}, 1 stream", runs, alone_s, cpu)
                 if share is None:
                     cpu = Cpu(guard.pid, upstream.pid)
                     rows["off closed"] = summary(

@@ -178,24 +178,17 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
 
 def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | None:
     """A shed request counted (and said in the log now and then); its 503 where ``on_overload`` is 503."""
-    service.metrics.shed.labels(on_overload).inc()
-    if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:  # one line now and then, not a flood
-        service.load.said_at = time.monotonic()
-        log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
-                    on_overload, shed.why)
+    count_shed(service, on_overload, shed)
     if on_overload != "503":
         return None
     return HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
                          headers={"Retry-After": str(shed.retry_after_s)})
 
 
-def shed_before_reading(service: Service) -> HTTPException | None:
-    """The 503 of a request shed on the CPU forecast alone (``guard.max_cpu_share`` with ``on_overload: 503``),
-    decided before its body is read: at twice the capacity as many requests are shed as admitted, and a 503
-    that first parses the request, resolves its settings and reads its conversation costs the busy process
-    milliseconds of CPU each (issue 59 item 3, benchmarks/guard_load.py). None: go on to the admission."""
-    guard = service.resolver.base.guard
-    if guard.on_overload != "503" or guard.max_cpu_share <= 0:
-        return None
-    shed = service.load.shed_on_cpu(guard.max_cpu_share)
-    return None if shed is None else _shed(service, "503", shed)
+def count_shed(service: Service, on_overload: str, shed: Shed) -> None:
+    """A shed request counted in the metrics, and said in the log now and then (not a line per request)."""
+    service.metrics.shed.labels(on_overload).inc()
+    if time.monotonic() - service.load.said_at > SAY_SHED_EVERY_S:
+        service.load.said_at = time.monotonic()
+        log.warning("guard requests are being shed (%s; factdebate_shed_requests_total counts them): %s",
+                    on_overload, shed.why)

@@ -7,6 +7,7 @@ Without the setting it is admitted; alone again, the same request is checked."""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from typing import Any
@@ -48,9 +49,9 @@ class SpinningBackend(ScriptedBackend):
 
 
 def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share: float,  # noqa: F811
-                    on_overload: str) -> tuple[httpx.Response, bool, LiveServer]:
+                    on_overload: str) -> tuple[httpx.Response, bool, LiveServer, httpx.Response]:
     """A request sent while two spinning checks run: (its answer, whether they still ran when it came, the
-    server)."""
+    server, the answer to the same request with a wrong key, sent just after it)."""
     monkeypatch.setenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", str(max_cpu_share))
     monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", on_overload)
     backend = SpinningBackend(script(claims=[PARIS, ROME]))
@@ -71,18 +72,29 @@ def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share
     service.load.cpu.restart()
     time.sleep(0.5)  # more than a window of the forecast (0.25 s) spent spinning
     answer = _chat(server)
+    unkeyed = httpx.post(f"{server.url}/v1/chat/completions", headers={"Authorization": "Bearer sk-wrong"},
+                         json={"model": "scripted", "messages": [{"role": "user", "content": "Hi."}]}, timeout=60)
     answered_first = all(thread.is_alive() for thread in running)
     backend.hold.clear()
     for thread in running:
         thread.join()
-    return answer, answered_first, server
+    return answer, answered_first, server, unkeyed
 
 
 def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
         guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    answer, answered_first, server = _while_two_spin(guard, monkeypatch, 0.25, "503")
+    answer, answered_first, server, unkeyed = _while_two_spin(guard, monkeypatch, 0.25, "503")
     assert answer.status_code == 503 and answered_first, answer.text  # while the spinning checks went on
     assert answer.headers["Retry-After"] == "1"
+    # Answered before the app's middleware (server/guard/shed_gate.py), with the headers every guard reply has.
+    assert answer.headers["Content-Type"] == "application/json"
+    assert answer.headers["X-Content-Type-Options"] == "nosniff" and answer.headers["Cache-Control"] == "no-store"
+    assert re.fullmatch(r"[0-9a-f]{32}", answer.headers["X-Factdebate-Check-Id"])
+    assert unkeyed.status_code == 401 and unkeyed.json()["error"]["code"] == "invalid_api_key"  # never a 503
+    registry = server.server.config.app.state.service.metrics.registry
+    assert registry.get_sample_value("factdebate_http_requests_total", {
+        "route": "/v1/chat/completions", "method": "POST", "status": "503"}) == 1
+    assert registry.get_sample_value("factdebate_shed_requests_total", {"action": "503"}) == 1
     body = answer.json()
     assert body["error"]["code"] == "overloaded"
     detail = body["detail"]
@@ -94,7 +106,7 @@ def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
 
 def test_under_pass_the_reply_goes_out_unchecked_with_the_reason(guard: Guard,  # noqa: F811
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    answer, answered_first, _ = _while_two_spin(guard, monkeypatch, 0.25, "pass")
+    answer, answered_first, _, _ = _while_two_spin(guard, monkeypatch, 0.25, "pass")
     assert answer.status_code == 200 and answered_first
     found = answer.json()["factdebate"]
     assert found["degraded"] and found["usage"]["model_calls"] == 0
@@ -109,6 +121,6 @@ def test_under_pass_the_reply_goes_out_unchecked_with_the_reason(guard: Guard,  
 
 def test_without_max_cpu_share_the_same_request_is_checked(guard: Guard,  # noqa: F811
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    answer, _, _ = _while_two_spin(guard, monkeypatch, 0, "503")
+    answer, _, _, _ = _while_two_spin(guard, monkeypatch, 0, "503")
     assert answer.status_code == 200, answer.text
     assert answer.json()["factdebate"]["claims"][0]["status"] == "checked"

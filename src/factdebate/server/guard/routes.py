@@ -23,7 +23,6 @@ from factdebate.core.textsafe import safe_value
 from factdebate.guard.call import Begun, Reply, check_replies
 from factdebate.guard.chat_answer import answer_replies, apply_to_answer
 from factdebate.guard.chat_request import ChatRequest
-from factdebate.server.admission import shed_before_reading
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
@@ -55,8 +54,6 @@ async def chat_completions(request: Request, service: ServiceDep,
         who = await caller(service, request, authorization)
     except HTTPException as exc:  # 401 (or 429): an OpenAI client raises its AuthenticationError on it
         return openai_http_error(exc)
-    if (shed := shed_before_reading(service)) is not None:  # out of CPU: a 503 before the body costs any
-        return openai_http_error(shed)
     try:
         return await _reply(request, service, who)
     except RecursionError:

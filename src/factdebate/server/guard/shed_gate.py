@@ -1,0 +1,70 @@
+"""The chat door's 503 on the CPU forecast, answered before the app's middleware and routing see the request
+(issue 59 item 3, ``guard.max_cpu_share`` with ``guard.on_overload: 503``).
+
+At twice the guard's capacity as many requests are shed as admitted. Each shed request used to pass the whole
+stack (the scrub, the security and check-id headers, the size limit, strict JSON, FastAPI's routing and its
+dependencies, the key's rate bucket) before its 503: about 1.4 ms of the busy process's CPU, most of what a
+shedding guard spent at a fifth of a core (benchmarks/guard_load.py), and every admitted first token waited
+behind those steps on the one event loop. Here a shed costs the key's lookup, the forecast and one prepared
+answer. The answer is the one the route gave: OpenAI's error shape with ``detail``, ``Retry-After``, the
+security headers and a check id (naming the request, as every guard reply's does).
+
+A request without a valid key is never answered here: it goes on to the route's 401 (or 429). A shed request
+is not charged to its key's rate bucket, so a client that retries after ``Retry-After`` is not refused for
+having been shed."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from factdebate.server.admission import count_shed
+from factdebate.server.guard.check_id import CHAT_PATH, GUARD_CHECK_ID_HEADER, new_check_id
+from factdebate.server.guard.upstream import error_body
+from factdebate.server.service import Service
+
+# RequestMetrics labels a request by its route's template; this answer never reaches the router.
+_CHAT_ROUTE = SimpleNamespace(path=CHAT_PATH)
+_FIXED_HEADERS = [(b"content-type", b"application/json"), (b"x-content-type-options", b"nosniff"),
+                  (b"cache-control", b"no-store")]
+_CHECK_ID = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
+
+
+class ShedGate:
+    """Answers a keyed chat request with the 503 of a service out of CPU, when the forecast says so."""
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app, self.service = app, service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = self._refusal(scope) if scope["type"] == "http" else None
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        message, retry_after = refusal
+        body = json.dumps({"detail": message, **error_body(message, "server_error", "overloaded")},
+                          ensure_ascii=False, separators=(",", ":")).encode()
+        scope["route"] = _CHAT_ROUTE
+        headers = [*_FIXED_HEADERS, (b"content-length", str(len(body)).encode()),
+                   (b"retry-after", str(retry_after).encode()), (_CHECK_ID, new_check_id().encode())]
+        await send({"type": "http.response.start", "status": 503, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def _refusal(self, scope: Scope) -> tuple[str, int] | None:
+        """(the 503's message, its Retry-After) of a request shed now; None: on to the app."""
+        service = self.service
+        guard = service.resolver.base.guard
+        if guard.on_overload != "503" or guard.max_cpu_share <= 0 or not service.load.running:
+            return None
+        if scope.get("method") != "POST" or scope.get("path", "").rstrip("/") != CHAT_PATH:
+            return None
+        authorization = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), None)
+        if service.keys.identify(authorization.decode("latin-1") if authorization is not None else None) is None:
+            return None  # the route's 401 (or 429 for too many failures)
+        shed = service.load.shed_on_cpu(guard.max_cpu_share)
+        if shed is None:
+            return None
+        count_shed(service, "503", shed)
+        return f"overloaded: {shed.why}; retry in {shed.retry_after_s} s", shed.retry_after_s
