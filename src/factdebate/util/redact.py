@@ -68,12 +68,19 @@ def hide_endpoints(text: str) -> str:
     return scrub(text)
 
 
+# Values of these exact types hold no URL: a copy keeps them as they are.
+_NO_TEXT = frozenset((int, float, bool, type(None)))
+
+
 def redact_value(value: Any) -> Any:
     """A copy of a JSON-like value with every string redacted (verdict ``config``, trace events)."""
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        # A number, a flag or a plain string without "://" is taken as it is, not through a call each: a
+        # check's every model call and claim's settings are copied here (issue 59 item 4: CPU per reply).
+        return {k: v if (kind := type(v)) in _NO_TEXT or (kind is str and "://" not in v) else redact_value(v)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [redact_value(v) for v in value]
     return value
