@@ -308,6 +308,23 @@ def scrub(text: str) -> str:
     """Text that says what went wrong, as a caller reads it: no secret the process holds, no key-shaped token,
     no address of any kind (the server's log keeps them)."""
     secrets, hosts = held()
+    if len(text) <= _REMEMBERED_CHARS:
+        return _scrubbed_short(text, secrets, hosts)
+    return _scrubbed(text, secrets, hosts)
+
+
+# A short text is scrubbed once for what the process holds then: a model's name or a checker's endpoint is
+# scrubbed again on every model call (each kept call's ``model``, each call's metrics label; issue 59 item 4: CPU
+# per guarded reply). Keyed by the secrets and hosts too, so a secret remembered later is never missed.
+_REMEMBERED_CHARS = 200
+
+
+@lru_cache(maxsize=1024)
+def _scrubbed_short(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
+    return _scrubbed(text, secrets, hosts)
+
+
+def _scrubbed(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
     text = _without_values(text, secrets, frozenset())
     text = _URL.sub(_hidden_url, text)
     text = _without_values(text, frozenset(), _address_like(hosts))
