@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
 
@@ -92,6 +92,7 @@ _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _EXAMPLE = Path(__file__).resolve().parents[1] / "prompts" / "claims_extract.j2"
 
 
+@lru_cache(maxsize=8192)  # the same words again for every claim and sentence of a reply (issue 59 item 4: CPU)
 def stem(word: str) -> str:
     """A word without a common ending, so that forms of one word meet ("constructed", "construction")."""
     word = word.casefold()

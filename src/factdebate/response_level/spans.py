@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from functools import lru_cache
 
 from factdebate.core.types import Span
 from factdebate.response_level.placing import MARGIN, PLACE, SentenceWords, conflicting, read_sentence, terms, weights
@@ -155,6 +156,24 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 def sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence or line of ``text``, without surrounding whitespace."""
+    if len(text) <= _REMEMBERED_CHARS:
+        return list(_remembered_sentences(text))
+    return _sentences(text)
+
+
+# A text's sentences are found once for the texts one check reads several times (issue 59 item 4: CPU per guarded
+# reply): the reply is cut into sentences for its claim limit, its check-worthy sentences, its uncovered ones and
+# its counts, and each passage again for each claim it is a quote for. A fresh list each time: callers may change
+# theirs. Long texts (a whole document) are not kept.
+_REMEMBERED_CHARS = 20_000
+
+
+@lru_cache(maxsize=256)
+def _remembered_sentences(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(_sentences(text))
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
     out, start = _pieces(text, boundaries(text), 0, len(text))
     if (last := _trimmed(text, start, len(text))) is not None:
         out.append(last)
