@@ -34,6 +34,7 @@ _last_stack: list[str] = [""]  # the stack last sampled in the running callback
 _gc_started: list[float] = [0.0]
 _gc_ms: dict[int, list[float]] = {}  # each collection's ms, by generation
 _current: list[float] = [0.0]  # the running callback's start (0: none running)
+_full: list[tuple[float, float, int, int]] = []  # each full collection: s since install, ms, objects left, freed
 
 
 def _where(frame: FrameType | None) -> str:
@@ -104,7 +105,10 @@ def install(path: Path, threshold_ms: float = 5.0) -> None:
         if phase == "start":
             _gc_started[0] = time.perf_counter()
         else:
-            _gc_ms.setdefault(info["generation"], []).append(1000 * (time.perf_counter() - _gc_started[0]))
+            took = 1000 * (time.perf_counter() - _gc_started[0])
+            _gc_ms.setdefault(info["generation"], []).append(took)
+            if info["generation"] == 2:  # what a full pass walked: the objects it left (outside gc.freeze)
+                _full.append((_gc_started[0] - since, took, len(gc.get_objects()), info.get("collected", 0)))
 
     gc.callbacks.append(collected)
     asyncio.events.Handle._run = timed  # type: ignore[method-assign]
@@ -130,6 +134,8 @@ def report(path: Path) -> None:
                               for name, ms in sorted(_stack_ms.items(), key=lambda item: -item[1])[:15]},
         "gc_by_generation": {generation: {"n": len(ms), "total_ms": round(sum(ms), 1), "max_ms": round(max(ms), 2)}
                              for generation, ms in sorted(_gc_ms.items())},
+        "full_collections": [{"at_s": round(at, 2), "ms": round(ms, 1), "objects_left": left, "freed": freed}
+                             for at, ms, left, freed in _full],
         "longest": [{"ms": round(ms, 1), "at_s": round(at, 2), "name": name, "stack": stack}
                     for ms, at, name, stack in sorted(_longest, reverse=True)],
         "slow_stack_samples": [{"count": count, "stack": stack} for stack, count in _stacks.most_common(25)]}
