@@ -19,7 +19,7 @@ from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.server.service import Service
 from tests.guard.support import script
-from tests.server.conftest import LiveServer
+from tests.server.conftest import AUTH, LiveServer
 from tests.server.guard.test_guard_chat import FAST, PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import ANSWER, Upstream
 from tests.server.ops.test_overload_cpu import _chat  # one chat request, as that module sends it
@@ -49,9 +49,10 @@ class SpinningBackend(ScriptedBackend):
 
 
 def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share: float,  # noqa: F811
-                    on_overload: str) -> tuple[httpx.Response, bool, LiveServer, httpx.Response]:
+                    on_overload: str) -> tuple[httpx.Response, bool, LiveServer, httpx.Response, httpx.Response | None]:
     """A request sent while two spinning checks run: (its answer, whether they still ran when it came, the
-    server, the answer to the same request with a wrong key, sent just after it)."""
+    server, the answer to the same request with a wrong key, then (shedding with 503) streamed, each sent just
+    after it)."""
     monkeypatch.setenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", str(max_cpu_share))
     monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", on_overload)
     backend = SpinningBackend(script(claims=[PARIS, ROME]))
@@ -72,18 +73,22 @@ def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share
     service.load.cpu.restart()
     time.sleep(0.5)  # more than a window of the forecast (0.25 s) spent spinning
     answer = _chat(server)
+    answered_first = all(thread.is_alive() for thread in running)
     unkeyed = httpx.post(f"{server.url}/v1/chat/completions", headers={"Authorization": "Bearer sk-wrong"},
                          json={"model": "scripted", "messages": [{"role": "user", "content": "Hi."}]}, timeout=60)
-    answered_first = all(thread.is_alive() for thread in running)
+    streamed = None if on_overload != "503" or not max_cpu_share else httpx.post(
+        f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60, json={
+            "model": "scripted", "stream": True, "messages": [{"role": "user", "content": "Tell me about Paris."}],
+            "factdebate": {**FAST, "deadline_s": 30}})
     backend.hold.clear()
     for thread in running:
         thread.join()
-    return answer, answered_first, server, unkeyed
+    return answer, answered_first, server, unkeyed, streamed
 
 
 def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
         guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    answer, answered_first, server, unkeyed = _while_two_spin(guard, monkeypatch, 0.25, "503")
+    answer, answered_first, server, unkeyed, streamed = _while_two_spin(guard, monkeypatch, 0.25, "503")
     assert answer.status_code == 503 and answered_first, answer.text  # while the spinning checks went on
     assert answer.headers["Retry-After"] == "1"
     # Answered before the app's middleware (server/guard/shed_gate.py), with the headers every guard reply has.
@@ -91,10 +96,14 @@ def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
     assert answer.headers["X-Content-Type-Options"] == "nosniff" and answer.headers["Cache-Control"] == "no-store"
     assert re.fullmatch(r"[0-9a-f]{32}", answer.headers["X-Factdebate-Check-Id"])
     assert unkeyed.status_code == 401 and unkeyed.json()["error"]["code"] == "invalid_api_key"  # never a 503
+    # Asked to stream, the same refusal as JSON (an OpenAI client raises its error before reading any stream).
+    assert streamed is not None and streamed.status_code == 503, streamed
+    assert streamed.headers["Retry-After"] == "1", streamed.text
+    assert streamed.json()["error"]["code"] == "overloaded"
     registry = server.server.config.app.state.service.metrics.registry
     assert registry.get_sample_value("factdebate_http_requests_total", {
-        "route": "/v1/chat/completions", "method": "POST", "status": "503"}) == 1
-    assert registry.get_sample_value("factdebate_shed_requests_total", {"action": "503"}) == 1
+        "route": "/v1/chat/completions", "method": "POST", "status": "503"}) == 2
+    assert registry.get_sample_value("factdebate_shed_requests_total", {"action": "503"}) == 2
     body = answer.json()
     assert body["error"]["code"] == "overloaded"
     detail = body["detail"]
@@ -106,7 +115,7 @@ def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
 
 def test_under_pass_the_reply_goes_out_unchecked_with_the_reason(guard: Guard,  # noqa: F811
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    answer, answered_first, _, _ = _while_two_spin(guard, monkeypatch, 0.25, "pass")
+    answer, answered_first, _, _, _ = _while_two_spin(guard, monkeypatch, 0.25, "pass")
     assert answer.status_code == 200 and answered_first
     found = answer.json()["factdebate"]
     assert found["degraded"] and found["usage"]["model_calls"] == 0
@@ -121,6 +130,6 @@ def test_under_pass_the_reply_goes_out_unchecked_with_the_reason(guard: Guard,  
 
 def test_without_max_cpu_share_the_same_request_is_checked(guard: Guard,  # noqa: F811
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    answer, _, _, _ = _while_two_spin(guard, monkeypatch, 0, "503")
+    answer, _, _, _, _ = _while_two_spin(guard, monkeypatch, 0, "503")
     assert answer.status_code == 200, answer.text
     assert answer.json()["factdebate"]["claims"][0]["status"] == "checked"
