@@ -14,6 +14,9 @@ Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--repl
 ``--concurrency``, half of them streamed. Reported: median time to first token of the streamed ones, the
 guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc), and the ratios.
 ``--guard-src`` runs the guard from another checkout's src (e.g. ``git archive`` of an older commit).
+``FACTDEBATE_BENCH_CPU_SAMPLES=FILE`` has the guard sample its own stacks in CPU time (benchmarks/cpu_samples.py).
+``--floor`` adds benchmarks/relay_floor.py as a fourth target: a bare asyncio relay making the same 12 checker
+calls with no framework and no check logic, the lower bound of any guard's CPU per reply in this interpreter.
 
     .venv/bin/python benchmarks/guard_vs_litellm.py --replies 40 --concurrency 1,8 --rounds 2
 """
@@ -77,6 +80,18 @@ def serve(args: argparse.Namespace) -> None:
     backend = OpenAIBackend("checker", base_url=args.checker, api_key="sk-checker", constrain="json_schema",
                             stream=False)
     app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY)
+    if samples := os.environ.get("FACTDEBATE_BENCH_CPU_SAMPLES"):  # benchmarks/cpu_samples.py: where the CPU goes
+        from benchmarks.cpu_samples import Sampler
+
+        sampler = Sampler()
+        # uvicorn raises the SIGTERM it caught again once it has stopped: an exit here, so the samples are written
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        sampler.start()
+        try:
+            uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+        finally:
+            sampler.stop(Path(samples))
+        return
     if not args.profile:
         uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
         return
@@ -169,6 +184,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker call")
     parser.add_argument("--first", type=float, default=0.3, help="upstream seconds before the first token")
     parser.add_argument("--token-delay", type=float, default=0.01)
+    parser.add_argument("--floor", action="store_true", help="also time benchmarks/relay_floor.py (a bare relay "
+                        "making the same checker calls: the floor under the guard's CPU per reply)")
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
     parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
@@ -190,7 +207,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
     env.update({"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
                 "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
-    model_port, guard_port, litellm_port = free_port(), free_port(), free_port()
+    model_port, guard_port, litellm_port, floor_port = free_port(), free_port(), free_port(), free_port()
     processes: list[subprocess.Popen[Any]] = []
     sampler: list[str] = []
     guard_pid = 0
@@ -224,6 +241,13 @@ def main() -> None:
             "litellm": (litellm_url, {"Authorization": f"Bearer {MASTER}"}, {}, litellm.pid),
             "guard": (guard_url, {"Authorization": f"Bearer {KEY}"},
                       {"factdebate": {"tier": "fast", "method": "single", "deadline_s": 20}}, guard_pid)}
+        if args.floor:
+            floor_url = f"http://127.0.0.1:{floor_port}"
+            floor = started([sys.executable, str(ROOT / "benchmarks" / "relay_floor.py"), "--port", str(floor_port),
+                             "--upstream", f"{model_url}/v1", "--checker", checker_url], floor_url + "/v1/health",
+                            env)
+            processes.append(floor)
+            targets["floor"] = (floor_url, {}, {}, floor.pid)
         for url, headers, extra, _ in targets.values():  # warm-up: connections, first-call paths
             asyncio.run(wave(url, headers, extra, 6, 2))
         checked = httpx.post(f"{guard_url}/v1/chat/completions", headers=targets["guard"][1], timeout=60, json={
@@ -243,13 +267,16 @@ def main() -> None:
                         cpu[name].append(1000 * (cpu_seconds(pid) - before) / args.replies)
             median = {name: statistics.median(values) for name, values in ttft.items()}
             guard_cpu, litellm_cpu = statistics.median(cpu["guard"]), statistics.median(cpu["litellm"])
+            floor_cpu = statistics.median(cpu["floor"]) if cpu.get("floor") else None
             print(json.dumps({
                 "concurrency": concurrency, "replies": args.replies * args.rounds,
                 "ttft_s": {name: round(value, 4) for name, value in median.items()},
                 "ttft_guard_over_direct": round(median["guard"] / median["direct"], 3),
                 "ttft_litellm_over_direct": round(median["litellm"] / median["direct"], 3),
-                "cpu_ms_per_reply": {"guard": round(guard_cpu, 1), "litellm": round(litellm_cpu, 1)},
+                "cpu_ms_per_reply": {"guard": round(guard_cpu, 1), "litellm": round(litellm_cpu, 1),
+                                     **({"floor": round(floor_cpu, 1)} if floor_cpu is not None else {})},
                 "guard_cpu_over_litellm": round(guard_cpu / litellm_cpu, 3),
+                **({"floor_cpu_over_litellm": round(floor_cpu / litellm_cpu, 3)} if floor_cpu is not None else {}),
                 "load_average": round(os.getloadavg()[0], 1)}), flush=True)
     finally:
         if sampler and guard_pid:  # the guard first, so py-spy sees it end and writes its stacks
