@@ -26,6 +26,13 @@ each shedding run's admitted p99 is given over its p99, and over the p99 of the 
 
     .venv/bin/python benchmarks/guard_load.py --seconds 20 --max-cpu-share 0.3 0.5 0.8
 
+``--floor`` runs benchmarks/relay_floor.py (a bare asyncio relay making 12 checker calls a reply over HTTP to a
+bare checker answering after ``--latency``; no framework, no check logic, no shedding) in place of the guards: one
+stream at a time, ``--concurrency`` streams (its CPU per reply busy), then open loads of each ``--max-cpu-share``
+value times what a whole core would serve at that CPU per reply: the floor at about that share of a core, as a
+guard shedding at that share keeps itself. Its p99 over its one-stream p99
+says what a single event loop in Python keeps at that load, whatever the guard's own code does.
+
 ``FACTDEBATE_BENCH_LOOP_WATCH=/tmp/watch`` times every callback on each guard's event loop
 (benchmarks/loop_watch.py; ``FACTDEBATE_BENCH_LOOP_WATCH_MS``, default 5: the callbacks whose stacks are
 sampled) and writes ``/tmp/watch.PORT.json`` when that guard stops. It costs the guard CPU (a SIGALRM every
@@ -297,6 +304,87 @@ def start_guard(args: argparse.Namespace, upstream: str, port: int,
     return process
 
 
+def serve_checker(args: argparse.Namespace) -> None:
+    """The floor's checker (``--serve-checker``): a bare asyncio server answering each chat completion after
+    ``--latency`` seconds with an answer encoded once (an extraction's claim list when the request's schema asks
+    for claims, else a label), so that at the floor's loads the checker is not what runs out of CPU."""
+    def answer(content: dict[str, Any]) -> bytes:
+        body = json.dumps({"id": "chk", "object": "chat.completion", "created": 0, "model": "checker",
+                           "choices": [{"index": 0, "finish_reason": "stop",
+                                        "message": {"role": "assistant", "content": json.dumps(content)}}],
+                           "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}).encode()
+        return b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (
+            len(body), body)
+
+    claims = answer({"claims": ["Paris is the capital of France."]})
+    label = answer({"label": "SUPPORTS", "passage": 1, "quote": "Paris is the capital of France."})
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+                body = await reader.readexactly(length)
+                await asyncio.sleep(args.latency)
+                writer.write(claims if b'"claims"' in body else label)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(connection, "127.0.0.1", args.port, backlog=4096)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+def floor_runs(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream_url: str) -> None:
+    """``--floor``: the bare relay alone, at its capacity, and at each share of that capacity (open loop)."""
+    from tests.server.conftest import free_port
+
+    root = Path(__file__).resolve().parents[1]
+    checker_port, port = free_port(), free_port()
+    checker = subprocess.Popen([sys.executable, __file__, "--serve-checker", "--port", str(checker_port),
+                                "--latency", str(args.latency)])
+    floor: subprocess.Popen[bytes] | None = None
+    try:
+        wait_ready(checker, checker_port, "checker")
+        checker_url = f"http://127.0.0.1:{checker_port}/v1"
+        floor = subprocess.Popen([sys.executable, str(root / "benchmarks" / "relay_floor.py"), "--port", str(port),
+                                  "--upstream", upstream_url, "--checker", checker_url])
+        wait_ready(floor, port, "floor")
+        url = f"http://127.0.0.1:{port}"
+        asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up: connections
+        cpu = Cpu(floor.pid, upstream.pid)
+        alone_s = args.alone_seconds or args.seconds / 2
+        alone = summary("floor, 1 stream", asyncio.run(closed(url, 1, alone_s, args.deadline)), alone_s, cpu)
+        cpu = Cpu(floor.pid, upstream.pid)
+        busy = summary(f"floor, closed {args.concurrency} streams",
+                       asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
+        # The floor's CPU capacity (replies a second a whole core would give, at the busy run's CPU per reply):
+        # the closed streams alone do not saturate it.
+        capacity = 1000 / busy["guard_cpu_ms_per_reply"]
+        for share in args.max_cpu_share:
+            cpu = Cpu(floor.pid, upstream.pid)
+            checker_before, started = cpu_seconds(checker.pid), time.perf_counter()
+            row = summary(f"floor, open {share:g} of a core's capacity ({share * capacity:.1f}/s)",
+                          asyncio.run(open_loop(url, share * capacity, args.seconds, args.deadline)), args.seconds,
+                          cpu)
+            print(json.dumps({"floor_load": share, "capacity_per_s": round(capacity, 1),
+                              "floor_cpu_share": row["cpu_share"]["guard"],
+                              "checker_cpu_share": round((cpu_seconds(checker.pid) - checker_before)
+                                                         / (time.perf_counter() - started), 2),
+                              "ttft_p99_over_one_stream_p99": round(row["ttft_p99_s"] / alone["ttft_p99_s"], 2),
+                              "one_stream_p50_p99_s": [alone["ttft_p50_s"], alone["ttft_p99_s"]]}), flush=True)
+    finally:
+        for process in (floor, checker):
+            if process is not None:
+                process.terminate()
+                process.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
@@ -314,8 +402,11 @@ def main() -> None:
                         "run (0: not watched)")
     parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.5], help="guard.max_cpu_share of "
                         "the shedding runs, one guard each (0: not watched)")
+    parser.add_argument("--floor", action="store_true", help="benchmarks/relay_floor.py in place of the guards "
+                        "(its loads: each --max-cpu-share value of a core)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve-upstream", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-checker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -324,6 +415,9 @@ def main() -> None:
         return
     if args.serve_upstream:
         serve_upstream(args)
+        return
+    if args.serve_checker:
+        serve_checker(args)
         return
     from tests.server.conftest import free_port
 
@@ -335,6 +429,9 @@ def main() -> None:
     alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
     try:
         wait_ready(upstream, upstream_port, "upstream")
+        if args.floor:
+            floor_runs(args, upstream, f"http://127.0.0.1:{upstream_port}/v1")
+            return
         capacity_per_s = 0.0
         for share in (None, *args.max_cpu_share):  # None: shedding off, first (it measures the capacity)
             port = free_port()

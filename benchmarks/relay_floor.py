@@ -63,7 +63,7 @@ class Floor:
         """Two calls, as the guard's extraction and fast tier make for one sentence."""
         claims = (await self._call(_EXTRACT.format(text=sentence), _SCHEMA_CLAIMS)).get("claims") or [sentence]
         verdict = await self._call(_VERIFY.format(text=claims[0]), _SCHEMA_LABEL)
-        return {"text": claims[0], "label": verdict.get("label")}
+        return {"text": claims[0], "status": "checked", "label": verdict.get("label")}
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
