@@ -52,7 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,28 +112,36 @@ def serve_upstream(args: argparse.Namespace) -> None:
         len(whole), whole)
     stream_head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 
+    async def respond(body: bytes, writer: asyncio.StreamWriter) -> None:
+        if not re.search(rb'"stream": ?true', body):
+            writer.write(plain)
+            return
+        writer.write(stream_head + chunks[0])
+        for number, data in enumerate(chunks[1:]):
+            if number and number < len(chunks) - 3:
+                await asyncio.sleep(args.token_delay)
+            writer.write(data)
+        await writer.drain()
+
+    bare_server(args.port, respond)
+
+
+def bare_server(port: int, respond: Callable[[bytes, asyncio.StreamWriter], Awaitable[None]]) -> None:
+    """A bare asyncio HTTP/1.1 server on loopback, connections kept: each request's body goes to ``respond``,
+    which writes the whole answer."""
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
-                body = await reader.readexactly(length)
-                if not re.search(rb'"stream": ?true', body):
-                    writer.write(plain)
-                    continue
-                writer.write(stream_head + chunks[0])
-                for number, data in enumerate(chunks[1:]):
-                    if number and number < len(chunks) - 3:
-                        await asyncio.sleep(args.token_delay)
-                    writer.write(data)
-                await writer.drain()
+                await respond(await reader.readexactly(length), writer)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
             writer.close()
 
     async def main() -> None:
-        server = await asyncio.start_server(connection, "127.0.0.1", args.port, backlog=4096)
+        server = await asyncio.start_server(connection, "127.0.0.1", port, backlog=4096)
         async with server:
             await server.serve_forever()
 
@@ -319,25 +327,11 @@ def serve_checker(args: argparse.Namespace) -> None:
     claims = answer({"claims": ["Paris is the capital of France."]})
     label = answer({"label": "SUPPORTS", "passage": 1, "quote": "Paris is the capital of France."})
 
-    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
-                body = await reader.readexactly(length)
-                await asyncio.sleep(args.latency)
-                writer.write(claims if b'"claims"' in body else label)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
+    async def respond(body: bytes, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(args.latency)
+        writer.write(claims if b'"claims"' in body else label)
 
-    async def main() -> None:
-        server = await asyncio.start_server(connection, "127.0.0.1", args.port, backlog=4096)
-        async with server:
-            await server.serve_forever()
-
-    asyncio.run(main())
+    bare_server(args.port, respond)
 
 
 def floor_runs(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream_url: str) -> None:
