@@ -150,14 +150,15 @@ async def one(client: httpx.AsyncClient, url: str, headers: dict[str, str], body
 
 
 async def wave(url: str, headers: dict[str, str], extra: dict[str, Any], replies: int,
-               concurrency: int) -> list[float]:
+               concurrency: int, streamed: str = "half") -> list[float]:
     left, ttfts = list(range(replies)), []
     limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency + 2)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         async def worker() -> None:
             while left:
                 number = left.pop()
-                body = {"model": "m", "stream": number % 2 == 0, **extra,
+                stream = number % 2 == 0 if streamed == "half" else streamed == "all"
+                body = {"model": "m", "stream": stream, **extra,
                         "messages": [{"role": "user", "content": "Tell me about Paris."}]}
                 ttft = await one(client, url, headers, body)
                 if ttft is not None:
@@ -184,6 +185,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker call")
     parser.add_argument("--first", type=float, default=0.3, help="upstream seconds before the first token")
     parser.add_argument("--token-delay", type=float, default=0.01)
+    parser.add_argument("--streamed", choices=("half", "all", "none"), default="half",
+                        help="which replies are streamed (the CPU of each kind apart; first tokens need some)")
     parser.add_argument("--floor", action="store_true", help="also time benchmarks/relay_floor.py (a bare relay "
                         "making the same checker calls: the floor under the guard's CPU per reply)")
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
@@ -262,14 +265,15 @@ def main() -> None:
                 for name in (list(targets) if number % 2 == 0 else list(reversed(targets))):
                     url, headers, extra, pid = targets[name]
                     before = cpu_seconds(pid) if pid else 0.0
-                    ttft[name] += asyncio.run(wave(url, headers, extra, args.replies, concurrency))
+                    ttft[name] += asyncio.run(wave(url, headers, extra, args.replies, concurrency, args.streamed))
                     if pid:
                         cpu[name].append(1000 * (cpu_seconds(pid) - before) / args.replies)
-            median = {name: statistics.median(values) for name, values in ttft.items()}
+            # (none streamed: no first token to time)
+            median = {name: statistics.median(values) if values else float("nan") for name, values in ttft.items()}
             guard_cpu, litellm_cpu = statistics.median(cpu["guard"]), statistics.median(cpu["litellm"])
             floor_cpu = statistics.median(cpu["floor"]) if cpu.get("floor") else None
             print(json.dumps({
-                "concurrency": concurrency, "replies": args.replies * args.rounds,
+                "concurrency": concurrency, "replies": args.replies * args.rounds, "streamed": args.streamed,
                 "ttft_s": {name: round(value, 4) for name, value in median.items()},
                 "ttft_guard_over_direct": round(median["guard"] / median["direct"], 3),
                 "ttft_litellm_over_direct": round(median["litellm"] / median["direct"], 3),
