@@ -80,29 +80,32 @@ def serve(args: argparse.Namespace) -> None:
     backend = OpenAIBackend("checker", base_url=args.checker, api_key="sk-checker", constrain="json_schema",
                             stream=False)
     app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY)
-    if samples := os.environ.get("FACTDEBATE_BENCH_CPU_SAMPLES"):  # benchmarks/cpu_samples.py: where the CPU goes
+
+    def run() -> None:
+        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+
+    samples = os.environ.get("FACTDEBATE_BENCH_CPU_SAMPLES")  # benchmarks/cpu_samples.py: where the CPU goes
+    if not samples and not args.profile:
+        run()
+        return
+    # uvicorn raises the SIGTERM it caught again once it has stopped: an exit, so the samples or profile are written.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if samples:
         from benchmarks.cpu_samples import Sampler
 
         sampler = Sampler()
-        # uvicorn raises the SIGTERM it caught again once it has stopped: an exit here, so the samples are written
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         sampler.start()
         try:
-            uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+            run()
         finally:
             sampler.stop(Path(samples))
         return
-    if not args.profile:
-        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
-        return
     import cProfile
 
-    # uvicorn raises the SIGTERM it caught again once it has stopped: an exit, so the profile is written.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     # the whole run, in CPU time: wall time would count the waits of a loaded machine as work
     profile = cProfile.Profile(time.process_time)
     try:
-        profile.runcall(uvicorn.run, app, host="127.0.0.1", port=args.port, log_level="warning")
+        profile.runcall(run)
     finally:
         profile.dump_stats(args.profile)
 
