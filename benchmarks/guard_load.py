@@ -3,8 +3,9 @@
 Three processes, so that what saturates is the guard and what is timed is not the load generator's own
 queueing: the guard (this script with ``--serve``: uvicorn, scripted checker models answering each call after
 ``--latency`` seconds), a scripted upstream (``--serve-upstream``: a bare asyncio HTTP/1.1 server sending a
-6-sentence reply word by word, every chunk encoded once at start), and the clients (this process: raw HTTP/1.1
-on asyncio streams, factdebate/llm/http1.py, the first token found in the bytes without parsing JSON).
+6-sentence reply word by word after ``--first`` seconds, every chunk encoded once at start), and the clients
+(this process: raw HTTP/1.1 on asyncio streams, factdebate/llm/http1.py, the first token found in the bytes
+without parsing JSON).
 
 Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by default half of it):
 
@@ -25,6 +26,10 @@ uncontended first token is every guard's one-stream runs together (shedding neve
 each shedding run's admitted p99 is given over its p99, and over the p99 of the same guard's one-stream run.
 
     .venv/bin/python benchmarks/guard_load.py --seconds 20 --max-cpu-share 0.3 0.5 0.8
+
+``--first`` (default 0: at once) is the upstream's time to its first token. At 0 a first token's time is the
+guard's own; a served model's 0.1-1 s is part of what a client reads (benchmarks/guard_vs_litellm.py's upstream
+waits 0.3 s), and the ratios are then the client's.
 
 ``--floor`` runs benchmarks/relay_floor.py (a bare asyncio relay making 12 checker calls a reply over HTTP to a
 bare checker answering after ``--latency``; no framework, no check logic, no shedding) in place of the guards: one
@@ -101,8 +106,8 @@ def upstream_chunks() -> list[bytes]:
 
 
 def serve_upstream(args: argparse.Namespace) -> None:
-    """The scripted upstream (``--serve-upstream``): streams ANSWER word by word, ``--token-delay`` apart; a
-    request not streamed gets it whole."""
+    """The scripted upstream (``--serve-upstream``): after ``--first`` seconds, streams ANSWER word by word,
+    ``--token-delay`` apart; a request not streamed gets it whole."""
     chunks = upstream_chunks()
     whole = json.dumps({"id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": "m",
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER},
@@ -113,6 +118,8 @@ def serve_upstream(args: argparse.Namespace) -> None:
     stream_head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 
     async def respond(body: bytes, writer: asyncio.StreamWriter) -> None:
+        if args.first:  # a model's time to its first token (its prompt read), before any byte of the answer
+            await asyncio.sleep(args.first)
         if not re.search(rb'"stream": ?true', body):
             writer.write(plain)
             return
@@ -390,6 +397,9 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=5.0, help="each request's deadline_s")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker model call")
     parser.add_argument("--token-delay", type=float, default=0.01)
+    parser.add_argument("--first", type=float, default=0.0, help="the upstream's seconds before its answer's "
+                        "first byte (0: at once, so a first token's time is the guard's own; a served model's "
+                        "is 0.1-1 s, benchmarks/guard_vs_litellm.py's --first 0.3)")
     parser.add_argument("--checks-at-once", type=int, default=0, help="guard.checks_at_once of the shedding run "
                         "(0: the default, 8 per core)")
     parser.add_argument("--max-lag-ms", type=float, default=0.0, help="guard.max_loop_lag_ms of the shedding "
@@ -418,7 +428,7 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     upstream_port = free_port()
     upstream = subprocess.Popen([sys.executable, __file__, "--serve-upstream", "--port", str(upstream_port),
-                                 "--token-delay", str(args.token_delay)])
+                                 "--token-delay", str(args.token_delay), "--first", str(args.first)])
     rows: dict[str, dict[str, Any]] = {}
     alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
     try:

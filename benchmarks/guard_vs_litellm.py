@@ -15,6 +15,8 @@ Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--repl
 guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc), and the ratios.
 ``--guard-src`` runs the guard from another checkout's src (e.g. ``git archive`` of an older commit).
 ``FACTDEBATE_BENCH_CPU_SAMPLES=FILE`` has the guard sample its own stacks in CPU time (benchmarks/cpu_samples.py).
+``--sentence-words N`` lengthens each of the 6 sentences to N words (each word one streamed event; the claims
+to check stay six), so a reply's CPU can be read as a cost per reply plus a cost per streamed event.
 ``--floor`` adds benchmarks/relay_floor.py as a fourth target: a bare asyncio relay making the same 12 checker
 calls with no framework and no check logic, the lower bound of any guard's CPU per reply in this interpreter.
 
@@ -47,6 +49,20 @@ MASTER = "sk-bench-master-key"
 LITELLM = ROOT / ".venv-litellm" / "bin" / "litellm"
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
+# Words that lengthen a sentence without changing what it claims (no "Rome": the checker refutes that one).
+FILLER = ("as the guides that most visitors read before a first trip there tell it and as the people who live "
+          "nearby will say when asked about it on any ordinary day of the year")
+
+
+def answer_of(words: int) -> str:
+    """ANSWER with each sentence lengthened to ``words`` words (0: as it is, 5 to 7): a served model's sentences
+    run 15 to 30 words, each word one streamed event, while the claims to check stay six."""
+    if not words:
+        return ANSWER
+    sentences, filler = [s.strip().rstrip(".").split() for s in ANSWER.split(". ")], FILLER.split()
+    return " ".join(" ".join(head + filler[:max(0, words - len(head))]) + "." for head in sentences)
+
+
 _SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
 # HTTP/1.1: connections kept alive, as a model server keeps them (the fake's default HTTP/1.0 closed each one, and
 # a profile of the guard found a TCP connect per checker call).
@@ -188,6 +204,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker call")
     parser.add_argument("--first", type=float, default=0.3, help="upstream seconds before the first token")
     parser.add_argument("--token-delay", type=float, default=0.01)
+    parser.add_argument("--sentence-words", type=int, default=0, help="each of the reply's 6 sentences "
+                        "lengthened to this many words, one streamed event each (0: 5 to 7 words, 38 events)")
     parser.add_argument("--streamed", choices=("half", "all", "none"), default="half",
                         help="which replies are streamed (the CPU of each kind apart; first tokens need some)")
     parser.add_argument("--floor", action="store_true", help="also time benchmarks/relay_floor.py (a bare relay "
@@ -225,8 +243,8 @@ def main() -> None:
         checker_url = checker.stdout.readline().strip()
         model_url = f"http://127.0.0.1:{model_port}"
         processes.append(started([sys.executable, "-m", "tests.server.guard_support", "--port", str(model_port),
-                                  "--answer", ANSWER, "--latency", str(args.first), "--token-delay",
-                                  str(args.token_delay)], model_url + "/docs",
+                                  "--answer", answer_of(args.sentence_words), "--latency", str(args.first),
+                                  "--token-delay", str(args.token_delay)], model_url + "/docs",
                                  cwd=ROOT))
         guard_env = {**env, **({"PYTHONPATH": args.guard_src} if args.guard_src else {})}
         guard_url = f"http://127.0.0.1:{guard_port}"
@@ -277,6 +295,7 @@ def main() -> None:
             floor_cpu = statistics.median(cpu["floor"]) if cpu.get("floor") else None
             print(json.dumps({
                 "concurrency": concurrency, "replies": args.replies * args.rounds, "streamed": args.streamed,
+                "sentence_words": args.sentence_words,
                 "ttft_s": {name: round(value, 4) for name, value in median.items()},
                 "ttft_guard_over_direct": round(median["guard"] / median["direct"], 3),
                 "ttft_litellm_over_direct": round(median["litellm"] / median["direct"], 3),
