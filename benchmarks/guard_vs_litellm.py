@@ -17,6 +17,11 @@ guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc),
 ``FACTDEBATE_BENCH_CPU_SAMPLES=FILE`` has the guard sample its own stacks in CPU time (benchmarks/cpu_samples.py).
 ``--sentence-words N`` lengthens each of the 6 sentences to N words (each word one streamed event; the claims
 to check stay six), so a reply's CPU can be read as a cost per reply plus a cost per streamed event.
+``--checker-in-flight N`` sets the guard's ``llm.max_in_flight`` (default 64, a remote server's: the scripted
+checker answers any number at once, as a served model does, and the floor's calls have no limit). ``0`` leaves
+the guard's own default, one call at a time to a server on loopback (llm/in_flight.py, for a local llama.cpp),
+as every figure before 2026-11-26 13:00 UTC was taken: 8 replies' 96 calls then wait on one slot, the guard
+idles between them, and its CPU per reply comes out about twice what it is with the calls in flight together.
 ``--floor`` adds benchmarks/relay_floor.py as a fourth target: a bare asyncio relay making the same 12 checker
 calls with no framework and no check logic, the lower bound of any guard's CPU per reply in this interpreter.
 
@@ -60,6 +65,7 @@ def answer_of(words: int) -> str:
     if not words:
         return ANSWER
     sentences, filler = [s.strip().rstrip(".").split() for s in ANSWER.split(". ")], FILLER.split()
+    filler *= words // len(filler) + 1  # said again past its end
     return " ".join(" ".join(head + filler[:max(0, words - len(head))]) + "." for head in sentences)
 
 
@@ -210,6 +216,10 @@ def main() -> None:
                         help="which replies are streamed (the CPU of each kind apart; first tokens need some)")
     parser.add_argument("--floor", action="store_true", help="also time benchmarks/relay_floor.py (a bare relay "
                         "making the same checker calls: the floor under the guard's CPU per reply)")
+    parser.add_argument("--checker-in-flight", type=int, default=64, help="the guard's llm.max_in_flight for its "
+                        "checker (0: its default, 1 for a server on loopback, as a local llama.cpp wants; the "
+                        "scripted checker answers any number at once, as a served model does: 64 is a remote "
+                        "server's default)")
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
     parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
@@ -246,7 +256,9 @@ def main() -> None:
                                   "--answer", answer_of(args.sentence_words), "--latency", str(args.first),
                                   "--token-delay", str(args.token_delay)], model_url + "/docs",
                                  cwd=ROOT))
-        guard_env = {**env, **({"PYTHONPATH": args.guard_src} if args.guard_src else {})}
+        guard_env = {**env, **({"PYTHONPATH": args.guard_src} if args.guard_src else {}),
+                     **({"FACTDEBATE_LLM__MAX_IN_FLIGHT": str(args.checker_in_flight)} if args.checker_in_flight
+                        else {})}
         guard_url = f"http://127.0.0.1:{guard_port}"
         sampler = [os.environ.get("PY_SPY", "py-spy"), "record", "-f", "raw", "-r", "200", "-o", args.py_spy,
                    "--"] if args.py_spy else []
