@@ -255,10 +255,12 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Cpu:
-    """Each process's CPU seconds over one run: the guard, the upstream, and these clients."""
+    """Each process's CPU seconds over one run: the one served (``served``: the guard, or the floor's relay), the
+    upstream, and these clients."""
 
-    def __init__(self, guard: int, upstream: int) -> None:
-        self.pids = {"guard": guard, "upstream": upstream}
+    def __init__(self, guard: int, upstream: int, served: str = "guard") -> None:
+        self.served = served
+        self.pids = {served: guard, "upstream": upstream}
         self.before = self._now()
         self.started = time.perf_counter()
 
@@ -275,7 +277,7 @@ def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu: Cpu) -> 
     shares = cpu.shares()
     admitted = [r for r in runs if not r["shed"] and "error" not in r]
     ttfts = [r["ttft"] for r in admitted if r["ttft"] is not None]
-    guard_cpu_s = shares["guard"] * (time.perf_counter() - cpu.started)
+    served_cpu_s = shares[cpu.served] * (time.perf_counter() - cpu.started)
     row = {"run": name, "offered_per_s": round(len(runs) / seconds, 2), "answered": len(runs),
            "per_s": round(len(admitted) / seconds, 2), "shed": sum(bool(r["shed"]) for r in runs),
            "ttft_p50_s": round(statistics.median(ttfts), 4) if ttfts else None,
@@ -283,8 +285,8 @@ def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu: Cpu) -> 
            "reply_p50_s": round(statistics.median([r["seconds"] for r in admitted]), 3) if admitted else None,
            "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs),
            "cpu_share": {name: round(share, 2) for name, share in shares.items()},
-           # the guard process's CPU per reply it answered (a shed one costs little; counted in the total)
-           "guard_cpu_ms_per_reply": round(1000 * guard_cpu_s / max(1, len(admitted)), 1)}
+           # the served process's CPU per reply it answered (a shed one costs little; counted in the total)
+           f"{cpu.served}_cpu_ms_per_reply": round(1000 * served_cpu_s / max(1, len(admitted)), 1)}
     print(json.dumps(row), flush=True)
     return row
 
@@ -358,23 +360,23 @@ def floor_runs(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upst
         wait_ready(floor, port, "floor")
         url = f"http://127.0.0.1:{port}"
         asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up: connections
-        cpu = Cpu(floor.pid, upstream.pid)
+        cpu = Cpu(floor.pid, upstream.pid, "floor")
         alone_s = args.alone_seconds or args.seconds / 2
         alone = summary("floor, 1 stream", asyncio.run(closed(url, 1, alone_s, args.deadline)), alone_s, cpu)
-        cpu = Cpu(floor.pid, upstream.pid)
+        cpu = Cpu(floor.pid, upstream.pid, "floor")
         busy = summary(f"floor, closed {args.concurrency} streams",
                        asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
         # The floor's CPU capacity (replies a second a whole core would give, at the busy run's CPU per reply):
         # the closed streams alone do not saturate it.
-        capacity = 1000 / busy["guard_cpu_ms_per_reply"]
+        capacity = 1000 / busy["floor_cpu_ms_per_reply"]
         for share in args.max_cpu_share:
-            cpu = Cpu(floor.pid, upstream.pid)
+            cpu = Cpu(floor.pid, upstream.pid, "floor")
             checker_before, started = cpu_seconds(checker.pid), time.perf_counter()
             row = summary(f"floor, open {share:g} of a core's capacity ({share * capacity:.1f}/s)",
                           asyncio.run(open_loop(url, share * capacity, args.seconds, args.deadline)), args.seconds,
                           cpu)
             print(json.dumps({"floor_load": share, "capacity_per_s": round(capacity, 1),
-                              "floor_cpu_share": row["cpu_share"]["guard"],
+                              "floor_cpu_share": row["cpu_share"]["floor"],
                               "checker_cpu_share": round((cpu_seconds(checker.pid) - checker_before)
                                                          / (time.perf_counter() - started), 2),
                               "ttft_p99_over_one_stream_p99": round(row["ttft_p99_s"] / alone["ttft_p99_s"], 2),
