@@ -70,6 +70,23 @@ def test_a_server_that_answers_lets_the_run_go_on_and_spends_no_completion(tmp_p
         assert server.requests == []
 
 
+def test_only_a_server_on_this_machine_with_the_in_flight_limit_unset_is_named(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `serve`'s note names: the loopback servers that get one request at a time, credentials removed."""
+    from factdebate.run.model_servers import sent_one_at_a_time
+    from factdebate.settings.load import settings_from
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://user:secret-pass@127.0.0.1:8080/v1")
+    named = sent_one_at_a_time(settings_from({"llm": "openai:x", "method": "single"}, None))
+    assert len(named) == 1 and "127.0.0.1:8080/v1" in named[0] and "secret-pass" not in named[0]
+    assert sent_one_at_a_time(settings_from({"llm": "openai:x", "method": "single",
+                                             "llm_max_in_flight": 4}, None)) == []  # the operator set it
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://10.1.2.3:8000/v1")  # elsewhere: 64 at once already
+    assert sent_one_at_a_time(settings_from({"llm": "openai:x", "method": "single"}, None)) == []
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
+    assert sent_one_at_a_time(settings_from({"llm": "llama-cpp:builtin", "method": "single"}, None)) == []
+
+
 def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -166,6 +183,10 @@ def test_serve_says_a_dead_model_server_in_one_line_and_starts(tmp_path: Path) -
                 break
         warnings = [line for line in said if "does not answer" in line]
         assert len(warnings) == 1 and warnings[0].startswith("warning:") and "the service starts" in warnings[0], said
+        # the server is on loopback and llm.max_in_flight unset: the operator is told it gets one request at a time
+        notes = [line for line in said if "one request at a time" in line]
+        assert len(notes) == 1 and notes[0].startswith(f"note: the model server at {env['OPENAI_BASE_URL']} "), said
+        assert "FACTDEBATE_LLM__MAX_IN_FLIGHT" in notes[0] and "factdebate docs service#sizing" in notes[0], said
         assert said[-1].startswith("factdebate serving on"), said
     finally:
         server.terminate()

@@ -92,6 +92,18 @@ class ModelServerDown(ConfigError):
     ``check-response --fail-on`` tells it apart as a check that could not be made, exit 3)."""
 
 
+def sent_one_at_a_time(settings: Settings) -> list[str]:
+    """The model servers on this machine that get one request at a time because ``llm.max_in_flight`` is unset
+    (llm/in_flight.py: 1 for loopback, which a local llama.cpp wants), as a person may see them. A server with
+    several slots (vLLM, ``llama-server -np N``) then serves a busy service's calls one by one: its checks wait,
+    and a guarded reply cost the service twice the CPU (docs/service.md, Sizing)."""
+    from factdebate.llm.in_flight import is_loopback
+
+    if settings.llm.max_in_flight or not served_models(settings):
+        return []
+    return [redact_text(url.rstrip("/")) for url in server_urls(settings) if is_loopback(url)]
+
+
 def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> None:
     """Raise, in one line, when a server the run needs cannot be reached or refuses the key; nothing when
     the run calls no server. Any other answer to the model list (a server without one answers 404) means it
