@@ -18,7 +18,7 @@ guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc),
 ``--sentence-words N`` lengthens each of the 6 sentences to N words (each word one streamed event; the claims
 to check stay six), so a reply's CPU can be read as a cost per reply plus a cost per streamed event.
 ``--checker-in-flight N`` sets the guard's ``llm.max_in_flight`` (default 64, a remote server's: the scripted
-checker answers any number at once, as a served model does, and the floor's calls have no limit). ``0`` leaves
+checker answers any number at once, as a served model does) and bounds the floor's calls the same. ``0`` leaves
 the guard's own default, one call at a time to a server on loopback (llm/in_flight.py, for a local llama.cpp),
 as every figure before 2026-11-26 13:00 UTC was taken: 8 replies' 96 calls then wait on one slot, the guard
 idles between them, and its CPU per reply comes out about twice what it is with the calls in flight together.
@@ -280,7 +280,8 @@ def main() -> None:
         if args.floor:
             floor_url = f"http://127.0.0.1:{floor_port}"
             floor = started([sys.executable, str(ROOT / "benchmarks" / "relay_floor.py"), "--port", str(floor_port),
-                             "--upstream", f"{model_url}/v1", "--checker", checker_url], floor_url + "/v1/health",
+                             "--upstream", f"{model_url}/v1", "--checker", checker_url,
+                             "--in-flight", str(args.checker_in_flight)], floor_url + "/v1/health",
                             env)
             processes.append(floor)
             targets["floor"] = (floor_url, {}, {}, floor.pid)

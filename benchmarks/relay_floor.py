@@ -46,16 +46,24 @@ _SCHEMA_LABEL = {"type": "object", "properties": {"label": {"type": "string"}, "
 
 
 class Floor:
-    def __init__(self, upstream: str, checker: str) -> None:
+    def __init__(self, upstream: str, checker: str, in_flight: int = 0) -> None:
         self.upstream = Pool(upstream, {"Authorization": "Bearer sk-upstream"}, timeout=60)
         self.checker = Pool(checker, {"Authorization": "Bearer sk-checker"}, timeout=60)
+        # The checker calls in flight at once, as the guard's llm.max_in_flight bounds its own (0: no bound): a
+        # hundred replies' calls at once overflow a threaded checker's listen queue, and the floor does not retry.
+        self.slots = asyncio.Semaphore(in_flight) if in_flight else None
 
     async def _call(self, prompt: str, schema: dict[str, Any]) -> dict[str, Any]:
         body = json.dumps({"model": "checker", "temperature": 0, "messages": [{"role": "user", "content": prompt}],
                            "response_format": {"type": "json_schema",
                                                "json_schema": {"name": "answer", "schema": schema}}})
-        reply = await self.checker.post("/chat/completions", body.encode())
-        answer = json.loads(await reply.read())
+        if self.slots is None:
+            reply = await self.checker.post("/chat/completions", body.encode())
+            answer = json.loads(await reply.read())
+        else:
+            async with self.slots:
+                reply = await self.checker.post("/chat/completions", body.encode())
+                answer = json.loads(await reply.read())
         parsed: dict[str, Any] = json.loads(answer["choices"][0]["message"]["content"])
         return parsed
 
@@ -124,7 +132,7 @@ class Floor:
 
 
 async def main(args: argparse.Namespace) -> None:
-    floor = Floor(args.upstream, args.checker)
+    floor = Floor(args.upstream, args.checker, args.in_flight)
     server = await asyncio.start_server(floor.connection, "127.0.0.1", args.port)
     async with server:
         await server.serve_forever()
@@ -135,4 +143,5 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--upstream", required=True, help="the model's OpenAI-compatible base URL (…/v1)")
     parser.add_argument("--checker", required=True, help="the checker's OpenAI-compatible base URL (…/v1)")
+    parser.add_argument("--in-flight", type=int, default=0, help="checker calls in flight at once (0: no bound)")
     asyncio.run(main(parser.parse_args()))
