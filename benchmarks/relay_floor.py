@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import re
 import sys
@@ -57,13 +58,9 @@ class Floor:
         body = json.dumps({"model": "checker", "temperature": 0, "messages": [{"role": "user", "content": prompt}],
                            "response_format": {"type": "json_schema",
                                                "json_schema": {"name": "answer", "schema": schema}}})
-        if self.slots is None:
+        async with self.slots or contextlib.nullcontext():
             reply = await self.checker.post("/chat/completions", body.encode())
             answer = json.loads(await reply.read())
-        else:
-            async with self.slots:
-                reply = await self.checker.post("/chat/completions", body.encode())
-                answer = json.loads(await reply.read())
         parsed: dict[str, Any] = json.loads(answer["choices"][0]["message"]["content"])
         return parsed
 
