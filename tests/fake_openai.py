@@ -11,7 +11,11 @@ A model named like OpenAI's reasoning models (``o1``, ``o3-mini``, ``o4-mini``, 
 or as ``reasoning`` says) is answered as OpenAI answers it: HTTP 400 with ``code: unsupported_parameter``
 for ``max_tokens`` and ``code: unsupported_value`` for a ``temperature`` other than 1, and usage that
 counts reasoning tokens.
-``reply`` may be a function of the request body: :func:`from_schema` answers any ``response_format``."""
+``reply`` may be a function of the request body: :func:`from_schema` answers any ``response_format``.
+
+``owner`` makes ``GET /models`` answer a list whose model says that owner (``vllm``, ``llamacpp``, ``me``), and
+``props`` makes ``GET /props`` answer that JSON, as llama.cpp's ``llama-server`` does; without them a ``GET`` is
+answered 501, as before. ``gets`` lists the paths asked by ``GET``."""
 
 from __future__ import annotations
 
@@ -86,8 +90,10 @@ class FakeOpenAI:
     def __init__(self, failures: list[Failure] | None = None, reply: Reply = "SUPPORTS",
                  fault: Callable[[int], Failure | None] | None = None, error_message: str | None = None,
                  *, one_at_a_time: bool = False, delay: float = 0.0, delays: list[float] | None = None,
-                 reasoning: str = REASONING_MODEL.pattern) -> None:
+                 reasoning: str = REASONING_MODEL.pattern, owner: str | None = None,
+                 props: dict[str, Any] | None = None) -> None:
         self.failures = list(failures or [])
+        self.gets: list[str] = []
         self.one_at_a_time = one_at_a_time
         self.delay = delay
         self.delays = list(delays or [])
@@ -101,11 +107,23 @@ class FakeOpenAI:
         self.error_message = error_message  # what a failure says (default "fake <status>")
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        owned_by = owner
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                with owner._lock:
+                    owner.gets.append(self.path)
+                if self.path.endswith("/models") and owned_by is not None:
+                    self.send_json(200, {"object": "list", "data": [{"id": "m", "object": "model",
+                                                                     "owned_by": owned_by}]})
+                elif self.path == "/props" and props is not None:
+                    self.send_json(200, props)
+                else:
+                    self.send_error(501 if owned_by is None and props is None else 404)
 
             def do_POST(self) -> None:
                 self.released = False

@@ -87,6 +87,29 @@ def test_only_a_server_on_this_machine_with_the_in_flight_limit_unset_is_named(
     assert sent_one_at_a_time(settings_from({"llm": "llama-cpp:builtin", "method": "single"}, None)) == []
 
 
+def test_the_probe_keeps_what_a_server_on_this_machine_says_it_serves_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the run, a llama-server's slots (its /props) become the limit its models are sent, and `serve`'s
+    notes name it as sent that many at once, not one at a time (llm/server_slots.py)."""
+    from factdebate.llm import in_flight
+    from factdebate.run.model_servers import check_model_servers, said_several_at_once, sent_one_at_a_time
+    from factdebate.settings.load import settings_from
+
+    monkeypatch.setattr(in_flight, "_learned", {})  # what a server said is kept per process, by its address
+    with FakeOpenAI(owner="llamacpp", props={"total_slots": 4, "model_path": "/m.gguf"}) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        settings = settings_from({"llm": "openai:x", "method": "single"}, None)
+        check_model_servers(settings)
+        assert server.gets == ["/v1/models", "/props"] and server.requests == []  # no completion spent
+    assert in_flight.default_limit(server.base_url) == 4
+    [(where, said)] = said_several_at_once(settings)
+    assert where == server.base_url.rstrip("/") and said.count == 4 and "total_slots 4" in said.said_by
+    assert sent_one_at_a_time(settings) == []
+    # the operator's setting wins: nothing is said of the server then
+    assert said_several_at_once(settings_from({"llm": "openai:x", "method": "single",
+                                               "llm_max_in_flight": 2}, None)) == []
+
+
 def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -165,6 +188,32 @@ def test_reproduce_names_a_dead_model_server_once_before_any_cell(tmp_path: Path
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "does not answer" in errors[0] and "OPENAI_BASE_URL" in errors[0], done.stderr
     assert "failed" not in done.stderr and not (tmp_path / "data" / "indexed.json").exists()
+
+
+def test_serve_says_a_server_that_batches_is_sent_many_at_once(tmp_path: Path) -> None:
+    """The real `serve` asks a vLLM on this machine what it is, and says what it will be sent."""
+    with FakeOpenAI(owner="vllm") as model_server:
+        env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1",
+               "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "10", "FACTDEBATE_METHOD": "cot", "FACTDEBATE_LLM": "openai:m",
+               "OPENAI_BASE_URL": model_server.base_url, "OPENAI_API_KEY": "sk-test"}
+        server = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(closed_port())], env=env, text=True,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert server.stderr is not None
+        try:
+            said = []
+            for line in server.stderr:
+                said.append(line)
+                if line.startswith("factdebate serving on"):
+                    break
+            notes = [line for line in said if line.startswith("note: the model server at")]
+            assert len(notes) == 1, said
+            assert notes[0].startswith(f"note: the model server at {model_server.base_url.rstrip('/')} is sent up "
+                                       "to 64 requests at once, as it said (vLLM batches requests"), said
+            assert said[-1].startswith("factdebate serving on"), said
+        finally:
+            server.terminate()
+            server.communicate(timeout=60)
+        assert model_server.gets == ["/v1/models"] and model_server.requests == []
 
 
 def test_serve_says_a_dead_model_server_in_one_line_and_starts(tmp_path: Path) -> None:

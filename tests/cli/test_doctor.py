@@ -75,7 +75,20 @@ def test_a_model_server_that_answers_is_ok(monkeypatch: pytest.MonkeyPatch) -> N
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         checks = _server_checks(_served(server.base_url), monkeypatch)
     assert [c.status for c in checks] == ["ok"], checks
-    assert "answers" in checks[0].detail
+    assert "answers" in checks[0].detail and "at once" not in checks[0].detail  # it said nothing of its slots
+
+
+def test_doctor_says_how_many_requests_a_llama_server_is_sent_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.llm import in_flight
+    from tests.fake_openai import FakeOpenAI
+
+    monkeypatch.setattr(in_flight, "_learned", {})  # what a server said is kept per process, by its address
+    with FakeOpenAI(owner="llamacpp", props={"total_slots": 2}) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        checks = _server_checks(_served(server.base_url), monkeypatch)
+    assert [c.status for c in checks] == ["ok"], checks
+    assert checks[0].detail.endswith("; sent 2 request(s) at once, as it said (its /props: total_slots 2)"), checks
 
 
 @pytest.mark.parametrize(("build", "status", "words"), [

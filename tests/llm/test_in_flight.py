@@ -73,3 +73,104 @@ def test_the_limit_is_a_flag_and_a_speed_only_setting() -> None:
     after = load_settings(overrides=overrides, environ={}).model_dump(mode="json")
     assert after["llm"]["max_in_flight"] == 4
     assert settings_changes(before, after) == []  # a run may resume with another limit
+
+
+# What a server on this machine says of itself (llm/server_slots.py). A llama-server's /props, as it answers
+# (the fields around total_slots trimmed): asked at the server's root, not under /v1.
+LLAMA_SERVER_PROPS = {"default_generation_settings": {"n_ctx": 4096, "temperature": 0.8}, "total_slots": 3,
+                      "model_path": "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf", "chat_template": "{{ x }}",
+                      "build_info": "b4200-abc1234"}
+
+
+@pytest.fixture(autouse=True)
+def nothing_learned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no server asked: what a server said is kept per process, by its address, and a
+    port is reused between tests."""
+    from factdebate.llm import in_flight
+
+    monkeypatch.setattr(in_flight, "_learned", {})
+
+
+async def eight_calls(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, **llm: object) -> None:
+    settings = settings_for(server, monkeypatch, **llm)
+    first, second = build_resources(settings), build_resources(settings)  # type: ignore[arg-type]
+    llms = [first.llm("debater"), first.llm("judge"), second.llm("debater"), second.llm("judge")]
+    completions = await asyncio.gather(*(llm.complete(MSG, agent=str(i)) for i in range(2) for llm in llms))
+    assert [c.text for c in completions] == ["ok"] * 8
+
+
+async def test_a_llama_server_is_sent_as_many_at_once_as_its_slots(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(reply="ok", delay=0.3, owner="llamacpp", props=LLAMA_SERVER_PROPS) as server:
+        await eight_calls(server, monkeypatch)
+    assert server.peak == 3 and len(server.requests) == 8
+    # asked once for the process, for both models and both sets of resources
+    assert server.gets == ["/v1/models", "/props"]
+
+
+async def test_a_batching_server_gets_every_call_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(reply="ok", delay=0.8, owner="vllm") as server:
+        await eight_calls(server, monkeypatch)
+    assert server.peak == 8 and server.gets == ["/v1/models"]  # vLLM's owned_by says it: no /props asked
+
+
+async def test_what_the_operator_sets_wins_and_nothing_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(reply="ok", delay=0.2, owner="llamacpp", props=LLAMA_SERVER_PROPS) as server:
+        await eight_calls(server, monkeypatch, max_in_flight=2)
+    assert server.peak == 2 and server.gets == []
+
+
+@pytest.mark.parametrize(("owner", "props"), [
+    ("me", LLAMA_SERVER_PROPS),  # llama-cpp-python's serves one at a time: /props is not asked
+    ("library", None),  # a server of another kind without /props (404)
+    ("llamacpp", {**LLAMA_SERVER_PROPS, "total_slots": "3"}),  # not a whole number: says nothing
+])
+async def test_a_server_that_says_nothing_usable_keeps_one_at_a_time(owner: str, props: dict[str, object] | None,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(reply="ok", delay=0.05, owner=owner, props=props, one_at_a_time=True) as server:
+        await eight_calls(server, monkeypatch, timeout=5.0)
+    assert server.peak == 1
+    assert server.gets == (["/v1/models"] if owner == "me" else ["/v1/models", "/props"])
+
+
+async def test_a_server_that_did_not_answer_is_asked_again_and_one_that_said_nothing_is_not() -> None:
+    from factdebate.llm.in_flight import default_limit, learn, learned
+    from factdebate.llm.server_slots import Slots
+
+    asked: list[str] = []
+
+    async def down() -> Slots | None:
+        asked.append("down")
+        raise ConnectionRefusedError("nothing listens")
+
+    async def says(count: int | None) -> Slots | None:
+        asked.append("says")
+        return None if count is None else Slots(count, "test")
+
+    endpoint = "http://127.0.0.1:9/v1"
+    await learn(endpoint, down)  # not started yet: the default stands, nothing kept
+    assert learned(endpoint) is None and default_limit(endpoint) == 1
+    await asyncio.gather(*(learn(endpoint, lambda: says(4)) for _ in range(5)))  # asked once for all five
+    assert asked == ["down", "says"] and default_limit(endpoint) == 4 and default_limit(endpoint + "/") == 4
+    other = "http://localhost:10/v1"
+    await learn(other, lambda: says(None))
+    await learn(other, lambda: says(6))  # it answered and said nothing: not asked again in this process
+    assert asked == ["down", "says", "says"] and default_limit(other) == 1
+
+
+def test_what_a_server_says_is_read_strictly() -> None:
+    from factdebate.llm.server_slots import MOST, from_owner, from_props, props_url
+
+    assert props_url("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/props"
+    assert props_url("http://127.0.0.1:8080/v1/") == "http://127.0.0.1:8080/props"
+    assert props_url("http://127.0.0.1:8080") == "http://127.0.0.1:8080/props"
+    assert props_url("http://127.0.0.1:8080/llama/v1") == "http://127.0.0.1:8080/llama/props"
+    slots = from_props({"total_slots": 4})
+    assert slots is not None and slots.count == 4 and "total_slots 4" in slots.said_by
+    for nothing in ({"total_slots": True}, {"total_slots": 0}, {"total_slots": -2}, {"total_slots": 2.0},
+                    {"total_slots": None}, {}, [4], "4", None):
+        assert from_props(nothing) is None, nothing
+    huge = from_props({"total_slots": 10_000})
+    assert huge is not None and huge.count == MOST  # never more than a remote server gets
+    assert from_owner("vLLM ") is not None and from_owner("sglang") is not None
+    me = from_owner("me")
+    assert me is not None and me.count == 1 and from_owner("openai") is None and from_owner("") is None

@@ -111,6 +111,19 @@ async def test_the_backend_recognises_the_server_and_holds_answers_to_the_labels
     assert reply.constrained and reply.text in LABEL_CHOICES
 
 
+async def test_the_server_says_it_serves_one_request_at_a_time(server_url: str) -> None:
+    """llama-cpp-python's server names itself in its model list (``owned_by: me``) and serves one request at a
+    time: that is what the limit follows, and its root has no /props to ask (llm/server_slots.py)."""
+    from factdebate.llm.server_slots import props_url
+
+    backend = OpenAIBackend(MODEL, base_url=server_url)
+    said = await backend.server_slots()
+    assert said is not None and said.count == 1 and "llama-cpp-python" in said.said_by
+    async with httpx.AsyncClient() as client:
+        assert (await client.get(props_url(server_url))).status_code == 404
+    await backend.aclose()
+
+
 def test_verify_labels_every_turn_through_the_openai_path(server_url: str) -> None:
     verdict = _verify(server_url, "--agents", "none,none", "--rounds", "1", "--no-scoring")
     _assert_all_labelled(verdict)

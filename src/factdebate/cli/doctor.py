@@ -141,7 +141,9 @@ def _model_server_checks(settings: Settings) -> list[Check]:
         elif answer.outcome == "error":
             checks.append(Check(name, "fail", f"answers {answer.detail}"))
         else:
-            checks.append(Check(name, "ok", f"answers ({answer.detail}, {answer.method} {answer.path})"))
+            at_once = (f"; sent {answer.slots.count} request(s) at once, as it said ({answer.slots.said_by})"
+                       if answer.slots is not None else "")
+            checks.append(Check(name, "ok", f"answers ({answer.detail}, {answer.method} {answer.path}){at_once}"))
     return checks
 
 

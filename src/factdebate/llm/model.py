@@ -18,7 +18,7 @@ from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_call, set_call
-from factdebate.llm.in_flight import limit_for, slot
+from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
 from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
 from factdebate.util.redact import redact_text
 
@@ -77,6 +77,8 @@ class LLM:
         self._semaphore = semaphore or asyncio.Semaphore(limit)
         # Requests in flight to the backend's server, shared by every wrapper of the process (in_flight.py).
         self.max_in_flight = limit_for(backend.endpoint, max_in_flight)
+        self._set_in_flight = max_in_flight  # the operator's; unset, a local server is asked first (below)
+        self._slots_asked = False
         # Give up early on a try that hangs while others wait for its in-flight slot (hung_calls.py).
         self.cut_hung_calls = True
 
@@ -141,6 +143,8 @@ class LLM:
         spent = 0.0
         attempt = 0
         given_up = 0  # tries given up early as hung while other calls waited (hung_calls.py)
+        if not self._slots_asked:
+            await self._ask_server_slots()
         limited = self.cut_hung_calls and self.max_in_flight is not None
         state = hung_calls.endpoint(self.backend.endpoint) if limited else None
         for attempt in range(1, self.retry.attempts + 1):
@@ -195,6 +199,16 @@ class LLM:
             last_error += self._slow_server_hint()
             raise EndpointSlowError(self.backend.endpoint or self.backend.name, attempt, last_error)
         raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, attempt, last_error)
+
+    async def _ask_server_slots(self) -> None:
+        """Before the first request, what a server on this machine says it serves at once (llm/server_slots.py),
+        asked once per process and shared by every wrapper of it; the limit follows it unless the operator set one."""
+        endpoint = self.backend.endpoint
+        ask = getattr(self.backend, "server_slots", None)
+        if ask is not None and wants_asking(endpoint, self._set_in_flight):
+            await learn(endpoint, ask)
+        self.max_in_flight = limit_for(endpoint, self._set_in_flight)
+        self._slots_asked = True
 
     def _slow_server_hint(self) -> str:
         """What to change when the server kept timing out: a slow server wants a longer timeout, one that

@@ -45,6 +45,8 @@ from factdebate.llm.openai_stream import (
     refuses_streams,
     streams,
 )
+from factdebate.llm.server_slots import Slots
+from factdebate.llm.server_slots import ask as ask_slots
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets
 
@@ -141,6 +143,10 @@ class OpenAIBackend:
                 pass  # no model list: a server of unknown kind
             self._owner = owner
         return self._owner
+
+    async def server_slots(self) -> Slots | None:
+        """What a server on this machine says of the requests it serves at once (llm/server_slots.py)."""
+        return await ask_slots(self.endpoint, await self.server_owner(), self._key)
 
     async def resolve_constrain(self) -> str:
         """The server's kind from ``GET /models``; the standard ``response_format`` if that says nothing."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from factdebate.core.errors import ConfigError
+from factdebate.llm.server_slots import Slots
 from factdebate.settings.model import Settings
 from factdebate.util.redact import redact_text
 
@@ -29,6 +30,7 @@ class ServerAnswer:
     detail: str
     method: str = "GET"
     path: str = "/models"
+    slots: Slots | None = None  # what a server on this machine said it serves at once (llm/server_slots.py)
 
 
 def roles(settings: Settings) -> list[str]:
@@ -83,8 +85,44 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
                 f"HTTP {reply.status_code} to a one-token call of {models[0] if models else 'the model'}: "
                 f"{reply.text[:200]}"), method, path))
         else:
-            answers.append(ServerAnswer(where, "answers", f"HTTP {reply.status_code}", method, path))
+            slots = _said_slots(base, reply, headers, timeout) if not settings.llm.max_in_flight else None
+            answers.append(ServerAnswer(where, "answers", f"HTTP {reply.status_code}", method, path, slots))
     return answers
+
+
+def _said_slots(base: str, reply: Any, headers: dict[str, str], timeout: float) -> Slots | None:
+    """What a server on this machine says it serves at once, from its model list's ``owned_by`` or
+    llama-server's ``/props`` (llm/server_slots.py), kept for the process's models (llm/in_flight.py)."""
+    import httpx
+
+    from factdebate.llm import in_flight, server_slots
+
+    if not in_flight.is_loopback(base):
+        return None
+    owner = _owner(reply)
+    said = server_slots.from_owner(owner)
+    if said is None and server_slots.asks_props(owner):
+        try:
+            with httpx.Client(timeout=min(timeout, server_slots.ASK_TIMEOUT_S), headers=headers) as client:
+                props = client.get(server_slots.props_url(base))
+            said = server_slots.from_props_reply(props.status_code, props.text)
+        except httpx.HTTPError:  # no answer: nothing kept, the first model call asks again (llm/in_flight.py)
+            return None
+    in_flight.remember(base, said)
+    return said
+
+
+def _owner(reply: Any) -> str:
+    """The model list's first ``owned_by`` ("" when it is no list)."""
+    if reply.request.url.path.endswith("/models") and reply.status_code == 200:
+        try:
+            models = reply.json().get("data")
+        except (ValueError, AttributeError):
+            return ""
+        owners = sorted({str(m.get("owned_by") or "") for m in models if isinstance(m, dict)}) \
+            if isinstance(models, list) else []
+        return owners[0] if owners else ""
+    return ""
 
 
 class ModelServerDown(ConfigError):
@@ -97,11 +135,22 @@ def sent_one_at_a_time(settings: Settings) -> list[str]:
     (llm/in_flight.py: 1 for loopback, which a local llama.cpp wants), as a person may see them. A server with
     several slots (vLLM, ``llama-server -np N``) then serves a busy service's calls one by one: its checks wait,
     and a guarded reply cost the service twice the CPU (docs/service.md, Sizing)."""
-    from factdebate.llm.in_flight import is_loopback
+    from factdebate.llm.in_flight import is_loopback, learned
 
     if settings.llm.max_in_flight or not served_models(settings):
         return []
-    return [redact_text(url.rstrip("/")) for url in server_urls(settings) if is_loopback(url)]
+    return [redact_text(url.rstrip("/")) for url in server_urls(settings) if is_loopback(url) and not learned(url)]
+
+
+def said_several_at_once(settings: Settings) -> list[tuple[str, Slots]]:
+    """The model servers on this machine that said they serve several requests at once (asked at start,
+    llm/server_slots.py), as a person may see them, with what they said: sent that many at a time."""
+    from factdebate.llm.in_flight import learned
+
+    if settings.llm.max_in_flight or not served_models(settings):
+        return []
+    return [(redact_text(url.rstrip("/")), said) for url in server_urls(settings)
+            if (said := learned(url)) is not None and said.count > 1]
 
 
 def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> None:

@@ -56,8 +56,8 @@ class LLMSettings(_Strict):
         title="Requests in flight", default=None, ge=1, le=1024,
         json_schema_extra=offered("llm_max_in_flight", operator_only=True, group="limits"),
         description="Most requests in flight to one model server at once, all roles, agents and claims of the "
-                    "process together; the rest wait their turn, outside any timeout (default: 1 on this machine, "
-                    "64 elsewhere).")
+                    "process together; the rest wait their turn, outside any timeout (default: on this machine what "
+                    "the server says it serves at once, else 1; 64 elsewhere).")
     retries: int = Field(default=16, ge=1, le=100, description="Most tries per call, the first included.")
     retry_budget: float = Field(default=120.0, gt=0, le=86_400, description="Seconds one call's retries may spend: the "
                                 "waits and the tries after the first (the first try is bounded by timeout "

@@ -1,0 +1,91 @@
+"""How many requests a model server on this machine says it serves at once, so that ``llm.max_in_flight`` left
+unset follows the server rather than a guess from its address (llm/in_flight.py).
+
+Unset, the limit for a server on loopback is 1, which any local server survives (llama-cpp-python's serves one
+request at a time). But a vLLM or a ``llama-server -np 4`` beside the service then gets one request at a time
+too: checks wait on each other, and a guarded reply cost the service twice the CPU (docs/performance.md, stop
+20). So a server on this machine is asked, once per process, what it is:
+
+- ``GET /v1/models``' ``owned_by`` (asked anyway for the constrained mode, llm/constraints.py): vLLM and SGLang
+  batch whatever they are sent, so they get the limit a remote server gets (64);
+- llama.cpp's ``llama-server`` gives its slots (``-np N``) as ``total_slots`` at ``GET /props``, at the
+  server's root rather than under ``/v1``; that is asked of every other server on this machine but
+  llama-cpp-python's (``owned_by: me``, one at a time), and a server without it answers 404;
+- no answer, or one that says nothing usable: nothing is learned and the default stands.
+
+A server elsewhere keeps its default (64): asking a hosted API costs a request and would say nothing. What the
+operator sets always wins, and nothing is asked then."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ASK_TIMEOUT_S = 3.0  # seconds for /props: a server on this machine answers it at once, or is busy or hung
+BATCHING = {"vllm": "vLLM", "sglang": "SGLang"}  # owned_by -> the server's name, for what is said of it
+ONE_AT_A_TIME = {"me": "llama-cpp-python"}  # its server serves one request at a time: nothing more to ask
+MOST = 64  # never more than a remote server's default (llm/in_flight.REMOTE_LIMIT), whatever a server says
+
+
+@dataclass(frozen=True)
+class Slots:
+    """What a server said of the requests it serves at once, and where it said it (shown to the operator)."""
+
+    count: int
+    said_by: str
+
+
+def props_url(endpoint: str) -> str:
+    """llama-server's ``/props``: at the server's root, so a base URL's ``/v1`` is left off."""
+    parts = urlsplit(endpoint.rstrip("/"))
+    path = parts.path.removesuffix("/v1")
+    return urlunsplit((parts.scheme, parts.netloc, f"{path}/props", "", ""))
+
+
+def from_owner(owner: str) -> Slots | None:
+    owner = owner.strip().lower()
+    if owner in BATCHING:
+        return Slots(MOST, f"{BATCHING[owner]} batches requests")
+    if owner in ONE_AT_A_TIME:
+        return Slots(1, f"{ONE_AT_A_TIME[owner]} serves one request at a time")
+    return None
+
+
+def asks_props(owner: str) -> bool:
+    return from_owner(owner) is None
+
+
+def from_props(body: Any) -> Slots | None:
+    """``total_slots`` from a ``/props`` answer: a whole number of at least 1 (a bool, text or anything
+    else says nothing), held to :data:`MOST`."""
+    count = body.get("total_slots") if isinstance(body, dict) else None
+    if type(count) is not int or count < 1:
+        return None
+    return Slots(min(count, MOST), f"its /props: total_slots {count}")
+
+
+def from_props_reply(status: int, text: str) -> Slots | None:
+    if status != 200:
+        return None
+    import json
+
+    try:
+        return from_props(json.loads(text))
+    except ValueError:
+        return None
+
+
+async def ask(endpoint: str, owner: str, key: str | None) -> Slots | None:
+    """What the server at ``endpoint`` says (``owner``: its ``owned_by``, already asked); None when it answers
+    without saying anything usable. A server that does not answer raises ``httpx.HTTPError``: nothing is kept
+    then, and it is asked again later (llm/in_flight.learn)."""
+    said = from_owner(owner)
+    if said is not None or not asks_props(owner):
+        return said
+    import httpx
+
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    async with httpx.AsyncClient(timeout=ASK_TIMEOUT_S, headers=headers) as client:
+        reply = await client.get(props_url(endpoint))
+    return from_props_reply(reply.status_code, reply.text)
