@@ -73,7 +73,8 @@ _SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
 # HTTP/1.1: connections kept alive, as a model server keeps them (the fake's default HTTP/1.0 closed each one, and
 # a profile of the guard found a TCP connect per checker call).
 CHECKER = ("import sys, time; sys.path.insert(0, {root!r}); from benchmarks.guard_vs_litellm import checker_reply; "
-           "from tests.fake_openai import FakeOpenAI; s = FakeOpenAI(reply=checker_reply, delay={delay}); "
+           "from tests.fake_openai import FakeOpenAI; "
+           "s = FakeOpenAI(reply=checker_reply, delay={delay}, owner={owner!r}); "
            "s.server.RequestHandlerClass.protocol_version = 'HTTP/1.1'; s.__enter__(); "
            "print(s.base_url, flush=True); time.sleep(86400)")
 
@@ -220,6 +221,9 @@ def main() -> None:
                         "checker (0: its default, 1 for a server on loopback, as a local llama.cpp wants; the "
                         "scripted checker answers any number at once, as a served model does: 64 is a remote "
                         "server's default)")
+    parser.add_argument("--checker-owner", default="", help="what the checker's GET /v1/models says owns its "
+                        "model (vllm: a batching server, which a guard with llm.max_in_flight unset then sends its "
+                        "calls at once, llm/server_slots.py; empty: no model list, as before)")
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
     parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
@@ -246,7 +250,8 @@ def main() -> None:
     sampler: list[str] = []
     guard_pid = 0
     try:
-        checker = subprocess.Popen([sys.executable, "-c", CHECKER.format(root=str(ROOT), delay=args.latency)],
+        script = CHECKER.format(root=str(ROOT), delay=args.latency, owner=args.checker_owner or None)
+        checker = subprocess.Popen([sys.executable, "-c", script],
                                    stdout=subprocess.PIPE, text=True, env=env)
         processes.append(checker)
         assert checker.stdout is not None
