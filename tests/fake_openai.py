@@ -78,6 +78,10 @@ def from_schema(text: str) -> Callable[[dict[str, Any]], str]:
 
 
 class _QuietServer(ThreadingHTTPServer):
+    # socketserver's listen backlog is 5: on a loaded machine, connections opened together past it had their SYN
+    # dropped and retried a second later, so 8 calls "at once" reached the server as 7 and then 1.
+    request_queue_size = 128
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (a timeout or budget test) closes its socket mid-reply. That is not a
         # server error, and its traceback would land in whichever test captures stderr next.
