@@ -190,53 +190,45 @@ def test_reproduce_names_a_dead_model_server_once_before_any_cell(tmp_path: Path
     assert "failed" not in done.stderr and not (tmp_path / "data" / "indexed.json").exists()
 
 
-def test_serve_says_a_server_that_batches_is_sent_many_at_once(tmp_path: Path) -> None:
-    """The real `serve` asks a vLLM on this machine what it is, and says what it will be sent."""
-    with FakeOpenAI(owner="vllm") as model_server:
-        env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1",
-               "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "10", "FACTDEBATE_METHOD": "cot", "FACTDEBATE_LLM": "openai:m",
-               "OPENAI_BASE_URL": model_server.base_url, "OPENAI_API_KEY": "sk-test"}
-        server = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(closed_port())], env=env, text=True,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        assert server.stderr is not None
-        try:
-            said = []
-            for line in server.stderr:
-                said.append(line)
-                if line.startswith("factdebate serving on"):
-                    break
-            notes = [line for line in said if line.startswith("note: the model server at")]
-            assert len(notes) == 1, said
-            assert notes[0].startswith(f"note: the model server at {model_server.base_url.rstrip('/')} is sent up "
-                                       "to 64 requests at once, as it said (vLLM batches requests"), said
-            assert said[-1].startswith("factdebate serving on"), said
-        finally:
-            server.terminate()
-            server.communicate(timeout=60)
-        assert model_server.gets == ["/v1/models"] and model_server.requests == []
-
-
-def test_serve_says_a_dead_model_server_in_one_line_and_starts(tmp_path: Path) -> None:
-    """A service may start before its model server: one warning line, then it serves."""
+def serve_start(tmp_path: Path, base_url: str) -> list[str]:
+    """What the real `factdebate serve` prints, its model server at ``base_url``, until it listens; then it stops."""
     env = {**os.environ, "FACTDEBATE_DATA_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1",
            "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "10", "FACTDEBATE_METHOD": "cot", "FACTDEBATE_LLM": "openai:m",
-           "OPENAI_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1", "OPENAI_API_KEY": "sk-test"}
+           "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-test"}
     server = subprocess.Popen([EXE, "serve", "--no-auth", "--port", str(closed_port())], env=env, text=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert server.stderr is not None
+    said = []
     try:
-        said = []
         for line in server.stderr:
             said.append(line)
             if line.startswith("factdebate serving on"):
                 break
-        warnings = [line for line in said if "does not answer" in line]
-        assert len(warnings) == 1 and warnings[0].startswith("warning:") and "the service starts" in warnings[0], said
-        # the server is on loopback and llm.max_in_flight unset: the operator is told it gets one request at a time
-        notes = [line for line in said if "one request at a time" in line]
-        assert len(notes) == 1 and notes[0].startswith(f"note: the model server at {env['OPENAI_BASE_URL']} "), said
-        assert "FACTDEBATE_LLM__MAX_IN_FLIGHT" in notes[0] and "factdebate docs service#sizing" in notes[0], said
-        assert said[-1].startswith("factdebate serving on"), said
     finally:
         server.terminate()
         server.communicate(timeout=60)
+    assert said and said[-1].startswith("factdebate serving on"), said
+    return said
+
+
+def test_serve_says_a_server_that_batches_is_sent_many_at_once(tmp_path: Path) -> None:
+    """The real `serve` asks a vLLM on this machine what it is, and says what it will be sent."""
+    with FakeOpenAI(owner="vllm") as model_server:
+        said = serve_start(tmp_path, model_server.base_url)
+    notes = [line for line in said if line.startswith("note: the model server at")]
+    assert len(notes) == 1, said
+    assert notes[0].startswith(f"note: the model server at {model_server.base_url.rstrip('/')} is sent up "
+                               "to 64 requests at once, as it said (vLLM batches requests"), said
+    assert model_server.gets == ["/v1/models"] and model_server.requests == []
+
+
+def test_serve_says_a_dead_model_server_in_one_line_and_starts(tmp_path: Path) -> None:
+    """A service may start before its model server: one warning line, then it serves."""
+    base_url = f"http://127.0.0.1:{closed_port()}/v1"
+    said = serve_start(tmp_path, base_url)
+    warnings = [line for line in said if "does not answer" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("warning:") and "the service starts" in warnings[0], said
+    # the server is on loopback and llm.max_in_flight unset: the operator is told it gets one request at a time
+    notes = [line for line in said if "one request at a time" in line]
+    assert len(notes) == 1 and notes[0].startswith(f"note: the model server at {base_url} "), said
+    assert "FACTDEBATE_LLM__MAX_IN_FLIGHT" in notes[0] and "factdebate docs service#sizing" in notes[0], said
