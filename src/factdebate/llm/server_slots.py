@@ -18,6 +18,7 @@ operator sets always wins, and nothing is asked then."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -52,10 +53,6 @@ def from_owner(owner: str) -> Slots | None:
     return None
 
 
-def asks_props(owner: str) -> bool:
-    return from_owner(owner) is None
-
-
 def from_props(body: Any) -> Slots | None:
     """``total_slots`` from a ``/props`` answer: a whole number of at least 1 (a bool, text or anything
     else says nothing), held to :data:`MOST`."""
@@ -68,8 +65,6 @@ def from_props(body: Any) -> Slots | None:
 def from_props_reply(status: int, text: str) -> Slots | None:
     if status != 200:
         return None
-    import json
-
     try:
         return from_props(json.loads(text))
     except ValueError:
@@ -81,7 +76,7 @@ async def ask(endpoint: str, owner: str, key: str | None) -> Slots | None:
     without saying anything usable. A server that does not answer raises ``httpx.HTTPError``: nothing is kept
     then, and it is asked again later (llm/in_flight.learn)."""
     said = from_owner(owner)
-    if said is not None or not asks_props(owner):
+    if said is not None:  # its model list said it all: no /props to ask
         return said
     import httpx
 

@@ -101,7 +101,7 @@ def _said_slots(base: str, reply: Any, headers: dict[str, str], timeout: float) 
         return None
     owner = _owner(reply)
     said = server_slots.from_owner(owner)
-    if said is None and server_slots.asks_props(owner):
+    if said is None:  # not a kind its model list tells apart: llama-server's /props
         try:
             with httpx.Client(timeout=min(timeout, server_slots.ASK_TIMEOUT_S), headers=headers) as client:
                 props = client.get(server_slots.props_url(base))
