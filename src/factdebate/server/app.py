@@ -33,6 +33,7 @@ from factdebate.server.guard.stream import VERDICTS_HEADER
 from factdebate.server.guard.text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.ops.heap import freeze_startup_heap
+from factdebate.server.ops.labels import OperatorNames
 from factdebate.server.ops.metrics import RequestMetrics, metrics_key_matches, start_metrics_port
 from factdebate.server.ops.shutdown import exit_within
 from factdebate.server.ops.tracing import TraceRequests, start_tracing
@@ -72,7 +73,10 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     elif fields:
         config = ServiceConfig.model_validate({**config.model_dump(), **fields})
     service = Service.build(config, build)
-    service.tracing = start_tracing()  # OpenTelemetry when the OTEL_* variables ask for it (server/ops/tracing.py)
+    # the models, roles and tools that metrics and spans show by name: the operator's (server/ops/labels.py)
+    service.metrics.names = OperatorNames.of(service.resolver)
+    # OpenTelemetry when the OTEL_* variables ask for it (server/ops/tracing.py)
+    service.tracing = start_tracing(service.metrics.names)
     redact_logs("factdebate", "factdebate.server", "uvicorn.error", "uvicorn.access")
 
     @asynccontextmanager

@@ -15,7 +15,10 @@ What is counted, and from where:
 - debates and checks running, guard requests shed for load (server/ops/shedding.py; nothing waits in a queue:
   a request is admitted or answered at once) and refusals of the rate limits by limit.
 
-No label holds a key, a key's id, a claim or any text of a request: the label values are the fixed sets above.
+No label holds a key, a key's id, a claim or any text of a request: the label values are the fixed sets above,
+and where a request could choose one (the HTTP method, a model under ``allowed_llms: ["*"]``, a DPD referee's
+role, an MCP tool under a wildcard) it is one of a set the code or the operator's settings fix
+(server/ops/labels.py): no request adds series beyond those.
 
 With ``serve --workers N`` the processes' metrics are added up (prometheus-client's multi-process mode: the
 directory in ``PROMETHEUS_MULTIPROC_DIR``, set by ``serve`` before the workers start), so a scrape of any worker
@@ -34,7 +37,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from factdebate.core.observe import Watcher, watching
-from factdebate.util.redact import hide_endpoints
+from factdebate.server.ops.labels import OperatorNames, method_label
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # Seconds: a route answers in milliseconds (a refusal) to minutes (a deep check); a model call alike.
@@ -58,14 +61,11 @@ def unchecked_reason(status: str, reason: str | None) -> str:
     return "other"
 
 
-def endpoint_label(model: str) -> str:
-    """A model's configured name as a label: an address in it (``openai:m@http://host``) hidden."""
-    return hide_endpoints(model)[:120]
-
-
 class Metrics:
-    def __init__(self) -> None:
+    def __init__(self, names: OperatorNames | None = None) -> None:
         multi = bool(os.environ.get(MULTIPROC_ENV))
+        # the models, roles and tools a label shows by name; set by the app from the operator's settings
+        self.names = names or OperatorNames()
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.requests = Counter("factdebate_http_requests", "HTTP requests answered, by route template, method and "
@@ -144,13 +144,14 @@ class _MetricsWatcher:
 
     def _record(self, kind: str, attributes: dict[str, str], started: float, error: str | None) -> None:
         seconds = time.perf_counter() - started
+        names = self.metrics.names
         if kind == "model_call":
-            endpoint, role = endpoint_label(attributes.get("model", "")), attributes.get("role", "")
+            endpoint, role = names.model(attributes.get("model", "")), names.role(attributes.get("role", ""))
             self.metrics.model_call_seconds.labels(endpoint, role).observe(seconds)
             if error is not None:
                 self.metrics.model_call_errors.labels(endpoint, role, error).inc()
         elif kind == "search":
-            tool = attributes.get("tool", "")
+            tool = names.tool(attributes.get("tool", ""))
             self.metrics.search_seconds.labels(tool).observe(seconds)
             if error is not None:
                 self.metrics.search_errors.labels(tool, error).inc()
@@ -158,7 +159,8 @@ class _MetricsWatcher:
 
 class RequestMetrics:
     """Every HTTP request counted by its route's template, method and status, and timed to its last byte. A
-    path no route matched is ``unmatched`` (a path's own text, an id or a probe's guess, is never a label)."""
+    path no route matched is ``unmatched`` (a path's own text, an id or a probe's guess, is never a label), a
+    method outside the usual seven ``other`` (labels.py)."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics, watchers: Sequence[Watcher] = ()) -> None:
         self.app, self.metrics = app, metrics
@@ -185,7 +187,7 @@ class RequestMetrics:
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
-            method = scope.get("method", "")
+            method = method_label(scope.get("method", ""))
             self.metrics.requests.labels(template, method, str(status[0] or 499)).inc()
             self.metrics.request_seconds.labels(template, method).observe(time.perf_counter() - started)
 

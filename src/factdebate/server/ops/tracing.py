@@ -11,6 +11,10 @@ GenAI semantic conventions: ``chat <model>``, client kind, ``gen_ai.operation.na
 (``trace_id`` in ``GET /v1/checks/{id}``'s verdict), so an operator goes from a check a user reports to its
 trace.
 
+What a request could choose names no span and fills no attribute with its text (server/ops/labels.py): a
+method outside the usual seven is ``_OTHER`` and its span is named ``HTTP`` (as the HTTP semantic conventions
+say), and a model, role or tool the operator did not name is ``caller_chosen``, as in the metrics.
+
 Without the ``tracing`` extra (opentelemetry-sdk) the variables are ignored, said once in the log."""
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from factdebate.server.ops.labels import METHODS, OperatorNames
 
 log = logging.getLogger("factdebate.server")
 
@@ -40,7 +46,7 @@ class Tracing:
     """One tracer provider of the service's own (the process's global one is left to whoever embeds it), its
     spans batched and sent by the OTLP/HTTP exporter."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: OperatorNames | None = None) -> None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
@@ -53,6 +59,7 @@ class Tracing:
         self.provider = TracerProvider(resource=resource)
         self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
         self.tracer = self.provider.get_tracer("factdebate", __version__)
+        self.names = names or OperatorNames()  # the models, roles and tools a span shows by name
 
     def shutdown(self) -> None:
         self.provider.shutdown()  # the spans still batched are sent first
@@ -62,7 +69,7 @@ class Tracing:
         """core/observe.py's watcher: model calls, searches, guard checks and claims as spans."""
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
-        name, span_kind, fields = _span_of(kind, attributes)
+        name, span_kind, fields = _span_of(kind, attributes, self.names)
         if name is None:
             yield
             return
@@ -87,19 +94,17 @@ class Tracing:
         return format(context.trace_id, "032x") if context.is_valid else None
 
 
-def _span_of(kind: str, attributes: dict[str, str]) -> tuple[str | None, str, dict[str, Any]]:
+def _span_of(kind: str, attributes: dict[str, str],
+             names: OperatorNames) -> tuple[str | None, str, dict[str, Any]]:
     """A watched piece of work as (span name, kind, attributes); None: not traced (a method's rounds)."""
     if kind == "model_call":
-        model = attributes.get("model", "")
-        from factdebate.util.redact import hide_endpoints
-
-        shown = hide_endpoints(model)
+        shown = names.model(attributes.get("model", ""))
         provider, _, name = shown.partition(":") if ":" in shown else ("", "", shown)
         return f"chat {shown}", "client", {"gen_ai.operation.name": "chat", "gen_ai.request.model": name or shown,
                                            "gen_ai.provider.name": provider or shown,
-                                           "factdebate.role": attributes.get("role", "")}
+                                           "factdebate.role": names.role(attributes.get("role", ""))}
     if kind == "search":
-        tool = attributes.get("tool", "")
+        tool = names.tool(attributes.get("tool", ""))
         return f"search {tool}", "client", {"factdebate.tool": tool}
     if kind == "guard_check":
         return "guard.check", "internal", {f"factdebate.{k}": v for k, v in attributes.items()}
@@ -112,7 +117,9 @@ def _span_of(kind: str, attributes: dict[str, str]) -> tuple[str | None, str, di
 
 
 class TraceRequests:
-    """A server span around every HTTP request, named by its route's template once routing has found it."""
+    """A server span around every HTTP request, named by its method and its route's template once routing has
+    found it. A method outside the usual seven is ``_OTHER``, its span ``HTTP``: the method a client sent is
+    its own text, and never names a span."""
 
     def __init__(self, app: ASGIApp, tracing: Tracing) -> None:
         self.app, self.tracing = app, tracing
@@ -124,6 +131,7 @@ class TraceRequests:
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
         method = scope.get("method", "")
+        method, named = (method, method) if method in METHODS else ("_OTHER", "HTTP")
         status = [0]
 
         async def sending(message: Message) -> None:
@@ -131,26 +139,27 @@ class TraceRequests:
                 status[0] = message["status"]
             await send(message)
 
-        with self.tracing.tracer.start_as_current_span(method, kind=SpanKind.SERVER, attributes={
+        with self.tracing.tracer.start_as_current_span(named, kind=SpanKind.SERVER, attributes={
                 "http.request.method": method}, record_exception=False, set_status_on_exception=False) as span:
             try:
                 await self.app(scope, receive, sending)
             finally:
                 template = getattr(scope.get("route"), "path", None)
                 if template:
-                    span.update_name(f"{method} {template}")
+                    span.update_name(f"{named} {template}")
                     span.set_attribute("http.route", template)
                 span.set_attribute("http.response.status_code", status[0] or 499)
                 if status[0] >= 500 or not status[0]:
                     span.set_status(Status(StatusCode.ERROR))
 
 
-def start_tracing() -> Tracing | None:
-    """The service's tracing when the variables ask for it; None otherwise (or without the SDK: said once)."""
+def start_tracing(names: OperatorNames | None = None) -> Tracing | None:
+    """The service's tracing when the variables ask for it; None otherwise (or without the SDK: said once).
+    ``names``: the models, roles and tools its spans show by name (the operator's)."""
     if not wanted():
         return None
     try:
-        return Tracing()
+        return Tracing(names)
     except ImportError:
         log.warning("OTEL_EXPORTER_OTLP_ENDPOINT is set but the tracing extra is not installed (pip install "
                     "'factdebate[tracing]'): no traces are sent")
