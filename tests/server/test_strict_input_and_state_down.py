@@ -81,7 +81,7 @@ def test_a_state_database_that_cannot_be_reached_is_a_503_with_a_reason(
         _connections(postgres_url, allowed=False)
         try:
             health = client.get("/v1/health")
-            assert health.status_code == 503, health.text
+            assert health.status_code == 503 and health.headers["retry-after"] == "5", health.text
             assert health.json()["down"] == ["state_db"] and health.json()["reason"] == DOWN_REASON
             for method, path in (("POST", "/v1/verify"), ("GET", "/v1/methods"), ("GET", f"/v1/checks/{'0' * 32}"),
                                  ("POST", "/v1/batches"), ("POST", "/v1/guard/check"), ("POST", "/v1/check-response")):

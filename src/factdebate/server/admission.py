@@ -11,7 +11,9 @@
   429 naming the claims limit when the bucket is empty).
 - :func:`admit_check`: a guard check's admission in one call. A check that would not end within its deadline for
   the checks already running is shed (server/ops/shedding.py: a 503 with Retry-After, or under
-  ``guard.on_overload: pass`` admitted to pass its reply unchecked, said); then the slot and the claims are taken.
+  ``guard.on_overload: pass`` admitted to pass its reply unchecked, said), unless its key holds less than its
+  fair share of ``guard.checks_at_once`` while another key holds more (``CheckLoad.fair_turn``: the heavy
+  key's new requests are the ones shed); then the slot and the claims are taken.
   One call rather than the five the guard's host made (shed, slot, start, end, release): the guard's face asks
   the service once and never reaches into its load, slots and buckets (issue 57: the walk of a plain reply).
 
@@ -46,7 +48,7 @@ class RunSlot:
     """Counts interactive debates against ``max_active_runs``; ``release`` may be called more than once."""
 
     def __init__(self, service: Service) -> None:
-        busy = HTTPException(503, "the server is at its limit of debates in progress; retry shortly",
+        busy = HTTPException(503, "the server is at its limit of debates in progress; retry in 1 s",
                              headers={"Retry-After": "1"})
         if service.active_runs >= service.config.max_active_runs:
             raise busy
@@ -163,17 +165,22 @@ class ServiceAdmission(Admission):
 
 
 def admit_check(service: Service, who: str, settings: Settings, deadline_s: float | None) -> ServiceAdmission:
-    """The check of ``who`` admitted, or refused as an ``HTTPException`` (503 shed or at the limit of checks,
-    429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
+    """The check of ``who`` (a key's id) admitted, or refused as an ``HTTPException`` (503 shed or at the limit
+    of checks, 429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
     deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard/options.py
-    shed = service.load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share)
+    load = service.load
+    shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share)
+    # A key under its share is admitted though the service is full; the heavy key's next requests pay for it.
+    past = shed is not None and load.fair_turn(who, guard.checks_at_once)
+    if past:
+        shed = None
     if shed is not None and (refused := _shed(service, guard.on_overload, shed)) is not None:
         raise refused
     slot, charge = claimed_slot(service, who, settings)
     if shed is not None:
         return ServiceAdmission(slot, charge, None, shed.why)
-    return ServiceAdmission(slot, charge, service.load.start(guard.checks_at_once, guard.max_loop_lag_ms))
+    return ServiceAdmission(slot, charge, load.start(guard.checks_at_once, guard.max_loop_lag_ms, who, past))
 
 
 def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | None:
@@ -181,8 +188,7 @@ def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | Non
     count_shed(service, on_overload, shed)
     if on_overload != "503":
         return None
-    return HTTPException(503, f"overloaded: {shed.why}; retry in {shed.retry_after_s} s",
-                         headers={"Retry-After": str(shed.retry_after_s)})
+    return HTTPException(503, shed.message, headers={"Retry-After": str(shed.retry_after_s)})
 
 
 def count_shed(service: Service, on_overload: str, shed: Shed) -> None:

@@ -317,7 +317,9 @@ class GuardSettings(_Strict):
     checks_at_once: int = Field(
         default=0, ge=0, le=100_000, description="Guard checks one service process runs at full speed at once; "
         "past it each check is reckoned to slow in proportion, and a request whose check would not end within "
-        "its deadline is answered at once as on_overload says. 0: 8 per CPU core.")
+        "its deadline is answered at once as on_overload says, unless its key holds less than its share of them "
+        "(divided among the keys holding checks) while another key holds more: the heavier key's new requests "
+        "are the ones refused. 0: 8 per CPU core.")
     max_loop_lag_ms: float = Field(
         default=0, ge=0, le=60_000, description="With at least a quarter of checks_at_once running, a request "
         "is answered at once as on_overload says while the service process's event loop runs more than this "

@@ -85,7 +85,7 @@ def test_health_is_503_with_what_loads_until_the_guards_models_are_loaded(make_a
         wait_until_ready(lambda: backend.loads > 0, os.getpid(), "the warm-up's first model load", cpu_budget_s=30,
                          every_s=0.02)
         waiting = client.get("/v1/health")
-        assert waiting.status_code == 503
+        assert waiting.status_code == 503 and waiting.headers["Retry-After"] == "1"
         body = waiting.json()
         assert body["status"] == "starting" and body["ready"] is False
         assert "loading the extractor's model (openai:gpt-4o-mini)" in body["reason"]

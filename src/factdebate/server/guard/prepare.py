@@ -46,9 +46,16 @@ def openai_http_error(exc: HTTPException) -> JSONResponse:
     return openai_error(exc.status_code, str(exc.detail), kind, code, headers=dict(exc.headers or {}) or None)
 
 
+UPSTREAM_RETRY_AFTER_S = 1  # an upstream's 503 that named no wait: a second, as the service's own momentary 503s
+
+
 def upstream_error(exc: UpstreamError) -> JSONResponse:
-    """The upstream's error as it came, with the headers it keeps for the caller (its ``Retry-After``)."""
-    return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers or None)
+    """The upstream's error as it came, with the headers it keeps for the caller (its ``Retry-After``); a 503
+    always with one, so that every 503 this service sends says when to try again."""
+    headers = dict(exc.headers)
+    if exc.status == 503 and not any(name.lower() == "retry-after" for name in headers):
+        headers["Retry-After"] = str(UPSTREAM_RETRY_AFTER_S)
+    return JSONResponse(exc.body, status_code=exc.status, headers=headers or None)
 
 
 def upstream_for(state: State, settings: Settings) -> Upstream | None:
@@ -74,12 +81,13 @@ async def close_upstreams(state: State) -> None:
 
 def check_failed(exc: FactDebateError) -> JSONResponse:
     """A check that raised (a checker model server down, a fault of its own): OpenAI's error, with the same
-    status the service's other routes give it (502 unreachable, 500 otherwise; no endpoint's address)."""
+    status the service's other routes give it (502 unreachable, 503 with ``Retry-After`` for the state database
+    down, 500 otherwise; no endpoint's address)."""
     from factdebate.server.routes.verify import http_error
 
     error = http_error(exc)
     kind = "invalid_request_error" if error.status_code == 422 else "server_error"
-    return openai_error(error.status_code, str(error.detail), kind)
+    return openai_error(error.status_code, str(error.detail), kind, headers=dict(error.headers or {}) or None)
 
 
 def validation_problems(exc: ValidationError) -> str:

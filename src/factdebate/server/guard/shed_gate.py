@@ -9,9 +9,10 @@ behind those steps on the one event loop. Here a shed costs the key's lookup, th
 answer. The answer is the one the route gave: OpenAI's error shape with ``detail``, ``Retry-After``, the
 security headers and a check id (naming the request, as every guard reply's does).
 
-A request without a valid key is never answered here: it goes on to the route's 401 (or 429). A shed request
-is not charged to its key's rate bucket, so a client that retries after ``Retry-After`` is not refused for
-having been shed."""
+A request without a valid key is never answered here: it goes on to the route's 401 (or 429); nor is one of
+a key under its fair share of ``guard.checks_at_once`` while another key holds more (server/ops/shedding.py,
+``CheckLoad.fair_turn``): the route admits it. A shed request is not charged to its key's rate bucket, so a
+client that retries after ``Retry-After`` is not refused for having been shed."""
 
 from __future__ import annotations
 
@@ -61,10 +62,11 @@ class ShedGate:
         if scope.get("method") != "POST" or scope.get("path", "").rstrip("/") != CHAT_PATH:
             return None
         authorization = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), None)
-        if service.keys.identify(authorization.decode("latin-1") if authorization is not None else None) is None:
+        who = service.keys.identify(authorization.decode("latin-1") if authorization is not None else None)
+        if who is None:
             return None  # the route's 401 (or 429 for too many failures)
         shed = service.load.shed_on_cpu(guard.max_cpu_share)
-        if shed is None:
-            return None
+        if shed is None or service.load.fair_turn(who, guard.checks_at_once):
+            return None  # room, or a key under its share: the route admits it (server/admission.py)
         count_shed(service, "503", shed)
-        return f"overloaded: {shed.why}; retry in {shed.retry_after_s} s", shed.retry_after_s
+        return shed.message, shed.retry_after_s

@@ -27,11 +27,30 @@ own CPU time, ``time.process_time``, so others' work on the machine does not cou
 plus the one asking, against the share of one core the operator lets checks use. The guard's work runs on one
 event loop: held below a full core, the loop has idle moments, and a stream's next chunk does not queue behind
 every running check's work. The CPU of everything else the process does (a shed request's 503, other routes)
-is counted as the checks': the forecast errs towards shedding."""
+is counted as the checks': the forecast errs towards shedding.
+
+A refusal's ``Retry-After`` is the forecast its message gives, so a client waits as long as the message says.
+Past the reckoning, it is when room for the check asking is forecast: the running checks are drained by the
+same processor sharing (each has had the full-speed seconds of a virtual clock that runs at the wall's pace
+while at most ``checks_at_once`` run, and ``checks_at_once / running`` of it past that; what a check still
+needs is what one takes alone less what it has had, and one past that is taken to need as long again, since
+how long it will run on is not known), until few enough run for a new one to fit its deadline. The CPU and
+lateness sheds forecast no time (neither the CPU a check will use nor how late the loop will run is reckoned
+ahead): they ask for one second, and say so.
+
+Admission is fair between keys (:meth:`CheckLoad.fair_turn`): a key holding less than its share of
+``checks_at_once`` (divided among the keys holding checks, the asker counted, at least one each) is admitted
+though the service is full, while another key holds more than its share. Shedding only ever answers a request
+at its admission: a check once admitted is never cut, since its caller was promised it and its work so far
+would be lost. So the heaviest key is shed by its new requests: the checks admitted for a light key count in
+the reckoning like any other, and the heavy key's next requests are refused (or passed unchecked) until its
+load falls back, while the light key's are admitted. At most ``checks_at_once`` checks run admitted that way,
+so what they add to the checks running is at most one check's full-speed seconds."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import os
 import time
@@ -116,6 +135,18 @@ class Shed:
     why: str
     retry_after_s: int
 
+    @classmethod
+    def forecast(cls, why: str, room_s: float) -> Shed:
+        """``why`` with when room is forecast, and that forecast as whole seconds (rounded up, at least 1):
+        the header is the number the sentence says, rounded as it says it."""
+        said = round(room_s, 1)
+        return cls(f"{why}; room for it is forecast in about {said:.1f} s", max(1, math.ceil(said)))
+
+    @property
+    def message(self) -> str:
+        """What the 503 says: why, and the ``Retry-After`` it carries."""
+        return f"overloaded: {self.why}; retry in {self.retry_after_s} s"
+
 
 class CheckLoad:
     """One process's guard checks in flight and what one takes at full speed."""
@@ -126,6 +157,15 @@ class CheckLoad:
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
         self.lag = LoopLag()
         self.cpu = CpuShare()
+        # Checks running per key id (a hash of the key, never the key): a key is in it only while it holds a
+        # check, so it holds at most as many entries as checks run, whatever callers send.
+        self.held: dict[str, int] = {}
+        self.past = 0  # checks running that were admitted for their key's fair share though the service was full
+        self._had = 0.0  # processor sharing's virtual clock: full-speed seconds each running check has had
+        self._had_at = time.perf_counter()
+        self._slots = 1  # checks at full speed, as the last check started said
+        self._begun: dict[int, float] = {}  # each running check's virtual clock at its admission
+        self._ids = itertools.count()
 
     @staticmethod
     def slots(checks_at_once: int) -> int:
@@ -155,12 +195,47 @@ class CheckLoad:
         predicted = self.predicted_s(checks_at_once)
         if predicted is None or predicted <= deadline_s:
             return None
-        # Once enough running checks have finished for the estimate to fit the deadline.
-        retry = max(1, math.ceil(predicted - deadline_s))
+        # Room comes once enough running checks have ended for one more to fit the deadline.
+        fits = max(slots, math.floor(deadline_s * slots / self.alone_s)) if self.alone_s else slots
         replies = "reply" if self.running == 1 else "replies"
-        return Shed(f"the service is checking {self.running} {replies} at once, past what it checks at full "
-                    f"speed ({slots}); a check started now would take about {predicted:.1f} s, past its "
-                    f"{deadline_s:.3g} s deadline", retry)
+        return Shed.forecast(f"the service is checking {self.running} {replies} at once, past what it checks at "
+                             f"full speed ({slots}); a check started now would take about {predicted:.1f} s, past "
+                             f"its {deadline_s:.3g} s deadline", self.room_in_s(fits, slots))
+
+    def room_in_s(self, fits: int, slots: int) -> float:
+        """Seconds until fewer than ``fits`` checks run, the running ones drained by processor sharing from
+        what each still needs at full speed (one check's seconds less what it has had; one check's seconds
+        again for a check already past them: it is running long, and how long is not known)."""
+        alone = self.alone_s or 0.0
+        self._tick()
+        needs = sorted(left if (left := alone - (self._had - begun)) > 0 else alone for begun in self._begun.values())
+        waited, done, running = 0.0, 0.0, len(needs)
+        for need in needs[:max(0, running + 1 - fits)]:
+            waited += (need - done) * max(1.0, running / slots)
+            done, running = need, running - 1
+        return waited
+
+    def share(self, who: str, checks_at_once: int) -> int:
+        """``who``'s fair share of the checks at full speed: divided among the keys holding checks, ``who``
+        counted, at least one each."""
+        keys = len(self.held) + (who not in self.held)
+        return max(1, self.slots(checks_at_once) // keys)
+
+    def fair_turn(self, who: str, checks_at_once: int) -> bool:
+        """Whether ``who``, whom the service is too full to admit, is admitted all the same: it holds less
+        than its share while another key holds more than it, and fewer than ``checks_at_once`` checks run
+        admitted this way (what they add to the load stays within one check's full-speed seconds)."""
+        share = self.share(who, checks_at_once)
+        if self.past >= self.slots(checks_at_once) or self.held.get(who, 0) >= share:
+            return False
+        return max(self.held.values(), default=0) > share
+
+    def _tick(self) -> None:
+        """The virtual clock advanced to now, at the pace the running checks have had since it last moved."""
+        now = time.perf_counter()
+        if self.running:
+            self._had += (now - self._had_at) * min(1.0, self._slots / self.running)
+        self._had_at = now
 
     def shed_on_cpu(self, max_cpu_share: float) -> Shed | None:
         """Why one more check would take the checks past ``max_cpu_share`` of a core (0: not watched), by the
@@ -175,14 +250,22 @@ class CheckLoad:
                     f"{self.running * per_check:.0%} of a core, and one more would pass "
                     f"guard.max_cpu_share {max_cpu_share:g}", 1)
 
-    def start(self, checks_at_once: int, max_lag_ms: float = 0.0) -> Callable[[], None]:
-        """A check begins; the function returned ends it (once) and learns its full-speed seconds. The loop's
-        lateness is watched only where ``max_lag_ms`` sheds on it: its 20 ms tick was about 8 % of the
-        guard's CPU at 10 streams with the setting off (issue 59 item 4, py-spy)."""
+    def start(self, checks_at_once: int, max_lag_ms: float = 0.0, who: str = "", past: bool = False
+              ) -> Callable[[], None]:
+        """A check of key ``who`` begins (``past``: admitted by :meth:`fair_turn`); the function returned
+        ends it (once) and learns its full-speed seconds. The loop's lateness is watched only where
+        ``max_lag_ms`` sheds on it: its 20 ms tick was about 8 % of the guard's CPU at 10 streams with the
+        setting off (py-spy)."""
         if self.running:
             self.cpu.advance(self.running)
         else:
             self.cpu.restart()
+        self._tick()
+        number = next(self._ids)
+        self._begun[number] = self._had
+        self._slots = self.slots(checks_at_once)
+        self.held[who] = self.held.get(who, 0) + 1
+        self.past += past
         self.running += 1
         if max_lag_ms > 0:
             self.lag.watch(lambda: self.running > 0)
@@ -196,6 +279,9 @@ class CheckLoad:
             ended[0] = True
             busiest[0] = max(busiest[0], self.running)
             self.cpu.advance(self.running)
+            self._tick()
+            del self._begun[number]
+            self._let_go(who, past)
             self.running -= 1
             # The slowdown it ran under, taken as the mean of the load at its start and at its end.
             slowdown = max(1.0, (busiest[0] + self.running + 1) / 2 / slots)
@@ -203,3 +289,11 @@ class CheckLoad:
             self.alone_s = alone if self.alone_s is None else (1 - LEARN) * self.alone_s + LEARN * alone
 
         return end
+
+    def _let_go(self, who: str, past: bool) -> None:
+        """A check of ``who`` ended: out of the key's count (the key out of the table at none)."""
+        self.past -= past
+        if (left := self.held.get(who, 0) - 1) > 0:
+            self.held[who] = left
+        else:
+            self.held.pop(who, None)

@@ -102,6 +102,15 @@ def http_error(exc: FactDebateError) -> HTTPException:
     return HTTPException(500, hide_endpoints(str(exc)))
 
 
+STARTING_RETRY_AFTER_S = 1  # warm-up has no forecast; a probe asking each second sees it ready without delay
+
+
+def _unavailable(response: Response, retry_after_s: int) -> None:
+    """The health answer a 503, with when to ask again (every 503 of the service carries ``Retry-After``)."""
+    response.status_code = 503
+    response.headers["Retry-After"] = str(retry_after_s)
+
+
 @router.get("/health", tags=["service"], summary="Liveness and readiness; needs no key",
             responses={503: {"model": Health, "description": "Still loading what the first check needs, or a part "
                                                               "it needs (`down`: the state database) cannot be "
@@ -109,7 +118,7 @@ def http_error(exc: FactDebateError) -> HTTPException:
 async def health(service: ServiceDep, response: Response) -> Health:
     warm = service.warm_up
     if not warm.ready:
-        response.status_code = 503
+        _unavailable(response, STARTING_RETRY_AFTER_S)
     storage = {part: public_reason(reason) for part, reason in STORAGE.problems().items()}
     # What failed to load, as error text (no key needed here: an address its error names stays in the log).
     reason = hide_endpoints(said) if (said := warm.reason()) else None
@@ -117,7 +126,7 @@ async def health(service: ServiceDep, response: Response) -> Health:
         active = await asyncio.to_thread(service.shared.active) if service.shared else service.active_runs
     except StateDatabaseDown as exc:  # up, but unable to serve: which part is down, and a 503
         log.warning("health: %s", exc)
-        response.status_code = 503
+        _unavailable(response, DOWN_RETRY_AFTER_S)
         return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
                       active_runs=service.active_runs, auth="required" if service.keys.required else "off",
                       ready=False, reason=exc.reason, storage=storage, down=["state_db"])
