@@ -12,13 +12,18 @@ passed unchecked are decided here, with the text's policy in :class:`~factdebate
   the text the policy leaves goes out as one chunk, then the closing chunks (a blocked reply's without its tool
   calls, ending as ``guard.block_finish_reason`` says).
 
-What waits besides the text is bounded by its bytes (``held_limit``); past it :class:`AnswerTooLong`."""
+What waits besides the text is bounded by its bytes (``held_limit``); past it :class:`AnswerTooLong`.
+
+Every chunk that goes out, whatever the policy, passes guard/chunk_scrub.py's scrub in the order it goes out: a
+secret the upstream writes a few characters a chunk reaches the caller masked (its texts are scrubbed over a
+window that spans the chunks; what the window holds goes out before the chunk that ends the answer)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from factdebate.guard.chunk_scrub import ChunkScrub
 from factdebate.guard.policy import no_text_result
 from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.stream_policy import GuardedStream
@@ -56,14 +61,34 @@ class ChatChunks:
         self.tool_calls = 0
         self.passed: set[str] = set()
         self.choices = 1
+        self.scrub = ChunkScrub()  # what goes out, scrubbed across chunks in the order it goes out
 
     @property
     def passes_comments(self) -> bool:
         """Whether the upstream's comments (not JSON) go out as they came: not while chunks wait."""
         return not (self.buffer or self.holding or self.hold_back)
 
+    def _scrubbed(self, chunks: list[dict[str, Any]], *, ends: bool = False) -> list[dict[str, Any]]:
+        """``chunks`` as they go out, scrubbed (``ends``: the answer's text ends with them)."""
+        out: list[dict[str, Any]] = []
+        for chunk in chunks:
+            scrubbed = self.scrub.chunk(chunk, ends=ends)
+            out += [chunk] if scrubbed is None else scrubbed
+        return out
+
+    def rest(self) -> list[dict[str, Any]]:
+        """The text the scrub's windows still hold, as a chunk to send (none when they hold nothing): before the
+        chunks that end the stream, an error's included."""
+        rest = self.scrub.rest()
+        if not rest:
+            return []
+        delta = rest if self.role_sent else {"role": "assistant", **rest}
+        self.role_sent = True
+        return [{**self.head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}]
+
     def feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """What of one upstream chunk goes out now: None, the chunk untouched; else the chunks to send."""
+        """What of one upstream chunk goes out now: None, the chunk untouched; else the chunks to send (each
+        scrubbed on its way: :attr:`scrub`)."""
         if not self.head:
             self.head = {key: chunk[key] for key in _HEAD if key in chunk}
             self.head["object"] = "chat.completion.chunk"
@@ -109,8 +134,10 @@ class ChatChunks:
                 return []
             now, later = split
             self._hold(later)
-            return [now]
-        return [chunk] if changed else None
+            return self._scrubbed([now], ends=True)  # the answer's last text: with what the scrub held
+        if not changed:
+            return self.scrub.chunk(chunk)
+        return self._scrubbed([chunk])
 
     def _hold(self, chunk: dict[str, Any]) -> None:
         """Keep ``chunk`` (no text of the answer in it, or past the answer's end under flag) until the check is
@@ -140,7 +167,9 @@ class ChatChunks:
             self.passed.add("a function call in the reply, not checked")
 
     def text_chunk(self, text: str) -> dict[str, Any]:
-        """A chunk of text the policy shows (released under hold, the footnotes, the policy's whole text)."""
+        """A chunk of text the policy shows (released under hold, the footnotes, the policy's whole text), scrubbed
+        whole with what the content's window held before it."""
+        text = self.scrub.text(text)
         delta = {"content": text} if self.role_sent else {"role": "assistant", "content": text}
         self.role_sent = True
         return {**self.head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
@@ -167,15 +196,15 @@ class ChatChunks:
         """The chunks that end the stream, before the one with the result: the policy's closing text (the
         footnotes, or the reply it leaves when held back whole), then the chunks that waited (without their
         text where it went out as the policy left it; a blocked reply's without its tool calls)."""
-        out: list[dict[str, Any]] = []
+        out = self.rest()  # the answer's end the scrub held back, before the footnotes
         if self.last:
             out.append(self.text_chunk(self.last))
         if self.buffer or self.hold_back:
             blocked = self.block_finish if result.action_taken == "blocked" else None
-            out += [chunk for chunk in (_without_text(c, blocked) for c in self.held) if chunk is not None]
+            held = [chunk for chunk in (_without_text(c, blocked) for c in self.held) if chunk is not None]
         else:
-            out += self.held
-        return out
+            held = self.held
+        return out + self._scrubbed(held)
 
 
 def _first_choice(choice: Any) -> bool:

@@ -8,13 +8,16 @@ text (``hold``, ``rewrite``, ``block``, or ``on_unchecked: block``) wait, and ge
 end, as they would after a check: the reply itself, or the refusal. What waits is bounded by its bytes as a
 checked stream's is (issue 57 item 2): past four times what the guard keeps of a streamed answer,
 :class:`~factdebate.guard.chat_chunks.AnswerTooLong`; of an answer that streams, what is kept for the result
-stops at what the guard keeps."""
+stops at what the guard keeps. What goes out is scrubbed across chunks as a checked stream's is
+(guard/chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes, :meth:`OverloadedChunks.closing`
+for the end."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from factdebate.guard.chat_chunks import AnswerTooLong
+from factdebate.guard.chunk_scrub import ChunkScrub
 from factdebate.guard.types import GuardResult, ResolvedGuardOptions
 
 Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result
@@ -33,6 +36,7 @@ class OverloadedChunks:
         self.text: list[str] = []
         self.kept = 0  # characters of the text kept for the result
         self.held = 0  # bytes of the chunks waiting
+        self.scrub = ChunkScrub()
 
     def feed(self, chunk: dict[str, Any], size: int) -> Fate:
         """Where the chunk goes: out now, out at the end (the upstream's closing chunks, after the footnote or the
@@ -52,6 +56,31 @@ class OverloadedChunks:
                                 "until the end (four times what the guard keeps of a streamed answer's text: "
                                 "guard.max_message_chars)")
         return fate
+
+    def out(self, chunk: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The chunks to send for one whose fate is ``send``: None, the chunk as it came (the scrub changed
+        nothing in it)."""
+        return self.scrub.chunk(chunk)
+
+    def rest(self) -> list[dict[str, Any]]:
+        """What the scrub still holds, as a chunk to send before the stream ends (an error's included)."""
+        rest = self.scrub.rest()
+        return [self._chunk(rest)] if rest else []
+
+    def closing(self, result: GuardResult, ended: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The chunks that end the stream before the result: what the scrub held, the text to show last
+        (:meth:`shown`), then the upstream's closing chunks (``ended``: those whose fate was ``end``)."""
+        out = self.rest()
+        if shown := self.shown(result):
+            out.append(self._chunk({"content": self.scrub.text(shown)}))
+        for chunk in ended:
+            scrubbed = self.scrub.chunk(chunk)
+            out += [chunk] if scrubbed is None else scrubbed
+        return out
+
+    def _chunk(self, delta: dict[str, Any]) -> dict[str, Any]:
+        return {**self.head, "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
 
     @property
     def answer(self) -> str:

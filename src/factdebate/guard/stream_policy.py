@@ -15,6 +15,10 @@ unchecked). Past it the text is only counted: shown as it comes under ``annotate
 every delta on), dropped under the policies that show the answer only after its check (a notice says the
 answer was cut there), and said in ``passed_through`` either way.
 
+What :func:`check_outs` yields to show is scrubbed as the reader sees it (util/scrub_window.py): a delta's end
+that could still become part of a secret, a host or a key waits for the next delta, or the end, so a key written
+a few characters a delta is masked as it is in one piece.
+
 Example::
 
     import factdebate
@@ -39,6 +43,7 @@ from factdebate.guard.stream import StreamingCheck
 from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
+from factdebate.util.scrub_window import ScrubWindow
 
 
 def kept_chars(settings: Settings) -> int:
@@ -165,10 +170,19 @@ async def check_outs(check: StreamingCheck, deltas: AsyncIterable[str], settings
     """``deltas`` fed to ``check`` under its policy: what to show, each verdict, and the result last."""
     stream = GuardedStream(check, keep=kept_chars(settings))
     queue: asyncio.Queue[StreamOut | BaseException] = asyncio.Queue()
+    # One window over all the text shown: the deltas under annotate and flag; the parts a hold releases (each
+    # ends at a sentence's end) and the text shown last, each scrubbed whole with what the window held.
+    window = ScrubWindow()
+
+    def whole(text: str) -> str:
+        return window.feed(text) + window.flush()
 
     async def copy(source: AsyncIterator[Any], kind: Literal["text", "claim"]) -> None:
         async for item in source:
-            queue.put_nowait(StreamOut("text", text=item) if kind == "text" else StreamOut("claim", claim=item))
+            if kind == "claim":
+                queue.put_nowait(StreamOut("claim", claim=item))
+            elif text := whole(item):
+                queue.put_nowait(StreamOut("text", text=text))
 
     releases = asyncio.create_task(copy(stream.released(), "text"))
     verdicts = asyncio.create_task(copy(check.verdicts(), "claim"))
@@ -176,11 +190,11 @@ async def check_outs(check: StreamingCheck, deltas: AsyncIterable[str], settings
     async def read() -> None:
         try:
             async for delta in deltas:
-                if now := stream.feed(delta):
-                    queue.put_nowait(StreamOut("text", text=now))
+                if (now := stream.feed(delta)) and (shown := window.feed(now)):
+                    queue.put_nowait(StreamOut("text", text=shown))
             last, result = await stream.finish()
             await asyncio.gather(releases, verdicts)
-            if last:
+            if last := whole(last):
                 queue.put_nowait(StreamOut("text", text=last))
             queue.put_nowait(StreamOut("result", result=result))
         except BaseException as exc:  # handed to the reader, which raises it

@@ -19,18 +19,26 @@ hosts and passwords of its URL-valued ones, whatever settings the process loaded
 servers' ``env`` values and secret-looking arguments, endpoint and database URLs), and each client's own key and
 endpoint when it is made (a checker's, a search engine's, the guard's upstream).
 A value shorter than :data:`MIN_SECRET_CHARS` is not scrubbed by value: too many ordinary words would go with it
-(docs/robustness.md)."""
+(docs/robustness.md).
+
+A held value goes in the forms a program writes it in too, whatever the strength: URL-encoded (upper- or
+lower-case escapes, ``+`` for a space), in hex, and in base64 (standard or URL-safe, padded or not, standing alone
+or inside a longer payload at any of the three byte alignments): an upstream that echoes a key through a query
+string or an encoded header hands it over as surely as one that quotes it. A text that arrives in pieces (a
+stream) is scrubbed over a window that spans them: util/scrub_window.py."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
 HOST_WORDS = "the operator's host"
@@ -55,8 +63,13 @@ _KEY_HINTS = ("sk-", "sk_", "rk-", "pk-", "ghp_", "gho_", "ghs_", "ghu_", "githu
               "AIza", "hf_", "eyJ", "earer ", "Basic ")
 _KEY_SHAPED = re.compile(r"\b(?:sk-|sk_|rk-|pk-|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abprs]-|AKIA|AIza|hf_|eyJ)"
                          r"[A-Za-z0-9_\-.]{5,}[A-Za-z0-9_\-]"
-                         r"|(?<=[Bb]earer )(?!<)[^\s'\",;`<>]+"  # not a "<key>" placeholder, nor a closing backtick
-                         r"|(?<=Basic )[A-Za-z0-9+/=]{8,}")
+                         r"|(?<=[Bb]earer )(?!<)(?P<bearer>[^\s'\",;`<>]+)"  # not a "<key>" placeholder, nor a backtick
+                         r"|(?<=Basic )(?P<basic>[A-Za-z0-9+/=]{8,})")
+# What follows "Bearer"/"Basic" is a credential only when it looks like one: "the bearer of bad news", "ring bearer
+# ceremony" and "Basic principles" are prose. A bearer token has a digit or a token's punctuation, or mixed case,
+# or is long; a Basic credential is the base64 of "user:password".
+_TOKEN_PUNCTUATION = frozenset("-._~+/=")
+
 # In error text only: a long run of letters and digits mixed, as keys and signed tokens are; not one of lower-case
 # hex digits alone (this service's ids, checksums: a caller needs them, and a hex key it holds goes by value).
 _LONG_TOKEN = re.compile(r"\b(?![0-9a-f]+(?![A-Za-z0-9_\-]))(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
@@ -213,32 +226,136 @@ def held() -> tuple[frozenset[str], frozenset[str]]:
     return _held
 
 
+# A hex or base64 form shorter than this is not scrubbed. Inside a longer base64 payload only the middle of a
+# secret's encoding is known (the characters that depend on its bytes alone, not on those around it), and a short
+# middle turns up by chance: 4 characters are 24 bits, met in ordinary words and ids; 8 are 48 bits, met by chance
+# about once in 3 x 10^14 characters of random text. Every value long enough to be held (MIN_SECRET_CHARS) has
+# middles this long at all three alignments, so the limit only spares the encodings of short host names.
+MIN_FRAGMENT_CHARS = 8
+_URL_SAFE = str.maketrans("+/", "-_")
+_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+
+
+class _Forms(NamedTuple):
+    """How one held value can be written. ``plain``: as it is, and as JSON escapes it (a quote or a backslash
+    in a password is escaped in a body). ``url``: URL-encoded (each holds a "%" or a "+"). ``coded``: hex and
+    base64. ``probes``: the fewest of ``coded`` that each of ``coded`` holds one of (a padded base64 holds its
+    unpadded self, which holds its first middle), so that a text is searched for few strings."""
+
+    plain: tuple[str, ...]
+    url: tuple[str, ...]
+    coded: tuple[str, ...]
+    probes: tuple[str, ...]
+
+
+def _url_forms(value: str) -> set[str]:
+    """``value`` URL-encoded: every character escaped (``quote(v, safe="")``), ``/`` left as it is (``quote``'s
+    default), JavaScript's ``encodeURIComponent`` set left alone; each with ``%20`` or ``+`` for a space and
+    upper- or lower-case escapes."""
+    out: set[str] = set()
+    for safe in ("", "/", "!'()*"):
+        for encoded in (quote(value, safe=safe), quote_plus(value, safe=safe)):
+            out |= {encoded, _ESCAPE.sub(lambda m: m.group().lower(), encoded)}
+    return out
+
+
+def _base64_forms(raw: bytes) -> set[str]:
+    """The base64 of ``raw`` standing alone (padded or not), and the middles of its base64 at the three byte
+    alignments it can have inside a longer payload: for ``k`` bytes before it, the characters of the base64
+    of ``k`` bytes and ``raw`` whose six bits lie within ``raw``; each in the standard and URL-safe alphabets."""
+    whole = base64.b64encode(raw).decode("ascii")
+    out = {whole, whole.rstrip("=")}
+    for k in range(3):
+        encoded = base64.b64encode(bytes(k) + raw).decode("ascii")
+        first = -(-8 * k // 6)  # the first character whose bits all come after the k bytes before
+        out.add(encoded[first:8 * (k + len(raw)) // 6])  # up to the last whose bits all come from raw
+    return out | {form.translate(_URL_SAFE) for form in out}
+
+
+def _forms_of(value: str) -> _Forms:
+    plain = tuple(dict.fromkeys((value, json.dumps(value, ensure_ascii=False)[1:-1])))
+    url = tuple(sorted(_url_forms(value) - set(plain)))
+    raw = value.encode("utf-8")
+    coded = {raw.hex(), raw.hex().upper(), *_base64_forms(raw)}
+    kept = sorted((c for c in coded - set(plain) - set(url) if len(c) >= MIN_FRAGMENT_CHARS), key=len)
+    probes: list[str] = []
+    for form in kept:  # shortest first: a form holding a probe already needs no search of its own
+        if not any(probe in form for probe in probes):
+            probes.append(form)
+    return _Forms(plain, url, tuple(kept), tuple(probes))
+
+
+class _HeldForms(NamedTuple):
+    forms: tuple[_Forms, ...]
+    probes: tuple[str, ...]  # every value's plain forms and probes: a text holding none holds no value, bar URL ones
+    url: tuple[str, ...]  # every value's URL-encoded forms, sought in a text with a "%" or a "+" only
+
+
 @lru_cache(maxsize=64)
-def _forms(values: frozenset[str]) -> tuple[tuple[str, str], ...]:
-    """Each value and how JSON writes it (a quote or a backslash in a password is escaped in a body)."""
-    return tuple((v, json.dumps(v, ensure_ascii=False)[1:-1]) for v in values)
+def _forms(values: frozenset[str]) -> _HeldForms:
+    """Every way the values may be written; computed once per set of values held."""
+    forms = tuple(_forms_of(v) for v in sorted(values))
+    probes = tuple(dict.fromkeys(p for f in forms for p in (*f.plain, *f.probes)))
+    return _HeldForms(forms, probes, tuple(dict.fromkeys(u for f in forms for u in f.url)))
+
+
+def _present(values: frozenset[str], text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The forms of ``values`` that ``text`` holds: (plain, encoded). Substring tests first, which are far faster
+    than a pattern's scan: most texts hold none."""
+    if not values:
+        return (), ()
+    known = _forms(values)
+    coded = _holds_any(text, known.probes)
+    url = bool(known.url) and ("%" in text or "+" in text) and _holds_any(text, known.url)
+    if not coded and not url:
+        return (), ()
+    plain: list[str] = []
+    encoded: list[str] = []
+    for forms in known.forms:
+        plain += [p for p in forms.plain if p in text]
+        if coded:
+            encoded += [c for c in forms.coded if c in text]
+        if url:
+            encoded += [u for u in forms.url if u in text]
+    return tuple(plain), tuple(encoded)
 
 
 @lru_cache(maxsize=256)
-def _by_value(values: frozenset[str], bounded: bool) -> re.Pattern[str] | None:
-    """One pattern for all of them, longest first (a key that holds another is taken whole). ``bounded`` (hosts):
-    a value that starts or ends with a letter or digit only where that is a word's edge (a host "db.lan" is not
-    cut out of "db.lanes"), with the port that follows it; a secret goes wherever it stands."""
-    if not values:
-        return None
-    forms = sorted({form for pair in _forms(values) for form in pair}, key=len, reverse=True)
+def _pattern(forms: frozenset[str], bounded: bool) -> re.Pattern[str]:
+    """One pattern for all of them, longest first (a key that holds another is taken whole, a padded base64 with
+    its padding). ``bounded`` (hosts as written): a form that starts or ends with a letter or digit only where
+    that is a word's edge (a host "db.lan" is not cut out of "db.lanes"), with the port that follows it; a
+    secret, or an encoded form, goes wherever it stands (inside a longer base64 payload, say)."""
+    ordered = sorted(forms, key=lambda f: (-len(f), f))
     if not bounded:
-        return re.compile("|".join(re.escape(v) for v in forms))
+        return re.compile("|".join(re.escape(v) for v in ordered))
     # A host's port goes with it: "10.0.0.5:19530" must not become "the operator's host:19530" when only the
     # host is held (a checker at http://10.0.0.5:8000, an error naming another of its ports).
     return re.compile("|".join((r"(?<![\w.-])" if v[0].isalnum() else "") + re.escape(v) + r"(?::\d{1,5})?"
-                               + (r"(?![\w-])" if v[-1].isalnum() else "") for v in forms))
+                               + (r"(?![\w-])" if v[-1].isalnum() else "") for v in ordered))
 
 
-def _present(values: frozenset[str], text: str) -> frozenset[str]:
-    if not values:
-        return values
-    return frozenset(v for v, escaped in _forms(values) if v in text or escaped in text)
+class StreamTerms(NamedTuple):
+    """What a window over a stream (util/scrub_window.py) must know of what is held: the longest form of any
+    value, the forms that hold whitespace (a password with a space is cut at no space of it), and the characters
+    beyond printable ASCII that some value holds (a word of them may still become a value)."""
+
+    longest: int
+    spaced: tuple[str, ...]
+    letters: str
+
+
+def stream_terms() -> StreamTerms:
+    secrets, hosts = held()
+    return _stream_terms(secrets | hosts)
+
+
+@lru_cache(maxsize=16)
+def _stream_terms(values: frozenset[str]) -> StreamTerms:
+    every = [f for forms in _forms(values).forms for f in (*forms.plain, *forms.url, *forms.coded)]
+    spaced = tuple(f for f in every if any(c.isspace() for c in f))
+    letters = "".join(sorted({c for v in values for c in v if not c.isspace() and not "!" <= c <= "~"}))
+    return StreamTerms(max(map(len, every), default=0), spaced, letters)
 
 
 def _private_host(host: str) -> bool:
@@ -272,13 +389,46 @@ def _private_hosts(hosts: frozenset[str]) -> frozenset[str]:
 
 
 def _without_values(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
-    found = _present(secrets, text)
-    if found and (pattern := _by_value(found, False)) is not None:
-        text = pattern.sub(MASK, text)
-    found = _present(hosts, text)
-    if found and (pattern := _by_value(found, True)) is not None:
-        text = pattern.sub(HOST_WORDS, text)
+    plain, encoded = _present(secrets, text)
+    if plain or encoded:
+        text = _pattern(frozenset((*plain, *encoded)), False).sub(MASK, text)
+    plain, encoded = _present(hosts, text)
+    if encoded:  # first: a host URL-encoded holds its name as written ("gw.corp.internal%3A8443")
+        text = _pattern(frozenset(encoded), False).sub(MASK, text)
+        plain = tuple(p for p in plain if p in text)
+    if plain:
+        text = _pattern(frozenset(plain), True).sub(HOST_WORDS, text)
     return text
+
+
+def _masked_key(match: re.Match[str]) -> str:
+    if (token := match.group("bearer")) is not None and not _bearer_token(token):
+        return token
+    if (token := match.group("basic")) is not None and not _basic_credential(token):
+        return token
+    return MASK
+
+
+def _bearer_token(token: str) -> bool:
+    if len(token) >= 20 or any(c.isdigit() for c in token):
+        return True
+    if len(token) < 8:
+        return False
+    mixed = any(c.islower() for c in token) and any(c.isupper() for c in token[1:])
+    return mixed or any(c in _TOKEN_PUNCTUATION for c in token)
+
+
+def _basic_credential(token: str) -> bool:
+    try:
+        decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
+
+
+def _without_keys(text: str) -> str:
+    """``text`` without key-shaped tokens and the credentials after "Bearer"/"Basic"."""
+    return _KEY_SHAPED.sub(_masked_key, text)
 
 
 def scrub_secrets(text: str) -> str:
@@ -287,7 +437,7 @@ def scrub_secrets(text: str) -> str:
     secrets, _ = held()
     text = _without_values(text, secrets, frozenset())
     if _holds_any(text, _KEY_HINTS):
-        text = _KEY_SHAPED.sub(MASK, text)
+        text = _without_keys(text)
     return text
 
 
@@ -298,7 +448,7 @@ def scrub_known(text: str) -> str:
     secrets, hosts = held()
     text = _without_values(text, secrets, _private_hosts(hosts))
     if _holds_any(text, _KEY_HINTS):
-        text = _KEY_SHAPED.sub(MASK, text)
+        text = _without_keys(text)
     if _holds_any(text.lower(), _INTERNAL_HINTS):
         text = _INTERNAL_HOST.sub(HOST_WORDS, text)
     return text
@@ -328,7 +478,7 @@ def _scrubbed(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
     text = _without_values(text, secrets, frozenset())
     text = _URL.sub(_hidden_url, text)
     text = _without_values(text, frozenset(), _address_like(hosts))
-    text = _KEY_SHAPED.sub(MASK, text)
+    text = _without_keys(text)
     text = _LONG_TOKEN.sub(MASK, text)
     return _BARE_HOST_PORT.sub(HOST_WORDS, _HOST.sub(HOST_WORDS, text))
 

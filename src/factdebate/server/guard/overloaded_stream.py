@@ -38,12 +38,14 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
     why = begun.admission.overloaded
     assert why is not None
     chunks = OverloadedChunks(begun.resolved, kept_chars(begun.settings))
-    held_end: list[bytes] = []  # the upstream's closing chunks, as they came
+    held_end: list[dict[str, Any]] = []  # the upstream's closing chunks, as they came
     event: SSEEvent | None = first
     while True:
         if event is not None:
             chunk = event.json()
             if chunk is not None and isinstance(chunk.get("error"), dict):
+                for sent in chunks.rest():
+                    yield frame(sent)
                 yield frame({"error": chunk["error"]})
                 return
             if chunk is not None:
@@ -53,9 +55,13 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
                     yield frame(error_body(str(exc), "server_error", "answer_too_long"))
                     return
                 if fate == "send":
-                    yield event.raw
+                    out = chunks.out(chunk)  # (its texts scrubbed across chunks: guard/chunk_scrub.py)
+                    if out is None:
+                        yield event.raw
+                    for sent in out or []:
+                        yield frame(sent)
                 elif fate == "end":
-                    held_end.append(event.raw)
+                    held_end.append(chunk)
         try:
             async with asyncio.timeout(quiet_s):
                 kind, item = await events.get()
@@ -68,6 +74,8 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
             event = item
             continue
         if kind == "error":
+            for sent in chunks.rest():  # the text shown so far ends whole, then the error
+                yield frame(sent)
             yield frame(item.body)
             return
         if kind != "end":
@@ -76,11 +84,9 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
         result = overloaded_result(chunks.answer, begun.resolved, why)
         begun.admission.charge(len(result.claims))
         result = await finish(begun, result, None, True)  # hidden, kept under the header's id
-        base = {**chunks.head, "object": "chat.completion.chunk"}
-        if shown := chunks.shown(result):
-            yield frame({**base, "choices": [{"index": 0, "delta": {"content": shown}, "finish_reason": None}]})
-        for raw in held_end:
-            yield raw
-        yield frame({**base, "choices": [], "factdebate": result_view(result)})
+        for sent in chunks.closing(result, held_end):
+            yield frame(sent)
+        yield frame({**chunks.head, "object": "chat.completion.chunk", "choices": [],
+                     "factdebate": result_view(result)})
         yield done
         return

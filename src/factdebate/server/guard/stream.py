@@ -6,7 +6,9 @@ That chunk has ``choices: []``, as a usage chunk does, so a client that knows no
 from it. With ``X-Factdebate-Verdicts: each`` every claim's verdict also comes as such a chunk
 (``factdebate_claim``) as soon as it is decided. What each policy does to the stream:
 
-- ``annotate``: every chunk passes as it arrives; the first time to token is the upstream's.
+- ``annotate``: every chunk passes as it arrives; the first time to token is the upstream's. (Under every
+  policy the text that goes out is scrubbed across chunks, guard/chunk_scrub.py: the end of a text that could
+  still become a secret, a host or a key waits for the next chunk's text, or the end.)
 - ``flag``: the same, except that the chunk that ends the answer (its ``finish_reason``, and a usage chunk
   after it) is held until the check is done, so that the footnotes come as one more piece of the text.
 - ``hold``: the upstream's chunks are held; the text goes out part by part (one chunk each) as the library
@@ -216,6 +218,8 @@ class Relay:
                 elif kind == "text":
                     yield frame(chunks.text_chunk(item))
                 elif kind == "error":
+                    for chunk in chunks.rest():  # the text the scrub held back, then the error
+                        yield frame(chunk)
                     yield frame(item.body)  # OpenAI clients raise on a chunk that is an error
                     return
                 elif kind == "end":
@@ -228,6 +232,8 @@ class Relay:
                         result = finished.result()
                     except Exception as exc:  # the check could not finish: said, never passed as checked
                         log.warning("a streamed guard check failed: %s: %s", type(exc).__name__, exc)
+                        for chunk in chunks.rest():
+                            yield frame(chunk)
                         yield failure_frame(f"the fact check failed: {type(exc).__name__}: "
                                             f"{hide_endpoints(str(exc))}", "check_failed")
                         return
@@ -306,7 +312,8 @@ class Relay:
 
     def _pass(self, event: SSEEvent) -> list[bytes]:
         """What of one upstream event goes out now: its raw bytes, untouched, unless the policy holds it or
-        changes it (guard/chat_chunks.py); an error chunk of the upstream's ends the stream with it."""
+        changes it or the scrub moves its text (guard/chat_chunks.py); an error chunk of the upstream's ends the
+        stream with it."""
         assert self.chunks is not None
         chunk = event.json()
         if chunk is None:

@@ -1,0 +1,74 @@
+"""util/scrub.py on a secret written the way programs write it: URL-encoded, ``+`` for a space, hex, base64 in
+both alphabets, padded or not, alone or at each of the three byte alignments inside a longer payload, and short
+(a key echoed as ``Op3r%2Ft0r%2BKey%3DSecret2026`` reached callers, as did an ``sk-`` key in hex). Every strength
+scrubs them; ordinary prose, this service's hex ids and public URLs stay as they were."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from factdebate.util.scrub import (
+    MASK,
+    remember_endpoints,
+    remember_secrets,
+    scrub,
+    scrub_json_text,
+    scrub_known,
+    scrub_secrets,
+)
+from tests.server.secret_forms import gives_away, written
+
+SK_KEY = "sk-upstream-Qx81Zw27Lm55Rt09"
+CHECKER_KEY = "Op3r/t0r+Key=Secret2026"
+SHORT_KEY = "Kq7/x+2=pw"  # base64 of it is 16 characters: no long-token rule sees that
+SPACED = "open sesame 42 now"  # a pass phrase: URL-encoded with "+" for its spaces
+HOST = "gw-node-3.corp.internal:8443"
+
+
+@pytest.fixture(autouse=True)
+def held() -> None:
+    remember_secrets([SK_KEY, CHECKER_KEY, SHORT_KEY, SPACED])
+    remember_endpoints([f"https://{HOST}/v1"])
+
+
+@pytest.mark.parametrize("secret", [SK_KEY, CHECKER_KEY, SHORT_KEY, SPACED])
+def test_every_strength_scrubs_every_form_of_a_held_secret(secret: str) -> None:
+    for name, form in written(secret).items():
+        text = f"the gateway said: {form} (see above)"
+        for strength in (scrub, scrub_known, scrub_secrets):
+            shown = strength(text)
+            assert gives_away(secret, shown) is None, (strength.__name__, name, shown)
+            assert MASK in shown and shown.startswith("the gateway said: ")
+
+
+def test_a_held_host_goes_in_every_form_from_what_a_caller_may_see() -> None:
+    for name, form in written(HOST).items():
+        text = f"reach it at {form} today"
+        for strength in (scrub, scrub_known):
+            shown = strength(text)
+            assert gives_away(HOST, shown) is None and "gw-node-3" not in shown, (strength.__name__, name, shown)
+
+
+def test_an_encoded_secret_in_a_json_body_goes_too() -> None:
+    body = ('{"claim": "x", "evidence": [{"text": "token=' + written(CHECKER_KEY)["url"] + '"}], '
+            '"detail": "sent ' + written(SK_KEY)["base64 at offset 1"] + '"}')
+    shown = scrub_json_text(body)
+    assert gives_away(CHECKER_KEY, shown) is None and gives_away(SK_KEY, shown) is None, shown
+
+
+def test_ordinary_prose_ids_and_public_urls_are_not_touched() -> None:
+    """What follows "Basic" or "bearer" in prose is no credential; hex ids, base64 of something else and public
+    URLs carry nothing held."""
+    prose = ("Basic principles of production systems: the bearer of bad news, a ring bearer ceremony, Basic "
+             "Research in 2024. Check 3f2a9c0d1e4b5a6c7d8e9f0011223344 is kept; see "
+             "https://en.wikipedia.org/wiki/Paris?q=caf%C3%A9+au+lait and "
+             + base64.b64encode(b"an unrelated payload, nothing secret").decode() + " as sent.")
+    for strength in (scrub, scrub_known, scrub_secrets):
+        if strength is scrub:
+            continue  # error text loses every URL by design
+        assert strength(prose) == prose, strength.__name__
+    assert scrub_known("Authorization: Basic " + base64.b64encode(b"ops:hunter22").decode()) == \
+        "Authorization: Basic ***"
+    assert scrub_known("Authorization: Bearer abc.def-123") == "Authorization: Bearer ***"
