@@ -7,15 +7,22 @@ pool that looked for idle sockets on every request. This client does only what a
 - one ``write`` of the request line, headers and JSON body; the reply's head read in one ``readuntil``;
 - bodies framed by Content-Length, chunked, or the connection's end (gzip/deflate decoded if a server
   compresses all the same), read whole or as they come (a streamed answer's ``data:`` lines);
+- every answer held to a size (after decoding: a gzip bomb stops at the limit) and a deadline for the whole of
+  it, besides the timeout on each read, and each line to a size of its own (util/bounded_body.py);
 - connections kept alive per origin and reused newest first; one that was idle too long, or that its server
-  closed (``at_eof``), is dropped; a POST that fails on a reused connection before any byte of its answer came
-  is sent once more on a new one (the server closed it as it was being reused);
+  closed (``at_eof``), is dropped. A request is not sent twice unless the pool is made with
+  ``resend_unanswered``: a reused connection that closes before any byte of its answer came may have carried
+  the request to the server, which may have spent on it, so trying again is the caller's retry policy's to
+  decide (a model call's ``llm.retries``, where it is counted) or the operator's to allow. Connections are kept
+  idle for less time than common servers keep them (uvicorn and llama.cpp's server: 5 s), so a server rarely
+  closes one just as it is reused;
 - TLS through the platform's checks (``SSL_CERT_FILE``/``SSL_CERT_DIR``, else certifi's bundle where installed);
 - a timeout on connecting and on each read; a call cancelled or failed mid-way closes its connection, so a
   server streaming an answer stops.
 
-Failures are Python's: ``TimeoutError`` (:class:`ConnectTimeout` while connecting), ``ConnectionError``
-(:class:`BrokenReply` for an answer that is not HTTP or ends early), ``ssl.SSLError`` and other ``OSError``.
+Failures are Python's: ``TimeoutError`` (:class:`ConnectTimeout` while connecting, ``AnswerTooSlow`` past the
+deadline), ``ConnectionError`` (:class:`BrokenReply` for an answer that is not HTTP or ends early),
+``AnswerTooLarge``, ``ssl.SSLError`` and other ``OSError``.
 Proxies are not spoken: a caller whose endpoint goes through one (``HTTPS_PROXY`` and the like) uses httpx
 instead (llm/openai_http.py)."""
 
@@ -24,14 +31,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import ssl
-import zlib
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
-LIMIT = 1 << 20  # the longest head or SSE line read (asyncio's default, 64 KiB, is short for a long answer)
+from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow, Deadline, Decoder, lines_async
+
+LIMIT = 1 << 20  # the longest head or chunk-size line read (asyncio's default, 64 KiB, is short for a head)
 READ_BYTES = 1 << 16
+MAX_BODY_BYTES = 16 * MIB  # an answer's default size limit: a long chat completion is well under 1 MiB
+MAX_LINE_BYTES = 4 * MIB  # one line of a streamed answer (a chunk event is a few hundred bytes)
+KEEP_ALIVE_S = 4.0  # under the 5 s that uvicorn and llama.cpp's server keep an idle connection open
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,15}")  # no sign, no 0x, nothing int(..., 16) would also take
 
 
 class BrokenReply(ConnectionError):
@@ -89,44 +103,50 @@ class Reply:
     :meth:`lines`). :meth:`close` gives the connection back when the body was read to its end, else closes it."""
 
     def __init__(self, pool: Pool, connection: Connection, status: int, headers: dict[str, str],
-                 reusable: bool, method: str) -> None:
+                 reusable: bool, method: str, limit: int, deadline: Deadline) -> None:
         self.status, self.headers = status, headers
         self._pool, self._connection, self._reusable = pool, connection, reusable
         self._done = self._closed = False
+        self.limit, self.deadline = limit, deadline
         chunked = "chunked" in headers.get("transfer-encoding", "").lower()
         length = headers.get("content-length")
         self._left: int | None = None  # Content-Length bytes left to read; None: chunked or to the end
+        coding = headers.get("content-encoding", "").lower().strip()
+        self._coding = coding if coding in ("gzip", "x-gzip", "deflate") else ""
         if method == "HEAD" or status in (204, 304):
             self._left, chunked = 0, False
         elif not chunked and length is not None:
-            try:
-                self._left = int(length)
-            except ValueError as exc:
-                raise BrokenReply(f"a Content-Length that is not a number: {length[:40]!r}") from exc
+            if not (length.strip().isascii() and length.strip().isdigit()):  # "-1" would leave the body unread
+                raise BrokenReply(f"a Content-Length that is not a whole number: {length[:40]!r}")
+            self._left = int(length)
+            if self._left > limit and not self._coding:  # said at once: not a byte of it is read
+                raise AnswerTooLarge(deadline.what, limit)
         self._chunked = chunked
         if not chunked and self._left is None:
             self._reusable = False  # read to the connection's end
-        coding = headers.get("content-encoding", "").lower().strip()
-        self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 32) if coding in ("gzip", "x-gzip") else \
-            zlib.decompressobj() if coding == "deflate" else None
         if self._left == 0:
             self._finished()
 
     def _finished(self) -> None:
         self._done = True
 
+    def _timeout(self) -> float:
+        """The next read's timeout: the pool's per read, or what is left of the whole answer's deadline."""
+        return min(self._pool.timeout, self.deadline.left())
+
     async def _raw(self) -> AsyncIterator[bytes]:
-        """The body's bytes as they arrive (framing removed), each read within the pool's timeout."""
-        reader, timeout = self._connection.reader, self._pool.timeout
+        """The body's bytes as they arrive (framing removed), each read within the pool's timeout and all of
+        them within the answer's deadline."""
+        reader = self._connection.reader
         try:
             if self._chunked:
                 while True:
-                    async with asyncio.timeout(timeout):
+                    async with asyncio.timeout(self._timeout()):
                         line = await reader.readuntil(b"\r\n")
-                        try:
-                            size = int(line.split(b";", 1)[0], 16)
-                        except ValueError as exc:
-                            raise BrokenReply(f"a chunk size that is not hexadecimal: {line[:40]!r}") from exc
+                        field = line.split(b";", 1)[0].strip()
+                        if not _CHUNK_SIZE.fullmatch(field):
+                            raise BrokenReply(f"a chunk size that is not hexadecimal: {line[:40]!r}")
+                        size = int(field, 16)
                         if size == 0:
                             while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, unread
                                 pass
@@ -138,7 +158,7 @@ class Reply:
                     yield data[:-2]
             elif self._left is not None:
                 while self._left > 0:
-                    async with asyncio.timeout(timeout):
+                    async with asyncio.timeout(self._timeout()):
                         data = await reader.read(min(self._left, READ_BYTES))
                     if not data:
                         raise BrokenReply(f"the connection ended {self._left} bytes before the body's end")
@@ -147,7 +167,7 @@ class Reply:
                 self._finished()
             else:
                 while True:
-                    async with asyncio.timeout(timeout):
+                    async with asyncio.timeout(self._timeout()):
                         data = await reader.read(READ_BYTES)
                     if not data:
                         self._finished()
@@ -157,46 +177,51 @@ class Reply:
             raise BrokenReply("the connection ended inside the body") from exc
         except asyncio.LimitOverrunError as exc:
             raise BrokenReply("a chunk header past the line limit") from exc
+        except TimeoutError as exc:
+            self._late(exc)
+
+    def _late(self, exc: TimeoutError) -> None:
+        """A read's timeout raised again as what it was: the whole answer's deadline passing, or one read."""
+        if isinstance(exc, AnswerTooSlow):
+            raise exc
+        if time.monotonic() >= self.deadline.at:
+            raise AnswerTooSlow(self.deadline.what, self.deadline.seconds) from exc
+        raise exc
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        """The body as it arrives, decoded where the server compressed it."""
+        """The body as it arrives, decoded where the server compressed it, at most :attr:`limit` bytes."""
         if self._done:
             return
-        decoder = self._decoder
-        async for data in self._raw():
-            if decoder is not None:
-                try:
-                    data = decoder.decompress(data)
-                except zlib.error as exc:
-                    raise BrokenReply(f"a compressed body that does not decode: {exc}") from exc
-            if data:
-                yield data
-        if decoder is not None and (tail := decoder.flush()):
-            yield tail
+        decoder = Decoder(self._coding, self.limit, self.deadline.what)
+        try:
+            async for data in self._raw():
+                if data := decoder.decode(data):
+                    yield data
+            if tail := decoder.flush():
+                yield tail
+        except ConnectionError as exc:
+            if isinstance(exc, BrokenReply):
+                raise
+            raise BrokenReply(str(exc)) from exc  # a compressed body that does not decode
 
-    async def lines(self) -> AsyncIterator[str]:
-        """The body's lines (UTF-8, line ends removed) as they arrive: a server-sent event stream's."""
-        pending = b""
-        async for data in self.chunks():
-            pending += data
-            if b"\n" not in data:
-                continue
-            *whole, pending = pending.split(b"\n")
-            for line in whole:
-                yield line.rstrip(b"\r").decode("utf-8", "replace")
-        if pending:
-            yield pending.rstrip(b"\r").decode("utf-8", "replace")
+    async def lines(self, limit: int = MAX_LINE_BYTES) -> AsyncIterator[str]:
+        """The body's lines (UTF-8, line ends removed) as they arrive: a server-sent event stream's. Each is
+        at most ``limit`` bytes, and splitting them costs time linear in the body."""
+        async for line in lines_async(self.chunks(), limit, self.deadline.what):
+            yield line
 
     async def read(self) -> bytes:
         """The whole body; the connection given back."""
         try:
-            if self._left and self._decoder is None:  # a plain Content-Length body: one read, no generators
+            if self._left and not self._coding:  # a plain Content-Length body: one read, no generators
                 try:
-                    async with asyncio.timeout(self._pool.timeout):
+                    async with asyncio.timeout(self._timeout()):
                         data = await self._connection.reader.readexactly(self._left)
                 except asyncio.IncompleteReadError as exc:
                     raise BrokenReply(f"the connection ended {self._left - len(exc.partial)} bytes before the "
                                       "body's end") from exc
+                except TimeoutError as exc:
+                    self._late(exc)
                 self._left = 0
                 self._finished()
                 return data
@@ -232,10 +257,14 @@ class Reply:
 class Pool:
     """Connections to one origin (``scheme://host:port``) kept alive, at most ``keep`` idle; ``headers`` go
     with every request. ``connect_timeout`` bounds a new connection's opening apart from ``timeout`` (an
-    address that drops the handshake fails within it, as httpx's connect timeout)."""
+    address that drops the handshake fails within it, as httpx's connect timeout). Each answer is held to
+    ``max_bytes`` and, from the moment its request is sent, to ``total`` seconds (default ``timeout``);
+    ``what`` names the answer in those failures' words ("the upstream model's answer")."""
 
     def __init__(self, base_url: str, headers: dict[str, str], timeout: float, keep: int = 16,
-                 keep_alive_s: float = 30.0, connect_timeout: float | None = None) -> None:
+                 keep_alive_s: float = KEEP_ALIVE_S, connect_timeout: float | None = None,
+                 max_bytes: int = MAX_BODY_BYTES, total: float | None = None,
+                 what: str = "the server's answer", resend_unanswered: bool = False) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {base_url!r}")
@@ -253,6 +282,8 @@ class Pool:
                               {"Host": authority, **headers}.items()).encode("latin-1")
         self.timeout, self.keep, self.keep_alive_s = timeout, keep, keep_alive_s
         self.connect_timeout = connect_timeout
+        self.max_bytes, self.total, self.what = max_bytes, timeout if total is None else total, what
+        self.resend_unanswered = resend_unanswered
         self._idle: deque[Connection] = deque()
         self._context: ssl.SSLContext | None = None
         self._closed = False
@@ -284,28 +315,32 @@ class Pool:
         while len(self._idle) > self.keep:
             self._idle.popleft().abort()
 
-    async def post(self, path: str, body: bytes, content_type: str = "application/json") -> Reply:
-        """``POST prefix+path`` with ``body``; the reply once its head came (read its body, then close it)."""
+    async def post(self, path: str, body: bytes, content_type: str = "application/json", *,
+                   max_bytes: int | None = None, total: float | None = None) -> Reply:
+        """``POST prefix+path`` with ``body``; the reply once its head came (read its body, then close it).
+        ``max_bytes`` and ``total`` (seconds from now to the answer's end) for this answer, else the pool's."""
         head = (f"POST {self.prefix}{path} HTTP/1.1\r\nContent-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n").encode("latin-1")
         request = b"".join((head, self._fixed, b"\r\n", body))
         loop = asyncio.get_running_loop()
+        deadline = Deadline(self.total if total is None else total, self.what)
+        limit = self.max_bytes if max_bytes is None else max_bytes
         while True:
             connection = self._reused(loop)
             reused = connection is not None
             try:
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(min(self.timeout, deadline.left())):
                     if connection is None:
                         connection = await self._connect(loop)
                     connection.writer.write(request)
                     await connection.writer.drain()
-                    return await self._reply(connection)
+                    return await self._reply(connection, limit, deadline)
             except (ConnectionError, asyncio.IncompleteReadError) as exc:
                 if connection is not None:
                     connection.abort()
-                nothing = not isinstance(exc, asyncio.IncompleteReadError) or not exc.partial
-                if reused and nothing and not isinstance(exc, BrokenReply):
-                    continue  # the server closed it as it was reused: once more on a new connection
+                unanswered = not isinstance(exc, asyncio.IncompleteReadError) or not exc.partial
+                if reused and unanswered and self.resend_unanswered and not isinstance(exc, BrokenReply):
+                    continue  # allowed: once more on a new connection (the next is new, or newer)
                 if isinstance(exc, asyncio.IncompleteReadError):
                     raise BrokenReply("the connection ended before the answer's head did") from exc
                 raise
@@ -314,12 +349,12 @@ class Pool:
                     raise ConnectTimeout("no connection opened within the timeout") from exc
                 connection.abort()
                 raise
-            except BaseException:  # a timeout, a cancellation, a TLS failure: the connection is not reused
+            except BaseException:  # a cancellation, a TLS failure, a broken answer: the connection is not reused
                 if connection is not None:
                     connection.abort()
                 raise
 
-    async def _reply(self, connection: Connection) -> Reply:
+    async def _reply(self, connection: Connection, limit: int, deadline: Deadline) -> Reply:
         reader = connection.reader
         while True:
             try:
@@ -345,7 +380,7 @@ class Pool:
                 headers[key] = f"{headers[key]}, {text}" if key in headers else text
             keep = headers.get("connection", "").lower()
             reusable = "close" not in keep and (version == b"HTTP/1.1" or "keep-alive" in keep)
-            return Reply(self, connection, status, headers, reusable, "POST")
+            return Reply(self, connection, status, headers, reusable, "POST", limit, deadline)
 
     async def aclose(self) -> None:
         self._closed = True

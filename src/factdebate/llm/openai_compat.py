@@ -15,6 +15,7 @@ parameter a 400 said the model refuses.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -47,6 +48,7 @@ from factdebate.llm.openai_stream import (
 )
 from factdebate.llm.server_slots import Slots
 from factdebate.llm.server_slots import ask as ask_slots
+from factdebate.util.bounded_body import MIB, AnswerTooLarge
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets
 
@@ -55,6 +57,8 @@ if TYPE_CHECKING:
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up
+MODEL_LIST_BYTES = 4 * MIB  # a hosted router's list of a few hundred models with their descriptions fits
+MODEL_LIST_S = 10.0  # the model list is asked once, before the first call: a server that takes longer is broken
 
 
 class RefusedParameter(FatalLLMError):
@@ -135,14 +139,28 @@ class OpenAIBackend:
         """``GET /models``' ``owned_by``, which names the server's kind, asked once ("": it said nothing)."""
         if self._owner is None:
             owner = ""
-            try:
-                models = await self._client.models.list()
-                owners = {str(getattr(m, "owned_by", "") or "") for m in models.data}
-                owner = sorted(owners)[0] if owners else ""
-            except self._openai.OpenAIError:
-                pass  # no model list: a server of unknown kind
+            with contextlib.suppress(httpx.HTTPError, OSError):  # no model list: a server of unknown kind
+                owner = await self._listed_owner()
             self._owner = owner
         return self._owner
+
+    async def _listed_owner(self) -> str:
+        """The first ``owned_by`` of ``GET /models``, its answer held to a size and the call's timeout (a
+        server that floods or trickles it costs no more than that)."""
+        from factdebate.util.bounded_get import fetch
+
+        async with httpx.AsyncClient(timeout=self.timeout,
+                                     headers={"Authorization": f"Bearer {self._key}"}) as client:
+            reply = await fetch(client, client.build_request("GET", f"{self.endpoint}/models"),
+                                limit=MODEL_LIST_BYTES, seconds=min(self.timeout, MODEL_LIST_S),
+                                what="the model list")
+        try:
+            data = reply.json().get("data") if reply.status_code == 200 else None
+        except (ValueError, AttributeError):
+            return ""
+        owners = {str(m.get("owned_by") or "") for m in data if isinstance(m, dict)} \
+            if isinstance(data, list) else set()
+        return sorted(owners)[0] if owners else ""
 
     async def server_slots(self) -> Slots | None:
         """What a server on this machine says of the requests it serves at once (llm/server_slots.py)."""
@@ -247,6 +265,9 @@ class OpenAIBackend:
             timed_out = isinstance(exc, httpx.TimeoutException)
             raise TransientLLMError(f"the streamed answer broke off: {type(exc).__name__}", None, self.endpoint,
                                     timed_out=timed_out) from exc
+        except AnswerTooLarge as exc:  # a server sending without end: trying again would only cost as much again
+            self._answered = True
+            raise FatalLLMError(f"{exc} (from {self.endpoint}): the server may be broken") from exc
         except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
             # A 200 whose body is not a chat completion (a proxy's error page, a truncated body): the next
             # try usually gets a real one.

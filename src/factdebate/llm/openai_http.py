@@ -15,17 +15,20 @@ A reply is read as attributes (``reply.choices[0].message.content``), as the SDK
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from factdebate.llm.http1 import Pool, Reply, sendable
+from factdebate.llm.http1 import KEEP_ALIVE_S, MAX_BODY_BYTES, MAX_LINE_BYTES, Pool, Reply, sendable
+from factdebate.util.bounded_body import AnswerTooLarge, Deadline, decoded_async, lines_async, read_async
+from factdebate.util.bounded_get import raw_bytes
 
-KEEP_ALIVE_S = 30.0  # an idle connection kept this long, then closed
+WHAT = "the model's answer"  # how a limit's failure names it
 
 
 class Fields(dict[str, Any]):
@@ -93,6 +96,12 @@ class ChunkStream:
             yield parsed(data)
 
 
+def _decoded_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """An answer's headers for a body already decoded here: without its ``Content-Encoding``, which httpx would
+    otherwise undo a second time."""
+    return {name: value for name, value in headers.items() if name.lower() != "content-encoding"}
+
+
 def _json(content_type: str | None) -> bool:
     """A JSON body: a server that answered a stream request with one reply (read as that reply)."""
     return "json" in (content_type or "").lower()
@@ -103,6 +112,8 @@ async def _lean_lines(reply: Reply) -> AsyncIterator[str]:
     try:
         async for line in reply.lines():
             yield line
+    except AnswerTooLarge:
+        raise  # not a broken connection: the caller says what was too large
     except TimeoutError as exc:
         raise httpx.ReadTimeout(f"no data within the timeout: {exc}") from exc
     except OSError as exc:
@@ -123,15 +134,17 @@ class ChatTransport:
         headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
         self.pool: Pool | None = None
         self.client: httpx.AsyncClient | None = None
+        self.timeout = timeout
         if not lean_reaches(self.url) or not sendable(headers):  # httpx refuses a key with a line break
+            # The body is read as it came and decoded here (identity asked), within the same limits.
             self.client = httpx.AsyncClient(
                 timeout=httpx.Timeout(timeout),
                 limits=httpx.Limits(max_connections=room * 4, max_keepalive_connections=room,
                                     keepalive_expiry=KEEP_ALIVE_S),
-                headers={**headers, "Content-Type": "application/json"})
+                headers={**headers, "Content-Type": "application/json", "Accept-Encoding": "identity"})
         else:
             self.pool = Pool(endpoint, {**headers, "Accept-Encoding": "identity", "User-Agent": "factdebate"},
-                             timeout, keep=room, keep_alive_s=KEEP_ALIVE_S)
+                             timeout, keep=room, keep_alive_s=KEEP_ALIVE_S, what=WHAT)
 
     def request(self) -> httpx.Request:
         """The request as httpx models it: what the SDK's exceptions carry (made only when one is raised)."""
@@ -158,7 +171,7 @@ class ChatTransport:
                 except OSError:
                     text = b""
                 raise self._status_errors._make_status_error_from_response(httpx.Response(
-                    reply.status, headers=reply.headers, content=text, request=self.request()))
+                    reply.status, headers=_decoded_headers(reply.headers), content=text, request=self.request()))
             if streamed and not _json(reply.headers.get("content-type")):
                 lean = reply
 
@@ -170,6 +183,8 @@ class ChatTransport:
 
                 return ChunkStream(_lean_lines(lean), close, self.request, openai)
             return parsed(await reply.read())
+        except AnswerTooLarge:
+            raise  # not a broken connection: the backend says what was too large
         except TimeoutError as exc:
             raise openai.APITimeoutError(request=self.request()) from exc
         except OSError as exc:  # refused, reset, TLS, an answer that is not HTTP
@@ -183,32 +198,38 @@ class ChatTransport:
         assert self.client is not None
         openai = self._openai
         request = self.client.build_request("POST", self.url, content=content)
+        deadline = Deadline(self.timeout, WHAT)
         try:
-            response = await self.client.send(request, stream=streamed)
-        except httpx.TimeoutException as exc:
+            async with asyncio.timeout(deadline.left()):  # a head trickled under every read's timeout ends too
+                response = await self.client.send(request, stream=True)
+        except (httpx.TimeoutException, TimeoutError) as exc:
             raise openai.APITimeoutError(request=request) from exc
         except httpx.HTTPError as exc:
             raise openai.APIConnectionError(request=request) from exc
-        if response.status_code >= 400:
+        encoding = response.headers.get("content-encoding", "")
+        if not streamed or response.status_code >= 400 or _json(response.headers.get("content-type")):
             try:
-                await response.aread()
-            except httpx.HTTPError:
-                pass
-            finally:
-                await response.aclose()
-            raise self._status_errors._make_status_error_from_response(response)
-        if streamed and _json(response.headers.get("content-type")):  # one reply after all
-            try:
-                await response.aread()
-            except httpx.TimeoutException as exc:
+                body = await read_async(raw_bytes(response), encoding, MAX_BODY_BYTES, deadline)
+            except AnswerTooLarge:
+                raise
+            except (httpx.TimeoutException, TimeoutError) as exc:
                 raise openai.APITimeoutError(request=request) from exc
-            except httpx.HTTPError as exc:
-                raise openai.APIConnectionError(request=request) from exc
+            except (httpx.HTTPError, OSError) as exc:
+                if response.status_code >= 400:
+                    body = b""
+                else:
+                    raise openai.APIConnectionError(request=request) from exc
             finally:
                 await response.aclose()
-        elif streamed:
-            async def close(ended: bool) -> None:
-                await response.aclose()
+            if response.status_code >= 400:
+                raise self._status_errors._make_status_error_from_response(httpx.Response(
+                    response.status_code, headers=_decoded_headers(response.headers), content=body,
+                    request=request))
+            return parsed(body)
 
-            return ChunkStream(response.aiter_lines(), close, lambda: request, openai)
-        return parsed(response.content)
+        async def close(ended: bool) -> None:
+            await response.aclose()
+
+        lines = lines_async(decoded_async(raw_bytes(response), encoding, MAX_BODY_BYTES, WHAT), MAX_LINE_BYTES,
+                            WHAT)
+        return ChunkStream(lines, close, lambda: request, openai)

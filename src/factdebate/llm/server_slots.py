@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ASK_TIMEOUT_S = 3.0  # seconds for /props: a server on this machine answers it at once, or is busy or hung
+PROPS_BYTES = 256 * 1024  # llama-server's /props: its settings and chat template, a few KiB to tens of KiB
 BATCHING = {"vllm": "vLLM", "sglang": "SGLang"}  # owned_by -> the server's name, for what is said of it
 ONE_AT_A_TIME = {"me": "llama-cpp-python"}  # its server serves one request at a time: nothing more to ask
 MOST = 64  # never more than a remote server's default (llm/in_flight.REMOTE_LIMIT), whatever a server says
@@ -73,14 +74,18 @@ def from_props_reply(status: int, text: str) -> Slots | None:
 
 async def ask(endpoint: str, owner: str, key: str | None) -> Slots | None:
     """What the server at ``endpoint`` says (``owner``: its ``owned_by``, already asked); None when it answers
-    without saying anything usable. A server that does not answer raises ``httpx.HTTPError``: nothing is kept
-    then, and it is asked again later (llm/in_flight.learn)."""
+    without saying anything usable. A server that does not answer raises ``httpx.HTTPError`` or ``OSError``
+    (no whole answer within :data:`ASK_TIMEOUT_S` and :data:`PROPS_BYTES`): nothing is kept then, and it is
+    asked again later (llm/in_flight.learn)."""
     said = from_owner(owner)
     if said is not None:  # its model list said it all: no /props to ask
         return said
     import httpx
 
+    from factdebate.util.bounded_get import fetch
+
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     async with httpx.AsyncClient(timeout=ASK_TIMEOUT_S, headers=headers) as client:
-        reply = await client.get(props_url(endpoint))
+        reply = await fetch(client, client.build_request("GET", props_url(endpoint)), limit=PROPS_BYTES,
+                            seconds=ASK_TIMEOUT_S, what="its /props")
     return from_props_reply(reply.status_code, reply.text)

@@ -16,10 +16,12 @@ from typing import Any, Literal
 from factdebate.core.errors import ConfigError
 from factdebate.llm.server_slots import Slots
 from factdebate.settings.model import Settings
+from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
 from factdebate.util.redact import redact_text
 
 log = logging.getLogger(__name__)
 
+MODEL_LIST_BYTES = 4 * MIB  # a hosted router's list of a few hundred models with descriptions fits
 PROBE_TIMEOUT_S = 5.0  # a server that has not answered its model list in 5 s is not one a run can use
 
 
@@ -59,6 +61,8 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
     model list is asked: any answer to it shows the server runs, and no completion is spent or counted."""
     import httpx
 
+    from factdebate.util.bounded_get import fetch_blocking
+
     models = served_models(settings)
     key = os.environ.get("OPENAI_API_KEY")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -67,13 +71,17 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
         base = server.rstrip("/")
         where = redact_text(base)
         try:
-            with httpx.Client(timeout=timeout, headers=headers) as client:
-                reply = client.get(f"{base}/models")
-                if completion and reply.status_code not in (200, 401, 403):  # no list: one token of the model
-                    reply = client.post(f"{base}/chat/completions", json={
-                        "model": models[0] if models else "", "max_tokens": 1,
-                        "messages": [{"role": "user", "content": "ok"}]})
-        except httpx.TransportError as exc:
+            reply = fetch_blocking("GET", f"{base}/models", headers=headers, limit=MODEL_LIST_BYTES,
+                                   seconds=timeout, what="the model list")
+            if completion and reply.status_code not in (200, 401, 403):  # no list: one token of the model
+                reply = fetch_blocking("POST", f"{base}/chat/completions", headers=headers, json={
+                    "model": models[0] if models else "", "max_tokens": 1,
+                    "messages": [{"role": "user", "content": "ok"}]}, limit=MODEL_LIST_BYTES, seconds=timeout,
+                    what="a one-token answer")
+        except (AnswerTooLarge, AnswerTooSlow) as exc:  # it answers, but not as a model server does
+            answers.append(ServerAnswer(where, "error", redact_text(f"{exc}: not a model server's answer")))
+            continue
+        except (httpx.TransportError, OSError) as exc:
             answers.append(ServerAnswer(where, "unreachable", redact_text(
                 f"{type(exc).__name__}: {str(exc)[:200] or 'no answer'}; waited up to {timeout:.0f} s")))
             continue
@@ -96,6 +104,7 @@ def _said_slots(base: str, reply: Any, headers: dict[str, str], timeout: float) 
     import httpx
 
     from factdebate.llm import in_flight, server_slots
+    from factdebate.util.bounded_get import fetch_blocking
 
     if not in_flight.is_loopback(base):
         return None
@@ -103,11 +112,12 @@ def _said_slots(base: str, reply: Any, headers: dict[str, str], timeout: float) 
     said = server_slots.from_owner(owner)
     if said is None:  # not a kind its model list tells apart: llama-server's /props
         try:
-            with httpx.Client(timeout=min(timeout, server_slots.ASK_TIMEOUT_S), headers=headers) as client:
-                props = client.get(server_slots.props_url(base))
+            props = fetch_blocking("GET", server_slots.props_url(base), headers=headers,
+                                   limit=server_slots.PROPS_BYTES, seconds=min(timeout, server_slots.ASK_TIMEOUT_S),
+                                   what="its /props")
             said = server_slots.from_props_reply(props.status_code, props.text)
-        except httpx.HTTPError:  # no answer: nothing kept, the first model call asks again (llm/in_flight.py)
-            return None
+        except (httpx.HTTPError, OSError):  # no answer in time or in size: nothing kept, the first model call
+            return None  # asks again (llm/in_flight.py)
     in_flight.remember(base, said)
     return said
 

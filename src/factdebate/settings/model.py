@@ -295,7 +295,17 @@ class GuardSettings(_Strict):
     max_evidence_chars: int = Field(default=200_000, ge=100, le=10_000_000,
                                     description="Characters of evidence per request, all passages together.")
     upstream_timeout_s: float = Field(default=120.0, gt=0, le=3600,
-                                      description="Seconds to wait for the upstream model's answer.")
+                                      description="Seconds to wait for the upstream model's answer: a plain "
+                                      "answer's whole, a streamed one's head and each of its reads.")
+    upstream_resend: bool = Field(default=False, description="Send a chat request to the upstream once more, on a "
+                                  "new connection, when a kept-alive connection closes before any byte of its "
+                                  "answer (the upstream timed the connection out as it was reused). Off: the "
+                                  "upstream may have received the request and be paid for it twice; the caller "
+                                  "gets a 502 and may try again itself.")
+    upstream_stream_s: float = Field(default=900.0, gt=0, le=86_400,
+                                     description="Seconds a streamed answer of the upstream model may take from "
+                                     "the request to its end (16,384 tokens at about 20 a second); past it the "
+                                     "stream ends with an error that says so.")
     max_tokens: int = Field(default=16_384, ge=1, le=1_000_000,
                             description="The most tokens a request may ask the upstream to write for one answer "
                             "(max_tokens, max_completion_tokens): a larger value is lowered to it.")

@@ -24,6 +24,11 @@ from factdebate.core.errors import EndpointUnavailableError, FactDebateError
 from factdebate.core.events import WebSearch
 from factdebate.core.runtime import emit
 from factdebate.core.types import Document
+from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
+from factdebate.util.bounded_get import fetch
+
+MAX_ANSWER_BYTES = 8 * MIB  # a page of search results, an arXiv or PubMed answer: well under 1 MiB
+DEFAULT_ANSWER_S = 30.0  # a client with no read timeout of its own
 
 # Indirection so tests can observe (and skip) the waits without patching asyncio globally.
 _sleep = asyncio.sleep
@@ -122,14 +127,19 @@ async def _send(
     attempts = max(1, attempts)
     clean_params = {k: v for k, v in (params or {}).items() if v is not None}
     last_error = "no attempt made"
+    # Each try's whole answer, head to last byte, within the request's timeout (httpx's bounds each read alone).
+    seconds = timeout if timeout is not None else (client.timeout.read or DEFAULT_ANSWER_S)
     for attempt in range(1, attempts + 1):
         wait: float | None = None
         try:
-            response = await client.request(
+            request = client.build_request(
                 method, url, params=clean_params or None, json=json, headers=dict(headers or {}),
                 timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
-                follow_redirects=True,
             )
+            response = await fetch(client, request, limit=MAX_ANSWER_BYTES, seconds=seconds, what="its answer",
+                                   follow_redirects=True)
+        except (AnswerTooLarge, AnswerTooSlow) as exc:  # the same again would cost as much: not retried
+            raise FactDebateError(f"{method.upper()} {shown}: {exc}, so it was not read") from None
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             last_error = _scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)
         except httpx.TransportError as exc:

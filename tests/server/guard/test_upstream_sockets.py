@@ -195,11 +195,14 @@ def test_two_streamed_replies_read_to_done_go_over_one_upstream_connection(
         model.close()
 
 
+@pytest.mark.parametrize("resend", [False, True])
 @pytest.mark.parametrize("stream", [False, True])
-def test_a_kept_connection_the_upstream_drops_as_it_is_reused_is_retried_on_a_new_one(
-        guard: Callable[..., LiveServer], stream: bool) -> None:
+def test_a_kept_connection_the_upstream_drops_as_it_is_reused_is_sent_again_only_when_the_operator_allows(
+        guard: Callable[..., LiveServer], stream: bool, resend: bool) -> None:
     """An upstream whose keep-alive ran out closes the kept connection as the next request comes on it, before
-    any byte of an answer: the request goes once more on a new connection, and the caller never knows."""
+    any byte of an answer. It may have read the request (and be paid for it), so by default the caller gets a
+    502 saying what broke and the upstream saw the request once; with guard.upstream_resend the request goes
+    once more on a new connection and the caller never knows."""
     def dropping(connection: socket.socket, seen: Seen) -> bool:
         if len(model.seen) == 2:  # the second request, on the first connection: closed unanswered
             return False
@@ -207,15 +210,20 @@ def test_a_kept_connection_the_upstream_drops_as_it_is_reused_is_retried_on_a_ne
 
     model = SocketModel(dropping)
     try:
-        server = guard(model.url)
-        for _ in range(2):
-            reply = post(server, stream)
-            assert reply.status_code == 200, reply.text
+        server = guard(model.url, upstream_resend=resend)
+        replies = [post(server, stream) for _ in range(2)]
+        assert replies[0].status_code == 200, replies[0].text
+        if resend:
+            assert replies[1].status_code == 200, replies[1].text
             if stream:
-                assert data_lines(reply)[-1] == "[DONE]" and streamed_text(data_lines(reply)) == ANSWER
+                assert streamed_text(data_lines(replies[1])) == ANSWER
             else:
-                assert reply.json()["choices"][0]["message"]["content"] == ANSWER
-        assert [seen.connection for seen in model.seen] == [1, 1, 2]
+                assert replies[1].json()["choices"][0]["message"]["content"] == ANSWER
+            assert [seen.connection for seen in model.seen] == [1, 1, 2]
+        else:
+            assert replies[1].status_code == 502
+            assert replies[1].json()["error"]["message"] == UNREACHABLE.format("RemoteProtocolError")
+            assert [seen.connection for seen in model.seen] == [1, 1]
     finally:
         model.close()
 

@@ -19,7 +19,7 @@ from starlette.datastructures import State
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.guard import GuardOptions
 from factdebate.server.guard.check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
-from factdebate.server.guard.upstream import Upstream, UpstreamError, error_body
+from factdebate.server.guard.upstream import AnswerLimits, Upstream, UpstreamError, error_body
 from factdebate.server.service import Service, caller
 from factdebate.settings.model import Settings
 
@@ -67,10 +67,13 @@ def upstream_for(state: State, settings: Settings) -> Upstream | None:
     import os
 
     key = os.environ.get(guard.upstream_key_env) or None
-    pool: dict[tuple[str, str | None, float], Upstream] = state.__dict__.setdefault("guard_upstreams", {})
-    wanted = (guard.upstream, key, guard.upstream_timeout_s)
+    pool: dict[tuple[str, str | None, float, AnswerLimits, bool], Upstream]
+    pool = state.__dict__.setdefault("guard_upstreams", {})
+    limits = AnswerLimits.following(guard.max_message_chars, guard.max_choices, guard.upstream_stream_s)
+    wanted = (guard.upstream, key, guard.upstream_timeout_s, limits, guard.upstream_resend)
     if wanted not in pool:
-        pool[wanted] = Upstream(guard.upstream, key, guard.upstream_timeout_s)
+        pool[wanted] = Upstream(guard.upstream, key, guard.upstream_timeout_s, limits=limits,
+                                resend=guard.upstream_resend)
     return pool[wanted]
 
 

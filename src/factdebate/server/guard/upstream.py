@@ -29,10 +29,21 @@ from factdebate.core.observe import watched
 from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
 from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, Reply, sendable
+from factdebate.util.bounded_body import (
+    MIB,
+    AnswerTooLarge,
+    AnswerTooSlow,
+    Deadline,
+    decoded_async,
+    read_async,
+    size_words,
+)
+from factdebate.util.bounded_get import raw_bytes
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
 
-MAX_EVENT_BYTES = 4 * 1024 * 1024  # one event of the upstream's stream (a chunk is a few hundred bytes)
+MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a few hundred bytes)
+WHAT = "the upstream model's answer"  # how the limits' failures name it to the caller
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
 OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
 UPSTREAM_KEPT = 64  # idle connections kept to the upstream: one a stream in flight, reused by the next
@@ -54,6 +65,25 @@ class UpstreamError(FactDebateError):
 def error_body(message: str, kind: str = "upstream_error", code: str | None = None) -> dict[str, Any]:
     """OpenAI's error shape: ``{"error": {"message", "type", "param", "code"}}``."""
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+@dataclass(frozen=True)
+class AnswerLimits:
+    """How large and how long the upstream's answer may be: ``plain_bytes`` for an answer read whole (within
+    the upstream's timeout from the request), ``stream_bytes`` and ``stream_s`` for a streamed one, all of it."""
+
+    plain_bytes: int
+    stream_bytes: int
+    stream_s: float
+
+    @classmethod
+    def following(cls, max_message_chars: int, max_choices: int, stream_s: float) -> AnswerLimits:
+        """Limits that follow from what the guard accepts: a message of ``max_message_chars`` characters in each
+        of ``max_choices`` answers. A character takes up to 12 bytes in JSON (a ``\\u`` escape of each half of a
+        surrogate pair), so a plain answer gets 16 bytes a character; a stream writes one event of about 200
+        bytes for each few characters, so it gets 64. A mebibyte or four on top covers the envelope."""
+        chars = max_message_chars * max_choices
+        return cls(plain_bytes=16 * chars + MIB, stream_bytes=64 * chars + 4 * MIB, stream_s=stream_s)
 
 
 # The upstream's headers a caller needs too: how long to wait before asking again.
@@ -123,6 +153,20 @@ def _unreachable(base_url: str, exc: Exception, name: str) -> UpstreamError:
                                          code="upstream_unreachable"))
 
 
+def _over_limit(exc: AnswerTooLarge | AnswerTooSlow) -> UpstreamError:
+    """An answer past its size or time limit: a 502 that says which (never where the upstream is)."""
+    log.warning("the guard's upstream model's answer was cut off: %s", exc)
+    code = "upstream_answer_too_large" if isinstance(exc, AnswerTooLarge) else "upstream_timeout"
+    return UpstreamError(502, error_body(f"{exc}; the operator's upstream model may be broken", code=code))
+
+
+def _read_failed(base_url: str, exc: Exception) -> UpstreamError:
+    """Reading an answer failed: past a limit, or the connection broke (:func:`_unreachable`'s words)."""
+    if isinstance(exc, AnswerTooLarge | AnswerTooSlow):
+        return _over_limit(exc)
+    return _unreachable(base_url, exc, _failure_name(exc, sending=False))
+
+
 def _json_bytes(body: dict[str, Any]) -> bytes:
     """``body`` as httpx's ``json=`` writes it: compact, UTF-8, no NaN (a ValueError, as JSON cannot hold it)."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
@@ -155,20 +199,23 @@ def _event(raw: bytes) -> SSEEvent:
 async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES) -> AsyncIterator[SSEEvent]:
     """Each event of an SSE byte stream as soon as its blank line has arrived. An event longer than ``limit``
     bytes is an :class:`UpstreamError`: an upstream that never ends its line cannot fill the memory."""
-    buffer = b""
+    buffer = bytearray()  # grown in place: adding to it costs the piece's length, not the buffer's
     searched = 0  # the buffer before this offset holds no blank line
     async for chunk in chunks:
         buffer += chunk.replace(b"\r\n", b"\n")
-        while (end := buffer.find(b"\n\n", searched)) >= 0:
-            raw, buffer, searched = buffer[:end + 2], buffer[end + 2:], 0
+        start = 0
+        while (end := buffer.find(b"\n\n", max(searched, start))) >= 0:
+            raw, start = bytes(buffer[start:end + 2]), end + 2
             if raw.strip():
                 yield _event(raw)
+        if start:
+            del buffer[:start]
         searched = max(0, len(buffer) - 1)
         if len(buffer) > limit:
-            raise UpstreamError(502, error_body(f"an event of the upstream model's stream is longer than {limit} "
-                                                "bytes", code="upstream_event_too_large"))
+            raise UpstreamError(502, error_body(f"an event of the upstream model's stream is longer than "
+                                                f"{size_words(limit)}", code="upstream_event_too_large"))
     if buffer.strip():
-        yield _event(buffer + b"\n\n")
+        yield _event(bytes(buffer) + b"\n\n")
 
 
 class _Answer(ABC):
@@ -180,11 +227,11 @@ class _Answer(ABC):
 
     @abstractmethod
     def chunks(self) -> AsyncIterator[bytes]:
-        """Each client's own."""
+        """Each client's own: the body as it comes, decoded, within the answer's limits."""
 
     @abstractmethod
     async def read(self) -> bytes:
-        """Each client's own."""
+        """Each client's own: the whole body, within the answer's limits."""
 
     @abstractmethod
     async def close(self, finished: bool, ended: bool = False) -> None:
@@ -211,17 +258,19 @@ class _LeanAnswer(_Answer):
 
 
 class _HttpxAnswer(_Answer):
-    """An answer through httpx (an endpoint with credentials or a query in its URL, a test's transport)."""
+    """An answer through httpx (an endpoint with credentials or a query in its URL, a test's transport), read
+    as it came and decoded here, so that the same limits hold as through llm/http1.py."""
 
-    def __init__(self, response: httpx.Response) -> None:
+    def __init__(self, response: httpx.Response, limit: int, deadline: Deadline) -> None:
         super().__init__(response.status_code, response.headers)
-        self.response = response
+        self.response, self.limit, self.deadline = response, limit, deadline
+        self.encoding = response.headers.get("content-encoding", "")
 
     def chunks(self) -> AsyncIterator[bytes]:
-        return self.response.aiter_bytes()
+        return decoded_async(raw_bytes(self.response), self.encoding, self.limit, WHAT)
 
     async def read(self) -> bytes:
-        return await self.response.aread()
+        return await read_async(raw_bytes(self.response), self.encoding, self.limit, self.deadline)
 
     async def close(self, finished: bool, ended: bool = False) -> None:
         if not finished:
@@ -263,8 +312,11 @@ class Upstream:
     ``transport``."""
 
     def __init__(self, base_url: str, key: str | None, timeout: float,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, limits: AnswerLimits | None = None,
+                 resend: bool = False) -> None:
         self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.limits = limits or AnswerLimits.following(100_000, 4, 900.0)  # the guard settings' defaults
         remember_endpoints([self.base_url])  # what no caller may read of it (util/scrub.py)
         remember_secrets([key] if key else [])
         headers = {"Authorization": f"Bearer {key}"} if key else {}
@@ -275,9 +327,11 @@ class Upstream:
         if transport is None and _lean(self.base_url) and sendable(headers):
             self.pool = Pool(self.base_url, {**headers, "Accept": "application/json",
                                              "Accept-Encoding": "identity", "User-Agent": "factdebate"},
-                             timeout, keep=UPSTREAM_KEPT, connect_timeout=connect)
+                             timeout, keep=UPSTREAM_KEPT, connect_timeout=connect,
+                             max_bytes=self.limits.plain_bytes, what=WHAT, resend_unanswered=resend)
         else:
-            self.client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout, connect=connect),
+            self.client = httpx.AsyncClient(headers={**headers, "Accept-Encoding": "identity"},
+                                            timeout=httpx.Timeout(timeout, connect=connect),
                                             transport=transport, follow_redirects=False, trust_env=False)
 
     async def aclose(self) -> None:
@@ -299,13 +353,20 @@ class Upstream:
     async def _send(self, body: dict[str, Any], streamed: bool) -> _Answer:
         """The upstream's answer once its head came; failing to reach it raises :func:`_unreachable`'s error."""
         content = await self._content(body)
+        limit = self.limits.stream_bytes if streamed else self.limits.plain_bytes
+        seconds = self.limits.stream_s if streamed else self.timeout
         try:
             if self.pool is not None:
-                return _LeanAnswer(await self.pool.post("/chat/completions", content))
+                return _LeanAnswer(await self.pool.post("/chat/completions", content, max_bytes=limit,
+                                                        total=seconds))
             assert self.client is not None
+            deadline = Deadline(seconds, WHAT)
             request = self.client.build_request("POST", f"{self.base_url}/chat/completions", content=content,
                                                 headers={"Content-Type": "application/json"})
-            return _HttpxAnswer(await self.client.send(request, stream=streamed))
+            async with asyncio.timeout(deadline.left()):
+                return _HttpxAnswer(await self.client.send(request, stream=True), limit, deadline)
+        except (AnswerTooLarge, AnswerTooSlow) as exc:
+            raise _over_limit(exc) from exc
         except _FAILURES as exc:
             raise _unreachable(self.base_url, exc, _failure_name(exc, sending=True)) from exc
 
@@ -316,7 +377,7 @@ class Upstream:
             try:
                 content = await answer.read()
             except _FAILURES as exc:
-                raise _unreachable(self.base_url, exc, _failure_name(exc, sending=False)) from exc
+                raise _read_failed(self.base_url, exc) from exc
             finally:
                 await answer.close(finished=True)
             if answer.status >= 400:
@@ -337,13 +398,15 @@ class Upstream:
         finished = ended = False
         try:
             if answer.status >= 400:
-                raise _passed_on(answer, await _head_of(answer))
+                async with asyncio.timeout(self.timeout):  # an error trickled byte by byte ends too
+                    head = await _head_of(answer)
+                raise _passed_on(answer, head)
             async for event in sse_events(answer.chunks()):
                 ended = event.data == "[DONE]"
                 yield event
             finished = True
         except _FAILURES as exc:
-            raise _unreachable(self.base_url, exc, _failure_name(exc, sending=False)) from exc
+            raise _read_failed(self.base_url, exc) from exc
         finally:
             await answer.close(finished, ended)
 

@@ -1,0 +1,194 @@
+"""Answers from other servers read within a size and a time limit, whichever client carries them.
+
+A model server, an upstream chat model or a search engine is the operator's choice, but what it sends back is
+not under anyone's control: a broken or hostile one can send a body with no end, claim a length it never
+sends, trickle one byte at a time under every per-read timeout, or send a small gzip body that inflates a
+thousandfold although ``identity`` was asked. Each read here counts the bytes after decoding, stops at a
+limit, and holds the whole answer to a deadline, so one bad answer costs at most ``limit`` bytes and
+``deadline`` seconds. Lines (a Server-Sent Event stream's) are split in time linear in their length, with
+each line held to a limit of its own.
+
+The failures are :class:`AnswerTooLarge` (an ``OSError``, so every transport-error handler sees it) and
+:class:`AnswerTooSlow` (a ``TimeoutError``); both say what was exceeded, in words a caller may read."""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import AsyncIterator, Iterator
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+def size_words(limit: int) -> str:
+    """``limit`` bytes as a person reads it (``4 MiB``, ``7.1 MiB``, ``64 KiB``, ``900 bytes``)."""
+    if limit >= MIB:
+        return f"{limit / MIB:.1f}".removesuffix(".0") + " MiB"
+    if limit >= KIB:
+        return f"{limit / KIB:.1f}".removesuffix(".0") + " KiB"
+    return f"{limit} bytes"
+
+
+class AnswerTooLarge(OSError):
+    """An answer (or one line of it) longer than its limit: reading stopped there and the connection is closed."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(f"{what} is larger than {size_words(limit)}")
+        self.limit = limit
+
+
+class AnswerTooSlow(TimeoutError):
+    """An answer that did not end within its deadline, however steadily its bytes came."""
+
+    def __init__(self, what: str, seconds: float) -> None:
+        super().__init__(f"{what} did not end within {seconds:g} s")
+        self.seconds = seconds
+
+
+class Decoder:
+    """A body's ``Content-Encoding`` undone a piece at a time, never producing more than ``limit`` bytes in
+    all: zlib's ``max_length`` stops a gzip bomb after the limit, not after it has inflated."""
+
+    def __init__(self, encoding: str, limit: int, what: str) -> None:
+        coding = encoding.lower().strip()
+        self._zlib = zlib.decompressobj(zlib.MAX_WBITS | 32) if coding in ("gzip", "x-gzip") else \
+            zlib.decompressobj() if coding == "deflate" else None
+        self.left, self.limit, self.what = limit, limit, what
+
+    def _counted(self, data: bytes) -> bytes:
+        self.left -= len(data)
+        if self.left < 0:
+            raise AnswerTooLarge(self.what, self.limit)
+        return data
+
+    def decode(self, data: bytes) -> bytes:
+        if self._zlib is None:
+            return self._counted(data)
+        try:
+            out = self._zlib.decompress(data, self.left + 1)
+        except zlib.error as exc:
+            raise ConnectionError(f"a compressed body that does not decode: {exc}") from exc
+        if self._zlib.unconsumed_tail:  # more would come out of what already arrived than the limit allows
+            raise AnswerTooLarge(self.what, self.limit)
+        return self._counted(out)
+
+    def flush(self) -> bytes:
+        return self._counted(self._zlib.flush(self.left + 1)) if self._zlib is not None else b""
+
+
+class Lines:
+    """Bytes fed as they arrive, whole lines out (``\\n``-ended, a ``\\r`` before it removed). Each byte is
+    looked at once, whatever the pieces' sizes (joining a growing line on every piece is quadratic: one long
+    line then costs seconds of CPU on the event loop), and a line longer than ``limit`` raises."""
+
+    def __init__(self, limit: int, what: str) -> None:
+        self._pending = bytearray()
+        self.limit, self.what = limit, what
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines: list[bytes] = []
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            self._pending += data[start:end]
+            self._check()
+            line = bytes(self._pending)
+            self._pending.clear()
+            lines.append(line[:-1] if line.endswith(b"\r") else line)
+            start = end + 1
+        self._pending += data[start:]
+        self._check()
+        return lines
+
+    def rest(self) -> bytes | None:
+        """What came after the last line end (the body ended without one); None when nothing did."""
+        if not self._pending:
+            return None
+        line = bytes(self._pending)
+        self._pending.clear()
+        return line[:-1] if line.endswith(b"\r") else line
+
+    def _check(self) -> None:
+        if len(self._pending) > self.limit:
+            raise AnswerTooLarge(f"a line of {self.what}", self.limit)
+
+
+class Deadline:
+    """The moment an answer must have ended by (``time.monotonic()``), and what is left of it for each read."""
+
+    def __init__(self, seconds: float, what: str) -> None:
+        self.seconds, self.what = seconds, what
+        self.at = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds left; :class:`AnswerTooSlow` once there are none."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise AnswerTooSlow(self.what, self.seconds)
+        return left
+
+
+async def read_async(raw: AsyncIterator[bytes], encoding: str, limit: int, deadline: Deadline) -> bytes:
+    """A body from ``raw`` (its bytes as they came, still encoded: httpx's ``aiter_raw``) decoded and joined,
+    within ``limit`` bytes and ``deadline``."""
+    import asyncio
+
+    decoder = Decoder(encoding, limit, deadline.what)
+    parts: list[bytes] = []
+    iterator = raw.__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(deadline.left()):
+                data = await iterator.__anext__()
+        except StopAsyncIteration:
+            break
+        except TimeoutError as exc:
+            raise AnswerTooSlow(deadline.what, deadline.seconds) from exc
+        parts.append(decoder.decode(data))
+    parts.append(decoder.flush())
+    return b"".join(parts)
+
+
+def read_sync(raw: Iterator[bytes], encoding: str, limit: int, deadline: Deadline) -> bytes:
+    """:func:`read_async` for a blocking client: the deadline is looked at between reads, so a read still
+    under way can end it late by at most the client's own per-read timeout (keep that shorter)."""
+    decoder = Decoder(encoding, limit, deadline.what)
+    parts: list[bytes] = []
+    for data in raw:
+        deadline.left()
+        parts.append(decoder.decode(data))
+    deadline.left()
+    parts.append(decoder.flush())
+    return b"".join(parts)
+
+
+def declared_too_large(length: str | None, limit: int, what: str) -> None:
+    """Raise :class:`AnswerTooLarge` at once when a ``Content-Length`` header already says the body is over the
+    limit (no byte of it read); a length that is not a whole number of at least 0 is a broken answer."""
+    if length is None:
+        return
+    text = length.strip()
+    if not (text.isascii() and text.isdigit()):  # "-1", "1e3", "12, 13": not a length HTTP allows
+        raise ConnectionError(f"a Content-Length that is not a whole number: {text[:40]!r}")
+    if int(text) > limit:
+        raise AnswerTooLarge(what, limit)
+
+
+async def decoded_async(raw: AsyncIterator[bytes], encoding: str, limit: int, what: str) -> AsyncIterator[bytes]:
+    """A body's pieces from ``raw`` (still encoded) decoded as they arrive, at most ``limit`` bytes in all."""
+    decoder = Decoder(encoding, limit, what)
+    async for data in raw:
+        if out := decoder.decode(data):
+            yield out
+    if tail := decoder.flush():
+        yield tail
+
+
+async def lines_async(pieces: AsyncIterator[bytes], line_limit: int, what: str) -> AsyncIterator[str]:
+    """The lines of a body arriving as ``pieces`` (decoded), each at most ``line_limit`` bytes, as UTF-8 text."""
+    splitter = Lines(line_limit, what)
+    async for data in pieces:
+        for line in splitter.feed(data):
+            yield line.decode("utf-8", "replace")
+    if (rest := splitter.rest()) is not None:
+        yield rest.decode("utf-8", "replace")
