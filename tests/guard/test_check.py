@@ -154,6 +154,28 @@ async def test_a_fault_in_one_claims_check_is_that_claims_error() -> None:
     assert "index on fire" in (failed.reason or "")
 
 
+async def test_a_check_whose_every_claim_failed_is_degraded_and_says_why() -> None:
+    class Burning:
+        name = "burning"
+
+        async def search(self, query: str, k: int) -> list[Any]:
+            raise RuntimeError("index on fire")
+
+    from factdebate.guard import GuardOptions, check_text
+    from factdebate.run.build import build_resources
+    from tests.helpers import BagOfWordsEncoder, resources_for
+
+    resources, _, _ = resources_for(script(), method="single", guard=FAST_ONLY)
+    resources = build_resources(resources.settings, backends={"debater": resources.llm("debater").backend},
+                                tool_factory=lambda kind: Burning(), encoder_factory=BagOfWordsEncoder)
+    async with resources:
+        result = await check_text(REPLY, resources.settings, resources, options=GuardOptions(on_unchecked="block"))
+    assert [c.status for c in result.claims] == ["error", "error"]
+    assert result.degraded and result.label is None
+    assert (result.degraded_reason or "").startswith("none of the 2 claim(s) could be checked: ")
+    assert "index on fire" in (result.degraded_reason or "") and result.action_taken == "blocked"
+
+
 async def test_a_long_or_unclean_question_is_a_hint_never_a_refusal() -> None:
     for question, hint in (("Tell me about Paris. " * 500, "Tell me about Paris."), ("bad \x00 question", None)):
         result, backend = await run_check(script(), tier="fast", guard=FAST_ONLY, question=question)

@@ -111,7 +111,7 @@ def test_the_reader_on_pipes(tmp_path: Path) -> None:
 
     zeros = subprocess.Popen(["cat", "/dev/zero"], stdout=subprocess.PIPE)
     assert zeros.stdout is not None
-    with pytest.raises(InputError, match=r"/dev/fd/\d+ sent more, more than the 1 MiB it may hold \(set X to change"):
+    with pytest.raises(InputError, match=r"/dev/fd/\d+ sent more than the 1 MiB it may hold \(set X to change"):
         read_bounded(f"/dev/fd/{zeros.stdout.fileno()}", what="--file", limit=2**20, setting="X")
     zeros.kill()
     zeros.wait()

@@ -40,6 +40,19 @@ def test_verify_returns_the_verdict_json(make_app: AppFactory) -> None:
     assert [t["label"] for t in verdict["rounds"][0]["turns"]] == ["SUPPORTS", "REFUTES"]
 
 
+def test_an_offered_model_with_an_endpoint_of_the_callers_is_refused_in_words_that_do_not_contradict(
+        make_app: AppFactory) -> None:
+    with TestClient(make_app(allowed_llms=["openai:fake-model"])) as client:
+        response = client.post("/v1/verify", headers=AUTH, json={
+            "claim": "The Eiffel Tower was completed in 1889.", "llm": "openai:fake-model@http://10.1.2.3:8000/v1"})
+    detail = response.json()["detail"]
+    assert response.status_code == 422, detail
+    assert detail.startswith("model 'openai:fake-model' with an endpoint of the request's own is not offered: where "
+                             "a model runs is the operator's to set; choose one of: "), detail
+    assert detail.endswith("openai:fake-model")
+    assert "10.1.2.3" not in detail
+
+
 def test_verify_with_tools_and_scores(make_app: AppFactory) -> None:
     with TestClient(make_app()) as client:
         response = client.post("/v1/verify", headers=AUTH, json={

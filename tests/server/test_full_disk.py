@@ -194,6 +194,16 @@ def test_a_full_disk_loses_no_verdict_and_health_says_so(full_disk_app: tuple[An
         assert names[-2:] == ["check_not_kept", "result"], names[-4:]
         assert "disk is full" in events[-2][1]["reason"] and events[-1][1]["label"]
 
+        # The guard's check: no id that GET /v1/checks/{id} would answer 404, and the same words as verify's.
+        guarded = client.post("/v1/guard/check", json={"text": "Water boils at 100 C.",
+                                                         "factdebate": {"tier": "fast"}}, headers=AUTH)
+        assert guarded.status_code == 200, guarded.text
+        assert "X-Factdebate-Check-Id" not in guarded.headers
+        assert guarded.headers["X-Check-Not-Kept"] == answer.headers["X-Check-Not-Kept"]
+        assert guarded.json()["check_id"] is None
+        assert [(w["code"], w["message"]) for w in guarded.json()["warnings"] if w["code"] == "check_not_kept"] == \
+            [("check_not_kept", answer.headers["X-Check-Not-Kept"])]
+
         batch = client.post("/v1/batches", content='{"claim": "The sun is a star."}\n', headers=AUTH)
         assert batch.status_code == 507, batch.text
         assert batch.json()["detail"].startswith("the service's disk is full: the batch was not stored")

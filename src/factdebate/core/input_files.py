@@ -79,7 +79,9 @@ def read_bounded(path: str | Path, *, what: str, limit: int, setting: str = "", 
 def _too_large(shown: str, size: str, limit: int, setting: str) -> InputError:
     """``size``: "is 3072 MiB", "sent more", "grew while it was read"."""
     raise_it = f" (set {setting} to change it)" if setting else ""
-    return InputError(f"{shown} {size}, more than the {size_text(limit)} it may hold{raise_it}")
+    past = {"sent more": "sent more than", "grew while it was read": "grew past"}.get(size)
+    said = f"{past} the {size_text(limit)}" if past else f"{size}, more than the {size_text(limit)}"
+    return InputError(f"{shown} {said} it may hold{raise_it}")
 
 
 def _read_fd(fd: int, shown: str, limit: int, setting: str, pipes: bool, idle_s: float) -> bytes:

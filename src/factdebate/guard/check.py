@@ -338,6 +338,8 @@ class Check:
             if not self.session.dropped:  # no claim to rank for: ranked against the reply itself
                 self.session.chosen(query_of([c.claim for c in claims], text))
             self.passed_through.append(self.session.note(self.settings))
+        if not degraded and (failed := _all_failed(claims)) is not None:
+            self.degraded_reasons.append(failed)  # nothing was checked: no label can stand for the reply
         reason = "; ".join(self.degraded_reasons) or None
         degraded = degraded or bool(self.degraded_reasons)
         if degraded:
@@ -388,6 +390,16 @@ class Check:
             return await check_text(revised, self.settings, self.context.resources,
                                     options=recheck_options(self.options, refuted), question=self.question,
                                     sinks=self.sinks, caller=self.caller, messages=self.messages)
+
+
+def _all_failed(claims: Sequence[GuardClaim]) -> str | None:
+    """Why the check is degraded when every claim it tried to check failed (a checker down, say), else None:
+    such a reply was no more checked than one whose claims were never extracted."""
+    tried = [c for c in claims if c.status in ("checked", "error")]
+    if not tried or any(c.status == "checked" for c in tried):
+        return None
+    first = next((c.reason for c in tried if c.reason), "")
+    return f"none of the {len(tried)} claim(s) could be checked" + (f": {first}" if first else "")
 
 
 def sentence_counts(text: str, claims: Sequence[GuardClaim]) -> tuple[int, int]:

@@ -6,6 +6,7 @@ length limit, the cache, batch concurrency) stay with the operator."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -177,8 +178,7 @@ class SettingsResolver:
         for role in ("llm", "judge_llm", "scorer_llm"):
             model = chosen.get(role)
             if model is not None and not self.any_llm and model not in self.llms:
-                raise ConfigError(f"model '{model}' is not offered by this server; choose one of: "
-                                  + ", ".join(self.llms))
+                raise ConfigError(_not_offered(model, self.llms))
         self.check_tools(chosen)
         data = _merge(self._base_data, options_to_overrides(chosen) if overrides is None else overrides)
         try:
@@ -251,3 +251,13 @@ def public_verdict(verdict: V) -> V:
     else:
         verdict.warnings = [w.model_copy(update={"message": hide_endpoints(w.message)}) for w in verdict.warnings]
     return verdict
+
+
+def _not_offered(model: str, offered: Sequence[str]) -> str:
+    """Why a caller's model is refused. A name with an endpoint ("openai:m@http://...") is told apart: shown
+    scrubbed it would read as one of the offered names ("'openai:m' is not offered ... choose one of: openai:m")."""
+    name, at, _ = model.partition("@")
+    if at:
+        return (f"model '{name}' with an endpoint of the request's own is not offered: where a model runs is "
+                f"the operator's to set; choose one of: " + ", ".join(offered))
+    return f"model '{model}' is not offered by this server; choose one of: " + ", ".join(offered)

@@ -20,7 +20,9 @@ CHAT_PATH = "/v1/chat/completions"
 # Every guard route: each reply of each carries the request's id (the one its check is kept under).
 GUARD_PATHS = (CHAT_PATH, "/v1/guard/check", "/beta/litellm_basic_guardrail_api")
 _SCOPE_KEY = "factdebate_check_id"
+_NOT_KEPT_KEY = "factdebate_check_not_kept"
 _HEADER = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
+_NOT_KEPT_HEADER = b"x-check-not-kept"
 
 
 def new_check_id() -> str:
@@ -35,8 +37,16 @@ def check_id_of(scope: Scope) -> str:
     return check_id
 
 
+def mark_not_kept(scope: Scope, said: str) -> None:
+    """The request's check could not be kept (``said``: why, in a caller's words): a reply whose headers are
+    still to go carries ``X-Check-Not-Kept`` instead of an id that ``GET /v1/checks/{id}`` would answer 404."""
+    scope.setdefault("state", {})[_NOT_KEPT_KEY] = said
+
+
 class CheckIdHeader:
-    """Makes the request's check id and puts it in its reply's headers (replacing any the route set)."""
+    """Makes the request's check id and puts it in its reply's headers (replacing any the route set); a check
+    that could not be kept (:func:`mark_not_kept`) before its headers went gets ``X-Check-Not-Kept`` instead.
+    A stream's headers go before its check ends: its last chunk then says the check was not kept."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -50,7 +60,9 @@ class CheckIdHeader:
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != _HEADER]
-                message = {**message, "headers": [*headers, (_HEADER, value)]}
+                said = scope.get("state", {}).get(_NOT_KEPT_KEY)
+                added = (_NOT_KEPT_HEADER, said.encode("latin-1", "replace")) if said else (_HEADER, value)
+                message = {**message, "headers": [*headers, added]}
             await send(message)
 
         await self.app(scope, receive, send_with_id)

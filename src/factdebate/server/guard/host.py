@@ -15,15 +15,17 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse
+from starlette.types import Scope
 
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
+from factdebate.core.types import VerdictWarning
 from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
 from factdebate.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.server.admission import admit_check
-from factdebate.server.guard.check_id import check_id_of
+from factdebate.server.guard.check_id import check_id_of, mark_not_kept
 from factdebate.server.guard.prepare import (
     CONVERSATION_HEADER,
     NO_UPSTREAM,
@@ -36,7 +38,7 @@ from factdebate.server.guard.prepare import (
 )
 from factdebate.server.guard.request import read_chat_request
 from factdebate.server.guard.upstream import Upstream, UpstreamError
-from factdebate.server.routes.checks import call_keeper
+from factdebate.server.routes.checks import call_keeper, not_kept
 from factdebate.server.service import Service
 from factdebate.settings.model import Settings
 
@@ -48,8 +50,9 @@ class ServiceHost(Host):
     ``revise``: the reviser for ``rewrite`` made from the caller's settings (None: a rewrite flags)."""
 
     def __init__(self, service: Service, who: str, check_id: str | None, *, chat: ChatRequest | None = None,
-                 revise: Callable[[Settings], Reviser | None] | None = None) -> None:
+                 revise: Callable[[Settings], Reviser | None] | None = None, scope: Scope | None = None) -> None:
         self.service, self.caller, self.check_id, self.chat, self._revise = service, who, check_id, chat, revise
+        self.scope = scope  # the request's, where a check that could not be kept is marked for its headers
         self._settings: Settings | None = None
         self._deadline_s: float | None = None  # the deadline the request asked for (admission reckons with it)
 
@@ -94,9 +97,13 @@ class ServiceHost(Host):
                                                calls=calls.calls if calls else None,
                                                calls_cut=calls.cut if calls else 0,
                                                check_id=self.check_id if first else None, conversation=conversation_id)
-        except Exception:
+        except Exception as exc:
             log.warning("could not keep a finished guard check in the state database", exc_info=True)
-            return result
+            said = not_kept(exc)
+            if first and self.scope is not None:
+                mark_not_kept(self.scope, said)
+            caution = VerdictWarning(code="check_not_kept", message=said)
+            return result.model_copy(update={"check_id": None, "warnings": [*result.warnings, caution]})
         return result.model_copy(update={"check_id": check_id})
 
 
@@ -127,7 +134,7 @@ def chat_host(request: Request, service: Service, who: str, body: ChatRequest, u
     """The chat route's host: its conversation held to the caller's bounds, ``rewrite`` asking the upstream
     again with the request's own body."""
     return ServiceHost(service, who, check_id_of(request.scope), chat=body,
-                       revise=lambda settings: upstream.reviser(body.upstream_body()))
+                       revise=lambda settings: upstream.reviser(body.upstream_body()), scope=request.scope)
 
 
 @dataclass

@@ -139,7 +139,7 @@ async def _guardrail(request: Request, service: Service, who: str) -> Response:
         upstream = upstream_for(request.app.state, settings)
         return upstream.reviser({"model": body.model or "", "messages": messages}) if upstream else None
 
-    host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise)
+    host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise, scope=request.scope)
     try:
         # the first text's check is kept under the request's id (its header's); the others get their own
         results = await check_replies(CheckCall(messages, door_options(options, request)),

@@ -78,7 +78,7 @@ async def _check(request: Request, service: Service, who: str) -> Response:
         upstream = upstream_for(request.app.state, settings)
         return upstream.reviser({"model": body.model, "messages": messages}) if upstream else None
 
-    host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise)
+    host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise, scope=request.scope)
     try:
         [result] = await check_replies(CheckCall(messages, door_options(body.factdebate, request), body.question),
                                        [Reply(body.text)], host)
