@@ -194,8 +194,8 @@ class Reply:
             return
         decoder = Decoder(self._coding, self.limit, self.deadline.what)
         try:
-            async for data in self._raw():
-                if data := decoder.decode(data):
+            async for raw in self._raw():
+                for data in decoder.pieces(raw):
                     yield data
             if tail := decoder.flush():
                 yield tail

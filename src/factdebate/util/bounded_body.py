@@ -63,15 +63,24 @@ class Decoder:
         return data
 
     def decode(self, data: bytes) -> bytes:
+        return b"".join(self.pieces(data))
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        """``data`` decoded, a mebibyte at most a piece: a reader that stops early (one event over its limit)
+        has inflated no more than it read, and no piece is larger than that."""
         if self._zlib is None:
-            return self._counted(data)
-        try:
-            out = self._zlib.decompress(data, self.left + 1)
-        except zlib.error as exc:
-            raise ConnectionError(f"a compressed body that does not decode: {exc}") from exc
-        if self._zlib.unconsumed_tail:  # more would come out of what already arrived than the limit allows
-            raise AnswerTooLarge(self.what, self.limit)
-        return self._counted(out)
+            yield self._counted(data)
+            return
+        while data:
+            try:
+                out = self._zlib.decompress(data, min(self.left + 1, MIB))
+            except zlib.error as exc:
+                raise ConnectionError(f"a compressed body that does not decode: {exc}") from exc
+            data = self._zlib.unconsumed_tail
+            if out:
+                yield self._counted(out)
+            elif data:  # nothing came out of what is left: it waits for more input
+                break
 
     def flush(self) -> bytes:
         return self._counted(self._zlib.flush(self.left + 1)) if self._zlib is not None else b""
@@ -178,7 +187,7 @@ async def decoded_async(raw: AsyncIterator[bytes], encoding: str, limit: int, wh
     """A body's pieces from ``raw`` (still encoded) decoded as they arrive, at most ``limit`` bytes in all."""
     decoder = Decoder(encoding, limit, what)
     async for data in raw:
-        if out := decoder.decode(data):
+        for out in decoder.pieces(data):
             yield out
     if tail := decoder.flush():
         yield tail
