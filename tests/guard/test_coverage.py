@@ -17,8 +17,8 @@ def test_a_number_another_claim_writes_does_not_cover_a_sentence() -> None:
     worthy = [s for s in gate(TEXT) if s.reason is None]
     claims = [GuardClaim(index=0, claim="The tower was repainted in 1889.", span=Span(start=0, end=32)),
               GuardClaim(index=1, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
-    missing, no_fact = uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12)
-    assert [s.text for s, _ in missing] == ["The tower was repainted in 1900."] and no_fact == []
+    missing, headers = uncovered(worthy, claims, TEXT, dropped=[], capped=False, max_claims=12)
+    assert [s.text for s, _ in missing] == ["The tower was repainted in 1900."] and headers == []
 
 
 def test_an_unplaced_reworded_claim_still_covers_its_sentence() -> None:
@@ -26,7 +26,7 @@ def test_an_unplaced_reworded_claim_still_covers_its_sentence() -> None:
     claims = [GuardClaim(index=0, claim="The tower was repainted in 1889.", span=Span(start=0, end=32)),
               GuardClaim(index=1, claim="In 1900 the tower was repainted.", span=None),
               GuardClaim(index=2, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
-    missing, _ = uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12)
+    missing, _ = uncovered(worthy, claims, TEXT, dropped=[], capped=False, max_claims=12)
     assert missing == []
 
 
@@ -36,7 +36,7 @@ def test_a_sentence_said_again_is_covered_by_its_first_saying() -> None:
     claims = [GuardClaim(index=0, claim="The tower was repainted in 1889.", span=Span(start=0, end=32)),
               GuardClaim(index=1, claim="The tower was repainted in 1900.", span=Span(start=33, end=65)),
               GuardClaim(index=2, claim="The tower has 1900 steps.", span=Span(start=66, end=len(TEXT)))]
-    assert uncovered(worthy, claims, ungrounded=[], capped=False, max_claims=12) == ([], [])
+    assert uncovered(worthy, claims, text, dropped=[], capped=False, max_claims=12) == ([], [])
 
 
 SPLIT = "The tower was built in 1889 and repainted in 1900. The tower is 330 m tall."
@@ -48,14 +48,14 @@ def test_at_the_claim_cap_a_sentence_its_kept_claims_do_not_hold_is_unchecked() 
     worthy = [s for s in gate(SPLIT) if s.reason is None]
     claims = [GuardClaim(index=0, claim="The tower is 330 m tall.", span=Span(start=51, end=len(SPLIT))),
               GuardClaim(index=1, claim="The tower was built in 1889.", span=Span(start=0, end=27))]
-    missing, _ = uncovered(worthy, claims, ungrounded=[], capped=True, max_claims=2)
+    missing, _ = uncovered(worthy, claims, SPLIT, dropped=[], capped=True, max_claims=2)
     [(sentence, why)] = missing
     assert sentence.text == "The tower was built in 1889 and repainted in 1900."
     assert why.startswith("only partly checked") and "response.max_claims" in why
     # Said again, it is not covered by its first saying's claims either.
     again = SPLIT + " The tower was built in 1889 and repainted in 1900."
-    missing, _ = uncovered([s for s in gate(again) if s.reason is None], claims, ungrounded=[], capped=True,
+    missing, _ = uncovered([s for s in gate(again) if s.reason is None], claims, again, dropped=[], capped=True,
                            max_claims=2)
     assert [why.split(":")[0] for _, why in missing] == ["only partly checked", "beyond the claim cap"]
     both = [*claims, GuardClaim(index=2, claim="The tower was repainted in 1900.", span=Span(start=32, end=49))]
-    assert uncovered(worthy, both, ungrounded=[], capped=True, max_claims=3) == ([], [])
+    assert uncovered(worthy, both, SPLIT, dropped=[], capped=True, max_claims=3) == ([], [])

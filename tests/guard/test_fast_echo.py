@@ -31,7 +31,7 @@ def test_a_label_whose_quote_no_passage_holds_cites_nothing() -> None:
 
 
 def test_an_example_that_a_passage_holds_is_a_quote() -> None:
-    tower = [Document(id="t", title="Tower", text="The tower stands in Paris. It is tall.")]
+    tower = [Document(id="t", title="Bridge", text=f"{EXAMPLE_QUOTE} It is long.")]
     assert read_reply(EXAMPLE.replace('"passage": 2', '"passage": 1'), tower)[0] == Label.REFUTES
 
 

@@ -66,7 +66,8 @@ def test_a_check_that_could_not_be_made_exits_3() -> None:
 
 
 @pytest.mark.parametrize(("reason", "counted"), [("claim limit", True), ("ungrounded", True), ("opinion", False),
-                                                 ("question", False), ("no fact", False)])
+                                                 ("question", False), ("no claim", True),
+                                                 ("unresolved", True), ("table header", False)])
 def test_unchecked_counts_only_sentences_that_state_something(reason: str, counted: bool) -> None:
     sentence = UncheckedSentence(span=Span(start=0, end=5), text="Paris", reason=reason)
     verdict = ResponseVerdict(response="Paris", method="single", label=Label.SUPPORTS, decided_by="all-true",

@@ -1,12 +1,19 @@
 """Claim extraction keeps only claims taken from the text (issues 30 and 39): every name and number a claim
 writes appears in the text (numbers in words too; a sentence's first word is no name by position), the
-prompt's worked example is never kept for a text that does not name it, an opinion is no fact to check
-with or without "I", and the text's sentences that state what no kept claim covers are added."""
+prompt's worked example is never kept for a text that does not state it, an opinion is no fact to check
+with or without "I", and the text's sentences that state what no kept claim covers are added. Words are
+compared by their lemmas: a claim that writes another form of the text's verb is kept."""
 
 from __future__ import annotations
 
 from factdebate.response_level.extract import grounded
-from factdebate.response_level.grounding import clauses, example_words, is_opinion, numbers, uncovered_sentences
+from factdebate.response_level.grounding import (
+    clauses,
+    example_claims,
+    is_opinion,
+    numbers,
+    uncovered_sentences,
+)
 
 TEXT = ("The Brandenburg Gate stands in Berlin. It is 26 metres tall, 3.5 km from the Spree, and was finished "
         "in 1,791 days. I think it is the most beautiful building.")
@@ -20,11 +27,11 @@ def test_claims_with_the_texts_names_and_numbers_are_kept() -> None:
 
 def test_invented_names_numbers_the_prompt_example_and_opinions_are_dropped() -> None:
     invented = "The Brandenburg Gate was founded in 1788 by Captain James Cook."
-    example = "Mount Fuji is the tallest mountain in Japan."
+    example = "The Quorvel Bridge opened in 1874."
     opinion = "I think the Brandenburg Gate is the most beautiful building."
     assert grounded([invented, example, opinion], TEXT) == ([], [invented, example, opinion])
-    # One shared word ("mountain") no longer keeps the example.
-    assert grounded([example], "I really love mountains.") == ([], [example])
+    # A text that shares the example's words does not keep its claim: it is one of the example's, whole.
+    assert grounded([example], "The bridge opened in 1874.") == ([], [example])
 
 
 # Issue 39, item 5: what the embedded and served SmolLM2 got wrong on a text about the Berlin TV Tower.
@@ -40,10 +47,14 @@ def test_opinions_without_a_pronoun_are_not_facts() -> None:
     assert not is_opinion("World War I ended in 1918.") and not is_opinion("The Great Wall of China is long.")
 
 
-def test_the_worked_examples_words_do_not_leak_into_claims() -> None:
-    leak = "The Berlin TV Tower last erupted in 1969."
+def test_the_worked_examples_claims_are_caught_whole_and_their_words_are_free() -> None:
+    leak = "The Berlin TV Tower last erupted in 1969."  # a word the text does not write: the predicate rule
     assert grounded([leak], TOWER) == ([], [leak])
-    assert "erupt" in example_words()  # read from the prompt itself, so a new example is covered too
+    # Read from the prompt itself, so a new example is covered too.
+    assert "the quorvel bridge opened in 1874" in example_claims()
+    # No word is banned: a real claim that writes "Mount" (an old example's word) is kept.
+    everest = "Mount Everest is 9,500 m tall."
+    assert grounded([everest], "How tall is Everest? It is 9,500 m tall.") == ([everest], [])
 
 
 def test_grounding_is_on_names_and_numbers_not_the_first_word() -> None:

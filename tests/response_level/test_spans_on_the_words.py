@@ -84,7 +84,7 @@ def test_a_sentence_is_covered_only_where_a_claim_was_placed() -> None:
     claims = ["Paris is the capital of France."]
     spans = [place for place, _ in claim_spans(claims, text)]
     found = unchecked_sentences(text, claims, spans, ClaimExtraction(claims=claims), 12)
-    assert [(u.text, u.reason) for u in found] == [("France's capital is not Paris.", "no fact")]
+    assert [(u.text, u.reason) for u in found] == [("France's capital is not Paris.", "no claim")]
 
 
 def test_a_sentence_an_unplaced_claim_may_be_about_says_so() -> None:

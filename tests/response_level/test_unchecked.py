@@ -27,7 +27,7 @@ def reasons(text: str, claims: list[str], ungrounded: list[str] | None = None, m
 def test_each_sentence_no_claim_covers_says_why() -> None:
     assert reasons(TEXT, ["Paris is the capital of France.", "The Louvre opened in 1793."]) == {
         "Hello!": "greeting", "Honestly, nothing compares to it at night.": "opinion",
-        "You should visit the Louvre.": "opinion", "Is it worth it?": "question", "The city is calm.": "no fact"}
+        "You should visit the Louvre.": "opinion", "Is it worth it?": "question", "The city is calm.": "no claim"}
 
 
 def test_a_reworded_claim_covers_its_sentence_and_the_limit_is_named() -> None:

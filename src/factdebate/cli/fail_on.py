@@ -13,10 +13,12 @@ from factdebate.core.errors import InputError
 from factdebate.core.types import Label, ResponseVerdict
 
 KINDS = ("refuted", "unchecked", "not-enough-info")
-# Sentences the verdict says nothing about although they state something checkable (response_level/unchecked.py):
-# the claim limit cut them, or the extractor's claim for them named what the text does not. A question, a
-# greeting, an opinion, a subjective sentence or one without a name or number states no fact to fail on.
-FACTUAL_UNCHECKED = frozenset({"claim limit", "ungrounded"})
+# Sentences the verdict says nothing about although they state something (response_level/unchecked.py): the
+# claim limit cut them, the extractor's claim for them named what the text does not, their pronoun was never
+# resolved, or the extractor took no claim from them (coverage fails closed: a statement the gate passed is
+# one, whatever it names). A question, a greeting, an opinion, a subjective sentence, a heading, a table's
+# header row or code states no fact to fail on.
+FACTUAL_UNCHECKED = frozenset({"claim limit", "ungrounded", "unresolved", "no claim"})
 
 
 def parse_fail_on(value: str | None) -> frozenset[str]:

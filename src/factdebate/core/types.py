@@ -344,6 +344,11 @@ class ClaimExtraction(BaseModel):
     # content word with them, naming a name or number they do not name (a small model copies the prompt's
     # worked example, or invents), or written in the first person (an opinion): dropped, not checked.
     ungrounded: list[str] = Field(default_factory=list)
+    # Where each claim comes from: for each of ``claims`` (and of ``ungrounded``), the numbers, from 1, of the
+    # text's sentences the extractor drew it from, as it was shown them (response_level/extract.py); empty
+    # where it did not say (then the claim is placed by its words). Empty lists altogether for given claims.
+    sentences: list[list[int]] = Field(default_factory=list)
+    ungrounded_sentences: list[list[int]] = Field(default_factory=list)
 
 
 class Span(BaseModel):
@@ -375,8 +380,9 @@ class UncheckedSentence(BaseModel):
     unchecked.py): ``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``, ``heading``,
     ``link`` (it only points to a link), ``unresolved`` (it opens with a pronoun no claim resolved), ``subjective``
     (the subjective filter removed it), ``ungrounded`` (the extractor's claim for it named what the text does
-    not), ``claim limit`` (the response had ``max_claims`` claims already) or ``no fact`` (no name or number
-    to check). ``note``: the dropped claim, for ``ungrounded``. ``partly``: some of the sentence was checked,
+    not), ``claim limit`` (the response had ``max_claims`` claims already), ``code``, ``table header`` (a
+    table's header row) or ``no claim`` (a statement the extractor took no claim from). ``note``: the dropped
+    claim, for ``ungrounded``. ``partly``: some of the sentence was checked,
     the rest not (``claim limit``: the limit kept only some of the claims taken from it, which ``note``
     lists, " / " between them)."""
 

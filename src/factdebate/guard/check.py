@@ -51,11 +51,27 @@ from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.grounding import content_words
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import TextIndex, boundaries, find_span, sentences
-from factdebate.response_level.worthiness import headed, short_answer
+from factdebate.response_level.worthiness import answers_asked, layout, short_answer
 from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
 
 SHORT_ANSWER = "the short answer this claim states in full, read with the person's question"
+DRAWN_FROM = "the sentence the extractor said this claim is drawn from"
+
+
+class Shown(str):
+    """What the extractor is given of some sentences of the reply (:meth:`Check.extractor_text`), with those
+    sentences and where each stands in it: the extractor numbers them, and the numbers it answers with each
+    claim are read back into the reply's sentences here. A ``str``, so that a caller that only passes it on
+    needs to know nothing of it."""
+
+    sentences: tuple[Sentence, ...]
+    units: tuple[tuple[int, int], ...]
+
+    def __new__(cls, text: str, sentences: Sequence[Sentence], units: Sequence[tuple[int, int]]) -> Shown:
+        shown = super().__new__(cls, text)
+        shown.sentences, shown.units = tuple(sentences), tuple(units)
+        return shown
 
 
 class _Usage:
@@ -146,6 +162,9 @@ class Check:
         self.started = check_started()  # on the service: the request's arrival (guard/clock.py)
         self.progress: list[Progress] = []
         self._claimed: set[str] = set()  # each claim's words, folded: a claim said twice is checked once
+        # The sentences of the reply each claim is drawn from, as the extractor said (by its words, folded).
+        self._drawn: dict[str, list[Sentence]] = {}
+        self.dropped: list[tuple[str, list[Sentence]]] = []  # claims the grounding filter dropped, and where from
         self.skipped: list[SkippedSentence] = []
         self.worthy: list[Sentence] = []  # every sentence the gate passed: each must be covered by a claim
         self.ungrounded: list[str] = []  # claims the grounding filter dropped
@@ -158,7 +177,11 @@ class Check:
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
 
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
-        """The check-worthy ones of ``sentences``; the others are recorded as skipped."""
+        """The check-worthy ones of ``sentences``; the others are recorded as skipped. A bare "Sure." or "Of
+        course." answering the person's yes-or-no question is a statement (the gate alone reads it as framing:
+        it does not know the question); every door's gating passes through here."""
+        sentences = [dataclasses.replace(s, reason=None) if s.reason == "greeting" and answers_asked(
+            self.question, s.text) else s for s in sentences]
         self.skipped += [SkippedSentence(span=s.span, text=s.text, reason=s.reason) for s in sentences if s.reason]
         for s in sentences:
             insort(self.pieces, (s.start, s.end, s.reason), key=lambda piece: piece[0])
@@ -182,15 +205,18 @@ class Check:
         """The gate's reading of ``text`` (the reply, or a part of it), in the reply's context."""
         return gate(text, asked=self.asked)
 
-    def extractor_text(self, worthy: Sequence[Sentence], reply: str) -> str:
+    def extractor_text(self, worthy: Sequence[Sentence], reply: str) -> Shown:
         """What the extractor is given of ``worthy`` (sentences of ``reply``): each under its heading
-        (response_level/worthiness.py's :func:`headed`), the same for a whole reply and a streamed one."""
-        return headed(reply, self.pieces, [(s.start, s.end) for s in worthy])
+        (response_level/worthiness.py's :func:`layout`), the same for a whole reply and a streamed one, with
+        where each sentence stands in it (:class:`Shown`)."""
+        text, units = layout(reply, self.pieces, [(s.start, s.end) for s in worthy])
+        return Shown(text, worthy, units)
 
     async def extract(self, text: str, context: str | None = None) -> list[str] | None:
         """The claims of ``text`` (None, with the reason recorded, when the extractor's reply was unreadable
         or the extractor failed). ``context``: the reply before ``text`` (a stream's part); the conversation's
-        window comes before it."""
+        window comes before it. For :meth:`extractor_text`'s text, the sentences each claim is drawn from are
+        kept for :meth:`add_claim` and the coverage."""
         if self.window.text is not None:
             context = self.window.text + (f"\nAssistant (this reply, so far): {context}" if context else "")
         with span("claims", "extraction"):
@@ -198,10 +224,11 @@ class Check:
                 # The reply's first check-worthy sentence: a leading "It" added as written stands for its
                 # subject on every door, a whole reply and a streamed part alike.
                 opening = self.worthy[0].text if self.worthy else None
-                extraction = await aextract_claims(text, question=self.question,
+                extraction = await aextract_claims(str(text), question=self.question,
                                                    llm=self.context.resources.llm("extractor"),
                                                    max_claims=self.settings.response.max_claims, context=context,
-                                                   opening=opening)
+                                                   opening=opening,
+                                                   units=text.units if isinstance(text, Shown) else None)
             except FactDebateError as exc:
                 self.degraded_reasons.append(f"the claims could not be extracted: {exc}")
                 return None
@@ -210,7 +237,13 @@ class Check:
         if not extraction.parsed:
             self.degraded_reasons.append("the claims could not be read from the extractor's reply")
             return None
+        shown = text.sentences if isinstance(text, Shown) else ()
+        for claim, numbers in zip(extraction.claims, extraction.sentences, strict=False):
+            if drawn := drawn_from(numbers, shown):
+                self._drawn.setdefault(_folded(claim), drawn)
         self.ungrounded += extraction.ungrounded
+        self.dropped += [(claim, drawn_from(numbers, shown)) for claim, numbers in
+                         zip(extraction.ungrounded, extraction.ungrounded_sentences, strict=False)]
         if len(extraction.claims) >= self.settings.response.max_claims:
             self.capped = True  # the sentences no claim covers are unchecked, said so (coverage.py)
         return extraction.claims
@@ -221,15 +254,22 @@ class Check:
 
     def add_claim(self, claim: str, text: str, after: int, *, index: TextIndex | None = None) -> Progress | None:
         """A new claim (None when this check has it already), placed in ``text`` (whose ``index`` it is, made
-        once for all its claims) at or after ``after``."""
-        folded = " ".join(claim.lower().split())
+        once for all its claims) at or after ``after``: in the sentence the extractor said it is drawn from
+        (on its words when they are there as written), else where its words are."""
+        folded = _folded(claim)
         if folded in self._claimed:
             return None
         self._claimed.add(folded)
-        place, note = find_span(claim, text, after=after, index=index)
-        if place is None and (answered := self._short_answer_of(claim)) is not None:
-            place, note = answered.span, SHORT_ANSWER
-        progress = Progress(GuardClaim(index=len(self.progress), claim=claim, span=place, span_note=note))
+        drawn = self._drawn.get(folded, [])
+        place: Span | None
+        if drawn:
+            place, note = place_in(claim, text, drawn[0], index)
+        else:
+            place, note = find_span(claim, text, after=after, index=index)
+            if place is None and (answered := self._short_answer_of(claim)) is not None:
+                place, note = answered.span, SHORT_ANSWER
+        progress = Progress(GuardClaim(index=len(self.progress), claim=claim, span=place, span_note=note,
+                                       sources=[s.span for s in drawn]))
         self.progress.append(progress)
         return progress
 
@@ -283,7 +323,8 @@ class Check:
         if known is not None:
             drop(head)
             progress.claim = known.model_copy(update={"index": progress.claim.index, "span": progress.claim.span,
-                                                      "span_note": progress.claim.span_note})
+                                                      "span_note": progress.claim.span_note,
+                                                      "sources": progress.claim.sources})
             progress.done = True
             progress.first.set()
             return
@@ -314,12 +355,12 @@ class Check:
     def remaining(self, deadline: float) -> float:
         return max(0.0, deadline - time.perf_counter())
 
-    def _unchecked_sentences(self, claims: list[GuardClaim]) -> list[GuardClaim]:
-        """The check-worthy sentences no claim covers, as unchecked claims with why (guard/coverage.py); those
-        that state nothing to look up go to ``skipped``."""
-        missing, no_fact = uncovered(self.worthy, claims, ungrounded=self.ungrounded, capped=self.capped,
+    def _unchecked_sentences(self, claims: list[GuardClaim], text: str) -> list[GuardClaim]:
+        """The check-worthy sentences no claim covers, as unchecked claims with why (guard/coverage.py); a
+        table's header row, known only now that the row after it is read, goes to ``skipped``."""
+        missing, headers = uncovered(self.worthy, claims, text, dropped=self.dropped, capped=self.capped,
                                      max_claims=self.settings.response.max_claims)
-        self.skipped += [SkippedSentence(span=s.span, text=s.text, reason="no fact") for s in no_fact]
+        self.skipped += [SkippedSentence(span=s.span, text=s.text, reason="table header") for s in headers]
         if self.capped:
             self.passed_through.append(f"at most {self.settings.response.max_claims} claims are taken from one "
                                        "reply (response.max_claims): the statements beyond them are unchecked")
@@ -331,7 +372,7 @@ class Check:
         that states something and no claim covers is an unchecked claim too (never SUPPORTS by omission)."""
         claims = [p.final(timed_out=not p.done) for p in self.progress]
         if not degraded and not self.degraded_reasons:
-            claims += self._unchecked_sentences(claims)
+            claims += self._unchecked_sentences(claims, text)
         if (rest := self.beyond_note(text, len(claims))) is not None:
             claims.append(rest)
         if self.session.trimmed:
@@ -409,6 +450,24 @@ def sentence_counts(text: str, claims: Sequence[GuardClaim]) -> tuple[int, int]:
     spans = [c.span for c in claims if c.status == "checked" and c.span is not None]
     checked = sum(any(s.start < end and s.end > start for s in spans) for start, end in parts)
     return len(parts), checked
+
+
+def _folded(claim: str) -> str:
+    return " ".join(claim.lower().split())
+
+
+def drawn_from(numbers: Sequence[int], shown: Sequence[Sentence]) -> list[Sentence]:
+    """The reply's sentences that ``numbers`` (the extractor's, from 1) name among those it was ``shown``."""
+    return [shown[n - 1] for n in numbers if 1 <= n <= len(shown)]
+
+
+def place_in(claim: str, text: str, sentence: Sentence, index: TextIndex | None) -> tuple[Span, str | None]:
+    """Where ``claim``, drawn from ``sentence``, is marked in ``text``: on its words when the sentence writes
+    them as the claim does, else on the whole sentence."""
+    found, note = find_span(claim, text, after=sentence.start, index=index)
+    if found is not None and note is None and sentence.start <= found.start and found.end <= sentence.end:
+        return found, None
+    return sentence.span, DRAWN_FROM
 
 
 def drop(head: asyncio.Task[Any] | None) -> None:

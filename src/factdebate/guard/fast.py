@@ -34,8 +34,9 @@ SCHEMA = {"type": "object", "additionalProperties": False, "required": ["label",
                          "quote": {"type": "string", "maxLength": 400}}}
 
 
-# The example the prompt shows (guard_fast.j2): a reply that repeats its quote has read no passage.
-EXAMPLE_QUOTE = "The tower stands in Paris."
+# The example the prompt shows (guard_fast.j2), about places that do not exist, so that no passage of a real
+# check holds its quote: a reply that repeats it has read no passage.
+EXAMPLE_QUOTE = "The Quorvel Bridge stands in Tarnwick."
 EXAMPLE = json.dumps({"label": "REFUTES", "passage": 2, "quote": EXAMPLE_QUOTE})
 
 

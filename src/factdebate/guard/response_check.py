@@ -33,12 +33,13 @@ from factdebate.core.types import (
     ClaimExtraction,
     ModelUsage,
     ResponseVerdict,
+    Span,
     Usage,
     Verdict,
     add_model_usage,
     add_reply_counts,
 )
-from factdebate.guard.check import Check, sentence_counts
+from factdebate.guard.check import Check, Shown, drawn_from, place_in, sentence_counts
 from factdebate.guard.gate import Sentence
 from factdebate.guard.response_view import claim_check, response_verdict
 from factdebate.guard.tiers import KEPT_VERDICTS, Progress
@@ -82,7 +83,7 @@ def _context(context: str | None, settings: Settings) -> str | None:
                          setting="response.max_response_chars")
 
 
-def _worthy(check: Check, text: str) -> str:
+def _worthy(check: Check, text: str) -> Shown:
     """The check-worthy sentences of ``text`` as the extractor is given them (each under its heading), the
     others recorded by the check as skipped."""
     worthy: list[Sentence] = check.skip(check.gate(text))
@@ -90,18 +91,48 @@ def _worthy(check: Check, text: str) -> str:
 
 
 async def _extract(check: Check, text: str, question: str | None, context: str | None,
-                   given_claims: Sequence[str] | None) -> ClaimExtraction:
+                   given_claims: Sequence[str] | None) -> tuple[ClaimExtraction, Shown | None]:
+    """The claims of ``text`` and what the extractor was shown of it (None: it was not asked)."""
     if given_claims is not None:
-        return ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given")
+        return ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given"), None
     # Only the sentences the check-worthiness gate passes are extracted from (issue 49, item 2); the others are
     # listed as unchecked with the gate's reason. A long response is read in a worker thread.
     worthy = await read_text(len(text), _worthy, check, text)
     if not worthy.strip():
-        return ClaimExtraction()  # nothing states a fact (greetings, questions): no extractor call
+        return ClaimExtraction(), None  # nothing states a fact (greetings, questions): no extractor call
     cfg = check.settings.response
     with span("claims", "extraction"):
-        return await aextract_claims(worthy, question=question, llm=check.context.resources.llm("extractor"),
-                                     max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective, context=context)
+        return await aextract_claims(str(worthy), question=question, llm=check.context.resources.llm("extractor"),
+                                     max_claims=cfg.max_claims, drop_subjective=cfg.drop_subjective, context=context,
+                                     units=worthy.units), worthy
+
+
+def _places(extraction: ClaimExtraction, shown: Shown | None, text: str) -> list[tuple[Span | None, str | None]]:
+    """Each claim's place in ``text``: in the sentence the extractor said it is drawn from (on its words when
+    the sentence writes them so), else where its words are (:func:`claim_spans`)."""
+    found = claim_spans(extraction.claims, text)
+    if shown is None or extraction.subjective_removed:  # the filter's text is not what was shown numbered
+        return found
+    out: list[tuple[Span | None, str | None]] = []
+    for n, (claim, place) in enumerate(zip(extraction.claims, found, strict=True)):
+        drawn = drawn_from(extraction.sentences[n] if n < len(extraction.sentences) else [], shown.sentences)
+        out.append(place_in(claim, text, drawn[0], None) if drawn else place)
+    return out
+
+
+def _sources(extraction: ClaimExtraction, shown: Shown | None) -> list[list[Span]]:
+    """The spans of the sentences each claim is drawn from (empty where the extractor did not say)."""
+    if shown is None or extraction.subjective_removed:
+        return [[] for _ in extraction.claims]
+    return [[s.span for s in drawn_from(extraction.sentences[n] if n < len(extraction.sentences) else [],
+                                         shown.sentences)] for n in range(len(extraction.claims))]
+
+
+def _dropped(extraction: ClaimExtraction, shown: Shown | None) -> list[list[Span]]:
+    """The spans of the sentences each dropped claim was drawn from (empty where the extractor did not say)."""
+    if shown is None or extraction.subjective_removed:
+        return [[] for _ in extraction.ungrounded]
+    return [[s.span for s in drawn_from(numbers, shown.sentences)] for numbers in extraction.ungrounded_sentences]
 
 
 async def _decide(check: Check, progress: Progress) -> Verdict | None:
@@ -156,12 +187,13 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
     recorder = check.recorder
     with recording(recorder), charged(recorder), counting(check.calls):  # a failure carries the extraction's spend
         recorder.emit(ResponseStarted(response=text, question=question, method=settings.method))
-        extraction = await _extract(check, text, question, context, given_claims)
+        extraction, shown = await _extract(check, text, question, context, given_claims)
         recorder.emit(ClaimsExtracted(claims=extraction.claims, source=extraction.source, parsed=extraction.parsed,
                                       subjective_removed=extraction.subjective_removed,
                                       ungrounded=extraction.ungrounded))
-        places = await read_text(len(text), claim_spans, extraction.claims, text)  # offsets into ``text``
-        check.progress = [Progress(GuardClaim(index=i, claim=claim, span=place, span_note=note))
+        places = await read_text(len(text), _places, extraction, shown, text)  # offsets into ``text``
+        sources = _sources(extraction, shown)
+        check.progress = [Progress(GuardClaim(index=i, claim=claim, span=place, span_note=note, sources=sources[i]))
                           for i, (claim, (place, note)) in enumerate(zip(extraction.claims, places, strict=True))]
         work = [_decide(check, progress) for progress in check.progress]
         if current_position() is not None and get_method(settings.method).in_order(settings):
@@ -173,7 +205,8 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
         verdicts = {claim.index: verdict for claim, verdict in zip(claims, kept, strict=True) if verdict is not None}
         unchecked = await read_text(len(text), unchecked_sentences, text, extraction.claims,
                                     [c.span for c in claims], extraction, settings.response.max_claims,
-                                    asked=check.asked) if extraction.source == "extracted" else []
+                                    asked=check.asked, sources=sources,
+                                    dropped=_dropped(extraction, shown)) if extraction.source == "extracted" else []
         label, decided_by = response_label([c.label for c in claims], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in claims]))

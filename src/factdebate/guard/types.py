@@ -187,6 +187,10 @@ class GuardClaim(_Strict):
     claim: str
     span: Span | None = None
     span_note: str | None = None  # why span is None
+    sources: list[Span] = Field(default_factory=list, description="The sentences of the reply this claim was "
+                                "drawn from, as the claim extractor said (its span lies in the first); empty when "
+                                "the extractor did not say and the claim was placed by its words. A sentence a "
+                                "claim was drawn from is covered by it.")
     label: Label | None = None
     decided_by: str | None = None
     tier: Tier | None = None  # the tier whose verdict this is

@@ -3,16 +3,25 @@
 Both steps ask for one JSON object, held to its schema where the backend can constrain output. A reply that
 cannot be read is re-asked once with the problem named; if the re-ask fails too, the failure is recorded
 (``parsed`` false, the reply kept) and no claim is made up. The claims read are held to the text
-(``grounding.py``: names and numbers the text writes, no worked-example words, no opinions; the others go
-to ``ungrounded``), and the text's sentences that state a fact no kept claim covers are added as they stand.
-A failed subjective filter falls back to the whole response, which is the input itself and not an
-invention, and says so (``subjective_removed`` false).
+(``grounding.py``: names and numbers the text writes, words it writes in some form, not the worked example's
+claims, no opinions; the others go to ``ungrounded``), and the text's sentences that state a fact no kept
+claim covers are added as they stand. A failed subjective filter falls back to the whole response, which is
+the input itself and not an invention, and says so (``subjective_removed`` false).
+
+Where each claim comes from: the extractor is shown the text with each of its sentences numbered ("[S1] ...
+[S2] ...") and answers, with each claim, the numbers of the sentences it drew it from
+(``{"claim": ..., "sentences": [2]}``). Those are the claim's place and its sentences' coverage
+(``ClaimExtraction.sentences``): a sentence a kept claim was drawn from is not added again as written. A
+model that cannot answer so (a plain list of strings, the old form) is still read: a claim that writes a
+sentence's marker ("[S2] ...") is drawn from that sentence, and one that names none is placed by its words
+(response_level/placing.py), as before.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,13 +31,19 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.response_level.grounding import content_words, grounded, uncovered_sentences
+from factdebate.response_level.grounding import content_words, grounded, uncovered_places
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import sentences
 
 AGENT = "extractor"
-CLAIM_TOKENS = 80  # one claim in the list: a sentence of up to about 40 words, quoted
+# One claim in the list: a sentence of up to about 40 words, quoted, in its object with the numbers of the
+# sentences it is drawn from.
+CLAIM_TOKENS = 92
 CLAIMS_PER_SENTENCE = 3  # a compound sentence ("... completed in 1889 and is 330 m tall") states two or three
+MOST_SOURCES = 4  # sentences one claim may name as its source
+# A sentence's number as the extractor is shown it, and as a claim may write it back ("[S2] The tower ...").
+_MARK = re.compile(r"\s*\[S(\d{1,4})\]\s*")
+_NUMBER = re.compile(r"^\s*\[?\s*S?\s*(\d{1,4})\s*\]?\s*$", re.I)
 
 
 def claim_room(text: str, max_claims: int) -> int:
@@ -75,6 +90,100 @@ def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
         if cleaned and cleaned.lower() not in (s.lower() for s in seen):
             seen[cleaned] = None
     return list(seen), ""
+
+
+def numbered(text: str, units: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each of ``units`` (its sentences' offsets, in order) opened by its number, "[S1] " for the
+    first: what the extractor is shown."""
+    out: list[str] = []
+    at = 0
+    for n, (start, _) in enumerate(units, 1):
+        out += [text[at:start], f"[S{n}] "]
+        at = start
+    out.append(text[at:])
+    return "".join(out)
+
+
+def claims_schema(max_items: int, count: int, item_chars: int) -> dict[str, Any]:
+    """``{"claims": [{"claim": text, "sentences": [numbers]}]}``: each claim with the numbers (1 to ``count``)
+    of the sentences it is drawn from."""
+    numbers = {"type": "integer", "minimum": 1, "maximum": max(1, count)}
+    item = {"type": "object", "additionalProperties": False, "required": ["claim", "sentences"],
+            "properties": {"claim": {"type": "string", "minLength": 1, "maxLength": item_chars},
+                           "sentences": {"type": "array", "minItems": 1, "maxItems": MOST_SOURCES,
+                                         "items": numbers}}}
+    return {"type": "object", "additionalProperties": False, "required": ["claims"],
+            "properties": {"claims": {"type": "array", "minItems": 1, "maxItems": max_items, "items": item}}}
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A claim as the extractor wrote it, with the numbers (from 1) of the sentences it is drawn from; empty
+    when the extractor did not say."""
+
+    claim: str
+    sentences: tuple[int, ...] = ()
+
+
+def _numbers(value: object, count: int) -> tuple[int, ...]:
+    """The sentence numbers ``value`` names (3, "3", "S3", "[S3]" or a list of them) that the text has."""
+    items = value if isinstance(value, list) else [value]
+    out: list[int] = []
+    for item in items:
+        if isinstance(item, bool):
+            continue
+        number = item if isinstance(item, int) else int(m.group(1)) if isinstance(item, str) and (
+            m := _NUMBER.match(item)) else None
+        if number is not None and 1 <= number <= count and number not in out:
+            out.append(number)
+    return tuple(out[:MOST_SOURCES])
+
+
+def _drawn(item: object, count: int) -> Drawn | None:
+    """One item of the claims list: a claim with its sentences, or a string (its markers, if any, its
+    sentences); None for anything else."""
+    if isinstance(item, str):
+        marks = _numbers([f"S{m}" for m in _MARK.findall(item)], count)
+        return Drawn(" ".join(_MARK.sub(" ", item).split()), marks)
+    if not isinstance(item, dict):
+        return None
+    claim = next((item[k] for k in ("claim", "text", "statement") if isinstance(item.get(k), str)), None)
+    if claim is None:
+        return None
+    where = next((item[k] for k in ("sentences", "sentence", "sources", "source", "from") if k in item), None)
+    marks = _numbers([f"S{m}" for m in _MARK.findall(claim)], count)
+    return Drawn(" ".join(_MARK.sub(" ", claim).split()), _numbers(where, count) or marks)
+
+
+def parse_claims(text: str, count: int) -> tuple[list[Drawn] | None, str]:
+    """``{"claims": [...]}`` (or a bare JSON list) somewhere in ``text`` -> (claims with their sentences, "") or
+    (None, problem). Each item is ``{"claim": ..., "sentences": [...]}`` or a string (the older form);
+    ``count``: how many numbered sentences the extractor was shown. A claim said twice (in any case) is kept
+    once, with the sentences of both. Only JSON is read: never ``eval``."""
+    if "{" not in text and "[" not in text:
+        return None, "no JSON object in the reply"
+    try:
+        value = enclosed(text, "{[")
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    if isinstance(value, dict):
+        if "claims" not in value:
+            return None, 'the object has no "claims" list'
+        value = value["claims"]
+    if not isinstance(value, list):
+        return None, '"claims" must be a list'
+    read = [_drawn(item, count) for item in value]
+    if any(d is None for d in read):
+        return None, '"claims" must hold objects {"claim": "...", "sentences": [numbers]}'
+    kept: dict[str, Drawn] = {}
+    for drawn in read:
+        if drawn is None or not drawn.claim:
+            continue
+        key = drawn.claim.casefold()
+        before = kept.get(key)
+        kept[key] = drawn if before is None else Drawn(before.claim, tuple(dict.fromkeys(
+            before.sentences + drawn.sentences))[:MOST_SOURCES])
+    return list(kept.values()), ""
 
 
 @dataclass
@@ -128,45 +237,93 @@ async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
 
 async def aextract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
                           drop_subjective: bool = False, context: str | None = None,
-                          opening: str | None = None, fit: bool = True) -> ClaimExtraction:
+                          opening: str | None = None, fit: bool = True,
+                          units: Sequence[tuple[int, int]] | None = None) -> ClaimExtraction:
     """The atomic claims of ``response`` (see the module docstring for failures). ``context``: what the
     response continues (a dialogue's history), shown to the extractor so that a reply's pronouns become
     names in its claims; no claim is taken from it. ``opening``: the first sentence of the whole reply when
     ``response`` is a part of it (a stream's), whose subject a leading "It" of a sentence added as the text
     writes it stands for, as in the whole reply (grounding.uncovered_sentences). ``fit``: ask for no more
     claims than the text can state (:func:`claim_room`); off, ``max_claims`` as configured (FacTool, whose
-    call bounds are declared from its ``max_claims``)."""
+    call bounds are declared from its ``max_claims``). ``units``: the offsets in ``response`` of the sentences
+    to number for the extractor, in order (default: its sentences); each claim's ``sentences`` in the result
+    are numbers into them, from 1."""
     text, removed, retries = response, None, 0
     if drop_subjective:
         text, removed, retries = await remove_subjective(response, llm)
+        units = None  # the filter's text is not the response: its own sentences are numbered
     if not text.strip():  # the filter kept nothing: there is no factual content to check
         return ClaimExtraction(claims=[], parse_retries=retries, subjective_removed=removed, checked_text=text)
+    shown = list(units) if units is not None else sentences(text)
     # At least one claim where the backend holds the schema: small models otherwise answer an empty list
     # for any text. A text with nothing checkable then yields a claim the method can call NOT ENOUGH INFO.
     # An empty list from a backend that does not hold it is still a reading, not a lost reply: the text's
     # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
     # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
     room = claim_room(text, max_claims) if fit else max_claims
-    reply = await ask_for_list(llm, "claims_extract", "claims_reask", "claims", max_items=room,
-                               schema_min_items=1,
-                               max_tokens=CLAIM_TOKENS * room + 64, what="claims", text=text, question=question,
-                               context=context, max_claims=room)
+    reply = await _ask_for_claims(llm, text, shown, room, question=question, context=context)
     source = " ".join(filter(None, (text, question, context)))
-    claims, ungrounded = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims, opening)
-    return ClaimExtraction(claims=claims, parsed=reply.items is not None,
+    held = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims, opening, shown)
+    return ClaimExtraction(claims=held.claims, sentences=held.sentences, parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None,
-                           ungrounded=ungrounded)
+                           ungrounded=held.ungrounded, ungrounded_sentences=held.ungrounded_sentences)
 
 
-def _held_to_text(items: list[str] | None, text: str, source: str, max_claims: int,
-                  opening: str | None = None) -> tuple[list[str], list[str]]:
-    """(claims, ungrounded): the claims read that ``source`` grounds, then the text's own sentences that state
-    what no kept claim covers (when the reply could be read)."""
-    claims, ungrounded = grounded(items or [], source)
+@dataclass
+class _ClaimsReply:
+    items: list[Drawn] | None
+    retries: int
+    raw: str
+
+
+async def _ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
+                          question: str | None, context: str | None) -> _ClaimsReply:
+    """The extractor's claims of ``text`` (its ``units`` numbered), at most ``room``, with one re-ask."""
+    max_tokens = CLAIM_TOKENS * room + 64
+    # The longest claim that lets ``room`` of them, each in its object, close within the cap.
+    item_chars = part_chars(max_tokens, room, len('{"claims": []}') + 40 * room)
+
+    def read(answer: str) -> list[Drawn]:
+        items, problem = parse_claims(answer, len(units))
+        if items is None:
+            raise Unreadable(problem)
+        return items[:room]
+
+    asked = await ask(llm, render("claims_extract", text=numbered(text, units), question=question, context=context,
+                                  max_claims=room), read, what="claims", agent=AGENT,
+                      params=GenParams(temperature=0.0, max_tokens=max_tokens,
+                                       json_schema=claims_schema(room, len(units), item_chars)),
+                      reask=Reask(template="claims_reask", variables={"max_claims": room}))
+    return _ClaimsReply(asked.value, asked.retries, asked.raw)
+
+
+@dataclass
+class Held:
+    """The claims kept of an extraction and the numbers of the sentences each is drawn from (empty: not
+    said), and those dropped, likewise."""
+
+    claims: list[str]
+    sentences: list[list[int]]
+    ungrounded: list[str]
+    ungrounded_sentences: list[list[int]]
+
+
+def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims: int,
+                  opening: str | None = None, units: Sequence[tuple[int, int]] = ()) -> Held:
+    """The claims read that ``source`` grounds, then the text's own sentences that state what no kept claim
+    was drawn from or covers (when the reply could be read), each with its sentences; and those dropped."""
+    drawn = {d.claim: d for d in items or []}
+    claims, ungrounded = grounded(list(drawn), source)
+    where = [list(drawn[c].sentences) for c in claims]
     if items is not None:
-        claims += uncovered_sentences(text, claims, max_claims - len(claims), opening=opening)
-    return claims, ungrounded
+        # A sentence a kept claim was drawn from is covered: it is not added again as it stands.
+        covered = [units[n - 1] for numbers in where for n in numbers if n <= len(units)]
+        for sentence, start, end in uncovered_places(text, claims, max_claims - len(claims), opening=opening,
+                                                     covered=covered):
+            claims.append(sentence)
+            where.append([n for n, (a, b) in enumerate(units, 1) if a < end and start < b][:MOST_SOURCES])
+    return Held(claims, where, ungrounded, [list(drawn[c].sentences) for c in ungrounded])
 
 
 def _content_words(text: str) -> set[str]:

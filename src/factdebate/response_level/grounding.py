@@ -3,30 +3,38 @@ still need checking once they are read (issues 30 and 39).
 
 A small model's claims go wrong in known ways, each measured on served and embedded SmolLM2:
 
-- it copies the prompt's worked example into an unrelated text ("The Berlin TV Tower last erupted in
-  1969": "erupted" is the example's word), or invents a name or a number;
+- it copies the prompt's worked example into an unrelated text, whole or in part ("The Berlin TV Tower last
+  erupted in 1969"), or invents a name or a number;
 - it keeps opinions that name no "I" ("Honestly, nothing compares to it at night.", "Everyone should see
   it once.");
 - it leaves plain facts out ("26 m", "1791").
 
 So a claim is kept when every name and number it writes is one the text writes (numbers in words count:
-"twenty-six" is 26; a word is found in the text by its stem, so "Construction" meets "constructed"; the
-claim's first word is capitalised by position, so an ordinary word there is no name), no word of the
-worked example appears in it that the text lacks, and it is not an opinion. Then every sentence of the
-text that states a fact (a name after its first word, or a number) and that the kept claims placed on it do
-not cover (most of its words, and each of its names and numbers) is added as it stands, a leading pronoun replaced by
-the text's subject, up to the claim limit: a sentence is the text itself, so nothing is invented.
+"twenty-six" is 26; a name may be written more fully than the text writes it, "Mount Everest" for
+"Everest"; the claim's first word is capitalised by position, so an ordinary word there is no name), the
+words that say what it states of them are the text's too, it is not one of the worked example's claims, and
+it is not an opinion. Words are compared by what they mean, not by how they are spelt: a word meets the text's
+when they share a lemma (response_level/lemmas.py: "sank" meets "sink", "won" meets "win", "studied" meets
+"study", "countries" meets "country") or a stem ("Construction" meets "constructed"). The worked examples
+use invented names, so no real claim is one of them, and a model that copies one is caught by the whole
+claim, never by a word it shares with a real one. Then every sentence of the text that states a fact (a name
+after its first word, or a number), that no kept claim was drawn from and that the kept claims placed on it
+do not cover (most of its words, and each of its names and numbers), is added as it stands, a leading
+pronoun replaced by the text's subject, up to the claim limit: a sentence is the text itself, so nothing is
+invented.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
 
+from factdebate.response_level.lemmas import lemmas
 from factdebate.response_level.spans import claim_spans, sentences
 from factdebate.response_level.worthiness import LIST_MARKER, heading, without_urls
 
@@ -154,12 +162,50 @@ def is_opinion(claim: str) -> bool:
 
 
 @cache
-def example_words() -> frozenset[str]:
-    """The content words of the extraction prompt's worked example, which a claim may only use where the
-    text uses them too."""
+def example_claims() -> frozenset[str]:
+    """The claims of the extraction prompt's worked example, folded: a claim that is one of them was copied
+    from the prompt, not read from the text (the example's names are invented, so no real claim is one)."""
     text = _EXAMPLE.read_text(encoding="utf-8") if _EXAMPLE.exists() else ""
-    lines = " ".join(line.split(":", 1)[1] for line in text.splitlines() if line.startswith("Example "))
-    return frozenset(stem(w) for w in content_words(re.sub(r"[{}\[\]\"]", " ", lines)) if w != "claim")
+    found: set[str] = set()
+    for line in text.splitlines():
+        if not line.startswith("Example reply:"):
+            continue
+        try:
+            reply = json.loads(line.split(":", 1)[1])
+        except json.JSONDecodeError:
+            continue
+        for item in reply.get("claims", []) if isinstance(reply, dict) else []:
+            claim = item.get("claim") if isinstance(item, dict) else item
+            if isinstance(claim, str):
+                found.add(_folded(claim))
+    return frozenset(found)
+
+
+def _folded(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def echoes_example(claim: str, source: str) -> bool:
+    """Whether ``claim`` is one of the worked example's claims and ``source`` does not state it."""
+    folded = _folded(claim)
+    return folded in example_claims() and f" {folded} " not in f" {_folded(source)} "
+
+
+def forms(words: Iterable[str]) -> set[str]:
+    """Each of ``words`` folded, with its stem and every lemma it may have: what a word of a claim is looked
+    for among (response_level/lemmas.py)."""
+    out: set[str] = set()
+    for word in words:
+        out.add(word.casefold())
+        out.add(stem(word))
+        out |= lemmas(word)
+    return out
+
+
+def among(word: str, found: Collection[str]) -> bool:
+    """Whether ``word`` is one of the words ``found`` holds (:func:`forms`): as written, by its stem or by a
+    lemma ("sank" among the forms of "sink")."""
+    return word.casefold() in found or stem(word) in found or not lemmas(word).isdisjoint(found)
 
 
 # Words that carry no statement of their own: a claim's predicate is what is left of it without them, its names
@@ -240,15 +286,26 @@ def predicate_words(claim: str) -> set[str]:
     return out
 
 
-def _named_in_full(claim: str, source_words: set[str]) -> set[str]:
+def _name_words(run: str) -> frozenset[str]:
+    """The words of a run of capitalised words that name something (not "The", "Did", "Is"), folded."""
+    words = (w.casefold() for w in _WORD.findall(run))
+    return frozenset(stem(w) for w in words if w not in NOT_NAMES and w not in _FUNCTION)
+
+
+def _source_names(source: str) -> list[frozenset[str]]:
+    """The names ``source`` writes, each as the words of its run ("Mount Everest": {"mount", "everest"})."""
+    return [words for match in _NAME_RUN.finditer(source) if (words := _name_words(match.group(0)))]
+
+
+def _named_in_full(claim: str, source_names: Sequence[frozenset[str]]) -> set[str]:
     """The words of the names ``claim`` writes in a longer form of a name the source writes ("Marie Curie" where
-    the source says "Curie", "Mount Everest" for "Everest"): not a name the text lacks (issue 57, item 1)."""
+    the source says "Curie", "Mount Everest" for "Everest"): a run that holds all of one of the source's names.
+    Not a name the text lacks that only shares a word with one ("Mount Kilimanjaro" for "Mount Everest")."""
     out: set[str] = set()
     for match in _NAME_RUN.finditer(claim):
-        words = [w.casefold() for w in _WORD.findall(match.group(0))]
-        own = [w for w in words if w not in NOT_NAMES and w not in _FUNCTION]
-        if len(own) > 1 and any(w in source_words or stem(w) in source_words for w in own):
-            out.update(stem(w) for w in own)
+        own = _name_words(match.group(0))
+        if len(own) > 1 and any(name <= own for name in source_names):
+            out.update(own)
     return out
 
 
@@ -263,28 +320,30 @@ def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
     """(claims taken from ``source``, the others): see the module docstring. A claim must be a declarative
     sentence (:func:`is_statement`), its names and numbers the source's (a name may be written more fully),
     and its predicate the source's too: at most one of its :func:`predicate_words` missing, and never half
-    of them ("The play was banned in 1597." is not in "The play was first published in 1597."). A claim that
-    another kept claim contains word for word is left out (checked once, in the longer one), not counted as
-    ungrounded."""
+    of them ("The play was banned in 1597." is not in "The play was first published in 1597."), each word
+    looked for by its lemmas and stem (:func:`among`). A claim that another kept claim contains word for word
+    is left out (checked once, in the longer one), not counted as ungrounded."""
     source = without_urls(source)
-    known = {stem(w) for w in content_words(source)}
+    known = forms(content_words(source))
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
-    source_words = {stem(w) for w in written} | {w.casefold() for w in written}
+    source_words = forms(written)
+    source_names = _source_names(source)
     source_numbers = numbers(source)
-    leaks = example_words() - known
     kept = []
     for claim in claims:
-        words = {stem(w) for w in content_words(claim)}
-        if not is_statement(claim) or (words and not words & known):
+        words = content_words(claim)
+        if not is_statement(claim) or (words and not any(among(w, known) for w in words)):
             continue
-        full = _named_in_full(claim, source_words)
-        if not {stem(n) for n in names(claim)} - full <= source_words or not numbers(claim) <= source_numbers:
+        full = _named_in_full(claim, source_names)
+        if any(stem(n) not in full and not among(n, source_words) for n in names(claim)):
+            continue
+        if not numbers(claim) <= source_numbers:
             continue
         predicate = predicate_words(claim)
-        missing = [w for w in predicate if w not in source_words and stem(w) not in source_words]
+        missing = [w for w in predicate if not among(w, source_words)]
         if missing and (len(missing) > 1 or 2 * len(missing) >= len(predicate)):
             continue
-        if words & leaks or is_opinion(claim):
+        if echoes_example(claim, source) or is_opinion(claim):
             continue
         kept.append(claim)
     ungrounded = [c for c in claims if c not in kept]
@@ -349,27 +408,37 @@ def clauses(sentence: str) -> list[str]:
 
 def holds(piece: str, claims: Sequence[str]) -> bool:
     """Whether ``claims`` (those placed on the sentence ``piece`` is part of) say what ``piece`` says: most
-    of its content words, each of its numbers, and each of its names (as a word anywhere in them, so a name
-    the claim writes lower-case, or first, counts). The one rule of coverage: a response check's unchecked
-    sentences and the guard's use it too, for a sentence whose claims the claim limit cut short."""
+    of its content words (a word in any of its forms: :func:`among`), each of its numbers, and each of its names
+    (as a word anywhere in them, so a name the claim writes lower-case, or first, counts). The one rule of
+    coverage by words: a response check's unchecked sentences and the guard's use it too, for a sentence whose
+    claims the claim limit cut short, and for claims no extractor said the source of."""
     if not claims:
         return False
-    words = set().union(*(content_words(c) for c in claims))
+    words = forms(set().union(*(content_words(c) for c in claims)))
     own = content_words(piece)
-    if own and len(own & words) / len(own) < 0.6:
+    if own and sum(among(w, words) for w in own) / len(own) < 0.6:
         return False
-    held = {stem(w) for c in claims for w in _WORD.findall(c)}
-    return numbers(piece) <= set().union(*(numbers(c) for c in claims)) and \
-        {stem(n) for n in names(piece)} <= held
+    held = forms(w for c in claims for w in _WORD.findall(c))
+    return numbers(piece) <= set().union(*(numbers(c) for c in claims)) and all(among(n, held) for n in names(piece))
 
 
-def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: str | None = None) -> list[str]:
+def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: str | None = None,
+                        covered: Sequence[tuple[int, int]] = ()) -> list[str]:
     """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, each as the
-    text writes it, a leading pronoun replaced by the text's subject. A sentence is covered only by the claims
-    placed on it (the span search's sentence, as the verdict marks it) when they hold most of its content
-    words and every name and number it writes (issue 49, item 1: a claim about another sentence, or a number
-    some other claim writes, covered a sentence that differs from a checked one only by a number or a
-    name, which was then neither checked nor added)."""
+    text writes it, a leading pronoun replaced by the text's subject (:func:`uncovered_places`)."""
+    return [sentence for sentence, _, _ in uncovered_places(text, claims, limit, opening=opening, covered=covered)]
+
+
+def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str | None = None,
+                     covered: Sequence[tuple[int, int]] = ()) -> list[tuple[str, int, int]]:
+    """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, each as the
+    text writes it, a leading pronoun replaced by the text's subject, with the offsets of the sentence of
+    ``text`` it is taken from. A sentence a claim was drawn from (``covered``: offsets in ``text``, as the
+    extractor said) is covered by it. Otherwise a sentence is covered only by the claims placed on it (the span
+    search's sentence, as the verdict marks it) when they hold most of its content words and every name and
+    number it writes (issue 49, item 1: a claim about another sentence, or a number some other claim writes,
+    covered a sentence that differs from a checked one only by a number or a name, which was then neither
+    checked nor added)."""
     if limit <= 0:
         return []
     bounds = sentences(text)
@@ -382,11 +451,11 @@ def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: st
     # part of it), else of the text's.
     first = opening if opening is not None else text[bounds[0][0]:bounds[0][1]] if bounds else None
     subject = _subject(first.strip()) if first else None
-    out: list[str] = []
+    out: list[tuple[str, int, int]] = []
     said = {" ".join(c.split()).casefold() for c in claims}  # a sentence said again word for word is not added twice
     for number, (start, end) in enumerate(bounds):
-        if heading(text[start:end]):
-            continue  # a heading states nothing; its items are read under it
+        if heading(text[start:end]) or any(a < end and start < b for a, b in covered):
+            continue  # a heading states nothing (its items are read under it); a claim was drawn from the other
         for piece in clauses(text[start:end].strip()):
             sentence = _YES_NO.sub("", LIST_MARKER.sub("", piece, count=1)).strip()  # "No, it is ...": "it is ..."
             if heading(piece) or not _sentence_like(sentence) or not _states_a_fact(sentence) \
@@ -399,7 +468,7 @@ def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: st
                 sentence = subject + sentence[pronoun.end():]
             elif PRONOUN_OPENING.match(sentence):
                 continue  # whom it means is not known here: unchecked, said why (guard/coverage.py, unchecked.py)
-            out.append(sentence)
+            out.append((sentence, start, end))
             if len(out) == limit:
                 return out
     return out

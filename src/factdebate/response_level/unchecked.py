@@ -2,7 +2,8 @@
 reader sees what the verdict says nothing about (issue 40: an opinion or a greeting the extractor dropped
 used to leave its sentence unmarked, as if it had been checked).
 
-A sentence is covered when a claim was placed in it (its span), and only then (issue 47, item 1: a claim
+A sentence is covered when the extractor said a claim was drawn from it (the claim's sources), or a claim was
+placed in it (its span), and only then (issue 47, item 1: a claim
 placed on another sentence, or on none, used to cover a sentence whose words it held, which then had
 neither a mark nor a note). The reason of one that is not, first that applies: the worthiness rules'
 (``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``); ``subjective`` when DPD's
@@ -12,8 +13,10 @@ when the extractor wrote a claim for it that named what the text does not (the c
 (the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``unresolved``
 when it opens with a pronoun no claim resolved (issue 65: never checked with a guessed subject); ``repeated``
 when it says word for word what a checked sentence says (it is checked once); ``claim
-limit`` when the response already had as many claims as it may; else ``no fact`` (no name or number to
-check).
+limit`` when the response already had as many claims as it may; ``table header`` for a table's header row
+(it states nothing); else ``no claim``: a statement the extractor took no claim from. Coverage fails closed:
+a sentence the gate passed is a statement, and one no claim covers is listed as not checked, whatever it
+names.
 
 At the claim limit a sentence with claims placed on it is covered only when they hold it by the grounding
 rule (:func:`~factdebate.response_level.grounding.holds`: most of its words, every name and number): the
@@ -30,17 +33,18 @@ from collections.abc import Sequence
 from factdebate.core.types import ClaimExtraction, Span, UncheckedSentence
 from factdebate.response_level.grounding import PRONOUN_OPENING, content_words, holds, is_opinion
 from factdebate.response_level.spans import TextIndex, find_span
-from factdebate.response_level.worthiness import LIST_MARKER, gated
+from factdebate.response_level.worthiness import LIST_MARKER, gated, table_header
 
 COVERED = 0.6  # share of a sentence's content words an unplaced claim must hold to be named in its note
 
 
-def _covered(start: int, end: int, spans: Sequence[Span | None]) -> bool:
-    return any(s is not None and s.start < end and start < s.end for s in spans)
+def _covered(start: int, end: int, spans: Sequence[Sequence[Span]]) -> bool:
+    return any(s.start < end and start < s.end for places in spans for s in places)
 
 
-def _placed(start: int, end: int, claims: Sequence[str], spans: Sequence[Span | None]) -> list[str]:
-    return [claim for claim, s in zip(claims, spans, strict=False) if s is not None and s.start < end and start < s.end]
+def _placed(start: int, end: int, claims: Sequence[str], spans: Sequence[Sequence[Span]]) -> list[str]:
+    return [claim for claim, places in zip(claims, spans, strict=False)
+            if any(s.start < end and start < s.end for s in places)]
 
 
 def _unplaced_here(sentence: str, unplaced: Sequence[tuple[str, set[str]]]) -> str | None:
@@ -52,33 +56,41 @@ def _unplaced_here(sentence: str, unplaced: Sequence[tuple[str, set[str]]]) -> s
     return claim if share >= COVERED else None
 
 
-def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Span | None]]) -> str | None:
-    """The extractor's dropped claim that was taken from this sentence, if any."""
-    for claim, place in dropped:
-        if place is not None and place.start < end and start < place.end:
+def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Sequence[Span]]]) -> str | None:
+    """The extractor's dropped claim that was taken from this sentence (drawn from it, as it said, or found in
+    it by its words), if any."""
+    for claim, places in dropped:
+        if any(place.start < end and start < place.end for place in places):
             return claim
     return None
 
 
 def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span | None], extraction: ClaimExtraction,
-                        max_claims: int, *, asked: bool = False) -> list[UncheckedSentence]:
-    """Every sentence of ``text`` that none of ``claims`` (placed at ``spans``) covers, with its reason (see
-    the module docstring). None for an extraction that could not be read: then nothing was checked at all,
-    which the verdict already says."""
+                        max_claims: int, *, asked: bool = False, sources: Sequence[Sequence[Span]] = (),
+                        dropped: Sequence[Sequence[Span]] = ()) -> list[UncheckedSentence]:
+    """Every sentence of ``text`` that none of ``claims`` (placed at ``spans``, drawn from ``sources``, as the
+    extractor said) covers, with its reason (see the module docstring). None for an extraction that could not
+    be read: then nothing was checked at all, which the verdict already says. ``dropped``: the sentences each of
+    the extraction's ungrounded claims was drawn from, where the extractor said."""
     if not extraction.parsed:
         return []
-    unplaced = [(claim, content_words(claim)) for claim, place in zip(claims, spans, strict=False) if place is None]
+    # A claim is about the sentences it was drawn from and the one it is placed in.
+    about = [[*(sources[n] if n < len(sources) else ()), *([place] if place is not None else [])]
+             for n, place in enumerate(spans)]
+    unplaced = [(claim, content_words(claim)) for claim, places in zip(claims, about, strict=False) if not places]
     kept = extraction.checked_text if extraction.subjective_removed else None
     index = TextIndex(text)  # read once for every dropped claim, not once per sentence and claim
-    dropped = [(claim, find_span(claim, text, index=index)[0]) for claim in extraction.ungrounded]
+    drops = [(claim, list(dropped[n]) if n < len(dropped) and dropped[n] else
+              [place] if (place := find_span(claim, text, index=index)[0]) is not None else [])
+             for n, claim in enumerate(extraction.ungrounded)]
     gates = gated(text, asked=asked)  # the gate the extractor's text was read with
     at_limit = len(claims) >= max_claims
     # At the limit, the sentences whose claims there do not hold them: checked in part (the module docstring).
     partly = {start: placed for start, end, reason in gates
-              if reason is None and at_limit and _covered(start, end, spans)
-              and not holds(text[start:end], placed := _placed(start, end, claims, spans))}
+              if reason is None and at_limit and _covered(start, end, about)
+              and not holds(text[start:end], placed := _placed(start, end, claims, about))}
     checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates
-               if _covered(start, end, spans) and start not in partly}
+               if _covered(start, end, about) and start not in partly}
     out = []
     for start, end, reason in gates:  # the gate's reason first: the extractor was not given these
         sentence = text[start:end]
@@ -86,14 +98,14 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
             out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason="claim limit",
                                          note=" / ".join(partly[start]), partly=True))
             continue
-        if _covered(start, end, spans):
+        if _covered(start, end, about):
             continue
         note = None
         if reason is None and kept is not None and sentence.strip() not in kept:
             reason = "subjective"
         if reason is None and is_opinion(sentence):
             reason = "opinion"
-        if reason is None and (note := _dropped_here(start, end, dropped)) is not None:
+        if reason is None and (note := _dropped_here(start, end, drops)) is not None:
             reason = "ungrounded"
         if reason is None and (note := _unplaced_here(sentence, unplaced)) is not None:
             reason = "unplaced"
@@ -101,7 +113,9 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
             reason = "repeated"  # the same words as a checked sentence: the claim's verdict is about them too
         if reason is None and not at_limit and PRONOUN_OPENING.match(LIST_MARKER.sub("", sentence.strip(), count=1)):
             reason = "unresolved"  # whom its pronoun means is not known: never checked with a guessed subject
+        if reason is None and table_header(text, end):
+            reason = "table header"
         if reason is None:
-            reason = "claim limit" if at_limit else "no fact"
+            reason = "claim limit" if at_limit else "no claim"
         out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason=reason, note=note))
     return out

@@ -1,14 +1,25 @@
 """Which sentences of a text state something that could be checked, by rules and no model call: a chat reply
 or a long answer is partly framing ("Sure! Here is...", "I hope this helps", "Let me know if..."), and
 verifying it costs calls and can only come back NOT ENOUGH INFO. A sentence left out is said with its
-reason: ``question``, ``greeting`` (greetings, thanks, sign-offs and other framing), ``instruction``
-(imperatives addressed to the reader), ``opinion`` (the writer's own view, or praise without a fact in it)
-or ``no content`` (too short to say anything). The rules err towards checking: framing that names something
-(a number, or a capitalised word after the first) is kept. The guard's gate (guard/gate.py) and a response
-check's note on the sentences it did not check (unchecked.py) both read them.
+reason. The rules fail closed: a sentence is left out only when it is one of these, each listed and tested
+(tests/guard/test_gate.py, tests/response_level/test_conversation_gate.py), and anything else is a statement,
+which is checked or marked unchecked with its reason (guard/coverage.py, unchecked.py):
 
-Framing does not hide a statement (issue 47): the writer's stance ("I think", "In my opinion", "Honestly,",
-"I'd recommend") and reminders to the reader ("Remember that", "Don't forget", "Note that") are set aside
+- ``greeting``: a greeting, thanks, sign-off or offer of help with no other content ("Sure!", "Let me know if
+  you have any other questions."), or thanks and framing of the answer that name only its topic, with no
+  clause of their own ("Thanks for asking about Greece!"; "Happy to help with the Eiffel Tower, which is in
+  Berlin." is a statement);
+- ``question``;
+- ``instruction`` (an imperative addressed to the reader that states nothing after its verb) and ``opinion``
+  (the writer's own view, or praise, that states nothing once its stance or praise is set aside);
+- ``code``: a line of code with no comment;
+- ``heading`` (read into what follows it), ``link`` (it only points to a link) and ``no content`` (too short
+  to say anything, outside an answer to a question);
+- ``table header``: a table's header row, known once the row after it is read (:func:`table_header`).
+
+A short answer to a question ("Yes.", "The latter.", "In 1991.", "Shorter.") is always a statement. Framing
+does not hide a statement (issue 47): the writer's stance ("I think", "In my opinion", "Honestly,", "I'd
+recommend", "I love") and reminders to the reader ("Remember that", "Don't forget", "Note that") are set aside
 and what follows is judged on its own, so "I think the Eiffel Tower is in Berlin." is checked. An imperative
 ("Visit ...", "Check ...") is an instruction only when what follows the verb states nothing: no number, not
 two names ("Visit the Eiffel Tower in Berlin." is checked; "Visit the Louvre early." is not), and no "is",
@@ -34,12 +45,35 @@ _GREETING = re.compile(
     r"i hope (?:this|that) helps|hope (?:this|that) helps|let me know|feel free|have a (?:great|nice|good)|"
     r"here(?:'s| is| are) (?:a |an |the |some )?(?:summary|overview|answer|list|breakdown|quick)|"
     r"i'?d be happy|i'?m happy|i can help|as an ai)", re.I)
+# What a greeting, thanks or offer of help may hold besides its opening and still say nothing: no name, number
+# or word of content ("Let me know if you have any other questions.", "Have a great trip!").
+_FRAMING_WORDS = frozenset((
+    "a", "an", "the", "and", "or", "but", "so", "if", "to", "of", "for", "with", "in", "on", "at", "about", "from",
+    "by", "as", "this", "that", "these", "those", "it", "its", "here", "there", "i", "im", "id", "ill", "me", "my",
+    "we", "us", "our", "you", "youre", "your", "yours", "am", "is", "are", "be", "been", "being", "was", "were",
+    "do", "does", "did", "have", "has", "had", "can", "could", "would", "will", "shall", "should", "may", "might",
+    "any", "anything", "anyone", "something", "else", "more", "other", "another", "further", "additional",
+    "question", "questions", "help", "helps", "helped", "helping", "helpful", "assist", "assistance", "happy",
+    "glad", "pleased", "hope", "know", "let", "feel", "free", "ask", "asking", "asked", "reach", "out", "touch",
+    "need", "needs", "want", "wish", "like", "just", "always", "again", "today", "now", "soon", "anytime", "time",
+    "sure", "certainly", "absolutely", "course", "okay", "ok", "great", "good", "nice", "wonderful", "excellent",
+    "fun", "interesting", "lovely", "day", "morning", "afternoon", "evening", "night", "weekend", "welcome",
+    "thanks", "thank", "much", "very", "really", "lot", "all", "hi", "hello", "hey", "greetings", "cheers",
+    "bye", "goodbye", "see", "later", "care", "enjoy", "trip", "visit", "stay", "travels", "journey", "reading",
+    "exploring", "learning", "luck", "best", "regards", "one", "topic", "info", "information", "details", "tell",
+    "explain", "talk", "chat", "what", "whatever", "way", "curious", "hear", "back"))
+# Words of a clause: a framing phrase's topic that holds one ("... with the Eiffel Tower, which is in Berlin")
+# states something.
+_CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|isn'?t|wasn'?t|has|have|had|does|did|will|would|can|could|"
+                          r"which|who|whose|where|that)\b|\b[a-z]{3,}ed\b", re.I)
 # An imperative opening: the verb and then a space (so "Check-in opens at 3" is no instruction), not a noun
 # ("Use of force...").
 _INSTRUCTION = re.compile(
     r"^(?:please|try|click|open|run|install|make sure|remember|consider|check|see|visit|ask|contact|go to|use|"
     r"add|remove|set|type|press|follow|keep|avoid|don'?t|do not|never|always|be sure|tip:)\s(?!of\b)", re.I)
-_OPINION = re.compile(r"\b(?:i feel|i love|i like|i prefer|i adore|i enjoy)\b", re.I)  # taste, not a statement
+# Taste, set aside as a stance is ("I love Paris in spring." states nothing; "I love that the Eiffel Tower is in
+# Berlin." does).
+_OPINION = re.compile(r"^(?:i (?:really |just )?(?:feel|love|like|prefer|adore|enjoy))\b", re.I)
 # The writer's stance: set aside (wherever it stands) and the rest judged on its own.
 _STANCE = re.compile(
     r"\b(?:i (?:really |honestly |personally )?(?:think|believe|guess|suppose|reckon|would say)(?: that)?|"
@@ -97,7 +131,7 @@ _FRAMING = re.compile(
     r"^(?:(?:many |big )?thanks?(?: you)?(?: so much)? for (?:asking|your (?:question|interest)|reaching out)|"
     r"(?:that'?s |what )?(?:a )?(?:great|good|excellent|interesting|fun) question|glad you asked|"
     r"happy to help|i'?d be (?:happy|glad) to (?:help|explain|tell you))"
-    r"(?:\s+(?:about|on|regarding|concerning|with|to)\b[^.!?;]*)?[\s.!?]*$", re.I)
+    r"(?:\s+(?:about|on|regarding|concerning|with|to)\s+(?P<topic>[^.!?;:,()\u2013\u2014]*))?[\s.!?]*$", re.I)
 
 
 def list_item(sentence: str) -> bool:
@@ -123,15 +157,96 @@ def only_a_link(text: str) -> bool:
     return not _WORDS.findall(rest) or bool(_POINTER.search(rest)) or len(_WORDS.findall(rest)) <= 3
 
 
+def _framing_only(text: str) -> bool:
+    """Whether ``text``, which opens with a greeting, thanks or offer of help (:data:`_GREETING`), holds nothing
+    else: every word after that opening one of :data:`_FRAMING_WORDS`, no number and no name."""
+    opening = _GREETING.match(text)
+    rest = text[opening.end():] if opening else text
+    if re.search(r"\d", rest):
+        return False
+    return all(w.casefold().replace("'", "") in _FRAMING_WORDS for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", rest))
+
+
+def _framing(text: str) -> bool:
+    """Thanks or framing of the answer, whole, with at most its topic after it and no clause in that topic
+    ("Thanks for asking about Greece!"; not "Happy to help with the Eiffel Tower, which is in Berlin.")."""
+    match = _FRAMING.match(text)
+    return match is not None and not _CLAUSE_WORD.search(match.group("topic") or "")
+
+
+def _praise_only(text: str) -> bool:
+    """Whether ``text`` only praises: with its words of praise set aside, it names nothing after its verb and
+    gives no number ("It is beautiful.", "Paris is lovely in spring."; not "The beautiful Eiffel Tower is in
+    Berlin.", whose "is in Berlin" is a statement)."""
+    rest = _PRAISE.sub(" ", text)
+    if re.search(r"\d", rest) or _name_runs(rest) >= 2:
+        return False
+    verb = _VERB.search(rest)
+    return verb is None or _name_runs(rest[verb.end():]) == 0
+
+
+# A line of code: a fence, an assignment, a call, a statement a language opens with, or a line closed by ; { }.
+_CODE = re.compile(
+    r"^(?:```|~~~)|^[\w.\[\]'\"]+\s*(?:[-+*/%|&^]|<<|>>|//)?=(?!=)\s*\S|\b[A-Za-z_][\w.]*\([^()]*\)\s*[;{:]?\s*$|"
+    r"^(?:def|class|import|from\s+[\w.]+\s+import|return|const|let|var|function|fn|func|pub|public|private|"
+    r"static|package|using|elif|else:|try:|except\b|finally:|#include|#define|echo|print)\b|[;{}]\s*$")
+# A comment after code (# // /* -- ;; or <!-- -->): its words may state something.
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//|/\*|--|<!--)\s*(.*)$")
+_PROSE = re.compile(r"(?:\b[A-Za-z]{2,}\b[ ,]+){4}[A-Za-z]")  # four plain words in a row: a sentence's
+
+
+def code_line(text: str) -> bool:
+    """Whether ``text`` is a line of code with no comment in words: fenced, or shaped as code (an assignment,
+    a call, a statement keyword, a closing ; { or }) and not a sentence of prose."""
+    line = text.strip()
+    if re.match(r"^(?:```|~~~)[\w+-]*$", line):
+        return True
+    comment = _COMMENT.search(line)
+    if comment is not None and re.search(r"[^\W\d_]{2,}", comment.group(1)):
+        return False  # a comment in words ("# the tower is 330 m tall") is read as a statement
+    code = line[:comment.start()] if comment is not None else line
+    return bool(code.strip()) and bool(_CODE.search(code.strip())) and not _PROSE.search(code)
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{2,}:?\s*\|)+\s*$")
+
+
+def table_header(text: str, end: int) -> bool:
+    """Whether the line of ``text`` that ends at ``end`` is a table's header row: a row of cells ("| Fact |
+    Value |") with a rule under it ("|---|---|"). Known only once the rule is read: a stream's part is its
+    sentence alone, so the check asks at its end (guard/coverage.py)."""
+    line_start = text.rfind("\n", 0, end) + 1
+    if not _TABLE_ROW.match(text[line_start:end]):
+        return False
+    after = text[end:].lstrip(" \t")
+    if not after.startswith("\n") and not after.startswith("\r"):
+        return False
+    rule = after.lstrip("\r\n").split("\n", 1)[0]
+    return bool(_TABLE_RULE.match(rule))
+
+
+def _opinion_only(rest: str, *, stance: bool) -> bool:
+    """Whether what follows the writer's stance (or taste: "I love") only judges: a comparison or praise that
+    names at most one thing and gives no number ("the food is better in Lyon", "Paris is lovely in spring")."""
+    if re.search(r"\d", rest):
+        return False
+    if _JUDGEMENT.search(rest) and _name_runs(rest) < 2:
+        return True
+    return bool(_PRAISE.search(rest)) and _praise_only(rest) if stance else False
+
+
 def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
-    """Why ``sentence`` is not worth checking, or None when it is. ``asked``: the text answers a person's
-    message, so a short sentence ("Sydney.", "Yes.") is a statement in that message's context, never "no
-    content"; a list item ("- Sweden: Bergen") is a statement about its heading's subject, never "no content"
-    either."""
+    """Why ``sentence`` is not worth checking, or None when it is (the module docstring's list). ``asked``: the
+    text answers a person's message, so a short sentence ("Sydney.", "Yes.", "The latter.") is a statement in
+    that message's context, never "no content"; a list item ("- Sweden: Bergen") is a statement about its
+    heading's subject, never "no content" either."""
     item = list_item(sentence)
     text = LIST_MARKER.sub("", sentence.strip(), count=1).strip()
     if _HEADING_MARK.match(text):
         return "heading"
+    if code_line(text):
+        return "code"
     text = text.strip("*_ ").strip()
     if not _WORDS.search(text):
         return "no content"
@@ -142,22 +257,20 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
     if only_a_link(text):
         return "link"
     text = without_urls(text).strip() or text
-    if _FRAMING.match(text):
+    if _framing(text):
         return "greeting"
-    framed = _STANCE.search(text) or _REMINDER.match(text)
+    taste = _OPINION.match(text)
+    framed = _STANCE.search(text) or _REMINDER.match(text) or taste
     if framed:
-        rest = _REMINDER.sub("", _STANCE.sub(" ", text).strip(" ,;:"), count=1).strip(" ,;:")
-        stance = bool(_STANCE.search(text))
-        # After a stance, a judgement with no number is the writer's view ("the food is better in Lyon").
-        judged = stance and bool(_PRAISE.search(rest) or _JUDGEMENT.search(rest)) and not re.search(r"\d", rest)
-        if judged or not _states_something(rest, stance=stance):
+        rest = _REMINDER.sub("", _STANCE.sub(" ", _OPINION.sub(" ", text, count=1)).strip(" ,;:"), count=1)
+        rest = re.sub(r"^that\b", "", rest.strip(" ,;:"), flags=re.I).strip(" ,;:")
+        stance = bool(_STANCE.search(text) or taste)
+        # After a stance, a judgement that names no more than one thing is the writer's view.
+        if (stance and _opinion_only(rest, stance=True)) or not _states_something(rest, stance=stance):
             return "opinion" if stance else "instruction"
         return reason_to_skip(rest, asked=asked)
-    if _OPINION.search(text):
-        return "opinion"
     count = len(_WORDS.findall(text))
-    short = count <= 12
-    if _GREETING.match(text) and (count <= 4 or not _names_a_fact(text)):
+    if _GREETING.match(text) and _framing_only(text):
         return "greeting"
     if count < 3 and not re.search(r"\d", text) and not (asked or item):
         return "no content"
@@ -166,7 +279,7 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
     if ((verb := _INSTRUCTION.match(text)) and not _states_something(text[verb.end():], stance=False)
             and not re.match(r"^(?:never|always)\b.*\b(?:is|was|are|were)\b", text, re.I)):
         return "instruction"
-    if _PRAISE.search(text) and not re.search(r"\d", text) and short:
+    if _PRAISE.search(text) and count <= 12 and _praise_only(text):
         return "opinion"
     return None
 
@@ -181,6 +294,25 @@ def short_answer(sentence: str) -> bool:
     it is not."), or fewer than three words ("Sydney.", "In 1743.")."""
     text = LIST_MARKER.sub("", sentence.strip(), count=1)
     return bool(_ANSWER.match(text)) or len(_WORDS.findall(text)) < 3
+
+
+# A question that is answered yes or no (not a request put as one: "Can you tell me ...?").
+_YES_NO_QUESTION = re.compile(
+    r"^(?:is|are|was|were|am|do|does|did|has|have|had|can|could|will|would|should|shall|may|might|must|"
+    r"isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|didn'?t|hasn'?t|haven'?t)\b(?!\s+(?:you|u|i)\b)", re.I)
+# A bare agreement, which the gate alone reads as framing ("Sure!" before an answer).
+_AGREEMENT = re.compile(r"^\W*(?:sure|of course|certainly|absolutely|definitely|indeed|okay|ok|right|correct|"
+                        r"exactly|yep|yeah)\b", re.I)
+
+
+def answers_asked(question: str | None, sentence: str) -> bool:
+    """Whether ``sentence``, a bare agreement ("Sure.", "Of course it is."), answers ``question``, the person's
+    message, because its last question is answered yes or no ("Did the Titanic sink in 1912?"): then it
+    states that, and is a statement."""
+    if not question or not _AGREEMENT.match(sentence):
+        return False
+    asked = re.findall(r"[^.!?\n]*\?", question)
+    return bool(asked) and bool(_YES_NO_QUESTION.match(asked[-1].strip()))
 
 
 def answers(question: str, reply: str) -> bool:
@@ -208,20 +340,34 @@ def headed(text: str, pieces: Sequence[tuple[int, int, str | None]], chosen: Seq
     countries:" and "- She won three Nobel Prizes." about "Facts about Curie:" (issue 57, item 1). The
     heading is given as a line of its own, never as a claim's words joined to an item's. Every door builds the
     extractor's text here, a whole reply and a streamed one alike."""
+    return layout(text, pieces, chosen)[0]
+
+
+def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
+           chosen: Sequence[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """:func:`headed`'s text, and where in it each of ``chosen`` stands (its offsets there, in order): the
+    sentences the extractor is shown numbered, so that it can say which one each claim is drawn from."""
     starts = [start for start, _, _ in pieces]
     out: list[str] = []
+    at: list[tuple[int, int]] = []
+    length = 0
     current: tuple[int, int] | None = None
     for start, end in chosen:
         title = _heading_of(text, pieces, bisect_left(starts, start))
         sentence = text[start:end].strip()
         if title is not None and title != current:
-            out.append("\n" + text[title[0]:title[1]].strip() + "\n" + sentence)
+            lead = "\n" + text[title[0]:title[1]].strip() + "\n"
         elif title is not None:
-            out.append("\n" + sentence)
+            lead = "\n"
         else:
-            out.append((" " if out else "") + sentence)
+            lead = " " if out else ""
+        out.append(lead + sentence)
+        at.append((length + len(lead), length + len(lead) + len(sentence)))
+        length += len(lead) + len(sentence)
         current = title
-    return "".join(out).strip()
+    joined = "".join(out)
+    cut = len(joined) - len(joined.lstrip())  # the text is given without the whitespace it would open with
+    return joined.strip(), [(start - cut, end - cut) for start, end in at]
 
 
 def _heading_of(text: str, pieces: Sequence[tuple[int, int, str | None]], at: int) -> tuple[int, int] | None:

@@ -9,9 +9,11 @@ shorter or longer form than the claim writes them, quoted and hedged statements,
 
 The extractor double writes, for each statement of the reply it is given (:class:`Said`), the claim a capable
 model writes, self-contained ("Mount Everest is 9,500 m tall." for "It is 9,500 m tall."): never the reply's
-sentence as it stands. It writes it only when what a model needs to resolve the statement is in its prompt
-(``needs``: the question, an earlier turn, the heading), so a check that does not show the extractor the
-conversation, or the heading, gets no claim, and must say the statement is unchecked. The fast checker
+sentence as it stands; with each claim, the number of the sentence it is drawn from, as the prompt numbers
+them ("[S2] ..."), or (``numbered=False``) the claims alone, as a model that cannot say where each comes
+from. It writes it only when what a model needs to resolve the statement is in its prompt (``needs``: the
+question, an earlier turn, the heading), so a check that does not show the extractor the conversation, or
+the heading, gets no claim, and must say the statement is unchecked. The fast checker
 decides by the world's truth (each claim's label), quoting the conversation's passage.
 """
 
@@ -330,13 +332,20 @@ WORLD: list[Conversation] = [
 ]
 
 
-def truth() -> dict[str, str]:
-    """Each claim of the world, folded, with its label."""
-    return {_fold(s.claim): "SUPPORTS" if s.true else "REFUTES" for c in WORLD for s in c.said}
+def truth(world: list[Conversation] | None = None) -> dict[str, str]:
+    """Each claim of ``world`` (default :data:`WORLD`), folded, with its label."""
+    return {_fold(s.claim): "SUPPORTS" if s.true else "REFUTES" for c in world or WORLD for s in c.said}
 
 
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".")
+
+
+def drawn_from(text: str, sentence: str) -> int | None:
+    """The number of the sentence of the extractor's ``text`` ("[S1] ... [S2] ...") that holds ``sentence``."""
+    at = text.find(sentence)
+    marks = [int(m.group(1)) for m in re.finditer(r"\[S(\d+)\]", text[:at + 1])] if at >= 0 else []
+    return marks[-1] if marks else None
 
 
 def _section(prompt: str, start: str, end: str) -> str:
@@ -351,9 +360,11 @@ def _section(prompt: str, start: str, end: str) -> str:
 class WorldChecker(Checker):
     """The guard's models in the conversational world (module docstring); faults as the suite's checker."""
 
-    def __init__(self) -> None:
+    def __init__(self, world: list[Conversation] | None = None, *, numbered: bool = True) -> None:
         super().__init__()
-        self.truth = truth()
+        self.world = world or WORLD
+        self.truth = truth(self.world)
+        self.numbered = numbered  # whether it says which sentence each claim is drawn from
         self.extractions: list[str] = []  # every extraction prompt, for the test that reads what was shown
 
     def respond(self, call: CallInfo, messages: list[Message], params: GenParams) -> str:
@@ -361,9 +372,14 @@ class WorldChecker(Checker):
         if call.prompt.startswith("claims_extract"):
             self.extractions.append(prompt)
             text = _section(prompt, "\nText:\n", "\n\nReply with a JSON object only")
-            claims = [s.claim for c in WORLD for s in c.said
-                      if s.sentence in text and all(need in prompt for need in s.needs)]
-            return json.dumps({"claims": list(dict.fromkeys(claims))})
+            found: dict[str, list[int]] = {}
+            for s in (s for c in self.world for s in c.said):
+                if s.sentence in text and all(need in prompt for need in s.needs):
+                    found.setdefault(s.claim, []).extend(n for n in [drawn_from(text, s.sentence)] if n)
+            if not self.numbered:
+                return json.dumps({"claims": list(found)})
+            return json.dumps({"claims": [{"claim": claim, "sentences": sorted(set(numbers))}
+                                          for claim, numbers in found.items()]})
         if call.prompt.startswith("guard_fast"):
             found = re.search(r"^Statement: (.*)$", prompt, re.M)
             claim = found.group(1) if found else ""

@@ -39,7 +39,8 @@ export function coverageLine(v, skipped) {
 
 /** A reason the service gives for a sentence it did not check, in words ("not checked: <this>"). */
 /** @type {Record<string, string>} */
-const UNCHECKED_WORDS = { "no fact": "no name or number to check", "claim limit": "past the claim limit",
+const UNCHECKED_WORDS = { "no claim": "the extractor took no claim from it", "claim limit": "past the claim limit",
+  "table header": "a table's header row", code: "a line of code",
   ungrounded: "the extractor's claim named what the answer does not", subjective: "subjective, filtered out",
   "no content": "too short to say anything", heading: "a heading: its items were read under it",
   unresolved: "whom or what its pronoun means could not be resolved",
