@@ -218,3 +218,77 @@ async def test_no_head_start_where_the_first_tier_is_not_fast() -> None:
     assert head is not None
     head.cancel()
     await asyncio.gather(head, return_exceptions=True)
+
+
+def _sentences(text: str, *reasons: str | None) -> list[Any]:
+    """``text``'s lines as the gate's sentences, with ``reasons`` (None: check-worthy)."""
+    from factdebate.guard.gate import Sentence
+
+    out, at = [], 0
+    for line, reason in zip(text.split("\n"), reasons, strict=True):
+        out.append(Sentence(at, at + len(line), line, reason))
+        at += len(line) + 1
+    return out
+
+
+async def _drain(held: Any, into: list[str]) -> None:
+    async for text in held.released():
+        into.append(text)
+
+
+async def test_a_heading_waits_for_every_list_item_read_under_it_and_only_it_is_withheld() -> None:
+    from factdebate.core.types import Label
+    from factdebate.guard import GuardClaim, Span
+    from factdebate.guard.hold import HeldText
+    from factdebate.guard.tiers import Progress
+
+    reply = "Apollo 11 landed in 1972:\n- It carried three astronauts.\n- Its crew came home.\nThat is all."
+    pieces = _sentences(reply, "heading", None, None, None)
+    held, shown = HeldText(), []
+    drain = asyncio.create_task(_drain(held, shown))
+    parts = [held.add(s.start, s.text + "\n", [s], waiting=s.reason is None) for s in pieces[:3]]
+    first = Progress(GuardClaim(index=0, claim="Apollo 11 carried three astronauts.", span=pieces[1].span))
+    # drawn from the last item, placed in the heading it was read under
+    wrong = Progress(GuardClaim(index=1, claim="Apollo 11 landed in 1972.", span=Span(start=0, end=24)))
+    HeldText.settle(parts[1], [first])
+    first.claim.label = Label.SUPPORTS
+    first.first.set()
+    await asyncio.sleep(0.01)
+    assert shown == []  # the heading waits: the list under it goes on, and its claims may be placed in it
+    HeldText.settle(parts[2], [wrong])
+    await asyncio.sleep(0.01)
+    assert shown == []  # the last item's claim is not decided yet
+    wrong.claim.label = Label.REFUTES
+    wrong.first.set()
+    await asyncio.sleep(0.01)
+    assert shown == []  # the list may still go on
+    last = held.add(pieces[3].start, pieces[3].text, [pieces[3]], waiting=False)
+    await asyncio.sleep(0.01)
+    assert "".join(shown) == reply.replace(pieces[0].text, WITHHELD)
+    assert held.withheld == 1 and last.known.is_set()
+    await held.close([first.claim, wrong.claim], "")
+    await drain
+
+
+async def test_a_refuted_claim_placed_nowhere_withholds_its_part_and_the_heading_it_was_read_under() -> None:
+    from factdebate.core.types import Label
+    from factdebate.guard import GuardClaim
+    from factdebate.guard.hold import HeldText
+    from factdebate.guard.tiers import Progress
+
+    reply = "# Apollo 11\nThe mission landed in 1972.\nIt was July."
+    pieces = _sentences(reply, "heading", None, None)
+    held, shown = HeldText(), []
+    drain = asyncio.create_task(_drain(held, shown))
+    heading = held.add(0, pieces[0].text + "\n", [pieces[0]], waiting=False)
+    line = held.add(pieces[1].start, pieces[1].text + "\n", [pieces[1]], waiting=True)
+    held.add(pieces[2].start, pieces[2].text, [pieces[2]], waiting=False)
+    wrong = Progress(GuardClaim(index=0, claim="Apollo 11 landed on the Moon in 1972.", span=None))
+    wrong.claim.label = Label.REFUTES
+    wrong.first.set()
+    HeldText.settle(line, [wrong])
+    await asyncio.sleep(0.01)
+    assert "".join(shown) == f"{WITHHELD}\n{WITHHELD}\nIt was July."
+    assert heading.known.is_set()
+    await held.close([wrong.claim], "")
+    await drain

@@ -113,11 +113,15 @@ def old_find_span(claim: str, text: str, *, after: int = 0) -> tuple[Span | None
 
 def old_stream_chunks(deltas: list[str]) -> list[list[tuple[int, int, str | None]]]:
     """What the old streaming check handed to the gate at each sentence end: ``feed`` scanned the whole
-    answer from its cursor at every delta and gated the whole answer up to the end found."""
+    answer from its cursor at every delta and gated the whole answer up to the end found. (One change since,
+    on purpose: the part ends after the closing quotes or brackets at the end's start, as the sentences of
+    the whole reply do, so that a streamed reply is cut as the same reply whole.)"""
     text, cursor, out = "", 0, []
 
     def dispatch(end: int, resume: int) -> None:
         nonlocal cursor
+        if end < resume and text[end] in "\"'\u201d\u2019)]":
+            end += len(text[end:resume].rstrip())
         start, cursor = cursor, resume
         out.append([(s.start, s.end, s.reason) for s in gate(text[:end]) if s.start >= start])
 

@@ -39,6 +39,7 @@ class Upstream:
     sent: int = 0  # stream chunks written so far
     cut: threading.Event = field(default_factory=threading.Event)  # a stream closed before its end (a hang-up)
     role_chunk: bool = True  # stream a first chunk with the role and no text (False: the first word comes with it)
+    chars: int = 0  # stream this many characters a chunk (0: a word a chunk)
 
     def reply_for(self, body: dict[str, Any]) -> str:
         last = body["messages"][-1]
@@ -93,7 +94,9 @@ async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
     try:
         if upstream.role_chunk:
             yield chunk({"role": "assistant", "content": ""})
-        for number, token in enumerate(tokens(text) if text else []):
+        pieces = [text[at:at + upstream.chars] for at in range(0, len(text), upstream.chars)] \
+            if upstream.chars else tokens(text) if text else []
+        for number, token in enumerate(pieces):
             if number and upstream.token_delay:
                 await asyncio.sleep(upstream.token_delay)
             yield chunk({"content": token} if number or upstream.role_chunk

@@ -1,16 +1,28 @@
 """The check-worthiness gate: every sentence of a chat reply, with why it is left out when it states nothing
 that could be checked (a question, a greeting, an instruction, an opinion, no content); a question answered
 "Yes." or "No." is a statement. The rules are
-response_level/worthiness.py's, which a response check reads too."""
+response_level/worthiness.py's, which a response check reads too.
+
+A heading the gate leaves out is still read: the extractor is given each list item under the heading it hangs
+from, and the sentence right after a heading under it (worthiness.py's ``headed``), so a claim can be drawn
+from the heading's words and placed in it. :func:`reads_on` and :func:`ends_reach` say how far a heading is
+read, for ``policy: hold``, which must not show it before the claims of the sentences read with it are decided
+(guard/hold.py).
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from factdebate.core.types import Span
-from factdebate.response_level.worthiness import answers, gated, reason_to_skip
+from factdebate.response_level.worthiness import answers, gated, list_item, reason_to_skip
 
-__all__ = ["Sentence", "answers", "gate", "reason_to_skip"]
+__all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip"]
+
+_FENCE = re.compile(r"\s*(?:```|~~~)")  # a code block's fence, opening or closing it
+_HASH_COMMENT = re.compile(r"\s*#+\s*(.*)", re.S)  # a comment line in a shell, Python or Ruby block
 
 
 @dataclass(frozen=True)
@@ -25,9 +37,54 @@ class Sentence:
         return Span(start=self.start, end=self.end)
 
 
-def gate(text: str, *, asked: bool = False) -> list[Sentence]:
+def gate(text: str, *, asked: bool = False, fenced: bool = False) -> list[Sentence]:
     """Every sentence of ``text`` with its offsets and whether it is check-worthy (response_level/worthiness.py's
     :func:`gated`, which a response check reads too). A question followed by its yes or no is one statement,
     check-worthy (its extractor reads both together). ``asked``: the reply answers a person's message, so a
-    short answer is a statement in its context, never "no content"."""
-    return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text, asked=asked)]
+    short answer is a statement in its context, never "no content".
+
+    In a fenced code block a line that opens with ``#`` is a comment, not a Markdown heading: its words are
+    judged as any sentence's ("# Apollo 11 landed in 1972" states something; the code around it states
+    nothing and reads no heading). ``fenced``: ``text`` starts inside such a block (a stream's part: the answer
+    before it opened one, :func:`fenced_after`), so that a part is gated as the whole reply is."""
+    out = []
+    for start, end, reason in gated(text, asked=asked):
+        sentence = text[start:end]
+        if _FENCE.match(sentence):
+            fenced = not fenced
+        elif fenced and reason == "heading" and (comment := _HASH_COMMENT.match(sentence)) is not None:
+            reason = reason_to_skip(comment.group(1), asked=asked)
+        out.append(Sentence(start, end, sentence, reason))
+    return out
+
+
+def fenced_after(sentences: Iterable[str], fenced: bool = False) -> bool:
+    """Whether the text after ``sentences`` (those of a part of a reply, cut as :func:`gate` cuts them) is inside
+    a fenced code block, ``fenced`` telling whether they start in one."""
+    for sentence in sentences:
+        if _FENCE.match(sentence):
+            fenced = not fenced
+    return fenced
+
+
+def _item(sentence: Sentence) -> bool:
+    """A list item that is no heading itself: the extractor reads it under the heading above the list."""
+    return sentence.reason != "heading" and list_item(sentence.text)
+
+
+def reads_on(pieces: Sequence[Sentence]) -> bool:
+    """Whether a sentence after ``pieces`` (consecutive sentences of a reply, in order) may be given to the
+    extractor under a heading among them: the last heading is followed by list items only, or by nothing. (A
+    heading is read with the sentence right after it, and with every item of a list right after it; a
+    sentence past those is read without it. This reach is a little wider than the extractor's: the first
+    sentence after a list counts as read too, which only makes ``hold`` wait for it.)"""
+    reach = False
+    for sentence in pieces:
+        reach = sentence.reason == "heading" or (reach and _item(sentence))
+    return reach
+
+
+def ends_reach(pieces: Sequence[Sentence]) -> bool:
+    """Whether ``pieces``, coming right after a heading's reach (:func:`reads_on`), end it: one of them is not
+    a list item, so no sentence after them is read under that heading."""
+    return any(not _item(sentence) for sentence in pieces)

@@ -1,9 +1,20 @@
 """``policy: hold`` in a stream: each part of the answer (the run of sentences the streaming check took at
-once) is released to the client only once every claim extracted from it has its first tier's verdict, in the
-answer's order. A part with nothing to check goes at once. A sentence a claim refuted at that tier is placed
-in is replaced by :data:`~factdebate.guard.policy.WITHHELD`; a refuted claim placed nowhere in its part
-withholds the whole part. Escalation goes on after the release: what a later tier refutes was shown already,
-and the footnotes at the end say so, as ``flag``'s do.
+once) is released to the client in the answer's order, and only once
+
+- every claim extracted from it has its first tier's verdict, and
+- every part that may still have claims drawn from its words has them decided too: a heading the gate leaves
+  out (a Markdown heading, a line ending in a colon, a comment line in code) is given to the extractor with
+  the sentences under it (guard/gate.py's :func:`~factdebate.guard.gate.reads_on`), so a claim drawn from its
+  words can be placed in it. The part waits for the parts read under its heading, up to the first sentence
+  that is no list item, before it goes: nothing the extractor reads is shown before its claims are decided.
+
+A part with nothing to check and no heading goes at once. What is withheld is the refuted text itself: each
+sentence a claim refuted at that tier is placed in is replaced by :data:`~factdebate.guard.policy.WITHHELD`,
+whichever part's extraction the claim came from (a claim drawn from a list item and placed in the heading
+withholds the heading, and the item goes out). A refuted claim placed nowhere that is still held, and
+withheld nowhere yet, withholds the whole of the part it was drawn from: which of its sentences states it is
+not known, and none may be shown that might. Escalation goes on after the release: what a later tier refutes
+was shown already, and the footnotes at the end say so, as ``flag``'s do.
 
 A part waits for its verdicts for as long as the answer streams; once the answer has ended, the check's
 deadline bounds the wait, and what is still held then is released with the check's final verdicts (a claim
@@ -14,29 +25,36 @@ refuted by then is withheld; one not decided is unchecked, shown, and said in th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from factdebate.core.types import Label
-from factdebate.guard.policy import withhold
+from factdebate.guard.gate import Sentence, ends_reach, reads_on
+from factdebate.guard.policy import WITHHELD, withhold
 from factdebate.guard.tiers import Progress
 from factdebate.guard.types import GuardClaim
 
 
 @dataclass
 class Part:
-    """One part of the answer: its text from ``start`` (its trailing spaces included) and its sentences in
-    the answer's offsets (None until gated); ``claims`` is None until its claims are known."""
+    """One part of the answer: its text from ``start`` (its trailing spaces included) and its sentences, gated,
+    in the answer's offsets (None until gated); ``claims`` is None until its claims are known (the claims it
+    states: its own extraction's, and those it repeats from an earlier part)."""
 
     start: int
     text: str
-    pieces: list[tuple[int, int]] | None
+    pieces: list[Sentence] | None
     claims: list[Progress] | None = None
     known: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def end(self) -> int:
         return self.start + len(self.text)
+
+    def touches(self, claim: GuardClaim) -> bool:
+        """Whether ``claim`` is placed in one of this part's sentences."""
+        span = claim.span
+        return span is not None and any(span.start < s.end and span.end > s.start for s in self.pieces or [])
 
 
 class HeldText:
@@ -50,11 +68,12 @@ class HeldText:
         self._next = 0  # the first part not released
         self._pump: asyncio.Task[None] | None = None
         self._closed = False
+        self._marked: set[int] = set()  # the claims (by index) already withheld where they are placed
         self.shown: list[str] = []  # what was released, in order
         self.withheld = 0  # sentences (or parts) withheld
 
-    def add(self, start: int, text: str, pieces: Sequence[tuple[int, int]] | None, *, waiting: bool) -> Part:
-        """A new part; ``waiting``: it has claims coming (False: it states nothing to check, it goes at once)."""
+    def add(self, start: int, text: str, pieces: Sequence[Sentence] | None, *, waiting: bool) -> Part:
+        """A new part; ``waiting``: it has claims coming (False: it states nothing to check)."""
         part = Part(start, text, list(pieces) if pieces is not None else None)
         if not waiting:
             self.settle(part, [])
@@ -66,24 +85,83 @@ class HeldText:
 
     @staticmethod
     def settle(part: Part, claims: list[Progress]) -> None:
-        """``part``'s claims are known (an empty list: none, or none could be extracted)."""
+        """``part``'s claims are known (an empty list: none, or none could be extracted); its sentences are
+        gated by then."""
         if part.claims is None:
             part.claims = claims
             part.known.set()
 
+    async def _part(self, n: int) -> Part:
+        while n >= len(self._parts):
+            self._more.clear()
+            await self._more.wait()
+        return self._parts[n]
+
+    @staticmethod
+    async def _decided(part: Part) -> None:
+        await part.known.wait()
+        for progress in part.claims or []:
+            await progress.first.wait()
+
     async def _run(self) -> None:
         while True:
-            while self._next >= len(self._parts):
-                self._more.clear()
-                await self._more.wait()
-            part = self._parts[self._next]
-            await part.known.wait()
-            for progress in part.claims or []:
-                await progress.first.wait()
-            self._release(part, [p.claim for p in part.claims or [] if p.claim.label == Label.REFUTES])
+            part = await self._part(self._next)
+            await self._decided(part)
+            # A heading is read with what follows it: those parts' claims may be placed in it.
+            readers: list[Part] = []
+            reach = _reads_on(part)
+            while reach:
+                reader = await self._part(self._next + 1 + len(readers))
+                await self._decided(reader)
+                readers.append(reader)
+                reach = _goes_on(reader)
+            self._release(part, readers, lambda claim: claim.label == Label.REFUTES)
 
-    def _release(self, part: Part, wrong: list[GuardClaim]) -> None:
-        text, count = withhold(part.text, wrong, part.pieces or [], part.start)
+    def _readers(self, n: int) -> list[Part]:
+        """The parts after part ``n`` read under its last heading, of those there are (the answer has ended)."""
+        out: list[Part] = []
+        reach = _reads_on(self._parts[n])
+        for reader in self._parts[n + 1:]:
+            if not reach:
+                break
+            out.append(reader)
+            reach = _goes_on(reader)
+        return out
+
+    def _claims(self) -> dict[int, GuardClaim]:
+        """Every claim known so far, by index, as it stands."""
+        return {p.claim.index: p.claim for part in self._parts for p in part.claims or []}
+
+    def _held(self, claim: GuardClaim) -> bool:
+        """Whether ``claim`` is placed in text not shown yet: a sentence of a part still held, or the answer
+        past the parts (not taken yet: a claim is placed in the answer as it stands)."""
+        span = claim.span
+        return span is not None and (span.end > self.end or any(p.touches(claim) for p in self._parts[self._next:]))
+
+    def _lost(self, part: Part, refuted: list[GuardClaim]) -> list[GuardClaim]:
+        """The claims of ``refuted`` that ``part`` states that are placed in no text still held and withheld
+        nowhere yet: its sentences (and the heading it was read under) are all that is known to state them."""
+        own = {p.claim.index for p in part.claims or []}
+        return [c for c in refuted if c.index in own and c.index not in self._marked and not self._held(c)]
+
+    def _release(self, part: Part, readers: list[Part], wrong: Callable[[GuardClaim], bool],
+                 claims: dict[int, GuardClaim] | None = None) -> None:
+        """Release ``part`` with the refuted text in it withheld (``wrong``: whether a claim is refuted, read on
+        ``claims``, every claim by index, or as the claims stand now). ``readers``: the parts read under its
+        last heading."""
+        claims = claims if claims is not None else self._claims()
+        refuted = [c for c in claims.values() if wrong(c)]
+        if lost := self._lost(part, refuted):  # placed nowhere that can still be withheld: the whole part
+            text, count = withhold(part.text, lost[:1], [], part.start)
+            self._marked.update(c.index for c in lost)
+        else:
+            placed = [c for c in refuted if part.touches(c)]
+            spans = [(c.span.start, c.span.end) for c in placed if c.span is not None]
+            heading = next((s for s in reversed(part.pieces or []) if s.reason == "heading"), None)
+            if heading is not None and any(self._lost(reader, refuted) for reader in readers):
+                spans.append((heading.start, heading.end))  # a reader's claim placed nowhere may be the heading's
+            text, count = _withheld(part, spans)
+            self._marked.update(c.index for c in placed)
         self.withheld += count
         self._next += 1
         if text:
@@ -101,10 +179,10 @@ class HeldText:
         if self._pump is not None:
             self._pump.cancel()
             await asyncio.gather(self._pump, return_exceptions=True)
-        by_index = {c.index: c for c in claims}
-        for part in self._parts[self._next:]:
-            final = [by_index.get(p.claim.index, p.claim) for p in part.claims or []]
-            self._release(part, [c for c in final if c.status == "checked" and c.label == Label.REFUTES])
+        final = {**self._claims(), **{c.index: c for c in claims}}
+        while self._next < len(self._parts):
+            self._release(self._parts[self._next], self._readers(self._next),
+                          lambda c: c.status == "checked" and c.label == Label.REFUTES, final)
         if tail:
             self.shown.append(tail)
             self._out.put_nowait(tail)
@@ -122,3 +200,25 @@ class HeldText:
         if not self._closed:
             self._closed = True
             self._out.put_nowait(None)
+
+
+def _withheld(part: Part, spans: Sequence[tuple[int, int]]) -> tuple[str, int]:
+    """``part``'s text with each of its sentences that one of ``spans`` (the answer's offsets) touches replaced
+    by :data:`~factdebate.guard.policy.WITHHELD`, and how many were."""
+    hit = [s for s in part.pieces or [] if any(a < s.end and b > s.start for a, b in spans)]
+    out, at = [], part.start
+    for sentence in hit:
+        out += [part.text[at - part.start:sentence.start - part.start], WITHHELD]
+        at = sentence.end
+    out.append(part.text[at - part.start:])
+    return "".join(out), len(hit)
+
+
+def _reads_on(part: Part) -> bool:
+    """Whether a part after ``part`` may be read under a heading of it (not known yet: it may)."""
+    return part.pieces is None or reads_on(part.pieces)
+
+
+def _goes_on(reader: Part) -> bool:
+    """Whether the heading ``reader`` is read under may be read with the part after it too."""
+    return reader.pieces is None or not ends_reach(reader.pieces)

@@ -31,7 +31,7 @@ from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard.check import Check, checked_length, drop, settle, uncheckable
-from factdebate.guard.gate import Sentence, gate
+from factdebate.guard.gate import Sentence, fenced_after, gate
 from factdebate.guard.head_start import same_claim, stands_alone
 from factdebate.guard.hold import HeldText, Part
 from factdebate.guard.policy import StreamMode, stream_mode
@@ -41,7 +41,7 @@ from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Resolv
 from factdebate.llm.calls import cache_scope, counting
 from factdebate.methods.resources import Resources
 from factdebate.response_level.offload import LONG_TEXT
-from factdebate.response_level.spans import SentenceEnds, TextIndex, boundaries, sentences
+from factdebate.response_level.spans import CLOSING, SentenceEnds, TextIndex, boundaries, sentences
 from factdebate.settings.model import Settings
 
 CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extractor with it
@@ -98,6 +98,10 @@ class AnswerSoFar:
         """(where it starts, the answer from the cursor to ``end``); the cursor moves to ``resume``."""
         start = self._ends.cursor
         pending = "".join(self._pending)
+        if start <= end < resume and pending[end - start] in CLOSING:
+            # The closing quotes or brackets at a gap's start end the sentence before it, as a whole reply's
+            # sentences do: 'He said "Paris is big."' keeps its closing quote.
+            end += len(pending[end - start:resume - start].rstrip())
         self._pending = [pending[resume - start:]]
         self._gap = pending[end - start:resume - start]
         self._ends.cursor = resume
@@ -115,10 +119,20 @@ class AnswerSoFar:
         self._ends.cursor = start
 
 
-def gated(part: str, start: int, *, asked: bool = False) -> list[Sentence]:
-    """The sentences of ``part`` of the answer, gated (``asked``: in a person's message's context), with their
-    offsets in the answer (``part`` starts at ``start``)."""
-    return [Sentence(s.start + start, s.end + start, s.text, s.reason) for s in gate(part, asked=asked)]
+def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False) -> list[Sentence]:
+    """The sentences of ``part`` of the answer, gated (``asked``: in a person's message's context; ``fenced``:
+    the part starts inside a fenced code block), with their offsets in the answer (``part`` starts at
+    ``start``)."""
+    return [Sentence(s.start + start, s.end + start, s.text, s.reason)
+            for s in gate(part, asked=asked, fenced=fenced)]
+
+
+def fenced_after_text(part: str, fenced: bool) -> bool:
+    """Whether the answer after ``part`` is inside a fenced code block (``fenced``: the part starts in one),
+    read without gating it (a long part is gated in a worker thread, after the next part may be)."""
+    if "```" not in part and "~~~" not in part:
+        return fenced
+    return fenced_after((part[a:b] for a, b in sentences(part)), fenced)
 
 
 class StreamingCheck:
@@ -142,6 +156,7 @@ class StreamingCheck:
         self._finished = False
         self._stopped: str | None = None  # why the rest of the answer is not checked
         self._long = False  # the answer passed guard.max_message_chars: the rest is kept, not read
+        self._fenced = False  # the answer taken so far leaves a fenced code block open
         self._result: GuardResult | None = None
         resolved = self._check.options
         self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked, resolved.on_not_enough_info)
@@ -179,8 +194,10 @@ class StreamingCheck:
         shown = part + self._answer.gap  # what of the answer this part releases under hold
         worthy: list[Sentence] | None = None  # a long part is gated in a worker thread, in its run
         held: Part | None = None
+        fenced = self._fenced  # the part's start is inside a code block: what follows "#" is a comment
         if len(part) < LONG_TEXT:
-            found = gated(part, start, asked=self._check.asked)
+            found = gated(part, start, asked=self._check.asked, fenced=fenced)
+            self._fenced = fenced_after((s.text for s in found), fenced)
             if not final and found and found[-1].reason == "question":
                 # "Is the Eiffel Tower in Berlin? Yes." is a statement: the question waits for the next sentence.
                 last = found.pop()
@@ -190,33 +207,35 @@ class StreamingCheck:
                 shown = part[:last.start - start]
             worthy = self._check.skip(found)
             if self.held is not None:
-                held = self.held.add(start, shown, [(s.start, s.end) for s in found], waiting=bool(worthy))
+                held = self.held.add(start, shown, found, waiting=bool(worthy))
             if not worthy:
                 return
-        elif self.held is not None:
-            held = self.held.add(start, shown, None, waiting=True)
+        else:
+            self._fenced = fenced_after_text(part, fenced)
+            if self.held is not None:
+                held = self.held.add(start, shown, None, waiting=True)
         previous, mine = self._registered, asyncio.Event()
         self._registered = mine
         before, counted = self._counted, asyncio.Event()
         self._counted = counted
         # Each part's task in a copy of the check's context: parts run at once, and a variable one of them
         # sets (the model call being made, the open span) must not be read by another.
-        task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held, (before, counted)),
+        task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held, (before, counted), fenced),
                                    context=self._context.copy())
         self._extractions.append(task)
 
     async def _run(self, part: str, worthy: list[Sentence] | None, start: int, previous: asyncio.Event | None,
                    mine: asyncio.Event, held: Part | None = None,
-                   order: tuple[asyncio.Event | None, asyncio.Event] | None = None) -> None:
+                   order: tuple[asyncio.Event | None, asyncio.Event] | None = None, fenced: bool = False) -> None:
         waits: list[Progress] = []  # the claims the part's release waits for (hold)
         head: asyncio.Task[TierOutcome] | None = None  # the fast verdict begun on the sentence (head_start.py)
         adopted: asyncio.Task[TierOutcome] | None = None
         before, counted = order or (None, asyncio.Event())
         try:
             if worthy is None:
-                found = await asyncio.to_thread(gated, part, start, asked=self._check.asked)
+                found = await asyncio.to_thread(gated, part, start, asked=self._check.asked, fenced=fenced)
                 if held is not None:
-                    held.pieces = [(s.start, s.end) for s in found]
+                    held.pieces = found
                 worthy = self._check.skip(found)
             # The claim cap counts the answer's check-worthy sentences in order, as a whole check does
             # (Check.take): a part waits only for the previous part's count (its gating), not its extraction.

@@ -4,8 +4,9 @@ behind the one call, for a Python caller).
 
 - ``annotate``: every delta is shown as it comes; the verdicts come beside it.
 - ``flag``: the same, and the footnotes after the last delta, once the check is done.
-- ``hold``: each part of the answer is shown once its claims are decided at the first tier, a refuted
-  sentence replaced by a notice (guard/hold.py); the footnotes after it.
+- ``hold``: each part of the answer is shown once its claims are decided at the first tier (and a part
+  ending in a heading once the parts read under it are), the refuted sentence, heading, list item, table row
+  or code comment replaced by a notice (guard/hold.py); the footnotes after it.
 - ``rewrite``, ``block`` and ``on_unchecked: block``: nothing is shown before the check; then the text the
   policy leaves (the revision, the refusal, or the answer) at once.
 

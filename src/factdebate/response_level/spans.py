@@ -25,11 +25,14 @@ from factdebate.core.types import Span
 from factdebate.response_level.placing import MARGIN, PLACE, SentenceWords, conflicting, read_sentence, terms, weights
 
 # A sentence ends at . ! or ? (and any closing quote or bracket) followed by spaces or tabs, or at a run of
-# whitespace holding a line break; "3.6" or "e.g.x" do not end one. (The pattern these rules were once
+# whitespace holding a line break; "3.6" or "e.g.x" do not end one, nor does a list's marker ("1.", "12.") that
+# starts a sentence. Whether a word starts a sentence is read from the text before it (a line break, a
+# sentence's end, the text's start), so a stream's part, which always starts a sentence, is cut as the whole
+# reply is. (The pattern these rules were once
 # written as, r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+|\s*\n\s*", read a long run of spaces once per
 # character in it; SentenceEnds finds the same places reading each character once.)
 _STOPS = ".!?"
-_CLOSING = "\"'\u201d\u2019)]"
+CLOSING = "\"'\u201d\u2019)]"  # closing quotes and brackets: they end the sentence before them
 _PIECE = re.compile(r"\s+|\S+")
 _SPACES = re.compile(r"\s+")
 _LONG_SPACES = re.compile(r"\s{2,}")
@@ -61,7 +64,7 @@ class SentenceEnds:
         self.length = 0
         self.cursor = cursor
         self._word = -1  # where the last word (run of non-whitespace) starts
-        self._line_start = False  # that word opens a line (or the text): "1." there is a list's marker
+        self._opens = False  # that word starts a sentence (or the text): "1." there is a list's marker
         self._head = ""  # its first characters
         self._stop = -1  # just after its last . ! or ? when only closing quotes or brackets follow; else -1
         self._run = -1  # where the whitespace the text ends with starts; -1 when it ends with a word
@@ -84,12 +87,13 @@ class SentenceEnds:
                 if (newline := part.rfind("\n")) >= 0:
                     self._newline = at + newline
             elif self._run >= 0 or at == 0:  # a new word: the whitespace before it is complete
-                opens_line = at == 0 or (self._newline >= self._run >= 0)
+                opens = at == 0 or self._run == 0  # the text's start, after any whitespace it opens with
                 if self._run >= 0:
+                    opens = opens or self._ended()
                     settled += self._gaps(at)
                     self._run = -1
                 self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
-                self._line_start = opens_line
+                self._opens = opens
             else:  # the text's last word goes on
                 if len(self._head) < _HEAD:
                     self._head += part[:_HEAD - len(self._head)]
@@ -103,20 +107,30 @@ class SentenceEnds:
 
     @staticmethod
     def _stop_in(part: str, at: int, unchanged: int) -> int:
-        core = part.rstrip(_CLOSING)
+        core = part.rstrip(CLOSING)
         if not core:  # closing quotes only: the word still ends as it did
             return unchanged
         return at + len(core) if core[-1] in _STOPS else -1
+
+    def _stop_ends(self) -> bool:
+        """Whether the last word's . ! or ? ends its sentence: not an abbreviation, nor a list's marker ("1."
+        starting a sentence, as in "1. Russia" or "Done. 2. Mix the flour.")."""
+        length = self._stop - self._word
+        marker = self._opens and 1 < length <= 4 and self._head[:length - 1].isdigit()
+        return not marker and (length >= _HEAD or not _abbreviation(self._head[:length]))
+
+    def _ended(self) -> bool:
+        """Whether a sentence ends in the whitespace the text ends with, wherever the cursor stands (the word
+        after it starts a sentence even when a stream has taken that gap already)."""
+        return self._newline >= self._run or (self._stop >= 0 and self._blank_end > self._run and self._stop_ends())
 
     def _gaps(self, end: int) -> list[tuple[int, int]]:
         """The gaps in the whitespace [self._run, end)."""
         out = []
         if self._stop >= 0 and self._stop >= self.cursor and self._blank_end > self._run:
             # After . ! or ? and closing quotes: the quotes and the spaces or tabs are one gap, unless the word
-            # is an abbreviation; a line break further in the same whitespace is a gap of its own.
-            length = self._stop - self._word
-            marker = self._line_start and 1 < length <= 4 and self._head[:length - 1].isdigit()  # "1. Russia"
-            if not marker and (length >= _HEAD or not _abbreviation(self._head[:length])):
+            # is an abbreviation or a marker; a line break further in the same whitespace is a gap of its own.
+            if self._stop_ends():
                 out.append((self._stop, self._blank_end))
             if self._newline >= self._run:
                 out.append((self._blank_end, end))
@@ -138,7 +152,7 @@ def _pieces(text: str, gaps: list[tuple[int, int]], start: int, end: int) -> tup
     out = []
     for gap_start, gap_end in gaps:
         close = gap_start
-        if text[gap_start] in _CLOSING:  # the closing quote belongs to the sentence
+        if text[gap_start] in CLOSING:  # the closing quote belongs to the sentence
             close += len(text[gap_start:gap_end].rstrip())
         if (piece := _trimmed(text, start, close)) is not None:
             out.append(piece)

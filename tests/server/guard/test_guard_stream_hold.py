@@ -1,7 +1,8 @@
 """``policy: hold`` through ``POST /v1/chat/completions``, streamed: the text goes out part by part once its
 claims are decided, a refuted sentence never (a notice stands in its place and the footnotes say what it
 stated), the check id header before the body and the ``factdebate`` chunk at the end as under every policy;
-plain, the same text at once."""
+plain, the same text at once. A false Markdown heading, list item, table cell or code comment is never
+streamed either, and the notice replaces it, not the true line after it (tests/guard/hold_formats.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from factdebate.guard.policy import WITHHELD
+from tests.guard.hold_formats import SLOW, TRUE_LINE, Format, cases, checker
 from tests.guard.support import SlowBackend, script
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
 from tests.server.guard_support import ANSWER, Upstream, upstream_app
@@ -81,3 +83,37 @@ def test_a_plain_reply_under_hold_is_the_same_text(server: LiveServer) -> None:
     content = reply.json()["choices"][0]["message"]["content"]
     assert content.split(FOOTNOTES)[0] == ANSWER.replace(ROME, WITHHELD)
     assert reply.json()["factdebate"]["action_taken"] == "held"
+
+
+def _formatted_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: str,
+                      numbered: bool) -> tuple[LiveServer, LiveServer]:
+    """The guard before a loopback upstream streaming ``reply`` three characters a chunk, checked by the
+    formatted replies' checker (tests/guard/hold_formats.py)."""
+    from factdebate.server.app import create_app
+
+    model = LiveServer(upstream_app(Upstream(answer=reply, token_delay=0.005, chars=3))).__enter__()
+    monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
+    backend = SlowBackend(checker(numbered=numbered), SLOW)
+    app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path / "service.sqlite", rate_limit_per_minute=0,
+                     build=lambda settings: offline_build(settings, backend))
+    return LiveServer(app).__enter__(), model
+
+
+@pytest.mark.parametrize(("form", "numbered"), cases())
+def test_a_false_heading_list_item_table_cell_or_code_comment_is_never_streamed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: Format, numbered: bool) -> None:
+    guard, model = _formatted_server(tmp_path, monkeypatch, form.reply, numbered)
+    try:
+        body = {**_body(True), "messages": [{"role": "user", "content": "Tell me about Apollo 11."}]}
+        with httpx.stream("POST", f"{guard.url}/v1/chat/completions", headers=AUTH, timeout=30, json=body) as reply:
+            assert reply.status_code == 200
+            chunks = [json.loads(line[6:]) for line in reply.iter_lines() if line.startswith("data: {")]
+    finally:
+        guard.__exit__()
+        model.__exit__()
+    text = "".join((c["choices"][0]["delta"].get("content") or "") for c in chunks if c.get("choices"))
+    answer = text.split(FOOTNOTES)[0]
+    assert form.false not in answer and "1972" not in answer, text
+    assert TRUE_LINE in answer
+    assert answer == form.held  # the notice stands for the false line only
+    assert chunks[-1]["factdebate"]["action_taken"] == "held"
