@@ -72,6 +72,15 @@ def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _servers_not_down() -> None:
+    """No model server is down for a test because an earlier test's, on the same port, refused connections
+    (llm/breaker.py keeps what it learned for the process)."""
+    from factdebate.llm import breaker
+
+    breaker.forget()
+
+
 # The Milvus server while its tests run: (server, URI), or the reason it could not start (said by every test
 # that asks for it, without a second try).
 _milvus: list[tuple[Any, str]] = []

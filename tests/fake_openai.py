@@ -95,7 +95,7 @@ class FakeOpenAI:
                  fault: Callable[[int], Failure | None] | None = None, error_message: str | None = None,
                  *, one_at_a_time: bool = False, delay: float = 0.0, delays: list[float] | None = None,
                  reasoning: str = REASONING_MODEL.pattern, owner: str | None = None,
-                 props: dict[str, Any] | None = None) -> None:
+                 props: dict[str, Any] | None = None, port: int = 0) -> None:
         self.failures = list(failures or [])
         self.gets: list[str] = []
         self.one_at_a_time = one_at_a_time
@@ -216,7 +216,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = _QuietServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", port), Handler)  # port: a server back where one died
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

@@ -138,6 +138,8 @@ def _model_server_checks(settings: Settings) -> list[Check]:
         elif answer.outcome == "refused_key":
             checks.append(Check(name, "fail", f"refused the key ({answer.detail}): set OPENAI_API_KEY to a key "
                                 "this server accepts"))
+        elif answer.outcome == "busy":
+            checks.append(Check(name, "warn", f"runs, busy: {answer.detail}"))
         elif answer.outcome == "error":
             checks.append(Check(name, "fail", f"answers {answer.detail}"))
         else:

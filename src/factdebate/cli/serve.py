@@ -119,17 +119,20 @@ def serve(
         settings = settings.model_copy(update={"shared_state": True})
     app = create_app(settings, exit_within_s=settings.shutdown_grace_s)
     from factdebate.run.build import ensure_indexes
-    from factdebate.run.model_servers import check_model_servers, said_several_at_once, sent_one_at_a_time
+    from factdebate.run.model_servers import busy_note, check_model_servers, said_several_at_once, sent_one_at_a_time
 
+    busy = []
     try:  # asked once before the build; a service may start before its model server: said, not fatal
-        check_model_servers(app.state.service.resolver.base)
+        busy = check_model_servers(app.state.service.resolver.base)
     except ConfigError as exc:
         typer.echo(f"warning: {str(exc).removesuffix('; nothing was prepared or run')}; the service starts, and "
                    "its checks fail until then", err=True)
     for where, said in said_several_at_once(app.state.service.resolver.base):
         typer.echo(f"note: the model server at {where} is sent up to {said.count} requests at once, as it said "
                    f"({said.said_by}; llm.max_in_flight unset)", err=True)
-    for where in sent_one_at_a_time(app.state.service.resolver.base):
+    for answer in busy:
+        typer.echo(busy_note(answer), err=True)
+    for where in sent_one_at_a_time(app.state.service.resolver.base, busy):
         typer.echo(f"note: the model server at {where} is on this machine and did not say how many requests it "
                    "serves at once, so it is sent one request at a time (llm.max_in_flight unset); if it serves "
                    "several at once (vLLM, llama-server -np N), set llm.max_in_flight to its slots "

@@ -85,11 +85,12 @@ class TransientLLMError(Exception):
     """Worth retrying: rate limit, 5xx, timeout, dropped connection."""
 
     def __init__(self, message: str, retry_after: float | None = None, url: str = "",
-                 give_up_after: int | None = None, timed_out: bool = False) -> None:
+                 give_up_after: int | None = None, timed_out: bool = False, refused: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.url = url
         self.timed_out = timed_out  # no answer within the request timeout
+        self.refused = refused  # no connection could be opened: the server is not running (llm/breaker.py)
         # Tries after which this kind of failure is not worth the rest of the time budget (a server that
         # has never answered is more likely a wrong URL than a hiccup).
         self.give_up_after = give_up_after

@@ -10,7 +10,8 @@ import random
 import time
 from dataclasses import dataclass
 
-import factdebate.llm.hung_calls as hung_calls  # the module, not the package (whose __init__ imports this one)
+import factdebate.llm.breaker as breaker  # the modules, not the package (whose __init__ imports this one)
+import factdebate.llm.hung_calls as hung_calls
 from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError
 from factdebate.core.observe import watched
 from factdebate.core.runtime import current_run
@@ -147,7 +148,9 @@ class LLM:
             await self._ask_server_slots()
         limited = self.cut_hung_calls and self.max_in_flight is not None
         state = hung_calls.endpoint(self.backend.endpoint) if limited else None
+        endpoint = self.backend.endpoint
         for attempt in range(1, self.retry.attempts + 1):
+            breaker.before_call(endpoint, self.model)  # a server that is down: no call, no wait (llm/breaker.py)
             token = set_call(who)
             try:
                 in_flight = slot(self.backend.endpoint, self.max_in_flight)
@@ -175,9 +178,14 @@ class LLM:
                     finally:
                         if attempt > 1:
                             spent += time.perf_counter() - started
+                    breaker.answered(endpoint)
                     return completion, attempt, time.perf_counter() - started
             except TransientLLMError as exc:
                 last_error, timed_out = redact_text(str(exc)), exc.timed_out
+                if not exc.refused:
+                    breaker.answered(endpoint)  # a server that answers late or with an error runs
+                elif breaker.refused(endpoint):
+                    breaker.before_call(endpoint, self.model)  # down now: said at once, not retried
                 given_up += isinstance(exc, hung_calls.HungCall)
                 if attempt == self.retry.attempts or (exc.give_up_after and attempt >= exc.give_up_after):
                     break
@@ -192,6 +200,7 @@ class LLM:
                 await asyncio.sleep(delay)
                 spent += delay
             except FatalLLMError as exc:
+                breaker.answered(endpoint)
                 raise FactDebateError(f"{self.backend.name}: {exc}") from exc
             finally:
                 reset_call(token)

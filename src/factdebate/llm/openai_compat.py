@@ -34,6 +34,7 @@ from factdebate.llm.constraints import (
     openai_request,
     render_json,
 )
+from factdebate.llm.http1 import ConnectTimeout
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
 from factdebate.llm.openai_http import ChatTransport, ChunkStream
@@ -256,11 +257,12 @@ class OpenAIBackend:
         except (openai.APITimeoutError, openai.APIConnectionError) as exc:
             # Until the server has answered once, a refused connection is likely a wrong URL: a few tries,
             # not the whole time budget.
-            timed_out = isinstance(exc, openai.APITimeoutError)
+            refused = never_connected(exc)
+            timed_out = isinstance(exc, openai.APITimeoutError) and not refused
             text = f"no answer within {self.timeout:g} s" if timed_out else str(exc)
             raise TransientLLMError(f"{type(exc).__name__}: {text}", None, self.endpoint,
                                     give_up_after=None if self._answered else UNREACHED_TRIES,
-                                    timed_out=timed_out) from exc
+                                    timed_out=timed_out, refused=refused) from exc
         except (httpx.TimeoutException, httpx.TransportError) as exc:  # a stream cut while it was read
             timed_out = isinstance(exc, httpx.TimeoutException)
             raise TransientLLMError(f"the streamed answer broke off: {type(exc).__name__}", None, self.endpoint,
@@ -282,6 +284,19 @@ class OpenAIBackend:
         completion.constrained = req.constrained
         completion.tool_calls = _tool_calls(response.choices[0].message)
         return _checked(completion, req)
+
+
+def never_connected(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is a connection that could not be opened at all: refused, no such
+    host, or no handshake in time. A server that took the connection and then failed or went quiet is running."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the SDK's error, httpx's, the socket's: a short chain
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError | ConnectTimeout | httpx.ConnectError | httpx.ConnectTimeout):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _completion(response: Any, endpoint: str) -> Completion:

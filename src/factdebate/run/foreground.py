@@ -8,9 +8,13 @@ handlers call.)
 
 from __future__ import annotations
 
-from factdebate.run.model_servers import check_model_servers
+import sys
+
+from factdebate.run.model_servers import busy_note, check_model_servers
 from factdebate.settings.model import Settings
 
 
 def prepare_in_foreground(settings: Settings) -> None:
-    check_model_servers(settings)
+    """A dead model server raises (one line, exit 2); a busy one is said on stderr and the command goes on."""
+    for answer in check_model_servers(settings):
+        print(busy_note(answer), file=sys.stderr)

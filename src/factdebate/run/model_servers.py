@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,7 +29,7 @@ PROBE_TIMEOUT_S = 5.0  # a server that has not answered its model list in 5 s is
 @dataclass(frozen=True)
 class ServerAnswer:
     where: str  # the server's address as a person may see it (credentials removed)
-    outcome: Literal["answers", "unreachable", "refused_key", "error"]
+    outcome: Literal["answers", "busy", "unreachable", "refused_key", "error"]
     detail: str
     method: str = "GET"
     path: str = "/models"
@@ -78,12 +79,16 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
                     "model": models[0] if models else "", "max_tokens": 1,
                     "messages": [{"role": "user", "content": "ok"}]}, limit=MODEL_LIST_BYTES, seconds=timeout,
                     what="a one-token answer")
-        except (AnswerTooLarge, AnswerTooSlow) as exc:  # it answers, but not as a model server does
+        except AnswerTooLarge as exc:  # it answers, but not as a model server does
             answers.append(ServerAnswer(where, "error", redact_text(f"{exc}: not a model server's answer")))
             continue
         except (httpx.TransportError, OSError) as exc:
-            answers.append(ServerAnswer(where, "unreachable", redact_text(
-                f"{type(exc).__name__}: {str(exc)[:200] or 'no answer'}; waited up to {timeout:.0f} s")))
+            if connected(exc):  # it took the connection: running, busy with a request (llama-cpp-python)
+                answers.append(ServerAnswer(where, "busy", f"it took the connection but did not answer its model "
+                                            f"list within {timeout:.0f} s: busy with another request, or slow"))
+            else:
+                answers.append(ServerAnswer(where, "unreachable", redact_text(
+                    f"{type(exc).__name__}: {why_not(exc)}; waited up to {timeout:.0f} s")))
             continue
         method, path = reply.request.method, reply.request.url.path
         if reply.status_code in (401, 403):
@@ -96,6 +101,34 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
             slots = _said_slots(base, reply, headers, timeout) if not settings.llm.max_in_flight else None
             answers.append(ServerAnswer(where, "answers", f"HTTP {reply.status_code}", method, path, slots))
     return answers
+
+
+def connected(exc: BaseException) -> bool:
+    """Whether a probe that failed had its connection taken: no answer in time (a read timeout, the whole
+    answer's deadline) from a server that runs, unlike one refused or never opened."""
+    import httpx
+
+    from factdebate.llm.openai_compat import never_connected
+
+    return isinstance(exc, httpx.ReadTimeout | AnswerTooSlow) and not never_connected(exc)
+
+
+def why_not(exc: BaseException) -> str:
+    """A failed connection in a few words: the socket's own reason ("connection refused"), not the client's
+    wrapper ("All connection attempts failed")."""
+    import socket
+
+    deepest = exc
+    for _ in range(8):
+        cause = deepest.__cause__ or deepest.__context__
+        if cause is None:
+            break
+        deepest = cause
+    if isinstance(deepest, ConnectionRefusedError):
+        return "Connection refused"
+    if isinstance(deepest, socket.gaierror):
+        return "no such host"
+    return str(exc)[:200] or "no answer"
 
 
 def _said_slots(base: str, reply: Any, headers: dict[str, str], timeout: float) -> Slots | None:
@@ -140,16 +173,20 @@ class ModelServerDown(ConfigError):
     ``check-response --fail-on`` tells it apart as a check that could not be made, exit 3)."""
 
 
-def sent_one_at_a_time(settings: Settings) -> list[str]:
+def sent_one_at_a_time(settings: Settings, busy: Sequence[ServerAnswer] = ()) -> list[str]:
     """The model servers on this machine that get one request at a time because ``llm.max_in_flight`` is unset
     (llm/in_flight.py: 1 for loopback, which a local llama.cpp wants), as a person may see them. A server with
     several slots (vLLM, ``llama-server -np N``) then serves a busy service's calls one by one: its checks wait,
-    and a guarded reply cost the service twice the CPU (docs/service.md, Sizing)."""
+    and a guarded reply cost the service twice the CPU (docs/service.md, Sizing). A server the probe found
+    ``busy`` is left out: it was not asked (its first model call asks it, llm/in_flight.py), so it did not
+    decline to say."""
     from factdebate.llm.in_flight import is_loopback, learned
 
     if settings.llm.max_in_flight or not served_models(settings):
         return []
-    return [redact_text(url.rstrip("/")) for url in server_urls(settings) if is_loopback(url) and not learned(url)]
+    asked_later = {answer.where for answer in busy}
+    return [where for url in server_urls(settings) if is_loopback(url) and not learned(url)
+            and (where := redact_text(url.rstrip("/"))) not in asked_later]
 
 
 def said_several_at_once(settings: Settings) -> list[tuple[str, Slots]]:
@@ -163,19 +200,24 @@ def said_several_at_once(settings: Settings) -> list[tuple[str, Slots]]:
             if (said := learned(url)) is not None and said.count > 1]
 
 
-def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> None:
+def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> list[ServerAnswer]:
     """Raise, in one line, when a server the run needs cannot be reached or refuses the key; nothing when
     the run calls no server. Any other answer to the model list (a server without one answers 404) means it
-    runs: what it says to a real call is reported per claim by the run."""
+    runs: what it says to a real call is reported per claim by the run. A server that took the connection and
+    did not answer in time runs too, busy (llama-cpp-python answers its model list only between generations):
+    those are returned, for the command to say so (:func:`busy_note`)."""
     models = served_models(settings)
     if not models:
-        return
+        return []
     from factdebate.llm import make_backend
 
     endpoint = settings.llm.base_urls[0] if settings.llm.base_urls else None
     for model in models:  # a missing key is named first (building a backend opens no connection)
         make_backend(f"openai:{model}", base_url=endpoint)
+    busy = []
     for answer in ask_servers(settings, timeout, completion=False):
+        if answer.outcome == "busy":
+            busy.append(answer)
         if answer.outcome == "unreachable":
             raise ModelServerDown(f"the model server at {answer.where} does not answer ({answer.detail}): start it, "
                               "or point OPENAI_BASE_URL (or llm.base_urls) at one that runs; nothing was prepared "
@@ -183,3 +225,9 @@ def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) ->
         if answer.outcome == "refused_key":
             raise ConfigError(f"the model server at {answer.where} refused the key ({answer.detail}): set "
                               "OPENAI_API_KEY to a key it accepts; nothing was prepared or run")
+    return busy
+
+
+def busy_note(answer: ServerAnswer) -> str:
+    """What a command says of a server the probe found busy: it runs; its calls wait their turn."""
+    return f"note: the model server at {answer.where} runs but is busy ({answer.detail}); its calls wait their turn"

@@ -84,6 +84,9 @@ class ServiceConfig(BaseModel):
                                      description="Finished checks kept per key, so that a link (/?check=<id>, "
                                      "GET /v1/checks/{id}) reopens one; the oldest go first; 0: none kept and no "
                                      "links given.")
+    models_required: bool = Field(default=False, description="Answer /v1/health with 503 while a model server "
+                                  "the checks call is down (it refused connections: llm/breaker.py), so that a load "
+                                  "balancer sends callers elsewhere; off, health lists it in `down` and answers 200.")
     kept_checks_days: float = Field(default=30.0, gt=0, le=36_500, description="Days a finished check is kept for "
                                     "its link; older ones are gone (404).")
     kept_check_calls_bytes: int = Field(default=1024 * 1024, ge=0, le=64 * 1024 * 1024,

@@ -299,7 +299,7 @@ def test_an_upstream_event_that_never_ends_is_an_error_not_a_growing_buffer() ->
 
     import asyncio
 
-    with pytest.raises(guard_upstream.UpstreamError, match="longer than 4.9 KiB"):
+    with pytest.raises(guard_upstream.UpstreamError, match=r"longer than 4\.9 KiB"):
         asyncio.run(read())
 
 

@@ -23,6 +23,7 @@ from factdebate.core.types import VerdictWarning
 from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
 from factdebate.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.llm import breaker
 from factdebate.methods.resources import Resources
 from factdebate.server.admission import admit_check
 from factdebate.server.guard.check_id import check_id_of, mark_not_kept
@@ -87,8 +88,9 @@ class ServiceHost(Host):
         """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and
         both texts), the request's first under its id (already in its header), filed under its conversation."""
         assert self.caller is not None
-        self.service.metrics.guard_check(result.label, result.action_taken, result.tier,
-                                         [(c.status, c.reason) for c in result.claims if c.status != "checked"])
+        unchecked = [(c.status, c.reason) for c in result.claims if c.status != "checked"]
+        self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
+                                         checker_down=(result.degraded or bool(unchecked)) and bool(breaker.down()))
         try:
             verdict = result.model_dump(mode="json")
             if self.service.tracing is not None and (trace_id := self.service.tracing.trace_id()) is not None:

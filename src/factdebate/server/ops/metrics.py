@@ -78,6 +78,9 @@ class Metrics:
                                     ["label", "action", "tier"], registry=r)
         self.unchecked_claims = Counter("factdebate_guard_unchecked_claims", "Claims a guard check left without "
                                         "a verdict, by why.", ["reason"], registry=r)
+        self.checker_down = Counter("factdebate_guard_checker_down_replies", "Guard checks answered without a "
+                                    "verdict while a checker model's server was down (it refused connections, so "
+                                    "it was not called).", registry=r)
         self.model_call_seconds = Histogram("factdebate_model_call_duration_seconds", "Seconds of each model "
                                             "call sent (each try), by endpoint (the model's configured name; the "
                                             "upstream chat model is 'upstream') and role.",
@@ -111,8 +114,10 @@ class Metrics:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
     def guard_check(self, label: str | None, action: str, tier: str,
-                    unchecked: list[tuple[str, str | None]]) -> None:
+                    unchecked: Sequence[tuple[str, str | None]], checker_down: bool = False) -> None:
         self.guard_checks.labels(label or "none", action, tier).inc()
+        if checker_down:
+            self.checker_down.inc()
         for status, reason in unchecked:
             self.unchecked_claims.labels(unchecked_reason(status, reason)).inc()
 

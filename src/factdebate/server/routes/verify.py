@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from factdebate.core.runtime import EventSink
 from factdebate.core.storage_full import STORAGE, public_reason, storage_problem
 from factdebate.core.types import Verdict
 from factdebate.core.version import __version__
+from factdebate.llm import breaker
 from factdebate.run.claim import run_claim, validate_claim
 from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
@@ -38,6 +40,7 @@ from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 from factdebate.tools.given import given_evidence
 from factdebate.util.redact import hide_endpoints
+from factdebate.util.scrub import scrub
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
@@ -54,7 +57,9 @@ class Health(BaseModel):
     # the parts that could not write lately (a full or read-only disk: issue 56), each with what failed; checks
     # are still answered (the cache is skipped), but kept checks and batches are not stored until it clears
     storage: dict[str, str] = {}
-    down: list[str] = []  # the parts that cannot be reached ("state_db"), with the 503 they cause
+    # the parts that cannot be reached: "state_db" (a 503), "model <name>" for a model server that refuses
+    # connections (a 503 only when the operator set models_required)
+    down: list[str] = []
 
 
 class BatchStatus(BaseModel):
@@ -130,10 +135,14 @@ async def health(service: ServiceDep, response: Response) -> Health:
         return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
                       active_runs=service.active_runs, auth="required" if service.keys.required else "off",
                       ready=False, reason=exc.reason, storage=storage, down=["state_db"])
-    return Health(status="ok" if warm.ready else "starting", version=__version__,
+    down = [f"model {scrub(name)}" for name in breaker.down()]  # a name, never where its server is
+    if down and service.config.models_required:
+        _unavailable(response, math.ceil(breaker.FIRST_PAUSE_S))
+    return Health(status=("unavailable" if down and service.config.models_required else "ok") if warm.ready
+                  else "starting", version=__version__,
                   uptime_seconds=round(time.time() - service.started, 1), active_runs=active,
                   auth="required" if service.keys.required else "off", ready=warm.ready, reason=reason,
-                  storage=storage)
+                  storage=storage, down=down)
 
 
 @router.get("/methods", tags=["service"], summary="Methods, tools, models and defaults this server offers")

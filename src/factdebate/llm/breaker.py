@@ -1,0 +1,97 @@
+"""A circuit breaker per model server: a server that refuses connections is not called again for a while.
+
+A dead checker (its process gone: the port refuses connections) cost every guarded reply its whole deadline
+before: each claim's call retried the refused connection until its time budget ran out, a reply at a time.
+A refusal is no hiccup of a running server (a busy one still accepts connections and answers late), so after
+:data:`REFUSALS_TO_OPEN` refusals in a row, counted across every call of the process, the server is *down*:
+calls to it fail at once with :class:`ModelServerDown` for a pause that starts at :data:`FIRST_PAUSE_S` and
+doubles on each refusal after it, up to :data:`LONGEST_PAUSE_S`. When the pause ends the next call goes
+through: an answer closes the breaker, a refusal opens it again for twice as long. What is down is listed by
+:func:`down` (the service's ``/v1/health``) under the settings' names of its models, never its address.
+
+Timeouts and errors the server answers with do not count: a slow or busy server is told apart from a dead one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from factdebate.core.errors import EndpointUnavailableError
+
+REFUSALS_TO_OPEN = 3  # refusals in a row: one is a restart's moment, three are a server that is gone
+FIRST_PAUSE_S = 1.0
+LONGEST_PAUSE_S = 30.0
+
+
+class ModelServerDown(EndpointUnavailableError):
+    """A call not sent: its model server refused the last connections and its pause has not ended."""
+
+    def __init__(self, endpoint: str, model: str, refusals: int, seconds_left: float) -> None:
+        super().__init__(endpoint, 0, "")
+        self.args = (f"the model server of {model} is down: it refused {refusals} connections in a row, so it is "
+                     f"not called for {seconds_left:.1f} s more",)
+
+
+@dataclass
+class _Server:
+    refusals: int = 0
+    pause_s: float = 0.0
+    open_until: float = 0.0
+    models: set[str] = field(default_factory=set)
+
+
+_lock = threading.Lock()
+_servers: dict[str, _Server] = {}
+
+
+def before_call(endpoint: str | None, model: str) -> None:
+    """Raise :class:`ModelServerDown` while ``endpoint``'s pause lasts; otherwise the call goes ahead."""
+    if not endpoint:
+        return
+    with _lock:
+        server = _servers.setdefault(endpoint, _Server())
+        server.models.add(model)
+        left = server.open_until - time.monotonic()
+        refusals = server.refusals
+    if left > 0:
+        raise ModelServerDown(endpoint, model, refusals, left)
+
+
+def refused(endpoint: str | None) -> bool:
+    """One more refused connection; True when it opens the breaker (the caller stops trying now)."""
+    if not endpoint:
+        return False
+    with _lock:
+        server = _servers.setdefault(endpoint, _Server())
+        server.refusals += 1
+        if server.refusals < REFUSALS_TO_OPEN:
+            return False
+        server.pause_s = min(LONGEST_PAUSE_S, server.pause_s * 2 if server.pause_s else FIRST_PAUSE_S)
+        server.open_until = time.monotonic() + server.pause_s
+        return True
+
+
+def answered(endpoint: str | None) -> None:
+    """The server answered (whatever it said): it runs, and the breaker closes."""
+    if not endpoint:
+        return
+    with _lock:
+        server = _servers.get(endpoint)
+        if server is not None and (server.refusals or server.pause_s):
+            server.refusals, server.pause_s, server.open_until = 0, 0.0, 0.0
+
+
+def down() -> list[str]:
+    """The models whose server is down now: it refused enough connections in a row and has not answered
+    since (its pause may have ended: until it answers, it is down)."""
+    with _lock:
+        return sorted({model for server in _servers.values() if server.refusals >= REFUSALS_TO_OPEN
+                       for model in server.models})
+
+
+def forget() -> None:
+    """Every server's state dropped (a test's fresh start)."""
+    with _lock:
+        _servers.clear()
