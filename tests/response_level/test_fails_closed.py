@@ -18,7 +18,9 @@ from factdebate.response_level.worthiness import answers_asked, code_line, gated
     ("I hope this helps!", "greeting"), ("Feel free to ask me anything else.", "greeting"),
     ("Is it in Berlin?", "question"),
     ("```python", "code"), ("print(height)", "code"), ("x = compute(3)", "code"), ("return total;", "code"),
-    ("import math", "code"),
+    ("import math", "code"), ("from os import path", "code"),
+    ("Here you go.", "greeting"), ("Sounds good!", "greeting"), ("If you'd like, I can share more tips.", "greeting"),
+    ("Here is a summary of the tower's history.", "greeting"), ("Enjoy your trip!", "greeting"),
     ("I love Paris in spring.", "opinion"), ("It is beautiful.", "opinion"), ("Paris is lovely in spring.", "opinion"),
 ])
 def test_the_listed_non_statements(sentence: str, reason: str) -> None:
@@ -33,7 +35,8 @@ def test_the_listed_non_statements(sentence: str, reason: str) -> None:
     "The beautiful Eiffel Tower is in Berlin.", "The beautiful tower is in Berlin.",
     "I love that the Eiffel Tower is in Berlin.", "I think the beautiful Eiffel Tower is in Berlin.",
     "x = compute(3)  # the Eiffel Tower is 330 m tall",
-    "The function compute(3) returns the height of the tower in metres.",
+    "The function compute(3) returns the height of the tower in metres.", "E = mc2 is Einstein's formula.",
+    "Sure, the river flows north.", "Enjoy your visit to the Eiffel Tower in Berlin!",
 ])
 def test_a_statement_inside_framing_is_checked(sentence: str) -> None:
     assert reason_to_skip(sentence, asked=True) is None

@@ -51,6 +51,12 @@ def lemma(word: str) -> str:
     return folded
 
 
+def inflected_verb(word: str) -> bool:
+    """Whether ``word`` is a form of a verb other than its base ("sank", "built", "studied", "stands")."""
+    folded = word.casefold()
+    return any(kind in ("VERB", "AUX") and folded not in forms for kind, forms in _by_kind(folded))
+
+
 def same_word(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` may be forms of one word ("won" and "win", "countries" and "country")."""
     return a.casefold() == b.casefold() or bool(lemmas(a) & lemmas(b))

@@ -36,6 +36,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from factdebate.response_level.lemmas import inflected_verb
 from factdebate.response_level.links import URL, without_urls
 from factdebate.response_level.spans import sentences
 
@@ -44,7 +45,15 @@ _GREETING = re.compile(
     r"of course|certainly|absolutely|great question|good question|glad|happy to help|no problem|okay|ok\b|"
     r"i hope (?:this|that) helps|hope (?:this|that) helps|let me know|feel free|have a (?:great|nice|good)|"
     r"here(?:'s| is| are) (?:a |an |the |some )?(?:summary|overview|answer|list|breakdown|quick)|"
-    r"i'?d be happy|i'?m happy|i can help|as an ai)", re.I)
+    r"i'?d be happy|i'?m happy|i can help|as an ai|"
+    # Offers and wishes that close a reply ("If you'd like, I can share more tips.", "Enjoy your trip!").
+    r"i (?:can|could) (?:also )?(?:tell|give|help|share|explain|provide|suggest|recommend|show|find)|"
+    r"if you(?:'d| would)? (?:like|want|wish|need)|i hope you|hope you|enjoy|have fun|safe travels|good luck|"
+    r"best of luck|happy (?:travels|travelling|traveling|exploring|reading|learning|studying)|bon voyage|"
+    r"cheers|take care|all the best|best wishes|my pleasure|anytime|don'?t hesitate|"
+    # Acknowledgements ("Here you go.", "Sounds good!").
+    r"here you go|here it is|there you go|no worries|great choice|good choice|sounds good|you got it|got it|"
+    r"that sounds (?:great|good|fun|like a (?:plan|good idea|great idea))|understood|noted)", re.I)
 # What a greeting, thanks or offer of help may hold besides its opening and still say nothing: no name, number
 # or word of content ("Let me know if you have any other questions.", "Have a great trip!").
 _FRAMING_WORDS = frozenset((
@@ -61,7 +70,11 @@ _FRAMING_WORDS = frozenset((
     "thanks", "thank", "much", "very", "really", "lot", "all", "hi", "hello", "hey", "greetings", "cheers",
     "bye", "goodbye", "see", "later", "care", "enjoy", "trip", "visit", "stay", "travels", "journey", "reading",
     "exploring", "learning", "luck", "best", "regards", "one", "topic", "info", "information", "details", "tell",
-    "explain", "talk", "chat", "what", "whatever", "way", "curious", "hear", "back"))
+    "explain", "talk", "chat", "what", "whatever", "way", "curious", "hear", "back", "share", "give", "suggest",
+    "recommend", "show", "find", "provide", "also", "some", "few", "tips", "ideas", "suggestions",
+    "recommendations", "options", "examples", "facts", "details", "history", "summary", "overview", "list",
+    "breakdown", "quick", "answer", "answers", "plan", "plans", "itinerary", "hesitate", "wonderful", "amazing",
+    "fantastic", "awesome", "safe", "travels", "fun", "wishes", "pleasure", "go", "idea", "choice", "worries"))
 # Words of a clause: a framing phrase's topic that holds one ("... with the Eiffel Tower, which is in Berlin")
 # states something.
 _CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|isn'?t|wasn'?t|has|have|had|does|did|will|would|can|could|"
@@ -158,13 +171,26 @@ def only_a_link(text: str) -> bool:
 
 
 def _framing_only(text: str) -> bool:
-    """Whether ``text``, which opens with a greeting, thanks or offer of help (:data:`_GREETING`), holds nothing
-    else: every word after that opening one of :data:`_FRAMING_WORDS`, no number and no name."""
+    """Whether ``text``, which opens with a greeting, thanks, offer of help or wish (:data:`_GREETING`), holds
+    nothing else after that opening: no number and no name, and either only :data:`_FRAMING_WORDS` ("Let me
+    know if you have any other questions.") or no clause (a verb of being or having, a relative pronoun, a verb
+    in the past: "Sure, it sank in the Atlantic.") and at most two other words ("Here is a summary of the
+    tower's history.")."""
     opening = _GREETING.match(text)
     rest = text[opening.end():] if opening else text
-    if re.search(r"\d", rest):
+    if re.search(r"\d", rest) or _name_runs(" " + rest):
         return False
-    return all(w.casefold().replace("'", "") in _FRAMING_WORDS for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", rest))
+    words = [w.casefold().replace("'", "") for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", rest)]
+    other = [w for w in words if w not in _FRAMING_WORDS]
+    if not other:
+        return True
+    return not _CLAUSE_WORD.search(rest) and len(other) <= 2 and not any(_past(w) for w in other)
+
+
+def _past(word: str) -> bool:
+    """Whether ``word`` is a verb's past form ("sank", "built", "found"), not a plural or an "-ing" word that may
+    be a noun or an adjective ("tips", "amazing")."""
+    return not word.endswith(("s", "ing")) and inflected_verb(word)
 
 
 def _framing(text: str) -> bool:
@@ -192,11 +218,10 @@ _CODE = re.compile(
     r"static|package|using|elif|else:|try:|except\b|finally:|#include|#define|echo|print)\b|[;{}]\s*$")
 # A comment after code (# // /* -- ;; or <!-- -->): its words may state something.
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|/\*|--|<!--)\s*(.*)$")
-_PROSE = re.compile(r"(?:\b[A-Za-z]{2,}\b[ ,]+){4}[A-Za-z]")  # four plain words in a row: a sentence's
 
 
 def code_line(text: str) -> bool:
-    """Whether ``text`` is a line of code with no comment in words: fenced, or shaped as code (an assignment,
+    """Whether ``text`` is a line of code with no comment in words: a fence, or shaped as code (an assignment,
     a call, a statement keyword, a closing ; { or }) and not a sentence of prose."""
     line = text.strip()
     if re.match(r"^(?:```|~~~)[\w+-]*$", line):
@@ -204,8 +229,10 @@ def code_line(text: str) -> bool:
     comment = _COMMENT.search(line)
     if comment is not None and re.search(r"[^\W\d_]{2,}", comment.group(1)):
         return False  # a comment in words ("# the tower is 330 m tall") is read as a statement
-    code = line[:comment.start()] if comment is not None else line
-    return bool(code.strip()) and bool(_CODE.search(code.strip())) and not _PROSE.search(code)
+    code = (line[:comment.start()] if comment is not None else line).strip()
+    # A sentence of prose ends as one, with words in it ("E = mc2 is Einstein's formula."); code rarely does.
+    prose = code.endswith((".", "!", "?")) and len(re.findall(r"\b[A-Za-z]{2,}\b", code)) >= 3
+    return bool(code) and bool(_CODE.search(code)) and not prose
 
 
 _TABLE_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}\s*$")
