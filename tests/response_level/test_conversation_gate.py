@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.guard.window import MOST_TURNS, turns_of, window
+from factdebate.guard.window import TURNS_CHARS, turns_of, window
 from factdebate.response_level.grounding import grounded, is_statement, uncovered_sentences
 from factdebate.response_level.worthiness import gated, reason_to_skip, worthy_text
 
@@ -98,12 +98,13 @@ def test_the_fallback_never_makes_a_subject_of_i_hi_or_a_heading() -> None:
 
 
 def test_the_window_holds_the_turns_before_the_question_most_recent_first() -> None:
-    messages = [{"role": "user", "content": f"Question {n}?"} if n % 2 == 0 else
-                {"role": "assistant", "content": f"Answer {n}."} for n in range(11)]
+    messages = [{"role": "user", "content": f"Question {n}? " + "Some words. " * 20} if n % 2 == 0 else
+                {"role": "assistant", "content": f"Answer {n}. " + "More words. " * 20} for n in range(21)]
     messages.insert(3, {"role": "tool", "tool_call_id": "t", "content": "a tool's result"})
-    shown = window(turns_of(messages), "Question 10?")
-    assert shown.text is not None and shown.text.splitlines()[-1] == "Assistant: Answer 9."
-    assert "Question 10?" not in shown.text and "tool" not in shown.text
-    assert shown.shown == MOST_TURNS and shown.total == 10
-    assert shown.note is not None and "4 earlier turn(s)" in shown.note
-    assert window(turns_of(messages[:1]), "Question 0?").text is None
+    question = messages[-1]["content"]
+    shown = window(turns_of(messages), question)
+    assert shown.turns is not None and shown.turns.splitlines()[-1].startswith("Assistant: Answer 19.")
+    assert "Question 20?" not in shown.turns and "tool" not in shown.turns
+    assert len(shown.turns) <= TURNS_CHARS and shown.total == 20 and 0 < shown.shown < 20
+    assert shown.note is not None and f"{20 - shown.shown} earlier turn(s)" in shown.note
+    assert window(turns_of(messages[:1]), messages[0]["content"]).text is None

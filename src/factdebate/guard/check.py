@@ -42,13 +42,13 @@ from factdebate.guard.types import (
     Reviser,
     SkippedSentence,
 )
-from factdebate.guard.window import turns_of, window
+from factdebate.guard.window import turns_of, unresolved, window
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
-from factdebate.response_level.grounding import content_words
+from factdebate.response_level.grounding import content_words, uncovered_sentences
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import TextIndex, boundaries, find_span, sentences
 from factdebate.response_level.worthiness import answers_asked, layout, short_answer
@@ -168,6 +168,7 @@ class Check:
         self.skipped: list[SkippedSentence] = []
         self.worthy: list[Sentence] = []  # every sentence the gate passed: each must be covered by a claim
         self.ungrounded: list[str] = []  # claims the grounding filter dropped
+        self.unresolved: list[str] = []  # claims whose subject is still a pronoun: not checked
         self.capped = False  # the claim cap left statements out
         self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
         self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
@@ -246,7 +247,20 @@ class Check:
                          zip(extraction.ungrounded, extraction.ungrounded_sentences, strict=False)]
         if len(extraction.claims) >= self.settings.response.max_claims:
             self.capped = True  # the sentences no claim covers are unchecked, said so (coverage.py)
-        return extraction.claims
+        return self._resolved(extraction.claims, str(text), opening)
+
+    def _resolved(self, claims: list[str], text: str, opening: str | None) -> list[str]:
+        """``claims`` without those whose subject is still a pronoun ("It was finished in 1931."): checked as
+        written they say nothing about anything. Their sentences are read as the extraction reads a sentence no
+        claim covers, a leading "It" as the reply's opening subject ("The Eiffel Tower is in Rome. It was
+        completed in 1889."); one whose subject the reply does not name either stays uncovered, unchecked with
+        its subject unresolved (coverage.py), never checked as written."""
+        kept = [claim for claim in claims if unresolved(claim) is None]
+        if len(kept) == len(claims):
+            return kept
+        self.unresolved += [claim for claim in claims if unresolved(claim) is not None]
+        again = uncovered_sentences(text, kept, len(claims) - len(kept), opening=opening)
+        return kept + [claim for claim in again if claim not in kept and unresolved(claim) is None]
 
     def room(self) -> int:
         """How many more claims the reply may have (``response.max_claims`` for the whole reply, streams too)."""

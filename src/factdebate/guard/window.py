@@ -1,72 +1,121 @@
-"""What of the conversation the claim extractor reads beside a reply (issue 57, item 1).
+"""What of the conversation the claim extractor reads beside a reply.
 
 A chat reply is written in its conversation: "Sydney." answers "Which city is Australia's capital?", "Yes."
-answers "Did Apollo 11 land in 1972?", and "It is 9,500 m tall." is about the mountain named two turns
-before. So the extractor is shown the person's question (``Check.question``) and, before it, a bounded
-window of the turns that came earlier, most recent first kept, and writes claims that stand on their own
-("Mount Everest is 9,500 m tall."). The window is bounded so a long chat costs a bounded prompt:
-at most :data:`MOST_TURNS` earlier turns and :data:`MOST_CHARS` characters in all, each turn at most
-:data:`TURN_CHARS` (its opening, where a turn most often names its subject). What is left out is said in
-the check's ``passed_through``. No claim is taken from the window (the prompt says so and the grounding
-filter only lets its names and words resolve the reply's).
+answers "Did Apollo 11 land in 1972?", "It is 9,500 m tall." is about the mountain named two turns before,
+"I opened my doors in 1889." is said by the landmark the system prompt makes the bot play, and "It was
+finished in 1931." may be about the tower the person named forty turns ago. So the extractor is shown, beside
+the person's question (``Check.question``):
+
+- **the system prompt**, its opening (:data:`SYSTEM_CHARS`): a persona bot speaks as what it names;
+- **the recent turns**, the newest first kept while they fit :data:`TURNS_CHARS` characters (a window
+  bounded by characters, not by a count of turns: ten short turns cost what two long ones do), each turn at
+  most :data:`TURN_CHARS` (its opening, where a turn most often names its subject);
+- **the subjects named earlier**: the names the turns before the window write (and what the window cut off
+  its turns), most recently named first, each once, with the sentence that first named it, at most :data:`MOST_SUBJECTS`
+  names in :data:`SUBJECTS_CHARS` characters. A subject set at turn 2 of 40 is still known, with its words
+  ("I'm writing a report about the Eiffel Tower."), however many turns about something else came after.
+
+So a long chat costs a bounded prompt, and reading it costs a bounded scan (:data:`SCAN_CHARS` of the newest
+text). What is left out is said in the check's ``passed_through``. No claim is taken from any of it (the
+prompt says so, and the grounding filter only lets its names and words resolve the reply's).
 
 A turn is a ``user`` message in the person's own words (guard/messages.py's reading: fenced and tagged
-blocks an agent framework injects are not the person's) or an ``assistant`` message's text; tool results
-are evidence, not conversation (guard/options.py), and a turn that holds text no prompt should carry is left
-out, as the question is.
+blocks an agent framework injects are not the person's), an ``assistant`` message's text, or a ``system`` (or
+``developer``) message's; tool results are evidence, not conversation (guard/options.py), and a turn that
+holds text no prompt should carry is left out, as the question is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard.messages import own_words, text_of
 
-MOST_TURNS = 6  # three exchanges: a follow-up refers back one to three turns
-MOST_CHARS = 2_000
+SYSTEM_CHARS = 800  # a persona or a bot's subject is set in its prompt's opening lines
+TURNS_CHARS = 2_400
 TURN_CHARS = 500
-WHO = {"user": "Person", "assistant": "Assistant"}
+MOST_SUBJECTS = 12
+SUBJECTS_CHARS = 1_200
+MENTION_CHARS = 160  # the sentence that named a subject, cut around the name
+SCAN_CHARS = 100_000  # the newest text read for subjects (forty turns of 2,500): 50,000 messages cost no more
+WHO = {"user": "Person", "assistant": "Assistant", "system": "System prompt"}
+ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
 ELLIPSIS = "\u2026"
 
 
-def turns_of(messages: Sequence[Any]) -> list[tuple[str, str]]:
-    """The conversation's turns before the reply, in order, as (role, text): the person's words and the
-    assistant's text, the last user turn (the question) included."""
+def turns_of(messages: Sequence[object]) -> list[tuple[str, str]]:
+    """The conversation's turns before the reply, in order, as (role, text): the system prompt (``system``; a
+    ``developer`` message is one), the person's words and the assistant's text, the last user turn (the
+    question) included."""
     out: list[tuple[str, str]] = []
     for message in messages:
-        if not isinstance(message, dict) or message.get("role") not in WHO:
+        if not isinstance(message, dict) or (role := ROLES.get(str(message.get("role")))) is None:
             continue
         text = text_of(message.get("content"))
-        text = own_words(text) if message["role"] == "user" else text.strip()
+        text = own_words(text) if role == "user" else text.strip()
         if text:
-            out.append((str(message["role"]), " ".join(text.split())))
+            out.append((role, " ".join(text.split())))
     return out
 
 
 @dataclass(frozen=True)
+class Subject:
+    """A name an earlier turn writes, and the sentence that first wrote it (where the subject was set)."""
+
+    name: str
+    role: str  # "user" or "assistant": whose turn named it
+    said: str  # that sentence, cut to about MENTION_CHARS around the name
+
+
+@dataclass(frozen=True)
 class Window:
-    text: str | None  # the earlier turns as the extractor reads them; None when there are none
-    shown: int  # how many earlier turns it holds
+    """What the extractor reads of the conversation: :attr:`text` is all of it, as the prompt's conversation
+    section shows it; the parts are kept apart for a prompt that shows them under headings of their own."""
+
+    system: str | None  # the system prompt's opening; None without one
+    subjects: tuple[Subject, ...]  # named before the recent turns, most recent first
+    turns: str | None  # the recent turns, one line each, oldest first; None when there are none
+    shown: int  # how many earlier turns the recent turns hold
     total: int  # how many earlier turns there were
+    system_cut: bool = False  # the system prompt was longer than what is shown
+
+    @property
+    def text(self) -> str | None:
+        """The system prompt, the subjects named earlier and the recent turns, in that order (None: none)."""
+        parts = []
+        if self.system is not None:
+            parts.append(f"{WHO['system']} (the bot's instructions, not a claim): {self.system}")
+        if self.subjects:
+            parts.append("Named earlier in the conversation, most recent first:\n" + "\n".join(
+                f"- {s.name} ({WHO[s.role]}: \"{s.said}\")" for s in self.subjects))
+        if self.turns is not None:
+            parts.append(self.turns)
+        return "\n".join(parts) or None
 
     @property
     def note(self) -> str | None:
-        """What of the conversation the extractor did not read, for the check's ``passed_through``."""
+        """What of the conversation the extractor did not read whole, for the check's ``passed_through``."""
         left = self.total - self.shown
-        if left <= 0:
+        if left <= 0 and not self.system_cut:
             return None
-        return (f"the claim extractor read the person's question and the {self.shown} turn(s) before it; "
-                f"{left} earlier turn(s) of the conversation were not read (at most {MOST_TURNS} turns, "
-                f"{MOST_CHARS} characters)")
+        said = [f"the claim extractor read the person's question and the {self.shown} turn(s) before it "
+                f"(at most {TURNS_CHARS} characters)"]
+        if left > 0:
+            said.append(f"the {left} earlier turn(s) only for the names they write ({len(self.subjects)} listed, "
+                        f"at most {MOST_SUBJECTS})")
+        if self.system_cut:
+            said.append(f"the system prompt's first {SYSTEM_CHARS} characters")
+        return "; ".join(said)
 
 
 def window(turns: Sequence[tuple[str, str]], question: str | None) -> Window:
-    """The turns before the person's question (the last user turn, or ``question`` where it is one of them),
-    bounded as the module docstring says."""
-    earlier = list(turns)
+    """The conversation before the person's question (the last user turn, or ``question`` where it is one of
+    them), bounded as the module docstring says."""
+    system = [text for role, text in turns if role == "system" and unsafe_reason(text) is None]
+    earlier = [(role, text) for role, text in turns if role != "system"]
     if earlier and earlier[-1][0] == "user" and (question is None or _same(earlier[-1][1], question)):
         earlier.pop()  # the question itself: the prompt shows it on its own
     elif question is not None:
@@ -74,24 +123,160 @@ def window(turns: Sequence[tuple[str, str]], question: str | None) -> Window:
                    if earlier[i][0] == "user" and _same(earlier[i][1], question)), None)
         if at is not None:
             earlier = earlier[:at]
-    kept: list[str] = []
-    used = 0
-    # Only the last turns are looked at (a chat of 50,000 messages costs what one of ten does); a turn holding
-    # text no prompt should carry is skipped, and counted among those not read.
+    lines, cut_off, shown = _recent(earlier)
+    # The subjects: what the window cut off its own turns first (newer), then the turns before it.
+    older = [*cut_off, *((role, text) for role, text in reversed(earlier[:len(earlier) - shown]))]
+    known = " ".join(lines + system + ([question] if question else [])).casefold()
+    prompt = " ".join(system)
+    return Window(system=_cut(prompt, SYSTEM_CHARS) if prompt else None, subjects=subjects(older, known),
+                  turns="\n".join(reversed(lines)) or None, shown=shown, total=len(earlier),
+                  system_cut=len(prompt) > SYSTEM_CHARS)
+
+
+def _recent(earlier: Sequence[tuple[str, str]]) -> tuple[list[str], list[tuple[str, str]], int]:
+    """(the lines of the newest turns that fit :data:`TURNS_CHARS`, newest first; the parts of them cut off, to
+    read for subjects; how many turns from the end they span). Only the last turns are looked at; a turn
+    holding text no prompt should carry is skipped, and counted among those shown so it is not read again."""
+    lines: list[str] = []
+    cut_off: list[tuple[str, str]] = []
+    used = spanned = 0
     for role, text in reversed(earlier):
-        if len(kept) == MOST_TURNS:
-            break
         if unsafe_reason(text) is not None:
+            spanned += 1
             continue
-        line = f"{WHO[role]}: {text if len(text) <= TURN_CHARS else text[:TURN_CHARS - 1] + ELLIPSIS}"
-        if used + len(line) > MOST_CHARS:
+        line = f"{WHO[role]}: {_cut(text, TURN_CHARS)}"
+        if used + len(line) > TURNS_CHARS:
             break
-        kept.append(line)
+        lines.append(line)
+        if len(text) > TURN_CHARS:
+            cut_off.append((role, text[TURN_CHARS - 1:]))
         used += len(line) + 1
-    return Window("\n".join(reversed(kept)) or None, len(kept), len(earlier))
+        spanned += 1
+    return lines, cut_off, spanned
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + ELLIPSIS
 
 
 def _same(turn: str, question: str) -> bool:
     a, b = " ".join(turn.split()), " ".join(question.split())
     return a == b or a.endswith(b) or b.endswith(a)
 
+
+# A name: a run of capitalised words, joined by the small words names hold ("Statue of Liberty", "Leonardo da
+# Vinci"), a leading "The" not part of it.
+_NAME_RUN = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|du|da|del|der|di|van|von|the|la|le|on)\s+)*[A-Z][\w'’-]*)*")
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+# Words capitalised where a sentence opens, or always ("I"), that name nothing.
+_NOT_NAMES = frozenset((
+    "a", "about", "after", "again", "also", "an", "and", "any", "are", "as", "at", "back", "be", "because",
+    "before", "both", "but", "by", "can", "could", "did", "do", "does", "each", "even", "every", "first", "for",
+    "from", "give", "glad", "gladly", "good", "great", "had", "happy", "has", "have", "he", "hello", "her",
+    "here", "hey", "hi", "his", "how", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "is", "it", "its", "it's",
+    "just", "last", "let", "let's", "like", "many", "may", "maybe", "me", "might", "more", "most", "much", "must",
+    "my", "next", "no", "not", "now", "of", "oh", "ok", "okay", "on", "one", "or", "our", "please", "perhaps",
+    "quite", "really", "right", "she", "should", "show", "since", "so", "some", "still", "sure", "tell",
+    "thank", "thanks", "that", "that's", "the", "their", "them", "then", "there", "these", "they", "this",
+    "those", "to", "too", "two", "very", "was", "we", "well", "were", "what", "what's", "when", "where",
+    "which", "while", "who", "why", "will", "with", "would", "yes", "yet", "you", "your", "you're"))
+
+
+def names_in(sentence: str) -> Iterator[str]:
+    """The names ``sentence`` writes, in order: runs of capitalised words, without a leading word that names
+    nothing ("The", "Tell", "I'm") and without the opening word when it is an ordinary word there by position
+    (it is written in lower case elsewhere in the sentence, or ends like one: "Gladly", "Writing")."""
+    opening = len(sentence) - len(sentence.lstrip(" \"'“‘(*-#>"))
+    lower = {w.casefold() for w in re.findall(r"\b[a-z][\w'’-]*", sentence)}
+    for match in _NAME_RUN.finditer(sentence):
+        words = match.group(0).rstrip(".'’").split()
+        if match.start() <= opening and words and (words[0].casefold() in lower or _ordinary(words[0])):
+            words = words[1:]
+        while words and words[0].casefold().rstrip(".") in _NOT_NAMES:
+            words = words[1:]
+        while words and words[-1].casefold() in _NOT_NAMES:
+            words = words[:-1]
+        if words and any(len(w) > 1 for w in words):
+            yield " ".join(words)
+
+
+def _ordinary(word: str) -> bool:
+    return len(word) > 4 and word.casefold().endswith(("ly", "ing", "ed"))
+
+
+def subjects(turns: Sequence[tuple[str, str]], known: str = "") -> tuple[Subject, ...]:
+    """The names ``turns`` (newest first) write, each once, most recently named first, each with the sentence
+    that first named it (where the subject was set: "I'm writing a report about the Eiffel Tower."): at most
+    :data:`MOST_SUBJECTS` names in :data:`SUBJECTS_CHARS` characters, read from at most :data:`SCAN_CHARS`
+    characters of the turns. A name ``known`` already writes (casefolded: what the prompt shows anyway) is not
+    listed, nor a shorter form of one listed ("Eiffel" beside "Eiffel Tower": the longer form is kept)."""
+    order: list[str] = []  # the names, most recently named first
+    first: dict[str, Subject] = {}  # each name's earliest mention read so far
+    passed: set[str] = set()  # names not listed (the prompt shows them, or the list was full): a chat repeats them
+    scanned = 0
+    for role, text in turns:
+        if scanned >= SCAN_CHARS:
+            break
+        text = text[-(SCAN_CHARS - scanned):]
+        scanned += len(text)
+        if unsafe_reason(text) is not None:
+            continue
+        for sentence in reversed(_SENTENCE.findall(text)):  # a turn's last sentences are its newest words
+            for name in names_in(sentence):
+                folded = name.casefold()
+                if folded in passed:
+                    continue
+                mention = Subject(name, role, _around(sentence.strip(), name))
+                if folded in first:
+                    first[folded] = Subject(first[folded].name, role, mention.said)
+                elif (shorter := next((other for other in order if _written(other, folded)), None)) is not None:
+                    # The longer form of a name listed ("Eiffel Tower" after "Eiffel") takes its place.
+                    order[order.index(shorter)] = folded
+                    first[folded] = mention
+                    del first[shorter]
+                elif len(order) < MOST_SUBJECTS and not _written(folded, known) \
+                        and not any(_written(folded, other) for other in order):
+                    order.append(folded)
+                    first[folded] = mention
+                else:
+                    passed.add(folded)
+    found: list[Subject] = []
+    used = 0
+    for folded in order:
+        used += len(first[folded].name) + len(first[folded].said) + 20
+        if used > SUBJECTS_CHARS:
+            break
+        found.append(first[folded])
+    return tuple(found)
+
+
+def _written(name: str, text: str) -> bool:
+    """Whether ``text`` (casefolded) writes ``name`` (casefolded) as whole words."""
+    return name in text and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def _around(sentence: str, name: str) -> str:
+    """``sentence`` cut to :data:`MENTION_CHARS` around ``name`` (where a long sentence names it)."""
+    if len(sentence) <= MENTION_CHARS:
+        return sentence
+    at = max(0, sentence.find(name))
+    start = max(0, min(at - MENTION_CHARS // 3, len(sentence) - MENTION_CHARS + 2))
+    piece = sentence[start:start + MENTION_CHARS - 2]
+    return (ELLIPSIS if start else "") + piece + (ELLIPSIS if start + len(piece) < len(sentence) else "")
+
+
+# A claim's subject that is still a pronoun or a pointing word ("It was finished in 1931.", "This tower ...",
+# "I opened my doors ..."): whom it means was not resolved. "It" that stands for nothing ("It is said that",
+# "It takes two hours to") is no subject.
+_UNRESOLVED = re.compile(r"^[\"'“‘(]*(it|its|he|his|him|she|her|they|their|them|this|that|these|those|i|my|we|our)\b"
+                         r"(?!['’-]\w*\d)", re.I)
+_EMPTY_IT = re.compile(r"^[\"'“‘(]*it\s+(?:(?:is|was|has been|had been)\s+(?:\w+\s+)?(?:that|to)\b|takes|took|"
+                       r"rains|rained|snows|snowed)", re.I)
+
+
+def unresolved(claim: str) -> str | None:
+    """The pronoun a claim still opens with ("It", "She", "This"), when the extractor resolved whom it means
+    neither from the reply nor from the conversation; None for a claim that names its subject."""
+    if (match := _UNRESOLVED.match(claim)) is None or _EMPTY_IT.match(claim):
+        return None
+    return match.group(1)

@@ -83,6 +83,7 @@ class Recorder:
 
     answers: list[tuple[str, Any]] = field(default_factory=list)
     call_ids: list[Any] = field(default_factory=list)  # each guardrail check's litellm_call_id, in order
+    checks: list[Any] = field(default_factory=list)  # each request to /v1/guard/check, as sent
 
     def wrap(self, app: Any) -> Any:
         async def recorded(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -110,6 +111,8 @@ class Recorder:
                             self.answers.append((path, answer))
                         if request:
                             self.call_ids.append(request.get("litellm_call_id"))
+                        if path == "/v1/guard/check":
+                            self.checks.append(json.loads(asked or b"null"))
                 await send(message)
 
             await app(scope, read, keep)
@@ -455,3 +458,22 @@ def test_nemos_llmrails_delivers_only_what_the_guard_decided(gateways: Gateways,
     else:
         assert delivered == result["text"], f"NeMo: the user got {delivered!r}, the guard decided {result['text']!r}"
     assert verdicts(result) == verdicts(expected), f"{scenario.name}: NeMo differs from /v1/guard/check"
+
+
+def test_nemos_action_sends_the_conversation_it_has(gateways: Gateways, nemo: Nemo) -> None:
+    """A follow-up through the real ``LLMRails``: the documented action sends the system prompt and the turns
+    before the answer (NeMo's events), so the guard reads "It is in Berlin." with the tower it is about."""
+    before = [{"role": "system", "content": "You are a travel guide for Paris."},
+              {"role": "user", "content": "Tell me about the Eiffel Tower."},
+              {"role": "assistant", "content": TOWER},
+              {"role": "user", "content": "Where is it, again?"}]
+    scenario = Scenario("nemo-follow-up", reply=BERLIN, messages=before)
+    prepare(gateways.world, scenario)
+    gateways.recorder.checks.clear()
+    out = through_nemo(nemo, scenario)
+    asked = [answer for path, answer in gateways.recorder.take() if path == "/v1/guard/check"]
+    assert len(asked) == 1 and len(gateways.recorder.checks) == 1, out
+    sent = gateways.recorder.checks[0]
+    assert sent["text"] == BERLIN and sent["question"] == "Where is it, again?"
+    assert sent["messages"] == before, sent["messages"]  # the answer itself is the text, not a turn
+    assert out.get("content") == asked[0]["text"] and asked[0]["action_taken"] == "flagged"

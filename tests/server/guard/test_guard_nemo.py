@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import sys
 import types
 from pathlib import Path
@@ -61,3 +62,62 @@ def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
     monkeypatch.setenv("FACTDEBATE_API_KEY", "not-a-key-of-this-server")
     with pytest.raises(Exception, match="401"):
         asyncio.run(check(context={"bot_message": ANSWER}))
+
+
+# NeMo's events for a chat of two earlier turns and a follow-up, as LLMRails passes them to an output rail's
+# action (nemoguardrails 0.24.1: the turns' UserMessage and StartUtteranceBotAction events, the system prompt's
+# SystemMessage; the answer being checked is the BotMessage, not yet uttered).
+FOLLOW_UP = "When was it finished?"
+EVENTS = [
+    {"type": "SystemMessage", "content": "You are a travel guide for Paris."},
+    {"type": "UtteranceUserActionFinished", "final_transcript": "Tell me about the Eiffel Tower."},
+    {"type": "UserMessage", "text": "Tell me about the Eiffel Tower."},
+    {"type": "UserIntent", "intent": "ask about landmark"},
+    {"type": "BotMessage", "text": "The Eiffel Tower is a wrought-iron tower in Paris."},
+    {"type": "StartUtteranceBotAction", "script": "The Eiffel Tower is a wrought-iron tower in Paris."},
+    {"type": "UtteranceBotActionFinished", "final_script": "The Eiffel Tower is a wrought-iron tower in Paris."},
+    {"type": "UtteranceUserActionFinished", "final_transcript": FOLLOW_UP},
+    {"type": "UserMessage", "text": FOLLOW_UP},
+    {"type": "BotMessage", "text": "It was finished in 1920."},
+]
+RESOLVED = "The Eiffel Tower was finished in 1920."
+
+
+def _follow_up_checker(call: Any, messages: list[Any], params: Any) -> str:
+    """A capable extractor: "It" is the Eiffel Tower only when the prompt shows the turn that named it; the fast
+    tier refutes 1920."""
+    prompt = messages[0]["content"]
+    if call.prompt.startswith("claims_extract"):
+        return json.dumps({"claims": [RESOLVED] if "Eiffel Tower is a wrought-iron" in prompt else []})
+    if call.prompt.startswith("guard_fast"):
+        label = "REFUTES" if "1920" in prompt.split("Statement:", 1)[-1] else "NOT ENOUGH INFO"
+        return json.dumps({"label": label, "passage": 1 if label == "REFUTES" else 0,
+                           "quote": "It was finished in 1889." if label == "REFUTES" else ""})
+    if call.prompt.startswith("guard_correct"):
+        return json.dumps({"sentence": "It was finished in 1889."})
+    raise AssertionError(call.prompt)
+
+
+def test_the_documented_nemo_action_sends_the_conversation_so_a_follow_up_is_checked(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    backend = ScriptedBackend(_follow_up_checker)
+    server, _ = guard(backend=backend)
+    monkeypatch.setenv("FACTDEBATE_URL", server.url)
+    monkeypatch.setenv("FACTDEBATE_API_KEY", KEY)
+    check = _load_action(monkeypatch)
+    assert check.__globals__["conversation"](EVENTS, "It was finished in 1920.") == [
+        {"role": "system", "content": "You are a travel guide for Paris."},
+        {"role": "user", "content": "Tell me about the Eiffel Tower."},
+        {"role": "assistant", "content": "The Eiffel Tower is a wrought-iron tower in Paris."},
+        {"role": "user", "content": FOLLOW_UP}]
+    chunks = "Guide: the Eiffel Tower was finished in 1889."
+    found = asyncio.run(check(context={"bot_message": "It was finished in 1920.", "user_message": FOLLOW_UP,
+                                       "relevant_chunks": chunks}, events=EVENTS))
+    # What NeMo delivers under flag: the answer with its footnote, the follow-up refuted as the Eiffel Tower's.
+    assert found["action_taken"] == "flagged" and found["text"].startswith("It was finished in 1920.")
+    assert [(c["claim"], c["label"]) for c in found["claims"]] == [(RESOLVED, "REFUTES")]
+    extraction = next(m[0]["content"] for info, m in backend.calls if info.prompt.startswith("claims_extract"))
+    assert "You are a travel guide for Paris." in extraction  # the system prompt was read too
+    # Without the events (an older copy of the action) the follow-up cannot be resolved: unchecked, never SUPPORTS.
+    alone = asyncio.run(check(context={"bot_message": "It was finished in 1920.", "user_message": FOLLOW_UP}))
+    assert [c["status"] for c in alone["claims"]] == ["unchecked"] and alone["label"] != "SUPPORTS"
