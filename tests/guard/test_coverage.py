@@ -59,3 +59,17 @@ def test_at_the_claim_cap_a_sentence_its_kept_claims_do_not_hold_is_unchecked() 
     assert [why.split(":")[0] for _, why in missing] == ["only partly checked", "beyond the claim cap"]
     both = [*claims, GuardClaim(index=2, claim="The tower was repainted in 1900.", span=Span(start=32, end=49))]
     assert uncovered(worthy, both, SPLIT, dropped=[], capped=True, max_claims=3) == ([], [])
+
+
+def test_a_sentence_whose_claim_echoed_the_prompt_s_example_says_so() -> None:
+    """The embedded model answered "The latter." with the extraction prompt's worked example: the claim is
+    dropped whole, and the sentence is unchecked, said why (never passed as stating nothing)."""
+    text = "The latter."
+    worthy = [s for s in gate(text, asked=True) if s.reason is None]
+    missing, _ = uncovered(worthy, [], text, dropped=[("The Quorvel Bridge opened in 1874.", worthy)], capped=False,
+                           max_claims=12)
+    [(sentence, why)] = missing
+    assert sentence.text == text and "worked example" in why
+    # With no claim at all it is unchecked too: a sentence is never "no fact" for what it names.
+    [(_, why)] = uncovered(worthy, [], text, dropped=[], capped=False, max_claims=12)[0]
+    assert why.startswith("no claim was extracted")

@@ -19,8 +19,9 @@ One that is not is unchecked, first reason that applies:
   count it): the extractor may split one sentence into several claims of which the cap kept only some
   ("... built in 1889 and repainted in 1900." with only the 1889 claim kept), and the rest is unchecked;
 - ``grounding filter``: the extractor's claim for it (drawn from it, as it said, or else sharing half its
-  words) was dropped as an opinion or for naming what the text does not write (the dropped claim is quoted),
-  or the sentence reads as an opinion by the grounding rules ("Honestly, the tower is in Berlin.");
+  words) was dropped as an opinion or for naming what the text does not write (the dropped claim is quoted;
+  one that is the prompt's worked example is said to be that), or the sentence reads as an opinion by the
+  grounding rules ("Honestly, the tower is in Berlin.");
 - ``unresolved``: it opens with a pronoun ("It is 9,500 m tall."), names something, and no claim resolved whom
   it means, from the reply or the conversation: never checked with a guessed subject (issue 65, item 2);
 - ``no claim``: the extractor made no claim of it ("The latter." as much as "Sydney is the capital.").
@@ -40,6 +41,7 @@ from factdebate.response_level.grounding import (
     PRONOUN_OPENING,
     among,
     content_words,
+    echoes_example,
     forms,
     holds,
     is_opinion,
@@ -125,7 +127,10 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
         if capped:
             out.append((sentence, f"beyond the claim cap: at most {max_claims} claims are taken from one reply "
                                   "(response.max_claims); this sentence was not checked"))
-        elif (source := _dropped_from(sentence, dropped)) is not None:
+        elif (source := _dropped_from(sentence, dropped)) is not None and echoes_example(source, ""):
+            out.append((sentence, "the extractor answered with the prompt's worked example instead of a claim of "
+                                  "this sentence: it was not checked"))
+        elif source is not None:
             out.append((sentence, f"dropped by the grounding filter (an opinion, or a name or number the text "
                                   f"does not write): the extractor's claim \"{source[:200]}\" was not checked"))
         elif is_opinion(sentence.text):
