@@ -44,9 +44,18 @@ def test_mermaid_is_drawn_live(browser: Any, live_server: Callable[..., LiveServ
         assert "Nothing remembered" in page.inner_text("#live .parts.before [data-part=memory_recall]")
         written = page.inner_text("#live .parts.after [data-part=memory_write]")
         # Every passage the trajectory retrieved is stored under each entity of the claim (the paper's update):
-        # the count the page gives is the rows it lists.
-        rows = page.locator("#live .parts.after [data-part=memory_write] tr").count() - 1  # less the header
-        assert rows >= 1 and f"New records: {rows}" in written and "search_local" in written
+        # each passage is listed once, with the two entities it was stored under, and the records counted.
+        table = page.locator("#live .parts.after [data-part=memory_write] tr:not(.head-row)")
+        sources = table.locator("td[data-label=source]").all_inner_texts()
+        assert sources and len(sources) == len(set(sources)), sources
+        assert set(table.locator("td[data-label=entity]").all_inner_texts()) == {
+            "Angkor Wat; a temple complex in Cambodia"}
+        assert f"New records: {2 * len(sources)}" in written and "search_local" in written
+        assert f"{2 * len(sources)} rows: those alike in all but their entity are shown once" in written
+        # Its "why" counts the tool calls its usage counts: the closing answer step is no call.
+        box = page.locator("#live .verdict-box")
+        assert box.locator(".verdict-why").inner_text().startswith("The executor made 1 tool call and then answered")
+        assert " · 1 search · " in box.locator(".usage").inner_text()
         first = page.locator("#live .timeline .timeline-step").first
         assert "Look for evidence first" in first.locator(".step-thought").inner_text()
         assert "search_local" in first.locator(".step-action").inner_text()
@@ -57,6 +66,15 @@ def test_mermaid_is_drawn_live(browser: Any, live_server: Callable[..., LiveServ
         check(page, "Angkor Wat was built in the 12th century.")
         recalled = page.inner_text("#live [data-part=memory_recall]")
         assert "Angkor Wat" in recalled and "search_local" in recalled
+        # The Angkor Wat passage, recalled from the memory and found again by the search, is one passage: listed
+        # once among those read, in the verdict and under the steps.
+        page.click("#live .verdict-box .also-read summary")
+        read = page.locator("#live .verdict-box .also-read .passage-text").all_inner_texts()
+        assert read and len(read) == len(set(read)) and sum("Angkor Wat is a" in t for t in read) == 1, read
+        page.click("#live .timeline-evidence summary")
+        titles = page.locator("#live .timeline-evidence .doc-title").all_inner_texts()
+        assert sum(t.startswith("Angkor Wat") for t in titles) == 1, titles
+        assert page.inner_text("#live .timeline-evidence summary") == f"{len(titles)} passages the agent read"
 
         # From Recent checks, the saved verdict alone: the decomposition read from the decomposer's turn.
         page.reload()

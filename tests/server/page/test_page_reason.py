@@ -308,10 +308,20 @@ def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() 
         "why.js", "data.map(v => m.verdictSentence(v, {}))",
         [one("The passage dates it to 1889.\nSUPPORTS"), one("SUPPORTS"), one("SUPPORTS", steps=3),
          one("It is so.\nSUPPORTS", "executor", steps=2), one("SUPPORTS", "forced", steps=5),
-         # MERMAID's executor closes with a "finish" step: its answer, not a tool call (issue 60)
+         # MERMAID's executor records its answer as a step named "answer" (methods/mermaid/method.py), and an
+         # action it was stopped from repeating ran nothing: one tool call here, as its usage's "1 search" says.
          {**one("It is so.\nSUPPORTS", "executor"), "rounds": [{"round": 1, "turns": [
              {"agent": "executor", "role": "executor", "label": "SUPPORTS", "response": "It is so.\nSUPPORTS",
-              "steps": [{"thought": "", "tool": "search"}, {"thought": "", "tool": "finish"}]}]}]},
+              "steps": [{"thought": "", "tool": "search_local", "arguments": {"query": "Eiffel Tower"}},
+                        {"thought": "", "tool": "", "observation": "no valid step was given"},
+                        {"thought": "", "tool": "search_local", "arguments": {"query": "Eiffel Tower"},
+                         "observation": "the same action as step 1: not repeated"},
+                        {"thought": "", "tool": "answer", "arguments": {"answer": "SUPPORTS"}}]}]}]},
+         # ReAct closes with "finish[LABEL]" (methods/baselines/react.py): its answer too.
+         {**one("It is so.\nSUPPORTS", "single"), "rounds": [{"round": 1, "turns": [
+             {"agent": "react", "role": "answerer", "label": "SUPPORTS", "response": "It is so.\nSUPPORTS",
+              "steps": [{"thought": "", "tool": "search"}, {"thought": "", "tool": "search"},
+                        {"thought": "", "tool": "finish", "arguments": {"label": "SUPPORTS"}}]}]}]},
          one("", "threshold", explanation="highest similarity to the evidence 0.812 (threshold 0.5)"),
          one("", "consistency", explanation="inconsistency 0.00 (0 of 3 passages do not support the claim); "
                                             "threshold 0.5")])
@@ -323,6 +333,7 @@ def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() 
         "The executor made 2 tool calls and then answered SUPPORTS; its own reason is quoted below.",
         "The executor used its 5 tool calls without answering and was then asked for a label: SUPPORTS.",
         "The executor made 1 tool call and then answered SUPPORTS; its own reason is quoted below.",
+        "The agent made 2 tool calls and then finished with SUPPORTS; its own reason is quoted below.",
         "No model reasoned here: the highest similarity to the evidence 0.812 (threshold 0.5) gives SUPPORTS.",
         "Sampled passages were each asked whether they support the claim: inconsistency 0.00 (0 of 3 passages do "
         "not support the claim); threshold 0.5, so SUPPORTS."]

@@ -62,12 +62,26 @@ export function reasonSentence(reply) {
 /** A passage's identity: its id (two passages of one page differ), else where it came from. @param {Doc} d */
 export const keyOf = d => d.id || d.source || d.title || d.text || "";
 
+/**
+ * Every key a passage is known by: its identity, and its words when they are long enough to name it. The same
+ * passage can come twice under two ids (MERMAID recalls from its memory a passage its search then finds again):
+ * it is one passage to a reader. @param {Doc} d @returns {string[]}
+ */
+export function keysOf(d) {
+  const text = clean(d.text).toLowerCase();
+  return [keyOf(d), text.split(" ").length >= 8 ? "text:" + text : ""].filter(Boolean);
+}
+
 /** Passages without repeats, in first-seen order. @param {Doc[]} docs */
 export function unique(docs) {
-  /** @type {Map<string, Doc>} */
-  const seen = new Map();
-  docs.forEach(d => { const k = keyOf(d); if (k && !seen.has(k)) seen.set(k, d); });
-  return [...seen.values()];
+  /** @type {Set<string>} */
+  const seen = new Set();
+  return docs.filter(d => {
+    const keys = keysOf(d);
+    if (!keys.length || keys.some(k => seen.has(k))) return false;
+    keys.forEach(k => seen.add(k));
+    return true;
+  });
 }
 
 /** Every passage a turn read: its own evidence and its steps' observations. @param {any} turn @returns {Doc[]} */
@@ -228,11 +242,11 @@ export function verdictReason(v) {
   const said = clean(sentence).toLowerCase();
   const quote = doc && line && clean(line) !== clean(doc.text) && !(said && said.includes(clean(line).toLowerCase())) ?
     { text: clip(line, 280), doc } : null;
-  const cited = new Set(found.docs.map(keyOf));
+  const cited = new Set(found.docs.flatMap(keysOf));
   const everyRead = unique([...answers.flatMap(a => a.seen), ...(v.rounds || []).flatMap(
     (/** @type {any} */ r) => (r.turns || []).flatMap(readBy))]);
   return { agent: first.agent, role: first.role, round: first.round, label: first.label ?? v.label ?? null, sentence,
-    quote, cited: found.docs, citing, read: everyRead.filter(d => !cited.has(keyOf(d))) };
+    quote, cited: found.docs, citing, read: everyRead.filter(d => !keysOf(d).some(k => cited.has(k))) };
 }
 
 /**

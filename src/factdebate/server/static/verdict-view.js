@@ -59,7 +59,8 @@ export class VerdictView {
     this.calls = new CallLog(); // each model call, folded under the turn it served
     /** @type {number | null} the most rounds the run can take, from its run_started */
     this.mostRounds = null;
-    this.steps = 0;
+    /** @type {Array<{tool: string, observation: string}>} the steps the events showed (a trace's replay) */
+    this.steps = [];
     /** @type {Map<number, Map<string, any>>} round -> agent -> its answer and scores, as the events said them */
     this.seen = new Map();
     /** @type {string | null} the id the service keeps this check under (its check_saved event), for a link */
@@ -86,7 +87,7 @@ export class VerdictView {
   start(claim, method, thresholds, running) {
     this.clear();
     this.mostRounds = null;
-    this.steps = 0; // step events seen, for a run that ends without its full verdict (a trace's replay)
+    this.steps = []; // step events seen, for a run that ends without its full verdict (a trace's replay)
     this.seen = new Map(); // so are its answers and scores
     this.checkId = null;
     this.claimText = claim;
@@ -133,7 +134,8 @@ export class VerdictView {
   /** One trace event; true when the layout drew it. @param {string} name @param {any} ev */
   event(name, ev) {
     if (name === "run_started") this.mostRounds = ev.most_rounds ?? null;
-    if (name === "step") this.steps += 1;
+    // What a step did, so the "why" counts its tool calls as a saved verdict's would (an answer is no call).
+    if (name === "step") this.steps.push({ tool: String(ev.tool || ""), observation: String(ev.observation || "") });
     if (name === "answer") Object.assign(this.turnSeen(ev), { role: ev.role, label: ev.label ?? null });
     if (name === "score") this.turnSeen(ev).scores = ev.scores || {};
     if (name === "check_saved") { this.checkId = ev.id; return true; } // comes just before the verdict
@@ -212,7 +214,7 @@ export class VerdictView {
   finished(ev, rounds) {
     // The steps drawn so far count in its wording ("after 2 steps"), as a saved verdict's would.
     // Its sentence ("In round 1 both said SUPPORTS") reads the answers and scores the events gave.
-    const steps = Array.from({ length: this.steps }, () => ({}));
+    const steps = this.steps.map(s => ({ ...s }));
     const count = Math.max(rounds, steps.length ? 1 : 0, ...this.seen.keys());
     this.verdict({ label: ev.label, decided_by: ev.decided_by, usage: ev.usage,
       rounds: Array.from({ length: count }, (_, i) => {

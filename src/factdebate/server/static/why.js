@@ -68,6 +68,20 @@ export function roundSentence(r) {
   return r.round + ": " + saidText(answers) + ", no consensus";
 }
 
+/* The names under which a step is the agent's answer, not a tool it called: ReAct's closing action is
+   "finish", MERMAID's executor records its answer as a step named "answer" (some models write "final_answer"). */
+const ANSWER_STEPS = new Set(["finish", "answer", "final_answer"]);
+
+/**
+ * How many of an agent's steps called a tool, as its usage counts searches: not its answer, not a step with no
+ * valid action, not an action it was stopped from repeating (nothing was run: "the same action as step 1").
+ * @param {Array<{tool?: string, observation?: string}>} steps @returns {number}
+ */
+export function toolCalls(steps) {
+  return steps.filter(st => st.tool && !ANSWER_STEPS.has(String(st.tool).toLowerCase()) &&
+    !/^the same action as step \d+/.test(String(st.observation || ""))).length;
+}
+
 /** @param {any} turn @returns {Answer} */
 const answerOf = turn => ({ agent: turn.agent, label: turn.label ?? null, scores: turn.scores || {} });
 
@@ -151,8 +165,7 @@ export function verdictSentence(v, thresholds, statement) {
     case "forced": { // one answer is the verdict (cot, single, ReAct, Self-Check without samples, HaluEval, MERMAID)
       const turn = last ? (last.turns || []).find((/** @type {any} */ t) => t.label !== undefined && t.role !== "decomposer") : null;
       if (!turn) return null; // no answer drawn (a verdict without its rounds): the method's wording says it
-      // Its tool calls: not the closing "finish" action, which is its answer (MERMAID's executor counted it, issue 60).
-      const steps = turn ? (turn.steps || []).filter((/** @type {any} */ st) => st.tool !== "finish" && st.tool !== "").length : 0;
+      const steps = turn ? toolCalls(turn.steps || []) : 0;
       const calls = steps ? plural(steps, "tool call") : "";
       const how = v.decided_by === "forced" ? "The executor used its " + (calls || "steps") + " without answering and " +
         "was then asked for a label: " + label : v.decided_by === "executor" ? "The executor " +
@@ -160,7 +173,7 @@ export function verdictSentence(v, thresholds, statement) {
         "The agent made " + calls + " and then finished with " + label :
         "The model answered once, and that answer is the verdict: " + label;
       // When the answer holds no reasoning (a model that writes the label alone), the reason's line below says so
-      // ("… answered SUPPORTS without giving a reason."): said once, not here as well (issue 60).
+      // ("… answered SUPPORTS without giving a reason."): said once, not here as well.
       const reason = verdictReason(v);
       return how + (reason && reason.sentence ? "; its own reason is quoted below." : reason ? "." :
         ". It gave the label alone, with no reason, so nothing on this page says why it holds.");

@@ -4,8 +4,29 @@
    observation), its answer, then the parts that came after the steps (what the memory stored). No rounds. */
 import { el, labelChip } from "../dom.js";
 import { readable } from "../answer-text.js";
+import { unique } from "../reason.js";
 import { registerMethodView } from "../views.js";
 import { evidenceList, observationFold, stepText } from "./debate.js";
+
+/**
+ * A part's rows as the table's cells, rows alike in every column but the first shown once with each of their
+ * first column's values: MERMAID's memory stores each passage under every entity of the claim, and the same
+ * passage row after row, once per entity, read as the same passage found again.
+ * @param {any[]} rows @param {string[]} columns @returns {string[][]}
+ */
+export function mergeRows(rows, columns) {
+  /** @type {Map<string, string[]>} */
+  const byRest = new Map();
+  rows.forEach(row => {
+    const cells = columns.map(c => (row[c] === undefined || row[c] === null ? "" : String(row[c])));
+    const rest = JSON.stringify(cells.slice(1));
+    const known = byRest.get(rest);
+    if (!known || columns.length < 2) { byRest.set(columns.length < 2 ? String(byRest.size) : rest, cells); return; }
+    const firsts = known[0].split("; ");
+    if (!firsts.includes(cells[0])) known[0] = [...firsts, cells[0]].join("; ");
+  });
+  return [...byRest.values()];
+}
 
 class TimelineLayout {
   /** @param {import("../verdict-view.js").VerdictView} shell @param {import("../views.js").MethodView} view */
@@ -61,22 +82,28 @@ class TimelineLayout {
     }
     box.replaceChildren(el("span", "kicker", part.title));
     const rows = part.rows ? ev[part.rows] || [] : [];
-    if (rows.length) {
+    const merged = mergeRows(rows, part.columns);
+    if (merged.length) {
       // "stacked": where it is narrow (a phone, a column of Compare) each row is a block of "column: value" lines.
       const table = el("table", "part-table stacked");
       const head = el("tr", "head-row");
       part.columns.forEach(c => head.append(el("th", "", c.replace(/_/g, " "))));
       table.append(head);
-      rows.forEach((/** @type {any} */ row) => {
+      merged.forEach(cells => {
         const tr = el("tr");
-        part.columns.forEach(c => {
-          const td = el("td", "", row[c] === undefined || row[c] === null ? "" : String(row[c]));
+        part.columns.forEach((c, i) => {
+          const td = el("td", "", cells[i]);
           td.dataset.label = c.replace(/_/g, " ");
           tr.append(td);
         });
         table.append(tr);
       });
       box.append(table);
+      if (merged.length < rows.length) {
+        const first = part.columns[0].replace(/_/g, " ");
+        box.append(el("p", "muted part-merged", rows.length + " rows: those alike in all but their " + first +
+          " are shown once, with each " + first + "."));
+      }
     }
     Object.entries(part.lines).forEach(([field, label]) => {
       const value = ev[field];
@@ -132,9 +159,11 @@ class TimelineLayout {
       this.step({ ...s, agent: s.agent || agent.agent, index: i + 1 }));
     this.answer(agent);
     this.evidence.replaceChildren();
-    if ((agent.evidence || []).length) {
+    const read = unique(agent.evidence || []); // each passage once: a recalled one its search found again too
+    if (read.length) {
       const more = el("details", "");
-      more.append(el("summary", "", (agent.evidence.length) + " passages the agent read"), evidenceList(agent.evidence));
+      more.append(el("summary", "", read.length + (read.length === 1 ? " passage" : " passages") + " the agent read"),
+        evidenceList(read));
       this.evidence.append(more);
     }
   }
