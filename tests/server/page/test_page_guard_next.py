@@ -77,6 +77,8 @@ def test_a_cut_guard_check_names_its_model_and_checks_the_next_part(browser: Any
     assert box.locator(".verdict-model").inner_text() == "Decided with the model llama-cpp:builtin"
     order = box.evaluate("b => [...b.children].map(c => c.className)")
     assert order.index("near-chance") == order.index("verdict-main") + 1, order  # beside the label it qualifies
+    # The three statements the limit cut are counted once, as unchecked claims, not again as sentences not checked.
+    assert box.locator(".response-counts").inner_text() == "12 of 15 claims supported · 3 unchecked"
     assert box.locator(".response-limit").inner_text() == (
         "The claim limit stopped the check: at most 12 claims a reply (response.max_claims, set by this server's "
         "operator), so 3 statements were not checked. Check the next part")

@@ -93,6 +93,10 @@ def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noq
         # offers the rest (from the sentence the limit cut in half) as a new check.
         head = page.inner_text("#response-live .response-verdict .verdict-main")
         assert "SUPPORTS" in head and "· 11 of 160 sentences checked" in head, head
+        # Its rule speaks for the claims checked, not for the 149 sentences that were not.
+        assert page.inner_text("#response-live .verdict-how") == (
+            "every claim checked is supported; the rest was not checked")
+        assert "every claim checked is supported" in page.inner_text("#history .history-item >> nth=0")
         assert page.inner_text("#response-live .response-limit") == (
             "The claim limit stopped the check: at most 12 claims a check (response.max_claims, set by this "
             "server's operator), so 149 sentences were not checked. Check the next part")

@@ -58,6 +58,10 @@ export function revise(which, changes) {
   draw();
 }
 
+/** Whether a response's check left some of its sentences unchecked (its rule then speaks for the claims checked).
+ * @param {any} v */
+const partlyChecked = v => Array.isArray(v.unchecked) && v.unchecked.length > 0;
+
 /** @param {Item} item */
 function meta(item) {
   const when = new Date(item.at).toLocaleString();
@@ -67,7 +71,7 @@ function meta(item) {
     // In the words the check's own page used: "checking every claim failed", not the rule's (issue 49, item 9).
     const failed = claims > 0 && checks.every((/** @type {any} */ c) => c.error && !c.label);
     return when + " · " + claims + (claims === 1 ? " claim" : " claims") + " · " +
-      (failed ? "checking every claim failed" : responseRule(item.decided_by));
+      (failed ? "checking every claim failed" : responseRule(item.decided_by, partlyChecked(item.verdict || {})));
   }
   if (item.kind === "compare") return when + " · " + (item.verdicts || []).map(v => v.method).join(", ");
   // How it was decided in the method's words ("the judge, after 3 rounds without consensus"), not its code.

@@ -69,11 +69,12 @@ export function modelsOf(v) {
 }
 
 /** The warning codes that are about the model that answered (llm/near_chance.py), said as notes, not warnings. */
-export const MODEL_CODES = ["embedded_model", "scripted_model"];
+export const MODEL_CODES = ["embedded_model", "offline_model", "scripted_model"];
 
 /**
  * Under a verdict's label (issue 60): the caution when its labels are no finding (the embedded model's
- * near-chance note; a script's, from its `scripted_model` warning), then which model decided it.
+ * near-chance note; a script's, from its `scripted_model` warning), or the offline model's measured statement
+ * (its `offline_model` warning), then which model decided it.
  * @param {any} v a claim's verdict, a response's or a guard check's @param {"claim" | "response"} kind
  * @returns {HTMLElement[]}
  */
@@ -84,7 +85,7 @@ export function modelNotes(v, kind) {
   const near = nearChanceNote(v, kind);
   if (near) out.push(el("p", "near-chance", near));
   ((v && v.warnings) || []).forEach((/** @type {any} */ w) => {
-    if (w && w.code === "scripted_model") out.push(el("p", "near-chance", "note: " + w.message + "."));
+    if (w && (w.code === "scripted_model" || w.code === "offline_model")) out.push(el("p", "near-chance", "note: " + w.message + "."));
   });
   if (models.length) out.push(el("p", "verdict-model muted small", (models.length === 1 ? "Decided with the model " :
     "Decided with the models ") + models.join(", ")));
@@ -105,8 +106,16 @@ export function methodWords(method) {
   return { title: method.description.slice(0, colon), about: method.description.slice(colon + 2) };
 }
 
-/** How a response's label was reached (its rule, in response_level's words). @param {string} rule */
-export function responseRule(rule) { return rules[rule] || rule; }
+/**
+ * How a response's label was reached (its rule, in response_level's words). Over an answer checked only in part
+ * the rule speaks for the claims checked, not the whole: "every claim is supported" under "12 of 272 sentences
+ * checked" read as if the other 260 were.
+ * @param {string} rule @param {boolean} [partly] some of the answer's sentences were not checked
+ */
+export function responseRule(rule, partly) {
+  if (partly && rule === "all-true") return "every claim checked is supported; the rest was not checked";
+  return rules[rule] || rule;
+}
 
 /** A label however a file spells it ("TRUE", "nei"), or the text as it is. @param {unknown} value */
 export function normLabel(value) {

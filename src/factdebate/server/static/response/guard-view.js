@@ -127,6 +127,25 @@ function usageLine(u) {
     Number(u.seconds || 0).toFixed(1) + "\u00a0s"; // kept on one line (issue 60)
 }
 
+/**
+ * How many places of the text hold only claims that were not checked (no checked claim overlaps them): the
+ * sentences that count as not checked because of those claims. @param {GuardClaim[]} claims
+ */
+function uncheckedPlaces(claims) {
+  const checked = claims.filter(c => c.status === "checked" && c.span).map(c => /** @type {Span} */ (c.span));
+  const overlaps = (/** @type {Span} */ a, /** @type {Span} */ b) => a.start < b.end && b.start < a.end;
+  /** @type {Span[]} */
+  const places = [];
+  claims.forEach(c => {
+    const s = c.span;
+    if (c.status === "checked" || !s || checked.some(k => overlaps(k, s))) return;
+    const shared = places.find(p => overlaps(p, s));
+    if (shared) { shared.start = Math.min(shared.start, s.start); shared.end = Math.max(shared.end, s.end); }
+    else places.push({ start: s.start, end: s.end });
+  });
+  return places.length;
+}
+
 export class GuardView {
   /** @param {HTMLElement} host */
   constructor(host) {
@@ -205,15 +224,15 @@ export class GuardView {
   verdict(v, claims, checkId) {
     const box = el("div", "response-verdict verdict-box guard-verdict " + (v.degraded ? "unparsed" : LABEL_CLASS[v.label || ""] || "unparsed"));
     const main = el("div", "verdict-main");
-    // The rule's words without a second "no label" beside the label that says it (as a response's, issue 60).
-    const rule = responseRule(ruleOf(v, claims));
+    const total = typeof v.sentences === "number" ? v.sentences : null;
+    const done = typeof v.sentences_checked === "number" ? v.sentences_checked : null;
+    // The rule's words without a second "no label" beside the label that says it (as a response's).
+    const rule = responseRule(ruleOf(v, claims), total !== null && done !== null && done < total);
     main.append(el("span", "kicker", "the reply"), el("span", "verdict-label", v.degraded ? "not checked" : v.label || "no label"),
       el("span", "verdict-how", v.degraded ? "degraded: its claims were not extracted" :
         v.label ? rule : rule.replace(/^no label:\s*/, "")));
     box.append(main);
-    // The headline says how much of the reply its label speaks for (issue 60), as a response's does.
-    const total = typeof v.sentences === "number" ? v.sentences : null;
-    const done = typeof v.sentences_checked === "number" ? v.sentences_checked : null;
+    // The headline says how much of the reply its label speaks for, as a response's does.
     if (total !== null && done !== null && done < total) {
       main.insertBefore(el("span", "verdict-scope", "· " + done + " of " + total + " sentence" + (total === 1 ? "" : "s") +
         " checked"), main.querySelector(".verdict-how"));
@@ -224,11 +243,16 @@ export class GuardView {
     claims.forEach(c => { const s = statusText(c); n[s] = (n[s] || 0) + 1; });
     const supported = n.supported || 0;
     const rest = Object.entries(n).filter(([s]) => s !== "supported").map(([s, k]) => k + " " + s.split(":")[0]);
-    // Every sentence left unchecked (a degraded check checked none of them), else those the gate left out.
+    // Every sentence left unchecked (a degraded check checked none of them), else those the gate left out; a
+    // sentence that holds a claim listed as unchecked (the claim limit's, the deadline's) is counted once, as
+    // that claim: "3 unchecked · 3 sentences not checked" counted the same three statements twice.
     const left = total !== null && done !== null ? total - done : (v.skipped || []).length;
+    const asClaims = uncheckedPlaces(claims);
+    const other = Math.max(0, left - asClaims);
+    const sentences = other === 0 && asClaims > 0 ? "" : " · " + other + (asClaims ? " other" : "") + " sentence" +
+      (other === 1 ? "" : "s") + " not checked";
     box.append(el("p", "response-counts", supported + " of " + claims.length + " claim" + (claims.length === 1 ? "" : "s") +
-      " supported" + (rest.length ? " · " + rest.join(" · ") : "") + " · " + left + " sentence" +
-      (left === 1 ? "" : "s") + " not checked"));
+      " supported" + (rest.length ? " · " + rest.join(" · ") : "") + sentences));
     const limit = this.limitLine(v, claims);
     if (limit) box.append(limit);
     const action = el("p", "guard-action");

@@ -530,18 +530,19 @@ export class ResponseView {
     const main = el("div", "verdict-main");
     const n = this.counts();
     const allFailed = this.claims.length > 0 && n.error === this.claims.length;
+    const skipped = this.unchecked();
+    const rule = responseRule(v.decided_by, skipped.length > 0);
     main.append(el("span", "kicker", "the response"),
       el("span", "verdict-label", v.label || (allFailed ? "failed" : "no label")),
-      // The rule's words without a second "no label" beside the label that says it (issue 49, item 9).
+      // The rule's words without a second "no label" beside the label that says it.
       el("span", "verdict-how", allFailed ? "checking every claim failed" :
-        v.label ? responseRule(v.decided_by) : responseRule(v.decided_by).replace(/^no label:\s*/, "")));
+        v.label ? rule : rule.replace(/^no label:\s*/, "")));
     /** @type {Array<[number, string]>} */
     const all = [[n.SUPPORTS, "supported"], [n.REFUTES, "refuted"], [n["NOT ENOUGH INFO"], "not enough info"],
       [n.none, "no label"], [n.error, "failed"]];
     const parts = all.filter(([count]) => count > 0);
     // Led by how many hold up ("2 of 3 claims supported"), then the rest by kind.
     const rest = parts.filter(([, what]) => what !== "supported");
-    const skipped = this.unchecked();
     // Then how much of the answer those claims checked (issue 49: "12 of 12 claims supported" alone read as if
     // they covered a 160-sentence answer), in the words of `check-response` (response_level/aggregate.py).
     // (Nothing is added when every sentence was checked: the claims line then speaks for the whole answer.)
