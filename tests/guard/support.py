@@ -27,26 +27,55 @@ def _claim_of(text: str) -> str:
     return found.group(1) if found else ""
 
 
+def window_answer(prompt: str, extract: Callable[[str], str], fast: Callable[[str], str]) -> str:
+    """The fast tier's window call (guard_window) answered as a capable model answers it: the claims a double's
+    extraction gives of the same sentences, each with the verdict its fast tier gives over the same passages.
+    So a double that answers the two prompts apart answers the window's call alike, and the verdicts of a
+    check do not depend on which way it was asked. A verdict the fast tier's double writes unreadably is left
+    out of its claim's item (the claim is then asked alone, as a model's unusable item is)."""
+    as_extraction = prompt.replace("\nAnswer:\n", "\nText:\n").replace(
+        "Reply with one JSON object only, as in the example.", "Reply with a JSON object only, as in the example.")
+    passages = prompt[prompt.find("\nPassages:\n"):prompt.find("\nAnswer:\n")]
+    value = json.loads(extract(as_extraction))
+    items: list[Any] = []
+    for item in value["claims"] if isinstance(value, dict) else value:
+        entry = dict(item) if isinstance(item, dict) else {"claim": item}
+        try:
+            verdict = json.loads(fast(f"Statement: {entry['claim']}\n{passages}"))
+        except json.JSONDecodeError:
+            verdict = {}
+        items.append({**entry, **verdict} if isinstance(verdict, dict) else entry)
+    return json.dumps({"claims": items})
+
+
 def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallInfo, str], str] | None = None,
            claims: list[str] | None = None, correction: str = "The Eiffel Tower is in Paris.") -> Any:
     """Extraction gives ``claims`` (default: the two facts of REPLY); the fast tier refutes claims naming
     Rome, quoting the first passage, and supports the rest (``fast`` overrides: claim -> reply text); the
     debate methods answer through ``debate`` (call, claim -> label) or support everything."""
 
+    def extracted(text: str) -> str:
+        return json.dumps({"claims": claims if claims is not None else CLAIMS})
+
+    def fast_reply(text: str) -> str:
+        claim = _claim_of(text)
+        if fast is not None:
+            return fast(claim)
+        first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
+        label = "REFUTES" if "Rome" in claim else "SUPPORTS"
+        quote = first.group(1).split(". ")[0] if first else ""
+        return json.dumps({"label": label, "passage": 1,
+                           "quote": quote if not quote or quote.endswith(".") else quote + "."})
+
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         prompt = call.prompt.split(":")[0]
         text = messages[0]["content"]
         if prompt == "claims_extract":
-            return json.dumps({"claims": claims if claims is not None else CLAIMS})
+            return extracted(text)
         if prompt == "guard_fast":
-            claim = _claim_of(text)
-            if fast is not None:
-                return fast(claim)
-            first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
-            label = "REFUTES" if "Rome" in claim else "SUPPORTS"
-            quote = first.group(1).split(". ")[0] if first else ""
-            return json.dumps({"label": label, "passage": 1,
-                               "quote": quote if not quote or quote.endswith(".") else quote + "."})
+            return fast_reply(text)
+        if prompt == "guard_window":
+            return window_answer(text, extracted, fast_reply)
         if prompt == "guard_correct":
             return json.dumps({"sentence": correction})
         claim = _claim_of(text)

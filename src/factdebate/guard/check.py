@@ -24,6 +24,7 @@ from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStar
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label, Span
+from factdebate.guard import window_call
 from factdebate.guard.clock import check_started, own_clock
 from factdebate.guard.conversation import Conversation, conversation
 from factdebate.guard.coverage import uncovered
@@ -43,6 +44,7 @@ from factdebate.guard.types import (
     SkippedSentence,
 )
 from factdebate.guard.window import turns_of, unresolved, window
+from factdebate.guard.window_call import WindowCall, done
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.resources import Resources
@@ -176,6 +178,11 @@ class Check:
         self.passed_through: list[str] = [self.window.note] if self.window.note else []
         self.pieces: list[tuple[int, int, str | None]] = []  # every sentence gated so far, in order (headings)
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
+        # The fast tier asked with the extraction, one call a window (guard/window_call.py), where the fast
+        # tier is the first and every claim reads the same passages.
+        self.window_call = WindowCall(self.context) if (
+            window_call.ENABLED.get() and tiers_for(self.options)[0] == "fast"
+            and not self.session.trimmed) else None
 
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
         """The check-worthy ones of ``sentences``; the others are recorded as skipped. A bare "Sure." or "Of
@@ -229,7 +236,8 @@ class Check:
                                                    llm=self.context.resources.llm("extractor"),
                                                    max_claims=self.settings.response.max_claims, context=context,
                                                    opening=opening,
-                                                   units=text.units if isinstance(text, Shown) else None)
+                                                   units=text.units if isinstance(text, Shown) else None,
+                                                   ask_claims=self.window_call)
             except FactDebateError as exc:
                 self.degraded_reasons.append(f"the claims could not be extracted: {exc}")
                 return None
@@ -322,15 +330,19 @@ class Check:
         (guard/head_start.py), to hand to :meth:`decide` if it is; None where :meth:`decide` would not ask
         the fast tier that very question: the first tier is not ``fast``, the conversation knows the claim,
         or the session's passages are ranked per claim (a claim not taken must not count in that ranking)."""
-        if tiers_for(self.options)[0] != "fast" or self.session.trimmed:
-            return None
+        if tiers_for(self.options)[0] != "fast" or self.session.trimmed or self.window_call is not None:
+            return None  # (the window's call gives the fast tier's verdict with the claim)
         if self.conversation is not None and self.conversation.recall(self._cache_key(claim, self.digest)):
             return None
         return begin_fast(claim, self.context)
 
-    async def decide(self, progress: Progress, head: asyncio.Task[TierOutcome] | None = None) -> None:
+    async def decide(self, progress: Progress, head: asyncio.Future[TierOutcome] | None = None) -> None:
         """Decide one claim (from the conversation's verdicts when it was settled there before); ``head``:
-        :meth:`begin`'s task for this claim's text."""
+        :meth:`begin`'s task for this claim's text, or the verdict the window's call gave it."""
+        given = self.window_call.outcome_of(progress.claim.claim) if self.window_call is not None else None
+        if given is not None:
+            drop(head)
+            head = done(given)
         context, digest = self.claim_context(progress.claim.claim)
         key = self._cache_key(progress.claim.claim, digest)
         known = self.conversation.recall(key) if self.conversation else None
@@ -352,7 +364,7 @@ class Check:
             self.conversation.keep(key, final)
 
     async def _decide(self, progress: Progress, context: Context,
-                      head: asyncio.Task[TierOutcome] | None = None) -> None:
+                      head: asyncio.Future[TierOutcome] | None = None) -> None:
         async with self.gate_semaphore:
             with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
                       claim=progress.claim.claim[:300]):
@@ -484,7 +496,7 @@ def place_in(claim: str, text: str, sentence: Sentence, index: TextIndex | None)
     return sentence.span, DRAWN_FROM
 
 
-def drop(head: asyncio.Task[Any] | None) -> None:
+def drop(head: asyncio.Future[Any] | None) -> None:
     """Give up on ``head`` (:meth:`Check.begin`'s task): cancelled, or its outcome read and thrown away."""
     if head is None:
         return

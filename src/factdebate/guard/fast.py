@@ -60,6 +60,12 @@ def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int,
         value = enclosed(text, "{")
     except json.JSONDecodeError as exc:
         return None, -1, "", f"not a JSON object ({exc.msg})"
+    return read_value(value, documents)
+
+
+def read_value(value: object, documents: list[Document]) -> tuple[Label | None, int, str, str]:
+    """:func:`read_reply` of a reply already read as JSON (one object, or one claim's item of the window's
+    answer, guard/window_call.py)."""
     if not isinstance(value, dict):
         return None, -1, "", "not a JSON object"
     label = str(value.get("label", "")).strip().upper()
@@ -76,7 +82,7 @@ def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int,
     return Label(label), index, quote if held else "", ""
 
 
-async def _gather(claim: str, resources: Resources, mode: str) -> list[Document]:
+async def gather(claim: str, resources: Resources, mode: str) -> list[Document]:
     """The given passages most similar to the claim, then (unless ``given``) the search engine's results."""
     k = resources.settings.retrieval.k
     given = current_evidence() or []
@@ -96,9 +102,7 @@ async def _gather(claim: str, resources: Resources, mode: str) -> list[Document]
 
 
 async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdict:
-    documents = await _gather(claim, resources, mode)
-    max_chars = resources.settings.retrieval.max_doc_chars
-    shown = [d.model_copy(update={"text": d.text[:max_chars]}) for d in documents]
+    shown = shown_passages(await gather(claim, resources, mode), resources)
     prompt = render("guard_fast", claim=claim, documents=shown, example=EXAMPLE)
     count_reply("guard_fast", "asked")
     reply = await resources.llm("debater").complete(
@@ -107,6 +111,18 @@ async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdic
     label, index, quote, problem = read_reply(reply.text, shown)
     if label is None:
         count_reply("guard_fast", "lost")
+    return verdict_of(label, index, quote, problem, shown)
+
+
+def shown_passages(documents: list[Document], resources: Resources) -> list[Document]:
+    """The passages as the checker is shown them: each cut at ``retrieval.max_doc_chars``."""
+    max_chars = resources.settings.retrieval.max_doc_chars
+    return [d.model_copy(update={"text": d.text[:max_chars]}) for d in documents]
+
+
+def verdict_of(label: Label | None, index: int, quote: str, problem: str, shown: list[Document]) -> FastVerdict:
+    """The verdict :func:`read_value` read, the passage it cites (``index``) put first."""
+    if label is None:
         return FastVerdict(None, shown, problem=problem)
     ordered = [shown[index], *shown[:index], *shown[index + 1:]] if index >= 0 else shown
     return FastVerdict(label, ordered, quote=quote, cited=index >= 0)

@@ -19,7 +19,7 @@ from factdebate.core.types import Document, Label, Verdict
 from factdebate.guard.citations import cited_texts
 from factdebate.guard.correct import correct
 from factdebate.guard.evidence import claim_evidence, tier_resources, tier_settings
-from factdebate.guard.fast import decide_fast
+from factdebate.guard.fast import FastVerdict, decide_fast
 from factdebate.guard.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
 from factdebate.methods.resources import Resources
 from factdebate.run.claim import run_claim
@@ -108,14 +108,18 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
     resources = tier_resources(ctx.resources, settings)
     with given_evidence(ctx.passages if ctx.passages else None), span(f"tier {tier}", "guard_tier", tier=tier):
         if tier == "fast":
-            fast = await decide_fast(claim, resources, mode)
-            named = frozenset(d.text for d in fast.documents[:1]) if fast.cited else frozenset[str]()
-            evidence = claim_evidence(claim, fast.documents, cited=named)
-            if fast.quote and evidence:
-                evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
-            return fast.label, "guard-fast", evidence, fast.problem
+            return fast_outcome(claim, await decide_fast(claim, resources, mode))
         verdict = await run_claim(claim, settings, resources, sinks=ctx.sinks)
     return _outcome(claim, verdict, ctx)
+
+
+def fast_outcome(claim: str, fast: FastVerdict) -> TierOutcome:
+    """The fast tier's outcome from its verdict of ``claim`` (asked alone, or in the window's call)."""
+    named = frozenset(d.text for d in fast.documents[:1]) if fast.cited else frozenset[str]()
+    evidence = claim_evidence(claim, fast.documents, cited=named)
+    if fast.quote and evidence:
+        evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
+    return fast.label, "guard-fast", evidence, fast.problem
 
 
 def _outcome(claim: str, verdict: Verdict, ctx: Context) -> TierOutcome:
@@ -147,7 +151,7 @@ def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
     return asyncio.create_task(run())
 
 
-async def decide(progress: Progress, ctx: Context, head: asyncio.Task[TierOutcome] | None = None) -> None:
+async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutcome] | None = None) -> None:
     """Decide ``progress.claim`` in place; returns when settled or out of tiers (the caller's deadline
     cancels it otherwise). ``head``: the first tier's outcome for this very claim text, begun earlier
     (:func:`begin_fast`; the first tier is then ``fast``), awaited instead of asking again."""

@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from factdebate.core.types import ClaimExtraction
 from factdebate.llm.ask import Reask, Unreadable, ask, part_chars
@@ -238,7 +238,8 @@ async def remove_subjective(text: str, llm: LLM) -> tuple[str, bool, int]:
 async def aextract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
                           drop_subjective: bool = False, context: str | None = None,
                           opening: str | None = None, fit: bool = True,
-                          units: Sequence[tuple[int, int]] | None = None) -> ClaimExtraction:
+                          units: Sequence[tuple[int, int]] | None = None,
+                          ask_claims: AskClaims | None = None) -> ClaimExtraction:
     """The atomic claims of ``response`` (see the module docstring for failures). ``context``: what the
     response continues (a dialogue's history), shown to the extractor so that a reply's pronouns become
     names in its claims; no claim is taken from it. ``opening``: the first sentence of the whole reply when
@@ -247,7 +248,8 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     claims than the text can state (:func:`claim_room`); off, ``max_claims`` as configured (FacTool, whose
     call bounds are declared from its ``max_claims``). ``units``: the offsets in ``response`` of the sentences
     to number for the extractor, in order (default: its sentences); each claim's ``sentences`` in the result
-    are numbers into them, from 1."""
+    are numbers into them, from 1. ``ask_claims``: who asks the model for the claims (default: the extraction
+    prompt, :func:`ask_for_claims`); the guard's fast tier asks for their verdicts in the same call."""
     text, removed, retries = response, None, 0
     if drop_subjective:
         text, removed, retries = await remove_subjective(response, llm)
@@ -261,7 +263,7 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
     # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
     room = claim_room(text, max_claims) if fit else max_claims
-    reply = await _ask_for_claims(llm, text, shown, room, question=question, context=context)
+    reply = await (ask_claims or ask_for_claims)(llm, text, shown, room, question=question, context=context)
     source = " ".join(filter(None, (text, question, context)))
     held = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims, opening, shown)
     return ClaimExtraction(claims=held.claims, sentences=held.sentences, parsed=reply.items is not None,
@@ -271,14 +273,21 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
 
 
 @dataclass
-class _ClaimsReply:
+class ClaimsReply:
     items: list[Drawn] | None
     retries: int
     raw: str
 
 
-async def _ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
-                          question: str | None, context: str | None) -> _ClaimsReply:
+class AskClaims(Protocol):
+    """Asks the model for the claims of ``text``, its ``units`` numbered, at most ``room`` of them."""
+
+    async def __call__(self, llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
+                       question: str | None, context: str | None) -> ClaimsReply: ...
+
+
+async def ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
+                          question: str | None, context: str | None) -> ClaimsReply:
     """The extractor's claims of ``text`` (its ``units`` numbered), at most ``room``, with one re-ask."""
     max_tokens = CLAIM_TOKENS * room + 64
     # The longest claim that lets ``room`` of them, each in its object, close within the cap.
@@ -295,7 +304,7 @@ async def _ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]],
                       params=GenParams(temperature=0.0, max_tokens=max_tokens,
                                        json_schema=claims_schema(room, len(units), item_chars)),
                       reask=Reask(template="claims_reask", variables={"max_claims": room}))
-    return _ClaimsReply(asked.value, asked.retries, asked.raw)
+    return ClaimsReply(asked.value, asked.retries, asked.raw)
 
 
 @dataclass

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from tests.guard.conformance.scenarios import Checker
+from tests.guard.support import window_answer
 
 
 @dataclass(frozen=True)
@@ -369,6 +371,11 @@ class WorldChecker(Checker):
 
     def respond(self, call: CallInfo, messages: list[Message], params: GenParams) -> str:
         prompt = messages[0]["content"]
+        if call.prompt.startswith("guard_window"):  # both prompts' answers at once (tests/guard/support.py)
+            def apart(name: str) -> Callable[[str], str]:
+                return lambda text: self.respond(replace(call, prompt=name), [{"role": "user", "content": text}],
+                                                 params)
+            return window_answer(prompt, apart("claims_extract"), apart("guard_fast"))
         if call.prompt.startswith("claims_extract"):
             self.extractions.append(prompt)
             text = _section(prompt, "\nText:\n", "\n\nReply with a JSON object only")

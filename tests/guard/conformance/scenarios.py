@@ -17,6 +17,7 @@ from typing import Any
 from factdebate.llm.base import FatalLLMError, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
+from tests.guard.support import window_answer
 
 PARIS = "Paris is the capital of France."
 TOWER = "The Eiffel Tower is in Paris."
@@ -76,19 +77,32 @@ class Checker(ScriptedBackend):
             raise FatalLLMError("connection refused by the checker's model server")
         return await super().complete(messages, params)
 
+    @staticmethod
+    def extracted(text: str) -> str:
+        body = text.split("\nText:\n", 1)[-1]
+        return json.dumps({"claims": [s for s in KNOWN if s in body]})
+
+    @staticmethod
+    def fast(text: str) -> str:
+        claim = _claim_of(text)
+        first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
+        quote = first.group(1).split(". ")[0] + "." if first else ""
+        return json.dumps({"label": truth(claim), "passage": 1, "quote": quote})
+
     def respond(self, call: CallInfo, messages: list[Message], params: GenParams) -> str:
         kind = _kind(call.prompt)
         text = messages[0]["content"]
-        if kind == self.faults.malformed:
+        faulty = {self.faults.down, self.faults.slow, self.faults.malformed} & {"extract", "fast"}
+        if kind == self.faults.malformed or (kind == "guard_window" and faulty):
+            # A fault of the extraction or of the verdicts makes the window's answer unusable too, so the check
+            # asks them apart, where the fault strikes as it always did.
             return "Sure!! I would say it is {probably right"
         if kind == "extract":
-            body = text.split("\nText:\n", 1)[-1]
-            return json.dumps({"claims": [s for s in KNOWN if s in body]})
+            return self.extracted(text)
         if kind == "fast":
-            claim = _claim_of(text)
-            first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
-            quote = first.group(1).split(". ")[0] + "." if first else ""
-            return json.dumps({"label": truth(claim), "passage": 1, "quote": quote})
+            return self.fast(text)
+        if kind == "guard_window":
+            return window_answer(text, self.extracted, self.fast)
         if kind == "correct":
             return json.dumps({"sentence": self.faults.correction})
         raise AssertionError(f"the conformance checker was asked {call.prompt}")
