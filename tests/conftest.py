@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.parallel import SHARED_FIXTURES, build_once, run_folder, xdist_group_for
 
@@ -49,6 +50,13 @@ def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
 
 socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+
+# Property-based tests: ``ci`` (the default) draws a fixed sequence of examples (a fixed seed, no example
+# database), so ``make test`` runs the same cases each time; ``pytest --hypothesis-profile=long`` draws many more
+# (tests/guard/conformance/test_generated.py reads the loaded profile's count for its families).
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("long", max_examples=300, database=None, deadline=None, print_blob=True)
+settings.load_profile("ci")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
