@@ -217,7 +217,7 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
 # Under the ``ci`` profile (tests/conftest.py, the default): four examples a family, and a failing one reported as
 # drawn, not shrunk (each try is a dozen requests); under another (``long``), its count, shrunk.
 CI = settings().max_examples == settings.get_profile("ci").max_examples
-GENERATED = settings(max_examples=4 if CI else settings().max_examples, deadline=None,
+GENERATED = settings(max_examples=2 if CI else settings().max_examples, deadline=None,
                      phases=(Phase.explicit, Phase.reuse, Phase.generate) if CI else settings().phases,
                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
