@@ -73,8 +73,8 @@ NEEDS_KEY = "needs OpenAI: exits 2 naming the variable"
 SYNOPSIS = "a synopsis (placeholders, [optional] parts)"
 MERMAID_RUN = "factdebate eval --method mermaid --dataset countries -o runs/mermaid"
 
-LOOP = ("the re-run loop around the reader's own agent; its exit codes are tested in "
-        "tests/response_level/test_fail_on.py")
+LOOP = ("a line of the re-run loop around the reader's own agent: tests/response_level/test_loop.py runs the whole "
+        "script as the page prints it, with scripted agents")
 RULES: dict[str, Rule] = {
     # README.md
     "make demo": Make("sets up .venv and runs the embedded model on a claim (minutes)"),
@@ -217,17 +217,22 @@ RULES: dict[str, Rule] = {
     "factdebate eval --dataset halueval-qa --method wecheck --evidence given -o runs/wecheck-halueval": Parse(
         "loads the WeCheck classifier (a real model, about 15 s) on the whole dataset; tests/methods/ run it"),
     # docs/performance.md, docs/reproduce.md, docs/results/README.md, docs/scale.md
+    'TASK="Write a short note about the Eiffel Tower."': Skip(LOOP),
+    'PROMPT="$TASK"': Skip(LOOP),
     "for attempt in 1 2 3 4 5; do": Skip(LOOP),
-    'my-agent --task "$TASK" > answer.md': Skip(LOOP),
-    "factdebate check-response --file answer.md --fail-on refuted,unchecked --json > verdict.json": Parse(
-        "a file the reader's agent wrote; --fail-on runs in tests/response_level/test_fail_on.py"),
-    "case $? in": Skip(LOOP),
-    '0) echo "every claim holds"; break ;;': Skip(LOOP),
-    """1) TASK="$TASK. Fix these claims: $(jq -c '[.claims[] | select(.label == "REFUTES") | .claim]' """
-    """verdict.json)" ;;""": Skip(LOOP),
-    '*) echo "the check could not be made; stopping"; exit 1 ;;': Skip(LOOP),
+    'my-agent --task "$PROMPT" > answer.md': Skip(LOOP),
+    "factdebate check-response --file answer.md --fail-on refuted,unchecked --feedback fixes.txt": Parse(
+        "a file the reader's agent wrote; tests/response_level/test_loop.py runs it inside the whole loop"),
+    "status=$?": Skip(LOOP),
+    "case $status in": Skip(LOOP),
+    '0) echo "every claim holds"; exit 0 ;;': Skip(LOOP),
+    """1) PROMPT="$TASK"$'\\n\\n'"$(cat fixes.txt)" ;;""": Skip(LOOP),
+    '4) echo "some claims could not be decided: nothing the agent can correct; stopping" >&2; exit 4 ;;': Skip(LOOP),
+    '*) echo "the check could not be made (exit $status); stopping" >&2; exit "$status" ;;': Skip(LOOP),
     "esac": Skip(LOOP),
     "done": Skip(LOOP),
+    'echo "claims were still refuted after $attempt tries; giving up" >&2': Skip(LOOP),
+    "exit 1": Skip(LOOP),
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),

@@ -1,6 +1,7 @@
 """``check-response --fail-on``: the exit code a re-run loop or a CI step reads (0 when nothing named is found, 1
-when it is, 2 for a usage error, 3 when the check itself failed), and the line on stderr that says why; the CI
-step through the installed CLI, the others through the same ``run()`` in this process."""
+for a refuted claim, 4 for a claim of another named kind with none refuted, 2 for a usage error, 3 when the
+check itself failed), and the line on stderr that says why; the CI step through the installed CLI, the others
+through the same ``run()`` in this process."""
 
 from __future__ import annotations
 
@@ -20,15 +21,16 @@ SINGLE = ["--method", "single", "--no-cache"]
 ALL = "refuted,unchecked,not-enough-info"
 
 
-def test_a_supported_response_passes_and_an_unsure_one_fails_on_not_enough_info() -> None:
+def test_a_supported_response_passes_and_an_unsure_one_exits_4_on_not_enough_info() -> None:
     passed = run_here("check-response", TEXT, "--fail-on", ALL, "--llm", "scripted:agree", *SINGLE)
     assert passed.returncode == 0, passed.stderr
     assert "fail-on: no refuted, unchecked, not-enough-info claim found" in passed.stderr
 
     unsure = ["check-response", TEXT, "--llm", "scripted:unsure", "--json", *SINGLE]
     failed = run_here(*unsure, "--fail-on", "not-enough-info")
-    assert failed.returncode == 1, failed.stderr
+    assert failed.returncode == 4, failed.stderr  # nothing refuted: nothing the writer can correct
     assert '2 not-enough-info: #1 "Paris is the capital of France."' in failed.stderr
+    assert "nothing refuted" in failed.stderr
     assert json.loads(failed.stdout)["kind"] == "response"  # the verdict is still written for the loop to read
     assert run_here(*unsure, "--fail-on", "refuted").returncode == 0  # only the kinds named fail
     assert run_here(*unsure).returncode == 0  # without --fail-on, as before: every claim has a verdict
@@ -45,9 +47,9 @@ def test_a_refuted_claim_fails_the_ci_step(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"  # the CI recipe: a README's factual sentences
     readme.write_text("The Eiffel Tower is in Rome.\n", encoding="utf-8")
     with FakeOpenAI(reply=_refuting_model) as model:
-        result = run("check-response", "--file", str(readme), "--fail-on", "refuted", "--llm", "openai:m", *SINGLE,
-                     env={"OPENAI_BASE_URL": model.base_url})
-    assert result.returncode == 1, result.stderr
+        result = run("check-response", "--file", str(readme), "--fail-on", "refuted,unchecked", "--llm", "openai:m",
+                     *SINGLE, env={"OPENAI_BASE_URL": model.base_url})
+    assert result.returncode == 1, result.stderr  # refuted wins over any other kind: the writer can correct it
     assert 'fail-on: 1 refuted: #1 "The Eiffel Tower is in Rome."' in result.stderr
 
 

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from factdebate.cli import exits
-from factdebate.cli.fail_on import findings, parse_fail_on, summary
+from factdebate.cli.fail_on import exit_code, findings, parse_fail_on, summary
 from factdebate.cli.options import (
     ConfigFlag,
     JsonFlag,
@@ -130,8 +130,13 @@ def register_check_response(app: typer.Typer) -> None:
         question: Annotated[str | None, Opt("--question", "-q", help="The question it answers.")] = None,
         fail_on: Annotated[str | None, Opt(
             "--fail-on", metavar="KINDS",
-            help="Exit 1 when the response holds a claim of these kinds (comma-separated: refuted, unchecked, "
-                 "not-enough-info), 3 when the check itself failed: for a re-run loop or a CI step.")] = None,
+            help="Exit 1 when the response holds a refuted claim, 4 when it holds one of the other kinds named and "
+                 "none refuted, 3 when the check itself failed (kinds, comma-separated: refuted, unchecked, "
+                 "not-enough-info): for a re-run loop or a CI step.")] = None,
+        feedback: Annotated[Path | None, Opt(
+            "--feedback", metavar="FILE",
+            help="Write the refuted claims to FILE, each with a correction and quotes from its evidence, as a note "
+                 "to hand back to the agent; an empty file when none is refuted.")] = None,
         as_json: JsonFlag = False,
         trace: TraceFlag = None,
         trace_text: TraceTextFlag = False,
@@ -141,6 +146,7 @@ def register_check_response(app: typer.Typer) -> None:
     ) -> None:
         """Split a long answer into atomic claims, check each with --method, and call the answer false if
         any claim is false."""
+        from factdebate.cli import feedback as notes
         from factdebate.core.runtime import EventSink, trace_file
         from factdebate.guard.call import CheckCall, LocalHost
         from factdebate.guard.call import check_response as check_response_call
@@ -152,6 +158,8 @@ def register_check_response(app: typer.Typer) -> None:
         kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
         settings = settings_from(options, config)
         response = read_response(text, file, settings.response.max_response_chars)
+        if feedback is not None:
+            notes.clear(feedback)  # a check that fails must not leave the last run's note to be fed again
         warn_unread(options, settings.method, "check-response", scopes=("response",))
         transcript = with_trace_text(trace, trace_text)
         validate_response(response, settings)
@@ -171,19 +179,23 @@ def register_check_response(app: typer.Typer) -> None:
 
         @asynccontextmanager
         async def opened(_: Settings) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
-            async with resources:
-                yield resources, []
+            yield resources, []  # opened by go(): the corrections after the check use the same models
 
-        async def go(traced: list[EventSink]) -> ResponseVerdict:
+        async def go(traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
             # The one call every door of check-response makes (guard/call.py), with this process as its host.
-            with err.status("extracting claims…") as status:
-                sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
-                return await check_response_call(CheckCall((), GuardOptions(), question), response,
-                                                 LocalHost(settings, opened), sinks=sinks)
+            async with resources:
+                with err.status("extracting claims…") as status:
+                    sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
+                    verdict = await check_response_call(CheckCall((), GuardOptions(), question), response,
+                                                        LocalHost(settings, opened), sinks=sinks)
+                    if feedback is None:
+                        return verdict, None
+                    status.update("writing corrections for the refuted claims…")
+                    return verdict, notes.note(await notes.fixes(verdict, resources.llm("debater")))
 
         with trace_file(trace) as traced, transcript:
             try:
-                verdict = asyncio.run(go(traced))
+                verdict, note = asyncio.run(go(traced))
             except FactDebateError as exc:
                 if not kinds or exits.code_for(exc) == exits.USAGE:
                     raise
@@ -191,6 +203,8 @@ def register_check_response(app: typer.Typer) -> None:
                 # agent for the checker's fault.
                 err.print(f"[bold red]error:[/] {escape(str(exc))}")
                 raise typer.Exit(exits.CHECK_FAILED) from None
+        if feedback is not None and note:
+            notes.write(feedback, note)
         if as_json:
             sys.stdout.write(verdict.model_dump_json() + "\n")
         else:
@@ -202,10 +216,8 @@ def register_check_response(app: typer.Typer) -> None:
         if kinds:
             found = findings(verdict)
             err.print(escape(summary(found, kinds)))
-            if found.failed:
-                raise typer.Exit(exits.CHECK_FAILED)
-            if found.named(kinds):
-                raise typer.Exit(exits.SOME_FAILED)
+            if (code := exit_code(found, kinds)) != exits.OK:
+                raise typer.Exit(code)
             return
         if any(check.error for check in verdict.claims):  # verify's contract: a claim in error exits 1
             raise typer.Exit(exits.SOME_FAILED)

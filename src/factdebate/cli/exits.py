@@ -5,7 +5,9 @@
   failed during the run;
 - 2: a usage or configuration error: nothing was run;
 - 3: ``check-response --fail-on`` only: the check itself failed (a claim in error, a remote service down),
-  where 1 there means the response holds a claim of a kind it names (cli/fail_on.py).
+  where 1 there means the response holds a refuted claim, one its writer can correct (cli/fail_on.py);
+- 4: ``check-response --fail-on`` only: the response holds a claim of another kind it names (unchecked, not
+  enough info) and none refuted: nothing its writer can correct, so a loop stops rather than run it again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ OK = 0
 SOME_FAILED = 1
 USAGE = 2
 CHECK_FAILED = 3  # check-response --fail-on
+CANNOT_FIX = 4  # check-response --fail-on
 INTERRUPTED = 130
 
 

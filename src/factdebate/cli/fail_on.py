@@ -1,14 +1,17 @@
 """``check-response --fail-on refuted,unchecked,not-enough-info``: the exit code a re-run loop or a CI step
 reads instead of parsing the verdict's JSON (docs/methods/response-level.md, "A check that ends a loop").
 
-Exit 1 when the response holds a claim of a named kind, 3 when the check itself failed (a claim ended in
-error, or the run stopped on a remote service), 2 for a usage error: so a loop re-runs its agent on 1 and
-stops on 3, where re-running the agent would not help."""
+Exit 1 when the response holds a refuted claim (and ``refuted`` is named): what the agent that wrote it can
+correct. Exit 4 when it holds a claim of another named kind and none refuted (unchecked, not enough info): the
+checker could not decide it, so the agent has nothing to correct. Exit 3 when the check itself failed (a
+claim ended in error, or the run stopped on a remote service), 2 for a usage error. A loop re-runs its agent
+on 1 only, and stops on 3 and 4, where re-running the agent would not help."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from factdebate.cli import exits
 from factdebate.core.errors import InputError
 from factdebate.core.types import Label, ResponseVerdict
 
@@ -64,6 +67,17 @@ def findings(verdict: ResponseVerdict) -> Findings:
     return found
 
 
+def exit_code(found: Findings, kinds: frozenset[str]) -> int:
+    """The status a loop reads: the checker's failure first (3), then what the agent can correct (1), then
+    what it cannot (4)."""
+    if found.failed:
+        return exits.CHECK_FAILED
+    named = found.named(kinds)
+    if "refuted" in named:
+        return exits.SOME_FAILED
+    return exits.CANNOT_FIX if named else exits.OK
+
+
 def summary(found: Findings, kinds: frozenset[str]) -> str:
     """One line for stderr: what made the check fail, or that nothing named was found."""
     if found.failed:
@@ -71,4 +85,7 @@ def summary(found: Findings, kinds: frozenset[str]) -> str:
     named = found.named(kinds)
     if not named:
         return f"fail-on: no {', '.join(k for k in KINDS if k in kinds)} claim found"
-    return "fail-on: " + "; ".join(f"{len(items)} {kind}: " + ", ".join(items) for kind, items in named.items())
+    said = "fail-on: " + "; ".join(f"{len(items)} {kind}: " + ", ".join(items) for kind, items in named.items())
+    if "refuted" not in named:  # exit 4: say why running the agent again would not help
+        said += " (nothing refuted: the checker could not decide these, so there is nothing to correct)"
+    return said
