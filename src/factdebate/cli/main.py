@@ -338,8 +338,9 @@ def run(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = _command_for(args).main(args=args, prog_name="factdebate", standalone_mode=False)
-        if code == exits.INTERRUPTED:  # Typer returns Ctrl-C as 130, saying nothing
+        if code == exits.INTERRUPTED or _was_interrupted():  # Typer returns Ctrl-C as 130, saying nothing
             err.print("interrupted")
+            return exits.INTERRUPTED
         return code if isinstance(code, int) else exits.OK
     except FactDebateError as exc:
         err.print(f"[bold red]error:[/] {escape(scrub_secrets(str(exc)))}")  # a key a server quoted: not shown
@@ -351,6 +352,9 @@ def run(argv: list[str] | None = None) -> int:
         err.print("interrupted")
         return exits.INTERRUPTED
     except typer.Exit as exc:
+        if _was_interrupted():
+            err.print("interrupted")
+            return exits.INTERRUPTED
         return int(exc.exit_code)
     except Exception as exc:  # usage errors arrive here in non-standalone mode
         code = _usage_error(exc)
@@ -361,6 +365,15 @@ def run(argv: list[str] | None = None) -> int:
         err.print(f"[bold red]internal error:[/] {escape(scrub_secrets(redact_text(f'{type(exc).__name__}: {exc}')))}\n"
                   "This is a bug: run again with FACTDEBATE_DEBUG=1 to see the traceback, and report it.")
         return exits.SOME_FAILED
+
+
+def _was_interrupted() -> bool:
+    """Whether Ctrl-C or SIGTERM came while the command ran, even where its KeyboardInterrupt was lost (taken by
+    a library's wait, or raised in a worker thread that had nothing to stop): an interrupted command exits
+    130, never 0 with what it did after the interrupt."""
+    from factdebate.corpus.progress import stopping
+
+    return stopping()
 
 
 def _interrupt(signum: int, frame: object) -> None:

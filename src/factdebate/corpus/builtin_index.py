@@ -11,18 +11,21 @@ from __future__ import annotations
 import contextlib
 import itertools
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from factdebate.corpus.builtin import BUILTIN_CORPUS, BUILTIN_DOC_COUNT, load_builtin_corpus
 from factdebate.corpus.indexing import ENGINES, IndexStats, index_corpus
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.markers import get_marker, marker_key
 from factdebate.corpus.milvus import MilvusStore, default_milvus_uri, is_lite_uri
-from factdebate.corpus.progress import stage_reporter
+from factdebate.corpus.progress import raise_if_stopped, stage_reporter
 from factdebate.embeddings.minilm import DEFAULT_ENCODER
 from factdebate.util.paths import data_dir
+
+LOCK_POLL_S = 0.2  # between tries for another process's build lock
 
 
 def _same_build(marker: dict[str, Any], engine: str, limit: int | None, encoder: str) -> bool:
@@ -64,11 +67,26 @@ def build_lock(name: str) -> Iterator[None]:
         except BlockingIOError:  # another process builds: say so, or a second run sits silent for minutes
             print(f"waiting for another factdebate process to finish its build ({name}) in {data_dir()}: "
                   "this run goes on when it is done", file=sys.stderr, flush=True)
-            fcntl.flock(fh, fcntl.LOCK_EX)
+            _wait_for(fh)
         try:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _wait_for(fh: IO[str]) -> None:
+    """Take the lock once the other process lets go, asking between tries whether this one was told to stop:
+    a blocking wait in a worker thread (``run_claim``'s preparation) held Ctrl-C until the other build ended,
+    minutes later."""
+    import fcntl
+
+    while True:
+        raise_if_stopped()
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            time.sleep(LOCK_POLL_S)
 
 
 def ensure_builtin_indexed(

@@ -22,7 +22,7 @@ from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.markers import clear_marker, marker_key, read_markers, set_marker
 from factdebate.corpus.milvus import MilvusStore, default_milvus_uri
 from factdebate.corpus.names import check_corpus_name
-from factdebate.corpus.progress import stage_reporter
+from factdebate.corpus.progress import raise_if_stopped, stage_reporter
 from factdebate.embeddings.minilm import DEFAULT_ENCODER, Embedder
 
 ENGINES = ("rag", "local")
@@ -117,6 +117,7 @@ def index_corpus(
             set_marker(marker_key("local", corpus, uri), {
                 "documents": documents, "chunks": len(chunks), "entries": lexical.count(), "at": time.time(),
                 **(marker_extra or {})})
+            raise_if_stopped()  # an interrupt during the full-text commit (one native call) stops here
         if "rag" in engines:
             clear_marker(marker_key("rag", corpus, uri))
             store = MilvusStore(corpus, uri, embedder, encoder=encoder)
@@ -131,6 +132,9 @@ def index_corpus(
             set_marker(marker_key("rag", corpus, uri), {
                 "documents": documents, "chunks": len(chunks), "entries": store.count(), "at": time.time(),
                 "encoder": store.embedder.kind, **(marker_extra or {})})
+            # An interrupt while the vector index was built (a native library's calls, which no progress step
+            # interrupts) stops here: the finished index is recorded, and the run goes no further.
+            raise_if_stopped()
     seconds = time.perf_counter() - started
     return IndexStats(
         corpus=corpus,

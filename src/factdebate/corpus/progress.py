@@ -272,9 +272,16 @@ def stop_builds() -> None:
     _stop.set()
 
 
+def stopping() -> bool:
+    """Whether the process was told to stop (:func:`stop_builds`)."""
+    return _stop.is_set()
+
+
 def raise_if_stopped() -> None:
     """Raise :class:`BuildStopped` once the process was told to stop: for a build's waits between batches
-    (another process's Lite folder), which no reporter step reaches."""
+    (another process's Lite folder, another process's build), which no reporter step reaches, and after a step
+    no reporter follows (the vector index a native library builds in one call): an interrupt that came during
+    it stops the run once it returns, never after the claim it was preparing has run."""
     if _stop.is_set():
         raise BuildStopped
 

@@ -41,9 +41,13 @@ def prepare(settings: Settings, resources: Resources) -> None:
     once: the method's own checks (Method.check), then every tool it names. Building a real retrieval tool
     indexes the builtin corpus if needed (make_tool); the search tool goes first, because its index takes
     seconds where the vectors take minutes. Batches and evaluations call it once before their first claim."""
+    from factdebate.corpus.progress import raise_if_stopped
+
     get_method(settings.method).check(settings)
     for kind in sorted(tools_needed(settings), key=lambda kind: (kind == "rag", kind)):
         resources.tool(kind)
+        # Ctrl-C while an index was built in this worker thread, where it cannot raise: the claim is not run.
+        raise_if_stopped()
 
 
 async def _with_inline_evidence(claim: str, tools: set[str], settings: Settings, resources: Resources) -> str:
