@@ -8,7 +8,7 @@ A sentence the gate passed is covered when the extractor said a claim was drawn 
 ``sources``), or a claim was placed in it (its span overlaps), or, for a claim whose source the extractor did
 not say and the span search could not place (a reworded one), when that claim holds nearly all its content
 words (``COVERED``, by lemma and stem) and every name and number it writes ("The Eiffel Tower is in Berlin."
-is not covered by "The Eiffel Tower is in Paris."; issue 49: the claims' words, names and numbers pooled
+is not covered by "The Eiffel Tower is in Paris."; the claims' words, names and numbers pooled
 covered "... repainted in 1900." with a claim about 1889 and another that wrote 1900), or when it says word
 for word what a covered sentence says (a reply that repeats itself is checked once).
 One that is not is unchecked, first reason that applies:
@@ -23,7 +23,7 @@ One that is not is unchecked, first reason that applies:
   one that is the prompt's worked example is said to be that), or the sentence reads as an opinion by the
   grounding rules ("Honestly, the tower is in Berlin.");
 - ``unresolved``: it opens with a pronoun ("It is 9,500 m tall."), names something, and no claim resolved whom
-  it means, from the reply or the conversation: never checked with a guessed subject (issue 65, item 2);
+  it means, from the reply or the conversation: never checked with a guessed subject;
 - ``no claim``: the extractor made no claim of it ("The latter." as much as "Sydney is the capital.").
 
 The one sentence that is left out here rather than marked is a table's header row ("| Fact | Value |" above

@@ -253,7 +253,7 @@ def _has_verb(words: Sequence[str]) -> bool:
 
 
 def is_statement(claim: str) -> bool:
-    """Whether ``claim`` is written as a declarative sentence (issue 65, item 2): three words or more, no
+    """Whether ``claim`` is written as a declarative sentence: three words or more, no
     identifier (``date_published``), key, markup or heading joined to an item, no question, and a verb (a form
     of be or have, a modal, a verb in the past, or a common verb in the present)."""
     text = claim.strip()
@@ -372,7 +372,7 @@ _NO_SUBJECT = frozenset(("i", "hi", "hello", "hey", "sure", "yes", "no", "ok", "
 def _subject(text: str) -> str | None:
     """The text's subject as its first sentence names it: the run of capitalised words it opens with
     ("The Brandenburg Gate"), when that sentence is a statement of it (the run is followed by a verb) and the
-    run is a name, never "I", "Hi", "Sure" or a heading's word (issue 65, item 2)."""
+    run is a name, never "I", "Hi", "Sure" or a heading's word."""
     if not is_statement(text) or re.search(r"[:?]$", text.strip()):
         return None
     match = re.match(r"^((?:The\s+)?(?:[A-Z][\w'.-]*)(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'.-]*)*)\s+(\S+)",
@@ -436,7 +436,7 @@ def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str |
     ``text`` it is taken from. A sentence a claim was drawn from (``covered``: offsets in ``text``, as the
     extractor said) is covered by it. Otherwise a sentence is covered only by the claims placed on it (the span
     search's sentence, as the verdict marks it) when they hold most of its content words and every name and
-    number it writes (issue 49, item 1: a claim about another sentence, or a number some other claim writes,
+    number it writes (a claim about another sentence, or a number some other claim writes,
     covered a sentence that differs from a checked one only by a number or a name, which was then neither
     checked nor added)."""
     if limit <= 0:

@@ -18,14 +18,14 @@ which is checked or marked unchecked with its reason (guard/coverage.py, uncheck
 - ``table header``: a table's header row, known once the row after it is read (:func:`table_header`).
 
 A short answer to a question ("Yes.", "The latter.", "In 1991.", "Shorter.") is always a statement. Framing
-does not hide a statement (issue 47): the writer's stance ("I think", "In my opinion", "Honestly,", "I'd
+does not hide a statement: the writer's stance ("I think", "In my opinion", "Honestly,", "I'd
 recommend", "I love") and reminders to the reader ("Remember that", "Don't forget", "Note that") are set aside
 and what follows is judged on its own, so "I think the Eiffel Tower is in Berlin." is checked. An imperative
 ("Visit ...", "Check ...") is an instruction only when what follows the verb states nothing: no number, not
 two names ("Visit the Eiffel Tower in Berlin." is checked; "Visit the Louvre early." is not), and no "is",
 "was", "has"... with a name. A question answered "Yes." or "No." is a statement (:func:`gated` joins them).
 
-:func:`gated` is the one gate (issue 49, item 2): the guard (guard/gate.py) and a response check
+:func:`gated` is the one gate: the guard (guard/gate.py) and a response check
 (run/response.py) both hand the extractor only the sentences it passes, so a small model that copies "Hello!"
 or "What is its height?" into its claims has nothing to copy them from.
 """
