@@ -24,6 +24,11 @@ as every figure before 2026-11-26 13:00 UTC was taken: 8 replies' 96 calls then 
 idles between them, and its CPU per reply comes out about twice what it is with the calls in flight together.
 ``--floor`` adds benchmarks/relay_floor.py as a fourth target: a bare asyncio relay making the same 12 checker
 calls with no framework and no check logic, the lower bound of any guard's CPU per reply in this interpreter.
+``--traces`` adds a second guard, the same but sending OpenTelemetry traces (the standard OTEL_* variables, every
+span over OTLP/HTTP to a receiver on loopback that answers 200 and keeps nothing), interleaved with the first:
+its CPU per reply less the untraced guard's is what traces cost (``traces_cpu_ms_per_reply``). The SDK sends its
+batch every 5 s (``OTEL_BSP_SCHEDULE_DELAY``'s default, as a service runs it), so with ``--traces`` both guards'
+CPU is read 6 s after their wave: a wave's last spans are sent, and counted, within it.
 
     .venv/bin/python benchmarks/guard_vs_litellm.py --replies 40 --concurrency 1,8 --rounds 2
 """
@@ -77,6 +82,20 @@ CHECKER = ("import sys, time; sys.path.insert(0, {root!r}); from benchmarks.guar
            "s = FakeOpenAI(reply=checker_reply, delay={delay}, owner={owner!r}); "
            "s.server.RequestHandlerClass.protocol_version = 'HTTP/1.1'; s.__enter__(); "
            "print(s.base_url, flush=True); time.sleep(86400)")
+SPANS_SENT_S = 6.0  # past the span batch's 5 s schedule (OTEL_BSP_SCHEDULE_DELAY's default)
+# An OTLP/HTTP receiver that reads each export and answers 200: a collector's cost is the collector's, not the
+# guard's; the guard's own is making, batching, encoding and sending its spans.
+RECEIVER = ("import http.server as h\n"
+            "class R(h.BaseHTTPRequestHandler):\n"
+            "    protocol_version = 'HTTP/1.1'\n"
+            "    def do_POST(self):\n"
+            "        size = len(self.rfile.read(int(self.headers['Content-Length'] or 0)))\n"
+            "        print(size, flush=True)\n"
+            "        self.send_response(200); self.send_header('Content-Length', '0'); self.end_headers()\n"
+            "    def log_message(self, *a): pass\n"
+            "s = h.ThreadingHTTPServer(('127.0.0.1', 0), R)\n"
+            "print(f'http://127.0.0.1:{s.server_address[1]}', flush=True)\n"
+            "s.serve_forever()\n")
 
 
 def checker_reply(body: dict[str, Any]) -> str:
@@ -238,6 +257,8 @@ def main() -> None:
     parser.add_argument("--checker-owner", default="", help="what the checker's GET /v1/models says owns its "
                         "model (vllm: a batching server, which a guard with llm.max_in_flight unset then sends its "
                         "calls at once, llm/server_slots.py; empty: no model list, as before)")
+    parser.add_argument("--traces", action="store_true", help="also time a second guard sending every span over "
+                        "OTLP/HTTP to a loopback receiver (the cost of traces per reply)")
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
     parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
@@ -264,6 +285,7 @@ def main() -> None:
     processes: list[subprocess.Popen[Any]] = []
     sampler: list[str] = []
     guard_pid = 0
+    receiver: subprocess.Popen[Any] | None = None
     try:
         script = CHECKER.format(root=str(ROOT), delay=args.latency, owner=args.checker_owner or None)
         checker = subprocess.Popen([sys.executable, "-c", script],
@@ -287,6 +309,19 @@ def main() -> None:
                         guard_url + "/v1/health", guard_env)
         processes.append(guard)
         guard_pid = sampled_child(guard.pid) if sampler else guard.pid  # py-spy runs the guard as its child
+        traced: tuple[str, int] | None = None
+        if args.traces:  # the receiver prints its address, then each export's size
+            receiver = subprocess.Popen([sys.executable, "-c", RECEIVER], stdout=subprocess.PIPE, text=True, env=env)
+            processes.append(receiver)
+            assert receiver.stdout is not None
+            traced_env = {**guard_env, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.stdout.readline().strip(),
+                          "OTEL_SERVICE_NAME": "guard-bench"}
+            traced_port = free_port()
+            traced_guard = started([sys.executable, __file__, "--serve", "--port", str(traced_port), "--upstream",
+                                    f"{model_url}/v1", "--checker", checker_url],
+                                   f"http://127.0.0.1:{traced_port}/v1/health", traced_env)
+            processes.append(traced_guard)
+            traced = (f"http://127.0.0.1:{traced_port}", traced_guard.pid)
         litellm_url = f"http://127.0.0.1:{litellm_port}"
         litellm = started([str(LITELLM), "--config", str(litellm_config(folder, f"{model_url}/v1")), "--host",
                            "127.0.0.1", "--port", str(litellm_port), "--num_workers", "1"],
@@ -297,6 +332,8 @@ def main() -> None:
             "litellm": (litellm_url, {"Authorization": f"Bearer {MASTER}"}, {}, litellm.pid),
             "guard": (guard_url, {"Authorization": f"Bearer {KEY}"},
                       {"factdebate": {"tier": "fast", "method": "single", "deadline_s": 20}}, guard_pid)}
+        if traced is not None:
+            targets["guard_traced"] = (traced[0], *targets["guard"][1:3], traced[1])
         if args.floor:
             floor_url = f"http://127.0.0.1:{floor_port}"
             floor = started([sys.executable, str(ROOT / "benchmarks" / "relay_floor.py"), "--port", str(floor_port),
@@ -320,12 +357,15 @@ def main() -> None:
                     url, headers, extra, pid = targets[name]
                     before = cpu_seconds(pid) if pid else 0.0
                     ttft[name] += asyncio.run(wave(url, headers, extra, args.replies, concurrency, args.streamed))
+                    if args.traces and name in ("guard", "guard_traced"):
+                        time.sleep(SPANS_SENT_S)  # the last batch of spans sent (both guards wait alike)
                     if pid:
                         cpu[name].append(1000 * (cpu_seconds(pid) - before) / args.replies)
             # (none streamed: no first token to time)
             median = {name: statistics.median(values) if values else float("nan") for name, values in ttft.items()}
             guard_cpu, litellm_cpu = statistics.median(cpu["guard"]), statistics.median(cpu["litellm"])
             floor_cpu = statistics.median(cpu["floor"]) if cpu.get("floor") else None
+            traced_cpu = statistics.median(cpu["guard_traced"]) if cpu.get("guard_traced") else None
             print(json.dumps({
                 "concurrency": concurrency, "replies": args.replies * args.rounds, "streamed": args.streamed,
                 "sentence_words": args.sentence_words,
@@ -333,8 +373,13 @@ def main() -> None:
                 "ttft_guard_over_direct": round(median["guard"] / median["direct"], 3),
                 "ttft_litellm_over_direct": round(median["litellm"] / median["direct"], 3),
                 "cpu_ms_per_reply": {"guard": round(guard_cpu, 1), "litellm": round(litellm_cpu, 1),
-                                     **({"floor": round(floor_cpu, 1)} if floor_cpu is not None else {})},
+                                     **({"floor": round(floor_cpu, 1)} if floor_cpu is not None else {}),
+                                     **({"guard_traced": round(traced_cpu, 1)} if traced_cpu is not None else {})},
                 "guard_cpu_over_litellm": round(guard_cpu / litellm_cpu, 3),
+                **({"traces_cpu_ms_per_reply": round(traced_cpu - guard_cpu, 1),
+                    "traces_cpu_ms_per_reply_by_round": [round(t - g, 1) for t, g in
+                                                         zip(cpu["guard_traced"], cpu["guard"], strict=True)]}
+                   if traced_cpu is not None else {}),
                 **({"floor_cpu_over_litellm": round(floor_cpu / litellm_cpu, 3)} if floor_cpu is not None else {}),
                 "load_average": round(os.getloadavg()[0], 1)}), flush=True)
     finally:
@@ -347,6 +392,9 @@ def main() -> None:
                 process.wait(15)
             except subprocess.TimeoutExpired:
                 process.kill()
+        if receiver is not None and receiver.stdout is not None:  # the traced guard's spans did arrive
+            sizes = [int(line) for line in receiver.stdout.read().split()]
+            print(json.dumps({"otlp_exports": len(sizes), "otlp_bytes": sum(sizes)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,11 +10,15 @@ import asyncio
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from factdebate.core.runtime import RunRecorder, recording
 from factdebate.llm.base import GenParams, TransientLLMError
+from factdebate.llm.cache import ResponseCache
+from factdebate.llm.model import LLM
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
@@ -117,6 +121,7 @@ async def test_a_streamed_answer_is_read_whole() -> None:
         server.close()
     assert completion.text == "w0 w1 w2 w3 w4 " and completion.finish_reason == "stop"
     assert completion.completion_tokens == 5  # no usage sent: one token a chunk, as llama.cpp's servers send
+    assert completion.prompt_tokens == 0 and completion.usage_known is False  # a 0 for want of a count
     (body,) = server.bodies
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
 
@@ -127,7 +132,32 @@ async def test_the_servers_usage_is_read_when_it_sends_it() -> None:
         completion = await backend(server).complete(MESSAGES, GenParams(max_tokens=50))
     finally:
         server.close()
-    assert (completion.prompt_tokens, completion.completion_tokens) == (12, 7)
+    assert (completion.prompt_tokens, completion.completion_tokens) == (12, 7) and completion.usage_known
+
+
+@pytest.mark.parametrize("usage", [None, {"prompt_tokens": 12, "completion_tokens": 2, "total_tokens": 14}],
+                         ids=["no usage", "usage"])
+async def test_a_count_the_server_did_not_report_is_said_unknown_in_the_call_record_and_the_cache(
+        tmp_path: Path, usage: dict[str, int] | None) -> None:
+    """The llm_call event (a trace's line, the page's "N tokens in") and a cached answer replayed later say
+    the counts are unknown rather than show 0 prompt tokens as measured."""
+    server = StreamingServer(2, every=0, usage=usage)
+    events: list[dict[str, Any]] = []
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    try:
+        llm = LLM(backend(server), "debater", cache=cache)
+        with recording(RunRecorder([events.append])):
+            await llm.complete(MESSAGES, GenParams(max_tokens=50))
+            await llm.complete(MESSAGES, GenParams(max_tokens=50))  # the cache's answer
+    finally:
+        server.close()
+    fresh, cached = [e for e in events if e["event"] == "llm_call"]
+    assert not fresh["cached"] and cached["cached"] and len(server.bodies) == 1
+    for call in (fresh, cached):
+        if usage is None:
+            assert call["usage_known"] is False
+        else:
+            assert "usage_known" not in call and call["prompt_tokens"] == 12
 
 
 async def test_a_cancelled_call_stops_the_server_generating() -> None:

@@ -195,6 +195,9 @@ class LLMCall(Where):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # of the completion tokens, the hidden reasoning of a reasoning model
+    # False: the server reported no token counts (a stream without usage): prompt_tokens 0 and completion_tokens
+    # counted one a streamed chunk are no measurement. Absent (None) where they are the server's.
+    usage_known: bool | None = None
     # The call's text, only when the caller asked for a transcript (llm/transcript.py); each text clipped.
     messages: list[TranscriptMessage] | None = None
     reply: str | None = None
@@ -205,7 +208,7 @@ class LLMCall(Where):
     def _text_when_asked(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Absent rather than null without a transcript: a trace line stays as it was before the fields existed.
         data: dict[str, Any] = handler(self)
-        for name in ("messages", "reply", "messages_cut"):
+        for name in ("messages", "reply", "messages_cut", "usage_known"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data

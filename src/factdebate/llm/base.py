@@ -73,6 +73,10 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # of completion_tokens: a reasoning model's hidden reasoning
+    # False: the server reported no usage (a stream without it, as llama-cpp-python's), so prompt_tokens is 0
+    # for want of a count and completion_tokens an estimate (llm/openai_stream.py). The counts stay ints that
+    # add up as before; what shows a call's counts as measured (a span, an llm_call event) leaves them out.
+    usage_known: bool = True
     # True when the backend held the answer to the request's constraint (grammar, schema or choices).
     constrained: bool = False
     tool_calls: list[ToolCall] = field(default_factory=list)

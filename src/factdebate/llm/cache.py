@@ -98,8 +98,9 @@ class ResponseCache:
             return None
         if row is None:
             return None
+        # no prompt count stored: the server reported no usage for the answer kept (put)
         return Completion(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0,
-                          constrained=bool(row[3]), reasoning_tokens=row[4] or 0)
+                          constrained=bool(row[3]), reasoning_tokens=row[4] or 0, usage_known=row[1] is not None)
 
     def put(self, key: str, completion: Completion) -> None:
         try:
@@ -107,7 +108,8 @@ class ResponseCache:
                 self._db.execute(
                     "INSERT OR REPLACE INTO responses (key, text, prompt_tokens, completion_tokens, constrained,"
                     " reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?)",
-                    (key, completion.text, completion.prompt_tokens, completion.completion_tokens,
+                    (key, completion.text, completion.prompt_tokens if completion.usage_known else None,
+                     completion.completion_tokens,
                      int(completion.constrained), completion.reasoning_tokens),
                 )
         except sqlite3.Error as exc:

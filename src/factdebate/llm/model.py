@@ -168,8 +168,9 @@ class LLM:
                             answer = self.backend.complete(messages, params)
                             completion = await (hung_calls.watched(state, answer, given_up, self._timeout)
                                                 if state else answer)
-                            learnt.update(input_tokens=str(completion.prompt_tokens),
-                                          output_tokens=str(completion.completion_tokens))
+                            if completion.usage_known:  # a count the server did not report is no 0 to show
+                                learnt.update(input_tokens=str(completion.prompt_tokens),
+                                              output_tokens=str(completion.completion_tokens))
                     except asyncio.CancelledError:
                         run = current_run()
                         if run is not None:
@@ -269,4 +270,4 @@ class LLM:
         run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,
                  attempts=attempts, seconds=round(seconds, 4), prompt_tokens=completion.prompt_tokens,
                  completion_tokens=completion.completion_tokens, reasoning_tokens=completion.reasoning_tokens,
-                 **who.as_dict(), **text)
+                 **({} if completion.usage_known else {"usage_known": False}), **who.as_dict(), **text)

@@ -10,7 +10,9 @@ llama-cpp-python and vLLM check for a closed connection between tokens).
 The answer is still used whole: the chunks' text is joined, and the last chunk's ``finish_reason`` and the
 usage (where the server sends it: ``stream_options.include_usage``) are read as from a plain reply. A
 server that sends no usage in a stream (llama-cpp-python) is counted one completion token a chunk with
-text, which is what llama.cpp's servers send, and no prompt tokens.
+text, which is what llama.cpp's servers send, and no prompt tokens; the completion says its usage is not
+known (``usage_known``), so that a span or a call's record leaves the counts out rather than show 0 prompt
+tokens as measured.
 
 A stream that ends without a ``finish_reason`` was cut by the server, not finished: llama-cpp-python ends a
 streamed answer early when another request arrives (``--interrupt_requests``, on by default), so it is a
@@ -104,7 +106,9 @@ async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float
                                 timed_out=True) from exc
     if not finish:
         raise StreamInterrupted(INTERRUPTED, None, endpoint)
-    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
-    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0) if usage is not None else chunks_with_text
+    # usage without a prompt count (a gateway's partial object) is no better known than none
+    known = isinstance(getattr(usage, "prompt_tokens", None), int)
+    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0) if known else 0
+    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0) if known else chunks_with_text
     return Completion(text="".join(parts), prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                      finish_reason=finish)
+                      finish_reason=finish, usage_known=known)

@@ -35,6 +35,7 @@ from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.ops.heap import freeze_startup_heap
 from factdebate.server.ops.labels import OperatorNames
 from factdebate.server.ops.metrics import RequestMetrics, metrics_key_matches, start_metrics_port
+from factdebate.server.ops.probes import quiet_probes
 from factdebate.server.ops.shutdown import exit_within
 from factdebate.server.ops.tracing import TraceRequests, start_tracing
 from factdebate.server.resources import Builder
@@ -78,6 +79,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     # OpenTelemetry when the OTEL_* variables ask for it (server/ops/tracing.py)
     service.tracing = start_tracing(service.metrics.names)
     redact_logs("factdebate", "factdebate.server", "uvicorn.error", "uvicorn.access")
+    quiet_probes()  # no access-log line for a health probe or a metric scrape answered well (server/ops/probes.py)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -1,7 +1,9 @@
 """OpenTelemetry traces as a collector receives them: the guard started with the standard OTEL_* variables
 pointing at a loopback OTLP/HTTP receiver, which decodes the real protobuf (ExportTraceServiceRequest). A
 chat request is one trace: the request's server span, the check, each claim, each model call (GenAI
-conventions) and search under it; the kept check names the trace; no claim's words in any attribute."""
+conventions) and search under it; the kept check names the trace; no claim's words in any attribute. Health
+probes and metric scrapes make no span; a model call whose server reported no token counts has none in its
+span (never a 0)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import httpx
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from factdebate.llm.openai_compat import OpenAIBackend
+from tests.llm.test_openai_stream import StreamingServer
 from tests.server.conftest import AUTH
 from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, ask, guard  # noqa: F401 - the fixture
 
@@ -122,3 +126,56 @@ def test_no_otel_variables_no_traces_and_no_trace_id(guard: Guard) -> None:  # n
     check_id = ask(server).model_extra["factdebate"]["check_id"]
     kept = httpx.get(f"{server.url}/v1/checks/{check_id}", headers=AUTH).json()["verdict"]
     assert "trace_id" not in kept
+
+
+METRICS_KEY = "metrics-key-0123456789abcdef"
+
+
+def _wait_for_span(receiver: Receiver, name: str) -> None:
+    deadline = time.monotonic() + 30
+    while not any(s["name"] == name for s in receiver.spans):
+        assert time.monotonic() < deadline, f"no {name} span came: {[s['name'] for s in receiver.spans]}"
+        time.sleep(0.1)
+
+
+def test_health_probes_and_scrapes_make_no_span_while_other_requests_do(receiver: Receiver,
+                                                                          guard: Guard) -> None:  # noqa: F811
+    server, _ = guard(metrics_key=METRICS_KEY)
+    scrape = {"Authorization": f"Bearer {METRICS_KEY}"}
+    for _ in range(20):  # a load balancer's probes and Prometheus' scrapes between two requests
+        assert httpx.get(f"{server.url}/v1/health").status_code == 200
+        assert httpx.get(f"{server.url}/metrics", headers=scrape).status_code == 200
+    assert httpx.get(f"{server.url}/v1/methods", headers=AUTH).status_code == 200
+    ask(server)
+    # spans are sent in the order they ended: once the chat request's has come, the probes' would have
+    _wait_for_span(receiver, "POST /v1/chat/completions")
+    routes = [s["attributes"].get("http.route") for s in receiver.spans if s["kind"] == 2]  # SERVER
+    assert sorted(routes) == ["/v1/chat/completions", "/v1/methods"], routes
+    assert not any("health" in s["name"] or "metrics" in s["name"] for s in receiver.spans)
+    # still counted: an alert on readiness reads the probes' statuses
+    counted = httpx.get(f"{server.url}/metrics", headers=scrape).text
+    assert 'factdebate_http_requests_total{method="GET",route="/v1/health",status="200"} 20.0' in counted
+
+
+@pytest.mark.parametrize("usage", [None, {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}],
+                         ids=["no usage", "usage"])
+def test_a_token_count_the_server_did_not_report_is_absent_from_the_span(
+        receiver: Receiver, guard: Guard, usage: dict[str, int] | None) -> None:  # noqa: F811
+    """A checker that streams its answers without usage (llama-cpp-python's server) tells no token count: its
+    calls' spans carry none, where a 0 would read as a call that read no prompt."""
+    checker = StreamingServer(3, every=0, usage=usage)
+    try:
+        server, _ = guard(backend=OpenAIBackend("checker", base_url=checker.url, api_key="sk-checker",
+                                                constrain="none", stream=True))
+        ask(server)
+        _wait_for_span(receiver, "POST /v1/chat/completions")
+    finally:
+        checker.close()
+    assert checker.bodies and all(body.get("stream") for body in checker.bodies)
+    calls = [s for s in receiver.spans if s["name"].startswith("chat ") and s["name"] != "chat upstream"]
+    assert calls and all(s["attributes"]["gen_ai.operation.name"] == "chat" for s in calls)
+    if usage is None:
+        assert not any(name.startswith("gen_ai.usage.") for s in calls for name in s["attributes"])
+    else:
+        assert all((s["attributes"]["gen_ai.usage.input_tokens"], s["attributes"]["gen_ai.usage.output_tokens"])
+                   == (12, 3) for s in calls)

@@ -106,12 +106,13 @@ def test_a_replayed_trace_shows_the_text_it_carries(browser: Any, server: LiveSe
     run = {"run": "r1"}
     step = {**run, "agent": "executor", "round": 1}
 
-    def call(agent: str, round: int, prompt: str, reply: str | None, asked: str = "") -> dict[str, Any]:
+    def call(agent: str, round: int, prompt: str, reply: str | None, asked: str = "",
+             **extra: Any) -> dict[str, Any]:
         text = {} if reply is None else {"messages": [{"role": "system", "content": "You check claims."},
                                                       {"role": "user", "content": asked}], "reply": reply}
         return {"event": "llm_call", **run, "agent": agent, "round": round, "role": "debater", "prompt": prompt,
                 "model": "scripted", "prompt_tokens": 40, "completion_tokens": 12, "seconds": 0.4, "attempts": 2,
-                **text}
+                **text, **extra}
 
     cut = "x" * 30 + "\n[… cut after 30 of 900 characters]"
     events = [
@@ -126,7 +127,8 @@ def test_a_replayed_trace_shows_the_text_it_carries(browser: Any, server: LiveSe
         call("executor", 2, "mermaid_step", None),  # a trace written without --trace-text
         {"event": "step", **step, "index": 2, "thought": "It says 1889.", "tool": "answer",
          "arguments": {"answer": "SUPPORTS"}},
-        call("extractor", 0, "claims", "[]", "List the claims."),  # a call the layout draws no turn for
+        # a call the layout draws no turn for, from a server that streamed it without usage
+        call("extractor", 0, "claims", "[]", "List the claims.", prompt_tokens=0, usage_known=False),
         {"event": "answer", **step, "role": "executor", "label": "SUPPORTS", "response": "It says 1889."},
         {"event": "run_finished", **run, "label": "SUPPORTS", "decided_by": "executor"},
     ]
@@ -154,4 +156,7 @@ def test_a_replayed_trace_shows_the_text_it_carries(browser: Any, server: LiveSe
     other = view.locator(".other-calls")
     assert other.is_visible()
     assert other.locator(".model-calls > summary").inner_text() == "extractor: Model calls (1)"
+    other.locator(".model-calls > summary").click()
+    unreported = other.locator(".call-facts").inner_text()  # never "0 tokens in": no count was reported
+    assert unreported == "claims · debater · tokens not reported · 0.4 s · 2 tries", unreported
     assert errors == []

@@ -4,7 +4,9 @@ One :class:`Metrics` per app, in its own registry (two apps in one process, as i
 What is counted, and from where:
 
 - every HTTP request by route (its template: ``/v1/checks/{check_id}``, never the id), method and status, and
-  its latency (:class:`RequestMetrics`, an ASGI middleware);
+  its latency (:class:`RequestMetrics`, an ASGI middleware); health probes and metric scrapes too, which traces
+  and the access log leave out (server/ops/probes.py): their count is cheap, and a probe's ``503`` is what an
+  alert on readiness reads;
 - every finished guard check by its label, the action the policy took and the tier asked for, and each claim it
   left unchecked by why (a few fixed reasons: :func:`unchecked_reason`), from the host that keeps the checks
   (server/guard/host.py);

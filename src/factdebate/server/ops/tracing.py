@@ -6,10 +6,14 @@
 Spans: one per HTTP request (``POST /v1/chat/completions``, server kind, by route template), one per guard
 check (``guard.check``), one per claim (``claim``, with its index, never its text), one per model call (the
 GenAI semantic conventions: ``chat <model>``, client kind, ``gen_ai.operation.name``, ``gen_ai.request.model``,
-``gen_ai.provider.name``, ``gen_ai.usage.input_tokens`` / ``output_tokens``; the upstream chat model as
-``chat upstream``) and one per evidence search (``search <tool>``). A kept check records its trace's id
-(``trace_id`` in ``GET /v1/checks/{id}``'s verdict), so an operator goes from a check a user reports to its
-trace.
+``gen_ai.provider.name``, ``gen_ai.usage.input_tokens`` / ``output_tokens`` where the server reported them;
+the upstream chat model as ``chat upstream``) and one per evidence search (``search <tool>``). A kept check
+records its trace's id (``trace_id`` in ``GET /v1/checks/{id}``'s verdict), so an operator goes from a check a
+user reports to its trace. Health probes and metric scrapes are not traced (server/ops/probes.py).
+
+A token count the server did not report (a stream without usage, as llama-cpp-python's) is left out of the
+span, never set to 0: a collector that adds ``gen_ai.usage.input_tokens`` up, or an alert on a call that
+read no prompt, would take the 0 for a measurement.
 
 What a request could choose names no span and fills no attribute with its text (server/ops/labels.py): a
 method outside the usual seven is ``_OTHER`` and its span is named ``HTTP`` (as the HTTP semantic conventions
@@ -28,6 +32,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from factdebate.server.ops.labels import METHODS, OperatorNames
+from factdebate.server.ops.probes import is_probe
 
 log = logging.getLogger("factdebate.server")
 
@@ -82,7 +87,8 @@ class Tracing:
                 span.set_attribute("error.type", type(exc).__name__)
                 span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
                 raise
-            for name in ("input_tokens", "output_tokens"):  # what the call learnt (llm/model.py)
+            # what the call learnt (llm/model.py), which is nothing where the server reported no usage
+            for name in ("input_tokens", "output_tokens"):
                 if attributes.get(name, "").isdigit():
                     span.set_attribute(f"gen_ai.usage.{name}", int(attributes[name]))
 
@@ -119,13 +125,14 @@ def _span_of(kind: str, attributes: dict[str, str],
 class TraceRequests:
     """A server span around every HTTP request, named by its method and its route's template once routing has
     found it. A method outside the usual seven is ``_OTHER``, its span ``HTTP``: the method a client sent is
-    its own text, and never names a span."""
+    its own text, and never names a span. A health probe or a metric scrape gets none (server/ops/probes.py):
+    every few seconds each, they would outnumber the requests a trace is looked at for."""
 
     def __init__(self, app: ASGIApp, tracing: Tracing) -> None:
         self.app, self.tracing = app, tracing
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or is_probe(scope):
             await self.app(scope, receive, send)
             return
         from opentelemetry.trace import SpanKind, Status, StatusCode

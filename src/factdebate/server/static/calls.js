@@ -14,7 +14,9 @@ const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
 export function callFacts(ev) {
   const parts = [String(ev.prompt || "").split(":")[0] || "call", ev.role || "model"];
   if (ev.draw) parts.push("draw " + ev.draw);
-  parts.push(plural(ev.prompt_tokens || 0, "token", "tokens") + " in", (ev.completion_tokens || 0) + " out" +
+  // usage_known false: the server reported no counts (its 0 in and chunk-counted out are no measurement)
+  if (ev.usage_known === false) parts.push("tokens not reported");
+  else parts.push(plural(ev.prompt_tokens || 0, "token", "tokens") + " in", (ev.completion_tokens || 0) + " out" +
     (ev.reasoning_tokens ? " (" + ev.reasoning_tokens + " reasoning)" : ""));
   parts.push(ev.cached ? "from the cache" : Number(ev.seconds || 0).toFixed(1) + " s");
   if ((ev.attempts || 0) > 1) parts.push(ev.attempts + " tries");
