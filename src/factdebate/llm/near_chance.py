@@ -1,16 +1,27 @@
-"""The embedded model (SmolLM2-135M) answers near chance, so a label it gave is no finding about the claim:
-the one caution every place that shows its verdicts gives, worded here once (the terminal after a verdict,
-cli/render.py; the web page beside it, through the service's ``GET /v1/views``). A scripted model's answers
-are written in advance: no finding either. Both are carried in every verdict's ``warnings`` with a code
-(:func:`model_warnings`)."""
+"""What a verdict from a model that runs here is worth, said once for every face that shows verdicts (the
+terminal after a verdict, cli/render.py; the web page, through the service's ``GET /v1/views`` and the
+verdict's warnings; ``--json``, the Python result, the service and MCP through ``warnings``).
+
+- The shipped model (SmolLM2-135M, ``llama-cpp:builtin``) answers near chance, so a label it gave is no finding
+  about the claim: its caution has the code ``embedded_model``.
+- The offline model setup assembles (hub/offline_model.py) reads evidence: its statement (code
+  ``offline_model``) says what it measured on this project's claims and that a served model is stronger.
+- A scripted model's answers are written in advance: no finding either (``scripted_model``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from factdebate.core.types import VerdictWarning
+from factdebate.hub.offline_model import QWEN_CODER_1_5B
 
 EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
+# Each offline model's measured statement (only numbers measured on this project's runs), without advice.
+MEASURED = {QWEN_CODER_1_5B.spec: (
+    "the offline model (Qwen2.5-Coder-1.5B, llama-cpp:qwen2.5-coder-1.5b) reads the evidence but is small, and "
+    "its accuracy on a labelled set is not measured here: on the demo's false claim (the Eiffel Tower in Rome) "
+    "both its debaters answered NOT ENOUGH INFO in round 1 although the passage they cited puts the tower in "
+    "Paris, so read its NOT ENOUGH INFO with care")}
 # What each surface tells a reader to do instead: a command line names the flag, the page its operator.
 TERMINAL_ADVICE = '--llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; factdebate docs readme#use)'
 PAGE_ADVICE = "this service's operator starts it with --llm openai:MODEL (factdebate docs readme#use)"
@@ -20,12 +31,17 @@ CLAIMS = "these verdicts test the pipeline, not the claims"
 
 def near_chance_note(models: Iterable[str], what: str = CLAIM, advice: str = TERMINAL_ADVICE,
                      embedded: Iterable[str] = EMBEDDED_MODELS) -> str | None:
-    """The caution, in one line, when one of ``models`` (the models that answered) is the embedded one;
-    None otherwise. ``what``: what the verdicts in front of the reader test."""
-    if not set(models) & set(embedded):
-        return None
-    return (f"note: the embedded model (SmolLM2-135M) answers near chance, so {what}; for real verdicts use a "
-            f"served model: {advice}.")
+    """The caution, in one line, when one of ``models`` (the models that answered) is the embedded one, else
+    the measured statement when one is a catalogued offline model; None otherwise (a served model). ``what``:
+    what the verdicts in front of the reader test."""
+    answered = set(models)
+    if answered & set(embedded):
+        return (f"note: the embedded model (SmolLM2-135M) answers near chance, so {what}; for real verdicts use a "
+                f"served model: {advice}.")
+    measured = sorted(answered & MEASURED.keys())
+    if measured:
+        return f"note: {MEASURED[measured[0]]}; a served model is stronger: {advice}."
+    return None
 
 
 SCRIPTED = "scripted:"  # a test's or a demo's script (llm/scripted_library.py): its replies are written in advance
@@ -34,9 +50,10 @@ SCRIPTED = "scripted:"  # a test's or a demo's script (llm/scripted_library.py):
 def model_warnings(models: Iterable[str], what: str = CLAIM,
                    embedded: Iterable[str] = EMBEDDED_MODELS) -> list[VerdictWarning]:
     """The machine-readable caution, one per model of ``models`` (the models that answered) whose labels are
-    no finding: ``embedded_model`` (near chance) or ``scripted_model`` (written in advance); none for a served
-    model. Every verdict carries them in its ``warnings`` (issue 60), so a program reading ``--json``, the
-    Python result, the service or MCP can tell a real verdict from one of these."""
+    no finding or need a word: ``embedded_model`` (near chance), ``offline_model`` (what it measured) or
+    ``scripted_model`` (written in advance); none for a served model. Every verdict carries them in its
+    ``warnings`` (issue 60), so a program reading ``--json``, the Python result, the service or MCP can tell
+    a real verdict from one of these."""
     found: list[VerdictWarning] = []
     kept = set(embedded)
     for model in sorted(set(models)):
@@ -44,6 +61,9 @@ def model_warnings(models: Iterable[str], what: str = CLAIM,
             found.append(VerdictWarning(code="embedded_model", model=model, message=(
                 f"the embedded model ({model}, SmolLM2-135M) answers near chance, so {what}; for real verdicts "
                 "use a served model")))
+        elif model in MEASURED:
+            found.append(VerdictWarning(code="offline_model", model=model,
+                                        message=f"{MEASURED[model]}; a served model is stronger"))
         elif model.startswith(SCRIPTED):
             found.append(VerdictWarning(code="scripted_model", model=model, message=(
                 f"{model} is a script, not a model: its answers are written in advance, so {what}")))
@@ -58,4 +78,4 @@ def with_model_warnings(warnings: list[VerdictWarning], models: Iterable[str],
     return kept + model_warnings(models, what)
 
 
-MODEL_CODES = frozenset({"embedded_model", "scripted_model"})
+MODEL_CODES = frozenset({"embedded_model", "offline_model", "scripted_model"})

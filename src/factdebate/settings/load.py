@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDict, SettingsError
 
 from factdebate.core.errors import ConfigError
+from factdebate.hub.offline_model import installed_default
 from factdebate.settings.config_file import check_found, find_config
 from factdebate.settings.model import Settings, normalised
 from factdebate.settings.operator_paths import found_file_refuses
@@ -59,8 +60,19 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
     settings = Settings.model_construct(loaded.model_fields_set, **{name: getattr(loaded, name)
                                                                     for name in Settings.model_fields})
     settings._config_file = config  # for the run's provenance (run/provenance.py)
+    _offline_default(settings)
     remember_settings(settings.model_dump(mode="json"))  # its secrets and endpoints reach no caller (util/scrub.py)
     return settings
+
+
+def _offline_default(settings: Settings) -> None:
+    """No model configured (``llm.debater`` set by no flag, variable or file): verdicts use the offline model
+    ``factdebate setup`` installed in the data folder (hub/offline_model.py), where it is there; otherwise the
+    field's default, the tiny built-in model, stays. The tests' data folder never holds it."""
+    if "debater" in settings.llm.model_fields_set:
+        return
+    if (model := installed_default()) is not None:
+        settings.llm.debater = model.spec
 
 
 def validation_problems(exc: ValidationError) -> str:

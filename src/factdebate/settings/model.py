@@ -32,7 +32,9 @@ class LLMSettings(_Strict):
     debater: str = Field(
         title="Debater model", default="llama-cpp:builtin",
         json_schema_extra=offered("llm", env="FACTDEBATE_LLM", group="models"),
-        description="openai:<model>, llama-cpp:<file>|builtin; every role without a model of its own uses it.")
+        description="openai:<model>, llama-cpp:<file>|qwen2.5-coder-1.5b|builtin; every role without a model of its "
+                    "own uses it. Default: llama-cpp:qwen2.5-coder-1.5b where `factdebate setup` installed it, "
+                    "else llama-cpp:builtin (SmolLM2-135M, tiny and fast, near chance).")
     judge: str | None = Field(
         title="Judge model", default=None,
         json_schema_extra=offered("judge_llm", env="FACTDEBATE_JUDGE_LLM", group="models"),

@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any
 
 from factdebate.core.fields import exposure, walk
+from factdebate.hub.offline_model import OFFLINE_MODELS
 from factdebate.methods.base import all_methods
 from factdebate.settings.model import Settings
 
@@ -46,9 +47,10 @@ def _reaches(names: tuple[str, ...]) -> tuple[tuple[SettingPath, str], ...]:
     return tuple((path, reach) for path, info in fields if (reach := exposure(info).get("reaches")))
 
 
-# Model specs that name a file rather than a model: ``llama-cpp:/path/model.gguf`` (``builtin`` is shipped).
+# Model specs that name a file rather than a model: ``llama-cpp:/path/model.gguf`` (``builtin`` is shipped,
+# the catalogued offline models are assembled by setup into the data folder: named, not paths).
 MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")
-SHIPPED_MODELS = ("", "builtin", "builtin-q4")
+SHIPPED_MODELS = ("", "builtin", "builtin-q4", *(model.name for model in OFFLINE_MODELS))
 
 
 def commands_and_endpoints() -> tuple[SettingPath, ...]:

@@ -14,14 +14,20 @@ class DataDirError(OSError):
 _writable: set[str] = set()  # folders found writable in this process: checked once, not per call
 
 
+def data_dir_path() -> Path:
+    """Where :func:`data_dir` is, without making it: for a question such as "is a model installed there?",
+    which must not create a folder or fail on a read-only one."""
+    explicit = os.environ.get("FACTDEBATE_DATA_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "factdebate"
+
+
 def data_dir() -> Path:
     """``$FACTDEBATE_DATA_DIR``, else ``$XDG_DATA_HOME/factdebate``, else ``~/.local/share/factdebate``."""
     explicit = os.environ.get("FACTDEBATE_DATA_DIR")
-    if explicit:
-        path = Path(explicit)
-    else:
-        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        path = Path(base) / "factdebate"
+    path = data_dir_path()
     if str(path) in _writable:
         return path
     where = f"the data folder {path}" + ("" if explicit else " (the default)")

