@@ -313,7 +313,8 @@ def _completion(response: Any, endpoint: str) -> Completion:
     if text is not None and not isinstance(text, str):
         raise TransientLLMError("unusable response body: the message content is not text", None, endpoint)
     return Completion(text=text or "", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                      reasoning_tokens=_reasoning_tokens(usage), finish_reason=_finish_reason(response))
+                      reasoning_tokens=_reasoning_tokens(usage), finish_reason=_finish_reason(response),
+                      usage_known=usage is not None)  # a reply without usage: its counts are unknown, not 0
 
 
 def _error_message(exc: Any) -> str:
