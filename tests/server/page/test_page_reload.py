@@ -98,7 +98,9 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
     status = page.inner_text("#live .status-line")  # issue 60: the reload stopped it, not the user
     assert "Stopped." in status and "by you" not in status, status
     assert page.locator("#restored-note .restored-show").count() == 0
-    assert page.evaluate("document.activeElement.className").endswith("restored-again")
+    # Brought into view, the focus on its heading: it was drawn below the form, off the screen.
+    assert page.evaluate(STARTS_IN_VIEW, "#live .debate"), page.evaluate(TOP, "#live .debate")
+    assert page.evaluate("() => document.activeElement.textContent") == "Verdict and debate"
 
     # Run it again to its end, with the options kept (two rounds, not the default three); then, with another
     # method picked, reopen it: the form shows tool-mad.
@@ -143,6 +145,9 @@ def test_a_response_reloaded_mid_check_shows_its_claims_so_far_or_runs_again(chr
     page.click("#restored-note .restored-show")
     items = page.locator("#response-live .claim-item")
     assert items.count() == 2
+    assert page.evaluate(STARTS_IN_VIEW, "#response-live .response-card"), page.evaluate(
+        TOP, "#response-live .response-card")
+    assert page.evaluate("() => document.activeElement.textContent") == "The response's verdict"
     first, second = (str(items.nth(i).get_attribute("class")).split() for i in (0, 1))
     assert "state-done" in first and "Paris is the capital" in items.nth(0).inner_text()
     assert "state-stopped" in second and "not finished" in items.nth(1).inner_text()
@@ -190,6 +195,7 @@ def test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards(chr
     assert page.locator("#compare-grid .compare-card").count() == 0
 
     page.click("#restored-note .restored-show")
+    assert page.evaluate(STARTS_IN_VIEW, "#compare-grid"), page.evaluate(TOP, "#compare-grid")
     single = page.locator("#compare-grid .compare-card[data-method=single]")
     toolmad = page.locator("#compare-grid .compare-card[data-method=tool-mad]")
     assert "failed" not in str(single.get_attribute("class")) and "model calls" in single.inner_text()
@@ -208,6 +214,10 @@ def test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards(chr
 
 IN_VIEW = """selector => { const r = document.querySelector(selector).getBoundingClientRect();
   return r.top >= 0 && r.bottom <= innerHeight; }"""
+# Where a long result starts: on the screen, with room to read its first lines.
+STARTS_IN_VIEW = """selector => { const r = document.querySelector(selector).getBoundingClientRect();
+  return r.top >= 0 && r.top < innerHeight - 200; }"""
+TOP = "selector => [document.querySelector(selector).getBoundingClientRect().top, innerHeight]"
 
 FILL = """reserve => { // the tab's storage filled but for `reserve` characters
   sessionStorage.setItem("reserve", "x".repeat(reserve));

@@ -70,7 +70,7 @@ def test_a_link_shows_its_check_first_and_folds_the_form(browser: Any, server: L
     for viewport in ({"width": 1280, "height": 900}, {"width": 390, "height": 844}):
         fresh, fresh_errors = watched_page(browser, viewport=viewport)
         sign_in(fresh, server.url, href[href.index("/?"):])
-        fresh.wait_for_selector("#claim-form.folded #fold-summary")
+        fresh.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label")
         assert fresh.inner_text("#fold-summary") == "Check a claim: " + CLAIM
         assert not fresh.is_visible("#claim") and not fresh.is_visible("#submit")
         top = fresh.evaluate("() => document.querySelector('#live .verdict-box').getBoundingClientRect().top")

@@ -259,9 +259,11 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         assert item.locator(".label").inner_text() == "REFUTES"
         assert item.locator(".history-claim").inner_text().startswith("Paris is the capital of France.")
         assert "4 claims" in item.locator(".history-meta").inner_text()
-        page.reload()
+        page.reload()  # the page is at the check's link: the reload draws it again
+        page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label")
         page.wait_for_selector("#history .history-item[data-kind=response]")
-        assert page.locator("#claim").is_visible()  # the reload opens the claim form
+        page.click("button.tab[data-view=check]:not([data-mode])")
+        assert page.locator("#claim").is_visible()
 
         # A click reopens it in response mode: the answer back in the form, each claim as it finished.
         page.click("#history .history-item[data-kind=response]")

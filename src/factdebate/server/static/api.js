@@ -24,6 +24,23 @@ export async function keyedError(response) {
   return response.status === 401 ? "The server needs a valid API key (top right)." : errorText(response);
 }
 
+/** The type of a check's failure when its model server refuses connections (llm/breaker.py): calls to it are
+ * not even sent for a while. */
+export const MODEL_DOWN = "ModelServerDown";
+
+/**
+ * A check's failure in words, from the stream's error event ({type, message}). A model server that is down is
+ * said to be the service's, with what to do: the message alone ("the model server of openai:m is down: it
+ * refused 3 connections in a row…") did not say that nothing was checked, nor that Retry is of use only once
+ * it runs again. @param {any} data @param {string} [what] what was to be checked @returns {string}
+ */
+export function failureText(data, what = "the claim") {
+  const message = String((data && data.message) || "unknown error");
+  if (!data || data.type !== MODEL_DOWN) return message;
+  return message.replace(/\.?$/, ". ") + "Nothing was checked, so this says nothing about " + what + ": the " +
+    "service's model server is not running. Retry once its operator has started it again.";
+}
+
 /**
  * Reads an SSE response body (fetch, since EventSource cannot POST) and calls onEvent(name, data).
  * @param {Response} response @param {(name: string, data: any) => void} onEvent
@@ -49,7 +66,11 @@ export async function readSSE(response, onEvent) {
         if (line.startsWith("event:")) name = line.slice(6).trim();
         else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
       });
-      if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+      if (!data.length) continue;
+      const parsed = JSON.parse(data.join("\n"));
+      // A model server found down: the page's status dot asks the service's health again (main.js).
+      if (name === "error" && parsed && parsed.type === MODEL_DOWN) document.dispatchEvent(new Event(MODEL_DOWN));
+      onEvent(name, parsed);
     }
   }
 }

@@ -1,7 +1,7 @@
 // @ts-check
 /* "Check a claim": the claim is streamed through POST /v1/verify/stream and drawn live by its method's view;
    the verdict is kept in Recent checks, from where it is drawn again. */
-import { readSSE, stream } from "./api.js";
+import { failureText, readSSE, stream } from "./api.js";
 import { byId, input } from "./dom.js";
 import * as draft from "./draft.js";
 import { count, onSubmit, pickMethod, requestBody, showError, thresholds } from "./form.js";
@@ -46,13 +46,13 @@ onSubmit("claim", async signal => {
     return false;
   }
   return Boolean(verdict) && !verdict.error; // a verdict that carries its error is drawn as a failure
-});
+}, () => (live.checkId ? [live.checkId] : []));
 
 /** One event of the stream drawn; "result" or "error" when it ended the check. @param {string} name @param {any} data */
 function feed(name, data) {
   if (live.event(name, data)) return null; // turns, steps, scores, judgements, a method's own parts
   if (name === "result") { live.render(data); return name; }
-  if (name === "error") { live.error(data.message, { retry }); return name; }
+  if (name === "error") { live.error(failureText(data), { retry }); return name; }
   return null;
 }
 

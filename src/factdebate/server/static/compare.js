@@ -5,7 +5,7 @@
    a wide screen they stand side by side, each scrolled on its own (layouts.css); on a narrow one the card
    clicked last shows its view. The comparison is kept in Recent checks, and by the service: one link
    reopens all its methods' checks. */
-import { readSSE, stream } from "./api.js";
+import { failureText, readSSE, stream } from "./api.js";
 import { MethodSettings } from "./compare-settings.js";
 import { agreementText, secondsText } from "./compare-words.js";
 import { LABEL_CLASS, byId, downloadButton, el, fileName, input, labelChip } from "./dom.js";
@@ -15,7 +15,7 @@ import * as history from "./history.js";
 import { keptCalls, linkControl } from "./share.js";
 import * as page from "./state.js";
 import { VerdictView } from "./verdict-view.js";
-import { describe, methodWords, viewOf } from "./views.js";
+import { cautions, describe, methodWords, modelsOf, viewOf } from "./views.js";
 
 const picker = byId("compare-methods");
 const settings = new MethodSettings(el("div", "compare-settings-list"));
@@ -28,6 +28,9 @@ const actions = el("div", "compare-actions");
 // How far the methods agree ("2 of 3 methods say REFUTES"), the grid's first line, above the cards.
 const agreement = el("p", "compare-agreement");
 agreement.setAttribute("role", "status");
+// Right under it, the caution of the model the verdicts came from (a script's, the embedded model's), said once
+// for all the methods it answered for: on a phone the methods' own views, which carry it too, are screens below.
+const caution = el("div", "compare-cautions");
 
 /** A method's readable name (Tool-MAD for tool-mad), as the picker shows it; its code name when the catalogue lacks it.
  * @param {string} method */
@@ -76,6 +79,8 @@ class Entry {
     if (v) {
       const u = v.usage || {};
       fact("how", describe(viewOf(this.method), v));
+      const models = modelsOf(v);
+      if (models.length) fact(models.length === 1 ? "model" : "models", models.join(", "));
       fact("model calls", u.llm_calls);
       fact("tokens", (u.prompt_tokens || 0) + (u.completion_tokens || 0));
       fact("seconds", secondsText(u));
@@ -84,6 +89,8 @@ class Entry {
     }
     this.node.replaceChildren(head, rows, el("span", "compare-open", "shown below"));
     agreement.textContent = agreementText(entries);
+    caution.replaceChildren(...cautions(entries.map(e => e.verdict).filter(Boolean), "claim")
+      .map(text => el("p", "near-chance", text)));
   }
 }
 
@@ -104,11 +111,20 @@ function open(entry) {
 function startGrid(claim, methods, each) {
   entries = methods.map(m => new Entry(m, claim, open));
   agreement.textContent = "";
+  caution.replaceChildren();
   actions.replaceChildren();
-  grid.replaceChildren(agreement, ...entries.map(e => e.node), actions);
+  grid.replaceChildren(agreement, caution, ...entries.map(e => e.node), actions);
   columns.style.setProperty("--methods", String(entries.length));
   columns.replaceChildren(...entries.map(e => e.column));
   entries.forEach(e => each && each(e));
+}
+
+/** The ids the service keeps the comparison's verdicts under, one per method that gave one; [] when it keeps
+ * some of them only (no link reopens the comparison then). */
+function keptIds() {
+  const done = entries.filter(e => e.verdict);
+  const ids = /** @type {string[]} */ (done.map(e => e.checkId).filter(id => id));
+  return ids.length && ids.length === done.length ? ids : [];
 }
 
 /** The download and the link of the whole comparison, once its runs have ended. @param {string} claim */
@@ -118,15 +134,15 @@ function finishGrid(claim) {
   const verdicts = done.map(e => e.verdict);
   actions.replaceChildren(downloadButton(fileName(claim, "comparison"),
     () => ({ kind: "comparison", claim, methods: entries.map(e => e.method), verdicts })));
-  const ids = done.map(e => e.checkId).filter(id => id);
-  if (ids.length === done.length) actions.append(linkControl(/** @type {string[]} */ (ids)));
+  const ids = keptIds();
+  if (ids.length) actions.append(linkControl(ids));
 }
 
 /** One event of a method's stream, drawn on its card and in its view. @param {Entry} entry @param {string} name
  * @param {any} data */
 function feed(entry, name, data) {
   if (name === "result") { entry.verdict = data; entry.draw(); entry.view.render(data); return; }
-  if (name === "error") { entry.error = data.message; entry.draw(); entry.view.error(data.message); return; }
+  if (name === "error") { entry.error = data.message; entry.draw(); entry.view.error(failureText(data)); return; }
   entry.view.event(name, data);
 }
 
@@ -179,7 +195,7 @@ onSubmit("compare", async signal => {
       check_ids: done.every(e => e.checkId) ? done.map(e => /** @type {string} */ (e.checkId)) : [] });
   }
   return done.length > 0;
-});
+}, keptIds);
 
 history.onOpen("compare", item => {
   page.set({ mode: "compare" });

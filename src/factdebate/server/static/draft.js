@@ -86,6 +86,21 @@ export function take() {
 }
 
 const WHAT = { claim: "a claim", response: "a response", compare: "a comparison" };
+const HOST = { claim: "live", response: "response-live", compare: "compare-live" };
+
+/**
+ * What had arrived, drawn below the form, is brought into view with the focus on its heading: it was drawn
+ * off the screen while the focus stayed in the note above. @param {Mode} mode
+ */
+function shownBelow(mode) {
+  const host = byId(HOST[mode]);
+  const heading = /** @type {HTMLElement | null} */ (host.querySelector("h2"));
+  if (heading) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
+  /** @type {HTMLElement} */ ((heading && heading.closest(".card")) || host).scrollIntoView({ block: "start" });
+}
 
 /**
  * Puts the mode's own fields back and says what happened, with the two ways on: show what had arrived, or
@@ -112,7 +127,7 @@ export function offer(draft) {
     show.addEventListener("click", () => {
       restorer.show(draft);
       show.remove();
-      again.focus(); // the button pressed is gone: the next step is the other one
+      shownBelow(draft.mode);
     });
     actions.append(show);
   }

@@ -2,6 +2,7 @@
 /* The check form, shared by the three modes (a claim, a comparison of methods, a whole response): the
    method and search selects, the options drawn from the catalogue, the counter, errors, and one run at a
    time. It reads the page state (state.js) and draws what the mode and the run in progress call for. */
+import * as address from "./address.js";
 import { byId, el, input } from "./dom.js";
 import * as draft from "./draft.js";
 import { OptionsForm } from "./options.js";
@@ -18,6 +19,9 @@ const TABS = { claim: "Check a claim", response: "Check a response", compare: "C
 /** Each mode's run: true when it ended with its result on the page (a verdict, not a failure or a stop).
  * @type {Partial<Record<Mode, (signal: AbortSignal) => Promise<boolean>>>} */
 const handlers = {};
+/** The ids the service keeps each mode's result under ([] when it keeps none), for the page's address.
+ * @type {Partial<Record<Mode, () => string[]>>} */
+const keptIds = {};
 /** @type {AbortController | null} */
 let running = null;
 
@@ -101,9 +105,10 @@ export function requestBody() {
 /** @param {Record<string, any>} values */
 export const thresholds = values => options.thresholds(values);
 
-/** What the visible mode runs when the form is sent; it says whether the run ended with its result shown.
- * @param {Mode} mode @param {(signal: AbortSignal) => Promise<boolean>} run */
-export function onSubmit(mode, run) { handlers[mode] = run; }
+/** What the visible mode runs when the form is sent; it says whether the run ended with its result shown; `ids`:
+ * the ids the service keeps that result under, which become the page's address.
+ * @param {Mode} mode @param {(signal: AbortSignal) => Promise<boolean>} run @param {() => string[]} ids */
+export function onSubmit(mode, run, ids) { handlers[mode] = run; keptIds[mode] = ids; }
 
 /* A running check lives in this tab (issue 49): leaving asks first, and the form and what the stream sends
    are kept in the tab (draft.js) until the check ends, so a reload offers to show what had arrived or to run
@@ -155,11 +160,14 @@ form.addEventListener("submit", async e => {
   const signal = running.signal;
   draft.begin(mode, formState());
   page.set({ busy: mode });
+  address.started(mode);
   let finished = false;
   try { finished = Boolean(await run(signal)); } finally {
     running = null;
     draft.end();
     page.set({ busy: null });
+    const ids = keptIds[mode];
+    address.shown(mode, finished && !signal.aborted && ids ? ids() : []);
     // A run that ended with its result, in the tab it was started from, is shown as a link's check is (issue 60):
     // not one stopped, failed, or left for another tab (the person is elsewhere, and the form is theirs there).
     if (finished && !signal.aborted && page.get().mode === mode) showResult();
@@ -180,6 +188,15 @@ export function unfold(focus = true) {
 }
 byId("unfold").addEventListener("click", () => unfold());
 
+/** Folds the form to one line that says `text`, for what comes in its place (a linked check waiting for a key).
+ * @param {string} text */
+export function foldOver(text) {
+  byId("fold-summary").textContent = text;
+  form.classList.add("folded");
+  byId("form-folded").hidden = false;
+  byId("unfold").setAttribute("aria-expanded", "false");
+}
+
 /** Folds the form under the result drawn in the visible mode's place, scrolls that result into view and focuses
  * its heading; nothing when no result is shown there. */
 export function showResult() {
@@ -191,10 +208,7 @@ export function showResult() {
   const text = input(mode === "response" ? "response-text" : "claim").value.trim();
   // A guard check is a chat reply's, not one this form made (its form names no method of it).
   const what = host.querySelector(".guard-verdict") ? "A chat reply's check" : TABS[mode];
-  byId("fold-summary").textContent = what + ": " + (text || "—");
-  form.classList.add("folded");
-  byId("form-folded").hidden = false;
-  byId("unfold").setAttribute("aria-expanded", "false");
+  foldOver(what + ": " + (text || "—"));
   heading.tabIndex = -1;
   heading.focus({ preventScroll: true });
   // A comparison from its top (the agreement line and the cards), a check from its card.

@@ -1,15 +1,18 @@
 // @ts-check
 /* Recent checks: the last verdicts (a claim's, a whole response's, a comparison's), kept in the browser. */
+import * as address from "./address.js";
 import { byId, el, labelChip } from "./dom.js";
 import { unfold } from "./form.js";
-import { describe, responseRule, viewOf } from "./views.js";
+import * as page from "./state.js";
+import { describe, modelLine, responseRule, viewOf } from "./views.js";
 
 const STORE = "factdebate.history";
 const MAX = 25;
 /** @typedef {{at: number, kind: "claim" | "response" | "compare" | "guard", claim: string, label: string | null,
  *   decided_by: string, verdict?: any, verdicts?: any[], check_ids?: string[], options?: Record<string, any>}} Item
  *  `options`: what a response check was asked with, for a claim of it checked again once reopened. */
-/** @type {Record<string, (item: Item) => void>} what opens an item of each kind */
+/** @type {Record<string, (item: Item) => boolean | void>} what opens an item of each kind (false: it did not, a
+ * check of its kind being under way) */
 const openers = {};
 
 /** @returns {Item[]} */
@@ -25,7 +28,7 @@ function save(items) {
   localStorage.removeItem(STORE);
 }
 
-/** @param {Item["kind"]} kind @param {(item: Item) => void} open */
+/** @param {Item["kind"]} kind @param {(item: Item) => boolean | void} open */
 export function onOpen(kind, open) { openers[kind] = open; }
 
 /** Draws a check as its kind does (a Recent check, or one a link reopened). @param {Omit<Item, "at">} item */
@@ -33,7 +36,15 @@ export function open(item) {
   // The form opens with the check's own text and method in it: a line folded over an earlier result would name
   // that one (a check opened by its link folds it again, over this one: main.js).
   unfold(false);
-  (openers[item.kind || "claim"] || (() => undefined))(/** @type {Item} */ (item));
+  const opened = (openers[item.kind || "claim"] || (() => false))(/** @type {Item} */ (item));
+  if (opened !== false) address.shown(page.get().mode, item.check_ids || []); // its link is the page's address
+}
+
+/** The remembered check kept by the service under exactly these ids, or null. @param {string[]} ids
+ * @returns {Item | null} */
+export function find(ids) {
+  const key = ids.join(",");
+  return load().find(item => (item.check_ids || []).join(",") === key) || null;
 }
 
 /** @param {Omit<Item, "at">} entry @returns {number} its time, which names it to `revise` */
@@ -100,6 +111,10 @@ export function draw() {
       btn.append(chips);
     } else btn.append(labelChip(item.label));
     btn.append(el("span", "history-claim", item.claim), el("span", "history-meta", meta(item)));
+    // Which model gave these labels and, when they are no finding (a script, the embedded model), that too:
+    // a bare SUPPORTS in the list read as a finding the check itself cautions against.
+    const model = modelLine(item.kind === "compare" ? item.verdicts || [] : item.verdict ? [item.verdict] : []);
+    if (model) btn.append(el("span", "history-model", model));
     btn.addEventListener("click", () => open(item));
     const li = el("li");
     li.append(btn);

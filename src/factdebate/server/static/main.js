@@ -1,11 +1,12 @@
 // @ts-check
 /* The page's entry: the API key and the server's status, the catalogue, the tabs. Each part of the page is
    a module of its own that registers what it draws (layouts, modes, Recent checks); this one starts them. */
-import { errorText, headers } from "./api.js";
+import * as address from "./address.js";
+import { MODEL_DOWN, errorText, headers } from "./api.js";
 import "./claim.js";
 import "./compare.js";
 import { byId, input } from "./dom.js";
-import { hideError, showError, showResult } from "./form.js";
+import { foldOver, hideError, showError, showResult, unfold } from "./form.js";
 import * as history from "./history.js";
 import "./layouts/debate.js";
 import "./layouts/teams.js";
@@ -25,20 +26,23 @@ byId("key-form").addEventListener("submit", e => { e.preventDefault(); key.dispa
 
 /* A server run without keys (`serve --no-auth`) says so in its health (auth "off"): then the key box has no use
    and is not shown. (Asked of the health, which needs no key, not of the catalogue: that answered 401 in the
-   console of every page load with a key, issue 60.) */
+   console of every page load with a key.) */
 async function checkHealth() {
   const dot = byId("server-status");
   try {
     const r = await fetch("/v1/health");
-    dot.className = "dot " + (r.ok ? "up" : "down");
-    dot.title = r.ok ? "server is up" : "server answered " + r.status;
     const body = await r.json().catch(() => ({}));
+    // What the service lists as down (a model server that refuses connections) counts: it answers, it cannot check.
+    const down = Array.isArray(body.down) ? body.down.map(String) : [];
+    dot.className = "dot " + (r.ok && !down.length ? "up" : "down");
+    dot.title = down.length ? "down: " + down.join(", ") : r.ok ? "server is up" : "server answered " + r.status;
     byId("key-form").hidden = body.auth === "off";
   } catch (_) {
     dot.className = "dot down";
     dot.title = "server unreachable";
   }
 }
+document.addEventListener(MODEL_DOWN, () => { checkHealth(); });
 
 /* The key the catalogue was (or is being) asked with. Enter in the key box fires both its change and the form's
    submit, and each load redraws the options at their defaults: a second answer for the same key, arriving
@@ -53,7 +57,8 @@ async function loadCatalogue() {
   const r = await fetch("/v1/methods", { headers: headers() });
   if (!r.ok) {
     if (catalogueFor === asked) catalogueFor = null; // asked again with this key, it is tried again
-    showError(r.status === 401 ? "Enter a valid API key (top right) to use this server." : await errorText(r));
+    if (r.status === 401 && requestedChecks().ids.length) keyForLink(asked);
+    else showError(r.status === 401 ? "Enter a valid API key (top right) to use this server." : await errorText(r));
     return;
   }
   hideError();
@@ -80,20 +85,44 @@ page.subscribe((state, changed) => { // a mode chosen elsewhere (Recent checks) 
   document.querySelectorAll(".view").forEach(v => { /** @type {HTMLElement} */ (v).hidden = v.id !== "view-check"; });
 });
 
+/* A link opened without the key the service kept its check(s) for (a person a link was sent to, a browser
+   that never held the key): the form, whose choices come with the key, folds to a line that says a check is
+   waiting, and the key box takes the focus; the check opens once a key is accepted. */
+/** @param {string} key the key that was refused ("" when there was none) */
+function keyForLink(key) {
+  const { ids } = requestedChecks();
+  const what = ids.length > 1 ? "a comparison of " + ids.length + " checks" : "a check";
+  showError("This link opens " + what + " kept by the service for an API key. " + (key ?
+    "The key in the box (top right) was not accepted: enter the key the check was made with to see it." :
+    "Enter the API key (top right) it was made with to see it."));
+  foldOver("A linked check is waiting for the API key: " + what + " kept by the service");
+  /** @type {HTMLInputElement} */ (byId("api-key")).focus();
+}
+
 /* A link to kept checks (/?check=<id>[,<id>…]) draws them once the catalogue is in (after a key, if the
-   server needs one), as Recent checks draws its items. */
+   server needs one), as Recent checks draws its items; so does Back or Forward to a result's address, from
+   Recent checks when it holds them (no request), else from the service. */
 let linkOpened = false;
-async function openLinkedChecks() {
-  const { ids, problem } = requestedChecks();
-  if (problem) { showError(problem); return; }
-  if (!ids.length) return;
+/** @param {string[]} ids @param {boolean} [remembered] Recent checks may answer for them */
+async function openChecks(ids, remembered) {
+  const before = address.version();
   try {
-    history.open(itemOf(await fetchChecks(ids)));
-    showResult(); // the chatbot team's whole path: the check first, the form folded above it (issue 60)
+    const item = (remembered && history.find(ids)) || itemOf(await fetchChecks(ids));
+    if (address.version() !== before) return; // another check was opened or started meanwhile: it stays
+    history.open(item);
+    showResult(); // the chatbot team's whole path: the check first, the form folded above it
   } catch (err) {
+    unfold(false); // the line said a check was coming: the form is what there is
     showError(String(/** @type {Error} */ (err).message || err));
   }
 }
+async function openLinkedChecks() {
+  const { ids, problem } = requestedChecks();
+  if (problem) { showError(problem); return; }
+  if (ids.length) await openChecks(ids);
+}
+// Back or Forward to the page before any result shows the form; to a result's address, that result.
+address.onBack(ids => (ids.length ? openChecks(ids, true) : unfold(false)), showError);
 page.subscribe((state, changed) => {
   if (!("catalogue" in changed) || !state.catalogue || linkOpened) return;
   linkOpened = true;

@@ -81,15 +81,47 @@ export const MODEL_CODES = ["embedded_model", "offline_model", "scripted_model"]
 export function modelNotes(v, kind) {
   const models = modelsOf(v);
   /** @type {HTMLElement[]} */
-  const out = [];
-  const near = nearChanceNote(v, kind);
-  if (near) out.push(el("p", "near-chance", near));
-  ((v && v.warnings) || []).forEach((/** @type {any} */ w) => {
-    if (w && (w.code === "scripted_model" || w.code === "offline_model")) out.push(el("p", "near-chance", "note: " + w.message + "."));
-  });
+  const out = cautions([v], kind).map(text => el("p", "near-chance", text));
   if (models.length) out.push(el("p", "verdict-model muted small", (models.length === 1 ? "Decided with the model " :
     "Decided with the models ") + models.join(", ")));
   return out;
+}
+
+/**
+ * The cautions of these verdicts, each said once however many of them carry it (a comparison's methods all
+ * answered by one script): the embedded model's near-chance note, a script's note from its `scripted_model`
+ * warning, the offline model's from its `offline_model` warning. @param {any[]} verdicts
+ * @param {"claim" | "response"} kind @returns {string[]}
+ */
+export function cautions(verdicts, kind) {
+  /** @type {Set<string>} */
+  const out = new Set();
+  verdicts.forEach(v => {
+    const near = nearChanceNote(v, kind);
+    if (near) out.add(near);
+    ((v && v.warnings) || []).forEach((/** @type {any} */ w) => {
+      if (w && (w.code === "scripted_model" || w.code === "offline_model")) out.add("note: " + w.message + ".");
+    });
+  });
+  return [...out];
+}
+
+/**
+ * The models of these verdicts and, in a few words, why their labels are no finding, for a line where the
+ * whole caution does not fit (Recent checks); null when no model is known.
+ * @param {any[]} verdicts @returns {string | null}
+ */
+export function modelLine(verdicts) {
+  const models = [...new Set(verdicts.flatMap(modelsOf))].sort();
+  if (!models.length) return null;
+  const scripted = verdicts.some(v => ((v && v.warnings) || []).some((/** @type {any} */ w) =>
+    w && w.code === "scripted_model")) || models.some(m => m.startsWith("scripted:"));
+  const near = models.some(m => nearChance.models.includes(m));
+  const offline = verdicts.some(v => ((v && v.warnings) || []).some((/** @type {any} */ w) =>
+    w && w.code === "offline_model"));
+  const why = near ? "answers near chance: no finding about the claim" : scripted ?
+    "a script, not a model: no finding about the claim" : offline ? "a small offline model: read its note" : "";
+  return (models.length === 1 ? "model " : "models ") + models.join(", ") + (why ? " · " + why : "");
 }
 
 /** A warning's sentence (an older record's warnings are plain sentences). @param {any} w @returns {string} */

@@ -112,7 +112,7 @@ onSubmit("response", async signal => {
     return false;
   }
   return answered;
-});
+}, () => (view.checkId ? [view.checkId] : []));
 
 /* After a reload mid-check: the claims and verdicts that had arrived, drawn as they were live, the rest marked
    as not finished. */
@@ -129,7 +129,7 @@ draft.onRestore("response", { show: kept => {
 } });
 
 history.onOpen("response", item => {
-  if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return; }
+  if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return false; }
   page.set({ mode: "response" });
   const v = item.verdict || {};
   input("response-text").value = String(v.response || "");
@@ -149,7 +149,7 @@ history.onOpen("response", item => {
 const guardView = new GuardView(byId("response-live"));
 guardView.onNextPart = view.onNextPart; // the part of the reply past the claim limit, as a response's (issue 60)
 history.onOpen("guard", item => {
-  if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return; }
+  if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return false; }
   page.set({ mode: "response" });
   const v = item.verdict || {};
   input("response-text").value = String(v.original_text || "");

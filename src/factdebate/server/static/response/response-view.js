@@ -2,6 +2,7 @@
 /* One response check, drawn into its host: the response's verdict and counts, the claims as they are
    extracted and checked (each opening its own debate, drawn by its method's view), and the answer with each
    claim marked where its words appear. Fed with the stream's events, or at once from a saved verdict. */
+import { failureText } from "../api.js";
 import { LABEL_CLASS, downloadButton, el, fileName, usageText } from "../dom.js";
 import { RunProgress } from "../progress.js";
 import { scrollable } from "../roving.js";
@@ -205,7 +206,7 @@ export class ResponseView {
       case "response_verdict": this.judged = ev; break;
       case "check_saved": this.checkId = ev.id; break; // just before the result
       case "result": this.finish(ev); break;
-      case "error": this.stopped("The check failed: " + (ev.message || "unknown error"), false); break;
+      case "error": this.stopped("The check failed: " + failureText(ev, "the answer"), false); break;
       default: break; // llm_call, parse problems... are in the raw trace
     }
     return true;
