@@ -4,7 +4,8 @@ whose scripted judge waits for the test: while a check runs the page warns befor
 had arrived (drawn as it was live, marked as stopped) or to run it again; a check reopened from Recent checks
 shows, in the form, the method it was made with. The same for a response check (its claims that had arrived,
 the rest not finished) and a comparison (its ticked methods and their own settings, a card per method); and a
-draft too large for the tab's storage keeps the form alone, and says so."""
+draft too large for the tab's storage keeps the form alone, and says so. Back while a check runs stays on it
+and says why; once it is stopped, Back returns to the check shown before it."""
 
 from __future__ import annotations
 
@@ -245,4 +246,36 @@ def test_a_draft_too_large_for_the_tab_keeps_the_form_and_says_so(chromium: Any,
     assert page.locator("#restored-note .restored-again").count() == 1
     assert page.input_value("#claim") == STALLED and page.input_value("#method") == "tool-mad"
     assert page.input_value("#opt-rounds") == "2" and errors == []
+    page.close()
+
+
+def test_back_while_a_check_runs_stays_on_it_and_says_why(chromium: Any, server: LiveServer) -> None:
+    page, errors = signed_in_page(chromium, server.url)
+    page.select_option("#method", "single")
+    page.fill("#claim", CLAIM)
+    page.click("#submit")
+    page.wait_for_selector("#live .verdict-box:not([hidden]):not(.failed) .verdict-label", timeout=30_000)
+    page.wait_for_selector("#cancel", state="hidden")
+    kept = page.evaluate("() => location.search")
+    assert kept.startswith("?check=")  # the finished check is at its link
+
+    reopen_form(page)
+    page.select_option("#method", "tool-mad")
+    page.fill("#opt-rounds", "1")
+    page.fill("#claim", STALLED)
+    page.click("#submit")
+    page.wait_for_selector(ANSWERED, timeout=30_000)
+    assert page.evaluate("() => location.search") == ""  # a new entry, the check's own
+    page.go_back()
+    page.wait_for_selector("#form-error:not([hidden])")
+    assert page.inner_text("#form-error").startswith("A check is running: stop it, or let it end")
+    # Still the running check's page: its view and its Stop button; the earlier check is one Back away.
+    assert page.evaluate("() => location.search") == "" and page.is_visible("#cancel")
+    assert page.inner_text("#live blockquote.claim-text") == STALLED
+    page.click("#cancel")
+    page.wait_for_selector("#cancel", state="hidden")
+    page.go_back()
+    page.wait_for_selector(f"#live blockquote.claim-text:text-is('{CLAIM}')")
+    assert page.evaluate("() => location.search") == kept
+    assert errors == []
     page.close()
