@@ -84,7 +84,7 @@ RULES: dict[str, Rule] = {
     'factdebate verify "The Eiffel Tower is in Paris." --method mermaid': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --brief': Run(),
     'factdebate check-response --question "Tell me about the Eiffel Tower." "The Eiffel Tower stands in Paris. It '
-    'was finished in 1899 and is made of wrought iron."': Run(),
+    'was finished in 1899 and is made of wrought iron." --method madke --madke-rounds 1': Run(),
     "factdebate check-response --file answer.md": Parse(USER_FILE),
     "factdebate serve --no-auth": Parse(SERVER),
     "factdebate serve --guard-upstream https://api.openai.com/v1": Parse(SERVER),
@@ -294,6 +294,7 @@ PYTHON: dict[str, Rule] = {
     "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin_example.py "
                                              "registers a whole one"),
     "docs/guard.md: import factdebate as fd": PyRun(),
+    "docs/guard.md: from collections.abc import AsyncIterator": PyRun(),
     "docs/guard.md: from openai import OpenAI": PyImports(
         "an OpenAI client of the running service: tests/server/guard/test_guard_chat.py makes the same calls"),
     "docs/guard.md: # LangChain (langchain-openai) through the guard: ChatOpenAI with the guard's /v1 as its base "

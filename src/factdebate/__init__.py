@@ -1,9 +1,10 @@
 """factdebate: check claims by letting LLM agents debate with evidence they retrieve themselves.
 
 ``factdebate.verify(claim, llm=..., ...)`` and ``await factdebate.averify(...)`` are the entry points, with
-``check_response``/``acheck_response`` (a long answer), ``guard``/``aguard`` (a chat reply within a
-deadline) and ``aguard_stream`` (a reply checked while it streams); they are imported lazily so ``import
-factdebate`` stays light (no model, no connection)."""
+``verify_many``/``averify_many`` (a batch, with progress and resume), ``check_response``/``acheck_response``
+(a long answer), ``guard``/``aguard`` (a chat reply within a deadline) and ``aguard_stream`` (a reply checked
+while it streams); they are imported lazily so ``import factdebate`` stays light (no model, no connection).
+Every mistake of the caller's raises a :class:`FactDebateError` (a setting, an input, a path, the data folder)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.errors import ConfigError, EventLoopError, FactDebateError, InputError
+from factdebate.core.errors import ConfigError, DataDirError, EventLoopError, FactDebateError, InputError
 from factdebate.core.types import (
     ClaimCheck,
     Document,
@@ -43,28 +44,32 @@ from factdebate.settings.method_keywords import (
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports api.py on first use
     from factdebate.api import (
+        BatchProgress,
         EvidenceMode,
         Passage,
         acheck_response,
         aguard,
         aguard_stream,
         averify,
+        averify_many,
         check_response,
         guard,
         verify,
+        verify_many,
     )
     from factdebate.guard.types import GuardClaim, GuardResult
 
-__all__ = ["ClaimCheck", "ConfigError", "DPDOptions", "Document", "EventLoopError", "EvidenceMode", "FacToolOptions",
-           "FactDebateError", "GuardClaim", "GuardResult", "InputError", "JudgeDecision", "Judgement", "Label",
-           "MADKEOptions", "MADOptions", "MERMAIDOptions", "MethodName", "MethodOptions", "Passage", "ReActOptions",
-           "ResponseVerdict", "Round", "SearchEngineName", "SelfCheckOptions", "Step", "ToolMADOptions", "Turn",
-           "Usage", "Verdict", "VoteOptions", "WeCheckOptions", "acheck_response", "aguard", "aguard_stream", "averify",
-           "check_response", "guard", "verify"]
+__all__ = ["BatchProgress", "ClaimCheck", "ConfigError", "DPDOptions", "DataDirError", "Document", "EventLoopError",
+           "EvidenceMode", "FacToolOptions", "FactDebateError", "GuardClaim", "GuardResult", "InputError",
+           "JudgeDecision", "Judgement", "Label", "MADKEOptions", "MADOptions", "MERMAIDOptions", "MethodName",
+           "MethodOptions", "Passage", "ReActOptions", "ResponseVerdict", "Round", "SearchEngineName",
+           "SelfCheckOptions", "Step", "ToolMADOptions", "Turn", "Usage", "Verdict", "VoteOptions", "WeCheckOptions",
+           "acheck_response", "aguard", "aguard_stream", "averify", "averify_many", "check_response", "guard",
+           "verify", "verify_many"]
 
 # api.py imports the run layer (pydantic settings, the method registry): kept off plain ``import factdebate``.
-_LAZY = frozenset({"verify", "averify", "check_response", "acheck_response", "guard", "aguard", "aguard_stream",
-                   "EvidenceMode", "Passage"})
+_LAZY = frozenset({"verify", "averify", "verify_many", "averify_many", "check_response", "acheck_response", "guard",
+                   "aguard", "aguard_stream", "BatchProgress", "EvidenceMode", "Passage"})
 _GUARD_TYPES = frozenset({"GuardResult", "GuardClaim"})
 
 

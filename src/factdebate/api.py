@@ -1,7 +1,8 @@
-"""The public Python API: ``verify``/``averify`` (one claim), ``check_response``/``acheck_response`` (a long
-answer, claim by claim), ``guard``/``aguard`` (a chat reply within a deadline), ``aguard_stream`` (a reply
-checked while it streams). Nothing inside
-the package imports this module; the CLI, the service and the harness use the run layer directly.
+"""The public Python API: ``verify``/``averify`` (one claim), ``verify_many``/``averify_many`` (a batch, with
+progress and resume), ``check_response``/``acheck_response`` (a long answer, claim by claim),
+``guard``/``aguard`` (a chat reply within a deadline), ``aguard_stream`` (a reply checked while it streams).
+Nothing inside the package imports this module; the CLI, the service and the harness use the run layer
+directly.
 
 Every function takes the same keywords: the shared options (:class:`~factdebate.settings.keywords.SharedOptions`,
 typed, so a misspelt one fails a type check), passages as ``evidence`` and where evidence comes from as
@@ -15,11 +16,14 @@ given as ``evidence="both"`` (now ``evidence_mode=``). A method's option passed 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import tempfile
 import typing
 import warnings
-from collections.abc import AsyncIterable, AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Unpack
 
 from pydantic import ValidationError
 
@@ -49,12 +53,16 @@ from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
 from factdebate.settings.options import not_read_by
 
-__all__ = ["EvidenceMode", "Passage", "acheck_response", "aguard", "aguard_stream", "averify", "check_response",
-           "guard", "verify"]
+if TYPE_CHECKING:  # the batch's parts are imported when a batch runs
+    from factdebate.run.batch import ClaimItem
+
+__all__ = ["BatchProgress", "EvidenceMode", "Passage", "acheck_response", "aguard", "aguard_stream", "averify",
+           "averify_many", "check_response", "guard", "verify", "verify_many"]
 
 # One passage given with the claim or the answer: its text, {"title": ..., "text": ..., "url": ...}, or a
-# Document (a search result) or GuardEvidence already made.
-Passage = str | Mapping[str, str] | Document | GuardEvidence
+# Document (a search result) or GuardEvidence already made. A value may be None ("url": None, a passage
+# without an address), as a reader writes it: a field that must be text then says so when it is read.
+Passage = str | Mapping[str, str | None] | Document | GuardEvidence
 _MODES: tuple[str, ...] = typing.get_args(EvidenceMode)
 _Item = TypeVar("_Item", covariant=True)
 
@@ -70,6 +78,15 @@ class Passages(Protocol[_Item]):
     def __iter__(self) -> Iterator[_Item]: ...
     def __contains__(self, value: object, /) -> bool: ...
     def __getitem__(self, index: int, /) -> _Item: ...
+
+
+def _trace_path(trace: str | Path | None) -> None:
+    """A trace file that cannot be written is the caller's mistake, said in one line before anything runs (it
+    surfaced as Python's ``FileNotFoundError`` or ``IsADirectoryError`` once the run had started)."""
+    if trace is not None:
+        from factdebate.core.pathcheck import output_file
+
+        output_file(trace, "trace file", "trace.jsonl")
 
 
 def _not_in_a_running_loop(name: str) -> None:
@@ -167,6 +184,7 @@ async def _verify(claim: str, given: list[Document] | None, flat: dict[str, Any]
 
     settings = settings_from(flat, config_file)
     _warn_unread(flat, settings.method)
+    _trace_path(trace)
     async with session(settings, backends, on_event, trace) as (resources, sinks):
         with given_evidence(given):
             return await run_claim(claim, settings, resources, sinks=sinks)
@@ -237,6 +255,148 @@ def verify(claim: str, *, evidence: Passages[Passage] | None = None, evidence_mo
     return asyncio.run(_verify(claim, given, flat, config_file, trace, on_event, backends))
 
 
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where a batch stands after one more claim is finished: ``done`` of ``total`` (claims a results file held
+    already count as done from the start), and the verdict just made (its ``error`` set when its check failed)."""
+
+    done: int
+    total: int
+    verdict: Verdict
+
+
+def _batch_claims(claims: object) -> list[str]:
+    """The claims of a batch, each a string."""
+    if isinstance(claims, str | Mapping) or not isinstance(claims, Sequence):
+        raise ConfigError("verify_many takes a list or tuple of claims, e.g. verify_many([\"The Eiffel Tower is in "
+                          "Rome.\", ...]); for one claim, use verify")
+    wrong = next((n for n, claim in enumerate(claims, start=1) if not isinstance(claim, str)), None)
+    if wrong is not None:
+        raise ConfigError(f"claim {wrong} of the batch is not a string ({type(claims[wrong - 1]).__name__})")
+    return list(claims)
+
+
+def _verdict_of(record: Mapping[str, Any], method: str) -> Verdict:
+    """A results record read back as the verdict it holds; a claim whose check failed is a verdict without a
+    label, its ``error`` saying why (``decided_by`` "error")."""
+    if record.get("error"):
+        return Verdict(claim=str(record.get("claim", "")), method=method, label=None, decided_by="error",
+                       error=str(record["error"]), config=dict(record.get("config") or {}))
+    return Verdict.model_validate({k: v for k, v in record.items() if k in Verdict.model_fields})
+
+
+@contextlib.contextmanager
+def _results_file(results: str | Path | None) -> Iterator[Path]:
+    """The results file a batch writes: the caller's (kept: a later call with it resumes), or a temporary one."""
+    if results is not None:
+        from factdebate.core.pathcheck import output_file
+
+        yield output_file(results, "results file", "results.jsonl")
+        return
+    with tempfile.TemporaryDirectory(prefix="factdebate-batch-") as folder:
+        yield Path(folder) / "results.jsonl"
+
+
+def _batch_items(claims: list[str]) -> tuple[list[str], list[ClaimItem]]:
+    """Each claim's id (the one a results file knows it by), and the items to run: a claim given twice once."""
+    from factdebate.run.batch import ClaimItem, claim_id
+
+    ids = [claim_id(claim) for claim in claims]
+    first: dict[str, str] = {}
+    for i, claim in zip(ids, claims, strict=True):
+        first.setdefault(i, claim)
+    return ids, [ClaimItem(i, claim, {}) for i, claim in first.items()]
+
+
+async def _verify_many(claims: list[str], results: str | Path | None, flat: dict[str, Any],
+                       config_file: str | Path | None, trace: str | Path | None, on_event: EventSink | None,
+                       backends: dict[str, Backend] | None, progress: bool,
+                       on_progress: Callable[[BatchProgress], None] | None) -> list[Verdict]:
+    from factdebate.core.runtime import trace_file
+    from factdebate.methods.resources import RunScope
+    from factdebate.run.batch import run_batch
+    from factdebate.run.build import build_resources
+    from factdebate.run.results_file import finished_ids, latest_records
+
+    settings = settings_from(flat, config_file)
+    _warn_unread(flat, settings.method)
+    _trace_path(trace)
+    ids, items = _batch_items(claims)
+    with _results_file(results) as path:
+        done = len({item.id for item in items} & finished_ids(path)) if path.exists() else 0
+
+        def finished(record: dict[str, Any]) -> None:
+            nonlocal done
+            done += 1
+            if on_progress is not None:
+                on_progress(BatchProgress(done, len(items), _verdict_of(record, settings.method)))
+
+        resources = build_resources(settings, backends=backends, run=RunScope.of_results(path))
+        with trace_file(trace) as traced:
+            async with resources:
+                await run_batch(items, path, settings, resources, sinks=[*([on_event] if on_event else []), *traced],
+                                progress=progress, on_result=finished)
+        records = latest_records(path)
+    by_id = {item.id: _verdict_of(records[item.id], settings.method) for item in items}
+    return [by_id[i] for i in ids]
+
+
+async def averify_many(claims: Passages[str], *, results: str | Path | None = None,
+                       on_progress: Callable[[BatchProgress], None] | None = None, progress: bool = False,
+                       evidence_mode: EvidenceMode | None = None, config_file: str | Path | None = None,
+                       trace: str | Path | None = None, on_event: EventSink | None = None,
+                       backends: dict[str, Backend] | None = None, method_options: MethodOptions | None = None,
+                       **options: Unpack[SharedOptions]) -> list[Verdict]:
+    """Check several claims, a few at a time (``concurrency``), and return their verdicts in the claims' order.
+
+    ``results``: a JSONL file of one record per claim, written as each claim is finished; a later call with the
+    same file and settings checks only the claims it does not hold yet (and retries those whose check failed),
+    as ``factdebate verify --input ... --output ...`` does. ``on_progress`` is called after each claim with a
+    :class:`BatchProgress`; ``progress=True`` draws a bar on stderr instead. A claim whose check failed is a
+    verdict with ``label`` None and ``error`` set; the batch goes on.
+
+    Example::
+
+        import factdebate as fd
+
+        async def main() -> None:
+            verdicts = await fd.averify_many(["The Eiffel Tower is in Rome.", "Honey never spoils."],
+                                             method="cot", results="results.jsonl")
+            for verdict in verdicts:
+                print(verdict.claim, verdict.label, verdict.error)
+    """
+    wanted = _batch_claims(claims)
+    flat = _flat(options, method_options)
+    _, mode = _evidence("averify_many", None, evidence_mode)
+    if mode is not None:
+        flat["evidence"] = mode
+    return await _verify_many(wanted, results, flat, config_file, trace, on_event, backends, progress, on_progress)
+
+
+def verify_many(claims: Passages[str], *, results: str | Path | None = None,
+                on_progress: Callable[[BatchProgress], None] | None = None, progress: bool = False,
+                evidence_mode: EvidenceMode | None = None, config_file: str | Path | None = None,
+                trace: str | Path | None = None, on_event: EventSink | None = None,
+                backends: dict[str, Backend] | None = None, method_options: MethodOptions | None = None,
+                **options: Unpack[SharedOptions]) -> list[Verdict]:
+    """:func:`averify_many` in an event loop of its own.
+
+    Example::
+
+        import factdebate as fd
+
+        def show(step: fd.BatchProgress) -> None:
+            print(f"{step.done}/{step.total}", step.verdict.claim, step.verdict.label)
+
+        verdicts = fd.verify_many(["The Eiffel Tower is in Rome.", "Honey never spoils."], method="cot",
+                                  results="results.jsonl", on_progress=show)  # run it again: nothing is redone
+    """
+    _not_in_a_running_loop("verify_many")
+    return asyncio.run(averify_many(claims, results=results, on_progress=on_progress, progress=progress,
+                                    evidence_mode=evidence_mode, config_file=config_file, trace=trace,
+                                    on_event=on_event, backends=backends, method_options=method_options, **options))
+
+
 async def acheck_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
                           evidence_mode: EvidenceMode | None = None, config_file: str | Path | None = None,
                           trace: str | Path | None = None, on_event: EventSink | None = None,
@@ -295,6 +455,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
     settings = settings_from(flat, config_file)
     text = validate_response(response, settings)  # the answer and question checked before anything is built
     asked = validate_question(question, settings)
+    _trace_path(trace)
     host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
     with given_evidence(given):
         return await check_response_call(CheckCall((), GuardOptions(), asked), text, host)  # guard/call.py
@@ -320,6 +481,20 @@ def check_response(response: str, *, question: str | None = None, evidence: Pass
     timed = _timed("check_response", flat)  # here too
     return asyncio.run(_acheck_response(response, question, items, mode, timed, flat, config_file, trace,
                                         on_event, backends))
+
+
+def _guard_host(flat: dict[str, Any], config_file: str | Path | None, trace: str | Path | None,
+                on_event: EventSink | None, backends: dict[str, Backend] | None,
+                reviser: Reviser | None) -> tuple[GuardOptions, LocalHost]:
+    """The guard's options and host; an option of the wrong kind (``policy="nope"``) is a ``ConfigError`` in one
+    line, as a setting's is, not pydantic's own error."""
+    from factdebate.settings.load import validation_problems
+
+    _trace_path(trace)
+    try:
+        return local_host(flat, config_file, trace, on_event, backends, reviser)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid guard option: {validation_problems(exc)}") from None
 
 
 async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
@@ -354,7 +529,7 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
               "conversation_id": conversation_id, "on_unchecked": on_unchecked}
     flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
     messages, one = conversation_of(reply) if isinstance(reply, list) else ([], Reply(reply))
-    guard_options, host = local_host(flat, config_file, trace, on_event, backends, reviser)
+    guard_options, host = _guard_host(flat, config_file, trace, on_event, backends, reviser)
     [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)  # guard/call.py
     return result
 
@@ -377,21 +552,23 @@ async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, 
 
     Example::
 
+        from collections.abc import AsyncIterator
+
         import factdebate as fd
 
-        async def main(deltas) -> None:  # deltas: an async iterator of text pieces, e.g. from an LLM stream
+        async def main(deltas: AsyncIterator[str]) -> None:  # text pieces, e.g. from an LLM stream
             async for out in fd.aguard_stream(deltas, policy="hold", tier="fast", deadline_s=10,
                                               messages=[{"role": "user", "content": "Where is the Eiffel Tower?"}]):
                 if out.kind == "text":
                     print(out.text, end="")
-                elif out.kind == "result":
+                elif out.result is not None:  # the last item: the whole check's result
                     print(out.result.action_taken, [(c.claim, c.label) for c in out.result.claims])
     """
     items, mode = _evidence("aguard_stream", evidence, evidence_mode)
     chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
               "conversation_id": conversation_id, "on_unchecked": on_unchecked}
     flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
-    guard_options, host = local_host(flat, config_file, trace, on_event, backends, reviser)
+    guard_options, host = _guard_host(flat, config_file, trace, on_event, backends, reviser)
     async for out in check_stream(CheckCall(messages or [], guard_options, question), deltas, host):
         yield out
 

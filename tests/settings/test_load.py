@@ -70,7 +70,7 @@ def test_a_bad_file_is_named(tmp_path: Path) -> None:
         load_settings(listed, environ={})
     broken = tmp_path / "broken.yaml"
     broken.write_text("llm: [\n")
-    with pytest.raises(ConfigError, match=r"cannot read config file .*broken\.yaml"):
+    with pytest.raises(ConfigError, match=r"config file .*broken\.yaml is not valid YAML: line 2, column 1: "):
         load_settings(broken, environ={})
     typo = tmp_path / "typo.yaml"
     typo.write_text("retrieval: {k: 50}\n")

@@ -12,7 +12,14 @@
 
 from __future__ import annotations
 
-from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, InputError, MissingDependencyError
+from factdebate.core.errors import (
+    ConfigError,
+    DataDirError,
+    FactDebateError,
+    IndexError_,
+    InputError,
+    MissingDependencyError,
+)
 
 OK = 0
 SOME_FAILED = 1
@@ -23,8 +30,8 @@ INTERRUPTED = 130
 
 
 def code_for(exc: FactDebateError) -> int:
-    """Errors found before any work (bad flags, settings, input files, a missing index or package) are
-    usage errors; the rest happened while claims were being checked."""
-    if isinstance(exc, ConfigError | InputError | MissingDependencyError | IndexError_):
+    """Errors found before any work (bad flags, settings, input files, a missing index or package, a data
+    folder that cannot be written) are usage errors; the rest happened while claims were being checked."""
+    if isinstance(exc, ConfigError | InputError | MissingDependencyError | IndexError_ | DataDirError):
         return USAGE
     return SOME_FAILED

@@ -33,7 +33,6 @@ from factdebate.cli.options import (
 from factdebate.cli.setup import register_setup
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
-from factdebate.util.paths import DataDirError
 from factdebate.util.redact import redact_text
 from factdebate.util.scrub import scrub_secrets
 
@@ -345,9 +344,6 @@ def run(argv: list[str] | None = None) -> int:
     except FactDebateError as exc:
         err.print(f"[bold red]error:[/] {escape(scrub_secrets(str(exc)))}")  # a key a server quoted: not shown
         return exits.code_for(exc)
-    except DataDirError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}")
-        return exits.USAGE
     except KeyboardInterrupt:
         err.print("interrupted")
         return exits.INTERRUPTED

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from factdebate.util.redact import redact_text, redact_url
-
-
-class FactDebateError(Exception):
-    """Base class: the message is meant for the user as-is. URLs in it lose their credentials here, so no
-    error can carry a password from an endpoint URL to a log, a record or an API caller."""
-
-    def __init__(self, *args: object) -> None:
-        super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
+from factdebate.util.errors import FactDebateError as FactDebateError  # the base, defined where util raises it
+from factdebate.util.paths import DataDirError as DataDirError  # the data folder cannot be made or written
+from factdebate.util.redact import redact_url
 
 
 class ConfigError(FactDebateError):

@@ -54,11 +54,25 @@ class YamlFile(YamlConfigSettingsSource):
             raise ConfigError(f"cannot read {exc}") from None
         try:
             loaded = yaml.safe_load(raw.decode(self.yaml_file_encoding or "utf-8")) or {}
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{self.what} {file_path} is not valid YAML: {yaml_problem(exc)}") from None
+        except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read {self.what} {file_path}: {exc}") from exc
         if not isinstance(loaded, dict):
             raise ConfigError(f"{self.what} {file_path} must hold a mapping of settings")
         return loaded
+
+
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """What is wrong with a YAML text, and where, in one line. The parser's own message spans several lines,
+    shows the offending text with a caret and names the file ``"<unicode string>"``, since it parsed a string."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = str(getattr(exc, "problem", None) or "not valid YAML").strip()
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    context, opened = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and opened is not None and opened.line != getattr(mark, "line", None):
+        return f"{where}{problem} ({context} begun on line {opened.line + 1})"
+    return f"{where}{problem}"
 
 
 def env_aliases(model: type[BaseSettings], prefix: str) -> dict[str, tuple[str, ...]]:

@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from factdebate.util.errors import FactDebateError
 
-class DataDirError(OSError):
+
+class DataDirError(FactDebateError, OSError):
     """The data folder cannot be made or written: a usage error the command line reports in one line (exit 2)
-    naming the variable that moves it, never as an internal error."""
+    naming the variable that moves it, never as an internal error; a Python caller's ``except
+    factdebate.FactDebateError`` catches it."""
+
+    __module__ = "factdebate.core.errors"  # where callers import it from, with the other errors
 
 
 _writable: set[str] = set()  # folders found writable in this process: checked once, not per call

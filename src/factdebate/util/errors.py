@@ -1,0 +1,17 @@
+"""The base of every error a user can act on, kept in the lowest layer so that ``util`` raises it too (the data
+folder's :class:`~factdebate.util.paths.DataDirError`): a caller's ``except factdebate.FactDebateError`` then
+catches every mistake of theirs. :mod:`factdebate.core.errors` holds the rest and names this one."""
+
+from __future__ import annotations
+
+from factdebate.util.redact import redact_text
+
+
+class FactDebateError(Exception):
+    """Base class: the message is meant for the user as-is. URLs in it lose their credentials here, so no
+    error can carry a password from an endpoint URL to a log, a record or an API caller."""
+
+    __module__ = "factdebate.core.errors"  # where callers import it from, and where tracebacks say it is
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
