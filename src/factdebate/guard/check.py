@@ -24,7 +24,6 @@ from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStar
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label, Span
-from factdebate.guard import window_call
 from factdebate.guard.clock import check_started, own_clock
 from factdebate.guard.conversation import Conversation, conversation
 from factdebate.guard.coverage import uncovered
@@ -44,6 +43,7 @@ from factdebate.guard.types import (
     SkippedSentence,
 )
 from factdebate.guard.window import turns_of, unresolved, window
+from factdebate.guard.window_call import ENABLED as WINDOW_CALL_ON
 from factdebate.guard.window_call import WindowCall, done
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.near_chance import CLAIMS, model_warnings
@@ -181,7 +181,7 @@ class Check:
         # The fast tier asked with the extraction, one call a window (guard/window_call.py), where the fast
         # tier is the first and every claim reads the same passages.
         self.window_call = WindowCall(self.context) if (
-            window_call.ENABLED.get() and tiers_for(self.options)[0] == "fast"
+            WINDOW_CALL_ON.get() and tiers_for(self.options)[0] == "fast"
             and not self.session.trimmed) else None
 
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
