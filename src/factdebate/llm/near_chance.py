@@ -19,9 +19,9 @@ EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
 # Each offline model's measured statement (only numbers measured on this project's runs), without advice.
 MEASURED = {QWEN_CODER_1_5B.spec: (
     "the offline model (Qwen2.5-Coder-1.5B, llama-cpp:qwen2.5-coder-1.5b) reads the evidence but is small, and "
-    "its accuracy on a labelled set is not measured here: on the demo's false claim (the Eiffel Tower in Rome) "
-    "both its debaters answered NOT ENOUGH INFO in round 1 although the passage they cited puts the tower in "
-    "Paris, so read its NOT ENOUGH INFO with care")}
+    "its accuracy on a labelled set is not measured here: with Tool-MAD it decided the demo's two claims right "
+    "(the Eiffel Tower in Rome: REFUTES; in Paris: SUPPORTS), each by the judge after 3 rounds (33-34 calls), "
+    "while a debater kept calling the Rome claim NOT ENOUGH INFO although its passage puts the tower in Paris")}
 # What each surface tells a reader to do instead: a command line names the flag, the page its operator.
 TERMINAL_ADVICE = '--llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; factdebate docs readme#use)'
 PAGE_ADVICE = "this service's operator starts it with --llm openai:MODEL (factdebate docs readme#use)"
