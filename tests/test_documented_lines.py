@@ -239,6 +239,8 @@ RULES: dict[str, Rule] = {
     "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(
         "runs a test folder under the CPU plugin (minutes); the next line's script reads what it wrote"),
     ".venv/bin/python benchmarks/pytest_cpu.py /tmp/prof --top 40": Script("reads a CPU profile's folder"),
+    ".venv/bin/pytest tests/guard/conformance/test_generated.py --hypothesis-profile=long": Skip(
+        "the generated conformance world at 300 examples a family: the ci profile runs it in make test"),
     ".venv/bin/python benchmarks/client_snippets.py": Script("installs LangChain and the Vercel AI SDK from "
                                                              "their registries (network) and runs docs' snippets"),
     "factdebate reproduce toolmad --llm openai:gpt-4o-mini -o runs/toolmad": Run(
