@@ -25,6 +25,22 @@ BOMB_BYTES = 1 << 28  # what the gzip bomb inflates to: 256 MiB of zeros, a quar
 KINDS = ("flood", "lying_length", "trickle", "trickle_head", "gzip_bomb", "negative_length", "negative_chunk",
          "long_line")
 _PIECE = b"x" * 65536
+_SEND_BUFFER = 256 << 10  # the server's send buffer, kept small so that what it counts is what the client took
+
+
+def _receive_buffer_max() -> int:
+    """The most a client's receive buffer may grow to on this machine (Linux autotunes it up to the third
+    field of ``tcp_rmem``: 6 MiB by default, 32 MiB on some hosts); 8 MiB where that cannot be read."""
+    try:
+        with open("/proc/sys/net/ipv4/tcp_rmem", encoding="ascii") as fields:
+            return int(fields.read().split()[2])
+    except (OSError, IndexError, ValueError):
+        return 8 << 20
+
+
+# What can have been sent past a client's limit before it hung up: its receive buffer, the server's send buffer
+# (the kernel doubles what is asked), and one read of up to a mebibyte in flight.
+BUFFERS = _receive_buffer_max() + 2 * _SEND_BUFFER + (1 << 20)
 
 
 def _bomb() -> bytes:
@@ -89,6 +105,7 @@ class HostileServer:
                 connection, _ = self.listener.accept()
             except OSError:
                 return
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
             threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
 
     def _read_request(self, connection: socket.socket) -> bool:

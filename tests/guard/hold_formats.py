@@ -96,12 +96,6 @@ def checker(*, numbered: bool = True) -> Callable[[CallInfo, list[Message], GenP
     return respond
 
 
-# A claim drawn from a heading is placed on the numbered sentence read under it, when the extractor is shown
-# only the sentences numbered: the true line is then withheld and the heading shown (plain and streamed alike).
-HEADING_UNNUMBERED = ("a claim drawn from a heading is placed on the sentence under it: the extractor is shown "
-                      "the heading unnumbered, so it can only name that sentence")
-
-
 def cases() -> list[Any]:
     """Each format with each way of answering, as pytest parameters."""
     import pytest
@@ -109,8 +103,5 @@ def cases() -> list[Any]:
     out = []
     for form in FORMATS:
         for numbered in (False, True):
-            marks = [pytest.mark.xfail(reason=HEADING_UNNUMBERED, strict=True)] \
-                if numbered and form.name == "heading" else []
-            out.append(pytest.param(form, numbered, id=f"{form.name}-{'numbered' if numbered else 'words'}",
-                                    marks=marks))
+            out.append(pytest.param(form, numbered, id=f"{form.name}-{'numbered' if numbered else 'words'}"))
     return out

@@ -13,10 +13,9 @@ import pytest
 from factdebate.llm.base import FatalLLMError, GenParams, TransientLLMError
 from factdebate.llm.http1 import MAX_BODY_BYTES
 from factdebate.llm.openai_compat import OpenAIBackend
-from tests.hostile_server import HostileServer
+from tests.hostile_server import BUFFERS, HostileServer
 
 MESSAGES = [{"role": "user", "content": "Is the sky blue?"}]
-BUFFERS = 8 << 20  # what the two sockets' buffers and one read in flight can hold past the limit
 
 
 def backend(server: HostileServer, stream: bool, timeout: float = 1.5, via: str = "lean") -> OpenAIBackend:

@@ -12,9 +12,7 @@ import pytest
 from factdebate.llm import server_slots
 from factdebate.run import model_servers
 from factdebate.settings.model import Settings
-from tests.hostile_server import HostileServer
-
-BUFFERS = 8 << 20
+from tests.hostile_server import BUFFERS, HostileServer
 
 
 def settings_for(url: str) -> Settings:

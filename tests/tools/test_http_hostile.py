@@ -11,9 +11,7 @@ import pytest
 
 from factdebate.core.errors import FactDebateError
 from factdebate.tools import http
-from tests.hostile_server import HostileServer
-
-BUFFERS = 8 << 20
+from tests.hostile_server import BUFFERS, HostileServer
 
 
 @pytest.mark.parametrize("kind", ["flood", "lying_length", "gzip_bomb", "trickle", "trickle_head"])

@@ -169,6 +169,11 @@ class Check:
         self.dropped: list[tuple[str, list[Sentence]]] = []  # claims the grounding filter dropped, and where from
         self.skipped: list[SkippedSentence] = []
         self.worthy: list[Sentence] = []  # every sentence the gate passed: each must be covered by a claim
+        # Headings the gate set aside: each is shown to the extractor numbered, once, since a heading may state
+        # a fact itself ("# The Titanic sank in 1915"); one that states nothing yields no claim and is not
+        # counted as uncovered.
+        self.headings: list[Sentence] = []
+        self._headings_shown: set[int] = set()
         self.ungrounded: list[str] = []  # claims the grounding filter dropped
         self.unresolved: list[str] = []  # claims whose subject is still a pronoun: not checked
         self.capped = False  # the claim cap left statements out
@@ -193,6 +198,7 @@ class Check:
         self.skipped += [SkippedSentence(span=s.span, text=s.text, reason=s.reason) for s in sentences if s.reason]
         for s in sentences:
             insort(self.pieces, (s.start, s.end, s.reason), key=lambda piece: piece[0])
+        self.headings += [s for s in sentences if s.reason == "heading" and any(c.isalnum() for c in s.text)]
         worthy = [s for s in sentences if s.reason is None]
         self.worthy += worthy
         return worthy
@@ -213,12 +219,18 @@ class Check:
         """The gate's reading of ``text`` (the reply, or a part of it), in the reply's context."""
         return gate(text, asked=self.asked)
 
-    def extractor_text(self, worthy: Sequence[Sentence], reply: str) -> Shown:
-        """What the extractor is given of ``worthy`` (sentences of ``reply``): each under its heading
-        (response_level/worthiness.py's :func:`layout`), the same for a whole reply and a streamed one, with
-        where each sentence stands in it (:class:`Shown`)."""
-        text, units = layout(reply, self.pieces, [(s.start, s.end) for s in worthy])
-        return Shown(text, worthy, units)
+    def headings_in(self, start: int, end: int) -> list[Sentence]:
+        """The headings gated in ``reply[start:end]`` that the extractor has not been shown numbered yet."""
+        return [h for h in self.headings if start <= h.start < end and h.start not in self._headings_shown]
+
+    def extractor_text(self, worthy: Sequence[Sentence], reply: str, headings: Sequence[Sentence] = ()) -> Shown:
+        """What the extractor is given of ``worthy`` (sentences of ``reply``) and ``headings``: each sentence
+        under its heading (response_level/worthiness.py's :func:`layout`), the same for a whole reply and a
+        streamed one, the sentences and the headings numbered, with where each stands in it (:class:`Shown`)."""
+        chosen = sorted([*worthy, *headings], key=lambda s: s.start)
+        self._headings_shown.update(h.start for h in headings)
+        text, units = layout(reply, self.pieces, [(s.start, s.end) for s in chosen])
+        return Shown(text, chosen, units)
 
     async def extract(self, text: str, context: str | None = None) -> list[str] | None:
         """The claims of ``text`` (None, with the reason recorded, when the extractor's reply was unreadable
@@ -548,14 +560,16 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
         if (cut := checked_length(text, settings.guard.max_message_chars)) < len(text):
             check.beyond = cut  # the rest: one unchecked claim of the result, said why
         worthy = check.take(check.skip(await read_text(cut, check.gate, text[:cut])))
+        headings = check.headings_in(0, cut)
         claims: list[str] | None = []
-        if worthy and check.remaining(deadline) <= 0:  # the request's wait before the check used it (clock.py)
+        # The request's wait before the check may have used the whole deadline (clock.py).
+        if (worthy or headings) and check.remaining(deadline) <= 0:
             check.degraded_reasons.append(
                 f"the deadline ({check.options.deadline_s:g} s) ended before the check began: the request had "
                 f"waited {time.perf_counter() - check.started:.2f} s for the service by then")
             claims = None
-        elif worthy:
-            extraction = asyncio.ensure_future(check.extract(check.extractor_text(worthy, text[:cut])))
+        elif worthy or headings:
+            extraction = asyncio.ensure_future(check.extract(check.extractor_text(worthy, text[:cut], headings)))
             await settle([extraction], check.remaining(deadline))
             if extraction.cancelled():
                 check.degraded_reasons.append(f"the claims were not extracted within the deadline "

@@ -87,7 +87,7 @@ def _worthy(check: Check, text: str) -> Shown:
     """The check-worthy sentences of ``text`` as the extractor is given them (each under its heading), the
     others recorded by the check as skipped."""
     worthy: list[Sentence] = check.skip(check.gate(text))
-    return check.extractor_text(worthy, text)
+    return check.extractor_text(worthy, text, check.headings_in(0, len(text)))
 
 
 async def _extract(check: Check, text: str, question: str | None, context: str | None,

@@ -206,9 +206,11 @@ class StreamingCheck:
                     return
                 shown = part[:last.start - start]
             worthy = self._check.skip(found)
+            # A heading is shown to the extractor too (it may state a fact): its part waits for that.
+            titled = bool(self._check.headings_in(start, start + len(part)))
             if self.held is not None:
-                held = self.held.add(start, shown, found, waiting=bool(worthy))
-            if not worthy:
+                held = self.held.add(start, shown, found, waiting=bool(worthy) or titled)
+            if not worthy and not titled:
                 return
         else:
             self._fenced = fenced_after_text(part, fenced)
@@ -243,12 +245,13 @@ class StreamingCheck:
                 await before.wait()
             worthy = self._check.take(worthy)
             counted.set()
-            if not worthy:
+            headings = self._check.headings_in(start, start + len(part))
+            if not worthy and not headings:
                 return
             if self._check.room() == 0:  # the reply's claim cap is reached: what follows is unchecked, said so
                 self._check.capped = True
                 return
-            chunk = self._check.extractor_text(worthy, self._answer.index.text)
+            chunk = self._check.extractor_text(worthy, self._answer.index.text, headings)
             context = self._answer.context(start)
             if held is not None and len(worthy) == 1 and stands_alone(worthy[0].text):
                 # Under hold the reader waits for this verdict: it begins beside the extraction (head_start.py).

@@ -279,6 +279,13 @@ class ClaimsReply:
     raw: str
 
 
+def _item_frame(count: int) -> int:
+    """The characters of one claim's object besides its text: the keys, quotes and separators, and its
+    longest list of sentence numbers (up to :data:`MOST_SOURCES` numbers of ``count``'s digits)."""
+    numbers = MOST_SOURCES * (len(str(max(1, count))) + 3)  # each with its separator and a sign's room
+    return len('{"claim": "", "sentences": []}, ') + numbers
+
+
 class AskClaims(Protocol):
     """Asks the model for the claims of ``text``, its ``units`` numbered, at most ``room`` of them."""
 
@@ -291,7 +298,7 @@ async def ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], 
     """The extractor's claims of ``text`` (its ``units`` numbered), at most ``room``, with one re-ask."""
     max_tokens = CLAIM_TOKENS * room + 64
     # The longest claim that lets ``room`` of them, each in its object, close within the cap.
-    item_chars = part_chars(max_tokens, room, len('{"claims": []}') + 40 * room)
+    item_chars = part_chars(max_tokens, room, len('{"claims": []}') + _item_frame(len(units)) * room)
 
     def read(answer: str) -> list[Drawn]:
         items, problem = parse_claims(answer, len(units))

@@ -380,9 +380,14 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
     length = 0
     current: tuple[int, int] | None = None
     for start, end in chosen:
-        title = _heading_of(text, pieces, bisect_left(starts, start))
+        at_piece = bisect_left(starts, start)
+        own = at_piece < len(pieces) and pieces[at_piece][:2] == (start, end) and pieces[at_piece][2] == "heading"
+        # A heading chosen itself is numbered on its own line, and the sentences under it are not given it again.
+        title = (start, end) if own else _heading_of(text, pieces, at_piece)
         sentence = text[start:end].strip()
-        if title is not None and title != current:
+        if own:
+            lead = "\n" if out else ""
+        elif title is not None and title != current:
             lead = "\n" + text[title[0]:title[1]].strip() + "\n"
         elif title is not None:
             lead = "\n"

@@ -304,10 +304,7 @@ def check(doors: Doors, convo: Conversation) -> None:
 
 
 # A family that finds a guard defect not fixed yet: strict, so the fix shows as an unexpected pass.
-KNOWN_DEFECTS = {
-    "heading": "a Markdown heading that states a fact ('# The RMS Titanic sank in 1915') is set aside as a heading: "
-               "no claim, delivered unmarked under flag, block and hold",
-}
+KNOWN_DEFECTS: dict[str, str] = {}
 
 
 def _families(names: tuple[str, ...]) -> list[Any]:

@@ -17,14 +17,13 @@ import httpx
 import pytest
 
 from factdebate.server.guard.upstream import AnswerLimits
-from tests.hostile_server import HostileServer
+from tests.hostile_server import BUFFERS, HostileServer
 from tests.server.conftest import AUTH, KEY, LiveServer
 from tests.server.guard_support import scripted_checker_app
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "Tell me about Paris."}],
         "factdebate": {"tier": "fast", "method": "single"}}
 LIMITS = AnswerLimits.following(1000, 1, 2.0)  # the settings below
-BUFFERS = 8 << 20  # what the sockets' buffers and a read in flight hold past a limit
 
 
 @pytest.fixture

@@ -103,6 +103,9 @@ def test_a_thousand_made_up_methods_and_models_add_a_handful_of_series(service: 
 def test_spans_are_named_from_the_fixed_methods_and_never_the_callers_text(
         receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "20000")  # none dropped while the receiver catches up
+    # A batch whose export times out is dropped, not resent: on a loaded machine the receiver can take longer
+    # than the exporter's 10 s to answer one.
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "60")
     backend = make_backend("scripted:agree")
     app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path / "service.sqlite",
                      build=lambda settings: offline_build(settings, backend), rate_limit_per_minute=0,
@@ -116,7 +119,7 @@ def test_spans_are_named_from_the_fixed_methods_and_never_the_callers_text(
         for i in range(models):
             client.post("/v1/verify", headers=AUTH, json={
                 "claim": "Water boils at 100 C.", "method": "single", "llm": f"openai:caller-text-{i}"})
-        expected = MADE_UP + 1 + 1 + models
+        expected = MADE_UP + 1 + models  # the health probe is not traced (server/ops/probes.py)
 
         def requests() -> list[dict[str, Any]]:
             return [s for s in receiver.spans if s["kind"] == 2]  # SERVER: one a request
