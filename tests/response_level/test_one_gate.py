@@ -52,3 +52,15 @@ def test_the_guard_reads_the_same_gate() -> None:
     text = TEXT + " Is the Eiffel Tower in Berlin? No."
     assert [(s.start, s.end, s.reason) for s in gate(text)] == gated(text)
     assert gated(text)[-1][2] is None  # a question answered "No." is a statement
+
+
+def test_a_comment_in_a_code_block_is_read_alike_by_both_gates() -> None:
+    """A ``#`` line inside a fenced block is a comment judged by its words; outside one it is a heading. The
+    response check's gate and the guard's read a reply the same way, so both check the comment's statement."""
+    reply = "Here is the script:\n\n```bash\n# Apollo 11 landed in 1972\necho done\n```\n\n# Apollo 11\n"
+    pieces = gated(reply, asked=True)
+    guard = [(s.start, s.end, s.reason) for s in gate(reply, asked=True)]
+    assert pieces == guard
+    reasons = {reply[start:end].strip(): reason for start, end, reason in pieces}
+    assert reasons["# Apollo 11 landed in 1972"] is None  # a statement: checked
+    assert reasons["# Apollo 11"] == "heading"  # outside the block: a Markdown heading

@@ -176,6 +176,7 @@ class Check:
         self._headings_shown: set[int] = set()
         self.ungrounded: list[str] = []  # claims the grounding filter dropped
         self.unresolved: list[str] = []  # claims whose subject is still a pronoun: not checked
+        self.unresolved_from: list[tuple[str, list[Sentence]]] = []  # those, with the sentences they came from
         self.capped = False  # the claim cap left statements out
         self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
         self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
@@ -278,7 +279,9 @@ class Check:
         kept = [claim for claim in claims if unresolved(claim) is None]
         if len(kept) == len(claims):
             return kept
-        self.unresolved += [claim for claim in claims if unresolved(claim) is not None]
+        vague = [claim for claim in claims if unresolved(claim) is not None]
+        self.unresolved += vague
+        self.unresolved_from += [(claim, self._drawn.get(_folded(claim), [])) for claim in vague]
         again = uncovered_sentences(text, kept, len(claims) - len(kept), opening=opening)
         return kept + [claim for claim in again if claim not in kept and unresolved(claim) is None]
 
@@ -397,7 +400,7 @@ class Check:
         """The check-worthy sentences no claim covers, as unchecked claims with why (guard/coverage.py); a
         table's header row, known only now that the row after it is read, goes to ``skipped``."""
         missing, headers = uncovered(self.worthy, claims, text, dropped=self.dropped, capped=self.capped,
-                                     max_claims=self.settings.response.max_claims)
+                                     max_claims=self.settings.response.max_claims, unresolved=self.unresolved_from)
         self.skipped += [SkippedSentence(span=s.span, text=s.text, reason="table header") for s in headers]
         if self.capped:
             self.passed_through.append(f"at most {self.settings.response.max_claims} claims are taken from one "

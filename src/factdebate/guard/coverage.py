@@ -104,9 +104,11 @@ def _dropped_from(sentence: Sentence, dropped: Sequence[tuple[str, Sequence[Sent
 
 def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: str, *,
               dropped: Sequence[tuple[str, Sequence[Sentence]]], capped: bool,
-              max_claims: int) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
+              max_claims: int, unresolved: Sequence[tuple[str, Sequence[Sentence]]] = (),
+              ) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
     """(each uncovered sentence, with why it is unchecked; the table header rows among them, which state
-    nothing: ``text`` is the reply, read for the row under each)."""
+    nothing: ``text`` is the reply, read for the row under each). ``unresolved``: the extractor's claims set
+    aside because their subject is still a pronoun, with the sentences each is drawn from."""
     unplaced = [c.claim for c in claims if c.span is None and not c.sources]
     on = {id(s): [c.claim for c in claims if _overlaps(s, c)] for s in worthy}
     partly = {id(s) for s in worthy if capped and on[id(s)] and not holds(s.text, on[id(s)])}
@@ -139,6 +141,12 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
         elif PRONOUN_OPENING.match(LIST_MARKER.sub("", sentence.text.strip(), count=1)) and states(sentence.text):
             out.append((sentence, f"its subject (\"{sentence.text.split()[0].strip('-*')}\"...) could not be "
                                   "resolved from the reply or the conversation: it was not checked"))
+        elif (vague := _dropped_from(sentence, unresolved)) is not None:
+            # "Yes, in 1931." read as "It was completed in 1931.": the sentence states something, but whom it
+            # is about is known neither from the reply nor from the conversation.
+            out.append((sentence, f"its subject could not be resolved from the reply or the conversation (the "
+                                  f"extractor's claim \"{vague[:200]}\" does not say whom it is about): it was "
+                                  "not checked"))
         elif table_header(text, sentence.end):
             headers.append(sentence)
         else:

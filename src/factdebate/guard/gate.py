@@ -12,17 +12,14 @@ read, for ``policy: hold``, which must not show it before the claims of the sent
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from factdebate.core.types import Span
-from factdebate.response_level.worthiness import answers, gated, list_item, reason_to_skip
+from factdebate.response_level.worthiness import FENCE, answers, gated, list_item, reason_to_skip
 
 __all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip"]
 
-_FENCE = re.compile(r"\s*(?:```|~~~)")  # a code block's fence, opening or closing it
-_HASH_COMMENT = re.compile(r"\s*#+\s*(.*)", re.S)  # a comment line in a shell, Python or Ruby block
 
 
 @dataclass(frozen=True)
@@ -47,22 +44,15 @@ def gate(text: str, *, asked: bool = False, fenced: bool = False) -> list[Senten
     judged as any sentence's ("# Apollo 11 landed in 1972" states something; the code around it states
     nothing and reads no heading). ``fenced``: ``text`` starts inside such a block (a stream's part: the answer
     before it opened one, :func:`fenced_after`), so that a part is gated as the whole reply is."""
-    out = []
-    for start, end, reason in gated(text, asked=asked):
-        sentence = text[start:end]
-        if _FENCE.match(sentence):
-            fenced = not fenced
-        elif fenced and reason == "heading" and (comment := _HASH_COMMENT.match(sentence)) is not None:
-            reason = reason_to_skip(comment.group(1), asked=asked)
-        out.append(Sentence(start, end, sentence, reason))
-    return out
+    return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text, asked=asked,
+                                                                                            fenced=fenced)]
 
 
 def fenced_after(sentences: Iterable[str], fenced: bool = False) -> bool:
     """Whether the text after ``sentences`` (those of a part of a reply, cut as :func:`gate` cuts them) is inside
     a fenced code block, ``fenced`` telling whether they start in one."""
     for sentence in sentences:
-        if _FENCE.match(sentence):
+        if FENCE.match(sentence):
             fenced = not fenced
     return fenced
 

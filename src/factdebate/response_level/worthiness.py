@@ -347,16 +347,30 @@ def answers(question: str, reply: str) -> bool:
     return question.rstrip().endswith("?") and bool(_ANSWER.match(reply))
 
 
-def gated(text: str, *, asked: bool = False) -> list[tuple[int, int, str | None]]:
+FENCE = re.compile(r"\s*(?:```|~~~)")  # a code block's fence, opening or closing it
+_HASH_COMMENT = re.compile(r"\s*#+\s*(.*)", re.S)  # a comment line in a shell, Python or Ruby block
+
+
+def gated(text: str, *, asked: bool = False, fenced: bool = False) -> list[tuple[int, int, str | None]]:
     """Every sentence of ``text`` as (start, end, why it is left out or None when it is check-worthy). A
     question followed by its yes or no is one statement, check-worthy (the extractor reads both together).
-    ``asked``: ``text`` answers a person's message (:func:`reason_to_skip`)."""
+    ``asked``: ``text`` answers a person's message (:func:`reason_to_skip`).
+
+    In a fenced code block a line that opens with ``#`` is a comment, not a Markdown heading: its words are
+    judged as any sentence's ("# Apollo 11 landed in 1972" states something). ``fenced``: ``text`` starts
+    inside such a block (a part of a streamed reply whose earlier text opened one)."""
     out: list[tuple[int, int, str | None]] = []
     for start, end in sentences(text):
-        if out and out[-1][2] == "question" and answers(text[out[-1][0]:out[-1][1]], text[start:end]):
+        sentence = text[start:end]
+        if out and out[-1][2] == "question" and answers(text[out[-1][0]:out[-1][1]], sentence):
             out[-1] = (out[-1][0], end, None)
             continue
-        out.append((start, end, reason_to_skip(text[start:end], asked=asked)))
+        reason = reason_to_skip(sentence, asked=asked)
+        if FENCE.match(sentence):
+            fenced = not fenced
+        elif fenced and reason == "heading" and (comment := _HASH_COMMENT.match(sentence)) is not None:
+            reason = reason_to_skip(comment.group(1), asked=asked)
+        out.append((start, end, reason))
     return out
 
 

@@ -110,6 +110,10 @@ WINDOW_WORLD = [
 ]
 UNRESOLVED = Conversation("never-named", _ask("When was it finished?"), "It was finished in 1931.",
                           "It was finished in 1889.", "It was finished in 1931.", (), passage=EVIDENCE)
+# A short answer whose claim a capable model writes with the question's words and its unresolved "it".
+UNRESOLVED_SHORT = Conversation("never-named-short", _ask("Was it finished in 1931?"), "Yes, in 1931.",
+                                "No, in 1889.", "Yes, in 1931.", (), passage=EVIDENCE)
+SHORT_ANSWERS = {"Yes, in 1931.": "It was finished in 1931.", "No, in 1889.": "It was finished in 1889."}
 
 
 class WindowChecker(WorldChecker):
@@ -135,6 +139,7 @@ class WindowChecker(WorldChecker):
             said = [s for c in WINDOW_WORLD for s in c.said if s.sentence == sentence]
             chosen = next((s.claim for s in said if all(need in prompt for need in s.needs)), sentence)
             claims.append(chosen)
+        claims += [claim for answer, claim in SHORT_ANSWERS.items() if answer in text]
         return json.dumps({"claims": claims})
 
 
@@ -181,10 +186,11 @@ def test_block_refuses_and_hold_withholds_what_the_subject_makes_false(world: Wo
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("convo", [UNRESOLVED, UNRESOLVED_SHORT], ids=lambda c: c.name)
 def test_a_subject_the_conversation_never_names_is_unchecked_not_checked_as_written(
-        world: World, mcp: McpDoor) -> None:
-    for out in _doors(world, mcp, UNRESOLVED, "false", "flag"):
+        world: World, mcp: McpDoor, convo: Conversation) -> None:
+    for out in _doors(world, mcp, convo, "false", "flag"):
         claims = out.result["claims"]
         assert [(c["status"], c["label"]) for c in claims] == [("unchecked", None)], (out.door, claims)
         assert "could not be resolved" in claims[0]["reason"], (out.door, claims)
-        assert out.result["label"] != "SUPPORTS" and UNRESOLVED.false in (out.delivered or ""), out.door
+        assert out.result["label"] != "SUPPORTS" and convo.false in (out.delivered or ""), out.door
