@@ -109,3 +109,19 @@ def test_a_sentence_is_covered_only_by_claims_placed_on_it_holding_its_names_and
 def test_a_sentence_said_again_word_for_word_is_not_added_twice() -> None:
     text = "The Louvre is a museum in Paris. Rome is in Italy. The Louvre is a museum in Paris."
     assert uncovered_sentences(text, ["The Louvre is a museum in Paris."], 5) == ["Rome is in Italy."]
+
+
+def test_a_claim_drawn_from_another_language_is_held_to_its_digits_only() -> None:
+    from factdebate.response_level.grounding import in_english
+
+    german, french = "Die Berliner Mauer fiel im Jahr 1991.", "Jesse Owens a remporté quatre médailles d'or en 1948."
+    assert not in_english(german) and not in_english(french)
+    assert in_english("The Berlin Wall fell in 1989.") and in_english("Yes, in 1931.")
+    wall, owens = "The Berlin Wall fell in 1991.", "Jesse Owens won four Olympic gold medals in 1948."
+    # Read as English text, the translation's words are not the source's: dropped.
+    assert grounded([wall], german) == ([], [wall])
+    # Drawn from a sentence in another language: kept (checked), as long as its digits are the source's.
+    assert grounded([wall], german, translated={wall}) == ([wall], [])
+    assert grounded([owens], french, translated={owens}) == ([owens], [])
+    invented = "The Berlin Wall fell in 1961."
+    assert grounded([invented], german, translated={invented}) == ([], [invented])

@@ -31,7 +31,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.response_level.grounding import content_words, grounded, uncovered_places
+from factdebate.response_level.grounding import content_words, grounded, in_english, uncovered_places
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import sentences
 
@@ -330,7 +330,8 @@ def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims:
     """The claims read that ``source`` grounds, then the text's own sentences that state what no kept claim
     was drawn from or covers (when the reply could be read), each with its sentences; and those dropped."""
     drawn = {d.claim: d for d in items or []}
-    claims, ungrounded = grounded(list(drawn), source)
+    claims, ungrounded = grounded(list(drawn), source, translated={
+        c for c, d in drawn.items() if not _drawn_in_english(text, units, d.sentences)})
     where = [list(drawn[c].sentences) for c in claims]
     if items is not None:
         # A sentence a kept claim was drawn from is covered: it is not added again as it stands.
@@ -340,6 +341,13 @@ def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims:
             claims.append(sentence)
             where.append([n for n, (a, b) in enumerate(units, 1) if a < end and start < b][:MOST_SOURCES])
     return Held(claims, where, ungrounded, [list(drawn[c].sentences) for c in ungrounded])
+
+
+def _drawn_in_english(text: str, units: Sequence[tuple[int, int]], numbers: Sequence[int]) -> bool:
+    """Whether the sentences of ``text`` a claim is drawn from (``numbers`` of ``units``; none said: the whole
+    text) read as English (grounding.in_english)."""
+    said = [text[units[n - 1][0]:units[n - 1][1]] for n in numbers if 1 <= n <= len(units)]
+    return any(in_english(sentence) for sentence in said) if said else in_english(text)
 
 
 def _content_words(text: str) -> set[str]:

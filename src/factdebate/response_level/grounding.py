@@ -316,13 +316,31 @@ def _contained(claim: str, others: Sequence[str]) -> bool:
                for o in others)
 
 
-def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
+# Words an English sentence of four words or more almost always has one of; those other languages write as
+# often are left out ("a" in French, Spanish and Italian, "in" and "an" in German and Dutch).
+_ENGLISH_GLUE = frozenset(("the", "and", "was", "were", "are", "is", "of", "on", "at", "to", "by", "it", "its",
+                           "that", "this", "has", "had", "have", "with", "from", "for", "not", "did"))
+
+
+def in_english(sentence: str) -> bool:
+    """Whether ``sentence`` reads as English: four words or more, one of them an English function word (a
+    shorter sentence cannot be told, and counts as English). A reply in another language is grounded by its
+    numbers only (:func:`grounded`), since a claim about it is written in English, as its evidence is."""
+    words = [w.casefold() for w in _WORD.findall(sentence) if not w.isdigit()]
+    return len(words) < 4 or any(w in _ENGLISH_GLUE for w in words)
+
+
+def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """(claims taken from ``source``, the others): see the module docstring. A claim must be a declarative
     sentence (:func:`is_statement`), its names and numbers the source's (a name may be written more fully),
     and its predicate the source's too: at most one of its :func:`predicate_words` missing, and never half
     of them ("The play was banned in 1597." is not in "The play was first published in 1597."), each word
     looked for by its lemmas and stem (:func:`among`). A claim that another kept claim contains word for word
-    is left out (checked once, in the longer one), not counted as ungrounded."""
+    is left out (checked once, in the longer one), not counted as ungrounded.
+
+    ``translated``: claims drawn from sentences in another language (:func:`in_english`). Their words and
+    names are a translation's ("The Berlin Wall fell in 1991." of "Die Berliner Mauer fiel 1991."), so only
+    their numbers written in digits are held to the source: such a claim is checked rather than dropped."""
     source = without_urls(source)
     known = forms(content_words(source))
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
@@ -331,6 +349,11 @@ def grounded(claims: list[str], source: str) -> tuple[list[str], list[str]]:
     source_numbers = numbers(source)
     kept = []
     for claim in claims:
+        if claim in translated:  # numbers in words are the translation's ("four" of "quatre"): digits only
+            digits = numbers(" ".join(re.findall(r"\d[\d,.]*", claim)))
+            if is_statement(claim) and digits <= source_numbers and not echoes_example(claim, source):
+                kept.append(claim)
+            continue
         words = content_words(claim)
         if not is_statement(claim) or (words and not any(among(w, known) for w in words)):
             continue

@@ -6,7 +6,7 @@ fly/flew, marry/married, was built, was first climbed); names in a long and a sh
 "Everest", "Marie Curie" / "Curie"); answers as a statement, a pronoun statement, yes or no (either polarity,
 bare or "Yes, it did."), a choice ("The former." / "The latter."), a bare value ("In 1915."); the subject
 named 1 to 40 turns before the reply, in the person's turn or the assistant's; formats (a Markdown heading,
-list items, a numbered list, a quote, a table row, a code comment) and framing phrases ("Happy to help with
+list items, a numbered list, a quote, a table row, a code comment, a reply in German or French) and framing phrases ("Happy to help with
 the Titanic, which sank in 1915."); a greeting before and a true statement about another fact after.
 
 The checker double is the hand-written world's (:class:`WorldChecker`), handed each example's conversation: it
@@ -169,7 +169,27 @@ def answers(draw: st.DrawFn, kind: str) -> Conversation:
     return conversation(f"{kind}: {fact.short} at {distance} ({form})", turns, say[0], say[1], say[0], said, needs)
 
 
-FORMATS = ("plain", "heading", "list", "numbered", "quote", "table", "code comment", "framing")
+FORMATS = ("plain", "heading", "list", "numbered", "quote", "table", "code comment", "framing", "German", "French")
+# Each fact stated in another language, as a chatbot answering in the person's language writes it (the claim
+# its checker writes stays English, as the evidence is).
+OTHER_LANGUAGES = {
+    "German": {"the RMS Titanic": "Die Titanic sank im Jahr {}.", "Marie Curie": "Marie Curie starb im Jahr {}.",
+               "Mount Everest": "Der Mount Everest wurde im Jahr {} zum ersten Mal bestiegen.",
+               "Jesse Owens": "Jesse Owens gewann im Jahr {} vier olympische Goldmedaillen.",
+               "the Berlin Wall": "Die Berliner Mauer fiel im Jahr {}.",
+               "the Empire State Building": "Das Empire State Building wurde im Jahr {} gebaut.",
+               "George Orwell": "George Orwell schrieb Animal Farm im Jahr {}.",
+               "Amelia Earhart": "Amelia Earhart flog im Jahr {} allein über den Atlantik.",
+               "Queen Victoria": "Königin Victoria heiratete Prinz Albert im Jahr {}."},
+    "French": {"the RMS Titanic": "Le Titanic a coulé en {}.", "Marie Curie": "Marie Curie est morte en {}.",
+               "Mount Everest": "L'Everest a été gravi pour la première fois en {}.",
+               "Jesse Owens": "Jesse Owens a remporté quatre médailles d'or olympiques en {}.",
+               "the Berlin Wall": "Le mur de Berlin est tombé en {}.",
+               "the Empire State Building": "L'Empire State Building a été construit en {}.",
+               "George Orwell": "George Orwell a écrit La Ferme des animaux en {}.",
+               "Amelia Earhart": "Amelia Earhart a traversé seule l'Atlantique en avion en {}.",
+               "Queen Victoria": "La reine Victoria a épousé le prince Albert en {}."},
+}
 
 
 @st.composite
@@ -179,7 +199,7 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
     fact = draw(st.sampled_from(FACTS))
     other = draw(st.sampled_from([f for f in FACTS if f is not fact]))
     subject = _name(fact, draw(st.sampled_from(["long", "short"])))
-    greeting = draw(st.sampled_from(["", "Sure!", "Great question!"]))
+    greeting = draw(st.sampled_from(["", "Sure!", "Great question!"])) if shape not in OTHER_LANGUAGES else ""
     greeting += (" " if shape in ("plain", "framing") else "\n\n") if greeting else ""
     also = draw(st.booleans())
 
@@ -202,6 +222,9 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
         if shape == "framing":
             framed = f"Happy to help with {subject}, which {fact.past} in {year}."
             return framed, framed
+        if shape in OTHER_LANGUAGES:
+            translated = OTHER_LANGUAGES[shape][fact.full].format(year)
+            return translated, translated
         return sentence, sentence
 
     (false_line, false_said), (true_line, true_said) = line(fact.wrong), line(fact.year)
