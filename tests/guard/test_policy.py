@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from factdebate.core.errors import InputError
+from factdebate.core.errors import EndpointUnavailableError, InputError
 from factdebate.guard import GuardClaim, GuardOptions, resolve_options
 from factdebate.settings.load import load_settings
 from tests.guard.support import CLAIMS, REPLY, run_check, script
@@ -74,6 +74,19 @@ async def test_rewrite_that_fails_flags_instead_and_says_why() -> None:
     result, _ = await run_check(script(), guard=FAST, policy="rewrite", reviser=broken)
     assert result.action_taken == "flagged"
     assert "could not be revised" in result.text and "upstream said no" in result.text
+
+
+async def test_a_reviser_that_cannot_be_reached_reads_as_a_service_not_available() -> None:
+    # the reader of the answer is not told the server's address or the attempts; the record's reason keeps them
+    async def unreachable(text: str, claims: list[GuardClaim]) -> str:
+        raise EndpointUnavailableError("http://upstream.internal:9000/v1", 4, "HTTP 503: Service Unavailable")
+
+    result, _ = await run_check(script(), guard=FAST, policy="rewrite", reviser=unreachable)
+    assert result.action_taken == "flagged" and result.text.startswith(REPLY)
+    assert "- The answer could not be revised (a service it needs is not available right now)." in result.text
+    for technical in ("http", "upstream.internal", "attempt", "503"):
+        assert technical not in result.text, (technical, result.text)
+    assert "could not reach http://upstream.internal:9000/v1 after 4 attempt(s)" in (result.action_reason or "")
 
 
 def _settings(**guard: object) -> object:

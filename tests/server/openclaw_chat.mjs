@@ -2,9 +2,11 @@
 // UI's chat does (`chat.send`, then the `chat` events of that run) and prints, per message, what such a client
 // shows: the text of the run's final message, or the error it ended with, and the text its deltas carried on the
 // way (what was on screen before the end). argv: [the gateway's ws:// URL, its token, JSON [{sessionKey,
-// message}]]. It connects as OpenClaw's local backend client (`gateway-client`, mode `backend`), which a loopback
-// connection with the gateway's token may do without a paired device; the chat methods and events are the same.
-const [url, token, turnsJson] = process.argv.slice(2);
+// message}], optionally JSON [gateway methods to call once the turns have ended, as `openclaw gateway call` does]];
+// prints {ends, calls}. It connects as OpenClaw's local backend client (`gateway-client`, mode `backend`), which a
+// loopback connection with the gateway's token may do without a paired device; the chat methods and events are
+// the same.
+const [url, token, turnsJson, callsJson] = process.argv.slice(2);
 const turns = JSON.parse(turnsJson);
 /** @type {WebSocket} */
 let ws;
@@ -86,5 +88,8 @@ const shown = await Promise.all(turns.map(async (/** @type {{sessionKey: string,
   const end = run?.end ?? await new Promise((resolve) => { if (run) run.resolve = resolve; });
   return { sessionKey: turn.sessionKey, ...end };
 }));
-console.log(JSON.stringify(shown));
+/** @type {Record<string, unknown>} */
+const calls = {};
+for (const method of JSON.parse(callsJson ?? "[]")) calls[method] = await request(method, {});
+console.log(JSON.stringify({ ends: shown, calls }));
 process.exit(0);

@@ -1,11 +1,12 @@
 // Drives the factdebate OpenClaw plug-in through OpenClaw itself, for tests/server/guard/test_openclaw.py: OpenClaw's
 // plug-in loader reads integrations/openclaw (its manifest, its config schema, its entry) as the gateway does, and
 // OpenClaw's hook runner calls the hooks it registered, with OpenClaw's own merging, timeouts and error handling;
-// no gateway is started. argv: [scenarios JSON: [{name, config, answers, trigger?}], the openclaw package's
-// folder, the plug-in's folder]. One turn per scenario: each answer in turn goes to before_agent_finalize; while
-// the plug-in asks for a revision, before_agent_run gates the pass (a block stops it: `stopped`) and the next
-// answer is the agent's revision. The answer last accepted (or the block's error reply) then goes out through
-// reply_payload_sending, and what it became is a channel's text.
+// no gateway is started. argv: [scenarios JSON: [{name, config, answers, trigger?, deaf?, otherCopy?}], the
+// openclaw package's folder, the plug-in's folder]. One turn per scenario: each answer goes to
+// before_agent_finalize; while the plug-in sends the agent back, the next pass's prompt is built
+// (before_prompt_build), before_agent_run gates it (a block stops it: `stopped`) and its answer is the agent's
+// next (the text the plug-in asked it to give, unless `deaf`). The answer last accepted (or the block's error
+// reply) then goes out through reply_payload_sending, and what it became is a channel's text.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,6 +28,10 @@ for (const file of readdirSync(dist).filter((f) => f.startsWith("loader-") && f.
 if (typeof loadPlugins !== "function") throw new Error(`no loadOpenClawPlugins in ${dist}`);
 const { getGlobalHookRunner } = await import(url(join(dist, "plugin-sdk", "plugin-runtime.js")));
 
+// The scripted agent: a pass asked to give a text between the plug-in's marker lines gives it (unless the scenario
+// is `deaf`: then, and on every other pass, the scenario's next answer, or its last one again).
+const RELAY = /-----BEGIN REPLY-----\n([\s\S]*)\n-----END REPLY-----/;
+
 const out = [];
 for (const s of JSON.parse(scenariosJson)) {
   const registry = loadPlugins({
@@ -40,14 +45,21 @@ for (const s of JSON.parse(scenariosJson)) {
   const sessionKey = `agent:main:${s.name}`;
   const ctx = { runId: `run-${s.name}`, agentId: "main", sessionKey, trigger: s.trigger ?? "user" };
   const decisions = [];
-  let answer;
-  let stopped; // the message of before_agent_run's block, when it stopped the pass after a decision
-  for (answer of s.answers) {
+  const systemPrompts = []; // what before_prompt_build set for each pass after the first: its system prompt
+  const toolsAllowed = []; // ... and the tools it left the pass (null: the agent's own)
+  const answers = [...s.answers];
+  let answer = answers.shift();
+  let stopped; // the message of before_agent_run's block, when it stopped a pass
+  for (;;) {
     const decision = await runner.runBeforeAgentFinalize({ runId: ctx.runId, sessionKey, lastAssistantMessage: answer,
       messages: [{ role: "user", content: "Where is the Eiffel Tower?" }] }, ctx);
     decisions.push(decision ?? null);
-    if (decision?.action !== "revise") break;
-    // the pass the revision asks for starts with before_agent_run, as OpenClaw's embedded runner has it
+    if (decision?.action !== "revise" || decisions.length > 4) break;
+    // the pass the revision asks for: its prompt is built, then before_agent_run gates it, as OpenClaw's embedded
+    // runner has it
+    const built = await runner.runBeforePromptBuild({ prompt: decision.retry?.instruction ?? "", messages: [] }, ctx);
+    systemPrompts.push(built?.systemPrompt ?? null);
+    toolsAllowed.push(built?.toolsAllow ?? null);
     const gate = await runner.runBeforeAgentRun({ prompt: decision.retry?.instruction ?? "", messages: [] }, ctx);
     if (gate?.decision?.outcome === "block") {
       stopped = gate.decision.message;
@@ -55,6 +67,8 @@ for (const s of JSON.parse(scenariosJson)) {
       answer = `Your message could not be sent: ${stopped} (blocked by ${gate.pluginId})`;
       break;
     }
+    const asked = (decision.retry?.instruction ?? "").match(RELAY);
+    answer = asked && !s.deaf ? asked[1] : (answers.shift() ?? answer);
   }
   const event = { payload: { text: answer }, runId: ctx.runId, sessionKey };
   let sent;
@@ -66,7 +80,9 @@ for (const s of JSON.parse(scenariosJson)) {
   } else {
     sent = await runner.runReplyPayloadSending(event, ctx);
   }
-  out.push({ name: s.name, decisions, stopped: stopped ?? null, shown: sent?.payload?.text ?? answer });
+  // `answer`: the run's text (the HTTP API, the CLI, WebChat), unless a pass was `stopped`; `shown`: a channel's
+  out.push({ name: s.name, decisions, systemPrompts, toolsAllowed, stopped: stopped ?? null, answer: stopped ? null : answer,
+             shown: sent?.payload?.text ?? answer });
 }
 console.log(JSON.stringify(out));
 process.exit(0); // the loaded registry keeps timers of its own

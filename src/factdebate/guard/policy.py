@@ -31,6 +31,7 @@ such a degraded check (:func:`no_text_result`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
@@ -47,6 +48,18 @@ Fallback = Literal["flag", "block"]
 # it and add the footnotes at the end, release each sentence once it is decided, or send it whole after the check.
 StreamMode = Literal["pass", "footnote", "hold_back", "whole"]
 WITHHELD = "[Withheld: a fact check found this sentence contradicted by the evidence; see the fact check below.]"
+# What the reply's reader is told when the checker could not be reached or answered with an error: the reason
+# itself (its server's address, the attempts, the error) is the operator's, kept in degraded_reason and the
+# claim's reason.
+CHECKER_UNAVAILABLE = "the fact checker is not available right now"
+_TECHNICAL = re.compile(r"https?://|\battempt\(s\)|\brefused\b|\bis down\b|could not reach|did not answer|"
+                        r"\bHTTP \d{3}\b|connect|timed? ?out|errno|the operator's (host|endpoint)", re.IGNORECASE)
+
+
+def for_reader(reason: str, unavailable: str = CHECKER_UNAVAILABLE) -> str:
+    """``reason`` as the reply's reader gets it: one about a server (core/errors.py's and llm/breaker.py's words)
+    becomes ``unavailable``; the others (the deadline, the claim cap) are written for a reader already."""
+    return unavailable if _TECHNICAL.search(reason) else reason
 
 
 def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag") -> StreamMode:
@@ -114,13 +127,13 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
             line += f". Correction: {claim.correction.text}"
         lines.append(line)
     for claim in unchecked(result.claims):
-        lines.append(f"- {_quoted(claim)} could not be checked ({claim.reason or claim.status})")
+        lines.append(f"- {_quoted(claim)} could not be checked ({for_reader(claim.reason or claim.status)})")
     if result.on_not_enough_info != "pass":  # issue 57: visible, never passed as if confirmed
         for claim in unconfirmed(result.claims):
             lines.append(f"- {_quoted(claim)} could not be confirmed: the evidence neither supports nor "
                          "contradicts it")
     if result.degraded:
-        lines.append(f"- The answer could not be checked: {result.degraded_reason}")
+        lines.append(f"- The answer could not be checked: {for_reader(str(result.degraded_reason))}")
     if note:
         lines.append(f"- {note}")
     return "\n\n---\nFact check:\n" + "\n".join(lines) if lines else ""
@@ -137,7 +150,7 @@ def refusal(result: GuardResult) -> str:
     if result.on_unchecked == "block":
         missing = unchecked(result.claims)
         if result.degraded:
-            parts.append(f"it could not be checked ({result.degraded_reason})")
+            parts.append(f"it could not be checked ({for_reader(str(result.degraded_reason))})")
         elif missing:
             # not only the deadline: the claim cap, the grounding filter, guard.max_message_chars (their reasons)
             parts.append("parts of it could not be checked: " + "; ".join(_quoted(c) for c in missing))
@@ -225,7 +238,9 @@ def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str 
     if fallback == "block":
         return result.model_copy(update={"text": refusal(result), "action_taken": "blocked", "revision_claims": claims,
                                          "action_reason": f"rewrite fell back to block: {why}"})
-    text = result.original_text + footnotes(result, note or f"The answer could not be revised ({why}).")
+    # the reviser (the upstream model) or the check of its revision: either server may be the one that failed
+    why_read = for_reader(why, "a service it needs is not available right now")
+    text = result.original_text + footnotes(result, note or f"The answer could not be revised ({why_read}).")
     return result.model_copy(update={"text": text, "action_taken": "flagged", "revision_claims": claims,
                                      "action_reason": f"rewrite fell back to flag: {why}"})
 
