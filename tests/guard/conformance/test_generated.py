@@ -6,8 +6,9 @@ fly/flew, marry/married, was built, was first climbed); names in a long and a sh
 "Everest", "Marie Curie" / "Curie"); answers as a statement, a pronoun statement, yes or no (either polarity,
 bare or "Yes, it did."), a choice ("The former." / "The latter."), a bare value ("In 1915."); the subject
 named 1 to 40 turns before the reply, in the person's turn or the assistant's; formats (a Markdown heading,
-list items, a numbered list, a quote, a table row, a code comment, a reply in German or French) and framing phrases ("Happy to help with
-the Titanic, which sank in 1915."); a greeting before and a true statement about another fact after.
+list items, a numbered list, a quote, a table row, a code comment, a reply in German or French) and framing
+phrases ("Happy to help with the Titanic, which sank in 1915."); a greeting before and a true statement about
+another fact after.
 
 The checker double is the hand-written world's (:class:`WorldChecker`), handed each example's conversation: it
 writes each statement's claim as a capable model does (the pronoun resolved, "Yes." and "The latter." written as
