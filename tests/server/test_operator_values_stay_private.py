@@ -42,3 +42,23 @@ def test_serve_refuses_a_short_key_in_one_line_without_showing_it(
     assert "Zq9" not in err and "a-long-enough" not in err and started == []
     monkeypatch.setenv("FACTDEBATE_API_KEYS", "a-long-enough-key-0123")
     assert run(["serve", "--db", str(tmp_path / "db.sqlite")]) == 0 and len(started) == 1
+
+
+def test_a_data_folder_the_service_cannot_use_is_the_operators_not_the_callers(
+        make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from factdebate.server.routes import verify
+    from factdebate.util.paths import DataDirError
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise DataDirError("the data folder /srv/operator-only/data is not writable: set FACTDEBATE_DATA_DIR")
+
+    monkeypatch.setattr(verify, "run_claim", broken)
+    with TestClient(make_app(defaults=PLAIN)) as client:
+        plain = client.post("/v1/verify", headers=AUTH, json={"claim": "Water is wet."})
+        streamed = client.post("/v1/verify/stream", headers=AUTH, json={"claim": "Water is wet."})
+    assert plain.status_code == 500
+    assert plain.json()["detail"] == ("the service's data folder cannot be used; its operator finds why in the "
+                                      "server's log")
+    assert "event: error" in streamed.text and "data folder cannot be used" in streamed.text
+    assert "operator-only" not in plain.text + streamed.text and "FACTDEBATE_DATA_DIR" not in plain.text
+    assert "operator-only" in caplog.text  # the operator's log keeps the path

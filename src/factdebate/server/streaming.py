@@ -19,7 +19,7 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Verdict
 from factdebate.llm.transcript import transcribing
-from factdebate.util.redact import hide_endpoints
+from factdebate.util.redact import for_caller, hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 
@@ -39,7 +39,7 @@ def sse(event: str, data: Any) -> str:
 def error_payload(exc: BaseException) -> dict[str, str]:
     if isinstance(exc, FactDebateError):
         log.warning("a streamed check failed: %s", exc)  # the endpoint's address stays in the server's log
-        return {"type": type(exc).__name__, "message": hide_endpoints(str(exc))}
+        return {"type": type(exc).__name__, "message": for_caller(exc)}
     # Unexpected failures keep their details in the server log, not in the client's stream.
     return {"type": "internal", "message": "the verification failed unexpectedly; see the server log"}
 

@@ -39,7 +39,7 @@ from factdebate.server.streaming import transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 from factdebate.tools.given import given_evidence
-from factdebate.util.redact import hide_endpoints
+from factdebate.util.redact import for_caller, hide_endpoints
 from factdebate.util.scrub import scrub
 
 router = APIRouter(prefix="/v1")
@@ -104,7 +104,7 @@ def http_error(exc: FactDebateError) -> HTTPException:
         return HTTPException(503, exc.reason, headers={"Retry-After": str(DOWN_RETRY_AFTER_S)})
     if isinstance(exc, EndpointUnavailableError):
         return HTTPException(502, hide_endpoints(str(exc)))
-    return HTTPException(500, hide_endpoints(str(exc)))
+    return HTTPException(500, for_caller(exc))
 
 
 STARTING_RETRY_AFTER_S = 1  # warm-up has no forecast; a probe asking each second sees it ready without delay
