@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from factdebate.cli.feedback import fixes, note
+from factdebate.cli.feedback import counted_fixes, fixes, note
 from factdebate.core.types import (
     ClaimCheck,
     ClaimExtraction,
@@ -76,3 +76,13 @@ def test_nothing_refuted_gives_no_note() -> None:
     for labels in ((Label.SUPPORTS,), (Label.NOT_ENOUGH_INFO,), ()):
         assert note(asyncio.run(fixes(_response(*labels), LLM(backend, "debater")))) == ""
     assert backend.calls == []  # no correction is asked for what is not refuted
+
+
+def test_the_corrections_calls_are_reported_with_the_checks() -> None:
+    backend = ScriptedBackend(_corrector)
+    verdict = _response(Label.REFUTES)
+    before = verdict.usage.llm_calls
+    asyncio.run(counted_fixes(verdict, LLM(backend, "debater")))
+    assert verdict.usage.llm_calls == before + 2 == before + len(backend.calls)
+    assert sum(u.llm_calls for u in verdict.usage_by_role.values()) == 2
+    assert sum(u.llm_calls for u in verdict.usage_by_model.values()) == 2

@@ -191,7 +191,8 @@ def register_check_response(app: typer.Typer) -> None:
                     if feedback is None:
                         return verdict, None
                     status.update("writing corrections for the refuted claims…")
-                    return verdict, notes.note(await notes.fixes(verdict, resources.llm("debater")))
+                    fixes = await notes.counted_fixes(verdict, resources.llm("debater"))
+                    return verdict, notes.note(fixes)
 
         with trace_file(trace) as traced, transcript:
             try:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from factdebate.core.errors import InputError
-from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict
+from factdebate.core.runtime import RunRecorder, recording
+from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Usage, Verdict, add_model_usage
 from factdebate.guard.citations import cited_texts
 from factdebate.guard.correct import correct
 from factdebate.guard.evidence import claim_evidence
@@ -87,6 +88,19 @@ async def fixes(verdict: ResponseVerdict, llm: LLM | None) -> list[Fix]:
             fix.correction = made.text if made is not None else None
         out.append(fix)
     return out
+
+
+async def counted_fixes(verdict: ResponseVerdict, llm: LLM | None) -> list[Fix]:
+    """:func:`fixes`, with the model calls the corrections make added to ``verdict``'s usage (its total, the
+    ``corrector`` role and the model that answered), so that what ``--feedback`` cost is reported with the rest."""
+    recorder = RunRecorder()
+    with recording(recorder):
+        found = await fixes(verdict, llm)
+    for role, usage in recorder.usage_by_role.items():  # made after the check: its seconds add to the wall
+        verdict.usage_by_role.setdefault(role, Usage()).add(usage)
+        verdict.usage.add(usage)
+    add_model_usage(verdict.usage_by_model, recorder.usage_by_model)
+    return found
 
 
 def _quote(evidence: ClaimEvidence) -> str:
