@@ -1,15 +1,28 @@
-"""Model calls, prompt and output tokens and CPU per reply at the guard's fast tier, with the extraction and
-the verdicts asked apart ("before") and in one call per reply window ("after", guard/window_call.py).
+"""Model calls, prompt and output tokens, CPU and the wait after the last token, per reply, at the guard's
+fast tier: the extraction, the verdicts and the correction asked apart (``guard.window_call: false``) and in
+one call per reply window (``guard.window_call: true``, the default: guard/window_call.py).
 
 The reply is benchmarks/guard_check_cpu.py's six-sentence one (six claims, the Rome one refuted), checked plain
-(``check_text``) and streamed word by word (``aguard_stream``, policy annotate), with tests/guard/support.py's
+(``aguard``) and streamed word by word (``aguard_stream``, policy annotate), with tests/guard/support.py's
 scripted checker: its extraction gives the claims whose sentences the prompt shows, its fast tier refutes the
-Rome claim over the first passage, and it answers the window's call as both at once. Tokens are counted as a
-model's tokenizer would roughly count them, four characters a token (the scripted checker has no tokenizer):
-the figures compare the two ways, they do not price a model. CPU is the process's, per reply, over ``--replies``
-replies after one to warm up.
+Rome claim over the passage that names the tower, its corrector proposes "The Eiffel Tower is in Paris.", and it
+answers the window's call as all of them at once. Tokens are counted as a model's tokenizer would roughly count
+them, four characters a token (the scripted checker has no tokenizer): the figures compare the ways, they do not
+price a model.
+
+Two runs of each way. With a checker that answers at once, the words streamed without a pause: the calls,
+tokens and CPU per reply (the process's CPU over ``--replies`` replies after one to warm up). With a checker
+that takes ``--call-s`` a call (a served model) and a stream of ``--words-per-s``: the calls made then, and the
+time from the reply's last token to its verdict (plain: from the call, the whole reply being its last token;
+streamed: from the last word given to the result), over ``--timed`` replies.
+
+``--before SRC`` measures another checkout's code in the same run (its ``src`` folder first on the path, in a
+process of its own, as each way here is): a checkout where the switch is not yet a setting is switched by
+``factdebate.guard.window_call.ENABLED``.
 
     PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --replies 20
+    git worktree add --detach /tmp/wt-window HEAD~1
+    PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --before /tmp/wt-window/src
 """
 
 from __future__ import annotations
@@ -17,18 +30,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
-
-import factdebate as fd
-from factdebate.guard import window_call
-from factdebate.llm.base import GenParams, Message
-from factdebate.llm.calls import CallInfo
-from factdebate.llm.scripted import ScriptedBackend
-from tests.guard.support import script, window_answer
 
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
@@ -37,6 +49,7 @@ PASSAGES = ["Paris is the capital of France. The Eiffel Tower is a tower in Pari
             "The Seine flows through Paris. Montmartre is a hill in Paris.", "The Pantheon stands in Paris."]
 OPTIONS: dict[str, Any] = {"llm": "scripted:agree", "search": "local", "cache": False, "tier": "fast",
                            "max_tier": "fast", "method": "single", "evidence": PASSAGES, "evidence_mode": "given"}
+WAYS = ("apart", "window")
 
 
 @dataclass
@@ -49,9 +62,15 @@ class Tally:
     prompts: list[str] = field(default_factory=list)
 
 
-def checker(tally: Tally) -> ScriptedBackend:
+def checker(tally: Tally, latency: float) -> Any:
+    from factdebate.llm.base import GenParams, Message
+    from factdebate.llm.calls import CallInfo
+    from factdebate.llm.scripted import ScriptedBackend
+    from tests.guard.support import script, window_answer
+
     base = script(claims=CLAIMS)
     params = GenParams()
+    fixed = "The Eiffel Tower is in Paris."
 
     def extracted(text: str) -> str:  # the claims of the sentences shown, as a capable model gives them
         body = text.split("\nText:\n", 1)[-1]  # the sentences to read, not the conversation before them
@@ -62,7 +81,8 @@ def checker(tally: Tally) -> ScriptedBackend:
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         prompt, text = call.prompt.split(":")[0], str(messages[-1]["content"])
-        answer = (extracted(text) if prompt == "claims_extract" else window_answer(text, extracted, fast)
+        answer = (extracted(text) if prompt == "claims_extract"
+                  else window_answer(text, extracted, fast, lambda claim, quote: fixed)
                   if prompt == "guard_window" else str(base(call, messages, params)))
         tally.calls += 1
         tally.prompt_chars += sum(len(str(m["content"])) for m in messages)
@@ -70,52 +90,124 @@ def checker(tally: Tally) -> ScriptedBackend:
         tally.prompts.append(call.prompt)
         return answer
 
-    return ScriptedBackend(respond)
+    return ScriptedBackend(respond, latency=latency)
 
 
-async def _deltas(text: str) -> AsyncIterator[str]:
-    for word in re.findall(r"\S+\s*", text):
+@contextmanager
+def way(name: str) -> Iterator[dict[str, Any]]:
+    """The options that check a reply ``name``'s way: the setting where this code has it, else the switch."""
+    from factdebate.guard import window_call
+    from factdebate.settings.model import GuardSettings
+
+    on = name == "window"
+    if "window_call" in GuardSettings.model_fields:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "settings.yaml"
+            path.write_text(f"guard:\n  window_call: {'true' if on else 'false'}\n", encoding="utf-8")
+            yield {"config_file": str(path)}
+        return
+    switch = window_call.ENABLED  # type: ignore[attr-defined]  # a checkout before the setting
+    token = switch.set(on)
+    try:
+        yield {}
+    finally:
+        switch.reset(token)
+
+
+async def _deltas(text: str, pause: float, last: list[float]) -> AsyncIterator[str]:
+    words = re.findall(r"\S+\s*", text)
+    for n, word in enumerate(words):
+        if pause:
+            await asyncio.sleep(pause)
+        if n == len(words) - 1:
+            last.append(time.perf_counter())
         yield word
 
 
-async def one(streamed: bool, tally: Tally) -> str | None:
-    backends = {"debater": checker(tally)}
+async def one(streamed: bool, tally: Tally, options: dict[str, Any], *, latency: float = 0.0,
+              pause: float = 0.0) -> tuple[str | None, float]:
+    """(the reply's label, seconds from its last token to its verdict)."""
+    import factdebate as fd
+
+    backends = {"debater": checker(tally, latency)}
+    last: list[float] = []
     if streamed:
-        outs = [out async for out in fd.aguard_stream(_deltas(ANSWER), backends=backends, **OPTIONS)]
+        outs = [out async for out in fd.aguard_stream(_deltas(ANSWER, pause, last), backends=backends,
+                                                      **OPTIONS, **options)]
         result = outs[-1].result
     else:
-        result = await fd.aguard(ANSWER, backends=backends, **OPTIONS)
+        last.append(time.perf_counter())
+        result = await fd.aguard(ANSWER, backends=backends, **OPTIONS, **options)
+    waited = time.perf_counter() - last[0]
     assert result is not None
-    return result.label.value if result.label else None
+    return (result.label.value if result.label else None), waited
 
 
-async def measure(streamed: bool, together: bool, replies: int) -> dict[str, Any]:
-    token = window_call.ENABLED.set(together)
-    try:
-        await one(streamed, Tally())  # warm up
+async def measure(name: str, streamed: bool, replies: int, timed: int, call_s: float,
+                  words_per_s: float) -> dict[str, Any]:
+    with way(name) as options:
+        await one(streamed, Tally(), options)  # warm up
         tally = Tally()
         labels: set[str | None] = set()
         started = time.process_time()
         for _ in range(replies):
-            labels.add(await one(streamed, tally))
+            labels.add((await one(streamed, tally, options))[0])
         cpu = (time.process_time() - started) / replies
-    finally:
-        window_call.ENABLED.reset(token)
+        slow = Tally()
+        waits = []
+        for _ in range(timed):
+            label, waited = await one(streamed, slow, options, latency=call_s, pause=1 / words_per_s)
+            labels.add(label)
+            waits.append(waited)
     return {"calls": tally.calls / replies, "prompt_tokens": tally.prompt_chars / 4 / replies,
-            "output_tokens": tally.output_chars / 4 / replies, "cpu_ms": cpu * 1000, "labels": sorted(map(str, labels))}
+            "output_tokens": tally.output_chars / 4 / replies, "cpu_ms": cpu * 1000,
+            "timed_calls": slow.calls / max(1, timed), "wait_s": sorted(waits)[len(waits) // 2] if waits else 0.0,
+            "labels": sorted(map(str, labels)), "prompts": sorted(set(tally.prompts))}
+
+
+def rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    out = []
+    for streamed in (False, True):
+        for name in WAYS:
+            row = asyncio.run(measure(name, streamed, args.replies, args.timed, args.call_s, args.words_per_s))
+            out.append({"reply": "streamed" if streamed else "plain", "way": name, **row})
+    return out
+
+
+def _run_in(src: str | None, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The rows measured in a process of their own, ``src`` (a checkout's ``src``) first on its path."""
+    root = Path(__file__).resolve().parent.parent
+    path = [p for p in (src, str(root)) if p]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    command = [sys.executable, __file__, "--rows", "--replies", str(args.replies), "--timed", str(args.timed),
+               "--call-s", str(args.call_s), "--words-per-s", str(args.words_per_s)]
+    done = subprocess.run(command, env=env, cwd=root, capture_output=True, text=True, check=True)
+    return list(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--replies", type=int, default=20)
+    parser.add_argument("--replies", type=int, default=20, help="replies measured for calls, tokens and CPU")
+    parser.add_argument("--timed", type=int, default=5, help="replies measured with a checker that takes time")
+    parser.add_argument("--call-s", type=float, default=0.3, help="seconds each checker call takes when timed")
+    parser.add_argument("--words-per-s", type=float, default=50.0, help="the stream's words a second when timed")
+    parser.add_argument("--before", help="another checkout's src folder, measured in the same run")
+    parser.add_argument("--rows", action="store_true", help=argparse.SUPPRESS)  # one process's rows, as JSON
     args = parser.parse_args()
-    print(f"{'reply':<10}{'way':<8}{'calls':>7}{'prompt tok':>12}{'output tok':>12}{'CPU ms':>9}  label")
-    for streamed in (False, True):
-        for together in (False, True):
-            row = asyncio.run(measure(streamed, together, args.replies))
-            print(f"{'streamed' if streamed else 'plain':<10}{'after' if together else 'before':<8}"
-                  f"{row['calls']:>7.1f}{row['prompt_tokens']:>12.0f}{row['output_tokens']:>12.0f}"
-                  f"{row['cpu_ms']:>9.1f}  {','.join(row['labels'])}")
+    if args.rows:
+        print(json.dumps(rows(args)))
+        return
+    measured = [("before", r) for r in _run_in(args.before, args)] if args.before else []
+    measured += [("now", r) for r in _run_in(None, args)]
+    print(f"checker at once: calls, tokens and CPU per reply ({args.replies} replies); checker at "
+          f"{args.call_s:g} s a call, stream at {args.words_per_s:g} words/s: calls and the median wait from the "
+          f"last token to the verdict ({args.timed} replies)")
+    print(f"{'code':<8}{'reply':<10}{'way':<8}{'calls':>7}{'prompt tok':>12}{'output tok':>12}{'CPU ms':>9}"
+          f"{'timed calls':>13}{'last token->verdict s':>23}  label")
+    for code, row in measured:
+        print(f"{code:<8}{row['reply']:<10}{row['way']:<8}{row['calls']:>7.1f}{row['prompt_tokens']:>12.0f}"
+              f"{row['output_tokens']:>12.0f}{row['cpu_ms']:>9.1f}{row['timed_calls']:>13.1f}"
+              f"{row['wait_s']:>23.2f}  {','.join(row['labels'])}")
 
 
 if __name__ == "__main__":

@@ -20,12 +20,13 @@ from typing import Any
 
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from tests.guard.support import script
+from tests.guard.support import script, window_answer
 
 FALSE_CLAIM = "Apollo 11 landed in 1972."
 TRUE_CLAIM = "Apollo 11 carried three astronauts."
 TRUE_LINE = "The mission carried three astronauts."
-SLOW = {f"Statement: {FALSE_CLAIM}": 0.3}  # the refuting verdict comes after the reply has ended
+# The refuting verdict comes after the reply has ended: its own call, or the window's call that holds it.
+SLOW = {f"Statement: {FALSE_CLAIM}": 0.3, "in one pass": 0.3}
 # What each claim is read from, as the extractor finds it in its text.
 _SAID = {"landed in 1972": FALSE_CLAIM, "three astronauts": TRUE_CLAIM}
 _NUMBER = re.compile(r"\[S(\d+)\]\s*")
@@ -85,6 +86,12 @@ def checker(*, numbered: bool = True) -> Callable[[CallInfo, list[Message], GenP
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> Any:
         if call.prompt.startswith("claims_extract"):
             return extract(messages[0]["content"], numbered=numbered)
+        if call.prompt.startswith("guard_window"):  # both at once; the correction asked of the corrector
+
+            def fast(text: str) -> str:
+                return str(respond(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}], params))
+
+            return window_answer(messages[0]["content"], lambda prompt: extract(prompt, numbered=numbered), fast)
         reply = scripted(call, messages, params)
         if call.prompt.startswith("guard_fast"):
             claim = re.search(r"^Statement: (.*)$", messages[0]["content"], re.M)

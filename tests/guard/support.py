@@ -27,24 +27,44 @@ def _claim_of(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def window_answer(prompt: str, extract: Callable[[str], str], fast: Callable[[str], str]) -> str:
+def _about(claim: str, passage: str) -> bool:
+    """Whether ``passage`` shares a word (of four letters or more) with ``claim``."""
+    words = {w for w in re.findall(r"\w+", claim.lower()) if len(w) > 3}
+    return bool(words & set(re.findall(r"\w+", passage.lower())))
+
+
+def window_answer(prompt: str, extract: Callable[[str], str], fast: Callable[[str], str],
+                  correct: Callable[[str, str], str | None] | None = None) -> str:
     """The fast tier's window call (guard_window) answered as a capable model answers it: the claims a double's
-    extraction gives of the same sentences, each with the verdict its fast tier gives over the same passages.
-    So a double that answers the two prompts apart answers the window's call alike, and the verdicts of a
-    check do not depend on which way it was asked. A verdict the fast tier's double writes unreadably is left
-    out of its claim's item (the claim is then asked alone, as a model's unusable item is)."""
+    extraction gives of the same sentences, each with the verdict its fast tier gives over the same passages
+    (shown to it with those about the claim first, in the window's order, as the fast tier's own list for
+    the claim has them), and a refuted claim's correction as ``correct`` (claim, quote -> sentence, None: none)
+    writes it. So a double that answers the prompts apart answers the window's call alike, and the verdicts
+    of a check do not depend on which way it was asked. A verdict the fast tier's double writes unreadably is
+    left out of its claim's item (the claim is then asked alone, as a model's unusable item is); a correction
+    left out is asked of the corrector."""
     as_extraction = prompt.replace("\nAnswer:\n", "\nText:\n").replace(
         "Reply with one JSON object only, as in the example.", "Reply with a JSON object only, as in the example.")
-    passages = prompt[prompt.find("\nPassages:\n"):prompt.find("\nAnswer:\n")]
+    section = prompt[prompt.find("\nPassages:\n") + len("\nPassages:\n"):prompt.find("\nAnswer:\n")]
+    passages = [p.strip() for p in re.split(r"^\[\d+\] ", section, flags=re.M)[1:]]
     value = json.loads(extract(as_extraction))
     items: list[Any] = []
     for item in value["claims"] if isinstance(value, dict) else value:
         entry = dict(item) if isinstance(item, dict) else {"claim": item}
+        order = sorted(range(len(passages)), key=lambda i: not _about(entry["claim"], passages[i]))
+        shown = "".join(f"[{n}] {passages[i]}\n" for n, i in enumerate(order, 1))
         try:
-            verdict = json.loads(fast(f"Statement: {entry['claim']}\n{passages}"))
+            verdict = json.loads(fast(f"Statement: {entry['claim']}\n\nPassages:\n{shown}"))
         except json.JSONDecodeError:
             verdict = {}
-        items.append({**entry, **verdict} if isinstance(verdict, dict) else entry)
+        if not isinstance(verdict, dict):
+            items.append(entry)
+            continue
+        if isinstance(verdict.get("passage"), int) and 1 <= verdict["passage"] <= len(order):
+            verdict["passage"] = order[verdict["passage"] - 1] + 1
+        if verdict.get("label") == "REFUTES" and correct is not None:
+            verdict["correction"] = correct(entry["claim"], str(verdict.get("quote", ""))) or ""
+        items.append({**entry, "correction": "", **verdict})
     return json.dumps({"claims": items})
 
 
@@ -75,7 +95,7 @@ def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallIn
         if prompt == "guard_fast":
             return fast_reply(text)
         if prompt == "guard_window":
-            return window_answer(text, extracted, fast_reply)
+            return window_answer(text, extracted, fast_reply, lambda claim, quote: correction)
         if prompt == "guard_correct":
             return json.dumps({"sentence": correction})
         claim = _claim_of(text)
@@ -128,8 +148,9 @@ async def run_check(respond: Any, text: str = REPLY, *, method: str = "single", 
     reviser = options.pop("reviser", None)
     caller = options.pop("caller", None)
     question = options.pop("question", None)
+    messages = options.pop("messages", ())  # the conversation before the reply
     async with resources:
         result = await check_text(text, resources.settings, resources, options=GuardOptions(**options),
                                   question=question, sinks=[events.append] if events is not None else None,
-                                  reviser=reviser, caller=caller)
+                                  reviser=reviser, caller=caller, messages=messages)
     return result, scripted

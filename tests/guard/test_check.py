@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from factdebate.core.types import Label
 from factdebate.llm.calls import CallInfo
 from tests.guard.support import CLAIMS, REPLY, SlowBackend, run_check, script
 
 FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
+# Each claim's own fast call, as a claim is asked with the window call off or when its window's item about it
+# is unusable (tests/guard/test_window_call.py): what one claim's deadline or fault does is seen there.
+APART = {**FAST_ONLY, "window_call": False}
 
 
 async def test_spans_slice_the_reply_to_each_claims_words_and_the_gate_says_what_it_left_out() -> None:
@@ -24,9 +29,10 @@ async def test_spans_slice_the_reply_to_each_claims_words_and_the_gate_says_what
                        "Visit the Louvre early to avoid queues.": "instruction", "Would you like more?": "question"}
     for skipped in result.skipped:
         assert REPLY[skipped.span.start:skipped.span.end] == skipped.text
-    # Only the check-worthy sentences reach the extractor.
-    extract = next(m for info, m in backend.calls if info.prompt == "claims_extract")[0]["content"]
-    assert "Paris is the capital of France." in extract and "Hi!" not in extract and "lovely" not in extract
+    # Only the check-worthy sentences reach the extractor (the fast tier's window call).
+    extract = next(m for info, m in backend.calls if info.prompt == "guard_window")[0]["content"]
+    answer = extract.split("\nAnswer:\n")[-1]
+    assert "Paris is the capital of France." in answer and "Hi!" not in answer and "lovely" not in answer
     assert [c.label for c in result.claims] == [Label.SUPPORTS, Label.REFUTES]
     assert all(c.tier == "fast" and c.status == "checked" for c in result.claims)
     assert result.label == Label.REFUTES and result.text == REPLY and result.action_taken == "annotated"
@@ -49,7 +55,7 @@ async def test_a_reworded_claim_gets_its_sentence_and_an_invented_one_no_span() 
 async def test_a_claim_not_decided_within_the_deadline_is_unchecked_never_supported() -> None:
     respond = script()
     backend = SlowBackend(respond, {"Statement: Paris is the capital": 30.0})
-    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.5, guard=FAST_ONLY)
+    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.5, guard=APART)
     slow, fast = result.claims
     assert slow.status == "unchecked" and slow.label is None and "deadline" in (slow.reason or "")
     assert fast.status == "checked" and fast.label == Label.REFUTES
@@ -62,16 +68,19 @@ async def test_an_unchecked_claim_makes_the_reply_unlabelled_and_on_unchecked_bl
     backend = SlowBackend(respond, {"Statement: Paris is the capital": 30.0})
     text = REPLY.replace(" The Eiffel Tower is in Rome.", "")  # a reply whose one fact is the Paris claim
     result, _ = await run_check(respond, text, backend=backend, tier="fast", deadline_s=0.3, on_unchecked="block",
-                                guard=FAST_ONLY)
+                                guard=APART)
     assert result.claims[0].status == "unchecked" and result.label is None
     assert result.action_taken == "blocked" and result.text.startswith("This answer was withheld")
     assert result.on_unchecked == "block" and result.original_text == text
 
 
-async def test_extraction_past_the_deadline_is_degraded_and_the_text_unchecked() -> None:
+@pytest.mark.parametrize("window_call", [True, False])
+async def test_extraction_past_the_deadline_is_degraded_and_the_text_unchecked(window_call: bool) -> None:
     respond = script()
-    backend = SlowBackend(respond, {"Break the text below": 30.0})
-    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.3)
+    # the window's call (claims and verdicts), or the extraction's
+    backend = SlowBackend(respond, {"in one pass": 30.0, "Break the text below": 30.0})
+    result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.3,
+                                guard={"window_call": window_call})
     assert result.degraded and "not extracted within the deadline" in (result.degraded_reason or "")
     assert result.claims == [] and result.label is None and result.text == REPLY
     assert result.action_taken == "annotated"
@@ -119,8 +128,9 @@ async def test_a_lower_tiers_verdict_stands_when_the_deadline_cuts_the_higher_on
 
 
 async def test_an_unreadable_extraction_is_degraded_not_a_verdict() -> None:
-    def respond(call: CallInfo, messages: Any, params: Any) -> str:
-        return "no JSON here" if call.prompt.startswith("claims_extract") else script()(call, messages, params)
+    def respond(call: CallInfo, messages: Any, params: Any) -> str:  # the window's call and the extraction's
+        unreadable = call.prompt.startswith(("claims_extract", "guard_window"))
+        return "no JSON here" if unreadable else script()(call, messages, params)
 
     result, _ = await run_check(respond, tier="fast", guard=FAST_ONLY, on_unchecked="block")
     assert result.degraded and "could not be read" in (result.degraded_reason or "")
@@ -180,8 +190,8 @@ async def test_a_long_or_unclean_question_is_a_hint_never_a_refusal() -> None:
     for question, hint in (("Tell me about Paris. " * 500, "Tell me about Paris."), ("bad \x00 question", None)):
         result, backend = await run_check(script(), tier="fast", guard=FAST_ONLY, question=question)
         assert result.claims and not result.degraded
-        extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "claims_extract")
-        assert ("The text answers this question" in extract) == (hint is not None)
+        extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "guard_window")
+        assert ("The answer replies to this question" in extract) == (hint is not None)
 
 
 async def test_claims_beyond_the_extraction_limit_are_said_not_checked() -> None:

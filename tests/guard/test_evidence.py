@@ -33,33 +33,47 @@ async def test_given_evidence_is_what_the_debaters_read(tier: str) -> None:
     assert result.claims[0].evidence[0].url == "https://bot.example/guide"
 
 
-async def test_both_puts_the_bots_passages_first_then_retrieval() -> None:
+def _fast_prompts(backend: Any, window_call: bool) -> list[str]:
+    """What the fast tier's checker read: the window's call (its passages), or each claim's own call."""
+    if window_call:
+        return [m[0]["content"].split("\nAnswer:\n")[0] for info, m in backend.calls if info.prompt == "guard_window"]
+    return [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+
+
+WAYS = pytest.mark.parametrize("window_call", [True, False], ids=["window", "apart"])
+
+
+@WAYS
+async def test_both_puts_the_bots_passages_first_then_retrieval(window_call: bool) -> None:
     events: list[dict[str, Any]] = []
     result, backend = await run_check(script(), tier="fast", evidence=[BOT_DOC], events=events,
-                                      guard={"tier": "fast", "max_tier": "fast"})
-    prompt = next(m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast")
+                                      guard={"tier": "fast", "max_tier": "fast", "window_call": window_call})
+    prompt = _fast_prompts(backend, window_call)[0]
     assert prompt.index("Champ de Mars") < prompt.index("It opened in 1889")  # given first, then the engine's
     assert result.claims[1].evidence[0].title == "Bot's guide"
 
 
-async def test_retrieved_ignores_the_given_evidence() -> None:
+@WAYS
+async def test_retrieved_ignores_the_given_evidence(window_call: bool) -> None:
     _, backend = await run_check(script(), tier="fast", evidence=[BOT_DOC], evidence_mode="retrieved",
-                                 guard={"tier": "fast", "max_tier": "fast"})
-    prompts = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+                                 guard={"tier": "fast", "max_tier": "fast", "window_call": window_call})
+    prompts = _fast_prompts(backend, window_call)
     assert prompts and not any("Champ de Mars" in p for p in prompts)
 
 
-async def test_long_context_is_split_into_ranked_passages_never_cut() -> None:
+@WAYS
+async def test_long_context_is_split_into_ranked_passages_never_cut(window_call: bool) -> None:
     filler = " ".join(f"Filler sentence number {i} talks about weather." for i in range(200))
     long_doc = {"title": "Long", "text": filler + " The Eiffel Tower is in Paris, not Rome."}
     docs = passages([GuardEvidence(**long_doc)])
     assert len(docs) > 3 and "not Rome" in docs[-1].text  # the end of the context is a passage of its own
     assert all(len(d.text.split()) <= 200 for d in docs)
     _, backend = await run_check(script(), tier="fast", evidence=[long_doc], evidence_mode="given",
-                                 guard={"tier": "fast", "max_tier": "fast"})
-    rome = next(m[0]["content"] for info, m in backend.calls
-                if info.prompt == "guard_fast" and f"Statement: {CLAIMS[1]}" in m[0]["content"])
-    assert "not Rome" in rome  # ranked for the claim: the passage that decides it is among the k shown
+                                 guard={"tier": "fast", "max_tier": "fast", "window_call": window_call})
+    rome = next(p for p in _fast_prompts(backend, window_call) if window_call or f"Statement: {CLAIMS[1]}" in p)
+    # ranked for the claim (apart), or for each sentence of the window, the claim's among them: the passage that
+    # decides it is among those shown, the filler beyond them is not
+    assert "not Rome" in rome and rome.count("Filler sentence") < filler.count("Filler sentence")
 
 
 def test_tool_messages_are_given_evidence() -> None:

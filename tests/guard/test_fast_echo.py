@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from factdebate.core.types import Document, Label
 from factdebate.guard.correct import EXAMPLE_SENTENCE
 from factdebate.guard.fast import EXAMPLE, EXAMPLE_QUOTE, read_reply
+from factdebate.guard.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
 
 FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
@@ -46,14 +49,28 @@ async def test_an_echoing_checker_leaves_the_claim_unchecked_not_refuted() -> No
     assert prompt.endswith(EXAMPLE)  # the example the reader knows is the one the prompt shows
 
 
-async def test_a_correction_that_copies_the_prompts_example_is_not_shown() -> None:
-    result, backend = await run_check(script(correction=EXAMPLE_SENTENCE), guard=FAST_ONLY, policy="flag")
+@pytest.mark.parametrize("window_call", [True, False], ids=["window", "apart"])
+async def test_a_correction_that_copies_the_correctors_example_is_not_shown(window_call: bool) -> None:
+    result, backend = await run_check(script(correction=EXAMPLE_SENTENCE), guard={**FAST_ONLY,
+                                      "window_call": window_call}, policy="flag")
     rome = result.claims[1]
     assert rome.label == "REFUTES" and rome.correction is None
     assert rome.correction_note is not None and "copies the prompt's example" in rome.correction_note
     assert "Kessington" not in result.text  # the client never reads the example as a correction
-    prompt = next(m for info, m in backend.calls if info.prompt == "guard_correct")[0]["content"]
-    assert EXAMPLE_SENTENCE in prompt  # the example the reader knows is the one the prompt shows
+    if not window_call:
+        prompt = next(m for info, m in backend.calls if info.prompt == "guard_correct")[0]["content"]
+        assert EXAMPLE_SENTENCE in prompt  # the example the reader knows is the one the prompt shows
+
+
+async def test_a_correction_that_copies_the_window_call_s_example_is_asked_of_the_corrector() -> None:
+    result, backend = await run_check(script(correction=EXAMPLE_CORRECTION), guard=FAST_ONLY, policy="flag")
+    # the window's correction copies its prompt's example: not read as one, the corrector is asked alone
+    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_correct"]
+    window = backend.calls[0][1][0]["content"]
+    assert EXAMPLE_CORRECTION in window  # the example the reader knows is the one the prompt shows
+    rome = result.claims[1]
+    assert rome.label == "REFUTES" and rome.correction is None  # the corrector's copy is held to the quote
+    assert "Quorvel" not in result.text and "1881" not in result.text
 
 
 async def test_a_correction_whose_check_copies_the_example_is_not_shown() -> None:

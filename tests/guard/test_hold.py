@@ -15,8 +15,9 @@ import pytest
 from factdebate.guard import GuardOptions, GuardResult, guard_stream
 from factdebate.guard.head_start import stands_alone
 from factdebate.guard.policy import WITHHELD
+from factdebate.llm.calls import CallInfo
 from factdebate.run.build import build_resources
-from tests.guard.support import PARIS_DOC, REPLY, SlowBackend, run_check, script
+from tests.guard.support import PARIS_DOC, REPLY, SlowBackend, run_check, script, window_answer
 from tests.helpers import BagOfWordsEncoder, StaticTool, resources_for
 
 FAST = {"tier": "fast", "max_tier": "fast"}
@@ -24,11 +25,21 @@ ROME = "The Eiffel Tower is in Rome."
 PARIS = "Paris is the capital of France."
 
 
+def _extracted(prompt: str) -> str:
+    text = prompt.split("Text:\n", 1)[1].split("\n\nReply with", 1)[0]
+    return json.dumps({"claims": [s for s in re.split(r"(?<=\.) ", text.strip()) if s and " is " in s]})
+
+
 def _sentence_claims(call: Any, messages: Any, params: Any) -> str:
-    """The extractor returns each sentence of the part it is given that states a fact as a claim."""
+    """The extractor returns each sentence of the part it is given that states a fact as a claim (and the
+    window's call those claims with the fast tier's verdicts)."""
     if call.prompt.startswith("claims_extract"):
-        text = messages[0]["content"].split("Text:\n", 1)[1].split("\n\nReply with", 1)[0]
-        return json.dumps({"claims": [s for s in re.split(r"(?<=\.) ", text.strip()) if s and " is " in s]})
+        return _extracted(messages[0]["content"])
+    if call.prompt.startswith("guard_window"):
+        verdict = script()
+        return window_answer(messages[0]["content"], _extracted,
+                             lambda text: verdict(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}],
+                                                  params), lambda claim, quote: "The Eiffel Tower is in Paris.")
     return script()(call, messages, params)
 
 
@@ -58,10 +69,10 @@ class _Timeline(SlowBackend):
 
 
 async def _run(text: str, slow: dict[str, float], responder: Any = _sentence_claims,
-               timeline: list[tuple[str, str, str]] | None = None,
+               timeline: list[tuple[str, str, str]] | None = None, guard: dict[str, Any] | None = None,
                **options: Any) -> tuple[list[tuple[str, Any]], GuardResult]:
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
-    resources, _, _ = resources_for(responder, method="single", tools=tools, guard=FAST)
+    resources, _, _ = resources_for(responder, method="single", tools=tools, guard={**FAST, **(guard or {})})
     backend = _Timeline(responder, slow)
     if timeline is not None:
         backend.timeline = timeline
@@ -171,11 +182,16 @@ def test_a_sentence_stands_alone_only_as_one_self_contained_claim(sentence: str,
     assert stands_alone(sentence) is alone
 
 
+# The head start is the fast tier's way to save a call where the extraction and the verdicts are asked apart
+# (guard.window_call off); with the window call on, the one call is both (tests/guard/test_window_call.py).
+APART = {"window_call": False}
+
+
 async def test_a_sentence_that_stands_alone_is_checked_beside_its_extraction_and_once() -> None:
     # Extraction takes 0.3 s: the fast check of the sentence as written begins before it ends, and its verdict
     # is the claim's (the extractor returned the sentence word for word): no second fast call.
     timeline: list[tuple[str, str, str]] = []
-    got, result = await _run(f"{PARIS} {ROME}", {"atomic factual claims": 0.3}, timeline=timeline)
+    got, result = await _run(f"{PARIS} {ROME}", {"atomic factual claims": 0.3}, timeline=timeline, guard=APART)
     first_extracted = timeline.index(("end", "extract", ""))
     for sentence in (PARIS, ROME):
         assert timeline.index(("start", "fast", sentence)) < first_extracted
@@ -195,7 +211,8 @@ async def test_a_sentence_the_extractor_rewrites_is_checked_as_the_extractor_wro
         return script()(call, messages, params)
 
     timeline: list[tuple[str, str, str]] = []
-    got, result = await _run(PARIS, {"atomic factual claims": 0.2}, responder=respond, timeline=timeline)
+    got, result = await _run(PARIS, {"atomic factual claims": 0.2}, responder=respond, timeline=timeline,
+                             guard=APART)
     assert ("start", "fast", PARIS) in timeline  # the head start was spent...
     last_extracted = max(n for n, (when, prompt, _) in enumerate(timeline) if when == "end" and prompt == "extract")
     assert timeline.index(("start", "fast", rewritten)) > last_extracted  # ...and the claim asked about after
@@ -208,7 +225,7 @@ async def test_no_head_start_where_the_first_tier_is_not_fast() -> None:
     # A head start asks the fast tier; a check that starts higher would not use its answer, so none is begun.
     from factdebate.guard.check import Check
 
-    resources, _, _ = resources_for(_sentence_claims, method="single", guard={"max_tier": "standard"})
+    resources, _, _ = resources_for(_sentence_claims, method="single", guard={"max_tier": "standard", **APART})
     standard = Check(resources.settings, resources, GuardOptions(policy="hold", tier="standard"), question=None,
                      sinks=None, reviser=None, caller=None)
     assert standard.begin(PARIS) is None

@@ -57,7 +57,7 @@ async def test_aguard_stream_takes_deltas_and_the_keywords_of_aguard() -> None:
     assert shown == result.text and shown.count("The Eiffel Tower is in Rome.") == 1
     assert '"The Eiffel Tower is in Rome." is contradicted' in shown
     assert {out.claim.claim for out in outs if out.kind == "claim" and out.claim} == set(CLAIMS)
-    extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "claims_extract")
+    extract = next(m[0]["content"] for info, m in backend.calls if info.prompt == "guard_window")
     assert "Tell me about Paris." in extract  # the conversation's question reached the extractor
 
 

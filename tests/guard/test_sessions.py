@@ -101,7 +101,7 @@ async def test_the_factdebate_question_option_overrides_the_question() -> None:
     async with resources:
         await check_text(ROME, resources.settings, resources, options=GuardOptions(question=asked),
                          question="[Context] The user is in Oslo.")
-    extract = next(m[0]["content"] for info, m in scripted.calls if info.prompt.startswith("claims_extract"))
+    extract = next(m[0]["content"] for info, m in scripted.calls if info.prompt.startswith("guard_window"))
     assert asked in extract and "Oslo" not in extract
     with pytest.raises(ValueError, match="control character"):
         GuardOptions(question="bad\x07")

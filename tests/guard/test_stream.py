@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from typing import Any
 
 from factdebate.guard import GuardClaim, GuardOptions, StreamingCheck, check_text
+from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from tests.guard.support import PARIS_DOC, REPLY, script
+from tests.guard.support import PARIS_DOC, REPLY, script, window_answer
 from tests.helpers import StaticTool, resources_for
 
 FAST = {"tier": "fast", "max_tier": "fast"}
 
 
-def _sentence_claims(call: Any, messages: Any, params: Any) -> str:
-    """The extractor returns each check-worthy sentence it is given as a claim."""
-    import json
-    import re
+def _extracted(prompt: str) -> str:
+    text = prompt.split("Text:\n", 1)[1].split("\n\nReply with", 1)[0]
+    return json.dumps({"claims": [s for s in re.split(r"(?<=\.) ", text.strip()) if s]})
 
+
+def _sentence_claims(call: Any, messages: Any, params: Any) -> str:
+    """The extractor returns each check-worthy sentence it is given as a claim (and the window's call those
+    claims with the fast tier's verdicts)."""
     if call.prompt.startswith("claims_extract"):
-        text = messages[0]["content"].split("Text:\n", 1)[1].split("\n\nReply with", 1)[0]
-        return json.dumps({"claims": [s for s in re.split(r"(?<=\.) ", text.strip()) if s]})
+        return _extracted(messages[0]["content"])
+    if call.prompt.startswith("guard_window"):
+        verdict = script()
+        return window_answer(messages[0]["content"], _extracted,
+                             lambda text: verdict(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}],
+                                                  params), lambda claim, quote: "The Eiffel Tower is in Paris.")
     return script()(call, messages, params)
 
 
@@ -45,10 +55,10 @@ async def test_claims_are_checked_while_the_answer_streams_and_come_back_in_orde
                 # The first fact is being checked before the rest of the answer has arrived (the rest is fed
                 # once its check has been asked for, however long that takes on a loaded machine).
                 for _ in range(6000):  # 60 s at most
-                    if any(info.prompt == "guard_fast" for info, _ in backend.calls):
+                    if any(info.prompt == "guard_window" for info, _ in backend.calls):
                         break
                     await asyncio.sleep(0.01)
-                assert any(info.prompt == "guard_fast" for info, _ in backend.calls), "not checked while streaming"
+                assert any(info.prompt == "guard_window" for info, _ in backend.calls), "not checked while streaming"
         result = await check.finish()
         await reader
     assert [c.claim for c in result.claims] == ["Paris is the capital of France.", "The Eiffel Tower is in Rome."]
@@ -67,7 +77,9 @@ async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer
     from tests.helpers import BagOfWordsEncoder
 
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
-    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
+    # one claim's own fast call (the window call off, or the window's item about it unusable) runs too long
+    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools,
+                                    guard={**FAST, "window_call": False})
     backend = SlowBackend(_sentence_claims, {"Statement: The Eiffel Tower is in Rome.": 30.0})
     resources = build_resources(resources.settings, backends={"debater": backend},
                                 tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
@@ -153,7 +165,7 @@ async def test_cancel_stops_every_check_in_progress() -> None:
 
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
     resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
-    backend = SlowBackend(_sentence_claims, {"Statement:": 30.0})
+    backend = SlowBackend(_sentence_claims, {"Statement:": 30.0, "in one pass": 30.0})  # either way, no answer
     resources = build_resources(resources.settings, backends={"debater": backend},
                                 tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
     async with resources:
@@ -170,9 +182,7 @@ async def test_cancel_stops_every_check_in_progress() -> None:
 
 def _reversed_claims(call: Any, messages: Any, params: Any) -> str:
     """An extractor that lists the sentences it is given last first (a model's own order of importance)."""
-    import json
-
-    if call.prompt.startswith("claims_extract"):
+    if call.prompt.startswith(("claims_extract", "guard_window")):
         found = json.loads(_sentence_claims(call, messages, params))["claims"]
         return json.dumps({"claims": found[::-1]})
     return script()(call, messages, params)

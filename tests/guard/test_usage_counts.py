@@ -16,15 +16,25 @@ from tests.guard.support import REPLY, SlowBackend, run_check, script
 from tests.helpers import BagOfWordsEncoder, StaticTool
 
 ROME_CHECK = "Statement: The Eiffel Tower is in Rome."  # the fast tier's prompt for that claim, not the extractor's
+WINDOW = "in one pass"  # the fast tier's window call (guard.window_call, the default): claims and verdicts at once
 
 
 async def test_a_call_the_deadline_cut_is_counted_as_sent() -> None:
     backend = SlowBackend(script(), slow={ROME_CHECK: 30.0})
-    result, scripted = await run_check(None, backend=backend, tier="fast", deadline_s=1.0)
+    result, scripted = await run_check(None, backend=backend, tier="fast", deadline_s=1.0,
+                                       guard={"window_call": False})
     rome = next(c for c in result.claims if "Rome" in c.claim)
     assert rome.status == "unchecked"
     # The backend answered the extraction and the Paris claim; the Rome call was sent and cut: three sent.
     assert len(scripted.calls) == 2 and result.usage.model_calls == 3 and result.usage.cached_calls == 0
+
+
+async def test_a_window_call_the_deadline_cut_is_counted_as_sent() -> None:
+    backend = SlowBackend(script(), slow={WINDOW: 30.0})
+    result, scripted = await run_check(None, backend=backend, tier="fast", deadline_s=1.0)
+    assert result.degraded and "not extracted within the deadline" in (result.degraded_reason or "")
+    # The one call was sent and cut before its answer: one sent, none answered.
+    assert len(scripted.calls) == 0 and result.usage.model_calls == 1 and result.usage.cached_calls == 0
 
 
 async def test_cached_answers_are_counted_apart_from_calls_sent(tmp_path: Path) -> None:
@@ -49,7 +59,7 @@ async def test_cached_answers_are_counted_apart_from_calls_sent(tmp_path: Path) 
 
 
 async def test_the_deadline_counts_from_the_requests_arrival_less_the_upstreams_wait() -> None:
-    backend = SlowBackend(script(), slow={ROME_CHECK: 30.0})
+    backend = SlowBackend(script(), slow={WINDOW: 30.0})
     with request_clock(time.perf_counter() - 0.8):  # the service spent 0.8 s before the check began
         with not_counted():
             await asyncio.sleep(0.3)  # the upstream's answer: not the check's time
@@ -58,7 +68,7 @@ async def test_the_deadline_counts_from_the_requests_arrival_less_the_upstreams_
         took = time.perf_counter() - began
     # 0.8 s of the 2 s were gone before the check began: it ends well before 2 s more, and says 2 s or more.
     assert took < 1.9 and result.usage.seconds >= 2.0
-    assert any(c.status == "unchecked" for c in result.claims)
+    assert result.degraded and result.label is None
 
 
 async def test_without_a_request_the_clock_starts_with_the_check() -> None:

@@ -1,85 +1,187 @@
-"""The fast tier's one call per reply window (guard/window_call.py): a reply's claims and their fast verdicts
-asked together, a claim whose item is unusable asked alone, and the same verdicts either way: over a reply of
-six claims and over the conformance suite's fault scenarios, with doubles that answer both ways."""
+"""The fast tier's one call per reply window (guard/window_call.py, ``guard.window_call``, on by default): a
+reply's claims, their fast verdicts and a refuted claim's correction asked together, a claim whose item is
+unusable asked alone, a stream asked per window of completed sentences, and the same verdicts either way: over
+a reply of six claims, plain and streamed, and over the conformance suite's fault scenarios, with doubles that
+answer both ways."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterator
+import re
 from typing import Any
 
 import pytest
 
-from factdebate.guard import GuardResult, window_call
+from factdebate.guard import GuardOptions, GuardResult, StreamingCheck
+from factdebate.guard.policy import WITHHELD
+from factdebate.llm.scripted import ScriptedBackend
+from tests.guard.conformance.conversations import WORLD, Conversation, WorldChecker
 from tests.guard.conformance.scenarios import SCENARIOS, Checker, Scenario
-from tests.guard.support import run_check, script
+from tests.guard.support import PARIS_DOC, run_check, script
+from tests.helpers import StaticTool, resources_for
 
 SIX = ("Paris is the capital of France. The Eiffel Tower is in Rome. The Louvre is in Paris. "
        "The Seine flows through Paris. Notre-Dame is in Paris. The Arc de Triomphe is in Paris.")
 SIX_CLAIMS = [s.strip() + "." for s in SIX.split(".") if s.strip()]
-
-
-@pytest.fixture
-def one_call() -> Iterator[None]:
-    token = window_call.ENABLED.set(True)
-    yield
-    window_call.ENABLED.reset(token)
+FAST = {"tier": "fast", "max_tier": "fast"}
+APART = {"window_call": False}
 
 
 def _verdicts(result: GuardResult) -> list[tuple[str, str, str | None]]:
     return [(c.claim, c.status, c.label.value if c.label else None) for c in result.claims]
 
 
-async def _both(respond: Any, text: str, **options: Any) -> tuple[tuple[GuardResult, Any], tuple[GuardResult, Any]]:
-    apart = await run_check(respond, text, **options)
-    token = window_call.ENABLED.set(True)
-    try:
-        together = await run_check(respond, text, **options)
-    finally:
-        window_call.ENABLED.reset(token)
-    return apart, together
+def _shown(claims: list[str]) -> Any:
+    """The doubles' extraction: of ``claims``, those whose sentence the prompt shows (a stream's window shows
+    some of them), as a capable model reads them."""
+    base = script(claims=claims)
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        if call.prompt.split(":")[0] in ("claims_extract", "guard_window"):
+            body = messages[0]["content"].split("\nText:\n" if call.prompt.startswith("claims") else "\nAnswer:\n")
+            shown = [c for c in claims if c in body[-1]]
+            return str(script(claims=shown)(call, messages, params))
+        return str(base(call, messages, params))
+
+    return respond
 
 
-async def test_six_claims_at_the_fast_tier_are_one_call_and_a_correction() -> None:
-    (apart, _), (together, backend) = await _both(script(claims=SIX_CLAIMS), SIX, tier="fast", max_tier="fast")
-    # an extraction, six verdicts, a correction and its check over its quote
+async def _streamed(respond: Any, text: str, *, latency: float = 0.0, pause_after: str | None = None,
+                    guard: dict[str, Any] | None = None, **options: Any) -> tuple[GuardResult, ScriptedBackend]:
+    """``text`` streamed word by word through a StreamingCheck; ``pause_after``: a word after which the stream
+    waits until the check's call about it is in flight and the others are fed while it runs."""
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, backend, _ = resources_for(respond, method="single", tools=tools, guard=guard or {})
+    assert isinstance(backend, ScriptedBackend)
+    backend.latency = latency
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions(**options))
+        words = re.findall(r"\S+\s*", text)
+        for word in words:
+            check.feed(word)
+            if pause_after is not None and word.strip() == pause_after:
+                for _ in range(3000):  # 30 s at most
+                    if backend.calls:
+                        break
+                    await asyncio.sleep(0.01)
+        result = await check.finish()
+    return result, backend
+
+
+async def test_six_claims_at_the_fast_tier_are_one_call_and_the_correction_s_check() -> None:
+    apart, _ = await run_check(script(claims=SIX_CLAIMS), SIX, guard=APART, **FAST)
+    together, backend = await run_check(script(claims=SIX_CLAIMS), SIX, **FAST)
+    # apart: an extraction, six verdicts, a correction and its check over its quote
     assert apart.usage.model_calls == 9
-    assert together.usage.model_calls == 3  # the window's call, the correction and its check
+    assert together.usage.model_calls == 2
+    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_fast:correction"]
     assert _verdicts(together) == _verdicts(apart)
     assert [c.label.value for c in together.claims if c.label] == ["SUPPORTS", "REFUTES"] + ["SUPPORTS"] * 4
     assert [e.quote for c in together.claims for e in c.evidence[:1]] == \
         [e.quote for c in apart.claims for e in c.evidence[:1]]
-    assert together.claims[1].correction is not None
-    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_correct", "guard_fast:correction"]
+    assert together.claims[1].correction is not None and apart.claims[1].correction is not None
+    assert together.claims[1].correction.text == apart.claims[1].correction.text == "The Eiffel Tower is in Paris."
 
 
-async def test_a_claim_whose_item_is_unusable_is_asked_alone(one_call: None) -> None:
+async def test_six_claims_streamed_are_at_most_three_calls_with_the_plain_verdicts() -> None:
+    plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
+    streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, **FAST)
+    assert streamed.usage.model_calls <= 3, [info.prompt for info, _ in backend.calls]
+    assert _verdicts(streamed) == _verdicts(plain)
+    assert streamed.claims[1].correction is not None
+    assert streamed.claims[1].correction.text == "The Eiffel Tower is in Paris."
+
+
+async def test_the_sentences_completed_while_a_window_s_call_runs_go_in_the_next_window() -> None:
+    streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, latency=0.2, pause_after="France.", **FAST)
+    windows = [messages[0]["content"].split("\nAnswer:\n")[-1] for info, messages in backend.calls
+               if info.prompt == "guard_window"]
+    # the first sentence alone, then the rest, completed while its call ran (the last one at the answer's end)
+    assert [[c for c in SIX_CLAIMS if c in w] for w in windows] == [SIX_CLAIMS[:1], SIX_CLAIMS[1:]]
+    plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
+    assert _verdicts(streamed) == _verdicts(plain)
+
+
+async def test_without_the_window_call_a_stream_asks_per_part() -> None:
+    streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, guard=APART, **FAST)
+    asked = [info.prompt for info, _ in backend.calls]
+    assert asked.count("claims_extract") == 6 and asked.count("guard_fast") == 6
+    plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
+    assert _verdicts(streamed) == _verdicts(plain)
+
+
+async def test_hold_shows_a_line_of_a_window_only_once_its_claims_are_decided() -> None:
+    """Under hold a window of several parts releases each part with the refuted sentence withheld: the true
+    sentences reach the reader, the false one never does."""
+    result, backend = await _streamed(_shown(SIX_CLAIMS), SIX, latency=0.05, pause_after="France.",
+                                      policy="hold", **FAST)
+    assert sum(info.prompt == "guard_window" for info, _ in backend.calls) == 2
+    assert result.text.startswith(SIX.replace("The Eiffel Tower is in Rome.", WITHHELD))
+
+
+async def test_a_claim_whose_item_is_unusable_is_asked_alone() -> None:
     def fast(claim: str) -> str:  # the verdicts' double cannot say one claim's label
         return "no idea" if "Rome" in claim else json.dumps({"label": "SUPPORTS", "passage": 0, "quote": ""})
 
-    result, backend = await run_check(script(fast=fast), tier="fast", max_tier="fast")
+    result, backend = await run_check(script(fast=fast), **FAST)
     asked = [info.prompt for info, _ in backend.calls]
     assert asked == ["guard_window", "guard_fast"]  # the Rome claim alone, as the fast tier asks any claim
     assert [c.status for c in result.claims] == ["checked", "unchecked"]
 
 
-async def test_an_unreadable_window_answer_falls_back_to_the_extraction(one_call: None) -> None:
+async def test_a_refuted_claim_without_a_correction_in_its_item_gets_the_corrector_s_call() -> None:
+    base = script()
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        answer = str(base(call, messages, params))
+        if call.prompt != "guard_window":
+            return answer
+        value = json.loads(answer)
+        for item in value["claims"]:
+            item["correction"] = ""
+        return json.dumps(value)
+
+    result, backend = await run_check(respond, **FAST)
+    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_correct", "guard_fast:correction"]
+    assert result.claims[1].correction is not None
+    assert result.claims[1].correction.text == "The Eiffel Tower is in Paris."
+
+
+async def test_a_proposed_correction_its_quote_does_not_support_is_not_shown() -> None:
+    result, backend = await run_check(script(correction="The Eiffel Tower is in Madrid."), **FAST)
+    assert [info.prompt for info, _ in backend.calls] == ["guard_window"]  # held to its quote: no check asked
+    refuted = result.claims[1]
+    assert refuted.label is not None and refuted.label.value == "REFUTES"
+    assert refuted.correction is None
+    assert refuted.correction_note is not None and "madrid" in refuted.correction_note.lower()
+
+
+async def test_an_unreadable_window_answer_falls_back_to_the_extraction() -> None:
     base = script()
 
     def respond(call: Any, messages: Any, params: Any) -> str:
         return "Sure!" if call.prompt == "guard_window" else base(call, messages, params)
 
-    result, backend = await run_check(respond, tier="fast", max_tier="fast")
+    result, backend = await run_check(respond, **FAST)
     asked = [info.prompt for info, _ in backend.calls]
     assert asked[:2] == ["guard_window", "claims_extract"]
     assert [c.label.value for c in result.claims if c.label] == ["SUPPORTS", "REFUTES"]
 
 
-async def test_a_claim_that_climbs_is_asked_at_the_next_tier(one_call: None) -> None:
+async def test_a_claim_that_climbs_is_asked_at_the_next_tier() -> None:
     result, backend = await run_check(script(), tier="fast", max_tier="standard", method="single")
     asked = [info.prompt for info, _ in backend.calls]
     assert asked[0] == "guard_window" and "claims_extract" not in asked and "guard_fast" not in asked
     assert result.claims[1].tier == "standard" and result.claims[1].label is not None
+
+
+async def test_the_setting_off_asks_the_extraction_and_each_claim_apart() -> None:
+    result, backend = await run_check(script(), guard=APART, **FAST)
+    asked = [info.prompt for info, _ in backend.calls]
+    assert asked[0] == "claims_extract" and "guard_window" not in asked
+    assert asked.count("guard_fast") == 2 and "guard_correct" in asked
+    assert [c.label.value for c in result.claims if c.label] == ["SUPPORTS", "REFUTES"]
 
 
 def _comparable(scenario: Scenario) -> bool:
@@ -94,11 +196,23 @@ async def test_the_conformance_scenarios_get_the_same_verdicts_either_way(scenar
     for enabled in (False, True):
         checker = Checker()
         checker.faults = scenario.faults
-        token = window_call.ENABLED.set(enabled)
-        try:
-            result, _ = await run_check(None, scenario.reply, backend=checker, tier="fast", max_tier="fast",
-                                        **options)
-        finally:
-            window_call.ENABLED.reset(token)
-        results.append((_verdicts(result), result.label, result.degraded))
+        result, _ = await run_check(None, scenario.reply, backend=checker, guard={"window_call": enabled},
+                                    **FAST, **options)
+        results.append((_verdicts(result), result.label, result.degraded, result.text,
+                        [c.correction.text if c.correction else None for c in result.claims]))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("convo", WORLD, ids=lambda c: c.name)
+async def test_the_conversation_world_gets_the_same_verdicts_either_way(convo: Conversation) -> None:
+    """The hand-written conversational world (short answers, pronouns, lists, framing...), each reply and its
+    true twin checked whole in its conversation, with the extraction and verdicts asked apart and together."""
+    for reply in (convo.false, convo.true):
+        results = []
+        for enabled in (False, True):
+            result, _ = await run_check(None, reply, backend=WorldChecker(), guard={"window_call": enabled},
+                                        messages=convo.before, evidence=convo.evidence(), evidence_mode="given",
+                                        policy="flag", **FAST)
+            results.append((_verdicts(result), result.label, result.degraded, result.text))
+        assert results[0] == results[1], reply
+        assert results[1][1] == ("REFUTES" if reply == convo.false else "SUPPORTS"), (reply, results[1])

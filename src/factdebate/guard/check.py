@@ -43,7 +43,6 @@ from factdebate.guard.types import (
     SkippedSentence,
 )
 from factdebate.guard.window import turns_of, unresolved, window
-from factdebate.guard.window_call import ENABLED as WINDOW_CALL_ON
 from factdebate.guard.window_call import WindowCall, done
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.near_chance import CLAIMS, model_warnings
@@ -184,10 +183,11 @@ class Check:
         self.passed_through: list[str] = [self.window.note] if self.window.note else []
         self.pieces: list[tuple[int, int, str | None]] = []  # every sentence gated so far, in order (headings)
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
-        # The fast tier asked with the extraction, one call a window (guard/window_call.py), where the fast
-        # tier is the first and every claim reads the same passages.
+        # The fast tier asked with the extraction, one call a window (guard/window_call.py, guard.window_call),
+        # where the fast tier is the first and every claim reads the same passages (the conversation's tool
+        # results within the limits: past them, each claim reads those ranked for it).
         self.window_call = WindowCall(self.context) if (
-            WINDOW_CALL_ON.get() and tiers_for(self.options)[0] == "fast"
+            settings.guard.window_call and tiers_for(self.options)[0] == "fast"
             and not self.session.trimmed) else None
 
     def skip(self, sentences: Sequence[Sentence]) -> list[Sentence]:
@@ -357,7 +357,7 @@ class Check:
         given = self.window_call.outcome_of(progress.claim.claim) if self.window_call is not None else None
         if given is not None:
             drop(head)
-            head = done(given)
+            head = done(given.outcome)
         context, digest = self.claim_context(progress.claim.claim)
         key = self._cache_key(progress.claim.claim, digest)
         known = self.conversation.recall(key) if self.conversation else None
@@ -370,7 +370,7 @@ class Check:
             progress.first.set()
             return
         try:
-            await self._decide(progress, context, head)
+            await self._decide(progress, context, head, given.correction if given is not None else None)
         finally:
             drop(head)  # a head the claim's check never reached (cancelled while it waited its turn)
             progress.first.set()  # however it ended (an error, cancelled by the deadline): nothing waits on
@@ -379,12 +379,12 @@ class Check:
             self.conversation.keep(key, final)
 
     async def _decide(self, progress: Progress, context: Context,
-                      head: asyncio.Future[TierOutcome] | None = None) -> None:
+                      head: asyncio.Future[TierOutcome] | None = None, proposed: str | None = None) -> None:
         async with self.gate_semaphore:
             with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
                       claim=progress.claim.claim[:300]):
                 try:
-                    await decide(progress, context, head)
+                    await decide(progress, context, head, proposed)
                 except FactDebateError as exc:
                     progress.claim.status, progress.claim.reason = "error", str(exc)
                     progress.done = True

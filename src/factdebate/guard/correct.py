@@ -1,8 +1,8 @@
 """A correction for a refuted claim: one sentence, grounded in the passage that refutes it, and shown only
 when that passage's quote supports it.
 
-One model call writes the sentence (one JSON object); it is then held to its quote as a claim the quote must
-support, not a word it shares:
+One model call writes the sentence (one JSON object), unless the fast tier's window call wrote it with the
+claim's verdict; it is then held to its quote as a claim the quote must support, not a word it shares:
 
 - every name and number the sentence adds to the claim (what the correction changes: "Madrid" in "The Eiffel
   Tower is in Madrid." for "... is in Berlin.") must be one the quote writes; the words it keeps from the
@@ -81,17 +81,23 @@ async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM) -
     return True, ""
 
 
-async def correct(claim: str, evidence: ClaimEvidence, llm: LLM) -> tuple[Correction | None, str | None]:
-    """(the corrected sentence for ``claim`` from ``evidence``'s quote, or None; why none, or None)."""
+async def correct(claim: str, evidence: ClaimEvidence, llm: LLM,
+                  proposed: str | None = None) -> tuple[Correction | None, str | None]:
+    """(the corrected sentence for ``claim`` from ``evidence``'s quote, or None; why none, or None).
+    ``proposed``: the sentence the fast tier's window call wrote with its verdict (guard/window_call.py),
+    held to the quote and checked as the corrector's would be, without asking the corrector."""
     if not evidence.quote.strip():
         return None, "no correction: the refuting passage gave no quote to ground one in"
-    prompt = render("guard_correct", claim=claim, title=evidence.title or "passage", quote=evidence.quote,
-                    example=EXAMPLE)
     count_reply("guard_correction", "asked")
-    reply = await llm.complete([{"role": "user", "content": prompt.text}],
-                               GenParams(temperature=0.0, max_tokens=200, json_schema=SCHEMA),
-                               agent=AGENT, prompt=prompt.name)
-    sentence = read_sentence(reply.text)
+    if proposed is not None:
+        sentence: str | None = proposed
+    else:
+        prompt = render("guard_correct", claim=claim, title=evidence.title or "passage", quote=evidence.quote,
+                        example=EXAMPLE)
+        reply = await llm.complete([{"role": "user", "content": prompt.text}],
+                                   GenParams(temperature=0.0, max_tokens=200, json_schema=SCHEMA),
+                                   agent=AGENT, prompt=prompt.name)
+        sentence = read_sentence(reply.text)
     if sentence is None:
         count_reply("guard_correction", "lost")
         return None, "no correction: the corrector's reply could not be read"

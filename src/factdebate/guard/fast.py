@@ -87,18 +87,24 @@ async def gather(claim: str, resources: Resources, mode: str) -> list[Document]:
     k = resources.settings.retrieval.k
     given = current_evidence() or []
     docs = await top_k(claim, given, k, resources.encoder) if given and mode != "retrieved" else []
-    if mode != "given":
-        try:
-            tool = resources.tool("search")
-            if isinstance(tool, GivenEvidenceTool) and tool.inner is not None:
-                tool = tool.inner  # the given passages are ranked above already: the engine alone
-            found = await search_tool(tool, claim, k, agent=AGENT)
-        except FactDebateError as exc:  # a failed search leaves the given passages; the trace says why
-            book_tool_call("search", claim, k, [], 0.0, agent=AGENT, round=0, error=str(exc))
-            found = []
-        seen = {d.text for d in docs}
-        docs += [d for d in found if d.text not in seen]
-    return docs
+    seen = {d.text for d in docs}
+    return docs + [d for d in await searched(claim, resources, mode) if d.text not in seen]
+
+
+async def searched(query: str, resources: Resources, mode: str) -> list[Document]:
+    """The search engine's results for ``query`` (none with ``given`` evidence only, or when the search fails:
+    the trace says why)."""
+    if mode == "given":
+        return []
+    k = resources.settings.retrieval.k
+    try:
+        tool = resources.tool("search")
+        if isinstance(tool, GivenEvidenceTool) and tool.inner is not None:
+            tool = tool.inner  # the given passages are ranked apart: the engine alone
+        return await search_tool(tool, query, k, agent=AGENT)
+    except FactDebateError as exc:
+        book_tool_call("search", query, k, [], 0.0, agent=AGENT, round=0, error=str(exc))
+        return []
 
 
 async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdict:

@@ -1,7 +1,8 @@
 """``policy: hold`` in a stream: each part of the answer (the run of sentences the streaming check took at
 once) is released to the client in the answer's order, and only once
 
-- every claim extracted from it has its first tier's verdict, and
+- every claim extracted from it has its first tier's verdict (a part asked about in one window with others
+  waits for the window's claims placed in it or drawn from it, and for those placed in none of them), and
 - every part that may still have claims drawn from its words has them decided too: a heading the gate leaves
   out (a Markdown heading, a line ending in a colon, a comment line in code) is given to the extractor with
   the sentences under it (guard/gate.py's :func:`~factdebate.guard.gate.reads_on`), so a claim drawn from its
@@ -46,6 +47,9 @@ class Part:
     pieces: list[Sentence] | None
     claims: list[Progress] | None = None
     known: asyncio.Event = field(default_factory=asyncio.Event)
+    # The claims (by index) of a window of several parts that none of them is known to state: each of those
+    # parts is withheld for such a claim refuted and placed nowhere, not only the first.
+    shared: set[int] = field(default_factory=set)
 
     @property
     def end(self) -> int:
@@ -142,7 +146,8 @@ class HeldText:
         """The claims of ``refuted`` that ``part`` states that are placed in no text still held and withheld
         nowhere yet: its sentences (and the heading it was read under) are all that is known to state them."""
         own = {p.claim.index for p in part.claims or []}
-        return [c for c in refuted if c.index in own and c.index not in self._marked and not self._held(c)]
+        return [c for c in refuted if c.index in own and (c.index not in self._marked or c.index in part.shared)
+                and not self._held(c)]
 
     def _release(self, part: Part, readers: list[Part], wrong: Callable[[GuardClaim], bool],
                  claims: dict[int, GuardClaim] | None = None) -> None:

@@ -1,13 +1,17 @@
 """Checking an answer while it is still arriving.
 
 ``feed`` takes each delta; every run of complete sentences (a sentence is complete once whitespace follows
-its end, or a line break) goes through the gate and, when check-worthy, to the extractor at once, with the
+its end, or a line break) goes through the gate at once and, when check-worthy, to the extractor, with the
 answer before it as context (its opening sentence and its last ``CONTEXT_CHARS`` characters when it is
-longer), and its claims are decided while the rest of the answer streams (under ``hold``, a part that is one
-sentence standing alone has its fast verdict begun beside its extraction: guard/head_start.py). Claims are
-numbered in the answer's order (a run's claims wait for the previous run's to be numbered). ``verdicts``
-yields each claim when it is decided; ``finish`` (after the last delta) checks the rest and waits for
-everything within ``deadline_s``, counted from the answer's end: the client is reading until then.
+longer), and its claims are decided while the rest of the answer streams. With the fast tier's window call
+(guard/window_call.py, ``guard.window_call``) one call is in flight at a time: the runs completed while it
+runs wait and go together, as one window, when it is answered, and what is left when the answer ends goes at
+once; so a reply streamed faster than the checker answers costs a few calls, not one a sentence. Without it,
+each run goes at once (under ``hold``, a part that is one sentence standing alone has its fast verdict begun
+beside its extraction: guard/head_start.py). Claims are numbered in the answer's order (a window's claims wait
+for the previous window's to be numbered). ``verdicts`` yields each claim when it is decided; ``finish``
+(after the last delta) checks the rest and waits for everything within ``deadline_s``, counted from the
+answer's end: the client is reading until then.
 
 Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
 for sentence ends goes on from where it stopped, and only the part up to the newest end is gated (a long
@@ -25,6 +29,7 @@ import asyncio
 import contextvars
 import time
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from factdebate.core.events import ResponseStarted
@@ -135,6 +140,28 @@ def fenced_after_text(part: str, fenced: bool) -> bool:
     return fenced_after((part[a:b] for a, b in sentences(part)), fenced)
 
 
+@dataclass
+class _Job:
+    """A part of the answer waiting for its window: its text from ``start``, its check-worthy sentences (None
+    until a long part is gated, in its window's task), where it goes out under hold, and whether it starts
+    inside a fenced code block."""
+
+    part: str
+    worthy: list[Sentence] | None
+    start: int
+    held: Part | None
+    fenced: bool
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.part)
+
+    def states(self, claim: GuardClaim) -> bool:
+        """Whether ``claim`` is placed in this part, or drawn from one of its sentences."""
+        spans = [*([claim.span] if claim.span is not None else []), *claim.sources]
+        return any(s.start < self.end and s.end > self.start for s in spans)
+
+
 class StreamingCheck:
     """``feed`` each delta of the answer; ``verdicts()`` yields each claim's verdict when ready; ``finish()``
     (after the last delta) waits within the deadline and applies the policy. Built inside a running loop."""
@@ -148,7 +175,10 @@ class StreamingCheck:
         self._settings = settings
         self._answer = AnswerSoFar()
         self._tasks: list[asyncio.Task[Any]] = []
-        self._extractions: list[asyncio.Task[Any]] = []
+        self._extractions: list[asyncio.Task[Any]] = []  # each window's task
+        self._parts: dict[asyncio.Task[Any], int] = {}  # how many parts of the answer each window asks about
+        self._pending: list[_Job] = []  # parts waiting for the window's call in flight to end
+        self._window: asyncio.Task[Any] | None = None  # the last window asked about
         self._registered: asyncio.Event | None = None  # set when the previous run's claims are numbered
         self._counted: asyncio.Event | None = None  # set when the previous run's sentences are counted (cap)
         self._queue: asyncio.Queue[GuardClaim | None] = asyncio.Queue()
@@ -216,61 +246,92 @@ class StreamingCheck:
             self._fenced = fenced_after_text(part, fenced)
             if self.held is not None:
                 held = self.held.add(start, shown, None, waiting=True)
+        self._pending.append(_Job(part, worthy, start, held, fenced))
+        # With the window call, one call at a time: the parts completed while it runs wait and go together
+        # in the next (a stream's window); without it, or once the answer has ended, each goes at once.
+        if final or self._check.window_call is None or self._window is None or self._window.done():
+            self._open_window()
+
+    def _open_window(self) -> None:
+        """Ask about the parts waiting (one window), in a task of its own."""
+        if not self._pending:
+            return
+        jobs, self._pending = self._pending, []
         previous, mine = self._registered, asyncio.Event()
         self._registered = mine
         before, counted = self._counted, asyncio.Event()
         self._counted = counted
-        # Each part's task in a copy of the check's context: parts run at once, and a variable one of them
-        # sets (the model call being made, the open span) must not be read by another.
-        task = asyncio.create_task(self._run(part, worthy, start, previous, mine, held, (before, counted), fenced),
-                                   context=self._context.copy())
+        # Each window's task in a copy of the check's context: windows may run at once, and a variable one of
+        # them sets (the model call being made, the open span) must not be read by another.
+        task = asyncio.create_task(self._run(jobs, previous, mine, (before, counted)), context=self._context.copy())
+        self._window = task
+        self._parts[task] = len(jobs)
         self._extractions.append(task)
+        if self._check.window_call is not None:
+            task.add_done_callback(self._next_window)
 
-    async def _run(self, part: str, worthy: list[Sentence] | None, start: int, previous: asyncio.Event | None,
-                   mine: asyncio.Event, held: Part | None = None,
-                   order: tuple[asyncio.Event | None, asyncio.Event] | None = None, fenced: bool = False) -> None:
-        waits: list[Progress] = []  # the claims the part's release waits for (hold)
+    def _next_window(self, task: asyncio.Task[None]) -> None:
+        """The window's call is answered: the parts completed meanwhile go (while the answer streams: after
+        it, finish() sent them at once)."""
+        if not self._finished and not task.cancelled():
+            self._open_window()
+
+    async def _run(self, jobs: list[_Job], previous: asyncio.Event | None, mine: asyncio.Event,
+                   order: tuple[asyncio.Event | None, asyncio.Event] | None = None) -> None:
+        waits: list[list[Progress]] = [[] for _ in jobs]  # the claims each part's release waits for (hold)
+        shared: set[int] = set()  # claims placed in none of the window's parts: each of them waits for them
         head: asyncio.Task[TierOutcome] | None = None  # the fast verdict begun on the sentence (head_start.py)
         adopted: asyncio.Task[TierOutcome] | None = None
+        fresh: list[Progress] = []
         before, counted = order or (None, asyncio.Event())
         try:
-            if worthy is None:
-                found = await asyncio.to_thread(gated, part, start, asked=self._check.asked, fenced=fenced)
-                if held is not None:
-                    held.pieces = found
-                worthy = self._check.skip(found)
+            for job in jobs:
+                if job.worthy is None:
+                    found = await asyncio.to_thread(gated, job.part, job.start, asked=self._check.asked,
+                                                    fenced=job.fenced)
+                    if job.held is not None:
+                        job.held.pieces = found
+                    job.worthy = self._check.skip(found)
             # The claim cap counts the answer's check-worthy sentences in order, as a whole check does
-            # (Check.take): a part waits only for the previous part's count (its gating), not its extraction.
+            # (Check.take): a window waits only for the previous one's count (its gating), not its extraction.
             if before is not None:
                 await before.wait()
-            worthy = self._check.take(worthy)
+            worthy = [s for job in jobs for s in self._check.take(job.worthy or [])]
             counted.set()
-            headings = self._check.headings_in(start, start + len(part))
+            headings = [h for job in jobs for h in self._check.headings_in(job.start, job.end)]
             if not worthy and not headings:
                 return
             if self._check.room() == 0:  # the reply's claim cap is reached: what follows is unchecked, said so
                 self._check.capped = True
                 return
+            start = jobs[0].start
             chunk = self._check.extractor_text(worthy, self._answer.index.text, headings)
             context = self._answer.context(start)
-            if held is not None and len(worthy) == 1 and stands_alone(worthy[0].text):
+            held = len(jobs) == 1 and jobs[0].held is not None
+            if held and len(worthy) == 1 and stands_alone(worthy[0].text):
                 # Under hold the reader waits for this verdict: it begins beside the extraction (head_start.py).
                 head = self._check.begin(worthy[0].text.strip())
             claims = await self._check.extract(chunk, context=context)
             if previous is not None:
                 await previous.wait()
             answer = self._answer.index
-            fresh: list[Progress] = []
+            said: list[Progress] = []  # claims said before, in an earlier window: the parts wait for them too
             for claim in claims or []:
                 if self._check.room() == 0:  # response.max_claims holds for the whole streamed reply
                     self._check.capped = True
                     break
                 if (progress := self._check.add_claim(claim, answer.text, start, index=answer)) is not None:
                     fresh.append(progress)
-                elif held is not None:  # said before: the part waits for that claim's verdict too
+                elif any(job.held is not None for job in jobs):
                     folded = " ".join(claim.lower().split())
-                    waits += [p for p in self._check.progress if " ".join(p.claim.claim.lower().split()) == folded]
-            waits += fresh
+                    said += [p for p in self._check.progress if " ".join(p.claim.claim.lower().split()) == folded]
+            for progress in [*said, *fresh]:
+                own = [n for n, job in enumerate(jobs) if len(jobs) == 1 or job.states(progress.claim)]
+                if not own:  # placed in none of them: any of them may state it
+                    own = list(range(len(jobs)))
+                    shared.add(progress.claim.index)
+                for n in own:
+                    waits[n].append(progress)
             # The head start stands for the part's claim only when the extractor wrote the sentence as it is.
             if head is not None and claims is not None and len(claims) == len(fresh) == 1 \
                     and same_claim(fresh[0].claim.claim, worthy[0].text):
@@ -279,8 +340,10 @@ class StreamingCheck:
             drop(head)
             counted.set()
             mine.set()
-            if held is not None:
-                HeldText.settle(held, waits)
+            for job, wait in zip(jobs, waits, strict=True):
+                if job.held is not None:
+                    job.held.shared |= shared
+                    HeldText.settle(job.held, wait)
         for progress in fresh:
             self._tasks.append(asyncio.create_task(self._decide(progress, adopted)))
 
@@ -331,8 +394,9 @@ class StreamingCheck:
                 self._answer.reread(text)
             if self._answer.cursor < end:
                 self._dispatch(end, end, final=True)
+        self._open_window()  # the parts completed while the last window's call ran: asked now
         await settle(self._extractions, check.remaining(deadline))
-        late = sum(task.cancelled() for task in self._extractions)
+        late = sum(self._parts[task] for task in self._extractions if task.cancelled())
         if late:
             check.degraded_reasons.append(f"{late} part(s) of the answer had their claims not extracted within the "
                                           f"deadline ({check.options.deadline_s:g} s)")

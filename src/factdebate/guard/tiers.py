@@ -151,10 +151,12 @@ def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
     return asyncio.create_task(run())
 
 
-async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutcome] | None = None) -> None:
+async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutcome] | None = None,
+                 proposed: str | None = None) -> None:
     """Decide ``progress.claim`` in place; returns when settled or out of tiers (the caller's deadline
     cancels it otherwise). ``head``: the first tier's outcome for this very claim text, begun earlier
-    (:func:`begin_fast`; the first tier is then ``fast``), awaited instead of asking again."""
+    (:func:`begin_fast`, or the window's call: the first tier is then ``fast``), awaited instead of asking
+    again; ``proposed``: the correction the window's call wrote with it, should that tier refute the claim."""
     claim = progress.claim
     for n, tier in enumerate(tiers_for(ctx.options)):
         progress.tiers_tried.append(tier)
@@ -185,8 +187,9 @@ async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutc
             break
         if label == Label.REFUTES and claim.correction is None and evidence and not ctx.whole:
             # Shown only when its quote supports it; otherwise the note says why not (guard/correct.py).
-            claim.correction, claim.correction_note = await correct(claim.claim, evidence[0],
-                                                                    ctx.resources.llm("debater"))
+            claim.correction, claim.correction_note = await correct(
+                claim.claim, evidence[0], ctx.resources.llm("debater"),
+                proposed if n == 0 and head is not None else None)
         if label != Label.REFUTES:
             claim.correction = claim.correction_note = None
     progress.done = True

@@ -1,19 +1,26 @@
-"""The fast tier's one call per reply window: the claims of the window (a whole reply, or the part of a stream
-its sentences complete) and each one's verdict over the passages, asked together.
+"""The fast tier's one call per reply window: the claims of the window (a whole reply, or the sentences of a
+stream completed while its previous call ran) with each one's verdict over the passages, and a refuted claim's
+correction, asked together.
 
 The model is shown the window's sentences numbered, as the extraction prompt shows them, and the passages the
 fast tier would read, and answers one JSON object (held to its schema where the backend constrains output)::
 
-    {"claims": [{"claim": ..., "sentences": [1], "label": ..., "passage": 2, "quote": ...}]}
+    {"claims": [{"claim": ..., "sentences": [1], "label": ..., "passage": 2, "quote": ..., "correction": ...}]}
 
 The claims are read as an extraction's (response_level/extract.py: held to the text, sentences no claim
 covers added as they stand); each claim's label, passage and quote as the fast tier reads its own reply
-(guard/fast.py). A claim whose verdict cannot be read, or that the extraction adds itself, has no verdict
-here and is asked alone, as the fast tier asks any claim; a claim that goes up a tier goes up as before. An
-answer whose claims cannot be read at all is not re-asked in this form: the window is extracted as it is
-without the fast tier in one call, so a model that cannot answer both at once still gets its claims checked.
-The passages are those most similar to the window's text (the search engine asked with it), not to each
-claim: one list the model reads once instead of once a claim.
+(guard/fast.py). A refuted claim's ``correction`` is the sentence its quote says instead: it is held to that
+quote and checked against it by the checker as a correction asked alone is (guard/correct.py), so the
+corrector's own call is saved, not the check. A claim whose verdict cannot be read, or that the extraction
+adds itself, has no verdict here and is asked alone, as the fast tier asks any claim; a refuted claim with no
+usable correction gets the corrector's call; a claim that goes up a tier goes up as before. An answer whose
+claims cannot be read at all is not re-asked in this form: the window is extracted as it is without the fast
+tier in one call, so a model that cannot answer both at once still gets its claims checked.
+
+The passages are ranked for each sentence of the window, as the fast tier ranks them for each claim (the
+given passages most similar to it, then the search engine's results for it), and merged best first, each
+shown once: a sentence's passages are the same whichever window it is read in, a whole reply or a stream's
+part, and the model reads a passage that several sentences share once instead of once a claim.
 """
 
 from __future__ import annotations
@@ -22,7 +29,6 @@ import asyncio
 import json
 import re
 from collections.abc import Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,12 +36,13 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
 from factdebate.guard.evidence import tier_resources, tier_settings
-from factdebate.guard.fast import EXAMPLE_QUOTE, LABELS, gather, read_value, shown_passages, verdict_of
+from factdebate.guard.fast import EXAMPLE_QUOTE, LABELS, read_value, searched, shown_passages, verdict_of
 from factdebate.guard.tiers import Context, TierOutcome, fast_outcome
 from factdebate.llm.ask import part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
+from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 from factdebate.response_level.extract import (
     CLAIM_TOKENS,
@@ -45,41 +52,49 @@ from factdebate.response_level.extract import (
     numbered,
     parse_claims,
 )
-from factdebate.tools.given import given_evidence
+from factdebate.tools.given import current_evidence, given_evidence
 
 AGENT = "guard-fast"
 # A sentence's number, as a claim may write it back ("[S2] The tower ..."): not part of the claim.
 _MARK = re.compile(r"\s*\[S(\d{1,4})\]\s*")
-# Beyond the claim itself, each claim's verdict: a label, a passage number and a quote of up to a sentence.
+_WORD = re.compile(r"[^\W_]+")
+# Beyond the claim itself, each claim's verdict: a label, a passage number and a quote of up to a sentence;
+# and a refuted claim's correction, a sentence.
 VERDICT_TOKENS = 60
+CORRECTION_TOKENS = 40
 QUOTE_CHARS = 300
-# Off by default (a switch, not yet an operator setting): off, the fast tier asks the extraction and each
-# claim's verdict apart, as the tests that count those calls expect and the benchmark's "before" measures.
-ENABLED: ContextVar[bool] = ContextVar("guard_window_call", default=False)
+CORRECTION_CHARS = 300
+# The passages of a window, all sentences together, in retrieval.k's: a sentence alone reads as many as the
+# fast tier gives a claim (k given, k searched), six sentences read the best two of each, and a long reply's
+# prompt stays within a small model's context (12 passages of retrieval.max_doc_chars at the defaults).
+PASSAGES_PER_K = 4
 
 # The prompt's worked example (guard_window.j2): the extraction prompt's invented bridge, so that a copied
 # claim is dropped as the extraction's example is (response_level/grounding.py), and the fast tier's
-# invented quote, which no passage holds (guard/fast.py).
+# invented quote, which no passage holds (guard/fast.py); its correction, copied, corrects nothing.
+EXAMPLE_CORRECTION = "The Quorvel Bridge opened in 1881."
 EXAMPLE = json.dumps({"claims": [
     {"claim": "The Quorvel Bridge spans the river Anselt.", "sentences": [1], "label": "NOT ENOUGH INFO",
-     "passage": 0, "quote": ""},
+     "passage": 0, "quote": "", "correction": ""},
     {"claim": "The Quorvel Bridge is in Tarnwick.", "sentences": [1], "label": "SUPPORTS", "passage": 2,
-     "quote": EXAMPLE_QUOTE},
+     "quote": EXAMPLE_QUOTE, "correction": ""},
     {"claim": "The Quorvel Bridge opened in 1874.", "sentences": [2], "label": "REFUTES", "passage": 1,
-     "quote": "The Quorvel Bridge opened to traffic in 1881."}]})
+     "quote": "The Quorvel Bridge opened to traffic in 1881.", "correction": EXAMPLE_CORRECTION}]})
 
 
 def window_schema(max_items: int, count: int, claim_chars: int, passages: int) -> dict[str, Any]:
-    """The extraction's schema (response_level/extract.py's ``claims_schema``) with each claim's verdict."""
+    """The extraction's schema (response_level/extract.py's ``claims_schema``) with each claim's verdict and
+    correction (empty unless the claim is refuted)."""
     numbers = {"type": "integer", "minimum": 1, "maximum": max(1, count)}
     item = {"type": "object", "additionalProperties": False,
-            "required": ["claim", "sentences", "label", "passage", "quote"],
+            "required": ["claim", "sentences", "label", "passage", "quote", "correction"],
             "properties": {"claim": {"type": "string", "minLength": 1, "maxLength": claim_chars},
                            "sentences": {"type": "array", "minItems": 1, "maxItems": MOST_SOURCES,
                                          "items": numbers},
                            "label": {"type": "string", "enum": LABELS},
                            "passage": {"type": "integer", "minimum": 0, "maximum": max(0, passages)},
-                           "quote": {"type": "string", "maxLength": QUOTE_CHARS}}}
+                           "quote": {"type": "string", "maxLength": QUOTE_CHARS},
+                           "correction": {"type": "string", "maxLength": CORRECTION_CHARS}}}
     return {"type": "object", "additionalProperties": False, "required": ["claims"],
             "properties": {"claims": {"type": "array", "minItems": 1, "maxItems": max_items, "items": item}}}
 
@@ -95,38 +110,119 @@ def _folded(claim: str) -> str:
     return " ".join(claim.lower().split())
 
 
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+def for_claim(claim: str, shown: list[Document]) -> tuple[list[Document], list[int]]:
+    """The window's passages with those about ``claim`` (sharing a word of four letters or more with it)
+    first, each kind in the window's order, and where each stood in the window's list: the passages its
+    evidence names when its verdict cites none are then its own, not another sentence's."""
+    words = {w for w in _words(claim) if len(w) > 3}
+    order = sorted(range(len(shown)), key=lambda i: not words & _words(shown[i].title + " " + shown[i].text))
+    return [shown[i] for i in order], order
+
+
+async def _ranked(queries: Sequence[str], documents: list[Document], k: int,
+                  resources: Resources) -> list[list[Document]]:
+    """Each query's ``k`` given passages most similar to it (tools/given.py's ``top_k`` for each, with the
+    passages encoded once for all the queries)."""
+    if len(documents) <= k:
+        return [list(documents) for _ in queries]
+    import numpy as np  # as tools/given.py: only a check with more given passages than k ranks them
+
+    vectors = await resources.encoder.aencode([*queries, *(d.text for d in documents)])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit = vectors / norms
+    docs = unit[len(queries):]
+    out = []
+    for n in range(len(queries)):
+        scores = docs @ unit[n]
+        order = np.argsort(-scores, kind="stable")[:k]
+        out.append([documents[i].model_copy(update={"score": float(scores[i])}) for i in order])
+    return out
+
+
+def merged(lists: Sequence[Sequence[Document]], most: int) -> list[Document]:
+    """``lists`` (each sentence's passages, best first) taken rank by rank, each passage once, at most
+    ``most``: every sentence's best passages before any sentence's second best."""
+    out: list[Document] = []
+    seen: set[str] = set()
+    for rank in range(max((len(x) for x in lists), default=0)):
+        for found in lists:
+            if rank < len(found) and found[rank].text not in seen:
+                seen.add(found[rank].text)
+                out.append(found[rank])
+                if len(out) == most:
+                    return out
+    return out
+
+
+def _interleaved(given: list[Document], found: list[Document]) -> list[Document]:
+    """A sentence's passages, the given and the engine's alternately, best first (so that the merge's first
+    ranks hold both kinds)."""
+    texts = {d.text for d in given}
+    found = [d for d in found if d.text not in texts]
+    out: list[Document] = []
+    for n in range(max(len(given), len(found))):
+        out += given[n:n + 1] + found[n:n + 1]
+    return out
+
+
+@dataclass
+class Decided:
+    """One claim's verdict from the window's call, and the correction it proposed (refuted claims only)."""
+
+    outcome: TierOutcome
+    correction: str | None = None
+
+
 @dataclass
 class WindowCall:
     """One window's call: asks as :class:`~factdebate.response_level.extract.AskClaims` does, and keeps each
     claim's fast-tier outcome, by its words folded, for :meth:`outcome_of`."""
 
     ctx: Context
-    outcomes: dict[str, TierOutcome] = field(default_factory=dict)
+    decided: dict[str, Decided] = field(default_factory=dict)
 
     async def __call__(self, llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
                        question: str | None, context: str | None) -> ClaimsReply:
         try:
-            shown = await self._passages(text)
-            reply = await self._ask(text, units, room, shown, question=question, context=context)
+            shown = await self._passages(text, units)
+        except Exception:  # a fault of the search engine's: each claim asked alone meets it alone
+            # A claim's own check makes such a fault that claim's error (guard/check.py), not the window's: the
+            # window is extracted and its claims are asked one by one, as they would be without the window call.
+            shown = None
+        try:
+            reply = None if shown is None else await self._ask(text, units, room, shown, question=question,
+                                                               context=context)
         except FactDebateError:
             reply = None  # the window's call failed: the extraction alone, below, says what it says
         if reply is not None:
             return reply
         return await ask_for_claims(llm, text, units, room, question=question, context=context)
 
-    async def _passages(self, text: str) -> list[Document]:
-        """The passages the fast tier reads, ranked for the window's text (without its sentence numbers)."""
+    async def _passages(self, text: str, units: Sequence[tuple[int, int]]) -> list[Document]:
+        """The passages the fast tier reads, ranked for each sentence of the window (module docstring)."""
         ctx = self.ctx
         mode = ctx.options.evidence_mode
         settings = tier_settings(ctx.settings, method=ctx.options.method, tier="fast", mode=mode, scope=ctx.scope)
         resources = tier_resources(ctx.resources, settings)
+        k = resources.settings.retrieval.k
+        queries = [q for q in (" ".join(text[a:b].split()) for a, b in units) if q] or [" ".join(text.split())]
         with given_evidence(ctx.passages if ctx.passages else None):
-            return shown_passages(await gather(text, resources, mode), resources)
+            given = current_evidence() or []
+            ranked = await _ranked(queries, given, k, resources) if given and mode != "retrieved" else \
+                [[] for _ in queries]
+            found = await asyncio.gather(*(searched(q, resources, mode) for q in queries))
+        lists = [_interleaved(g, f) for g, f in zip(ranked, found, strict=True)]
+        return shown_passages(merged(lists, PASSAGES_PER_K * k), resources)
 
     async def _ask(self, text: str, units: Sequence[tuple[int, int]], room: int, shown: list[Document], *,
                    question: str | None, context: str | None) -> ClaimsReply | None:
         """The window's claims with their verdicts kept; None when the answer's claims cannot be read."""
-        max_tokens = (CLAIM_TOKENS + VERDICT_TOKENS) * room + 64
+        max_tokens = (CLAIM_TOKENS + VERDICT_TOKENS + CORRECTION_TOKENS) * room + 64
         claim_chars = part_chars(CLAIM_TOKENS * room + 64, room, len('{"claims": []}') + 40 * room)
         settings = tier_settings(self.ctx.settings, method=self.ctx.options.method, tier="fast",
                                  mode=self.ctx.options.evidence_mode, scope=self.ctx.scope)
@@ -159,12 +255,24 @@ class WindowCall:
             if label is None:
                 count_reply("guard_fast", "lost")
                 continue
-            self.outcomes.setdefault(_folded(claim), fast_outcome(claim, verdict_of(label, index, quote, problem,
-                                                                                     shown)))
+            own, order = for_claim(claim, shown)
+            verdict = verdict_of(label, order.index(index) if index >= 0 else -1, quote, problem, own)
+            self.decided.setdefault(_folded(claim), Decided(fast_outcome(claim, verdict),
+                                                            _correction(item) if label.value == "REFUTES" else None))
 
-    def outcome_of(self, claim: str) -> TierOutcome | None:
+    def outcome_of(self, claim: str) -> Decided | None:
         """The verdict the window's call gave ``claim`` (each claim's once), or None."""
-        return self.outcomes.pop(_folded(claim), None)
+        return self.decided.pop(_folded(claim), None)
+
+
+def _correction(item: dict[str, Any]) -> str | None:
+    """The correction an item proposes, or None: none written, or the prompt's example copied."""
+    sentence = item.get("correction")
+    if not isinstance(sentence, str) or not sentence.strip():
+        return None
+    if _words(sentence) == _words(EXAMPLE_CORRECTION):
+        return None  # the example's, not a reading of the quote: the corrector is asked instead
+    return " ".join(sentence.split())
 
 
 def done(outcome: TierOutcome) -> asyncio.Future[TierOutcome]:
@@ -172,5 +280,3 @@ def done(outcome: TierOutcome) -> asyncio.Future[TierOutcome]:
     future: asyncio.Future[TierOutcome] = asyncio.get_running_loop().create_future()
     future.set_result(outcome)
     return future
-
-

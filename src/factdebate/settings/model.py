@@ -280,6 +280,11 @@ class GuardSettings(_Strict):
         "the method), deep (the full method).")
     max_tier: Literal["fast", "standard", "deep"] = Field(
         default="deep", description="Highest tier a request may ask for or a claim may escalate to.")
+    window_call: bool = Field(
+        default=True, description="At the fast tier, ask a reply window's claims, their verdicts and a refuted "
+        "claim's correction in one model call (a plain reply is one window; a stream asks once for the "
+        "sentences completed while its previous call ran). Off: an extraction call, then a call per claim "
+        "and a corrector's call per refuted claim.")
     on_unchecked: Literal["pass", "block"] = Field(
         default="pass", description="A reply with unchecked claims: pass it on (said so) or block it.")
     on_not_enough_info: Literal["pass", "flag", "block"] = Field(

@@ -375,7 +375,7 @@ class WorldChecker(Checker):
             def apart(name: str) -> Callable[[str], str]:
                 return lambda text: self.respond(replace(call, prompt=name), [{"role": "user", "content": text}],
                                                  params)
-            return window_answer(prompt, apart("claims_extract"), apart("guard_fast"))
+            return window_answer(prompt, apart("claims_extract"), apart("guard_fast"), self.proposed)
         if call.prompt.startswith("claims_extract"):
             self.extractions.append(prompt)
             text = _section(prompt, "\nText:\n", "\n\nReply with a JSON object only")

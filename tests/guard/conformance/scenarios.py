@@ -89,6 +89,13 @@ class Checker(ScriptedBackend):
         quote = first.group(1).split(". ")[0] + "." if first else ""
         return json.dumps({"label": truth(claim), "passage": 1, "quote": quote})
 
+    def proposed(self, claim: str, quote: str) -> str | None:
+        """The correction the window's call writes with a refuted claim's verdict: the corrector's, unless the
+        scenario's fault is the corrector's, which then strikes where the correction is asked alone."""
+        if "correct" in (self.faults.down, self.faults.slow, self.faults.malformed):
+            return None
+        return self.faults.correction
+
     def respond(self, call: CallInfo, messages: list[Message], params: GenParams) -> str:
         kind = _kind(call.prompt)
         text = messages[0]["content"]
@@ -102,7 +109,7 @@ class Checker(ScriptedBackend):
         if kind == "fast":
             return self.fast(text)
         if kind == "guard_window":
-            return window_answer(text, self.extracted, self.fast)
+            return window_answer(text, self.extracted, self.fast, self.proposed)
         if kind == "correct":
             return json.dumps({"sentence": self.faults.correction})
         raise AssertionError(f"the conformance checker was asked {call.prompt}")

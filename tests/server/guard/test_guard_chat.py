@@ -132,10 +132,14 @@ def test_a_client_that_leaves_stops_the_upstream(guard: Guard) -> None:
 
 
 def test_a_claim_not_decided_within_the_deadline_is_unchecked_never_supported(guard: Guard) -> None:
-    backend = SlowBackend(script(claims=[PARIS, ROME]), {f"Claim: {PARIS}": 30.0, f"Statement: {PARIS}": 30.0})
+    def fast(claim: str) -> str:  # the window's call gives no verdict of Paris: its own call is asked
+        return "no idea" if claim == PARIS else json.dumps({"label": "REFUTES", "passage": 1, "quote": ""})
+
+    backend = SlowBackend(script(claims=[PARIS, ROME], fast=fast), {f"Claim: {PARIS}": 30.0,
+                                                                    f"Statement: {PARIS}": 30.0})
     server, _ = guard(backend=backend)
-    # Paris's checks wait 30 s, so they miss any deadline; the deadline must still leave the extraction time to
-    # list the claims: 0.5 s did not on a loaded machine (Paris was not listed at all, load 12-18).
+    # Paris's own checks wait 30 s, so they miss any deadline; the deadline must still leave the extraction time
+    # to list the claims: 0.5 s did not on a loaded machine (Paris was not listed at all, load 12-18).
     for stream in (False, True):
         if stream:
             found = list(ask(server, {"deadline_s": 2.0}, stream=True))[-1].model_extra["factdebate"]
@@ -211,7 +215,7 @@ def test_tool_calls_pass_unchecked_and_tool_messages_are_evidence(guard: Guard) 
     assert done.choices[0].message.tool_calls[0].function.name == "lookup"
     found = done.model_extra["factdebate"]
     assert any("tool call" in item and "lookup" in item for item in found["passed_through"])
-    fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+    fast = [m[0]["content"].split("\nAnswer:\n")[0] for info, m in backend.calls if info.prompt == "guard_window"]
     # The bot's passages, sent and from its tool, are what the checker read (evidence_mode given: nothing else).
     assert fast and all("the Eiffel Tower stands in Paris" in p and "landmarks of Paris" in p for p in fast)
     assert not any("Paris landmarks" in p for p in fast)  # the service's own search tool was not used
