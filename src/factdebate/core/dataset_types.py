@@ -1,8 +1,7 @@
 """What an evaluation sample and a dataset are, and the label sets they use: plain data that every layer may
 name. A method runs samples its own way (``Method.run_sample``) and the run layer reads them; the datasets'
 loaders and registry (:mod:`factdebate.eval.datasets`) fill them. Here, below both, so that a method names the
-types without importing the evaluation above it (issue 62 item 2); ``factdebate.eval.datasets`` exports them
-as before.
+types without importing the evaluation above it; ``factdebate.eval.datasets`` exports them too.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Reading a file a user names on the command line (``check-response --file``, ``verify --input``, a dataset,
-a grid, a settings file) within bounds, whatever the path leads to (issue 56 item 2).
+a grid, a settings file) within bounds, whatever the path leads to.
 
-Read as they stood, a link to ``/dev/zero`` took 1.2 GB in 7-14 s, a FIFO nobody wrote held the command on
-``open`` for ever, and a 3 GB sparse file was read whole. Here the path is opened without blocking, and what it
-leads to decides:
+Read naively, a link to ``/dev/zero`` fills the memory (over a gigabyte in seconds), a FIFO nobody writes holds
+the command on ``open`` for ever, and a sparse file of gigabytes is read whole. So the path is opened without
+blocking, and what it leads to decides:
 
 - a regular file is refused from its size before a byte is read when it is above the cap, and read to at most
   the cap (a file that grows while read is refused too);

@@ -21,8 +21,8 @@ def _named(path: Path, flag: str) -> str:
 
 
 def input_file(path: str | Path, flag: str = "") -> Path:
-    """``path`` as a file to read: it exists and is a regular file (a link to ``/dev/zero`` streamed zeros
-    for ever, a FIFO held the command on ``open``: issue 56; checked with ``stat``, which never blocks)."""
+    """``path`` as a file to read: it exists and is a regular file (a link to ``/dev/zero`` streams zeros
+    for ever, a FIFO holds the command on ``open``; checked with ``stat``, which never blocks)."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{_named(path, flag)} is a directory: give a file")

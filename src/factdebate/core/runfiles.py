@@ -1,9 +1,9 @@
 """Reading the files of a run folder (``run.json``, ``summary.json``, ``results.jsonl``, ``reproduce.json``)
 that someone else may have made.
 
-``compare`` and ``reproduce --from`` read folders people are sent. Opened as they stood, a ``summary.json``
-that was a link to ``/dev/zero`` filled the memory, a FIFO held the command for ever, and a link to a file
-elsewhere read that file. Every reader of a run folder's files goes through this module instead: the file
+``compare`` and ``reproduce --from`` read folders people are sent. Opened naively, a ``summary.json``
+that is a link to ``/dev/zero`` fills the memory, a FIFO holds the command for ever, and a link to a file
+elsewhere reads that file. Every reader of a run folder's files goes through this module instead: the file
 must be a regular file, reached without leaving the folder, and no larger than a bound. A JSON file must
 also hold an object (not a list or a string) nested no deeper than :data:`MAX_DEPTH` levels, since every
 recursive walk over deeper data (copying an old verdict, flattening settings) fails with ``RecursionError``.
@@ -11,9 +11,9 @@ Each refusal is one :class:`InputError` line naming the file: exit 2, before any
 
 ``results.jsonl`` is read the same way, by its readers (``eval``'s resume, ``compare``, ``report``, ``reproduce
 --from``, ``verify --input`` batches) alike: streamed a line at a time (:func:`iter_run_lines`), each line no
-longer than :data:`MAX_LINE_BYTES` and the file no larger than :data:`MAX_RESULTS_BYTES` (issue 45: a link to
-``/dev/zero`` or a 3 GB sparse file was read whole, into the memory), and a line nested past what ``json``
-parses is refused as not a record (:func:`json_line`), where it was dropped as a torn line.
+longer than :data:`MAX_LINE_BYTES` and the file no larger than :data:`MAX_RESULTS_BYTES` (a link to
+``/dev/zero`` or a sparse file of gigabytes is never read whole into the memory), and a line nested past what
+``json`` parses is refused as not a record (:func:`json_line`), not dropped as a torn line.
 """
 
 from __future__ import annotations

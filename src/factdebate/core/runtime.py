@@ -84,7 +84,7 @@ class RunRecorder:
             event = parse_event({"event": event, **data})
         span_id, parent_id = _span.get()
         # The event dumped, then its time, run and span set in the dump (the fields' places kept): what a copy
-        # of the event with them set dumped, without the copy (issue 59 item 4: CPU per guarded reply).
+        # of the event with them set dumped, without the copy, which costs CPU on every guarded reply.
         record = event.model_dump(mode="json")
         record["t"], record["run"] = round(time.time(), 3), self.run_id
         if event.span_id is None:
@@ -132,7 +132,7 @@ def model_loading(what: str, model: str) -> Iterator[None]:
 def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
     """Nest the events emitted inside (by this task and the tasks it starts) under a new span."""
     parent, _ = _span.get()
-    # uuid4().hex[:8]'s four random bytes, without the 16-byte UUID object built around them (issue 59 item 4)
+    # uuid4().hex[:8]'s four random bytes, without the 16-byte UUID object built around them (CPU per span)
     span_id = os.urandom(4).hex()
     emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
     token = _span.set((span_id, parent))

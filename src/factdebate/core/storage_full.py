@@ -1,8 +1,8 @@
-"""Writes that fail because the disk holding the data folder (or the state database) is full or read-only
-(issue 56 item 3).
+"""Writes that fail because the disk holding the data folder (or the state database) is full or read-only.
 
-A full disk turned every model-backed check into a 500 and lost its verdict: the model call had succeeded,
-then the response cache's write raised ``database or disk is full``. Such a failure is no fault of the check:
+On a full disk the response cache's write raises ``database or disk is full`` after the model call has
+succeeded; left to rise, it would turn every model-backed check into a 500 and lose its verdict. Such a
+failure is no fault of the check:
 the cache skips the write (with one warning), a kept check or a batch that cannot be stored says so with the
 reason, and ``/v1/health`` names the part that could not write (:data:`STORAGE`) until a write succeeds again.
 """

@@ -95,7 +95,7 @@ def nesting_depth(value: Any, stop: int = MAX_NESTING + 1) -> int:
 def checked_tree(value: Any, *, what: str, limit: int) -> None:
     """:func:`checked_values` of a value that came in as JSON, its nesting bounded first (an ``InputError``
     saying "the {what} nests more than ..."): one call for both, so a request's fields and messages are each
-    walked from one place (issue 57: the guard's face makes fewer calls)."""
+    walked from one place (so the guard's request handling makes fewer calls)."""
     if nesting_depth(value) > MAX_NESTING:
         raise InputError(f"the {what} nests more than {MAX_NESTING} levels")
     checked_values(value, what=what, limit=limit)
@@ -152,8 +152,8 @@ def safe_value(value: Any, nulls: dict[str, str] | None = None, path: str = "") 
 def _safe(value: Any) -> Any:
     """:func:`safe_value` with no ``nulls`` to note in, so no paths to build: what every record written out
     passes (:func:`dumps_record`, each model call a check keeps), so a mapping's plain keys and values are
-    taken as they are where they are (one search each), not each through a call (issue 59 item 4: CPU per
-    guarded reply)."""
+    taken as they are where they are (one search each), not each through a call (a call per value
+    costs CPU on every guarded reply)."""
     if isinstance(value, str):
         return safe_text(value) if _UNSAFE.search(value) else value
     if isinstance(value, float):

@@ -246,7 +246,7 @@ JudgeDecision = Judgement  # the name before schema 2, kept for importers
 
 
 class VerdictWarning(BaseModel):
-    """One caution about a verdict that still stands, with a code a program can act on (issue 60): the model
+    """One caution about a verdict that still stands, with a code a program can act on: the model
     that answered is the embedded one (``embedded_model``: near chance) or a script (``scripted_model``), an
     evidence-memory write failed (``memory_write``), a third label was read as the task's (``two_labels``).
     A plain sentence (a record written before the codes) is read as ``note``."""
@@ -411,7 +411,7 @@ class ResponseVerdict(BaseModel):
     claims: list[ClaimCheck] = Field(default_factory=list)
     # The response's sentences no claim covers, each with why (an extraction that could not be read: none).
     unchecked: list[UncheckedSentence] = Field(default_factory=list)
-    # How many sentences the response has (issue 49): those not in ``unchecked`` hold a checked claim, so a
+    # How many sentences the response has: those not in ``unchecked`` hold a checked claim, so a
     # reader is told "12 of 160 sentences checked", never only "12 of 12 claims". None for given claims.
     sentences: int | None = None
     usage: Usage = Field(default_factory=Usage)

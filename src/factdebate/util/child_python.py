@@ -3,7 +3,7 @@
 ``python -m pkg`` and ``python -c`` put the current folder first on the new interpreter's import path, and
 Ray puts its driver's current folder on every worker's. That folder is the user's: a cloned repository, a
 downloaded dataset or a folder someone sent may hold a ``factdebate/`` or ``pip/`` package, which would then
-run in place of ours (issue 35). So:
+run in place of ours. So:
 
 - :func:`python_command` starts ``sys.executable -P``. ``-P`` (Python 3.11+) leaves the folder out of the path
   and, unlike ``-I``, keeps ``PYTHONPATH`` (a checkout run without installing it) and the user's site

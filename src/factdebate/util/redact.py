@@ -88,7 +88,7 @@ def redact_value(value: Any) -> Any:
         return redact_text(value)
     if isinstance(value, dict):
         # A number, a flag or a plain string without "://" is taken as it is, not through a call each: a
-        # check's every model call and claim's settings are copied here (issue 59 item 4: CPU per reply).
+        # check's every model call and claim's settings are copied here, so a call each costs CPU per reply.
         return {k: v if (kind := type(v)) in _NO_TEXT or (kind is str and "://" not in v) else redact_value(v)
                 for k, v in value.items()}
     if isinstance(value, list):

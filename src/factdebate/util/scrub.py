@@ -1,4 +1,4 @@
-"""One scrub for everything a caller can see (issue 56): what the operator holds never reaches a caller,
+"""One scrub for everything a caller can see: what the operator holds never reaches a caller,
 whatever text carries it. A checker or gateway that answers 401 quoting the key it was sent ("Incorrect API key
 provided: sk-... You can find your key at gw-node-3.corp.internal:8443") must not hand the operator's key and
 internal host to the service's caller.
@@ -464,8 +464,8 @@ def scrub(text: str) -> str:
 
 
 # A short text is scrubbed once for what the process holds then: a model's name or a checker's endpoint is
-# scrubbed again on every model call (each kept call's ``model``, each call's metrics label; issue 59 item 4: CPU
-# per guarded reply). Keyed by the secrets and hosts too, so a secret remembered later is never missed.
+# scrubbed again on every model call (each kept call's ``model``, each call's metrics label), which costs CPU
+# per guarded reply. Keyed by the secrets and hosts too, so a secret remembered later is never missed.
 _REMEMBERED_CHARS = 200
 
 

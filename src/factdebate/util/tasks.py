@@ -1,8 +1,8 @@
 """Concurrent work that ends together: when one part fails, the others are cancelled, not left running.
 
 ``asyncio.gather`` hands back the first failure at once but lets the siblings run on: a DPD claim that
-failed on one judge kept two others generating on the server for 152 s and 310 s more, writing into the
-failed claim's trace and holding the server's one slot (issue 65). :func:`gather_all` cancels them, waits
+fails on one judge would keep two others generating on the server for minutes more, writing into the
+failed claim's trace and holding the server's one slot. :func:`gather_all` cancels them, waits
 until they have ended, and raises the first failure."""
 
 from __future__ import annotations
