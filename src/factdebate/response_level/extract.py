@@ -48,15 +48,15 @@ _NUMBER = re.compile(r"^\s*\[?\s*S?\s*(\d{1,4})\s*\]?\s*$", re.I)
 
 def claim_room(text: str, max_claims: int) -> int:
     """How many claims ``text`` can state: three a sentence, at most ``max_claims``. The extraction's schema
-    and token cap are fitted to it: asked for up to 12 claims (1,024 tokens) of a two-sentence reply,
-    SmolLM2 behind llama-cpp-python's server wrote items until the cap, past the guard's deadline (issue 65)."""
+    and token cap are fitted to it: a small model asked for up to 12 claims (1,024 tokens) of a two-sentence
+    reply writes items until the cap, past the guard's deadline."""
     return max(1, min(max_claims, CLAIMS_PER_SENTENCE * len(sentences(text))))
 
 
 
 def list_schema(key: str, max_items: int, min_items: int = 0, item_chars: int | None = None) -> dict[str, Any]:
     """``{"<key>": [strings]}``; ``item_chars`` bounds each string (where a grammar or guided decoding holds
-    the schema), so that the longest list closes within its call's cap (issue 65, item 6)."""
+    the schema), so that the longest list closes within its call's cap."""
     item: dict[str, Any] = {"type": "string", "minLength": 1}
     if item_chars is not None:
         item["maxLength"] = item_chars
@@ -208,7 +208,7 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
         items, problem = parse_string_list(text, key)
         if items is None:
             raise Unreadable(problem)
-        if len(items) < min_items:  # {"queries": []} answers nothing (issue 65: FacTool read it as a success)
+        if len(items) < min_items:  # {"queries": []} answers nothing, and must not read as a success
             raise Unreadable(f'the "{key}" list has {len(items)} item(s); give at least {min_items}')
         refused = next((why for why in map(check, items[:max_items]) if why is not None), None) if check else None
         if refused is not None:

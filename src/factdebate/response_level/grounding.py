@@ -1,5 +1,5 @@
 """Which of the claims an extractor wrote are taken from the text, and which of the text's own sentences
-still need checking once they are read (issues 30 and 39).
+still need checking once they are read.
 
 A small model's claims go wrong in known ways, each measured on served and embedded SmolLM2:
 
@@ -100,7 +100,7 @@ _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _EXAMPLE = Path(__file__).resolve().parents[1] / "prompts" / "claims_extract.j2"
 
 
-@lru_cache(maxsize=8192)  # the same words again for every claim and sentence of a reply (issue 59 item 4: CPU)
+@lru_cache(maxsize=8192)  # the same words again for every claim and sentence of a reply: CPU per reply
 def stem(word: str) -> str:
     """A word without a common ending, so that forms of one word meet ("constructed", "construction")."""
     word = word.casefold()

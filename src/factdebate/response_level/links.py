@@ -1,5 +1,5 @@
 """Web addresses in a text: what a reader follows, not what the text states. Their words never count as a
-name or a fact (issue 60, item 3: "https://en.wikipedia.org/wiki/Eiffel_Tower" named no tower), in the gate,
+name or a fact ("https://en.wikipedia.org/wiki/Eiffel_Tower" names no tower), in the gate,
 the grounding rules and the placing of claims alike."""
 
 from __future__ import annotations

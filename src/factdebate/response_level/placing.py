@@ -1,4 +1,4 @@
-"""Which sentence of a text states a claim the extractor reworded (issue 47, item 1): the words that tell
+"""Which sentence of a text states a claim the extractor reworded: the words that tell
 the sentences apart decide, and a claim that fits no sentence clearly is not placed.
 
 What a sentence is taken to say: its content words (numbers as digits, "1,063" as "1063" and "two" as "2";

@@ -3,15 +3,15 @@
 An extractor returns claims in its own words. Three tries, most exact first: the claim verbatim; the
 claim ignoring case, runs of whitespace and its closing punctuation; then the sentence that states it,
 found by the words that tell the text's sentences apart, a sentence that opens with a pronoun read with
-its antecedent (:mod:`factdebate.response_level.placing`; issue 47: "It is in Berlin." is the place of
+its antecedent (:mod:`factdebate.response_level.placing`: "It is in Berlin." is the place of
 "The Eiffel Tower is in Berlin.", not the sentence before it that shares more words). A claim no sentence
 states clearly, or that two sentences state alike, has no span, and a note saying why: the offsets never
 point at text that does not say the claim.
 
-Every pass is linear in the text (issue 45): sentence ends are found in one reading, each character once
-(:class:`SentenceEnds`, which also reads a text that arrives in pieces, the new piece only), and what the
-span search reads of a text (its folded form, its sentences and their words) is made once per text
-(:class:`TextIndex`), not once per claim.
+Every pass is linear in the text, so that a long text cannot stall a check: sentence ends are found in one
+reading, each character once (:class:`SentenceEnds`, which also reads a text that arrives in pieces, the new
+piece only), and what the span search reads of a text (its folded form, its sentences and their words) is made
+once per text (:class:`TextIndex`), not once per claim.
 """
 
 from __future__ import annotations
@@ -175,10 +175,10 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return _sentences(text)
 
 
-# A text's sentences are found once for the texts one check reads several times (issue 59 item 4: CPU per guarded
-# reply): the reply is cut into sentences for its claim limit, its check-worthy sentences, its uncovered ones and
-# its counts, and each passage again for each claim it is a quote for. A fresh list each time: callers may change
-# theirs. Long texts (a whole document) are not kept.
+# A text's sentences are found once for the texts one check reads several times (CPU per guarded reply): the
+# reply is cut into sentences for its claim limit, its check-worthy sentences, its uncovered ones and its counts,
+# and each passage again for each claim it is a quote for. A fresh list each time: callers may change theirs.
+# Long texts (a whole document) are not kept.
 _REMEMBERED_CHARS = 20_000
 
 

@@ -1,22 +1,20 @@
 """The sentences of a checked response that no claim covers, each with why it was not checked, so that a
-reader sees what the verdict says nothing about (issue 40: an opinion or a greeting the extractor dropped
-used to leave its sentence unmarked, as if it had been checked).
+reader sees what the verdict says nothing about (an opinion or a greeting the extractor dropped would
+otherwise leave its sentence unmarked, as if it had been checked).
 
 A sentence is covered when the extractor said a claim was drawn from it (the claim's sources), or a claim was
-placed in it (its span), and only then (issue 47, item 1: a claim
-placed on another sentence, or on none, used to cover a sentence whose words it held, which then had
-neither a mark nor a note). The reason of one that is not, first that applies: the worthiness rules'
-(``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``); ``subjective`` when DPD's
-subjective filter removed it; ``opinion`` by the grounding rules (advice, judging words); ``ungrounded``
-when the extractor wrote a claim for it that named what the text does not (the claim is the note);
-``unplaced`` when a checked claim holds most of its words but could not be placed in it with confidence
-(the claim is the note: its verdict may be about this sentence, but the page cannot say so); ``unresolved``
-when it opens with a pronoun no claim resolved (issue 65: never checked with a guessed subject); ``repeated``
-when it says word for word what a checked sentence says (it is checked once); ``claim
-limit`` when the response already had as many claims as it may; ``table header`` for a table's header row
-(it states nothing); else ``no claim``: a statement the extractor took no claim from. Coverage fails closed:
-a sentence the gate passed is a statement, and one no claim covers is listed as not checked, whatever it
-names.
+placed in it (its span), and only then: a claim placed on another sentence, or on none, does not cover a
+sentence whose words it holds, which would then have neither a mark nor a note. The reason of one that is not,
+first that applies: the worthiness rules' (``question``, ``greeting``, ``instruction``, ``opinion``, ``no
+content``); ``subjective`` when DPD's subjective filter removed it; ``opinion`` by the grounding rules
+(advice, judging words); ``ungrounded`` when the extractor wrote a claim for it that named what the text does
+not (the claim is the note); ``unplaced`` when a checked claim holds most of its words but could not be placed
+in it with confidence (the claim is the note: its verdict may be about this sentence, but the page cannot say
+so); ``unresolved`` when it opens with a pronoun no claim resolved (never checked with a guessed subject);
+``repeated`` when it says word for word what a checked sentence says (it is checked once); ``claim limit``
+when the response already had as many claims as it may; ``table header`` for a table's header row (it states
+nothing); else ``no claim``: a statement the extractor took no claim from. Coverage fails closed: a sentence
+the gate passed is a statement, and one no claim covers is listed as not checked, whatever it names.
 
 At the claim limit a sentence with claims placed on it is covered only when they hold it by the grounding
 rule (:func:`~factdebate.response_level.grounding.holds`: most of its words, every name and number): the

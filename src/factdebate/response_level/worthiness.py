@@ -378,7 +378,7 @@ def headed(text: str, pieces: Sequence[tuple[int, int, str | None]], chosen: Seq
     """The sentences ``chosen`` (offsets in ``text``, in order) as the extractor is given them, each list item
     and each sentence right after a heading under that heading (``pieces``: the gate's reading of ``text``, or
     of as much of it as has been read), so that "- Sweden: Bergen" is read about "Capitals of the Nordic
-    countries:" and "- She won three Nobel Prizes." about "Facts about Curie:" (issue 57, item 1). The
+    countries:" and "- She won three Nobel Prizes." about "Facts about Curie:". The
     heading is given as a line of its own, never as a claim's words joined to an item's. Every door builds the
     extractor's text here, a whole reply and a streamed one alike."""
     return layout(text, pieces, chosen)[0]
