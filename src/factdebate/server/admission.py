@@ -4,7 +4,7 @@
   service's processes when they share state; :class:`SlotStream` gives it back when its stream ends, however it
   ends.
 - :class:`ClaimCharge` and :func:`claimed_slot`: a key's claims per minute, apart from its requests per minute
-  (issue 59: one bucket for both let a chatbot of one key send about 10 replies a minute). A guard reply or a
+  (one bucket for both would hold a chatbot of one key to about 10 replies a minute). A guard reply or a
   ``/v1/check-response`` check is one request of ``rate_limit_per_minute`` and as many claims of
   ``claims_per_minute`` as it checks: the most it may check (``response.max_claims``) is reserved when it starts,
   so parallel replies cannot each start on one token, and what it did not check is given back when it ends (a
@@ -14,10 +14,10 @@
   ``guard.on_overload: pass`` admitted to pass its reply unchecked, said), unless its key holds less than its
   fair share of ``guard.checks_at_once`` while another key holds more (``CheckLoad.fair_turn``: the heavy
   key's new requests are the ones shed); then the slot and the claims are taken.
-  One call rather than the five the guard's host made (shed, slot, start, end, release): the guard's face asks
-  the service once and never reaches into its load, slots and buckets (issue 57: the walk of a plain reply).
+  One call rather than five (shed, slot, start, end, release): the guard's front asks the service once and
+  never reaches into its load, slots and buckets, which keeps the walk of a plain reply short.
 
-Routes import these public names; nothing private crosses a module (issue 62)."""
+Routes import these public names; nothing private crosses a module."""
 
 from __future__ import annotations
 

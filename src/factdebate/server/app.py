@@ -179,7 +179,7 @@ def _pages(app: FastAPI) -> None:
 
 
 # How core/textsafe.py names a limit ("(set max_claim_chars to change it)"): right in the terminal, where the
-# user owns the settings; a service's caller cannot set it (issue 49, item 9).
+# user owns the settings; a service's caller cannot set it, so a service names it as its operator's.
 _SET_IT = re.compile(r"\(set ([\w.]+) to change it\)")
 
 

@@ -62,7 +62,7 @@ class _OptionsBase(BaseModel):
     @classmethod
     def _clean_texts(cls, data: Any) -> Any:
         """Every text in an option is clean and short before anything reads it: a lone surrogate in a
-        method name or a domain used to fail only when a reply or a stream tried to encode it."""
+        method name or a domain would otherwise fail only when a reply or a stream tried to encode it."""
         if isinstance(data, dict):
             for name, value in data.items():
                 if name not in REQUEST_TEXTS:

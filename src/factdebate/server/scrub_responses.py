@@ -2,7 +2,7 @@
 JSON lines, plain text), passes util/scrub.py's :func:`~factdebate.util.scrub.scrub_json_text` on its way out,
 so no face (a verdict's 500, a stream's error event, the guard's ``degraded_reason``, the chat proxy's
 ``factdebate`` object, a batch's results, a kept check, the LiteLLM route, ``mcp --http``) can hand a caller a
-secret the process holds or an operator's address, whichever part of the code wrote it (issue 56).
+secret the process holds or an operator's address, whichever part of the code wrote it.
 
 A body sent in one piece (every JSON answer) is scrubbed whole and its ``Content-Length`` set again; a stream
 (no length: its headers pass at once) is scrubbed frame by frame, as each frame is written whole

@@ -1,8 +1,8 @@
 """Request bodies are strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's ``json`` reads but no
-other JSON reader does, and which no JSON encoder writes back: httpx refused to send such a guard request on,
-and the stream waited for ever) and text in any encoding but UTF-8 (Python's ``json`` reads UTF-16 and UTF-32
+other JSON reader does, and which no JSON encoder writes back: httpx refuses to send such a guard request on,
+and the stream would wait for ever) and text in any encoding but UTF-8 (Python's ``json`` reads UTF-16 and UTF-32
 bytes as readily) are refused with a 422 before any route sees them; so is a request with more than one
-``Content-Type`` (issue 56).
+``Content-Type``.
 
 Plain ASGI middleware, inside the body-size limit: the body is read whole (it is bounded), checked, and
 handed on unchanged. Every route is covered, whatever it reads the body with (FastAPI's models, a route's own

@@ -12,7 +12,7 @@ the same way. LiteLLM sends a reply check its texts only (not the conversation).
 same request sends the conversation (``structured_messages``) and the same ``litellm_call_id``: with the
 guardrail's ``mode: [pre_call, post_call]`` the conversation is kept here from the first (by caller and call
 id, a few minutes, within a byte budget, in this process) and the reply read in it, so that a short answer or a
-follow-up is checked as the chat route checks it (issue 57 item 1); docs/guard.md says so.
+follow-up is checked as the chat route checks it; docs/guard.md says so.
 
 Checked by the one call every door makes (guard/call.py, hosted by server/guard/host.py), with its error shape for
 every refusal (a wrong key's 401 included) and the request's check id in ``X-Factdebate-Check-Id`` (the

@@ -1,12 +1,12 @@
 """The chat door's 503 on the CPU forecast, answered before the app's middleware and routing see the request
-(issue 59 item 3, ``guard.max_cpu_share`` with ``guard.on_overload: 503``).
+(``guard.max_cpu_share`` with ``guard.on_overload: 503``).
 
-At twice the guard's capacity as many requests are shed as admitted. Each shed request used to pass the whole
+At twice the guard's capacity as many requests are shed as admitted. A shed request that passed the whole
 stack (the scrub, the security and check-id headers, the size limit, strict JSON, FastAPI's routing and its
-dependencies, the key's rate bucket) before its 503: about 1.4 ms of the busy process's CPU, most of what a
-shedding guard spent at a fifth of a core (benchmarks/guard_load.py), and every admitted first token waited
-behind those steps on the one event loop. Here a shed costs the key's lookup, the forecast and one prepared
-answer. The answer is the one the route gave: OpenAI's error shape with ``detail``, ``Retry-After``, the
+dependencies, the key's rate bucket) before its 503 would cost about 1.4 ms of the busy process's CPU, most of
+what a shedding guard spends at a fifth of a core (benchmarks/guard_load.py), and every admitted first token
+would wait behind those steps on the one event loop. Here a shed costs the key's lookup, the forecast and one
+prepared answer. The answer is the one the route gives: OpenAI's error shape with ``detail``, ``Retry-After``, the
 security headers and a check id (naming the request, as every guard reply's does).
 
 A request without a valid key is never answered here: it goes on to the route's 401 (or 429); nor is one of

@@ -307,8 +307,8 @@ def _lean(url: str) -> bool:
 
 class Upstream:
     """One operator upstream: its base URL (ending in ``/v1``), its key (or none) and a pool of kept-alive
-    connections: llm/http1.py's (a profile of the guard relaying a streamed reply found httpx's layers the
-    largest part of its CPU, issue 59 item 4), httpx's for an endpoint that client cannot reach or a test's
+    connections: llm/http1.py's (httpx's layers are the largest part of the guard's CPU
+    when it relays a streamed reply), httpx's for an endpoint that client cannot reach or a test's
     ``transport``."""
 
     def __init__(self, base_url: str, key: str | None, timeout: float,

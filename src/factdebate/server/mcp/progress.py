@@ -1,4 +1,4 @@
-"""Progress notifications for MCP tool calls that take longer than a second (issue 58): an agent waiting on a
+"""Progress notifications for MCP tool calls that take longer than a second: an agent waiting on a
 check that takes tens of seconds learns it is alive and how far it got, instead of guessing from silence.
 
 While a tool runs, a notification goes out every :data:`EVERY_S` seconds: the seconds elapsed as ``progress``

@@ -1,6 +1,6 @@
 """What each MCP tool returns, as types: the SDK derives every tool's ``outputSchema`` from its return annotation,
-so a client (and a model choosing a tool) sees each field, where before every tool said only ``{"type":
-"object"}`` (issue 58). server/mcp/tools.py builds these dicts; the SDK checks each result against its schema."""
+so a client (and a model choosing a tool) sees each field, not only ``{"type": "object"}``.
+server/mcp/tools.py builds these dicts; the SDK checks each result against its schema."""
 
 from __future__ import annotations
 

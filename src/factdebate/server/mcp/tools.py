@@ -166,7 +166,7 @@ def describe_errors(exc: ValidationError) -> str:
 
 # What a tier costs, measured on a one-claim reply with the scripted models (docs/service.md): the fast tier's
 # check with the extraction and the correction, then what one round of the guard's method (tool-mad) adds; deep's
-# figure is issue 58's run of a refuted claim with a real model.
+# figure is a refuted claim checked with a real model.
 TIER_COSTS = ("fast: 1 model call per claim (a one-claim check, extraction and correction included: 4 calls); "
               "standard: one debate round of the guard's method (15 calls for that check, seconds); deep: the full "
               "method (about 40 calls for one refuted claim, the longest wait).")
@@ -199,8 +199,8 @@ def _strict_arguments(server: MCPServer, name: str) -> None:
 def _passages_result(passages: list[Passage], note: str) -> CallToolResult:
     """``search_evidence``'s result as the SDK would make it from the list (``{"result": [...]}``, a text block per
     passage), except that a search that found nothing still says how it searched: the note rides on each
-    passage, so with none the text a client reads is the note itself (issue 58: an empty answer from the
-    full-text index while the vectors build said nothing, and read as "the vector search found nothing")."""
+    passage, so with none the text a client reads is the note itself (an empty answer from the full-text
+    index while the vectors build says nothing, and reads as "the vector search found nothing")."""
     blocks = [TextContent(type="text", text=to_json(p, indent=2).decode()) for p in passages]
     if not passages and note:
         blocks = [TextContent(type="text", text=f"No passages found; {note}.")]
@@ -240,8 +240,8 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
     """What ``check_answer`` may run now over the built-in corpus: "" for the check as asked, else a note saying
     it is held to the fast tier; an error while not even that can run. The fast tier searches only the configured
     search engine (guard/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
-    and deep tiers' method searches the vectors too, which take minutes on a fresh install (issue 58: no
-    corpus-backed check answered for 20 minutes while the full-text index was there after 0.9 s)."""
+    and deep tiers' method searches the vectors too, which take about 20 minutes to build on a fresh install,
+    where the full-text index is ready in about a second: held to the fast tier, a check answers meanwhile."""
     if resolved.evidence_mode == "given" or not _needs_builtin(settings, {"rag", "search"}) \
             or (index.ready and index.error is None):
         return ""

@@ -1,4 +1,4 @@
-"""Shedding load before it stalls everyone (issue 59): the guard's admission reckons how long a new check
+"""Shedding load before it stalls everyone: the guard's admission reckons how long a new check
 would take from what is running now, and a request whose check would not end within its deadline is answered
 at once (``guard.on_overload``: a 503 with ``Retry-After``, or its reply passed unchecked, said), rather than
 admitted to slow every check in flight until they all reach their deadlines together.
@@ -12,8 +12,8 @@ run from its admission to its release, so they hold the upstream's time too (a s
 length): the reckoning errs towards shedding early.
 
 That reckoning keeps checks within their deadlines, not the first token of the replies admitted: at twice the
-machine's capacity they all slowed together, the first token waiting behind every running check on the one
-event loop (benchmarks/guard_load.py: p99 2.9-5.4 s against 0.04-0.3 s uncontended). So admission may
+machine's capacity they all slow together, the first token waiting behind every running check on the one
+event loop (benchmarks/guard_load.py: a p99 of 2.9-5.4 s against 0.04-0.3 s uncontended). So admission may
 also watch how late the event loop runs (a tick every 20 ms, while checks run): past ``guard.max_loop_lag_ms``
 with at least a quarter of ``checks_at_once`` running, the process is out of CPU, and a new request is shed
 at once rather than slowing every stream already admitted. Too few checks running never shed on lag: a

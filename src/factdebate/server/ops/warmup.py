@@ -1,6 +1,6 @@
 """Warm-up: what the guard's check needs, loaded before the service says it is ready, so the first request meets
-its deadline (issue 47, item 7: a fresh server's first check spent 14 of its 17.8 s loading a model and the
-encoder, outside the check's clock).
+its deadline (on a fresh server, loading a model and the encoder takes about 14 s, most of a first check's
+time, and is none of the check's own work).
 
 What the operator's settings (``guard`` with the configured method) reach, and nothing else: the models of the
 extractor, the fast tier's checker and, when ``guard.max_tier`` goes past ``fast``, the roles of the guard's

@@ -81,7 +81,7 @@ async def keep(service: Service, who: str, verdict: Verdict | ResponseVerdict,
     """Store the finished ``verdict`` (and the model calls ``calls`` gathered) for ``who``; its id (None: the
     operator keeps none, or storing failed, which must not cost the caller the verdict itself). A check the
     full or read-only storage could not keep says so: the ``X-Check-Not-Kept`` header of ``response``, a
-    ``check_not_kept`` event on a stream, and ``/v1/health`` (issue 56)."""
+    ``check_not_kept`` event on a stream, and ``/v1/health``."""
     kind = "response" if isinstance(verdict, ResponseVerdict) else "claim"
     try:
         check_id = await asyncio.to_thread(service.checks.save, who, kind, verdict.model_dump(mode="json"),

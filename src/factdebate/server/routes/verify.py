@@ -54,7 +54,7 @@ class Health(BaseModel):
     auth: str
     ready: bool = True
     reason: str | None = None  # what is still loading, or what failed to load (server/ops/warmup.py)
-    # the parts that could not write lately (a full or read-only disk: issue 56), each with what failed; checks
+    # the parts that could not write lately (a full or read-only disk), each with what failed; checks
     # are still answered (the cache is skipped), but kept checks and batches are not stored until it clears
     storage: dict[str, str] = {}
     # the parts that cannot be reached: "state_db" (a 503), "model <name>" for a model server that refuses

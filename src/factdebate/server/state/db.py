@@ -36,8 +36,8 @@ CONNECT_TRIES = 3
 CONNECT_TIMEOUT_SECONDS = 5
 # After how long without a record a process on another machine counts as gone (its claims and debate slots
 # are then freed): the service's heartbeat_lease_s, this by default; each process records that it is alive
-# four times a lease (server/service.py). On the same machine a process is checked directly. (Was 90 s: a
-# dead replica's claims and slots waited a minute and a half, issue 59.)
+# four times a lease (server/service.py). On the same machine a process is checked directly. Short, since a
+# dead replica's claims and slots wait this long before anyone can take them.
 PROCESS_LEASE_SECONDS = 20.0
 
 # After every try to reach the server failed, requests fail at once for this long rather than each waiting
