@@ -70,7 +70,7 @@ class Entry {
     const v = this.verdict;
     this.node.className = "compare-card " + (v ? LABEL_CLASS[v.label] || "unparsed" : this.error ? "failed" : "pending");
     const head = el("div", "compare-head");
-    // Said once: the label says how it ended ("stopped", "failed"), the row below why (issue 49).
+    // Said once: the label says how it ended ("stopped", "failed"), the row below why.
     head.append(el("strong", "", titleOf(this.method)), v ? labelChip(v.label) : el("span", "label unparsed",
       this.error ? (this.stopped ? "stopped" : "failed") : "checking…"));
     const rows = el("dl", "compare-facts");

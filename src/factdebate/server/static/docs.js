@@ -20,7 +20,7 @@ import { el } from "./dom.js";
 
   /**
    * Text from the schema whose Markdown `code` spans (the service's descriptions write them, or a docstring's ``code``) are drawn as
-   * code, not printed with their backticks (issue 49); nothing else is read as Markdown, and no HTML.
+   * code, not printed with their backticks; nothing else is read as Markdown, and no HTML.
    * @param {keyof HTMLElementTagNameMap} tag @param {string} cls @param {string} text
    */
   function prose(tag, cls, text) {

@@ -42,7 +42,7 @@ export function usageText(u) {
   const count = (n, one, many) => (n || 0) + " " + (n === 1 ? one : many);
   return count(u.llm_calls, "model call", "model calls") + " · " + count(u.tool_calls, "search", "searches") + " · " +
     count((u.prompt_tokens || 0) + (u.completion_tokens || 0), "token", "tokens") + " · " +
-    Number(u.seconds || 0).toFixed(1) + "\u00a0s"; // a no-break space: "1.2" and its "s" on one line at 390 px (issue 60)
+    Number(u.seconds || 0).toFixed(1) + "\u00a0s"; // a no-break space: "1.2" and its "s" on one line at 390 px
 }
 
 /**

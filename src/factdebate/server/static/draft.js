@@ -1,5 +1,5 @@
 // @ts-check
-/* A running check kept in the tab (issue 49): what the form held (the texts, the method, its options) and
+/* A running check kept in the tab: what the form held (the texts, the method, its options) and
    every event the stream had sent, in the tab's sessionStorage until the check ends. The service stops a
    check whose page went away, so after a reload it cannot be resumed: the page offers to show what had
    arrived, drawn by the mode's own view, or to run it again with the form as it was. */
@@ -135,6 +135,6 @@ export function offer(draft) {
   const note = byId("restored-note");
   note.replaceChildren(text, actions);
   note.hidden = false;
-  // It ends the form: on a phone, or under Compare's picks, it was below the first screen (issue 60).
+  // It ends the form, so it is scrolled to: on a phone, or under Compare's picks, it is below the first screen.
   note.scrollIntoView({ block: "nearest" });
 }

@@ -60,7 +60,7 @@ function load(catalogue) {
 }
 
 /** Picks `name` in the method select, when the server offers it (a reopened check shows the method it was
- * made with: issue 49). @param {string | null | undefined} name */
+ * made with). @param {string | null | undefined} name */
 export function pickMethod(name) {
   if (!name || ![...methodSelect.options].some(o => o.value === name)) return;
   methodSelect.value = name;
@@ -110,7 +110,7 @@ export const thresholds = values => options.thresholds(values);
  * @param {Mode} mode @param {(signal: AbortSignal) => Promise<boolean>} run @param {() => string[]} ids */
 export function onSubmit(mode, run, ids) { handlers[mode] = run; keptIds[mode] = ids; }
 
-/* A running check lives in this tab (issue 49): leaving asks first, and the form and what the stream sends
+/* A running check lives in this tab: leaving asks first, and the form and what the stream sends
    are kept in the tab (draft.js) until the check ends, so a reload offers to show what had arrived or to run
    it again (the service stops a check whose page went away: it is not resumed). */
 
@@ -168,7 +168,7 @@ form.addEventListener("submit", async e => {
     page.set({ busy: null });
     const ids = keptIds[mode];
     address.shown(mode, finished && !signal.aborted && ids ? ids() : []);
-    // A run that ended with its result, in the tab it was started from, is shown as a link's check is (issue 60):
+    // A run that ended with its result, in the tab it was started from, is shown as a link's check is:
     // not one stopped, failed, or left for another tab (the person is elsewhere, and the form is theirs there).
     if (finished && !signal.aborted && page.get().mode === mode) showResult();
   }

@@ -79,7 +79,7 @@ function meta(item) {
   if (item.kind === "response") {
     const checks = (item.verdict || {}).claims || [];
     const claims = checks.length;
-    // In the words the check's own page used: "checking every claim failed", not the rule's (issue 49, item 9).
+    // In the words the check's own page used: "checking every claim failed", not the rule's.
     const failed = claims > 0 && checks.every((/** @type {any} */ c) => c.error && !c.label);
     return when + " · " + claims + (claims === 1 ? " claim" : " claims") + " · " +
       (failed ? "checking every claim failed" : responseRule(item.decided_by, partlyChecked(item.verdict || {})));

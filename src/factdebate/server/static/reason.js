@@ -146,8 +146,8 @@ function weighted(text) {
 /**
  * The line of a passage that says what these words say: the one sharing most of their distinguishing words
  * (numbers, names, then other words, each counted once; a word every line holds tells none apart), or null
- * when no line shares any (issue 49: a repeated "tower" made the Champ de Mars line the quote for "...was
- * completed in 1889").
+ * when no line shares any (counted by every word, a repeated "tower" would make the Champ de Mars line the
+ * quote for "...was completed in 1889").
  * @param {Doc} doc @param {string} about @returns {string | null}
  */
 export function bestLine(doc, about) {
@@ -238,7 +238,7 @@ export function verdictReason(v) {
   const doc = found.docs[0];
   const line = doc ? found.phrases.get(keyOf(doc)) || bestLine(doc, (sentence || "") + " " + claim) : null;
   // Quoted once: a line that is the whole passage is left to the list of passages cited, shown right below.
-  // Nor quoted under a reason that already says it word for word (it was printed twice, issue 60).
+  // Nor quoted under a reason that already says it word for word (it would be printed twice).
   const said = clean(sentence).toLowerCase();
   const quote = doc && line && clean(line) !== clean(doc.text) && !(said && said.includes(clean(line).toLowerCase())) ?
     { text: clip(line, 280), doc } : null;
@@ -254,7 +254,7 @@ export function verdictReason(v) {
  * @param {Reason} r @param {string} [who] the answer's name as its view calls it
  */
 export function reasonText(r, who) {
-  // It starts the sentence: an agent's own name ("rag") with a capital (issue 60).
+  // It starts the sentence: an agent's own name ("rag") with a capital.
   const name = (who || r.agent).replace(/^./, c => c.toUpperCase()) + (r.round ? " (round " + r.round + ")" : "");
   if (r.sentence) return name + " wrote: “" + r.sentence.replace(/^["“]|["”]$/g, "") + "”";
   return name + " answered " + (r.label || "with no label") + " without giving a reason.";

@@ -46,7 +46,7 @@ export function oneTabStop(list, name) {
 
 /**
  * A box whose text may be cut (max-height, overflow: auto) made a keyboard user can scroll it: a Tab stop
- * with a name (axe's scrollable-region-focusable, issue 49: a long answer, at phone width a short one).
+ * with a name (axe's scrollable-region-focusable: a long answer, at phone width a short one).
  * @template {HTMLElement} T @param {T} box @param {string} name @returns {T}
  */
 export function scrollable(box, name) {

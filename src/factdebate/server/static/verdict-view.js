@@ -126,7 +126,7 @@ export class VerdictView {
 
   /** @param {string} text @param {boolean} busy */
   status(text, busy) {
-    // A sentence: an agent's name that starts it ("judge decided…") starts with a capital (issue 60).
+    // A sentence: an agent's name that starts it ("judge decided…") starts with a capital.
     this.statusText.textContent = text.charAt(0).toUpperCase() + text.slice(1);
     this.spinner.hidden = !busy;
   }
@@ -156,7 +156,7 @@ export class VerdictView {
       el("span", "verdict-how", "Decided by " + describe(this.view, v)));
     box.append(main);
     // Beside the label it qualifies: the model that decided it, and the caution when the embedded model's or a
-    // script's label is no finding about the claim (issue 60).
+    // script's label is no finding about the claim.
     box.append(...modelNotes(v, "claim"));
     const why = verdictSentence(v, this.thresholds, role => Boolean(this.view.roles[role]?.statement));
     if (why) box.append(el("p", "verdict-why", why));
@@ -246,7 +246,7 @@ export class VerdictView {
     const box = this.verdictBox;
     box.hidden = false;
     box.className = "verdict-box failed";
-    // Stopped by the user: said once ("Stopped by you."), not "Stopped: stopped by you" (issue 49, item 9).
+    // Stopped by the user: said once ("Stopped by you."), not "Stopped: stopped by you".
     const byUser = how?.byUser && /^stopped by you\.?$/i.test(message.trim());
     box.replaceChildren(...(byUser ? [el("strong", "", "Stopped by you.")] : [
       el("strong", "", how?.byUser ? "Stopped: " : "The verification failed: "), el("span", "", message)]));
@@ -259,7 +259,7 @@ export class VerdictView {
       again.addEventListener("click", () => retry());
       box.append(again);
     }
-    // "by you" only when the user stopped it: a reload's draft says why it stopped in its own words (issue 60).
+    // "by you" only when the user stopped it: a reload's draft says why it stopped in its own words.
     this.finishClock(byUser ? "Stopped by you" : how?.byUser ? "Stopped" : "Failed");
   }
 

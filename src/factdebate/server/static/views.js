@@ -72,7 +72,7 @@ export function modelsOf(v) {
 export const MODEL_CODES = ["embedded_model", "offline_model", "scripted_model"];
 
 /**
- * Under a verdict's label (issue 60): the caution when its labels are no finding (the embedded model's
+ * Under a verdict's label: the caution when its labels are no finding (the embedded model's
  * near-chance note; a script's, from its `scripted_model` warning), or the offline model's measured statement
  * (its `offline_model` warning), then which model decided it.
  * @param {any} v a claim's verdict, a response's or a guard check's @param {"claim" | "response"} kind

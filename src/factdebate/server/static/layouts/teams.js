@@ -96,7 +96,7 @@ class TeamsLayout {
   }
 
   /** A round in the status line in the form's terms: the opening, then "Rebuttal 2 of at most 3" (the form's
-   * "Most rebuttal rounds"), not "Round 3 of 4" (issue 49). @param {number} round */
+   * "Most rebuttal rounds"), not "Round 3 of 4". @param {number} round */
   roundWords(round) {
     if (round === 1) return "Round 1 (opening)";
     const most = this.shell.mostRounds;
@@ -200,7 +200,7 @@ class TeamsLayout {
     card.dataset.referee = ev.agent;
     const side = this.view.votes[ev.vote || ""];
     const vote = el("td", "ballot-vote");
-    // The side with the label it stands for, the verdict's word ("affirmative (SUPPORTS)": issue 49).
+    // The side with the label it stands for, the verdict's word ("affirmative (SUPPORTS)").
     const voted = side ? side + " (" + ev.vote + ")" : "";
     vote.append(ev.parsed === false ? el("span", "label unparsed", "unreadable ballot") :
       el("span", "tag vote " + (side || "none"), voted || "no vote"));

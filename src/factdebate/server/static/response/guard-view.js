@@ -84,7 +84,7 @@ export function statusText(c) {
 }
 
 /**
- * A checked claim's why in one line (issue 60: guard claims showed none): the passage its verdict rests on and
+ * A checked claim's why in one line, as a response's claims have: the passage its verdict rests on and
  * what it does to the claim, or that no passage it read was cited. @param {GuardClaim} c @returns {string | null}
  */
 export function checkedWhy(c) {
@@ -124,7 +124,7 @@ function usageLine(u) {
   /** @param {number | undefined} n @param {string} one @param {string} many */
   const count = (n, one, many) => (n || 0) + " " + (n === 1 ? one : many);
   return count(u.model_calls, "model call", "model calls") + " · " + count(u.tool_calls, "search", "searches") + " · " +
-    Number(u.seconds || 0).toFixed(1) + "\u00a0s"; // kept on one line (issue 60)
+    Number(u.seconds || 0).toFixed(1) + "\u00a0s"; // a no-break space: the number and its unit on one line
 }
 
 /**
@@ -237,7 +237,7 @@ export class GuardView {
       main.insertBefore(el("span", "verdict-scope", "· " + done + " of " + total + " sentence" + (total === 1 ? "" : "s") +
         " checked"), main.querySelector(".verdict-how"));
     }
-    box.append(...modelNotes(v, "response")); // which model decided, and its caution (issue 60)
+    box.append(...modelNotes(v, "response")); // which model decided, and its caution
     /** @type {Record<string, number>} */
     const n = {};
     claims.forEach(c => { const s = statusText(c); n[s] = (n[s] || 0) + 1; });

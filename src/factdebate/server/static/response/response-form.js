@@ -14,7 +14,7 @@ import { ResponseView } from "./response-view.js";
 
 const view = new ResponseView(byId("response-live"));
 view.onRetry = () => byId("submit").click(); // the answer is still in the form
-/* The part of the answer past the claim limit, checked as a new check with the form's settings (issue 60). */
+/* The part of the answer past the claim limit, checked as a new check with the form's settings. */
 view.onNextPart = (/** @type {string} */ text, /** @type {string} */ question) => {
   if (page.get().busy) return;
   unfold(false);
@@ -147,14 +147,14 @@ history.onOpen("response", item => {
 /* A chat reply's check (kind "guard", kept by the guard's routes) reopened by its link: drawn in the same place
    as a response's, by its own view (it has a verdict per claim, not a debate). */
 const guardView = new GuardView(byId("response-live"));
-guardView.onNextPart = view.onNextPart; // the part of the reply past the claim limit, as a response's (issue 60)
+guardView.onNextPart = view.onNextPart; // the part of the reply past the claim limit, as a response's
 history.onOpen("guard", item => {
   if (page.get().busy === "response") { showError("A response is being checked: stop it or let it end to open a past one."); return false; }
   page.set({ mode: "response" });
   const v = item.verdict || {};
   input("response-text").value = String(v.original_text || "");
-  // The question the reply was read with and the method its claims went up to (issue 60: the form showed
-  // Tool-MAD and an empty question under a chat reply's check); a check kept before they were said keeps the form's.
+  // The question the reply was read with and the method its claims went up to, not the form's own (Tool-MAD and
+  // an empty question under a chat reply's check); a check kept before they were said keeps the form's.
   input("response-question").value = String(v.question || "");
   pickMethod(v.method);
   count();

@@ -18,7 +18,7 @@ const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", 
 /**
  * How much of the answer its claims checked: "12 claims from 12 of 160 sentences; 148 not checked: claim
  * limit" (the terminal's coverage_line, response_level/aggregate.py); "" when the service did not count the
- * answer's sentences (given claims, a check saved before issue 49).
+ * answer's sentences (given claims, a check saved before the service counted them).
  * @param {any} v the response verdict @param {Array<{reason: string, partly?: boolean}>} skipped its sentences
  *   not checked (partly: the claim limit kept only some of the claims taken from it)
  */
@@ -138,7 +138,7 @@ export class ResponseView {
     this.problemBox.setAttribute("role", "alert");
     this.problemBox.hidden = true;
     this.retrySlot = el("div", "retry-slot");
-    // Its heading first: a finished check takes the focus there, with the verdict below it (issue 60).
+    // Its heading first: a finished check takes the focus there, with the verdict below it.
     card.append(el("h2", "visually-hidden", "The response's verdict"));
     if (question) card.append(el("p", "response-question muted", "Question: " + question));
     card.append(this.verdictBox, statusLine, this.clock.node, this.problemBox, this.retrySlot);
@@ -314,7 +314,7 @@ export class ResponseView {
     let unplaced = 0;
     this.claims.forEach(c => {
       const given = c.span;
-      // The service placed it in no sentence with confidence: the page does not guess one (issue 47).
+      // The service placed it in no sentence with confidence: the page does not guess one.
       if (!given && c.unplaced) { unplaced += 1; return; }
       if (given) {
         if (c.spanApprox) reworded.add(c);
@@ -492,7 +492,7 @@ export class ResponseView {
     const v = this.result;
     v.claims = (v.claims || []).map((/** @type {any} */ c) => (c.index === claim.index ? check : c));
     Object.assign(v, { label: answer.label, factual: answer.factual, decided_by: answer.decided_by });
-    // The response's usage counts what checking the claim again cost too (issue 49, item 9: it was left as it was).
+    // The response's usage counts what checking the claim again cost too.
     const spent = (check.verdict || {}).usage;
     if (spent && v.usage) {
       ["llm_calls", "tool_calls", "prompt_tokens", "completion_tokens", "seconds"].forEach(k => {
@@ -544,13 +544,13 @@ export class ResponseView {
     const parts = all.filter(([count]) => count > 0);
     // Led by how many hold up ("2 of 3 claims supported"), then the rest by kind.
     const rest = parts.filter(([, what]) => what !== "supported");
-    // Then how much of the answer those claims checked (issue 49: "12 of 12 claims supported" alone read as if
-    // they covered a 160-sentence answer), in the words of `check-response` (response_level/aggregate.py).
+    // Then how much of the answer those claims checked ("12 of 12 claims supported" alone reads as if they
+    // covered a 160-sentence answer), in the words of `check-response` (response_level/aggregate.py).
     // (Nothing is added when every sentence was checked: the claims line then speaks for the whole answer.)
     const covered = !skipped.length ? "" : coverageLine(v, skipped) ||
       skipped.length + " sentence" + (skipped.length === 1 ? "" : "s") + " not checked";
-    // The headline says how much of the answer its label speaks for (issue 60: a large "SUPPORTS" over an
-    // answer of which 12 of 273 sentences were checked overstated it).
+    // The headline says how much of the answer its label speaks for (a large "SUPPORTS" over an answer of which
+    // 12 of 273 sentences were checked overstates it).
     if (typeof v.sentences === "number" && skipped.length) {
       main.insertBefore(el("span", "verdict-scope", "· " + (v.sentences - skipped.length) + " of " + v.sentences +
         " sentence" + (v.sentences === 1 ? "" : "s") + " checked"), main.querySelector(".verdict-how"));
@@ -561,7 +561,7 @@ export class ResponseView {
     box.replaceChildren(main, counts);
     const limit = this.limitLine(v, skipped);
     if (limit) box.append(limit);
-    // Which model decided, and the caution when its claims' labels are no finding (issue 60).
+    // Which model decided, and the caution when its claims' labels are no finding.
     box.append(...modelNotes(v, "response"));
     if (v.usage) box.append(el("p", "usage muted", usageText(v.usage)));
     box.append(downloadButton(fileName(v.response, "response"), () => v));
@@ -634,7 +634,7 @@ export class ResponseView {
     this.problem(message + (this.claims.some(c => c.state === "done") ?
       " The claims checked so far are kept below." : ""));
     this.status(byUser ? "Stopped." : "Failed.", false);
-    // No "Extracting the claims…" left under a check that ended before any claim came (issue 60, item 6).
+    // No "Extracting the claims…" left under a check that ended before any claim came.
     if (!this.claims.length) this.listHint.textContent = "No claim: the check ended before its claims were extracted.";
     const retry = this.onRetry;
     if (!byUser && retry) {
