@@ -22,7 +22,7 @@ def _quiet_flags(command: Any, ctx: Any) -> None:
         _quiet_flags(sub, ctx)
 
 
-# The root --help in panels by what a newcomer came to do (issue 50: one list of 20 commands); a command
+# The root --help in panels by what a newcomer came to do (one list of 20 commands tells them nothing); a command
 # missing here (a plug-in's) stays in the default "Commands" panel.
 PANELS = {
     "Check claims": ("verify", "check-response", "methods", "schema"),

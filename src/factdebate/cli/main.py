@@ -100,7 +100,7 @@ def verify(
         with text:
             _batch(input, output, settings, trace)
         return
-    if output is not None:  # without --input it used to be ignored: the user expected a file that never came
+    if output is not None:  # without --input it would be ignored: the user expects a file that never comes
         raise InputError(f"--output {output} is the results file of a batch: give --input FILE too, or, for one "
                          f"claim, drop --output and redirect the verdict: --json > {output}")
     if claim is None:
@@ -127,7 +127,7 @@ def verify(
     else:
         from factdebate.cli import render
 
-        # the near-chance note right under the label (issue 50: it came last, after the paper's differences)
+        # the near-chance note right under the label, not last after the paper's differences, where it is missed
         render.render_verdict(verdict, Console(), rounds=not brief and (live is None or live.printed == 0),
                               note=render.settings_note(settings), all_deviations=deviations)
 
@@ -151,7 +151,7 @@ async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | N
 
 
 def _describe(event: dict[str, Any]) -> str | None:
-    """The spinner's line for an event; None keeps the line it has (issue 50: it showed raw kinds, `llm_threads`)."""
+    """The spinner's line for an event, in words, not raw kinds (`llm_threads`); None keeps the line it has."""
     kind = event.get("event")
     where = f"round {event.get('round')}: {event.get('agent', '')}".strip()
     if kind == "llm_call":

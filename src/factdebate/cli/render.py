@@ -247,7 +247,7 @@ def embedded_model_note(models: list[str], what: str = near_chance.CLAIM) -> str
 
 
 def models_part(usage_by_model: Mapping[str, Any]) -> str:
-    """The models that answered for a verdict, as its summary line names them (issue 60: a reader is told
+    """The models that answered for a verdict, as its summary line names them (a reader is told
     which model decided, not only how)."""
     return f" · model {', '.join(sorted(usage_by_model))}" if usage_by_model else ""
 

@@ -5,8 +5,7 @@ and their speed in passages/s climbs through the build.
 A batch is padded to its longest passage and cut at the model's 256 tokens, so each passage of a batch costs
 that length; tokens are estimated from characters (4.7 a token over the built-in corpus, by the model's own
 tokenizer). The int8 encoder's CPU time per passage, measured on batches of the built-in corpus padded to 32
-to 256 tokens, fits L + L²/200 (attention's share grows with the length) with no fixed part worth counting
-(issue 50)."""
+to 256 tokens, fits L + L²/200 (attention's share grows with the length) with no fixed part worth counting."""
 
 from __future__ import annotations
 

@@ -155,9 +155,9 @@ def held_here(uri: str) -> bool:
 def held_elsewhere(uri: str) -> bool:
     """Whether another process holds the Lite folder's lock (Milvus Lite keeps an advisory flock on its LOCK
     file while a process has it open; pymilvus reports that only as "Open local milvus failed"). A lock this
-    process's own Milvus Lite holds is not another's: a search that failed on a folder this process has open
-    (a Ray worker's private copy) was reported as "another process has it open", hiding the real error (a
-    whole-suite run of fc9c7ff, tests/scale/test_pool.py)."""
+    process's own Milvus Lite holds is not another's: a search that fails on a folder this process has open
+    (a Ray worker's private copy) is not reported as "another process has it open", which would hide the real
+    error."""
     import fcntl
 
     if held_here(uri):

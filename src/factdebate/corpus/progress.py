@@ -2,13 +2,13 @@
 
 Logs, CI and service journals are not terminals; a redrawn bar there is either invisible until the end or
 a mess of control codes, so they get a line when a stage starts, one every :data:`LINE_EVERY_S` seconds with
-the count, the speed over the last interval and the time left at that speed (a build on a busy machine ran 15
-minutes; with nothing in between it looked hung), and one when it ends. The bar on a terminal estimates from
+the count, the speed over the last interval and the time left at that speed (a build on a busy machine runs
+for 15 minutes; with nothing in between it looks hung), and one when it ends. The bar on a terminal estimates from
 the same recent window.
 
 The estimate counts work, not passages: the embeddings stage encodes passages longest first (batches of like
 length pad less), so its passages/s climbs through the whole build (5 to 50 on the 2-core machine) and a
-speed in passages, however recent, said 1.5-3x the time left (issue 50). The stage is told what each passage
+speed in passages, however recent, says 1.5-3x the time left. The stage is told what each passage
 costs the encoder (:func:`factdebate.corpus.milvus.encoding_costs`), and the time left is the work left
 over the recent speed in work; a stage that is told nothing counts each passage as one.
 """
@@ -267,8 +267,8 @@ class BuildStopped(KeyboardInterrupt):
 def stop_builds() -> None:
     """Every build in this process stops at its next batch. The command line's signal handlers call it: a
     build run in a worker thread (``run_claim``'s preparation) cannot be reached by KeyboardInterrupt, and
-    ``asyncio.run`` waits for that thread before it lets the interrupt end the process, so the build used to
-    run to its end (minutes) after Ctrl-C."""
+    ``asyncio.run`` waits for that thread before it lets the interrupt end the process, so without this the
+    build would run to its end (minutes) after Ctrl-C."""
     _stop.set()
 
 

@@ -56,7 +56,7 @@ def price_of(model: str, prices: dict[str, Price]) -> Price | None:
 
 def unused_prices(prices: dict[str, Price], models: Iterable[str]) -> list[str]:
     """The priced names no model of ``models`` answers to (``price_of``'s matching): a typo or another run's
-    model, which would otherwise price nothing without a word (issue 50)."""
+    model, which would otherwise price nothing without a word."""
     used = list(models)
     return sorted(name for name in prices if not any(price_of(model, {name: prices[name]}) for model in used))
 

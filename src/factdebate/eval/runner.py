@@ -146,7 +146,7 @@ def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, 
 def check_resume(plan: Plan) -> None:
     """A directory keeps one experiment: resuming with another method, dataset, seed or settings would mix
     two experiments in one results file, so it is refused with the differences listed. The results file is
-    read through here too, so a FIFO, a device or a damaged file is refused before any work (issue 45)."""
+    read through here too, so a FIFO, a device or a damaged file is refused before any work."""
     latest_records(plan.output / RESULTS)
     before = read_run_json(plan.output, RUN, what=RUN_WHAT)
     if before is None:

@@ -48,7 +48,7 @@ _HELD: contextvars.ContextVar[str | None] = contextvars.ContextVar("factdebate_d
 @contextlib.contextmanager
 def hold_downloads(reason: str) -> Iterator[None]:
     """Within it, a file with no verified copy here raises :class:`NotDownloaded` instead of being fetched
-    (``reproduce --dry-run`` plans without downloading: issue 56)."""
+    (``reproduce --dry-run`` plans without downloading)."""
     token = _HELD.set(reason)
     try:
         yield

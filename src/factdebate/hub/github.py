@@ -35,8 +35,8 @@ READ_TIMEOUT_S = 60.0  # one read of the socket
 DEADLINE_S = 300.0  # the whole download: a few hundred kilobytes take seconds; a trickle must end
 MAX_REDIRECTS = 3  # followed only to the same scheme, host and port
 UNSIZED_CAP = 256 * 2**20  # a file the registry gives no size for
-# What earlier versions accepted a copy against that no longer suffices: ids, labels and claims matched while
-# anything else in the file (planted gold evidence) went through unchecked (issue 56)
+# What earlier versions accepted a copy against that no longer suffices: ids, labels and claims can match while
+# anything else in the file (planted gold evidence) goes through unchecked
 WEAK_CHECKS = frozenset({"registry's records (ids, labels, claims)"})
 # Given the downloaded file, a description of what it was checked against when its content is accepted
 # in place of the recorded bytes (e.g. "the registry's records"), else None.
@@ -102,7 +102,7 @@ def _same_place(url: str, base: str) -> bool:
 
 def _download(file: RawFile, target: Path, *, deadline_s: float | None = None) -> str:
     """``file``'s bytes into ``target``; the URL they came from. Bounded every way a server can stall or
-    flood (issue 56): at most :func:`body_cap` bytes (a larger ``Content-Length`` is refused unread), all of
+    flood: at most :func:`body_cap` bytes (a larger ``Content-Length`` is refused unread), all of
     it within ``deadline_s`` seconds (a byte every 50 s fails when the deadline passes, not never), a
     redirect followed only to the same scheme, host and port (a few times), and ``target`` removed on every
     way out but success."""

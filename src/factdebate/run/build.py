@@ -122,7 +122,7 @@ def default_encoder(settings: Settings) -> TextEncoder:
 
 def open_cache(path: Path) -> ResponseCache | None:
     """The response cache at ``path``, or None (with one warning) when the disk cannot hold it: a full or
-    read-only data folder costs the cache, never the run (issue 56)."""
+    read-only data folder costs the cache, never the run."""
     try:
         return ResponseCache(path)
     except (OSError, sqlite3.Error) as exc:

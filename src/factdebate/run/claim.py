@@ -83,7 +83,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict.usage = recorder.total()
         verdict.usage_by_role = recorder.usage_by_role
         verdict.usage_by_model = recorder.usage_by_model
-        # The embedded model's or a script's label is no finding: said with a code a program reads (issue 60).
+        # The embedded model's or a script's label is no finding: said with a code a program reads.
         verdict.warnings = with_model_warnings(verdict.warnings, verdict.usage_by_model)
         verdict.parse_counts = recorder.parse_counts
         verdict.config = public_config(settings)

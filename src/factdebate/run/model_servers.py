@@ -1,7 +1,7 @@
 """Whether the OpenAI-compatible servers a run will call answer, asked once before any long preparation.
 
-A newcomer who points ``--llm openai:…`` at a server that is not running used to wait for the built-in
-index (up to 30 minutes on a new data folder) before the first model call said so. One request per server
+A newcomer who points ``--llm openai:…`` at a server that is not running would otherwise wait for the
+built-in index (up to 30 minutes on a new data folder) before the first model call said so. One request per server
 (its model list) settles it in milliseconds when nothing listens, and within ``PROBE_TIMEOUT_S`` otherwise.
 ``doctor`` shows the same answers as a table.
 """

@@ -147,8 +147,8 @@ def write_batch_provenance(output: Path, settings: Settings, source: Path, ids: 
               "deviations": [d.model_dump() for d in get_method(settings.method).paper_deviations(settings)]}
     path = output.with_name(output.name + PROVENANCE_SUFFIX)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # A resumed batch keeps the history; a FIFO, a device or a link out of the folder there is refused (it held
-    # the batch on open, issue 45), a damaged file is replaced by this run's.
+    # A resumed batch keeps the history; a FIFO, a device or a link out of the folder there is refused (it would
+    # hold the batch on open), a damaged file is replaced by this run's.
     if run_file(path.parent, path.name, limit=MAX_JSON_BYTES) is not None:
         with contextlib.suppress(InputError):
             record = keep_history(read_run_json(path.parent, path.name, what="a batch's provenance"), record)

@@ -21,7 +21,7 @@ from factdebate.core.textsafe import dumps_record
 def _lines(file: Path) -> Iterator[tuple[int, bytes]]:
     """The numbered lines of ``file``, streamed through the bounded run-file reader (core/runfiles.py): a
     results file that is a FIFO, a device, a link out of its folder, larger than the bound or with a line
-    longer than one record can be is refused in one line instead of being read whole (issue 45)."""
+    longer than one record can be is refused in one line instead of being read whole."""
     if file.is_dir():
         raise InputError(f"the results path {file} is a directory: give a file name, "
                          f"e.g. {file}/results.jsonl")

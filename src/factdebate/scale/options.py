@@ -2,7 +2,7 @@
 
 They are not flat options (the API and the service run no batches on Ray): each is drawn from the
 ``ScaleSettings`` field that names a ``flag`` in its metadata, with the field's description as its help
-and its bounds as the flag's (``--workers 100000`` started as many Ray actors: 4.1 GB in a minute, issue 45).
+and its bounds as the flag's (unbounded, ``--workers 100000`` starts as many Ray actors: gigabytes in a minute).
 What the flags change is validated with the rest of ``settings.scale`` (:func:`with_scale`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Calibrating the answer-relevance threshold to the encoder in use (issue 29, item 7).
+"""Calibrating the answer-relevance threshold to the encoder in use.
 
 Tool-MAD set 0.8 from its own score distribution: "answer relevance was strongly skewed toward high values,
 with most scores above 0.8, making 0.8 a natural cutoff that filters low-quality outputs without affecting

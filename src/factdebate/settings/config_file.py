@@ -5,9 +5,9 @@ A file named with ``--config`` or ``FACTDEBATE_CONFIG`` is the user's choice and
 folder may be one someone sent, or a cloned repository: so the file is announced on stderr, recorded in the
 run's provenance, and refused if it sets what starts a program or receives the user's keys
 (:func:`~factdebate.settings.operator_paths.commands_and_endpoints`, the same rule as for a run folder's
-``run.json``, issue 27) or names a file to open or create (a path setting, a ``llama-cpp:<file>`` model: issue
-45); the caller looks those up (:func:`~factdebate.settings.operator_paths.found_file_refuses`), as they are
-read off the settings model, which imports this module. Naming it with ``--config`` trusts it."""
+``run.json``) or names a file to open or create (a path setting, a ``llama-cpp:<file>`` model); the caller
+looks those up (:func:`~factdebate.settings.operator_paths.found_file_refuses`), as they are read off the
+settings model, which imports this module. Naming it with ``--config`` trusts it."""
 
 from __future__ import annotations
 

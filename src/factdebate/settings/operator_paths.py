@@ -1,12 +1,12 @@
 """The settings only the operator gives, in one place for every reader of a settings file the user may not
-have written: a run folder's ``run.json`` (eval/reproduce/recorded_settings.py, issue 27) and a
+have written: a run folder's ``run.json`` (eval/reproduce/recorded_settings.py) and a
 ``factdebate.yaml`` that happens to lie in the current folder (settings/config_file.py). A folder someone
 sent you, or a cloned repository, is data: it may choose the method's settings, never a command to start
 or a server to send the user's keys and claims to.
 
 Which settings those are is read off the settings models, from the ``reaches`` mark each such field carries
 where it is declared (:mod:`factdebate.core.fields`), for the shared settings and every registered method's
-alike: a list kept by hand here missed ``guard.upstream`` and ``scale.executor`` (issue 35), and a test walks
+alike: a list kept by hand misses new ones (``guard.upstream`` and ``scale.executor`` were), and a test walks
 the models for fields that look like a URL, a command, a path or a key and are not marked."""
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ def model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
 def found_file_refuses(data: dict[str, Any]) -> list[str]:
     """The dotted names of what a ``factdebate.yaml`` found in the current folder sets and may not: commands,
     endpoints, keys, the executor, and every file path (a marked path setting, or a model spec naming a
-    file). A path from a folder someone sent opened a FIFO that held the run (``llm.debater:
-    llama-cpp:<fifo>``) or created a database anywhere (``methods.mermaid.memory_path``, issue 45)."""
+    file). A path from a folder someone sent could open a FIFO that holds the run (``llm.debater:
+    llama-cpp:<fifo>``) or create a database anywhere (``methods.mermaid.memory_path``)."""
     files = [setting for setting, _ in model_files(data.get("llm"), "llm.") + model_files(data.get("methods"),
                                                                                             "methods.")]
     return list(dict.fromkeys([*set_in(data, commands_and_endpoints() + path_settings()), *files]))

@@ -46,8 +46,8 @@ class YamlFile(YamlConfigSettingsSource):
         return [files] if files else []  # named: it must be there (the library skips a missing file)
 
     def _read_file(self, file_path: Any) -> Data:
-        # Read bounded (issue 56): a settings file named /dev/zero, a FIFO or a sparse file of gigabytes is one
-        # line, where the library's open() read it whole or waited for a writer for ever.
+        # Read bounded: a settings file named /dev/zero, a FIFO or a sparse file of gigabytes is one line, where
+        # the library's open() reads it whole or waits for a writer for ever.
         try:
             raw = read_bounded(file_path, what=self.what, limit=MAX_SETTINGS_BYTES, pipes=False)
         except InputError as exc:

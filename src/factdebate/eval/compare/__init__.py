@@ -7,7 +7,7 @@ wrong, as in every summary, and are listed per run; so does a sample a run holds
 so every run has the same denominator (eval/compare/load.py ``denominator``). Nothing depends on the clock
 or on the machine: the same folders always give the same bytes (figures included, eval/compare/plots.py).
 
-The comparison's room (issue 62): this module runs it; ``load`` reads the run folders, ``verdict`` words the
+The comparison's parts: this module runs it; ``load`` reads the run folders, ``verdict`` words the
 paired tests, ``cost`` prices the runs, ``markdown`` and ``plots`` write compare.md and the figures.
 """
 
@@ -182,7 +182,7 @@ def _run_row(run: LoadedRun, outcomes: list[Outcome], ids: list[str], labels: tu
             "per_class": m["per_class"], "confusion": m["confusion"],
             "unparsed": m["unparsed"], "errored": m["errored"], "decided_by": dict(sorted(m["decided_by"].items())),
             "deviations": [d.get("key") for d in run.summary.get("deviations") or []],
-            # the warning the run's own summary.md gives (over its own samples), so compare.md keeps it (issue 63)
+            # the warning the run's own summary.md gives (over its own samples), so compare.md keeps it
             "base_rate_warning": base_rate_warning(run.summary.get("metrics") or {}),
             "cost": cost}
 

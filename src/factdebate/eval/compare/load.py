@@ -158,7 +158,7 @@ def denominator(runs: list[LoadedRun], ids: list[str], *, intersection: bool) ->
     sentence = (f"denominator: the same {len(ids)} samples in every run; a sample a run holds no record for "
                 "counts as wrong (MISSING)"
                 + (" — " + ", ".join(f"{name} {k}" for name, k in lacking.items() if k) if any(lacking.values())
-                   # "none is missing" only when no sample is: not beside the samples no run holds (issue 63)
+                   # "none is missing" only when no sample is: not beside the samples no run holds
                    else "" if unheld else ", and none is missing")
                 + (f"; {len(unheld)} sample(s) no run holds a record for count wrong in every run (gold label "
                    "unknown: in no class of precision, recall or F1): " + ", ".join(unheld) if unheld else ""))

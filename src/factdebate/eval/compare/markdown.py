@@ -77,7 +77,7 @@ def _accuracy(data: dict[str, Any]) -> list[str]:
                  f"{c['predicted']}" for c in (r["per_class"][label] for label in data["labels"])]
         lines.append(f"| {r['name']} | " + " | ".join(cells) + " |")
     warned = [r for r in data["runs"] if r.get("base_rate_warning")]
-    if warned:  # as each run's summary.md says it, over that run's own samples (issue 63)
+    if warned:  # as each run's summary.md says it, over that run's own samples
         lines += ["", *(f"- **warning** ({r['name']}): {r['base_rate_warning']}" for r in warned)]
     for r in data["runs"]:
         conf = r["confusion"]

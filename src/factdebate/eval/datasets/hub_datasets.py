@@ -45,8 +45,8 @@ def records_sha256(samples: list[Sample], skipped: dict[str, int] | None = None)
     """A fingerprint of everything the loader reads from a sample set: each sample's id, gold label, claim,
     options and ``meta`` (the evidence ``--evidence given`` puts in prompts, the questions, the dates), in
     order, and the records it skipped, by reason. Whitespace, key order and accents stored decomposed do not
-    change it; any field added, dropped, moved or changed does (issue 56: a fingerprint of ids, labels and
-    claims alone let a mirror plant gold evidence that reached the model's prompts)."""
+    change it; any field added, dropped, moved or changed does (a fingerprint of ids, labels and claims
+    alone would let a mirror plant gold evidence that reaches the model's prompts)."""
     digest = hashlib.sha256()
     for sample in samples:
         record = {"id": sample.id, "gold": sample.gold, "claim": sample.claim, "options": sample.options,

@@ -2,7 +2,7 @@
 
 The loaders are imported here, statically: importing them fills the registry's tables
 (:mod:`factdebate.eval.datasets.registry`), and none of them imports this module, so there is no cycle to hide
-behind a name given as a string (issue 62).
+behind a name given as a string.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def paper_vs_ours(panels: list[tuple[str, list[str], list[float], list[tuple[flo
         ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize="small")
         ax.set_ylabel(ylabel)
         ax.set_title(metric, fontsize="medium")
-        # beside the axes, not over them: inside, "best" put it on the first bar (issue 50)
+        # beside the axes, not over them: inside, "best" puts it on the first bar
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.suptitle(title)
     return _save(fig, path)

@@ -1,4 +1,4 @@
-"""The one reader of a run folder (issue 62: two record models read one folder): ``summary.json``,
+"""The one reader of a run folder (two record models for one folder would drift apart): ``summary.json``,
 ``run.json`` and the records of ``results.jsonl``, for ``compare``, ``report``, ``reproduce`` (its measures and
 ``--from``) and a rerun alike, each file read as a regular file inside the folder, of a bounded size and depth
 (core/runfiles.py), and checked field by field.

@@ -81,7 +81,7 @@ def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path
             if path == ("mcp_servers",):
                 notes.append(f"the run folder names MCP server(s) {', '.join(sorted(theirs))}; this rerun starts "
                              "only the servers of your own settings")
-            else:  # "yours" only for a value there is: a default or nothing is said as such (issue 50)
+            else:  # "yours" only for a value there is: a default or nothing is said as such
                 used = (f"uses {_shown(mine)}, from your settings or the default" if mine not in (None, [], {})
                         else "leaves it unset (your settings give none)")
                 notes.append(f"the run folder recorded {name} = {_shown(theirs)}; this rerun {used}")

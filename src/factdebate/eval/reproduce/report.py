@@ -35,7 +35,7 @@ SCRIPTED_NOTE = ("a scripted model (`scripted:...`) answers from a fixed script,
 
 def capable_note(models: Iterable[str]) -> str:
     """CAPABLE, naming the small models that ran: the embedded one, a scripted one, or both (a scripted model
-    is not 'the embedded model', issue 63)."""
+    is not 'the embedded model')."""
     ran = list(models)
     embedded = any(m.startswith(EMBEDDED[0]) for m in ran)
     scripted = any(m.startswith("scripted:") for m in ran)
@@ -246,7 +246,7 @@ def _cell_json(root: Path, cell: dict[str, Any], name: str) -> dict[str, Any] | 
 
 
 def _cost_cells(cost: dict[str, Any]) -> tuple[str, str]:
-    """What a run cost (issue 50: report.md had no cost or time per run): means per claim, and its seconds."""
+    """What a run cost, for report.md's cost and time per run: means per claim, and its seconds."""
     def mean(name: str) -> float | None:
         value = (cost.get(name) or {}).get("mean")
         return value if isinstance(value, int | float) and value == value else None
@@ -278,7 +278,7 @@ def _runs_markdown(root: Path, cells: list[dict[str, Any]], paper: Paper) -> lis
                 replies = short_text(counts).removeprefix("replies re-asked/recovered/lost: ")
                 if warning := lost_warning(counts):
                     details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
-            if warning := base_rate_warning(metrics):  # as the run's summary.md says it (issue 63)
+            if warning := base_rate_warning(metrics):  # as the run's summary.md says it
                 details += [f"- **{cell['dataset']}/{cell['run']}**: warning: {warning}"]
         out.append(f"| {cell['run']} | {cell['dataset']} | {cell['method']} | {cell['status']} | {cell['samples']} "
                    f"({cell['paper_n']}) | {unparsed} | {cell['errored']} | {replies} | {spent} | {seconds} | "

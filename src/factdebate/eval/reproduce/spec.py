@@ -117,7 +117,7 @@ class Paper(_Strict):
         for table in self.tables:
             if table.name == wanted:
                 return table
-        # each table with its caption, so one asking for the paper's Table II sees where EM is (issue 50)
+        # each table with its caption, so one asking for the paper's Table II sees where EM is
         listed = "; ".join(f"{t.name} ({t.caption})" for t in self.tables)
         raise InputError(f"{self.key} has no table '{name}' that this reproduces; tables: {listed}")
 
