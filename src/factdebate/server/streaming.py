@@ -19,7 +19,8 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Verdict
 from factdebate.llm.transcript import transcribing
-from factdebate.util.redact import for_caller, hide_endpoints
+from factdebate.util.paths import DataDirError
+from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 
@@ -34,6 +35,15 @@ def sse(event: str, data: Any) -> str:
     """One SSE frame. JSON never holds a raw newline, so a single ``data:`` line is enough."""
     payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
     return f"event: {event}\ndata: {payload}\n\n"
+
+
+def for_caller(exc: Exception) -> str:
+    """What a service's caller reads of ``exc``: its message without the operator's addresses and secrets,
+    except that a data folder the service cannot use is the operator's to fix, and its path the operator's to
+    know."""
+    if isinstance(exc, DataDirError):
+        return "the service's data folder cannot be used; its operator finds why in the server's log"
+    return hide_endpoints(str(exc))
 
 
 def error_payload(exc: BaseException) -> dict[str, str]:

@@ -68,16 +68,6 @@ def hide_endpoints(text: str) -> str:
     return scrub(text)
 
 
-def for_caller(exc: Exception) -> str:
-    """What a service's caller reads of ``exc``: :func:`hide_endpoints` of its message, except that a data
-    folder the service cannot use is the operator's to fix, and its path the operator's to know."""
-    from factdebate.util.paths import DataDirError
-
-    if isinstance(exc, DataDirError):
-        return "the service's data folder cannot be used; its operator finds why in the server's log"
-    return hide_endpoints(str(exc))
-
-
 # Values of these exact types hold no URL: a copy keeps them as they are.
 _NO_TEXT = frozenset((int, float, bool, type(None)))
 

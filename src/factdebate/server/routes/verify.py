@@ -35,11 +35,11 @@ from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.batch_store import TooManyPending
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
-from factdebate.server.streaming import transcribed
+from factdebate.server.streaming import for_caller, transcribed
 from factdebate.settings.model import Settings
 from factdebate.settings.options import convert
 from factdebate.tools.given import given_evidence
-from factdebate.util.redact import for_caller, hide_endpoints
+from factdebate.util.redact import hide_endpoints
 from factdebate.util.scrub import scrub
 
 router = APIRouter(prefix="/v1")
