@@ -3,26 +3,27 @@ fast tier: the extraction, the verdicts and the correction asked apart (``guard.
 one call per reply window (``guard.window_call: true``, the default: guard/window_call.py).
 
 The reply is benchmarks/guard_check_cpu.py's six-sentence one (six claims, the Rome one refuted), checked plain
-(``aguard``) and streamed word by word (``aguard_stream``, policy annotate), with tests/guard/support.py's
-scripted checker: its extraction gives the claims whose sentences the prompt shows, its fast tier refutes the
-Rome claim over the passage that names the tower, its corrector proposes "The Eiffel Tower is in Paris.", and it
-answers the window's call as all of them at once. Tokens are counted as a model's tokenizer would roughly count
-them, four characters a token (the scripted checker has no tokenizer): the figures compare the ways, they do not
-price a model.
+(``check_text``) and streamed word by word (``StreamingCheck``, policy annotate) as the service checks a reply,
+with the resources built once, by tests/guard/support.py's scripted checker: its extraction gives the claims
+whose sentences the prompt shows, its fast tier refutes the Rome claim over the passage that names the tower,
+its corrector proposes "The Eiffel Tower is in Paris.", and it answers the window's call as all of them at
+once. Tokens are counted as a model's tokenizer would roughly count them, four characters a token (the scripted
+checker has no tokenizer): the figures compare the ways, they do not price a model.
 
-Two runs of each way. With a checker that answers at once, the words streamed without a pause: the calls,
-tokens and CPU per reply (the process's CPU over ``--replies`` replies after one to warm up). With a checker
-that takes ``--call-s`` a call (a served model) and a stream of ``--words-per-s``: the calls made then, and the
-time from the reply's last token to its verdict (plain: from the call, the whole reply being its last token;
-streamed: from the last word given to the result), over ``--timed`` replies.
+Two runs of each way. With a checker that answers at once and the words streamed without a pause: the calls,
+tokens and CPU per reply (the process's CPU, less the scripted checker's own, over ``--replies`` replies
+after one to warm up, in five rounds, the least reported; a served model's client work is not in it). With a
+checker that takes ``--call-s`` a call (a served model) and a stream of ``--words-per-s``: the calls made
+then, and the time from the reply's last token to its verdict (plain: from the call, the whole reply being its
+last token; streamed: from the last word given to the result), the median over ``--timed`` replies.
 
-``--before SRC`` measures another checkout's code in the same run (its ``src`` folder first on the path, in a
-process of its own, as each way here is): a checkout where the switch is not yet a setting is switched by
+``--before SRC`` measures another checkout's code in the same run, its ``src`` folder first on the path, in a
+process of its own as this checkout's is; where the switch is not yet a setting it is set through
 ``factdebate.guard.window_call.ENABLED``.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --replies 20
-    git worktree add --detach /tmp/wt-window HEAD~1
-    PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --before /tmp/wt-window/src
+    PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --replies 100
+    git worktree add --detach /tmp/wt-window COMMIT   # the code to compare with
+    PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --replies 100 --before /tmp/wt-window/src
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +50,9 @@ PASSAGES = ["Paris is the capital of France. The Eiffel Tower is a tower in Pari
 OPTIONS: dict[str, Any] = {"llm": "scripted:agree", "search": "local", "cache": False, "tier": "fast",
                            "max_tier": "fast", "method": "single", "evidence": PASSAGES, "evidence_mode": "given"}
 WAYS = ("apart", "window")
+# The CPU per reply is taken in rounds and the least round's reported: on a shared machine another process's
+# work inflates a round's figure (caches, frequency), never lowers it.
+ROUNDS = 5
 
 
 @dataclass
@@ -60,51 +63,54 @@ class Tally:
     prompt_chars: int = 0
     output_chars: int = 0
     prompts: list[str] = field(default_factory=list)
+    cpu_s: float = 0.0  # the double's own CPU
 
 
-def checker(tally: Tally, latency: float) -> Any:
+def answers(tally: list[Tally]) -> Any:
+    """The scripted checker's answers, counted in ``tally[0]`` with the CPU they took (the double's, not the
+    guard's: taken off the guard's CPU)."""
     from factdebate.llm.base import GenParams, Message
     from factdebate.llm.calls import CallInfo
-    from factdebate.llm.scripted import ScriptedBackend
     from tests.guard.support import script, window_answer
 
     base = script(claims=CLAIMS)
-    params = GenParams()
     fixed = "The Eiffel Tower is in Paris."
 
     def extracted(text: str) -> str:  # the claims of the sentences shown, as a capable model gives them
         body = text.split("\nText:\n", 1)[-1]  # the sentences to read, not the conversation before them
         return json.dumps({"claims": [c for c in CLAIMS if c in body]})
 
-    def fast(text: str) -> str:
-        return str(base(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}], params))
-
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        began = time.process_time()
+
+        def fast(text: str) -> str:
+            return str(base(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}], params))
+
         prompt, text = call.prompt.split(":")[0], str(messages[-1]["content"])
         answer = (extracted(text) if prompt == "claims_extract"
                   else window_answer(text, extracted, fast, lambda claim, quote: fixed)
                   if prompt == "guard_window" else str(base(call, messages, params)))
-        tally.calls += 1
-        tally.prompt_chars += sum(len(str(m["content"])) for m in messages)
-        tally.output_chars += len(answer)
-        tally.prompts.append(call.prompt)
+        counted = tally[0]
+        counted.calls += 1
+        counted.prompt_chars += sum(len(str(m["content"])) for m in messages)
+        counted.output_chars += len(answer)
+        counted.prompts.append(call.prompt)
+        counted.cpu_s += time.process_time() - began
         return answer
 
-    return ScriptedBackend(respond, latency=latency)
+    return respond
 
 
 @contextmanager
 def way(name: str) -> Iterator[dict[str, Any]]:
-    """The options that check a reply ``name``'s way: the setting where this code has it, else the switch."""
+    """The guard settings that check a reply ``name``'s way: the setting where this code has it, else none (and
+    the switch this code had set)."""
     from factdebate.guard import window_call
     from factdebate.settings.model import GuardSettings
 
     on = name == "window"
     if "window_call" in GuardSettings.model_fields:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "settings.yaml"
-            path.write_text(f"guard:\n  window_call: {'true' if on else 'false'}\n", encoding="utf-8")
-            yield {"config_file": str(path)}
+        yield {"window_call": on}
         return
     switch = window_call.ENABLED  # type: ignore[attr-defined]  # a checkout before the setting
     token = switch.set(on)
@@ -114,55 +120,61 @@ def way(name: str) -> Iterator[dict[str, Any]]:
         switch.reset(token)
 
 
-async def _deltas(text: str, pause: float, last: list[float]) -> AsyncIterator[str]:
-    words = re.findall(r"\S+\s*", text)
-    for n, word in enumerate(words):
-        if pause:
-            await asyncio.sleep(pause)
-        if n == len(words) - 1:
-            last.append(time.perf_counter())
-        yield word
+async def one(streamed: bool, resources: Any, *, pause: float = 0.0) -> tuple[str | None, float]:
+    """One reply checked as the service checks it, with resources built once: (its label, seconds from its last
+    token to its verdict)."""
+    from factdebate.guard import GuardEvidence, GuardOptions, StreamingCheck, check_text
 
-
-async def one(streamed: bool, tally: Tally, options: dict[str, Any], *, latency: float = 0.0,
-              pause: float = 0.0) -> tuple[str | None, float]:
-    """(the reply's label, seconds from its last token to its verdict)."""
-    import factdebate as fd
-
-    backends = {"debater": checker(tally, latency)}
-    last: list[float] = []
+    options = GuardOptions(tier="fast", max_tier="fast", evidence=[GuardEvidence(text=p) for p in PASSAGES],
+                           evidence_mode="given")
     if streamed:
-        outs = [out async for out in fd.aguard_stream(_deltas(ANSWER, pause, last), backends=backends,
-                                                      **OPTIONS, **options)]
-        result = outs[-1].result
+        check = StreamingCheck(resources.settings, resources, options=options)
+        for word in re.findall(r"\S+\s*", ANSWER):
+            if pause:
+                await asyncio.sleep(pause)
+            check.feed(word)
+        last = time.perf_counter()
+        result = await check.finish()
     else:
-        last.append(time.perf_counter())
-        result = await fd.aguard(ANSWER, backends=backends, **OPTIONS, **options)
-    waited = time.perf_counter() - last[0]
-    assert result is not None
-    return (result.label.value if result.label else None), waited
+        last = time.perf_counter()
+        result = await check_text(ANSWER, resources.settings, resources, options=options)
+    return (result.label.value if result.label else None), time.perf_counter() - last
 
 
 async def measure(name: str, streamed: bool, replies: int, timed: int, call_s: float,
                   words_per_s: float) -> dict[str, Any]:
-    with way(name) as options:
-        await one(streamed, Tally(), options)  # warm up
-        tally = Tally()
-        labels: set[str | None] = set()
-        started = time.process_time()
-        for _ in range(replies):
-            labels.add((await one(streamed, tally, options))[0])
-        cpu = (time.process_time() - started) / replies
-        slow = Tally()
-        waits = []
-        for _ in range(timed):
-            label, waited = await one(streamed, slow, options, latency=call_s, pause=1 / words_per_s)
-            labels.add(label)
-            waits.append(waited)
-    return {"calls": tally.calls / replies, "prompt_tokens": tally.prompt_chars / 4 / replies,
-            "output_tokens": tally.output_chars / 4 / replies, "cpu_ms": cpu * 1000,
+    from tests.helpers import StaticTool, resources_for
+
+    fast, slow = Tally(), Tally()
+    tally = [fast]  # the tally the checker adds to: the fast runs', then the timed ones'
+    with way(name) as guard:
+        tools = {"rag": StaticTool("rag"), "search": StaticTool("local")}
+        resources, backend, _ = resources_for(answers(tally), method="single", tools=tools,
+                                              guard={"tier": "fast", "max_tier": "fast", **guard})
+        async with resources:
+            tally[0] = Tally()
+            await one(streamed, resources)  # warm up
+            tally[0] = fast
+            labels: set[str | None] = set()
+            rounds = []  # the CPU per reply of each fifth of the replies: the least is the one reported
+            for part in range(ROUNDS):
+                started, double = time.process_time(), fast.cpu_s
+                count = replies // ROUNDS + (part < replies % ROUNDS)
+                for _ in range(count):
+                    labels.add((await one(streamed, resources))[0])
+                rounds.append((time.process_time() - started - (fast.cpu_s - double)) / max(1, count))
+            cpu = min(rounds)
+            tally[0] = slow
+            backend.latency = call_s
+            waits = []
+            for _ in range(timed):
+                label, waited = await one(streamed, resources, pause=1 / words_per_s)
+                labels.add(label)
+                waits.append(waited)
+    return {"calls": fast.calls / replies, "prompt_tokens": fast.prompt_chars / 4 / replies,
+            "output_tokens": fast.output_chars / 4 / replies, "cpu_ms": cpu * 1000,
             "timed_calls": slow.calls / max(1, timed), "wait_s": sorted(waits)[len(waits) // 2] if waits else 0.0,
-            "labels": sorted(map(str, labels)), "prompts": sorted(set(tally.prompts))}
+            "labels": sorted(map(str, labels)), "prompts": sorted(set(fast.prompts))}
 
 
 def rows(args: argparse.Namespace) -> list[dict[str, Any]]:

@@ -114,12 +114,13 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)}
 
 
-def for_claim(claim: str, shown: list[Document]) -> tuple[list[Document], list[int]]:
-    """The window's passages with those about ``claim`` (sharing a word of four letters or more with it)
-    first, each kind in the window's order, and where each stood in the window's list: the passages its
-    evidence names when its verdict cites none are then its own, not another sentence's."""
+def for_claim(claim: str, shown: list[Document], read: list[set[str]]) -> tuple[list[Document], list[int]]:
+    """The window's passages (``read``: each one's words) with those about ``claim`` (sharing a word of four
+    letters or more with it) first, each kind in the window's order, and where each stood in the window's
+    list: the passages its evidence names when its verdict cites none are then its own, not another
+    sentence's."""
     words = {w for w in _words(claim) if len(w) > 3}
-    order = sorted(range(len(shown)), key=lambda i: not words & _words(shown[i].title + " " + shown[i].text))
+    order = sorted(range(len(shown)), key=lambda i: not words & read[i])
     return [shown[i] for i in order], order
 
 
@@ -215,7 +216,9 @@ class WindowCall:
             given = current_evidence() or []
             ranked = await _ranked(queries, given, k, resources) if given and mode != "retrieved" else \
                 [[] for _ in queries]
-            found = await asyncio.gather(*(searched(q, resources, mode) for q in queries))
+            # (given passages only: no search, and no task a query to find nothing)
+            found = await asyncio.gather(*(searched(q, resources, mode) for q in queries)) if mode != "given" \
+                else [[] for _ in queries]
         lists = [_interleaved(g, f) for g, f in zip(ranked, found, strict=True)]
         return shown_passages(merged(lists, PASSAGES_PER_K * k), resources)
 
@@ -246,6 +249,7 @@ class WindowCall:
 
     def _keep(self, answer: str, shown: list[Document]) -> None:
         """Each claim's outcome; a claim whose verdict cannot be read keeps none (it is asked alone)."""
+        read = [_words(d.title + " " + d.text) for d in shown]
         for item in _items(answer):
             if not isinstance(item, dict) or not isinstance(item.get("claim"), str):
                 continue
@@ -255,7 +259,7 @@ class WindowCall:
             if label is None:
                 count_reply("guard_fast", "lost")
                 continue
-            own, order = for_claim(claim, shown)
+            own, order = for_claim(claim, shown, read)
             verdict = verdict_of(label, order.index(index) if index >= 0 else -1, quote, problem, own)
             self.decided.setdefault(_folded(claim), Decided(fast_outcome(claim, verdict),
                                                             _correction(item) if label.value == "REFUTES" else None))

@@ -276,8 +276,8 @@ class GuardSettings(_Strict):
     max_deadline_s: float = Field(default=120.0, gt=0, le=3600, description="Longest deadline a request may ask "
                                   "for, and the default deadline of a checker on this machine.")
     tier: Literal["fast", "standard", "deep"] = Field(
-        default="standard", description="Default tier: fast (one model call per claim), standard (one round of "
-        "the method), deep (the full method).")
+        default="standard", description="Default tier: fast (one model call a reply window, window_call; else "
+        "one per claim), standard (one round of the method), deep (the full method).")
     max_tier: Literal["fast", "standard", "deep"] = Field(
         default="deep", description="Highest tier a request may ask for or a claim may escalate to.")
     window_call: bool = Field(

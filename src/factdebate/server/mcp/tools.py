@@ -255,7 +255,7 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
     if fast_needs_text and not index.full_text.is_set():
         raise ToolError(index.failed() if index.error is not None else index.not_ready())
     why = index.failed() if index.error is not None else f"while {index.progress()}"
-    return (f"checked at the fast tier only (one model call per claim over the full-text search; a claim not "
+    return (f"checked at the fast tier only (its model call over the full-text search; a claim not "
             f"supported did not climb to '{resolved.max_tier}') {why}; ask again later for the tiers above it")
 
 
