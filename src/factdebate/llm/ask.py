@@ -14,6 +14,13 @@ placeholders (``echoes``: MAD's "Reason: one sentence"), and a re-ask's reply th
 was told ("the query was not inside square brackets") is no answer either. A reply cut at the token limit
 (``finish_reason: length``) is reported as such, not as whatever the parser missed in the cut text.
 
+A re-ask quotes the reply it replaces, briefly (:func:`brief`), beside why it could not be used, so that the
+model is shown what not to write again: a small model re-asked with the problem alone wrote its first reply
+again, word for word, in all but one of six re-asks. A re-ask's reply that still repeats the first one is
+recorded as such (``reask_problem``). A parser that finds the whole reply unusable, not only its format (a
+labelled answer whose reasoning is the prompt's own instructions), names the re-ask that asks for the whole
+reply again (``Unreadable.reask``) in place of the caller's.
+
 Every reply cut at its token limit, read or not, is counted (``cut`` under its kind) and traced
 (``reply_cut``); free text, which no parser reads and nothing re-asks, is asked through :func:`say` so that
 its cut replies are counted the same way, under its prompt's name."""
@@ -35,11 +42,14 @@ CLIP = 200  # characters kept from each end of a reply in the record
 
 
 class Unreadable(ValueError):
-    """Raised by a parser that can say what is wrong with a reply; the re-ask quotes ``problem``."""
+    """Raised by a parser that can say what is wrong with a reply; the re-ask quotes ``problem``. ``reask``:
+    how to ask again where the caller's re-ask would not do (it asks for a part, a label, while the whole
+    reply is unusable); its reply then replaces the first (``Parsed.replaced``)."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, reask: Reask | None = None) -> None:
         super().__init__(problem)
         self.problem = problem
+        self.reask = reask
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,9 @@ class Parsed(Generic[T]):
     constrained: bool  # the last reply was held to the format by the backend
     first: str = ""  # the first reply (the same as ``raw`` when it was readable)
     problem: ParseProblem | None = None  # set when the first reply could not be read
+    # The re-ask asked for the whole reply again (the parser's own re-ask, ``Unreadable.reask``): ``raw`` is the
+    # answer, not a part of it to read beside ``first``.
+    replaced: bool = False
 
     @property
     def retries(self) -> int:
@@ -97,6 +110,19 @@ def reask_params(first: GenParams, reask: GenParams | None) -> GenParams:
     if params.temperature > first.temperature:
         return params
     return replace(params, temperature=round(max(REASK_TEMPERATURE, min(1.0, first.temperature + 0.3)), 2))
+
+
+QUOTE_CHARS = 160  # the most of a failed reply a re-ask quotes
+
+
+def brief(text: str, keep: int = QUOTE_CHARS) -> str:
+    """A failed reply as its re-ask quotes it: on one line, its start and its end where it is longer than
+    ``keep`` characters (a format goes wrong at its start, a missing label at the end)."""
+    flat = " ".join(text.split())
+    if len(flat) <= keep:
+        return flat
+    half = (keep - 3) // 2
+    return f"{flat[:half].rstrip()} … {flat[-half:].lstrip()}"
 
 
 def clip(text: str, keep: int = CLIP) -> str:
@@ -142,18 +168,21 @@ async def say(llm: LLM, prompt: Prompt, params: GenParams, *, agent: str = "", r
 
 
 def _read(parse: Callable[[str], T | None], reply: Completion, params: GenParams, problem: str,
-          echoes: Sequence[str]) -> tuple[T | None, str]:
+          echoes: Sequence[str]) -> tuple[T | None, str, Reask | None]:
+    """The value, or why there is none and the re-ask the parser asked for (None: the caller's)."""
     if (copied := echoed(reply.text, echoes)) is not None:
-        return None, f"it repeated '{copied}' from the instructions instead of answering"
+        return None, f"it repeated '{copied}' from the instructions instead of answering", None
+    own: Reask | None = None
     try:
         value = parse(reply.text)
     except Unreadable as exc:
-        value, problem = None, exc.problem
+        value, problem, own = None, exc.problem, exc.reask
     if value is not None:
-        return value, ""
+        return value, "", None
     if cut_off(reply, params):
-        return None, f"it was cut at the token limit ({params.max_tokens} tokens) before it was complete ({problem})"
-    return None, problem
+        return (None, f"it was cut at the token limit ({params.max_tokens} tokens) before it was complete ({problem})",
+                own)
+    return None, problem, own
 
 
 async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, what: str, params: GenParams,
@@ -163,15 +192,16 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     :class:`Unreadable` naming the problem), or the reply repeats one of ``echoes`` (the format's
     placeholders), re-ask once in the same conversation and record the problem as ``what`` (see the
     module docstring). Two calls at most."""
-    reask = reask or Reask()
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
     count_reply(what, "asked")
     reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
     note_cut(what, reply, params, agent=agent, round=round, prompt=prompt.name)
-    value, why = _read(parse, reply, params, problem, echoes)
+    value, why, own = _read(parse, reply, params, problem, echoes)
     if value is not None:
         return Parsed(value, reply.text, reply.constrained, reply.text)
-    again_prompt = render(reask.template, problem=why, **reask.variables)
+    reask = own or reask or Reask()
+    # The failed reply is quoted as what not to write: with the problem alone, small models wrote it again.
+    again_prompt = render(reask.template, problem=why, failed=brief(reply.text), **reask.variables)
     messages = [*messages, {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": again_prompt.text}]
     count_reply(what, "reasked", agent, round)
@@ -179,14 +209,16 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     again = await llm.complete(messages, again_params, agent=agent, round=round,
                                prompt=reask.name or f"{prompt.name}:reask")
     note_cut(what, again, again_params, agent=agent, round=round, prompt=reask.name or f"{prompt.name}:reask")
-    value, again_why = _read(parse, again, again_params, problem, (*echoes, problem, why))
+    value, again_why, _ = _read(parse, again, again_params, problem, (*echoes, problem, why))
+    if value is None and _words(again.text) == _words(reply.text):
+        again_why = f"it repeated the reply it was asked to replace ({again_why})"
     count_reply(what, "lost" if value is None else "recovered")
     record = ParseProblem(event="parse_failure" if value is None else "parse_recovered", what=what, agent=agent,
                           round=round, prompt=prompt.name, problem=why, reply=clip(reply.text),
                           reask_reply=clip(again.text), constrained=again.constrained,
                           reask_problem=again_why)
     emit(record)
-    return Parsed(value, again.text, again.constrained, reply.text, record)
+    return Parsed(value, again.text, again.constrained, reply.text, record, replaced=own is not None)
 
 
 # Characters a format's free parts may hold so that the whole closes within its token cap, at two characters a
