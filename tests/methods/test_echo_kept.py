@@ -76,15 +76,3 @@ async def test_factool_reads_an_empty_query_list_as_a_lost_reply() -> None:
     assert counts.reasked == counts.lost == counts.asked >= 1
     turn = verdict.rounds[0].turns[0]
     assert turn.query == turn.claim  # no query written: the claim is searched, and the loss is counted
-
-
-async def test_madkes_answer_whose_reasoning_only_repeats_the_instructions_keeps_its_label() -> None:
-    # MADKE accepted two answers whose whole reason was its prompt's instruction (issue 65): the label is read,
-    # the reasoning counted as echoed.
-    echo = "Explain your reasoning in a few sentences, citing the documents by number.\nVerdict: SUPPORTS"
-    resources, _, _ = resources_for(_with({"madke_answer": echo}), method="madke")
-    verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert verdict.label == Label.SUPPORTS
-    assert verdict.parse_counts["madke_answer"].echoed >= 1
-    turns = [t for r in verdict.rounds for t in r.turns]
-    assert turns and all(t.label == Label.SUPPORTS for t in turns) and verdict.unparsed_turns == 0

@@ -144,8 +144,10 @@ class ReplyCounts(BaseModel):
     # Replies (first asks and re-asks, parsed or free text) that stopped at their token limit
     # (``finish_reason: length``); left out of a dump while none did, so records without any stay as they were.
     cut: int = 0
-    # Replies read for their decision although a free field (a thought, a reason, a ballot's "why") only
-    # echoed the prompt and was dropped (methods/kit/fields.free_field); left out of a dump while none did.
+    # Replies that echoed the prompt under its name: read for their decision although a free field (a thought, a
+    # reason, a ballot's "why") only echoed it and was dropped (methods/kit/fields.free_field), or, for an answer
+    # whose reasoning repeats its instructions, asked again whole (methods/kit/common.read_answer; such an answer
+    # is no position). Left out of a dump while none did.
     echoed: int = 0
 
     @model_serializer(mode="wrap")

@@ -8,7 +8,7 @@ in ``methods/<family>/prompts/``, and a method registered from elsewhere adds it
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,8 +35,18 @@ def add_template_dir(path: Path) -> None:
         _env.cache_clear()
 
 
+# What stands for each value a rendering puts in, in a prompt's fixed text (``Prompt.fixed``): a word no
+# reply is made of, so that no run of the instructions' words spans a claim, a passage or another's answer.
+VALUE_MARK = " _ "
+
+
+def _mark(value: object) -> str:
+    return VALUE_MARK
+
+
 @cache
-def _env() -> jinja2.Environment:
+def _env(fixed: bool = False) -> jinja2.Environment:
+    """The templates' environment; ``fixed``: one that writes :data:`VALUE_MARK` for every value."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(p) for p in template_dirs()]),
         undefined=jinja2.StrictUndefined,
@@ -45,6 +55,7 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
         auto_reload=False,  # templates ship with the package; no per-render stat() of the file
+        finalize=_mark if fixed else None,
     )
 
 
@@ -52,6 +63,11 @@ def _env() -> jinja2.Environment:
 class Prompt:
     name: str
     text: str
+    # The rendered prompt's own words with every value it was given left out (claims, passages, other agents'
+    # answers: :data:`VALUE_MARK` in their place), conditions and included templates resolved as in ``text``:
+    # what a reply that repeats its instructions copies (methods/kit/fields.instruction_echo). Empty for a
+    # prompt not rendered from a template.
+    fixed: str = field(default="", compare=False, repr=False)
 
     @property
     def hash(self) -> str:
@@ -66,7 +82,7 @@ def render(name: str, **variables: Any) -> Prompt:
     variables.setdefault("two_labels", binary_task())
     variables.setdefault("four_labels", four_label_task())
     text = _env().get_template(f"{name}.j2").render(**variables).strip()
-    return Prompt(name=name, text=text)
+    return Prompt(name=name, text=text, fixed=_env(fixed=True).get_template(f"{name}.j2").render(**variables))
 
 
 def template_path(name: str) -> Path:

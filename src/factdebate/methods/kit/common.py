@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from factdebate.core.events import ToolCall, doc_refs
 from factdebate.core.observe import watched
 from factdebate.core.parsing import parse_label
-from factdebate.core.runtime import current_run, span
+from factdebate.core.runtime import count_reply, current_run, span
 from factdebate.core.types import Document, Label
-from factdebate.llm.ask import Reask, ask
+from factdebate.llm.ask import Reask, Unreadable, ask
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
-from factdebate.methods.kit.fields import free_field
+from factdebate.methods.kit.fields import free_field, instruction_echo
 from factdebate.methods.kit.formats import ALL_LABELS, FOUR_LABELS, TWO_LABELS, offered_labels, verdict_params
 from factdebate.prompts import Prompt
 from factdebate.tools.base import Tool
@@ -45,6 +46,31 @@ class LabelledAnswer:
 
 
 _VERDICT_LINE = re.compile(r"\n?[^\n]*verdict\s*:[^\n]*$", re.I)
+# The whole answer asked again (the shared re-ask, the first ask's parameters sampled warmer), not its label
+# alone: a label asked for after an echo would stand on reasoning that says nothing.
+ANSWER_REASK = Reask()
+
+
+def _reasoning(text: str) -> str:
+    return _VERDICT_LINE.sub("", text).strip()
+
+
+def read_answer(prompt: Prompt) -> Callable[[str], Label | None]:
+    """The label of an answer to ``prompt``, or None when it has none. An answer whose reasoning repeats the
+    prompt's own instructions (kit/fields.instruction_echo, against the rendered prompt: a small model took
+    MADKE's verdict instruction, continued, for its reasoning and ended it with any label) is no position:
+    counted as ``echoed`` under the prompt's name and :class:`~factdebate.llm.ask.Unreadable`, asking for the
+    whole answer again, whether or not it ends in a label."""
+
+    def read(text: str) -> Label | None:
+        copied = instruction_echo(_reasoning(text), prompt.fixed) if prompt.fixed else None
+        if copied is not None:
+            count_reply(prompt.name, "echoed")
+            raise Unreadable(f'it repeats the instructions ("{copied}") instead of following them',
+                             reask=ANSWER_REASK)
+        return parse_label(text)
+
+    return read
 
 
 async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, max_tokens: int = 384,
@@ -54,19 +80,20 @@ async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, m
     to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
     read, re-ask once for the label alone (held to the task's labels where the backend supports it: two on
     a two-label task, four on AVeriTeC); if that fails too, the label is ``None`` and the caller must treat
-    the answer as unparsed."""
+    the answer as unparsed. An answer that repeats its instructions (:func:`read_answer`) is asked for
+    again whole, and its re-ask's reply is the answer; if that one repeats them too, the label is ``None``."""
     one_call = llm.one_call_verdict if one_call is None else one_call
     params = verdict_params(temperature, max_tokens, reasoning=reasoning) if one_call else \
         GenParams(temperature=temperature, max_tokens=max_tokens)
-    asked = await ask(llm, prompt, parse_label, what="label", params=params,
+    asked = await ask(llm, prompt, read_answer(prompt), what="label", params=params,
                       reask=label_reask(), agent=agent,
                       round=round)
-    # Reasoning that only repeats the prompt's instructions is counted as echoed (MADKE's answers whose whole
-    # reason was its prompt's instruction, issue 65); the label it ends in is still read.
-    if asked.value is not None and asked.problem is None and (
-            said := _VERDICT_LINE.sub("", asked.first).strip()):
+    response = asked.raw if asked.replaced and asked.value is not None else asked.first
+    # Reasoning made only of a few of the template's words (shorter than an echo) is counted as echoed; the
+    # label it ends in is still read.
+    if asked.value is not None and (asked.problem is None or asked.replaced) and (said := _reasoning(response)):
         free_field(said, prompt.name, "reasoning")
-    return LabelledAnswer(asked.first, asked.value, asked.retries,
+    return LabelledAnswer(response, asked.value, asked.retries,
                           asked.constrained if asked.value is not None else None)
 
 

@@ -77,6 +77,10 @@ FILLER_WORDS = frozenset({"you", "your", "i", "me", "my", "we", "let", "here", "
 QUERY_MAX_WORDS = 24  # a search is a few words; a query longer than the claim plus a few is a sentence
 ANSWER_RUN = 6  # words in a row a query may share with the agent's own earlier answer (not with the claim)
 INSTRUCTION_RUN = 4  # words a field must have before it can be called a copy of the instructions
+# Words in a row an answer must copy from its rendered instructions before it can be called their echo: more
+# than a fair answer shares with them ("the evidence shows the claim is true", 7), fewer than a copied line of
+# them ("SUPPORTS if the evidence shows the claim is true", 9).
+ECHO_RUN = 8
 
 
 def words(text: str) -> list[str]:
@@ -123,6 +127,36 @@ def instruction_words(prompt: str) -> tuple[str, ...]:
     except FileNotFoundError:
         return ()
     return tuple(words(_JINJA.sub(" _ ", source)))
+
+
+def instruction_echo(text: str, fixed: str) -> str | None:
+    """The words ``text`` copies from a prompt's rendered instructions (``fixed``: ``Prompt.fixed``, the
+    prompt without the values it was given), when the copy is the reply rather than a phrase in it: a run of
+    :data:`ECHO_RUN` words or more that opens ``text`` (the model went on writing its prompt: "SUPPORTS if
+    the evidence shows the claim is true, not false, and not contradictory."), or that, with the other runs
+    of :data:`INSTRUCTION_RUN` words or more it copies, makes at least half of it. None otherwise."""
+    said, source = words(text), words(fixed)
+    if len(said) < ECHO_RUN or len(source) < ECHO_RUN:
+        return None
+    grams = {tuple(source[i:i + INSTRUCTION_RUN]) for i in range(len(source) - INSTRUCTION_RUN + 1)}
+    copied = [False] * len(said)
+    for i in range(len(said) - INSTRUCTION_RUN + 1):
+        if tuple(said[i:i + INSTRUCTION_RUN]) in grams:
+            copied[i:i + INSTRUCTION_RUN] = [True] * INSTRUCTION_RUN
+    runs: list[tuple[int, int]] = []  # (start, length) of each copied stretch
+    for i, was in enumerate(copied):
+        if was and (i == 0 or not copied[i - 1]):
+            runs.append((i, 0))
+        if was:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+    start, longest = max(runs, key=lambda run: run[1], default=(0, 0))
+    if longest < ECHO_RUN:
+        return None
+    opens = runs[0][0] == 0 and runs[0][1] >= ECHO_RUN
+    if not opens and 2 * sum(copied) < len(said):
+        return None
+    start, longest = runs[0] if opens else (start, longest)
+    return " ".join(said[start:start + longest])
 
 
 def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, query: bool = False,
