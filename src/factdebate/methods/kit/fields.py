@@ -71,6 +71,15 @@ PLACEHOLDERS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# Words that judge the claim, or name it, rather than what it is about: a query carrying one the claim lacks is a
+# comment on the claim ("The Eiffel Tower is located in Rome, the claim has been verified to be false."), which
+# a search engine cannot look up. A question may still ask whether something is true ("Is it true that ...?").
+CLAIM_WORDS = frozenset({"claim", "claims", "claimed"})
+VERDICT_WORDS = frozenset({
+    "true", "false", "untrue", "verified", "unverified", "debunked", "supported", "supports", "refuted", "refutes",
+    "correct", "incorrect", "accurate", "inaccurate", "verdict", "factual",
+})
+
 # Words a search query never needs: it addresses no one and announces nothing ("You can find evidence about
 # it here", "Let me search for ..."). A claim's own words are not held to this (a quote may say "I").
 FILLER_WORDS = frozenset({"you", "your", "i", "me", "my", "we", "let", "here", "please", "sure", "hope", "helps"})
@@ -187,8 +196,9 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
     """Why ``value``, a search query ``prompt``'s reply wrote, is no query, or None: every method's queries
     are read by this one test (Tool-MAD, MERMAID, DPD, ReAct, FacTool). On top of :func:`field_problem`
     (a placeholder, the instructions, a label, no word of ``claim`` or ``sources``): not a sentence longer
-    than a search, no word that speaks to someone (:data:`FILLER_WORDS`, unless the claim has it), and no
-    run of :data:`ANSWER_RUN` words from one of ``earlier`` (the agent's own answers) that the claim lacks."""
+    than a search, no word that speaks to someone (:data:`FILLER_WORDS`, unless the claim has it), no comment
+    on the claim or its truth (:func:`commentary`), and no run of :data:`ANSWER_RUN` words from one of
+    ``earlier`` (the agent's own answers) that the claim lacks."""
     problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()), query=True,
                             sources=(claim, *sources), instructions=_without(instruction_words(prompt), claim))
     if problem is not None:
@@ -204,7 +214,18 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
         if run is not None:
             return (f'the query copies an earlier answer of the debate ("{" ".join(run)}"); search for what '
                     "the claim says, not for what was written about it")
+    if comment := commentary(value, claim):
+        return (f'the query "{value.strip()[:80]}" comments on the claim ("{comment}") instead of naming what to '
+                "look up; write only the words to search for")
     return None
+
+
+def commentary(value: str, claim: str) -> str:
+    """The first word of ``value`` that speaks of the claim (:data:`CLAIM_WORDS`) or of its truth
+    (:data:`VERDICT_WORDS`, outside a question) and that ``claim`` itself lacks; "" when there is none."""
+    said, stated = words(value), set(words(claim))
+    judged = CLAIM_WORDS if value.strip().endswith("?") else CLAIM_WORDS | VERDICT_WORDS
+    return next((w for w in said if w in judged and w not in stated), "")
 
 
 def _without(instructions: Sequence[str], claim: str) -> tuple[str, ...]:
