@@ -66,7 +66,8 @@ async def test_two_echoes_make_no_consensus_and_each_is_recorded_and_counted() -
 async def test_an_echo_asked_again_is_replaced_by_the_answer_the_reask_gives() -> None:
     verdict, backend, events = await _madke(debaters(ECHO, again=ANSWER))
     [reask] = [m for c, m in backend.calls if c.prompt == "madke_answer:reask"][:1]
-    assert "Do not write that reply again" in reask[-1]["content"] and "repeats the instructions" in reask[-1]["content"]
+    told = reask[-1]["content"]
+    assert "Do not write that reply again" in told and "repeats the instructions" in told
     turns = verdict.rounds[0].turns
     assert [t.label for t in turns] == [Label.SUPPORTS, Label.SUPPORTS] and all(t.response == ANSWER for t in turns)
     assert verdict.decided_by == "consensus" and verdict.label == Label.SUPPORTS and verdict.unparsed_turns == 0

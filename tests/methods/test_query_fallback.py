@@ -37,8 +37,11 @@ async def test_react_searches_the_claim_then_its_last_good_query() -> None:
 
     resources, _, tools = resources_for(_with({"react_step": step, "react_step:reask": step}), method="react")
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert tools["rag"].queries == [CLAIM.rstrip("."), "capital of France", "capital of France"]
+    # The third step's fallback is the second step's search: not run again (a repeat), its observation says so.
+    assert tools["rag"].queries == [CLAIM.rstrip("."), "capital of France"]
+    assert [s.repeats for s in verdict.rounds[0].turns[0].steps] == [None, None, 2, None]
     assert verdict.parse_counts["react_action"].lost == 2 and verdict.unparsed_turns == 2
+    assert verdict.parse_counts["react_action"].repeated == 1
     assert not [q for q in searched(tools) if "You can find" in q]
 
 
@@ -52,8 +55,9 @@ async def test_mermaid_searches_the_claim_then_its_last_good_query() -> None:
 
     verdict, _, toolset, _ = await verify(replies, max_steps=4)
     queries = [arguments["query"] for name, arguments in toolset.calls]
-    assert queries == [CLAIM.rstrip("."), "capital of France", "capital of France"]
-    assert verdict.parse_counts["mermaid_step"].lost == 2
+    # The third step's fallback is the second step's search: not run again (a repeat), its observation says so.
+    assert queries == [CLAIM.rstrip("."), "capital of France"]
+    assert verdict.parse_counts["mermaid_step"].lost == 2 and verdict.parse_counts["mermaid_step"].repeated == 1
 
 
 @pytest.mark.parametrize(("method", "prompts"), [

@@ -149,11 +149,15 @@ class ReplyCounts(BaseModel):
     # whose reasoning repeats its instructions, asked again whole (methods/kit/common.read_answer; such an answer
     # is no position). Left out of a dump while none did.
     echoed: int = 0
+    # Actions a tool-using agent repeated (the same tool with the same arguments as an earlier step of its loop),
+    # not run again: the agent was told it has their observation (ReAct, MERMAID's executor). Left out of a dump
+    # while none was.
+    repeated: int = 0
 
     @model_serializer(mode="wrap")
     def _cut_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for rare in ("cut", "echoed"):
+        for rare in ("cut", "echoed", "repeated"):
             if not data.get(rare):
                 data.pop(rare, None)
         return data
@@ -165,6 +169,7 @@ class ReplyCounts(BaseModel):
         self.lost += other.lost
         self.cut += other.cut
         self.echoed += other.echoed
+        self.repeated += other.repeated
 
 
 def add_reply_counts(into: dict[str, ReplyCounts], counts: dict[str, ReplyCounts]) -> None:
@@ -180,6 +185,9 @@ class Step(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     observation: str = ""
     evidence: list[Document] = Field(default_factory=list)
+    # The earlier step whose action this one repeated, so it was not run again (its observation says so); left
+    # out of a dump while None, so other steps' records stay as they were.
+    repeats: int | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Turn(BaseModel):

@@ -71,6 +71,7 @@ class MERMAIDOptions(TypedDict, total=False):
     mermaid_max_steps: int | None
     mermaid_decomposer: bool | None
     mermaid_repeat_stop: bool | None
+    mermaid_repeat_skip: bool | None
     mermaid_labels: Literal["binary", "three-way"] | None
     mermaid_servers: list[Literal["wikipedia", "search", "scholar"]] | None
     mermaid_wikipedia_online: bool | None
@@ -104,6 +105,7 @@ class MADKEOptions(TypedDict, total=False):
 
 class ReActOptions(TypedDict, total=False):
     react_max_steps: int | None
+    react_repeat_skip: bool | None
 
 
 class SelfCheckOptions(TypedDict, total=False):

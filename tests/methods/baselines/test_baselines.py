@@ -63,8 +63,9 @@ async def test_react_searches_then_finishes() -> None:
 
 async def test_react_step_cap_forces_a_final_answer() -> None:
     replies = {"react_step": "Thought: more.\nAction: search[France]", "react_final": "It says so.\nREFUTES"}
+    # Every search runs, as in ReAct (the repeats are skipped by default: tests/methods/test_repeated_actions.py).
     resources, backend, tools = resources_for(script(replies), method="react",
-                                              methods={"react": {"max_steps": 3}})
+                                              methods={"react": {"max_steps": 3, "repeat_skip": False}})
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert [p for p, _, _ in prompts(backend)] == ["react_step"] * 3 + ["react_final"]
     assert tools["rag"].queries == ["France"] * 3 and verdict.label is R and len(verdict.rounds) == 1

@@ -21,12 +21,12 @@ def deviation_keys(**mermaid: Any) -> list[str]:
 
 
 def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -> None:
-    assert deviation_keys() == ["memory_record", "recall_caps", "toolset", "tools_all_failed"]
+    assert deviation_keys() == ["memory_record", "recall_caps", "toolset", "tools_all_failed", "repeat_skip"]
     embedded = load_settings(overrides={"method": "mermaid"}, environ={})
     assert keys(get_method("mermaid").paper_deviations(embedded)) == [
-        "backbone", "memory_record", "recall_caps", "toolset", "tools_all_failed"]
+        "backbone", "memory_record", "recall_caps", "toolset", "tools_all_failed", "repeat_skip"]
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={})
-    [_, caps, toolset, _] = get_method("mermaid").paper_deviations(settings)
+    [_, caps, toolset, _, _] = get_method("mermaid").paper_deviations(settings)
     assert "at most 3 records per entity and 8 per claim" in caps.here
     assert "Wikipedia tools over the indexed corpus, offline" in toolset.here and "no scholarly search" in toolset.here
 
@@ -43,7 +43,7 @@ def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -
 ])
 def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], key: str) -> None:
     memory = [] if mermaid.get("memory") == "off" else ["memory_record", "recall_caps"]
-    assert deviation_keys(**mermaid) == [key, *memory, "toolset", "tools_all_failed"]
+    assert deviation_keys(**mermaid) == [key, *memory, "toolset", "tools_all_failed", "repeat_skip"]
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": mermaid}},
                              environ={})
     found = get_method("mermaid").paper_deviations(settings)[0]
@@ -52,7 +52,7 @@ def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], k
 
 def test_with_the_memory_off_its_other_settings_are_not_deviations() -> None:
     assert deviation_keys(memory="off", memory_semantic=True, memory_path="/tmp/x.sqlite") == [
-        "memory_off", "toolset", "tools_all_failed"]
+        "memory_off", "toolset", "tools_all_failed", "repeat_skip"]
 
 
 @pytest.mark.parametrize(("engine", "said", "engines"), [

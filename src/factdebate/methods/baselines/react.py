@@ -18,7 +18,7 @@ from factdebate.core.deviations import Deviation
 from factdebate.core.events import StepTaken, doc_refs
 from factdebate.core.fields import offered
 from factdebate.core.parsing import parse_label
-from factdebate.core.runtime import emit, span
+from factdebate.core.runtime import count_reply, emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict
 from factdebate.llm.ask import ask, format_reask
 from factdebate.llm.base import GenParams
@@ -75,6 +75,10 @@ class ReActSettings(MethodSettings):
     max_steps: int = Field(
         title="Most steps", default=5, ge=1, le=20, json_schema_extra=offered(group="rounds", main=True),
         description="Thought/action/observation steps before a forced answer.")
+    repeat_skip: bool = Field(
+        title="Skip a repeated search", default=True, json_schema_extra=offered(group="rounds"),
+        description="A search for the same query as an earlier step is not run again: the agent is told it already "
+                    "has that observation (off: every action runs, as in ReAct).")
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,20 @@ def _label_only(argument: str) -> Label | None:
     return parse_label(argument) if said and set(said) <= LABEL_WORDS else None
 
 
+def same_query(query: str) -> str:
+    """A query as compared with earlier ones: case, punctuation and spacing aside ("Capital of France." is
+    "capital of France")."""
+    return " ".join(words(query))
+
+
+def repeated_search(action: Action, raw: str, earlier: int, tool: str) -> Step:
+    """The step of a search that step ``earlier`` already ran: not run again (the tool would answer the same),
+    counted as ``repeated`` under ``react_action``, and its observation says where the agent's answer is."""
+    count_reply("react_action", "repeated")
+    return Step(thought=thought_of(raw), tool=tool, arguments={"query": action.argument},
+                observation=render("repeated_action", step=earlier).text, repeats=earlier)
+
+
 def thought_of(text: str) -> str:
     match = _THOUGHT.search(text)
     return " ".join((match.group(1) if match else text.split("Action")[0]).split())[:600]
@@ -181,17 +199,24 @@ class ReAct(Method[ReActSettings]):
 
     def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
         # The Tool-MAD paper's single agent: its backbones, the RAG module with three documents per query.
+        skip = [Deviation(key="repeat_skip", paper="every action the agent writes is run (ReAct), a search for the "
+                          "same query again included",
+                          here="a search for the same query as an earlier step (once normalised) is neither run "
+                               "nor counted as a tool call: its step tells the agent it already has that "
+                               "observation, and the loop goes on",
+                          restore="--no-react-repeat-skip")] if self.cfg(settings).repeat_skip else []
         return (toolmad_backbone(settings, ("debater",)) + top_k(settings)
                 + rag_corpus_deviation(("rag",), settings, paper="the RAG module searches a Milvus vector index "
-                                       "of Wikipedia"))
+                                       "of Wikipedia") + skip)
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
-        settings = resources.settings
+        settings, cfg = resources.settings, self.cfg(resources.settings)
         tool = resources.tool("rag")
-        max_steps = self.cfg(settings).max_steps
+        max_steps = cfg.max_steps
         turn = Turn(agent=AGENT, tool=tool.name)
         rnd = Round(round=1, turns=[turn])
         failures = 0  # steps whose reply had no valid action, even after the re-ask
+        searched: dict[str, int] = {}  # each query searched, normalised, and the step that searched it
         with span("round 1", "round", round=1):
             turn_started(turn, 1)
             for number in range(1, max_steps + 1):
@@ -208,7 +233,13 @@ class ReAct(Method[ReActSettings]):
                 failures += action is None  # counted lost by ``llm.ask``, whatever is searched instead
                 if action is None:
                     action = fallback_search(raw, claim, turn.steps, tool.name)
-                step = await self._act(action, raw, number, tool, resources)
+                if action is not None and action.kind == "search" and cfg.repeat_skip and (
+                        earlier := searched.get(same_query(action.argument))) is not None:
+                    step = repeated_search(action, raw, earlier, tool.name)
+                else:
+                    step = await self._act(action, raw, number, tool, resources)
+                    if step.tool == tool.name:
+                        searched.setdefault(same_query(action.argument if action else ""), number)
                 turn.steps.append(step)
                 emit(StepTaken(agent=AGENT, round=1, index=number, thought=step.thought, tool=step.tool,
                                arguments=step.arguments, observation=step.observation[:300],

@@ -74,6 +74,13 @@ def deviations(settings: RunSettings, cfg: MermaidSettings) -> list[Deviation]:
         "(Algorithm 1 says nothing of failed tool calls)",
         here="a claim whose every tool call failed ends as an error (ToolCallsFailed), not a verdict from the "
              "memory and the model alone: a tool outage is said, not hidden in a verdict"))
+    if cfg.repeat_skip and not cfg.repeat_stop:
+        found.append(Deviation(key="repeat_skip", paper="the executor acts until it answers or reaches T_max "
+                               "(Algorithm 1), a repeated action included",
+                               here="an action identical to an earlier one (same tool, same arguments once "
+                                    "normalised) is neither run nor counted as a tool call: its step tells the "
+                                    "executor it already has that observation, and the loop goes on",
+                               restore="--no-mermaid-repeat-skip"))
     return found
 
 

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from factdebate.core.claim_context import binary_task, current_position, search_before
 from factdebate.core.errors import ConfigError, IndexError_
 from factdebate.core.events import StepTaken, ToolError, doc_refs
-from factdebate.core.runtime import emit, span
+from factdebate.core.runtime import count_reply, emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict, VerdictWarning
 from factdebate.llm.model import LLM
 from factdebate.memory.settings import scoped_namespace
 from factdebate.memory.store import EvidenceMemory
 from factdebate.methods.base import CallProbe, Method, register
 from factdebate.methods.kit.common import book_tool_call
+from factdebate.methods.kit.fields import words
 from factdebate.methods.kit.query_text import clean_query
 from factdebate.methods.kit.turns import answered, end_round, finish, turn_started
 from factdebate.methods.mermaid.decomposer import Decomposition, decompose
@@ -228,13 +229,16 @@ class Mermaid(Method[MermaidSettings]):
 
     async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
         """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
-        answer was forced. With ``repeat_stop`` (not the paper's way: deviations.py), an action
-        identical to an earlier one (same tool, same input) would only find the same thing again: it is not
-        run, and the answer is asked for from what was found. Without it, every action runs and counts, as
-        in Algorithm 1, until an answer or T_max."""
+        answer was forced. An action identical to an earlier one (same tool, same input once normalised)
+        would only find the same thing again: with ``repeat_skip`` (the default; not the paper's way:
+        deviations.py) it is not run, its step tells the executor it already has that observation, and the
+        loop goes on; with ``repeat_stop`` it is not run and the answer is asked for from what was found. Each
+        such repeat is counted (``repeated`` under ``mermaid_step``). With neither, every action runs and
+        counts, as in Algorithm 1, until an answer or T_max."""
         used: list[Used] = []
         failures = 0
         actions: dict[str, int] = {}  # each action taken, as (tool, input) JSON, and its step number
+        skips = ctx.cfg.repeat_stop or ctx.cfg.repeat_skip
         for number in range(1, ctx.cfg.max_steps + 1):
             prompt = ctx.prompt("mermaid_step", turn.steps, remaining=ctx.cfg.max_steps - number + 1)
             schema = step_schema(ctx.toolbox.schemas, ctx.three_way)
@@ -244,19 +248,22 @@ class Mermaid(Method[MermaidSettings]):
             if reply is None:  # counted lost by ``llm.ask``; a refused query searches the last good one
                 failures += 1
                 reply = fallback_step(raw, ctx.claim, turn.steps)
+            action = "" if reply is None or reply.is_answer else \
+                json.dumps([reply.tool, _same_action(reply.input)], sort_keys=True, default=str)
             if reply is None:
                 step = Step(thought="", tool="", observation="no valid step was given")
             elif reply.is_answer:
                 step = Step(thought=reply.thought, tool="answer", arguments={"answer": reply.label.value
                                                                              if reply.label else ""})
-            elif ctx.cfg.repeat_stop and (action := json.dumps([reply.tool, _same_action(reply.input)],
-                                                               sort_keys=True, default=str)) in actions:
+            elif skips and action in actions:
+                count_reply("mermaid_step", "repeated")
+                note = (f"the same action as step {actions[action]}: not repeated" if ctx.cfg.repeat_stop else
+                        render("repeated_action", step=actions[action]).text)
                 step = Step(thought=reply.thought, tool=reply.tool,
                             arguments=reply.input if isinstance(reply.input, dict) else {"input": reply.input},
-                            observation=f"the same action as step {actions[action]}: not repeated")
+                            observation=note, repeats=actions[action])
             else:
-                actions.setdefault(json.dumps([reply.tool, _same_action(reply.input)], sort_keys=True, default=str),
-                                   number)
+                actions.setdefault(action, number)
                 step, docs = await self._act(ctx, reply, number, k)
                 used += docs
             turn.steps.append(step)
@@ -267,7 +274,7 @@ class Mermaid(Method[MermaidSettings]):
             if reply is not None and reply.is_answer:
                 turn.response, turn.label = raw.strip(), reply.label
                 return used, failures, False
-            if step.observation.startswith("the same action as step"):
+            if step.repeats is not None and ctx.cfg.repeat_stop:
                 break
         # Budget spent without an answer: ForceAnswer from the whole history.
         prompt = ctx.prompt("mermaid_force", turn.steps)
@@ -363,11 +370,14 @@ def _cleaned(arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
 
 
 def _same_action(value: Any) -> Any:
-    """An action's input as compared with earlier ones: "1. capital of France" searches what "capital of
-    France" searched."""
+    """An action's input as compared with earlier ones: "1. capital of France" searches what "Capital of
+    France." searched (list numbering, quotes, a "query:" label, case and punctuation aside)."""
     if isinstance(value, str):
-        return clean_query(value).text
-    return _cleaned(value)[0] if isinstance(value, dict) else value
+        return " ".join(words(clean_query(value).text))
+    if isinstance(value, dict):
+        return {key: " ".join(words(item)) if isinstance(item, str) else item
+                for key, item in _cleaned(value)[0].items()}
+    return value
 
 
 def _query_of(arguments: dict[str, Any]) -> str:

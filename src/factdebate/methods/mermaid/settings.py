@@ -45,6 +45,11 @@ class MermaidSettings(MethodSettings):
         title="Stop on a repeated action", default=False, json_schema_extra=offered(group="rounds"),
         description="An action identical to an earlier one is not run again and the answer is asked for at once "
                     "(fewer tool calls; off, the paper's way: every action runs until an answer or T_max).")
+    repeat_skip: bool = Field(
+        title="Skip a repeated action", default=True, json_schema_extra=offered(group="rounds"),
+        description="An action identical to an earlier one (same tool, same arguments) is not run again: the "
+                    "executor is told it already has that observation and goes on (off, the paper's way: every "
+                    "action runs).")
     labels: Literal["binary", "three-way"] = Field(
         title="Label set", default="binary", json_schema_extra=offered(group="labels", main=True),
         description="binary: True/False (the paper); three-way adds NOT ENOUGH INFO.")
