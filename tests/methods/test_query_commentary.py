@@ -2,8 +2,9 @@
 queries such as "The Eiffel Tower is located in Rome, the claim has been verified to be false.": the claim
 with a verdict on it, which the query check let through (it shares the claim's words, is short enough and
 addresses no one) and the search engine was sent. The one query check (kit/fields.query_problem) now refuses
-a query that speaks of the claim or its truth in words the claim lacks, in every method; Tool-MAD then
-re-asks once and, still refused, searches the claim, and the loss is counted."""
+a query that speaks of "the claim" or states a verdict as a clause ("is true", "has been verified"), in words
+the claim itself lacks, in every method; key words such as "<claim> false" (a rebuttal's search) are still
+searched. Tool-MAD then re-asks once and, still refused, searches the claim, and the loss is counted."""
 
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ COMMENTED = f"{CLAIM}, the claim has been verified to be false."
 
 
 @pytest.mark.parametrize(("prompt", "field"), QUERIES)
-@pytest.mark.parametrize("value", [COMMENTED, f"{CLAIM} is true", "capital of France verified false"])
+@pytest.mark.parametrize("value", [COMMENTED, f"{CLAIM} is true", "capital of France, which is not true",
+                                   "the claims about the capital of France"])
 def test_a_query_that_comments_on_the_claim_is_no_query_in_any_method(prompt: str, field: str, value: str) -> None:
     assert unreadable(prompt, field, value)
 
 
 @pytest.mark.parametrize(("query", "claim"), [
     ("Is it true that Paris is the capital of France?", CLAIM),  # a question may ask whether it is true
+    (f"{CLAIM} false", CLAIM),  # key words: a side looking for a rebuttal (DPD's) may search for fact checks
+    ("Golden Gate Bridge is supported by cables", "The Golden Gate Bridge hangs from two cables."),
     ("False Bay location", "False Bay lies in South Africa."),  # the claim's own word
     ("true cost of the Channel Tunnel", "The true cost of the Channel Tunnel was 9 billion pounds."),
     ("What city is the Eiffel Tower located in?", "The Eiffel Tower is located in Rome."),

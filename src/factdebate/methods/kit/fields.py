@@ -71,14 +71,18 @@ PLACEHOLDERS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-# Words that judge the claim, or name it, rather than what it is about: a query carrying one the claim lacks is a
-# comment on the claim ("The Eiffel Tower is located in Rome, the claim has been verified to be false."), which
-# a search engine cannot look up. A question may still ask whether something is true ("Is it true that ...?").
+# A query that comments on the claim rather than naming what it is about: one that speaks of "the claim" (a word
+# the claim itself lacks), or states a verdict as a clause ("... has been verified to be false", "... is true").
+# Such a sentence is no search ("The Eiffel Tower is located in Rome, the claim has been verified to be false.").
+# A verdict word among key words is left alone: a side looking for a rebuttal may search "<claim> false", which
+# finds fact checks on the web; and a question may ask whether something is true.
 CLAIM_WORDS = frozenset({"claim", "claims", "claimed"})
+# Words that only judge truth (not "supported" or "confirmed": "the bridge is supported by cables" is a search).
 VERDICT_WORDS = frozenset({
-    "true", "false", "untrue", "verified", "unverified", "debunked", "supported", "supports", "refuted", "refutes",
-    "correct", "incorrect", "accurate", "inaccurate", "verdict", "factual",
+    "true", "false", "untrue", "verified", "unverified", "debunked", "correct", "incorrect", "accurate", "inaccurate",
+    "wrong",
 })
+COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "being", "isn", "wasn", "aren"})
 
 # Words a search query never needs: it addresses no one and announces nothing ("You can find evidence about
 # it here", "Let me search for ..."). A claim's own words are not held to this (a quote may say "I").
@@ -221,11 +225,20 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
 
 
 def commentary(value: str, claim: str) -> str:
-    """The first word of ``value`` that speaks of the claim (:data:`CLAIM_WORDS`) or of its truth
-    (:data:`VERDICT_WORDS`, outside a question) and that ``claim`` itself lacks; "" when there is none."""
+    """What in ``value`` comments on the claim, or "": a word naming the claim (:data:`CLAIM_WORDS`) that
+    ``claim`` itself lacks, or, outside a question, a verdict stated as a clause (a form of "be", perhaps with
+    "not", then one of :data:`VERDICT_WORDS`: "been verified", "is not true") whose verdict word ``claim``
+    lacks."""
     said, stated = words(value), set(words(claim))
-    judged = CLAIM_WORDS if value.strip().endswith("?") else CLAIM_WORDS | VERDICT_WORDS
-    return next((w for w in said if w in judged and w not in stated), "")
+    named = next((w for w in said if w in CLAIM_WORDS and w not in stated), "")
+    if named or value.strip().endswith("?"):
+        return named
+    for i, word in enumerate(said):
+        if word in VERDICT_WORDS and word not in stated:
+            before = said[max(0, i - 2):i]
+            if before[-1:] and (before[-1] in COPULAS or (before[-1] == "not" and before[:1] and before[0] in COPULAS)):
+                return " ".join([*before[-2 if before[-1] == "not" else -1:], word])
+    return ""
 
 
 def _without(instructions: Sequence[str], claim: str) -> tuple[str, ...]:
