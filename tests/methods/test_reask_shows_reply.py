@@ -71,3 +71,23 @@ async def test_a_reask_that_repeats_the_reply_is_recorded_as_a_repeat_and_the_an
     [one, two] = verdict.rounds[0].turns
     assert one.label is None and two.label == Label.SUPPORTS
     assert verdict.decided_by == "judge" and verdict.unparsed_turns == 1 and verdict.label == Label.SUPPORTS
+
+
+async def test_a_reask_that_copies_the_quote_it_was_shown_is_recorded_as_a_repeat() -> None:
+    # SmolLM2 copied the re-ask's quote of its reply, "…" and all, as its answer: that is the reply again.
+    long = ("The documents describe Paris and France, and the debate is about the capital of the country, which "
+            "the documents name in their first lines, so the answer follows from them without doubt")
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.agent == "debater-1" and call.prompt == "madke_answer":
+            return long
+        if call.agent == "debater-1" and call.prompt == "label_reask":
+            return messages[-1]["content"].split('"')[1]  # the quote, as shown
+        return truthful(call, messages, params)
+
+    resources, _, _ = resources_for(respond, method="madke", methods=MADKE)
+    events: list[dict[str, Any]] = []
+    verdict = await run_claim(CLAIM, resources.settings, resources, sinks=[events.append])
+    [problem] = [e for e in events if e["event"] in ("parse_failure", "parse_recovered")]
+    assert " … " in problem["reask_reply"] and problem["reask_problem"].startswith("it repeated the reply")
+    assert verdict.rounds[0].turns[0].label is None and verdict.decided_by == "judge"

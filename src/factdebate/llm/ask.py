@@ -134,6 +134,13 @@ def _words(text: str) -> str:
     return " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
+def _repeats(again: str, first: str) -> bool:
+    """The re-ask's reply writes the first reply again: word for word, or as the re-ask quoted it (SmolLM2
+    copied the quote, "…" included, into its re-ask's answer)."""
+    said, quoted = f" {_words(again)} ", _words(brief(first))
+    return said.strip() == _words(first) or (bool(quoted) and f" {quoted} " in said)
+
+
 def echoed(text: str, phrases: Sequence[str]) -> str | None:
     """The first of ``phrases`` (a format's placeholders, a problem the model was told) that ``text``
     repeats, compared word for word without case or punctuation; None if it repeats none."""
@@ -210,7 +217,7 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
                                prompt=reask.name or f"{prompt.name}:reask")
     note_cut(what, again, again_params, agent=agent, round=round, prompt=reask.name or f"{prompt.name}:reask")
     value, again_why, _ = _read(parse, again, again_params, problem, (*echoes, problem, why))
-    if value is None and _words(again.text) == _words(reply.text):
+    if value is None and _repeats(again.text, reply.text):
         again_why = f"it repeated the reply it was asked to replace ({again_why})"
     count_reply(what, "lost" if value is None else "recovered")
     record = ParseProblem(event="parse_failure" if value is None else "parse_recovered", what=what, agent=agent,
