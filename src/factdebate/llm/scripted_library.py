@@ -74,15 +74,20 @@ def protocol_responder(disagree: bool) -> Responder:
             return "SUPPORTS"
         if prompt == "claims_extract":  # response-level checks: one claim per sentence
             text = messages[0]["content"].split("Text:", 1)[-1].split("Reply with", 1)[0]
-            return json.dumps({"claims": [s.strip() + "." for s in text.strip().split(".") if s.strip()][:12]})
+            return json.dumps({"claims": _sentences(text)})
         if prompt == "guard_fast":  # the guard's fast tier: what the first passage says settles it
-            first = re.search(r"^\[1\] [^:]*: (.*)$", messages[0]["content"], re.M)
-            label = "REFUTES" if disagree and first else "SUPPORTS" if first else "NOT ENOUGH INFO"
             said = re.search(r"^Statement: (.*)$", messages[0]["content"], re.M)
-            if first and said and said.group(1).strip() == first.group(1).strip():
-                label = "SUPPORTS"  # a statement copied from its passage (a correction checked against its quote)
-            quote = first.group(1).split(". ")[0] if first else ""
-            return json.dumps({"label": label, "passage": 1 if first else 0, "quote": quote})
+            return json.dumps(_fast(messages[0]["content"], said.group(1) if said else "", disagree))
+        if prompt == "guard_window":  # the fast tier's window call: the extraction's claims with their verdicts
+            content = messages[0]["content"]
+            text = content.split("\nAnswer:\n", 1)[-1].split("Reply with", 1)[0]
+            items = []
+            for claim in _sentences(text):
+                verdict = _fast(content, claim, disagree)
+                # a refuted claim's correction: what its quote says (as the corrector answers)
+                items.append({"claim": claim, **verdict,
+                              "correction": verdict["quote"] if verdict["label"] == "REFUTES" else ""})
+            return json.dumps({"claims": items})
         if prompt == "guard_correct":
             quote = re.search(r'^Passage \(.*?\): "(.*)"$', messages[0]["content"], re.M)
             return json.dumps({"sentence": quote.group(1) if quote else "No correction."})
@@ -99,6 +104,21 @@ def protocol_responder(disagree: bool) -> Responder:
         return "SUPPORTS"
 
     return respond
+
+
+def _sentences(text: str) -> list[str]:
+    """One claim per sentence of ``text`` (a sentence's number, "[S2] ", kept: it says where the claim is from)."""
+    return [s.strip() + "." for s in text.strip().split(".") if s.strip()][:12]
+
+
+def _fast(prompt: str, claim: str, disagree: bool) -> dict[str, object]:
+    """The fast tier's verdict of ``claim`` over the prompt's passages: what the first one says settles it."""
+    first = re.search(r"^\[1\] [^:]*: (.*)$", prompt, re.M)
+    label = "REFUTES" if disagree and first else "SUPPORTS" if first else "NOT ENOUGH INFO"
+    if first and claim.strip() == first.group(1).strip():
+        label = "SUPPORTS"  # a statement copied from its passage (a correction checked against its quote)
+    quote = first.group(1).split(". ")[0] if first else ""
+    return {"label": label, "passage": 1 if first else 0, "quote": quote}
 
 
 _LABEL = re.compile(r"\b(?:SUPPORTS|REFUTES)\b")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from factdebate.llm.scripted import ScriptedBackend
-from tests.guard.support import script
+from tests.guard.support import script, window_answer
 from tests.server.conftest import KEY
 from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import ANSWER
@@ -57,7 +57,7 @@ def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
                                        "relevant_chunks": CHUNKS}))
     assert found["action_taken"] == "flagged" and found["text"].startswith(ANSWER) and ROME in found["text"]
     assert {c["claim"]: c["label"] for c in found["claims"]} == {PARIS: "SUPPORTS", ROME: "REFUTES"}
-    fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+    fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_window"]
     assert fast and all("Champ de Mars" in prompt for prompt in fast)  # NeMo's chunks are what it read
     monkeypatch.setenv("FACTDEBATE_API_KEY", "not-a-key-of-this-server")
     with pytest.raises(Exception, match="401"):
@@ -83,16 +83,26 @@ EVENTS = [
 RESOLVED = "The Eiffel Tower was finished in 1920."
 
 
+def _extracted(prompt: str) -> str:
+    return json.dumps({"claims": [RESOLVED] if "Eiffel Tower is a wrought-iron" in prompt else []})
+
+
+def _fast(prompt: str) -> str:
+    label = "REFUTES" if "1920" in prompt.split("Statement:", 1)[-1] else "NOT ENOUGH INFO"
+    return json.dumps({"label": label, "passage": 1 if label == "REFUTES" else 0,
+                       "quote": "It was finished in 1889." if label == "REFUTES" else ""})
+
+
 def _follow_up_checker(call: Any, messages: list[Any], params: Any) -> str:
     """A capable extractor: "It" is the Eiffel Tower only when the prompt shows the turn that named it; the fast
-    tier refutes 1920."""
+    tier refutes 1920 (asked apart or in the window's one call)."""
     prompt = messages[0]["content"]
     if call.prompt.startswith("claims_extract"):
-        return json.dumps({"claims": [RESOLVED] if "Eiffel Tower is a wrought-iron" in prompt else []})
+        return _extracted(prompt)
     if call.prompt.startswith("guard_fast"):
-        label = "REFUTES" if "1920" in prompt.split("Statement:", 1)[-1] else "NOT ENOUGH INFO"
-        return json.dumps({"label": label, "passage": 1 if label == "REFUTES" else 0,
-                           "quote": "It was finished in 1889." if label == "REFUTES" else ""})
+        return _fast(prompt)
+    if call.prompt.startswith("guard_window"):
+        return window_answer(prompt, _extracted, _fast, lambda claim, quote: "It was finished in 1889.")
     if call.prompt.startswith("guard_correct"):
         return json.dumps({"sentence": "It was finished in 1889."})
     raise AssertionError(call.prompt)
@@ -116,7 +126,7 @@ def test_the_documented_nemo_action_sends_the_conversation_so_a_follow_up_is_che
     # What NeMo delivers under flag: the answer with its footnote, the follow-up refuted as the Eiffel Tower's.
     assert found["action_taken"] == "flagged" and found["text"].startswith("It was finished in 1920.")
     assert [(c["claim"], c["label"]) for c in found["claims"]] == [(RESOLVED, "REFUTES")]
-    extraction = next(m[0]["content"] for info, m in backend.calls if info.prompt.startswith("claims_extract"))
+    extraction = next(m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_window"))
     assert "You are a travel guide for Paris." in extraction  # the system prompt was read too
     # Without the events (an older copy of the action) the follow-up cannot be resolved: unchecked, never SUPPORTS.
     alone = asyncio.run(check(context={"bot_message": "It was finished in 1920.", "user_message": FOLLOW_UP}))

@@ -111,10 +111,11 @@ def test_a_chat_request_is_one_trace_an_otlp_receiver_decodes(receiver: Receiver
     model_calls = [s for s in spans if s["name"].startswith("chat ") and s is not upstream]
     assert model_calls and all(s["attributes"]["gen_ai.request.model"] and s["attributes"]["factdebate.role"]
                                and s["attributes"]["gen_ai.usage.input_tokens"] > 0 for s in model_calls)
-    assert any(under(s, "claim") for s in model_calls)  # a claim's fast tier
-    assert any(under(s, "guard.check") and not under(s, "claim") for s in model_calls)  # the extraction
-    searches = [s for s in spans if s["name"].startswith("search ")]
-    assert searches and all(under(s, "claim") for s in searches)
+    assert any(under(s, "claim") for s in model_calls)  # a claim's own call: the refuted one's correction checked
+    # the fast tier's window call: the claims and their verdicts, asked before any claim's span opens
+    assert any(under(s, "guard.check") and not under(s, "claim") for s in model_calls)
+    searches = [s for s in spans if s["name"].startswith("search ")]  # the window's passages, a sentence each
+    assert searches and all(under(s, "guard.check") and not under(s, "claim") for s in searches)
     # What a span says never holds a claim's words.
     said = " ".join(f"{s['name']} {s['attributes']}" for s in spans)
     for words in (PARIS, ROME, "Eiffel", "capital"):
