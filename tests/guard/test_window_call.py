@@ -24,8 +24,8 @@ from tests.helpers import StaticTool, resources_for
 SIX = ("Paris is the capital of France. The Eiffel Tower is in Rome. The Louvre is in Paris. "
        "The Seine flows through Paris. Notre-Dame is in Paris. The Arc de Triomphe is in Paris.")
 SIX_CLAIMS = [s.strip() + "." for s in SIX.split(".") if s.strip()]
-FAST = {"tier": "fast", "max_tier": "fast"}
-APART = {"window_call": False}
+FAST: dict[str, Any] = {"tier": "fast", "max_tier": "fast"}
+APART: dict[str, Any] = {"window_call": False}
 
 
 def _verdicts(result: GuardResult) -> list[tuple[str, str, str | None]]:
