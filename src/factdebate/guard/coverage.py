@@ -132,6 +132,12 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
         elif (source := _dropped_from(sentence, dropped)) is not None and echoes_example(source, ""):
             out.append((sentence, "the extractor answered with the prompt's worked example instead of a claim of "
                                   "this sentence: it was not checked"))
+        elif source is not None and PRONOUN_OPENING.match(LIST_MARKER.sub("", sentence.text.strip(), count=1)):
+            # "It was finished in 1931." written as a claim about a name only the evidence gives: whom "It"
+            # means is not known from the conversation, which is why the claim's name is not the text's.
+            out.append((sentence, f"its subject (\"{sentence.text.split()[0].strip('-*')}\"...) could not be "
+                                  f"resolved from the reply or the conversation: the extractor's claim "
+                                  f"\"{source[:200]}\" names what neither writes, and it was not checked"))
         elif source is not None:
             out.append((sentence, f"dropped by the grounding filter (an opinion, or a name or number the text "
                                   f"does not write): the extractor's claim \"{source[:200]}\" was not checked"))
