@@ -18,10 +18,11 @@ from pathlib import Path
 
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import RunRecorder, recording
-from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Usage, Verdict, add_model_usage
+from factdebate.core.types import ClaimCheck, Label, ResponseVerdict, Usage, add_model_usage
 from factdebate.guard.citations import cited_texts
 from factdebate.guard.correct import correct
 from factdebate.guard.evidence import claim_evidence
+from factdebate.guard.tiers import documents_read
 from factdebate.guard.types import ClaimEvidence
 from factdebate.llm.model import LLM
 from factdebate.response_level.spans import sentences
@@ -44,23 +45,12 @@ def refuted(verdict: ResponseVerdict) -> list[ClaimCheck]:
     return [check for check in verdict.claims if check.label == Label.REFUTES and not check.error]
 
 
-def _read(verdict: Verdict) -> list[Document]:
-    """What the claim's agents read, last round first: the evidence its decision rests on comes first."""
-    docs: list[Document] = []
-    for rnd in reversed(verdict.rounds):
-        for turn in rnd.turns:
-            docs += turn.evidence
-            for step in turn.steps:
-                docs += step.evidence
-    return docs
-
-
 def evidence_of(check: ClaimCheck) -> list[ClaimEvidence]:
     """The passages the claim's check read, those its verdict cites first, each with the sentence closest to
     the claim; passages with words addressed to a model are left out."""
     if check.verdict is None:
         return []
-    read = _read(check.verdict)
+    read = documents_read(check.verdict)
     cited = cited_texts(check.verdict, read)
     ordered = [d for d in read if d.text in cited] + [d for d in read if d.text not in cited]
     return [e for e in claim_evidence(check.claim, ordered, most=QUOTES + 1, cited=cited) if e.injection is None]

@@ -84,7 +84,7 @@ class Context:
     whole: bool = False
 
 
-def _documents(verdict: Verdict) -> list[Document]:
+def documents_read(verdict: Verdict) -> list[Document]:
     """What the verdict's agents read, last round first (the evidence the decision rested on)."""
     docs: list[Document] = []
     for rnd in reversed(verdict.rounds):
@@ -129,7 +129,7 @@ def _outcome(claim: str, verdict: Verdict, ctx: Context) -> TierOutcome:
         kept.append(verdict)
     ctx.models.update(verdict.usage_by_model)
     problem = "" if verdict.label is not None else f"the {ctx.options.method} verdict had no readable label"
-    read = _documents(verdict)
+    read = documents_read(verdict)
     cited = cited_texts(verdict, read)
     # The cited passages first, so the three shown are those the verdict rests on where it names any.
     ordered = [d for d in read if d.text in cited] + [d for d in read if d.text not in cited]
