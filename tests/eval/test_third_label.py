@@ -122,7 +122,8 @@ def test_the_walk_covers_every_paper_and_what_the_issue_names() -> None:
 
 def test_the_prompts_offer_two_labels_on_a_two_label_task() -> None:
     with two_labels(True):
-        two = [render(name, claim="c", examples=[]).text for name in ("single", "cot", "selfcheck", "label_reask")]
+        two = [render(name, claim="c", examples=[], failed="").text
+               for name in ("single", "cot", "selfcheck", "label_reask")]
     three = render("single", claim="c").text
     assert not [text for text in two if NEI in text] and NEI in three
 

@@ -101,14 +101,17 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 @contextmanager
 def open_world(folder: Path, wrap: Callable[[Any], Any] = lambda app: app,
-               checker: Checker | None = None) -> Iterator[World]:
+               checker: Checker | None = None, upstream_timeout_s: float | None = None) -> Iterator[World]:
     """The scripted checker (``checker``: another world's) and upstream model, and the guard in front of them
-    (its ASGI app through ``wrap``)."""
+    (its ASGI app through ``wrap``). ``upstream_timeout_s``: a longer wait for the scripted upstream, for a world
+    whose doors run many requests at once and has no scenario that depends on the suite's 2 s."""
     from factdebate.server.app import create_app
 
     checker, upstream = checker or Checker(), Upstream()
     config_file = folder / "guard.yaml"
-    config_file.write_text(json.dumps(CONFIG))  # JSON is YAML: the Python door reads the same settings
+    config = CONFIG if upstream_timeout_s is None else {
+        **CONFIG, "guard": {**CONFIG["guard"], "upstream_timeout_s": upstream_timeout_s}}
+    config_file.write_text(json.dumps(config))  # JSON is YAML: the Python door reads the same settings
 
     def build(settings: Settings) -> Any:
         tools = {kind: StaticTool(kind, []) for kind in ("rag", "search")}

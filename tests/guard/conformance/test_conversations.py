@@ -51,7 +51,8 @@ FALSE = {claim for claim, label in truth().items() if label == "REFUTES"}
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with open_world(tmp_path_factory.mktemp("conversations"), checker=WorldChecker()) as opened:
+    with open_world(tmp_path_factory.mktemp("conversations"), checker=WorldChecker(),
+                    upstream_timeout_s=30.0) as opened:
         yield opened
 
 

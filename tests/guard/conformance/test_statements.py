@@ -104,7 +104,8 @@ STATEMENTS: list[Conversation] = [
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with open_world(tmp_path_factory.mktemp("statements"), checker=WorldChecker(STATEMENTS)) as opened:
+    with open_world(tmp_path_factory.mktemp("statements"), checker=WorldChecker(STATEMENTS),
+                    upstream_timeout_s=30.0) as opened:
         yield opened
 
 

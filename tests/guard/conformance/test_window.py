@@ -145,7 +145,7 @@ class WindowChecker(WorldChecker):
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with open_world(tmp_path_factory.mktemp("window"), checker=WindowChecker()) as opened:
+    with open_world(tmp_path_factory.mktemp("window"), checker=WindowChecker(), upstream_timeout_s=30.0) as opened:
         yield opened
 
 
