@@ -102,7 +102,7 @@ def reask_params(first: GenParams, reask: GenParams | None) -> GenParams:
     the first ask did. A re-ask held to a constraint the first ask lacked (or another one) is changed by
     it; otherwise it samples at :data:`REASK_TEMPERATURE` at least, above the first ask's temperature where
     it can: at temperature 0 a small model given the same constraint repeated its first reply word for word
-    (issue 65: MERMAID 3 of 5 re-asks, Tool-MAD, FacTool and DPD every one). The problem quoted in the
+    (MERMAID 3 of 5 re-asks, Tool-MAD, FacTool and DPD every one, with SmolLM2). The problem quoted in the
     re-ask's prompt changes its input in either case."""
     params = reask or first
     if params.has_constraint and _constraint(params) != _constraint(first):
@@ -230,7 +230,7 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
 
 # Characters a format's free parts may hold so that the whole closes within its token cap, at two characters a
 # token (English runs about four in SmolLM2's vocabulary; two leaves room for names and numbers). A part of
-# ``[^.]+`` fits no cap: SmolLM2 behind llama-cpp-python's server wrote such parts to the cap (issue 65).
+# ``[^.]+`` fits no cap: SmolLM2 behind llama-cpp-python's server wrote such parts to the cap.
 CHARS_PER_TOKEN = 2
 
 

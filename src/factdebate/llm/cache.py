@@ -9,7 +9,7 @@ last.
 
 A cache that cannot write (a full or read-only disk: ``database or disk is full``) is skipped with one warning
 and the answer goes back as if there were no cache: it is only a cache, and the call it keeps has already
-been paid for (issue 56: a full disk turned every check into a 500 and lost its verdict). Reads that fail so
+been paid for (a full disk must not turn every check into a 500 and lose its verdict). Reads that fail so
 are misses. ``/v1/health`` says so while it lasts (core/storage_full.py).
 """
 

@@ -76,7 +76,7 @@ async def queued(state: Endpoint, slot: AbstractAsyncContextManager[object]) -> 
 async def watched(state: Endpoint, call: Awaitable[T], given_up: int, timeout: float | None = None) -> T:
     """``call``'s result; :class:`HungCall` instead when it outlasts its patience while others wait. A try
     is never given up before ``timeout`` (the request's own, ``llm.timeout``): a server that answers
-    slowly is slow, not hung, however fast its other answers were (issue 65: DPD gave up on judges that
+    slowly is slow, not hung, however fast its other answers were (else DPD gives up on judges that
     llama-cpp-python answered in full at 133-334 s, within the 600 s timeout)."""
     task = asyncio.ensure_future(call)
     started = time.monotonic()

@@ -3,7 +3,7 @@
 llama.cpp's worker threads spin while they wait for each other at each step of a token. When more threads
 are runnable than there are cores, a spinning thread holds the core that the thread it waits for needs, and
 every call slows down tenfold or more: on a 2-core machine with other processes busy, a one-call verdict
-took 73-272 s with two threads against 7.9 s with one (issue 41). One thread too few costs at most what that
+took 73-272 s with two threads against 7.9 s with one. One thread too few costs at most what that
 thread would have added (under 2x on two cores). So the default takes the cores this process may use and
 leaves out those other processes keep busy when the model loads; ``FACTDEBATE_LLAMA_THREADS`` overrides it.
 """

@@ -237,7 +237,7 @@ class LLM:
 
     def _count_sent(self, who: CallInfo) -> None:
         """One request sent to the server, counted as it is sent: a retry, a try given up as hung and one the
-        deadline cuts are requests the server saw (issue 65: a claim sent 46 and its usage said 37)."""
+        deadline cuts are requests the server saw (otherwise a claim that sent 46 could report 37)."""
         run = current_run()
         if run is not None:
             run.role_usage(who.role).llm_calls += 1

@@ -52,7 +52,7 @@ def model_warnings(models: Iterable[str], what: str = CLAIM,
     """The machine-readable caution, one per model of ``models`` (the models that answered) whose labels are
     no finding or need a word: ``embedded_model`` (near chance), ``offline_model`` (what it measured) or
     ``scripted_model`` (written in advance); none for a served model. Every verdict carries them in its
-    ``warnings`` (issue 60), so a program reading ``--json``, the Python result, the service or MCP can tell
+    ``warnings``, so a program reading ``--json``, the Python result, the service or MCP can tell
     a real verdict from one of these."""
     found: list[VerdictWarning] = []
     kept = set(embedded)

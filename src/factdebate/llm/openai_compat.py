@@ -123,15 +123,15 @@ class OpenAIBackend:
 
     async def aclose(self) -> None:
         """Close the HTTP client on the event loop that used it: left to the garbage collector after
-        ``asyncio.run`` returned, each open connection printed an "Event loop is closed" traceback at exit
-        (issue 56). A backend used again after this opens a fresh client."""
+        ``asyncio.run`` returned, each open connection prints an "Event loop is closed" traceback at exit.
+        A backend used again after this opens a fresh client."""
         (client, chat), (self._client, self._chat) = (self._client, self._chat), self._new_clients()
         await chat.aclose()
         await client.close()
 
     def _new_clients(self) -> tuple[AsyncOpenAI, ChatTransport]:
         """The SDK's client (asked only for ``GET /models`` and to make its status errors) and the pooled
-        client the chat completions go through (llm/openai_http.py: the SDK's per-call CPU, issue 59)."""
+        client the chat completions go through (llm/openai_http.py: the SDK's per-call CPU)."""
         sdk = self._openai.AsyncOpenAI(base_url=self.endpoint, api_key=self._key, timeout=self.timeout,
                                        max_retries=0)
         return sdk, ChatTransport(self.endpoint, self._key, self.timeout, self.max_parallel, self._openai, sdk)

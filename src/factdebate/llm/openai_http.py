@@ -1,5 +1,5 @@
 """Chat completions posted through one long-lived pool of kept-alive connections, without the OpenAI SDK's
-per-call layers (issue 59 item 4). A profile of the guard at 50 streams found 68.6 % of its CPU in the SDK
+per-call layers. A profile of the guard at 50 streams found 68.6 % of its CPU in the SDK
 making the checker's calls (its parameter transform, request options, response models, its client's pool
 scanning idle sockets); benchmarks/decisions/checker_client.py measured 2.82 ms of CPU per call through the SDK and
 1.29 ms through one pooled httpx client posting the JSON. A later profile (benchmarks/guard_vs_litellm.py

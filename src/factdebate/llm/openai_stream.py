@@ -2,7 +2,7 @@
 
 A request that is not streamed runs to its end at llama-cpp-python's server whatever the client does: a
 guard check that answered at its deadline left the server generating 27-40 s more, and DPD's given-up
-judges ran 152 s and 310 s more, holding the server's one slot (issue 65). Asked as a stream, the
+judges ran 152 s and 310 s more, holding the server's one slot. Asked as a stream, the
 connection carries the answer as it is written; closing it (the call's task cancelled by a deadline, a
 given-up try, a failed sibling or a client that left) tells the server, which stops generating (llama.cpp,
 llama-cpp-python and vLLM check for a closed connection between tokens).
