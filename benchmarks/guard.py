@@ -62,28 +62,13 @@ def responder() -> Any:
     """tests/guard/support.py's checker (Rome is refuted at every tier, the rest supported), with claims that
     are the sentences of the text given, so a streamed answer's parts yield their own claims (asked apart or in
     the fast tier's window call)."""
-    from factdebate.llm.calls import CallInfo
-    from tests.guard.support import script, window_answer
-
-    inner = script()
-    fixed = "The Eiffel Tower is in Paris."  # the correction the script's corrector writes
+    from tests.guard.support import extracting_by
 
     def extracted(prompt: str) -> str:
         text = prompt.split("\nText:\n", 1)[-1].rsplit("\n\nReply with", 1)[0]
         return json.dumps({"claims": [s.strip() for s in _SENTENCE.findall(text) if "Hello" not in s]})
 
-    def respond(call: Any, messages: Any, params: Any) -> str:
-        name = call.prompt.split(":")[0]
-        if name == "claims_extract":
-            return extracted(messages[0]["content"])
-        if name == "guard_window":
-            def fast(text: str) -> str:
-                return str(inner(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}], params))
-
-            return window_answer(messages[0]["content"], extracted, fast, lambda claim, quote: fixed)
-        return inner(call, messages, params)
-
-    return respond
+    return extracting_by(extracted)
 
 
 def ttft(url: str, key: str, options: dict[str, Any] | None = None) -> float:

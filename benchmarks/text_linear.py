@@ -86,28 +86,13 @@ def part_one(repeats: int, old: bool) -> None:
 def _responder() -> Any:
     """tests/guard/support.py's checker, with claims that are the sentences of the text given (at most 12), asked
     apart or in the fast tier's window call."""
-    from factdebate.llm.calls import CallInfo
-    from tests.guard.support import script, window_answer
-
-    inner = script()
-    fixed = "The Eiffel Tower is in Paris."  # the correction the script's corrector writes
+    from tests.guard.support import extracting_by
 
     def extracted(prompt: str) -> str:
         text = prompt.split("Text:\n", 1)[1].split("\n\nReply with", 1)[0]
         return json.dumps({"claims": [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s][:12]})
 
-    def respond(call: Any, messages: Any, params: Any) -> str:
-        name = call.prompt.split(":")[0]
-        if name == "claims_extract":
-            return extracted(messages[0]["content"])
-        if name == "guard_window":
-            def fast(text: str) -> str:
-                return str(inner(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}], params))
-
-            return window_answer(messages[0]["content"], extracted, fast, lambda claim, quote: fixed)
-        return str(inner(call, messages, params))
-
-    return respond
+    return extracting_by(extracted)
 
 
 async def _held(run: Callable[[], Any]) -> tuple[float, float, Any]:

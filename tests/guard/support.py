@@ -68,6 +68,27 @@ def window_answer(prompt: str, extract: Callable[[str], str], fast: Callable[[st
     return json.dumps({"claims": items})
 
 
+def extracting_by(extracted: Callable[[str], str]) -> Any:
+    """:func:`script`'s checker (Rome refuted at every tier, the rest supported, its corrector's sentence the
+    correction) whose extraction is ``extracted`` (the extractor's prompt -> its JSON reply), asked apart or in
+    the fast tier's window call (:func:`window_answer`)."""
+    inner = script()
+    fixed = "The Eiffel Tower is in Paris."  # the correction the script's corrector writes
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        name = call.prompt.split(":")[0]
+        if name == "claims_extract":
+            return extracted(messages[0]["content"])
+        if name == "guard_window":
+            def fast(text: str) -> str:
+                return str(inner(CallInfo(prompt="guard_fast"), [{"role": "user", "content": text}], params))
+
+            return window_answer(messages[0]["content"], extracted, fast, lambda claim, quote: fixed)
+        return str(inner(call, messages, params))
+
+    return respond
+
+
 def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallInfo, str], str] | None = None,
            claims: list[str] | None = None, correction: str = "The Eiffel Tower is in Paris.") -> Any:
     """Extraction gives ``claims`` (default: the two facts of REPLY); the fast tier refutes claims naming
