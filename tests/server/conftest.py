@@ -82,6 +82,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+_HELD: list[socket.socket] = []
+
+
+def closed_port() -> int:
+    """A loopback port that refuses every connection for the rest of the run: bound and never listened on, so no
+    other test's server (one that asks for a key, say) can take it between choosing it and calling it."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _HELD.append(sock)
+    return int(sock.getsockname()[1])
+
+
 class LiveServer:
     """uvicorn in a thread, on its own event loop, as `factdebate serve` runs it."""
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from factdebate.cli.main import run
 from factdebate.util.redact import redact_text
-from tests.server.conftest import AUTH, PLAIN, AppFactory, free_port, parse_sse
+from tests.server.conftest import AUTH, PLAIN, AppFactory, closed_port, parse_sse
 
 SURROGATE_JSON = '{"claim": "Paris \\ud800 x"}'  # valid JSON holding a lone surrogate
 
@@ -29,7 +29,7 @@ def test_unencodable_claims_get_a_json_422_not_a_500(make_app: AppFactory) -> No
 @pytest.fixture
 def leaky_endpoint(monkeypatch: pytest.MonkeyPatch) -> str:
     """An OpenAI-compatible endpoint with credentials in its URL, on a port nobody listens to."""
-    url = f"http://alice:hunter2@127.0.0.1:{free_port()}/v1?api_key=sekret"
+    url = f"http://alice:hunter2@127.0.0.1:{closed_port()}/v1?api_key=sekret"
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     monkeypatch.setenv("FACTDEBATE_LLM__RETRIES", "1")
     return url

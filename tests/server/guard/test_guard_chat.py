@@ -14,7 +14,7 @@ import pytest
 
 from factdebate.server.app import create_app
 from tests.guard.support import SlowBackend, script
-from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, free_port, offline_build
+from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, closed_port, offline_build
 from tests.server.guard_support import ANSWER, REVISE_MARK, REVISED, Upstream, upstream_app, words_of
 
 UPSTREAM_KEY = "upstream-secret-key-0123"
@@ -257,7 +257,7 @@ def test_errors_come_in_openais_shape(guard: Guard) -> None:
 
 def test_an_unreachable_upstream_is_a_502_and_no_upstream_a_404(guard: Guard, monkeypatch: pytest.MonkeyPatch,
                                                                   tmp_path: Path) -> None:
-    server, _ = guard(upstream_url=f"http://127.0.0.1:{free_port()}/v1")
+    server, _ = guard(upstream_url=f"http://127.0.0.1:{closed_port()}/v1")
     reply = httpx.post(f"{server.url}/v1/chat/completions", headers=AUTH,
                        json={"model": "m", "messages": [{"role": "user", "content": "Hi"}]})
     assert reply.status_code == 502 and reply.json()["error"]["code"] == "upstream_unreachable"

@@ -18,7 +18,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import script
-from tests.server.conftest import AUTH, free_port
+from tests.server.conftest import AUTH, closed_port
 from tests.server.guard.test_guard_chat import FAST, PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import ANSWER, Upstream
 
@@ -31,7 +31,7 @@ class DeadModelServer(ScriptedBackend):
 
     def __init__(self, extracts: bool) -> None:
         answer = script(claims=[PARIS, ROME])
-        self.address = f"http://127.0.0.1:{free_port()}/v1"
+        self.address = f"http://127.0.0.1:{closed_port()}/v1"
 
         def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
             if extracts and call.prompt.split(":")[0] == "claims_extract":
@@ -90,7 +90,7 @@ def test_a_dead_checker_model_server_is_named_by_what_failed(guard: Guard, extra
 
 def test_an_unreachable_upstream_says_so_without_its_address(guard: Guard,  # noqa: F811
                                                               caplog: pytest.LogCaptureFixture) -> None:
-    address = f"http://127.0.0.1:{free_port()}/v1"
+    address = f"http://127.0.0.1:{closed_port()}/v1"
     server, _ = guard(upstream_url=address)
     caplog.set_level(logging.WARNING, logger="factdebate.server")
     plain = httpx.post(f"{server.url}/v1/chat/completions", json=CHAT, headers=AUTH, timeout=60)

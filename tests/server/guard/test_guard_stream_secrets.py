@@ -164,7 +164,12 @@ def _options(policy: Policy) -> ResolvedGuardOptions:
 
 def test_an_unchecked_reply_relayed_under_overload_is_scrubbed_across_chunks_too() -> None:
     """guard/overloaded_chunks.py (the relay of a reply the service had no room to check): its chunks, sent as
-    they come under annotate, carry the answer with the key masked, the rest before the ending."""
+    they come under annotate, carry the answer with the key masked, the rest before the ending. The secrets are
+    remembered here as the service remembers them at start, so the test holds whichever test ran before it."""
+    from factdebate.util.scrub import remember_endpoints, remember_secrets
+
+    remember_secrets([UPSTREAM_KEY, CHECKER_KEY])
+    remember_endpoints([f"https://{HOST}/v1"])
     chunks = OverloadedChunks(_options("annotate"), keep=10_000)
     head = {"id": CHUNK_ID, "object": "chat.completion.chunk", "created": 0, "model": "m"}
     sent: list[dict[str, Any]] = []

@@ -47,7 +47,7 @@ from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, M
 from factdebate.server.app import create_app
 from tests.paths import ROOT
 from tests.readiness import wait_until_ready
-from tests.server.conftest import PLAIN, LiveServer, free_port, offline_build
+from tests.server.conftest import PLAIN, LiveServer, closed_port, free_port, offline_build
 from tests.server.guard.telegram_bot_api import TOKEN as BOT_TOKEN
 from tests.server.guard.telegram_bot_api import BotApi, bot_api
 from tests.server.test_commands import EXE
@@ -126,7 +126,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     the text the plug-in decided); an agent that does not give it is stopped with the text as OpenClaw's error; a
     checker that is down or unreachable reads as one, with no address or attempt count; heartbeat and tool-only
     turns are not checked."""
-    closed = f"http://127.0.0.1:{free_port()}"
+    closed = f"http://127.0.0.1:{closed_port()}"
     scenarios = [
         {"name": "flag", "config": _config(factdebate_url, "flag"), "answers": [WRONG]},
         {"name": "flagcopy", "config": _config(factdebate_url, "flag"), "answers": [WRONG], "otherCopy": True},

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server.conftest import AUTH, KEY, LiveServer, free_port
+from tests.server.conftest import AUTH, KEY, LiveServer, closed_port
 from tests.server.guard_support import ANSWER, scripted_checker_app, tokens
 from tests.server.stubborn_upstreams import NeverAccepts, Silent
 
@@ -238,7 +238,7 @@ def test_an_upstream_that_cannot_be_reached_is_a_502_in_httpxs_words_naming_no_a
     never = NeverAccepts() if kind == "never accepted" else None
     silent = Silent() if kind == "silent" else None
     try:
-        url = never.url if never else silent.url if silent else f"http://127.0.0.1:{free_port()}/v1"
+        url = never.url if never else silent.url if silent else f"http://127.0.0.1:{closed_port()}/v1"
         server = guard(url, upstream_timeout_s=0.5)  # the connect bound is min(this, 10 s)
         address = url.removeprefix("http://").removesuffix("/v1")
         for stream in (False, True):
