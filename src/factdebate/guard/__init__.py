@@ -3,7 +3,7 @@ reply's check-worthy sentences, their claims decided tier by tier within a deadl
 evidence and retrieval, each claim's place in the text and a correction, and the operator's policy.
 The contract is :mod:`factdebate.guard.types`.
 
-The name ``factdebate.guard`` is the public function (api.py's, fixed by issue 37), the same object whether
+The name ``factdebate.guard`` is the public function (api.py's), the same object whether
 or not this package was imported (factdebate/__init__.py keeps it so); this package is read by its
 submodules' names (``from factdebate.guard import GuardResult``)."""
 

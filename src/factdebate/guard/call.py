@@ -1,4 +1,4 @@
-"""The one call behind every door of the guard (issue 57 item 2).
+"""The one call behind every door of the guard, so that every door checks a reply the same way.
 
 A door (the chat proxy plain and streamed, ``/v1/guard/check``, LiteLLM's guardrail route, MCP's
 ``check_answer`` and ``check_response``, ``factdebate.guard``/``aguard_stream`` and ``factdebate.check_response``;
@@ -48,7 +48,7 @@ from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.guard")
 # A conversation of more messages is read (its tool results, its turns) in a worker thread: 50,000 messages read
-# on the event loop held every other request, /v1/health too (issue 57 item 3).
+# on the event loop held every other request, /v1/health too.
 LONG_CONVERSATION = 200
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""What a policy does to an OpenAI chat stream, chunk by chunk (issue 57 item 2): the chat proxy's relay
+"""What a policy does to an OpenAI chat stream, chunk by chunk: the chat proxy's relay
 (server/guard/stream.py) reads the upstream's events, hands each chunk here as a dict, and frames and writes
 what comes back; which chunks wait for the check, where the footnotes go, how a blocked stream ends and what
 passed unchecked are decided here, with the text's policy in :class:`~factdebate.guard.stream_policy.GuardedStream`.

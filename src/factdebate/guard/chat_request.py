@@ -1,5 +1,5 @@
 """An OpenAI Chat Completions request as the guard reads it (the chat proxy's body, the conversation that
-``/v1/guard/check`` and LiteLLM's guardrail send): a wire format, so the library's (issue 57 item 2: the
+``/v1/guard/check`` and LiteLLM's guardrail send): a wire format, so the library's (the
 server's guard only reads, calls and writes). Every field is checked before anything is sent on.
 
 Messages are typed (role, content as text or content parts, tool calls...); any number of them (an agent
@@ -127,7 +127,7 @@ class ChatRequest(BaseModel):
         """Each message checked as a :class:`ChatMessage` and kept as the plain object it dumps to, the model
         let go at once: 50,000 models kept alive made the garbage collector's full passes hold the interpreter
         lock for 0.2-0.4 s each while they were made (GET /v1/health waited), where a plain object of text is
-        not even tracked by it (issue 57 item 3)."""
+        not even tracked by it."""
         if not isinstance(value, list) or not value:
             return handler(value)  # not a list, or empty: the field's own error
         plain: list[dict[str, Any]] = []

@@ -485,8 +485,8 @@ def _all_failed(claims: Sequence[GuardClaim]) -> str | None:
 
 
 def sentence_counts(text: str, claims: Sequence[GuardClaim]) -> tuple[int, int]:
-    """How many sentences ``text`` has and how many of them hold a checked claim's span (issue 60: a degraded
-    check said "3 sentences not checked" of 8, none of which was checked)."""
+    """How many sentences ``text`` has and how many of them hold a checked claim's span (so that a degraded
+    check never says "3 sentences not checked" of 8 when none of the 8 was checked)."""
     parts = sentences(text)
     spans = [c.span for c in claims if c.status == "checked" and c.span is not None]
     checked = sum(any(s.start < end and s.end > start for s in spans) for start, end in parts)

@@ -3,7 +3,7 @@ checker's models run.
 
 A hosted checker (OpenAI, a gateway, a GPU server elsewhere) decides a reply's claims within 20 s; a model on
 this machine does not: SmolLM2 behind llama-cpp-python's server on CPU left 6 of 6 replies checked not at all
-at 20 s (issue 65), so a newcomer running the guard on the embedded model got every claim unchecked. Such a
+at 20 s, so a newcomer running the guard on the embedded model got every claim unchecked. Such a
 checker gets ``guard.max_deadline_s`` (120 s by default) instead. "On this machine" is read from the settings,
 never probed: an in-process llama.cpp model (``llama-cpp:builtin`` or a ``.gguf`` file), or an ``openai:`` model
 whose server's host is loopback (localhost, 127.0.0.0/8, ::1)."""

@@ -7,7 +7,7 @@ goes up a tier or stays unchecked; it is never read as a label.
 
 A reply that copies the prompt's example (:data:`EXAMPLE`: its quote, which no passage holds) is no
 verdict either: SmolLM2 behind llama-cpp-python's server wrote the example word for word in 11 of 11
-replies, and its REFUTES flagged "The capital of France is Paris." (issue 65). A label whose quote no named
+replies, and its REFUTES flagged "The capital of France is Paris.". A label whose quote no named
 passage holds is kept, but cites nothing: the passage it names is not called the one it rests on.
 """
 

@@ -1,7 +1,7 @@
 """A Python caller's check (``factdebate.guard``/``aguard``/``aguard_stream``/``check_response``, api.py): its
 input read as every door reads one, and its host, a :class:`~factdebate.guard.call.LocalHost` over the caller's
 settings and a session of resources (nothing admitted or kept). The public functions are api.py's only; this
-module holds no copy of them (issue 62 item 4)."""
+module holds no copy of them, so there is one definition to keep right."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Under ``annotate`` and ``flag`` the upstream's chunks pass as they arrive (a fla
 fact-checked", comes as one more piece of text before the result); the policies that never stream unchecked
 text (``hold``, ``rewrite``, ``block``, or ``on_unchecked: block``) wait, and get the policy's text whole at the
 end, as they would after a check: the reply itself, or the refusal. What waits is bounded by its bytes as a
-checked stream's is (issue 57 item 2): past four times what the guard keeps of a streamed answer,
+checked stream's is: past four times what the guard keeps of a streamed answer,
 :class:`~factdebate.guard.chat_chunks.AnswerTooLong`; of an answer that streams, what is kept for the result
 stops at what the guard keeps. What goes out is scrubbed across chunks as a checked stream's is
 (guard/chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes, :meth:`OverloadedChunks.closing`

@@ -118,8 +118,8 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
     lines = []
     for claim in refuted(result.claims):
         line = f"- {_quoted(claim)} is contradicted by the evidence"
-        # Only a passage the verdict rests on is quoted as its evidence (issue 60: at the debate tiers the
-        # footnote quoted a passage the check's page files under "Retrieved, not cited").
+        # Only a passage the verdict rests on is quoted as its evidence (at the debate tiers a passage read
+        # but not cited is filed by the check's page under "Retrieved, not cited", and is no evidence).
         if (first := next((e for e in claim.evidence if e.cited), None)) is not None:
             marked = "; the passage holds an instruction to the model, read as data only" if first.injection else ""
             line += f" ({first.title}: \"{first.quote}\"{marked})"
@@ -128,7 +128,7 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
         lines.append(line)
     for claim in unchecked(result.claims):
         lines.append(f"- {_quoted(claim)} could not be checked ({for_reader(claim.reason or claim.status)})")
-    if result.on_not_enough_info != "pass":  # issue 57: visible, never passed as if confirmed
+    if result.on_not_enough_info != "pass":  # visible, never passed as if confirmed
         for claim in unconfirmed(result.claims):
             lines.append(f"- {_quoted(claim)} could not be confirmed: the evidence neither supports nor "
                          "contradicts it")

@@ -1,4 +1,4 @@
-"""Check-response as a policy of the one guard check (issue 57 item 2): a whole text checked claim by claim
+"""Check-response as a policy of the one guard check: a whole text checked claim by claim
 with the configured method and no deadline.
 
 It is :class:`~factdebate.guard.check.Check` with only the ``deep`` tier (the method run on each claim as
@@ -95,7 +95,7 @@ async def _extract(check: Check, text: str, question: str | None, context: str |
     """The claims of ``text`` and what the extractor was shown of it (None: it was not asked)."""
     if given_claims is not None:
         return ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given"), None
-    # Only the sentences the check-worthiness gate passes are extracted from (issue 49, item 2); the others are
+    # Only the sentences the check-worthiness gate passes are extracted from (no call is spent on the rest); they are
     # listed as unchecked with the gate's reason. A long response is read in a worker thread.
     worthy = await read_text(len(text), _worthy, check, text)
     if not worthy.strip():

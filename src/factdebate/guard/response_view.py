@@ -1,4 +1,4 @@
-"""A guard check read as check-response's verdict, the documented view of the one result (issue 57 item 2):
+"""A guard check read as check-response's verdict, the documented view of the one result:
 every door of check-response (the CLI, ``/v1/check-response``, MCP's ``check_response``,
 ``factdebate.check_response``) runs the guard's check under check-response's policy (guard/response_check.py)
 and gives its ``GuardResult`` in the shape it always had, :class:`~factdebate.core.types.ResponseVerdict`, read

@@ -13,12 +13,12 @@ for the previous window's to be numbered). ``verdicts`` yields each claim when i
 (after the last delta) checks the rest and waits for everything within ``deadline_s``, counted from the
 answer's end: the client is reading until then.
 
-Each delta is read once (issue 45): the answer is kept in pieces, never copied whole per delta; the search
-for sentence ends goes on from where it stopped, and only the part up to the newest end is gated (a long
-part in a worker thread). A part ending in a question keeps it back for the next part ("Is it in Berlin?
-Yes." is one statement), and ``response.max_claims`` holds for the whole answer: its first ``max_claims``
-check-worthy sentences are checked, as in a whole check (``Check.take``), and the sentences past them are
-unchecked, said so (guard/coverage.py). The
+Each delta is read once, so a long stream costs in proportion to its length: the answer is kept in pieces,
+never copied whole per delta; the search for sentence ends goes on from where it stopped, and only the part up
+to the newest end is gated (a long part in a worker thread). A part ending in a question keeps it back for the
+next part ("Is it in Berlin? Yes." is one statement), and ``response.max_claims`` holds for the whole answer:
+its first ``max_claims`` check-worthy sentences are checked, as in a whole check (``Check.take``), and the
+sentences past them are unchecked, said so (guard/coverage.py). The
 context is bounded for the same reason: the whole answer so far, given with every part, made a long
 answer's extraction prompts (and the reading of them) grow with the square of its length.
 """
@@ -377,8 +377,8 @@ class StreamingCheck:
         self._finished = True
         check = self._check
         # usage.seconds means what it means on a plain reply (guard/clock.py): the request's time on the
-        # service less the wait for the upstream's answer, here the time it took to write it (issue 65: on a
-        # stream it was the whole request's, the upstream's writing included).
+        # service less the wait for the upstream's answer, here the time it took to write it (not the whole
+        # request's, which would count the upstream's writing as the check's).
         check.started += time.perf_counter() - self._opened
         deadline = time.perf_counter() + check.options.deadline_s
         text = self._answer.index.text

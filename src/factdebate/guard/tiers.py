@@ -45,7 +45,7 @@ class Progress:
 
     def final(self, timed_out: bool) -> GuardClaim:
         """The claim as reported: checked when some tier gave it a label, else unchecked (or error)."""
-        # A shallow copy is enough (a deep one was most of this method's CPU, issue 59 item 4): :func:`decide`
+        # A shallow copy is enough (a deep one was most of this method's CPU): :func:`decide`
         # and the claim's check only ever assign the claim's own fields (a new evidence list, a new
         # correction), never change a list, a passage, a span or a correction in place, and so does nothing
         # that reads a final claim; so what the copy shares with ``self.claim`` never changes under it.
@@ -76,7 +76,7 @@ class Context:
     sinks: list[EventSink] | None
     scope: str | None
     # The models a debate tier's verdicts were answered by (each ran under its own recorder): with the
-    # check's own, the models a guard result names (issue 60).
+    # check's own, the models a guard result names, so a debate tier's model is never left out of it.
     models: set[str] = field(default_factory=set)
     # Check-response's policy (guard/response_check.py): the deep tier is the configured method run as
     # ``factdebate verify`` runs it (the caller's settings and resources, its run directly in the claim's span, as

@@ -271,7 +271,7 @@ class GuardResult(_Strict):
                                   "(response_level/spans.py's split).")
     sentences_checked: int | None = Field(default=None, description="How many of them hold a checked claim: the "
                                           "rest were left out by the gate, the claim limit, the deadline or a "
-                                          "degraded check (issue 60: '3 of 8 sentences checked').")
+                                          "degraded check ('3 of 8 sentences checked').")
     question: str | None = Field(default=None, description="The person's question the reply was read with (the "
                                  "option, or the conversation's last message from the person); null when none.")
     method: str | None = Field(default=None, description="The method of the standard and deep tiers (guard.method "

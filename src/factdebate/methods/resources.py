@@ -92,7 +92,7 @@ class Resources:
     # a tool's factory may ask for a model (the scholarly pipeline writes with the debater's).
     _lock: threading.RLock = field(default_factory=threading.RLock)
     # What aclose() ends besides the services: the model clients these resources built (an HTTP client left
-    # open past its event loop printed "Event loop is closed" tracebacks at exit, issue 56)
+    # open past its event loop printed "Event loop is closed" tracebacks at exit)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     def llm(self, role: str) -> LLM:

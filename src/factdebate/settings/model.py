@@ -294,8 +294,8 @@ class GuardSettings(_Strict):
     method: str | None = Field(default=None, description="Method of the standard and deep tiers by default "
                                "(default: the configured method, tool-mad unless set).")
     max_messages: int = Field(default=200, ge=1, le=10_000, description="Kept so older configurations load; a "
-                              "conversation of any length is accepted (issue 47: refusing a long agent session "
-                              "broke it for every later turn).")
+                              "conversation of any length is accepted (refusing a long agent session would "
+                              "break it for every later turn).")
     max_message_chars: int = Field(default=100_000, ge=100, le=10_000_000,
                                    description="Longest message in one chat request.")
     max_evidence_items: int = Field(default=50, ge=0, le=500, description="Most evidence passages per request.")

@@ -37,14 +37,14 @@ from factdebate.prompts import render
 from factdebate.response_level.aggregate import RULES, response_label
 from factdebate.response_level.extract import aextract_claims, ask_for_list
 from factdebate.tools.registry import RetrievalTool
-from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation
     from factdebate.methods.settings_protocol import RunSettings
 
 VERIFY_TOKENS = 256
-# The reasoning is bounded so that the verdict closes within VERIFY_TOKENS (issue 65, item 6).
+# The reasoning is bounded so that the verdict closes within VERIFY_TOKENS instead of being cut mid-object.
 VERIFY_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False, "required": ["reasoning", "factual"],
     "properties": {"reasoning": {"type": "string", "maxLength": part_chars(VERIFY_TOKENS, 1, 40)},

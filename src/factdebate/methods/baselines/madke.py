@@ -26,7 +26,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 from factdebate.tools.registry import RetrievalTool
-from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings
 
 if TYPE_CHECKING:
     from factdebate.methods.settings_protocol import RunSettings

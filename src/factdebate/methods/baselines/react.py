@@ -64,7 +64,7 @@ STEP_JSON = ({
 
 
 def step_params() -> GenParams:
-    """Every step is held to the step format where the backend can (issue 65: an unconstrained first ask
+    """Every step is held to the step format where the backend can (an unconstrained first ask
     let SmolLM2 write the prompt's placeholders in 5 of 5 steps); its re-ask then differs by temperature."""
     schema, template = STEP_JSON
     return GenParams(temperature=0.0, max_tokens=STEP_TOKENS, grammar=step_grammar(offered_labels()),
@@ -131,8 +131,8 @@ def parse_action(text: str) -> Action | None:
 
 def fallback_search(raw: str, claim: str, steps: list[Step], tool: str) -> Action | None:
     """What a step whose search query was refused searches (kit/fields.query_problem, after its re-ask): the
-    last good query of this turn, or the claim; None for a reply with no search in it (issue 65, item 4: as
-    Tool-MAD, DPD and FacTool do; ReAct's step was lost and nothing searched). The loss stays counted."""
+    last good query of this turn, or the claim; None for a reply with no search in it (as
+    Tool-MAD, DPD and FacTool do, rather than lose the step with nothing searched). The loss stays counted."""
     refused = parse_action(raw)
     if refused is None or refused.kind != "search":
         return None

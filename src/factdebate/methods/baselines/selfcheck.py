@@ -29,7 +29,7 @@ from factdebate.methods.kit.yesno import ask_yes_no
 from factdebate.methods.resources import Resources
 from factdebate.methods.view import declare_view
 from factdebate.prompts import render
-from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings
 
 # Worked examples for ``shots`` (written for this project): a true, a false and an undecidable claim.
 EXAMPLES = (

@@ -25,7 +25,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad.method import ToolMAD, debate_calls
 from factdebate.prompts import render
-from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings
 
 if TYPE_CHECKING:
     from factdebate.methods.settings_protocol import RunSettings

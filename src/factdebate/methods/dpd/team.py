@@ -38,8 +38,8 @@ QUERY_GRAMMAR = ('root ::= "{\\"support\\": \\"" q "\\", \\"refute\\": \\"" q "\
 
 
 # A free-text turn is held to the shape its prompt asks for, bounded so that it closes within
-# ``statement_tokens`` instead of being cut there (issue 65, item 6: SmolLM2 wrote 11 of a claim's turns to the
-# cap): the analyst's four points and its sentence, the rebutter's five points, a line each and one to spare;
+# ``statement_tokens`` instead of being cut there (SmolLM2 wrote 11 of a claim's turns to the cap
+# unbounded): the analyst's four points and its sentence, the rebutter's five points, a line each and one to spare;
 # the summarizer's three or four sentences.
 STATEMENT_LINES = 6
 SUMMARY_SENTENCES = 4

@@ -1,7 +1,7 @@
 """The one rule every model-written field is read by (queries, topics, relations, triplet names, thoughts,
 reasons, a ballot's ``why``): a field that says nothing is no answer.
 
-Small models behind OpenAI-shaped servers fill a format without answering it (issue 39): the query
+Small models behind OpenAI-shaped servers fill a format without answering it: the query
 "true", the prompt's own ``<query>``, a topic "Geography" copied from the prompt's example, the thought
 "Your reasoning" in every step. Each of those was searched, or kept as a memory key, as if it were an
 answer. A field is refused here when
@@ -14,7 +14,7 @@ answer. A field is refused here when
 - it is a run of single letters (", S, C, D, E": a small model enumerating the alphabet), or only repeats
   the prompt's own instructions (``instructions``: the template's fixed words, :func:`instruction_words`).
 
-Queries are held to more (:func:`query_problem`, issue 65): they are searched, so a query that copies the
+Queries are held to more (:func:`query_problem`): they are searched, so a query that copies the
 agent's own earlier answer ("Tweet: "The claim is a lie…""), speaks to someone ("You can find evidence
 about it here") or is longer than a search is no query, whichever method wrote it.
 
@@ -120,7 +120,7 @@ def _shared_run(a: Sequence[str], b: Sequence[str], length: int,
     """The first ``length`` consecutive words of ``a`` that ``b`` also has in a row and ``outside`` has not,
     if any. Every run is looked at, not only the first shared one: an answer that starts with the claim's
     own words ("The Eiffel Tower is located in Paris, France. The claim has been verified ...") is still
-    a copy after them (benchmarks/served.py, issue 65 round 6)."""
+    a copy after them (as SmolLM2 wrote in benchmarks/served.py's runs)."""
     grams = {tuple(b[i:i + length]) for i in range(len(b) - length + 1)}
     return next((tuple(a[i:i + length]) for i in range(len(a) - length + 1)
                  if tuple(a[i:i + length]) in grams and not _inside(a[i:i + length], outside)), None)
@@ -259,8 +259,8 @@ def check_query(value: str, prompt: str, *, claim: str, sources: Iterable[str] =
 def free_field(value: str, prompt: str, name: str) -> str:
     """A free field that only gives reasons (a thought, a reason, a ballot's "why"): ``value``, or "" when it
     says nothing by :func:`field_problem` — then the reply is still read for its decision (a label, a vote,
-    an action), and the dropped field is counted as ``echoed`` under ``prompt`` (issue 65: MERMAID threw
-    away forced answers carrying "True" for the thought "Your reasoning")."""
+    an action), and the dropped field is counted as ``echoed`` under ``prompt`` (otherwise MERMAID would
+    throw away forced answers carrying "True" for the thought "Your reasoning")."""
     problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()),
                             instructions=instruction_words(prompt))
     if problem is None:

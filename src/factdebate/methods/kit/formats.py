@@ -33,8 +33,8 @@ def label_rule(labels: tuple[str, ...]) -> str:
 
 
 # Reasoning is at most five sentences on one line, then the verdict line. Each sentence is bounded so that
-# the whole closes within the call's cap: with ``[^.!?]+`` sentences no cap held the longest answer (issue 65,
-# item 6). llama.cpp expands ``x{1,n}`` into n nested rules; measured on SmolLM2 in process, the same 109
+# the whole closes within the call's cap: with ``[^.!?]+`` sentences no cap held the longest
+# answer. llama.cpp expands ``x{1,n}`` into n nested rules; measured on SmolLM2 in process, the same 109
 # tokens took 6.1 s held to 150-character sentences against 5.0 s unbounded (load 10, one thread).
 SENTENCES = 5
 SENTENCE_CHARS = 150  # where the cap allows more; 5 such sentences and a verdict fit 396 tokens
@@ -53,7 +53,7 @@ def sentences_rule(count: int, max_tokens: int, tail: int) -> str:
 def paragraph_grammar(max_tokens: int, sentences: int) -> str:
     """GBNF for free text of one to ``sentences`` sentences on one line that closes within ``max_tokens``
     (a statement asked for in so many sentences: DPD's summarizers). Without it SmolLM2 wrote such turns to
-    their cap and was cut mid-sentence (issue 65, item 6: 11 in a one-claim run)."""
+    their cap and was cut mid-sentence (11 times in a one-claim run)."""
     return "root ::= reason\n" + sentences_rule(sentences, max_tokens, 0)
 
 
@@ -85,7 +85,7 @@ def verdict_params(temperature: float, max_tokens: int, *, reasoning: bool = Tru
     """Reasoning then a "Verdict:" line, in one generation, held to the task's labels (``offered_labels``).
     A few tokens are added for the verdict line. Without ``reasoning`` (a prompt that asks for the verdict
     alone: ``single``) the answer is held to the label alone: five sentences of reasoning do not fit the
-    48 tokens such a call is given (issue 65: 4 of 6 replies were cut and re-asked)."""
+    48 tokens such a call is given (4 of 6 SmolLM2 replies were cut and re-asked)."""
     labels = offered_labels()
     if not reasoning:
         return GenParams(temperature=temperature, max_tokens=max_tokens + 12, grammar="root ::= label\n" +

@@ -1,6 +1,6 @@
 """The one cleaning every model-written search query gets before it reaches a tool.
 
-Small open models behind OpenAI-shaped servers (SmolLM2 on llama-cpp-python's server, issue 30) often
+Small open models behind OpenAI-shaped servers (SmolLM2 on llama-cpp-python's server) often
 write a query the way they write a list item: "1. capital of France", "- capital of France", the whole
 query in quotes, or "Query: capital of France". The search engine then looks for the numbering and the
 label too. Only that wrapping is taken off, nothing inside the query; the model's own text is kept as

@@ -27,7 +27,7 @@ REASK = Reask(template="mermaid_reask")  # MERMAID's re-ask, for the executor's 
 _FIELDS = ("subject", "relation", "object", "attributes")
 DECOMPOSE_TOKENS = 512
 # Each field is bounded so that four triplets and the topic close within DECOMPOSE_TOKENS where the schema is
-# held (issue 65, item 6: unbounded strings fit no cap); the braces, keys and quotes take about 290 characters.
+# held (unbounded strings fit no cap); the braces, keys and quotes take about 290 characters.
 FIELD_CHARS = part_chars(DECOMPOSE_TOKENS, MAX_TRIPLETS * len(_FIELDS) + 1, 300)
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -68,7 +68,7 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: 
     query that is a label, a placeholder, shares no word with ``claim`` or is no search is
     :class:`~factdebate.llm.ask.Unreadable` (kit/fields.query_problem); a thought or reason that copies
     ``prompt``'s placeholder ("your reasoning") is dropped and counted as echoed, and the step's answer or
-    action still read (issue 65: 10 usable steps were refused for it); a thought left out is no copy."""
+    action still read (refusing the step lost 10 usable steps in a run); a thought left out is no copy."""
     data = first_object(text)
     if data is None:
         return None
@@ -102,7 +102,7 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: 
 def fallback_step(raw: str, claim: str, earlier: list[Step]) -> StepReply | None:
     """What a step whose search query was refused (kit/fields.query_problem, after its re-ask) runs instead:
     the same tool with the turn's last good query for it, or the claim; None when the reply was unreadable
-    for another reason (issue 65, item 4: as Tool-MAD, DPD and FacTool do; the step was lost and nothing
+    for another reason (as Tool-MAD, DPD and FacTool do, rather than lose the step with nothing
     searched). The lost reply stays counted."""
     data = first_object(raw)
     action = data.get("action") if data is not None else None
@@ -133,7 +133,7 @@ def _bounded(schema: dict[str, Any], chars: int) -> dict[str, Any]:
 def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
     """The reply held to: an answer, or an action naming one of the tools with that tool's required
     arguments (where the backend can constrain; otherwise the reply is parsed tolerantly). Its free strings
-    are bounded so that the longest step closes within STEP_TOKENS (issue 65, item 6)."""
+    are bounded so that the longest step closes within STEP_TOKENS instead of being cut."""
     answer = {"type": "object", "properties": {"thought": {"type": "string", "maxLength": THOUGHT_CHARS},
                                                "answer": {"type": "string", "enum": answers(three_way)}},
               "required": ["thought", "answer"], "additionalProperties": False}

@@ -91,7 +91,7 @@ def recall_text(hits: list[MemoryHit]) -> str:
 
 def recall_documents(hits: list[MemoryHit]) -> list[Document]:
     """The recalled passages as the verdict shows them: each text once, however many of the claim's entities it
-    was stored under (issue 60: a passage kept under three entities was listed three times), at its best score,
+    was stored under (a passage kept under three entities is listed once, not three times), at its best score,
     titled by where it came from rather than by the memory's key."""
     best: dict[str, MemoryHit] = {}
     for hit in hits:

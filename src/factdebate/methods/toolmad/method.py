@@ -50,7 +50,7 @@ from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
 from factdebate.tools.registry import AGENT_TOOLS, agent_description
-from factdebate.util.tasks import gather_all  # a failed part cancels its siblings (issue 65)
+from factdebate.util.tasks import gather_all  # a failed part cancels its siblings
 
 if TYPE_CHECKING:
     from factdebate.methods.settings_protocol import RunSettings
@@ -242,7 +242,7 @@ class ToolMAD(Method[ToolMADSettings]):
                          json_template=QUERY_TEMPLATE)
         # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters), nor
         # the other agents' answers its prompt shows (SmolLM2 searched "The Eiffel Tower is located in Paris,
-        # France. The claim has been verified to be ..." from them: benchmarks/served.py, issue 65).
+        # France. The claim has been verified to be ..." from them in benchmarks/served.py's runs).
         earlier = [own_previous.response] if own_previous is not None and own_previous.response else []
         earlier += [other["response"] for other in others if other.get("response")]
         query = (await ask(resources.debater, prompt,

@@ -1,6 +1,6 @@
 """Tool-MAD's settings (``methods.toolmad.*``, flags such as ``--rounds`` and ``--agents``), in a module of their own
 so that the modules ``method.py`` imports (``paper``, ``authors_code``, ``score_note``) can name the type without
-importing ``method.py`` back (an import cycle once typing imports count; issue 62)."""
+importing ``method.py`` back (an import cycle once typing imports count)."""
 
 from __future__ import annotations
 
