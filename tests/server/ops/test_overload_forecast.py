@@ -1,4 +1,4 @@
-"""A service sheds on its CPU forecast before its streams slow (issue 59 item 3, ``guard.max_cpu_share``): with
+"""A service sheds on its CPU forecast before its streams slow (``guard.max_cpu_share``, 0.5 by default): with
 two checks running whose checker work burns the process's CPU (each call spins in 50 ms slices, as a CPU-bound
 check does), a new request is answered at once, as ``guard.on_overload`` says: a 503 with Retry-After saying
 the service is out of CPU, or (``pass``) the upstream's reply with its claim unchecked, the reason said.
@@ -48,12 +48,15 @@ class SpinningBackend(ScriptedBackend):
         return await super().complete(messages, params)
 
 
-def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share: float,  # noqa: F811
+def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share: float | None,  # noqa: F811
                     on_overload: str) -> tuple[httpx.Response, bool, LiveServer, httpx.Response, httpx.Response | None]:
     """A request sent while two spinning checks run: (its answer, whether they still ran when it came, the
     server, the answer to the same request with a wrong key, then (shedding with 503) streamed, each sent just
-    after it)."""
-    monkeypatch.setenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", str(max_cpu_share))
+    after it). ``max_cpu_share`` None: the shipped default (the suite's own setting removed)."""
+    if max_cpu_share is None:
+        monkeypatch.delenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", raising=False)
+    else:
+        monkeypatch.setenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", str(max_cpu_share))
     monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", on_overload)
     backend = SpinningBackend(script(claims=[PARIS, ROME]))
     server, _ = guard(Upstream(), backend=backend)
@@ -76,7 +79,7 @@ def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share
     answered_first = all(thread.is_alive() for thread in running)
     unkeyed = httpx.post(f"{server.url}/v1/chat/completions", headers={"Authorization": "Bearer sk-wrong"},
                          json={"model": "scripted", "messages": [{"role": "user", "content": "Hi."}]}, timeout=60)
-    streamed = None if on_overload != "503" or not max_cpu_share else httpx.post(
+    streamed = None if on_overload != "503" or max_cpu_share == 0 else httpx.post(
         f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60, json={
             "model": "scripted", "stream": True, "messages": [{"role": "user", "content": "Tell me about Paris."}],
             "factdebate": {**FAST, "deadline_s": 30}})
@@ -86,9 +89,11 @@ def _while_two_spin(guard: Guard, monkeypatch: pytest.MonkeyPatch, max_cpu_share
     return answer, answered_first, server, unkeyed, streamed
 
 
+@pytest.mark.parametrize("share", [0.25, None], ids=["0.25", "default"])
 def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
-        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    answer, answered_first, server, unkeyed, streamed = _while_two_spin(guard, monkeypatch, 0.25, "503")
+        guard: Guard, monkeypatch: pytest.MonkeyPatch, share: float | None) -> None:  # noqa: F811
+    """Two checks spinning use about a core between them: past 0.25, and past the default 0.5, a third is shed."""
+    answer, answered_first, server, unkeyed, streamed = _while_two_spin(guard, monkeypatch, share, "503")
     assert answer.status_code == 503 and answered_first, answer.text  # while the spinning checks went on
     assert answer.headers["Retry-After"] == "1"
     # Answered before the app's middleware (server/guard/shed_gate.py), with the headers every guard reply has.
@@ -108,7 +113,7 @@ def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
     assert body["error"]["code"] == "overloaded"
     detail = body["detail"]
     assert detail.startswith("overloaded: the service is out of CPU: 2 replies being checked use about ") and \
-        "% of a core, and one more would pass guard.max_cpu_share 0.25; retry in 1 s" in detail, detail
+        f"% of a core, and one more would pass guard.max_cpu_share {share or 0.5:g}; retry in 1 s" in detail, detail
     alone = _chat(server)  # nothing running: the same request is checked
     assert alone.status_code == 200 and alone.json()["factdebate"]["claims"][0]["status"] == "checked"
 
