@@ -307,6 +307,7 @@ PYTHON: dict[str, Rule] = {
     "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
     "open_memory": PyImports("a method's use of the memory, between its steps"),
     "docs/methods/response-level.md: import factdebate as fd": PyRun(),
+    "docs/usage.md: import factdebate as fd": PyRun(),
     "docs/methods/response-level.md: from factdebate.response_level import aextract_claims": PyImports(
         "the lines a method runs, with its own resources"),
 }

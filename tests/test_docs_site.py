@@ -1,0 +1,49 @@
+"""The documentation site builds with ``mkdocs build --strict`` (mkdocs.yml): a link to a page that does not exist,
+a page the navigation names that is missing, or a hook that fails stops the build, so a broken link is found
+here rather than by a reader. The generated pages hold what the code defines: the commands and their options,
+and the settings with their defaults."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-6000:]
+    return out
+
+
+def test_the_site_builds_strictly_with_every_page_of_the_navigation(site: Path) -> None:
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "Two commands" in home and 'href="guard/' in home  # the README, its docs/ links made the site's
+    for page in ("guard", "usage", "methods/tool-mad", "performance", "changelog"):
+        assert (site / page / "index.html").is_file(), page
+
+
+def test_the_command_line_reference_lists_each_command_and_its_options(site: Path) -> None:
+    cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
+    for text in ("factdebate verify", "factdebate check-response", "--fail-on", "factdebate memory ls", "--method"):
+        assert text in cli, text
+
+
+def test_the_settings_reference_lists_each_setting_with_its_default(site: Path) -> None:
+    from factdebate.settings.model import Settings
+
+    settings = (site / "reference" / "settings" / "index.html").read_text(encoding="utf-8")
+    defaults = Settings()
+    for key, default in (("retrieval.k", defaults.retrieval.k), ("guard.window_call", defaults.guard.window_call),
+                         ("llm.retries", defaults.llm.retries)):
+        row = re.search(rf"<code>{re.escape(key)}</code></td>\s*<td>.*?</td>\s*<td><code>(.*?)</code>", settings)
+        assert row is not None and row.group(1) == repr(default), (key, row and row.group(1))
+    assert "methods.tool-mad.rounds" in settings and "llm.debater" in settings
