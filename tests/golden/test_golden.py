@@ -55,6 +55,8 @@ def in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
             for name, value in env.items():
                 if os.environ.get(name) != value:
                     scoped.setenv(name, value)
+            for name in [name for name in os.environ if name.startswith("FACTDEBATE_") and name not in env]:
+                scoped.delenv(name)  # the suite's own settings, which a record leaves out (record.py's _env)
             code = run(args)
         said = capsys.readouterr()
         if code != 0:
