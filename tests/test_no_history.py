@@ -5,7 +5,7 @@ the history goes to CHANGELOG.md and benchmarks/decisions/, which are not read h
 
 - src/: every comment and docstring, for ``issue N``, ``stop N`` and a commit hash; every other string (a
   setting's description, a message) for ``issue N``.
-- README.md and docs/**/*.md: ``issue N`` and commit hashes, generated result files aside.
+- README.md and docs/**/*.md: ``issue N``, ``stop N`` and commit hashes, generated result files aside.
 
 A hex word is a commit hash when it has 7 to 40 hex digits, letters and digits both, and is no digest (a
 ``sha256`` just before it) and no key id (``key-``); the few that pin someone else's code are listed in
@@ -92,7 +92,7 @@ def page_findings(path: Path) -> list[str]:
     where = path.relative_to(ROOT).as_posix()
     return [f"{where}:{number}: cites {', '.join(said)}"
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if (said := history(line, stops=False))]
+            if (said := history(line))]
 
 
 def pages() -> list[Path]:
