@@ -47,3 +47,12 @@ def test_the_settings_reference_lists_each_setting_with_its_default(site: Path) 
         row = re.search(rf"<code>{re.escape(key)}</code></td>\s*<td>.*?</td>\s*<td><code>(.*?)</code>", settings)
         assert row is not None and row.group(1) == repr(default), (key, row and row.group(1))
     assert "methods.tool-mad.rounds" in settings and "llm.debater" in settings
+
+
+def test_a_newcomer_meets_the_quickstarts_first() -> None:
+    """The README is read in two minutes, and the guard's page starts the chat proxy before it explains it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(readme) <= 160, len(readme)
+    guard = (ROOT / "docs" / "guard.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(guard) if line.startswith("factdebate serve --guard-upstream"))
+    assert start < 60 and guard.index("## How a reply is checked") > start, start

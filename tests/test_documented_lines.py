@@ -154,6 +154,9 @@ RULES: dict[str, Rule] = {
     "curl -si localhost:8000/v1/verify -H \"Authorization: Bearer $KEY\" -H 'Content-Type: application/json' "
     "-d '{\"claim\": \"The Eiffel Tower was completed in 1889.\"}' | grep -i x-check-id": Route(SERVER),
     'curl -s localhost:8000/v1/checks/<id> -H "Authorization: Bearer $KEY"': Route(SERVER),
+    "curl -s localhost:8000/v1/chat/completions -H \"Authorization: Bearer $FACTDEBATE_API_KEYS\" -H 'Content-Type: "
+    "application/json' -d '{\"model\": \"gpt-4o-mini\", \"messages\": [{\"role\": \"user\", \"content\": \"Tell me "
+    "about the Eiffel Tower.\"}]}'": Route(SERVER),
     "curl -s \"localhost:8000/v1/batches?rounds=2&agents=rag,search\" -H \"Authorization: Bearer $KEY\" "
     "-H 'Content-Type: application/x-ndjson' --data-binary @claims.jsonl": Route(SERVER),
     'curl -s localhost:8000/v1/batches/<id>?results=false -H "Authorization: Bearer $KEY"': Route(SERVER),
