@@ -42,7 +42,7 @@ from factdebate.core.types import (
 from factdebate.guard.check import Check, Shown, drawn_from, place_in, sentence_counts
 from factdebate.guard.gate import Sentence
 from factdebate.guard.response_view import claim_check, response_verdict
-from factdebate.guard.tiers import KEPT_VERDICTS, Progress
+from factdebate.guard.tiers import Progress
 from factdebate.guard.types import (
     CheckRecord,
     GuardClaim,
@@ -138,17 +138,12 @@ def _dropped(extraction: ClaimExtraction, shown: Shown | None) -> list[list[Span
 async def _decide(check: Check, progress: Progress) -> Verdict | None:
     """One claim decided by the check (the deep tier), and the method's whole verdict of it (None when its
     check failed)."""
-    kept: list[Verdict] = []
-    token = KEPT_VERDICTS.set(kept)  # reset after: claims checked in order run in the caller's own context
-    try:
-        with sub_claim(progress.claim.index):
-            await check.decide(progress)
-    finally:
-        KEPT_VERDICTS.reset(token)
-    if not kept:
+    with sub_claim(progress.claim.index):
+        await check.decide(progress)
+    if progress.verdict is None:
         return None
-    kept[-1].config = {}  # the response's record holds the settings once
-    return kept[-1]
+    progress.verdict.config = {}  # the response's record holds the settings once
+    return progress.verdict
 
 
 def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage],

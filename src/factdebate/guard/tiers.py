@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from factdebate.core.errors import FactDebateError
@@ -27,9 +26,6 @@ from factdebate.settings.model import Settings
 from factdebate.tools.given import given_evidence
 
 UNREADABLE = "no tier's reply could be read"
-# Where the deep tier's whole verdict of the claim being decided goes, when someone keeps it (check-response's
-# policy, guard/response_check.py: each claim's verdict for the records, traces and ``eval``); set per claim task.
-KEPT_VERDICTS: ContextVar[list[Verdict] | None] = ContextVar("kept_verdicts", default=None)
 
 
 @dataclass
@@ -39,6 +35,9 @@ class Progress:
     claim: GuardClaim
     tiers_tried: list[Tier] = field(default_factory=list)
     done: bool = False
+    # The method's whole verdict from the last debate tier that ran, for the records a reader studies
+    # (check-response's policy, guard/response_check.py); None while only the fast tier has spoken.
+    verdict: Verdict | None = None
     # Set once the first tier has spoken (or the claim is settled another way): what ``policy: hold`` waits
     # for before it shows the claim's sentence (guard/hold.py); escalation goes on after it.
     first: asyncio.Event = field(default_factory=asyncio.Event)
@@ -95,11 +94,12 @@ def documents_read(verdict: Verdict) -> list[Document]:
     return docs
 
 
-TierOutcome = tuple[Label | None, str, list[ClaimEvidence], str]
+# (label or None, decided_by, evidence, problem, the method's whole verdict: None from the fast tier)
+TierOutcome = tuple[Label | None, str, list[ClaimEvidence], str, Verdict | None]
 
 
 async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
-    """(label or None, decided_by, evidence, problem) of one tier."""
+    """One tier's outcome for ``claim`` (:data:`TierOutcome`)."""
     if ctx.whole and tier == "deep":
         verdict = await run_claim(claim, ctx.settings, ctx.resources, sinks=ctx.sinks)
         return _outcome(claim, verdict, ctx)
@@ -119,21 +119,18 @@ def fast_outcome(claim: str, fast: FastVerdict) -> TierOutcome:
     evidence = claim_evidence(claim, fast.documents, cited=named)
     if fast.quote and evidence:
         evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
-    return fast.label, "guard-fast", evidence, fast.problem
+    return fast.label, "guard-fast", evidence, fast.problem, None
 
 
 def _outcome(claim: str, verdict: Verdict, ctx: Context) -> TierOutcome:
-    """A debate tier's outcome from the method's ``verdict`` of ``claim`` (kept whole where the claim's task
-    keeps it)."""
-    if (kept := KEPT_VERDICTS.get()) is not None:
-        kept.append(verdict)
+    """A debate tier's outcome from the method's ``verdict`` of ``claim``, the verdict itself with it."""
     ctx.models.update(verdict.usage_by_model)
     problem = "" if verdict.label is not None else f"the {ctx.options.method} verdict had no readable label"
     read = documents_read(verdict)
     cited = cited_texts(verdict, read)
     # The cited passages first, so the three shown are those the verdict rests on where it names any.
     ordered = [d for d in read if d.text in cited] + [d for d in read if d.text not in cited]
-    return verdict.label, verdict.decided_by, claim_evidence(claim, ordered, cited=cited), problem
+    return verdict.label, verdict.decided_by, claim_evidence(claim, ordered, cited=cited), problem, verdict
 
 
 def tiers_for(options: ResolvedGuardOptions) -> Sequence[Tier]:
@@ -162,7 +159,9 @@ async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutc
         progress.tiers_tried.append(tier)
         try:
             outcome = await head if n == 0 and head is not None else await _run_tier(claim.claim, tier, ctx)
-            label, decided_by, evidence, problem = outcome
+            label, decided_by, evidence, problem, whole = outcome
+            if whole is not None:
+                progress.verdict = whole
         except FactDebateError as exc:
             if claim.label is None:
                 claim.status, claim.reason = "error", str(exc)
