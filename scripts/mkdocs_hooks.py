@@ -97,7 +97,7 @@ def _model_rows(model: Any, prefix: str, rows: list[str]) -> None:
             _model_rows(annotation, f"{key}.", rows)
             continue
         if field.default_factory is not None:
-            default = repr(field.default_factory())  # type: ignore[call-arg]
+            default = repr(field.default_factory())
         elif field.default is PydanticUndefined:
             default = "required"
         else:
