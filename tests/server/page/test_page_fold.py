@@ -96,12 +96,38 @@ def test_a_finished_response_and_comparison_fold_the_form(browser: Any, server: 
     reopen_form(page)
     assert page.is_visible("#compare-methods") and page.input_value("#claim") == CLAIM
 
-    # A check opened from Recent checks over a folded form: the form opens with that check's text, not a line
-    # naming the one shown before.
+    # A check opened from Recent checks over a folded form is shown as a link's check is: the line names that
+    # check, not the one shown before, and the form under it holds its text.
     page.click("#submit")
     page.wait_for_selector("#claim-form.folded")
     page.click("#history .history-item[data-kind=response]")
-    assert page.is_visible("#response-text") and not page.is_visible("#form-folded")
+    folded_on(page, "#response-live .response-verdict", "Check a response: " + ANSWER, "The response's verdict", 900)
+    page.click("#unfold")
     assert page.input_value("#response-text") == ANSWER
+    assert errors == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["1280", "390"])
+def test_a_check_opened_from_recent_checks_folds_the_form(browser: Any, server: LiveServer,  # noqa: F811
+                                                          size: dict[str, int]) -> None:
+    # As a check opened by its link: the result in view with the focus on its heading, the form one line above
+    # it naming that check, even when the form was open (Edit the check) with another claim typed in it.
+    page, errors = watched_page(browser, viewport=size)
+    sign_in(page, server.url)
+    verify(page, "tool-mad", CLAIM)
+    other = "The Louvre is a museum in Paris."
+    reopen_form(page)
+    page.fill("#claim", other)
+    page.click("#submit")
+    folded_on(page, "#live .verdict-box", "Check a claim: " + other, "Verdict and debate", size["height"])
+    reopen_form(page)
+    page.fill("#claim", "Something not checked yet.")
+
+    page.locator("#history .history-item", has_text=CLAIM).click()
+    folded_on(page, "#live .verdict-box", "Check a claim: " + CLAIM, "Verdict and debate", size["height"])
+    assert page.inner_text("#live .claim-text") == CLAIM and page.inner_text("#live .verdict-label") == "SUPPORTS"
+    assert not page.is_visible("#claim") and not page.is_visible("#submit")
+    page.click("#unfold")
+    assert page.input_value("#claim") == CLAIM and page.input_value("#method") == "tool-mad"
     assert errors == []
 

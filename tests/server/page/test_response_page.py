@@ -265,8 +265,13 @@ def test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_vie
         page.click("button.tab[data-view=check]:not([data-mode])")
         assert page.locator("#claim").is_visible()
 
-        # A click reopens it in response mode: the answer back in the form, each claim as it finished.
+        # A click reopens it in response mode, first (the form folded to a line naming it), each claim as it
+        # finished; the answer is back in the form under the line.
         page.click("#history .history-item[data-kind=response]")
+        assert page.inner_text("#fold-summary") == "Check a response: " + ANSWER
+        assert not page.locator("#response-text").is_visible()
+        assert page.evaluate("() => document.activeElement.textContent") == "The response's verdict"
+        page.click("#unfold")
         assert page.locator("#response-text").is_visible() and page.input_value("#response-text") == ANSWER
         assert page.input_value("#response-question") == "Tell me about Paris."
         assert page.get_attribute("button.tab[data-mode=response]", "aria-selected") == "true"

@@ -2,7 +2,7 @@
 /* Recent checks: the last verdicts (a claim's, a whole response's, a comparison's), kept in the browser. */
 import * as address from "./address.js";
 import { byId, el, labelChip } from "./dom.js";
-import { unfold } from "./form.js";
+import { showResult, unfold } from "./form.js";
 import * as page from "./state.js";
 import { describe, modelLine, responseRule, viewOf } from "./views.js";
 
@@ -31,13 +31,17 @@ function save(items) {
 /** @param {Item["kind"]} kind @param {(item: Item) => boolean | void} open */
 export function onOpen(kind, open) { openers[kind] = open; }
 
-/** Draws a check as its kind does (a Recent check, or one a link reopened). @param {Omit<Item, "at">} item */
+/** Draws a check as its kind does (a Recent check, or one a link reopened), and shows it as a finished run's
+ * result is: the form folded to a line naming this check, the result in view, the focus on its heading.
+ * @param {Omit<Item, "at">} item */
 export function open(item) {
-  // The form opens with the check's own text and method in it: a line folded over an earlier result would name
-  // that one (a check opened by its link folds it again, over this one: main.js).
+  // The form is filled with the check's own text and method first: a line folded over an earlier result would
+  // name that one, so it opens, and folds again below over this one.
   unfold(false);
   const opened = (openers[item.kind || "claim"] || (() => false))(/** @type {Item} */ (item));
-  if (opened !== false) address.shown(page.get().mode, item.check_ids || []); // its link is the page's address
+  if (opened === false) return; // a check of its kind is running: the form and what it shows stay
+  address.shown(page.get().mode, item.check_ids || []); // its link is the page's address
+  showResult();
 }
 
 /** The remembered check kept by the service under exactly these ids, or null. @param {string[]} ids

@@ -6,7 +6,7 @@ import { MODEL_DOWN, errorText, headers } from "./api.js";
 import "./claim.js";
 import "./compare.js";
 import { byId, input } from "./dom.js";
-import { foldOver, hideError, showError, showResult, unfold } from "./form.js";
+import { foldOver, hideError, showError, unfold } from "./form.js";
 import * as history from "./history.js";
 import "./layouts/debate.js";
 import "./layouts/teams.js";
@@ -109,8 +109,7 @@ async function openChecks(ids, remembered) {
   try {
     const item = (remembered && history.find(ids)) || itemOf(await fetchChecks(ids));
     if (address.version() !== before) return; // another check was opened or started meanwhile: it stays
-    history.open(item);
-    showResult(); // the chatbot team's whole path: the check first, the form folded above it
+    history.open(item); // the chatbot team's whole path: the check first, the form folded above it
   } catch (err) {
     unfold(false); // the line said a check was coming: the form is what there is
     showError(String(/** @type {Error} */ (err).message || err));

@@ -250,8 +250,10 @@ export class VerdictView {
     const byUser = how?.byUser && /^stopped by you\.?$/i.test(message.trim());
     box.replaceChildren(...(byUser ? [el("strong", "", "Stopped by you.")] : [
       el("strong", "", how?.byUser ? "Stopped: " : "The verification failed: "), el("span", "", message)]));
-    // No card goes on "thinking…" under a run that ended.
+    // No card goes on "thinking…" under a run that ended, and none is left empty: a run that failed at its first
+    // model call (its server down) had opened a card per agent, and they framed an empty "Round 1".
     this.host.querySelectorAll(".thinking").forEach(n => n.remove());
+    if (this.layout && this.layout.ended) this.layout.ended();
     const retry = how?.retry;
     if (retry) {
       const again = el("button", "secondary retry", "Retry");

@@ -12,9 +12,11 @@ import { el } from "./dom.js";
  *   votes: Record<string, string>, parts: PartView[], rounds: boolean, calls_by_step?: boolean}} MethodView */
 /** @typedef {import("./verdict-view.js").VerdictView} VerdictView */
 /** A layout: draws events and verdicts; `callHost` says which of its nodes holds an agent's model calls in a
- * round (calls.js), null where it draws none.
+ * round (calls.js), null where it draws none; `ended`, called when a run ends without its verdict (a failure, a
+ * stop), takes away what it had opened and drawn nothing in (a turn that never answered), so that a run that
+ * failed before any answer shows its failure, not an empty round.
  * @typedef {{event(name: string, ev: any): boolean, render(verdict: any): void,
- *   callHost?: (ev: any) => HTMLElement | null}} Layout */
+ *   callHost?: (ev: any) => HTMLElement | null, ended?: () => void}} Layout */
 /** @typedef {(shell: VerdictView, view: MethodView) => Layout} LayoutFactory */
 
 /** @type {MethodView} what a method nobody declared (or none loaded yet) is drawn with */

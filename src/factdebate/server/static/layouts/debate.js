@@ -322,8 +322,32 @@ class DebateLayout {
       this.shell.roundText(ev.round) + " ended without consensus.", true);
   }
 
+  /**
+   * The run ended without its verdict: the cards of turns that never answered and hold nothing (no query,
+   * passage, step, score or model call) go, then the columns and rounds left without a card. A turn that got
+   * as far as its search keeps its card, with what it found.
+   */
+  ended() {
+    this.cards.forEach((card, key) => {
+      const held = [card.querySlot, card.evidenceSlot, card.stepSlot, card.scoreSlot].some(s => s.childElementCount);
+      if (!card.classList.contains("pending") || held || card.querySelector(".model-calls")) return;
+      card.remove();
+      this.cards.delete(key);
+    });
+    this.columns.forEach((col, agent) => {
+      if (col.body.childElementCount) return;
+      col.remove();
+      this.columns.delete(agent);
+    });
+    this.grid.style.setProperty("--cols", String(this.columns.size));
+    this.grid.classList.toggle("many", this.columns.size > MANY_AGENTS);
+    this.foldMany();
+    this.grid.hidden = !this.columns.size;
+  }
+
   /** A finished verdict, through the same handlers as the live events. @param {any} v */
   render(v) {
+    this.grid.hidden = false;
     this.grid.replaceChildren();
     this.roundStrip.replaceChildren();
     this.columns.clear();

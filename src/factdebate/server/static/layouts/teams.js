@@ -253,8 +253,29 @@ class TeamsLayout {
     if (decided && decided.unparsed) box.totals.append(el("span", "score-error", " · " + decided.unparsed + " unreadable ballot(s) left out"));
   }
 
+  /**
+   * The run ended without its verdict: the role cards that never answered and hold nothing (no snippet, score
+   * or model call) go, then the rounds left with their title alone; the sides' and referees' columns go too
+   * when nothing at all was drawn in them.
+   */
+  ended() {
+    this.cards.forEach((card, key) => {
+      if (!card.classList.contains("pending") || card.evidenceSlot.childElementCount ||
+        card.scoreSlot.childElementCount || card.querySelector(".model-calls")) return;
+      card.remove();
+      this.cards.delete(key);
+    });
+    this.roundBoxes.forEach((box, key) => {
+      if (box.childElementCount > 1) return; // more than its title
+      box.remove();
+      this.roundBoxes.delete(key);
+    });
+    this.root.hidden = !this.cards.size && !this.roundBoxes.size && !this.panels.size;
+  }
+
   /** A finished verdict: statements, ballots and each round's totals from the stored weights. @param {any} v */
   render(v) {
+    this.root.hidden = false;
     Object.values(this.teams).forEach(body => body.replaceChildren());
     this.shared.replaceChildren();
     this.referees.replaceChildren(el("h3", "team-head", "Referees"));

@@ -38,9 +38,9 @@ class TimelineLayout {
     this.answerBox = el("div", "timeline-answer");
     this.evidence = el("div", "timeline-evidence");
     this.after = el("div", "parts after");
-    const trail = el("section", "card trajectory");
-    trail.append(el("span", "kicker", "steps"), this.steps, this.answerBox, this.evidence);
-    shell.body.append(this.before, trail, this.after);
+    this.trail = el("section", "card trajectory");
+    this.trail.append(el("span", "kicker", "steps"), this.steps, this.answerBox, this.evidence);
+    shell.body.append(this.before, this.trail, this.after);
     /** @type {Map<string, HTMLElement>} */
     this.parts = new Map();
     /** @type {Map<number, HTMLElement>} each step's body by its number, for the model call that chose it */
@@ -138,8 +138,15 @@ class TimelineLayout {
     this.answerBox.replaceChildren(el("span", "kicker", "answer"), labelChip(ev.label), el("p", "", readable(ev.response)));
   }
 
+  /** The run ended without its verdict: the trajectory goes when no step, answer or passage came to it. */
+  ended() {
+    this.trail.hidden = !this.steps.childElementCount && !this.answerBox.childElementCount &&
+      !this.evidence.childElementCount && !this.trail.querySelector(".model-calls");
+  }
+
   /** A finished verdict: its steps and answer; parts drawn live (recalled memory) are kept. @param {any} v */
   render(v) {
+    this.trail.hidden = false;
     const turns = (v.rounds || []).flatMap((/** @type {any} */ r) => r.turns || []);
     turns.forEach((/** @type {any} */ t) => {
       const role = this.view.roles[t.role || ""];
