@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from nemoguardrails.actions import action
 
-OPTIONS = {"policy": "flag", "tier": "fast", "deadline_s": 20, "on_unchecked": "pass"}
+OPTIONS: dict[str, Any] = {"policy": "flag", "tier": "fast", "deadline_s": 20, "on_unchecked": "pass"}
 
 
 def conversation(events: list[dict[str, Any]], answer: str) -> list[dict[str, Any]]:
@@ -55,4 +55,5 @@ async def factdebate_check(context: dict[str, Any] | None = None,
         reply = await client.post(f"{url}/v1/guard/check", json=body,
                                   headers={"Authorization": f"Bearer {os.environ['FACTDEBATE_API_KEY']}"})
     reply.raise_for_status()  # no check, no answer: NeMo stops the flow with the error
-    return reply.json()
+    found: dict[str, Any] = reply.json()  # the guard's answer: text, action_taken, claims
+    return found

@@ -434,8 +434,8 @@ def through_nemo(nemo: Nemo, scenario: Scenario) -> dict[str, Any]:
 def nemo_options() -> dict[str, Any]:
     """The documented action's options (docs/guard/nemo/actions.py's OPTIONS), read without importing NeMo."""
     source = (NEMO_CONFIG / "actions.py").read_text()
-    line = next(line for line in source.splitlines() if line.startswith("OPTIONS = "))
-    options: dict[str, Any] = json.loads(line.removeprefix("OPTIONS = "))
+    line = next(line for line in source.splitlines() if line.startswith("OPTIONS"))
+    options: dict[str, Any] = json.loads(line.split(" = ", 1)[1])  # past its annotation
     return options
 
 
