@@ -55,8 +55,8 @@ def shares(path: Path, parts: list[tuple[str, str]], skip: str = "importlib") ->
 
 # The guard's parts, outer ones first (benchmarks/guard_vs_litellm.py's guard: the chat door, a fast-tier check).
 GUARD_PARTS = [
-    ("checker calls: the model layers and http1", "llm/model.py:"),
-    ("checker calls: the model layers and http1", "llm/openai_compat.py:"),
+    ("checker calls: the model layers and the HTTP client", "llm/model.py:"),
+    ("checker calls: the model layers and the HTTP client", "llm/openai_compat.py:"),
     ("events, spans and kept calls", "core/runtime.py:"),
     ("events, spans and kept calls", "server/state/"),
     ("events, spans and kept calls", "core/observe.py:"),

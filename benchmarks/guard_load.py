@@ -4,7 +4,7 @@ Three processes, so that what saturates is the guard and what is timed is not th
 queueing: the guard (this script with ``--serve``: uvicorn, scripted checker models answering each call after
 ``--latency`` seconds), a scripted upstream (``--serve-upstream``: a bare asyncio HTTP/1.1 server sending a
 6-sentence reply word by word after ``--first`` seconds, every chunk encoded once at start), and the clients
-(this process: raw HTTP/1.1 on asyncio streams, factdebate/llm/http1.py, the first token found in the bytes
+(this process: raw HTTP/1.1 on asyncio streams, benchmarks/raw_http.py, the first token found in the bytes
 without parsing JSON).
 
 Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by default half of it):
@@ -63,7 +63,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.llm.http1 import Pool
+from benchmarks.raw_http import Pool
 
 KEY = "bench-key-0123456789abcdef"
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "

@@ -3,7 +3,7 @@
 A bare asyncio HTTP/1.1 server (no uvicorn, Starlette or middleware, no settings, keys, events, store, scrub or
 check logic) that does only what any guard of a chat model must do for benchmarks/guard_vs_litellm.py's reply:
 
-- read the caller's request and send it on to the upstream (``llm/http1.py``'s kept-alive pool, as the guard);
+- read the caller's request and send it on to the upstream (benchmarks/raw_http.py's kept-alive pool);
 - streamed: parse each of the upstream's server-sent events (its JSON, for the text), pass the event on as one
   chunk, and find the sentences' ends in the text; plain: read the upstream's JSON reply and answer it;
 - make the 12 checker calls the guard makes for that reply's 6 sentences (two a sentence, as the guard's
@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.llm.http1 import Pool
+from benchmarks.raw_http import Pool
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _EXTRACT = ("List the checkable factual claims the text below makes, each one standing alone.\nText:\n{text}\n\n"

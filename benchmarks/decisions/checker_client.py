@@ -6,7 +6,7 @@ on loopback in a process of its own (tests/fake_openai.py, answering at once), `
 - ``sdk``: ``openai.AsyncOpenAI`` as the checker's backend makes it (llm/openai_compat.py), default transport;
 - ``sdk+pool``: the same SDK over an ``httpx.AsyncClient`` with a pool sized for the concurrency;
 - ``httpx``: one long-lived ``httpx.AsyncClient`` posting the JSON and reading the reply's text, no SDK;
-- ``http1``: llm/http1.py's pool (the checker's client since issue 59's lean-client commit), the same JSON.
+- ``http1``: benchmarks/raw_http.py's pool (a raw HTTP/1.1 client on asyncio streams), the same JSON.
 
 ``--keep-alive`` has the server answer in HTTP/1.1 and keep its connections, as a model server does (by
 default it answers in HTTP/1.0 and closes each: a TCP connect per call).
@@ -66,7 +66,7 @@ def clients(base_url: str, concurrency: int) -> dict[str, tuple[Call, Callable[[
 
     import json
 
-    from factdebate.llm.http1 import Pool
+    from benchmarks.raw_http import Pool
 
     lean = Pool(base_url, {"Authorization": "Bearer k", "Accept": "application/json"}, timeout=60,
                 keep=concurrency * 2)

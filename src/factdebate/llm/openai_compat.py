@@ -1,5 +1,6 @@
 """Any OpenAI-compatible chat endpoint: OpenAI, vLLM, Ollama, llama.cpp server... The chat completions go
-through one pooled HTTP client (llm/openai_http.py), raising the official SDK's errors; the SDK asks the rest.
+through the process's shared aiohttp session (llm/openai_http.py over llm/http_client.py), raising the official
+SDK's errors, built from its public classes; the SDK's client itself is not used.
 
 ``OPENAI_BASE_URL`` picks the server and ``OPENAI_API_KEY`` the key. Local servers rarely check keys, so a
 missing key is only an error when the base URL is OpenAI's own.
@@ -19,7 +20,7 @@ import contextlib
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -34,7 +35,7 @@ from factdebate.llm.constraints import (
     openai_request,
     render_json,
 )
-from factdebate.llm.http1 import ConnectTimeout
+from factdebate.llm.http_client import CannotConnect, ConnectTimeout
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
 from factdebate.llm.openai_http import ChatTransport, ChunkStream
@@ -52,9 +53,6 @@ from factdebate.llm.server_slots import ask as ask_slots
 from factdebate.util.bounded_body import MIB, AnswerTooLarge
 from factdebate.util.redact import redact_url
 from factdebate.util.scrub import remember_endpoints, remember_secrets
-
-if TYPE_CHECKING:
-    from openai import AsyncOpenAI
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up
@@ -117,24 +115,22 @@ class OpenAIBackend:
         # plainly (its calls arrive in pieces a stream would have to join).
         self.stream: StreamSetting = checked_setting(stream)
         self._owner: str | None = None  # GET /models' owned_by, once asked ("" if it said nothing)
-        # The SDK's own retries are off: the LLM wrapper owns retrying, so attempts are capped once.
+        # No retries below this: the LLM wrapper owns retrying, so attempts are capped once.
         self._key = key
-        self._client, self._chat = self._new_clients()
+        self._chat = self._new_chat()
 
     async def aclose(self) -> None:
-        """Close the HTTP client on the event loop that used it: left to the garbage collector after
-        ``asyncio.run`` returned, each open connection prints an "Event loop is closed" traceback at exit.
-        A backend used again after this opens a fresh client."""
-        (client, chat), (self._client, self._chat) = (self._client, self._chat), self._new_clients()
+        """Let go of the HTTP session on the event loop that used it (llm/http_client.py closes it with its
+        last user): left to the garbage collector after ``asyncio.run`` returned, each open connection prints
+        a warning at exit. A backend used again after this takes the session anew."""
+        chat, self._chat = self._chat, self._new_chat()
         await chat.aclose()
-        await client.close()
 
-    def _new_clients(self) -> tuple[AsyncOpenAI, ChatTransport]:
-        """The SDK's client (asked only for ``GET /models`` and to make its status errors) and the pooled
-        client the chat completions go through (llm/openai_http.py: the SDK's per-call CPU)."""
-        sdk = self._openai.AsyncOpenAI(base_url=self.endpoint, api_key=self._key, timeout=self.timeout,
-                                       max_retries=0)
-        return sdk, ChatTransport(self.endpoint, self._key, self.timeout, self.max_parallel, self._openai, sdk)
+    def _new_chat(self) -> ChatTransport:
+        """The client the chat completions go through. The OpenAI SDK's own client is not used for them: it
+        costs several times aiohttp's CPU per call (benchmarks/http_clients.py), and the checker's calls in the
+        guard are these calls; its exception classes are kept, so that callers read the same errors."""
+        return ChatTransport(self.endpoint, self._key, self.timeout, self._openai)
 
     async def server_owner(self) -> str:
         """``GET /models``' ``owned_by``, which names the server's kind, asked once ("": it said nothing)."""
@@ -290,10 +286,11 @@ def never_connected(exc: BaseException) -> bool:
     """Whether ``exc`` (or what caused it) is a connection that could not be opened at all: refused, no such
     host, or no handshake in time. A server that took the connection and then failed or went quiet is running."""
     seen: BaseException | None = exc
-    for _ in range(8):  # the SDK's error, httpx's, the socket's: a short chain
+    for _ in range(8):  # the SDK's error, the client's, aiohttp's, the socket's: a short chain
         if seen is None:
             return False
-        if isinstance(seen, ConnectionRefusedError | ConnectTimeout | httpx.ConnectError | httpx.ConnectTimeout):
+        if isinstance(seen, ConnectionRefusedError | CannotConnect | ConnectTimeout | httpx.ConnectError
+                      | httpx.ConnectTimeout):
             return True
         seen = seen.__cause__ or seen.__context__
     return False

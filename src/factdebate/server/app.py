@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from factdebate.core.textsafe import safe_value
 from factdebate.core.version import __version__
 from factdebate.guard.clock import request_clock
+from factdebate.llm.http_client import close_session
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -106,6 +107,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
             await close_upstreams(app.state)
             await service.runner.stop()
             await service.pool.services.aclose()
+            await close_session()  # the model calls' shared HTTP session, whoever still holds it
             service.store.close()
             if service.shared is not None:
                 service.shared.close()

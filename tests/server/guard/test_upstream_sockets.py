@@ -1,4 +1,4 @@
-"""The guard's way to its upstream model as users get it (llm/http1.py's kept-alive pool, c185a7a), each test
+"""The guard's way to its upstream model as users get it (llm/http_client.py's shared aiohttp session), each test
 against a real upstream on a loopback socket that writes the HTTP/1.1 bytes the test chooses, and the guard as
 ``serve`` runs it; what each asserts is what the guard's client reads (status, body, stream) and what the
 upstream saw (its connections, its requests, a client that hung up):
@@ -10,7 +10,7 @@ upstream saw (its connections, its requests, a client that hung up):
 - the upstream's JSON errors come back with their status and Retry-After, without its address or key;
 - an upstream that closes its connection mid-answer ends the stream with an error chunk, no verdicts;
 - a client that leaves mid-stream has the guard close its upstream connection, so the model stops writing;
-- an upstream URL with a user and password (httpx's path) still answers."""
+- an upstream URL with a user and password still answers."""
 
 from __future__ import annotations
 
@@ -171,8 +171,8 @@ def streamed_text(lines: list[str]) -> str:
 
 def test_two_streamed_replies_read_to_done_go_over_one_upstream_connection(
         guard: Callable[..., LiveServer]) -> None:
-    """httpx closed the connection of every stream (a TCP connect per streamed reply); the lean pool reads the
-    end of a stream after its [DONE] and keeps the connection for the next."""
+    """The guard reads the end of a stream after its [DONE] and keeps the connection for the next (a TCP
+    connect per streamed reply otherwise)."""
     model = SocketModel(answers)
     try:
         server = guard(model.url)
@@ -232,9 +232,9 @@ def test_a_kept_connection_the_upstream_drops_as_it_is_reused_is_sent_again_only
                                             ("silent", "ReadTimeout")])
 def test_an_upstream_that_cannot_be_reached_is_a_502_in_httpxs_words_naming_no_address(
         guard: Callable[..., LiveServer], kind: str, name: str) -> None:
-    """docs/guard.md: 'could not be reached (ConnectError)' as before c185a7a; a connect that times out is
-    httpx's ConnectTimeout (the lean pool said ReadTimeout, as if the upstream had been reached), an upstream
-    that took the request and never answered ReadTimeout; within guard.upstream_timeout_s, plain and streamed."""
+    """docs/guard.md: 'could not be reached (ConnectError)'; a connect that times out is ConnectTimeout (not
+    ReadTimeout, as if the upstream had been reached), an upstream that took the request and never answered
+    ReadTimeout; within guard.upstream_timeout_s, plain and streamed."""
     never = NeverAccepts() if kind == "never accepted" else None
     silent = Silent() if kind == "silent" else None
     try:
@@ -258,8 +258,8 @@ def test_an_upstream_that_cannot_be_reached_is_a_502_in_httpxs_words_naming_no_a
 
 def test_a_key_with_a_line_break_is_never_sent(guard: Callable[..., LiveServer]) -> None:
     """An operator's key read with its file's newline ended the request's head early (the rest went out as its
-    body, a 500 or 400 from the upstream); it is refused before anything is written, as httpx refused it before
-    c185a7a: a 502 naming no key."""
+    body, a 500 or 400 from the upstream); it is refused before anything is written, in httpx's words for it:
+    a 502 naming no key."""
     model = SocketModel(answers)
     try:
         server = guard(model.url, key=f"{UPSTREAM_KEY}\n")
@@ -268,7 +268,7 @@ def test_a_key_with_a_line_break_is_never_sent(guard: Callable[..., LiveServer])
             assert reply.status_code == 502, reply.text
             assert reply.json()["error"]["message"] == UNREACHABLE.format("LocalProtocolError")
             assert "0123456789abcdef" not in reply.text
-        assert not model.seen  # (httpx opens a connection, then refuses to write on it)
+        assert not model.seen and model.accepted == 0
     finally:
         model.close()
 
@@ -364,8 +364,7 @@ def test_a_client_that_leaves_mid_stream_has_the_guard_close_its_upstream_connec
 
 
 def test_an_upstream_url_with_a_user_and_password_still_answers(guard: Callable[..., LiveServer]) -> None:
-    """llm/http1.py sends no credentials of a URL: such an upstream goes through httpx, plain and streamed,
-    and its password reaches no caller."""
+    """The URL's user and password go as Basic auth, plain and streamed, and the password reaches no caller."""
     model = SocketModel(answers)
     try:
         server = guard(f"http://user:pw-0123456789@127.0.0.1:{model.port}/v1")

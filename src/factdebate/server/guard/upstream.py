@@ -20,7 +20,6 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -28,7 +27,7 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
-from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, Reply, sendable
+from factdebate.llm.http_client import BrokenReply, CannotConnect, Client, ConnectTimeout, Reply, UnsendableHeader
 from factdebate.util.bounded_body import (
     MIB,
     AnswerTooLarge,
@@ -46,7 +45,6 @@ MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a fe
 WHAT = "the upstream model's answer"  # how the limits' failures name it to the caller
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
 OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
-UPSTREAM_KEPT = 64  # idle connections kept to the upstream: one a stream in flight, reused by the next
 log = logging.getLogger("factdebate.server")
 
 
@@ -238,8 +236,8 @@ class _Answer(ABC):
         """Each client's own."""
 
 
-class _LeanAnswer(_Answer):
-    """An answer through llm/http1.py."""
+class _SessionAnswer(_Answer):
+    """An answer through the process's shared aiohttp session (llm/http_client.py)."""
 
     def __init__(self, reply: Reply) -> None:
         super().__init__(reply.status, reply.headers)
@@ -258,8 +256,8 @@ class _LeanAnswer(_Answer):
 
 
 class _HttpxAnswer(_Answer):
-    """An answer through httpx (an endpoint with credentials or a query in its URL, a test's transport), read
-    as it came and decoded here, so that the same limits hold as through llm/http1.py."""
+    """An answer through a test's httpx transport, read as it came and decoded here, so that the same limits
+    hold as through llm/http_client.py."""
 
     def __init__(self, response: httpx.Response, limit: int, deadline: Deadline) -> None:
         super().__init__(response.status_code, response.headers)
@@ -278,8 +276,8 @@ class _HttpxAnswer(_Answer):
         await self.response.aclose()
 
 
-# What failing to reach, or to read, the upstream raises: httpx's errors, and llm/http1.py's (OSError:
-# refused, reset, timeouts, TLS, an answer that is not HTTP).
+# What failing to reach, or to read, the upstream raises: llm/http_client.py's (OSError: refused, reset,
+# timeouts, TLS, an answer that is not HTTP, a header that cannot be sent), and a test transport's httpx errors.
 _FAILURES = (httpx.HTTPError, OSError)
 
 
@@ -288,6 +286,10 @@ def _failure_name(exc: Exception, sending: bool) -> str:
     quotes them: 'could not be reached (ConnectError)')."""
     if isinstance(exc, httpx.HTTPError):
         return type(exc).__name__
+    if isinstance(exc, UnsendableHeader):  # nothing was sent: the request could not be written
+        return "LocalProtocolError"
+    if isinstance(exc, CannotConnect):
+        return "ConnectError"
     if isinstance(exc, ConnectTimeout):  # never reached (a ReadTimeout would say it was, and went quiet)
         return "ConnectTimeout"
     if isinstance(exc, TimeoutError):
@@ -297,19 +299,10 @@ def _failure_name(exc: Exception, sending: bool) -> str:
     return "ConnectError" if sending else "ReadError"
 
 
-def _lean(url: str) -> bool:
-    """Whether llm/http1.py carries the requests to ``url``: no user and password (httpx's Basic auth) or query
-    string in it, which that client does not send. No proxy is asked either way (the client ignores the
-    environment's)."""
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and not (parts.username or parts.password or parts.query)
-
-
 class Upstream:
-    """One operator upstream: its base URL (ending in ``/v1``), its key (or none) and a pool of kept-alive
-    connections: llm/http1.py's (httpx's layers are the largest part of the guard's CPU
-    when it relays a streamed reply), httpx's for an endpoint that client cannot reach or a test's
-    ``transport``."""
+    """One operator upstream: its base URL (ending in ``/v1``), its key (or none), reached through the
+    process's shared aiohttp session (llm/http_client.py: kept-alive connections, the environment's proxies,
+    each answer held to its limits); a test's httpx ``transport`` in its place where one is given."""
 
     def __init__(self, base_url: str, key: str | None, timeout: float,
                  transport: httpx.AsyncBaseTransport | None = None, limits: AnswerLimits | None = None,
@@ -320,23 +313,21 @@ class Upstream:
         remember_endpoints([self.base_url])  # what no caller may read of it (util/scrub.py)
         remember_secrets([key] if key else [])
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.pool: Pool | None = None
+        self.session: Client | None = None
         self.client: httpx.AsyncClient | None = None
         connect = min(timeout, 10.0)
-        # a key with a line break: httpx, which refuses to send it (LocalProtocolError), as before llm/http1.py
-        if transport is None and _lean(self.base_url) and sendable(headers):
-            self.pool = Pool(self.base_url, {**headers, "Accept": "application/json",
-                                             "Accept-Encoding": "identity", "User-Agent": "factdebate"},
-                             timeout, keep=UPSTREAM_KEPT, connect_timeout=connect,
-                             max_bytes=self.limits.plain_bytes, what=WHAT, resend_unanswered=resend)
+        if transport is None:  # a key with a line break is refused when sent: a 502, nothing written
+            self.session = Client(self.base_url, {**headers, "Accept": "application/json"}, timeout,
+                                  connect_timeout=connect, max_bytes=self.limits.plain_bytes, what=WHAT,
+                                  resend_unanswered=resend)
         else:
             self.client = httpx.AsyncClient(headers={**headers, "Accept-Encoding": "identity"},
                                             timeout=httpx.Timeout(timeout, connect=connect),
                                             transport=transport, follow_redirects=False, trust_env=False)
 
     async def aclose(self) -> None:
-        if self.pool is not None:
-            await self.pool.aclose()
+        if self.session is not None:
+            await self.session.aclose()
         if self.client is not None:
             await self.client.aclose()
 
@@ -356,9 +347,9 @@ class Upstream:
         limit = self.limits.stream_bytes if streamed else self.limits.plain_bytes
         seconds = self.limits.stream_s if streamed else self.timeout
         try:
-            if self.pool is not None:
-                return _LeanAnswer(await self.pool.post("/chat/completions", content, max_bytes=limit,
-                                                        total=seconds))
+            if self.session is not None:
+                return _SessionAnswer(await self.session.post("/chat/completions", content, max_bytes=limit,
+                                                              total=seconds))
             assert self.client is not None
             deadline = Deadline(seconds, WHAT)
             request = self.client.build_request("POST", f"{self.base_url}/chat/completions", content=content,

@@ -1,6 +1,7 @@
-"""llm/http1.py, the checker's small HTTP/1.1 client, against real servers on loopback (asyncio's, speaking
-bytes the test writes, and one over TLS): bodies framed each way, connections reused, a server closing one,
-a call cancelled or timed out closing its connection, answers that are not HTTP."""
+"""llm/http_client.py, the HTTP client of every chat completion (aiohttp, one session per event loop), against
+real servers on loopback (asyncio's, speaking bytes the test writes, and one over TLS): bodies framed each way,
+connections reused, a server closing one, a call cancelled or timed out closing its connection, answers that
+are not HTTP, a proxy named by the environment."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.llm.http1 import BrokenReply, ConnectTimeout, Pool, sendable
+from factdebate.llm.http_client import BrokenReply, CannotConnect, Client, ConnectTimeout, UnsendableHeader, sendable
 from tests.server.stubborn_upstreams import NeverAccepts
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
@@ -26,6 +27,7 @@ class Server:
     def __init__(self, handler: Handler) -> None:
         self.handler, self.connections, self.requests = handler, 0, 0
         self.bodies: list[bytes] = []
+        self.heads: list[bytes] = []
         self.client_gone = asyncio.Event()
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -33,6 +35,7 @@ class Server:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
+                self.heads.append(head)
                 length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
                               if line.lower().startswith(b"content-length:"))
                 self.bodies.append(await reader.readexactly(length))
@@ -76,11 +79,50 @@ async def test_content_length_answers_reuse_one_kept_alive_connection(serve: Ser
         writer.write(answer(b'{"n": %d}' % number))
 
     server, url = await serve(handler)
-    pool = Pool(url, {"Authorization": "Bearer k"}, timeout=5)
-    bodies = [await (await pool.post("/chat/completions", b'{"q": %d}' % n)).read() for n in range(3)]
-    await pool.aclose()
+    client = Client(url, {"Authorization": "Bearer k"}, timeout=5)
+    bodies = [await (await client.post("/chat/completions", b'{"q": %d}' % n)).read() for n in range(3)]
+    await client.aclose()
     assert bodies == [b'{"n": 1}', b'{"n": 2}', b'{"n": 3}']
     assert server.connections == 1 and server.bodies == [b'{"q": 0}', b'{"q": 1}', b'{"q": 2}']
+    head = server.heads[0].decode("latin-1").lower()
+    assert head.startswith("post /v1/chat/completions http/1.1")
+    assert "authorization: bearer k\r\n" in head and "accept-encoding: identity\r\n" in head
+
+
+async def test_two_clients_on_one_loop_share_its_session_and_connections(serve: Serve) -> None:
+    """The guard's upstream and its checkers each hold a client; on one event loop they share one session, so a
+    connection one of them kept serves the other; the session closes with its last user."""
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int) -> None:
+        writer.write(answer(b'{"n": %d}' % number))
+
+    server, url = await serve(handler)
+    first, second = Client(url, {}, timeout=5), Client(url, {}, timeout=5)
+    assert await (await first.post("/x", b"{}")).read() == b'{"n": 1}'
+    assert await (await second.post("/x", b"{}")).read() == b'{"n": 2}'
+    assert server.connections == 1
+    await first.aclose()
+    assert await (await second.post("/x", b"{}")).read() == b'{"n": 3}'  # still open for the other
+    await second.aclose()
+    third = Client(url, {}, timeout=5)  # a fresh session: the last one closed with its connection
+    assert await (await third.post("/x", b"{}")).read() == b'{"n": 4}'
+    await third.aclose()
+    assert server.connections == 2
+
+
+async def test_a_url_with_credentials_and_a_query_sends_basic_auth_and_keeps_the_query(serve: Serve) -> None:
+    """A user and password in the URL go as Basic auth (in place of a key's Bearer, as httpx sent them), never
+    in the request line; a query string (an API version) stays on every path."""
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int) -> None:
+        writer.write(answer(b"{}"))
+
+    server, url = await serve(handler)
+    client = Client(url.replace("http://", "http://user:p%40ss@") + "?api-version=2", {"Authorization": "Bearer k"},
+                    timeout=5)
+    assert await (await client.post("/chat/completions", b"{}")).read() == b"{}"
+    await client.aclose()
+    head = server.heads[0].decode("latin-1")
+    assert head.startswith("POST /v1/chat/completions?api-version=2 HTTP/1.1\r\n")
+    assert "Authorization: Basic dXNlcjpwQHNz\r\n" in head and "Bearer" not in head  # user:p@ss
 
 
 async def test_a_chunked_stream_is_read_line_by_line_and_its_connection_reused(serve: Serve) -> None:
@@ -96,14 +138,14 @@ async def test_a_chunked_stream_is_read_line_by_line_and_its_connection_reused(s
         writer.write(b"0\r\nX-Trailer: t\r\n\r\n")
 
     server, url = await serve(handler)
-    pool = Pool(url, {}, timeout=5)
+    client = Client(url, {}, timeout=5)
     for _ in range(2):
-        reply = await pool.post("/chat/completions", b"{}")
+        reply = await client.post("/chat/completions", b"{}")
         lines = [line async for line in reply.lines()]
         reply.close()
         assert [line for line in lines if line] == ['data: {"w": 0}', 'data: {"w": 1}', 'data: {"w": 2}',
                                                     "data: [DONE]"]
-    await pool.aclose()
+    await client.aclose()
     assert server.connections == 1 and server.requests == 2
 
 
@@ -114,11 +156,11 @@ async def test_a_connection_the_server_closed_is_not_reused_and_the_request_goes
         writer.close()
 
     server, url = await serve(handler)
-    pool = Pool(url, {}, timeout=5)
-    first = await (await pool.post("/x", b"{}")).read()
+    client = Client(url, {}, timeout=5)
+    first = await (await client.post("/x", b"{}")).read()
     await asyncio.sleep(0.1)  # the close arrives while the connection waits in the pool
-    second = await (await pool.post("/x", b"{}")).read()
-    await pool.aclose()
+    second = await (await client.post("/x", b"{}")).read()
+    await client.aclose()
     assert first == second == b"{}" and server.connections == 2
 
 
@@ -132,25 +174,28 @@ async def test_connection_close_and_http_1_0_answers_are_read_to_their_end_and_n
         writer.close()
 
     server, url = await serve(handler)
-    pool = Pool(url, {}, timeout=5)
-    bodies = [await (await pool.post("/x", b"{}")).read() for _ in range(2)]
-    await pool.aclose()
+    client = Client(url, {}, timeout=5)
+    bodies = [await (await client.post("/x", b"{}")).read() for _ in range(2)]
+    await client.aclose()
     assert bodies == [b"one", b"two"] and server.connections == 2
 
 
 async def test_a_cancelled_stream_closes_its_connection_so_the_server_stops(serve: Serve) -> None:
+    streaming = asyncio.Event()
+
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int) -> None:
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        streaming.set()
         while True:  # an endless answer, until the client goes away
             writer.write(b"8\r\ndata: 1\n\r\n")
             await writer.drain()
             await asyncio.sleep(0.01)
 
     server, url = await serve(handler)
-    pool = Pool(url, {}, timeout=5)
+    client = Client(url, {}, timeout=5)
 
     async def read_all() -> None:
-        reply = await pool.post("/x", b"{}")
+        reply = await client.post("/x", b"{}")
         try:
             async for _ in reply.lines():
                 pass
@@ -158,11 +203,13 @@ async def test_a_cancelled_stream_closes_its_connection_so_the_server_stops(serv
             reply.close()
 
     task = asyncio.create_task(read_all())
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(streaming.wait(), 10)
+    await asyncio.sleep(0.1)  # some of the stream read
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     await asyncio.wait_for(server.client_gone.wait(), 5)  # the server's next write failed: it stopped
+    await client.aclose()
 
 
 async def test_a_call_cancelled_before_its_answer_closes_the_connection(serve: Serve) -> None:
@@ -170,13 +217,15 @@ async def test_a_call_cancelled_before_its_answer_closes_the_connection(serve: S
         await reader.read(1)  # never answers: waits for the client to go (an empty read)
 
     server, url = await serve(handler)
-    pool = Pool(url, {}, timeout=60)
-    task = asyncio.create_task(pool.post("/x", b"{}"))
-    await asyncio.sleep(0.2)
+    client = Client(url, {}, timeout=60)
+    task = asyncio.create_task(client.post("/x", b"{}"))
+    while not server.requests:  # the request came: it waits for its answer
+        await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     await asyncio.wait_for(server.client_gone.wait(), 5)
+    await client.aclose()
 
 
 async def test_a_silent_server_times_out(serve: Serve) -> None:
@@ -184,9 +233,10 @@ async def test_a_silent_server_times_out(serve: Serve) -> None:
         await asyncio.sleep(30)
 
     _, url = await serve(handler)
-    pool = Pool(url, {}, timeout=0.3)
+    client = Client(url, {}, timeout=0.3)
     with pytest.raises(TimeoutError) as caught:
-        await pool.post("/x", b"{}")
+        await client.post("/x", b"{}")
+    await client.aclose()
     assert not isinstance(caught.value, ConnectTimeout)  # connected: it is the answer that did not come
 
 
@@ -196,10 +246,11 @@ async def test_a_server_that_never_accepts_is_a_connect_timeout_within_the_conne
     never = NeverAccepts()
     try:
         async with asyncio.timeout(10):  # a bound far above the 0.3 s asked, far below the call's 30
-            with pytest.raises(ConnectTimeout):
-                await Pool(never.url, {}, timeout=30, connect_timeout=0.3).post("/x", b"{}")
-            with pytest.raises(ConnectTimeout):  # the call's own timeout, ending while it connects
-                await Pool(never.url, {}, timeout=0.3).post("/x", b"{}")
+            for client in (Client(never.url, {}, timeout=30, connect_timeout=0.3),
+                           Client(never.url, {}, timeout=0.3)):  # the call's own timeout, ending while it connects
+                with pytest.raises(ConnectTimeout):
+                    await client.post("/x", b"{}")
+                await client.aclose()
     finally:
         never.close()
 
@@ -214,17 +265,20 @@ async def test_an_answer_that_is_not_http_or_ends_early_is_a_broken_reply(serve:
         writer.close()
 
     _, url = await serve(handler)
-    pool = Pool(url, {}, timeout=5)
+    client = Client(url, {}, timeout=5)
     with pytest.raises(BrokenReply, match=r"not an HTTP/1\.x answer"):
-        await pool.post("/x", b"{}")
-    with pytest.raises(BrokenReply, match="5 bytes before the body's end"):
-        await (await pool.post("/x", b"{}")).read()
+        await client.post("/x", b"{}")
+    with pytest.raises(BrokenReply, match="the connection ended inside the body"):
+        await (await client.post("/x", b"{}")).read()
+    await client.aclose()
 
 
-async def test_a_refused_connection_is_a_connection_error() -> None:
-    pool = Pool("http://127.0.0.1:9/v1", {}, timeout=5)  # the discard port: nobody listens on loopback
-    with pytest.raises(ConnectionError):
-        await pool.post("/x", b"{}")
+async def test_a_refused_connection_is_a_connection_error_naming_no_address() -> None:
+    client = Client("http://127.0.0.1:9/v1", {}, timeout=5)  # the discard port: nobody listens on loopback
+    with pytest.raises(CannotConnect) as caught:
+        await client.post("/x", b"{}")
+    await client.aclose()
+    assert "127.0.0.1" not in str(caught.value)
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
@@ -241,18 +295,20 @@ async def test_https_verifies_the_servers_certificate(serve: Serve, tmp_path: Pa
         writer.write(answer(b'{"tls": true}'))
 
     _, url = await serve(handler, context)
-    with pytest.raises(ssl.SSLCertVerificationError):  # certifi's bundle does not know the certificate
-        await Pool(url, {}, timeout=5).post("/x", b"{}")
+    client = Client(url, {}, timeout=5)
+    with pytest.raises(ConnectionError, match=r"TLS: .*certificate verify failed"):  # certifi does not know it
+        await client.post("/x", b"{}")
+    await client.aclose()  # the session closes with its last user: the next one reads SSL_CERT_FILE
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
-    pool = Pool(url, {}, timeout=5)
-    assert await (await pool.post("/x", b"{}")).read() == b'{"tls": true}'
-    await pool.aclose()
+    client = Client(url, {}, timeout=5)
+    assert await (await client.post("/x", b"{}")).read() == b'{"tls": true}'
+    await client.aclose()
 
 
 async def test_a_checker_behind_an_environment_proxy_is_reached_through_that_proxy(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The small client speaks no proxy: an endpoint the environment routes through one goes through httpx, as
-    before it; NO_PROXY sends it straight."""
+    """Every call follows the environment's proxy (one rule, aiohttp's): an endpoint it routes through a proxy
+    nobody runs is not reached; NO_PROXY sends it straight."""
     from factdebate.llm.base import GenParams, TransientLLMError
     from factdebate.llm.openai_compat import OpenAIBackend
     from tests.fake_openai import FakeOpenAI
@@ -274,16 +330,17 @@ async def test_a_checker_behind_an_environment_proxy_is_reached_through_that_pro
 
 
 async def test_a_header_with_a_line_break_is_never_written(serve: Serve) -> None:
-    """A key read with its file's newline ('Bearer k\\n') ended the request's head early: the rest went out as
-    its body, garbage to the server. The pool refuses such a header, naming it, not its value; a checker whose
-    key holds one goes through httpx, which refuses to send it (LocalProtocolError), as before llm/http1.py."""
+    """A key read with its file's newline ('Bearer k\\n') would end the request's head early: the rest would
+    go out as its body, garbage to the server. The client refuses such a header before connecting, naming it,
+    not its value; a checker whose key holds one fails as a connection error, and the server sees nothing."""
     from factdebate.llm.base import GenParams, TransientLLMError
     from factdebate.llm.openai_compat import OpenAIBackend
 
     assert sendable({"Authorization": "Bearer k"}) and not sendable({"Authorization": "Bearer k\n"})
     assert not sendable({"X\r\nY": "v"}) and not sendable({"Authorization": "Bearer k\x00"})
-    with pytest.raises(ValueError, match="Authorization") as caught:
-        Pool("http://127.0.0.1:9/v1", {"Authorization": "Bearer secret-k\r\nX-Other: 1"}, timeout=5)
+    client = Client("http://127.0.0.1:9/v1", {"Authorization": "Bearer secret-k\r\nX-Other: 1"}, timeout=5)
+    with pytest.raises(UnsendableHeader, match="Authorization") as caught:
+        await client.post("/x", b"{}")
     assert "secret-k" not in str(caught.value)
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, number: int) -> None:
@@ -296,4 +353,4 @@ async def test_a_header_with_a_line_break_is_never_written(serve: Serve) -> None
             await checker.complete([{"role": "user", "content": "Is Paris in France?"}], GenParams(max_tokens=5))
     finally:
         await checker.aclose()
-    assert server.requests == 0 and not server.bodies  # (httpx opens a connection, then refuses to write on it)
+    assert server.connections == 0 and not server.bodies

@@ -1,30 +1,11 @@
-"""A small HTTP/1.1 client on asyncio streams, for the checker's chat completions, where the CPU per call counts.
+"""A raw HTTP/1.1 client on asyncio streams, for the benchmarks' load clients and as the floor that
+benchmarks/http_clients.py measures the package's client (aiohttp, llm/http_client.py) against.
 
-A profile of the guard at 10-50 streams found a third of its CPU in httpx and httpcore making the checker's
-calls: each request went through five layers of wrappers, anyio's cancel scopes, h11's event machinery and a
-pool that looked for idle sockets on every request. This client does only what a model server's POST needs:
-
-- one ``write`` of the request line, headers and JSON body; the reply's head read in one ``readuntil``;
-- bodies framed by Content-Length, chunked, or the connection's end (gzip/deflate decoded if a server
-  compresses all the same), read whole or as they come (a streamed answer's ``data:`` lines);
-- every answer held to a size (after decoding: a gzip bomb stops at the limit) and a deadline for the whole of
-  it, besides the timeout on each read, and each line to a size of its own (util/bounded_body.py);
-- connections kept alive per origin and reused newest first; one that was idle too long, or that its server
-  closed (``at_eof``), is dropped. A request is not sent twice unless the pool is made with
-  ``resend_unanswered``: a reused connection that closes before any byte of its answer came may have carried
-  the request to the server, which may have spent on it, so trying again is the caller's retry policy's to
-  decide (a model call's ``llm.retries``, where it is counted) or the operator's to allow. Connections are kept
-  idle for less time than common servers keep them (uvicorn and llama.cpp's server: 5 s), so a server rarely
-  closes one just as it is reused;
-- TLS through the platform's checks (``SSL_CERT_FILE``/``SSL_CERT_DIR``, else certifi's bundle where installed);
-- a timeout on connecting and on each read; a call cancelled or failed mid-way closes its connection, so a
-  server streaming an answer stops.
-
-Failures are Python's: ``TimeoutError`` (:class:`ConnectTimeout` while connecting, ``AnswerTooSlow`` past the
-deadline), ``ConnectionError`` (:class:`BrokenReply` for an answer that is not HTTP or ends early),
-``AnswerTooLarge``, ``ssl.SSLError`` and other ``OSError``.
-Proxies are not spoken: a caller whose endpoint goes through one (``HTTPS_PROXY`` and the like) uses httpx
-instead (llm/openai_http.py)."""
+It does only what a benchmark's POST needs, with the least CPU: one ``write`` of the request line, headers
+and body; the reply's head read in one ``readuntil``; bodies framed by Content-Length, chunked, or the
+connection's end (gzip/deflate decoded all the same), read whole or as they come; every answer held to a size
+and a deadline; connections kept alive per origin and reused newest first. No proxy, no redirects. It is not
+the package's client: the package's calls go through llm/http_client.py."""
 
 from __future__ import annotations
 
