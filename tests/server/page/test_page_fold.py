@@ -6,13 +6,18 @@ failed or was stopped keeps the form open: test_page_explains' retry test.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 
+from factdebate.llm.base import Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted_library import protocol_responder
 from tests.server.axe import audit
-from tests.server.conftest import LiveServer, page_service
+from tests.server.conftest import LiveServer, offline_build, page_service
+from tests.server.held_model import HeldModel
 from tests.server.page.test_browser import browser, pytestmark, reopen_form, sign_in, watched_page  # noqa: F401
 from tests.server.page.test_page_explains import SHOTS, verify
 
@@ -131,3 +136,36 @@ def test_a_check_opened_from_recent_checks_folds_the_form(browser: Any, server: 
     assert page.input_value("#claim") == CLAIM and page.input_value("#method") == "tool-mad"
     assert errors == []
 
+
+
+def test_a_recent_check_waits_for_the_check_running_in_its_tab(browser: Any,  # noqa: F811
+                                                                live_server: Callable[..., LiveServer]) -> None:
+    # Opened over a running check, a past one would be drawn over it (the stream still feeding the view) and the
+    # form, Stop and all, would fold away: the page says why it waits instead, and opens it once the run ends.
+    running = "The Louvre is a museum in Paris."
+
+    def holds(call: CallInfo, messages: list[Message]) -> bool:
+        return running in messages[0]["content"]
+
+    model = HeldModel(protocol_responder(False), holds)
+    with live_server(defaults=DEFAULTS, build=partial(offline_build, backend=model)) as live:
+        page, errors = watched_page(browser, viewport={"width": 1280, "height": 900})
+        sign_in(page, live.url)
+        verify(page, "single", CLAIM)
+        reopen_form(page)
+        page.fill("#claim", running)
+        page.click("#submit")
+        page.wait_for_selector("#cancel:not([hidden])")
+
+        page.locator("#history .history-item", has_text=CLAIM).click()
+        assert page.is_visible("#form-error")
+        assert page.inner_text("#form-error") == "A claim is being checked: stop it or let it end to open a past one."
+        assert page.is_visible("#cancel") and not page.is_visible("#form-folded")
+        assert page.inner_text("#live .claim-text") == running
+
+        model.gate.set()
+        folded_on(page, "#live .verdict-box", "Check a claim: " + running, "Verdict and debate", 900)
+        page.locator("#history .history-item", has_text=CLAIM).click()
+        folded_on(page, "#live .verdict-box", "Check a claim: " + CLAIM, "Verdict and debate", 900)
+        assert page.inner_text("#live .claim-text") == CLAIM
+        assert errors == []

@@ -68,6 +68,9 @@ draft.onRestore("claim", { show: kept => {
 } });
 
 history.onOpen("claim", item => {
+  // Not over a running check: it would be drawn over the live one, which goes on feeding the view, and the form
+  // with its Stop would fold away under it.
+  if (page.get().busy === "claim") { showError("A claim is being checked: stop it or let it end to open a past one."); return false; }
   page.set({ mode: "claim" });
   input("claim").value = item.claim;
   pickMethod((item.verdict || {}).method); // the form shows the method this check was made with

@@ -198,6 +198,7 @@ onSubmit("compare", async signal => {
 }, keptIds);
 
 history.onOpen("compare", item => {
+  if (page.get().busy === "compare") { showError("Methods are being compared: stop them or let them end to open a past check."); return false; }
   page.set({ mode: "compare" });
   input("claim").value = item.claim;
   count();
