@@ -153,9 +153,14 @@ async def test_mcp_check_answer_and_check_response_keep_each_keys_model_cache_ap
         def __init__(self, who: str) -> None:
             self.scope = {"state": {CALLER_STATE: who}}
 
+    class Session:  # a call slower than the progress tick reports to it, as to a client's session
+        async def report_progress(self, progress: float, total: float | None, message: str | None) -> None:
+            pass
+
     class RequestContext:
         def __init__(self, who: str) -> None:
             self.request = Request(who)
+            self.session = Session()
 
     def as_key(who: str) -> Context:
         context = Context(request_context=RequestContext(who))  # type: ignore[arg-type]
