@@ -8,8 +8,11 @@ rounds (``--rounds``), medians. The clients:
   before aiohttp: the floor);
 - ``aiohttp``: llm/http_client.py's ``Client``, the package's client (the shared session, ``trust_env``,
   answers held to their limits, the stream's lines split);
-- ``aiohttp-bare``: an ``aiohttp.ClientSession`` without ``trust_env`` and nothing of the package's around it
-  (what the environment's proxy lookup and the limits cost, by difference);
+- ``aiohttp-bare``: an ``aiohttp.ClientSession`` and nothing of the package's around it (what the limits and
+  the line splitting cost, by difference);
+- ``aiohttp-trust-env``: the same session with ``trust_env``, which looks the environment's proxy and
+  ``~/.netrc`` up again on every call, in worker threads (what llm/http_client.py saves by looking the proxy up
+  once a client);
 - ``chat``: llm/openai_http.py's ``ChatTransport`` over ``aiohttp``, the reply parsed as the backends read it;
 - ``httpx``: one ``httpx.AsyncClient`` (``--all``), and ``sdk``: ``openai.AsyncOpenAI`` (``--all``; plain only).
 
@@ -105,24 +108,9 @@ def clients(url: str, wanted: list[str]) -> dict[str, tuple[Call, Callable[[], A
                 json.loads(await reply.read())
 
         made["aiohttp"] = (lean, client.aclose)
-    if "aiohttp-bare" in wanted:
-        import aiohttp
-
-        session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), auto_decompress=False)
-
-        async def bare(streamed: bool) -> None:
-            async with session.post(f"{url}/chat/completions", data=STREAM_BODY if streamed else BODY,
-                                    headers={**headers, "Content-Type": "application/json",
-                                             "Accept-Encoding": "identity"}) as response:
-                if streamed:
-                    async for line in response.content:
-                        if line.startswith(b"data: [DONE]"):
-                            break
-                    await response.read()
-                else:
-                    json.loads(await response.read())
-
-        made["aiohttp-bare"] = (bare, session.close)
+    for name in ("aiohttp-bare", "aiohttp-trust-env"):
+        if name in wanted:
+            made[name] = _bare_aiohttp(url, headers, trust_env=name == "aiohttp-trust-env")
     if "chat" in wanted:
         import openai
 
@@ -175,6 +163,28 @@ def clients(url: str, wanted: list[str]) -> dict[str, tuple[Call, Callable[[], A
     return made
 
 
+def _bare_aiohttp(url: str, headers: dict[str, str],
+                  trust_env: bool) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    import aiohttp
+
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), auto_decompress=False,
+                                    trust_env=trust_env)
+    sent = {**headers, "Content-Type": "application/json", "Accept-Encoding": "identity"}
+
+    async def bare(streamed: bool) -> None:
+        async with session.post(f"{url}/chat/completions", data=STREAM_BODY if streamed else BODY,
+                                headers=sent) as response:
+            if streamed:
+                async for line in response.content:
+                    if line.startswith(b"data: [DONE]"):
+                        break
+                await response.read()
+            else:
+                json.loads(await response.read())
+
+    return bare, session.close
+
+
 async def measure(call: Call, streamed: bool, calls: int, concurrency: int) -> float:
     """CPU milliseconds per call."""
     left = [calls]
@@ -190,7 +200,8 @@ async def measure(call: Call, streamed: bool, calls: int, concurrency: int) -> f
 
 
 async def run(url: str, args: argparse.Namespace) -> list[str]:
-    wanted = ["raw", "aiohttp", "aiohttp-bare", "chat"] + (["httpx", "sdk"] if args.all else [])
+    wanted = args.clients.split(",") if args.clients else \
+        ["raw", "aiohttp", "aiohttp-bare", "chat"] + (["httpx", "sdk"] if args.all else [])
     made = clients(url, wanted)
     try:
         return await _rounds(made, args)
@@ -210,7 +221,7 @@ async def _rounds(made: dict[str, tuple[Call, Callable[[], Awaitable[None]]]], a
                 cpu[name].append(await measure(made[name][0], streamed, args.calls, args.concurrency))
         kind = f"streamed ({args.events} events)" if streamed else "plain"
         for name in made:
-            lines.append(f"{kind:20} {name:13} cpu_ms_per_call={statistics.median(cpu[name]):.3f} "
+            lines.append(f"{kind:20} {name:17} cpu_ms_per_call={statistics.median(cpu[name]):.3f} "
                          f"(rounds: {', '.join(f'{v:.3f}' for v in cpu[name])})")
             print(lines[-1], flush=True)
     return lines
@@ -223,6 +234,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--events", type=int, default=20, help="chunks in a streamed answer, besides [DONE]")
     parser.add_argument("--all", action="store_true", help="httpx and the OpenAI SDK too")
+    parser.add_argument("--clients", default="", help="these clients only, by name, comma-separated "
+                        "(raw, aiohttp, aiohttp-bare, aiohttp-trust-env, chat, httpx, sdk)")
     args = parser.parse_args()
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(args.events)], stdout=subprocess.PIPE, text=True)
     try:
