@@ -11,6 +11,8 @@ They are generated in memory and never written to docs/: `factdebate docs` ships
 
 from __future__ import annotations
 
+import inspect
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -131,6 +133,184 @@ def settings_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- The HTTP API: the service's OpenAPI document, and the routes it leaves out ---
+
+_HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def service_app(folder: Path) -> Any:
+    """The service as ``factdebate serve`` builds it, over a throwaway database in ``folder``: its routes and
+    their schemas depend on the code, not on a data folder or a key (no route is called to write the page)."""
+    from factdebate.server.app import create_app
+
+    return create_app(api_keys=["site-build-key-0123456789"], db_path=folder / "service.sqlite")
+
+
+def app_routes(app: Any) -> list[tuple[str, str, Any]]:
+    """Every (method, path, route) the app answers, its included routers' routes as well; a mount is one
+    route with the method ``*``."""
+    from fastapi.routing import iter_route_contexts
+
+    found = []
+    for context in iter_route_contexts(app.routes):
+        route = context.original_route
+        methods = sorted(getattr(route, "methods", None) or ["*"])
+        for method in methods:
+            if method != "HEAD":  # answered wherever GET is
+                found.append((method, route.path, route))
+    return found
+
+
+def _anchor(model: str) -> str:
+    return f"model-{model.lower()}"
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def _schema_type(schema: dict[str, Any], models: dict[str, Any]) -> str:
+    """A JSON schema's type in a few words, a model by a link to its table."""
+    if "$ref" in schema:
+        name = _ref_name(schema["$ref"])
+        return f"[{name}](#{_anchor(name)})" if name in models else name
+    if "anyOf" in schema or "oneOf" in schema:
+        return " or ".join(_schema_type(part, models) for part in schema.get("anyOf", schema.get("oneOf", [])))
+    if "const" in schema:
+        return f"`{schema['const']!r}`"
+    if "enum" in schema:
+        return "one of " + ", ".join(f"`{value}`" for value in schema["enum"])
+    kind = schema.get("type")
+    if kind == "array":
+        return f"list of {_schema_type(schema.get('items', {}), models)}"
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return f"map of {_schema_type(schema['additionalProperties'], models)}"
+    return str(kind or "any")
+
+
+def _field_rows(schema: dict[str, Any], models: dict[str, Any]) -> list[str]:
+    required = set(schema.get("required", []))
+    rows = ["| field | type | required | default | what |", "| --- | --- | --- | --- | --- |"]
+    for name, field in schema.get("properties", {}).items():
+        default = f"`{_escape(json.dumps(field['default']))}`" if "default" in field else ""
+        rows.append(f"| `{name}` | {_escape(_schema_type(field, models))} | {'yes' if name in required else ''} | "
+                    f"{default} | {_prose(_escape(field.get('description', '')))} |")
+    return rows
+
+
+def _body_lines(content: dict[str, Any], models: dict[str, Any]) -> list[str]:
+    """A request body: its media type and its model, linked, or the fields of a schema written in place."""
+    lines = []
+    for media, entry in content.items():
+        schema = entry.get("schema", {})
+        if "properties" in schema:
+            lines.extend([f"Request body, `{media}`:", "", *_field_rows(schema, models)])
+        else:
+            lines.append(f"Request body, `{media}`: {_schema_type(schema, models)}")
+        lines.append("")
+    return lines
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+
+
+def _prose(text: str) -> str:
+    """Like :func:`_html`, but code spans are left as written (Markdown shows them literally)."""
+    out, at = [], 0
+    for match in _CODE_SPAN.finditer(text):
+        out.extend([_html(text[at:match.start()]), match.group(0)])
+        at = match.end()
+    return "".join([*out, _html(text[at:])])
+
+
+def _models(spec: dict[str, Any]) -> dict[str, Any]:
+    """The named schemas: the document's components and the ``$defs`` an inline body schema carries."""
+    models = dict(spec.get("components", {}).get("schemas", {}))
+
+    def collect(node: Any) -> None:
+        if isinstance(node, dict):
+            for name, schema in node.get("$defs", {}).items():
+                models.setdefault(name, schema)
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+
+    collect(spec.get("paths", {}))
+    return models
+
+
+def http_reference() -> str:
+    """Every route of the service: those of its OpenAPI document with their summary, parameters, request body
+    and responses; the others (the web page, metrics, static files) by what their handler says."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="factdebate-site-", ignore_cleanup_errors=True) as folder:
+        app = service_app(Path(folder))
+        spec = app.openapi()
+        routes = app_routes(app)
+        spec_url = str(app.openapi_url)
+    models = _models(spec)
+    lines = ["# HTTP API reference", "",
+             "Every route of `factdebate serve`, drawn from the service's own OpenAPI document on each build of "
+             "this site (a running service serves the same document at `/openapi.json` and shows it at "
+             "`/docs`). What the service is for and how to run it: [The service](../service.md).", "",
+             _prose(spec["info"].get("description", "")), ""]
+    listed = set()
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            if method not in _HTTP_METHODS:
+                continue
+            listed.add((method.upper(), path))
+            lines.extend([f"## `{method.upper()} {path}`", "", f"**{_prose(operation.get('summary', ''))}**", ""])
+            if operation.get("description"):
+                lines.extend([_prose(operation["description"]), ""])
+            parameters = operation.get("parameters", [])
+            if parameters:
+                lines.extend(["| parameter | in | type | required | what |", "| --- | --- | --- | --- | --- |"])
+                for parameter in parameters:
+                    lines.append(f"| `{parameter['name']}` | {parameter['in']} | "
+                                 f"{_escape(_schema_type(parameter.get('schema', {}), models))} | "
+                                 f"{'yes' if parameter.get('required') else ''} | "
+                                 f"{_prose(_escape(parameter.get('description', '')))} |")
+                lines.append("")
+            if "requestBody" in operation:
+                lines.extend(_body_lines(operation["requestBody"].get("content", {}), models))
+            lines.extend(["| response | body | what |", "| --- | --- | --- |"])
+            for status, response in operation.get("responses", {}).items():
+                bodies = [f"`{media}` {_schema_type(entry.get('schema', {}), models)}"
+                          for media, entry in response.get("content", {}).items()]
+                lines.append(f"| {status} | {_escape(', '.join(bodies))} | "
+                             f"{_prose(_escape(response.get('description', '')))} |")
+            lines.append("")
+    others = [(method, path, route) for method, path, route in routes if (method, path) not in listed]
+    if others:
+        lines.extend(["## Routes outside the schema", "",
+                      "Served beside the API and left out of its OpenAPI document:", "",
+                      "| route | what |", "| --- | --- |"])
+        for method, path, route in others:
+            endpoint = getattr(route, "endpoint", None)
+            what = (inspect.getdoc(endpoint) or "").split("\n\n")[0] if endpoint is not None else ""
+            if path == spec_url:
+                what = what or "This OpenAPI document."
+            elif not what and getattr(route, "app", None) is not None:
+                what = "Files of the web page (scripts, styles)."
+            lines.append(f"| `{method if method != '*' else 'GET'} {path}` | {_prose(_escape(what))} |")
+        lines.append("")
+    lines.extend(["## Models", "", "The bodies' named schemas, each field with its type and default.", ""])
+    for name in sorted(models):
+        schema = models[name]
+        lines.extend([f"### {name} {{#{_anchor(name)}}}", ""])
+        if schema.get("description"):
+            lines.extend([_prose(_escape(schema["description"])), ""])
+        if "properties" in schema:
+            lines.extend([*_field_rows(schema, models), ""])
+        else:
+            lines.extend([_escape(_schema_type(schema, models)), ""])
+    return "\n".join(lines) + "\n"
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     pages = {
@@ -138,6 +318,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         "changelog.md": (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"),
         "reference/cli.md": cli_reference(),
         "reference/settings.md": settings_reference(),
+        "reference/http.md": http_reference(),
     }
     for path, content in pages.items():
         files.append(File.generated(config, path, content=content))

@@ -5,6 +5,7 @@ and the settings with their defaults."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -56,3 +57,34 @@ def test_a_newcomer_meets_the_quickstarts_first() -> None:
     guard = (ROOT / "docs" / "guard.md").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(guard) if line.startswith("factdebate serve --guard-upstream"))
     assert start < 60 and guard.index("## How a reply is checked") > start, start
+
+
+def test_the_http_reference_lists_every_route_of_the_service(site: Path, tmp_path: Path) -> None:
+    """Each route the app answers, in its OpenAPI document or not, is on the page as `METHOD path`; a documented
+    route's request and response models are named in its section, and each model's fields are in its table."""
+    from fastapi.routing import iter_route_contexts
+
+    from factdebate.server.app import create_app
+
+    page = (site / "reference" / "http" / "index.html").read_text(encoding="utf-8")
+    app = create_app(api_keys=["docs-test-key-0123456789"], db_path=tmp_path / "service.sqlite")
+    answered = {(method, context.original_route.path) for context in iter_route_contexts(app.routes)
+                for method in (getattr(context.original_route, "methods", None) or {"GET"}) if method != "HEAD"}
+    spec = app.openapi()
+    documented = {(method.upper(), path) for path, operations in spec["paths"].items() for method in operations}
+    assert documented <= answered and len(answered) > len(documented)  # the web page and metrics are outside it
+    for method, path in answered:
+        assert f"<code>{method} {path}</code>" in page, (method, path)
+    sections = re.split(r"<h2 ", page)
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            heading = f'<code>{method.upper()} {path}</code><a class="headerlink"'
+            section = next(s for s in sections if heading in s)
+            assert operation["summary"] in section, (method, path)
+            refs = re.findall(r'"\$ref": "#/components/schemas/(\w+)"', json.dumps(operation))
+            for name in refs:
+                assert f'href="#model-{name.lower()}"' in section, (method, path, name)
+    for name, schema in spec["components"]["schemas"].items():
+        table = page.split(f'id="model-{name.lower()}"', 1)[1].split("<h3 ", 1)[0]
+        for field in schema.get("properties", {}):
+            assert f"<td><code>{field}</code></td>" in table, (name, field)

@@ -173,10 +173,12 @@ def _pages(app: FastAPI) -> None:
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
+        """The web page: a claim, a long answer or a chat reply checked in the browser, its debate shown live."""
         return FileResponse(STATIC / "index.html")
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> FileResponse:
+        """The API's reference in the browser, drawn from ``/openapi.json``."""
         return FileResponse(STATIC / "docs.html")
 
 
