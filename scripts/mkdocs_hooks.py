@@ -311,6 +311,70 @@ def http_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- The Python API: factdebate.__all__, each name rendered by mkdocstrings from its docstring ---
+
+_PYTHON_GROUPS = (
+    ("Checking claims, answers and chat replies", lambda obj: callable(obj) and not isinstance(obj, type)
+     and getattr(obj, "__module__", "") == "factdebate.api"),
+    ("Errors", lambda obj: isinstance(obj, type) and issubclass(obj, Exception)),
+    ("Results", lambda obj: (isinstance(obj, type) and hasattr(obj, "model_fields")) or _is_enum(obj)),
+    ("Method options", lambda obj: isinstance(obj, type) and hasattr(obj, "__annotations__")
+     and hasattr(obj, "__total__")),
+)
+
+
+def _is_enum(obj: Any) -> bool:
+    import enum
+
+    return isinstance(obj, type) and issubclass(obj, enum.Enum)
+
+
+def python_names() -> dict[str, list[str]]:
+    """``factdebate.__all__`` by group, in the order the package lists them; a name no group takes (a type alias
+    such as ``MethodName``) under "Types"."""
+    import factdebate
+
+    groups: dict[str, list[str]] = {title: [] for title, _ in _PYTHON_GROUPS}
+    groups["Types"] = []
+    for name in factdebate.__all__:
+        obj = getattr(factdebate, name)
+        title = next((title for title, test in _PYTHON_GROUPS if test(obj)), "Types")
+        groups[title].append(name)
+    # each coroutine function after its blocking twin (verify, averify), as the usage page pairs them
+    first = _PYTHON_GROUPS[0][0]
+    groups[first].sort(key=lambda name: (twin := _blocking_twin(getattr(factdebate, name), name), twin != name))
+    return {title: names for title, names in groups.items() if names}
+
+
+def _blocking_twin(obj: Any, name: str) -> str:
+    asynchronous = inspect.iscoroutinefunction(obj) or inspect.isasyncgenfunction(obj)
+    return name.removeprefix("a") if asynchronous else name
+
+
+def _entry_paths() -> dict[str, str]:
+    """The Griffe extension's map of public names to their entries (one place says where each is read)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("griffe_sphinx_roles", ROOT / "scripts" / "griffe_sphinx_roles.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.entry_paths())
+
+
+def python_reference() -> str:
+    paths = _entry_paths()
+    lines = ["# Python API reference", "",
+             "The names `import factdebate` offers (`factdebate.__all__`), each with its signature and "
+             "docstring as the code states them on each build of this site. How they are used: "
+             "[Using factdebate](../usage.md) and [the guard](../guard.md).", ""]
+    for title, names in python_names().items():
+        lines.extend([f"## {title}", ""])
+        for name in names:
+            lines.extend([f"::: {paths[name]}", ""])
+    return "\n".join(lines) + "\n"
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     pages = {
@@ -319,6 +383,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         "reference/cli.md": cli_reference(),
         "reference/settings.md": settings_reference(),
         "reference/http.md": http_reference(),
+        "reference/python.md": python_reference(),
     }
     for path, content in pages.items():
         files.append(File.generated(config, path, content=content))

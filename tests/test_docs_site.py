@@ -5,6 +5,8 @@ and the settings with their defaults."""
 
 from __future__ import annotations
 
+import html
+import inspect
 import json
 import re
 import subprocess
@@ -88,3 +90,37 @@ def test_the_http_reference_lists_every_route_of_the_service(site: Path, tmp_pat
         table = page.split(f'id="model-{name.lower()}"', 1)[1].split("<h3 ", 1)[0]
         for field in schema.get("properties", {}):
             assert f"<td><code>{field}</code></td>" in table, (name, field)
+
+
+def _own_doc(obj: object) -> str | None:
+    if not (isinstance(obj, type) or inspect.isfunction(obj)):  # a type alias: its class's docstring is not its own
+        return None
+    doc = vars(obj).get("__doc__") if isinstance(obj, type) else obj.__doc__
+    return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
+
+
+def test_the_python_reference_shows_every_public_name_with_its_docstring(site: Path) -> None:
+    """Each name of ``factdebate.__all__`` has its entry, headed by its name, with the start of its own docstring
+    in it as a reader sees it (the Sphinx roles shown as the names they point to, not as written)."""
+    import factdebate
+
+    page = (site / "reference" / "python" / "index.html").read_text(encoding="utf-8")
+    entries = {match.group(1): match.start() for match in re.finditer(r'id="factdebate\.(?:api\.)?(\w+)"', page)}
+    assert set(factdebate.__all__) <= set(entries), set(factdebate.__all__) - set(entries)
+    starts = sorted(entries.values())
+    checked = 0
+    for name in factdebate.__all__:
+        obj = getattr(factdebate, name)
+        doc = _own_doc(obj)
+        # a type alias, another name for a class (its entry says which), or a class that says nothing of its own
+        if doc is None or getattr(obj, "__name__", name) != name:
+            continue
+        start = entries[name]
+        end = next((at for at in starts if at > start), len(page))
+        shown = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page[start:end])).split())
+        first = re.sub(r":\w+:`~?(?:[\w]+\.)*(\w+)`", r"\1", doc.split("\n\n")[0].replace("``", ""))
+        first = re.sub(r"``?", "", first)
+        assert " ".join(first.split())[:60] in shown, (name, first[:60])
+        checked += 1
+    assert checked >= len(factdebate.__all__) // 2, checked
+    assert ":class:`" not in page and ":func:`" not in page
