@@ -64,6 +64,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.raw_http import Pool
+from benchmarks.results_log import add_record_flag, record
 
 KEY = "bench-key-0123456789abcdef"
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
@@ -415,7 +416,11 @@ def main() -> None:
     parser.add_argument("--serve-checker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
+    add_record_flag(parser)
     args = parser.parse_args()
+    if args.record and args.floor:
+        parser.error("--record records the guards' runs; the floor's figures are recorded by hand in "
+                     "benchmarks/results/relay_floor.jsonl")
     if args.serve:
         serve(args)
         return
@@ -427,7 +432,8 @@ def main() -> None:
         return
     from tests.server.conftest import free_port
 
-    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
+    load = os.getloadavg()[0]
+    print(f"load average before: {load:.1f} on {os.cpu_count()} cores", flush=True)
     upstream_port = free_port()
     upstream = subprocess.Popen([sys.executable, __file__, "--serve-upstream", "--port", str(upstream_port),
                                  "--token-delay", str(args.token_delay), "--first", str(args.first)])
@@ -488,6 +494,17 @@ def main() -> None:
                                   row["ttft_p99_s"] / rows[f"{key.split()[0]} 1"]["ttft_p99_s"], 2),
                               "admitted_at_deadline": row["at_deadline"]}), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
+    if args.record:
+        figures: dict[str, float] = {"capacity_per_s": capacity_per_s, "offered_over_capacity": args.offered,
+                                     "uncontended_ttft_p99_s": round(uncontended, 4)}
+        for key, row in rows.items():
+            if key.endswith(" open"):
+                share = "unshed" if key.startswith("off") else f"share_{key.split()[0]}"
+                figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_ttft_p50_s": row["ttft_p50_s"],
+                                f"{share}_ttft_p99_s": row["ttft_p99_s"],
+                                f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
+                                f"{share}_admitted_at_deadline": row["at_deadline"]})
+        print(f"recorded in {record('guard_load', figures, load=load)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.guard_window_call import ANSWER, PASSAGES  # the same reply and passages
+from benchmarks.results_log import add_record_flag, record
 
 ROWS = (("fast", "fast"), ("standard", "standard"), ("deep", "deep"), ("fast", "deep"), ("standard", "deep"))
 ROUNDS = 5  # the CPU per reply is the least round's: another process's work inflates a round, never lowers it
@@ -103,7 +105,10 @@ def main() -> None:
     parser.add_argument("--method", default="tool-mad", help="the standard and deep tiers' method")
     parser.add_argument("--prompt-tps", type=float, default=0.0, help="a model server's prompt tokens a second")
     parser.add_argument("--output-tps", type=float, default=0.0, help="a model server's output tokens a second")
+    add_record_flag(parser)
     args = parser.parse_args()
+    load = os.getloadavg()[0]
+    figures: dict[str, float] = {}
     print(f"# six-claim reply, plain, scripted checker, method {args.method}, {args.replies} replies a row; "
           "tokens: four characters each")
     header = "| tier | model calls | prompt tokens | output tokens | guard CPU |"
@@ -120,6 +125,11 @@ def main() -> None:
             line += f" {seconds:.1f} s | {60 / seconds:.1f} |"
         print(line)
         print(json.dumps(row), file=sys.stderr)
+        name = tier if tier == max_tier else f"{tier}_to_{max_tier}"
+        figures.update({f"{name}_calls": round(row["calls"], 1), f"{name}_prompt_tokens": round(row["prompt_tokens"]),
+                        f"{name}_guard_cpu_ms": round(row["guard_cpu_ms"], 1)})
+    if args.record:
+        print(f"recorded in {record('guard_sizing', figures, load=load)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

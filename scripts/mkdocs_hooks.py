@@ -150,6 +150,7 @@ def app_routes(app: Any) -> list[tuple[str, str, Any]]:
     """Every (method, path, route) the app answers, its included routers' routes as well; a mount is one
     route with the method ``*``."""
     from fastapi.routing import iter_route_contexts
+    from starlette.routing import Mount, Route
 
     found = []
     for context in iter_route_contexts(app.routes):
@@ -157,7 +158,7 @@ def app_routes(app: Any) -> list[tuple[str, str, Any]]:
         methods = sorted(getattr(route, "methods", None) or ["*"])
         for method in methods:
             if method != "HEAD":  # answered wherever GET is
-                found.append((method, route.path, route))
+                found.append((method, route.path if isinstance(route, Route | Mount) else str(route), route))
     return found
 
 
@@ -375,6 +376,44 @@ def python_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- The latest benchmark figures: benchmarks/results/*.jsonl (benchmarks/results_log.py) ---
+
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _latest_records(folder: Path) -> dict[str, dict[str, Any]]:
+    """Each file's last line, as benchmarks/results_log.py's ``latest`` reads it (loaded by path: the hook runs
+    outside the package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("results_log", ROOT / "benchmarks" / "results_log.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.latest(folder))
+
+
+def _figure(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+
+
+def performance_figures(folder: Path = RESULTS) -> str:
+    lines = ["# Latest benchmark figures", "",
+             "The last recorded run of each benchmark, read from `benchmarks/results/` on each build of this site. "
+             "A benchmark run with `--record` appends its figures there (one JSON line a run: the command, the "
+             "machine, its load, the date and the figures), so this table shows what the command last measured; "
+             "what each benchmark measures and how to read it: [Performance](performance.md) and "
+             "[the service's sizing](service.md#sizing).", "",
+             "| benchmark | figures | machine, load | date | command |", "| --- | --- | --- | --- | --- |"]
+    for name, record in _latest_records(folder).items():
+        figures = "<br>".join(f"`{_escape(key)}` {_escape(_figure(value))}"
+                              for key, value in record.get("figures", {}).items())
+        lines.append(f"| {_escape(name)} | {figures} | {_html(_escape(str(record.get('machine', ''))))}, load "
+                     f"{_escape(str(record.get('load', '')))} | {_escape(str(record.get('date', '')))} | "
+                     f"`{_escape(str(record.get('command', '')))}` |")
+    return "\n".join(lines) + "\n"
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     pages = {
@@ -384,6 +423,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         "reference/settings.md": settings_reference(),
         "reference/http.md": http_reference(),
         "reference/python.md": python_reference(),
+        "performance-figures.md": performance_figures(),
     }
     for path, content in pages.items():
         files.append(File.generated(config, path, content=content))

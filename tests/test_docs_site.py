@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,8 +71,12 @@ def test_the_http_reference_lists_every_route_of_the_service(site: Path, tmp_pat
 
     page = (site / "reference" / "http" / "index.html").read_text(encoding="utf-8")
     app = create_app(api_keys=["docs-test-key-0123456789"], db_path=tmp_path / "service.sqlite")
-    answered = {(method, context.original_route.path) for context in iter_route_contexts(app.routes)
-                for method in (getattr(context.original_route, "methods", None) or {"GET"}) if method != "HEAD"}
+    from starlette.routing import Mount, Route
+
+    routes = [context.original_route for context in iter_route_contexts(app.routes)]
+    assert all(isinstance(route, Route | Mount) for route in routes)  # no other kind is served
+    answered = {(method, route.path) for route in routes if isinstance(route, Route | Mount)  # a mount answers GET
+                for method in (getattr(route, "methods", None) or {"GET"}) if method != "HEAD"}
     spec = app.openapi()
     documented = {(method.upper(), path) for path, operations in spec["paths"].items() for method in operations}
     assert documented <= answered and len(answered) > len(documented)  # the web page and metrics are outside it
@@ -124,3 +129,58 @@ def test_the_python_reference_shows_every_public_name_with_its_docstring(site: P
         checked += 1
     assert checked >= len(factdebate.__all__) // 2, checked
     assert ":class:`" not in page and ":func:`" not in page
+
+
+def _figures_row(page: str, benchmark: str) -> str:
+    row = next(row for row in re.findall(r"<tr>.*?</tr>", page, re.S) if f"<td>{benchmark}</td>" in row)
+    return html.unescape(row)
+
+
+def _shown_figures(row: str) -> dict[str, str]:
+    return dict(re.findall(r"<code>([\w.]+)</code> ([^<]+)", row))
+
+
+def test_the_performance_figures_page_shows_each_benchmarks_latest_record(site: Path) -> None:
+    """Each file of benchmarks/results/ has its row, with its last line's date, machine, command and figures."""
+    page = (site / "performance-figures" / "index.html").read_text(encoding="utf-8")
+    files = sorted((ROOT / "benchmarks" / "results").glob("*.jsonl"))
+    assert {"guard_load", "guard_sizing", "guard_window_call", "http_clients", "relay_floor"} <= {f.stem for f in files}
+    for path in files:
+        last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
+        row = _figures_row(page, path.stem)
+        assert last["date"] in row and last["machine"] in row and last["command"] in row, path.stem
+        shown = _shown_figures(row)
+        assert set(shown) == set(last["figures"]), path.stem
+        for key, value in last["figures"].items():
+            assert float(shown[key].replace(",", "")) == value if isinstance(value, int | float) \
+                else shown[key] == value, (path.stem, key, shown[key])
+
+
+def test_a_recorded_run_replaces_the_figures_the_page_showed(tmp_path: Path) -> None:
+    """benchmarks/results_log.py appends a run; the page then shows that run's figures, not the earlier run's."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import results_log
+    finally:
+        sys.path.remove(str(ROOT))
+    hooks = _hooks()
+    results_log.record("guard_sizing", {"fast_calls": 3, "fast_guard_cpu_ms": 7.5}, load=0.5, folder=tmp_path)
+    results_log.record("guard_sizing", {"fast_calls": 2, "fast_guard_cpu_ms": 6.25}, load=1.5, folder=tmp_path)
+    lines = (tmp_path / "guard_sizing.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2  # appended: the earlier run stays in the file
+    import markdown
+
+    page = markdown.markdown(hooks.performance_figures(tmp_path), extensions=["tables"])
+    row = _figures_row(page, "guard_sizing")
+    assert _shown_figures(row) == {"fast_calls": "2", "fast_guard_cpu_ms": "6.25"}
+    assert "load 1.5" in row and "load 0.5" not in row
+
+
+def _hooks() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "scripts" / "mkdocs_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
