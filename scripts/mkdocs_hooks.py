@@ -5,6 +5,12 @@
 - ``reference/cli.md`` and ``reference/settings.md`` are drawn from the code on each build: the commands and
   their options from the Typer app, the settings from the pydantic models (a method's section from its own
   settings model), so they cannot fall behind it.
+- ``reference/http.md``: the service's routes from its own OpenAPI document (``create_app`` over a throwaway
+  database), and the routes it leaves out by their handlers' docstrings.
+- ``reference/python.md``: one mkdocstrings entry per name of ``factdebate.__all__``, rendered from the
+  docstrings (scripts/griffe_sphinx_roles.py makes their Sphinx roles links).
+- ``performance-figures.md``: the last recorded run of each benchmark, from benchmarks/results/*.jsonl
+  (benchmarks/results_log.py).
 
 They are generated in memory and never written to docs/: `factdebate docs` ships and lists docs/ as it is.
 """
