@@ -33,14 +33,18 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from factdebate.guard.types import Tier
+from factdebate.settings.model import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.guard_window_call import ANSWER, PASSAGES  # the same reply and passages
 from benchmarks.results_log import add_record_flag, record
 
-ROWS = (("fast", "fast"), ("standard", "standard"), ("deep", "deep"), ("fast", "deep"), ("standard", "deep"))
+ROWS: tuple[tuple[Tier, Tier], ...] = (("fast", "fast"), ("standard", "standard"), ("deep", "deep"), ("fast", "deep"),
+                                      ("standard", "deep"))
 ROUNDS = 5  # the CPU per reply is the least round's: another process's work inflates a round, never lowers it
 
 
@@ -71,7 +75,7 @@ def counted(tally: list[Tally]) -> Any:
     return respond
 
 
-async def measure(tier: str, max_tier: str, method: str, replies: int) -> dict[str, Any]:
+async def measure(tier: Tier, max_tier: Tier, method: str, replies: int) -> dict[str, Any]:
     from factdebate.guard import GuardEvidence, GuardOptions, check_text
     from tests.helpers import StaticTool, resources_for
 
@@ -82,15 +86,16 @@ async def measure(tier: str, max_tier: str, method: str, replies: int) -> dict[s
     options = GuardOptions(tier=tier, max_tier=max_tier, method=method, deadline_s=600,
                            evidence=[GuardEvidence(text=p) for p in PASSAGES], evidence_mode="given")
     labels: set[str] = set()
+    settings = cast(Settings, resources.settings)  # built by load_settings: the whole model behind the protocol
     async with resources:
-        await check_text(ANSWER, resources.settings, resources, options=options)  # warm up
+        await check_text(ANSWER, settings, resources, options=options)  # warm up
         tally[0] = Tally()
         rounds = []
         for part in range(ROUNDS):
             count = replies // ROUNDS + (part < replies % ROUNDS)
             started, double = time.process_time(), tally[0].cpu_s
             for _ in range(count):
-                result = await check_text(ANSWER, resources.settings, resources, options=options)
+                result = await check_text(ANSWER, settings, resources, options=options)
                 labels.add(str(result.label.value if result.label else None))
             rounds.append((time.process_time() - started - (tally[0].cpu_s - double)) / max(1, count))
     done = tally[0]
