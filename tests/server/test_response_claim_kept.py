@@ -151,6 +151,9 @@ def test_a_retried_claim_shows_on_the_checks_link_and_in_recent_checks(
 
         # Recent checks, where the check was made, holds it as its claim's retry left it.
         page.reload()
+        # The reloaded address is the check's link, which the page opens by itself (from the service when it has
+        # no entry of it): that opening ends before the click, or its answer would be drawn over the entry's.
+        page.wait_for_load_state("networkidle")
         page.wait_for_selector("#history .history-item[data-kind=response]")
         page.click("#history .history-item[data-kind=response]")
         page.wait_for_selector("#response-live .response-verdict:not([hidden]) .verdict-label")
