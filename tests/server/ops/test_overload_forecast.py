@@ -24,7 +24,8 @@ from tests.server.guard.test_guard_chat import FAST, PARIS, ROME, Guard, guard  
 from tests.server.guard_support import ANSWER, Upstream
 from tests.server.ops.test_overload_cpu import _chat  # one chat request, as that module sends it
 
-SPIN_S = 1.5  # each held checker call naming Rome burns the CPU this long in all, in 50 ms slices
+SPIN_S = 3.0  # each held checker call naming Rome burns the CPU this long in all, in 50 ms slices (the request
+# under test must be answered within it: 1.5 s was outrun beside four CPU burners)
 
 
 class SpinningBackend(ScriptedBackend):
