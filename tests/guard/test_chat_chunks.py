@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard.chat_chunks import AnswerTooLong, ChatChunks
 from factdebate.guard.types import ResolvedGuardOptions
+from factdebate.server.guard.chat_chunks import AnswerTooLong, ChatChunks
 
 HEAD = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m"}
 

@@ -20,10 +20,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 import factdebate as fd
-from factdebate.guard.overloaded_chunks import OverloadedChunks
 from factdebate.guard.types import GuardResult, Policy, ResolvedGuardOptions
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.server.app import create_app
+from factdebate.server.guard.overloaded_chunks import OverloadedChunks
 from tests.guard.support import script
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
 from tests.server.secret_forms import gives_away, written

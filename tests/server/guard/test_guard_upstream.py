@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from factdebate.guard import ClaimEvidence, Correction, GuardClaim
-from factdebate.guard.revision import revise_instruction
+from factdebate.server.guard.revision import revise_instruction
 from factdebate.server.guard.upstream import Upstream, UpstreamError, sse_events
 
 

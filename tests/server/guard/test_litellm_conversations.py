@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.guard.chat_request import ChatRequest
+from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.litellm import Conversations
 
 

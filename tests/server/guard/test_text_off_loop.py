@@ -90,7 +90,7 @@ def test_a_long_response_check_leaves_health_answering(service: LiveServer, monk
 def test_a_long_chat_leaves_health_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 57 item 3: a chat of many short messages (50,000 held /v1/health for 2-7 s) has each message
     checked in a worker thread (guard/chat_request.py), so health is answered meanwhile; the chat is answered."""
-    from factdebate.guard import chat_request as guard_request
+    from factdebate.server.guard import chat_request as guard_request
     from tests.server.guard_support import Upstream, upstream_app
 
     answered, seen = threading.Event(), dict[str, bool]()

@@ -21,11 +21,11 @@ from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import VerdictWarning
 from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
-from factdebate.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.llm import breaker
 from factdebate.methods.resources import Resources
 from factdebate.server.admission import admit_check
+from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.server.guard.check_id import check_id_of, mark_not_kept
 from factdebate.server.guard.prepare import (
     CONVERSATION_HEADER,

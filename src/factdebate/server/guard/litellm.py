@@ -31,9 +31,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.chat_answer import litellm_answer
-from factdebate.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.guard.types import GuardOptions, Reviser
+from factdebate.server.guard.chat_answer import litellm_answer
+from factdebate.server.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
 from factdebate.server.guard.prepare import (

@@ -1,6 +1,6 @@
 """A streamed chat reply the service had no room to check (``guard.on_overload: pass``, server/ops/shedding.py):
 relayed without a check, then the result chunk, whose one unchecked claim says why (guard/overload.py). What
-each chunk's fate is under the policy is the library's (guard/overloaded_chunks.py); this relay reads the
+each chunk's fate is under the policy is server/guard/overloaded_chunks.py's; this relay reads the
 upstream's events, frames and writes what it is told, with the keep-alive."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from factdebate.guard.call import Begun, finish
-from factdebate.guard.chat_answer import result_view
-from factdebate.guard.chat_chunks import AnswerTooLong
 from factdebate.guard.overload import overloaded_result
-from factdebate.guard.overloaded_chunks import OverloadedChunks
 from factdebate.guard.stream_policy import kept_chars
+from factdebate.server.guard.chat_answer import result_view
+from factdebate.server.guard.chat_chunks import AnswerTooLong
+from factdebate.server.guard.overloaded_chunks import OverloadedChunks
 from factdebate.server.guard.upstream import SSEEvent, error_body
 
 

@@ -1,6 +1,6 @@
 """The chat guard's request as it comes over HTTP: its body read (off the event loop when it is large) into
-the library's :class:`~factdebate.guard.chat_request.ChatRequest` (the format and its checks are
-guard/chat_request.py's), and the OpenAPI schema of a route that reads its body itself."""
+the wire module's :class:`~factdebate.server.guard.chat_request.ChatRequest` (the format and its checks are
+server/guard/chat_request.py's), and the OpenAPI schema of a route that reads its body itself."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
 from factdebate.core.errors import InputError
-from factdebate.guard.chat_request import ChatRequest
+from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.strict_json import TOO_DEEP
 
 OFF_LOOP_BYTES = 64 * 1024  # a larger body is read and checked in a worker thread, never on the event loop

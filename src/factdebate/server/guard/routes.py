@@ -3,7 +3,7 @@ points its base URL here; the request goes on to the operator's model (``guard.u
 reply is checked by :mod:`factdebate.guard`, and the answer comes back in OpenAI's shape with a
 ``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``).
 
-The route is thin: the request's format and checks (guard/chat_request.py), the way to the upstream
+The route is thin: the request's format and checks (server/guard/chat_request.py), the way to the upstream
 (server/guard/upstream.py) and the stream's relay (server/guard/stream.py) live apart, and the checking
 itself below the faces. The caller's key is this service's (``Authorization: Bearer``, as the OpenAI SDK
 sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) with the service's
@@ -21,8 +21,8 @@ from fastapi.responses import JSONResponse, Response
 
 from factdebate.core.textsafe import safe_value
 from factdebate.guard.call import Begun, Reply, check_replies
-from factdebate.guard.chat_answer import answer_replies, apply_to_answer
-from factdebate.guard.chat_request import ChatRequest
+from factdebate.server.guard.chat_answer import answer_replies, apply_to_answer
+from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
@@ -78,7 +78,7 @@ async def _reply(request: Request, service: Service, who: str) -> Response:
 
 async def _plain_reply(door: ChatDoor) -> Response:
     """The one call with the upstream's answer as its replies, asked once the check is admitted (which choices
-    are checked, n capped by guard.max_choices, and what of them passes: guard/chat_answer.py), then each
+    are checked, n capped by guard.max_choices, and what of them passes: server/guard/chat_answer.py), then each
     result's policy written into its choice."""
     answer: dict[str, Any] = {}
     block_finish: list[str] = []

@@ -16,8 +16,8 @@ from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.guard.types import GuardOptions, Reviser
+from factdebate.server.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
 from factdebate.server.guard.prepare import (

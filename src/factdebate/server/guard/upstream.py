@@ -25,9 +25,9 @@ import httpx
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
-from factdebate.guard.revision import revision_request
 from factdebate.guard.types import GuardClaim
 from factdebate.llm.http_client import BrokenReply, CannotConnect, Client, ConnectTimeout, Reply, UnsendableHeader
+from factdebate.server.guard.revision import revision_request
 from factdebate.util.bounded_body import (
     MIB,
     AnswerTooLarge,
@@ -406,7 +406,7 @@ class Upstream:
         the same model, asked to correct its answer given what the check found."""
 
         async def revise(answer: str, refuted: list[GuardClaim]) -> str:
-            data = await self.complete(revision_request(body, answer, refuted))  # guard/revision.py's words
+            data = await self.complete(revision_request(body, answer, refuted))  # server/guard/revision.py's words
             message = (data["choices"][0] or {}).get("message") or {}
             content = message.get("content")
             if not isinstance(content, str) or not content.strip():

@@ -1,7 +1,7 @@
 """What the model is asked when ``rewrite`` sends its answer back (the reviser the chat doors make from the
 operator's upstream, server/guard/upstream.py): the conversation, its answer, and an instruction naming each
 refuted claim with the passage that says otherwise and the checker's corrected sentence. The words are the
-guard's policy, so they are the library's; the upstream only sends them."""
+guard's policy (the template is the library's, prompts/); the upstream only sends them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """An OpenAI Chat Completions request as the guard reads it (the chat proxy's body, the conversation that
-``/v1/guard/check`` and LiteLLM's guardrail send): a wire format, so the library's (the
-server's guard only reads, calls and writes). Every field is checked before anything is sent on.
+``/v1/guard/check`` and LiteLLM's guardrail send): a wire format, so the service's (the library's
+guard never sees it). Every field is checked before anything is sent on.
 
 Messages are typed (role, content as text or content parts, tool calls...); any number of them (an agent
 session grows without end), each but a tool's result bounded by the operator's ``guard.max_message_chars``

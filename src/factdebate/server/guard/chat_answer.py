@@ -1,8 +1,8 @@
 """What a policy does to a whole (not streamed) OpenAI chat answer, and to LiteLLM's guardrail answer: the wire
-formats of the guard's plain doors (the policy in the library, the routes only read, call and
-write). Which choices are checked and what of them passes unchecked, the policy's text in each choice, how a
+formats of the guard's plain doors (the policy is the library's; this module and the routes read,
+call and write). Which choices are checked and what of them passes unchecked, the policy's text in each choice, how a
 blocked choice ends, which of a result's fields an answer carries, and LiteLLM's action for a set of results.
-A streamed answer's are guard/chat_chunks.py's."""
+A streamed answer's are server/guard/chat_chunks.py's."""
 
 from __future__ import annotations
 
