@@ -31,14 +31,13 @@ from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from factdebate.guard.call import Admission
-from factdebate.guard.deadline import default_deadline_s
+from factdebate.facade.checking import Admission, default_deadline_s
+from factdebate.facade.settings import Settings
 from factdebate.server.ops.shedding import Shed
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
 from factdebate.server.state.shared import SharedRateLimiter
 from factdebate.server.streaming import RunFn, debate_stream
-from factdebate.settings.model import Settings
 
 log = logging.getLogger("factdebate.server")
 SAY_SHED_EVERY_S = 10.0

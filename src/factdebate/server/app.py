@@ -20,10 +20,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.core.textsafe import safe_value
-from factdebate.core.version import __version__
-from factdebate.guard.clock import request_clock
-from factdebate.llm.http_client import close_session
+from factdebate.facade.checking import request_clock
+from factdebate.facade.core import __version__
+from factdebate.facade.scrub import redact_logs, safe_value
+from factdebate.facade.transport import close_session
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -49,7 +49,6 @@ from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.service import Service
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
-from factdebate.util.redact import redact_logs
 
 log = logging.getLogger("factdebate.server")
 STATIC = Path(__file__).parent / "static"

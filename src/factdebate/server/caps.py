@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factdebate.core.errors import ConfigError
-from factdebate.methods.base import get_method
-from factdebate.settings.model import Settings
+from factdebate.facade.core import ConfigError
+from factdebate.facade.running import get_method
+from factdebate.facade.settings import Settings
 
 
 class SpendingCaps(BaseModel):

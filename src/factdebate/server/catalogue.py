@@ -12,16 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.core.fields import GROUPS
-from factdebate.core.types import LABEL_ALIASES
-from factdebate.llm import near_chance
-from factdebate.methods.base import all_methods
-from factdebate.methods.view import MethodView
-from factdebate.response_level.aggregate import RULES
+from factdebate.facade.core import GROUPS, LABEL_ALIASES
+from factdebate.facade.models import near_chance
+from factdebate.facade.running import RULES, MethodView, all_methods
+from factdebate.facade.settings import Settings, option_schema, option_value
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
-from factdebate.settings.model import Settings
-from factdebate.settings.options import option_schema, option_value
 
 
 class OptionInfo(BaseModel):

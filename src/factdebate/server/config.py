@@ -16,13 +16,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDict
 
-from factdebate.core.errors import ConfigError
-from factdebate.core.fields import offered
-from factdebate.corpus.names import check_corpus_name
+from factdebate.facade.core import ConfigError, offered
+from factdebate.facade.evidence import check_corpus_name
+from factdebate.facade.settings import Layer, NamedEnv, YamlFile
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state.db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry
-from factdebate.settings.sources import Layer, NamedEnv, YamlFile
 
 _KEY_ID = re.compile(r"^key-[0-9a-f]{10}$")
 

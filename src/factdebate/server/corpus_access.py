@@ -8,8 +8,8 @@ tells nothing of the others."""
 
 from __future__ import annotations
 
-from factdebate.core.errors import ConfigError
-from factdebate.corpus.builtin import BUILTIN_CORPUS
+from factdebate.facade.core import ConfigError
+from factdebate.facade.evidence import BUILTIN_CORPUS
 
 ANY_CORPUS = "*"
 

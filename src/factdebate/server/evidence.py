@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from factdebate.core.errors import InputError
-from factdebate.core.types import Document
-from factdebate.guard.evidence import passages
-from factdebate.guard.options import resolve_options
-from factdebate.guard.types import MAX_EVIDENCE_ITEMS, EvidenceMode, GuardEvidence, GuardOptions
-from factdebate.settings.model import Settings
+from factdebate.facade.checking import (
+    MAX_EVIDENCE_ITEMS,
+    EvidenceMode,
+    GuardEvidence,
+    GuardOptions,
+    passages,
+    resolve_options,
+)
+from factdebate.facade.core import Document, InputError
+from factdebate.facade.settings import Settings
 
 
 class EvidenceChoice(BaseModel):

@@ -13,20 +13,24 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.core.errors import ConfigError, InputError
-from factdebate.core.textsafe import checked_values
-from factdebate.core.types import ResponseVerdict, Verdict
-from factdebate.corpus.names import PATTERN as CORPUS_PATTERN
-from factdebate.llm.transcript import DEFAULT_CHARS
-from factdebate.methods.base import METHODS, get_method
+from factdebate.facade.core import ConfigError, InputError, ResponseVerdict, Verdict
+from factdebate.facade.evidence import PATTERN as CORPUS_PATTERN
+from factdebate.facade.models import DEFAULT_CHARS
+from factdebate.facade.running import METHODS, get_method
+from factdebate.facade.scrub import checked_values, hide_endpoints
+from factdebate.facade.settings import (
+    Option,
+    Settings,
+    all_options,
+    option_value,
+    options_to_overrides,
+    settings_from,
+    validation_problems,
+)
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.tool_allowlist import callable_servers, check_caller_tools, configured_tools
-from factdebate.settings.load import settings_from, validation_problems
-from factdebate.settings.model import Settings
-from factdebate.settings.options import Option, all_options, option_value, options_to_overrides
-from factdebate.util.redact import hide_endpoints
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {

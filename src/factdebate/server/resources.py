@@ -10,14 +10,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from factdebate.llm import make_backend
-from factdebate.llm.base import Backend
-from factdebate.llm.openai_stream import StreamSetting
-from factdebate.methods.base import method_class
-from factdebate.methods.resources import Resources, Services
-from factdebate.run.build import build_resources, make_tool
-from factdebate.settings.model import Settings
-from factdebate.tools.base import Tool
+from factdebate.facade.evidence import Tool
+from factdebate.facade.models import Backend, StreamSetting, make_backend
+from factdebate.facade.running import Resources, Services, build_resources, make_tool, method_class
+from factdebate.facade.settings import Settings
 
 Builder = Callable[[Settings], Resources]
 
@@ -75,7 +71,7 @@ class ResourcePool:
             if key not in self._tools:
                 copied = None
                 if kind == "rag" and self.lite_copies:
-                    from factdebate.scale.lite_copy import copied_rag_tool
+                    from factdebate.facade.indexes import copied_rag_tool
 
                     copied = copied_rag_tool(settings)
                 self._tools[key] = copied or make_tool(kind, settings)

@@ -12,7 +12,10 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.methods.resources import Resources
+from factdebate.facade.running import Resources
+from factdebate.facade.scrub import remember_secrets, remember_settings
+from factdebate.facade.settings import Settings
+from factdebate.facade.storage import data_dir
 from factdebate.server.config import ServiceConfig
 from factdebate.server.ops.metrics import Metrics
 from factdebate.server.ops.shedding import CheckLoad
@@ -26,9 +29,6 @@ from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.check_store import CheckStore
 from factdebate.server.state.shared import SharedRateLimiter, SharedState, worker_id
-from factdebate.settings.model import Settings
-from factdebate.util.paths import data_dir
-from factdebate.util.scrub import remember_secrets, remember_settings
 
 AUTH_FAILURES_PER_MINUTE = 10
 log = logging.getLogger(__name__)

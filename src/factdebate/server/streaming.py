@@ -15,12 +15,9 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
-from factdebate.core.runtime import EventSink
-from factdebate.core.types import Verdict
-from factdebate.llm.transcript import transcribing
-from factdebate.util.paths import DataDirError
-from factdebate.util.redact import hide_endpoints
+from factdebate.facade.core import DataDirError, EventSink, FactDebateError, Verdict
+from factdebate.facade.models import transcribing
+from factdebate.facade.scrub import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 

@@ -21,9 +21,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from factdebate.core.errors import ConfigError
-from factdebate.tools.mcp_config import MCPServerConfig
-from factdebate.tools.registry import mcp_tool
+from factdebate.facade.core import ConfigError
+from factdebate.facade.evidence import MCPServerConfig, mcp_tool
 
 ANY_TOOL = "*"
 _ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")

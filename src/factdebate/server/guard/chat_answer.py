@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.guard.call import Reply
-from factdebate.guard.types import GuardResult
+from factdebate.facade.checking import GuardResult, Reply
 
 # The fields of a result a reply carries; the texts before and after the policy stay in the kept check.
 REPLY_EXCLUDE = {"original_text", "text"}

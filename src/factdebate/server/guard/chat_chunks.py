@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factdebate.guard.chunk_scrub import ChunkScrub
-from factdebate.guard.policy import no_text_result
-from factdebate.guard.stream import StreamingCheck
-from factdebate.guard.stream_policy import GuardedStream
-from factdebate.guard.types import GuardResult, ResolvedGuardOptions
+from factdebate.facade.checking import (
+    ChunkScrub,
+    GuardedStream,
+    GuardResult,
+    ResolvedGuardOptions,
+    StreamingCheck,
+    no_text_result,
+)
 
 MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
 _HEAD = ("id", "object", "created", "model", "system_fingerprint", "service_tier")

@@ -17,13 +17,22 @@ from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse
 from starlette.types import Scope
 
-from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.core.runtime import EventSink
-from factdebate.core.types import VerdictWarning
-from factdebate.guard.call import Admission, Begun, CheckCall, Host, begin, given_resources
-from factdebate.guard.types import GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
-from factdebate.llm import breaker
-from factdebate.methods.resources import Resources
+from factdebate.facade.checking import (
+    Admission,
+    Begun,
+    CheckCall,
+    GuardOptions,
+    GuardResult,
+    Host,
+    ResolvedGuardOptions,
+    Reviser,
+    begin,
+    given_resources,
+)
+from factdebate.facade.core import ConfigError, EventSink, FactDebateError, InputError, VerdictWarning
+from factdebate.facade.models import breaker
+from factdebate.facade.running import Resources
+from factdebate.facade.settings import Settings
 from factdebate.server.admission import admit_check
 from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.server.guard.check_id import check_id_of, mark_not_kept
@@ -41,7 +50,6 @@ from factdebate.server.guard.request import read_chat_request
 from factdebate.server.guard.upstream import Upstream, UpstreamError
 from factdebate.server.routes.checks import call_keeper, not_kept
 from factdebate.server.service import Service
-from factdebate.settings.model import Settings
 
 log = logging.getLogger("factdebate.server")
 

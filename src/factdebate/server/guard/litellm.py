@@ -30,8 +30,8 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.types import GuardOptions, Reviser
+from factdebate.facade.checking import CheckCall, GuardOptions, Reply, Reviser, check_replies
+from factdebate.facade.settings import Settings
 from factdebate.server.guard.chat_answer import litellm_answer
 from factdebate.server.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.server.guard.check_id import check_id_of
@@ -45,7 +45,6 @@ from factdebate.server.guard.prepare import (
 )
 from factdebate.server.guard.request import read_body
 from factdebate.server.service import Service, ServiceDep
-from factdebate.settings.model import Settings
 
 router = APIRouter()
 log = logging.getLogger("factdebate.server")

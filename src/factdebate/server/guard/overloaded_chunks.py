@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from factdebate.guard.chunk_scrub import ChunkScrub
-from factdebate.guard.types import GuardResult, ResolvedGuardOptions
+from factdebate.facade.checking import ChunkScrub, GuardResult, ResolvedGuardOptions
 from factdebate.server.guard.chat_chunks import AnswerTooLong
 
 Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result

@@ -9,9 +9,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from factdebate.guard.call import Begun, finish
-from factdebate.guard.overload import overloaded_result
-from factdebate.guard.stream_policy import kept_chars
+from factdebate.facade.checking import Begun, finish, kept_chars, overloaded_result
 from factdebate.server.guard.chat_answer import result_view
 from factdebate.server.guard.chat_chunks import AnswerTooLong
 from factdebate.server.guard.overloaded_chunks import OverloadedChunks

@@ -19,8 +19,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from factdebate.core.textsafe import safe_value
-from factdebate.guard.call import Begun, Reply, check_replies
+from factdebate.facade.checking import Begun, Reply, check_replies
+from factdebate.facade.scrub import safe_value
 from factdebate.server.guard.chat_answer import answer_replies, apply_to_answer
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat

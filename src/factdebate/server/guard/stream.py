@@ -52,12 +52,17 @@ from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.core.observe import watched
-from factdebate.guard.call import finish, hidden_claim
-from factdebate.guard.clock import not_counted
-from factdebate.guard.stream import StreamingCheck
-from factdebate.guard.stream_policy import GuardedStream, kept_chars
-from factdebate.guard.types import GuardResult
+from factdebate.facade.checking import (
+    GuardedStream,
+    GuardResult,
+    StreamingCheck,
+    finish,
+    hidden_claim,
+    kept_chars,
+    not_counted,
+)
+from factdebate.facade.core import watched
+from factdebate.facade.scrub import hide_endpoints
 from factdebate.server.admission import SlotStream
 from factdebate.server.guard.chat_answer import result_view
 from factdebate.server.guard.chat_chunks import AnswerTooLong, ChatChunks
@@ -65,7 +70,6 @@ from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.overloaded_stream import overloaded_frames
 from factdebate.server.guard.prepare import STOPPING, disconnected, openai_error, upstream_error
 from factdebate.server.guard.upstream import SSEEvent, UpstreamError, error_body, passed_on_error
-from factdebate.util.redact import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 VERDICTS_HEADER = "X-Factdebate-Verdicts"

@@ -15,8 +15,8 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.types import GuardOptions, Reviser
+from factdebate.facade.checking import CheckCall, GuardOptions, Reply, Reviser, check_replies
+from factdebate.facade.settings import Settings
 from factdebate.server.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -29,7 +29,6 @@ from factdebate.server.guard.prepare import (
 )
 from factdebate.server.guard.request import body_schema, read_body
 from factdebate.server.service import Service, ServiceDep
-from factdebate.settings.model import Settings
 
 router = APIRouter(prefix="/v1")
 

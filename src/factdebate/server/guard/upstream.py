@@ -23,23 +23,26 @@ from typing import Any
 
 import httpx
 
-from factdebate.core.errors import FactDebateError
-from factdebate.core.observe import watched
-from factdebate.guard.types import GuardClaim
-from factdebate.llm.http_client import BrokenReply, CannotConnect, Client, ConnectTimeout, Reply, UnsendableHeader
-from factdebate.server.guard.revision import revision_request
-from factdebate.util.bounded_body import (
+from factdebate.facade.checking import GuardClaim
+from factdebate.facade.core import FactDebateError, watched
+from factdebate.facade.scrub import redact_url, remember_endpoints, remember_secrets, scrub
+from factdebate.facade.transport import (
     MIB,
     AnswerTooLarge,
     AnswerTooSlow,
+    BrokenReply,
+    CannotConnect,
+    Client,
+    ConnectTimeout,
     Deadline,
+    Reply,
+    UnsendableHeader,
     decoded_async,
+    raw_bytes,
     read_async,
     size_words,
 )
-from factdebate.util.bounded_get import raw_bytes
-from factdebate.util.redact import redact_url
-from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub
+from factdebate.server.guard.revision import revision_request
 
 MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a few hundred bytes)
 WHAT = "the upstream model's answer"  # how the limits' failures name it to the caller

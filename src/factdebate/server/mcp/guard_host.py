@@ -12,14 +12,13 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from factdebate.core.runtime import EventSink
-from factdebate.guard.call import Host, given_resources
-from factdebate.guard.types import GuardOptions
-from factdebate.methods.resources import Resources
+from factdebate.facade.checking import GuardOptions, Host, given_resources
+from factdebate.facade.core import EventSink
+from factdebate.facade.running import Resources
+from factdebate.facade.settings import Settings
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import ResourcePool
 from factdebate.server.security import CALLER_STATE
-from factdebate.settings.model import Settings
 
 
 class McpHost(Host):

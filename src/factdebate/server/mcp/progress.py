@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from factdebate.core.runtime import EventSink
+from factdebate.facade.core import EventSink
 
 EVERY_S = 1.0
 

@@ -25,10 +25,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, JSONRPCError, JSONRPCResponse
 
-from factdebate.core.version import __version__
+from factdebate.facade.core import __version__
+from factdebate.facade.scrub import scrub, scrub_value
 from factdebate.server.mcp.front import INSTRUCTIONS, SERVER_NAME, Front, started
 from factdebate.server.mcp.prepare import Preparation
-from factdebate.util.scrub import scrub, scrub_value
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context

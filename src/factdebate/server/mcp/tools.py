@@ -18,25 +18,26 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import PydanticCustomError, to_json
 
-from factdebate.core.errors import FactDebateError
-from factdebate.core.textsafe import unsafe_reason
-from factdebate.core.types import Document, Label, ResponseVerdict, Verdict, VerdictWarning
-from factdebate.core.types import Span as CoreSpan
-from factdebate.corpus.builtin import BUILTIN_CORPUS
-from factdebate.guard.call import CheckCall, Reply, check_replies
-from factdebate.guard.call import check_response as check_response_call
-from factdebate.guard.types import (
+from factdebate.facade.checking import (
+    CheckCall,
     ClaimEvidence,
     EvidenceMode,
     GuardClaim,
     GuardEvidence,
     GuardOptions,
     GuardResult,
+    Reply,
     ResolvedGuardOptions,
     Tier,
+    check_replies,
 )
-from factdebate.run.build import builtin_engines
-from factdebate.run.claim import run_claim, validate_claim
+from factdebate.facade.checking import check_response as check_response_call
+from factdebate.facade.core import Document, FactDebateError, Label, ResponseVerdict, Verdict, VerdictWarning
+from factdebate.facade.core import Span as CoreSpan
+from factdebate.facade.evidence import BUILTIN_CORPUS, AgentTool, RetrievalTool, SearchEngine, given_evidence
+from factdebate.facade.running import builtin_engines, run_claim, validate_claim
+from factdebate.facade.scrub import unsafe_reason
+from factdebate.facade.settings import Settings
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp.guard_host import McpHost, caller_of
 from factdebate.server.mcp.prepare import Preparation
@@ -58,9 +59,6 @@ from factdebate.server.mcp.results import (
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
 from factdebate.server.tool_allowlist import check_allow_entry
-from factdebate.settings.model import Settings
-from factdebate.tools.given import given_evidence
-from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
 EXCERPT_CHARS = 400
 MAX_QUERY_CHARS = 500
@@ -272,10 +270,7 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
     """The background work: the built-in indexes the configured method searches, built if missing, then this
     process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
     Lite serves one process at a time, docs/service.md)."""
-    from factdebate.corpus.builtin_index import ensure_builtin_indexed
-    from factdebate.corpus.progress import watch_builds
-    from factdebate.run.build import ensure_indexes
-    from factdebate.scale.lite_copy import close_lite_clients
+    from factdebate.facade.indexes import close_lite_clients, ensure_builtin_indexed, ensure_indexes, watch_builds
 
     engines = builtin_engines(settings)
     if not engines:
@@ -365,7 +360,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
                              method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
-        from factdebate.run.response import validate_question, validate_response
+        from factdebate.facade.running import validate_question, validate_response
 
         try:
             settings, given = with_evidence(resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k})),
@@ -410,7 +405,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             options = GuardOptions.model_validate({"evidence": evidence, "evidence_mode": evidence_mode,
                                                    "tier": tier, "max_tier": max_tier, "deadline_s": deadline_s,
                                                    "policy": "annotate"})
-            from factdebate.guard.options import resolve_options
+            from factdebate.facade.checking import resolve_options
 
             resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
             allowed = resolved.deadline_s

@@ -38,7 +38,7 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.core.observe import Watcher, watching
+from factdebate.facade.core import Watcher, watching
 from factdebate.server.ops.labels import OperatorNames, method_label
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -209,7 +209,7 @@ def start_metrics_port(metrics: Metrics, host: str, port: int) -> Callable[[], N
     to stop it. A busy port is a :class:`ConfigError`, one line."""
     from prometheus_client import start_http_server
 
-    from factdebate.core.errors import ConfigError
+    from factdebate.facade.core import ConfigError
 
     registry: Any = metrics.registry
     if os.environ.get(MULTIPROC_ENV):

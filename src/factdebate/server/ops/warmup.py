@@ -19,10 +19,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from factdebate.guard.types import TIERS
-from factdebate.methods.base import method_class
-from factdebate.methods.resources import Resources
-from factdebate.settings.model import Settings
+from factdebate.facade.checking import TIERS
+from factdebate.facade.running import Resources, method_class
+from factdebate.facade.settings import Settings
 
 log = logging.getLogger("factdebate.server")
 ENGINES = ("search", "rag")  # the engines a tier's agents may search (an MCP tool opens on its first search)

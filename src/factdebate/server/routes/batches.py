@@ -11,17 +11,16 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from factdebate.core.errors import FactDebateError, InputError
-from factdebate.core.storage_full import STORAGE, storage_problem
-from factdebate.methods.resources import Resources
-from factdebate.run.batch import ClaimItem, parse_claim_lines
-from factdebate.run.claim import run_claim, validate_claim
+from factdebate.facade.batches import ClaimItem, parse_claim_lines
+from factdebate.facade.core import FactDebateError, InputError
+from factdebate.facade.running import Resources, run_claim, validate_claim
+from factdebate.facade.scrub import hide_endpoints, redact_text
+from factdebate.facade.settings import Settings
+from factdebate.facade.storage import STORAGE, storage_problem
 from factdebate.server.options import public_verdict
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.db import process_alive
 from factdebate.server.state.shared import worker_id
-from factdebate.settings.model import Settings
-from factdebate.util.redact import hide_endpoints, redact_text
 
 log = logging.getLogger("factdebate.server")
 BATCH_PART = "batches"

@@ -18,26 +18,33 @@ from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from factdebate.core.errors import ConfigError, FactDebateError, InputError
-from factdebate.core.runtime import EventSink
-from factdebate.core.types import (
+from factdebate.facade.checking import Admission, CheckCall, GuardOptions, Host, check_one_claim, given_resources
+from factdebate.facade.checking import check_response as check_response_call
+from factdebate.facade.core import (
     ClaimCheck,
+    ConfigError,
     Document,
+    EventSink,
+    FactDebateError,
+    InputError,
     Label,
     ResponseVerdict,
     Usage,
     add_model_usage,
     add_reply_counts,
 )
-from factdebate.guard.call import Admission, CheckCall, Host, given_resources
-from factdebate.guard.call import check_response as check_response_call
-from factdebate.guard.response_check import check_one_claim
-from factdebate.guard.types import GuardOptions
-from factdebate.llm.near_chance import CLAIMS, with_model_warnings
-from factdebate.methods.resources import Resources
-from factdebate.response_level.aggregate import factual, response_label
-from factdebate.run.claim import validate_claim
-from factdebate.run.response import validate_question, validate_response
+from factdebate.facade.evidence import given_evidence
+from factdebate.facade.models import CLAIMS, with_model_warnings
+from factdebate.facade.running import (
+    Resources,
+    factual,
+    response_label,
+    validate_claim,
+    validate_question,
+    validate_response,
+)
+from factdebate.facade.scrub import hide_endpoints
+from factdebate.facade.settings import Settings, option_value
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict
@@ -47,10 +54,6 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID
 from factdebate.server.state.kept_calls import CallKeeper, with_claim_calls
 from factdebate.server.streaming import transcribed
-from factdebate.settings.model import Settings
-from factdebate.settings.options import option_value
-from factdebate.tools.given import given_evidence
-from factdebate.util.redact import hide_endpoints
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")

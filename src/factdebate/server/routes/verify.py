@@ -13,13 +13,21 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 
-from factdebate.core.errors import ConfigError, EndpointUnavailableError, FactDebateError, InputError
-from factdebate.core.runtime import EventSink
-from factdebate.core.storage_full import STORAGE, public_reason, storage_problem
-from factdebate.core.types import Verdict
-from factdebate.core.version import __version__
-from factdebate.llm import breaker
-from factdebate.run.claim import run_claim, validate_claim
+from factdebate.facade.core import (
+    ConfigError,
+    EndpointUnavailableError,
+    EventSink,
+    FactDebateError,
+    InputError,
+    Verdict,
+    __version__,
+)
+from factdebate.facade.evidence import given_evidence
+from factdebate.facade.models import breaker
+from factdebate.facade.running import run_claim, validate_claim
+from factdebate.facade.scrub import hide_endpoints, scrub
+from factdebate.facade.settings import Settings, convert
+from factdebate.facade.storage import STORAGE, public_reason, storage_problem
 from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.evidence import checked_evidence
@@ -36,11 +44,6 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.batch_store import TooManyPending
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.streaming import for_caller, transcribed
-from factdebate.settings.model import Settings
-from factdebate.settings.options import convert
-from factdebate.tools.given import given_evidence
-from factdebate.util.redact import hide_endpoints
-from factdebate.util.scrub import scrub
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")

@@ -10,8 +10,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
-from factdebate.core.errors import InputError
-from factdebate.core.schema import upgrade
+from factdebate.facade.core import InputError
+from factdebate.facade.storage import upgrade
 from factdebate.server.catalogue import PageViews, page_views
 from factdebate.server.service import CallerDep
 

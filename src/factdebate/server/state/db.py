@@ -25,9 +25,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from factdebate.core.errors import ConfigError, EndpointUnavailableError, MissingDependencyError
-from factdebate.util.processes import pid_alive
-from factdebate.util.redact import redact_url
+from factdebate.facade.core import ConfigError, EndpointUnavailableError, MissingDependencyError
+from factdebate.facade.scrub import redact_url
+from factdebate.facade.storage import pid_alive
 
 T = TypeVar("T")
 

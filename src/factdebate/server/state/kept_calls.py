@@ -19,8 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from factdebate.core.textsafe import dumps_record
-from factdebate.util.redact import hide_endpoints, redact_value
+from factdebate.facade.scrub import dumps_record, hide_endpoints, redact_value
 
 
 class CallKeeper:
