@@ -5,6 +5,9 @@ the wrong module."""
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -127,3 +130,28 @@ def test_the_string_check_sees_an_import_by_name() -> None:
     tree = ast.parse('import importlib\n'
                      'importlib.import_module("factdebate.eval.datasets.loaders")\n__import__("json")')
     assert _imported_by_name(tree) == ["factdebate.eval.datasets.loaders"]
+
+
+# Every module of the library, imported one after another in a clean interpreter; the service (server/) and the
+# MCP tool servers that some methods start (toolservers/) are the only places a web framework may load.
+_LOAD_THE_LIBRARY = """
+import importlib, json, pkgutil, sys
+import factdebate
+names = [m.name for m in pkgutil.walk_packages(factdebate.__path__, "factdebate.")
+         if not m.name.startswith(("factdebate.server", "factdebate.toolservers"))]
+for name in names:
+    importlib.import_module(name)
+web = sorted(m for m in sys.modules if m.split(".")[0] in ("fastapi", "starlette", "uvicorn"))
+print(json.dumps({"imported": len(names), "web": web}))
+"""
+
+
+def test_the_library_loads_no_web_framework() -> None:
+    """``pip install factdebate`` is the library and the research CLI without a web server: importing every
+    module of it (the facade and the CLI's commands included) loads no fastapi, starlette or uvicorn; only
+    ``factdebate serve`` and ``factdebate mcp`` import the service, inside the command."""
+    done = subprocess.run([sys.executable, "-c", _LOAD_THE_LIBRARY], capture_output=True, text=True, timeout=240,
+                          check=True)
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded["imported"] > 300  # the walk reached the whole library, not a corner of it
+    assert loaded["web"] == []
