@@ -1,12 +1,11 @@
-"""How long the official MCP Python SDK's default client takes to connect to ``factdebate mcp`` (issue 58 item 3:
-under a second on an idle machine).
+"""How long the official MCP Python SDK's default client takes to connect to ``factdebate mcp``.
 
 ``mcp.Client(StdioServerParameters(...))`` opens with the 2026 protocol's ``server/discover`` (not ``initialize``),
-which server/mcp/front.py answers before the SDK is loaded. Each run starts the console script (.venv/bin/factdebate
+which the SDK's server answers once it is loaded. Each run starts the console script (.venv/bin/factdebate
 mcp) on an empty data folder with the scripted model, and measures:
 
 * ``connect_s``: from starting the process to ``async with mcp.Client(...)`` having connected;
-* ``tools_s``: to the answer to the first ``list_tools`` (from the kept list, server/mcp/catalog.json);
+* ``tools_s``: to the answer to the first ``list_tools`` (once the tools are registered);
 * ``server_cpu_s``: the user and system time the server's processes had used when the client had connected
   (/proc/PID/stat of this process's descendants): on a busy machine the wall time is mostly waiting for a core,
   and this figure says how much was work.

@@ -1,21 +1,71 @@
-"""The console script. ``factdebate mcp`` over stdio starts answering the MCP handshake before the command line
-and the MCP SDK load (server/mcp/front.py: about a second of imports that an MCP client would otherwise wait
-through); every command then runs as cli/main.py parses it."""
+"""The console script. ``factdebate mcp`` over stdio, with only the options that mode reads (``--config``,
+``--allow-mcp-tool``), starts the MCP server without loading the command line: an MCP client waits for
+everything the process imports before the SDK answers its handshake, and the command line is about a fifth of
+that. Every other command, and ``mcp`` with any other option or a value the command line would refuse, runs as
+cli/main.py parses it (its help, its words for a mistake)."""
 
 from __future__ import annotations
 
 import sys
 from importlib.util import find_spec
 
-_NOT_STDIO_MCP = frozenset({"--http", "--help", "-h"})  # HTTP, or help on stdout: no handshake to answer
+_STDIO_OPTIONS = {"--config": "config", "-c": "config", "--allow-mcp-tool": "allow"}
+
+
+def stdio_mcp(args: list[str]) -> tuple[str | None, list[str]] | None:
+    """The settings file and the allowed MCP tools when ``args`` ask for ``mcp`` over stdio with only the
+    options it reads (``--config FILE``, ``-c FILE``, ``--config=FILE``, ``--allow-mcp-tool ENTRY``, repeated
+    or not), else None."""
+    if args[:1] != ["mcp"]:
+        return None
+    config: str | None = None
+    allowed: list[str] = []
+    rest = iter(args[1:])
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        option = _STDIO_OPTIONS.get(name)
+        if option is None or (equals and name == "-c"):  # click reads "-c=x" as the value "=x": its own way
+            return None
+        if not equals:
+            value = next(rest, "")
+            if not value:
+                return None  # a missing value: the command line says so
+        if option == "config":
+            config = value
+        else:
+            allowed.append(value)
+    return config, allowed
+
+
+def _serve_stdio(config: str | None, allowed: list[str]) -> int:
+    """``factdebate mcp`` as the command line runs it: Ctrl-C and SIGTERM end it with "interrupted" and 130."""
+    from factdebate.cli.exits import INTERRUPTED, OK
+    from factdebate.cli.interrupts import terminate_as_interrupt, was_interrupted
+    from factdebate.server.mcp.server import run_stdio
+
+    terminate_as_interrupt()
+    try:
+        run_stdio(config, allowed)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+    if was_interrupted():
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+    return OK
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    if args[:1] == ["mcp"] and not _NOT_STDIO_MCP & set(args[1:]) and find_spec("mcp") is not None:
-        from factdebate.server.mcp.front import start
+    stdio = stdio_mcp(sys.argv[1:])
+    if stdio is not None and find_spec("mcp") is not None:
+        from factdebate.server.tool_allowlist import check_allow_entry
 
-        start()
+        try:
+            allowed = [check_allow_entry(entry) for entry in stdio[1]]
+        except ValueError:
+            pass  # the command line refuses it in its words
+        else:
+            sys.exit(_serve_stdio(stdio[0], allowed))
     from factdebate.cli.main import main as run
 
     run()

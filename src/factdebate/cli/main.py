@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,8 @@ from factdebate.cli import exits
 from factdebate.cli.docs import register_docs
 from factdebate.cli.help import HelpGroup
 from factdebate.cli.index import register_index
+from factdebate.cli.interrupts import terminate_as_interrupt
+from factdebate.cli.interrupts import was_interrupted as _was_interrupted
 from factdebate.cli.options import (
     ConfigFlag,
     DeviationsFlag,
@@ -361,31 +362,6 @@ def run(argv: list[str] | None = None) -> int:
         err.print(f"[bold red]internal error:[/] {escape(scrub_secrets(redact_text(f'{type(exc).__name__}: {exc}')))}\n"
                   "This is a bug: run again with FACTDEBATE_DEBUG=1 to see the traceback, and report it.")
         return exits.SOME_FAILED
-
-
-def _was_interrupted() -> bool:
-    """Whether Ctrl-C or SIGTERM came while the command ran, even where its KeyboardInterrupt was lost (taken by
-    a library's wait, or raised in a worker thread that had nothing to stop): an interrupted command exits
-    130, never 0 with what it did after the interrupt."""
-    from factdebate.corpus.progress import stopping
-
-    return stopping()
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    from factdebate.corpus.progress import stop_builds
-
-    stop_builds()  # a build in a worker thread stops at its next batch, not at its end
-    raise KeyboardInterrupt
-
-
-def terminate_as_interrupt() -> None:
-    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does: ``asyncio.run`` then cancels the tasks and their
-    ``async with`` blocks close what they opened (MERMAID's tool servers, started as child processes), where
-    the default action would end the process at once and leave them running. ``serve`` installs its own."""
-    signal.signal(signal.SIGTERM, _interrupt)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where Ctrl-C is ignored (nohup, &)
-        signal.signal(signal.SIGINT, _interrupt)
 
 
 def main() -> None:

@@ -1,1 +1,1 @@
-"""The MCP server (``factdebate mcp``): its fast front, its tools, their catalogue and the guard it hosts."""
+"""The MCP server (``factdebate mcp``): the SDK's server, its tools and the guard it hosts."""

@@ -2,12 +2,12 @@
 ``check_answer`` as tools (server/mcp/tools.py).
 
 Run with ``factdebate mcp`` (stdio) or ``factdebate mcp --http`` (streamable HTTP behind the service's API
-keys, server/mcp/http.py), or ``python -m factdebate.server.mcp.server``. The handshake is answered at once:
-``factdebate mcp`` answers it before this module is imported (server/mcp/front.py), this module imports only
-the MCP SDK, and the tools (which import most of factdebate) are registered and the
-built-in index prepared on a thread after the server has started (server/mcp/prepare.py); listing or calling
-a tool waits for the registration, about a second. Nothing may be written to stdout but protocol messages,
-so logs go to stderr."""
+keys, server/mcp/http.py), or ``python -m factdebate.server.mcp.server``. The MCP SDK answers the handshake, and
+answers it soon: this module imports only the SDK (the console script loads it without the command line,
+cli/launch.py), and the tools, which import most of factdebate, are registered and the built-in index prepared
+on a thread once the first request has been answered (server/mcp/prepare.py), so the imports do not compete
+with the handshake for the interpreter; listing or calling a tool waits for the registration, about a second.
+Nothing may be written to stdout but protocol messages, so logs go to stderr."""
 
 from __future__ import annotations
 
@@ -16,33 +16,44 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, JSONRPCError, JSONRPCResponse
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult
 
 from factdebate.facade.core import __version__
 from factdebate.facade.scrub import scrub, scrub_value
-from factdebate.server.mcp.front import INSTRUCTIONS, SERVER_NAME, Front, started
 from factdebate.server.mcp.prepare import Preparation
 
 if TYPE_CHECKING:
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.mcpserver.context import Context
-    from mcp.shared._stream_protocols import WriteStream
-    from mcp.shared.message import SessionMessage
     from mcp.types import Tool
 
     from factdebate.server.resources import ResourcePool
 
 logger = logging.getLogger(__name__)
+SERVER_NAME = "factdebate"
+INSTRUCTIONS = ("Check factual claims. check_answer checks your own reply before you send it, within a deadline: "
+                "per claim its label, its span in the reply, the evidence quotes and a correction for what is "
+                "refuted. verify_claim runs a debate between retrieval agents and returns a label (SUPPORTS, "
+                "REFUTES or NOT ENOUGH INFO) with the evidence and reasoning; search_evidence returns passages "
+                "for a query without judging anything; check_response checks a long answer claim by claim with "
+                "the full method. The checks take the passages you already have as evidence "
+                "([{title, text, url}]), read before (evidence_mode both) or instead of (given) retrieval.")
 TOOLS_WAIT_S = 120.0  # the registration is imports and a few models: far less, even on a loaded machine
 # The server offers tools only: advertising empty prompt and resource lists makes clients show empty menus.
 _UNOFFERED = ("prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
               "resources/subscribe", "resources/unsubscribe")
+# The SDK refuses a tool request sent before ``initialize`` with these words, which do not say what is wrong;
+# the client reads the sentence below instead (same code).
+_SDK_BEFORE_HANDSHAKE = "Invalid request parameters"
+NOT_INITIALIZED = ("the connection is not initialized: send initialize first (MCP's handshake, answered at once), "
+                   "then notifications/initialized, then your requests")
 
 
 class AgentServer(MCPServer):
@@ -53,11 +64,14 @@ class AgentServer(MCPServer):
         super().__init__(name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
         for method in _UNOFFERED:  # the SDK has no switch: a capability is advertised when its handler exists
             self._lowlevel_server._request_handlers.pop(method, None)
+        self._lowlevel_server.middleware.append(_InWords(self))
         self.tools_ready = threading.Event()
         self.tools_error: str | None = None
         self.index = Preparation()
+        self._deferred: Callable[[], None] | None = None
 
     async def _tools_registered(self) -> None:
+        self.start_deferred()  # a client that lists tools first need not wait for a request to end
         end = time.monotonic() + TOOLS_WAIT_S
         while not self.tools_ready.is_set() and time.monotonic() < end:
             await asyncio.sleep(0.02)
@@ -79,9 +93,12 @@ class AgentServer(MCPServer):
             return CallToolResult.model_validate(scrub_value(result.model_dump(by_alias=True, exclude_unset=True)))
         return result
 
-    def prepare_in_background(self, config_file: str | Path | None, allowed_mcp_tools: list[str] | None) -> None:
+    def prepare_in_background(self, config_file: str | Path | None, allowed_mcp_tools: list[str] | None, *,
+                              after_first_request: bool = False) -> None:
         """Register the tools, then prepare the built-in index, on a thread; each process searches its own
-        copy of a Milvus Lite folder so that several can serve one data folder (docs/service.md)."""
+        copy of a Milvus Lite folder so that several can serve one data folder (docs/service.md).
+        ``after_first_request``: start once the first request (the handshake) has been answered, so that the
+        thread's imports do not hold the interpreter while the handshake is answered."""
 
         def work(index: Preparation) -> None:
             from factdebate.server.mcp.tools import prepare_indexes, register_tools
@@ -97,7 +114,37 @@ class AgentServer(MCPServer):
                 self.tools_ready.set()
             prepare_indexes(resolver.base, pool, index)
 
-        self.index.start(work)
+        self._deferred = lambda: self.index.start(work)
+        if not after_first_request:
+            self.start_deferred()
+
+    def start_deferred(self) -> None:
+        """Start the preparation held back by ``prepare_in_background`` (once; nothing when none is held)."""
+        deferred, self._deferred = self._deferred, None
+        if deferred is not None:
+            deferred()
+
+
+class _InWords:
+    """Middleware: the SDK's refusal of a tool request sent before the handshake, said in a sentence a person
+    can act on (same code); and, once any request has been answered, the held-back preparation started."""
+
+    def __init__(self, server: AgentServer) -> None:
+        self._server = server
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            # The SDK raises exactly this error at its gate for requests before ``initialize`` (a malformed
+            # request's is raised later, outside the middleware).
+            if exc.code == INVALID_PARAMS and exc.message == _SDK_BEFORE_HANDSHAKE \
+                    and ctx.method in ("tools/list", "tools/call"):
+                raise MCPError(code=INVALID_PARAMS, message=NOT_INITIALIZED) from None
+            raise
+        finally:
+            if ctx.request_id is not None:
+                self._server.start_deferred()
 
 
 def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None,
@@ -126,61 +173,13 @@ def __getattr__(name: str) -> Any:
 
 
 def run_stdio(config_file: str | Path | None = None, allowed_mcp_tools: list[str] | None = None) -> None:
-    from factdebate.server.tool_allowlist import check_allow_entry
+    if allowed_mcp_tools:
+        from factdebate.server.tool_allowlist import check_allow_entry
 
-    allowed_mcp_tools = [check_allow_entry(entry) for entry in allowed_mcp_tools or []]  # a typo stops it here
+        allowed_mcp_tools = [check_allow_entry(entry) for entry in allowed_mcp_tools]  # a typo stops it here
     server = AgentServer()
-    server.prepare_in_background(config_file, allowed_mcp_tools)
-    front = started()
-    if front is None:
-        server.run("stdio")
-    else:
-        anyio.run(_serve_after_front, server, front)
-
-
-async def _serve_after_front(server: AgentServer, front: Front) -> None:
-    """As ``MCPServer.run_stdio_async``, reading every line the front read (those it answered included); the
-    SDK's answers to those are left out."""
-    from mcp.server.stdio import stdio_server
-
-    stdin = anyio.wrap_file(cast("IO[str]", front.replay()))
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-        lowlevel = server._lowlevel_server
-        await lowlevel.run(read_stream, _WithoutSecondAnswer(write_stream, front),
-                           lowlevel.create_initialization_options())
-
-
-class _WithoutSecondAnswer:
-    """The SDK's write stream, less its answers to the requests the front already answered (a handshake, an early
-    ``tools/list``, a request refused before the handshake): each left out once, matched by id and kind
-    (mcp_front.answer_kind), so an answer to a later request that reuses the id still goes out. The SDK's
-    result should equal the front's (tests/server/mcp/test_mcp_front.py); a difference is logged."""
-
-    def __init__(self, inner: WriteStream[SessionMessage], front: Front) -> None:
-        self._inner = inner
-        self._front = front
-
-    async def send(self, item: SessionMessage, /) -> None:
-        message = item.message
-        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._front.answered:
-            ours = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-            left_out, early = self._front.leave_out(ours)
-            if left_out:
-                if "result" in ours and ours["result"] != early:
-                    logger.warning("an answer the front gave early differs from the MCP SDK's: %s", ours)
-                return
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _WithoutSecondAnswer:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc_val: BaseException | None,
-                        exc_tb: TracebackType | None) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+    server.prepare_in_background(config_file, allowed_mcp_tools, after_first_request=True)
+    server.run("stdio")
 
 
 def main(argv: list[str] | None = None) -> None:
