@@ -8,24 +8,17 @@ from rich.console import Console
 
 from factdebate.core.types import Document
 from factdebate.corpus.encoding_cost import encoding_costs, encoding_order
-from factdebate.corpus.progress import (
-    LINE_EVERY_S,
-    WARM_UP_BATCHES,
-    TimeLeft,
-    _Lines,
-    _Stoppable,
-    duration,
-    stage_reporter,
-)
+from factdebate.corpus.progress import _Stoppable, stage_reporter
+from factdebate.util.progress import EVERY_S, WARM_UP_BATCHES, StageLines, TimeLeft, duration
 
 
 def test_a_build_off_a_terminal_logs_its_progress_and_the_time_left_at_the_measured_speed() -> None:
     out = io.StringIO()
     now = [0.0]
-    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    lines = StageLines(Console(file=out, width=200), clock=lambda: now[0])
     lines.stage("builtin: embeddings", 1000)
     for _ in range(10):  # 10 passages/s, 100 passages a step, 10 s apart
-        now[0] += LINE_EVERY_S
+        now[0] += EVERY_S
         lines.advance(100)
     lines.done()
     text = out.getvalue().splitlines()
@@ -41,10 +34,10 @@ def test_a_build_off_a_terminal_logs_its_progress_and_the_time_left_at_the_measu
 def test_lines_come_no_more_often_than_the_interval() -> None:
     out = io.StringIO()
     now = [0.0]
-    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    lines = StageLines(Console(file=out, width=200), clock=lambda: now[0])
     lines.stage("s", 10_000)
     for _ in range(100):
-        now[0] += LINE_EVERY_S / 10
+        now[0] += EVERY_S / 10
         lines.advance(1)
     assert len(out.getvalue().splitlines()) == 1 + 10
 
@@ -52,7 +45,7 @@ def test_lines_come_no_more_often_than_the_interval() -> None:
 def test_a_pipe_gets_lines_and_durations_read_roughly() -> None:
     with stage_reporter(True, Console(file=io.StringIO())) as report:
         # Wrapped so that every step asks whether the command was interrupted (issue 61 item 1).
-        assert isinstance(report, _Stoppable) and isinstance(report._inner, _Lines)
+        assert isinstance(report, _Stoppable) and isinstance(report._inner, StageLines)
     assert duration(0.2) == "about 1 s" and duration(89) == "about 89 s" and duration(890) == "about 15 min"
     assert duration(94) == "about 90 s" and duration(176) == "about 180 s" and duration(181) == "about 3 min"
 
@@ -62,7 +55,7 @@ def test_the_time_left_follows_the_recent_speed_when_the_encoder_warms_up() -> N
     since the start said 2.5x the time that was left. From the last interval it is within 1.5x."""
     out = io.StringIO()
     now = [0.0]
-    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    lines = StageLines(Console(file=out, width=200), clock=lambda: now[0])
     total = 10_000
     lines.stage("builtin: embeddings", total)
     done = 0
@@ -86,7 +79,7 @@ def test_the_first_batch_which_carries_the_warm_up_gives_no_time_left() -> None:
     encoder's warm-up, so the first line (one batch, since the start) said 80 minutes for a 38-minute build."""
     out = io.StringIO()
     now = [0.0]
-    lines = _Lines(Console(file=out, width=200), clock=lambda: now[0])
+    lines = StageLines(Console(file=out, width=200), clock=lambda: now[0])
     total = 64 * 100
     lines.stage("builtin: embeddings", total)
     for batch in range(100):
@@ -121,7 +114,7 @@ def test_the_time_left_counts_work_when_passages_go_longest_first() -> None:
     for costs, tolerance in ((encoding_costs(docs, 64), 1.5), (None, None)):
         out = io.StringIO()
         clock = [0.0]
-        lines = _Lines(Console(file=out, width=200), clock=lambda c=clock: c[0])  # type: ignore[misc]
+        lines = StageLines(Console(file=out, width=200), clock=lambda c=clock: c[0])  # type: ignore[misc]
         lines.stage("builtin: embeddings", len(docs), costs)
         said_and_true = []
         for number, (batch, seconds) in enumerate(zip(batches, times, strict=True)):

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from factdebate.eval.progress import Progress
-from factdebate.util import ticker
+from factdebate.util import progress as shown
 from tests.cli.test_exits import call
 from tests.fake_openai import FakeOpenAI
 
@@ -38,7 +38,7 @@ def test_the_eval_progress_prints_lines_at_an_interval_off_a_terminal() -> None:
 
 def test_a_batch_off_a_terminal_prints_lines_while_a_claim_is_still_running(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ticker, "EVERY_S", 0.1)
+    monkeypatch.setattr(shown, "EVERY_S", 0.1)
     claims = tmp_path / "c.jsonl"
     claims.write_text(json.dumps({"id": "a", "claim": "Paris is in France."}) + "\n", encoding="utf-8")
     with FakeOpenAI(delay=0.4) as server:  # each call 0.4 s: the one claim takes several intervals

@@ -1,5 +1,5 @@
 """The order in which an index build encodes passages, and what each costs the encoder: the progress's time
-left is the work left over the recent speed in work (corpus/progress.py), since passages go longest first
+left is the work left over the recent speed in work (util/progress.py), since passages go longest first
 and their speed in passages/s climbs through the build.
 
 A batch is padded to its longest passage and cut at the model's 256 tokens, so each passage of a batch costs

@@ -1,5 +1,5 @@
-"""The evaluation progress bar: samples done, running accuracy (unparsed and errored count as wrong) and
-running cost per claim, on stderr; off a terminal, the same as a line every 10 s (util/ticker.py)."""
+"""The evaluation's progress: samples done, running accuracy (unparsed and errored count as wrong) and running
+cost per claim, shown by util/progress.py (a bar on a terminal, a line every 10 s elsewhere)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from types import TracebackType
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.progress import Progress as RichProgress
 
-from factdebate.util.ticker import Ticker, plain_lines
+from factdebate.util.progress import Counter
 
 
 class Progress:
@@ -20,15 +18,10 @@ class Progress:
         self.calls = self.tokens = 0.0
         self.costed = 0
         self.total = total
-        console = console or Console(stderr=True)
-        plain = plain_lines(console, enabled)
-        self._ticker = Ticker(console, label, self._line, every=every) if plain else None
-        self._bar = RichProgress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[status]}"),
-                                 disable=not enabled or plain, console=console)
         for record in finished:
             self._count(record)
-        self._task = self._bar.add_task("samples", total=total, completed=self.done, status=self.status())
+        self._shown = Counter(label, total, self._line, console=console, enabled=enabled, completed=self.done,
+                              status=self.status(), time_left=True, every=every)
 
     def _count(self, record: dict[str, Any]) -> None:
         self.done += 1
@@ -59,16 +52,12 @@ class Progress:
 
     def add(self, record: dict[str, Any]) -> None:
         self._count(record)
-        self._bar.update(self._task, advance=1, status=self.status())
+        self._shown.advance(1, self.status())
 
     def __enter__(self) -> Progress:
-        self._bar.__enter__()
-        if self._ticker is not None:
-            self._ticker.__enter__()
+        self._shown.__enter__()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        if self._ticker is not None:
-            self._ticker.__exit__(kind, exc, tb)
-        self._bar.__exit__(kind, exc, tb)
+        self._shown.__exit__(kind, exc, tb)

@@ -120,25 +120,13 @@ def head(file: RemoteFile) -> Head:
     return Head(commit=meta.commit_hash, etag=meta.etag, size=meta.size)
 
 
-def _progress_bar(label: str) -> type:
-    """A download bar named ``label`` on stderr when stderr is a terminal (tqdm's ``disable=None``), none in
-    logs, none with ``HF_HUB_DISABLE_PROGRESS_BARS=1``. huggingface_hub's own bar is off unless logging is
-    configured, and names the cache's blob rather than the file."""
-    from tqdm.auto import tqdm
-
-    class Bar(tqdm):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            off = os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "").lower() in ("1", "true", "yes", "on")
-            super().__init__(*args, **{**kwargs, "disable": True if off else None, "desc": label})
-
-    return Bar
-
-
 def download(file: RemoteFile, commit: str, *, local_dir: Path | None = None, force: bool = False) -> Path:
     """The file at ``commit``: into the cache (``local_dir`` None) or into ``local_dir`` under its repo path."""
     hf = _hf()
     kwargs: dict[str, Any] = {"local_dir": str(local_dir)} if local_dir is not None else {}
-    kwargs["tqdm_class"] = _progress_bar(file.path.rsplit("/", 1)[-1])
+    from factdebate.util.progress import download_bar
+
+    kwargs["tqdm_class"] = download_bar(file.path.rsplit("/", 1)[-1])
     with translated(str(file)):
         try:
             path = hf.hf_hub_download(file.repo_id, file.path, repo_type=file.repo_type, revision=commit,

@@ -9,7 +9,6 @@ input's order, with state of the batch's own beside the results file (``RunScope
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from factdebate.core.claim_context import claim_position
 from factdebate.core.errors import ConfigError, FactDebateError, InputError
@@ -32,8 +30,8 @@ from factdebate.run.claim import prepare, public_config, run_claim
 from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
+from factdebate.util.progress import Counter
 from factdebate.util.redact import redact_text
-from factdebate.util.ticker import Ticker, plain_lines
 
 __all__ = [
     "BatchStats",
@@ -227,14 +225,8 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
             raise
     semaphore = asyncio.Semaphore(concurrency or settings.concurrency)
     stats = BatchStats(total=len(items), skipped=len(items) - len(todo), done=0, errors=0)
-    console = Console(stderr=True)
-    plain = plain_lines(console, progress)  # off a terminal: a line every 10 s instead of the bar
-    bar = Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.fields[status]}"), disable=not progress or plain, transient=False,
-                   console=console)
-    ticker = (Ticker(console, "verifying", lambda: f"{stats.done} of {len(todo)} claims, {stats.errors} errors")
-              if plain else contextlib.nullcontext())
-    task = bar.add_task("claims", total=len(todo), status="")
+    bar = Counter("verifying", len(todo), lambda: f"{stats.done} of {len(todo)} claims, {stats.errors} errors",
+                  console=Console(stderr=True), enabled=progress)
 
     async def finish(record: dict[str, Any], events: list[dict[str, Any]]) -> None:
         for event in events:  # a remote worker's trace events, replayed here
@@ -246,7 +238,7 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
         stats.done += 1
         if on_result:
             on_result(record)
-        bar.update(task, advance=1, status=f"errors={stats.errors}")
+        bar.advance(1, f"errors={stats.errors}")
 
     position = {item.id: n for n, item in enumerate(items)}
 
@@ -258,7 +250,7 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
             await finish(record, [])
 
     try:
-        with bar, ticker:
+        with bar:
             if executor is not None:
                 await executor.run_claims(todo, settings, finish)
             elif resources is None:

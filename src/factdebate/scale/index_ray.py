@@ -34,11 +34,11 @@ from factdebate.corpus.milvus import MilvusStore, is_lite_uri
 from factdebate.corpus.names import check_corpus_name
 from factdebate.corpus.shards import Shard, plan_shards
 from factdebate.corpus.sources import Source
-from factdebate.scale.index_progress import BuildProgress
 from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardIndexer
 from factdebate.scale.ray_quiet import quiet_ray
 from factdebate.scale.ray_start import join_ray, start_local_ray
 from factdebate.settings.model import Settings
+from factdebate.util.progress import ShardLines
 
 SHARD_RETRIES = 2  # restarts of a dead worker, and retries of its shard, before the build stops
 
@@ -95,7 +95,7 @@ def index_on_ray(source: Source, corpus: str, settings: Settings, *, milvus_uri:
     log = IndexLog(corpus, uri or "no-milvus", plan).open()
     todo = [shard for shard in shards if shard.key not in log.done]
     console = console or Console(stderr=True, soft_wrap=True)
-    report = BuildProgress(corpus, shards, log.done, console if progress else None)
+    report = ShardLines(corpus, shards, log.done, console if progress else None)
     report.starting(log.resumed, log.replaced, scale.workers)
     lexical_paths = _prepare(corpus, uri, engines, scale.lexical_parts, plan["encoder"], make_embedder)
     started = time.perf_counter()
