@@ -16,10 +16,11 @@ import os
 import re
 import shutil
 import threading
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
 
 from factdebate.core.errors import IndexError_, MissingDependencyError
 from factdebate.core.types import Document
@@ -146,16 +147,14 @@ class LexicalIndex:
         """Tantivy's writer (one per index at a time, across processes: it holds a lock file). A lock held
         by a writer that is going away (a stopped build's worker still shutting down) is waited for, up to
         ``WRITER_WAIT_S``; one held longer is another process indexing, and says so."""
-        deadline = time.monotonic() + WRITER_WAIT_S
-        while True:
-            try:
-                return index.writer(heap_size=heap_size)
-            except Exception as exc:
-                if "LockBusy" in str(exc) and time.monotonic() < deadline:
-                    time.sleep(0.5)
-                    continue
-                raise IndexError_(f"cannot write the local search index at {self.path} ({exc}); "
-                                  "is another factdebate process indexing it?") from exc
+        # The policy: a busy lock is tried again every 0.5 s for WRITER_WAIT_S; any other error at once.
+        retrying = Retrying(retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and "LockBusy" in str(exc)),
+                            stop=stop_after_delay(WRITER_WAIT_S), wait=wait_fixed(0.5), reraise=True)
+        try:
+            return retrying(index.writer, heap_size=heap_size)
+        except Exception as exc:
+            raise IndexError_(f"cannot write the local search index at {self.path} ({exc}); "
+                              "is another factdebate process indexing it?") from exc
 
     def add(self, chunks: Iterable[Document]) -> int:
         """Add passages whose id is not in the index yet; returns how many were new."""

@@ -24,6 +24,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_incrementing
+
 from factdebate.core.errors import ConfigError, FactDebateError, IndexError_, MissingDependencyError
 from factdebate.core.types import Document
 from factdebate.corpus.encoding_cost import encoding_order
@@ -191,15 +193,10 @@ def loopback_works() -> bool:
 
 def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 0.2) -> Any:
     """Milvus Lite sometimes fails a read while a just-written segment is still being saved (seen as
-    "pickled (object) data" errors under load); the same read succeeds a moment later."""
-    for attempt in range(1, attempts + 1):
-        try:
-            return read()
-        except Exception:
-            if attempt == attempts:
-                raise
-            time.sleep(delay * attempt)
-    return None  # unreachable: the loop returns or raises
+    "pickled (object) data" errors under load); the same read succeeds a moment later. The policy: any
+    error is tried again, ``attempts`` tries in all, after ``delay`` seconds, then twice that, and so on."""
+    return Retrying(stop=stop_after_attempt(attempts), wait=wait_incrementing(start=delay, increment=delay),
+                    reraise=True)(read)
 
 
 # pymilvus pings every 10 s, even when idle; Milvus Lite's in-process gRPC server keeps grpc's default
@@ -213,15 +210,15 @@ _TRANSIENT_LOAD_ERRORS = ("pickled", "No data left in file")
 
 
 def load_collection(client: Any, collection: str, attempts: int = 5) -> None:
-    for attempt in range(1, attempts + 1):
-        try:
-            client.load_collection(collection)
-            return
-        except Exception as exc:
-            if attempt == attempts or not any(m in str(exc) for m in _TRANSIENT_LOAD_ERRORS):
-                raise
-            logging.getLogger(__name__).warning("Milvus Lite load of %s failed (%s); retrying", collection, exc)
-            time.sleep(0.2 * attempt)
+    def retrying(state: RetryCallState) -> None:
+        failed = state.outcome.exception() if state.outcome is not None else None
+        logging.getLogger(__name__).warning("Milvus Lite load of %s failed (%s); retrying", collection, failed)
+
+    # The policy: only a transient load error is tried again, ``attempts`` tries in all, 0.2 s apart, then
+    # 0.4 s, and so on; anything else is raised at once.
+    Retrying(retry=retry_if_exception(lambda exc: any(m in str(exc) for m in _TRANSIENT_LOAD_ERRORS)),
+             stop=stop_after_attempt(attempts), wait=wait_incrementing(start=0.2, increment=0.2),
+             before_sleep=retrying, reraise=True)(client.load_collection, collection)
 
 
 class MilvusStore:

@@ -10,6 +10,8 @@ import random
 import time
 from dataclasses import dataclass
 
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
+
 import factdebate.llm.breaker as breaker  # the modules, not the package (whose __init__ imports this one)
 import factdebate.llm.hung_calls as hung_calls
 from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError
@@ -142,14 +144,16 @@ class LLM:
         timed_out = False
         # Seconds of retries so far: waits and the tries after the first (time queued for a slot is not counted).
         spent = 0.0
-        attempt = 0
         given_up = 0  # tries given up early as hung while other calls waited (hung_calls.py)
         if not self._slots_asked:
             await self._ask_server_slots()
         limited = self.cut_hung_calls and self.max_in_flight is not None
         state = hung_calls.endpoint(self.backend.endpoint) if limited else None
         endpoint = self.backend.endpoint
-        for attempt in range(1, self.retry.attempts + 1):
+        policy = self.retry
+
+        async def one_try(attempt: int) -> tuple[Completion, int, float]:
+            nonlocal spent, last_error, timed_out, given_up
             breaker.before_call(endpoint, self.model)  # a server that is down: no call, no wait (llm/breaker.py)
             token = set_call(who)
             try:
@@ -188,23 +192,53 @@ class LLM:
                 elif breaker.refused(endpoint):
                     breaker.before_call(endpoint, self.model)  # down now: said at once, not retried
                 given_up += isinstance(exc, hung_calls.HungCall)
-                if attempt == self.retry.attempts or (exc.give_up_after and attempt >= exc.give_up_after):
-                    break
-                delay = self.retry.delay(attempt, exc.retry_after)
-                if spent + delay > self.retry.budget:
-                    last_error += f" (the next try would pass the call's {self.retry.budget:g} s retry budget)"
-                    break
-                run = current_run()
-                if run:
-                    run.emit("llm_retry", role=who.role, agent=who.agent, attempt=attempt,
-                             error=last_error, delay=round(delay, 3))
-                await asyncio.sleep(delay)
-                spent += delay
+                raise
             except FatalLLMError as exc:
                 breaker.answered(endpoint)
                 raise FactDebateError(f"{self.backend.name}: {exc}") from exc
             finally:
                 reset_call(token)
+
+        def failed(retry_state: RetryCallState) -> TransientLLMError:
+            assert retry_state.outcome is not None
+            error = retry_state.outcome.exception()
+            assert isinstance(error, TransientLLMError)
+            return error
+
+        def stop(retry_state: RetryCallState) -> bool:
+            """No try after the last allowed, after the error's own limit, or past the time budget."""
+            nonlocal last_error
+            attempt, give_up_after = retry_state.attempt_number, failed(retry_state).give_up_after
+            if attempt >= policy.attempts or (give_up_after and attempt >= give_up_after):
+                return True
+            if spent + retry_state.upcoming_sleep > policy.budget:
+                last_error += f" (the next try would pass the call's {policy.budget:g} s retry budget)"
+                return True
+            return False
+
+        def before_sleep(retry_state: RetryCallState) -> None:
+            nonlocal spent
+            delay = retry_state.upcoming_sleep
+            if (run := current_run()) is not None:
+                run.emit("llm_retry", role=who.role, agent=who.agent, attempt=retry_state.attempt_number,
+                         error=last_error, delay=round(delay, 3))
+            spent += delay
+
+        # The policy (RetryPolicy): transient failures are tried again until ``attempts`` tries, the error's own
+        # limit or the time budget; each wait is the server's Retry-After, else jittered exponential backoff.
+        # The sleep is looked up per wait (tests make it instant).
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(TransientLLMError), stop=stop,
+            wait=lambda retry_state: policy.delay(retry_state.attempt_number, failed(retry_state).retry_after),
+            before_sleep=before_sleep, sleep=lambda seconds: asyncio.sleep(seconds), reraise=True)
+        attempt = 0
+        try:
+            async for trying in retrying:
+                with trying:
+                    attempt = trying.retry_state.attempt_number
+                    return await one_try(attempt)
+        except TransientLLMError:
+            pass
         if timed_out:
             last_error += self._slow_server_hint()
             raise EndpointSlowError(self.backend.endpoint or self.backend.name, attempt, last_error)

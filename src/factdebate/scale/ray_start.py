@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
 from factdebate.util.child_python import ray_runtime_env
 
 GCS_WAIT_VARIABLE = "RAY_gcs_server_port_wait_time_s"
@@ -28,15 +30,18 @@ def is_startup_timeout(exc: BaseException) -> bool:
 def start_local_ray(ray: Any, cpus: int, attempts: int = 2, **options: Any) -> None:
     """A loopback-only instance with no dashboard (it takes seconds and serves nobody here)."""
     os.environ.setdefault(GCS_WAIT_VARIABLE, "120")
-    for attempt in range(attempts):
+
+    def start() -> None:
         try:
             ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
                      runtime_env=ray_runtime_env(), **options)
-            return
-        except Exception as exc:  # Ray raises a bare Exception for the raylet's wait, RuntimeError for the GCS's
+        except Exception:  # Ray raises a bare Exception for the raylet's wait, RuntimeError for the GCS's
             ray.shutdown()  # the half-started processes, before the next try or the error
-            if not is_startup_timeout(exc) or attempt == attempts - 1:
-                raise
+            raise
+
+    # The policy: a start-up timeout is tried again at once, ``attempts`` tries in all; any other failure ends it.
+    Retrying(retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and is_startup_timeout(exc)),
+             stop=stop_after_attempt(attempts), reraise=True)(start)
 
 
 def join_ray(ray: Any, address: str, **options: Any) -> None:

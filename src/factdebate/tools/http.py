@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from factdebate.core.errors import EndpointUnavailableError, FactDebateError
 from factdebate.core.events import WebSearch
@@ -105,6 +106,15 @@ def _backoff(attempt: int, base_delay: float, max_delay: float) -> float:
     return step / 2 + random.uniform(0, step / 2)
 
 
+class _Again(Exception):
+    """A try worth another: what went wrong, and the server's ``Retry-After`` when it gave one."""
+
+    def __init__(self, error: str, retry_after: float | None = None) -> None:
+        super().__init__(error)
+        self.error = error
+        self.retry_after = retry_after
+
+
 def _retryable_status(status: int) -> bool:
     return status in (408, 429) or status >= 500
 
@@ -126,11 +136,13 @@ async def _send(
     secrets = _secrets(params, headers, json)
     attempts = max(1, attempts)
     clean_params = {k: v for k, v in (params or {}).items() if v is not None}
-    last_error = "no attempt made"
     # Each try's whole answer, head to last byte, within the request's timeout (httpx's bounds each read alone).
     seconds = timeout if timeout is not None else (client.timeout.read or DEFAULT_ANSWER_S)
-    for attempt in range(1, attempts + 1):
-        wait: float | None = None
+    tried = 0
+
+    async def one_try() -> httpx.Response:
+        nonlocal tried
+        tried += 1
         try:
             request = client.build_request(
                 method, url, params=clean_params or None, json=json, headers=dict(headers or {}),
@@ -141,30 +153,39 @@ async def _send(
         except (AnswerTooLarge, AnswerTooSlow) as exc:  # the same again would cost as much: not retried
             raise FactDebateError(f"{method.upper()} {shown}: {exc}, so it was not read") from None
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            last_error = _scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)
+            raise _Again(_scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)) from None
         except httpx.TransportError as exc:
             # Bad scheme, proxy misconfiguration...: retrying cannot help.
             raise EndpointUnavailableError(
-                shown, attempt, _scrub(f"{type(exc).__name__}: {exc}", secrets)) from None
-        else:
-            status = response.status_code
-            if status < 400:
-                return response
-            if not _retryable_status(status):
-                excerpt = _excerpt(response, secrets)
-                raise FactDebateError(
-                    f"{method.upper()} {shown} was rejected with HTTP {status}"
-                    + (f": {excerpt}" if excerpt else "")
-                )
-            last_error = f"HTTP {status}"
-            if excerpt := _excerpt(response, secrets):
-                last_error += f": {excerpt}"
-            wait = _retry_after(response)
-        if attempt == attempts:
-            break
-        delay = min(max_delay, wait) if wait is not None else _backoff(attempt, base_delay, max_delay)
-        await _sleep(delay)
-    raise EndpointUnavailableError(shown, attempts, last_error)
+                shown, tried, _scrub(f"{type(exc).__name__}: {exc}", secrets)) from None
+        status = response.status_code
+        if status < 400:
+            return response
+        if not _retryable_status(status):
+            excerpt = _excerpt(response, secrets)
+            raise FactDebateError(
+                f"{method.upper()} {shown} was rejected with HTTP {status}"
+                + (f": {excerpt}" if excerpt else "")
+            )
+        error = f"HTTP {status}"
+        if excerpt := _excerpt(response, secrets):
+            error += f": {excerpt}"
+        raise _Again(error, _retry_after(response))
+
+    def wait(state: RetryCallState) -> float:
+        """The server's ``Retry-After`` when it gives one, capped at ``max_delay``; else jittered backoff."""
+        failed = state.outcome.exception() if state.outcome is not None else None
+        after = failed.retry_after if isinstance(failed, _Again) else None
+        return min(max_delay, after) if after is not None else _backoff(state.attempt_number, base_delay, max_delay)
+
+    # The policy: timeouts, connection errors, 408, 429 and 5xx are tried again, ``attempts`` tries in all;
+    # anything else ends the request at once. The sleep is looked up per wait (tests make it instant).
+    policy = AsyncRetrying(retry=retry_if_exception_type(_Again), stop=stop_after_attempt(attempts), wait=wait,
+                           sleep=lambda seconds: _sleep(seconds), reraise=True)
+    try:
+        return await policy(one_try)
+    except _Again as exc:
+        raise EndpointUnavailableError(shown, attempts, exc.error) from None
 
 
 async def request_json(

@@ -11,6 +11,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+
 from factdebate.facade.batches import ClaimItem, parse_claim_lines
 from factdebate.facade.core import FactDebateError, InputError
 from factdebate.facade.running import Resources, run_claim, validate_claim
@@ -167,16 +169,17 @@ class BatchRunner:
         """Store a claim's result. A full or read-only disk holds it here and tries again every few seconds
         (the claim stays taken by this runner; ``/v1/health`` says why), so a verdict reached is never
         dropped for want of room; if the service stops first, the claim is given back and runs again."""
-        while True:
-            try:
-                await asyncio.to_thread(self.store.record, batch_id, idx, record)
-            except Exception as exc:
-                if (reason := storage_problem(exc)) is None:
-                    raise
-                if STORAGE.failed(BATCH_PART, reason):
-                    log.warning("batch %s: a result could not be stored (%s); holding it and trying again",
-                                batch_id, reason)
-                await asyncio.sleep(RECORD_RETRY_SECONDS)
-                continue
-            STORAGE.wrote(BATCH_PART)
-            return
+        def held(retry_state: RetryCallState) -> None:
+            failed = retry_state.outcome.exception() if retry_state.outcome is not None else None
+            reason = storage_problem(failed) if isinstance(failed, Exception) else None
+            if reason is not None and STORAGE.failed(BATCH_PART, reason):
+                log.warning("batch %s: a result could not be stored (%s); holding it and trying again",
+                            batch_id, reason)
+
+        # The policy: a storage problem (a full or read-only disk) is tried again every RECORD_RETRY_SECONDS,
+        # with no limit; any other error is raised at once. The wait and the sleep are looked up per wait.
+        await AsyncRetrying(
+            retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and storage_problem(exc) is not None),
+            wait=lambda _: RECORD_RETRY_SECONDS, before_sleep=held, sleep=lambda seconds: asyncio.sleep(seconds),
+            reraise=True)(asyncio.to_thread, self.store.record, batch_id, idx, record)
+        STORAGE.wrote(BATCH_PART)

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
 from factdebate.facade.core import ConfigError, EndpointUnavailableError, MissingDependencyError
 from factdebate.facade.scrub import redact_url
 from factdebate.facade.storage import pid_alive
@@ -191,6 +193,14 @@ def lock_key(kind: str) -> int:
     return zlib.crc32(f"factdebate:{kind}".encode()) - 2**31
 
 
+class _ConnectionBroke(Exception):
+    """A transaction's connection broke under it (its error kept): the transaction may run again."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class PostgresStateDatabase:
     dialect = "postgresql"
 
@@ -214,21 +224,23 @@ class PostgresStateDatabase:
             return self._conn
         if time.monotonic() < self._down_until:
             raise StateDatabaseDown(f"the state database {self.location}", 0, "it could not be reached a moment ago")
-        last: Exception | None = None
-        for attempt in range(self.tries):
-            try:
-                self._conn = self._psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS,
-                                                   application_name=f"factdebate@{socket.gethostname()}")
-                return self._conn
-            except self._psycopg.OperationalError as exc:
-                last = exc
-                if attempt + 1 < self.tries:
-                    time.sleep(self.backoff * 2**attempt)
-        self._down_until = time.monotonic() + DOWN_RECHECK_SECONDS
-        raise StateDatabaseDown(f"the state database {self.location}", self.tries, " ".join(str(last).split()))
+        # The policy: a connection refused or dropped is tried again, ``tries`` tries in all, after ``backoff``
+        # seconds, then twice that, and so on; then the database counts as down for a while.
+        connect = Retrying(retry=retry_if_exception_type(self._psycopg.OperationalError),
+                           stop=stop_after_attempt(self.tries), wait=wait_exponential(multiplier=self.backoff),
+                           reraise=True)
+        try:
+            self._conn = connect(self._psycopg.connect, self.url, autocommit=True,
+                                 connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                                 application_name=f"factdebate@{socket.gethostname()}")
+        except self._psycopg.OperationalError as exc:
+            self._down_until = time.monotonic() + DOWN_RECHECK_SECONDS
+            raise StateDatabaseDown(f"the state database {self.location}", self.tries,
+                                    " ".join(str(exc).split())) from None
+        return self._conn
 
     def _run(self, fn: Callable[[Cursor], T], kind: str | None) -> T:
-        for attempt in (0, 1):
+        def transaction() -> T:
             with self._lock:
                 conn = self._connection()
                 try:
@@ -241,10 +253,15 @@ class PostgresStateDatabase:
                     if not conn.closed:  # the query's own failure (a timeout, a deadlock): not the server's absence
                         raise
                     self._conn = None  # the connection broke: reconnect and run the transaction again
-                    if attempt == 1:
-                        raise StateDatabaseDown(f"the state database {self.location}", 2,
-                                                " ".join(str(exc).split())) from exc
-        raise AssertionError("unreachable")
+                    raise _ConnectionBroke(exc) from exc
+
+        # The policy: a transaction whose connection broke runs once more on a new one, at once.
+        run = Retrying(retry=retry_if_exception_type(_ConnectionBroke), stop=stop_after_attempt(2), reraise=True)
+        try:
+            return run(transaction)
+        except _ConnectionBroke as broke:
+            raise StateDatabaseDown(f"the state database {self.location}", 2,
+                                    " ".join(str(broke.error).split())) from broke.error
 
     def write(self, kind: str, fn: Callable[[Cursor], T]) -> T:
         return self._run(fn, kind)
