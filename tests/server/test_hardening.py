@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from factdebate.cli.main import run
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 from tests.server.conftest import AUTH, PLAIN, AppFactory, closed_port, parse_sse
 
 SURROGATE_JSON = '{"claim": "Paris \\ud800 x"}'  # valid JSON holding a lone surrogate

@@ -90,7 +90,7 @@ def test_cli_verdict_results_file_and_trace_mask_secrets(tmp_path: Path, secret_
     (["--url", "https://u:p@h/x"], ["--url", "https://***@h/x"]),
 ])
 def test_secret_looking_arguments_are_masked(args: list[str], shown: list[str]) -> None:
-    from factdebate.util.redact import redact_args
+    from factdebate.util.scrub import redact_args
 
     assert redact_args(args) == shown
 

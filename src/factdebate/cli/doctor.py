@@ -11,7 +11,7 @@ from factdebate.run.model_servers import roles
 from factdebate.settings.model import Settings
 from factdebate.util.data_packages import SETUP_COMMAND, by_module, install_hint
 from factdebate.util.paths import data_dir
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 _MARKS = {"ok": "green", "warn": "yellow", "fail": "red"}
 

@@ -34,8 +34,7 @@ from factdebate.cli.options import (
 from factdebate.cli.setup import register_setup
 from factdebate.core.errors import FactDebateError, InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
-from factdebate.util.redact import redact_text
-from factdebate.util.scrub import scrub_secrets
+from factdebate.util.scrub import redact_text, scrub_secrets
 
 app = typer.Typer(cls=HelpGroup, add_completion=False, no_args_is_help=True,
                   help="Check claims by letting LLM agents debate with evidence they retrieve themselves.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from factdebate.util.errors import FactDebateError as FactDebateError  # the base, defined where util raises it
 from factdebate.util.paths import DataDirError as DataDirError  # the data folder cannot be made or written
-from factdebate.util.redact import redact_url
+from factdebate.util.scrub import redact_url
 
 
 class ConfigError(FactDebateError):

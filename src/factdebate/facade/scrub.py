@@ -3,8 +3,12 @@ endpoints it has been told of), the redaction of URLs, logs and values, and the 
 read from outside, for the service (see facade/__init__.py)."""
 
 from factdebate.core.textsafe import checked_tree, checked_values, dumps_record, safe_value, unsafe_reason
-from factdebate.util.redact import hide_endpoints, redact_logs, redact_text, redact_url, redact_value
 from factdebate.util.scrub import (
+    hide_endpoints,
+    redact_logs,
+    redact_text,
+    redact_url,
+    redact_value,
     remember_endpoints,
     remember_secrets,
     remember_settings,

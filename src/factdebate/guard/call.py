@@ -44,7 +44,7 @@ from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Resolv
 from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
-from factdebate.util.redact import hide_endpoints
+from factdebate.util.scrub import hide_endpoints
 
 log = logging.getLogger("factdebate.guard")
 # A conversation of more messages is read (its tool results, its turns) in a worker thread: 50,000 messages read

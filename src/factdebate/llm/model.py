@@ -23,7 +23,7 @@ from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_call, set_call
 from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
 from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,7 @@ from factdebate.llm.openai_stream import (
 from factdebate.llm.server_slots import Slots
 from factdebate.llm.server_slots import ask as ask_slots
 from factdebate.util.bounded_body import MIB, AnswerTooLarge
-from factdebate.util.redact import redact_url
-from factdebate.util.scrub import remember_endpoints, remember_secrets
+from factdebate.util.scrub import redact_url, remember_endpoints, remember_secrets
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 UNREACHED_TRIES = 3  # tries against a server that has never answered before giving up

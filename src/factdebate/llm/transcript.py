@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from factdebate.llm.base import Completion, Message
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 # Longest text of one message or reply in a transcript: a long prompt quotes several passages, and the page
 # folds each text, so this keeps nearly every prompt whole while bounding a pathological one.

@@ -31,7 +31,7 @@ from factdebate.run.results_file import ResultWriter, compact, finished_ids, lat
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
 from factdebate.util.progress import Counter
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 __all__ = [
     "BatchStats",

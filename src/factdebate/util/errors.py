@@ -4,7 +4,7 @@ catches every mistake of theirs. :mod:`factdebate.core.errors` holds the rest an
 
 from __future__ import annotations
 
-from factdebate.util.redact import redact_text
+from factdebate.util.scrub import redact_text
 
 
 class FactDebateError(Exception):

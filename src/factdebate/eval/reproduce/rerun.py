@@ -35,7 +35,7 @@ from factdebate.run.resume import differences
 from factdebate.settings.load import load_settings, validation_problems
 from factdebate.settings.model import Settings
 from factdebate.settings.options import all_options, options_to_overrides
-from factdebate.util.redact import MASK
+from factdebate.util.scrub import MASK
 
 RERUN_JSON = "rerun.json"
 RERUN_MD = "rerun.md"
