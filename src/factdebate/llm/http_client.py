@@ -39,7 +39,8 @@ import ssl
 import time
 import weakref
 from base64 import b64encode
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -216,7 +217,7 @@ class Reply:
         """The body's bytes as they arrive, each read within the read timeout (aiohttp's) and all of them
         within the answer's deadline."""
         content = self.response.content
-        try:
+        with _body_errors(self.deadline):
             while True:
                 async with asyncio.timeout(self.deadline.left()):
                     data = await content.read(READ_BYTES)
@@ -224,12 +225,6 @@ class Reply:
                     self._done = True
                     return
                 yield data
-        except TimeoutError as exc:
-            raise _late(exc, self.deadline) from exc
-        except aiohttp.ClientPayloadError as exc:
-            raise BrokenReply(f"the connection ended inside the body ({_reason(exc)})") from exc
-        except aiohttp.ClientError as exc:
-            raise BrokenReply(_reason(exc)) from exc
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """The body as it arrives, decoded where the server compressed it, at most :attr:`limit` bytes."""
@@ -263,17 +258,12 @@ class Reply:
 
     async def _exactly(self, length: int) -> bytes:
         try:
-            async with asyncio.timeout(self.deadline.left()):
-                data = await self.response.content.readexactly(length)
+            with _body_errors(self.deadline):
+                async with asyncio.timeout(self.deadline.left()):
+                    data = await self.response.content.readexactly(length)
         except asyncio.IncompleteReadError as exc:
             raise BrokenReply(f"the connection ended inside the body ({length - len(exc.partial)} bytes "
                               "before its end)") from exc
-        except TimeoutError as exc:
-            raise _late(exc, self.deadline) from exc
-        except aiohttp.ClientPayloadError as exc:
-            raise BrokenReply(f"the connection ended inside the body ({_reason(exc)})") from exc
-        except aiohttp.ClientError as exc:
-            raise BrokenReply(_reason(exc)) from exc
         self._done = True
         return data
 
@@ -308,6 +298,20 @@ def _reason(exc: BaseException) -> str:
 def _os_reason(error: OSError) -> str:
     """The system's words for ``error`` ("Connection refused"), without the address its text may carry."""
     return os.strerror(error.errno) if isinstance(error.errno, int) and error.errno > 0 else type(error).__name__
+
+
+@contextmanager
+def _body_errors(deadline: Deadline) -> Iterator[None]:
+    """A body's read failures in the words every reader of a body uses: its deadline or a read's timeout
+    passing, the connection ending inside it, any other failure of aiohttp's."""
+    try:
+        yield
+    except TimeoutError as exc:
+        raise _late(exc, deadline) from exc
+    except aiohttp.ClientPayloadError as exc:
+        raise BrokenReply(f"the connection ended inside the body ({_reason(exc)})") from exc
+    except aiohttp.ClientError as exc:
+        raise BrokenReply(_reason(exc)) from exc
 
 
 def _late(exc: TimeoutError, deadline: Deadline) -> TimeoutError:
