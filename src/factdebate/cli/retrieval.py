@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import math
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from factdebate.cli.options import ConfigFlag
+from factdebate.util.progress import EveryLine
 
 Opt = typer.Option
 
@@ -155,26 +155,19 @@ def say(line: str) -> None:
 class QueryProgress:
     """One line every 10 seconds and at the end while the model writes the queries."""
 
-    def __init__(self, every_s: float = 10.0) -> None:
-        self.every_s = every_s
-        self.last = time.monotonic()
+    def __init__(self) -> None:
+        self._lines = EveryLine()
 
     def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done == total or now - self.last >= self.every_s:
-            self.last = now
-            say(f"round-1 queries: {done} of {total} claims")
+        self._lines(lambda: f"round-1 queries: {done} of {total} claims", last=done == total)
 
 
 class Progress:
     """One line per search every 10 seconds and at its end: claims done, CPU per query so far."""
 
-    def __init__(self, every_s: float = 10.0) -> None:
-        self.every_s = every_s
-        self.last = time.monotonic()
+    def __init__(self) -> None:
+        self._lines = EveryLine()
 
     def __call__(self, name: str, done: int, total: int, cost: Any) -> None:
-        now = time.monotonic()
-        if done == total or now - self.last >= self.every_s:
-            self.last = now
-            say(f"{name}: {done} of {total} claims, {1000 * cost.cpu_s / max(1, cost.queries):.1f} ms CPU a query")
+        self._lines(lambda: f"{name}: {done} of {total} claims, "
+                            f"{1000 * cost.cpu_s / max(1, cost.queries):.1f} ms CPU a query", last=done == total)

@@ -16,6 +16,8 @@ Three shapes, for what a task knows of itself:
   each passage costs the encoder (:func:`factdebate.corpus.milvus.encoding_costs`), and the time left is the
   work left over the recent speed in work; a stage that is told nothing counts each passage as one.
 * :class:`ShardLines`, a build spread over Ray workers: lines as its shards finish.
+* :class:`EveryLine`, a task that tells its progress through a callback (the retrieval evaluation's searches):
+  a line at most every :data:`EVERY_S` seconds, and the last one always.
 
 A download from the Hub (:func:`download_bar`) is a :class:`Counter` of bytes, handed to huggingface_hub as
 the tqdm class it drives its bar through.
@@ -304,6 +306,23 @@ class Silent:
 
     def note(self, text: str) -> None:
         pass
+
+
+class EveryLine:
+    """Lines for progress told through a callback: one at most every ``every`` seconds (:data:`EVERY_S` by
+    default), and the last one (``last``) always; the text is made only when a line is printed."""
+
+    def __init__(self, console: Console | None = None, every: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._console = console or Console(stderr=True, soft_wrap=True)
+        self._every, self._clock = EVERY_S if every is None else every, clock
+        self._last = clock()
+
+    def __call__(self, text: Callable[[], str], *, last: bool = False) -> None:
+        now = self._clock()
+        if last or now - self._last >= self._every:
+            self._last = now
+            self._console.print(text(), highlight=False, markup=False, soft_wrap=True)
 
 
 @contextmanager
