@@ -1,4 +1,4 @@
-.PHONY: setup demo test test-install lint lock
+.PHONY: setup demo test test-all test-install lint lock
 DEMO_CLAIM ?= The Eiffel Tower is located in Rome.
 
 # The environment the tests need (requirements/dev.txt): what `make demo` installs plus the `dev` extra.
@@ -16,6 +16,12 @@ demo:
 test: setup
 	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql/libsndfile1/prometheus; the browser, PostgreSQL and Prometheus tests will be skipped, and LiteLLM's proxy will not start" >&2
 	./scripts/test.sh
+
+# Everything make test runs, plus the long variants of the real parts it leaves out (tests/tiers.py lists
+# them: every surface of OpenClaw, a second Ray build, each page at every width): about twice its time.
+test-all: setup
+	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql/libsndfile1/prometheus; the browser, PostgreSQL and Prometheus tests will be skipped, and LiteLLM's proxy will not start" >&2
+	FACTDEBATE_TEST_ALL=1 ./scripts/test.sh
 
 # The wheel on its own in a new environment, then `factdebate setup` and an offline verdict (about 5 minutes
 # with a warm pip cache: a 2 GB environment; the extras' dependencies come from PyPI, so it is not part of

@@ -49,7 +49,9 @@ if [ -z "${FACTDEBATE_TEST_ONLY_PYTEST:-}" ]; then  # set by benchmarks/test_sui
     renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true  # pytest's tests wait on timeouts; these do not
     start=$SECONDS
     .venv/bin/ruff check src tests benchmarks
-    .venv/bin/mypy
+    # mypy's cache lives with the machine's other caches (as pip's does), so a fresh clone checks only what
+    # differs from the last run here: mypy compares each file's hash before it reuses a module's entry.
+    MYPY_CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/factdebate-tests/mypy/package" .venv/bin/mypy
     .venv/bin/lint-imports  # the layers contract in pyproject.toml (docs/architecture.md)
     # The web page's scripts: // @ts-check JSDoc types, checked by the TypeScript pinned in package-lock.json
     # (nothing is built: the page is served as it is).
@@ -62,7 +64,11 @@ fi
 # workers even on two cores; tests that share a server or a module's fixture keep to one worker
 # (tests/parallel.py). FACTDEBATE_TEST_WORKERS=0 runs it in one process; arguments after it still win.
 # --durations=25: the slowest tests, so that a new slow one is seen (docs/performance.md has the budget).
-set -- -n "${FACTDEBATE_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "$@"
+# make test leaves the tests tests/tiers.py lists (a real part's long variants) to make test-all, which sets
+# FACTDEBATE_TEST_ALL=1 (benchmarks/decisions/test_tiers.md).
+tier=(-m "not full")
+if [ -n "${FACTDEBATE_TEST_ALL:-}" ]; then tier=(); fi
+set -- -n "${FACTDEBATE_TEST_WORKERS:-3}" --dist loadgroup --durations=25 "${tier[@]}" "$@"
 # The suite itself forbids non-loopback sockets (tests/conftest.py); `unshare -n` adds a kernel-level
 # guarantee where the machine allows it — loopback must be up for Milvus Lite and the local servers.
 pytest_start=$SECONDS

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import settings
 
 from tests.parallel import SHARED_FIXTURES, build_once, run_folder, xdist_group_for
+from tests.tiers import is_full_only
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -66,8 +67,11 @@ settings.load_profile("ci")
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that share a server or a module-scoped fixture run in one worker (tests/parallel.py); a test's
-    own ``xdist_group`` mark wins."""
+    own ``xdist_group`` mark wins. The tests ``make test`` leaves to ``make test-all`` are marked ``full``
+    (tests/tiers.py)."""
     for item in items:
+        if is_full_only(item.nodeid.split("@")[0]):
+            item.add_marker(pytest.mark.full)
         if item.get_closest_marker("xdist_group") is None and (group := xdist_group_for(item)):
             item.add_marker(pytest.mark.xdist_group(group))
     if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -4,8 +4,8 @@ to the option table they spell out, and the evidence keywords, their old spellin
 time.
 
 The mypy test is one mypy run for the good script and all 20 mistakes: 10.6 s wall (2.9 CPU-s, 260 MB) on a
-cold cache at load 16, 0.5 s once ``.mypy_cache/user-script`` holds it (mypy reads the package and pydantic,
-numpy and the rest its API names; CONFIG below leaves out what it does not)."""
+cold cache at load 16, 0.5 s once the machine's cache (tests/paths.py MYPY_CACHE) holds it (mypy reads the
+package and pydantic, numpy and the rest its API names; CONFIG below leaves out what it does not)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from factdebate.settings.method_keywords import METHOD_OPTIONS, MethodOptions
 from factdebate.settings.options import Option, method_options, shared_options
 from factdebate.tools.registry import SEARCH_ENGINES
 
-from .paths import ROOT
+from .paths import MYPY_CACHE
 
 
 def deprecations(*caught: warnings.WarningMessage) -> list[warnings.WarningMessage]:
@@ -136,7 +136,7 @@ def test_a_users_script_type_checks_with_mypy_strict(tmp_path: Path) -> None:
     (tmp_path / "bad.py").write_text(BAD)
     (tmp_path / "mypy.ini").write_text(CONFIG)
     # A cache of its own: the package is checked under --strict's flags, unlike the repository's own mypy run.
-    cache = ROOT / ".mypy_cache" / "user-script"
+    cache = MYPY_CACHE / "user-script"
     result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--cache-dir", str(cache),
                              "good.py", "bad.py"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=280)

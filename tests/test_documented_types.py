@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.documented_lines import PyImports, Snippet, snippets
-from tests.paths import ROOT
+from tests.paths import MYPY_CACHE, ROOT
 from tests.test_documented_lines import PYTHON
 
 NOT_INSTALLED = re.compile(r"^\s*(from|import)\s+(langchain\w*|nemoguardrails)\b", re.M)
@@ -97,7 +97,7 @@ def mypy_problems(blocks: list[Snippet], folder: Path, config: str, cache: str,
     (folder / "mypy.ini").write_text(config, encoding="utf-8")
     interpreter = ["--python-executable", str(python)] if python is not None else []
     result = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "mypy.ini", *interpreter,
-                             "--cache-dir", str(ROOT / ".mypy_cache" / cache), *sorted(f"{name}.py" for name in where)],
+                             "--cache-dir", str(MYPY_CACHE / cache), *sorted(f"{name}.py" for name in where)],
                             cwd=folder, capture_output=True, text=True, timeout=280)
     problems = []
     for line in result.stdout.splitlines():

@@ -1,0 +1,496 @@
+"""The tests ``make test`` leaves to ``make test-all``.
+
+``make test`` is the check every change gets, and it has to stay fast on a 2-core machine
+(benchmarks/decisions/test_tiers.md). It runs every test but the ones listed here: the long variants of a part
+that ``make test`` already exercises for real (a second Ray build, a gateway's every surface, a page's every
+width). Each entry names, first, what ``make test`` keeps of the same part, so that no real part (Milvus Lite
+and the Milvus server, Ray, llama.cpp and its server, PostgreSQL, Chromium, the MCP processes, LiteLLM, NeMo,
+OpenClaw, Prometheus) goes unexercised there.
+
+tests/conftest.py marks these tests ``full``; scripts/test.sh deselects the mark unless
+``FACTDEBATE_TEST_ALL=1`` (``make test-all``). A test named on the command line runs whatever its tier.
+tests/test_tiers.py checks that every name here is a test that exists."""
+
+from __future__ import annotations
+
+# module -> (what make test keeps of the same part, and what these add; the tests left to make test-all).
+# A name covers each of its parameters unless it gives one ("name[param]").
+FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "tests/cli/test_before_the_run.py": (
+        "make test keeps a dead model server named before the index is built; these say it on serve and reproduce "
+        "and for a batching server",
+        (
+            "test_reproduce_names_a_dead_model_server_once_before_any_cell",
+            "test_serve_says_a_dead_model_server_in_one_line_and_starts",
+            "test_serve_says_a_server_that_batches_is_sent_many_at_once",
+        ),
+    ),
+    "tests/cli/test_compare.py": (
+        "make test keeps several methods compared on one draw; these add the byte-for-byte rerun and per-model "
+        "prices",
+        (
+            "test_compare_gives_the_same_bytes_and_refuses_other_draws",
+            "test_compare_prices_each_model_at_its_own_rate",
+        ),
+    ),
+    "tests/cli/test_corpus.py": (
+        "fetching Wikipedia pages then indexing them; the wiki tool server's offline test and the built-in index "
+        "cover both halves",
+        (
+            "test_fetch_wikipedia_then_index_it_by_name",
+        ),
+    ),
+    "tests/cli/test_datasets.py": (
+        "make test keeps a dataset fetched once from the local Hub double then used offline; this adds the "
+        "unreachable Hub and a wrong checksum",
+        (
+            "test_an_unreachable_hub_and_a_wrong_checksum_are_one_line_and_exit_2",
+        ),
+    ),
+    "tests/cli/test_eval.py": (
+        "the grid and report of a dry-run eval; the eval and report modules' own tests run in make test",
+        (
+            "test_datasets_eval_dry_run_grid_and_report",
+        ),
+    ),
+    "tests/cli/test_help.py": (
+        "every command's help read for flags; the other help tests run in make test",
+        (
+            "test_no_command_shows_a_flag_as_taking_a_value",
+        ),
+    ),
+    "tests/cli/test_main.py": (
+        "make test keeps index then verify on real Milvus Lite and Tantivy; these add the results page against a "
+        "served model and an unindexed corpus",
+        (
+            "test_the_results_page_command_runs_unchanged_against_a_served_model",
+            "test_verify_on_an_unindexed_corpus_says_how_to_build_it",
+        ),
+    ),
+    "tests/cli/test_milvus_server.py": (
+        "make test keeps index, verify, eval and doctor against the Milvus server; this adds three processes on "
+        "one collection",
+        (
+            "test_two_service_processes_search_one_collection_while_another_process_adds_to_it",
+        ),
+    ),
+    "tests/cli/test_reproduce.py": (
+        "MERMAID's reproduce with and without memory; its memory tests and golden records run in make test",
+        (
+            "test_mermaid_runs_with_and_without_a_memory_of_each_runs_own",
+        ),
+    ),
+    "tests/corpus/test_builtin_index.py": (
+        "make test keeps the demo command's build and two processes building once; these add a build killed mid- "
+        "way and interrupts",
+        (
+            "test_a_build_killed_mid_way_is_finished_on_the_next_run",
+            "test_an_interrupt_stops_a_command_that_is_building_the_index[check-response-15]",
+            "test_an_interrupt_stops_a_command_that_is_building_the_index[verify-2]",
+        ),
+    ),
+    "tests/corpus/test_indexing.py": (
+        "a stress case: one huge document without spaces",
+        (
+            "test_dense_search_finds_a_passage_deep_in_a_huge_document_without_spaces",
+        ),
+    ),
+    "tests/corpus/test_interrupted_builds.py": (
+        "make test keeps Ctrl-C in the full-text step and while waiting for another build; these are the other "
+        "steps",
+        (
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the embeddings]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the encoder's export]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the vector index]",
+        ),
+    ),
+    "tests/corpus/test_lite_private.py": (
+        "a build beside a process holding the folder; the locked-database test runs in make test",
+        (
+            "test_an_index_build_beside_a_process_holding_the_folder_waits_and_says_so",
+        ),
+    ),
+    "tests/corpus/test_milvus_lite_direct.py": (
+        "the direct Milvus Lite reader against the client, on a large index",
+        (
+            "test_direct_search_equals_the_client",
+        ),
+    ),
+    "tests/embeddings/test_onnx_graph.py": (
+        "the float ONNX graph against torch (the optional float encoder); the int8 encoder's tests run in make "
+        "test",
+        (
+            "test_the_float_graph_gives_the_torch_models_vectors",
+        ),
+    ),
+    "tests/eval/test_eval_retrieval.py": (
+        "make test keeps eval-retrieval on the built-in corpus; these add the Milvus server and Tool-MAD's own "
+        "round-one queries",
+        (
+            "test_a_milvus_server_is_measured_as_the_rag_tool_searches_it",
+            "test_tool_mads_round_one_queries_are_measured_on_its_own_searches",
+        ),
+    ),
+    "tests/eval/test_third_label.py": (
+        "DPD's table 2 reproduced end to end; the third label's other 81 tests run in make test",
+        (
+            "test_reproduce_dpd_table2_with_a_model_that_answers_not_enough_info",
+        ),
+    ),
+    "tests/guard/test_real_model.py": (
+        "the guard's fast tier on the embedded model in process; make test keeps the guard in front of "
+        "llama.cpp's server (test_guard_llama)",
+        (
+            "test_the_fast_tier_on_the_embedded_model",
+        ),
+    ),
+    "tests/llm/test_llama_server.py": (
+        "make test keeps verify through llama.cpp's OpenAI server; these add MAD and Tool-MAD with query rewrites",
+        (
+            "test_mad_labels_through_the_openai_path",
+            "test_tool_mad_with_tools_and_query_rewrites_labels_every_turn",
+        ),
+    ),
+    "tests/methods/mermaid/test_embedded.py": (
+        "MERMAID on the embedded model; make test keeps Tool-MAD on it (test_llama_cpp) and MERMAID's golden "
+        "records",
+        (
+            "test_embedded_model_runs_mermaid_end_to_end",
+        ),
+    ),
+    "tests/methods/mermaid/test_faults.py": (
+        "more tool-server faults; make test keeps the rest of the module",
+        (
+            "test_a_batch_records_the_failed_claim_as_an_error_and_retries_it_on_resume",
+            "test_a_tool_server_that_crashes_on_every_call_makes_the_claim_an_error",
+            "test_a_tool_server_that_hangs_makes_the_claim_an_error_and_is_started_again",
+            "test_some_failed_calls_beside_one_with_evidence_still_give_a_verdict",
+        ),
+    ),
+    "tests/methods/mermaid/test_run_memory_cli.py": (
+        "two identical evaluations write identical records; golden records check the same determinism per method",
+        (
+            "test_two_identical_evaluations_write_identical_records",
+        ),
+    ),
+    "tests/response_level/test_linear_spans.py": (
+        "the sentence splitter against its older form on long shapes; its other tests run in make test",
+        (
+            "test_the_shapes_that_were_read_once_per_sentence_or_character_split_as_before",
+        ),
+    ),
+    "tests/response_level/test_loop.py": (
+        "make test keeps the agent that corrects its answer on the second try; these are the loop's other endings",
+        (
+            "test_a_claim_the_checker_cannot_decide_stops_the_loop_at_once",
+            "test_a_dead_checker_stops_the_loop_with_its_own_status",
+            "test_an_agent_that_never_corrects_it_ends_the_loop_with_a_failure",
+        ),
+    ),
+    "tests/run/test_bounded_reads.py": (
+        "results.jsonl as a link to /dev/zero; the other hostile files run in make test",
+        (
+            "test_every_reader_of_results_jsonl_refuses_it_in_one_line[dev-zero]",
+        ),
+    ),
+    "tests/run/test_build.py": (
+        "make test keeps a batch run building the index first; these are the other entry points",
+        (
+            "test_eval",
+            "test_eval_of_a_method_without_rag_opens_no_milvus[method2-True]",
+            "test_mcp_server",
+            "test_python_api",
+            "test_serve_builds_before_it_listens",
+            "test_serve_on_a_folder_already_indexed_prints_no_indexing_line",
+        ),
+    ),
+    "tests/run/test_named_inputs_bounded.py": (
+        "make test keeps a device on standard input refused; these add pipes and named files",
+        (
+            "test_a_pipe_that_is_written_to_still_works",
+            "test_named_input_files_are_refused_in_one_line",
+        ),
+    ),
+    "tests/run/test_scoring_encoder.py": (
+        "a default Tool-MAD verdict imports no torch (a subprocess run)",
+        (
+            "test_a_tool_mad_verdict_with_the_default_settings_never_imports_torch",
+        ),
+    ),
+    "tests/scale/test_index_ray.py": (
+        "make test keeps a batch on Ray workers searching what an index build on Ray wrote; these add two workers "
+        "and a stopped build",
+        (
+            "test_a_stopped_build_run_again_ends_with_every_passage_and_no_duplicate",
+            "test_two_workers_write_every_passage_once",
+        ),
+    ),
+    "tests/scale/test_index_ray_failures.py": (
+        "failing Ray builds; make test keeps a build and a batch on Ray",
+        (
+            "test_a_bad_line_is_the_one_process_builds_line",
+            "test_a_shard_that_kills_its_worker_stops_the_build_after_bounded_retries",
+        ),
+    ),
+    "tests/scale/test_index_ray_quiet.py": (
+        "a failed Ray build's output; make test keeps a build and a batch on Ray",
+        (
+            "test_a_failed_ray_build_prints_only_its_own_lines",
+        ),
+    ),
+    "tests/scale/test_pool.py": (
+        "make test keeps Ray's verdicts against the local executor and twenty claims each run once; these are the "
+        "other pool cases",
+        (
+            "test_a_worker_killed_mid_claim_loses_and_duplicates_nothing",
+            "test_a_worker_that_cannot_start_says_why",
+            "test_cli_batch_on_ray_with_the_real_indexes",
+            "test_cli_eval_on_ray",
+            "test_eval_on_ray_matches_local",
+            "test_llm_base_urls_are_spread_over_the_workers",
+            "test_resume_rules_hold_across_executors",
+        ),
+    ),
+    "tests/server/guard/test_guard_stream_ends.py": (
+        "make test keeps serve's grace period with one hanging request; this is two",
+        (
+            "test_serve_stops_within_its_grace_period_while_a_request_hangs[2]",
+        ),
+    ),
+    "tests/server/guard/test_openclaw.py": (
+        "make test keeps the plug-in inside a real OpenClaw gateway (footnote, revision, refusal) and the "
+        "provider way; these add every surface and Telegram",
+        (
+            "test_what_a_telegram_chat_shows_under_each_policy",
+            "test_what_each_surface_shows_under_each_policy",
+        ),
+    ),
+    "tests/server/mcp/test_mcp_processes.py": (
+        "make test keeps the MCP process's handshake and its HTTP key; this adds two processes on one folder",
+        (
+            "test_two_processes_on_one_data_folder_both_answer",
+        ),
+    ),
+    "tests/server/ops/test_probes.py": (
+        "serve's access log in a subprocess; the probes' other test runs in make test",
+        (
+            "test_serves_access_log_has_no_probe_lines_but_every_other_request",
+        ),
+    ),
+    "tests/server/ops/test_serve_workers.py": (
+        "make test keeps replicas sharing the cap through PostgreSQL; this is worker processes of one serve",
+        (
+            "test_two_worker_processes_share_the_cap_and_the_batches",
+        ),
+    ),
+    "tests/server/page/test_mermaid_page.py": (
+        "MERMAID drawn live; make test keeps Tool-MAD and DPD drawn live",
+        (
+            "test_mermaid_is_drawn_live",
+        ),
+    ),
+    "tests/server/page/test_page_address.py": (
+        "more of the address bar; make test keeps a check's link in a fresh browser",
+        (
+            "test_a_link_opened_without_its_key_says_a_check_waits_for_it",
+            "test_a_response_and_a_comparison_are_at_their_links",
+            "test_a_result_is_at_its_link_through_back_forward_and_reload",
+            "test_compare_and_recent_checks_name_the_model_and_its_caution",
+        ),
+    ),
+    "tests/server/page/test_page_compare_confusion.py": (
+        "confusion matrices drawn; the results view's other tests run in make test",
+        (
+            "test_each_runs_confusion_matrix_is_drawn_as_the_file_holds_it",
+        ),
+    ),
+    "tests/server/page/test_page_explains.py": (
+        "make test keeps the verdict saying why with its quotes; these are the page's other explanations",
+        (
+            "test_a_replayed_trace_counts_the_steps_it_drew",
+            "test_a_reworded_claim_is_marked_and_each_claim_shows_its_evidence",
+            "test_a_server_without_keys_shows_no_key_box",
+            "test_every_tab_fits_a_phone",
+            "test_many_voters_wrap_as_a_grid_of_readable_cards",
+            "test_methods_agree_in_a_sentence_and_a_verdict_downloads",
+            "test_retries_are_shown_and_a_failure_offers_retry",
+            "test_tavily_is_offered_only_with_its_key",
+            "test_the_form_names_methods_in_words_and_keyboard_users_get_a_skip_link",
+        ),
+    ),
+    "tests/server/page/test_page_factool_claims.py": (
+        "FacTool's card titles; the page's method views run in make test",
+        (
+            "test_factools_cards_are_titled_with_their_claims",
+        ),
+    ),
+    "tests/server/page/test_page_fold.py": (
+        "make test keeps the form folding at 1280 px and a recent check opened; these add 390 px and responses",
+        (
+            "test_a_check_opened_from_recent_checks_folds_the_form[390]",
+            "test_a_finished_claim_folds_the_form_and_one_click_opens_it[390]",
+            "test_a_finished_response_and_comparison_fold_the_form",
+        ),
+    ),
+    "tests/server/page/test_page_guard_honest.py": (
+        "cited passages on the guard view; make test keeps a kept guard check drawn from its link and an injected "
+        "instruction marked",
+        (
+            "test_cited_passages_and_the_text_the_spans_point_into_are_said",
+        ),
+    ),
+    "tests/server/page/test_page_guard_next.py": (
+        "checking the next part of a cut guard check; make test keeps a kept guard check drawn",
+        (
+            "test_a_cut_guard_check_names_its_model_and_checks_the_next_part",
+        ),
+    ),
+    "tests/server/page/test_page_kept_calls.py": (
+        "a reopened check's calls redrawn; make test keeps a check's link opened in a fresh browser",
+        (
+            "test_a_reopened_check_draws_its_calls_as_they_were_live",
+        ),
+    ),
+    "tests/server/page/test_page_keyboard.py": (
+        "axe-core over every screen; make test keeps the keyboard path past a verdict",
+        (
+            "test_axe_finds_nothing_serious_on_any_screen",
+        ),
+    ),
+    "tests/server/page/test_page_model_down.py": (
+        "make test keeps a check that fails before any answer; this is a server down mid-way",
+        (
+            "test_a_model_server_that_is_down_fails_the_check_in_words",
+        ),
+    ),
+    "tests/server/page/test_page_phone_width.py": (
+        "phone widths of the compare and API views; make test keeps the live debate and the guard view",
+        (
+            "test_a_claim_holding_a_url_and_the_api_reference_fit_a_phone",
+            "test_paired_files_compare_and_the_pickers_fit_a_phone",
+        ),
+    ),
+    "tests/server/page/test_page_polish.py": (
+        "compare files opened and the top bar at every width",
+        (
+            "test_compare_json_opens_with_every_figure_the_file_holds",
+            "test_the_compare_tabs_download_reopens_side_by_side_and_other_json_is_named",
+            "test_the_top_bar_fits_every_width_and_keeps_one_row_where_it_fits[with-key-box]",
+        ),
+    ),
+    "tests/server/page/test_page_reason.py": (
+        "every method's reason in words; make test keeps the verdict saying why (test_page_explains)",
+        (
+            "test_every_method_says_why_in_its_deciding_answers_words",
+            "test_the_embedded_models_caution_stands_beside_its_label",
+        ),
+    ),
+    "tests/server/page/test_page_reload.py": (
+        "more reloads; make test keeps the page's link, fold and share tests",
+        (
+            "test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards",
+            "test_a_draft_too_large_for_the_tab_keeps_the_form_and_says_so",
+            "test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived",
+            "test_a_response_reloaded_mid_check_shows_its_claims_so_far_or_runs_again",
+            "test_back_while_a_check_runs_stays_on_it_and_says_why",
+        ),
+    ),
+    "tests/server/page/test_page_results.py": (
+        "the results table's figures and keyboard; make test keeps the results viewer opening a debate",
+        (
+            "test_rows_open_by_keyboard_clear_of_the_sticky_header",
+            "test_the_matrix_and_per_label_figures_are_the_harness_figures",
+        ),
+    ),
+    "tests/server/page/test_page_share.py": (
+        "make test keeps a check's link opened in a fresh browser; these add comparisons and the fold",
+        (
+            "test_a_link_shows_its_check_first_and_folds_the_form",
+            "test_compared_methods_stand_side_by_side_each_with_its_own_settings",
+        ),
+    ),
+    "tests/server/page/test_page_small.py": (
+        "small polish of the form and bars; make test keeps the module's other tests",
+        (
+            "test_a_long_claim_is_not_cut_and_an_empty_file_is_named",
+            "test_a_replayed_trace_says_why_in_the_runs_own_words",
+            "test_a_score_that_could_not_be_computed_is_an_empty_outlined_bar",
+            "test_a_third_agent_is_added_runs_and_is_taken_away",
+        ),
+    ),
+    "tests/server/page/test_page_statistics.py": (
+        "the paired view's statistics against compare's; compare's statistics tests run in make test",
+        (
+            "test_the_paired_view_computes_what_compare_writes[n40]",
+            "test_the_small_runs_are_what_the_test_means_them_to_be",
+        ),
+    ),
+    "tests/server/page/test_page_transcript.py": (
+        "each turn's model calls folded; make test keeps the module's other tests",
+        (
+            "test_each_turn_folds_its_model_calls_with_their_prompt_and_reply",
+        ),
+    ),
+    "tests/server/page/test_page_voices.py": (
+        "many voices tallied on a phone; DPD's page runs in make test",
+        (
+            "test_many_voices_are_tallied_tabled_and_named_on_a_phone",
+        ),
+    ),
+    "tests/server/page/test_response_page.py": (
+        "make test keeps a response checked claim by claim; these add saved checks, bad input and Stop",
+        (
+            "test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_viewer",
+            "test_bad_input_and_a_broken_stream_keep_what_was_shown",
+            "test_stop_acts_on_the_visible_modes_run_only",
+        ),
+    ),
+    "tests/server/page/test_response_page_unchecked.py": (
+        "make test keeps unchecked sentences marked with why; this is a long answer's count",
+        (
+            "test_a_long_answer_says_how_many_sentences_were_checked",
+        ),
+    ),
+    "tests/server/state/test_shared_state.py": (
+        "make test keeps the default SQLite state and PostgreSQL's other tests; these are the same cases on "
+        "PostgreSQL",
+        (
+            "test_claims_of_a_killed_process_are_run_by_another[postgresql]",
+            "test_two_processes_share_a_batch_and_run_each_claim_once[postgresql]",
+        ),
+    ),
+    "tests/server/test_mermaid_faces.py": (
+        "MERMAID's verify over MCP; make test keeps MCP's verify with Tool-MAD and DPD",
+        (
+            "test_mcp_verify_claim",
+        ),
+    ),
+    "tests/test_current_folder.py": (
+        "make test keeps MERMAID's tool servers started from the current folder; these add serve's workers and "
+        "Ray's",
+        (
+            "test_ray_workers_import_our_package",
+            "test_serve_with_worker_processes",
+        ),
+    ),
+    "tests/test_documented_lines.py": (
+        "documented MERMAID, compare and usage commands that run whole methods; the other documented lines run in "
+        "make test",
+        (
+            "test_documented[docs/compare.md:9]",
+            "test_documented[docs/methods/mermaid.md:10]",
+            "test_documented[docs/methods/mermaid.md:8]",
+            "test_documented[docs/methods/mermaid.md:9]",
+            "test_documented[docs/usage.md:10]",
+        ),
+    ),
+}
+
+
+def is_full_only(nodeid: str) -> bool:
+    """Whether the test ``nodeid`` (``path::name[param]``, as pytest writes it) is left to ``make test-all``."""
+    module, _, name = nodeid.partition("::")
+    entry = FULL_ONLY.get(module)
+    if entry is None:
+        return False
+    return any(name == listed or (name.startswith(listed + "[") and "[" not in listed) for listed in entry[1])
