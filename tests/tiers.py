@@ -41,10 +41,11 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/cli/test_datasets.py": (
-        "make test keeps a dataset fetched once from the local Hub double then used offline; this adds the "
-        "unreachable Hub and a wrong checksum",
+        "datasets fetched from the local Hub double, and the Hub unreachable; make test keeps the model's parts "
+        "and the model fetched from the Hub double (tests/hub)",
         (
             "test_an_unreachable_hub_and_a_wrong_checksum_are_one_line_and_exit_2",
+            "test_a_dataset_by_name_is_fetched_once_then_used_offline",
         ),
     ),
     "tests/cli/test_eval.py": (
@@ -96,12 +97,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/corpus/test_interrupted_builds.py": (
-        "make test keeps Ctrl-C in the full-text step and while waiting for another build; these are the other "
-        "steps",
+        "make test keeps Ctrl-C in the full-text step; these are the other steps and a wait for another process's "
+        "build",
         (
             "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the embeddings]",
             "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the encoder's export]",
             "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the vector index]",
+            "test_ctrl_c_while_waiting_for_another_processs_build_stops_at_once",
         ),
     ),
     "tests/corpus/test_lite_private.py": (
@@ -114,6 +116,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         "the direct Milvus Lite reader against the client, on a large index",
         (
             "test_direct_search_equals_the_client",
+        ),
+    ),
+    "tests/corpus/test_milvus_server.py": (
+        "make test keeps index, verify, eval and doctor against the Milvus server "
+        "(tests/cli/test_milvus_server.py); this adds a finalized build seen by another client",
+        (
+            "test_finalizing_a_build_leaves_the_collection_searchable_for_everyone_else",
         ),
     ),
     "tests/embeddings/test_onnx_graph.py": (
@@ -142,6 +151,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         "llama.cpp's server (test_guard_llama)",
         (
             "test_the_fast_tier_on_the_embedded_model",
+        ),
+    ),
+    "tests/llm/test_llama_cpp.py": (
+        "the embedded model in process: make test keeps its held generation, state cache and readers; this adds a "
+        "whole Tool-MAD round on it (golden records check Tool-MAD's protocol)",
+        (
+            "test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model",
         ),
     ),
     "tests/llm/test_llama_server.py": (
@@ -194,7 +210,8 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/run/test_build.py": (
-        "make test keeps a batch run building the index first; these are the other entry points",
+        "each entry point building the index before it runs; make test keeps the demo command's build "
+        "(test_builtin_index) and the eval of a method without RAG",
         (
             "test_eval",
             "test_eval_of_a_method_without_rag_opens_no_milvus[method2-True]",
@@ -202,6 +219,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_python_api",
             "test_serve_builds_before_it_listens",
             "test_serve_on_a_folder_already_indexed_prints_no_indexing_line",
+            "test_batch_run",
         ),
     ),
     "tests/run/test_named_inputs_bounded.py": (
@@ -218,29 +236,29 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/scale/test_index_ray.py": (
-        "make test keeps a batch on Ray workers searching what an index build on Ray wrote; these add two workers "
-        "and a stopped build",
+        "index builds on Ray workers; make test keeps batches on Ray workers (test_pool) and this module's "
+        "refusals",
         (
             "test_a_stopped_build_run_again_ends_with_every_passage_and_no_duplicate",
             "test_two_workers_write_every_passage_once",
+            "test_a_batch_on_ray_workers_searches_what_an_index_build_on_ray_wrote",
         ),
     ),
     "tests/scale/test_index_ray_failures.py": (
-        "failing Ray builds; make test keeps a build and a batch on Ray",
+        "failing index builds on Ray; make test keeps batches on Ray workers (test_pool)",
         (
             "test_a_bad_line_is_the_one_process_builds_line",
             "test_a_shard_that_kills_its_worker_stops_the_build_after_bounded_retries",
         ),
     ),
     "tests/scale/test_index_ray_quiet.py": (
-        "a failed Ray build's output; make test keeps a build and a batch on Ray",
+        "a failed index build's output on Ray; make test keeps batches on Ray workers (test_pool)",
         (
             "test_a_failed_ray_build_prints_only_its_own_lines",
         ),
     ),
     "tests/scale/test_pool.py": (
-        "make test keeps Ray's verdicts against the local executor and twenty claims each run once; these are the "
-        "other pool cases",
+        "make test keeps Ray's verdicts against the local executor's; these are the pool's other cases",
         (
             "test_a_worker_killed_mid_claim_loses_and_duplicates_nothing",
             "test_a_worker_that_cannot_start_says_why",
@@ -249,6 +267,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_eval_on_ray_matches_local",
             "test_llm_base_urls_are_spread_over_the_workers",
             "test_resume_rules_hold_across_executors",
+            "test_twenty_claims_on_two_workers_each_exactly_once",
         ),
     ),
     "tests/server/guard/test_guard_stream_ends.py": (
@@ -290,7 +309,8 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/server/page/test_page_address.py": (
-        "more of the address bar; make test keeps a check's link in a fresh browser",
+        "more of the address bar; make test keeps a response check's link (test_page_share) and the fold of a "
+        "check opened by its link",
         (
             "test_a_link_opened_without_its_key_says_a_check_waits_for_it",
             "test_a_response_and_a_comparison_are_at_their_links",
@@ -346,7 +366,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/server/page/test_page_kept_calls.py": (
-        "a reopened check's calls redrawn; make test keeps a check's link opened in a fresh browser",
+        "a reopened check's calls redrawn; make test keeps a kept guard check drawn from its link",
         (
             "test_a_reopened_check_draws_its_calls_as_they_were_live",
         ),
@@ -403,10 +423,12 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/server/page/test_page_share.py": (
-        "make test keeps a check's link opened in a fresh browser; these add comparisons and the fold",
+        "links to checks and comparisons; make test keeps a response check's link and a check opened by its link "
+        "folding the form (test_page_fold)",
         (
             "test_a_link_shows_its_check_first_and_folds_the_form",
             "test_compared_methods_stand_side_by_side_each_with_its_own_settings",
+            "test_a_checks_link_opens_it_in_a_fresh_browser",
         ),
     ),
     "tests/server/page/test_page_small.py": (
@@ -459,18 +481,33 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_two_processes_share_a_batch_and_run_each_claim_once[postgresql]",
         ),
     ),
+    "tests/server/test_dpd_faces.py": (
+        "DPD's verify over MCP; make test keeps MCP's verify over stdio (test_mcp_server_process) and DPD's other "
+        "faces",
+        (
+            "test_mcp_verify_claim_with_dpd",
+        ),
+    ),
     "tests/server/test_mermaid_faces.py": (
         "MERMAID's verify over MCP; make test keeps MCP's verify with Tool-MAD and DPD",
         (
             "test_mcp_verify_claim",
         ),
     ),
+    "tests/server/test_response_claim_kept.py": (
+        "a retried claim on a check's link and in Recent checks; make test keeps a recent check opened "
+        "(test_page_fold)",
+        (
+            "test_a_retried_claim_shows_on_the_checks_link_and_in_recent_checks",
+        ),
+    ),
     "tests/test_current_folder.py": (
-        "make test keeps MERMAID's tool servers started from the current folder; these add serve's workers and "
-        "Ray's",
+        "runs from the repository's folder (serve's workers, Ray's, MERMAID's tool servers); make test keeps "
+        "setup running the real pip there",
         (
             "test_ray_workers_import_our_package",
             "test_serve_with_worker_processes",
+            "test_verify_with_mermaid_starts_our_tool_servers",
         ),
     ),
     "tests/test_documented_lines.py": (
