@@ -60,7 +60,7 @@ GUARD_PARTS = [
     ("events, spans and kept calls", "core/runtime.py:"),
     ("events, spans and kept calls", "server/state/"),
     ("events, spans and kept calls", "core/observe.py:"),
-    ("the check's own logic", "factdebate/guard/"),
+    ("the check's own logic", "factdebate/guard_engine/"),
     ("the check's own logic", "factdebate/response_level/"),
     ("the check's own logic", "factdebate/methods/"),
     ("the check's own logic", "factdebate/run/"),

@@ -44,7 +44,7 @@ async def _checks(count: int, cold: bool) -> dict[str, Any]:
 
     from factdebate.core.observe import watching
     from factdebate.core.types import Document
-    from factdebate.guard import GuardOptions, check_text
+    from factdebate.guard_engine import GuardOptions, check_text
     from factdebate.server.ops.metrics import Metrics
     from factdebate.server.state.kept_calls import CallKeeper
     from tests.guard.support import script

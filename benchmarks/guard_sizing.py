@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from factdebate.guard.types import Tier
+from factdebate.guard_engine.types import Tier
 from factdebate.settings.model import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -76,7 +76,7 @@ def counted(tally: list[Tally]) -> Any:
 
 
 async def measure(tier: Tier, max_tier: Tier, method: str, replies: int) -> dict[str, Any]:
-    from factdebate.guard import GuardEvidence, GuardOptions, check_text
+    from factdebate.guard_engine import GuardEvidence, GuardOptions, check_text
     from tests.helpers import StaticTool, resources_for
 
     tally = [Tally()]

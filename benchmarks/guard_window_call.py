@@ -1,6 +1,6 @@
 """Model calls, prompt and output tokens, CPU and the wait after the last token, per reply, at the guard's
 fast tier: the extraction, the verdicts and the correction asked apart (``guard.window_call: false``) and in
-one call per reply window (``guard.window_call: true``, the default: guard/window_call.py).
+one call per reply window (``guard.window_call: true``, the default: guard_engine/window_call.py).
 
 The reply is benchmarks/guard_check_cpu.py's six-sentence one (six claims, the Rome one refuted), checked plain
 (``check_text``) and streamed word by word (``StreamingCheck``, policy annotate) as the service checks a reply,
@@ -19,7 +19,7 @@ last token; streamed: from the last word given to the result), the median over `
 
 ``--before SRC`` measures another checkout's code in the same run, its ``src`` folder first on the path, in a
 process of its own as this checkout's is; where the switch is not yet a setting it is set through
-``factdebate.guard.window_call.ENABLED``.
+``factdebate.guard_engine.window_call.ENABLED``.
 
     PYTHONPATH=. .venv/bin/python benchmarks/guard_window_call.py --replies 100
     git worktree add --detach /tmp/wt-window COMMIT   # the code to compare with
@@ -105,7 +105,7 @@ def answers(tally: list[Tally]) -> Any:
 def way(name: str) -> Iterator[dict[str, Any]]:
     """The guard settings that check a reply ``name``'s way: the setting where this code has it, else none (and
     the switch this code had set)."""
-    from factdebate.guard import window_call
+    from factdebate.guard_engine import window_call
     from factdebate.settings.model import GuardSettings
 
     on = name == "window"
@@ -123,7 +123,7 @@ def way(name: str) -> Iterator[dict[str, Any]]:
 async def one(streamed: bool, resources: Any, *, pause: float = 0.0) -> tuple[str | None, float]:
     """One reply checked as the service checks it, with resources built once: (its label, seconds from its last
     token to its verdict)."""
-    from factdebate.guard import GuardEvidence, GuardOptions, StreamingCheck, check_text
+    from factdebate.guard_engine import GuardEvidence, GuardOptions, StreamingCheck, check_text
 
     options = GuardOptions(tier="fast", max_tier="fast", evidence=[GuardEvidence(text=p) for p in PASSAGES],
                            evidence_mode="given")

@@ -257,7 +257,7 @@ async def one_method(method: str, url: str, proxy: Proxy, args: argparse.Namespa
 
 
 async def check_texts(proxy: Proxy, args: argparse.Namespace) -> dict[str, Any]:
-    from factdebate.guard.response_check import run_response
+    from factdebate.guard_engine.response_check import run_response
 
     record = fresh("check-response")
     before = proxy.requests

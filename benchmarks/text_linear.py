@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from factdebate.guard.gate import gate
+from factdebate.guard_engine.gate import gate
 from factdebate.response_level.spans import claim_spans, sentences
 
 PROSE = ("The Eiffel Tower is a wrought-iron lattice tower in Paris. It was completed in 1889 and is 330 m tall. "
@@ -116,7 +116,7 @@ async def _held(run: Callable[[], Any]) -> tuple[float, float, Any]:
 
 
 async def part_two(size: int) -> None:
-    from factdebate.guard import GuardOptions, StreamingCheck, check_text
+    from factdebate.guard_engine import GuardOptions, StreamingCheck, check_text
     from tests.helpers import resources_for
 
     text = prose(size)

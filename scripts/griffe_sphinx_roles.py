@@ -16,8 +16,8 @@ _LITERAL_BLOCK = re.compile(r"::$", re.M)
 
 def entry_paths() -> dict[str, str]:
     """Each public name and the path its entry is rendered from (and anchored at). The functions are read where
-    api.py defines them: ``factdebate.guard`` is also a subpackage, which a static reader of the package would
-    show in the function's place."""
+    api.py defines them: the package binds them lazily (its ``__getattr__``), so a static reader of the package
+    finds only its ``TYPE_CHECKING`` imports there."""
     import factdebate
 
     paths = {}

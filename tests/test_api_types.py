@@ -299,7 +299,7 @@ async def test_a_blocking_call_inside_a_running_event_loop_names_the_async_call(
 def test_the_public_result_and_error_types_are_exported() -> None:
     """What a user annotates or catches is importable from ``factdebate`` itself, and names what it is."""
     from factdebate.core import errors, types
-    from factdebate.guard import types as guard_types
+    from factdebate.guard_engine import types as guard_types
 
     expected = {"Verdict": types.Verdict, "ResponseVerdict": types.ResponseVerdict, "ClaimCheck": types.ClaimCheck,
                 "GuardResult": guard_types.GuardResult, "GuardClaim": guard_types.GuardClaim,

@@ -269,7 +269,7 @@ export function readerReason(reason) {
 /**
  * The guard's text for the reader: where its refusal or footnotes say why the answer, or a claim, could not be
  * checked, the reason in a reader's words ({@link readerReason}). Read by the guard's wording (its
- * guard/policy.py): the refusal ends "it could not be checked (<reason>).", the footnotes hold "- The answer
+ * guard_engine/policy.py): the refusal ends "it could not be checked (<reason>).", the footnotes hold "- The answer
  * could not be checked: <reason>" and '- "<claim>" could not be checked (<reason>)' lines.
  * @param {GuardResult} result
  */

@@ -8,8 +8,6 @@ Every mistake of the caller's raises a :class:`FactDebateError` (a setting, an i
 
 from __future__ import annotations
 
-import sys
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from factdebate.core.errors import ConfigError, DataDirError, EventLoopError, FactDebateError, InputError
@@ -57,7 +55,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports a
         verify,
         verify_many,
     )
-    from factdebate.guard.types import GuardClaim, GuardResult
+    from factdebate.guard_engine.types import GuardClaim, GuardResult
 
 __all__ = ["BatchProgress", "ClaimCheck", "ConfigError", "DPDOptions", "DataDirError", "Document", "EventLoopError",
            "EvidenceMode", "FacToolOptions", "FactDebateError", "GuardClaim", "GuardResult", "InputError",
@@ -78,29 +76,9 @@ def __getattr__(name: str) -> Any:
         from factdebate import api
 
         return getattr(api, name)
-    if name in _GUARD_TYPES:  # the guard's result types (guard/types.py), read when first asked for
-        from factdebate.guard import types
+    if name in _GUARD_TYPES:  # the guard's result types (guard_engine/types.py), read when first asked for
+        from factdebate.guard_engine import types
 
         return getattr(types, name)
     raise AttributeError(f"module 'factdebate' has no attribute {name!r}")
 
-
-class _Package(ModuleType):
-    """``factdebate.guard`` is api.py's function, the same object on every access. The import system binds
-    each subpackage to its parent's attribute once it is loaded, so importing ``factdebate.guard`` (the
-    subpackage) would otherwise replace the function by the module: the same call then worked once and
-    failed after. The subpackage is still ``sys.modules["factdebate.guard"]``, so ``from factdebate.guard
-    import ...`` reads it as before."""
-
-    @property
-    def guard(self) -> Any:
-        from factdebate.api import guard
-
-        return guard
-
-    @guard.setter
-    def guard(self, _module: Any) -> None:  # the subpackage, bound by the import system: not the name's
-        pass
-
-
-sys.modules[__name__].__class__ = _Package

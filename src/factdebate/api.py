@@ -30,12 +30,12 @@ from pydantic import ValidationError
 from factdebate.core.errors import ConfigError, EventLoopError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
-from factdebate.guard.call import CheckCall, LocalHost, Reply, check_replies
-from factdebate.guard.call import check_response as check_response_call
-from factdebate.guard.local import conversation_of, local_host
-from factdebate.guard.response_view import response_verdict
-from factdebate.guard.stream_policy import StreamOut, check_stream
-from factdebate.guard.types import (
+from factdebate.guard_engine.call import CheckCall, LocalHost, Reply, check_replies
+from factdebate.guard_engine.call import check_response as check_response_call
+from factdebate.guard_engine.local import conversation_of, local_host
+from factdebate.guard_engine.response_view import response_verdict
+from factdebate.guard_engine.stream_policy import StreamOut, check_stream
+from factdebate.guard_engine.types import (
     EvidenceMode,
     GuardEvidence,
     GuardOptions,
@@ -194,7 +194,7 @@ def _claim_settings(evidence: list[GuardEvidence] | None, mode: EvidenceMode | N
                     old: list[Document] | None) -> list[Document] | None:
     """The documents the agents are given, and ``flat``'s evidence mode set: ``both`` when passages come
     without a mode (as for check_response, the guard and the service)."""
-    from factdebate.guard.evidence import passages
+    from factdebate.guard_engine.evidence import passages
 
     if mode is not None:
         flat["evidence"] = mode
@@ -410,7 +410,7 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
     default) or instead of (``"given"``) retrieval. A check within a deadline, with a policy, is
     :func:`aguard`'s (the same keywords, a ``GuardResult``); ``tier=`` and ``deadline_s=`` given here still run
     for one release, with a ``DeprecationWarning``, their check read as a ``ResponseVerdict``
-    (guard/response_view.py).
+    (guard_engine/response_view.py).
 
     Example::
 
@@ -445,7 +445,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
                            mode: EvidenceMode | None, timed: dict[str, Any], flat: dict[str, Any],
                            config_file: str | Path | None, trace: str | Path | None, on_event: EventSink | None,
                            backends: dict[str, Backend] | None) -> ResponseVerdict:
-    if timed:  # the guard's check, read as a ResponseVerdict (guard/response_view.py)
+    if timed:  # the guard's check, read as a ResponseVerdict (guard_engine/response_view.py)
         return response_verdict(await aguard(response, question=question, evidence=items, evidence_mode=mode,
                                              config_file=config_file, trace=trace, on_event=on_event,
                                              backends=backends, **timed, **flat))
@@ -458,7 +458,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
     _trace_path(trace)
     host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
     with given_evidence(given):
-        return await check_response_call(CheckCall((), GuardOptions(), asked), text, host)  # guard/call.py
+        return await check_response_call(CheckCall((), GuardOptions(), asked), text, host)  # guard_engine/call.py
 
 
 def check_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
@@ -530,7 +530,7 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
     flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
     messages, one = conversation_of(reply) if isinstance(reply, list) else ([], Reply(reply))
     guard_options, host = _guard_host(flat, config_file, trace, on_event, backends, reviser)
-    [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)  # guard/call.py
+    [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)  # guard_engine/call.py
     return result
 
 
@@ -545,7 +545,7 @@ async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, 
                         **options: Unpack[SharedOptions]) -> AsyncIterator[StreamOut]:
     """Check a chat reply while it streams, under a policy, with :func:`aguard`'s keywords: ``deltas`` is the
     reply's text as it arrives, ``messages`` the conversation before it (its ``role: "tool"`` messages are
-    evidence, its last user message the question). Yields :class:`~factdebate.guard.stream_policy.StreamOut`
+    evidence, its last user message the question). Yields :class:`~factdebate.guard_engine.stream_policy.StreamOut`
     items: ``kind="text"`` is what the reader may see now (under ``hold`` each part once its claims are
     decided, under ``block``/``rewrite`` nothing until the check is done), ``"claim"`` a claim's verdict as it
     is decided, and ``"result"`` (last) the :class:`GuardResult`. Closing the generator early stops the check.

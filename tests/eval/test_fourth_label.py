@@ -19,7 +19,7 @@ from factdebate.core.claim_context import four_labels
 from factdebate.core.parsing import parse_label
 from factdebate.core.types import Label, read_label
 from factdebate.eval.datasets.loader import load_dataset
-from factdebate.guard.fast import LABELS as GUARD_LABELS
+from factdebate.guard_engine.fast import LABELS as GUARD_LABELS
 from factdebate.methods.kit.common import label_reask
 from factdebate.methods.kit.formats import offered_labels, verdict_params
 from factdebate.prompts import render, template_dirs

@@ -41,7 +41,7 @@ class Format:
     @property
     def held(self) -> str:
         """The reply as ``hold`` shows it: the false line, and only it, replaced by the notice."""
-        from factdebate.guard.policy import WITHHELD
+        from factdebate.guard_engine.policy import WITHHELD
 
         return self.reply.replace(self.false, WITHHELD)
 

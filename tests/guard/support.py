@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from factdebate.core.types import Document
-from factdebate.guard import GuardOptions, GuardResult, check_text
+from factdebate.guard_engine import GuardOptions, GuardResult, check_text
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend

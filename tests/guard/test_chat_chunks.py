@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard.types import ResolvedGuardOptions
+from factdebate.guard_engine.types import ResolvedGuardOptions
 from factdebate.server.guard.chat_chunks import AnswerTooLong, ChatChunks
 
 HEAD = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m"}

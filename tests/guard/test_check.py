@@ -148,7 +148,7 @@ async def test_a_fault_in_one_claims_check_is_that_claims_error() -> None:
                 raise RuntimeError("index on fire")
             return [PARIS_DOC]
 
-    from factdebate.guard import GuardOptions, check_text
+    from factdebate.guard_engine import GuardOptions, check_text
     from tests.helpers import BagOfWordsEncoder, resources_for
 
     resources, _, _ = resources_for(script(), method="single", guard=FAST_ONLY)
@@ -171,7 +171,7 @@ async def test_a_check_whose_every_claim_failed_is_degraded_and_says_why() -> No
         async def search(self, query: str, k: int) -> list[Any]:
             raise RuntimeError("index on fire")
 
-    from factdebate.guard import GuardOptions, check_text
+    from factdebate.guard_engine import GuardOptions, check_text
     from factdebate.run.build import build_resources
     from tests.helpers import BagOfWordsEncoder, resources_for
 

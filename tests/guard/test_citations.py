@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
-from factdebate.guard.citations import cited_texts
-from factdebate.guard.policy import refusal
-from factdebate.guard.types import GuardClaim, GuardResult
+from factdebate.guard_engine.citations import cited_texts
+from factdebate.guard_engine.policy import refusal
+from factdebate.guard_engine.types import GuardClaim, GuardResult
 from tests.guard.support import run_check, script
 
 FAST = {"tier": "fast", "max_tier": "fast"}

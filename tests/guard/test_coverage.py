@@ -6,9 +6,9 @@ claim happened to write)."""
 from __future__ import annotations
 
 from factdebate.core.types import Span
-from factdebate.guard.coverage import uncovered
-from factdebate.guard.gate import gate
-from factdebate.guard.types import GuardClaim
+from factdebate.guard_engine.coverage import uncovered
+from factdebate.guard_engine.gate import gate
+from factdebate.guard_engine.types import GuardClaim
 
 TEXT = "The tower was repainted in 1889. The tower was repainted in 1900. The tower has 1900 steps."
 

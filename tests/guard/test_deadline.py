@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard import GuardOptions, resolve_options
+from factdebate.guard_engine import GuardOptions, resolve_options
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
 from tests.guard.support import run_check, script

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard import GuardEvidence, evidence_from_messages
-from factdebate.guard.evidence import passages
+from factdebate.guard_engine import GuardEvidence, evidence_from_messages
+from factdebate.guard_engine.evidence import passages
 from tests.guard.support import CLAIMS, run_check, script
 
 BOT_DOC = {"title": "Bot's guide", "text": "The Eiffel Tower stands on the Champ de Mars in Paris.",

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from factdebate.core.types import Document, Label
-from factdebate.guard.correct import EXAMPLE_SENTENCE
-from factdebate.guard.fast import EXAMPLE, EXAMPLE_QUOTE, read_reply
-from factdebate.guard.window_call import EXAMPLE_CORRECTION
+from factdebate.guard_engine.correct import EXAMPLE_SENTENCE
+from factdebate.guard_engine.fast import EXAMPLE, EXAMPLE_QUOTE, read_reply
+from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
 
 FAST_ONLY = {"tier": "fast", "max_tier": "fast"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.guard.gate import gate, reason_to_skip
+from factdebate.guard_engine.gate import gate, reason_to_skip
 
 
 @pytest.mark.parametrize(("sentence", "reason"), [

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard import GuardOptions, GuardResult, guard_stream
-from factdebate.guard.head_start import stands_alone
-from factdebate.guard.policy import WITHHELD
+from factdebate.guard_engine import GuardOptions, GuardResult, guard_stream
+from factdebate.guard_engine.head_start import stands_alone
+from factdebate.guard_engine.policy import WITHHELD
 from factdebate.llm.calls import CallInfo
 from factdebate.run.build import build_resources
 from tests.guard.support import PARIS_DOC, REPLY, SlowBackend, run_check, script, window_answer
@@ -138,8 +138,8 @@ async def test_a_reply_with_nothing_refuted_under_hold_goes_out_whole() -> None:
 
 
 def test_withhold_replaces_the_sentence_a_refuted_claim_is_placed_in_and_all_when_it_is_placed_nowhere() -> None:
-    from factdebate.guard import GuardClaim, Span
-    from factdebate.guard.policy import withhold
+    from factdebate.guard_engine import GuardClaim, Span
+    from factdebate.guard_engine.policy import withhold
 
     text = f"{PARIS} {ROME} It opened in 1889. "
     pieces = [(0, 31), (32, 60), (61, 80)]
@@ -223,7 +223,7 @@ async def test_a_sentence_the_extractor_rewrites_is_checked_as_the_extractor_wro
 
 async def test_no_head_start_where_the_first_tier_is_not_fast() -> None:
     # A head start asks the fast tier; a check that starts higher would not use its answer, so none is begun.
-    from factdebate.guard.check import Check
+    from factdebate.guard_engine.check import Check
 
     resources, _, _ = resources_for(_sentence_claims, method="single", guard={"max_tier": "standard", **APART})
     standard = Check(resources.settings, resources, GuardOptions(policy="hold", tier="standard"), question=None,
@@ -239,7 +239,7 @@ async def test_no_head_start_where_the_first_tier_is_not_fast() -> None:
 
 def _sentences(text: str, *reasons: str | None) -> list[Any]:
     """``text``'s lines as the gate's sentences, with ``reasons`` (None: check-worthy)."""
-    from factdebate.guard.gate import Sentence
+    from factdebate.guard_engine.gate import Sentence
 
     out, at = [], 0
     for line, reason in zip(text.split("\n"), reasons, strict=True):
@@ -255,9 +255,9 @@ async def _drain(held: Any, into: list[str]) -> None:
 
 async def test_a_heading_waits_for_every_list_item_read_under_it_and_only_it_is_withheld() -> None:
     from factdebate.core.types import Label
-    from factdebate.guard import GuardClaim, Span
-    from factdebate.guard.hold import HeldText
-    from factdebate.guard.tiers import Progress
+    from factdebate.guard_engine import GuardClaim, Span
+    from factdebate.guard_engine.hold import HeldText
+    from factdebate.guard_engine.tiers import Progress
 
     reply = "Apollo 11 landed in 1972:\n- It carried three astronauts.\n- Its crew came home.\nThat is all."
     pieces = _sentences(reply, "heading", None, None, None)
@@ -289,9 +289,9 @@ async def test_a_heading_waits_for_every_list_item_read_under_it_and_only_it_is_
 
 async def test_a_refuted_claim_placed_nowhere_withholds_its_part_and_the_heading_it_was_read_under() -> None:
     from factdebate.core.types import Label
-    from factdebate.guard import GuardClaim
-    from factdebate.guard.hold import HeldText
-    from factdebate.guard.tiers import Progress
+    from factdebate.guard_engine import GuardClaim
+    from factdebate.guard_engine.hold import HeldText
+    from factdebate.guard_engine.tiers import Progress
 
     reply = "# Apollo 11\nThe mission landed in 1972.\nIt was July."
     pieces = _sentences(reply, "heading", None, None)

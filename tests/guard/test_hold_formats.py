@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import factdebate as fd
-from factdebate.guard import GuardResult
-from factdebate.guard.gate import gate
-from factdebate.guard.policy import WITHHELD
+from factdebate.guard_engine import GuardResult
+from factdebate.guard_engine.gate import gate
+from factdebate.guard_engine.policy import WITHHELD
 from factdebate.response_level.spans import TextIndex, sentences
 from tests.guard.hold_formats import FALSE_CLAIM, FORMATS, SLOW, TRUE_LINE, Format, cases, checker
 from tests.guard.support import SlowBackend

@@ -21,7 +21,7 @@ DATA_NOT_ORDERS = render("evidence_is_data").text
 
 async def test_a_passage_with_an_instruction_to_the_model_is_marked(monkeypatch: pytest.MonkeyPatch) -> None:
     # The fast tier's verdict, with its quote, is the one reported: the passage (which says "Rome") grounds no
-    # correction that a later tier's verdict could keep it by (guard/correct.py).
+    # correction that a later tier's verdict could keep it by (guard_engine/correct.py).
     monkeypatch.setenv("FACTDEBATE_GUARD__TIER", "fast")
     monkeypatch.setenv("FACTDEBATE_GUARD__MAX_TIER", "fast")
     backend = ScriptedBackend(script())

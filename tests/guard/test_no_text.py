@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import factdebate as fd
-from factdebate.guard.policy import NO_TEXT
+from factdebate.guard_engine.policy import NO_TEXT
 
 OFFLINE: dict[str, Any] = {"llm": "scripted:agree", "search": "local", "cache": False, "tier": "fast",
                           "method": "single"}

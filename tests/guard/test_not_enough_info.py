@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from factdebate.core.types import Label, Span
-from factdebate.guard.policy import apply_policy_unrevised, stream_mode
-from factdebate.guard.types import GuardClaim, GuardResult
+from factdebate.guard_engine.policy import apply_policy_unrevised, stream_mode
+from factdebate.guard_engine.types import GuardClaim, GuardResult
 
 REPLY = "Paris is the capital of France. The Louvre has 9 doors."
 

@@ -1,4 +1,4 @@
-"""The guard's one call (guard/call.py) behind the doors that are not HTTP routes: ``factdebate.guard``,
+"""The guard's one call (guard_engine/call.py) behind the doors that are not HTTP routes: ``factdebate.guard``,
 ``factdebate.aguard_stream``, ``factdebate.check_response`` and MCP's ``check_answer`` and ``check_response``
 (issue 57 item 2). A checker model server that cannot be reached is named by what failed on each, never by its
 address; ``check_answer`` scopes the model cache to
@@ -17,7 +17,7 @@ import pytest
 
 import factdebate as fd
 from factdebate.core.errors import EndpointUnavailableError
-from factdebate.guard import GuardResult
+from factdebate.guard_engine import GuardResult
 from factdebate.llm.base import Backend, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
@@ -88,7 +88,7 @@ class DeadChecker(ScriptedBackend):
 
 
 async def test_factdebate_check_response_makes_the_one_call_and_names_no_unreachable_checker() -> None:
-    """Without a tier, ``factdebate.check_response`` makes the one call too (guard/call.py's check_response):
+    """Without a tier, ``factdebate.check_response`` makes the one call too (guard_engine/call.py's check_response):
     an extractor that cannot be reached fails with what failed, a claim checker's failure is in the verdict
     alike, neither with the operator's address."""
     with pytest.raises(EndpointUnavailableError) as failed:
@@ -186,7 +186,7 @@ DOCUMENTED = re.compile(r"\b(?:factdebate|fd)\.([a-z_][a-z_0-9]*)\(")
 
 def test_every_name_the_docs_call_on_factdebate_imports() -> None:
     """``factdebate.X(...)``/``fd.X(...)`` in the docs and the README: each ``X`` is there (``factdebate.guard``
-    a function, ``factdebate.guard.guard_stream(...)`` no longer documented: ``aguard_stream`` is)."""
+    a function, never the engine's package; a stream is checked by ``aguard_stream``)."""
     texts = [path.read_text(encoding="utf-8") for path in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]]
     names = {name for text in texts for name in DOCUMENTED.findall(text)}
     assert {"guard", "aguard_stream", "verify"} <= names

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from factdebate.core.errors import EndpointUnavailableError, InputError
-from factdebate.guard import GuardClaim, GuardOptions, resolve_options
+from factdebate.guard_engine import GuardClaim, GuardOptions, resolve_options
 from factdebate.settings.load import load_settings
 from tests.guard.support import CLAIMS, REPLY, run_check, script
 
@@ -164,7 +164,7 @@ async def test_a_fast_reply_that_names_no_passage_keeps_no_quote() -> None:
 
 
 async def test_the_model_cache_is_shared_by_one_api_key_never_between_keys(tmp_path: Path) -> None:
-    from factdebate.guard import check_text
+    from factdebate.guard_engine import check_text
     from factdebate.llm.scripted import ScriptedBackend
     from factdebate.run.build import build_resources
     from tests.guard.support import PARIS_DOC

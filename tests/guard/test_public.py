@@ -11,7 +11,7 @@ import pytest
 
 import factdebate as fd
 from factdebate.core.types import ResponseVerdict
-from factdebate.guard import GuardResult
+from factdebate.guard_engine import GuardResult
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import CLAIMS, REPLY, script
 
@@ -48,7 +48,7 @@ async def test_aguard_checks_a_conversation_with_its_tool_results_as_evidence() 
 
 
 def test_the_package_name_is_also_the_function() -> None:
-    import factdebate.guard
+    import factdebate.guard_engine
 
     assert callable(factdebate.guard) and callable(fd.aguard)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from factdebate.core.types import Label
-from factdebate.guard.response_check import check_one_claim, check_response_text
-from factdebate.guard.response_view import response_verdict
+from factdebate.guard_engine.response_check import check_one_claim, check_response_text
+from factdebate.guard_engine.response_view import response_verdict
 from tests.helpers import resources_for
 from tests.response_level.test_check_response import CLAIMS, RESPONSE, script
 

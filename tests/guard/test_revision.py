@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 from factdebate.core.types import Label
-from factdebate.guard import GuardClaim
-from factdebate.guard.correct import unsupported_words
+from factdebate.guard_engine import GuardClaim
+from factdebate.guard_engine.correct import unsupported_words
 from factdebate.prompts import render
 from factdebate.server.guard.revision import revise_instruction
 from tests.guard.support import CLAIMS, REPLY, run_check, script

@@ -13,10 +13,10 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.core.types import Label
-from factdebate.guard import GuardOptions, StreamingCheck, check_text, resolve_options
-from factdebate.guard.gate import gate
-from factdebate.guard.messages import person_question, tool_evidence
-from factdebate.guard.options import with_conversation
+from factdebate.guard_engine import GuardOptions, StreamingCheck, check_text, resolve_options
+from factdebate.guard_engine.gate import gate
+from factdebate.guard_engine.messages import person_question, tool_evidence
+from factdebate.guard_engine.options import with_conversation
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.response_level.worthiness import reason_to_skip
 from tests.guard.support import PARIS_DOC, run_check, script

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from factdebate.guard import GuardClaim, GuardOptions, StreamingCheck, check_text
+from factdebate.guard_engine import GuardClaim, GuardOptions, StreamingCheck, check_text
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import PARIS_DOC, REPLY, script, window_answer
@@ -122,8 +122,8 @@ async def test_a_stream_keeps_at_most_twice_the_limit_of_an_answer_however_long(
     """Past kept_chars (twice guard.max_message_chars) the answer is counted, not kept: annotate and flag pass
     it on as it comes, the policies that show the answer after its check end it there with a notice, and
     passed_through says how much either way (the relay kept an upstream's whole answer before)."""
-    from factdebate.guard import guard_stream
-    from factdebate.guard.stream_policy import kept_chars
+    from factdebate.guard_engine import guard_stream
+    from factdebate.guard_engine.stream_policy import kept_chars
 
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
     resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools,

@@ -8,8 +8,8 @@ import asyncio
 import threading
 from typing import Any
 
-from factdebate.guard import GuardOptions, StreamingCheck
-from factdebate.guard.stream import CONTEXT_CHARS, AnswerSoFar, gated
+from factdebate.guard_engine import GuardOptions, StreamingCheck
+from factdebate.guard_engine.stream import CONTEXT_CHARS, AnswerSoFar, gated
 from tests.guard.support import REPLY, script
 from tests.helpers import resources_for
 
@@ -95,7 +95,7 @@ def test_a_part_of_a_long_answer_is_extracted_with_the_opening_and_the_last_part
 
 async def test_a_long_part_of_a_stream_is_gated_in_a_worker_thread(monkeypatch: Any) -> None:
     # An upstream may send one long delta (an event holds up to 4 MB): its part is gated off the event loop.
-    from factdebate.guard import stream
+    from factdebate.guard_engine import stream
 
     threads: list[bool] = []
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from factdebate.guard import GuardOptions, StreamingCheck
+from factdebate.guard_engine import GuardOptions, StreamingCheck
 from tests.guard.support import PARIS_DOC, REPLY, script
 from tests.helpers import StaticTool, resources_for
 

@@ -1,4 +1,4 @@
-"""guard/window.py: what of the conversation the claim extractor reads. The system prompt's opening, the recent
+"""guard_engine/window.py: what of the conversation the claim extractor reads. The system prompt's opening, the recent
 turns bounded by characters, and the subjects named before them (most recently named first, each with the
 sentence that set it), so a subject set at turn 2 of 40 is still known; a claim whose subject is still a
 pronoun is unresolved."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.guard.window import (
+from factdebate.guard_engine.window import (
     MOST_SUBJECTS,
     SCAN_CHARS,
     SUBJECTS_CHARS,

@@ -1,4 +1,4 @@
-"""The fast tier's one call per reply window (guard/window_call.py, ``guard.window_call``, on by default): a
+"""The fast tier's one call per reply window (guard_engine/window_call.py, ``guard.window_call``, on by default): a
 reply's claims, their fast verdicts and a refuted claim's correction asked together, a claim whose item is
 unusable asked alone, a stream asked per window of completed sentences, and the same verdicts either way: over
 a reply of six claims, plain and streamed, and over the conformance suite's fault scenarios, with doubles that
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard import GuardOptions, GuardResult, StreamingCheck
-from factdebate.guard.policy import WITHHELD
+from factdebate.guard_engine import GuardOptions, GuardResult, StreamingCheck
+from factdebate.guard_engine.policy import WITHHELD
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.conformance.conversations import WORLD, Conversation, WorldChecker
 from tests.guard.conformance.scenarios import SCENARIOS, Checker, Scenario

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from factdebate.core.types import Label
-from factdebate.guard.fast import SCHEMA as FAST_SCHEMA
+from factdebate.guard_engine.fast import SCHEMA as FAST_SCHEMA
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.baselines.react import STEP_TOKENS

@@ -11,7 +11,7 @@ import pytest
 
 from factdebate.core.events import parse_event
 from factdebate.core.types import Label
-from factdebate.guard.response_check import run_response
+from factdebate.guard_engine.response_check import run_response
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted_library import protocol_responder

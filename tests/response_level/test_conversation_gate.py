@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.guard.window import TURNS_CHARS, turns_of, window
+from factdebate.guard_engine.window import TURNS_CHARS, turns_of, window
 from factdebate.response_level.grounding import grounded, is_statement, uncovered_sentences
 from factdebate.response_level.worthiness import gated, reason_to_skip, worthy_text
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factdebate.core.types import Span
-from factdebate.guard.gate import gate
+from factdebate.guard_engine.gate import gate
 from factdebate.response_level.spans import SentenceEnds, TextIndex, boundaries, claim_spans, find_span, sentences
 
 # -- the replaced implementation (src/factdebate/response_level/spans.py before issue 45) ---------------

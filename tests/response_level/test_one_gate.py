@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factdebate.guard.gate import gate
+from factdebate.guard_engine.gate import gate
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.response_level.worthiness import gated

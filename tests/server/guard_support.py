@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from factdebate.guard.types import GuardClaim
+from factdebate.guard_engine.types import GuardClaim
 
 ANSWER = ("Hi! Great question. Paris is the capital of France. The Eiffel Tower is in Rome. "
           "I think Paris is lovely in spring.")

@@ -81,12 +81,13 @@ def _faulty_run(fault: str) -> Callable[..., Any]:
 @pytest.mark.parametrize("fault", ["raise", "unencodable"])
 @pytest.mark.parametrize(("route", "target", "body"), [
     ("/v1/verify/stream", "factdebate.server.routes.verify.run_claim", {"claim": TEXT}),
-    ("/v1/check-response/stream", "factdebate.guard.call.check_response_text", {"response": TEXT}),  # the one call
+    # the one call every door of check-response makes
+    ("/v1/check-response/stream", "factdebate.guard_engine.call.check_response_text", {"response": TEXT}),
 ])
 def test_a_fault_mid_stream_ends_with_an_error_event_and_frees_the_slot(
         make_app: AppFactory, monkeypatch: pytest.MonkeyPatch, fault: str, route: str, target: str,
         body: dict[str, Any]) -> None:
-    module, name = target.rsplit(".", 1)  # by the module: a dotted path reads factdebate.guard, the function
+    module, name = target.rsplit(".", 1)
     monkeypatch.setattr(importlib.import_module(module), name, _faulty_run(fault))
     with TestClient(make_app(max_active_runs=2), raise_server_exceptions=False) as client:
         streams = [client.post(route, json=body, headers=AUTH) for _ in range(3)]  # more than max_active_runs

@@ -148,9 +148,9 @@ def register_check_response(app: typer.Typer) -> None:
         any claim is false."""
         from factdebate.cli import feedback as notes
         from factdebate.core.runtime import EventSink, trace_file
-        from factdebate.guard.call import CheckCall, LocalHost
-        from factdebate.guard.call import check_response as check_response_call
-        from factdebate.guard.types import GuardOptions
+        from factdebate.guard_engine.call import CheckCall, LocalHost
+        from factdebate.guard_engine.call import check_response as check_response_call
+        from factdebate.guard_engine.types import GuardOptions
         from factdebate.run.build import build_resources
         from factdebate.run.response import validate_question, validate_response
         from factdebate.settings.load import settings_from
@@ -182,7 +182,7 @@ def register_check_response(app: typer.Typer) -> None:
             yield resources, []  # opened by go(): the corrections after the check use the same models
 
         async def go(traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
-            # The one call every door of check-response makes (guard/call.py), with this process as its host.
+            # The one call every door of check-response makes (guard_engine/call.py), with this process as its host.
             async with resources:
                 with err.status("extracting claims…") as status:
                     sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]

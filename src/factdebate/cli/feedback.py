@@ -3,7 +3,7 @@ agent that wrote it (docs/methods/response-level.md, "A check that ends a loop")
 
 Each refuted claim is listed with the sentence of the answer that says it, a correction when one can be
 grounded, and up to two quotes from the passages its check read. The correction is the guard's
-(guard/correct.py: one sentence written from the refuting passage and kept only when the checker finds its
+(guard_engine/correct.py: one sentence written from the refuting passage and kept only when the checker finds its
 quote supports it; two model calls a refuted claim). A passage holding words addressed to a model is never
 quoted: the note goes into an agent's prompt, and a retrieved page must not give that agent instructions.
 
@@ -19,11 +19,11 @@ from pathlib import Path
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import ClaimCheck, Label, ResponseVerdict, Usage, add_model_usage
-from factdebate.guard.citations import cited_texts
-from factdebate.guard.correct import correct
-from factdebate.guard.evidence import claim_evidence
-from factdebate.guard.tiers import documents_read
-from factdebate.guard.types import ClaimEvidence
+from factdebate.guard_engine.citations import cited_texts
+from factdebate.guard_engine.correct import correct
+from factdebate.guard_engine.evidence import claim_evidence
+from factdebate.guard_engine.tiers import documents_read
+from factdebate.guard_engine.types import ClaimEvidence
 from factdebate.llm.model import LLM
 from factdebate.response_level.spans import sentences
 

@@ -16,7 +16,7 @@ from factdebate.settings.model import Settings
 async def run_response_sample(sample: Sample, dataset: Dataset, settings: Settings, resources: Resources,
                               sinks: list[EventSink] | None) -> tuple[dict[str, Any], str | None]:
     """(record fields, predicted label in the dataset's label set)."""
-    from factdebate.guard.response_check import run_response
+    from factdebate.guard_engine.response_check import run_response
 
     given = sample.meta.get("claims") if settings.response.claims == "given" else None
     verdict = await run_response(sample.claim, settings, resources, question=sample.meta.get("question"),

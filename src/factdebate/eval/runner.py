@@ -30,7 +30,7 @@ from factdebate.eval.datasets.medical_setup import with_medical
 from factdebate.eval.progress import Progress
 from factdebate.eval.provenance import run_provenance
 from factdebate.eval.report.summary import RESULTS, RUN, latest_records, summarize
-from factdebate.guard.response_check import RUNNER
+from factdebate.guard_engine.response_check import RUNNER
 from factdebate.llm.calls import evaluating
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources, RunScope

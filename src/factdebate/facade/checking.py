@@ -3,7 +3,7 @@ answer's claims) with its admission, host and clock; the guard's options and res
 a stream (the streaming check, the text's policy, the scrub across chunks); a reply the service had no room
 to check."""
 
-from factdebate.guard.call import (
+from factdebate.guard_engine.call import (
     Admission,
     Begun,
     CheckCall,
@@ -16,17 +16,17 @@ from factdebate.guard.call import (
     given_resources,
     hidden_claim,
 )
-from factdebate.guard.chunk_scrub import ChunkScrub
-from factdebate.guard.clock import not_counted, request_clock
-from factdebate.guard.deadline import default_deadline_s
-from factdebate.guard.evidence import passages
-from factdebate.guard.options import resolve_options
-from factdebate.guard.overload import overloaded_result
-from factdebate.guard.policy import no_text_result
-from factdebate.guard.response_check import check_one_claim
-from factdebate.guard.stream import StreamingCheck
-from factdebate.guard.stream_policy import GuardedStream, kept_chars
-from factdebate.guard.types import (
+from factdebate.guard_engine.chunk_scrub import ChunkScrub
+from factdebate.guard_engine.clock import not_counted, request_clock
+from factdebate.guard_engine.deadline import default_deadline_s
+from factdebate.guard_engine.evidence import passages
+from factdebate.guard_engine.options import resolve_options
+from factdebate.guard_engine.overload import overloaded_result
+from factdebate.guard_engine.policy import no_text_result
+from factdebate.guard_engine.response_check import check_one_claim
+from factdebate.guard_engine.stream import StreamingCheck
+from factdebate.guard_engine.stream_policy import GuardedStream, kept_chars
+from factdebate.guard_engine.types import (
     CONVERSATION_ID_PATTERN,
     MAX_EVIDENCE_ITEMS,
     TIERS,

@@ -490,7 +490,8 @@ def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str |
             if subject and (pronoun := _PRONOUN_START.match(sentence)):
                 sentence = subject + sentence[pronoun.end():]
             elif PRONOUN_OPENING.match(sentence):
-                continue  # whom it means is not known here: unchecked, said why (guard/coverage.py, unchecked.py)
+                # whom it means is not known here: unchecked, said why (guard_engine/coverage.py, unchecked.py)
+                continue
             out.append((sentence, start, end))
             if len(out) == limit:
                 return out

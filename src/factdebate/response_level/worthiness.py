@@ -3,7 +3,7 @@ or a long answer is partly framing ("Sure! Here is...", "I hope this helps", "Le
 verifying it costs calls and can only come back NOT ENOUGH INFO. A sentence left out is said with its
 reason. The rules fail closed: a sentence is left out only when it is one of these, each listed and tested
 (tests/guard/test_gate.py, tests/response_level/test_conversation_gate.py), and anything else is a statement,
-which is checked or marked unchecked with its reason (guard/coverage.py, unchecked.py):
+which is checked or marked unchecked with its reason (guard_engine/coverage.py, unchecked.py):
 
 - ``greeting``: a greeting, thanks, sign-off or offer of help with no other content ("Sure!", "Let me know if
   you have any other questions."), or thanks and framing of the answer that name only its topic, with no
@@ -25,7 +25,7 @@ and what follows is judged on its own, so "I think the Eiffel Tower is in Berlin
 two names ("Visit the Eiffel Tower in Berlin." is checked; "Visit the Louvre early." is not), and no "is",
 "was", "has"... with a name. A question answered "Yes." or "No." is a statement (:func:`gated` joins them).
 
-:func:`gated` is the one gate: the guard (guard/gate.py) and a response check
+:func:`gated` is the one gate: the guard (guard_engine/gate.py) and a response check
 (run/response.py) both hand the extractor only the sentences it passes, so a small model that copies "Hello!"
 or "What is its height?" into its claims has nothing to copy them from.
 """
@@ -242,7 +242,7 @@ _TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{2,}:?\s*\|)+\s*$")
 def table_header(text: str, end: int) -> bool:
     """Whether the line of ``text`` that ends at ``end`` is a table's header row: a row of cells ("| Fact |
     Value |") with a rule under it ("|---|---|"). Known only once the rule is read: a stream's part is its
-    sentence alone, so the check asks at its end (guard/coverage.py)."""
+    sentence alone, so the check asks at its end (guard_engine/coverage.py)."""
     line_start = text.rfind("\n", 0, end) + 1
     if not _TABLE_ROW.match(text[line_start:end]):
         return False

@@ -1,6 +1,6 @@
 """Check-response's input checks: the response and the question it answers, as every door reads them before
 the check. A whole response is checked by the guard's check under check-response's policy
-(:mod:`factdebate.guard.response_check`), which runs these checks again itself.
+(:mod:`factdebate.guard_engine.response_check`), which runs these checks again itself.
 """
 
 from __future__ import annotations

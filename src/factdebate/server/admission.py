@@ -167,7 +167,7 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     """The check of ``who`` (a key's id) admitted, or refused as an ``HTTPException`` (503 shed or at the limit
     of checks, 429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
-    deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard/options.py
+    deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard_engine/options.py
     load = service.load
     shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share)
     # A key under its share is admitted though the service is full; the heavy key's next requests pay for it.

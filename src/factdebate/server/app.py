@@ -229,7 +229,7 @@ def _too_deep() -> Response:
 
 
 class RequestArrival:
-    """Each request's checks count their time and their deadline from its arrival (guard/clock.py)."""
+    """Each request's checks count their time and their deadline from its arrival (guard_engine/clock.py)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -2,7 +2,7 @@
 MCP tools): ``evidence: [{title, text, url}]`` and ``evidence_mode: given|both|retrieved``.
 
 Checked and bounded as the guard checks them (``guard.max_evidence_items``, ``guard.max_evidence_chars``;
-each passage's own bounds in :class:`~factdebate.guard.types.GuardEvidence`), split into passages, and
+each passage's own bounds in :class:`~factdebate.guard_engine.types.GuardEvidence`), split into passages, and
 served to the agents by the given-evidence tool (``retrieval.evidence`` set to the request's mode for this
 request only): ``both``, the default when evidence is sent, reads the bot's passages first, then the
 configured retrieval."""

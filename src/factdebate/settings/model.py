@@ -270,7 +270,7 @@ class GuardSettings(_Strict):
         "block (refused).")
     deadline_s: float | None = Field(
         default=None, gt=0, le=3600, description="Seconds to decide a reply's claims by default; a claim not "
-        "decided in time is unchecked. Unset: fitted to where the checker's models run (guard/deadline.py): "
+        "decided in time is unchecked. Unset: fitted to where the checker's models run (guard_engine/deadline.py): "
         "max_deadline_s when one runs on this machine (llama-cpp:builtin or a .gguf file, or an openai: model "
         "whose server is localhost, 127.0.0.0/8 or ::1), else 20.")
     max_deadline_s: float = Field(default=120.0, gt=0, le=3600, description="Longest deadline a request may ask "

@@ -42,8 +42,8 @@ import httpx
 import pytest
 
 import factdebate as fd
-from factdebate.guard.messages import person_question, text_of
-from factdebate.guard.policy import WITHHELD
+from factdebate.guard_engine.messages import person_question, text_of
+from factdebate.guard_engine.policy import WITHHELD
 from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
 from tests.guard.conformance.scenarios import (

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import factdebate as fd
-from factdebate.guard.policy import WITHHELD
+from factdebate.guard_engine.policy import WITHHELD
 from tests.guard.conformance.conversations import WORLD, Conversation, WorldChecker, truth
 from tests.guard.conformance.scenarios import Scenario
 from tests.guard.conformance.test_conformance import (

@@ -16,7 +16,7 @@ from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.estimate import estimate
 from factdebate.eval.runner import Plan, evaluate
-from factdebate.guard.response_check import RUNNER, run_response
+from factdebate.guard_engine.response_check import RUNNER, run_response
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.dpd.method import DPD

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from factdebate.core.types import Label
-from factdebate.guard.response_check import run_response
+from factdebate.guard_engine.response_check import run_response
 from tests.methods.mermaid.memory_worker import FACTS
 from tests.methods.mermaid.policy import capital_policy
 from tests.methods.mermaid.support import FactToolset, mermaid_resources

@@ -148,7 +148,7 @@ async def test_contradicting_memory_choices_are_usage_errors(tmp_path: Path) -> 
 
 async def test_a_responses_claims_are_checked_in_order_in_a_run(tmp_path: Path) -> None:
     from factdebate.core.claim_context import claim_position
-    from factdebate.guard.response_check import run_response
+    from factdebate.guard_engine.response_check import run_response
 
     toolset = FactToolset(FACTS)
     resources, _ = await mermaid_resources(capital_policy, toolset, memory="on", run=RunScope(tmp_path / "run"))

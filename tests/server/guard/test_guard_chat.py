@@ -74,7 +74,7 @@ def test_the_sdk_gets_the_upstreams_answer_with_each_claims_verdict_and_place(gu
     assert words_of(claims[PARIS], ANSWER) == PARIS and words_of(claims[ROME], ANSWER) == ROME
     assert claims[PARIS]["label"] == "SUPPORTS" and claims[PARIS]["status"] == "checked"
     # The passage found ("The Eiffel Tower opened in 1889.") does not say Paris: the corrector's "The Eiffel Tower is
-    # in Paris." is not shown as grounded in it, and the claim says why (guard/correct.py).
+    # in Paris." is not shown as grounded in it, and the claim says why (guard_engine/correct.py).
     assert claims[ROME]["label"] == "REFUTES" and claims[ROME]["correction"] is None
     assert "its quote does not say paris" in claims[ROME]["correction_note"]
     assert claims[PARIS]["evidence"][0]["quote"] and claims[PARIS]["tier"] == "fast"

@@ -15,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.testclient import TestClient
 
-from factdebate.guard.policy import NO_TEXT
+from factdebate.guard_engine.policy import NO_TEXT
 from factdebate.server.app import create_app
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
 

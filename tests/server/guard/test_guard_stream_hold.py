@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from factdebate.guard.policy import WITHHELD
+from factdebate.guard_engine.policy import WITHHELD
 from tests.guard.hold_formats import SLOW, TRUE_LINE, Format, cases, checker
 from tests.guard.support import SlowBackend, script
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build

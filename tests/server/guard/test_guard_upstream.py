@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from factdebate.guard import ClaimEvidence, Correction, GuardClaim
+from factdebate.guard_engine import ClaimEvidence, Correction, GuardClaim
 from factdebate.server.guard.revision import revise_instruction
 from factdebate.server.guard.upstream import Upstream, UpstreamError, sse_events
 

@@ -61,7 +61,7 @@ def _while_reading(server: LiveServer, path: str, body: dict[str, Any], answered
 
 
 def test_a_100k_guard_check_leaves_health_answering(service: LiveServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    from factdebate.guard import check
+    from factdebate.guard_engine import check
 
     answered, seen = threading.Event(), dict[str, bool]()
     monkeypatch.setattr(check, "gate", _held_until_health_answers(check.gate, answered, seen))
@@ -76,7 +76,7 @@ def test_a_100k_guard_check_leaves_health_answering(service: LiveServer, monkeyp
 
 
 def test_a_long_response_check_leaves_health_answering(service: LiveServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    from factdebate.guard import response_check as response
+    from factdebate.guard_engine import response_check as response
 
     answered, seen = threading.Event(), dict[str, bool]()
     monkeypatch.setattr(response, "claim_spans", _held_until_health_answers(response.claim_spans, answered, seen))

@@ -67,7 +67,7 @@ def kept(server: LiveServer, text: str, **options: Any) -> tuple[str, dict[str, 
 
 
 def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveServer) -> None:
-    # A passage that says where the tower is, so the correction it grounds is shown (guard/correct.py).
+    # A passage that says where the tower is, so the correction it grounds is shown (guard_engine/correct.py).
     check_id, result = kept(server, REPLY, policy="flag", deadline_s=1.5, evidence=[TOWER])
     status = {c["claim"]: c["status"] for c in result["claims"]}
     assert status == {PARIS: "checked", ROME: "checked", LOUVRE: "unchecked"}, json.dumps(result)

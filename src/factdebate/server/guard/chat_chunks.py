@@ -1,7 +1,8 @@
 """What a policy does to an OpenAI chat stream, chunk by chunk: the chat proxy's relay
 (server/guard/stream.py) reads the upstream's events, hands each chunk here as a dict, and frames and writes
 what comes back; which chunks wait for the check, where the footnotes go, how a blocked stream ends and what
-passed unchecked are decided here, with the text's policy in :class:`~factdebate.guard.stream_policy.GuardedStream`.
+passed unchecked are decided here, with the text's policy in
+:class:`~factdebate.guard_engine.stream_policy.GuardedStream`.
 
 - ``annotate``: every chunk goes out as it came (``feed`` answers None: its bytes untouched).
 - ``flag``: the same, except that the chunk that ends the answer (its ``finish_reason``, and a usage chunk after
@@ -14,7 +15,7 @@ passed unchecked are decided here, with the text's policy in :class:`~factdebate
 
 What waits besides the text is bounded by its bytes (``held_limit``); past it :class:`AnswerTooLong`.
 
-Every chunk that goes out, whatever the policy, passes guard/chunk_scrub.py's scrub in the order it goes out: a
+Every chunk that goes out, whatever the policy, passes guard_engine/chunk_scrub.py's scrub in the order it goes out: a
 secret the upstream writes a few characters a chunk reaches the caller masked (its texts are scrubbed over a
 window that spans the chunks; what the window holds goes out before the chunk that ends the answer)."""
 

@@ -7,7 +7,7 @@ session grows without end), each but a tool's result bounded by the operator's `
 (:func:`check_messages`); every other field is clean text of bounded size, and the fields that multiply the
 upstream's work (``n``) are capped (:func:`check_choices`). Fields the guard does not know are passed on as the
 caller sent them (a newer client's options reach the upstream), after the same text check. The ``factdebate``
-object is the caller's :class:`~factdebate.guard.types.GuardOptions` and is never sent on."""
+object is the caller's :class:`~factdebate.guard_engine.types.GuardOptions` and is never sent on."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def check_messages(request: ChatRequest, settings: Settings) -> None:
     guard = settings.guard
     # No bound on how many messages: an agent session grows by one tool result per step, and refusing it past
     # a count broke the session for every later turn. The body limit bounds the whole; tool results past the
-    # evidence limits are ranked per claim and the rest left out, said (guard/session.py).
+    # evidence limits are ranked per claim and the rest left out, said (guard_engine/session.py).
     for number, data in enumerate(request.plain_messages(), 1):
         # Its nesting first (a deeper one would fail every recursive walk) and clean text: no single text
         # reaches MAX_TOOL_RESULT_CHARS within the body limit, so its size is the operator's setting to name.

@@ -1,4 +1,4 @@
-"""The service as the host of the guard's one call (guard/call.py): the caller's settings from the service's
+"""The service as the host of the guard's one call (guard_engine/call.py): the caller's settings from the service's
 resolver (a chosen method counts against the spending caps), a run slot and the claims' rate-limit tokens
 as admission, the service's resource pool, the kept check's model calls and the check kept under the
 request's id, and the reviser for ``rewrite`` (the operator's upstream). Every HTTP door of the guard makes
@@ -173,7 +173,7 @@ async def read_chat(request: Request, service: Service, who: str) -> ChatDoor | 
 
 
 async def prepare_stream(door: ChatDoor) -> Prepared:
-    """A streamed chat request's check begun (guard/call.py's ``begin``: options, settings, admission) before
+    """A streamed chat request's check begun (guard_engine/call.py's ``begin``: options, settings, admission) before
     the upstream is asked; raises as the one call does (:func:`door_error` writes it)."""
     return Prepared(door.body, door.upstream, door.host, await begin(door.call, door.host))
 

@@ -14,10 +14,10 @@ guardrail's ``mode: [pre_call, post_call]`` the conversation is kept here from t
 id, a few minutes, within a byte budget, in this process) and the reply read in it, so that a short answer or a
 follow-up is checked as the chat route checks it; docs/guard.md says so.
 
-Checked by the one call every door makes (guard/call.py, hosted by server/guard/host.py), with its error shape for
-every refusal (a wrong key's 401 included) and the request's check id in ``X-Factdebate-Check-Id`` (the
+Checked by the one call every door makes (guard_engine/call.py, hosted by server/guard/host.py), with its error shape
+for every refusal (a wrong key's 401 included) and the request's check id in ``X-Factdebate-Check-Id`` (the
 first text's check is kept under it). A text longer than ``guard.max_message_chars`` is checked as far as
-the limit and its rest is unchecked, said (guard/check.py), as on every door."""
+the limit and its rest is unchecked, said (guard_engine/check.py), as on every door."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What a policy does to a streamed chat answer the service had no room to check (``guard.on_overload: pass``,
-guard/overload.py), chunk by chunk: the chat proxy's relay (server/guard/overloaded_stream.py) hands each
+guard_engine/overload.py), chunk by chunk: the chat proxy's relay (server/guard/overloaded_stream.py) hands each
 upstream chunk here and writes what it is told, as it does a checked stream's with server/guard/chat_chunks.py.
 
 Under ``annotate`` and ``flag`` the upstream's chunks pass as they arrive (a flag's footnote, "not
@@ -9,8 +9,8 @@ end, as they would after a check: the reply itself, or the refusal. What waits i
 checked stream's is: past four times what the guard keeps of a streamed answer,
 :class:`~factdebate.server.guard.chat_chunks.AnswerTooLong`; of an answer that streams, what is kept for the result
 stops at what the guard keeps. What goes out is scrubbed across chunks as a checked stream's is
-(guard/chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes, :meth:`OverloadedChunks.closing`
-for the end."""
+(guard_engine/chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes,
+:meth:`OverloadedChunks.closing` for the end."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A streamed chat reply the service had no room to check (``guard.on_overload: pass``, server/ops/shedding.py):
-relayed without a check, then the result chunk, whose one unchecked claim says why (guard/overload.py). What
+relayed without a check, then the result chunk, whose one unchecked claim says why (guard_engine/overload.py). What
 each chunk's fate is under the policy is server/guard/overloaded_chunks.py's; this relay reads the
 upstream's events, frames and writes what it is told, with the keep-alive."""
 
@@ -53,7 +53,7 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
                     yield frame(error_body(str(exc), "server_error", "answer_too_long"))
                     return
                 if fate == "send":
-                    out = chunks.out(chunk)  # (its texts scrubbed across chunks: guard/chunk_scrub.py)
+                    out = chunks.out(chunk)  # (its texts scrubbed across chunks: guard_engine/chunk_scrub.py)
                     if out is None:
                         yield event.raw
                     for sent in out or []:

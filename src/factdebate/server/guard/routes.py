@@ -1,6 +1,6 @@
 """``POST /v1/chat/completions``: the fact-checking guard as an OpenAI-compatible endpoint. Any OpenAI client
 points its base URL here; the request goes on to the operator's model (``guard.upstream``), the assistant's
-reply is checked by :mod:`factdebate.guard`, and the answer comes back in OpenAI's shape with a
+reply is checked by :mod:`factdebate.guard_engine`, and the answer comes back in OpenAI's shape with a
 ``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``).
 
 The route is thin: the request's format and checks (server/guard/chat_request.py), the way to the upstream

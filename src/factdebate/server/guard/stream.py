@@ -1,5 +1,5 @@
 """The chat guard's stream: the upstream's chunks passed on as they arrive, the answer's text fed to a
-:class:`~factdebate.guard.StreamingCheck` on the way (sentences are checked while the rest is written), and
+:class:`~factdebate.guard_engine.StreamingCheck` on the way (sentences are checked while the rest is written), and
 after the answer one more chunk before ``data: [DONE]`` whose ``factdebate`` field holds the result.
 
 That chunk has ``choices: []``, as a usage chunk does, so a client that knows nothing of it reads nothing
@@ -7,18 +7,18 @@ from it. With ``X-Factdebate-Verdicts: each`` every claim's verdict also comes a
 (``factdebate_claim``) as soon as it is decided. What each policy does to the stream:
 
 - ``annotate``: every chunk passes as it arrives; the first time to token is the upstream's. (Under every
-  policy the text that goes out is scrubbed across chunks, guard/chunk_scrub.py: the end of a text that could
+  policy the text that goes out is scrubbed across chunks, guard_engine/chunk_scrub.py: the end of a text that could
   still become a secret, a host or a key waits for the next chunk's text, or the end.)
 - ``flag``: the same, except that the chunk that ends the answer (its ``finish_reason``, and a usage chunk
   after it) is held until the check is done, so that the footnotes come as one more piece of the text.
 - ``hold``: the upstream's chunks are held; the text goes out part by part (one chunk each) as the library
   releases it (each part once its claims have their first tier's verdict, a refuted sentence replaced by a
-  notice: guard/hold.py), then the footnotes, then the upstream's closing chunks without their text.
+  notice: guard_engine/hold.py), then the footnotes, then the upstream's closing chunks without their text.
 - ``rewrite``, ``block``, and any policy with ``on_unchecked: block``: the answer is held back whole (keep-alive
   comments meanwhile) and what the policy leaves is sent after the check: the text as one chunk, then the
   upstream's closing chunks. Text already shown cannot be taken back, so these never stream it first.
 
-The policy is the library's: what text goes out when (guard/stream_policy.py's ``GuardedStream``, which a
+The policy is the library's: what text goes out when (guard_engine/stream_policy.py's ``GuardedStream``, which a
 Python caller uses through ``factdebate.aguard_stream``), and which of the upstream's chunks wait, where the
 footnotes go, how a blocked stream ends and what passed unchecked (server/guard/chat_chunks.py's ``ChatChunks``). The
 relay reads the upstream's events, hands each chunk there, and frames and writes what comes back.
@@ -29,10 +29,10 @@ the upstream's events wait for the caller: a caller that reads slowly, or not at
 reading back (and through TCP the upstream's writing) rather than filling the memory. A caller that leaves
 ends the upstream's request and the check at once (Starlette's response notices the disconnect while the
 stream waits, so this holds during a silent check too). An answer longer than ``guard.max_message_chars`` is
-checked as far as a whole check of it is (guard/check.py's ``checked_length``) and its rest is one unchecked
+checked as far as a whole check of it is (guard_engine/check.py's ``checked_length``) and its rest is one unchecked
 claim, as on every door, whatever the policy: the policies that hold the answer back keep its text in the
 check only (the upstream's chunks wait without it), and under ``hold`` the rest goes out at the end, marked
-unchecked, as ``guard_stream()`` shows it. What is kept of the text is bounded (guard/stream_policy.py's
+unchecked, as ``guard_stream()`` shows it. What is kept of the text is bounded (guard_engine/stream_policy.py's
 ``kept_chars``, twice ``guard.max_message_chars``): past it the relay passes the text on under ``annotate`` and
 ``flag`` and keeps none of it; the policies that hold the answer back end it there, with a notice. The
 upstream's chunks held besides the text (tool calls, the ending) are bounded by their bytes (four times that).
@@ -101,7 +101,7 @@ async def stream_reply(prepared: Prepared, request: Request) -> Response:
     gone = asyncio.ensure_future(disconnected(request))
     stop = asyncio.ensure_future(relay.stopping.wait())
     try:
-        with not_counted():  # the upstream's time to its first chunk is not the check's (guard/clock.py)
+        with not_counted():  # the upstream's time to its first chunk is not the check's (guard_engine/clock.py)
             await asyncio.wait((first, gone, stop), return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         reader.cancel()

@@ -1,10 +1,10 @@
 """``POST /v1/guard/check``: the guard for frameworks that already hold the model's reply (a NeMo Guardrails
 action, a bot's own code): the reply's text, optionally the user's question and the conversation (whose
 ``role: "tool"`` messages are given evidence), and the same ``factdebate`` options as the chat route, in; the
-whole :class:`~factdebate.guard.types.GuardResult` out, its ``text`` as the policy leaves it. Nothing is
+whole :class:`~factdebate.guard_engine.types.GuardResult` out, its ``text`` as the policy leaves it. Nothing is
 forwarded anywhere: ``rewrite`` asks the operator's ``guard.upstream`` when there is one, and otherwise flags.
 
-Checked by the one call every door makes (guard/call.py, hosted by server/guard/host.py), with its error shape
+Checked by the one call every door makes (guard_engine/call.py, hosted by server/guard/host.py), with its error shape
 (OpenAI's ``error`` object, beside ``detail``) for every refusal, a wrong key's 401 included, and the
 request's check id in ``X-Factdebate-Check-Id`` (the finished check is kept under it)."""
 

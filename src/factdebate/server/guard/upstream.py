@@ -54,7 +54,7 @@ log = logging.getLogger("factdebate.server")
 class UpstreamError(FactDebateError):
     """The upstream's error (``status`` and an OpenAI-shaped ``body``), or ours about reaching it. A
     :class:`FactDebateError`, so that a reviser that fails this way leaves ``rewrite``'s answer flagged with why
-    (guard/policy.py) rather than failing the request."""
+    (guard_engine/policy.py) rather than failing the request."""
 
     def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         super().__init__(body.get("error", {}).get("message", "upstream error"))
@@ -405,7 +405,7 @@ class Upstream:
             await answer.close(finished, ended)
 
     def reviser(self, body: dict[str, Any]) -> Any:
-        """The ``rewrite`` policy's reviser for the conversation ``body`` (a :data:`factdebate.guard.Reviser`):
+        """The ``rewrite`` policy's reviser for the conversation ``body`` (a :data:`factdebate.guard_engine.Reviser`):
         the same model, asked to correct its answer given what the check found."""
 
         async def revise(answer: str, refuted: list[GuardClaim]) -> str:

@@ -1,4 +1,4 @@
-"""The MCP server as the host of the guard's one call (guard/call.py), for ``check_answer`` and
+"""The MCP server as the host of the guard's one call (guard_engine/call.py), for ``check_answer`` and
 ``check_response``: the operator's settings (or ``check_response``'s, with its chosen method, k and
 evidence), the server's resource pool, and the caller, the API key's id on ``factdebate mcp --http``
 (server/mcp/http.py puts it in the request's state), so the model cache and a conversation's state are

@@ -112,7 +112,7 @@ def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
             "warnings": _cautions(verdict.warnings)}
 
 
-# A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard/
+# A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard_engine/
 # citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite was read, not
 # relied on, and says nothing either way that the check found.
 Stance = Literal["supports", "contradicts", "neither"]
@@ -237,7 +237,7 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
                             wait_s: float) -> str:
     """What ``check_answer`` may run now over the built-in corpus: "" for the check as asked, else a note saying
     it is held to the fast tier; an error while not even that can run. The fast tier searches only the configured
-    search engine (guard/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
+    search engine (guard_engine/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
     and deep tiers' method searches the vectors too, which take about 20 minutes to build on a fresh install,
     where the full-text index is ready in about a second: held to the fast tier, a check answers meanwhile."""
     if resolved.evidence_mode == "given" or not _needs_builtin(settings, {"rag", "search"}) \
@@ -368,7 +368,7 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             text = validate_response(response, settings)
             asked = validate_question(question, settings)
             await _index_ready(prepared, _needs_builtin(settings))
-            # The guard's one call, as check_answer makes it (guard/call.py): the model cache scoped to the API
+            # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the API
             # key that calls, the operator's addresses hidden in a failure's message.
             host = McpHost(resolver, resources, caller_of(context), settings=settings)
             with given_evidence(given):
@@ -413,10 +413,11 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
             options = options.model_copy(update={"deadline_s": max(0.1, left)}
                                          | ({"tier": "fast", "max_tier": "fast"} if held else {}))
-            # The guard's one call, as every door makes it (guard/call.py): the caller's cache scope, the
+            # The guard's one call, as every door makes it (guard_engine/call.py): the caller's cache scope, the
             # operator's addresses hidden in the result and in a failure's message.
             host = McpHost(resolver, resources, caller_of(context))
-            # The conversation before the answer, when the agent gives it: the turns it is read in (guard/window.py).
+            # The conversation before the answer, when the agent gives it: the turns it is read in
+            # (guard_engine/window.py).
             async with reporting(context, "checking the reply"):  # seconds elapsed, every second
                 [result] = await check_replies(CheckCall(conversation or (), options, question), [Reply(answer)],
                                                host)

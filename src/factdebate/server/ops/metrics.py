@@ -45,8 +45,8 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # Seconds: a route answers in milliseconds (a refusal) to minutes (a deep check); a model call alike.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300)
 TTFT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
-# Why a claim was left unchecked, from the words its reason starts with or holds (guard/coverage.py,
-# guard/tiers.py, guard/check.py, server/ops/shedding.py); anything else is "other".
+# Why a claim was left unchecked, from the words its reason starts with or holds (guard_engine/coverage.py,
+# guard_engine/tiers.py, guard_engine/check.py, server/ops/shedding.py); anything else is "other".
 _REASONS = (("overloaded", "overloaded"), ("deadline", "deadline"), ("claim cap", "claim_cap"),
             ("grounding filter", "grounding_filter"), ("unresolved", "unresolved"), ("no claim", "no_claim"),
             ("max_message_chars", "too_long"), ("unreadable", "unreadable"), ("no readable label", "unreadable"))

@@ -1,4 +1,4 @@
-"""``/v1/check-response``: a long answer checked claim by claim by check-response's one call (guard/call.py's
+"""``/v1/check-response``: a long answer checked claim by claim by check-response's one call (guard_engine/call.py's
 ``check_response``, every door's: :class:`ResponseHost`), as JSON or streamed as SSE (the response's events,
 then every claim's run nested in its ``subclaim`` span); ``/v1/check-response/claim``: one of its claims checked
 again alone (a claim whose check failed), with the response's label worked out anew from the caller's list of
@@ -80,7 +80,7 @@ def _checked(body: ResponseRequest, service: Service,
 
 
 class ResponseHost(Host):
-    """The service as the host of check-response's one call (guard/call.py's ``check_response``, which MCP's
+    """The service as the host of check-response's one call (guard_engine/call.py's ``check_response``, which MCP's
     ``check_response``, ``factdebate.check_response`` and the CLI make too): the settings the route resolved
     from the request, the run slot and claims it took before answering (a refusal is the request's own status,
     before a stream starts; server/admission.py), and the service's resource pool. The call scopes the model

@@ -1,6 +1,6 @@
 // @ts-check
 /* A kept guard check (kind "guard": POST /v1/chat/completions or /v1/guard/check, reopened by its link
-   /?check=<id>), drawn from the service's GuardResult (guard/types.py): the reply's label, the policy's action
+   /?check=<id>), drawn from the service's GuardResult (guard_engine/types.py): the reply's label, the policy's action
    and the text the client got when it differs, whether the check was degraded and why, its usage; the text
    that was checked with each claim marked at the service's span and each sentence the gate skipped marked
    "not checked: <reason>"; per claim its status (a claim not decided is said to be unchecked, never shown as

@@ -14,7 +14,7 @@
 - ``hold``: the reply with each sentence that states a refuted claim replaced by :data:`WITHHELD`, and the
   footnotes of ``flag`` (what it stated, the evidence, the correction). A refuted claim the check could not
   place in a sentence withholds the whole reply (it cannot say which sentence to drop). Streamed, a sentence
-  goes out only once its claims are decided at the first tier (guard/hold.py): the same notice stands for
+  goes out only once its claims are decided at the first tier (guard_engine/hold.py): the same notice stands for
   one refuted there, and one refuted only by a later tier was shown already, so only its footnote says so.
   ``action_taken`` is ``held`` when a sentence was withheld, else as under ``flag``.
 - ``block``: a refusal naming what was refuted.
@@ -37,14 +37,14 @@ from typing import Literal
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
-from factdebate.guard.gate import gate
-from factdebate.guard.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.guard_engine.gate import gate
+from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
 # A revision checked again: the revised text and the claims it was to correct -> that text's check.
 Recheck = Callable[[str, list[GuardClaim]], Awaitable[GuardResult]]
 Fallback = Literal["flag", "block"]
-# What a policy does to a streamed reply (guard/hold.py's GuardedStream): pass every piece as it comes, pass
+# What a policy does to a streamed reply (guard_engine/hold.py's GuardedStream): pass every piece as it comes, pass
 # it and add the footnotes at the end, release each sentence once it is decided, or send it whole after the check.
 StreamMode = Literal["pass", "footnote", "hold_back", "whole"]
 WITHHELD = "[Withheld: a fact check found this sentence contradicted by the evidence; see the fact check below.]"

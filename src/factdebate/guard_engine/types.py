@@ -2,9 +2,9 @@
 the checking module and what it gets back.
 
 A face turns its request into :class:`GuardOptions` (every field checked here, with the same bounds for
-every face), :func:`factdebate.guard.options.resolve_options` applies the operator's defaults and caps
-(``guard`` settings), and :func:`factdebate.guard.check.check_text` (or
-:class:`factdebate.guard.stream.StreamingCheck` while an answer is still arriving) returns a
+every face), :func:`factdebate.guard_engine.options.resolve_options` applies the operator's defaults and caps
+(``guard`` settings), and :func:`factdebate.guard_engine.check.check_text` (or
+:class:`factdebate.guard_engine.stream.StreamingCheck` while an answer is still arriving) returns a
 :class:`GuardResult`: each claim's place in the text, verdict, deciding tier, evidence and correction, and
 the text the client gets once the policy is applied. A claim that could not be decided is ``unchecked``,
 never supported; a text whose claims were not even extracted in time is ``degraded``. The entry points:
@@ -15,11 +15,11 @@ never supported; a text whose claims were not even extracted in time is ``degrad
   ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready), ``async finish() -> GuardResult``
   (the deadline counts from ``finish``: the answer's end), ``cancel()`` (the client went away)
 - ``evidence_from_messages(messages) -> list[GuardEvidence]`` (a conversation's ``role: "tool"`` messages)
-- ``factdebate.guard.options.with_conversation(options, messages) -> GuardOptions`` (the options with the
+- ``factdebate.guard_engine.options.with_conversation(options, messages) -> GuardOptions`` (the options with the
   conversation's tool results as its own evidence: ranked per claim and trimmed to the limits, never refused)
 - ``resolve_options(options, settings) -> ResolvedGuardOptions``
 
-all importable from :mod:`factdebate.guard`.
+all importable from :mod:`factdebate.guard_engine`.
 """
 
 from __future__ import annotations
@@ -115,12 +115,13 @@ class GuardOptions(_Strict):
                                              "claims goes through, said so; block: it is refused.")
     question: str | None = Field(default=None, min_length=1, max_length=MAX_QUESTION_CHARS,
                                  description="The person's question the reply answers, when the conversation's "
-                                 "last user turn is not it (default: read from the messages, guard/messages.py).")
-    # The conversation's own tool results (set by the faces through guard.options.with_conversation, never by a
-    # caller's JSON): unlike ``evidence`` they are never refused for size, but ranked per claim and trimmed.
+                                 "last user turn is not it (default: read from the messages, "
+                                 "guard_engine/messages.py).")
+    # The conversation's own tool results (set by the faces through guard_engine.options.with_conversation, never
+    # by a caller's JSON): unlike ``evidence`` they are never refused for size, but ranked per claim and trimmed.
     _conversation: list[GuardEvidence] = PrivateAttr(default_factory=list)
     # The conversation's turns before the reply, (role, text), set with them: what the claim extractor reads a
-    # reply in (guard/window.py).
+    # reply in (guard_engine/window.py).
     _dialogue: list[tuple[str, str]] = PrivateAttr(default_factory=list)
 
     @field_validator("question")
@@ -154,8 +155,9 @@ class ResolvedGuardOptions(_Strict):
     conversation_id: str | None
     on_unchecked: OnUnchecked
     question: str | None = None
-    conversation_evidence: list[GuardEvidence] = Field(default_factory=list)  # ranked per claim (guard/session.py)
-    dialogue: list[tuple[str, str]] = Field(default_factory=list)  # the turns before the reply (guard/window.py)
+    # ranked per claim (guard_engine/session.py)
+    conversation_evidence: list[GuardEvidence] = Field(default_factory=list)
+    dialogue: list[tuple[str, str]] = Field(default_factory=list)  # the turns before the reply (guard_engine/window.py)
     on_not_enough_info: OnNotEnoughInfo = "flag"  # the operator's guard.on_not_enough_info
 
 
@@ -175,7 +177,7 @@ class ClaimEvidence(_Strict):
                                   "one. The passage was read as data, never obeyed; null when it holds none.")
     cited: bool = Field(default=False, description="Whether the verdict rests on this passage: the fast tier's "
                         "checker named it, or the debate's deciding answers cite it (by number, by a quoted "
-                        "phrase or by six words in a row: guard/citations.py). False: retrieved and read, not "
+                        "phrase or by six words in a row: guard_engine/citations.py). False: retrieved and read, not "
                         "cited; such a passage may be about something else entirely.")
 
 
@@ -205,7 +207,7 @@ class GuardUsage(_Strict):
     model_calls: int = 0  # calls sent to a model, retries and those the deadline cut included
     cached_calls: int = 0  # answers taken from the model cache: nothing sent, not in model_calls
     tool_calls: int = 0
-    seconds: float = 0.0  # from the request's arrival on the service (guard/clock.py)
+    seconds: float = 0.0  # from the request's arrival on the service (guard_engine/clock.py)
 
 
 class SkippedSentence(_Strict):
@@ -218,10 +220,10 @@ class SkippedSentence(_Strict):
 
 class CheckRecord(BaseModel):
     """What a check keeps beside its result for the records a reader of the run studies (check-response's
-    policy, guard/response_check.py: the CLI's results file and trace, ``eval``, ``/v1/check-response``), never
+    policy, guard_engine/response_check.py: the CLI's results file and trace, ``eval``, ``/v1/check-response``), never
     part of the guard's wire answer: the extraction, each claim's whole verdict, the dataset's labels of given
     claims, the sentences no claim covers with check-response's reasons, usage by role and by model, the
-    replies read, and the settings. :func:`factdebate.guard.response_view.response_verdict` reads a result
+    replies read, and the settings. :func:`factdebate.guard_engine.response_view.response_verdict` reads a result
     with its record as check-response's ``ResponseVerdict``."""
 
     decided_by: str

@@ -24,16 +24,16 @@ from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStar
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label, Span
-from factdebate.guard.clock import check_started, own_clock
-from factdebate.guard.conversation import Conversation, conversation
-from factdebate.guard.coverage import uncovered
-from factdebate.guard.evidence import evidence_digest, passages
-from factdebate.guard.gate import Sentence, gate
-from factdebate.guard.options import resolve_options
-from factdebate.guard.policy import apply_policy, recheck_options
-from factdebate.guard.session import SessionEvidence, query_of
-from factdebate.guard.tiers import Context, Progress, TierOutcome, begin_fast, decide, tiers_for
-from factdebate.guard.types import (
+from factdebate.guard_engine.clock import check_started, own_clock
+from factdebate.guard_engine.conversation import Conversation, conversation
+from factdebate.guard_engine.coverage import uncovered
+from factdebate.guard_engine.evidence import evidence_digest, passages
+from factdebate.guard_engine.gate import Sentence, gate
+from factdebate.guard_engine.options import resolve_options
+from factdebate.guard_engine.policy import apply_policy, recheck_options
+from factdebate.guard_engine.session import SessionEvidence, query_of
+from factdebate.guard_engine.tiers import Context, Progress, TierOutcome, begin_fast, decide, tiers_for
+from factdebate.guard_engine.types import (
     GuardClaim,
     GuardOptions,
     GuardResult,
@@ -42,8 +42,8 @@ from factdebate.guard.types import (
     Reviser,
     SkippedSentence,
 )
-from factdebate.guard.window import turns_of, unresolved, window
-from factdebate.guard.window_call import WindowCall, done
+from factdebate.guard_engine.window import turns_of, unresolved, window
+from factdebate.guard_engine.window_call import WindowCall, done
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.resources import Resources
@@ -102,7 +102,7 @@ def uncheckable(text: object, settings: Settings) -> str | None:
 def checked_length(text: str, limit: int) -> int:
     """How much of a reply is checked: all of it within ``limit`` (``guard.max_message_chars``); past it, up to
     the last sentence that ends within the limit (none: nothing is checked). Every door cuts here, plain and
-    streamed (guard/stream.py), so a long reply gets the same verdicts through each; the rest is an unchecked
+    streamed (guard_engine/stream.py), so a long reply gets the same verdicts through each; the rest is an unchecked
     claim of the result (:meth:`Check.beyond_note`)."""
     if len(text) <= limit:
         return len(text)
@@ -130,10 +130,10 @@ class Check:
         self.options = options if isinstance(options, ResolvedGuardOptions) else resolve_options(options, settings)
         self.settings = settings
         # The caller's factdebate.question names the person's question when the face's guess is not it.
-        # The conversation before the reply (OpenAI messages, as the door read them: guard/call.py), whole: what
-        # the extractor is shown of it is chosen where its input is built (guard/window.py).
+        # The conversation before the reply (OpenAI messages, as the door read them: guard_engine/call.py), whole: what
+        # the extractor is shown of it is chosen where its input is built (guard_engine/window.py).
         self.messages: list[Any] = list(messages)
-        # The turns as the call read them (guard/options.py's with_conversation, off the event loop for a long
+        # The turns as the call read them (guard_engine/options.py's with_conversation, off the event loop for a long
         # conversation); read here only when a caller gave messages without them.
         dialogue = self.options.dialogue or (turns_of(self.messages) if self.messages else [])
         # Else the conversation's last turn, when it is the person's (a door that passes only the conversation).
@@ -145,7 +145,7 @@ class Check:
         self.calls = CallCount(parent=current_count())  # a re-check's calls count in its check's too
         self.sinks: list[EventSink] = [*(sinks or []), self.usage]
         self.conversation: Conversation | None = conversation(caller, self.options.conversation_id)
-        # What of the conversation the extractor reads the reply in (guard/window.py); a reply to a person's
+        # What of the conversation the extractor reads the reply in (guard_engine/window.py); a reply to a person's
         # message is read in its context, so a short answer ("Sydney.", "Yes.") is a statement (the gate).
         self.window = window(dialogue, self.question)
         self.asked = self.question is not None or self.window.text is not None
@@ -160,7 +160,7 @@ class Check:
         self.cache_scope = (self.conversation.scope if self.conversation is not None
                             else "caller-" + hashlib.sha256(caller.encode()).hexdigest()[:20] if caller else "")
         self.recorder = RunRecorder(self.sinks, run_id=uuid.uuid4().hex[:12])
-        self.started = check_started()  # on the service: the request's arrival (guard/clock.py)
+        self.started = check_started()  # on the service: the request's arrival (guard_engine/clock.py)
         self.progress: list[Progress] = []
         self._claimed: set[str] = set()  # each claim's words, folded: a claim said twice is checked once
         # The sentences of the reply each claim is drawn from, as the extractor said (by its words, folded).
@@ -183,7 +183,7 @@ class Check:
         self.passed_through: list[str] = [self.window.note] if self.window.note else []
         self.pieces: list[tuple[int, int, str | None]] = []  # every sentence gated so far, in order (headings)
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
-        # The fast tier asked with the extraction, one call a window (guard/window_call.py, guard.window_call),
+        # The fast tier asked with the extraction, one call a window (guard_engine/window_call.py, guard.window_call),
         # where the fast tier is the first and every claim reads the same passages (the conversation's tool
         # results within the limits: past them, each claim reads those ranked for it).
         self.window_call = WindowCall(self.context) if (
@@ -334,7 +334,7 @@ class Check:
 
     def claim_context(self, claim: str) -> tuple[Context, str]:
         """The context one claim is decided in, and its passages' digest: the conversation's tool results
-        over the limits are ranked for this claim (guard/session.py)."""
+        over the limits are ranked for this claim (guard_engine/session.py)."""
         if not self.session.trimmed:
             return self.context, self.digest
         docs = [*self.context.passages, *self.session.passages_for(claim)]
@@ -342,7 +342,7 @@ class Check:
 
     def begin(self, claim: str) -> asyncio.Task[TierOutcome] | None:
         """The fast tier's outcome for ``claim`` begun before the extractor has said it is a claim
-        (guard/head_start.py), to hand to :meth:`decide` if it is; None where :meth:`decide` would not ask
+        (guard_engine/head_start.py), to hand to :meth:`decide` if it is; None where :meth:`decide` would not ask
         the fast tier that very question: the first tier is not ``fast``, the conversation knows the claim,
         or the session's passages are ranked per claim (a claim not taken must not count in that ranking)."""
         if tiers_for(self.options)[0] != "fast" or self.session.trimmed or self.window_call is not None:
@@ -397,7 +397,7 @@ class Check:
         return max(0.0, deadline - time.perf_counter())
 
     def _unchecked_sentences(self, claims: list[GuardClaim], text: str) -> list[GuardClaim]:
-        """The check-worthy sentences no claim covers, as unchecked claims with why (guard/coverage.py); a
+        """The check-worthy sentences no claim covers, as unchecked claims with why (guard_engine/coverage.py); a
         table's header row, known only now that the row after it is read, goes to ``skipped``."""
         missing, headers = uncovered(self.worthy, claims, text, dropped=self.dropped, capped=self.capped,
                                      max_claims=self.settings.response.max_claims, unresolved=self.unresolved_from)
@@ -466,7 +466,7 @@ class Check:
 
     async def recheck(self, revised: str, refuted: list[GuardClaim]) -> GuardResult:
         """A ``rewrite``'s revision checked again before it is sent: the same check, at the tier that refuted
-        ``refuted`` (guard/policy.py), with its own deadline of the same length; its calls count in this
+        ``refuted`` (guard_engine/policy.py), with its own deadline of the same length; its calls count in this
         check's usage."""
         with own_clock(), counting(self.calls):  # its deadline from now; its model calls counted here too
             return await check_text(revised, self.settings, self.context.resources,

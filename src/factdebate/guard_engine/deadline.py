@@ -20,7 +20,8 @@ __all__ = ["HOSTED_DEADLINE_S", "checker_runs_here", "default_deadline_s"]
 
 HOSTED_DEADLINE_S = 20.0  # the wait a chat's reader is promised, and what a hosted or GPU checker meets
 IN_PROCESS = ("llama-cpp:", "llamacpp:", "llama_cpp:")  # make_backend's spellings of the in-process llama.cpp
-GUARD_ROLES = ("extractor", "debater")  # the claim extractor and the fast tier (guard/check.py, guard/fast.py)
+# the claim extractor and the fast tier (guard_engine/check.py, guard_engine/fast.py)
+GUARD_ROLES = ("extractor", "debater")
 
 
 def default_deadline_s(settings: Settings) -> float:

@@ -1,8 +1,8 @@
 """A guard check read as check-response's verdict, the documented view of the one result:
 every door of check-response (the CLI, ``/v1/check-response``, MCP's ``check_response``,
-``factdebate.check_response``) runs the guard's check under check-response's policy (guard/response_check.py)
+``factdebate.check_response``) runs the guard's check under check-response's policy (guard_engine/response_check.py)
 and gives its ``GuardResult`` in the shape it always had, :class:`~factdebate.core.types.ResponseVerdict`, read
-here with the result's :class:`~factdebate.guard.types.CheckRecord` (each claim's whole verdict, the
+here with the result's :class:`~factdebate.guard_engine.types.CheckRecord` (each claim's whole verdict, the
 extraction, the unchecked sentences with check-response's reasons, usage by role and model, the replies read,
 the settings).
 
@@ -15,7 +15,7 @@ unlabelled claim and its sentence is in ``unchecked`` with the reason; the polic
 from __future__ import annotations
 
 from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict, UncheckedSentence, Usage, Verdict
-from factdebate.guard.types import CheckRecord, GuardClaim, GuardResult
+from factdebate.guard_engine.types import CheckRecord, GuardClaim, GuardResult
 from factdebate.response_level.aggregate import factual, response_label
 
 

@@ -9,8 +9,8 @@ fast tier would read, and answers one JSON object (held to its schema where the 
 
 The claims are read as an extraction's (response_level/extract.py: held to the text, sentences no claim
 covers added as they stand); each claim's label, passage and quote as the fast tier reads its own reply
-(guard/fast.py). A refuted claim's ``correction`` is the sentence its quote says instead: it is held to that
-quote and checked against it by the checker as a correction asked alone is (guard/correct.py), so the
+(guard_engine/fast.py). A refuted claim's ``correction`` is the sentence its quote says instead: it is held to that
+quote and checked against it by the checker as a correction asked alone is (guard_engine/correct.py), so the
 corrector's own call is saved, not the check. A claim whose verdict cannot be read, or that the extraction
 adds itself, has no verdict here and is asked alone, as the fast tier asks any claim; a refuted claim with no
 usable correction gets the corrector's call; a claim that goes up a tier goes up as before. An answer whose
@@ -35,9 +35,9 @@ from typing import Any
 from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
-from factdebate.guard.evidence import tier_resources, tier_settings
-from factdebate.guard.fast import EXAMPLE_QUOTE, LABELS, read_value, searched, shown_passages, verdict_of
-from factdebate.guard.tiers import Context, TierOutcome, fast_outcome
+from factdebate.guard_engine.evidence import tier_resources, tier_settings
+from factdebate.guard_engine.fast import EXAMPLE_QUOTE, LABELS, read_value, searched, shown_passages, verdict_of
+from factdebate.guard_engine.tiers import Context, TierOutcome, fast_outcome
 from factdebate.llm.ask import part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
@@ -71,7 +71,7 @@ PASSAGES_PER_K = 4
 
 # The prompt's worked example (guard_window.j2): the extraction prompt's invented bridge, so that a copied
 # claim is dropped as the extraction's example is (response_level/grounding.py), and the fast tier's
-# invented quote, which no passage holds (guard/fast.py); its correction, copied, corrects nothing.
+# invented quote, which no passage holds (guard_engine/fast.py); its correction, copied, corrects nothing.
 EXAMPLE_CORRECTION = "The Quorvel Bridge opened in 1881."
 EXAMPLE = json.dumps({"claims": [
     {"claim": "The Quorvel Bridge spans the river Anselt.", "sentences": [1], "label": "NOT ENOUGH INFO",
@@ -192,7 +192,7 @@ class WindowCall:
         try:
             shown = await self._passages(text, units)
         except Exception:  # a fault of the search engine's: each claim asked alone meets it alone
-            # A claim's own check makes such a fault that claim's error (guard/check.py), not the window's: the
+            # A claim's own check makes such a fault that claim's error (guard_engine/check.py), not the window's: the
             # window is extracted and its claims are asked one by one, as they would be without the window call.
             shown = None
         try:
@@ -280,7 +280,7 @@ def _correction(item: dict[str, Any]) -> str | None:
 
 
 def done(outcome: TierOutcome) -> asyncio.Future[TierOutcome]:
-    """``outcome`` as a finished head (guard/tiers.py's ``decide`` awaits it instead of asking again)."""
+    """``outcome`` as a finished head (guard_engine/tiers.py's ``decide`` awaits it instead of asking again)."""
     future: asyncio.Future[TierOutcome] = asyncio.get_running_loop().create_future()
     future.set_result(outcome)
     return future

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from factdebate.core.injection import instruction_to_model
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import chunk_text
-from factdebate.guard.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
+from factdebate.guard_engine.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings

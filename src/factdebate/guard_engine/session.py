@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.types import Document
-from factdebate.guard.evidence import passages
-from factdebate.guard.types import GuardEvidence, ResolvedGuardOptions
+from factdebate.guard_engine.evidence import passages
+from factdebate.guard_engine.types import GuardEvidence, ResolvedGuardOptions
 from factdebate.response_level.grounding import content_words, stem
 from factdebate.settings.model import Settings
 

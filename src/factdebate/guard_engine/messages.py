@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from factdebate.guard.types import MAX_TITLE_CHARS, GuardEvidence
+from factdebate.guard_engine.types import MAX_TITLE_CHARS, GuardEvidence
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)", re.S)
 _TAGGED = re.compile(r"<([A-Za-z][\w.:-]{0,63})(?:\s[^<>]*)?>.*?(?:</\1\s*>|\Z)", re.S)

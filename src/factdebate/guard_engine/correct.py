@@ -21,11 +21,11 @@ import re
 
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import Document, Label
-from factdebate.guard.evidence import shares_words
-from factdebate.guard.fast import EXAMPLE as FAST_EXAMPLE
-from factdebate.guard.fast import SCHEMA as VERIFY_SCHEMA
-from factdebate.guard.fast import read_reply
-from factdebate.guard.types import ClaimEvidence, Correction
+from factdebate.guard_engine.evidence import shares_words
+from factdebate.guard_engine.fast import EXAMPLE as FAST_EXAMPLE
+from factdebate.guard_engine.fast import SCHEMA as VERIFY_SCHEMA
+from factdebate.guard_engine.fast import read_reply
+from factdebate.guard_engine.types import ClaimEvidence, Correction
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
@@ -84,7 +84,7 @@ async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM) -
 async def correct(claim: str, evidence: ClaimEvidence, llm: LLM,
                   proposed: str | None = None) -> tuple[Correction | None, str | None]:
     """(the corrected sentence for ``claim`` from ``evidence``'s quote, or None; why none, or None).
-    ``proposed``: the sentence the fast tier's window call wrote with its verdict (guard/window_call.py),
+    ``proposed``: the sentence the fast tier's window call wrote with its verdict (guard_engine/window_call.py),
     held to the quote and checked as the corrector's would be, without asking the corrector."""
     if not evidence.quote.strip():
         return None, "no correction: the refuting passage gave no quote to ground one in"

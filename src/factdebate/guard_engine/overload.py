@@ -4,8 +4,8 @@ unchecked claim whose reason says why, ``degraded`` and said, the policy applied
 
 from __future__ import annotations
 
-from factdebate.guard.policy import apply_policy_unrevised
-from factdebate.guard.types import GuardClaim, GuardResult, ResolvedGuardOptions, Span
+from factdebate.guard_engine.policy import apply_policy_unrevised
+from factdebate.guard_engine.types import GuardClaim, GuardResult, ResolvedGuardOptions, Span
 
 OVERLOADED = "overloaded"
 

@@ -7,7 +7,7 @@ A heading the gate leaves out is still read: the extractor is given each list it
 from, and the sentence right after a heading under it (worthiness.py's ``headed``), so a claim can be drawn
 from the heading's words and placed in it. :func:`reads_on` and :func:`ends_reach` say how far a heading is
 read, for ``policy: hold``, which must not show it before the claims of the sentences read with it are decided
-(guard/hold.py).
+(guard_engine/hold.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ conversation, the options, the person's question when the caller names it) and t
 this call with its :class:`Host`, and writes the answer. Everything else happens here, once, the same for
 every door: the conversation's tool results become evidence, the caller's settings and the options are
 resolved, the check is admitted (the host's slot and charge), the reviser is the host's, the model cache is
-scoped to the caller (guard/check.py), each result is made what a caller may read (no operator address:
+scoped to the caller (guard_engine/check.py), each result is made what a caller may read (no operator address:
 :func:`hidden_result`, and a failure's message alike) and kept by the host, and the charge settled from the
 claims checked.
 
@@ -32,21 +32,21 @@ from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import ResponseVerdict
-from factdebate.guard.check import check_text
-from factdebate.guard.clock import not_counted
-from factdebate.guard.messages import person_question, text_of
-from factdebate.guard.options import resolve_options, with_conversation
-from factdebate.guard.overload import overloaded_result
-from factdebate.guard.policy import no_text_result
-from factdebate.guard.response_check import check_response_text
-from factdebate.guard.response_view import response_verdict
-from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.guard_engine.check import check_text
+from factdebate.guard_engine.clock import not_counted
+from factdebate.guard_engine.messages import person_question, text_of
+from factdebate.guard_engine.options import resolve_options, with_conversation
+from factdebate.guard_engine.overload import overloaded_result
+from factdebate.guard_engine.policy import no_text_result
+from factdebate.guard_engine.response_check import check_response_text
+from factdebate.guard_engine.response_view import response_verdict
+from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.util.scrub import hide_endpoints
 
-log = logging.getLogger("factdebate.guard")
+log = logging.getLogger("factdebate.guard_engine")
 # A conversation of more messages is read (its tool results, its turns) in a worker thread: 50,000 messages read
 # on the event loop held every other request, /v1/health too.
 LONG_CONVERSATION = 200
@@ -101,7 +101,7 @@ class Reply:
 class Admission:
     """A check let in: ``charge`` with the claims it checked, ``release`` when it is over (more than once is
     fine). The plain one costs nothing. ``overloaded``: why the host had no room to check it, its replies
-    then passed unchecked at once (the service's ``guard.on_overload: pass``: guard/overload.py)."""
+    then passed unchecked at once (the service's ``guard.on_overload: pass``: guard_engine/overload.py)."""
 
     overloaded: str | None = None
 
@@ -265,7 +265,7 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
     claims = 0
     try:
         if callable(replies):
-            with not_counted():  # the upstream's time is not the check's (guard/clock.py)
+            with not_counted():  # the upstream's time is not the check's (guard_engine/clock.py)
                 replies = await replies(begun)
         async with contextlib.AsyncExitStack() as stack:
             # a session's resources are opened only for a reply with something to check (not a tool call alone)
@@ -295,9 +295,9 @@ async def check_response(call: CheckCall, text: str, host: Host, *,
     without a tier: MCP's ``check_response``, ``factdebate.check_response``): begun as a reply's check is (the
     host's settings for its caller, the options, the question, the host's admission), in the host's session,
     the model cache scoped to the caller, a failure's message without an operator's address, charged with the
-    claims it checked. The check is the guard's under check-response's policy (guard/response_check.py: the
+    claims it checked. The check is the guard's under check-response's policy (guard_engine/response_check.py: the
     deep tier only, no deadline) and its ``GuardResult`` is given as ``ResponseVerdict``, check-response's
-    documented view of it (guard/response_view.py): each claim's whole verdict, for the CLI's records, ``eval``
+    documented view of it (guard_engine/response_view.py): each claim's whole verdict, for the CLI's records, ``eval``
     and ``/v1/check-response``."""
     begun = await begin(call, host)
     claims = 0

@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from factdebate.guard.types import GuardClaim
+from factdebate.guard_engine.types import GuardClaim
 
 MOST_CONVERSATIONS = 512
 MOST_VERDICTS = 256  # per conversation

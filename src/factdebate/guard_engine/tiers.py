@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink, span
 from factdebate.core.types import Document, Label, Verdict
-from factdebate.guard.citations import cited_texts
-from factdebate.guard.correct import correct
-from factdebate.guard.evidence import claim_evidence, tier_resources, tier_settings
-from factdebate.guard.fast import FastVerdict, decide_fast
-from factdebate.guard.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
+from factdebate.guard_engine.citations import cited_texts
+from factdebate.guard_engine.correct import correct
+from factdebate.guard_engine.evidence import claim_evidence, tier_resources, tier_settings
+from factdebate.guard_engine.fast import FastVerdict, decide_fast
+from factdebate.guard_engine.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
 from factdebate.methods.resources import Resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.model import Settings
@@ -36,10 +36,10 @@ class Progress:
     tiers_tried: list[Tier] = field(default_factory=list)
     done: bool = False
     # The method's whole verdict from the last debate tier that ran, for the records a reader studies
-    # (check-response's policy, guard/response_check.py); None while only the fast tier has spoken.
+    # (check-response's policy, guard_engine/response_check.py); None while only the fast tier has spoken.
     verdict: Verdict | None = None
     # Set once the first tier has spoken (or the claim is settled another way): what ``policy: hold`` waits
-    # for before it shows the claim's sentence (guard/hold.py); escalation goes on after it.
+    # for before it shows the claim's sentence (guard_engine/hold.py); escalation goes on after it.
     first: asyncio.Event = field(default_factory=asyncio.Event)
 
     def final(self, timed_out: bool) -> GuardClaim:
@@ -77,7 +77,7 @@ class Context:
     # The models a debate tier's verdicts were answered by (each ran under its own recorder): with the
     # check's own, the models a guard result names, so a debate tier's model is never left out of it.
     models: set[str] = field(default_factory=set)
-    # Check-response's policy (guard/response_check.py): the deep tier is the configured method run as
+    # Check-response's policy (guard_engine/response_check.py): the deep tier is the configured method run as
     # ``factdebate verify`` runs it (the caller's settings and resources, its run directly in the claim's span, as
     # the service's kept calls and the page read it), and no correction is asked of a refuted claim.
     whole: bool = False
@@ -138,8 +138,8 @@ def tiers_for(options: ResolvedGuardOptions) -> Sequence[Tier]:
 
 
 def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
-    """The fast tier's outcome for ``claim``, begun now, before the claim is known to be one (guard/head_start.py):
-    handed to :func:`decide` as its ``head`` when it is, cancelled when it is not."""
+    """The fast tier's outcome for ``claim``, begun now, before the claim is known to be one
+    (guard_engine/head_start.py): handed to :func:`decide` as its ``head`` when it is, cancelled when it is not."""
 
     async def run() -> TierOutcome:
         with span("fast tier begun before extraction", "guard_head", claim=claim[:300]):
@@ -185,7 +185,7 @@ async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutc
             claim.correction = claim.correction_note = None
             break
         if label == Label.REFUTES and claim.correction is None and evidence and not ctx.whole:
-            # Shown only when its quote supports it; otherwise the note says why not (guard/correct.py).
+            # Shown only when its quote supports it; otherwise the note says why not (guard_engine/correct.py).
             claim.correction, claim.correction_note = await correct(
                 claim.claim, evidence[0], ctx.resources.llm("debater"),
                 proposed if n == 0 and head is not None else None)

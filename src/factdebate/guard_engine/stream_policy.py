@@ -6,7 +6,7 @@ behind the one call, for a Python caller).
 - ``flag``: the same, and the footnotes after the last delta, once the check is done.
 - ``hold``: each part of the answer is shown once its claims are decided at the first tier (and a part
   ending in a heading once the parts read under it are), the refuted sentence, heading, list item, table row
-  or code comment replaced by a notice (guard/hold.py); the footnotes after it.
+  or code comment replaced by a notice (guard_engine/hold.py); the footnotes after it.
 - ``rewrite``, ``block`` and ``on_unchecked: block``: nothing is shown before the check; then the text the
   policy leaves (the revision, the refusal, or the answer) at once.
 
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from factdebate.core.runtime import EventSink
-from factdebate.guard.call import Begun, CheckCall, Host, begin, finish
-from factdebate.guard.stream import StreamingCheck
-from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, Reviser
+from factdebate.guard_engine.call import Begun, CheckCall, Host, begin, finish
+from factdebate.guard_engine.stream import StreamingCheck
+from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.util.scrub_window import ScrubWindow
@@ -138,7 +138,7 @@ async def guard_stream(deltas: AsyncIterable[str], settings: Settings, resources
 
 async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resources,
                       sinks: list[EventSink]) -> AsyncIterator[StreamOut]:
-    """:func:`guard_stream` within the one call (guard/call.py's ``begin``: the options, settings, question,
+    """:func:`guard_stream` within the one call (guard_engine/call.py's ``begin``: the options, settings, question,
     reviser and caller it resolved); the result is the check's, before the call's ``finish``."""
     host_sinks, _ = begun.host.sinks()
     check = StreamingCheck(begun.settings, resources, options=begun.resolved, question=begun.question,
@@ -150,7 +150,7 @@ async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resou
 
 async def check_stream(call: CheckCall, deltas: AsyncIterable[str], host: Host) -> AsyncIterator[StreamOut]:
     """The one call for a reply that streams (``factdebate.aguard_stream``): begun and admitted as a plain
-    reply's check is (guard/call.py's ``begin``), checked in the host's session under its policy, the result
+    reply's check is (guard_engine/call.py's ``begin``), checked in the host's session under its policy, the result
     hidden and kept (``finish``), the admission charged with the claims checked and released however the
     stream ends (closing the generator early stops the check)."""
     begun = await begin(call, host)

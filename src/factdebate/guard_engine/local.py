@@ -1,5 +1,5 @@
 """A Python caller's check (``factdebate.guard``/``aguard``/``aguard_stream``/``check_response``, api.py): its
-input read as every door reads one, and its host, a :class:`~factdebate.guard.call.LocalHost` over the caller's
+input read as every door reads one, and its host, a :class:`~factdebate.guard_engine.call.LocalHost` over the caller's
 settings and a session of resources (nothing admitted or kept). The public functions are api.py's only; this
 module holds no copy of them, so there is one definition to keep right."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
-from factdebate.guard.call import LocalHost, Reply
-from factdebate.guard.types import GuardOptions, Reviser
+from factdebate.guard_engine.call import LocalHost, Reply
+from factdebate.guard_engine.types import GuardOptions, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
 from factdebate.settings.load import settings_from

@@ -4,11 +4,11 @@
 its end, or a line break) goes through the gate at once and, when check-worthy, to the extractor, with the
 answer before it as context (its opening sentence and its last ``CONTEXT_CHARS`` characters when it is
 longer), and its claims are decided while the rest of the answer streams. With the fast tier's window call
-(guard/window_call.py, ``guard.window_call``) one call is in flight at a time: the runs completed while it
+(guard_engine/window_call.py, ``guard.window_call``) one call is in flight at a time: the runs completed while it
 runs wait and go together, as one window, when it is answered, and what is left when the answer ends goes at
 once; so a reply streamed faster than the checker answers costs a few calls, not one a sentence. Without it,
 each run goes at once (under ``hold``, a part that is one sentence standing alone has its fast verdict begun
-beside its extraction: guard/head_start.py). Claims are numbered in the answer's order (a window's claims wait
+beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order (a window's claims wait
 for the previous window's to be numbered). ``verdicts`` yields each claim when it is decided; ``finish``
 (after the last delta) checks the rest and waits for everything within ``deadline_s``, counted from the
 answer's end: the client is reading until then.
@@ -18,7 +18,7 @@ never copied whole per delta; the search for sentence ends goes on from where it
 to the newest end is gated (a long part in a worker thread). A part ending in a question keeps it back for the
 next part ("Is it in Berlin? Yes." is one statement), and ``response.max_claims`` holds for the whole answer:
 its first ``max_claims`` check-worthy sentences are checked, as in a whole check (``Check.take``), and the
-sentences past them are unchecked, said so (guard/coverage.py). The
+sentences past them are unchecked, said so (guard_engine/coverage.py). The
 context is bounded for the same reason: the whole answer so far, given with every part, made a long
 answer's extraction prompts (and the reading of them) grow with the square of its length.
 """
@@ -35,14 +35,14 @@ from typing import Any
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.guard.check import Check, checked_length, drop, settle, uncheckable
-from factdebate.guard.gate import Sentence, fenced_after, gate
-from factdebate.guard.head_start import same_claim, stands_alone
-from factdebate.guard.hold import HeldText, Part
-from factdebate.guard.policy import StreamMode, stream_mode
-from factdebate.guard.policy import held as held_text
-from factdebate.guard.tiers import Progress, TierOutcome
-from factdebate.guard.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.guard_engine.check import Check, checked_length, drop, settle, uncheckable
+from factdebate.guard_engine.gate import Sentence, fenced_after, gate
+from factdebate.guard_engine.head_start import same_claim, stands_alone
+from factdebate.guard_engine.hold import HeldText, Part
+from factdebate.guard_engine.policy import StreamMode, stream_mode
+from factdebate.guard_engine.policy import held as held_text
+from factdebate.guard_engine.tiers import Progress, TierOutcome
+from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.llm.calls import cache_scope, counting
 from factdebate.methods.resources import Resources
 from factdebate.response_level.offload import LONG_TEXT
@@ -190,7 +190,7 @@ class StreamingCheck:
         self._result: GuardResult | None = None
         resolved = self._check.options
         self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked, resolved.on_not_enough_info)
-        # policy hold: the text to show, released part by part once decided (guard/hold.py); else None
+        # policy hold: the text to show, released part by part once decided (guard_engine/hold.py); else None
         self.held: HeldText | None = HeldText() if self.mode == "hold_back" else None
         with recording(self._check.recorder), cache_scope(self._check.cache_scope), counting(self._check.calls):
             self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
@@ -376,7 +376,7 @@ class StreamingCheck:
             return self._result
         self._finished = True
         check = self._check
-        # usage.seconds means what it means on a plain reply (guard/clock.py): the request's time on the
+        # usage.seconds means what it means on a plain reply (guard_engine/clock.py): the request's time on the
         # service less the wait for the upstream's answer, here the time it took to write it (not the whole
         # request's, which would count the upstream's writing as the check's).
         check.started += time.perf_counter() - self._opened

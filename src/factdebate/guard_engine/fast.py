@@ -65,7 +65,7 @@ def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int,
 
 def read_value(value: object, documents: list[Document]) -> tuple[Label | None, int, str, str]:
     """:func:`read_reply` of a reply already read as JSON (one object, or one claim's item of the window's
-    answer, guard/window_call.py)."""
+    answer, guard_engine/window_call.py)."""
     if not isinstance(value, dict):
         return None, -1, "", "not a JSON object"
     label = str(value.get("label", "")).strip().upper()

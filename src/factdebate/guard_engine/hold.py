@@ -5,12 +5,12 @@ once) is released to the client in the answer's order, and only once
   waits for the window's claims placed in it or drawn from it, and for those placed in none of them), and
 - every part that may still have claims drawn from its words has them decided too: a heading the gate leaves
   out (a Markdown heading, a line ending in a colon, a comment line in code) is given to the extractor with
-  the sentences under it (guard/gate.py's :func:`~factdebate.guard.gate.reads_on`), so a claim drawn from its
+  the sentences under it (:func:`~factdebate.guard_engine.gate.reads_on`), so a claim drawn from its
   words can be placed in it. The part waits for the parts read under its heading, up to the first sentence
   that is no list item, before it goes: nothing the extractor reads is shown before its claims are decided.
 
 A part with nothing to check and no heading goes at once. What is withheld is the refuted text itself: each
-sentence a claim refuted at that tier is placed in is replaced by :data:`~factdebate.guard.policy.WITHHELD`,
+sentence a claim refuted at that tier is placed in is replaced by :data:`~factdebate.guard_engine.policy.WITHHELD`,
 whichever part's extraction the claim came from (a claim drawn from a list item and placed in the heading
 withholds the heading, and the item goes out). A refuted claim placed nowhere that is still held, and
 withheld nowhere yet, withholds the whole of the part it was drawn from: which of its sentences states it is
@@ -30,10 +30,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from factdebate.core.types import Label
-from factdebate.guard.gate import Sentence, ends_reach, reads_on
-from factdebate.guard.policy import WITHHELD, withhold
-from factdebate.guard.tiers import Progress
-from factdebate.guard.types import GuardClaim
+from factdebate.guard_engine.gate import Sentence, ends_reach, reads_on
+from factdebate.guard_engine.policy import WITHHELD, withhold
+from factdebate.guard_engine.tiers import Progress
+from factdebate.guard_engine.types import GuardClaim
 
 
 @dataclass
@@ -209,7 +209,7 @@ class HeldText:
 
 def _withheld(part: Part, spans: Sequence[tuple[int, int]]) -> tuple[str, int]:
     """``part``'s text with each of its sentences that one of ``spans`` (the answer's offsets) touches replaced
-    by :data:`~factdebate.guard.policy.WITHHELD`, and how many were."""
+    by :data:`~factdebate.guard_engine.policy.WITHHELD`, and how many were."""
     hit = [s for s in part.pieces or [] if any(a < s.end and b > s.start for a, b in spans)]
     out, at = [], part.start
     for sentence in hit:

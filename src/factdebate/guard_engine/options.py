@@ -5,7 +5,7 @@ Two kinds of evidence, two rules: what a caller sends in ``evidence`` is held to
 and ``guard.max_evidence_chars`` (over them: an ``InputError``, a 422), while the conversation's own tool
 results (:func:`with_conversation`) are never refused: a long agent session carries more than the limits,
 and refusing it broke every later turn. They are ranked per claim and trimmed to what the caller's evidence
-leaves of the limits (guard/session.py), and the check says how many were left out."""
+leaves of the limits (guard_engine/session.py), and the check says how many were left out."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from factdebate.core.errors import InputError
-from factdebate.guard.deadline import default_deadline_s
-from factdebate.guard.messages import text_of, tool_evidence
-from factdebate.guard.types import TIERS, GuardEvidence, GuardOptions, ResolvedGuardOptions
-from factdebate.guard.window import turns_of
+from factdebate.guard_engine.deadline import default_deadline_s
+from factdebate.guard_engine.messages import text_of, tool_evidence
+from factdebate.guard_engine.types import TIERS, GuardEvidence, GuardOptions, ResolvedGuardOptions
+from factdebate.guard_engine.window import turns_of
 from factdebate.settings.model import Settings
 
 __all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_conversation"]
@@ -24,7 +24,7 @@ __all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_convers
 
 def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardOptions:
     """Defaults from ``settings.guard`` (the deadline, unset, fitted to where the checker runs:
-    guard/deadline.py); a caller may lower the deadline (never past the cap), may not ask
+    guard_engine/deadline.py); a caller may lower the deadline (never past the cap), may not ask
     for a tier above ``guard.max_tier`` (an ``InputError`` says so), and sends at most
     ``guard.max_evidence_items`` passages of ``guard.max_evidence_chars`` characters in all."""
     guard = settings.guard
@@ -67,14 +67,14 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
 
 def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence]:
     """The conversation's tool results (``role: "tool"`` messages) as given evidence, in order, each titled by
-    the tool's name and arguments (guard/messages.py). Empty tool results are left out."""
+    the tool's name and arguments (guard_engine/messages.py). Empty tool results are left out."""
     return tool_evidence(messages)
 
 
 def with_conversation(options: GuardOptions, messages: Sequence[Any]) -> GuardOptions:
     """``options`` with the conversation (``messages``: the turns before the reply) read: its tool results as
     its own evidence (ranked per claim, trimmed to the limits, never refused; the caller's ``evidence`` is left
-    as sent, held to the limits), and its turns, which the claim extractor reads the reply in (guard/window.py).
+    as sent, held to the limits), and its turns, which the claim extractor reads the reply in (guard_engine/window.py).
     Every door that has the conversation passes it here."""
     found = tool_evidence(messages)
     turns = turns_of(messages)

@@ -1,14 +1,14 @@
 """Check-response as a policy of the one guard check: a whole text checked claim by claim
 with the configured method and no deadline.
 
-It is :class:`~factdebate.guard.check.Check` with only the ``deep`` tier (the method run on each claim as
-``factdebate verify`` runs it: guard/tiers.py's ``whole`` context), the check's gate, recorder, model-call count
-and claim decisions, and its result is a :class:`~factdebate.guard.types.GuardResult`. What check-response's
+It is :class:`~factdebate.guard_engine.check.Check` with only the ``deep`` tier (the method run on each claim as
+``factdebate verify`` runs it: guard_engine/tiers.py's ``whole`` context), the check's gate, recorder, model-call count
+and claim decisions, and its result is a :class:`~factdebate.guard_engine.types.GuardResult`. What check-response's
 readers get beyond the guard's answer (each claim's whole verdict, the extraction, the sentences no claim covers
 with check-response's reasons, usage by role and by model, the replies read, the settings) is the result's
-:class:`~factdebate.guard.types.CheckRecord`; ``ResponseVerdict``, the shape the CLI's records, ``eval``,
+:class:`~factdebate.guard_engine.types.CheckRecord`; ``ResponseVerdict``, the shape the CLI's records, ``eval``,
 ``/v1/check-response``, MCP's ``check_response`` and ``factdebate.check_response`` give, is read from the two by
-:func:`factdebate.guard.response_view.response_verdict`.
+:func:`factdebate.guard_engine.response_view.response_verdict`.
 
 What this policy does as check-response always did, and the chat guard does otherwise: a text that is not
 clean, or longer than ``response.max_response_chars``, is refused (``InputError``), not checked in part; every
@@ -39,11 +39,11 @@ from factdebate.core.types import (
     add_model_usage,
     add_reply_counts,
 )
-from factdebate.guard.check import Check, Shown, drawn_from, place_in, sentence_counts
-from factdebate.guard.gate import Sentence
-from factdebate.guard.response_view import claim_check, response_verdict
-from factdebate.guard.tiers import Progress
-from factdebate.guard.types import (
+from factdebate.guard_engine.check import Check, Shown, drawn_from, place_in, sentence_counts
+from factdebate.guard_engine.gate import Sentence
+from factdebate.guard_engine.response_view import claim_check, response_verdict
+from factdebate.guard_engine.tiers import Progress
+from factdebate.guard_engine.types import (
     CheckRecord,
     GuardClaim,
     GuardResult,

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from factdebate.guard.gate import Sentence
-from factdebate.guard.types import GuardClaim
+from factdebate.guard_engine.gate import Sentence
+from factdebate.guard_engine.types import GuardClaim
 from factdebate.response_level.grounding import (
     PRONOUN_OPENING,
     among,

@@ -19,9 +19,9 @@ So a long chat costs a bounded prompt, and reading it costs a bounded scan (:dat
 text). What is left out is said in the check's ``passed_through``. No claim is taken from any of it (the
 prompt says so, and the grounding filter only lets its names and words resolve the reply's).
 
-A turn is a ``user`` message in the person's own words (guard/messages.py's reading: fenced and tagged
+A turn is a ``user`` message in the person's own words (guard_engine/messages.py's reading: fenced and tagged
 blocks an agent framework injects are not the person's), an ``assistant`` message's text, or a ``system`` (or
-``developer``) message's; tool results are evidence, not conversation (guard/options.py), and a turn that
+``developer``) message's; tool results are evidence, not conversation (guard_engine/options.py), and a turn that
 holds text no prompt should carry is left out, as the question is.
 """
 
@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from factdebate.core.textsafe import unsafe_reason
-from factdebate.guard.messages import own_words, text_of
+from factdebate.guard_engine.messages import own_words, text_of
 
 SYSTEM_CHARS = 800  # a persona or a bot's subject is set in its prompt's opening lines
 TURNS_CHARS = 2_400
