@@ -17,20 +17,22 @@ from __future__ import annotations
 # A name covers each of its parameters unless it gives one ("name[param]").
 FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
     "tests/cli/test_before_the_run.py": (
-        "make test keeps a dead model server named before the index is built; these say it on serve and reproduce "
-        "and for a batching server",
+        "a dead or batching model server named before the run, on verify's index, serve and reproduce; make test "
+        "keeps the module's other checks before the run",
         (
             "test_reproduce_names_a_dead_model_server_once_before_any_cell",
             "test_serve_says_a_dead_model_server_in_one_line_and_starts",
             "test_serve_says_a_server_that_batches_is_sent_many_at_once",
+            "test_a_dead_model_server_is_named_before_the_index_is_built",
         ),
     ),
     "tests/cli/test_compare.py": (
-        "make test keeps several methods compared on one draw; these add the byte-for-byte rerun and per-model "
-        "prices",
+        "compare run from the command line on several methods; make test keeps compare's statistics and files in "
+        "process (tests/eval/compare) and its refusals",
         (
             "test_compare_gives_the_same_bytes_and_refuses_other_draws",
             "test_compare_prices_each_model_at_its_own_rate",
+            "test_several_methods_run_on_one_draw_and_are_compared",
         ),
     ),
     "tests/cli/test_corpus.py": (
@@ -146,6 +148,14 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_reproduce_dpd_table2_with_a_model_that_answers_not_enough_info",
         ),
     ),
+    "tests/golden/test_golden.py": (
+        "the eval records of DPD and MERMAID; make test keeps every method's verify records and the other eval "
+        "records",
+        (
+            "test_every_method_answers_as_recorded[eval-dpd]",
+            "test_every_method_answers_as_recorded[eval-mermaid]",
+        ),
+    ),
     "tests/guard/test_real_model.py": (
         "the guard's fast tier on the embedded model in process; make test keeps the guard in front of "
         "llama.cpp's server (test_guard_llama)",
@@ -190,9 +200,12 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/response_level/test_linear_spans.py": (
-        "the sentence splitter against its older form on long shapes; its other tests run in make test",
+        "the sentence splitter and span search against their older forms; the splitter's own tests run in make "
+        "test",
         (
             "test_the_shapes_that_were_read_once_per_sentence_or_character_split_as_before",
+            "test_the_same_spans_as_the_old_search",
+            "test_the_same_sentence_ends_and_sentences_as_the_old_splitter",
         ),
     ),
     "tests/response_level/test_loop.py": (
@@ -201,6 +214,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_a_claim_the_checker_cannot_decide_stops_the_loop_at_once",
             "test_a_dead_checker_stops_the_loop_with_its_own_status",
             "test_an_agent_that_never_corrects_it_ends_the_loop_with_a_failure",
+        ),
+    ),
+    "tests/response_level/test_real_model.py": (
+        "check-response on the embedded model in process; make test keeps the embedded model's own tests "
+        "(test_llama_cpp) and check-response against llama.cpp's server through the guard",
+        (
+            "test_check_response_on_the_embedded_model",
         ),
     ),
     "tests/run/test_bounded_reads.py": (
@@ -285,9 +305,11 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/server/mcp/test_mcp_processes.py": (
-        "make test keeps the MCP process's handshake and its HTTP key; this adds two processes on one folder",
+        "MCP over HTTP with its key and two processes on one folder; make test keeps the stdio handshake and the "
+        "SDK's default client",
         (
             "test_two_processes_on_one_data_folder_both_answer",
+            "test_http_serves_with_the_key_and_refuses_without",
         ),
     ),
     "tests/server/ops/test_probes.py": (
@@ -300,6 +322,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         "make test keeps replicas sharing the cap through PostgreSQL; this is worker processes of one serve",
         (
             "test_two_worker_processes_share_the_cap_and_the_batches",
+        ),
+    ),
+    "tests/server/page/test_dpd_page.py": (
+        "DPD's teams and referees drawn; make test keeps Tool-MAD drawn live (test_browser) and DPD's faces over "
+        "MCP and Python",
+        (
+            "test_dpd_teams_and_referees_ballots_are_drawn",
         ),
     ),
     "tests/server/page/test_mermaid_page.py": (
@@ -336,6 +365,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_retries_are_shown_and_a_failure_offers_retry",
             "test_tavily_is_offered_only_with_its_key",
             "test_the_form_names_methods_in_words_and_keyboard_users_get_a_skip_link",
+            "test_a_run_shows_its_clock_rounds_and_model_calls",
         ),
     ),
     "tests/server/page/test_page_factool_claims.py": (
@@ -396,13 +426,17 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_compare_json_opens_with_every_figure_the_file_holds",
             "test_the_compare_tabs_download_reopens_side_by_side_and_other_json_is_named",
             "test_the_top_bar_fits_every_width_and_keeps_one_row_where_it_fits[with-key-box]",
+            "test_the_comparison_figures_read_as_the_file_holds_them",
         ),
     ),
     "tests/server/page/test_page_reason.py": (
-        "every method's reason in words; make test keeps the verdict saying why (test_page_explains)",
+        "every method's reason in words; make test keeps the verdict saying why with its quotes "
+        "(test_page_explains)",
         (
             "test_every_method_says_why_in_its_deciding_answers_words",
             "test_the_embedded_models_caution_stands_beside_its_label",
+            "test_cited_apart_from_read_and_a_react_agent_repeats_nothing",
+            "test_a_responses_claims_each_say_why",
         ),
     ),
     "tests/server/page/test_page_reload.py": (
@@ -416,10 +450,14 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/server/page/test_page_results.py": (
-        "the results table's figures and keyboard; make test keeps the results viewer opening a debate",
+        "the results table's figures, filters, sorting and keyboard; make test keeps the results viewer opening a "
+        "debate (test_browser)",
         (
             "test_rows_open_by_keyboard_clear_of_the_sticky_header",
             "test_the_matrix_and_per_label_figures_are_the_harness_figures",
+            "test_a_filter_that_leaves_nothing_says_so",
+            "test_headers_sort_by_click_and_keyboard",
+            "test_with_its_run_json_macro_f1_averages_over_the_dataset_labels",
         ),
     ),
     "tests/server/page/test_page_share.py": (
@@ -438,6 +476,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_a_replayed_trace_says_why_in_the_runs_own_words",
             "test_a_score_that_could_not_be_computed_is_an_empty_outlined_bar",
             "test_a_third_agent_is_added_runs_and_is_taken_away",
+            "test_evaluation_options_stay_out_and_response_options_show_only_for_a_response",
         ),
     ),
     "tests/server/page/test_page_statistics.py": (
@@ -445,12 +484,16 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             "test_the_paired_view_computes_what_compare_writes[n40]",
             "test_the_small_runs_are_what_the_test_means_them_to_be",
+            "test_the_paired_view_computes_what_compare_writes",
         ),
     ),
     "tests/server/page/test_page_transcript.py": (
-        "each turn's model calls folded; make test keeps the module's other tests",
+        "each turn's model calls and a replayed trace's text; make test keeps a check's calls drawn on a kept "
+        "guard check (test_page_guard)",
         (
             "test_each_turn_folds_its_model_calls_with_their_prompt_and_reply",
+            "test_a_replayed_trace_shows_the_text_it_carries",
+            "test_a_checked_claim_of_a_response_opens_with_its_calls",
         ),
     ),
     "tests/server/page/test_page_voices.py": (
@@ -465,6 +508,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_a_finished_check_is_remembered_and_a_saved_one_opens_in_the_results_viewer",
             "test_bad_input_and_a_broken_stream_keep_what_was_shown",
             "test_stop_acts_on_the_visible_modes_run_only",
+            "test_a_panel_method_shows_each_claims_confidence",
         ),
     ),
     "tests/server/page/test_response_page_unchecked.py": (
