@@ -99,6 +99,9 @@ async def test_an_error_in_a_discarded_round_does_not_surface(monkeypatch: pytes
             answers.append(call.agent)
             if len(answers) == 2:
                 failed.set()
+            # Each fails only once both have started: the first failure would otherwise cancel its sibling
+            # before a loaded machine had started it.
+            await asyncio.wait_for(failed.wait(), 60)
             raise RuntimeError("round 2 is never needed")
         if call.round == 1 and call.prompt.startswith("faithfulness_verdicts"):
             # Round 1's last calls wait until both of round 2's answers have failed, so the error surely
