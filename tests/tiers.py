@@ -63,11 +63,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/cli/test_main.py": (
-        "make test keeps index then verify on real Milvus Lite and Tantivy; these add the results page against a "
-        "served model and an unindexed corpus",
+        "index then verify on Milvus Lite and Tantivy, the results page against a served model and an unindexed "
+        "corpus; make test keeps the demo's command indexing the built-in corpus on both engines and verifying "
+        "(test_builtin_index)",
         (
             "test_the_results_page_command_runs_unchanged_against_a_served_model",
             "test_verify_on_an_unindexed_corpus_says_how_to_build_it",
+            "test_index_then_verify_with_real_milvus_and_tantivy",
         ),
     ),
     "tests/cli/test_milvus_server.py": (
@@ -288,6 +290,14 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_llm_base_urls_are_spread_over_the_workers",
             "test_resume_rules_hold_across_executors",
             "test_twenty_claims_on_two_workers_each_exactly_once",
+        ),
+    ),
+    "tests/server/guard/test_guard_serve.py": (
+        "the chat proxy started by serve's command line in a process of its own; make test keeps the chat proxy "
+        "in process on every door (tests/guard/conformance, tests/server/guard) and serve's refusal of a bad "
+        "upstream",
+        (
+            "test_serve_with_a_guard_upstream_answers_chat_completions",
         ),
     ),
     "tests/server/guard/test_guard_stream_ends.py": (
