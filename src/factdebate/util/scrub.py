@@ -190,18 +190,25 @@ def _collect(value: Any, secrets: list[str], guessed: list[str], urls: list[str]
             secrets.append(value)
 
 
-def _secret_args(args: list[str]) -> list[str]:
-    """The values of ``--api-key=x``, ``KEY=x`` and ``--token x`` in a command line."""
-    out: list[str] = []
+def _secret_arg_values(args: list[str]) -> dict[int, str]:
+    """Where a command line holds a secret, by position, and the secret itself: the value of ``--api-key=x``
+    or ``KEY=x``, and the argument after a secret-named flag (``--token x``). The one reading both the
+    secrets remembered from a command and :func:`redact_args` use."""
+    found: dict[int, str] = {}
     after_flag = False
-    for arg in args:
+    for i, arg in enumerate(args):
         name, equals, value = arg.partition("=")
         if after_flag and not arg.startswith("-"):
-            out.append(arg)
-        elif equals and _SECRET_ARG.search(name):
-            out.append(value)
-        after_flag = arg.startswith("-") and not equals and bool(_SECRET_ARG.search(arg))
-    return out
+            found[i] = arg
+        elif equals and _SECRET_ARG_NAME.search(name):
+            found[i] = value
+        after_flag = arg.startswith("-") and not equals and bool(_SECRET_ARG_NAME.search(arg))
+    return found
+
+
+def _secret_args(args: list[str]) -> list[str]:
+    """The values of ``--api-key=x``, ``KEY=x`` and ``--token x`` in a command line."""
+    return list(_secret_arg_values(args).values())
 
 
 def _parts(value: str) -> list[str]:
@@ -613,19 +620,15 @@ def redact_value(value: Any) -> Any:
 def redact_args(args: list[str]) -> list[str]:
     """Command-line arguments with secret values masked: ``--api-key=x``, ``KEY=x``, the value after a
     secret-named flag (``--token x``), and bare values shaped like a known credential."""
+    secret = _secret_arg_values(args)
     out: list[str] = []
-    after_secret_flag = False
-    for arg in args:
-        name, equals, _ = arg.partition("=")
-        if after_secret_flag and not arg.startswith("-"):
-            out.append(MASK)
-        elif equals and _SECRET_ARG_NAME.search(name):
-            out.append(f"{name}={MASK}")
+    for i, arg in enumerate(args):
+        if i in secret:
+            out.append(f"{arg.partition('=')[0]}={MASK}" if "=" in arg and secret[i] != arg else MASK)
         elif _TOKEN_SHAPE.match(arg):
             out.append(MASK)
         else:
             out.append(redact_text(arg))
-        after_secret_flag = arg.startswith("-") and not equals and bool(_SECRET_ARG_NAME.search(arg))
     return out
 
 
