@@ -36,6 +36,7 @@ class ToolMADOptions(TypedDict, total=False):
     judge_evidence_chars: int | None
     score_note: bool | None
     answer_sentences: int | None
+    label_guide: bool | None
     speculate: bool | None
 
 

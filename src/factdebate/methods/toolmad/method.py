@@ -41,6 +41,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, 
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad import paper
 from factdebate.methods.toolmad.history import format_history, score_summary
+from factdebate.methods.toolmad.paper import label_guide_on
 from factdebate.methods.toolmad.score_note import agreed, note_applies, passes, score_note
 from factdebate.methods.toolmad.scripted import REPLIES
 from factdebate.methods.toolmad.settings import ToolMADSettings
@@ -207,7 +208,8 @@ class ToolMAD(Method[ToolMADSettings]):
             await confirmed.wait()  # the note reads the previous round's scores: a round ahead waits for them
         note = score_note(previous, index, agent.tool is not None, cfg)
         prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents,
-                        answer_sentences=cfg.answer_sentences, score_note=note)
+                        answer_sentences=cfg.answer_sentences, score_note=note,
+                        label_guide=label_guide_on(cfg, resources.settings))
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)
@@ -309,6 +311,7 @@ class ToolMAD(Method[ToolMADSettings]):
                 scores.append({"desc": agent.desc, "text": score_summary(i, rounds, cfg.scoring_variant)})
         history = format_history(rounds, [a.desc for a in agents], cfg.judge_evidence_chars)
         prompt = render("judge", claim=claim, history=history, scores=scores, ending=ending(rounds[-1]),
-                        score_kind=cfg.scoring_variant if cfg.scoring else "none")
+                        score_kind=cfg.scoring_variant if cfg.scoring else "none",
+                        label_guide=label_guide_on(cfg, resources.settings))
         return await judge(resources.judge, prompt, round=len(rounds) + 1,
                            temperature=resources.settings.llm.temperature)

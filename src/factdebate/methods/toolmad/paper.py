@@ -68,6 +68,13 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
     found.append(Deviation(
         key="answer_tokens", paper="no length is set for a debater's answer (Fig. 5)",
         here=f"a debater's answer is cut at {ANSWER_TOKENS} tokens (a generation limit)"))
+    if label_guide_on(cfg, settings):
+        found.append(Deviation(
+            key="label_guide", paper="the debate and judge prompts (Fig. 5, 6) list the labels without saying what "
+            "tells REFUTES from NOT ENOUGH INFO",
+            here="the debaters' and the judge's prompts add one sentence: a document that gives another value for "
+                 "what the claim states refutes it, and NOT ENOUGH INFO is for documents silent on it (on for an "
+                 "in-process GGUF model)", restore="--no-label-guide"))
     if cfg.answer_sentences is not None:
         found.append(Deviation(
             key="answer_cap", paper="debaters explain, then give the label, with no length limit (Fig. 5)",
@@ -79,6 +86,16 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
             here=f"the judge reads the first {cfg.judge_evidence_chars} characters of each document",
             restore=f"--judge-evidence-chars {settings.retrieval.max_doc_chars}"))
     return found
+
+
+def label_guide_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
+    """Whether the prompts say what tells the labels apart: ``label_guide`` where set, else on for an
+    in-process GGUF model other than the embedded SmolLM2, whose runs test the pipeline and which no sentence
+    makes read evidence."""
+    if cfg.label_guide is not None:
+        return cfg.label_guide
+    provider, _, target = settings.llm_for("debater").partition(":")
+    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and target not in ("builtin", "builtin-q4")
 
 
 def _threshold_test(cfg: ToolMADSettings) -> list[Deviation]:

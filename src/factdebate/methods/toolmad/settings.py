@@ -84,6 +84,15 @@ class ToolMADSettings(MethodSettings):
     answer_sentences: int | None = Field(
         title="Answer length cap", default=None, ge=1, le=20, json_schema_extra=offered(group="length"),
         description="Most sentences of reasoning a debater writes (unset: no limit, as in the paper).")
+    # A small in-process model reads "no passage says the tower is in Rome" as no information, and calls a
+    # claim that a passage contradicts NOT ENOUGH INFO; the papers' prompts name the labels without saying
+    # what tells them apart (benchmarks/decisions/label_guide.md).
+    label_guide: bool | None = Field(
+        title="Say what the labels mean", default=None, json_schema_extra=offered(group="scoring"),
+        description="One sentence in the debaters' and the judge's prompts: a document that gives another value "
+                    "for what the claim states (another place, date, number or name) makes it REFUTES, and NOT "
+                    "ENOUGH INFO is for documents silent on it. Unset: on for an in-process GGUF model other than "
+                    "the embedded SmolLM2 (the offline model), off for a served model. On is declared.")
     speculate: bool | None = Field(
         title="Start rounds ahead", default=None, json_schema_extra=offered(operator_only=True, group="rounds"),
         description="Start round r+1 while round r is scored (same verdicts, less time, some discarded calls). "

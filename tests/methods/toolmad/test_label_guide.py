@@ -1,0 +1,50 @@
+"""The label guide: on the offline model, the debaters and the judge read one sentence on what tells REFUTES
+from NOT ENOUGH INFO, and the verdict declares it; the embedded SmolLM2 and a served model read the papers'
+prompts unchanged, and ``label_guide`` set either way wins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from factdebate.core.deviations import keys
+from factdebate.run.claim import run_claim
+from tests.helpers import CLAIM, debate_script, resources_for
+
+GUIDE = "A document that gives another value for what the claim states"
+# The debaters disagree every round, so the judge is asked too.
+SPLIT = {(agent, r): label for r in (1, 2, 3) for agent, label in (("rag", "SUPPORTS"), ("search", "REFUTES"))}
+
+
+async def run(model: str, **tool_mad: Any) -> tuple[list[str], list[str], list[str]]:
+    """The debaters' and the judge's prompts as the model read them, and the verdict's deviation keys."""
+    resources, backend, _ = resources_for(debate_script(SPLIT), llm={"debater": model, "cache": False},
+                                          methods={"tool-mad": tool_mad})
+    verdict = await run_claim(CLAIM, resources.settings, resources)
+    assert verdict.decided_by == "judge"
+    asked = [(info.prompt, messages[-1]["content"]) for info, messages in backend.calls]
+    return ([text for name, text in asked if name == "debate_answer"],
+            [text for name, text in asked if name == "judge"], keys(verdict.deviations))
+
+
+async def test_the_offline_model_reads_the_guide_and_the_verdict_declares_it() -> None:
+    debaters, judges, declared = await run("llama-cpp:qwen2.5-coder-1.5b")
+    assert debaters and judges
+    assert all(GUIDE in text for text in debaters + judges)
+    assert "NOT ENOUGH INFO is for documents that say nothing about it" in judges[0]
+    assert "label_guide" in declared
+
+
+@pytest.mark.parametrize("model", ["llama-cpp:builtin", "openai:gpt-4o-mini"])
+async def test_the_embedded_and_a_served_model_read_the_papers_prompts(model: str) -> None:
+    debaters, judges, declared = await run(model)
+    assert not any(GUIDE in text for text in debaters + judges)
+    assert "label_guide" not in declared
+
+
+async def test_the_setting_wins_either_way() -> None:
+    debaters, _, declared = await run("openai:gpt-4o-mini", label_guide=True)
+    assert GUIDE in debaters[0] and "label_guide" in declared
+    debaters, _, declared = await run("llama-cpp:qwen2.5-coder-1.5b", label_guide=False)
+    assert GUIDE not in debaters[0] and "label_guide" not in declared
