@@ -1,5 +1,6 @@
-"""The label guide: on the offline model, the debaters and the judge read one sentence on what tells REFUTES
-from NOT ENOUGH INFO, and the verdict declares it; the embedded SmolLM2 and a served model read the papers'
+"""The label guide: on the offline model, the debaters and the judge are asked, just before they reason, to
+say what the documents state about the claim's subject and whether it matches (what tells REFUTES from NOT
+ENOUGH INFO), and the verdict declares it; the embedded SmolLM2 and a served model read the papers'
 prompts unchanged, and ``label_guide`` set either way wins."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from factdebate.core.deviations import keys
 from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, debate_script, resources_for
 
-GUIDE = "A document that gives another value for what the claim states"
+GUIDE = "First say what the documents state about the claim's subject"
 # The debaters disagree every round, so the judge is asked too.
 SPLIT = {(agent, r): label for r in (1, 2, 3) for agent, label in (("rag", "SUPPORTS"), ("search", "REFUTES"))}
 
@@ -33,6 +34,7 @@ async def test_the_offline_model_reads_the_guide_and_the_verdict_declares_it() -
     assert debaters and judges
     assert all(GUIDE in text for text in debaters + judges)
     assert "NOT ENOUGH INFO is for documents that say nothing about it" in judges[0]
+    assert judges[0].endswith("NOT ENOUGH INFO is for documents that say nothing about it.\n\nReasoning:")
     assert "label_guide" in declared
 
 

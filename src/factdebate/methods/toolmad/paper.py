@@ -72,9 +72,9 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
         found.append(Deviation(
             key="label_guide", paper="the debate and judge prompts (Fig. 5, 6) list the labels without saying what "
             "tells REFUTES from NOT ENOUGH INFO",
-            here="the debaters' and the judge's prompts add one sentence: a document that gives another value for "
-                 "what the claim states refutes it, and NOT ENOUGH INFO is for documents silent on it (on for an "
-                 "in-process GGUF model)", restore="--no-label-guide"))
+            here="the debaters' and the judge's prompts end by asking them to say first what the documents state "
+                 "about the claim's subject and whether it matches: another value refutes the claim, and NOT ENOUGH "
+                 "INFO is for documents silent on it (on for an in-process GGUF model)", restore="--no-label-guide"))
     if cfg.answer_sentences is not None:
         found.append(Deviation(
             key="answer_cap", paper="debaters explain, then give the label, with no length limit (Fig. 5)",

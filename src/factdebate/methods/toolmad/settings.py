@@ -89,10 +89,11 @@ class ToolMADSettings(MethodSettings):
     # what tells them apart (benchmarks/decisions/label_guide.md).
     label_guide: bool | None = Field(
         title="Say what the labels mean", default=None, json_schema_extra=offered(group="scoring"),
-        description="One sentence in the debaters' and the judge's prompts: a document that gives another value "
-                    "for what the claim states (another place, date, number or name) makes it REFUTES, and NOT "
-                    "ENOUGH INFO is for documents silent on it. Unset: on for an in-process GGUF model other than "
-                    "the embedded SmolLM2 (the offline model), off for a served model. On is declared.")
+        description="Two sentences before the debaters' and the judge's reasoning: first say what the documents "
+                    "state about the claim's subject, then whether it matches; another value (a place, date, "
+                    "number or name) makes the claim REFUTES, and NOT ENOUGH INFO is for documents silent on it. "
+                    "Unset: on for an in-process GGUF model other than the embedded SmolLM2 (the offline model), "
+                    "off for a served model. On is declared.")
     speculate: bool | None = Field(
         title="Start rounds ahead", default=None, json_schema_extra=offered(operator_only=True, group="rounds"),
         description="Start round r+1 while round r is scored (same verdicts, less time, some discarded calls). "
