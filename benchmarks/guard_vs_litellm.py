@@ -13,7 +13,9 @@ guard <= 1.05 x direct). One run, each in a process of its own:
 Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--replies`` replies at each
 ``--concurrency``, half of them streamed. Reported: median time to first token of the streamed ones, the
 guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc), and the ratios.
-``--guard-src`` runs the guard from another checkout's src (e.g. ``git archive`` of an older commit).
+``--guard-src`` runs the guard from another checkout's src (e.g. ``git archive`` of an older commit);
+``--guard-checkout`` runs it as that checkout serves it (its src, its tests' helpers and its copy of this
+script), for a before-and-after across renames.
 ``FACTDEBATE_BENCH_CPU_SAMPLES=FILE`` has the guard sample its own stacks in CPU time (benchmarks/cpu_samples.py).
 ``--sentence-words N`` lengthens each of the 6 sentences to N words (each word one streamed event; the claims
 to check stay six), so a reply's CPU can be read as a cost per reply plus a cost per streamed event.
@@ -260,6 +262,8 @@ def main() -> None:
     parser.add_argument("--traces", action="store_true", help="also time a second guard sending every span over "
                         "OTLP/HTTP to a loopback receiver (the cost of traces per reply)")
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
+    parser.add_argument("--guard-checkout", default="", help="run the guard as this other checkout serves it (its "
+                        "src, tests and this script): a before-and-after in one run across a rename")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
     parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
                         "stacks, 200 a second), its raw stacks written to this file")
@@ -298,15 +302,21 @@ def main() -> None:
                                   "--answer", answer_of(args.sentence_words), "--latency", str(args.first),
                                   "--token-delay", str(args.token_delay)], model_url + "/docs",
                                  cwd=ROOT))
-        guard_env = {**env, **({"PYTHONPATH": args.guard_src} if args.guard_src else {}),
+        guard_script, guard_path, guard_cwd = __file__, args.guard_src, None
+        if args.guard_checkout:  # its own --serve, so the app and test helpers it imports are its own
+            other = Path(args.guard_checkout).resolve()
+            guard_script, guard_path, guard_cwd = str(other / "benchmarks" / Path(__file__).name), \
+                f"{other / 'src'}:{other}", other
+        guard_env = {**env, **({"PYTHONPATH": guard_path} if guard_path else {}),
                      **({"FACTDEBATE_LLM__MAX_IN_FLIGHT": str(args.checker_in_flight)} if args.checker_in_flight
                         else {})}
         guard_url = f"http://127.0.0.1:{guard_port}"
         sampler = [os.environ.get("PY_SPY", "py-spy"), "record", "-f", "raw", "-r", "200", "-o", args.py_spy,
                    "--"] if args.py_spy else []
-        guard = started([*sampler, sys.executable, __file__, "--serve", "--port", str(guard_port), "--upstream",
-                         f"{model_url}/v1", "--checker", checker_url, "--profile", args.profile],
-                        guard_url + "/v1/health", guard_env)
+        guard = started([*sampler, sys.executable, guard_script, "--serve", "--port", str(guard_port), "--upstream",
+                         f"{model_url}/v1", "--checker", checker_url, *(["--profile", args.profile] if args.profile
+                                                                        else [])],
+                        guard_url + "/v1/health", guard_env, cwd=guard_cwd)
         processes.append(guard)
         guard_pid = sampled_child(guard.pid) if sampler else guard.pid  # py-spy runs the guard as its child
         traced: tuple[str, int] | None = None
