@@ -90,21 +90,32 @@ def spec_of(name: str, fever: str, output: Path) -> tuple[str, tuple[str, ...]]:
     return name, ()
 
 
-def run_eval(run: Run, claims: int, seed: int) -> dict[str, float]:
-    """Runs one eval in its own process; its CPU (user + system of the process and its children) and wall."""
+SPENT = "spent.json"  # beside each run's results: the CPU its processes spent and the claims they ran
+
+
+def run_eval(run: Run, claims: int, seed: int) -> dict[str, Any]:
+    """Runs one eval in its own process and adds its CPU (user + system of the process and its children) and
+    the claims it ran to the run folder's ``spent.json``, so that a resumed run still counts the CPU of the
+    claims an earlier process ran; returns the totals."""
     command = [str(ROOT / ".venv" / "bin" / "factdebate"), "eval", "--method", run.method, "--dataset",
                run.dataset, "--limit", str(claims), "--seed", str(seed), "--output", str(run.folder),
                "--llm", run.model, "--no-cache", "--concurrency", "1", *run.extra]
+    results = run.folder / "results.jsonl"
+    before_lines = len(results.read_text(encoding="utf-8").splitlines()) if results.exists() else 0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
-    wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise SystemExit(f"{run.name} on {run.dataset} failed ({done.returncode}):\n{tail}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"cpu_s": cpu, "wall_s": wall}
+    ran = len(results.read_text(encoding="utf-8").splitlines()) - before_lines
+    spent_file = run.folder / SPENT
+    spent = json.loads(spent_file.read_text(encoding="utf-8")) if spent_file.exists() else {"cpu_s": 0.0, "claims": 0}
+    if ran:  # a process with nothing left to run spent only its start
+        spent = {"cpu_s": spent["cpu_s"] + (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+                 "claims": spent["claims"] + ran}
+        spent_file.write_text(json.dumps(spent) + "\n", encoding="utf-8")
+    return spent
 
 
 def above_chance_p(correct: int, n: int, chance: float) -> float:
@@ -128,7 +139,7 @@ def chance_of(spec: str) -> float:
     return max(1 / len(dataset.labels), max(counts.values()) / len(dataset.samples))
 
 
-def row_of(run: Run, spent: dict[str, float], chance: float) -> dict[str, Any]:
+def row_of(run: Run, spent: dict[str, Any], chance: float) -> dict[str, Any]:
     summary = json.loads((run.folder / "summary.json").read_text(encoding="utf-8"))
     metrics = summary["metrics"]
     n = metrics["n"]
@@ -138,7 +149,9 @@ def row_of(run: Run, spent: dict[str, float], chance: float) -> dict[str, Any]:
             "unparsed": len(metrics["unparsed"]), "errored": sum(metrics["errored"].values()),
             "chance": chance, "p_above_chance": above_chance_p(metrics["correct"], n, chance),
             "calls_per_claim": metrics["cost"]["llm_calls"]["mean"],
-            "wall_s_per_claim": spent["wall_s"] / n, "cpu_s_per_claim": spent["cpu_s"] / n,
+            "wall_s_per_claim": metrics["cost"]["seconds"]["mean"],
+            # None where the claims were run by a process that did not count its CPU (before spent.json)
+            "cpu_s_per_claim": spent["cpu_s"] / spent["claims"] if spent["claims"] == n else None,
             "decided_by": metrics.get("decided_by", {})}
 
 
@@ -146,9 +159,10 @@ def fmt_row(row: dict[str, Any]) -> str:
     low, high = row["accuracy_ci"]
     f_low, f_high = row["macro_f1_ci"]
     model = "" if row["model"] == OFFLINE else f" ({row['model'].split(':')[1]})"
+    cpu = "—" if row["cpu_s_per_claim"] is None else f"{row['cpu_s_per_claim']:.0f}"
     return (f"| {row['method']}{model} | {row['n']} | {row['accuracy']:.2f} [{low:.2f}, {high:.2f}] | "
             f"{row['macro_f1']:.2f} [{f_low:.2f}, {f_high:.2f}] | {row['chance']:.2f} | {row['p_above_chance']:.3f} | "
-            f"{row['unparsed']} | {row['calls_per_claim']:.1f} | {row['cpu_s_per_claim']:.0f} | "
+            f"{row['unparsed']} | {row['calls_per_claim']:.1f} | {cpu} | "
             f"{row['wall_s_per_claim']:.0f} |")
 
 
@@ -197,14 +211,16 @@ def main() -> None:
             key = f"{row['set']}.{row['method']}{'' if row['model'] == OFFLINE else '.smollm2'}"
             figures[f"{key}.accuracy"] = round(row["accuracy"], 3)
             figures[f"{key}.macro_f1"] = round(row["macro_f1"], 3)
-            figures[f"{key}.cpu_s_per_claim"] = round(row["cpu_s_per_claim"], 1)
+            if row["cpu_s_per_claim"] is not None:
+                figures[f"{key}.cpu_s_per_claim"] = round(row["cpu_s_per_claim"], 1)
         record("offline_accuracy", figures, load=load)
 
 
 def report(rows: list[dict[str, Any]], pairs: dict[str, list[dict[str, Any]]], claims: int, wall: float) -> str:
     lines = [f"Offline accuracy: {OFFLINE} (SmolLM2 where named), {claims} claims per set, "
              f"{wall / 60:.0f} min in all; chance: the larger of 1/labels and the draw's majority share; "
-             "p: one-sided exact binomial against chance; CPU: the eval process's, model load included.", ""]
+             "p: one-sided exact binomial against chance; CPU: the eval processes', model load included; wall: "
+             "seconds per claim inside the method.", ""]
     header = ("| method | n | accuracy [95% Wilson] | macro-F1 [95% bootstrap] | chance | p above chance | "
               "unparsed | calls/claim | CPU s/claim | wall s/claim |")
     for name in dict.fromkeys(r["set"] for r in rows):
