@@ -243,6 +243,8 @@ RULES: dict[str, Rule] = {
         "checks 100 replies at every tier (a minute)"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
+    ".venv/bin/python benchmarks/offline_accuracy.py": Script("the offline model's accuracy table (an hour of both "
+                                                               "cores and the offline model)"),
     "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(
         "runs a test folder under the CPU plugin (minutes); the next line's script reads what it wrote"),
     ".venv/bin/python benchmarks/pytest_cpu.py /tmp/prof --top 40": Script("reads a CPU profile's folder"),

@@ -18,10 +18,9 @@ from factdebate.hub.offline_model import QWEN_CODER_1_5B
 EMBEDDED_MODELS = ("llama-cpp:builtin", "llama-cpp:builtin-q4")
 # Each offline model's measured statement (only numbers measured on this project's runs), without advice.
 MEASURED = {QWEN_CODER_1_5B.spec: (
-    "the offline model (Qwen2.5-Coder-1.5B, llama-cpp:qwen2.5-coder-1.5b) reads the evidence but is small, and "
-    "its accuracy on a labelled set is not measured here: with Tool-MAD it decided the demo's two claims right "
-    "(the Eiffel Tower in Rome: REFUTES; in Paris: SUPPORTS), each by the judge after 3 rounds (33-34 calls), "
-    "while a debater kept calling the Rome claim NOT ENOUGH INFO although its passage puts the tower in Paris")}
+    "the offline model (Qwen2.5-Coder-1.5B, llama-cpp:qwen2.5-coder-1.5b) is small: with Tool-MAD it refutes the "
+    "demo's Rome claim and supports Paris, and was right on 4 of 4 built-in geography claims but 2 of 4 FEVER "
+    "claims, too few to state its accuracy (benchmarks/offline_accuracy.py, docs/configuration.md#how-accurate-it-is)")}
 # What each surface tells a reader to do instead: a command line names the flag, the page its operator.
 TERMINAL_ADVICE = '--llm openai:MODEL (any OpenAI-compatible server via OPENAI_BASE_URL; factdebate docs readme#use)'
 PAGE_ADVICE = "this service's operator starts it with --llm openai:MODEL (factdebate docs readme#use)"
