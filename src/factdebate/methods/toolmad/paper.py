@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
+from factdebate.llm.near_chance import EMBEDDED_MODELS
 from factdebate.methods.kit.paper_setup import answer_format, toolmad_backbone, toolmad_scorer, top_k
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import ANSWER_TOKENS
@@ -95,7 +96,8 @@ def label_guide_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
     if cfg.label_guide is not None:
         return cfg.label_guide
     provider, _, target = settings.llm_for("debater").partition(":")
-    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and target not in ("builtin", "builtin-q4")
+    # The provider's spellings are make_backend's (llm/__init__.py); the embedded names are near_chance's.
+    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and f"llama-cpp:{target}" not in EMBEDDED_MODELS
 
 
 def _threshold_test(cfg: ToolMADSettings) -> list[Deviation]:
