@@ -354,3 +354,36 @@ async def test_a_header_with_a_line_break_is_never_written(serve: Serve) -> None
     finally:
         await checker.aclose()
     assert server.connections == 0 and not server.bodies
+
+
+_NEVER_CLOSED = '''
+import asyncio, gc
+from factdebate.llm.http_client import Client
+
+async def answer(reader, writer):
+    await reader.readuntil(b"\\r\\n\\r\\n")
+    await reader.readexactly(2)
+    writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\n\\r\\nok")
+    await writer.drain()
+
+async def main():
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = Client(f"http://127.0.0.1:{port}", {}, timeout=5)  # never closed, as a careless caller leaves it
+    reply = await client.post("/v1/chat/completions", b"{}")
+    print((await reply.read()).decode())
+    server.close()
+
+asyncio.run(main())
+gc.collect()
+'''
+
+
+def test_a_client_never_closed_leaves_no_open_session_when_its_loop_ends() -> None:
+    # What a library user sees at exit after asyncio.run with a model client they did not close: nothing.
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _NEVER_CLOSED], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+    assert "Unclosed" not in done.stderr, done.stderr

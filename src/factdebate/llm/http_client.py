@@ -39,8 +39,8 @@ import ssl
 import time
 import weakref
 from base64 import b64encode
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -117,10 +117,26 @@ class _Connector(aiohttp.TCPConnector):
 
 
 class _Shared:
-    __slots__ = ("session", "users")
+    __slots__ = ("closer", "session", "users")
 
     def __init__(self, session: aiohttp.ClientSession) -> None:
         self.session, self.users = session, 0
+        self.closer = _close_at_loop_end(session)
+        # Started here, without awaiting: the first step registers it with the running loop's async
+        # generators and stops at its ``yield`` (no await before it, so the step ends at once).
+        with suppress(StopIteration):
+            self.closer.__anext__().send(None)
+
+
+async def _close_at_loop_end(session: aiohttp.ClientSession) -> AsyncGenerator[None, None]:
+    """Closes ``session`` when its loop shuts down its async generators (``asyncio.run`` does, as its last
+    step), so that a model client its caller never closed leaves no open connection and no "Unclosed client
+    session" warning at exit, as the OpenAI SDK's clients leave none."""
+    try:
+        yield
+    finally:
+        if not session.closed:
+            await session.close()
 
 
 # One session per event loop (a session and its connections belong to the loop that made them).
@@ -171,7 +187,7 @@ async def release(session: aiohttp.ClientSession) -> None:
     shared.users -= 1
     if shared.users <= 0:
         del _SESSIONS[loop]
-        await session.close()
+        await shared.closer.aclose()  # closes the session
 
 
 async def close_session() -> None:
@@ -179,7 +195,7 @@ async def close_session() -> None:
     opens a fresh one."""
     shared = _SESSIONS.pop(asyncio.get_running_loop(), None)
     if shared is not None:
-        await shared.session.close()
+        await shared.closer.aclose()  # closes the session
 
 
 def _endpoint(base_url: str, headers: Mapping[str, str]) -> tuple[str, dict[str, str]]:
