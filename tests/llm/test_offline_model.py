@@ -77,3 +77,19 @@ def test_its_verdicts_carry_the_measured_statement_not_the_near_chance_note() ->
     note = embedded_model_note([SPEC])
     assert note is not None and "near chance" not in note and "--llm openai:MODEL" in note and "\n" not in note
     assert "near chance" in (embedded_model_note([SPEC, "llama-cpp:builtin"]) or "")  # the tiny one's, if it ran
+
+
+def test_its_load_is_announced_as_the_offline_model_by_its_spec(installed: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # The terminal printed "loading the embedded model (llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf)".
+    from typing import Any
+
+    from factdebate.core.events import summary
+    from factdebate.core.runtime import RunRecorder, recording
+    from factdebate.llm import llama_cpp
+
+    monkeypatch.setattr(llama_cpp, "prefix_cached_llama", lambda *a, **k: object())  # the sparse file can't load
+    events: list[dict[str, Any]] = []
+    with recording(RunRecorder([events.append])):
+        llama_cpp.LlamaCppBackend("qwen2.5-coder-1.5b", n_ctx=512)._model()
+    assert summary(events[0]) == f"loading the offline model ({SPEC}): once per process…"

@@ -309,7 +309,7 @@ class ModelLoading(BaseEvent):
     process waits for it, seconds to a minute on a busy machine. Followed by ``model_loaded``."""
 
     event: Literal["model_loading"] = "model_loading"
-    what: str  # "embedded model", "sentence encoder"
+    what: str  # "embedded model", "offline model", "local model", "sentence encoder"
     model: str
 
     def summary(self) -> str | None:

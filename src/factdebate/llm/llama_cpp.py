@@ -105,7 +105,10 @@ class LlamaCppBackend:
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
+        # How its load is announced: the spec a user typed where there is one, not the file's name.
+        self._loading = ("local model", f"llama-cpp:{path}")
         if path in ("builtin", "builtin-q4"):
+            self._loading = ("embedded model", f"llama-cpp:{path}")
             found = builtin_model_path()
             if found is None:
                 raise ConfigError(
@@ -119,6 +122,7 @@ class LlamaCppBackend:
                 raise ConfigError(f"the offline model {named.spec} ({named.title}) is not installed in "
                                   f"{named.path().parent}: run `factdebate setup`")
             path = str(installed)
+            self._loading = ("offline model", named.spec)
         if not Path(path).exists():
             raise ConfigError(f"model file not found: {path}")
         self.path = path
@@ -137,7 +141,7 @@ class LlamaCppBackend:
                     raise MissingDependencyError("llama-cpp-python", "local")
                 choice = (ThreadChoice(self.threads, self._threads_reason) if self.threads
                           else default_threads())
-                with model_loading("embedded model", self.name):
+                with model_loading(*self._loading):
                     # Prompts too (n_threads_batch): llama-cpp-python gives them every core by default, and on
                     # a busy machine their threads spin as generation's did (llm/llama_threads.py).
                     self._models[key] = prefix_cached_llama(
