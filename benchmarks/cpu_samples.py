@@ -65,7 +65,7 @@ GUARD_PARTS = [
     ("the check's own logic", "factdebate/methods/"),
     ("the check's own logic", "factdebate/run/"),
     ("reading the upstream", "server/guard/upstream.py:"),
-    ("the relay: frames, policy, Starlette's streaming", "server/guard/stream.py:"),
+    ("the relay: frames, policy, Starlette's streaming", "server/guard/openai_chat/stream.py:"),
     ("the relay: frames, policy, Starlette's streaming", "starlette/responses.py:"),
     ("middlewares, route, settings, admission", "factdebate/server/"),
     ("middlewares, route, settings, admission", "factdebate/settings/"),

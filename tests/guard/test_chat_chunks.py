@@ -1,4 +1,5 @@
-"""guard/chat_chunks.py, the stream policy over OpenAI chunks (chunks in, chunks out), without the relay: a
+"""server/guard/openai_chat/chunks.py, the stream policy over OpenAI chunks (chunks in, chunks out), without
+the relay: a
 chunk goes out untouched (None) or changed, waits, or is bounded by bytes. The text's own policy is the
 streaming check's (here a stand-in that keeps what it is fed: the relay's tests run the real one)."""
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from factdebate.guard_engine.types import ResolvedGuardOptions
-from factdebate.server.guard.chat_chunks import AnswerTooLong, ChatChunks
+from factdebate.server.guard.openai_chat.chunks import AnswerTooLong, ChatChunks
 
 HEAD = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m"}
 

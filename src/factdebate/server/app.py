@@ -27,10 +27,10 @@ from factdebate.facade.transport import close_session
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
+from factdebate.server.guard.openai_chat.door import router as guard_router
+from factdebate.server.guard.openai_chat.shed_gate import ShedGate
+from factdebate.server.guard.openai_chat.stream import VERDICTS_HEADER
 from factdebate.server.guard.prepare import GUARD_CHECK_ID_HEADER, close_upstreams
-from factdebate.server.guard.routes import router as guard_router
-from factdebate.server.guard.shed_gate import ShedGate
-from factdebate.server.guard.stream import VERDICTS_HEADER
 from factdebate.server.guard.text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
 from factdebate.server.ops.heap import freeze_startup_heap
@@ -137,7 +137,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)
-    # out of CPU: the chat door's 503 before any of the above costs the busy process a step (shed_gate.py)
+    # out of CPU: the chat door's 503 before any of the above costs the busy process a step (openai_chat/shed_gate.py)
     app.add_middleware(ShedGate, service=service)
     # every request counted and timed, its model calls and searches watched (server/ops/metrics.py)
     app.add_middleware(RequestMetrics, metrics=service.metrics,

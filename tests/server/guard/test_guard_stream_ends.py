@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from factdebate.server.guard import stream as guard_stream
 from factdebate.server.guard import upstream as guard_upstream
+from factdebate.server.guard.openai_chat import stream as guard_stream
 from factdebate.server.guard.upstream import scrubbed
 from tests.fake_openai import FakeOpenAI
 from tests.server.conftest import AUTH, KEY, LiveServer

@@ -23,7 +23,7 @@ import factdebate as fd
 from factdebate.guard_engine.types import GuardResult, Policy, ResolvedGuardOptions
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.server.app import create_app
-from factdebate.server.guard.overloaded_chunks import OverloadedChunks
+from factdebate.server.guard.openai_chat.overloaded_chunks import OverloadedChunks
 from tests.guard.support import script
 from tests.server.conftest import AUTH, KEY, PLAIN, LiveServer, offline_build
 from tests.server.secret_forms import gives_away, written
@@ -163,7 +163,7 @@ def _options(policy: Policy) -> ResolvedGuardOptions:
 
 
 def test_an_unchecked_reply_relayed_under_overload_is_scrubbed_across_chunks_too() -> None:
-    """guard/overloaded_chunks.py (the relay of a reply the service had no room to check): its chunks, sent as
+    """openai_chat/overloaded_chunks.py (the relay of a reply the service had no room to check): its chunks, sent as
     they come under annotate, carry the answer with the key masked, the rest before the ending. The secrets are
     remembered here as the service remembers them at start, so the test holds whichever test ran before it."""
     from factdebate.util.scrub import remember_endpoints, remember_secrets

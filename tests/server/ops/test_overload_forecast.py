@@ -97,7 +97,8 @@ def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
     answer, answered_first, server, unkeyed, streamed = _while_two_spin(guard, monkeypatch, share, "503")
     assert answer.status_code == 503 and answered_first, answer.text  # while the spinning checks went on
     assert answer.headers["Retry-After"] == "1"
-    # Answered before the app's middleware (server/guard/shed_gate.py), with the headers every guard reply has.
+    # Answered before the app's middleware (server/guard/openai_chat/shed_gate.py), with the headers every
+    # guard reply has.
     assert answer.headers["Content-Type"] == "application/json"
     assert answer.headers["X-Content-Type-Options"] == "nosniff" and answer.headers["Cache-Control"] == "no-store"
     assert re.fullmatch(r"[0-9a-f]{32}", answer.headers["X-Factdebate-Check-Id"])

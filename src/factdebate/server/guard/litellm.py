@@ -30,9 +30,8 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.facade.checking import CheckCall, GuardOptions, Reply, Reviser, check_replies
+from factdebate.facade.checking import CheckCall, GuardOptions, GuardResult, Reply, Reviser, check_replies
 from factdebate.facade.settings import Settings
-from factdebate.server.guard.chat_answer import litellm_answer
 from factdebate.server.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -44,6 +43,7 @@ from factdebate.server.guard.prepare import (
     validation_problems,
 )
 from factdebate.server.guard.request import read_body
+from factdebate.server.guard.result_view import CHANGED, result_view
 from factdebate.server.service import Service, ServiceDep
 
 router = APIRouter()
@@ -149,3 +149,15 @@ async def _guardrail(request: Request, service: Service, who: str) -> Response:
         return answer
     return JSONResponse(litellm_answer(results), headers={GUARD_CHECK_ID_HEADER: results[0].check_id}
                         if results[0].check_id else None)
+
+
+def litellm_answer(results: list[GuardResult]) -> dict[str, Any]:
+    """LiteLLM's generic guardrail answer for its texts' results: ``BLOCKED`` with the refusal as the reason,
+    ``GUARDRAIL_INTERVENED`` with the texts the policy left, or ``NONE``; the verdicts beside it."""
+    checked = [result_view(r) for r in results]
+    blocked = next((r for r in results if r.action_taken == "blocked"), None)
+    if blocked is not None:
+        return {"action": "BLOCKED", "blocked_reason": blocked.text, "factdebate": checked}
+    if any(r.action_taken in CHANGED for r in results):
+        return {"action": "GUARDRAIL_INTERVENED", "texts": [r.text for r in results], "factdebate": checked}
+    return {"action": "NONE", "factdebate": checked}

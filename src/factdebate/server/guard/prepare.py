@@ -1,6 +1,6 @@
 """What the guard's HTTP doors share when they read a request and write an answer: the pooled client of the
 operator's upstream, OpenAI-shaped errors and the conversation's id from its header (what a policy does to an
-answer, and the result an answer carries, are server/guard/chat_answer.py's).
+answer, and the result an answer carries, are server/guard/openai_chat/answer.py's).
 The check itself, its admission and its keeping are the one call's (guard_engine/call.py, hosted by
 server/guard/host.py)."""
 

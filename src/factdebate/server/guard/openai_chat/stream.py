@@ -20,7 +20,7 @@ from it. With ``X-Factdebate-Verdicts: each`` every claim's verdict also comes a
 
 The policy is the library's: what text goes out when (guard_engine/stream_policy.py's ``GuardedStream``, which a
 Python caller uses through ``factdebate.aguard_stream``), and which of the upstream's chunks wait, where the
-footnotes go, how a blocked stream ends and what passed unchecked (server/guard/chat_chunks.py's ``ChatChunks``). The
+footnotes go, how a blocked stream ends and what passed unchecked (openai_chat/chunks.py's ``ChatChunks``). The
 relay reads the upstream's events, hands each chunk there, and frames and writes what comes back.
 
 A stream always ends, and ends everything it started: any failure on the way (the upstream's, or the relay's
@@ -64,10 +64,10 @@ from factdebate.facade.checking import (
 from factdebate.facade.core import watched
 from factdebate.facade.scrub import hide_endpoints
 from factdebate.server.admission import SlotStream
-from factdebate.server.guard.chat_answer import result_view
-from factdebate.server.guard.chat_chunks import AnswerTooLong, ChatChunks
 from factdebate.server.guard.host import Prepared
-from factdebate.server.guard.overloaded_stream import overloaded_frames
+from factdebate.server.guard.openai_chat.answer import result_view
+from factdebate.server.guard.openai_chat.chunks import AnswerTooLong, ChatChunks
+from factdebate.server.guard.openai_chat.overloaded_stream import overloaded_frames
 from factdebate.server.guard.prepare import STOPPING, disconnected, openai_error, upstream_error
 from factdebate.server.guard.upstream import SSEEvent, UpstreamError, error_body, passed_on_error
 
@@ -143,7 +143,7 @@ class Relay:
     def __init__(self, prepared: Prepared, each: bool) -> None:
         self.prepared, self.each = prepared, each
         self.begun = prepared.begun
-        self.chunks: ChatChunks | None = None  # the policy over the upstream's chunks (server/guard/chat_chunks.py)
+        self.chunks: ChatChunks | None = None  # the policy over the upstream's chunks (chunks.py)
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # events (bounded by room), verdicts, ends
         self.room = asyncio.Semaphore(RELAY_EVENTS)  # taken by each upstream event queued, given back when sent
         self.decided = 0  # claims whose verdict is in: what a caller who leaves has had checked
@@ -316,7 +316,7 @@ class Relay:
 
     def _pass(self, event: SSEEvent) -> list[bytes]:
         """What of one upstream event goes out now: its raw bytes, untouched, unless the policy holds it or
-        changes it or the scrub moves its text (server/guard/chat_chunks.py); an error chunk of the upstream's ends the
+        changes it or the scrub moves its text (chunks.py); an error chunk of the upstream's ends the
         stream with it."""
         assert self.chunks is not None
         chunk = event.json()

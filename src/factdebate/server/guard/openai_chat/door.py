@@ -4,7 +4,7 @@ reply is checked by :mod:`factdebate.guard_engine`, and the answer comes back in
 ``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``).
 
 The route is thin: the request's format and checks (server/guard/chat_request.py), the way to the upstream
-(server/guard/upstream.py) and the stream's relay (server/guard/stream.py) live apart, and the checking
+(server/guard/upstream.py) and the stream's relay (server/guard/openai_chat/stream.py) live apart, and the checking
 itself below the faces. The caller's key is this service's (``Authorization: Bearer``, as the OpenAI SDK
 sends it); it is never sent on. Errors are OpenAI-shaped (``{"error": {...}}``) with the service's
 ``detail`` beside, so OpenAI clients and this API's other callers read them alike: a missing or wrong key's
@@ -21,9 +21,10 @@ from fastapi.responses import JSONResponse, Response
 
 from factdebate.facade.checking import Begun, Reply, check_replies
 from factdebate.facade.scrub import safe_value
-from factdebate.server.guard.chat_answer import answer_replies, apply_to_answer
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
+from factdebate.server.guard.openai_chat.answer import answer_replies, apply_to_answer
+from factdebate.server.guard.openai_chat.stream import stream_reply
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
     answered,
@@ -32,7 +33,6 @@ from factdebate.server.guard.prepare import (
     route_failed,
 )
 from factdebate.server.guard.request import body_schema
-from factdebate.server.guard.stream import stream_reply
 from factdebate.server.service import Service, ServiceDep, caller
 
 router = APIRouter(prefix="/v1")
@@ -78,7 +78,7 @@ async def _reply(request: Request, service: Service, who: str) -> Response:
 
 async def _plain_reply(door: ChatDoor) -> Response:
     """The one call with the upstream's answer as its replies, asked once the check is admitted (which choices
-    are checked, n capped by guard.max_choices, and what of them passes: server/guard/chat_answer.py), then each
+    are checked, n capped by guard.max_choices, and what of them passes: server/guard/openai_chat/answer.py), then each
     result's policy written into its choice."""
     answer: dict[str, Any] = {}
     block_finish: list[str] = []

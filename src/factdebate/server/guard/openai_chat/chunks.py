@@ -1,5 +1,5 @@
 """What a policy does to an OpenAI chat stream, chunk by chunk: the chat proxy's relay
-(server/guard/stream.py) reads the upstream's events, hands each chunk here as a dict, and frames and writes
+(server/guard/openai_chat/stream.py) reads the upstream's events, hands each chunk here as a dict, and frames and writes
 what comes back; which chunks wait for the check, where the footnotes go, how a blocked stream ends and what
 passed unchecked are decided here, with the text's policy in
 :class:`~factdebate.guard_engine.stream_policy.GuardedStream`.

@@ -1,6 +1,6 @@
 """A streamed chat reply the service had no room to check (``guard.on_overload: pass``, server/ops/shedding.py):
 relayed without a check, then the result chunk, whose one unchecked claim says why (guard_engine/overload.py). What
-each chunk's fate is under the policy is server/guard/overloaded_chunks.py's; this relay reads the
+each chunk's fate is under the policy is server/guard/openai_chat/overloaded_chunks.py's; this relay reads the
 upstream's events, frames and writes what it is told, with the keep-alive."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from factdebate.facade.checking import Begun, finish, kept_chars, overloaded_result
-from factdebate.server.guard.chat_answer import result_view
-from factdebate.server.guard.chat_chunks import AnswerTooLong
-from factdebate.server.guard.overloaded_chunks import OverloadedChunks
+from factdebate.server.guard.openai_chat.answer import result_view
+from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
+from factdebate.server.guard.openai_chat.overloaded_chunks import OverloadedChunks
 from factdebate.server.guard.upstream import SSEEvent, error_body
 
 
@@ -20,7 +20,7 @@ async def overloaded_frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]]
                             quiet_s: float, first: SSEEvent, reader: asyncio.Task[None], frame: Any, done: bytes,
                             ping: bytes) -> AsyncGenerator[bytes, None]:
     """The stream's bytes; however it ends (the caller gone included), the upstream's reading ends with it.
-    ``events`` and ``room`` are the relay's (server/guard/stream.py): what the upstream's reader queued, and
+    ``events`` and ``room`` are the relay's (server/guard/openai_chat/stream.py): what the upstream's reader queued, and
     the room each queued event took; ``quiet_s``: a keep-alive after that long with nothing written. Given
     these rather than the relay, so this module and the relay's do not import each other."""
     try:

@@ -1,24 +1,13 @@
-"""What a policy does to a whole (not streamed) OpenAI chat answer, and to LiteLLM's guardrail answer: the wire
-formats of the guard's plain doors (the policy is the library's; this module and the routes read,
-call and write). Which choices are checked and what of them passes unchecked, the policy's text in each choice, how a
-blocked choice ends, which of a result's fields an answer carries, and LiteLLM's action for a set of results.
-A streamed answer's are server/guard/chat_chunks.py's."""
+"""What a policy does to a whole (not streamed) OpenAI chat answer: which choices are checked and what of them
+passes unchecked, the policy's text in each choice, how a blocked choice ends, and the result beside
+``choices``. A streamed answer's are openai_chat/chunks.py's; LiteLLM's answer is server/guard/litellm.py's."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from factdebate.facade.checking import GuardResult, Reply
-
-# The fields of a result a reply carries; the texts before and after the policy stay in the kept check.
-REPLY_EXCLUDE = {"original_text", "text"}
-CHANGED = ("flagged", "held", "rewritten", "blocked")  # actions whose text replaces the answer's
-
-
-def result_view(result: GuardResult) -> dict[str, Any]:
-    """A result as an answer carries it beside its text (the chat answer's and stream's ``factdebate`` object,
-    LiteLLM's): everything but the two texts."""
-    return result.model_dump(mode="json", exclude=REPLY_EXCLUDE)
+from factdebate.server.guard.result_view import CHANGED, result_view
 
 
 def answer_replies(answer: dict[str, Any], asked: int) -> list[Reply]:
@@ -64,15 +53,3 @@ def apply_to_answer(answer: dict[str, Any], results: list[GuardResult], block_fi
         if len(choices) > 1:
             choice["factdebate"] = result_view(result)
     answer["factdebate"] = result_view(results[0])
-
-
-def litellm_answer(results: list[GuardResult]) -> dict[str, Any]:
-    """LiteLLM's generic guardrail answer for its texts' results: ``BLOCKED`` with the refusal as the reason,
-    ``GUARDRAIL_INTERVENED`` with the texts the policy left, or ``NONE``; the verdicts beside it."""
-    checked = [result_view(r) for r in results]
-    blocked = next((r for r in results if r.action_taken == "blocked"), None)
-    if blocked is not None:
-        return {"action": "BLOCKED", "blocked_reason": blocked.text, "factdebate": checked}
-    if any(r.action_taken in CHANGED for r in results):
-        return {"action": "GUARDRAIL_INTERVENED", "texts": [r.text for r in results], "factdebate": checked}
-    return {"action": "NONE", "factdebate": checked}

@@ -1,13 +1,14 @@
 """What a policy does to a streamed chat answer the service had no room to check (``guard.on_overload: pass``,
-guard_engine/overload.py), chunk by chunk: the chat proxy's relay (server/guard/overloaded_stream.py) hands each
-upstream chunk here and writes what it is told, as it does a checked stream's with server/guard/chat_chunks.py.
+guard_engine/overload.py), chunk by chunk: the chat proxy's relay (overloaded_stream.py) hands each
+upstream chunk here and writes what it is told, as it does a checked stream's with chunks.py.
 
 Under ``annotate`` and ``flag`` the upstream's chunks pass as they arrive (a flag's footnote, "not
 fact-checked", comes as one more piece of text before the result); the policies that never stream unchecked
 text (``hold``, ``rewrite``, ``block``, or ``on_unchecked: block``) wait, and get the policy's text whole at the
 end, as they would after a check: the reply itself, or the refusal. What waits is bounded by its bytes as a
 checked stream's is: past four times what the guard keeps of a streamed answer,
-:class:`~factdebate.server.guard.chat_chunks.AnswerTooLong`; of an answer that streams, what is kept for the result
+:class:`~factdebate.server.guard.openai_chat.chunks.AnswerTooLong`;
+of an answer that streams, what is kept for the result
 stops at what the guard keeps. What goes out is scrubbed across chunks as a checked stream's is
 (guard_engine/chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes,
 :meth:`OverloadedChunks.closing` for the end."""
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from factdebate.facade.checking import ChunkScrub, GuardResult, ResolvedGuardOptions
-from factdebate.server.guard.chat_chunks import AnswerTooLong
+from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
 
 Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result
 _HEAD = ("id", "created", "model", "system_fingerprint")
