@@ -15,7 +15,8 @@ Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--repl
 guard's and LiteLLM's process CPU milliseconds per reply (user + system, /proc), and the ratios.
 ``--guard-src`` runs the guard from another checkout's src (e.g. ``git archive`` of an older commit);
 ``--guard-checkout`` runs it as that checkout serves it (its src, its tests' helpers and its copy of this
-script), for a before-and-after across renames.
+script), for a before-and-after across renames; ``--before DIR`` runs that checkout's guard as one more target
+(``guard_before``) in the same rounds, so before and after share the machine's state.
 ``FACTDEBATE_BENCH_CPU_SAMPLES=FILE`` has the guard sample its own stacks in CPU time (benchmarks/cpu_samples.py).
 ``--sentence-words N`` lengthens each of the 6 sentences to N words (each word one streamed event; the claims
 to check stay six), so a reply's CPU can be read as a cost per reply plus a cost per streamed event.
@@ -264,6 +265,8 @@ def main() -> None:
     parser.add_argument("--guard-src", default="", help="the guard's factdebate from this src folder")
     parser.add_argument("--guard-checkout", default="", help="run the guard as this other checkout serves it (its "
                         "src, tests and this script): a before-and-after in one run across a rename")
+    parser.add_argument("--before", default="", help="also run the guard as this other checkout serves it, as "
+                        "one more target in the same rounds (guard_before): a before-and-after in one run")
     parser.add_argument("--profile", default="", help="write the guard process's cProfile statistics here")
     parser.add_argument("--py-spy", default="", help="sample the guard with py-spy ($PY_SPY or on PATH; on-CPU "
                         "stacks, 200 a second), its raw stacks written to this file")
@@ -344,6 +347,14 @@ def main() -> None:
                       {"factdebate": {"tier": "fast", "method": "single", "deadline_s": 20}}, guard_pid)}
         if traced is not None:
             targets["guard_traced"] = (traced[0], *targets["guard"][1:3], traced[1])
+        if args.before:  # the other checkout's own --serve, so the app and test helpers it imports are its own
+            other, before_port = Path(args.before).resolve(), free_port()
+            before_env = {**guard_env, "PYTHONPATH": f"{other / 'src'}:{other}"}
+            before_guard = started([sys.executable, str(other / "benchmarks" / Path(__file__).name), "--serve",
+                                    "--port", str(before_port), "--upstream", f"{model_url}/v1", "--checker",
+                                    checker_url], f"http://127.0.0.1:{before_port}/v1/health", before_env, cwd=other)
+            processes.append(before_guard)
+            targets["guard_before"] = (f"http://127.0.0.1:{before_port}", *targets["guard"][1:3], before_guard.pid)
         if args.floor:
             floor_url = f"http://127.0.0.1:{floor_port}"
             floor = started([sys.executable, str(ROOT / "benchmarks" / "relay_floor.py"), "--port", str(floor_port),
@@ -376,6 +387,7 @@ def main() -> None:
             guard_cpu, litellm_cpu = statistics.median(cpu["guard"]), statistics.median(cpu["litellm"])
             floor_cpu = statistics.median(cpu["floor"]) if cpu.get("floor") else None
             traced_cpu = statistics.median(cpu["guard_traced"]) if cpu.get("guard_traced") else None
+            before_cpu = statistics.median(cpu["guard_before"]) if cpu.get("guard_before") else None
             print(json.dumps({
                 "concurrency": concurrency, "replies": args.replies * args.rounds, "streamed": args.streamed,
                 "sentence_words": args.sentence_words,
@@ -384,13 +396,18 @@ def main() -> None:
                 "ttft_litellm_over_direct": round(median["litellm"] / median["direct"], 3),
                 "cpu_ms_per_reply": {"guard": round(guard_cpu, 1), "litellm": round(litellm_cpu, 1),
                                      **({"floor": round(floor_cpu, 1)} if floor_cpu is not None else {}),
-                                     **({"guard_traced": round(traced_cpu, 1)} if traced_cpu is not None else {})},
+                                     **({"guard_traced": round(traced_cpu, 1)} if traced_cpu is not None else {}),
+                                     **({"guard_before": round(before_cpu, 1)} if before_cpu is not None else {})},
                 "guard_cpu_over_litellm": round(guard_cpu / litellm_cpu, 3),
                 **({"traces_cpu_ms_per_reply": round(traced_cpu - guard_cpu, 1),
                     "traces_cpu_ms_per_reply_by_round": [round(t - g, 1) for t, g in
                                                          zip(cpu["guard_traced"], cpu["guard"], strict=True)]}
                    if traced_cpu is not None else {}),
                 **({"floor_cpu_over_litellm": round(floor_cpu / litellm_cpu, 3)} if floor_cpu is not None else {}),
+                **({"guard_before_cpu_over_litellm": round(before_cpu / litellm_cpu, 3),
+                    "ttft_guard_before_over_direct": round(median["guard_before"] / median["direct"], 3),
+                    "guard_cpu_after_over_before": round(guard_cpu / before_cpu, 3)} if before_cpu is not None
+                   else {}),
                 "load_average": round(os.getloadavg()[0], 1)}), flush=True)
     finally:
         if sampler and guard_pid:  # the guard first, so py-spy sees it end and writes its stacks
