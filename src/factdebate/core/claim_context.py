@@ -5,23 +5,56 @@ so that a claim sees what the claims before it left, and nothing of those after 
 again on a resume; and whether the claim's task has two labels only (a binary dataset), so that a method or
 the response rule that would answer NOT ENOUGH INFO answers in the task's two labels instead; or whether it
 has four (AVeriTeC's, with Conflicting Evidence/Cherrypicking), so that the prompts, answer formats and the
-label parser offer and read the fourth label there and nowhere else."""
+label parser offer and read the fourth label there and nowhere else; and the evidence that came with it.
+All of it is one :class:`ClaimContext` value."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import date
+from typing import Any
 
-# ContextVars (these four): a sample's date, position and label set are set by the harness around one claim
-# and read by prompts and parsers inside every method, which are called with the claim alone; samples run as
-# concurrent tasks.
-_CLAIM_DATE: ContextVar[str | None] = ContextVar("factdebate_claim_date", default=None)
-_POSITION: ContextVar[int | None] = ContextVar("factdebate_claim_position", default=None)
-_TWO_LABELS: ContextVar[bool] = ContextVar("factdebate_two_labels", default=False)
-_FOUR_LABELS: ContextVar[bool] = ContextVar("factdebate_four_labels", default=False)
+from factdebate.core.types import Document
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimContext:
+    """Everything one claim carries beside its text, as one value: its date (a leakage cut-off), its place in
+    its run's order, its task's label set, and the evidence that came with it (a dataset's or a caller's;
+    None: none came)."""
+
+    date: str | None = None
+    position: int | None = None
+    two_labels: bool = False
+    four_labels: bool = False
+    given: tuple[Document, ...] | None = None
+
+
+# One ContextVar holds the value: the harness sets it around one claim, and prompts, parsers and the given-
+# evidence tool read it inside every method, which is called with the claim alone; samples run as concurrent
+# tasks, each with its own copy.
+_CONTEXT: ContextVar[ClaimContext] = ContextVar("factdebate_claim_context", default=ClaimContext())
+
+
+def current() -> ClaimContext:
+    """The claim being checked's context (all defaults outside a run)."""
+    return _CONTEXT.get()
+
+
+@contextmanager
+def claim_context(**changes: Any) -> Iterator[ClaimContext]:
+    """Within the block, the current claim's context with ``changes`` (fields of :class:`ClaimContext`)."""
+    token = _CONTEXT.set(replace(_CONTEXT.get(), **changes))
+    try:
+        yield _CONTEXT.get()
+    finally:
+        _CONTEXT.reset(token)
+
+
 # Room between two samples for the claims of one response (response.max_claims is at most 100).
 PER_SAMPLE = 1000
 _DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
@@ -44,16 +77,13 @@ def iso_day(value: str | None) -> str | None:
 @contextmanager
 def claim_date(value: str | None) -> Iterator[None]:
     """Within the block, search tools cut evidence at ``value`` (combined with the configured date)."""
-    token = _CLAIM_DATE.set(iso_day(value))
-    try:
+    with claim_context(date=iso_day(value)):
         yield
-    finally:
-        _CLAIM_DATE.reset(token)
 
 
 def search_before(configured: str | None) -> str | None:
     """The earlier of the configured cut-off and the current claim's date."""
-    days = [d for d in (configured, _CLAIM_DATE.get()) if d]
+    days = [d for d in (configured, _CONTEXT.get().date) if d]
     return min(days) if days else None
 
 
@@ -61,47 +91,38 @@ def search_before(configured: str | None) -> str | None:
 def claim_position(index: int) -> Iterator[None]:
     """Within the block, the claim is the ``index``-th (from 0) of its run's order (an evaluation's sample
     order, a batch's input order)."""
-    token = _POSITION.set(index * PER_SAMPLE)
-    try:
+    with claim_context(position=index * PER_SAMPLE):
         yield
-    finally:
-        _POSITION.reset(token)
 
 
 @contextmanager
 def sub_claim(index: int) -> Iterator[None]:
     """Within the block, the ``index``-th claim of the current sample (a response's atomic claims), after
     the samples before it and the sample's earlier claims. Nothing changes outside a run."""
-    base = _POSITION.get()
+    base = _CONTEXT.get().position
     if base is None:
         yield
         return
-    token = _POSITION.set(base + min(index, PER_SAMPLE - 1))
-    try:
+    with claim_context(position=base + min(index, PER_SAMPLE - 1)):
         yield
-    finally:
-        _POSITION.reset(token)
 
 
 def current_position() -> int | None:
     """The current claim's place in its run's order (smaller: earlier); ``None`` outside a run."""
-    return _POSITION.get()
+    return _CONTEXT.get().position
 
 
 @contextmanager
 def two_labels(active: bool) -> Iterator[None]:
     """Within the block (``active``), the claim belongs to a task with two labels, SUPPORTS and REFUTES: a
     third answer would be wrong whatever the gold label is, so rules with a choice answer in two."""
-    token = _TWO_LABELS.set(active)
-    try:
+    with claim_context(two_labels=active):
         yield
-    finally:
-        _TWO_LABELS.reset(token)
 
 
 def binary_task() -> bool:
     """Whether the current claim's task has two labels only (False outside an evaluation)."""
-    return _TWO_LABELS.get()
+    return _CONTEXT.get().two_labels
 
 
 @contextmanager
@@ -109,16 +130,27 @@ def four_labels(active: bool) -> Iterator[None]:
     """Within the block (``active``), the claim belongs to a task with four labels: SUPPORTS, REFUTES, NOT
     ENOUGH INFO and CONFLICTING EVIDENCE/CHERRYPICKING (AVeriTeC). The eval runner sets it for such a
     dataset; outside it (the guard, ``verify``, any other dataset) the fourth label is never offered or read."""
-    token = _FOUR_LABELS.set(active)
-    try:
+    with claim_context(four_labels=active):
         yield
-    finally:
-        _FOUR_LABELS.reset(token)
 
 
 def four_label_task() -> bool:
     """Whether the current claim's task has AVeriTeC's four labels (False outside an evaluation)."""
-    return _FOUR_LABELS.get()
+    return _CONTEXT.get().four_labels
+
+
+@contextmanager
+def given_evidence(documents: Sequence[Document] | None) -> Iterator[None]:
+    """Within the block, ``documents`` came with the claim (None: none came): the given-evidence tool serves
+    them (tools/given.py)."""
+    with claim_context(given=tuple(documents) if documents is not None else None):
+        yield
+
+
+def current_evidence() -> list[Document] | None:
+    """The evidence that came with the claim being checked; None when none was given."""
+    given = _CONTEXT.get().given
+    return list(given) if given is not None else None
 
 
 # The rule for a third label in a two-label task. The prompts and answer formats offer two labels there

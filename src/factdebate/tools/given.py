@@ -2,40 +2,26 @@
 
 Benchmarks such as HaluEval (knowledge, dialogue history, the article), PubMedQA (CONTEXTS), SciFact
 (abstracts) and FEVEROUS (gold evidence sentences) ship each sample's own evidence. The evaluation runner
-puts it in a context variable for the sample being checked (asyncio tasks copy it, so concurrent samples
-never see each other's); the given-evidence tool serves it to any agent that searches: every passage when
-there are at most ``k``, else the ``k`` most similar to the query by the embedding model. With ``both`` the
-given passages come first, then the engine's results.
+puts it in the claim's context (core/claim_context.py) for the sample being checked (asyncio tasks copy it,
+so concurrent samples never see each other's); the given-evidence tool serves it to any agent that searches:
+every passage when there are at most ``k``, else the ``k`` most similar to the query by the embedding
+model. With ``both`` the given passages come first, then the engine's results.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from factdebate.core.claim_context import current_evidence, given_evidence
 from factdebate.core.types import Document
 from factdebate.embeddings import TextEncoder
 from factdebate.tools.base import Tool
 
-# A ContextVar: evidence that came with a claim (a dataset's or a caller's) is set around that claim's run
-# and read by the `given` tool the method builds, which takes only a query; claims run as concurrent tasks.
-_given: ContextVar[list[Document] | None] = ContextVar("factdebate_given_evidence", default=None)
-
-
-def current_evidence() -> list[Document] | None:
-    """The evidence that came with the claim being checked; None when none was given."""
-    return _given.get()
-
-
-@contextlib.contextmanager
-def given_evidence(documents: Sequence[Document] | None) -> Iterator[None]:
-    token = _given.set(list(documents) if documents is not None else None)
-    try:
-        yield
-    finally:
-        _given.reset(token)
+# Evidence that came with a claim (a dataset's or a caller's) is part of the claim's context, set around
+# that claim's run and read by the `given` tool the method builds, which takes only a query.
+__all__ = ["current_evidence", "documents_from", "evidence_block", "given_evidence", "top_k",
+           "with_given_evidence"]
 
 
 def documents_from(items: Sequence[Any], *, prefix: str = "given") -> list[Document]:
