@@ -20,9 +20,11 @@ Llama-3.3-70B): a 1.5B model on 2 cores is a different backbone, and the draw is
 
 The defaults are sized for about an hour on an idle 2-core machine: a Tool-MAD claim that goes to the judge
 makes about 34 calls (about 400 s here), one settled in round 1 about 10 (about 100 s). The other baselines
-(``react``, ``mad``, ``madke``, ``vote``) and MERMAID and DPD run with ``--methods``; ``vote`` at Tool-MAD's
-call budget and DPD make tens of calls per claim each. ``--claims`` scales it, and a larger ``--claims`` on the
-same ``--output`` reuses the claims already run (the draw's first claims are the same)."""
+(``react``, ``mad``, ``madke``, ``vote``) and MERMAID and DPD run with ``--methods``, and so does
+``tool-mad-papers``, Tool-MAD with the papers' prompts (``--no-label-guide``), to see what the label guide
+does; ``vote`` at Tool-MAD's call budget and DPD make tens of calls per claim each. ``--claims`` scales it,
+and a larger ``--claims`` on the same ``--output`` reuses the claims already run (the draw's first claims
+are the same)."""
 
 from __future__ import annotations
 
@@ -63,10 +65,17 @@ class Run:
     model: str
     folder: Path
     extra: tuple[str, ...] = ()
+    label: str = ""  # how the table names it (a variant's name); the method's own by default
 
     @property
     def name(self) -> str:
-        return self.method if self.model == OFFLINE else f"{self.method} ({self.model.split(':')[1]})"
+        shown = self.label or self.method
+        return shown if self.model == OFFLINE else f"{shown} ({self.model.split(':')[1]})"
+
+
+# Methods run with options of their own, named in --methods like a method: Tool-MAD with the papers' prompts
+# (no label guide), to measure what the guide does on the same draw.
+VARIANTS = {"tool-mad-papers": ("tool-mad", ("--no-label-guide",))}
 
 
 def fever_builtin(source: str, output: Path) -> str:
@@ -188,14 +197,15 @@ def main() -> None:
     for name in [s for s in args.sets.split(",") if s]:
         spec, extra = spec_of(name, args.fever, args.output)
         chance = chance_of(spec)
-        runs = [Run(spec, m, OFFLINE, args.output / name / m, extra) for m in methods]
+        runs = [Run(spec, VARIANTS.get(m, (m, ()))[0], OFFLINE, args.output / name / m,
+                    extra + VARIANTS.get(m, (m, ()))[1], label=m) for m in methods]
         if not args.no_tiny and "tool-mad" in methods:
             runs.append(Run(spec, "tool-mad", TINY, args.output / name / "tool-mad-smollm2", extra))
         for run in runs:
             print(f"[{time.perf_counter() - started:5.0f} s] {name}: {run.name} on {args.claims} claims…",
                   file=sys.stderr, flush=True)
             row = row_of(run, run_eval(run, args.claims, args.seed), chance)
-            row["set"] = name
+            row["set"], row["method"] = name, run.label or run.method
             rows.append(row)
         if len(runs) > 1:
             compare_runs([r.folder for r in runs], args.output / name / "compare")
