@@ -310,7 +310,10 @@ def main() -> None:
             other = Path(args.guard_checkout).resolve()
             guard_script, guard_path, guard_cwd = str(other / "benchmarks" / Path(__file__).name), \
                 f"{other / 'src'}:{other}", other
-        guard_env = {**env, **({"PYTHONPATH": guard_path} if guard_path else {}),
+        # Shedding off (guard.max_cpu_share 0): the CPU per reply is measured at every concurrency, past the
+        # share a shedding guard would admit too.
+        guard_env = {**env, "FACTDEBATE_GUARD__MAX_CPU_SHARE": "0",
+                     **({"PYTHONPATH": guard_path} if guard_path else {}),
                      **({"FACTDEBATE_LLM__MAX_IN_FLIGHT": str(args.checker_in_flight)} if args.checker_in_flight
                         else {})}
         guard_url = f"http://127.0.0.1:{guard_port}"
