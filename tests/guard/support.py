@@ -13,6 +13,7 @@ from factdebate.guard_engine import GuardOptions, GuardResult, check_text
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.settings.model import Settings
 from tests.helpers import StaticTool, resources_for
 
 REPLY = ("Hi! Great question. Paris is the capital of France. The Eiffel Tower is in Rome. "
@@ -159,11 +160,13 @@ async def run_check(respond: Any, text: str = REPLY, *, method: str = "single", 
     tools = {"rag": StaticTool("rag", docs or [PARIS_DOC]), "search": StaticTool("local", docs or [PARIS_DOC])}
     resources, scripted, _ = resources_for(respond, method=method, tools=tools, guard=guard or {},
                                            response=response or {})
+    settings = resources.settings
+    assert isinstance(settings, Settings)  # typed as the methods' protocol; what resources_for builds
     if backend is not None:
         from factdebate.run.build import build_resources
         from tests.helpers import BagOfWordsEncoder
 
-        resources = build_resources(resources.settings, backends={"debater": backend},
+        resources = build_resources(settings, backends={"debater": backend},
                                     tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
         scripted = backend
     reviser = options.pop("reviser", None)
@@ -171,7 +174,7 @@ async def run_check(respond: Any, text: str = REPLY, *, method: str = "single", 
     question = options.pop("question", None)
     messages = options.pop("messages", ())  # the conversation before the reply
     async with resources:
-        result = await check_text(text, resources.settings, resources, options=GuardOptions(**options),
+        result = await check_text(text, settings, resources, options=GuardOptions(**options),
                                   question=question, sinks=[events.append] if events is not None else None,
                                   reviser=reviser, caller=caller, messages=messages)
     return result, scripted
