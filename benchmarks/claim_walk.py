@@ -1,4 +1,4 @@
-"""The walk of one claim through the tree (issue 62 item 6; docs/architecture.md, "One claim through the
+"""The walk of one claim through the tree (docs/architecture.md, "One claim through the
 tree"): which of factdebate's modules ``factdebate verify`` passes through for one claim, counted with
 ``sys.setprofile`` as benchmarks/guard_walk.py counts a guarded reply (the same rule: a new call of a function of
 a ``factdebate`` module from a function of another one).

@@ -1,6 +1,6 @@
 """Speed of the embedded model (SmolLM2-135M, llama.cpp) as factdebate runs it, in one run.
 
-``--threads`` (issue 41): the default thread count (llm/llama_threads.py) against every fixed count from 1 to
+``--threads``: the default thread count (llm/llama_threads.py) against every fixed count from 1 to
 the usable cores, on the same short calls (a ~250-token prompt and 16 generated tokens, distinct prompts so
 no prefix reuse), idle and while ``--busy K`` CPU burners this benchmark starts run beside it. Each count
 runs in a fresh process (the default is chosen when the model loads, so it sees the burners), interleaved

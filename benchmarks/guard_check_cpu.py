@@ -1,4 +1,4 @@
-"""CPU per guard check in one process, the HTTP server left out (issue 59 item 4): the part of a guarded reply's
+"""CPU per guard check in one process, the HTTP server left out: the part of a guarded reply's
 CPU that checking its claims takes, measured steadily enough to compare two versions of the code, which
 benchmarks/guard_vs_litellm.py's whole-process figures (several milliseconds apart from run to run on a shared
 machine) cannot.

@@ -1,4 +1,4 @@
-"""A fresh server's first guarded request against its deadline (issue 47, item 7; seen 8: the first plain
+"""A fresh server's first guarded request against its deadline (the first plain
 request with ``deadline_s: 3`` took 17.8 s while the check's clock said 3.16 s).
 
 Each run starts ``factdebate serve`` afresh with the guard in front of the scripted upstream model

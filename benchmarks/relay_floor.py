@@ -1,4 +1,4 @@
-"""The floor under issue 59 item 4's goal: what a guard written with no framework at all costs in CPU per reply.
+"""The floor under the guard's CPU goal: what a guard written with no framework at all costs in CPU per reply.
 
 A bare asyncio HTTP/1.1 server (no uvicorn, Starlette or middleware, no settings, keys, events, store, scrub or
 check logic) that does only what any guard of a chat model must do for benchmarks/guard_vs_litellm.py's reply:

@@ -10,7 +10,7 @@ index is timed too: it is what a large corpus costs before its first search.
     .venv/bin/python benchmarks/search_milvus.py [--sizes 100000] [--engines server,lite] [--queries 200]
         [--auto-compaction on|off] [--index-timeout 7200] [--extrapolate 21000000]
 
-Also printed (issue 63, the scale path): the insert rate (passages/s), p99, and for the server its resident
+Also printed (the scale path): the insert rate (passages/s), p99, and for the server its resident
 memory after each build (its process's VmRSS, and the peak VmHWM) and the load average sampled every 10 s
 while it was built and searched (lowest-highest), then, with ``--extrapolate N``, what
 the largest size's rates give for N passages (a 21M-passage Wikipedia: ``--extrapolate 21000000``),

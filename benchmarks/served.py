@@ -1,5 +1,5 @@
 """Every method, and ``check-response``, against a real served model: llama-cpp-python's own OpenAI-compatible
-server on the shipped SmolLM2 weights, started here (issue 65, item 7).
+server on the shipped SmolLM2 weights, started here.
 
 Each method checks ``--claims`` claims (default 2) and ``check-response`` checks three texts, all through the
 ``openai:`` backend as a user with a small local model would. The searches answer from a small fixed corpus

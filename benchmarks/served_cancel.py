@@ -1,4 +1,4 @@
-"""Does a cancelled call stop at the server? (issue 65, item 5) Measured against llama-cpp-python's own
+"""Does a cancelled call stop at the server? Measured against llama-cpp-python's own
 OpenAI-compatible server on the shipped SmolLM2 weights, started here with ``--interrupt_requests False``.
 
 For each way of asking (``plain``: one JSON reply, ``llm.stream: false``; ``stream``: ``llm.stream: true``;

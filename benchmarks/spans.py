@@ -1,4 +1,4 @@
-"""Spans on the right sentence (issue 47, item 1): the hand-marked span set (tests/fixtures/span_set.jsonl,
+"""Spans on the right sentence: the hand-marked span set (tests/fixtures/span_set.jsonl,
 138 replies of two to eight sentences, 305 claims) placed by ``claim_spans`` as a response check places
 them, each claim's place compared with the sentence marked by hand.
 
@@ -126,9 +126,9 @@ def main() -> None:
     rows = load()
     outcomes = place_all(rows)
     print(f"{len(rows)} replies, {len(outcomes)} claims ({SPAN_SET.relative_to(SPAN_SET.parents[2])})")
-    report("claim_spans (issue 47):", outcomes)
+    report("claim_spans:", outcomes)
     if args.old:
-        report("the replaced search (before issue 47):", place_all(rows, old_placer()))
+        report("the replaced search (the older placer):", place_all(rows, old_placer()))
     if args.show_misses:
         for o in outcomes:
             if o.verdict != "right":

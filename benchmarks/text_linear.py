@@ -1,4 +1,4 @@
-"""Sentence splitting and span search against text length (issue 45): both read a text once, so their time
+"""Sentence splitting and span search against text length: both read a text once, so their time
 grows with its length, not with its square.
 
 Part 1 times, best of ``--repeats``, on prose of 10,000, 100,000 and 1,000,000 characters (short and long

@@ -1,4 +1,4 @@
-"""Tool-MAD's control flow against the authors' round structure (issue 51, item 5).
+"""Tool-MAD's control flow against the authors' round structure.
 
 The authors' research code (GitHub ``seyeonJeong/ToolMAD``) is replayed here from the issue's description of
 it, not from its text: every agent makes a query-selection call each round (round 1's from the claim alone),

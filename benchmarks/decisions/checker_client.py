@@ -1,4 +1,4 @@
-"""CPU per checker call by HTTP client (issue 59 item 4: 68.6 % of the guard's CPU at 50 streams was the OpenAI
+"""CPU per checker call by HTTP client (68.6 % of the guard's CPU at 50 streams was the OpenAI
 SDK's client making the checker's calls). The same chat completions are sent to an OpenAI-compatible server
 on loopback in a process of its own (tests/fake_openai.py, answering at once), ``--calls`` of them with
 ``--concurrency`` in flight, by:
