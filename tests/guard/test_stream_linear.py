@@ -10,6 +10,7 @@ from typing import Any
 
 from factdebate.guard_engine import GuardOptions, StreamingCheck
 from factdebate.guard_engine.stream import CONTEXT_CHARS, AnswerSoFar, gated
+from factdebate.settings.model import Settings
 from tests.guard.support import REPLY, script
 from tests.helpers import resources_for
 
@@ -59,6 +60,7 @@ async def test_a_flood_of_short_sentences_is_checked_without_holding_the_loop_fo
     # between the deltas); every sentence is gated once.
     resources, _, _ = resources_for(script(claims=[]), method="single", guard=FAST)
     async with resources:
+        assert isinstance(resources.settings, Settings)  # what resources_for builds
         check = StreamingCheck(resources.settings, resources, options=GuardOptions())
         ticks = 0
 
@@ -107,6 +109,7 @@ async def test_a_long_part_of_a_stream_is_gated_in_a_worker_thread(monkeypatch: 
     monkeypatch.setattr(stream, "gate", gate)
     resources, _, _ = resources_for(script(), method="single", guard=FAST)
     async with resources:
+        assert isinstance(resources.settings, Settings)  # what resources_for builds
         check = StreamingCheck(resources.settings, resources, options=GuardOptions())
         check.feed("Hello. ")
         check.feed("Paris is the capital of France. The Eiffel Tower is in Rome. " * 200)
