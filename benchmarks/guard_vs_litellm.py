@@ -174,6 +174,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds of each of ``pid``'s living threads, summed by thread name (the main thread under ``main``):
+    where a process's CPU goes when the main thread's stack samples do not account for it."""
+    found: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            name = "main" if task.name == str(pid) else (task / "comm").read_text().strip()
+        except OSError:  # the thread ended meanwhile
+            continue
+        found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
 def sampled_child(pid: int) -> int:
     children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     return int(children[0]) if children else pid
@@ -376,11 +390,18 @@ def main() -> None:
         for concurrency in (int(c) for c in args.concurrency.split(",")):
             ttft: dict[str, list[float]] = {name: [] for name in targets}
             cpu: dict[str, list[float]] = {name: [] for name in targets}
+            by_thread: dict[str, dict[str, float]] = {name: {} for name in targets}
             for number in range(args.rounds):
                 for name in (list(targets) if number % 2 == 0 else list(reversed(targets))):
                     url, headers, extra, pid = targets[name]
                     before = cpu_seconds(pid) if pid else 0.0
+                    threads_before = thread_seconds(pid) if pid and name.startswith("guard") else {}
                     ttft[name] += asyncio.run(wave(url, headers, extra, args.replies, concurrency, args.streamed))
+                    if pid and name.startswith("guard"):
+                        for thread, seconds in thread_seconds(pid).items():
+                            used = seconds - threads_before.get(thread, 0.0)
+                            by_thread[name][thread] = by_thread[name].get(thread, 0.0) + \
+                                1000 * used / (args.replies * args.rounds)
                     if args.traces and name in ("guard", "guard_traced"):
                         time.sleep(SPANS_SENT_S)  # the last batch of spans sent (both guards wait alike)
                     if pid:
@@ -411,6 +432,10 @@ def main() -> None:
                     "ttft_guard_before_over_direct": round(median["guard_before"] / median["direct"], 3),
                     "guard_cpu_after_over_before": round(guard_cpu / before_cpu, 3)} if before_cpu is not None
                    else {}),
+                "cpu_ms_per_reply_by_thread": {
+                    name: {thread: round(ms, 1) for thread, ms in sorted(threads.items(), key=lambda t: -t[1])
+                           if round(ms, 1)}
+                    for name, threads in by_thread.items() if threads},
                 "load_average": round(os.getloadavg()[0], 1)}), flush=True)
     finally:
         if sampler and guard_pid:  # the guard first, so py-spy sees it end and writes its stacks
