@@ -5,9 +5,13 @@ through (goal: the guard's CPU per reply at or below LiteLLM's, time to first to
 - the upstream: tests/server/guard_support.py's scripted model streaming a 6-sentence reply, its first token
   after ``--first`` seconds (as benchmarks/guard.py's), then a word each ``--token-delay``;
 - the checker: an OpenAI-compatible server (tests/fake_openai.py) answering each call after ``--latency``
-  seconds: extraction gives the reply's sentences, the fast tier supports each (refutes Rome);
+  seconds: extraction gives the reply's sentences, the fast tier supports each (refutes Rome). It gives the
+  fast tier's window call its claims without their verdicts, so each claim is then asked alone: 12 checker
+  calls a plain reply (the window, six claims, the corrector's and the refuted claim's confirmation), the
+  figure every earlier run took. ``--checker-window`` has it answer the window call as a capable model does,
+  each claim with its verdict: the default path, 6 calls a plain reply;
 - the guard: this script with ``--serve`` (benchmarks/guard.py's app, tier fast), its checker an
-  ``openai:`` backend over HTTP (llm/openai_compat.py: 7 checker calls a reply);
+  ``openai:`` backend over HTTP (llm/openai_compat.py);
 - LiteLLM 1.108.7 (.venv-litellm: ``make setup``), one model routed to the upstream, no guardrail.
 
 Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--replies`` replies at each
@@ -80,9 +84,9 @@ def answer_of(words: int) -> str:
 _SENTENCE = re.compile(r"[^.!?]*[A-Za-z][^.!?]*[.!?]")
 # HTTP/1.1: connections kept alive, as a model server keeps them (the fake's default HTTP/1.0 closed each one, and
 # a profile of the guard found a TCP connect per checker call).
-CHECKER = ("import sys, time; sys.path.insert(0, {root!r}); from benchmarks.guard_vs_litellm import checker_reply; "
+CHECKER = ("import sys, time; sys.path.insert(0, {root!r}); from benchmarks.guard_vs_litellm import {reply}; "
            "from tests.fake_openai import FakeOpenAI; "
-           "s = FakeOpenAI(reply=checker_reply, delay={delay}, owner={owner!r}); "
+           "s = FakeOpenAI(reply={reply}, delay={delay}, owner={owner!r}); "
            "s.server.RequestHandlerClass.protocol_version = 'HTTP/1.1'; s.__enter__(); "
            "print(s.base_url, flush=True); time.sleep(86400)")
 SPANS_SENT_S = 6.0  # past the span batch's 5 s schedule (OTEL_BSP_SCHEDULE_DELAY's default)
@@ -115,19 +119,38 @@ def checker_reply(body: dict[str, Any]) -> str:
                        "quote": quote if not quote or quote.endswith(".") else quote + "."})
 
 
+def window_checker_reply(body: dict[str, Any]) -> str:
+    """:func:`checker_reply`, and the fast tier's window call answered as a capable model answers it: each
+    numbered sentence of the window a claim with its verdict, passage and quote (Rome refuted, with no
+    correction written, so the corrector is asked as before)."""
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema") or {}
+    item = ((schema.get("properties") or {}).get("claims") or {}).get("items") or {}
+    if "label" not in (item.get("properties") or {}):
+        return checker_reply(body)
+    text = str(body["messages"][0]["content"])
+    answer = text.rsplit("\nAnswer:\n", 1)[-1].rsplit("\n\nReply with", 1)[0]
+    first = re.search(r"^\[1\] [^:]*: (.*)$", text, re.M)
+    quote = first.group(1).split(". ")[0] if first else ""
+    quote = quote if not quote or quote.endswith(".") else quote + "."
+    return json.dumps({"claims": [
+        {"claim": sentence.strip(), "sentences": [int(number)],
+         "label": "REFUTES" if "Rome" in sentence else "SUPPORTS", "passage": 1 if quote else 0, "quote": quote,
+         "correction": ""}
+        for number, sentence in re.findall(r"\[S(\d+)\] ([^\[]+)", answer)]})
+
+
 def serve(args: argparse.Namespace) -> None:
     """The guard alone in this process, its checker over HTTP."""
-    import uvicorn
-
     from benchmarks.guard import guard_app
     from factdebate.llm.openai_compat import OpenAIBackend
+    from factdebate.server.ops.workers import serve_app
 
     backend = OpenAIBackend("checker", base_url=args.checker, api_key="sk-checker", constrain="json_schema",
                             stream=False)
     app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY)
 
     def run() -> None:
-        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+        serve_app(app, "127.0.0.1", args.port, "warning", 5)  # as `factdebate serve` serves it
 
     samples = os.environ.get("FACTDEBATE_BENCH_CPU_SAMPLES")  # benchmarks/cpu_samples.py: where the CPU goes
     if not samples and not args.profile:
@@ -271,6 +294,10 @@ def main() -> None:
                         "checker (0: its default, 1 for a server on loopback, as a local llama.cpp wants; the "
                         "scripted checker answers any number at once, as a served model does: 64 is a remote "
                         "server's default)")
+    parser.add_argument("--checker-window", action="store_true", help="the checker also answers the fast "
+                        "tier's window call (each sentence a claim with its verdict), as a capable model does: "
+                        "the default path's calls (off: that call's claims carry no verdict, and each claim is "
+                        "asked alone)")
     parser.add_argument("--checker-owner", default="", help="what the checker's GET /v1/models says owns its "
                         "model (vllm: a batching server, which a guard with llm.max_in_flight unset then sends its "
                         "calls at once, llm/server_slots.py; empty: no model list, as before)")
@@ -308,7 +335,8 @@ def main() -> None:
     guard_pid = 0
     receiver: subprocess.Popen[Any] | None = None
     try:
-        script = CHECKER.format(root=str(ROOT), delay=args.latency, owner=args.checker_owner or None)
+        script = CHECKER.format(root=str(ROOT), delay=args.latency, owner=args.checker_owner or None,
+                                reply="window_checker_reply" if args.checker_window else "checker_reply")
         checker = subprocess.Popen([sys.executable, "-c", script],
                                    stdout=subprocess.PIPE, text=True, env=env)
         processes.append(checker)

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from factdebate.cli.render import LiveDebate
 from factdebate.core.events import Answer, event_json_schema, parse_event
-from factdebate.core.runtime import RunRecorder, emit, recording, span
+from factdebate.core.runtime import Listener, RunRecorder, emit, recording, span
 from factdebate.methods.base import get_method
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
@@ -82,3 +82,34 @@ async def test_the_terminal_draws_any_method_live(method: str) -> None:
     assert live.printed > 0 and "Round 1" in text and CLAIM in text
     if method in ("mad", "madke", "tool-mad"):
         assert "(judge)" in text
+
+
+async def test_a_run_builds_only_the_events_its_listeners_read() -> None:
+    """Sinks that name their events (the guard's: tool calls, kept model calls, a claim's span) get those and
+    the run builds no other; the events they get are the ones an all-events sink gets for the same run."""
+    everything: list[dict[str, Any]] = []
+    named: list[dict[str, Any]] = []
+    listener = Listener(("llm_call", "tool_call", "span_begin:round"), named.append)
+    resources, _, _ = resources_for(truthful, method="tool-mad")
+    await run_claim(CLAIM, resources.settings, resources, sinks=[listener])
+    await run_claim(CLAIM, resources.settings, resources, sinks=[everything.append])
+    wanted = [e for e in everything if e["event"] in ("llm_call", "tool_call")
+              or (e["event"] == "span_begin" and e["kind"] == "round")]
+    assert {e["event"] for e in named} == {"llm_call", "tool_call", "span_begin"}
+    assert [(e["event"], e.get("kind"), e.get("agent")) for e in named] == \
+        [(e["event"], e.get("kind"), e.get("agent")) for e in wanted]
+    assert all(e["kind"] == "round" for e in named if e["event"] == "span_begin")
+
+
+def test_an_event_no_listener_reads_is_not_built() -> None:
+    """Not validated either: a kind nobody reads costs nothing, as with no sink at all; a sink that names no
+    events (a plain function) beside a listener makes the run build every event again."""
+    named: list[dict[str, Any]] = []
+    with recording(RunRecorder([Listener(("answer",), named.append)], run_id="r")):
+        emit("answr", agent="a")  # an unknown kind: never parsed, so never refused
+        emit(Answer(agent="a", round=1, team="A"))
+    assert [e["event"] for e in named] == ["answer"]
+    seen: list[dict[str, Any]] = []
+    with recording(RunRecorder([Listener(("answer",), named.append), seen.append], run_id="r")), \
+            pytest.raises(ValidationError):
+        emit("answr", agent="a")

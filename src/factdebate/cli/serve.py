@@ -81,7 +81,7 @@ def serve(
     """Run the HTTP API and the web page. The verification flags (the same as verify's) set the server's
     defaults, on top of --config; a request may still choose among what the server offers."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (missing: the serve extra is not installed, said before anything loads)
 
         from factdebate.server.app import create_app
         from factdebate.server.config import load_service_config
@@ -149,12 +149,9 @@ def serve(
         close_lite_clients()  # the workers copy the Milvus Lite folder: this process lets go of it first
         _serve_workers(settings, workers, host, port, log_level)
         return
-    from factdebate.server.ops.workers import tune_gc
+    from factdebate.server.ops.workers import serve_app
 
-    tune_gc()
-    # Told to stop, uvicorn waits this long for the requests in progress, then cancels them (server/ops/shutdown.py).
-    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False,
-                timeout_graceful_shutdown=settings.shutdown_grace_s)
+    serve_app(app, host, port, log_level, settings.shutdown_grace_s)
 
 
 def _serve_workers(settings: Any, workers: int, host: str, port: int, log_level: str) -> None:

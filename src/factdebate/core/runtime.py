@@ -12,7 +12,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -23,6 +23,33 @@ from factdebate.core.textsafe import dumps_record
 from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usage, add_reply_counts
 
 EventSink = Callable[[dict[str, Any]], None]
+
+
+class Listener:
+    """A sink that reads only the events it names (``events``): a recorder whose every sink names its events
+    builds no other event at all. The guard's check listens to a few kinds (its tool calls, the model calls
+    it keeps), and building each event it ignores (validated, then dumped) cost a few milliseconds a reply.
+    A span's events may be named for one kind of span (``span_begin:subclaim``): a check opens dozens of spans
+    a reply. A sink without ``events`` (a plain function) reads every event."""
+
+    __slots__ = ("events", "take")
+
+    def __init__(self, events: Iterable[str], take: EventSink) -> None:
+        self.events, self.take = frozenset(events), take
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        self.take(record)
+
+
+def wanted(sinks: Iterable[EventSink]) -> frozenset[str] | None:
+    """The events some sink of ``sinks`` reads: None for every event (a sink that names none)."""
+    names: set[str] = set()
+    for sink in sinks:
+        events = getattr(sink, "events", None)
+        if not isinstance(events, frozenset):
+            return None
+        names |= events
+    return frozenset(names)
 # (span id, parent span id) of the innermost open span; (None, None) at the top of a run.
 # A ContextVar: spans nest across awaits and tasks; each task sees its own innermost span.
 _span: ContextVar[tuple[str | None, str | None]] = ContextVar("factdebate_span", default=(None, None))
@@ -33,6 +60,8 @@ class RunRecorder:
         self.usage_by_role: dict[str, Usage] = {}
         self.usage_by_model: dict[str, ModelUsage] = {}  # the same calls by model, to price each at its rate
         self.sinks = list(sinks or [])
+        # What the sinks read, worked out again when a sink is added to the list (a caller may append one)
+        self._wanted, self._wanted_of = wanted(self.sinks), len(self.sinks)
         self.run_id = run_id
         self.started = time.perf_counter()
         self.cancelled_calls: dict[str, int] = {}
@@ -42,7 +71,9 @@ class RunRecorder:
 
     def count_reply(self, what: str, outcome: str, agent: str = "", round: int = 0) -> None:
         """One reply of kind ``what`` was ``asked``, ``reasked``, ``recovered`` or ``lost`` (llm/ask.py)."""
-        counts = self.parse_counts.setdefault(what, ReplyCounts())
+        counts = self.parse_counts.get(what)  # get first: setdefault would build a ReplyCounts on every reply
+        if counts is None:
+            counts = self.parse_counts[what] = ReplyCounts()
         setattr(counts, outcome, getattr(counts, outcome) + 1)
         if outcome == "reasked":
             self.reasks[(agent, round)] = self.reasks.get((agent, round), 0) + 1
@@ -72,10 +103,25 @@ class RunRecorder:
     def listening(self) -> bool:
         return bool(self.sinks)
 
+    def wants(self, event: str, span_kind: str = "") -> bool:
+        """Whether a sink reads events of kind ``event`` (a span's, of ``span_kind``): work that only builds one
+        is skipped when none does."""
+        sinks = self.sinks
+        if not sinks:
+            return False
+        if len(sinks) != self._wanted_of:
+            self._wanted, self._wanted_of = wanted(sinks), len(sinks)
+        names = self._wanted
+        return names is None or event in names or (bool(span_kind) and f"{event}:{span_kind}" in names)
+
     def emit(self, event: BaseEvent | str, **data: Any) -> None:
         """Sends a typed event to the sinks as a JSON-ready dict. The ``(name, **fields)`` form is
-        validated against the event models, so an unknown kind or field fails here, not in a consumer."""
-        if not self.listening():
+        validated against the event models, so an unknown kind or field fails here, not in a consumer.
+        An event no sink reads (:meth:`wants`) is neither validated nor built."""
+        if isinstance(event, str):
+            if not self.wants(event):
+                return
+        elif not self.wants(str(getattr(event, "event", "")), str(getattr(event, "kind", ""))):
             return
         self.deliver(self.record(event, **data))
 
@@ -134,7 +180,9 @@ def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
     parent, _ = _span.get()
     # uuid4().hex[:8]'s four random bytes, without the 16-byte UUID object built around them (CPU per span)
     span_id = os.urandom(4).hex()
-    emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
+    run = _current.get()
+    if run is not None and run.wants("span_begin", kind):  # the event built only for a sink that reads it
+        run.emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
     token = _span.set((span_id, parent))
     try:
         # the service's traces see it too (core/observe.py): its kind and a claim's index, never its text
@@ -142,7 +190,9 @@ def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
             yield span_id
     finally:
         _span.reset(token)
-        emit(SpanEnd(name=name, kind=kind, span_id=span_id, parent_id=parent))
+        run = _current.get()
+        if run is not None and run.wants("span_end", kind):
+            run.emit(SpanEnd(name=name, kind=kind, span_id=span_id, parent_id=parent))
 
 
 @contextlib.contextmanager
@@ -256,6 +306,9 @@ class SpeculativeRecorder(RunRecorder):
 
     def listening(self) -> bool:
         return self.state != "discarded" and self.parent.listening()
+
+    def wants(self, event: str, span_kind: str = "") -> bool:
+        return self.state != "discarded" and self.parent.wants(event, span_kind)
 
     def deliver(self, record: dict[str, Any]) -> None:
         if self.state == "pending":

@@ -10,7 +10,7 @@ from factdebate.core.errors import (
 )
 from factdebate.core.fields import GROUPS, offered
 from factdebate.core.observe import Watcher, watched, watching
-from factdebate.core.runtime import EventSink
+from factdebate.core.runtime import EventSink, Listener
 from factdebate.core.types import (
     LABEL_ALIASES,
     ClaimCheck,
@@ -28,7 +28,7 @@ from factdebate.core.version import __version__
 
 __all__ = [
     "GROUPS", "LABEL_ALIASES", "ClaimCheck", "ConfigError", "DataDirError", "Document", "EndpointUnavailableError",
-    "EventSink", "FactDebateError", "InputError", "Label", "MissingDependencyError", "ResponseVerdict", "Span",
-    "Usage", "Verdict", "VerdictWarning", "Watcher", "__version__", "add_model_usage", "add_reply_counts",
+    "EventSink", "FactDebateError", "InputError", "Label", "Listener", "MissingDependencyError", "ResponseVerdict",
+    "Span", "Usage", "Verdict", "VerdictWarning", "Watcher", "__version__", "add_model_usage", "add_reply_counts",
     "offered", "watched", "watching",
 ]

@@ -80,6 +80,8 @@ class _Usage:
     (their events arrive as they happen). Model calls are counted where they are sent (llm/calls.py's
     ``CallCount``): an event comes only for a call that got its answer, and for a cached answer too."""
 
+    events = frozenset({"tool_call"})  # the only kind it reads: the recorder builds no other for it (Listener)
+
     def __init__(self) -> None:
         self.tool_calls = 0
 

@@ -159,7 +159,7 @@ class LLM:
             try:
                 in_flight = slot(self.backend.endpoint, self.max_in_flight)
                 async with self._semaphore, (hung_calls.queued(state, in_flight) if state else in_flight):
-                    if attempt == 1 and (run := current_run()) is not None:
+                    if attempt == 1 and (run := current_run()) is not None and run.wants("llm_started"):
                         # Sent now, past the role's concurrency and the server's in-flight limit: a live
                         # view shows the call as running until its llm_call arrives (a retry is llm_retry).
                         run.emit("llm_started", model=self.backend.name, **who.as_dict())
@@ -295,8 +295,8 @@ class LLM:
         by_model.completion_tokens += completion.completion_tokens
         by_model.reasoning_tokens += completion.reasoning_tokens
         by_model.cached_calls += int(cached)
-        if not run.listening():
-            return  # nobody listens: skip hashing the prompt
+        if not run.wants("llm_call"):
+            return  # nobody reads it: skip hashing the prompt
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
         # The call's text when the caller asked for a transcript; a cached answer's text as much as a fresh one's.
         chars = transcript_chars()

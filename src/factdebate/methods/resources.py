@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -120,6 +120,10 @@ class Resources:
             if kind not in self._tools:
                 self._tools[kind] = self.tool_factory(kind)
             return self._tools[kind]
+
+    def built(self, kinds: Iterable[str]) -> bool:
+        """Whether every tool of ``kinds`` is built already (asking for it again only looks it up)."""
+        return all(kind in self._tools for kind in kinds)
 
     @property
     def encoder(self) -> TextEncoder:

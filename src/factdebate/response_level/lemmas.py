@@ -34,6 +34,7 @@ def _by_kind(word: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((kind, tuple(w.casefold() for w in forms)) for kind, forms in found.items())
 
 
+@lru_cache(maxsize=16384)  # asked of each word of every claim and passage; the answer is immutable
 def lemmas(word: str) -> frozenset[str]:
     """Every lemma ``word`` may have, and the word itself, folded ("sank": {"sank", "sink"})."""
     folded = word.casefold()

@@ -17,7 +17,7 @@ from factdebate.core.textsafe import checked_input
 from factdebate.core.types import Verdict
 from factdebate.llm.base import Backend
 from factdebate.llm.near_chance import with_model_warnings
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method, get_method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
@@ -72,7 +72,10 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     """Verify one claim with already-built resources (what batch runs and the service call)."""
     claim = validate_claim(claim, settings)
     method = get_method(settings.method)
-    await asyncio.to_thread(prepare, settings, resources)
+    if type(method).check is Method.check and resources.built(method.tools(settings)):
+        prepare(settings, resources)  # only looks up built tools: no worker thread's hand-over (the guard's claims)
+    else:
+        await asyncio.to_thread(prepare, settings, resources)  # may build an index: off the event loop
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     # charged: a failure carries the calls made before it (an evaluation's error record counts them).
     with recording(recorder), charged(recorder):

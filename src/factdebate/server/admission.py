@@ -84,16 +84,26 @@ class SlotStream(StreamingResponse):
     so an abandoned stream spends no more model calls."""
 
     def __init__(self, frames: AsyncGenerator[bytes, None], release: Callable[[], None]) -> None:
-        super().__init__(frames, media_type="text/event-stream",
-                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
         self._frames = frames
         self._release = release
+        self._body = self._released_at_end()
+        super().__init__(self._body, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    async def _released_at_end(self) -> AsyncGenerator[bytes, None]:
+        """The frames; once the last is written, the slot given back before the response's end is: a client
+        that reads the end and asks again at once finds the slot free (after the end, the event loop could
+        take its next request first)."""
+        async for chunk in self._frames:
+            yield chunk
+        self._release()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
             try:
+                await self._body.aclose()
                 await self._frames.aclose()
             finally:
                 self._release()

@@ -40,6 +40,18 @@ def app_from_env() -> FastAPI:
     return app
 
 
+def serve_app(app: FastAPI, host: str, port: int, log_level: str, grace_s: int) -> None:
+    """``app`` served in this process as ``factdebate serve`` serves it: what startup built frozen out of the
+    collector's way (:func:`tune_gc`), uvicorn's ``auto`` loop (uvloop, which the ``serve`` extra installs, else
+    asyncio's), no proxy headers trusted, no server header; told to stop, the requests in progress get
+    ``grace_s`` seconds (server/ops/shutdown.py)."""
+    import uvicorn
+
+    tune_gc()
+    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False,
+                loop="auto", timeout_graceful_shutdown=grace_s)
+
+
 def tune_gc() -> None:
     """A long-lived server makes many short-lived objects per request: freezing what startup built keeps
     full collections from rescanning it, and a larger first generation makes collections rarer (in the load

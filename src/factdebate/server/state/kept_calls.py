@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from factdebate.facade.core import Listener
 from factdebate.facade.scrub import dumps_record, hide_endpoints, redact_value
 
 
@@ -34,7 +35,12 @@ class CallKeeper:
         self._claim_of_run: dict[str, int] = {}
         self._lock = threading.Lock()  # a method's calls may end on worker threads
 
-    def sink(self, event: dict[str, Any]) -> None:
+    @property
+    def sink(self) -> Listener:
+        """The sink to hand a run: it names what it reads, so the run builds no other event for it."""
+        return Listener(("span_begin:subclaim", "run_started", "llm_call"), self._take)
+
+    def _take(self, event: dict[str, Any]) -> None:
         name = event.get("event")
         if name == "span_begin" and event.get("kind") == "subclaim":
             index = (event.get("attributes") or {}).get("index")
