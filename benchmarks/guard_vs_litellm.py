@@ -11,7 +11,8 @@ through (goal: the guard's CPU per reply at or below LiteLLM's, time to first to
   figure every earlier run took. ``--checker-window`` has it answer the window call as a capable model does,
   each claim with its verdict: the default path, 6 calls a plain reply;
 - the guard: this script with ``--serve`` (benchmarks/guard.py's app, tier fast), its checker an
-  ``openai:`` backend over HTTP (llm/openai_compat.py);
+  ``openai:`` backend over HTTP (llm/openai_compat.py), served as ``factdebate serve`` serves it
+  (server/ops/workers.py's ``serve_app``: the start-up's heap frozen out of the collector's way);
 - LiteLLM 1.108.7 (.venv-litellm: ``make setup``), one model routed to the upstream, no guardrail.
 
 Rounds alternate the order of direct, LiteLLM and the guard; each sends ``--replies`` replies at each

@@ -62,3 +62,31 @@ async def test_closing_the_stream_cancels_the_debate() -> None:
     assert "turn_started" in await anext(stream)
     await stream.aclose()  # what the server does when the client hangs up
     await asyncio.wait_for(cancelled.wait(), 2)
+
+
+async def test_a_stream_gives_its_slot_back_before_its_response_ends() -> None:
+    """A client that has read a stream's end may ask again at once: by then the slot must be free, or under
+    ``max_active_runs`` its next request is refused (the event loop may serve that request before it runs what
+    follows the last write)."""
+    from collections.abc import AsyncGenerator, MutableMapping
+    from typing import Any
+
+    from factdebate.server.admission import SlotStream
+
+    released: list[bool] = []
+    free_at_end: list[bool] = []
+
+    async def frames() -> AsyncGenerator[bytes, None]:
+        yield b"event: result\ndata: {}\n\n"
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.sleep(3600)  # the client stays: only the stream's own end ends the response
+        return {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            free_at_end.append(bool(released))
+
+    response = SlotStream(frames(), lambda: released.append(True))
+    await response({"type": "http", "asgi": {"spec_version": "2.4"}, "method": "POST", "path": "/"}, receive, send)
+    assert free_at_end == [True] and released

@@ -42,14 +42,14 @@ def app_from_env() -> FastAPI:
 
 def serve_app(app: FastAPI, host: str, port: int, log_level: str, grace_s: int) -> None:
     """``app`` served in this process as ``factdebate serve`` serves it: what startup built frozen out of the
-    collector's way (:func:`tune_gc`), uvicorn's ``auto`` loop (uvloop, which the ``serve`` extra installs, else
-    asyncio's), no proxy headers trusted, no server header; told to stop, the requests in progress get
-    ``grace_s`` seconds (server/ops/shutdown.py)."""
+    collector's way (:func:`tune_gc`), no proxy headers trusted, no server header; told to stop, the requests in
+    progress get ``grace_s`` seconds (server/ops/shutdown.py). The benchmarks serve the guard through it too, so
+    that what they measure is what the command runs."""
     import uvicorn
 
     tune_gc()
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False,
-                loop="auto", timeout_graceful_shutdown=grace_s)
+                timeout_graceful_shutdown=grace_s)
 
 
 def tune_gc() -> None:
